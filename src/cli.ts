@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { loadConfig } from './config.js';
+import { createOrm, migrate } from './core/db/orm.js';
+import { openStoreForCommand } from './core/db/store.js';
+import { DomainError } from './core/errors.js';
+import { Core } from './core/index.js';
+import { resolveEncryptionKey, startService } from './main.js';
+
+const program = new Command();
+program.name('verity').description('Identity verification, OpenID Connect login and workforce roster service');
+
+program
+  .command('serve')
+  .description('run the service (embedded store in VERITY_DATA_DIR unless DATABASE_URL is set)')
+  .action(async () => {
+    const service = await startService(loadConfig());
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      service.logger.info({ signal }, 'shutting down');
+      await service.close();
+      process.exit(0);
+    };
+    process.on('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+  });
+
+/** Runs `work` against the store: the running service's, else the data dir opened directly. */
+async function withCore<T>(work: (core: Core) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const store = await openStoreForCommand(config.databaseUrl, config.dataDir);
+  try {
+    const orm = await createOrm(store.url, { poolMax: 1 });
+    try {
+      await migrate(orm);
+      const core = new Core({ orm, encryptionKey: await resolveEncryptionKey(config), allowInsecureCallbacks: config.allowInsecureCallbacks });
+      return await work(core);
+    } finally {
+      await orm.close();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+program
+  .command('migrate')
+  .description('apply committed migrations')
+  .action(async () => {
+    const config = loadConfig();
+    const store = await openStoreForCommand(config.databaseUrl, config.dataDir);
+    const orm = await createOrm(store.url, { poolMax: 1 });
+    try {
+      print({ applied: await migrate(orm) });
+    } finally {
+      await orm.close();
+      await store.close();
+    }
+  });
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+const admin = program.command('admin').description('operate tenants and credentials (prints JSON)');
+const projectOption = () => new Option('--project <id>', 'project id (default: the demo project)');
+
+async function projectIdOf(core: Core, given: string | undefined): Promise<string> {
+  if (given) return given;
+  const demo = await core.tenancy.demoProjectId();
+  if (!demo) throw new DomainError('not_found', 'no demo project here: pass --project <id>');
+  return demo;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
+
+const project = admin.command('project').description('verification apps');
+project
+  .command('create')
+  .requiredOption('--name <name>')
+  .option('--balance <amount>', 'opening wallet balance', Number)
+  .action((opts) => withCore(async (core) => print(await core.tenancy.createProject({ name: opts.name, balance: opts.balance }))));
+project.command('list').action(() => withCore(async (core) => print(await core.tenancy.listProjects())));
+
+const apikey = admin.command('apikey').description('API keys (the key is printed once)');
+apikey
+  .command('create')
+  .addOption(projectOption())
+  .option('--name <name>')
+  .action((opts) => withCore(async (core) => print(await core.tenancy.createApiKey({ projectId: await projectIdOf(core, opts.project), name: opts.name }))));
+apikey
+  .command('revoke <apiKeyId>')
+  .addOption(projectOption())
+  .action((apiKeyId, opts) => withCore(async (core) => print(await core.tenancy.revokeApiKey({ projectId: await projectIdOf(core, opts.project), apiKeyId }))));
+apikey.command('list').addOption(projectOption()).action((opts) => withCore(async (core) => print(await core.tenancy.listApiKeys(await projectIdOf(core, opts.project)))));
+
+const workflow = admin.command('workflow').description('bundles of checks');
+workflow
+  .command('create')
+  .addOption(projectOption())
+  .requiredOption('--features <list>', 'comma-separated: id_verification,liveness,face_match,age,credential,location', list)
+  .option('--name <name>', 'name', 'workflow')
+  .action((opts) => withCore(async (core) => print(await core.tenancy.createWorkflow({ projectId: await projectIdOf(core, opts.project), name: opts.name, features: opts.features }))));
+workflow.command('list').addOption(projectOption()).action((opts) => withCore(async (core) => print(await core.tenancy.listWorkflows(await projectIdOf(core, opts.project)))));
+
+const callback = admin.command('callback').description('webhook destinations');
+callback
+  .command('approve <url>')
+  .description('approve a destination for per-session callbacks')
+  .addOption(projectOption())
+  .action((url, opts) => withCore(async (core) => print(await core.tenancy.approveCallback({ projectId: await projectIdOf(core, opts.project), url }))));
+callback
+  .command('default <url>')
+  .description('set the app-level callback URL ("none" clears it)')
+  .addOption(projectOption())
+  .action((url, opts) => withCore(async (core) => print(await core.tenancy.setDefaultCallback({ projectId: await projectIdOf(core, opts.project), url: url === 'none' ? null : url }))));
+callback.command('list').addOption(projectOption()).action((opts) => withCore(async (core) => print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)))));
+
+admin
+  .command('oidc-client')
+  .description('OpenID Connect relying parties')
+  .command('create')
+  .addOption(projectOption())
+  .requiredOption('--name <name>')
+  .requiredOption('--redirect-uri <uri>', 'exact redirect URI (repeatable)', collect)
+  .option('--scopes <list>', 'comma-separated; openid is required', list)
+  .action((opts) => withCore(async (core) => print(await core.tenancy.createOidcClient({ projectId: await projectIdOf(core, opts.project), name: opts.name, redirectUris: opts.redirectUri, scopes: opts.scopes }))));
+
+admin
+  .command('org-app')
+  .description('organization roster API credentials')
+  .command('create')
+  .option('--org-id <id>', 'an existing organization', Number)
+  .option('--org-name <name>', 'create a new organization with this name')
+  .option('--name <name>', 'name of the app')
+  .action((opts) => withCore(async (core) => print(await core.tenancy.createOrgApp({ organizationId: opts.orgId, organizationName: opts.orgName, name: opts.name }))));
+
+admin
+  .command('account')
+  .description('people\'s accounts')
+  .command('create')
+  .requiredOption('--email <email>')
+  .requiredOption('--password <password>')
+  .option('--name <name>')
+  .action((opts) => withCore(async (core) => print(await core.accounts.createAccount({ email: opts.email, password: opts.password, displayName: opts.name }))));
+
+admin
+  .command('admin-token')
+  .description('bearer tokens of the GraphQL/tRPC admin API (printed once)')
+  .command('create')
+  .addOption(new Option('--role <role>').choices(['viewer', 'reviewer', 'admin']).default('admin'))
+  .option('--project <id>', 'scope the token to one project')
+  .option('--name <name>')
+  .action((opts) => withCore(async (core) => print(await core.tenancy.createAdminToken({ role: opts.role, projectId: opts.project, name: opts.name }))));
+
+program.parseAsync().catch((error: unknown) => {
+  if (error instanceof DomainError) {
+    process.stderr.write(`${JSON.stringify({ error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } }, null, 2)}\n`);
+  } else {
+    process.stderr.write(`verity: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+import path from 'node:path';
+
+// Every environment variable the service reads, in one place (the README's configuration table
+// mirrors this file).
+export interface Config {
+  port: number;
+  host: string;
+  /** Public address of verification, login and account endpoints. */
+  baseUrl: string;
+  /** Public address of the organization roster API (`/api/sdk`). */
+  orgApiUrl: string;
+  /** External Postgres; when absent the embedded PGlite store in `dataDir` is used. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Loopback port of the embedded store's Postgres socket (0 picks a free one). */
+  embeddedDbPort: number;
+  /** base64 of 32 bytes; when absent, read from or generated into `<dataDir>/encryption.key`. */
+  encryptionKey?: string;
+  allowInsecureCallbacks: boolean;
+  seedDemo: boolean;
+  logLevel: string;
+  jsonBodyLimit: string;
+}
+
+function flag(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
+}
+
+function integer(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return parsed;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const port = integer('PORT', env.PORT, 8080);
+  const host = env.HOST || '127.0.0.1';
+  const baseUrl = (env.VERITY_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const config: Config = {
+    port,
+    host,
+    baseUrl,
+    orgApiUrl: (env.VERITY_ORG_API_URL || baseUrl).replace(/\/+$/, ''),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: path.resolve(env.VERITY_DATA_DIR || '.verity'),
+    embeddedDbPort: integer('VERITY_DB_PORT', env.VERITY_DB_PORT, 0),
+    encryptionKey: env.VERITY_ENCRYPTION_KEY || undefined,
+    allowInsecureCallbacks: flag(env.VERITY_ALLOW_INSECURE_CALLBACKS, false),
+    seedDemo: flag(env.VERITY_SEED_DEMO, true),
+    logLevel: env.LOG_LEVEL || 'info',
+    jsonBodyLimit: env.VERITY_JSON_LIMIT || '1mb',
+  };
+  return { ...config, ...overrides };
+}

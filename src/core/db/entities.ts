@@ -1,0 +1,7 @@
+import { Account } from '../accounts/entities.js';
+import { AccessToken } from '../oidc/entities.js';
+import { Organization } from '../roster/entities.js';
+import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from '../tenancy/entities.js';
+
+/** Every entity, listed explicitly (no folder discovery: the same list serves src/ and dist/). */
+export const entities = [Project, ApiKey, Workflow, CallbackDestination, OidcClient, OrgApp, AdminToken, Organization, Account, AccessToken];

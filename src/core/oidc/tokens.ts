@@ -1,0 +1,43 @@
+import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import { Account } from '../accounts/entities.js';
+import { DomainError } from '../errors.js';
+import { OidcClient } from '../tenancy/entities.js';
+import { digestSecret, newId, newSecret } from '../secrets.js';
+import { AccessToken } from './entities.js';
+
+/** Access tokens last about 900 seconds (spec: Tokens). */
+export const ACCESS_TOKEN_TTL_SECONDS = 900;
+
+export interface AccessGrant {
+  svcId: string;
+  clientId: string;
+  scopes: string[];
+  expiresAt: Date;
+}
+
+/** Bearer access tokens: issued opaque, stored as digests, checked on every resource call. */
+export class AccessTokenService {
+  constructor(private readonly deps: { orm: Orm; clock: Clock }) {}
+
+  async issue(svcId: string, clientId: string, scopes: string[], ttlSeconds = ACCESS_TOKEN_TTL_SECONDS) {
+    const em = this.deps.orm.em.fork();
+    const account = await em.findOne(Account, { id: svcId });
+    const client = await em.findOne(OidcClient, { clientId });
+    if (!account || !client) throw new DomainError('not_found', 'account or client not found');
+    const token = newSecret('vt');
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+    em.create(AccessToken, { id: newId('at'), tokenDigest: digestSecret(token), account, client, scopes, createdAt: now, expiresAt });
+    await em.flush();
+    return { token, expiresAt };
+  }
+
+  /** The grant behind a bearer token, or null when it is unknown, revoked or expired. */
+  async verify(token: string): Promise<AccessGrant | null> {
+    if (!token || token.length > 200) return null;
+    const row = await this.deps.orm.em.fork().findOne(AccessToken, { tokenDigest: digestSecret(token), revokedAt: null });
+    if (!row || row.expiresAt.getTime() <= this.deps.clock.now().getTime()) return null;
+    return { svcId: row.account.id, clientId: row.client.clientId, scopes: [...row.scopes], expiresAt: row.expiresAt };
+  }
+}

@@ -1,0 +1,188 @@
+import { ArrayType, BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { Organization } from '../roster/entities.js';
+
+/** A verification app of an integrator: API keys, webhooks, workflows and a wallet hang off it. */
+@Entity({ tableName: 'project' })
+export class Project {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 200 })
+  name!: string;
+
+  /** Sealed (AES-GCM): we must read it back to sign webhooks, so it cannot be a one-way hash. */
+  @Property({ type: 'text' })
+  webhookSigningSecretSealed!: string;
+
+  /** App-level callback URL for webhooks when a session names no callback of its own. */
+  @Property({ type: 'text', nullable: true })
+  defaultCallbackUrl?: string | null;
+
+  /** Wallet balance in minor units (cents) of `currency`. */
+  @Property({ type: new BigIntType('number'), default: 0 })
+  balanceMinor: number = 0;
+
+  @Property({ type: 'string', length: 3, default: 'USD' })
+  currency: string = 'USD';
+
+  /** The seeded demo project; `verity admin` defaults to it. */
+  @Property({ type: 'boolean', default: false })
+  isDemo: boolean = false;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+@Entity({ tableName: 'api_key' })
+export class ApiKey {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @ManyToOne(() => Project, { deleteRule: 'cascade' })
+  @Index()
+  project!: Project;
+
+  @Property({ type: 'string', length: 200, default: '' })
+  name: string = '';
+
+  /** First characters of the key, so people can tell keys apart without the secret. */
+  @Property({ type: 'string', length: 16 })
+  prefix!: string;
+
+  @Property({ type: 'string', length: 64 })
+  @Unique()
+  secretDigest!: string;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  revokedAt?: Date | null;
+}
+
+export const WORKFLOW_FEATURES = ['id_verification', 'liveness', 'face_match', 'age', 'credential', 'location'] as const;
+export type WorkflowFeature = (typeof WORKFLOW_FEATURES)[number];
+
+@Entity({ tableName: 'workflow' })
+export class Workflow {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @ManyToOne(() => Project, { deleteRule: 'cascade' })
+  @Index()
+  project!: Project;
+
+  @Property({ type: 'string', length: 200 })
+  name!: string;
+
+  @Property({ type: ArrayType })
+  features!: WorkflowFeature[];
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+/** A per-session callback URL the project approved in advance. */
+@Entity({ tableName: 'callback_destination' })
+@Unique({ properties: ['project', 'url'] })
+export class CallbackDestination {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @ManyToOne(() => Project, { deleteRule: 'cascade' })
+  project!: Project;
+
+  @Property({ type: 'text' })
+  url!: string;
+
+  @Property({ type: 'boolean', default: true })
+  active: boolean = true;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+export const OIDC_SCOPES = ['openid', 'profile', 'verifications', 'doctor_license', 'zkp', 'mcp'] as const;
+export type OidcScope = (typeof OIDC_SCOPES)[number];
+
+/** A relying party that logs users in through our OpenID Connect provider. */
+@Entity({ tableName: 'oidc_client' })
+export class OidcClient {
+  @PrimaryKey({ type: 'string', length: 64 })
+  clientId!: string;
+
+  @ManyToOne(() => Project, { deleteRule: 'cascade' })
+  @Index()
+  project!: Project;
+
+  @Property({ type: 'string', length: 120 })
+  name!: string;
+
+  @Property({ type: 'string', length: 64 })
+  clientSecretDigest!: string;
+
+  /** Compared exactly: scheme, host, port and path. */
+  @Property({ type: ArrayType })
+  redirectUris!: string[];
+
+  @Property({ type: ArrayType })
+  scopes!: OidcScope[];
+
+  @Property({ type: 'boolean', default: true })
+  active: boolean = true;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+/** Credentials of the organization roster API (`/api/sdk`), tied to one organization. */
+@Entity({ tableName: 'org_app' })
+export class OrgApp {
+  @PrimaryKey({ type: 'string', length: 64 })
+  clientId!: string;
+
+  @ManyToOne(() => Organization, { deleteRule: 'cascade' })
+  @Index()
+  organization!: Organization;
+
+  @Property({ type: 'string', length: 120 })
+  name!: string;
+
+  @Property({ type: 'string', length: 64 })
+  clientSecretDigest!: string;
+
+  @Property({ type: 'boolean', default: true })
+  active: boolean = true;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+export const ADMIN_ROLES = ['viewer', 'reviewer', 'admin'] as const;
+export type AdminRole = (typeof ADMIN_ROLES)[number];
+
+/** Bearer token of the GraphQL/tRPC admin API. A token scoped to a project sees only that project. */
+@Entity({ tableName: 'admin_token' })
+export class AdminToken {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 120, default: '' })
+  name: string = '';
+
+  @Enum({ items: () => ADMIN_ROLES, type: 'string', nativeEnumName: undefined })
+  role!: AdminRole;
+
+  @ManyToOne(() => Project, { nullable: true, deleteRule: 'cascade' })
+  project?: Project | null;
+
+  @Property({ type: 'string', length: 64 })
+  @Unique()
+  tokenDigest!: string;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  revokedAt?: Date | null;
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { ADMIN_ROLES, OIDC_SCOPES, WORKFLOW_FEATURES } from './entities.js';
+
+// Input schemas of the tenancy operations, shared by the CLI, GraphQL, tRPC and the OpenAPI document.
+
+const name = z.string().trim().min(1).max(200);
+export const projectId = z.string().min(1).max(40);
+
+export const createProjectInput = z.object({
+  name,
+  /** Opening wallet balance, in currency units. */
+  balance: z.number().nonnegative().max(1e9).optional(),
+});
+
+export const createApiKeyInput = z.object({ projectId, name: z.string().trim().max(200).optional() });
+export const revokeApiKeyInput = z.object({ projectId, apiKeyId: z.string().min(1).max(40) });
+
+export const createWorkflowInput = z.object({
+  projectId,
+  name,
+  features: z
+    .array(z.enum(WORKFLOW_FEATURES))
+    .min(1)
+    .refine((list) => new Set(list).size === list.length, 'features must not repeat'),
+});
+
+export const callbackUrlInput = z.object({ projectId, url: z.string().trim().min(1).max(2000) });
+export const defaultCallbackInput = z.object({ projectId, url: z.string().trim().min(1).max(2000).nullable() });
+export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean() });
+
+const redirectUri = z
+  .string()
+  .max(2000)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return !url.hash && !['javascript:', 'data:', 'file:'].includes(url.protocol);
+    } catch {
+      return false;
+    }
+  }, 'redirect URI must be an absolute URL without a fragment');
+
+export const createOidcClientInput = z.object({
+  projectId,
+  name: z.string().trim().min(1).max(120),
+  redirectUris: z.array(redirectUri).min(1).max(20),
+  scopes: z
+    .array(z.enum(OIDC_SCOPES))
+    .min(1)
+    .refine((list) => list.includes('openid'), 'scopes must include openid')
+    .default(['openid', 'profile']),
+});
+
+export const createOrgAppInput = z
+  .object({
+    organizationId: z.number().int().positive().optional(),
+    organizationName: name.optional(),
+    name: z.string().trim().min(1).max(120).default('Roster API'),
+  })
+  .refine((input) => input.organizationId !== undefined || input.organizationName !== undefined, {
+    message: 'give organizationId or organizationName',
+    path: ['organizationId'],
+  });
+
+export const createAdminTokenInput = z.object({
+  role: z.enum(ADMIN_ROLES),
+  projectId: projectId.nullable().optional(),
+  name: z.string().trim().max(120).optional(),
+});

@@ -1,0 +1,345 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import { DomainError } from '../errors.js';
+import { Organization } from '../roster/entities.js';
+import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
+import { parseInput } from '../validation.js';
+import {
+  AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow,
+  type AdminRole,
+} from './entities.js';
+import {
+  callbackUrlInput, createAdminTokenInput, createApiKeyInput, createOidcClientInput, createOrgAppInput,
+  createProjectInput, createWorkflowInput, defaultCallbackInput, revokeApiKeyInput, setCallbackActiveInput,
+} from './inputs.js';
+import { apiKeyView, callbackView, oidcClientView, orgAppView, projectView, workflowView } from './views.js';
+
+export interface TenancyDeps {
+  orm: Orm;
+  clock: Clock;
+  sealer: Sealer;
+  allowInsecureCallbacks: boolean;
+}
+
+/** Who is asking through the admin API: a role, and a project when the token is scoped to one. */
+export interface AdminScope {
+  role: AdminRole;
+  projectId: string | null;
+}
+
+const ROLE_RANK: Record<AdminRole, number> = { viewer: 0, reviewer: 1, admin: 2 };
+
+/** Projects, their credentials, workflows and callbacks; organization apps; admin tokens. */
+export class TenancyService {
+  constructor(private readonly deps: TenancyDeps) {}
+
+  private em() {
+    return this.deps.orm.em.fork();
+  }
+
+  private now(): Date {
+    return this.deps.clock.now();
+  }
+
+  // ---- admin scope ----
+
+  /** Throws unless the scope holds at least `role`. */
+  requireRole(scope: AdminScope, role: AdminRole): void {
+    if (ROLE_RANK[scope.role] < ROLE_RANK[role]) {
+      throw new DomainError('forbidden', `this needs the ${role} role; the token has ${scope.role}`);
+    }
+  }
+
+  /** A project-scoped token sees only its own project; anything else is "not found", never 403. */
+  requireProjectAccess(scope: AdminScope, projectId: string): void {
+    if (scope.projectId !== null && scope.projectId !== projectId) throw new DomainError('not_found', 'project not found');
+  }
+
+  // ---- projects ----
+
+  async createProject(input: unknown, options: { isDemo?: boolean } = {}) {
+    const { name, balance } = parseInput(createProjectInput, input);
+    const em = this.em();
+    const webhookSigningSecret = newSecret('whsec', 24);
+    const project = em.create(Project, {
+      id: newId('prj'),
+      name,
+      webhookSigningSecretSealed: this.deps.sealer.seal(webhookSigningSecret),
+      balanceMinor: Math.round((balance ?? 0) * 100),
+      currency: 'USD',
+      isDemo: options.isDemo ?? false,
+      createdAt: this.now(),
+    });
+    await em.flush();
+    const { apiKey, key } = await this.createApiKey({ projectId: project.id, name: 'default' });
+    return { project: projectView(project), apiKey, key, webhookSigningSecret };
+  }
+
+  async listProjects(scope?: AdminScope) {
+    const where = scope?.projectId ? { id: scope.projectId } : {};
+    const projects = await this.em().find(Project, where, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return projects.map(projectView);
+  }
+
+  private async loadProject(em: ReturnType<TenancyService['em']>, projectId: string): Promise<Project> {
+    const project = await em.findOne(Project, { id: projectId });
+    if (!project) throw new DomainError('not_found', 'project not found');
+    return project;
+  }
+
+  async getProject(projectId: string) {
+    return projectView(await this.loadProject(this.em(), projectId));
+  }
+
+  async demoProjectId(): Promise<string | null> {
+    const project = await this.em().findOne(Project, { isDemo: true }, { orderBy: { createdAt: 'asc' } });
+    return project?.id ?? null;
+  }
+
+  /** The secret a project's webhooks are signed with. */
+  async webhookSigningSecret(projectId: string): Promise<string> {
+    const project = await this.loadProject(this.em(), projectId);
+    return this.deps.sealer.open(project.webhookSigningSecretSealed);
+  }
+
+  // ---- API keys ----
+
+  async createApiKey(input: unknown) {
+    const { projectId, name } = parseInput(createApiKeyInput, input);
+    const em = this.em();
+    const project = await this.loadProject(em, projectId);
+    const key = newSecret('vk_live');
+    const apiKey = em.create(ApiKey, {
+      id: newId('key'),
+      project,
+      name: name ?? '',
+      prefix: key.slice(0, 12),
+      secretDigest: digestSecret(key),
+      createdAt: this.now(),
+    });
+    await em.flush();
+    return { apiKey: apiKeyView(apiKey), key };
+  }
+
+  async listApiKeys(projectId: string) {
+    const keys = await this.em().find(ApiKey, { project: projectId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return keys.map(apiKeyView);
+  }
+
+  async revokeApiKey(input: unknown) {
+    const { projectId, apiKeyId } = parseInput(revokeApiKeyInput, input);
+    const em = this.em();
+    const apiKey = await em.findOne(ApiKey, { id: apiKeyId, project: projectId });
+    if (!apiKey) throw new DomainError('not_found', 'API key not found');
+    apiKey.revokedAt ??= this.now();
+    await em.flush();
+    return apiKeyView(apiKey);
+  }
+
+  /** The project an API key belongs to, or null for an unknown or revoked key. */
+  async authenticateApiKey(key: string): Promise<{ projectId: string; apiKeyId: string } | null> {
+    if (!key || key.length > 200) return null;
+    const apiKey = await this.em().findOne(ApiKey, { secretDigest: digestSecret(key), revokedAt: null });
+    return apiKey ? { projectId: apiKey.project.id, apiKeyId: apiKey.id } : null;
+  }
+
+  // ---- workflows ----
+
+  async createWorkflow(input: unknown) {
+    const { projectId, name, features } = parseInput(createWorkflowInput, input);
+    const em = this.em();
+    const project = await this.loadProject(em, projectId);
+    const workflow = em.create(Workflow, { id: newId('wf'), project, name, features, createdAt: this.now() });
+    await em.flush();
+    return workflowView(workflow);
+  }
+
+  async listWorkflows(projectId: string) {
+    const workflows = await this.em().find(Workflow, { project: projectId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return workflows.map(workflowView);
+  }
+
+  /** A workflow of this project; another project's id is `workflow_not_found` like an unknown one. */
+  async getWorkflow(projectId: string, workflowId: string) {
+    const workflow = await this.em().findOne(Workflow, { id: workflowId, project: projectId });
+    if (!workflow) throw new DomainError('workflow_not_found');
+    return workflowView(workflow);
+  }
+
+  // ---- callbacks ----
+
+  /** HTTPS only; plain http to loopback only when VERITY_ALLOW_INSECURE_CALLBACKS is on. */
+  private checkCallbackUrl(raw: string): string {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new DomainError('callback_not_allowed', 'callback must be an absolute HTTPS URL');
+    }
+    if (url.username || url.password || url.hash) {
+      throw new DomainError('callback_not_allowed', 'callback must not carry credentials or a fragment');
+    }
+    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && loopback && this.deps.allowInsecureCallbacks);
+    if (!allowed) {
+      throw new DomainError(
+        'callback_not_allowed',
+        loopback
+          ? 'plain http callbacks to loopback need VERITY_ALLOW_INSECURE_CALLBACKS=1'
+          : 'callback must be an HTTPS URL',
+      );
+    }
+    return url.toString();
+  }
+
+  async approveCallback(input: unknown) {
+    const { projectId, url } = parseInput(callbackUrlInput, input);
+    const normalized = this.checkCallbackUrl(url);
+    const em = this.em();
+    const project = await this.loadProject(em, projectId);
+    const existing = await em.findOne(CallbackDestination, { project, url: normalized });
+    if (existing) {
+      existing.active = true;
+      await em.flush();
+      return callbackView(existing);
+    }
+    const destination = em.create(CallbackDestination, {
+      id: newId('cbd'),
+      project,
+      url: normalized,
+      active: true,
+      createdAt: this.now(),
+    });
+    try {
+      await em.flush();
+    } catch (error) {
+      // Approved at the same moment by someone else: the row exists, which is what was asked.
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      const row = await this.em().findOneOrFail(CallbackDestination, { project: projectId, url: normalized });
+      return callbackView(row);
+    }
+    return callbackView(destination);
+  }
+
+  async setCallbackActive(input: unknown) {
+    const { projectId, url, active } = parseInput(setCallbackActiveInput, input);
+    const em = this.em();
+    const destination = await em.findOne(CallbackDestination, { project: projectId, url });
+    if (!destination) throw new DomainError('not_found', 'callback destination not found');
+    destination.active = active;
+    await em.flush();
+    return callbackView(destination);
+  }
+
+  async listCallbacks(projectId: string) {
+    const rows = await this.em().find(CallbackDestination, { project: projectId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return rows.map(callbackView);
+  }
+
+  /** True when `url` is exactly an active approved destination of the project. */
+  async isApprovedCallback(projectId: string, url: string): Promise<boolean> {
+    const row = await this.em().findOne(CallbackDestination, { project: projectId, url, active: true });
+    return row !== null;
+  }
+
+  async setDefaultCallback(input: unknown) {
+    const { projectId, url } = parseInput(defaultCallbackInput, input);
+    const em = this.em();
+    const project = await this.loadProject(em, projectId);
+    project.defaultCallbackUrl = url === null ? null : this.checkCallbackUrl(url);
+    await em.flush();
+    return projectView(project);
+  }
+
+  // ---- OIDC clients ----
+
+  async createOidcClient(input: unknown) {
+    const { projectId, name, redirectUris, scopes } = parseInput(createOidcClientInput, input);
+    const em = this.em();
+    const project = await this.loadProject(em, projectId);
+    const clientSecret = newSecret('vcs');
+    const client = em.create(OidcClient, {
+      clientId: newId('vc'),
+      project,
+      name,
+      clientSecretDigest: digestSecret(clientSecret),
+      redirectUris: [...new Set(redirectUris)],
+      scopes: [...new Set(scopes)],
+      active: true,
+      createdAt: this.now(),
+    });
+    await em.flush();
+    return { client: oidcClientView(client), clientSecret };
+  }
+
+  async listOidcClients(projectId: string) {
+    const clients = await this.em().find(OidcClient, { project: projectId }, { orderBy: { createdAt: 'asc' } });
+    return clients.map(oidcClientView);
+  }
+
+  // ---- organization apps ----
+
+  async createOrgApp(input: unknown) {
+    const { organizationId, organizationName, name } = parseInput(createOrgAppInput, input);
+    const em = this.em();
+    let organization: Organization | null;
+    if (organizationId !== undefined) {
+      organization = await em.findOne(Organization, { id: organizationId });
+      if (!organization) throw new DomainError('not_found', 'organization not found');
+    } else {
+      organization = em.create(Organization, { name: organizationName!, createdAt: this.now() });
+    }
+    const clientSecret = newSecret('ocs');
+    const app = em.create(OrgApp, {
+      clientId: newId('oc'),
+      organization,
+      name,
+      clientSecretDigest: digestSecret(clientSecret),
+      active: true,
+      createdAt: this.now(),
+    });
+    await em.flush();
+    return { app: orgAppView(app), clientSecret };
+  }
+
+  async listOrgApps() {
+    const apps = await this.em().find(OrgApp, {}, { populate: ['organization'], orderBy: { createdAt: 'asc' } });
+    return apps.map(orgAppView);
+  }
+
+  /** The organization behind roster API credentials, or null when they are wrong or inactive. */
+  async authenticateOrgApp(clientId: string, clientSecret: string): Promise<{ organizationId: number; clientId: string } | null> {
+    if (!clientId || !clientSecret || clientId.length > 64 || clientSecret.length > 200) return null;
+    const app = await this.em().findOne(OrgApp, { clientId, active: true });
+    // Digest comparison in constant time; an unknown client id still pays for one digest.
+    const presented = digestSecret(clientSecret);
+    if (!app) return null;
+    return safeEqual(presented, app.clientSecretDigest) ? { organizationId: app.organization.id, clientId: app.clientId } : null;
+  }
+
+  // ---- admin tokens ----
+
+  async createAdminToken(input: unknown) {
+    const { role, projectId, name } = parseInput(createAdminTokenInput, input);
+    const em = this.em();
+    const project = projectId ? await this.loadProject(em, projectId) : null;
+    const token = newSecret('vat');
+    const row = em.create(AdminToken, {
+      id: newId('adm'),
+      name: name ?? '',
+      role,
+      project,
+      tokenDigest: digestSecret(token),
+      createdAt: this.now(),
+    });
+    await em.flush();
+    return { id: row.id, role, projectId: project?.id ?? null, token };
+  }
+
+  async authenticateAdminToken(token: string): Promise<AdminScope | null> {
+    if (!token || token.length > 200) return null;
+    const row = await this.em().findOne(AdminToken, { tokenDigest: digestSecret(token), revokedAt: null });
+    return row ? { role: row.role, projectId: row.project?.id ?? null } : null;
+  }
+}

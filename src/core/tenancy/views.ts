@@ -1,0 +1,63 @@
+import type { ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from './entities.js';
+
+// Plain objects the fronts return. No view ever carries a secret or its digest.
+
+export const projectView = (project: Project) => ({
+  id: project.id,
+  name: project.name,
+  defaultCallbackUrl: project.defaultCallbackUrl ?? null,
+  balance: project.balanceMinor / 100,
+  currency: project.currency,
+  isDemo: project.isDemo,
+  createdAt: project.createdAt.toISOString(),
+});
+export type ProjectView = ReturnType<typeof projectView>;
+
+export const apiKeyView = (key: ApiKey) => ({
+  id: key.id,
+  projectId: key.project.id,
+  name: key.name,
+  prefix: key.prefix,
+  createdAt: key.createdAt.toISOString(),
+  revokedAt: key.revokedAt ? key.revokedAt.toISOString() : null,
+});
+export type ApiKeyView = ReturnType<typeof apiKeyView>;
+
+export const workflowView = (workflow: Workflow) => ({
+  id: workflow.id,
+  projectId: workflow.project.id,
+  name: workflow.name,
+  features: [...workflow.features],
+  createdAt: workflow.createdAt.toISOString(),
+});
+export type WorkflowView = ReturnType<typeof workflowView>;
+
+export const callbackView = (destination: CallbackDestination) => ({
+  id: destination.id,
+  projectId: destination.project.id,
+  url: destination.url,
+  active: destination.active,
+  createdAt: destination.createdAt.toISOString(),
+});
+export type CallbackView = ReturnType<typeof callbackView>;
+
+export const oidcClientView = (client: OidcClient) => ({
+  clientId: client.clientId,
+  projectId: client.project.id,
+  name: client.name,
+  redirectUris: [...client.redirectUris],
+  scopes: [...client.scopes],
+  active: client.active,
+  createdAt: client.createdAt.toISOString(),
+});
+export type OidcClientView = ReturnType<typeof oidcClientView>;
+
+export const orgAppView = (app: OrgApp) => ({
+  clientId: app.clientId,
+  organizationId: app.organization.id,
+  organizationName: app.organization.name ?? null,
+  name: app.name,
+  active: app.active,
+  createdAt: app.createdAt.toISOString(),
+});
+export type OrgAppView = ReturnType<typeof orgAppView>;

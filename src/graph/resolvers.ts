@@ -1,0 +1,107 @@
+import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { runAdminOperation, type AdminOperationName } from '../core/admin.js';
+import type { Core } from '../core/index.js';
+import type { AdminScope } from '../core/tenancy/service.js';
+import {
+  ApiKeyType, CallbackDestinationType, CallbackUrlInput, CreateAdminTokenInput, CreateAdminTokenPayload, CreateApiKeyInput,
+  CreateApiKeyPayload, CreateOidcClientInput, CreateOidcClientPayload, CreateOrgAppInput, CreateOrgAppPayload,
+  CreateProjectInput, CreateProjectPayload, CreateWorkflowInput, DefaultCallbackInput, OidcClientType, OrgAppType,
+  ProjectType, RevokeApiKeyInput, SetCallbackActiveInput, WorkflowType,
+} from './types.js';
+
+export interface GraphContext {
+  core: Core;
+  scope: AdminScope;
+}
+
+// type-graphql hands input objects over as class instances; core wants plain data.
+const plain = (input: object) => ({ ...input });
+const run = (ctx: GraphContext, name: AdminOperationName, input: object = {}) => runAdminOperation(ctx.core, ctx.scope, name, plain(input));
+
+@Resolver()
+export class TenancyResolver {
+  @Query(() => [ProjectType], { description: 'Projects the token can see' })
+  projects(@Ctx() ctx: GraphContext) {
+    return run(ctx, 'projects');
+  }
+
+  @Query(() => ProjectType)
+  project(@Arg('projectId', () => String) projectId: string, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'project', { projectId });
+  }
+
+  @Query(() => [ApiKeyType], { description: 'API keys of a project, never their secrets' })
+  apiKeys(@Arg('projectId', () => String) projectId: string, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'apiKeys', { projectId });
+  }
+
+  @Query(() => [WorkflowType])
+  workflows(@Arg('projectId', () => String) projectId: string, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'workflows', { projectId });
+  }
+
+  @Query(() => [CallbackDestinationType])
+  callbackDestinations(@Arg('projectId', () => String) projectId: string, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'callbackDestinations', { projectId });
+  }
+
+  @Query(() => [OidcClientType])
+  oidcClients(@Arg('projectId', () => String) projectId: string, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'oidcClients', { projectId });
+  }
+
+  @Query(() => [OrgAppType])
+  orgApps(@Ctx() ctx: GraphContext) {
+    return run(ctx, 'orgApps');
+  }
+
+  @Mutation(() => CreateProjectPayload)
+  createProject(@Arg('input', () => CreateProjectInput) input: CreateProjectInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'createProject', input);
+  }
+
+  @Mutation(() => CreateApiKeyPayload)
+  createApiKey(@Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'createApiKey', input);
+  }
+
+  @Mutation(() => ApiKeyType)
+  revokeApiKey(@Arg('input', () => RevokeApiKeyInput) input: RevokeApiKeyInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'revokeApiKey', input);
+  }
+
+  @Mutation(() => WorkflowType)
+  createWorkflow(@Arg('input', () => CreateWorkflowInput) input: CreateWorkflowInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'createWorkflow', input);
+  }
+
+  @Mutation(() => CallbackDestinationType, { description: 'Approve an HTTPS destination for per-session callbacks' })
+  approveCallback(@Arg('input', () => CallbackUrlInput) input: CallbackUrlInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'approveCallback', input);
+  }
+
+  @Mutation(() => CallbackDestinationType, { description: 'Disable or enable an approved destination' })
+  setCallbackActive(@Arg('input', () => SetCallbackActiveInput) input: SetCallbackActiveInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'setCallbackActive', input);
+  }
+
+  @Mutation(() => ProjectType, { description: 'Set or clear the app-level callback URL' })
+  setDefaultCallback(@Arg('input', () => DefaultCallbackInput) input: DefaultCallbackInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'setDefaultCallback', input);
+  }
+
+  @Mutation(() => CreateOidcClientPayload)
+  createOidcClient(@Arg('input', () => CreateOidcClientInput) input: CreateOidcClientInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'createOidcClient', input);
+  }
+
+  @Mutation(() => CreateOrgAppPayload)
+  createOrgApp(@Arg('input', () => CreateOrgAppInput) input: CreateOrgAppInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'createOrgApp', input);
+  }
+
+  @Mutation(() => CreateAdminTokenPayload)
+  createAdminToken(@Arg('input', () => CreateAdminTokenInput) input: CreateAdminTokenInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'createAdminToken', input);
+  }
+}

@@ -1,0 +1,87 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { adminOperations, runAdminOperation, type AdminOperationName } from '../core/admin.js';
+import { DomainError } from '../core/errors.js';
+import type { Core } from '../core/index.js';
+import type { AdminScope } from '../core/tenancy/service.js';
+import type { Logger } from '../logger.js';
+import { bearer } from '../rest/auth.js';
+
+interface TrpcContext {
+  core: Core;
+  scope: AdminScope | null;
+}
+
+const TRPC_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 402: 'PAYMENT_REQUIRED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT',
+  410: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 422: 'UNPROCESSABLE_CONTENT', 429: 'TOO_MANY_REQUESTS',
+};
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error }) {
+    const domain = error.cause instanceof DomainError ? error.cause : undefined;
+    return {
+      ...shape,
+      message: domain ? domain.message : error.code === 'INTERNAL_SERVER_ERROR' ? 'unexpected error' : shape.message,
+      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, domainCode: domain?.code ?? (error.code === 'INTERNAL_SERVER_ERROR' ? 'internal_error' : 'validation_error') },
+    };
+  },
+});
+
+const authed = t.procedure.use(({ ctx, next }) => {
+  if (!ctx.scope) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'missing or invalid admin token', cause: new DomainError('unauthenticated', 'missing or invalid admin token') });
+  return next({ ctx: { core: ctx.core, scope: ctx.scope } });
+});
+
+/** One tRPC procedure per admin operation, with the operation's own zod input schema. */
+function procedure<K extends AdminOperationName>(name: K) {
+  const operation = adminOperations[name];
+  const base = authed.input(operation.input as AdminOperationsInput<K>);
+  const resolve = async ({ ctx, input }: { ctx: { core: Core; scope: AdminScope }; input: unknown }) => {
+    try {
+      return await runAdminOperation(ctx.core, ctx.scope, name, input);
+    } catch (error) {
+      if (error instanceof DomainError) throw new TRPCError({ code: TRPC_CODE[error.status] ?? 'INTERNAL_SERVER_ERROR', message: error.message, cause: error });
+      throw error;
+    }
+  };
+  return operation.kind === 'query' ? base.query(resolve) : base.mutation(resolve);
+}
+type AdminOperationsInput<K extends AdminOperationName> = (typeof adminOperations)[K]['input'];
+
+export const adminRouter = t.router({
+  projects: procedure('projects'),
+  project: procedure('project'),
+  apiKeys: procedure('apiKeys'),
+  workflows: procedure('workflows'),
+  callbackDestinations: procedure('callbackDestinations'),
+  oidcClients: procedure('oidcClients'),
+  orgApps: procedure('orgApps'),
+  createProject: procedure('createProject'),
+  createApiKey: procedure('createApiKey'),
+  revokeApiKey: procedure('revokeApiKey'),
+  createWorkflow: procedure('createWorkflow'),
+  approveCallback: procedure('approveCallback'),
+  setCallbackActive: procedure('setCallbackActive'),
+  setDefaultCallback: procedure('setDefaultCallback'),
+  createOidcClient: procedure('createOidcClient'),
+  createOrgApp: procedure('createOrgApp'),
+  createAdminToken: procedure('createAdminToken'),
+});
+
+/** The router's type, for typed TypeScript clients (`createTRPCClient<AdminRouter>`). */
+export type AdminRouter = typeof adminRouter;
+
+export function trpcMiddleware(core: Core, logger: Logger) {
+  return createExpressMiddleware({
+    router: adminRouter,
+    createContext: async ({ req }) => {
+      const token = bearer(req);
+      return { core, scope: token ? await core.tenancy.authenticateAdminToken(token) : null };
+    },
+    onError: ({ error }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause instanceof DomainError)) logger.error({ err: error.cause ?? error }, 'trpc error');
+    },
+  });
+}

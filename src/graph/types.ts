@@ -1,0 +1,164 @@
+import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+
+// GraphQL shapes of the tenancy views and inputs. Inputs are validated again by core's zod
+// schemas (the same ones tRPC uses), so these classes only describe the wire.
+
+@ObjectType('Project')
+export class ProjectType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String, { nullable: true, description: 'App-level webhook URL' }) defaultCallbackUrl!: string | null;
+  @Field(() => Float, { description: 'Wallet balance in currency units' }) balance!: number;
+  @Field(() => String) currency!: string;
+  @Field(() => Boolean) isDemo!: boolean;
+  @Field(() => String, { description: 'ISO 8601 UTC' }) createdAt!: string;
+}
+
+@ObjectType('ApiKey', { description: 'An API key without its secret; the secret is shown once at creation' })
+export class ApiKeyType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) projectId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'First characters of the key' }) prefix!: string;
+  @Field(() => String) createdAt!: string;
+  @Field(() => String, { nullable: true }) revokedAt!: string | null;
+}
+
+@ObjectType('Workflow')
+export class WorkflowType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) projectId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => [String]) features!: string[];
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('CallbackDestination')
+export class CallbackDestinationType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) projectId!: string;
+  @Field(() => String) url!: string;
+  @Field(() => Boolean) active!: boolean;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('OidcClient')
+export class OidcClientType {
+  @Field(() => ID) clientId!: string;
+  @Field(() => String) projectId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => [String]) redirectUris!: string[];
+  @Field(() => [String]) scopes!: string[];
+  @Field(() => Boolean) active!: boolean;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('OrgApp')
+export class OrgAppType {
+  @Field(() => ID) clientId!: string;
+  @Field(() => Int) organizationId!: number;
+  @Field(() => String, { nullable: true }) organizationName!: string | null;
+  @Field(() => String) name!: string;
+  @Field(() => Boolean) active!: boolean;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('CreateProjectPayload')
+export class CreateProjectPayload {
+  @Field(() => ProjectType) project!: ProjectType;
+  @Field(() => ApiKeyType) apiKey!: ApiKeyType;
+  @Field(() => String, { description: 'Shown once' }) key!: string;
+  @Field(() => String, { description: 'Shown once' }) webhookSigningSecret!: string;
+}
+
+@ObjectType('CreateApiKeyPayload')
+export class CreateApiKeyPayload {
+  @Field(() => ApiKeyType) apiKey!: ApiKeyType;
+  @Field(() => String, { description: 'Shown once' }) key!: string;
+}
+
+@ObjectType('CreateOidcClientPayload')
+export class CreateOidcClientPayload {
+  @Field(() => OidcClientType) client!: OidcClientType;
+  @Field(() => String, { description: 'Shown once' }) clientSecret!: string;
+}
+
+@ObjectType('CreateOrgAppPayload')
+export class CreateOrgAppPayload {
+  @Field(() => OrgAppType) app!: OrgAppType;
+  @Field(() => String, { description: 'Shown once' }) clientSecret!: string;
+}
+
+@ObjectType('CreateAdminTokenPayload')
+export class CreateAdminTokenPayload {
+  @Field(() => ID) id!: string;
+  @Field(() => String) role!: string;
+  @Field(() => String, { nullable: true }) projectId!: string | null;
+  @Field(() => String, { description: 'Shown once' }) token!: string;
+}
+
+@InputType()
+export class CreateProjectInput {
+  @Field(() => String) name!: string;
+  @Field(() => Float, { nullable: true }) balance?: number;
+}
+
+@InputType()
+export class CreateApiKeyInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String, { nullable: true }) name?: string;
+}
+
+@InputType()
+export class RevokeApiKeyInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) apiKeyId!: string;
+}
+
+@InputType()
+export class CreateWorkflowInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => [String], { description: 'id_verification, liveness, face_match, age, credential, location' }) features!: string[];
+}
+
+@InputType()
+export class CallbackUrlInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) url!: string;
+}
+
+@InputType()
+export class SetCallbackActiveInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) url!: string;
+  @Field(() => Boolean) active!: boolean;
+}
+
+@InputType()
+export class DefaultCallbackInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String, { nullable: true, description: 'null clears it' }) url!: string | null;
+}
+
+@InputType()
+export class CreateOidcClientInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => [String]) redirectUris!: string[];
+  @Field(() => [String], { nullable: true }) scopes?: string[];
+}
+
+@InputType()
+export class CreateOrgAppInput {
+  @Field(() => Int, { nullable: true }) organizationId?: number;
+  @Field(() => String, { nullable: true }) organizationName?: string;
+  @Field(() => String, { nullable: true }) name?: string;
+}
+
+@InputType()
+export class CreateAdminTokenInput {
+  @Field(() => String, { description: 'viewer, reviewer or admin' }) role!: string;
+  @Field(() => String, { nullable: true, description: 'Scope the token to one project' }) projectId?: string | null;
+  @Field(() => String, { nullable: true }) name?: string;
+}

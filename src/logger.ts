@@ -1,0 +1,26 @@
+import pino, { type Logger } from 'pino';
+
+/**
+ * JSON logs. Errors are reduced to type, code, message and stack: database errors carry
+ * `detail` and `parameters` that may hold identity data, so those never reach the log.
+ */
+export function createLogger(level = 'info'): Logger {
+  return pino({
+    level,
+    base: { service: 'verity' },
+    serializers: {
+      err: (error: unknown) => {
+        if (!(error instanceof Error)) return { message: String(error).slice(0, 200) };
+        return {
+          type: error.name,
+          code: (error as { code?: unknown }).code,
+          message: error.message.slice(0, 500),
+          stack: error.stack?.split('\n').slice(0, 12).join('\n'),
+        };
+      },
+    },
+    redact: { paths: ['*.password', '*.secret', '*.token', '*.authorization', '*.api_key'], censor: '[redacted]' },
+  });
+}
+
+export type { Logger };

@@ -1,0 +1,130 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import type { Express } from 'express';
+import type { Config } from './config.js';
+import type { Clock } from './core/clock.js';
+import { createOrm } from './core/db/orm.js';
+import { externalStore, openEmbeddedStore, type Store } from './core/db/store.js';
+import { Core } from './core/index.js';
+import { Sealer } from './core/secrets.js';
+import { seedDemoTenant, type DemoTenant } from './core/seed.js';
+import { graphqlMiddleware } from './graph/server.js';
+import { trpcMiddleware } from './graph/trpc.js';
+import { createLogger, type Logger } from './logger.js';
+import { createHttpApp } from './rest/app.js';
+
+export interface Service {
+  app: Express;
+  core: Core;
+  store: Store;
+  logger: Logger;
+  /** Credentials of the demo tenant when this start seeded it; null when it existed already. */
+  demo: DemoTenant | null;
+  close(): Promise<void>;
+}
+
+/** `VERITY_ENCRYPTION_KEY`, else the key in `<data dir>/encryption.key` (generated on first use). */
+export async function resolveEncryptionKey(config: Config): Promise<string> {
+  if (config.encryptionKey) return config.encryptionKey;
+  const file = path.join(config.dataDir, 'encryption.key');
+  const existing = (await readFile(file, 'utf8').catch(() => '')).trim();
+  if (existing) return existing;
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const key = Sealer.generateKey();
+  await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  return (await readFile(file, 'utf8')).trim();
+}
+
+export interface BuildOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Use this store instead of opening one from the config (tests). */
+  store?: Store;
+}
+
+/** Opens the store, migrates, seeds the demo tenant once, and builds the HTTP app. */
+export async function buildService(config: Config, options: BuildOptions = {}): Promise<Service> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store =
+    options.store ??
+    (config.databaseUrl
+      ? externalStore(config.databaseUrl)
+      : await openEmbeddedStore({ dataDir: config.dataDir, port: config.embeddedDbPort, publishUrl: true }));
+  const closers: (() => Promise<void>)[] = [() => store.close()];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer().catch((error) => logger.error({ err: error }, 'close failed'));
+  };
+  try {
+    const orm = await createOrm(store.url, { poolMax: store.poolMax });
+    closers.push(() => orm.close());
+    const core = new Core({
+      orm,
+      encryptionKey: await resolveEncryptionKey(config),
+      clock: options.clock,
+      allowInsecureCallbacks: config.allowInsecureCallbacks,
+    });
+    const applied = await core.migrate();
+    if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+    const demo = config.seedDemo ? await seedDemoTenant(core, config) : null;
+    const graph = await graphqlMiddleware(core, logger);
+    closers.push(graph.stop);
+    const { app } = createHttpApp({
+      core,
+      logger,
+      baseUrl: config.baseUrl,
+      jsonBodyLimit: config.jsonBodyLimit,
+      mounts: [
+        { path: '/graphql', handlers: [graph.handler] },
+        { path: '/trpc', handlers: [trpcMiddleware(core, logger)] },
+      ],
+    });
+    return { app, core, store, logger, demo, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+export interface RunningService extends Service {
+  server: Server;
+  url: string;
+}
+
+/** `verity serve`: build, write demo.json on the first start, listen. */
+export async function startService(config: Config, options: BuildOptions = {}): Promise<RunningService> {
+  const service = await buildService(config, options);
+  const demoFile = path.join(config.dataDir, 'demo.json');
+  if (service.demo) {
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    await writeFile(demoFile, `${JSON.stringify(service.demo, null, 2)}\n`, { mode: 0o600 });
+    service.logger.info({ path: demoFile }, 'demo tenant seeded; its credentials are in this file');
+    console.log(`Demo tenant credentials: ${demoFile}`);
+  }
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = service.app.listen(config.port, config.host, () => resolve(listening));
+    listening.once('error', reject);
+  }).catch(async (error) => {
+    await service.close();
+    throw error;
+  });
+  server.keepAliveTimeout = 65_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  service.logger.info({ url, store: service.store.embedded ? 'embedded' : 'postgres' }, 'verity is listening');
+  return {
+    ...service,
+    server,
+    url,
+    async close() {
+      // Stop taking requests, let in-flight ones finish, then release the store.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await service.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Core } from '../core/index.js';
+import { DomainError } from '../core/errors.js';
+import type { Logger } from '../logger.js';
+import { requireApiKey, requireOrgClient } from './auth.js';
+import { errorHandler } from './errors.js';
+import { accessLog, createMetrics, requestId, type HttpMetrics } from './observability.js';
+import { ApiDocs } from './openapi.js';
+import { legacySsoRouter } from './routes/legacy.js';
+import { systemRouter, type ReadinessProbe } from './routes/system.js';
+
+export interface HttpAppOptions {
+  core: Core;
+  logger: Logger;
+  baseUrl: string;
+  jsonBodyLimit?: string;
+  probe?: ReadinessProbe;
+  /** Mounted after the REST routes and before the 404: GraphQL, tRPC, pages. */
+  mounts?: { path: string; handlers: RequestHandler[] }[];
+}
+
+export interface HttpApp {
+  app: Express;
+  metrics: HttpMetrics;
+  docs: ApiDocs;
+}
+
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const { core, logger } = options;
+  const metrics = createMetrics();
+  const docs = new ApiDocs();
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+
+  app.use(requestId);
+  app.use(accessLog(logger, metrics));
+  app.use(express.json({ limit: options.jsonBodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
+
+  app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe));
+  app.use('/api/auth/tpsso', legacySsoRouter(docs));
+
+  // Every verification route needs an API key; the key decides which project's objects exist.
+  const verification = express.Router();
+  verification.use(requireApiKey(core));
+  app.use('/api/v2', verification);
+
+  const roster = express.Router();
+  roster.use(requireOrgClient(core));
+  app.use('/api/sdk', roster);
+
+  for (const mount of options.mounts ?? []) app.use(mount.path, ...mount.handlers);
+
+  app.use(() => {
+    throw new DomainError('not_found', 'no such endpoint');
+  });
+  app.use(errorHandler(logger));
+  return { app, metrics, docs };
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's X-Request-Id when it is a sane token (it goes into logs), else a new one. */
+export function requestId(req: Request, res: Response, next: NextFunction): void {
+  const given = req.get('x-request-id');
+  const id = given && REQUEST_ID.test(given) ? given : randomUUID();
+  res.locals.requestId = id;
+  res.setHeader('X-Request-Id', id);
+  next();
+}
+
+export interface HttpMetrics {
+  registry: Registry;
+  requests: Counter<'method' | 'route' | 'status'>;
+  duration: Histogram<'method' | 'route' | 'status'>;
+}
+
+export function createMetrics(): HttpMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'verity_http_requests_total',
+      help: 'HTTP requests by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'verity_http_request_duration_seconds',
+      help: 'HTTP request latency by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 90],
+      registers: [registry],
+    }),
+  };
+}
+
+/**
+ * The route template a request matched (`/api/v2/session/:id`), never the raw path: raw paths
+ * carry ids and would explode the label set. Unmatched requests are one label.
+ */
+function routeLabel(req: Request): string {
+  const template = req.route?.path;
+  if (typeof template === 'string') return `${req.baseUrl}${template}`;
+  // Mounted sub-apps (GraphQL, tRPC, the legacy namespace) report their mount point.
+  return req.baseUrl || 'unmatched';
+}
+
+/**
+ * One JSON log line per request: id, method, route, status, duration. Never the query string,
+ * headers or body: they may carry tokens, secrets or identity data.
+ */
+export function accessLog(logger: Logger, metrics: HttpMetrics) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routeLabel(req);
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      metrics.requests.inc(labels);
+      metrics.duration.observe(labels, seconds);
+      logger.info(
+        { req_id: res.locals.requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 },
+        'request',
+      );
+    });
+    next();
+  };
+}

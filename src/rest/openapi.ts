@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { errorCatalog, type ErrorCode } from '../core/errors.js';
+
+// The OpenAPI 3.1 document is generated from the same zod schemas the routes parse with: each
+// router describes its routes here as it mounts them, so the document cannot drift from the code.
+
+export type Security = 'apiKey' | 'orgClient' | 'accessToken' | 'none';
+
+export interface RouteDoc {
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+  /** OpenAPI path template, e.g. `/api/v2/session/{id}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  security: Security;
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  /** The `data` of a success; the enveloped routes wrap it. */
+  response?: z.ZodType;
+  /** Top-level JSON instead of the envelope (OIDC token and userinfo). */
+  bare?: boolean;
+  successStatus?: number;
+  errors?: ErrorCode[];
+}
+
+const SECURITY: Record<Exclude<Security, 'none'>, { [scheme: string]: string[] }[]> = {
+  apiKey: [{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }],
+  orgClient: [{ ClientId: [], ClientSecret: [] }],
+  accessToken: [{ AccessToken: [] }],
+};
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+  return rest;
+}
+
+function envelopeOf(data: Record<string, unknown>): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['success', 'data', 'error'],
+    properties: { success: { type: 'boolean', const: true }, data, error: { type: 'null' } },
+  };
+}
+
+const errorEnvelope = {
+  type: 'object',
+  required: ['success', 'error'],
+  properties: {
+    success: { type: 'boolean', const: false },
+    data: {},
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+  },
+};
+
+export class ApiDocs {
+  private readonly routes: RouteDoc[] = [];
+
+  add(...docs: RouteDoc[]): void {
+    this.routes.push(...docs);
+  }
+
+  list(): readonly RouteDoc[] {
+    return this.routes;
+  }
+
+  document(serverUrl: string): Record<string, unknown> {
+    const paths: Record<string, Record<string, unknown>> = {};
+    for (const route of this.routes) {
+      const success = route.response ? jsonSchema(route.response, 'output') : {};
+      const responses: Record<string, unknown> = {
+        [String(route.successStatus ?? 200)]: {
+          description: 'success',
+          content: { 'application/json': { schema: route.bare ? success : envelopeOf(success) } },
+        },
+      };
+      for (const code of route.errors ?? []) {
+        const status = String(errorCatalog[code].status);
+        const existing = responses[status] as { description: string } | undefined;
+        responses[status] = {
+          description: existing ? `${existing.description}, ${code}` : code,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        };
+      }
+      const operation: Record<string, unknown> = {
+        summary: route.summary,
+        tags: [route.tag],
+        security: route.security === 'none' ? [] : SECURITY[route.security],
+        responses,
+      };
+      if (route.query) {
+        const shape = jsonSchema(route.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+        operation.parameters = Object.entries(shape.properties ?? {}).map(([name, schema]) => ({
+          name, in: 'query', required: shape.required?.includes(name) ?? false, schema,
+        }));
+      }
+      const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
+        name: match[1], in: 'path', required: true, schema: { type: 'string' },
+      }));
+      if (pathParams.length) operation.parameters = [...pathParams, ...((operation.parameters as unknown[]) ?? [])];
+      if (route.body) {
+        operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } };
+      }
+      (paths[route.path] ??= {})[route.method] = operation;
+    }
+    return {
+      openapi: '3.1.0',
+      info: {
+        title: 'Verity',
+        version: '2.0.0',
+        description: 'Identity verification, OpenID Connect login and workforce roster service.',
+      },
+      servers: [{ url: serverUrl }],
+      paths,
+      components: {
+        schemas: { Error: errorEnvelope },
+        securitySchemes: {
+          ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          ApiKeyBearer: { type: 'http', scheme: 'bearer', description: 'the API key as a bearer token' },
+          ClientId: { type: 'apiKey', in: 'header', name: 'X-Client-Id' },
+          ClientSecret: { type: 'apiKey', in: 'header', name: 'X-Client-Secret' },
+          AccessToken: { type: 'http', scheme: 'bearer', description: 'an access token from the OIDC token endpoint' },
+        },
+      },
+    };
+  }
+}

@@ -1,0 +1,46 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Core } from '../../core/index.js';
+import type { HttpMetrics } from '../observability.js';
+import type { ApiDocs } from '../openapi.js';
+
+export interface ReadinessProbe {
+  /** Extra parts that must be ready (models arrive with the face engine); name -> ready. */
+  parts?: () => Record<string, boolean | string>;
+}
+
+/** Liveness, readiness, metrics and the OpenAPI document: unauthenticated, top-level JSON. */
+export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, serverUrl: string, probe: ReadinessProbe = {}) {
+  const router = Router();
+
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  router.get('/readyz', async (_req, res) => {
+    const store = await core.readiness();
+    const parts = probe.parts?.() ?? {};
+    const ready = store.database && store.migrations && Object.values(parts).every((value) => value !== false);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', ...store, ...parts });
+  });
+
+  router.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+
+  router.get('/api/v2/openapi.json', (_req, res) => {
+    res.json(docs.document(serverUrl));
+  });
+
+  docs.add(
+    { method: 'get', path: '/healthz', summary: 'The process is up', tag: 'system', security: 'none', bare: true, response: z.object({ status: z.literal('ok') }) },
+    {
+      method: 'get', path: '/readyz', summary: 'The database is reachable and migrations are applied', tag: 'system', security: 'none', bare: true,
+      response: z.object({ status: z.enum(['ready', 'not_ready']), database: z.boolean(), migrations: z.boolean() }),
+    },
+    { method: 'get', path: '/metrics', summary: 'Prometheus metrics: request counts and latency by route and status', tag: 'system', security: 'none', bare: true },
+    { method: 'get', path: '/api/v2/openapi.json', summary: 'This document', tag: 'system', security: 'none', bare: true },
+  );
+  return router;
+}
