@@ -1,8 +1,14 @@
+import { createRequire } from 'node:module';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
 // SWC instead of esbuild: type-graphql and MikroORM read decorator metadata, which esbuild does not emit.
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  // Node loads graphql's CommonJS build for type-graphql and Apollo; tests must see the same
+  // copy, not the .mjs one Vite would pick, or graphql refuses objects "from another realm".
+  resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   plugins: [
     swc.vite({
       jsc: {

@@ -3,7 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { RequestHandler } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { DomainError } from '../core/errors.js';
+import { DomainError, isErrorCode } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import type { Logger } from '../logger.js';
 import { bearer } from '../rest/auth.js';
@@ -22,9 +22,10 @@ export function formatGraphError(logger: Logger) {
       };
     }
     const code = formatted.extensions?.code;
+    if (typeof code === 'string' && isErrorCode(code)) return formatted;
     if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {
       // GraphQL's own errors (parse, validation, bad input): the client can fix them.
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: code === 'UNAUTHENTICATED' ? 'unauthenticated' : 'validation_error', graphql: code } };
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'validation_error', graphql: code } };
     }
     logger.error({ err: original }, 'graphql error');
     return { message: 'unexpected error', path: formatted.path, extensions: { code: 'internal_error' } };

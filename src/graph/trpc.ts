@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { adminOperations, runAdminOperation, type AdminOperationName } from '../core/admin.js';
+import { adminOperations, runAdminOperation, type AdminOperationName, type AdminOperations } from '../core/admin.js';
 import { DomainError } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import type { AdminScope } from '../core/tenancy/service.js';
@@ -34,11 +34,9 @@ const authed = t.procedure.use(({ ctx, next }) => {
   return next({ ctx: { core: ctx.core, scope: ctx.scope } });
 });
 
-/** One tRPC procedure per admin operation, with the operation's own zod input schema. */
-function procedure<K extends AdminOperationName>(name: K) {
-  const operation = adminOperations[name];
-  const base = authed.input(operation.input as AdminOperationsInput<K>);
-  const resolve = async ({ ctx, input }: { ctx: { core: Core; scope: AdminScope }; input: unknown }) => {
+/** Runs an admin operation for a tRPC call, with domain errors as tRPC errors that keep the catalog code. */
+function resolver<K extends AdminOperationName>(name: K) {
+  return async ({ ctx, input }: { ctx: { core: Core; scope: AdminScope }; input: unknown }) => {
     try {
       return await runAdminOperation(ctx.core, ctx.scope, name, input);
     } catch (error) {
@@ -46,28 +44,37 @@ function procedure<K extends AdminOperationName>(name: K) {
       throw error;
     }
   };
-  return operation.kind === 'query' ? base.query(resolve) : base.mutation(resolve);
 }
-type AdminOperationsInput<K extends AdminOperationName> = (typeof adminOperations)[K]['input'];
+
+function kindOf(name: AdminOperationName, kind: 'query' | 'mutation'): AdminOperationName {
+  if (adminOperations[name].kind !== kind) throw new Error(`${name} is a ${adminOperations[name].kind}, not a ${kind}`);
+  return name;
+}
+
+/** A tRPC query (or mutation, below) per admin operation, with the operation's own zod input schema. */
+const query = <K extends AdminOperationName>(name: K) =>
+  authed.input(adminOperations[name].input as AdminOperations[K]['input']).query(resolver(kindOf(name, 'query') as K));
+const mutation = <K extends AdminOperationName>(name: K) =>
+  authed.input(adminOperations[name].input as AdminOperations[K]['input']).mutation(resolver(kindOf(name, 'mutation') as K));
 
 export const adminRouter = t.router({
-  projects: procedure('projects'),
-  project: procedure('project'),
-  apiKeys: procedure('apiKeys'),
-  workflows: procedure('workflows'),
-  callbackDestinations: procedure('callbackDestinations'),
-  oidcClients: procedure('oidcClients'),
-  orgApps: procedure('orgApps'),
-  createProject: procedure('createProject'),
-  createApiKey: procedure('createApiKey'),
-  revokeApiKey: procedure('revokeApiKey'),
-  createWorkflow: procedure('createWorkflow'),
-  approveCallback: procedure('approveCallback'),
-  setCallbackActive: procedure('setCallbackActive'),
-  setDefaultCallback: procedure('setDefaultCallback'),
-  createOidcClient: procedure('createOidcClient'),
-  createOrgApp: procedure('createOrgApp'),
-  createAdminToken: procedure('createAdminToken'),
+  projects: query('projects'),
+  project: query('project'),
+  apiKeys: query('apiKeys'),
+  workflows: query('workflows'),
+  callbackDestinations: query('callbackDestinations'),
+  oidcClients: query('oidcClients'),
+  orgApps: query('orgApps'),
+  createProject: mutation('createProject'),
+  createApiKey: mutation('createApiKey'),
+  revokeApiKey: mutation('revokeApiKey'),
+  createWorkflow: mutation('createWorkflow'),
+  approveCallback: mutation('approveCallback'),
+  setCallbackActive: mutation('setCallbackActive'),
+  setDefaultCallback: mutation('setDefaultCallback'),
+  createOidcClient: mutation('createOidcClient'),
+  createOrgApp: mutation('createOrgApp'),
+  createAdminToken: mutation('createAdminToken'),
 });
 
 /** The router's type, for typed TypeScript clients (`createTRPCClient<AdminRouter>`). */

@@ -4,7 +4,7 @@ import { DomainError } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import { requireApiKey, requireOrgClient } from './auth.js';
 import { errorHandler } from './errors.js';
-import { accessLog, createMetrics, requestId, type HttpMetrics } from './observability.js';
+import { accessLog, createMetrics, labelRoute, requestId, type HttpMetrics } from './observability.js';
 import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { systemRouter, type ReadinessProbe } from './routes/system.js';
@@ -39,7 +39,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(express.json({ limit: options.jsonBodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
 
   app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe));
-  app.use('/api/auth/tpsso', legacySsoRouter(docs));
+  app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));
 
   // Every verification route needs an API key; the key decides which project's objects exist.
   const verification = express.Router();
@@ -50,7 +50,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   roster.use(requireOrgClient(core));
   app.use('/api/sdk', roster);
 
-  for (const mount of options.mounts ?? []) app.use(mount.path, ...mount.handlers);
+  for (const mount of options.mounts ?? []) app.use(mount.path, labelRoute(mount.path), ...mount.handlers);
 
   app.use(() => {
     throw new DomainError('not_found', 'no such endpoint');

@@ -43,13 +43,20 @@ export function createMetrics(): HttpMetrics {
 
 /**
  * The route template a request matched (`/api/v2/session/:id`), never the raw path: raw paths
- * carry ids and would explode the label set. Unmatched requests are one label.
+ * carry ids and would explode the label set. Mounted sub-apps label themselves (`labelRoute`).
  */
-function routeLabel(req: Request): string {
+function routeLabel(req: Request, res: Response): string {
   const template = req.route?.path;
   if (typeof template === 'string') return `${req.baseUrl}${template}`;
-  // Mounted sub-apps (GraphQL, tRPC, the legacy namespace) report their mount point.
-  return req.baseUrl || 'unmatched';
+  return typeof res.locals.routeLabel === 'string' ? res.locals.routeLabel : 'unmatched';
+}
+
+/** Names the metrics/log route of everything under a mount point (GraphQL, tRPC, legacy SSO). */
+export function labelRoute(label: string) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    res.locals.routeLabel = label;
+    next();
+  };
 }
 
 /**
@@ -61,7 +68,7 @@ export function accessLog(logger: Logger, metrics: HttpMetrics) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = routeLabel(req);
+      const route = routeLabel(req, res);
       const labels = { method: req.method, route, status: String(res.statusCode) };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, seconds);

@@ -1,0 +1,108 @@
+// HTTP figures of the foundation: start-up time to /readyz, and requests per second of GET /healthz
+// and of an authenticated 404 through the full middleware stack, each against a bare Express
+// handler measured in the same run. Servers run in their own processes; load comes from this one.
+//   npm run bench            (builds first; about a minute)
+//   BENCH_SECONDS=20 npm run bench
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, started: number): Promise<number> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error('server exited');
+    const ok = await fetch(`${url}/readyz`).then((res) => res.status === 200, () => false);
+    if (ok) return Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function startVerity(dataDir: string, port: number): Promise<{ child: ChildProcess; ms: number }> {
+  const started = Date.now();
+  const child = spawn('node', [path.join(root, 'dist/src/cli.js'), 'serve'], {
+    env: { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return { child, ms: await waitReady(`http://127.0.0.1:${port}`, child, started) };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function startBare(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn('node', ['--import', '@swc-node/register/esm-register', path.join(root, 'bench/bare.ts')], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk) => resolve(JSON.parse(String(chunk)).url)));
+  return { child, url };
+}
+
+interface Figures { name: string; rps: number; p50: number; p90: number; p99: number; non2xx: number; errors: number }
+
+async function load(name: string, url: string, headers: Record<string, string> = {}): Promise<Figures> {
+  const result = await autocannon({ url, connections, duration: seconds, headers });
+  return {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-'));
+const port = await freePort();
+try {
+  const fresh = await startVerity(dataDir, port);
+  await stop(fresh.child);
+  const again = await startVerity(dataDir, port);
+  console.log(`start to /readyz 200: fresh data dir ${fresh.ms} ms, second start ${again.ms} ms`);
+
+  const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
+  const bare = await startBare();
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    // Warm both up, then measure in the same run.
+    await load('warm-up', `${bare.url}/healthz`);
+    await load('warm-up', `${base}/healthz`);
+    const rows = [
+      await load('bare express GET /healthz', `${bare.url}/healthz`),
+      await load('verity GET /healthz', `${base}/healthz`),
+      await load('verity authenticated 404 (GET /api/v2/nothing, X-API-Key)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
+    ];
+    const baseline = rows[0]!.rps;
+    console.log(`\n${seconds} s each, ${connections} connections, loopback, 2 cores shared by load and server`);
+    console.log('| route | req/s | ratio to bare | p50 ms | p90 ms | p99 ms | non-2xx | errors |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const row of rows) {
+      console.log(`| ${row.name} | ${row.rps} | ${(row.rps / baseline).toFixed(2)} | ${row.p50} | ${row.p90} | ${row.p99} | ${row.non2xx} | ${row.errors} |`);
+    }
+  } finally {
+    await stop(bare.child);
+    await stop(again.child);
+  }
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,154 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The `verity` command as a person runs it, on an embedded store in a fresh data dir.
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = ['--import', '@swc-node/register/esm-register', path.join(root, 'src/cli.ts')];
+let dataDir: string;
+let port: number;
+let env: NodeJS.ProcessEnv;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function verity(...args: string[]): Promise<{ code: number; out: any; err: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)('node', [...cli, ...args], { cwd: root, env, timeout: 60_000 });
+    return { code: 0, out: JSON.parse(stdout), err: stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, out: failure.stdout, err: failure.stderr };
+  }
+}
+
+async function serve(): Promise<ChildProcess> {
+  const child = spawn('node', [...cli, 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => { output += chunk; });
+  child.stderr!.on('data', (chunk) => { output += chunk; });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`verity serve exited: ${output}`);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((res) => res.status === 200, () => false);
+    if (ready) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`verity serve did not become ready: ${output}`);
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+const get = (url: string, headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${port}${url}`, { headers });
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-cli-'));
+  port = await freePort();
+  env = { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '' };
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('verity serve and verity admin on the embedded store', () => {
+  it('seeds once, administers a running service, keeps data across restarts', async () => {
+    const first = await serve();
+    let demo: any;
+    let createdKey: string;
+    let workflowId: string;
+    try {
+      demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
+      expect(Object.keys(demo)).toEqual(expect.arrayContaining(['base_url', 'org_api_url', 'api_key', 'webhook_signing_secret', 'workflows', 'oidc', 'org', 'account', 'admin_token']));
+      expect(Object.keys(demo.workflows).sort()).toEqual(['age', 'credential', 'full', 'kyc', 'location']);
+      expect(demo.base_url).toBe(`http://localhost:${port}`);
+      expect(existsSync(path.join(dataDir, 'postgres.url'))).toBe(true);
+      expect((await get('/api/v2/nothing', { 'X-API-Key': demo.api_key })).status).toBe(404);
+
+      // verity admin reaches the running service's database through postgres.url.
+      const workflow = await verity('admin', 'workflow', 'create', '--features', 'age,location', '--name', 'cli');
+      expect(workflow.code).toBe(0);
+      expect(workflow.out.features).toEqual(['age', 'location']);
+      expect(workflow.out.projectId).toBe(demo.project_id);
+      workflowId = workflow.out.id;
+
+      const key = await verity('admin', 'apikey', 'create', '--name', 'cli');
+      expect(key.code).toBe(0);
+      createdKey = key.out.key;
+      expect((await get('/api/v2/nothing', { 'X-API-Key': createdKey })).status).toBe(404);
+
+      const bad = await verity('admin', 'workflow', 'create', '--features', 'telepathy');
+      expect(bad.code).toBe(1);
+      expect(JSON.parse(bad.err).error.code).toBe('validation_error');
+
+      const callback = await verity('admin', 'callback', 'approve', 'https://hooks.example.com/verity');
+      expect(callback.out).toMatchObject({ url: 'https://hooks.example.com/verity', active: true });
+      const insecure = await verity('admin', 'callback', 'default', 'http://hooks.example.com/verity');
+      expect(JSON.parse(insecure.err).error.code).toBe('callback_not_allowed');
+      expect((await verity('admin', 'callback', 'default', 'https://hooks.example.com/app')).out.defaultCallbackUrl).toBe('https://hooks.example.com/app');
+
+      const client = await verity('admin', 'oidc-client', 'create', '--name', 'RP', '--redirect-uri', 'https://rp.example.com/cb', '--redirect-uri', 'https://rp.example.com/cb2', '--scopes', 'openid,profile');
+      expect(client.out.client.redirectUris).toEqual(['https://rp.example.com/cb', 'https://rp.example.com/cb2']);
+      expect(client.out.clientSecret).toMatch(/^vcs_/);
+
+      const org = await verity('admin', 'org-app', 'create', '--org-name', 'Acme');
+      expect((await get('/api/sdk/x', { 'X-Client-Id': org.out.app.clientId, 'X-Client-Secret': org.out.clientSecret })).status).toBe(404);
+
+      expect((await verity('admin', 'account', 'create', '--email', 'Nurse@Example.com', '--password', 'correct horse')).out.email).toBe('nurse@example.com');
+      const token = await verity('admin', 'admin-token', 'create', '--role', 'viewer');
+      expect(token.out).toMatchObject({ role: 'viewer', projectId: null });
+      const project = await verity('admin', 'project', 'create', '--name', 'Second', '--balance', '50');
+      expect(project.out.project.balance).toBe(50);
+      expect(project.out.key).toMatch(/^vk_live_/);
+    } finally {
+      expect(await stop(first)).toBe(0);
+    }
+    expect(existsSync(path.join(dataDir, 'postgres.url'))).toBe(false);
+
+    // With no service running, verity admin opens the data dir itself.
+    const offline = await verity('admin', 'workflow', 'list');
+    expect(offline.code).toBe(0);
+    expect(offline.out.map((w: { id: string }) => w.id)).toContain(workflowId);
+    expect((await verity('migrate')).out).toEqual({ applied: [] });
+
+    const second = await serve();
+    try {
+      const again = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
+      expect(again.api_key).toBe(demo.api_key);
+      expect((await get('/api/v2/nothing', { 'X-API-Key': createdKey })).status).toBe(404);
+      expect((await get('/api/v2/nothing', { 'X-API-Key': demo.api_key })).status).toBe(404);
+      const projects = await verity('admin', 'project', 'list');
+      expect(projects.out.filter((p: { isDemo: boolean }) => p.isDemo)).toHaveLength(1);
+    } finally {
+      expect(await stop(second)).toBe(0);
+    }
+  });
+
+  it('refuses a second service on the same data dir', async () => {
+    const first = await serve();
+    try {
+      const clash = await promisify(execFile)('node', [...cli, 'serve'], { cwd: root, env: { ...env, PORT: String(await freePort()) }, timeout: 60_000 }).catch((e) => e);
+      expect(clash.code).toBe(1);
+      expect(clash.stderr).toContain('is in use by process');
+    } finally {
+      await stop(first);
+    }
+  });
+});

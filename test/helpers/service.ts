@@ -1,0 +1,48 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import supertest from 'supertest';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Clock } from '../../src/core/clock.js';
+import { Sealer } from '../../src/core/secrets.js';
+import type { DemoTenant } from '../../src/core/seed.js';
+import { buildService, type Service } from '../../src/main.js';
+import { freshStore } from './store.js';
+
+export interface TestService extends Service {
+  demo: DemoTenant;
+  http: ReturnType<typeof supertest>;
+  config: Config;
+}
+
+/** The whole service on a fresh database with the demo tenant seeded, driven through supertest. */
+export async function startTestService(overrides: Partial<Config> = {}, options: { clock?: Clock } = {}): Promise<TestService> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-test-'));
+  const config = loadConfig({}, {
+    baseUrl: 'http://verity.test',
+    orgApiUrl: 'http://verity.test',
+    dataDir,
+    encryptionKey: Sealer.generateKey(),
+    logLevel: 'silent',
+    ...overrides,
+  });
+  const store = await freshStore();
+  const service = await buildService(config, { store, logger: pino({ level: 'silent' }), clock: options.clock });
+  if (!service.demo) throw new Error('a fresh database must seed the demo tenant');
+  return {
+    ...service,
+    demo: service.demo,
+    config,
+    http: supertest(service.app),
+    async close() {
+      await service.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Raw SQL against the service's database, for checking what is (not) stored. */
+export async function sql<T = Record<string, unknown>>(service: Service, query: string, params: unknown[] = []): Promise<T[]> {
+  return service.core.orm.em.getConnection().execute(query, params);
+}

@@ -1,0 +1,161 @@
+import express from 'express';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { requireAccessToken } from '../src/rest/auth.js';
+import { errorHandler } from '../src/rest/errors.js';
+import { createHttpApp } from '../src/rest/app.js';
+import { startTestService, type TestService } from './helpers/service.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+describe('envelope and request ids', () => {
+  it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
+    const given = await service.http.get('/healthz').set('X-Request-Id', 'abc-123');
+    expect(given.headers['x-request-id']).toBe('abc-123');
+    const fresh = await service.http.get('/healthz');
+    expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const hostile = await service.http.get('/healthz').set('X-Request-Id', 'a b"}{x'.repeat(3));
+    expect(hostile.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers unknown routes 404 not_found in the envelope', async () => {
+    const res = await service.http.get('/no/such/thing');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, data: null, error: { code: 'not_found', message: expect.any(String) } });
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('answers malformed JSON with 400 validation_error', async () => {
+    const res = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).set('Content-Type', 'application/json').send('{"workflow_id": ');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.success).toBe(false);
+  });
+
+  it('answers a body over the limit with 413 in the envelope', async () => {
+    const big = JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) });
+    const res = await service.http.post('/api/v2/anything').set('X-API-Key', service.demo.api_key).set('Content-Type', 'application/json').send(big);
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('payload_too_large');
+  });
+
+  it('never leaks a stack trace or an internal message', async () => {
+    const { app } = createHttpApp({
+      core: service.core,
+      logger: pino({ level: 'silent' }),
+      baseUrl: 'http://verity.test',
+      mounts: [{ path: '/boom', handlers: [() => { throw new Error('db password is hunter2'); }] }],
+    });
+    const res = await supertest(app).get('/boom');
+    expect(res.status).toBe(500);
+    expect(res.body.error.code).toBe('internal_error');
+    expect(JSON.stringify(res.body)).not.toMatch(/hunter2|at .*\.ts/);
+  });
+});
+
+describe('authentication', () => {
+  it('rejects verification calls without a key, with a wrong key, and accepts X-API-Key or Bearer', async () => {
+    const missing = await service.http.get('/api/v2/session');
+    expect(missing.status).toBe(401);
+    expect(missing.body.error.code).toBe('invalid_api_key');
+    const wrong = await service.http.get('/api/v2/session').set('X-API-Key', 'vk_live_wrong');
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('invalid_api_key');
+    // With a good key the request gets past authentication (here to the 404 of an unknown route).
+    const header = await service.http.get('/api/v2/unknown-route').set('X-API-Key', service.demo.api_key);
+    expect(header.status).toBe(404);
+    const asBearer = await service.http.get('/api/v2/unknown-route').set('Authorization', `Bearer ${service.demo.api_key}`);
+    expect(asBearer.status).toBe(404);
+  });
+
+  it('stops a revoked key at once', async () => {
+    const { apiKey, key } = await service.core.tenancy.createApiKey({ projectId: service.demo.project_id, name: 'temp' });
+    expect((await service.http.get('/api/v2/x').set('X-API-Key', key)).status).toBe(404);
+    await service.core.tenancy.revokeApiKey({ projectId: service.demo.project_id, apiKeyId: apiKey.id });
+    const res = await service.http.get('/api/v2/x').set('X-API-Key', key);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_api_key');
+  });
+
+  it('guards the roster API with client credentials (401 invalid_client)', async () => {
+    const none = await service.http.get('/api/sdk/members');
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe('invalid_client');
+    const wrongSecret = await service.http.get('/api/sdk/members').set('X-Client-Id', service.demo.org.client_id).set('X-Client-Secret', 'ocs_wrong');
+    expect(wrongSecret.status).toBe(401);
+    expect(wrongSecret.body.error.code).toBe('invalid_client');
+    const good = await service.http.get('/api/sdk/unknown').set('X-Client-Id', service.demo.org.client_id).set('X-Client-Secret', service.demo.org.client_secret);
+    expect(good.status).toBe(404);
+  });
+
+  it('checks bearer access tokens: unknown, expired and valid (401 invalid_token)', async () => {
+    const app = express();
+    app.get('/me', requireAccessToken(service.core), (_req, res) => { res.json(res.locals.token); });
+    app.use(errorHandler(pino({ level: 'silent' })));
+    const http = supertest(app);
+    const none = await http.get('/me');
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe('invalid_token');
+    const { token } = await service.core.accessTokens.issue(service.demo.account.svc_id, service.demo.oidc.client_id, ['openid', 'profile']);
+    const ok = await http.get('/me').set('Authorization', `Bearer ${token}`);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ svcId: service.demo.account.svc_id, clientId: service.demo.oidc.client_id, scopes: ['openid', 'profile'] });
+    const { token: stale } = await service.core.accessTokens.issue(service.demo.account.svc_id, service.demo.oidc.client_id, ['openid'], -1);
+    const expired = await http.get('/me').set('Authorization', `Bearer ${stale}`);
+    expect(expired.status).toBe(401);
+    expect(expired.body.error.code).toBe('invalid_token');
+  });
+});
+
+describe('legacy single sign-on', () => {
+  it.each([
+    ['post', '/api/auth/tpsso/token'],
+    ['get', '/api/auth/tpsso/userinfo'],
+    ['get', '/api/auth/tpsso/licenses'],
+    ['post', '/api/auth/tpsso/refresh'],
+    ['delete', '/api/auth/tpsso/anything/deeper'],
+    ['get', '/api/auth/tpsso'],
+  ] as const)('%s %s answers 410 endpoint_removed naming the OIDC endpoints', async (method, path) => {
+    const res = await service.http[method](path);
+    expect(res.status).toBe(410);
+    expect(res.body.error.code).toBe('endpoint_removed');
+    expect(res.body.error.message).toContain('/api/auth/oidc/');
+  });
+});
+
+describe('health, readiness, metrics, OpenAPI', () => {
+  it('reports health and readiness', async () => {
+    expect((await service.http.get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await service.http.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ready', database: true, migrations: true });
+  });
+
+  it('counts requests by route template and status', async () => {
+    await service.http.get('/healthz');
+    await service.http.get('/api/v2/unknown').set('X-API-Key', service.demo.api_key);
+    await service.http.post('/graphql').send({ query: '{ projects { id } }' });
+    const text = (await service.http.get('/metrics')).text;
+    expect(text).toMatch(/verity_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(text).toMatch(/verity_http_requests_total\{method="GET",route="unmatched",status="404"\} \d+/);
+    expect(text).toMatch(/verity_http_requests_total\{method="POST",route="\/graphql",status="401"\} \d+/);
+    expect(text).toContain('verity_http_request_duration_seconds_bucket');
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the routes', async () => {
+    const res = await service.http.get('/api/v2/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.info.version).toBe('2.0.0');
+    expect(res.body.paths['/readyz'].get.responses['200'].content['application/json'].schema.properties.status.enum).toEqual(['ready', 'not_ready']);
+    expect(res.body.paths['/api/auth/tpsso/token'].post.responses['410']).toBeDefined();
+    expect(res.body.components.securitySchemes.ApiKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  });
+});
