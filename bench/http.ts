@@ -3,6 +3,8 @@
 // handler measured in the same run. Servers run in their own processes; load comes from this one.
 //   npm run bench            (builds first; about a minute)
 //   BENCH_SECONDS=20 npm run bench
+//   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench
+//     also measures a second instance on a fresh database of that PostgreSQL server
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -10,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -33,10 +36,10 @@ async function waitReady(url: string, child: ChildProcess, started: number): Pro
   }
 }
 
-async function startVerity(dataDir: string, port: number): Promise<{ child: ChildProcess; ms: number }> {
+async function startVerity(dataDir: string, port: number, databaseUrl = ''): Promise<{ child: ChildProcess; ms: number }> {
   const started = Date.now();
   const child = spawn('node', [path.join(root, 'dist/src/cli.js'), 'serve'], {
-    env: { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', LOG_LEVEL: 'info' },
+    env: { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return { child, ms: await waitReady(`http://127.0.0.1:${port}`, child, started) };
@@ -72,6 +75,34 @@ async function load(name: string, url: string, headers: Record<string, string> =
   };
 }
 
+/** The same two rows on a second instance that uses PostgreSQL (a fresh database, dropped after). */
+async function postgresRows(): Promise<Figures[]> {
+  const server = process.env.BENCH_DATABASE_URL!;
+  const name = `verity_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const pgDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-pg-'));
+  const pgPort = await freePort();
+  const instance = await startVerity(pgDir, pgPort, url.toString());
+  try {
+    const demo = JSON.parse(await readFile(path.join(pgDir, 'demo.json'), 'utf8'));
+    const base = `http://127.0.0.1:${pgPort}`;
+    await load('warm-up', `${base}/healthz`);
+    return [
+      await load('verity GET /healthz (PostgreSQL)', `${base}/healthz`),
+      await load('verity authenticated 404 (PostgreSQL)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
+    ];
+  } finally {
+    await stop(instance.child);
+    await rm(pgDir, { recursive: true, force: true });
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-'));
 const port = await freePort();
 try {
@@ -89,9 +120,10 @@ try {
     await load('warm-up', `${base}/healthz`);
     const rows = [
       await load('bare express GET /healthz', `${bare.url}/healthz`),
-      await load('verity GET /healthz', `${base}/healthz`),
-      await load('verity authenticated 404 (GET /api/v2/nothing, X-API-Key)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
+      await load('verity GET /healthz (embedded store)', `${base}/healthz`),
+      await load('verity authenticated 404 (embedded store)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
     ];
+    if (process.env.BENCH_DATABASE_URL) rows.push(...(await postgresRows()));
     const baseline = rows[0]!.rps;
     console.log(`\n${seconds} s each, ${connections} connections, loopback, 2 cores shared by load and server`);
     console.log('| route | req/s | ratio to bare | p50 ms | p90 ms | p99 ms | non-2xx | errors |');

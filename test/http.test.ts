@@ -131,6 +131,13 @@ describe('legacy single sign-on', () => {
 });
 
 describe('health, readiness, metrics, OpenAPI', () => {
+  it('greets a person at / with links, not an error', async () => {
+    const res = await service.http.get('/');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.text).toContain('/api/v2/openapi.json');
+  });
+
   it('reports health and readiness', async () => {
     expect((await service.http.get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await service.http.get('/readyz');

@@ -8,6 +8,7 @@ import { accessLog, createMetrics, labelRoute, requestId, type HttpMetrics } fro
 import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { systemRouter, type ReadinessProbe } from './routes/system.js';
+import { homeRouter } from '../web/home.js';
 
 export interface HttpAppOptions {
   core: Core;
@@ -38,6 +39,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(accessLog(logger, metrics));
   app.use(express.json({ limit: options.jsonBodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
 
+  app.use(homeRouter());
   app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe));
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));
 
