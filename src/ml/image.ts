@@ -1,0 +1,85 @@
+import sharp from 'sharp';
+
+// Image intake shared by every check and model: validate the caller's bytes, read the EXIF
+// orientation, and hand the ORIGINAL bytes on (no recompression before the models).
+
+/** Larger uploads answer 413 image_too_large (spec: "under 20 MB"). */
+export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+/** Decompression-bomb guard: more pixels than this is refused before decoding. */
+export const MAX_IMAGE_PIXELS = 60_000_000;
+
+export type ImageProblem = 'too_large' | 'not_an_image' | 'corrupt' | 'too_many_pixels' | 'too_small';
+
+export class ImageRejected extends Error {
+  constructor(readonly problem: ImageProblem, message: string) {
+    super(message);
+    this.name = 'ImageRejected';
+  }
+}
+
+export interface DecodedImage {
+  /** The caller's bytes, untouched. */
+  bytes: Buffer;
+  format: string;
+  /** Size as displayed, i.e. after applying the EXIF orientation. */
+  width: number;
+  height: number;
+  /** EXIF orientation tag (1 = upright); `pixels()` applies it. */
+  orientation: number;
+}
+
+const FORMATS = new Set(['jpeg', 'png', 'webp', 'heif', 'avif', 'tiff', 'gif']);
+
+/** Validates and inspects an image without decoding its pixels. */
+export async function inspectImage(bytes: Buffer): Promise<DecodedImage> {
+  if (bytes.length > MAX_IMAGE_BYTES) throw new ImageRejected('too_large', `image is ${(bytes.length / 1048576).toFixed(1)} MB; the limit is 20 MB`);
+  if (bytes.length === 0) throw new ImageRejected('not_an_image', 'image is empty');
+  let meta: sharp.Metadata;
+  try {
+    meta = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();
+  } catch {
+    throw new ImageRejected('not_an_image', 'not an image (expected JPEG, PNG, WebP, HEIC or TIFF)');
+  }
+  if (!meta.format || !FORMATS.has(meta.format) || !meta.width || !meta.height) {
+    throw new ImageRejected('not_an_image', 'not an image (expected JPEG, PNG, WebP, HEIC or TIFF)');
+  }
+  if (meta.width * meta.height > MAX_IMAGE_PIXELS) {
+    throw new ImageRejected('too_many_pixels', `image is ${meta.width}x${meta.height} pixels; at most ${MAX_IMAGE_PIXELS / 1e6} megapixels are accepted`);
+  }
+  if (meta.width < 32 || meta.height < 32) throw new ImageRejected('too_small', `image is ${meta.width}x${meta.height} pixels; at least 32x32 is needed`);
+  const orientation = meta.orientation ?? 1;
+  const swap = orientation >= 5 && orientation <= 8;
+  return { bytes, format: meta.format, width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height, orientation };
+}
+
+/** Validates and fully decodes once, so a truncated or corrupt file is refused at intake. */
+export async function decodeImage(bytes: Buffer): Promise<DecodedImage> {
+  const image = await inspectImage(bytes);
+  try {
+    await sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'truncated' }).rotate().raw().toBuffer({ resolveWithObject: true });
+  } catch {
+    throw new ImageRejected('corrupt', 'image data is corrupt or truncated');
+  }
+  return image;
+}
+
+export interface Pixels {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: 1 | 3 | 4;
+}
+
+/**
+ * Upright pixels (EXIF orientation applied), optionally scaled so the longer side is at most
+ * `maxSide`. Models decode from the original bytes through this; nothing is re-encoded.
+ */
+export async function pixels(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 } = {}): Promise<Pixels> {
+  let pipeline = sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate();
+  if (options.maxSide && Math.max(image.width, image.height) > options.maxSide) {
+    pipeline = pipeline.resize({ width: options.maxSide, height: options.maxSide, fit: 'inside' });
+  }
+  pipeline = options.channels === 1 ? pipeline.grayscale() : pipeline.removeAlpha();
+  const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, channels: info.channels as 1 | 3 | 4 };
+}
