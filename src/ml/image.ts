@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 
 // Image intake shared by every check and model: validate the caller's bytes, read the EXIF
 // orientation, and hand the ORIGINAL bytes on (no recompression before the models).
@@ -34,7 +34,7 @@ const FORMATS = new Set(['jpeg', 'png', 'webp', 'heif', 'avif', 'tiff', 'gif']);
 export async function inspectImage(bytes: Buffer): Promise<DecodedImage> {
   if (bytes.length > MAX_IMAGE_BYTES) throw new ImageRejected('too_large', `image is ${(bytes.length / 1048576).toFixed(1)} MB; the limit is 20 MB`);
   if (bytes.length === 0) throw new ImageRejected('not_an_image', 'image is empty');
-  let meta: sharp.Metadata;
+  let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();
   } catch {
