@@ -83,6 +83,16 @@ project
   .requiredOption('--name <name>')
   .option('--balance <amount>', 'opening wallet balance', Number)
   .action((opts) => withCore(async (core) => print(await core.tenancy.createProject({ name: opts.name, balance: opts.balance }))));
+project
+  .command('topup')
+  .description('add money to a project wallet')
+  .addOption(projectOption())
+  .requiredOption('--amount <amount>', 'currency units', Number)
+  .action((opts) => withCore(async (core) => {
+    const projectId = await projectIdOf(core, opts.project);
+    await core.billing.topUp(projectId, opts.amount);
+    print(await core.tenancy.getProject(projectId));
+  }));
 project.command('list').action(() => withCore(async (core) => print(await core.tenancy.listProjects())));
 
 const apikey = admin.command('apikey').description('API keys (the key is printed once)');
@@ -138,14 +148,25 @@ admin
   .option('--name <name>', 'name of the app')
   .action((opts) => withCore(async (core) => print(await core.tenancy.createOrgApp({ organizationId: opts.orgId, organizationName: opts.orgName, name: opts.name }))));
 
-admin
-  .command('account')
-  .description('people\'s accounts')
+const account = admin.command('account').description('people\'s accounts');
+account
   .command('create')
   .requiredOption('--email <email>')
   .requiredOption('--password <password>')
   .option('--name <name>')
   .action((opts) => withCore(async (core) => print(await core.accounts.createAccount({ email: opts.email, password: opts.password, displayName: opts.name }))));
+
+account
+  .command('verify')
+  .description('record an operator-verified identity on an account (sealed at rest)')
+  .requiredOption('--svc-id <svcId>')
+  .requiredOption('--full-name <name>')
+  .requiredOption('--dob <YYYY-MM-DD>')
+  .option('--document-number <number>')
+  .option('--human', 'a liveness check is on file')
+  .action((opts) => withCore(async (core) => print(await core.accounts.recordVerifiedIdentity({
+    svcId: opts.svcId, fullName: opts.fullName, dateOfBirth: opts.dob, documentNumber: opts.documentNumber, humanVerified: opts.human ? true : undefined,
+  }))));
 
 admin
   .command('admin-token')

@@ -20,6 +20,10 @@ export interface Config {
   seedDemo: boolean;
   logLevel: string;
   jsonBodyLimit: string;
+  /** Price per billable item in minor units, overriding defaults (`VERITY_PRICES`, JSON). */
+  pricesJson?: string;
+  /** Requests per minute per API key on `/api/v2`. */
+  rateLimitPerMinute: number;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -51,6 +55,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     seedDemo: flag(env.VERITY_SEED_DEMO, true),
     logLevel: env.LOG_LEVEL || 'info',
     jsonBodyLimit: env.VERITY_JSON_LIMIT || '1mb',
+    pricesJson: env.VERITY_PRICES || undefined,
+    rateLimitPerMinute: integer('VERITY_RATE_LIMIT_PER_MINUTE', env.VERITY_RATE_LIMIT_PER_MINUTE, 600),
   };
   return { ...config, ...overrides };
 }

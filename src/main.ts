@@ -1,12 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
 import type { Config } from './config.js';
 import type { Clock } from './core/clock.js';
 import { createOrm } from './core/db/orm.js';
 import { externalStore, openEmbeddedStore, type Store } from './core/db/store.js';
 import { Core } from './core/index.js';
+import { parsePrices } from './core/billing/service.js';
 import { Sealer } from './core/secrets.js';
 import { seedDemoTenant, type DemoTenant } from './core/seed.js';
 import { graphqlMiddleware } from './graph/server.js';
@@ -65,19 +66,27 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       encryptionKey: await resolveEncryptionKey(config),
       clock: options.clock,
       allowInsecureCallbacks: config.allowInsecureCallbacks,
+      prices: parsePrices(config.pricesJson),
+      // The embedded store is one process by construction (data-dir lock), so counters can live in memory.
+      rateLimit: { points: config.rateLimitPerMinute, windowSeconds: 60, store: store.embedded ? 'memory' : 'postgres' },
     });
     const applied = await core.migrate();
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
     const demo = config.seedDemo ? await seedDemoTenant(core, config) : null;
     const graph = await graphqlMiddleware(core, logger);
     closers.push(graph.stop);
+    const housekeeping = setInterval(() => {
+      core.purgeExpired().catch((error) => logger.warn({ err: error }, 'purging expired records failed'));
+    }, 10 * 60 * 1000);
+    housekeeping.unref();
+    closers.push(async () => clearInterval(housekeeping));
     const { app } = createHttpApp({
       core,
       logger,
       baseUrl: config.baseUrl,
       jsonBodyLimit: config.jsonBodyLimit,
       mounts: [
-        { path: '/graphql', handlers: [graph.handler] },
+        { path: '/graphql', handlers: [express.json({ limit: config.jsonBodyLimit }), graph.handler] },
         { path: '/trpc', handlers: [trpcMiddleware(core, logger)] },
       ],
     });

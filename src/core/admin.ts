@@ -8,6 +8,7 @@ import {
 } from './tenancy/inputs.js';
 import type { AdminScope } from './tenancy/service.js';
 import { parseInput } from './validation.js';
+import { listCheckRecords } from './checks/records.js';
 
 // The operations of the admin API, once. GraphQL resolvers and tRPC procedures are thin fronts
 // over this table: the same input schema, the same role rule, the same project isolation.
@@ -23,6 +24,7 @@ interface Operation<S extends z.ZodType, R> {
 
 const op = <S extends z.ZodType, R>(operation: Operation<S, R>) => operation;
 const byProject = z.object({ projectId });
+const pageOfProject = z.object({ projectId, limit: z.number().int().min(1).max(500).optional() });
 
 export const adminOperations = {
   projects: op({ kind: 'query', role: 'viewer', input: z.object({}), run: (core, _input, scope) => core.tenancy.listProjects(scope) }),
@@ -32,6 +34,8 @@ export const adminOperations = {
   callbackDestinations: op({ kind: 'query', role: 'viewer', input: byProject, run: (core, input) => core.tenancy.listCallbacks(input.projectId) }),
   oidcClients: op({ kind: 'query', role: 'viewer', input: byProject, run: (core, input) => core.tenancy.listOidcClients(input.projectId) }),
   orgApps: op({ kind: 'query', role: 'viewer', global: true, input: z.object({}), run: (core) => core.tenancy.listOrgApps() }),
+  charges: op({ kind: 'query', role: 'viewer', input: pageOfProject, run: (core, input) => core.billing.listCharges(input.projectId, { limit: input.limit }) }),
+  checkRecords: op({ kind: 'query', role: 'viewer', input: pageOfProject, run: (core, input) => listCheckRecords(core.orm, input.projectId, input.limit) }),
 
   createProject: op({ kind: 'mutation', role: 'admin', global: true, input: createProjectInput, run: (core, input) => core.tenancy.createProject(input) }),
   createApiKey: op({ kind: 'mutation', role: 'admin', input: createApiKeyInput, run: (core, input) => core.tenancy.createApiKey(input) }),
@@ -41,6 +45,10 @@ export const adminOperations = {
   setCallbackActive: op({ kind: 'mutation', role: 'admin', input: setCallbackActiveInput, run: (core, input) => core.tenancy.setCallbackActive(input) }),
   setDefaultCallback: op({ kind: 'mutation', role: 'admin', input: defaultCallbackInput, run: (core, input) => core.tenancy.setDefaultCallback(input) }),
   createOidcClient: op({ kind: 'mutation', role: 'admin', input: createOidcClientInput, run: (core, input) => core.tenancy.createOidcClient(input) }),
+  topUpWallet: op({
+    kind: 'mutation', role: 'admin', global: true, input: z.object({ projectId, amount: z.number().positive().max(1e9) }),
+    run: async (core, input) => { await core.billing.topUp(input.projectId, input.amount); return core.tenancy.getProject(input.projectId); },
+  }),
   createOrgApp: op({ kind: 'mutation', role: 'admin', global: true, input: createOrgAppInput, run: (core, input) => core.tenancy.createOrgApp(input) }),
   createAdminToken: op({ kind: 'mutation', role: 'admin', global: true, input: createAdminTokenInput, run: (core, input) => core.tenancy.createAdminToken(input) }),
 };

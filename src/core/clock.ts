@@ -11,6 +11,9 @@ export class ManualClock implements Clock {
   now(): Date {
     return new Date(this.current);
   }
+  set(date: Date): void {
+    this.current = new Date(date);
+  }
   advance(ms: number): void {
     this.current = new Date(this.current.getTime() + ms);
   }

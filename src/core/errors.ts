@@ -199,8 +199,10 @@ export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly data?: unknown;
+  /** For `rate_limited`: seconds until the caller may try again (the Retry-After header). */
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, message?: string, options: { status?: number; data?: unknown } = {}) {
+  constructor(code: ErrorCode, message?: string, options: { status?: number; data?: unknown; retryAfterSeconds?: number } = {}) {
     const entry: CatalogEntry = errorCatalog[code];
     super(message ?? entry.message);
     this.name = 'DomainError';
@@ -211,5 +213,6 @@ export class DomainError extends Error {
     }
     this.status = wanted ?? entry.status;
     this.data = options.data;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }

@@ -1,4 +1,10 @@
 import { AccountService } from './accounts/service.js';
+import { IdempotencyService } from './billing/idempotency.js';
+import { RateLimits, type RateLimitOptions } from './billing/rate-limit.js';
+import { BillingService, DEFAULT_PRICES_MINOR } from './billing/service.js';
+import { ageCheck } from './checks/age.js';
+import { locationCheck } from './checks/location.js';
+import { CheckPipeline } from './checks/pipeline.js';
 import { systemClock, type Clock } from './clock.js';
 import { migrate, pendingMigrations, type Orm } from './db/orm.js';
 import { AccessTokenService } from './oidc/tokens.js';
@@ -10,6 +16,9 @@ export interface CoreOptions {
   encryptionKey: string;
   clock?: Clock;
   allowInsecureCallbacks?: boolean;
+  /** Price per billable item in minor units (defaults: DEFAULT_PRICES_MINOR). */
+  prices?: Record<string, number>;
+  rateLimit?: RateLimitOptions;
 }
 
 /** The domain: every front (REST, GraphQL, tRPC, CLI, pages) calls these services and nothing else. */
@@ -20,6 +29,12 @@ export class Core {
   readonly tenancy: TenancyService;
   readonly accounts: AccountService;
   readonly accessTokens: AccessTokenService;
+  readonly billing: BillingService;
+  readonly idempotency: IdempotencyService;
+  readonly rateLimits: RateLimits;
+  readonly pipeline: CheckPipeline;
+  /** The standalone checks, each run through `pipeline`. */
+  readonly checks: { age: ReturnType<typeof ageCheck>; location: typeof locationCheck };
   /** Once true it stays true: migrations are never un-applied under a running service. */
   private migrationsApplied = false;
 
@@ -29,8 +44,18 @@ export class Core {
     this.sealer = new Sealer(options.encryptionKey);
     const deps = { orm: this.orm, clock: this.clock };
     this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false });
-    this.accounts = new AccountService(deps);
     this.accessTokens = new AccessTokenService(deps);
+    this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens });
+    this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR });
+    this.idempotency = new IdempotencyService({ ...deps, sealer: this.sealer });
+    this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });
+    this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts });
+    this.checks = { age: ageCheck(this.accounts), location: locationCheck };
+  }
+
+  /** Housekeeping that runs every few minutes: expired idempotency records and rate counters. */
+  async purgeExpired(): Promise<{ idempotency: number; rateLimits: number }> {
+    return { idempotency: await this.idempotency.purgeExpired(), rateLimits: await this.rateLimits.purgeExpired(this.orm) };
   }
 
   migrate(): Promise<string[]> {

@@ -1,4 +1,4 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { runAdminOperation, type AdminOperationName } from '../core/admin.js';
 import type { Core } from '../core/index.js';
 import type { AdminScope } from '../core/tenancy/service.js';
@@ -6,7 +6,7 @@ import {
   ApiKeyType, CallbackDestinationType, CallbackUrlInput, CreateAdminTokenInput, CreateAdminTokenPayload, CreateApiKeyInput,
   CreateApiKeyPayload, CreateOidcClientInput, CreateOidcClientPayload, CreateOrgAppInput, CreateOrgAppPayload,
   CreateProjectInput, CreateProjectPayload, CreateWorkflowInput, DefaultCallbackInput, OidcClientType, OrgAppType,
-  ProjectType, RevokeApiKeyInput, SetCallbackActiveInput, WorkflowType,
+  ProjectType, RevokeApiKeyInput, SetCallbackActiveInput, WorkflowType, ChargeType, CheckRecordType, TopUpWalletInput,
 } from './types.js';
 
 export interface GraphContext {
@@ -15,7 +15,7 @@ export interface GraphContext {
 }
 
 // type-graphql hands input objects over as class instances; core wants plain data.
-const plain = (input: object) => ({ ...input });
+const plain = (input: object) => Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
 const run = (ctx: GraphContext, name: AdminOperationName, input: object = {}) => runAdminOperation(ctx.core, ctx.scope, name, plain(input));
 
 @Resolver()
@@ -53,6 +53,29 @@ export class TenancyResolver {
   @Query(() => [OrgAppType])
   orgApps(@Ctx() ctx: GraphContext) {
     return run(ctx, 'orgApps');
+  }
+
+  @Query(() => [ChargeType], { description: 'Wallet charges of a project, newest first' })
+  charges(
+    @Arg('projectId', () => String) projectId: string,
+    @Arg('limit', () => Int, { nullable: true }) limit: number | undefined,
+    @Ctx() ctx: GraphContext,
+  ) {
+    return run(ctx, 'charges', { projectId, limit: limit ?? undefined });
+  }
+
+  @Query(() => [CheckRecordType], { description: 'Standalone check records of a project, newest first' })
+  checkRecords(
+    @Arg('projectId', () => String) projectId: string,
+    @Arg('limit', () => Int, { nullable: true }) limit: number | undefined,
+    @Ctx() ctx: GraphContext,
+  ) {
+    return run(ctx, 'checkRecords', { projectId, limit: limit ?? undefined });
+  }
+
+  @Mutation(() => ProjectType, { description: 'Add money to a project wallet' })
+  topUpWallet(@Arg('input', () => TopUpWalletInput) input: TopUpWalletInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'topUpWallet', input);
   }
 
   @Mutation(() => CreateProjectPayload)

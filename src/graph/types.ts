@@ -162,3 +162,34 @@ export class CreateAdminTokenInput {
   @Field(() => String, { nullable: true, description: 'Scope the token to one project' }) projectId?: string | null;
   @Field(() => String, { nullable: true }) name?: string;
 }
+
+@ObjectType('Charge', { description: 'One debit of a project wallet for one billable call' })
+export class ChargeType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) projectId!: string;
+  @Field(() => String, { description: 'What was bought, e.g. check:age' }) item!: string;
+  @Field(() => String, { nullable: true, description: 'The check record it paid for (its session_id)' }) checkId!: string | null;
+  @Field(() => Float) amount!: number;
+  @Field(() => String) currency!: string;
+  @Field(() => Boolean, { description: 'Given back because the call failed without a verdict' }) refunded!: boolean;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('CheckRecord', { description: 'The stored record of a standalone check call; never raw identity data' })
+export class CheckRecordType {
+  @Field(() => ID) sessionId!: string;
+  @Field(() => String) projectId!: string;
+  @Field(() => String) type!: string;
+  @Field(() => String) status!: string;
+  @Field(() => String, { description: 'fresh or account' }) mode!: string;
+  @Field(() => String, { nullable: true }) svcId!: string | null;
+  @Field(() => String, { nullable: true }) reason!: string | null;
+  @Field(() => Int) durationMs!: number;
+  @Field(() => String) createdAt!: string;
+}
+
+@InputType()
+export class TopUpWalletInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => Float, { description: 'Currency units to add' }) amount!: number;
+}

@@ -2,7 +2,8 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Core } from '../core/index.js';
 import { DomainError } from '../core/errors.js';
 import type { Logger } from '../logger.js';
-import { requireApiKey, requireOrgClient } from './auth.js';
+import { rateLimited, requireApiKey, requireOrgClient } from './auth.js';
+import { checksRouter } from './routes/checks.js';
 import { errorHandler } from './errors.js';
 import { accessLog, createMetrics, labelRoute, requestId, type HttpMetrics } from './observability.js';
 import { ApiDocs } from './openapi.js';
@@ -37,16 +38,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.use(requestId);
   app.use(accessLog(logger, metrics));
-  app.use(express.json({ limit: options.jsonBodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
 
   app.use(homeRouter());
   app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe));
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));
 
-  // Every verification route needs an API key; the key decides which project's objects exist.
-  const verification = express.Router();
-  verification.use(requireApiKey(core));
-  app.use('/api/v2', verification);
+  // Every verification route needs an API key (which decides which project's objects exist)
+  // and counts against that key's rate limit.
+  app.use('/api/v2', requireApiKey(core), rateLimited(core));
+  // Check routes read their own bodies (large JSON with base64 images, or multipart files).
+  app.use('/api/v2', checksRouter(core, docs));
+
+  app.use(express.json({ limit: options.jsonBodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
 
   const roster = express.Router();
   roster.use(requireOrgClient(core));

@@ -48,3 +48,11 @@ export function requireAccessToken(core: Core) {
     next();
   };
 }
+
+/** Per-API-key rate limit (after `requireApiKey`): 429 `rate_limited` with `Retry-After`. */
+export function rateLimited(core: Core) {
+  return async (_req: Request, res: Response, next: NextFunction) => {
+    await core.rateLimits.consume((res.locals.apiKey as ApiKeyCaller).apiKeyId);
+    next();
+  };
+}

@@ -7,7 +7,7 @@ export function sendData(res: Response, data: unknown, status = 200): void {
 }
 
 export function sendError(res: Response, error: DomainError): void {
-  if (error.code === 'rate_limited' && res.getHeader('Retry-After') === undefined) res.setHeader('Retry-After', '1');
+  if (error.code === 'rate_limited') res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 1));
   res.status(error.status).json({
     success: false,
     data: error.data ?? null,

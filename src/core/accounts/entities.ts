@@ -18,6 +18,23 @@ export class Account {
   @Property({ type: 'string', length: 200, nullable: true })
   displayName?: string | null;
 
+  /**
+   * The verified identity (full name, date of birth, document number, address) as sealed JSON
+   * (AES-256-GCM). Only core opens it, and account-mode answers carry proofs, never these values.
+   */
+  @Property({ type: 'text', nullable: true })
+  identitySealed?: string | null;
+
+  @Property({ type: 'boolean', default: false })
+  idVerified: boolean = false;
+
+  /** A liveness check on file; `human_verified` falls back to `id_verified` without one. */
+  @Property({ type: 'boolean', nullable: true })
+  humanVerified?: boolean | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  identityVerifiedAt?: Date | null;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 }

@@ -1,9 +1,12 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod';
+import { AccessToken } from '../oidc/entities.js';
+import { OidcClient } from '../tenancy/entities.js';
+import type { AccessTokenService } from '../oidc/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
-import { hashPassword, newId, verifyPassword } from '../secrets.js';
+import { hashPassword, newId, verifyPassword, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
 import { Account } from './entities.js';
 
@@ -13,17 +16,38 @@ export const createAccountInput = z.object({
   displayName: z.string().trim().min(1).max(200).optional(),
 });
 
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'use YYYY-MM-DD').refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'not a calendar date');
+
+export const verifiedIdentityInput = z.object({
+  svcId: z.string().min(1).max(40),
+  fullName: z.string().trim().min(1).max(200),
+  dateOfBirth: isoDate,
+  documentNumber: z.string().trim().min(1).max(60).optional(),
+  address: z.string().trim().min(1).max(500).optional(),
+  humanVerified: z.boolean().optional(),
+});
+
+/** Raw identity data: opened only inside core, never returned by account-mode answers. */
+export interface VerifiedIdentity {
+  fullName: string;
+  dateOfBirth: string;
+  documentNumber?: string;
+  address?: string;
+}
+
 export const accountView = (account: Account) => ({
   svcId: account.id,
   email: account.email,
   displayName: account.displayName ?? null,
+  idVerified: account.idVerified,
+  humanVerified: account.humanVerified ?? account.idVerified,
   createdAt: account.createdAt.toISOString(),
 });
 export type AccountView = ReturnType<typeof accountView>;
 
 /** People's accounts: sign-up and password checks. Identity data arrives with the login issue. */
 export class AccountService {
-  constructor(private readonly deps: { orm: Orm; clock: Clock }) {}
+  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer; accessTokens: AccessTokenService }) {}
 
   async createAccount(input: unknown) {
     const { email, password, displayName } = parseInput(createAccountInput, input);
@@ -33,6 +57,7 @@ export class AccountService {
       email,
       passwordHash: await hashPassword(password),
       displayName: displayName ?? null,
+      idVerified: false,
       createdAt: this.deps.clock.now(),
     });
     try {
@@ -42,6 +67,47 @@ export class AccountService {
       throw error;
     }
     return accountView(account);
+  }
+
+  /** Stores a verified identity on an account (operators, and approved verification sessions). */
+  async recordVerifiedIdentity(input: unknown) {
+    const { svcId, humanVerified, ...identity } = parseInput(verifiedIdentityInput, input);
+    const em = this.deps.orm.em.fork();
+    const account = await em.findOne(Account, { id: svcId });
+    if (!account) throw new DomainError('account_not_found', 'no account with that svc_id');
+    account.identitySealed = this.deps.sealer.seal(JSON.stringify(identity satisfies VerifiedIdentity));
+    account.idVerified = true;
+    if (humanVerified !== undefined) account.humanVerified = humanVerified;
+    account.identityVerifiedAt = this.deps.clock.now();
+    await em.flush();
+    return accountView(account);
+  }
+
+  /** The verified identity of an account, or null when none is on file. */
+  async verifiedIdentity(svcId: string): Promise<VerifiedIdentity | null> {
+    const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });
+    if (!account?.idVerified || !account.identitySealed) return null;
+    return JSON.parse(this.deps.sealer.open(account.identitySealed)) as VerifiedIdentity;
+  }
+
+  /**
+   * The account an account-mode check is about. A token must be live and issued to one of the
+   * project's own clients; an `svc_id` must belong to someone who signed in to one of them.
+   * Anything else is `account_not_found`: a project never learns about other projects' users.
+   */
+  async resolveForProject(projectId: string, ref: { svcAccessToken?: string; svcId?: string }): Promise<string> {
+    const em = this.deps.orm.em.fork();
+    if (ref.svcAccessToken !== undefined) {
+      const grant = await this.deps.accessTokens.verify(ref.svcAccessToken);
+      if (!grant) throw new DomainError('invalid_token', 'svc_access_token is invalid or expired');
+      const ownClient = await em.count(OidcClient, { clientId: grant.clientId, project: projectId });
+      if (!ownClient) throw new DomainError('account_not_found');
+      return grant.svcId;
+    }
+    const svcId = ref.svcId ?? '';
+    const linked = await em.count(AccessToken, { account: svcId, client: { project: projectId } });
+    if (!linked) throw new DomainError('account_not_found', 'no account with that svc_id has signed in to this project');
+    return svcId;
   }
 
   /** The account for an email and password, or null; wrong email and wrong password cost the same. */

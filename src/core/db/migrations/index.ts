@@ -1,7 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261123000000_foundation } from './Migration20261123000000_foundation.js';
+import { Migration20261123010000_checks } from './Migration20261123010000_checks.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000000_foundation', class: Migration20261123000000_foundation },
+  { name: 'Migration20261123010000_checks', class: Migration20261123010000_checks },
 ];

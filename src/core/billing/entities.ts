@@ -1,0 +1,69 @@
+import { BigIntType, Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+
+/** One debit of a project's wallet for one billable call; refunded when the call failed on our side. */
+@Entity({ tableName: 'charge' })
+@Index({ properties: ['projectId', 'createdAt'] })
+export class Charge {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  projectId!: string;
+
+  /** What was bought, e.g. `check:age`. */
+  @Property({ type: 'string', length: 60 })
+  item!: string;
+
+  /** The check record this paid for, once the call finished. */
+  @Property({ type: 'string', length: 40, nullable: true })
+  checkId?: string | null;
+
+  @Property({ type: new BigIntType('number') })
+  amountMinor!: number;
+
+  @Property({ type: 'string', length: 3 })
+  currency!: string;
+
+  @Property({ type: 'boolean', default: false })
+  refunded: boolean = false;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+/**
+ * The first response to a request with an `Idempotency-Key`, replayed for 24 h. The body is
+ * sealed (AES-GCM): a fresh-mode response can carry raw identity data the caller asked for.
+ */
+@Entity({ tableName: 'idempotency_record' })
+export class IdempotencyRecord {
+  @PrimaryKey({ type: 'string', length: 40 })
+  projectId!: string;
+
+  @PrimaryKey({ type: 'string', length: 255 })
+  key!: string;
+
+  /** SHA-256 of route and body: the same key with another body is refused. */
+  @Property({ type: 'string', length: 64 })
+  fingerprint!: string;
+
+  @Property({ type: 'string', length: 12 })
+  state!: 'running' | 'done';
+
+  @Property({ type: 'integer', nullable: true })
+  responseStatus?: number | null;
+
+  @Property({ type: 'text', nullable: true })
+  responseSealed?: string | null;
+
+  /** A running record older than this was abandoned by a crashed process and may be taken over. */
+  @Property({ type: 'timestamptz' })
+  lockedUntil!: Date;
+
+  @Property({ type: 'timestamptz' })
+  @Index()
+  expiresAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}

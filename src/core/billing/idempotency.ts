@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import { DomainError } from '../errors.js';
+import type { Sealer } from '../secrets.js';
+import { IdempotencyRecord } from './entities.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** Longer than the slowest call (a live licence lookup takes up to ~90 s). */
+const RUNNING_LOCK_MS = 5 * 60 * 1000;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+/** Statuses a retry must be able to change, so they are not stored: payment, rate limit, our faults. */
+const TRANSIENT = (status: number) => status === 402 || status === 429 || status >= 500;
+
+/** A stable digest of what was asked: the operation plus its body (files included, as bytes). */
+export function fingerprint(operation: string, parts: unknown): string {
+  const hash = createHash('sha256').update(operation).update('\0');
+  const visit = (value: unknown): void => {
+    if (Buffer.isBuffer(value)) {
+      hash.update(`b${value.length}:`).update(value);
+    } else if (Array.isArray(value)) {
+      hash.update('[');
+      value.forEach(visit);
+      hash.update(']');
+    } else if (value && typeof value === 'object') {
+      hash.update('{');
+      for (const key of Object.keys(value).sort()) {
+        hash.update(JSON.stringify(key));
+        visit((value as Record<string, unknown>)[key]);
+      }
+      hash.update('}');
+    } else {
+      hash.update(JSON.stringify(value ?? null));
+    }
+  };
+  visit(parts);
+  return hash.digest('hex');
+}
+
+export type Begin = { kind: 'run' } | { kind: 'replay'; response: StoredResponse };
+
+/** `Idempotency-Key` on billable calls: one execution per key and body, its response replayed for 24 h. */
+export class IdempotencyService {
+  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer }) {}
+
+  validKey(key: string): boolean {
+    return KEY.test(key);
+  }
+
+  /** Claims the key for this request, or says how to answer instead (replay, 409, 422). */
+  async begin(projectId: string, key: string, requestFingerprint: string): Promise<Begin> {
+    if (!this.validKey(key)) throw new DomainError('validation_error', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+    const now = this.deps.clock.now();
+    const connection = this.deps.orm.em.getConnection();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const claimed = await connection.execute(
+        `insert into idempotency_record (project_id, key, fingerprint, state, locked_until, expires_at, created_at)
+         values (?, ?, ?, 'running', ?, ?, ?) on conflict (project_id, key) do nothing returning key`,
+        [projectId, key, requestFingerprint, new Date(now.getTime() + RUNNING_LOCK_MS), new Date(now.getTime() + IDEMPOTENCY_TTL_MS), now],
+      );
+      if (claimed.length === 1) return { kind: 'run' };
+      const existing = await this.deps.orm.em.fork().findOne(IdempotencyRecord, { projectId, key });
+      if (!existing) continue; // expired and purged in between: claim again
+      if (existing.expiresAt <= now || (existing.state === 'running' && existing.lockedUntil <= now)) {
+        // Expired, or abandoned by a process that died mid-call: take it over (one winner).
+        const taken = await connection.execute(
+          `update idempotency_record set fingerprint = ?, state = 'running', response_status = null, response_sealed = null,
+             locked_until = ?, expires_at = ?, created_at = ?
+           where project_id = ? and key = ? and (expires_at <= ? or (state = 'running' and locked_until <= ?)) returning key`,
+          [requestFingerprint, new Date(now.getTime() + RUNNING_LOCK_MS), new Date(now.getTime() + IDEMPOTENCY_TTL_MS), now, projectId, key, now, now],
+        );
+        if (taken.length === 1) return { kind: 'run' };
+        continue;
+      }
+      if (existing.fingerprint !== requestFingerprint) throw new DomainError('idempotency_key_reused');
+      if (existing.state === 'running') throw new DomainError('idempotency_in_progress');
+      return { kind: 'replay', response: { status: existing.responseStatus!, body: JSON.parse(this.deps.sealer.open(existing.responseSealed!)) } };
+    }
+    throw new DomainError('idempotency_in_progress');
+  }
+
+  /** Stores the first response; transient failures release the key so a retry runs again. */
+  async finish(projectId: string, key: string, response: StoredResponse): Promise<void> {
+    const em = this.deps.orm.em.fork();
+    if (TRANSIENT(response.status)) {
+      await em.nativeDelete(IdempotencyRecord, { projectId, key, state: 'running' });
+      return;
+    }
+    await em.nativeUpdate(
+      IdempotencyRecord,
+      { projectId, key },
+      { state: 'done', responseStatus: response.status, responseSealed: this.deps.sealer.seal(JSON.stringify(response.body)) },
+    );
+  }
+
+  /** Deletes records past their 24 h; returns how many. */
+  async purgeExpired(): Promise<number> {
+    return this.deps.orm.em.fork().nativeDelete(IdempotencyRecord, { expiresAt: { $lte: this.deps.clock.now() } });
+  }
+}

@@ -1,0 +1,43 @@
+import { Entity, Enum, Index, PrimaryKey, Property } from '@mikro-orm/core';
+
+export const CHECK_TYPES = ['id_verification', 'liveness', 'face_match', 'age', 'credential', 'kyc_credential', 'location', 'antispoof', 'face_uniqueness'] as const;
+export type CheckType = (typeof CHECK_TYPES)[number];
+export const CHECK_STATUSES = ['passed', 'failed', 'review'] as const;
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
+
+/**
+ * The stored record of one standalone check call (its id is the response's `session_id`).
+ * Never raw identity data or images: type, verdict, mode, time, project, price.
+ */
+@Entity({ tableName: 'check_record' })
+@Index({ properties: ['projectId', 'createdAt'] })
+export class CheckRecord {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  projectId!: string;
+
+  @Enum({ items: () => CHECK_TYPES, type: 'string', nativeEnumName: undefined })
+  type!: CheckType;
+
+  @Enum({ items: () => CHECK_STATUSES, type: 'string', nativeEnumName: undefined })
+  status!: CheckStatus;
+
+  /** `fresh` (raw input, nothing kept) or `account` (answered from a stored identity). */
+  @Property({ type: 'string', length: 10 })
+  mode!: 'fresh' | 'account';
+
+  @Property({ type: 'string', length: 40, nullable: true })
+  svcId?: string | null;
+
+  /** A short machine reason when not passed (e.g. `expired`, `permission_denied`); never raw data. */
+  @Property({ type: 'string', length: 80, nullable: true })
+  reason?: string | null;
+
+  @Property({ type: 'integer' })
+  durationMs!: number;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}

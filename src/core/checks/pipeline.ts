@@ -1,0 +1,125 @@
+import type { z } from 'zod';
+import { CheckRecord, type CheckType } from './entities.js';
+import type { AccountService } from '../accounts/service.js';
+import type { BillingService, Reservation } from '../billing/service.js';
+import { fingerprint, type IdempotencyService } from '../billing/idempotency.js';
+import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import { DomainError } from '../errors.js';
+import { newId } from '../secrets.js';
+import { parseInput } from '../validation.js';
+import { accountRefOf, type AccountRef, type CheckContext, type CheckOutcome } from './types.js';
+
+export interface Caller {
+  projectId: string;
+  apiKeyId: string;
+}
+
+/** The answer of a billable call, as stored for idempotent replay and shaped by a front. */
+export type CallResult =
+  | { ok: true; status: number; data: unknown }
+  | { ok: false; status: number; error: { code: string; message: string }; data?: unknown; retryAfterSeconds?: number };
+
+/**
+ * A standalone check in two steps: `prepare` validates the input (bad input is answered before
+ * any charge) and `execute` does the work that is paid for.
+ */
+export interface StandaloneCheck<Input, Prepared> {
+  type: CheckType;
+  /** The body's schema; images arrive as Buffers (fronts decode base64, data URLs and files). */
+  input: z.ZodType<Input>;
+  prepare(input: Input, context: CheckContext): Promise<Prepared>;
+  execute(prepared: Prepared, context: CheckContext): Promise<CheckOutcome>;
+}
+
+export function errorResult(error: unknown): CallResult | undefined {
+  if (!(error instanceof DomainError)) return undefined;
+  return {
+    ok: false,
+    status: error.status,
+    error: { code: error.code, message: error.message },
+    ...(error.data !== undefined ? { data: error.data } : {}),
+    ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+  };
+}
+
+/**
+ * Every standalone check goes through here: idempotency, the account-mode switch, validation,
+ * the wallet, the work, the stored record. Fronts only parse the wire format into `input`.
+ */
+export class CheckPipeline {
+  constructor(
+    private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService },
+  ) {}
+
+  async run<Input extends AccountRef, Prepared>(
+    caller: Caller,
+    check: StandaloneCheck<Input, Prepared>,
+    rawInput: unknown,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<CallResult & { replayed?: boolean }> {
+    const { idempotencyKey } = options;
+    if (idempotencyKey !== undefined) {
+      let begun;
+      try {
+        begun = await this.deps.idempotency.begin(caller.projectId, idempotencyKey, fingerprint(`check:${check.type}`, rawInput));
+      } catch (error) {
+        const result = errorResult(error);
+        if (result) return result;
+        throw error;
+      }
+      if (begun.kind === 'replay') return { ...(begun.response.body as CallResult), replayed: true };
+    }
+    let result: CallResult;
+    try {
+      result = await this.execute(caller, check, parseInput(check.input, rawInput ?? {}));
+    } catch (error) {
+      const known = errorResult(error);
+      if (!known) {
+        if (idempotencyKey !== undefined) await this.deps.idempotency.finish(caller.projectId, idempotencyKey, { status: 500, body: null });
+        throw error;
+      }
+      result = known;
+    }
+    if (idempotencyKey !== undefined) await this.deps.idempotency.finish(caller.projectId, idempotencyKey, { status: result.status, body: result });
+    return result;
+  }
+
+  private async execute<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, input: Input): Promise<CallResult> {
+    const started = Date.now();
+    const ref = accountRefOf(input);
+    const svcId = ref ? await this.deps.accounts.resolveForProject(caller.projectId, ref) : null;
+    const context: CheckContext = { projectId: caller.projectId, mode: svcId ? 'account' : 'fresh', svcId, today: this.deps.clock.now() };
+    const prepared = await check.prepare(input, context);
+
+    const reservation: Reservation = await this.deps.billing.reserve(caller.projectId, `check:${check.type}`);
+    let outcome: CheckOutcome;
+    try {
+      outcome = await check.execute(prepared, context);
+    } catch (error) {
+      // No verdict, no charge: late-found bad input and our own failures are refunded.
+      await this.deps.billing.refund(reservation);
+      throw error;
+    }
+    const record = await this.record(caller, context, outcome, Date.now() - started);
+    await this.deps.billing.settle(reservation, record.id);
+    return { ok: true, status: 200, data: { session_id: record.id, status: outcome.check.status, check: outcome.check } };
+  }
+
+  private async record(caller: Caller, context: CheckContext, outcome: CheckOutcome, durationMs: number): Promise<CheckRecord> {
+    const em = this.deps.orm.em.fork();
+    const record = em.create(CheckRecord, {
+      id: newId('chk'),
+      projectId: caller.projectId,
+      type: outcome.check.type,
+      status: outcome.check.status,
+      mode: context.mode,
+      svcId: context.svcId,
+      reason: outcome.check.status === 'passed' ? null : (outcome.reason ?? null),
+      durationMs,
+      createdAt: this.deps.clock.now(),
+    });
+    await em.flush();
+    return record;
+  }
+}

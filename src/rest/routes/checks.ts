@@ -1,0 +1,60 @@
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { ageInput } from '../../core/checks/age.js';
+import { CHECK_STATUSES, CHECK_TYPES } from '../../core/checks/entities.js';
+import { locationInput } from '../../core/checks/location.js';
+import type { CallResult, StandaloneCheck } from '../../core/checks/pipeline.js';
+import type { AccountRef } from '../../core/checks/types.js';
+import type { Core } from '../../core/index.js';
+import type { ErrorCode } from '../../core/errors.js';
+import type { ApiKeyCaller } from '../auth.js';
+import { checkBody, type FieldKinds } from '../input.js';
+import type { ApiDocs } from '../openapi.js';
+
+/** Sends a pipeline result in the envelope; replays say so in `Idempotent-Replayed`. */
+export function sendResult(res: Response, result: CallResult & { replayed?: boolean }): void {
+  if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  if (result.ok) {
+    res.status(result.status).json({ success: true, data: result.data, error: null });
+    return;
+  }
+  if (result.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(result.retryAfterSeconds));
+  res.status(result.status).json({ success: false, data: result.data ?? null, error: result.error });
+}
+
+const checkSchema = z.object({
+  type: z.enum(CHECK_TYPES),
+  status: z.enum(CHECK_STATUSES),
+  score: z.number().optional(),
+  data: z.record(z.string(), z.unknown()),
+  error: z.string().nullable(),
+});
+export const standaloneResponse = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkSchema });
+
+const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'invalid_api_key', 'insufficient_balance', 'idempotency_key_reused', 'idempotency_in_progress', 'rate_limited', 'invalid_token', 'account_not_found'];
+
+/** The standalone checks: thin routes over `core.pipeline`. */
+export function checksRouter(core: Core, docs: ApiDocs) {
+  const router = Router();
+
+  function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body: z.ZodType; errors: ErrorCode[] }) {
+    router.post(path, checkBody(kinds), async (req, res) => {
+      const caller = res.locals.apiKey as ApiKeyCaller;
+      const result = await core.pipeline.run(caller, check, res.locals.input, { idempotencyKey: req.get('idempotency-key') ?? undefined });
+      sendResult(res, result);
+    });
+    docs.add({ method: 'post', path: `/api/v2${path}`, summary: doc.summary, tag: 'standalone checks', security: 'apiKey', body: doc.body, response: standaloneResponse, errors: [...COMMON_ERRORS, ...doc.errors] });
+  }
+
+  route('/age-verification', core.checks.age, { images: [], arrays: ['bands'] }, {
+    summary: 'Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65)',
+    body: ageInput,
+    errors: ['missing_dob', 'account_dob_unavailable'],
+  });
+  route('/location', core.checks.location, { images: [], numbers: ['latitude', 'longitude', 'accuracy', 'expected_latitude', 'expected_longitude', 'radius_m'] }, {
+    summary: 'A GPS fix, optionally against an expected point and geofence radius',
+    body: locationInput,
+    errors: [],
+  });
+  return router;
+}
