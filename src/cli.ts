@@ -169,6 +169,11 @@ account
   }))));
 
 admin
+  .command('rotate-keys')
+  .description('make a new id_token signing key current; the previous one stays in the JWKS')
+  .action(() => withCore(async (core) => print({ kid: await core.signingKeys.rotate(), jwks: await core.signingKeys.jwks() })));
+
+admin
   .command('admin-token')
   .description('bearer tokens of the GraphQL/tRPC admin API (printed once)')
   .command('create')

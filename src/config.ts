@@ -24,6 +24,8 @@ export interface Config {
   pricesJson?: string;
   /** Requests per minute per API key on `/api/v2`. */
   rateLimitPerMinute: number;
+  /** Load the models at start (serve) instead of on the first request that needs them. */
+  warmModels: boolean;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -56,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.LOG_LEVEL || 'info',
     jsonBodyLimit: env.VERITY_JSON_LIMIT || '1mb',
     pricesJson: env.VERITY_PRICES || undefined,
+    warmModels: flag(env.VERITY_WARM_MODELS, true),
     rateLimitPerMinute: integer('VERITY_RATE_LIMIT_PER_MINUTE', env.VERITY_RATE_LIMIT_PER_MINUTE, 600),
   };
   return { ...config, ...overrides };

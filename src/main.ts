@@ -67,11 +67,13 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       clock: options.clock,
       allowInsecureCallbacks: config.allowInsecureCallbacks,
       prices: parsePrices(config.pricesJson),
+      issuer: config.baseUrl,
       // The embedded store is one process by construction (data-dir lock), so counters can live in memory.
       rateLimit: { points: config.rateLimitPerMinute, windowSeconds: 60, store: store.embedded ? 'memory' : 'postgres' },
     });
     const applied = await core.migrate();
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+    await core.signingKeys.ensure();
     const demo = config.seedDemo ? await seedDemoTenant(core, config) : null;
     const graph = await graphqlMiddleware(core, logger);
     closers.push(graph.stop);
@@ -80,9 +82,11 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     }, 10 * 60 * 1000);
     housekeeping.unref();
     closers.push(async () => clearInterval(housekeeping));
+    closers.push(() => core.models.close());
     const { app } = createHttpApp({
       core,
       logger,
+      probe: { parts: () => core.models.status(), requireParts: config.warmModels },
       baseUrl: config.baseUrl,
       jsonBodyLimit: config.jsonBodyLimit,
       mounts: [
@@ -105,6 +109,13 @@ export interface RunningService extends Service {
 /** `verity serve`: build, write demo.json on the first start, listen. */
 export async function startService(config: Config, options: BuildOptions = {}): Promise<RunningService> {
   const service = await buildService(config, options);
+  if (config.warmModels) {
+    const started = Date.now();
+    Promise.all([service.core.models.documents(), service.core.models.faces()]).then(
+      () => service.logger.info({ ms: Date.now() - started, ...service.core.models.status() }, 'models loaded'),
+      (error) => service.logger.error({ err: error }, 'models failed to load'),
+    );
+  }
   const demoFile = path.join(config.dataDir, 'demo.json');
   if (service.demo) {
     await mkdir(config.dataDir, { recursive: true, mode: 0o700 });

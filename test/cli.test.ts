@@ -62,14 +62,16 @@ const get = (url: string, headers: Record<string, string> = {}) => fetch(`http:/
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-cli-'));
   port = await freePort();
-  env = { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '' };
+  // Models are not what this file tests: they load on first use instead of at start.
+  env = { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '', VERITY_WARM_MODELS: '0' };
 });
 afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
 describe('verity serve and verity admin on the embedded store', () => {
-  it('seeds once, administers a running service, keeps data across restarts', async () => {
+  // About 20 commands, each a fresh Node process compiling the CLI: generous on a busy 2-core machine.
+  it('seeds once, administers a running service, keeps data across restarts', { timeout: 240_000 }, async () => {
     const first = await serve();
     let demo: any;
     let createdKey: string;

@@ -5,9 +5,13 @@ import { BillingService, DEFAULT_PRICES_MINOR } from './billing/service.js';
 import { ageCheck } from './checks/age.js';
 import { locationCheck } from './checks/location.js';
 import { CheckPipeline } from './checks/pipeline.js';
+import { idVerificationCheck } from './checks/id-document.js';
+import { lazyModels, type Models } from './models.js';
 import { systemClock, type Clock } from './clock.js';
 import { migrate, pendingMigrations, type Orm } from './db/orm.js';
 import { AccessTokenService } from './oidc/tokens.js';
+import { SigningKeys } from './oidc/keys.js';
+import { OidcProvider } from './oidc/provider.js';
 import { Sealer } from './secrets.js';
 import { TenancyService } from './tenancy/service.js';
 
@@ -19,6 +23,10 @@ export interface CoreOptions {
   /** Price per billable item in minor units (defaults: DEFAULT_PRICES_MINOR). */
   prices?: Record<string, number>;
   rateLimit?: RateLimitOptions;
+  /** The models checks call (default: the real ones, loaded on first use). */
+  models?: Models;
+  /** The OpenID Connect issuer: the public base URL. */
+  issuer?: string;
 }
 
 /** The domain: every front (REST, GraphQL, tRPC, CLI, pages) calls these services and nothing else. */
@@ -34,7 +42,10 @@ export class Core {
   readonly rateLimits: RateLimits;
   readonly pipeline: CheckPipeline;
   /** The standalone checks, each run through `pipeline`. */
-  readonly checks: { age: ReturnType<typeof ageCheck>; location: typeof locationCheck };
+  readonly models: Models;
+  readonly signingKeys: SigningKeys;
+  readonly oidc: OidcProvider;
+  readonly checks: { age: ReturnType<typeof ageCheck>; location: typeof locationCheck; idVerification: ReturnType<typeof idVerificationCheck> };
   /** Once true it stays true: migrations are never un-applied under a running service. */
   private migrationsApplied = false;
 
@@ -50,7 +61,10 @@ export class Core {
     this.idempotency = new IdempotencyService({ ...deps, sealer: this.sealer });
     this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });
     this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts });
-    this.checks = { age: ageCheck(this.accounts), location: locationCheck };
+    this.models = options.models ?? lazyModels();
+    this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer });
+    this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, issuer: options.issuer ?? 'http://localhost:8080' });
+    this.checks = { age: ageCheck(this.accounts), location: locationCheck, idVerification: idVerificationCheck(this.models, this.accounts) };
   }
 
   /** Housekeeping that runs every few minutes: expired idempotency records and rate counters. */

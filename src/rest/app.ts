@@ -4,6 +4,7 @@ import { DomainError } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import { rateLimited, requireApiKey, requireOrgClient } from './auth.js';
 import { checksRouter } from './routes/checks.js';
+import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
 import { accessLog, createMetrics, labelRoute, requestId, type HttpMetrics } from './observability.js';
 import { ApiDocs } from './openapi.js';
@@ -42,6 +43,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(homeRouter());
   app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe));
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));
+  app.use(oidcRouter(core, docs));
 
   // Every verification route needs an API key (which decides which project's objects exist)
   // and counts against that key's rate limit.

@@ -100,6 +100,7 @@ function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, 
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => { failure ??= new DomainError('image_too_large', `${name} is over 20 MB`); });
+      stream.on('error', () => { failure ??= new DomainError('validation_error', 'malformed multipart/form-data body'); });
       stream.on('end', () => {
         if (!kinds.images.includes(name)) { failure ??= new DomainError('validation_error', `${name}: unexpected file field`, { data: { errors: { [name]: 'not a file field' } } }); return; }
         const bytes = Buffer.concat(chunks);

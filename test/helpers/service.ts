@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -25,6 +27,8 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
     dataDir,
     encryptionKey: Sealer.generateKey(),
     logLevel: 'silent',
+    // Models load on first use in tests; only the tests about them pay for loading them.
+    warmModels: false,
     ...overrides,
   });
   const store = await freshStore();
@@ -45,4 +49,33 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
 /** Raw SQL against the service's database, for checking what is (not) stored. */
 export async function sql<T = Record<string, unknown>>(service: Service, query: string, params: unknown[] = []): Promise<T[]> {
   return service.core.orm.em.getConnection().execute(query, params);
+}
+
+export interface ListeningService extends TestService {
+  url: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The service on a real loopback port whose base URL (the OIDC issuer) is that address. */
+export async function startListeningService(overrides: Partial<Config> = {}, options: { clock?: Clock } = {}): Promise<ListeningService> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const service = await startTestService({ baseUrl: url, orgApiUrl: url, ...overrides }, options);
+  const server = await new Promise<Server>((resolve) => { const s = service.app.listen(port, '127.0.0.1', () => resolve(s)); });
+  return {
+    ...service,
+    url,
+    async close() {
+      await new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+      await service.close();
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { Entity, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 
 /** A person's Verity account (`svc_id`). */
 @Entity({ tableName: 'account' })
@@ -34,6 +34,49 @@ export class Account {
 
   @Property({ type: 'timestamptz', nullable: true })
   identityVerifiedAt?: Date | null;
+
+  /** The face reference: a 128-d descriptor only (never an image), sealed. */
+  @Property({ type: 'text', nullable: true })
+  faceDescriptorSealed?: string | null;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+/** A professional licence on an account, badged by a verified lookup. */
+@Entity({ tableName: 'account_license' })
+@Index({ properties: ['accountId'] })
+export class AccountLicense {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  accountId!: string;
+
+  /** e.g. `nurse_licenses`, `cpr_certification`. */
+  @Property({ type: 'string', length: 80 })
+  type!: string;
+
+  @Property({ type: 'string', length: 80 })
+  number!: string;
+
+  @Property({ type: 'string', length: 40 })
+  status!: string;
+
+  @Property({ type: 'string', length: 200 })
+  issuer!: string;
+
+  /** The licence's own expiry (YYYY-MM-DD), as the board gives it. */
+  @Property({ type: 'string', length: 10, nullable: true })
+  expiresOn?: string | null;
+
+  /** Where the verification came from (a board), null when unverified. */
+  @Property({ type: 'string', length: 200, nullable: true })
+  verifiedFrom?: string | null;
+
+  /** The badge is never served past this. */
+  @Property({ type: 'timestamptz', nullable: true })
+  expireAt?: Date | null;
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;

@@ -83,6 +83,12 @@ export class AccountService {
     return accountView(account);
   }
 
+  async view(svcId: string) {
+    const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });
+    if (!account) throw new DomainError('account_not_found');
+    return { ...accountView(account), identityVerifiedAt: account.identityVerifiedAt?.toISOString() ?? null };
+  }
+
   /** The verified identity of an account, or null when none is on file. */
   async verifiedIdentity(svcId: string): Promise<VerifiedIdentity | null> {
     const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });

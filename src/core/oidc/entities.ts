@@ -22,6 +22,11 @@ export class AccessToken {
   @Property({ type: ArrayType })
   scopes!: string[];
 
+  /** The authorization code this descends from: a replayed code revokes everything it issued. */
+  @Property({ type: 'string', length: 40, nullable: true })
+  @Index()
+  grantId?: string | null;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 
@@ -30,4 +35,146 @@ export class AccessToken {
 
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt?: Date | null;
+}
+
+/** An RS256 key pair; the private half sealed (AES-GCM). The newest signs; the previous stays in the JWKS. */
+@Entity({ tableName: 'signing_key' })
+export class SigningKey {
+  @PrimaryKey({ type: 'string', length: 64 })
+  kid!: string;
+
+  @Property({ type: 'json' })
+  publicJwk!: Record<string, unknown>;
+
+  @Property({ type: 'text' })
+  privateKeySealed!: string;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+/** A one-time authorization code (about 2 minutes), bound to client, redirect URI and PKCE challenge. */
+@Entity({ tableName: 'authorization_code' })
+export class AuthorizationCode {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 64 })
+  @Unique()
+  codeDigest!: string;
+
+  @Property({ type: 'string', length: 64 })
+  clientId!: string;
+
+  @Property({ type: 'string', length: 40 })
+  accountId!: string;
+
+  @Property({ type: 'text' })
+  redirectUri!: string;
+
+  @Property({ type: ArrayType })
+  scopes!: string[];
+
+  @Property({ type: 'text', nullable: true })
+  nonce?: string | null;
+
+  @Property({ type: 'string', length: 128, nullable: true })
+  codeChallenge?: string | null;
+
+  @Property({ type: 'timestamptz' })
+  authTime!: Date;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  usedAt?: Date | null;
+}
+
+/** A refresh token; each use rotates it (marks it used and issues a successor). */
+@Entity({ tableName: 'refresh_token' })
+@Index({ properties: ['accountId', 'clientId'] })
+export class RefreshToken {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 64 })
+  @Unique()
+  tokenDigest!: string;
+
+  @Property({ type: 'string', length: 64 })
+  clientId!: string;
+
+  @Property({ type: 'string', length: 40 })
+  accountId!: string;
+
+  @Property({ type: ArrayType })
+  scopes!: string[];
+
+  @Property({ type: 'string', length: 40 })
+  @Index()
+  grantId!: string;
+
+  @Property({ type: 'timestamptz' })
+  authTime!: Date;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  rotatedAt?: Date | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  revokedAt?: Date | null;
+}
+
+/** A person signed in to our pages in one browser (cookie holds the secret; we keep its digest). */
+@Entity({ tableName: 'login_session' })
+export class LoginSession {
+  @PrimaryKey({ type: 'string', length: 64 })
+  digest!: string;
+
+  @Property({ type: 'string', length: 40 })
+  accountId!: string;
+
+  @Property({ type: 'timestamptz' })
+  authTime!: Date;
+
+  @Property({ type: 'timestamptz' })
+  expiresAt!: Date;
+}
+
+/** An authorization request waiting for the person to sign in or consent (10 minutes). */
+@Entity({ tableName: 'oidc_interaction' })
+export class Interaction {
+  @PrimaryKey({ type: 'string', length: 64 })
+  digest!: string;
+
+  @Property({ type: 'json' })
+  request!: Record<string, unknown>;
+
+  @Property({ type: 'timestamptz' })
+  expiresAt!: Date;
+}
+
+/** What a person allowed a client to read, remembered so they are not asked again each login. */
+@Entity({ tableName: 'oidc_consent' })
+export class Consent {
+  @PrimaryKey({ type: 'string', length: 40 })
+  accountId!: string;
+
+  @PrimaryKey({ type: 'string', length: 64 })
+  clientId!: string;
+
+  @Property({ type: ArrayType })
+  scopes!: string[];
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
 }

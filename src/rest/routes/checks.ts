@@ -46,6 +46,12 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     docs.add({ method: 'post', path: `/api/v2${path}`, summary: doc.summary, tag: 'standalone checks', security: 'apiKey', body: doc.body, response: standaloneResponse, errors: [...COMMON_ERRORS, ...doc.errors] });
   }
 
+  const image = z.string().describe('base64 or a data URL (or send multipart/form-data files under the same name)');
+  route('/id-verification', core.checks.idVerification, { images: ['front_image', 'back_image'] }, {
+    summary: 'Read an ID document: OCR, MRZ with check digits, portrait, authenticity evidence',
+    body: z.object({ front_image: image, back_image: image.optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
+    errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record'],
+  });
   route('/age-verification', core.checks.age, { images: [], arrays: ['bands'] }, {
     summary: 'Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65)',
     body: ageInput,

@@ -7,6 +7,8 @@ import type { ApiDocs } from '../openapi.js';
 export interface ReadinessProbe {
   /** Extra parts that must be ready (models arrive with the face engine); name -> ready. */
   parts?: () => Record<string, boolean | string>;
+  /** Not ready until every part is (when models are warmed at start). */
+  requireParts?: boolean;
 }
 
 /** Liveness, readiness, metrics and the OpenAPI document: unauthenticated, top-level JSON. */
@@ -20,7 +22,7 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
   router.get('/readyz', async (_req, res) => {
     const store = await core.readiness();
     const parts = probe.parts?.() ?? {};
-    const ready = store.database && store.migrations && Object.values(parts).every((value) => value !== false);
+    const ready = store.database && store.migrations && (!probe.requireParts || Object.values(parts).every((value) => value !== false));
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', ...store, ...parts });
   });
 

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import type { AccountService } from '../accounts/service.js';
+import { DomainError } from '../errors.js';
+import type { Models } from '../models.js';
+import type { DecodedImage } from '../../ml/image.js';
+import type { DocumentReading } from '../../ml/document/index.js';
+import { compareDates, parseCalendarDate, utcDate } from './dates.js';
+import { imageBytes, intakeImage } from './images.js';
+import type { StandaloneCheck } from './pipeline.js';
+import type { CheckContext, CheckOutcome } from './types.js';
+
+export const idVerificationInput = z.object({
+  front_image: imageBytes.optional(),
+  back_image: imageBytes.optional(),
+  svc_access_token: z.string().min(1).max(200).optional(),
+  svc_id: z.string().min(1).max(40).optional(),
+});
+export type IdVerificationInput = z.infer<typeof idVerificationInput>;
+
+type Prepared = { mode: 'fresh'; front?: DecodedImage; back?: DecodedImage } | { mode: 'account'; verifiedAt: string | null };
+
+/** One piece of evidence behind the authenticity score, listed in the check's data. */
+export interface Evidence {
+  name: string;
+  passed: boolean;
+  weight: number;
+  detail: string;
+}
+
+const DOCUMENT_TYPES: Record<string, string> = { P: 'passport', I: 'id_card', A: 'id_card', C: 'id_card', V: 'visa' };
+
+/** Does the MRZ format fit the document code (passports on TD3, cards on TD1/TD2, visas on MRV)? */
+function layoutConsistent(reading: DocumentReading): boolean {
+  const mrz = reading.mrz!;
+  const code = mrz.fields.documentCode?.[0] ?? '';
+  if (mrz.format === 'TD3') return code === 'P';
+  if (mrz.format === 'TD1') return ['I', 'A', 'C'].includes(code);
+  if (mrz.format === 'TD2') return ['I', 'A', 'C', 'P'].includes(code);
+  return code === 'V';
+}
+
+/**
+ * Authenticity from evidence we can explain: a machine-readable zone, its check digits, expiry,
+ * agreement with the printed (visual) zone, a face on the document, and a layout that fits the
+ * document code. The score is the weighted share of passed evidence.
+ */
+export function authenticityEvidence(reading: DocumentReading, facePresent: boolean, expired: boolean | null): Evidence[] {
+  const mrz = reading.mrz;
+  const agreement = Object.values(reading.mrzVisualAgreement);
+  const agreeing = agreement.filter(Boolean).length;
+  const failedDigits = mrz ? Object.entries(mrz.checkDigits).filter(([, ok]) => !ok).map(([name]) => name) : [];
+  return [
+    { name: 'mrz_present', passed: mrz !== null, weight: 0.15, detail: mrz ? `${mrz.format} machine-readable zone read` : 'no machine-readable zone found' },
+    { name: 'check_digits_valid', passed: mrz?.valid ?? false, weight: 0.3, detail: !mrz ? 'nothing to check' : failedDigits.length ? `invalid: ${failedDigits.join(', ')}` : `all ${Object.keys(mrz.checkDigits).length} check digits valid` },
+    { name: 'not_expired', passed: expired === false, weight: 0.15, detail: expired === null ? 'expiry date not read' : expired ? 'document is expired' : 'expiry date is in the future' },
+    {
+      name: 'mrz_matches_visual_zone',
+      passed: agreement.length > 0 && agreeing === agreement.length,
+      weight: 0.15,
+      detail: agreement.length ? `${agreeing} of ${agreement.length} printed fields agree with the MRZ` : 'no printed field to compare',
+    },
+    { name: 'face_on_document', passed: facePresent, weight: 0.15, detail: facePresent ? 'a portrait was found' : 'no portrait found' },
+    { name: 'layout_consistent', passed: mrz ? layoutConsistent(reading) : false, weight: 0.1, detail: mrz ? `format ${mrz.format} with document code ${mrz.fields.documentCode ?? '?'}` : 'no layout to check' },
+  ];
+}
+
+export function authenticityScore(evidence: Evidence[]): number {
+  const total = evidence.reduce((sum, item) => sum + item.weight, 0);
+  return Math.round((evidence.reduce((sum, item) => sum + (item.passed ? item.weight : 0), 0) / total) * 100) / 100;
+}
+
+/** Below this the document is readable but the evidence is weak: a person should look. */
+export const REVIEW_BELOW = 0.75;
+
+const name = (value: string | null | undefined) => (value ?? '').replace(/</g, ' ').replace(/\s+/g, ' ').trim();
+
+function fieldsOf(reading: DocumentReading) {
+  const mrz = reading.mrz?.fields;
+  const visual = reading.visualZone.fields;
+  const fullName = visual.fullName ?? [name(mrz?.givenNames), name(mrz?.surname)].filter(Boolean).join(' ');
+  return {
+    full_name: fullName,
+    fathers_name: visual.fathersName ?? '',
+    document_number: mrz?.documentNumber ?? visual.documentNumber ?? '',
+    date_of_birth: mrz?.birthDate ?? visual.dateOfBirth ?? '',
+    date_of_issue: visual.dateOfIssue ?? '',
+    date_of_expiry: mrz?.expirationDate ?? visual.dateOfExpiry ?? '',
+    sex: mrz?.sex ?? visual.sex ?? '',
+    issuing_state: mrz?.issuingState ?? '',
+    country: mrz?.nationality ?? visual.country ?? mrz?.issuingState ?? '',
+    document_type: DOCUMENT_TYPES[mrz?.documentCode?.[0] ?? ''] ?? (mrz ? 'other' : ''),
+  };
+}
+
+/** POST /api/v2/id-verification: real OCR and MRZ, a portrait, explained authenticity. */
+export function idVerificationCheck(models: Models, accounts: AccountService): StandaloneCheck<IdVerificationInput, Prepared> {
+  return {
+    type: 'id_verification',
+    input: idVerificationInput,
+    async prepare(input, context): Promise<Prepared> {
+      if (context.mode === 'account') {
+        const identity = await accounts.verifiedIdentity(context.svcId!);
+        if (!identity) throw new DomainError('no_reusable_record');
+        const account = await accounts.view(context.svcId!);
+        return { mode: 'account', verifiedAt: account.identityVerifiedAt };
+      }
+      if (!input.front_image && !input.back_image) throw new DomainError('no_images_provided');
+      const front = input.front_image ? await intakeImage('front_image', input.front_image) : undefined;
+      const back = input.back_image ? await intakeImage('back_image', input.back_image) : undefined;
+      return { mode: 'fresh', front, back };
+    },
+    async execute(prepared, context: CheckContext): Promise<CheckOutcome> {
+      if (prepared.mode === 'account') {
+        // Proofs only: that a verified identity is on file, never its contents.
+        return { check: { type: 'id_verification', status: 'passed', data: { id_verified: true, reused: true, verified_at: prepared.verifiedAt }, error: null } };
+      }
+      const reading = await (await models.documents()).read(prepared.front, prepared.back);
+      const fields = fieldsOf(reading);
+      const readable = reading.mrz !== null || [fields.full_name, fields.document_number, fields.date_of_birth].filter(Boolean).length >= 2;
+      if (!readable) throw new DomainError('unprocessable', 'no document could be read: send a sharp, well-lit photo of the whole document');
+
+      const portraitSource = reading.side === 'back' ? prepared.back ?? prepared.front : prepared.front ?? prepared.back;
+      const faces = await models.faces();
+      const [face] = portraitSource ? await faces.detectFaces(portraitSource) : [];
+      const portrait = face && portraitSource ? (await faces.cropFace(portraitSource, face.box, { margin: 0.25, maxSide: 480 })).toString('base64') : '';
+
+      const expiry = parseCalendarDate(fields.date_of_expiry);
+      const expired = expiry ? compareDates(expiry, utcDate(context.today)) < 0 : null;
+      const evidence = authenticityEvidence(reading, Boolean(face), expired);
+      const score = authenticityScore(evidence);
+
+      let status: 'passed' | 'failed' | 'review' = 'passed';
+      let reason: string | undefined;
+      let error: string | null = null;
+      if (reading.mrz && !reading.mrz.valid) {
+        status = 'failed';
+        reason = 'invalid_check_digits';
+        error = `invalid check digits: ${Object.entries(reading.mrz.checkDigits).filter(([, ok]) => !ok).map(([field]) => field).join(', ')}`;
+      } else if (expired) {
+        status = 'failed';
+        reason = 'expired';
+        error = `document expired on ${fields.date_of_expiry}`;
+      } else if (!reading.mrz) {
+        status = 'review';
+        reason = 'no_mrz';
+        error = 'no machine-readable zone found; fields were read from the printed zone only';
+      } else if (score < REVIEW_BELOW) {
+        status = 'review';
+        reason = 'weak_evidence';
+        error = `weak evidence: ${evidence.filter((item) => !item.passed).map((item) => item.name).join(', ')}`;
+      }
+      return {
+        check: {
+          type: 'id_verification',
+          status,
+          score,
+          data: {
+            fields,
+            portrait,
+            dob: fields.date_of_birth,
+            authenticity: { score, evidence },
+            mrz: reading.mrz ? { format: reading.mrz.format, valid: reading.mrz.valid, check_digits: reading.mrz.checkDigits, corrections: reading.mrz.corrections } : null,
+            rotation: reading.rotation,
+          },
+          error,
+        },
+        reason,
+      };
+    },
+  };
+}

@@ -1,0 +1,454 @@
+import { createHash } from 'node:crypto';
+import { Account, AccountLicense } from '../accounts/entities.js';
+import type { AccountService } from '../accounts/service.js';
+import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import { DomainError } from '../errors.js';
+import { digestSecret, newId, newSecret, safeEqual } from '../secrets.js';
+import { OidcClient, OIDC_SCOPES } from '../tenancy/entities.js';
+import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken } from './entities.js';
+import type { SigningKeys } from './keys.js';
+import { ACCESS_TOKEN_TTL_SECONDS, type AccessGrant } from './tokens.js';
+
+const CODE_TTL_MS = 120_000;
+const REFRESH_TTL_MS = 30 * 24 * 3600_000;
+const SESSION_TTL_MS = 12 * 3600_000;
+const INTERACTION_TTL_MS = 10 * 60_000;
+const ID_TOKEN_TTL_SECONDS = ACCESS_TOKEN_TTL_SECONDS;
+
+/** The authorization request once its client and redirect URI are trusted. */
+export interface AuthorizeRequest {
+  clientId: string;
+  clientName: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string;
+  nonce?: string;
+  codeChallenge?: string;
+  prompt?: string;
+  maxAge?: number;
+}
+
+export type AuthorizeStep =
+  | { kind: 'error_page'; message: string }
+  | { kind: 'redirect'; url: string }
+  | { kind: 'login'; interaction: string; clientName: string; error?: string }
+  | { kind: 'consent'; interaction: string; clientName: string; scopes: string[] };
+
+export interface BrowserSession {
+  accountId: string;
+  authTime: Date;
+}
+
+export interface Tokens {
+  access_token: string;
+  refresh_token: string;
+  id_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+}
+
+const one = (value: unknown): string | undefined => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined);
+
+/** `at_hash`: the left half of the SHA-256 of the access token, base64url (OIDC Core 3.1.3.6). */
+export function atHash(accessToken: string): string {
+  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+}
+
+/** The OpenID Connect provider: authorization code with PKCE, rotating refresh tokens, logout, account reads. */
+export class OidcProvider {
+  constructor(
+    private readonly deps: { orm: Orm; clock: Clock; keys: SigningKeys; accounts: AccountService; issuer: string },
+  ) {}
+
+  get issuer(): string {
+    return this.deps.issuer;
+  }
+
+  private now(): Date {
+    return this.deps.clock.now();
+  }
+
+  private em() {
+    return this.deps.orm.em.fork();
+  }
+
+  discovery() {
+    const base = `${this.issuer}/api/auth/oidc`;
+    return {
+      issuer: this.issuer,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      userinfo_endpoint: `${base}/userinfo`,
+      jwks_uri: `${base}/jwks.json`,
+      end_session_endpoint: `${base}/logout`,
+      scopes_supported: [...OIDC_SCOPES],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+      id_token_signing_alg_values_supported: ['RS256'],
+      subject_types_supported: ['public'],
+      claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'svc_id', 'svc_org_member_id', 'email', 'name', 'preferred_username', 'id_verified'],
+      prompt_values_supported: ['none', 'login', 'consent'],
+      authorization_response_iss_parameter_supported: true,
+      request_parameter_supported: false,
+      claims_parameter_supported: false,
+    };
+  }
+
+  // ---- authorize ----
+
+  private redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
+    const url = new URL(redirectUri);
+    for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value);
+    url.searchParams.set('iss', this.issuer);
+    return url.toString();
+  }
+
+  private errorRedirect(redirectUri: string, error: string, description: string, state?: string): AuthorizeStep {
+    return { kind: 'redirect', url: this.redirectWith(redirectUri, { error, error_description: description, state }) };
+  }
+
+  /**
+   * Checks an authorization request. Until the client and its exact redirect URI are known, errors
+   * are shown on a page (never redirected: that would be an open redirect); after, they go back
+   * to the client with `error`, `state` and `iss`.
+   */
+  async checkAuthorize(query: Record<string, unknown>): Promise<{ request: AuthorizeRequest } | { step: AuthorizeStep }> {
+    const clientId = one(query.client_id);
+    const redirectUri = one(query.redirect_uri);
+    if (!clientId) return { step: { kind: 'error_page', message: 'client_id is missing.' } };
+    const client = await this.em().findOne(OidcClient, { clientId });
+    if (!client || !client.active) return { step: { kind: 'error_page', message: 'This application is unknown or not active.' } };
+    if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
+      return { step: { kind: 'error_page', message: 'The redirect_uri is not registered for this application.' } };
+    }
+    const state = one(query.state);
+    const fail = (error: string, description: string) => ({ step: this.errorRedirect(redirectUri, error, description, state) });
+    if (one(query.response_type) !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
+    if (!state) return fail('invalid_request', 'state is required');
+    const scopes = [...new Set((one(query.scope) ?? '').split(' ').filter(Boolean))];
+    if (!scopes.includes('openid')) return fail('invalid_scope', 'the openid scope is required');
+    const notEnabled = scopes.filter((scope) => !client.scopes.includes(scope as (typeof client.scopes)[number]));
+    if (notEnabled.length) return fail('invalid_scope', `scope not enabled for this application: ${notEnabled.join(' ')}`);
+    const codeChallenge = one(query.code_challenge);
+    const method = one(query.code_challenge_method);
+    if (codeChallenge !== undefined && (method ?? 'plain') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+    if (codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(codeChallenge)) return fail('invalid_request', 'code_challenge is malformed');
+    const maxAgeText = one(query.max_age);
+    const maxAge = maxAgeText === undefined ? undefined : Number(maxAgeText);
+    if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0)) return fail('invalid_request', 'max_age must be a non-negative integer');
+    const prompt = one(query.prompt);
+    if (prompt && !['none', 'login', 'consent', 'select_account'].includes(prompt)) return fail('invalid_request', 'unsupported prompt value');
+    const nonce = one(query.nonce);
+    if (nonce !== undefined && nonce.length > 512) return fail('invalid_request', 'nonce is too long');
+    return { request: { clientId, clientName: client.name, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge } };
+  }
+
+  /** What happens next for a checked request, given who is signed in to this browser. */
+  async nextStep(request: AuthorizeRequest, session: BrowserSession | null, options: { freshLogin?: boolean } = {}): Promise<AuthorizeStep> {
+    const tooOld = session && request.maxAge !== undefined && this.now().getTime() - session.authTime.getTime() > request.maxAge * 1000;
+    const needsLogin = !session || tooOld || (request.prompt === 'login' && !options.freshLogin);
+    if (needsLogin) {
+      if (request.prompt === 'none') return this.errorRedirect(request.redirectUri, 'login_required', 'the user is not signed in', request.state);
+      return { kind: 'login', interaction: await this.saveInteraction(request), clientName: request.clientName };
+    }
+    const consent = await this.em().findOne(Consent, { accountId: session.accountId, clientId: request.clientId });
+    const covered = consent && request.scopes.every((scope) => consent.scopes.includes(scope));
+    if (!covered || request.prompt === 'consent') {
+      if (request.prompt === 'none') return this.errorRedirect(request.redirectUri, 'consent_required', 'the user has not consented', request.state);
+      return { kind: 'consent', interaction: await this.saveInteraction(request), clientName: request.clientName, scopes: request.scopes };
+    }
+    return { kind: 'redirect', url: await this.issueCode(request, session) };
+  }
+
+  private async saveInteraction(request: AuthorizeRequest): Promise<string> {
+    const secret = newSecret('int', 24);
+    const em = this.em();
+    em.create(Interaction, { digest: digestSecret(secret), request: { ...request }, expiresAt: new Date(this.now().getTime() + INTERACTION_TTL_MS) });
+    await em.flush();
+    return secret;
+  }
+
+  async loadInteraction(secret: string): Promise<AuthorizeRequest | null> {
+    if (!secret || secret.length > 100) return null;
+    const row = await this.em().findOne(Interaction, { digest: digestSecret(secret) });
+    if (!row || row.expiresAt <= this.now()) return null;
+    return row.request as unknown as AuthorizeRequest;
+  }
+
+  private async dropInteraction(secret: string): Promise<void> {
+    await this.em().nativeDelete(Interaction, { digest: digestSecret(secret) });
+  }
+
+  /** The person allowed or denied the request on the consent page. */
+  async decide(interaction: string, session: BrowserSession | null, allow: boolean): Promise<AuthorizeStep> {
+    const request = await this.loadInteraction(interaction);
+    if (!request) return { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' };
+    if (!session) return { kind: 'login', interaction, clientName: request.clientName };
+    await this.dropInteraction(interaction);
+    if (!allow) return this.errorRedirect(request.redirectUri, 'access_denied', 'the user denied the request', request.state);
+    const em = this.em();
+    await em.upsert(Consent, { accountId: session.accountId, clientId: request.clientId, scopes: request.scopes, createdAt: this.now() });
+    return { kind: 'redirect', url: await this.issueCode(request, session) };
+  }
+
+  private async issueCode(request: AuthorizeRequest, session: BrowserSession): Promise<string> {
+    const code = newSecret('code');
+    const em = this.em();
+    const now = this.now();
+    em.create(AuthorizationCode, {
+      id: newId('grt'),
+      codeDigest: digestSecret(code),
+      clientId: request.clientId,
+      accountId: session.accountId,
+      redirectUri: request.redirectUri,
+      scopes: request.scopes,
+      nonce: request.nonce ?? null,
+      codeChallenge: request.codeChallenge ?? null,
+      authTime: session.authTime,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+    });
+    await em.flush();
+    return this.redirectWith(request.redirectUri, { code, state: request.state });
+  }
+
+  // ---- browser sessions ----
+
+  /** Signs a person in: a session secret for the cookie, or null for a wrong email or password. */
+  async signIn(email: string, password: string): Promise<{ cookie: string; session: BrowserSession } | null> {
+    const account = await this.deps.accounts.checkPassword(email, password);
+    return account ? this.openSession(account.svcId) : null;
+  }
+
+  async openSession(accountId: string): Promise<{ cookie: string; session: BrowserSession }> {
+    const cookie = newSecret('ses');
+    const authTime = new Date(Math.floor(this.now().getTime() / 1000) * 1000);
+    const em = this.em();
+    em.create(LoginSession, { digest: digestSecret(cookie), accountId, authTime, expiresAt: new Date(authTime.getTime() + SESSION_TTL_MS) });
+    await em.flush();
+    return { cookie, session: { accountId, authTime } };
+  }
+
+  async session(cookie: string | undefined): Promise<BrowserSession | null> {
+    if (!cookie || cookie.length > 100) return null;
+    const row = await this.em().findOne(LoginSession, { digest: digestSecret(cookie) });
+    if (!row || row.expiresAt <= this.now()) return null;
+    return { accountId: row.accountId, authTime: row.authTime };
+  }
+
+  async endSession(cookie: string | undefined): Promise<void> {
+    if (cookie) await this.em().nativeDelete(LoginSession, { digest: digestSecret(cookie) });
+  }
+
+  // ---- token endpoint ----
+
+  /** client_secret_basic (URL-decoded per RFC 6749 2.3.1) or client_secret_post. */
+  async authenticateClient(body: Record<string, unknown>, basic: { id: string; secret: string } | undefined): Promise<OidcClient> {
+    const clientId = basic?.id ?? one(body.client_id);
+    const secret = basic?.secret ?? one(body.client_secret);
+    if (basic && one(body.client_id) !== undefined && one(body.client_id) !== basic.id) throw new DomainError('invalid_request', 'client_id in the body differs from the Basic credentials');
+    const client = clientId ? await this.em().findOne(OidcClient, { clientId }) : null;
+    const presented = digestSecret(secret ?? '');
+    if (!client || !secret || !safeEqual(presented, client.clientSecretDigest)) throw new DomainError('invalid_client', 'client authentication failed');
+    if (!client.active) throw new DomainError('invalid_client', 'the application is not active');
+    return client;
+  }
+
+  async token(body: Record<string, unknown>, basic: { id: string; secret: string } | undefined): Promise<Tokens> {
+    const client = await this.authenticateClient(body, basic);
+    const grantType = one(body.grant_type);
+    if (grantType === 'authorization_code') return this.exchangeCode(client, body);
+    if (grantType === 'refresh_token') return this.refresh(client, body);
+    if (!grantType) throw new DomainError('invalid_request', 'grant_type is required');
+    throw new DomainError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
+  }
+
+  private async exchangeCode(client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
+    const code = one(body.code);
+    const redirectUri = one(body.redirect_uri);
+    if (!code || !redirectUri) throw new DomainError('invalid_request', 'code and redirect_uri are required');
+    const em = this.em();
+    const row = await em.findOne(AuthorizationCode, { codeDigest: digestSecret(code) });
+    if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the code is invalid or was issued to another client');
+    const now = this.now();
+    const claimed = await em.nativeUpdate(AuthorizationCode, { id: row.id, usedAt: null }, { usedAt: now });
+    if (claimed === 0) {
+      // A replayed code: whoever holds it may be an attacker, so everything it issued is revoked.
+      await this.revokeGrant(row.id);
+      throw new DomainError('invalid_grant', 'the code was already used; the tokens issued from it are revoked');
+    }
+    if (row.expiresAt <= now) throw new DomainError('invalid_grant', 'the code expired');
+    if (row.redirectUri !== redirectUri) throw new DomainError('invalid_grant', 'redirect_uri differs from the authorization request');
+    const verifier = one(body.code_verifier);
+    if (row.codeChallenge) {
+      if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new DomainError('invalid_grant', 'code_verifier is missing or malformed');
+      if (createHash('sha256').update(verifier).digest('base64url') !== row.codeChallenge) throw new DomainError('invalid_grant', 'code_verifier does not match the code_challenge');
+    } else if (verifier !== undefined) {
+      throw new DomainError('invalid_grant', 'code_verifier sent for a code issued without PKCE');
+    }
+    return this.issueTokens(client, { accountId: row.accountId, scopes: row.scopes, grantId: row.id, authTime: row.authTime, nonce: row.nonce ?? undefined });
+  }
+
+  private async refresh(client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
+    const presented = one(body.refresh_token);
+    if (!presented) throw new DomainError('invalid_request', 'refresh_token is required');
+    const em = this.em();
+    const row = await em.findOne(RefreshToken, { tokenDigest: digestSecret(presented) });
+    if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the refresh token is invalid or was issued to another client');
+    if (row.revokedAt) throw new DomainError('invalid_grant', 'the refresh token was revoked');
+    const now = this.now();
+    if (row.expiresAt <= now) throw new DomainError('invalid_grant', 'the refresh token expired');
+    const rotated = await em.nativeUpdate(RefreshToken, { id: row.id, rotatedAt: null, revokedAt: null }, { rotatedAt: now });
+    if (rotated === 0) {
+      // Replay of a rotated-away token: revoke every refresh token of this user and client.
+      await this.revokeFor(row.accountId, row.clientId);
+      throw new DomainError('invalid_grant', 'the refresh token was already used; every refresh token of this sign-in is revoked');
+    }
+    let scopes = row.scopes;
+    const requested = one(body.scope);
+    if (requested !== undefined) {
+      const narrowed = requested.split(' ').filter(Boolean);
+      if (narrowed.some((scope) => !row.scopes.includes(scope))) throw new DomainError('invalid_scope', 'a refresh cannot widen the granted scopes');
+      scopes = narrowed;
+    }
+    return this.issueTokens(client, { accountId: row.accountId, scopes, grantId: row.grantId, authTime: row.authTime });
+  }
+
+  private async issueTokens(client: OidcClient, grant: { accountId: string; scopes: string[]; grantId: string; authTime: Date; nonce?: string }): Promise<Tokens> {
+    const em = this.em();
+    const now = this.now();
+    const account = await em.findOneOrFail(Account, { id: grant.accountId });
+    const accessToken = newSecret('vt');
+    const refreshToken = newSecret('vr');
+    em.create(AccessToken, {
+      id: newId('at'),
+      tokenDigest: digestSecret(accessToken),
+      account,
+      client,
+      scopes: grant.scopes,
+      grantId: grant.grantId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000),
+    });
+    em.create(RefreshToken, {
+      id: newId('rt'),
+      tokenDigest: digestSecret(refreshToken),
+      clientId: client.clientId,
+      accountId: account.id,
+      scopes: grant.scopes,
+      grantId: grant.grantId,
+      authTime: grant.authTime,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + REFRESH_TTL_MS),
+    });
+    await em.flush();
+    const idToken = await this.deps.keys.sign(
+      {
+        iss: this.issuer,
+        sub: account.id,
+        aud: client.clientId,
+        auth_time: Math.floor(grant.authTime.getTime() / 1000),
+        at_hash: atHash(accessToken),
+        ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+        svc_id: account.id,
+        ...(grant.scopes.includes('profile') ? { email: account.email, name: account.displayName ?? account.email } : {}),
+      },
+      ID_TOKEN_TTL_SECONDS,
+    );
+    return { access_token: accessToken, refresh_token: refreshToken, id_token: idToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: grant.scopes.join(' ') };
+  }
+
+  private async revokeGrant(grantId: string): Promise<void> {
+    const em = this.em();
+    const now = this.now();
+    await em.nativeUpdate(AccessToken, { grantId, revokedAt: null }, { revokedAt: now });
+    await em.nativeUpdate(RefreshToken, { grantId, revokedAt: null }, { revokedAt: now });
+  }
+
+  /** Revokes every access and refresh token of a user for a client. */
+  async revokeFor(accountId: string, clientId: string): Promise<void> {
+    const em = this.em();
+    const now = this.now();
+    await em.nativeUpdate(RefreshToken, { accountId, clientId, revokedAt: null }, { revokedAt: now });
+    await em.nativeUpdate(AccessToken, { account: { id: accountId }, client: { clientId }, revokedAt: null }, { revokedAt: now });
+  }
+
+  // ---- logout ----
+
+  /**
+   * RP-initiated logout: `id_token_hint` proves who (an expired one is fine, a tampered one is
+   * not); `post_logout_redirect_uri` must be one of that client's registered URIs exactly.
+   */
+  async logout(query: Record<string, unknown>): Promise<{ kind: 'redirect'; url: string } | { kind: 'signed_out' } | { kind: 'error_page'; message: string }> {
+    const hint = one(query.id_token_hint);
+    const postLogout = one(query.post_logout_redirect_uri);
+    const state = one(query.state);
+    if (!hint) {
+      if (postLogout) return { kind: 'error_page', message: 'post_logout_redirect_uri needs an id_token_hint.' };
+      return { kind: 'signed_out' };
+    }
+    const claims = await this.deps.keys.verify(hint, this.issuer, { ignoreExpiry: true });
+    const clientId = typeof claims?.aud === 'string' ? claims.aud : Array.isArray(claims?.aud) ? claims.aud[0] : undefined;
+    if (!claims || typeof claims.sub !== 'string' || !clientId) return { kind: 'error_page', message: 'The id_token_hint is not valid.' };
+    const client = await this.em().findOne(OidcClient, { clientId });
+    if (!client) return { kind: 'error_page', message: 'The id_token_hint names an unknown application.' };
+    if (postLogout && !client.redirectUris.includes(postLogout)) return { kind: 'error_page', message: 'The post_logout_redirect_uri is not registered for this application.' };
+    await this.revokeFor(claims.sub, clientId);
+    if (!postLogout) return { kind: 'signed_out' };
+    const url = new URL(postLogout);
+    if (state !== undefined) url.searchParams.set('state', state);
+    return { kind: 'redirect', url: url.toString() };
+  }
+
+  // ---- account reads (no check runs here; no date of birth, document number or address) ----
+
+  private requireScope(grant: AccessGrant, scope: string | null): void {
+    if (!grant.scopes.includes('openid')) throw new DomainError('insufficient_scope', 'the token lacks the openid scope');
+    if (scope && !grant.scopes.includes(scope)) throw new DomainError('insufficient_scope', `the token lacks the ${scope} scope`);
+  }
+
+  async userinfo(grant: AccessGrant) {
+    this.requireScope(grant, 'profile');
+    const account = await this.em().findOneOrFail(Account, { id: grant.svcId });
+    const identity = await this.deps.accounts.verifiedIdentity(account.id);
+    return {
+      sub: account.id,
+      svc_id: account.id,
+      preferred_username: account.email,
+      email: account.email,
+      name: identity?.fullName ?? account.displayName ?? account.email,
+      id_verified: account.idVerified,
+    };
+  }
+
+  private async currentLicenses(svcId: string): Promise<AccountLicense[]> {
+    const now = this.now();
+    const rows = await this.em().find(AccountLicense, { accountId: svcId }, { orderBy: { createdAt: 'asc' } });
+    // A stored licence is never served past its expire_at.
+    return rows.filter((row) => !row.expireAt || row.expireAt > now);
+  }
+
+  async licenses(grant: AccessGrant) {
+    this.requireScope(grant, null);
+    const rows = await this.currentLicenses(grant.svcId);
+    return { licenses: rows.map((row) => ({ type: row.type, number: row.number, status: row.status, expires_on: row.expiresOn ?? null, issuer: row.issuer })) };
+  }
+
+  async verifications(grant: AccessGrant) {
+    this.requireScope(grant, 'verifications');
+    const account = await this.em().findOneOrFail(Account, { id: grant.svcId });
+    const rows = await this.currentLicenses(grant.svcId);
+    return {
+      verifications: {
+        human_verified: account.humanVerified ?? account.idVerified,
+        id_verified: account.idVerified,
+        licenses: rows.map((row) => ({ license_type: row.type, verified: row.verifiedFrom != null, verified_from: row.verifiedFrom ?? null, expire_at: row.expireAt?.toISOString() ?? null })),
+      },
+    };
+  }
+}

@@ -1,0 +1,161 @@
+import express, { Router, type Request, type Response } from 'express';
+import { DomainError } from '../../core/errors.js';
+import type { Core } from '../../core/index.js';
+import type { AuthorizeStep } from '../../core/oidc/provider.js';
+import { consentPage, messagePage, signInPage, signUpPage } from '../../web/login-pages.js';
+import { requireAccessToken, type TokenCaller } from '../auth.js';
+import { sendData } from '../envelope.js';
+import type { ApiDocs } from '../openapi.js';
+
+const COOKIE = 'verity_session';
+
+function sessionCookie(req: Request): string | undefined {
+  const header = req.get('cookie') ?? '';
+  for (const part of header.split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === COOKIE) return decodeURIComponent(rest.join('='));
+  }
+  return undefined;
+}
+
+/** `Authorization: Basic` with URL-encoded client id and secret (RFC 6749 2.3.1). */
+function basicCredentials(req: Request): { id: string; secret: string } | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(req.get('authorization') ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new DomainError('invalid_client', 'malformed Basic credentials');
+  try {
+    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
+  } catch {
+    throw new DomainError('invalid_client', 'malformed Basic credentials');
+  }
+}
+
+/** Login and account endpoints under /api/auth/oidc, discovery at both well-known paths. */
+export function oidcRouter(core: Core, docs: ApiDocs) {
+  const router = Router();
+  const oidc = core.oidc;
+  const secure = oidc.issuer.startsWith('https:');
+  const form = express.urlencoded({ extended: false, limit: '64kb' });
+  const body = [form, express.json({ limit: '64kb' })];
+
+  const setCookie = (res: Response, value: string) =>
+    res.append('Set-Cookie', `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200${secure ? '; Secure' : ''}`);
+  const clearCookie = (res: Response) => res.append('Set-Cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
+
+  function render(res: Response, step: AuthorizeStep, status = 200): void {
+    res.setHeader('Cache-Control', 'no-store');
+    switch (step.kind) {
+      case 'redirect':
+        res.redirect(303, step.url);
+        return;
+      case 'error_page':
+        res.status(400).type('html').send(messagePage('Sign-in request not valid', step.message));
+        return;
+      case 'login':
+        res.status(status).type('html').send(signInPage({ interaction: step.interaction, clientName: step.clientName, error: step.error }));
+        return;
+      case 'consent':
+        res.status(status).type('html').send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes }));
+    }
+  }
+
+  const discovery = (_req: Request, res: Response) => { res.json(oidc.discovery()); };
+  router.get('/.well-known/openid-configuration', discovery);
+  router.get('/api/.well-known/openid-configuration', discovery);
+
+  router.get('/api/auth/oidc/jwks.json', async (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.json(await core.signingKeys.jwks());
+  });
+
+  router.get('/api/auth/oidc/authorize', async (req, res) => {
+    const checked = await oidc.checkAuthorize(req.query);
+    if ('step' in checked) return render(res, checked.step);
+    render(res, await oidc.nextStep(checked.request, await oidc.session(sessionCookie(req))));
+  });
+
+  router.post('/api/auth/oidc/login', form, async (req, res) => {
+    const interaction = String(req.body?.interaction ?? '');
+    const request = await oidc.loadInteraction(interaction);
+    if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    const signedIn = await oidc.signIn(String(req.body?.email ?? ''), String(req.body?.password ?? ''));
+    if (!signedIn) {
+      res.status(401).type('html').send(signInPage({ interaction, clientName: request.clientName, error: 'Wrong email or password.', email: String(req.body?.email ?? '') }));
+      return;
+    }
+    setCookie(res, signedIn.cookie);
+    render(res, await oidc.nextStep(request, signedIn.session, { freshLogin: true }));
+  });
+
+  router.get('/api/auth/oidc/signup', async (req, res) => {
+    const interaction = String(req.query.interaction ?? '');
+    if (!(await oidc.loadInteraction(interaction))) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    res.type('html').send(signUpPage({ interaction }));
+  });
+
+  router.post('/api/auth/oidc/signup', form, async (req, res) => {
+    const interaction = String(req.body?.interaction ?? '');
+    const request = await oidc.loadInteraction(interaction);
+    if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    const fields = { email: String(req.body?.email ?? ''), password: String(req.body?.password ?? ''), name: String(req.body?.name ?? '') };
+    try {
+      const account = await core.accounts.createAccount({ email: fields.email, password: fields.password, displayName: fields.name || undefined });
+      const { cookie, session } = await oidc.openSession(account.svcId);
+      setCookie(res, cookie);
+      render(res, await oidc.nextStep(request, session, { freshLogin: true }));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const message = error.code === 'account_exists' ? 'An account with this email exists already: sign in instead.' : 'Check your email, and use a password of at least 8 characters.';
+      res.status(400).type('html').send(signUpPage({ interaction, error: message, email: fields.email, name: fields.name }));
+    }
+  });
+
+  router.post('/api/auth/oidc/consent', form, async (req, res) => {
+    const session = await oidc.session(sessionCookie(req));
+    render(res, await oidc.decide(String(req.body?.interaction ?? ''), session, req.body?.decision === 'allow'));
+  });
+
+  router.post('/api/auth/oidc/token', ...body, async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Pragma', 'no-cache');
+    try {
+      res.json(await oidc.token(req.body ?? {}, basicCredentials(req)));
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'invalid_client' && req.get('authorization')) res.setHeader('WWW-Authenticate', 'Basic realm="verity"');
+      throw error;
+    }
+  });
+
+  router.get('/api/auth/oidc/logout', async (req, res) => {
+    const outcome = await oidc.logout(req.query);
+    if (outcome.kind === 'error_page') {
+      res.status(400).type('html').send(messagePage('Sign-out request not valid', outcome.message));
+      return;
+    }
+    await oidc.endSession(sessionCookie(req));
+    clearCookie(res);
+    if (outcome.kind === 'redirect') return void res.redirect(303, outcome.url);
+    res.type('html').send(messagePage('Signed out', 'You are signed out of Verity.'));
+  });
+
+  const tokenAuth = requireAccessToken(core);
+  const userinfo = async (_req: Request, res: Response) => { res.json(await oidc.userinfo(res.locals.token as TokenCaller & { expiresAt: Date })); };
+  router.get('/api/auth/oidc/userinfo', tokenAuth, userinfo);
+  router.post('/api/auth/oidc/userinfo', tokenAuth, userinfo);
+  router.get('/api/auth/oidc/licenses', tokenAuth, async (_req, res) => { sendData(res, await oidc.licenses(res.locals.token)); });
+  router.get('/api/auth/oidc/verifications', tokenAuth, async (_req, res) => { sendData(res, await oidc.verifications(res.locals.token)); });
+
+  docs.add(
+    { method: 'get', path: '/.well-known/openid-configuration', summary: 'OpenID Connect discovery (also at /api/.well-known/openid-configuration)', tag: 'login', security: 'none', bare: true },
+    { method: 'get', path: '/api/auth/oidc/jwks.json', summary: 'Public RS256 keys for id_token validation', tag: 'login', security: 'none', bare: true },
+    { method: 'get', path: '/api/auth/oidc/authorize', summary: 'Authorization code request (browser); redirects with code, state and iss', tag: 'login', security: 'none', bare: true },
+    { method: 'post', path: '/api/auth/oidc/token', summary: 'Token exchange: authorization_code (PKCE S256) and refresh_token (rotated on every use); JSON or form body; client_secret_post or client_secret_basic', tag: 'login', security: 'none', bare: true, errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'] },
+    { method: 'get', path: '/api/auth/oidc/logout', summary: 'RP-initiated logout: revokes the user\'s tokens for the client', tag: 'login', security: 'none', bare: true },
+    { method: 'get', path: '/api/auth/oidc/userinfo', summary: 'Claims of the user (scope profile); also POST', tag: 'account', security: 'accessToken', bare: true, errors: ['invalid_token', 'insufficient_scope'] },
+    { method: 'get', path: '/api/auth/oidc/licenses', summary: 'The user\'s licences', tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
+    { method: 'get', path: '/api/auth/oidc/verifications', summary: 'Verification status (scope verifications)', tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
+  );
+  return router;
+}

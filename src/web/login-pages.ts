@@ -1,0 +1,72 @@
+// The pages a person sees while signing in to an application through Verity: sign in, sign up,
+// consent, and messages. Plain server-rendered HTML that works on a phone, without scripts.
+
+const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const SCOPE_TEXT: Record<string, string> = {
+  openid: 'Know who you are (your Verity account id)',
+  profile: 'Your name and email address',
+  verifications: 'Whether your identity and humanity are verified',
+  doctor_license: 'Your professional licences and their status',
+  zkp: 'Proofs about you that reveal no raw data',
+  mcp: 'Act for you through connected assistants',
+};
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)} · Verity</title>
+<style>
+*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,sans-serif;background:#f3f5f9;color:#1b2330}
+main{max-width:26rem;margin:2.5rem auto;padding:1.75rem;background:#fff;border-radius:12px;box-shadow:0 2px 12px rgba(20,30,60,.08)}
+h1{font-size:1.35rem;margin:0 0 1rem}label{display:block;font-weight:600;margin:.9rem 0 .3rem}
+input{width:100%;padding:.7rem .8rem;font-size:1rem;border:1px solid #c5ccd9;border-radius:8px}
+button{margin-top:1.2rem;width:100%;padding:.75rem;font-size:1rem;font-weight:600;border:0;border-radius:8px;background:#2457c5;color:#fff;cursor:pointer}
+button.secondary{background:#e6eaf2;color:#1b2330}.row{display:flex;gap:.75rem}.row button{flex:1}
+.error{background:#fdecec;color:#8a1c1c;padding:.6rem .8rem;border-radius:8px;margin-bottom:.5rem}
+ul{padding-left:1.2rem}.muted{color:#5b6577;font-size:.9rem}a{color:#2457c5}
+</style></head><body><main>${body}</main></body></html>`;
+}
+
+export function signInPage(options: { interaction: string; clientName: string; error?: string; email?: string }): string {
+  return page('Sign in', `
+<h1>Sign in to continue to ${escape(options.clientName)}</h1>
+${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
+<form method="post" action="/api/auth/oidc/login">
+<input type="hidden" name="interaction" value="${escape(options.interaction)}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? '')}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+<p class="muted">No account yet? <a href="/api/auth/oidc/signup?interaction=${encodeURIComponent(options.interaction)}">Create one</a></p>`);
+}
+
+export function signUpPage(options: { interaction: string; error?: string; email?: string; name?: string }): string {
+  return page('Create your account', `
+<h1>Create your Verity account</h1>
+${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
+<form method="post" action="/api/auth/oidc/signup">
+<input type="hidden" name="interaction" value="${escape(options.interaction)}">
+<label for="name">Name</label><input id="name" name="name" autocomplete="name" value="${escape(options.name ?? '')}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? '')}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+<button type="submit">Create account</button>
+</form>`);
+}
+
+export function consentPage(options: { interaction: string; clientName: string; scopes: string[] }): string {
+  const items = options.scopes.map((scope) => `<li>${escape(SCOPE_TEXT[scope] ?? scope)}</li>`).join('');
+  return page('Allow access', `
+<h1>${escape(options.clientName)} wants to</h1>
+<ul>${items}</ul>
+<p class="muted">Your date of birth, document number and address are never shared this way.</p>
+<form method="post" action="/api/auth/oidc/consent" class="row">
+<input type="hidden" name="interaction" value="${escape(options.interaction)}">
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+<button type="submit" name="decision" value="allow">Allow</button>
+</form>`);
+}
+
+export function messagePage(title: string, message: string): string {
+  return page(title, `<h1>${escape(title)}</h1><p>${escape(message)}</p>`);
+}

@@ -1,0 +1,312 @@
+import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/core/clock.js';
+import { atHash } from '../src/core/oidc/provider.js';
+import { authorizePath, interactionOf, PageDriver, pkce } from './helpers/oidc.js';
+import { startListeningService, type ListeningService } from './helpers/service.js';
+
+const clock = new ManualClock(new Date());
+let service: ListeningService;
+let client: { client_id: string; client_secret: string; redirect_uris: string[] };
+let redirectUri: string;
+
+beforeAll(async () => {
+  service = await startListeningService({}, { clock });
+  client = service.demo.oidc;
+  redirectUri = client.redirect_uris[0]!;
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+/** Signs the demo user in and consents; returns the code and what was sent. */
+async function authorize(extra: Record<string, string | undefined> = {}, driver = new PageDriver(service)) {
+  const { verifier, challenge } = pkce();
+  const state = `st-${Math.random()}`;
+  const nonce = `n-${Math.random()}`;
+  const params = { client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile verifications', state, nonce, code_challenge: challenge, code_challenge_method: 'S256', ...extra };
+  let res = await driver.get(authorizePath(params));
+  if (res.status === 200 && res.text.includes('name="password"')) {
+    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+  }
+  if (res.status === 200 && res.text.includes('value="allow"')) {
+    res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
+  }
+  expect(res.status, res.text).toBe(303);
+  const location = new URL(res.headers.location as string);
+  return { location, code: location.searchParams.get('code')!, state, nonce, verifier, driver };
+}
+
+const token = (body: Record<string, string>) => service.http.post('/api/auth/oidc/token').type('form').send(body);
+const exchange = (code: string, verifier: string, extra: Record<string, string> = {}) =>
+  token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: client.client_id, client_secret: client.client_secret, ...extra });
+
+describe('discovery and keys', () => {
+  it('serves discovery at both paths with the required fields', async () => {
+    for (const path of ['/.well-known/openid-configuration', '/api/.well-known/openid-configuration']) {
+      const doc = (await service.http.get(path)).body;
+      expect(doc.issuer).toBe(service.url);
+      expect(doc.authorization_endpoint).toBe(`${service.url}/api/auth/oidc/authorize`);
+      expect(doc.token_endpoint).toBe(`${service.url}/api/auth/oidc/token`);
+      expect(doc.userinfo_endpoint).toBe(`${service.url}/api/auth/oidc/userinfo`);
+      expect(doc.jwks_uri).toBe(`${service.url}/api/auth/oidc/jwks.json`);
+      expect(doc.end_session_endpoint).toBe(`${service.url}/api/auth/oidc/logout`);
+      expect(doc.response_types_supported).toEqual(['code']);
+      expect(doc.code_challenge_methods_supported).toEqual(['S256']);
+      expect(doc.token_endpoint_auth_methods_supported).toEqual(['client_secret_post', 'client_secret_basic']);
+      expect(doc.id_token_signing_alg_values_supported).toEqual(['RS256']);
+      expect(doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
+      expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'verifications', 'doctor_license', 'zkp', 'mcp']));
+      expect(doc.authorization_response_iss_parameter_supported).toBe(true);
+      expect(doc.claims_supported).toEqual(expect.arrayContaining(['sub', 'nonce', 'auth_time', 'at_hash']));
+    }
+  });
+
+  it('publishes public keys only, and keeps the previous key after a rotation', async () => {
+    const before = (await service.http.get('/api/auth/oidc/jwks.json')).body.keys;
+    expect(before).toHaveLength(1);
+    for (const key of before) {
+      expect(key).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+      for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(secret);
+    }
+    const kid = await service.core.signingKeys.rotate();
+    const after = (await service.http.get('/api/auth/oidc/jwks.json')).body.keys;
+    expect(after.map((k: { kid: string }) => k.kid)).toEqual([kid, before[0].kid]);
+    expect(new Set(after.map((k: { kid: string }) => k.kid)).size).toBe(2);
+  });
+});
+
+describe('authorize', () => {
+  const base = () => ({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 'abc' });
+
+  it('shows errors on a page, never redirecting, until the client and exact redirect URI are trusted', async () => {
+    for (const params of [
+      { ...base(), client_id: 'vc_unknown' },
+      { ...base(), redirect_uri: `${redirectUri}/extra` },
+      { ...base(), redirect_uri: redirectUri.replace('/callback', '/Callback') },
+      { ...base(), redirect_uri: 'https://evil.example.com/cb' },
+      { ...base(), client_id: undefined },
+    ]) {
+      const res = await service.http.get(authorizePath(params));
+      expect(res.status).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.headers['content-type']).toContain('text/html');
+    }
+  });
+
+  it.each([
+    [{ response_type: 'token' }, 'unsupported_response_type'],
+    [{ scope: 'profile' }, 'invalid_scope'],
+    [{ scope: 'openid mcp' }, 'invalid_scope'],
+    [{ state: undefined }, 'invalid_request'],
+    [{ code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request'],
+    [{ prompt: 'none' }, 'login_required'],
+  ] as [Record<string, string | undefined>, string][])('redirects back with an error for %o', async (change, error) => {
+    const res = await service.http.get(authorizePath({ ...base(), ...change }));
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.location as string);
+    expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
+    expect(location.searchParams.get('error')).toBe(error);
+    expect(location.searchParams.get('iss')).toBe(service.url);
+    if (change.state !== undefined || !('state' in change)) expect(location.searchParams.get('state')).toBe('abc');
+  });
+
+  it('ignores unknown parameters, echoes state unchanged and adds iss', async () => {
+    const { location, state } = await authorize({ foo: 'bar', ui_locales: 'fr' });
+    expect(location.searchParams.get('state')).toBe(state);
+    expect(location.searchParams.get('iss')).toBe(service.url);
+    expect(location.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('redirects with access_denied when the person denies', async () => {
+    const driver = new PageDriver(service);
+    let res = await driver.get(authorizePath({ ...base(), scope: 'openid profile doctor_license', prompt: 'consent' }));
+    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    expect(res.text).toContain('value="deny"');
+    res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'deny' });
+    const location = new URL(res.headers.location as string);
+    expect(location.searchParams.get('error')).toBe('access_denied');
+    expect(location.searchParams.get('state')).toBe('abc');
+  });
+
+  it('rejects a wrong password on the page and keeps the request', async () => {
+    const driver = new PageDriver(service);
+    const page = await driver.get(authorizePath(base()));
+    const res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: service.demo.account.email, password: 'wrong' });
+    expect(res.status).toBe(401);
+    expect(res.text).toContain('Wrong email or password');
+    expect(driver.cookie).toBe('');
+  });
+
+  it('answers prompt=none from a signed-in browser without pages, and honours max_age', async () => {
+    const first = await authorize();
+    const silent = await first.driver.get(authorizePath({ ...base(), scope: 'openid profile verifications', prompt: 'none' }));
+    expect(silent.status).toBe(303);
+    expect(new URL(silent.headers.location as string).searchParams.get('code')).toBeTruthy();
+    clock.advance(120_000);
+    const stale = await first.driver.get(authorizePath({ ...base(), scope: 'openid profile verifications', max_age: '60' }));
+    expect(stale.status).toBe(200);
+    expect(stale.text).toContain('name="password"');
+    const staleSilent = await first.driver.get(authorizePath({ ...base(), scope: 'openid profile verifications', max_age: '60', prompt: 'none' }));
+    expect(new URL(staleSilent.headers.location as string).searchParams.get('error')).toBe('login_required');
+  });
+});
+
+describe('token endpoint', () => {
+  it('exchanges a code for tokens with a valid id_token (form body, client_secret_post)', async () => {
+    const { code, verifier, nonce } = await authorize();
+    const res = await exchange(code, verifier);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: 'openid profile verifications' });
+    const jwks = createRemoteJWKSet(new URL(`${service.url}/api/auth/oidc/jwks.json`));
+    const { payload, protectedHeader } = await jwtVerify(res.body.id_token, jwks, { issuer: service.url, audience: client.client_id, currentDate: clock.now() });
+    expect(protectedHeader.alg).toBe('RS256');
+    expect(payload.sub).toBe(service.demo.account.svc_id);
+    expect(payload.nonce).toBe(nonce);
+    expect(payload.at_hash).toBe(atHash(res.body.access_token));
+    for (const claim of ['exp', 'iat', 'auth_time']) expect(typeof (payload as JWTPayload)[claim]).toBe('number');
+  });
+
+  it('takes JSON bodies and client_secret_basic with URL-encoded credentials', async () => {
+    const { code, verifier } = await authorize();
+    const basic = Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64');
+    const res = await service.http.post('/api/auth/oidc/token').set('Authorization', `Basic ${basic}`).send({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
+    expect(res.status).toBe(200);
+    expect(res.body.access_token).toBeTruthy();
+  });
+
+  it('answers invalid_client (401) for wrong credentials, in the error envelope', async () => {
+    const res = await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: redirectUri, client_id: client.client_id, client_secret: 'wrong' });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ success: false, error: { code: 'invalid_client' } });
+    const basic = await service.http.post('/api/auth/oidc/token').set('Authorization', `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}`).type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' });
+    expect(basic.status).toBe(401);
+    expect(basic.headers['www-authenticate']).toContain('Basic');
+  });
+
+  it('answers unsupported_grant_type and invalid_request', async () => {
+    const creds = { client_id: client.client_id, client_secret: client.client_secret };
+    expect((await token({ ...creds, grant_type: 'password' })).body.error.code).toBe('unsupported_grant_type');
+    expect((await token({ ...creds, grant_type: 'authorization_code' })).body.error.code).toBe('invalid_request');
+    expect((await token({ ...creds })).body.error.code).toBe('invalid_request');
+  });
+
+  it('uses a code once; a replay gets invalid_grant and revokes what the code issued', async () => {
+    const { code, verifier } = await authorize();
+    const first = await exchange(code, verifier);
+    expect(first.status).toBe(200);
+    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${first.body.access_token}`)).status).toBe(200);
+    const replay = await exchange(code, verifier);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error.code).toBe('invalid_grant');
+    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${first.body.access_token}`)).status).toBe(401);
+    expect((await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error.code).toBe('invalid_grant');
+  });
+
+  it('binds codes to the redirect URI, the PKCE verifier and about two minutes', async () => {
+    const a = await authorize();
+    expect((await exchange(a.code, a.verifier, { redirect_uri: client.redirect_uris[1]! })).body.error.code).toBe('invalid_grant');
+    const b = await authorize();
+    expect((await exchange(b.code, pkce().verifier)).body.error.code).toBe('invalid_grant');
+    const c = await authorize();
+    clock.advance(121_000);
+    expect((await exchange(c.code, c.verifier)).body.error.code).toBe('invalid_grant');
+  });
+
+  it("refuses another client's code", async () => {
+    const other = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Other', redirectUris: [redirectUri] });
+    const { code, verifier } = await authorize();
+    const res = await exchange(code, verifier, { client_id: other.client.clientId, client_secret: other.clientSecret });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_grant');
+  });
+});
+
+describe('refresh tokens', () => {
+  const refresh = (refreshToken: string, creds = client) => token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: creds.client_id, client_secret: creds.client_secret });
+
+  it('rotate on every use; a replay revokes every refresh token of that user and client', async () => {
+    const { code, verifier } = await authorize();
+    const first = (await exchange(code, verifier)).body;
+    const second = await refresh(first.refresh_token);
+    expect(second.status).toBe(200);
+    expect(second.body.refresh_token).not.toBe(first.refresh_token);
+    expect(decodeJwt(second.body.id_token).sub).toBe(service.demo.account.svc_id);
+    // A parallel sign-in of the same user and client.
+    const other = await authorize();
+    const parallel = (await exchange(other.code, other.verifier)).body;
+
+    const replay = await refresh(first.refresh_token);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error.code).toBe('invalid_grant');
+    expect((await refresh(second.body.refresh_token)).body.error.code).toBe('invalid_grant');
+    expect((await refresh(parallel.refresh_token)).body.error.code).toBe('invalid_grant');
+  });
+
+  it("rejects another client's refresh token", async () => {
+    const other = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Other RP', redirectUris: [redirectUri] });
+    const { code, verifier } = await authorize();
+    const tokens = (await exchange(code, verifier)).body;
+    const res = await refresh(tokens.refresh_token, { client_id: other.client.clientId, client_secret: other.clientSecret, redirect_uris: [] });
+    expect(res.body.error.code).toBe('invalid_grant');
+    expect((await refresh(tokens.refresh_token)).status).toBe(200);
+  });
+
+  it('lets exactly one of several concurrent refreshes of one token win', async () => {
+    const { code, verifier } = await authorize();
+    const tokens = (await exchange(code, verifier)).body;
+    const results = await Promise.all([1, 2, 3, 4, 5].map(() => refresh(tokens.refresh_token)));
+    expect(results.filter((res) => res.status === 200)).toHaveLength(1);
+    for (const res of results.filter((r) => r.status !== 200)) expect(res.body.error.code).toBe('invalid_grant');
+  });
+});
+
+describe('logout', () => {
+  it('revokes the tokens and redirects only to a registered URI, echoing state', async () => {
+    const { code, verifier, driver } = await authorize();
+    const tokens = (await exchange(code, verifier)).body;
+    const open = await service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: 'https://evil.example.com/' })}`);
+    expect(open.status).toBe(400);
+    expect(open.headers.location).toBeUndefined();
+    const tampered = tokens.id_token.slice(0, -4) + (tokens.id_token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    expect((await service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tampered, post_logout_redirect_uri: redirectUri })}`)).status).toBe(400);
+
+    clock.advance(3600_000); // the hint is expired by now, which logout accepts
+    const res = await driver.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: redirectUri, state: 'bye' })}`);
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.location as string);
+    expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
+    expect(location.searchParams.get('state')).toBe('bye');
+    expect(driver.cookie).toBe('');
+    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error.code).toBe('invalid_grant');
+  });
+});
+
+describe('account reads', () => {
+  it('serves userinfo (GET and POST) with profile, never identity data; 403 without the scope', async () => {
+    await service.core.accounts.recordVerifiedIdentity({ svcId: service.demo.account.svc_id, fullName: 'Dana Demo', dateOfBirth: '1988-04-05', documentNumber: 'X1234567', address: '1 Main St' });
+    const { code, verifier } = await authorize();
+    const tokens = (await exchange(code, verifier)).body;
+    for (const method of ['get', 'post'] as const) {
+      const res = await service.http[method]('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${tokens.access_token}`).set('Accept', 'application/json');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ sub: service.demo.account.svc_id, svc_id: service.demo.account.svc_id, preferred_username: service.demo.account.email, email: service.demo.account.email, name: 'Dana Demo', id_verified: true });
+    }
+    const narrow = await authorize({ scope: 'openid' });
+    const narrowTokens = (await exchange(narrow.code, narrow.verifier)).body;
+    const forbidden = await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${narrowTokens.access_token}`);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.code).toBe('insufficient_scope');
+    expect((await service.http.get('/api/auth/oidc/verifications').set('Authorization', `Bearer ${narrowTokens.access_token}`)).status).toBe(403);
+    expect((await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${narrowTokens.access_token}`)).status).toBe(200);
+
+    const verifications = await service.http.get('/api/auth/oidc/verifications').set('Authorization', `Bearer ${tokens.access_token}`);
+    expect(verifications.body).toEqual({ success: true, data: { verifications: { human_verified: true, id_verified: true, licenses: [] } }, error: null });
+    const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${tokens.access_token}`);
+    expect(licenses.body.data).toEqual({ licenses: [] });
+    const everything = JSON.stringify([verifications.body, licenses.body]) + JSON.stringify(decodeJwt(tokens.id_token));
+    for (const raw of ['1988', 'X1234567', 'Main St']) expect(everything).not.toContain(raw);
+    expect((await service.http.get('/api/auth/oidc/userinfo')).status).toBe(401);
+  });
+});
