@@ -4,12 +4,30 @@ import type { Orm } from '../db/orm.js';
 import type { Sealer } from '../secrets.js';
 import { SigningKey } from './entities.js';
 
+type PrivateKey = Awaited<ReturnType<typeof importPKCS8>>;
+
 /** The JWKS publishes the current key and the one before it, so tokens signed just before a rotation still verify. */
 const PUBLISHED_KEYS = 2;
 
 /** RS256 signing keys in the database, shared by every instance; private halves sealed. */
 export class SigningKeys {
+  /** The current signing key, imported once: unsealing and parsing PKCS#8 per token is costly. */
+  private current?: { kid: string; key: PrivateKey; loadedAt: number };
+
   constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer }) {}
+
+  /**
+   * Another instance may rotate: re-read which key is current at most every 30 s. Until then
+   * this instance signs with the previous key, which the JWKS still publishes.
+   */
+  private async signingKey(): Promise<{ kid: string; key: PrivateKey }> {
+    if (this.current && Date.now() - this.current.loadedAt < 30_000) return this.current;
+    const [row] = await this.newest(1);
+    if (!row) throw new Error('no signing key');
+    const key = this.current?.kid === row.kid ? this.current.key : await importPKCS8(this.deps.sealer.open(row.privateKeySealed), 'RS256');
+    this.current = { kid: row.kid, key, loadedAt: Date.now() };
+    return this.current;
+  }
 
   private async newest(limit: number): Promise<SigningKey[]> {
     return this.deps.orm.em.fork().find(SigningKey, {}, { orderBy: { createdAt: 'desc', kid: 'desc' }, limit });
@@ -20,6 +38,7 @@ export class SigningKeys {
     const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
+    this.current = undefined;
     const em = this.deps.orm.em.fork();
     // Strictly newer than the current key even if the clock has not moved: order decides which key signs.
     const [current] = await this.newest(1);
@@ -47,11 +66,9 @@ export class SigningKeys {
   }
 
   async sign(claims: JWTPayload, lifetimeSeconds: number): Promise<string> {
-    const [key] = await this.newest(1);
-    if (!key) throw new Error('no signing key');
-    const privateKey = await importPKCS8(this.deps.sealer.open(key.privateKeySealed), 'RS256');
+    const { kid, key } = await this.signingKey();
     const now = Math.floor(this.deps.clock.now().getTime() / 1000);
-    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' }).setIssuedAt(now).setExpirationTime(now + lifetimeSeconds).sign(privateKey);
+    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' }).setIssuedAt(now).setExpirationTime(now + lifetimeSeconds).sign(key);
   }
 
   /**

@@ -1,0 +1,44 @@
+// The baseline for the token-endpoint bench: panva's oidc-provider (certified) with its default
+// in-memory adapter, configured for the same flow as ours (code + PKCE S256, rotating refresh
+// tokens, client_secret_post). It mints codes and refresh tokens through its own models and
+// prints them with its URL, so the bench can spend them on the token endpoint.
+import { createHash, randomBytes } from 'node:crypto';
+import Provider from 'oidc-provider';
+
+const port = Number(process.argv[2]);
+const codes = Number(process.argv[3]);
+const chains = Number(process.argv[4]);
+const issuer = `http://127.0.0.1:${port}`;
+const client = { client_id: 'bench', client_secret: 'bench-secret-bench-secret-bench-secret', redirect_uris: ['http://127.0.0.1/cb'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' };
+
+const provider = new Provider(issuer, {
+  clients: [client],
+  findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+  pkce: { required: () => true },
+  issueRefreshToken: async () => true,
+  rotateRefreshToken: () => true,
+  ttl: { AccessToken: 900, AuthorizationCode: 120, IdToken: 900, RefreshToken: 30 * 24 * 3600, Grant: 30 * 24 * 3600, Session: 3600, Interaction: 600 },
+  features: { devInteractions: { enabled: false } },
+});
+provider.proxy = false;
+
+const verifier = randomBytes(32).toString('base64url');
+const challenge = createHash('sha256').update(verifier).digest('base64url');
+const clientModel = await provider.Client.find(client.client_id);
+
+async function mintCode(): Promise<string> {
+  const grant = new provider.Grant({ accountId: 'user-1', clientId: client.client_id });
+  grant.addOIDCScope('openid offline_access');
+  const grantId = await grant.save();
+  const code = new provider.AuthorizationCode({
+    accountId: 'user-1', client: clientModel!, grantId, redirectUri: client.redirect_uris[0], scope: 'openid offline_access',
+    codeChallenge: challenge, codeChallengeMethod: 'S256', authTime: Math.floor(Date.now() / 1000), nonce: 'n',
+  });
+  return code.save();
+}
+
+const minted: string[] = [];
+for (let i = 0; i < codes + chains; i += 1) minted.push(await mintCode());
+provider.listen(port, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ issuer, client, verifier, codes: minted.slice(0, codes), chainCodes: minted.slice(codes) })}\n`);
+});

@@ -1,0 +1,187 @@
+// Token endpoint throughput, ours (on PostgreSQL) against panva's oidc-provider (in-memory
+// adapter) in the same run, same machine, same concurrency: the authorization_code grant
+// (one fresh code per request) and the refresh_token grant (chains of rotations).
+//   npm run bench:oidc
+//   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres BENCH_CODES=2000 BENCH_CONNECTIONS=16 npm run bench:oidc
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const server = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+// oidc-provider's quick-start memory adapter is an LRU of 1000 entries (a code and its grant are
+// two): stay under it, or its own evictions show up as failures.
+const codeCount = Number(process.env.BENCH_CODES ?? 400);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const refreshesPerChain = Number(process.env.BENCH_REFRESHES ?? 25);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+interface Target {
+  name: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  verifier: string;
+  codes: string[];
+  chainCodes: string[];
+}
+
+interface Figures { rps: number; p50: number; p95: number; ok: number; failed: number }
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+async function tokenCall(target: Target, body: Record<string, string>): Promise<{ ok: boolean; ms: number; json: any }> {
+  const started = performance.now();
+  const res = await fetch(target.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: target.clientId, client_secret: target.clientSecret, ...body }) });
+  const json = await res.json();
+  return { ok: res.status === 200, ms: performance.now() - started, json };
+}
+
+/** Runs `work` on `connections` workers until each returns false; returns throughput and latency. */
+async function run(work: (worker: number) => Promise<{ ok: boolean; ms: number } | null>): Promise<Figures> {
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: connections }, async (_, worker) => {
+    for (;;) {
+      const result = await work(worker);
+      if (!result) return;
+      latencies.push(result.ms);
+      if (result.ok) ok += 1; else failed += 1;
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { rps: Math.round((ok + failed) / seconds), p50: Math.round(percentile(latencies, 50) * 10) / 10, p95: Math.round(percentile(latencies, 95) * 10) / 10, ok, failed };
+}
+
+async function codeGrant(target: Target): Promise<Figures> {
+  const pool = [...target.codes];
+  return run(async () => {
+    const code = pool.pop();
+    if (!code) return null;
+    return tokenCall(target, { grant_type: 'authorization_code', code, redirect_uri: target.redirectUri, code_verifier: target.verifier });
+  });
+}
+
+async function refreshGrant(target: Target): Promise<Figures> {
+  const chains: string[] = [];
+  for (const code of target.chainCodes) {
+    const first = await tokenCall(target, { grant_type: 'authorization_code', code, redirect_uri: target.redirectUri, code_verifier: target.verifier });
+    chains.push(first.json.refresh_token);
+  }
+  const done = new Array(chains.length).fill(0);
+  return run(async (worker) => {
+    if (done[worker] >= refreshesPerChain) return null;
+    done[worker] += 1;
+    const result = await tokenCall(target, { grant_type: 'refresh_token', refresh_token: chains[worker]! });
+    if (result.ok) chains[worker] = result.json.refresh_token;
+    return result;
+  });
+}
+
+/** Ours: a fresh database, the demo client, codes minted through the real authorize flow. */
+async function startOurs(): Promise<{ target: Target; child: ChildProcess; cleanup: () => Promise<void> }> {
+  const name = `verity_bench_oidc_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-oidc-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn('node', [path.join(root, 'dist/src/cli.js'), 'serve'], {
+    env: { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: url.toString(), VERITY_BASE_URL: base, LOG_LEVEL: 'warn', VERITY_WARM_MODELS: '0' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (;;) {
+    if (await fetch(`${base}/readyz`).then((res) => res.ok, () => false)) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const redirectUri = demo.oidc.redirect_uris[0];
+  const query = new URLSearchParams({ client_id: demo.oidc.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+  // Sign in and consent once; then each authorize request with the session cookie yields a code.
+  const page = await (await fetch(`${base}/api/auth/oidc/authorize?${query}`)).text();
+  const interaction = /name="interaction" value="([^"]+)"/.exec(page)![1]!;
+  const login = await fetch(`${base}/api/auth/oidc/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ interaction, email: demo.account.email, password: demo.account.password }) });
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const consentPage = await login.text();
+  const consentInteraction = /name="interaction" value="([^"]+)"/.exec(consentPage)![1]!;
+  await fetch(`${base}/api/auth/oidc/consent`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams({ interaction: consentInteraction, decision: 'allow' }) });
+  const mint = async () => new URL((await fetch(`${base}/api/auth/oidc/authorize?${query}`, { redirect: 'manual', headers: { cookie } })).headers.get('location')!).searchParams.get('code')!;
+  const codes: string[] = [];
+  for (let i = 0; i < codeCount + connections; i += 1) codes.push(await mint());
+  return {
+    child,
+    target: { name: 'verity (PostgreSQL)', tokenUrl: `${base}/api/auth/oidc/token`, clientId: demo.oidc.client_id, clientSecret: demo.oidc.client_secret, redirectUri, verifier, codes: codes.slice(0, codeCount), chainCodes: codes.slice(codeCount) },
+    async cleanup() {
+      await rm(dataDir, { recursive: true, force: true });
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+async function startTheirs(): Promise<{ target: Target; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn('node', ['--import', '@swc-node/register/esm-register', path.join(root, 'bench/oidc-provider-server.ts'), String(port), String(codeCount), String(connections)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let output = '';
+  const info = await new Promise<any>((resolve) => child.stdout!.on('data', (chunk) => {
+    output += chunk;
+    if (output.includes('\n')) resolve(JSON.parse(output.split('\n')[0]!));
+  }));
+  return {
+    child,
+    target: { name: 'oidc-provider (memory)', tokenUrl: `${info.issuer}/token`, clientId: info.client.client_id, clientSecret: info.client.client_secret, redirectUri: info.client.redirect_uris[0], verifier: info.verifier, codes: info.codes, chainCodes: info.chainCodes },
+  };
+}
+
+const ours = await startOurs();
+const theirs = await startTheirs();
+try {
+  const rows: [string, Figures, Figures][] = [];
+  const theirCodes = await codeGrant(theirs.target);
+  const ourCodes = await codeGrant(ours.target);
+  rows.push(['authorization_code', ourCodes, theirCodes]);
+  const theirRefresh = await refreshGrant(theirs.target);
+  const ourRefresh = await refreshGrant(ours.target);
+  rows.push(['refresh_token', ourRefresh, theirRefresh]);
+  console.log(`\n${connections} concurrent clients, ${codeCount} codes per server, ${connections} chains x ${refreshesPerChain} refreshes; loopback, 2 cores shared`);
+  console.log('| grant | verity req/s | verity p50 / p95 ms | oidc-provider req/s | oidc-provider p50 / p95 ms | ratio (verity / oidc-provider) | failures (verity, oidc-provider) |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [grant, mine, base] of rows) {
+    console.log(`| ${grant} | ${mine.rps} | ${mine.p50} / ${mine.p95} | ${base.rps} | ${base.p50} / ${base.p95} | ${(mine.rps / base.rps).toFixed(2)} | ${mine.failed}, ${base.failed} |`);
+  }
+} finally {
+  await stop(theirs.child);
+  await stop(ours.child);
+  await ours.cleanup();
+}
