@@ -169,6 +169,30 @@ account
   }))));
 
 admin
+  .command('import-licenses <file>')
+  .description('import a licence board roster (CSV; columns in the README) into the built-in registry')
+  .action((file) => withCore(async (core) => {
+    const { readFile } = await import('node:fs/promises');
+    print(await core.credentials.importCsv(await readFile(file, 'utf8')));
+  }));
+
+admin
+  .command('board-add-http')
+  .description('register a board reached over HTTP (JSON lookup)')
+  .requiredOption('--state <code>')
+  .requiredOption('--state-name <name>')
+  .requiredOption('--provider <code>')
+  .requiredOption('--name <display name>')
+  .requiredOption('--credential <credential name>')
+  .requiredOption('--url <template>', 'with {state}, {provider}, {license_number}, {npi}')
+  .requiredOption('--fields <json>', 'our field -> path in its answer, e.g. {"licenseNumber":"number","lastName":"name.last"}')
+  .option('--timeout-ms <ms>', 'give up after this long (default 90000)', Number)
+  .action((opts) => withCore(async (core) => print(await core.credentials.upsertHttpProvider({
+    stateCode: opts.state, stateName: opts.stateName, providerCode: opts.provider, providerDisplayName: opts.name, credentialName: opts.credential,
+    config: { url: opts.url, fields: JSON.parse(opts.fields), timeoutMs: opts.timeoutMs },
+  }))));
+
+admin
   .command('rotate-keys')
   .description('make a new id_token signing key current; the previous one stays in the JWKS')
   .action(() => withCore(async (core) => print({ kid: await core.signingKeys.rotate(), jwks: await core.signingKeys.jwks() })));

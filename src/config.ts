@@ -18,6 +18,8 @@ export interface Config {
   encryptionKey?: string;
   allowInsecureCallbacks: boolean;
   seedDemo: boolean;
+  /** Load the sample licence roster with the demo tenant. */
+  seedLicenses: boolean;
   logLevel: string;
   jsonBodyLimit: string;
   /** Price per billable item in minor units, overriding defaults (`VERITY_PRICES`, JSON). */
@@ -55,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     encryptionKey: env.VERITY_ENCRYPTION_KEY || undefined,
     allowInsecureCallbacks: flag(env.VERITY_ALLOW_INSECURE_CALLBACKS, false),
     seedDemo: flag(env.VERITY_SEED_DEMO, true),
+    seedLicenses: flag(env.VERITY_SEED_LICENSES, true),
     logLevel: env.LOG_LEVEL || 'info',
     jsonBodyLimit: env.VERITY_JSON_LIMIT || '1mb',
     pricesJson: env.VERITY_PRICES || undefined,

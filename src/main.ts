@@ -74,7 +74,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     const applied = await core.migrate();
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
     await core.signingKeys.ensure();
-    const demo = config.seedDemo ? await seedDemoTenant(core, config) : null;
+    const demo = config.seedDemo ? await seedDemoTenant(core, config, { licenses: config.seedLicenses }) : null;
     const graph = await graphqlMiddleware(core, logger);
     closers.push(graph.stop);
     const housekeeping = setInterval(() => {

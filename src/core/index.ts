@@ -7,6 +7,8 @@ import { locationCheck } from './checks/location.js';
 import { CheckPipeline } from './checks/pipeline.js';
 import { idVerificationCheck } from './checks/id-document.js';
 import { lazyModels, type Models } from './models.js';
+import { credentialCheck } from './credentials/check.js';
+import { CredentialRegistry } from './credentials/registry.js';
 import { systemClock, type Clock } from './clock.js';
 import { migrate, pendingMigrations, type Orm } from './db/orm.js';
 import { AccessTokenService } from './oidc/tokens.js';
@@ -45,7 +47,13 @@ export class Core {
   readonly models: Models;
   readonly signingKeys: SigningKeys;
   readonly oidc: OidcProvider;
-  readonly checks: { age: ReturnType<typeof ageCheck>; location: typeof locationCheck; idVerification: ReturnType<typeof idVerificationCheck> };
+  readonly credentials: CredentialRegistry;
+  readonly checks: {
+    age: ReturnType<typeof ageCheck>;
+    location: typeof locationCheck;
+    idVerification: ReturnType<typeof idVerificationCheck>;
+    credential: ReturnType<typeof credentialCheck>;
+  };
   /** Once true it stays true: migrations are never un-applied under a running service. */
   private migrationsApplied = false;
 
@@ -64,7 +72,13 @@ export class Core {
     this.models = options.models ?? lazyModels();
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer });
     this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, issuer: options.issuer ?? 'http://localhost:8080' });
-    this.checks = { age: ageCheck(this.accounts), location: locationCheck, idVerification: idVerificationCheck(this.models, this.accounts) };
+    this.credentials = new CredentialRegistry(this.orm);
+    this.checks = {
+      age: ageCheck(this.accounts),
+      location: locationCheck,
+      idVerification: idVerificationCheck(this.models, this.accounts),
+      credential: credentialCheck({ orm: this.orm, registry: this.credentials, accounts: this.accounts }),
+    };
   }
 
   /** Housekeeping that runs every few minutes: expired idempotency records and rate counters. */

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import type { Core } from './index.js';
 import type { WorkflowFeature } from './tenancy/entities.js';
 
@@ -24,11 +27,20 @@ const DEMO_WORKFLOWS: Record<keyof DemoTenant['workflows'], WorkflowFeature[]> =
   full: ['id_verification', 'liveness', 'face_match', 'age', 'credential', 'location'],
 };
 
+/** `data/sample-licenses.csv` of the package, from src/ or from dist/src/. */
+function sampleRoster(): string | null {
+  for (const relative of ['../../data/sample-licenses.csv', '../../../data/sample-licenses.csv']) {
+    const candidate = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
 /**
  * Seeds the demo tenant on an empty database and returns its credentials (shown once), or null
  * when a demo tenant exists already: a second start never reseeds.
  */
-export async function seedDemoTenant(core: Core, urls: { baseUrl: string; orgApiUrl: string }): Promise<DemoTenant | null> {
+export async function seedDemoTenant(core: Core, urls: { baseUrl: string; orgApiUrl: string }, options: { licenses?: boolean } = {}): Promise<DemoTenant | null> {
   if (await core.tenancy.demoProjectId()) return null;
   const { project, key, webhookSigningSecret } = await core.tenancy.createProject({ name: 'Demo', balance: 1000 }, { isDemo: true });
   const workflows = {} as DemoTenant['workflows'];
@@ -42,6 +54,9 @@ export async function seedDemoTenant(core: Core, urls: { baseUrl: string; orgApi
   const password = randomBytes(12).toString('base64url');
   const account = await core.accounts.createAccount({ email: 'demo@verity.example', password, displayName: 'Demo User' });
   const admin = await core.tenancy.createAdminToken({ role: 'admin', name: 'demo' });
+  // The fictional licence roster behind the built-in board adapter (README: "Licence rosters").
+  const roster = options.licenses === false ? null : sampleRoster();
+  if (roster) await core.credentials.importCsv(await readFile(roster, 'utf8'));
   return {
     base_url: urls.baseUrl,
     org_api_url: urls.orgApiUrl,

@@ -29,6 +29,8 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
     logLevel: 'silent',
     // Models load on first use in tests; only the tests about them pay for loading them.
     warmModels: false,
+    // The sample licence roster only where a test reads it (it takes seconds to load).
+    seedLicenses: false,
     ...overrides,
   });
   const store = await freshStore();

@@ -1,10 +1,12 @@
 import { Account, AccountLicense } from '../accounts/entities.js';
 import { Charge, IdempotencyRecord } from '../billing/entities.js';
 import { CheckRecord } from '../checks/entities.js';
+import { CredentialProvider, CredentialState, LicenseRecord } from '../credentials/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken, SigningKey } from '../oidc/entities.js';
 import { Organization } from '../roster/entities.js';
 import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from '../tenancy/entities.js';
 
 /** Every entity, listed explicitly (no folder discovery: the same list serves src/ and dist/). */
 export const entities = [Project, ApiKey, Workflow, CallbackDestination, OidcClient, OrgApp, AdminToken, Organization, Account, AccessToken, CheckRecord, Charge, IdempotencyRecord,
-  AccountLicense, SigningKey, AuthorizationCode, RefreshToken, LoginSession, Interaction, Consent];
+  AccountLicense, SigningKey, AuthorizationCode, RefreshToken, LoginSession, Interaction, Consent,
+  CredentialState, CredentialProvider, LicenseRecord];

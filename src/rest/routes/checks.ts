@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { ageInput } from '../../core/checks/age.js';
 import { CHECK_STATUSES, CHECK_TYPES } from '../../core/checks/entities.js';
 import { locationInput } from '../../core/checks/location.js';
+import { credentialInput } from '../../core/credentials/check.js';
+import { sendData } from '../envelope.js';
 import type { CallResult, StandaloneCheck } from '../../core/checks/pipeline.js';
 import type { AccountRef } from '../../core/checks/types.js';
 import type { Core } from '../../core/index.js';
@@ -62,5 +64,24 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     body: locationInput,
     errors: [],
   });
+  route('/credential-verification', core.checks.credential, { images: [], booleans: ['do_ai_clean'] }, {
+    summary: 'Licence lookup: search (no name), verify (a name), or account mode (the account\'s verified name; badges the licence)',
+    body: credentialInput,
+    errors: ['not_found', 'kyc_required', 'engine_unreachable'],
+  });
+
+  router.get('/credential/states', async (_req, res) => {
+    sendData(res, { states: await core.credentials.states() });
+  });
+  router.get('/credential/states/:state/providers', async (req, res) => {
+    sendData(res, { providers: await core.credentials.providers(String(req.params.state)) });
+  });
+  docs.add(
+    { method: 'get', path: '/api/v2/credential/states', summary: 'States whose licensing boards can be queried', tag: 'credentials', security: 'apiKey', response: z.object({ states: z.array(z.object({ state_name: z.string(), state_code: z.string() })) }) },
+    {
+      method: 'get', path: '/api/v2/credential/states/{state}/providers', summary: 'Boards of a state with their credential names and required fields', tag: 'credentials', security: 'apiKey', errors: ['not_found'],
+      response: z.object({ providers: z.array(z.object({ provider_code: z.string(), provider_display_name: z.string(), credential_name: z.string(), required_fields: z.array(z.string()) })) }),
+    },
+  );
   return router;
 }

@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261123000000_foundation } from './Migration20261123000000_foundation.js';
 import { Migration20261123010000_checks } from './Migration20261123010000_checks.js';
 import { Migration20261123020000_login } from './Migration20261123020000_login.js';
+import { Migration20261123030000_credentials } from './Migration20261123030000_credentials.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000000_foundation', class: Migration20261123000000_foundation },
   { name: 'Migration20261123010000_checks', class: Migration20261123010000_checks },
   { name: 'Migration20261123020000_login', class: Migration20261123020000_login },
+  { name: 'Migration20261123030000_credentials', class: Migration20261123030000_credentials },
 ];
