@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels,
+} from '../src/ml/faces/index.js';
+import { loadTf } from '../src/ml/tf.js';
+import { hasSharedData, sharedImage, syntheticNoFace, turned90 } from './helpers/faces.js';
+
+// Real models on the WASM (or native) backend. Kept to a handful of images: the machine is
+// shared; scripts/eval-faces.ts runs the full pair sets.
+
+let models: FaceModels;
+beforeAll(async () => {
+  models = await loadFaceModels();
+});
+afterAll(async () => {
+  await models?.close();
+});
+
+const bbt = (f: string) => `faceapi-bbt-identities/${f}`;
+const ob = (f: string) => `face_recognition-obama-biden/${f}`;
+
+async function descriptor(path: string): Promise<Float32Array> {
+  const face = await models.describeLargestFace(await sharedImage(path));
+  expect(face, `a face in ${path}`).not.toBeNull();
+  return face!.descriptor;
+}
+
+describe('face similarity', () => {
+  it('is 1 for one descriptor, falls with distance, and crosses the default threshold at the match distance', async () => {
+    const a = new Float32Array(128).fill(0.05);
+    const b = a.map((v, i) => (i === 0 ? v + 0.3 : v));
+    const c = a.map((v, i) => (i === 0 ? v + 0.9 : v));
+    expect(faceDistance(a, a)).toBe(0);
+    expect(faceSimilarity(a, a)).toBeGreaterThan(0.99);
+    expect(faceDistance(a, b)).toBeCloseTo(0.3, 5);
+    expect(faceSimilarity(a, b)).toBeGreaterThan(DEFAULT_FACE_MATCH_THRESHOLD);
+    expect(faceSimilarity(a, c)).toBeLessThan(0.1);
+    expect(DEFAULT_FACE_MATCH_THRESHOLD).toBeCloseTo(0.95, 2);
+  });
+});
+
+describe('face models', () => {
+  it('load once on a known backend', async () => {
+    expect(['tensorflow', 'wasm', 'cpu']).toContain(models.backend);
+    const again = await loadFaceModels();
+    expect(again.backend).toBe(models.backend);
+  });
+
+  it('find no face in a synthetic picture', async () => {
+    const image = await syntheticNoFace();
+    expect(await models.detectFaces(image)).toEqual([]);
+  });
+});
+
+describe.skipIf(!hasSharedData)('face models on the shared evaluation images', () => {
+  it('match the same person and separate different people (tight 150x150 grey crops)', async () => {
+    const [amy1, amy3, penny1, sheldon2, sheldon5] = await Promise.all(
+      ['amy1.png', 'amy3.png', 'penny1.png', 'sheldon2.png', 'sheldon5.png'].map((f) => descriptor(bbt(f))),
+    );
+    expect(faceSimilarity(amy1!, amy3!)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
+    expect(faceSimilarity(sheldon2!, sheldon5!)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
+    expect(faceSimilarity(amy1!, penny1!)).toBeLessThan(DEFAULT_FACE_MATCH_THRESHOLD);
+    expect(faceSimilarity(sheldon2!, amy3!)).toBeLessThan(DEFAULT_FACE_MATCH_THRESHOLD);
+  });
+
+  it('match the same person across photos and a 90-degree turn; different people do not match', async () => {
+    const obama = await descriptor(ob('obama.jpg'));
+    const obama2 = await descriptor(ob('obama2.jpg'));
+    const biden = await descriptor(ob('biden.jpg'));
+    expect(faceSimilarity(obama, obama2)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
+    expect(faceSimilarity(obama, biden)).toBeLessThan(DEFAULT_FACE_MATCH_THRESHOLD);
+
+    const turned = await turned90(ob('obama.jpg'));
+    const faces = await models.detectFaces(turned);
+    expect(faces.length).toBeGreaterThanOrEqual(1);
+    expect(Math.abs(Math.abs(faces[0]!.rollDegrees) - 90)).toBeLessThan(25); // eyes now run vertically
+    const face = await models.describeLargestFace(turned);
+    expect(face).not.toBeNull();
+    expect(faceSimilarity(face!.descriptor, obama)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
+  });
+
+  it('return every face of a group photo, largest first, inside the image', async () => {
+    const image = await sharedImage(bbt('group_bbt4.jpg'));
+    const faces = await models.detectFaces(image);
+    expect(faces.length).toBeGreaterThanOrEqual(4);
+    const areas = faces.map((f) => f.box.width * f.box.height);
+    expect(areas).toEqual([...areas].sort((a, b) => b - a));
+    for (const f of faces) {
+      expect(f.landmarks).toHaveLength(68);
+      expect(f.score).toBeGreaterThan(0.5);
+      expect(f.box.x + f.box.width / 2).toBeGreaterThan(0);
+      expect(f.box.x + f.box.width / 2).toBeLessThan(image.width);
+    }
+    const crop = await models.cropFace(image, faces[0]!.box, { maxSide: 200 });
+    expect(crop.subarray(0, 2).toString('hex')).toBe('ffd8'); // a JPEG
+  });
+
+  it('find no face in pictures without one', async () => {
+    for (const f of ['landscape_view.jpg', 'object_mask_blue.jpg']) {
+      expect(await models.detectFaces(await sharedImage(`no-face-negatives/${f}`)), f).toEqual([]);
+    }
+    expect(await models.describeLargestFace(await sharedImage('no-face-negatives/blank_white.png'))).toBeNull();
+  });
+
+  it('leak no tensors and keep concurrent requests apart', async () => {
+    const tf = await loadTf();
+    const a = await sharedImage(bbt('raj2.png'));
+    const b = await sharedImage(ob('obama-480p.jpg'));
+    const alone = await models.describeLargestFace(a);
+    const before = tf.memory().numTensors;
+    const [x, y, z] = await Promise.all([models.describeLargestFace(a), models.describeLargestFace(b), models.detectFaces(b)]);
+    expect(tf.memory().numTensors).toBe(before);
+    expect(faceDistance(x!.descriptor, alone!.descriptor)).toBeLessThan(1e-5);
+    expect(y).not.toBeNull();
+    expect(z.length).toBeGreaterThanOrEqual(1);
+  });
+});
