@@ -6,6 +6,7 @@ import { ageCheck } from './checks/age.js';
 import { locationCheck } from './checks/location.js';
 import { CheckPipeline } from './checks/pipeline.js';
 import { idVerificationCheck } from './checks/id-document.js';
+import { faceMatchCheck } from './checks/face-match.js';
 import { lazyModels, type Models } from './models.js';
 import { credentialCheck } from './credentials/check.js';
 import { CredentialRegistry } from './credentials/registry.js';
@@ -53,6 +54,7 @@ export class Core {
     location: typeof locationCheck;
     idVerification: ReturnType<typeof idVerificationCheck>;
     credential: ReturnType<typeof credentialCheck>;
+    faceMatch: ReturnType<typeof faceMatchCheck>;
   };
   /** Once true it stays true: migrations are never un-applied under a running service. */
   private migrationsApplied = false;
@@ -78,6 +80,7 @@ export class Core {
       location: locationCheck,
       idVerification: idVerificationCheck(this.models, this.accounts),
       credential: credentialCheck({ orm: this.orm, registry: this.credentials, accounts: this.accounts }),
+      faceMatch: faceMatchCheck(this.models, this.accounts),
     };
   }
 

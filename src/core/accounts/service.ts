@@ -89,6 +89,21 @@ export class AccountService {
     return { ...accountView(account), identityVerifiedAt: account.identityVerifiedAt?.toISOString() ?? null };
   }
 
+  /** Stores the account's face reference: the 128-d descriptor only, sealed; never an image. */
+  async setFaceReference(svcId: string, descriptor: Float32Array): Promise<void> {
+    const em = this.deps.orm.em.fork();
+    const account = await em.findOne(Account, { id: svcId });
+    if (!account) throw new DomainError('account_not_found');
+    account.faceDescriptorSealed = this.deps.sealer.seal(JSON.stringify(Array.from(descriptor)));
+    await em.flush();
+  }
+
+  async faceReference(svcId: string): Promise<Float32Array | null> {
+    const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });
+    if (!account?.faceDescriptorSealed) return null;
+    return Float32Array.from(JSON.parse(this.deps.sealer.open(account.faceDescriptorSealed)) as number[]);
+  }
+
   /** The verified identity of an account, or null when none is on file. */
   async verifiedIdentity(svcId: string): Promise<VerifiedIdentity | null> {
     const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });

@@ -54,6 +54,11 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     body: z.object({ front_image: image, back_image: image.optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
     errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record'],
   });
+  route('/face-match', core.checks.faceMatch, { images: ['image1', 'image2'] }, {
+    summary: 'Same person? image1 (reference portrait) against image2 (live selfie); symmetric; proves identity, not liveness',
+    body: z.object({ image1: image, image2: image, svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
+    errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
+  });
   route('/age-verification', core.checks.age, { images: [], arrays: ['bands'] }, {
     summary: 'Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65)',
     body: ageInput,

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { AccountService } from '../accounts/service.js';
+import { DomainError } from '../errors.js';
+import type { Models } from '../models.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../../ml/faces/match.js';
+import type { DecodedImage } from '../../ml/image.js';
+import { imageBytes, intakeImage } from './images.js';
+import type { StandaloneCheck } from './pipeline.js';
+import type { CheckOutcome } from './types.js';
+
+export const faceMatchInput = z.object({
+  image1: imageBytes.optional(),
+  image2: imageBytes.optional(),
+  svc_access_token: z.string().min(1).max(200).optional(),
+  svc_id: z.string().min(1).max(40).optional(),
+});
+export type FaceMatchInput = z.infer<typeof faceMatchInput>;
+
+type Prepared = { reference: DecodedImage | Float32Array; selfie: DecodedImage; referenceName: string };
+
+/** The descriptor of the largest usable face, or 422 no_face naming the image. */
+async function descriptorOf(models: Models, image: DecodedImage, field: string): Promise<Float32Array> {
+  const face = await (await models.faces()).describeLargestFace(image);
+  if (!face) throw new DomainError('no_face', `no usable face in ${field}: send a sharp, well-lit, front-facing photo`);
+  return face.descriptor;
+}
+
+/**
+ * POST /api/v2/face-match: the same person in both images? A symmetric comparison of 128-d face
+ * descriptors; `similarity` >= `threshold` passes. It proves identity, not liveness. In account
+ * mode the selfie is compared with the account's face reference (a descriptor, never an image).
+ */
+export function faceMatchCheck(models: Models, accounts: AccountService): StandaloneCheck<FaceMatchInput, Prepared> {
+  return {
+    type: 'face_match',
+    input: faceMatchInput,
+    async prepare(input, context): Promise<Prepared> {
+      if (context.mode === 'account') {
+        const selfieBytes = input.image2 ?? input.image1;
+        if (!selfieBytes) throw new DomainError('validation_error', 'send the selfie as image2', { data: { errors: { image2: 'required' } } });
+        const reference = await accounts.faceReference(context.svcId!);
+        if (!reference) throw new DomainError('face_not_enrolled');
+        return { reference, selfie: await intakeImage(input.image2 ? 'image2' : 'image1', selfieBytes), referenceName: 'the account' };
+      }
+      const errors: Record<string, string> = {};
+      if (!input.image1) errors.image1 = 'required: the reference portrait';
+      if (!input.image2) errors.image2 = 'required: the live selfie';
+      if (Object.keys(errors).length) throw new DomainError('validation_error', 'image1 and image2 are both required', { data: { errors } });
+      return { reference: await intakeImage('image1', input.image1!), selfie: await intakeImage('image2', input.image2!), referenceName: 'image1' };
+    },
+    async execute(prepared): Promise<CheckOutcome> {
+      const reference = prepared.reference instanceof Float32Array ? prepared.reference : await descriptorOf(models, prepared.reference, 'image1');
+      const selfie = await descriptorOf(models, prepared.selfie, 'image2');
+      const similarity = Math.round(faceSimilarity(reference, selfie) * 10_000) / 10_000;
+      const passed = similarity >= DEFAULT_FACE_MATCH_THRESHOLD;
+      return {
+        check: {
+          type: 'face_match',
+          status: passed ? 'passed' : 'failed',
+          score: similarity,
+          data: { similarity, threshold: DEFAULT_FACE_MATCH_THRESHOLD },
+          error: passed ? null : `the faces do not match (similarity ${similarity} below ${DEFAULT_FACE_MATCH_THRESHOLD})`,
+        },
+        reason: 'face_mismatch',
+      };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql, startTestService, type TestService } from './helpers/service.js';
+
+// POST /api/v2/face-match with the real face models on the shared evaluation images (read from
+// ../shared/data, never copied here).
+
+const data = fileURLToPath(new URL('../../shared/data/', import.meta.url));
+const available = existsSync(`${data}faceapi-bbt-identities`);
+if (!available) console.info(`skipping face-match tests on real images: ${data} is absent`);
+const image = (path: string) => readFileSync(`${data}${path}`);
+
+let service: TestService;
+const post = () => service.http.post('/api/v2/face-match').set('X-API-Key', service.demo.api_key);
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+describe('POST /api/v2/face-match', () => {
+  it('needs both images', async () => {
+    const res = await post().send({});
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(Object.keys(res.body.data.errors)).toEqual(['image1', 'image2']);
+  });
+
+  it.skipIf(!available)('passes the same person and fails different people, symmetrically', { timeout: 120_000 }, async () => {
+    const same = await post().attach('image1', image('faceapi-bbt-identities/sheldon1.png'), 'a.png').attach('image2', image('faceapi-bbt-identities/sheldon2.png'), 'b.png');
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.data.status).toBe('passed');
+    expect(same.body.data.check.data.threshold).toBe(0.95);
+    expect(same.body.data.check.data.similarity).toBeGreaterThanOrEqual(0.95);
+    expect(same.body.data.check.score).toBe(same.body.data.check.data.similarity);
+
+    const different = await post().attach('image1', image('faceapi-bbt-identities/sheldon1.png'), 'a.png').attach('image2', image('faceapi-bbt-identities/penny1.png'), 'b.png');
+    expect(different.body.data.status).toBe('failed');
+    expect(different.body.data.check.data.similarity).toBeLessThan(0.95);
+    const swapped = await post().attach('image1', image('faceapi-bbt-identities/penny1.png'), 'a.png').attach('image2', image('faceapi-bbt-identities/sheldon1.png'), 'b.png');
+    expect(swapped.body.data.check.data.similarity).toBe(different.body.data.check.data.similarity);
+  });
+
+  it.skipIf(!available)('answers 422 no_face, uncharged, when an image has no face', { timeout: 120_000 }, async () => {
+    const before = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+    const res = await post().attach('image1', image('faceapi-bbt-identities/sheldon1.png'), 'a.png').attach('image2', image('no-face-negatives/landscape_view.jpg'), 'b.jpg');
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('no_face');
+    expect(res.body.error.message).toContain('image2');
+    const after = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+    expect(after).toBe(before);
+  });
+
+  it.skipIf(!available)('compares a selfie with the account\'s face reference in account mode', { timeout: 120_000 }, async () => {
+    const svcId = service.demo.account.svc_id;
+    const { token } = await service.core.accessTokens.issue(svcId, service.demo.oidc.client_id, ['openid']);
+    const none = await post().field('svc_access_token', token).attach('image2', image('faceapi-bbt-identities/sheldon2.png'), 'b.png');
+    expect(none.status).toBe(409);
+    expect(none.body.error.code).toBe('face_not_enrolled');
+    const faces = await service.core.models.faces();
+    const { decodeImage } = await import('../src/ml/image.js');
+    const reference = await faces.describeLargestFace(await decodeImage(image('faceapi-bbt-identities/sheldon1.png')));
+    await service.core.accounts.setFaceReference(svcId, reference!.descriptor);
+    const res = await post().field('svc_access_token', token).attach('image2', image('faceapi-bbt-identities/sheldon2.png'), 'b.png');
+    expect(res.body.data.status).toBe('passed');
+    const stored = await sql<{ face_descriptor_sealed: string }>(service, 'select face_descriptor_sealed from account where id = ?', [svcId]);
+    expect(stored[0]!.face_descriptor_sealed).toMatch(/^v1\./);
+  });
+});
