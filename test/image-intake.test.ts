@@ -1,0 +1,30 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { decodeImage, ImageRejected, pixels } from '../src/ml/image.js';
+
+describe('image intake', () => {
+  it('honours the EXIF orientation and keeps the original bytes', async () => {
+    // 200x100 upright: left half black, right half white. Stored rotated 90° clockwise
+    // (100x200 pixels) with orientation 8, which tells viewers to turn it back.
+    const upright = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#fff' } })
+      .composite([{ input: await sharp({ create: { width: 100, height: 100, channels: 3, background: '#000' } }).png().toBuffer(), left: 0, top: 0 }])
+      .png().toBuffer();
+    const stored = await sharp(upright).rotate(90).jpeg({ quality: 95 }).withMetadata({ orientation: 8 }).toBuffer();
+    const image = await decodeImage(stored);
+    expect(image.orientation).toBe(8);
+    expect([image.width, image.height]).toEqual([200, 100]);
+    expect(image.bytes).toBe(stored);
+    const raw = await pixels(image, { channels: 1 });
+    expect([raw.width, raw.height]).toEqual([200, 100]);
+    const at = (x: number, y: number) => raw.data[y * raw.width + x]!;
+    expect(at(20, 50)).toBeLessThan(40);
+    expect(at(180, 50)).toBeGreaterThan(215);
+  });
+
+  it('says why an image is refused', async () => {
+    await expect(decodeImage(Buffer.from('hello'))).rejects.toMatchObject({ problem: 'not_an_image' });
+    await expect(decodeImage(Buffer.alloc(0))).rejects.toBeInstanceOf(ImageRejected);
+    const tiny = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer();
+    await expect(decodeImage(tiny)).rejects.toMatchObject({ problem: 'too_small' });
+  });
+});
