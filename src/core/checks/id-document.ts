@@ -119,7 +119,8 @@ export function idVerificationCheck(models: Models, accounts: AccountService): S
       const readable = reading.mrz !== null || [fields.full_name, fields.document_number, fields.date_of_birth].filter(Boolean).length >= 2;
       if (!readable) throw new DomainError('unprocessable', 'no document could be read: send a sharp, well-lit photo of the whole document');
 
-      const portraitSource = reading.side === 'back' ? prepared.back ?? prepared.front : prepared.front ?? prepared.back;
+      // The portrait is on the front of every layout (cards carry their MRZ on the back).
+      const portraitSource = prepared.front ?? prepared.back;
       const faces = await models.faces();
       const [face] = portraitSource ? await faces.detectFaces(portraitSource) : [];
       const portrait = face && portraitSource ? (await faces.cropFace(portraitSource, face.box, { margin: 0.25, maxSide: 480 })).toString('base64') : '';

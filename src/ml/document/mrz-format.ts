@@ -1,0 +1,170 @@
+// ICAO 9303 machine-readable zone layouts: where each field sits, what characters it may hold,
+// and which check digit covers it. Shared by the reader (correction, parsing) and the renderer.
+
+export type MrzFormat = 'TD1' | 'TD2' | 'TD3' | 'MRVA' | 'MRVB';
+
+/** digits: 0-9 only; alpha: A-Z and filler; mixed: either; sex: M/F/X/<; check: digit (or < where allowed). */
+export type CharClass = 'digits' | 'alpha' | 'mixed' | 'sex' | 'check';
+
+export interface FieldSlot {
+  name: string;
+  line: number;
+  start: number;
+  end: number; // exclusive
+  kind: CharClass;
+}
+
+export interface CheckSlot {
+  /** Key reported in `checkDigits`. */
+  name: 'document_number' | 'birth_date' | 'expiration_date' | 'personal_number' | 'composite';
+  /** Ranges the digit is computed over, in order. */
+  covers: Array<{ line: number; start: number; end: number }>;
+  at: { line: number; index: number };
+  /** A filler '<' is acceptable when every covered character is filler (optional fields). */
+  fillerAllowed: boolean;
+}
+
+export interface Layout {
+  format: MrzFormat;
+  lines: number;
+  length: number;
+  fields: FieldSlot[];
+  checks: CheckSlot[];
+}
+
+const r = (line: number, start: number, end: number) => ({ line, start, end });
+
+// Line 2 of TD2/TD3/MRV share their first 28 positions.
+function line2Head(line: number): FieldSlot[] {
+  return [
+    { name: 'documentNumber', line, start: 0, end: 9, kind: 'mixed' },
+    { name: 'documentNumberCheck', line, start: 9, end: 10, kind: 'check' },
+    { name: 'nationality', line, start: 10, end: 13, kind: 'alpha' },
+    { name: 'birthDate', line, start: 13, end: 19, kind: 'digits' },
+    { name: 'birthDateCheck', line, start: 19, end: 20, kind: 'check' },
+    { name: 'sex', line, start: 20, end: 21, kind: 'sex' },
+    { name: 'expirationDate', line, start: 21, end: 27, kind: 'digits' },
+    { name: 'expirationDateCheck', line, start: 27, end: 28, kind: 'check' },
+  ];
+}
+
+function line1Names(length: number): FieldSlot[] {
+  return [
+    { name: 'documentCode', line: 0, start: 0, end: 2, kind: 'alpha' },
+    { name: 'issuingState', line: 0, start: 2, end: 5, kind: 'alpha' },
+    { name: 'names', line: 0, start: 5, end: length, kind: 'alpha' },
+  ];
+}
+
+const head2Checks: CheckSlot[] = [
+  { name: 'document_number', covers: [r(1, 0, 9)], at: { line: 1, index: 9 }, fillerAllowed: false },
+  { name: 'birth_date', covers: [r(1, 13, 19)], at: { line: 1, index: 19 }, fillerAllowed: false },
+  { name: 'expiration_date', covers: [r(1, 21, 27)], at: { line: 1, index: 27 }, fillerAllowed: false },
+];
+
+export const LAYOUTS: Record<MrzFormat, Layout> = {
+  TD1: {
+    format: 'TD1',
+    lines: 3,
+    length: 30,
+    fields: [
+      { name: 'documentCode', line: 0, start: 0, end: 2, kind: 'alpha' },
+      { name: 'issuingState', line: 0, start: 2, end: 5, kind: 'alpha' },
+      { name: 'documentNumber', line: 0, start: 5, end: 14, kind: 'mixed' },
+      { name: 'documentNumberCheck', line: 0, start: 14, end: 15, kind: 'check' },
+      { name: 'optional', line: 0, start: 15, end: 30, kind: 'mixed' },
+      { name: 'birthDate', line: 1, start: 0, end: 6, kind: 'digits' },
+      { name: 'birthDateCheck', line: 1, start: 6, end: 7, kind: 'check' },
+      { name: 'sex', line: 1, start: 7, end: 8, kind: 'sex' },
+      { name: 'expirationDate', line: 1, start: 8, end: 14, kind: 'digits' },
+      { name: 'expirationDateCheck', line: 1, start: 14, end: 15, kind: 'check' },
+      { name: 'nationality', line: 1, start: 15, end: 18, kind: 'alpha' },
+      { name: 'optional2', line: 1, start: 18, end: 29, kind: 'mixed' },
+      { name: 'compositeCheck', line: 1, start: 29, end: 30, kind: 'check' },
+      { name: 'names', line: 2, start: 0, end: 30, kind: 'alpha' },
+    ],
+    checks: [
+      { name: 'document_number', covers: [r(0, 5, 14)], at: { line: 0, index: 14 }, fillerAllowed: false },
+      { name: 'birth_date', covers: [r(1, 0, 6)], at: { line: 1, index: 6 }, fillerAllowed: false },
+      { name: 'expiration_date', covers: [r(1, 8, 14)], at: { line: 1, index: 14 }, fillerAllowed: false },
+      { name: 'composite', covers: [r(0, 5, 30), r(1, 0, 7), r(1, 8, 15), r(1, 18, 29)], at: { line: 1, index: 29 }, fillerAllowed: false },
+    ],
+  },
+  TD2: {
+    format: 'TD2',
+    lines: 2,
+    length: 36,
+    fields: [
+      ...line1Names(36),
+      ...line2Head(1),
+      { name: 'optional', line: 1, start: 28, end: 35, kind: 'mixed' },
+      { name: 'compositeCheck', line: 1, start: 35, end: 36, kind: 'check' },
+    ],
+    checks: [...head2Checks, { name: 'composite', covers: [r(1, 0, 10), r(1, 13, 20), r(1, 21, 35)], at: { line: 1, index: 35 }, fillerAllowed: false }],
+  },
+  TD3: {
+    format: 'TD3',
+    lines: 2,
+    length: 44,
+    fields: [
+      ...line1Names(44),
+      ...line2Head(1),
+      { name: 'optional', line: 1, start: 28, end: 42, kind: 'mixed' },
+      { name: 'personalNumberCheck', line: 1, start: 42, end: 43, kind: 'check' },
+      { name: 'compositeCheck', line: 1, start: 43, end: 44, kind: 'check' },
+    ],
+    checks: [
+      ...head2Checks,
+      { name: 'personal_number', covers: [r(1, 28, 42)], at: { line: 1, index: 42 }, fillerAllowed: true },
+      { name: 'composite', covers: [r(1, 0, 10), r(1, 13, 20), r(1, 21, 43)], at: { line: 1, index: 43 }, fillerAllowed: false },
+    ],
+  },
+  MRVA: {
+    format: 'MRVA',
+    lines: 2,
+    length: 44,
+    fields: [...line1Names(44), ...line2Head(1), { name: 'optional', line: 1, start: 28, end: 44, kind: 'mixed' }],
+    checks: head2Checks,
+  },
+  MRVB: {
+    format: 'MRVB',
+    lines: 2,
+    length: 36,
+    fields: [...line1Names(36), ...line2Head(1), { name: 'optional', line: 1, start: 28, end: 36, kind: 'mixed' }],
+    checks: head2Checks,
+  },
+};
+
+/** Formats for a given line count and length; the document code's first letter picks visa vs not. */
+export function formatFor(lineCount: number, length: number, firstChar: string): MrzFormat {
+  if (lineCount === 3) return 'TD1';
+  const visa = firstChar === 'V';
+  if (length === 36) return visa ? 'MRVB' : 'TD2';
+  return visa ? 'MRVA' : 'TD3';
+}
+
+const WEIGHTS = [7, 3, 1];
+
+/** ICAO 9303 character value: digits as is, A=10..Z=35, filler 0. */
+export function charValue(ch: string): number {
+  if (ch >= '0' && ch <= '9') return ch.charCodeAt(0) - 48;
+  if (ch >= 'A' && ch <= 'Z') return ch.charCodeAt(0) - 55;
+  return 0;
+}
+
+export function checkDigit(text: string): string {
+  let sum = 0;
+  for (let i = 0; i < text.length; i++) sum += charValue(text[i]!) * WEIGHTS[i % 3]!;
+  return String(sum % 10);
+}
+
+export function coveredText(lines: string[], slot: CheckSlot): string {
+  return slot.covers.map((c) => lines[c.line]!.slice(c.start, c.end)).join('');
+}
+
+export function checkPasses(lines: string[], slot: CheckSlot): boolean {
+  const text = coveredText(lines, slot);
+  const digit = lines[slot.at.line]![slot.at.index];
+  if (digit === '<') return slot.fillerAllowed && /^<*$/.test(text);
+  return digit === checkDigit(text);
+}

@@ -1,0 +1,118 @@
+import sharp, { type Sharp } from 'sharp';
+import { pixels, type DecodedImage } from '../image.js';
+
+// Grayscale rasters held in memory for OCR: rotation, deskew estimation, crops and scaling.
+// Only intermediate renders for tesseract; the caller's bytes are never re-encoded or kept.
+
+export interface Gray {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+const raw = (g: Gray) => sharp(g.data, { raw: { width: g.width, height: g.height, channels: 1 } });
+
+async function toGray(pipeline: Sharp): Promise<Gray> {
+  const { data, info } = await pipeline.grayscale().raw().toBuffer({ resolveWithObject: true });
+  if (info.channels === 1) return { data, width: info.width, height: info.height };
+  // sharp keeps 3 channels after some operations; take the first.
+  const out = Buffer.alloc(info.width * info.height);
+  for (let i = 0; i < out.length; i++) out[i] = data[i * info.channels]!;
+  return { data: out, width: info.width, height: info.height };
+}
+
+export async function uprightGray(image: DecodedImage, maxSide: number): Promise<Gray> {
+  const p = await pixels(image, { maxSide, channels: 1 });
+  // Grayscale with alpha comes back as two channels: keep the gray one.
+  const channels = Math.round(p.data.length / (p.width * p.height));
+  if (channels === 1) return { data: p.data, width: p.width, height: p.height };
+  const out = Buffer.alloc(p.width * p.height);
+  for (let i = 0; i < out.length; i++) out[i] = p.data[i * channels]!;
+  return { data: out, width: p.width, height: p.height };
+}
+
+/**
+ * Rotates by any angle (clockwise degrees). The corners are filled with the image's mean gray:
+ * white corners around a darker photo make tesseract's thresholding drop the whole page.
+ */
+export async function rotateGray(g: Gray, degrees: number): Promise<Gray> {
+  if (degrees === 0) return g;
+  let sum = 0;
+  const step = Math.max(1, Math.floor(g.data.length / 50_000));
+  let n = 0;
+  for (let i = 0; i < g.data.length; i += step, n++) sum += g.data[i]!;
+  const mean = Math.round(sum / Math.max(1, n));
+  return toGray(raw(g).rotate(degrees, { background: { r: mean, g: mean, b: mean } }));
+}
+
+export async function resizeGray(g: Gray, scale: number): Promise<Gray> {
+  if (Math.abs(scale - 1) < 0.02) return g;
+  const width = Math.max(1, Math.round(g.width * scale));
+  const height = Math.max(1, Math.round(g.height * scale));
+  return toGray(raw(g).resize(width, height, { kernel: scale > 1 ? 'cubic' : 'lanczos3' }));
+}
+
+export async function cropGray(g: Gray, box: { left: number; top: number; width: number; height: number }): Promise<Gray> {
+  const left = Math.max(0, Math.floor(box.left));
+  const top = Math.max(0, Math.floor(box.top));
+  const width = Math.min(g.width - left, Math.ceil(box.width));
+  const height = Math.min(g.height - top, Math.ceil(box.height));
+  return toGray(raw(g).extract({ left, top, width, height }));
+}
+
+/** PNG for tesseract, contrast-stretched; low compression because it is decoded at once. */
+export async function toPng(g: Gray, options: { border?: number } = {}): Promise<Buffer> {
+  let pipeline = raw(g).normalise();
+  if (options.border) pipeline = pipeline.extend({ top: options.border, bottom: options.border, left: options.border, right: options.border, background: { r: 255, g: 255, b: 255 } });
+  return pipeline.png({ compressionLevel: 1 }).toBuffer();
+}
+
+export interface LineGeometry {
+  /** Skew of text lines in degrees (rotate by the negative to level them). */
+  skew: number;
+  /** How strongly rows are organised into lines, horizontally and vertically (projection-profile energy). */
+  horizontalScore: number;
+  verticalScore: number;
+}
+
+/**
+ * Projection-profile analysis on a small binarised copy: text lines give a spiky row profile at
+ * the angle they run at. Tells the skew, and whether lines run across (0/180) or down (90/270).
+ */
+export async function lineGeometry(g: Gray, maxAngle = 20): Promise<LineGeometry> {
+  const scale = Math.min(1, 500 / Math.max(g.width, g.height));
+  const small = await resizeGray(g, scale);
+  // Ink is what is darker than its surroundings: strokes count, a dark table around the page does not.
+  const local = await toGray(raw(small).blur(4));
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (let i = 0; i < small.data.length; i++) {
+    if (small.data[i]! < local.data[i]! - 18) { xs.push(i % small.width); ys.push(Math.floor(i / small.width)); }
+  }
+  const diag = Math.ceil(Math.hypot(small.width, small.height));
+  const bins = new Float64Array(2 * diag + 2);
+  const energy = (degrees: number, vertical: boolean): number => {
+    const a = (degrees * Math.PI) / 180;
+    const sin = Math.sin(a);
+    const cos = Math.cos(a);
+    bins.fill(0);
+    for (let k = 0; k < xs.length; k++) {
+      const x = xs[k]!;
+      const y = ys[k]!;
+      const p = vertical ? x * cos + y * sin : y * cos - x * sin;
+      bins[Math.round(p) + diag]!++;
+    }
+    let sumSq = 0;
+    for (const b of bins) sumSq += b * b;
+    return sumSq / Math.max(1, xs.length);
+  };
+  let skew = 0;
+  let horizontalScore = -1;
+  for (let d = -maxAngle; d <= maxAngle; d += 0.5) {
+    const e = energy(d, false);
+    if (e > horizontalScore) { horizontalScore = e; skew = d; }
+  }
+  let verticalScore = -1;
+  for (let d = -maxAngle; d <= maxAngle; d += 1) verticalScore = Math.max(verticalScore, energy(d, true));
+  return { skew, horizontalScore, verticalScore };
+}

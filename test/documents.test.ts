@@ -1,0 +1,147 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTesseractDocumentReader, type DocumentReader } from '../src/ml/document/index.js';
+import { buildReading, mrzDate } from '../src/ml/document/mrz.js';
+import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
+import { readVisualZone } from '../src/ml/document/visual-zone.js';
+import { decodeImage } from '../src/ml/image.js';
+import { renderDocument, renderNonDocument, type DocumentSpec } from './helpers/documents.js';
+import { labelledLines, readLabels } from './helpers/documents-labels.js';
+
+// Real tesseract on a handful of rendered documents and, when present, a few easy images of the
+// shared labelled set. The full evaluation is scripts/eval-documents.ts.
+
+const base: Omit<DocumentSpec, 'name' | 'layout' | 'seed'> = { font: 'sans', rotation: 0, skew: 0, blur: 0, jpegQuality: null };
+
+describe('MRZ check digits and correction (no OCR)', () => {
+  it('computes ICAO 9303 check digits', () => {
+    expect(checkDigit('L898902C3')).toBe('6');
+    expect(checkDigit('740812')).toBe('2');
+    expect(checkDigit('<<<<<<<<<<<<<<')).toBe('0');
+  });
+
+  it('repairs look-alikes guided by the check digits and counts the changes', () => {
+    const misread = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UT0740B122F12O4159ZE184226B<<<<<1O'];
+    const reading = buildReading(misread, LAYOUTS.TD3);
+    expect(reading.lines[1]).toBe('L898902C36UTO7408122F1204159ZE184226B<<<<<10');
+    expect(reading.valid).toBe(true);
+    expect(reading.corrections).toBe(4);
+    expect(reading.fields).toMatchObject({ surname: 'ERIKSSON', givenNames: 'ANNA MARIA', birthDate: '1974-08-12', expirationDate: '2012-04-15', sex: 'F' });
+  });
+
+  it('reads labelled visual-zone fields, side by side or on the next line', () => {
+    const zone = readVisualZone(['PASSPORT', 'Surname', 'NOVAK', 'Given names', 'ANNA MARIA', "Father's name: JOSEF", 'Date of birth Sex', '07 JUN 1984 F', 'Date of issue / Date de délivrance', '01.03.2014']);
+    expect(zone.fields).toEqual({ fullName: 'ANNA MARIA NOVAK', fathersName: 'JOSEF', dateOfBirth: '1984-06-07', sex: 'F', dateOfIssue: '2014-03-01' });
+  });
+
+  it('resolves the century: births in the past, expiry within about 50 years', () => {
+    const today = new Date('2026-01-01T00:00:00Z');
+    expect(mrzDate('300101', 'birth', today)).toBe('1930-01-01');
+    expect(mrzDate('050101', 'birth', today)).toBe('2005-01-01');
+    expect(mrzDate('350101', 'expiry', today)).toBe('2035-01-01');
+    expect(mrzDate('991231', 'expiry', today)).toBe('1999-12-31');
+    expect(mrzDate('991331', 'expiry', today)).toBeNull();
+  });
+});
+
+describe('tesseract document reader', () => {
+  let reader: DocumentReader;
+  beforeAll(async () => {
+    reader = await createTesseractDocumentReader();
+  });
+  afterAll(async () => {
+    await reader?.close();
+  });
+
+  async function read(spec: DocumentSpec) {
+    const doc = await renderDocument(spec);
+    const reading = await reader.read(await decodeImage(doc.bytes), doc.back ? await decodeImage(doc.back) : undefined);
+    return { reading, truth: doc.truth };
+  }
+
+  it('reads a TD3 passport page: MRZ fields, check digits and the visual zone', async () => {
+    const { reading, truth } = await read({ ...base, name: 'td3', layout: 'TD3', seed: 11, fathersName: true });
+    expect(reading.mrz).not.toBeNull();
+    const mrz = reading.mrz!;
+    expect(mrz.format).toBe('TD3');
+    expect(mrz.lines).toEqual(truth.mrzLines);
+    expect(mrz.valid).toBe(true);
+    expect(mrz.checkDigits).toEqual({ document_number: true, birth_date: true, expiration_date: true, personal_number: true, composite: true });
+    expect(mrz.fields).toMatchObject({
+      documentCode: 'P',
+      issuingState: truth.issuingState,
+      documentNumber: truth.documentNumber,
+      nationality: truth.nationality,
+      surname: truth.surname,
+      givenNames: truth.givenNames,
+      birthDate: truth.birthDate,
+      expirationDate: truth.expirationDate,
+      sex: truth.sex,
+    });
+    expect(reading.rotation).toBe(0);
+    expect(reading.side).toBe('front');
+    expect(reading.visualZone.fields.dateOfIssue).toBe(truth.issueDate);
+    expect(reading.visualZone.fields.fathersName).toBe(truth.fathersName);
+    expect(reading.mrzVisualAgreement.dateOfBirth).toBe(true);
+    expect(reading.timings.totalMs).toBeGreaterThan(0);
+  });
+
+  it('reads a TD1 card from its back and the visual zone from its front, rotated 90 degrees', async () => {
+    const { reading, truth } = await read({ ...base, name: 'td1', layout: 'TD1', seed: 12, rotation: 90, jpegQuality: 80 });
+    expect(reading.mrz?.format).toBe('TD1');
+    expect(reading.mrz?.lines).toEqual(truth.mrzLines);
+    expect(reading.mrz?.valid).toBe(true);
+    expect(reading.side).toBe('back');
+    expect(reading.rotation).toBe(270);
+    expect(reading.mrz?.fields.documentNumber).toBe(truth.documentNumber);
+    expect(reading.visualZone.fields.dateOfExpiry).toBe(truth.expirationDate);
+  });
+
+  it('reads an upside-down, skewed TD2 card', async () => {
+    const { reading, truth } = await read({ ...base, name: 'td2', layout: 'TD2', seed: 13, rotation: 180, skew: 5, font: 'serif' });
+    expect(reading.mrz?.format).toBe('TD2');
+    expect(reading.mrz?.lines).toEqual(truth.mrzLines);
+    expect(reading.rotation).toBe(180);
+    expect(Math.abs(reading.skewDegrees)).toBeGreaterThan(3);
+  });
+
+  it('reports a wrongly printed check digit as invalid, and reads an expired date as printed', async () => {
+    const { reading, truth } = await read({ ...base, name: 'bad', layout: 'TD3', seed: 14, wrongCheckDigit: true, expired: true, jpegQuality: 70 });
+    expect(reading.mrz?.lines).toEqual(truth.mrzLines);
+    expect(reading.mrz?.valid).toBe(false);
+    expect(reading.mrz?.checkDigits.document_number).toBe(false);
+    expect(reading.mrz?.checkDigits.birth_date).toBe(true);
+    expect(reading.mrz?.fields.expirationDate).toBe(truth.expirationDate);
+    expect(truth.expirationDate < new Date().toISOString().slice(0, 10)).toBe(true);
+  });
+
+  it('returns mrz null for an image without a document', async () => {
+    const reading = await reader.read(await decodeImage(await renderNonDocument()));
+    expect(reading.mrz).toBeNull();
+    expect(reading.mrzVisualAgreement).toEqual({});
+  });
+
+  it('queues concurrent reads on one worker', async () => {
+    const [a, b] = await Promise.all([
+      read({ ...base, name: 'c1', layout: 'TD2', seed: 21 }),
+      read({ ...base, name: 'c2', layout: 'TD2', seed: 22 }),
+    ]);
+    expect(a.reading.mrz?.fields.documentNumber).toBe(a.truth.documentNumber);
+    expect(b.reading.mrz?.fields.documentNumber).toBe(b.truth.documentNumber);
+  });
+
+  const sharedDir = fileURLToPath(new URL('../../shared/data/passporteye-mrz/', import.meta.url));
+  const sharedPresent = existsSync(`${sharedDir}LABELS.csv`);
+  if (!sharedPresent) console.log(`skipping shared MRZ images: ${sharedDir} is absent`);
+
+  // Easy images of the shared set: upright scans and photos of TD3 and TD2 pages.
+  const easy = ['tests_passport-td3.png', 'tests_passport-td2.png', '100_pass-ltu.jpg', '100_pass-uto.jpg'];
+  it.skipIf(!sharedPresent).each(easy)('reads the MRZ of shared image %s as labelled', async (file) => {
+    const row = readLabels(sharedDir).get(file);
+    expect(row?.kind).toBe('document_with_mrz');
+    const reading = await reader.read(await decodeImage(readFileSync(`${sharedDir}${file}`)));
+    expect(reading.mrz?.lines).toEqual(labelledLines(row!));
+    expect(reading.mrz?.valid).toBe(true);
+  });
+});

@@ -1,0 +1,303 @@
+import sharp from 'sharp';
+import { checkDigit } from '../../src/ml/document/mrz-format.js';
+import { buildReading } from '../../src/ml/document/mrz.js';
+import { LAYOUTS } from '../../src/ml/document/mrz-format.js';
+
+// Synthetic ID documents rendered in memory (SVG through librsvg, DejaVu fonts): TD3 passport
+// page, TD1 card front + back, TD2 card; with rotation, skew, blur and JPEG noise. The MRZ is
+// built from the field values with ICAO check digits computed here, so the truth is exact.
+
+export type RenderLayout = 'TD3' | 'TD1' | 'TD2';
+export type RenderFont = 'sans' | 'serif' | 'condensed';
+
+export interface DocumentSpec {
+  name: string;
+  layout: RenderLayout;
+  font: RenderFont;
+  rotation: 0 | 90 | 180 | 270;
+  /** Small clockwise skew in degrees, applied after the rotation. */
+  skew: number;
+  blur: number;
+  /** JPEG quality; null keeps PNG. */
+  jpegQuality: number | null;
+  seed: number;
+  /** Print a wrong check digit (one OCR correction cannot explain). */
+  wrongCheckDigit?: boolean;
+  expired?: boolean;
+  fathersName?: boolean;
+}
+
+export interface RenderedTruth {
+  format: RenderLayout;
+  mrzLines: string[];
+  documentCode: string;
+  issuingState: string;
+  documentNumber: string;
+  nationality: string;
+  surname: string;
+  givenNames: string;
+  /** YYYY-MM-DD */
+  birthDate: string;
+  issueDate: string;
+  expirationDate: string;
+  sex: 'M' | 'F';
+  fathersName: string | null;
+  /** Which check digit was printed wrong, if any. */
+  brokenCheck: string | null;
+  expired: boolean;
+}
+
+export interface RenderedDocument {
+  /** The image that carries the portrait and visual zone (front); for TD3/TD2 also the MRZ. */
+  bytes: Buffer;
+  /** TD1 cards: the back, with the MRZ. */
+  back?: Buffer;
+  truth: RenderedTruth;
+}
+
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SURNAMES = ['ERIKSSON', 'MUSTERMANN', 'KOWALSKA', 'NOVAK', 'OKAFOR', 'SILVA', 'TANAKA', 'MARTIN', 'HANSEN', 'ROSSI', 'DUBOIS', 'PETROV', 'VAN DER BERG', 'GARCIA LOPEZ'];
+const GIVEN = ['ANNA MARIA', 'ERIKA', 'JOHN', 'LEE', 'SARAH', 'KENJI', 'AMINA', 'LUCAS', 'SOFIA', 'OMAR', 'JEAN PIERRE', 'MEI'];
+const FATHERS = ['HENRIK', 'JOSEF', 'MARCO', 'AHMED', 'PAUL', 'IVAN'];
+const STATES = ['UTO', 'NLD', 'FRA', 'CAN', 'GBR', 'ESP', 'SWE', 'POL'];
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+const FONTS: Record<RenderFont, string> = { sans: 'DejaVu Sans', serif: 'DejaVu Serif', condensed: 'DejaVu Sans Condensed' };
+const ALNUM = 'ABCDEFGHJKLMNPRSTUVWXYZ0123456789';
+
+const pick = <T>(rnd: () => number, list: T[]): T => list[Math.floor(rnd() * list.length)]!;
+const pad = (n: number) => String(n).padStart(2, '0');
+const isoDate = (y: number, m: number, d: number) => `${y}-${pad(m)}-${pad(d)}`;
+const yymmdd = (iso: string) => iso.slice(2).replace(/-/g, '');
+const printed = (iso: string) => `${iso.slice(8, 10)} ${MONTHS[Number(iso.slice(5, 7)) - 1]} ${iso.slice(0, 4)}`;
+const mrzName = (s: string) => s.replace(/ /g, '<');
+const fill = (s: string, n: number) => (s + '<'.repeat(n)).slice(0, n);
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&apos;');
+
+export function mrzLinesFor(layout: RenderLayout, t: Omit<RenderedTruth, 'mrzLines' | 'brokenCheck' | 'format' | 'expired' | 'issueDate' | 'fathersName'>): string[] {
+  const birth = yymmdd(t.birthDate);
+  const expiry = yymmdd(t.expirationDate);
+  const names = `${mrzName(t.surname)}<<${mrzName(t.givenNames)}`;
+  if (layout === 'TD1') {
+    const number = fill(t.documentNumber, 9);
+    const l1 = fill(`${fill(t.documentCode, 2)}${t.issuingState}${number}${checkDigit(number)}`, 30);
+    const l2head = `${birth}${checkDigit(birth)}${t.sex}${expiry}${checkDigit(expiry)}${t.nationality}`;
+    const l2body = fill(l2head, 29);
+    const composite = checkDigit(l1.slice(5, 30) + l2body.slice(0, 7) + l2body.slice(8, 15) + l2body.slice(18, 29));
+    return [l1, l2body + composite, fill(names, 30)];
+  }
+  const length = layout === 'TD3' ? 44 : 36;
+  const number = fill(t.documentNumber, 9);
+  const l1 = fill(`${fill(t.documentCode, 2)}${t.issuingState}${names}`, length);
+  let l2 = `${number}${checkDigit(number)}${t.nationality}${birth}${checkDigit(birth)}${t.sex}${expiry}${checkDigit(expiry)}`;
+  if (layout === 'TD3') {
+    const personal = '<'.repeat(14);
+    l2 += personal + checkDigit(personal);
+    l2 += checkDigit(l2.slice(0, 10) + l2.slice(13, 20) + l2.slice(21, 43));
+  } else {
+    l2 = fill(l2, 35);
+    l2 += checkDigit(l2.slice(0, 10) + l2.slice(13, 20) + l2.slice(21, 35));
+  }
+  return [l1, l2];
+}
+
+/** Replaces the document-number check digit with a wrong one that no look-alike repair explains. */
+function breakCheckDigit(lines: string[], layout: RenderLayout): string[] {
+  const at = layout === 'TD1' ? { line: 0, index: 14 } : { line: 1, index: 9 };
+  const correct = lines[at.line]![at.index]!;
+  for (const digit of '0123456789') {
+    if (digit === correct) continue;
+    const copy = lines.slice();
+    copy[at.line] = copy[at.line]!.slice(0, at.index) + digit + copy[at.line]!.slice(at.index + 1);
+    const reading = buildReading(copy, LAYOUTS[layout]);
+    if (!reading.checkDigits.document_number) return copy;
+  }
+  throw new Error('no unrepairable wrong check digit');
+}
+
+function makeTruth(spec: DocumentSpec): RenderedTruth {
+  const rnd = random(spec.seed);
+  const state = pick(rnd, STATES);
+  const birthYear = 1950 + Math.floor(rnd() * 55);
+  const birthDate = isoDate(birthYear, 1 + Math.floor(rnd() * 12), 1 + Math.floor(rnd() * 28));
+  const expiryYear = spec.expired ? 2016 + Math.floor(rnd() * 7) : 2027 + Math.floor(rnd() * 8);
+  const expirationDate = isoDate(expiryYear, 1 + Math.floor(rnd() * 12), 1 + Math.floor(rnd() * 28));
+  const issueDate = `${expiryYear - 10}${expirationDate.slice(4)}`;
+  // Like real ones: one or two letters, then digits, sometimes one more letter inside.
+  const numberLength = 8 + Math.floor(rnd() * 2);
+  let documentNumber = pick(rnd, ['L', 'X', 'P', 'C', 'N', 'AB', 'ZE', 'PA']);
+  while (documentNumber.length < numberLength) documentNumber += String(Math.floor(rnd() * 10));
+  if (rnd() < 0.3) {
+    const at = 3 + Math.floor(rnd() * (numberLength - 4));
+    documentNumber = documentNumber.slice(0, at) + pick(rnd, [...ALNUM.slice(0, 23)]) + documentNumber.slice(at + 1);
+  }
+  const base = {
+    documentCode: spec.layout === 'TD3' ? 'P' : spec.layout === 'TD1' ? 'ID' : 'I',
+    issuingState: state,
+    documentNumber,
+    nationality: rnd() < 0.8 ? state : pick(rnd, STATES),
+    surname: pick(rnd, SURNAMES),
+    givenNames: pick(rnd, GIVEN),
+    birthDate,
+    expirationDate,
+    sex: (rnd() < 0.5 ? 'F' : 'M') as 'M' | 'F',
+  };
+  let mrzLines = mrzLinesFor(spec.layout, base);
+  if (spec.wrongCheckDigit) mrzLines = breakCheckDigit(mrzLines, spec.layout);
+  return {
+    ...base,
+    format: spec.layout,
+    mrzLines,
+    issueDate,
+    fathersName: spec.fathersName ? pick(rnd, FATHERS) : null,
+    brokenCheck: spec.wrongCheckDigit ? 'document_number' : null,
+    expired: !!spec.expired,
+  };
+}
+
+interface Canvas {
+  width: number;
+  height: number;
+  parts: string[];
+}
+
+function text(c: Canvas, x: number, y: number, size: number, family: string, value: string, extra = ''): void {
+  c.parts.push(`<text x="${x}" y="${y}" font-family="${family}" font-size="${size}" ${extra}>${escapeXml(value)}</text>`);
+}
+
+function field(c: Canvas, x: number, y: number, label: string, value: string, family: string, scale = 1): void {
+  text(c, x, y, 15 * scale, family, label, 'fill="#35507a"');
+  text(c, x, y + 28 * scale, 24 * scale, family, value, 'fill="#111" font-weight="bold"');
+}
+
+function background(c: Canvas, tint: string): void {
+  c.parts.push(`<rect width="${c.width}" height="${c.height}" rx="24" fill="${tint}"/>`);
+  for (let y = 20; y < c.height; y += 26) c.parts.push(`<path d="M0 ${y} Q ${c.width / 2} ${y + 14} ${c.width} ${y}" stroke="#dde4ee" stroke-width="1" fill="none"/>`);
+}
+
+function portrait(c: Canvas, x: number, y: number, w: number, h: number): void {
+  c.parts.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="#c9ced6"/>`);
+  c.parts.push(`<ellipse cx="${x + w / 2}" cy="${y + h * 0.4}" rx="${w * 0.28}" ry="${h * 0.24}" fill="#9aa2ad"/>`);
+  c.parts.push(`<ellipse cx="${x + w / 2}" cy="${y + h * 0.95}" rx="${w * 0.45}" ry="${h * 0.3}" fill="#9aa2ad"/>`);
+}
+
+function mrzBlock(c: Canvas, lines: string[], bottomMargin: number): void {
+  const n = lines[0]!.length;
+  const size = Math.floor((c.width - 70) / (n * 0.602));
+  const lineGap = size * 1.35;
+  const y0 = c.height - bottomMargin - lineGap * (lines.length - 1);
+  lines.forEach((line, i) => text(c, 35, y0 + i * lineGap, size, 'DejaVu Sans Mono', line, 'fill="#000"'));
+}
+
+function svg(c: Canvas): Buffer {
+  return Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${c.width}" height="${c.height}">${c.parts.join('')}</svg>`);
+}
+
+function frontPage(spec: DocumentSpec, t: RenderedTruth, withMrz: boolean): Buffer {
+  const family = FONTS[spec.font];
+  const card = spec.layout === 'TD1';
+  const c: Canvas = { width: card ? 856 : 1000, height: card ? 540 : 704, parts: [] };
+  background(c, card ? '#eef3ea' : '#f3efe6');
+  const title = spec.layout === 'TD3' ? 'PASSPORT' : 'IDENTITY CARD';
+  text(c, 35, 50, 30, family, title, 'fill="#35507a" font-weight="bold"');
+  text(c, c.width - 300, 50, 20, family, `STATE ${t.issuingState}`, 'fill="#35507a"');
+  portrait(c, 35, 80, card ? 200 : 240, card ? 260 : 300);
+  const x = card ? 265 : 310;
+  const s = card ? 0.85 : 1;
+  const step = card ? 50 : 56;
+  let y = card ? 95 : 100;
+  const put = (label: string, value: string) => {
+    field(c, x, y, label, value, family, s);
+    y += step;
+  };
+  put(spec.layout === 'TD3' ? 'Passport No.' : 'Document No.', t.documentNumber);
+  put('Surname', t.surname);
+  put('Given names', t.givenNames);
+  if (t.fathersName) put("Father's name", t.fathersName);
+  field(c, x, y, 'Date of birth', printed(t.birthDate), family, s);
+  field(c, x + 280 * s, y, 'Sex', t.sex, family, s);
+  y += step;
+  field(c, x, y, 'Date of issue', printed(t.issueDate), family, s);
+  field(c, x + 280 * s, y, 'Nationality', t.nationality, family, s);
+  y += step;
+  put('Date of expiry', printed(t.expirationDate));
+  if (withMrz) mrzBlock(c, t.mrzLines, 40);
+  return svg(c);
+}
+
+function cardBack(t: RenderedTruth): Buffer {
+  const c: Canvas = { width: 856, height: 540, parts: [] };
+  background(c, '#eef3ea');
+  text(c, 35, 60, 18, 'DejaVu Sans', 'Authority: CIVIL REGISTRY', 'fill="#35507a"');
+  text(c, 35, 90, 18, 'DejaVu Sans', `Date of issue: ${printed(t.issueDate)}`, 'fill="#35507a"');
+  mrzBlock(c, t.mrzLines, 45);
+  return svg(c);
+}
+
+/** Puts the page on a table, rotates, skews, blurs and encodes it like a phone picture. */
+async function photograph(page: Buffer, spec: DocumentSpec): Promise<Buffer> {
+  const table = { r: 92, g: 84, b: 74 };
+  let image = sharp(await sharp(page).png().toBuffer()).extend({ top: 40, bottom: 40, left: 40, right: 40, background: table });
+  if (spec.rotation) image = sharp(await image.png().toBuffer()).rotate(spec.rotation);
+  if (spec.skew) image = sharp(await image.png().toBuffer()).rotate(spec.skew, { background: table });
+  if (spec.blur > 0) image = image.blur(spec.blur);
+  image = image.removeAlpha();
+  return spec.jpegQuality ? image.jpeg({ quality: spec.jpegQuality }).toBuffer() : image.png().toBuffer();
+}
+
+export async function renderDocument(spec: DocumentSpec): Promise<RenderedDocument> {
+  const truth = makeTruth(spec);
+  if (spec.layout === 'TD1') {
+    return { bytes: await photograph(frontPage(spec, truth, false), spec), back: await photograph(cardBack(truth), spec), truth };
+  }
+  return { bytes: await photograph(frontPage(spec, truth, true), spec), truth };
+}
+
+/** An image with no document: soft shapes and a little non-MRZ text. */
+export async function renderNonDocument(): Promise<Buffer> {
+  const c: Canvas = { width: 900, height: 600, parts: [] };
+  c.parts.push('<rect width="900" height="600" fill="#7fa7c9"/><circle cx="300" cy="260" r="160" fill="#e8c170"/><rect x="500" y="300" width="300" height="200" fill="#4a6b3a"/>');
+  text(c, 80, 560, 28, 'DejaVu Serif', 'Summer afternoon by the lake', 'fill="#fff"');
+  return sharp(svg(c)).jpeg({ quality: 85 }).toBuffer();
+}
+
+/** A varied, reproducible list of specs for evaluation: layouts, fonts, rotations, noise. */
+export function renderSpecs(count: number): DocumentSpec[] {
+  const layouts: RenderLayout[] = ['TD3', 'TD1', 'TD2'];
+  const fonts: RenderFont[] = ['sans', 'serif', 'condensed'];
+  const rotations: Array<0 | 90 | 180 | 270> = [0, 0, 0, 90, 180, 270];
+  const specs: DocumentSpec[] = [];
+  for (let i = 0; i < count; i++) {
+    const rnd = random(1000 + i);
+    const layout = layouts[i % layouts.length]!;
+    const rotation = rotations[Math.floor(rnd() * rotations.length)]!;
+    const skew = rnd() < 0.4 ? Math.round((rnd() * 16 - 8) * 10) / 10 : 0;
+    const blur = rnd() < 0.3 ? 0.6 + rnd() * 0.8 : 0;
+    const jpegQuality = rnd() < 0.6 ? 45 + Math.floor(rnd() * 45) : null;
+    const font = fonts[Math.floor(i / 3) % 3]!;
+    const spec: DocumentSpec = {
+      name: `${layout}-${i}-${font}-r${rotation}${skew ? `-s${skew}` : ''}${blur ? '-blur' : ''}${jpegQuality ? `-q${jpegQuality}` : ''}`,
+      layout,
+      font,
+      rotation,
+      skew,
+      blur: Math.round(blur * 10) / 10,
+      jpegQuality,
+      seed: 5000 + i,
+      wrongCheckDigit: i % 11 === 7,
+      expired: i % 7 === 3,
+      fathersName: i % 4 === 1,
+    };
+    specs.push(spec);
+  }
+  return specs;
+}
