@@ -111,7 +111,7 @@ export async function startService(config: Config, options: BuildOptions = {}): 
   const service = await buildService(config, options);
   if (config.warmModels) {
     const started = Date.now();
-    Promise.all([service.core.models.documents(), service.core.models.faces()]).then(
+    Promise.all([service.core.models.documents(), service.core.models.faces(), service.core.models.liveness()]).then(
       () => service.logger.info({ ms: Date.now() - started, ...service.core.models.status() }, 'models loaded'),
       (error) => service.logger.error({ err: error }, 'models failed to load'),
     );

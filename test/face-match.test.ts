@@ -40,6 +40,12 @@ describe('POST /api/v2/face-match', () => {
     const different = await post().attach('image1', image('faceapi-bbt-identities/sheldon1.png'), 'a.png').attach('image2', image('faceapi-bbt-identities/penny1.png'), 'b.png');
     expect(different.body.data.status).toBe('failed');
     expect(different.body.data.check.data.similarity).toBeLessThan(0.95);
+    const strict = await post().field('threshold', '0.999').attach('image1', image('faceapi-bbt-identities/sheldon1.png'), 'a.png').attach('image2', image('faceapi-bbt-identities/sheldon2.png'), 'b.png');
+    expect(strict.body.data.check.data.threshold).toBe(0.999);
+    expect(strict.body.data.status).toBe(strict.body.data.check.data.similarity >= 0.999 ? 'passed' : 'failed');
+    const silly = await post().send({ image1: image('faceapi-bbt-identities/sheldon1.png').toString('base64'), image2: image('faceapi-bbt-identities/sheldon2.png').toString('base64'), threshold: 0.1 });
+    expect(silly.status).toBe(400);
+    expect(silly.body.error.code).toBe('validation_error');
     const swapped = await post().attach('image1', image('faceapi-bbt-identities/penny1.png'), 'a.png').attach('image2', image('faceapi-bbt-identities/sheldon1.png'), 'b.png');
     expect(swapped.body.data.check.data.similarity).toBe(different.body.data.check.data.similarity);
   });

@@ -7,6 +7,8 @@ import { locationCheck } from './checks/location.js';
 import { CheckPipeline } from './checks/pipeline.js';
 import { idVerificationCheck } from './checks/id-document.js';
 import { faceMatchCheck } from './checks/face-match.js';
+import { livenessCheck } from './checks/liveness.js';
+import { kycCredentialCheck } from './credentials/kyc.js';
 import { lazyModels, type Models } from './models.js';
 import { credentialCheck } from './credentials/check.js';
 import { CredentialRegistry } from './credentials/registry.js';
@@ -55,6 +57,8 @@ export class Core {
     idVerification: ReturnType<typeof idVerificationCheck>;
     credential: ReturnType<typeof credentialCheck>;
     faceMatch: ReturnType<typeof faceMatchCheck>;
+    liveness: ReturnType<typeof livenessCheck>;
+    kycCredential: ReturnType<typeof kycCredentialCheck>;
   };
   /** Once true it stays true: migrations are never un-applied under a running service. */
   private migrationsApplied = false;
@@ -81,6 +85,8 @@ export class Core {
       idVerification: idVerificationCheck(this.models, this.accounts),
       credential: credentialCheck({ orm: this.orm, registry: this.credentials, accounts: this.accounts }),
       faceMatch: faceMatchCheck(this.models, this.accounts),
+      liveness: livenessCheck(this.models),
+      kycCredential: kycCredentialCheck({ orm: this.orm, models: this.models, accounts: this.accounts, registry: this.credentials }),
     };
   }
 

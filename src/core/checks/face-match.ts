@@ -6,20 +6,22 @@ import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../../ml/faces/mat
 import type { DecodedImage } from '../../ml/image.js';
 import { imageBytes, intakeImage } from './images.js';
 import type { StandaloneCheck } from './pipeline.js';
-import type { CheckOutcome } from './types.js';
+import type { Check, CheckOutcome } from './types.js';
 
 export const faceMatchInput = z.object({
   image1: imageBytes.optional(),
   image2: imageBytes.optional(),
+  /** A caller's own operating point; bounded so a typo cannot turn the check off. */
+  threshold: z.number().min(0.5).max(0.999).optional(),
   svc_access_token: z.string().min(1).max(200).optional(),
   svc_id: z.string().min(1).max(40).optional(),
 });
 export type FaceMatchInput = z.infer<typeof faceMatchInput>;
 
-type Prepared = { reference: DecodedImage | Float32Array; selfie: DecodedImage; referenceName: string };
+type Prepared = { reference: DecodedImage | Float32Array; selfie: DecodedImage; threshold: number };
 
 /** The descriptor of the largest usable face, or 422 no_face naming the image. */
-async function descriptorOf(models: Models, image: DecodedImage, field: string): Promise<Float32Array> {
+export async function descriptorOf(models: Models, image: DecodedImage, field: string): Promise<Float32Array> {
   const face = await (await models.faces()).describeLargestFace(image);
   if (!face) throw new DomainError('no_face', `no usable face in ${field}: send a sharp, well-lit, front-facing photo`);
   return face.descriptor;
@@ -40,29 +42,31 @@ export function faceMatchCheck(models: Models, accounts: AccountService): Standa
         if (!selfieBytes) throw new DomainError('validation_error', 'send the selfie as image2', { data: { errors: { image2: 'required' } } });
         const reference = await accounts.faceReference(context.svcId!);
         if (!reference) throw new DomainError('face_not_enrolled');
-        return { reference, selfie: await intakeImage(input.image2 ? 'image2' : 'image1', selfieBytes), referenceName: 'the account' };
+        return { reference, selfie: await intakeImage(input.image2 ? 'image2' : 'image1', selfieBytes), threshold: input.threshold ?? DEFAULT_FACE_MATCH_THRESHOLD };
       }
       const errors: Record<string, string> = {};
       if (!input.image1) errors.image1 = 'required: the reference portrait';
       if (!input.image2) errors.image2 = 'required: the live selfie';
       if (Object.keys(errors).length) throw new DomainError('validation_error', 'image1 and image2 are both required', { data: { errors } });
-      return { reference: await intakeImage('image1', input.image1!), selfie: await intakeImage('image2', input.image2!), referenceName: 'image1' };
+      return { reference: await intakeImage('image1', input.image1!), selfie: await intakeImage('image2', input.image2!), threshold: input.threshold ?? DEFAULT_FACE_MATCH_THRESHOLD };
     },
     async execute(prepared): Promise<CheckOutcome> {
-      const reference = prepared.reference instanceof Float32Array ? prepared.reference : await descriptorOf(models, prepared.reference, 'image1');
-      const selfie = await descriptorOf(models, prepared.selfie, 'image2');
-      const similarity = Math.round(faceSimilarity(reference, selfie) * 10_000) / 10_000;
-      const passed = similarity >= DEFAULT_FACE_MATCH_THRESHOLD;
-      return {
-        check: {
-          type: 'face_match',
-          status: passed ? 'passed' : 'failed',
-          score: similarity,
-          data: { similarity, threshold: DEFAULT_FACE_MATCH_THRESHOLD },
-          error: passed ? null : `the faces do not match (similarity ${similarity} below ${DEFAULT_FACE_MATCH_THRESHOLD})`,
-        },
-        reason: 'face_mismatch',
-      };
+      return { check: await faceMatchOf(models, prepared.reference, prepared.selfie, prepared.threshold), reason: 'face_mismatch' };
     },
+  };
+}
+
+/** Compares a reference (image or stored descriptor) with a selfie; 422 no_face when either has none. */
+export async function faceMatchOf(models: Models, reference: DecodedImage | Float32Array, selfie: DecodedImage, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = { reference: 'image1', selfie: 'image2' }): Promise<Check> {
+  const referenceDescriptor = reference instanceof Float32Array ? reference : await descriptorOf(models, reference, names.reference);
+  const selfieDescriptor = await descriptorOf(models, selfie, names.selfie);
+  const similarity = Math.round(faceSimilarity(referenceDescriptor, selfieDescriptor) * 10_000) / 10_000;
+  const passed = similarity >= threshold;
+  return {
+    type: 'face_match',
+    status: passed ? 'passed' : 'failed',
+    score: similarity,
+    data: { similarity, threshold },
+    error: passed ? null : `the faces do not match (similarity ${similarity} below ${threshold})`,
   };
 }

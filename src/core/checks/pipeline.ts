@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { CheckRecord, type CheckType } from './entities.js';
+import { CheckRecord, type CheckStatus, type CheckType } from './entities.js';
 import type { AccountService } from '../accounts/service.js';
 import type { BillingService, Reservation } from '../billing/service.js';
 import { fingerprint, type IdempotencyService } from '../billing/idempotency.js';
@@ -8,7 +8,7 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { parseInput } from '../validation.js';
-import { accountRefOf, type AccountRef, type CheckContext, type CheckOutcome } from './types.js';
+import { accountRefOf, type AccountRef, type CheckContext, type CheckOutcome, type CombinedOutcome } from './types.js';
 
 export interface Caller {
   projectId: string;
@@ -29,7 +29,7 @@ export interface StandaloneCheck<Input, Prepared> {
   /** The body's schema; images arrive as Buffers (fronts decode base64, data URLs and files). */
   input: z.ZodType<Input>;
   prepare(input: Input, context: CheckContext): Promise<Prepared>;
-  execute(prepared: Prepared, context: CheckContext): Promise<CheckOutcome>;
+  execute(prepared: Prepared, context: CheckContext): Promise<CheckOutcome | CombinedOutcome>;
 }
 
 export function errorResult(error: unknown): CallResult | undefined {
@@ -93,7 +93,7 @@ export class CheckPipeline {
     const prepared = await check.prepare(input, context);
 
     const reservation: Reservation = await this.deps.billing.reserve(caller.projectId, `check:${check.type}`);
-    let outcome: CheckOutcome;
+    let outcome: CheckOutcome | CombinedOutcome;
     try {
       outcome = await check.execute(prepared, context);
     } catch (error) {
@@ -101,21 +101,25 @@ export class CheckPipeline {
       await this.deps.billing.refund(reservation);
       throw error;
     }
-    const record = await this.record(caller, context, outcome, Date.now() - started);
+    const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
+    const record = await this.record(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started);
     await this.deps.billing.settle(reservation, record.id);
-    return { ok: true, status: 200, data: { session_id: record.id, status: outcome.check.status, check: outcome.check } };
+    const data = 'check' in outcome
+      ? { session_id: record.id, status: outcome.check.status, check: outcome.check }
+      : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks };
+    return { ok: true, status: 200, data };
   }
 
-  private async record(caller: Caller, context: CheckContext, outcome: CheckOutcome, durationMs: number): Promise<CheckRecord> {
+  private async record(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number): Promise<CheckRecord> {
     const em = this.deps.orm.em.fork();
     const record = em.create(CheckRecord, {
       id: newId('chk'),
       projectId: caller.projectId,
-      type: outcome.check.type,
-      status: outcome.check.status,
+      type: verdict.type,
+      status: verdict.status,
       mode: context.mode,
       svcId: context.svcId,
-      reason: outcome.check.status === 'passed' ? null : (outcome.reason ?? null),
+      reason: verdict.status === 'passed' ? null : (verdict.reason ?? null),
       durationMs,
       createdAt: this.deps.clock.now(),
     });

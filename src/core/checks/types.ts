@@ -16,6 +16,15 @@ export interface CheckOutcome {
   reason?: string;
 }
 
+/** What a combined check (KYC + licence) produced: several checks and the identity they rest on. */
+export interface CombinedOutcome {
+  type: CheckType;
+  status: CheckStatus;
+  identity: Record<string, unknown>;
+  checks: Check[];
+  reason?: string;
+}
+
 /** Who is asking, and about whom (account mode). */
 export interface CheckContext {
   projectId: string;

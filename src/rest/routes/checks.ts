@@ -54,10 +54,20 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     body: z.object({ front_image: image, back_image: image.optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
     errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record'],
   });
-  route('/face-match', core.checks.faceMatch, { images: ['image1', 'image2'] }, {
+  route('/face-match', core.checks.faceMatch, { images: ['image1', 'image2'], numbers: ['threshold'] }, {
     summary: 'Same person? image1 (reference portrait) against image2 (live selfie); symmetric; proves identity, not liveness',
-    body: z.object({ image1: image, image2: image, svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
+    body: z.object({ image1: image, image2: image, threshold: z.number().min(0.5).max(0.999).optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
     errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
+  });
+  route('/liveness', core.checks.liveness, { images: ['image'] }, {
+    summary: 'Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1',
+    body: z.object({ image }),
+    errors: ['image_too_large', 'unprocessable', 'no_face'],
+  });
+  route('/kyc-credential', core.checks.kycCredential, { images: ['front_image', 'back_image', 'selfie'] }, {
+    summary: 'ID verification, liveness, face match (document portrait vs selfie) and the licence lookup against the name on the ID',
+    body: z.object({ front_image: image, back_image: image.optional(), selfie: image, license_type: z.string(), license_state: z.string(), license_number: z.string(), npi: z.string().optional() }),
+    errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
   });
   route('/age-verification', core.checks.age, { images: [], arrays: ['bands'] }, {
     summary: 'Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65)',
