@@ -77,7 +77,7 @@ export class Core {
     this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts });
     this.models = options.models ?? lazyModels();
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer });
-    this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, issuer: options.issuer ?? 'http://localhost:8080' });
+    this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, issuer: options.issuer ?? 'http://localhost:8080' });
     this.credentials = new CredentialRegistry(this.orm);
     this.checks = {
       age: ageCheck(this.accounts),

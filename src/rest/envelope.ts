@@ -1,5 +1,6 @@
 import type { Response } from 'express';
-import { DomainError, errorCatalog, type ErrorCode } from '../core/errors.js';
+import type { CallResult } from '../core/checks/pipeline.js';
+import type { DomainError } from '../core/errors.js';
 
 /** `{ success, data, error }`: the response shape of every enveloped route. */
 export function sendData(res: Response, data: unknown, status = 200): void {
@@ -15,7 +16,13 @@ export function sendError(res: Response, error: DomainError): void {
   });
 }
 
-/** The status a front uses for a code when it has no DomainError at hand. */
-export function statusOf(code: ErrorCode): number {
-  return errorCatalog[code].status;
+/** Sends a core call result (as stored for idempotent replay) in the envelope. */
+export function sendResult(res: Response, result: CallResult & { replayed?: boolean }): void {
+  if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  if (result.ok) {
+    sendData(res, result.data, result.status);
+    return;
+  }
+  if (result.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(result.retryAfterSeconds));
+  res.status(result.status).json({ success: false, data: result.data ?? null, error: result.error });
 }

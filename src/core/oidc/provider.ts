@@ -8,7 +8,7 @@ import { digestSecret, newId, newSecret, safeEqual } from '../secrets.js';
 import { OidcClient, OIDC_SCOPES } from '../tenancy/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken } from './entities.js';
 import type { SigningKeys } from './keys.js';
-import { ACCESS_TOKEN_TTL_SECONDS, type AccessGrant } from './tokens.js';
+import { ACCESS_TOKEN_TTL_SECONDS, type AccessGrant, type AccessTokenService } from './tokens.js';
 
 const CODE_TTL_MS = 120_000;
 const REFRESH_TTL_MS = 30 * 24 * 3600_000;
@@ -59,7 +59,7 @@ export function atHash(accessToken: string): string {
 /** The OpenID Connect provider: authorization code with PKCE, rotating refresh tokens, logout, account reads. */
 export class OidcProvider {
   constructor(
-    private readonly deps: { orm: Orm; clock: Clock; keys: SigningKeys; accounts: AccountService; issuer: string },
+    private readonly deps: { orm: Orm; clock: Clock; keys: SigningKeys; accounts: AccountService; accessTokens: AccessTokenService; issuer: string },
   ) {}
 
   get issuer(): string {
@@ -323,18 +323,8 @@ export class OidcProvider {
     const em = this.em();
     const now = this.now();
     const account = await em.findOneOrFail(Account, { id: grant.accountId });
-    const accessToken = newSecret('vt');
+    const { token: accessToken } = this.deps.accessTokens.add(em, { account, client, scopes: grant.scopes, grantId: grant.grantId });
     const refreshToken = newSecret('vr');
-    em.create(AccessToken, {
-      id: newId('at'),
-      tokenDigest: digestSecret(accessToken),
-      account,
-      client,
-      scopes: grant.scopes,
-      grantId: grant.grantId,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000),
-    });
     em.create(RefreshToken, {
       id: newId('rt'),
       tokenDigest: digestSecret(refreshToken),

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { Account } from '../accounts/entities.js';
@@ -20,16 +21,23 @@ export interface AccessGrant {
 export class AccessTokenService {
   constructor(private readonly deps: { orm: Orm; clock: Clock }) {}
 
+  /** Issues an access token on its own (operators and tests; the token endpoint uses `add`). */
   async issue(svcId: string, clientId: string, scopes: string[], ttlSeconds = ACCESS_TOKEN_TTL_SECONDS) {
     const em = this.deps.orm.em.fork();
     const account = await em.findOne(Account, { id: svcId });
     const client = await em.findOne(OidcClient, { clientId });
     if (!account || !client) throw new DomainError('not_found', 'account or client not found');
+    const issued = this.add(em, { account, client, scopes, grantId: null }, ttlSeconds);
+    await em.flush();
+    return issued;
+  }
+
+  /** Adds a new access token to a unit of work (flushed by the caller); returns the secret once. */
+  add(em: EntityManager, grant: { account: Account; client: OidcClient; scopes: string[]; grantId: string | null }, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS) {
     const token = newSecret('vt');
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
-    em.create(AccessToken, { id: newId('at'), tokenDigest: digestSecret(token), account, client, scopes, createdAt: now, expiresAt });
-    await em.flush();
+    em.create(AccessToken, { id: newId('at'), tokenDigest: digestSecret(token), ...grant, createdAt: now, expiresAt });
     return { token, expiresAt };
   }
 

@@ -1,28 +1,17 @@
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import { ageInput } from '../../core/checks/age.js';
 import { CHECK_STATUSES, CHECK_TYPES } from '../../core/checks/entities.js';
 import { locationInput } from '../../core/checks/location.js';
 import { credentialInput } from '../../core/credentials/check.js';
-import { sendData } from '../envelope.js';
-import type { CallResult, StandaloneCheck } from '../../core/checks/pipeline.js';
+import { sendData, sendResult } from '../envelope.js';
+import type { StandaloneCheck } from '../../core/checks/pipeline.js';
 import type { AccountRef } from '../../core/checks/types.js';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { checkBody, type FieldKinds } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
-
-/** Sends a pipeline result in the envelope; replays say so in `Idempotent-Replayed`. */
-export function sendResult(res: Response, result: CallResult & { replayed?: boolean }): void {
-  if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
-  if (result.ok) {
-    res.status(result.status).json({ success: true, data: result.data, error: null });
-    return;
-  }
-  if (result.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(result.retryAfterSeconds));
-  res.status(result.status).json({ success: false, data: result.data ?? null, error: result.error });
-}
 
 const checkSchema = z.object({
   type: z.enum(CHECK_TYPES),
