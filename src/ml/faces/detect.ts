@@ -98,12 +98,8 @@ async function detectOnce(rt: FaceRuntime, rgb: Rgb, minConfidence: number, bord
   }
 }
 
-function toOriginal(face: RawFace, turns: QuarterTurns, w: number, h: number, scale: number): RawFace {
-  // (w, h) is the size of the UNturned buffer; the turned one is (h, w) for odd turns.
-  const map = (p: Point): Point => {
-    const q = unturnPoint(p, turns, w, h);
-    return { x: q.x * scale, y: q.y * scale };
-  };
+/** The face with its box corners and landmarks moved by `map` (a rotation and/or a scale). */
+function mapFace(face: RawFace, map: (p: Point) => Point): RawFace {
   const a = map({ x: face.box.x, y: face.box.y });
   const b = map({ x: face.box.x + face.box.width, y: face.box.y + face.box.height });
   const landmarks = face.landmarks.map(map);
@@ -113,6 +109,14 @@ function toOriginal(face: RawFace, turns: QuarterTurns, w: number, h: number, sc
     landmarks,
     rollDegrees: rollDegrees(landmarks),
   };
+}
+
+function toOriginal(face: RawFace, turns: QuarterTurns, w: number, h: number, scale: number): RawFace {
+  // (w, h) is the size of the UNturned buffer; the turned one is (h, w) for odd turns.
+  return mapFace(face, (p) => {
+    const q = unturnPoint(p, turns, w, h);
+    return { x: q.x * scale, y: q.y * scale };
+  });
 }
 
 /**
@@ -161,17 +165,8 @@ async function reorient(rt: FaceRuntime, rgb: Rgb, face: RawFace, margin: number
 
 /** A face found on the crop turned by q, back in the coordinates of the buffer the crop came from. */
 function unturnFace(found: RawFace, q: QuarterTurns, side: number, x0: number, y0: number): RawFace {
-  const back = (p: Point): Point => {
+  return mapFace(found, (p) => {
     const u = unturnPoint(p, q, side, side);
     return { x: u.x + x0, y: u.y + y0 };
-  };
-  const a = back({ x: found.box.x, y: found.box.y });
-  const b = back({ x: found.box.x + found.box.width, y: found.box.y + found.box.height });
-  const landmarks = found.landmarks.map(back);
-  return {
-    box: { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.abs(b.x - a.x), height: Math.abs(b.y - a.y) },
-    score: found.score,
-    landmarks,
-    rollDegrees: rollDegrees(landmarks),
-  };
+  });
 }
