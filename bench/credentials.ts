@@ -2,45 +2,27 @@
 // (p50, p95) with the unique (state, provider, number) index and, for contrast, a few without it;
 // and requests per second of POST /api/v2/credential-verification in search mode.
 //   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:credentials
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { freePort, freshDatabase, percentile, runBuiltVerity, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
 import { createOrm, migrate } from '../src/core/db/orm.js';
 import { CredentialRegistry } from '../src/core/credentials/registry.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const server = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const lookups = Number(process.env.BENCH_LOOKUPS ?? 5000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const ms = (value: number) => Math.round(value * 100) / 100;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-const name = `verity_bench_licences_${Date.now()}`;
-const admin = new pg.Client({ connectionString: server });
-await admin.connect();
-await admin.query(`create database ${name}`);
-const url = new URL(server);
-url.pathname = `/${name}`;
+const database = await freshDatabase(server, 'verity_bench_licences');
 let child: ChildProcess | undefined;
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-licences-'));
 try {
-  const orm = await createOrm(url.toString(), { poolMax: 4 });
+  const orm = await createOrm(database.url, { poolMax: 4 });
   await migrate(orm);
   const connection = orm.em.getConnection();
   const loadStarted = Date.now();
@@ -83,22 +65,18 @@ try {
   await orm.close();
 
   const port = await freePort();
-  child = spawn('node', [path.join(root, 'dist/src/cli.js'), 'serve'], {
-    env: { ...process.env, DATABASE_URL: url.toString(), VERITY_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', VERITY_WARM_MODELS: '0', VERITY_SEED_LICENSES: '0', VERITY_RATE_LIMIT_PER_MINUTE: '100000000' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  while (!(await fetch(`${base}/readyz`).then((res) => res.ok, () => false))) await new Promise((resolve) => setTimeout(resolve, 100));
+  const started = await startBuiltVerity({ DATABASE_URL: database.url, VERITY_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', VERITY_WARM_MODELS: '0', VERITY_SEED_LICENSES: '0', VERITY_RATE_LIMIT_PER_MINUTE: '100000000' });
+  child = started.child;
+  const base = started.url;
   const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
-  await new Promise<void>((resolve) => spawn('node', [path.join(root, 'dist/src/cli.js'), 'admin', 'project', 'topup', '--amount', '1000000'], { env: { ...process.env, DATABASE_URL: url.toString(), VERITY_DATA_DIR: dataDir }, stdio: 'ignore' }).once('exit', () => resolve()));
+  await runBuiltVerity(['admin', 'project', 'topup', '--amount', '1000000'], { DATABASE_URL: database.url, VERITY_DATA_DIR: dataDir });
   const common = { url: `${base}/api/v2/credential-verification`, method: 'POST' as const, connections: 32, duration: seconds, headers: { 'x-api-key': demo.api_key, 'content-type': 'application/json' } };
   const search = await autocannon({ ...common, body: JSON.stringify({ state: 'CA', provider_code: 'RN', license_no: 'RN-0500000' }) });
   const notFound = await autocannon({ ...common, url: `${base}/api/v2/nothing`, method: 'GET' });
   console.log(`\nPOST /api/v2/credential-verification, search mode, ${seconds} s, 32 connections: ${Math.round(search.requests.average)} req/s, p50 ${search.latency.p50} ms, p99 ${search.latency.p99} ms, non-2xx ${search.non2xx}`);
   console.log(`authenticated 404 in the same run: ${Math.round(notFound.requests.average)} req/s (ratio ${(search.requests.average / notFound.requests.average).toFixed(2)})`);
 } finally {
-  if (child) { const exited = new Promise((resolve) => child!.once('exit', resolve)); child.kill('SIGTERM'); await exited; }
+  if (child) await stopProcess(child);
   await rm(dataDir, { recursive: true, force: true });
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.end();
+  await database.drop();
 }

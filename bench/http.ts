@@ -7,49 +7,19 @@
 //     also measures a second instance on a fresh database of that PostgreSQL server
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { freePort, freshDatabase, runBuiltVerity, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitReady(url: string, child: ChildProcess, started: number): Promise<number> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error('server exited');
-    const ok = await fetch(`${url}/readyz`).then((res) => res.status === 200, () => false);
-    if (ok) return Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function startVerity(dataDir: string, port: number, databaseUrl = ''): Promise<{ child: ChildProcess; ms: number }> {
-  const started = Date.now();
-  const child = spawn('node', [path.join(root, 'dist/src/cli.js'), 'serve'], {
-    // A rate limit high enough not to be what is measured; models warm as on a real start.
-    env: { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', VERITY_RATE_LIMIT_PER_MINUTE: '100000000' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return { child, ms: await waitReady(`http://127.0.0.1:${port}`, child, started) };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+/** `verity serve` on the built code; a rate limit high enough not to be what is measured. */
+function startVerity(dataDir: string, port: number, databaseUrl = '') {
+  return startBuiltVerity({ VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', VERITY_RATE_LIMIT_PER_MINUTE: '100000000' });
 }
 
 async function startBare(): Promise<{ child: ChildProcess; url: string }> {
@@ -83,31 +53,17 @@ async function load(name: string, url: string, headers: Record<string, string> =
 }
 
 /** Enough wallet for every billed call of the run (the demo tenant starts with 1000). */
-async function topUp(dir: string, databaseUrl: string): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('node', [path.join(root, 'dist/src/cli.js'), 'admin', 'project', 'topup', '--amount', '1000000'], {
-      env: { ...process.env, VERITY_DATA_DIR: dir, DATABASE_URL: databaseUrl },
-      stdio: 'ignore',
-    });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`topup exited ${code}`))));
-  });
-}
+const topUp = (dir: string, databaseUrl: string) => runBuiltVerity(['admin', 'project', 'topup', '--amount', '1000000'], { VERITY_DATA_DIR: dir, DATABASE_URL: databaseUrl });
 
 /** The same rows on a second instance that uses PostgreSQL (a fresh database, dropped after). */
 async function postgresRows(): Promise<Figures[]> {
-  const server = process.env.BENCH_DATABASE_URL!;
-  const name = `verity_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
+  const database = await freshDatabase(process.env.BENCH_DATABASE_URL!, 'verity_bench');
   const pgDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-pg-'));
   const pgPort = await freePort();
-  const instance = await startVerity(pgDir, pgPort, url.toString());
+  const instance = await startVerity(pgDir, pgPort, database.url);
   try {
     const demo = JSON.parse(await readFile(path.join(pgDir, 'demo.json'), 'utf8'));
-    await topUp(pgDir, url.toString());
+    await topUp(pgDir, database.url);
     const base = `http://127.0.0.1:${pgPort}`;
     await load('warm-up', `${base}/healthz`);
     return [
@@ -117,10 +73,9 @@ async function postgresRows(): Promise<Figures[]> {
       await load('verity POST /api/v2/location (PostgreSQL)', `${base}/api/v2/location`, { 'X-API-Key': demo.api_key }, { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 }),
     ];
   } finally {
-    await stop(instance.child);
+    await stopProcess(instance.child);
     await rm(pgDir, { recursive: true, force: true });
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await database.drop();
   }
 }
 
@@ -128,7 +83,7 @@ const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-'));
 const port = await freePort();
 try {
   const fresh = await startVerity(dataDir, port);
-  await stop(fresh.child);
+  await stopProcess(fresh.child);
   const again = await startVerity(dataDir, port);
   console.log(`start to /readyz 200: fresh data dir ${fresh.ms} ms, second start ${again.ms} ms`);
 
@@ -157,8 +112,8 @@ try {
       console.log(`| ${row.name} | ${row.rps} | ${(row.rps / baseline).toFixed(2)} | ${(row.rps / authenticated404).toFixed(2)} | ${row.p50} | ${row.p90} | ${row.p99} | ${row.non2xx} | ${row.errors} |`);
     }
   } finally {
-    await stop(bare.child);
-    await stop(again.child);
+    await stopProcess(bare.child);
+    await stopProcess(again.child);
   }
 } finally {
   await rm(dataDir, { recursive: true, force: true });

@@ -6,11 +6,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { freePort, freshDatabase, percentile, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const server = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -20,21 +19,6 @@ const server = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.
 const codeCount = Number(process.env.BENCH_CODES ?? 150);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const refreshesPerChain = Number(process.env.BENCH_REFRESHES ?? 25);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 interface Target {
   name: string;
@@ -48,8 +32,6 @@ interface Target {
 }
 
 interface Figures { rps: number; p50: number; p95: number; ok: number; failed: number }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 async function tokenCall(target: Target, body: Record<string, string>): Promise<{ ok: boolean; ms: number; json: any }> {
   const started = performance.now();
@@ -104,23 +86,11 @@ async function refreshGrant(target: Target): Promise<Figures> {
 
 /** Ours: a fresh database, the demo client, codes minted through the real authorize flow. */
 async function startOurs(): Promise<{ target: Target; child: ChildProcess; cleanup: () => Promise<void> }> {
-  const name = `verity_bench_oidc_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
+  const database = await freshDatabase(server, 'verity_bench_oidc');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-oidc-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn('node', [path.join(root, 'dist/src/cli.js'), 'serve'], {
-    env: { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: url.toString(), VERITY_BASE_URL: base, LOG_LEVEL: 'warn', VERITY_WARM_MODELS: '0' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (;;) {
-    if (await fetch(`${base}/readyz`).then((res) => res.ok, () => false)) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const { child } = await startBuiltVerity({ VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: database.url, VERITY_BASE_URL: base, LOG_LEVEL: 'warn', VERITY_WARM_MODELS: '0' });
   const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -142,8 +112,7 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
     target: { name: 'verity (PostgreSQL)', tokenUrl: `${base}/api/auth/oidc/token`, clientId: demo.oidc.client_id, clientSecret: demo.oidc.client_secret, redirectUri, verifier, codes: codes.slice(0, codeCount), chainCodes: codes.slice(codeCount) },
     async cleanup() {
       await rm(dataDir, { recursive: true, force: true });
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await database.drop();
     },
   };
 }
@@ -182,7 +151,7 @@ try {
     console.log(`| ${grant} | ${mine.rps} | ${mine.p50} / ${mine.p95} | ${base.rps} | ${base.p50} / ${base.p95} | ${(mine.rps / base.rps).toFixed(2)} | ${mine.failed}, ${base.failed} |`);
   }
 } finally {
-  await stop(theirs.child);
-  await stop(ours.child);
+  await stopProcess(theirs.child);
+  await stopProcess(ours.child);
   await ours.cleanup();
 }

@@ -1,12 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, stopProcess, waitReady } from './helpers/processes.js';
 
 // The `verity` command as a person runs it, on an embedded store in a fresh data dir.
 
@@ -15,15 +15,6 @@ const cli = ['--import', '@swc-node/register/esm-register', path.join(root, 'src
 let dataDir: string;
 let port: number;
 let env: NodeJS.ProcessEnv;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function verity(...args: string[]): Promise<{ code: number; out: any; err: string }> {
   try {
@@ -40,21 +31,13 @@ async function serve(): Promise<ChildProcess> {
   let output = '';
   child.stdout!.on('data', (chunk) => { output += chunk; });
   child.stderr!.on('data', (chunk) => { output += chunk; });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`verity serve exited: ${output}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((res) => res.status === 200, () => false);
-    if (ready) return child;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    await waitReady(`http://127.0.0.1:${port}`, child, Date.now(), 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`verity serve did not become ready (${(error as Error).message}): ${output}`);
   }
-  child.kill('SIGKILL');
-  throw new Error(`verity serve did not become ready: ${output}`);
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  return exited;
+  return child;
 }
 
 const get = (url: string, headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${port}${url}`, { headers });
@@ -120,7 +103,7 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(project.out.project.balance).toBe(50);
       expect(project.out.key).toMatch(/^vk_live_/);
     } finally {
-      expect(await stop(first)).toBe(0);
+      expect(await stopProcess(first)).toBe(0);
     }
     expect(existsSync(path.join(dataDir, 'postgres.url'))).toBe(false);
 
@@ -139,7 +122,7 @@ describe('verity serve and verity admin on the embedded store', () => {
       const projects = await verity('admin', 'project', 'list');
       expect(projects.out.filter((p: { isDemo: boolean }) => p.isDemo)).toHaveLength(1);
     } finally {
-      expect(await stop(second)).toBe(0);
+      expect(await stopProcess(second)).toBe(0);
     }
   });
 
@@ -150,7 +133,7 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(clash.code).toBe(1);
       expect(clash.stderr).toContain('is in use by process');
     } finally {
-      await stop(first);
+      await stopProcess(first);
     }
   });
 });

@@ -1,6 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -10,6 +9,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { Sealer } from '../../src/core/secrets.js';
 import type { DemoTenant } from '../../src/core/seed.js';
 import { buildService, type Service } from '../../src/main.js';
+import { freePort } from './processes.js';
 import { freshStore } from './store.js';
 
 export interface TestService extends Service {
@@ -55,15 +55,6 @@ export async function sql<T = Record<string, unknown>>(service: Service, query: 
 
 export interface ListeningService extends TestService {
   url: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** The service on a real loopback port whose base URL (the OIDC issuer) is that address. */

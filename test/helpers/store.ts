@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { externalStore, openEmbeddedStore, type Store } from '../../src/core/db/store.js';
+import { freshDatabase } from './processes.js';
 
 let announced = false;
 
@@ -15,21 +14,6 @@ export async function freshStore(): Promise<Store> {
     console.info(base ? 'store: PostgreSQL from TEST_DATABASE_URL' : 'store: embedded PGlite (TEST_DATABASE_URL is not set)');
   }
   if (!base) return openEmbeddedStore();
-  const name = `verity_t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const store = externalStore(url.toString());
-  return {
-    ...store,
-    async close() {
-      const dropper = new pg.Client({ connectionString: base });
-      await dropper.connect();
-      await dropper.query(`drop database if exists ${name} with (force)`);
-      await dropper.end();
-    },
-  };
+  const database = await freshDatabase(base, 'verity_t');
+  return { ...externalStore(database.url), close: database.drop };
 }
