@@ -15,40 +15,46 @@ export interface Models {
   close(): Promise<void>;
 }
 
-export function lazyModels(): Models {
-  let documents: Promise<DocumentReader> | undefined;
-  let faces: Promise<FaceModels> | undefined;
-  let liveness: Promise<LivenessModels> | undefined;
-  let loadedLiveness = false;
-  let facesBackend: string | undefined;
-  let loadedDocuments = false;
+/** Loads once on first call and shares the result; a failed load is retried by the next call. */
+function once<T>(load: () => Promise<T>): { get: () => Promise<T>; loaded: () => T | undefined; settled: () => Promise<T | undefined> } {
+  let pending: Promise<T> | undefined;
+  let value: T | undefined;
   return {
-    documents() {
-      documents ??= import('../ml/document/index.js')
-        .then((module) => module.createTesseractDocumentReader())
-        .then((reader) => { loadedDocuments = true; return reader; })
-        .catch((error) => { documents = undefined; throw error; });
-      return documents;
+    get: () => {
+      pending ??= load().then(
+        (result) => (value = result),
+        (error: unknown) => {
+          pending = undefined;
+          throw error;
+        },
+      );
+      return pending;
     },
-    faces() {
-      faces ??= import('../ml/faces/index.js')
-        .then((module) => module.loadFaceModels())
-        .then((models) => { facesBackend = models.backend; return models; })
-        .catch((error) => { faces = undefined; throw error; });
-      return faces;
-    },
-    liveness() {
-      liveness ??= import('../ml/liveness/index.js')
-        .then((module) => module.loadLivenessModels())
-        .then((models) => { loadedLiveness = true; return models; })
-        .catch((error) => { liveness = undefined; throw error; });
-      return liveness;
-    },
+    loaded: () => value,
+    /** What was loaded or is still loading (undefined when nothing was, or loading failed). */
+    settled: async () => (pending ? pending.catch(() => undefined) : undefined),
+  };
+}
+
+export function lazyModels(): Models {
+  const documents = once(async () => (await import('../ml/document/index.js')).createTesseractDocumentReader());
+  const faces = once(async () => (await import('../ml/faces/index.js')).loadFaceModels());
+  const liveness = once(async () => (await import('../ml/liveness/index.js')).loadLivenessModels());
+  const parts = [documents, faces, liveness];
+  return {
+    documents: documents.get,
+    faces: faces.get,
+    liveness: liveness.get,
     status() {
-      return { ocr: loadedDocuments, faces: facesBackend !== undefined, liveness: loadedLiveness, tf_backend: facesBackend ?? 'not loaded' };
+      return {
+        ocr: documents.loaded() !== undefined,
+        faces: faces.loaded() !== undefined,
+        liveness: liveness.loaded() !== undefined,
+        tf_backend: faces.loaded()?.backend ?? 'not loaded',
+      };
     },
     async close() {
-      await Promise.all([documents?.then((reader) => reader.close()), faces?.then((models) => models.close()), liveness?.then((models) => models.close())].map((p) => p?.catch(() => undefined)));
+      await Promise.all(parts.map(async (part) => (await part.settled())?.close().catch(() => undefined)));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { CallResult } from '../core/checks/pipeline.js';
+import { errorResult, type CallResult } from '../core/checks/pipeline.js';
 import type { DomainError } from '../core/errors.js';
 
 /** `{ success, data, error }`: the response shape of every enveloped route. */
@@ -8,12 +8,7 @@ export function sendData(res: Response, data: unknown, status = 200): void {
 }
 
 export function sendError(res: Response, error: DomainError): void {
-  if (error.code === 'rate_limited') res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 1));
-  res.status(error.status).json({
-    success: false,
-    data: error.data ?? null,
-    error: { code: error.code, message: error.message },
-  });
+  sendResult(res, errorResult(error)!);
 }
 
 /** Sends a core call result (as stored for idempotent replay) in the envelope. */
@@ -23,6 +18,7 @@ export function sendResult(res: Response, result: CallResult & { replayed?: bool
     sendData(res, result.data, result.status);
     return;
   }
-  if (result.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(result.retryAfterSeconds));
+  const retryAfter = result.retryAfterSeconds ?? (result.error.code === 'rate_limited' ? 1 : undefined);
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   res.status(result.status).json({ success: false, data: result.data ?? null, error: result.error });
 }

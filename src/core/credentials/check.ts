@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AccountLicense } from '../accounts/entities.js';
 import type { AccountService } from '../accounts/service.js';
-import { compareDates, parseCalendarDate, utcDate } from '../checks/dates.js';
+import { compareDates, formatCalendarDate, parseCalendarDate, utcDate } from '../checks/dates.js';
 import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { CheckContext, CheckOutcome } from '../checks/types.js';
 import type { Orm } from '../db/orm.js';
@@ -93,8 +93,7 @@ export function credentialCheck(deps: { orm: Orm; registry: CredentialRegistry; 
           reason: 'not_found',
         };
       }
-      const today = utcDate(context.today);
-      const license = licenseOf(record, `${today.year}-${String(today.month).padStart(2, '0')}-${String(today.day).padStart(2, '0')}`);
+      const license = licenseOf(record, formatCalendarDate(utcDate(context.today)));
       const active = license.status === 'active';
       const match = prepared.mode === 'search' ? null : namesMatch(prepared.name!, [record.firstName, record.middleName].filter(Boolean).join(' '), record.lastName);
       const passed = active && match !== false;

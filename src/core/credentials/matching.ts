@@ -24,13 +24,8 @@ export function namesMatch(given: string, recordFirst: string, recordLast: strin
   const first = nameTokens(recordFirst);
   const last = nameTokens(recordLast);
   if (sent.length < 2 || !first.length || !last.length) return false;
-  const sentFirst = sent[0];
-  const sentRest = sent.slice(1);
-  if (sentFirst !== first[0]) return false;
-  // The record's family name, whole or its last part, must end the sent name.
-  const whole = last.join(' ');
-  const sentTail = (count: number) => sentRest.slice(-count).join(' ');
-  return sentTail(last.length) === whole || sentRest[sentRest.length - 1] === last[last.length - 1];
+  // Same first given name, and the sent name ends with the record's family name or its last part.
+  return sent[0] === first[0] && sent[sent.length - 1] === last[last.length - 1];
 }
 
 /** Upper case letters and digits only. */

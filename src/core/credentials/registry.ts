@@ -109,22 +109,19 @@ export class CredentialRegistry {
     if (missing.length) throw new DomainError('validation_error', `the CSV lacks columns: ${missing.join(', ')}`);
     const at = (row: string[], column: string) => (row[header.indexOf(column)] ?? '').trim();
     const report: ImportReport = { states: 0, providers: 0, licenses: 0, rejected: [], rejectedCount: 0 };
-    const states = new Map<string, string>();
-    const providers = new Map<string, { stateCode: string; providerCode: string; providerDisplayName: string; credentialName: string }>();
+    const states = new Set<string>();
+    const providers = new Set<string>();
     let batch: Record<string, unknown>[] = [];
     const connection = this.orm.em.getConnection();
-    const flushStates = async () => {
-      for (const [stateCode, stateName] of states) {
-        await connection.execute('insert into credential_state (state_code, state_name) values (?, ?) on conflict (state_code) do update set state_name = excluded.state_name', [stateCode, stateName]);
-      }
-      for (const p of providers.values()) {
-        await connection.execute(
-          `insert into credential_provider (id, state_code, provider_code, provider_display_name, credential_name, required_fields, adapter)
-           values (?, ?, ?, ?, ?, ?, 'builtin') on conflict (state_code, provider_code) do update set provider_display_name = excluded.provider_display_name, credential_name = excluded.credential_name`,
-          [newId('prv'), p.stateCode, p.providerCode, p.providerDisplayName, p.credentialName, `{${DEFAULT_REQUIRED_FIELDS.join(',')}}`],
-        );
-      }
-    };
+    // A roster names few states and boards: each is upserted once, when first seen.
+    const saveState = (stateCode: string, stateName: string) =>
+      connection.execute('insert into credential_state (state_code, state_name) values (?, ?) on conflict (state_code) do update set state_name = excluded.state_name', [stateCode, stateName]);
+    const saveProvider = (stateCode: string, providerCode: string, displayName: string, credentialName: string) =>
+      connection.execute(
+        `insert into credential_provider (id, state_code, provider_code, provider_display_name, credential_name, required_fields, adapter)
+         values (?, ?, ?, ?, ?, ?, 'builtin') on conflict (state_code, provider_code) do update set provider_display_name = excluded.provider_display_name, credential_name = excluded.credential_name`,
+        [newId('prv'), stateCode, providerCode, displayName, credentialName, `{${DEFAULT_REQUIRED_FIELDS.join(',')}}`],
+      );
     const flushBatch = async () => {
       if (!batch.length) return;
       await connection.getKnex()('license_record').insert(batch).onConflict(['state_code', 'provider_code', 'license_number']).merge();
@@ -132,7 +129,6 @@ export class CredentialRegistry {
       batch = [];
     };
     let line = 1;
-    let statesWritten = false;
     for (const row of rows) {
       line += 1;
       const stateCode = at(row, 'state_code').toUpperCase();
@@ -152,13 +148,15 @@ export class CredentialRegistry {
         if (report.rejected.length < 50) report.rejected.push({ line, reason });
         continue;
       }
-      if (!states.has(stateCode)) states.set(stateCode, at(row, 'state_name') || stateCode);
+      if (!states.has(stateCode)) {
+        states.add(stateCode);
+        await saveState(stateCode, at(row, 'state_name') || stateCode);
+      }
       const providerKey = `${stateCode}/${providerCode}`;
       if (!providers.has(providerKey)) {
-        providers.set(providerKey, { stateCode, providerCode, providerDisplayName: at(row, 'provider_display_name') || providerCode, credentialName: at(row, 'credential_name') || providerCode });
-        statesWritten = false;
+        providers.add(providerKey);
+        await saveProvider(stateCode, providerCode, at(row, 'provider_display_name') || providerCode, at(row, 'credential_name') || providerCode);
       }
-      if (!statesWritten) { await flushStates(); statesWritten = true; }
       batch.push({
         state_code: stateCode, provider_code: providerCode, license_number: number, license_key: licenseKey(number),
         first_name: at(row, 'first_name'), middle_name: at(row, 'middle_name') || null, last_name: at(row, 'last_name'), status,

@@ -35,6 +35,9 @@ export type AuthorizeStep =
   | { kind: 'login'; interaction: string; clientName: string; error?: string }
   | { kind: 'consent'; interaction: string; clientName: string; scopes: string[] };
 
+/** Who a resource call is for, as the bearer-token check found it. */
+export type ResourceGrant = Pick<AccessGrant, 'svcId' | 'scopes'>;
+
 export interface BrowserSession {
   accountId: string;
   authTime: Date;
@@ -225,6 +228,12 @@ export class OidcProvider {
     return account ? this.openSession(account.svcId) : null;
   }
 
+  /** Creates an account from the sign-up page and signs it in (`account_exists`, `validation_error`). */
+  async signUp(input: { email: string; password: string; name?: string }): Promise<{ cookie: string; session: BrowserSession }> {
+    const account = await this.deps.accounts.createAccount({ email: input.email, password: input.password, displayName: input.name || undefined });
+    return this.openSession(account.svcId);
+  }
+
   async openSession(accountId: string): Promise<{ cookie: string; session: BrowserSession }> {
     const cookie = newSecret('ses');
     const authTime = new Date(Math.floor(this.now().getTime() / 1000) * 1000);
@@ -397,12 +406,12 @@ export class OidcProvider {
 
   // ---- account reads (no check runs here; no date of birth, document number or address) ----
 
-  private requireScope(grant: AccessGrant, scope: string | null): void {
+  private requireScope(grant: ResourceGrant, scope: string | null): void {
     if (!grant.scopes.includes('openid')) throw new DomainError('insufficient_scope', 'the token lacks the openid scope');
     if (scope && !grant.scopes.includes(scope)) throw new DomainError('insufficient_scope', `the token lacks the ${scope} scope`);
   }
 
-  async userinfo(grant: AccessGrant) {
+  async userinfo(grant: ResourceGrant) {
     this.requireScope(grant, 'profile');
     const account = await this.em().findOneOrFail(Account, { id: grant.svcId });
     const identity = await this.deps.accounts.verifiedIdentity(account.id);
@@ -423,13 +432,13 @@ export class OidcProvider {
     return rows.filter((row) => !row.expireAt || row.expireAt > now);
   }
 
-  async licenses(grant: AccessGrant) {
+  async licenses(grant: ResourceGrant) {
     this.requireScope(grant, null);
     const rows = await this.currentLicenses(grant.svcId);
     return { licenses: rows.map((row) => ({ type: row.type, number: row.number, status: row.status, expires_on: row.expiresOn ?? null, issuer: row.issuer })) };
   }
 
-  async verifications(grant: AccessGrant) {
+  async verifications(grant: ResourceGrant) {
     this.requireScope(grant, 'verifications');
     const account = await this.em().findOneOrFail(Account, { id: grant.svcId });
     const rows = await this.currentLicenses(grant.svcId);

@@ -101,8 +101,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
     const fields = { email: String(req.body?.email ?? ''), password: String(req.body?.password ?? ''), name: String(req.body?.name ?? '') };
     try {
-      const account = await core.accounts.createAccount({ email: fields.email, password: fields.password, displayName: fields.name || undefined });
-      const { cookie, session } = await oidc.openSession(account.svcId);
+      const { cookie, session } = await oidc.signUp(fields);
       setCookie(res, cookie);
       render(res, await oidc.nextStep(request, session, { freshLogin: true }));
     } catch (error) {
@@ -141,7 +140,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   });
 
   const tokenAuth = requireAccessToken(core);
-  const userinfo = async (_req: Request, res: Response) => { res.json(await oidc.userinfo(res.locals.token as TokenCaller & { expiresAt: Date })); };
+  const userinfo = async (_req: Request, res: Response) => { res.json(await oidc.userinfo(res.locals.token as TokenCaller)); };
   router.get('/api/auth/oidc/userinfo', tokenAuth, userinfo);
   router.post('/api/auth/oidc/userinfo', tokenAuth, userinfo);
   router.get('/api/auth/oidc/licenses', tokenAuth, async (_req, res) => { sendData(res, await oidc.licenses(res.locals.token)); });
