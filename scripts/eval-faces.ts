@@ -1,20 +1,24 @@
 // Face model evaluation over the shared labelled sets (never copied into the repo).
 // Run: npm run eval:faces   (node --import @swc-node/register/esm-register scripts/eval-faces.ts)
-// Prints pair accuracy at the default threshold, false accepts/rejects, distance distributions,
-// detection failures and timings; the figures calibrate src/ml/faces/match.ts.
-import { existsSync, readFileSync } from 'node:fs';
+// Prints, for every PAIRS.csv under the data folder: pair accuracy, true-accept and false-accept
+// rates at the default threshold, the equal error rate, the pairs decided wrong, distance
+// distributions, detection failures and timings (the figures calibrate src/ml/faces/match.ts);
+// and how stable the /antispoof/identity face ids are (same person -> same id) and how often the
+// uniqueness prefilter (src/core/faces/face-index.ts) would miss a same-person pair.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { decodeImage } from '../src/ml/image.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity, faceDistance, loadFaceModels, MATCH_DISTANCE } from '../src/ml/faces/index.js';
+import { LSH, lshCodes } from '../src/core/faces/face-index.js';
 
 const DATA = process.env.VERITY_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
-const SETS = ['faceapi-bbt-identities', 'face_recognition-obama-biden'];
-
 if (!existsSync(DATA)) {
   console.log(`no evaluation data at ${DATA}; nothing to do`);
   process.exit(0);
 }
+const SETS = readdirSync(DATA).filter((dir) => existsSync(`${DATA}/${dir}/PAIRS.csv`)).sort();
+const OBAMA_BIDEN = 'face_recognition-obama-biden';
 
 function csv(path: string): string[][] {
   return readFileSync(path, 'utf8').trim().split(/\r?\n/).slice(1).map((line) => line.split(',').map((c) => c.replace(/^"|"$/g, '')));
@@ -44,7 +48,7 @@ for (const set of SETS) {
     const face = await models.describeLargestFace(image);
     times.push(performance.now() - start);
     descriptors.set(file, face?.descriptor ?? null);
-    if (set === SETS[1]) upright.set(file, face?.descriptor ?? null);
+    if (set === OBAMA_BIDEN) upright.set(file, face?.descriptor ?? null);
     if (!face) failures.push(file);
   }
   let correct = 0;
@@ -76,6 +80,9 @@ for (const set of SETS) {
   console.log(`\n== ${set}: ${files.length} images, ${pairs.length} pairs (${pairs.filter((p) => p.same).length} same)`);
   console.log(`accuracy at threshold ${DEFAULT_FACE_MATCH_THRESHOLD} (distance ${MATCH_DISTANCE}): ${correct}/${pairs.length} = ${((100 * correct) / pairs.length).toFixed(1)}%`);
   console.log(`false accepts ${falseAccept}, false rejects ${falseReject} (of which ${skipped} pairs had an image without a face)`);
+  const sameCount = pairs.filter((p) => p.same).length;
+  const diffCount = pairs.length - sameCount;
+  console.log(`TAR ${(100 * (sameCount - falseReject) / Math.max(1, sameCount)).toFixed(1)}% (${sameCount - falseReject}/${sameCount}), FAR ${(100 * falseAccept / Math.max(1, diffCount)).toFixed(2)}% (${falseAccept}/${diffCount}) at similarity ${DEFAULT_FACE_MATCH_THRESHOLD}; EER ${(100 * equalErrorRate(same, diff)).toFixed(1)}%`);
   console.log(`detection failures: ${failures.length}${failures.length ? ` (${failures.join(', ')})` : ''}`);
   console.log(`distance same:      ${dist(same)}`);
   console.log(`distance different: ${dist(diff)}`);
@@ -89,6 +96,61 @@ for (const set of SETS) {
   }
   console.log(`best distance cut on this set: ${f3(best.cut)} (${best.ok}/${same.length + diff.length})`);
   if (wrong.length) console.log(`wrong pairs:\n  ${wrong.slice(0, 30).join('\n  ')}`);
+  identityStability(set, descriptors);
+}
+
+/** Where false rejects (same pairs above the cut) equal false accepts (different pairs at or below it). */
+function equalErrorRate(same: number[], diff: number[]): number {
+  let best = { gap: Infinity, rate: 1 };
+  for (const cut of [...same, ...diff, 0, 2]) {
+    const frr = same.filter((d) => d > cut).length / Math.max(1, same.length);
+    const far = diff.filter((d) => d <= cut).length / Math.max(1, diff.length);
+    if (Math.abs(frr - far) < best.gap) best = { gap: Math.abs(frr - far), rate: (frr + far) / 2 };
+  }
+  return best.rate;
+}
+
+/**
+ * The /antispoof/identity rule replayed on the set's labelled single-face images, in file order:
+ * a face joins the nearest identity (its first face) within MATCH_DISTANCE, else starts a new one.
+ * Also how often a same-person pair within MATCH_DISTANCE shares no LSH bucket (within one bit):
+ * the prefilter's misses.
+ */
+function identityStability(set: string, descriptors: Map<string, Float32Array | null>): void {
+  const labels = existsSync(`${DATA}/${set}/LABELS.csv`) ? csv(`${DATA}/${set}/LABELS.csv`) : [];
+  const people = labels.map(([file, identity]) => ({ file: file!, identity: (identity ?? '').replace(/"/g, ''), descriptor: descriptors.get(file!) }))
+    .filter((p): p is { file: string; identity: string; descriptor: Float32Array } => Boolean(p.identity && p.descriptor));
+  if (people.length < 2) return;
+  const clusters: Float32Array[] = [];
+  const ids = people.map((p) => {
+    let best = { id: -1, d: Infinity };
+    clusters.forEach((c, id) => { const d = faceDistance(c, p.descriptor); if (d < best.d) best = { id, d }; });
+    if (best.d <= MATCH_DISTANCE) return best.id;
+    clusters.push(p.descriptor);
+    return clusters.length - 1;
+  });
+  let samePairs = 0, sameId = 0, diffPairs = 0, collide = 0, close = 0, missed = 0;
+  const codes = people.map((p) => lshCodes(p.descriptor));
+  const probeHit = (a: number[], b: number[]) => a.some((code, t) => { const x = code ^ b[t]!; return (x & (x - 1)) === 0; });
+  for (let i = 0; i < people.length; i++) {
+    for (let j = i + 1; j < people.length; j++) {
+      if (people[i]!.identity === people[j]!.identity) {
+        samePairs++;
+        if (ids[i] === ids[j]) sameId++;
+        if (faceDistance(people[i]!.descriptor, people[j]!.descriptor) <= MATCH_DISTANCE) {
+          close++;
+          if (!probeHit(codes[i]!, codes[j]!)) missed++;
+        }
+      } else {
+        diffPairs++;
+        if (ids[i] === ids[j]) collide++;
+      }
+    }
+  }
+  const perPerson = new Map<string, Set<number>>();
+  people.forEach((p, i) => (perPerson.get(p.identity) ?? perPerson.set(p.identity, new Set()).get(p.identity)!).add(ids[i]!));
+  console.log(`identity ids: ${people.length} faces of ${perPerson.size} people got ${clusters.length} ids; same person same id ${sameId}/${samePairs} pairs (${(100 * sameId / samePairs).toFixed(1)}%), different people sharing an id ${collide}/${diffPairs} (${(100 * collide / diffPairs).toFixed(2)}%); ids per person: ${[...perPerson].map(([who, set]) => `${who} ${set.size}`).join(', ')}`);
+  console.log(`uniqueness prefilter (LSH ${LSH.tables}x${LSH.bits}, 1-bit probe): missed ${missed}/${close} same-person pairs within the match distance`);
 }
 
 // Every obama-biden image turned 90 degrees (in memory) must still give the same person.
@@ -100,7 +162,7 @@ for (const set of SETS) {
   const misses: string[] = [];
   for (const [file, reference] of upright) {
     if (!reference) continue;
-    const bytes = await sharp(readFileSync(`${DATA}/${SETS[1]}/${file}`)).autoOrient().rotate(90).jpeg({ quality: 92 }).toBuffer();
+    const bytes = await sharp(readFileSync(`${DATA}/${OBAMA_BIDEN}/${file}`)).autoOrient().rotate(90).jpeg({ quality: 92 }).toBuffer();
     const face = await models.describeLargestFace(await decodeImage(bytes));
     if (!face) continue;
     found++;

@@ -16,7 +16,12 @@ export interface FieldKinds {
   booleans?: readonly string[];
   /** Multipart repeats a field for each element (or sends one JSON array). */
   arrays?: readonly string[];
+  /** Lists of images (a burst of frames): a JSON array of strings, or a repeated multipart field. */
+  imageArrays?: readonly string[];
 }
+
+/** The multipart field name of an image list element (`frames` or `frames[]`), or undefined. */
+const imageListOf = (kinds: FieldKinds, name: string): string | undefined => kinds.imageArrays?.find((field) => name === field || name === `${field}[]`);
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
@@ -55,6 +60,16 @@ function fromJson(body: unknown, kinds: FieldKinds): Record<string, unknown> {
       throw new DomainError('validation_error', `${field}: expected a base64 or data-URL string (or send multipart/form-data files)`, { data: { errors: { [field]: 'expected a string' } } });
     }
   }
+  for (const field of kinds.imageArrays ?? []) {
+    const value = out[field];
+    if (value === undefined || value === null) {
+      delete out[field];
+    } else if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '')) {
+      out[field] = value.map((item: string, i) => decodeImageString(`${field}[${i}]`, item));
+    } else {
+      throw new DomainError('validation_error', `${field}: expected an array of base64 or data-URL strings`, { data: { errors: { [field]: 'expected an array of image strings' } } });
+    }
+  }
   return out;
 }
 
@@ -88,26 +103,35 @@ function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, 
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 10, fields: 50, fieldSize: 64 * 1024 } });
+      parser = busboy({ headers: req.headers, limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 20, fields: 50, fieldSize: 64 * 1024 } });
     } catch {
       reject(new DomainError('validation_error', 'malformed multipart/form-data request'));
       return;
     }
     const fields: Record<string, string[]> = {};
     const files: Record<string, Buffer> = {};
+    const lists: Record<string, Buffer[]> = {};
     let failure: DomainError | undefined;
     parser.on('file', (name, stream) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => { failure ??= new DomainError('image_too_large', `${name} is over 20 MB`); });
       stream.on('error', () => { failure ??= new DomainError('validation_error', 'malformed multipart/form-data body'); });
+      const list = imageListOf(kinds, name);
+      const slot = list ? (lists[list] ??= []).push(Buffer.alloc(0)) - 1 : -1; // keep the order the parts arrived in
       stream.on('end', () => {
+        if (list) { lists[list]![slot] = Buffer.concat(chunks); return; }
         if (!kinds.images.includes(name)) { failure ??= new DomainError('validation_error', `${name}: unexpected file field`, { data: { errors: { [name]: 'not a file field' } } }); return; }
         const bytes = Buffer.concat(chunks);
         if (bytes.length > 0) files[name] = bytes;
       });
     });
     parser.on('field', (name, value) => {
+      const list = imageListOf(kinds, name);
+      if (list) {
+        (lists[list] ??= []).push(decodeImageStringSafe(`${list}[${lists[list]?.length ?? 0}]`, value, (error) => { failure ??= error; }));
+        return;
+      }
       if (kinds.images.includes(name)) {
         if (value !== '') files[name] = decodeImageStringSafe(name, value, (error) => { failure ??= error; });
         return;
@@ -116,7 +140,7 @@ function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, 
     });
     parser.on('filesLimit', () => { failure ??= new DomainError('validation_error', 'too many files'); });
     parser.on('error', () => reject(new DomainError('validation_error', 'malformed multipart/form-data body')));
-    parser.on('close', () => (failure ? reject(failure) : resolve({ ...coerce(fields, kinds), ...files })));
+    parser.on('close', () => (failure ? reject(failure) : resolve({ ...coerce(fields, kinds), ...files, ...lists })));
     req.pipe(parser);
   });
 }

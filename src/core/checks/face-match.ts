@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AccountService } from '../accounts/service.js';
 import { DomainError } from '../errors.js';
-import type { Models } from '../models.js';
+import type { FaceEngine } from '../face-engine.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../../ml/faces/match.js';
 import type { DecodedImage } from '../../ml/image.js';
 import { imageBytes, intakeImage } from './images.js';
@@ -21,8 +21,8 @@ export type FaceMatchInput = z.infer<typeof faceMatchInput>;
 type Prepared = { reference: DecodedImage | Float32Array; selfie: DecodedImage; threshold: number };
 
 /** The descriptor of the largest usable face, or 422 no_face naming the image. */
-export async function descriptorOf(models: Models, image: DecodedImage, field: string): Promise<Float32Array> {
-  const face = await (await models.faces()).describeLargestFace(image);
+export async function descriptorOf(engine: FaceEngine, image: DecodedImage, field: string): Promise<Float32Array> {
+  const face = await engine.describeLargestFace(image);
   if (!face) throw new DomainError('no_face', `no usable face in ${field}: send a sharp, well-lit, front-facing photo`);
   return face.descriptor;
 }
@@ -32,7 +32,7 @@ export async function descriptorOf(models: Models, image: DecodedImage, field: s
  * descriptors; `similarity` >= `threshold` passes. It proves identity, not liveness. In account
  * mode the selfie is compared with the account's face reference (a descriptor, never an image).
  */
-export function faceMatchCheck(models: Models, accounts: AccountService): StandaloneCheck<FaceMatchInput, Prepared> {
+export function faceMatchCheck(engine: FaceEngine, accounts: AccountService): StandaloneCheck<FaceMatchInput, Prepared> {
   return {
     type: 'face_match',
     input: faceMatchInput,
@@ -51,15 +51,15 @@ export function faceMatchCheck(models: Models, accounts: AccountService): Standa
       return { reference: await intakeImage('image1', input.image1!), selfie: await intakeImage('image2', input.image2!), threshold: input.threshold ?? DEFAULT_FACE_MATCH_THRESHOLD };
     },
     async execute(prepared): Promise<CheckOutcome> {
-      return { check: await faceMatchOf(models, prepared.reference, prepared.selfie, prepared.threshold), reason: 'face_mismatch' };
+      return { check: await faceMatchOf(engine, prepared.reference, prepared.selfie, prepared.threshold), reason: 'face_mismatch' };
     },
   };
 }
 
 /** Compares a reference (image or stored descriptor) with a selfie; 422 no_face when either has none. */
-export async function faceMatchOf(models: Models, reference: DecodedImage | Float32Array, selfie: DecodedImage, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = { reference: 'image1', selfie: 'image2' }): Promise<Check> {
-  const referenceDescriptor = reference instanceof Float32Array ? reference : await descriptorOf(models, reference, names.reference);
-  const selfieDescriptor = await descriptorOf(models, selfie, names.selfie);
+export async function faceMatchOf(engine: FaceEngine, reference: DecodedImage | Float32Array, selfie: DecodedImage, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = { reference: 'image1', selfie: 'image2' }): Promise<Check> {
+  const referenceDescriptor = reference instanceof Float32Array ? reference : await descriptorOf(engine, reference, names.reference);
+  const selfieDescriptor = await descriptorOf(engine, selfie, names.selfie);
   const similarity = Math.round(faceSimilarity(referenceDescriptor, selfieDescriptor) * 10_000) / 10_000;
   const passed = similarity >= threshold;
   return {

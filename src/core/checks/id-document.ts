@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AccountService } from '../accounts/service.js';
 import { DomainError } from '../errors.js';
+import type { FaceEngine } from '../face-engine.js';
 import type { Models } from '../models.js';
 import type { DecodedImage } from '../../ml/image.js';
 import type { DocumentReading } from '../../ml/document/index.js';
@@ -93,7 +94,7 @@ function fieldsOf(reading: DocumentReading) {
 }
 
 /** POST /api/v2/id-verification: real OCR and MRZ, a portrait, explained authenticity. */
-export function idVerificationCheck(models: Models, accounts: AccountService): StandaloneCheck<IdVerificationInput, Prepared> {
+export function idVerificationCheck(models: Models, faces: FaceEngine, accounts: AccountService): StandaloneCheck<IdVerificationInput, Prepared> {
   return {
     type: 'id_verification',
     input: idVerificationInput,
@@ -121,7 +122,6 @@ export function idVerificationCheck(models: Models, accounts: AccountService): S
 
       // The portrait is on the front of every layout (cards carry their MRZ on the back).
       const portraitSource = prepared.front ?? prepared.back;
-      const faces = await models.faces();
       const [face] = portraitSource ? await faces.detectFaces(portraitSource) : [];
       const portrait = face && portraitSource ? (await faces.cropFace(portraitSource, face.box, { margin: 0.25, maxSide: 480 })).toString('base64') : '';
 

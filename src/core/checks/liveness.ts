@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../errors.js';
-import type { Models } from '../models.js';
+import type { FaceEngine } from '../face-engine.js';
 import type { DecodedImage } from '../../ml/image.js';
 import { imageBytes, intakeImage } from './images.js';
 import type { StandaloneCheck } from './pipeline.js';
@@ -14,8 +14,8 @@ export const livenessInput = z.object({
 export type LivenessInput = z.infer<typeof livenessInput>;
 
 /** Passive liveness of one selfie as a Check: `live_score` 1 live, 0 spoof, below 0 no face. */
-export async function livenessOf(models: Models, selfie: DecodedImage): Promise<Check> {
-  const assessment = await (await models.liveness()).assess(selfie);
+export async function livenessOf(engine: FaceEngine, selfie: DecodedImage): Promise<Check> {
+  const assessment = await engine.assessLiveness(selfie);
   const several = assessment.faceCount > 1 ? ` ${assessment.faceCount} faces in the image; the largest was judged.` : '';
   const error = assessment.liveScore === 1
     ? several.trim() || null
@@ -32,7 +32,7 @@ export async function livenessOf(models: Models, selfie: DecodedImage): Promise<
 }
 
 /** POST /api/v2/liveness: passive, no user action; passes only when `live_score` is 1. */
-export function livenessCheck(models: Models): StandaloneCheck<LivenessInput, DecodedImage> {
+export function livenessCheck(engine: FaceEngine): StandaloneCheck<LivenessInput, DecodedImage> {
   return {
     type: 'liveness',
     input: livenessInput,
@@ -41,7 +41,7 @@ export function livenessCheck(models: Models): StandaloneCheck<LivenessInput, De
       return intakeImage('image', input.image);
     },
     async execute(selfie): Promise<CheckOutcome> {
-      const check = await livenessOf(models, selfie);
+      const check = await livenessOf(engine, selfie);
       if (check.data.live_score === -1) throw new DomainError('no_face', 'no usable face in the selfie: send a sharp, well-lit, front-facing photo');
       return { check, reason: check.status === 'passed' ? undefined : 'spoof' };
     },

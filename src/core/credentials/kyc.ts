@@ -8,6 +8,7 @@ import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { Check, CheckContext, CombinedOutcome } from '../checks/types.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
+import type { FaceEngine } from '../face-engine.js';
 import type { Models } from '../models.js';
 import type { DecodedImage } from '../../ml/image.js';
 import { credentialCheck } from './check.js';
@@ -46,8 +47,8 @@ interface Prepared {
  * the selfie) and the licence lookup, where the licence is matched against the name read from
  * the ID, never a name the client sends. `passed` only when all four pass.
  */
-export function kycCredentialCheck(deps: { orm: Orm; models: Models; accounts: AccountService; registry: CredentialRegistry }): StandaloneCheck<KycCredentialInput, Prepared> {
-  const idCheck = idVerificationCheck(deps.models, deps.accounts);
+export function kycCredentialCheck(deps: { orm: Orm; models: Models; faces: FaceEngine; accounts: AccountService; registry: CredentialRegistry }): StandaloneCheck<KycCredentialInput, Prepared> {
+  const idCheck = idVerificationCheck(deps.models, deps.faces, deps.accounts);
   const licenceCheck = credentialCheck(deps);
   return {
     type: 'kyc_credential',
@@ -88,8 +89,8 @@ export function kycCredentialCheck(deps: { orm: Orm; models: Models; accounts: A
       const fields = idResult.data.fields as { full_name: string; date_of_birth: string };
       if (!fields.full_name) throw new DomainError('kyc_required', 'no name could be read from the ID: ID verification is needed before licence verification');
 
-      const liveness = await livenessOf(deps.models, prepared.selfie);
-      const faceMatch = await faceMatchOf(deps.models, prepared.front, prepared.selfie, undefined, { reference: 'the document portrait', selfie: 'the selfie' }).catch((error: unknown): Check => {
+      const liveness = await livenessOf(deps.faces, prepared.selfie);
+      const faceMatch = await faceMatchOf(deps.faces, prepared.front, prepared.selfie, undefined, { reference: 'the document portrait', selfie: 'the selfie' }).catch((error: unknown): Check => {
         if (!(error instanceof DomainError && error.code === 'no_face')) throw error;
         return { type: 'face_match', status: 'failed', data: { similarity: 0, threshold: 0.95 }, error: error.message };
       });

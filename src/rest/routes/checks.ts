@@ -58,6 +58,44 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     body: z.object({ front_image: image, back_image: image.optional(), selfie: image, license_type: z.string(), license_state: z.string(), license_number: z.string(), npi: z.string().optional() }),
     errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
   });
+  const accountRef = { svc_access_token: z.string().optional(), svc_id: z.string().optional() };
+  const burst = z.object({
+    image: image.optional().describe('one selfie (single mode); or send frames'),
+    frames: z.array(image).min(3).max(8).optional().describe('a burst of 3 to 8 frames, in order (multipart: repeat the field)'),
+    challengeId: z.string().optional().describe('from POST /api/v2/antispoof/challenge; the burst must show its gesture'),
+    ...accountRef,
+  });
+  const burstErrors: ErrorCode[] = ['invalid_frames', 'too_many_frames', 'frames_required', 'invalid_challenge', 'challenge_expired', 'image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'];
+  route('/antispoof', core.checks.antispoof, { images: ['image'], imageArrays: ['frames'] }, {
+    summary: 'Anti-spoof of one selfie (passive) or a burst of 3 to 8 frames (motion, blinks, pose; optional gesture challenge): human_score 0..1, live_score, result',
+    body: burst,
+    errors: burstErrors,
+  });
+  route('/antispoof/identity', core.checks.faceIdentity, { images: ['image'], imageArrays: ['frames'] }, {
+    summary: 'Anti-spoof plus face_id: the project\'s identity cluster of this face (same person, same id), for duplicate detection',
+    body: burst,
+    errors: burstErrors,
+  });
+  router.post('/antispoof/challenge', async (_req, res) => {
+    sendData(res, await core.challenges.create((res.locals.apiKey as ApiKeyCaller).projectId));
+  });
+  route('/face-uniqueness', core.checks.faceUniqueness, { images: ['image'], booleans: ['enroll'] }, {
+    summary: 'Is this face already enrolled in the project? passed when unique; enroll: true enrols a unique face (descriptor only, sealed) and returns its face_id',
+    body: z.object({ image: image.optional(), enroll: z.boolean().optional(), reference: z.string().max(200).optional(), ...accountRef }),
+    errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
+  });
+  router.delete('/face-uniqueness/:face_id', async (req, res) => {
+    const faceId = String(req.params.face_id);
+    await core.faceIndex.unlink((res.locals.apiKey as ApiKeyCaller).projectId, 'uniqueness', faceId);
+    sendData(res, { face_id: faceId, unlinked: true });
+  });
+  docs.add(
+    {
+      method: 'post', path: '/api/v2/antispoof/challenge', summary: 'A single-use gesture challenge, valid 60 s: send its challenge_id with an anti-spoof burst that shows the gesture', tag: 'standalone checks', security: 'apiKey',
+      response: z.object({ challenge_id: z.string(), gesture: z.enum(['turn_left', 'turn_right', 'look_up', 'blink', 'smile']), expires_at: z.string() }),
+    },
+    { method: 'delete', path: '/api/v2/face-uniqueness/{face_id}', summary: 'Unlink (delete) an enrolled face of this project', tag: 'standalone checks', security: 'apiKey', errors: ['not_found'], response: z.object({ face_id: z.string(), unlinked: z.literal(true) }) },
+  );
   route('/age-verification', core.checks.age, { images: [], arrays: ['bands'] }, {
     summary: 'Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65)',
     body: ageInput,

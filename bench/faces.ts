@@ -1,0 +1,100 @@
+// Latency of POST /api/v2/face-match (two 640x480 JPEG selfies) and /api/v2/liveness (one),
+// through HTTP against a started service, with the share of each request spent in the face
+// engine (model calls: pixels to tensors and inference), timed inside the service; and the
+// process's memory (RSS) after loading the models and after BENCH_REQUESTS requests.
+//   node --import @swc-node/register/esm-register bench/faces.ts
+//   BENCH_LATENCY=40 BENCH_REQUESTS=1000
+// Needs ../shared/data (the selfies are made from its photos in memory).
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import sharp from 'sharp';
+import { loadConfig } from '../src/config.js';
+import { modelFaceEngine, type FaceEngine } from '../src/core/face-engine.js';
+import { lazyModels } from '../src/core/models.js';
+import { Sealer } from '../src/core/secrets.js';
+import { buildService } from '../src/main.js';
+import { freePort, percentile } from '../test/helpers/processes.js';
+import { SHARED_DATA } from '../test/helpers/faces.js';
+
+const latencyRuns = Number(process.env.BENCH_LATENCY ?? 40);
+const totalRequests = Number(process.env.BENCH_REQUESTS ?? 1000);
+if (!existsSync(`${SHARED_DATA}liveness-samples`)) {
+  console.log(`no evaluation photos at ${SHARED_DATA}; nothing to measure`);
+  process.exit(0);
+}
+
+/** Milliseconds spent inside the engine, summed (requests run one at a time, so per request). */
+const spent = { ms: 0 };
+function timed(engine: FaceEngine): FaceEngine {
+  const wrap = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    const started = performance.now();
+    try {
+      return await call(...args);
+    } finally {
+      spent.ms += performance.now() - started;
+    }
+  };
+  return { detectFaces: wrap(engine.detectFaces), describeLargestFace: wrap(engine.describeLargestFace), cropFace: wrap(engine.cropFace), assessLiveness: wrap(engine.assessLiveness) };
+}
+
+const selfie = async (file: string) => sharp(readFileSync(`${SHARED_DATA}${file}`)).autoOrient().resize(640, 480, { fit: 'cover' }).jpeg({ quality: 90 }).toBuffer();
+const reference = await selfie('face_recognition-obama-biden/obama.jpg');
+const probe = await selfie('face_recognition-obama-biden/obama2.jpg');
+const live = await selfie('liveness-samples/live_image_T1.jpg');
+
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-faces-'));
+const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false, rateLimitPerMinute: 100_000_000 });
+const models = lazyModels();
+const service = await buildService(config, { logger: pino({ level: 'silent' }), faceEngine: timed(modelFaceEngine(models)) });
+await service.core.billing.topUp(service.demo!.project_id, 100_000);
+const port = await freePort();
+const server = await new Promise<Server>((resolve) => { const s = service.app.listen(port, '127.0.0.1', () => resolve(s)); });
+const url = `http://127.0.0.1:${port}/api/v2`;
+const headers = { 'X-API-Key': service.demo!.api_key, 'Content-Type': 'application/json' };
+const bodies = {
+  'face-match': JSON.stringify({ image1: reference.toString('base64'), image2: probe.toString('base64') }),
+  liveness: JSON.stringify({ image: live.toString('base64') }),
+};
+const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
+
+async function call(route: keyof typeof bodies): Promise<{ ms: number; modelMs: number }> {
+  const before = spent.ms;
+  const started = performance.now();
+  const res = await fetch(`${url}/${route}`, { method: 'POST', headers, body: bodies[route] });
+  const body = (await res.json()) as { success: boolean; error?: unknown };
+  if (!body.success) throw new Error(`${route}: ${res.status} ${JSON.stringify(body.error)}`);
+  return { ms: performance.now() - started, modelMs: spent.ms - before };
+}
+
+try {
+  const loadStarted = performance.now();
+  await Promise.all([models.faces(), models.liveness()]);
+  console.log(`models loaded and warmed in ${Math.round(performance.now() - loadStarted)} ms on ${models.status().tf_backend}; RSS ${mb(process.memoryUsage().rss)}`);
+  await call('face-match');
+  await call('liveness');
+  console.log(`RSS after one request of each: ${mb(process.memoryUsage().rss)}`);
+  let done = 2;
+  for (const route of Object.keys(bodies) as (keyof typeof bodies)[]) {
+    const runs: { ms: number; modelMs: number }[] = [];
+    for (let i = 0; i < latencyRuns; i++) runs.push(await call(route));
+    done += latencyRuns;
+    const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
+    const share = runs.reduce((sum, r) => sum + r.modelMs, 0) / runs.reduce((sum, r) => sum + r.ms, 0);
+    console.log(`${route}: p50 ${Math.round(percentile(ms, 50))} ms, p95 ${Math.round(percentile(ms, 95))} ms over ${latencyRuns} requests; ${(100 * share).toFixed(1)}% in the face engine`);
+  }
+  while (done < totalRequests) {
+    await call(done % 2 ? 'face-match' : 'liveness');
+    done++;
+    if (done % 250 === 0) console.log(`  after ${done} requests: RSS ${mb(process.memoryUsage().rss)}`);
+  }
+  console.log(`RSS after ${done} requests: ${mb(process.memoryUsage().rss)}`);
+} finally {
+  await new Promise((resolve) => server.close(resolve));
+  await service.close();
+  await models.close();
+  await rm(dataDir, { recursive: true, force: true });
+}

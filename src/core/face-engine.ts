@@ -1,0 +1,34 @@
+import type { DecodedImage } from '../ml/image.js';
+import type { DetectedFace, FaceBox, FaceDescription } from '../ml/faces/index.js';
+import type { LivenessAssessment } from '../ml/liveness/index.js';
+import type { Models } from './models.js';
+
+export type { DetectedFace, FaceBox, FaceDescription, LivenessAssessment };
+
+/**
+ * What core asks of faces. Checks (liveness, face match, anti-spoof, uniqueness, KYC, the document
+ * portrait) call this and never src/ml directly, so core and HTTP tests can run on a small
+ * deterministic engine (test/helpers/face-engine.ts) when a test is not about the models.
+ *
+ * Coordinates are upright original-image pixels; `landmarks` are the 68 iBUG/dlib points.
+ */
+export interface FaceEngine {
+  /** Every face, largest first (landmarks as found by the detector). */
+  detectFaces(image: DecodedImage): Promise<DetectedFace[]>;
+  /** The largest usable face with its 128-d descriptor and refined landmarks; null when none. */
+  describeLargestFace(image: DecodedImage): Promise<FaceDescription | null>;
+  /** A JPEG crop of a face (a document portrait). */
+  cropFace(image: DecodedImage, box: FaceBox, options?: { margin?: number; maxSide?: number }): Promise<Buffer>;
+  /** Passive (single-image) liveness: learned models plus explained pixel evidence. */
+  assessLiveness(image: DecodedImage): Promise<LivenessAssessment>;
+}
+
+/** The real engine: face-api and human's models from src/ml, loaded on first use and shared. */
+export function modelFaceEngine(models: Models): FaceEngine {
+  return {
+    detectFaces: async (image) => (await models.faces()).detectFaces(image),
+    describeLargestFace: async (image) => (await models.faces()).describeLargestFace(image),
+    cropFace: async (image, box, options) => (await models.faces()).cropFace(image, box, options),
+    assessLiveness: async (image) => (await models.liveness()).assess(image),
+  };
+}

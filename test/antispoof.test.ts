@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/core/clock.js';
+import type { CheckContext } from '../src/core/checks/types.js';
+import { markerFaceEngine, markerImage, type MarkerFace } from './helpers/face-engine.js';
+import { sql, startTestService, type TestService } from './helpers/service.js';
+
+// POST /api/v2/antispoof, /antispoof/challenge and /antispoof/identity: the rules (frame counts,
+// burst motion, gestures, challenge single use and expiry, identity ids) through HTTP on the
+// deterministic engine. The real models have their own tests (test/face-engine.test.ts).
+
+const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'));
+const engine = markerFaceEngine();
+let service: TestService;
+let other: { projectId: string; key: string };
+
+beforeAll(async () => {
+  service = await startTestService({}, { clock, faceEngine: engine });
+  const created = await service.core.tenancy.createProject({ name: 'Other', balance: 100 });
+  other = { projectId: created.project.id, key: created.key };
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+const post = (path: string, key = service.demo.api_key) => service.http.post(`/api/v2${path}`).set('X-API-Key', key);
+const b64 = async (face: MarkerFace | null) => (await markerImage(face)).toString('base64');
+const burst = (faces: MarkerFace[]) => Promise.all(faces.map(b64));
+/** A live person holding still: tiny non-rigid motion between frames. */
+const still = (person: number, n = 4, extra: Partial<MarkerFace> = {}): MarkerFace[] => Array.from({ length: n }, (_, i) => ({ person, jitter: 0.05, nonce: i, ...extra }));
+const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+
+describe('POST /api/v2/antispoof: input', () => {
+  it('takes 3 to 8 frames: invalid_frames below, too_many_frames above, both before any model runs or charge', async () => {
+    const calls = engine.calls;
+    const before = await balance();
+    const two = await post('/antispoof').send({ frames: await burst(still(1, 2)) });
+    expect(two.status).toBe(400);
+    expect(two.body.error.code).toBe('invalid_frames');
+    const nine = await post('/antispoof').send({ frames: await burst(still(1, 9)) });
+    expect(nine.status).toBe(400);
+    expect(nine.body.error.code).toBe('too_many_frames');
+    const empty = await post('/antispoof').send({ frames: [] });
+    expect(empty.body.error.code).toBe('invalid_frames');
+    const both = await post('/antispoof').send({ image: await b64({ person: 1 }), frames: await burst(still(1, 3)) });
+    expect(both.status).toBe(400);
+    expect(both.body.error.code).toBe('validation_error');
+    const neither = await post('/antispoof').send({});
+    expect(neither.body.error.code).toBe('validation_error');
+    const notImages = await post('/antispoof').send({ frames: 'abc' });
+    expect(notImages.status).toBe(400);
+    expect(notImages.body.error.code).toBe('validation_error');
+    const badElement = await post('/antispoof').send({ frames: [await b64({ person: 1 }), 12, await b64({ person: 1 })] });
+    expect(badElement.body.error.code).toBe('validation_error');
+    const challengeWithoutBurst = await post('/antispoof').send({ image: await b64({ person: 1 }), challengeId: 'chl_x' });
+    expect(challengeWithoutBurst.status).toBe(400);
+    expect(challengeWithoutBurst.body.error.code).toBe('frames_required');
+    expect(engine.calls).toBe(calls);
+    expect(await balance()).toBe(before);
+  });
+
+  it('accepts a burst as a repeated multipart field, in order', async () => {
+    let req = post('/antispoof');
+    for (const [i, face] of still(2, 3).entries()) req = req.attach('frames', await markerImage(face), `f${i}.png`);
+    const res = await req;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.check).toMatchObject({ type: 'antispoof', status: 'passed', data: { mode: 'burst', frames: 3, live_score: 1, result: 'live' } });
+  });
+
+  it('answers 422 no_face naming the frame, uncharged', async () => {
+    const before = await balance();
+    const frames = await burst(still(1, 3));
+    frames[1] = await b64(null);
+    const res = await post('/antispoof').send({ frames });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('no_face');
+    expect(res.body.error.message).toContain('frames[1]');
+    expect(await balance()).toBe(before);
+  });
+});
+
+describe('POST /api/v2/antispoof: verdicts', () => {
+  it('judges a single selfie by passive evidence; human_score is at least 0.5 exactly when live', async () => {
+    const live = await post('/antispoof').send({ image: await b64({ person: 1 }) });
+    expect(live.status).toBe(200);
+    expect(live.body.data.status).toBe('passed');
+    expect(live.body.data.check.data).toMatchObject({ mode: 'single', live_score: 1, result: 'live' });
+    expect(live.body.data.check.data.human_score).toBeGreaterThanOrEqual(0.5);
+    expect(live.body.data.check.data.human_score).toBeLessThanOrEqual(1);
+    const spoof = await post('/antispoof').send({ image: await b64({ person: 1, live: false }) });
+    expect(spoof.body.data.status).toBe('failed');
+    expect(spoof.body.data.check.data).toMatchObject({ live_score: 0, result: 'spoof' });
+    expect(spoof.body.data.check.data.human_score).toBeLessThan(0.5);
+    expect(spoof.body.data.check.data.human_score).toBeGreaterThanOrEqual(0);
+  });
+
+  it('calls a burst of identical frames, or of a picture only shifted and scaled, a spoof', async () => {
+    const frame = await b64({ person: 3 });
+    const identical = await post('/antispoof').send({ frames: [frame, frame, frame] });
+    expect(identical.body.data.check.data.result).toBe('spoof');
+    expect(identical.body.data.check.error).toMatch(/no natural motion/);
+    const held = await post('/antispoof').send({ frames: await burst([{ person: 3 }, { person: 3, dx: 12, dy: -5 }, { person: 3, dx: 25, scale: 1.3 }, { person: 3, dy: 9, scale: 0.8 }]) });
+    expect(held.body.data.status).toBe('failed');
+    expect(held.body.data.check.data.result).toBe('spoof');
+    const motion = held.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === 'non_rigid_motion');
+    expect(motion.passed).toBe(false);
+    expect(motion.value).toBeLessThan(0.01);
+  });
+
+  it('takes micro-motion, a blink or a head turn as evidence of life', async () => {
+    const micro = await post('/antispoof').send({ frames: await burst(still(4)) });
+    expect(micro.body.data.check.data.result).toBe('live');
+    const blink = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, ear: 0.05 }, { person: 4, dx: 3 }]) });
+    expect(blink.body.data.check.data).toMatchObject({ result: 'live', burst: { gestures: { blink: true } } });
+    const turn = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.1 }, { person: 4, yaw: 0.2 }]) });
+    expect(turn.body.data.check.data).toMatchObject({ result: 'live', burst: { gestures: { turn_left: true, turn_right: false } } });
+    expect(turn.body.data.check.data.human_score).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('fails a burst whose frames show different people, or whose passive evidence is a spoof', async () => {
+    const mixed = await post('/antispoof').send({ frames: await burst([...still(5, 2), { person: 6, jitter: 0.05 }]) });
+    expect(mixed.body.data.status).toBe('failed');
+    expect(mixed.body.data.check.error).toMatch(/different people/);
+    const screen = await post('/antispoof').send({ frames: await burst(still(5, 3, { live: false })) });
+    expect(screen.body.data.check.data.result).toBe('spoof');
+  });
+});
+
+describe('gesture challenge', () => {
+  const perform: Record<string, Partial<MarkerFace>> = {
+    turn_left: { yaw: 0.2 }, turn_right: { yaw: -0.2 }, look_up: { pitch: -0.15 }, blink: { ear: 0.05 }, smile: { mouth: 1.3 },
+  };
+  const framesFor = (gesture: string, person = 7) => burst([{ person, jitter: 0.05 }, { person, jitter: 0.05, nonce: 1, ...perform[gesture] }, { person, jitter: 0.05, nonce: 2 }]);
+  const wrongGesture = (gesture: string) => (gesture === 'smile' ? 'turn_left' : 'smile');
+
+  it('is created for 60 s, passes when the burst shows the gesture, and is single use', async () => {
+    const created = await post('/antispoof/challenge').send({});
+    expect(created.status).toBe(200);
+    const { challenge_id, gesture, expires_at } = created.body.data;
+    expect(Object.keys(perform)).toContain(gesture);
+    expect(new Date(expires_at).getTime() - clock.now().getTime()).toBe(60_000);
+    const res = await post('/antispoof').send({ frames: await framesFor(gesture), challengeId: challenge_id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.status).toBe('passed');
+    expect(res.body.data.check.data.challenge).toEqual({ challenge_id, gesture, performed: true });
+    const again = await post('/antispoof').send({ frames: await framesFor(gesture), challengeId: challenge_id });
+    expect(again.status).toBe(403);
+    expect(again.body.error.code).toBe('invalid_challenge');
+  });
+
+  it('fails the check with a clear error when the gesture is not performed', async () => {
+    const { challenge_id, gesture } = (await post('/antispoof/challenge').send({})).body.data;
+    const res = await post('/antispoof').send({ frames: await framesFor(wrongGesture(gesture)), challengeId: challenge_id });
+    expect(res.body.data.status).toBe('failed');
+    expect(res.body.data.check.data.challenge.performed).toBe(false);
+    expect(res.body.data.check.error).toContain('the challenge asked to');
+  });
+
+  it('answers challenge_expired after 60 s, and invalid_challenge for unknown ids and other projects\' challenges', async () => {
+    const { challenge_id, gesture } = (await post('/antispoof/challenge').send({})).body.data;
+    clock.advance(60_001);
+    const late = await post('/antispoof').send({ frames: await framesFor(gesture), challengeId: challenge_id });
+    expect(late.status).toBe(400);
+    expect(late.body.error.code).toBe('challenge_expired');
+    const unknown = await post('/antispoof').send({ frames: await framesFor(gesture), challengeId: 'chl_000000000000000000000000' });
+    expect(unknown.status).toBe(403);
+    expect(unknown.body.error.code).toBe('invalid_challenge');
+    const theirs = (await post('/antispoof/challenge', other.key).send({})).body.data;
+    const stolen = await post('/antispoof').send({ frames: await framesFor(theirs.gesture), challengeId: theirs.challenge_id });
+    expect(stolen.status).toBe(403);
+    expect(stolen.body.error.code).toBe('invalid_challenge');
+    const own = await post('/antispoof', other.key).send({ frames: await framesFor(theirs.gesture), challengeId: theirs.challenge_id });
+    expect(own.body.data.status).toBe('passed');
+  });
+
+  it('works from core the way the hosted session page uses it: create, then prepare/execute with a CheckContext', async () => {
+    const projectId = service.demo.project_id;
+    const { challenge_id, gesture } = await service.core.challenges.create(projectId);
+    const context: CheckContext = { projectId, mode: 'fresh', svcId: null, today: clock.now() };
+    const frames = (await framesFor(gesture)).map((b) => Buffer.from(b, 'base64'));
+    const check = service.core.checks.antispoof;
+    const outcome = await check.execute(await check.prepare({ frames, challengeId: challenge_id }, context), context);
+    expect('check' in outcome && outcome.check.status).toBe('passed');
+    await expect(check.prepare({ frames, challengeId: challenge_id }, context)).rejects.toMatchObject({ code: 'invalid_challenge' });
+  });
+});
+
+describe('POST /api/v2/antispoof/identity', () => {
+  it('gives one person the same face_id across photos and different people different ids', async () => {
+    const first = await post('/antispoof/identity').send({ image: await b64({ person: 20, variant: 1 }) });
+    expect(first.status).toBe(200);
+    expect(first.body.data.check.data).toMatchObject({ result: 'live', new_identity: true });
+    const faceId = first.body.data.check.data.face_id;
+    expect(faceId).toMatch(/^fce_/);
+    const again = await post('/antispoof/identity').send({ frames: await burst(still(20, 3, { variant: 2 })) });
+    expect(again.body.data.check.data).toMatchObject({ face_id: faceId, new_identity: false });
+    const someoneElse = await post('/antispoof/identity').send({ image: await b64({ person: 21, variant: 1 }) });
+    expect(someoneElse.body.data.check.data.face_id).not.toBe(faceId);
+    const otherProject = await post('/antispoof/identity', other.key).send({ image: await b64({ person: 20, variant: 1 }) });
+    expect(otherProject.body.data.check.data.face_id).not.toBe(faceId);
+  });
+
+  it('never creates an identity for a spoof', async () => {
+    const res = await post('/antispoof/identity').send({ image: await b64({ person: 22, live: false }) });
+    expect(res.body.data.check.data).toMatchObject({ result: 'spoof', face_id: null, new_identity: false });
+  });
+});
+
+describe('account mode', () => {
+  it('compares the judged face with the account\'s face reference', async () => {
+    const svcId = service.demo.account.svc_id;
+    const { token } = await service.core.accessTokens.issue(svcId, service.demo.oidc.client_id, ['openid']);
+    const none = await post('/antispoof').send({ image: await b64({ person: 30 }), svc_access_token: token });
+    expect(none.status).toBe(409);
+    expect(none.body.error.code).toBe('face_not_enrolled');
+    const reference = await engine.describeLargestFace(await import('../src/ml/image.js').then(async (m) => m.decodeImage(await markerImage({ person: 30 }))));
+    await service.core.accounts.setFaceReference(svcId, reference!.descriptor);
+    const same = await post('/antispoof').send({ image: await b64({ person: 30, variant: 3 }), svc_access_token: token });
+    expect(same.body.data.status).toBe('passed');
+    expect(same.body.data.check.data.face_match.similarity).toBeGreaterThanOrEqual(0.95);
+    const stranger = await post('/antispoof').send({ image: await b64({ person: 31 }), svc_access_token: token });
+    expect(stranger.body.data.status).toBe('failed');
+    expect(stranger.body.data.check.error).toMatch(/not the account's face/);
+  });
+});

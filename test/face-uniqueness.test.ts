@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeImage } from '../src/ml/image.js';
+import { markerFaceEngine, markerImage, type MarkerFace } from './helpers/face-engine.js';
+import { sql, startTestService, type TestService } from './helpers/service.js';
+
+// POST /api/v2/face-uniqueness and DELETE /api/v2/face-uniqueness/{face_id} through HTTP on the
+// deterministic engine: enrol, search, duplicates, unlink, tenant isolation, what is stored.
+
+const engine = markerFaceEngine();
+let service: TestService;
+let other: { key: string };
+
+beforeAll(async () => {
+  service = await startTestService({}, { faceEngine: engine });
+  other = { key: (await service.core.tenancy.createProject({ name: 'Other', balance: 100 })).key };
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+const post = (body: Record<string, unknown>, key = service.demo.api_key) => service.http.post('/api/v2/face-uniqueness').set('X-API-Key', key).send(body);
+const unlink = (faceId: string, key = service.demo.api_key) => service.http.delete(`/api/v2/face-uniqueness/${faceId}`).set('X-API-Key', key);
+const b64 = async (face: MarkerFace | null) => (await markerImage(face)).toString('base64');
+
+describe('POST /api/v2/face-uniqueness', () => {
+  it('finds nothing in an empty register, enrols on request, then finds the same person in another photo', async () => {
+    const first = await post({ image: await b64({ person: 1, variant: 1 }), enroll: true, reference: 'user-1' });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data.status).toBe('passed');
+    expect(first.body.data.check.data).toMatchObject({ unique: true, matches: [], enrolled: true });
+    const faceId = first.body.data.check.data.face_id;
+    expect(faceId).toMatch(/^fce_/);
+
+    const again = await post({ image: await b64({ person: 1, variant: 2 }) });
+    expect(again.body.data.status).toBe('failed');
+    expect(again.body.data.check.data.unique).toBe(false);
+    expect(again.body.data.check.data.matches[0]).toMatchObject({ face_id: faceId, reference: 'user-1' });
+    expect(again.body.data.check.data.matches[0].similarity).toBeGreaterThanOrEqual(0.95);
+    expect(again.body.data.check.data.enrolled).toBe(false);
+
+    const stranger = await post({ image: await b64({ person: 2, variant: 1 }) });
+    expect(stranger.body.data.check.data).toMatchObject({ unique: true, enrolled: false, face_id: null });
+  });
+
+  it('never enrols a duplicate', async () => {
+    await post({ image: await b64({ person: 3 }), enroll: true });
+    const duplicate = await post({ image: await b64({ person: 3, variant: 4 }), enroll: true });
+    expect(duplicate.body.data.status).toBe('failed');
+    expect(duplicate.body.data.check.data).toMatchObject({ enrolled: false, face_id: null });
+    expect(duplicate.body.data.check.error).toMatch(/already enrolled.*not enrolled again/);
+  });
+
+  it('keeps registers per project: another project neither sees the face nor can unlink it (404)', async () => {
+    const mine = await post({ image: await b64({ person: 4 }), enroll: true });
+    const faceId = mine.body.data.check.data.face_id;
+    const theirs = await post({ image: await b64({ person: 4, variant: 1 }) }, other.key);
+    expect(theirs.body.data.check.data.unique).toBe(true);
+    const steal = await unlink(faceId, other.key);
+    expect(steal.status).toBe(404);
+    expect(steal.body.error.code).toBe('not_found');
+    expect((await post({ image: await b64({ person: 4, variant: 1 }) })).body.data.check.data.unique).toBe(false);
+  });
+
+  it('unlinks a face: it is no longer found, and a second unlink is 404', async () => {
+    const enrolled = await post({ image: await b64({ person: 5 }), enroll: true });
+    const faceId = enrolled.body.data.check.data.face_id;
+    const res = await unlink(faceId);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ face_id: faceId, unlinked: true });
+    expect((await post({ image: await b64({ person: 5, variant: 1 }) })).body.data.check.data.unique).toBe(true);
+    expect((await unlink(faceId)).status).toBe(404);
+    expect((await unlink('no-such-face')).status).toBe(404);
+  });
+
+  it('stores sealed descriptors only: no image, no readable numbers', async () => {
+    const rows = await sql<{ descriptor_sealed: string; buckets: number[] }>(service, 'select descriptor_sealed, buckets from face_enrollment');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.descriptor_sealed).toMatch(/^v1\./);
+      expect(row.descriptor_sealed.length).toBeLessThan(1000); // 128 floats, not an image
+      expect(row.buckets.length).toBe(32);
+    }
+  });
+
+  it('answers bad input with the envelope, before any model runs', async () => {
+    const calls = engine.calls;
+    expect((await post({})).body.error.code).toBe('validation_error');
+    expect((await post({ image: 12 })).body.error.code).toBe('validation_error');
+    expect((await post({ image: await b64({ person: 1 }), enroll: 'yes' })).body.error.code).toBe('validation_error');
+    expect(engine.calls).toBe(calls);
+    const none = await post({ image: await b64(null) });
+    expect(none.status).toBe(422);
+    expect(none.body.error.code).toBe('no_face');
+  });
+
+  it('searches with the account\'s face reference in account mode and labels the enrolment with the svc_id', async () => {
+    const svcId = service.demo.account.svc_id;
+    const { token } = await service.core.accessTokens.issue(svcId, service.demo.oidc.client_id, ['openid']);
+    const none = await post({ svc_access_token: token });
+    expect(none.status).toBe(409);
+    expect(none.body.error.code).toBe('face_not_enrolled');
+    const face = await engine.describeLargestFace(await decodeImage(await markerImage({ person: 9 })));
+    await service.core.accounts.setFaceReference(svcId, face!.descriptor);
+    const enrolled = await post({ svc_access_token: token, enroll: true });
+    expect(enrolled.body.data.check.data.enrolled).toBe(true);
+    const found = await post({ image: await b64({ person: 9, variant: 2 }) });
+    expect(found.body.data.check.data.matches[0].reference).toBe(svcId);
+  });
+});
