@@ -9,6 +9,7 @@ import {
 import type { AdminScope } from './tenancy/service.js';
 import { parseInput } from './validation.js';
 import { listCheckRecords } from './checks/records.js';
+import { setPlanInput } from './roster/inputs.js';
 
 // The operations of the admin API, once. GraphQL resolvers and tRPC procedures are thin fronts
 // over this table: the same input schema, the same role rule, the same project isolation.
@@ -51,6 +52,7 @@ export const adminOperations = {
   }),
   createOrgApp: op({ kind: 'mutation', role: 'admin', global: true, input: createOrgAppInput, run: (core, input) => core.tenancy.createOrgApp(input) }),
   createAdminToken: op({ kind: 'mutation', role: 'admin', global: true, input: createAdminTokenInput, run: (core, input) => core.tenancy.createAdminToken(input) }),
+  setPlan: op({ kind: 'mutation', role: 'admin', global: true, input: setPlanInput, run: (core, input) => core.roster.setPlan(input) }),
 };
 
 export type AdminOperations = typeof adminOperations;

@@ -7,6 +7,7 @@ import {
   CreateApiKeyPayload, CreateOidcClientInput, CreateOidcClientPayload, CreateOrgAppInput, CreateOrgAppPayload,
   CreateProjectInput, CreateProjectPayload, CreateWorkflowInput, DefaultCallbackInput, OidcClientType, OrgAppType,
   ProjectType, RevokeApiKeyInput, SetCallbackActiveInput, WorkflowType, ChargeType, CheckRecordType, TopUpWalletInput,
+  RosterPlanType, SetPlanInput,
 } from './types.js';
 
 export interface GraphContext {
@@ -126,5 +127,10 @@ export class TenancyResolver {
   @Mutation(() => CreateAdminTokenPayload)
   createAdminToken(@Arg('input', () => CreateAdminTokenInput) input: CreateAdminTokenInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'createAdminToken', input);
+  }
+
+  @Mutation(() => RosterPlanType, { description: "Set an organization's roster plan (price per seat, currency, trial)" })
+  setPlan(@Arg('input', () => SetPlanInput) input: SetPlanInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'setPlan', input);
   }
 }

@@ -78,6 +78,7 @@ export const adminRouter = t.router({
   createOidcClient: mutation('createOidcClient'),
   createOrgApp: mutation('createOrgApp'),
   createAdminToken: mutation('createAdminToken'),
+  setPlan: mutation('setPlan'),
 });
 
 /** The router's type, for typed TypeScript clients (`createTRPCClient<AdminRouter>`). */

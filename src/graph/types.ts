@@ -49,6 +49,7 @@ export class OidcClientType {
   @Field(() => String) name!: string;
   @Field(() => [String]) redirectUris!: string[];
   @Field(() => [String]) scopes!: string[];
+  @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' }) organizationId!: number | null;
   @Field(() => Boolean) active!: boolean;
   @Field(() => String) createdAt!: string;
 }
@@ -147,6 +148,7 @@ export class CreateOidcClientInput {
   @Field(() => String) name!: string;
   @Field(() => [String]) redirectUris!: string[];
   @Field(() => [String], { nullable: true }) scopes?: string[];
+  @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' }) organizationId?: number;
 }
 
 @InputType()
@@ -192,4 +194,23 @@ export class CheckRecordType {
 export class TopUpWalletInput {
   @Field(() => String) projectId!: string;
   @Field(() => Float, { description: 'Currency units to add' }) amount!: number;
+}
+
+@ObjectType('RosterPlan', { description: "An organization's roster plan: price per active seat per month and the trial" })
+export class RosterPlanType {
+  @Field(() => Int) organizationId!: number;
+  @Field(() => String) plan!: string;
+  @Field(() => Float, { description: 'Currency units per active seat per month' }) pricePerSeat!: number;
+  @Field(() => String) currency!: string;
+  @Field(() => String, { nullable: true, description: 'ISO 8601; null without a trial' }) trialEndsAt!: string | null;
+  @Field(() => String, { description: 'Billing starts with the month this falls in' }) startedAt!: string;
+}
+
+@InputType()
+export class SetPlanInput {
+  @Field(() => Int) organizationId!: number;
+  @Field(() => String) plan!: string;
+  @Field(() => Float, { description: 'Currency units per active seat per month' }) pricePerSeat!: number;
+  @Field(() => String, { nullable: true, description: 'ISO 4217, default USD' }) currency?: string;
+  @Field(() => Int, { nullable: true, description: 'Free days from the first plan, default 0' }) trialDays?: number;
 }

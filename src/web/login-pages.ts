@@ -1,7 +1,7 @@
 // The pages a person sees while signing in to an application through Verity: sign in, sign up,
 // consent, and messages. Plain server-rendered HTML that works on a phone, without scripts.
 
-const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const SCOPE_TEXT: Record<string, string> = {
   openid: 'Know who you are (your Verity account id)',
@@ -12,7 +12,7 @@ const SCOPE_TEXT: Record<string, string> = {
   mcp: 'Act for you through connected assistants',
 };
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)} · Verity</title>

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, safeEqual } from '../secrets.js';
+import { Member } from '../roster/entities.js';
 import { OidcClient, OIDC_SCOPES } from '../tenancy/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken } from './entities.js';
 import type { SigningKeys } from './keys.js';
@@ -332,6 +333,8 @@ export class OidcProvider {
     const em = this.em();
     const now = this.now();
     const account = await em.findOneOrFail(Account, { id: grant.accountId });
+    // An active roster member of the client's organization is told apart by their member id.
+    const membership = client.organization ? await em.findOne(Member, { organization: client.organization, svcId: account.id, status: 'active' }, { fields: ['memberId'] }) : null;
     const { token: accessToken } = this.deps.accessTokens.add(em, { account, client, scopes: grant.scopes, grantId: grant.grantId });
     const refreshToken = newSecret('vr');
     em.create(RefreshToken, {
@@ -355,6 +358,7 @@ export class OidcProvider {
         at_hash: atHash(accessToken),
         ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
         svc_id: account.id,
+        ...(membership ? { svc_org_member_id: membership.memberId } : {}),
         ...(grant.scopes.includes('profile') ? { email: account.email, name: account.displayName ?? account.email } : {}),
       },
       ID_TOKEN_TTL_SECONDS,
@@ -375,6 +379,12 @@ export class OidcProvider {
     const now = this.now();
     await em.nativeUpdate(RefreshToken, { accountId, clientId, revokedAt: null }, { revokedAt: now });
     await em.nativeUpdate(AccessToken, { account: { id: accountId }, client: { clientId }, revokedAt: null }, { revokedAt: now });
+  }
+
+  /** Revokes a person's tokens for every client of an organization (a roster member was deactivated or removed). */
+  async revokeForOrganization(accountId: string, organizationId: number): Promise<void> {
+    const clients = await this.em().find(OidcClient, { organization: organizationId }, { fields: ['clientId'] });
+    for (const client of clients) await this.revokeFor(accountId, client.clientId);
   }
 
   // ---- logout ----

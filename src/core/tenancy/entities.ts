@@ -128,6 +128,11 @@ export class OidcClient {
   @Property({ type: ArrayType })
   scopes!: OidcScope[];
 
+  /** The organization whose members sign in with this client: their tokens here end when they are deactivated. */
+  @ManyToOne(() => Organization, { nullable: true, deleteRule: 'set null' })
+  @Index()
+  organization?: Organization | null;
+
   @Property({ type: 'boolean', default: true })
   active: boolean = true;
 

@@ -49,6 +49,8 @@ export const createOidcClientInput = z.object({
     .min(1)
     .refine((list) => list.includes('openid'), 'scopes must include openid')
     .default(['openid', 'profile']),
+  /** The organization whose roster members sign in with this client (optional). */
+  organizationId: z.number().int().positive().optional(),
 });
 
 export const createOrgAppInput = z

@@ -255,9 +255,11 @@ export class TenancyService {
   // ---- OIDC clients ----
 
   async createOidcClient(input: unknown) {
-    const { projectId, name, redirectUris, scopes } = parseInput(createOidcClientInput, input);
+    const { projectId, name, redirectUris, scopes, organizationId } = parseInput(createOidcClientInput, input);
     const em = this.em();
     const project = await this.loadProject(em, projectId);
+    const organization = organizationId === undefined ? null : await em.findOne(Organization, { id: organizationId });
+    if (organization === null && organizationId !== undefined) throw new DomainError('not_found', 'organization not found');
     const clientSecret = newSecret('vcs');
     const client = em.create(OidcClient, {
       clientId: newId('vc'),
@@ -266,6 +268,7 @@ export class TenancyService {
       clientSecretDigest: digestSecret(clientSecret),
       redirectUris: [...new Set(redirectUris)],
       scopes: [...new Set(scopes)],
+      organization,
       active: true,
       createdAt: this.now(),
     });

@@ -47,6 +47,7 @@ export const oidcClientView = (client: OidcClient) => ({
   name: client.name,
   redirectUris: [...client.redirectUris],
   scopes: [...client.scopes],
+  organizationId: client.organization?.id ?? null,
   active: client.active,
   createdAt: client.createdAt.toISOString(),
 });

@@ -9,13 +9,19 @@ import type { ApiDocs } from '../openapi.js';
 
 const COOKIE = 'verity_session';
 
-function sessionCookie(req: Request): string | undefined {
+/** The browser session secret from the request's cookie (login pages and the roster activation page). */
+export function sessionCookie(req: Request): string | undefined {
   const header = req.get('cookie') ?? '';
   for (const part of header.split(';')) {
     const [name, ...rest] = part.trim().split('=');
     if (name === COOKIE) return decodeURIComponent(rest.join('='));
   }
   return undefined;
+}
+
+/** Starts the browser session: HttpOnly, SameSite=Lax, 12 hours, Secure on an https issuer. */
+export function setSessionCookie(res: Response, value: string, secure: boolean): void {
+  res.append('Set-Cookie', `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200${secure ? '; Secure' : ''}`);
 }
 
 /** `Authorization: Basic` with URL-encoded client id and secret (RFC 6749 2.3.1). */
@@ -40,8 +46,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   const form = express.urlencoded({ extended: false, limit: '64kb' });
   const body = [form, express.json({ limit: '64kb' })];
 
-  const setCookie = (res: Response, value: string) =>
-    res.append('Set-Cookie', `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200${secure ? '; Secure' : ''}`);
+  const setCookie = (res: Response, value: string) => setSessionCookie(res, value, secure);
   const clearCookie = (res: Response) => res.append('Set-Cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
 
   function render(res: Response, step: AuthorizeStep, status = 200): void {

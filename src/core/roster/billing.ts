@@ -1,0 +1,93 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Member, RosterInvoice, RosterPlan, RosterSeat } from './entities.js';
+
+// Seats and billing of a roster. A seat is billed for the time its member is active (seat-time),
+// so a member deactivated mid-month costs only the days they were active; trial days are free.
+// A month is closed once into an invoice (unique per organization and period).
+
+const DAY_MS = 86_400_000;
+
+/** `YYYY-MM` of a moment, in UTC. */
+export function periodOf(date: Date): string {
+  return date.toISOString().slice(0, 7);
+}
+
+/** Start (inclusive) and end (exclusive) of a `YYYY-MM` period, in UTC. */
+export function periodBounds(period: string): { start: Date; end: Date } {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  return { start: new Date(Date.UTC(year, month - 1, 1)), end: new Date(Date.UTC(year, month, 1)) };
+}
+
+const nextPeriod = (period: string) => periodOf(periodBounds(period).end);
+
+export function trialEnd(startedAt: Date, trialDays: number): Date | null {
+  return trialDays > 0 ? new Date(startedAt.getTime() + trialDays * DAY_MS) : null;
+}
+
+/** Seat-time of a period as seats held and the amount: price x (seat-time / length of the month). */
+export async function chargeForPeriod(em: EntityManager, plan: RosterPlan, period: string): Promise<{ seats: number; amountMinor: number }> {
+  const { start, end } = periodBounds(period);
+  const billedFrom = new Date(Math.max(start.getTime(), plan.trialEndsAt?.getTime() ?? 0, plan.startedAt.getTime()));
+  const stretches = await em.find(RosterSeat, {
+    organizationId: plan.organizationId,
+    startedAt: { $lt: end },
+    $or: [{ endedAt: null }, { endedAt: { $gt: billedFrom } }],
+  });
+  let seatMs = 0;
+  const members = new Set<string>();
+  for (const stretch of stretches) {
+    const from = Math.max(stretch.startedAt.getTime(), billedFrom.getTime());
+    const to = Math.min(stretch.endedAt?.getTime() ?? end.getTime(), end.getTime());
+    if (to <= from) continue;
+    seatMs += to - from;
+    members.add(stretch.memberId);
+  }
+  return { seats: members.size, amountMinor: Math.round((plan.pricePerSeatMinor * seatMs) / (end.getTime() - start.getTime())) };
+}
+
+/** Closes every finished month of every plan that has no invoice yet; returns the invoices made. */
+export async function closeFinishedPeriods(em: EntityManager, now: Date): Promise<{ organizationId: number; period: string }[]> {
+  const closed: { organizationId: number; period: string }[] = [];
+  for (const plan of await em.find(RosterPlan, {})) {
+    const last = await em.findOne(RosterInvoice, { organizationId: plan.organizationId }, { orderBy: { period: 'desc' } });
+    for (let period = last ? nextPeriod(last.period) : periodOf(plan.startedAt); periodBounds(period).end <= now; period = nextPeriod(period)) {
+      const { seats, amountMinor } = await chargeForPeriod(em, plan, period);
+      // Two closers at once: the unique (organization, period) lets exactly one insert win.
+      const inserted = await em
+        .createQueryBuilder(RosterInvoice)
+        .insert({ organizationId: plan.organizationId, period, seats, amountMinor, currency: plan.currency, createdAt: now })
+        .onConflict(['organizationId', 'period'])
+        .ignore()
+        .execute('run');
+      if (inserted.affectedRows) closed.push({ organizationId: plan.organizationId, period });
+    }
+  }
+  return closed;
+}
+
+/** The spec's Billing object. */
+export async function billingView(em: EntityManager, organizationId: number, now: Date) {
+  const plan = await em.findOne(RosterPlan, { organizationId });
+  const seats = await em.count(Member, { organization: organizationId, status: 'active' });
+  const invoices = await em.find(RosterInvoice, { organizationId }, { orderBy: { period: 'asc' } });
+  const price = plan ? plan.pricePerSeatMinor / 100 : 0;
+  const inTrial = Boolean(plan?.trialEndsAt && plan.trialEndsAt > now);
+  return {
+    subscription: plan
+      ? {
+          plan: plan.plan,
+          status: inTrial ? 'trialing' : 'active',
+          price_per_seat: price,
+          in_trial: inTrial,
+          trial_ends_at: plan.trialEndsAt?.toISOString() ?? null,
+          current_period_end: periodBounds(periodOf(now)).end.toISOString(),
+        }
+      : null,
+    seats,
+    estimated_next_charge: Math.round(seats * price * 100) / 100,
+    currency: plan?.currency ?? 'USD',
+    // What is owed: every closed period (payments are not taken through this service).
+    balance: invoices.reduce((sum, invoice) => sum + invoice.amountMinor, 0) / 100,
+    invoices: invoices.map((invoice) => ({ period: invoice.period, seats: invoice.seats, amount: invoice.amountMinor / 100, created_at: invoice.createdAt.toISOString() })),
+  };
+}

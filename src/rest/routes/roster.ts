@@ -1,0 +1,99 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { ErrorCode } from '../../core/errors.js';
+import type { Core } from '../../core/index.js';
+import { MEMBER_ROLES, MEMBER_STATUSES } from '../../core/roster/entities.js';
+import { addMembersInput, removeMemberQuery, resolveMemberInput } from '../../core/roster/inputs.js';
+import { DomainError } from '../../core/errors.js';
+import type { OrgCaller } from '../auth.js';
+import { sendData } from '../envelope.js';
+import type { ApiDocs } from '../openapi.js';
+
+const member = z.object({
+  id: z.number().int(),
+  member_id: z.string().describe('mem_ + 24 hex; the svc_org_member_id login claim'),
+  first_name: z.string(),
+  last_name: z.string(),
+  email: z.string(),
+  role: z.enum(MEMBER_ROLES),
+  status: z.enum(MEMBER_STATUSES),
+  svc_id: z.string().nullable(),
+  active: z.boolean(),
+  created_at: z.string(),
+});
+const createdMember = member.extend({
+  activation_link: z.string().nullable(),
+  invite_method: z.enum(['face', 'email', 'none']),
+  reactivated: z.literal(true).optional(),
+});
+const billing = z.object({
+  subscription: z.object({ plan: z.string(), status: z.string(), price_per_seat: z.number(), in_trial: z.boolean(), trial_ends_at: z.string().nullable(), current_period_end: z.string() }).nullable(),
+  seats: z.number().int(),
+  estimated_next_charge: z.number(),
+  currency: z.string(),
+  balance: z.number(),
+  invoices: z.array(z.object({ period: z.string(), seats: z.number().int(), amount: z.number(), created_at: z.string() })),
+});
+
+const AUTH_ERRORS: ErrorCode[] = ['invalid_client'];
+const MEMBER_ERRORS: ErrorCode[] = [...AUTH_ERRORS, 'not_found'];
+
+/** The organization roster API (`/api/sdk`, after `requireOrgClient`): thin routes over `core.roster`. */
+export function rosterRouter(core: Core, docs: ApiDocs) {
+  const router = Router();
+  const caller = (res: Response) => res.locals.org as OrgCaller;
+  const memberRef = (req: Request) => String(req.params.member_id);
+
+  router.get('/members', async (_req, res) => {
+    sendData(res, await core.roster.listMembers(caller(res).organizationId));
+  });
+  router.post('/members/resolve', async (req, res) => {
+    sendData(res, await core.roster.resolve(caller(res).organizationId, req.body));
+  });
+  router.post('/members', async (req, res) => {
+    sendData(res, await core.roster.addMembers(caller(res), req.body), 201);
+  });
+  router.patch('/members/:member_id/deactivate', async (req, res) => {
+    sendData(res, await core.roster.deactivate(caller(res), memberRef(req)));
+  });
+  router.patch('/members/:member_id/reactivate', async (req, res) => {
+    sendData(res, await core.roster.reactivate(caller(res), memberRef(req)));
+  });
+  router.post('/members/:member_id/invite', async (req, res) => {
+    sendData(res, await core.roster.invite(caller(res), memberRef(req)));
+  });
+  router.delete('/members/:member_id', async (req, res) => {
+    const query = removeMemberQuery.safeParse(req.query);
+    if (!query.success) throw new DomainError('invalid_request', 'permanent must be true or false', { data: { errors: { permanent: 'must be true or false' } } });
+    const permanent = query.data.permanent === 'true' || query.data.permanent === '1';
+    sendData(res, await core.roster.remove(caller(res), memberRef(req), permanent));
+  });
+  router.get('/billing', async (_req, res) => {
+    sendData(res, await core.roster.billing(caller(res).organizationId));
+  });
+
+  const doc = { tag: 'organization roster', security: 'orgClient' as const };
+  const path = (suffix: string) => `/api/sdk${suffix}`;
+  docs.add(
+    { ...doc, method: 'get', path: path('/members'), summary: 'Members with the member role, with the organization', response: z.object({ members: z.array(member), organization: z.object({ id: z.number().int(), name: z.string() }) }), errors: AUTH_ERRORS },
+    { ...doc, method: 'post', path: path('/members/resolve'), summary: 'Find a member (any role) by svc_id or email', body: resolveMemberInput, response: z.object({ found: z.boolean(), member: member.nullable() }), errors: [...AUTH_ERRORS, 'missing_identifier', 'invalid_request'] },
+    {
+      ...doc, method: 'post', path: path('/members'), successStatus: 201,
+      summary: 'Add 1 to 500 members; per-member outcome. invite auto = email when notify, else a face link returned to the caller',
+      body: addMembersInput,
+      response: z.object({ created: z.array(createdMember), skipped: z.array(z.object({ email: z.string(), reason: z.string() })), notified: z.boolean() }),
+      errors: [...AUTH_ERRORS, 'invalid_request'],
+    },
+    { ...doc, method: 'patch', path: path('/members/{member_id}/deactivate'), summary: 'Deactivate ({member_id}: member id, email or svc_id): billing stops, app logins revoked, row kept', response: z.object({ member }), errors: MEMBER_ERRORS },
+    { ...doc, method: 'patch', path: path('/members/{member_id}/reactivate'), summary: 'Reactivate: active when the account exists, else invited', response: z.object({ member }), errors: MEMBER_ERRORS },
+    { ...doc, method: 'post', path: path('/members/{member_id}/invite'), summary: 'A new face activation link (supersedes the old), emailed and returned; 10 per minute per member', response: z.object({ member, activation_link: z.string() }), errors: [...MEMBER_ERRORS, 'already_active', 'deactivated', 'rate_limited'] },
+    {
+      ...doc, method: 'delete', path: path('/members/{member_id}'), query: removeMemberQuery,
+      summary: 'Deactivate, or with permanent=true delete the row; idempotent (already_removed)',
+      response: z.object({ member: member.nullable(), removed: z.boolean().optional(), already_removed: z.boolean().optional() }),
+      errors: [...MEMBER_ERRORS, 'invalid_request'],
+    },
+    { ...doc, method: 'get', path: path('/billing'), summary: 'Plan, seats (active members), estimated next charge, balance and invoices', response: billing, errors: AUTH_ERRORS },
+  );
+  return router;
+}
