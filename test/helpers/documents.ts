@@ -25,6 +25,8 @@ export interface DocumentSpec {
   wrongCheckDigit?: boolean;
   expired?: boolean;
   fathersName?: boolean;
+  /** A photo to print as the portrait (JPEG or PNG bytes); default a grey silhouette. */
+  portraitImage?: Buffer;
 }
 
 export interface RenderedTruth {
@@ -184,7 +186,12 @@ function background(c: Canvas, tint: string): void {
   for (let y = 20; y < c.height; y += 26) c.parts.push(`<path d="M0 ${y} Q ${c.width / 2} ${y + 14} ${c.width} ${y}" stroke="#dde4ee" stroke-width="1" fill="none"/>`);
 }
 
-function portrait(c: Canvas, x: number, y: number, w: number, h: number): void {
+function portrait(c: Canvas, x: number, y: number, w: number, h: number, photo?: Buffer): void {
+  if (photo) {
+    const type = photo[0] === 0x89 ? 'png' : 'jpeg';
+    c.parts.push(`<image x="${x}" y="${y}" width="${w}" height="${h}" preserveAspectRatio="xMidYMid slice" href="data:image/${type};base64,${photo.toString('base64')}"/>`);
+    return;
+  }
   c.parts.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="#c9ced6"/>`);
   c.parts.push(`<ellipse cx="${x + w / 2}" cy="${y + h * 0.4}" rx="${w * 0.28}" ry="${h * 0.24}" fill="#9aa2ad"/>`);
   c.parts.push(`<ellipse cx="${x + w / 2}" cy="${y + h * 0.95}" rx="${w * 0.45}" ry="${h * 0.3}" fill="#9aa2ad"/>`);
@@ -210,7 +217,7 @@ function frontPage(spec: DocumentSpec, t: RenderedTruth, withMrz: boolean): Buff
   const title = spec.layout === 'TD3' ? 'PASSPORT' : 'IDENTITY CARD';
   text(c, 35, 50, 30, family, title, 'fill="#35507a" font-weight="bold"');
   text(c, c.width - 300, 50, 20, family, `STATE ${t.issuingState}`, 'fill="#35507a"');
-  portrait(c, 35, 80, card ? 200 : 240, card ? 260 : 300);
+  portrait(c, 35, 80, card ? 200 : 240, card ? 260 : 300, spec.portraitImage);
   const x = card ? 265 : 310;
   const s = card ? 0.85 : 1;
   const step = card ? 50 : 56;

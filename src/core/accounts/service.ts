@@ -23,6 +23,8 @@ export const verifiedIdentityInput = z.object({
   fullName: z.string().trim().min(1).max(200),
   dateOfBirth: isoDate,
   documentNumber: z.string().trim().min(1).max(60).optional(),
+  /** The verified document's expiry: past it, the identity can no longer be reused. */
+  documentExpiry: isoDate.optional(),
   address: z.string().trim().min(1).max(500).optional(),
   humanVerified: z.boolean().optional(),
 });
@@ -32,6 +34,7 @@ export interface VerifiedIdentity {
   fullName: string;
   dateOfBirth: string;
   documentNumber?: string;
+  documentExpiry?: string;
   address?: string;
 }
 
@@ -112,6 +115,19 @@ export class AccountService {
   }
 
   /**
+   * The identity an account-mode check may reuse: none on file is `no_reusable_record`; one whose
+   * document has expired since is `reuse_not_available` (the person must verify fully again).
+   */
+  async reusableIdentity(svcId: string, today: Date): Promise<VerifiedIdentity> {
+    const identity = await this.verifiedIdentity(svcId);
+    if (!identity) throw new DomainError('no_reusable_record');
+    if (identity.documentExpiry && identity.documentExpiry < today.toISOString().slice(0, 10)) {
+      throw new DomainError('reuse_not_available', `the document on file expired on ${identity.documentExpiry}: verify fully with a current document`);
+    }
+    return identity;
+  }
+
+  /**
    * The account an account-mode check is about. A token must be live and issued to one of the
    * project's own clients; an `svc_id` must belong to someone who signed in to one of them.
    * Anything else is `account_not_found`: a project never learns about other projects' users.
@@ -129,6 +145,17 @@ export class AccountService {
     const linked = await em.count(AccessToken, { account: svcId, client: { project: projectId } });
     if (!linked) throw new DomainError('account_not_found', 'no account with that svc_id has signed in to this project');
     return svcId;
+  }
+
+  /** The account's licence badges as a decision's reusable profile: state, status, expiry; no numbers. */
+  async licenseSummaries(svcId: string): Promise<{ license_state: string | null; status: string; expire_date: string | null }[]> {
+    const rows: { state_code: string | null; status: string; expires_on: string | null }[] = await this.deps.orm.em.getConnection().execute(
+      `select p.state_code, l.status, l.expires_on from account_license l
+         left join credential_provider p on p.credential_name = l.type and p.provider_display_name = l.issuer
+        where l.account_id = ? and (l.expire_at is null or l.expire_at > ?) order by l.created_at`,
+      [svcId, this.deps.clock.now()],
+    );
+    return rows.map((row) => ({ license_state: row.state_code, status: row.status, expire_date: row.expires_on }));
   }
 
   /** The account for an email and password, or null; wrong email and wrong password cost the same. */

@@ -16,6 +16,8 @@ export const DEFAULT_PRICES_MINOR: Record<string, number> = {
   'check:location': 2,
   'check:antispoof': 20,
   'check:face_uniqueness': 10,
+  /** A hosted verification session, charged once at creation whatever it runs. */
+  session: 150,
 };
 
 const pricesInput = z.record(z.string(), z.number().int().nonnegative());

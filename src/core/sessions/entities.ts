@@ -1,0 +1,140 @@
+import { ArrayType, Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import type { CheckStatus } from '../checks/entities.js';
+
+export const SESSION_STATUSES = ['NOT_STARTED', 'IN_PROGRESS', 'IN_REVIEW', 'APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/** A hosted verification: a person completes the checks of a workflow on our page. */
+@Entity({ tableName: 'verification_session' })
+@Index({ properties: ['projectId', 'createdAt'] })
+@Index({ properties: ['projectId', 'status', 'createdAt'] })
+@Index({ properties: ['projectId', 'vendorData'] })
+@Index({ properties: ['status', 'expiresAt'] })
+export class VerificationSession {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  projectId!: string;
+
+  @Property({ type: 'string', length: 40 })
+  workflowId!: string;
+
+  @Property({ type: 'string', length: 20 })
+  status!: SessionStatus;
+
+  @Property({ type: ArrayType })
+  features!: string[];
+
+  /** SHA-256 of the hosted page's session token (the token itself is shown once). */
+  @Property({ type: 'string', length: 64 })
+  @Unique()
+  tokenDigest!: string;
+
+  @Property({ type: 'text', nullable: true })
+  redirectUrl?: string | null;
+
+  /** Per-session webhook URL (an approved destination); null: the project's default. */
+  @Property({ type: 'text', nullable: true })
+  callback?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  vendorData?: string | null;
+
+  /** Caller's free-form metadata (expected point and geofence for the location check). */
+  @Property({ type: 'json', nullable: true })
+  metadata?: Record<string, unknown> | null;
+
+  /** The bound account, when the session was created with the user's access token. */
+  @Property({ type: 'string', length: 40, nullable: true })
+  svcId?: string | null;
+
+  /**
+   * What one step leaves for a later one (the document portrait for the face match, the selfie,
+   * the name read from the document), sealed, and wiped when the session closes.
+   */
+  @Property({ type: 'text', nullable: true })
+  workSealed?: string | null;
+
+  @Property({ type: 'string', length: 20, nullable: true })
+  decision?: SessionStatus | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  decidedAt?: Date | null;
+
+  /** Who decided: `system`, or `review:<admin token id or api key id>`. */
+  @Property({ type: 'string', length: 80, nullable: true })
+  decidedBy?: string | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  startedAt?: Date | null;
+
+  @Property({ type: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  updatedAt!: Date;
+}
+
+/** One check run inside a session. `data` may hold raw identity data (document fields): sealed. */
+@Entity({ tableName: 'session_check' })
+@Index({ properties: ['sessionId'] })
+export class SessionCheck {
+  /** A sequence: the order checks were recorded in, even within one transaction. */
+  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  sessionId!: string;
+
+  @Property({ type: 'string', length: 30 })
+  type!: string;
+
+  @Property({ type: 'string', length: 10 })
+  status!: CheckStatus;
+
+  @Property({ type: 'double', nullable: true })
+  score?: number | null;
+
+  /** The Check's `data` and `error`, sealed JSON. */
+  @Property({ type: 'text' })
+  detailSealed!: string;
+
+  /** A short machine reason when not passed (e.g. `spoof`, `outside_geofence`); never raw data. */
+  @Property({ type: 'string', length: 80, nullable: true })
+  reason?: string | null;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+/** The session's timeline: every state change, with who moved it and why. */
+@Entity({ tableName: 'session_event' })
+@Index({ properties: ['sessionId'] })
+export class SessionEvent {
+  /** A sequence: the timeline's order, even when two moves share a timestamp. */
+  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  sessionId!: string;
+
+  @Property({ type: 'string', length: 20, nullable: true })
+  fromStatus?: string | null;
+
+  @Property({ type: 'string', length: 20 })
+  toStatus!: string;
+
+  /** `api_key:<id>`, `user` (the hosted page), `system` (rules and jobs), `admin:<token id>`. */
+  @Property({ type: 'string', length: 80 })
+  actor!: string;
+
+  @Property({ type: 'string', length: 200, nullable: true })
+  reason?: string | null;
+
+  @Property({ type: 'timestamptz' })
+  at!: Date;
+}

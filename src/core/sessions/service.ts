@@ -1,0 +1,560 @@
+import { LockMode, type EntityManager } from '@mikro-orm/core';
+import type { AccountService } from '../accounts/service.js';
+import type { BillingService } from '../billing/service.js';
+import type { StandaloneCheck } from '../checks/pipeline.js';
+import type { Check, CheckContext, CheckOutcome, CombinedOutcome } from '../checks/types.js';
+import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import { DomainError } from '../errors.js';
+import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
+import type { TenancyService } from '../tenancy/service.js';
+import { parseInput } from '../validation.js';
+import type { WebhookService } from '../webhooks/service.js';
+import { SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
+import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
+
+/** States in which the person can still work on the session. */
+const OPEN: SessionStatus[] = ['NOT_STARTED', 'IN_PROGRESS'];
+/** Final: nothing moves the session any more (IN_REVIEW is announced but still decidable). */
+const FINAL: SessionStatus[] = ['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'];
+
+/** The hosted page's steps and the features that need each (face match needs the document's portrait). */
+export const STEPS = {
+  document: ['id_verification', 'age', 'face_match'],
+  selfie: ['liveness', 'face_match'],
+  location: ['location'],
+  licence: ['credential'],
+} as const;
+export type StepName = keyof typeof STEPS;
+
+/** Who moved a session: the hosted page's user, the rules and jobs, or a reviewer. */
+export type Actor = 'user' | 'system' | `api_key:${string}` | `admin:${string}`;
+
+/** What one step leaves for a later one; sealed on the session and wiped when it closes. */
+interface SessionWork {
+  /** Steps already submitted: each runs once (no fishing for a pass by retrying). */
+  stepsDone?: StepName[];
+  portrait?: string;
+  fullName?: string;
+  firstName?: string;
+  lastName?: string;
+  dateOfBirth?: string;
+  documentNumber?: string;
+  documentExpiry?: string;
+}
+
+interface RecordedCheck {
+  type: string;
+  status: Check['status'];
+}
+
+/**
+ * The automatic decision: any failed check is a hard fail (spoof, face mismatch, expired or
+ * forged document, outside the geofence, refused location, licence not found); once every feature
+ * has its check, any `review` sends the session to manual review, else it is approved.
+ */
+export function decide(features: readonly string[], checks: readonly RecordedCheck[]): SessionStatus | null {
+  if (checks.some((check) => check.status === 'failed')) return 'DECLINED';
+  const done = new Set(checks.map((check) => check.type));
+  if (!features.every((feature) => done.has(feature))) return null;
+  return checks.some((check) => check.status === 'review') ? 'IN_REVIEW' : 'APPROVED';
+}
+
+/** The steps a workflow needs on the hosted page, in the order the page shows them. */
+export function stepsOf(features: readonly string[]): StepName[] {
+  return (Object.keys(STEPS) as StepName[]).filter((step) => STEPS[step].some((feature) => features.includes(feature)));
+}
+
+const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
+
+export const sessionView = (session: VerificationSession) => ({
+  session_id: session.id,
+  status: session.status,
+  workflow_id: session.workflowId,
+  features: session.features,
+  vendor_data: session.vendorData ?? null,
+  redirect_url: session.redirectUrl ?? null,
+  callback: session.callback ?? null,
+  svc_id: session.svcId ?? null,
+  expires_at: session.expiresAt.toISOString(),
+  created_at: session.createdAt.toISOString(),
+  updated_at: session.updatedAt.toISOString(),
+  started_at: iso(session.startedAt),
+  decided_at: iso(session.decidedAt),
+});
+
+function encodeCursor(session: VerificationSession): string {
+  return Buffer.from(`${session.createdAt.toISOString()}|${session.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) throw new DomainError('validation_error', 'cursor is not one this API gave out', { data: { errors: { cursor: 'invalid' } } });
+  return { createdAt, id };
+}
+
+/** Runs a standalone check's steps (validate, prepare, execute) without the wallet or the standalone record. */
+async function runCheck<I, P>(check: StandaloneCheck<I, P>, raw: Record<string, unknown>, context: CheckContext): Promise<CheckOutcome> {
+  const outcome: CheckOutcome | CombinedOutcome = await check.execute(await check.prepare(parseInput(check.input, raw), context), context);
+  if (!('check' in outcome)) throw new Error(`${check.type} returned a combined outcome inside a session`);
+  return outcome;
+}
+
+export interface SessionChecks {
+  idVerification: StandaloneCheck<any, any>;
+  age: StandaloneCheck<any, any>;
+  liveness: StandaloneCheck<any, any>;
+  faceMatch: StandaloneCheck<any, any>;
+  location: StandaloneCheck<any, any>;
+  credential: StandaloneCheck<any, any>;
+}
+
+export interface SessionDeps {
+  orm: Orm;
+  clock: Clock;
+  sealer: Sealer;
+  tenancy: TenancyService;
+  accounts: AccountService;
+  billing: BillingService;
+  webhooks: WebhookService;
+  checks: SessionChecks;
+  /** Public base URL: the hosted page lives under it. */
+  baseUrl: string;
+}
+
+/** Hosted verification sessions: creation, the state machine, the hosted steps, review, expiry. */
+export class SessionService {
+  constructor(private readonly deps: SessionDeps) {}
+
+  private now(): Date {
+    return this.deps.clock.now();
+  }
+
+  // ---- integrator API ----
+
+  async create(projectId: string, actor: Actor, raw: unknown) {
+    const input = parseInput(createSessionInput, raw);
+    const workflow = await this.deps.tenancy.getWorkflow(projectId, input.workflow_id);
+    if (input.callback !== undefined && !(await this.deps.tenancy.isApprovedCallback(projectId, input.callback))) {
+      throw new DomainError('callback_not_allowed', 'callback must exactly match an active approved HTTPS destination of the project');
+    }
+    const svcId = input.svc_access_token ? await this.deps.accounts.resolveForProject(projectId, { svcAccessToken: input.svc_access_token }) : null;
+
+    const reservation = await this.deps.billing.reserve(projectId, 'session');
+    const token = newSecret('sst');
+    const now = this.now();
+    const em = this.deps.orm.em.fork();
+    const session = em.create(VerificationSession, {
+      id: newId('ses'),
+      projectId,
+      workflowId: workflow.id,
+      status: 'NOT_STARTED',
+      features: workflow.features,
+      tokenDigest: digestSecret(token),
+      redirectUrl: input.redirect_url ?? null,
+      callback: input.callback ?? null,
+      vendorData: input.vendor_data ?? null,
+      metadata: input.metadata ?? null,
+      svcId,
+      expiresAt: new Date(now.getTime() + (input.ttl_seconds ?? SESSION_TTL.defaultSeconds) * 1000),
+      createdAt: now,
+      updatedAt: now,
+    });
+    em.create(SessionEvent, { sessionId: session.id, fromStatus: null, toStatus: 'NOT_STARTED', actor, reason: 'created', at: now });
+    try {
+      await em.flush();
+    } catch (error) {
+      await this.deps.billing.refund(reservation);
+      throw error;
+    }
+    await this.deps.billing.settle(reservation, session.id);
+    return {
+      ...sessionView(session),
+      // The token rides in the fragment: browsers never send it to a server or a log.
+      url: `${this.deps.baseUrl}/verify/${session.id}#${token}`,
+      session_token: token,
+    };
+  }
+
+  async list(projectId: string, raw: unknown) {
+    const { status, vendor_data: vendorData, limit, cursor } = parseInput(listSessionsInput, raw);
+    const after = cursor ? decodeCursor(cursor) : null;
+    const rows = await this.deps.orm.em.fork().find(
+      VerificationSession,
+      {
+        projectId,
+        ...(status ? { status } : {}),
+        ...(vendorData !== undefined ? { vendorData } : {}),
+        ...(after ? { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] } : {}),
+      },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 },
+    );
+    const page = rows.slice(0, limit);
+    return { sessions: page.map(sessionView), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
+  }
+
+  private async load(em: EntityManager, projectId: string, sessionId: string, lock = false): Promise<VerificationSession> {
+    const session = await em.findOne(VerificationSession, { id: sessionId, projectId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    if (!session) throw new DomainError('not_found', 'session not found');
+    return session;
+  }
+
+  async get(projectId: string, sessionId: string) {
+    return sessionView(await this.load(this.deps.orm.em.fork(), projectId, sessionId));
+  }
+
+  /** The authoritative result: every check run, and the bound account's reusable profile. */
+  async decision(projectId: string, sessionId: string) {
+    const em = this.deps.orm.em.fork();
+    const session = await this.load(em, projectId, sessionId);
+    const checks = await this.checksOf(em, session.id);
+    return {
+      session_id: session.id,
+      status: session.status,
+      decision: session.decision ?? null,
+      decided_at: iso(session.decidedAt),
+      decided_by: session.decidedBy ?? null,
+      workflow_id: session.workflowId,
+      features: session.features,
+      vendor_data: session.vendorData ?? null,
+      checks,
+      ...(session.svcId ? { svc_id: session.svcId, identity: await this.identityOf(session.svcId) } : {}),
+    };
+  }
+
+  async timeline(projectId: string, sessionId: string) {
+    const em = this.deps.orm.em.fork();
+    await this.load(em, projectId, sessionId);
+    const events = await em.find(SessionEvent, { sessionId }, { orderBy: { id: 'asc' } });
+    return events.map((event) => ({ from: event.fromStatus ?? null, to: event.toStatus, actor: event.actor, reason: event.reason ?? null, at: event.at.toISOString() }));
+  }
+
+  /**
+   * Manual review (PATCH status, GraphQL). Only IN_REVIEW can be decided; approval needs the
+   * document read (passed or under review: that is what the reviewer rules on) and passed liveness
+   * and face match. The row lock makes two reviewers deciding at once have exactly one winner.
+   */
+  async review(projectId: string, sessionId: string, actor: Actor, raw: unknown) {
+    const { status } = parseInput(reviewInput, raw);
+    const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+      const session = await this.load(em, projectId, sessionId, true);
+      if (FINAL.includes(session.status)) throw new DomainError('session_closed', `session is already ${session.status}`);
+      if (session.status !== 'IN_REVIEW') throw new DomainError('review_not_pending', `only IN_REVIEW sessions can be decided; this one is ${session.status}`);
+      if (status === 'APPROVED') {
+        const checks = await this.recordedChecks(em, session.id);
+        const has = (type: string, statuses: Check['status'][]) => checks.some((check) => check.type === type && statuses.includes(check.status));
+        const missing = [
+          has('id_verification', ['passed', 'review']) ? null : 'id_verification',
+          has('liveness', ['passed']) ? null : 'liveness',
+          has('face_match', ['passed']) ? null : 'face_match',
+        ].filter(Boolean);
+        if (missing.length) throw new DomainError('required_face_checks_incomplete', `approval needs passed ID verification, liveness and face match; missing: ${missing.join(', ')}`);
+      }
+      const eventId = await this.move(em, session, status, actor, 'manual review');
+      return { session, eventId };
+    });
+    await this.afterMove(outcome.session, outcome.eventId);
+    return sessionView(outcome.session);
+  }
+
+  // ---- the hosted page ----
+
+  /** The session a hosted-page token opens; 401 token_missing / invalid_token otherwise. */
+  async authenticate(token: string | undefined): Promise<VerificationSession> {
+    if (!token) throw new DomainError('token_missing', 'session token required');
+    const session = await this.deps.orm.em.fork().findOne(VerificationSession, { tokenDigest: digestSecret(token) });
+    if (!session) throw new DomainError('invalid_token', 'session token is invalid');
+    return session;
+  }
+
+  /** What the page shows: the steps, which are done, and where to go at the end. */
+  async flowState(session: VerificationSession) {
+    const checks = await this.checksOf(this.deps.orm.em.fork(), session.id);
+    const done = this.workOf(session).stepsDone ?? [];
+    const closed = !OPEN.includes(session.status);
+    const steps = stepsOf(session.features).map((step) => ({ step, done: closed || done.includes(step) }));
+    return {
+      session_id: session.id,
+      status: session.status,
+      features: session.features,
+      steps,
+      checks: checks.map((check) => ({ type: check.type, status: check.status, error: check.error })),
+      expires_at: session.expiresAt.toISOString(),
+      geofence: session.metadata?.expected_lat !== undefined,
+      finished: closed,
+      // A hint only: integrators read the decision endpoint for the result.
+      redirect_to: closed && session.redirectUrl ? this.redirectWithStatus(session.redirectUrl, session.status) : null,
+    };
+  }
+
+  private redirectWithStatus(redirectUrl: string, status: SessionStatus): string {
+    const url = new URL(redirectUrl);
+    url.searchParams.set('status', status);
+    return url.toString();
+  }
+
+  /** The person opened the page: NOT_STARTED becomes IN_PROGRESS (once); reusable checks are filled in. */
+  async start(token: string | undefined) {
+    let session = await this.authenticate(token);
+    this.assertNotLapsed(session);
+    if (session.status === 'NOT_STARTED') {
+      const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+        const locked = await this.load(em, session.projectId, session.id, true);
+        if (locked.status !== 'NOT_STARTED') return { session: locked, eventId: null };
+        locked.startedAt = this.now();
+        const eventId = await this.move(em, locked, 'IN_PROGRESS', 'user', 'page opened');
+        return { session: locked, eventId };
+      });
+      session = outcome.session;
+      if (outcome.eventId !== null) await this.reuseFromAccount(session);
+    }
+    return this.flowState(await this.authenticate(token));
+  }
+
+  /** A session past its deadline takes no more input, even before the sweep has moved it. */
+  private assertNotLapsed(session: VerificationSession): void {
+    if (OPEN.includes(session.status) && this.now() >= session.expiresAt) throw new DomainError('session_expired', 'this verification link has expired; ask for a new one');
+  }
+
+  private assertAcceptsInput(session: VerificationSession): void {
+    this.assertNotLapsed(session);
+    if (!OPEN.includes(session.status)) throw new DomainError('session_closed', `session is already ${session.status}`);
+  }
+
+  private contextOf(session: VerificationSession, mode: 'fresh' | 'account' = 'fresh'): CheckContext {
+    return { projectId: session.projectId, mode, svcId: mode === 'account' ? session.svcId ?? null : null, today: this.now() };
+  }
+
+  /**
+   * Bound accounts skip what they already hold: a verified identity answers the document and age
+   * checks in account mode (proofs only), marked `reused: true`, unless its document has expired.
+   */
+  private async reuseFromAccount(session: VerificationSession): Promise<void> {
+    if (!session.svcId) return;
+    // Nothing reusable (or a document that has expired since): the person verifies fully.
+    const identity = await this.deps.accounts.reusableIdentity(session.svcId, this.now()).catch(() => null);
+    if (!identity) return;
+    const outcomes: CheckOutcome[] = [];
+    const context = this.contextOf(session, 'account');
+    if (session.features.includes('id_verification')) outcomes.push(await runCheck(this.deps.checks.idVerification, {}, context));
+    if (session.features.includes('age')) {
+      const outcome = await runCheck(this.deps.checks.age, { bands: [this.minAgeOf(session)] }, context);
+      outcome.check.data = { ...outcome.check.data, reused: true };
+      outcomes.push(outcome);
+    }
+    if (outcomes.length) await this.commit(session, 'document', outcomes, { fullName: identity.fullName, dateOfBirth: identity.dateOfBirth });
+  }
+
+  private minAgeOf(session: VerificationSession): number {
+    const value = session.metadata?.min_age;
+    return typeof value === 'number' ? value : 18;
+  }
+
+  /** Runs the checks of one step of the hosted page and applies the automatic decision. */
+  async submitStep(token: string | undefined, step: string, input: Record<string, unknown>) {
+    let session = await this.authenticate(token);
+    if (!(step in STEPS) || !stepsOf(session.features).includes(step as StepName)) throw new DomainError('not_found', `this session has no ${step} step`);
+    this.assertAcceptsInput(session);
+    if (session.status === 'NOT_STARTED') {
+      await this.start(token);
+      session = await this.authenticate(token);
+    }
+    const work = this.workOf(session);
+    const { outcomes, work: patch } = await this.runStep(session, step as StepName, input, work);
+    await this.commit(session, step as StepName, outcomes, patch);
+    return this.flowState(await this.authenticate(token));
+  }
+
+  private workOf(session: VerificationSession): SessionWork {
+    return session.workSealed ? (JSON.parse(this.deps.sealer.open(session.workSealed)) as SessionWork) : {};
+  }
+
+  private async runStep(session: VerificationSession, step: StepName, input: Record<string, unknown>, work: SessionWork): Promise<{ outcomes: CheckOutcome[]; work: SessionWork }> {
+    const has = (feature: string) => session.features.includes(feature);
+    const fresh = this.contextOf(session);
+    const { checks } = this.deps;
+    switch (step) {
+      case 'document': {
+        const reading = await runCheck(checks.idVerification, { front_image: input.front_image, back_image: input.back_image }, fresh);
+        const data = reading.check.data as { fields?: Record<string, string | undefined>; portrait?: string; dob?: string };
+        const fields = data.fields ?? {};
+        const patch: SessionWork = {
+          portrait: data.portrait || undefined,
+          fullName: fields.full_name,
+          dateOfBirth: data.dob,
+          documentNumber: fields.document_number,
+          documentExpiry: fields.date_of_expiry,
+        };
+        const outcomes: CheckOutcome[] = [];
+        if (has('id_verification')) {
+          // The portrait stays in the sealed work for the face match; the record keeps the fields.
+          const { portrait: _portrait, ...kept } = reading.check.data;
+          outcomes.push({ ...reading, check: { ...reading.check, data: kept } });
+        }
+        if (has('age')) outcomes.push(await this.ageFromDocument(session, data.dob));
+        return { outcomes, work: patch };
+      }
+      case 'selfie': {
+        const frames = input.frames;
+        if (!Array.isArray(frames) || frames.length === 0) throw new DomainError('validation_error', 'frames (1 to 8 selfie images) are required', { data: { errors: { frames: 'required' } } });
+        if (frames.length > 8) throw new DomainError('too_many_frames');
+        const selfie = frames[Math.floor(frames.length / 2)] as Buffer;
+        const outcomes: CheckOutcome[] = [];
+        if (has('liveness')) outcomes.push(await runCheck(checks.liveness, { image: selfie }, fresh));
+        if (has('face_match')) outcomes.push(await this.faceMatchInSession(session, selfie, work));
+        return { outcomes, work: {} };
+      }
+      case 'location': {
+        const metadata = session.metadata ?? {};
+        const geofence = {
+          ...(typeof metadata.expected_lat === 'number' ? { expected_latitude: metadata.expected_lat, expected_longitude: metadata.expected_lng } : {}),
+          ...(typeof metadata.radius_m === 'number' ? { radius_m: metadata.radius_m } : {}),
+        };
+        return { outcomes: [await runCheck(checks.location, { ...input, ...geofence }, fresh)], work: {} };
+      }
+      case 'licence': {
+        // The name on the verified document wins over what was typed: the licence must be theirs.
+        const named = work.fullName ? { full_name: work.fullName, first_name: undefined, last_name: undefined } : {};
+        return { outcomes: [await runCheck(checks.credential, { ...input, ...named }, fresh)], work: {} };
+      }
+    }
+  }
+
+  private async ageFromDocument(session: VerificationSession, dob: string | undefined): Promise<CheckOutcome> {
+    if (!dob) {
+      return { check: { type: 'age', status: 'review', data: { dob: null, bands: {} }, error: 'the date of birth could not be read from the document' }, reason: 'dob_unreadable' };
+    }
+    return runCheck(this.deps.checks.age, { dob, bands: [this.minAgeOf(session)] }, this.contextOf(session));
+  }
+
+  /** Selfie against the document portrait, or against the bound account's face reference. */
+  private async faceMatchInSession(session: VerificationSession, selfie: Buffer, work: SessionWork): Promise<CheckOutcome> {
+    if (work.portrait) return runCheck(this.deps.checks.faceMatch, { image1: Buffer.from(work.portrait, 'base64'), image2: selfie }, this.contextOf(session));
+    if (session.svcId && (await this.deps.accounts.faceReference(session.svcId))) {
+      const outcome = await runCheck(this.deps.checks.faceMatch, { image2: selfie }, this.contextOf(session, 'account'));
+      outcome.check.data = { ...outcome.check.data, reused: true };
+      return outcome;
+    }
+    if (!(work.stepsDone ?? []).includes('document')) throw new DomainError('conflict', 'take the photo of the document first: the selfie is compared with its portrait');
+    return { check: { type: 'face_match', status: 'failed', data: { similarity: null }, error: 'no face on the document to compare the selfie with' }, reason: 'no_reference' };
+  }
+
+  /** Stores a step's checks and moves the session, under the session's row lock. */
+  private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork): Promise<void> {
+    const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+      const locked = await this.load(em, session.projectId, session.id, true);
+      this.assertAcceptsInput(locked);
+      const before = this.workOf(locked);
+      if ((before.stepsDone ?? []).includes(step)) throw new DomainError('conflict', `the ${step} step is already complete`);
+      const recorded = await this.recordedChecks(em, locked.id);
+      const now = this.now();
+      for (const { check, reason } of outcomes) {
+        em.create(SessionCheck, {
+          sessionId: locked.id,
+          type: check.type,
+          status: check.status,
+          score: check.score ?? null,
+          detailSealed: this.deps.sealer.seal(JSON.stringify({ data: check.data, error: check.error })),
+          reason: check.status === 'passed' ? null : (reason ?? null),
+          createdAt: now,
+        });
+      }
+      const work: SessionWork = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)), stepsDone: [...(before.stepsDone ?? []), step] };
+      locked.workSealed = this.deps.sealer.seal(JSON.stringify(work));
+      locked.updatedAt = now;
+      const next = decide(locked.features, [...recorded, ...outcomes.map(({ check }) => check)]);
+      const failed = outcomes.find(({ check }) => check.status === 'failed');
+      const eventId = next ? await this.move(em, locked, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null;
+      return { session: locked, eventId, work };
+    });
+    await this.afterMove(outcome.session, outcome.eventId, outcome.work);
+  }
+
+  /**
+   * Moves a session inside a transaction: the timeline entry, the decision fields, and the webhook
+   * outbox row, all committed together. Returns the webhook event id when one is due.
+   */
+  private async move(em: EntityManager, session: VerificationSession, to: SessionStatus, actor: Actor, reason: string): Promise<string | null> {
+    const now = this.now();
+    em.create(SessionEvent, { sessionId: session.id, fromStatus: session.status, toStatus: to, actor, reason: reason.slice(0, 200), at: now });
+    session.status = to;
+    session.updatedAt = now;
+    if (to === 'IN_PROGRESS') return null;
+    if (FINAL.includes(to)) {
+      session.decision = to;
+      session.decidedAt = now;
+      session.decidedBy = actor;
+    }
+    const lower = to.toLowerCase();
+    const event = await this.deps.webhooks.record(em, session.projectId, session.id, {
+      type: `verification.${lower}`,
+      callback: session.callback,
+      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: session.vendorData ?? null, decision: lower, occurred_at: now.toISOString() },
+    });
+    return event.id;
+  }
+
+  /** After the commit: queue the webhook; an approved bound session verifies the account. */
+  private async afterMove(session: VerificationSession, eventId: string | null, work?: SessionWork): Promise<void> {
+    if (eventId) await this.deps.webhooks.dispatch([eventId]);
+    if (session.status === 'APPROVED' && session.svcId) {
+      const known = work ?? this.workOf(session);
+      const date = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined);
+      known.documentExpiry = date(known.documentExpiry);
+      if (known.fullName?.trim() && date(known.dateOfBirth)) {
+        await this.deps.accounts.recordVerifiedIdentity({
+          svcId: session.svcId,
+          fullName: known.fullName,
+          dateOfBirth: known.dateOfBirth,
+          ...(known.documentNumber ? { documentNumber: known.documentNumber } : {}),
+          ...(known.documentExpiry ? { documentExpiry: known.documentExpiry } : {}),
+          humanVerified: session.features.includes('liveness') || undefined,
+        });
+      }
+    }
+    if (FINAL.includes(session.status) && session.workSealed) {
+      // Nothing raw outlives the decision: the portrait and the read fields go.
+      await this.deps.orm.em.fork().nativeUpdate(VerificationSession, { id: session.id }, { workSealed: null });
+    }
+  }
+
+  private async recordedChecks(em: EntityManager, sessionId: string): Promise<RecordedCheck[]> {
+    return em.find(SessionCheck, { sessionId }, { fields: ['type', 'status'], orderBy: { id: 'asc' } });
+  }
+
+  private async checksOf(em: EntityManager, sessionId: string): Promise<Check[]> {
+    const rows = await em.find(SessionCheck, { sessionId }, { orderBy: { id: 'asc' } });
+    return rows.map((row) => {
+      const detail = JSON.parse(this.deps.sealer.open(row.detailSealed)) as { data: Record<string, unknown>; error: string | null };
+      return { type: row.type as Check['type'], status: row.status, ...(row.score != null ? { score: row.score } : {}), data: detail.data, error: detail.error };
+    });
+  }
+
+  private async identityOf(svcId: string) {
+    const identity = await this.deps.accounts.verifiedIdentity(svcId).catch(() => null);
+    return { full_name: identity?.fullName ?? null, licenses: await this.deps.accounts.licenseSummaries(svcId) };
+  }
+
+  // ---- the sweep (a pg-boss job) ----
+
+  /** Sessions past their deadline: never opened -> EXPIRED; opened, not finished -> ABANDONED. */
+  async expireDue(limit = 500): Promise<number> {
+    const now = this.now();
+    const due = await this.deps.orm.em.fork().find(VerificationSession, { status: { $in: OPEN }, expiresAt: { $lte: now } }, { fields: ['id', 'projectId'], limit, orderBy: { expiresAt: 'asc' } });
+    let moved = 0;
+    for (const { id, projectId } of due) {
+      const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+        const session = await this.load(em, projectId, id, true);
+        if (!OPEN.includes(session.status) || session.expiresAt > now) return null;
+        const to: SessionStatus = session.status === 'NOT_STARTED' ? 'EXPIRED' : 'ABANDONED';
+        return { session, eventId: await this.move(em, session, to, 'system', 'deadline passed') };
+      });
+      if (outcome) {
+        moved += 1;
+        await this.afterMove(outcome.session, outcome.eventId);
+      }
+    }
+    return moved;
+  }
+}

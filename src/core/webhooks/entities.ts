@@ -1,0 +1,85 @@
+import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+
+export const WEBHOOK_EVENT_STATES = ['pending', 'sending', 'delivered', 'failed', 'disabled', 'no_destination'] as const;
+export type WebhookEventState = (typeof WEBHOOK_EVENT_STATES)[number];
+
+/**
+ * The outbox: one row per event, written in the same transaction as the state change it
+ * announces, so a crash between the two loses nothing. Delivery jobs read it; it is the truth.
+ */
+@Entity({ tableName: 'webhook_event' })
+@Index({ properties: ['state', 'nextAttemptAt'] })
+@Index({ properties: ['projectId', 'createdAt'] })
+@Index({ properties: ['sessionId'] })
+export class WebhookEvent {
+  /** The wire `event_id` and `X-Svc-Event-Id`. */
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  projectId!: string;
+
+  @Property({ type: 'string', length: 40 })
+  sessionId!: string;
+
+  @Property({ type: 'string', length: 60 })
+  type!: string;
+
+  /** The exact body sent on every attempt (the signature covers these bytes). */
+  @Property({ type: 'text' })
+  body!: string;
+
+  /** Where it goes, fixed when the event is written; null when the project has no callback. */
+  @Property({ type: 'text', nullable: true })
+  url?: string | null;
+
+  @Property({ type: 'string', length: 20 })
+  state!: WebhookEventState;
+
+  @Property({ type: 'integer', default: 0 })
+  attempts: number = 0;
+
+  @Property({ type: 'timestamptz' })
+  nextAttemptAt!: Date;
+
+  /** While `sending`: until when the attempt owns the row (a crashed attempt is retried after). */
+  @Property({ type: 'timestamptz', nullable: true })
+  leaseUntil?: Date | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  deliveredAt?: Date | null;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+/** One delivery attempt: what ops read when a receiver says it got nothing. */
+@Entity({ tableName: 'webhook_attempt' })
+@Index({ properties: ['eventId', 'at'] })
+export class WebhookAttempt {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  eventId!: string;
+
+  @Property({ type: 'integer' })
+  attempt!: number;
+
+  @Property({ type: 'timestamptz' })
+  at!: Date;
+
+  /** HTTP status, or null when there was no answer (refused, timeout). */
+  @Property({ type: 'integer', nullable: true })
+  httpStatus?: number | null;
+
+  @Property({ type: 'integer' })
+  latencyMs!: number;
+
+  @Property({ type: 'string', length: 300, nullable: true })
+  error?: string | null;
+
+  /** The first 200 characters of the receiver's answer. */
+  @Property({ type: 'string', length: 200, nullable: true })
+  responseSnippet?: string | null;
+}

@@ -1,0 +1,219 @@
+import { createHmac } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/core';
+import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import { DomainError } from '../errors.js';
+import type { JobQueue } from '../jobs.js';
+import { newId } from '../secrets.js';
+import type { TenancyService } from '../tenancy/service.js';
+import { CallbackDestination, Project } from '../tenancy/entities.js';
+import { WebhookAttempt, WebhookEvent } from './entities.js';
+
+/**
+ * When a failed delivery is tried again: attempt n waits base x 2^(n-1) seconds (capped), with
+ * +-20% jitter so many failed receivers do not all come back at once. Defaults: 30 s, 1 min,
+ * 2 min ... 1 h, 12 attempts in all (about 7 hours), then the event is `failed` (resendable).
+ */
+export interface RetryPolicy {
+  baseSeconds: number;
+  capSeconds: number;
+  maxAttempts: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseSeconds: 30, capSeconds: 3600, maxAttempts: 12, timeoutMs: 10_000 };
+
+export function retryDelaySeconds(policy: RetryPolicy, attempt: number, random = Math.random): number {
+  const plain = Math.min(policy.capSeconds, policy.baseSeconds * 2 ** (attempt - 1));
+  return plain * (0.8 + 0.4 * random());
+}
+
+/** `X-Svc-Signature`: lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret. */
+export function webhookSignature(secret: string, timestamp: number, body: string): string {
+  return createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
+}
+
+/** `Retry-After` in seconds (delta or HTTP date), or undefined. */
+function retryAfterSeconds(header: string | null, now: Date): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - now.getTime()) / 1000);
+}
+
+export interface WebhookLogger {
+  warn(object: object, message: string): void;
+}
+
+export const eventView = (event: WebhookEvent) => ({
+  event_id: event.id,
+  session_id: event.sessionId,
+  type: event.type,
+  url: event.url ?? null,
+  state: event.state,
+  attempts: event.attempts,
+  next_attempt_at: ['pending', 'sending'].includes(event.state) ? event.nextAttemptAt.toISOString() : null,
+  delivered_at: event.deliveredAt?.toISOString() ?? null,
+  created_at: event.createdAt.toISOString(),
+});
+
+export const attemptView = (attempt: WebhookAttempt) => ({
+  attempt: attempt.attempt,
+  at: attempt.at.toISOString(),
+  http_status: attempt.httpStatus ?? null,
+  latency_ms: attempt.latencyMs,
+  error: attempt.error ?? null,
+  response_snippet: attempt.responseSnippet ?? null,
+});
+
+/** Signed webhooks from an outbox, delivered by jobs, each attempt logged. */
+export class WebhookService {
+  /** Jobs are attached when the service runs; CLI commands only write the outbox. */
+  jobs?: JobQueue;
+
+  constructor(
+    private readonly deps: { orm: Orm; clock: Clock; tenancy: TenancyService; policy: RetryPolicy; logger?: WebhookLogger },
+  ) {}
+
+  /**
+   * Writes an event into `em`'s unit of work: the caller flushes it in the same transaction as
+   * the state change it announces. Call `dispatch` with the id after the commit.
+   */
+  async record(em: EntityManager, projectId: string, sessionId: string, payload: { type: string; callback?: string | null; body: Record<string, unknown> }): Promise<WebhookEvent> {
+    const id = newId('evt');
+    const url = payload.callback ?? (await em.findOne(Project, { id: projectId }, { fields: ['defaultCallbackUrl'] }))?.defaultCallbackUrl ?? null;
+    const now = this.deps.clock.now();
+    return em.create(WebhookEvent, {
+      id,
+      projectId,
+      sessionId,
+      type: payload.type,
+      body: JSON.stringify({ event_id: id, ...payload.body }),
+      url,
+      state: url ? 'pending' : 'no_destination',
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+    });
+  }
+
+  /** Fast path after a commit: queue the first attempt now. The sweep catches what this misses. */
+  async dispatch(eventIds: string[]): Promise<void> {
+    if (!this.jobs) return;
+    for (const eventId of eventIds) {
+      await this.jobs.send('webhook.deliver', { eventId }).catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId }, 'queueing a webhook failed; the sweep will retry'));
+    }
+  }
+
+  /** One attempt of one event. Safe to run twice at once: only the one that claims the row sends. */
+  async deliver(eventId: string): Promise<void> {
+    const now = this.deps.clock.now();
+    const leaseUntil = new Date(now.getTime() + this.deps.policy.timeoutMs + 30_000);
+    // pg-boss rounds start times to whole seconds: accept a job that runs a little early.
+    const due = new Date(now.getTime() + 2000);
+    const connection = this.deps.orm.em.getConnection();
+    const claimed = await connection.execute(
+      `update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning id`,
+      [leaseUntil, eventId, due],
+    );
+    if (claimed.length === 0) return;
+    const em = this.deps.orm.em.fork();
+    const event = await em.findOneOrFail(WebhookEvent, { id: eventId });
+    const attempt = event.attempts + 1;
+    const secret = await this.deps.tenancy.webhookSigningSecret(event.projectId);
+    const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
+    const started = Date.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    let snippet: string | null = null;
+    let retryAfter: number | undefined;
+    try {
+      const response = await fetch(event.url!, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Verity-Webhooks/1',
+          'x-svc-timestamp': String(timestamp),
+          'x-svc-event-id': event.id,
+          'x-svc-signature': webhookSignature(secret, timestamp, event.body),
+        },
+        body: event.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.deps.policy.timeoutMs),
+      });
+      status = response.status;
+      retryAfter = retryAfterSeconds(response.headers.get('retry-after'), this.deps.clock.now());
+      snippet = (await response.text().catch(() => '')).slice(0, 200) || null;
+    } catch (failure) {
+      error = (failure as Error).name === 'TimeoutError' ? `no answer within ${this.deps.policy.timeoutMs} ms` : `${(failure as Error).message}`.slice(0, 300);
+    }
+    const finished = this.deps.clock.now();
+    em.create(WebhookAttempt, { id: newId('wat'), eventId, attempt, at: finished, httpStatus: status, latencyMs: Date.now() - started, error, responseSnippet: snippet });
+    event.attempts = attempt;
+    event.leaseUntil = null;
+    let retryInSeconds: number | undefined;
+    if (status !== null && status >= 200 && status < 300) {
+      event.state = 'delivered';
+      event.deliveredAt = finished;
+    } else if (status === 410) {
+      // The receiver says this URL is gone for good: stop sending to it until ops re-enable it.
+      event.state = 'disabled';
+      await em.nativeUpdate(CallbackDestination, { project: event.projectId, url: event.url! }, { active: false });
+    } else if (attempt >= this.deps.policy.maxAttempts) {
+      event.state = 'failed';
+    } else {
+      retryInSeconds = Math.min(Math.max(retryAfter ?? 0, retryDelaySeconds(this.deps.policy, attempt)), 86_400);
+      event.state = 'pending';
+      event.nextAttemptAt = new Date(finished.getTime() + retryInSeconds * 1000);
+    }
+    await em.flush();
+    if (retryInSeconds !== undefined && this.jobs) await this.jobs.send('webhook.deliver', { eventId }, { startAfterSeconds: retryInSeconds });
+  }
+
+  /**
+   * Part of the maintenance sweep: events whose attempt crashed (lease passed) go back to pending,
+   * and pending events that are overdue (their job was lost) are queued again.
+   */
+  async rescue(): Promise<number> {
+    const now = this.deps.clock.now();
+    const connection = this.deps.orm.em.getConnection();
+    await connection.execute(`update webhook_event set state = 'pending', lease_until = null where state = 'sending' and lease_until < ?`, [now]);
+    const overdue: { id: string }[] = await connection.execute(
+      `select id from webhook_event where state = 'pending' and next_attempt_at < ? order by next_attempt_at limit 500`,
+      [new Date(now.getTime() - 30_000)],
+    );
+    await this.dispatch(overdue.map((row) => row.id));
+    return overdue.length;
+  }
+
+  /** Ops: send an event again (a new attempt series), e.g. after fixing the receiver. */
+  async resend(projectId: string, eventId: string) {
+    const em = this.deps.orm.em.fork();
+    const event = await em.findOne(WebhookEvent, { id: eventId, projectId });
+    if (!event) throw new DomainError('not_found', 'webhook event not found');
+    if (event.state === 'sending') throw new DomainError('conflict', 'an attempt of this event is running; try again in a moment');
+    const url = event.url ?? (await em.findOne(Project, { id: projectId }))?.defaultCallbackUrl ?? null;
+    if (!url) throw new DomainError('callback_not_allowed', 'the project has no callback URL to send to');
+    event.url = url;
+    event.state = 'pending';
+    event.nextAttemptAt = this.deps.clock.now();
+    await em.flush();
+    await this.dispatch([event.id]);
+    return eventView(event);
+  }
+
+  async listEvents(projectId: string, filter: { sessionId?: string; state?: string; limit?: number } = {}) {
+    const rows = await this.deps.orm.em.fork().find(
+      WebhookEvent,
+      { projectId, ...(filter.sessionId ? { sessionId: filter.sessionId } : {}), ...(filter.state ? { state: filter.state as WebhookEvent['state'] } : {}) },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.min(filter.limit ?? 50, 500) },
+    );
+    return rows.map(eventView);
+  }
+
+  async attempts(projectId: string, eventId: string) {
+    const em = this.deps.orm.em.fork();
+    if (!(await em.count(WebhookEvent, { id: eventId, projectId }))) throw new DomainError('not_found', 'webhook event not found');
+    return (await em.find(WebhookAttempt, { eventId }, { orderBy: { attempt: 'asc', at: 'asc' } })).map(attemptView);
+  }
+}

@@ -1,0 +1,129 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { Core } from '../../core/index.js';
+import { DomainError, type ErrorCode } from '../../core/errors.js';
+import { SESSION_STATUSES } from '../../core/sessions/entities.js';
+import { createSessionInput, listSessionsInput, reviewInput } from '../../core/sessions/inputs.js';
+import { sendData } from '../envelope.js';
+import type { ApiKeyCaller } from '../auth.js';
+import { checkBody, decodeImageString } from '../input.js';
+import type { ApiDocs } from '../openapi.js';
+
+const session = z.object({
+  session_id: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  workflow_id: z.string(),
+  features: z.array(z.string()),
+  vendor_data: z.string().nullable(),
+  redirect_url: z.string().nullable(),
+  expires_at: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  started_at: z.string().nullable(),
+  decided_at: z.string().nullable(),
+});
+const created = session.extend({ url: z.string(), session_token: z.string() });
+const check = z.object({ type: z.string(), status: z.string(), score: z.number().optional(), data: z.record(z.string(), z.unknown()), error: z.string().nullable() });
+const decision = z.object({
+  session_id: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  decision: z.string().nullable(),
+  decided_at: z.string().nullable(),
+  vendor_data: z.string().nullable(),
+  checks: z.array(check),
+  svc_id: z.string().optional(),
+  identity: z.object({ full_name: z.string().nullable(), licenses: z.array(z.object({ license_state: z.string().nullable(), status: z.string(), expire_date: z.string().nullable() })) }).optional(),
+});
+
+const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
+
+/** `/api/v2/session`: the integrator's side of hosted verification. */
+export function sessionsRouter(core: Core, docs: ApiDocs) {
+  const router = Router();
+  const caller = (res: { locals: Record<string, unknown> }) => res.locals.apiKey as ApiKeyCaller;
+  const id = (req: Request) => String(req.params.id);
+
+  router.post('/session', async (req, res) => {
+    const { projectId, apiKeyId } = caller(res);
+    sendData(res, await core.sessions.create(projectId, `api_key:${apiKeyId}`, req.body ?? {}), 201);
+  });
+  router.get('/session', async (req, res) => {
+    const page = await core.sessions.list(caller(res).projectId, req.query);
+    if (page.nextCursor) res.setHeader('X-Next-Cursor', page.nextCursor);
+    sendData(res, page.sessions);
+  });
+  router.get('/session/:id', async (req, res) => {
+    sendData(res, await core.sessions.get(caller(res).projectId, id(req)));
+  });
+  router.get('/session/:id/decision', async (req, res) => {
+    sendData(res, await core.sessions.decision(caller(res).projectId, id(req)));
+  });
+  router.patch('/session/:id/status', async (req, res) => {
+    const { projectId, apiKeyId } = caller(res);
+    sendData(res, await core.sessions.review(projectId, id(req), `api_key:${apiKeyId}`, req.body ?? {}));
+  });
+
+  docs.add(
+    { method: 'post', path: '/api/v2/session', summary: 'Create a hosted verification session; send the user to `url`', tag: 'sessions', security: 'apiKey', body: createSessionInput, response: created, successStatus: 201, errors: [...AUTH_ERRORS, 'validation_error', 'workflow_not_found', 'callback_not_allowed', 'insufficient_balance', 'invalid_token', 'account_not_found'] },
+    { method: 'get', path: '/api/v2/session', summary: 'List sessions, newest first; the next page\'s `cursor` is in the X-Next-Cursor header', tag: 'sessions', security: 'apiKey', query: listSessionsInput, response: z.array(session), errors: [...AUTH_ERRORS, 'validation_error'] },
+    { method: 'get', path: '/api/v2/session/{id}', summary: 'The session\'s current state (poll it while the user works)', tag: 'sessions', security: 'apiKey', response: session, errors: [...AUTH_ERRORS, 'not_found'] },
+    { method: 'get', path: '/api/v2/session/{id}/decision', summary: 'The authoritative decision with every check run', tag: 'sessions', security: 'apiKey', response: decision, errors: [...AUTH_ERRORS, 'not_found'] },
+    { method: 'patch', path: '/api/v2/session/{id}/status', summary: 'Manual review: approve or decline a session IN_REVIEW', tag: 'sessions', security: 'apiKey', body: reviewInput, response: session, errors: [...AUTH_ERRORS, 'validation_error', 'not_found', 'review_not_pending', 'required_face_checks_incomplete', 'session_closed'] },
+  );
+  return router;
+}
+
+/** The hosted page's token: `X-Session-Token` (or `Authorization: Session <token>`). */
+function sessionToken(req: Request): string | undefined {
+  const header = req.get('x-session-token');
+  if (header) return header.trim();
+  return /^Session\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+}
+
+/** A burst of selfie frames in JSON: an array of base64 or data-URL strings. */
+function framesOf(input: Record<string, unknown>): Buffer[] | undefined {
+  const frames = input.frames;
+  if (frames === undefined) return undefined;
+  if (!Array.isArray(frames) || frames.some((frame) => typeof frame !== 'string')) {
+    throw new DomainError('validation_error', 'frames: an array of base64 or data-URL images', { data: { errors: { frames: 'expected an array of strings' } } });
+  }
+  return frames.map((frame: string, index) => decodeImageString(`frames[${index}]`, frame));
+}
+
+/**
+ * `/api/hosted/session`: what the hosted page calls, authenticated by the session token alone
+ * (never the API key, which must not reach a browser).
+ */
+export function hostedSessionRouter(core: Core, docs: ApiDocs) {
+  const router = Router();
+  // Authenticate before reading any body: a stranger's upload is refused unread.
+  router.use(async (req, _res, next) => {
+    await core.sessions.authenticate(sessionToken(req));
+    next();
+  });
+  router.get('/session', async (req, res) => {
+    sendData(res, await core.sessions.flowState(await core.sessions.authenticate(sessionToken(req))));
+  });
+  router.post('/session/start', async (req, res) => {
+    sendData(res, await core.sessions.start(sessionToken(req)));
+  });
+  router.post('/session/steps/:step', checkBody({ images: ['front_image', 'back_image'], numbers: ['latitude', 'longitude', 'accuracy'] }), async (req, res) => {
+    const token = sessionToken(req);
+    const input = res.locals.input as Record<string, unknown>;
+    const frames = framesOf(input);
+    sendData(res, await core.sessions.submitStep(token, String(req.params.step), frames ? { ...input, frames } : input));
+  });
+  router.get('/credential/states', async (_req, res) => {
+    sendData(res, { states: await core.credentials.states() });
+  });
+  router.get('/credential/states/:state/providers', async (req, res) => {
+    sendData(res, { providers: await core.credentials.providers(String(req.params.state)) });
+  });
+  const errors: ErrorCode[] = ['token_missing', 'invalid_token'];
+  docs.add(
+    { method: 'get', path: '/api/hosted/session', summary: 'Hosted page: the session\'s steps and state (X-Session-Token)', tag: 'hosted page', security: 'none', errors },
+    { method: 'post', path: '/api/hosted/session/start', summary: 'Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired'] },
+    { method: 'post', path: '/api/hosted/session/steps/{step}', summary: 'Hosted page: submit a step (document, selfie, location, licence)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired', 'session_closed', 'conflict', 'validation_error', 'unprocessable', 'no_face', 'image_too_large'] },
+  );
+  return router;
+}

@@ -1,0 +1,145 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium } from './helpers/browser.js';
+import { writeFakeCameraVideo } from './helpers/camera.js';
+import { renderDocument, renderSpecs } from './helpers/documents.js';
+import { startListeningService, type ListeningService } from './helpers/service.js';
+
+// The hosted page in Debian's Chromium, end to end with the real models: a document photo with a
+// real portrait, a selfie from Chromium's fake camera (a video made from a real live selfie),
+// browser geolocation granted and refused, and the licence form with board discovery.
+
+const DATA = path.resolve('../shared/data');
+const LIVE_SELFIE = path.join(DATA, 'liveness-samples/live_image_T1.jpg');
+const hasData = existsSync(LIVE_SELFIE);
+if (!hasData) console.info('skipping hosted-page browser tests: ../shared/data is absent');
+const ARTIFACTS = path.resolve('test-artifacts/sessions');
+
+let service: ListeningService;
+let browser: Browser;
+let workDir: string;
+const NEW_YORK = { latitude: 40.7128, longitude: -74.006 };
+
+async function createSession(features: string[], extra: Record<string, unknown> = {}) {
+  const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: features.join('+'), features });
+  const response = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id, redirect_url: `${service.url}/?from=verity`, ...extra });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data as { session_id: string; url: string };
+}
+
+async function decisionOf(sessionId: string) {
+  return (await service.http.get(`/api/v2/session/${sessionId}/decision`).set('X-API-Key', service.demo.api_key)).body.data;
+}
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+async function newContext(geolocation: boolean): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: { width: 390, height: 844 },
+    ...(geolocation ? { permissions: ['geolocation', 'camera'], geolocation: { ...NEW_YORK, accuracy: 15 } } : { permissions: ['camera'] }),
+  });
+}
+
+describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in Chromium', () => {
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    workDir = await mkdtemp(path.join(os.tmpdir(), 'verity-page-'));
+    const video = path.join(workDir, 'selfie.y4m');
+    await writeFakeCameraVideo(video, [LIVE_SELFIE], { fps: 10, secondsPerImage: 2 });
+    browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${video}`]);
+    service = await startListeningService({ seedLicenses: true });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.close();
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('document, selfie and location: approved, then back to the caller with a status hint', async () => {
+    const session = await createSession(['id_verification', 'liveness', 'face_match', 'location'], { metadata: { expected_lat: NEW_YORK.latitude, expected_lng: NEW_YORK.longitude, radius_m: 1000 } });
+    // A passport whose portrait is the same person the camera shows.
+    const portraitImage = await sharp(LIVE_SELFIE).rotate().resize({ width: 480 }).jpeg().toBuffer();
+    const passport = await renderDocument({ ...renderSpecs(1)[0]!, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null, portraitImage });
+    const front = path.join(workDir, 'passport.png');
+    await writeFile(front, passport.bytes);
+
+    const context = await newContext(true);
+    const page = await context.newPage();
+    await page.goto(session.url);
+    expect(page.url()).not.toContain('#');
+    await page.getByRole('heading', { name: 'Photo of your ID document' }).waitFor();
+    await shot(page, '1-document');
+    await page.getByLabel('Front of the document').setInputFiles(front);
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    await page.getByRole('heading', { name: 'Take a selfie' }).waitFor({ timeout: 120_000 });
+    await page.waitForFunction('document.querySelector("video")?.videoWidth > 0');
+    await shot(page, '2-selfie');
+    await page.getByRole('button', { name: 'Take selfie' }).click();
+
+    await page.getByRole('heading', { name: 'Share your location' }).waitFor({ timeout: 120_000 });
+    await shot(page, '3-location');
+    await page.getByRole('button', { name: 'Share my location' }).click();
+    await page.getByRole('heading', { name: 'Verification complete' }).waitFor({ timeout: 60_000 });
+    await shot(page, '4-done');
+    await page.waitForURL(`${service.url}/?from=verity&status=APPROVED`, { timeout: 15_000 });
+    await context.close();
+
+    const decision = await decisionOf(session.session_id);
+    expect(decision.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([
+      ['id_verification', 'passed'], ['liveness', 'passed'], ['face_match', 'passed'], ['location', 'passed'],
+    ]);
+    expect(decision.status).toBe('APPROVED');
+    expect(decision.checks[0].data.fields.document_number).toBe(passport.truth.documentNumber);
+  }, 300_000);
+
+  it('a refused location is a hard fail: declined, and the page says so', async () => {
+    const session = await createSession(['location']);
+    const context = await newContext(false);
+    const page = await context.newPage();
+    await page.goto(session.url);
+    await page.getByRole('button', { name: 'Share my location' }).click();
+    await page.getByText('We could not verify you.').waitFor({ timeout: 30_000 });
+    await shot(page, '5-location-denied');
+    await context.close();
+    const decision = await decisionOf(session.session_id);
+    expect(decision.status).toBe('DECLINED');
+    expect(decision.checks[0]).toMatchObject({ type: 'location', status: 'failed', data: { source: 'permission_denied' } });
+  }, 60_000);
+
+  it('the licence form discovers states and boards and verifies the licence', async () => {
+    const session = await createSession(['credential']);
+    const context = await newContext(false);
+    const page = await context.newPage();
+    await page.goto(session.url);
+    await page.getByLabel('State').selectOption('CA');
+    await page.getByLabel('Licensing board').selectOption('RN');
+    await page.getByLabel('First name').fill('María');
+    await page.getByLabel('Last name').fill('García-López');
+    await page.getByLabel('Licence number').fill('RN-0012345');
+    await shot(page, '6-licence');
+    await page.getByRole('button', { name: 'Check my licence' }).click();
+    await page.getByRole('heading', { name: 'Verification complete' }).waitFor({ timeout: 30_000 });
+    await context.close();
+    const decision = await decisionOf(session.session_id);
+    expect(decision.status).toBe('APPROVED');
+    expect(decision.checks[0]).toMatchObject({ type: 'credential', status: 'passed', data: { match: true } });
+  }, 60_000);
+
+  it('an expired link says so instead of showing the steps', async () => {
+    const session = await createSession(['location']);
+    const context = await newContext(false);
+    const page = await context.newPage();
+    await page.goto(session.url.replace(/#.*/, '#sst_not-the-token'));
+    await page.getByText('This verification link is not valid.').waitFor({ timeout: 15_000 });
+    await context.close();
+  }, 30_000);
+});

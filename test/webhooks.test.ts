@@ -1,0 +1,155 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../src/core/clock.js';
+import { retryDelaySeconds, DEFAULT_RETRY_POLICY } from '../src/core/webhooks/service.js';
+import { sql, startTestService, type TestService } from './helpers/service.js';
+
+// Webhooks end to end: pg-boss workers deliver from the outbox to a real receiver on loopback,
+// which checks the signature over the raw bytes the way an integrator must.
+
+/** Real time plus an offset the test can move (the sweep looks for events overdue by 30 s). */
+let offsetMs = 0;
+const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
+
+interface Delivery { eventId: string; timestamp: string; body: string; validSignature: boolean }
+
+/** A receiver that answers from a script of statuses per path, then 200. */
+class Receiver {
+  readonly deliveries: Delivery[] = [];
+  readonly scripts = new Map<string, { status: number; headers?: Record<string, string> }[]>();
+  private server!: http.Server;
+  url = '';
+
+  constructor(private readonly secret: () => string) {}
+
+  async start(): Promise<void> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const timestamp = String(req.headers['x-svc-timestamp']);
+        const expected = createHmac('sha256', this.secret()).update(`${timestamp}.${body}`).digest();
+        const given = Buffer.from(String(req.headers['x-svc-signature'] ?? ''), 'hex');
+        const validSignature = given.length === expected.length && timingSafeEqual(given, expected);
+        this.deliveries.push({ eventId: String(req.headers['x-svc-event-id']), timestamp, body, validSignature });
+        if (!validSignature) return void res.writeHead(400).end('bad signature');
+        const next = this.scripts.get(req.url ?? '')?.shift();
+        res.writeHead(next?.status ?? 200, next?.headers ?? {}).end(next ? 'not now' : 'ok');
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise((resolve) => { this.server.close(resolve); this.server.closeAllConnections(); });
+  }
+}
+
+let service: TestService;
+let receiver: Receiver;
+let workflowId: string;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 40_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** A session whose one step (location) finishes it at once: APPROVED, announced to `path`. */
+async function approvedSession(path: string): Promise<string> {
+  const callback = `${receiver.url}${path}`;
+  await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: callback });
+  const created = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflowId, callback, vendor_data: path });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const { session_id: sessionId, session_token: token } = created.body.data;
+  const step = await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', token).send({ latitude: 1, longitude: 2, accuracy: 5 });
+  expect(step.body.data.status).toBe('APPROVED');
+  return sessionId;
+}
+
+const eventOf = async (sessionId: string) =>
+  (await sql<{ id: string; state: string; attempts: number }>(service, 'select id, state, attempts from webhook_event where session_id = ?', [sessionId]))[0]!;
+
+beforeAll(async () => {
+  service = await startTestService({ runJobs: true, webhookRetryBaseSeconds: 1, allowInsecureCallbacks: true }, { clock });
+  receiver = new Receiver(() => service.demo.webhook_signing_secret);
+  await receiver.start();
+  workflowId = (await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'loc', features: ['location'] })).id;
+}, 120_000);
+
+afterAll(async () => {
+  await receiver?.stop();
+  await service?.close();
+});
+
+describe('the retry schedule', () => {
+  it('doubles from the base with +-20% jitter up to the cap', () => {
+    expect(retryDelaySeconds(DEFAULT_RETRY_POLICY, 1, () => 0.5)).toBe(30);
+    expect(retryDelaySeconds(DEFAULT_RETRY_POLICY, 3, () => 0.5)).toBe(120);
+    expect(retryDelaySeconds(DEFAULT_RETRY_POLICY, 3, () => 0)).toBeCloseTo(96);
+    expect(retryDelaySeconds(DEFAULT_RETRY_POLICY, 3, () => 1)).toBeCloseTo(144);
+    expect(retryDelaySeconds(DEFAULT_RETRY_POLICY, 20, () => 0.5)).toBe(3600);
+  });
+});
+
+describe('delivery', () => {
+  it('signs every attempt, retries failures with backoff and Retry-After, and delivers each event', async () => {
+    receiver.scripts.set('/flaky', [{ status: 500 }, { status: 503, headers: { 'Retry-After': '2' } }]);
+    const sessionId = await approvedSession('/flaky');
+    const event = await until('delivery', async () => { const e = await eventOf(sessionId); return e.state === 'delivered' && e; });
+    expect(event.attempts).toBe(3);
+    const got = receiver.deliveries.filter((d) => d.eventId === event.id);
+    expect(got).toHaveLength(3);
+    expect(got.every((d) => d.validSignature)).toBe(true);
+    // The same bytes every time, and the receiver deduplicates on the event id.
+    expect(new Set(got.map((d) => d.body)).size).toBe(1);
+    expect(JSON.parse(got[0]!.body)).toMatchObject({ event_id: event.id, type: 'verification.approved', session_id: sessionId, status: 'APPROVED', decision: 'approved', vendor_data: '/flaky' });
+    const attempts = await service.core.webhooks.attempts(service.demo.project_id, event.id);
+    expect(attempts.map((a) => a.http_status)).toEqual([500, 503, 200]);
+    // Retry-After: 2 was honoured between the second and third attempts.
+    expect(Date.parse(attempts[2]!.at) - Date.parse(attempts[1]!.at)).toBeGreaterThanOrEqual(1900);
+    expect(attempts[0]!.response_snippet).toBe('not now');
+  }, 60_000);
+
+  it('a receiver that answers 410 disables the destination; ops can resend after re-enabling it', async () => {
+    receiver.scripts.set('/gone', [{ status: 410 }]);
+    const sessionId = await approvedSession('/gone');
+    const event = await until('disabled', async () => { const e = await eventOf(sessionId); return e.state === 'disabled' && e; });
+    const destinations = await service.core.tenancy.listCallbacks(service.demo.project_id);
+    expect(destinations.find((d) => d.url === `${receiver.url}/gone`)?.active).toBe(false);
+    await service.core.tenancy.setCallbackActive({ projectId: service.demo.project_id, url: `${receiver.url}/gone`, active: true });
+    await service.core.webhooks.resend(service.demo.project_id, event.id);
+    await until('resent delivery', async () => (await eventOf(sessionId)).state === 'delivered');
+  }, 60_000);
+
+  it('loses nothing when the queueing after the commit never happened: the sweep finds the event', async () => {
+    const jobs = service.core.webhooks.jobs;
+    service.core.webhooks.jobs = undefined; // as if the process died right after the commit
+    const sessionId = await approvedSession('/lost');
+    service.core.webhooks.jobs = jobs;
+    expect((await eventOf(sessionId)).state).toBe('pending');
+    offsetMs = 60_000;
+    try {
+      await service.core.jobs!.send('maintenance.sweep', {});
+      await until('rescued delivery', async () => (await eventOf(sessionId)).state === 'delivered');
+    } finally {
+      offsetMs = 0;
+    }
+    expect(receiver.deliveries.filter((d) => d.body.includes(sessionId))).toHaveLength(1);
+  }, 60_000);
+
+  it('records events with no destination without sending them', async () => {
+    const created = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflowId });
+    const token = created.body.data.session_token;
+    await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', token).send({ latitude: 1, longitude: 2, accuracy: 5 });
+    expect((await eventOf(created.body.data.session_id)).state).toBe('no_destination');
+  });
+});
