@@ -129,6 +129,46 @@ callback
   .action((url, opts) => withCore(async (core) => print(await core.tenancy.setDefaultCallback({ projectId: await projectIdOf(core, opts.project), url: url === 'none' ? null : url }))));
 callback.command('list').addOption(projectOption()).action((opts) => withCore(async (core) => print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)))));
 
+const session = admin.command('session').description('hosted verification sessions (what ops read at 3 a.m.)');
+session
+  .command('list')
+  .addOption(projectOption())
+  .option('--status <status>', 'NOT_STARTED, IN_PROGRESS, IN_REVIEW, APPROVED, DECLINED, EXPIRED or ABANDONED')
+  .option('--vendor-data <value>', 'the caller\'s correlation string')
+  .option('--limit <n>', 'page size (1-100)', '20')
+  .option('--cursor <cursor>', 'the next_cursor of the previous page')
+  .action((opts) => withCore(async (core) => print(await core.sessions.list(await projectIdOf(core, opts.project), { status: opts.status, vendor_data: opts.vendorData, limit: opts.limit, cursor: opts.cursor }))));
+session
+  .command('show <sessionId>')
+  .description('the decision, the timeline of state changes and the webhook events of a session')
+  .addOption(projectOption())
+  .action((sessionId, opts) => withCore(async (core) => {
+    const projectId = await projectIdOf(core, opts.project);
+    print({
+      decision: await core.sessions.decision(projectId, sessionId),
+      timeline: await core.sessions.timeline(projectId, sessionId),
+      webhooks: await core.webhooks.listEvents(projectId, { sessionId }),
+    });
+  }));
+
+const webhook = admin.command('webhook').description('webhook events and their delivery attempts');
+webhook
+  .command('list')
+  .addOption(projectOption())
+  .option('--state <state>', 'pending, sending, delivered, failed, disabled or no_destination')
+  .option('--session <sessionId>', 'events of one session')
+  .option('--limit <n>', 'how many, newest first', '50')
+  .action((opts) => withCore(async (core) => print(await core.webhooks.listEvents(await projectIdOf(core, opts.project), { state: opts.state, sessionId: opts.session, limit: Number(opts.limit) }))));
+webhook
+  .command('attempts <eventId>')
+  .addOption(projectOption())
+  .action((eventId, opts) => withCore(async (core) => print(await core.webhooks.attempts(await projectIdOf(core, opts.project), eventId))));
+webhook
+  .command('resend <eventId>')
+  .description('send an event again; the running service delivers it within a minute')
+  .addOption(projectOption())
+  .action((eventId, opts) => withCore(async (core) => print(await core.webhooks.resend(await projectIdOf(core, opts.project), eventId))));
+
 admin
   .command('oidc-client')
   .description('OpenID Connect relying parties')
@@ -137,7 +177,8 @@ admin
   .requiredOption('--name <name>')
   .requiredOption('--redirect-uri <uri>', 'exact redirect URI (repeatable)', collect)
   .option('--scopes <list>', 'comma-separated; openid is required', list)
-  .action((opts) => withCore(async (core) => print(await core.tenancy.createOidcClient({ projectId: await projectIdOf(core, opts.project), name: opts.name, redirectUris: opts.redirectUri, scopes: opts.scopes }))));
+  .option('--organization <id>', 'organization whose roster members sign in with it (deactivation revokes their tokens)', Number)
+  .action((opts) => withCore(async (core) => print(await core.tenancy.createOidcClient({ projectId: await projectIdOf(core, opts.project), name: opts.name, redirectUris: opts.redirectUri, scopes: opts.scopes, organizationId: opts.organization }))));
 
 admin
   .command('org-app')
@@ -191,6 +232,34 @@ admin
     stateCode: opts.state, stateName: opts.stateName, providerCode: opts.provider, providerDisplayName: opts.name, credentialName: opts.credential,
     config: { url: opts.url, fields: JSON.parse(opts.fields), timeoutMs: opts.timeoutMs },
   }))));
+
+admin
+  .command('plan')
+  .description('organization roster plans')
+  .command('set')
+  .requiredOption('--org-id <id>', 'the organization', Number)
+  .requiredOption('--plan <name>')
+  .requiredOption('--price-per-seat <amount>', 'currency units per active seat per month', Number)
+  .option('--currency <code>', 'ISO 4217', 'USD')
+  .option('--trial-days <days>', 'free days from the first plan', Number)
+  .action((opts) => withCore(async (core) => print(await core.roster.setPlan({ organizationId: opts.orgId, plan: opts.plan, pricePerSeat: opts.pricePerSeat, currency: opts.currency, trialDays: opts.trialDays }))));
+
+admin
+  .command('outbox')
+  .description('the development mail outbox (used when VERITY_SMTP_URL is not set)')
+  .command('list')
+  .option('--to <email>', 'only mail to this address')
+  .option('--limit <n>', 'newest first, at most this many', Number, 20)
+  .action((opts) => withCore(async (core) => print(await core.mail.outbox.list({ to: opts.to, limit: opts.limit }))));
+
+admin
+  .command('roster')
+  .description('organization rosters')
+  .command('audit')
+  .requiredOption('--org-id <id>', 'the organization', Number)
+  .option('--member <memberId>', 'only this member (mem_...)')
+  .option('--limit <n>', 'newest first, at most this many', Number, 100)
+  .action((opts) => withCore(async (core) => print(await core.roster.auditTrail(opts.orgId, { memberId: opts.member, limit: opts.limit }))));
 
 admin
   .command('rotate-keys')

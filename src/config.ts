@@ -28,6 +28,14 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Load the models at start (serve) instead of on the first request that needs them. */
   warmModels: boolean;
+  /** Run background jobs (webhook delivery, session expiry) in this process (`VERITY_JOBS`). */
+  runJobs: boolean;
+  /** First webhook retry delay in seconds, doubling per attempt (`VERITY_WEBHOOK_RETRY_BASE_SECONDS`). */
+  webhookRetryBaseSeconds: number;
+  /** SMTP server for invitation mail (`VERITY_SMTP_URL`); unset: the development outbox. */
+  smtpUrl?: string;
+  /** From header of outgoing mail (`VERITY_MAIL_FROM`). */
+  mailFrom?: string;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -62,7 +70,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jsonBodyLimit: env.VERITY_JSON_LIMIT || '1mb',
     pricesJson: env.VERITY_PRICES || undefined,
     warmModels: flag(env.VERITY_WARM_MODELS, true),
+    runJobs: flag(env.VERITY_JOBS, true),
+    webhookRetryBaseSeconds: integer('VERITY_WEBHOOK_RETRY_BASE_SECONDS', env.VERITY_WEBHOOK_RETRY_BASE_SECONDS, 30),
     rateLimitPerMinute: integer('VERITY_RATE_LIMIT_PER_MINUTE', env.VERITY_RATE_LIMIT_PER_MINUTE, 600),
+    smtpUrl: env.VERITY_SMTP_URL || undefined,
+    mailFrom: env.VERITY_MAIL_FROM || undefined,
   };
   return { ...config, ...overrides };
 }

@@ -4,9 +4,11 @@ import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Config } from './config.js';
 import type { Clock } from './core/clock.js';
+import type { FaceEngine } from './core/face-engine.js';
 import { createOrm } from './core/db/orm.js';
 import { externalStore, openEmbeddedStore, type Store } from './core/db/store.js';
 import { Core } from './core/index.js';
+import { PgBossJobs } from './core/jobs.js';
 import { parsePrices } from './core/billing/service.js';
 import { Sealer } from './core/secrets.js';
 import { seedDemoTenant, type DemoTenant } from './core/seed.js';
@@ -42,6 +44,8 @@ export async function resolveEncryptionKey(config: Config): Promise<string> {
 export interface BuildOptions {
   logger?: Logger;
   clock?: Clock;
+  /** The face engine checks call (default: the real models); tests not about the models pass a deterministic one. */
+  faceEngine?: FaceEngine;
   /** Use this store instead of opening one from the config (tests). */
   store?: Store;
 }
@@ -65,16 +69,26 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       orm,
       encryptionKey: await resolveEncryptionKey(config),
       clock: options.clock,
+      faceEngine: options.faceEngine,
       allowInsecureCallbacks: config.allowInsecureCallbacks,
       prices: parsePrices(config.pricesJson),
       issuer: config.baseUrl,
+      mail: { smtpUrl: config.smtpUrl, from: config.mailFrom },
       // The embedded store is one process by construction (data-dir lock), so counters can live in memory.
       rateLimit: { points: config.rateLimitPerMinute, windowSeconds: 60, store: store.embedded ? 'memory' : 'postgres' },
+      webhookRetry: { baseSeconds: Math.max(1, config.webhookRetryBaseSeconds) },
+      logger,
     });
     const applied = await core.migrate();
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
     await core.signingKeys.ensure();
     const demo = config.seedDemo ? await seedDemoTenant(core, config, { licenses: config.seedLicenses }) : null;
+    if (config.runJobs) {
+      const jobs = await PgBossJobs.start(store.url, { onError: (error) => logger.warn({ err: error }, 'job queue error') });
+      // Stopped before the ORM and the store close (closers run in reverse order).
+      closers.push(() => jobs.stop());
+      await core.startJobs(jobs);
+    }
     const graph = await graphqlMiddleware(core, logger);
     closers.push(graph.stop);
     const housekeeping = setInterval(() => {

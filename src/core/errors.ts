@@ -180,6 +180,9 @@ const implied = {
   unprocessable: { status: 422, message: 'input could not be processed' },
   insufficient_balance: { status: 402, message: 'wallet balance exhausted' },
   account_exists: { status: 409, message: 'an account with this email already exists' },
+  already_active: { status: 409, message: 'the member is already active' },
+  deactivated: { status: 409, message: 'the member is deactivated' },
+  conflict: { status: 409, message: 'the request conflicts with the current state; read it again' },
   internal_error: { status: 500, message: 'unexpected error; safe to retry with backoff' },
   service_unavailable: { status: 503, message: 'service temporarily unavailable; retry with backoff' },
 } as const satisfies Record<string, CatalogEntry>;

@@ -8,6 +8,12 @@ import { CheckPipeline } from './checks/pipeline.js';
 import { idVerificationCheck } from './checks/id-document.js';
 import { faceMatchCheck } from './checks/face-match.js';
 import { livenessCheck } from './checks/liveness.js';
+import { antispoofCheck } from './checks/antispoof.js';
+import { ChallengeService } from './checks/challenge.js';
+import { faceIdentityCheck } from './checks/face-identity.js';
+import { faceUniquenessCheck } from './checks/face-uniqueness.js';
+import { modelFaceEngine, type FaceEngine } from './face-engine.js';
+import { FaceIndex } from './faces/face-index.js';
 import { kycCredentialCheck } from './credentials/kyc.js';
 import { lazyModels, type Models } from './models.js';
 import { credentialCheck } from './credentials/check.js';
@@ -19,6 +25,12 @@ import { SigningKeys } from './oidc/keys.js';
 import { OidcProvider } from './oidc/provider.js';
 import { Sealer } from './secrets.js';
 import { TenancyService } from './tenancy/service.js';
+import { SessionService } from './sessions/service.js';
+import { DEFAULT_RETRY_POLICY, WebhookService, type RetryPolicy, type WebhookLogger } from './webhooks/service.js';
+import type { JobQueue } from './jobs.js';
+import { MailService, type MailOptions } from './mail/index.js';
+import { faceActivationCheck } from './roster/activation.js';
+import { RosterService } from './roster/service.js';
 
 export interface CoreOptions {
   orm: Orm;
@@ -30,8 +42,15 @@ export interface CoreOptions {
   rateLimit?: RateLimitOptions;
   /** The models checks call (default: the real ones, loaded on first use). */
   models?: Models;
+  /** What checks ask of faces (default: an adapter over `models`); tests not about the models pass a deterministic one. */
+  faceEngine?: FaceEngine;
   /** The OpenID Connect issuer: the public base URL. */
   issuer?: string;
+  /** Webhook retry schedule and timeout (defaults: DEFAULT_RETRY_POLICY). */
+  webhookRetry?: Partial<RetryPolicy>;
+  logger?: WebhookLogger;
+  /** SMTP for invitations; without it mail goes to the development outbox. */
+  mail?: MailOptions;
 }
 
 /** The domain: every front (REST, GraphQL, tRPC, CLI, pages) calls these services and nothing else. */
@@ -48,9 +67,20 @@ export class Core {
   readonly pipeline: CheckPipeline;
   /** The standalone checks, each run through `pipeline`. */
   readonly models: Models;
+  readonly faceEngine: FaceEngine;
+  /** Gesture challenges for anti-spoof bursts. */
+  readonly challenges: ChallengeService;
+  /** Enrolled face descriptors (uniqueness register, identity clusters). */
+  readonly faceIndex: FaceIndex;
   readonly signingKeys: SigningKeys;
   readonly oidc: OidcProvider;
   readonly credentials: CredentialRegistry;
+  readonly webhooks: WebhookService;
+  readonly sessions: SessionService;
+  /** Background jobs; attached by the running service (`startJobs`), absent in CLI commands. */
+  jobs?: JobQueue;
+  readonly mail: MailService;
+  readonly roster: RosterService;
   readonly checks: {
     age: ReturnType<typeof ageCheck>;
     location: typeof locationCheck;
@@ -59,6 +89,9 @@ export class Core {
     faceMatch: ReturnType<typeof faceMatchCheck>;
     liveness: ReturnType<typeof livenessCheck>;
     kycCredential: ReturnType<typeof kycCredentialCheck>;
+    antispoof: ReturnType<typeof antispoofCheck>;
+    faceIdentity: ReturnType<typeof faceIdentityCheck>;
+    faceUniqueness: ReturnType<typeof faceUniquenessCheck>;
   };
   /** Once true it stays true: migrations are never un-applied under a running service. */
   private migrationsApplied = false;
@@ -76,18 +109,64 @@ export class Core {
     this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });
     this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts });
     this.models = options.models ?? lazyModels();
+    this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);
+    this.challenges = new ChallengeService(deps);
+    this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer });
     this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, issuer: options.issuer ?? 'http://localhost:8080' });
     this.credentials = new CredentialRegistry(this.orm);
+    this.mail = new MailService({ ...deps, sealer: this.sealer }, options.mail);
+    this.roster = new RosterService({
+      ...deps,
+      mail: this.mail,
+      baseUrl: this.oidc.issuer,
+      revokeLogins: (svcId, organizationId) => this.oidc.revokeForOrganization(svcId, organizationId),
+      faceCheck: faceActivationCheck(this.faceEngine, this.accounts),
+    });
     this.checks = {
       age: ageCheck(this.accounts),
       location: locationCheck,
-      idVerification: idVerificationCheck(this.models, this.accounts),
+      idVerification: idVerificationCheck(this.models, this.faceEngine, this.accounts),
       credential: credentialCheck({ orm: this.orm, registry: this.credentials, accounts: this.accounts }),
-      faceMatch: faceMatchCheck(this.models, this.accounts),
-      liveness: livenessCheck(this.models),
-      kycCredential: kycCredentialCheck({ orm: this.orm, models: this.models, accounts: this.accounts, registry: this.credentials }),
+      faceMatch: faceMatchCheck(this.faceEngine, this.accounts),
+      liveness: livenessCheck(this.faceEngine),
+      kycCredential: kycCredentialCheck({ orm: this.orm, models: this.models, faces: this.faceEngine, accounts: this.accounts, registry: this.credentials }),
+      antispoof: antispoofCheck({ engine: this.faceEngine, challenges: this.challenges, accounts: this.accounts }),
+      faceIdentity: faceIdentityCheck({ engine: this.faceEngine, index: this.faceIndex, challenges: this.challenges, accounts: this.accounts }),
+      faceUniqueness: faceUniquenessCheck({ engine: this.faceEngine, index: this.faceIndex, accounts: this.accounts }),
     };
+    this.webhooks = new WebhookService({ ...deps, tenancy: this.tenancy, policy: { ...DEFAULT_RETRY_POLICY, ...options.webhookRetry }, logger: options.logger });
+    this.sessions = new SessionService({
+      ...deps,
+      sealer: this.sealer,
+      tenancy: this.tenancy,
+      accounts: this.accounts,
+      billing: this.billing,
+      webhooks: this.webhooks,
+      checks: this.checks,
+      baseUrl: options.issuer ?? 'http://localhost:8080',
+    });
+  }
+
+  /**
+   * Runs the background work on `jobs`: webhook attempts, a sweep every minute that expires
+   * sessions past their deadline and re-queues webhook events whose job was lost, and the daily
+   * close of finished billing periods.
+   */
+  async startJobs(jobs: JobQueue): Promise<void> {
+    this.jobs = jobs;
+    this.webhooks.jobs = jobs;
+    await jobs.work('webhook.deliver', async (data) => this.webhooks.deliver(String(data.eventId)), { batchSize: 20 });
+    await jobs.work('maintenance.sweep', async () => {
+      await this.sessions.expireDue();
+      await this.webhooks.rescue();
+    });
+    await jobs.schedule('maintenance.sweep', '* * * * *');
+    // Daily, so a missed run (all instances down at midnight on the 1st) closes the month the next day.
+    await jobs.work('billing.close-periods', async () => {
+      await this.roster.closeBillingPeriods();
+    });
+    await jobs.schedule('billing.close-periods', '5 0 * * *');
   }
 
   /** Housekeeping that runs every few minutes: expired idempotency records and rate counters. */

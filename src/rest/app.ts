@@ -4,6 +4,9 @@ import { DomainError } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import { rateLimited, requireApiKey, requireOrgClient } from './auth.js';
 import { checksRouter } from './routes/checks.js';
+import { hostedSessionRouter, sessionsRouter } from './routes/sessions.js';
+import { sessionPageRouter } from '../web/session-page.js';
+import { rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
 import { accessLog, createMetrics, labelRoute, requestId, type HttpMetrics } from './observability.js';
@@ -11,6 +14,7 @@ import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { systemRouter, type ReadinessProbe } from './routes/system.js';
 import { homeRouter } from '../web/home.js';
+import { activationRouter } from '../web/activation-pages.js';
 
 export interface HttpAppOptions {
   core: Core;
@@ -44,17 +48,24 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe));
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));
   app.use(oidcRouter(core, docs));
+  // Roster invitations: sign in, take a selfie, become an active member.
+  app.use(activationRouter(core));
 
   // Every verification route needs an API key (which decides which project's objects exist)
   // and counts against that key's rate limit.
   app.use('/api/v2', requireApiKey(core), rateLimited(core));
   // Check routes read their own bodies (large JSON with base64 images, or multipart files).
   app.use('/api/v2', checksRouter(core, docs));
+  // The hosted page's own API (session token, never the API key); it reads image bodies too.
+  app.use('/api/hosted', labelRoute('/api/hosted'), hostedSessionRouter(core, docs));
+  app.use(sessionPageRouter());
 
   app.use(express.json({ limit: options.jsonBodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
+  app.use('/api/v2', sessionsRouter(core, docs));
 
   const roster = express.Router();
   roster.use(requireOrgClient(core));
+  roster.use(rosterRouter(core, docs));
   app.use('/api/sdk', roster);
 
   for (const mount of options.mounts ?? []) app.use(mount.path, labelRoute(mount.path), ...mount.handlers);

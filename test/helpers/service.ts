@@ -6,6 +6,7 @@ import pino from 'pino';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
+import type { FaceEngine } from '../../src/core/face-engine.js';
 import { Sealer } from '../../src/core/secrets.js';
 import type { DemoTenant } from '../../src/core/seed.js';
 import { buildService, type Service } from '../../src/main.js';
@@ -19,7 +20,7 @@ export interface TestService extends Service {
 }
 
 /** The whole service on a fresh database with the demo tenant seeded, driven through supertest. */
-export async function startTestService(overrides: Partial<Config> = {}, options: { clock?: Clock } = {}): Promise<TestService> {
+export async function startTestService(overrides: Partial<Config> = {}, options: { clock?: Clock; faceEngine?: FaceEngine } = {}): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-test-'));
   const config = loadConfig({}, {
     baseUrl: 'http://verity.test',
@@ -31,10 +32,12 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
     warmModels: false,
     // The sample licence roster only where a test reads it (it takes seconds to load).
     seedLicenses: false,
+    // Background jobs (pg-boss) only where a test is about webhooks or expiry.
+    runJobs: false,
     ...overrides,
   });
   const store = await freshStore();
-  const service = await buildService(config, { store, logger: pino({ level: 'silent' }), clock: options.clock });
+  const service = await buildService(config, { store, logger: pino({ level: 'silent' }), clock: options.clock, faceEngine: options.faceEngine });
   if (!service.demo) throw new Error('a fresh database must seed the demo tenant');
   return {
     ...service,
@@ -58,7 +61,7 @@ export interface ListeningService extends TestService {
 }
 
 /** The service on a real loopback port whose base URL (the OIDC issuer) is that address. */
-export async function startListeningService(overrides: Partial<Config> = {}, options: { clock?: Clock } = {}): Promise<ListeningService> {
+export async function startListeningService(overrides: Partial<Config> = {}, options: { clock?: Clock; faceEngine?: FaceEngine } = {}): Promise<ListeningService> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const service = await startTestService({ baseUrl: url, orgApiUrl: url, ...overrides }, options);

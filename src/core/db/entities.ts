@@ -2,11 +2,17 @@ import { Account, AccountLicense } from '../accounts/entities.js';
 import { Charge, IdempotencyRecord } from '../billing/entities.js';
 import { CheckRecord } from '../checks/entities.js';
 import { CredentialProvider, CredentialState, LicenseRecord } from '../credentials/entities.js';
+import { FaceChallenge, FaceEnrollment } from '../faces/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken, SigningKey } from '../oidc/entities.js';
-import { Organization } from '../roster/entities.js';
+import { MailOutboxMessage } from '../mail/entities.js';
+import { Member, Organization, RosterAudit, RosterInviteWindow, RosterInvoice, RosterPlan, RosterSeat } from '../roster/entities.js';
+import { SessionCheck, SessionEvent, VerificationSession } from '../sessions/entities.js';
+import { WebhookAttempt, WebhookEvent } from '../webhooks/entities.js';
 import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from '../tenancy/entities.js';
 
 /** Every entity, listed explicitly (no folder discovery: the same list serves src/ and dist/). */
 export const entities = [Project, ApiKey, Workflow, CallbackDestination, OidcClient, OrgApp, AdminToken, Organization, Account, AccessToken, CheckRecord, Charge, IdempotencyRecord,
   AccountLicense, SigningKey, AuthorizationCode, RefreshToken, LoginSession, Interaction, Consent,
-  CredentialState, CredentialProvider, LicenseRecord];
+  CredentialState, CredentialProvider, LicenseRecord, FaceChallenge, FaceEnrollment,
+  VerificationSession, SessionCheck, SessionEvent, WebhookEvent, WebhookAttempt,
+  Member, RosterSeat, RosterPlan, RosterInvoice, RosterAudit, RosterInviteWindow, MailOutboxMessage];

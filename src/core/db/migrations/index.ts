@@ -3,6 +3,9 @@ import { Migration20261123000000_foundation } from './Migration20261123000000_fo
 import { Migration20261123010000_checks } from './Migration20261123010000_checks.js';
 import { Migration20261123020000_login } from './Migration20261123020000_login.js';
 import { Migration20261123030000_credentials } from './Migration20261123030000_credentials.js';
+import { Migration20261123050000_faces } from './Migration20261123050000_faces.js';
+import { Migration20261123040000_sessions } from './Migration20261123040000_sessions.js';
+import { Migration20261123060000_roster } from './Migration20261123060000_roster.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -10,4 +13,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123010000_checks', class: Migration20261123010000_checks },
   { name: 'Migration20261123020000_login', class: Migration20261123020000_login },
   { name: 'Migration20261123030000_credentials', class: Migration20261123030000_credentials },
+  { name: 'Migration20261123040000_sessions', class: Migration20261123040000_sessions },
+  { name: 'Migration20261123050000_faces', class: Migration20261123050000_faces },
+  { name: 'Migration20261123060000_roster', class: Migration20261123060000_roster },
 ];
