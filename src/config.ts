@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { GESTURES, type Gesture } from './core/faces/burst.js';
 
 // Every environment variable the service reads, in one place (the README's configuration table
 // mirrors this file).
@@ -32,6 +33,8 @@ export interface Config {
   runJobs: boolean;
   /** First webhook retry delay in seconds, doubling per attempt (`VERITY_WEBHOOK_RETRY_BASE_SECONDS`). */
   webhookRetryBaseSeconds: number;
+  /** Gestures the liveness challenge may ask for (`VERITY_CHALLENGE_GESTURES`, comma-separated; empty: all). */
+  challengeGestures: Gesture[];
   /** SMTP server for invitation mail (`VERITY_SMTP_URL`); unset: the development outbox. */
   smtpUrl?: string;
   /** From header of outgoing mail (`VERITY_MAIL_FROM`). */
@@ -48,6 +51,12 @@ function integer(name: string, value: string | undefined, fallback: number): num
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
   return parsed;
+}
+
+function gestures(value: string | undefined): Gesture[] {
+  const names = (value ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  for (const name of names) if (!(GESTURES as readonly string[]).includes(name)) throw new Error(`VERITY_CHALLENGE_GESTURES: unknown gesture "${name}" (known: ${GESTURES.join(', ')})`);
+  return names as Gesture[];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -72,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     warmModels: flag(env.VERITY_WARM_MODELS, true),
     runJobs: flag(env.VERITY_JOBS, true),
     webhookRetryBaseSeconds: integer('VERITY_WEBHOOK_RETRY_BASE_SECONDS', env.VERITY_WEBHOOK_RETRY_BASE_SECONDS, 30),
+    challengeGestures: gestures(env.VERITY_CHALLENGE_GESTURES),
     rateLimitPerMinute: integer('VERITY_RATE_LIMIT_PER_MINUTE', env.VERITY_RATE_LIMIT_PER_MINUTE, 600),
     smtpUrl: env.VERITY_SMTP_URL || undefined,
     mailFrom: env.VERITY_MAIL_FROM || undefined,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { decide } from '../src/core/sessions/service.js';
-import { markerFaceEngine, markerImage } from './helpers/face-engine.js';
+import { markerFaceEngine, markerImage, type MarkerFace } from './helpers/face-engine.js';
 import { renderDocument, renderSpecs } from './helpers/documents.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
@@ -16,6 +16,21 @@ let otherProject: { projectId: string; apiKey: string; workflowId: string };
 
 const live = (nonce = 0) => markerImage({ person: 7, live: true, nonce });
 const dataUrl = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
+
+/** What each challenge gesture looks like to the test engine. */
+const PERFORM: Record<string, Partial<MarkerFace>> = {
+  turn_left: { yaw: 0.2 }, turn_right: { yaw: -0.2 }, look_up: { pitch: -0.15 }, blink: { ear: 0.05 }, smile: { mouth: 1.3 },
+};
+
+/** Asks the session for a challenge and takes a 3-frame burst of `face` performing it (or not). */
+async function selfie(token: string, face: MarkerFace = { person: 7 }, options: { perform?: boolean } = {}) {
+  const challenge = await hosted(token, '/session/challenge', {});
+  expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
+  const { challenge_id, gesture } = challenge.body.data;
+  const gestureFace = options.perform === false ? {} : PERFORM[gesture];
+  const burst = [{ ...face, jitter: 0.05 }, { ...face, jitter: 0.05, nonce: 1, ...gestureFace }, { ...face, jitter: 0.05, nonce: 2 }];
+  return { frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))), challenge_id };
+}
 
 async function workflow(features: string[]): Promise<string> {
   return (await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: features.join('+'), features })).id;
@@ -196,9 +211,9 @@ describe('the hosted page API', () => {
       metadata: { expected_lat: 40.7128, expected_lng: -74.006, radius_m: 500 },
     });
     await hosted(session.session_token, '/session/start', {});
-    const selfie = await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await live(1)), dataUrl(await live(2)), dataUrl(await live(3))] });
-    expect(selfie.status, JSON.stringify(selfie.body)).toBe(200);
-    expect(selfie.body.data.status).toBe('IN_PROGRESS');
+    const burst = await hosted(session.session_token, '/session/steps/selfie', await selfie(session.session_token));
+    expect(burst.status, JSON.stringify(burst.body)).toBe(200);
+    expect(burst.body.data.status).toBe('IN_PROGRESS');
     const location = await hosted(session.session_token, '/session/steps/location', { latitude: 40.713, longitude: -74.0065, accuracy: 12 });
     expect(location.body.data.status).toBe('APPROVED');
     expect(location.body.data.redirect_to).toBe('https://app.example.com/done?from=verity&status=APPROVED');
@@ -206,6 +221,7 @@ describe('the hosted page API', () => {
     const decision = (await service.http.get(`/api/v2/session/${session.session_id}/decision`).set(key())).body.data;
     expect(decision).toMatchObject({ session_id: session.session_id, status: 'APPROVED', decision: 'APPROVED', decided_at: '2026-11-23T10:00:00.000Z', vendor_data: 'approve-me' });
     expect(decision.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([['liveness', 'passed'], ['location', 'passed']]);
+    expect(decision.checks[0].data).toMatchObject({ live_score: 1, result: 'live', mode: 'burst', frames: 3, challenge: { performed: true } });
     expect(decision.checks[1].data).toMatchObject({ expected_latitude: 40.7128, radius_m: 500, match: true });
 
     const events = await sql<{ type: string; body: string; state: string }>(service, 'select type, body, state from webhook_event where session_id = ?', [session.session_id]);
@@ -218,11 +234,10 @@ describe('the hosted page API', () => {
     expect(again.body.error.code).toBe('session_closed');
   });
 
-  it('declines at once on a hard fail: outside the geofence, a refused location, a spoofed selfie', async () => {
+  it('declines at once on a hard fail: outside the geofence, a refused location', async () => {
     const cases: [string[], string, Record<string, unknown>, string][] = [
       [['location', 'liveness'], 'location', { latitude: 51.5, longitude: -0.12, accuracy: 10 }, 'outside_geofence'],
       [['location', 'liveness'], 'location', { source: 'permission_denied', error: 'location permission denied' }, 'permission_denied'],
-      [['liveness', 'location'], 'selfie', { frames: [dataUrl(await markerImage({ person: 3, live: false }))] }, 'spoof'],
     ];
     for (const [features, step, body, reason] of cases) {
       const session = await createSession({ workflow_id: await workflow(features), metadata: { expected_lat: 40.7128, expected_lng: -74.006, radius_m: 500 } });
@@ -234,20 +249,55 @@ describe('the hosted page API', () => {
     }
   });
 
+  it('lets a spoofed or gesture-less selfie be retaken twice, and declines on the third', async () => {
+    const session = await createSession({ workflow_id: await workflow(['liveness', 'location']) });
+    const attempts = [
+      await selfie(session.session_token, { person: 3, live: false }),
+      await selfie(session.session_token, { person: 3 }, { perform: false }),
+      await selfie(session.session_token, { person: 3, live: false }),
+    ];
+    for (const [i, body] of attempts.entries()) {
+      const response = await hosted(session.session_token, '/session/steps/selfie', body);
+      if (i < 2) {
+        expect(response.status).toBe(422);
+        expect(response.body.error.code).toBe('face_rescan_required');
+        expect(response.body.error.message).toContain(`${2 - i} left`);
+      } else {
+        expect(response.body.data.status).toBe('DECLINED');
+      }
+    }
+    const [check] = await sql<{ type: string; reason: string }>(service, 'select type, reason from session_check where session_id = ?', [session.session_id]);
+    expect(check).toEqual({ type: 'liveness', reason: 'spoof' });
+  });
+
+  it('asks for a challenge per selfie: required, single use, and only where the workflow has liveness', async () => {
+    const session = await createSession({ workflow_id: await workflow(['liveness', 'location']) });
+    const body = await selfie(session.session_token);
+    const without = await hosted(session.session_token, '/session/steps/selfie', { frames: body.frames });
+    expect(without.status).toBe(400);
+    expect(without.body.data.errors).toHaveProperty('challenge_id');
+    expect((await hosted(session.session_token, '/session/steps/selfie', body)).status).toBe(200);
+    const noLiveness = await createSession({ workflow_id: await workflow(['location']) });
+    expect((await hosted(noLiveness.session_token, '/session/challenge', {})).status).toBe(404);
+  });
+
   it('runs each step once, asks for a retry on unusable input, and refuses unknown steps', async () => {
     const session = await createSession({ workflow_id: await workflow(['liveness', 'location']) });
-    const noFace = await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await markerImage(null))] });
+    const { challenge_id } = await selfie(session.session_token);
+    const noFace = await hosted(session.session_token, '/session/steps/selfie', { frames: await Promise.all([0, 1, 2].map(async () => dataUrl(await markerImage(null)))), challenge_id });
     expect(noFace.status).toBe(422);
     expect(noFace.body.error.code).toBe('no_face');
-    const corrupt = await hosted(session.session_token, '/session/steps/selfie', { frames: ['data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ'] });
+    const corrupt = await hosted(session.session_token, '/session/steps/selfie', { frames: Array.from({ length: 3 }, () => 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ'), challenge_id });
     expect(corrupt.status).toBe(422);
-    const tooMany = await hosted(session.session_token, '/session/steps/selfie', { frames: Array.from({ length: 9 }, () => dataUrl(Buffer.from('x'))) });
+    const tooFew = await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await live())], challenge_id });
+    expect(tooFew.body.error.code).toBe('invalid_frames');
+    const tooMany = await hosted(session.session_token, '/session/steps/selfie', { frames: Array.from({ length: 9 }, () => dataUrl(Buffer.from('x'))), challenge_id });
     expect(tooMany.body.error.code).toBe('too_many_frames');
     const notFrames = await hosted(session.session_token, '/session/steps/selfie', { frames: 'abc' });
     expect(notFrames.body.error.code).toBe('validation_error');
-    const ok = await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await live())] });
+    const ok = await hosted(session.session_token, '/session/steps/selfie', await selfie(session.session_token));
     expect(ok.body.data.steps[0]).toEqual({ step: 'selfie', done: true });
-    const twice = await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await live())] });
+    const twice = await hosted(session.session_token, '/session/steps/selfie', await selfie(session.session_token));
     expect(twice.status).toBe(409);
     expect(twice.body.error.code).toBe('conflict');
     const unknown = await hosted(session.session_token, '/session/steps/licence', {});
@@ -257,8 +307,8 @@ describe('the hosted page API', () => {
   it('lets exactly one of two simultaneous submissions of a step through', async () => {
     const session = await createSession({ workflow_id: await workflow(['liveness', 'location']) });
     await hosted(session.session_token, '/session/start', {});
-    const frames = [dataUrl(await live(9))];
-    const answers = await Promise.all([1, 2, 3].map(() => hosted(session.session_token, '/session/steps/selfie', { frames })));
+    const bursts = await Promise.all([1, 2, 3].map(() => selfie(session.session_token)));
+    const answers = await Promise.all(bursts.map((body) => hosted(session.session_token, '/session/steps/selfie', body)));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
     const checks = await sql(service, 'select id from session_check where session_id = ?', [session.session_id]);
     expect(checks).toHaveLength(1);
@@ -301,7 +351,7 @@ describe('expiry (the maintenance sweep)', () => {
     const later = await createSession({ workflow_id: id, ttl_seconds: 3600 });
     await hosted(started.session_token, '/session/start', {});
     clock.advance(301_000);
-    const lapsed = await hosted(started.session_token, '/session/steps/selfie', { frames: [dataUrl(await live())] });
+    const lapsed = await hosted(started.session_token, '/session/steps/location', { latitude: 1, longitude: 2, accuracy: 5 });
     expect(lapsed.status).toBe(410);
     expect(lapsed.body.error.code).toBe('session_expired');
     // Reading does not move anything; the sweep does.
@@ -325,7 +375,7 @@ describe('manual review (PATCH /api/v2/session/{id}/status)', () => {
     expect(notPending.body.error.code).toBe('review_not_pending');
     const badBody = await service.http.patch(`/api/v2/session/${session.session_id}/status`).set(key()).send({ status: 'MAYBE' });
     expect(badBody.status).toBe(400);
-    await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await markerImage({ person: 1, live: false }))] });
+    await hosted(session.session_token, '/session/steps/location', { source: 'permission_denied' });
     const closed = await service.http.patch(`/api/v2/session/${session.session_id}/status`).set(key()).send({ status: 'APPROVED' });
     expect(closed.status).toBe(409);
     expect(closed.body.error.code).toBe('session_closed');
@@ -345,10 +395,10 @@ describe('manual review (PATCH /api/v2/session/{id}/status)', () => {
     const card = await renderDocument({ ...renderSpecs(2)[1]!, layout: 'TD1', rotation: 0, skew: 0, blur: 0, jpegQuality: null });
     const read = await hosted(session.session_token, '/session/steps/document', { front_image: dataUrl(card.bytes) });
     expect(read.status, JSON.stringify(read.body)).toBe(200);
-    const selfie = await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await live(5))] });
-    expect(selfie.status, JSON.stringify(selfie.body)).toBe(200);
-    expect(selfie.body.data.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([['id_verification', 'review'], ['liveness', 'passed'], ['face_match', 'passed']]);
-    expect(selfie.body.data.status).toBe('IN_REVIEW');
+    const burst = await hosted(session.session_token, '/session/steps/selfie', await selfie(session.session_token));
+    expect(burst.status, JSON.stringify(burst.body)).toBe(200);
+    expect(burst.body.data.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([['id_verification', 'review'], ['liveness', 'passed'], ['face_match', 'passed']]);
+    expect(burst.body.data.status).toBe('IN_REVIEW');
 
     const decisions = await Promise.all(['APPROVED', 'APPROVED'].map((status) => service.http.patch(`/api/v2/session/${session.session_id}/status`).set(key()).send({ status })));
     expect(decisions.map((d) => d.status).sort()).toEqual([200, 409]);

@@ -28,9 +28,11 @@ import { TenancyService } from './tenancy/service.js';
 import { SessionService } from './sessions/service.js';
 import { DEFAULT_RETRY_POLICY, WebhookService, type RetryPolicy, type WebhookLogger } from './webhooks/service.js';
 import type { JobQueue } from './jobs.js';
+import type { Gesture } from './faces/burst.js';
 import { MailService, type MailOptions } from './mail/index.js';
 import { faceActivationCheck } from './roster/activation.js';
 import { RosterService } from './roster/service.js';
+import { OpsService } from './ops/service.js';
 
 export interface CoreOptions {
   orm: Orm;
@@ -46,6 +48,8 @@ export interface CoreOptions {
   faceEngine?: FaceEngine;
   /** The OpenID Connect issuer: the public base URL. */
   issuer?: string;
+  /** Gestures the liveness challenge may ask for (default all). */
+  challengeGestures?: readonly Gesture[];
   /** Webhook retry schedule and timeout (defaults: DEFAULT_RETRY_POLICY). */
   webhookRetry?: Partial<RetryPolicy>;
   logger?: WebhookLogger;
@@ -81,6 +85,8 @@ export class Core {
   jobs?: JobQueue;
   readonly mail: MailService;
   readonly roster: RosterService;
+  /** Read models and aggregates of the admin API and console. */
+  readonly ops: OpsService;
   readonly checks: {
     age: ReturnType<typeof ageCheck>;
     location: typeof locationCheck;
@@ -110,7 +116,7 @@ export class Core {
     this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts });
     this.models = options.models ?? lazyModels();
     this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);
-    this.challenges = new ChallengeService(deps);
+    this.challenges = new ChallengeService({ ...deps, gestures: options.challengeGestures });
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer });
     this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, issuer: options.issuer ?? 'http://localhost:8080' });
@@ -144,8 +150,10 @@ export class Core {
       billing: this.billing,
       webhooks: this.webhooks,
       checks: this.checks,
+      challenges: this.challenges,
       baseUrl: options.issuer ?? 'http://localhost:8080',
     });
+    this.ops = new OpsService({ ...deps, sealer: this.sealer, accounts: this.accounts });
   }
 
   /**

@@ -19,6 +19,7 @@ button.secondary{background:#e6ebf4;color:#17202e}button:disabled{opacity:.55;cu
 video,canvas.preview{width:100%;border-radius:12px;background:#0b1220;transform:scaleX(-1)}
 .error{color:#b42318;background:#fdecea;border-radius:8px;padding:.6rem .8rem;margin-top:.8rem}
 .hint{color:#5a6577;font-size:.92rem}.ok{color:#1f7a4f}
+.instruction{font-size:1.15rem;font-weight:700;color:#2457c5;text-align:center;min-height:1.6em;margin:.6rem 0 0}
 `;
 
 const PAGE = `<!doctype html>
@@ -45,6 +46,7 @@ const token = sessionStorage.getItem(storeKey);
 const TITLES = { document: 'Photo of your ID document', selfie: 'Take a selfie', location: 'Share your location', licence: 'Your professional licence' };
 const FRIENDLY = {
   no_face: 'We could not see your face clearly. Face the camera in good, even light and try again.',
+  challenge_expired: 'That took too long. Press the button and try again.',
   unprocessable: 'We could not read that photo. Make sure the whole document is in the frame, sharp and well lit.',
   image_too_large: 'That photo is too large (over 20 MB). Try again with a smaller one.',
   session_expired: 'This verification link has expired. Ask for a new one.',
@@ -139,10 +141,19 @@ function documentStep() {
   });
 }
 
+const GESTURES = {
+  turn_left: 'Slowly turn your head to your left',
+  turn_right: 'Slowly turn your head to your right',
+  look_up: 'Slowly look up',
+  blink: 'Blink a few times',
+  smile: 'Smile',
+};
+
 async function selfieStep() {
   const video = el('video', { autoplay: '', playsinline: '', muted: '' });
+  const instruction = el('p', { class: 'instruction', role: 'status', 'aria-live': 'assertive' });
   const button = el('button', { type: 'button', text: 'Take selfie' });
-  const form = el('div', {}, el('p', { class: 'hint', text: 'Hold the phone at eye level, look at the camera and blink naturally. We take a few frames.' }), video, button);
+  const form = el('div', {}, el('p', { class: 'hint', text: 'Hold the phone at eye level in good light. When you press the button we ask for a small movement and take a few frames.' }), video, instruction, button);
   show(TITLES.selfie, form);
   let stream;
   try {
@@ -153,15 +164,23 @@ async function selfieStep() {
   }
   video.srcObject = stream;
   button.addEventListener('click', async () => {
-    button.disabled = true; button.textContent = 'Hold still…';
+    button.disabled = true;
+    form.querySelector('.error')?.remove();
+    let challenge;
+    try { challenge = await call('/session/challenge', {}); }
+    catch (error) { button.disabled = false; return showError(form, error); }
+    instruction.textContent = GESTURES[challenge.gesture] || 'Move your head a little';
+    button.textContent = 'Recording…';
+    // Six frames over two seconds, while the person does the gesture.
     const frames = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       const canvas = toCanvas(video, video.videoWidth, video.videoHeight, 960);
-      if (i === 2 && brightness(canvas) < 35) { button.disabled = false; button.textContent = 'Try again'; return showError(form, { message: 'It is too dark. Turn on a light or face a window and try again.' }); }
+      if (i === 0 && brightness(canvas) < 35) { instruction.textContent = ''; button.disabled = false; button.textContent = 'Try again'; return showError(form, { message: 'It is too dark. Turn on a light or face a window and try again.' }); }
       frames.push(canvas.toDataURL('image/jpeg', 0.9));
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await new Promise((resolve) => setTimeout(resolve, 400));
     }
-    await submit('selfie', { frames }, button, form);
+    instruction.textContent = '';
+    await submit('selfie', { frames, challenge_id: challenge.challenge_id }, button, form);
     if (!form.isConnected) stream.getTracks().forEach((track) => track.stop());
   });
 }

@@ -22,7 +22,12 @@ export interface ChallengeView {
  * past its 60 s: `challenge_expired`.
  */
 export class ChallengeService {
-  constructor(private readonly deps: { orm: Orm; clock: Clock }) {}
+  /** `gestures`: the ones asked for (default all); an operator may leave out what some people cannot do. */
+  constructor(private readonly deps: { orm: Orm; clock: Clock; gestures?: readonly Gesture[] }) {}
+
+  private get gestures(): readonly Gesture[] {
+    return this.deps.gestures?.length ? this.deps.gestures : GESTURES;
+  }
 
   async create(projectId: string): Promise<ChallengeView> {
     const now = this.deps.clock.now();
@@ -30,7 +35,7 @@ export class ChallengeService {
     const challenge = em.create(FaceChallenge, {
       id: newId('chl'),
       projectId,
-      gesture: GESTURES[randomInt(GESTURES.length)]!,
+      gesture: this.gestures[randomInt(this.gestures.length)]!,
       createdAt: now,
       expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
       usedAt: null,

@@ -48,23 +48,34 @@ export interface BurstAnalysis {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
+/** The largest increase of `values` from an earlier frame to a later one (0 when it only falls). */
+function largestRise(values: number[], map: (rise: number) => number = (rise) => rise): number {
+  let lowest = values[0]!;
+  let best = 0;
+  for (const value of values) {
+    best = Math.max(best, value - lowest);
+    lowest = Math.min(lowest, value);
+  }
+  return map(best);
+}
+
 /** Analyses the largest face of each frame (in order); `identicalBytes` when every frame is the same file. */
 export function analyseBurst(faces: BurstFace[], identicalBytes: boolean): BurstAnalysis {
   const T = BURST_THRESHOLDS;
   const first = faces[0]!;
   const poses: FacePose[] = faces.map((f) => poseOf(f.landmarks));
-  const p0 = poses[0]!;
   const nonRigid = identicalBytes ? 0 : Math.max(...faces.slice(1).map((f) => nonRigidResidual(first.landmarks, f.landmarks)));
   const maxDistance = Math.max(...faces.slice(1).map((f) => faceDistance(first.descriptor, f.descriptor)));
-  const yaw = poses.map((p) => p.yaw - p0.yaw);
-  const pitch = poses.map((p) => p.pitch - p0.pitch);
   const ears = poses.map((p) => p.ear);
   const earMax = Math.max(...ears);
   const earMin = Math.min(...ears);
-  const smile = Math.max(...poses.map((p) => p.mouthWidth / Math.max(p0.mouthWidth, 1e-6) - 1));
-  const turnLeft = Math.max(...yaw);
-  const turnRight = -Math.min(...yaw);
-  const lookUp = -Math.min(...pitch);
+  // A gesture is a move in its direction from any earlier frame: the person may have been a
+  // little turned, or already moving, when the burst began.
+  const smile = largestRise(poses.map((p) => Math.log(Math.max(p.mouthWidth, 1e-6))), (rise) => Math.exp(rise) - 1);
+  const turnLeft = largestRise(poses.map((p) => p.yaw));
+  const turnRight = largestRise(poses.map((p) => -p.yaw));
+  const lookUp = largestRise(poses.map((p) => -p.pitch));
+  const lookDown = largestRise(poses.map((p) => p.pitch));
   const blink = earMax >= T.openEyes && earMin <= T.blinkRatio * earMax;
 
   const gestures: Record<Gesture, boolean> = {
@@ -74,7 +85,7 @@ export function analyseBurst(faces: BurstFace[], identicalBytes: boolean): Burst
     blink,
     smile: smile >= T.smile,
   };
-  const poseChange = Math.max(turnLeft, turnRight) >= T.turn || Math.max(lookUp, Math.max(...pitch)) >= T.lookUp;
+  const poseChange = Math.max(turnLeft, turnRight) >= T.turn || Math.max(lookUp, lookDown) >= T.lookUp;
   const deformed = nonRigid >= T.microMotion;
   const motion = deformed || blink || poseChange;
   const motionStrength = Math.min(1, Math.max(nonRigid / (2 * T.microMotion), Math.max(turnLeft, turnRight) / (2 * T.turn), blink ? 1 : 0));
@@ -105,7 +116,7 @@ export function analyseBurst(faces: BurstFace[], identicalBytes: boolean): Burst
       name: 'pose_change',
       value: round(Math.max(turnLeft, turnRight, lookUp)),
       passed: poseChange,
-      detail: `head turn ${Math.max(turnLeft, turnRight).toFixed(3)} (>= ${T.turn}), look up ${lookUp.toFixed(3)} (>= ${T.lookUp}) eye distances from the first frame`,
+      detail: `head turn ${Math.max(turnLeft, turnRight).toFixed(3)} (>= ${T.turn}), look up ${lookUp.toFixed(3)} (>= ${T.lookUp}) eye distances between frames`,
     },
   ];
   return { motion, motionStrength, samePerson, gestures, evidence };

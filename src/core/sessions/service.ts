@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { AccountService } from '../accounts/service.js';
 import type { BillingService } from '../billing/service.js';
+import type { ChallengeService } from '../checks/challenge.js';
 import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { Check, CheckContext, CheckOutcome, CombinedOutcome } from '../checks/types.js';
 import type { Clock } from '../clock.js';
@@ -12,6 +13,9 @@ import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
+
+/** Failed selfies a person may retake before the liveness check is recorded as failed. */
+export const SELFIE_ATTEMPTS = 3;
 
 /** States in which the person can still work on the session. */
 const OPEN: SessionStatus[] = ['NOT_STARTED', 'IN_PROGRESS'];
@@ -34,6 +38,8 @@ export type Actor = 'user' | 'system' | `api_key:${string}` | `admin:${string}`;
 interface SessionWork {
   /** Steps already submitted: each runs once (no fishing for a pass by retrying). */
   stepsDone?: StepName[];
+  /** Selfie bursts judged not live so far (retakes are allowed up to SELFIE_ATTEMPTS). */
+  failedSelfies?: number;
   portrait?: string;
   fullName?: string;
   firstName?: string;
@@ -104,7 +110,7 @@ async function runCheck<I, P>(check: StandaloneCheck<I, P>, raw: Record<string, 
 export interface SessionChecks {
   idVerification: StandaloneCheck<any, any>;
   age: StandaloneCheck<any, any>;
-  liveness: StandaloneCheck<any, any>;
+  antispoof: StandaloneCheck<any, any>;
   faceMatch: StandaloneCheck<any, any>;
   location: StandaloneCheck<any, any>;
   credential: StandaloneCheck<any, any>;
@@ -119,6 +125,7 @@ export interface SessionDeps {
   billing: BillingService;
   webhooks: WebhookService;
   checks: SessionChecks;
+  challenges: ChallengeService;
   /** Public base URL: the hosted page lives under it. */
   baseUrl: string;
 }
@@ -301,13 +308,14 @@ export class SessionService {
     if (session.status === 'NOT_STARTED') {
       const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
         const locked = await this.load(em, session.projectId, session.id, true);
-        if (locked.status !== 'NOT_STARTED') return { session: locked, eventId: null };
+        if (locked.status !== 'NOT_STARTED') return { session: locked, opened: false };
         locked.startedAt = this.now();
-        const eventId = await this.move(em, locked, 'IN_PROGRESS', 'user', 'page opened');
-        return { session: locked, eventId };
+        await this.move(em, locked, 'IN_PROGRESS', 'user', 'page opened');
+        return { session: locked, opened: true };
       });
       session = outcome.session;
-      if (outcome.eventId !== null) await this.reuseFromAccount(session);
+      // Only the request that opened it fills in the reusable checks.
+      if (outcome.opened) await this.reuseFromAccount(session);
     }
     return this.flowState(await this.authenticate(token));
   }
@@ -397,11 +405,11 @@ export class SessionService {
       }
       case 'selfie': {
         const frames = input.frames;
-        if (!Array.isArray(frames) || frames.length === 0) throw new DomainError('validation_error', 'frames (1 to 8 selfie images) are required', { data: { errors: { frames: 'required' } } });
-        if (frames.length > 8) throw new DomainError('too_many_frames');
-        const selfie = frames[Math.floor(frames.length / 2)] as Buffer;
+        if (!Array.isArray(frames) || frames.length === 0) throw new DomainError('validation_error', 'frames (a burst of 3 to 8 selfie images) are required', { data: { errors: { frames: 'required' } } });
         const outcomes: CheckOutcome[] = [];
-        if (has('liveness')) outcomes.push(await runCheck(checks.liveness, { image: selfie }, fresh));
+        if (has('liveness')) outcomes.push(await this.livenessFromBurst(session, frames, input.challenge_id));
+        // The face match uses the burst's middle frame, the one passive liveness judged.
+        const selfie = frames[Math.floor((frames.length - 1) / 2)] as Buffer;
         if (has('face_match')) outcomes.push(await this.faceMatchInSession(session, selfie, work));
         return { outcomes, work: {} };
       }
@@ -419,6 +427,44 @@ export class SessionService {
         return { outcomes: [await runCheck(checks.credential, { ...input, ...named }, fresh)], work: {} };
       }
     }
+  }
+
+  /** A gesture challenge for the selfie burst (single use, 60 s). */
+  async challenge(token: string | undefined) {
+    const session = await this.authenticate(token);
+    this.assertAcceptsInput(session);
+    if (!session.features.includes('liveness')) throw new DomainError('not_found', 'this session has no liveness step');
+    return this.deps.challenges.create(session.projectId);
+  }
+
+  /**
+   * Liveness on the hosted page: the anti-spoof burst with its gesture challenge, as the
+   * session's `liveness` check. A burst judged not live may be retaken (bad light and a slow turn
+   * happen); the SELFIE_ATTEMPTS-th failure is recorded, which declines the session.
+   */
+  private async livenessFromBurst(session: VerificationSession, frames: unknown[], challengeId: unknown): Promise<CheckOutcome> {
+    if (typeof challengeId !== 'string' || !challengeId) {
+      throw new DomainError('validation_error', 'challenge_id is required: ask for a challenge, then take the burst while doing its gesture', { data: { errors: { challenge_id: 'required' } } });
+    }
+    const { check, reason } = await runCheck(this.deps.checks.antispoof, { frames, challengeId }, this.contextOf(session));
+    const liveness: Check = { type: 'liveness', status: check.status, score: check.data.live_score as number, data: check.data, error: check.error };
+    if (check.status !== 'passed') {
+      const failures = await this.countFailedSelfie(session);
+      if (failures < SELFIE_ATTEMPTS) {
+        throw new DomainError('face_rescan_required', `${check.error ?? 'the selfie could not be confirmed live'}. Try again (${SELFIE_ATTEMPTS - failures} left).`);
+      }
+    }
+    return { check: liveness, reason };
+  }
+
+  private async countFailedSelfie(session: VerificationSession): Promise<number> {
+    return this.deps.orm.em.fork().transactional(async (em) => {
+      const locked = await this.load(em, session.projectId, session.id, true);
+      const work = this.workOf(locked);
+      work.failedSelfies = (work.failedSelfies ?? 0) + 1;
+      locked.workSealed = this.deps.sealer.seal(JSON.stringify(work));
+      return work.failedSelfies;
+    });
   }
 
   private async ageFromDocument(session: VerificationSession, dob: string | undefined): Promise<CheckOutcome> {

@@ -1,12 +1,12 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
-import { DomainError, type ErrorCode } from '../../core/errors.js';
+import type { ErrorCode } from '../../core/errors.js';
 import { SESSION_STATUSES } from '../../core/sessions/entities.js';
 import { createSessionInput, listSessionsInput, reviewInput } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
-import { checkBody, decodeImageString } from '../input.js';
+import { checkBody } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 
 const session = z.object({
@@ -80,16 +80,6 @@ function sessionToken(req: Request): string | undefined {
   return /^Session\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
 }
 
-/** A burst of selfie frames in JSON: an array of base64 or data-URL strings. */
-function framesOf(input: Record<string, unknown>): Buffer[] | undefined {
-  const frames = input.frames;
-  if (frames === undefined) return undefined;
-  if (!Array.isArray(frames) || frames.some((frame) => typeof frame !== 'string')) {
-    throw new DomainError('validation_error', 'frames: an array of base64 or data-URL images', { data: { errors: { frames: 'expected an array of strings' } } });
-  }
-  return frames.map((frame: string, index) => decodeImageString(`frames[${index}]`, frame));
-}
-
 /**
  * `/api/hosted/session`: what the hosted page calls, authenticated by the session token alone
  * (never the API key, which must not reach a browser).
@@ -107,11 +97,11 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   router.post('/session/start', async (req, res) => {
     sendData(res, await core.sessions.start(sessionToken(req)));
   });
-  router.post('/session/steps/:step', checkBody({ images: ['front_image', 'back_image'], numbers: ['latitude', 'longitude', 'accuracy'] }), async (req, res) => {
-    const token = sessionToken(req);
-    const input = res.locals.input as Record<string, unknown>;
-    const frames = framesOf(input);
-    sendData(res, await core.sessions.submitStep(token, String(req.params.step), frames ? { ...input, frames } : input));
+  router.post('/session/challenge', async (req, res) => {
+    sendData(res, await core.sessions.challenge(sessionToken(req)));
+  });
+  router.post('/session/steps/:step', checkBody({ images: ['front_image', 'back_image'], imageArrays: ['frames'], numbers: ['latitude', 'longitude', 'accuracy'] }), async (req, res) => {
+    sendData(res, await core.sessions.submitStep(sessionToken(req), String(req.params.step), res.locals.input as Record<string, unknown>));
   });
   router.get('/credential/states', async (_req, res) => {
     sendData(res, { states: await core.credentials.states() });
@@ -123,7 +113,8 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   docs.add(
     { method: 'get', path: '/api/hosted/session', summary: 'Hosted page: the session\'s steps and state (X-Session-Token)', tag: 'hosted page', security: 'none', errors },
     { method: 'post', path: '/api/hosted/session/start', summary: 'Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired'] },
-    { method: 'post', path: '/api/hosted/session/steps/{step}', summary: 'Hosted page: submit a step (document, selfie, location, licence)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired', 'session_closed', 'conflict', 'validation_error', 'unprocessable', 'no_face', 'image_too_large'] },
+    { method: 'post', path: '/api/hosted/session/challenge', summary: 'Hosted page: a gesture challenge for the selfie burst (single use, 60 s)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired', 'session_closed', 'not_found'] },
+    { method: 'post', path: '/api/hosted/session/steps/{step}', summary: 'Hosted page: submit a step (document; selfie: frames (3-8) and challenge_id; location; licence)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired', 'session_closed', 'conflict', 'validation_error', 'unprocessable', 'no_face', 'image_too_large', 'invalid_frames', 'too_many_frames', 'invalid_challenge', 'challenge_expired', 'face_rescan_required'] },
   );
   return router;
 }
