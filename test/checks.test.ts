@@ -157,6 +157,25 @@ describe('account mode', () => {
     expect(res.body.error.code).toBe('account_dob_unavailable');
   });
 
+  it('reuses a verified identity for id-verification, with the codes for none on file and for an expired document', async () => {
+    const reused = await post('/id-verification', { svc_access_token: token });
+    expect(reused.status).toBe(200);
+    expect(reused.body.data.check).toMatchObject({ type: 'id_verification', status: 'passed', data: { id_verified: true, reused: true } });
+    expect(JSON.stringify(reused.body)).not.toContain('Demo User');
+
+    const fresh = await service.core.accounts.createAccount({ email: 'unverified@example.com', password: 'long enough' });
+    const freshToken = (await service.core.accessTokens.issue(fresh.svcId, service.demo.oidc.client_id, ['openid'])).token;
+    const none = await post('/id-verification', { svc_access_token: freshToken });
+    expect(none.status).toBe(400);
+    expect(none.body.error.code).toBe('no_reusable_record');
+
+    await service.core.accounts.recordVerifiedIdentity({ svcId: fresh.svcId, fullName: 'Old Passport', dateOfBirth: '1980-01-01', documentExpiry: '2026-11-22' });
+    const expired = await post('/id-verification', { svc_access_token: freshToken });
+    expect(expired.status).toBe(400);
+    expect(expired.body.error.code).toBe('reuse_not_available');
+    expect(expired.body.error.message).toContain('2026-11-22');
+  });
+
   it('refuses a bad token, an unknown svc_id and another project\'s users', async () => {
     const bad = await post('/age-verification', { svc_access_token: 'vt_nope', bands: [18] });
     expect(bad.status).toBe(401);

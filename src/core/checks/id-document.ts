@@ -100,8 +100,8 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
     input: idVerificationInput,
     async prepare(input, context): Promise<Prepared> {
       if (context.mode === 'account') {
-        const identity = await accounts.verifiedIdentity(context.svcId!);
-        if (!identity) throw new DomainError('no_reusable_record');
+        // None on file: no_reusable_record; a document expired since: reuse_not_available.
+        await accounts.reusableIdentity(context.svcId!, context.today);
         const account = await accounts.view(context.svcId!);
         return { mode: 'account', verifiedAt: account.identityVerifiedAt };
       }
