@@ -116,6 +116,9 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
   }
 }
 
+/** How long a stopping instance waits for requests in flight (a live licence lookup may take a minute). */
+const SHUTDOWN_GRACE_MS = 90_000;
+
 export interface RunningService extends Service {
   server: Server;
   url: string;
@@ -155,10 +158,16 @@ export async function startService(config: Config, options: BuildOptions = {}): 
     server,
     url,
     async close() {
-      // Stop taking requests, let in-flight ones finish, then release the store.
+      // Stop taking requests and let in-flight ones finish: a keep-alive connection is closed as
+      // soon as its request is answered (the next one would be refused anyway), and whatever is
+      // still open after the grace period is cut. Then jobs stop and the store is released.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
       await closed;
+      clearInterval(idle);
+      clearTimeout(grace);
       await service.close();
     },
   };

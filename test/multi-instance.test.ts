@@ -1,0 +1,160 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Sealer } from '../src/core/secrets.js';
+import { freePort, freshDatabase, stopProcess, waitReady } from './helpers/processes.js';
+
+// Two `verity serve` processes on one PostgreSQL behave as one service: sessions move across
+// them, each webhook attempt is made once, rate limits and idempotency hold across them, the
+// JWKS is the same, and a stopped instance finishes what it was doing. PostgreSQL only (the
+// embedded store is one process by construction): runs when TEST_DATABASE_URL is set, as in CI.
+
+const server = process.env.TEST_DATABASE_URL;
+if (!server) console.info('skipping multi-instance tests: they need TEST_DATABASE_URL (a PostgreSQL server)');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = ['--import', '@swc-node/register/esm-register', path.join(root, 'src/cli.ts')];
+
+interface Instance { child: ChildProcess; url: string; dataDir: string; output: () => string }
+
+let database: { url: string; drop: () => Promise<void> };
+let env: NodeJS.ProcessEnv;
+let a: Instance;
+let b: Instance;
+let demo: { api_key: string; project_id: string; workflows: Record<string, string> };
+const hooks: { eventId: string; sessionId: string }[] = [];
+let receiver: http.Server;
+let receiverUrl: string;
+let board: http.Server;
+let boardUrl: string;
+
+async function start(): Promise<Instance> {
+  const port = await freePort();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-multi-'));
+  const child = spawn('node', [...cli, 'serve'], { cwd: root, env: { ...env, PORT: String(port), VERITY_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => { output += chunk; });
+  child.stderr!.on('data', (chunk) => { output += chunk; });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitReady(url, child, Date.now(), 90_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`instance not ready: ${(error as Error).message}\n${output}`);
+  }
+  return { child, url, dataDir, output: () => output };
+}
+
+function admin(...args: string[]) {
+  return promisify(execFile)('node', [...cli, 'admin', ...args], { cwd: root, env, timeout: 60_000 });
+}
+
+const json = (response: Response): Promise<any> => response.json();
+const api = (instance: Instance, route: string, init: RequestInit = {}) =>
+  fetch(`${instance.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+
+describe.skipIf(!server)('several instances on one PostgreSQL', () => {
+  beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => { body += chunk; });
+      req.on('end', () => {
+        hooks.push({ eventId: String(req.headers['x-svc-event-id']), sessionId: JSON.parse(body).session_id });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    // A licensing board that takes 1.5 s to answer: a request still in flight at shutdown.
+    board = http.createServer((_req, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ number: 'SLOW-1', first: 'Ada', last: 'Slow', status: 'active' })), 1500));
+    await new Promise<void>((resolve) => board.listen(0, '127.0.0.1', resolve));
+    boardUrl = `http://127.0.0.1:${(board.address() as AddressInfo).port}/lookup/{license_number}`;
+
+    database = await freshDatabase(server!, 'verity_multi');
+    env = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      VERITY_ENCRYPTION_KEY: Sealer.generateKey(),
+      VERITY_BASE_URL: 'http://verity.test',
+      VERITY_ALLOW_INSECURE_CALLBACKS: '1',
+      VERITY_WARM_MODELS: '0',
+      VERITY_SEED_LICENSES: '0',
+      VERITY_RATE_LIMIT_PER_MINUTE: '40',
+      VERITY_WEBHOOK_RETRY_BASE_SECONDS: '1',
+      LOG_LEVEL: 'warn',
+    };
+    a = await start(); // seeds the demo tenant
+    demo = JSON.parse(await readFile(path.join(a.dataDir, 'demo.json'), 'utf8'));
+    b = await start();
+    await admin('callback', 'approve', receiverUrl);
+    await admin('board-add-http', '--state', 'ZZ', '--state-name', 'Slowland', '--provider', 'SLOW', '--name', 'Slow Board', '--credential', 'Slow Licence',
+      '--url', boardUrl, '--fields', JSON.stringify({ licenseNumber: 'number', firstName: 'first', lastName: 'last', status: 'status' }));
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const instance of [a, b]) {
+      if (!instance) continue;
+      await stopProcess(instance.child);
+      await rm(instance.dataDir, { recursive: true, force: true });
+    }
+    receiver?.close();
+    board?.close();
+    await database?.drop();
+  });
+
+  it('serves the same JWKS and signing keys from both', async () => {
+    const [ja, jb] = await Promise.all([a, b].map(async (i) => json(await fetch(`${i.url}/api/auth/oidc/jwks.json`))));
+    expect(ja.keys.length).toBeGreaterThan(0);
+    expect(jb).toEqual(ja);
+  });
+
+  it('moves a session created on one instance through the other, and delivers its webhook once', async () => {
+    const created = await json(await api(a, '/api/v2/session', { method: 'POST', body: JSON.stringify({ workflow_id: demo.workflows.location, callback: receiverUrl }) }));
+    const { session_id: sessionId, session_token: token } = created.data;
+    const step = await fetch(`${b.url}/api/hosted/session/steps/location`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Session-Token': token }, body: JSON.stringify({ latitude: 1, longitude: 2, accuracy: 5 }) });
+    expect((await json(step)).data.status).toBe('APPROVED');
+    const decision = await json(await api(a, `/api/v2/session/${sessionId}/decision`));
+    expect(decision.data.status).toBe('APPROVED');
+    for (let waited = 0; !hooks.some((h) => h.sessionId === sessionId) && waited < 20_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
+    // Both instances run delivery workers; wait a little longer to see that nobody sends it twice.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(hooks.filter((h) => h.sessionId === sessionId)).toHaveLength(1);
+  }, 60_000);
+
+  it('counts one rate limit across both instances', async () => {
+    // A key of its own, so the limit (40 a minute per key) starts from zero.
+    const key = JSON.parse((await admin('apikey', 'create', '--name', 'rate')).stdout).key as string;
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => fetch(`${(i % 2 ? a : b).url}/api/v2/session?limit=1`, { headers: { 'X-API-Key': key } }).then((r) => r.status)));
+    expect(answers.filter((s) => s === 200)).toHaveLength(40);
+    expect(answers.filter((s) => s === 429)).toHaveLength(20);
+  }, 60_000);
+
+  it('replays an idempotent call made on one instance from the other, and charges once', async () => {
+    const body = JSON.stringify({ dob: '1990-01-01', bands: [18] });
+    const headers = { 'Idempotency-Key': 'multi-instance-1' };
+    const [first, second] = await Promise.all([api(a, '/api/v2/age-verification', { method: 'POST', body, headers }), api(b, '/api/v2/age-verification', { method: 'POST', body, headers })]);
+    const statuses = [first.status, second.status].sort();
+    // Either the second waited for the first and replays it, or it found it still running.
+    expect([[200, 200], [200, 409]]).toContainEqual(statuses);
+    const later = await api(b, '/api/v2/age-verification', { method: 'POST', body, headers });
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+    const done = first.status === 200 ? (await json(first)).data : (await json(second)).data;
+    expect((await json(later)).data.session_id).toBe(done.session_id);
+  }, 30_000);
+
+  it('finishes a request in flight when an instance is stopped, then exits cleanly', async () => {
+    const pending = api(b, '/api/v2/credential-verification', { method: 'POST', body: JSON.stringify({ license_state: 'ZZ', provider_code: 'SLOW', license_number: 'SLOW-1' }) });
+    await new Promise((r) => setTimeout(r, 400));
+    const exited = stopProcess(b.child);
+    const response = await pending;
+    expect(response.status).toBe(200);
+    expect((await json(response)).data.check.data.found).toBe(true);
+    expect(await exited).toBe(0);
+    await expect(fetch(`${b.url}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
