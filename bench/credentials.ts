@@ -10,6 +10,7 @@ import autocannon from 'autocannon';
 import { freePort, freshDatabase, percentile, runBuiltVerity, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
 import { createOrm, migrate } from '../src/core/db/orm.js';
 import { CredentialRegistry } from '../src/core/credentials/registry.js';
+import { summary } from './summary.js';
 
 const server = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -61,6 +62,7 @@ try {
   }
   slow.sort((a, b) => a - b);
   console.log(`without the unique (state_code, provider_code, license_number) index: p50 ${ms(percentile(slow, 50))} ms over 10 lookups`);
+  summary({ area: 'licences', what: `lookup among ${rows} licences, p50`, verity: ms(percentile(times, 50)), unit: 'ms', baseline: { name: 'the same query without the unique index', value: ms(percentile(slow, 50)) } });
   await connection.execute('alter table license_record add constraint license_record_state_code_provider_code_license_number_unique unique (state_code, provider_code, license_number)');
   await orm.close();
 
@@ -75,6 +77,7 @@ try {
   const notFound = await autocannon({ ...common, url: `${base}/api/v2/nothing`, method: 'GET' });
   console.log(`\nPOST /api/v2/credential-verification, search mode, ${seconds} s, 32 connections: ${Math.round(search.requests.average)} req/s, p50 ${search.latency.p50} ms, p99 ${search.latency.p99} ms, non-2xx ${search.non2xx}`);
   console.log(`authenticated 404 in the same run: ${Math.round(notFound.requests.average)} req/s (ratio ${(search.requests.average / notFound.requests.average).toFixed(2)})`);
+  summary({ area: 'licences', what: `POST /api/v2/credential-verification (search) req/s (p50 ${search.latency.p50} ms)`, verity: Math.round(search.requests.average), unit: 'req/s', baseline: { name: 'authenticated 404, same server', value: Math.round(notFound.requests.average) } });
 } finally {
   if (child) await stopProcess(child);
   await rm(dataDir, { recursive: true, force: true });

@@ -19,6 +19,7 @@ import { Sealer } from '../src/core/secrets.js';
 import { buildService } from '../src/main.js';
 import { freePort, percentile } from '../test/helpers/processes.js';
 import { SHARED_DATA } from '../test/helpers/faces.js';
+import { summary } from './summary.js';
 
 const latencyRuns = Number(process.env.BENCH_LATENCY ?? 40);
 const totalRequests = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -85,6 +86,8 @@ try {
     const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
     const share = runs.reduce((sum, r) => sum + r.modelMs, 0) / runs.reduce((sum, r) => sum + r.ms, 0);
     console.log(`${route}: p50 ${Math.round(percentile(ms, 50))} ms, p95 ${Math.round(percentile(ms, 95))} ms over ${latencyRuns} requests; ${(100 * share).toFixed(1)}% in the face engine`);
+    const modelMs = runs.map((r) => r.modelMs).sort((a, b) => a - b);
+    summary({ area: 'faces', what: `POST /api/v2/${route} p50 (p95 ${Math.round(percentile(ms, 95))} ms)`, verity: Math.round(percentile(ms, 50)), unit: 'ms', baseline: { name: 'model inference alone, p50', value: Math.round(percentile(modelMs, 50)) } });
   }
   while (done < totalRequests) {
     await call(done % 2 ? 'face-match' : 'liveness');
@@ -92,6 +95,7 @@ try {
     if (done % 250 === 0) console.log(`  after ${done} requests: RSS ${mb(process.memoryUsage().rss)}`);
   }
   console.log(`RSS after ${done} requests: ${mb(process.memoryUsage().rss)}`);
+  summary({ area: 'faces', what: `RSS after ${done} requests (models loaded)`, verity: Math.round(process.memoryUsage().rss / 1048576), unit: 'MB' });
 } finally {
   await new Promise((resolve) => server.close(resolve));
   await service.close();

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort, freshDatabase, runBuiltVerity, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
+import { summary } from './summary.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -111,6 +112,7 @@ try {
     for (const row of rows) {
       console.log(`| ${row.name} | ${row.rps} | ${(row.rps / baseline).toFixed(2)} | ${(row.rps / authenticated404).toFixed(2)} | ${row.p50} | ${row.p90} | ${row.p99} | ${row.non2xx} | ${row.errors} |`);
     }
+    summary(...rows.slice(1).map((row) => ({ area: 'REST', what: `${row.name.replace(/^verity /, '')} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms)`, verity: row.rps, unit: 'req/s', baseline: { name: 'bare Express GET /healthz', value: baseline } })));
   } finally {
     await stopProcess(bare.child);
     await stopProcess(again.child);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, freshDatabase, percentile, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
+import { summary } from './summary.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const server = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -150,6 +151,7 @@ try {
   for (const [grant, mine, base] of rows) {
     console.log(`| ${grant} | ${mine.rps} | ${mine.p50} / ${mine.p95} | ${base.rps} | ${base.p50} / ${base.p95} | ${(mine.rps / base.rps).toFixed(2)} | ${mine.failed}, ${base.failed} |`);
   }
+  summary(...rows.map(([grant, mine, base]) => ({ area: 'OIDC', what: `token endpoint, ${grant} req/s (p50 ${mine.p50} ms, p95 ${mine.p95} ms)`, verity: mine.rps, unit: 'req/s', baseline: { name: 'oidc-provider (memory)', value: base.rps } })));
 } finally {
   await stopProcess(theirs.child);
   await stopProcess(ours.child);

@@ -12,6 +12,7 @@ import { externalStore, openEmbeddedStore, type Store } from '../src/core/db/sto
 import { Sealer } from '../src/core/secrets.js';
 import { buildService } from '../src/main.js';
 import { freePort, freshDatabase, percentile } from '../test/helpers/processes.js';
+import { summary } from './summary.js';
 
 const server = process.env.BENCH_DATABASE_URL;
 const resolves = Number(process.env.BENCH_RESOLVES ?? 500);
@@ -63,6 +64,7 @@ try {
     const [res, elapsed] = await timed(() => call('POST', '/members', { members, invite: 'email', notify: true }));
     if (res.status !== 201 || res.json.data.created!.length !== 500) throw new Error(`add failed: ${res.status}`);
     console.log(`add 500 members in one call (round ${round}, 500 invitations to the outbox): ${ms(elapsed)} ms`);
+    if (round === 2) summary({ area: 'roster', what: 'POST /members, 500 members in one call', verity: ms(elapsed), unit: 'ms' });
   }
   for (const total of [10_000, 100_000]) {
     await fillTo(total);
@@ -74,6 +76,7 @@ try {
     }
     times.sort((a, b) => a - b);
     console.log(`GET /members with ${total} members: median ${ms(percentile(times, 50))} ms (of 3)`);
+    summary({ area: 'roster', what: `GET /members with ${total} members, median`, verity: ms(percentile(times, 50)), unit: 'ms' });
   }
   const times: number[] = [];
   for (let i = 0; i < resolves; i++) {
@@ -84,6 +87,7 @@ try {
   }
   times.sort((a, b) => a - b);
   console.log(`POST /members/resolve by email (${resolves}, 100,000 members): p50 ${ms(percentile(times, 50))} ms, p95 ${ms(percentile(times, 95))} ms`);
+  summary({ area: 'roster', what: 'POST /members/resolve among 100,000, p50', verity: ms(percentile(times, 50)), unit: 'ms' });
   console.log(`store: ${server ? 'PostgreSQL' : 'embedded PGlite'}`);
 } finally {
   await new Promise((resolve) => listening.close(resolve));

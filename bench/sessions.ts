@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { freePort, freshDatabase, percentile, runBuiltVerity, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
+import { summary } from './summary.js';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -83,6 +84,7 @@ try {
   for (const [name, result] of [['authenticated 404 (baseline)', baseline], ['POST /api/v2/session', creation]] as const) {
     console.log(`| ${name} | ${Math.round(result.requests.average)} | ${(result.requests.average / baseline.requests.average).toFixed(2)} | ${result.latency.p50} | ${result.latency.p97_5 ?? '-'} | ${result.latency.p99} | ${result.non2xx} |`);
   }
+  summary({ area: 'sessions', what: `POST /api/v2/session req/s (p50 ${creation.latency.p50} ms, p99 ${creation.latency.p99} ms)`, verity: Math.round(creation.requests.average), unit: 'req/s', baseline: { name: 'authenticated 404, same server', value: Math.round(baseline.requests.average) } });
 
   /** Creates a session that reports to the receiver and finishes it (APPROVED) at once. */
   async function finishedSession(vendorData: string): Promise<string> {
@@ -120,6 +122,10 @@ try {
   const arrived = await waitFor(steady, 60_000);
   const latencies = steady.filter((id) => receiver.arrivals.has(id)).map((id) => { const a = receiver.arrivals.get(id)!; return a.at - a.occurredAt; }).sort((a, b) => a - b);
   console.log(`\n2. terminal state -> webhook received, ${steady.length} sessions at ${rate}/s: arrived ${arrived}/${steady.length}, p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1)} ms`);
+  summary(
+    { area: 'webhooks', what: `terminal state -> webhook received at ${rate} sessions/s, p50`, verity: percentile(latencies, 50), unit: 'ms' },
+    { area: 'webhooks', what: `terminal state -> webhook received at ${rate} sessions/s, p95`, verity: percentile(latencies, 95), unit: 'ms' },
+  );
 
   // 3. Receiver down, service restarted mid-retry, receiver back: all arrive.
   await receiver.down();
@@ -135,6 +141,7 @@ try {
   const delivered = await waitFor(during, 10 * 60_000);
   const duplicates = during.reduce((sum, id) => sum + Math.max(0, (receiver.arrivals.get(id)?.count ?? 1) - 1), 0);
   console.log(`   receiver back after ${Math.round((back - outageStarted) / 1000)} s down: ${delivered}/${during.length} events arrived within ${Math.round((Date.now() - back) / 1000)} s of its return; lost ${during.length - delivered}; duplicates ${duplicates}`);
+  summary({ area: 'webhooks', what: `events delivered after a ${outageSeconds} s receiver outage with a restart mid-retry (of ${during.length})`, verity: delivered, unit: 'events' });
 } finally {
   await receiver.down();
   await stopProcess(instance.child);

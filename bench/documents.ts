@@ -1,0 +1,58 @@
+// OCR per document: POST /api/v2/id-verification through HTTP against a started service (OCR,
+// MRZ, portrait, authenticity, record, wallet), beside the document reader alone on the same
+// images in the same process (decode + OCR + MRZ): the baseline is the model work itself.
+//   node --import @swc-node/register/esm-register bench/documents.ts      (BENCH_DOCUMENTS=12)
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { loadConfig } from '../src/config.js';
+import { Sealer } from '../src/core/secrets.js';
+import { buildService } from '../src/main.js';
+import { decodeImage } from '../src/ml/image.js';
+import { renderDocument, renderSpecs } from '../test/helpers/documents.js';
+import { freePort, percentile } from '../test/helpers/processes.js';
+import { summary } from './summary.js';
+
+const count = Number(process.env.BENCH_DOCUMENTS ?? 12);
+const documents = await Promise.all(renderSpecs(count).map((spec) => renderDocument(spec)));
+
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-documents-'));
+const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false, rateLimitPerMinute: 100_000_000 });
+const service = await buildService(config, { logger: pino({ level: 'silent' }) });
+await service.core.billing.topUp(service.demo!.project_id, 100_000);
+const port = await freePort();
+const server = await new Promise<Server>((resolve) => { const s = service.app.listen(port, '127.0.0.1', () => resolve(s)); });
+const headers = { 'X-API-Key': service.demo!.api_key, 'Content-Type': 'application/json' };
+
+try {
+  const reader = await service.core.models.documents();
+  await reader.read(await decodeImage(documents[0]!.bytes)); // warm-up
+  const http: number[] = [];
+  const raw: number[] = [];
+  for (const document of documents) {
+    let started = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/api/v2/id-verification`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ front_image: document.bytes.toString('base64'), ...(document.back ? { back_image: document.back.toString('base64') } : {}) }),
+    });
+    await res.json();
+    http.push(performance.now() - started);
+    started = performance.now();
+    await reader.read(await decodeImage(document.bytes), document.back ? await decodeImage(document.back) : undefined);
+    raw.push(performance.now() - started);
+  }
+  http.sort((a, b) => a - b);
+  raw.sort((a, b) => a - b);
+  const round = Math.round;
+  console.log(`${count} rendered documents (TD3, TD1 front+back, TD2; rotations, skew, blur, JPEG):`);
+  console.log(`  POST /api/v2/id-verification: p50 ${round(percentile(http, 50))} ms, p95 ${round(percentile(http, 95))} ms`);
+  console.log(`  document reader alone:        p50 ${round(percentile(raw, 50))} ms, p95 ${round(percentile(raw, 95))} ms`);
+  summary({ area: 'documents', what: `POST /api/v2/id-verification per document, p50 (p95 ${round(percentile(http, 95))} ms)`, verity: round(percentile(http, 50)), unit: 'ms', baseline: { name: 'OCR + MRZ alone, p50', value: round(percentile(raw, 50)) } });
+} finally {
+  await new Promise((resolve) => server.close(resolve));
+  await service.close();
+  await rm(dataDir, { recursive: true, force: true });
+}
