@@ -326,6 +326,12 @@ describe('deactivation ends app logins', () => {
     // The row is kept and the account is not deleted.
     expect((await api('post', '/members/resolve').send({ svc_id: account.svcId })).body.data.member.status).toBe('deactivated');
     expect(await sql(service, 'select 1 from account where id = ?', [account.svcId])).toHaveLength(1);
+
+    // A new sign-in to the organization's app is refused while deactivated.
+    const again = await driver.get(authorizePath({ client_id: client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 's2', code_challenge: challenge, code_challenge_method: 'S256' }));
+    const refused = new URL(again.headers.location as string);
+    expect(refused.searchParams.get('error')).toBe('access_denied');
+    expect(refused.searchParams.get('state')).toBe('s2');
   });
 });
 
@@ -362,7 +368,8 @@ describe('billing and audit', () => {
     await api('patch', `/members/${second.member_id}/deactivate`, creds);
     expect((await api('get', '/billing', creds)).body.data.seats).toBe(1);
 
-    expect((await billing.closeBillingPeriods(new Date('2026-04-30T23:00:00Z'))).closed).toEqual([]);
+    const early = (await billing.closeBillingPeriods(new Date('2026-04-30T23:00:00Z'))).closed;
+    expect(early.filter((entry) => entry.organizationId === fresh.app.organizationId)).toEqual([]);
     clock.set(new Date('2026-05-01T00:05:00Z'));
     const [closedA, closedB] = await Promise.all([billing.closeBillingPeriods(clock.now()), billing.closeBillingPeriods(clock.now())]);
     const ours = [...closedA.closed, ...closedB.closed].filter((entry) => entry.organizationId === fresh.app.organizationId);

@@ -49,8 +49,10 @@ export async function seedDemoTenant(core: Core, urls: { baseUrl: string; orgApi
   }
   const redirectUris = [`${urls.baseUrl}/demo/callback`, 'http://localhost:3000/callback'];
   const scopes = ['openid', 'profile', 'verifications', 'doctor_license'];
-  const { client, clientSecret } = await core.tenancy.createOidcClient({ projectId: project.id, name: 'Demo app', redirectUris, scopes });
   const { app, clientSecret: orgSecret } = await core.tenancy.createOrgApp({ organizationName: 'Demo Health', name: 'Demo roster' });
+  // The demo app belongs to the demo organization: its members' id_tokens carry svc_org_member_id.
+  const { client, clientSecret } = await core.tenancy.createOidcClient({ projectId: project.id, name: 'Demo app', redirectUris, scopes, organizationId: app.organizationId });
+  await core.roster.setPlan({ organizationId: app.organizationId, plan: 'team', pricePerSeat: 5, currency: 'USD', trialDays: 14 });
   const password = randomBytes(12).toString('base64url');
   const account = await core.accounts.createAccount({ email: 'demo@verity.example', password, displayName: 'Demo User' });
   const admin = await core.tenancy.createAdminToken({ role: 'admin', name: 'demo' });

@@ -160,6 +160,7 @@ export class OidcProvider {
       if (request.prompt === 'none') return this.errorRedirect(request.redirectUri, 'login_required', 'the user is not signed in', request.state);
       return { kind: 'login', interaction: await this.saveInteraction(request), clientName: request.clientName };
     }
+    if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivatedRedirect(request);
     const consent = await this.em().findOne(Consent, { accountId: session.accountId, clientId: request.clientId });
     const covered = consent && request.scopes.every((scope) => consent.scopes.includes(scope));
     if (!covered || request.prompt === 'consent') {
@@ -195,9 +196,24 @@ export class OidcProvider {
     if (!session) return { kind: 'login', interaction, clientName: request.clientName };
     await this.dropInteraction(interaction);
     if (!allow) return this.errorRedirect(request.redirectUri, 'access_denied', 'the user denied the request', request.state);
+    if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivatedRedirect(request);
     const em = this.em();
     await em.upsert(Consent, { accountId: session.accountId, clientId: request.clientId, scopes: request.scopes, createdAt: this.now() });
     return { kind: 'redirect', url: await this.issueCode(request, session) };
+  }
+
+  /**
+   * A deactivated roster member of the client's organization may not sign in to its apps
+   * (deactivation revokes their logins; this keeps new ones from starting).
+   */
+  private async deactivatedMember(clientId: string, accountId: string): Promise<boolean> {
+    const client = await this.em().findOne(OidcClient, { clientId }, { fields: ['organization'] });
+    if (!client?.organization) return false;
+    return (await this.em().count(Member, { organization: client.organization, svcId: accountId, status: 'deactivated' })) > 0;
+  }
+
+  private deactivatedRedirect(request: AuthorizeRequest): AuthorizeStep {
+    return this.errorRedirect(request.redirectUri, 'access_denied', 'your membership of this organization is deactivated', request.state);
   }
 
   private async issueCode(request: AuthorizeRequest, session: BrowserSession): Promise<string> {
@@ -333,6 +349,7 @@ export class OidcProvider {
     const em = this.em();
     const now = this.now();
     const account = await em.findOneOrFail(Account, { id: grant.accountId });
+    if (await this.deactivatedMember(client.clientId, account.id)) throw new DomainError('invalid_grant', 'the member was deactivated by the organization');
     // An active roster member of the client's organization is told apart by their member id.
     const membership = client.organization ? await em.findOne(Member, { organization: client.organization, svcId: account.id, status: 'active' }, { fields: ['memberId'] }) : null;
     const { token: accessToken } = this.deps.accessTokens.add(em, { account, client, scopes: grant.scopes, grantId: grant.grantId });
