@@ -53,8 +53,8 @@ afterAll(async () => {
 });
 
 describe('verity serve and verity admin on the embedded store', () => {
-  // About 20 commands, each a fresh Node process compiling the CLI: generous on a busy 2-core machine.
-  it('seeds once, administers a running service, keeps data across restarts', { timeout: 240_000 }, async () => {
+  // About 30 commands, each a fresh Node process compiling the CLI: generous on a busy 2-core machine.
+  it('seeds once, administers a running service, keeps data across restarts', { timeout: 420_000 }, async () => {
     const first = await serve();
     let demo: any;
     let createdKey: string;
@@ -99,6 +99,31 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect((await verity('admin', 'account', 'create', '--email', 'Nurse@Example.com', '--password', 'correct horse')).out.email).toBe('nurse@example.com');
       const token = await verity('admin', 'admin-token', 'create', '--role', 'viewer');
       expect(token.out).toMatchObject({ role: 'viewer', projectId: null });
+      // Roster operations: plans, the development outbox, the audit trail.
+      const invited = await fetch(`http://127.0.0.1:${port}/api/sdk/members`, {
+        method: 'POST',
+        headers: { 'X-Client-Id': demo.org.client_id, 'X-Client-Secret': demo.org.client_secret, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ members: [{ email: 'Cli.Invite@Example.com' }], invite: 'email', notify: true }),
+      });
+      expect(invited.status).toBe(201);
+      const outbox = await verity('admin', 'outbox', 'list', '--to', 'cli.invite@example.com');
+      expect(outbox.out).toHaveLength(1);
+      expect(outbox.out[0].text).toContain('/activate/');
+      const audit = await verity('admin', 'roster', 'audit', '--org-id', String(demo.org.id));
+      expect(audit.out.map((entry: { action: string }) => entry.action)).toContain('add');
+      const plan = await verity('admin', 'plan', 'set', '--org-id', String(demo.org.id), '--plan', 'pro', '--price-per-seat', '7.5');
+      expect(plan.out).toMatchObject({ plan: 'pro', pricePerSeat: 7.5 });
+      expect((await verity('admin', 'plan', 'set', '--org-id', '999999', '--plan', 'pro', '--price-per-seat', '1')).code).toBe(1);
+
+      // Sessions and webhooks, as ops read them.
+      const session = await fetch(`http://127.0.0.1:${port}/api/v2/session`, { method: 'POST', headers: { 'X-API-Key': demo.api_key, 'Content-Type': 'application/json' }, body: JSON.stringify({ workflow_id: demo.workflows.location, vendor_data: 'cli' }) });
+      const sessionId = ((await session.json()) as { data: { session_id: string } }).data.session_id;
+      const listed = await verity('admin', 'session', 'list', '--vendor-data', 'cli');
+      expect(listed.out.sessions.map((entry: { session_id: string }) => entry.session_id)).toEqual([sessionId]);
+      const shown = await verity('admin', 'session', 'show', sessionId);
+      expect(shown.out.timeline[0]).toMatchObject({ to: 'NOT_STARTED' });
+      expect((await verity('admin', 'webhook', 'list')).out).toEqual([]);
+
       const project = await verity('admin', 'project', 'create', '--name', 'Second', '--balance', '50');
       expect(project.out.project.balance).toBe(50);
       expect(project.out.key).toMatch(/^vk_live_/);
