@@ -3,14 +3,14 @@
 // Prints, for every PAIRS.csv under the data folder: pair accuracy, true-accept and false-accept
 // rates at the default threshold, the equal error rate, the pairs decided wrong, distance
 // distributions, detection failures and timings (the figures calibrate src/ml/faces/match.ts);
-// and how stable the /antispoof/identity face ids are (same person -> same id) and how often the
-// uniqueness prefilter (src/core/faces/face-index.ts) would miss a same-person pair.
+// how stable the /antispoof/identity face ids are (same person -> same id), and what the
+// uniqueness search (src/core/faces/face-index.ts) finds for the set's pairs.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { decodeImage } from '../src/ml/image.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity, faceDistance, loadFaceModels, MATCH_DISTANCE } from '../src/ml/faces/index.js';
-import { LSH, lshCodes } from '../src/core/faces/face-index.js';
+import { DescriptorTable } from '../src/core/faces/face-index.js';
 
 const DATA = process.env.VERITY_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
 if (!existsSync(DATA)) {
@@ -97,6 +97,25 @@ for (const set of SETS) {
   console.log(`best distance cut on this set: ${f3(best.cut)} (${best.ok}/${same.length + diff.length})`);
   if (wrong.length) console.log(`wrong pairs:\n  ${wrong.slice(0, 30).join('\n  ')}`);
   identityStability(set, descriptors);
+  uniquenessRecall(pairs, descriptors);
+}
+
+/**
+ * The uniqueness search replayed on the set's pairs (its in-memory table, as the service holds
+ * it): with every face of the set enrolled, does searching with one photo of a pair find the
+ * other? Same-person pairs count when found both ways; different people must never be found.
+ * Exact search at MATCH_DISTANCE would find the same-person pairs within that distance.
+ */
+function uniquenessRecall(pairs: { a: string; b: string; same: boolean }[], descriptors: Map<string, Float32Array | null>): void {
+  const table = new DescriptorTable();
+  for (const [file, descriptor] of descriptors) if (descriptor) table.add(file, descriptor);
+  const finds = (probe: string, enrolled: string) => table.within(descriptors.get(probe)!, MATCH_DISTANCE).some((m) => m.id === enrolled);
+  const scored = pairs.filter((p) => descriptors.get(p.a) && descriptors.get(p.b));
+  const same = scored.filter((p) => p.same);
+  const withinDistance = same.filter((p) => faceDistance(descriptors.get(p.a)!, descriptors.get(p.b)!) <= MATCH_DISTANCE).length;
+  const found = same.filter((p) => finds(p.a, p.b) && finds(p.b, p.a)).length;
+  const falseMatches = scored.filter((p) => !p.same && (finds(p.a, p.b) || finds(p.b, p.a))).length;
+  console.log(`uniqueness search: same person found ${found}/${same.length} same-person pairs (exact search at distance ${MATCH_DISTANCE}: ${withinDistance}); different people found ${falseMatches}/${scored.length - same.length}`);
 }
 
 /** Where false rejects (same pairs above the cut) equal false accepts (different pairs at or below it). */
@@ -113,8 +132,6 @@ function equalErrorRate(same: number[], diff: number[]): number {
 /**
  * The /antispoof/identity rule replayed on the set's labelled single-face images, in file order:
  * a face joins the nearest identity (its first face) within MATCH_DISTANCE, else starts a new one.
- * Also how often a same-person pair within MATCH_DISTANCE shares no LSH bucket (within one bit):
- * the prefilter's misses.
  */
 function identityStability(set: string, descriptors: Map<string, Float32Array | null>): void {
   const labels = existsSync(`${DATA}/${set}/LABELS.csv`) ? csv(`${DATA}/${set}/LABELS.csv`) : [];
@@ -129,18 +146,12 @@ function identityStability(set: string, descriptors: Map<string, Float32Array | 
     clusters.push(p.descriptor);
     return clusters.length - 1;
   });
-  let samePairs = 0, sameId = 0, diffPairs = 0, collide = 0, close = 0, missed = 0;
-  const codes = people.map((p) => lshCodes(p.descriptor));
-  const probeHit = (a: number[], b: number[]) => a.some((code, t) => { const x = code ^ b[t]!; return (x & (x - 1)) === 0; });
+  let samePairs = 0, sameId = 0, diffPairs = 0, collide = 0;
   for (let i = 0; i < people.length; i++) {
     for (let j = i + 1; j < people.length; j++) {
       if (people[i]!.identity === people[j]!.identity) {
         samePairs++;
         if (ids[i] === ids[j]) sameId++;
-        if (faceDistance(people[i]!.descriptor, people[j]!.descriptor) <= MATCH_DISTANCE) {
-          close++;
-          if (!probeHit(codes[i]!, codes[j]!)) missed++;
-        }
       } else {
         diffPairs++;
         if (ids[i] === ids[j]) collide++;
@@ -150,7 +161,6 @@ function identityStability(set: string, descriptors: Map<string, Float32Array | 
   const perPerson = new Map<string, Set<number>>();
   people.forEach((p, i) => (perPerson.get(p.identity) ?? perPerson.set(p.identity, new Set()).get(p.identity)!).add(ids[i]!));
   console.log(`identity ids: ${people.length} faces of ${perPerson.size} people got ${clusters.length} ids; same person same id ${sameId}/${samePairs} pairs (${(100 * sameId / samePairs).toFixed(1)}%), different people sharing an id ${collide}/${diffPairs} (${(100 * collide / diffPairs).toFixed(2)}%); ids per person: ${[...perPerson].map(([who, set]) => `${who} ${set.size}`).join(', ')}`);
-  console.log(`uniqueness prefilter (LSH ${LSH.tables}x${LSH.bits}, 1-bit probe): missed ${missed}/${close} same-person pairs within the match distance`);
 }
 
 // Every obama-biden image turned 90 degrees (in memory) must still give the same person.

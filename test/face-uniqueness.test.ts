@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FaceIndex } from '../src/core/faces/face-index.js';
 import { decodeImage } from '../src/ml/image.js';
 import { markerFaceEngine, markerImage, type MarkerFace } from './helpers/face-engine.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
 // POST /api/v2/face-uniqueness and DELETE /api/v2/face-uniqueness/{face_id} through HTTP on the
-// deterministic engine: enrol, search, duplicates, unlink, tenant isolation, what is stored.
+// deterministic engine: enrol, search, duplicates, unlink, tenant isolation, what is stored, and
+// a second instance sharing the database.
 
 const engine = markerFaceEngine();
 let service: TestService;
@@ -72,14 +74,37 @@ describe('POST /api/v2/face-uniqueness', () => {
     expect((await unlink('no-such-face')).status).toBe(404);
   });
 
-  it('stores sealed descriptors only: no image, no readable numbers', async () => {
-    const rows = await sql<{ descriptor_sealed: string; buckets: number[] }>(service, 'select descriptor_sealed, buckets from face_enrollment');
+  it('stores sealed descriptors only: no image, no readable numbers, nothing derived in clear', async () => {
+    const rows = await sql<Record<string, unknown>>(service, 'select * from face_enrollment');
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
+      expect(Object.keys(row).sort()).toEqual(['created_at', 'descriptor_sealed', 'id', 'project_id', 'purpose', 'reference', 'seq']);
       expect(row.descriptor_sealed).toMatch(/^v1\./);
-      expect(row.descriptor_sealed.length).toBeLessThan(1000); // 128 floats, not an image
-      expect(row.buckets.length).toBe(32);
+      expect((row.descriptor_sealed as string).length).toBeLessThan(1000); // 128 floats, not an image
     }
+  });
+
+  it('sees what another instance enrols and unlinks in the shared database', async () => {
+    // A second server on the same database: its own in-memory copy of the register.
+    const elsewhere = new FaceIndex({ orm: service.core.orm, clock: { now: () => new Date() }, sealer: service.core.sealer });
+    const descriptor = async (face: MarkerFace) => (await engine.describeLargestFace(await decodeImage(await markerImage(face))))!.descriptor;
+    expect((await post({ image: await b64({ person: 11, variant: 1 }) })).body.data.check.data.unique).toBe(true); // this instance has the register open
+    const [faceId] = await elsewhere.enroll(service.demo.project_id, 'uniqueness', [{ descriptor: await descriptor({ person: 11 }), reference: 'user-11' }]);
+    const found = await post({ image: await b64({ person: 11, variant: 1 }) });
+    expect(found.body.data.check.data.matches[0]).toMatchObject({ face_id: faceId, reference: 'user-11' });
+    await elsewhere.unlink(service.demo.project_id, 'uniqueness', faceId!);
+    expect((await post({ image: await b64({ person: 11, variant: 1 }) })).body.data.check.data.unique).toBe(true);
+    // And the other way round: its first search opens the register with everything enrolled here.
+    const { matches } = await elsewhere.search(service.demo.project_id, 'uniqueness', await descriptor({ person: 1, variant: 3 }));
+    expect(matches.map((m) => m.reference)).toEqual(['user-1']);
+  });
+
+  it('enrols one face when the same new person arrives twice at once', async () => {
+    const image = await b64({ person: 12 });
+    const results = await Promise.all([post({ image, enroll: true }), post({ image, enroll: true })]);
+    const [enrolled, duplicate] = results.map((res) => res.body.data.check.data).sort((a, b) => Number(b.enrolled) - Number(a.enrolled));
+    expect([enrolled.enrolled, duplicate.enrolled]).toEqual([true, false]);
+    expect(duplicate.matches[0].face_id).toBe(enrolled.face_id);
   });
 
   it('answers bad input with the envelope, before any model runs', async () => {

@@ -19,10 +19,9 @@ export function faceIdentityCheck(deps: { engine: FaceEngine; index: FaceIndex; 
     ...antispoofCheck(deps),
     async execute(prepared, context): Promise<CheckOutcome> {
       const run = await runAntispoof(deps.engine, prepared, context, deps.challenges);
-      const { matches } = await deps.index.search(context.projectId, 'identity', run.descriptor, { limit: 1 });
       const live = run.check.data.live_score === 1;
-      const [created] = !matches.length && live ? await deps.index.enroll(context.projectId, 'identity', [{ descriptor: run.descriptor }]) : [];
-      const faceId = matches[0]?.faceId ?? created ?? null;
+      const { matches, enrolledId: created } = await deps.index.search(context.projectId, 'identity', run.descriptor, { limit: 1, ...(live ? { enrollIfNew: { reference: null } } : {}) });
+      const faceId = matches[0]?.faceId ?? created;
       run.check.data = { ...run.check.data, face_id: faceId, new_identity: Boolean(created) };
       return { check: run.check, reason: run.reason };
     },

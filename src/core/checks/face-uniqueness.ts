@@ -44,9 +44,8 @@ export function faceUniquenessCheck(deps: { engine: FaceEngine; index: FaceIndex
     },
     async execute(prepared, context): Promise<CheckOutcome> {
       const descriptor = 'descriptor' in prepared.source ? prepared.source.descriptor : await descriptorOf(deps.engine, prepared.source.image, 'image');
-      const { matches, candidates } = await deps.index.search(context.projectId, 'uniqueness', descriptor);
+      const { matches, compared, enrolledId: faceId } = await deps.index.search(context.projectId, 'uniqueness', descriptor, prepared.enroll ? { enrollIfNew: { reference: prepared.reference } } : {});
       const unique = matches.length === 0;
-      const [faceId] = unique && prepared.enroll ? await deps.index.enroll(context.projectId, 'uniqueness', [{ descriptor, reference: prepared.reference }]) : [];
       return {
         check: {
           type: 'face_uniqueness',
@@ -57,7 +56,7 @@ export function faceUniquenessCheck(deps: { engine: FaceEngine; index: FaceIndex
             matches: matches.map((m) => ({ face_id: m.faceId, reference: m.reference, similarity: similarity(m.distance) })),
             enrolled: Boolean(faceId),
             face_id: faceId ?? null,
-            candidates_compared: candidates,
+            candidates_compared: compared,
           },
           error: unique ? null : `the face is already enrolled as ${matches[0]!.faceId}${prepared.enroll ? '; not enrolled again' : ''}`,
         },

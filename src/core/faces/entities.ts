@@ -1,4 +1,4 @@
-import { ArrayType, Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { BigIntType, Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
 /**
  * A gesture challenge for an anti-spoof burst: single use, valid 60 s, bound to one project.
@@ -27,16 +27,20 @@ export class FaceChallenge {
 
 /**
  * One enrolled face of a project: the 128-d descriptor only, sealed (AES-256-GCM), never an
- * image. `purpose` separates the uniqueness register (enrolled on request, unlinkable) from the
- * identity clusters behind /antispoof/identity. `buckets` holds the locality-sensitive hash keys
- * the search prefilters on (GIN index, `&&`); see src/core/faces/face-index.ts.
+ * image, and no clear-text code derived from it. `purpose` separates the uniqueness register
+ * (enrolled on request, unlinkable) from the identity clusters behind /antispoof/identity.
+ * `seq` is the enrolment order (a global sequence, never reused, and taken under a per-register
+ * lock so it is also commit order): every instance keeps the register's descriptors in memory and
+ * catches up with `seq > last seen`; see src/core/faces/face-index.ts.
  */
 @Entity({ tableName: 'face_enrollment' })
-@Index({ properties: ['projectId', 'purpose', 'createdAt'] })
-@Index({ name: 'face_enrollment_buckets_gin', properties: ['buckets'], type: 'gin' })
+@Index({ properties: ['projectId', 'purpose', 'seq'] })
 export class FaceEnrollment {
   @PrimaryKey({ type: 'string', length: 40 })
   id!: string;
+
+  @Property({ type: new BigIntType('number'), autoincrement: true })
+  seq?: number;
 
   @Property({ type: 'string', length: 40 })
   projectId!: string;
@@ -50,9 +54,6 @@ export class FaceEnrollment {
 
   @Property({ type: 'text' })
   descriptorSealed!: string;
-
-  @Property({ type: new ArrayType((value) => Number(value)), columnType: 'int[]' })
-  buckets!: number[];
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;

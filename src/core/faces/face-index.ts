@@ -1,75 +1,32 @@
-import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { newId, type Sealer } from '../secrets.js';
-import { faceDistance, MATCH_DISTANCE } from '../../ml/faces/match.js';
+import { MATCH_DISTANCE } from '../../ml/faces/match.js';
 import { FaceEnrollment } from './entities.js';
 
-// A project's register of face descriptors, searched for the same person, built to hold a
-// million descriptors per project on plain PostgreSQL (no pgvector here: PGlite / PG 15 without
-// extensions).
+// A project's register of face descriptors, searched for the same person; built for a million
+// descriptors per project on plain PostgreSQL or PGlite (no pgvector).
 //
-// Two stages:
-// 1. Prefilter (SQL, indexed): locality-sensitive hashing with random hyperplanes. TABLES hash
-//    tables of BITS bits each: bit j of table t is the sign of (descriptor - MEAN) . w_tj. A row
-//    stores one key per table (its code, hashed with the project and purpose into an int, so the
-//    GIN index on `buckets` returns this project's rows only). A search probes each table's own
-//    code and the BITS codes one bit away (multi-probe), i.e. TABLES * (BITS + 1) keys, with
-//    `buckets && keys`.
-// 2. Exact: the candidates' sealed descriptors are opened and compared by Euclidean distance.
-//
-// The prefilter trades recall for speed: a same-person pair is found only when some table puts
-// both within one bit. Measured on the shared photos (scripts/eval-faces.ts): see README "Face
-// engine". face-api descriptors share a large common component (|mean| ~1.3 of |d| ~1.5), so the
-// hyperplanes pass through MEAN, the average descriptor of the shared evaluation photos (84 faces,
-// rounded); through the origin nearly every pair would collide.
+// The search is exact: every enrolled descriptor is compared with the probe by Euclidean
+// distance, so it finds exactly what face match would call the same person. No prefilter can
+// promise that here: on the shared photos, same-person pairs within the match distance reach 68
+// degrees apart around the average descriptor while strangers come down to 64, so locality-
+// sensitive hashing needs to probe a large share of the register to find the far pairs (measured
+// in the README, "Face engine"). A linear scan of 128 floats per face is fast when the
+// descriptors are already open in memory, so:
+// - At rest, each descriptor is sealed (AES-256-GCM) in `face_enrollment`, with nothing derived
+//   from it in clear.
+// - Each instance opens a register once (first search) into a DescriptorTable, then catches up
+//   on every search with the rows whose `seq` is above the last one it saw. Enrolment takes a
+//   per-register lock, so `seq` order is commit order and catching up never skips a row.
+// - Unlinks elsewhere are caught when a match is confirmed against the table (the database says
+//   which of the matched faces still exist), so a stale face is never reported.
 
-export const LSH = { bits: 14, tables: 32, seed: 20261123 };
+export const DESCRIPTOR_SIZE = 128;
 
-/** Average face-api descriptor (see above); only the hash geometry depends on it. */
+/** Average face-api descriptor on the shared evaluation photos (the test engine and the bench build descriptors around it). */
 export const DESCRIPTOR_MEAN = Float32Array.from([-0.072, 0.081, 0.048, -0.025, -0.098, 0.001, -0.028, -0.075, 0.136, -0.074, 0.190, -0.025, -0.233, -0.003, -0.035, 0.119, -0.165, -0.114, -0.119, -0.084, 0.017, 0.049, 0.015, 0.043, -0.140, -0.303, -0.055, -0.108, 0.041, -0.100, -0.018, 0.033, -0.167, -0.037, 0.036, 0.065, -0.044, -0.072, 0.190, 0.036, -0.165, 0.027, 0.052, 0.272, 0.186, 0.031, 0.021, -0.073, 0.124, -0.266, 0.071, 0.149, 0.109, 0.082, 0.087, -0.176, 0.011, 0.129, -0.170, 0.092, 0.057, -0.036, -0.016, -0.063, 0.199, 0.097, -0.119, -0.132, 0.146, -0.145, -0.058, 0.081, -0.112, -0.177, -0.257, 0.041, 0.412, 0.149, -0.174, -0.001, -0.081, -0.029, 0.048, 0.064, -0.071, -0.027, -0.075, 0.031, 0.200, -0.004, -0.042, 0.212, -0.001, -0.008, 0.021, 0.037, -0.132, -0.014, -0.122, -0.035, 0.011, -0.086, -0.001, 0.103, -0.188, 0.157, -0.020, -0.030, -0.009, 0.013, -0.107, 0.003, 0.177, -0.267, 0.201, 0.176, 0.050, 0.130, 0.058, 0.048, 0.004, -0.006, -0.160, -0.087, 0.029, -0.042, 0.027, 0.028]);
-
-/** Deterministic hyperplanes (a fixed-seed LCG and Box-Muller): every instance hashes alike. */
-const PLANES: Float32Array[] = (() => {
-  let state = LSH.seed >>> 0;
-  const uniform = () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return (state + 0.5) / 2 ** 32;
-  };
-  const gauss = () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-  return Array.from({ length: LSH.tables * LSH.bits }, () => Float32Array.from({ length: DESCRIPTOR_MEAN.length }, gauss));
-})();
-
-/** Each table's BITS-bit code of a descriptor. */
-export function lshCodes(descriptor: Float32Array): number[] {
-  const codes: number[] = [];
-  for (let t = 0; t < LSH.tables; t++) {
-    let code = 0;
-    for (let b = 0; b < LSH.bits; b++) {
-      const w = PLANES[t * LSH.bits + b]!;
-      let dot = 0;
-      for (let i = 0; i < w.length; i++) dot += w[i]! * (descriptor[i]! - DESCRIPTOR_MEAN[i]!);
-      if (dot > 0) code |= 1 << b;
-    }
-    codes.push(code);
-  }
-  return codes;
-}
-
-function bucketKey(scope: string, table: number, code: number): number {
-  return createHash('sha256').update(`${scope}:${table}:${code}`).digest().readInt32BE(0);
-}
-
-/** The keys a row is stored under: one per table. */
-function storedKeys(scope: string, descriptor: Float32Array): number[] {
-  return lshCodes(descriptor).map((code, t) => bucketKey(scope, t, code));
-}
-
-/** The keys a search probes: each table's code and every code one bit away. */
-function probeKeys(scope: string, descriptor: Float32Array): number[] {
-  return lshCodes(descriptor).flatMap((code, t) => [code, ...Array.from({ length: LSH.bits }, (_, b) => code ^ (1 << b))].map((c) => bucketKey(scope, t, c)));
-}
 
 export type FacePurpose = FaceEnrollment['purpose'];
 
@@ -79,6 +36,86 @@ export interface FaceMatch {
   distance: number;
 }
 
+/**
+ * Descriptors of one register in memory, in one growing Float32Array; exact search by scan.
+ * Also used on its own by scripts/eval-faces.ts to replay the search on the shared photos.
+ */
+export class DescriptorTable {
+  private vectors = new Float32Array(DESCRIPTOR_SIZE * 1024);
+  private ids: string[] = [];
+  private readonly slots = new Map<string, number>();
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  add(id: string, descriptor: Float32Array): void {
+    if (descriptor.length !== DESCRIPTOR_SIZE) throw new RangeError(`a descriptor has ${DESCRIPTOR_SIZE} values, not ${descriptor.length}`);
+    if (this.slots.has(id)) return;
+    if ((this.ids.length + 1) * DESCRIPTOR_SIZE > this.vectors.length) {
+      const grown = new Float32Array(this.vectors.length * 2);
+      grown.set(this.vectors);
+      this.vectors = grown;
+    }
+    this.vectors.set(descriptor, this.ids.length * DESCRIPTOR_SIZE);
+    this.slots.set(id, this.ids.length);
+    this.ids.push(id);
+  }
+
+  /** Removes a face by moving the last one into its slot. */
+  remove(id: string): void {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return;
+    const last = this.ids.length - 1;
+    const lastId = this.ids.pop()!;
+    this.slots.delete(id);
+    if (slot !== last) {
+      this.vectors.copyWithin(slot * DESCRIPTOR_SIZE, last * DESCRIPTOR_SIZE, (last + 1) * DESCRIPTOR_SIZE);
+      this.ids[slot] = lastId;
+      this.slots.set(lastId, slot);
+    }
+  }
+
+  /** Every face within `maxDistance`, nearest first. */
+  within(descriptor: Float32Array, maxDistance: number): { id: string; distance: number }[] {
+    const limit = maxDistance * maxDistance;
+    const v = this.vectors;
+    const found: { id: string; distance: number }[] = [];
+    for (let row = 0, base = 0; row < this.ids.length; row++, base += DESCRIPTOR_SIZE) {
+      // Unrolled by 4, and given up every 32 values once past the limit: most faces are
+      // strangers, past it halfway through.
+      let sum = 0;
+      for (let i = 0; i < DESCRIPTOR_SIZE && sum <= limit; ) {
+        for (const end = i + 32; i < end; i += 4) {
+          const d0 = descriptor[i]! - v[base + i]!;
+          const d1 = descriptor[i + 1]! - v[base + i + 1]!;
+          const d2 = descriptor[i + 2]! - v[base + i + 2]!;
+          const d3 = descriptor[i + 3]! - v[base + i + 3]!;
+          sum += d0 * d0 + d1 * d1 + d2 * d2 + d3 * d3;
+        }
+      }
+      if (sum <= limit) found.push({ id: this.ids[row]!, distance: Math.sqrt(sum) });
+    }
+    return found.sort((a, b) => a.distance - b.distance);
+  }
+}
+
+/** A register as one instance holds it: its descriptors and the last `seq` it has read. */
+interface Register {
+  table: DescriptorTable;
+  lastSeq: number;
+  /** The first full read, shared by concurrent first searches. */
+  opened: Promise<void>;
+}
+
+type Em = Orm['em'];
+
+const PAGE = 10_000;
+
 const toBase64 = (descriptor: Float32Array) => Buffer.from(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength).toString('base64');
 const fromBase64 = (text: string) => {
   const bytes = Buffer.from(text, 'base64');
@@ -86,30 +123,64 @@ const fromBase64 = (text: string) => {
 };
 
 export class FaceIndex {
+  private readonly registers = new Map<string, Register>();
+
   constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer }) {}
 
-  /** Enrolled faces of the project within `maxDistance` of the descriptor, nearest first. */
-  async search(projectId: string, purpose: FacePurpose, descriptor: Float32Array, options: { maxDistance?: number; limit?: number } = {}): Promise<{ matches: FaceMatch[]; candidates: number }> {
-    const maxDistance = options.maxDistance ?? MATCH_DISTANCE;
-    const keys = probeKeys(`${projectId}:${purpose}`, descriptor);
-    const rows: { id: string; reference: string | null; descriptor_sealed: string }[] = await this.deps.orm.em.getConnection().execute(
-      // OFFSET 0 fences the subquery so the planner takes the GIN index on buckets (the keys are
-      // already scoped to the project) rather than scanning the project's rows by project_id.
-      'select id, reference, descriptor_sealed from (select * from face_enrollment where buckets && ?::int[] offset 0) candidate where project_id = ? and purpose = ?',
-      [`{${keys.join(',')}}`, projectId, purpose],
-    );
-    const matches: FaceMatch[] = [];
-    for (const row of rows) {
-      const distance = faceDistance(descriptor, fromBase64(this.deps.sealer.open(row.descriptor_sealed)));
-      if (distance <= maxDistance) matches.push({ faceId: row.id, reference: row.reference, distance });
-    }
-    matches.sort((a, b) => a.distance - b.distance);
-    return { matches: matches.slice(0, options.limit ?? 5), candidates: rows.length };
+  /**
+   * Enrolled faces of the project within `maxDistance` of the descriptor, nearest first, and how
+   * many were compared. With `enrollIfNew`, a face with no match is enrolled in the same step,
+   * under the register's lock, so two concurrent requests cannot enrol the same new person twice.
+   */
+  async search(
+    projectId: string,
+    purpose: FacePurpose,
+    descriptor: Float32Array,
+    options: { maxDistance?: number; limit?: number; enrollIfNew?: { reference: string | null } } = {},
+  ): Promise<{ matches: FaceMatch[]; compared: number; enrolledId: string | null }> {
+    const register = await this.open(projectId, purpose);
+    const find = async (em: Em) => {
+      await this.catchUp(em, projectId, purpose, register);
+      return { matches: await this.confirm(em, projectId, purpose, register, descriptor, options), compared: register.table.size };
+    };
+    const enroll = options.enrollIfNew;
+    if (!enroll) return { ...(await find(this.deps.orm.em.fork())), enrolledId: null };
+    const result = await this.deps.orm.em.fork().transactional(async (tx) => {
+      await this.lock(tx, projectId, purpose);
+      const found = await find(tx);
+      const [enrolledId] = found.matches.length ? [] : await this.insert(tx, projectId, purpose, [{ descriptor, reference: enroll.reference }]);
+      return { ...found, enrolledId: enrolledId ?? null };
+    });
+    if (result.enrolledId) register.table.add(result.enrolledId, descriptor);
+    return result;
   }
 
-  /** Stores descriptors (sealed) with their hash keys; returns their face ids in order. */
+  /** Stores descriptors (sealed); returns their face ids in order. */
   async enroll(projectId: string, purpose: FacePurpose, faces: { descriptor: Float32Array; reference?: string | null }[]): Promise<string[]> {
-    const em = this.deps.orm.em.fork();
+    const ids = await this.deps.orm.em.fork().transactional(async (tx) => {
+      await this.lock(tx, projectId, purpose);
+      return this.insert(tx, projectId, purpose, faces);
+    });
+    // Known here without unsealing; catching up later skips them. The register's `seq` is not
+    // moved, so rows that other instances committed before these are still read.
+    const table = this.registers.get(`${projectId}:${purpose}`)?.table;
+    if (table) ids.forEach((id, i) => table.add(id, faces[i]!.descriptor));
+    return ids;
+  }
+
+  /** Removes an enrolled face; `not_found` when it is not this project's. */
+  async unlink(projectId: string, purpose: FacePurpose, faceId: string): Promise<void> {
+    const deleted = await this.deps.orm.em.fork().nativeDelete(FaceEnrollment, { id: faceId, projectId, purpose });
+    if (deleted === 0) throw new DomainError('not_found', 'no enrolled face with that id in this project');
+    this.registers.get(`${projectId}:${purpose}`)?.table.remove(faceId);
+  }
+
+  /** Serializes enrolments per register until the transaction ends (see `seq`). */
+  private async lock(tx: Em, projectId: string, purpose: FacePurpose): Promise<void> {
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`face_enrollment:${projectId}:${purpose}`]);
+  }
+
+  private async insert(tx: Em, projectId: string, purpose: FacePurpose, faces: { descriptor: Float32Array; reference?: string | null }[]): Promise<string[]> {
     const now = this.deps.clock.now();
     const rows = faces.map((face) => ({
       id: newId('fce'),
@@ -117,16 +188,53 @@ export class FaceIndex {
       purpose,
       reference: face.reference ?? null,
       descriptorSealed: this.deps.sealer.seal(toBase64(face.descriptor)),
-      buckets: storedKeys(`${projectId}:${purpose}`, face.descriptor),
       createdAt: now,
     }));
-    await em.insertMany(FaceEnrollment, rows);
+    await tx.insertMany(FaceEnrollment, rows);
     return rows.map((row) => row.id);
   }
 
-  /** Removes an enrolled face; `not_found` when it is not this project's. */
-  async unlink(projectId: string, purpose: FacePurpose, faceId: string): Promise<void> {
-    const deleted = await this.deps.orm.em.fork().nativeDelete(FaceEnrollment, { id: faceId, projectId, purpose });
-    if (deleted === 0) throw new DomainError('not_found', 'no enrolled face with that id in this project');
+  private open(projectId: string, purpose: FacePurpose): Promise<Register> {
+    const key = `${projectId}:${purpose}`;
+    let register = this.registers.get(key);
+    if (!register) {
+      const created: Register = { table: new DescriptorTable(), lastSeq: 0, opened: Promise.resolve() };
+      created.opened = this.catchUp(this.deps.orm.em.fork(), projectId, purpose, created).catch((error: unknown) => {
+        this.registers.delete(key);
+        throw error;
+      });
+      this.registers.set(key, created);
+      register = created;
+    }
+    return register.opened.then(() => register);
+  }
+
+  /** Reads the rows enrolled since the register's last `seq` (all of them the first time). */
+  private async catchUp(em: Em, projectId: string, purpose: FacePurpose, register: Register): Promise<void> {
+    for (;;) {
+      const rows: { id: string; seq: string; descriptor_sealed: string }[] = await em.execute(
+        'select id, seq, descriptor_sealed from face_enrollment where project_id = ? and purpose = ? and seq > ? order by seq limit ?',
+        [projectId, purpose, register.lastSeq, PAGE],
+      );
+      for (const row of rows) {
+        if (!register.table.has(row.id)) register.table.add(row.id, fromBase64(this.deps.sealer.open(row.descriptor_sealed)));
+      }
+      if (rows.length) register.lastSeq = Math.max(register.lastSeq, Number(rows.at(-1)!.seq));
+      if (rows.length < PAGE) return;
+    }
+  }
+
+  /** The table's matches that still exist (another instance may have unlinked one), with their references. */
+  private async confirm(em: Em, projectId: string, purpose: FacePurpose, register: Register, descriptor: Float32Array, options: { maxDistance?: number; limit?: number }): Promise<FaceMatch[]> {
+    const near = register.table.within(descriptor, options.maxDistance ?? MATCH_DISTANCE);
+    if (!near.length) return [];
+    const rows = await em.find(FaceEnrollment, { id: { $in: near.map((n) => n.id) }, projectId, purpose }, { fields: ['id', 'reference'] });
+    const references = new Map(rows.map((row) => [row.id, row.reference ?? null]));
+    const matches: FaceMatch[] = [];
+    for (const { id, distance } of near) {
+      if (references.has(id)) matches.push({ faceId: id, reference: references.get(id)!, distance });
+      else register.table.remove(id);
+    }
+    return matches.slice(0, options.limit ?? 5);
   }
 }
