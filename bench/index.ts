@@ -22,6 +22,7 @@ const BENCHES: { name: string; file: string; env?: Record<string, string> }[] = 
   { name: 'documents', file: 'documents.ts', env: { BENCH_DOCUMENTS: '12' } },
   { name: 'face-uniqueness', file: 'face-uniqueness.ts' },
   { name: 'credentials', file: 'credentials.ts' },
+  { name: 'admin', file: 'admin.ts' },
 ];
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());

@@ -6,10 +6,14 @@ import {
   callbackUrlInput, createAdminTokenInput, createApiKeyInput, createOidcClientInput, createOrgAppInput, createProjectInput,
   createWorkflowInput, defaultCallbackInput, projectId, revokeApiKeyInput, setCallbackActiveInput,
 } from './tenancy/inputs.js';
-import type { AdminScope } from './tenancy/service.js';
 import { parseInput } from './validation.js';
-import { listCheckRecords } from './checks/records.js';
 import { setPlanInput } from './roster/inputs.js';
+import {
+  accountIdentityInput, accountsInput, adminAuditInput, aggregatesInput, checkRecordsInput, inviteMembersInput, memberActionInput, membersInput,
+  organizationInput, reviewQueueInput, reviewSessionInput, sessionInput, sessionsInput, webhookEventInput, webhookEventsInput,
+} from './ops/inputs.js';
+import { camelMember, type AdminCaller } from './ops/service.js';
+import type { memberView } from './roster/views.js';
 
 // The operations of the admin API, once. GraphQL resolvers and tRPC procedures are thin fronts
 // over this table: the same input schema, the same role rule, the same project isolation.
@@ -20,12 +24,33 @@ interface Operation<S extends z.ZodType, R> {
   /** Only an unscoped (all-projects) token may run it: creating projects, organizations, tokens. */
   global?: boolean;
   input: S;
-  run: (core: Core, input: z.output<S>, scope: AdminScope) => Promise<R>;
+  run: (core: Core, input: z.output<S>, caller: AdminCaller) => Promise<R>;
 }
 
 const op = <S extends z.ZodType, R>(operation: Operation<S, R>) => operation;
 const byProject = z.object({ projectId });
 const pageOfProject = z.object({ projectId, limit: z.number().int().min(1).max(500).optional() });
+const aggregate = <R>(compute: (core: Core, range: ReturnType<Core['ops']['aggregates']['range']>) => Promise<R>) =>
+  op({ kind: 'query', role: 'viewer', input: aggregatesInput, run: (core, input) => compute(core, core.ops.aggregates.range(input)) });
+
+/** The roster service's caller for an admin: the audit trail names the admin token. */
+const rosterCaller = (organizationId: number, caller: AdminCaller) => ({ organizationId, clientId: `admin:${caller.tokenId}` });
+const memberOutcome = (outcome: { member: ReturnType<typeof memberView> | null }) => (outcome.member ? camelMember(outcome.member) : null);
+
+/** The roster's Billing object in the admin API's camelCase. */
+async function organizationBilling(core: Core, organizationId: number) {
+  const billing = await core.roster.billing(organizationId);
+  const plan = billing.subscription;
+  return {
+    organizationId,
+    subscription: plan && { plan: plan.plan, status: plan.status, pricePerSeat: plan.price_per_seat, inTrial: plan.in_trial, trialEndsAt: plan.trial_ends_at, currentPeriodEnd: plan.current_period_end },
+    seats: billing.seats,
+    estimatedNextCharge: billing.estimated_next_charge,
+    currency: billing.currency,
+    balance: billing.balance,
+    invoices: billing.invoices.map((invoice) => ({ period: invoice.period, seats: invoice.seats, amount: invoice.amount, createdAt: invoice.created_at })),
+  };
+}
 
 export const adminOperations = {
   projects: op({ kind: 'query', role: 'viewer', input: z.object({}), run: (core, _input, scope) => core.tenancy.listProjects(scope) }),
@@ -36,7 +61,65 @@ export const adminOperations = {
   oidcClients: op({ kind: 'query', role: 'viewer', input: byProject, run: (core, input) => core.tenancy.listOidcClients(input.projectId) }),
   orgApps: op({ kind: 'query', role: 'viewer', global: true, input: z.object({}), run: (core) => core.tenancy.listOrgApps() }),
   charges: op({ kind: 'query', role: 'viewer', input: pageOfProject, run: (core, input) => core.billing.listCharges(input.projectId, { limit: input.limit }) }),
-  checkRecords: op({ kind: 'query', role: 'viewer', input: pageOfProject, run: (core, input) => listCheckRecords(core.orm, input.projectId, input.limit) }),
+  checkRecords: op({ kind: 'query', role: 'viewer', input: checkRecordsInput, run: (core, input) => core.ops.checkRecords(input) }),
+
+  // ---- ops: who am I, sessions, reviews, webhooks, accounts, roster, aggregates ----
+  me: op({ kind: 'query', role: 'viewer', input: z.object({}), run: async (_core, _input, caller) => caller }),
+  sessions: op({ kind: 'query', role: 'viewer', input: sessionsInput, run: (core, input) => core.ops.sessions(input) }),
+  reviewQueue: op({ kind: 'query', role: 'viewer', input: reviewQueueInput, run: (core, input) => core.ops.reviewQueue(input) }),
+  session: op({ kind: 'query', role: 'viewer', input: sessionInput, run: (core, input, caller) => core.ops.sessionDetail(input.projectId, input.sessionId, caller.role) }),
+  webhookEvents: op({ kind: 'query', role: 'viewer', input: webhookEventsInput, run: (core, input) => core.ops.webhookEvents(input) }),
+  webhookAttempts: op({
+    kind: 'query', role: 'viewer', input: webhookEventInput,
+    run: async (core, input) => (await core.ops.webhookEvent(input.projectId, input.eventId), (await core.ops.attemptsByEvents([input.eventId])).get(input.eventId) ?? []),
+  }),
+  accounts: op({ kind: 'query', role: 'viewer', input: accountsInput, run: (core, input) => core.ops.accounts(input) }),
+  /** Raw identity data: admins only, each read recorded in admin_audit. */
+  accountIdentity: op({ kind: 'query', role: 'admin', input: accountIdentityInput, run: (core, input, caller) => core.ops.accountIdentity(caller, input.projectId, input.svcId) }),
+  adminAudit: op({ kind: 'query', role: 'admin', input: adminAuditInput, run: (core, input, caller) => core.ops.adminAudit(caller, input) }),
+  organizations: op({ kind: 'query', role: 'viewer', input: z.object({}), run: (core, _input, caller) => core.ops.organizations(caller) }),
+  members: op({ kind: 'query', role: 'viewer', input: membersInput, run: (core, input) => core.ops.members(input) }),
+  invitations: op({ kind: 'query', role: 'viewer', input: membersInput.omit({ status: true }), run: (core, input) => core.ops.members(input, ['invited', 'link_sent']) }),
+  organizationBilling: op({ kind: 'query', role: 'viewer', input: organizationInput, run: (core, input) => organizationBilling(core, input.organizationId) }),
+  sessionsPerDay: aggregate((core, range) => core.ops.aggregates.sessionsPerDay(range)),
+  approvalRates: aggregate((core, range) => core.ops.aggregates.approvalRates(range)),
+  timeToDecision: aggregate((core, range) => core.ops.aggregates.timeToDecision(range)),
+  checkFailureReasons: aggregate((core, range) => core.ops.aggregates.checkFailureReasons(range)),
+  webhookStats: aggregate((core, range) => core.ops.aggregates.webhookStats(range)),
+
+  /** The manual review of the REST PATCH: same rules (409s, one winner), recorded as admin:<token id>. */
+  reviewSession: op({
+    kind: 'mutation', role: 'reviewer', input: reviewSessionInput,
+    run: async (core, input, caller) => {
+      await core.sessions.review(input.projectId, input.sessionId, `admin:${caller.tokenId}`, { status: input.status });
+      return core.ops.sessionDetail(input.projectId, input.sessionId, caller.role);
+    },
+  }),
+  resendWebhookEvent: op({
+    kind: 'mutation', role: 'admin', input: webhookEventInput,
+    run: async (core, input) => { await core.webhooks.resend(input.projectId, input.eventId); return core.ops.webhookEvent(input.projectId, input.eventId); },
+  }),
+  inviteMembers: op({
+    kind: 'mutation', role: 'admin', input: inviteMembersInput,
+    run: async (core, input, caller) => {
+      const members = input.members.map((member) => ({ email: member.email, first_name: member.firstName, last_name: member.lastName, role: member.role }));
+      const outcome = await core.roster.addMembers(rosterCaller(input.organizationId, caller), { members, notify: input.notify, invite: input.invite });
+      return {
+        created: outcome.created.map((member) => ({ member: camelMember(member), activationLink: member.activation_link, inviteMethod: member.invite_method })),
+        skipped: outcome.skipped,
+        notified: outcome.notified,
+      };
+    },
+  }),
+  deactivateMember: op({ kind: 'mutation', role: 'admin', input: memberActionInput, run: async (core, input, caller) => memberOutcome(await core.roster.deactivate(rosterCaller(input.organizationId, caller), input.memberId)) }),
+  reactivateMember: op({ kind: 'mutation', role: 'admin', input: memberActionInput, run: async (core, input, caller) => memberOutcome(await core.roster.reactivate(rosterCaller(input.organizationId, caller), input.memberId)) }),
+  resendInvitation: op({
+    kind: 'mutation', role: 'admin', input: memberActionInput,
+    run: async (core, input, caller) => {
+      const outcome = await core.roster.invite(rosterCaller(input.organizationId, caller), input.memberId);
+      return { member: camelMember(outcome.member), activationLink: outcome.activation_link, inviteMethod: 'face' };
+    },
+  }),
 
   createProject: op({ kind: 'mutation', role: 'admin', global: true, input: createProjectInput, run: (core, input) => core.tenancy.createProject(input) }),
   createApiKey: op({ kind: 'mutation', role: 'admin', input: createApiKeyInput, run: (core, input) => core.tenancy.createApiKey(input) }),
@@ -62,16 +145,17 @@ export type AdminResult<K extends AdminOperationName> = Awaited<ReturnType<Admin
 /** Runs one admin operation for a caller: role, then input, then project isolation, then the work. */
 export async function runAdminOperation<K extends AdminOperationName>(
   core: Core,
-  scope: AdminScope,
+  caller: AdminCaller,
   name: K,
   rawInput: unknown,
 ): Promise<AdminResult<K>> {
   const operation = adminOperations[name] as unknown as Operation<z.ZodType, AdminResult<K>>;
-  core.tenancy.requireRole(scope, operation.role);
-  if (operation.global && scope.projectId !== null) {
+  core.tenancy.requireRole(caller, operation.role);
+  if (operation.global && caller.projectId !== null) {
     throw new DomainError('forbidden', 'this needs a token that is not scoped to one project');
   }
-  const input = parseInput(operation.input, rawInput ?? {}) as { projectId?: string };
-  if (typeof input.projectId === 'string') core.tenancy.requireProjectAccess(scope, input.projectId);
-  return operation.run(core, input, scope);
+  const input = parseInput(operation.input, rawInput ?? {}) as { projectId?: string; organizationId?: number };
+  if (typeof input.projectId === 'string') core.tenancy.requireProjectAccess(caller, input.projectId);
+  if (typeof input.organizationId === 'number' && !operation.global) await core.ops.requireOrganizationAccess(caller, input.organizationId);
+  return operation.run(core, input, caller);
 }

@@ -185,6 +185,9 @@ const implied = {
   conflict: { status: 409, message: 'the request conflicts with the current state; read it again' },
   internal_error: { status: 500, message: 'unexpected error; safe to retry with backoff' },
   service_unavailable: { status: 503, message: 'service temporarily unavailable; retry with backoff' },
+  // The admin GraphQL API's query limits (README: Admin console and ops API).
+  query_too_deep: { status: 400, message: 'query nests fields deeper than the limit' },
+  query_too_costly: { status: 400, message: 'query would cost more than the limit' },
 } as const satisfies Record<string, CatalogEntry>;
 
 export const errorCatalog = { ...specCatalog, ...chosenStatus, ...implied } as const satisfies Record<string, CatalogEntry>;

@@ -1,23 +1,25 @@
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { runAdminOperation, type AdminOperationName } from '../core/admin.js';
 import type { Core } from '../core/index.js';
-import type { AdminScope } from '../core/tenancy/service.js';
+import type { AdminCaller } from '../core/ops/service.js';
+import type { OpsLoaders } from './ops-resolvers.js';
 import {
   ApiKeyType, CallbackDestinationType, CallbackUrlInput, CreateAdminTokenInput, CreateAdminTokenPayload, CreateApiKeyInput,
   CreateApiKeyPayload, CreateOidcClientInput, CreateOidcClientPayload, CreateOrgAppInput, CreateOrgAppPayload,
   CreateProjectInput, CreateProjectPayload, CreateWorkflowInput, DefaultCallbackInput, OidcClientType, OrgAppType,
-  ProjectType, RevokeApiKeyInput, SetCallbackActiveInput, WorkflowType, ChargeType, CheckRecordType, TopUpWalletInput,
+  ProjectType, RevokeApiKeyInput, SetCallbackActiveInput, WorkflowType, ChargeType, TopUpWalletInput,
   RosterPlanType, SetPlanInput,
 } from './types.js';
 
 export interface GraphContext {
   core: Core;
-  scope: AdminScope;
+  scope: AdminCaller;
+  loaders: OpsLoaders;
 }
 
 // type-graphql hands input objects over as class instances; core wants plain data.
 const plain = (input: object) => Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
-const run = (ctx: GraphContext, name: AdminOperationName, input: object = {}) => runAdminOperation(ctx.core, ctx.scope, name, plain(input));
+export const run = (ctx: GraphContext, name: AdminOperationName, input: object = {}) => runAdminOperation(ctx.core, ctx.scope, name, plain(input));
 
 @Resolver()
 export class TenancyResolver {
@@ -63,15 +65,6 @@ export class TenancyResolver {
     @Ctx() ctx: GraphContext,
   ) {
     return run(ctx, 'charges', { projectId, limit: limit ?? undefined });
-  }
-
-  @Query(() => [CheckRecordType], { description: 'Standalone check records of a project, newest first' })
-  checkRecords(
-    @Arg('projectId', () => String) projectId: string,
-    @Arg('limit', () => Int, { nullable: true }) limit: number | undefined,
-    @Ctx() ctx: GraphContext,
-  ) {
-    return run(ctx, 'checkRecords', { projectId, limit: limit ?? undefined });
   }
 
   @Mutation(() => ProjectType, { description: 'Add money to a project wallet' })

@@ -7,6 +7,8 @@ import { DomainError, isErrorCode } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import type { Logger } from '../logger.js';
 import { bearer } from '../rest/auth.js';
+import { queryLimitsPlugin } from './limits.js';
+import { opsLoaders } from './ops-resolvers.js';
 import type { GraphContext } from './resolvers.js';
 import { graphSchema } from './schema.js';
 
@@ -39,6 +41,7 @@ export async function graphqlMiddleware(core: Core, logger: Logger): Promise<{ h
     formatError: formatGraphError(logger),
     includeStacktraceInErrorResponses: false,
     introspection: true,
+    plugins: [queryLimitsPlugin()],
     // The service owns shutdown order (HTTP, then GraphQL, then the store).
     stopOnTerminationSignals: false,
   });
@@ -52,7 +55,7 @@ export async function graphqlMiddleware(core: Core, logger: Logger): Promise<{ h
           extensions: { code: 'unauthenticated', http: { status: 401 } },
         });
       }
-      return { core, scope };
+      return { core, scope, loaders: opsLoaders(core) };
     },
   });
   return { handler, stop: () => server.stop() };

@@ -4,13 +4,13 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { adminOperations, runAdminOperation, type AdminOperationName, type AdminOperations } from '../core/admin.js';
 import { DomainError } from '../core/errors.js';
 import type { Core } from '../core/index.js';
-import type { AdminScope } from '../core/tenancy/service.js';
+import type { AdminCaller } from '../core/ops/service.js';
 import type { Logger } from '../logger.js';
 import { bearer } from '../rest/auth.js';
 
 interface TrpcContext {
   core: Core;
-  scope: AdminScope | null;
+  scope: AdminCaller | null;
 }
 
 const TRPC_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
@@ -36,7 +36,7 @@ const authed = t.procedure.use(({ ctx, next }) => {
 
 /** Runs an admin operation for a tRPC call, with domain errors as tRPC errors that keep the catalog code. */
 function resolver<K extends AdminOperationName>(name: K) {
-  return async ({ ctx, input }: { ctx: { core: Core; scope: AdminScope }; input: unknown }) => {
+  return async ({ ctx, input }: { ctx: { core: Core; scope: AdminCaller }; input: unknown }) => {
     try {
       return await runAdminOperation(ctx.core, ctx.scope, name, input);
     } catch (error) {
@@ -67,6 +67,30 @@ export const adminRouter = t.router({
   orgApps: query('orgApps'),
   charges: query('charges'),
   checkRecords: query('checkRecords'),
+  me: query('me'),
+  sessions: query('sessions'),
+  reviewQueue: query('reviewQueue'),
+  session: query('session'),
+  webhookEvents: query('webhookEvents'),
+  webhookAttempts: query('webhookAttempts'),
+  accounts: query('accounts'),
+  accountIdentity: query('accountIdentity'),
+  adminAudit: query('adminAudit'),
+  organizations: query('organizations'),
+  members: query('members'),
+  invitations: query('invitations'),
+  organizationBilling: query('organizationBilling'),
+  sessionsPerDay: query('sessionsPerDay'),
+  approvalRates: query('approvalRates'),
+  timeToDecision: query('timeToDecision'),
+  checkFailureReasons: query('checkFailureReasons'),
+  webhookStats: query('webhookStats'),
+  reviewSession: mutation('reviewSession'),
+  resendWebhookEvent: mutation('resendWebhookEvent'),
+  inviteMembers: mutation('inviteMembers'),
+  deactivateMember: mutation('deactivateMember'),
+  reactivateMember: mutation('reactivateMember'),
+  resendInvitation: mutation('resendInvitation'),
   topUpWallet: mutation('topUpWallet'),
   createProject: mutation('createProject'),
   createApiKey: mutation('createApiKey'),

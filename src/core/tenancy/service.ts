@@ -23,12 +23,15 @@ export interface TenancyDeps {
 }
 
 /** Who is asking through the admin API: a role, and a project when the token is scoped to one. */
+/** Who calls the admin API: the token's role, its project (null: every project) and its id (audits, `admin:<id>`). */
 export interface AdminScope {
+  tokenId: string;
   role: AdminRole;
   projectId: string | null;
 }
 
 const ROLE_RANK: Record<AdminRole, number> = { viewer: 0, reviewer: 1, admin: 2 };
+export const roleAtLeast = (role: AdminRole, wanted: AdminRole) => ROLE_RANK[role] >= ROLE_RANK[wanted];
 
 /** Projects, their credentials, workflows and callbacks; organization apps; admin tokens. */
 export class TenancyService {
@@ -46,7 +49,7 @@ export class TenancyService {
 
   /** Throws unless the scope holds at least `role`. */
   requireRole(scope: AdminScope, role: AdminRole): void {
-    if (ROLE_RANK[scope.role] < ROLE_RANK[role]) {
+    if (!roleAtLeast(scope.role, role)) {
       throw new DomainError('forbidden', `this needs the ${role} role; the token has ${scope.role}`);
     }
   }
@@ -343,6 +346,6 @@ export class TenancyService {
   async authenticateAdminToken(token: string): Promise<AdminScope | null> {
     if (!token || token.length > 200) return null;
     const row = await this.em().findOne(AdminToken, { tokenDigest: digestSecret(token), revokedAt: null });
-    return row ? { role: row.role, projectId: row.project?.id ?? null } : null;
+    return row ? { tokenId: row.id, role: row.role, projectId: row.project?.id ?? null } : null;
   }
 }

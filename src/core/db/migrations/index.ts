@@ -6,6 +6,7 @@ import { Migration20261123030000_credentials } from './Migration20261123030000_c
 import { Migration20261123050000_faces } from './Migration20261123050000_faces.js';
 import { Migration20261123040000_sessions } from './Migration20261123040000_sessions.js';
 import { Migration20261123060000_roster } from './Migration20261123060000_roster.js';
+import { Migration20261123070000_ops } from './Migration20261123070000_ops.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123040000_sessions', class: Migration20261123040000_sessions },
   { name: 'Migration20261123050000_faces', class: Migration20261123050000_faces },
   { name: 'Migration20261123060000_roster', class: Migration20261123060000_roster },
+  { name: 'Migration20261123070000_ops', class: Migration20261123070000_ops },
 ];

@@ -1,0 +1,305 @@
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { CheckRecordType } from './types.js';
+
+// GraphQL shapes of the ops read models (src/core/ops). Inputs are validated again by the
+// operations' zod schemas, so these classes only describe the wire.
+
+export enum SessionSort {
+  CREATED_AT_DESC = 'CREATED_AT_DESC',
+  CREATED_AT_ASC = 'CREATED_AT_ASC',
+}
+registerEnumType(SessionSort, { name: 'SessionSort', description: 'Order of a sessions page' });
+
+@ObjectType('PageInfo')
+export class PageInfoType {
+  @Field(() => Boolean) hasNextPage!: boolean;
+  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page' }) endCursor!: string | null;
+}
+
+/** A Relay connection type (`<Name>Connection` with `<Name>Edge`) over a node type. */
+function connection<N>(name: string, node: new () => N) {
+  @ObjectType(`${name}Edge`)
+  class Edge {
+    @Field(() => String) cursor!: string;
+    @Field(() => node) node!: N;
+  }
+  @ObjectType(`${name}Connection`)
+  class Connection {
+    @Field(() => [Edge]) edges!: Edge[];
+    @Field(() => PageInfoType) pageInfo!: PageInfoType;
+  }
+  return Connection;
+}
+
+@ObjectType('Me', { description: 'The admin token making the request' })
+export class MeType {
+  @Field(() => ID) tokenId!: string;
+  @Field(() => String, { description: 'viewer, reviewer or admin' }) role!: string;
+  @Field(() => String, { nullable: true, description: 'The one project the token may see; null: all' }) projectId!: string | null;
+}
+
+@ObjectType('SessionCheck', { description: 'One check run inside a session' })
+export class SessionCheckType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) type!: string;
+  @Field(() => String, { description: 'passed, failed or review' }) status!: string;
+  @Field(() => Float, { nullable: true }) score!: number | null;
+  @Field(() => String, { nullable: true, description: 'Short machine reason when not passed' }) reason!: string | null;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('TimelineEntry', { description: 'One state change of a session' })
+export class TimelineEntryType {
+  @Field(() => String, { nullable: true }) from!: string | null;
+  @Field(() => String) to!: string;
+  @Field(() => String, { description: 'api_key:<id>, user, system or admin:<token id>' }) actor!: string;
+  @Field(() => String, { nullable: true }) reason!: string | null;
+  @Field(() => String) at!: string;
+}
+
+@ObjectType('WebhookAttempt')
+export class WebhookAttemptType {
+  @Field(() => Int) attempt!: number;
+  @Field(() => String) at!: string;
+  @Field(() => Int, { nullable: true, description: 'null: no answer (refused, timeout)' }) httpStatus!: number | null;
+  @Field(() => Int) latencyMs!: number;
+  @Field(() => String, { nullable: true }) error!: string | null;
+  @Field(() => String, { nullable: true }) responseSnippet!: string | null;
+}
+
+@ObjectType('WebhookEvent')
+export class WebhookEventType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) projectId!: string;
+  @Field(() => String) sessionId!: string;
+  @Field(() => String) type!: string;
+  @Field(() => String, { nullable: true }) url!: string | null;
+  @Field(() => String, { description: 'pending, sending, delivered, failed, disabled or no_destination' }) state!: string;
+  @Field(() => Int) attemptCount!: number;
+  @Field(() => String, { nullable: true }) nextAttemptAt!: string | null;
+  @Field(() => String, { nullable: true }) deliveredAt!: string | null;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('Session', { description: 'A hosted verification session' })
+export class SessionType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) projectId!: string;
+  @Field(() => String) workflowId!: string;
+  @Field(() => String) status!: string;
+  @Field(() => [String]) features!: string[];
+  @Field(() => String, { nullable: true }) vendorData!: string | null;
+  @Field(() => String, { nullable: true }) svcId!: string | null;
+  @Field(() => String, { nullable: true }) decision!: string | null;
+  @Field(() => String, { nullable: true }) decidedAt!: string | null;
+  @Field(() => String, { nullable: true, description: 'system, api_key:<id> or admin:<token id>' }) decidedBy!: string | null;
+  @Field(() => String, { nullable: true }) startedAt!: string | null;
+  @Field(() => String) expiresAt!: string;
+  @Field(() => String) createdAt!: string;
+  @Field(() => String) updatedAt!: string;
+  @Field(() => String, { nullable: true }) callback!: string | null;
+  @Field(() => String, { nullable: true }) redirectUrl!: string | null;
+  @Field(() => Boolean, { description: 'Always false: Verity keeps no images of sessions (documents and selfies are read, then dropped)' })
+  imagesRetained!: boolean;
+}
+
+export const SessionConnection = connection('Session', SessionType);
+export const WebhookEventConnection = connection('WebhookEvent', WebhookEventType);
+export const CheckRecordConnection = connection('CheckRecord', CheckRecordType);
+
+@ObjectType('Account', { description: 'A person\'s account, without identity data' })
+export class AccountType {
+  @Field(() => ID) svcId!: string;
+  @Field(() => String) email!: string;
+  @Field(() => Boolean) idVerified!: boolean;
+  @Field(() => Boolean) humanVerified!: boolean;
+  @Field(() => String, { nullable: true }) identityVerifiedAt!: string | null;
+  @Field(() => Boolean) hasFaceReference!: boolean;
+  @Field(() => String) createdAt!: string;
+}
+export const AccountConnection = connection('Account', AccountType);
+
+@ObjectType('AccountIdentity', { description: 'Raw identity data: admins only, every read audited' })
+export class AccountIdentityType {
+  @Field(() => ID) svcId!: string;
+  @Field(() => String, { nullable: true }) fullName!: string | null;
+  @Field(() => String, { nullable: true }) dateOfBirth!: string | null;
+  @Field(() => String, { nullable: true }) documentNumber!: string | null;
+  @Field(() => String, { nullable: true }) documentExpiry!: string | null;
+  @Field(() => String, { nullable: true }) address!: string | null;
+}
+
+@ObjectType('AdminAuditEntry')
+export class AdminAuditEntryType {
+  @Field(() => String) tokenId!: string;
+  @Field(() => String, { nullable: true }) projectId!: string | null;
+  @Field(() => String) action!: string;
+  @Field(() => String) target!: string;
+  @Field(() => String) at!: string;
+}
+export const AdminAuditConnection = connection('AdminAuditEntry', AdminAuditEntryType);
+
+@ObjectType('Organization')
+export class OrganizationType {
+  @Field(() => Int) id!: number;
+  @Field(() => String) name!: string;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('Member', { description: 'A person on an organization\'s roster' })
+export class MemberType {
+  @Field(() => Int) id!: number;
+  @Field(() => String) memberId!: string;
+  @Field(() => String) firstName!: string;
+  @Field(() => String) lastName!: string;
+  @Field(() => String) email!: string;
+  @Field(() => String) role!: string;
+  @Field(() => String, { description: 'invited, link_sent, active or deactivated' }) status!: string;
+  @Field(() => String, { nullable: true }) svcId!: string | null;
+  @Field(() => Boolean) active!: boolean;
+  @Field(() => String) createdAt!: string;
+}
+export const MemberConnection = connection('Member', MemberType);
+
+@ObjectType('InvitedMember')
+export class InvitedMemberType {
+  @Field(() => MemberType) member!: MemberType;
+  @Field(() => String, { nullable: true, description: 'The activation link when it was not emailed' }) activationLink!: string | null;
+  @Field(() => String) inviteMethod!: string;
+}
+
+@ObjectType('SkippedMember')
+export class SkippedMemberType {
+  @Field(() => String) email!: string;
+  @Field(() => String) reason!: string;
+}
+
+@ObjectType('InviteMembersPayload')
+export class InviteMembersPayload {
+  @Field(() => [InvitedMemberType]) created!: InvitedMemberType[];
+  @Field(() => [SkippedMemberType]) skipped!: SkippedMemberType[];
+  @Field(() => Boolean) notified!: boolean;
+}
+
+@ObjectType('Subscription')
+export class SubscriptionType {
+  @Field(() => String) plan!: string;
+  @Field(() => String) status!: string;
+  @Field(() => Float) pricePerSeat!: number;
+  @Field(() => Boolean) inTrial!: boolean;
+  @Field(() => String, { nullable: true }) trialEndsAt!: string | null;
+  @Field(() => String) currentPeriodEnd!: string;
+}
+
+@ObjectType('Invoice')
+export class InvoiceType {
+  @Field(() => String, { description: 'YYYY-MM' }) period!: string;
+  @Field(() => Int) seats!: number;
+  @Field(() => Float) amount!: number;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('OrganizationBilling')
+export class OrganizationBillingType {
+  @Field(() => Int) organizationId!: number;
+  @Field(() => SubscriptionType, { nullable: true }) subscription!: SubscriptionType | null;
+  @Field(() => Int, { description: 'Active members' }) seats!: number;
+  @Field(() => Float) estimatedNextCharge!: number;
+  @Field(() => String) currency!: string;
+  @Field(() => Float, { description: 'Owed: the sum of closed periods' }) balance!: number;
+  @Field(() => [InvoiceType]) invoices!: InvoiceType[];
+}
+
+@ObjectType('StatusDayCount')
+export class StatusDayCountType {
+  @Field(() => String, { description: 'YYYY-MM-DD (UTC)' }) day!: string;
+  @Field(() => String) status!: string;
+  @Field(() => Int) count!: number;
+}
+
+@ObjectType('WorkflowApproval')
+export class WorkflowApprovalType {
+  @Field(() => String) workflowId!: string;
+  @Field(() => String, { nullable: true }) workflowName!: string | null;
+  @Field(() => Int) sessions!: number;
+  @Field(() => Int) approved!: number;
+  @Field(() => Int) declined!: number;
+  @Field(() => Float, { nullable: true, description: 'approved / (approved + declined); null when none is decided' }) approvalRate!: number | null;
+}
+
+@ObjectType('TimeToDecision')
+export class TimeToDecisionType {
+  @Field(() => Int, { description: 'Sessions approved or declined' }) decided!: number;
+  @Field(() => Float, { nullable: true, description: 'Median seconds from creation to the decision' }) medianSeconds!: number | null;
+  @Field(() => Float, { nullable: true }) p90Seconds!: number | null;
+}
+
+@ObjectType('CheckFailureReason')
+export class CheckFailureReasonType {
+  @Field(() => String, { description: 'session (a check in a session) or standalone (a check record)' }) source!: string;
+  @Field(() => String) type!: string;
+  @Field(() => String) reason!: string;
+  @Field(() => String, { description: 'failed or review' }) status!: string;
+  @Field(() => Int) count!: number;
+}
+
+@ObjectType('WebhookStats')
+export class WebhookStatsType {
+  @Field(() => Int) events!: number;
+  @Field(() => Int) delivered!: number;
+  @Field(() => Int) failed!: number;
+  @Field(() => Int) disabled!: number;
+  @Field(() => Int) noDestination!: number;
+  @Field(() => Int, { description: 'Events still to send (pending or sending)' }) backlog!: number;
+  @Field(() => String, { nullable: true }) oldestPendingAt!: string | null;
+  @Field(() => Float, { nullable: true, description: 'delivered / (delivered + failed + disabled)' }) successRate!: number | null;
+  @Field(() => Int) attempts!: number;
+  @Field(() => Float, { nullable: true, description: 'Share of attempts answered 2xx' }) attemptSuccessRate!: number | null;
+}
+
+@InputType()
+export class SessionFilterInput {
+  @Field(() => String, { nullable: true }) status?: string;
+  @Field(() => String, { nullable: true }) workflowId?: string;
+  @Field(() => String, { nullable: true }) vendorData?: string;
+  @Field(() => String, { nullable: true }) svcId?: string;
+  @Field(() => String, { nullable: true, description: 'APPROVED, DECLINED, EXPIRED or ABANDONED' }) decision?: string;
+  @Field(() => String, { nullable: true, description: 'Created at or after (ISO 8601)' }) createdFrom?: string;
+  @Field(() => String, { nullable: true, description: 'Created before (ISO 8601)' }) createdTo?: string;
+}
+
+@InputType()
+export class ReviewSessionInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) sessionId!: string;
+  @Field(() => String, { description: 'APPROVED or DECLINED' }) status!: string;
+}
+
+@InputType()
+export class WebhookEventRefInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) eventId!: string;
+}
+
+@InputType()
+export class NewMemberInput {
+  @Field(() => String) email!: string;
+  @Field(() => String, { nullable: true }) firstName?: string;
+  @Field(() => String, { nullable: true }) lastName?: string;
+  @Field(() => String, { nullable: true, description: 'owner, admin, developer or member (default)' }) role?: string;
+}
+
+@InputType()
+export class InviteMembersInput {
+  @Field(() => Int) organizationId!: number;
+  @Field(() => [NewMemberInput]) members!: NewMemberInput[];
+  @Field(() => Boolean, { nullable: true, description: 'Email the invitations (default true)' }) notify?: boolean;
+  @Field(() => String, { nullable: true, description: 'auto (default), email or face' }) invite?: string;
+}
+
+@InputType()
+export class MemberActionInput {
+  @Field(() => Int) organizationId!: number;
+  @Field(() => String, { description: 'mem_ id, email or svc_id' }) memberId!: string;
+}
+

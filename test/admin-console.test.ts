@@ -1,0 +1,126 @@
+import http, { type Server } from 'node:http';
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession, inReviewSession, submitStep } from './helpers/admin-sessions.js';
+import { chromiumAvailable, launchChromium } from './helpers/browser.js';
+import { markerFaceEngine } from './helpers/face-engine.js';
+import { sql, startListeningService, type ListeningService } from './helpers/service.js';
+
+// The admin console in Debian's Chromium against the whole service: sign in with an admin token,
+// find a session, decide a review, resend a webhook, invite a member. Screenshots go to
+// test-artifacts/admin/.
+
+const ARTIFACTS = path.resolve('test-artifacts/admin');
+let service: ListeningService;
+let browser: Browser;
+let page: Page;
+let receiver: Server;
+let found: string;
+let reviewId: string;
+
+const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+beforeAll(async () => {
+  if (!chromiumAvailable) return;
+  await mkdir(ARTIFACTS, { recursive: true });
+  service = await startListeningService({ allowInsecureCallbacks: true }, { faceEngine: markerFaceEngine() });
+  receiver = await new Promise((resolve) => { const s = http.createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1', () => resolve(s)); });
+  await service.core.tenancy.setDefaultCallback({ projectId: service.demo.project_id, url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
+
+  const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'location only', features: ['location'] });
+  for (let i = 0; i < 3; i++) {
+    const session = await createSession(service, service.demo.api_key, { workflow_id: workflow.id, vendor_data: i === 1 ? 'console-find' : `other-${i}` });
+    await submitStep(service, session.session_token, 'location', { latitude: 1, longitude: 2, accuracy: 5 });
+    if (i === 1) found = session.session_id;
+  }
+  // The approval's webhook is delivered once (as the job would), so a resend starts a new series.
+  const [event] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [found]);
+  await service.core.webhooks.deliver(event!.id);
+  reviewId = (await inReviewSession(service, { vendorData: 'console-review' })).sessionId;
+
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
+  await service?.close();
+});
+
+describe.skipIf(!chromiumAvailable)('the admin console', () => {
+  it('signs in with an admin token (a wrong one is refused) and shows the dashboard', async () => {
+    await page.goto(`${service.url}/admin`);
+    const token = page.getByLabel('Admin token');
+    await token.fill('vat_wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('unauthenticated');
+    await token.fill(service.demo.admin_token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard (last 30 days)' }).waitFor();
+    await page.getByRole('img', { name: 'Sessions per day by status' }).waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('verity-admin-token')")).toBe(service.demo.admin_token);
+    await shot('01-dashboard');
+  });
+
+  it('finds a session by vendor data and opens it: checks, timeline, webhook attempts, no images', async () => {
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.locator('input[name=vendorData]').fill('console-find');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const rows = page.locator('tbody tr.link');
+    await expect.poll(() => rows.count()).toBe(1);
+    await rows.first().click();
+    await page.getByRole('heading', { name: `Session ${found}` }).waitFor();
+    const text = await page.locator('main').textContent();
+    expect(text).toContain('verification.approved');
+    expect(text).toContain('Verity retains no document or selfie images');
+    expect(text).toMatch(/location\s*passed/);
+    await shot('02-session');
+  });
+
+  it('declines a session from the review queue', async () => {
+    await page.getByRole('link', { name: 'Review queue' }).click();
+    const row = page.locator('tr', { hasText: reviewId });
+    await row.waitFor();
+    await shot('03-review-queue');
+    await row.getByRole('button', { name: 'Decline' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain(`${reviewId} is now DECLINED`);
+    const [session] = await sql<{ status: string; decided_by: string }>(service, 'select status, decided_by from verification_session where id = ?', [reviewId]);
+    expect(session!.status).toBe('DECLINED');
+    expect(session!.decided_by).toMatch(/^admin:adm_/);
+    await shot('04-review-decided');
+  });
+
+  it('resends a delivered webhook', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('State').selectOption('delivered');
+    const row = page.locator('tbody tr', { hasText: 'verification.approved' }).filter({ has: page.getByRole('button', { name: 'Resend' }) });
+    await expect.poll(() => row.count()).toBeGreaterThan(0);
+    const [event] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [found]);
+    await page.locator('tbody tr', { hasText: event!.id }).getByRole('button', { name: 'Resend' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain(`Event ${event!.id} queued again (pending)`);
+    const [after] = await sql<{ state: string }>(service, 'select state from webhook_event where id = ?', [event!.id]);
+    expect(after!.state).toBe('pending');
+    await shot('05-webhook-resent');
+  });
+
+  it('invites a member to an organization and lists them', async () => {
+    await page.getByRole('link', { name: 'Roster' }).click();
+    await page.locator('input[name=email]').fill('console-invite@example.com');
+    await page.locator('input[name=firstName]').fill('Grace');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/Invited console-invite@example\.com: activation link http.*\/activate\//);
+    await page.locator('tbody tr', { hasText: 'console-invite@example.com' }).waitFor();
+    const [member] = await sql<{ status: string }>(service, 'select status from member where email = ?', ['console-invite@example.com']);
+    expect(member!.status).toBe('link_sent');
+    await shot('06-roster-invited');
+    for (const view of ['Billing', 'Keys & workflows']) {
+      await page.getByRole('link', { name: view }).click();
+      await page.getByRole('heading', { name: view === 'Billing' ? 'Billing' : 'API keys', exact: true }).waitFor();
+    }
+    await shot('07-keys');
+  });
+});
