@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { loadConfig } from './config.js';
 import { createOrm, migrate } from './core/db/orm.js';
+import { isDatabaseUnavailable } from './core/db/unavailable.js';
 import { openStoreForCommand } from './core/db/store.js';
 import { DomainError } from './core/errors.js';
 import { Core } from './core/index.js';
@@ -25,6 +26,17 @@ program
     };
     process.on('SIGINT', () => void stop('SIGINT'));
     process.on('SIGTERM', () => void stop('SIGTERM'));
+    // pg-boss 10 marks a job done without awaiting it, so while PostgreSQL restarts that promise
+    // rejects unhandled and would end the process. The job comes back after its expiry (our
+    // handlers are idempotent): tolerate exactly that; anything else still ends the process.
+    process.on('unhandledRejection', (reason) => {
+      if (isDatabaseUnavailable(reason)) {
+        service.logger.warn({ database: { code: (reason as { code?: unknown }).code, reason: (reason as Error).message } }, 'database unavailable in a background task');
+        return;
+      }
+      service.logger.fatal({ err: reason }, 'unhandled rejection');
+      process.exit(1);
+    });
   });
 
 /** Runs `work` against the store: the running service's, else the data dir opened directly. */

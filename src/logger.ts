@@ -1,11 +1,12 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 /**
  * JSON logs. Errors are reduced to type, code, message and stack: database errors carry
  * `detail` and `parameters` that may hold identity data, so those never reach the log.
+ * `destination` defaults to stdout (tests pass a buffer to scan what would be logged).
  */
-export function createLogger(level = 'info'): Logger {
-  return pino({
+export function createLogger(level = 'info', destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'verity' },
     serializers: {
@@ -20,7 +21,8 @@ export function createLogger(level = 'info'): Logger {
       },
     },
     redact: { paths: ['*.password', '*.secret', '*.token', '*.authorization', '*.api_key'], censor: '[redacted]' },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };

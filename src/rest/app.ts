@@ -9,12 +9,14 @@ import { sessionPageRouter } from '../web/session-page.js';
 import { rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
+import { refuseDeepJson } from './input.js';
 import { accessLog, createMetrics, labelRoute, requestId, type HttpMetrics } from './observability.js';
 import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { systemRouter, type ReadinessProbe } from './routes/system.js';
 import { homeRouter } from '../web/home.js';
 import { activationRouter } from '../web/activation-pages.js';
+import { adminConsoleRouter } from '../web/admin-console.js';
 
 export interface HttpAppOptions {
   core: Core;
@@ -50,6 +52,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(oidcRouter(core, docs));
   // Roster invitations: sign in, take a selfie, become an active member.
   app.use(activationRouter(core));
+  // The admin console (it calls /graphql with an admin token).
+  app.use(adminConsoleRouter());
 
   // Every verification route needs an API key (which decides which project's objects exist)
   // and counts against that key's rate limit.
@@ -60,7 +64,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use('/api/hosted', labelRoute('/api/hosted'), hostedSessionRouter(core, docs));
   app.use(sessionPageRouter());
 
-  app.use(express.json({ limit: options.jsonBodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
+  app.use(express.json({ limit: options.jsonBodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }), refuseDeepJson);
   app.use('/api/v2', sessionsRouter(core, docs));
 
   const roster = express.Router();

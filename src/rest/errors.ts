@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../core/db/unavailable.js';
 import { DomainError } from '../core/errors.js';
 import { sendError } from './envelope.js';
 
@@ -11,6 +12,8 @@ interface BodyParserError extends Error {
 /** What a thrown value means on the wire. Anything unexpected is a 500 without details. */
 export function toDomainError(error: unknown): DomainError | undefined {
   if (error instanceof DomainError) return error;
+  // Core's database guard (`refuseNul`) throws from inside the ORM, which wraps it: the rule is the cause.
+  if ((error as { cause?: unknown })?.cause instanceof DomainError) return (error as { cause: DomainError }).cause;
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
     case 'entity.parse.failed':
@@ -25,8 +28,16 @@ export function toDomainError(error: unknown): DomainError | undefined {
     case 'stream.encoding.set':
       return new DomainError('validation_error', 'the request body could not be read');
     default:
-      return undefined;
+      break;
   }
+  // The router's undecodable path parameters (`%E0%A4%A`) and body-parser's failures without a
+  // type (a Content-Encoding whose bytes do not inflate) are the caller's fault: http-errors 4xx.
+  const status = (error as { status?: unknown })?.status;
+  if (error instanceof URIError && status === 400) return new DomainError('validation_error', 'the path is not valid percent-encoded UTF-8');
+  if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose === true) {
+    return status === 413 ? new DomainError('payload_too_large') : new DomainError('validation_error', 'the request body could not be read');
+  }
+  return undefined;
 }
 
 /** The last middleware: every error leaves as an envelope; stack traces go to the log only. */
@@ -39,6 +50,14 @@ export function errorHandler(logger: Logger) {
     }
     if (known) {
       sendError(res, known);
+      return;
+    }
+    if (isDatabaseUnavailable(error)) {
+      // A restart or failover of PostgreSQL: the caller retries; no stack, it is not our bug. Knex
+      // prefixes the message with the query and its values: only the driver's part is logged.
+      const { name, code, message } = error as Error & { code?: unknown };
+      logger.warn({ req_id: res.locals.requestId, database: { type: name, code, reason: message.split(' - ').pop() } }, 'database unavailable');
+      sendError(res, new DomainError('service_unavailable'));
       return;
     }
     logger.error({ req_id: res.locals.requestId, err: error }, 'unhandled error');

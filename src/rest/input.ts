@@ -108,9 +108,11 @@ function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, 
       reject(new DomainError('validation_error', 'malformed multipart/form-data request'));
       return;
     }
-    const fields: Record<string, string[]> = {};
-    const files: Record<string, Buffer> = {};
-    const lists: Record<string, Buffer[]> = {};
+    // Keyed by the caller's field names: without a prototype, `constructor` or `__proto__` is just a name
+    // (with one, `fields.constructor.push` threw inside busboy's event, which killed the process).
+    const fields: Record<string, string[]> = Object.create(null);
+    const files: Record<string, Buffer> = Object.create(null);
+    const lists: Record<string, Buffer[]> = Object.create(null);
     let failure: DomainError | undefined;
     parser.on('file', (name, stream) => {
       const chunks: Buffer[] = [];
@@ -153,6 +155,25 @@ function decodeImageStringSafe(field: string, value: string, onError: (error: Do
     else throw error;
     return Buffer.alloc(0);
   }
+}
+
+/** Deeper than any route's input: refused before a library walks the body recursively (tRPC re-serializes it). */
+export const MAX_JSON_DEPTH = 64;
+
+function nestedDeeperThan(body: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[body, 0]];
+  while (pending.length) {
+    const [value, depth] = pending.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** After a JSON body parser: 400 `validation_error` for bodies nested deeper than MAX_JSON_DEPTH. */
+export function refuseDeepJson(req: Request, _res: Response, next: NextFunction): void {
+  next(nestedDeeperThan(req.body, MAX_JSON_DEPTH) ? new DomainError('validation_error', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`) : undefined);
 }
 
 const jsonParser = express.json({ limit: CHECK_JSON_LIMIT, type: ['application/json', 'application/*+json'] });

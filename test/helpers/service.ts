@@ -7,6 +7,7 @@ import supertest from 'supertest';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { FaceEngine } from '../../src/core/face-engine.js';
+import type { Logger } from '../../src/logger.js';
 import { Sealer } from '../../src/core/secrets.js';
 import type { DemoTenant } from '../../src/core/seed.js';
 import { buildService, type Service } from '../../src/main.js';
@@ -20,7 +21,10 @@ export interface TestService extends Service {
 }
 
 /** The whole service on a fresh database with the demo tenant seeded, driven through supertest. */
-export async function startTestService(overrides: Partial<Config> = {}, options: { clock?: Clock; faceEngine?: FaceEngine } = {}): Promise<TestService> {
+/** What a test may swap: the clock, the face engine, the logger (default silent). */
+export interface TestOptions { clock?: Clock; faceEngine?: FaceEngine; logger?: Logger }
+
+export async function startTestService(overrides: Partial<Config> = {}, options: TestOptions = {}): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-test-'));
   const config = loadConfig({}, {
     baseUrl: 'http://verity.test',
@@ -37,7 +41,7 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
     ...overrides,
   });
   const store = await freshStore();
-  const service = await buildService(config, { store, logger: pino({ level: 'silent' }), clock: options.clock, faceEngine: options.faceEngine });
+  const service = await buildService(config, { store, logger: options.logger ?? pino({ level: 'silent' }), clock: options.clock, faceEngine: options.faceEngine });
   if (!service.demo) throw new Error('a fresh database must seed the demo tenant');
   return {
     ...service,
@@ -61,7 +65,7 @@ export interface ListeningService extends TestService {
 }
 
 /** The service on a real loopback port whose base URL (the OIDC issuer) is that address. */
-export async function startListeningService(overrides: Partial<Config> = {}, options: { clock?: Clock; faceEngine?: FaceEngine } = {}): Promise<ListeningService> {
+export async function startListeningService(overrides: Partial<Config> = {}, options: TestOptions = {}): Promise<ListeningService> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const service = await startTestService({ baseUrl: url, orgApiUrl: url, ...overrides }, options);

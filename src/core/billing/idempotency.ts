@@ -18,28 +18,34 @@ export interface StoredResponse {
 /** Statuses a retry must be able to change, so they are not stored: payment, rate limit, our faults. */
 const TRANSIENT = (status: number) => status === 402 || status === 429 || status >= 500;
 
+/** Text the walk below emits between values (a bracket, a key), told apart from the body's own values. */
+class Emit {
+  constructor(readonly text: string) {}
+}
+
 /** A stable digest of what was asked: the operation plus its body (files included, as bytes). */
 export function fingerprint(operation: string, parts: unknown): string {
   const hash = createHash('sha256').update(operation).update('\0');
-  const visit = (value: unknown): void => {
-    if (Buffer.isBuffer(value)) {
+  // Depth first with a stack of its own: a JSON body may nest deeper than the call stack goes.
+  const pending: unknown[] = [parts];
+  while (pending.length) {
+    const value = pending.pop();
+    if (value instanceof Emit) {
+      hash.update(value.text);
+    } else if (Buffer.isBuffer(value)) {
       hash.update(`b${value.length}:`).update(value);
     } else if (Array.isArray(value)) {
       hash.update('[');
-      value.forEach(visit);
-      hash.update(']');
+      pending.push(new Emit(']'));
+      for (let i = value.length - 1; i >= 0; i -= 1) pending.push(value[i]);
     } else if (value && typeof value === 'object') {
       hash.update('{');
-      for (const key of Object.keys(value).sort()) {
-        hash.update(JSON.stringify(key));
-        visit((value as Record<string, unknown>)[key]);
-      }
-      hash.update('}');
+      pending.push(new Emit('}'));
+      for (const key of Object.keys(value).sort().reverse()) pending.push((value as Record<string, unknown>)[key], new Emit(JSON.stringify(key)));
     } else {
       hash.update(JSON.stringify(value ?? null));
     }
-  };
-  visit(parts);
+  }
   return hash.digest('hex');
 }
 

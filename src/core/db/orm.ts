@@ -2,10 +2,27 @@ import 'reflect-metadata';
 import { MikroORM, ReflectMetadataProvider } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { DomainError } from '../errors.js';
 import { entities } from './entities.js';
 import { migrations } from './migrations/index.js';
 
 export type Orm = MikroORM<PostgreSqlDriver>;
+
+/** An escaped NUL in JSON text (`\u0000` after an even number of backslashes), which jsonb refuses. */
+const JSON_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+
+/**
+ * PostgreSQL text cannot hold U+0000 (a query carrying one fails as a protocol error) and jsonb
+ * refuses its escape: such a value can only come from a caller, so it is their 400, whichever
+ * surface it came through (ids in paths, form fields, JSON, GraphQL arguments).
+ */
+export function refuseNul(sql: string, params: readonly unknown[]): string {
+  const bad = (value: unknown): boolean =>
+    typeof value === 'string' ? value.includes('\u0000') || (/^[[{]/.test(value) && JSON_NUL.test(value)) : Array.isArray(value) && value.some(bad);
+  // The ORM wraps what is thrown here in a DriverException, which keeps `cause`: fronts answer that.
+  if (params.some(bad)) throw new Error('refused: NUL in a query parameter', { cause: new DomainError('validation_error', 'text must not contain NUL (U+0000) characters') });
+  return sql;
+}
 
 export interface OrmOptions {
   /** Connections in the pool. The embedded store multiplexes one PGlite connection: keep it at 1. */
@@ -30,6 +47,7 @@ export async function createOrm(clientUrl: string, options: OrmOptions = {}): Pr
     },
     pool: { min: 0, max: options.poolMax ?? 10 },
     allowGlobalContext: false,
+    onQuery: refuseNul,
     debug: false,
   });
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/core';
 import { Account, AccountLicense } from '../accounts/entities.js';
 import type { AccountService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
@@ -51,6 +52,26 @@ export interface Tokens {
   token_type: 'Bearer';
   expires_in: number;
   scope: string;
+}
+
+interface StoredTokens {
+  accessToken: string;
+  refreshToken: string;
+  scopes: string[];
+  claims: Record<string, unknown>;
+}
+
+/** Why a claimed code cannot be exchanged: expired, another redirect URI, or a PKCE verifier that does not fit. */
+function codeProblem(row: AuthorizationCode, redirectUri: string, verifier: string | undefined, now: Date): DomainError | null {
+  if (row.expiresAt <= now) return new DomainError('invalid_grant', 'the code expired');
+  if (row.redirectUri !== redirectUri) return new DomainError('invalid_grant', 'redirect_uri differs from the authorization request');
+  if (row.codeChallenge) {
+    if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return new DomainError('invalid_grant', 'code_verifier is missing or malformed');
+    if (!safeEqual(createHash('sha256').update(verifier).digest('base64url'), row.codeChallenge)) return new DomainError('invalid_grant', 'code_verifier does not match the code_challenge');
+  } else if (verifier !== undefined) {
+    return new DomainError('invalid_grant', 'code_verifier sent for a code issued without PKCE');
+  }
+  return null;
 }
 
 const one = (value: unknown): string | undefined => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined);
@@ -298,43 +319,36 @@ export class OidcProvider {
     const code = one(body.code);
     const redirectUri = one(body.redirect_uri);
     if (!code || !redirectUri) throw new DomainError('invalid_request', 'code and redirect_uri are required');
-    const em = this.em();
-    const row = await em.findOne(AuthorizationCode, { codeDigest: digestSecret(code) });
+    const row = await this.em().findOne(AuthorizationCode, { codeDigest: digestSecret(code) });
     if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the code is invalid or was issued to another client');
     const now = this.now();
-    const claimed = await em.nativeUpdate(AuthorizationCode, { id: row.id, usedAt: null }, { usedAt: now });
-    if (claimed === 0) {
+    const verifier = one(body.code_verifier);
+    // The claim and the tokens commit together: a concurrent replay's claim waits on the row lock
+    // until the tokens exist, so the revocation below also revokes them (the winner's included).
+    const outcome = await this.em().transactional(async (em) => {
+      const claimed = await em.nativeUpdate(AuthorizationCode, { id: row.id, usedAt: null }, { usedAt: now });
+      if (claimed === 0) return null;
+      // A code presented wrongly is used up all the same: the claim commits, the error follows.
+      const problem = codeProblem(row, redirectUri, verifier, now);
+      return problem ?? this.storeTokens(em, client, { accountId: row.accountId, scopes: row.scopes, grantId: row.id, authTime: row.authTime, nonce: row.nonce ?? undefined });
+    });
+    if (outcome === null) {
       // A replayed code: whoever holds it may be an attacker, so everything it issued is revoked.
       await this.revokeGrant(row.id);
       throw new DomainError('invalid_grant', 'the code was already used; the tokens issued from it are revoked');
     }
-    if (row.expiresAt <= now) throw new DomainError('invalid_grant', 'the code expired');
-    if (row.redirectUri !== redirectUri) throw new DomainError('invalid_grant', 'redirect_uri differs from the authorization request');
-    const verifier = one(body.code_verifier);
-    if (row.codeChallenge) {
-      if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new DomainError('invalid_grant', 'code_verifier is missing or malformed');
-      if (createHash('sha256').update(verifier).digest('base64url') !== row.codeChallenge) throw new DomainError('invalid_grant', 'code_verifier does not match the code_challenge');
-    } else if (verifier !== undefined) {
-      throw new DomainError('invalid_grant', 'code_verifier sent for a code issued without PKCE');
-    }
-    return this.issueTokens(client, { accountId: row.accountId, scopes: row.scopes, grantId: row.id, authTime: row.authTime, nonce: row.nonce ?? undefined });
+    if (outcome instanceof DomainError) throw outcome;
+    return this.signTokens(outcome);
   }
 
   private async refresh(client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
     const presented = one(body.refresh_token);
     if (!presented) throw new DomainError('invalid_request', 'refresh_token is required');
-    const em = this.em();
-    const row = await em.findOne(RefreshToken, { tokenDigest: digestSecret(presented) });
+    const row = await this.em().findOne(RefreshToken, { tokenDigest: digestSecret(presented) });
     if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the refresh token is invalid or was issued to another client');
     if (row.revokedAt) throw new DomainError('invalid_grant', 'the refresh token was revoked');
     const now = this.now();
     if (row.expiresAt <= now) throw new DomainError('invalid_grant', 'the refresh token expired');
-    const rotated = await em.nativeUpdate(RefreshToken, { id: row.id, rotatedAt: null, revokedAt: null }, { rotatedAt: now });
-    if (rotated === 0) {
-      // Replay of a rotated-away token: revoke every refresh token of this user and client.
-      await this.revokeFor(row.accountId, row.clientId);
-      throw new DomainError('invalid_grant', 'the refresh token was already used; every refresh token of this sign-in is revoked');
-    }
     let scopes = row.scopes;
     const requested = one(body.scope);
     if (requested !== undefined) {
@@ -342,14 +356,23 @@ export class OidcProvider {
       if (narrowed.some((scope) => !row.scopes.includes(scope))) throw new DomainError('invalid_scope', 'a refresh cannot widen the granted scopes');
       scopes = narrowed;
     }
-    return this.issueTokens(client, { accountId: row.accountId, scopes, grantId: row.grantId, authTime: row.authTime });
+    // Rotation and the new tokens commit together, for the reason given in exchangeCode.
+    const stored = await this.em().transactional(async (em) => {
+      const rotated = await em.nativeUpdate(RefreshToken, { id: row.id, rotatedAt: null, revokedAt: null }, { rotatedAt: now });
+      return rotated === 0 ? null : this.storeTokens(em, client, { accountId: row.accountId, scopes, grantId: row.grantId, authTime: row.authTime });
+    });
+    if (!stored) {
+      // Replay of a rotated-away token: revoke every refresh token of this user and client.
+      await this.revokeFor(row.accountId, row.clientId);
+      throw new DomainError('invalid_grant', 'the refresh token was already used; every refresh token of this sign-in is revoked');
+    }
+    return this.signTokens(stored);
   }
 
-  private async issueTokens(client: OidcClient, grant: { accountId: string; scopes: string[]; grantId: string; authTime: Date; nonce?: string }): Promise<Tokens> {
-    const em = this.em();
+  /** Stores a new access and refresh token in `em` (flushed); `signTokens` makes the answer after the commit. */
+  private async storeTokens(em: EntityManager, client: OidcClient, grant: { accountId: string; scopes: string[]; grantId: string; authTime: Date; nonce?: string }): Promise<StoredTokens> {
     const now = this.now();
     const account = await em.findOneOrFail(Account, { id: grant.accountId });
-    if (await this.deactivatedMember(client.clientId, account.id)) throw new DomainError('invalid_grant', 'the member was deactivated by the organization');
     // An active roster member of the client's organization is told apart by their member id.
     const membership = client.organization ? await em.findOne(Member, { organization: client.organization, svcId: account.id, status: 'active' }, { fields: ['memberId'] }) : null;
     const { token: accessToken } = this.deps.accessTokens.add(em, { account, client, scopes: grant.scopes, grantId: grant.grantId });
@@ -366,21 +389,23 @@ export class OidcProvider {
       expiresAt: new Date(now.getTime() + REFRESH_TTL_MS),
     });
     await em.flush();
-    const idToken = await this.deps.keys.sign(
-      {
-        iss: this.issuer,
-        sub: account.id,
-        aud: client.clientId,
-        auth_time: Math.floor(grant.authTime.getTime() / 1000),
-        at_hash: atHash(accessToken),
-        ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
-        svc_id: account.id,
-        ...(membership ? { svc_org_member_id: membership.memberId } : {}),
-        ...(grant.scopes.includes('profile') ? { email: account.email, name: account.displayName ?? account.email } : {}),
-      },
-      ID_TOKEN_TTL_SECONDS,
-    );
-    return { access_token: accessToken, refresh_token: refreshToken, id_token: idToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: grant.scopes.join(' ') };
+    const claims = {
+      iss: this.issuer,
+      sub: account.id,
+      aud: client.clientId,
+      auth_time: Math.floor(grant.authTime.getTime() / 1000),
+      at_hash: atHash(accessToken),
+      ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+      svc_id: account.id,
+      ...(membership ? { svc_org_member_id: membership.memberId } : {}),
+      ...(grant.scopes.includes('profile') ? { email: account.email, name: account.displayName ?? account.email } : {}),
+    };
+    return { accessToken, refreshToken, scopes: grant.scopes, claims };
+  }
+
+  private async signTokens(stored: StoredTokens): Promise<Tokens> {
+    const idToken = await this.deps.keys.sign(stored.claims, ID_TOKEN_TTL_SECONDS);
+    return { access_token: stored.accessToken, refresh_token: stored.refreshToken, id_token: idToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: stored.scopes.join(' ') };
   }
 
   private async revokeGrant(grantId: string): Promise<void> {

@@ -258,10 +258,11 @@ export class SessionService {
         ].filter(Boolean);
         if (missing.length) throw new DomainError('required_face_checks_incomplete', `approval needs passed ID verification, liveness and face match; missing: ${missing.join(', ')}`);
       }
+      const work = this.workOf(session);
       const eventId = await this.move(em, session, status, actor, 'manual review');
-      return { session, eventId };
+      return { session, eventId, work };
     });
-    await this.afterMove(outcome.session, outcome.eventId);
+    await this.afterMove(outcome.session, outcome.eventId, outcome.work);
     return sessionView(outcome.session);
   }
 
@@ -531,6 +532,9 @@ export class SessionService {
       session.decision = to;
       session.decidedAt = now;
       session.decidedBy = actor;
+      // Nothing raw outlives the decision: the portrait and the read fields go in the same
+      // commit (a crash right after it must not leave them behind).
+      session.workSealed = null;
     }
     const lower = to.toLowerCase();
     const event = await this.deps.webhooks.record(em, session.projectId, session.id, {
@@ -558,10 +562,6 @@ export class SessionService {
           humanVerified: session.features.includes('liveness') || undefined,
         });
       }
-    }
-    if (FINAL.includes(session.status) && session.workSealed) {
-      // Nothing raw outlives the decision: the portrait and the read fields go.
-      await this.deps.orm.em.fork().nativeUpdate(VerificationSession, { id: session.id }, { workSealed: null });
     }
   }
 

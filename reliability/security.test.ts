@@ -1,0 +1,399 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import supertest from 'supertest';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestSecret } from '../src/core/secrets.js';
+import { webhookSignature } from '../src/core/webhooks/service.js';
+import { renderDocument, renderSpecs } from '../test/helpers/documents.js';
+import { markerFaceEngine, markerImage } from '../test/helpers/face-engine.js';
+import { authorizePath } from '../test/helpers/oidc.js';
+import { sql } from '../test/helpers/service.js';
+import { startInProcess, type InProcessService } from './helpers/in-process.js';
+import { OidcFlow } from './helpers/oidc-flow.js';
+
+// Attacks through the real interfaces: one tenant reaching for another's objects, open
+// redirects, replayed codes and tokens, forged webhooks, secrets compared in variable time, and
+// secrets or identity data left in clear in the logs or the database.
+
+let service: InProcessService;
+let api: ReturnType<typeof supertest>;
+let flow: OidcFlow;
+/** Every secret and piece of raw identity data this file handles: none may be found in clear (last test). */
+const secrets = new Map<string, string>();
+const keep = (label: string, value: string) => { secrets.set(label, value); return value; };
+
+/** Project B: everything a key of project A must not reach. */
+let b: {
+  projectId: string; key: string; workflowId: string; sessionId: string; eventId: string; faceId: string; challengeId: string;
+  svcId: string; accessToken: string; client: { client_id: string; client_secret: string; redirect_uris: string[] };
+  org: { clientId: string; clientSecret: string }; memberId: string; memberEmail: string; webhookSecret: string;
+};
+/** An admin token scoped to project A. */
+let adminA: string;
+
+const dataUrl = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
+const asA = () => ({ 'X-API-Key': service.demo.api_key });
+const asB = () => ({ 'X-API-Key': b.key });
+const orgHeaders = (org: { clientId: string; clientSecret: string }) => ({ 'X-Client-Id': org.clientId, 'X-Client-Secret': org.clientSecret });
+const graphql = (token: string, query: string, variables: Record<string, unknown> = {}) => api.post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, variables });
+
+beforeAll(async () => {
+  service = await startInProcess({ rateLimitPerMinute: 1e9, allowInsecureCallbacks: true }, { faceEngine: markerFaceEngine() });
+  api = supertest(service.url);
+  flow = new OidcFlow(service);
+  const { core, demo } = service;
+  for (const [label, value] of Object.entries({ api_key: demo.api_key, webhook_secret: demo.webhook_signing_secret, oidc_secret: demo.oidc.client_secret, org_secret: demo.org.client_secret, password: demo.account.password, admin_token: demo.admin_token, encryption_key: service.config.encryptionKey! })) keep(`demo ${label}`, value);
+
+  const project = await core.tenancy.createProject({ name: 'Tenant B', balance: 100 });
+  const workflowId = (await core.tenancy.createWorkflow({ projectId: project.project.id, name: 'b', features: ['location'] })).id;
+  const created = (await api.post('/api/v2/session').set('X-API-Key', project.key).send({ workflow_id: workflowId, vendor_data: 'tenant-b' })).body.data;
+  keep('B session token', created.session_token);
+  await api.post('/api/hosted/session/steps/location').set('X-Session-Token', created.session_token).send({ latitude: 1, longitude: 2, accuracy: 5 });
+  const [event] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [created.session_id]);
+  const enrolled = await api.post('/api/v2/face-uniqueness').set('X-API-Key', project.key).send({ image: dataUrl(await markerImage({ person: 42 })), enroll: true, reference: 'b-user' });
+  const challenge = await api.post('/api/v2/antispoof/challenge').set('X-API-Key', project.key);
+  const client = await core.tenancy.createOidcClient({ projectId: project.project.id, name: 'B app', redirectUris: ['https://b.example/cb'], scopes: ['openid', 'profile'] });
+  const account = await core.accounts.createAccount({ email: 'b-user@b.example', password: keep('B password', 'b-user correct horse 1') });
+  const { token: accessToken } = await core.accessTokens.issue(account.svcId, client.client.clientId, ['openid']);
+  const orgApp = await core.tenancy.createOrgApp({ organizationName: 'Org B' });
+  const org = { clientId: orgApp.app.clientId, clientSecret: keep('B org secret', orgApp.clientSecret) };
+  const member = (await api.post('/api/sdk/members').set(orgHeaders(org)).send({ members: [{ email: 'b.member@b.example' }], notify: false, invite: 'face' })).body.data.created[0];
+  keep('B activation token', new URL(member.activation_link).pathname.split('/').pop()!);
+  b = {
+    projectId: project.project.id, key: keep('B api key', project.key), workflowId, sessionId: created.session_id, eventId: event!.id,
+    faceId: enrolled.body.data.check.data.face_id, challengeId: challenge.body.data.challenge_id, svcId: account.svcId, accessToken: keep('B access token', accessToken),
+    client: { client_id: client.client.clientId, client_secret: keep('B oidc secret', client.clientSecret), redirect_uris: client.client.redirectUris },
+    org, memberId: member.member_id, memberEmail: member.email, webhookSecret: keep('B webhook secret', project.webhookSigningSecret),
+  };
+  expect(b.faceId).toBeTruthy();
+  adminA = keep('A-scoped admin token', (await core.tenancy.createAdminToken({ role: 'admin', projectId: demo.project_id })).token);
+}, 120_000);
+
+afterAll(async () => {
+  await service?.close();
+});
+
+describe('tenant isolation: a credential of A gets not_found for every id of B', () => {
+  const expectNotFound = (res: { status: number; body: { error?: { code: string } } }, code = 'not_found') => {
+    expect(res.status, JSON.stringify(res.body)).toBe(404);
+    expect(res.body.error?.code).toBe(code);
+  };
+
+  it('sessions: retrieve, decision, review, list; and B\'s workflow', async () => {
+    expectNotFound(await api.get(`/api/v2/session/${b.sessionId}`).set(asA()));
+    expectNotFound(await api.get(`/api/v2/session/${b.sessionId}/decision`).set(asA()));
+    expectNotFound(await api.patch(`/api/v2/session/${b.sessionId}/status`).set(asA()).send({ status: 'DECLINED' }));
+    expect((await api.get('/api/v2/session').query({ vendor_data: 'tenant-b' }).set(asA())).body.data).toEqual([]);
+    expectNotFound(await api.post('/api/v2/session').set(asA()).send({ workflow_id: b.workflowId }), 'workflow_not_found');
+    expect((await api.get(`/api/v2/session/${b.sessionId}`).set(asB())).status).toBe(200);
+  });
+
+  it('faces: B\'s enrolled face can be neither deleted nor matched from A', async () => {
+    expectNotFound(await api.delete(`/api/v2/face-uniqueness/${b.faceId}`).set(asA()));
+    const fromA = await api.post('/api/v2/face-uniqueness').set(asA()).send({ image: dataUrl(await markerImage({ person: 42, variant: 1 })) });
+    expect(fromA.body.data.check.data).toMatchObject({ unique: true, matches: [] });
+    const fromB = await api.post('/api/v2/face-uniqueness').set(asB()).send({ image: dataUrl(await markerImage({ person: 42, variant: 1 })) });
+    expect(fromB.body.data.check.data.matches.map((m: { face_id: string }) => m.face_id)).toEqual([b.faceId]);
+  });
+
+  it('challenges and accounts: B\'s challenge is invalid for A; B\'s user is not an account of A', async () => {
+    const frames = await Promise.all([0, 1, 2].map(async (nonce) => dataUrl(await markerImage({ person: 3, jitter: 0.05, nonce }))));
+    const challenged = await api.post('/api/v2/antispoof').set(asA()).send({ frames, challengeId: b.challengeId });
+    expect(challenged.status).toBe(403);
+    expect(challenged.body.error.code).toBe('invalid_challenge');
+    expectNotFound(await api.post('/api/v2/age-verification').set(asA()).send({ svc_access_token: b.accessToken, bands: [18] }), 'account_not_found');
+    expectNotFound(await api.post('/api/v2/age-verification').set(asA()).send({ svc_id: b.svcId, bands: [18] }), 'account_not_found');
+    expectNotFound(await api.post('/api/v2/session').set(asA()).send({ workflow_id: service.demo.workflows.location, svc_access_token: b.accessToken }), 'account_not_found');
+  });
+
+  it('idempotency keys: the same key and body in A runs anew instead of replaying B\'s answer', async () => {
+    const body = { latitude: 10, longitude: 20, accuracy: 5 };
+    const fromB = await api.post('/api/v2/location').set(asB()).set('Idempotency-Key', 'shared-key').send(body);
+    const fromA = await api.post('/api/v2/location').set(asA()).set('Idempotency-Key', 'shared-key').send(body);
+    expect(fromA.status).toBe(200);
+    expect(fromA.headers['idempotent-replayed']).toBeUndefined();
+    expect(fromA.body.data.session_id).not.toBe(fromB.body.data.session_id);
+  });
+
+  it('the admin API with a token scoped to A: B\'s sessions, webhook events, attempts, check records, reviews, accounts', async () => {
+    const a = service.demo.project_id;
+    const denied: [string, Record<string, unknown>][] = [
+      ['query ($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id } }', { p: b.projectId, s: b.sessionId }],
+      ['query ($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id } }', { p: a, s: b.sessionId }],
+      ['query ($p: String!) { webhookEvents(projectId: $p) { edges { cursor } } }', { p: b.projectId }],
+      ['query ($p: String!, $e: String!) { webhookAttempts(projectId: $p, eventId: $e) { attempt } }', { p: a, e: b.eventId }],
+      ['query ($p: String!) { checkRecords(projectId: $p) { edges { cursor } } }', { p: b.projectId }],
+      ['query ($p: String!, $u: String!) { accountIdentity(projectId: $p, svcId: $u) { svcId } }', { p: a, u: b.svcId }],
+      ['mutation ($i: ReviewSessionInput!) { reviewSession(input: $i) { id } }', { i: { projectId: a, sessionId: b.sessionId, status: 'DECLINED' } }],
+      ['mutation ($i: WebhookEventRefInput!) { resendWebhookEvent(input: $i) { id } }', { i: { projectId: a, eventId: b.eventId } }],
+    ];
+    for (const [query, variables] of denied) {
+      const res = await graphql(adminA, query, variables);
+      expect(res.body.errors?.[0]?.extensions?.code, `${query} ${JSON.stringify(res.body)}`).toBe('not_found');
+    }
+    const events = await graphql(adminA, 'query ($p: String!, $s: String) { webhookEvents(projectId: $p, sessionId: $s) { edges { cursor } } }', { p: a, s: b.sessionId });
+    expect(events.body.data.webhookEvents.edges).toEqual([]);
+    const trpc = await api.get('/trpc/session').query({ input: JSON.stringify({ projectId: b.projectId, sessionId: b.sessionId }) }).set('Authorization', `Bearer ${adminA}`);
+    expect(trpc.body.error.data.domainCode).toBe('not_found');
+  });
+
+  it('the roster: another organization\'s app gets 404 for B\'s member by id, email and in resolve and lists', async () => {
+    const a = { clientId: service.demo.org.client_id, clientSecret: service.demo.org.client_secret };
+    for (const ref of [b.memberId, b.memberEmail, b.memberEmail.toUpperCase()]) {
+      expectNotFound(await api.patch(`/api/sdk/members/${encodeURIComponent(ref)}/deactivate`).set(orgHeaders(a)));
+      expectNotFound(await api.patch(`/api/sdk/members/${encodeURIComponent(ref)}/reactivate`).set(orgHeaders(a)));
+      expectNotFound(await api.post(`/api/sdk/members/${encodeURIComponent(ref)}/invite`).set(orgHeaders(a)));
+      expectNotFound(await api.delete(`/api/sdk/members/${encodeURIComponent(ref)}?permanent=true`).set(orgHeaders(a)));
+    }
+    expect((await api.post('/api/sdk/members/resolve').set(orgHeaders(a)).send({ email: b.memberEmail })).body.data).toEqual({ found: false, member: null });
+    expect(JSON.stringify((await api.get('/api/sdk/members').set(orgHeaders(a))).body)).not.toContain(b.memberId);
+    expect((await api.get(`/api/sdk/members`).set(orgHeaders(b.org))).body.data.members.map((m: { member_id: string }) => m.member_id)).toContain(b.memberId);
+  });
+
+  it('OIDC: A\'s refresh token presented by B\'s client is invalid_grant, and stays usable by A', async () => {
+    const tokens = await flow.tokens();
+    const stolen = await api.post('/api/auth/oidc/token').type('form').send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: b.client.client_id, client_secret: b.client.client_secret });
+    expect(stolen.body.error.code).toBe('invalid_grant');
+    expect((await flow.refresh(tokens.refresh_token)).status).toBe(200);
+  });
+});
+
+describe('open redirects', () => {
+  const registered = () => 'http://localhost:3000/callback';
+  const attacks = [
+    'http://localhost:3000.evil.example/callback', 'http://localhost.evil.example:3000/callback', 'http://evil.example/callback', 'http://localhost:3001/callback',
+    'http://localhost:3000/callback/extra', 'http://localhost:3000/callback/../evil', 'http://localhost:3000/callbackx', 'http://localhost:3000/Callback', 'http://localhost:3000/callback/',
+    'http://localhost:3000/callback?next=https://evil.example', 'http://localhost:3000/callback#fragment', 'http://localhost:3000/callback?',
+    'http://evil.example@localhost:3000/callback', 'http://localhost:3000@evil.example/callback', 'http://localhost:3000\\@evil.example/callback',
+    'https://localhost:3000/callback', 'javascript://localhost:3000/callback', 'data:text/html,<script>alert(1)</script>', '//evil.example/callback', 'evil.example',
+    'http://localhost%3A3000/callback', 'http://localhost:3000/%63allback', 'http://localhost:3000/callback%2F..%2Fevil', 'http://localhost:3000/callback%00',
+    'http://LOCALHOST:3000/callback', 'http://localhost.:3000/callback', ' http://localhost:3000/callback', 'http://localhost:3000/callback\t', 'http://[::1]:3000/callback',
+  ];
+
+  it('authorize shows a page for every redirect_uri but the exact registered one, never a Location', async () => {
+    const params = { client_id: service.demo.oidc.client_id, response_type: 'code', scope: 'openid', state: 'st', prompt: 'none' };
+    for (const redirectUri of attacks) {
+      const res = await api.get(authorizePath({ ...params, redirect_uri: redirectUri }));
+      expect(res.status, redirectUri).toBe(400);
+      expect(res.headers.location, redirectUri).toBeUndefined();
+    }
+    const control = await api.get(authorizePath({ ...params, redirect_uri: registered() }));
+    expect(control.status).toBe(303);
+    expect(control.headers.location).toMatch(new RegExp(`^${registered()}\\?`));
+  });
+
+  it('logout shows a page for every post_logout_redirect_uri but the exact registered one, never a Location', async () => {
+    const tokens = await flow.tokens();
+    for (const target of attacks) {
+      const res = await api.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: target, state: 'x' })}`);
+      expect(res.status, target).toBe(400);
+      expect(res.headers.location, target).toBeUndefined();
+    }
+    const control = await api.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: registered(), state: 'x' })}`);
+    expect(control.status).toBe(303);
+    expect(control.headers.location).toBe(`${registered()}?state=x`);
+  });
+});
+
+describe('replayed codes and refresh tokens', () => {
+  it('a replayed code is invalid_grant and revokes the tokens it issued', async () => {
+    const { code, verifier } = await flow.code();
+    const first = (await flow.exchange(keep('code', code), verifier)).body;
+    keep('access token (code)', first.access_token);
+    keep('refresh token (code)', first.refresh_token);
+    expect(await flow.userinfoStatus(first.access_token)).toBe(200);
+    expect((await flow.exchange(code, verifier)).body.error.code).toBe('invalid_grant');
+    expect(await flow.userinfoStatus(first.access_token)).toBe(401);
+    expect((await flow.refresh(first.refresh_token)).body.error.code).toBe('invalid_grant');
+  });
+
+  it('a replayed refresh token revokes the family: its successor and a parallel sign-in of the same user and client', async () => {
+    const first = await flow.tokens();
+    const second = (await flow.refresh(first.refresh_token)).body;
+    const parallel = await flow.tokens();
+    for (const [label, value] of Object.entries({ first: first.refresh_token, second: second.refresh_token, parallel: parallel.refresh_token, access: second.access_token })) keep(`refresh family ${label}`, value);
+    expect((await flow.refresh(first.refresh_token)).body.error.code).toBe('invalid_grant');
+    expect((await flow.refresh(second.refresh_token)).body.error.code).toBe('invalid_grant');
+    expect((await flow.refresh(parallel.refresh_token)).body.error.code).toBe('invalid_grant');
+    expect(await flow.userinfoStatus(second.access_token)).toBe(401);
+    expect(await flow.userinfoStatus(parallel.access_token)).toBe(401);
+  });
+});
+
+describe('webhook signatures', () => {
+  /** What the README asks of a receiver: HMAC-SHA256 of `<timestamp>.<raw body>`, constant-time, and a fresh timestamp. */
+  const verifies = (secret: string, timestamp: string, body: Buffer | string, signature: string, now = Date.now() / 1000) => {
+    const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
+    const given = Buffer.from(signature, 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected) && Math.abs(now - Number(timestamp)) <= 300;
+  };
+
+  it('webhookSignature binds the secret, the exact body and the timestamp', () => {
+    const secret = 'whsec_test';
+    const body = '{"event_id":"evt_1","status":"APPROVED"}';
+    const now = Math.floor(Date.now() / 1000);
+    const signature = webhookSignature(secret, now, body);
+    expect(signature).toMatch(/^[0-9a-f]{64}$/);
+    expect(verifies(secret, String(now), body, signature)).toBe(true);
+    expect(verifies('whsec_other', String(now), body, signature)).toBe(false);
+    expect(verifies(secret, String(now), body.replace('APPROVED', 'DECLINED'), signature)).toBe(false);
+    expect(verifies(secret, String(now), `${body} `, signature)).toBe(false);
+    expect(verifies(secret, String(now - 1), body, signature)).toBe(false); // re-dating a captured delivery breaks it
+    const old = now - 3600;
+    expect(verifies(secret, String(old), body, webhookSignature(secret, old, body))).toBe(false); // an old delivery replayed
+  });
+
+  it('what we send verifies with the project\'s secret over the raw bytes and a fresh timestamp, and with nothing else', async () => {
+    const received: { headers: http.IncomingHttpHeaders; body: Buffer }[] = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => { received.push({ headers: req.headers, body: Buffer.concat(chunks) }); res.end('ok'); });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const callback = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: callback });
+      const created = (await api.post('/api/v2/session').set(asA()).send({ workflow_id: service.demo.workflows.location, callback, vendor_data: 'signed' })).body.data;
+      await api.post('/api/hosted/session/steps/location').set('X-Session-Token', created.session_token).send({ latitude: 1, longitude: 2, accuracy: 5 });
+      const [event] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [created.session_id]);
+      await service.core.webhooks.deliver(event!.id); // the job pg-boss runs, called directly
+      expect(received).toHaveLength(1);
+      const { headers, body } = received[0]!;
+      const [timestamp, signature] = [String(headers['x-svc-timestamp']), String(headers['x-svc-signature'])];
+      expect(headers['x-svc-event-id']).toBe(event!.id);
+      expect(verifies(service.demo.webhook_signing_secret, timestamp, body, signature)).toBe(true);
+      expect(verifies(b.webhookSecret, timestamp, body, signature)).toBe(false);
+      const altered = Buffer.from(body);
+      altered[altered.indexOf('signed')] = 'S'.charCodeAt(0);
+      expect(verifies(service.demo.webhook_signing_secret, timestamp, altered, signature)).toBe(false);
+      expect(verifies(service.demo.webhook_signing_secret, String(Number(timestamp) - 600), body, signature, Number(timestamp))).toBe(false);
+      expect(body.toString()).not.toContain(service.demo.webhook_signing_secret);
+    } finally {
+      await new Promise((resolve) => { receiver.close(resolve); receiver.closeAllConnections(); });
+    }
+  });
+});
+
+describe('timing-safe comparisons (read from the source)', () => {
+  const SECRETISH = /secret|digest|token|signature|password|hash|verifier|challenge|api_?key|hmac/i;
+  const HARMLESS = /^(undefined|null|true|false|'[^']*'|"[^"]*"|`[^`$]*`|-?\d+(\.\d+)?)$|^typeof\b|\.(length|size)$/;
+  const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+
+  /** `file:line: a === b` for each equality between two non-literal operands where one names a secret. */
+  function variableTimeComparisons(file: string, text: string): string[] {
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const found: string[] = [];
+    const visit = (node: ts.Node) => {
+      if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind)) {
+        const sides = [node.left, node.right].map((side) => side.getText(source));
+        if (!sides.some((side) => HARMLESS.test(side)) && sides.some((side) => SECRETISH.test(side))) {
+          found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText(source)}`);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return found;
+  }
+
+  it('compares no secret, digest, token or signature with == or ===', async () => {
+    // The scanner finds what it is for (the PKCE check before it used safeEqual).
+    expect(variableTimeComparisons('x.ts', "if (createHash('sha256').update(v).digest('base64url') !== row.codeChallenge) fail();")).toHaveLength(1);
+    expect(variableTimeComparisons('x.ts', "if (grantType === 'refresh_token' || token === undefined || secret.length !== 3) ok();")).toEqual([]);
+    const root = path.resolve('src');
+    const files = (await readdir(root, { recursive: true })).filter((file) => file.endsWith('.ts'));
+    const found = (await Promise.all(files.map(async (file) => variableTimeComparisons(path.join('src', file), await readFile(path.join(root, file), 'utf8'))))).flat();
+    expect(found).toEqual([]);
+  });
+
+  it('checks client secrets and passwords in constant time and looks every bearer secret up by its digest', async () => {
+    const read = (file: string) => readFile(path.resolve('src', file), 'utf8');
+    expect(await read('core/oidc/provider.ts')).toMatch(/safeEqual\(presented, client\.clientSecretDigest\)/);
+    expect(await read('core/tenancy/service.ts')).toMatch(/safeEqual\(presented, app\.clientSecretDigest\)/);
+    expect(await read('core/secrets.ts')).toMatch(/export async function verifyPassword[\s\S]*?timingSafeEqual\(actual, expected\)/);
+    const lookups: [string, RegExp][] = [
+      ['core/tenancy/service.ts', /findOne\(ApiKey, \{ secretDigest: digestSecret\(key\)/],
+      ['core/tenancy/service.ts', /findOne\(AdminToken, \{ tokenDigest: digestSecret\(token\)/],
+      ['core/oidc/tokens.ts', /findOne\(AccessToken, \{ tokenDigest: digestSecret\(token\)/],
+      ['core/oidc/provider.ts', /findOne\(RefreshToken, \{ tokenDigest: digestSecret\(presented\)/],
+      ['core/oidc/provider.ts', /findOne\(AuthorizationCode, \{ codeDigest: digestSecret\(code\)/],
+      ['core/oidc/provider.ts', /findOne\(LoginSession, \{ digest: digestSecret\(cookie\)/],
+      ['core/sessions/service.ts', /findOne\(VerificationSession, \{ tokenDigest: digestSecret\(token\)/],
+      ['core/roster/service.ts', /findOne\(Member, \{ activationDigest: digestSecret\(token\)/],
+    ];
+    for (const [file, pattern] of lookups) expect(await read(file), `${file} ${pattern}`).toMatch(pattern);
+  });
+});
+
+describe('secrets and raw identity data at rest and in the logs', () => {
+  it('appear nowhere in clear after sign-up, login, a document session, identity records, invites and key creation', async () => {
+    const { core, demo } = service;
+    // Sign-up and login through the pages; a session bound to that account reads a passport and approves.
+    const person = { email: 'zebulon@people.example', password: keep('sign-up password', 'Quillfeather-Secret-42'), name: 'Zebulon Quillfeather' };
+    const tokens = await flow.tokens('openid profile verifications', person);
+    for (const label of ['access_token', 'refresh_token', 'id_token'] as const) keep(`sign-up ${label}`, tokens[label]);
+    const passport = await renderDocument({ ...renderSpecs(1)[0]!, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null });
+    const { truth } = passport;
+    keep('document number', truth.documentNumber);
+    keep('document surname', truth.surname);
+    keep('document birth date', truth.birthDate);
+    const workflow = await core.tenancy.createWorkflow({ projectId: demo.project_id, name: 'document only', features: ['id_verification'] });
+    const session = (await api.post('/api/v2/session').set(asA()).send({ workflow_id: workflow.id, svc_access_token: tokens.access_token })).body.data;
+    keep('session token', session.session_token);
+    const read = await api.post('/api/hosted/session/steps/document').set('X-Session-Token', session.session_token).send({ front_image: passport.bytes.toString('base64') });
+    expect(read.body.data?.status, JSON.stringify(read.body)).toBe('APPROVED');
+    // The same passport as a fresh-mode check, replayable under an Idempotency-Key (its stored answer holds the fields).
+    const fresh = await api.post('/api/v2/id-verification').set(asA()).set('Idempotency-Key', 'passport-1').send({ front_image: passport.bytes.toString('base64') });
+    expect(fresh.body.data?.check?.data?.fields?.document_number).toBe(truth.documentNumber);
+    // An operator-recorded identity and a fresh age check with a distinctive date of birth.
+    await core.accounts.recordVerifiedIdentity({ svcId: demo.account.svc_id, fullName: keep('recorded name', 'Ottoline Vexwarden-Pryce'), dateOfBirth: keep('recorded dob', '1937-11-29'), documentNumber: keep('recorded document', 'XK4471902'), address: keep('recorded address', '17 Marrowgate Lane') });
+    await api.post('/api/v2/age-verification').set(asA()).set('Idempotency-Key', 'age-1').send({ dob: keep('age check dob', '1941-06-23'), bands: [18] });
+    await api.post('/api/v2/location').set(asA()).send({ latitude: 1, longitude: 1, accuracy: 1 });
+    // Roster invitations, mailed and returned.
+    const invited = await api.post('/api/sdk/members').set(orgHeaders({ clientId: demo.org.client_id, clientSecret: demo.org.client_secret }))
+      .send({ members: [{ email: 'mailed@corp.example' }, { email: 'linked@corp.example' }], notify: false, invite: 'face' });
+    for (const member of invited.body.data.created) keep(`activation ${member.email}`, new URL(member.activation_link).pathname.split('/').pop()!);
+    await api.post('/api/sdk/members').set(orgHeaders({ clientId: demo.org.client_id, clientSecret: demo.org.client_secret })).send({ members: [{ email: 'emailed@corp.example' }] });
+    // Keys, clients and tokens created over the admin API.
+    const made = await graphql(demo.admin_token, `mutation ($p: String!) {
+      createApiKey(input: { projectId: $p, name: "scan" }) { key }
+      createOidcClient(input: { projectId: $p, name: "Scan app", redirectUris: ["https://scan.example/cb"] }) { clientSecret }
+      createOrgApp(input: { organizationName: "Scan Org" }) { clientSecret }
+      createAdminToken(input: { role: "viewer" }) { token }
+      createProject(input: { name: "Scan project" }) { key webhookSigningSecret }
+    }`, { p: demo.project_id });
+    expect(made.body.errors, JSON.stringify(made.body.errors)).toBeUndefined();
+    const collect = (value: unknown, label: string): void => {
+      if (typeof value === 'string') keep(label, value);
+      else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) collect(v, `${label}.${k}`);
+    };
+    collect(made.body.data, 'admin API');
+    expect(secrets.size).toBeGreaterThan(40);
+
+    // Every row of every table, and every log line.
+    const tables = await sql<{ table_schema: string; table_name: string }>(service, "select table_schema, table_name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')");
+    expect(tables.length).toBeGreaterThan(20);
+    const bytes = (_key: string, value: unknown) => (value && typeof value === 'object' && (value as { type?: string }).type === 'Buffer' ? Buffer.from((value as { data: number[] }).data).toString('latin1') : value);
+    const dump = (await Promise.all(tables.map(async (t) => JSON.stringify(await sql(service, `select * from "${t.table_schema}"."${t.table_name}"`), bytes)))).join('\n');
+    const logs = service.log.lines.join('');
+    expect(service.log.lines.length).toBeGreaterThan(50);
+    const found: string[] = [];
+    for (const [label, value] of secrets) {
+      for (const variant of new Set([value, value.toUpperCase()])) {
+        if (dump.includes(variant)) found.push(`database: ${label}`);
+        if (logs.includes(variant)) found.push(`logs: ${label}`);
+      }
+    }
+    expect(found).toEqual([]);
+    // The scan looks where they would be: what is kept in clear (emails, route templates), digests and sealed values are there.
+    expect(dump).toContain(person.email);
+    expect(logs).toContain('/api/hosted/session/steps/:step');
+    expect(dump).toContain(digestSecret(session.session_token));
+    expect(dump).toMatch(/v1\.[\w-]+\.[\w-]+\.[\w-]+/);
+  }, 60_000);
+});
