@@ -1,0 +1,77 @@
+import pg from 'pg';
+
+// What "nothing half-written" means for sessions and the webhook outbox, read straight from
+// PostgreSQL after a fault. Each query lists the offending ids, so a failure names them.
+
+const TERMINAL = ['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'];
+
+export interface SessionInvariants {
+  sessions: number;
+  terminal: number;
+  /** Sessions without exactly one creation event (null -> NOT_STARTED). */
+  withoutCreationEvent: string[];
+  /** Sessions whose status is not the `to` of their latest timeline event. */
+  statusNotInTimeline: string[];
+  /** Terminal sessions without the outbox event announcing their status. */
+  terminalWithoutWebhook: string[];
+  /** Terminal sessions that still hold sealed work (portrait, read fields). */
+  terminalWithWork: string[];
+  /** Sessions with recorded checks but no move after creation (checks written without their step). */
+  checksWithoutMove: string[];
+}
+
+export async function withDatabase<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const ids = async (client: pg.Client, sql: string, params: unknown[] = []) => (await client.query<{ id: string }>(sql, params)).rows.map((row) => row.id);
+
+export function sessionInvariants(databaseUrl: string): Promise<SessionInvariants> {
+  return withDatabase(databaseUrl, async (client) => {
+    const counts = await client.query<{ sessions: string; terminal: string }>(`select count(*) as sessions, count(*) filter (where status = any($1)) as terminal from verification_session`, [TERMINAL]);
+    return {
+      sessions: Number(counts.rows[0]!.sessions),
+      terminal: Number(counts.rows[0]!.terminal),
+      withoutCreationEvent: await ids(client, `
+        select s.id from verification_session s
+        where (select count(*) from session_event e where e.session_id = s.id and e.from_status is null and e.to_status = 'NOT_STARTED') <> 1`),
+      statusNotInTimeline: await ids(client, `
+        select s.id from verification_session s
+        where s.status is distinct from (select e.to_status from session_event e where e.session_id = s.id order by e.id desc limit 1)`),
+      terminalWithoutWebhook: await ids(client, `
+        select s.id from verification_session s
+        where s.status = any($1) and not exists (select 1 from webhook_event w where w.session_id = s.id and w.type = 'verification.' || lower(s.status))`, [TERMINAL]),
+      terminalWithWork: await ids(client, `select id from verification_session where status = any($1) and work_sealed is not null`, [TERMINAL]),
+      checksWithoutMove: await ids(client, `
+        select s.id from verification_session s
+        where exists (select 1 from session_check c where c.session_id = s.id) and s.status = 'NOT_STARTED'`),
+    };
+  });
+}
+
+/** Outbox events that have somewhere to go: id, session, state. */
+export function outboxEvents(databaseUrl: string, where = 'true', params: unknown[] = []): Promise<{ id: string; session_id: string; state: string; attempts: number }[]> {
+  return withDatabase(databaseUrl, async (client) => (await client.query(`select id, session_id, state, attempts from webhook_event where url is not null and (${where}) order by created_at`, params)).rows);
+}
+
+/** The problems found, as readable lines (empty when everything holds). */
+export function violations(found: SessionInvariants): string[] {
+  const lines: string[] = [];
+  for (const [name, list] of Object.entries(found)) if (Array.isArray(list) && list.length) lines.push(`${name}: ${list.length} (${list.slice(0, 5).join(', ')})`);
+  return lines;
+}
+
+/**
+ * Wallet debits a fault left unsettled: taken, not refunded, and never linked to the session or
+ * check they paid for (the call failed between the debit and its record, and the refund failed
+ * too). Reported, not asserted: the wallet is not part of the session invariants.
+ */
+export function unsettledCharges(databaseUrl: string): Promise<number> {
+  return withDatabase(databaseUrl, async (client) => Number((await client.query(`select count(*) as n from charge where not refunded and check_id is null`)).rows[0].n));
+}
