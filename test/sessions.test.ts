@@ -28,7 +28,8 @@ async function selfie(token: string, face: MarkerFace = { person: 7 }, options: 
   expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
   const { challenge_id, gesture } = challenge.body.data;
   const gestureFace = options.perform === false ? {} : PERFORM[gesture];
-  const burst = [{ ...face, jitter: 0.05 }, { ...face, jitter: 0.05, nonce: 1, ...gestureFace }, { ...face, jitter: 0.05, nonce: 2 }];
+  // Jitter 0.03: natural micro-motion, but too little for the noise alone to look like a gesture.
+  const burst = [{ ...face, jitter: 0.03 }, { ...face, jitter: 0.03, nonce: 1, ...gestureFace }, { ...face, jitter: 0.03, nonce: 2 }];
   return { frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))), challenge_id };
 }
 

@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import { AccessToken } from '../oidc/entities.js';
 import { OidcClient } from '../tenancy/entities.js';
@@ -72,10 +72,9 @@ export class AccountService {
     return accountView(account);
   }
 
-  /** Stores a verified identity on an account (operators, and approved verification sessions). */
-  async recordVerifiedIdentity(input: unknown) {
+  /** Stores a verified identity on an account (operators; approved sessions pass their transaction's `em`). */
+  async recordVerifiedIdentity(input: unknown, em: EntityManager = this.deps.orm.em.fork()) {
     const { svcId, humanVerified, ...identity } = parseInput(verifiedIdentityInput, input);
-    const em = this.deps.orm.em.fork();
     const account = await em.findOne(Account, { id: svcId });
     if (!account) throw new DomainError('account_not_found', 'no account with that svc_id');
     account.identitySealed = this.deps.sealer.seal(JSON.stringify(identity satisfies VerifiedIdentity));

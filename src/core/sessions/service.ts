@@ -258,11 +258,10 @@ export class SessionService {
         ].filter(Boolean);
         if (missing.length) throw new DomainError('required_face_checks_incomplete', `approval needs passed ID verification, liveness and face match; missing: ${missing.join(', ')}`);
       }
-      const work = this.workOf(session);
       const eventId = await this.move(em, session, status, actor, 'manual review');
-      return { session, eventId, work };
+      return { session, eventId };
     });
-    await this.afterMove(outcome.session, outcome.eventId, outcome.work);
+    await this.deps.webhooks.dispatch(outcome.eventId ? [outcome.eventId] : []);
     return sessionView(outcome.session);
   }
 
@@ -489,7 +488,7 @@ export class SessionService {
 
   /** Stores a step's checks and moves the session, under the session's row lock. */
   private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork): Promise<void> {
-    const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+    const eventId = await this.deps.orm.em.fork().transactional(async (em) => {
       const locked = await this.load(em, session.projectId, session.id, true);
       this.assertAcceptsInput(locked);
       const before = this.workOf(locked);
@@ -512,15 +511,16 @@ export class SessionService {
       locked.updatedAt = now;
       const next = decide(locked.features, [...recorded, ...outcomes.map(({ check }) => check)]);
       const failed = outcomes.find(({ check }) => check.status === 'failed');
-      const eventId = next ? await this.move(em, locked, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null;
-      return { session: locked, eventId, work };
+      return next ? await this.move(em, locked, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null;
     });
-    await this.afterMove(outcome.session, outcome.eventId, outcome.work);
+    await this.deps.webhooks.dispatch(eventId ? [eventId] : []);
   }
 
   /**
-   * Moves a session inside a transaction: the timeline entry, the decision fields, and the webhook
-   * outbox row, all committed together. Returns the webhook event id when one is due.
+   * Moves a session inside a transaction: the timeline entry, the decision fields, the webhook
+   * outbox row and, for an approved bound session, the account's verified identity, all committed
+   * together (a crash loses none of them). Returns the webhook event id when one is due; the
+   * caller queues it after the commit.
    */
   private async move(em: EntityManager, session: VerificationSession, to: SessionStatus, actor: Actor, reason: string): Promise<string | null> {
     const now = this.now();
@@ -529,6 +529,7 @@ export class SessionService {
     session.updatedAt = now;
     if (to === 'IN_PROGRESS') return null;
     if (FINAL.includes(to)) {
+      if (to === 'APPROVED' && session.svcId) await this.verifyAccount(em, session);
       session.decision = to;
       session.decidedAt = now;
       session.decidedBy = actor;
@@ -545,24 +546,20 @@ export class SessionService {
     return event.id;
   }
 
-  /** After the commit: queue the webhook; an approved bound session verifies the account. */
-  private async afterMove(session: VerificationSession, eventId: string | null, work?: SessionWork): Promise<void> {
-    if (eventId) await this.deps.webhooks.dispatch([eventId]);
-    if (session.status === 'APPROVED' && session.svcId) {
-      const known = work ?? this.workOf(session);
-      const date = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined);
-      known.documentExpiry = date(known.documentExpiry);
-      if (known.fullName?.trim() && date(known.dateOfBirth)) {
-        await this.deps.accounts.recordVerifiedIdentity({
-          svcId: session.svcId,
-          fullName: known.fullName,
-          dateOfBirth: known.dateOfBirth,
-          ...(known.documentNumber ? { documentNumber: known.documentNumber } : {}),
-          ...(known.documentExpiry ? { documentExpiry: known.documentExpiry } : {}),
-          humanVerified: session.features.includes('liveness') || undefined,
-        });
-      }
-    }
+  /** An approved bound session records the document's identity on the account (sealed). */
+  private async verifyAccount(em: EntityManager, session: VerificationSession): Promise<void> {
+    const known = this.workOf(session);
+    const date = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined);
+    if (!known.fullName?.trim() || !date(known.dateOfBirth)) return;
+    const expiry = date(known.documentExpiry);
+    await this.deps.accounts.recordVerifiedIdentity({
+      svcId: session.svcId,
+      fullName: known.fullName,
+      dateOfBirth: known.dateOfBirth,
+      ...(known.documentNumber ? { documentNumber: known.documentNumber } : {}),
+      ...(expiry ? { documentExpiry: expiry } : {}),
+      humanVerified: session.features.includes('liveness') || undefined,
+    }, em);
   }
 
   private async recordedChecks(em: EntityManager, sessionId: string): Promise<RecordedCheck[]> {
@@ -594,11 +591,11 @@ export class SessionService {
         const session = await this.load(em, projectId, id, true);
         if (!OPEN.includes(session.status) || session.expiresAt > now) return null;
         const to: SessionStatus = session.status === 'NOT_STARTED' ? 'EXPIRED' : 'ABANDONED';
-        return { session, eventId: await this.move(em, session, to, 'system', 'deadline passed') };
+        return { eventId: await this.move(em, session, to, 'system', 'deadline passed') };
       });
       if (outcome) {
         moved += 1;
-        await this.afterMove(outcome.session, outcome.eventId);
+        await this.deps.webhooks.dispatch(outcome.eventId ? [outcome.eventId] : []);
       }
     }
     return moved;
