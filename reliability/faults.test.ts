@@ -6,7 +6,7 @@ import { outboxEvents, sessionInvariants, unsettledCharges, violations, withData
 import { addMembers, figures, figuresTable, runLoad, type Outcome } from './helpers/load.js';
 import { DedicatedPostgres, dedicatedPostgresUnavailable } from './helpers/postgres.js';
 import { WebhookReceiver } from './helpers/receiver.js';
-import { VerityProcess, verityEnv } from './helpers/verity.js';
+import { VerityProcess, verityEnv } from '../test/helpers/verity-process.js';
 
 // Faults against a PostgreSQL the suite starts itself (initdb in a temp dir, its own port; the
 // machine's shared server is never touched), with `verity serve` as a real process:

@@ -4,7 +4,7 @@ import { freshDatabase } from '../test/helpers/processes.js';
 import { sessionInvariants, violations } from './helpers/invariants.js';
 import { addMembers, figures, figuresTable, runLoad, signIn } from './helpers/load.js';
 import { DedicatedPostgres, dedicatedPostgresUnavailable } from './helpers/postgres.js';
-import { VerityProcess, verityEnv } from './helpers/verity.js';
+import { VerityProcess, verityEnv } from '../test/helpers/verity-process.js';
 
 // A bounded load run against one `verity serve` on loopback: hosted sessions (created, then
 // decided by their location step), age checks, OIDC token refreshes and roster reads, mixed, for

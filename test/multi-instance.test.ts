@@ -1,14 +1,8 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sealer } from '../src/core/secrets.js';
-import { freePort, freshDatabase, stopProcess, waitReady } from './helpers/processes.js';
+import { freshDatabase } from './helpers/processes.js';
+import { VerityProcess, verityEnv } from './helpers/verity-process.js';
 
 // Two `verity serve` processes on one PostgreSQL behave as one service: sessions move across
 // them, each webhook attempt is made once, rate limits and idempotency hold across them, the
@@ -17,15 +11,10 @@ import { freePort, freshDatabase, stopProcess, waitReady } from './helpers/proce
 
 const server = process.env.TEST_DATABASE_URL;
 if (!server) console.info('skipping multi-instance tests: they need TEST_DATABASE_URL (a PostgreSQL server)');
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = ['--import', '@swc-node/register/esm-register', path.join(root, 'src/cli.ts')];
-
-interface Instance { child: ChildProcess; url: string; dataDir: string; output: () => string }
 
 let database: { url: string; drop: () => Promise<void> };
-let env: NodeJS.ProcessEnv;
-let a: Instance;
-let b: Instance;
+let a: VerityProcess;
+let b: VerityProcess;
 let demo: { api_key: string; project_id: string; workflows: Record<string, string> };
 const hooks: { eventId: string; sessionId: string }[] = [];
 let receiver: http.Server;
@@ -33,29 +22,8 @@ let receiverUrl: string;
 let board: http.Server;
 let boardUrl: string;
 
-async function start(): Promise<Instance> {
-  const port = await freePort();
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-multi-'));
-  const child = spawn('node', [...cli, 'serve'], { cwd: root, env: { ...env, PORT: String(port), VERITY_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => { output += chunk; });
-  child.stderr!.on('data', (chunk) => { output += chunk; });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitReady(url, child, Date.now(), 90_000);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw new Error(`instance not ready: ${(error as Error).message}\n${output}`);
-  }
-  return { child, url, dataDir, output: () => output };
-}
-
-function admin(...args: string[]) {
-  return promisify(execFile)('node', [...cli, 'admin', ...args], { cwd: root, env, timeout: 60_000 });
-}
-
 const json = (response: Response): Promise<any> => response.json();
-const api = (instance: Instance, route: string, init: RequestInit = {}) =>
+const api = (instance: VerityProcess, route: string, init: RequestInit = {}) =>
   fetch(`${instance.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
 describe.skipIf(!server)('several instances on one PostgreSQL', () => {
@@ -76,32 +44,18 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     boardUrl = `http://127.0.0.1:${(board.address() as AddressInfo).port}/lookup/{license_number}`;
 
     database = await freshDatabase(server!, 'verity_multi');
-    env = {
-      ...process.env,
-      DATABASE_URL: database.url,
-      VERITY_ENCRYPTION_KEY: Sealer.generateKey(),
-      VERITY_BASE_URL: 'http://verity.test',
-      VERITY_ALLOW_INSECURE_CALLBACKS: '1',
-      VERITY_WARM_MODELS: '0',
-      VERITY_SEED_LICENSES: '0',
-      VERITY_RATE_LIMIT_PER_MINUTE: '40',
-      VERITY_WEBHOOK_RETRY_BASE_SECONDS: '1',
-      LOG_LEVEL: 'warn',
-    };
-    a = await start(); // seeds the demo tenant
-    demo = JSON.parse(await readFile(path.join(a.dataDir, 'demo.json'), 'utf8'));
-    b = await start();
-    await admin('callback', 'approve', receiverUrl);
-    await admin('board-add-http', '--state', 'ZZ', '--state-name', 'Slowland', '--provider', 'SLOW', '--name', 'Slow Board', '--credential', 'Slow Licence',
+    // One environment (and so one encryption key and base URL) for both instances.
+    const env = verityEnv(database.url, { VERITY_BASE_URL: 'http://verity.test', VERITY_RATE_LIMIT_PER_MINUTE: '40' });
+    a = await VerityProcess.start(env); // seeds the demo tenant
+    demo = await a.demo();
+    b = await VerityProcess.start(env);
+    await a.admin('callback', 'approve', receiverUrl);
+    await a.admin('board-add-http', '--state', 'ZZ', '--state-name', 'Slowland', '--provider', 'SLOW', '--name', 'Slow Board', '--credential', 'Slow Licence',
       '--url', boardUrl, '--fields', JSON.stringify({ licenseNumber: 'number', firstName: 'first', lastName: 'last', status: 'status' }));
   }, 240_000);
 
   afterAll(async () => {
-    for (const instance of [a, b]) {
-      if (!instance) continue;
-      await stopProcess(instance.child);
-      await rm(instance.dataDir, { recursive: true, force: true });
-    }
+    for (const instance of [a, b]) await instance?.destroy();
     receiver?.close();
     board?.close();
     await database?.drop();
@@ -128,7 +82,7 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
 
   it('counts one rate limit across both instances', async () => {
     // A key of its own, so the limit (40 a minute per key) starts from zero.
-    const key = JSON.parse((await admin('apikey', 'create', '--name', 'rate')).stdout).key as string;
+    const { key } = (await a.admin('apikey', 'create', '--name', 'rate')) as { key: string };
     const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => fetch(`${(i % 2 ? a : b).url}/api/v2/session?limit=1`, { headers: { 'X-API-Key': key } }).then((r) => r.status)));
     expect(answers.filter((s) => s === 200)).toHaveLength(40);
     expect(answers.filter((s) => s === 429)).toHaveLength(20);
@@ -150,7 +104,7 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   it('finishes a request in flight when an instance is stopped, then exits cleanly', async () => {
     const pending = api(b, '/api/v2/credential-verification', { method: 'POST', body: JSON.stringify({ license_state: 'ZZ', provider_code: 'SLOW', license_number: 'SLOW-1' }) });
     await new Promise((r) => setTimeout(r, 400));
-    const exited = stopProcess(b.child);
+    const exited = b.stop();
     const response = await pending;
     expect(response.status).toBe(200);
     expect((await json(response)).data.check.data.found).toBe(true);

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Sealer } from '../../src/core/secrets.js';
 import type { DemoTenant } from '../../src/core/seed.js';
-import { freePort, stopProcess, waitReady } from '../../test/helpers/processes.js';
+import { freePort, stopProcess, waitReady } from './processes.js';
 
-// `verity serve` as a real process, run from source (swc-node) like test/multi-instance.test.ts,
-// on a PostgreSQL the reliability tests choose. It can be stopped, SIGKILLed and started again
+// `verity serve` as a real process, run from source (swc-node), for the multi-instance test and
+// the reliability suite, on a PostgreSQL they choose. It can be stopped, SIGKILLed and started again
 // on the same port and data dir.
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
