@@ -287,6 +287,23 @@ describe('the pipeline: records, wallet, idempotency', () => {
     expect(charges[0]).toMatchObject({ item: 'check:age', amount: 0.05, refunded: false, checkId: expect.stringMatching(/^chk_/) });
   });
 
+  it('the maintenance sweep refunds a reservation that never settled (the process died mid-check), once', async () => {
+    const before = await balance();
+    const settled = await post('/age-verification', { dob: '1990-01-01' });
+    expect(settled.status).toBe(200);
+    // What a crash between the debit and the record leaves: a debit with nothing recorded.
+    const orphan = await service.core.billing.reserve(service.demo.project_id, 'check:age');
+    expect(await balance()).toBe(before - 10);
+    expect(await service.core.billing.refundAbandoned()).toBe(0); // a check may still be running
+    clock.advance(6 * 60_000);
+    const sweeps = await Promise.all([service.core.billing.refundAbandoned(), service.core.billing.refundAbandoned()]);
+    expect(sweeps.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await balance()).toBe(before - 5); // the settled check stays paid
+    expect(await service.core.billing.refundAbandoned()).toBe(0);
+    const rows = await sql<{ refunded: boolean }>(service, 'select refunded from charge where id = ?', [orphan.chargeId]);
+    expect(rows[0]!.refunded).toBe(true);
+  });
+
   it('answers 402 before any work when the wallet is empty', async () => {
     const poor = await service.core.tenancy.createProject({ name: 'Poor', balance: 0.04 });
     const first = await service.http.post('/api/v2/location').set('X-API-Key', poor.key).send({ latitude: 1, longitude: 1, accuracy: 1 });

@@ -168,6 +168,7 @@ export class Core {
     await jobs.work('maintenance.sweep', async () => {
       await this.sessions.expireDue();
       await this.webhooks.rescue();
+      await this.billing.refundAbandoned();
     });
     await jobs.schedule('maintenance.sweep', '* * * * *');
     // Daily, so a missed run (all instances down at midnight on the 1st) closes the month the next day.

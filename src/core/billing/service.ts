@@ -1,9 +1,13 @@
+import { LockMode, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { Charge } from './entities.js';
+
+/** How old an unsettled reservation must be before the sweep refunds it. */
+export const ABANDONED_AFTER_MS = 5 * 60_000;
 
 /** Default price per billable item, in minor units (cents). `VERITY_PRICES` overrides any of them. */
 export const DEFAULT_PRICES_MINOR: Record<string, number> = {
@@ -58,38 +62,67 @@ export class BillingService {
   /**
    * Debits the price atomically (the balance can never go below zero, whatever runs at once) and
    * records the charge; 402 insufficient_balance before any work when the wallet cannot pay.
+   * The call then runs outside any transaction and either settles or refunds the reservation; if
+   * the process or the database goes away in between, `refundAbandoned` gives the money back.
    */
   async reserve(projectId: string, item: string): Promise<Reservation> {
+    return this.deps.orm.em.fork().transactional((em) => this.debit(em, projectId, item));
+  }
+
+  /**
+   * The debit inside the caller's transaction: for work that is written in the same transaction
+   * (a session), so the charge and what it paid for exist together or not at all.
+   */
+  async debit(em: EntityManager, projectId: string, item: string, paidFor: string | null = null): Promise<Reservation> {
     const amountMinor = this.priceOf(item);
     const chargeId = newId('chg');
-    await this.deps.orm.em.fork().transactional(async (em) => {
-      const connection = em.getConnection();
-      const debited = await connection.execute(
-        'update project set balance_minor = balance_minor - ? where id = ? and balance_minor >= ? returning currency',
-        [amountMinor, projectId, amountMinor],
-        'all',
-        em.getTransactionContext(),
-      );
-      if (debited.length === 0) {
-        throw new DomainError('insufficient_balance', `wallet balance is below the price of this call (${(amountMinor / 100).toFixed(2)}); top up to continue`);
-      }
-      em.create(Charge, { id: chargeId, projectId, item, amountMinor, currency: debited[0].currency, refunded: false, createdAt: this.deps.clock.now() });
-    });
+    const debited = await em.getConnection().execute(
+      'update project set balance_minor = balance_minor - ? where id = ? and balance_minor >= ? returning currency',
+      [amountMinor, projectId, amountMinor],
+      'all',
+      em.getTransactionContext(),
+    );
+    if (debited.length === 0) {
+      throw new DomainError('insufficient_balance', `wallet balance is below the price of this call (${(amountMinor / 100).toFixed(2)}); top up to continue`);
+    }
+    em.create(Charge, { id: chargeId, projectId, item, checkId: paidFor, amountMinor, currency: debited[0].currency, refunded: false, createdAt: this.deps.clock.now() });
     return { chargeId, amountMinor };
   }
 
-  /** Ties the charge to the check it paid for. */
-  async settle(reservation: Reservation, checkId: string): Promise<void> {
-    await this.deps.orm.em.fork().nativeUpdate(Charge, { id: reservation.chargeId }, { checkId });
+  /** Ties the charge to the check it paid for, in the transaction that records the check. */
+  async settle(em: EntityManager, reservation: Reservation, checkId: string): Promise<void> {
+    await em.nativeUpdate(Charge, { id: reservation.chargeId }, { checkId });
   }
 
-  /** Gives the money back: the call failed on bad input found late, or on our side. */
+  /** Gives the money back: the call failed on bad input found late, or on our side. A settled charge stays. */
   async refund(reservation: Reservation): Promise<void> {
-    await this.deps.orm.em.fork().transactional(async (em) => {
-      const charge = await em.findOne(Charge, { id: reservation.chargeId, refunded: false });
-      if (!charge) return;
+    await this.refundCharge(reservation.chargeId);
+  }
+
+  /**
+   * Part of the maintenance sweep: refunds reservations that never settled (the process died, or
+   * PostgreSQL went away, between the debit and the record). A check answers in well under a
+   * minute, so after ABANDONED_AFTER_MS nothing can still settle them. Returns how many.
+   */
+  async refundAbandoned(): Promise<number> {
+    const cutoff = new Date(this.deps.clock.now().getTime() - ABANDONED_AFTER_MS);
+    const stale = await this.deps.orm.em.fork().find(Charge, { checkId: null, refunded: false, createdAt: { $lt: cutoff } }, { fields: ['id'], limit: 1000 });
+    let refunded = 0;
+    for (const { id } of stale) refunded += (await this.refundCharge(id)) ? 1 : 0;
+    return refunded;
+  }
+
+  /**
+   * Marks an unsettled charge refunded and credits its amount, once (a row lock makes one winner).
+   * A settled one is left alone: what it paid for was recorded (e.g. a commit whose answer was lost).
+   */
+  private async refundCharge(chargeId: string): Promise<boolean> {
+    return this.deps.orm.em.fork().transactional(async (em) => {
+      const charge = await em.findOne(Charge, { id: chargeId, refunded: false, checkId: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!charge) return false;
       charge.refunded = true;
       await em.getConnection().execute('update project set balance_minor = balance_minor + ? where id = ?', [charge.amountMinor, charge.projectId], 'run', em.getTransactionContext());
+      return true;
     });
   }
 

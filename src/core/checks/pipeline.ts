@@ -94,36 +94,39 @@ export class CheckPipeline {
 
     const reservation: Reservation = await this.deps.billing.reserve(caller.projectId, `check:${check.type}`);
     let outcome: CheckOutcome | CombinedOutcome;
+    let record: CheckRecord;
     try {
       outcome = await check.execute(prepared, context);
+      const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
+      record = await this.record(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started, reservation);
     } catch (error) {
-      // No verdict, no charge: late-found bad input and our own failures are refunded.
-      await this.deps.billing.refund(reservation);
+      // No verdict, no charge: late-found bad input and our own failures are refunded (when the
+      // database itself is gone, the maintenance sweep refunds it once it is back).
+      await this.deps.billing.refund(reservation).catch(() => undefined);
       throw error;
     }
-    const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
-    const record = await this.record(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started);
-    await this.deps.billing.settle(reservation, record.id);
     const data = 'check' in outcome
       ? { session_id: record.id, status: outcome.check.status, check: outcome.check }
       : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks };
     return { ok: true, status: 200, data };
   }
 
-  private async record(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number): Promise<CheckRecord> {
-    const em = this.deps.orm.em.fork();
-    const record = em.create(CheckRecord, {
-      id: newId('chk'),
-      projectId: caller.projectId,
-      type: verdict.type,
-      status: verdict.status,
-      mode: context.mode,
-      svcId: context.svcId,
-      reason: verdict.status === 'passed' ? null : (verdict.reason ?? null),
-      durationMs,
-      createdAt: this.deps.clock.now(),
+  /** Records the verdict and settles its charge in one transaction: a check is never recorded unpaid, nor paid unrecorded. */
+  private async record(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number, reservation: Reservation): Promise<CheckRecord> {
+    return this.deps.orm.em.fork().transactional(async (em) => {
+      const record = em.create(CheckRecord, {
+        id: newId('chk'),
+        projectId: caller.projectId,
+        type: verdict.type,
+        status: verdict.status,
+        mode: context.mode,
+        svcId: context.svcId,
+        reason: verdict.status === 'passed' ? null : (verdict.reason ?? null),
+        durationMs,
+        createdAt: this.deps.clock.now(),
+      });
+      await this.deps.billing.settle(em, reservation, record.id);
+      return record;
     });
-    await em.flush();
-    return record;
   }
 }

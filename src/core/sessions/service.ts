@@ -148,34 +148,31 @@ export class SessionService {
     }
     const svcId = input.svc_access_token ? await this.deps.accounts.resolveForProject(projectId, { svcAccessToken: input.svc_access_token }) : null;
 
-    const reservation = await this.deps.billing.reserve(projectId, 'session');
     const token = newSecret('sst');
     const now = this.now();
-    const em = this.deps.orm.em.fork();
-    const session = em.create(VerificationSession, {
-      id: newId('ses'),
-      projectId,
-      workflowId: workflow.id,
-      status: 'NOT_STARTED',
-      features: workflow.features,
-      tokenDigest: digestSecret(token),
-      redirectUrl: input.redirect_url ?? null,
-      callback: input.callback ?? null,
-      vendorData: input.vendor_data ?? null,
-      metadata: input.metadata ?? null,
-      svcId,
-      expiresAt: new Date(now.getTime() + (input.ttl_seconds ?? SESSION_TTL.defaultSeconds) * 1000),
-      createdAt: now,
-      updatedAt: now,
+    const id = newId('ses');
+    // The debit and the session commit together: no session unpaid, no payment without a session.
+    const session = await this.deps.orm.em.fork().transactional(async (em) => {
+      await this.deps.billing.debit(em, projectId, 'session', id);
+      const created = em.create(VerificationSession, {
+        id,
+        projectId,
+        workflowId: workflow.id,
+        status: 'NOT_STARTED',
+        features: workflow.features,
+        tokenDigest: digestSecret(token),
+        redirectUrl: input.redirect_url ?? null,
+        callback: input.callback ?? null,
+        vendorData: input.vendor_data ?? null,
+        metadata: input.metadata ?? null,
+        svcId,
+        expiresAt: new Date(now.getTime() + (input.ttl_seconds ?? SESSION_TTL.defaultSeconds) * 1000),
+        createdAt: now,
+        updatedAt: now,
+      });
+      em.create(SessionEvent, { sessionId: created.id, fromStatus: null, toStatus: 'NOT_STARTED', actor, reason: 'created', at: now });
+      return created;
     });
-    em.create(SessionEvent, { sessionId: session.id, fromStatus: null, toStatus: 'NOT_STARTED', actor, reason: 'created', at: now });
-    try {
-      await em.flush();
-    } catch (error) {
-      await this.deps.billing.refund(reservation);
-      throw error;
-    }
-    await this.deps.billing.settle(reservation, session.id);
     return {
       ...sessionView(session),
       // The token rides in the fragment: browsers never send it to a server or a log.
