@@ -96,6 +96,20 @@ async function expectNothingHalfWritten(): Promise<void> {
 /** The service's error-level log lines (what a 500 was), for failure messages. */
 const serverErrors = () => verity.output().split('\n').filter((line) => /"level":(50|60)/.test(line)).slice(-5).join('\n').slice(0, 3000);
 
+type AdminAnswer = { status: number; code: unknown };
+/** What GraphQL and tRPC answer an admin read (status and catalog code), e.g. while PostgreSQL is down. */
+async function adminAnswers(): Promise<{ graphql: AdminAnswer; trpc: AdminAnswer }> {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${demo.admin_token}` };
+  const graphql = await fetch(`${verity.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ projects { id } }' }) });
+  const graphqlBody = (await graphql.json()) as { errors?: { extensions?: { code?: unknown } }[] };
+  const trpc = await fetch(`${verity.url}/trpc/projects`, { headers });
+  const trpcBody = (await trpc.json()) as { error?: { data?: { domainCode?: unknown } } };
+  return {
+    graphql: { status: graphql.status, code: graphqlBody.errors?.[0]?.extensions?.code },
+    trpc: { status: trpc.status, code: trpcBody.error?.data?.domainCode },
+  };
+}
+
 /** A failed answer that is clean: a 503 service_unavailable in the envelope, no stack. */
 const cleanOutage = (outcome: Outcome) => outcome.status === 503 && outcome.code === 'service_unavailable' && outcome.enveloped && !outcome.stack;
 
@@ -135,12 +149,14 @@ describe.skipIf(unavailable)('faults', () => {
       const downAt = Date.now();
       await sleep(1000);
       const readinessWhileDown = await fetch(`${verity.url}/readyz`).then((res) => res.status);
+      adminWhileDown.push({ how, ...(await adminAnswers()) });
       await sleep(downMs - 1000);
       const restartingAt = Date.now();
       await postgres.start();
       const backAt = Date.now();
       outages.push({ how, stoppingAt, downAt, restartingAt, backAt, readyMs: await untilReady(), readinessWhileDown });
     };
+    const adminWhileDown: { how: string; graphql: AdminAnswer; trpc: AdminAnswer }[] = [];
     await sleep(5000);
     await outage('stop', 5000);
     await sleep(5000);
@@ -170,9 +186,17 @@ describe.skipIf(unavailable)('faults', () => {
     );
     // Never a hang, a reset or a 500: each failure is a prompt 503 in the envelope.
     expect(failed.filter((outcome) => !cleanOutage(outcome)).slice(0, 5), serverErrors()).toEqual([]);
+    // The dashboards' fronts answer an outage like REST does: 503 service_unavailable, retryable.
+    const outageAnswer = { status: 503, code: 'service_unavailable' };
+    expect(adminWhileDown).toEqual([
+      { how: 'stop', graphql: outageAnswer, trpc: outageAnswer },
+      { how: 'kill -9', graphql: outageAnswer, trpc: outageAnswer },
+    ]);
 
     await expectNothingHalfWritten();
-    figuresFound.push(`wallet debits the outages left unsettled (debited, not refunded, no record): ${await unsettledCharges(database.url)}`);
+    const unsettled = await unsettledCharges(database.url);
+    figuresFound.push(`wallet debits the outages left unsettled: ${unsettled.sessions} of sessions, ${unsettled.checks} of checks (refunded by the maintenance sweep after 5 min)`);
+    expect(unsettled.sessions).toBe(0);
     owed.push({ fault: 'the PostgreSQL outages', to: receiver, ids: await eventIdsFor(receiver), since: loadEndedAt });
   }, 300_000);
 

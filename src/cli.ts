@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { loadConfig } from './config.js';
 import { createOrm, migrate } from './core/db/orm.js';
-import { isDatabaseUnavailable } from './core/db/unavailable.js';
+import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
 import { openStoreForCommand } from './core/db/store.js';
 import { DomainError } from './core/errors.js';
 import { Core } from './core/index.js';
@@ -31,7 +31,7 @@ program
     // handlers are idempotent): tolerate exactly that; anything else still ends the process.
     process.on('unhandledRejection', (reason) => {
       if (isDatabaseUnavailable(reason)) {
-        service.logger.warn({ database: { code: (reason as { code?: unknown }).code, reason: (reason as Error).message } }, 'database unavailable in a background task');
+        service.logger.warn({ database: outageReason(reason) }, 'database unavailable in a background task');
         return;
       }
       service.logger.fatal({ err: reason }, 'unhandled rejection');

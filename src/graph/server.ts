@@ -3,6 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { RequestHandler } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { outageError, outageReason } from '../core/db/unavailable.js';
 import { DomainError, isErrorCode } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import type { Logger } from '../logger.js';
@@ -29,9 +30,26 @@ export function formatGraphError(logger: Logger) {
       // GraphQL's own errors (parse, validation, bad input): the client can fix them.
       return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'validation_error', graphql: code } };
     }
+    const outage = outageError(original);
+    if (outage) {
+      // PostgreSQL restarting or failing over: the same retryable answer as REST's 503.
+      logger.warn({ database: outageReason(original) }, 'database unavailable');
+      return { message: outage.message, path: formatted.path, extensions: { code: outage.code, status: outage.status } };
+    }
     logger.error({ err: original }, 'graphql error');
     return { message: 'unexpected error', path: formatted.path, extensions: { code: 'internal_error' } };
   };
+}
+
+/** The admin token's caller; an outage while looking it up is a 503 (Apollo makes a context error a 500). */
+async function authenticateOrOutage(core: Core, token: string) {
+  try {
+    return await core.tenancy.authenticateAdminToken(token);
+  } catch (error) {
+    const outage = outageError(error);
+    if (!outage) throw error;
+    throw new GraphQLError(outage.message, { extensions: { code: outage.code, status: outage.status, http: { status: outage.status } } });
+  }
 }
 
 /** Apollo Server at /graphql, admin-token protected: `Authorization: Bearer <admin token>`. */
@@ -49,7 +67,7 @@ export async function graphqlMiddleware(core: Core, logger: Logger): Promise<{ h
   const handler = expressMiddleware(server, {
     context: async ({ req }) => {
       const token = bearer(req);
-      const scope = token ? await core.tenancy.authenticateAdminToken(token) : null;
+      const scope = token ? await authenticateOrOutage(core, token) : null;
       if (!scope) {
         throw new GraphQLError(token ? 'invalid admin token' : 'missing admin token: send Authorization: Bearer <admin token>', {
           extensions: { code: 'unauthenticated', http: { status: 401 } },

@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { adminOperations, runAdminOperation, type AdminOperationName, type AdminOperations } from '../core/admin.js';
+import { isDatabaseUnavailable, outageError, outageReason } from '../core/db/unavailable.js';
 import { DomainError } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import type { AdminCaller } from '../core/ops/service.js';
@@ -15,12 +16,21 @@ interface TrpcContext {
 
 const TRPC_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 402: 'PAYMENT_REQUIRED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT',
-  410: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 422: 'UNPROCESSABLE_CONTENT', 429: 'TOO_MANY_REQUESTS',
+  410: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 422: 'UNPROCESSABLE_CONTENT', 429: 'TOO_MANY_REQUESTS', 503: 'SERVICE_UNAVAILABLE',
 };
+
+/** The catalog error behind a failure: a domain error, or 503 service_unavailable for a database outage. */
+const domainOf = (cause: unknown): DomainError | undefined => (cause instanceof DomainError ? cause : outageError(cause));
+
+/** A failure as a tRPC error that keeps the catalog code (the original stays its cause, for the log). */
+function asTrpcError(error: unknown): unknown {
+  const domain = domainOf(error);
+  return domain ? new TRPCError({ code: TRPC_CODE[domain.status] ?? 'INTERNAL_SERVER_ERROR', message: domain.message, cause: error as Error }) : error;
+}
 
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
-    const domain = error.cause instanceof DomainError ? error.cause : undefined;
+    const domain = domainOf(error.cause);
     return {
       ...shape,
       message: domain ? domain.message : error.code === 'INTERNAL_SERVER_ERROR' ? 'unexpected error' : shape.message,
@@ -40,8 +50,7 @@ function resolver<K extends AdminOperationName>(name: K) {
     try {
       return await runAdminOperation(ctx.core, ctx.scope, name, input);
     } catch (error) {
-      if (error instanceof DomainError) throw new TRPCError({ code: TRPC_CODE[error.status] ?? 'INTERNAL_SERVER_ERROR', message: error.message, cause: error });
-      throw error;
+      throw asTrpcError(error);
     }
   };
 }
@@ -113,9 +122,14 @@ export function trpcMiddleware(core: Core, logger: Logger) {
     router: adminRouter,
     createContext: async ({ req }) => {
       const token = bearer(req);
-      return { core, scope: token ? await core.tenancy.authenticateAdminToken(token) : null };
+      try {
+        return { core, scope: token ? await core.tenancy.authenticateAdminToken(token) : null };
+      } catch (error) {
+        throw asTrpcError(error);
+      }
     },
     onError: ({ error }) => {
+      if (isDatabaseUnavailable(error.cause)) logger.warn({ database: outageReason(error.cause) }, 'database unavailable');
       if (error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause instanceof DomainError)) logger.error({ err: error.cause ?? error }, 'trpc error');
     },
   });

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from '../core/db/unavailable.js';
+import { outageError, outageReason } from '../core/db/unavailable.js';
 import { DomainError } from '../core/errors.js';
 import { sendError } from './envelope.js';
 
@@ -52,12 +52,11 @@ export function errorHandler(logger: Logger) {
       sendError(res, known);
       return;
     }
-    if (isDatabaseUnavailable(error)) {
-      // A restart or failover of PostgreSQL: the caller retries; no stack, it is not our bug. Knex
-      // prefixes the message with the query and its values: only the driver's part is logged.
-      const { name, code, message } = error as Error & { code?: unknown };
-      logger.warn({ req_id: res.locals.requestId, database: { type: name, code, reason: message.split(' - ').pop() } }, 'database unavailable');
-      sendError(res, new DomainError('service_unavailable'));
+    const outage = outageError(error);
+    if (outage) {
+      // A restart or failover of PostgreSQL: the caller retries; no stack, it is not our bug.
+      logger.warn({ req_id: res.locals.requestId, database: outageReason(error) }, 'database unavailable');
+      sendError(res, outage);
       return;
     }
     logger.error({ req_id: res.locals.requestId, err: error }, 'unhandled error');

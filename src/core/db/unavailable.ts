@@ -1,3 +1,5 @@
+import { DomainError } from '../errors.js';
+
 // Telling "the database cannot be reached right now" (a restart, a failover, a full pool) from
 // our own bugs: the first is a 503 the caller retries, the second a 500.
 
@@ -34,4 +36,18 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (UNAVAILABLE_MESSAGES.some((message) => current instanceof Error && current.message.includes(message))) return true;
   }
   return false;
+}
+
+/**
+ * What to log of an outage: the driver's part of the message only (knex prefixes the query and
+ * its values, which may hold identity data).
+ */
+export function outageReason(error: unknown): { type: string; code: unknown; reason: string | undefined } {
+  const { name, code, message } = error as Error & { code?: unknown };
+  return { type: name, code, reason: message.split(' - ').pop() };
+}
+
+/** service_unavailable (503, retry) for an outage, else undefined: every front answers one alike. */
+export function outageError(error: unknown): DomainError | undefined {
+  return isDatabaseUnavailable(error) ? new DomainError('service_unavailable') : undefined;
 }
