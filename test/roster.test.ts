@@ -224,7 +224,10 @@ describe('member state table', () => {
       expect(again.body.data).toEqual({ member: null, already_removed: true });
     }
     expect((await api('delete', '/members/mem_ffffffffffffffffffffffff')).body.error.code).toBe('not_found');
-    expect((await api('delete', `/members/${entry.member_id}?permanent=maybe`)).body.error.code).toBe('invalid_request');
+    const maybe = await api('delete', `/members/${entry.member_id}?permanent=maybe`);
+    expect(maybe.status).toBe(400);
+    expect(maybe.body.error.code).toBe('invalid_request');
+    expect(Object.keys(maybe.body.data.errors)).toEqual(['permanent']);
   });
 
   it('reactivates to active when the account exists and to invited when it is gone', async () => {

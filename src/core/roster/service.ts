@@ -9,7 +9,7 @@ import { digestSecret, newId, newSecret } from '../secrets.js';
 import { parseInput, validationError } from '../validation.js';
 import { billingView, closeFinishedPeriods, trialEnd } from './billing.js';
 import { Member, Organization, RosterAudit, RosterInviteWindow, RosterPlan, RosterSeat, type MemberStatus } from './entities.js';
-import { addMembersInput, resolveMemberInput, setPlanInput } from './inputs.js';
+import { addMembersInput, removeMemberQuery, resolveMemberInput, setPlanInput } from './inputs.js';
 import { memberView, type MemberFields, type MemberView } from './views.js';
 
 /** Activation links live 7 days and work once; a newer link for the member supersedes the older. */
@@ -264,7 +264,8 @@ export class RosterService {
   }
 
   /** DELETE /members/{member_id}: deactivates, or with `permanent` deletes the row; idempotent. */
-  async remove(caller: RosterCaller, ref: string, permanent: boolean) {
+  async remove(caller: RosterCaller, ref: string, query: unknown) {
+    const permanent = ['true', '1'].includes(parseRoster(removeMemberQuery, query).permanent ?? 'false');
     let member: Member;
     try {
       member = await this.withMember(caller.organizationId, ref, async (tx, member) => {

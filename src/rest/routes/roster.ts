@@ -4,7 +4,6 @@ import type { ErrorCode } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import { MEMBER_ROLES, MEMBER_STATUSES } from '../../core/roster/entities.js';
 import { addMembersInput, removeMemberQuery, resolveMemberInput } from '../../core/roster/inputs.js';
-import { DomainError } from '../../core/errors.js';
 import type { OrgCaller } from '../auth.js';
 import { sendData } from '../envelope.js';
 import type { ApiDocs } from '../openapi.js';
@@ -63,10 +62,7 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
     sendData(res, await core.roster.invite(caller(res), memberRef(req)));
   });
   router.delete('/members/:member_id', async (req, res) => {
-    const query = removeMemberQuery.safeParse(req.query);
-    if (!query.success) throw new DomainError('invalid_request', 'permanent must be true or false', { data: { errors: { permanent: 'must be true or false' } } });
-    const permanent = query.data.permanent === 'true' || query.data.permanent === '1';
-    sendData(res, await core.roster.remove(caller(res), memberRef(req), permanent));
+    sendData(res, await core.roster.remove(caller(res), memberRef(req), req.query));
   });
   router.get('/billing', async (_req, res) => {
     sendData(res, await core.roster.billing(caller(res).organizationId));
