@@ -46,11 +46,13 @@ export function lazyModels(): Models {
     faces: faces.get,
     liveness: liveness.get,
     status() {
+      const loadedFaces = faces.loaded();
       return {
         ocr: documents.loaded() !== undefined,
-        faces: faces.loaded() !== undefined,
+        faces: loadedFaces !== undefined,
         liveness: liveness.loaded() !== undefined,
-        tf_backend: faces.loaded()?.backend ?? 'not loaded',
+        tf_backend: loadedFaces?.backend ?? 'not loaded',
+        ...(loadedFaces?.wasmFeatures ? { tf_wasm: loadedFaces.wasmFeatures } : {}),
       };
     },
     async close() {

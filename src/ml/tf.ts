@@ -14,6 +14,8 @@ const require = createRequire(import.meta.url);
 
 let ready: Promise<TfModule> | undefined;
 let chosen: TfBackendName | undefined;
+/** What the WASM backend could use here: 'simd', 'threads', both, or 'plain'. */
+let wasmFeatures: string | undefined;
 
 /** The shared TF.js module with a backend set; resolves once. */
 export function loadTf(): Promise<TfModule> {
@@ -27,6 +29,11 @@ export function loadTf(): Promise<TfModule> {
 /** The backend in use ('tensorflow' | 'wasm' | 'cpu'); 'none' before loadTf() resolved. */
 export function tfBackend(): string {
   return chosen ?? 'none';
+}
+
+/** The WASM backend's features ('simd', 'simd+threads', 'plain'); undefined on other backends. */
+export function tfWasmFeatures(): string | undefined {
+  return chosen === 'wasm' ? wasmFeatures : undefined;
 }
 
 /** True when the native tfjs-node binding loaded (face-api then uses its node build). */
@@ -60,6 +67,9 @@ async function pickBackend(): Promise<TfModule> {
       if (await tf.setBackend('wasm')) {
         await tf.ready();
         chosen = 'wasm';
+        const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) === true;
+        const threads = (await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT')) === true;
+        wasmFeatures = [simd && 'simd', threads && 'threads'].filter(Boolean).join('+') || 'plain';
         return tf;
       }
     } catch {
