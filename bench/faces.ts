@@ -40,7 +40,13 @@ function timed(engine: FaceEngine): FaceEngine {
       spent.ms += performance.now() - started;
     }
   };
-  return { detectFaces: wrap(engine.detectFaces), describeLargestFace: wrap(engine.describeLargestFace), cropFace: wrap(engine.cropFace), assessLiveness: wrap(engine.assessLiveness) };
+  return {
+    detectFaces: wrap(engine.detectFaces),
+    describeLargestFace: wrap(engine.describeLargestFace),
+    cropFace: wrap(engine.cropFace),
+    assessLiveness: wrap(engine.assessLiveness),
+    headPose: wrap(engine.headPose),
+  };
 }
 
 /**

@@ -114,6 +114,24 @@ describe('POST /api/v2/antispoof: verdicts', () => {
     const turn = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.1 }, { person: 4, yaw: 0.2 }]) });
     expect(turn.body.data.check.data).toMatchObject({ result: 'live', burst: { gestures: { turn_left: true, turn_right: false } } });
     expect(turn.body.data.check.data.human_score).toBeGreaterThanOrEqual(0.5);
+    const pose = turn.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === 'pose_change');
+    expect(pose).toMatchObject({ passed: true, value: 22 });
+    expect(pose.detail).toContain('yaw 0.0 to 22.0');
+  });
+
+  it('reads head turns from the absolute yaw: coming back to the camera from one side is not a turn to the other', async () => {
+    // Already turned to the left when the burst starts, then facing the camera again.
+    const back = await post('/antispoof').send({ frames: await burst([{ person: 4, yaw: 0.2 }, { person: 4, yaw: 0.1 }, { person: 4 }]) });
+    expect(back.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, turn_right: false });
+    // A small sway across the middle (±5 degrees) is motion, but neither turn.
+    const sway = await post('/antispoof').send({ frames: await burst([{ person: 4, yaw: -0.045 }, { person: 4, yaw: 0.045 }, { person: 4, yaw: -0.045 }]) });
+    expect(sway.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, turn_right: false });
+    // Left, then right: both were shown.
+    const both = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.2 }, { person: 4, yaw: -0.2 }]) });
+    expect(both.body.data.check.data.burst.gestures).toMatchObject({ turn_left: true, turn_right: true });
+    // Looking down and back up is not looking up: up is measured from the first frame.
+    const nod = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, pitch: 0.15 }, { person: 4 }]) });
+    expect(nod.body.data.check.data.burst.gestures.look_up).toBe(false);
   });
 
   it('fails a burst whose frames show different people, or whose passive evidence is a spoof', async () => {
@@ -132,8 +150,9 @@ describe('gesture challenge', () => {
   // Jitter 0.03: natural micro-motion, but too little for the noise alone to look like a gesture
   // (at 0.05 the nose tip wanders enough to read as looking up).
   const framesFor = (gesture: string, person = 7) => burst([{ person, jitter: 0.03 }, { person, jitter: 0.03, nonce: 1, ...perform[gesture] }, { person, jitter: 0.03, nonce: 2 }]);
-  // Every gesture but the asked one, except the other head turn: a turn and back shows both (README).
-  const otherGestures = (gesture: string) => Object.keys(perform).filter((g) => g !== gesture && !(g.startsWith('turn_') && gesture.startsWith('turn_')));
+  // Every gesture but the asked one. The bursts are a gesture and back (neutral, gesture,
+  // neutral), so this includes the other head turn: coming back from a left turn is no right turn.
+  const otherGestures = (gesture: string) => Object.keys(perform).filter((g) => g !== gesture);
 
   it('is created for 60 s, passes when the burst shows the gesture, and is single use', async () => {
     const created = await post('/antispoof/challenge').send({});

@@ -44,9 +44,10 @@ async function heldPhoto(path: string): Promise<Buffer[]> {
 async function faces(frames: Buffer[]): Promise<BurstFace[]> {
   const out: BurstFace[] = [];
   for (const bytes of frames) {
-    const face = await engine.describeLargestFace(await decodeImage(bytes));
+    const image = await decodeImage(bytes);
+    const face = await engine.describeLargestFace(image);
     expect(face).not.toBeNull();
-    out.push(face!);
+    out.push({ ...face!, pose: await engine.headPose(image, face!) });
   }
   return out;
 }
@@ -76,6 +77,47 @@ describe.skipIf(!hasSharedData)('burst evidence from the real models', () => {
   it('tells frames of different people apart', { timeout: 120_000 }, async () => {
     const mixed = analyseBurst(await faces([file(ob('obama.jpg')), file(ob('biden.jpg')), file(ob('obama.jpg'))]), false);
     expect(mixed.samePerson).toBe(false);
+  });
+});
+
+describe.skipIf(!hasSharedData)('head pose from the face mesh', () => {
+  const bbt = (f: string) => file(`faceapi-bbt-identities/${f}`);
+  async function poseOf(bytes: Buffer) {
+    const image = await decodeImage(bytes);
+    const face = await engine.describeLargestFace(image);
+    expect(face).not.toBeNull();
+    const pose = await engine.headPose(image, face!);
+    expect(pose).not.toBeNull();
+    return pose!;
+  }
+
+  it('flips the sign of the yaw when the photo is mirrored, and reads an in-plane turn as roll', { timeout: 180_000 }, async () => {
+    // Measured on every shared photo: the mirror flips the sign of the yaw, never its size by much.
+    for (const [bytes, side] of [[bbt('bernadette2.png'), 1], [bbt('bernadette4.png'), -1], [file(ob('kit_harington_john2.jpeg')), -1]] as const) {
+      const pose = await poseOf(bytes);
+      const mirrored = await poseOf(await sharp(bytes).flop().png().toBuffer());
+      expect(Math.sign(pose.yaw)).toBe(side);
+      expect(pose.yaw * side).toBeGreaterThan(10);
+      expect(mirrored.yaw * side).toBeLessThan(-10);
+      expect(Math.abs(pose.yaw + mirrored.yaw)).toBeLessThan(5);
+      expect(Math.abs(pose.pitch - mirrored.pitch)).toBeLessThan(5);
+    }
+    const upright = await poseOf(file(ob('obama.jpg')));
+    expect(Math.abs(upright.yaw)).toBeLessThan(8);
+    // Turned 15 degrees clockwise: the chin moves to the image's left.
+    const leaning = await poseOf(await sharp(file(ob('obama.jpg'))).rotate(15, { background: '#808080' }).jpeg().toBuffer());
+    expect(leaning.roll - upright.roll).toBeLessThan(-10);
+    expect(leaning.roll - upright.roll).toBeGreaterThan(-20);
+    expect(Math.abs(leaning.yaw - upright.yaw)).toBeLessThan(5);
+  });
+
+  it('tells a turn to the left from a turn to the right in bursts of real photos of one person', { timeout: 180_000 }, async () => {
+    // bernadette1 faces the camera (yaw ~1), bernadette2 is turned to her left (~15), bernadette4 to her right (~-13).
+    const left = analyseBurst(await faces([bbt('bernadette1.png'), bbt('bernadette2.png'), bbt('bernadette1.png')]), false);
+    expect(left.gestures).toMatchObject({ turn_left: true, turn_right: false });
+    expect(left.evidence.find((e) => e.name === 'pose_change')!.passed).toBe(true);
+    const right = analyseBurst(await faces([bbt('bernadette1.png'), bbt('bernadette4.png'), bbt('bernadette1.png')]), false);
+    expect(right.gestures).toMatchObject({ turn_left: false, turn_right: true });
   });
 });
 

@@ -1,9 +1,9 @@
 import type { DecodedImage } from '../ml/image.js';
 import type { DetectedFace, FaceBox, FaceDescription } from '../ml/faces/index.js';
-import type { LivenessAssessment } from '../ml/liveness/index.js';
+import type { HeadPose, LivenessAssessment } from '../ml/liveness/index.js';
 import type { Models } from './models.js';
 
-export type { DetectedFace, FaceBox, FaceDescription, LivenessAssessment };
+export type { DetectedFace, FaceBox, FaceDescription, HeadPose, LivenessAssessment };
 
 /**
  * What core asks of faces. Checks (liveness, face match, anti-spoof, uniqueness, KYC, the document
@@ -21,6 +21,8 @@ export interface FaceEngine {
   cropFace(image: DecodedImage, box: FaceBox, options?: { margin?: number; maxSide?: number }): Promise<Buffer>;
   /** Passive (single-image) liveness: learned models plus explained pixel evidence. */
   assessLiveness(image: DecodedImage): Promise<LivenessAssessment>;
+  /** Head pose (yaw, pitch, roll in degrees) of a face found in `image`; null when it cannot be posed. */
+  headPose(image: DecodedImage, face: DetectedFace): Promise<HeadPose | null>;
 }
 
 /** The real engine: face-api and human's models from src/ml, loaded on first use and shared. */
@@ -30,5 +32,6 @@ export function modelFaceEngine(models: Models): FaceEngine {
     describeLargestFace: async (image) => (await models.faces()).describeLargestFace(image),
     cropFace: async (image, box, options) => (await models.faces()).cropFace(image, box, options),
     assessLiveness: async (image) => (await models.liveness()).assess(image),
+    headPose: async (image, face) => (await models.liveness()).headPose(image, face),
   };
 }

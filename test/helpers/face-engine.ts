@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import type { FaceEngine, FaceDescription, LivenessAssessment } from '../../src/core/face-engine.js';
+import type { FaceEngine, FaceDescription, HeadPose, LivenessAssessment } from '../../src/core/face-engine.js';
 import { DESCRIPTOR_MEAN } from '../../src/core/faces/face-index.js';
 import { pixels, type DecodedImage } from '../../src/ml/image.js';
 
@@ -139,6 +139,12 @@ export function markerFaceEngine(): FaceEngine & { calls: number } {
     },
     async cropFace(image: DecodedImage) {
       return sharp(image.bytes).jpeg().toBuffer();
+    },
+    /** The marker's pose in degrees, at the ratios the real mesh shows against landmark offsets (~110 per eye distance of yaw, ~100 per eye-mouth distance of pitch). */
+    async headPose(image: DecodedImage): Promise<HeadPose | null> {
+      engine.calls++;
+      const m = await readMarker(image);
+      return m ? { yaw: 110 * m.yaw, pitch: -100 * m.pitch, roll: 0, confidence: 0.99 } : null;
     },
     async assessLiveness(image: DecodedImage): Promise<LivenessAssessment> {
       engine.calls++;

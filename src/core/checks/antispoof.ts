@@ -73,7 +73,8 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
   for (const [i, frame] of prepared.frames.entries()) {
     const face = await engine.describeLargestFace(frame);
     if (!face) throw noFace(prepared.burst ? `frames[${i}]` : 'image');
-    faces.push(face);
+    // Head pose only matters between frames: a single selfie is judged without it.
+    faces.push({ ...face, pose: prepared.burst ? await engine.headPose(frame, face) : null });
   }
   const middle = Math.floor((prepared.frames.length - 1) / 2);
   const passive: LivenessAssessment = await engine.assessLiveness(prepared.frames[middle]!);

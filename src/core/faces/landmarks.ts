@@ -1,4 +1,5 @@
-// Measures on the 68 iBUG/dlib landmarks that say how a face moved between frames of a burst.
+// Measures on the 68 iBUG/dlib landmarks that say how a face moved between frames of a burst
+// (head pose comes from the face mesh instead: see src/ml/liveness/pose.ts).
 // Pure geometry: no pixels, no models, so the rules can be tested with any engine.
 //
 // A flat photo moved in front of a camera (shifted, scaled, turned in the image plane, tilted a
@@ -6,16 +7,14 @@
 // A live face does not: the nose sticks out of the plane of the eyes and mouth, eyelids close,
 // lips stretch. So every measure here is taken in an affine-invariant way:
 // - `nonRigid`: what is left after the best affine fit from one frame's landmarks to another's;
-// - pose as the nose tip's coordinates in the frame spanned by the eyes and the mouth (yaw moves
-//   it sideways, pitch up and down; any affine motion of a photo leaves them unchanged);
-// - the smile as the mouth-corner distance in that same frame;
+// - the smile as the mouth-corner distance in the frame spanned by the eyes and the mouth (any
+//   affine motion of a photo leaves it unchanged);
 // - the eye aspect ratio (EAR) for blinks (Soukupova and Cech, 2016).
 
 import { LEFT_EYE, mean, MOUTH, type Point, RIGHT_EYE } from '../../ml/faces/geometry.js';
 
 export type { Point };
 
-const NOSE_TIP = 30;
 const MOUTH_LEFT = 48;
 const MOUTH_RIGHT = 54;
 
@@ -54,20 +53,15 @@ function faceFrame(points: readonly Point[]): (p: Point) => { u: number; v: numb
   };
 }
 
-export interface FacePose {
-  /** Nose tip across the eye line: grows when the subject turns to their left (unmirrored frames). */
-  yaw: number;
-  /** Nose tip from the eyes towards the mouth: shrinks when the subject looks up. */
-  pitch: number;
+export interface FaceExpression {
   /** Mouth-corner distance in eye distances: grows with a smile. */
   mouthWidth: number;
   ear: number;
 }
 
-export function poseOf(points: readonly Point[]): FacePose {
+export function expressionOf(points: readonly Point[]): FaceExpression {
   const frame = faceFrame(points);
-  const nose = frame(points[NOSE_TIP]!);
-  return { yaw: nose.u, pitch: nose.v, mouthWidth: frame(points[MOUTH_RIGHT]!).u - frame(points[MOUTH_LEFT]!).u, ear: eyeAspectRatio(points) };
+  return { mouthWidth: frame(points[MOUTH_RIGHT]!).u - frame(points[MOUTH_LEFT]!).u, ear: eyeAspectRatio(points) };
 }
 
 /** Solves the 3x3 system m·x = b (Cramer); null when singular. */

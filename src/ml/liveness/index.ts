@@ -2,8 +2,12 @@ import type * as Tf from '@tensorflow/tfjs';
 import { loadFaceModels, type DetectedFace, type FaceModels } from '../faces/index.js';
 import { SerialQueue } from '../faces/queue.js';
 import { pixels, type DecodedImage } from '../image.js';
+import { faceCrop } from './crop.js';
 import { frameEdges, glareFraction, greySquare, laplacianVariance, spectrum, type Box, type Rgb } from './evidence.js';
 import { inputSize, livenessGraphs, type LivenessGraphs } from './models.js';
+import { headPoseAt, type HeadPose } from './pose.js';
+
+export type { HeadPose };
 
 export interface LivenessEvidence { name: string; value: number; passed: boolean; detail: string }
 export interface LivenessAssessment {
@@ -16,6 +20,8 @@ export interface LivenessAssessment {
 }
 export interface LivenessModels {
   assess(image: DecodedImage): Promise<LivenessAssessment>;
+  /** Head pose of a face found in `image` (its box in upright original pixels), from the face mesh; null when the mesh sees no face there. */
+  headPose(image: DecodedImage, face: { box: Box }): Promise<HeadPose | null>;
   close(): Promise<void>;
 }
 
@@ -64,11 +70,18 @@ export async function loadLivenessModels(): Promise<LivenessModels> {
   });
   const { graphs, faces } = await shared;
   let closed = false;
+  const guard = <T>(task: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new Error('liveness models handle is closed'));
+    return inference.run(task);
+  };
   return {
-    assess: (image) => {
-      if (closed) return Promise.reject(new Error('liveness models handle is closed'));
-      return inference.run(() => assess(graphs, faces, image));
-    },
+    assess: (image) => guard(() => assess(graphs, faces, image)),
+    headPose: (image, face) =>
+      guard(async () => {
+        const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
+        const k = rgb.width / image.width;
+        return headPoseAt(graphs, rgb, { x: face.box.x * k, y: face.box.y * k, width: face.box.width * k, height: face.box.height * k });
+      }),
     close: async () => {
       closed = true;
       await inference.run(async () => undefined); // drain this handle's queued work
@@ -188,16 +201,8 @@ async function assess(graphs: LivenessGraphs, faceModels: FaceModels, image: Dec
 /** Runs both graphs on human's face tensor: square 1.4x crop -> 256x256 /255 -> each model's input size. */
 function modelScores(graphs: LivenessGraphs, rgb: Rgb, box: Box): { antispoof: number; liveness: number } {
   const { tf } = graphs;
-  const side = Math.max(box.width, box.height) * CROP_SCALE;
-  const cx = box.x + box.width / 2;
-  const cy = box.y + box.height / 2;
-  // normalised [y1, x1, y2, x2]; outside the frame cropAndResize pads with 0, as in human
-  const norm: [number, number, number, number] = [
-    (cy - side / 2) / rgb.height, (cx - side / 2) / rgb.width, (cy + side / 2) / rgb.height, (cx + side / 2) / rgb.width,
-  ];
   const outputs = tf.tidy(() => {
-    const frame = tf.tensor4d(new Float32Array(toRgb(rgb)), [1, rgb.height, rgb.width, 3]);
-    const crop = tf.image.cropAndResize(frame, [norm], [0], [CROP_SIZE, CROP_SIZE]).div(255) as Tf.Tensor4D;
+    const crop = faceCrop(tf, rgb, box, CROP_SCALE, CROP_SIZE);
     const run = (model: Tf.GraphModel): Tf.Tensor => model.execute(tf.image.resizeBilinear(crop, inputSize(model), false)) as Tf.Tensor;
     return [run(graphs.antispoof), run(graphs.liveness)] as const;
   });
@@ -205,15 +210,4 @@ function modelScores(graphs: LivenessGraphs, rgb: Rgb, box: Box): { antispoof: n
   const l = outputs[1].dataSync();
   tf.dispose([...outputs]);
   return { antispoof: a[0]!, liveness: l[0]! };
-}
-
-function toRgb(img: Rgb): Uint8Array {
-  if (img.channels === 3) return img.data;
-  const out = new Uint8Array(img.width * img.height * 3);
-  for (let i = 0; i < img.width * img.height; i++) {
-    out[i * 3] = img.data[i * img.channels]!;
-    out[i * 3 + 1] = img.data[i * img.channels + 1]!;
-    out[i * 3 + 2] = img.data[i * img.channels + 2]!;
-  }
-  return out;
 }

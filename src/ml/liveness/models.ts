@@ -4,9 +4,10 @@ import { dirname, join } from 'node:path';
 import type * as Tf from '@tensorflow/tfjs';
 import { loadTf, type TfModule } from '../tf.js';
 
-// The two single-image liveness models that ship inside @vladmandic/human, loaded straight into
-// the process's shared TF.js (src/ml/tf.ts) without the Human class: Human's node-wasm build
-// fetches models over `fetch` (no file: URLs in Node) and runs its own pipeline we do not need.
+// The two single-image liveness models and the face mesh that ship inside @vladmandic/human,
+// loaded straight into the process's shared TF.js (src/ml/tf.ts) without the Human class: Human's
+// node-wasm build fetches models over `fetch` (no file: URLs in Node) and runs its own pipeline
+// we do not need.
 //
 // - antispoof.json: 128x128x3 RGB 0..1 -> [1,1] probability the face is REAL (kaggle "fake face
 //   detection"; human reports it as `face.real`).
@@ -14,7 +15,10 @@ import { loadTf, type TfModule } from '../tf.js';
 //   element 0 as `face.live`.
 // Human feeds both from the same face tensor: a square crop, 1.4x the detector box, bilinearly
 // cut to 256x256 and divided by 255, then resized bilinearly to each model's input size. We do
-// the same (see faceTensor in index.ts).
+// the same (see modelScores in index.ts).
+// - facemesh.json: 192x192x3 RGB 0..1 -> 468 3-D points (`output_mesh`, [1,1404], crop pixels)
+//   and the probability that the crop holds a face (`output_faceflag`); head pose comes from
+//   the mesh (see pose.ts).
 
 const require = createRequire(import.meta.url);
 
@@ -22,6 +26,7 @@ export interface LivenessGraphs {
   tf: TfModule;
   antispoof: Tf.GraphModel;
   liveness: Tf.GraphModel;
+  facemesh: Tf.GraphModel;
 }
 
 /** node_modules/@vladmandic/human/models. Its `exports` map hides package.json, so walk up from the main entry. */
@@ -58,20 +63,21 @@ export function inputSize(model: Tf.GraphModel): [number, number] {
 
 let loading: Promise<LivenessGraphs> | undefined;
 
-/** Loads both graphs once per process and runs one warm-up inference each. */
+/** Loads the three graphs once per process and runs one warm-up inference each. */
 export function livenessGraphs(): Promise<LivenessGraphs> {
   loading ??= (async () => {
     const tf = await loadTf();
     const antispoof = await loadGraph(tf, 'antispoof');
     const liveness = await loadGraph(tf, 'liveness');
-    for (const model of [antispoof, liveness]) {
+    const facemesh = await loadGraph(tf, 'facemesh');
+    for (const model of [antispoof, liveness, facemesh]) {
       const [h, w] = inputSize(model);
       tf.tidy(() => {
-        const out = model.execute(tf.zeros([1, h, w, 3])) as Tf.Tensor;
-        out.dataSync();
+        const out = model.execute(tf.zeros([1, h, w, 3]));
+        for (const t of Array.isArray(out) ? out : [out]) t.dataSync();
       });
     }
-    return { tf, antispoof, liveness };
+    return { tf, antispoof, liveness, facemesh };
   })().catch((error: unknown) => {
     loading = undefined;
     throw error;
