@@ -12,7 +12,7 @@ import type { SummaryRow } from './summary.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const database = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
-/** The sizes the issues ask for; the whole run takes about an hour on 2 cores (the 1,000 face requests 40 minutes of it). */
+/** The sizes the issues ask for; on 2 cores the 1,000 face requests take about 12 minutes, the other areas about 20. */
 const BENCHES: { name: string; file: string; env?: Record<string, string> }[] = [
   { name: 'http', file: 'http.ts', env: { BENCH_SECONDS: '10' } },
   { name: 'oidc', file: 'oidc.ts' },
