@@ -123,7 +123,9 @@ function otherRoutes(): Route[] {
     route('tRPC', 'POST', '/trpc/{procedure}', 'trpc', 'admin'),
     route('system', 'POST', '/api/auth/tpsso/{anything}', 'envelope', 'none', ['token']),
     route('system', 'GET', '/api/v2/{anything}', 'envelope', 'apiKey'),
-    route('system', 'PUT', '/{anything}', 'envelope', 'none'),
+    // An unknown top-level path. The prefix keeps it unknown whatever the fuzzer draws: an empty
+    // `anything` under GET would be the home page, which is HTML by contract.
+    route('system', 'PUT', '/unknown-{anything}', 'envelope', 'none'),
   ];
 }
 
