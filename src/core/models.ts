@@ -1,6 +1,7 @@
 import type { DocumentReader } from '../ml/document/index.js';
 import type { FaceModels } from '../ml/faces/index.js';
 import type { LivenessModels } from '../ml/liveness/index.js';
+import { tfWasmFeatures } from '../ml/tf.js'; // light: TF.js itself loads only in loadTf()
 
 /**
  * The models core calls, loaded once on first use (or warmed at start) and shared by every
@@ -46,13 +47,13 @@ export function lazyModels(): Models {
     faces: faces.get,
     liveness: liveness.get,
     status() {
-      const loadedFaces = faces.loaded();
+      const wasm = tfWasmFeatures();
       return {
         ocr: documents.loaded() !== undefined,
-        faces: loadedFaces !== undefined,
+        faces: faces.loaded() !== undefined,
         liveness: liveness.loaded() !== undefined,
-        tf_backend: loadedFaces?.backend ?? 'not loaded',
-        ...(loadedFaces?.wasmFeatures ? { tf_wasm: loadedFaces.wasmFeatures } : {}),
+        tf_backend: faces.loaded()?.backend ?? 'not loaded',
+        ...(wasm ? { tf_wasm: wasm } : {}),
       };
     },
     async close() {

@@ -19,7 +19,6 @@ export interface FaceDescription extends DetectedFace { descriptor: Float32Array
 
 export interface FaceModels {
   backend: string; // 'tensorflow' | 'wasm' | 'cpu'
-  wasmFeatures?: string; // on WASM: 'simd', 'simd+threads' or 'plain'
   /** Every face, largest first. Detection runs on a downscaled copy (long side ~640) for speed, boxes mapped back. */
   detectFaces(image: DecodedImage): Promise<DetectedFace[]>;
   /** The largest face with its descriptor, computed on an aligned crop taken from the FULL-resolution image; null when there is no usable face. */
@@ -50,7 +49,6 @@ export async function loadFaceModels(): Promise<FaceModels> {
   };
   return {
     backend: rt.backend,
-    wasmFeatures: rt.wasmFeatures,
     detectFaces: (image) => guard(async () => (await detect(image)).map(publicFace)),
     describeLargestFace: (image) =>
       guard(async () => {

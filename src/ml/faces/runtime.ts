@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as FaceApi from '@vladmandic/face-api';
-import { loadTf, tfBackend, tfWasmFeatures, usesNativeTf, type TfModule } from '../tf.js';
+import { loadTf, tfBackend, usesNativeTf, type TfModule } from '../tf.js';
 
 // One face-api instance per process: the backend, the three nets and a warm-up, behind a promise.
 
@@ -11,8 +11,6 @@ export interface FaceRuntime {
   tf: TfModule;
   faceapi: FaceApiModule;
   backend: string;
-  /** On WASM: 'simd', 'simd+threads' or 'plain'. */
-  wasmFeatures?: string;
 }
 
 const require = createRequire(import.meta.url);
@@ -37,7 +35,7 @@ async function load(): Promise<FaceRuntime> {
   await faceapi.nets.faceLandmark68Net.loadFromDisk(modelDir);
   await faceapi.nets.faceRecognitionNet.loadFromDisk(modelDir);
   await warmUp(tf, faceapi);
-  return { tf, faceapi, backend: tfBackend(), wasmFeatures: tfWasmFeatures() };
+  return { tf, faceapi, backend: tfBackend() };
 }
 
 /** First inference compiles kernels and allocates buffers; pay that at start, not on a request. */
