@@ -21,6 +21,19 @@ describe('image intake', () => {
     expect(at(180, 50)).toBeGreaterThan(215);
   });
 
+  it('decodes an image once per size and channels, however many models ask', async () => {
+    const photo = await sharp({ create: { width: 1280, height: 960, channels: 3, background: '#468' } }).jpeg().toBuffer();
+    const image = await decodeImage(photo);
+    const [detector, evidence] = await Promise.all([pixels(image, { maxSide: 640, channels: 3 }), pixels(image, { maxSide: 640, channels: 3 })]);
+    expect(evidence).toBe(detector);
+    expect([detector.width, detector.height, detector.channels]).toEqual([640, 480, 3]);
+    const grey = await pixels(image, { maxSide: 640, channels: 1 });
+    expect(grey).not.toBe(detector);
+    expect(grey.channels).toBe(1);
+    // Another decode of the same bytes is another image: nothing is shared across requests.
+    expect(await pixels(await decodeImage(photo), { maxSide: 640, channels: 3 })).not.toBe(detector);
+  });
+
   it('says why an image is refused', async () => {
     await expect(decodeImage(Buffer.from('hello'))).rejects.toMatchObject({ problem: 'not_an_image' });
     await expect(decodeImage(Buffer.alloc(0))).rejects.toBeInstanceOf(ImageRejected);

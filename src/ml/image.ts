@@ -71,10 +71,31 @@ export interface Pixels {
 }
 
 /**
- * Upright pixels (EXIF orientation applied), optionally scaled so the longer side is at most
- * `maxSide`. Models decode from the original bytes through this; nothing is re-encoded.
+ * Decodes already done for an image, by size and channels. The detector, the liveness evidence
+ * and the face mesh all ask for the same 640-pixel RGB copy of a frame; it is decoded once per
+ * image and freed with it. Callers only read the pixels (every transform writes a new buffer).
  */
-export async function pixels(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 } = {}): Promise<Pixels> {
+const decoded = new WeakMap<DecodedImage, Map<string, Promise<Pixels>>>();
+
+/**
+ * Upright pixels (EXIF orientation applied), optionally scaled so the longer side is at most
+ * `maxSide`. Models decode from the original bytes through this; nothing is re-encoded. Read-only:
+ * the same pixels are shared by every caller that asks with the same options.
+ */
+export function pixels(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 } = {}): Promise<Pixels> {
+  const key = `${options.maxSide ?? 0}:${options.channels ?? 0}`;
+  let byOptions = decoded.get(image);
+  if (!byOptions) decoded.set(image, (byOptions = new Map()));
+  let result = byOptions.get(key);
+  if (!result) {
+    result = decode(image, options);
+    result.catch(() => byOptions.delete(key)); // a failed decode is not kept
+    byOptions.set(key, result);
+  }
+  return result;
+}
+
+async function decode(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 }): Promise<Pixels> {
   let pipeline = sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate();
   if (options.maxSide && Math.max(image.width, image.height) > options.maxSide) {
     pipeline = pipeline.resize({ width: options.maxSide, height: options.maxSide, fit: 'inside' });
