@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import type { CheckContext } from '../src/core/checks/types.js';
@@ -93,11 +94,7 @@ describe('POST /api/v2/antispoof: verdicts', () => {
     expect(spoof.body.data.check.data.human_score).toBeGreaterThanOrEqual(0);
   });
 
-  it('calls a burst of identical frames, or of a picture only shifted and scaled, a spoof', async () => {
-    const frame = await b64({ person: 3 });
-    const identical = await post('/antispoof').send({ frames: [frame, frame, frame] });
-    expect(identical.body.data.check.data.result).toBe('spoof');
-    expect(identical.body.data.check.error).toMatch(/no natural motion/);
+  it('calls a burst of a picture only shifted and scaled a spoof', async () => {
     const held = await post('/antispoof').send({ frames: await burst([{ person: 3 }, { person: 3, dx: 12, dy: -5 }, { person: 3, dx: 25, scale: 1.3 }, { person: 3, dy: 9, scale: 0.8 }]) });
     expect(held.body.data.status).toBe('failed');
     expect(held.body.data.check.data.result).toBe('spoof');
@@ -124,13 +121,13 @@ describe('POST /api/v2/antispoof: verdicts', () => {
     const back = await post('/antispoof').send({ frames: await burst([{ person: 4, yaw: 0.2 }, { person: 4, yaw: 0.1 }, { person: 4 }]) });
     expect(back.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, turn_right: false });
     // A small sway across the middle (±5 degrees) is motion, but neither turn.
-    const sway = await post('/antispoof').send({ frames: await burst([{ person: 4, yaw: -0.045 }, { person: 4, yaw: 0.045 }, { person: 4, yaw: -0.045 }]) });
+    const sway = await post('/antispoof').send({ frames: await burst([{ person: 4, yaw: -0.045 }, { person: 4, yaw: 0.045 }, { person: 4, yaw: -0.045, nonce: 1 }]) });
     expect(sway.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, turn_right: false });
     // Left, then right: both were shown.
     const both = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.2 }, { person: 4, yaw: -0.2 }]) });
     expect(both.body.data.check.data.burst.gestures).toMatchObject({ turn_left: true, turn_right: true });
     // Looking down and back up is not looking up: up is measured from the first frame.
-    const nod = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, pitch: 0.15 }, { person: 4 }]) });
+    const nod = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, pitch: 0.15 }, { person: 4, nonce: 1 }]) });
     expect(nod.body.data.check.data.burst.gestures.look_up).toBe(false);
   });
 
@@ -140,6 +137,53 @@ describe('POST /api/v2/antispoof: verdicts', () => {
     expect(mixed.body.data.check.error).toMatch(/different people/);
     const screen = await post('/antispoof').send({ frames: await burst(still(5, 3, { live: false })) });
     expect(screen.body.data.check.data.result).toBe('spoof');
+  });
+});
+
+describe('POST /api/v2/antispoof: one continuous capture', () => {
+  it('refuses frames of different sizes, a frame sent twice and an oversized burst before any model runs, uncharged', async () => {
+    const calls = engine.calls;
+    const before = await balance();
+    const frames = await burst(still(8, 3));
+    const larger = (await sharp(Buffer.from(frames[2]!, 'base64')).resize(120, 120).png().toBuffer()).toString('base64');
+    const sizes = await post('/antispoof').send({ frames: [frames[0], frames[1], larger] });
+    expect(sizes.status).toBe(400);
+    expect(sizes.body.error).toMatchObject({ code: 'invalid_frames', message: expect.stringContaining('frames[2] is 120x120') });
+    const twice = await post('/antispoof').send({ frames: [frames[0], frames[1], frames[0]] });
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toMatchObject({ code: 'invalid_frames', message: expect.stringContaining('frames[2] is the same image as frames[0]') });
+    // Three 16 MP frames: 48 MP, over the burst's 40 MP, refused on the headers.
+    const huge = await Promise.all([0, 1, 2].map(async (i) => (await sharp({ create: { width: 4000, height: 4000, channels: 3, background: { r: i, g: 0, b: 0 } } }).png().toBuffer()).toString('base64')));
+    const oversized = await post('/antispoof').send({ frames: huge });
+    expect(oversized.status).toBe(413);
+    expect(oversized.body.error.code).toBe('image_too_large');
+    expect(engine.calls).toBe(calls);
+    expect(await balance()).toBe(before);
+  });
+
+  it('fails a burst of different photos of one person (each taken somewhere else), naming the background', async () => {
+    const photos = await post('/antispoof').send({ frames: await burst([1, 2, 3].map((scene) => ({ person: 8, jitter: 0.05, nonce: scene, scene }))) });
+    expect(photos.status).toBe(200);
+    expect(photos.body.data.status).toBe('failed');
+    expect(photos.body.data.check.data).toMatchObject({ result: 'spoof', live_score: 0, burst: { one_capture: false } });
+    expect(photos.body.data.check.error).toMatch(/not one continuous capture \(background/);
+    const background = photos.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === 'background');
+    expect(background.passed).toBe(false);
+    expect(background.value).toBeGreaterThan(20);
+    // The same person in one place, moving a little: one capture.
+    const oneCapture = await post('/antispoof').send({ frames: await burst(still(8, 3, { scene: 2 })) });
+    expect(oneCapture.body.data.check.data).toMatchObject({ result: 'live', burst: { one_capture: true } });
+    for (const name of ['face_track', 'face_scale_track', 'pose_track', 'background', 'illumination', 'image_quality']) {
+      expect(oneCapture.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === name), name).toMatchObject({ passed: true });
+    }
+  });
+
+  it('fails a burst whose face jumps between neighbouring frames (a cut), though each step alone looks live', async () => {
+    const cut = await post('/antispoof').send({ frames: await burst([{ person: 9, jitter: 0.05 }, { person: 9, jitter: 0.05, nonce: 1 }, { person: 9, jitter: 0.05, nonce: 2, dx: 200 }]) });
+    expect(cut.body.data.check.data.result).toBe('spoof');
+    const track = cut.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === 'face_track');
+    expect(track).toMatchObject({ passed: false });
+    expect(track.detail).toContain('frames 1 to 2');
   });
 });
 
@@ -199,6 +243,36 @@ describe('gesture challenge', () => {
     expect(stolen.body.error.code).toBe('invalid_challenge');
     const own = await post('/antispoof', other.key).send({ frames: await framesFor(theirs.gesture), challengeId: theirs.challenge_id });
     expect(own.body.data.status).toBe('passed');
+  });
+
+  it('is answered under both names: challenge_id enforces the gesture exactly like challengeId', async () => {
+    const created = (await post('/antispoof/challenge').send({})).body.data;
+    expect(created.challengeId).toBe(created.challenge_id);
+    const wrong = otherGestures(created.gesture)[0]!;
+    const res = await post('/antispoof').send({ frames: await framesFor(wrong), challenge_id: created.challenge_id });
+    expect(res.body.data.status).toBe('failed');
+    expect(res.body.data.check.data.challenge).toMatchObject({ challenge_id: created.challenge_id, performed: false });
+    const right = (await post('/antispoof/challenge').send({})).body.data;
+    const ok = await post('/antispoof').send({ frames: await framesFor(right.gesture), challenge_id: right.challenge_id });
+    expect(ok.body.data.status).toBe('passed');
+    const both = await post('/antispoof').send({ frames: await framesFor(right.gesture), challengeId: right.challenge_id, challenge_id: created.challenge_id });
+    expect(both.status).toBe(400);
+    expect(both.body.error.code).toBe('validation_error');
+  });
+
+  it('refuses frames captured before the challenge, later than it is old, or over more than 4 s, without using it up', async () => {
+    const { challenge_id, gesture } = (await post('/antispoof/challenge').send({})).body.data;
+    clock.advance(3_000);
+    const frames = await framesFor(gesture);
+    for (const captured_ms of [[-100, 200, 400], [0, 2_000, 4_500], [6_000, 6_200, 6_400], [400, 200, 600]]) {
+      const res = await post('/antispoof').send({ frames, challengeId: challenge_id, captured_ms });
+      expect(res.status, JSON.stringify(captured_ms)).toBe(400);
+      expect(res.body.error.code).toBe('invalid_frames');
+    }
+    const short = await post('/antispoof').send({ frames, challengeId: challenge_id, captured_ms: [0, 100] });
+    expect(short.body.error.code).toBe('validation_error');
+    const ok = await post('/antispoof').send({ frames, challengeId: challenge_id, captured_ms: [500, 900, 1_300] });
+    expect(ok.body.data.status, JSON.stringify(ok.body)).toBe('passed');
   });
 
   it('works from core the way the hosted session page uses it: create, then prepare/execute with a CheckContext', async () => {

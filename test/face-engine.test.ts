@@ -56,7 +56,7 @@ const file = (path: string) => readFileSync(`${SHARED_DATA}${path}`);
 describe.skipIf(!hasSharedData)('burst evidence from the real models', () => {
   it('sees no life in a photo held still, shifted, scaled or turned: landmark jitter stays far below the motion threshold', { timeout: 120_000 }, async () => {
     for (const path of [LIVE, ob('obama.jpg')]) {
-      const analysis = analyseBurst(await faces(await heldPhoto(path)), false);
+      const analysis = analyseBurst(await faces(await heldPhoto(path)));
       const motion = analysis.evidence.find((e) => e.name === 'non_rigid_motion')!;
       expect(motion.value, path).toBeLessThan(BURST_THRESHOLDS.microMotion / 2);
       expect(analysis.motion, path).toBe(false);
@@ -66,16 +66,16 @@ describe.skipIf(!hasSharedData)('burst evidence from the real models', () => {
   });
 
   it('sees a face that moved in several photos of one person, and a smile between expressions', { timeout: 120_000 }, async () => {
-    const obama = analyseBurst(await faces([file(ob('obama.jpg')), file(ob('obama2.jpg')), file(ob('obama3.jpg'))]), false);
+    const obama = analyseBurst(await faces([file(ob('obama.jpg')), file(ob('obama2.jpg')), file(ob('obama3.jpg'))]));
     expect(obama.samePerson).toBe(true);
     expect(obama.motion).toBe(true);
     expect(obama.evidence.find((e) => e.name === 'pose_change')!.passed).toBe(true);
-    const expressions = analyseBurst(await faces(['expr_neutral.jpg', 'expr_happy.jpg', 'expr_neutral.jpg'].map((f) => file(`faceapi-bbt-identities/${f}`))), false);
+    const expressions = analyseBurst(await faces(['expr_neutral.jpg', 'expr_happy.jpg', 'expr_neutral.jpg'].map((f) => file(`faceapi-bbt-identities/${f}`))));
     expect(expressions.gestures.smile).toBe(true);
   });
 
   it('tells frames of different people apart', { timeout: 120_000 }, async () => {
-    const mixed = analyseBurst(await faces([file(ob('obama.jpg')), file(ob('biden.jpg')), file(ob('obama.jpg'))]), false);
+    const mixed = analyseBurst(await faces([file(ob('obama.jpg')), file(ob('biden.jpg')), file(ob('obama.jpg'))]));
     expect(mixed.samePerson).toBe(false);
   });
 });
@@ -113,10 +113,10 @@ describe.skipIf(!hasSharedData)('head pose from the face mesh', () => {
 
   it('tells a turn to the left from a turn to the right in bursts of real photos of one person', { timeout: 180_000 }, async () => {
     // bernadette1 faces the camera (yaw ~1), bernadette2 is turned to her left (~15), bernadette4 to her right (~-13).
-    const left = analyseBurst(await faces([bbt('bernadette1.png'), bbt('bernadette2.png'), bbt('bernadette1.png')]), false);
+    const left = analyseBurst(await faces([bbt('bernadette1.png'), bbt('bernadette2.png'), bbt('bernadette1.png')]));
     expect(left.gestures).toMatchObject({ turn_left: true, turn_right: false });
     expect(left.evidence.find((e) => e.name === 'pose_change')!.passed).toBe(true);
-    const right = analyseBurst(await faces([bbt('bernadette1.png'), bbt('bernadette4.png'), bbt('bernadette1.png')]), false);
+    const right = analyseBurst(await faces([bbt('bernadette1.png'), bbt('bernadette4.png'), bbt('bernadette1.png')]));
     expect(right.gestures).toMatchObject({ turn_left: false, turn_right: true });
   });
 });

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { decide } from '../src/core/sessions/service.js';
@@ -30,7 +31,7 @@ async function selfie(token: string, face: MarkerFace = { person: 7 }, options: 
   const gestureFace = options.perform === false ? {} : PERFORM[gesture];
   // Jitter 0.03: natural micro-motion, but too little for the noise alone to look like a gesture.
   const burst = [{ ...face, jitter: 0.03 }, { ...face, jitter: 0.03, nonce: 1, ...gestureFace }, { ...face, jitter: 0.03, nonce: 2 }];
-  return { frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))), challenge_id };
+  return { frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))), challenge_id, captured_ms: [0, 200, 400] };
 }
 
 async function workflow(features: string[]): Promise<string> {
@@ -274,9 +275,18 @@ describe('the hosted page API', () => {
   it('asks for a challenge per selfie: required, single use, and only where the workflow has liveness', async () => {
     const session = await createSession({ workflow_id: await workflow(['liveness', 'location']) });
     const body = await selfie(session.session_token);
-    const without = await hosted(session.session_token, '/session/steps/selfie', { frames: body.frames });
+    const without = await hosted(session.session_token, '/session/steps/selfie', { frames: body.frames, captured_ms: body.captured_ms });
     expect(without.status).toBe(400);
     expect(without.body.data.errors).toHaveProperty('challenge_id');
+    const untimed = await hosted(session.session_token, '/session/steps/selfie', { frames: body.frames, challenge_id: body.challenge_id });
+    expect(untimed.status).toBe(400);
+    expect(untimed.body.data.errors).toHaveProperty('captured_ms');
+    // Frames from before the challenge, or spread over more than 4 s, were not taken for it.
+    for (const captured_ms of [[-500, 0, 400], [0, 2500, 5000]]) {
+      const stale = await hosted(session.session_token, '/session/steps/selfie', { ...body, captured_ms });
+      expect(stale.status, JSON.stringify(captured_ms)).toBe(400);
+      expect(stale.body.error.code).toBe('invalid_frames');
+    }
     expect((await hosted(session.session_token, '/session/steps/selfie', body)).status).toBe(200);
     const noLiveness = await createSession({ workflow_id: await workflow(['location']) });
     expect((await hosted(noLiveness.session_token, '/session/challenge', {})).status).toBe(404);
@@ -284,15 +294,16 @@ describe('the hosted page API', () => {
 
   it('runs each step once, asks for a retry on unusable input, and refuses unknown steps', async () => {
     const session = await createSession({ workflow_id: await workflow(['liveness', 'location']) });
-    const { challenge_id } = await selfie(session.session_token);
-    const noFace = await hosted(session.session_token, '/session/steps/selfie', { frames: await Promise.all([0, 1, 2].map(async () => dataUrl(await markerImage(null)))), challenge_id });
+    const { challenge_id, captured_ms } = await selfie(session.session_token);
+    const blank = (grey: number) => sharp({ create: { width: 64, height: 64, channels: 3, background: { r: grey, g: grey, b: grey } } }).png().toBuffer();
+    const noFace = await hosted(session.session_token, '/session/steps/selfie', { frames: await Promise.all([10, 20, 30].map(async (grey) => dataUrl(await blank(grey)))), challenge_id, captured_ms });
     expect(noFace.status).toBe(422);
     expect(noFace.body.error.code).toBe('no_face');
-    const corrupt = await hosted(session.session_token, '/session/steps/selfie', { frames: Array.from({ length: 3 }, () => 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ'), challenge_id });
+    const corrupt = await hosted(session.session_token, '/session/steps/selfie', { frames: ['AAQSkZJRgABAQ', 'AAQSkZJRgABAg', 'AAQSkZJRgABAw'].map((tail) => `data:image/jpeg;base64,/9j/4${tail}`), challenge_id, captured_ms });
     expect(corrupt.status).toBe(422);
-    const tooFew = await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await live())], challenge_id });
+    const tooFew = await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await live())], challenge_id, captured_ms: [0] });
     expect(tooFew.body.error.code).toBe('invalid_frames');
-    const tooMany = await hosted(session.session_token, '/session/steps/selfie', { frames: Array.from({ length: 9 }, () => dataUrl(Buffer.from('x'))), challenge_id });
+    const tooMany = await hosted(session.session_token, '/session/steps/selfie', { frames: Array.from({ length: 9 }, () => dataUrl(Buffer.from('x'))), challenge_id, captured_ms });
     expect(tooMany.body.error.code).toBe('too_many_frames');
     const notFrames = await hosted(session.session_token, '/session/steps/selfie', { frames: 'abc' });
     expect(notFrames.body.error.code).toBe('validation_error');

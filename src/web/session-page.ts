@@ -171,16 +171,20 @@ async function selfieStep() {
     catch (error) { button.disabled = false; return showError(form, error); }
     instruction.textContent = GESTURES[challenge.gesture] || 'Move your head a little';
     button.textContent = 'Recording…';
-    // Six frames over two seconds, while the person does the gesture.
+    // Six frames over two seconds, while the person does the gesture; each with the time it was
+    // taken, in ms after the challenge arrived (the server refuses frames older than the challenge).
+    const received = performance.now();
     const frames = [];
+    const captured_ms = [];
     for (let i = 0; i < 6; i++) {
       const canvas = toCanvas(video, video.videoWidth, video.videoHeight, 960);
+      captured_ms.push(Math.round(performance.now() - received));
       if (i === 0 && brightness(canvas) < 35) { instruction.textContent = ''; button.disabled = false; button.textContent = 'Try again'; return showError(form, { message: 'It is too dark. Turn on a light or face a window and try again.' }); }
       frames.push(canvas.toDataURL('image/jpeg', 0.9));
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
     instruction.textContent = '';
-    await submit('selfie', { frames, challenge_id: challenge.challenge_id }, button, form);
+    await submit('selfie', { frames, challenge_id: challenge.challenge_id, captured_ms }, button, form);
     if (!form.isConnected) stream.getTracks().forEach((track) => track.stop());
   });
 }

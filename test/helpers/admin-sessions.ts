@@ -32,7 +32,7 @@ export async function liveBurst(service: TestService, token: string) {
   const { challenge_id, gesture } = challenge.body.data;
   const face: MarkerFace = { person: 7, live: true, jitter: 0.05 };
   const burst = [face, { ...face, nonce: 1, ...PERFORM[gesture] }, { ...face, nonce: 2 }];
-  return { frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))), challenge_id };
+  return { frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))), challenge_id, captured_ms: [0, 200, 400] };
 }
 
 let card: Promise<Buffer> | undefined;

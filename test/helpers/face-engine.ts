@@ -35,6 +35,8 @@ export interface MarkerFace {
   jitter?: number;
   /** Changes the file's bytes without changing the face. */
   nonce?: number;
+  /** What the camera sees behind the face (0: a plain grey wall); another number is another place. Not read back. */
+  scene?: number;
 }
 
 const MAGIC = [86, 70];
@@ -50,7 +52,18 @@ export async function markerImage(face: MarkerFace | null): Promise<Buffer> {
     100 * (f.ear ?? 0.3), 100 * (f.mouth ?? 1), 100 + (f.dx ?? 0), 100 + (f.dy ?? 0), 50 * (f.scale ?? 1), 1000 * (f.jitter ?? 0), f.nonce ?? 0,
   ];
   fields.forEach((value, i) => { data[i * 3] = byte(value); });
+  if (f.scene) paintScene(data, f.scene);
   return sharp(data, { raw: { width: SIDE, height: SIDE, channels: 3 } }).png().toBuffer();
+}
+
+/** A textured background for `scene` below the marker row, the same for every frame of that scene. */
+function paintScene(data: Buffer, scene: number): void {
+  for (let y = 1; y < SIDE; y++) {
+    for (let x = 0; x < SIDE; x++) {
+      const v = 128 + 70 * Math.sin((x * (0.2 + 0.07 * scene)) + y * 0.13 * scene) * Math.cos(y * 0.09 + scene);
+      data.fill(byte(v), (y * SIDE + x) * 3, (y * SIDE + x) * 3 + 3);
+    }
+  }
 }
 
 async function readMarker(image: DecodedImage): Promise<Required<MarkerFace> | null> {

@@ -4,9 +4,11 @@ import type { AccountService } from '../accounts/service.js';
 import { DomainError } from '../errors.js';
 import type { FaceEngine, LivenessAssessment } from '../face-engine.js';
 import { analyseBurst, type BurstAnalysis, type BurstFace, type Gesture } from '../faces/burst.js';
+import { judgeContinuity, type CaptureFrame } from '../faces/continuity.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../../ml/faces/match.js';
-import type { DecodedImage } from '../../ml/image.js';
-import { gestureVerdict, type ChallengeService } from './challenge.js';
+import { inspectImage, type DecodedImage } from '../../ml/image.js';
+import { sceneOf } from '../../ml/liveness/scene.js';
+import { captureTimesProblem, gestureVerdict, type ChallengeService, type OpenChallenge } from './challenge.js';
 import { imageBytes, intakeImage } from './images.js';
 import type { StandaloneCheck } from './pipeline.js';
 import type { Check, CheckContext, CheckOutcome } from './types.js';
@@ -14,11 +16,22 @@ import type { Check, CheckContext, CheckOutcome } from './types.js';
 /** Frames per burst (spec: 3 to 8). */
 export const MIN_FRAMES = 3;
 export const MAX_FRAMES = 8;
+/**
+ * Pixels of all the frames of one burst together. A burst is a few frames of a camera stream
+ * (a 1080p frame is 2 MP); eight 60 MP frames would take gigabytes to decode. Checked on the
+ * headers, before any frame is decoded.
+ */
+export const MAX_BURST_PIXELS = 40_000_000;
 
+const challengeIdField = z.string().min(1).max(60);
 export const antispoofInput = z.object({
   image: imageBytes.optional(),
   frames: z.array(imageBytes).optional(),
-  challengeId: z.string().min(1).max(60).optional(),
+  /** The spec's name; `challenge_id` (the name the challenge route answers with) is accepted too. */
+  challengeId: challengeIdField.optional(),
+  challenge_id: challengeIdField.optional(),
+  /** Per frame, milliseconds after the challenge was received (see challenge.ts). */
+  captured_ms: z.array(z.coerce.number().finite()).optional(),
   svc_access_token: z.string().min(1).max(200).optional(),
   svc_id: z.string().min(1).max(40).optional(),
 });
@@ -27,7 +40,7 @@ export type AntispoofInput = z.infer<typeof antispoofInput>;
 export interface AntispoofPrepared {
   frames: DecodedImage[];
   burst: boolean;
-  challenge: { id: string; gesture: Gesture } | null;
+  challenge: OpenChallenge | null;
   /** The account's face reference in account mode. */
   reference: Float32Array | null;
 }
@@ -39,19 +52,65 @@ export interface AntispoofRun {
   reason?: string;
 }
 
+/** The challenge id under either accepted name; two different ids are refused. */
+function challengeIdOf(input: AntispoofInput): string | undefined {
+  if (input.challengeId && input.challenge_id && input.challengeId !== input.challenge_id) {
+    throw new DomainError('validation_error', 'challengeId and challenge_id name different challenges: send one', { data: { errors: { challenge_id: 'differs from challengeId' } } });
+  }
+  return input.challengeId ?? input.challenge_id;
+}
+
+/** A burst's frames from their headers: one size, no frame twice, within the pixel budget. Nothing is decoded yet. */
+async function inspectBurst(frames: Buffer[]): Promise<void> {
+  const seen = new Map<string, number>();
+  frames.forEach((bytes, i) => {
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    const earlier = seen.get(digest);
+    if (earlier !== undefined) throw new DomainError('invalid_frames', `frames[${i}] is the same image as frames[${earlier}]: send frames of one continuous capture`);
+    seen.set(digest, i);
+  });
+  const headers = [];
+  for (const [i, bytes] of frames.entries()) headers.push(await intakeHeader(`frames[${i}]`, bytes));
+  const pixels = headers.reduce((sum, h) => sum + h.width * h.height, 0);
+  if (pixels > MAX_BURST_PIXELS) throw new DomainError('image_too_large', `the frames hold ${(pixels / 1e6).toFixed(1)} MP together; a burst may hold at most ${MAX_BURST_PIXELS / 1e6} MP (send camera frames, e.g. 1280x720)`);
+  const first = headers[0]!;
+  const odd = headers.findIndex((h) => h.width !== first.width || h.height !== first.height);
+  if (odd > 0) throw new DomainError('invalid_frames', `frames[${odd}] is ${headers[odd]!.width}x${headers[odd]!.height} but frames[0] is ${first.width}x${first.height}: the frames of a burst come from one camera stream, at one size`);
+}
+
+/** An image's header checked as intake would (size, format, pixel count), without decoding it. */
+async function intakeHeader(field: string, bytes: Buffer): Promise<DecodedImage> {
+  try {
+    return await inspectImage(bytes);
+  } catch {
+    return intakeImage(field, bytes); // throws intake's answer for this image
+  }
+}
+
 /** Validates an anti-spoof body: one image or a 3-8 frame burst, an open challenge, the account's reference. */
 export async function prepareAntispoof(input: AntispoofInput, context: CheckContext, deps: { challenges: ChallengeService; accounts: AccountService }): Promise<AntispoofPrepared> {
   if (input.image && input.frames) throw new DomainError('validation_error', 'send either image (one selfie) or frames (a burst), not both', { data: { errors: { frames: 'not with image' } } });
   if (!input.image && !input.frames) throw new DomainError('validation_error', 'image (one selfie) or frames (a burst of 3 to 8) is required', { data: { errors: { image: 'required unless frames are sent' } } });
   if (input.frames && input.frames.length < MIN_FRAMES) throw new DomainError('invalid_frames', `a burst needs at least ${MIN_FRAMES} frames (got ${input.frames.length}); send one selfie as image for single mode`);
   if (input.frames && input.frames.length > MAX_FRAMES) throw new DomainError('too_many_frames', `at most ${MAX_FRAMES} frames (got ${input.frames.length})`);
-  if (input.challengeId && !input.frames) throw new DomainError('frames_required', 'a gesture challenge is answered with a burst of 3 to 8 frames');
+  const challengeId = challengeIdOf(input);
+  if (challengeId && !input.frames) throw new DomainError('frames_required', 'a gesture challenge is answered with a burst of 3 to 8 frames');
+  if (input.captured_ms && !input.frames) throw new DomainError('validation_error', 'captured_ms goes with frames', { data: { errors: { captured_ms: 'only with frames' } } });
+  if (input.captured_ms && input.captured_ms.length !== input.frames!.length) {
+    throw new DomainError('validation_error', `captured_ms needs one time per frame (got ${input.captured_ms.length} for ${input.frames!.length} frames)`, { data: { errors: { captured_ms: 'one per frame' } } });
+  }
+  if (input.frames) await inspectBurst(input.frames);
   const reference = context.mode === 'account' ? await deps.accounts.faceReference(context.svcId!) : null;
   if (context.mode === 'account' && !reference) throw new DomainError('face_not_enrolled');
-  const challenge = input.challengeId ? await deps.challenges.open(context.projectId, input.challengeId) : null;
-  const frames = input.frames
-    ? await Promise.all(input.frames.map((bytes, i) => intakeImage(`frames[${i}]`, bytes)))
-    : [await intakeImage('image', input.image!)];
+  const challenge = challengeId ? await deps.challenges.open(context.projectId, challengeId) : null;
+  if (challenge && input.captured_ms) {
+    const problem = captureTimesProblem(challenge, input.captured_ms, deps.challenges.now());
+    if (problem) throw new DomainError('invalid_frames', problem);
+  }
+  // One frame decoded at a time: the burst's memory is one frame's, not eight.
+  const frames: DecodedImage[] = [];
+  if (input.frames) for (const [i, bytes] of input.frames.entries()) frames.push(await intakeImage(`frames[${i}]`, bytes));
+  else frames.push(await intakeImage('image', input.image!));
   return { frames, burst: Boolean(input.frames), challenge, reference };
 }
 
@@ -70,11 +129,18 @@ const noFace = (field: string) => new DomainError('no_face', `no usable face in 
  */
 export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepared, context: CheckContext, challenges: ChallengeService): Promise<AntispoofRun> {
   const faces: BurstFace[] = [];
+  const captured: CaptureFrame[] = [];
   for (const [i, frame] of prepared.frames.entries()) {
     const face = await engine.describeLargestFace(frame);
     if (!face) throw noFace(prepared.burst ? `frames[${i}]` : 'image');
-    // Head pose only matters between frames: a single selfie is judged without it.
-    faces.push({ ...face, pose: prepared.burst ? await engine.headPose(frame, face) : null });
+    // Head pose and the scene only matter between frames: a single selfie is judged without them.
+    if (!prepared.burst) {
+      faces.push({ ...face, pose: null });
+      continue;
+    }
+    const pose = await engine.headPose(frame, face);
+    faces.push({ ...face, pose });
+    captured.push({ box: face.box, pose, scene: await sceneOf(frame, face.box) });
   }
   const middle = Math.floor((prepared.frames.length - 1) / 2);
   const passive: LivenessAssessment = await engine.assessLiveness(prepared.frames[middle]!);
@@ -93,11 +159,15 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
 
   let burst: BurstAnalysis | undefined;
   if (prepared.burst) {
-    const digests = new Set(prepared.frames.map((frame) => createHash('sha256').update(frame.bytes).digest('hex')));
-    burst = analyseBurst(faces, digests.size === 1);
+    burst = analyseBurst(faces);
+    const continuity = judgeContinuity(captured);
     confidence.push(burst.motionStrength);
-    data.burst = { evidence: burst.evidence, gestures: burst.gestures };
+    data.burst = { evidence: [...burst.evidence, ...continuity.evidence], gestures: burst.gestures, one_capture: continuity.oneCapture };
     if (!burst.samePerson) problems.push({ reason: 'different_people', text: 'the frames show different people' });
+    if (!continuity.oneCapture) {
+      const broken = continuity.evidence.filter((e) => !e.passed).map((e) => e.name).join(', ');
+      problems.push({ reason: 'spoof', text: `the frames are not one continuous capture (${broken}): take the burst in one go with the camera` });
+    }
     if (!burst.motion) problems.push({ reason: 'spoof', text: 'no natural motion between the frames (identical, or only shifted/scaled like a photo held up): blink or move the head slightly' });
   }
   if (prepared.challenge && burst) {

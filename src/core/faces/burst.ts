@@ -69,13 +69,13 @@ function largestRise(values: number[], map: (rise: number) => number = (rise) =>
 
 const range = (values: number[]) => (values.length ? Math.max(...values) - Math.min(...values) : 0);
 
-/** Analyses the largest face of each frame (in order); `identicalBytes` when every frame is the same file. */
-export function analyseBurst(faces: BurstFace[], identicalBytes: boolean): BurstAnalysis {
+/** Analyses the largest face of each frame (in order; no two frames are the same file). */
+export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
   const T = BURST_THRESHOLDS;
   const first = faces[0]!;
   const expressions = faces.map((f) => expressionOf(f.landmarks));
   const poses = faces.flatMap((f) => (f.pose ? [f.pose] : []));
-  const nonRigid = identicalBytes ? 0 : Math.max(...faces.slice(1).map((f) => nonRigidResidual(first.landmarks, f.landmarks)));
+  const nonRigid = Math.max(...faces.slice(1).map((f) => nonRigidResidual(first.landmarks, f.landmarks)));
   const maxDistance = Math.max(...faces.slice(1).map((f) => faceDistance(first.descriptor, f.descriptor)));
   const ears = expressions.map((p) => p.ear);
   const earMax = Math.max(...ears);
@@ -121,9 +121,7 @@ export function analyseBurst(faces: BurstFace[], identicalBytes: boolean): Burst
       name: 'non_rigid_motion',
       value: round(nonRigid),
       passed: deformed,
-      detail: identicalBytes
-        ? 'every frame is the same image'
-        : `landmark motion not explained by shifting, scaling or tilting a flat picture: ${nonRigid.toFixed(3)} eye distances (live at >= ${T.microMotion})`,
+      detail: `landmark motion not explained by shifting, scaling or tilting a flat picture: ${nonRigid.toFixed(3)} eye distances (live at >= ${T.microMotion})`,
     },
     {
       name: 'blink',

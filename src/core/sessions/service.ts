@@ -404,7 +404,7 @@ export class SessionService {
         const frames = input.frames;
         if (!Array.isArray(frames) || frames.length === 0) throw new DomainError('validation_error', 'frames (a burst of 3 to 8 selfie images) are required', { data: { errors: { frames: 'required' } } });
         const outcomes: CheckOutcome[] = [];
-        if (has('liveness')) outcomes.push(await this.livenessFromBurst(session, frames, input.challenge_id));
+        if (has('liveness')) outcomes.push(await this.livenessFromBurst(session, frames, input.challenge_id, input.captured_ms));
         // The face match uses the burst's middle frame, the one passive liveness judged.
         const selfie = frames[Math.floor((frames.length - 1) / 2)] as Buffer;
         if (has('face_match')) outcomes.push(await this.faceMatchInSession(session, selfie, work));
@@ -437,13 +437,18 @@ export class SessionService {
   /**
    * Liveness on the hosted page: the anti-spoof burst with its gesture challenge, as the
    * session's `liveness` check. A burst judged not live may be retaken (bad light and a slow turn
-   * happen); the SELFIE_ATTEMPTS-th failure is recorded, which declines the session.
+   * happen); the SELFIE_ATTEMPTS-th failure is recorded, which declines the session. The page
+   * sends when it took each frame (`captured_ms`, after receiving the challenge), so frames taken
+   * before the challenge, or over more than a few seconds, are refused.
    */
-  private async livenessFromBurst(session: VerificationSession, frames: unknown[], challengeId: unknown): Promise<CheckOutcome> {
+  private async livenessFromBurst(session: VerificationSession, frames: unknown[], challengeId: unknown, capturedMs: unknown): Promise<CheckOutcome> {
     if (typeof challengeId !== 'string' || !challengeId) {
       throw new DomainError('validation_error', 'challenge_id is required: ask for a challenge, then take the burst while doing its gesture', { data: { errors: { challenge_id: 'required' } } });
     }
-    const { check, reason } = await runCheck(this.deps.checks.antispoof, { frames, challengeId }, this.contextOf(session));
+    if (!Array.isArray(capturedMs)) {
+      throw new DomainError('validation_error', 'captured_ms is required: for each frame, the milliseconds between receiving the challenge and taking the frame', { data: { errors: { captured_ms: 'required' } } });
+    }
+    const { check, reason } = await runCheck(this.deps.checks.antispoof, { frames, challengeId, captured_ms: capturedMs }, this.contextOf(session));
     const liveness: Check = { type: 'liveness', status: check.status, score: check.data.live_score as number, data: check.data, error: check.error };
     if (check.status !== 'passed') {
       const failures = await this.countFailedSelfie(session);

@@ -63,15 +63,17 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     image: image.optional().describe('one selfie (single mode); or send frames'),
     frames: z.array(image).min(3).max(8).optional().describe('a burst of 3 to 8 frames, in order (multipart: repeat the field)'),
     challengeId: z.string().optional().describe('from POST /api/v2/antispoof/challenge; the burst must show its gesture'),
+    challenge_id: z.string().optional().describe('the same as challengeId (the name the challenge route also answers with)'),
+    captured_ms: z.array(z.number()).optional().describe('per frame, milliseconds between receiving the challenge and taking the frame; frames before the challenge or spread over more than 4 s are refused'),
     ...accountRef,
   });
   const burstErrors: ErrorCode[] = ['invalid_frames', 'too_many_frames', 'frames_required', 'invalid_challenge', 'challenge_expired', 'image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'];
-  route('/antispoof', core.checks.antispoof, { images: ['image'], imageArrays: ['frames'] }, {
+  route('/antispoof', core.checks.antispoof, { images: ['image'], imageArrays: ['frames'], arrays: ['captured_ms'] }, {
     summary: 'Anti-spoof of one selfie (passive) or a burst of 3 to 8 frames (motion, blinks, pose; optional gesture challenge): human_score 0..1, live_score, result',
     body: burst,
     errors: burstErrors,
   });
-  route('/antispoof/identity', core.checks.faceIdentity, { images: ['image'], imageArrays: ['frames'] }, {
+  route('/antispoof/identity', core.checks.faceIdentity, { images: ['image'], imageArrays: ['frames'], arrays: ['captured_ms'] }, {
     summary: 'Anti-spoof plus face_id: the project\'s identity cluster of this face (same person, same id), for duplicate detection',
     body: burst,
     errors: burstErrors,
@@ -92,7 +94,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
   docs.add(
     {
       method: 'post', path: '/api/v2/antispoof/challenge', summary: 'A single-use gesture challenge, valid 60 s: send its challenge_id with an anti-spoof burst that shows the gesture', tag: 'standalone checks', security: 'apiKey',
-      response: z.object({ challenge_id: z.string(), gesture: z.enum(['turn_left', 'turn_right', 'look_up', 'blink', 'smile']), expires_at: z.string() }),
+      response: z.object({ challenge_id: z.string(), challengeId: z.string(), gesture: z.enum(['turn_left', 'turn_right', 'look_up', 'blink', 'smile']), expires_at: z.string() }),
     },
     { method: 'delete', path: '/api/v2/face-uniqueness/{face_id}', summary: 'Unlink (delete) an enrolled face of this project', tag: 'standalone checks', security: 'apiKey', errors: ['not_found'], response: z.object({ face_id: z.string(), unlinked: z.literal(true) }) },
   );
