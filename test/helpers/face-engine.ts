@@ -39,6 +39,9 @@ export interface MarkerFace {
   scene?: number;
 }
 
+/** What the engine reads back from a marker image (the scene is only pixels). */
+type Marker = Required<Omit<MarkerFace, 'scene'>>;
+
 const MAGIC = [86, 70];
 const SIDE = 96;
 const byte = (x: number) => Math.max(0, Math.min(255, Math.round(x)));
@@ -66,7 +69,7 @@ function paintScene(data: Buffer, scene: number): void {
   }
 }
 
-async function readMarker(image: DecodedImage): Promise<Required<MarkerFace> | null> {
+async function readMarker(image: DecodedImage): Promise<Marker | null> {
   const px = await pixels(image, { channels: 3 });
   if (px.width < 15) return null;
   const at = (i: number) => px.data[i * px.channels]!;
@@ -85,7 +88,7 @@ function random(seed: number): () => number {
 const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
 
 /** 68 frontal landmarks in a 100-unit face (eye distance 30), posed as the marker says. */
-function landmarks(m: Required<MarkerFace>): { x: number; y: number }[] {
+function landmarks(m: Marker): { x: number; y: number }[] {
   const points: { x: number; y: number }[] = [];
   for (let i = 0; i <= 16; i++) {
     const t = Math.PI - (i * Math.PI) / 16;
@@ -120,13 +123,13 @@ function landmarks(m: Required<MarkerFace>): { x: number; y: number }[] {
   }));
 }
 
-function descriptor(m: Required<MarkerFace>): Float32Array {
+function descriptor(m: Marker): Float32Array {
   const person = random(m.person + 1);
   const photo = random(7919 * (m.person + 1) + m.variant);
   return Float32Array.from(DESCRIPTOR_MEAN, (mean) => mean + 0.07 * gauss(person) + (m.variant ? 0.02 * gauss(photo) : 0));
 }
 
-function describe(m: Required<MarkerFace>): FaceDescription {
+function describe(m: Marker): FaceDescription {
   const marks = landmarks(m);
   const xs = marks.map((p) => p.x);
   const ys = marks.map((p) => p.y);
