@@ -1,0 +1,36 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+// Frames of the real video in the shared data (../shared/data/video-live, read in place), cut
+// with Debian's ffmpeg. Its LABELS.csv gives the shots: C (3.58-7.88 s) is one continuous medium
+// shot of one person facing the camera; D starts with a cut at 7.88 s.
+
+const run = promisify(execFile);
+export const VIDEO = fileURLToPath(new URL('../../../shared/data/video-live/short_hamilton_clip.mp4', import.meta.url));
+export const ffmpegAvailable = ['/usr/bin/ffmpeg', '/usr/local/bin/ffmpeg'].some((p) => existsSync(p));
+export const videoAvailable = ffmpegAvailable && existsSync(VIDEO);
+
+/** A crop of the video's 640x360 frame (the same for every frame, as a camera held still would see). */
+export interface Crop { x: number; y: number; width: number; height: number }
+
+/** `count` JPEG frames from `start` seconds, `stepMs` apart, cropped. */
+export async function videoFrames(start: number, count: number, stepMs: number, crop: Crop): Promise<Buffer[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'verity-video-'));
+  try {
+    await run('ffmpeg', ['-loglevel', 'error', '-ss', String(start), '-i', VIDEO, '-vf', `fps=${1000 / stepMs},crop=${crop.width}:${crop.height}:${crop.x}:${crop.y}`, '-frames:v', String(count), '-q:v', '2', path.join(dir, 'f%02d.jpg')]);
+    const files = (await readdir(dir)).sort();
+    return Promise.all(files.map((f) => readFile(path.join(dir, f))));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `seconds` of the video from `start`, cropped and scaled to `size`, as a .y4m file for Chromium's fake camera. */
+export async function videoY4m(file: string, start: number, seconds: number, crop: Crop, size: { width: number; height: number }): Promise<void> {
+  await run('ffmpeg', ['-loglevel', 'error', '-y', '-ss', String(start), '-t', String(seconds), '-i', VIDEO, '-vf', `crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},fps=15`, '-pix_fmt', 'yuv420p', file]);
+}
