@@ -30,7 +30,35 @@ export async function videoFrames(start: number, count: number, stepMs: number, 
   }
 }
 
-/** `seconds` of the video from `start`, cropped and scaled to `size`, as a .y4m file for Chromium's fake camera. */
-export async function videoY4m(file: string, start: number, seconds: number, crop: Crop, size: { width: number; height: number }): Promise<void> {
-  await run('ffmpeg', ['-loglevel', 'error', '-y', '-ss', String(start), '-t', String(seconds), '-i', VIDEO, '-vf', `crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},fps=15`, '-pix_fmt', 'yuv420p', file]);
+/**
+ * `seconds` of the video from `start`, cropped and scaled to `size`, played forward then
+ * backward, as a .y4m file for Chromium's fake camera. Chromium loops the file; played back and
+ * forth the loop has no cut, so any stretch of it is one continuous capture. A little temporal
+ * noise, as a camera sensor adds, keeps a frame played twice from being the same image.
+ */
+export async function pingPongY4m(file: string, start: number, seconds: number, crop: Crop, size: { width: number; height: number }): Promise<void> {
+  // Gamma 1.3: the stage is darker than the page accepts (mean luma about 33 of 255, the page asks
+  // for 35); a phone camera's auto-exposure would brighten it about this much.
+  const filter = `[0:v]crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},eq=gamma=1.3,fps=15,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0,noise=alls=3:allf=t,format=yuv420p`;
+  await run('ffmpeg', ['-loglevel', 'error', '-y', '-ss', String(start), '-t', String(seconds), '-i', VIDEO, '-filter_complex', filter, '-an', file]);
+}
+
+/** The frames of a .y4m-like ping-pong clip as JPEGs (what a camera would hand the page), `stepMs` apart from `offsetMs`. */
+export async function pingPongFrames(start: number, seconds: number, crop: Crop, size: { width: number; height: number }, offsetMs: number, count: number, stepMs: number): Promise<Buffer[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'verity-video-'));
+  try {
+    const clip = path.join(dir, 'clip.y4m');
+    await pingPongY4m(clip, start, seconds, crop, size);
+    const period = 2 * seconds;
+    const frames: Buffer[] = [];
+    for (let i = 0; i < count; i++) {
+      const at = ((offsetMs + i * stepMs) / 1000) % period;
+      const out = path.join(dir, `f${i}.jpg`);
+      await run('ffmpeg', ['-loglevel', 'error', '-y', '-ss', at.toFixed(3), '-i', clip, '-frames:v', '1', '-q:v', '2', out]);
+      frames.push(await readFile(out));
+    }
+    return frames;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
