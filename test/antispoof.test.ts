@@ -152,8 +152,9 @@ describe('POST /api/v2/antispoof: one continuous capture', () => {
     const twice = await post('/antispoof').send({ frames: [frames[0], frames[1], frames[0]] });
     expect(twice.status).toBe(400);
     expect(twice.body.error).toMatchObject({ code: 'invalid_frames', message: expect.stringContaining('frames[2] is the same image as frames[0]') });
-    // Three 16 MP frames: 48 MP, over the burst's 40 MP, refused on the headers.
-    const huge = await Promise.all([0, 1, 2].map(async (i) => (await sharp({ create: { width: 4000, height: 4000, channels: 3, background: { r: i, g: 0, b: 0 } } }).png().toBuffer()).toString('base64')));
+    // Eight 60 MP frames (small files: one flat colour), refused on their headers, never decoded.
+    const flat = await sharp({ create: { width: 7745, height: 7745, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+    const huge = Array.from({ length: 8 }, (_, i) => Buffer.concat([flat, Buffer.from([i])]).toString('base64')); // bytes after the PNG's end make each file another
     const oversized = await post('/antispoof').send({ frames: huge });
     expect(oversized.status).toBe(413);
     expect(oversized.body.error.code).toBe('image_too_large');
