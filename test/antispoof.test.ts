@@ -129,6 +129,12 @@ describe('POST /api/v2/antispoof: verdicts', () => {
     // Looking down and back up is not looking up: up is measured from the first frame.
     const nod = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, pitch: 0.15 }, { person: 4, nonce: 1 }]) });
     expect(nod.body.data.check.data.burst.gestures.look_up).toBe(false);
+    // The asked movement must be the main one: a 22 degree turn that lifts the chin 12 degrees is
+    // a turn, not looking up; looking up 15 degrees with a 5 degree sway is looking up.
+    const turnAndLift = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.1, pitch: -0.06 }, { person: 4, yaw: 0.2, pitch: -0.12 }]) });
+    expect(turnAndLift.body.data.check.data.burst.gestures).toMatchObject({ turn_left: true, look_up: false });
+    const lookUp = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.045, pitch: -0.08 }, { person: 4, pitch: -0.15 }]) });
+    expect(lookUp.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, look_up: true });
   });
 
   it('fails a burst whose frames show different people, or whose passive evidence is a spoof', async () => {

@@ -94,15 +94,17 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
   const lookUp = pitches.length ? Math.max(...pitches) - pitches[0]! : 0;
   const blink = earMax >= T.openEyes && earMin <= T.blinkRatio * earMax;
 
+  const yawRange = range(yaws);
+  const pitchRange = range(pitches);
+  // A head movement asked for must be the main one: a video of the person turning, who also
+  // lifts the chin a little on the way, does not answer "look up", nor a nod a turn.
   const gestures: Record<Gesture, boolean> = {
-    turn_left: towardsLeft >= T.turn && furthestLeft >= T.turnReach,
-    turn_right: towardsRight >= T.turn && furthestRight >= T.turnReach,
-    look_up: lookUp >= T.lookUp,
+    turn_left: towardsLeft >= T.turn && furthestLeft >= T.turnReach && towardsLeft >= pitchRange,
+    turn_right: towardsRight >= T.turn && furthestRight >= T.turnReach && towardsRight >= pitchRange,
+    look_up: lookUp >= T.lookUp && lookUp >= yawRange,
     blink,
     smile: smile >= T.smile,
   };
-  const yawRange = range(yaws);
-  const pitchRange = range(pitches);
   const poseChange = yawRange >= T.turn || pitchRange >= T.lookUp;
   const deformed = nonRigid >= T.microMotion;
   const motion = deformed || blink || poseChange;
