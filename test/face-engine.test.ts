@@ -140,7 +140,10 @@ describe.skipIf(!hasSharedData)('POST /api/v2/antispoof with the real models', (
     expect(print.body.data.check.data.result).toBe('spoof');
     expect(print.body.data.check.data.human_score).toBeLessThan(0.5);
 
-    const [a, b, c] = await heldPhoto(LIVE);
+    // As a camera sees a photo held up: every frame at the camera's size.
+    const [a, ...moved] = await heldPhoto(LIVE);
+    const { width, height } = await sharp(a!).metadata();
+    const [b, c] = await Promise.all(moved.slice(0, 2).map((frame) => sharp(frame).resize(width, height, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer()));
     const held = await post().attach('frames', a!, '0.jpg').attach('frames', b!, '1.jpg').attach('frames', c!, '2.jpg');
     expect(held.status, JSON.stringify(held.body)).toBe(200);
     expect(held.body.data.check.data).toMatchObject({ mode: 'burst', frames: 3, live_score: 0, result: 'spoof' });
