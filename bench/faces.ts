@@ -1,4 +1,5 @@
-// Latency of POST /api/v2/face-match (two 640x480 JPEG selfies) and /api/v2/liveness (one),
+// Latency of POST /api/v2/face-match (two 640x480 JPEG selfies), /api/v2/liveness (one) and
+// /api/v2/antispoof with a 6-frame burst (consecutive frames of the shared video, 480x360),
 // through HTTP against a started service, with the share of each request spent in the face
 // engine (model calls: pixels to tensors and inference), timed inside the service; and the
 // process's memory (RSS, JS heap, live TF.js tensors) after loading the models and after BENCH_REQUESTS requests.
@@ -20,6 +21,7 @@ import { buildService } from '../src/main.js';
 import { loadTf } from '../src/ml/tf.js';
 import { freePort, percentile } from '../test/helpers/processes.js';
 import { SHARED_DATA } from '../test/helpers/faces.js';
+import { videoAvailable, videoFrames } from '../test/helpers/video.js';
 import { summary } from './summary.js';
 
 const latencyRuns = Number(process.env.BENCH_LATENCY ?? 40);
@@ -71,9 +73,11 @@ const port = await freePort();
 const server = await new Promise<Server>((resolve) => { const s = service.app.listen(port, '127.0.0.1', () => resolve(s)); });
 const url = `http://127.0.0.1:${port}/api/v2`;
 const headers = { 'X-API-Key': service.demo!.api_key, 'Content-Type': 'application/json' };
-const bodies = {
+const burst = videoAvailable ? await videoFrames(7.0, 6, 100, { x: 60, y: 0, width: 480, height: 360 }) : null;
+const bodies: Record<string, string> = {
   'face-match': JSON.stringify({ image1: reference.toString('base64'), image2: probe.toString('base64') }),
   liveness: JSON.stringify({ image: live.toString('base64') }),
+  ...(burst ? { antispoof: JSON.stringify({ frames: burst.map((frame) => frame.toString('base64')) }) } : {}),
 };
 const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
 const tf = await loadTf();
@@ -84,7 +88,7 @@ const memory = () => {
   return `RSS ${mb(rss)}, JS heap ${mb(heapUsed)}, ${numTensors} tensors (${mb(numBytes)})`;
 };
 
-async function call(route: keyof typeof bodies): Promise<{ ms: number; modelMs: number }> {
+async function call(route: string): Promise<{ ms: number; modelMs: number }> {
   const before = spent.ms;
   const started = performance.now();
   const res = await fetch(`${url}/${route}`, { method: 'POST', headers, body: bodies[route] });
@@ -101,7 +105,7 @@ try {
   await call('liveness');
   console.log(`after one request of each: ${memory()}`);
   let done = 2;
-  for (const route of Object.keys(bodies) as (keyof typeof bodies)[]) {
+  for (const route of Object.keys(bodies)) {
     const runs: { ms: number; modelMs: number }[] = [];
     for (let i = 0; i < latencyRuns; i++) runs.push(await call(route));
     done += latencyRuns;
