@@ -14,6 +14,7 @@ import type { Gesture } from '../src/core/faces/burst.js';
 import { lazyModels } from '../src/core/models.js';
 import { pingPongFrames, videoAvailable, videoFrames } from '../test/helpers/video.js';
 import { differentPhotos, handMoves, movedPhoto } from './burst-attacks.js';
+import { screenReplay } from './liveness-attacks.js';
 
 const DATA = process.env.VERITY_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
 if (!videoAvailable || !existsSync(`${DATA}face_recognition-obama-biden/LABELS.csv`)) {
@@ -33,7 +34,7 @@ const challenges = {
 } as unknown as ChallengeService;
 const accounts = {} as AccountService;
 
-type Kind = 'live' | 'different_photos' | 'moved_photo' | 'wrong_gesture';
+type Kind = 'live' | 'different_photos' | 'moved_photo' | 'wrong_gesture' | 'screen_video';
 const results: { kind: Kind; name: string; live: boolean; passed: boolean; reasons: string }[] = [];
 
 async function judge(kind: Kind, name: string, frames: Buffer[], gesture: Gesture | null = null): Promise<void> {
@@ -77,6 +78,13 @@ for (const offset of offsets) {
   }
 }
 
+// The live bursts played on a tablet held up to the camera (one device, one place: every frame
+// is the same scene, only the video on the screen moves).
+for (const start of QUICK ? [4.7] : [3.7, 4.7, 5.7, 6.7]) {
+  const frames = await videoFrames(start, 6, 100, HEAD);
+  await judge('screen_video', `video shot C ${start.toFixed(1)} s on a tablet`, await Promise.all(frames.map((frame) => screenReplay(frame, 7))));
+}
+
 // Attacks from photos.
 function labels(set: string): { file: string; identity: string }[] {
   return readFileSync(`${DATA}${set}/LABELS.csv`, 'utf8').trim().split(/\r?\n/).slice(1)
@@ -104,7 +112,7 @@ for (const [person, files] of people) {
 }
 
 console.log('\nsummary (live: share passed; attacks: share caught, i.e. not passed)');
-for (const kind of ['live', 'different_photos', 'moved_photo', 'wrong_gesture'] as Kind[]) {
+for (const kind of ['live', 'different_photos', 'moved_photo', 'wrong_gesture', 'screen_video'] as Kind[]) {
   const of = results.filter((r) => r.kind === kind);
   const good = kind === 'live' ? of.filter((r) => r.passed).length : of.filter((r) => !r.passed).length;
   console.log(`  ${kind.padEnd(16)} ${good}/${of.length} ${kind === 'live' ? 'passed' : 'caught'}`);

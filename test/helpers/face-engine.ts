@@ -169,7 +169,7 @@ export function markerFaceEngine(): FaceEngine & { calls: number } {
       return {
         liveScore: m.live ? 1 : 0,
         result: m.live ? 'live' : 'spoof',
-        scores: { antispoof: m.live ? 0.9 : 0.2, liveness: m.live ? 0.95 : 0.3 },
+        scores: { minifasnet: m.live ? 0.9 : 0.2 },
         evidence: [{ name: 'marker', value: m.live ? 1 : 0, passed: m.live, detail: 'the test image says so' }],
         faceCount: m.faces,
       };

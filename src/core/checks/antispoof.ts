@@ -150,7 +150,7 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
   if (passive.liveScore !== 1) {
     problems.push({ reason: 'spoof', text: `looks like a photo of a photo or a screen: ${passive.evidence.filter((e) => !e.passed).map((e) => e.name).join(', ')}` });
   }
-  const confidence = [passive.scores.antispoof ?? 0, passive.scores.liveness ?? 0];
+  const confidence = [passive.scores.minifasnet ?? 0];
   const data: Record<string, unknown> = {
     mode: prepared.burst ? 'burst' : 'single',
     frames: prepared.frames.length,

@@ -68,9 +68,9 @@ export function miniFasNetLogits(tf: TfModule, net: MiniFasNet, input: Tf.Tensor
     let y = depthwise
       ? tf.depthwiseConv2d(pad(x, padding), depthwise as Tf.Tensor4D, stride, 'valid')
       : tf.conv2d(pad(x, padding), w(`${prefix}.filter`) as Tf.Tensor4D, stride, 'valid');
-    y = tf.add(y, w(`${prefix}.bias`));
+    y = tf.add(y, w(`${prefix}.bias`)) as Tf.Tensor4D;
     const alpha = net.weights.get(`${prefix}.alpha`);
-    return alpha ? tf.prelu(y, alpha) : y;
+    return alpha ? (tf.prelu(y, alpha) as Tf.Tensor4D) : y;
   };
   const squeezeExcite = (x: Tf.Tensor4D, prefix: string): Tf.Tensor4D => {
     const pooled = tf.mean(x, [1, 2]) as Tf.Tensor2D;
@@ -114,8 +114,10 @@ export function miniFasNetCrop(rgb: { width: number; height: number }, box: Box,
   if (y0 < 0) { y1 -= y0; y0 = 0; }
   if (x1 > rgb.width - 1) { x0 -= x1 - rgb.width + 1; x1 = rgb.width - 1; }
   if (y1 > rgb.height - 1) { y0 -= y1 - rgb.height + 1; y1 = rgb.height - 1; }
-  const left = Math.floor(x0), top = Math.floor(y0);
-  return { x: left, y: top, width: Math.floor(x1) - left + 1, height: Math.floor(y1) - top + 1 };
+  // Rounding (and a box reaching past the image) can leave a pixel outside: clamp.
+  const left = Math.max(0, Math.floor(x0)), top = Math.max(0, Math.floor(y0));
+  const right = Math.min(rgb.width - 1, Math.floor(x1)), bottom = Math.min(rgb.height - 1, Math.floor(y1));
+  return { x: left, y: top, width: Math.max(1, right - left + 1), height: Math.max(1, bottom - top + 1) };
 }
 
 /** P(real face) from one network: its crop of `rgb` around `box`, resized to 80x80 BGR 0..255. */

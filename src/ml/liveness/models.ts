@@ -3,19 +3,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type * as Tf from '@tensorflow/tfjs';
 import { loadTf, type TfModule } from '../tf.js';
+import { loadMiniFasNet, miniFasNetLogits, type MiniFasNet } from './minifasnet.js';
 
-// The two single-image liveness models and the face mesh that ship inside @vladmandic/human,
-// loaded straight into the process's shared TF.js (src/ml/tf.ts) without the Human class: Human's
-// node-wasm build fetches models over `fetch` (no file: URLs in Node) and runs its own pipeline
-// we do not need.
+// The liveness graphs: MiniFASNet (minifasnet.ts, our TF.js port) for passive liveness, and the
+// face mesh that ships inside @vladmandic/human for head pose, loaded straight into the process's
+// shared TF.js (src/ml/tf.ts) without the Human class: Human's node-wasm build fetches models over
+// `fetch` (no file: URLs in Node) and runs its own pipeline we do not need. (human's antispoof and
+// liveness models were dropped: they scored every unseen attack as real.)
 //
-// - antispoof.json: 128x128x3 RGB 0..1 -> [1,1] probability the face is REAL (kaggle "fake face
-//   detection"; human reports it as `face.real`).
-// - liveness.json: 32x32x3 RGB 0..1 -> [1,2] softmax (leokwu/livenessnet); human reports
-//   element 0 as `face.live`.
-// Human feeds both from the same face tensor: a square crop, 1.4x the detector box, bilinearly
-// cut to 256x256 and divided by 255, then resized bilinearly to each model's input size. We do
-// the same (see modelScores in index.ts).
 // - facemesh.json: 192x192x3 RGB 0..1 -> 468 3-D points (`output_mesh`, [1,1404], crop pixels)
 //   and the probability that the crop holds a face (`output_faceflag`); head pose comes from
 //   the mesh (see pose.ts).
@@ -24,15 +19,15 @@ const require = createRequire(import.meta.url);
 
 export interface LivenessGraphs {
   tf: TfModule;
-  antispoof: Tf.GraphModel;
-  liveness: Tf.GraphModel;
   facemesh: Tf.GraphModel;
+  /** MiniFASNetV2 (2.7x crop) and MiniFASNetV1SE (4.0x crop), see minifasnet.ts. */
+  miniFasNets: MiniFasNet[];
 }
 
 /** node_modules/@vladmandic/human/models. Its `exports` map hides package.json, so walk up from the main entry. */
 function modelDir(): string {
   let dir = dirname(require.resolve('@vladmandic/human'));
-  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'models', 'antispoof.json'))) {
+  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'models', 'facemesh.json'))) {
     const up = dirname(dir);
     if (up === dir) throw new Error('@vladmandic/human models directory not found');
     dir = up;
@@ -63,21 +58,19 @@ export function inputSize(model: Tf.GraphModel): [number, number] {
 
 let loading: Promise<LivenessGraphs> | undefined;
 
-/** Loads the three graphs once per process and runs one warm-up inference each. */
+/** Loads the graphs once per process and runs one warm-up inference each. */
 export function livenessGraphs(): Promise<LivenessGraphs> {
   loading ??= (async () => {
     const tf = await loadTf();
-    const antispoof = await loadGraph(tf, 'antispoof');
-    const liveness = await loadGraph(tf, 'liveness');
     const facemesh = await loadGraph(tf, 'facemesh');
-    for (const model of [antispoof, liveness, facemesh]) {
-      const [h, w] = inputSize(model);
-      tf.tidy(() => {
-        const out = model.execute(tf.zeros([1, h, w, 3]));
-        for (const t of Array.isArray(out) ? out : [out]) t.dataSync();
-      });
-    }
-    return { tf, antispoof, liveness, facemesh };
+    const [h, w] = inputSize(facemesh);
+    tf.tidy(() => {
+      const out = facemesh.execute(tf.zeros([1, h, w, 3]));
+      for (const t of Array.isArray(out) ? out : [out]) t.dataSync();
+    });
+    const miniFasNets = [loadMiniFasNet(tf, 'MiniFASNetV2'), loadMiniFasNet(tf, 'MiniFASNetV1SE')];
+    for (const net of miniFasNets) tf.tidy(() => void miniFasNetLogits(tf, net, tf.zeros([1, 80, 80, 3])).dataSync());
+    return { tf, facemesh, miniFasNets };
   })().catch((error: unknown) => {
     loading = undefined;
     throw error;
