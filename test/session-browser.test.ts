@@ -16,11 +16,14 @@ import { pingPongY4m, videoAvailable } from './helpers/video.js';
 
 const DATA = path.resolve('../shared/data');
 // The camera shows a real video of a live person (shot C of ../shared/data/video-live, cropped
-// around his head, 3.7 to 4.9 s played forward then backward so the looped file has no cut):
+// around his head, 6.1 to 7.3 s played forward then backward so the looped file has no cut):
 // one continuous capture in which he turns his head to his right (the face mesh reads his yaw
-// going from about +7 to -20 degrees). The service asks only for that gesture
-// (VERITY_CHALLENGE_GESTURES). The passport carries another photo of him from the shared data.
-const CAMERA = { start: 3.7, seconds: 1.2, crop: { x: 60, y: 0, width: 480, height: 360 } };
+// going from about +10 to -18 degrees) and back. The service asks only for that gesture
+// (VERITY_CHALLENGE_GESTURES), and the test presses the button as the turn begins, as a person
+// told what to do would do it. The passport carries another photo of him from the shared data.
+const CAMERA = { start: 6.1, seconds: 1.2, crop: { x: 60, y: 0, width: 480, height: 360 } };
+/** Waits until the looping camera is about to start the turn (its loop is 2 x CAMERA.seconds). */
+const atTurnStart = (page: Page) => page.waitForFunction((loop) => (document.querySelector('video')!.currentTime % loop) > loop - 0.15, 2 * CAMERA.seconds, { polling: 10, timeout: 10_000 });
 const PORTRAIT = path.join(DATA, 'face_recognition-obama-biden', 'lin-manuel-miranda.png');
 const hasData = existsSync(PORTRAIT) && videoAvailable;
 if (!hasData) console.info('skipping hosted-page browser tests: ../shared/data or ffmpeg is absent');
@@ -89,6 +92,7 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     await page.getByRole('heading', { name: 'Take a selfie' }).waitFor({ timeout: 120_000 });
     await page.waitForFunction('document.querySelector("video")?.videoWidth > 0');
     await shot(page, '2-selfie');
+    await atTurnStart(page);
     await page.getByRole('button', { name: 'Take selfie' }).click();
     await page.getByText(/Slowly turn your head to your right/).waitFor({ timeout: 10_000 });
     await shot(page, '2b-challenge');
@@ -101,6 +105,7 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
       await location.or(retake).waitFor({ timeout: 120_000 });
       if (await location.isVisible()) break;
       await shot(page, `2c-retake-${attempt}`);
+      await atTurnStart(page);
       await retake.click();
       await recording.waitFor({ timeout: 10_000 });
     }

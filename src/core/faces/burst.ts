@@ -76,7 +76,7 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
   const expressions = faces.map((f) => expressionOf(f.landmarks));
   const poses = faces.flatMap((f) => (f.pose ? [f.pose] : []));
   const nonRigid = Math.max(...faces.slice(1).map((f) => nonRigidResidual(first.landmarks, f.landmarks)));
-  const maxDistance = Math.max(...faces.slice(1).map((f) => faceDistance(first.descriptor, f.descriptor)));
+  const linkDistance = identityLink(faces.map((f) => f.descriptor));
   const ears = expressions.map((p) => p.ear);
   const earMax = Math.max(...ears);
   const earMin = Math.min(...ears);
@@ -109,15 +109,15 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
   const deformed = nonRigid >= T.microMotion;
   const motion = deformed || blink || poseChange;
   const motionStrength = Math.min(1, Math.max(nonRigid / (2 * T.microMotion), yawRange / (2 * T.turn), pitchRange / (2 * T.lookUp), blink ? 1 : 0));
-  const samePerson = maxDistance <= MATCH_DISTANCE;
+  const samePerson = linkDistance <= MATCH_DISTANCE;
   const unposed = faces.length - poses.length;
 
   const evidence: BurstEvidence[] = [
     {
       name: 'same_person',
-      value: round(maxDistance),
+      value: round(linkDistance),
       passed: samePerson,
-      detail: `largest descriptor distance from the first frame ${maxDistance.toFixed(3)}; above ${MATCH_DISTANCE} the frames show different people`,
+      detail: `every frame is linked to the others through frames face match calls the same person; the weakest link needed is a descriptor distance of ${linkDistance.toFixed(3)}; above ${MATCH_DISTANCE} the frames show different people`,
     },
     {
       name: 'non_rigid_motion',
@@ -141,6 +141,33 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
     },
   ];
   return { motion, motionStrength, samePerson, gestures, evidence };
+}
+
+/**
+ * The largest descriptor distance needed to link every frame into one identity (the bottleneck
+ * of the minimum spanning tree over all pairs). A head turning through the burst changes the
+ * descriptor gradually: its two ends may be far apart while each frame stays close to some other;
+ * two people in one burst stay apart however the frames are linked.
+ */
+export function identityLink(descriptors: Float32Array[]): number {
+  const linked = [0];
+  const rest = new Set(descriptors.keys());
+  rest.delete(0);
+  let bottleneck = 0;
+  while (rest.size) {
+    let best = Infinity;
+    let next = -1;
+    for (const i of rest) {
+      for (const j of linked) {
+        const d = faceDistance(descriptors[i]!, descriptors[j]!);
+        if (d < best) [best, next] = [d, i];
+      }
+    }
+    linked.push(next);
+    rest.delete(next);
+    bottleneck = Math.max(bottleneck, best);
+  }
+  return bottleneck;
 }
 
 function describeRange(values: number[]): string {
