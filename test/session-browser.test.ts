@@ -23,7 +23,10 @@ const DATA = path.resolve('../shared/data');
 // told what to do would do it. The passport carries another photo of him from the shared data.
 const CAMERA = { start: 6.1, seconds: 1.2, crop: { x: 60, y: 0, width: 480, height: 360 } };
 /** Waits until the looping camera is about to start the turn (its loop is 2 x CAMERA.seconds). */
-const atTurnStart = (page: Page) => page.waitForFunction((loop) => (document.querySelector('video')!.currentTime % loop) > loop - 0.15, 2 * CAMERA.seconds, { polling: 10, timeout: 10_000 });
+const atTurnStart = (page: Page) => page.waitForFunction((loop) => {
+  const video = (globalThis as unknown as { document: { querySelector(s: string): { currentTime: number } } }).document.querySelector('video');
+  return video.currentTime % loop > loop - 0.15;
+}, 2 * CAMERA.seconds, { polling: 10, timeout: 10_000 });
 const PORTRAIT = path.join(DATA, 'face_recognition-obama-biden', 'lin-manuel-miranda.png');
 const hasData = existsSync(PORTRAIT) && videoAvailable;
 if (!hasData) console.info('skipping hosted-page browser tests: ../shared/data or ffmpeg is absent');
