@@ -328,7 +328,7 @@ beforeAll(async () => {
     JSON.parse((await send(service.url, { method: 'POST', path: '/api/v2/session', headers: key, body: JSON.stringify({ workflow_id: workflowId }) })).text).data as { session_id: string; session_token: string };
   const sessions = await Promise.all(Array.from({ length: 30 }, (_, i) => createSession(i % 2 ? demo.workflows.full : demo.workflows.location)));
   sessionTokens = sessions.map((s) => s.session_token);
-  const otherSession = (await core.sessions.create(other.project.id, 'system', { workflow_id: otherWorkflow.id })).session_id;
+  const otherSession = (await core.sessions.create(other.project.id, 'system', { workflow_id: otherWorkflow.id })).session.session_id;
   const { token: accessToken } = await core.accessTokens.issue(demo.account.svc_id, demo.oidc.client_id, ['openid', 'profile', 'verifications']);
   const { token: narrowToken } = await core.accessTokens.issue(demo.account.svc_id, demo.oidc.client_id, ['openid']);
   const refresh = (await new OidcFlow(service).tokens()).refresh_token;

@@ -71,6 +71,32 @@ describe('the automatic decision', () => {
 });
 
 describe('POST /api/v2/session', () => {
+  it('honours Idempotency-Key: a retry answers the first session, charged once; another body 422; simultaneous retries make one session', async () => {
+    const body = { workflow_id: await workflow(['liveness']), vendor_data: 'idem-1' };
+    const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+    const sessions = async () => Number((await sql<{ n: string }>(service, "select count(*) as n from verification_session where vendor_data like 'idem-%'"))[0]!.n);
+    const before = await balance();
+    const first = await service.http.post('/api/v2/session').set(key()).set('Idempotency-Key', 'create-1').send(body);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const retry = await service.http.post('/api/v2/session').set(key()).set('Idempotency-Key', 'create-1').send(body);
+    expect(retry.status).toBe(201);
+    expect(retry.body.data).toEqual(first.body.data);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(await sessions()).toBe(1);
+    const charged = before - (await balance());
+    const other = await service.http.post('/api/v2/session').set(key()).set('Idempotency-Key', 'create-1').send({ ...body, vendor_data: 'idem-2' });
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+    const racing = await Promise.all(Array.from({ length: 5 }, () => service.http.post('/api/v2/session').set(key()).set('Idempotency-Key', 'create-race').send({ ...body, vendor_data: 'idem-race' })));
+    expect(racing.filter((r) => r.status === 201).map((r) => r.body.data.session_id).filter((v, i, all) => all.indexOf(v) === i)).toHaveLength(1);
+    for (const r of racing) expect([201, 409]).toContain(r.status);
+    expect(await sessions()).toBe(2);
+    expect(before - (await balance())).toBe(2 * charged);
+    // Without the key every call is a new session.
+    const plain = await Promise.all([0, 1].map(() => service.http.post('/api/v2/session').set(key()).send({ ...body, vendor_data: 'idem-plain' })));
+    expect(new Set(plain.map((r) => r.body.data.session_id)).size).toBe(2);
+  });
+
   it('creates a NOT_STARTED session with a hosted url, a token shown once, the features and the expiry', async () => {
     const id = await workflow(['liveness', 'location']);
     const session = await createSession({ workflow_id: id, vendor_data: 'user-42', redirect_url: 'https://app.example.com/done', ttl_seconds: 600, callback: 'https://hooks.example.com/verity' });

@@ -145,6 +145,7 @@ export class Core {
     this.sessions = new SessionService({
       ...deps,
       sealer: this.sealer,
+      idempotency: this.idempotency,
       tenancy: this.tenancy,
       accounts: this.accounts,
       billing: this.billing,

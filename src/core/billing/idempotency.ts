@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
-import { DomainError } from '../errors.js';
+import { DomainError, type ErrorCode } from '../errors.js';
 import type { Sealer } from '../secrets.js';
 import { IdempotencyRecord } from './entities.js';
 
@@ -103,6 +103,31 @@ export class IdempotencyService {
       { projectId, key },
       { state: 'done', responseStatus: response.status, responseSealed: this.deps.sealer.seal(JSON.stringify(response.body)) },
     );
+  }
+
+  /**
+   * `work` at most once per key and request body: a retry with the key gets the first answer again
+   * for 24 h (`replayed`), another body 422 `idempotency_key_reused`, one still running 409
+   * `idempotency_in_progress`. A domain error is an answer too (the retry gets the same error); an
+   * unexpected failure releases the key. Without a key, `work` just runs.
+   */
+  async once<T>(projectId: string, key: string | undefined, operation: string, request: unknown, work: () => Promise<T>): Promise<{ value: T; replayed: boolean }> {
+    if (key === undefined) return { value: await work(), replayed: false };
+    const begun = await this.begin(projectId, key, fingerprint(operation, request));
+    if (begun.kind === 'replay') {
+      const stored = begun.response.body as { value?: T; error?: { code: ErrorCode; message: string; data?: unknown } };
+      if (stored.error) throw new DomainError(stored.error.code, stored.error.message, stored.error.data === undefined ? {} : { data: stored.error.data });
+      return { value: stored.value as T, replayed: true };
+    }
+    try {
+      const value = await work();
+      await this.finish(projectId, key, { status: 200, body: { value } });
+      return { value, replayed: false };
+    } catch (error) {
+      const known = error instanceof DomainError ? { status: error.status, body: { error: { code: error.code, message: error.message, data: error.data } } } : { status: 500, body: null };
+      await this.finish(projectId, key, known);
+      throw error;
+    }
   }
 
   /** Deletes records past their 24 h; returns how many. */

@@ -2,6 +2,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { AccountService } from '../accounts/service.js';
 import type { BillingService } from '../billing/service.js';
 import type { ChallengeService } from '../checks/challenge.js';
+import type { IdempotencyService } from '../billing/idempotency.js';
 import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { Check, CheckContext, CheckOutcome, CombinedOutcome } from '../checks/types.js';
 import type { Clock } from '../clock.js';
@@ -123,6 +124,7 @@ export interface SessionDeps {
   tenancy: TenancyService;
   accounts: AccountService;
   billing: BillingService;
+  idempotency: IdempotencyService;
   webhooks: WebhookService;
   checks: SessionChecks;
   challenges: ChallengeService;
@@ -140,7 +142,13 @@ export class SessionService {
 
   // ---- integrator API ----
 
-  async create(projectId: string, actor: Actor, raw: unknown) {
+  /** A new session; with an `Idempotency-Key`, a retry answers the first session (`replayed`) instead of creating (and charging) another. */
+  async create(projectId: string, actor: Actor, raw: unknown, options: { idempotencyKey?: string } = {}) {
+    const { value, replayed } = await this.deps.idempotency.once(projectId, options.idempotencyKey, 'session:create', raw, () => this.createOnce(projectId, actor, raw));
+    return { session: value, replayed };
+  }
+
+  private async createOnce(projectId: string, actor: Actor, raw: unknown) {
     const input = parseInput(createSessionInput, raw);
     const workflow = await this.deps.tenancy.getWorkflow(projectId, input.workflow_id);
     if (input.callback !== undefined && !(await this.deps.tenancy.isApprovedCallback(projectId, input.callback))) {

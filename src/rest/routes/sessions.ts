@@ -45,7 +45,9 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
 
   router.post('/session', async (req, res) => {
     const { projectId, apiKeyId } = caller(res);
-    sendData(res, await core.sessions.create(projectId, `api_key:${apiKeyId}`, req.body ?? {}), 201);
+    const { session, replayed } = await core.sessions.create(projectId, `api_key:${apiKeyId}`, req.body ?? {}, { idempotencyKey: req.get('idempotency-key') ?? undefined });
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    sendData(res, session, 201);
   });
   router.get('/session', async (req, res) => {
     const page = await core.sessions.list(caller(res).projectId, req.query);
@@ -64,7 +66,7 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
   });
 
   docs.add(
-    { method: 'post', path: '/api/v2/session', summary: 'Create a hosted verification session; send the user to `url`', tag: 'sessions', security: 'apiKey', body: createSessionInput, response: created, successStatus: 201, errors: [...AUTH_ERRORS, 'validation_error', 'workflow_not_found', 'callback_not_allowed', 'insufficient_balance', 'invalid_token', 'account_not_found'] },
+    { method: 'post', path: '/api/v2/session', summary: 'Create a hosted verification session; send the user to `url`', tag: 'sessions', security: 'apiKey', body: createSessionInput, response: created, successStatus: 201, errors: [...AUTH_ERRORS, 'validation_error', 'workflow_not_found', 'callback_not_allowed', 'insufficient_balance', 'invalid_token', 'account_not_found', 'idempotency_key_reused', 'idempotency_in_progress'] },
     { method: 'get', path: '/api/v2/session', summary: 'List sessions, newest first; the next page\'s `cursor` is in the X-Next-Cursor header', tag: 'sessions', security: 'apiKey', query: listSessionsInput, response: z.array(session), errors: [...AUTH_ERRORS, 'validation_error'] },
     { method: 'get', path: '/api/v2/session/{id}', summary: 'The session\'s current state (poll it while the user works)', tag: 'sessions', security: 'apiKey', response: session, errors: [...AUTH_ERRORS, 'not_found'] },
     { method: 'get', path: '/api/v2/session/{id}/decision', summary: 'The authoritative decision with every check run', tag: 'sessions', security: 'apiKey', response: decision, errors: [...AUTH_ERRORS, 'not_found'] },
