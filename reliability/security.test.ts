@@ -11,7 +11,7 @@ import { webhookSignature } from '../src/core/webhooks/service.js';
 import { renderDocument, renderSpecs } from '../test/helpers/documents.js';
 import { markerFaceEngine, markerImage } from '../test/helpers/face-engine.js';
 import { authorizePath } from '../test/helpers/oidc.js';
-import { sql } from '../test/helpers/service.js';
+import { sql, startTestService } from '../test/helpers/service.js';
 import { startInProcess, type InProcessService } from './helpers/in-process.js';
 import { OidcFlow } from './helpers/oidc-flow.js';
 
@@ -327,6 +327,60 @@ describe('timing-safe comparisons (read from the source)', () => {
       ['core/roster/service.ts', /findOne\(Member, \{ activationDigest: digestSecret\(token\)/],
     ];
     for (const [file, pattern] of lookups) expect(await read(file), `${file} ${pattern}`).toMatch(pattern);
+  });
+});
+
+describe('headers (pages, API answers, metrics)', () => {
+  it('every HTML page has a CSP, nosniff and no referrer; inline scripts run only with the response\'s nonce', async () => {
+    const interaction = (await api.get(authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid', state: 's' })).redirects(0)).headers.location as string | undefined;
+    const pages = ['/', `/verify/ses_x`, '/admin', ...(interaction ? [new URL(interaction, service.url).pathname + new URL(interaction, service.url).search] : [])];
+    for (const page of pages) {
+      const res = await api.get(page);
+      expect(res.headers['content-type'], page).toMatch(/text\/html/);
+      expect(res.headers['content-security-policy'], page).toMatch(/default-src 'self'/);
+      expect(res.headers['content-security-policy'], page).toMatch(/frame-ancestors 'none'/);
+      expect(res.headers['content-security-policy'], page).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+      expect(res.headers['x-content-type-options'], page).toBe('nosniff');
+      expect(res.headers['referrer-policy'], page).toBe('no-referrer');
+    }
+    const first = await api.get('/');
+    const second = await api.get('/');
+    const nonce = (res: { headers: Record<string, string> }) => /'nonce-([^']+)'/.exec(res.headers['content-security-policy']!)?.[1];
+    expect(nonce(first)).toBeTruthy();
+    expect(nonce(first)).not.toBe(nonce(second));
+  });
+
+  it('check results, decisions, tokens and userinfo are never cached; the JWKS may be', async () => {
+    const check = await api.post('/api/v2/age-verification').set(asA()).send({ dob: '1990-01-01' });
+    expect(check.status).toBe(200);
+    expect(check.headers['cache-control']).toBe('no-store');
+    const decision = await api.get(`/api/v2/session/${b.sessionId}/decision`).set(asB());
+    expect(decision.headers['cache-control']).toBe('no-store');
+    const token = await api.post('/api/auth/oidc/token').type('form').send({ grant_type: 'authorization_code', code: 'nope' });
+    expect(token.headers['cache-control']).toBe('no-store');
+    const userinfo = await api.get('/api/auth/oidc/userinfo').set('Authorization', 'Bearer nope');
+    expect(userinfo.headers['cache-control']).toBe('no-store');
+    const jwks = await api.get('/api/auth/oidc/jwks.json');
+    expect(jwks.headers['cache-control']).toMatch(/public/);
+    expect(check.headers['strict-transport-security']).toBeUndefined(); // this issuer is http
+  });
+
+  it('HSTS on an https issuer, and /metrics behind VERITY_METRICS_TOKEN when it is set', async () => {
+    const secured = await startTestService({ baseUrl: 'https://verity.example', metricsToken: 'metrics-secret-1' }, { faceEngine: markerFaceEngine() });
+    try {
+      const home = await secured.http.get('/healthz');
+      expect(home.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      const anonymous = await secured.http.get('/metrics');
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer/);
+      expect((await secured.http.get('/metrics').set('Authorization', 'Bearer wrong')).status).toBe(401);
+      const allowed = await secured.http.get('/metrics').set('Authorization', 'Bearer metrics-secret-1');
+      expect(allowed.status).toBe(200);
+      expect(allowed.text).toContain('http_request');
+    } finally {
+      await secured.close();
+    }
+    expect((await api.get('/metrics')).status).toBe(200); // unset: open, as before
   });
 });
 

@@ -39,6 +39,8 @@ export interface Config {
   smtpUrl?: string;
   /** From header of outgoing mail (`VERITY_MAIL_FROM`). */
   mailFrom?: string;
+  /** When set, `/metrics` answers only `Authorization: Bearer <this>` (`VERITY_METRICS_TOKEN`). */
+  metricsToken?: string;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: integer('VERITY_RATE_LIMIT_PER_MINUTE', env.VERITY_RATE_LIMIT_PER_MINUTE, 600),
     smtpUrl: env.VERITY_SMTP_URL || undefined,
     mailFrom: env.VERITY_MAIL_FROM || undefined,
+    metricsToken: env.VERITY_METRICS_TOKEN || undefined,
   };
   return { ...config, ...overrides };
 }

@@ -104,6 +104,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       probe: { parts: () => core.models.status(), requireParts: config.warmModels },
       baseUrl: config.baseUrl,
       jsonBodyLimit: config.jsonBodyLimit,
+      metricsToken: config.metricsToken,
       mounts: [
         { path: '/graphql', handlers: [express.json({ limit: config.jsonBodyLimit }), graph.handler] },
         { path: '/trpc', handlers: [trpcMiddleware(core, logger)] },

@@ -13,8 +13,8 @@ import { startListeningService, type ListeningService } from './helpers/service.
 // signs in, Chromium's fake camera plays a video made from still photos, the real liveness and
 // face models judge the selfie, and the member becomes active with the account connected.
 
-const FACES = path.join(SHARED_DATA, 'faceapi-bbt-identities');
-const hasFaces = existsSync(path.join(FACES, 'sheldon1.png'));
+const FACES = path.join(SHARED_DATA, 'face_recognition-obama-biden');
+const hasFaces = existsSync(path.join(FACES, 'alex_lacamoire_1.jpg'));
 if (!hasFaces) console.info(`roster browser test skipped: no face images at ${FACES}`);
 const ARTIFACTS = path.resolve('test-artifacts/roster');
 
@@ -24,12 +24,13 @@ const browsers: Browser[] = [];
 let other: { clientId: string; clientSecret: string };
 
 /**
- * Chromium whose webcam shows these photos, each a bbt crop at 60% of the frame height. One photo
- * per camera keeps the captured frame deterministic; the ones used here pass liveness alone.
+ * Chromium whose webcam shows these photos, each filling the frame as a camera would see the
+ * person (a photo shown smaller, inside a border, reads as a photo held up: MiniFASNet rejects
+ * it). One photo per camera keeps the captured frame deterministic; these pass liveness alone.
  */
 async function browserWithCamera(name: string, images: string[]): Promise<Browser> {
   const video = path.join(workDir, `${name}.y4m`);
-  await writeFakeCameraVideo(video, images.map((image) => path.join(FACES, image)), { scale: 0.6, secondsPerImage: 1.5, fps: 10 });
+  await writeFakeCameraVideo(video, images.map((image) => path.join(FACES, image)), { scale: 1, secondsPerImage: 1.5, fps: 10 });
   const browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${video}`]);
   browsers.push(browser);
   return browser;
@@ -88,7 +89,7 @@ describe.skipIf(!chromiumAvailable || !hasFaces)('face activation in Chromium', 
 
   it('signs up, enrols the face from a live selfie and activates the member; the link then stops working', async () => {
     const entry = await invite(demoOrg(), 'sheldon@clinic.example');
-    const browser = await browserWithCamera('sheldon-enrol', ['sheldon1.png']);
+    const browser = await browserWithCamera('alex-enrol', ['alex_lacamoire_1.jpg']);
     const page = await browser.newPage();
     await page.goto(entry.activation_link);
     await expect.poll(() => page.getByRole('heading').first().textContent()).toContain('Join Demo Health');
@@ -111,14 +112,14 @@ describe.skipIf(!chromiumAvailable || !hasFaces)('face activation in Chromium', 
 
   it('matches the selfie against the face already on the account when signing in', async () => {
     const entry = await invite(other, 'sheldon@second.example');
-    const page = await signInThroughLink(await browserWithCamera('sheldon-again', ['sheldon3.png']), entry.activation_link);
+    const page = await signInThroughLink(await browserWithCamera('alex-again', ['knn_test_alex_lacamoire1.jpg']), entry.activation_link);
     expect(await takeSelfie(page, 'activated-by-match')).toContain('you are now an active member of Second Clinic');
     expect((await member(other, 'sheldon@second.example')).status).toBe('active');
   });
 
   it("refuses someone else's face and leaves the member waiting", async () => {
     const entry = await invite(other, 'not-sheldon@second.example');
-    const page = await signInThroughLink(await browserWithCamera('amy', ['amy1.png']), entry.activation_link);
+    const page = await signInThroughLink(await browserWithCamera('rose', ['rose_leslie_1.jpg']), entry.activation_link);
     const result = await takeSelfie(page, 'refused-other-face');
     expect(result).toContain('does not match the face on this account');
     expect(await member(other, 'not-sheldon@second.example')).toMatchObject({ status: 'link_sent', svc_id: null });

@@ -11,6 +11,7 @@ import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
 import { refuseDeepJson } from './input.js';
 import { accessLog, createMetrics, labelRoute, requestId, type HttpMetrics } from './observability.js';
+import { securityHeaders } from './security-headers.js';
 import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { systemRouter, type ReadinessProbe } from './routes/system.js';
@@ -26,6 +27,8 @@ export interface HttpAppOptions {
   probe?: ReadinessProbe;
   /** Mounted after the REST routes and before the 404: GraphQL, tRPC, pages. */
   mounts?: { path: string; handlers: RequestHandler[] }[];
+  /** `/metrics` needs this bearer token when set. */
+  metricsToken?: string;
 }
 
 export interface HttpApp {
@@ -45,9 +48,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.use(requestId);
   app.use(accessLog(logger, metrics));
+  app.use(securityHeaders(options.baseUrl.startsWith('https:')));
 
   app.use(homeRouter());
-  app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe));
+  app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsToken));
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));
   app.use(oidcRouter(core, docs));
   // Roster invitations: sign in, take a selfie, become an active member.

@@ -43,14 +43,14 @@ ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` :
 }
 
 /** The camera step: one frame from getUserMedia, posted as a JPEG data URL; the answer is shown in place. */
-function selfiePage(token: string, target: Target, accountEmail: string): string {
+function selfiePage(token: string, target: Target, accountEmail: string, nonce: string): string {
   return page('Take a selfie', `
 <h1>Join ${escape(target.organizationName)}</h1>
 <p>Signed in as ${escape(accountEmail)}. Look at the camera in good light, then take a selfie: it is checked live and against your account's face, and never stored.</p>
 <video id="camera" autoplay playsinline muted style="width:100%;border-radius:8px;background:#111"></video>
 <button id="capture" type="button" disabled>Take selfie</button>
 <p id="result" role="status" aria-live="polite"></p>
-<script>
+<script nonce="${nonce}">
 (() => {
   const video = document.getElementById('camera');
   const button = document.getElementById('capture');
@@ -126,7 +126,7 @@ export function activationRouter(core: Core) {
       return;
     }
     const account = await core.accounts.view(session.accountId);
-    res.type('html').send(selfiePage(tokenOf(req), found, account.email));
+    res.type('html').send(selfiePage(tokenOf(req), found, account.email, String(res.locals.cspNonce)));
   });
 
   router.post('/activate/:token/signin', form, async (req, res) => {

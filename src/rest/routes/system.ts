@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
@@ -11,8 +12,15 @@ export interface ReadinessProbe {
   requireParts?: boolean;
 }
 
-/** Liveness, readiness, metrics and the OpenAPI document: unauthenticated, top-level JSON. */
-export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, serverUrl: string, probe: ReadinessProbe = {}) {
+/** Whether an Authorization header carries `Bearer <token>` (compared in constant time). */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = /^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '';
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(given), digest(token));
+}
+
+/** Liveness, readiness, metrics and the OpenAPI document: top-level JSON; metrics behind an optional bearer token. */
+export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, serverUrl: string, probe: ReadinessProbe = {}, metricsToken?: string) {
   const router = Router();
 
   router.get('/healthz', (_req, res) => {
@@ -26,7 +34,12 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', ...store, ...parts });
   });
 
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', async (req, res) => {
+    if (metricsToken && !bearerMatches(req.get('authorization'), metricsToken)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+      res.status(401).json({ error: 'invalid_token', error_description: 'metrics need Authorization: Bearer <VERITY_METRICS_TOKEN>' });
+      return;
+    }
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.send(await metrics.registry.metrics());
   });
@@ -50,7 +63,7 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
         tf_wasm: z.string().optional().describe("the WASM backend's features: simd, simd+threads or plain"),
       }),
     },
-    { method: 'get', path: '/metrics', summary: 'Prometheus metrics: request counts and latency by route and status', tag: 'system', security: 'none', bare: true },
+    { method: 'get', path: '/metrics', summary: 'Prometheus metrics: request counts and latency by route and status (Authorization: Bearer VERITY_METRICS_TOKEN when that is set)', tag: 'system', security: 'none', bare: true },
     { method: 'get', path: '/api/v2/openapi.json', summary: 'This document', tag: 'system', security: 'none', bare: true },
   );
   return router;
