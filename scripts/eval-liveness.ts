@@ -105,7 +105,8 @@ for (const key of sets) {
   const [split, set] = key.split('|');
   const rows = results.filter((r) => r.item.split === split && r.item.set === set);
   const right = rows.filter((r) => (r.item.expected === 'spoof' ? r.got.result !== 'live' : r.got.result === r.item.expected)).length;
-  const verb = rows[0]!.item.expected === 'live' ? 'called live' : rows[0]!.item.expected === 'spoof' ? 'caught' : 'no face';
+  const expected = new Set(rows.map((r) => r.item.expected));
+  const verb = expected.size > 1 ? 'decided right' : expected.has('live') ? 'called live' : expected.has('spoof') ? 'caught' : 'no face';
   console.log(`  ${split!.padEnd(7)} ${set!.padEnd(24)} ${right}/${rows.length} ${verb}`);
 }
 const ms = results.map((r) => r.ms).sort((a, b) => a - b);
