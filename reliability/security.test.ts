@@ -330,6 +330,41 @@ describe('timing-safe comparisons (read from the source)', () => {
   });
 });
 
+describe('admin API limits', () => {
+  it('GraphQL refuses a page size outside 1 to 100 before running anything, so a negative first cannot pay for the rest', async () => {
+    for (const first of [-100000, 0, 101, 2.5]) {
+      const res = await graphql(service.demo.admin_token, `query($p: String!, $f: Int) { a: sessions(projectId: $p, first: $f) { edges { node { id } } } b: sessions(projectId: $p, first: 100) { edges { node { id checks { type } } } } }`, { p: service.demo.project_id, f: first });
+      expect(res.status, String(first)).toBe(400);
+      expect(res.body.errors[0].extensions.code, String(first)).toBe('validation_error');
+      expect(res.body.data ?? null).toBeNull();
+    }
+    const fine = await graphql(service.demo.admin_token, 'query($p: String!) { sessions(projectId: $p, first: 100) { edges { node { id } } } }', { p: service.demo.project_id });
+    expect(fine.status).toBe(200);
+  });
+
+  it('tRPC caps a batch at 10 calls and a request at five full pages', async () => {
+    const auth = { Authorization: `Bearer ${service.demo.admin_token}` };
+    const batch = (n: number, input: object) => api.get(`/trpc/${Array.from({ length: n }, () => 'sessions').join(',')}`).query({ batch: '1', input: JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, input]))) }).set(auth);
+    const eleven = await batch(11, { projectId: service.demo.project_id, first: 1 });
+    expect(eleven.status).toBe(400);
+    const ten = await batch(10, { projectId: service.demo.project_id, first: 1 });
+    expect(ten.status).toBe(200);
+    const fivePages = await batch(5, { projectId: service.demo.project_id, first: 100 });
+    expect(fivePages.status).toBe(200);
+    // The sixth page is over the budget: it alone fails (207: the batch's calls answer separately).
+    const sixPages = await batch(6, { projectId: service.demo.project_id, first: 100 });
+    expect(sixPages.status).toBe(207);
+    expect(sixPages.body.slice(0, 5).every((call: { result?: unknown }) => call.result)).toBe(true);
+    expect(sixPages.body[5].error.json?.message ?? sixPages.body[5].error.message).toContain('request cost over the limit');
+    // 300 mutations in one request: refused whole, nothing created.
+    const before = (await sql<{ n: string }>(service, 'select count(*) as n from workflow'))[0]!.n;
+    const many = await api.post(`/trpc/${Array.from({ length: 300 }, () => 'createWorkflow').join(',')}?batch=1`).set(auth)
+      .send(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [i, { projectId: service.demo.project_id, name: `w${i}`, features: ['age'] }])));
+    expect(many.status).toBe(400);
+    expect((await sql<{ n: string }>(service, 'select count(*) as n from workflow'))[0]!.n).toBe(before);
+  });
+});
+
 describe('headers (pages, API answers, metrics)', () => {
   it('every HTML page has a CSP, nosniff and no referrer; inline scripts run only with the response\'s nonce', async () => {
     const interaction = (await api.get(authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid', state: 's' })).redirects(0)).headers.location as string | undefined;

@@ -18,6 +18,21 @@ interface Walk {
   variables: Record<string, unknown>;
 }
 
+/** Largest page a list may ask for (`first`). */
+export const MAX_PAGE = 100;
+
+/**
+ * A page size as the cost counts it. Anything but a whole number from 1 to MAX_PAGE is refused
+ * before the query runs: a negative `first` would otherwise subtract from the cost of the rest.
+ */
+function pageSize(value: unknown): number {
+  if (value === null || value === undefined) return DEFAULT_PAGE;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PAGE) {
+    throw new GraphQLError(`first must be a whole number from 1 to ${MAX_PAGE}`, { extensions: { code: 'validation_error', http: { status: 400 } } });
+  }
+  return value;
+}
+
 /** Depth (nested field levels, introspection excluded) and cost of a selection. */
 export function measure(walk: Walk, selection: SelectionSetNode, parent: GraphQLNamedType | undefined, seen = new Set<string>()): { depth: number; cost: number } {
   let depth = 0;
@@ -30,7 +45,7 @@ export function measure(walk: Walk, selection: SelectionSetNode, parent: GraphQL
       // A connection's `edges` are as many as its `first`, already counted on the connection field.
       if (field && isListType(getNullableType(field.type)) && node.name.value !== 'edges') multiplier = ASSUMED_LIST;
       const first = node.arguments?.find((argument) => argument.name.value === 'first');
-      if (first) multiplier = Number(valueFromASTUntyped(first.value, walk.variables)) || DEFAULT_PAGE;
+      if (first) multiplier = pageSize(valueFromASTUntyped(first.value, walk.variables));
       else if (field?.args.some((argument) => argument.name === 'first')) multiplier = DEFAULT_PAGE;
       const inner = node.selectionSet ? measure(walk, node.selectionSet, field ? getNamedType(field.type) : undefined, seen) : { depth: 0, cost: 0 };
       depth = Math.max(depth, 1 + inner.depth);

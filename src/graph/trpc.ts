@@ -8,10 +8,30 @@ import type { Core } from '../core/index.js';
 import type { AdminCaller } from '../core/ops/service.js';
 import type { Logger } from '../logger.js';
 import { bearer } from '../rest/auth.js';
+import { MAX_PAGE, QUERY_LIMITS } from './limits.js';
 
 interface TrpcContext {
   core: Core;
   scope: AdminCaller | null;
+  /** What this HTTP request has cost so far, over every call of its batch (see chargeCost). */
+  cost: { spent: number };
+}
+
+/** Calls one HTTP request may batch (tRPC answers more with 400). */
+export const MAX_BATCH = 10;
+/** Rows (or calls) one HTTP request may cost: a tenth of GraphQL's budget, five full pages. */
+const TRPC_BUDGET = QUERY_LIMITS.maxCost / 10;
+
+/**
+ * A cost budget per HTTP request, over every call of its batch: a list costs its page size
+ * (`first`), anything else 1. Five full pages fit in one request; ten do not.
+ */
+function chargeCost(ctx: TrpcContext, input: unknown): void {
+  const first = input && typeof input === 'object' && 'first' in input ? Number((input as { first?: unknown }).first) : NaN;
+  ctx.cost.spent += Number.isInteger(first) && first > 0 ? Math.min(first, MAX_PAGE) : 1;
+  if (ctx.cost.spent > TRPC_BUDGET) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: `request cost over the limit of ${TRPC_BUDGET}: ask for smaller pages or fewer calls`, cause: new DomainError('validation_error', 'request cost over the limit') });
+  }
 }
 
 const TRPC_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
@@ -39,8 +59,9 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
-const authed = t.procedure.use(({ ctx, next }) => {
+const authed = t.procedure.use(async ({ ctx, next, getRawInput }) => {
   if (!ctx.scope) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'missing or invalid admin token', cause: new DomainError('unauthenticated', 'missing or invalid admin token') });
+  chargeCost(ctx, await getRawInput());
   return next({ ctx: { core: ctx.core, scope: ctx.scope } });
 });
 
@@ -120,10 +141,11 @@ export type AdminRouter = typeof adminRouter;
 export function trpcMiddleware(core: Core, logger: Logger) {
   return createExpressMiddleware({
     router: adminRouter,
+    maxBatchSize: MAX_BATCH,
     createContext: async ({ req }) => {
       const token = bearer(req);
       try {
-        return { core, scope: token ? await core.tenancy.authenticateAdminToken(token) : null };
+        return { core, scope: token ? await core.tenancy.authenticateAdminToken(token) : null, cost: { spent: 0 } };
       } catch (error) {
         throw asTrpcError(error);
       }
