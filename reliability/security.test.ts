@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import pg from 'pg';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -327,6 +329,56 @@ describe('timing-safe comparisons (read from the source)', () => {
       ['core/roster/service.ts', /findOne\(Member, \{ activationDigest: digestSecret\(token\)/],
     ];
     for (const [file, pattern] of lookups) expect(await read(file), `${file} ${pattern}`).toMatch(pattern);
+  });
+});
+
+describe('the embedded database on this machine', () => {
+  const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
+  async function looseFiles(dir: string): Promise<string[]> {
+    const loose: string[] = [];
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      const mode = await modeOf(full);
+      if (entry.isDirectory()) {
+        if (mode !== 0o700) loose.push(`${full} ${mode.toString(8)}`);
+        loose.push(...(await looseFiles(full)));
+      } else if (mode & 0o077) loose.push(`${full} ${mode.toString(8)}`);
+    }
+    return loose;
+  }
+  const connects = async (url: string) => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return 'connected';
+    } catch (error) {
+      return (error as Error).message;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+
+  it('answers only with the generated password; the data dir, the key, demo.json and every database file are the owner\'s alone', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-datadir-'));
+    const { startService } = await import('../src/main.js');
+    const { loadConfig } = await import('../src/config.js');
+    const running = await startService(loadConfig({}, { dataDir, port: 0, warmModels: false, runJobs: false, seedLicenses: false, logLevel: 'silent' }));
+    try {
+      const url = (await readFile(path.join(dataDir, 'postgres.url'), 'utf8')).trim();
+      expect(await connects(url)).toBe('connected');
+      const { port } = new URL(url);
+      expect(await connects(`postgresql://postgres@127.0.0.1:${port}/postgres`)).toMatch(/password/);
+      expect(await connects(`postgresql://postgres:guess@127.0.0.1:${port}/postgres`)).toMatch(/password authentication failed/);
+      for (const file of ['encryption.key', 'demo.json', 'postgres.url']) expect(await modeOf(path.join(dataDir, file)), file).toBe(0o600);
+      expect(await modeOf(dataDir)).toBe(0o700);
+    } finally {
+      await running.close();
+    }
+    expect(await looseFiles(dataDir)).toEqual([]);
+    await chmod(dataDir, 0o777);
+    await expect(startService(loadConfig({}, { dataDir, port: 0, warmModels: false, runJobs: false, logLevel: 'silent' }))).rejects.toThrow(/writable by other users .*chmod 700/);
+    await rm(dataDir, { recursive: true, force: true });
   });
 });
 

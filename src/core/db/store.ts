@@ -1,8 +1,11 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { openPasswordGate } from './password-gate.js';
 
 /** Where the data lives and how to reach it over the Postgres protocol. */
 export interface Store {
@@ -49,20 +52,73 @@ export interface EmbeddedOptions {
   publishUrl?: boolean;
 }
 
-/** Opens PGlite and serves it on a loopback port through pglite-socket. */
+/**
+ * The data dir holds the database, the encryption key and the demo credentials: it is the
+ * owner's alone. A dir others can write is refused (anyone could swap the database or the key);
+ * one others can read is closed (0700).
+ */
+export async function secureDataDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const { mode } = await stat(dataDir);
+  if (mode & 0o022) {
+    throw new Error(`the data dir ${dataDir} is writable by other users (mode ${(mode & 0o777).toString(8)}): anyone on this machine could replace the database or the key. Run: chmod 700 ${dataDir}`);
+  }
+  await chmod(dataDir, 0o700);
+}
+
+/**
+ * Every file below `dir` 0600 and every folder 0700. PGlite creates its files 0666 whatever the
+ * umask; the 0700 data dir already keeps other users out, and this keeps a copied or moved
+ * folder from exposing them. Run after PGlite opens (initdb) and when it closes.
+ */
+async function tighten(dir: string): Promise<void> {
+  await chmod(dir, 0o700);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await tighten(full);
+    else if (entry.isFile()) await chmod(full, 0o600);
+  }
+}
+
+/** Where PGlite's own socket goes: in the data dir when the path fits a Unix socket, else in a private temp dir. */
+async function backendSocketPath(dataDir: string): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const inDataDir = path.join(dataDir, '.s.PGSQL.internal');
+  if (Buffer.byteLength(inDataDir) < 100) return { path: inDataDir, cleanup: () => rm(inDataDir, { force: true }) };
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'verity-db-'));
+  return { path: path.join(dir, '.s.PGSQL.internal'), cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Opens PGlite and serves it over the Postgres protocol. With a data dir: PGlite listens on a
+ * Unix socket in that owner-only dir, and the only network listener is a password gate on
+ * loopback (a password generated at each start, published in `postgres.url`, mode 0600). Without
+ * one (an in-memory database for tests): PGlite on a loopback port.
+ */
 export async function openEmbeddedStore(options: EmbeddedOptions = {}): Promise<Store> {
   let releaseLock: (() => Promise<void>) | undefined;
   if (options.dataDir) {
-    await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+    await secureDataDir(options.dataDir);
     releaseLock = await takeLock(options.dataDir);
   }
   try {
     const db = options.dataDir ? new PGlite(path.join(options.dataDir, 'pgdata')) : new PGlite();
     await db.waitReady;
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: 16 });
+    if (!options.dataDir) {
+      const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: 16 });
+      await server.start();
+      return { url: `postgresql://postgres@${server.getServerConn()}/postgres?sslmode=disable`, embedded: true, poolMax: 1, close: async () => { await server.stop(); await db.close(); } };
+    }
+    await tighten(options.dataDir);
+    const dataDir = options.dataDir;
+    const socket = await backendSocketPath(dataDir);
+    await socket.cleanup(); // a socket left by a killed process
+    const server = new PGLiteSocketServer({ db, path: socket.path, maxConnections: 16 });
     await server.start();
-    const url = `postgresql://postgres@${server.getServerConn()}/postgres?sslmode=disable`;
-    const urlFile = options.dataDir && options.publishUrl ? postgresUrlFile(options.dataDir) : undefined;
+    await chmod(socket.path, 0o600);
+    const password = randomBytes(24).toString('base64url');
+    const gate = await openPasswordGate({ backendPath: socket.path, password, port: options.port ?? 0 });
+    const url = `postgresql://postgres:${password}@127.0.0.1:${gate.port}/postgres?sslmode=disable`;
+    const urlFile = options.publishUrl ? postgresUrlFile(options.dataDir) : undefined;
     if (urlFile) await writeFile(urlFile, `${url}\n`, { mode: 0o600 });
     return {
       url,
@@ -70,8 +126,11 @@ export async function openEmbeddedStore(options: EmbeddedOptions = {}): Promise<
       poolMax: 1,
       async close() {
         if (urlFile) await rm(urlFile, { force: true });
+        await gate.close();
         await server.stop();
+        await socket.cleanup();
         await db.close();
+        await tighten(dataDir).catch(() => undefined);
         await releaseLock?.();
       },
     };
