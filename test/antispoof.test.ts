@@ -135,6 +135,9 @@ describe('POST /api/v2/antispoof: verdicts', () => {
     expect(turnAndLift.body.data.check.data.burst.gestures).toMatchObject({ turn_left: true, look_up: false });
     const lookUp = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.045, pitch: -0.08 }, { person: 4, pitch: -0.15 }]) });
     expect(lookUp.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, look_up: true });
+    // Asked to smile or blink, a person keeps the head still: talking while turning is no smile.
+    const talkingTurn = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.1, mouth: 1.3, ear: 0.05 }, { person: 4, yaw: 0.2 }]) });
+    expect(talkingTurn.body.data.check.data.burst.gestures).toMatchObject({ turn_left: true, smile: false, blink: false });
   });
 
   it('fails a burst whose frames show different people, or whose passive evidence is a spoof', async () => {

@@ -71,7 +71,9 @@ describe.skipIf(!hasSharedData)('burst evidence from the real models', () => {
     expect(obama.motion).toBe(true);
     expect(obama.evidence.find((e) => e.name === 'pose_change')!.passed).toBe(true);
     const expressions = analyseBurst(await faces(['expr_neutral.jpg', 'expr_happy.jpg', 'expr_neutral.jpg'].map((f) => file(`faceapi-bbt-identities/${f}`))));
-    expect(expressions.gestures.smile).toBe(true);
+    // The mouth widens between the photos; as a gesture it also needs the head held still.
+    expect(expressions.evidence.find((e) => e.name === 'smile')!.passed).toBe(true);
+    expect(expressions.gestures.smile).toBe(!expressions.evidence.find((e) => e.name === 'pose_change')!.passed);
   });
 
   it('tells frames of different people apart', { timeout: 120_000 }, async () => {

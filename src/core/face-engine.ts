@@ -19,8 +19,8 @@ export interface FaceEngine {
   describeLargestFace(image: DecodedImage): Promise<FaceDescription | null>;
   /** A JPEG crop of a face (a document portrait). */
   cropFace(image: DecodedImage, box: FaceBox, options?: { margin?: number; maxSide?: number }): Promise<Buffer>;
-  /** Passive (single-image) liveness: learned models plus explained pixel evidence. */
-  assessLiveness(image: DecodedImage): Promise<LivenessAssessment>;
+  /** Passive liveness: learned models plus explained pixel evidence; with the other frames of a burst (and their faces), the model's score is the median over all. */
+  assessLiveness(image: DecodedImage, others?: { image: DecodedImage; face: FaceBox }[]): Promise<LivenessAssessment>;
   /** Head pose (yaw, pitch, roll in degrees) of a face found in `image`; null when it cannot be posed. */
   headPose(image: DecodedImage, face: DetectedFace): Promise<HeadPose | null>;
 }
@@ -31,7 +31,7 @@ export function modelFaceEngine(models: Models): FaceEngine {
     detectFaces: async (image) => (await models.faces()).detectFaces(image),
     describeLargestFace: async (image) => (await models.faces()).describeLargestFace(image),
     cropFace: async (image, box, options) => (await models.faces()).cropFace(image, box, options),
-    assessLiveness: async (image) => (await models.liveness()).assess(image),
+    assessLiveness: async (image, others) => (await models.liveness()).assess(image, { frames: others?.map((other) => ({ image: other.image, box: other.face })) }),
     headPose: async (image, face) => (await models.liveness()).headPose(image, face),
   };
 }

@@ -143,7 +143,8 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
     captured.push({ box: face.box, pose, scene: await sceneOf(frame, face.box) });
   }
   const middle = Math.floor((prepared.frames.length - 1) / 2);
-  const passive: LivenessAssessment = await engine.assessLiveness(prepared.frames[middle]!);
+  const others = prepared.burst ? prepared.frames.flatMap((image, i) => (i === middle ? [] : [{ image, face: captured[i]!.box }])) : [];
+  const passive: LivenessAssessment = await engine.assessLiveness(prepared.frames[middle]!, others);
   if (passive.liveScore === -1) throw noFace(prepared.burst ? `frames[${middle}]` : 'image');
 
   const problems: { reason: string; text: string }[] = [];

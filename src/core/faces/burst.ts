@@ -98,14 +98,17 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
 
   const yawRange = range(yaws);
   const pitchRange = range(pitches);
-  // A head movement asked for must be the main one: a video of the person turning, who also
-  // lifts the chin a little on the way, does not answer "look up", nor a nod a turn.
+  // The movement asked for must be the main one: a video of the person turning, who also lifts
+  // the chin a little on the way, does not answer "look up", nor a nod a turn; and someone asked
+  // to blink or smile keeps the head still (a replay of them turning while they talk does not
+  // answer "smile").
+  const headStill = yawRange < T.turn && pitchRange < T.lookUp;
   const gestures: Record<Gesture, boolean> = {
     turn_left: towardsLeft >= T.turn && furthestLeft >= T.turnReach && towardsLeft >= pitchRange,
     turn_right: towardsRight >= T.turn && furthestRight >= T.turnReach && towardsRight >= pitchRange,
     look_up: lookUp >= T.lookUp && lookUp >= yawRange,
-    blink,
-    smile: smile >= T.smile,
+    blink: blink && headStill,
+    smile: smile >= T.smile && headStill,
   };
   const poseChange = yawRange >= T.turn || pitchRange >= T.lookUp;
   const deformed = nonRigid >= T.microMotion;
@@ -132,6 +135,12 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
       value: round(earMax > 0 ? earMin / earMax : 1),
       passed: blink,
       detail: `eye aspect ratio from ${earMin.toFixed(3)} to ${earMax.toFixed(3)}; a blink drops it to ${T.blinkRatio} of the open value`,
+    },
+    {
+      name: 'smile',
+      value: round(smile),
+      passed: smile >= T.smile,
+      detail: `the mouth widened by ${(100 * smile).toFixed(1)}% of its width; a smile widens it ${100 * T.smile}% (as a gesture, with the head held still)`,
     },
     {
       name: 'pose_change',

@@ -17,8 +17,12 @@ export interface LivenessAssessment {
   evidence: LivenessEvidence[]; // every signal that went into the decision, explained
   faceCount: number;
 }
+/** More frames of the same capture, each with its face box (upright original pixels). */
+export interface OtherFrames { frames?: { image: DecodedImage; box: Box }[] }
+
 export interface LivenessModels {
-  assess(image: DecodedImage): Promise<LivenessAssessment>;
+  /** Passive liveness of `image`; with other frames of a burst, MiniFASNet's score is the median over all of them. */
+  assess(image: DecodedImage, options?: OtherFrames): Promise<LivenessAssessment>;
   /** Head pose of a face found in `image` (its box in upright original pixels), from the face mesh; null when the mesh sees no face there. */
   headPose(image: DecodedImage, face: { box: Box }): Promise<HeadPose | null>;
   close(): Promise<void>;
@@ -79,7 +83,7 @@ export async function loadLivenessModels(): Promise<LivenessModels> {
     return inference.run(task);
   };
   return {
-    assess: (image) => guard(() => assess(graphs, faces, image)),
+    assess: (image, options) => guard(() => assess(graphs, faces, image, options?.frames ?? [])),
     headPose: (image, face) =>
       guard(async () => {
         const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
@@ -93,7 +97,7 @@ export async function loadLivenessModels(): Promise<LivenessModels> {
   };
 }
 
-async function assess(graphs: LivenessGraphs, faceModels: FaceModels, image: DecodedImage): Promise<LivenessAssessment> {
+async function assess(graphs: LivenessGraphs, faceModels: FaceModels, image: DecodedImage, others: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment> {
   const T = LIVENESS_THRESHOLDS;
   const detected = await faceModels.detectFaces(image);
   const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
@@ -119,9 +123,12 @@ async function assess(graphs: LivenessGraphs, faceModels: FaceModels, image: Dec
   }
   const box: Box = { x: face.box.x * k, y: face.box.y * k, width: face.box.width * k, height: face.box.height * k };
 
-  // 1. MiniFASNet, each network on its own crop around the face; their mean P(real).
+  // 1. MiniFASNet, each network on its own crop around the face; their mean P(real). For a burst,
+  // the median over its frames: one frame caught mid-blur or mid-turn does not decide.
   const [fasV2, fasV1se] = graphs.miniFasNets.map((net) => miniFasNetReal(graphs.tf, net, rgb, box)) as [number, number];
-  const fas = (fasV2 + fasV1se) / 2;
+  const frameScores = [(fasV2 + fasV1se) / 2];
+  for (const other of others) frameScores.push(await realScore(graphs, other.image, other.box));
+  const fas = median(frameScores);
 
   // 2. Pixel evidence.
   const areaFraction = (box.width * box.height) / (rgb.width * rgb.height);
@@ -142,7 +149,7 @@ async function assess(graphs: LivenessGraphs, faceModels: FaceModels, image: Dec
       name: 'minifasnet',
       value: fas,
       passed: fas >= T.miniFasNet,
-      detail: `P(real face) from MiniFASNet, the mean of V2 on a 2.7x face crop (${fasV2.toFixed(3)}) and V1SE on a 4.0x crop (${fasV1se.toFixed(3)}); live at >= ${T.miniFasNet}`,
+      detail: `P(real face) from MiniFASNet, the mean of V2 on a 2.7x face crop (${fasV2.toFixed(3)}) and V1SE on a 4.0x crop (${fasV1se.toFixed(3)})${frameScores.length > 1 ? `; the median over the burst's ${frameScores.length} frames (${frameScores.map((x) => x.toFixed(2)).join(', ')})` : ''}; live at >= ${T.miniFasNet}`,
     },
     {
       name: 'face_area_fraction',
@@ -196,4 +203,19 @@ async function assess(graphs: LivenessGraphs, faceModels: FaceModels, image: Dec
     evidence,
     faceCount: usable.length,
   };
+}
+
+/** MiniFASNet's P(real) (mean of its two networks) for a face found in another frame. */
+async function realScore(graphs: LivenessGraphs, image: DecodedImage, face: Box): Promise<number> {
+  const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
+  const k = rgb.width / image.width;
+  const box: Box = { x: face.x * k, y: face.y * k, width: face.width * k, height: face.height * k };
+  const [v2, v1se] = graphs.miniFasNets.map((net) => miniFasNetReal(graphs.tf, net, rgb, box)) as [number, number];
+  return (v2 + v1se) / 2;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
