@@ -197,10 +197,14 @@ describe('member state table', () => {
     const account = await connectAccount(bySvc.member_id);
     expect((await api('patch', `/members/${account.svcId}/deactivate`)).body.data.member.status).toBe('deactivated');
     // Re-added: back to active (the account exists) or invited (never connected), marked reactivated.
+    const mailedBefore = (await service.core.mail.outbox.list({ to: bySvc.email })).length;
     const readd = await add([{ email: bySvc.email }, { email: byId.email }]);
     const entries = Object.fromEntries(readd.body.data.created.map((entry: { email: string }) => [entry.email, entry]));
     expect(entries[bySvc.email]).toMatchObject({ status: 'active', svc_id: account.svcId, reactivated: true, invite_method: 'none', activation_link: null });
     expect(entries[byId.email]).toMatchObject({ status: 'invited', reactivated: true });
+    // Nothing was mailed for a re-added member: not notified, whatever notify asked for.
+    expect(readd.body.data.notified).toBe(false);
+    expect(await service.core.mail.outbox.list({ to: bySvc.email })).toHaveLength(mailedBefore);
   });
 
   it('answers 404 not_found for an unknown member reference', async () => {

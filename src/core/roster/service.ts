@@ -59,6 +59,14 @@ function memberWhere(organizationId: number, ref: string): object | null {
 }
 
 /** Organization rosters: members, invitations, activation by face, seats, billing and the audit trail. */
+/**
+ * `notified`: the people were told, by mail, and every message went out. Nothing to send (only
+ * re-added deactivated members, or duplicates) is not being notified, whatever `notify` asked.
+ */
+function notifiedEveryone(notify: boolean, messages: number, failed: number): boolean {
+  return notify && messages > 0 && failed === 0;
+}
+
 export class RosterService {
   constructor(private readonly deps: RosterDeps) {}
 
@@ -217,7 +225,7 @@ export class RosterService {
       if (audits.length) await tx.getKnex().table('roster_audit').insert(audits).transacting(tx.getTransactionContext()!);
     });
     const { failed } = mail.length ? await this.deps.mail.send(mail) : { failed: 0 };
-    return { created, skipped, notified: input.notify && failed === 0 };
+    return { created, skipped, notified: notifiedEveryone(input.notify, mail.length, failed) };
   }
 
   // ---- state changes on one member ----
