@@ -382,6 +382,25 @@ describe('the embedded database on this machine', () => {
   });
 });
 
+describe('passwords', () => {
+  it('are hashed with scrypt at OWASP\'s cost (N 2^17, r 8, p 1), and an older hash is upgraded at the next sign-in', async () => {
+    const email = 'cost@people.example';
+    const account = await service.core.accounts.createAccount({ email, password: 'correct horse battery 9' });
+    const stored = async () => (await sql<{ password_hash: string }>(service, 'select password_hash from account where email = ?', [email]))[0]!.password_hash;
+    expect(await stored()).toMatch(/^scrypt\$131072\$8\$1\$/);
+    // As an account made before: the 2^14 hash of the same password.
+    const { scrypt } = await import('node:crypto');
+    const salt = Buffer.from('0123456789abcdef');
+    const old = await new Promise<Buffer>((resolve, reject) => scrypt('correct horse battery 9', salt, 32, { N: 16384, r: 8, p: 1 }, (error, key) => (error ? reject(error) : resolve(key))));
+    await sql(service, 'update account set password_hash = ? where email = ?', [`scrypt$16384$8$1$${salt.toString('base64')}$${old.toString('base64')}`, email]);
+    expect(await service.core.accounts.checkPassword(email, 'wrong')).toBeNull();
+    expect(await stored()).toMatch(/^scrypt\$16384\$/); // a wrong password changes nothing
+    expect(await service.core.accounts.checkPassword(email, 'correct horse battery 9')).toMatchObject({ svcId: account.svcId });
+    expect(await stored()).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(await service.core.accounts.checkPassword(email, 'correct horse battery 9')).not.toBeNull();
+  });
+});
+
 describe('admin API limits', () => {
   it('GraphQL refuses a page size outside 1 to 100 before running anything, so a negative first cannot pay for the rest', async () => {
     for (const first of [-100000, 0, 101, 2.5]) {

@@ -6,7 +6,7 @@ import type { AccessTokenService } from '../oidc/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
-import { hashPassword, newId, verifyPassword, type Sealer } from '../secrets.js';
+import { hashPassword, isCurrentHash, newId, verifyPassword, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
 import { Account } from './entities.js';
 
@@ -157,13 +157,22 @@ export class AccountService {
     return rows.map((row) => ({ license_state: row.state_code, status: row.status, expire_date: row.expires_on }));
   }
 
-  /** The account for an email and password, or null; wrong email and wrong password cost the same. */
+  /**
+   * The account for an email and password, or null; wrong email and wrong password cost the same.
+   * A password hashed at an older cost is hashed again at today's once it proved right.
+   */
   async checkPassword(email: string, password: string) {
-    const account = await this.deps.orm.em.fork().findOne(Account, { email: email.trim().toLowerCase() });
-    const ok = await verifyPassword(password, account?.passwordHash ?? DUMMY_HASH);
-    return account && ok ? accountView(account) : null;
+    const em = this.deps.orm.em.fork();
+    const account = await em.findOne(Account, { email: email.trim().toLowerCase() });
+    const ok = await verifyPassword(password, account?.passwordHash ?? (await dummyHash()));
+    if (!account || !ok) return null;
+    if (!isCurrentHash(account.passwordHash)) {
+      await em.nativeUpdate(Account, { id: account.id, passwordHash: account.passwordHash }, { passwordHash: await hashPassword(password) });
+    }
+    return accountView(account);
   }
 }
 
-// A real scrypt hash of a random string, so an unknown email takes as long as a known one.
-const DUMMY_HASH = 'scrypt$16384$8$1$6JDgTX3gY8fNcBeugBqsxg==$eaEB68TTqNINRWBwfYzzv6FCZ7IlcsOG8rVFcNFP6bU=';
+// A real scrypt hash at today's cost, so an unknown email takes as long as a known one.
+let dummy: Promise<string> | undefined;
+const dummyHash = () => (dummy ??= hashPassword(newId('dummy')));
