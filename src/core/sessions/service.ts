@@ -427,11 +427,27 @@ export class SessionService {
         return { outcomes: [await runCheck(checks.location, { ...input, ...geofence }, fresh)], work: {} };
       }
       case 'licence': {
-        // The name on the verified document wins over what was typed: the licence must be theirs.
-        const named = work.fullName ? { full_name: work.fullName, first_name: undefined, last_name: undefined } : {};
-        return { outcomes: [await runCheck(checks.credential, { ...input, ...named }, fresh)], work: {} };
+        // A licence proves something only when it is the person's: it is matched against a
+        // verified name when the session has one, else against the name typed in the form.
+        const verified = await this.verifiedHolderName(session, work);
+        if (verified) return { outcomes: [await runCheck(checks.credential, { ...input, full_name: verified, first_name: undefined, last_name: undefined }, fresh)], work: {} };
+        if (!input.full_name && !(input.first_name && input.last_name)) {
+          throw new DomainError('validation_error', 'the licence holder\'s name is required (full_name, or first_name and last_name): a licence found without a name is not proof it is yours', { data: { errors: { full_name: 'required' } } });
+        }
+        return { outcomes: [await runCheck(checks.credential, input, fresh)], work: {} };
       }
     }
+  }
+
+  /**
+   * The verified name a licence in this session must carry: the name read from the document in
+   * this session, else the bound account's verified identity; null when the session has neither
+   * (then the name typed in the form is matched). Any name typed is ignored when one exists.
+   */
+  private async verifiedHolderName(session: VerificationSession, work: SessionWork): Promise<string | null> {
+    if (work.fullName) return work.fullName;
+    if (session.svcId) return (await this.deps.accounts.verifiedIdentity(session.svcId))?.fullName ?? null;
+    return null;
   }
 
   /** A gesture challenge for the selfie burst (single use, 60 s). */
