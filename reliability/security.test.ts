@@ -401,6 +401,60 @@ describe('passwords', () => {
   });
 });
 
+describe('server-side request forgery', () => {
+  it('refuses callbacks to loopback, private, link-local and metadata addresses unless VERITY_ALLOW_INSECURE_CALLBACKS is set', async () => {
+    const strict = await startTestService({ allowInsecureCallbacks: false }, { faceEngine: markerFaceEngine() });
+    try {
+      for (const url of ['https://127.0.0.1/hook', 'https://localhost:8443/hook', 'https://10.1.2.3/hook', 'https://192.168.1.10/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://[fd00::1]/hook', 'https://100.64.0.1/hook']) {
+        await expect(strict.core.tenancy.approveCallback({ projectId: strict.demo.project_id, url }), url).rejects.toMatchObject({ code: 'callback_not_allowed' });
+      }
+      await expect(strict.core.tenancy.approveCallback({ projectId: strict.demo.project_id, url: 'https://hooks.example.com/verity' })).resolves.toBeTruthy();
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('checks the address actually connected to at delivery (a name that resolves to loopback is not sent to), follows no redirect and keeps only a short printable snippet', async () => {
+    const { postOnce, PrivateDestination } = await import('../src/core/net/destinations.js');
+    const { sanitisedSnippet } = await import('../src/core/webhooks/service.js');
+    let reached = 0;
+    const server = http.createServer((req, res) => {
+      reached += 1;
+      if (req.url === '/redirect') return void res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }).end();
+      res.writeHead(200).end(`secret-internal-data\u0000\u001b[31m${'x'.repeat(500)}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as AddressInfo;
+    try {
+      // "localhost" is a name: only the lookup at connection time sees that it is loopback.
+      await expect(postOnce(`http://localhost:${port}/hook`, { headers: {}, body: '{}', timeoutMs: 2000, allowPrivate: false })).rejects.toBeInstanceOf(PrivateDestination);
+      await expect(postOnce(`http://127.0.0.1:${port}/hook`, { headers: {}, body: '{}', timeoutMs: 2000, allowPrivate: false })).rejects.toBeInstanceOf(PrivateDestination);
+      expect(reached).toBe(0);
+      const redirected = await postOnce(`http://localhost:${port}/redirect`, { headers: {}, body: '{}', timeoutMs: 2000, allowPrivate: true });
+      expect(redirected.status).toBe(302);
+      expect(reached).toBe(1); // the redirect was not followed
+      const answer = await postOnce(`http://localhost:${port}/hook`, { headers: {}, body: '{}', timeoutMs: 2000, allowPrivate: true, maxBody: 256 });
+      expect(sanitisedSnippet(answer.body)!.length).toBeLessThanOrEqual(64);
+      expect(sanitisedSnippet(answer.body)).not.toMatch(/[\u0000-\u001f]/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('the licence-board client follows no redirect and encodes the licence number into its URL', async () => {
+    const { HttpBoard } = await import('../src/core/credentials/boards.js');
+    const asked: string[] = [];
+    const fake = (async (url: string, init: RequestInit) => {
+      asked.push(url);
+      expect(init.redirect).toBe('manual');
+      return new Response(null, { status: 302, headers: { location: 'http://169.254.169.254/latest' } });
+    }) as unknown as typeof fetch;
+    const board = new HttpBoard({ url: 'https://board.example/lookup/{license_number}', fields: { licenseNumber: 'number' } }, fake);
+    await expect(board.lookup('TX', 'RN', '../../admin?x=1#y')).rejects.toMatchObject({ code: 'engine_unreachable' });
+    expect(asked).toEqual(['https://board.example/lookup/..%2F..%2Fadmin%3Fx%3D1%23y']);
+  });
+});
+
 describe('admin API limits', () => {
   it('GraphQL refuses a page size outside 1 to 100 before running anything, so a negative first cannot pay for the rest', async () => {
     for (const first of [-100000, 0, 101, 2.5]) {

@@ -141,7 +141,7 @@ export class Core {
       faceIdentity: faceIdentityCheck({ engine: this.faceEngine, index: this.faceIndex, challenges: this.challenges, accounts: this.accounts }),
       faceUniqueness: faceUniquenessCheck({ engine: this.faceEngine, index: this.faceIndex, accounts: this.accounts }),
     };
-    this.webhooks = new WebhookService({ ...deps, tenancy: this.tenancy, policy: { ...DEFAULT_RETRY_POLICY, ...options.webhookRetry }, logger: options.logger });
+    this.webhooks = new WebhookService({ ...deps, tenancy: this.tenancy, policy: { ...DEFAULT_RETRY_POLICY, ...options.webhookRetry }, logger: options.logger, allowPrivateDestinations: options.allowInsecureCallbacks ?? false });
     this.sessions = new SessionService({
       ...deps,
       sealer: this.sealer,

@@ -100,7 +100,8 @@ export class HttpBoard implements BoardAdapter {
       if (remaining <= 0) break;
       let res: Response;
       try {
-        res = await this.fetchImpl(url, { headers: { accept: 'application/json', ...this.config.headers }, signal: AbortSignal.timeout(remaining) });
+        // Redirects are not followed: a board's answer comes from the board's configured address.
+        res = await this.fetchImpl(url, { headers: { accept: 'application/json', ...this.config.headers }, redirect: 'manual', signal: AbortSignal.timeout(remaining) });
       } catch (error) {
         lastProblem = (error as Error).name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached';
         if ((error as Error).name === 'TimeoutError') break;
@@ -108,6 +109,7 @@ export class HttpBoard implements BoardAdapter {
         continue;
       }
       if (res.status === 404) return null;
+      if (res.status >= 300 && res.status < 400) throw new DomainError('engine_unreachable', `the licensing board redirected the lookup (HTTP ${res.status}); redirects are not followed`);
       if (res.status >= 500 || res.status === 429) {
         lastProblem = `failed (HTTP ${res.status})`;
         await res.body?.cancel();

@@ -1,3 +1,5 @@
+import net from 'node:net';
+import { isPrivateAddress } from '../net/destinations.js';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
@@ -184,6 +186,11 @@ export class TenancyService {
       throw new DomainError('callback_not_allowed', 'callback must not carry credentials or a fragment');
     }
     const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!this.deps.allowInsecureCallbacks && (host === 'localhost' || (net.isIP(host) && isPrivateAddress(host)))) {
+      // Names are checked again at each delivery, on the address actually connected to.
+      throw new DomainError('callback_not_allowed', 'callback must be a public address: loopback, private and link-local addresses need VERITY_ALLOW_INSECURE_CALLBACKS=1');
+    }
     const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && loopback && this.deps.allowInsecureCallbacks);
     if (!allowed) {
       throw new DomainError(

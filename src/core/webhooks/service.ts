@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
+import { postOnce } from '../net/destinations.js';
 import { newId } from '../secrets.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { CallbackDestination, Project } from '../tenancy/entities.js';
@@ -67,12 +68,21 @@ export const attemptView = (attempt: WebhookAttempt) => ({
 });
 
 /** Signed webhooks from an outbox, delivered by jobs, each attempt logged. */
+/**
+ * What is kept of a receiver's answer for ops: its first 64 printable characters. The status is
+ * what matters; the body of a misconfigured receiver is not ours to store.
+ */
+export function sanitisedSnippet(body: string): string | null {
+  const printable = body.replace(/[^\x20-\x7e]+/g, ' ').trim();
+  return printable ? printable.slice(0, 64) : null;
+}
+
 export class WebhookService {
   /** Jobs are attached when the service runs; CLI commands only write the outbox. */
   jobs?: JobQueue;
 
   constructor(
-    private readonly deps: { orm: Orm; clock: Clock; tenancy: TenancyService; policy: RetryPolicy; logger?: WebhookLogger },
+    private readonly deps: { orm: Orm; clock: Clock; tenancy: TenancyService; policy: RetryPolicy; logger?: WebhookLogger; allowPrivateDestinations?: boolean },
   ) {}
 
   /**
@@ -128,8 +138,7 @@ export class WebhookService {
     let snippet: string | null = null;
     let retryAfter: number | undefined;
     try {
-      const response = await fetch(event.url!, {
-        method: 'POST',
+      const answer = await postOnce(event.url!, {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'Verity-Webhooks/1',
@@ -138,12 +147,13 @@ export class WebhookService {
           'x-svc-signature': webhookSignature(secret, timestamp, event.body),
         },
         body: event.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.deps.policy.timeoutMs),
+        timeoutMs: this.deps.policy.timeoutMs,
+        allowPrivate: this.deps.allowPrivateDestinations === true,
+        maxBody: 256,
       });
-      status = response.status;
-      retryAfter = retryAfterSeconds(response.headers.get('retry-after'), this.deps.clock.now());
-      snippet = (await response.text().catch(() => '')).slice(0, 200) || null;
+      status = answer.status;
+      retryAfter = retryAfterSeconds(typeof answer.headers['retry-after'] === 'string' ? answer.headers['retry-after'] : null, this.deps.clock.now());
+      snippet = sanitisedSnippet(answer.body);
     } catch (failure) {
       error = (failure as Error).name === 'TimeoutError' ? `no answer within ${this.deps.policy.timeoutMs} ms` : `${(failure as Error).message}`.slice(0, 300);
     }
