@@ -317,7 +317,7 @@ let started = 0;
 
 beforeAll(async () => {
   started = Date.now();
-  service = await startInProcess({ rateLimitPerMinute: 1e9 }, { faceEngine: markerFaceEngine() });
+  service = await startInProcess({ rateLimitPerMinute: 1e9, hostedRateLimitPerMinute: 1e9 }, { faceEngine: markerFaceEngine() });
   const { core, demo } = service;
   await core.billing.topUp(demo.project_id, 1e6);
   samples = await imageSamples();

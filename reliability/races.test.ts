@@ -24,7 +24,7 @@ const statuses = (responses: { status: number }[]) => responses.map((r) => r.sta
 const codes = (responses: { status: number; body: { error?: { code: string } } }[]) => new Set(responses.filter((r) => r.status !== 200 && r.status !== 201).map((r) => r.body.error?.code));
 
 beforeAll(async () => {
-  service = await startInProcess({ rateLimitPerMinute: 1e9 }, { faceEngine: markerFaceEngine() });
+  service = await startInProcess({ rateLimitPerMinute: 1e9, hostedRateLimitPerMinute: 1e9 }, { faceEngine: markerFaceEngine() });
   http = supertest(service.url);
   flow = new OidcFlow(service);
 }, 120_000);

@@ -5,6 +5,7 @@ import pg from 'pg';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import sharp from 'sharp';
 import supertest from 'supertest';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -452,6 +453,37 @@ describe('server-side request forgery', () => {
     const board = new HttpBoard({ url: 'https://board.example/lookup/{license_number}', fields: { licenseNumber: 'number' } }, fake);
     await expect(board.lookup('TX', 'RN', '../../admin?x=1#y')).rejects.toMatchObject({ code: 'engine_unreachable' });
     expect(asked).toEqual(['https://board.example/lookup/..%2F..%2Fadmin%3Fx%3D1%23y']);
+  });
+});
+
+describe('the hosted page\'s API under abuse', () => {
+  it('refuses images past the request\'s pixel budget before decoding them, and limits calls per session and per address', async () => {
+    const limited = await startTestService({ hostedRateLimitPerMinute: 6 }, { faceEngine: markerFaceEngine() });
+    try {
+      const workflow = await limited.core.tenancy.createWorkflow({ projectId: limited.demo.project_id, name: 'doc', features: ['id_verification'] });
+      const open = async () => (await limited.http.post('/api/v2/session').set('X-API-Key', limited.demo.api_key).send({ workflow_id: workflow.id })).body.data as { session_token: string };
+      const first = await open();
+      // Two 30 MP PNGs of one colour: 60 MP together, past the 50 MP budget, a few hundred KB sent.
+      const flat = (r: number) => sharp({ create: { width: 6000, height: 5000, channels: 3, background: { r, g: 0, b: 0 } } }).png().toBuffer();
+      const huge = await limited.http.post('/api/hosted/session/steps/document').set('X-Session-Token', first.session_token).send({ front_image: dataUrl(await flat(1)), back_image: dataUrl(await flat(2)) });
+      expect(huge.status).toBe(413);
+      expect(huge.body.error.code).toBe('image_too_large');
+      // The session has used 1 of its 6 calls a minute.
+      const calls = [];
+      for (let i = 0; i < 6; i++) calls.push((await limited.http.get('/api/hosted/session').set('X-Session-Token', first.session_token)).status);
+      expect(calls).toEqual([200, 200, 200, 200, 200, 429]);
+      const refused = await limited.http.get('/api/hosted/session').set('X-Session-Token', first.session_token);
+      expect(refused.body.error.code).toBe('rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // Another session from the same address still works, until the address's 60 a minute are spent.
+      const second = await open();
+      expect((await limited.http.get('/api/hosted/session').set('X-Session-Token', second.session_token)).status).toBe(200);
+      let status = 200;
+      for (let i = 0; i < 60 && status !== 429; i++) status = (await limited.http.get('/api/hosted/session').set('X-Session-Token', `sst_guess_${i}`)).status;
+      expect(status).toBe(429);
+    } finally {
+      await limited.close();
+    }
   });
 });
 

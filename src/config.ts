@@ -27,6 +27,8 @@ export interface Config {
   pricesJson?: string;
   /** Requests per minute per API key on `/api/v2`. */
   rateLimitPerMinute: number;
+  /** Requests per minute per verification session on `/api/hosted` (ten times that per client address). */
+  hostedRateLimitPerMinute: number;
   /** Load the models at start (serve) instead of on the first request that needs them. */
   warmModels: boolean;
   /** Run background jobs (webhook delivery, session expiry) in this process (`VERITY_JOBS`). */
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookRetryBaseSeconds: integer('VERITY_WEBHOOK_RETRY_BASE_SECONDS', env.VERITY_WEBHOOK_RETRY_BASE_SECONDS, 30),
     challengeGestures: gestures(env.VERITY_CHALLENGE_GESTURES),
     rateLimitPerMinute: integer('VERITY_RATE_LIMIT_PER_MINUTE', env.VERITY_RATE_LIMIT_PER_MINUTE, 600),
+    hostedRateLimitPerMinute: integer('VERITY_HOSTED_RATE_LIMIT_PER_MINUTE', env.VERITY_HOSTED_RATE_LIMIT_PER_MINUTE, 120),
     smtpUrl: env.VERITY_SMTP_URL || undefined,
     mailFrom: env.VERITY_MAIL_FROM || undefined,
     metricsToken: env.VERITY_METRICS_TOKEN || undefined,

@@ -76,6 +76,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       mail: { smtpUrl: config.smtpUrl, from: config.mailFrom },
       // The embedded store is one process by construction (data-dir lock), so counters can live in memory.
       rateLimit: { points: config.rateLimitPerMinute, windowSeconds: 60, store: store.embedded ? 'memory' : 'postgres' },
+      hostedRateLimitPerMinute: config.hostedRateLimitPerMinute,
       webhookRetry: { baseSeconds: Math.max(1, config.webhookRetryBaseSeconds) },
       challengeGestures: config.challengeGestures,
       logger,

@@ -42,6 +42,8 @@ export interface CoreOptions {
   /** Price per billable item in minor units (defaults: DEFAULT_PRICES_MINOR). */
   prices?: Record<string, number>;
   rateLimit?: RateLimitOptions;
+  /** Requests per minute per verification session on the hosted page's API (ten times that per address). */
+  hostedRateLimitPerMinute?: number;
   /** The models checks call (default: the real ones, loaded on first use). */
   models?: Models;
   /** What checks ask of faces (default: an adapter over `models`); tests not about the models pass a deterministic one. */
@@ -68,6 +70,8 @@ export class Core {
   readonly billing: BillingService;
   readonly idempotency: IdempotencyService;
   readonly rateLimits: RateLimits;
+  /** The hosted page's API: per session token and per client address. */
+  readonly hostedRateLimits: { perSession: RateLimits; perAddress: RateLimits };
   readonly pipeline: CheckPipeline;
   /** The standalone checks, each run through `pipeline`. */
   readonly models: Models;
@@ -113,6 +117,12 @@ export class Core {
     this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR });
     this.idempotency = new IdempotencyService({ ...deps, sealer: this.sealer });
     this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });
+    const hosted = { points: options.hostedRateLimitPerMinute ?? 120, windowSeconds: 60, store: options.rateLimit?.store ?? 'memory' } as const;
+    this.hostedRateLimits = {
+      perSession: new RateLimits(this.orm, { ...hosted, keyPrefix: 'hosted_session', per: 'verification session' }),
+      // One address may be many people (an office, a carrier's NAT): ten sessions' worth.
+      perAddress: new RateLimits(this.orm, { ...hosted, points: 10 * hosted.points, keyPrefix: 'hosted_address', per: 'address' }),
+    };
     this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts });
     this.models = options.models ?? lazyModels();
     this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);

@@ -25,6 +25,7 @@ export function verityEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): N
     VERITY_WARM_MODELS: '0',
     VERITY_SEED_LICENSES: '0',
     VERITY_RATE_LIMIT_PER_MINUTE: '100000000',
+    VERITY_HOSTED_RATE_LIMIT_PER_MINUTE: '100000000',
     VERITY_WEBHOOK_RETRY_BASE_SECONDS: '1',
     LOG_LEVEL: 'warn',
     ...extra,

@@ -3,8 +3,12 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 
 export interface RateLimitOptions {
-  /** Requests per window per API key. */
+  /** Requests per window per key. */
   points: number;
+  /** Counters of different limits stay apart (default `api`). */
+  keyPrefix?: string;
+  /** What one key is, for the error message (default `API key`). */
+  per?: string;
   windowSeconds: number;
   /**
    * `postgres` shares counters between every instance on one database; `memory` is for the
@@ -13,12 +17,12 @@ export interface RateLimitOptions {
   store: 'postgres' | 'memory';
 }
 
-/** Per-API-key request limits: 429 `rate_limited` with the seconds to wait. */
+/** Request limits per key (an API key, a session, an address): 429 `rate_limited` with the seconds to wait. */
 export class RateLimits {
   private readonly limiter: RateLimiterAbstract;
 
   constructor(orm: Orm, private readonly options: RateLimitOptions) {
-    const common = { points: options.points, duration: options.windowSeconds, keyPrefix: 'api' };
+    const common = { points: options.points, duration: options.windowSeconds, keyPrefix: options.keyPrefix ?? 'api' };
     this.limiter =
       options.store === 'postgres'
         ? new RateLimiterPostgres({
@@ -38,7 +42,7 @@ export class RateLimits {
     } catch (error) {
       if (error instanceof RateLimiterRes) {
         const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
-        throw new DomainError('rate_limited', `more than ${this.options.points} requests in ${this.options.windowSeconds} s for this API key; retry in ${seconds} s`, { retryAfterSeconds: seconds });
+        throw new DomainError('rate_limited', `more than ${this.options.points} requests in ${this.options.windowSeconds} s for this ${this.options.per ?? 'API key'}; retry in ${seconds} s`, { retryAfterSeconds: seconds });
       }
       throw error;
     }

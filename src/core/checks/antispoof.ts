@@ -6,10 +6,10 @@ import type { FaceEngine, LivenessAssessment } from '../face-engine.js';
 import { analyseBurst, type BurstAnalysis, type BurstFace, type Gesture } from '../faces/burst.js';
 import { judgeContinuity, type CaptureFrame } from '../faces/continuity.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../../ml/faces/match.js';
-import { inspectImage, type DecodedImage } from '../../ml/image.js';
+import type { DecodedImage } from '../../ml/image.js';
 import { sceneOf } from '../../ml/liveness/scene.js';
 import { captureTimesProblem, gestureVerdict, type ChallengeService, type OpenChallenge } from './challenge.js';
-import { imageBytes, intakeImage } from './images.js';
+import { imageBytes, intakeImage, withinPixelBudget } from './images.js';
 import type { StandaloneCheck } from './pipeline.js';
 import type { Check, CheckContext, CheckOutcome } from './types.js';
 
@@ -69,22 +69,10 @@ async function inspectBurst(frames: Buffer[]): Promise<void> {
     if (earlier !== undefined) throw new DomainError('invalid_frames', `frames[${i}] is the same image as frames[${earlier}]: send frames of one continuous capture`);
     seen.set(digest, i);
   });
-  const headers = [];
-  for (const [i, bytes] of frames.entries()) headers.push(await intakeHeader(`frames[${i}]`, bytes));
-  const pixels = headers.reduce((sum, h) => sum + h.width * h.height, 0);
-  if (pixels > MAX_BURST_PIXELS) throw new DomainError('image_too_large', `the frames hold ${(pixels / 1e6).toFixed(1)} MP together; a burst may hold at most ${MAX_BURST_PIXELS / 1e6} MP (send camera frames, e.g. 1280x720)`);
+  const headers = await withinPixelBudget(frames.map((bytes, i) => [`frames[${i}]`, bytes]), MAX_BURST_PIXELS);
   const first = headers[0]!;
   const odd = headers.findIndex((h) => h.width !== first.width || h.height !== first.height);
   if (odd > 0) throw new DomainError('invalid_frames', `frames[${odd}] is ${headers[odd]!.width}x${headers[odd]!.height} but frames[0] is ${first.width}x${first.height}: the frames of a burst come from one camera stream, at one size`);
-}
-
-/** An image's header checked as intake would (size, format, pixel count), without decoding it. */
-async function intakeHeader(field: string, bytes: Buffer): Promise<DecodedImage> {
-  try {
-    return await inspectImage(bytes);
-  } catch {
-    return intakeImage(field, bytes); // throws intake's answer for this image
-  }
 }
 
 /** Validates an anti-spoof body: one image or a 3-8 frame burst, an open challenge, the account's reference. */

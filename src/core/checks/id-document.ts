@@ -6,7 +6,7 @@ import type { Models } from '../models.js';
 import type { DecodedImage } from '../../ml/image.js';
 import type { DocumentReading } from '../../ml/document/index.js';
 import { compareDates, parseCalendarDate, utcDate } from './dates.js';
-import { imageBytes, intakeImage } from './images.js';
+import { imageBytes, intakeImage, withinPixelBudget } from './images.js';
 import type { StandaloneCheck } from './pipeline.js';
 import type { CheckContext, CheckOutcome } from './types.js';
 
@@ -106,6 +106,7 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
         return { mode: 'account', verifiedAt: account.identityVerifiedAt };
       }
       if (!input.front_image && !input.back_image) throw new DomainError('no_images_provided');
+      await withinPixelBudget([['front_image', input.front_image], ['back_image', input.back_image]]);
       const front = input.front_image ? await intakeImage('front_image', input.front_image) : undefined;
       const back = input.back_image ? await intakeImage('back_image', input.back_image) : undefined;
       return { mode: 'fresh', front, back };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
@@ -88,9 +89,14 @@ function sessionToken(req: Request): string | undefined {
  */
 export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   const router = Router();
-  // Authenticate before reading any body: a stranger's upload is refused unread.
+  // Every hosted call counts against its address and its session before any body is read (the
+  // page needs a few dozen calls; a script with a leaked token gets 429), and is authenticated
+  // first: a stranger's upload is refused unread.
   router.use(async (req, _res, next) => {
-    await core.sessions.authenticate(sessionToken(req));
+    await core.hostedRateLimits.perAddress.consume(req.socket.remoteAddress ?? 'unknown');
+    const token = sessionToken(req);
+    await core.sessions.authenticate(token);
+    await core.hostedRateLimits.perSession.consume(createHash('sha256').update(token!).digest('hex'));
     next();
   });
   router.get('/session', async (req, res) => {
