@@ -487,6 +487,24 @@ describe('the hosted page\'s API under abuse', () => {
   });
 });
 
+describe('scopes and what the consent page says', () => {
+  it('a token with only openid reads /licenses, and the consent page for openid says licences are shared', async () => {
+    const { SCOPE_TEXT } = await import('../src/web/login-pages.js');
+    const { PageDriver, authorizePath: path, pkce } = await import('../test/helpers/oidc.js');
+    const driver = new PageDriver({ http: api } as never);
+    let page = await driver.get(path({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+    if (page.text.includes('name="password"')) {
+      const { interactionOf } = await import('../test/helpers/oidc.js');
+      page = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: service.demo.account.email, password: service.demo.account.password });
+    }
+    if (page.text.includes('value="allow"')) expect(page.text).toContain('professional licences verified on your account');
+    expect(SCOPE_TEXT.openid).toMatch(/licences/);
+    const { access_token } = await flow.tokens('openid');
+    const licences = await api.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${access_token}`);
+    expect(licences.status).toBe(200);
+  });
+});
+
 describe('admin API limits', () => {
   it('GraphQL refuses a page size outside 1 to 100 before running anything, so a negative first cannot pay for the rest', async () => {
     for (const first of [-100000, 0, 101, 2.5]) {

@@ -3,11 +3,16 @@
 
 export const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const SCOPE_TEXT: Record<string, string> = {
-  openid: 'Know who you are (your Verity account id)',
+/**
+ * What each scope reveals, as the scope rules enforce it: `/licenses` needs no scope of its own
+ * (the contract declares none), so any sign-in reveals the licences verified on the account, and
+ * the consent page says so under `openid`; `doctor_license` adds nothing the app can read today.
+ */
+export const SCOPE_TEXT: Record<string, string> = {
+  openid: 'Know who you are (your Verity account id) and see the professional licences verified on your account: type, state, status and expiry',
   profile: 'Your name and email address',
-  verifications: 'Whether your identity and humanity are verified',
-  doctor_license: 'Your professional licences and their status',
+  verifications: 'Whether your identity and humanity are verified (yes or no, never the documents)',
+  doctor_license: 'Ask about your professional licences (they are already shown with the first item; nothing more is shared)',
   zkp: 'Proofs about you that reveal no raw data',
   mcp: 'Act for you through connected assistants',
 };
