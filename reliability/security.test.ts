@@ -505,6 +505,26 @@ describe('scopes and what the consent page says', () => {
   });
 });
 
+describe('identity data across tenants', () => {
+  it('an account verified elsewhere gives a project that only ran a check proofs, never its raw identity; its email only with profile granted', async () => {
+    const { core, demo } = service;
+    const person = await core.accounts.createAccount({ email: 'verified-elsewhere@people.example', password: 'correct horse battery 5' });
+    await core.accounts.recordVerifiedIdentity({ svcId: person.svcId, fullName: 'Grace Hopper', dateOfBirth: '1906-12-09', documentNumber: 'X1234567', documentExpiry: '2031-01-01' });
+    // The person signs in to A's app with openid only, and A runs one check on the account.
+    const { token } = await core.accessTokens.issue(person.svcId, demo.oidc.client_id, ['openid']);
+    expect((await api.post('/api/v2/age-verification').set(asA()).send({ bands: ['18+'], svc_access_token: token })).status).toBe(200);
+    const query = 'query($p: String!, $s: String!) { accountIdentity(projectId: $p, svcId: $s) { proofsOnly identityVerified documentValid fullName dateOfBirth documentNumber } }';
+    const read = await graphql(demo.admin_token, query, { p: demo.project_id, s: person.svcId });
+    expect(read.body.data.accountIdentity).toEqual({ proofsOnly: true, identityVerified: true, documentValid: true, fullName: null, dateOfBirth: null, documentNumber: null });
+    expect(JSON.stringify(read.body)).not.toMatch(/Grace|1906|X1234567/);
+    const list = 'query($p: String!) { accounts(projectId: $p) { edges { node { svcId email } } } }';
+    const node = async () => (await graphql(demo.admin_token, list, { p: demo.project_id })).body.data.accounts.edges.map((e: { node: { svcId: string; email: string | null } }) => e.node).find((n: { svcId: string }) => n.svcId === person.svcId);
+    expect(await node()).toEqual({ svcId: person.svcId, email: null });
+    await sql(service, 'insert into oidc_consent (account_id, client_id, scopes, created_at) values (?, ?, ?, now())', [person.svcId, demo.oidc.client_id, '{openid,profile}']);
+    expect(await node()).toEqual({ svcId: person.svcId, email: 'verified-elsewhere@people.example' });
+  });
+});
+
 describe('admin API limits', () => {
   it('GraphQL refuses a page size outside 1 to 100 before running anything, so a negative first cannot pay for the rest', async () => {
     for (const first of [-100000, 0, 101, 2.5]) {

@@ -110,7 +110,7 @@ export const CheckRecordConnection = connection('CheckRecord', CheckRecordType);
 @ObjectType('Account', { description: 'A person\'s account, without identity data' })
 export class AccountType {
   @Field(() => ID) svcId!: string;
-  @Field(() => String) email!: string;
+  @Field(() => String, { nullable: true, description: 'Only when the person granted the profile scope to one of the project\'s apps' }) email!: string | null;
   @Field(() => Boolean) idVerified!: boolean;
   @Field(() => Boolean) humanVerified!: boolean;
   @Field(() => String, { nullable: true }) identityVerifiedAt!: string | null;
@@ -119,9 +119,12 @@ export class AccountType {
 }
 export const AccountConnection = connection('Account', AccountType);
 
-@ObjectType('AccountIdentity', { description: 'Raw identity data: admins only, every read audited' })
+@ObjectType('AccountIdentity', { description: 'Raw identity data when this project verified it in a session of its own; otherwise proofs only. Admins only, every read audited' })
 export class AccountIdentityType {
   @Field(() => ID) svcId!: string;
+  @Field(() => Boolean, { description: 'The raw fields are null: the identity was not verified in a session of this project' }) proofsOnly!: boolean;
+  @Field(() => Boolean) identityVerified!: boolean;
+  @Field(() => Boolean, { nullable: true, description: 'The verified document has not expired (null: no identity)' }) documentValid!: boolean | null;
   @Field(() => String, { nullable: true }) fullName!: string | null;
   @Field(() => String, { nullable: true }) dateOfBirth!: string | null;
   @Field(() => String, { nullable: true }) documentNumber!: string | null;

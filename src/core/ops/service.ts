@@ -101,7 +101,7 @@ const checkRecordNode = (row: Row) => ({
 
 const accountNode = (row: Row) => ({
   svcId: row.id as string,
-  email: row.email as string,
+  email: (row.email as string | null) ?? null,
   idVerified: Boolean(row.id_verified),
   humanVerified: Boolean(row.human_verified ?? row.id_verified),
   identityVerifiedAt: iso(row.identity_verified_at),
@@ -320,10 +320,13 @@ export class OpsService {
   /** Accounts that took part in the project's sessions or checks; never their identity data. */
   accounts(input: z.output<typeof accountsInput>) {
     return keysetPage(this.deps.orm, {
-      columns: 'id, email, id_verified, human_verified, identity_verified_at, face_descriptor_sealed is not null as has_face, created_at',
+      // The email only where the person granted `profile` to one of this project's apps.
+      columns: `id, case when exists (select 1 from oidc_consent g join oidc_client k on k.client_id = g.client_id
+                 where g.account_id = account.id and k.project_id = ? and 'profile' = any(g.scopes)) then email end as email,
+                 id_verified, human_verified, identity_verified_at, face_descriptor_sealed is not null as has_face, created_at`,
       from: 'account',
       where: [`id in (select svc_id from verification_session where project_id = ? and svc_id is not null union select svc_id from check_record where project_id = ? and svc_id is not null)`],
-      params: [input.projectId, input.projectId],
+      params: [input.projectId, input.projectId, input.projectId],
       order: 'desc', first: input.first, after: input.after,
     }, accountNode);
   }
@@ -337,14 +340,32 @@ export class OpsService {
     if (!linked) throw new DomainError('not_found', 'account not found in this project');
     await this.audit(caller, { action: 'account.identity.read', target: svcId, projectId });
     const identity = await this.deps.accounts.verifiedIdentity(svcId);
+    const today = this.deps.clock.now().toISOString().slice(0, 10);
+    const proofs = { identityVerified: identity !== null, documentValid: identity ? !identity.documentExpiry || identity.documentExpiry >= today : null };
+    if (!(await this.verifiedHere(projectId, svcId))) {
+      // Verified for someone else (or not at all): this project gets proofs, as in account mode.
+      return { svcId, proofsOnly: true, ...proofs, fullName: null, dateOfBirth: null, documentNumber: null, documentExpiry: null, address: null };
+    }
     return {
       svcId,
+      proofsOnly: false,
+      ...proofs,
       fullName: identity?.fullName ?? null,
       dateOfBirth: identity?.dateOfBirth ?? null,
       documentNumber: identity?.documentNumber ?? null,
       documentExpiry: identity?.documentExpiry ?? null,
       address: identity?.address ?? null,
     };
+  }
+
+  /** Whether this project itself verified the account's identity: an approved session of its own, bound to the account, with its document checked (passed, or sent to review and approved by its reviewer). */
+  private async verifiedHere(projectId: string, svcId: string): Promise<boolean> {
+    const [row] = await this.sql(
+      `select 1 from verification_session s join session_check c on c.session_id = s.id
+        where s.project_id = ? and s.svc_id = ? and s.status = 'APPROVED' and c.type = 'id_verification' and c.status in ('passed', 'review') limit 1`,
+      [projectId, svcId],
+    );
+    return Boolean(row);
   }
 
   // ---- roster ----
