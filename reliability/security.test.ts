@@ -525,6 +525,25 @@ describe('identity data across tenants', () => {
   });
 });
 
+describe('the demo tenant', () => {
+  it('is not seeded in production unless asked for', async () => {
+    const { loadConfig } = await import('../src/config.js');
+    expect(loadConfig({ NODE_ENV: 'production' }).seedDemo).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', VERITY_SEED_DEMO: '1' }).seedDemo).toBe(true);
+    expect(loadConfig({}).seedDemo).toBe(true);
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-prod-'));
+    const { startService } = await import('../src/main.js');
+    const running = await startService(loadConfig({ NODE_ENV: 'production' }, { dataDir, port: 0, warmModels: false, runJobs: false, seedLicenses: false, logLevel: 'silent' }));
+    try {
+      expect(running.demo).toBeNull();
+      await expect(readFile(path.join(dataDir, 'demo.json'))).rejects.toThrow();
+    } finally {
+      await running.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('admin API limits', () => {
   it('GraphQL refuses a page size outside 1 to 100 before running anything, so a negative first cannot pay for the rest', async () => {
     for (const first of [-100000, 0, 101, 2.5]) {

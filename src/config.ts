@@ -77,7 +77,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     embeddedDbPort: integer('VERITY_DB_PORT', env.VERITY_DB_PORT, 0),
     encryptionKey: env.VERITY_ENCRYPTION_KEY || undefined,
     allowInsecureCallbacks: flag(env.VERITY_ALLOW_INSECURE_CALLBACKS, false),
-    seedDemo: flag(env.VERITY_SEED_DEMO, true),
+    // A demo tenant with published credentials has no place in production: off there unless asked for.
+    seedDemo: flag(env.VERITY_SEED_DEMO, env.NODE_ENV !== 'production'),
     seedLicenses: flag(env.VERITY_SEED_LICENSES, true),
     logLevel: env.LOG_LEVEL || 'info',
     jsonBodyLimit: env.VERITY_JSON_LIMIT || '1mb',
