@@ -19,7 +19,8 @@ export function faceCrop(tf: TfModule, rgb: Rgb, box: Box, scale: number, size: 
   return tf.image.cropAndResize(frame, [norm], [0], [size, size]).div(255) as Tf.Tensor4D;
 }
 
-function rgbBytes(img: Rgb): Uint8Array {
+/** The pixels as packed RGB (dropping any alpha), the layout TF.js tensors take. */
+export function rgbBytes(img: Rgb): Uint8Array {
   if (img.channels === 3) return img.data;
   const out = new Uint8Array(img.width * img.height * 3);
   for (let i = 0; i < img.width * img.height; i++) {

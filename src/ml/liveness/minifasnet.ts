@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Tf from '@tensorflow/tfjs';
+import { rgbBytes } from './crop.js';
 import type { Box, Rgb } from './evidence.js';
 import type { TfModule } from '../tf.js';
 
@@ -124,7 +125,7 @@ export function miniFasNetCrop(rgb: { width: number; height: number }, box: Box,
 export function miniFasNetReal(tf: TfModule, net: MiniFasNet, rgb: Rgb, box: Box): number {
   const crop = miniFasNetCrop(rgb, box, net.cropScale);
   const probabilities = tf.tidy(() => {
-    const frame = tf.tensor3d(rgbPlanes(rgb), [rgb.height, rgb.width, 3]);
+    const frame = tf.tensor3d(new Float32Array(rgbBytes(rgb)), [rgb.height, rgb.width, 3]);
     const region = tf.slice(frame, [crop.y, crop.x, 0], [crop.height, crop.width, 3]);
     const resized = tf.image.resizeBilinear(region as Tf.Tensor3D, [INPUT, INPUT], false, true);
     const bgr = tf.reverse(resized, -1).expandDims(0) as Tf.Tensor4D;
@@ -133,14 +134,4 @@ export function miniFasNetReal(tf: TfModule, net: MiniFasNet, rgb: Rgb, box: Box
   const p = probabilities.dataSync();
   probabilities.dispose();
   return p[1]!;
-}
-
-function rgbPlanes(img: Rgb): Float32Array {
-  const out = new Float32Array(img.width * img.height * 3);
-  for (let i = 0; i < img.width * img.height; i++) {
-    out[i * 3] = img.data[i * img.channels]!;
-    out[i * 3 + 1] = img.data[i * img.channels + 1]!;
-    out[i * 3 + 2] = img.data[i * img.channels + 2]!;
-  }
-  return out;
 }
