@@ -54,7 +54,7 @@ export interface AntispoofRun {
 
 /** The challenge id under either accepted name; two different ids are refused. */
 function challengeIdOf(input: AntispoofInput): string | undefined {
-  if (input.challengeId && input.challenge_id && input.challengeId !== input.challenge_id) {
+  if (new Set([input.challengeId, input.challenge_id].filter(Boolean)).size > 1) {
     throw new DomainError('validation_error', 'challengeId and challenge_id name different challenges: send one', { data: { errors: { challenge_id: 'differs from challengeId' } } });
   }
   return input.challengeId ?? input.challenge_id;
