@@ -75,4 +75,34 @@ describe('POST /api/v2/face-match', () => {
     const stored = await sql<{ face_descriptor_sealed: string }>(service, 'select face_descriptor_sealed from account where id = ?', [svcId]);
     expect(stored[0]!.face_descriptor_sealed).toMatch(/^v1\./);
   });
+  it.skipIf(!available)('sends a tiny face to review with the reason instead of a confident answer', { timeout: 120_000 }, async () => {
+    const sharp = (await import('sharp')).default;
+    // the same photo's face shrunk to about 40 px, on a larger plain canvas so the detector still finds it
+    const small = await sharp(image('faceapi-bbt-identities/sheldon2.png')).resize(48, 48).extend({ top: 100, bottom: 100, left: 100, right: 100, background: '#808080' }).png().toBuffer();
+    const res = await post().attach('image1', image('faceapi-bbt-identities/sheldon1.png'), 'a.png').attach('image2', small, 'b.png');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.status).toBe('review');
+    expect(res.body.data.check.data.quality).toEqual([{ image: 'image2', reason: 'face_too_small' }]);
+    expect(res.body.data.check.error).toContain('px across');
+  });
+
+  it.skipIf(!available)('fails every different-person pair of the bbt crops and passes the same-person pairs', { timeout: 600_000 }, async () => {
+    // One photo per person against another photo of each person: 8 same, 56 different pairs.
+    const people = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart'];
+    const falseAccepts: string[] = [];
+    const falseRejects: string[] = [];
+    for (const a of people) {
+      for (const b of people) {
+        const res = await post().attach('image1', image(`faceapi-bbt-identities/${a}1.png`), 'a.png').attach('image2', image(`faceapi-bbt-identities/${b}2.png`), 'b.png');
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        const status = res.body.data.status as string;
+        if (a !== b && status !== 'failed') falseAccepts.push(`${a}1~${b}2 ${status} ${res.body.data.check.data.similarity}`);
+        if (a === b && status !== 'passed') falseRejects.push(`${a}1~${b}2 ${status} ${res.body.data.check.data.similarity}`);
+      }
+    }
+    expect(falseAccepts).toEqual([]);
+    // face-api's descriptor rejects one of these 8 genuine pairs (similarity 0.93; issue 26, README
+    // "Face match across people"): no more than that.
+    expect(falseRejects.length, falseRejects.join('; ')).toBeLessThanOrEqual(1);
+  });
 });

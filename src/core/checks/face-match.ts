@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AccountService } from '../accounts/service.js';
 import { DomainError } from '../errors.js';
-import type { FaceEngine } from '../face-engine.js';
+import type { FaceDescription, FaceEngine } from '../face-engine.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../../ml/faces/match.js';
 import type { DecodedImage } from '../../ml/image.js';
 import { imageBytes, intakeImage } from './images.js';
@@ -22,9 +22,38 @@ type Prepared = { reference: DecodedImage | Float32Array; selfie: DecodedImage; 
 
 /** The descriptor of the largest usable face, or 422 no_face naming the image. */
 export async function descriptorOf(engine: FaceEngine, image: DecodedImage, field: string): Promise<Float32Array> {
+  return (await describedFace(engine, image, field)).descriptor;
+}
+
+async function describedFace(engine: FaceEngine, image: DecodedImage, field: string): Promise<FaceDescription> {
   const face = await engine.describeLargestFace(image);
   if (!face) throw new DomainError('no_face', `no usable face in ${field}: send a sharp, well-lit, front-facing photo`);
-  return face.descriptor;
+  return face;
+}
+
+/** Below this landmark extent (pixels) a face is found and described, but too coarse to vouch for. */
+export const MIN_MATCH_FACE_PIXELS = 48;
+/** Nose tip off the eye midpoint by more than this many eye distances: turned too far to vouch for (about 35 degrees). */
+export const MAX_MATCH_TURN = 0.35;
+
+/**
+ * Why a face cannot be vouched for by a confident pass or fail, or null: too small, or turned too
+ * far from the camera. Such a comparison answers `review` with the reason.
+ */
+export function faceQualityProblem(face: FaceDescription): { reason: string; text: string } | null {
+  const xs = face.landmarks.map((p) => p.x);
+  const ys = face.landmarks.map((p) => p.y);
+  const extent = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys));
+  if (extent < MIN_MATCH_FACE_PIXELS) return { reason: 'face_too_small', text: `the face is ${Math.round(extent)} px across; at least ${MIN_MATCH_FACE_PIXELS} are needed to compare faces` };
+  const eye = (from: number) => face.landmarks.slice(from, from + 6).reduce((a, p) => ({ x: a.x + p.x / 6, y: a.y + p.y / 6 }), { x: 0, y: 0 });
+  const left = eye(36);
+  const right = eye(42);
+  const eyeDistance = Math.hypot(right.x - left.x, right.y - left.y);
+  const nose = face.landmarks[30]!;
+  // the nose tip's offset along the eye line from the eyes' midpoint, in eye distances
+  const turn = eyeDistance > 0 ? ((nose.x - (left.x + right.x) / 2) * (right.x - left.x) + (nose.y - (left.y + right.y) / 2) * (right.y - left.y)) / (eyeDistance * eyeDistance) : 1;
+  if (Math.abs(turn) > MAX_MATCH_TURN) return { reason: 'face_turned', text: `the face is turned away from the camera (nose ${Math.abs(turn).toFixed(2)} eye distances off centre; at most ${MAX_MATCH_TURN})` };
+  return null;
 }
 
 /**
@@ -51,16 +80,32 @@ export function faceMatchCheck(engine: FaceEngine, accounts: AccountService): St
       return { reference: await intakeImage('image1', input.image1!), selfie: await intakeImage('image2', input.image2!), threshold: input.threshold ?? DEFAULT_FACE_MATCH_THRESHOLD };
     },
     async execute(prepared): Promise<CheckOutcome> {
-      return { check: await faceMatchOf(engine, prepared.reference, prepared.selfie, prepared.threshold), reason: 'face_mismatch' };
+      const check = await faceMatchOf(engine, prepared.reference, prepared.selfie, prepared.threshold);
+      const quality = check.data.quality as { reason: string }[] | undefined;
+      return { check, reason: quality?.[0]?.reason ?? 'face_mismatch' };
     },
   };
 }
 
 /** Compares a reference (image or stored descriptor) with a selfie; 422 no_face when either has none. */
 export async function faceMatchOf(engine: FaceEngine, reference: DecodedImage | Float32Array, selfie: DecodedImage, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = { reference: 'image1', selfie: 'image2' }): Promise<Check> {
-  const referenceDescriptor = reference instanceof Float32Array ? reference : await descriptorOf(engine, reference, names.reference);
-  const selfieDescriptor = await descriptorOf(engine, selfie, names.selfie);
-  const similarity = Math.round(faceSimilarity(referenceDescriptor, selfieDescriptor) * 10_000) / 10_000;
+  const referenceFace = reference instanceof Float32Array ? null : await describedFace(engine, reference, names.reference);
+  const referenceDescriptor = referenceFace ? referenceFace.descriptor : (reference as Float32Array);
+  const selfieFace = await describedFace(engine, selfie, names.selfie);
+  const similarity = Math.round(faceSimilarity(referenceDescriptor, selfieFace.descriptor) * 10_000) / 10_000;
+  const problems = [
+    ...(referenceFace ? [[names.reference, faceQualityProblem(referenceFace)] as const] : []),
+    [names.selfie, faceQualityProblem(selfieFace)] as const,
+  ].filter((p): p is readonly [string, { reason: string; text: string }] => p[1] !== null);
+  if (problems.length) {
+    return {
+      type: 'face_match',
+      status: 'review',
+      score: similarity,
+      data: { similarity, threshold, quality: problems.map(([field, p]) => ({ image: field, reason: p.reason })) },
+      error: problems.map(([field, p]) => `${field}: ${p.text}`).join('; '),
+    };
+  }
   const passed = similarity >= threshold;
   return {
     type: 'face_match',
