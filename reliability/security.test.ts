@@ -44,6 +44,18 @@ const asB = () => ({ 'X-API-Key': b.key });
 const orgHeaders = (org: { clientId: string; clientSecret: string }) => ({ 'X-Client-Id': org.clientId, 'X-Client-Secret': org.clientSecret });
 const graphql = (token: string, query: string, variables: Record<string, unknown> = {}) => api.post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, variables });
 
+/** A loopback receiver that records every webhook it is sent. */
+async function webhookReceiver() {
+  const received: { headers: http.IncomingHttpHeaders; body: Buffer }[] = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => { received.push({ headers: req.headers, body: Buffer.concat(chunks) }); res.end('ok'); });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  return { received, receiver };
+}
+
 beforeAll(async () => {
   service = await startInProcess({ rateLimitPerMinute: 1e9, allowInsecureCallbacks: true }, { faceEngine: markerFaceEngine() });
   api = supertest(service.url);
@@ -251,13 +263,7 @@ describe('webhook signatures', () => {
   });
 
   it('what we send verifies with the project\'s secret over the raw bytes and a fresh timestamp, and with nothing else', async () => {
-    const received: { headers: http.IncomingHttpHeaders; body: Buffer }[] = [];
-    const receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => { received.push({ headers: req.headers, body: Buffer.concat(chunks) }); res.end('ok'); });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { received, receiver } = await webhookReceiver();
     try {
       const callback = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
       await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: callback });
@@ -542,6 +548,85 @@ describe('the demo tenant', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+describe('credentials that can be revoked', () => {
+  it('11. admin tokens: listed without the secret, revoked at once, and expiring', async () => {
+    const root = service.demo.admin_token;
+    const made = await graphql(root, 'mutation { createAdminToken(input: { role: "viewer", name: "temp", expiresInDays: 1 }) { id token expiresAt } }');
+    expect(made.body.errors, JSON.stringify(made.body.errors)).toBeUndefined();
+    const { id, token, expiresAt } = made.body.data.createAdminToken;
+    expect(Date.parse(expiresAt)).toBeGreaterThan(Date.now());
+    const me = 'query { projects { id } }';
+    expect((await graphql(token, me)).body.errors).toBeUndefined();
+    const listed = await graphql(root, 'query { adminTokens { id name role active expiresAt revokedAt } }');
+    expect(listed.body.data.adminTokens).toContainEqual({ id, name: 'temp', role: 'viewer', active: true, expiresAt, revokedAt: null });
+    expect(JSON.stringify(listed.body)).not.toContain(token);
+    const revoked = await graphql(root, 'mutation ($t: String!) { revokeAdminToken(input: { tokenId: $t }) { active revokedAt } }', { t: id });
+    expect(revoked.body.data.revokeAdminToken.active).toBe(false);
+    expect((await graphql(token, me)).body.errors[0].extensions.code).toBe('unauthenticated');
+    // Past its expiry a token no longer authenticates.
+    const expiring = (await graphql(root, 'mutation { createAdminToken(input: { role: "viewer", expiresInDays: 1 }) { id token } }')).body.data.createAdminToken;
+    await sql(service, "update admin_token set expires_at = now() - interval '1 minute' where id = ?", [expiring.id]);
+    expect((await graphql(expiring.token, me)).body.errors[0].extensions.code).toBe('unauthenticated');
+  });
+
+  it('11. OIDC clients and organization apps: rotated secrets replace the old at once; deactivated ones are refused', async () => {
+    const root = service.demo.admin_token;
+    const created = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Rotating app', redirectUris: ['https://rotate.example/cb'], scopes: ['openid'] });
+    const clientId = created.client.clientId;
+    const clientCall = async (secret: string) => { const res = await api.post('/api/auth/oidc/token').type('form').send({ client_id: clientId, client_secret: secret, grant_type: 'refresh_token', refresh_token: 'nothing' }); return { body: { error: res.body.error?.code ?? res.body.error } }; };
+    expect((await clientCall(created.clientSecret)).body.error).toBe('invalid_grant'); // authenticated, then a bad grant
+    const rotated = await graphql(root, 'mutation ($p: String!, $c: String!) { rotateOidcClientSecret(input: { projectId: $p, clientId: $c }) { clientSecret } }', { p: service.demo.project_id, c: clientId });
+    const newSecret = keep('rotated oidc secret', rotated.body.data.rotateOidcClientSecret.clientSecret);
+    expect((await clientCall(created.clientSecret)).body.error).toBe('invalid_client');
+    expect((await clientCall(newSecret)).body.error).toBe('invalid_grant');
+    await graphql(root, 'mutation ($p: String!, $c: String!) { setOidcClientActive(input: { projectId: $p, clientId: $c, active: false }) { active } }', { p: service.demo.project_id, c: clientId });
+    expect((await clientCall(newSecret)).body.error).toBe('invalid_client');
+
+    const app = await service.core.tenancy.createOrgApp({ organizationName: 'Rotating Org' });
+    const members = (secret: string) => api.get('/api/sdk/members').set(orgHeaders({ clientId: app.app.clientId, clientSecret: secret }));
+    expect((await members(app.clientSecret)).status).toBe(200);
+    const appRotated = await graphql(root, 'mutation ($c: String!) { rotateOrgAppSecret(input: { clientId: $c }) { clientSecret } }', { c: app.app.clientId });
+    const appSecret = keep('rotated org secret', appRotated.body.data.rotateOrgAppSecret.clientSecret);
+    expect((await members(app.clientSecret)).status).toBe(401);
+    expect((await members(appSecret)).status).toBe(200);
+    await graphql(root, 'mutation ($c: String!) { setOrgAppActive(input: { clientId: $c, active: false }) { clientId } }', { c: app.app.clientId });
+    expect((await members(appSecret)).status).toBe(401);
+  });
+
+  it('11. a rotated webhook secret: X-Svc-Signature is the new one, the old one rides alongside during the overlap only', async () => {
+    const verifies = (secret: string, timestamp: string, body: Buffer, signature: string) => signature === webhookSignature(secret, Number(timestamp), body.toString('utf8'));
+    const { received, receiver } = await webhookReceiver();
+    try {
+      const project = await service.core.tenancy.createProject({ name: 'Rotating hooks', balance: 100 });
+      const oldSecret = keep('pre-rotation webhook secret', project.webhookSigningSecret);
+      const workflowId = (await service.core.tenancy.createWorkflow({ projectId: project.project.id, name: 'hooks', features: ['location'] })).id;
+      const callback = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      await service.core.tenancy.approveCallback({ projectId: project.project.id, url: callback });
+      const deliverOne = async () => {
+        const created = (await api.post('/api/v2/session').set('X-API-Key', project.key).send({ workflow_id: workflowId, callback })).body.data;
+        await api.post('/api/hosted/session/steps/location').set('X-Session-Token', created.session_token).send({ latitude: 1, longitude: 2, accuracy: 5 });
+        const [event] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [created.session_id]);
+        await service.core.webhooks.deliver(event!.id);
+        return received.at(-1)!;
+      };
+      const rotated = await graphql(service.demo.admin_token, 'mutation ($p: String!) { rotateWebhookSecret(input: { projectId: $p, overlapHours: 24 }) { webhookSigningSecret previousValidUntil } }', { p: project.project.id });
+      expect(rotated.body.errors).toBeUndefined();
+      const newSecret = keep('rotated webhook secret', rotated.body.data.rotateWebhookSecret.webhookSigningSecret);
+      const during = await deliverOne();
+      const ts = String(during.headers['x-svc-timestamp']);
+      expect(verifies(newSecret, ts, during.body, String(during.headers['x-svc-signature']))).toBe(true);
+      expect(verifies(oldSecret, ts, during.body, String(during.headers['x-svc-signature-previous']))).toBe(true);
+      await sql(service, "update project set previous_webhook_secret_until = now() - interval '1 minute' where id = ?", [project.project.id]);
+      const after = await deliverOne();
+      expect(after.headers['x-svc-signature-previous']).toBeUndefined();
+      expect(verifies(newSecret, String(after.headers['x-svc-timestamp']), after.body, String(after.headers['x-svc-signature']))).toBe(true);
+    } finally {
+      await new Promise((resolve) => { receiver.close(resolve); receiver.closeAllConnections(); });
+    }
+  });
+
 });
 
 describe('admin API limits', () => {

@@ -3,7 +3,7 @@ import { DomainError } from './errors.js';
 import type { Core } from './index.js';
 import type { AdminRole } from './tenancy/entities.js';
 import {
-  callbackUrlInput, createAdminTokenInput, createApiKeyInput, createOidcClientInput, createOrgAppInput, createProjectInput,
+  callbackUrlInput, createAdminTokenInput, revokeAdminTokenInput, rotateWebhookSecretInput, oidcClientActiveInput, oidcClientRefInput, orgAppActiveInput, orgAppRefInput, createApiKeyInput, createOidcClientInput, createOrgAppInput, createProjectInput,
   createWorkflowInput, defaultCallbackInput, projectId, revokeApiKeyInput, setCallbackActiveInput,
 } from './tenancy/inputs.js';
 import { parseInput } from './validation.js';
@@ -135,6 +135,13 @@ export const adminOperations = {
   }),
   createOrgApp: op({ kind: 'mutation', role: 'admin', global: true, input: createOrgAppInput, run: (core, input) => core.tenancy.createOrgApp(input) }),
   createAdminToken: op({ kind: 'mutation', role: 'admin', global: true, input: createAdminTokenInput, run: (core, input) => core.tenancy.createAdminToken(input) }),
+  setOidcClientActive: op({ kind: 'mutation', role: 'admin', input: oidcClientActiveInput, run: (core, input) => core.tenancy.setOidcClientActive(input) }),
+  rotateOidcClientSecret: op({ kind: 'mutation', role: 'admin', input: oidcClientRefInput, run: (core, input) => core.tenancy.rotateOidcClientSecret(input) }),
+  setOrgAppActive: op({ kind: 'mutation', role: 'admin', global: true, input: orgAppActiveInput, run: (core, input) => core.tenancy.setOrgAppActive(input) }),
+  rotateOrgAppSecret: op({ kind: 'mutation', role: 'admin', global: true, input: orgAppRefInput, run: (core, input) => core.tenancy.rotateOrgAppSecret(input) }),
+  rotateWebhookSecret: op({ kind: 'mutation', role: 'admin', input: rotateWebhookSecretInput, run: (core, input) => core.tenancy.rotateWebhookSecret(input) }),
+  adminTokens: op({ kind: 'query', role: 'admin', global: true, input: z.object({}), run: (core) => core.tenancy.adminTokens() }),
+  revokeAdminToken: op({ kind: 'mutation', role: 'admin', global: true, input: revokeAdminTokenInput, run: (core, input) => core.tenancy.revokeAdminToken(input) }),
   setPlan: op({ kind: 'mutation', role: 'admin', global: true, input: setPlanInput, run: (core, input) => core.roster.setPlan(input) }),
 };
 

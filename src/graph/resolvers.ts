@@ -4,7 +4,7 @@ import type { Core } from '../core/index.js';
 import type { AdminCaller } from '../core/ops/service.js';
 import type { OpsLoaders } from './ops-resolvers.js';
 import {
-  ApiKeyType, CallbackDestinationType, CallbackUrlInput, CreateAdminTokenInput, CreateAdminTokenPayload, CreateApiKeyInput,
+  AdminTokenType, RevokeAdminTokenInput, RotateWebhookSecretInput, RotatedWebhookSecretType, OidcClientActiveInput, OidcClientRefInput, OrgAppActiveInput, OrgAppRefInput, ApiKeyType, CallbackDestinationType, CallbackUrlInput, CreateAdminTokenInput, CreateAdminTokenPayload, CreateApiKeyInput,
   CreateApiKeyPayload, CreateOidcClientInput, CreateOidcClientPayload, CreateOrgAppInput, CreateOrgAppPayload,
   CreateProjectInput, CreateProjectPayload, CreateWorkflowInput, DefaultCallbackInput, OidcClientType, OrgAppType,
   ProjectType, RevokeApiKeyInput, SetCallbackActiveInput, WorkflowType, ChargeType, TopUpWalletInput,
@@ -117,9 +117,44 @@ export class TenancyResolver {
     return run(ctx, 'createOrgApp', input);
   }
 
+  @Mutation(() => OidcClientType, { description: 'Deactivate (or reactivate) an OIDC client' })
+  setOidcClientActive(@Arg('input', () => OidcClientActiveInput) input: OidcClientActiveInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'setOidcClientActive', input);
+  }
+
+  @Mutation(() => CreateOidcClientPayload, { description: 'A new client secret (shown once); the old one stops working at once' })
+  rotateOidcClientSecret(@Arg('input', () => OidcClientRefInput) input: OidcClientRefInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'rotateOidcClientSecret', input);
+  }
+
+  @Mutation(() => OrgAppType, { description: 'Deactivate (or reactivate) an organization app' })
+  setOrgAppActive(@Arg('input', () => OrgAppActiveInput) input: OrgAppActiveInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'setOrgAppActive', input);
+  }
+
+  @Mutation(() => CreateOrgAppPayload, { description: 'A new organization app secret (shown once); the old one stops working at once' })
+  rotateOrgAppSecret(@Arg('input', () => OrgAppRefInput) input: OrgAppRefInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'rotateOrgAppSecret', input);
+  }
+
+  @Mutation(() => RotatedWebhookSecretType, { description: 'A new webhook signing secret; the old one keeps signing alongside for the overlap' })
+  rotateWebhookSecret(@Arg('input', () => RotateWebhookSecretInput) input: RotateWebhookSecretInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'rotateWebhookSecret', input);
+  }
+
   @Mutation(() => CreateAdminTokenPayload)
   createAdminToken(@Arg('input', () => CreateAdminTokenInput) input: CreateAdminTokenInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'createAdminToken', input);
+  }
+
+  @Mutation(() => AdminTokenType, { description: 'Revoke an admin token at once (admin, unscoped)' })
+  revokeAdminToken(@Arg('input', () => RevokeAdminTokenInput) input: RevokeAdminTokenInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'revokeAdminToken', input);
+  }
+
+  @Query(() => [AdminTokenType], { description: 'Admin tokens, newest first, never the tokens themselves (admin, unscoped)' })
+  adminTokens(@Ctx() ctx: GraphContext) {
+    return run(ctx, 'adminTokens', {});
   }
 
   @Mutation(() => RosterPlanType, { description: "Set an organization's roster plan (price per seat, currency, trial)" })

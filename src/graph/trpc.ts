@@ -132,6 +132,13 @@ export const adminRouter = t.router({
   createOidcClient: mutation('createOidcClient'),
   createOrgApp: mutation('createOrgApp'),
   createAdminToken: mutation('createAdminToken'),
+  adminTokens: query('adminTokens'),
+  rotateWebhookSecret: mutation('rotateWebhookSecret'),
+  setOidcClientActive: mutation('setOidcClientActive'),
+  rotateOidcClientSecret: mutation('rotateOidcClientSecret'),
+  setOrgAppActive: mutation('setOrgAppActive'),
+  rotateOrgAppSecret: mutation('rotateOrgAppSecret'),
+  revokeAdminToken: mutation('revokeAdminToken'),
   setPlan: mutation('setPlan'),
 });
 

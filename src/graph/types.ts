@@ -96,6 +96,24 @@ export class CreateAdminTokenPayload {
   @Field(() => String) role!: string;
   @Field(() => String, { nullable: true }) projectId!: string | null;
   @Field(() => String, { description: 'Shown once' }) token!: string;
+  @Field(() => String, { nullable: true }) expiresAt!: string | null;
+}
+
+@ObjectType('AdminToken', { description: 'An admin token, never the token itself' })
+export class AdminTokenType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) role!: string;
+  @Field(() => String, { nullable: true }) projectId!: string | null;
+  @Field(() => String) createdAt!: string;
+  @Field(() => String, { nullable: true }) expiresAt!: string | null;
+  @Field(() => String, { nullable: true }) revokedAt!: string | null;
+  @Field(() => Boolean) active!: boolean;
+}
+
+@InputType()
+export class RevokeAdminTokenInput {
+  @Field(() => String) tokenId!: string;
 }
 
 @InputType()
@@ -163,6 +181,7 @@ export class CreateAdminTokenInput {
   @Field(() => String, { description: 'viewer, reviewer or admin' }) role!: string;
   @Field(() => String, { nullable: true, description: 'Scope the token to one project' }) projectId?: string | null;
   @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => Int, { nullable: true, description: 'Days until the token stops working (default: until revoked)' }) expiresInDays?: number | null;
 }
 
 @ObjectType('Charge', { description: 'One debit of a project wallet for one billable call' })
@@ -213,4 +232,41 @@ export class SetPlanInput {
   @Field(() => Float, { description: 'Currency units per active seat per month' }) pricePerSeat!: number;
   @Field(() => String, { nullable: true, description: 'ISO 4217, default USD' }) currency?: string;
   @Field(() => Int, { nullable: true, description: 'Free days from the first plan, default 0' }) trialDays?: number;
+}
+
+@InputType()
+export class OidcClientActiveInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) clientId!: string;
+  @Field(() => Boolean) active!: boolean;
+}
+
+@InputType()
+export class OidcClientRefInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) clientId!: string;
+}
+
+@InputType()
+export class OrgAppActiveInput {
+  @Field(() => String) clientId!: string;
+  @Field(() => Boolean) active!: boolean;
+}
+
+@InputType()
+export class OrgAppRefInput {
+  @Field(() => String) clientId!: string;
+}
+
+@InputType()
+export class RotateWebhookSecretInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => Int, { nullable: true, description: 'Hours the old secret keeps signing alongside (default 24, at most 720)' }) overlapHours?: number;
+}
+
+@ObjectType('RotatedWebhookSecret')
+export class RotatedWebhookSecretType {
+  @Field(() => String) projectId!: string;
+  @Field(() => String, { description: 'Shown once' }) webhookSigningSecret!: string;
+  @Field(() => String, { description: 'Until then deliveries also carry X-Svc-Signature-Previous' }) previousValidUntil!: string;
 }

@@ -14,6 +14,13 @@ export class Project {
   @Property({ type: 'text' })
   webhookSigningSecretSealed!: string;
 
+  /** After a rotation, the previous secret (sealed) also signs deliveries until the overlap ends. */
+  @Property({ type: 'text', nullable: true })
+  previousWebhookSecretSealed?: string | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  previousWebhookSecretUntil?: Date | null;
+
   /** App-level callback URL for webhooks when a session names no callback of its own. */
   @Property({ type: 'text', nullable: true })
   defaultCallbackUrl?: string | null;
@@ -190,4 +197,8 @@ export class AdminToken {
 
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt?: Date | null;
+
+  /** After this instant the token no longer authenticates (null: until revoked). */
+  @Property({ type: 'timestamptz', nullable: true })
+  expiresAt?: Date | null;
 }

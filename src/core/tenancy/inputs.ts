@@ -68,4 +68,16 @@ export const createAdminTokenInput = z.object({
   role: z.enum(ADMIN_ROLES),
   projectId: projectId.nullable().optional(),
   name: z.string().trim().max(120).optional(),
+  /** Days until the token stops working (default: until revoked). */
+  expiresInDays: z.number().int().min(1).max(3650).nullable().optional(),
 });
+export const revokeAdminTokenInput = z.object({ tokenId: z.string().min(1).max(40) });
+
+/** An OIDC client of a project: deactivate or reactivate it, or rotate its secret. */
+export const oidcClientActiveInput = z.object({ projectId, clientId: z.string().min(1).max(64), active: z.boolean() });
+export const oidcClientRefInput = z.object({ projectId, clientId: z.string().min(1).max(64) });
+/** An organization app (roster API credentials): deactivate or reactivate it, or rotate its secret. */
+export const orgAppActiveInput = z.object({ clientId: z.string().min(1).max(64), active: z.boolean() });
+export const orgAppRefInput = z.object({ clientId: z.string().min(1).max(64) });
+/** Rotate a project's webhook signing secret; the old one keeps signing for `overlapHours` (default 24). */
+export const rotateWebhookSecretInput = z.object({ projectId, overlapHours: z.number().int().min(0).max(720).default(24) });

@@ -12,7 +12,7 @@ import {
   type AdminRole,
 } from './entities.js';
 import {
-  callbackUrlInput, createAdminTokenInput, createApiKeyInput, createOidcClientInput, createOrgAppInput,
+  callbackUrlInput, createAdminTokenInput, revokeAdminTokenInput, rotateWebhookSecretInput, oidcClientActiveInput, oidcClientRefInput, orgAppActiveInput, orgAppRefInput, createApiKeyInput, createOidcClientInput, createOrgAppInput,
   createProjectInput, createWorkflowInput, defaultCallbackInput, revokeApiKeyInput, setCallbackActiveInput,
 } from './inputs.js';
 import { apiKeyView, callbackView, oidcClientView, orgAppView, projectView, workflowView } from './views.js';
@@ -106,6 +106,26 @@ export class TenancyService {
   async webhookSigningSecret(projectId: string): Promise<string> {
     const project = await this.loadProject(this.em(), projectId);
     return this.deps.sealer.open(project.webhookSigningSecretSealed);
+  }
+
+  /** The previous secret while its overlap window lasts (deliveries carry both signatures), else null. */
+  async previousWebhookSigningSecret(projectId: string): Promise<string | null> {
+    const project = await this.loadProject(this.em(), projectId);
+    if (!project.previousWebhookSecretSealed || !project.previousWebhookSecretUntil || project.previousWebhookSecretUntil <= this.now()) return null;
+    return this.deps.sealer.open(project.previousWebhookSecretSealed);
+  }
+
+  /** A new webhook signing secret (shown once); the old one keeps signing alongside for the overlap. */
+  async rotateWebhookSecret(input: unknown) {
+    const { projectId, overlapHours } = parseInput(rotateWebhookSecretInput, input);
+    const em = this.em();
+    const project = await this.loadProject(em, projectId);
+    const webhookSigningSecret = newSecret('whsec', 24);
+    project.previousWebhookSecretSealed = project.webhookSigningSecretSealed;
+    project.previousWebhookSecretUntil = new Date(this.now().getTime() + overlapHours * 3_600_000);
+    project.webhookSigningSecretSealed = this.deps.sealer.seal(webhookSigningSecret);
+    await em.flush();
+    return { projectId, webhookSigningSecret, previousValidUntil: project.previousWebhookSecretUntil.toISOString() };
   }
 
   // ---- API keys ----
@@ -331,28 +351,114 @@ export class TenancyService {
     return safeEqual(presented, app.clientSecretDigest) ? { organizationId: app.organization.id, clientId: app.clientId } : null;
   }
 
+  // ---- deactivation and secret rotation ----
+
+  /** Deactivates (or reactivates) an OIDC client: an inactive one signs nobody in and gets no tokens. */
+  async setOidcClientActive(input: unknown) {
+    const { projectId, clientId, active } = parseInput(oidcClientActiveInput, input);
+    const em = this.em();
+    const client = await this.loadOidcClient(em, projectId, clientId);
+    client.active = active;
+    await em.flush();
+    return oidcClientView(client);
+  }
+
+  /** A new client secret, shown once; the old one stops working at once. */
+  async rotateOidcClientSecret(input: unknown) {
+    const { projectId, clientId } = parseInput(oidcClientRefInput, input);
+    const em = this.em();
+    const client = await this.loadOidcClient(em, projectId, clientId);
+    const clientSecret = newSecret('vcs');
+    client.clientSecretDigest = digestSecret(clientSecret);
+    await em.flush();
+    return { client: oidcClientView(client), clientSecret };
+  }
+
+  private async loadOidcClient(em: ReturnType<TenancyService['em']>, projectId: string, clientId: string): Promise<OidcClient> {
+    const client = await em.findOne(OidcClient, { clientId, project: projectId });
+    if (!client) throw new DomainError('not_found', 'OIDC client not found');
+    return client;
+  }
+
+  /** Deactivates (or reactivates) an organization app: an inactive one is refused by the roster API. */
+  async setOrgAppActive(input: unknown) {
+    const { clientId, active } = parseInput(orgAppActiveInput, input);
+    const em = this.em();
+    const app = await this.loadOrgApp(em, clientId);
+    app.active = active;
+    await em.flush();
+    return orgAppView(app);
+  }
+
+  /** A new organization app secret, shown once; the old one stops working at once. */
+  async rotateOrgAppSecret(input: unknown) {
+    const { clientId } = parseInput(orgAppRefInput, input);
+    const em = this.em();
+    const app = await this.loadOrgApp(em, clientId);
+    const clientSecret = newSecret('ocs');
+    app.clientSecretDigest = digestSecret(clientSecret);
+    await em.flush();
+    return { app: orgAppView(app), clientSecret };
+  }
+
+  private async loadOrgApp(em: ReturnType<TenancyService['em']>, clientId: string): Promise<OrgApp> {
+    const app = await em.findOne(OrgApp, { clientId });
+    if (!app) throw new DomainError('not_found', 'organization app not found');
+    return app;
+  }
+
   // ---- admin tokens ----
 
   async createAdminToken(input: unknown) {
-    const { role, projectId, name } = parseInput(createAdminTokenInput, input);
+    const { role, projectId, name, expiresInDays } = parseInput(createAdminTokenInput, input);
     const em = this.em();
     const project = projectId ? await this.loadProject(em, projectId) : null;
     const token = newSecret('vat');
+    const now = this.now();
     const row = em.create(AdminToken, {
       id: newId('adm'),
       name: name ?? '',
       role,
       project,
       tokenDigest: digestSecret(token),
-      createdAt: this.now(),
+      createdAt: now,
+      expiresAt: expiresInDays ? new Date(now.getTime() + expiresInDays * 86_400_000) : null,
     });
     await em.flush();
-    return { id: row.id, role, projectId: project?.id ?? null, token };
+    return { id: row.id, role, projectId: project?.id ?? null, token, expiresAt: row.expiresAt?.toISOString() ?? null };
+  }
+
+  /** Admin tokens (never the tokens themselves): which exist, whose, until when, revoked or not. */
+  async adminTokens() {
+    const rows = await this.em().find(AdminToken, {}, { orderBy: { createdAt: 'desc', id: 'desc' } });
+    return rows.map((row) => adminTokenView(row, this.now()));
+  }
+
+  /** Revokes an admin token at once (idempotent); it no longer authenticates. */
+  async revokeAdminToken(input: unknown) {
+    const { tokenId } = parseInput(revokeAdminTokenInput, input);
+    const em = this.em();
+    const row = await em.findOne(AdminToken, { id: tokenId });
+    if (!row) throw new DomainError('not_found', 'admin token not found');
+    row.revokedAt ??= this.now();
+    await em.flush();
+    return adminTokenView(row, this.now());
   }
 
   async authenticateAdminToken(token: string): Promise<AdminScope | null> {
     if (!token || token.length > 200) return null;
-    const row = await this.em().findOne(AdminToken, { tokenDigest: digestSecret(token), revokedAt: null });
+    const row = await this.em().findOne(AdminToken, { tokenDigest: digestSecret(token), revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: this.now() } }] });
     return row ? { tokenId: row.id, role: row.role, projectId: row.project?.id ?? null } : null;
   }
 }
+
+const adminTokenView = (row: AdminToken, now: Date) => ({
+  id: row.id,
+  name: row.name,
+  role: row.role,
+  projectId: row.project?.id ?? null,
+  createdAt: row.createdAt.toISOString(),
+  expiresAt: row.expiresAt?.toISOString() ?? null,
+  revokedAt: row.revokedAt?.toISOString() ?? null,
+  active: !row.revokedAt && (!row.expiresAt || row.expiresAt > now),
+});

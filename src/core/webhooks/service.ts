@@ -131,6 +131,7 @@ export class WebhookService {
     const event = await em.findOneOrFail(WebhookEvent, { id: eventId });
     const attempt = event.attempts + 1;
     const secret = await this.deps.tenancy.webhookSigningSecret(event.projectId);
+    const previous = await this.deps.tenancy.previousWebhookSigningSecret(event.projectId);
     const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
     const started = Date.now();
     let status: number | null = null;
@@ -145,6 +146,8 @@ export class WebhookService {
           'x-svc-timestamp': String(timestamp),
           'x-svc-event-id': event.id,
           'x-svc-signature': webhookSignature(secret, timestamp, event.body),
+          // During a rotation's overlap, the old secret's signature too (receivers switch at leisure).
+          ...(previous ? { 'x-svc-signature-previous': webhookSignature(previous, timestamp, event.body) } : {}),
         },
         body: event.body,
         timeoutMs: this.deps.policy.timeoutMs,

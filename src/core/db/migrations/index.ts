@@ -7,6 +7,7 @@ import { Migration20261123050000_faces } from './Migration20261123050000_faces.j
 import { Migration20261123040000_sessions } from './Migration20261123040000_sessions.js';
 import { Migration20261123060000_roster } from './Migration20261123060000_roster.js';
 import { Migration20261123070000_ops } from './Migration20261123070000_ops.js';
+import { Migration20261124100000_security } from './Migration20261124100000_security.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123050000_faces', class: Migration20261123050000_faces },
   { name: 'Migration20261123060000_roster', class: Migration20261123060000_roster },
   { name: 'Migration20261123070000_ops', class: Migration20261123070000_ops },
+  { name: 'Migration20261124100000_security', class: Migration20261124100000_security },
 ];
