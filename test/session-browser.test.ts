@@ -93,7 +93,8 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     await page.getByRole('button', { name: 'Continue' }).click();
 
     await page.getByRole('heading', { name: 'Take a selfie' }).waitFor({ timeout: 120_000 });
-    await page.waitForFunction('document.querySelector("video")?.videoWidth > 0');
+    // A function, not a string: the page's CSP forbids eval, which a string predicate may need.
+    await page.waitForFunction(() => ((globalThis as unknown as { document: { querySelector(s: string): { videoWidth: number } | null } }).document.querySelector('video')?.videoWidth ?? 0) > 0);
     await shot(page, '2-selfie');
     await atTurnStart(page);
     await page.getByRole('button', { name: 'Take selfie' }).click();
