@@ -19,6 +19,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { DESCRIPTOR_MEAN, FaceIndex } from '../src/core/faces/face-index.js';
+import { FACE_DESCRIPTOR_KIND } from '../src/ml/faces/match.js';
 import { newId, Sealer } from '../src/core/secrets.js';
 import { buildService } from '../src/main.js';
 import { freshDatabase, percentile } from '../test/helpers/processes.js';
@@ -66,8 +67,8 @@ try {
         sealed.push(sealer.seal(base64(photo(center))));
       }
       await em.execute(
-        `insert into face_enrollment (id, project_id, purpose, reference, descriptor_sealed, created_at)
-         select id, ?, 'uniqueness', null, sealed, now() from unnest(?::text[], ?::text[]) as t(id, sealed)`,
+        `insert into face_enrollment (id, project_id, purpose, reference, descriptor_sealed, descriptor_kind, created_at)
+         select id, ?, 'uniqueness', null, sealed, '${FACE_DESCRIPTOR_KIND}', now() from unnest(?::text[], ?::text[]) as t(id, sealed)`,
         [projectId, `{${ids.join(',')}}`, `{${sealed.join(',')}}`],
       );
       enrolled += n;

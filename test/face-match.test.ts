@@ -74,6 +74,11 @@ describe('POST /api/v2/face-match', () => {
     expect(res.body.data.status).toBe('passed');
     const stored = await sql<{ face_descriptor_sealed: string }>(service, 'select face_descriptor_sealed from account where id = ?', [svcId]);
     expect(stored[0]!.face_descriptor_sealed).toMatch(/^v1\./);
+    // a reference another descriptor model made is not compared: the person enrols again
+    await sql(service, "update account set face_descriptor_kind = 'old-model-64' where id = ?", [svcId]);
+    const stale = await post().field('svc_access_token', token).attach('image2', image('faceapi-bbt-identities/sheldon2.png'), 'b.png');
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe('face_not_enrolled');
   });
   it.skipIf(!available)('sends a tiny face to review with the reason instead of a confident answer', { timeout: 120_000 }, async () => {
     const sharp = (await import('sharp')).default;
@@ -84,6 +89,34 @@ describe('POST /api/v2/face-match', () => {
     expect(res.body.data.status).toBe('review');
     expect(res.body.data.check.data.quality).toEqual([{ image: 'image2', reason: 'face_too_small' }]);
     expect(res.body.data.check.error).toContain('px across');
+  });
+
+  it.skipIf(!available)('sends a blurred face and a face cut by the frame to review, each with its reason', { timeout: 120_000 }, async () => {
+    const sharp = (await import('sharp')).default;
+    const photo = image('face_recognition-obama-biden/obama2.jpg');
+    const { width, height } = await sharp(photo).metadata();
+    const faces = await service.core.models.faces();
+    const { decodeImage } = await import('../src/ml/image.js');
+    const face = (await faces.describeLargestFace(await decodeImage(photo)))!;
+    const xs = face.landmarks.map((p) => p.x);
+    const extent = Math.max(...xs) - Math.min(...xs);
+    // out of focus: a Gaussian blur of a fortieth of the face's width
+    const blurred = await sharp(photo).blur(extent / 40).jpeg().toBuffer();
+    const soft = await post().attach('image1', image('face_recognition-obama-biden/obama.jpg'), 'a.jpg').attach('image2', blurred, 'b.jpg');
+    expect(soft.status, JSON.stringify(soft.body)).toBe(200);
+    expect(soft.body.data.status).toBe('review');
+    expect(soft.body.data.check.data.quality).toEqual([{ image: 'image2', reason: 'face_blurred' }]);
+    // the frame's right edge runs through the middle of the face
+    const cutAt = Math.round(Math.min(...xs) + 0.55 * extent);
+    const cut = await sharp(photo).extract({ left: 0, top: 0, width: Math.min(width!, cutAt), height: height! }).jpeg().toBuffer();
+    const half = await post().attach('image1', cut, 'a.jpg').attach('image2', image('face_recognition-obama-biden/obama.jpg'), 'b.jpg');
+    expect(half.status, JSON.stringify(half.body)).toBe(200);
+    expect(half.body.data.status).toBe('review');
+    expect(half.body.data.check.data.quality).toEqual([{ image: 'image1', reason: 'face_cut' }]);
+    expect(half.body.data.check.error).toContain('cuts the face');
+    // the untouched pair still passes: the gates do not stand in the way of a good photo
+    const good = await post().attach('image1', image('face_recognition-obama-biden/obama.jpg'), 'a.jpg').attach('image2', photo, 'b.jpg');
+    expect(good.body.data.status).toBe('passed');
   });
 
   it.skipIf(!available)('fails every different-person pair of the bbt crops and passes the same-person pairs', { timeout: 600_000 }, async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaceIndex } from '../src/core/faces/face-index.js';
 import { decodeImage } from '../src/ml/image.js';
+import { FACE_DESCRIPTOR_KIND } from '../src/ml/faces/match.js';
 import { markerFaceEngine, markerImage, type MarkerFace } from './helpers/face-engine.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
@@ -78,8 +79,9 @@ describe('POST /api/v2/face-uniqueness', () => {
     const rows = await sql<Record<string, unknown>>(service, 'select * from face_enrollment');
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
-      expect(Object.keys(row).sort()).toEqual(['created_at', 'descriptor_sealed', 'id', 'project_id', 'purpose', 'reference', 'seq']);
+      expect(Object.keys(row).sort()).toEqual(['created_at', 'descriptor_kind', 'descriptor_sealed', 'id', 'project_id', 'purpose', 'reference', 'seq']);
       expect(row.descriptor_sealed).toMatch(/^v1\./);
+      expect(row.descriptor_kind).toBe(FACE_DESCRIPTOR_KIND);
       expect((row.descriptor_sealed as string).length).toBeLessThan(1000); // 128 floats, not an image
     }
   });
@@ -97,6 +99,20 @@ describe('POST /api/v2/face-uniqueness', () => {
     // And the other way round: its first search opens the register with everything enrolled here.
     const { matches } = await elsewhere.search(service.demo.project_id, 'uniqueness', await descriptor({ person: 1, variant: 3 }));
     expect(matches.map((m) => m.reference)).toEqual(['user-1']);
+  });
+
+  it('never compares a face with descriptors another model made (marked by the migration, ignored by searches)', async () => {
+    // A face enrolled by an earlier descriptor model: the same sealed numbers, another kind. A
+    // fresh instance (another server, or this one after a restart) opens the register from the database.
+    const enrolled = await post({ image: await b64({ person: 13 }), enroll: true, reference: 'user-13' });
+    const faceId = enrolled.body.data.check.data.face_id as string;
+    await sql(service, "update face_enrollment set descriptor_kind = 'old-model-64' where id = ?", [faceId]);
+    const restarted = new FaceIndex({ orm: service.core.orm, clock: { now: () => new Date() }, sealer: service.core.sealer });
+    const probe = (await engine.describeLargestFace(await decodeImage(await markerImage({ person: 13, variant: 1 }))))!.descriptor;
+    expect((await restarted.search(service.demo.project_id, 'uniqueness', probe)).matches).toEqual([]);
+    // enrolling again stores the face under the current kind, and it is found from then on
+    const [again] = await restarted.enroll(service.demo.project_id, 'uniqueness', [{ descriptor: probe, reference: 'user-13' }]);
+    expect((await restarted.search(service.demo.project_id, 'uniqueness', probe)).matches.map((m) => m.faceId)).toEqual([again]);
   });
 
   it('enrols one face when the same new person arrives twice at once', async () => {

@@ -39,6 +39,10 @@ export class Account {
   @Property({ type: 'text', nullable: true })
   faceDescriptorSealed?: string | null;
 
+  /** The model that produced the face reference (FACE_DESCRIPTOR_KIND); one of another kind counts as not enrolled. */
+  @Property({ type: 'string', length: 40, nullable: true })
+  faceDescriptorKind?: string | null;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 }

@@ -8,6 +8,7 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { hashPassword, isCurrentHash, newId, verifyPassword, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
+import { FACE_DESCRIPTOR_KIND } from '../../ml/faces/match.js';
 import { Account } from './entities.js';
 
 export const createAccountInput = z.object({
@@ -97,12 +98,14 @@ export class AccountService {
     const account = await em.findOne(Account, { id: svcId });
     if (!account) throw new DomainError('account_not_found');
     account.faceDescriptorSealed = this.deps.sealer.seal(JSON.stringify(Array.from(descriptor)));
+    account.faceDescriptorKind = FACE_DESCRIPTOR_KIND;
     await em.flush();
   }
 
+  /** The account's face reference; null when none is on file or it was made by another descriptor model (the person enrols again). */
   async faceReference(svcId: string): Promise<Float32Array | null> {
     const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });
-    if (!account?.faceDescriptorSealed) return null;
+    if (!account?.faceDescriptorSealed || account.faceDescriptorKind !== FACE_DESCRIPTOR_KIND) return null;
     return Float32Array.from(JSON.parse(this.deps.sealer.open(account.faceDescriptorSealed)) as number[]);
   }
 

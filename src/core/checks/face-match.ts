@@ -36,9 +36,15 @@ export const MIN_MATCH_FACE_PIXELS = 48;
 /** Nose tip off the eye midpoint by more than this many eye distances: turned too far to vouch for (about 35 degrees). */
 export const MAX_MATCH_TURN = 0.35;
 
+/** Inner-face detail (Laplacian variance over grey variance) below which a face is too blurred to vouch for. Chosen on the bbt crops (sharp originals >= 0.049, strongly blurred copies <= 0.008; the geometric midpoint), reported on obama-biden (README, "Quality gates"). */
+export const MIN_MATCH_SHARPNESS = 0.02;
+/** Share of the face's landmark bounds inside the image below which the frame cuts the face. Chosen on the bbt crops (originals >= 0.89, copies cut through the face <= 0.84), reported on obama-biden. */
+export const MIN_MATCH_VISIBLE = 0.85;
+
 /**
- * Why a face cannot be vouched for by a confident pass or fail, or null: too small, or turned too
- * far from the camera. Such a comparison answers `review` with the reason.
+ * Why a face cannot be vouched for by a confident pass or fail, or null: too small, turned too
+ * far from the camera, too blurred, or cut by the frame. Such a comparison answers `review` with
+ * the reason.
  */
 export function faceQualityProblem(face: FaceDescription): { reason: string; text: string } | null {
   const xs = face.landmarks.map((p) => p.x);
@@ -53,6 +59,9 @@ export function faceQualityProblem(face: FaceDescription): { reason: string; tex
   // the nose tip's offset along the eye line from the eyes' midpoint, in eye distances
   const turn = eyeDistance > 0 ? ((nose.x - (left.x + right.x) / 2) * (right.x - left.x) + (nose.y - (left.y + right.y) / 2) * (right.y - left.y)) / (eyeDistance * eyeDistance) : 1;
   if (Math.abs(turn) > MAX_MATCH_TURN) return { reason: 'face_turned', text: `the face is turned away from the camera (nose ${Math.abs(turn).toFixed(2)} eye distances off centre; at most ${MAX_MATCH_TURN})` };
+  const quality = face.quality;
+  if (quality && quality.visible < MIN_MATCH_VISIBLE) return { reason: 'face_cut', text: `the frame cuts the face (${Math.round(quality.visible * 100)}% of it in the picture; at least ${MIN_MATCH_VISIBLE * 100}% is needed)` };
+  if (quality && quality.sharpness < MIN_MATCH_SHARPNESS) return { reason: 'face_blurred', text: `the face is too blurred to compare (detail ${quality.sharpness.toFixed(3)}; at least ${MIN_MATCH_SHARPNESS})` };
   return null;
 }
 

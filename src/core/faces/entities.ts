@@ -55,6 +55,10 @@ export class FaceEnrollment {
   @Property({ type: 'text' })
   descriptorSealed!: string;
 
+  /** The model that produced the descriptor (FACE_DESCRIPTOR_KIND); searches read only their own kind. */
+  @Property({ type: 'string', length: 40 })
+  descriptorKind!: string;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { newId, type Sealer } from '../secrets.js';
-import { MATCH_DISTANCE } from '../../ml/faces/match.js';
+import { FACE_DESCRIPTOR_KIND, MATCH_DISTANCE } from '../../ml/faces/match.js';
 import { FaceEnrollment } from './entities.js';
 
 // A project's register of face descriptors, searched for the same person; built for a million
@@ -188,6 +188,7 @@ export class FaceIndex {
       purpose,
       reference: face.reference ?? null,
       descriptorSealed: this.deps.sealer.seal(toBase64(face.descriptor)),
+      descriptorKind: FACE_DESCRIPTOR_KIND,
       createdAt: now,
     }));
     await tx.insertMany(FaceEnrollment, rows);
@@ -209,12 +210,12 @@ export class FaceIndex {
     return register.opened.then(() => register);
   }
 
-  /** Reads the rows enrolled since the register's last `seq` (all of them the first time). */
+  /** Reads the rows enrolled since the register's last `seq` (all of them the first time); faces of another descriptor kind are never compared. */
   private async catchUp(em: Em, projectId: string, purpose: FacePurpose, register: Register): Promise<void> {
     for (;;) {
       const rows: { id: string; seq: string; descriptor_sealed: string }[] = await em.execute(
-        'select id, seq, descriptor_sealed from face_enrollment where project_id = ? and purpose = ? and seq > ? order by seq limit ?',
-        [projectId, purpose, register.lastSeq, PAGE],
+        'select id, seq, descriptor_sealed from face_enrollment where project_id = ? and purpose = ? and descriptor_kind = ? and seq > ? order by seq limit ?',
+        [projectId, purpose, FACE_DESCRIPTOR_KIND, register.lastSeq, PAGE],
       );
       for (const row of rows) {
         if (!register.table.has(row.id)) register.table.add(row.id, fromBase64(this.deps.sealer.open(row.descriptor_sealed)));

@@ -6,6 +6,7 @@ import type { RawFace } from './detect.js';
 import { type Box, boundsOf, clipBox, type Point, padBox, rollDegrees } from './geometry.js';
 import { type Affine, type Rgb, warp } from './raster.js';
 import type { FaceRuntime } from './runtime.js';
+import { chipQuality, type FaceQuality, visibleShare } from './quality.js';
 
 // Descriptor on an ALIGNED chip cut from the FULL-resolution image:
 // 1. a square around the face, twice its size, rotated by the eye-line roll so the eyes come out
@@ -31,6 +32,7 @@ export interface Description {
   /** Landmarks refined on the aligned chip, mapped back to upright original pixels. */
   landmarks: Point[];
   rollDegrees: number;
+  quality: FaceQuality;
 }
 
 /** Below this landmark extent (original pixels) a face holds too little detail to identify. */
@@ -60,7 +62,8 @@ export async function describe(rt: FaceRuntime, image: DecodedImage, face: RawFa
       crop.dispose();
     }
     const landmarks = marks.map(chip.toOriginal);
-    return { descriptor, landmarks, rollDegrees: rollDegrees(landmarks) };
+    const quality = { ...chipQuality(chip.rgb, marks), visible: visibleShare(landmarks, image.width, image.height) };
+    return { descriptor, landmarks, rollDegrees: rollDegrees(landmarks), quality };
   } finally {
     chipTensor.dispose();
   }

@@ -3,8 +3,11 @@ import { cropFaceJpeg } from './crop.js';
 import { describe } from './describe.js';
 import { detectionPixels, findFaces, type RawFace } from './detect.js';
 import type { Box } from './geometry.js';
+import type { FaceQuality } from './quality.js';
 import { SerialQueue } from './queue.js';
 import { faceRuntime } from './runtime.js';
+
+export type { FaceQuality } from './quality.js';
 
 export { DEFAULT_FACE_MATCH_THRESHOLD, faceDistance, faceSimilarity, MATCH_DISTANCE } from './match.js';
 
@@ -15,7 +18,11 @@ export interface DetectedFace {
   landmarks: { x: number; y: number }[]; // 68 points, original-image pixels
   rollDegrees: number; // in-plane rotation estimated from the eyes
 }
-export interface FaceDescription extends DetectedFace { descriptor: Float32Array } // 128-d
+export interface FaceDescription extends DetectedFace {
+  descriptor: Float32Array; // 128-d
+  /** How far the descriptor can be trusted (blur, drawing, cut by the frame); absent from engines that do not measure it. */
+  quality?: FaceQuality;
+}
 
 export interface FaceModels {
   backend: string; // 'tensorflow' | 'wasm' | 'cpu'
@@ -56,7 +63,7 @@ export async function loadFaceModels(): Promise<FaceModels> {
         if (!largest) return null;
         const described = await describe(rt, image, largest);
         if (!described) return null;
-        return { ...publicFace(largest), landmarks: described.landmarks, rollDegrees: described.rollDegrees, descriptor: described.descriptor };
+        return { ...publicFace(largest), landmarks: described.landmarks, rollDegrees: described.rollDegrees, descriptor: described.descriptor, quality: described.quality };
       }),
     cropFace: (image, box, options) => cropFaceJpeg(image, box, options),
     close: async () => {

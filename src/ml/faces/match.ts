@@ -8,6 +8,14 @@
 // MIDPOINT and SPREAD are chosen (scripts/eval-faces.ts) so that similarity = 0.95 exactly at
 // the decision distance MATCH_DISTANCE, i.e. MIDPOINT = MATCH_DISTANCE + SPREAD * ln(19).
 
+/**
+ * Which descriptor model and pipeline produced a stored descriptor. Descriptors of different kinds
+ * cannot be compared, so every stored descriptor carries its kind and is only compared with its
+ * own; a new model or chip pipeline gets a new kind, and faces of the old kind must be enrolled
+ * again (migration Migration20261125100000_descriptor_kind marked those stored before it).
+ */
+export const FACE_DESCRIPTOR_KIND = 'face-api-128';
+
 /** Distance at which same/different is decided (measured on the evaluation sets). */
 export const MATCH_DISTANCE = 0.6;
 /** Width of the logistic: how fast similarity falls around the decision distance. */

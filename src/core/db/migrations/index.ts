@@ -8,6 +8,7 @@ import { Migration20261123040000_sessions } from './Migration20261123040000_sess
 import { Migration20261123060000_roster } from './Migration20261123060000_roster.js';
 import { Migration20261123070000_ops } from './Migration20261123070000_ops.js';
 import { Migration20261124100000_security } from './Migration20261124100000_security.js';
+import { Migration20261125100000_descriptor_kind } from './Migration20261125100000_descriptor_kind.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123060000_roster', class: Migration20261123060000_roster },
   { name: 'Migration20261123070000_ops', class: Migration20261123070000_ops },
   { name: 'Migration20261124100000_security', class: Migration20261124100000_security },
+  { name: 'Migration20261125100000_descriptor_kind', class: Migration20261125100000_descriptor_kind },
 ];

@@ -1,0 +1,82 @@
+import { boundsOf, type Point } from './geometry.js';
+import type { Rgb } from './raster.js';
+
+// What a face chip says about how far its descriptor can be trusted, measured on the inner face
+// (brows to chin, inside the jaw: skin, eyes, nose and mouth, never background or the black fill
+// of a chip that ran past the image edge). The rules that act on these live in core
+// (faceQualityProblem); the thresholds were chosen on one evaluation set and reported on another
+// (README, "Quality gates").
+
+export interface FaceQuality {
+  /** Detail of the inner face: variance of the Laplacian over the variance of the grey levels (blur lowers it; contrast does not). */
+  sharpness: number;
+  /** Share of inner-face pixels whose 3x3 neighbourhood is one flat tone. Measured for the evaluation only: it was meant to tell a drawing from a photograph, but posterised copies and JPEG-flattened photos overlap (README, "Quality gates"), so no rule uses it. */
+  flatness: number;
+  /** Share of the face (landmark bounds, padded 10%) inside the image: a face cut by the frame holds less than all of it. */
+  visible: number;
+}
+
+/** The inner face of a chip: the bounds of the brow, eye, nose and mouth landmarks down to the chin. */
+function innerFace(marks: Point[], width: number, height: number): { x0: number; y0: number; x1: number; y1: number } {
+  const inner = boundsOf(marks.slice(17));
+  const chin = Math.max(...marks.slice(5, 12).map((p) => p.y));
+  const x0 = Math.max(1, Math.floor(inner.x));
+  const y0 = Math.max(1, Math.floor(inner.y));
+  const x1 = Math.min(width - 2, Math.ceil(inner.x + inner.width));
+  const y1 = Math.min(height - 2, Math.ceil(Math.max(inner.y + inner.height, chin)));
+  return { x0, y0, x1, y1 };
+}
+
+const grey = (rgb: Rgb, i: number) => 0.299 * rgb.data[i * 3]! + 0.587 * rgb.data[i * 3 + 1]! + 0.114 * rgb.data[i * 3 + 2]!;
+
+/** Sharpness and flatness of the inner face of a chip whose 68 landmarks are `marks`. */
+export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpness' | 'flatness'> {
+  const { x0, y0, x1, y1 } = innerFace(marks, rgb.width, rgb.height);
+  const w = rgb.width;
+  let n = 0;
+  let sum = 0;
+  let sumSq = 0;
+  let lapSum = 0;
+  let lapSq = 0;
+  let flat = 0;
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const i = y * w + x;
+      const g = grey(rgb, i);
+      const lap = grey(rgb, i - 1) + grey(rgb, i + 1) + grey(rgb, i - w) + grey(rgb, i + w) - 4 * g;
+      n++;
+      sum += g;
+      sumSq += g * g;
+      lapSum += lap;
+      lapSq += lap * lap;
+      if (isFlat(rgb, i, w)) flat++;
+    }
+  }
+  if (n < 16) return { sharpness: 0, flatness: 1 };
+  const variance = sumSq / n - (sum / n) ** 2;
+  const lapVariance = lapSq / n - (lapSum / n) ** 2;
+  return { sharpness: lapVariance / Math.max(variance, 1), flatness: flat / n };
+}
+
+/** Every pixel of the 3x3 neighbourhood within one grey level of the centre, in every channel. */
+function isFlat(rgb: Rgb, i: number, w: number): boolean {
+  for (let dy = -1; dy <= 1; dy++) {
+    for (let dx = -1; dx <= 1; dx++) {
+      const j = i + dy * w + dx;
+      for (let c = 0; c < 3; c++) if (Math.abs(rgb.data[j * 3 + c]! - rgb.data[i * 3 + c]!) > 1) return false;
+    }
+  }
+  return true;
+}
+
+/** Share of the padded landmark bounds (original pixels) that lies inside a width x height image. */
+export function visibleShare(landmarks: Point[], width: number, height: number): number {
+  const b = boundsOf(landmarks);
+  const pad = 0;
+  const x0 = b.x - pad;
+  const y0 = b.y - pad;
+  const x1 = b.x + b.width + pad;
+  const y1 = b.y + b.height + pad;
+  const inside = Math.max(0, Math.min(x1, width) - Math.max(x0, 0)) * Math.max(0, Math.min(y1, height) - Math.max(y0, 0));
+  return inside / Math.max(1, (x1 - x0) * (y1 - y0));
+}
