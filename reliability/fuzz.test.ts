@@ -87,7 +87,7 @@ function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }):
         : security.includes('ApiKey') ? 'apiKey' : security.includes('ClientId') ? 'orgClient' : security.includes('AccessToken') ? 'accessToken' : 'none';
       const success = op.responses?.['200'] ?? op.responses?.['201'];
       const enveloped = Boolean(success?.content?.['application/json']?.schema?.properties?.success);
-      const shape: Shape = PAGES.has(path) ? 'page' : path === '/metrics' ? 'text' : enveloped ? 'envelope' : 'bare';
+      const shape: Shape = PAGES.has(path) ? 'page' : path === '/metrics' ? 'text' : path === '/api/auth/oidc/token' ? 'oauth' : enveloped ? 'envelope' : 'bare';
       const surface = path.startsWith('/api/hosted') ? 'hosted page' : path.startsWith('/api/sdk') ? 'roster' : path.startsWith('/api/v2') ? 'REST' : path.startsWith('/api/auth') || path.includes('well-known') ? 'OIDC' : 'system';
       const body = bodyFields(op.requestBody?.content?.['application/json']?.schema);
       const query = (op.parameters ?? []).filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name);
@@ -103,7 +103,7 @@ function otherRoutes(): Route[] {
   const token = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret', 'refresh_token', 'scope'];
   return [
     route('hosted page', 'POST', '/api/hosted/session/steps/{step}', 'envelope', 'session', step, { images: ['front_image', 'back_image'], imageLists: ['frames'] }),
-    route('OIDC', 'POST', '/api/auth/oidc/token', 'bare', 'client', token),
+    route('OIDC', 'POST', '/api/auth/oidc/token', 'oauth', 'client', token),
     route('OIDC', 'POST', '/api/auth/oidc/userinfo', 'bare', 'accessToken'),
     route('OIDC', 'GET', '/api/.well-known/openid-configuration', 'bare', 'none'),
     route('pages', 'POST', '/api/auth/oidc/login', 'page', 'none', ['interaction', 'email', 'password']),
@@ -425,14 +425,14 @@ describe('regressions and transport edge cases', () => {
     ['gzip that is not gzip', () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'notgzip' }), 400],
     ['brotli that is not brotli, on a check', () => ({ method: 'POST', path: '/api/v2/age-verification', headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'br' }, body: 'xx' }), 400],
     ['gzip garbage to GraphQL', () => ({ method: 'POST', path: '/graphql', headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'zz' }), 400],
-    ['gzip garbage to the token endpoint', () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }, body: 'a=b' }), 400],
+    ['gzip garbage to the token endpoint', () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }, body: 'a=b' }), 400, 'oauth'],
     // Found by this fuzzer: a NUL reached PostgreSQL (a protocol error: 500, or 503 once those meant "database down").
     ['a NUL in a session id', () => ({ method: 'GET', path: '/api/v2/session/%00', headers: key() }), 400],
     ['a NUL in vendor_data', () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: service.demo.workflows.location, vendor_data: 'a\u0000b' }) }), 400],
     ['an escaped NUL in jsonb metadata', () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: service.demo.workflows.location, metadata: { note: '\u0000' } }) }), 400],
     ['a NUL in the state of an authorization request', () => ({ method: 'GET', path: `/api/auth/oidc/authorize?client_id=${service.demo.oidc.client_id}&redirect_uri=${encodeURIComponent(service.demo.oidc.redirect_uris[0]!)}&response_type=code&scope=openid&state=%00` }), 400],
     ['a NUL in a roster member id', () => ({ method: 'DELETE', path: '/api/sdk/members/a%00b', headers: { 'x-client-id': service.demo.org.client_id, 'x-client-secret': service.demo.org.client_secret } }), 400],
-    ['an escaped NUL in a token endpoint client_id', () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=%7B%22%5Cu0000%22%7D&client_secret=x&grant_type=refresh_token' })],
+    ['an escaped NUL in a token endpoint client_id', () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=%7B%22%5Cu0000%22%7D&client_secret=x&grant_type=refresh_token' }), undefined, 'oauth'],
     ['a NUL in a GraphQL argument', () => ({ method: 'POST', path: '/graphql', headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ session(projectId: "${service.demo.project_id}", sessionId: "a\\u0000b") { id } }` }) }), 200, 'graphql'],
     // Found by this fuzzer: a multipart field named `constructor` threw inside busboy's event handler: the process died.
     ['a multipart field named constructor', () => ({ method: 'POST', path: '/api/v2/location', headers: { ...key(), 'content-type': multipart([]).contentType! }, body: multipart([{ name: 'constructor', value: '1' }, { name: '__proto__', value: '2' }, { name: 'latitude', value: '1' }]).bytes }), 400],

@@ -172,7 +172,7 @@ describe('tenant isolation: a credential of A gets not_found for every id of B',
   it('OIDC: A\'s refresh token presented by B\'s client is invalid_grant, and stays usable by A', async () => {
     const tokens = await flow.tokens();
     const stolen = await api.post('/api/auth/oidc/token').type('form').send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: b.client.client_id, client_secret: b.client.client_secret });
-    expect(stolen.body.error.code).toBe('invalid_grant');
+    expect(stolen.body.error).toBe('invalid_grant');
     expect((await flow.refresh(tokens.refresh_token)).status).toBe(200);
   });
 });
@@ -665,9 +665,9 @@ describe('admin API limits', () => {
 });
 
 describe('headers (pages, API answers, metrics)', () => {
-  it('every HTML page has a CSP, nosniff and no referrer; inline scripts run only with the response\'s nonce', async () => {
+  it('every HTML page has a CSP, nosniff, no referrer and refuses to be framed; inline scripts run only with the response\'s nonce', async () => {
     const interaction = (await api.get(authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid', state: 's' })).redirects(0)).headers.location as string | undefined;
-    const pages = ['/', `/verify/ses_x`, '/admin', ...(interaction ? [new URL(interaction, service.url).pathname + new URL(interaction, service.url).search] : [])];
+    const pages = ['/', `/verify/ses_x`, '/admin', '/activate/not-a-real-invitation', '/api/auth/oidc/signup', ...(interaction ? [new URL(interaction, service.url).pathname + new URL(interaction, service.url).search] : [])];
     for (const page of pages) {
       const res = await api.get(page);
       expect(res.headers['content-type'], page).toMatch(/text\/html/);
@@ -676,6 +676,8 @@ describe('headers (pages, API answers, metrics)', () => {
       expect(res.headers['content-security-policy'], page).not.toMatch(/script-src[^;]*'unsafe-inline'/);
       expect(res.headers['x-content-type-options'], page).toBe('nosniff');
       expect(res.headers['referrer-policy'], page).toBe('no-referrer');
+      // clickjacking: the login, consent, sign-up, activation and hosted pages are never framed
+      expect(res.headers['x-frame-options'], page).toBe('DENY');
     }
     const first = await api.get('/');
     const second = await api.get('/');

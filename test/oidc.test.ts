@@ -176,20 +176,32 @@ describe('token endpoint', () => {
     expect(res.body.access_token).toBeTruthy();
   });
 
-  it('answers invalid_client (401) for wrong credentials, in the error envelope', async () => {
-    const res = await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: redirectUri, client_id: client.client_id, client_secret: 'wrong' });
-    expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ success: false, error: { code: 'invalid_client' } });
+  it('answers token errors in the client\'s dialect: RFC 6749 5.2 to a form body, the envelope to JSON', async () => {
+    const wrong = { grant_type: 'authorization_code', code: 'x', redirect_uri: redirectUri, client_id: client.client_id, client_secret: 'wrong' };
+    const form = await token(wrong);
+    expect(form.status).toBe(401);
+    expect(form.headers['cache-control']).toBe('no-store');
+    expect(form.body).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+    const json = await service.http.post('/api/auth/oidc/token').send(wrong);
+    expect(json.status).toBe(401);
+    expect(json.body).toMatchObject({ success: false, error: { code: 'invalid_client' } });
     const basic = await service.http.post('/api/auth/oidc/token').set('Authorization', `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}`).type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' });
     expect(basic.status).toBe(401);
     expect(basic.headers['www-authenticate']).toContain('Basic');
+    expect(basic.body.error).toBe('invalid_client');
+    // a JSON body that does not parse is invalid_request, not validation_error
+    const broken = await service.http.post('/api/auth/oidc/token').set('Content-Type', 'application/json').send('{"grant_type": ');
+    expect(broken.status).toBe(400);
+    expect(broken.body).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+    const grant = await service.http.post('/api/auth/oidc/token').send({ grant_type: 'refresh_token', refresh_token: 'nope', client_id: client.client_id, client_secret: client.client_secret });
+    expect(grant.body.error.code).toBe('invalid_grant');
   });
 
   it('answers unsupported_grant_type and invalid_request', async () => {
     const creds = { client_id: client.client_id, client_secret: client.client_secret };
-    expect((await token({ ...creds, grant_type: 'password' })).body.error.code).toBe('unsupported_grant_type');
-    expect((await token({ ...creds, grant_type: 'authorization_code' })).body.error.code).toBe('invalid_request');
-    expect((await token({ ...creds })).body.error.code).toBe('invalid_request');
+    expect((await token({ ...creds, grant_type: 'password' })).body.error).toBe('unsupported_grant_type');
+    expect((await token({ ...creds, grant_type: 'authorization_code' })).body.error).toBe('invalid_request');
+    expect((await token({ ...creds })).body.error).toBe('invalid_request');
   });
 
   it('uses a code once; a replay gets invalid_grant and revokes what the code issued', async () => {
@@ -199,19 +211,19 @@ describe('token endpoint', () => {
     expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${first.body.access_token}`)).status).toBe(200);
     const replay = await exchange(code, verifier);
     expect(replay.status).toBe(400);
-    expect(replay.body.error.code).toBe('invalid_grant');
+    expect(replay.body.error).toBe('invalid_grant');
     expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${first.body.access_token}`)).status).toBe(401);
-    expect((await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error.code).toBe('invalid_grant');
+    expect((await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
   });
 
   it('binds codes to the redirect URI, the PKCE verifier and about two minutes', async () => {
     const a = await authorize();
-    expect((await exchange(a.code, a.verifier, { redirect_uri: client.redirect_uris[1]! })).body.error.code).toBe('invalid_grant');
+    expect((await exchange(a.code, a.verifier, { redirect_uri: client.redirect_uris[1]! })).body.error).toBe('invalid_grant');
     const b = await authorize();
-    expect((await exchange(b.code, pkce().verifier)).body.error.code).toBe('invalid_grant');
+    expect((await exchange(b.code, pkce().verifier)).body.error).toBe('invalid_grant');
     const c = await authorize();
     clock.advance(121_000);
-    expect((await exchange(c.code, c.verifier)).body.error.code).toBe('invalid_grant');
+    expect((await exchange(c.code, c.verifier)).body.error).toBe('invalid_grant');
   });
 
   it("refuses another client's code", async () => {
@@ -219,7 +231,7 @@ describe('token endpoint', () => {
     const { code, verifier } = await authorize();
     const res = await exchange(code, verifier, { client_id: other.client.clientId, client_secret: other.clientSecret });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_grant');
+    expect(res.body.error).toBe('invalid_grant');
   });
 });
 
@@ -239,9 +251,9 @@ describe('refresh tokens', () => {
 
     const replay = await refresh(first.refresh_token);
     expect(replay.status).toBe(400);
-    expect(replay.body.error.code).toBe('invalid_grant');
-    expect((await refresh(second.body.refresh_token)).body.error.code).toBe('invalid_grant');
-    expect((await refresh(parallel.refresh_token)).body.error.code).toBe('invalid_grant');
+    expect(replay.body.error).toBe('invalid_grant');
+    expect((await refresh(second.body.refresh_token)).body.error).toBe('invalid_grant');
+    expect((await refresh(parallel.refresh_token)).body.error).toBe('invalid_grant');
   });
 
   it("rejects another client's refresh token", async () => {
@@ -249,7 +261,7 @@ describe('refresh tokens', () => {
     const { code, verifier } = await authorize();
     const tokens = (await exchange(code, verifier)).body;
     const res = await refresh(tokens.refresh_token, { client_id: other.client.clientId, client_secret: other.clientSecret, redirect_uris: [] });
-    expect(res.body.error.code).toBe('invalid_grant');
+    expect(res.body.error).toBe('invalid_grant');
     expect((await refresh(tokens.refresh_token)).status).toBe(200);
   });
 
@@ -258,7 +270,7 @@ describe('refresh tokens', () => {
     const tokens = (await exchange(code, verifier)).body;
     const results = await Promise.all([1, 2, 3, 4, 5].map(() => refresh(tokens.refresh_token)));
     expect(results.filter((res) => res.status === 200)).toHaveLength(1);
-    for (const res of results.filter((r) => r.status !== 200)) expect(res.body.error.code).toBe('invalid_grant');
+    for (const res of results.filter((r) => r.status !== 200)) expect(res.body.error).toBe('invalid_grant');
   });
 });
 
@@ -279,7 +291,7 @@ describe('logout', () => {
     expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
     expect(location.searchParams.get('state')).toBe('bye');
     expect(driver.cookie).toBe('');
-    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error.code).toBe('invalid_grant');
+    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
   });
 });
 
@@ -308,5 +320,21 @@ describe('account reads', () => {
     const everything = JSON.stringify([verifications.body, licenses.body]) + JSON.stringify(decodeJwt(tokens.id_token));
     for (const raw of ['1988', 'X1234567', 'Main St']) expect(everything).not.toContain(raw);
     expect((await service.http.get('/api/auth/oidc/userinfo')).status).toBe(401);
+  });
+
+  it('says how to authenticate on every 401 and 403 of the bearer routes (RFC 6750 section 3)', async () => {
+    const none = await service.http.get('/api/auth/oidc/userinfo');
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="verity"');
+    const bad = await service.http.get('/api/auth/oidc/licenses').set('Authorization', 'Bearer not-a-token');
+    expect(bad.status).toBe(401);
+    expect(bad.headers['www-authenticate']).toMatch(/^Bearer realm="verity", error="invalid_token", error_description="[^"]+"$/);
+    const narrow = await authorize({ scope: 'openid' });
+    const narrowTokens = (await exchange(narrow.code, narrow.verifier)).body;
+    for (const [path, scope] of [['/api/auth/oidc/userinfo', 'profile'], ['/api/auth/oidc/verifications', 'verifications']] as const) {
+      const res = await service.http.get(path).set('Authorization', `Bearer ${narrowTokens.access_token}`);
+      expect(res.status).toBe(403);
+      expect(res.headers['www-authenticate']).toMatch(new RegExp(`^Bearer realm="verity", error="insufficient_scope", error_description="[^"]+", scope="${scope}"$`));
+    }
   });
 });

@@ -7,7 +7,9 @@ import type { RawResponse } from './raw-http.js';
 // GraphQL and tRPC error shapes (with the catalog code in extensions.code / data.domainCode),
 // or, for the pages a person sees, HTML or a redirect.
 
-export type Shape = 'envelope' | 'bare' | 'page' | 'graphql' | 'trpc' | 'text';
+// 'oauth' is the token endpoint: top-level tokens on success; errors as RFC 6749 section 5.2
+// (`{ error, error_description }` with a catalog code) to a form-encoded request, the envelope to JSON.
+export type Shape = 'envelope' | 'bare' | 'page' | 'graphql' | 'trpc' | 'text' | 'oauth';
 
 const INVALID = Symbol('invalid JSON');
 
@@ -35,6 +37,14 @@ export function envelopeViolation(body: unknown, status: number): string | null 
   if (!isErrorCode(error.code)) return `code ${error.code} is not in the catalog`;
   if (!statusAllowed(error.code, status)) return `status ${status} is not the catalog's for ${error.code}`;
   return null;
+}
+
+/** Why an RFC 6749 section 5.2 error body is not one (with a catalog code and its status), or null. */
+function oauthErrorViolation(body: unknown, status: number): string | null {
+  if (!isObject(body) || typeof body.error !== 'string') return 'neither the envelope nor an RFC 6749 error';
+  if (body.error_description !== undefined && typeof body.error_description !== 'string') return 'error_description is not a string';
+  if (!isErrorCode(body.error)) return `code ${body.error} is not in the catalog`;
+  return statusAllowed(body.error, status) ? null : `status ${status} is not the catalog's for ${body.error}`;
 }
 
 function graphqlViolation(body: unknown): string | null {
@@ -78,6 +88,7 @@ export function contractViolation(shape: Shape, response: RawResponse, requestHe
   if (isObject(body) && 'success' in body) return envelopeViolation(body, status);
   if (shape === 'graphql') return graphqlViolation(body);
   if (shape === 'trpc') return trpcViolation(body);
-  if ((shape === 'bare' || shape === 'text') && status < 300) return null;
+  if ((shape === 'bare' || shape === 'text' || shape === 'oauth') && status < 300) return null;
+  if (shape === 'oauth') return oauthErrorViolation(body, status);
   return `JSON from a ${shape} route is not the envelope`;
 }

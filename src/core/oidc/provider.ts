@@ -459,8 +459,8 @@ export class OidcProvider {
   // ---- account reads (no check runs here; no date of birth, document number or address) ----
 
   private requireScope(grant: ResourceGrant, scope: string | null): void {
-    if (!grant.scopes.includes('openid')) throw new DomainError('insufficient_scope', 'the token lacks the openid scope');
-    if (scope && !grant.scopes.includes(scope)) throw new DomainError('insufficient_scope', `the token lacks the ${scope} scope`);
+    if (!grant.scopes.includes('openid')) throw new DomainError('insufficient_scope', 'the token lacks the openid scope', { data: { scope: 'openid' } });
+    if (scope && !grant.scopes.includes(scope)) throw new DomainError('insufficient_scope', `the token lacks the ${scope} scope`, { data: { scope } });
   }
 
   async userinfo(grant: ResourceGrant) {

@@ -1,9 +1,10 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { AuthorizeStep } from '../../core/oidc/provider.js';
 import { consentPage, messagePage, signInPage, signUpPage } from '../../web/login-pages.js';
-import { requireAccessToken, type TokenCaller } from '../auth.js';
+import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
+import { toDomainError } from '../errors.js';
 import { sendData } from '../envelope.js';
 import type { ApiDocs } from '../openapi.js';
 
@@ -36,6 +37,39 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
   } catch {
     throw new DomainError('invalid_client', 'malformed Basic credentials');
   }
+}
+
+/**
+ * Token errors in the client's dialect. A form-encoded request (what RFC 6749 requires, so every
+ * standard relying party) gets RFC 6749 section 5.2's `{ error, error_description }`; a JSON
+ * request gets the spec's envelope. A body that does not parse is `invalid_request` either way,
+ * and a failed HTTP Basic authentication carries `WWW-Authenticate: Basic`.
+ */
+function tokenError(error: unknown, req: Request, res: Response, next: NextFunction): void {
+  const known = (error as { type?: string })?.type === 'entity.parse.failed' ? new DomainError('invalid_request', 'malformed JSON body') : toDomainError(error);
+  if (!known) return next(error);
+  if (known.code === 'invalid_client' && req.get('authorization')) res.setHeader('WWW-Authenticate', 'Basic realm="verity"');
+  if (!req.is('application/x-www-form-urlencoded')) return next(known);
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(known.status).json({ error: known.code, error_description: known.message });
+}
+
+/**
+ * RFC 6750 section 3 on the bearer routes: every 401 and 403 says how to authenticate. No token
+ * sent: the realm only; a bad one: `error="invalid_token"`; too narrow: `error="insufficient_scope"`
+ * and the `scope` it needs.
+ */
+function bearerChallenge(error: unknown, req: Request, res: Response, next: NextFunction): void {
+  const known = toDomainError(error);
+  if (known?.code === 'invalid_token' || known?.code === 'insufficient_scope') res.setHeader('WWW-Authenticate', bearerChallengeHeader(known, bearer(req) !== undefined));
+  next(error);
+}
+
+function bearerChallengeHeader(error: DomainError, tokenSent: boolean): string {
+  if (!tokenSent) return 'Bearer realm="verity"';
+  const quoted = (value: string) => value.replace(/["\\]/g, '');
+  const scope = (error.data as { scope?: string } | undefined)?.scope;
+  return `Bearer realm="verity", error="${error.code}", error_description="${quoted(error.message)}"${scope ? `, scope="${quoted(scope)}"` : ''}`;
 }
 
 /** Login and account endpoints under /api/auth/oidc, discovery at both well-known paths. */
@@ -124,13 +158,9 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.post('/api/auth/oidc/token', ...body, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
-    try {
-      res.json(await oidc.token(req.body ?? {}, basicCredentials(req)));
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'invalid_client' && req.get('authorization')) res.setHeader('WWW-Authenticate', 'Basic realm="verity"');
-      throw error;
-    }
+    res.json(await oidc.token(req.body ?? {}, basicCredentials(req)));
   });
+  router.use('/api/auth/oidc/token', tokenError);
 
   router.get('/api/auth/oidc/logout', async (req, res) => {
     const outcome = await oidc.logout(req.query);
@@ -150,6 +180,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.post('/api/auth/oidc/userinfo', tokenAuth, userinfo);
   router.get('/api/auth/oidc/licenses', tokenAuth, async (_req, res) => { sendData(res, await oidc.licenses(res.locals.token)); });
   router.get('/api/auth/oidc/verifications', tokenAuth, async (_req, res) => { sendData(res, await oidc.verifications(res.locals.token)); });
+  router.use(['/api/auth/oidc/userinfo', '/api/auth/oidc/licenses', '/api/auth/oidc/verifications'], bearerChallenge);
 
   docs.add(
     { method: 'get', path: '/.well-known/openid-configuration', summary: 'OpenID Connect discovery (also at /api/.well-known/openid-configuration)', tag: 'login', security: 'none', bare: true },
