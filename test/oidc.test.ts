@@ -303,7 +303,7 @@ describe('account reads', () => {
     for (const method of ['get', 'post'] as const) {
       const res = await service.http[method]('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${tokens.access_token}`).set('Accept', 'application/json');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ sub: service.demo.account.svc_id, svc_id: service.demo.account.svc_id, preferred_username: service.demo.account.email, email: service.demo.account.email, name: 'Dana Demo', id_verified: true });
+      expect(res.body).toEqual({ sub: service.demo.account.svc_id, svc_id: service.demo.account.svc_id, preferred_username: service.demo.account.email, email: service.demo.account.email, email_verified: false, name: 'Dana Demo', id_verified: true });
     }
     const narrow = await authorize({ scope: 'openid' });
     const narrowTokens = (await exchange(narrow.code, narrow.verifier)).body;
@@ -317,6 +317,8 @@ describe('account reads', () => {
     expect(verifications.body).toEqual({ success: true, data: { verifications: { human_verified: true, id_verified: true, licenses: [] } }, error: null });
     const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${tokens.access_token}`);
     expect(licenses.body.data).toEqual({ licenses: [] });
+    // email_verified goes with email, in the id_token as in userinfo (no address is proved yet: false)
+    expect(decodeJwt(tokens.id_token)).toMatchObject({ email: service.demo.account.email, email_verified: false });
     const everything = JSON.stringify([verifications.body, licenses.body]) + JSON.stringify(decodeJwt(tokens.id_token));
     for (const raw of ['1988', 'X1234567', 'Main St']) expect(everything).not.toContain(raw);
     expect((await service.http.get('/api/auth/oidc/userinfo')).status).toBe(401);

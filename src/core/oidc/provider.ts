@@ -19,6 +19,13 @@ const INTERACTION_TTL_MS = 10 * 60_000;
 const ID_TOKEN_TTL_SECONDS = ACCESS_TOKEN_TTL_SECONDS;
 
 /** The authorization request once its client and redirect URI are trusted. */
+/**
+ * `email_verified` goes wherever `email` does (OIDC Core 5.1). No address has been proved to
+ * belong to its account yet (sign-up sends no verification link), so it is false for everyone
+ * until that exists; a relying party must not treat the email as verified.
+ */
+const EMAIL_VERIFIED = false;
+
 export interface AuthorizeRequest {
   clientId: string;
   clientName: string;
@@ -116,7 +123,7 @@ export class OidcProvider {
       token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
       id_token_signing_alg_values_supported: ['RS256'],
       subject_types_supported: ['public'],
-      claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'svc_id', 'svc_org_member_id', 'email', 'name', 'preferred_username', 'id_verified'],
+      claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'svc_id', 'svc_org_member_id', 'email', 'email_verified', 'name', 'preferred_username', 'id_verified'],
       prompt_values_supported: ['none', 'login', 'consent'],
       authorization_response_iss_parameter_supported: true,
       request_parameter_supported: false,
@@ -398,7 +405,7 @@ export class OidcProvider {
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       svc_id: account.id,
       ...(membership ? { svc_org_member_id: membership.memberId } : {}),
-      ...(grant.scopes.includes('profile') ? { email: account.email, name: account.displayName ?? account.email } : {}),
+      ...(grant.scopes.includes('profile') ? { email: account.email, email_verified: EMAIL_VERIFIED, name: account.displayName ?? account.email } : {}),
     };
     return { accessToken, refreshToken, scopes: grant.scopes, claims };
   }
@@ -472,6 +479,7 @@ export class OidcProvider {
       svc_id: account.id,
       preferred_username: account.email,
       email: account.email,
+      email_verified: EMAIL_VERIFIED,
       name: identity?.fullName ?? account.displayName ?? account.email,
       id_verified: account.idVerified,
     };
