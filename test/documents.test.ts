@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTesseractDocumentReader, type DocumentReader } from '../src/ml/document/index.js';
+import { createDocumentReader, type DocumentReader } from '../src/ml/document/index.js';
 import { buildReading, mrzDate } from '../src/ml/document/mrz.js';
 import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
@@ -9,7 +9,7 @@ import { decodeImage } from '../src/ml/image.js';
 import { renderDocument, renderNonDocument, type DocumentSpec } from './helpers/documents.js';
 import { labelledLines, readLabels } from './helpers/documents-labels.js';
 
-// Real tesseract on a handful of rendered documents and, when present, a few easy images of the
+// Real PaddleOCR on a handful of rendered documents and, when present, a few easy images of the
 // shared labelled set. The full evaluation is scripts/eval-documents.ts.
 
 const base: Omit<DocumentSpec, 'name' | 'layout' | 'seed'> = { font: 'sans', rotation: 0, skew: 0, blur: 0, jpegQuality: null };
@@ -45,10 +45,10 @@ describe('MRZ check digits and correction (no OCR)', () => {
   });
 });
 
-describe('tesseract document reader', () => {
+describe('document reader (PaddleOCR)', () => {
   let reader: DocumentReader;
   beforeAll(async () => {
-    reader = await createTesseractDocumentReader();
+    reader = await createDocumentReader();
   });
   afterAll(async () => {
     await reader?.close();

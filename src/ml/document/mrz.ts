@@ -60,7 +60,7 @@ function fitted(line: string, length: number): string[] {
   return [...variants].filter((v) => v.length === length);
 }
 
-/** Length of the lines as read, not counting the K/L look-alikes tesseract adds next to chevrons. */
+/** Length of the lines as read, not counting the K/L look-alikes OCR adds next to chevrons. */
 function readLength(texts: string[]): number {
   const lengths = texts.map((t) => t.length - (t.match(/(?<=<)[KLC]|[KLC](?=<)/g) ?? []).length * 0.5);
   return lengths.reduce((a, b) => a + b, 0) / lengths.length;
@@ -177,8 +177,20 @@ export function buildReading(rawLines: string[], layout: Layout): MrzReading {
     checkDigits,
     valid: Object.values(checkDigits).every(Boolean),
     corrections,
+    correctedFields: correctedFields(rawLines, lines, layout),
     fields: parseFields(lines, layout.format),
   };
+}
+
+/** The layout's fields that differ between the lines as read and as corrected. */
+function correctedFields(raw: string[], corrected: string[], layout: Layout): Array<{ field: string; from: string; to: string }> {
+  const out: Array<{ field: string; from: string; to: string }> = [];
+  for (const f of layout.fields) {
+    const from = (raw[f.line] ?? '').slice(f.start, f.end);
+    const to = corrected[f.line]!.slice(f.start, f.end);
+    if (from !== to) out.push({ field: f.name, from, to });
+  }
+  return out;
 }
 
 const blankToNull = (s: string | null | undefined): string | null => {
