@@ -190,11 +190,12 @@ export function renderFront(h: Holder): Buffer {
   return Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="856" height="540">${parts.join('')}</svg>`);
 }
 
-/** The back: the PDF417 across most of the card, with fine print above it. */
-export async function renderBack(h: Holder, payload: string): Promise<Buffer> {
-  const barcode = await bwipjs.toBuffer({ bcid: 'pdf417', text: payload, columns: 13, eclevel: 4, scale: 2, rowmult: 3, paddingwidth: 6, paddingheight: 6, backgroundcolor: 'FFFFFF' } as Parameters<typeof bwipjs.toBuffer>[0]);
+/** The back: the PDF417 across most of the card (or, for negative tests, a QR code), with fine print above it. */
+export async function renderBack(h: Holder, payload: string, symbology: 'pdf417' | 'qrcode' = 'pdf417'): Promise<Buffer> {
+  const options = symbology === 'pdf417' ? { columns: 13, eclevel: 4, scale: 2, rowmult: 3 } : { scale: 6 };
+  const barcode = await bwipjs.toBuffer({ bcid: symbology, text: payload, paddingwidth: 6, paddingheight: 6, backgroundcolor: 'FFFFFF', ...options } as Parameters<typeof bwipjs.toBuffer>[0]);
   const meta = await sharp(barcode).metadata();
-  const width = 780;
+  const width = symbology === 'pdf417' ? 780 : 360;
   const height = Math.round((meta.height! * width) / meta.width!);
   const code = await sharp(barcode).resize(width, height, { kernel: 'nearest' }).png().toBuffer();
   const parts = cardBackground(856, 540, h.country === 'USA' ? '#d9e6f2' : '#e3eedf');
