@@ -310,8 +310,12 @@ function regions(map: Float32Array, width: number, height: number): Box[] {
   return boxes;
 }
 
-/** Boxes on one text row that nearly touch are one line (DB sometimes splits a long line where its characters thin out). */
-export function mergeRows<T extends Box>(boxes: T[]): T[] {
+/**
+ * Boxes on one text row with at most `maxGap` line heights between them are one line: DB splits
+ * an MRZ line where its filler run thins out (merge generously there), while a label and its value
+ * must stay two boxes (merge only what nearly touches).
+ */
+export function mergeRows<T extends Box>(boxes: T[], maxGap = 0.5): T[] {
   const sorted = [...boxes].sort((a, b) => a.x0 - b.x0);
   const merged: T[] = [];
   for (const box of sorted) {
@@ -319,7 +323,7 @@ export function mergeRows<T extends Box>(boxes: T[]): T[] {
     const row = merged.find((m) => {
       const overlap = Math.min(m.y1, box.y1) - Math.max(m.y0, box.y0);
       const mh = m.y1 - m.y0;
-      return overlap > 0.6 * Math.min(h, mh) && Math.max(h, mh) < 1.6 * Math.min(h, mh) && box.x0 - m.x1 < 0.5 * Math.max(h, mh);
+      return overlap > 0.6 * Math.min(h, mh) && Math.max(h, mh) < 1.6 * Math.min(h, mh) && box.x0 - m.x1 < maxGap * Math.max(h, mh);
     });
     if (row) {
       row.x1 = Math.max(row.x1, box.x1);

@@ -19,6 +19,10 @@ const PAGE_MAX_SIDE = 2400;
 const PAGE_MIN_SIDE = 1200;
 /** MRZ lines are long and thin: 30 to 44 characters on one line. Shorter boxes are printed-zone text. */
 const MRZ_MIN_ASPECT = 10;
+/** Margins (in line heights) of the second and third reads of MRZ lines that did not validate. */
+const RETRY_MARGINS = [0.35, 0.7];
+/** Pieces of one MRZ line may lie this many line heights apart (a long filler run read as background). */
+const MRZ_MAX_GAP = 1.2;
 
 interface Attempt {
   rotation: Rotation;
@@ -45,6 +49,12 @@ function rotationOrder(geometry: { horizontalScore: number; verticalScore: numbe
   const order = geometry.verticalScore > geometry.horizontalScore * 1.15 ? [...down, ...across] : [...across, ...down];
   if (preferred !== undefined) return [preferred, ...order.filter((r) => r !== preferred)];
   return order;
+}
+
+/** The box grown by `margin` line heights left and right (a third of that up and down), inside the page. */
+function widen<T extends Rect>(b: T, margin: number, page: Gray): T {
+  const h = b.y1 - b.y0;
+  return { ...b, x0: Math.max(0, b.x0 - margin * h), x1: Math.min(page.width, b.x1 + margin * h), y0: Math.max(0, b.y0 - (margin * h) / 3), y1: Math.min(page.height, b.y1 + (margin * h) / 3) };
 }
 
 const overlaps = (a: Rect, b: Rect) => Math.min(a.x1, b.x1) > Math.max(a.x0, b.x0) && Math.min(a.y1, b.y1) > Math.max(a.y0, b.y0);
@@ -183,11 +193,21 @@ export class PaddleDocumentReader implements DocumentReader {
     const long0 = Math.max(page.width, page.height);
     if (long0 < PAGE_MIN_SIDE) page = await resizeGray(page, Math.min(4, PAGE_MIN_SIDE / long0));
     const boxes = mergeRows(await this.ocr.detect(page));
-    let long = mrzCandidates(boxes);
+    let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0) long = [...boxes].sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0)).slice(0, 3).sort((a, b) => a.y0 - b.y0);
     const probe = clock.add(await this.ocr.lines(page, long, this.mrzAlphabet));
-    const mrz = combineReadings([readMrzFromOcr(probe.lines)].filter((r): r is MrzReading => r !== null));
+    const readings = [readMrzFromOcr(probe.lines)];
+    // No valid MRZ on the first read: read the same lines cut with wider margins (the recogniser
+    // drops characters that touch the crop's edge), and let the readings vote per character.
+    if (!readings[0]?.valid && long.length >= 2) {
+      for (const margin of RETRY_MARGINS) {
+        const wider = long.map((b) => widen(b, margin, page));
+        readings.push(readMrzFromOcr(clock.add(await this.ocr.lines(page, wider, this.mrzAlphabet)).lines));
+        if (readings[readings.length - 1]?.valid) break;
+      }
+    }
+    const mrz = combineReadings(readings.filter((r): r is MrzReading => r !== null));
     return { rotation, skew, page, boxes, probe, probeBoxes: long, mrz };
   }
 
