@@ -30,6 +30,21 @@ describe('MRZ check digits and correction (no OCR)', () => {
     expect(reading.fields).toMatchObject({ surname: 'ERIKSSON', givenNames: 'ANNA MARIA', birthDate: '1974-08-12', expirationDate: '2012-04-15', sex: 'F' });
   });
 
+  it("uses the recogniser's own alternatives: by field type first, and for repairs no look-alike table holds", () => {
+    const names = 'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<';
+    const truth = 'L898902C36UTO7408122F1204159ZE184226B<<<<<10';
+    const at = (index: number, alternatives: string) => [null, Array.from({ length: 44 }, (_, i) => (i === index ? alternatives : ''))];
+    // A letter in the birth date (index 14) that no look-alike maps: its second reading of the right kind, a digit.
+    const letter = truth.slice(0, 14) + 'H' + truth.slice(15);
+    expect(buildReading([names, letter], LAYOUTS.TD3, at(14, 'N4')).lines[1]).toBe(truth);
+    // 8 read as 9 (index 16): the tables do not pair them, the recogniser's alternative does.
+    const nine = truth.slice(0, 16) + '9' + truth.slice(17);
+    expect(buildReading([names, nine], LAYOUTS.TD3).valid).toBe(false);
+    const repaired = buildReading([names, nine], LAYOUTS.TD3, at(16, '8'));
+    expect(repaired.lines[1]).toBe(truth);
+    expect(repaired.correctedFields).toEqual([{ field: 'birthDate', from: '740912', to: '740812' }]);
+  });
+
   it('reads labelled visual-zone fields, side by side or on the next line', () => {
     const zone = readVisualZone(['PASSPORT', 'Surname', 'NOVAK', 'Given names', 'ANNA MARIA', "Father's name: JOSEF", 'Date of birth Sex', '07 JUN 1984 F', 'Date of issue / Date de délivrance', '01.03.2014']);
     expect(zone.fields).toEqual({ fullName: 'ANNA MARIA NOVAK', fathersName: 'JOSEF', dateOfBirth: '1984-06-07', sex: 'F', dateOfIssue: '2014-03-01' });

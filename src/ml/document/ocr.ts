@@ -5,6 +5,8 @@ export const MRZ_WHITELIST = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<';
 export interface OcrSymbol {
   text: string;
   confidence: number;
+  /** The recogniser's next likeliest readings of this character, when it gives them. */
+  alternatives?: Array<{ text: string; p: number }>;
   bbox: { x0: number; y0: number; x1: number; y1: number };
 }
 

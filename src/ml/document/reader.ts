@@ -2,7 +2,7 @@ import type { DecodedImage } from '../image.js';
 import { combineReadings, readMrzFromOcr, scoreOf } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
 import { mergeRows, PaddleOcr } from './paddle.js';
-import { lineGeometry, resizeGray, rotateGray, uprightGray, type Gray } from './raster.js';
+import { cropGray, lineGeometry, resizeGray, rotateGray, uprightGray, type Gray } from './raster.js';
 import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
 import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
 import { readDocumentBarcodes } from './barcode.js';
@@ -13,8 +13,8 @@ import { compareLicenceWithVisualZone, compareMrzWithVisualZone, readVisualZone 
 // long lines with the MRZ alphabet, and stop at the first orientation that gives a valid MRZ.
 // The other lines (the printed zone) are read once, at the orientation chosen.
 
-/** Pages are kept at most this large for recognition: a document a third of the frame still has MRZ characters about 15 px tall. */
-const PAGE_MAX_SIDE = 2400;
+/** Pages are kept at most this large for recognition: a document a third of the frame wide still has MRZ characters about 20 px tall. */
+const PAGE_MAX_SIDE = 3200;
 /** Small scans are upscaled to this long side first: the detector misses characters under about 8 px. */
 const PAGE_MIN_SIDE = 1200;
 /** MRZ lines are long and thin: 30 to 44 characters on one line. Shorter boxes are printed-zone text. */
@@ -51,6 +51,29 @@ function rotationOrder(geometry: { horizontalScore: number; verticalScore: numbe
   return order;
 }
 
+/** Small scans and crops are enlarged (at most 4 times) so their long side reaches `side`. */
+async function atLeast(page: Gray, side: number): Promise<Gray> {
+  const long = Math.max(page.width, page.height);
+  return long < side ? resizeGray(page, Math.min(4, side / long)) : page;
+}
+
+/**
+ * Where the document is, from its text boxes: their union with a margin, when that covers less
+ * than this share of the page (else the page is the document and nothing is cut).
+ */
+const REGION_MAX_SHARE = 0.4;
+
+export function documentRegion(boxes: Rect[], page: Gray): { left: number; top: number; width: number; height: number } | null {
+  if (boxes.length < 3) return null;
+  const h = boxes.map((b) => b.y1 - b.y0).sort((a, b) => a - b)[Math.floor(boxes.length / 2)]!;
+  const x0 = Math.max(0, Math.min(...boxes.map((b) => b.x0)) - 3 * h);
+  const y0 = Math.max(0, Math.min(...boxes.map((b) => b.y0)) - 3 * h);
+  const x1 = Math.min(page.width, Math.max(...boxes.map((b) => b.x1)) + 3 * h);
+  const y1 = Math.min(page.height, Math.max(...boxes.map((b) => b.y1)) + 3 * h);
+  if ((x1 - x0) * (y1 - y0) > REGION_MAX_SHARE * page.width * page.height) return null;
+  return { left: x0, top: y0, width: x1 - x0, height: y1 - y0 };
+}
+
 /** The box grown by `margin` line heights left and right (a third of that up and down), inside the page. */
 function widen<T extends Rect>(b: T, margin: number, page: Gray): T {
   const h = b.y1 - b.y0;
@@ -61,8 +84,8 @@ const overlaps = (a: Rect, b: Rect) => Math.min(a.x1, b.x1) > Math.max(a.x0, b.x
 const aspect = (b: { x0: number; y0: number; x1: number; y1: number }) => (b.x1 - b.x0) / Math.max(1, b.y1 - b.y0);
 
 /** The first 2D barcode on one side, read as an AAMVA licence when it claims to be one (an AAMVA one first). */
-async function barcodeOn(image: DecodedImage, side: 'front' | 'back'): Promise<DocumentBarcode | null> {
-  const found = await readDocumentBarcodes(await uprightGray(image, PAGE_MAX_SIDE));
+async function barcodeOn(image: DecodedImage, side: 'front' | 'back', thorough: boolean): Promise<DocumentBarcode | null> {
+  const found = await readDocumentBarcodes(await uprightGray(image, PAGE_MAX_SIDE), { thorough });
   if (found.length === 0) return null;
   const first = found.find((b) => looksLikeAamva(b.text)) ?? found[0]!;
   try {
@@ -123,16 +146,17 @@ export class PaddleDocumentReader implements DocumentReader {
     const started = performance.now();
     const clock = new Stopwatch();
     if (!front && !back) throw new Error('no document image given');
-    // A licence carries its data in the PDF417 on the back: look there first. A back with a
-    // licence barcode needs no MRZ.
-    let barcode = back ? await barcodeOn(back, 'back') : null;
-    // Two images are a card: its MRZ is on the back, so read that first; the front then only
-    // needs its visual zone unless the back had no valid MRZ.
+    // A licence carries its data in the PDF417 on the back: look there first, quickly. A back
+    // with a licence barcode needs no MRZ; a back with neither is searched for a barcode in earnest.
+    let barcode = back ? await barcodeOn(back, 'back', false) : null;
     const backResult = back && !barcode?.licence ? await this.readSide(back, clock, { needMrz: true }) : null;
+    if (back && !barcode && !backResult?.mrz?.valid) barcode = await barcodeOn(back, 'back', true);
+    // Two images are a card: the front then only needs its visual zone unless the back had no
+    // valid MRZ or licence.
     const backValid = !!backResult?.mrz?.valid || !!barcode?.licence;
     const frontResult = front ? await this.readSide(front, clock, { needMrz: !backValid, preferred: backResult?.rotation }) : null;
-    // Only a front sent, or a back without a barcode: the barcode may be on the image sent as front.
-    if (front && !barcode && !frontResult?.mrz?.valid && !backResult?.mrz?.valid) barcode = await barcodeOn(front, 'front');
+    // Nothing valid anywhere: the barcode may be on the image sent as the front.
+    if (front && !barcode && !frontResult?.mrz?.valid && !backResult?.mrz?.valid) barcode = await barcodeOn(front, 'front', true);
     const frontMrz = frontResult?.mrz ?? null;
     const backMrz = backResult?.mrz ?? null;
     let side: 'front' | 'back' = 'front';
@@ -190,9 +214,15 @@ export class PaddleDocumentReader implements DocumentReader {
     if (geometry.verticalScore > geometry.horizontalScore * 1.3) return null;
     const skew = Math.abs(geometry.skew) >= 0.75 ? geometry.skew : 0;
     if (skew) page = await rotateGray(page, -skew);
-    const long0 = Math.max(page.width, page.height);
-    if (long0 < PAGE_MIN_SIDE) page = await resizeGray(page, Math.min(4, PAGE_MIN_SIDE / long0));
-    const boxes = mergeRows(await this.ocr.detect(page));
+    page = await atLeast(page, PAGE_MIN_SIDE);
+    let boxes = mergeRows(await this.ocr.detect(page));
+    // A document small in the frame: its text is where the document is. Cut it out and detect
+    // again, so its lines reach the detector at a size it reads.
+    const region = documentRegion(boxes, page);
+    if (region) {
+      page = await atLeast(await cropGray(page, region), PAGE_MIN_SIDE);
+      boxes = mergeRows(await this.ocr.detect(page));
+    }
     let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0) long = [...boxes].sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0)).slice(0, 3).sort((a, b) => a.y0 - b.y0);
