@@ -137,7 +137,7 @@ describe('document reader (PaddleOCR)', () => {
     expect(reading.mrzVisualAgreement).toEqual({});
   });
 
-  it('queues concurrent reads on one worker', async () => {
+  it('queues concurrent reads on the one engine', async () => {
     const [a, b] = await Promise.all([
       read({ ...base, name: 'c1', layout: 'TD2', seed: 21 }),
       read({ ...base, name: 'c2', layout: 'TD2', seed: 22 }),
