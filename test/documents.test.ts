@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentReader, type DocumentReader } from '../src/ml/document/index.js';
@@ -129,6 +130,15 @@ describe('document reader (PaddleOCR)', () => {
     expect(reading.mrz?.checkDigits.birth_date).toBe(true);
     expect(reading.mrz?.fields.expirationDate).toBe(truth.expirationDate);
     expect(truth.expirationDate < new Date().toISOString().slice(0, 10)).toBe(true);
+  });
+
+  it('honours the EXIF orientation: pixels stored on their side, tagged to be turned upright', async () => {
+    const doc = await renderDocument({ ...base, name: 'exif', layout: 'TD3', seed: 15, jpegQuality: 85 });
+    // Orientation 6: the viewer turns the stored pixels 90 degrees clockwise, so store them turned the other way.
+    const sideways = await sharp(doc.bytes).rotate(270).withMetadata({ orientation: 6 }).jpeg({ quality: 85 }).toBuffer();
+    const reading = await reader.read(await decodeImage(sideways));
+    expect(reading.mrz?.lines).toEqual(doc.truth.mrzLines);
+    expect(reading.rotation).toBe(0);
   });
 
   it('returns mrz null for an image without a document', async () => {
