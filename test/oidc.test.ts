@@ -58,6 +58,7 @@ describe('discovery and keys', () => {
       expect(doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
       expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'verifications', 'doctor_license', 'zkp', 'mcp']));
       expect(doc.authorization_response_iss_parameter_supported).toBe(true);
+      expect(doc).toMatchObject({ request_parameter_supported: false, request_uri_parameter_supported: false, claims_parameter_supported: false });
       expect(doc.claims_supported).toEqual(expect.arrayContaining(['sub', 'nonce', 'auth_time', 'at_hash']));
     }
   });
@@ -101,6 +102,10 @@ describe('authorize', () => {
     [{ state: undefined }, 'invalid_request'],
     [{ code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request'],
     [{ prompt: 'none' }, 'login_required'],
+    [{ prompt: 'none login' }, 'invalid_request'],
+    [{ prompt: 'login bogus' }, 'invalid_request'],
+    [{ request: 'eyJhbGciOiJub25lIn0.e30.' }, 'request_not_supported'],
+    [{ request_uri: 'https://rp.example/request.jwt' }, 'request_uri_not_supported'],
   ] as [Record<string, string | undefined>, string][])('redirects back with an error for %o', async (change, error) => {
     const res = await service.http.get(authorizePath({ ...base(), ...change }));
     expect(res.status).toBe(303);
@@ -109,6 +114,25 @@ describe('authorize', () => {
     expect(location.searchParams.get('error')).toBe(error);
     expect(location.searchParams.get('iss')).toBe(service.url);
     if (change.state !== undefined || !('state' in change)) expect(location.searchParams.get('state')).toBe('abc');
+  });
+
+  it('takes the request by POST as by GET, and prompt as a list ("login consent" shows both pages)', async () => {
+    const driver = new PageDriver(service);
+    const { challenge } = pkce();
+    const params = { ...base(), scope: 'openid profile', code_challenge: challenge, code_challenge_method: 'S256', prompt: 'login consent' };
+    let res = await driver.post('/api/auth/oidc/authorize', params);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('name="password"');
+    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    expect(res.text).toContain('value="allow"'); // consent asked again although given before
+    res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
+    expect(res.status).toBe(303);
+    expect(new URL(res.headers.location as string).searchParams.get('code')).toBeTruthy();
+    // signed in and consented: "login" alone still asks for the password again
+    res = await driver.post('/api/auth/oidc/authorize', { ...params, prompt: 'login' });
+    expect(res.text).toContain('name="password"');
+    const bad = await service.http.post('/api/auth/oidc/authorize').type('form').send({ ...base(), request_uri: 'urn:x' });
+    expect(new URL(bad.headers.location as string).searchParams.get('error')).toBe('request_uri_not_supported');
   });
 
   it('ignores unknown parameters, echoes state unchanged and adds iss', async () => {

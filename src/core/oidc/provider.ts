@@ -19,6 +19,11 @@ const INTERACTION_TTL_MS = 10 * 60_000;
 const ID_TOKEN_TTL_SECONDS = ACCESS_TOKEN_TTL_SECONDS;
 
 /** The authorization request once its client and redirect URI are trusted. */
+/** The prompt values a request may list (space-separated, OIDC Core 3.1.2.1); select_account is accepted and means nothing here (one account per browser). */
+const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'];
+
+const promptsOf = (prompt: string | undefined): string[] => (prompt ?? '').split(' ').filter(Boolean);
+
 /**
  * `email_verified` goes wherever `email` does (OIDC Core 5.1). No address has been proved to
  * belong to its account yet (sign-up sends no verification link), so it is false for everyone
@@ -127,6 +132,7 @@ export class OidcProvider {
       prompt_values_supported: ['none', 'login', 'consent'],
       authorization_response_iss_parameter_supported: true,
       request_parameter_supported: false,
+      request_uri_parameter_supported: false,
       claims_parameter_supported: false,
     };
   }
@@ -160,6 +166,9 @@ export class OidcProvider {
     }
     const state = one(query.state);
     const fail = (error: string, description: string) => ({ step: this.errorRedirect(redirectUri, error, description, state) });
+    // Request objects are not supported (discovery says so); OIDC Core 6 names the errors.
+    if (query.request !== undefined) return fail('request_not_supported', 'request objects are not supported: send the parameters themselves');
+    if (query.request_uri !== undefined) return fail('request_uri_not_supported', 'request_uri is not supported: send the parameters themselves');
     if (one(query.response_type) !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
     if (!state) return fail('invalid_request', 'state is required');
     const scopes = [...new Set((one(query.scope) ?? '').split(' ').filter(Boolean))];
@@ -174,7 +183,9 @@ export class OidcProvider {
     const maxAge = maxAgeText === undefined ? undefined : Number(maxAgeText);
     if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0)) return fail('invalid_request', 'max_age must be a non-negative integer');
     const prompt = one(query.prompt);
-    if (prompt && !['none', 'login', 'consent', 'select_account'].includes(prompt)) return fail('invalid_request', 'unsupported prompt value');
+    const prompts = promptsOf(prompt);
+    if (prompts.some((value) => !PROMPT_VALUES.includes(value))) return fail('invalid_request', 'unsupported prompt value');
+    if (prompts.includes('none') && prompts.length > 1) return fail('invalid_request', 'prompt=none cannot be combined with another value');
     const nonce = one(query.nonce);
     if (nonce !== undefined && nonce.length > 512) return fail('invalid_request', 'nonce is too long');
     return { request: { clientId, clientName: client.name, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge } };
@@ -183,16 +194,17 @@ export class OidcProvider {
   /** What happens next for a checked request, given who is signed in to this browser. */
   async nextStep(request: AuthorizeRequest, session: BrowserSession | null, options: { freshLogin?: boolean } = {}): Promise<AuthorizeStep> {
     const tooOld = session && request.maxAge !== undefined && this.now().getTime() - session.authTime.getTime() > request.maxAge * 1000;
-    const needsLogin = !session || tooOld || (request.prompt === 'login' && !options.freshLogin);
+    const prompts = promptsOf(request.prompt);
+    const needsLogin = !session || tooOld || (prompts.includes('login') && !options.freshLogin);
     if (needsLogin) {
-      if (request.prompt === 'none') return this.errorRedirect(request.redirectUri, 'login_required', 'the user is not signed in', request.state);
+      if (prompts.includes('none')) return this.errorRedirect(request.redirectUri, 'login_required', 'the user is not signed in', request.state);
       return { kind: 'login', interaction: await this.saveInteraction(request), clientName: request.clientName };
     }
     if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivatedRedirect(request);
     const consent = await this.em().findOne(Consent, { accountId: session.accountId, clientId: request.clientId });
     const covered = consent && request.scopes.every((scope) => consent.scopes.includes(scope));
-    if (!covered || request.prompt === 'consent') {
-      if (request.prompt === 'none') return this.errorRedirect(request.redirectUri, 'consent_required', 'the user has not consented', request.state);
+    if (!covered || prompts.includes('consent')) {
+      if (prompts.includes('none')) return this.errorRedirect(request.redirectUri, 'consent_required', 'the user has not consented', request.state);
       return { kind: 'consent', interaction: await this.saveInteraction(request), clientName: request.clientName, scopes: request.scopes };
     }
     return { kind: 'redirect', url: await this.issueCode(request, session) };

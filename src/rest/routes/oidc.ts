@@ -109,11 +109,14 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     res.json(await core.signingKeys.jwks());
   });
 
-  router.get('/api/auth/oidc/authorize', async (req, res) => {
-    const checked = await oidc.checkAuthorize(req.query);
+  // OIDC Core 3.1.2.1: the authorization endpoint takes GET (query) and POST (form body) alike.
+  const authorize = async (req: Request, res: Response, parameters: Record<string, unknown>) => {
+    const checked = await oidc.checkAuthorize(parameters);
     if ('step' in checked) return render(res, checked.step);
     render(res, await oidc.nextStep(checked.request, await oidc.session(sessionCookie(req))));
-  });
+  };
+  router.get('/api/auth/oidc/authorize', (req, res) => authorize(req, res, req.query));
+  router.post('/api/auth/oidc/authorize', form, (req, res) => authorize(req, res, req.body ?? {}));
 
   router.post('/api/auth/oidc/login', form, async (req, res) => {
     const interaction = String(req.body?.interaction ?? '');
@@ -186,6 +189,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     { method: 'get', path: '/.well-known/openid-configuration', summary: 'OpenID Connect discovery (also at /api/.well-known/openid-configuration)', tag: 'login', security: 'none', bare: true },
     { method: 'get', path: '/api/auth/oidc/jwks.json', summary: 'Public RS256 keys for id_token validation', tag: 'login', security: 'none', bare: true },
     { method: 'get', path: '/api/auth/oidc/authorize', summary: 'Authorization code request (browser); redirects with code, state and iss', tag: 'login', security: 'none', bare: true },
+    { method: 'post', path: '/api/auth/oidc/authorize', summary: 'The same authorization request as a form post (OIDC Core 3.1.2.1)', tag: 'login', security: 'none', bare: true },
     { method: 'post', path: '/api/auth/oidc/token', summary: 'Token exchange: authorization_code (PKCE S256) and refresh_token (rotated on every use); JSON or form body; client_secret_post or client_secret_basic', tag: 'login', security: 'none', bare: true, errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'] },
     { method: 'get', path: '/api/auth/oidc/logout', summary: 'RP-initiated logout: revokes the user\'s tokens for the client', tag: 'login', security: 'none', bare: true },
     { method: 'get', path: '/api/auth/oidc/userinfo', summary: 'Claims of the user (scope profile); also POST', tag: 'account', security: 'accessToken', bare: true, errors: ['invalid_token', 'insufficient_scope'] },
