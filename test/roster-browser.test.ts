@@ -88,7 +88,7 @@ describe.skipIf(!chromiumAvailable || !hasFaces)('face activation in Chromium', 
   }
 
   it('signs up, enrols the face from a live selfie and activates the member; the link then stops working', async () => {
-    const entry = await invite(demoOrg(), 'sheldon@clinic.example');
+    const entry = await invite(demoOrg(), person.email);
     const browser = await browserWithCamera('alex-enrol', ['alex_lacamoire_1.jpg']);
     const page = await browser.newPage();
     await page.goto(entry.activation_link);
@@ -102,7 +102,7 @@ describe.skipIf(!chromiumAvailable || !hasFaces)('face activation in Chromium', 
     expect(result).toContain('you are now an active member of Demo Health');
 
     const account = await service.core.accounts.checkPassword(person.email, person.password);
-    expect(await member(demoOrg(), 'sheldon@clinic.example')).toMatchObject({ member_id: entry.member_id, status: 'active', active: true, svc_id: account!.svcId });
+    expect(await member(demoOrg(), person.email)).toMatchObject({ member_id: entry.member_id, status: 'active', active: true, svc_id: account!.svcId });
     expect(await service.core.accounts.faceReference(account!.svcId)).toBeInstanceOf(Float32Array);
     const trail = await service.core.roster.auditTrail(service.demo.org.id, { memberId: entry.member_id });
     expect(trail[0]).toMatchObject({ action: 'activate', actor: 'activation', after: { status: 'active' } });
@@ -111,17 +111,26 @@ describe.skipIf(!chromiumAvailable || !hasFaces)('face activation in Chromium', 
   });
 
   it('matches the selfie against the face already on the account when signing in', async () => {
-    const entry = await invite(other, 'sheldon@second.example');
+    const entry = await invite(other, person.email);
     const page = await signInThroughLink(await browserWithCamera('alex-again', ['knn_test_alex_lacamoire1.jpg']), entry.activation_link);
     expect(await takeSelfie(page, 'activated-by-match')).toContain('you are now an active member of Second Clinic');
-    expect((await member(other, 'sheldon@second.example')).status).toBe('active');
+    expect((await member(other, person.email)).status).toBe('active');
   });
 
   it("refuses someone else's face and leaves the member waiting", async () => {
-    const entry = await invite(other, 'not-sheldon@second.example');
+    const third = await service.core.tenancy.createOrgApp({ organizationName: 'Third Clinic' });
+    const creds = { clientId: third.app.clientId, clientSecret: third.clientSecret };
+    const entry = await invite(creds, person.email);
     const page = await signInThroughLink(await browserWithCamera('rose', ['rose_leslie_1.jpg']), entry.activation_link);
     const result = await takeSelfie(page, 'refused-other-face');
     expect(result).toContain('does not match the face on this account');
-    expect(await member(other, 'not-sheldon@second.example')).toMatchObject({ status: 'link_sent', svc_id: null });
+    expect(await member(creds, person.email)).toMatchObject({ status: 'link_sent', svc_id: null });
+  });
+
+  it('refuses a link sent to another email, signed in or not, before the camera is asked for', async () => {
+    const entry = await invite(other, 'someone-else@second.example');
+    const page = await signInThroughLink(await browserWithCamera('rose-again', ['rose_leslie_1.jpg']), entry.activation_link);
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('sent to someone-else@second.example');
+    expect(await member(other, 'someone-else@second.example')).toMatchObject({ status: 'link_sent', svc_id: null });
   });
 });

@@ -305,6 +305,33 @@ describe('member state table', () => {
   });
 });
 
+describe('activation links belong to the invited email', () => {
+  it('refuses to sign in, sign up or activate through a link with another email (403), before any face is taken', async () => {
+    const entry = await addOne({ invite: 'face', notify: false }, { email: 'invited-person@clinic.example' });
+    const path = new URL(entry.activation_link).pathname;
+    const driver = new PageDriver(service);
+    const signIn = await driver.post(`${path}/signin`, { email: service.demo.account.email, password: service.demo.account.password });
+    expect(signIn.status).toBe(403);
+    expect(signIn.text).toContain('sent to invited-person@clinic.example');
+    expect(driver.cookie).toBe(''); // not signed in
+    const signUp = await driver.post(`${path}/signup`, { email: 'attacker@evil.example', password: 'a-long-password', name: 'Mallory' });
+    expect(signUp.status).toBe(403);
+    expect(await service.core.accounts.checkPassword('attacker@evil.example', 'a-long-password')).toBeNull();
+
+    // Signed in as someone else (through a link that was theirs): the page refuses, and so does the selfie call.
+    const mine = await addOne({ invite: 'face', notify: false }, { email: service.demo.account.email.toUpperCase() });
+    const signedIn = await driver.post(`${new URL(mine.activation_link).pathname}/signin`, { email: service.demo.account.email, password: service.demo.account.password });
+    expect(signedIn.status).toBe(303); // emails compare case-insensitively
+    const page = await driver.get(path);
+    expect(page.status).toBe(403);
+    expect(page.text).toContain(`signed in as ${service.demo.account.email}`);
+    const selfie = await service.http.post(`${path}/selfie`).set('Cookie', driver.cookie).send({ selfie: Buffer.from('not a face').toString('base64') });
+    expect(selfie.status).toBe(403);
+    expect(selfie.body.error.code).toBe('access_denied');
+    expect((await service.http.get(path)).status).toBe(200); // the link still works for its person
+  });
+});
+
 describe('deactivation ends app logins', () => {
   it("revokes the member's refresh and access tokens for the organization's clients; the id_token names the member while active", async () => {
     const redirectUri = 'https://staff.example/callback';
@@ -328,7 +355,7 @@ describe('deactivation ends app logins', () => {
 
     await api('patch', `/members/${entry.member_id}/deactivate`);
     const afterRefresh = await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token });
-    expect(afterRefresh.body.error.code).toBe('invalid_grant');
+    expect(afterRefresh.body.error).toBe('invalid_grant');
     expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${refreshed.body.access_token}`)).status).toBe(401);
     // The row is kept and the account is not deleted.
     expect((await api('post', '/members/resolve').send({ svc_id: account.svcId })).body.data.member.status).toBe('deactivated');

@@ -4,6 +4,7 @@
 
 import express, { Router, type Request, type Response } from 'express';
 import { DomainError } from '../core/errors.js';
+import { invitationForAnotherEmail, invitedEmailMatches } from '../core/roster/service.js';
 import type { Core } from '../core/index.js';
 import { decodeImageString } from '../rest/input.js';
 import { sendData } from '../rest/envelope.js';
@@ -22,7 +23,7 @@ function signInPage(token: string, target: Target, options: { error?: string; em
 <p>${escape(target.organizationName)} invited ${escape(target.email)}. Sign in to your Verity account to connect it, then take a selfie.</p>
 ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
 <form method="post" action="${base}/signin">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? '')}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? target.email)}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
@@ -126,6 +127,10 @@ export function activationRouter(core: Core) {
       return;
     }
     const account = await core.accounts.view(session.accountId);
+    if (!invitedEmailMatches(found.email, account.email)) {
+      res.status(403).type('html').send(signInPage(tokenOf(req), found, { error: `You are signed in as ${account.email}, but this invitation was sent to ${found.email}. Sign in with the invited email.` }));
+      return;
+    }
     res.type('html').send(selfiePage(tokenOf(req), found, account.email, String(res.locals.cspNonce)));
   });
 
@@ -133,6 +138,10 @@ export function activationRouter(core: Core) {
     const found = await target(req, res);
     if (!found) return;
     const email = String(req.body?.email ?? '');
+    if (!invitedEmailMatches(found.email, email)) {
+      res.status(403).type('html').send(signInPage(tokenOf(req), found, { error: invitationForAnotherEmail(found.email).message, email }));
+      return;
+    }
     const signedIn = await core.oidc.signIn(email, String(req.body?.password ?? ''));
     if (!signedIn) {
       res.status(401).type('html').send(signInPage(tokenOf(req), found, { error: 'Wrong email or password.', email }));
@@ -146,6 +155,10 @@ export function activationRouter(core: Core) {
     const found = await target(req, res);
     if (!found) return;
     const fields = { email: String(req.body?.email ?? ''), password: String(req.body?.password ?? ''), name: String(req.body?.name ?? '') };
+    if (!invitedEmailMatches(found.email, fields.email)) {
+      res.status(403).type('html').send(signUpPage(tokenOf(req), found, { error: invitationForAnotherEmail(found.email).message, email: fields.email, name: fields.name }));
+      return;
+    }
     try {
       const { cookie } = await core.oidc.signUp(fields);
       setSessionCookie(res, cookie, secure);

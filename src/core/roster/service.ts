@@ -29,6 +29,19 @@ export interface RosterCaller {
 /** Checks a selfie for an account (live, and the account's face, enrolling it when the account has none); throws when it fails. */
 export type FaceActivationCheck = (svcId: string, selfie: Buffer) => Promise<void>;
 
+/**
+ * An activation link belongs to the person it was sent to: only an account with the invited email
+ * may use it (else anyone holding the link, or signed in when opening it, would take the seat and
+ * give their face as the invited person's reference). Emails compare case-insensitively.
+ */
+export function invitedEmailMatches(invited: string, email: string): boolean {
+  return invited.trim().toLowerCase() === email.trim().toLowerCase();
+}
+
+export function invitationForAnotherEmail(invited: string): DomainError {
+  return new DomainError('access_denied', `this invitation was sent to ${invited}: sign in or create an account with that email`);
+}
+
 export interface RosterDeps {
   orm: Orm;
   clock: Clock;
@@ -386,7 +399,9 @@ export class RosterService {
    * used up and the member becomes active with the account connected.
    */
   async activate(token: string, svcId: string, selfie: Buffer) {
-    await this.activationTarget(token);
+    const target = await this.activationTarget(token);
+    const account = await this.em().findOne(Account, { id: svcId });
+    if (!account || !invitedEmailMatches(target.email, account.email)) throw invitationForAnotherEmail(target.email);
     await this.deps.faceCheck(svcId, selfie);
     const digest = digestSecret(token);
     try {
