@@ -98,13 +98,16 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
   const redirectUri = demo.oidc.redirect_uris[0];
   const query = new URLSearchParams({ client_id: demo.oidc.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
   // Sign in and consent once; then each authorize request with the session cookie yields a code.
-  const page = await (await fetch(`${base}/api/auth/oidc/authorize?${query}`)).text();
-  const interaction = /name="interaction" value="([^"]+)"/.exec(page)![1]!;
-  const login = await fetch(`${base}/api/auth/oidc/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ interaction, email: demo.account.email, password: demo.account.password }) });
-  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const first = await fetch(`${base}/api/auth/oidc/authorize?${query}`);
+  // the forms carry the CSRF cookie's value in a hidden field, as a browser would send it
+  const csrfCookie = first.headers.getSetCookie().find((line) => line.startsWith('verity_csrf='))!.split(';')[0]!;
+  const csrf = csrfCookie.slice('verity_csrf='.length);
+  const interaction = /name="interaction" value="([^"]+)"/.exec(await first.text())![1]!;
+  const login = await fetch(`${base}/api/auth/oidc/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie }, body: new URLSearchParams({ interaction, csrf, email: demo.account.email, password: demo.account.password }) });
+  const cookie = login.headers.getSetCookie().find((line) => line.startsWith('verity_session='))!.split(';')[0]!;
   const consentPage = await login.text();
   const consentInteraction = /name="interaction" value="([^"]+)"/.exec(consentPage)![1]!;
-  await fetch(`${base}/api/auth/oidc/consent`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams({ interaction: consentInteraction, decision: 'allow' }) });
+  await fetch(`${base}/api/auth/oidc/consent`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${cookie}; ${csrfCookie}` }, body: new URLSearchParams({ interaction: consentInteraction, csrf, decision: 'allow' }) });
   const mint = async () => new URL((await fetch(`${base}/api/auth/oidc/authorize?${query}`, { redirect: 'manual', headers: { cookie } })).headers.get('location')!).searchParams.get('code')!;
   const codes: string[] = [];
   for (let i = 0; i < codeCount + connections; i += 1) codes.push(await mint());

@@ -135,6 +135,32 @@ describe('authorize', () => {
     expect(new URL(bad.headers.location as string).searchParams.get('error')).toBe('request_uri_not_supported');
   });
 
+  it('takes sign-in, sign-up and consent posts only with the browser\'s own CSRF token (no login CSRF)', async () => {
+    const { email, password } = service.demo.account;
+    const attacker = new PageDriver(service);
+    const interaction = interactionOf((await attacker.get(authorizePath({ ...base(), scope: 'openid profile' }))).text);
+    expect(attacker.csrf).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    // The attacker's page makes the victim's browser post the attacker's form.
+    const victim = new PageDriver(service);
+    for (const [path, form] of [
+      ['/api/auth/oidc/login', { interaction, email, password }],
+      ['/api/auth/oidc/signup', { interaction, email: 'mallory@evil.example', password: 'mallory-password' }],
+      ['/api/auth/oidc/consent', { interaction, decision: 'allow' }],
+    ] as const) {
+      const forged = await victim.post(path, { ...form, csrf: attacker.csrf }); // the victim holds no csrf cookie
+      expect(forged.status, path).toBe(403);
+      expect(forged.text).toContain('Form not accepted');
+    }
+    await victim.get('/api/auth/oidc/signup?interaction=x'); // now the victim has a cookie of its own
+    expect((await victim.post('/api/auth/oidc/login', { interaction, email, password, csrf: attacker.csrf })).status).toBe(403);
+    expect(victim.cookie).toBe('');
+    expect(await service.core.accounts.checkPassword('mallory@evil.example', 'mallory-password')).toBeNull();
+    // the page's own form, from its own browser, goes through
+    const own = await attacker.post('/api/auth/oidc/login', { interaction, email, password });
+    expect(own.status).not.toBe(403);
+    expect(attacker.cookie).toMatch(/^verity_session=/);
+  });
+
   it('ignores unknown parameters, echoes state unchanged and adds iss', async () => {
     const { location, state } = await authorize({ foo: 'bar', ui_locales: 'fr' });
     expect(location.searchParams.get('state')).toBe(state);

@@ -310,10 +310,14 @@ describe('activation links belong to the invited email', () => {
     const entry = await addOne({ invite: 'face', notify: false }, { email: 'invited-person@clinic.example' });
     const path = new URL(entry.activation_link).pathname;
     const driver = new PageDriver(service);
+    await driver.get(path); // the page gives this browser its CSRF cookie
     const signIn = await driver.post(`${path}/signin`, { email: service.demo.account.email, password: service.demo.account.password });
     expect(signIn.status).toBe(403);
     expect(signIn.text).toContain('sent to invited-person@clinic.example');
     expect(driver.cookie).toBe(''); // not signed in
+    const forged = await service.http.post(`${path}/signin`).type('form').send({ email: 'invited-person@clinic.example', password: 'whatever-password' });
+    expect(forged.status).toBe(403); // no CSRF token: not the page's own form
+    expect(forged.text).toContain('Form not accepted');
     const signUp = await driver.post(`${path}/signup`, { email: 'attacker@evil.example', password: 'a-long-password', name: 'Mallory' });
     expect(signUp.status).toBe(403);
     expect(await service.core.accounts.checkPassword('attacker@evil.example', 'a-long-password')).toBeNull();

@@ -169,7 +169,7 @@ export async function signIn(baseUrl: string, demo: DemoTenant): Promise<string>
   const send = async (path: string, form?: Record<string, string>) => {
     const res = await fetch(`${baseUrl}${path}`, {
       redirect: 'manual',
-      ...(form ? { method: 'POST', body: new URLSearchParams(form) } : {}),
+      ...(form ? { method: 'POST', body: new URLSearchParams({ csrf: jar.get('verity_csrf') ?? '', ...form }) } : {}),
       headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
     });
     keepCookies(jar, res);

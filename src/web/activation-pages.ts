@@ -9,20 +9,21 @@ import type { Core } from '../core/index.js';
 import { decodeImageString } from '../rest/input.js';
 import { sendData } from '../rest/envelope.js';
 import { sessionCookie, setSessionCookie } from '../rest/routes/oidc.js';
-import { escape, messagePage, page } from './login-pages.js';
+import { issueCsrf, requireCsrf } from './csrf.js';
+import { csrfField, escape, messagePage, page } from './login-pages.js';
 
 interface Target {
   organizationName: string;
   email: string;
 }
 
-function signInPage(token: string, target: Target, options: { error?: string; email?: string } = {}): string {
+function signInPage(token: string, target: Target, csrf: string, options: { error?: string; email?: string } = {}): string {
   const base = `/activate/${encodeURIComponent(token)}`;
   return page('Join your team', `
 <h1>Join ${escape(target.organizationName)}</h1>
 <p>${escape(target.organizationName)} invited ${escape(target.email)}. Sign in to your Verity account to connect it, then take a selfie.</p>
 ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
-<form method="post" action="${base}/signin">
+<form method="post" action="${base}/signin">${csrfField(csrf)}
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? target.email)}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
@@ -30,12 +31,12 @@ ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` :
 <p class="muted">No account yet? <a href="${base}?signup=1">Create one</a></p>`);
 }
 
-function signUpPage(token: string, target: Target, options: { error?: string; email?: string; name?: string } = {}): string {
+function signUpPage(token: string, target: Target, csrf: string, options: { error?: string; email?: string; name?: string } = {}): string {
   return page('Create your account', `
 <h1>Create your Verity account</h1>
 <p>Then take a selfie to join ${escape(target.organizationName)}.</p>
 ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
-<form method="post" action="/activate/${encodeURIComponent(token)}/signup">
+<form method="post" action="/activate/${encodeURIComponent(token)}/signup">${csrfField(csrf)}
 <label for="name">Name</label><input id="name" name="name" autocomplete="name" value="${escape(options.name ?? '')}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? target.email)}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
@@ -103,6 +104,7 @@ export function activationRouter(core: Core) {
   // One 640x480 JPEG is far below this; the limit only guards the parser.
   const json = express.json({ limit: '8mb' });
   const tokenOf = (req: Request) => String(req.params.token);
+  router.use('/activate', issueCsrf(secure));
 
   /** The link's target, or null after answering the problem page. */
   async function target(req: Request, res: Response): Promise<Target | null> {
@@ -123,40 +125,40 @@ export function activationRouter(core: Core) {
     if (!found) return;
     const session = await core.oidc.session(sessionCookie(req));
     if (!session) {
-      res.type('html').send(req.query.signup ? signUpPage(tokenOf(req), found) : signInPage(tokenOf(req), found));
+      res.type('html').send(req.query.signup ? signUpPage(tokenOf(req), found, String(res.locals.csrf)) : signInPage(tokenOf(req), found, String(res.locals.csrf)));
       return;
     }
     const account = await core.accounts.view(session.accountId);
     if (!invitedEmailMatches(found.email, account.email)) {
-      res.status(403).type('html').send(signInPage(tokenOf(req), found, { error: `You are signed in as ${account.email}, but this invitation was sent to ${found.email}. Sign in with the invited email.` }));
+      res.status(403).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: `You are signed in as ${account.email}, but this invitation was sent to ${found.email}. Sign in with the invited email.` }));
       return;
     }
     res.type('html').send(selfiePage(tokenOf(req), found, account.email, String(res.locals.cspNonce)));
   });
 
-  router.post('/activate/:token/signin', form, async (req, res) => {
+  router.post('/activate/:token/signin', form, requireCsrf, async (req, res) => {
     const found = await target(req, res);
     if (!found) return;
     const email = String(req.body?.email ?? '');
     if (!invitedEmailMatches(found.email, email)) {
-      res.status(403).type('html').send(signInPage(tokenOf(req), found, { error: invitationForAnotherEmail(found.email).message, email }));
+      res.status(403).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: invitationForAnotherEmail(found.email).message, email }));
       return;
     }
     const signedIn = await core.oidc.signIn(email, String(req.body?.password ?? ''));
     if (!signedIn) {
-      res.status(401).type('html').send(signInPage(tokenOf(req), found, { error: 'Wrong email or password.', email }));
+      res.status(401).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: 'Wrong email or password.', email }));
       return;
     }
     setSessionCookie(res, signedIn.cookie, secure);
     res.redirect(303, `/activate/${encodeURIComponent(tokenOf(req))}`);
   });
 
-  router.post('/activate/:token/signup', form, async (req, res) => {
+  router.post('/activate/:token/signup', form, requireCsrf, async (req, res) => {
     const found = await target(req, res);
     if (!found) return;
     const fields = { email: String(req.body?.email ?? ''), password: String(req.body?.password ?? ''), name: String(req.body?.name ?? '') };
     if (!invitedEmailMatches(found.email, fields.email)) {
-      res.status(403).type('html').send(signUpPage(tokenOf(req), found, { error: invitationForAnotherEmail(found.email).message, email: fields.email, name: fields.name }));
+      res.status(403).type('html').send(signUpPage(tokenOf(req), found, String(res.locals.csrf), { error: invitationForAnotherEmail(found.email).message, email: fields.email, name: fields.name }));
       return;
     }
     try {
@@ -166,7 +168,7 @@ export function activationRouter(core: Core) {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const message = error.code === 'account_exists' ? 'An account with this email exists already: sign in instead.' : 'Check your email, and use a password of at least 8 characters.';
-      res.status(400).type('html').send(signUpPage(tokenOf(req), found, { error: message, email: fields.email, name: fields.name }));
+      res.status(400).type('html').send(signUpPage(tokenOf(req), found, String(res.locals.csrf), { error: message, email: fields.email, name: fields.name }));
     }
   });
 

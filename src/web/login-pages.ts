@@ -33,12 +33,12 @@ ul{padding-left:1.2rem}.muted{color:#5b6577;font-size:.9rem}a{color:#2457c5}
 </style></head><body><main>${body}</main></body></html>`;
 }
 
-export function signInPage(options: { interaction: string; clientName: string; error?: string; email?: string }): string {
+export function signInPage(options: { interaction: string; clientName: string; csrf: string; error?: string; email?: string }): string {
   return page('Sign in', `
 <h1>Sign in to continue to ${escape(options.clientName)}</h1>
 ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
 <form method="post" action="/api/auth/oidc/login">
-<input type="hidden" name="interaction" value="${escape(options.interaction)}">
+<input type="hidden" name="interaction" value="${escape(options.interaction)}">${csrfField(options.csrf)}
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
@@ -46,12 +46,12 @@ ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` :
 <p class="muted">No account yet? <a href="/api/auth/oidc/signup?interaction=${encodeURIComponent(options.interaction)}">Create one</a></p>`);
 }
 
-export function signUpPage(options: { interaction: string; error?: string; email?: string; name?: string }): string {
+export function signUpPage(options: { interaction: string; csrf: string; error?: string; email?: string; name?: string }): string {
   return page('Create your account', `
 <h1>Create your Verity account</h1>
 ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
 <form method="post" action="/api/auth/oidc/signup">
-<input type="hidden" name="interaction" value="${escape(options.interaction)}">
+<input type="hidden" name="interaction" value="${escape(options.interaction)}">${csrfField(options.csrf)}
 <label for="name">Name</label><input id="name" name="name" autocomplete="name" value="${escape(options.name ?? '')}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
@@ -59,18 +59,21 @@ ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` :
 </form>`);
 }
 
-export function consentPage(options: { interaction: string; clientName: string; scopes: string[] }): string {
+export function consentPage(options: { interaction: string; clientName: string; scopes: string[]; csrf: string }): string {
   const items = options.scopes.map((scope) => `<li>${escape(SCOPE_TEXT[scope] ?? scope)}</li>`).join('');
   return page('Allow access', `
 <h1>${escape(options.clientName)} wants to</h1>
 <ul>${items}</ul>
 <p class="muted">Your date of birth, document number and address are never shared this way.</p>
 <form method="post" action="/api/auth/oidc/consent" class="row">
-<input type="hidden" name="interaction" value="${escape(options.interaction)}">
+<input type="hidden" name="interaction" value="${escape(options.interaction)}">${csrfField(options.csrf)}
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 <button type="submit" name="decision" value="allow">Allow</button>
 </form>`);
 }
+
+/** The hidden field every form posting to a route behind requireCsrf (src/web/csrf.ts) carries. */
+export const csrfField = (token: string) => `<input type="hidden" name="csrf" value="${escape(token)}">`;
 
 export function messagePage(title: string, message: string): string {
   return page(title, `<h1>${escape(title)}</h1><p>${escape(message)}</p>`);

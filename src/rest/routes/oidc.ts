@@ -2,6 +2,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { AuthorizeStep } from '../../core/oidc/provider.js';
+import { issueCsrf, requireCsrf } from '../../web/csrf.js';
 import { consentPage, messagePage, signInPage, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { toDomainError } from '../errors.js';
@@ -93,10 +94,10 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
         res.status(400).type('html').send(messagePage('Sign-in request not valid', step.message));
         return;
       case 'login':
-        res.status(status).type('html').send(signInPage({ interaction: step.interaction, clientName: step.clientName, error: step.error }));
+        res.status(status).type('html').send(signInPage({ interaction: step.interaction, clientName: step.clientName, csrf: String(res.locals.csrf), error: step.error }));
         return;
       case 'consent':
-        res.status(status).type('html').send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes }));
+        res.status(status).type('html').send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes, csrf: String(res.locals.csrf) }));
     }
   }
 
@@ -109,6 +110,9 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     res.json(await core.signingKeys.jwks());
   });
 
+  // Every route that may show the sign-in, sign-up or consent form gives the browser its CSRF token.
+  router.use(['/api/auth/oidc/authorize', '/api/auth/oidc/login', '/api/auth/oidc/signup', '/api/auth/oidc/consent'], issueCsrf(secure));
+
   // OIDC Core 3.1.2.1: the authorization endpoint takes GET (query) and POST (form body) alike.
   const authorize = async (req: Request, res: Response, parameters: Record<string, unknown>) => {
     const checked = await oidc.checkAuthorize(parameters);
@@ -118,13 +122,13 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.get('/api/auth/oidc/authorize', (req, res) => authorize(req, res, req.query));
   router.post('/api/auth/oidc/authorize', form, (req, res) => authorize(req, res, req.body ?? {}));
 
-  router.post('/api/auth/oidc/login', form, async (req, res) => {
+  router.post('/api/auth/oidc/login', form, requireCsrf, async (req, res) => {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
     if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
     const signedIn = await oidc.signIn(String(req.body?.email ?? ''), String(req.body?.password ?? ''));
     if (!signedIn) {
-      res.status(401).type('html').send(signInPage({ interaction, clientName: request.clientName, error: 'Wrong email or password.', email: String(req.body?.email ?? '') }));
+      res.status(401).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: 'Wrong email or password.', email: String(req.body?.email ?? '') }));
       return;
     }
     setCookie(res, signedIn.cookie);
@@ -134,10 +138,10 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.get('/api/auth/oidc/signup', async (req, res) => {
     const interaction = String(req.query.interaction ?? '');
     if (!(await oidc.loadInteraction(interaction))) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
-    res.type('html').send(signUpPage({ interaction }));
+    res.type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf) }));
   });
 
-  router.post('/api/auth/oidc/signup', form, async (req, res) => {
+  router.post('/api/auth/oidc/signup', form, requireCsrf, async (req, res) => {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
     if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
@@ -149,11 +153,11 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const message = error.code === 'account_exists' ? 'An account with this email exists already: sign in instead.' : 'Check your email, and use a password of at least 8 characters.';
-      res.status(400).type('html').send(signUpPage({ interaction, error: message, email: fields.email, name: fields.name }));
+      res.status(400).type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), error: message, email: fields.email, name: fields.name }));
     }
   });
 
-  router.post('/api/auth/oidc/consent', form, async (req, res) => {
+  router.post('/api/auth/oidc/consent', form, requireCsrf, async (req, res) => {
     const session = await oidc.session(sessionCookie(req));
     render(res, await oidc.decide(String(req.body?.interaction ?? ''), session, req.body?.decision === 'allow'));
   });
