@@ -161,6 +161,19 @@ describe('authorize', () => {
     expect(attacker.cookie).toMatch(/^verity_session=/);
   });
 
+  it('refuses short and common passwords at sign-up, saying why, and creates nothing', async () => {
+    const driver = new PageDriver(service);
+    const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
+    for (const [password, why] of [['short-pw9', 'at least 10 characters'], ['Password123', 'most common'], ['qwertyuiop', 'most common']]) {
+      const res = await driver.post('/api/auth/oidc/signup', { interaction, email: 'new-person@example.com', password: password! });
+      expect(res.status, password).toBe(400);
+      expect(res.text).toContain(why);
+      expect(await service.core.accounts.checkPassword('new-person@example.com', password!)).toBeNull();
+    }
+    const ok = await driver.post('/api/auth/oidc/signup', { interaction, email: 'new-person@example.com', password: 'violet elephant tuesday' });
+    expect(ok.status).not.toBe(400);
+  });
+
   it('ignores unknown parameters, echoes state unchanged and adds iss', async () => {
     const { location, state } = await authorize({ foo: 'bar', ui_locales: 'fr' });
     expect(location.searchParams.get('state')).toBe(state);

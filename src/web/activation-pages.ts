@@ -10,7 +10,7 @@ import { decodeImageString } from '../rest/input.js';
 import { sendData } from '../rest/envelope.js';
 import { sessionCookie, setSessionCookie } from '../rest/routes/oidc.js';
 import { issueCsrf, requireCsrf } from './csrf.js';
-import { csrfField, escape, messagePage, page } from './login-pages.js';
+import { csrfField, escape, messagePage, page, signUpErrorText } from './login-pages.js';
 
 interface Target {
   organizationName: string;
@@ -39,7 +39,7 @@ ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` :
 <form method="post" action="/activate/${encodeURIComponent(token)}/signup">${csrfField(csrf)}
 <label for="name">Name</label><input id="name" name="name" autocomplete="name" value="${escape(options.name ?? '')}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? target.email)}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required>
 <button type="submit">Create account</button>
 </form>`);
 }
@@ -167,7 +167,7 @@ export function activationRouter(core: Core) {
       res.redirect(303, `/activate/${encodeURIComponent(tokenOf(req))}`);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      const message = error.code === 'account_exists' ? 'An account with this email exists already: sign in instead.' : 'Check your email, and use a password of at least 8 characters.';
+      const message = signUpErrorText(error);
       res.status(400).type('html').send(signUpPage(tokenOf(req), found, String(res.locals.csrf), { error: message, email: fields.email, name: fields.name }));
     }
   });

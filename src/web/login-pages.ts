@@ -1,5 +1,6 @@
 // The pages a person sees while signing in to an application through Verity: sign in, sign up,
 // consent, and messages. Plain server-rendered HTML that works on a phone, without scripts.
+import type { DomainError } from '../core/errors.js';
 
 export const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -54,7 +55,7 @@ ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` :
 <input type="hidden" name="interaction" value="${escape(options.interaction)}">${csrfField(options.csrf)}
 <label for="name">Name</label><input id="name" name="name" autocomplete="name" value="${escape(options.name ?? '')}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? '')}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required>
 <button type="submit">Create account</button>
 </form>`);
 }
@@ -70,6 +71,15 @@ export function consentPage(options: { interaction: string; clientName: string; 
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 <button type="submit" name="decision" value="allow">Allow</button>
 </form>`);
+}
+
+/** What the sign-up page says when the account cannot be created: the field's own reason where there is one. */
+export function signUpErrorText(error: DomainError): string {
+  if (error.code === 'account_exists') return 'An account with this email exists already: sign in instead.';
+  const errors = (error.data as { errors?: Record<string, string> } | undefined)?.errors ?? {};
+  if (errors.password) return `Password: ${errors.password}.`;
+  if (errors.email) return 'Check your email address.';
+  return 'Check your email, and use a password of at least 10 characters.';
 }
 
 /** The hidden field every form posting to a route behind requireCsrf (src/web/csrf.ts) carries. */

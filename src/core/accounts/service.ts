@@ -10,10 +10,14 @@ import { hashPassword, isCurrentHash, newId, verifyPassword, type Sealer } from 
 import { parseInput } from '../validation.js';
 import { FACE_DESCRIPTOR_KIND } from '../../ml/faces/match.js';
 import { Account } from './entities.js';
+import { passwordProblem } from './password-policy.js';
 
 export const createAccountInput = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email()),
-  password: z.string().min(8).max(200),
+  password: z.string().max(200).superRefine((password, ctx) => {
+    const problem = passwordProblem(password);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   displayName: z.string().trim().min(1).max(200).optional(),
 });
 

@@ -3,7 +3,7 @@ import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { AuthorizeStep } from '../../core/oidc/provider.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
-import { consentPage, messagePage, signInPage, signUpPage } from '../../web/login-pages.js';
+import { consentPage, messagePage, signInPage, signUpErrorText, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { toDomainError } from '../errors.js';
 import { sendData } from '../envelope.js';
@@ -152,7 +152,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       render(res, await oidc.nextStep(request, session, { freshLogin: true }));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      const message = error.code === 'account_exists' ? 'An account with this email exists already: sign in instead.' : 'Check your email, and use a password of at least 8 characters.';
+      const message = signUpErrorText(error);
       res.status(400).type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), error: message, email: fields.email, name: fields.name }));
     }
   });
