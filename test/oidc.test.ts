@@ -174,6 +174,26 @@ describe('authorize', () => {
     expect(ok.status).not.toBe(400);
   });
 
+  it('locks an account after 5 wrong passwords (429 with Retry-After, even for the right one); others still sign in', async () => {
+    await service.core.accounts.createAccount({ email: 'guessed@example.com', password: 'the right password' });
+    const driver = new PageDriver(service);
+    const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
+    for (let i = 1; i <= 5; i++) {
+      const wrong = await driver.post('/api/auth/oidc/login', { interaction, email: 'guessed@example.com', password: `guess number ${i}` });
+      expect(wrong.status, `attempt ${i}`).toBe(401);
+    }
+    const locked = await driver.post('/api/auth/oidc/login', { interaction, email: 'Guessed@Example.com', password: 'the right password' });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(30);
+    expect(locked.text).toContain('Too many failed sign-ins');
+    expect(driver.cookie).toBe('');
+    // another account from the same address is not locked by this one's failures
+    const other = await driver.post('/api/auth/oidc/login', { interaction, email: service.demo.account.email, password: service.demo.account.password });
+    expect(other.status).not.toBe(429);
+    expect(driver.cookie).toMatch(/^verity_session=/);
+  });
+
   it('ignores unknown parameters, echoes state unchanged and adds iss', async () => {
     const { location, state } = await authorize({ foo: 'bar', ui_locales: 'fr' });
     expect(location.searchParams.get('state')).toBe(state);

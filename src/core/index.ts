@@ -1,5 +1,6 @@
 import { AccountService } from './accounts/service.js';
 import { IdempotencyService } from './billing/idempotency.js';
+import { LoginThrottle } from './accounts/login-throttle.js';
 import { RateLimits, type RateLimitOptions } from './billing/rate-limit.js';
 import { BillingService, DEFAULT_PRICES_MINOR } from './billing/service.js';
 import { ageCheck } from './checks/age.js';
@@ -129,7 +130,9 @@ export class Core {
     this.challenges = new ChallengeService({ ...deps, gestures: options.challengeGestures });
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer });
-    this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, issuer: options.issuer ?? 'http://localhost:8080' });
+    // A lock is worth an ops line: a person locked out calls support, a spike is an attack.
+    const throttle = new LoginThrottle(this.orm, options.rateLimit?.store ?? 'memory', (lock) => options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'));
+    this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, throttle, issuer: options.issuer ?? 'http://localhost:8080' });
     this.credentials = new CredentialRegistry(this.orm);
     this.mail = new MailService({ ...deps, sealer: this.sealer }, options.mail);
     this.roster = new RosterService({

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { Account, AccountLicense } from '../accounts/entities.js';
+import type { LoginThrottle } from '../accounts/login-throttle.js';
 import type { AccountService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
@@ -96,7 +97,7 @@ export function atHash(accessToken: string): string {
 /** The OpenID Connect provider: authorization code with PKCE, rotating refresh tokens, logout, account reads. */
 export class OidcProvider {
   constructor(
-    private readonly deps: { orm: Orm; clock: Clock; keys: SigningKeys; accounts: AccountService; accessTokens: AccessTokenService; issuer: string },
+    private readonly deps: { orm: Orm; clock: Clock; keys: SigningKeys; accounts: AccountService; accessTokens: AccessTokenService; throttle: LoginThrottle; issuer: string },
   ) {}
 
   get issuer(): string {
@@ -280,9 +281,15 @@ export class OidcProvider {
   // ---- browser sessions ----
 
   /** Signs a person in: a session secret for the cookie, or null for a wrong email or password. */
-  async signIn(email: string, password: string): Promise<{ cookie: string; session: BrowserSession } | null> {
+  async signIn(email: string, password: string, address: string): Promise<{ cookie: string; session: BrowserSession } | null> {
+    await this.deps.throttle.ensureOpen(email, address); // 429 rate_limited while locked, before any password check
     const account = await this.deps.accounts.checkPassword(email, password);
-    return account ? this.openSession(account.svcId) : null;
+    if (!account) {
+      await this.deps.throttle.failed(email, address);
+      return null;
+    }
+    await this.deps.throttle.succeeded(email, address);
+    return this.openSession(account.svcId);
   }
 
   /** Creates an account from the sign-up page and signs it in (`account_exists`, `validation_error`). */

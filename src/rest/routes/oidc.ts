@@ -73,6 +73,23 @@ function bearerChallengeHeader(error: DomainError, tokenSent: boolean): string {
   return `Bearer realm="verity", error="${error.code}", error_description="${quoted(error.message)}"${scope ? `, scope="${quoted(scope)}"` : ''}`;
 }
 
+/**
+ * Signs a person in from a page's form, or null with `res.locals.signInError` saying why: a wrong
+ * email or password (401), or too many failed attempts (429 with Retry-After; see LoginThrottle).
+ */
+export async function signInOrLockout(oidc: Core['oidc'], email: string, password: string, req: Request, res: Response) {
+  try {
+    const signedIn = await oidc.signIn(email, password, req.socket.remoteAddress ?? 'unknown');
+    if (!signedIn) res.locals.signInError = 'Wrong email or password.';
+    return signedIn;
+  } catch (error) {
+    if (!(error instanceof DomainError) || error.code !== 'rate_limited') throw error;
+    res.status(429).setHeader('Retry-After', String(error.retryAfterSeconds ?? 60));
+    res.locals.signInError = `Too many failed sign-ins. Try again in ${error.retryAfterSeconds ?? 60} seconds.`;
+    return null;
+  }
+}
+
 /** Login and account endpoints under /api/auth/oidc, discovery at both well-known paths. */
 export function oidcRouter(core: Core, docs: ApiDocs) {
   const router = Router();
@@ -126,9 +143,10 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
     if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
-    const signedIn = await oidc.signIn(String(req.body?.email ?? ''), String(req.body?.password ?? ''));
+    const email = String(req.body?.email ?? '');
+    const signedIn = await signInOrLockout(oidc, email, String(req.body?.password ?? ''), req, res);
     if (!signedIn) {
-      res.status(401).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: 'Wrong email or password.', email: String(req.body?.email ?? '') }));
+      res.status(res.statusCode === 429 ? 429 : 401).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: String(res.locals.signInError), email }));
       return;
     }
     setCookie(res, signedIn.cookie);
