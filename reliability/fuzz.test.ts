@@ -77,17 +77,19 @@ function bodyFields(schema: Record<string, any> | undefined): Pick<Route, 'field
 }
 
 const PAGES = new Set(['/api/auth/oidc/authorize', '/api/auth/oidc/logout']);
+/** The client-authenticated OAuth endpoints: RFC 6749 errors to form bodies, the envelope to JSON. */
+const OAUTH = new Set(['/api/auth/oidc/token', '/api/auth/oidc/revoke', '/api/auth/oidc/introspect']);
 
 function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }): Route[] {
   const out: Route[] = [];
   for (const [path, operations] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(operations)) {
       const security = JSON.stringify(op.security ?? []);
-      const auth: Auth = path.startsWith('/api/hosted') ? 'session' : path === '/api/auth/oidc/token' ? 'client'
+      const auth: Auth = path.startsWith('/api/hosted') ? 'session' : OAUTH.has(path) ? 'client'
         : security.includes('ApiKey') ? 'apiKey' : security.includes('ClientId') ? 'orgClient' : security.includes('AccessToken') ? 'accessToken' : 'none';
       const success = op.responses?.['200'] ?? op.responses?.['201'];
       const enveloped = Boolean(success?.content?.['application/json']?.schema?.properties?.success);
-      const shape: Shape = PAGES.has(path) ? 'page' : path === '/metrics' ? 'text' : path === '/api/auth/oidc/token' ? 'oauth' : enveloped ? 'envelope' : 'bare';
+      const shape: Shape = PAGES.has(path) ? 'page' : path === '/metrics' ? 'text' : OAUTH.has(path) ? 'oauth' : enveloped ? 'envelope' : 'bare';
       const surface = path.startsWith('/api/hosted') ? 'hosted page' : path.startsWith('/api/sdk') ? 'roster' : path.startsWith('/api/v2') ? 'REST' : path.startsWith('/api/auth') || path.includes('well-known') ? 'OIDC' : 'system';
       const body = bodyFields(op.requestBody?.content?.['application/json']?.schema);
       const query = (op.parameters ?? []).filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name);

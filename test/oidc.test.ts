@@ -357,6 +357,58 @@ describe('refresh tokens', () => {
   });
 });
 
+describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
+  const creds = () => ({ client_id: client.client_id, client_secret: client.client_secret });
+  const introspect = (token: string, as: Record<string, string> = creds()) => service.http.post('/api/auth/oidc/introspect').type('form').send({ ...as, token });
+  const revoke = (token: string, as: Record<string, string> = creds()) => service.http.post('/api/auth/oidc/revoke').type('form').send({ ...as, token });
+
+  it('are in discovery', async () => {
+    const doc = (await service.http.get('/.well-known/openid-configuration')).body;
+    expect(doc).toMatchObject({ revocation_endpoint: `${service.url}/api/auth/oidc/revoke`, introspection_endpoint: `${service.url}/api/auth/oidc/introspect` });
+  });
+
+  it('introspect only the client\'s own live tokens; another client learns nothing and revokes nothing', async () => {
+    const { code, verifier } = await authorize();
+    const tokens = (await exchange(code, verifier)).body;
+    const access = await introspect(tokens.access_token);
+    expect(access.status).toBe(200);
+    expect(access.headers['cache-control']).toBe('no-store');
+    expect(access.body).toMatchObject({ active: true, token_type: 'Bearer', client_id: client.client_id, sub: service.demo.account.svc_id, scope: 'openid profile verifications', iss: service.url });
+    expect(access.body.exp - access.body.iat).toBe(900);
+    expect((await introspect(tokens.refresh_token)).body).toMatchObject({ active: true, token_type: 'refresh_token', sub: service.demo.account.svc_id });
+    expect((await introspect('vt_unknown')).body).toEqual({ active: false });
+
+    const other = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Nosy app', redirectUris: [redirectUri] });
+    const nosy = { client_id: other.client.clientId, client_secret: other.clientSecret };
+    expect((await introspect(tokens.access_token, nosy)).body).toEqual({ active: false });
+    expect((await revoke(tokens.refresh_token, nosy)).status).toBe(200);
+    expect((await introspect(tokens.refresh_token)).body.active).toBe(true); // untouched
+
+    const wrong = await introspect(tokens.access_token, { client_id: client.client_id, client_secret: 'wrong' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe('invalid_client');
+    const missing = await service.http.post('/api/auth/oidc/introspect').send(creds()); // JSON: the envelope
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.code).toBe('invalid_request');
+  });
+
+  it('revoking a refresh token ends its sign-in\'s access tokens too; revoking an access token leaves the refresh token', async () => {
+    const first = await authorize();
+    const a = (await exchange(first.code, first.verifier)).body;
+    expect((await revoke(a.access_token)).status).toBe(200);
+    expect((await introspect(a.access_token)).body).toEqual({ active: false });
+    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${a.access_token}`)).status).toBe(401);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: a.refresh_token, ...creds() });
+    expect(refreshed.status).toBe(200);
+
+    expect((await revoke(refreshed.body.refresh_token)).status).toBe(200);
+    expect((await introspect(refreshed.body.refresh_token)).body).toEqual({ active: false });
+    expect((await introspect(refreshed.body.access_token)).body).toEqual({ active: false });
+    expect((await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, ...creds() })).body.error).toBe('invalid_grant');
+    expect((await revoke(refreshed.body.refresh_token)).status).toBe(200); // again: still 200
+  });
+});
+
 describe('logout', () => {
   it('revokes the tokens and redirects only to a registered URI, echoing state', async () => {
     const { code, verifier, driver } = await authorize();

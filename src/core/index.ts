@@ -1,6 +1,7 @@
 import { AccountService } from './accounts/service.js';
 import { IdempotencyService } from './billing/idempotency.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
+import { TokenIntrospection } from './oidc/introspection.js';
 import { RateLimits, type RateLimitOptions } from './billing/rate-limit.js';
 import { BillingService, DEFAULT_PRICES_MINOR } from './billing/service.js';
 import { ageCheck } from './checks/age.js';
@@ -83,6 +84,8 @@ export class Core {
   readonly faceIndex: FaceIndex;
   readonly signingKeys: SigningKeys;
   readonly oidc: OidcProvider;
+  /** Token revocation (RFC 7009) and introspection (RFC 7662). */
+  readonly tokenIntrospection: TokenIntrospection;
   readonly credentials: CredentialRegistry;
   readonly webhooks: WebhookService;
   readonly sessions: SessionService;
@@ -133,6 +136,7 @@ export class Core {
     // A lock is worth an ops line: a person locked out calls support, a spike is an attack.
     const throttle = new LoginThrottle(this.orm, options.rateLimit?.store ?? 'memory', (lock) => options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'));
     this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, throttle, issuer: options.issuer ?? 'http://localhost:8080' });
+    this.tokenIntrospection = new TokenIntrospection({ ...deps, issuer: this.oidc.issuer });
     this.credentials = new CredentialRegistry(this.orm);
     this.mail = new MailService({ ...deps, sealer: this.sealer }, options.mail);
     this.roster = new RosterService({

@@ -185,7 +185,17 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     res.setHeader('Pragma', 'no-cache');
     res.json(await oidc.token(req.body ?? {}, basicCredentials(req)));
   });
-  router.use('/api/auth/oidc/token', tokenError);
+  // RFC 7009 and RFC 7662: the client authenticates as at the token endpoint and reaches only its own tokens.
+  router.post('/api/auth/oidc/revoke', ...body, async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    await core.tokenIntrospection.revoke(await oidc.authenticateClient(req.body ?? {}, basicCredentials(req)), req.body ?? {});
+    res.status(200).json({});
+  });
+  router.post('/api/auth/oidc/introspect', ...body, async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(await core.tokenIntrospection.introspect(await oidc.authenticateClient(req.body ?? {}, basicCredentials(req)), req.body ?? {}));
+  });
+  router.use(['/api/auth/oidc/token', '/api/auth/oidc/revoke', '/api/auth/oidc/introspect'], tokenError);
 
   router.get('/api/auth/oidc/logout', async (req, res) => {
     const outcome = await oidc.logout(req.query);
@@ -213,6 +223,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     { method: 'get', path: '/api/auth/oidc/authorize', summary: 'Authorization code request (browser); redirects with code, state and iss', tag: 'login', security: 'none', bare: true },
     { method: 'post', path: '/api/auth/oidc/authorize', summary: 'The same authorization request as a form post (OIDC Core 3.1.2.1)', tag: 'login', security: 'none', bare: true },
     { method: 'post', path: '/api/auth/oidc/token', summary: 'Token exchange: authorization_code (PKCE S256) and refresh_token (rotated on every use); JSON or form body; client_secret_post or client_secret_basic', tag: 'login', security: 'none', bare: true, errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'] },
+    { method: 'post', path: '/api/auth/oidc/revoke', summary: 'RFC 7009 token revocation: the client\'s own access or refresh token (a refresh token takes its sign-in\'s access tokens); 200 whatever the token was', tag: 'login', security: 'none', bare: true, errors: ['invalid_request', 'invalid_client'] },
+    { method: 'post', path: '/api/auth/oidc/introspect', summary: 'RFC 7662 token introspection of the client\'s own tokens: active, scope, client_id, sub, exp, iat, token_type', tag: 'login', security: 'none', bare: true, errors: ['invalid_request', 'invalid_client'] },
     { method: 'get', path: '/api/auth/oidc/logout', summary: 'RP-initiated logout: revokes the user\'s tokens for the client', tag: 'login', security: 'none', bare: true },
     { method: 'get', path: '/api/auth/oidc/userinfo', summary: 'Claims of the user (scope profile); also POST', tag: 'account', security: 'accessToken', bare: true, errors: ['invalid_token', 'insufficient_scope'] },
     { method: 'get', path: '/api/auth/oidc/licenses', summary: 'The user\'s licences', tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
