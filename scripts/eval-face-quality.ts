@@ -64,7 +64,7 @@ for (const set of SETS) {
       const reason = faceQualityProblem(described)?.reason ?? 'none';
       t.reasons.set(reason, (t.reasons.get(reason) ?? 0) + 1);
       const q = described.quality as FaceQuality;
-      if (!quiet) console.log(`${set}\t${file}\t${copy}\tsharpness ${q.sharpness.toFixed(3)}\tvisible ${q.visible.toFixed(2)}\tflatness ${q.flatness.toFixed(3)}\t-> ${reason}`);
+      if (!quiet) console.log(`${set}\t${file}\t${copy}\tsharpness ${q.sharpness.toFixed(3)}\tvisible ${q.visible.toFixed(2)}\t-> ${reason}`);
     }
   }
   for (const [copy, t] of tally) {

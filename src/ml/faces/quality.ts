@@ -10,8 +10,6 @@ import type { Rgb } from './raster.js';
 export interface FaceQuality {
   /** Detail of the inner face: variance of the Laplacian over the variance of the grey levels (blur lowers it; contrast does not). */
   sharpness: number;
-  /** Share of inner-face pixels whose 3x3 neighbourhood is one flat tone. Measured for the evaluation only: it was meant to tell a drawing from a photograph, but posterised copies and JPEG-flattened photos overlap (README, "Quality gates"), so no rule uses it. */
-  flatness: number;
   /** Share of the face (landmark bounds, padded 10%) inside the image: a face cut by the frame holds less than all of it. */
   visible: number;
 }
@@ -29,8 +27,8 @@ function innerFace(marks: Point[], width: number, height: number): { x0: number;
 
 const grey = (rgb: Rgb, i: number) => 0.299 * rgb.data[i * 3]! + 0.587 * rgb.data[i * 3 + 1]! + 0.114 * rgb.data[i * 3 + 2]!;
 
-/** Sharpness and flatness of the inner face of a chip whose 68 landmarks are `marks`. */
-export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpness' | 'flatness'> {
+/** Sharpness of the inner face of a chip whose 68 landmarks are `marks`. */
+export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpness'> {
   const { x0, y0, x1, y1 } = innerFace(marks, rgb.width, rgb.height);
   const w = rgb.width;
   let n = 0;
@@ -38,7 +36,6 @@ export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpn
   let sumSq = 0;
   let lapSum = 0;
   let lapSq = 0;
-  let flat = 0;
   for (let y = y0; y <= y1; y++) {
     for (let x = x0; x <= x1; x++) {
       const i = y * w + x;
@@ -49,24 +46,12 @@ export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpn
       sumSq += g * g;
       lapSum += lap;
       lapSq += lap * lap;
-      if (isFlat(rgb, i, w)) flat++;
     }
   }
-  if (n < 16) return { sharpness: 0, flatness: 1 };
+  if (n < 16) return { sharpness: 0 };
   const variance = sumSq / n - (sum / n) ** 2;
   const lapVariance = lapSq / n - (lapSum / n) ** 2;
-  return { sharpness: lapVariance / Math.max(variance, 1), flatness: flat / n };
-}
-
-/** Every pixel of the 3x3 neighbourhood within one grey level of the centre, in every channel. */
-function isFlat(rgb: Rgb, i: number, w: number): boolean {
-  for (let dy = -1; dy <= 1; dy++) {
-    for (let dx = -1; dx <= 1; dx++) {
-      const j = i + dy * w + dx;
-      for (let c = 0; c < 3; c++) if (Math.abs(rgb.data[j * 3 + c]! - rgb.data[i * 3 + c]!) > 1) return false;
-    }
-  }
-  return true;
+  return { sharpness: lapVariance / Math.max(variance, 1) };
 }
 
 /** Share of the padded landmark bounds (original pixels) that lies inside a width x height image. */
