@@ -8,7 +8,7 @@ import { invitationForAnotherEmail, invitedEmailMatches } from '../core/roster/s
 import type { Core } from '../core/index.js';
 import { decodeImageString } from '../rest/input.js';
 import { sendData } from '../rest/envelope.js';
-import { sessionCookie, setSessionCookie, signInOrLockout } from '../rest/routes/oidc.js';
+import { sessionCookie, setSessionCookie, signInFromPage } from '../rest/routes/oidc.js';
 import { issueCsrf, requireCsrf } from './csrf.js';
 import { csrfField, escape, messagePage, page, signUpErrorText } from './login-pages.js';
 
@@ -144,9 +144,10 @@ export function activationRouter(core: Core) {
       res.status(403).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: invitationForAnotherEmail(found.email).message, email }));
       return;
     }
-    const signedIn = await signInOrLockout(core.oidc, email, String(req.body?.password ?? ''), req, res);
+    const attempt = await signInFromPage(core.oidc, email, String(req.body?.password ?? ''), req, res);
+    const signedIn = attempt.signedIn;
     if (!signedIn) {
-      res.status(res.statusCode === 429 ? 429 : 401).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: String(res.locals.signInError), email }));
+      res.status(attempt.status).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: attempt.message, email }));
       return;
     }
     setSessionCookie(res, signedIn.cookie, secure);

@@ -1,7 +1,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
-import type { AuthorizeStep } from '../../core/oidc/provider.js';
+import type { AuthorizeStep, BrowserSession } from '../../core/oidc/provider.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
 import { consentPage, messagePage, signInPage, signUpErrorText, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
@@ -73,20 +73,21 @@ function bearerChallengeHeader(error: DomainError, tokenSent: boolean): string {
   return `Bearer realm="verity", error="${error.code}", error_description="${quoted(error.message)}"${scope ? `, scope="${quoted(scope)}"` : ''}`;
 }
 
+type SignInAttempt = { signedIn: { cookie: string; session: BrowserSession } } | { signedIn: null; status: 401 | 429; message: string };
+
 /**
- * Signs a person in from a page's form, or null with `res.locals.signInError` saying why: a wrong
- * email or password (401), or too many failed attempts (429 with Retry-After; see LoginThrottle).
+ * Signs a person in from a page's form: the session, or why not (a wrong email or password, 401;
+ * too many failed attempts, 429 with Retry-After already set; see LoginThrottle).
  */
-export async function signInOrLockout(oidc: Core['oidc'], email: string, password: string, req: Request, res: Response) {
+export async function signInFromPage(oidc: Core['oidc'], email: string, password: string, req: Request, res: Response): Promise<SignInAttempt> {
   try {
     const signedIn = await oidc.signIn(email, password, req.socket.remoteAddress ?? 'unknown');
-    if (!signedIn) res.locals.signInError = 'Wrong email or password.';
-    return signedIn;
+    return signedIn ? { signedIn } : { signedIn: null, status: 401, message: 'Wrong email or password.' };
   } catch (error) {
     if (!(error instanceof DomainError) || error.code !== 'rate_limited') throw error;
-    res.status(429).setHeader('Retry-After', String(error.retryAfterSeconds ?? 60));
-    res.locals.signInError = `Too many failed sign-ins. Try again in ${error.retryAfterSeconds ?? 60} seconds.`;
-    return null;
+    const seconds = error.retryAfterSeconds ?? 60;
+    res.setHeader('Retry-After', String(seconds));
+    return { signedIn: null, status: 429, message: `Too many failed sign-ins. Try again in ${seconds} seconds.` };
   }
 }
 
@@ -144,9 +145,10 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     const request = await oidc.loadInteraction(interaction);
     if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
     const email = String(req.body?.email ?? '');
-    const signedIn = await signInOrLockout(oidc, email, String(req.body?.password ?? ''), req, res);
+    const attempt = await signInFromPage(oidc, email, String(req.body?.password ?? ''), req, res);
+    const signedIn = attempt.signedIn;
     if (!signedIn) {
-      res.status(res.statusCode === 429 ? 429 : 401).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: String(res.locals.signInError), email }));
+      res.status(attempt.status).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: attempt.message, email }));
       return;
     }
     setCookie(res, signedIn.cookie);
