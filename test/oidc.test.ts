@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { atHash } from '../src/core/oidc/provider.js';
@@ -63,17 +63,55 @@ describe('discovery and keys', () => {
     }
   });
 
-  it('publishes public keys only, and keeps the previous key after a rotation', async () => {
-    const before = (await service.http.get('/api/auth/oidc/jwks.json')).body.keys;
-    expect(before).toHaveLength(1);
-    for (const key of before) {
+  it('publishes public keys only', async () => {
+    const res = await service.http.get('/api/auth/oidc/jwks.json');
+    expect(res.headers['cache-control']).toBe('public, max-age=300');
+    expect(res.body.keys).toHaveLength(1);
+    for (const key of res.body.keys) {
       expect(key).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
       for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(secret);
     }
-    const kid = await service.core.signingKeys.rotate();
-    const after = (await service.http.get('/api/auth/oidc/jwks.json')).body.keys;
-    expect(after.map((k: { kid: string }) => k.kid)).toEqual([kid, before[0].kid]);
-    expect(new Set(after.map((k: { kid: string }) => k.kid)).size).toBe(2);
+  });
+
+  it('publishes a rotated key for the JWKS max-age before it signs, and keeps a retired key until its id_tokens have expired', async () => {
+    const kids = async () => (await service.http.get('/api/auth/oidc/jwks.json')).body.keys.map((key: { kid: string }) => key.kid);
+    const signIn = async () => {
+      const { code, verifier } = await authorize();
+      const tokens = (await exchange(code, verifier)).body;
+      return { idToken: tokens.id_token as string, kid: decodeProtectedHeader(tokens.id_token).kid };
+    };
+    const logout = (hint: string) => service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: hint, post_logout_redirect_uri: redirectUri })}`);
+    const [first] = await kids();
+    const { kid: second, activatesAt } = await service.core.signingKeys.rotate();
+    expect(activatesAt.getTime() - clock.now().getTime()).toBe(300_000);
+    // A relying party that fetches the JWKS right now caches it for max-age (300 s).
+    const cached = (await service.http.get('/api/auth/oidc/jwks.json')).body;
+    expect(cached.keys.map((key: { kid: string }) => key.kid)).toEqual([second, first]);
+    const early = await signIn();
+    expect(early.kid).toBe(first); // published, not signing yet
+    clock.advance(299_000);
+    expect((await signIn()).kid).toBe(first);
+    clock.advance(1_000);
+    const late = await signIn();
+    expect(late.kid).toBe(second);
+    // ...and its cached copy validates the new key's tokens the moment they appear
+    await expect(jwtVerify(late.idToken, createLocalJWKSet(cached), { issuer: service.url, audience: client.client_id, currentDate: clock.now() })).resolves.toBeTruthy();
+    await expect(jwtVerify(early.idToken, createLocalJWKSet((await service.http.get('/api/auth/oidc/jwks.json')).body), { issuer: service.url, currentDate: new Date((decodeJwt(early.idToken).iat as number) * 1000) })).resolves.toBeTruthy();
+
+    // A second rotation: the first key, two rotations old, is still published while its tokens may live.
+    const { kid: third } = await service.core.signingKeys.rotate();
+    clock.advance(300_000);
+    expect((await signIn()).kid).toBe(third);
+    expect(await kids()).toEqual([third, second, first]);
+    expect((await logout(early.idToken)).status).toBe(303); // id_token_hint signed by a retired key still published
+    expect((await service.core.signingKeys.list()).map((key) => key.state)).toEqual(['current', 'retired', 'retired']);
+    // The first key retired 300 s ago; it stays published 900 s (the id_token lifetime) + 120 s after that.
+    clock.advance(719_000);
+    expect(await kids()).toContain(first);
+    clock.advance(1_000);
+    expect(await kids()).toEqual([third, second]);
+    expect((await logout(early.idToken)).status).toBe(400); // its key is gone: the hint can no longer be checked
+    expect((await logout(late.idToken)).status).toBe(303);
   });
 });
 

@@ -59,6 +59,8 @@ export interface CoreOptions {
   logger?: WebhookLogger;
   /** SMTP for invitations; without it mail goes to the development outbox. */
   mail?: MailOptions;
+  /** Seconds from `rotate-keys` until the new key signs (default 300, the JWKS max-age). */
+  keyActivationSeconds?: number;
 }
 
 /** The domain: every front (REST, GraphQL, tRPC, CLI, pages) calls these services and nothing else. */
@@ -132,7 +134,7 @@ export class Core {
     this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);
     this.challenges = new ChallengeService({ ...deps, gestures: options.challengeGestures });
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
-    this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer });
+    this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds });
     // A lock is worth an ops line: a person locked out calls support, a spike is an attack.
     const throttle = new LoginThrottle(this.orm, options.rateLimit?.store ?? 'memory', (lock) => options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'));
     this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, throttle, issuer: options.issuer ?? 'http://localhost:8080' });

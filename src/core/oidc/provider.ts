@@ -11,13 +11,12 @@ import { Member } from '../roster/entities.js';
 import { OidcClient, OIDC_SCOPES } from '../tenancy/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken } from './entities.js';
 import type { SigningKeys } from './keys.js';
-import { ACCESS_TOKEN_TTL_SECONDS, type AccessGrant, type AccessTokenService } from './tokens.js';
+import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS, type AccessGrant, type AccessTokenService } from './tokens.js';
 
 const CODE_TTL_MS = 120_000;
 const REFRESH_TTL_MS = 30 * 24 * 3600_000;
 const SESSION_TTL_MS = 12 * 3600_000;
 const INTERACTION_TTL_MS = 10 * 60_000;
-const ID_TOKEN_TTL_SECONDS = ACCESS_TOKEN_TTL_SECONDS;
 
 /** The authorization request once its client and redirect URI are trusted. */
 /** The prompt values a request may list (space-separated, OIDC Core 3.1.2.1); select_account is accepted and means nothing here (one account per browser). */

@@ -124,7 +124,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.get('/api/.well-known/openid-configuration', discovery);
 
   router.get('/api/auth/oidc/jwks.json', async (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.setHeader('Cache-Control', `public, max-age=${core.signingKeys.jwksMaxAgeSeconds}`);
     res.json(await core.signingKeys.jwks());
   });
 
