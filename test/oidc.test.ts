@@ -490,7 +490,7 @@ describe('account reads', () => {
     expect(verifications.body).toEqual({ success: true, data: { verifications: { human_verified: true, id_verified: true, licenses: [] } }, error: null });
     const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${tokens.access_token}`);
     expect(licenses.body.data).toEqual({ licenses: [] });
-    // email_verified goes with email, in the id_token as in userinfo (no address is proved yet: false)
+    // email_verified goes with email, in the id_token as in userinfo (the demo account never followed a verification link: false)
     expect(decodeJwt(tokens.id_token)).toMatchObject({ email: service.demo.account.email, email_verified: false });
     const everything = JSON.stringify([verifications.body, licenses.body]) + JSON.stringify(decodeJwt(tokens.id_token));
     for (const raw of ['1988', 'X1234567', 'Main St']) expect(everything).not.toContain(raw);

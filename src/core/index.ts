@@ -1,4 +1,5 @@
 import { AccountService } from './accounts/service.js';
+import { AccountRecovery } from './accounts/recovery.js';
 import { IdempotencyService } from './billing/idempotency.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
 import { TokenIntrospection } from './oidc/introspection.js';
@@ -94,6 +95,8 @@ export class Core {
   /** Background jobs; attached by the running service (`startJobs`), absent in CLI commands. */
   jobs?: JobQueue;
   readonly mail: MailService;
+  /** Sign-up from the login pages, email verification and password reset (links by mail). */
+  readonly accountRecovery: AccountRecovery;
   readonly roster: RosterService;
   /** Read models and aggregates of the admin API and console. */
   readonly ops: OpsService;
@@ -141,6 +144,13 @@ export class Core {
     this.tokenIntrospection = new TokenIntrospection({ ...deps, issuer: this.oidc.issuer });
     this.credentials = new CredentialRegistry(this.orm);
     this.mail = new MailService({ ...deps, sealer: this.sealer }, options.mail);
+    this.accountRecovery = new AccountRecovery({
+      ...deps,
+      accounts: this.accounts,
+      mail: this.mail,
+      baseUrl: this.oidc.issuer,
+      afterPasswordReset: (account) => this.oidc.endEverySignIn(account),
+    });
     this.roster = new RosterService({
       ...deps,
       mail: this.mail,

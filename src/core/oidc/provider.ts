@@ -24,13 +24,6 @@ const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'];
 
 const promptsOf = (prompt: string | undefined): string[] => (prompt ?? '').split(' ').filter(Boolean);
 
-/**
- * `email_verified` goes wherever `email` does (OIDC Core 5.1). No address has been proved to
- * belong to its account yet (sign-up sends no verification link), so it is false for everyone
- * until that exists; a relying party must not treat the email as verified.
- */
-const EMAIL_VERIFIED = false;
-
 export interface AuthorizeRequest {
   clientId: string;
   clientName: string;
@@ -295,7 +288,11 @@ export class OidcProvider {
     return this.openSession(account.svcId);
   }
 
-  /** Creates an account from the sign-up page and signs it in (`account_exists`, `validation_error`). */
+  /**
+   * Creates an account and signs it in (`account_exists`, `validation_error`): the invitation
+   * page's sign-up, where the invited address is known already. The login pages' sign-up is
+   * AccountRecovery.signUp, which does not tell whether an address has an account.
+   */
   async signUp(input: { email: string; password: string; name?: string }): Promise<{ cookie: string; session: BrowserSession }> {
     const account = await this.deps.accounts.createAccount({ email: input.email, password: input.password, displayName: input.name || undefined });
     return this.openSession(account.svcId);
@@ -427,7 +424,7 @@ export class OidcProvider {
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       svc_id: account.id,
       ...(membership ? { svc_org_member_id: membership.memberId } : {}),
-      ...(grant.scopes.includes('profile') ? { email: account.email, email_verified: EMAIL_VERIFIED, name: account.displayName ?? account.email } : {}),
+      ...(grant.scopes.includes('profile') ? { email: account.email, email_verified: account.emailVerifiedAt != null, name: account.displayName ?? account.email } : {}),
     };
     return { accessToken, refreshToken, scopes: grant.scopes, claims };
   }
@@ -450,6 +447,19 @@ export class OidcProvider {
     const now = this.now();
     await em.nativeUpdate(RefreshToken, { accountId, clientId, revokedAt: null }, { revokedAt: now });
     await em.nativeUpdate(AccessToken, { account: { id: accountId }, client: { clientId }, revokedAt: null }, { revokedAt: now });
+  }
+
+  /**
+   * After a password reset: every refresh and access token of the account (all clients), its
+   * browser sessions, and its sign-in lock end.
+   */
+  async endEverySignIn(account: { svcId: string; email: string }): Promise<void> {
+    const em = this.em();
+    const now = this.now();
+    await em.nativeUpdate(RefreshToken, { accountId: account.svcId, revokedAt: null }, { revokedAt: now });
+    await em.nativeUpdate(AccessToken, { account: { id: account.svcId }, revokedAt: null }, { revokedAt: now });
+    await em.nativeDelete(LoginSession, { accountId: account.svcId });
+    await this.deps.throttle.succeeded(account.email, '');
   }
 
   /** Revokes a person's tokens for every client of an organization (a roster member was deactivated or removed). */
@@ -501,7 +511,7 @@ export class OidcProvider {
       svc_id: account.id,
       preferred_username: account.email,
       email: account.email,
-      email_verified: EMAIL_VERIFIED,
+      email_verified: account.emailVerifiedAt != null,
       name: identity?.fullName ?? account.displayName ?? account.email,
       id_verified: account.idVerified,
     };
