@@ -232,6 +232,23 @@ describe('authorize', () => {
     expect(driver.cookie).toMatch(/^verity_session=/);
   });
 
+  it('takes ui_locales and shows the pages in the first listed language they have, else the first supported (English only today)', async () => {
+    expect((await service.http.get('/.well-known/openid-configuration')).body.ui_locales_supported).toEqual(['en']);
+    for (const uiLocales of ['en', 'EN-gb', 'fr-CA en-US', 'de', undefined]) {
+      const driver = new PageDriver(service);
+      const signIn = await driver.get(authorizePath({ ...base(), scope: 'openid profile', prompt: 'consent', ui_locales: uiLocales }));
+      expect(signIn.status, uiLocales).toBe(200);
+      expect(signIn.headers['content-language']).toBe('en');
+      expect(signIn.text).toContain('<html lang="en">');
+      const interaction = interactionOf(signIn.text);
+      const signUp = await driver.get(`/api/auth/oidc/signup?interaction=${interaction}`);
+      expect(signUp.headers['content-language']).toBe('en');
+      const consent = await driver.post('/api/auth/oidc/login', { interaction, email: service.demo.account.email, password: service.demo.account.password });
+      expect(consent.text).toContain('value="allow"');
+      expect(consent.headers['content-language']).toBe('en');
+    }
+  });
+
   it('ignores unknown parameters, echoes state unchanged and adds iss', async () => {
     const { location, state } = await authorize({ foo: 'bar', ui_locales: 'fr' });
     expect(location.searchParams.get('state')).toBe(state);

@@ -1,6 +1,7 @@
 // The pages a person sees while signing in to an application through Verity: sign in, sign up,
 // consent, and messages. Plain server-rendered HTML that works on a phone, without scripts.
 import type { DomainError } from '../core/errors.js';
+import { UI_LOCALES_SUPPORTED } from '../core/oidc/ui-locales.js';
 
 export const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -18,9 +19,10 @@ export const SCOPE_TEXT: Record<string, string> = {
   mcp: 'Act for you through connected assistants',
 };
 
-export function page(title: string, body: string): string {
+/** A login page in `lang` (one of UI_LOCALES_SUPPORTED; only English is written today). */
+export function page(title: string, body: string, lang: string = UI_LOCALES_SUPPORTED[0]): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${escape(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)} · Verity</title>
 <style>
 *{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,sans-serif;background:#f3f5f9;color:#1b2330}
@@ -35,7 +37,7 @@ ul{padding-left:1.2rem}.muted{color:#5b6577;font-size:.9rem}a{color:#2457c5}
 </style></head><body><main>${body}</main></body></html>`;
 }
 
-export function signInPage(options: { interaction: string; clientName: string; csrf: string; error?: string; notice?: string; email?: string }): string {
+export function signInPage(options: { interaction: string; clientName: string; csrf: string; error?: string; notice?: string; email?: string; locale?: string }): string {
   return page('Sign in', `
 <h1>Sign in to continue to ${escape(options.clientName)}</h1>
 ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}${options.notice ? `<p class="notice" role="status">${escape(options.notice)}</p>` : ''}
@@ -45,7 +47,7 @@ ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` :
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
-<p class="muted">No account yet? <a href="/api/auth/oidc/signup?interaction=${encodeURIComponent(options.interaction)}">Create one</a> · <a href="/api/auth/oidc/forgot-password">Forgot your password?</a></p>`);
+<p class="muted">No account yet? <a href="/api/auth/oidc/signup?interaction=${encodeURIComponent(options.interaction)}">Create one</a> · <a href="/api/auth/oidc/forgot-password">Forgot your password?</a></p>`, options.locale);
 }
 
 /** What sign-up answers, whether the address was new or already had an account (sign-up must not tell which). */
@@ -78,7 +80,7 @@ ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` :
 <p class="muted">Setting it signs you out of every application.</p>`);
 }
 
-export function signUpPage(options: { interaction: string; csrf: string; error?: string; email?: string; name?: string }): string {
+export function signUpPage(options: { interaction: string; csrf: string; error?: string; email?: string; name?: string; locale?: string }): string {
   return page('Create your account', `
 <h1>Create your Verity account</h1>
 ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
@@ -88,10 +90,10 @@ ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` :
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required>
 <button type="submit">Create account</button>
-</form>`);
+</form>`, options.locale);
 }
 
-export function consentPage(options: { interaction: string; clientName: string; scopes: string[]; csrf: string }): string {
+export function consentPage(options: { interaction: string; clientName: string; scopes: string[]; csrf: string; locale?: string }): string {
   const items = options.scopes.map((scope) => `<li>${escape(SCOPE_TEXT[scope] ?? scope)}</li>`).join('');
   return page('Allow access', `
 <h1>${escape(options.clientName)} wants to</h1>
@@ -101,7 +103,7 @@ export function consentPage(options: { interaction: string; clientName: string; 
 <input type="hidden" name="interaction" value="${escape(options.interaction)}">${csrfField(options.csrf)}
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 <button type="submit" name="decision" value="allow">Allow</button>
-</form>`);
+</form>`, options.locale);
 }
 
 /** What the sign-up page says when the account cannot be created: the field's own reason where there is one. */

@@ -11,6 +11,7 @@ import { Member } from '../roster/entities.js';
 import { OidcClient, OIDC_SCOPES } from '../tenancy/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken } from './entities.js';
 import type { SigningKeys } from './keys.js';
+import { pickUiLocale, UI_LOCALES_SUPPORTED, type UiLocale } from './ui-locales.js';
 import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS, type AccessGrant, type AccessTokenService } from './tokens.js';
 
 const CODE_TTL_MS = 120_000;
@@ -34,13 +35,15 @@ export interface AuthorizeRequest {
   codeChallenge?: string;
   prompt?: string;
   maxAge?: number;
+  /** The pages' language, picked from `ui_locales` (see ui-locales.ts). */
+  uiLocale?: UiLocale;
 }
 
 export type AuthorizeStep =
   | { kind: 'error_page'; message: string }
   | { kind: 'redirect'; url: string }
-  | { kind: 'login'; interaction: string; clientName: string; error?: string }
-  | { kind: 'consent'; interaction: string; clientName: string; scopes: string[] };
+  | { kind: 'login'; interaction: string; clientName: string; error?: string; locale?: UiLocale }
+  | { kind: 'consent'; interaction: string; clientName: string; scopes: string[]; locale?: UiLocale };
 
 /** Who a resource call is for, as the bearer-token check found it. */
 export type ResourceGrant = Pick<AccessGrant, 'svcId' | 'scopes'>;
@@ -131,6 +134,7 @@ export class OidcProvider {
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       claims_parameter_supported: false,
+      ui_locales_supported: [...UI_LOCALES_SUPPORTED],
     };
   }
 
@@ -185,7 +189,8 @@ export class OidcProvider {
     if (prompts.includes('none') && prompts.length > 1) return fail('invalid_request', 'prompt=none cannot be combined with another value');
     const nonce = one(query.nonce);
     if (nonce !== undefined && nonce.length > 512) return fail('invalid_request', 'nonce is too long');
-    return { request: { clientId, clientName: client.name, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge } };
+    const uiLocale = pickUiLocale(one(query.ui_locales));
+    return { request: { clientId, clientName: client.name, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge, uiLocale } };
   }
 
   /** What happens next for a checked request, given who is signed in to this browser. */
@@ -195,14 +200,14 @@ export class OidcProvider {
     const needsLogin = !session || tooOld || (prompts.includes('login') && !options.freshLogin);
     if (needsLogin) {
       if (prompts.includes('none')) return this.errorRedirect(request.redirectUri, 'login_required', 'the user is not signed in', request.state);
-      return { kind: 'login', interaction: await this.saveInteraction(request), clientName: request.clientName };
+      return { kind: 'login', interaction: await this.saveInteraction(request), clientName: request.clientName, locale: request.uiLocale };
     }
     if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivatedRedirect(request);
     const consent = await this.em().findOne(Consent, { accountId: session.accountId, clientId: request.clientId });
     const covered = consent && request.scopes.every((scope) => consent.scopes.includes(scope));
     if (!covered || prompts.includes('consent')) {
       if (prompts.includes('none')) return this.errorRedirect(request.redirectUri, 'consent_required', 'the user has not consented', request.state);
-      return { kind: 'consent', interaction: await this.saveInteraction(request), clientName: request.clientName, scopes: request.scopes };
+      return { kind: 'consent', interaction: await this.saveInteraction(request), clientName: request.clientName, scopes: request.scopes, locale: request.uiLocale };
     }
     return { kind: 'redirect', url: await this.issueCode(request, session) };
   }
@@ -230,7 +235,7 @@ export class OidcProvider {
   async decide(interaction: string, session: BrowserSession | null, allow: boolean): Promise<AuthorizeStep> {
     const request = await this.loadInteraction(interaction);
     if (!request) return { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' };
-    if (!session) return { kind: 'login', interaction, clientName: request.clientName };
+    if (!session) return { kind: 'login', interaction, clientName: request.clientName, locale: request.uiLocale };
     await this.dropInteraction(interaction);
     if (!allow) return this.errorRedirect(request.redirectUri, 'access_denied', 'the user denied the request', request.state);
     if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivatedRedirect(request);

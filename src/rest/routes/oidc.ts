@@ -2,6 +2,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { AuthorizeStep, BrowserSession } from '../../core/oidc/provider.js';
+import { UI_LOCALES_SUPPORTED } from '../../core/oidc/ui-locales.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
 import { consentPage, forgotPasswordPage, messagePage, resetPasswordPage, signInPage, signUpErrorText, signUpNotice, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
@@ -102,6 +103,9 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   const setCookie = (res: Response, value: string) => setSessionCookie(res, value, secure);
   const clearCookie = (res: Response) => res.append('Set-Cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
 
+  /** The page's language (from the request's `ui_locales`) as a header too. */
+  const language = (res: Response, locale: string | undefined) => res.setHeader('Content-Language', locale ?? UI_LOCALES_SUPPORTED[0]);
+
   function render(res: Response, step: AuthorizeStep, status = 200): void {
     res.setHeader('Cache-Control', 'no-store');
     switch (step.kind) {
@@ -112,10 +116,12 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
         res.status(400).type('html').send(messagePage('Sign-in request not valid', step.message));
         return;
       case 'login':
-        res.status(status).type('html').send(signInPage({ interaction: step.interaction, clientName: step.clientName, csrf: String(res.locals.csrf), error: step.error }));
+        language(res, step.locale);
+        res.status(status).type('html').send(signInPage({ interaction: step.interaction, clientName: step.clientName, csrf: String(res.locals.csrf), error: step.error, locale: step.locale }));
         return;
       case 'consent':
-        res.status(status).type('html').send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes, csrf: String(res.locals.csrf) }));
+        language(res, step.locale);
+        res.status(status).type('html').send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes, csrf: String(res.locals.csrf), locale: step.locale }));
     }
   }
 
@@ -148,7 +154,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     const attempt = await signInFromPage(oidc, email, String(req.body?.password ?? ''), req, res);
     const signedIn = attempt.signedIn;
     if (!signedIn) {
-      res.status(attempt.status).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: attempt.message, email }));
+      language(res, request.uiLocale);
+      res.status(attempt.status).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: attempt.message, email, locale: request.uiLocale }));
       return;
     }
     setCookie(res, signedIn.cookie);
@@ -157,8 +164,10 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
 
   router.get('/api/auth/oidc/signup', async (req, res) => {
     const interaction = String(req.query.interaction ?? '');
-    if (!(await oidc.loadInteraction(interaction))) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
-    res.type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf) }));
+    const request = await oidc.loadInteraction(interaction);
+    if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    language(res, request.uiLocale);
+    res.type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), locale: request.uiLocale }));
   });
 
   // Sign-up answers the same for a new and a taken address (the sign-in page with the same notice,
@@ -172,12 +181,14 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       await core.accountRecovery.signUp({ email: fields.email, password: fields.password, displayName: fields.name.trim() || undefined });
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      res.status(400).type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), error: signUpErrorText(error), email: fields.email, name: fields.name }));
+      language(res, request.uiLocale);
+      res.status(400).type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), error: signUpErrorText(error), email: fields.email, name: fields.name, locale: request.uiLocale }));
       return;
     }
     const email = fields.email.trim().toLowerCase();
     res.setHeader('Cache-Control', 'no-store');
-    res.type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), notice: signUpNotice(email), email }));
+    language(res, request.uiLocale);
+    res.type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), notice: signUpNotice(email), email, locale: request.uiLocale }));
   });
 
   // The link mailed at sign-up: following it proves the address (idempotent, so a mail scanner
