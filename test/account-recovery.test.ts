@@ -32,12 +32,12 @@ async function login(email: string, password: string) {
   const { driver, verifier, interaction } = await signInPage();
   let res = await driver.post('/api/auth/oidc/login', { interaction, email, password });
   if (res.status === 200 && res.text.includes('value="allow"')) res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
-  if (res.status !== 303) return { status: res.status, tokens: null };
+  if (res.status !== 303) return { status: res.status, tokens: null, driver };
   const code = new URL(res.headers.location as string).searchParams.get('code')!;
   const tokens = await service.http.post('/api/auth/oidc/token').type('form')
     .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0], code_verifier: verifier, client_id: client.client_id, client_secret: client.client_secret });
   expect(tokens.status).toBe(200);
-  return { status: 303, tokens: tokens.body as { access_token: string; refresh_token: string; id_token: string } };
+  return { status: 303, tokens: tokens.body as { access_token: string; refresh_token: string; id_token: string }, driver };
 }
 
 const userinfo = (accessToken: string) => service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${accessToken}`);
@@ -160,6 +160,9 @@ describe('password reset', () => {
     expect(refreshed.status).toBe(400);
     expect(refreshed.body.error).toBe('invalid_grant');
     expect((await userinfo(before.tokens!.access_token)).status).toBe(401);
+    // and so is the browser session: prompt=none from that browser now needs a sign-in
+    const silent = await before.driver.get(authorizePath({ client_id: client.client_id, redirect_uri: client.redirect_uris[0], response_type: 'code', scope: 'openid', state: 's', prompt: 'none' }));
+    expect(new URL(silent.headers.location as string).searchParams.get('error')).toBe('login_required');
     // the old password no longer works, the new one does, and the address counts as verified
     expect((await login(email, oldPassword)).status).toBe(401);
     const after = await login(email, newPassword);

@@ -87,8 +87,8 @@ export class AccountRecovery {
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'account_exists') throw error;
     }
-    // Costs what the new-account path costs: one password hash and one mail.
-    await hashPassword(fields.password);
+    // Costs about what the new-account path costs: createAccount hashed the password before the
+    // unique index refused the row, and one mail goes out either way.
     await this.deps.mail.send([{
       to: fields.email,
       subject: 'Someone tried to create a Verity account with your address',
