@@ -667,7 +667,7 @@ describe('admin API limits', () => {
 describe('headers (pages, API answers, metrics)', () => {
   it('every HTML page has a CSP, nosniff, no referrer and refuses to be framed; inline scripts run only with the response\'s nonce', async () => {
     const interaction = (await api.get(authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid', state: 's' })).redirects(0)).headers.location as string | undefined;
-    const pages = ['/', `/verify/ses_x`, '/admin', '/activate/not-a-real-invitation', '/api/auth/oidc/signup', ...(interaction ? [new URL(interaction, service.url).pathname + new URL(interaction, service.url).search] : [])];
+    const pages = ['/', `/verify/ses_x`, '/admin', '/activate/not-a-real-invitation', '/api/auth/oidc/signup', '/api/auth/oidc/forgot-password', '/api/auth/oidc/reset-password?token=x', '/api/auth/oidc/verify-email?token=x', ...(interaction ? [new URL(interaction, service.url).pathname + new URL(interaction, service.url).search] : [])];
     for (const page of pages) {
       const res = await api.get(page);
       expect(res.headers['content-type'], page).toMatch(/text\/html/);

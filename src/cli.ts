@@ -6,6 +6,7 @@ import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
 import { openStoreForCommand } from './core/db/store.js';
 import { DomainError } from './core/errors.js';
 import { Core } from './core/index.js';
+import type { KeyStatus } from './core/oidc/keys.js';
 import { resolveEncryptionKey, startService } from './main.js';
 
 const program = new Command();
@@ -47,7 +48,7 @@ async function withCore<T>(work: (core: Core) => Promise<T>): Promise<T> {
     const orm = await createOrm(store.url, { poolMax: 1 });
     try {
       await migrate(orm);
-      const core = new Core({ orm, encryptionKey: await resolveEncryptionKey(config), allowInsecureCallbacks: config.allowInsecureCallbacks });
+      const core = new Core({ orm, encryptionKey: await resolveEncryptionKey(config), allowInsecureCallbacks: config.allowInsecureCallbacks, keyActivationSeconds: config.keyActivationSeconds });
       return await work(core);
     } finally {
       await orm.close();
@@ -273,10 +274,20 @@ admin
   .option('--limit <n>', 'newest first, at most this many', Number, 100)
   .action((opts) => withCore(async (core) => print(await core.roster.auditTrail(opts.orgId, { memberId: opts.member, limit: opts.limit }))));
 
+const keyView = (key: KeyStatus) => ({ kid: key.kid, state: key.state, activates_at: key.activatesAt.toISOString(), retires_at: key.retiresAt?.toISOString() ?? null, published_until: key.publishedUntil?.toISOString() ?? null });
+
 admin
   .command('rotate-keys')
-  .description('make a new id_token signing key current; the previous one stays in the JWKS')
-  .action(() => withCore(async (core) => print({ kid: await core.signingKeys.rotate(), jwks: await core.signingKeys.jwks() })));
+  .description('publish the next id_token signing key now; it starts signing after VERITY_KEY_ACTIVATION_SECONDS (300 s, the JWKS max-age), and the key it replaces stays published until every id_token it signed has expired')
+  .action(() => withCore(async (core) => {
+    const { kid, activatesAt } = await core.signingKeys.rotate();
+    print({ kid, activates_at: activatesAt.toISOString(), keys: (await core.signingKeys.list()).map(keyView) });
+  }));
+
+admin
+  .command('keys')
+  .description('the published id_token signing keys: next (published, not yet signing), current, retired (still published)')
+  .action(() => withCore(async (core) => print((await core.signingKeys.list()).map(keyView))));
 
 admin
   .command('admin-token')

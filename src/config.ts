@@ -41,6 +41,11 @@ export interface Config {
   smtpUrl?: string;
   /** From header of outgoing mail (`VERITY_MAIL_FROM`). */
   mailFrom?: string;
+  /**
+   * Seconds between `rotate-keys` and the new key's first signature (`VERITY_KEY_ACTIVATION_SECONDS`,
+   * default 300); the JWKS max-age is never longer, so relying parties hold a key before it signs.
+   */
+  keyActivationSeconds: number;
   /** When set, `/metrics` answers only `Authorization: Bearer <this>` (`VERITY_METRICS_TOKEN`). */
   metricsToken?: string;
 }
@@ -92,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtpUrl: env.VERITY_SMTP_URL || undefined,
     mailFrom: env.VERITY_MAIL_FROM || undefined,
     metricsToken: env.VERITY_METRICS_TOKEN || undefined,
+    keyActivationSeconds: integer('VERITY_KEY_ACTIVATION_SECONDS', env.VERITY_KEY_ACTIVATION_SECONDS, 300),
   };
   return { ...config, ...overrides };
 }

@@ -79,6 +79,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       hostedRateLimitPerMinute: config.hostedRateLimitPerMinute,
       webhookRetry: { baseSeconds: Math.max(1, config.webhookRetryBaseSeconds) },
       challengeGestures: config.challengeGestures,
+      keyActivationSeconds: config.keyActivationSeconds,
       logger,
     });
     const applied = await core.migrate();

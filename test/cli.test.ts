@@ -93,6 +93,17 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(client.out.client.redirectUris).toEqual(['https://rp.example.com/cb', 'https://rp.example.com/cb2']);
       expect(client.out.clientSecret).toMatch(/^vcs_/);
 
+      // rotate-keys publishes the next key at once and says when it starts signing (after the JWKS max-age)
+      const rotated = await verity('admin', 'rotate-keys');
+      expect(rotated.code).toBe(0);
+      expect(Date.parse(rotated.out.activates_at) - Date.now()).toBeGreaterThan(240_000);
+      expect(rotated.out.keys.map((key: { state: string }) => key.state)).toEqual(['next', 'current']);
+      expect(rotated.out.keys[0]).toMatchObject({ kid: rotated.out.kid, retires_at: null, published_until: null });
+      expect(rotated.out.keys[1].retires_at).toBe(rotated.out.activates_at);
+      const jwks = (await (await get('/api/auth/oidc/jwks.json')).json()) as { keys: { kid: string }[] };
+      expect(jwks.keys.map((key) => key.kid)).toEqual(rotated.out.keys.map((key: { kid: string }) => key.kid));
+      expect((await verity('admin', 'keys')).out).toEqual(rotated.out.keys);
+
       const org = await verity('admin', 'org-app', 'create', '--org-name', 'Acme');
       expect((await get('/api/sdk/x', { 'X-Client-Id': org.out.app.clientId, 'X-Client-Secret': org.out.clientSecret })).status).toBe(404);
 

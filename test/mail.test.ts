@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizePath, interactionOf, PageDriver } from './helpers/oidc.js';
 import { freePort } from './helpers/processes.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
@@ -63,4 +64,15 @@ describe('invitations by SMTP', () => {
       await down.close();
     }
   }, 60_000);
+
+  it("sends sign-up's email verification link by SMTP as well", async () => {
+    const driver = new PageDriver(service);
+    const { client_id: clientId, redirect_uris: [redirectUri] } = service.demo.oidc;
+    const page = await driver.get(authorizePath({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's' }));
+    const res = await driver.post('/api/auth/oidc/signup', { interaction: interactionOf(page.text), email: 'new.nurse@hospital.example', password: 'a fine long password' });
+    expect(res.status).toBe(200);
+    const mail = received.find((m) => m.to.includes('new.nurse@hospital.example'));
+    expect(mail?.body).toContain('http://verity.test/api/auth/oidc/verify-email');
+    expect(await service.core.mail.outbox.list()).toEqual([]);
+  });
 });

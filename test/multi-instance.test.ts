@@ -61,10 +61,16 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     await database?.drop();
   });
 
-  it('serves the same JWKS and signing keys from both', async () => {
-    const [ja, jb] = await Promise.all([a, b].map(async (i) => json(await fetch(`${i.url}/api/auth/oidc/jwks.json`))));
+  it('serves the same JWKS and signing keys from both; a key rotated on one is published by both at once', async () => {
+    const jwks = () => Promise.all([a, b].map(async (i) => json(await fetch(`${i.url}/api/auth/oidc/jwks.json`))));
+    const [ja, jb] = await jwks();
     expect(ja.keys.length).toBeGreaterThan(0);
     expect(jb).toEqual(ja);
+    // Relying parties cache whichever instance answered: both must show the next key before it signs.
+    const rotated = (await a.admin('rotate-keys')) as { kid: string };
+    const [ra, rb] = await jwks();
+    expect(ra.keys.map((key: { kid: string }) => key.kid)).toEqual([rotated.kid, ...ja.keys.map((key: { kid: string }) => key.kid)]);
+    expect(rb).toEqual(ra);
   });
 
   it('moves a session created on one instance through the other, and delivers its webhook once', async () => {

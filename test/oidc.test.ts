@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { atHash } from '../src/core/oidc/provider.js';
@@ -63,17 +63,55 @@ describe('discovery and keys', () => {
     }
   });
 
-  it('publishes public keys only, and keeps the previous key after a rotation', async () => {
-    const before = (await service.http.get('/api/auth/oidc/jwks.json')).body.keys;
-    expect(before).toHaveLength(1);
-    for (const key of before) {
+  it('publishes public keys only', async () => {
+    const res = await service.http.get('/api/auth/oidc/jwks.json');
+    expect(res.headers['cache-control']).toBe('public, max-age=300');
+    expect(res.body.keys).toHaveLength(1);
+    for (const key of res.body.keys) {
       expect(key).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
       for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(secret);
     }
-    const kid = await service.core.signingKeys.rotate();
-    const after = (await service.http.get('/api/auth/oidc/jwks.json')).body.keys;
-    expect(after.map((k: { kid: string }) => k.kid)).toEqual([kid, before[0].kid]);
-    expect(new Set(after.map((k: { kid: string }) => k.kid)).size).toBe(2);
+  });
+
+  it('publishes a rotated key for the JWKS max-age before it signs, and keeps a retired key until its id_tokens have expired', async () => {
+    const kids = async () => (await service.http.get('/api/auth/oidc/jwks.json')).body.keys.map((key: { kid: string }) => key.kid);
+    const signIn = async () => {
+      const { code, verifier } = await authorize();
+      const tokens = (await exchange(code, verifier)).body;
+      return { idToken: tokens.id_token as string, kid: decodeProtectedHeader(tokens.id_token).kid };
+    };
+    const logout = (hint: string) => service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: hint, post_logout_redirect_uri: redirectUri })}`);
+    const [first] = await kids();
+    const { kid: second, activatesAt } = await service.core.signingKeys.rotate();
+    expect(activatesAt.getTime() - clock.now().getTime()).toBe(300_000);
+    // A relying party that fetches the JWKS right now caches it for max-age (300 s).
+    const cached = (await service.http.get('/api/auth/oidc/jwks.json')).body;
+    expect(cached.keys.map((key: { kid: string }) => key.kid)).toEqual([second, first]);
+    const early = await signIn();
+    expect(early.kid).toBe(first); // published, not signing yet
+    clock.advance(299_000);
+    expect((await signIn()).kid).toBe(first);
+    clock.advance(1_000);
+    const late = await signIn();
+    expect(late.kid).toBe(second);
+    // ...and its cached copy validates the new key's tokens the moment they appear
+    await expect(jwtVerify(late.idToken, createLocalJWKSet(cached), { issuer: service.url, audience: client.client_id, currentDate: clock.now() })).resolves.toBeTruthy();
+    await expect(jwtVerify(early.idToken, createLocalJWKSet((await service.http.get('/api/auth/oidc/jwks.json')).body), { issuer: service.url, currentDate: new Date((decodeJwt(early.idToken).iat as number) * 1000) })).resolves.toBeTruthy();
+
+    // A second rotation: the first key, two rotations old, is still published while its tokens may live.
+    const { kid: third } = await service.core.signingKeys.rotate();
+    clock.advance(300_000);
+    expect((await signIn()).kid).toBe(third);
+    expect(await kids()).toEqual([third, second, first]);
+    expect((await logout(early.idToken)).status).toBe(303); // id_token_hint signed by a retired key still published
+    expect((await service.core.signingKeys.list()).map((key) => key.state)).toEqual(['current', 'retired', 'retired']);
+    // The first key retired 300 s ago; it stays published 900 s (the id_token lifetime) + 120 s after that.
+    clock.advance(719_000);
+    expect(await kids()).toContain(first);
+    clock.advance(1_000);
+    expect(await kids()).toEqual([third, second]);
+    expect((await logout(early.idToken)).status).toBe(400); // its key is gone: the hint can no longer be checked
+    expect((await logout(late.idToken)).status).toBe(303);
   });
 });
 
@@ -192,6 +230,23 @@ describe('authorize', () => {
     const other = await driver.post('/api/auth/oidc/login', { interaction, email: service.demo.account.email, password: service.demo.account.password });
     expect(other.status).not.toBe(429);
     expect(driver.cookie).toMatch(/^verity_session=/);
+  });
+
+  it('takes ui_locales and shows the pages in the first listed language they have, else the first supported (English only today)', async () => {
+    expect((await service.http.get('/.well-known/openid-configuration')).body.ui_locales_supported).toEqual(['en']);
+    for (const uiLocales of ['en', 'EN-gb', 'fr-CA en-US', 'de', undefined]) {
+      const driver = new PageDriver(service);
+      const signIn = await driver.get(authorizePath({ ...base(), scope: 'openid profile', prompt: 'consent', ui_locales: uiLocales }));
+      expect(signIn.status, uiLocales).toBe(200);
+      expect(signIn.headers['content-language']).toBe('en');
+      expect(signIn.text).toContain('<html lang="en">');
+      const interaction = interactionOf(signIn.text);
+      const signUp = await driver.get(`/api/auth/oidc/signup?interaction=${interaction}`);
+      expect(signUp.headers['content-language']).toBe('en');
+      const consent = await driver.post('/api/auth/oidc/login', { interaction, email: service.demo.account.email, password: service.demo.account.password });
+      expect(consent.text).toContain('value="allow"');
+      expect(consent.headers['content-language']).toBe('en');
+    }
   });
 
   it('ignores unknown parameters, echoes state unchanged and adds iss', async () => {
@@ -452,7 +507,7 @@ describe('account reads', () => {
     expect(verifications.body).toEqual({ success: true, data: { verifications: { human_verified: true, id_verified: true, licenses: [] } }, error: null });
     const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${tokens.access_token}`);
     expect(licenses.body.data).toEqual({ licenses: [] });
-    // email_verified goes with email, in the id_token as in userinfo (no address is proved yet: false)
+    // email_verified goes with email, in the id_token as in userinfo (the demo account never followed a verification link: false)
     expect(decodeJwt(tokens.id_token)).toMatchObject({ email: service.demo.account.email, email_verified: false });
     const everything = JSON.stringify([verifications.body, licenses.body]) + JSON.stringify(decodeJwt(tokens.id_token));
     for (const raw of ['1988', 'X1234567', 'Main St']) expect(everything).not.toContain(raw);

@@ -1,4 +1,5 @@
 import { AccountService } from './accounts/service.js';
+import { AccountRecovery } from './accounts/recovery.js';
 import { IdempotencyService } from './billing/idempotency.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
 import { TokenIntrospection } from './oidc/introspection.js';
@@ -59,6 +60,8 @@ export interface CoreOptions {
   logger?: WebhookLogger;
   /** SMTP for invitations; without it mail goes to the development outbox. */
   mail?: MailOptions;
+  /** Seconds from `rotate-keys` until the new key signs (default 300, the JWKS max-age). */
+  keyActivationSeconds?: number;
 }
 
 /** The domain: every front (REST, GraphQL, tRPC, CLI, pages) calls these services and nothing else. */
@@ -92,6 +95,8 @@ export class Core {
   /** Background jobs; attached by the running service (`startJobs`), absent in CLI commands. */
   jobs?: JobQueue;
   readonly mail: MailService;
+  /** Sign-up from the login pages, email verification and password reset (links by mail). */
+  readonly accountRecovery: AccountRecovery;
   readonly roster: RosterService;
   /** Read models and aggregates of the admin API and console. */
   readonly ops: OpsService;
@@ -132,13 +137,20 @@ export class Core {
     this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);
     this.challenges = new ChallengeService({ ...deps, gestures: options.challengeGestures });
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
-    this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer });
+    this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds });
     // A lock is worth an ops line: a person locked out calls support, a spike is an attack.
     const throttle = new LoginThrottle(this.orm, options.rateLimit?.store ?? 'memory', (lock) => options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'));
     this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, throttle, issuer: options.issuer ?? 'http://localhost:8080' });
     this.tokenIntrospection = new TokenIntrospection({ ...deps, issuer: this.oidc.issuer });
     this.credentials = new CredentialRegistry(this.orm);
     this.mail = new MailService({ ...deps, sealer: this.sealer }, options.mail);
+    this.accountRecovery = new AccountRecovery({
+      ...deps,
+      accounts: this.accounts,
+      mail: this.mail,
+      baseUrl: this.oidc.issuer,
+      afterPasswordReset: (account) => this.oidc.endEverySignIn(account),
+    });
     this.roster = new RosterService({
       ...deps,
       mail: this.mail,

@@ -163,7 +163,8 @@ export function activationRouter(core: Core) {
       return;
     }
     try {
-      const { cookie } = await core.oidc.signUp(fields);
+      const { cookie, session } = await core.oidc.signUp(fields);
+      await core.accountRecovery.sendVerification(session.accountId);
       setSessionCookie(res, cookie, secure);
       res.redirect(303, `/activate/${encodeURIComponent(tokenOf(req))}`);
     } catch (error) {

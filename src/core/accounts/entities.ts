@@ -15,6 +15,10 @@ export class Account {
   @Property({ type: 'text' })
   passwordHash!: string;
 
+  /** When the person proved they receive mail at `email` (a verification or reset link); null: `email_verified` false. */
+  @Property({ type: 'timestamptz', nullable: true })
+  emailVerifiedAt?: Date | null;
+
   @Property({ type: 'string', length: 200, nullable: true })
   displayName?: string | null;
 
@@ -84,4 +88,35 @@ export class AccountLicense {
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
+}
+
+export type AccountLinkPurpose = 'verify_email' | 'reset_password';
+
+/**
+ * A single-use link mailed to an account's address: email verification or password reset. Only
+ * the digest of its secret is stored; `email` is the address it went to (it proves that address).
+ */
+@Entity({ tableName: 'account_link' })
+@Index({ properties: ['accountId', 'purpose'] })
+export class AccountLink {
+  @PrimaryKey({ type: 'string', length: 64 })
+  digest!: string;
+
+  @Property({ type: 'string', length: 20 })
+  purpose!: AccountLinkPurpose;
+
+  @Property({ type: 'string', length: 40 })
+  accountId!: string;
+
+  @Property({ type: 'string', length: 320 })
+  email!: string;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  usedAt?: Date | null;
 }

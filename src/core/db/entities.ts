@@ -1,4 +1,4 @@
-import { Account, AccountLicense } from '../accounts/entities.js';
+import { Account, AccountLicense, AccountLink } from '../accounts/entities.js';
 import { Charge, IdempotencyRecord } from '../billing/entities.js';
 import { CheckRecord } from '../checks/entities.js';
 import { CredentialProvider, CredentialState, LicenseRecord } from '../credentials/entities.js';
@@ -15,4 +15,4 @@ export const entities = [Project, ApiKey, Workflow, CallbackDestination, OidcCli
   AccountLicense, SigningKey, AuthorizationCode, RefreshToken, LoginSession, Interaction, Consent,
   CredentialState, CredentialProvider, LicenseRecord, FaceChallenge, FaceEnrollment,
   VerificationSession, SessionCheck, SessionEvent, WebhookEvent, WebhookAttempt,
-  Member, RosterSeat, RosterPlan, RosterInvoice, RosterAudit, RosterInviteWindow, MailOutboxMessage];
+  Member, RosterSeat, RosterPlan, RosterInvoice, RosterAudit, RosterInviteWindow, MailOutboxMessage, AccountLink];

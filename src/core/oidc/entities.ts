@@ -37,7 +37,10 @@ export class AccessToken {
   revokedAt?: Date | null;
 }
 
-/** An RS256 key pair; the private half sealed (AES-GCM). The newest signs; the previous stays in the JWKS. */
+/**
+ * An RS256 key pair; the private half sealed (AES-GCM). Published from creation; signs from
+ * `activatesAt` until the next key's `activatesAt`; published a while longer (see SigningKeys).
+ */
 @Entity({ tableName: 'signing_key' })
 export class SigningKey {
   @PrimaryKey({ type: 'string', length: 64 })
@@ -51,6 +54,9 @@ export class SigningKey {
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  activatesAt!: Date;
 }
 
 /** A one-time authorization code (about 2 minutes), bound to client, redirect URI and PKCE challenge. */

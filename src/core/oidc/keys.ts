@@ -3,66 +3,141 @@ import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import type { Sealer } from '../secrets.js';
 import { SigningKey } from './entities.js';
+import { ID_TOKEN_TTL_SECONDS } from './tokens.js';
 
 type PrivateKey = Awaited<ReturnType<typeof importPKCS8>>;
 
-/** The JWKS publishes the current key and the one before it, so tokens signed just before a rotation still verify. */
-const PUBLISHED_KEYS = 2;
+/** How long relying parties may cache the JWKS at most (its `Cache-Control: max-age`). */
+export const JWKS_MAX_AGE_SECONDS = 300;
 
-/** RS256 signing keys in the database, shared by every instance; private halves sealed. */
+/**
+ * How long after its successor starts signing a retired key stays published: the longest-lived
+ * token it signed (the id_token, 900 s; access and refresh tokens are opaque, not signed), plus
+ * 120 s for another instance still signing with it from its 30 s key cache and for clock skew.
+ */
+export const RETIRED_KEY_GRACE_SECONDS = ID_TOKEN_TTL_SECONDS + 120;
+
+/** How often an instance re-reads the key table (another instance may have rotated). */
+const KEY_CACHE_MS = 30_000;
+
+export type KeyState = 'next' | 'current' | 'retired';
+
+/** A key's place in the rotation, worked out from the table and the clock (nothing is stored but `activatesAt`). */
+export interface KeyStatus {
+  kid: string;
+  state: KeyState;
+  /** When it starts signing. */
+  activatesAt: Date;
+  /** When its successor starts signing (null while it has none). */
+  retiresAt: Date | null;
+  /** When it leaves the JWKS (null while it has no successor). */
+  publishedUntil: Date | null;
+}
+
+/**
+ * RS256 signing keys in the database, shared by every instance; private halves sealed.
+ *
+ * Rotation that relying parties survive: `rotate` adds the next key as published but not yet
+ * signing; it signs from `activatesAt`, at least `activationDelaySeconds` later (default the JWKS
+ * max-age, 300 s), so every relying party's cached JWKS already holds it when the first token it
+ * signed arrives. The key it replaces stays published for RETIRED_KEY_GRACE_SECONDS after that,
+ * so every token it signed can be validated (and used as logout's `id_token_hint`) until it has
+ * expired. Which key signs is decided by each instance from the table and the clock, so
+ * instances agree without coordinating.
+ */
 export class SigningKeys {
-  /** The current signing key, imported once: unsealing and parsing PKCS#8 per token is costly. */
-  private current?: { kid: string; key: PrivateKey; loadedAt: number };
+  /** The key table as last read, with private keys imported on first use (unsealing and parsing PKCS#8 per token is costly). */
+  private cache?: { rows: SigningKey[]; loadedAt: number };
+  private readonly imported = new Map<string, PrivateKey>();
+  private readonly activationDelayMs: number;
 
-  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer }) {}
+  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer; activationDelaySeconds?: number }) {
+    this.activationDelayMs = (deps.activationDelaySeconds ?? JWKS_MAX_AGE_SECONDS) * 1000;
+  }
+
+  /** The JWKS `Cache-Control: max-age`: never longer than the activation delay, so no cached JWKS lacks a key that signs. */
+  get jwksMaxAgeSeconds(): number {
+    return Math.min(JWKS_MAX_AGE_SECONDS, Math.floor(this.activationDelayMs / 1000));
+  }
+
+  /** Every key, oldest activation first. */
+  private async rows(fresh = false): Promise<SigningKey[]> {
+    if (!fresh && this.cache && Date.now() - this.cache.loadedAt < KEY_CACHE_MS) return this.cache.rows;
+    const rows = await this.deps.orm.em.fork().find(SigningKey, {}, { orderBy: { activatesAt: 'asc', kid: 'asc' } });
+    this.cache = { rows, loadedAt: Date.now() };
+    return rows;
+  }
+
+  /** Each key's state at `now`, newest first; keys past their publication are left out. */
+  private statuses(rows: SigningKey[], now: Date): (KeyStatus & { row: SigningKey })[] {
+    const out: (KeyStatus & { row: SigningKey })[] = [];
+    rows.forEach((row, index) => {
+      const successor = rows[index + 1];
+      const retiresAt = successor && successor.activatesAt <= now ? successor.activatesAt : null;
+      const publishedUntil = successor ? new Date(successor.activatesAt.getTime() + RETIRED_KEY_GRACE_SECONDS * 1000) : null;
+      if (publishedUntil && publishedUntil <= now) return;
+      const state: KeyState = row.activatesAt > now ? 'next' : retiresAt ? 'retired' : 'current';
+      out.push({ kid: row.kid, state, activatesAt: row.activatesAt, retiresAt: successor?.activatesAt ?? null, publishedUntil, row });
+    });
+    return out.reverse();
+  }
+
+  /** The keys in the JWKS now (next, current and retired ones), with their states; for operators. */
+  async list(): Promise<KeyStatus[]> {
+    return this.statuses(await this.rows(true), this.deps.clock.now()).map(({ row: _row, ...status }) => status);
+  }
+
+  private async signingKey(): Promise<{ kid: string; key: PrivateKey }> {
+    const current = this.statuses(await this.rows(), this.deps.clock.now()).find((status) => status.state === 'current');
+    if (!current) throw new Error('no signing key');
+    let key = this.imported.get(current.kid);
+    if (!key) {
+      key = await importPKCS8(this.deps.sealer.open(current.row.privateKeySealed), 'RS256');
+      this.imported.set(current.kid, key);
+    }
+    return { kid: current.kid, key };
+  }
 
   /**
-   * Another instance may rotate: re-read which key is current at most every 30 s. Until then
-   * this instance signs with the previous key, which the JWKS still publishes.
+   * Adds the next signing key, published now and signing from the returned `activatesAt`
+   * (`immediately` only for a database without keys). Keys no longer published are deleted.
    */
-  private async signingKey(): Promise<{ kid: string; key: PrivateKey }> {
-    if (this.current && Date.now() - this.current.loadedAt < 30_000) return this.current;
-    const [row] = await this.newest(1);
-    if (!row) throw new Error('no signing key');
-    const key = this.current?.kid === row.kid ? this.current.key : await importPKCS8(this.deps.sealer.open(row.privateKeySealed), 'RS256');
-    this.current = { kid: row.kid, key, loadedAt: Date.now() };
-    return this.current;
-  }
-
-  private async newest(limit: number): Promise<SigningKey[]> {
-    return this.deps.orm.em.fork().find(SigningKey, {}, { orderBy: { createdAt: 'desc', kid: 'desc' }, limit });
-  }
-
-  /** Makes a new key the signing key; the previous one stays published. Returns its kid. */
-  async rotate(): Promise<string> {
+  async rotate(options: { immediately?: boolean } = {}): Promise<{ kid: string; activatesAt: Date }> {
     const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
-    this.current = undefined;
     const em = this.deps.orm.em.fork();
-    // Strictly newer than the current key even if the clock has not moved: order decides which key signs.
-    const [current] = await this.newest(1);
+    const rows = await this.rows(true);
     const now = this.deps.clock.now();
-    const createdAt = current && current.createdAt >= now ? new Date(current.createdAt.getTime() + 1) : now;
+    const last = rows.at(-1);
+    let activatesAt = new Date(now.getTime() + (options.immediately ? 0 : this.activationDelayMs));
+    // Strictly after the newest key even if the clock has not moved: the order decides which key signs.
+    if (last && last.activatesAt >= activatesAt) activatesAt = new Date(last.activatesAt.getTime() + 1);
+    const published = new Set(this.statuses(rows, now).map((status) => status.kid));
+    const gone = rows.filter((row) => !published.has(row.kid)).map((row) => row.kid);
+    if (gone.length) await em.nativeDelete(SigningKey, { kid: { $in: gone } });
     em.create(SigningKey, {
       kid,
       publicJwk: { ...publicJwk, kid, alg: 'RS256', use: 'sig' },
       privateKeySealed: this.deps.sealer.seal(await exportPKCS8(privateKey)),
-      createdAt,
+      createdAt: now,
+      activatesAt,
     });
     await em.flush();
-    return kid;
+    this.cache = undefined;
+    return { kid, activatesAt };
   }
 
-  /** Creates the first key on a fresh database (two instances starting at once may both add one: harmless). */
+  /** Creates the first key on a fresh database, signing at once: no relying party has seen a JWKS yet (two instances starting at once may both add one: harmless). */
   async ensure(): Promise<void> {
-    if ((await this.newest(1)).length === 0) await this.rotate();
+    if ((await this.rows(true)).length === 0) await this.rotate({ immediately: true });
   }
 
-  /** The public JWK set: no private material. */
+  /** The public JWK set, newest first: the next key, the current one, and retired ones whose tokens may still be alive. No private material. */
   async jwks(): Promise<{ keys: Record<string, unknown>[] }> {
-    const keys = await this.newest(PUBLISHED_KEYS);
-    return { keys: keys.map((key) => ({ ...key.publicJwk })) };
+    // read afresh: a relying party caches this for max-age, so it must hold a key another instance just added
+    const statuses = this.statuses(await this.rows(true), this.deps.clock.now());
+    return { keys: statuses.map((status) => ({ ...status.row.publicJwk })) };
   }
 
   async sign(claims: JWTPayload, lifetimeSeconds: number): Promise<string> {
@@ -72,16 +147,19 @@ export class SigningKeys {
   }
 
   /**
-   * Verifies a token we signed (signature, issuer) and returns its claims. With `ignoreExpiry`
-   * an expired token is accepted (logout's id_token_hint); a tampered one never is.
+   * Verifies a token we signed with a key still published (signature, issuer) and returns its
+   * claims. With `ignoreExpiry` an expired token is accepted (logout's id_token_hint); a tampered
+   * one never is.
    */
   async verify(token: string, issuer: string, options: { ignoreExpiry?: boolean } = {}): Promise<JWTPayload | null> {
     try {
       const { kid, alg } = decodeProtectedHeader(token);
       if (alg !== 'RS256' || typeof kid !== 'string') return null;
-      const key = (await this.newest(PUBLISHED_KEYS)).find((candidate) => candidate.kid === kid);
+      let key = this.statuses(await this.rows(), this.deps.clock.now()).find((candidate) => candidate.kid === kid);
+      // a key another instance added since this one last read the table
+      if (!key) key = this.statuses(await this.rows(true), this.deps.clock.now()).find((candidate) => candidate.kid === kid);
       if (!key) return null;
-      const publicKey = await importJWK(key.publicJwk as Parameters<typeof importJWK>[0], 'RS256');
+      const publicKey = await importJWK(key.row.publicJwk as Parameters<typeof importJWK>[0], 'RS256');
       const claims = decodeJwt(token);
       const currentDate = options.ignoreExpiry && typeof claims.iat === 'number' ? new Date(claims.iat * 1000) : this.deps.clock.now();
       const { payload } = await jwtVerify(token, publicKey, { issuer, algorithms: ['RS256'], currentDate });

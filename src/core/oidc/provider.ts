@@ -11,26 +11,19 @@ import { Member } from '../roster/entities.js';
 import { OidcClient, OIDC_SCOPES } from '../tenancy/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken } from './entities.js';
 import type { SigningKeys } from './keys.js';
-import { ACCESS_TOKEN_TTL_SECONDS, type AccessGrant, type AccessTokenService } from './tokens.js';
+import { pickUiLocale, UI_LOCALES_SUPPORTED, type UiLocale } from './ui-locales.js';
+import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS, type AccessGrant, type AccessTokenService } from './tokens.js';
 
 const CODE_TTL_MS = 120_000;
 const REFRESH_TTL_MS = 30 * 24 * 3600_000;
 const SESSION_TTL_MS = 12 * 3600_000;
 const INTERACTION_TTL_MS = 10 * 60_000;
-const ID_TOKEN_TTL_SECONDS = ACCESS_TOKEN_TTL_SECONDS;
 
 /** The authorization request once its client and redirect URI are trusted. */
 /** The prompt values a request may list (space-separated, OIDC Core 3.1.2.1); select_account is accepted and means nothing here (one account per browser). */
 const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'];
 
 const promptsOf = (prompt: string | undefined): string[] => (prompt ?? '').split(' ').filter(Boolean);
-
-/**
- * `email_verified` goes wherever `email` does (OIDC Core 5.1). No address has been proved to
- * belong to its account yet (sign-up sends no verification link), so it is false for everyone
- * until that exists; a relying party must not treat the email as verified.
- */
-const EMAIL_VERIFIED = false;
 
 export interface AuthorizeRequest {
   clientId: string;
@@ -42,13 +35,15 @@ export interface AuthorizeRequest {
   codeChallenge?: string;
   prompt?: string;
   maxAge?: number;
+  /** The pages' language, picked from `ui_locales` (see ui-locales.ts). */
+  uiLocale?: UiLocale;
 }
 
 export type AuthorizeStep =
   | { kind: 'error_page'; message: string }
   | { kind: 'redirect'; url: string }
-  | { kind: 'login'; interaction: string; clientName: string; error?: string }
-  | { kind: 'consent'; interaction: string; clientName: string; scopes: string[] };
+  | { kind: 'login'; interaction: string; clientName: string; error?: string; locale?: UiLocale }
+  | { kind: 'consent'; interaction: string; clientName: string; scopes: string[]; locale?: UiLocale };
 
 /** Who a resource call is for, as the bearer-token check found it. */
 export type ResourceGrant = Pick<AccessGrant, 'svcId' | 'scopes'>;
@@ -139,6 +134,7 @@ export class OidcProvider {
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       claims_parameter_supported: false,
+      ui_locales_supported: [...UI_LOCALES_SUPPORTED],
     };
   }
 
@@ -193,7 +189,8 @@ export class OidcProvider {
     if (prompts.includes('none') && prompts.length > 1) return fail('invalid_request', 'prompt=none cannot be combined with another value');
     const nonce = one(query.nonce);
     if (nonce !== undefined && nonce.length > 512) return fail('invalid_request', 'nonce is too long');
-    return { request: { clientId, clientName: client.name, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge } };
+    const uiLocale = pickUiLocale(one(query.ui_locales));
+    return { request: { clientId, clientName: client.name, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge, uiLocale } };
   }
 
   /** What happens next for a checked request, given who is signed in to this browser. */
@@ -203,14 +200,14 @@ export class OidcProvider {
     const needsLogin = !session || tooOld || (prompts.includes('login') && !options.freshLogin);
     if (needsLogin) {
       if (prompts.includes('none')) return this.errorRedirect(request.redirectUri, 'login_required', 'the user is not signed in', request.state);
-      return { kind: 'login', interaction: await this.saveInteraction(request), clientName: request.clientName };
+      return { kind: 'login', interaction: await this.saveInteraction(request), clientName: request.clientName, locale: request.uiLocale };
     }
     if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivatedRedirect(request);
     const consent = await this.em().findOne(Consent, { accountId: session.accountId, clientId: request.clientId });
     const covered = consent && request.scopes.every((scope) => consent.scopes.includes(scope));
     if (!covered || prompts.includes('consent')) {
       if (prompts.includes('none')) return this.errorRedirect(request.redirectUri, 'consent_required', 'the user has not consented', request.state);
-      return { kind: 'consent', interaction: await this.saveInteraction(request), clientName: request.clientName, scopes: request.scopes };
+      return { kind: 'consent', interaction: await this.saveInteraction(request), clientName: request.clientName, scopes: request.scopes, locale: request.uiLocale };
     }
     return { kind: 'redirect', url: await this.issueCode(request, session) };
   }
@@ -238,7 +235,7 @@ export class OidcProvider {
   async decide(interaction: string, session: BrowserSession | null, allow: boolean): Promise<AuthorizeStep> {
     const request = await this.loadInteraction(interaction);
     if (!request) return { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' };
-    if (!session) return { kind: 'login', interaction, clientName: request.clientName };
+    if (!session) return { kind: 'login', interaction, clientName: request.clientName, locale: request.uiLocale };
     await this.dropInteraction(interaction);
     if (!allow) return this.errorRedirect(request.redirectUri, 'access_denied', 'the user denied the request', request.state);
     if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivatedRedirect(request);
@@ -296,7 +293,11 @@ export class OidcProvider {
     return this.openSession(account.svcId);
   }
 
-  /** Creates an account from the sign-up page and signs it in (`account_exists`, `validation_error`). */
+  /**
+   * Creates an account and signs it in (`account_exists`, `validation_error`): the invitation
+   * page's sign-up, where the invited address is known already. The login pages' sign-up is
+   * AccountRecovery.signUp, which does not tell whether an address has an account.
+   */
   async signUp(input: { email: string; password: string; name?: string }): Promise<{ cookie: string; session: BrowserSession }> {
     const account = await this.deps.accounts.createAccount({ email: input.email, password: input.password, displayName: input.name || undefined });
     return this.openSession(account.svcId);
@@ -428,7 +429,7 @@ export class OidcProvider {
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       svc_id: account.id,
       ...(membership ? { svc_org_member_id: membership.memberId } : {}),
-      ...(grant.scopes.includes('profile') ? { email: account.email, email_verified: EMAIL_VERIFIED, name: account.displayName ?? account.email } : {}),
+      ...(grant.scopes.includes('profile') ? { email: account.email, email_verified: account.emailVerifiedAt != null, name: account.displayName ?? account.email } : {}),
     };
     return { accessToken, refreshToken, scopes: grant.scopes, claims };
   }
@@ -451,6 +452,19 @@ export class OidcProvider {
     const now = this.now();
     await em.nativeUpdate(RefreshToken, { accountId, clientId, revokedAt: null }, { revokedAt: now });
     await em.nativeUpdate(AccessToken, { account: { id: accountId }, client: { clientId }, revokedAt: null }, { revokedAt: now });
+  }
+
+  /**
+   * After a password reset: every refresh and access token of the account (all clients), its
+   * browser sessions, and its sign-in lock end.
+   */
+  async endEverySignIn(account: { svcId: string; email: string }): Promise<void> {
+    const em = this.em();
+    const now = this.now();
+    await em.nativeUpdate(RefreshToken, { accountId: account.svcId, revokedAt: null }, { revokedAt: now });
+    await em.nativeUpdate(AccessToken, { account: { id: account.svcId }, revokedAt: null }, { revokedAt: now });
+    await em.nativeDelete(LoginSession, { accountId: account.svcId });
+    await this.deps.throttle.succeeded(account.email, '');
   }
 
   /** Revokes a person's tokens for every client of an organization (a roster member was deactivated or removed). */
@@ -502,7 +516,7 @@ export class OidcProvider {
       svc_id: account.id,
       preferred_username: account.email,
       email: account.email,
-      email_verified: EMAIL_VERIFIED,
+      email_verified: account.emailVerifiedAt != null,
       name: identity?.fullName ?? account.displayName ?? account.email,
       id_verified: account.idVerified,
     };

@@ -10,6 +10,9 @@ import { AccessToken } from './entities.js';
 /** Access tokens last about 900 seconds (spec: Tokens). */
 export const ACCESS_TOKEN_TTL_SECONDS = 900;
 
+/** id_tokens live as long as the access token they come with: the longest-lived thing a signing key signs. */
+export const ID_TOKEN_TTL_SECONDS = ACCESS_TOKEN_TTL_SECONDS;
+
 export interface AccessGrant {
   svcId: string;
   clientId: string;

@@ -2,8 +2,9 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { AuthorizeStep, BrowserSession } from '../../core/oidc/provider.js';
+import { UI_LOCALES_SUPPORTED } from '../../core/oidc/ui-locales.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
-import { consentPage, messagePage, signInPage, signUpErrorText, signUpPage } from '../../web/login-pages.js';
+import { consentPage, forgotPasswordPage, messagePage, resetPasswordPage, signInPage, signUpErrorText, signUpNotice, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { toDomainError } from '../errors.js';
 import { sendData } from '../envelope.js';
@@ -102,6 +103,9 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   const setCookie = (res: Response, value: string) => setSessionCookie(res, value, secure);
   const clearCookie = (res: Response) => res.append('Set-Cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
 
+  /** The page's language (from the request's `ui_locales`) as a header too. */
+  const language = (res: Response, locale: string | undefined) => res.setHeader('Content-Language', locale ?? UI_LOCALES_SUPPORTED[0]);
+
   function render(res: Response, step: AuthorizeStep, status = 200): void {
     res.setHeader('Cache-Control', 'no-store');
     switch (step.kind) {
@@ -112,10 +116,12 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
         res.status(400).type('html').send(messagePage('Sign-in request not valid', step.message));
         return;
       case 'login':
-        res.status(status).type('html').send(signInPage({ interaction: step.interaction, clientName: step.clientName, csrf: String(res.locals.csrf), error: step.error }));
+        language(res, step.locale);
+        res.status(status).type('html').send(signInPage({ interaction: step.interaction, clientName: step.clientName, csrf: String(res.locals.csrf), error: step.error, locale: step.locale }));
         return;
       case 'consent':
-        res.status(status).type('html').send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes, csrf: String(res.locals.csrf) }));
+        language(res, step.locale);
+        res.status(status).type('html').send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes, csrf: String(res.locals.csrf), locale: step.locale }));
     }
   }
 
@@ -124,12 +130,12 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.get('/api/.well-known/openid-configuration', discovery);
 
   router.get('/api/auth/oidc/jwks.json', async (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.setHeader('Cache-Control', `public, max-age=${core.signingKeys.jwksMaxAgeSeconds}`);
     res.json(await core.signingKeys.jwks());
   });
 
   // Every route that may show the sign-in, sign-up or consent form gives the browser its CSRF token.
-  router.use(['/api/auth/oidc/authorize', '/api/auth/oidc/login', '/api/auth/oidc/signup', '/api/auth/oidc/consent'], issueCsrf(secure));
+  router.use(['/api/auth/oidc/authorize', '/api/auth/oidc/login', '/api/auth/oidc/signup', '/api/auth/oidc/consent', '/api/auth/oidc/forgot-password', '/api/auth/oidc/reset-password'], issueCsrf(secure));
 
   // OIDC Core 3.1.2.1: the authorization endpoint takes GET (query) and POST (form body) alike.
   const authorize = async (req: Request, res: Response, parameters: Record<string, unknown>) => {
@@ -148,7 +154,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     const attempt = await signInFromPage(oidc, email, String(req.body?.password ?? ''), req, res);
     const signedIn = attempt.signedIn;
     if (!signedIn) {
-      res.status(attempt.status).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: attempt.message, email }));
+      language(res, request.uiLocale);
+      res.status(attempt.status).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: attempt.message, email, locale: request.uiLocale }));
       return;
     }
     setCookie(res, signedIn.cookie);
@@ -157,24 +164,84 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
 
   router.get('/api/auth/oidc/signup', async (req, res) => {
     const interaction = String(req.query.interaction ?? '');
-    if (!(await oidc.loadInteraction(interaction))) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
-    res.type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf) }));
+    const request = await oidc.loadInteraction(interaction);
+    if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    language(res, request.uiLocale);
+    res.type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), locale: request.uiLocale }));
   });
 
+  // Sign-up answers the same for a new and a taken address (the sign-in page with the same notice,
+  // 200): the new one gets an account and a verification link, the taken one's owner a notice.
   router.post('/api/auth/oidc/signup', form, requireCsrf, async (req, res) => {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
     if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
     const fields = { email: String(req.body?.email ?? ''), password: String(req.body?.password ?? ''), name: String(req.body?.name ?? '') };
     try {
-      const { cookie, session } = await oidc.signUp(fields);
-      setCookie(res, cookie);
-      render(res, await oidc.nextStep(request, session, { freshLogin: true }));
+      await core.accountRecovery.signUp({ email: fields.email, password: fields.password, displayName: fields.name.trim() || undefined });
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      const message = signUpErrorText(error);
-      res.status(400).type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), error: message, email: fields.email, name: fields.name }));
+      language(res, request.uiLocale);
+      res.status(400).type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), error: signUpErrorText(error), email: fields.email, name: fields.name, locale: request.uiLocale }));
+      return;
     }
+    const email = fields.email.trim().toLowerCase();
+    res.setHeader('Cache-Control', 'no-store');
+    language(res, request.uiLocale);
+    res.type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), notice: signUpNotice(email), email, locale: request.uiLocale }));
+  });
+
+  // The link mailed at sign-up: following it proves the address (idempotent, so a mail scanner
+  // that opens it first does no harm).
+  router.get('/api/auth/oidc/verify-email', async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    if (await core.accountRecovery.verifyEmail(String(req.query.token ?? ''))) {
+      res.type('html').send(messagePage('Email address confirmed', 'Thank you: your email address is confirmed. You can close this page.'));
+      return;
+    }
+    res.status(400).type('html').send(messagePage('Link not valid', 'This confirmation link is invalid, used or expired (links work for 24 hours). Choosing a new password with "Forgot your password?" on the sign-in page also confirms your address.'));
+  });
+
+  // Password reset: the form asks for the address and answers the same whether it has an account.
+  router.get('/api/auth/oidc/forgot-password', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html').send(forgotPasswordPage({ csrf: String(res.locals.csrf) }));
+  });
+  router.post('/api/auth/oidc/forgot-password', form, requireCsrf, async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const email = String(req.body?.email ?? '');
+    try {
+      await core.accountRecovery.requestReset({ email });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'validation_error') throw error;
+      res.status(400).type('html').send(forgotPasswordPage({ csrf: String(res.locals.csrf), error: 'Check your email address.', email }));
+      return;
+    }
+    res.type('html').send(forgotPasswordPage({ csrf: String(res.locals.csrf), sent: true, email: email.trim().toLowerCase() }));
+  });
+
+  const deadResetLink = (res: Response) =>
+    res.status(400).type('html').send(messagePage('Link not valid', 'This password reset link is invalid, used or expired (links work once, for 15 minutes). Ask for a new one with "Forgot your password?" on the sign-in page.'));
+  router.get('/api/auth/oidc/reset-password', async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const token = String(req.query.token ?? '');
+    if (!(await core.accountRecovery.resetLinkUsable(token))) return void deadResetLink(res);
+    res.type('html').send(resetPasswordPage({ token, csrf: String(res.locals.csrf) }));
+  });
+  router.post('/api/auth/oidc/reset-password', form, requireCsrf, async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const token = String(req.body?.token ?? '');
+    try {
+      await core.accountRecovery.resetPassword(token, { password: String(req.body?.password ?? '') });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      if (error.code === 'invalid_token') return void deadResetLink(res);
+      res.status(400).type('html').send(resetPasswordPage({ token, csrf: String(res.locals.csrf), error: signUpErrorText(error) }));
+      return;
+    }
+    // This browser's session ended with every other one: clear its cookie too.
+    clearCookie(res);
+    res.type('html').send(messagePage('Password changed', 'Your password is changed and you are signed out of every application. Go back to the application and sign in with the new password.'));
   });
 
   router.post('/api/auth/oidc/consent', form, requireCsrf, async (req, res) => {

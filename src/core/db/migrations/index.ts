@@ -9,6 +9,8 @@ import { Migration20261123060000_roster } from './Migration20261123060000_roster
 import { Migration20261123070000_ops } from './Migration20261123070000_ops.js';
 import { Migration20261124100000_security } from './Migration20261124100000_security.js';
 import { Migration20261125100000_descriptor_kind } from './Migration20261125100000_descriptor_kind.js';
+import { Migration20261125200000_key_activation } from './Migration20261125200000_key_activation.js';
+import { Migration20261125210000_account_links } from './Migration20261125210000_account_links.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -22,4 +24,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123070000_ops', class: Migration20261123070000_ops },
   { name: 'Migration20261124100000_security', class: Migration20261124100000_security },
   { name: 'Migration20261125100000_descriptor_kind', class: Migration20261125100000_descriptor_kind },
+  { name: 'Migration20261125200000_key_activation', class: Migration20261125200000_key_activation },
+  { name: 'Migration20261125210000_account_links', class: Migration20261125210000_account_links },
 ];

@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import { DomainError } from '../errors.js';
+import type { MailService } from '../mail/index.js';
+import { digestSecret, hashPassword, newSecret } from '../secrets.js';
+import { parseInput } from '../validation.js';
+import { Account, AccountLink, type AccountLinkPurpose } from './entities.js';
+import { passwordProblem } from './password-policy.js';
+import { createAccountInput, type AccountService } from './service.js';
+
+/** An email verification link works for 24 hours (a password reset also proves the address, later). */
+export const VERIFY_LINK_TTL_MS = 24 * 3600_000;
+/** A password reset link works for 15 minutes, once. */
+export const RESET_LINK_TTL_MS = 15 * 60_000;
+/** At most one reset mail per account per minute, however often the form is sent. */
+const RESET_MAIL_INTERVAL_MS = 60_000;
+
+const newPasswordInput = z.object({
+  password: z.string().max(200).superRefine((password, ctx) => {
+    const problem = passwordProblem(password);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+});
+
+const emailInput = z.object({ email: z.string().trim().toLowerCase().pipe(z.email()) });
+
+/**
+ * What is mailed to an account's address and what following it does: sign-up's verification link
+ * (and the notice to an existing owner when someone signs up with their address), and password
+ * reset by a single-use link. Links are random secrets; only their digests are stored.
+ */
+export class AccountRecovery {
+  constructor(
+    private readonly deps: {
+      orm: Orm;
+      clock: Clock;
+      accounts: AccountService;
+      mail: MailService;
+      /** The public base URL the links point to. */
+      baseUrl: string;
+      /** After a reset: end every sign-in of the account (tokens, browser sessions, lock). */
+      afterPasswordReset: (account: { svcId: string; email: string }) => Promise<void>;
+    },
+  ) {}
+
+  private now(): Date {
+    return this.deps.clock.now();
+  }
+
+  private async createLink(purpose: AccountLinkPurpose, account: { id: string; email: string }, ttlMs: number): Promise<string> {
+    const secret = newSecret(purpose === 'verify_email' ? 've' : 'pr');
+    const em = this.deps.orm.em.fork();
+    const now = this.now();
+    em.create(AccountLink, { digest: digestSecret(secret), purpose, accountId: account.id, email: account.email, createdAt: now, expiresAt: new Date(now.getTime() + ttlMs) });
+    await em.flush();
+    return secret;
+  }
+
+  private link(path: string, secret: string): string {
+    return `${this.deps.baseUrl}/api/auth/oidc/${path}?token=${encodeURIComponent(secret)}`;
+  }
+
+  /** Mails a verification link for the account's address. */
+  async sendVerification(svcId: string): Promise<void> {
+    const account = await this.deps.orm.em.fork().findOneOrFail(Account, { id: svcId });
+    const link = this.link('verify-email', await this.createLink('verify_email', account, VERIFY_LINK_TTL_MS));
+    await this.deps.mail.send([{
+      to: account.email,
+      subject: 'Confirm your email address for Verity',
+      text: `Welcome to Verity.\n\nConfirm that this is your email address by opening this link within 24 hours:\n\n${link}\n\nIf you did not create a Verity account, ignore this message.`,
+    }]);
+  }
+
+  /**
+   * Sign-up from the login pages, answering the same whether the email is new or taken: a new
+   * address gets an account and a verification link; a taken one gets no account, and its owner
+   * a notice (someone tried to sign up with it). Invalid input is `validation_error` either way.
+   * Returns the new account's id, or null when the address was taken.
+   */
+  async signUp(input: unknown): Promise<string | null> {
+    const fields = parseInput(createAccountInput, input);
+    try {
+      const account = await this.deps.accounts.createAccount(fields);
+      await this.sendVerification(account.svcId);
+      return account.svcId;
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'account_exists') throw error;
+    }
+    // Costs about what the new-account path costs: createAccount hashed the password before the
+    // unique index refused the row, and one mail goes out either way.
+    await this.deps.mail.send([{
+      to: fields.email,
+      subject: 'Someone tried to create a Verity account with your address',
+      text: `Someone (maybe you) tried to create a new Verity account with this email address, which already has one. No new account was made and nothing changed on yours.\n\nIf it was you, sign in with your password instead. If you forgot it, choose a new one here:\n\n${this.deps.baseUrl}/api/auth/oidc/forgot-password\n\nIf it was not you, you can ignore this message.`,
+    }]);
+    return null;
+  }
+
+  /**
+   * Follows a verification link: true when it is live (24 hours) and its address is (now)
+   * verified. Following it again answers the same: a mail scanner opening it first does no harm.
+   */
+  async verifyEmail(secret: string): Promise<boolean> {
+    if (!secret || secret.length > 100) return false;
+    const em = this.deps.orm.em.fork();
+    const link = await em.findOne(AccountLink, { digest: digestSecret(secret), purpose: 'verify_email' });
+    if (!link || link.expiresAt <= this.now()) return false;
+    await em.nativeUpdate(AccountLink, { digest: link.digest, usedAt: null }, { usedAt: this.now() });
+    return this.markVerified(link);
+  }
+
+  private async markVerified(link: AccountLink): Promise<boolean> {
+    // Only the address the link went to: an account whose email changed since is not verified by it.
+    const updated = await this.deps.orm.em.fork().nativeUpdate(Account, { id: link.accountId, email: link.email, emailVerifiedAt: null }, { emailVerifiedAt: this.now() });
+    if (updated) return true;
+    return (await this.deps.orm.em.fork().count(Account, { id: link.accountId, email: link.email })) > 0;
+  }
+
+  /** Uses a link up, once: the row when it was live and of this purpose, else null. */
+  private async claim(purpose: AccountLinkPurpose, secret: string): Promise<AccountLink | null> {
+    if (!secret || secret.length > 100) return null;
+    const em = this.deps.orm.em.fork();
+    const now = this.now();
+    const digest = digestSecret(secret);
+    const claimed = await em.nativeUpdate(AccountLink, { digest, purpose, usedAt: null, expiresAt: { $gt: now } }, { usedAt: now });
+    if (!claimed) return null;
+    return em.findOne(AccountLink, { digest });
+  }
+
+  /** Whether a reset link can still be used (the reset page shows its form only then). */
+  async resetLinkUsable(secret: string): Promise<boolean> {
+    if (!secret || secret.length > 100) return false;
+    const row = await this.deps.orm.em.fork().findOne(AccountLink, { digest: digestSecret(secret), purpose: 'reset_password', usedAt: null });
+    return !!row && row.expiresAt > this.now();
+  }
+
+  /**
+   * The "forgot password" form: mails a reset link when an account has this address, and does
+   * nothing otherwise (the page answers the same). At most one mail per account per minute.
+   */
+  async requestReset(input: unknown): Promise<void> {
+    const { email } = parseInput(emailInput, input);
+    const em = this.deps.orm.em.fork();
+    const account = await em.findOne(Account, { email });
+    if (!account) return;
+    const recent = await em.count(AccountLink, { accountId: account.id, purpose: 'reset_password', createdAt: { $gt: new Date(this.now().getTime() - RESET_MAIL_INTERVAL_MS) } });
+    if (recent) return;
+    const link = this.link('reset-password', await this.createLink('reset_password', account, RESET_LINK_TTL_MS));
+    await this.deps.mail.send([{
+      to: account.email,
+      subject: 'Reset your Verity password',
+      text: `Someone (we hope you) asked to reset the password of the Verity account with this email address.\n\nChoose a new password here within 15 minutes (the link works once):\n\n${link}\n\nChanging it signs you out of every application. If you did not ask for this, ignore this message: your password stays as it is.`,
+    }]);
+  }
+
+  /**
+   * Sets a new password with a reset link: the password policy first (a refused password leaves
+   * the link usable), then the link is used up; every other reset link of the account dies, the
+   * address counts as verified (the link proved it), and every sign-in of the account ends.
+   * `invalid_token` when the link is unknown, used or expired.
+   */
+  async resetPassword(secret: string, input: unknown): Promise<void> {
+    const { password } = parseInput(newPasswordInput, input);
+    const passwordHash = await hashPassword(password);
+    const link = await this.claim('reset_password', secret);
+    if (!link) throw new DomainError('invalid_token', 'this reset link is invalid, used or expired');
+    const em = this.deps.orm.em.fork();
+    const account = await em.findOne(Account, { id: link.accountId });
+    if (!account || account.email !== link.email) throw new DomainError('invalid_token', 'this reset link is invalid, used or expired');
+    await em.nativeUpdate(Account, { id: account.id }, { passwordHash });
+    await em.nativeUpdate(AccountLink, { accountId: account.id, purpose: 'reset_password', usedAt: null }, { usedAt: this.now() });
+    await this.markVerified(link);
+    await this.deps.afterPasswordReset({ svcId: account.id, email: account.email });
+  }
+}
