@@ -91,7 +91,7 @@ describe('POST /api/v2/face-match', () => {
     expect(res.body.data.check.error).toContain('px across');
   });
 
-  it.skipIf(!available)('sends a blurred face and a face cut by the frame to review, each with its reason', { timeout: 120_000 }, async () => {
+  it.skipIf(!available)('sends a blurred face, a face cut by the frame and a cartoon to review, each with its reason', { timeout: 120_000 }, async () => {
     const sharp = (await import('sharp')).default;
     const photo = image('face_recognition-obama-biden/obama2.jpg');
     const { width, height } = await sharp(photo).metadata();
@@ -114,6 +114,15 @@ describe('POST /api/v2/face-match', () => {
     expect(half.body.data.status).toBe('review');
     expect(half.body.data.check.data.quality).toEqual([{ image: 'image1', reason: 'face_cut' }]);
     expect(half.body.data.check.error).toContain('cuts the face');
+    // a cartoon of the same photo: smoothed, then posterised to six tones per channel
+    const { data: smooth, info } = await sharp(photo).median(Math.round(extent / 25) | 1).raw().toBuffer({ resolveWithObject: true });
+    const posterised = Buffer.from(smooth.map((v) => Math.min(255, Math.floor(v / 42.7) * 42.7 + 21)));
+    const cartoon = await sharp(posterised, { raw: { width: info.width, height: info.height, channels: info.channels } }).jpeg({ quality: 90 }).toBuffer();
+    const drawn = await post().attach('image1', image('face_recognition-obama-biden/obama.jpg'), 'a.jpg').attach('image2', cartoon, 'b.jpg');
+    expect(drawn.status, JSON.stringify(drawn.body)).toBe(200);
+    expect(drawn.body.data.status).toBe('review');
+    expect(drawn.body.data.check.data.quality).toEqual([{ image: 'image2', reason: 'face_cartoon' }]);
+    expect(drawn.body.data.check.error).toContain('not photographed');
     // the untouched pair still passes: the gates do not stand in the way of a good photo
     const good = await post().attach('image1', image('face_recognition-obama-biden/obama.jpg'), 'a.jpg').attach('image2', photo, 'b.jpg');
     expect(good.body.data.status).toBe('passed');

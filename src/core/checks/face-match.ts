@@ -41,10 +41,15 @@ export const MIN_MATCH_SHARPNESS = 0.02;
 /** Share of the face's landmark bounds inside the image below which the frame cuts the face. Chosen on the bbt crops (originals >= 0.89, copies cut through the face <= 0.84), reported on obama-biden. */
 export const MIN_MATCH_VISIBLE = 0.85;
 
+/** Share of the inner face's grey levels on isolated histogram peaks above which the face is drawn or posterised, not photographed. Chosen on the bbt crops (every photo copy, JPEG 15 included, <= 0.185; 57 of 58 cartoon and drawing copies >= 0.2), reported on obama-biden (README, "Quality gates"). */
+export const MAX_PHOTO_TONAL_PEAKS = 0.2;
+/** Estimated age under which a face is a child's: it changes too fast, and the descriptor was trained on adults. No child's photo is on disk to choose it by; adults' estimates start at 20 on bbt and 26 on obama-biden (README). */
+export const MIN_MATCH_ESTIMATED_AGE = 13;
+
 /**
  * Why a face cannot be vouched for by a confident pass or fail, or null: too small, turned too
- * far from the camera, too blurred, or cut by the frame. Such a comparison answers `review` with
- * the reason.
+ * far from the camera, cut by the frame, too blurred, drawn rather than photographed, or a
+ * child's. Such a comparison answers `review` with the reason.
  */
 export function faceQualityProblem(face: FaceDescription): { reason: string; text: string } | null {
   const xs = face.landmarks.map((p) => p.x);
@@ -62,6 +67,8 @@ export function faceQualityProblem(face: FaceDescription): { reason: string; tex
   const quality = face.quality;
   if (quality && quality.visible < MIN_MATCH_VISIBLE) return { reason: 'face_cut', text: `the frame cuts the face (${Math.round(quality.visible * 100)}% of it in the picture; at least ${MIN_MATCH_VISIBLE * 100}% is needed)` };
   if (quality && quality.sharpness < MIN_MATCH_SHARPNESS) return { reason: 'face_blurred', text: `the face is too blurred to compare (detail ${quality.sharpness.toFixed(3)}; at least ${MIN_MATCH_SHARPNESS})` };
+  if (quality && quality.tonalPeaks > MAX_PHOTO_TONAL_PEAKS) return { reason: 'face_cartoon', text: `the face looks drawn or posterised, not photographed (${Math.round(quality.tonalPeaks * 100)}% of its tones flat; at most ${MAX_PHOTO_TONAL_PEAKS * 100}%)` };
+  if (face.estimatedAge !== undefined && face.estimatedAge < MIN_MATCH_ESTIMATED_AGE) return { reason: 'face_child', text: `the face looks like a child's (estimated age ${Math.round(face.estimatedAge)}); a child's face is not compared with confidence` };
   return null;
 }
 

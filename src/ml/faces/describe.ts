@@ -33,6 +33,8 @@ export interface Description {
   landmarks: Point[];
   rollDegrees: number;
   quality: FaceQuality;
+  /** Age in years as face-api's age net reads the same crop (a regression, not a document fact). */
+  estimatedAge: number;
 }
 
 /** Below this landmark extent (original pixels) a face holds too little detail to identify. */
@@ -55,15 +57,18 @@ export async function describe(rt: FaceRuntime, image: DecodedImage, face: RawFa
     if (w < 16 || h < 16) return null; // refined landmarks collapsed: not a usable face
     const crop = tf.slice(chipTensor, [y, x, 0], [h, w, 3]);
     let descriptor: Float32Array;
+    let estimatedAge: number;
     try {
       const out = await rt.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crop as unknown as FaceApi.TNetInput);
       descriptor = Array.isArray(out) ? out[0]! : out;
+      const estimate = await rt.faceapi.nets.ageGenderNet.predictAgeAndGender(crop as unknown as FaceApi.TNetInput);
+      estimatedAge = (Array.isArray(estimate) ? estimate[0]! : estimate).age;
     } finally {
       crop.dispose();
     }
     const landmarks = marks.map(chip.toOriginal);
     const quality = { ...chipQuality(chip.rgb, marks), visible: visibleShare(landmarks, image.width, image.height) };
-    return { descriptor, landmarks, rollDegrees: rollDegrees(landmarks), quality };
+    return { descriptor, landmarks, rollDegrees: rollDegrees(landmarks), quality, estimatedAge };
   } finally {
     chipTensor.dispose();
   }

@@ -22,6 +22,8 @@ export interface FaceDescription extends DetectedFace {
   descriptor: Float32Array; // 128-d
   /** How far the descriptor can be trusted (blur, drawing, cut by the frame); absent from engines that do not measure it. */
   quality?: FaceQuality;
+  /** Age in years estimated from the face (face-api's age net); absent from engines that do not estimate it. */
+  estimatedAge?: number;
 }
 
 export interface FaceModels {
@@ -63,7 +65,7 @@ export async function loadFaceModels(): Promise<FaceModels> {
         if (!largest) return null;
         const described = await describe(rt, image, largest);
         if (!described) return null;
-        return { ...publicFace(largest), landmarks: described.landmarks, rollDegrees: described.rollDegrees, descriptor: described.descriptor, quality: described.quality };
+        return { ...publicFace(largest), landmarks: described.landmarks, rollDegrees: described.rollDegrees, descriptor: described.descriptor, quality: described.quality, estimatedAge: described.estimatedAge };
       }),
     cropFace: (image, box, options) => cropFaceJpeg(image, box, options),
     close: async () => {

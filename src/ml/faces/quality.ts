@@ -10,6 +10,8 @@ import type { Rgb } from './raster.js';
 export interface FaceQuality {
   /** Detail of the inner face: variance of the Laplacian over the variance of the grey levels (blur lowers it; contrast does not). */
   sharpness: number;
+  /** Share of the inner face's pixels on isolated peaks of its grey histogram: flat tones of a cartoon or posterised picture raise it; a photograph's tones are continuous. */
+  tonalPeaks: number;
   /** Share of the face (landmark bounds, padded 10%) inside the image: a face cut by the frame holds less than all of it. */
   visible: number;
 }
@@ -28,7 +30,7 @@ function innerFace(marks: Point[], width: number, height: number): { x0: number;
 const grey = (rgb: Rgb, i: number) => 0.299 * rgb.data[i * 3]! + 0.587 * rgb.data[i * 3 + 1]! + 0.114 * rgb.data[i * 3 + 2]!;
 
 /** Sharpness of the inner face of a chip whose 68 landmarks are `marks`. */
-export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpness'> {
+export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpness' | 'tonalPeaks'> {
   const { x0, y0, x1, y1 } = innerFace(marks, rgb.width, rgb.height);
   const w = rgb.width;
   let n = 0;
@@ -36,10 +38,14 @@ export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpn
   let sumSq = 0;
   let lapSum = 0;
   let lapSq = 0;
+  const histogram = new Float64Array(256);
   for (let y = y0; y <= y1; y++) {
     for (let x = x0; x <= x1; x++) {
       const i = y * w + x;
       const g = grey(rgb, i);
+      // pure black is the chip's fill where it ran past the image's edge, and pure white is
+      // highlights the camera clipped: neither is a tone of the face
+      if (g >= 1 && g < 254.5) histogram[Math.min(255, Math.round(g))]! += 1;
       const lap = grey(rgb, i - 1) + grey(rgb, i + 1) + grey(rgb, i - w) + grey(rgb, i + w) - 4 * g;
       n++;
       sum += g;
@@ -48,10 +54,30 @@ export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpn
       lapSq += lap * lap;
     }
   }
-  if (n < 16) return { sharpness: 0 };
+  if (n < 16) return { sharpness: 0, tonalPeaks: 0 };
   const variance = sumSq / n - (sum / n) ** 2;
   const lapVariance = lapSq / n - (lapSum / n) ** 2;
-  return { sharpness: lapVariance / Math.max(variance, 1) };
+  return { sharpness: lapVariance / Math.max(variance, 1), tonalPeaks: histogramPeaks(histogram) };
+}
+
+/** Half-width of the window a histogram bin is compared with. */
+const PEAK_WINDOW = 6;
+
+/** Mass standing above the local mean of a grey histogram (window of 2 * PEAK_WINDOW + 1 bins), as a share of all pixels. */
+function histogramPeaks(histogram: Float64Array): number {
+  const n = histogram.reduce((a, b) => a + b, 0);
+  if (n === 0) return 0;
+  let excess = 0;
+  for (let i = 0; i < 256; i++) {
+    let sum = 0;
+    let count = 0;
+    for (let j = Math.max(0, i - PEAK_WINDOW); j <= Math.min(255, i + PEAK_WINDOW); j++) {
+      sum += histogram[j]!;
+      count++;
+    }
+    excess += Math.max(0, histogram[i]! - sum / count);
+  }
+  return excess / n;
 }
 
 /** Share of the padded landmark bounds (original pixels) that lies inside a width x height image. */

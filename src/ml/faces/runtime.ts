@@ -34,6 +34,7 @@ async function load(): Promise<FaceRuntime> {
   await faceapi.nets.ssdMobilenetv1.loadFromDisk(modelDir);
   await faceapi.nets.faceLandmark68Net.loadFromDisk(modelDir);
   await faceapi.nets.faceRecognitionNet.loadFromDisk(modelDir);
+  await faceapi.nets.ageGenderNet.loadFromDisk(modelDir);
   await warmUp(tf, faceapi);
   return { tf, faceapi, backend: tfBackend() };
 }
@@ -45,6 +46,7 @@ async function warmUp(tf: TfModule, faceapi: FaceApiModule): Promise<void> {
     await faceapi.detectAllFaces(image, new faceapi.SsdMobilenetv1Options({ minConfidence: 0.99 }));
     await faceapi.nets.faceLandmark68Net.detectLandmarks(image);
     await faceapi.nets.faceRecognitionNet.computeFaceDescriptor(image);
+    await faceapi.nets.ageGenderNet.predictAgeAndGender(image);
   } finally {
     (image as unknown as { dispose(): void }).dispose();
   }
