@@ -149,10 +149,16 @@ describe('health, readiness, metrics, OpenAPI', () => {
     await service.http.get('/healthz');
     await service.http.get('/api/v2/unknown').set('X-API-Key', service.demo.api_key);
     await service.http.post('/graphql').send({ query: '{ projects { id } }' });
+    // error answers carry the full template of the route they came from, not the router's tail
+    await service.http.get('/api/v2/session/ses_000000000000000000000000').set('X-API-Key', service.demo.api_key);
+    await service.http.post('/api/v2/age-verification').set('X-API-Key', service.demo.api_key).send({ dob: 'not a date' });
     const text = (await service.http.get('/metrics')).text;
     expect(text).toMatch(/verity_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
     expect(text).toMatch(/verity_http_requests_total\{method="GET",route="unmatched",status="404"\} \d+/);
     expect(text).toMatch(/verity_http_requests_total\{method="POST",route="\/graphql",status="401"\} \d+/);
+    expect(text).toMatch(/verity_http_requests_total\{method="GET",route="\/api\/v2\/session\/:id",status="404"\} \d+/);
+    expect(text).toMatch(/verity_http_requests_total\{method="POST",route="\/api\/v2\/age-verification",status="400"\} \d+/);
+    expect(text).not.toMatch(/route="\/session/);
     expect(text).toContain('verity_http_request_duration_seconds_bucket');
   });
 

@@ -46,9 +46,27 @@ export function createMetrics(): HttpMetrics {
  * carry ids and would explode the label set. Mounted sub-apps label themselves (`labelRoute`).
  */
 function routeLabel(req: Request, res: Response): string {
-  const template = req.route?.path;
-  if (typeof template === 'string') return `${req.baseUrl}${template}`;
+  if (typeof res.locals.matchedRoute === 'string') return res.locals.matchedRoute;
   return typeof res.locals.routeLabel === 'string' ? res.locals.routeLabel : 'unmatched';
+}
+
+/**
+ * Records the full template of the route a request matches, at the moment the router matches it.
+ * Read later, `req.baseUrl` has been reset by every router the request left, which is where an
+ * error travels to the app's error handler: an error answer of `/api/v2/session` was labelled
+ * `/session`.
+ */
+function recordMatchedRoute(req: Request, res: Response): void {
+  let route: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set(value: { path?: unknown } | undefined) {
+      route = value;
+      if (typeof value?.path === 'string') res.locals.matchedRoute = `${req.baseUrl}${value.path}`;
+    },
+  });
 }
 
 /** Names the metrics/log route of everything under a mount point (GraphQL, tRPC, legacy SSO). */
@@ -66,6 +84,7 @@ export function labelRoute(label: string) {
 export function accessLog(logger: Logger, metrics: HttpMetrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
+    recordMatchedRoute(req, res);
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeLabel(req, res);
