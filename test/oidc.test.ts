@@ -256,6 +256,23 @@ describe('authorize', () => {
     expect(location.searchParams.get('code')).toBeTruthy();
   });
 
+  it("lets the sign-in and consent pages' forms end at the client's redirect URI only (CSP form-action)", async () => {
+    // Browsers apply form-action to the redirects after a form post: with 'self' alone, Chromium
+    // stopped every app on another origin from getting its code (mod_auth_openidc's test found it).
+    const other = client.redirect_uris.find((uri) => new URL(uri).origin !== service.url)!;
+    const formAction = (res: { headers: Record<string, unknown> }) => /form-action ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1];
+    const driver = new PageDriver(service);
+    let res = await driver.get(authorizePath({ ...base(), redirect_uri: other, scope: 'openid profile', prompt: 'consent' }));
+    expect(res.text).toContain('name="password"');
+    expect(formAction(res)).toBe(`'self' ${new URL(other).origin}`);
+    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    expect(res.text).toContain('value="allow"');
+    expect(formAction(res)).toBe(`'self' ${new URL(other).origin}`);
+    // Pages of no request (and error pages) keep forms to our origin.
+    expect(formAction(await driver.get('/api/auth/oidc/forgot-password'))).toBe("'self'");
+    expect(formAction(await driver.get(authorizePath({ ...base(), redirect_uri: 'https://evil.example/cb' })))).toBe("'self'");
+  });
+
   it('redirects with access_denied when the person denies', async () => {
     const driver = new PageDriver(service);
     let res = await driver.get(authorizePath({ ...base(), scope: 'openid profile doctor_license', prompt: 'consent' }));

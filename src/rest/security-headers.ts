@@ -1,12 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 
 /**
  * The page policy when a page sets none of its own: our origin only, no framing, forms only to
  * us, inline scripts only with this response's nonce (`res.locals.cspNonce`), inline styles allowed.
+ * `formTargets` widens form-action for the sign-in and consent pages, whose form posts end in a
+ * redirect to the client (browsers apply form-action to the redirects that follow a submission).
  */
-const defaultPolicy = (nonce: string) =>
-  `default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self' 'unsafe-inline'; script-src 'self' 'nonce-${nonce}'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
+const defaultPolicy = (nonce: string, formTargets: string[] = []) =>
+  `default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self' 'unsafe-inline'; script-src 'self' 'nonce-${nonce}'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action ${["'self'", ...formTargets].join(' ')}`;
+
+/**
+ * Lets this page's forms end at `redirectUri` (a registered redirect URI of the client): its origin
+ * for http(s), its scheme for an app's custom scheme.
+ */
+export function allowFormRedirect(res: Response, redirectUri: string): void {
+  const url = new URL(redirectUri);
+  res.locals.formTargets = [url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol];
+}
 
 /**
  * Headers on every response: no MIME sniffing, no referrer leaving our pages (links carry tokens),
@@ -27,7 +38,7 @@ export function securityHeaders(https: boolean): RequestHandler {
     const writeHead = res.writeHead;
     res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
       if (!this.getHeader('Content-Security-Policy') && /^text\/html/i.test(String(this.getHeader('Content-Type') ?? ''))) {
-        this.setHeader('Content-Security-Policy', defaultPolicy(nonce));
+        this.setHeader('Content-Security-Policy', defaultPolicy(nonce, this.locals.formTargets as string[] | undefined));
       }
       return writeHead.apply(this, args);
     } as typeof res.writeHead;

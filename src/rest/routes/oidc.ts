@@ -6,6 +6,7 @@ import { UI_LOCALES_SUPPORTED } from '../../core/oidc/ui-locales.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
 import { consentPage, forgotPasswordPage, messagePage, resetPasswordPage, signInPage, signUpErrorText, signUpNotice, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
+import { allowFormRedirect } from '../security-headers.js';
 import { toDomainError } from '../errors.js';
 import { sendData } from '../envelope.js';
 import type { ApiDocs } from '../openapi.js';
@@ -141,6 +142,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   const authorize = async (req: Request, res: Response, parameters: Record<string, unknown>) => {
     const checked = await oidc.checkAuthorize(parameters);
     if ('step' in checked) return render(res, checked.step);
+    allowFormRedirect(res, checked.request.redirectUri);
     render(res, await oidc.nextStep(checked.request, await oidc.session(sessionCookie(req))));
   };
   router.get('/api/auth/oidc/authorize', (req, res) => authorize(req, res, req.query));
@@ -150,6 +152,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
     if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    allowFormRedirect(res, request.redirectUri);
     const email = String(req.body?.email ?? '');
     const attempt = await signInFromPage(oidc, email, String(req.body?.password ?? ''), req, res);
     const signedIn = attempt.signedIn;
@@ -176,6 +179,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
     if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    allowFormRedirect(res, request.redirectUri);
     const fields = { email: String(req.body?.email ?? ''), password: String(req.body?.password ?? ''), name: String(req.body?.name ?? '') };
     try {
       await core.accountRecovery.signUp({ email: fields.email, password: fields.password, displayName: fields.name.trim() || undefined });
@@ -245,8 +249,12 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   });
 
   router.post('/api/auth/oidc/consent', form, requireCsrf, async (req, res) => {
+    const interaction = String(req.body?.interaction ?? '');
     const session = await oidc.session(sessionCookie(req));
-    render(res, await oidc.decide(String(req.body?.interaction ?? ''), session, req.body?.decision === 'allow'));
+    // Without a session the answer is the sign-in page, whose form ends at the client too.
+    const request = session ? null : await oidc.loadInteraction(interaction);
+    if (request) allowFormRedirect(res, request.redirectUri);
+    render(res, await oidc.decide(interaction, session, req.body?.decision === 'allow'));
   });
 
   router.post('/api/auth/oidc/token', ...body, async (req, res) => {

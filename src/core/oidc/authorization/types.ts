@@ -1,0 +1,45 @@
+import type { UiLocale } from '../ui-locales.js';
+
+/** The authorization request once its client and redirect URI are trusted. */
+export interface AuthorizeRequest {
+  clientId: string;
+  clientName: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string;
+  nonce?: string;
+  codeChallenge?: string;
+  prompt?: string;
+  maxAge?: number;
+  /** The pages' language, picked from `ui_locales` (see ui-locales.ts). */
+  uiLocale?: UiLocale;
+}
+
+export type AuthorizeStep =
+  | { kind: 'error_page'; message: string }
+  | { kind: 'redirect'; url: string }
+  | { kind: 'login'; interaction: string; clientName: string; error?: string; locale?: UiLocale }
+  | { kind: 'consent'; interaction: string; clientName: string; scopes: string[]; locale?: UiLocale };
+
+export interface BrowserSession {
+  accountId: string;
+  authTime: Date;
+}
+
+/** The prompt values a request may list (space-separated, OIDC Core 3.1.2.1); select_account is accepted and means nothing here (one account per browser). */
+export const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'];
+
+export const promptsOf = (prompt: string | undefined): string[] => (prompt ?? '').split(' ').filter(Boolean);
+
+/** The client's `redirectUri` with `params` and `iss` (RFC 9207) added. */
+export function redirectWith(issuer: string, redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value);
+  url.searchParams.set('iss', issuer);
+  return url.toString();
+}
+
+/** An error sent back to the client: `error`, `error_description`, `state` and `iss`. */
+export function errorRedirect(issuer: string, redirectUri: string, error: string, description: string, state?: string): AuthorizeStep {
+  return { kind: 'redirect', url: redirectWith(issuer, redirectUri, { error, error_description: description, state }) };
+}

@@ -1,0 +1,23 @@
+import type { AccountService } from '../accounts/service.js';
+import type { LoginThrottle } from '../accounts/login-throttle.js';
+import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import type { SigningKeys } from './keys.js';
+import type { AccessTokenService } from './tokens.js';
+
+/** What every part of the provider (authorize, grants, sessions, logout, resources) works with. */
+export interface OidcDeps {
+  orm: Orm;
+  clock: Clock;
+  keys: SigningKeys;
+  accounts: AccountService;
+  accessTokens: AccessTokenService;
+  throttle: LoginThrottle;
+  issuer: string;
+}
+
+/** A request parameter as one string: the first of a repeated one, undefined for anything else. */
+export const one = (value: unknown): string | undefined => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined);
+
+/** A fresh unit of work. */
+export const forkEm = (deps: Pick<OidcDeps, 'orm'>) => deps.orm.em.fork();

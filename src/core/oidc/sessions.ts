@@ -1,0 +1,53 @@
+import { digestSecret, newSecret } from '../secrets.js';
+import type { BrowserSession } from './authorization/types.js';
+import { forkEm, type OidcDeps } from './context.js';
+import { LoginSession } from './entities.js';
+
+const SESSION_TTL_MS = 12 * 3600_000;
+
+/** Browser sessions: who is signed in to this browser (the cookie holds a secret, the table its digest). */
+export class BrowserSessions {
+  constructor(private readonly deps: Pick<OidcDeps, 'orm' | 'clock' | 'accounts' | 'throttle'>) {}
+
+  /** Signs a person in: a session secret for the cookie, or null for a wrong email or password. */
+  async signIn(email: string, password: string, address: string): Promise<{ cookie: string; session: BrowserSession } | null> {
+    await this.deps.throttle.ensureOpen(email, address); // 429 rate_limited while locked, before any password check
+    const account = await this.deps.accounts.checkPassword(email, password);
+    if (!account) {
+      await this.deps.throttle.failed(email, address);
+      return null;
+    }
+    await this.deps.throttle.succeeded(email, address);
+    return this.open(account.svcId);
+  }
+
+  /**
+   * Creates an account and signs it in (`account_exists`, `validation_error`): the invitation
+   * page's sign-up, where the invited address is known already. The login pages' sign-up is
+   * AccountRecovery.signUp, which does not tell whether an address has an account.
+   */
+  async signUp(input: { email: string; password: string; name?: string }): Promise<{ cookie: string; session: BrowserSession }> {
+    const account = await this.deps.accounts.createAccount({ email: input.email, password: input.password, displayName: input.name || undefined });
+    return this.open(account.svcId);
+  }
+
+  async open(accountId: string): Promise<{ cookie: string; session: BrowserSession }> {
+    const cookie = newSecret('ses');
+    const authTime = new Date(Math.floor(this.deps.clock.now().getTime() / 1000) * 1000);
+    const em = forkEm(this.deps);
+    em.create(LoginSession, { digest: digestSecret(cookie), accountId, authTime, expiresAt: new Date(authTime.getTime() + SESSION_TTL_MS) });
+    await em.flush();
+    return { cookie, session: { accountId, authTime } };
+  }
+
+  async find(cookie: string | undefined): Promise<BrowserSession | null> {
+    if (!cookie || cookie.length > 100) return null;
+    const row = await forkEm(this.deps).findOne(LoginSession, { digest: digestSecret(cookie) });
+    if (!row || row.expiresAt <= this.deps.clock.now()) return null;
+    return { accountId: row.accountId, authTime: row.authTime };
+  }
+
+  async end(cookie: string | undefined): Promise<void> {
+    if (cookie) await forkEm(this.deps).nativeDelete(LoginSession, { digest: digestSecret(cookie) });
+  }
+}
