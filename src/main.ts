@@ -145,10 +145,13 @@ export async function startService(config: Config, options: BuildOptions = {}): 
     console.log(`Demo tenant credentials: ${demoFile}`);
   }
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = service.app.listen(config.port, config.host, () => resolve(listening));
-    listening.once('error', reject);
-  }).catch(async (error) => {
+    // Express 5 hands a listen error to this callback too: without the check, a port in use
+    // was reported as listening and the process stayed up, unbound.
+    const listening = service.app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  }).catch(async (error: NodeJS.ErrnoException) => {
     await service.close();
+    if (error.code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is in use: stop what listens there or set PORT`);
+    if (error.code === 'EACCES') throw new Error(`not allowed to listen on port ${config.port} on ${config.host}: use a port above 1023 or set PORT`);
     throw error;
   });
   server.keepAliveTimeout = 65_000;

@@ -162,12 +162,23 @@ describe('verity serve and verity admin on the embedded store', () => {
     }
   });
 
-  it('refuses a second service on the same data dir', async () => {
+  it('refuses a second service on the same data dir or the same port', { timeout: 240_000 }, async () => {
     const first = await serve();
     try {
       const clash = await promisify(execFile)('node', [...cli, 'serve'], { cwd: root, env: { ...env, PORT: String(await freePort()) }, timeout: 60_000 }).catch((e) => e);
       expect(clash.code).toBe(1);
       expect(clash.stderr).toContain('is in use by process');
+      // another data dir, the same port: one clear line and exit 1, not a service left running unbound
+      const otherDir = await mkdtemp(path.join(os.tmpdir(), 'verity-cli-port-'));
+      try {
+        const taken = await promisify(execFile)('node', [...cli, 'serve'], { cwd: root, env: { ...env, VERITY_DATA_DIR: otherDir }, timeout: 90_000 }).catch((e) => e);
+        expect(taken.code).toBe(1);
+        expect(taken.stderr).toContain(`verity: port ${port} on`);
+        expect(taken.stderr).toContain('is in use');
+        expect(taken.stdout).not.toContain('verity is listening');
+      } finally {
+        await rm(otherDir, { recursive: true, force: true });
+      }
     } finally {
       await stopProcess(first);
     }
