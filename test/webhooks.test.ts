@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/core/clock.js';
 import { retryDelaySeconds, DEFAULT_RETRY_POLICY } from '../src/core/webhooks/service.js';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
 // Webhooks end to end: pg-boss workers deliver from the outbox to a real receiver on loopback,
@@ -49,6 +51,15 @@ class Receiver {
   }
 }
 
+/** Every log line the service writes, parsed. */
+const logLines: Record<string, unknown>[] = [];
+const logSink = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+    done();
+  },
+});
+
 let service: TestService;
 let receiver: Receiver;
 let workflowId: string;
@@ -79,7 +90,7 @@ const eventOf = async (sessionId: string) =>
   (await sql<{ id: string; state: string; attempts: number }>(service, 'select id, state, attempts from webhook_event where session_id = ?', [sessionId]))[0]!;
 
 beforeAll(async () => {
-  service = await startTestService({ runJobs: true, webhookRetryBaseSeconds: 1, allowInsecureCallbacks: true }, { clock });
+  service = await startTestService({ runJobs: true, webhookRetryBaseSeconds: 1, allowInsecureCallbacks: true }, { clock, logger: pino({ level: 'info' }, logSink) });
   receiver = new Receiver(() => service.demo.webhook_signing_secret);
   await receiver.start();
   workflowId = (await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'loc', features: ['location'] })).id;
@@ -117,6 +128,13 @@ describe('delivery', () => {
     // Retry-After: 2 was honoured between the second and third attempts.
     expect(Date.parse(attempts[2]!.at) - Date.parse(attempts[1]!.at)).toBeGreaterThanOrEqual(1900);
     expect(attempts[0]!.response_snippet).toBe('not now');
+    // one warning per failed attempt, with what ops need and nothing of the body or the URL's path
+    const warnings = logLines.filter((l) => l.msg === 'webhook attempt failed' && l.event_id === event.id);
+    expect(warnings.map((w) => [w.attempt, w.http_status, w.state])).toEqual([[1, 500, 'pending'], [2, 503, 'pending']]);
+    expect(warnings[0]).toMatchObject({ level: 40, destination_host: new URL(receiver.url).host, project_id: service.demo.project_id });
+    expect(typeof warnings[0]!.next_attempt_at).toBe('string');
+    expect(JSON.stringify(warnings)).not.toContain('/flaky');
+    expect(JSON.stringify(warnings)).not.toContain('verification.approved');
   }, 60_000);
 
   it('a receiver that answers 410 disables the destination; ops can resend after re-enabling it', async () => {

@@ -180,7 +180,34 @@ export class WebhookService {
       event.nextAttemptAt = new Date(finished.getTime() + retryInSeconds * 1000);
     }
     await em.flush();
+    if (event.state !== 'delivered') this.logFailedAttempt(event, { status, error, retryInSeconds });
     if (retryInSeconds !== undefined && this.jobs) await this.jobs.send('webhook.deliver', { eventId }, { startAfterSeconds: retryInSeconds });
+  }
+
+  /**
+   * One warning per failed attempt, for the ops engineer watching a receiver go down: the
+   * destination's host only (a path or query may carry the integrator's tokens), never the body.
+   */
+  private logFailedAttempt(event: WebhookEvent, outcome: { status: number | null; error: string | null; retryInSeconds?: number }): void {
+    let host: string;
+    try {
+      host = new URL(event.url!).host;
+    } catch {
+      host = 'invalid url';
+    }
+    this.deps.logger?.warn(
+      {
+        event_id: event.id,
+        project_id: event.projectId,
+        destination_host: host,
+        attempt: event.attempts,
+        http_status: outcome.status,
+        error: outcome.error,
+        state: event.state,
+        next_attempt_at: outcome.retryInSeconds === undefined ? null : event.nextAttemptAt.toISOString(),
+      },
+      'webhook attempt failed',
+    );
   }
 
   /**
