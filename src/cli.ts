@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { existsSync, readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { loadConfig } from './config.js';
 import { createOrm, migrate } from './core/db/orm.js';
@@ -7,10 +8,23 @@ import { openStoreForCommand } from './core/db/store.js';
 import { DomainError } from './core/errors.js';
 import { Core } from './core/index.js';
 import type { KeyStatus } from './core/oidc/keys.js';
+import type { ImportReport } from './core/credentials/registry.js';
 import { resolveEncryptionKey, startService } from './main.js';
 
+/** The version in package.json, the one npm and the changelog speak of (from src/ or the built dist/src/). */
+function packageVersion(): string {
+  for (const up of ['../package.json', '../../package.json']) {
+    const file = new URL(up, import.meta.url);
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
+}
+
 const program = new Command();
-program.name('verity').description('Identity verification, OpenID Connect login and workforce roster service');
+program
+  .name('verity')
+  .description('Identity verification, OpenID Connect login and workforce roster service')
+  .version(packageVersion(), '-V, --version', 'print the version');
 
 program
   .command('serve')
@@ -227,8 +241,18 @@ admin
   .description('import a licence board roster (CSV; columns in the README) into the built-in registry')
   .action((file) => withCore(async (core) => {
     const { readFile } = await import('node:fs/promises');
-    print(await core.credentials.importCsv(await readFile(file, 'utf8')));
+    const report = await core.credentials.importCsv(await readFile(file, 'utf8'));
+    print(report);
+    refuseOnRejectedRows(report);
   }));
+
+/** An import that refused rows did not do what was asked: say so on stderr and exit 1, after the report. */
+function refuseOnRejectedRows(report: ImportReport): void {
+  if (report.rejectedCount === 0) return;
+  const listed = report.rejected.slice(0, 5).map((row) => `line ${row.line}: ${row.reason}`).join('; ');
+  process.stderr.write(`verity: ${report.rejectedCount} row${report.rejectedCount === 1 ? '' : 's'} refused (${report.licenses} imported): ${listed}${report.rejectedCount > 5 ? '; ...' : ''}\n`);
+  process.exitCode = 1;
+}
 
 admin
   .command('board-add-http')

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,6 +104,18 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(jwks.keys.map((key) => key.kid)).toEqual(rotated.out.keys.map((key: { kid: string }) => key.kid));
       expect((await verity('admin', 'keys')).out).toEqual(rotated.out.keys);
 
+      // an import that refuses a row reports every row, then says so on stderr and exits 1
+      const roster = path.join(dataDir, 'roster.csv');
+      await writeFile(roster, [
+        'state_code,state_name,provider_code,provider_display_name,credential_name,license_number,first_name,middle_name,last_name,status,issued_at,expires_at,specialty,npi',
+        'WA,Washington,RN,Washington Nursing Commission,Registered Nurse,RN-CLI-1,Ada,,Lovelace,active,2020-01-01,2030-01-01,,',
+        'WA,Washington,RN,Washington Nursing Commission,Registered Nurse,RN-CLI-2,Alan,,Turing,sleeping,2020-01-01,2030-01-01,,',
+      ].join('\n'));
+      const imported = await verity('admin', 'import-licenses', roster);
+      expect(imported.code).toBe(1);
+      expect(JSON.parse(imported.out as unknown as string)).toMatchObject({ licenses: 1, rejectedCount: 1, rejected: [{ line: 3 }] });
+      expect(imported.err).toMatch(/^verity: 1 row refused \(1 imported\): line 3: /);
+
       const org = await verity('admin', 'org-app', 'create', '--org-name', 'Acme');
       expect((await get('/api/sdk/x', { 'X-Client-Id': org.out.app.clientId, 'X-Client-Secret': org.out.clientSecret })).status).toBe(404);
 
@@ -160,6 +172,12 @@ describe('verity serve and verity admin on the embedded store', () => {
     } finally {
       expect(await stopProcess(second)).toBe(0);
     }
+  });
+
+  it('prints its version', async () => {
+    const { stdout } = await promisify(execFile)('node', [...cli, '--version'], { cwd: root, env, timeout: 60_000 });
+    const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(stdout.trim()).toBe(version);
   });
 
   it('refuses a second service on the same data dir or the same port', { timeout: 240_000 }, async () => {
