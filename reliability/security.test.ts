@@ -539,7 +539,7 @@ describe('the demo tenant', () => {
     expect(loadConfig({}).seedDemo).toBe(true);
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-prod-'));
     const { startService } = await import('../src/main.js');
-    const running = await startService(loadConfig({ NODE_ENV: 'production' }, { dataDir, port: 0, warmModels: false, runJobs: false, seedLicenses: false, logLevel: 'silent' }));
+    const running = await startService(loadConfig({ NODE_ENV: 'production', VERITY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }, { dataDir, port: 0, warmModels: false, runJobs: false, seedLicenses: false, logLevel: 'silent' }));
     try {
       expect(running.demo).toBeNull();
       await expect(readFile(path.join(dataDir, 'demo.json'))).rejects.toThrow();

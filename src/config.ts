@@ -17,6 +17,8 @@ export interface Config {
   embeddedDbPort: number;
   /** base64 of 32 bytes; when absent, read from or generated into `<dataDir>/encryption.key`. */
   encryptionKey?: string;
+  /** NODE_ENV=production: no generated secrets, no demo tenant unless asked for. */
+  production: boolean;
   allowInsecureCallbacks: boolean;
   seedDemo: boolean;
   /** Load the sample licence roster with the demo tenant. */
@@ -55,6 +57,20 @@ function flag(value: string | undefined, fallback: boolean): boolean {
   return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
 }
 
+/** DATABASE_URL, when set, must name a PostgreSQL database: a typo is a one-line error at start, not a driver's riddle. */
+function databaseUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('DATABASE_URL is not a URL: expected postgresql://user:password@host:5432/database');
+  }
+  if (!['postgres:', 'postgresql:'].includes(url.protocol)) throw new Error(`DATABASE_URL must start with postgresql:// (got ${url.protocol}//)`);
+  if (url.pathname.replace(/^\//, '') === '') throw new Error('DATABASE_URL names no database: expected postgresql://user:password@host:5432/database');
+  return value;
+}
+
 function integer(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
@@ -77,7 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host,
     baseUrl,
     orgApiUrl: (env.VERITY_ORG_API_URL || baseUrl).replace(/\/+$/, ''),
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: databaseUrl(env.DATABASE_URL),
+    production: env.NODE_ENV === 'production',
     dataDir: path.resolve(env.VERITY_DATA_DIR || '.verity'),
     embeddedDbPort: integer('VERITY_DB_PORT', env.VERITY_DB_PORT, 0),
     encryptionKey: env.VERITY_ENCRYPTION_KEY || undefined,

@@ -5,7 +5,8 @@ import express, { type Express } from 'express';
 import type { Config } from './config.js';
 import type { Clock } from './core/clock.js';
 import type { FaceEngine } from './core/face-engine.js';
-import { createOrm } from './core/db/orm.js';
+import { createOrm, type Orm } from './core/db/orm.js';
+import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
 import { externalStore, openEmbeddedStore, type Store } from './core/db/store.js';
 import { Core } from './core/index.js';
 import { PgBossJobs } from './core/jobs.js';
@@ -30,6 +31,8 @@ export interface Service {
 /** `VERITY_ENCRYPTION_KEY`, else the key in `<data dir>/encryption.key` (generated on first use). */
 export async function resolveEncryptionKey(config: Config): Promise<string> {
   if (config.encryptionKey) return config.encryptionKey;
+  // A generated key lies beside the data it protects, and each instance would make its own.
+  if (config.production) throw new Error('VERITY_ENCRYPTION_KEY is not set: in production supply it from your secret store (base64 of 32 bytes, e.g. openssl rand -base64 32), the same on every instance');
   const file = path.join(config.dataDir, 'encryption.key');
   const existing = (await readFile(file, 'utf8').catch(() => '')).trim();
   if (existing) return existing;
@@ -39,6 +42,22 @@ export async function resolveEncryptionKey(config: Config): Promise<string> {
     if (error.code !== 'EEXIST') throw error;
   });
   return (await readFile(file, 'utf8')).trim();
+}
+
+/** Opens the ORM and makes one query; a database that cannot be reached fails the start with one line naming its host and why. */
+async function connectOrm(store: Store): Promise<Orm> {
+  try {
+    const orm = await createOrm(store.url, { poolMax: store.poolMax });
+    await orm.em.getConnection().execute('select 1').catch(async (error: unknown) => {
+      await orm.close();
+      throw error;
+    });
+    return orm;
+  } catch (error) {
+    if (!isDatabaseUnavailable(error) && !/password|authentication|role .* does not exist/i.test((error as Error).message)) throw error;
+    const where = store.embedded ? 'the embedded PostgreSQL' : `the database at ${new URL(store.url).host} (DATABASE_URL)`;
+    throw new Error(`cannot reach ${where}: ${outageReason(error).reason ?? (error as Error).message}`);
+  }
 }
 
 export interface BuildOptions {
@@ -63,7 +82,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     for (const closer of closers.reverse()) await closer().catch((error) => logger.error({ err: error }, 'close failed'));
   };
   try {
-    const orm = await createOrm(store.url, { poolMax: store.poolMax });
+    const orm = await connectOrm(store);
     closers.push(() => orm.close());
     const core = new Core({
       orm,

@@ -174,6 +174,19 @@ describe('verity serve and verity admin on the embedded store', () => {
     }
   });
 
+  it('fails a start it cannot make with one line and exit 1', async () => {
+    const start = (extra: NodeJS.ProcessEnv) => promisify(execFile)('node', [...cli, 'serve'], { cwd: root, env: { ...env, PORT: '0', ...extra }, timeout: 60_000 }).catch((e) => e);
+    const unreachable = await start({ DATABASE_URL: 'postgresql://verity@127.0.0.1:1/verity' });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr.trim()).toMatch(/^verity: cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\): .*ECONNREFUSED/);
+    const typo = await start({ DATABASE_URL: 'postgres//localhost/verity' });
+    expect(typo.code).toBe(1);
+    expect(typo.stderr.trim()).toBe('verity: DATABASE_URL is not a URL: expected postgresql://user:password@host:5432/database');
+    const keyless = await start({ NODE_ENV: 'production', VERITY_ENCRYPTION_KEY: '' });
+    expect(keyless.code).toBe(1);
+    expect(keyless.stderr.trim()).toMatch(/^verity: VERITY_ENCRYPTION_KEY is not set: in production /);
+  });
+
   it('prints its version', async () => {
     const { stdout } = await promisify(execFile)('node', [...cli, '--version'], { cwd: root, env, timeout: 60_000 });
     const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
