@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTesseractDocumentReader, type DocumentReader } from '../src/ml/document/index.js';
+import { createDocumentReader, type DocumentReader } from '../src/ml/document/index.js';
 import { buildReading, mrzDate } from '../src/ml/document/mrz.js';
 import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
@@ -9,7 +10,7 @@ import { decodeImage } from '../src/ml/image.js';
 import { renderDocument, renderNonDocument, type DocumentSpec } from './helpers/documents.js';
 import { labelledLines, readLabels } from './helpers/documents-labels.js';
 
-// Real tesseract on a handful of rendered documents and, when present, a few easy images of the
+// Real PaddleOCR on a handful of rendered documents and, when present, a few easy images of the
 // shared labelled set. The full evaluation is scripts/eval-documents.ts.
 
 const base: Omit<DocumentSpec, 'name' | 'layout' | 'seed'> = { font: 'sans', rotation: 0, skew: 0, blur: 0, jpegQuality: null };
@@ -30,6 +31,21 @@ describe('MRZ check digits and correction (no OCR)', () => {
     expect(reading.fields).toMatchObject({ surname: 'ERIKSSON', givenNames: 'ANNA MARIA', birthDate: '1974-08-12', expirationDate: '2012-04-15', sex: 'F' });
   });
 
+  it("uses the recogniser's own alternatives: by field type first, and for repairs no look-alike table holds", () => {
+    const names = 'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<';
+    const truth = 'L898902C36UTO7408122F1204159ZE184226B<<<<<10';
+    const at = (index: number, alternatives: string) => [null, Array.from({ length: 44 }, (_, i) => (i === index ? alternatives : ''))];
+    // A letter in the birth date (index 14) that no look-alike maps: its second reading of the right kind, a digit.
+    const letter = truth.slice(0, 14) + 'H' + truth.slice(15);
+    expect(buildReading([names, letter], LAYOUTS.TD3, at(14, 'N4')).lines[1]).toBe(truth);
+    // 8 read as 9 (index 16): the tables do not pair them, the recogniser's alternative does.
+    const nine = truth.slice(0, 16) + '9' + truth.slice(17);
+    expect(buildReading([names, nine], LAYOUTS.TD3).valid).toBe(false);
+    const repaired = buildReading([names, nine], LAYOUTS.TD3, at(16, '8'));
+    expect(repaired.lines[1]).toBe(truth);
+    expect(repaired.correctedFields).toEqual([{ field: 'birthDate', from: '740912', to: '740812' }]);
+  });
+
   it('reads labelled visual-zone fields, side by side or on the next line', () => {
     const zone = readVisualZone(['PASSPORT', 'Surname', 'NOVAK', 'Given names', 'ANNA MARIA', "Father's name: JOSEF", 'Date of birth Sex', '07 JUN 1984 F', 'Date of issue / Date de délivrance', '01.03.2014']);
     expect(zone.fields).toEqual({ fullName: 'ANNA MARIA NOVAK', fathersName: 'JOSEF', dateOfBirth: '1984-06-07', sex: 'F', dateOfIssue: '2014-03-01' });
@@ -45,10 +61,10 @@ describe('MRZ check digits and correction (no OCR)', () => {
   });
 });
 
-describe('tesseract document reader', () => {
+describe('document reader (PaddleOCR)', () => {
   let reader: DocumentReader;
   beforeAll(async () => {
-    reader = await createTesseractDocumentReader();
+    reader = await createDocumentReader();
   });
   afterAll(async () => {
     await reader?.close();
@@ -116,13 +132,22 @@ describe('tesseract document reader', () => {
     expect(truth.expirationDate < new Date().toISOString().slice(0, 10)).toBe(true);
   });
 
+  it('honours the EXIF orientation: pixels stored on their side, tagged to be turned upright', async () => {
+    const doc = await renderDocument({ ...base, name: 'exif', layout: 'TD3', seed: 15, jpegQuality: 85 });
+    // Orientation 6: the viewer turns the stored pixels 90 degrees clockwise, so store them turned the other way.
+    const sideways = await sharp(doc.bytes).rotate(270).withMetadata({ orientation: 6 }).jpeg({ quality: 85 }).toBuffer();
+    const reading = await reader.read(await decodeImage(sideways));
+    expect(reading.mrz?.lines).toEqual(doc.truth.mrzLines);
+    expect(reading.rotation).toBe(0);
+  });
+
   it('returns mrz null for an image without a document', async () => {
     const reading = await reader.read(await decodeImage(await renderNonDocument()));
     expect(reading.mrz).toBeNull();
     expect(reading.mrzVisualAgreement).toEqual({});
   });
 
-  it('queues concurrent reads on one worker', async () => {
+  it('queues concurrent reads on the one engine', async () => {
     const [a, b] = await Promise.all([
       read({ ...base, name: 'c1', layout: 'TD2', seed: 21 }),
       read({ ...base, name: 'c2', layout: 'TD2', seed: 22 }),
