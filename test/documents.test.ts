@@ -7,7 +7,9 @@ import { buildReading, mrzDate } from '../src/ml/document/mrz.js';
 import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
-import { renderDocument, renderNonDocument, type DocumentSpec } from './helpers/documents.js';
+import { namesLineCut, preferPieces } from '../src/ml/document/reader.js';
+import type { OcrLine } from '../src/ml/document/ocr.js';
+import { renderDocument, renderNonDocument, renderSpecs, type DocumentSpec } from './helpers/documents.js';
 import { labelledLines, readLabels } from './helpers/documents-labels.js';
 
 // Real PaddleOCR on a handful of rendered documents and, when present, a few easy images of the
@@ -61,6 +63,36 @@ describe('MRZ check digits and correction (no OCR)', () => {
   });
 });
 
+/** An OCR line of one character per cell (`pitch` px, first centred at `from`). */
+function ocrLine(text: string, from = 10, pitch = 20): OcrLine {
+  const symbols = [...text].map((ch, i) => ({ text: ch, confidence: 90, bbox: { x0: from + i * pitch - pitch / 2, y0: 0, x1: from + i * pitch + pitch / 2, y1: 30 } }));
+  const bbox = { x0: symbols[0]!.bbox.x0, y0: 0, x1: symbols[symbols.length - 1]!.bbox.x1, y1: 30 };
+  return { text, symbols, confidence: 90, bbox, baseline: bbox };
+}
+
+describe('MRZ names line read in pieces (no OCR)', () => {
+  it('cuts names lines only, between characters and after a filler', () => {
+    expect(namesLineCut(ocrLine('C2504M0548UTO7611083M2705217<<<<<<<<<<<<<<06'))).toBeNull();
+    const names = ocrLine('P<UTOHANSEN<<OMAR<<<<<<<<<<<<<<<<<<<<<<<<<<<');
+    const cut = namesLineCut(names)!;
+    // Between two characters (centres every 20 px from 10), right after a '<'.
+    expect((cut - 10) % 20).toBe(10);
+    expect(names.text[(cut - 20) / 20]).toBe('<');
+  });
+
+  it('takes the letters the pieces recovered, fillers counted on the zone pitch; keeps the whole line when the pieces lose letters', () => {
+    // The whole line dropped the U and the O and read its fillers short.
+    const whole = ocrLine('P<TOHANSEN<<MAR' + '<'.repeat(20));
+    // Its last filler still sits in cell 43 of a 44-character line.
+    whole.symbols[whole.symbols.length - 1]!.bbox = { x0: 10 + 43 * 20 - 10, y0: 0, x1: 10 + 43 * 20 + 10, y1: 30 };
+    const first = ocrLine('P<UTOHANSEN<<OMAR<<<<<');
+    const second = ocrLine('<<<<<', 10 + 22 * 20);
+    expect(preferPieces(whole, [first, second], 10 + 21.5 * 20, 20).text).toBe('P<UTOHANSEN<<OMAR' + '<'.repeat(27));
+    const worse = ocrLine('P<TOHNSEN<<MAR<<<<<<');
+    expect(preferPieces(whole, [worse], 10 + 21.5 * 20, 20)).toBe(whole);
+  });
+});
+
 describe('document reader (PaddleOCR)', () => {
   let reader: DocumentReader;
   beforeAll(async () => {
@@ -101,6 +133,14 @@ describe('document reader (PaddleOCR)', () => {
     expect(reading.visualZone.fields.fathersName).toBe(truth.fathersName);
     expect(reading.mrzVisualAgreement.dateOfBirth).toBe(true);
     expect(reading.timings.totalMs).toBeGreaterThan(0);
+  });
+
+  it("reads names lines whose letters follow a '<' (the whole line read at once drops them)", async () => {
+    // The first specs' names: HANSEN<<OMAR of UTO, TANAKA<<LEE, PETROV<<SOFIA.
+    for (const spec of renderSpecs(3)) {
+      const { reading, truth } = await read({ ...spec, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null });
+      expect(reading.mrz?.lines, spec.name).toEqual(truth.mrzLines);
+    }
   });
 
   it('reads a TD1 card from its back and the visual zone from its front, rotated 90 degrees', async () => {

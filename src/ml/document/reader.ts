@@ -1,5 +1,5 @@
 import type { DecodedImage } from '../image.js';
-import { combineReadings, readMrzFromOcr, scoreOf } from './mrz.js';
+import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
 import { mergeRows, PaddleOcr } from './paddle.js';
 import { cropGray, lineGeometry, resizeGray, rotateGray, uprightGray, type Gray } from './raster.js';
@@ -23,6 +23,8 @@ const MRZ_MIN_ASPECT = 10;
 const RETRY_MARGINS = [0.35, 0.7];
 /** Pieces of one MRZ line may lie this many line heights apart (a long filler run read as background). */
 const MRZ_MAX_GAP = 1.2;
+/** A names line is re-read in pieces of at most this many characters: PP-OCRv4 drops letters of long, filler-padded crops. */
+const NAMES_PIECE_MAX = 24;
 
 interface Attempt {
   rotation: Rotation;
@@ -135,6 +137,101 @@ export function mrzCandidates<T extends Rect>(boxes: T[]): T[] {
     .sort((a, b) => a.y0 - b.y0);
 }
 
+/** Letters before the trailing filler run of an MRZ line read as text. */
+const lettersOf = (text: string) => text.replace(/<+$/, '');
+
+/**
+ * Where to cut a names line in two (page x between two characters near its middle, after a '<'
+ * when one is near), or null when the line is not a names line: at least a few letters with at
+ * most two digits among them, then at least three trailing fillers.
+ */
+export function namesLineCut(line: Pick<OcrLine, 'text' | 'symbols'>): number | null {
+  const text = line.symbols.map((s) => s.text).join('');
+  const letters = lettersOf(text);
+  if (text !== line.text || letters.length < 2 || text.length - letters.length < 3) return null;
+  if ((letters.match(/\d/g) ?? []).length > 2) return null;
+  const n = line.symbols.length;
+  if (n < 8) return null;
+  const centre = (i: number) => (line.symbols[i]!.bbox.x0 + line.symbols[i]!.bbox.x1) / 2;
+  // The gap between characters i and i+1: a piece must not exceed NAMES_PIECE_MAX characters.
+  const lo = Math.max(0, n - NAMES_PIECE_MAX - 1);
+  const hi = Math.min(n - 2, NAMES_PIECE_MAX - 1);
+  const middle = Math.floor(n / 2) - 1;
+  let best = Math.min(hi, Math.max(lo, middle));
+  for (let i = lo; i <= hi; i++) {
+    // Prefer a cut right after a filler (never through a name), then near the middle.
+    const after = line.symbols[i]!.text === '<' ? 0 : 100;
+    const bestAfter = line.symbols[best]!.text === '<' ? 0 : 100;
+    if (after + Math.abs(i - middle) < bestAfter + Math.abs(best - middle)) best = i;
+  }
+  return (centre(best) + centre(best + 1)) / 2;
+}
+
+/** Character pitch of a read MRZ line: its symbols' centres from first to last, over their count. */
+export function pitchOf(line: Pick<OcrLine, 'symbols'>): number | null {
+  const n = line.symbols.length;
+  if (n < 8) return null;
+  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
+  return (centre(line.symbols[n - 1]!) - centre(line.symbols[0]!)) / (n - 1);
+}
+
+/**
+ * The names line from its two pieces when they hold at least the letters of the whole reading
+ * (a dropped letter is what the pieces recover) and add few beyond those. The fillers after the
+ * letters are counted by position, not as read (a run of '<' reads too short or too long): the
+ * line runs from its first character to the whole reading's last, on the pitch of another MRZ
+ * line of the same zone (`pitch`), else on the pitch of the letters.
+ */
+export function preferPieces(whole: OcrLine, pieces: OcrLine[], cut: number, pitch: number | null): OcrLine {
+  const ordered = [...pieces].sort((a, b) => a.bbox.x0 - b.bbox.x0);
+  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
+  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? centre(s) < cut : centre(s) >= cut)));
+  const letters = lettersOf(symbols.map((s) => s.text).join(''));
+  const wholeLetters = lettersOf(whole.text);
+  if (letters.length < wholeLetters.length || letters.length > wholeLetters.length + 6) return whole;
+  if (letters.length > wholeLetters.length + 2 && !isSubsequence(wholeLetters, letters)) return whole;
+  // The first piece must start the line as the whole reading does (the document code's letter).
+  if (!ordered[0] || ordered[0].bbox.x0 >= cut || letters[0] !== wholeLetters[0]) return whole;
+  const kept = symbols.slice(0, letters.length);
+  const step = pitch ?? (letters.length >= 8 ? pitchOf({ symbols: kept }) : null);
+  const last = whole.symbols[whole.symbols.length - 1]!;
+  const byPitch = step ? Math.round((centre(last) - centre(kept[0]!)) / step) + 1 : 0;
+  // No MRZ line is longer than 44 characters: past that the pitch was not this zone's.
+  const cells = byPitch > letters.length && byPitch <= 44 ? byPitch : whole.symbols.length - wholeLetters.length + letters.length;
+  // Each filler in its own cell (the grid reading places characters by position).
+  const end = kept[kept.length - 1]!;
+  const fillers = step
+    ? Array.from({ length: Math.max(0, cells - letters.length) }, (_, k) => {
+        const x = centre(end) + (k + 1) * step;
+        return { ...last, text: '<', alternatives: [], bbox: { ...last.bbox, x0: x - step / 2, x1: x + step / 2 } };
+      })
+    : whole.symbols.slice(wholeLetters.length);
+  const all = [...kept, ...fillers];
+  const confidence = kept.reduce((s, k) => s + k.confidence, 0) / kept.length;
+  return { ...whole, text: all.map((s) => s.text).join(''), symbols: all, confidence };
+}
+
+/**
+ * The pitch of the MRZ line nearest to a names line, above or below it (the line with check
+ * digits: its characters, all of them in place, give the zone's pitch): MRZ-like, at least 28
+ * characters, of about the same height and starting about where the names line starts.
+ */
+export function zonePitch(names: OcrLine, lines: OcrLine[]): number | null {
+  const h = names.bbox.y1 - names.bbox.y0;
+  const near = lines
+    .filter((l) => l !== names && l.symbols.length >= 28 && mrzLikeLines([l.text]).length === 1 && namesLineCut(l) === null)
+    .filter((l) => Math.abs(l.bbox.y1 - l.bbox.y0 - h) < 0.35 * h && Math.abs(l.bbox.x0 - names.bbox.x0) < 2 * h && Math.abs(l.bbox.y0 - names.bbox.y0) < 3.5 * h)
+    .sort((a, b) => Math.abs(a.bbox.y0 - names.bbox.y0) - Math.abs(b.bbox.y0 - names.bbox.y0));
+  return near[0] ? pitchOf(near[0]) : null;
+}
+
+/** Whether every character of `short` appears in `long` in order. */
+function isSubsequence(short: string, long: string): boolean {
+  let i = 0;
+  for (const c of long) if (c === short[i]) i++;
+  return i === short.length;
+}
+
 export class PaddleDocumentReader implements DocumentReader {
   private readonly mrzAlphabet: Set<number>;
 
@@ -226,19 +323,49 @@ export class PaddleDocumentReader implements DocumentReader {
     let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0) long = [...boxes].sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0)).slice(0, 3).sort((a, b) => a.y0 - b.y0);
-    const probe = clock.add(await this.ocr.lines(page, long, this.mrzAlphabet));
+    const probe = clock.add(await this.mrzLines(page, long));
     const readings = [readMrzFromOcr(probe.lines)];
     // No valid MRZ on the first read: read the same lines cut with wider margins (the recogniser
     // drops characters that touch the crop's edge), and let the readings vote per character.
     if (!readings[0]?.valid && long.length >= 2) {
       for (const margin of RETRY_MARGINS) {
         const wider = long.map((b) => widen(b, margin, page));
-        readings.push(readMrzFromOcr(clock.add(await this.ocr.lines(page, wider, this.mrzAlphabet)).lines));
+        readings.push(readMrzFromOcr(clock.add(await this.mrzLines(page, wider)).lines));
         if (readings[readings.length - 1]?.valid) break;
       }
     }
     const mrz = combineReadings(readings.filter((r): r is MrzReading => r !== null));
     return { rotation, skew, page, boxes, probe, probeBoxes: long, mrz };
+  }
+
+  /**
+   * MRZ candidate lines read with the MRZ alphabet. A names line (letters, then a long filler run;
+   * it has no check digit) is read again in pieces cut between characters: on the whole line the
+   * recogniser drops letters next to a '<' ('P<UTOHANSEN<<OMAR' read 'P<TOHANSEN<<MAR'), on
+   * pieces of about 20 characters it does not.
+   */
+  private async mrzLines(page: Gray, boxes: Rect[]): Promise<OcrResult> {
+    const whole = await this.ocr.lines(page, boxes, this.mrzAlphabet);
+    let ms = whole.ms;
+    const lines: OcrLine[] = [];
+    for (const line of whole.lines) {
+      const cut = namesLineCut(line);
+      if (cut === null) {
+        lines.push(line);
+        continue;
+      }
+      // The pitch of the MRZ line beside it (one with check digits) counts the names line's fillers.
+      const pitch = zonePitch(line, whole.lines);
+      // The pieces overlap by most of a character each side of the cut (a character cut at a
+      // crop's edge misreads: '<' as 'K'); each keeps only the characters centred on its side.
+      const { y0, y1 } = line.bbox;
+      const overlap = 0.7 * (pitch ?? pitchOf(line)!);
+      const pieces = await this.ocr.lines(page, [{ x0: line.bbox.x0, x1: cut + overlap, y0, y1 }, { x0: cut - overlap, x1: line.bbox.x1, y0, y1 }], this.mrzAlphabet);
+      ms += pieces.ms;
+      lines.push(preferPieces(line, pieces.lines, cut, pitch));
+    }
+    const confidence = lines.length ? lines.reduce((s, l) => s + l.confidence, 0) / lines.length : 0;
+    return { text: lines.map((l) => l.text).join('\n'), confidence, lines, ms };
   }
 
   /** Every line of the chosen orientation read without restriction, for the printed zone. */
