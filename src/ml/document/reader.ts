@@ -25,6 +25,8 @@ const RETRY_MARGINS = [0.35, 0.7];
 const MRZ_MAX_GAP = 1.2;
 /** A names line is re-read in pieces of at most this many characters: PP-OCRv4 drops letters of long, filler-padded crops. */
 const NAMES_PIECE_MAX = 24;
+/** Letters read in a piece below this confidence (percent) are noise, not a letter the whole line dropped. */
+const PIECE_MIN_CONFIDENCE = 30;
 
 interface Attempt {
   rotation: Rotation;
@@ -185,7 +187,8 @@ export function pitchOf(line: Pick<OcrLine, 'symbols'>): number | null {
 export function preferPieces(whole: OcrLine, pieces: OcrLine[], cut: number, pitch: number | null): OcrLine {
   const ordered = [...pieces].sort((a, b) => a.bbox.x0 - b.bbox.x0);
   const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
-  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? centre(s) < cut : centre(s) >= cut)));
+  // A piece of fillers alone can read a stray, unlikely letter ('<<<<<' as 'A' at 11%): dropped.
+  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? centre(s) < cut : centre(s) >= cut) && (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE)));
   const letters = lettersOf(symbols.map((s) => s.text).join(''));
   const wholeLetters = lettersOf(whole.text);
   if (letters.length < wholeLetters.length || letters.length > wholeLetters.length + 6) return whole;
