@@ -85,4 +85,26 @@ describe('POST /api/v2/id-verification refuses what must not pass', () => {
     expect(pdf.body.error.code).toBe('unprocessable');
     expect(await balance()).toBe(before);
   });
+
+  it('answers a passport cut in half with the catalogue code or a review, never a 500 nor a pass', { timeout: 180_000 }, async () => {
+    const { bytes } = await renderDocument({ name: 'half', layout: 'TD3', font: 'sans', rotation: 0, skew: 0, blur: 0, jpegQuality: null, seed: 5 });
+    const { width, height } = await sharp(bytes).metadata();
+    const halves = {
+      // The printed zone without the MRZ; the left half of every line, the MRZ's too; the MRZ's bottom half only.
+      top: { left: 0, top: 0, width: width!, height: Math.floor(height! / 2) },
+      left: { left: 0, top: 0, width: Math.floor(width! / 2), height: height! },
+      bottom: { left: 0, top: Math.floor(height! * 0.9), width: width!, height: height! - Math.floor(height! * 0.9) },
+    };
+    for (const [name, region] of Object.entries(halves)) {
+      const before = await balance();
+      const res = await post().attach('front_image', await sharp(bytes).extract(region).jpeg().toBuffer(), `${name}.jpg`);
+      if (res.status === 422) {
+        expect(res.body.error.code, name).toBe('unprocessable');
+        expect(await balance(), name).toBe(before);
+      } else {
+        expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(200);
+        expect(res.body.data.check.status, name).not.toBe('passed');
+      }
+    }
+  });
 });
