@@ -57,7 +57,7 @@ export interface RenderedDocument {
   truth: RenderedTruth;
 }
 
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -29,6 +29,7 @@ export interface Evidence {
 }
 
 const DOCUMENT_TYPES: Record<string, string> = { P: 'passport', I: 'id_card', A: 'id_card', C: 'id_card', V: 'visa' };
+const LICENCE_TYPES: Record<string, string> = { DL: 'driver_license', ID: 'id_card' };
 
 /** Does the MRZ format fit the document code (passports on TD3, cards on TD1/TD2, visas on MRV)? */
 function layoutConsistent(reading: DocumentReading): boolean {
@@ -62,6 +63,40 @@ export function authenticityEvidence(reading: DocumentReading, facePresent: bool
     },
     { name: 'face_on_document', passed: facePresent, weight: 0.15, detail: facePresent ? 'a portrait was found' : 'no portrait found' },
     { name: 'layout_consistent', passed: mrz ? layoutConsistent(reading) : false, weight: 0.1, detail: mrz ? `format ${mrz.format} with document code ${mrz.fields.documentCode ?? '?'}` : 'no layout to check' },
+    correctionEvidence(reading),
+  ];
+}
+
+/** Which MRZ fields the check digits corrected, and how; reported, weighs nothing. */
+function correctionEvidence(reading: DocumentReading): Evidence {
+  const corrected = reading.mrz?.correctedFields ?? [];
+  return {
+    name: 'mrz_corrections',
+    passed: true,
+    weight: 0,
+    detail: corrected.length ? `corrected by the check digits: ${corrected.map((c) => `${c.field} ${c.from} -> ${c.to}`).join('; ')}` : 'no correction needed',
+  };
+}
+
+/**
+ * Authenticity of a licence read from its AAMVA barcode: a valid AAMVA file, expiry, the printed
+ * front agreeing with the barcode, a face on the front, and a North American issuer number.
+ */
+export function licenceEvidence(reading: DocumentReading, facePresent: boolean, expired: boolean | null): Evidence[] {
+  const licence = reading.barcode!.licence!;
+  const agreement = Object.entries(reading.barcodeVisualAgreement);
+  const disagreeing = agreement.filter(([, ok]) => !ok).map(([field]) => field);
+  return [
+    { name: 'aamva_barcode_valid', passed: true, weight: 0.45, detail: `AAMVA version ${licence.version} ${licence.documentType} file read from the ${reading.barcode!.side} (IIN ${licence.iin})` },
+    { name: 'not_expired', passed: expired === false, weight: 0.15, detail: expired === null ? 'expiry date not read' : expired ? 'document is expired' : 'expiry date is in the future' },
+    {
+      name: 'barcode_matches_front',
+      passed: agreement.length > 0 && disagreeing.length === 0,
+      weight: 0.15,
+      detail: agreement.length === 0 ? 'no printed front field to compare' : disagreeing.length ? `the front disagrees with the barcode on: ${disagreeing.join(', ')}` : `${agreement.length} printed fields agree with the barcode`,
+    },
+    { name: 'face_on_document', passed: facePresent, weight: 0.15, detail: facePresent ? 'a portrait was found' : 'no portrait found' },
+    { name: 'issuer_consistent', passed: licence.iin.startsWith('636') || licence.iin.startsWith('604'), weight: 0.1, detail: `issuer identification number ${licence.iin}` },
   ];
 }
 
@@ -75,7 +110,29 @@ export const REVIEW_BELOW = 0.75;
 
 const name = (value: string | null | undefined) => (value ?? '').replace(/</g, ' ').replace(/\s+/g, ' ').trim();
 
+/** The spec's fields from a licence barcode; the printed front only fills what the barcode lacks. */
+function licenceFields(reading: DocumentReading) {
+  const licence = reading.barcode!.licence!;
+  const visual = reading.visualZone.fields;
+  return {
+    full_name: [licence.givenNames, licence.familyName].filter(Boolean).join(' '),
+    fathers_name: '',
+    document_number: licence.number,
+    date_of_birth: licence.birthDate ?? visual.dateOfBirth ?? '',
+    date_of_issue: licence.issueDate ?? visual.dateOfIssue ?? '',
+    date_of_expiry: licence.expiryDate ?? visual.dateOfExpiry ?? '',
+    sex: licence.sex ?? visual.sex ?? '',
+    issuing_state: licence.address.jurisdiction,
+    country: licence.country ?? '',
+    document_type: LICENCE_TYPES[licence.documentType] ?? 'other',
+  };
+}
+
+/** A licence barcode decides when no valid MRZ was read. */
+const readFromLicence = (reading: DocumentReading) => !!reading.barcode?.licence && !reading.mrz?.valid;
+
 function fieldsOf(reading: DocumentReading) {
+  if (readFromLicence(reading)) return licenceFields(reading);
   const mrz = reading.mrz?.fields;
   const visual = reading.visualZone.fields;
   const fullName = visual.fullName ?? [name(mrz?.givenNames), name(mrz?.surname)].filter(Boolean).join(' ');
@@ -90,6 +147,19 @@ function fieldsOf(reading: DocumentReading) {
     issuing_state: mrz?.issuingState ?? '',
     country: mrz?.nationality ?? visual.country ?? mrz?.issuingState ?? '',
     document_type: DOCUMENT_TYPES[mrz?.documentCode?.[0] ?? ''] ?? (mrz ? 'other' : ''),
+  };
+}
+
+/** What the barcode was, and for a licence its AAMVA version and the holder's address (fresh mode returns raw data). */
+function barcodeView(reading: DocumentReading) {
+  const barcode = reading.barcode;
+  if (!barcode) return null;
+  const licence = barcode.licence;
+  return {
+    format: barcode.format,
+    side: barcode.side,
+    aamva: licence ? { version: licence.version, iin: licence.iin, address: { street: licence.address.street, city: licence.address.city, jurisdiction: licence.address.jurisdiction, postal_code: licence.address.postalCode } } : null,
+    problem: barcode.problem,
   };
 }
 
@@ -118,7 +188,9 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
       }
       const reading = await (await models.documents()).read(prepared.front, prepared.back);
       const fields = fieldsOf(reading);
-      const readable = reading.mrz !== null || [fields.full_name, fields.document_number, fields.date_of_birth].filter(Boolean).length >= 2;
+      const fromLicence = readFromLicence(reading);
+      const barcodeProblem = reading.barcode && !reading.barcode.licence && !reading.mrz?.valid ? reading.barcode : null;
+      const readable = reading.mrz !== null || fromLicence || barcodeProblem !== null || [fields.full_name, fields.document_number, fields.date_of_birth].filter(Boolean).length >= 2;
       if (!readable) throw new DomainError('unprocessable', 'no document could be read: send a sharp, well-lit photo of the whole document');
 
       // The portrait is on the front of every layout (cards carry their MRZ on the back).
@@ -128,13 +200,32 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
 
       const expiry = parseCalendarDate(fields.date_of_expiry);
       const expired = expiry ? compareDates(expiry, utcDate(context.today)) < 0 : null;
-      const evidence = authenticityEvidence(reading, Boolean(face), expired);
+      const evidence = fromLicence ? licenceEvidence(reading, Boolean(face), expired) : authenticityEvidence(reading, Boolean(face), expired);
       const score = authenticityScore(evidence);
 
       let status: 'passed' | 'failed' | 'review' = 'passed';
       let reason: string | undefined;
       let error: string | null = null;
-      if (reading.mrz && !reading.mrz.valid) {
+      if (barcodeProblem) {
+        // A barcode we cannot trust as a licence: a person decides, never a pass.
+        status = 'review';
+        reason = barcodeProblem.problem === 'not_aamva' ? 'barcode_not_aamva' : 'barcode_invalid';
+        error = `${reason}: ${barcodeProblem.format} ${barcodeProblem.message}`;
+      } else if (fromLicence && expired) {
+        status = 'failed';
+        reason = 'expired';
+        error = `document expired on ${fields.date_of_expiry}`;
+      } else if (fromLicence && Object.values(reading.barcodeVisualAgreement).includes(false)) {
+        status = 'review';
+        reason = 'barcode_front_mismatch';
+        error = `barcode_front_mismatch: ${evidence.find((e) => e.name === 'barcode_matches_front')!.detail}`;
+      } else if (fromLicence) {
+        if (score < REVIEW_BELOW) {
+          status = 'review';
+          reason = 'weak_evidence';
+          error = `weak evidence: ${evidence.filter((item) => !item.passed).map((item) => item.name).join(', ')}`;
+        }
+      } else if (reading.mrz && !reading.mrz.valid) {
         status = 'failed';
         reason = 'invalid_check_digits';
         error = `invalid check digits: ${Object.entries(reading.mrz.checkDigits).filter(([, ok]) => !ok).map(([field]) => field).join(', ')}`;
@@ -162,6 +253,7 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
             dob: fields.date_of_birth,
             authenticity: { score, evidence },
             mrz: reading.mrz ? { format: reading.mrz.format, valid: reading.mrz.valid, check_digits: reading.mrz.checkDigits, corrections: reading.mrz.corrections } : null,
+            barcode: barcodeView(reading),
             rotation: reading.rotation,
           },
           error,

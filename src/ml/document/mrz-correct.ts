@@ -1,7 +1,9 @@
+import type { Alternatives } from './mrz.js';
 import { checkPasses, type CharClass, type CheckSlot, type Layout } from './mrz-format.js';
 
 // Check-digit-guided repair of OCR confusions in an MRZ. First every field is mapped to the
-// characters its type allows (a date cannot hold an O) and filler look-alikes become fillers.
+// characters its type allows (a date cannot hold an O: the recogniser's own second reading of
+// the right kind, else the usual look-alike) and filler look-alikes become fillers.
 // Then each failing check digit is repaired, trying in turn: whole-field hypotheses (fill,
 // letter prefix + digits), single look-alike substitutions, and combinations of look-alikes
 // that satisfy the composite too. A repair is applied only when no other one does as well.
@@ -23,16 +25,24 @@ export interface Corrected {
   corrections: number;
 }
 
-function mapField(text: string, kind: CharClass, name: string): string {
+/** The recogniser's likeliest alternative of the kind the field allows, if it offered one. */
+function alternativeOfKind(alternatives: string | undefined, pattern: RegExp): string | undefined {
+  return [...(alternatives ?? '')].find((c) => pattern.test(c));
+}
+
+function mapField(text: string, kind: CharClass, name: string, alternatives: string[] = []): string {
   // No document code has K second: it is a misread filler ("PK" for "P<").
   if (name === 'documentCode' && text[1] === 'K') return text[0]! + '<';
+  // A character the field cannot hold: the recogniser's own next reading of the right kind first,
+  // the usual look-alike otherwise.
+  const asDigit = (c: string, i: number) => (/[0-9]/.test(c) ? c : (alternativeOfKind(alternatives[i], /[0-9]/) ?? LETTER_TO_DIGIT[c] ?? c));
   switch (kind) {
     case 'digits':
-      return [...text].map((c) => LETTER_TO_DIGIT[c] ?? c).join('');
+      return [...text].map(asDigit).join('');
     case 'check':
-      return [...text].map((c) => LETTER_TO_DIGIT[c] ?? c).join('');
+      return [...text].map((c, i) => (c === '<' ? c : asDigit(c, i))).join('');
     case 'alpha': {
-      const letters = [...text].map((c) => DIGIT_TO_LETTER[c] ?? c).join('');
+      const letters = [...text].map((c, i) => (/[A-Z<]/.test(c) ? c : (alternativeOfKind(alternatives[i], /[A-Z<]/) ?? DIGIT_TO_LETTER[c] ?? c))).join('');
       return name === 'names' ? cleanFiller(letters) : letters;
     }
     case 'sex':
@@ -96,13 +106,14 @@ function replaceAt(lines: string[], line: number, index: number, ch: string): st
   return copy;
 }
 
-/** Single substitutions among look-alikes, over the covered characters and the digit itself, that make `slot` pass. */
-function repairs(lines: string[], layout: Layout, slot: CheckSlot): string[][] {
+/** Single substitutions among look-alikes and the recogniser's alternatives, over the covered characters and the digit itself, that make `slot` pass. */
+function repairs(lines: string[], layout: Layout, slot: CheckSlot, alternatives?: Alternatives): string[][] {
   const substitutions = (positions: Array<{ line: number; index: number }>): string[][] => {
     const found: string[][] = [];
     for (const { line, index } of positions) {
       const current = lines[line]![index]!;
-      for (const alt of LOOK_ALIKES[current] ?? '') {
+      for (const alt of new Set((alternatives?.[line]?.[index] ?? '') + (LOOK_ALIKES[current] ?? ''))) {
+        if (alt === current) continue;
         if (!allowed(kindAt(layout, line, index), alt)) continue;
         const candidate = replaceAt(lines, line, index, alt);
         if (checkPasses(candidate, slot)) found.push(candidate);
@@ -185,11 +196,11 @@ function combinations(lines: string[], layout: Layout, slot: CheckSlot): string[
   return out;
 }
 
-export function correctMrz(raw: string[], layout: Layout): Corrected {
+export function correctMrz(raw: string[], layout: Layout, alternatives?: Alternatives): Corrected {
   let lines = raw.slice();
   for (const field of layout.fields) {
     const text = lines[field.line]!;
-    const mapped = mapField(text.slice(field.start, field.end), field.kind, field.name);
+    const mapped = mapField(text.slice(field.start, field.end), field.kind, field.name, alternatives?.[field.line]?.slice(field.start, field.end) ?? []);
     lines[field.line] = text.slice(0, field.start) + mapped + text.slice(field.end);
   }
   // Field checks first, the composite last: it covers the others and decides between ties.
@@ -200,7 +211,7 @@ export function correctMrz(raw: string[], layout: Layout): Corrected {
     // substitutions are the general fallback.
     // Whole-field hypotheses (fillers, letter-prefixed numbers) first, single look-alikes next.
     const first = () => fieldHypotheses(lines, layout, slot);
-    const second = () => repairs(lines, layout, slot);
+    const second = () => repairs(lines, layout, slot, alternatives);
     const chosen = unambiguous(first(), layout, lines) ?? unambiguous(second(), layout, lines) ?? unambiguous(combinations(lines, layout, slot), layout, lines);
     if (chosen) lines = chosen;
   }

@@ -60,7 +60,7 @@ function fitted(line: string, length: number): string[] {
   return [...variants].filter((v) => v.length === length);
 }
 
-/** Length of the lines as read, not counting the K/L look-alikes tesseract adds next to chevrons. */
+/** Length of the lines as read, not counting the K/L look-alikes OCR adds next to chevrons. */
 function readLength(texts: string[]): number {
   const lengths = texts.map((t) => t.length - (t.match(/(?<=<)[KLC]|[KLC](?=<)/g) ?? []).length * 0.5);
   return lengths.reduce((a, b) => a + b, 0) / lengths.length;
@@ -100,9 +100,9 @@ export function readMrzFromOcr(ocrLines: Array<Pick<OcrLine, 'text' | 'symbols'>
   const lines = flagged.filter((l): l is { line: Pick<OcrLine, 'text' | 'symbols'>; clean: string } => !!l.clean);
   let best: MrzReading | null = null;
   let bestScore = -Infinity;
-  const keep = (candidate: string[], length: number, bonus: number) => {
+  const keep = (candidate: string[], length: number, bonus: number, alternatives?: Alternatives) => {
     const format = formatFor(candidate.length, length, candidate[0]![0]!);
-    const reading = buildReading(candidate, LAYOUTS[format]);
+    const reading = buildReading(candidate, LAYOUTS[format], alternatives);
     const score = scoreOf(reading) + bonus;
     if (score > bestScore) { best = reading; bestScore = score; }
   };
@@ -112,7 +112,11 @@ export function readMrzFromOcr(ocrLines: Array<Pick<OcrLine, 'text' | 'symbols'>
     // chance-valid composite of the other one.
     const nearest = group.length === 3 || Math.abs(readLength(texts) - length) <= Math.abs(readLength(texts) - (length === 44 ? 36 : 44));
     const lengthBonus = nearest ? 0 : -150;
-    for (const candidate of cartesian(texts.map((l) => fitted(l, length))).slice(0, 27)) keep(candidate, length, lengthBonus);
+    const recognised = group.map((g) => recognisedAlternatives(g.line, g.clean));
+    for (const candidate of cartesian(texts.map((l) => fitted(l, length))).slice(0, 27)) {
+      // The recogniser's alternatives still sit at their positions only on lines kept as read.
+      keep(candidate, length, lengthBonus, candidate.map((line, k) => (line === texts[k] ? recognised[k]! : null)));
+    }
     if (group.every((g) => g.line.symbols.length > 0)) {
       // The grid places characters by position, so it wins ties on lines without check digits.
       const grid = gridLines(group.map((g) => g.line as OcrLine), length);
@@ -167,8 +171,18 @@ export function combineReadings(readings: MrzReading[]): MrzReading | null {
   return { ...reading, corrections: primary.corrections + reading.corrections };
 }
 
-export function buildReading(rawLines: string[], layout: Layout): MrzReading {
-  const { lines, corrections } = correctMrz(rawLines, layout);
+/** Per line, per character: the recogniser's other readings (MRZ characters only); null when unknown. */
+export type Alternatives = Array<string[] | null>;
+
+/** The alternatives of a line whose symbols are exactly its cleaned text, else null. */
+function recognisedAlternatives(line: Pick<OcrLine, 'text' | 'symbols'>, clean: string): string[] | null {
+  const symbols = line.symbols;
+  if (symbols.length !== clean.length || symbols.some((s, i) => s.text.toUpperCase() !== clean[i])) return null;
+  return symbols.map((s) => (s.alternatives ?? []).map((a) => a.text.toUpperCase()).filter((c) => /^[A-Z0-9<]$/.test(c)).join(''));
+}
+
+export function buildReading(rawLines: string[], layout: Layout, alternatives?: Alternatives): MrzReading {
+  const { lines, corrections } = correctMrz(rawLines, layout, alternatives);
   const checkDigits: Record<string, boolean> = {};
   for (const slot of layout.checks) checkDigits[slot.name] = checkPasses(lines, slot);
   return {
@@ -177,8 +191,20 @@ export function buildReading(rawLines: string[], layout: Layout): MrzReading {
     checkDigits,
     valid: Object.values(checkDigits).every(Boolean),
     corrections,
+    correctedFields: correctedFields(rawLines, lines, layout),
     fields: parseFields(lines, layout.format),
   };
+}
+
+/** The layout's fields that differ between the lines as read and as corrected. */
+function correctedFields(raw: string[], corrected: string[], layout: Layout): Array<{ field: string; from: string; to: string }> {
+  const out: Array<{ field: string; from: string; to: string }> = [];
+  for (const f of layout.fields) {
+    const from = (raw[f.line] ?? '').slice(f.start, f.end);
+    const to = corrected[f.line]!.slice(f.start, f.end);
+    if (from !== to) out.push({ field: f.name, from, to });
+  }
+  return out;
 }
 
 const blankToNull = (s: string | null | undefined): string | null => {

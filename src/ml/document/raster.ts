@@ -2,7 +2,7 @@ import sharp, { type Sharp } from 'sharp';
 import { pixels, type DecodedImage } from '../image.js';
 
 // Grayscale rasters held in memory for OCR: rotation, deskew estimation, crops and scaling.
-// Only intermediate renders for tesseract; the caller's bytes are never re-encoded or kept.
+// Only intermediate renders for OCR; the caller's bytes are never re-encoded or kept.
 
 export interface Gray {
   data: Buffer;
@@ -33,7 +33,7 @@ export async function uprightGray(image: DecodedImage, maxSide: number): Promise
 
 /**
  * Rotates by any angle (clockwise degrees). The corners are filled with the image's mean gray:
- * white corners around a darker photo make tesseract's thresholding drop the whole page.
+ * white corners around a darker photo read as a page edge full of false text lines.
  */
 export async function rotateGray(g: Gray, degrees: number): Promise<Gray> {
   if (degrees === 0) return g;
@@ -52,19 +52,18 @@ export async function resizeGray(g: Gray, scale: number): Promise<Gray> {
   return toGray(raw(g).resize(width, height, { kernel: scale > 1 ? 'cubic' : 'lanczos3' }));
 }
 
+/** Resizes to an exact size (models want fixed heights or multiples of 32). */
+export async function resizeGrayTo(g: Gray, width: number, height: number): Promise<Gray> {
+  if (width === g.width && height === g.height) return g;
+  return toGray(raw(g).resize(width, height, { fit: 'fill', kernel: width > g.width ? 'cubic' : 'lanczos3' }));
+}
+
 export async function cropGray(g: Gray, box: { left: number; top: number; width: number; height: number }): Promise<Gray> {
   const left = Math.max(0, Math.floor(box.left));
   const top = Math.max(0, Math.floor(box.top));
   const width = Math.min(g.width - left, Math.ceil(box.width));
   const height = Math.min(g.height - top, Math.ceil(box.height));
   return toGray(raw(g).extract({ left, top, width, height }));
-}
-
-/** PNG for tesseract, contrast-stretched; low compression because it is decoded at once. */
-export async function toPng(g: Gray, options: { border?: number } = {}): Promise<Buffer> {
-  let pipeline = raw(g).normalise();
-  if (options.border) pipeline = pipeline.extend({ top: options.border, bottom: options.border, left: options.border, right: options.border, background: { r: 255, g: 255, b: 255 } });
-  return pipeline.png({ compressionLevel: 1 }).toBuffer();
 }
 
 export interface LineGeometry {

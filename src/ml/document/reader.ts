@@ -1,33 +1,42 @@
 import type { DecodedImage } from '../image.js';
-import { combineReadings, readMrzFromOcr, scoreOf } from './mrz.js';
-import { MRZ_WHITELIST, OcrPool, type OcrResult } from './ocr.js';
-import { lowerBand, mrzBand, type Band } from './mrz-band.js';
-import { cropGray, lineGeometry, resizeGray, rotateGray, toPng, uprightGray, type Gray } from './raster.js';
-import type { DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
-import { compareMrzWithVisualZone, readVisualZone } from './visual-zone.js';
+import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf } from './mrz.js';
+import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
+import { mergeRows, PaddleOcr } from './paddle.js';
+import { cropGray, lineGeometry, resizeGray, rotateGray, uprightGray, type Gray } from './raster.js';
+import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
+import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
+import { readDocumentBarcodes } from './barcode.js';
+import { compareLicenceWithVisualZone, compareMrzWithVisualZone, readVisualZone } from './visual-zone.js';
 
-// The reading pipeline for one document: per side, try orientations (the likeliest first, and
-// never one where the text runs down the page), deskew, OCR the page, locate the MRZ lines in
-// it, re-read that band with the MRZ alphabet at a few sizes, let the readings vote per
-// character, and stop at the first orientation that gives a valid MRZ.
+// The reading pipeline for one document with PaddleOCR: per side, try orientations (the likeliest
+// first, never one where the text runs down the page), deskew, detect the text lines, read the
+// long lines with the MRZ alphabet, and stop at the first orientation that gives a valid MRZ.
+// The other lines (the printed zone) are read once, at the orientation chosen.
 
-/** Pages are OCR'd with their long side in this range: small scans are upscaled, photos reduced. */
+/** Pages are kept at most this large for recognition: a document a third of the frame wide still has MRZ characters about 20 px tall. */
+const PAGE_MAX_SIDE = 3200;
+/** Small scans are upscaled to this long side first: the detector misses characters under about 8 px. */
 const PAGE_MIN_SIDE = 1200;
-const PAGE_MAX_SIDE = 1600;
-/** Cap heights the MRZ band is read at, in pixels: tesseract's errors differ between sizes. */
-const MRZ_CHAR_HEIGHTS = [34, 26, 44];
+/** MRZ lines are long and thin: 30 to 44 characters on one line. Shorter boxes are printed-zone text. */
+const MRZ_MIN_ASPECT = 10;
+/** Margins (in line heights) of the second and third reads of MRZ lines that did not validate. */
+const RETRY_MARGINS = [0.35, 0.7];
+/** Pieces of one MRZ line may lie this many line heights apart (a long filler run read as background). */
+const MRZ_MAX_GAP = 1.2;
+/** A names line is re-read in pieces of at most this many characters: PP-OCRv4 drops letters of long, filler-padded crops. */
+const NAMES_PIECE_MAX = 24;
+/** Letters read in a piece below this confidence (percent) are noise, not a letter the whole line dropped. */
+const PIECE_MIN_CONFIDENCE = 30;
 
 interface Attempt {
   rotation: Rotation;
   skew: number;
-  page: OcrResult;
+  page: Gray;
+  boxes: Array<{ x0: number; y0: number; x1: number; y1: number; score: number }>;
+  /** The long lines, read with the MRZ alphabet (or the longest lines when none is long enough). */
+  probe: OcrResult;
+  probeBoxes: Rect[];
   mrz: MrzReading | null;
-}
-
-interface SideResult {
-  best: Attempt | null;
-  /** The attempt whose page reads best as text, for the visual zone when no MRZ settles the orientation. */
-  clearest: Attempt | null;
 }
 
 class Stopwatch {
@@ -46,34 +55,227 @@ function rotationOrder(geometry: { horizontalScore: number; verticalScore: numbe
   return order;
 }
 
-export class TesseractDocumentReader implements DocumentReader {
-  constructor(private readonly pool: OcrPool) {}
+/** Small scans and crops are enlarged (at most 4 times) so their long side reaches `side`. */
+async function atLeast(page: Gray, side: number): Promise<Gray> {
+  const long = Math.max(page.width, page.height);
+  return long < side ? resizeGray(page, Math.min(4, side / long)) : page;
+}
+
+/**
+ * Where the document is, from its text boxes: their union with a margin, when that covers less
+ * than this share of the page (else the page is the document and nothing is cut).
+ */
+const REGION_MAX_SHARE = 0.4;
+
+export function documentRegion(boxes: Rect[], page: Gray): { left: number; top: number; width: number; height: number } | null {
+  if (boxes.length < 3) return null;
+  const h = boxes.map((b) => b.y1 - b.y0).sort((a, b) => a - b)[Math.floor(boxes.length / 2)]!;
+  const x0 = Math.max(0, Math.min(...boxes.map((b) => b.x0)) - 3 * h);
+  const y0 = Math.max(0, Math.min(...boxes.map((b) => b.y0)) - 3 * h);
+  const x1 = Math.min(page.width, Math.max(...boxes.map((b) => b.x1)) + 3 * h);
+  const y1 = Math.min(page.height, Math.max(...boxes.map((b) => b.y1)) + 3 * h);
+  if ((x1 - x0) * (y1 - y0) > REGION_MAX_SHARE * page.width * page.height) return null;
+  return { left: x0, top: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/** The box grown by `margin` line heights left and right (a third of that up and down), inside the page. */
+function widen<T extends Rect>(b: T, margin: number, page: Gray): T {
+  const h = b.y1 - b.y0;
+  return { ...b, x0: Math.max(0, b.x0 - margin * h), x1: Math.min(page.width, b.x1 + margin * h), y0: Math.max(0, b.y0 - (margin * h) / 3), y1: Math.min(page.height, b.y1 + (margin * h) / 3) };
+}
+
+const overlaps = (a: Rect, b: Rect) => Math.min(a.x1, b.x1) > Math.max(a.x0, b.x0) && Math.min(a.y1, b.y1) > Math.max(a.y0, b.y0);
+const aspect = (b: { x0: number; y0: number; x1: number; y1: number }) => (b.x1 - b.x0) / Math.max(1, b.y1 - b.y0);
+
+/** The first 2D barcode on one side, read as an AAMVA licence when it claims to be one (an AAMVA one first). */
+async function barcodeOn(image: DecodedImage, side: 'front' | 'back', thorough: boolean): Promise<DocumentBarcode | null> {
+  const found = await readDocumentBarcodes(await uprightGray(image, PAGE_MAX_SIDE), { thorough });
+  if (found.length === 0) return null;
+  const first = found.find((b) => looksLikeAamva(b.text)) ?? found[0]!;
+  try {
+    return { format: first.format, side, licence: parseAamva(first.text), problem: null, message: null };
+  } catch (error) {
+    if (!(error instanceof AamvaError)) throw error;
+    return { format: first.format, side, licence: null, problem: error.problem, message: error.message };
+  }
+}
+
+/**
+ * Lines side by side on one row joined left to right with a space: a label and its value are
+ * separate boxes (often of different heights) but one line of text to the printed-zone reader.
+ */
+export function textRows(lines: OcrLine[]): string[] {
+  const rows: OcrLine[][] = [];
+  const centre = (l: OcrLine) => (l.bbox.y0 + l.bbox.y1) / 2;
+  for (const line of [...lines].sort((a, b) => centre(a) - centre(b))) {
+    const h = line.bbox.y1 - line.bbox.y0;
+    const row = rows.find((r) => r.some((o) => Math.abs(centre(o) - centre(line)) < 0.35 * Math.max(h, o.bbox.y1 - o.bbox.y0)));
+    if (row) row.push(line);
+    else rows.push([line]);
+  }
+  return rows.map((r) => r.sort((a, b) => a.bbox.x0 - b.bbox.x0).map((l) => l.text).join(' '));
+}
+
+type Rect = { x0: number; y0: number; x1: number; y1: number };
+
+/**
+ * Boxes to read as MRZ lines: the long ones, plus the lines stacked right against them and
+ * starting at the same x (a names line whose filler run the detector left out is short). Each
+ * box of a stack spans the stack's full width, so trailing fillers are read too.
+ */
+export function mrzCandidates<T extends Rect>(boxes: T[]): T[] {
+  const long = boxes.filter((b) => aspect(b) >= MRZ_MIN_ASPECT);
+  const stacked = (a: Rect, b: Rect) => {
+    const h = Math.max(a.y1 - a.y0, b.y1 - b.y0);
+    return Math.abs(a.x0 - b.x0) < 2 * h && Math.max(a.y0, b.y0) - Math.min(a.y1, b.y1) < 1.2 * h && Math.abs(a.y0 - b.y0) > 0.5 * h;
+  };
+  const picked = new Set<T>(long);
+  for (const b of boxes) if (!picked.has(b) && aspect(b) >= 4 && long.some((l) => stacked(l, b))) picked.add(b);
+  return [...picked]
+    .map((b) => {
+      const stack = [...picked].filter((o) => o === b || stacked(o, b));
+      return { ...b, x0: Math.min(...stack.map((o) => o.x0)), x1: Math.max(...stack.map((o) => o.x1)) };
+    })
+    .sort((a, b) => a.y0 - b.y0);
+}
+
+/** Letters before the trailing filler run of an MRZ line read as text. */
+const lettersOf = (text: string) => text.replace(/<+$/, '');
+
+/**
+ * Where to cut a names line in two (page x between two characters near its middle, after a '<'
+ * when one is near), or null when the line is not a names line: at least a few letters with at
+ * most two digits among them, then at least three trailing fillers.
+ */
+export function namesLineCut(line: Pick<OcrLine, 'text' | 'symbols'>): number | null {
+  const text = line.symbols.map((s) => s.text).join('');
+  const letters = lettersOf(text);
+  if (text !== line.text || letters.length < 2 || text.length - letters.length < 3) return null;
+  if ((letters.match(/\d/g) ?? []).length > 2) return null;
+  const n = line.symbols.length;
+  if (n < 8) return null;
+  const centre = (i: number) => (line.symbols[i]!.bbox.x0 + line.symbols[i]!.bbox.x1) / 2;
+  // The gap between characters i and i+1: a piece must not exceed NAMES_PIECE_MAX characters.
+  const lo = Math.max(0, n - NAMES_PIECE_MAX - 1);
+  const hi = Math.min(n - 2, NAMES_PIECE_MAX - 1);
+  const middle = Math.floor(n / 2) - 1;
+  let best = Math.min(hi, Math.max(lo, middle));
+  for (let i = lo; i <= hi; i++) {
+    // Prefer a cut right after a filler (never through a name), then near the middle.
+    const after = line.symbols[i]!.text === '<' ? 0 : 100;
+    const bestAfter = line.symbols[best]!.text === '<' ? 0 : 100;
+    if (after + Math.abs(i - middle) < bestAfter + Math.abs(best - middle)) best = i;
+  }
+  return (centre(best) + centre(best + 1)) / 2;
+}
+
+/** Character pitch of a read MRZ line: its symbols' centres from first to last, over their count. */
+export function pitchOf(line: Pick<OcrLine, 'symbols'>): number | null {
+  const n = line.symbols.length;
+  if (n < 8) return null;
+  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
+  return (centre(line.symbols[n - 1]!) - centre(line.symbols[0]!)) / (n - 1);
+}
+
+/**
+ * The names line from its two pieces when they hold at least the letters of the whole reading
+ * (a dropped letter is what the pieces recover) and add few beyond those. The fillers after the
+ * letters are counted by position, not as read (a run of '<' reads too short or too long): the
+ * line runs from its first character to the whole reading's last, on the pitch of another MRZ
+ * line of the same zone (`pitch`), else on the pitch of the letters.
+ */
+export function preferPieces(whole: OcrLine, pieces: OcrLine[], cut: number, pitch: number | null): OcrLine {
+  const ordered = [...pieces].sort((a, b) => a.bbox.x0 - b.bbox.x0);
+  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
+  // A piece of fillers alone can read a stray, unlikely letter ('<<<<<' as 'A' at 11%): dropped.
+  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? centre(s) < cut : centre(s) >= cut) && (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE)));
+  const letters = lettersOf(symbols.map((s) => s.text).join(''));
+  const wholeLetters = lettersOf(whole.text);
+  if (letters.length < wholeLetters.length || letters.length > wholeLetters.length + 6) return whole;
+  if (letters.length > wholeLetters.length + 2 && !isSubsequence(wholeLetters, letters)) return whole;
+  // The first piece must start the line as the whole reading does (the document code's letter).
+  if (!ordered[0] || ordered[0].bbox.x0 >= cut || letters[0] !== wholeLetters[0]) return whole;
+  const kept = symbols.slice(0, letters.length);
+  const step = pitch ?? (letters.length >= 8 ? pitchOf({ symbols: kept }) : null);
+  const last = whole.symbols[whole.symbols.length - 1]!;
+  const byPitch = step ? Math.round((centre(last) - centre(kept[0]!)) / step) + 1 : 0;
+  // No MRZ line is longer than 44 characters: past that the pitch was not this zone's.
+  const cells = byPitch > letters.length && byPitch <= 44 ? byPitch : whole.symbols.length - wholeLetters.length + letters.length;
+  // Each filler in its own cell (the grid reading places characters by position).
+  const end = kept[kept.length - 1]!;
+  const fillers = step
+    ? Array.from({ length: Math.max(0, cells - letters.length) }, (_, k) => {
+        const x = centre(end) + (k + 1) * step;
+        return { ...last, text: '<', alternatives: [], bbox: { ...last.bbox, x0: x - step / 2, x1: x + step / 2 } };
+      })
+    : whole.symbols.slice(wholeLetters.length);
+  const all = [...kept, ...fillers];
+  const confidence = kept.reduce((s, k) => s + k.confidence, 0) / kept.length;
+  return { ...whole, text: all.map((s) => s.text).join(''), symbols: all, confidence };
+}
+
+/**
+ * The pitch of the MRZ line nearest to a names line, above or below it (the line with check
+ * digits: its characters, all of them in place, give the zone's pitch): MRZ-like, at least 28
+ * characters, of about the same height and starting about where the names line starts.
+ */
+export function zonePitch(names: OcrLine, lines: OcrLine[]): number | null {
+  const h = names.bbox.y1 - names.bbox.y0;
+  const near = lines
+    .filter((l) => l !== names && l.symbols.length >= 28 && mrzLikeLines([l.text]).length === 1 && namesLineCut(l) === null)
+    .filter((l) => Math.abs(l.bbox.y1 - l.bbox.y0 - h) < 0.35 * h && Math.abs(l.bbox.x0 - names.bbox.x0) < 2 * h && Math.abs(l.bbox.y0 - names.bbox.y0) < 3.5 * h)
+    .sort((a, b) => Math.abs(a.bbox.y0 - names.bbox.y0) - Math.abs(b.bbox.y0 - names.bbox.y0));
+  return near[0] ? pitchOf(near[0]) : null;
+}
+
+/** Whether every character of `short` appears in `long` in order. */
+function isSubsequence(short: string, long: string): boolean {
+  let i = 0;
+  for (const c of long) if (c === short[i]) i++;
+  return i === short.length;
+}
+
+export class PaddleDocumentReader implements DocumentReader {
+  private readonly mrzAlphabet: Set<number>;
+
+  constructor(private readonly ocr: PaddleOcr) {
+    this.mrzAlphabet = ocr.alphabet(MRZ_WHITELIST);
+  }
 
   async read(front: DecodedImage | undefined, back?: DecodedImage): Promise<DocumentReading> {
     const started = performance.now();
     const clock = new Stopwatch();
     if (!front && !back) throw new Error('no document image given');
-    // Two images are a card: its MRZ is on the back, so read that first; the front then only
-    // needs its visual zone unless the back had no valid MRZ.
-    const backResult = back ? await this.readSide(back, clock, { needMrz: true }) : null;
-    const backValid = !!backResult?.best?.mrz?.valid;
-    const frontResult = front
-      ? await this.readSide(front, clock, { needMrz: !backValid, preferred: backResult?.best?.rotation ?? backResult?.clearest?.rotation })
-      : null;
-    const frontMrz = frontResult?.best?.mrz ?? null;
-    const backMrz = backResult?.best?.mrz ?? null;
+    // A licence carries its data in the PDF417 on the back: look there first, quickly. A back
+    // with a licence barcode needs no MRZ; a back with neither is searched for a barcode in earnest.
+    let barcode = back ? await barcodeOn(back, 'back', false) : null;
+    const backResult = back && !barcode?.licence ? await this.readSide(back, clock, { needMrz: true }) : null;
+    if (back && !barcode && !backResult?.mrz?.valid) barcode = await barcodeOn(back, 'back', true);
+    // Two images are a card: the front then only needs its visual zone unless the back had no
+    // valid MRZ or licence.
+    const backValid = !!backResult?.mrz?.valid || !!barcode?.licence;
+    const frontResult = front ? await this.readSide(front, clock, { needMrz: !backValid, preferred: backResult?.rotation }) : null;
+    // Nothing valid anywhere: the barcode may be on the image sent as the front.
+    if (front && !barcode && !frontResult?.mrz?.valid && !backResult?.mrz?.valid) barcode = await barcodeOn(front, 'front', true);
+    const frontMrz = frontResult?.mrz ?? null;
+    const backMrz = backResult?.mrz ?? null;
     let side: 'front' | 'back' = 'front';
-    let chosen = frontResult?.best ?? null;
+    let chosen = frontResult?.mrz ? frontResult : null;
     if (backMrz && (!frontMrz || scoreOf(backMrz) >= scoreOf(frontMrz))) {
-      chosen = backResult!.best;
+      chosen = backResult;
       side = 'back';
     }
     // The visual zone is the front page, upright; without a front, whatever side we have.
-    const zoneAttempt = frontResult ? (frontResult.best?.mrz ? frontResult.best : frontResult.clearest) : (backResult?.best ?? backResult?.clearest ?? null);
-    const visualZone = readVisualZone(zoneAttempt?.page.lines.map((l) => l.text) ?? []);
+    const zoneAttempt = frontResult ?? backResult;
+    const zoneLines = zoneAttempt ? await this.printedLines(zoneAttempt, clock) : [];
+    const licence = barcode?.licence ?? null;
+    // US licences print dates month first.
+    const visualZone = readVisualZone(zoneLines, { monthFirst: licence?.country === 'USA' });
     const mrz = chosen?.mrz ?? null;
     return {
       mrz,
+      barcode,
+      barcodeVisualAgreement: licence && barcode?.side === 'back' && front ? compareLicenceWithVisualZone(licence, visualZone) : {},
       visualZone,
       rotation: chosen?.rotation ?? zoneAttempt?.rotation ?? 0,
       skewDegrees: chosen?.skew ?? zoneAttempt?.skew ?? 0,
@@ -84,63 +286,96 @@ export class TesseractDocumentReader implements DocumentReader {
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.ocr.close();
   }
 
-  private async readSide(image: DecodedImage, clock: Stopwatch, options: { needMrz: boolean; preferred?: Rotation | undefined }): Promise<SideResult> {
+  /** The orientation with a valid MRZ, else the best MRZ, else the one whose long lines read most confidently. */
+  private async readSide(image: DecodedImage, clock: Stopwatch, options: { needMrz: boolean; preferred?: Rotation | undefined }): Promise<Attempt | null> {
     const upright = await uprightGray(image, PAGE_MAX_SIDE);
     const geometry = await lineGeometry(upright);
     let best: Attempt | null = null;
     let clearest: Attempt | null = null;
     for (const rotation of rotationOrder(geometry, options.preferred)) {
-      const attempt = await this.attempt(upright, rotation, clock, options.needMrz);
+      const attempt = await this.attempt(upright, rotation, clock);
       if (!attempt) continue;
-      if (!clearest || attempt.page.confidence > clearest.page.confidence) clearest = attempt;
+      if (!clearest || attempt.probe.confidence > clearest.probe.confidence) clearest = attempt;
       if (attempt.mrz && (!best?.mrz || scoreOf(attempt.mrz) > scoreOf(best.mrz))) best = attempt;
       if (best?.mrz?.valid) break;
-      // Only the visual zone wanted: a page that reads as confident text is upright.
-      if (!options.needMrz && attempt.page.confidence >= 70) break;
+      // Only the visual zone wanted: lines that read as confident text are upright.
+      if (!options.needMrz && attempt.probe.confidence >= 85) break;
     }
-    return { best, clearest };
+    return best ?? clearest;
   }
 
   /** One orientation: null when the text clearly runs down the page at this rotation. */
-  private async attempt(upright: Gray, rotation: Rotation, clock: Stopwatch, wantMrz: boolean): Promise<Attempt | null> {
+  private async attempt(upright: Gray, rotation: Rotation, clock: Stopwatch): Promise<Attempt | null> {
     let page = await rotateGray(upright, rotation);
     const geometry = await lineGeometry(page);
     if (geometry.verticalScore > geometry.horizontalScore * 1.3) return null;
-    const skewApplied = Math.abs(geometry.skew) >= 0.75 ? geometry.skew : 0;
-    if (skewApplied) page = await rotateGray(page, -skewApplied);
-    const long = Math.max(page.width, page.height);
-    const scale = long < PAGE_MIN_SIDE ? Math.min(4, PAGE_MIN_SIDE / long) : long > PAGE_MAX_SIDE ? PAGE_MAX_SIDE / long : 1;
-    page = await resizeGray(page, scale);
-    const pageOcr = clock.add(await this.pool.recognize({ image: await toPng(page), psm: '3' }));
-    if (!wantMrz) return { rotation, skew: skewApplied, page: pageOcr, mrz: null };
-    const readings: MrzReading[] = [];
-    const fromPage = readMrzFromOcr(pageOcr.lines);
-    if (fromPage) readings.push(fromPage);
-    // MRZ lines seen on the page: re-read that band with the MRZ alphabet at a few sizes and let
-    // the readings vote per character. None seen: the MRZ sits at the bottom of every ICAO
-    // layout, so read the lower part once.
-    const seen = mrzBand(pageOcr.lines, page);
-    if (seen || !fromPage) {
-      const band = seen ?? lowerBand(page);
-      for (const height of MRZ_CHAR_HEIGHTS) {
-        const fromBand = await this.readBand(page, band, height, clock);
-        if (fromBand) readings.push(fromBand);
-        if (!seen && !fromBand) break;
-        // Two independent passes agreeing on a valid MRZ leave nothing for a vote to settle.
-        if (fromBand?.valid && readings.some((r) => r !== fromBand && r.lines.join() === fromBand.lines.join())) break;
+    const skew = Math.abs(geometry.skew) >= 0.75 ? geometry.skew : 0;
+    if (skew) page = await rotateGray(page, -skew);
+    page = await atLeast(page, PAGE_MIN_SIDE);
+    let boxes = mergeRows(await this.ocr.detect(page));
+    // A document small in the frame: its text is where the document is. Cut it out and detect
+    // again, so its lines reach the detector at a size it reads.
+    const region = documentRegion(boxes, page);
+    if (region) {
+      page = await atLeast(await cropGray(page, region), PAGE_MIN_SIDE);
+      boxes = mergeRows(await this.ocr.detect(page));
+    }
+    let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
+    // No long line: the longest few tell the orientation by how confidently they read.
+    if (long.length === 0) long = [...boxes].sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0)).slice(0, 3).sort((a, b) => a.y0 - b.y0);
+    const probe = clock.add(await this.mrzLines(page, long));
+    const readings = [readMrzFromOcr(probe.lines)];
+    // No valid MRZ on the first read: read the same lines cut with wider margins (the recogniser
+    // drops characters that touch the crop's edge), and let the readings vote per character.
+    if (!readings[0]?.valid && long.length >= 2) {
+      for (const margin of RETRY_MARGINS) {
+        const wider = long.map((b) => widen(b, margin, page));
+        readings.push(readMrzFromOcr(clock.add(await this.mrzLines(page, wider)).lines));
+        if (readings[readings.length - 1]?.valid) break;
       }
     }
-    const mrz = combineReadings(readings);
-    return { rotation, skew: skewApplied, page: pageOcr, mrz };
+    const mrz = combineReadings(readings.filter((r): r is MrzReading => r !== null));
+    return { rotation, skew, page, boxes, probe, probeBoxes: long, mrz };
   }
 
-  private async readBand(page: Gray, band: Band, charHeight: number, clock: Stopwatch): Promise<MrzReading | null> {
-    const crop = await cropGray(page, band.box);
-    const scaled = await resizeGray(crop, Math.max(0.5, Math.min(5, charHeight / band.lineHeight)));
-    const result = clock.add(await this.pool.recognize({ image: await toPng(scaled, { border: 20 }), psm: '6', whitelist: MRZ_WHITELIST }));
-    return readMrzFromOcr(result.lines);
+  /**
+   * MRZ candidate lines read with the MRZ alphabet. A names line (letters, then a long filler run;
+   * it has no check digit) is read again in pieces cut between characters: on the whole line the
+   * recogniser drops letters next to a '<' ('P<UTOHANSEN<<OMAR' read 'P<TOHANSEN<<MAR'), on
+   * pieces of about 20 characters it does not.
+   */
+  private async mrzLines(page: Gray, boxes: Rect[]): Promise<OcrResult> {
+    const whole = await this.ocr.lines(page, boxes, this.mrzAlphabet);
+    let ms = whole.ms;
+    const lines: OcrLine[] = [];
+    for (const line of whole.lines) {
+      const cut = namesLineCut(line);
+      if (cut === null) {
+        lines.push(line);
+        continue;
+      }
+      // The pitch of the MRZ line beside it (one with check digits) counts the names line's fillers.
+      const pitch = zonePitch(line, whole.lines);
+      // The pieces overlap by most of a character each side of the cut (a character cut at a
+      // crop's edge misreads: '<' as 'K'); each keeps only the characters centred on its side.
+      const { y0, y1 } = line.bbox;
+      const overlap = 0.7 * (pitch ?? pitchOf(line)!);
+      const pieces = await this.ocr.lines(page, [{ x0: line.bbox.x0, x1: cut + overlap, y0, y1 }, { x0: cut - overlap, x1: line.bbox.x1, y0, y1 }], this.mrzAlphabet);
+      ms += pieces.ms;
+      lines.push(preferPieces(line, pieces.lines, cut, pitch));
+    }
+    const confidence = lines.length ? lines.reduce((s, l) => s + l.confidence, 0) / lines.length : 0;
+    return { text: lines.map((l) => l.text).join('\n'), confidence, lines, ms };
+  }
+
+  /** Every line of the chosen orientation read without restriction, for the printed zone. */
+  private async printedLines(attempt: Attempt, clock: Stopwatch): Promise<string[]> {
+    // The MRZ lines are already read, and printed-zone labels never sit on them.
+    const printed = attempt.mrz ? attempt.boxes.filter((b) => !attempt.probeBoxes.some((m) => overlaps(m, b))) : attempt.boxes;
+    const result = clock.add(await this.ocr.lines(attempt.page, printed));
+    return textRows(result.lines);
   }
 }

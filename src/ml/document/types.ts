@@ -1,4 +1,5 @@
 import type { DecodedImage } from '../image.js';
+import type { AamvaLicence, AamvaProblem } from './aamva.js';
 import type { MrzFormat } from './mrz-format.js';
 
 export interface MrzFields {
@@ -25,6 +26,8 @@ export interface MrzReading {
   valid: boolean;
   /** Characters changed by check-digit-guided correction. */
   corrections: number;
+  /** Fields whose text the correction changed: as read and as corrected. */
+  correctedFields: Array<{ field: string; from: string; to: string }>;
   fields: MrzFields;
 }
 
@@ -47,8 +50,20 @@ export interface VisualZoneReading {
 
 export type Rotation = 0 | 90 | 180 | 270;
 
+/** A 2D barcode found on the document, and what its AAMVA DL/ID reading gave. */
+export interface DocumentBarcode {
+  format: string;
+  side: 'front' | 'back';
+  /** The licence, when the barcode holds a valid AAMVA DL/ID file. */
+  licence: AamvaLicence | null;
+  /** Why it is not a licence (not AAMVA, broken header ...), else null. */
+  problem: AamvaProblem | null;
+  message: string | null;
+}
+
 export interface DocumentReading {
   mrz: MrzReading | null;
+  barcode: DocumentBarcode | null;
   visualZone: VisualZoneReading;
   /** Rotation applied to read it upright. */
   rotation: Rotation;
@@ -58,6 +73,8 @@ export interface DocumentReading {
   side: 'front' | 'back';
   /** Agreement between MRZ and visual-zone fields that both have: field -> agrees? */
   mrzVisualAgreement: Record<string, boolean>;
+  /** Agreement between the licence barcode and the printed front, for fields both have. */
+  barcodeVisualAgreement: Record<string, boolean>;
   timings: { ocrMs: number; totalMs: number };
 }
 

@@ -1,3 +1,4 @@
+import type { AamvaLicence } from './aamva.js';
 import type { MrzReading, VisualZoneFields, VisualZoneReading } from './types.js';
 
 // Labelled fields of the printed (visual inspection) zone, read heuristically from page OCR:
@@ -8,12 +9,13 @@ type LabelKey = 'surname' | 'givenNames' | 'name' | 'fathersName' | 'documentNum
 
 const LABELS: Array<{ key: LabelKey; pattern: RegExp }> = [
   { key: 'fathersName', pattern: /father'?s?\s*name/i },
-  { key: 'surname', pattern: /\b(surname|last\s*name|family\s*name)\b/i },
-  { key: 'givenNames', pattern: /\b(given\s*names?|first\s*names?|forenames?)\b/i },
-  { key: 'documentNumber', pattern: /\b(document|passport|card|id)\s*(no\b|no\.|number|nr\b|#)/i },
+  // LN, FN, DL(N), ISS, EXP: the abbreviations North American licences print.
+  { key: 'surname', pattern: /\b(surname|last\s*name|family\s*name|LN)\b/i },
+  { key: 'givenNames', pattern: /\b(given\s*names?|first\s*names?|forenames?|FN)\b/i },
+  { key: 'documentNumber', pattern: /\b(document|passport|card|id)\s*(no\b|no\.|number|nr\b|#)|\b(DLN?|lic\.?\s*no\.?)(?=[\s:#]|$)/i },
   { key: 'dateOfBirth', pattern: /\b(date\s*of\s*birth|birth\s*date|born|dob)\b/i },
-  { key: 'dateOfIssue', pattern: /\b(date\s*of\s*issue|issue\s*date|issued\s*on|date\s*issued)\b/i },
-  { key: 'dateOfExpiry', pattern: /\b(date\s*of\s*expiry|expiry\s*date|date\s*of\s*expiration|expiration\s*date|expires|valid\s*until)\b/i },
+  { key: 'dateOfIssue', pattern: /\b(date\s*of\s*issue|issue\s*date|issued\s*on|date\s*issued|ISS)\b/i },
+  { key: 'dateOfExpiry', pattern: /\b(date\s*of\s*expiry|expiry\s*date|date\s*of\s*expiration|expiration\s*date|expires|valid\s*until|EXP)\b/i },
   { key: 'sex', pattern: /\b(sex|gender)\b/i },
   { key: 'country', pattern: /\b(nationality|citizenship|country)\b/i },
   { key: 'name', pattern: /^\s*(full\s*)?name\b/i },
@@ -29,14 +31,14 @@ const iso = (y: number, m: number, d: number): string | undefined => {
 };
 
 /** A printed date in a common layout (07 JUN 1984, 07.06.1984, 07/06/1984, 1984-06-07) as YYYY-MM-DD. */
-export function parsePrintedDate(text: string): string | undefined {
+export function parsePrintedDate(text: string, options: { monthFirst?: boolean } = {}): string | undefined {
   const t = text.toUpperCase().replace(/[O]/g, (c, i, s) => (/\d/.test(s[i - 1] ?? '') || /\d/.test(s[i + 1] ?? '') ? '0' : c));
   let m = /(\d{4})[-./ ](\d{1,2})[-./ ](\d{1,2})/.exec(t);
   if (m) return iso(Number(m[1]), Number(m[2]), Number(m[3]));
   m = /(\d{1,2})\s*[-./ ]?\s*([A-Z]{3})[A-Z]*(?:\s*\/\s*[A-Z]{3,})?\s*[-./ ]?\s*(\d{4})/.exec(t);
   if (m && MONTHS[m[2]!]) return iso(Number(m[3]), MONTHS[m[2]!]!, Number(m[1]));
   m = /(\d{1,2})\s*[-./ ]\s*(\d{1,2})\s*[-./ ]\s*(\d{4})/.exec(t);
-  if (m) return iso(Number(m[3]), Number(m[2]), Number(m[1]));
+  if (m) return options.monthFirst ? iso(Number(m[3]), Number(m[1]), Number(m[2])) : iso(Number(m[3]), Number(m[2]), Number(m[1]));
   return undefined;
 }
 
@@ -76,7 +78,7 @@ function assignColumns(labels: Array<{ key: LabelKey }>, valueLine: string, valu
 
 const cleanName = (s: string) => s.replace(/[^\p{L}\s'-]/gu, ' ').replace(/\s+/g, ' ').trim();
 
-export function readVisualZone(lines: string[]): VisualZoneReading {
+export function readVisualZone(lines: string[], options: { monthFirst?: boolean } = {}): VisualZoneReading {
   const values: Partial<Record<LabelKey, string>> = {};
   const trimmed = lines.map((l) => l.trim()).filter((l) => l.length > 0);
   for (let i = 0; i < trimmed.length; i++) {
@@ -110,7 +112,7 @@ export function readVisualZone(lines: string[]): VisualZoneReading {
     if (number) fields.documentNumber = number[0].replace(/[\s-]/g, '');
   }
   for (const key of ['dateOfBirth', 'dateOfIssue', 'dateOfExpiry'] as const) {
-    const date = values[key] ? parsePrintedDate(values[key]!) : undefined;
+    const date = values[key] ? parsePrintedDate(values[key]!, options) : undefined;
     if (date) fields[key] = date;
   }
   if (values.sex) {
@@ -124,19 +126,36 @@ export function readVisualZone(lines: string[]): VisualZoneReading {
 const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toUpperCase();
 const alnum = (s: string) => fold(s).replace(/[^A-Z0-9]/g, '').replace(/O/g, '0');
 
-/** Fields both zones carry, compared after normalising case, accents and O/0. */
-export function compareMrzWithVisualZone(mrz: MrzReading, zone: VisualZoneReading): Record<string, boolean> {
+interface ComparableFields {
+  documentNumber: string | null;
+  birthDate: string | null;
+  expiryDate: string | null;
+  sex: string | null;
+  names: string;
+}
+
+/** Fields both sources carry, compared after normalising case, accents and O/0; every read name must be printed. */
+function compareWithVisualZone(f: ComparableFields, zone: VisualZoneReading): Record<string, boolean> {
   const out: Record<string, boolean> = {};
-  const f = mrz.fields;
   const v = zone.fields;
   if (f.documentNumber && v.documentNumber) out.documentNumber = alnum(f.documentNumber) === alnum(v.documentNumber);
   if (f.birthDate && v.dateOfBirth) out.dateOfBirth = f.birthDate === v.dateOfBirth;
-  if (f.expirationDate && v.dateOfExpiry) out.dateOfExpiry = f.expirationDate === v.dateOfExpiry;
+  if (f.expiryDate && v.dateOfExpiry) out.dateOfExpiry = f.expiryDate === v.dateOfExpiry;
   if (f.sex && v.sex) out.sex = f.sex === v.sex;
-  if ((f.surname || f.givenNames) && v.fullName) {
+  if (f.names.trim() && v.fullName) {
     const printed = new Set(fold(v.fullName).split(/[^A-Z]+/).filter(Boolean));
-    const machine = fold(`${f.givenNames ?? ''} ${f.surname ?? ''}`).split(/[^A-Z]+/).filter(Boolean);
+    const machine = fold(f.names).split(/[^A-Z]+/).filter(Boolean);
     out.fullName = machine.length > 0 && machine.every((t) => printed.has(t));
   }
   return out;
+}
+
+export function compareMrzWithVisualZone(mrz: MrzReading, zone: VisualZoneReading): Record<string, boolean> {
+  const f = mrz.fields;
+  return compareWithVisualZone({ documentNumber: f.documentNumber, birthDate: f.birthDate, expiryDate: f.expirationDate, sex: f.sex, names: `${f.givenNames ?? ''} ${f.surname ?? ''}` }, zone);
+}
+
+/** The licence barcode against the printed front: a forged front or a swapped back disagree. */
+export function compareLicenceWithVisualZone(licence: AamvaLicence, zone: VisualZoneReading): Record<string, boolean> {
+  return compareWithVisualZone({ documentNumber: licence.number, birthDate: licence.birthDate, expiryDate: licence.expiryDate, sex: licence.sex, names: `${licence.givenNames} ${licence.familyName}` }, zone);
 }
