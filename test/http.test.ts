@@ -159,6 +159,15 @@ describe('health, readiness, metrics, OpenAPI', () => {
     expect(text).toMatch(/verity_http_requests_total\{method="GET",route="\/api\/v2\/session\/:id",status="404"\} \d+/);
     expect(text).toMatch(/verity_http_requests_total\{method="POST",route="\/api\/v2\/age-verification",status="400"\} \d+/);
     expect(text).not.toMatch(/route="\/session/);
+    // the core's families: verdicts (the refused dob above never got one: it is not a verdict), queue, sessions, wallets, pool
+    await service.http.post('/api/v2/age-verification').set('X-API-Key', service.demo.api_key).send({ dob: '1990-01-01', bands: ['is_21_plus'] });
+    await service.http.post('/api/v2/age-verification').set('X-API-Key', service.demo.api_key).send({ dob: `${new Date().getUTCFullYear() - 10}-01-01` });
+    const core = (await service.http.get('/metrics')).text;
+    expect(core).toMatch(/verity_check_verdicts_total\{type="age",status="passed",reason="none"\} [1-9]/);
+    expect(core).toMatch(/verity_check_verdicts_total\{type="age",status="failed",reason="under_age"\} [1-9]/);
+    expect(core).toMatch(/verity_wallet_balance_minor\{project="[^"]+"\} \d+/);
+    expect(core).toMatch(/verity_db_pool_connections\{state="in_use"\} \d+/);
+    for (const family of ['verity_job_queue_depth', 'verity_job_queue_oldest_seconds', 'verity_sessions', 'verity_webhook_attempts_total', 'verity_webhook_delivery_seconds']) expect(core).toContain(`# TYPE ${family} `);
     expect(text).toContain('verity_http_request_duration_seconds_bucket');
   });
 

@@ -135,6 +135,10 @@ describe('delivery', () => {
     expect(typeof warnings[0]!.next_attempt_at).toBe('string');
     expect(JSON.stringify(warnings)).not.toContain('/flaky');
     expect(JSON.stringify(warnings)).not.toContain('verification.approved');
+    const metrics = (await service.http.get('/metrics')).text;
+    expect(metrics).toMatch(/verity_webhook_attempts_total\{outcome="retry"\} [2-9]/);
+    expect(metrics).toMatch(/verity_webhook_attempts_total\{outcome="delivered"\} [1-9]/);
+    expect(metrics).toMatch(/verity_webhook_delivery_seconds_count [1-9]/);
   }, 60_000);
 
   it('a receiver that answers 410 disables the destination; ops can resend after re-enabling it', async () => {

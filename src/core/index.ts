@@ -29,6 +29,7 @@ import { OidcProvider } from './oidc/provider.js';
 import { Sealer } from './secrets.js';
 import { TenancyService } from './tenancy/service.js';
 import { SessionService } from './sessions/service.js';
+import { ServiceMetrics } from './metrics.js';
 import { DEFAULT_RETRY_POLICY, WebhookService, type RetryPolicy, type WebhookLogger } from './webhooks/service.js';
 import type { JobQueue } from './jobs.js';
 import type { Gesture } from './faces/burst.js';
@@ -78,6 +79,8 @@ export class Core {
   /** The hosted page's API: per session token and per client address. */
   readonly hostedRateLimits: { perSession: RateLimits; perAddress: RateLimits };
   readonly pipeline: CheckPipeline;
+  /** Prometheus metrics of the core (verdicts, webhooks, queue, sessions, wallets, pool); the HTTP front adds its own to the same registry. */
+  readonly metrics: ServiceMetrics;
   /** The standalone checks, each run through `pipeline`. */
   readonly models: Models;
   readonly faceEngine: FaceEngine;
@@ -120,6 +123,7 @@ export class Core {
     this.clock = options.clock ?? systemClock;
     this.sealer = new Sealer(options.encryptionKey);
     const deps = { orm: this.orm, clock: this.clock };
+    this.metrics = new ServiceMetrics(this.orm);
     this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false });
     this.accessTokens = new AccessTokenService(deps);
     this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens });
@@ -132,7 +136,7 @@ export class Core {
       // One address may be many people (an office, a carrier's NAT): ten sessions' worth.
       perAddress: new RateLimits(this.orm, { ...hosted, points: 10 * hosted.points, keyPrefix: 'hosted_address', per: 'address' }),
     };
-    this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts });
+    this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts, metrics: this.metrics });
     this.models = options.models ?? lazyModels();
     this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);
     this.challenges = new ChallengeService({ ...deps, gestures: options.challengeGestures });
@@ -170,7 +174,7 @@ export class Core {
       faceIdentity: faceIdentityCheck({ engine: this.faceEngine, index: this.faceIndex, challenges: this.challenges, accounts: this.accounts }),
       faceUniqueness: faceUniquenessCheck({ engine: this.faceEngine, index: this.faceIndex, accounts: this.accounts }),
     };
-    this.webhooks = new WebhookService({ ...deps, tenancy: this.tenancy, policy: { ...DEFAULT_RETRY_POLICY, ...options.webhookRetry }, logger: options.logger, allowPrivateDestinations: options.allowInsecureCallbacks ?? false });
+    this.webhooks = new WebhookService({ ...deps, tenancy: this.tenancy, policy: { ...DEFAULT_RETRY_POLICY, ...options.webhookRetry }, logger: options.logger, metrics: this.metrics, allowPrivateDestinations: options.allowInsecureCallbacks ?? false });
     this.sessions = new SessionService({
       ...deps,
       sealer: this.sealer,

@@ -39,7 +39,7 @@ export interface HttpApp {
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { core, logger } = options;
-  const metrics = createMetrics();
+  const metrics = createMetrics(core.metrics.registry);
   const docs = new ApiDocs();
   const app = express();
   app.disable('x-powered-by');

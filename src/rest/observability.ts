@@ -20,8 +20,15 @@ export interface HttpMetrics {
   duration: Histogram<'method' | 'route' | 'status'>;
 }
 
-export function createMetrics(): HttpMetrics {
-  const registry = new Registry();
+/**
+ * HTTP metrics on `registry` (the core's, so /metrics shows both), with Node's process metrics.
+ * A second app over the same core (tests, a second listener) shares the families already there.
+ */
+export function createMetrics(registry: Registry = new Registry()): HttpMetrics {
+  const existing = registry.getSingleMetric('verity_http_requests_total');
+  if (existing) {
+    return { registry, requests: existing as HttpMetrics['requests'], duration: registry.getSingleMetric('verity_http_request_duration_seconds') as HttpMetrics['duration'] };
+  }
   collectDefaultMetrics({ register: registry });
   return {
     registry,

@@ -5,6 +5,7 @@ import type { BillingService, Reservation } from '../billing/service.js';
 import { fingerprint, type IdempotencyService } from '../billing/idempotency.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { parseInput } from '../validation.js';
@@ -49,7 +50,7 @@ export function errorResult(error: unknown): CallResult | undefined {
  */
 export class CheckPipeline {
   constructor(
-    private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService },
+    private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; metrics?: ServiceMetrics },
   ) {}
 
   async run<Input extends AccountRef, Prepared>(
@@ -99,6 +100,7 @@ export class CheckPipeline {
       outcome = await check.execute(prepared, context);
       const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
       record = await this.record(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started, reservation);
+      this.deps.metrics?.recordVerdict(verdict.type, verdict.status, outcome.reason);
     } catch (error) {
       // No verdict, no charge: late-found bad input and our own failures are refunded (when the
       // database itself is gone, the maintenance sweep refunds it once it is back).

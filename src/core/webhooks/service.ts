@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
 import { postOnce } from '../net/destinations.js';
@@ -82,7 +83,7 @@ export class WebhookService {
   jobs?: JobQueue;
 
   constructor(
-    private readonly deps: { orm: Orm; clock: Clock; tenancy: TenancyService; policy: RetryPolicy; logger?: WebhookLogger; allowPrivateDestinations?: boolean },
+    private readonly deps: { orm: Orm; clock: Clock; tenancy: TenancyService; policy: RetryPolicy; logger?: WebhookLogger; metrics?: ServiceMetrics; allowPrivateDestinations?: boolean },
   ) {}
 
   /**
@@ -180,7 +181,9 @@ export class WebhookService {
       event.nextAttemptAt = new Date(finished.getTime() + retryInSeconds * 1000);
     }
     await em.flush();
-    if (event.state !== 'delivered') this.logFailedAttempt(event, { status, error, retryInSeconds });
+    this.deps.metrics?.webhookAttempts.inc({ outcome: event.state === 'pending' ? 'retry' : event.state });
+    if (event.state === 'delivered') this.deps.metrics?.webhookDeliverySeconds.observe((finished.getTime() - event.createdAt.getTime()) / 1000);
+    else this.logFailedAttempt(event, { status, error, retryInSeconds });
     if (retryInSeconds !== undefined && this.jobs) await this.jobs.send('webhook.deliver', { eventId }, { startAfterSeconds: retryInSeconds });
   }
 

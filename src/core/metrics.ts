@@ -1,0 +1,94 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Orm } from './db/orm.js';
+
+// What ops watch besides HTTP: verdicts, webhook deliveries, the job queue, sessions, wallets and
+// the database pool. Counters are bumped where the thing happens; gauges are read from the
+// database when Prometheus scrapes, so every instance reports the same shared state.
+
+/** Wallet balances are reported for at most this many projects (the lowest first): a bounded label set. */
+const MAX_WALLET_SERIES = 50;
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly checkVerdicts = new Counter({
+    name: 'verity_check_verdicts_total',
+    help: 'Standalone check verdicts by check type, status and reason (reason "none" for a pass)',
+    labelNames: ['type', 'status', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookAttempts = new Counter({
+    name: 'verity_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retry (will be tried again), failed (gave up), disabled (410)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookDeliverySeconds = new Histogram({
+    name: 'verity_webhook_delivery_seconds',
+    help: 'From an event being recorded to its receiver acknowledging it',
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 28800],
+    registers: [this.registry],
+  });
+
+  constructor(orm: Orm) {
+    const registry = this.registry;
+    const rows = <T>(query: string) => orm.em.getConnection().execute<T[]>(query).catch(() => [] as T[]);
+    new Gauge({
+      name: 'verity_job_queue_depth',
+      help: 'Jobs waiting (created or retry) per queue',
+      labelNames: ['queue'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await rows<{ name: string; depth: number }>(`select name, count(*)::int as depth from pgboss.job where state in ('created', 'retry') group by name`)) this.set({ queue: row.name }, Number(row.depth));
+      },
+    });
+    new Gauge({
+      name: 'verity_job_queue_oldest_seconds',
+      help: 'How long the oldest due job of each queue has waited since it became due',
+      labelNames: ['queue'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await rows<{ name: string; age: number }>(`select name, extract(epoch from now() - min(start_after))::float8 as age from pgboss.job where state in ('created', 'retry') and start_after <= now() group by name`)) this.set({ queue: row.name }, Math.max(0, Number(row.age)));
+      },
+    });
+    new Gauge({
+      name: 'verity_sessions',
+      help: 'Verification sessions by status',
+      labelNames: ['status'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await rows<{ status: string; n: number }>('select status, count(*)::int as n from verification_session group by status')) this.set({ status: row.status }, Number(row.n));
+      },
+    });
+    new Gauge({
+      name: 'verity_wallet_balance_minor',
+      help: `Wallet balance in minor units per project (the ${MAX_WALLET_SERIES} lowest)`,
+      labelNames: ['project'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await rows<{ id: string; balance: number }>(`select id, balance_minor::float8 as balance from project order by balance_minor asc, id limit ${MAX_WALLET_SERIES}`)) this.set({ project: row.id }, Number(row.balance));
+      },
+    });
+    const pool = () => (orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+    new Gauge({
+      name: 'verity_db_pool_connections',
+      help: 'Database pool connections of this instance: in use, idle, and requests waiting for one',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const p = pool();
+        this.set({ state: 'in_use' }, p?.numUsed() ?? 0);
+        this.set({ state: 'idle' }, p?.numFree() ?? 0);
+        this.set({ state: 'waiting' }, p?.numPendingAcquires() ?? 0);
+      },
+    });
+  }
+
+  /** A standalone check's verdict, once it is recorded. */
+  recordVerdict(type: string, status: string, reason: string | null | undefined): void {
+    this.checkVerdicts.inc({ type, status, reason: status === 'passed' ? 'none' : (reason ?? 'unspecified') });
+  }
+}
