@@ -37,7 +37,7 @@ async function signInWithBrowser(authorizationUrl: URL, redirectUri: string, ans
 }
 
 describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () => {
-  it('runs discovery, PKCE login, code exchange, id_token validation, userinfo, refresh and logout', async () => {
+  it('runs discovery, PKCE login, code exchange, id_token validation, userinfo, a key rotation, refresh and logout', async () => {
     const redirectUri = service.demo.oidc.redirect_uris[0]!;
     const config = await oidc.discovery(new URL(service.url), service.demo.oidc.client_id, service.demo.oidc.client_secret, undefined, {
       execute: [oidc.allowInsecureRequests],
@@ -65,7 +65,10 @@ describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () 
     const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
     expect(info).toMatchObject({ sub: claims.sub, email: service.demo.account.email, id_verified: false });
 
+    // a key rotation mid-run: the refreshed id_token is signed by the new key, and logout takes it
+    const { kid } = await service.core.signingKeys.rotate({ immediately: true });
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(JSON.parse(Buffer.from(refreshed.id_token!.split('.')[0]!, 'base64url').toString('utf8')).kid).toBe(kid);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(refreshed.claims()!.sub).toBe(claims.sub);
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toThrow();
