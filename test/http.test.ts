@@ -171,6 +171,22 @@ describe('health, readiness, metrics, OpenAPI', () => {
     expect(text).toContain('verity_http_request_duration_seconds_bucket');
   });
 
+  it('ships a dashboard and alert rules that query only metrics the service exports', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const rules = JSON.parse(await readFile(new URL('../ops/prometheus-rules.json', import.meta.url), 'utf8'));
+    const dashboard = JSON.parse(await readFile(new URL('../ops/grafana-dashboard.json', import.meta.url), 'utf8'));
+    const alerts = rules.groups.flatMap((group: { rules: { alert: string; expr: string; for: string; labels: Record<string, string> }[] }) => group.rules);
+    expect(alerts.map((rule: { alert: string }) => rule.alert).sort()).toEqual(['VerityJobQueueStale', 'VerityNotReady', 'VerityServerErrors', 'VerityWebhookFailures']);
+    for (const rule of alerts) expect(rule).toMatchObject({ expr: expect.any(String), for: expect.stringMatching(/^\d+m$/), labels: { severity: expect.any(String) } });
+    const expressions = [...alerts.map((rule: { expr: string }) => rule.expr), ...dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) => panel.targets.map((target) => target.expr))];
+    const queried = new Set(expressions.flatMap((expr: string) => expr.match(/\bverity_[a-z_]+/g) ?? []).map((name: string) => name.replace(/_(bucket|count|sum)$/, '')));
+    const exported = (await service.http.get('/metrics')).text;
+    const missing = [...queried].filter((name) => !exported.includes(`# TYPE ${name} `));
+    expect(missing).toEqual([]);
+    expect(queried.size).toBeGreaterThanOrEqual(10);
+    expect(exported).toMatch(/^verity_ready 1$/m);
+  });
+
   it('serves an OpenAPI 3.1 document generated from the routes', async () => {
     const res = await service.http.get('/api/v2/openapi.json');
     expect(res.status).toBe(200);

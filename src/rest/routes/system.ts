@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
+import { Gauge } from 'prom-client';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
 import type { HttpMetrics } from '../observability.js';
@@ -27,11 +28,27 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
     res.json({ status: 'ok' });
   });
 
-  router.get('/readyz', async (_req, res) => {
+  /** What /readyz answers, and the `verity_ready` gauge reports at each scrape. */
+  const readiness = async () => {
     const store = await core.readiness();
     const parts = probe.parts?.() ?? {};
     const ready = store.database && store.migrations && (!probe.requireParts || Object.values(parts).every((value) => value !== false));
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', ...store, ...parts });
+    return { ready, body: { status: ready ? 'ready' : 'not_ready', ...store, ...parts } };
+  };
+  if (!metrics.registry.getSingleMetric('verity_ready')) {
+    new Gauge({
+      name: 'verity_ready',
+      help: '1 when this instance is ready to serve (what /readyz says), else 0',
+      registers: [metrics.registry],
+      async collect() {
+        this.set((await readiness()).ready ? 1 : 0);
+      },
+    });
+  }
+
+  router.get('/readyz', async (_req, res) => {
+    const { ready, body } = await readiness();
+    res.status(ready ? 200 : 503).json(body);
   });
 
   router.get('/metrics', async (req, res) => {
