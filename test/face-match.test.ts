@@ -89,6 +89,8 @@ describe('POST /api/v2/face-match', () => {
     expect(res.body.data.status).toBe('review');
     expect(res.body.data.check.data.quality).toEqual([{ image: 'image2', reason: 'face_too_small' }]);
     expect(res.body.data.check.error).toContain('px across');
+    // each description was timed for ops
+    expect((await service.http.get('/metrics')).text).toMatch(/verity_model_inference_seconds_count\{model="face_describe"\} [1-9]/);
   });
 
   it.skipIf(!available)('sends a blurred face, a face cut by the frame and a cartoon to review, each with its reason', { timeout: 120_000 }, async () => {

@@ -18,7 +18,7 @@ import { faceUniquenessCheck } from './checks/face-uniqueness.js';
 import { modelFaceEngine, type FaceEngine } from './face-engine.js';
 import { FaceIndex } from './faces/face-index.js';
 import { kycCredentialCheck } from './credentials/kyc.js';
-import { lazyModels, type Models } from './models.js';
+import { lazyModels, timedModels, type Models } from './models.js';
 import { credentialCheck } from './credentials/check.js';
 import { CredentialRegistry } from './credentials/registry.js';
 import { systemClock, type Clock } from './clock.js';
@@ -137,7 +137,7 @@ export class Core {
       perAddress: new RateLimits(this.orm, { ...hosted, points: 10 * hosted.points, keyPrefix: 'hosted_address', per: 'address' }),
     };
     this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts, metrics: this.metrics });
-    this.models = options.models ?? lazyModels();
+    this.models = timedModels(options.models ?? lazyModels(), (model, seconds) => this.metrics.inferenceSeconds.observe({ model }, seconds));
     this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);
     this.challenges = new ChallengeService({ ...deps, gestures: options.challengeGestures });
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });

@@ -29,6 +29,14 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly inferenceSeconds = new Histogram({
+    name: 'verity_model_inference_seconds',
+    help: 'Model inference per call, by model (document_read, face_detect, face_describe, liveness, head_pose), waiting for the inference queue included',
+    labelNames: ['model'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32],
+    registers: [this.registry],
+  });
+
   constructor(orm: Orm) {
     const registry = this.registry;
     const rows = <T>(query: string) => orm.em.getConnection().execute<T[]>(query).catch(() => [] as T[]);

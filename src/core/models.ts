@@ -61,3 +61,45 @@ export function lazyModels(): Models {
     },
   };
 }
+
+/**
+ * The same models, each inference timed into `observe` (seconds, by model: document_read,
+ * face_detect, face_describe, liveness, head_pose). The time includes waiting for the process's
+ * inference queue: it is what a request pays.
+ */
+export function timedModels(models: Models, observe: (model: string, seconds: number) => void): Models {
+  const time = async <T>(model: string, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      observe(model, (performance.now() - started) / 1000);
+    }
+  };
+  return {
+    async documents() {
+      const reader = await models.documents();
+      return { read: (front, back) => time('document_read', () => reader.read(front, back)), close: () => reader.close() };
+    },
+    async faces() {
+      const faces = await models.faces();
+      return {
+        backend: faces.backend,
+        detectFaces: (image) => time('face_detect', () => faces.detectFaces(image)),
+        describeLargestFace: (image) => time('face_describe', () => faces.describeLargestFace(image)),
+        cropFace: (image, box, options) => faces.cropFace(image, box, options),
+        close: () => faces.close(),
+      };
+    },
+    async liveness() {
+      const liveness = await models.liveness();
+      return {
+        assess: (image, options) => time('liveness', () => liveness.assess(image, options)),
+        headPose: (image, face) => time('head_pose', () => liveness.headPose(image, face)),
+        close: () => liveness.close(),
+      };
+    },
+    status: () => models.status(),
+    close: () => models.close(),
+  };
+}
