@@ -9,6 +9,7 @@ import { DomainError } from './core/errors.js';
 import { Core } from './core/index.js';
 import type { KeyStatus } from './core/oidc/keys.js';
 import type { ImportReport } from './core/credentials/registry.js';
+import { asTable, outputFormat } from './cli/format.js';
 import { resolveEncryptionKey, startService } from './main.js';
 
 /** The version in package.json, the one npm and the changelog speak of (from src/ or the built dist/src/). */
@@ -24,7 +25,16 @@ const program = new Command();
 program
   .name('verity')
   .description('Identity verification, OpenID Connect login and workforce roster service')
-  .version(packageVersion(), '-V, --version', 'print the version');
+  .version(packageVersion(), '-V, --version', 'print the version')
+  .option('--json', 'print answers as JSON (the default when stdout is not a terminal)')
+  .option('--table', 'print answers as a table (the default on a terminal)')
+  .addHelpText('after', `
+Examples:
+  $ verity serve                                   run the service (embedded PostgreSQL in .verity/ unless DATABASE_URL is set)
+  $ verity admin project create --name Acme        a project with its API key and webhook signing secret
+  $ verity admin webhook list --state failed       webhook events that gave up
+  $ verity admin import-licenses roster.csv        load a licence board's roster; exits 1 if any row is refused
+  $ verity admin rotate-keys --json | jq .kid      any command's answer as JSON for scripts`);
 
 program
   .command('serve')
@@ -87,11 +97,13 @@ program
     }
   });
 
+/** An answer: a table on a terminal (or with --table), JSON for scripts (or with --json). */
 function print(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  const format = outputFormat(program.opts<{ json?: boolean; table?: boolean }>(), process.stdout.isTTY === true);
+  process.stdout.write(`${format === 'json' ? JSON.stringify(value, null, 2) : asTable(value)}\n`);
 }
 
-const admin = program.command('admin').description('operate tenants and credentials (prints JSON)');
+const admin = program.command('admin').description('operate tenants and credentials (a table on a terminal, JSON otherwise)');
 const projectOption = () => new Option('--project <id>', 'project id (default: the demo project)');
 
 async function projectIdOf(core: Core, given: string | undefined): Promise<string> {

@@ -103,6 +103,10 @@ describe('verity serve and verity admin on the embedded store', () => {
       const jwks = (await (await get('/api/auth/oidc/jwks.json')).json()) as { keys: { kid: string }[] };
       expect(jwks.keys.map((key) => key.kid)).toEqual(rotated.out.keys.map((key: { kid: string }) => key.kid));
       expect((await verity('admin', 'keys')).out).toEqual(rotated.out.keys);
+      // for people: the same answer as a table (the default on a terminal), after the subcommand too
+      const { stdout: table } = await promisify(execFile)('node', [...cli, 'admin', 'keys', '--table'], { cwd: root, env, timeout: 60_000 });
+      expect(table.split('\n')[0]).toMatch(/^kid +state +/);
+      expect(table).toContain(rotated.out.kid);
 
       // an import that refuses a row reports every row, then says so on stderr and exits 1
       const roster = path.join(dataDir, 'roster.csv');
