@@ -322,18 +322,20 @@ describe('timing-safe comparisons (read from the source)', () => {
 
   it('checks client secrets and passwords in constant time and looks every bearer secret up by its digest', async () => {
     const read = (file: string) => readFile(path.resolve('src', file), 'utf8');
-    expect(await read('core/oidc/provider.ts')).toMatch(/safeEqual\(presented, client\.clientSecretDigest\)/);
+    expect(await read('core/oidc/client-auth.ts')).toMatch(/safeEqual\(presented, client\.clientSecretDigest\)/);
     expect(await read('core/tenancy/service.ts')).toMatch(/safeEqual\(presented, app\.clientSecretDigest\)/);
     expect(await read('core/secrets.ts')).toMatch(/export async function verifyPassword[\s\S]*?timingSafeEqual\(actual, expected\)/);
     const lookups: [string, RegExp][] = [
       ['core/tenancy/service.ts', /findOne\(ApiKey, \{ secretDigest: digestSecret\(key\)/],
       ['core/tenancy/service.ts', /findOne\(AdminToken, \{ tokenDigest: digestSecret\(token\)/],
       ['core/oidc/tokens.ts', /findOne\(AccessToken, \{ tokenDigest: digestSecret\(token\)/],
-      ['core/oidc/provider.ts', /findOne\(RefreshToken, \{ tokenDigest: digestSecret\(presented\)/],
-      ['core/oidc/provider.ts', /findOne\(AuthorizationCode, \{ codeDigest: digestSecret\(code\)/],
-      ['core/oidc/provider.ts', /findOne\(LoginSession, \{ digest: digestSecret\(cookie\)/],
+      ['core/oidc/grants/refresh-token.ts', /findOne\(RefreshToken, \{ tokenDigest: digestSecret\(presented\)/],
+      ['core/oidc/grants/authorization-code.ts', /findOne\(AuthorizationCode, \{ codeDigest: digestSecret\(code\)/],
+      ['core/oidc/sessions.ts', /findOne\(LoginSession, \{ digest: digestSecret\(cookie\)/],
       ['core/sessions/service.ts', /findOne\(VerificationSession, \{ tokenDigest: digestSecret\(token\)/],
       ['core/roster/service.ts', /findOne\(Member, \{ activationDigest: digestSecret\(token\)/],
+      ['core/accounts/recovery.ts', /findOne\(AccountLink, \{ digest: digestSecret\(secret\), purpose: 'verify_email'/],
+      ['core/accounts/recovery.ts', /findOne\(AccountLink, \{ digest: digestSecret\(secret\), purpose: 'reset_password'/],
     ];
     for (const [file, pattern] of lookups) expect(await read(file), `${file} ${pattern}`).toMatch(pattern);
   });
