@@ -84,14 +84,23 @@ export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: 
        select ev.project_id, ev.url, a.at, a.http_status, a.error, coalesce(a.http_status between 200 and 299, false) as ok
        from webhook_attempt a join events ev on ev.id = a.event_id where a.at >= ?
      ),
+     ranked as (
+       select x.*, max(at) filter (where ok) over (partition by project_id, url) as last_ok,
+         row_number() over (partition by project_id, url order by at desc) as newest
+       from attempts x
+     ),
      stats as (
        select project_id, url,
          count(*) filter (where at >= ?)::int as attempts_hour,
          count(*) filter (where at >= ? and ok)::int as ok_hour,
          count(*) filter (where at >= ?)::int as attempts_day,
          count(*) filter (where at >= ? and ok)::int as ok_day,
-         max(at) filter (where ok) as last_ok
-       from attempts group by project_id, url
+         max(last_ok) as last_ok,
+         count(*) filter (where last_ok is null or at > last_ok)::int as consecutive,
+         max(at) as last_at,
+         max(http_status) filter (where newest = 1) as last_status,
+         max(error) filter (where newest = 1) as last_error
+       from ranked group by project_id, url
      ),
      pending as (
        select project_id, url, count(*)::int as pending, min(next_attempt_at) as next_retry
@@ -101,13 +110,11 @@ export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: 
      select d.project_id, d.url,
        coalesce(s.attempts_hour, 0) as attempts_hour, coalesce(s.ok_hour, 0) as ok_hour,
        coalesce(s.attempts_day, 0) as attempts_day, coalesce(s.ok_day, 0) as ok_day,
-       s.last_ok, coalesce(p.pending, 0) as pending, p.next_retry,
-       (select count(*)::int from attempts x where x.project_id = d.project_id and x.url = d.url and (s.last_ok is null or x.at > s.last_ok)) as consecutive,
-       last.at as last_at, last.http_status as last_status, last.error as last_error
+       s.last_ok, coalesce(s.consecutive, 0) as consecutive, s.last_at, s.last_status, s.last_error,
+       coalesce(p.pending, 0) as pending, p.next_retry
      from destinations d
      left join stats s on s.project_id = d.project_id and s.url = d.url
      left join pending p on p.project_id = d.project_id and p.url = d.url
-     left join lateral (select at, http_status, error from attempts x where x.project_id = d.project_id and x.url = d.url order by at desc limit 1) last on true
      order by d.project_id, d.url`,
     [...params, since, new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - DAY_MS), new Date(now.getTime() - DAY_MS)],
   );
