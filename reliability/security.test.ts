@@ -134,7 +134,7 @@ describe('tenant isolation: a credential of A gets not_found for every id of B',
     expect(fromA.body.data.session_id).not.toBe(fromB.body.data.session_id);
   });
 
-  it('the admin API with a token scoped to A: B\'s sessions, webhook events, attempts, check records, reviews, accounts', async () => {
+  it('the admin API with a token scoped to A: B\'s sessions, webhook events, attempts, destination health, bulk resend, check records, reviews, accounts', async () => {
     const a = service.demo.project_id;
     const denied: [string, Record<string, unknown>][] = [
       ['query ($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id } }', { p: b.projectId, s: b.sessionId }],
@@ -145,6 +145,8 @@ describe('tenant isolation: a credential of A gets not_found for every id of B',
       ['query ($p: String!, $u: String!) { accountIdentity(projectId: $p, svcId: $u) { svcId } }', { p: a, u: b.svcId }],
       ['mutation ($i: ReviewSessionInput!) { reviewSession(input: $i) { id } }', { i: { projectId: a, sessionId: b.sessionId, status: 'DECLINED' } }],
       ['mutation ($i: WebhookEventRefInput!) { resendWebhookEvent(input: $i) { id } }', { i: { projectId: a, eventId: b.eventId } }],
+      ['query ($p: String!) { webhookHealth(projectId: $p) { destination } }', { p: b.projectId }],
+      ['mutation ($i: ResendFailedWebhooksInput!) { resendFailedWebhooks(input: $i) { queued } }', { i: { projectId: b.projectId, from: '2020-01-01T00:00:00Z', to: '2020-12-01T00:00:00Z' } }],
     ];
     for (const [query, variables] of denied) {
       const res = await graphql(adminA, query, variables);

@@ -7,6 +7,9 @@ import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
 import { openStoreForCommand } from './core/db/store.js';
 import { DomainError } from './core/errors.js';
 import { Core } from './core/index.js';
+import { resendFailedWebhooksInput } from './core/ops/inputs.js';
+import { parseInput } from './core/validation.js';
+import { webhookHealth } from './core/webhooks/health.js';
 import type { KeyStatus } from './core/oidc/keys.js';
 import type { ImportReport } from './core/credentials/registry.js';
 import { asTable, outputFormat } from './cli/format.js';
@@ -207,6 +210,21 @@ webhook
   .description('send an event again; the running service delivers it within a minute')
   .addOption(projectOption())
   .action((eventId, opts) => withCore(async (core) => print(await core.webhooks.resend(await projectIdOf(core, opts.project), eventId))));
+webhook
+  .command('health')
+  .description('per destination: success over the last hour and day, failures in a row, next retry, last error; unhealthy first')
+  .addOption(projectOption())
+  .action((opts) => withCore(async (core) => print(await webhookHealth(core.orm, { now: core.clock.now(), projectId: await projectIdOf(core, opts.project) }))));
+webhook
+  .command('resend-failed')
+  .description('send again every failed event created in [--from, --to); the running service delivers them within a minute')
+  .addOption(projectOption())
+  .requiredOption('--from <iso>', 'events created at or after (ISO 8601 with an offset, e.g. 2026-11-25T10:00:00Z)')
+  .requiredOption('--to <iso>', 'events created before (ISO 8601)')
+  .action((opts) => withCore(async (core) => {
+    const input = parseInput(resendFailedWebhooksInput, { projectId: await projectIdOf(core, opts.project), from: opts.from, to: opts.to });
+    print({ from: input.from, to: input.to, ...(await core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) })) });
+  }));
 
 admin
   .command('oidc-client')

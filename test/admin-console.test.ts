@@ -27,7 +27,8 @@ beforeAll(async () => {
   if (!chromiumAvailable) return;
   await mkdir(ARTIFACTS, { recursive: true });
   service = await startListeningService({ allowInsecureCallbacks: true }, { faceEngine: markerFaceEngine() });
-  receiver = await new Promise((resolve) => { const s = http.createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1', () => resolve(s)); });
+  // '/down' answers 503: the dashboard must say so first.
+  receiver = await new Promise((resolve) => { const s = http.createServer((req, res) => { res.statusCode = req.url === '/down' ? 503 : 200; res.end('ok'); }).listen(0, '127.0.0.1', () => resolve(s)); });
   await service.core.tenancy.setDefaultCallback({ projectId: service.demo.project_id, url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
 
   const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'location only', features: ['location'] });
@@ -40,6 +41,16 @@ beforeAll(async () => {
   const [event] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [found]);
   await service.core.webhooks.deliver(event!.id);
   reviewId = (await inReviewSession(service, { vendorData: 'console-review' })).sessionId;
+  // A destination that keeps failing: three attempts in a row answered 503 (each made due at once).
+  const down = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/down`;
+  await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: down });
+  const failing = await createSession(service, service.demo.api_key, { workflow_id: workflow.id, vendor_data: 'console-down', callback: down });
+  await submitStep(service, failing.session_token, 'location', { latitude: 1, longitude: 2, accuracy: 5 });
+  const [downEvent] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [failing.session_id]);
+  for (let i = 0; i < 3; i++) {
+    await sql(service, 'update webhook_event set next_attempt_at = now() where id = ?', [downEvent!.id]);
+    await service.core.webhooks.deliver(downEvent!.id);
+  }
 
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -63,6 +74,14 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     await page.getByRole('heading', { name: 'Dashboard (last 30 days)' }).waitFor();
     await page.getByRole('img', { name: 'Sessions per day by status' }).waitFor();
     expect(await page.evaluate("sessionStorage.getItem('verity-admin-token')")).toBe(service.demo.admin_token);
+    // The webhook headline: recent attempts, and the destination that keeps failing before anything else.
+    const card = page.locator('#webhook-health');
+    await card.waitFor();
+    const text = (await card.textContent())!;
+    expect(text).toContain('1 unhealthy destination');
+    expect(text).toMatch(/\/down · 3 failed in a row · last answer 503 · 0\.0% ok in the last hour/);
+    expect(text.indexOf('unhealthy destination')).toBeLessThan(text.indexOf('Attempts answered 2xx, last hour'));
+    expect(await page.locator('#webhook-recent-success').textContent()).toMatch(/^\d+\.\d%$/);
     await shot('01-dashboard');
   });
 

@@ -150,6 +150,8 @@ describe('verity serve and verity admin on the embedded store', () => {
       const shown = await verity('admin', 'session', 'show', sessionId);
       expect(shown.out.timeline[0]).toMatchObject({ to: 'NOT_STARTED' });
       expect((await verity('admin', 'webhook', 'list')).out).toEqual([]);
+      expect((await verity('admin', 'webhook', 'health')).out).toEqual([]);
+      expect((await verity('admin', 'webhook', 'resend-failed', '--from', '2026-01-01T00:00:00Z', '--to', '2026-02-01T00:00:00Z')).out).toEqual({ from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z', queued: 0, limitReached: false });
 
       const project = await verity('admin', 'project', 'create', '--name', 'Second', '--balance', '50');
       expect(project.out.project.balance).toBe(50);

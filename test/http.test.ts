@@ -176,7 +176,7 @@ describe('health, readiness, metrics, OpenAPI', () => {
     const rules = JSON.parse(await readFile(new URL('../ops/prometheus-rules.json', import.meta.url), 'utf8'));
     const dashboard = JSON.parse(await readFile(new URL('../ops/grafana-dashboard.json', import.meta.url), 'utf8'));
     const alerts = rules.groups.flatMap((group: { rules: { alert: string; expr: string; for: string; labels: Record<string, string> }[] }) => group.rules);
-    expect(alerts.map((rule: { alert: string }) => rule.alert).sort()).toEqual(['VerityJobQueueStale', 'VerityNotReady', 'VerityServerErrors', 'VerityWebhookFailures']);
+    expect(alerts.map((rule: { alert: string }) => rule.alert).sort()).toEqual(['VerityJobQueueStale', 'VerityNotReady', 'VerityServerErrors', 'VerityWebhookDestinationUnhealthy', 'VerityWebhookFailures']);
     for (const rule of alerts) expect(rule).toMatchObject({ expr: expect.any(String), for: expect.stringMatching(/^\d+m$/), labels: { severity: expect.any(String) } });
     const expressions = [...alerts.map((rule: { expr: string }) => rule.expr), ...dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) => panel.targets.map((target) => target.expr))];
     const queried = new Set(expressions.flatMap((expr: string) => expr.match(/\bverity_[a-z_]+/g) ?? []).map((name: string) => name.replace(/_(bucket|count|sum)$/, '')));

@@ -75,10 +75,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 }
 
 /** A session whose one step (location) finishes it at once: APPROVED, announced to `path`. */
-async function approvedSession(path: string): Promise<string> {
+async function approvedSession(path: string, tenant = { projectId: '', apiKey: '', workflowId: '' }): Promise<string> {
   const callback = `${receiver.url}${path}`;
-  await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: callback });
-  const created = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflowId, callback, vendor_data: path });
+  const projectId = tenant.projectId || service.demo.project_id;
+  await service.core.tenancy.approveCallback({ projectId, url: callback });
+  const created = await service.http.post('/api/v2/session').set('X-API-Key', tenant.apiKey || service.demo.api_key).send({ workflow_id: tenant.workflowId || workflowId, callback, vendor_data: path });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const { session_id: sessionId, session_token: token } = created.body.data;
   const step = await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', token).send({ latitude: 1, longitude: 2, accuracy: 5 });
@@ -174,4 +175,94 @@ describe('delivery', () => {
     await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', token).send({ latitude: 1, longitude: 2, accuracy: 5 });
     expect((await eventOf(created.body.data.session_id)).state).toBe('no_destination');
   });
+});
+
+describe('destination health and bulk resend', () => {
+  const tokens = {} as Record<'global' | 'scoped', string>;
+  let other: { projectId: string; apiKey: string; workflowId: string };
+
+  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
+    (await service.http.post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, variables })).body;
+  const HEALTH = `query($p: String!) { webhookHealth(projectId: $p) { projectId destination healthy attemptsLastHour successRateLastHour
+    attemptsLastDay successRateLastDay consecutiveFailures nextRetryAt pendingEvents lastAttemptAt lastStatus lastError lastSuccessAt } }`;
+  const RESEND = 'mutation($i: ResendFailedWebhooksInput!) { resendFailedWebhooks(input: $i) { queued limitReached from to } }';
+
+  beforeAll(async () => {
+    tokens.global = (await service.core.tenancy.createAdminToken({ role: 'admin' })).token;
+    tokens.scoped = (await service.core.tenancy.createAdminToken({ role: 'admin', projectId: service.demo.project_id })).token;
+    const { project, key } = await service.core.tenancy.createProject({ name: 'Other', balance: 100 });
+    const workflow = await service.core.tenancy.createWorkflow({ projectId: project.id, name: 'loc', features: ['location'] });
+    other = { projectId: project.id, apiKey: key, workflowId: workflow.id };
+  });
+
+  it('a receiver that keeps answering 503 turns its destination unhealthy in GraphQL and the metric, and healthy again once it answers', async () => {
+    receiver.scripts.set('/down', Array.from({ length: 4 }, () => ({ status: 503 })));
+    const sessionId = await approvedSession('/down');
+    const destination = `${new URL(receiver.url).host}/down`;
+    const healthOf = async () => ((await gql(tokens.scoped, HEALTH, { p: service.demo.project_id })).data.webhookHealth as Record<string, unknown>[]).find((d) => d.destination === destination);
+    const sick = await until('unhealthy', async () => { const d = await healthOf(); return d && d.healthy === false && d; });
+    expect(sick).toMatchObject({ projectId: service.demo.project_id, lastStatus: 503, lastSuccessAt: null, successRateLastHour: 0, successRateLastDay: 0, pendingEvents: 1 });
+    expect(sick.attemptsLastHour).toBeGreaterThanOrEqual(3);
+    expect(sick.consecutiveFailures).toBe(sick.attemptsLastHour);
+    expect(Date.parse(sick.nextRetryAt as string)).toBeGreaterThan(Date.parse(sick.lastAttemptAt as string));
+    // unhealthy destinations come first
+    const all = (await gql(tokens.scoped, HEALTH, { p: service.demo.project_id })).data.webhookHealth as { healthy: boolean }[];
+    expect(all[0]!.healthy).toBe(false);
+    const metrics = (await service.http.get('/metrics')).text;
+    expect(metrics).toMatch(new RegExp(`^verity_webhook_destination_unhealthy\\{project="${service.demo.project_id}"\\} [1-9]`, 'm'));
+    expect(metrics).not.toContain('/down');
+    // The receiver recovers: the next attempt is answered 200 and the rule clears.
+    await until('delivered after recovery', async () => (await eventOf(sessionId)).state === 'delivered');
+    const well = await healthOf();
+    expect(well).toMatchObject({ healthy: true, consecutiveFailures: 0, lastStatus: 200, pendingEvents: 0, nextRetryAt: null });
+    expect(typeof well!.lastSuccessAt).toBe('string');
+    expect(well!.successRateLastHour).toBeCloseTo(1 / (well!.attemptsLastHour as number), 3);
+    expect((await service.http.get('/metrics')).text).not.toMatch(new RegExp(`verity_webhook_destination_unhealthy\\{project="${service.demo.project_id}"\\}`));
+  }, 60_000);
+
+  it('a token scoped to one project never sees another project\'s destinations', async () => {
+    await approvedSession('/other-health', other);
+    const foreign = await gql(tokens.scoped, HEALTH, { p: other.projectId });
+    expect(foreign.errors[0].extensions.code).toBe('not_found');
+    expect(JSON.stringify(foreign)).not.toContain('/other-health');
+    const own = await gql(tokens.scoped, HEALTH, { p: service.demo.project_id });
+    expect(JSON.stringify(own.data)).not.toContain('/other-health');
+    const global = await gql(tokens.global, HEALTH, { p: other.projectId });
+    expect(global.data.webhookHealth.map((d: { destination: string }) => d.destination)).toContain(`${new URL(receiver.url).host}/other-health`);
+  }, 60_000);
+
+  it('resends the failed events of a time range, of the caller\'s project only', async () => {
+    const jobs = service.core.webhooks.jobs;
+    service.core.webhooks.jobs = undefined; // recorded, not sent: the test makes them failed below
+    const ids: Record<string, string> = {};
+    try {
+      for (const name of ['old', 'inside', 'delivered']) ids[name] = (await eventOf(await approvedSession(`/bulk-${name}`))).id;
+      ids.foreign = (await eventOf(await approvedSession('/bulk-foreign', other))).id;
+    } finally {
+      service.core.webhooks.jobs = jobs;
+    }
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+    const mark = (id: string, state: string, createdAt: Date) => sql(service, 'update webhook_event set state = ?, attempts = 12, created_at = ? where id = ?', [state, createdAt, id]);
+    await mark(ids.old!, 'failed', hoursAgo(5));
+    await mark(ids.inside!, 'failed', hoursAgo(2));
+    await mark(ids.delivered!, 'delivered', hoursAgo(2));
+    await mark(ids.foreign!, 'failed', hoursAgo(2));
+    const range = { from: hoursAgo(3).toISOString(), to: hoursAgo(1).toISOString() };
+
+    const refused = await gql(tokens.scoped, RESEND, { i: { projectId: other.projectId, ...range } });
+    expect(refused.errors[0].extensions.code).toBe('not_found');
+    const bad = await gql(tokens.scoped, RESEND, { i: { projectId: service.demo.project_id, from: range.to, to: range.from } });
+    expect(bad.errors[0].extensions.code).toBe('validation_error');
+
+    const done = await gql(tokens.scoped, RESEND, { i: { projectId: service.demo.project_id, ...range } });
+    expect(done.data.resendFailedWebhooks).toEqual({ queued: 1, limitReached: false, ...range });
+    const stateOf = async (id: string) => (await sql<{ state: string }>(service, 'select state from webhook_event where id = ?', [id]))[0]!.state;
+    await until('the resent event delivered', async () => (await stateOf(ids.inside!)) === 'delivered');
+    expect(await stateOf(ids.old!)).toBe('failed');
+    expect(await stateOf(ids.foreign!)).toBe('failed');
+    expect(receiver.deliveries.filter((d) => d.eventId === ids.inside).length).toBe(1);
+    expect(receiver.deliveries.some((d) => d.eventId === ids.old || d.eventId === ids.foreign || d.eventId === ids.delivered)).toBe(false);
+    // Nothing failed is left in the range: a second run queues none.
+    expect((await gql(tokens.scoped, RESEND, { i: { projectId: service.demo.project_id, ...range } })).data.resendFailedWebhooks.queued).toBe(0);
+  }, 60_000);
 });

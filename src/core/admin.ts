@@ -10,8 +10,9 @@ import { parseInput } from './validation.js';
 import { setPlanInput } from './roster/inputs.js';
 import {
   accountIdentityInput, accountsInput, adminAuditInput, aggregatesInput, checkRecordsInput, inviteMembersInput, memberActionInput, membersInput,
-  organizationInput, reviewQueueInput, reviewSessionInput, sessionInput, sessionsInput, webhookEventInput, webhookEventsInput,
+  organizationInput, resendFailedWebhooksInput, reviewQueueInput, reviewSessionInput, sessionInput, sessionsInput, webhookEventInput, webhookEventsInput,
 } from './ops/inputs.js';
+import { webhookHealth } from './webhooks/health.js';
 import { camelMember, type AdminCaller } from './ops/service.js';
 import type { memberView } from './roster/views.js';
 
@@ -86,6 +87,8 @@ export const adminOperations = {
   timeToDecision: aggregate((core, range) => core.ops.aggregates.timeToDecision(range)),
   checkFailureReasons: aggregate((core, range) => core.ops.aggregates.checkFailureReasons(range)),
   webhookStats: aggregate((core, range) => core.ops.aggregates.webhookStats(range)),
+  /** Per destination of the project: recent success, consecutive failures, next retry, healthy (see isDestinationHealthy). */
+  webhookHealth: op({ kind: 'query', role: 'viewer', input: byProject, run: (core, input) => webhookHealth(core.orm, { now: core.clock.now(), projectId: input.projectId }) }),
 
   /** The manual review of the REST PATCH: same rules (409s, one winner), recorded as admin:<token id>. */
   reviewSession: op({
@@ -98,6 +101,10 @@ export const adminOperations = {
   resendWebhookEvent: op({
     kind: 'mutation', role: 'admin', input: webhookEventInput,
     run: async (core, input) => { await core.webhooks.resend(input.projectId, input.eventId); return core.ops.webhookEvent(input.projectId, input.eventId); },
+  }),
+  resendFailedWebhooks: op({
+    kind: 'mutation', role: 'admin', input: resendFailedWebhooksInput,
+    run: async (core, input) => ({ from: input.from, to: input.to, ...(await core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) })) }),
   }),
   inviteMembers: op({
     kind: 'mutation', role: 'admin', input: inviteMembersInput,

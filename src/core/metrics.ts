@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Orm } from './db/orm.js';
+import { webhookHealth } from './webhooks/health.js';
 
 // What ops watch besides HTTP: verdicts, webhook deliveries, the job queue, sessions, wallets and
 // the database pool. Counters are bumped where the thing happens; gauges are read from the
@@ -78,6 +79,17 @@ export class ServiceMetrics {
       async collect() {
         this.reset();
         for (const row of await rows<{ id: string; balance: number }>(`select id, balance_minor::float8 as balance from project order by balance_minor asc, id limit ${MAX_WALLET_SERIES}`)) this.set({ project: row.id }, Number(row.balance));
+      },
+    });
+    new Gauge({
+      name: 'verity_webhook_destination_unhealthy',
+      help: 'Webhook destinations that keep failing (see isDestinationHealthy), counted per project; only projects with one have a series',
+      labelNames: ['project'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const destinations = await webhookHealth(orm, { now: new Date() }).catch(() => []);
+        for (const destination of destinations) if (!destination.healthy) this.inc({ project: destination.projectId });
       },
     });
     const pool = () => (orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;

@@ -6,7 +6,8 @@ import {
   AccountConnection, AccountIdentityType, AdminAuditConnection, CheckFailureReasonType, CheckRecordConnection, InviteMembersInput, InviteMembersPayload,
   InvitedMemberType, MeType, MemberActionInput, MemberConnection, MemberType, OrganizationBillingType, OrganizationType, ReviewSessionInput, SessionCheckType,
   SessionConnection, SessionFilterInput, SessionSort, SessionType, StatusDayCountType, TimeToDecisionType, TimelineEntryType, WebhookAttemptType,
-  WebhookEventConnection, WebhookEventRefInput, WebhookEventType, WebhookStatsType, WorkflowApprovalType,
+  ResendFailedWebhooksInput, ResendFailedWebhooksPayload, WebhookDestinationHealthType, WebhookEventConnection, WebhookEventRefInput, WebhookEventType, WebhookStatsType,
+  WorkflowApprovalType,
 } from './ops-types.js';
 import { run, type GraphContext } from './resolvers.js';
 import { WorkflowType } from './types.js';
@@ -132,6 +133,16 @@ export class WebhookEventResolver {
   @Mutation(() => WebhookEventType, { description: 'Send a webhook event again (a new attempt series)' })
   resendWebhookEvent(@Arg('input', () => WebhookEventRefInput) input: WebhookEventRefInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'resendWebhookEvent', input);
+  }
+
+  @Mutation(() => ResendFailedWebhooksPayload, { description: 'Send again every failed event of the project created in [from, to) (at most 5000 a call); returns how many were queued' })
+  resendFailedWebhooks(@Arg('input', () => ResendFailedWebhooksInput) input: ResendFailedWebhooksInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'resendFailedWebhooks', input);
+  }
+
+  @Query(() => [WebhookDestinationHealthType], { description: 'Health of each webhook destination of the project (events in the last 7 days or pending), unhealthy first' })
+  webhookHealth(@Arg('projectId', () => String) projectId: string, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'webhookHealth', { projectId });
   }
 
   @FieldResolver(() => SessionType, { nullable: true, description: 'The session the event is about' })

@@ -260,6 +260,39 @@ export class WebhookStatsType {
   @Field(() => Float, { nullable: true, description: 'Share of attempts answered 2xx' }) attemptSuccessRate!: number | null;
 }
 
+@ObjectType('WebhookDestinationHealth', { description: 'Health of one webhook destination (a project and a callback URL), from its recent attempts' })
+export class WebhookDestinationHealthType {
+  @Field(() => String) projectId!: string;
+  @Field(() => String, { description: 'Host and path of the callback URL, without its query' }) destination!: string;
+  @Field(() => Boolean, { description: 'false when it keeps failing: 5 or more failed attempts in a row, or at least 3 attempts in the last hour and none answered 2xx' }) healthy!: boolean;
+  @Field(() => Int) attemptsLastHour!: number;
+  @Field(() => Float, { nullable: true, description: 'Share of the last hour\'s attempts answered 2xx; null without attempts' }) successRateLastHour!: number | null;
+  @Field(() => Int) attemptsLastDay!: number;
+  @Field(() => Float, { nullable: true, description: 'Share of the last day\'s attempts answered 2xx; null without attempts' }) successRateLastDay!: number | null;
+  @Field(() => Int, { description: 'Attempts since the last 2xx (within 7 days)' }) consecutiveFailures!: number;
+  @Field(() => String, { nullable: true, description: 'When the next retry of a pending event is due' }) nextRetryAt!: string | null;
+  @Field(() => Int, { description: 'Events waiting to be sent (pending or sending)' }) pendingEvents!: number;
+  @Field(() => String, { nullable: true }) lastAttemptAt!: string | null;
+  @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt; null: no answer' }) lastStatus!: number | null;
+  @Field(() => String, { nullable: true, description: 'Error of the last attempt (refused, timeout ...)' }) lastError!: string | null;
+  @Field(() => String, { nullable: true }) lastSuccessAt!: string | null;
+}
+
+@ObjectType('ResendFailedWebhooksPayload')
+export class ResendFailedWebhooksPayload {
+  @Field(() => String) from!: string;
+  @Field(() => String) to!: string;
+  @Field(() => Int, { description: 'Failed events queued again' }) queued!: number;
+  @Field(() => Boolean, { description: 'true: the per-call limit (5000) was reached; run it again for the rest' }) limitReached!: boolean;
+}
+
+@InputType()
+export class ResendFailedWebhooksInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String, { description: 'Events created at or after (ISO 8601)' }) from!: string;
+  @Field(() => String, { description: 'Events created before (ISO 8601)' }) to!: string;
+}
+
 @InputType()
 export class SessionFilterInput {
   @Field(() => String, { nullable: true }) status?: string;

@@ -379,7 +379,7 @@ function stackedDays(rows) {
 }
 
 async function dashboardView() {
-  const data = await gql('query($p: String!) { sessionsPerDay(projectId: $p) { day status count } approvalRates(projectId: $p) { workflowId workflowName sessions approvalRate } timeToDecision(projectId: $p) { decided medianSeconds p90Seconds } checkFailureReasons(projectId: $p) { source type reason count } webhookStats(projectId: $p) { events delivered failed backlog oldestPendingAt successRate attemptSuccessRate } }', { p: state.projectId });
+  const data = await gql('query($p: String!) { sessionsPerDay(projectId: $p) { day status count } approvalRates(projectId: $p) { workflowId workflowName sessions approvalRate } timeToDecision(projectId: $p) { decided medianSeconds p90Seconds } checkFailureReasons(projectId: $p) { source type reason count } webhookStats(projectId: $p) { events delivered failed backlog oldestPendingAt successRate attemptSuccessRate } webhookHealth(projectId: $p) { destination healthy attemptsLastHour successRateLastHour attemptsLastDay successRateLastDay consecutiveFailures nextRetryAt lastStatus lastError lastSuccessAt } }', { p: state.projectId });
   const pct = (v) => (v === null ? '—' : (v * 100).toFixed(1) + '%');
   const secs = (v) => (v === null ? '—' : v < 120 ? v.toFixed(0) + ' s' : (v / 60).toFixed(1) + ' min');
   const w = data.webhookStats, t = data.timeToDecision;
@@ -388,8 +388,26 @@ async function dashboardView() {
     h('section', { class: 'card' }, h('h2', {}, 'Approval rate per workflow'), barChart(data.approvalRates.map((r) => ({ label: (r.workflowName || r.workflowId) + ' (' + r.sessions + ')', value: r.approvalRate || 0, color: '#2e9e6a' })), { label: 'Approval rate per workflow', format: pct })),
     h('section', { class: 'card' }, h('h2', {}, 'Time to decision'), h('p', {}, 'Median ', h('span', { class: 'big', id: 'median' }, secs(t.medianSeconds)), ' · p90 ' + secs(t.p90Seconds) + ' · ' + t.decided + ' decided')),
     h('section', { class: 'card' }, h('h2', {}, 'Check failure reasons'), barChart(data.checkFailureReasons.slice(0, 12).map((r) => ({ label: r.type + ': ' + r.reason + (r.source === 'standalone' ? ' (standalone)' : ''), value: r.count, color: '#d0443a' })), { label: 'Check failure reasons' })),
-    h('section', { class: 'card' }, h('h2', {}, 'Webhooks'), h('p', {}, 'Success rate ', h('span', { class: 'big' }, pct(w.successRate)), ' · attempts answered 2xx ' + pct(w.attemptSuccessRate)),
-      h('p', {}, 'Backlog ', h('b', {}, w.backlog), w.oldestPendingAt ? ' (oldest ' + when(w.oldestPendingAt) + ')' : '', ' · delivered ' + w.delivered + ' · failed ' + w.failed + ' of ' + w.events))));
+    webhookCard(data.webhookHealth, w, pct)));
+}
+
+/** The webhook headline: how receivers answer now (attempts of the last hour), unhealthy destinations first; the 30-day event figures below. */
+function webhookCard(health, w, pct) {
+  const recent = (attempts, rate) => health.reduce((sum, d) => sum + d[attempts] * (d[rate] || 0), 0);
+  const hourAttempts = health.reduce((sum, d) => sum + d.attemptsLastHour, 0);
+  const dayAttempts = health.reduce((sum, d) => sum + d.attemptsLastDay, 0);
+  const hourRate = hourAttempts ? recent('attemptsLastHour', 'successRateLastHour') / hourAttempts : null;
+  const dayRate = dayAttempts ? recent('attemptsLastDay', 'successRateLastDay') / dayAttempts : null;
+  const sick = health.filter((d) => !d.healthy);
+  const last = (d) => d.lastStatus !== null ? 'last answer ' + d.lastStatus : d.lastError ? 'last error: ' + d.lastError : 'no attempt yet';
+  return h('section', { class: 'card', id: 'webhook-health' }, h('h2', {}, 'Webhooks'),
+    sick.length ? h('div', { class: 'unhealthy', style: 'border-left:4px solid #b42318;padding-left:.5rem;margin-bottom:.5rem' },
+      h('p', {}, h('b', { style: 'color:#b42318' }, sick.length + ' unhealthy destination' + (sick.length > 1 ? 's' : ''))),
+      sick.map((d) => h('p', {}, h('b', {}, d.destination), ' · ' + d.consecutiveFailures + ' failed in a row · ' + last(d) + ' · ' + pct(d.successRateLastHour) + ' ok in the last hour',
+        d.lastSuccessAt ? ' · last success ' + when(d.lastSuccessAt) : ' · no success in 7 days', d.nextRetryAt ? ' · next retry ' + when(d.nextRetryAt) : ''))) : null,
+    h('p', {}, 'Attempts answered 2xx, last hour ', h('span', { class: 'big', id: 'webhook-recent-success' }, pct(hourRate)), ' (' + hourAttempts + ' attempts) · last day ' + pct(dayRate) + ' (' + dayAttempts + ')'),
+    h('p', {}, health.length + ' destination' + (health.length === 1 ? '' : 's') + ', ' + (health.length - sick.length) + ' healthy'),
+    h('p', { class: 'hint' }, '30 days: events eventually delivered ' + pct(w.successRate) + ' · backlog ', h('b', {}, w.backlog), w.oldestPendingAt ? ' (oldest ' + when(w.oldestPendingAt) + ')' : '', ' · delivered ' + w.delivered + ' · failed ' + w.failed + ' of ' + w.events));
 }
 
 if (sessionStorage.getItem(TOKEN_KEY)) start().catch((error) => renderSignIn(error)); else renderSignIn();

@@ -67,3 +67,9 @@ export const aggregatesInput = z
   .refine((input) => !input.from || !input.to || Date.parse(input.from) < Date.parse(input.to), { message: 'from must be before to', path: ['from'] });
 
 export const adminAuditInput = z.object({ projectId: projectId.optional(), ...page });
+
+/** Bulk resend of failed webhook events created in [from, to) (both required, at most 366 days). */
+export const resendFailedWebhooksInput = z
+  .object({ projectId, from: isoDateTime, to: isoDateTime })
+  .refine((input) => Date.parse(input.from) < Date.parse(input.to), { message: 'from must be before to', path: ['from'] })
+  .refine((input) => Date.parse(input.to) - Date.parse(input.from) <= 366 * 86_400_000, { message: 'at most 366 days', path: ['from'] });

@@ -23,6 +23,9 @@ export interface RetryPolicy {
   timeoutMs: number;
 }
 
+/** How many events one bulk resend queues at most (run it again for the rest). */
+export const BULK_RESEND_LIMIT = 5000;
+
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseSeconds: 30, capSeconds: 3600, maxAttempts: 12, timeoutMs: 10_000 };
 
 export function retryDelaySeconds(policy: RetryPolicy, attempt: number, random = Math.random): number {
@@ -243,6 +246,24 @@ export class WebhookService {
     await em.flush();
     await this.dispatch([event.id]);
     return eventView(event);
+  }
+
+  /**
+   * Ops: every `failed` event of the project created in [from, to) is sent again, each as the
+   * single resend does (pending now, the next attempt continues its series). At most
+   * `BULK_RESEND_LIMIT` events per call, oldest first; returns how many were queued.
+   */
+  async resendFailed(projectId: string, range: { from: Date; to: Date }): Promise<{ queued: number; limitReached: boolean }> {
+    const now = this.deps.clock.now();
+    const rows: { id: string }[] = await this.deps.orm.em.getConnection().execute(
+      `update webhook_event set state = 'pending', next_attempt_at = ?, lease_until = null
+       where state = 'failed' and id in (select id from webhook_event where project_id = ? and state = 'failed' and url is not null and created_at >= ? and created_at < ?
+                    order by created_at, id limit ${BULK_RESEND_LIMIT})
+       returning id`,
+      [now, projectId, range.from, range.to],
+    );
+    await this.dispatch(rows.map((row) => row.id));
+    return { queued: rows.length, limitReached: rows.length === BULK_RESEND_LIMIT };
   }
 
   async listEvents(projectId: string, filter: { sessionId?: string; state?: string; limit?: number } = {}) {

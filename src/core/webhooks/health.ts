@@ -1,0 +1,142 @@
+import type { Orm } from '../db/orm.js';
+
+// Webhook health per destination (a project and one callback URL), computed by PostgreSQL from
+// the outbox and its attempts: what ops need at 3 a.m. is "is this receiver answering now?", not
+// the share of events that eventually got through over a month.
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** How far back attempts are read: consecutive failures and the last success look this far. */
+export const HEALTH_LOOKBACK_DAYS = 7;
+
+/** The figures the health rule reads. */
+export interface HealthFigures {
+  /** Attempts since the last 2xx (within the lookback). */
+  consecutiveFailures: number;
+  attemptsLastHour: number;
+  successfulLastHour: number;
+}
+
+/** Five failed attempts in a row mark a destination unhealthy ... */
+export const UNHEALTHY_CONSECUTIVE_FAILURES = 5;
+/** ... and so does no 2xx at all in the last hour once it was tried at least this often. */
+export const UNHEALTHY_MIN_ATTEMPTS_LAST_HOUR = 3;
+
+/**
+ * The health rule, once: a destination is unhealthy when it keeps failing, that is when its last
+ * 5 attempts (or more) all failed, or when the last hour saw at least 3 attempts and none of them
+ * was answered 2xx. Anything else is healthy, including a destination that failed now and then.
+ */
+export function isDestinationHealthy(figures: HealthFigures): boolean {
+  if (figures.consecutiveFailures >= UNHEALTHY_CONSECUTIVE_FAILURES) return false;
+  if (figures.attemptsLastHour >= UNHEALTHY_MIN_ATTEMPTS_LAST_HOUR && figures.successfulLastHour === 0) return false;
+  return true;
+}
+
+/** Host and path of a callback URL, without its query or fragment (they may carry the integrator's tokens). */
+export function destinationLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'invalid url';
+  }
+}
+
+const ratio = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : null);
+const iso = (value: unknown) => (value ? new Date(value as string).toISOString() : null);
+
+export interface DestinationHealth {
+  projectId: string;
+  /** Host and path of the callback URL, no query. */
+  destination: string;
+  healthy: boolean;
+  attemptsLastHour: number;
+  successRateLastHour: number | null;
+  attemptsLastDay: number;
+  successRateLastDay: number | null;
+  consecutiveFailures: number;
+  /** The earliest next attempt of the destination's pending events. */
+  nextRetryAt: string | null;
+  pendingEvents: number;
+  lastAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastSuccessAt: string | null;
+}
+
+/**
+ * Health of every destination that had an event in the lookback (or still has one pending), of
+ * one project or of all (the metric). Unhealthy first, then by project and destination.
+ */
+export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: string | null }): Promise<DestinationHealth[]> {
+  const now = options.now;
+  const since = new Date(now.getTime() - HEALTH_LOOKBACK_DAYS * DAY_MS);
+  const eventsSince = new Date(since.getTime() - DAY_MS); // an event's attempts run for up to about a day after it
+  const byProject = options.projectId ? 'and e.project_id = ?' : '';
+  const params: unknown[] = [eventsSince, ...(options.projectId ? [options.projectId] : [])];
+  const rows = await orm.em.getConnection().execute<Record<string, unknown>[]>(
+    `with events as (
+       select e.id, e.project_id, e.url, e.state, e.next_attempt_at from webhook_event e
+       where e.url is not null and (e.created_at >= ? or e.state in ('pending', 'sending')) ${byProject}
+     ),
+     attempts as (
+       select ev.project_id, ev.url, a.at, a.http_status, a.error, coalesce(a.http_status between 200 and 299, false) as ok
+       from webhook_attempt a join events ev on ev.id = a.event_id where a.at >= ?
+     ),
+     ranked as (
+       select x.*, max(at) filter (where ok) over (partition by project_id, url) as last_ok,
+         row_number() over (partition by project_id, url order by at desc) as newest
+       from attempts x
+     ),
+     stats as (
+       select project_id, url,
+         count(*) filter (where at >= ?)::int as attempts_hour,
+         count(*) filter (where at >= ? and ok)::int as ok_hour,
+         count(*) filter (where at >= ?)::int as attempts_day,
+         count(*) filter (where at >= ? and ok)::int as ok_day,
+         max(last_ok) as last_ok,
+         count(*) filter (where last_ok is null or at > last_ok)::int as consecutive,
+         max(at) as last_at,
+         max(http_status) filter (where newest = 1) as last_status,
+         max(error) filter (where newest = 1) as last_error
+       from ranked group by project_id, url
+     ),
+     pending as (
+       select project_id, url, count(*)::int as pending, min(next_attempt_at) as next_retry
+       from events where state in ('pending', 'sending') group by project_id, url
+     ),
+     destinations as (select distinct project_id, url from events)
+     select d.project_id, d.url,
+       coalesce(s.attempts_hour, 0) as attempts_hour, coalesce(s.ok_hour, 0) as ok_hour,
+       coalesce(s.attempts_day, 0) as attempts_day, coalesce(s.ok_day, 0) as ok_day,
+       s.last_ok, coalesce(s.consecutive, 0) as consecutive, s.last_at, s.last_status, s.last_error,
+       coalesce(p.pending, 0) as pending, p.next_retry
+     from destinations d
+     left join stats s on s.project_id = d.project_id and s.url = d.url
+     left join pending p on p.project_id = d.project_id and p.url = d.url
+     order by d.project_id, d.url`,
+    [...params, since, new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - DAY_MS), new Date(now.getTime() - DAY_MS)],
+  );
+  const health = rows.map((row): DestinationHealth => {
+    const n = (key: string) => Number(row[key] ?? 0);
+    const figures = { consecutiveFailures: n('consecutive'), attemptsLastHour: n('attempts_hour'), successfulLastHour: n('ok_hour') };
+    return {
+      projectId: row.project_id as string,
+      destination: destinationLabel(row.url as string),
+      healthy: isDestinationHealthy(figures),
+      attemptsLastHour: figures.attemptsLastHour,
+      successRateLastHour: ratio(figures.successfulLastHour, figures.attemptsLastHour),
+      attemptsLastDay: n('attempts_day'),
+      successRateLastDay: ratio(n('ok_day'), n('attempts_day')),
+      consecutiveFailures: figures.consecutiveFailures,
+      nextRetryAt: iso(row.next_retry),
+      pendingEvents: n('pending'),
+      lastAttemptAt: iso(row.last_at),
+      lastStatus: row.last_status === null || row.last_status === undefined ? null : Number(row.last_status),
+      lastError: (row.last_error ?? null) as string | null,
+      lastSuccessAt: iso(row.last_ok),
+    };
+  });
+  return health.sort((a, b) => Number(a.healthy) - Number(b.healthy));
+}
