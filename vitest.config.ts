@@ -23,6 +23,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Two files at a time: vitest's default (cores - 1) is one on this 2-core machine, and most
+    // files wait on PostgreSQL, HTTP or a browser rather than the CPU. Each service gets its own
+    // fresh database (test/helpers/store.ts), so files never share state.
+    maxWorkers: 2,
     setupFiles: ['test/setup.ts'],
   },
 });
