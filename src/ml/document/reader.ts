@@ -317,7 +317,7 @@ export class PaddleDocumentReader implements DocumentReader {
     let clearest: Attempt | null = null;
     for (const rotation of rotationOrder(geometry, options.preferred)) {
       // Unrotated, the page is the upright image: its geometry is already known.
-      const attempt = await this.attempt(upright, rotation, clock, rotation === 0 ? geometry : undefined);
+      const attempt = await this.attempt(upright, rotation, clock, options.needMrz, rotation === 0 ? geometry : undefined);
       if (!attempt) continue;
       if (!clearest || attempt.probe.confidence > clearest.probe.confidence) clearest = attempt;
       if (attempt.mrz && (!best?.mrz || scoreOf(attempt.mrz) > scoreOf(best.mrz))) best = attempt;
@@ -329,7 +329,7 @@ export class PaddleDocumentReader implements DocumentReader {
   }
 
   /** One orientation: null when the text clearly runs down the page at this rotation. */
-  private async attempt(upright: Gray, rotation: Rotation, clock: Stopwatch, known?: LineGeometry): Promise<Attempt | null> {
+  private async attempt(upright: Gray, rotation: Rotation, clock: Stopwatch, needMrz: boolean, known?: LineGeometry): Promise<Attempt | null> {
     let page = await rotateGray(upright, rotation);
     const geometry = known ?? (await lineGeometry(page));
     if (geometry.verticalScore > geometry.horizontalScore * 1.3) return null;
@@ -348,8 +348,10 @@ export class PaddleDocumentReader implements DocumentReader {
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0) long = [...boxes].sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0)).slice(0, 3).sort((a, b) => a.y0 - b.y0);
     // The likeliest MRZ band alone first: when its check digits all hold, the other long lines
-    // (printed-zone text, read with the MRZ alphabet only to find the MRZ) need not be read.
-    const band = mrzBand(long);
+    // (printed-zone text, read with the MRZ alphabet only to find the MRZ) need not be read. Not on
+    // a side read for its printed zone only (a licence or card front): it seldom has an MRZ, and
+    // its band would be read twice.
+    const band = needMrz ? mrzBand(long) : null;
     let probe: OcrResult | null = null;
     if (band && band.length < long.length) {
       const first = clock.add(await this.mrzLines(page, band));
