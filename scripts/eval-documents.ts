@@ -71,13 +71,25 @@ interface Outcome {
   /** Document number, birth date and expiry all exact (the fields a verdict rests on). */
   keyFields: boolean;
   ms: number;
+  /** CPU time of the process while reading (user + system, all threads): wall time lies when the machine is shared. */
+  cpuMs: number;
 }
 
-function report(name: string, reading: DocumentReading, expected: Expected | null, ms: number): Outcome {
+/** Starts a wall and CPU clock; the returned function reads both in ms. */
+function clocks(): () => { ms: number; cpuMs: number } {
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(cpu);
+    return { ms: Math.round(performance.now() - wall), cpuMs: Math.round((used.user + used.system) / 1000) };
+  };
+}
+
+function report(name: string, reading: DocumentReading, expected: Expected | null, { ms, cpuMs }: { ms: number; cpuMs: number }): Outcome {
   if (!expected) {
     const ok = reading.mrz === null;
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: no MRZ expected, ${reading.mrz ? 'MRZ reported' : 'none reported'} (${ms} ms)`);
-    return { name, linesExact: ok, allFields: ok, keyFields: ok, ms };
+    return { name, linesExact: ok, allFields: ok, keyFields: ok, ms, cpuMs };
   }
   const lines = reading.mrz?.lines ?? [];
   const linesExact = lines.length === expected.lines.length && lines.every((l, i) => l === expected.lines[i]);
@@ -87,24 +99,31 @@ function report(name: string, reading: DocumentReading, expected: Expected | nul
   const status = linesExact ? 'ok  ' : reading.mrz ? 'MISS' : 'NONE';
   console.log(
     `${status} ${name}: lines ${linesExact ? 'exact' : 'differ'}, fields ${Object.keys(fields).length - wrong.length}/${Object.keys(fields).length}` +
-      `${wrong.length ? ` (wrong: ${wrong.join(', ')})` : ''}, rot ${reading.rotation} skew ${reading.skewDegrees}, side ${reading.side}, ${reading.mrz?.corrections ?? 0} corr, ${ms} ms`,
+      `${wrong.length ? ` (wrong: ${wrong.join(', ')})` : ''}, rot ${reading.rotation} skew ${reading.skewDegrees}, side ${reading.side}, ${reading.mrz?.corrections ?? 0} corr, ${ms} ms (cpu ${cpuMs} ms)`,
   );
   if (debug && !linesExact) {
     for (let i = 0; i < Math.max(lines.length, expected.lines.length); i++) console.log(`      got ${lines[i] ?? '-'}\n      exp ${expected.lines[i] ?? '-'}`);
   }
-  return { name, linesExact, allFields, keyFields: !!(fields.documentNumber && fields.birthDate && fields.expirationDate), ms };
+  return { name, linesExact, allFields, keyFields: !!(fields.documentNumber && fields.birthDate && fields.expirationDate), ms, cpuMs };
+}
+
+/** The q-quantile of values (nearest rank). */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
 function summary(title: string, outcomes: Outcome[]): void {
   if (outcomes.length === 0) return;
-  const times = outcomes.map((o) => o.ms).sort((a, b) => a - b);
   const pct = (n: number) => `${n}/${outcomes.length} (${((100 * n) / outcomes.length).toFixed(0)}%)`;
-  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]!;
+  const wall = outcomes.map((o) => o.ms);
+  const cpu = outcomes.map((o) => o.cpuMs);
   console.log(`\n== ${title}`);
   console.log(`   MRZ lines exact:        ${pct(outcomes.filter((o) => o.linesExact).length)}`);
   console.log(`   every MRZ field exact:  ${pct(outcomes.filter((o) => o.allFields).length)}`);
   console.log(`   number, birth, expiry:  ${pct(outcomes.filter((o) => o.keyFields).length)}`);
-  console.log(`   time per document:      median ${at(0.5)} ms, p95 ${at(0.95)} ms`);
+  console.log(`   time per document:      median ${quantile(wall, 0.5)} ms, p95 ${quantile(wall, 0.95)} ms`);
+  console.log(`   CPU per document:       median ${quantile(cpu, 0.5)} ms, p95 ${quantile(cpu, 0.95)} ms`);
 }
 
 interface LicenceOutcome {
@@ -113,6 +132,7 @@ interface LicenceOutcome {
   right: number;
   total: number;
   ms: number;
+  cpuMs: number;
 }
 
 /** Every field the barcode carries, against the fictional holder it was made from. */
@@ -135,26 +155,27 @@ function licenceFields(reading: DocumentReading, h: Holder): Record<string, bool
   };
 }
 
-function reportLicence(name: string, reading: DocumentReading, holder: Holder, ms: number): LicenceOutcome {
+function reportLicence(name: string, reading: DocumentReading, holder: Holder, { ms, cpuMs }: { ms: number; cpuMs: number }): LicenceOutcome {
   const fields = licenceFields(reading, holder);
   const wrong = Object.entries(fields).filter(([, ok]) => !ok).map(([k]) => k);
   const decoded = !!reading.barcode?.licence;
   const total = Object.keys(fields).length;
   const agreement = Object.entries(reading.barcodeVisualAgreement).map(([k, ok]) => `${k}${ok ? '' : '!'}`).join(' ');
-  console.log(`${!decoded ? 'NONE' : wrong.length ? 'MISS' : 'ok  '} ${name}: fields ${total - wrong.length}/${total}${wrong.length ? ` (wrong: ${wrong.join(', ')})` : ''}, front agrees on [${agreement}], ${ms} ms`);
-  return { name, decoded, right: total - wrong.length, total, ms };
+  console.log(`${!decoded ? 'NONE' : wrong.length ? 'MISS' : 'ok  '} ${name}: fields ${total - wrong.length}/${total}${wrong.length ? ` (wrong: ${wrong.join(', ')})` : ''}, front agrees on [${agreement}], ${ms} ms (cpu ${cpuMs} ms)`);
+  return { name, decoded, right: total - wrong.length, total, ms, cpuMs };
 }
 
 function licenceSummary(outcomes: LicenceOutcome[]): void {
   if (outcomes.length === 0) return;
-  const times = outcomes.map((o) => o.ms).sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]!;
+  const wall = outcomes.map((o) => o.ms);
+  const cpu = outcomes.map((o) => o.cpuMs);
   const decoded = outcomes.filter((o) => o.decoded);
   console.log(`\n== AAMVA licence set (generated, photographed synthetically)`);
   console.log(`   barcode decoded:                ${decoded.length}/${outcomes.length}`);
   console.log(`   every field exact (of decoded): ${decoded.filter((o) => o.right === o.total).length}/${decoded.length}`);
   console.log(`   fields right (all samples):     ${outcomes.reduce((s, o) => s + o.right, 0)}/${outcomes.reduce((s, o) => s + o.total, 0)}`);
-  console.log(`   time per licence (front+back):  median ${at(0.5)} ms, p95 ${at(0.95)} ms`);
+  console.log(`   time per licence (front+back):  median ${quantile(wall, 0.5)} ms, p95 ${quantile(wall, 0.95)} ms`);
+  console.log(`   CPU per licence (front+back):   median ${quantile(cpu, 0.5)} ms, p95 ${quantile(cpu, 0.95)} ms`);
 }
 
 function expectedFromLabel(row: LabelRow): Expected | null {
@@ -206,9 +227,9 @@ try {
       const outcomes: Outcome[] = [];
       for (const file of files) {
         const image = await decodeImage(fill ? await onTable(readFileSync(`${sharedDir}${file}`), fill) : readFileSync(`${sharedDir}${file}`));
-        const started = performance.now();
+        const stop = clocks();
         const reading = await reader.read(image);
-        outcomes.push(report(file, reading, expectedFromLabel(labels.get(file)!), Math.round(performance.now() - started)));
+        outcomes.push(report(file, reading, expectedFromLabel(labels.get(file)!), stop()));
       }
       summary('shared set (passporteye-mrz)', outcomes.filter((o) => expectedFromLabel(labels.get(o.name)!)));
       summary('shared set, no-MRZ images (correct = no MRZ reported)', outcomes.filter((o) => !expectedFromLabel(labels.get(o.name)!)));
@@ -221,9 +242,9 @@ try {
       const doc = await renderDocument(spec);
       const front = await decodeImage(doc.bytes);
       const back = doc.back ? await decodeImage(doc.back) : undefined;
-      const started = performance.now();
+      const stop = clocks();
       const reading = await reader.read(front, back);
-      outcomes.push(report(spec.name, reading, expectedFromTruth(doc.truth), Math.round(performance.now() - started)));
+      outcomes.push(report(spec.name, reading, expectedFromTruth(doc.truth), stop()));
     }
     summary('rendered set', outcomes);
   }
@@ -233,9 +254,9 @@ try {
       if (only && !sample.name.includes(only)) continue;
       const front = await decodeImage(sample.front);
       const back = await decodeImage(sample.back);
-      const started = performance.now();
+      const stop = clocks();
       const reading = await reader.read(front, back);
-      outcomes.push(reportLicence(sample.name, reading, sample.holder, Math.round(performance.now() - started)));
+      outcomes.push(reportLicence(sample.name, reading, sample.holder, stop()));
     }
     licenceSummary(outcomes);
   }

@@ -7,7 +7,7 @@ import { buildReading, mrzDate } from '../src/ml/document/mrz.js';
 import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
-import { namesLineCut, preferPieces } from '../src/ml/document/reader.js';
+import { mrzBand, namesLineCut, preferPieces } from '../src/ml/document/reader.js';
 import type { OcrLine } from '../src/ml/document/ocr.js';
 import { renderDocument, renderNonDocument, renderSpecs, type DocumentSpec } from './helpers/documents.js';
 import { labelledLines, readLabels } from './helpers/documents-labels.js';
@@ -90,6 +90,20 @@ describe('MRZ names line read in pieces (no OCR)', () => {
     expect(preferPieces(whole, [first, second], 10 + 21.5 * 20, 20).text).toBe('P<UTOHANSEN<<OMAR' + '<'.repeat(27));
     const worse = ocrLine('P<TOHNSEN<<MAR<<<<<<');
     expect(preferPieces(whole, [worse], 10 + 21.5 * 20, 20)).toBe(whole);
+  });
+});
+
+describe('MRZ band read first (no OCR)', () => {
+  const box = (x0: number, y0: number, x1: number, h = 30) => ({ x0, y0, x1, y1: y0 + h });
+  it('picks the stack of long lines longest for their height, in any order given', () => {
+    // A printed-zone pair (aspect 12) above a 2-line MRZ (aspect 30), and a lone long line.
+    const printed = [box(100, 100, 460), box(110, 140, 470)];
+    const mrz = [box(50, 600, 950), box(52, 640, 950)];
+    const lone = box(50, 400, 1000);
+    expect(mrzBand([mrz[1]!, lone, ...printed, mrz[0]!])).toEqual(mrz);
+  });
+  it('is null when no lines are stacked', () => {
+    expect(mrzBand([box(0, 0, 900), box(0, 300, 900)])).toBeNull();
   });
 });
 

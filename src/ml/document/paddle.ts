@@ -257,8 +257,10 @@ export function ctcDecode(probs: Float32Array, steps: number, classes: number, n
 }
 
 function addAlternatives(symbol: Decoded, probs: Float32Array, row: number, best: number, allowed: number[] | null, classes: number, names: string[]): void {
-  const candidates = allowed ?? Array.from({ length: classes }, (_, c) => c);
-  for (const c of candidates) {
+  // Unrestricted, every class is a candidate: counted through, not listed (thousands per time step).
+  const count = allowed ? allowed.length : classes;
+  for (let k = 0; k < count; k++) {
+    const c = allowed ? allowed[k]! : k;
     if (c === 0 || c === best) continue;
     const p = probs[row + c]!;
     if (p < 0.01) continue;

@@ -2,7 +2,7 @@ import type { DecodedImage } from '../image.js';
 import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
 import { mergeRows, PaddleOcr } from './paddle.js';
-import { cropGray, lineGeometry, resizeGray, rotateGray, uprightGray, type Gray } from './raster.js';
+import { cropGray, lineGeometry, resizeGray, rotateGray, uprightGray, type Gray, type LineGeometry } from './raster.js';
 import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
 import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
 import { readDocumentBarcodes } from './barcode.js';
@@ -137,6 +137,26 @@ export function mrzCandidates<T extends Rect>(boxes: T[]): T[] {
       return { ...b, x0: Math.min(...stack.map((o) => o.x0)), x1: Math.max(...stack.map((o) => o.x1)) };
     })
     .sort((a, b) => a.y0 - b.y0);
+}
+
+/**
+ * The stack of MRZ candidates likeliest to be the MRZ: consecutive boxes stacked at the same x
+ * (2 or more lines), the stack whose lines are longest for their height (an MRZ line holds 30 to
+ * 44 characters). Null when no candidates are stacked.
+ */
+export function mrzBand<T extends Rect>(candidates: T[]): T[] | null {
+  const sorted = [...candidates].sort((a, b) => a.y0 - b.y0);
+  const stacks: T[][] = [];
+  for (const box of sorted) {
+    const last = stacks[stacks.length - 1]?.at(-1);
+    const h = last ? Math.max(last.y1 - last.y0, box.y1 - box.y0) : 0;
+    if (last && Math.abs(last.x0 - box.x0) < 2 * h && box.y0 - last.y1 < 1.2 * h) stacks[stacks.length - 1]!.push(box);
+    else stacks.push([box]);
+  }
+  const meanAspect = (stack: T[]) => stack.reduce((sum, b) => sum + aspect(b), 0) / stack.length;
+  const stacked = stacks.filter((stack) => stack.length >= 2);
+  if (stacked.length === 0) return null;
+  return stacked.reduce((best, stack) => (meanAspect(stack) > meanAspect(best) ? stack : best));
 }
 
 /** Letters before the trailing filler run of an MRZ line read as text. */
@@ -296,7 +316,8 @@ export class PaddleDocumentReader implements DocumentReader {
     let best: Attempt | null = null;
     let clearest: Attempt | null = null;
     for (const rotation of rotationOrder(geometry, options.preferred)) {
-      const attempt = await this.attempt(upright, rotation, clock);
+      // Unrotated, the page is the upright image: its geometry is already known.
+      const attempt = await this.attempt(upright, rotation, clock, options.needMrz, rotation === 0 ? geometry : undefined);
       if (!attempt) continue;
       if (!clearest || attempt.probe.confidence > clearest.probe.confidence) clearest = attempt;
       if (attempt.mrz && (!best?.mrz || scoreOf(attempt.mrz) > scoreOf(best.mrz))) best = attempt;
@@ -308,9 +329,9 @@ export class PaddleDocumentReader implements DocumentReader {
   }
 
   /** One orientation: null when the text clearly runs down the page at this rotation. */
-  private async attempt(upright: Gray, rotation: Rotation, clock: Stopwatch): Promise<Attempt | null> {
+  private async attempt(upright: Gray, rotation: Rotation, clock: Stopwatch, needMrz: boolean, known?: LineGeometry): Promise<Attempt | null> {
     let page = await rotateGray(upright, rotation);
-    const geometry = await lineGeometry(page);
+    const geometry = known ?? (await lineGeometry(page));
     if (geometry.verticalScore > geometry.horizontalScore * 1.3) return null;
     const skew = Math.abs(geometry.skew) >= 0.75 ? geometry.skew : 0;
     if (skew) page = await rotateGray(page, -skew);
@@ -326,7 +347,17 @@ export class PaddleDocumentReader implements DocumentReader {
     let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0) long = [...boxes].sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0)).slice(0, 3).sort((a, b) => a.y0 - b.y0);
-    const probe = clock.add(await this.mrzLines(page, long));
+    // The likeliest MRZ band alone first: when its check digits all hold, the other long lines
+    // (printed-zone text, read with the MRZ alphabet only to find the MRZ) need not be read. Not on
+    // a side read for its printed zone only (a licence or card front): it seldom has an MRZ, and
+    // its band would be read twice.
+    const band = needMrz ? mrzBand(long) : null;
+    let probe: OcrResult | null = null;
+    if (band && band.length < long.length) {
+      const first = clock.add(await this.mrzLines(page, band));
+      if (readMrzFromOcr(first.lines)?.valid) probe = first;
+    }
+    probe ??= clock.add(await this.mrzLines(page, long));
     const readings = [readMrzFromOcr(probe.lines)];
     // No valid MRZ on the first read: read the same lines cut with wider margins (the recogniser
     // drops characters that touch the crop's edge), and let the readings vote per character.
