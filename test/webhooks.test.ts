@@ -136,6 +136,11 @@ describe('delivery', () => {
     expect(typeof warnings[0]!.next_attempt_at).toBe('string');
     expect(JSON.stringify(warnings)).not.toContain('/flaky');
     expect(JSON.stringify(warnings)).not.toContain('verification.approved');
+    // each committed move of the session, one info line each, with ids and states only
+    const moves = logLines.filter((l) => l.msg === 'session moved' && l.session_id === sessionId);
+    expect(moves.map((m) => [m.from, m.to, m.actor])).toEqual([['NOT_STARTED', 'IN_PROGRESS', 'user'], ['IN_PROGRESS', 'APPROVED', 'system']]);
+    expect(moves[1]).toMatchObject({ level: 30, project_id: service.demo.project_id, reason: 'location completed' });
+    expect(JSON.stringify(moves)).not.toContain('/flaky');
     const metrics = (await service.http.get('/metrics')).text;
     expect(metrics).toMatch(/verity_webhook_attempts_total\{outcome="retry"\} [2-9]/);
     expect(metrics).toMatch(/verity_webhook_attempts_total\{outcome="delivered"\} [1-9]/);

@@ -58,7 +58,8 @@ export interface CoreOptions {
   challengeGestures?: readonly Gesture[];
   /** Webhook retry schedule and timeout (defaults: DEFAULT_RETRY_POLICY). */
   webhookRetry?: Partial<RetryPolicy>;
-  logger?: WebhookLogger;
+  /** pino in the service: webhook failures warn, session moves inform. */
+  logger?: WebhookLogger & { info(object: object, message: string): void };
   /** SMTP for invitations; without it mail goes to the development outbox. */
   mail?: MailOptions;
   /** Seconds from `rotate-keys` until the new key signs (default 300, the JWKS max-age). */
@@ -186,6 +187,7 @@ export class Core {
       checks: this.checks,
       challenges: this.challenges,
       baseUrl: options.issuer ?? 'http://localhost:8080',
+      logger: options.logger,
     });
     this.ops = new OpsService({ ...deps, sealer: this.sealer, accounts: this.accounts });
   }

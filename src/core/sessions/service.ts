@@ -130,6 +130,18 @@ export interface SessionDeps {
   challenges: ChallengeService;
   /** Public base URL: the hosted page lives under it. */
   baseUrl: string;
+  /** Where each committed move of a session is logged, for ops. */
+  logger?: { info(object: object, message: string): void };
+}
+
+/** One move of a session's state machine, as ops read it in the log (ids, states, actor and reason: never identity data). */
+interface SessionMove {
+  session_id: string;
+  project_id: string;
+  from: SessionStatus;
+  to: SessionStatus;
+  actor: Actor;
+  reason: string;
 }
 
 /** Hosted verification sessions: creation, the state machine, the hosted steps, review, expiry. */
@@ -249,7 +261,7 @@ export class SessionService {
    */
   async review(projectId: string, sessionId: string, actor: Actor, raw: unknown) {
     const { status } = parseInput(reviewInput, raw);
-    const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+    const outcome = await this.transaction(async (em) => {
       const session = await this.load(em, projectId, sessionId, true);
       if (FINAL.includes(session.status)) throw new DomainError('session_closed', `session is already ${session.status}`);
       if (session.status !== 'IN_REVIEW') throw new DomainError('review_not_pending', `only IN_REVIEW sessions can be decided; this one is ${session.status}`);
@@ -311,7 +323,7 @@ export class SessionService {
     let session = await this.authenticate(token);
     this.assertNotLapsed(session);
     if (session.status === 'NOT_STARTED') {
-      const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+      const outcome = await this.transaction(async (em) => {
         const locked = await this.load(em, session.projectId, session.id, true);
         if (locked.status !== 'NOT_STARTED') return { session: locked, opened: false };
         locked.startedAt = this.now();
@@ -514,7 +526,7 @@ export class SessionService {
 
   /** Stores a step's checks and moves the session, under the session's row lock. */
   private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork): Promise<void> {
-    const eventId = await this.deps.orm.em.fork().transactional(async (em) => {
+    const eventId = await this.transaction(async (em) => {
       const locked = await this.load(em, session.projectId, session.id, true);
       this.assertAcceptsInput(locked);
       const before = this.workOf(locked);
@@ -542,6 +554,20 @@ export class SessionService {
     await this.deps.webhooks.dispatch(eventId ? [eventId] : []);
   }
 
+  /** The moves made inside each open transaction, logged once it commits. */
+  private readonly movesIn = new WeakMap<EntityManager, SessionMove[]>();
+
+  /** A transaction whose session moves are logged after it has committed: a rolled-back move (a lost race) never happened. */
+  private async transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    const moves: SessionMove[] = [];
+    const result = await this.deps.orm.em.fork().transactional(async (em) => {
+      this.movesIn.set(em, moves);
+      return work(em);
+    });
+    for (const move of moves) this.deps.logger?.info(move, 'session moved');
+    return result;
+  }
+
   /**
    * Moves a session inside a transaction: the timeline entry, the decision fields, the webhook
    * outbox row and, for an approved bound session, the account's verified identity, all committed
@@ -550,6 +576,7 @@ export class SessionService {
    */
   private async move(em: EntityManager, session: VerificationSession, to: SessionStatus, actor: Actor, reason: string): Promise<string | null> {
     const now = this.now();
+    this.movesIn.get(em)?.push({ session_id: session.id, project_id: session.projectId, from: session.status, to, actor, reason: reason.slice(0, 200) });
     em.create(SessionEvent, { sessionId: session.id, fromStatus: session.status, toStatus: to, actor, reason: reason.slice(0, 200), at: now });
     session.status = to;
     session.updatedAt = now;
@@ -613,7 +640,7 @@ export class SessionService {
     const due = await this.deps.orm.em.fork().find(VerificationSession, { status: { $in: OPEN }, expiresAt: { $lte: now } }, { fields: ['id', 'projectId'], limit, orderBy: { expiresAt: 'asc' } });
     let moved = 0;
     for (const { id, projectId } of due) {
-      const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+      const outcome = await this.transaction(async (em) => {
         const session = await this.load(em, projectId, id, true);
         if (!OPEN.includes(session.status) || session.expiresAt > now) return null;
         const to: SessionStatus = session.status === 'NOT_STARTED' ? 'EXPIRED' : 'ABANDONED';
