@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
+import { digestSecret } from '../secrets.js';
 
 // Password guessing (issue 20, brute force). Failed sign-ins are counted per account (its email,
 // whether or not it exists, so the answer does not tell) and per client address. Past a few
@@ -52,7 +52,7 @@ export class LoginThrottle {
 
   private static keys(email: string, address: string) {
     // digests: the table holds no email address
-    const account = createHash('sha256').update(email.trim().toLowerCase()).digest('base64url');
+    const account = digestSecret(email.trim().toLowerCase());
     return { account: `account:${account}`, address: `address:${address}` };
   }
 
