@@ -191,6 +191,9 @@ describe('verity serve and verity admin on the embedded store', () => {
     const keyless = await start({ NODE_ENV: 'production', VERITY_ENCRYPTION_KEY: '' });
     expect(keyless.code).toBe(1);
     expect(keyless.stderr.trim()).toMatch(/^verity: VERITY_ENCRYPTION_KEY is not set: in production /);
+    const collector = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' });
+    expect(collector.code).toBe(1);
+    expect(collector.stderr.trim()).toBe('verity: OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (OTLP over HTTP)');
   });
 
   it('prints its version', async () => {

@@ -7,6 +7,8 @@ import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
 import { postOnce } from '../net/destinations.js';
 import { newId } from '../secrets.js';
+import { inSpan } from '../tracing.js';
+import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { TenancyService } from '../tenancy/service.js';
 import { CallbackDestination, Project } from '../tenancy/entities.js';
 import { WebhookAttempt, WebhookEvent } from './entities.js';
@@ -81,6 +83,25 @@ export function sanitisedSnippet(body: string): string | null {
   return printable ? printable.slice(0, 64) : null;
 }
 
+/** A destination's host for logs and spans: a path or query may carry the integrator's tokens. */
+function destinationHost(url: string | null | undefined): string {
+  try {
+    return new URL(url!).host;
+  } catch {
+    return 'invalid url';
+  }
+}
+
+/** The destination as span attributes: host and port only, like the log line. */
+function destinationAttributes(url: string | null | undefined): Record<string, string | number> {
+  try {
+    const parsed = new URL(url!);
+    return { 'server.address': parsed.hostname, 'server.port': Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
+  } catch {
+    return {};
+  }
+}
+
 export class WebhookService {
   /** Jobs are attached when the service runs; CLI commands only write the outbox. */
   jobs?: JobQueue;
@@ -119,8 +140,13 @@ export class WebhookService {
     }
   }
 
-  /** One attempt of one event. Safe to run twice at once: only the one that claims the row sends. */
-  async deliver(eventId: string): Promise<void> {
+  /** One attempt of one event, traced as a `webhook deliver` span (its queries nest under it). */
+  deliver(eventId: string): Promise<void> {
+    return inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': eventId } }, (span) => this.attempt(eventId, span));
+  }
+
+  /** Safe to run twice at once: only the one that claims the row sends. */
+  private async attempt(eventId: string, span: Span): Promise<void> {
     const now = this.deps.clock.now();
     const leaseUntil = new Date(now.getTime() + this.deps.policy.timeoutMs + 30_000);
     // pg-boss rounds start times to whole seconds: accept a job that runs a little early.
@@ -130,10 +156,14 @@ export class WebhookService {
       `update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning id`,
       [leaseUntil, eventId, due],
     );
-    if (claimed.length === 0) return;
+    if (claimed.length === 0) {
+      span.setAttribute('verity.webhook.outcome', 'not_claimed');
+      return;
+    }
     const em = this.deps.orm.em.fork();
     const event = await em.findOneOrFail(WebhookEvent, { id: eventId });
     const attempt = event.attempts + 1;
+    span.setAttributes({ 'verity.webhook.event_type': event.type, 'verity.webhook.attempt': attempt, ...destinationAttributes(event.url) });
     const secret = await this.deps.tenancy.webhookSigningSecret(event.projectId);
     const previous = await this.deps.tenancy.previousWebhookSigningSecret(event.projectId);
     const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
@@ -184,7 +214,11 @@ export class WebhookService {
       event.nextAttemptAt = new Date(finished.getTime() + retryInSeconds * 1000);
     }
     await em.flush();
-    this.deps.metrics?.webhookAttempts.inc({ outcome: event.state === 'pending' ? 'retry' : event.state });
+    const outcome = event.state === 'pending' ? 'retry' : event.state;
+    span.setAttribute('verity.webhook.outcome', outcome);
+    if (status !== null) span.setAttribute('http.response.status_code', status);
+    if (event.state !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+    this.deps.metrics?.webhookAttempts.inc({ outcome });
     if (event.state === 'delivered') this.deps.metrics?.webhookDeliverySeconds.observe((finished.getTime() - event.createdAt.getTime()) / 1000);
     else this.logFailedAttempt(event, { status, error, retryInSeconds });
     if (retryInSeconds !== undefined && this.jobs) await this.jobs.send('webhook.deliver', { eventId }, { startAfterSeconds: retryInSeconds });
@@ -195,17 +229,11 @@ export class WebhookService {
    * destination's host only (a path or query may carry the integrator's tokens), never the body.
    */
   private logFailedAttempt(event: WebhookEvent, outcome: { status: number | null; error: string | null; retryInSeconds?: number }): void {
-    let host: string;
-    try {
-      host = new URL(event.url!).host;
-    } catch {
-      host = 'invalid url';
-    }
     this.deps.logger?.warn(
       {
         event_id: event.id,
         project_id: event.projectId,
-        destination_host: host,
+        destination_host: destinationHost(event.url),
         attempt: event.attempts,
         http_status: outcome.status,
         error: outcome.error,
