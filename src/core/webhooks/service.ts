@@ -27,6 +27,8 @@ export interface RetryPolicy {
 
 /** How many events one bulk resend queues at most (run it again for the rest). */
 export const BULK_RESEND_LIMIT = 5000;
+/** How many of them one statement moves back to pending. */
+const RESEND_BATCH = 250;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseSeconds: 30, capSeconds: 3600, maxAttempts: 12, timeoutMs: 10_000 };
 
@@ -279,19 +281,28 @@ export class WebhookService {
   /**
    * Ops: every `failed` event of the project created in [from, to) is sent again, each as the
    * single resend does (pending now, the next attempt continues its series). At most
-   * `BULK_RESEND_LIMIT` events per call, oldest first; returns how many were queued.
+   * `BULK_RESEND_LIMIT` events per call, oldest first, queued in batches (`onProgress` after each,
+   * for the CLI's progress bar); returns how many were queued.
    */
-  async resendFailed(projectId: string, range: { from: Date; to: Date }): Promise<{ queued: number; limitReached: boolean }> {
-    const now = this.deps.clock.now();
-    const rows: { id: string }[] = await this.deps.orm.em.getConnection().execute(
-      `update webhook_event set state = 'pending', next_attempt_at = ?, lease_until = null
-       where state = 'failed' and id in (select id from webhook_event where project_id = ? and state = 'failed' and url is not null and created_at >= ? and created_at < ?
-                    order by created_at, id limit ${BULK_RESEND_LIMIT})
-       returning id`,
-      [now, projectId, range.from, range.to],
+  async resendFailed(projectId: string, range: { from: Date; to: Date }, onProgress?: (done: number, total: number) => void): Promise<{ queued: number; limitReached: boolean }> {
+    const connection = this.deps.orm.em.getConnection();
+    const selected: { id: string }[] = await connection.execute(
+      `select id from webhook_event where project_id = ? and state = 'failed' and url is not null and created_at >= ? and created_at < ? order by created_at, id limit ${BULK_RESEND_LIMIT}`,
+      [projectId, range.from, range.to],
     );
-    await this.dispatch(rows.map((row) => row.id));
-    return { queued: rows.length, limitReached: rows.length === BULK_RESEND_LIMIT };
+    let queued = 0;
+    for (let start = 0; start < selected.length; start += RESEND_BATCH) {
+      const ids = selected.slice(start, start + RESEND_BATCH).map((row) => row.id);
+      // Still `failed` when its batch comes: an event resent meanwhile by someone else is left alone.
+      const rows: { id: string }[] = await connection.execute(
+        `update webhook_event set state = 'pending', next_attempt_at = ?, lease_until = null where id in (?) and state = 'failed' returning id`,
+        [this.deps.clock.now(), ids],
+      );
+      await this.dispatch(rows.map((row) => row.id));
+      queued += rows.length;
+      onProgress?.(start + ids.length, selected.length);
+    }
+    return { queued, limitReached: selected.length === BULK_RESEND_LIMIT };
   }
 
   async listEvents(projectId: string, filter: { sessionId?: string; state?: string; limit?: number } = {}) {
