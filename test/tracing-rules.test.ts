@@ -4,7 +4,7 @@ import { describeQuery, tracer } from '../src/core/tracing.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 // Fast tier of tracing: where spans go, what a query span may say, and that nothing records
-// without an endpoint. The exported spans themselves: test/tracing.test.ts.
+// without an endpoint. The exported spans themselves: test/observability.test.ts.
 
 describe('the OTLP traces URL', () => {
   it('is the base endpoint + /v1/traces, or the traces endpoint as given; nothing without either or when disabled', () => {

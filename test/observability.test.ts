@@ -5,13 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from './helpers/processes.js';
 import { VerityProcess, verityEnv } from './helpers/verity-process.js';
 
-// `verity serve` with OTEL_EXPORTER_OTLP_ENDPOINT set sends its spans (OTLP/HTTP, JSON) to a
-// receiver in this test: HTTP requests named by route template, database queries nested under
-// them, model inference and webhook delivery. No attribute carries a secret or identity data.
+// What ops see of one real `verity serve` after a flow (sessions, an error answer, a webhook
+// delivered by the job queue, a check running the face models):
+// - traces: with OTEL_EXPORTER_OTLP_ENDPOINT set it sends its spans (OTLP/HTTP, JSON) to a
+//   receiver in this test: HTTP requests named by route template, database queries nested under
+//   them, model inference and webhook delivery. No attribute carries a secret or identity data.
+// - metrics: /metrics then holds a sample of every family the dashboard and alerts use.
 // A real process on PostgreSQL: runs when TEST_DATABASE_URL is set, as in CI.
 
 const server = process.env.TEST_DATABASE_URL;
-if (!server) console.info('skipping tracing tests: they need TEST_DATABASE_URL (a PostgreSQL server)');
+if (!server) console.info('skipping the traced and measured flow: they need TEST_DATABASE_URL (a PostgreSQL server)');
 
 interface ExportedSpan {
   name: string;
@@ -63,7 +66,7 @@ const json = (response: Response): Promise<any> => response.json();
 const api = (route: string, init: RequestInit = {}) =>
   fetch(`${verity.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
-describe.skipIf(!server)('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
+describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set) and measured', () => {
   beforeAll(async () => {
     const otlp = await listen(async (req, res) => {
       const body = await readBody(req);
@@ -168,5 +171,32 @@ describe.skipIf(!server)('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set
     }
     const keys = new Set(spans.flatMap((span) => Object.keys(span.attributes)));
     for (const key of ['db.statement', 'db.query.text', 'url.full', 'url.path', 'url.query', 'http.url', 'http.target']) expect(keys.has(key), key).toBe(false);
+  });
+
+  it('after the flow, /metrics holds a sample of every family', async () => {
+    const exported = await (await fetch(`${verity.url}/metrics`)).text();
+    const sample = (family: string, labels = '') => new RegExp(`^${family}${labels ? `\\{[^}]*${labels}[^}]*\\}` : '(\\{[^}]*\\})?'} [0-9.e+-]+$`, 'm');
+    const expected: [string, string?][] = [
+      ['verity_http_requests_total', 'route="/api/v2/session/:id",status="404"'],
+      ['verity_http_request_duration_seconds_count', 'route="/api/v2/face-match"'],
+      ['verity_check_verdicts_total', 'type="face_match"'],
+      ['verity_model_inference_seconds_count', 'model="face_describe"'],
+      ['verity_webhook_attempts_total', 'outcome="delivered"'],
+      ['verity_webhook_delivery_seconds_count'],
+      ['verity_job_queue_depth', 'queue="webhook.deliver"'],
+      ['verity_job_queue_oldest_seconds', 'queue="webhook.deliver"'],
+      ['verity_sessions', 'status="APPROVED"'],
+      ['verity_wallet_balance_minor', `project="${demo.project_id}"`],
+      ['verity_db_pool_connections', 'state="in_use"'],
+      ['verity_ready'],
+    ];
+    const missing = expected.filter(([family, labels]) => !sample(family, labels).test(exported)).map(([family, labels]) => `${family}{${labels ?? ''}}`);
+    expect(missing).toEqual([]);
+    // Counted, not just declared.
+    expect(exported).toMatch(/^verity_webhook_attempts_total\{outcome="delivered"\} [1-9]/m);
+    expect(exported).toMatch(/^verity_model_inference_seconds_count\{model="face_describe"\} [1-9]/m);
+    // A healthy receiver: the unhealthy-destination family is declared, with no project in it.
+    expect(exported).toContain('# TYPE verity_webhook_destination_unhealthy gauge');
+    expect(exported).not.toMatch(/^verity_webhook_destination_unhealthy\{/m);
   });
 });
