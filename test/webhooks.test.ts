@@ -216,6 +216,11 @@ describe('destination health and bulk resend', () => {
     const metrics = (await service.http.get('/metrics')).text;
     expect(metrics).toMatch(new RegExp(`^verity_webhook_destination_unhealthy\\{project="${service.demo.project_id}"\\} [1-9]`, 'm'));
     expect(metrics).not.toContain('/down');
+    // ... and the log told the same story as it went: one warning per failed attempt.
+    const failing = await eventOf(sessionId);
+    const warnings = logLines.filter((l) => l.msg === 'webhook attempt failed' && l.event_id === failing.id);
+    expect(warnings.length).toBeGreaterThanOrEqual(sick.consecutiveFailures as number);
+    expect(warnings.every((w) => w.http_status === 503 && w.destination_host === new URL(receiver.url).host)).toBe(true);
     // The receiver recovers: the next attempt is answered 200 and the rule clears.
     await until('delivered after recovery', async () => (await eventOf(sessionId)).state === 'delivered');
     const well = await healthOf();
