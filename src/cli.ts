@@ -13,6 +13,7 @@ import { webhookHealth } from './core/webhooks/health.js';
 import type { KeyStatus } from './core/oidc/keys.js';
 import type { ImportReport } from './core/credentials/registry.js';
 import { asTable, outputFormat } from './cli/format.js';
+import { progressBar } from './cli/progress.js';
 import { resolveEncryptionKey, startService } from './main.js';
 
 /** The version in package.json, the one npm and the changelog speak of (from src/ or the built dist/src/). */
@@ -104,6 +105,16 @@ program
 function print(value: unknown): void {
   const format = outputFormat(program.opts<{ json?: boolean; table?: boolean }>(), process.stdout.isTTY === true);
   process.stdout.write(`${format === 'json' ? JSON.stringify(value, null, 2) : asTable(value)}\n`);
+}
+
+/** Runs long work with a progress bar on stderr for people (a terminal, no --json); scripts see nothing of it. */
+async function withProgress<T>(label: string, work: (update: (done: number, total: number) => void) => Promise<T>): Promise<T> {
+  const progress = progressBar(label, process.stderr, { quiet: program.opts<{ json?: boolean }>().json === true });
+  try {
+    return await work((done, total) => progress.update(done, total));
+  } finally {
+    progress.finish();
+  }
 }
 
 const admin = program.command('admin').description('operate tenants and credentials (a table on a terminal, JSON otherwise)');
@@ -223,7 +234,8 @@ webhook
   .requiredOption('--to <iso>', 'events created before (ISO 8601)')
   .action((opts) => withCore(async (core) => {
     const input = parseInput(resendFailedWebhooksInput, { projectId: await projectIdOf(core, opts.project), from: opts.from, to: opts.to });
-    print({ from: input.from, to: input.to, ...(await core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) })) });
+    const result = await withProgress('resending failed webhooks', (update) => core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) }, update));
+    print({ from: input.from, to: input.to, ...result });
   }));
 
 admin
@@ -271,7 +283,8 @@ admin
   .description('import a licence board roster (CSV; columns in the README) into the built-in registry')
   .action((file) => withCore(async (core) => {
     const { readFile } = await import('node:fs/promises');
-    const report = await core.credentials.importCsv(await readFile(file, 'utf8'));
+    const text = await readFile(file, 'utf8');
+    const report = await withProgress('importing licences', (update) => core.credentials.importCsv(text, update));
     print(report);
     refuseOnRejectedRows(report);
   }));

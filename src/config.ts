@@ -50,6 +50,13 @@ export interface Config {
   keyActivationSeconds: number;
   /** When set, `/metrics` answers only `Authorization: Bearer <this>` (`VERITY_METRICS_TOKEN`). */
   metricsToken?: string;
+  /**
+   * Where spans go (OTLP/HTTP): `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`
+   * + `/v1/traces`. Unset (or `OTEL_SDK_DISABLED=true`): no tracing SDK is loaded.
+   */
+  otlpTracesUrl?: string;
+  /** `service.name` of the spans (`OTEL_SERVICE_NAME`, default verity). */
+  otelServiceName: string;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -69,6 +76,25 @@ function databaseUrl(value: string | undefined): string | undefined {
   if (!['postgres:', 'postgresql:'].includes(url.protocol)) throw new Error(`DATABASE_URL must start with postgresql:// (got ${url.protocol}//)`);
   if (url.pathname.replace(/^\//, '') === '') throw new Error('DATABASE_URL names no database: expected postgresql://user:password@host:5432/database');
   return value;
+}
+
+/** The OTLP/HTTP traces URL from the standard variables; a malformed one is a one-line error at start. */
+function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
+  if (flag(env.OTEL_SDK_DISABLED, false)) return undefined;
+  const [name, url] = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT]
+    : env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? ['OTEL_EXPORTER_OTLP_ENDPOINT', `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`]
+      : [];
+  if (!name || !url) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`${name} is not a URL: expected e.g. http://collector:4318`);
+  }
+  if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error(`${name} must be an http:// or https:// URL (OTLP over HTTP)`);
+  return parsed.href;
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -115,6 +141,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mailFrom: env.VERITY_MAIL_FROM || undefined,
     metricsToken: env.VERITY_METRICS_TOKEN || undefined,
     keyActivationSeconds: integer('VERITY_KEY_ACTIVATION_SECONDS', env.VERITY_KEY_ACTIVATION_SECONDS, 300),
+    otlpTracesUrl: otlpTracesUrl(env),
+    otelServiceName: env.OTEL_SERVICE_NAME || 'verity',
   };
   return { ...config, ...overrides };
 }

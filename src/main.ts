@@ -17,6 +17,8 @@ import { graphqlMiddleware } from './graph/server.js';
 import { trpcMiddleware } from './graph/trpc.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHttpApp } from './rest/app.js';
+import { traceQueries } from './core/tracing.js';
+import { startTracing } from './tracing.js';
 
 export interface Service {
   app: Express;
@@ -82,8 +84,14 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     for (const closer of closers.reverse()) await closer().catch((error) => logger.error({ err: error }, 'close failed'));
   };
   try {
+    if (config.otlpTracesUrl) {
+      // Shut down after everything else has closed: the last spans are flushed then.
+      const tracing = await startTracing({ tracesUrl: config.otlpTracesUrl, serviceName: config.otelServiceName });
+      closers.push(() => tracing.shutdown());
+    }
     const orm = await connectOrm(store);
     closers.push(() => orm.close());
+    if (config.otlpTracesUrl) traceQueries(orm.em.getConnection().getKnex());
     const core = new Core({
       orm,
       encryptionKey: await resolveEncryptionKey(config),

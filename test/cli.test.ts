@@ -191,6 +191,9 @@ describe('verity serve and verity admin on the embedded store', () => {
     const keyless = await start({ NODE_ENV: 'production', VERITY_ENCRYPTION_KEY: '' });
     expect(keyless.code).toBe(1);
     expect(keyless.stderr.trim()).toMatch(/^verity: VERITY_ENCRYPTION_KEY is not set: in production /);
+    const collector = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' });
+    expect(collector.code).toBe(1);
+    expect(collector.stderr.trim()).toBe('verity: OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (OTLP over HTTP)');
   });
 
   it('prints its version', async () => {
@@ -219,5 +222,33 @@ describe('verity serve and verity admin on the embedded store', () => {
     } finally {
       await stopProcess(first);
     }
+  });
+
+  it('draws a progress bar on a terminal while it imports, and nothing with --json or when piped', { timeout: 240_000 }, async () => {
+    const roster = path.join(dataDir, 'progress.csv');
+    const rows = Array.from({ length: 3000 }, (_, i) => `OR,Oregon,RN,Oregon Nursing Board,Registered Nurse,RN-BAR-${i},Ada,,Lovelace,${i === 7 ? 'sleeping' : 'active'},2020-01-01,2030-01-01,,`);
+    await writeFile(roster, ['state_code,state_name,provider_code,provider_display_name,credential_name,license_number,first_name,middle_name,last_name,status,issued_at,expires_at,specialty,npi', ...rows].join('\n'));
+    // `script` (util-linux) runs the command on a pseudo-terminal: stdout and stderr are a TTY, as for a person.
+    const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+    const onTerminal = (...args: string[]) => promisify(execFile)('script', ['-qefc', ['node', ...cli, ...args].map(quote).join(' '), '/dev/null'], { cwd: root, env, timeout: 120_000 })
+      .then(({ stdout }) => ({ code: 0, screen: stdout }), (error: { code: number; stdout: string }) => ({ code: error.code, screen: error.stdout }));
+
+    const person = await onTerminal('admin', 'import-licenses', roster);
+    expect(person.code).toBe(1);
+    expect(person.screen).toContain('importing licences [');
+    expect(person.screen).toContain('100% 3,000/3,000');
+    // The bar's line is cleared before the answer: a table, then the refusal summary.
+    expect(person.screen).toMatch(/\r\x1b\[K[^]*licenses +2999/);
+    expect(person.screen).toContain('verity: 1 row refused (2999 imported): line 9: ');
+
+    const script = await onTerminal('--json', 'admin', 'import-licenses', roster);
+    expect(script.code).toBe(1);
+    expect(script.screen).not.toContain('importing licences');
+    expect(script.screen).not.toContain('\x1b');
+    expect(JSON.parse(script.screen.slice(0, script.screen.indexOf('verity: ')))).toMatchObject({ licenses: 2999, rejectedCount: 1 });
+
+    const piped = await verity('admin', 'import-licenses', roster);
+    expect(piped.code).toBe(1);
+    expect(piped.err).toBe('verity: 1 row refused (2999 imported): line 9: status must be one of active, expired, suspended, revoked\n');
   });
 });

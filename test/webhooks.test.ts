@@ -216,6 +216,11 @@ describe('destination health and bulk resend', () => {
     const metrics = (await service.http.get('/metrics')).text;
     expect(metrics).toMatch(new RegExp(`^verity_webhook_destination_unhealthy\\{project="${service.demo.project_id}"\\} [1-9]`, 'm'));
     expect(metrics).not.toContain('/down');
+    // ... and the log told the same story as it went: one warning per failed attempt.
+    const failing = await eventOf(sessionId);
+    const warnings = logLines.filter((l) => l.msg === 'webhook attempt failed' && l.event_id === failing.id);
+    expect(warnings.length).toBeGreaterThanOrEqual(sick.consecutiveFailures as number);
+    expect(warnings.every((w) => w.http_status === 503 && w.destination_host === new URL(receiver.url).host)).toBe(true);
     // The receiver recovers: the next attempt is answered 200 and the rule clears.
     await until('delivered after recovery', async () => (await eventOf(sessionId)).state === 'delivered');
     const well = await healthOf();
@@ -270,4 +275,23 @@ describe('destination health and bulk resend', () => {
     // Nothing failed is left in the range: a second run queues none.
     expect((await gql(tokens.scoped, RESEND, { i: { projectId: service.demo.project_id, ...range } })).data.resendFailedWebhooks.queued).toBe(0);
   }, 60_000);
+
+  it('moves a bulk resend back to pending in batches, reporting its progress after each (the CLI draws it)', async () => {
+    const [template] = await sql<{ id: string }>(service, 'select id from webhook_event where project_id = ? limit 1', [service.demo.project_id]);
+    const createdAt = new Date('2020-03-01T12:00:00Z');
+    await sql(service, `insert into webhook_event (id, project_id, session_id, type, body, url, state, attempts, next_attempt_at, created_at)
+      select 'evt_bulk_' || g, project_id, session_id, type, body, url, 'failed', 12, now(), ? from webhook_event, generate_series(1, 600) g where id = ?`, [createdAt, template!.id]);
+    const jobs = service.core.webhooks.jobs;
+    service.core.webhooks.jobs = undefined; // moved back to pending, not sent
+    const progress: [number, number][] = [];
+    try {
+      const result = await service.core.webhooks.resendFailed(service.demo.project_id, { from: new Date('2020-03-01T00:00:00Z'), to: new Date('2020-03-02T00:00:00Z') }, (done, total) => progress.push([done, total]));
+      expect(result).toEqual({ queued: 600, limitReached: false });
+      expect(progress).toEqual([[250, 600], [500, 600], [600, 600]]);
+      expect((await sql<{ n: number }>(service, `select count(*)::int as n from webhook_event where id like 'evt_bulk_%' and state = 'pending'`))[0]!.n).toBe(600);
+    } finally {
+      service.core.webhooks.jobs = jobs;
+      await sql(service, `delete from webhook_event where id like 'evt_bulk_%'`);
+    }
+  });
 });

@@ -43,22 +43,23 @@ export class ServiceMetrics {
     const rows = <T>(query: string) => orm.em.getConnection().execute<T[]>(query).catch(() => [] as T[]);
     new Gauge({
       name: 'verity_job_queue_depth',
-      help: 'Jobs waiting (created or retry) per queue',
+      help: 'Jobs waiting (created or retry) per queue; 0 for a queue with none',
       labelNames: ['queue'] as const,
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await rows<{ name: string; depth: number }>(`select name, count(*)::int as depth from pgboss.job where state in ('created', 'retry') group by name`)) this.set({ queue: row.name }, Number(row.depth));
+        // Every queue has a series (0 when idle): a dashboard shows 0, not "no data".
+        for (const row of await rows<{ name: string; depth: number }>(`select q.name, count(j.id)::int as depth from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry') group by q.name`)) this.set({ queue: row.name }, Number(row.depth));
       },
     });
     new Gauge({
       name: 'verity_job_queue_oldest_seconds',
-      help: 'How long the oldest due job of each queue has waited since it became due',
+      help: 'How long the oldest due job of each queue has waited since it became due; 0 for a queue with none',
       labelNames: ['queue'] as const,
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await rows<{ name: string; age: number }>(`select name, extract(epoch from now() - min(start_after))::float8 as age from pgboss.job where state in ('created', 'retry') and start_after <= now() group by name`)) this.set({ queue: row.name }, Math.max(0, Number(row.age)));
+        for (const row of await rows<{ name: string; age: number | null }>(`select q.name, extract(epoch from now() - min(j.start_after))::float8 as age from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry') and j.start_after <= now() group by q.name`)) this.set({ queue: row.name }, Math.max(0, Number(row.age ?? 0)));
       },
     });
     new Gauge({

@@ -2,6 +2,7 @@ import type { DocumentReader } from '../ml/document/index.js';
 import type { FaceModels } from '../ml/faces/index.js';
 import type { LivenessModels } from '../ml/liveness/index.js';
 import { tfWasmFeatures } from '../ml/tf.js'; // light: TF.js itself loads only in loadTf()
+import { inSpan } from './tracing.js';
 
 /**
  * The models core calls, loaded once on first use (or warmed at start) and shared by every
@@ -64,18 +65,19 @@ export function lazyModels(): Models {
 
 /**
  * The same models, each inference timed into `observe` (seconds, by model: document_read,
- * face_detect, face_describe, liveness, head_pose). The time includes waiting for the process's
- * inference queue: it is what a request pays.
+ * face_detect, face_describe, liveness, head_pose) and traced as an `inference <model>` span. The
+ * time includes waiting for the process's inference queue: it is what a request pays.
  */
 export function timedModels(models: Models, observe: (model: string, seconds: number) => void): Models {
-  const time = async <T>(model: string, work: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      return await work();
-    } finally {
-      observe(model, (performance.now() - started) / 1000);
-    }
-  };
+  const time = <T>(model: string, work: () => Promise<T>): Promise<T> =>
+    inSpan(`inference ${model}`, { attributes: { 'verity.model': model } }, async () => {
+      const started = performance.now();
+      try {
+        return await work();
+      } finally {
+        observe(model, (performance.now() - started) / 1000);
+      }
+    });
   return {
     async documents() {
       const reader = await models.documents();

@@ -10,7 +10,7 @@ import { rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
 import { refuseDeepJson } from './input.js';
-import { accessLog, createMetrics, labelRoute, requestId, type HttpMetrics } from './observability.js';
+import { accessLog, createMetrics, labelRoute, requestId, traceRequests, type HttpMetrics } from './observability.js';
 import { securityHeaders } from './security-headers.js';
 import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
@@ -46,6 +46,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
 
+  app.use(traceRequests);
   app.use(requestId);
   app.use(accessLog(logger, metrics));
   app.use(securityHeaders(options.baseUrl.startsWith('https:')));

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import { tracer } from '../core/tracing.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -74,6 +76,37 @@ function recordMatchedRoute(req: Request, res: Response): void {
       if (typeof value?.path === 'string') res.locals.matchedRoute = `${req.baseUrl}${value.path}`;
     },
   });
+}
+
+/**
+ * One SERVER span per request, named by method and route template (`POST /api/v2/session`) once
+ * the answer is sent, so an error answer carries its route too. A caller's W3C `traceparent`
+ * continues its trace. Only the method, route, status and request id are recorded: paths carry
+ * ids and tokens, queries and headers carry secrets.
+ */
+export function traceRequests(req: Request, res: Response, next: NextFunction): void {
+  const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+  const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } }, parent);
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    const route = routeLabel(req, res);
+    span.updateName(`${req.method} ${route}`);
+    span.setAttributes({ 'http.route': route, 'http.response.status_code': res.statusCode });
+    if (typeof res.locals.requestId === 'string') span.setAttribute('verity.request_id', res.locals.requestId);
+    if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    // A caller that hung up before the answer: the span still ends, marked as such.
+    if (!res.writableFinished) span.setAttribute('verity.aborted', true);
+    span.end();
+  };
+  res.on('finish', end);
+  res.on('close', end);
+  const active = trace.setSpan(parent, span);
+  // Body parsers continue in the request stream's callbacks, which would otherwise lose the span.
+  context.bind(active, req);
+  context.bind(active, res);
+  context.with(active, next);
 }
 
 /** Names the metrics/log route of everything under a mount point (GraphQL, tRPC, legacy SSO). */

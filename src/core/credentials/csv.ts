@@ -22,3 +22,11 @@ export function* csvRows(text: string): Generator<string[]> {
   }
   if (field !== '' || row.length) { row.push(field); yield row; }
 }
+
+/** Lines after the header: what a progress bar counts towards (a quoted line break makes it an overestimate). */
+export function dataLineCount(text: string): number {
+  let breaks = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) breaks += 1;
+  const lines = breaks + (text.length > 0 && !text.endsWith('\n') ? 1 : 0);
+  return Math.max(0, lines - 1);
+}

@@ -2,12 +2,14 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { boardFor, BuiltinBoard, type BoardRecord, type HttpBoardConfig } from './boards.js';
-import { csvRows } from './csv.js';
+import { csvRows, dataLineCount } from './csv.js';
 import { CredentialProvider, CredentialState } from './entities.js';
 import { cleanedCandidates, licenseKey } from './matching.js';
 
 export const LICENSE_STATUSES = ['active', 'expired', 'suspended', 'revoked'] as const;
 const DEFAULT_REQUIRED_FIELDS = ['license_number', 'first_name', 'last_name'];
+/** An import reports its progress every this many rows. */
+const PROGRESS_EVERY = 500;
 
 /** The CSV columns of `verity admin import-licenses` (README: "Licence rosters"). */
 export const LICENSE_CSV_COLUMNS = [
@@ -100,8 +102,12 @@ export class CredentialRegistry {
     return providerView(row);
   }
 
-  /** Imports a board roster CSV (`LICENSE_CSV_COLUMNS`, header row first); upserts by licence number. */
-  async importCsv(text: string): Promise<ImportReport> {
+  /**
+   * Imports a board roster CSV (`LICENSE_CSV_COLUMNS`, header row first); upserts by licence number.
+   * `onProgress` hears of the rows read after each batch, against the file's line count (a quoted
+   * field may span lines, so the last call gives the true total).
+   */
+  async importCsv(text: string, onProgress?: (done: number, total: number) => void): Promise<ImportReport> {
     const rows = csvRows(text);
     const first = rows.next();
     const header = (first.done ? [] : first.value).map((column: string) => column.trim().toLowerCase());
@@ -128,9 +134,11 @@ export class CredentialRegistry {
       report.licenses += batch.length;
       batch = [];
     };
+    const lines = dataLineCount(text);
     let line = 1;
     for (const row of rows) {
       line += 1;
+      if ((line - 1) % PROGRESS_EVERY === 0) onProgress?.(line - 1, Math.max(lines, line - 1));
       const stateCode = at(row, 'state_code').toUpperCase();
       const providerCode = at(row, 'provider_code').toUpperCase();
       const number = at(row, 'license_number');
@@ -165,6 +173,7 @@ export class CredentialRegistry {
       if (batch.length >= 500) await flushBatch();
     }
     await flushBatch();
+    onProgress?.(line - 1, line - 1);
     report.states = states.size;
     report.providers = providers.size;
     return report;

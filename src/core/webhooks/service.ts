@@ -7,6 +7,8 @@ import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
 import { postOnce } from '../net/destinations.js';
 import { newId } from '../secrets.js';
+import { inSpan } from '../tracing.js';
+import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { TenancyService } from '../tenancy/service.js';
 import { CallbackDestination, Project } from '../tenancy/entities.js';
 import { WebhookAttempt, WebhookEvent } from './entities.js';
@@ -25,6 +27,8 @@ export interface RetryPolicy {
 
 /** How many events one bulk resend queues at most (run it again for the rest). */
 export const BULK_RESEND_LIMIT = 5000;
+/** How many of them one statement moves back to pending. */
+const RESEND_BATCH = 250;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseSeconds: 30, capSeconds: 3600, maxAttempts: 12, timeoutMs: 10_000 };
 
@@ -81,6 +85,25 @@ export function sanitisedSnippet(body: string): string | null {
   return printable ? printable.slice(0, 64) : null;
 }
 
+/** A destination's host for logs and spans: a path or query may carry the integrator's tokens. */
+function destinationHost(url: string | null | undefined): string {
+  try {
+    return new URL(url!).host;
+  } catch {
+    return 'invalid url';
+  }
+}
+
+/** The destination as span attributes: host and port only, like the log line. */
+function destinationAttributes(url: string | null | undefined): Record<string, string | number> {
+  try {
+    const parsed = new URL(url!);
+    return { 'server.address': parsed.hostname, 'server.port': Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
+  } catch {
+    return {};
+  }
+}
+
 export class WebhookService {
   /** Jobs are attached when the service runs; CLI commands only write the outbox. */
   jobs?: JobQueue;
@@ -119,8 +142,13 @@ export class WebhookService {
     }
   }
 
-  /** One attempt of one event. Safe to run twice at once: only the one that claims the row sends. */
-  async deliver(eventId: string): Promise<void> {
+  /** One attempt of one event, traced as a `webhook deliver` span (its queries nest under it). */
+  deliver(eventId: string): Promise<void> {
+    return inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': eventId } }, (span) => this.attempt(eventId, span));
+  }
+
+  /** Safe to run twice at once: only the one that claims the row sends. */
+  private async attempt(eventId: string, span: Span): Promise<void> {
     const now = this.deps.clock.now();
     const leaseUntil = new Date(now.getTime() + this.deps.policy.timeoutMs + 30_000);
     // pg-boss rounds start times to whole seconds: accept a job that runs a little early.
@@ -130,10 +158,14 @@ export class WebhookService {
       `update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning id`,
       [leaseUntil, eventId, due],
     );
-    if (claimed.length === 0) return;
+    if (claimed.length === 0) {
+      span.setAttribute('verity.webhook.outcome', 'not_claimed');
+      return;
+    }
     const em = this.deps.orm.em.fork();
     const event = await em.findOneOrFail(WebhookEvent, { id: eventId });
     const attempt = event.attempts + 1;
+    span.setAttributes({ 'verity.webhook.event_type': event.type, 'verity.webhook.attempt': attempt, ...destinationAttributes(event.url) });
     const secret = await this.deps.tenancy.webhookSigningSecret(event.projectId);
     const previous = await this.deps.tenancy.previousWebhookSigningSecret(event.projectId);
     const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
@@ -184,7 +216,11 @@ export class WebhookService {
       event.nextAttemptAt = new Date(finished.getTime() + retryInSeconds * 1000);
     }
     await em.flush();
-    this.deps.metrics?.webhookAttempts.inc({ outcome: event.state === 'pending' ? 'retry' : event.state });
+    const outcome = event.state === 'pending' ? 'retry' : event.state;
+    span.setAttribute('verity.webhook.outcome', outcome);
+    if (status !== null) span.setAttribute('http.response.status_code', status);
+    if (event.state !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+    this.deps.metrics?.webhookAttempts.inc({ outcome });
     if (event.state === 'delivered') this.deps.metrics?.webhookDeliverySeconds.observe((finished.getTime() - event.createdAt.getTime()) / 1000);
     else this.logFailedAttempt(event, { status, error, retryInSeconds });
     if (retryInSeconds !== undefined && this.jobs) await this.jobs.send('webhook.deliver', { eventId }, { startAfterSeconds: retryInSeconds });
@@ -195,17 +231,11 @@ export class WebhookService {
    * destination's host only (a path or query may carry the integrator's tokens), never the body.
    */
   private logFailedAttempt(event: WebhookEvent, outcome: { status: number | null; error: string | null; retryInSeconds?: number }): void {
-    let host: string;
-    try {
-      host = new URL(event.url!).host;
-    } catch {
-      host = 'invalid url';
-    }
     this.deps.logger?.warn(
       {
         event_id: event.id,
         project_id: event.projectId,
-        destination_host: host,
+        destination_host: destinationHost(event.url),
         attempt: event.attempts,
         http_status: outcome.status,
         error: outcome.error,
@@ -251,19 +281,28 @@ export class WebhookService {
   /**
    * Ops: every `failed` event of the project created in [from, to) is sent again, each as the
    * single resend does (pending now, the next attempt continues its series). At most
-   * `BULK_RESEND_LIMIT` events per call, oldest first; returns how many were queued.
+   * `BULK_RESEND_LIMIT` events per call, oldest first, queued in batches (`onProgress` after each,
+   * for the CLI's progress bar); returns how many were queued.
    */
-  async resendFailed(projectId: string, range: { from: Date; to: Date }): Promise<{ queued: number; limitReached: boolean }> {
-    const now = this.deps.clock.now();
-    const rows: { id: string }[] = await this.deps.orm.em.getConnection().execute(
-      `update webhook_event set state = 'pending', next_attempt_at = ?, lease_until = null
-       where state = 'failed' and id in (select id from webhook_event where project_id = ? and state = 'failed' and url is not null and created_at >= ? and created_at < ?
-                    order by created_at, id limit ${BULK_RESEND_LIMIT})
-       returning id`,
-      [now, projectId, range.from, range.to],
+  async resendFailed(projectId: string, range: { from: Date; to: Date }, onProgress?: (done: number, total: number) => void): Promise<{ queued: number; limitReached: boolean }> {
+    const connection = this.deps.orm.em.getConnection();
+    const selected: { id: string }[] = await connection.execute(
+      `select id from webhook_event where project_id = ? and state = 'failed' and url is not null and created_at >= ? and created_at < ? order by created_at, id limit ${BULK_RESEND_LIMIT}`,
+      [projectId, range.from, range.to],
     );
-    await this.dispatch(rows.map((row) => row.id));
-    return { queued: rows.length, limitReached: rows.length === BULK_RESEND_LIMIT };
+    let queued = 0;
+    for (let start = 0; start < selected.length; start += RESEND_BATCH) {
+      const ids = selected.slice(start, start + RESEND_BATCH).map((row) => row.id);
+      // Still `failed` when its batch comes: an event resent meanwhile by someone else is left alone.
+      const rows: { id: string }[] = await connection.execute(
+        `update webhook_event set state = 'pending', next_attempt_at = ?, lease_until = null where id in (?) and state = 'failed' returning id`,
+        [this.deps.clock.now(), ids],
+      );
+      await this.dispatch(rows.map((row) => row.id));
+      queued += rows.length;
+      onProgress?.(start + ids.length, selected.length);
+    }
+    return { queued, limitReached: selected.length === BULK_RESEND_LIMIT };
   }
 
   async listEvents(projectId: string, filter: { sessionId?: string; state?: string; limit?: number } = {}) {

@@ -1,0 +1,82 @@
+import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Span } from '@opentelemetry/api';
+
+// Spans at our own seams (HTTP requests, database queries, model inference, webhook delivery),
+// made through the OpenTelemetry API. Until `startTracing` registers an SDK (only when
+// OTEL_EXPORTER_OTLP_ENDPOINT is set) the API hands out spans that record nothing.
+//
+// Attributes name routes, tables, models, hosts and ids, never values: SQL text is not recorded
+// (MikroORM inlines parameters into it), nor paths, queries, headers, bodies or error messages.
+
+export const tracer = trace.getTracer('verity');
+
+/** Marks a span failed by the error's type only: a message may carry identity data or a URL's token. */
+export function recordFailure(span: Span, error: unknown): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+}
+
+/** Runs `work` as the active span `name` (its queries nest under it), ending the span however it ends. */
+export function inSpan<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes }, work: (span: Span) => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, options, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The statement's verb and first table (`SELECT webhook_event`), read from its start; never its values. */
+export function describeQuery(sql: string): { operation: string; table?: string } {
+  const operation = /^\s*\(?\s*([a-z]+)/i.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
+  const table = /\b(?:from|into|update|join)\s+"?([a-z_][a-z0-9_]*)"?(?:\."?([a-z_][a-z0-9_]*)"?)?/i.exec(sql);
+  return { operation, table: table ? (table[2] ?? table[1])!.toLowerCase() : undefined };
+}
+
+interface KnexQueryEvents {
+  on(event: 'query', listener: (query: { __knexQueryUid?: string; sql?: string }) => void): unknown;
+  on(event: 'query-response', listener: (response: unknown, query: { __knexQueryUid?: string }) => void): unknown;
+  on(event: 'query-error', listener: (error: unknown, query: { __knexQueryUid?: string }) => void): unknown;
+}
+
+/** Spans still open: a query whose answer never came (a dropped connection) must not keep its span forever. */
+const MAX_OPEN_QUERY_SPANS = 1000;
+
+/**
+ * One CLIENT span per database query, from knex's own query events (MikroORM runs every query
+ * through knex). The `query` event fires in the caller's async context, so the span nests under
+ * the request or delivery that made it; queries outside any span (housekeeping) are not traced,
+ * or each would be a trace of its own.
+ */
+export function traceQueries(knex: KnexQueryEvents): void {
+  const open = new Map<string, Span>();
+  knex.on('query', (query) => {
+    if (!query.__knexQueryUid || !query.sql || !trace.getSpan(context.active())) return;
+    const { operation, table } = describeQuery(query.sql);
+    const span = tracer.startSpan(table ? `${operation} ${table}` : operation, {
+      kind: SpanKind.CLIENT,
+      attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation, ...(table ? { 'db.collection.name': table } : {}) },
+    });
+    if (open.size >= MAX_OPEN_QUERY_SPANS) {
+      const [oldest, stale] = open.entries().next().value!;
+      stale.end();
+      open.delete(oldest);
+    }
+    open.set(query.__knexQueryUid, span);
+  });
+  const finish = (query: { __knexQueryUid?: string }, error?: unknown) => {
+    const span = query.__knexQueryUid ? open.get(query.__knexQueryUid) : undefined;
+    if (!span) return;
+    open.delete(query.__knexQueryUid!);
+    if (error !== undefined) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string') span.setAttribute('db.response.status_code', code);
+      recordFailure(span, error);
+    }
+    span.end();
+  };
+  knex.on('query-response', (_response, query) => finish(query));
+  knex.on('query-error', (error, query) => finish(query, error));
+}
