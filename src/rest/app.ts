@@ -6,7 +6,7 @@ import { rateLimited, requireApiKey, requireOrgClient } from './auth.js';
 import { checksRouter } from './routes/checks.js';
 import { hostedSessionRouter, sessionsRouter } from './routes/sessions.js';
 import { sessionPageRouter } from '../web/session-page.js';
-import { rosterRouter } from './routes/roster.js';
+import { rosterBodyErrors, rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
 import { refuseDeepJson } from './input.js';
@@ -74,7 +74,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const roster = express.Router();
   roster.use(requireOrgClient(core));
   roster.use(rosterRouter(core, docs));
-  app.use('/api/sdk', roster);
+  app.use('/api/sdk', roster, rosterBodyErrors);
 
   for (const mount of options.mounts ?? []) app.use(mount.path, labelRoute(mount.path), ...mount.handlers);
 
