@@ -37,6 +37,27 @@ export interface HttpApp {
   docs: ApiDocs;
 }
 
+/** What Express keeps of a mounted router or route (router 2.x), as far as `methodsAt` reads it. */
+interface RouterLayer {
+  match(path: string): { path: string } | false;
+  route?: { _methods(): string[] };
+  handle: { stack?: RouterLayer[] };
+}
+
+/**
+ * The methods some route answers at `path`, found in the routers themselves: a known path asked
+ * with another method is 405 with `Allow` (RFC 9110 15.5.6), an unknown path stays 404.
+ */
+function methodsAt(stack: RouterLayer[], path: string, found = new Set<string>()): Set<string> {
+  for (const layer of stack) {
+    const match = layer.match(path);
+    if (!match) continue;
+    if (layer.route) for (const method of layer.route._methods()) { if (method !== '*') found.add(method); }
+    else if (layer.handle.stack) methodsAt(layer.handle.stack, path.slice(match.path.length) || '/', found);
+  }
+  return found;
+}
+
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { core, logger } = options;
   const metrics = createMetrics(core.metrics.registry);
@@ -78,7 +99,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   for (const mount of options.mounts ?? []) app.use(mount.path, labelRoute(mount.path), ...mount.handlers);
 
-  app.use(() => {
+  app.use((req, res) => {
+    const allowed = methodsAt(app.router.stack as unknown as RouterLayer[], req.path);
+    if (allowed.size) {
+      res.setHeader('Allow', [...allowed].sort().join(', '));
+      throw new DomainError('method_not_allowed', `${req.method} is not allowed on this path; it takes ${[...allowed].sort().join(', ')}`);
+    }
     throw new DomainError('not_found', 'no such endpoint');
   });
   app.use(errorHandler(logger));
