@@ -100,10 +100,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   for (const mount of options.mounts ?? []) app.use(mount.path, labelRoute(mount.path), ...mount.handlers);
 
   app.use((req, res) => {
-    const allowed = methodsAt(app.router.stack as unknown as RouterLayer[], req.path);
-    if (allowed.size) {
-      res.setHeader('Allow', [...allowed].sort().join(', '));
-      throw new DomainError('method_not_allowed', `${req.method} is not allowed on this path; it takes ${[...allowed].sort().join(', ')}`);
+    const allow = [...methodsAt(app.router.stack as unknown as RouterLayer[], req.path)].sort().join(', ');
+    if (allow) {
+      res.setHeader('Allow', allow);
+      throw new DomainError('method_not_allowed', `${req.method} is not allowed on this path; it takes ${allow}`);
     }
     throw new DomainError('not_found', 'no such endpoint');
   });
