@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanedCandidates, namesMatch } from '../src/core/credentials/matching.js';
+import { licenseTypeKey } from '../src/core/oidc/resources.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
 let service: TestService;
@@ -137,7 +138,42 @@ describe('account mode', () => {
       { license_type: 'Registered Nurse', verified: true, verified_from: 'California Board of Registered Nursing (CA)', expire_at: '2028-06-30T23:59:59.000Z' },
     ]);
     const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${token}`);
-    expect(licenses.body.data.licenses).toEqual([{ type: 'Registered Nurse', number: 'RN-0012345', status: 'active', expires_on: '2028-06-30', issuer: 'California Board of Registered Nursing' }]);
+    expect(licenses.body.data.licenses).toEqual([{ type: 'nurse_licenses', number: 'RN-0012345', status: 'active', expires_on: '2028-06-30', issuer: 'California Board of Registered Nursing' }]);
+  });
+
+  it('names licence expiry exactly as the spec does on each route: expires_at, expires_on, expire_at, expire_date', async () => {
+    // Every key that names an expiry, anywhere in a body.
+    const expiryKeys = (value: unknown): string[] => (value && typeof value === 'object'
+      ? Object.entries(value).flatMap(([key, child]) => [...(/^expir/.test(key) ? [key] : []), ...expiryKeys(child)])
+      : []);
+    const account = await service.core.accounts.createAccount({ email: 'expiry-names@example.com', password: 'long enough' });
+    await service.core.accounts.recordVerifiedIdentity({ svcId: account.svcId, fullName: 'María García-López', dateOfBirth: '1985-02-03' });
+    const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, ['openid', 'verifications']);
+    const check = await post({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', svc_access_token: token });
+    expect(expiryKeys(check.body.data.check)).toEqual(['expires_at']);
+    expect(check.body.data.check.data.license.expires_at).toBe('2028-06-30');
+
+    const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${token}`);
+    expect(expiryKeys(licenses.body.data)).toEqual(['expires_on']);
+    expect(licenses.body.data.licenses[0]).toMatchObject({ type: 'nurse_licenses', expires_on: '2028-06-30' });
+
+    const verifications = await service.http.get('/api/auth/oidc/verifications').set('Authorization', `Bearer ${token}`);
+    expect(expiryKeys(verifications.body.data)).toEqual(['expire_at']);
+
+    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'licence expiry', features: ['credential'] });
+    const session = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id, svc_access_token: token });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    const decision = await service.http.get(`/api/v2/session/${session.body.data.session_id}/decision`).set('X-API-Key', service.demo.api_key);
+    expect(expiryKeys(decision.body.data.identity)).toEqual(['expire_date']);
+    expect(decision.body.data.identity.licenses).toEqual([{ license_state: 'CA', status: 'active', expire_date: '2028-06-30' }]);
+  });
+
+  it('answers /licenses type as a key: nurse_licenses, cpr_certification, else the credential name in snake_case', () => {
+    expect(licenseTypeKey('Registered Nurse')).toBe('nurse_licenses');
+    expect(licenseTypeKey('Licensed Vocational Nurse')).toBe('nurse_licenses');
+    expect(licenseTypeKey('BLS/CPR Certification')).toBe('cpr_certification');
+    expect(licenseTypeKey('Physician and Surgeon')).toBe('physician_and_surgeon');
+    expect(licenseTypeKey('nurse_licenses')).toBe('nurse_licenses');
   });
 
   it('answers kyc_required without a verified identity', async () => {

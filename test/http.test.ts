@@ -32,6 +32,34 @@ describe('envelope and request ids', () => {
     expect(res.headers['x-request-id']).toBeTruthy();
   });
 
+  it('answers a wrong method on a known path 405 method_not_allowed with Allow, in the envelope; unknown paths stay 404', async () => {
+    const key = { 'X-API-Key': service.demo.api_key };
+    const org = { 'X-Client-Id': service.demo.org.client_id, 'X-Client-Secret': service.demo.org.client_secret };
+    const cases: [string, string, Record<string, string>, string][] = [
+      ['DELETE', '/api/v2/session', key, 'GET, HEAD, POST'],
+      ['POST', '/api/v2/session/ses_x/decision', key, 'GET, HEAD'],
+      ['PUT', '/api/v2/session/ses_x/status', key, 'PATCH'],
+      ['GET', '/api/v2/id-verification', key, 'POST'],
+      ['PUT', '/api/sdk/billing', org, 'GET, HEAD'],
+      ['GET', '/api/sdk/members/mem_x/deactivate', org, 'PATCH'],
+      ['DELETE', '/api/auth/oidc/jwks.json', {}, 'GET, HEAD'],
+      ['PATCH', '/api/auth/oidc/token', {}, 'POST'],
+      ['POST', '/healthz', {}, 'GET, HEAD'],
+    ];
+    for (const [method, path, headers, allow] of cases) {
+      const res = await service.http[method.toLowerCase() as 'get'](path).set(headers);
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.allow, `${method} ${path}`).toBe(allow);
+      expect(res.body).toEqual({ success: false, data: null, error: { code: 'method_not_allowed', message: expect.stringContaining(allow) } });
+      expect(res.headers['x-request-id']).toBeTruthy();
+    }
+    for (const [method, path, headers] of [['POST', '/api/v2/no-such-check', key], ['DELETE', '/api/sdk/nothing', org], ['PUT', '/no/such/thing', {}]] as const) {
+      const res = await service.http[method.toLowerCase() as 'get'](path).set(headers);
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.headers.allow).toBeUndefined();
+    }
+  });
+
   it('answers malformed JSON with 400 validation_error', async () => {
     const res = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).set('Content-Type', 'application/json').send('{"workflow_id": ');
     expect(res.status).toBe(400);
@@ -195,5 +223,12 @@ describe('health, readiness, metrics, OpenAPI', () => {
     expect(res.body.paths['/readyz'].get.responses['200'].content['application/json'].schema.properties.status.enum).toEqual(['ready', 'not_ready']);
     expect(res.body.paths['/api/auth/tpsso/token'].post.responses['410']).toBeDefined();
     expect(res.body.components.securitySchemes.ApiKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    // Every operation has an operationId, unique in the document (SDK generators name methods by it).
+    const operations = Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) => Object.values(ops));
+    expect(operations.every((op) => /^[a-z]+[A-Za-z0-9]+$/.test(op.operationId))).toBe(true);
+    expect(new Set(operations.map((op) => op.operationId)).size).toBe(operations.length);
+    expect(res.body.paths['/api/v2/session/{id}/decision'].get.operationId).toBe('getSessionByIdDecision');
+    // Browser routes: a page, a redirect, or an HTML error page, never JSON.
+    expect(Object.keys(res.body.paths['/api/auth/oidc/authorize'].get.responses)).toEqual(['200', '303', '400']);
   });
 });

@@ -29,6 +29,20 @@ describe('image input on POST /api/v2/id-verification', () => {
     expect(multipart.body.error.code).toBe('no_images_provided');
   });
 
+  it('needs front_image: a back alone is 400 validation_error naming front_image, not read and not charged', async () => {
+    const before = await balance();
+    const checks = async () => Number((await sql<{ n: string }>(service, 'select count(*) as n from check_record where project_id = ?', [service.demo.project_id]))[0]!.n);
+    const recorded = await checks();
+    const json = await post().send({ back_image: jpeg.toString('base64') });
+    const multipart = await post().attach('back_image', jpeg, 'back.jpg');
+    for (const res of [json, multipart]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, data: { errors: { front_image: 'required' } }, error: { code: 'validation_error', message: expect.stringContaining('front_image') } });
+    }
+    expect(await balance()).toBe(before);
+    expect(await checks()).toBe(recorded);
+  });
+
   it('refuses base64 that is not base64 with validation_error', async () => {
     const res = await post().send({ front_image: 'this is *not* base64!' });
     expect(res.status).toBe(400);

@@ -34,7 +34,7 @@ async function authorize(extra: Record<string, string | undefined> = {}, driver 
   }
   expect(res.status, res.text).toBe(303);
   const location = new URL(res.headers.location as string);
-  return { location, code: location.searchParams.get('code')!, state, nonce, verifier, driver };
+  return { location, raw: res.headers.location as string, code: location.searchParams.get('code')!, state, nonce, verifier, driver };
 }
 
 const token = (body: Record<string, string>) => service.http.post('/api/auth/oidc/token').type('form').send(body);
@@ -254,6 +254,22 @@ describe('authorize', () => {
     expect(location.searchParams.get('state')).toBe(state);
     expect(location.searchParams.get('iss')).toBe(service.url);
     expect(location.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('echoes state exactly, percent-encoded (%20 for a space, never +), on success and error redirects', async () => {
+    const state = 'a b+c&d=e%f/é?';
+    const stateIn = (location: string) => /[?&]state=([^&]*)/.exec(location)?.[1];
+    const success = await authorize({ state });
+    expect(stateIn(success.raw)).toBe(encodeURIComponent(state));
+    expect(success.location.searchParams.get('state')).toBe(state);
+    for (const change of [{ response_type: 'token' }, { scope: 'openid mcp' }, { prompt: 'none' }]) {
+      const failure = await service.http.get(authorizePath({ ...base(), ...change, state }));
+      expect(failure.status).toBe(303);
+      const raw = failure.headers.location as string;
+      expect(stateIn(raw)).toBe(encodeURIComponent(state));
+      expect(raw.split('?')[1]).not.toContain('+');
+      expect(new URL(raw).searchParams.get('state')).toBe(state);
+    }
   });
 
   it("lets the sign-in and consent pages' forms end at the client's redirect URI only (CSP form-action)", async () => {
@@ -492,11 +508,12 @@ describe('logout', () => {
     expect((await service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tampered, post_logout_redirect_uri: redirectUri })}`)).status).toBe(400);
 
     clock.advance(3600_000); // the hint is expired by now, which logout accepts
-    const res = await driver.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: redirectUri, state: 'bye' })}`);
+    const res = await driver.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: redirectUri, state: 'bye now' })}`);
     expect(res.status).toBe(303);
     const location = new URL(res.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
-    expect(location.searchParams.get('state')).toBe('bye');
+    expect(location.searchParams.get('state')).toBe('bye now');
+    expect(res.headers.location).toContain('state=bye%20now');
     expect(driver.cookie).toBe('');
     expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
   });

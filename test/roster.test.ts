@@ -111,7 +111,6 @@ describe('add members', () => {
     ['a member without email', { members: [{ email: 'a@corp.example' }, { first_name: 'X' }] }, 'members[1].email'],
     ['an invalid email', { members: [{ email: 'a@corp.example' }, { email: 'b@corp.example' }, { email: 'c@corp.example' }, { email: 'not an email' }] }, 'members[3].email'],
     ['an unknown role', { members: [{ email: 'a@corp.example', role: 'boss' }] }, 'members[0].role'],
-    ['duplicate emails inside one call', { members: [{ email: 'dup@corp.example' }, { email: 'DUP@corp.example' }] }, 'members[1].email'],
     ['a wrong type', { members: 'everyone' }, 'members'],
     ['an unknown invite method', { members: [{ email: 'a@corp.example' }], invite: 'sms' }, 'invite'],
   ])('answers 400 invalid_request naming the field for %s', async (_name, body, field) => {
@@ -121,10 +120,23 @@ describe('add members', () => {
     expect(Object.keys(res.body.data.errors)).toContain(field);
   });
 
-  it('answers a malformed JSON body in the envelope', async () => {
-    const res = await api('post', '/members').set('Content-Type', 'application/json').send('{"members": [');
-    expect(res.status).toBe(400);
-    expect(res.body.success).toBe(false);
+  it('answers a malformed JSON body like its own bad input: 400 invalid_request with data.errors', async () => {
+    for (const body of ['{"members": [', '"just a string"']) {
+      const res = await api('post', '/members').set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+      expect(Object.keys(res.body.data.errors)).toEqual(['body']);
+    }
+  });
+
+  it('keeps the first of an address repeated inside one call and skips the rest as duplicate', async () => {
+    const email = uniqueEmail('twice');
+    const other = uniqueEmail();
+    const res = await add([{ email, first_name: 'First' }, { email: email.toUpperCase(), first_name: 'Second' }, { email: other }, { email }]);
+    expect(res.status).toBe(201);
+    expect(res.body.data.created.map((m: { email: string; first_name: string }) => [m.email, m.first_name])).toEqual([[email, 'First'], [other, '']]);
+    expect(res.body.data.skipped).toEqual([{ email: email.toUpperCase(), reason: 'duplicate' }, { email, reason: 'duplicate' }]);
+    expect(await sql(service, 'select id from member where lower(email) = ?', [email])).toHaveLength(1);
   });
 
   it('leaves one member when two bulk adds race on the same email', async () => {
@@ -153,6 +165,44 @@ describe('list and resolve', () => {
     expect(ids).toContain(member.member_id);
     expect(ids).not.toContain(admin.member_id);
     for (const entry of res.body.data.members) expect(entry.active).toBe(entry.status === 'active');
+  });
+
+  it('pages with a cursor in X-Next-Cursor and Link: every member once, in order; 1000 per page by default', async () => {
+    const created = await service.core.tenancy.createOrgApp({ organizationName: 'Paging Org' });
+    const paging = { clientId: created.app.clientId, clientSecret: created.clientSecret };
+    const emails = Array.from({ length: 1003 }, (_, i) => `page${i}.${Date.now()}@corp.example`);
+    for (let at = 0; at < emails.length; at += 500) {
+      expect((await add(emails.slice(at, at + 500).map((email) => ({ email })), { notify: false, invite: 'email' }, paging)).status).toBe(201);
+    }
+    const seen: string[] = [];
+    let next: string | undefined = '/api/sdk/members?limit=300';
+    let pages = 0;
+    while (next) {
+      const res: { status: number; body: { data: { members: { email: string }[] } }; headers: Record<string, string | undefined> } = await service.http.get(next).set('X-Client-Id', paging.clientId).set('X-Client-Secret', paging.clientSecret);
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body.data).sort()).toEqual(['members', 'organization']);
+      expect(res.body.data.members.length).toBeLessThanOrEqual(300);
+      seen.push(...res.body.data.members.map((m: { email: string }) => m.email));
+      next = /^<([^>]+)>; rel="next"$/.exec(String(res.headers.link ?? ''))?.[1];
+      expect(res.headers['x-next-cursor'] === undefined).toBe(next === undefined);
+      pages += 1;
+    }
+    expect(pages).toBe(4);
+    expect(seen).toEqual(emails);
+    // Without limit: the first 1000 and a cursor for the rest.
+    const first = await api('get', '/members', paging);
+    expect(first.body.data.members).toHaveLength(1000);
+    const rest = await api('get', `/members?cursor=${first.headers['x-next-cursor']}`, paging);
+    expect(rest.body.data.members.map((m: { email: string }) => m.email)).toEqual(emails.slice(1000));
+    expect(rest.headers['x-next-cursor']).toBeUndefined();
+    expect(rest.headers.link).toBeUndefined();
+  });
+
+  it.each([['a made-up cursor', 'cursor=nonsense', 'cursor'], ['limit 0', 'limit=0', 'limit'], ['limit 1001', 'limit=1001', 'limit'], ['a fractional limit', 'limit=2.5', 'limit']])('answers 400 invalid_request for %s', async (_name, query, field) => {
+    const res = await api('get', `/members?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(Object.keys(res.body.data.errors)).toEqual([field]);
   });
 
   it('resolves by email or svc_id (any role); 400 missing_identifier with neither', async () => {

@@ -75,11 +75,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 }
 
 /** A session whose one step (location) finishes it at once: APPROVED, announced to `path`. */
-async function approvedSession(path: string, tenant = { projectId: '', apiKey: '', workflowId: '' }): Promise<string> {
+async function approvedSession(path: string, tenant = { projectId: '', apiKey: '', workflowId: '' }, options: { vendorData?: false } = {}): Promise<string> {
   const callback = `${receiver.url}${path}`;
   const projectId = tenant.projectId || service.demo.project_id;
   await service.core.tenancy.approveCallback({ projectId, url: callback });
-  const created = await service.http.post('/api/v2/session').set('X-API-Key', tenant.apiKey || service.demo.api_key).send({ workflow_id: tenant.workflowId || workflowId, callback, vendor_data: path });
+  const created = await service.http.post('/api/v2/session').set('X-API-Key', tenant.apiKey || service.demo.api_key).send({ workflow_id: tenant.workflowId || workflowId, callback, ...(options.vendorData === false ? {} : { vendor_data: path }) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const { session_id: sessionId, session_token: token } = created.body.data;
   const step = await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', token).send({ latitude: 1, longitude: 2, accuracy: 5 });
@@ -113,6 +113,19 @@ describe('the retry schedule', () => {
 });
 
 describe('delivery', () => {
+  it('sends vendor_data as "" when the session was created without one, in the webhook as in the decision and the session', async () => {
+    const sessionId = await approvedSession('/no-vendor-data', undefined, { vendorData: false });
+    const event = await until('delivery', async () => { const e = await eventOf(sessionId); return e.state === 'delivered' && e; });
+    const delivered = JSON.parse(receiver.deliveries.find((d) => d.eventId === event.id)!.body);
+    expect(delivered).toMatchObject({ session_id: sessionId, vendor_data: '' });
+    const decision = await service.http.get(`/api/v2/session/${sessionId}/decision`).set('X-API-Key', service.demo.api_key);
+    expect(decision.body.data.vendor_data).toBe('');
+    const current = await service.http.get(`/api/v2/session/${sessionId}`).set('X-API-Key', service.demo.api_key);
+    expect(current.body.data.vendor_data).toBe('');
+    const listed = await service.http.get('/api/v2/session').query({ limit: 100 }).set('X-API-Key', service.demo.api_key);
+    expect(listed.body.data.find((s: { session_id: string }) => s.session_id === sessionId).vendor_data).toBe('');
+  });
+
   it('signs every attempt, retries failures with backoff and Retry-After, and delivers each event', async () => {
     receiver.scripts.set('/flaky', [{ status: 500 }, { status: 503, headers: { 'Retry-After': '2' } }]);
     const sessionId = await approvedSession('/flaky');

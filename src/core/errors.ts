@@ -177,6 +177,7 @@ const implied = {
   validation_error: { status: 400, message: 'request body or parameters are invalid' },
   missing_identifier: { status: 400, message: 'provide svc_id or email' },
   payload_too_large: { status: 413, message: 'request body is too large' },
+  method_not_allowed: { status: 405, message: 'this path does not take that method; see the Allow header' },
   unprocessable: { status: 422, message: 'input could not be processed' },
   insufficient_balance: { status: 402, message: 'wallet balance exhausted' },
   account_exists: { status: 409, message: 'an account with this email already exists' },

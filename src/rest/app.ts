@@ -6,7 +6,7 @@ import { rateLimited, requireApiKey, requireOrgClient } from './auth.js';
 import { checksRouter } from './routes/checks.js';
 import { hostedSessionRouter, sessionsRouter } from './routes/sessions.js';
 import { sessionPageRouter } from '../web/session-page.js';
-import { rosterRouter } from './routes/roster.js';
+import { rosterBodyErrors, rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
 import { refuseDeepJson } from './input.js';
@@ -35,6 +35,27 @@ export interface HttpApp {
   app: Express;
   metrics: HttpMetrics;
   docs: ApiDocs;
+}
+
+/** What Express keeps of a mounted router or route (router 2.x), as far as `methodsAt` reads it. */
+interface RouterLayer {
+  match(path: string): { path: string } | false;
+  route?: { _methods(): string[] };
+  handle: { stack?: RouterLayer[] };
+}
+
+/**
+ * The methods some route answers at `path`, found in the routers themselves: a known path asked
+ * with another method is 405 with `Allow` (RFC 9110 15.5.6), an unknown path stays 404.
+ */
+function methodsAt(stack: RouterLayer[], path: string, found = new Set<string>()): Set<string> {
+  for (const layer of stack) {
+    const match = layer.match(path);
+    if (!match) continue;
+    if (layer.route) for (const method of layer.route._methods()) { if (method !== '*') found.add(method); }
+    else if (layer.handle.stack) methodsAt(layer.handle.stack, path.slice(match.path.length) || '/', found);
+  }
+  return found;
 }
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
@@ -75,11 +96,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const roster = express.Router();
   roster.use(requireOrgClient(core));
   roster.use(rosterRouter(core, docs));
-  app.use('/api/sdk', roster);
+  app.use('/api/sdk', roster, rosterBodyErrors);
 
   for (const mount of options.mounts ?? []) app.use(mount.path, labelRoute(mount.path), ...mount.handlers);
 
-  app.use(() => {
+  app.use((req, res) => {
+    const allow = [...methodsAt(app.router.stack as unknown as RouterLayer[], req.path)].sort().join(', ');
+    if (allow) {
+      res.setHeader('Allow', allow);
+      throw new DomainError('method_not_allowed', `${req.method} is not allowed on this path; it takes ${allow}`);
+    }
     throw new DomainError('not_found', 'no such endpoint');
   });
   app.use(errorHandler(logger));

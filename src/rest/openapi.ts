@@ -21,6 +21,8 @@ export interface RouteDoc {
   bare?: boolean;
   successStatus?: number;
   errors?: ErrorCode[];
+  /** A browser route: success is a 303 redirect, and a request it cannot trust gets an HTML page (400). */
+  browser?: boolean;
 }
 
 const SECURITY: Record<Exclude<Security, 'none'>, { [scheme: string]: string[] }[]> = {
@@ -56,6 +58,24 @@ const errorEnvelope = {
   },
 };
 
+/** `get /api/v2/session/{id}/decision` -> `getSessionByIdDecision`: one per route, stable while the path is. */
+export function operationIdOf(route: Pick<RouteDoc, 'method' | 'path'>): string {
+  const words = route.path
+    .split('/')
+    .filter((segment) => segment && segment !== 'api' && segment !== 'v2')
+    .flatMap((segment) => (segment.startsWith('{') ? ['by', segment.slice(1, -1)] : [segment]))
+    .flatMap((segment) => segment.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return route.method + words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
+}
+
+/** A browser route's answers: its pages, the redirect, and the page shown instead of redirecting to an untrusted URI. */
+const browserResponses = {
+  '200': { description: 'an HTML page for the person: sign-in or consent (authorize), signed out (logout)', content: { 'text/html': { schema: { type: 'string' } } } },
+  '303': { description: 'redirect (Location) to the client\'s registered URI with the result in the query', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
+  '400': { description: 'an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint', content: { 'text/html': { schema: { type: 'string' } } } },
+};
+
 export class ApiDocs {
   private readonly routes: RouteDoc[] = [];
 
@@ -69,9 +89,13 @@ export class ApiDocs {
 
   document(serverUrl: string): Record<string, unknown> {
     const paths: Record<string, Record<string, unknown>> = {};
+    const operationIds = new Set<string>();
     for (const route of this.routes) {
+      const operationId = operationIdOf(route);
+      if (operationIds.has(operationId)) throw new Error(`two routes have the operationId ${operationId}`);
+      operationIds.add(operationId);
       const success = route.response ? jsonSchema(route.response, 'output') : {};
-      const responses: Record<string, unknown> = {
+      const responses: Record<string, unknown> = route.browser ? { ...browserResponses } : {
         [String(route.successStatus ?? 200)]: {
           description: 'success',
           content: { 'application/json': { schema: route.bare ? success : envelopeOf(success) } },
@@ -86,6 +110,7 @@ export class ApiDocs {
         };
       }
       const operation: Record<string, unknown> = {
+        operationId,
         summary: route.summary,
         tags: [route.tag],
         security: route.security === 'none' ? [] : SECURITY[route.security],

@@ -61,7 +61,7 @@ export class AccountLicense {
   @Property({ type: 'string', length: 40 })
   accountId!: string;
 
-  /** e.g. `nurse_licenses`, `cpr_certification`. */
+  /** The board's credential name (e.g. `Registered Nurse`); `/licenses` answers it as a key (`licenseTypeKey`). */
   @Property({ type: 'string', length: 80 })
   type!: string;
 

@@ -163,6 +163,17 @@ function barcodeView(reading: DocumentReading) {
   };
 }
 
+/**
+ * The spec: `front_image` is required, `back_image` optional. Neither image is the catalog's
+ * `no_images_provided`; a back alone is a missing field, refused before any charge.
+ */
+function requireFrontImage(input: IdVerificationInput): void {
+  if (!input.front_image && !input.back_image) throw new DomainError('no_images_provided');
+  if (!input.front_image) {
+    throw new DomainError('validation_error', 'front_image is required (back_image is optional and comes with it)', { data: { errors: { front_image: 'required' } } });
+  }
+}
+
 /** POST /api/v2/id-verification: real OCR and MRZ, a portrait, explained authenticity. */
 export function idVerificationCheck(models: Models, faces: FaceEngine, accounts: AccountService): StandaloneCheck<IdVerificationInput, Prepared> {
   return {
@@ -175,7 +186,7 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
         const account = await accounts.view(context.svcId!);
         return { mode: 'account', verifiedAt: account.identityVerifiedAt };
       }
-      if (!input.front_image && !input.back_image) throw new DomainError('no_images_provided');
+      requireFrontImage(input);
       await withinPixelBudget([['front_image', input.front_image], ['back_image', input.back_image]]);
       const front = input.front_image ? await intakeImage('front_image', input.front_image) : undefined;
       const back = input.back_image ? await intakeImage('back_image', input.back_image) : undefined;

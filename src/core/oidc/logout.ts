@@ -1,6 +1,7 @@
 import { OidcClient } from '../tenancy/entities.js';
 import { forkEm, one, type OidcDeps } from './context.js';
 import { revokeFor } from './revocation.js';
+import { withQueryParams } from './authorization/types.js';
 
 export type LogoutStep = { kind: 'redirect'; url: string } | { kind: 'signed_out' } | { kind: 'error_page'; message: string };
 
@@ -24,7 +25,5 @@ export async function logout(deps: Pick<OidcDeps, 'orm' | 'clock' | 'keys' | 'th
   if (postLogout && !client.redirectUris.includes(postLogout)) return { kind: 'error_page', message: 'The post_logout_redirect_uri is not registered for this application.' };
   await revokeFor(deps, claims.sub, clientId);
   if (!postLogout) return { kind: 'signed_out' };
-  const url = new URL(postLogout);
-  if (state !== undefined) url.searchParams.set('state', state);
-  return { kind: 'redirect', url: url.toString() };
+  return { kind: 'redirect', url: withQueryParams(postLogout, { state }) };
 }

@@ -3,6 +3,18 @@ import { DomainError } from '../errors.js';
 import { forkEm, type OidcDeps } from './context.js';
 import type { AccessGrant } from './tokens.js';
 
+/**
+ * The `type` key `/licenses` answers (the spec's examples: `nurse_licenses`, `cpr_certification`)
+ * for a badge stored under its board's credential name: every nursing licence is
+ * `nurse_licenses`, a CPR card `cpr_certification`, anything else its name in snake_case
+ * (`Physician and Surgeon` -> `physician_and_surgeon`).
+ */
+export function licenseTypeKey(credentialName: string): string {
+  if (/nurs(e|ing)/i.test(credentialName)) return 'nurse_licenses';
+  if (/\bcpr\b|cardiopulmonary/i.test(credentialName)) return 'cpr_certification';
+  return credentialName.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'license';
+}
+
 /** Who a resource call is for, as the bearer-token check found it. */
 export type ResourceGrant = Pick<AccessGrant, 'svcId' | 'scopes'>;
 
@@ -40,7 +52,7 @@ export class AccountResources {
   async licenses(grant: ResourceGrant) {
     this.requireScope(grant, null);
     const rows = await this.currentLicenses(grant.svcId);
-    return { licenses: rows.map((row) => ({ type: row.type, number: row.number, status: row.status, expires_on: row.expiresOn ?? null, issuer: row.issuer })) };
+    return { licenses: rows.map((row) => ({ type: licenseTypeKey(row.type), number: row.number, status: row.status, expires_on: row.expiresOn ?? null, issuer: row.issuer })) };
   }
 
   async verifications(grant: ResourceGrant) {

@@ -21,21 +21,19 @@ export const addMembersInput = z.object({
   members: z
     .array(newMemberInput)
     .min(1, 'give at least one member')
-    .max(MAX_MEMBERS_PER_CALL, `at most ${MAX_MEMBERS_PER_CALL} members per call`)
-    .superRefine((members, ctx) => {
-      // The same address twice in one call is a caller's mistake: name every repeat.
-      const first = new Map<string, number>();
-      members.forEach((member, index) => {
-        const key = member.email.toLowerCase();
-        const seen = first.get(key);
-        if (seen === undefined) first.set(key, index);
-        else ctx.addIssue({ code: 'custom', path: [index, 'email'], message: `duplicate of members[${seen}].email in this request` });
-      });
-    }),
+    .max(MAX_MEMBERS_PER_CALL, `at most ${MAX_MEMBERS_PER_CALL} members per call`),
   notify: z.boolean().default(true),
   invite: z.enum(INVITE_METHODS).default('auto'),
 });
 export type AddMembersInput = z.output<typeof addMembersInput>;
+
+/** The largest page of GET /members, and its default: big enough that most rosters arrive whole. */
+export const MEMBER_PAGE_MAX = 1000;
+
+export const listMembersQuery = z.object({
+  limit: z.coerce.number().int('limit must be an integer').min(1).max(MEMBER_PAGE_MAX).default(MEMBER_PAGE_MAX).describe(`members per page, 1 to ${MEMBER_PAGE_MAX} (default ${MEMBER_PAGE_MAX})`),
+  cursor: z.string().max(100).optional().describe('from the X-Next-Cursor header (or the Link rel="next" URL) of the previous page'),
+});
 
 export const resolveMemberInput = z.object({
   svc_id: z.string().trim().min(1).max(40).optional(),

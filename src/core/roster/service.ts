@@ -9,7 +9,7 @@ import { digestSecret, newId, newSecret } from '../secrets.js';
 import { parseInput, validationError } from '../validation.js';
 import { billingView, closeFinishedPeriods, trialEnd } from './billing.js';
 import { Member, Organization, RosterAudit, RosterInviteWindow, RosterPlan, RosterSeat, type MemberStatus } from './entities.js';
-import { addMembersInput, removeMemberQuery, resolveMemberInput, setPlanInput } from './inputs.js';
+import { addMembersInput, listMembersQuery, removeMemberQuery, resolveMemberInput, setPlanInput } from './inputs.js';
 import { memberView, type MemberFields, type MemberView } from './views.js';
 
 /** Activation links live 7 days and work once; a newer link for the member supersedes the older. */
@@ -131,17 +131,24 @@ export class RosterService {
 
   // ---- reads ----
 
-  /** GET /members: members with the `member` role, oldest first, with the organization. */
-  async listMembers(organizationId: number) {
+  /**
+   * GET /members: one page of members with the `member` role, oldest first, with the organization.
+   * `nextCursor` (null on the last page) continues after the page's last member.
+   */
+  async listMembers(organizationId: number, query: unknown = {}) {
+    const { limit, cursor } = parseRoster(listMembersQuery, query);
+    const afterId = cursor === undefined ? 0 : memberIdOfCursor(cursor);
     const em = this.em();
     const organization = await this.organization(em, organizationId);
     // Plain rows, not entities: a roster can hold 100,000 members and hydrating each costs.
     const rows = await em.getConnection().execute<MemberFields[]>(
       `select id, member_id as "memberId", first_name as "firstName", last_name as "lastName", email, role, status, svc_id as "svcId", created_at as "createdAt"
-       from member where organization_id = ? and role = 'member' order by id`,
-      [organizationId],
+       from member where organization_id = ? and role = 'member' and id > ? order by id limit ?`,
+      [organizationId, afterId, limit + 1],
     );
-    return { members: rows.map(memberView), organization: { id: organization.id, name: organization.name } };
+    const page = rows.slice(0, limit);
+    const nextCursor = rows.length > limit ? cursorOfMemberId(page[page.length - 1]!.id) : null;
+    return { members: page.map(memberView), organization: { id: organization.id, name: organization.name }, nextCursor };
   }
 
   /** POST /members/resolve: by svc_id or email, any role. */
@@ -175,17 +182,18 @@ export class RosterService {
     const organization = await this.organization(em, caller.organizationId);
     const now = this.now();
     const created: (MemberView & { activation_link: string | null; invite_method: InviteMethod; reactivated?: true })[] = [];
-    const skipped: { email: string; reason: string }[] = [];
+    const { firsts, repeats } = firstOfEachEmail(input.members);
+    const skipped: { email: string; reason: string }[] = repeats.map((repeat) => ({ email: repeat.email, reason: 'duplicate' }));
     const mail: MailMessage[] = [];
 
     await em.transactional(async (tx) => {
-      const emails = input.members.map((member) => member.email.toLowerCase());
+      const emails = firsts.map((member) => member.email.toLowerCase());
       const existing = new Map<string, Member>();
       for (const member of await tx.find(Member, { organization: organization.id, [raw((alias) => `lower(${alias}.email)`)]: { $in: emails } })) {
         existing.set(member.email.toLowerCase(), member);
       }
       const fresh: { row: Record<string, unknown>; link: NewLink | null; inviteMethod: InviteMethod }[] = [];
-      for (const wanted of input.members) {
+      for (const wanted of firsts) {
         const current = existing.get(wanted.email.toLowerCase());
         if (current?.status === 'deactivated') {
           // Lock and re-read: of two concurrent re-adds only the first finds it still deactivated.
@@ -456,6 +464,30 @@ export class RosterService {
   async closeBillingPeriods(now: Date = this.now()) {
     return { closed: await closeFinishedPeriods(this.em(), now) };
   }
+}
+
+/** A member page cursor: the last member's row id, opaque to callers. */
+function cursorOfMemberId(id: number): string {
+  return Buffer.from(`m${id}`).toString('base64url');
+}
+
+function memberIdOfCursor(cursor: string): number {
+  const match = /^m(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!match) throw new DomainError('invalid_request', 'cursor is not one this API gave out', { data: { errors: { cursor: 'invalid cursor' } } });
+  return Number(match[1]);
+}
+
+/** The same address twice in one call (any case): the first counts, the later ones are skipped as `duplicate`. */
+function firstOfEachEmail<M extends { email: string }>(members: M[]): { firsts: M[]; repeats: M[] } {
+  const seen = new Set<string>();
+  const firsts: M[] = [];
+  const repeats: M[] = [];
+  for (const member of members) {
+    const key = member.email.toLowerCase();
+    (seen.has(key) ? repeats : firsts).push(member);
+    seen.add(key);
+  }
+  return { firsts, repeats };
 }
 
 /** Roster bodies answer 400 `invalid_request` with `data.errors` naming each field (e.g. `members[3].email`). */

@@ -74,12 +74,18 @@ export function stepsOf(features: readonly string[]): StepName[] {
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
+/**
+ * The spec types `vendor_data` a string on the session, the decision and the webhook: when the
+ * caller sent none it is `""`, always present, never null (README: Hosted verification sessions).
+ */
+export const vendorDataOnWire = (session: Pick<VerificationSession, 'vendorData'>): string => session.vendorData ?? '';
+
 export const sessionView = (session: VerificationSession) => ({
   session_id: session.id,
   status: session.status,
   workflow_id: session.workflowId,
   features: session.features,
-  vendor_data: session.vendorData ?? null,
+  vendor_data: vendorDataOnWire(session),
   redirect_url: session.redirectUrl ?? null,
   callback: session.callback ?? null,
   svc_id: session.svcId ?? null,
@@ -241,7 +247,7 @@ export class SessionService {
       decided_by: session.decidedBy ?? null,
       workflow_id: session.workflowId,
       features: session.features,
-      vendor_data: session.vendorData ?? null,
+      vendor_data: vendorDataOnWire(session),
       checks,
       ...(session.svcId ? { svc_id: session.svcId, identity: await this.identityOf(session.svcId) } : {}),
     };
@@ -594,7 +600,7 @@ export class SessionService {
     const event = await this.deps.webhooks.record(em, session.projectId, session.id, {
       type: `verification.${lower}`,
       callback: session.callback,
-      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: session.vendorData ?? null, decision: lower, occurred_at: now.toISOString() },
+      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString() },
     });
     return event.id;
   }

@@ -22,6 +22,8 @@ const checkSchema = z.object({
 });
 export const standaloneResponse = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkSchema });
 
+/** What any route behind the API key can answer. */
+const API_KEY_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
 const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'invalid_api_key', 'insufficient_balance', 'idempotency_key_reused', 'idempotency_in_progress', 'rate_limited', 'invalid_token', 'account_not_found'];
 
 /** The standalone checks: thin routes over `core.pipeline`. */
@@ -93,7 +95,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
   });
   docs.add(
     {
-      method: 'post', path: '/api/v2/antispoof/challenge', summary: 'A single-use gesture challenge, valid 60 s: send its challenge_id with an anti-spoof burst that shows the gesture', tag: 'standalone checks', security: 'apiKey',
+      method: 'post', path: '/api/v2/antispoof/challenge', summary: 'A single-use gesture challenge, valid 60 s: send its challenge_id with an anti-spoof burst that shows the gesture', tag: 'standalone checks', security: 'apiKey', errors: API_KEY_ERRORS,
       response: z.object({ challenge_id: z.string(), challengeId: z.string(), gesture: z.enum(['turn_left', 'turn_right', 'look_up', 'blink', 'smile']), expires_at: z.string() }),
     },
     { method: 'delete', path: '/api/v2/face-uniqueness/{face_id}', summary: 'Unlink (delete) an enrolled face of this project', tag: 'standalone checks', security: 'apiKey', errors: ['not_found'], response: z.object({ face_id: z.string(), unlinked: z.literal(true) }) },
@@ -121,7 +123,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     sendData(res, { providers: await core.credentials.providers(String(req.params.state)) });
   });
   docs.add(
-    { method: 'get', path: '/api/v2/credential/states', summary: 'States whose licensing boards can be queried', tag: 'credentials', security: 'apiKey', response: z.object({ states: z.array(z.object({ state_name: z.string(), state_code: z.string() })) }) },
+    { method: 'get', path: '/api/v2/credential/states', summary: 'States whose licensing boards can be queried', tag: 'credentials', security: 'apiKey', errors: API_KEY_ERRORS, response: z.object({ states: z.array(z.object({ state_name: z.string(), state_code: z.string() })) }) },
     {
       method: 'get', path: '/api/v2/credential/states/{state}/providers', summary: 'Boards of a state with their credential names and required fields', tag: 'credentials', security: 'apiKey', errors: ['not_found'],
       response: z.object({ providers: z.array(z.object({ provider_code: z.string(), provider_display_name: z.string(), credential_name: z.string(), required_fields: z.array(z.string()) })) }),

@@ -1,11 +1,12 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { ErrorCode } from '../../core/errors.js';
+import { DomainError, type ErrorCode } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import { MEMBER_ROLES, MEMBER_STATUSES } from '../../core/roster/entities.js';
-import { addMembersInput, removeMemberQuery, resolveMemberInput } from '../../core/roster/inputs.js';
+import { addMembersInput, listMembersQuery, MEMBER_PAGE_MAX, removeMemberQuery, resolveMemberInput } from '../../core/roster/inputs.js';
 import type { OrgCaller } from '../auth.js';
 import { sendData } from '../envelope.js';
+import { toDomainError } from '../errors.js';
 import type { ApiDocs } from '../openapi.js';
 
 const member = z.object({
@@ -37,14 +38,37 @@ const billing = z.object({
 const AUTH_ERRORS: ErrorCode[] = ['invalid_client'];
 const MEMBER_ERRORS: ErrorCode[] = [...AUTH_ERRORS, 'not_found'];
 
+/**
+ * More members follow: the cursor in `X-Next-Cursor`, and the next page's URL (same limit) in a
+ * `Link` header (RFC 8288), so the body keeps the spec's shape.
+ */
+function announceNextPage(res: Response, query: Request['query'], cursor: string): void {
+  const next = new URLSearchParams({ cursor });
+  if (typeof query.limit === 'string') next.set('limit', query.limit);
+  res.setHeader('X-Next-Cursor', cursor);
+  res.setHeader('Link', `</api/sdk/members?${next}>; rel="next"`);
+}
+
+/**
+ * The roster's own bad-input answer is 400 `invalid_request` with `data.errors`: a body that is
+ * not JSON (or nests too deep) gets the same, naming `body`. Mounted after the roster routes.
+ */
+export function rosterBodyErrors(error: unknown, _req: Request, _res: Response, next: NextFunction): void {
+  const known = toDomainError(error);
+  if (known?.code !== 'validation_error') { next(error); return; }
+  next(new DomainError('invalid_request', known.message, { data: { errors: { body: known.message } } }));
+}
+
 /** The organization roster API (`/api/sdk`, after `requireOrgClient`): thin routes over `core.roster`. */
 export function rosterRouter(core: Core, docs: ApiDocs) {
   const router = Router();
   const caller = (res: Response) => res.locals.org as OrgCaller;
   const memberRef = (req: Request) => String(req.params.member_id);
 
-  router.get('/members', async (_req, res) => {
-    sendData(res, await core.roster.listMembers(caller(res).organizationId));
+  router.get('/members', async (req, res) => {
+    const { members, organization, nextCursor } = await core.roster.listMembers(caller(res).organizationId, req.query);
+    if (nextCursor) announceNextPage(res, req.query, nextCursor);
+    sendData(res, { members, organization });
   });
   router.post('/members/resolve', async (req, res) => {
     sendData(res, await core.roster.resolve(caller(res).organizationId, req.body));
@@ -71,7 +95,12 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
   const doc = { tag: 'organization roster', security: 'orgClient' as const };
   const path = (suffix: string) => `/api/sdk${suffix}`;
   docs.add(
-    { ...doc, method: 'get', path: path('/members'), summary: 'Members with the member role, with the organization', response: z.object({ members: z.array(member), organization: z.object({ id: z.number().int(), name: z.string() }) }), errors: AUTH_ERRORS },
+    {
+      ...doc, method: 'get', path: path('/members'), query: listMembersQuery,
+      summary: `Members with the member role, oldest first, ${MEMBER_PAGE_MAX} per page by default; when more follow, the X-Next-Cursor header and a Link rel="next" header give the next page`,
+      errors: [...AUTH_ERRORS, 'invalid_request'],
+      response: z.object({ members: z.array(member), organization: z.object({ id: z.number().int(), name: z.string() }) }),
+    },
     { ...doc, method: 'post', path: path('/members/resolve'), summary: 'Find a member (any role) by svc_id or email', body: resolveMemberInput, response: z.object({ found: z.boolean(), member: member.nullable() }), errors: [...AUTH_ERRORS, 'missing_identifier', 'invalid_request'] },
     {
       ...doc, method: 'post', path: path('/members'), successStatus: 201,

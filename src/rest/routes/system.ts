@@ -80,7 +80,7 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
         tf_wasm: z.string().optional().describe("the WASM backend's features: simd, simd+threads or plain"),
       }),
     },
-    { method: 'get', path: '/metrics', summary: 'Prometheus metrics: request counts and latency by route and status (Authorization: Bearer VERITY_METRICS_TOKEN when that is set)', tag: 'system', security: 'none', bare: true },
+    { method: 'get', path: '/metrics', summary: 'Prometheus metrics: request counts and latency by route and status (Authorization: Bearer VERITY_METRICS_TOKEN when that is set)', tag: 'system', security: 'none', bare: true, errors: ['invalid_token'] },
     { method: 'get', path: '/api/v2/openapi.json', summary: 'This document', tag: 'system', security: 'none', bare: true },
   );
   return router;

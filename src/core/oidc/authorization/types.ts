@@ -31,12 +31,23 @@ export const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'];
 
 export const promptsOf = (prompt: string | undefined): string[] => (prompt ?? '').split(' ').filter(Boolean);
 
+/**
+ * `uri` with `params` appended to its query, percent-encoded (RFC 3986, `%20` for a space), never
+ * form-encoded (`+`): `state` must come back exactly as the client encoded it. The URI's own query
+ * is kept byte for byte.
+ */
+export function withQueryParams(uri: string, params: Record<string, string | undefined>): string {
+  const added = Object.entries(params).filter(([, value]) => value !== undefined).map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value!)}`);
+  // Registered redirect URIs carry no fragment (RFC 6749 3.1.2); drop one all the same.
+  const base = uri.split('#')[0]!;
+  if (!added.length) return base;
+  const joiner = !base.includes('?') ? '?' : /[?&]$/.test(base) ? '' : '&';
+  return `${base}${joiner}${added.join('&')}`;
+}
+
 /** The client's `redirectUri` with `params` and `iss` (RFC 9207) added. */
 export function redirectWith(issuer: string, redirectUri: string, params: Record<string, string | undefined>): string {
-  const url = new URL(redirectUri);
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value);
-  url.searchParams.set('iss', issuer);
-  return url.toString();
+  return withQueryParams(redirectUri, { ...params, iss: issuer });
 }
 
 /** An error sent back to the client: `error`, `error_description`, `state` and `iss`. */
