@@ -19,7 +19,7 @@ export default defineConfig({
     }),
   ],
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'web/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
@@ -28,5 +28,6 @@ export default defineConfig({
     // fresh database (test/helpers/store.ts), so files never share state.
     maxWorkers: 2,
     setupFiles: ['test/setup.ts'],
+    globalSetup: ['test/build-web.ts'],
   },
 });
