@@ -10,10 +10,12 @@ import { createRoot } from 'react-dom/client';
 const TOKEN_KEY = 'verity-admin-token';
 const tokenInput = document.getElementById('token') as HTMLInputElement;
 tokenInput.value = sessionStorage.getItem(TOKEN_KEY) ?? '';
-tokenInput.addEventListener('input', () => sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim()));
+
 
 async function fetcher(params: unknown, options?: { headers?: Record<string, string> }): Promise<unknown> {
   const token = tokenInput.value.trim();
+  // Nothing is sent without a token: the API would only answer 401.
+  if (!token) return { errors: [{ message: 'Type an admin token in the field above.' }] };
   const response = await fetch('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...options?.headers },
@@ -29,4 +31,12 @@ const DEFAULT_QUERY = `# Verity's admin API. Type an admin token above, then run
 }
 `;
 
-createRoot(document.getElementById('graphiql')!).render(createElement(GraphiQL, { fetcher, defaultQuery: DEFAULT_QUERY, shouldPersistHeaders: false }));
+const root = createRoot(document.getElementById('graphiql')!);
+let mounts = 0;
+/** Mounts the IDE afresh, so it reads the schema with the token now in the field. */
+const mount = () => root.render(createElement(GraphiQL, { key: ++mounts, fetcher, defaultQuery: DEFAULT_QUERY, shouldPersistHeaders: false }));
+tokenInput.addEventListener('change', () => {
+  sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
+  mount();
+});
+mount();
