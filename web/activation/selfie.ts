@@ -26,7 +26,7 @@ button.addEventListener('click', async () => {
     const answer = await response.json();
     if (answer.success) {
       result.textContent = 'Done: you are now an active member of ' + organizationName + '.';
-      (video.srcObject as MediaStream).getTracks().forEach((track) => track.stop());
+      for (const track of (video.srcObject as MediaStream).getTracks()) track.stop();
       button.hidden = true;
       return;
     }

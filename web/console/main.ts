@@ -256,7 +256,7 @@ async function reviewView(): Promise<void> {
   const list = paged<SessionRow>(['Session', 'Status', 'Workflow', 'Vendor data', 'Created', 'Decide'], async (after) => (await gql(QUERIES.reviewQueue, { p: state.projectId, a: after })).reviewQueue,
     (s) => {
       const row = sessionRow(s, reviewButtons(s.id, out));
-      row.querySelectorAll('button').forEach((b) => b.addEventListener('click', (e) => e.stopPropagation()));
+      for (const button of row.querySelectorAll('button')) button.addEventListener('click', (e) => e.stopPropagation());
       return row;
     });
   frame('review', h('section', { class: 'card' }, h('h1', null, 'Review queue'), h('p', { class: 'hint' }, `Sessions in IN_REVIEW, oldest first. Core's rule: ${APPROVAL_RULE} (409 otherwise).`), out, list.element));

@@ -100,10 +100,10 @@ async function fileToDataUrl(file: File): Promise<string> {
 function render(state: HostedState): void {
   const current = state.steps.findIndex((s) => !s.done);
   $progress.replaceChildren(...state.steps.map((s, i) => h('li', { class: s.done ? 'done' : current === i ? 'current' : '', title: TITLES[s.step] })));
-  if (state.finished) return finish(state);
   const next = state.steps[current];
-  if (!next) return show('Checking your details…', h('p', { class: 'hint' }, 'This takes a moment.'));
-  void STEPS[next.step](state);
+  if (state.finished) finish(state);
+  else if (!next) show('Checking your details…', h('p', { class: 'hint' }, 'This takes a moment.'));
+  else void STEPS[next.step](state);
 }
 
 function finish(state: HostedState): void {
@@ -192,7 +192,7 @@ async function selfieStep(): Promise<void> {
     }
     instruction.textContent = '';
     await submit('selfie', { frames, challenge_id: challenge.challenge_id, captured_ms: capturedMs }, button, form);
-    if (!form.isConnected) stream.getTracks().forEach((track) => track.stop());
+    if (!form.isConnected) for (const track of stream.getTracks()) track.stop();
   });
 }
 
