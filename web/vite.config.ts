@@ -24,8 +24,8 @@ export default defineConfig({
         if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);
       },
       input: {
-        hosted: entry('./hosted/main.ts'),
-        console: entry('./console/main.ts'),
+        hosted: entry('./hosted/main.tsx'),
+        console: entry('./console/main.tsx'),
         activation: entry('./activation/selfie.ts'),
         graphiql: entry('./graphiql/main.ts'),
         pages: entry('./pages/pages.css'),

@@ -10,7 +10,7 @@ export function adminConsoleRouter() {
   const router = Router();
   router.get(['/admin', '/admin/'], (_req, res) => {
     res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
-    res.type('html').send(renderPage('console', { title: 'Verity admin' }, 'console/main.ts'));
+    res.type('html').send(renderPage('console', { title: 'Verity admin' }, 'console/main.tsx'));
   });
   return router;
 }

@@ -10,7 +10,7 @@ export function sessionPageRouter() {
   router.get('/verify/:sessionId', (_req, res) => {
     res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'");
     res.setHeader('Permissions-Policy', 'camera=(self), geolocation=(self)');
-    res.type('html').send(renderPage('hosted', { title: 'Verify your identity' }, 'hosted/main.ts'));
+    res.type('html').send(renderPage('hosted', { title: 'Verify your identity' }, 'hosted/main.tsx'));
   });
   return router;
 }

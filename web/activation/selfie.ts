@@ -1,5 +1,6 @@
 // The roster activation page's camera step: one frame from the camera, posted as a JPEG data URL;
 // the answer is shown in place.
+import '../design/components.css';
 import { h } from '../lib/dom.js';
 
 const video = document.getElementById('camera') as HTMLVideoElement;
