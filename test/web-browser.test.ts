@@ -18,8 +18,8 @@ let browser: Browser;
 let pages: [string, string][];
 
 /** Opens `url` in a fresh context of `width`; returns the page and the console errors it logged (CSP refusals among them). */
-async function open(url: string, width: number, colorScheme: 'light' | 'dark' = 'light'): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 800 }, colorScheme });
+async function open(url: string, width: number, colorScheme: 'light' | 'dark' = 'light', locale = 'en-US'): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width, height: 800 }, colorScheme, locale });
   const page = await context.newPage();
   const errors: string[] = [];
   // A page may answer 4xx on purpose (an invalid link), and so may the API it calls; its own
@@ -77,6 +77,20 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
       }
     }
   }, 300_000);
+
+  it('a Spanish phone gets the hosted page in Spanish, and the person can switch language', async () => {
+    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'spanish', features: ['id_verification'] });
+    const session = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id });
+    const url = new URL(session.body.data.url);
+    const { page, errors } = await open(url.pathname + url.hash, 390, 'light', 'es-ES');
+    await page.getByRole('heading', { name: 'Foto de tu documento de identidad' }).waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-document-step-390-es.png'), fullPage: true });
+    await page.getByLabel('Idioma').selectOption('fr');
+    await page.getByRole('heading', { name: "Photo de votre pièce d'identité" }).waitFor();
+    expect(await page.evaluate('document.documentElement.lang')).toBe('fr');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 
   it('GraphiQL at /graphql is bundled and runs a query with the admin token', async () => {
     const { page, errors } = await open('/graphql', 1280);

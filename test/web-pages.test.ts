@@ -49,6 +49,19 @@ describe('pages and their assets', () => {
     }
   });
 
+  it('the hosted page is served in the language asked for: ui_locales on the link, else Accept-Language, else English', async () => {
+    const language = async (path: string, acceptLanguage?: string) => {
+      const request = service.http.get(path);
+      const page = await (acceptLanguage ? request.set('Accept-Language', acceptLanguage) : request);
+      return [/<html lang="([a-z]+)"/.exec(page.text)?.[1], page.headers['content-language']];
+    };
+    expect(await language('/verify/ses_x', 'es-ES,es;q=0.9,en;q=0.5')).toEqual(['es', 'es']);
+    expect(await language('/verify/ses_x', 'fr-CA')).toEqual(['fr', 'fr']);
+    expect(await language('/verify/ses_x?ui_locales=ja%20de-AT', 'es')).toEqual(['de', 'de']);
+    expect(await language('/verify/ses_x', 'ja, zh;q=0.8')).toEqual(['en', 'en']);
+    expect(await language('/verify/ses_x')).toEqual(['en', 'en']);
+  });
+
   it('templates escape what they are given, in text and in attributes', () => {
     const html = messagePage('<script>alert(1)</script>', '"quoted" & <b>bold</b>');
     expect(html).not.toContain('<script>alert(1)</script>');

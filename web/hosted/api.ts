@@ -35,7 +35,7 @@ export async function call<T>(path: string, body?: unknown): Promise<T> {
     headers: { 'X-Session-Token': token ?? '', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const envelope = await response.json().catch(() => ({ success: false, error: { code: 'network', message: 'The server did not answer. Check your connection and try again.' } }));
+  const envelope = await response.json().catch(() => ({ success: false, error: { code: 'network' } }));
   if (!envelope.success) throw envelope.error as ApiError;
   return envelope.data as T;
 }

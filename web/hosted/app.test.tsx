@@ -19,6 +19,8 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.unstubAllGlobals();
+  sessionStorage.clear();
+  document.documentElement.lang = '';
   answers.length = 0;
   document.body.replaceChildren();
 });
@@ -82,5 +84,19 @@ describe('the hosted page app', () => {
     await settle();
     expect(page.querySelector('[role=alert]')!.textContent).toBe('Fill in the state, the board, your name and the licence number.');
     expect(answers.map((answer) => answer.path)).toEqual(['/session/start', '/credential/states']);
+  });
+
+  it('speaks the language the server chose, and switches on the page for this tab', async () => {
+    reply = () => started([{ step: 'document', done: false }]);
+    document.documentElement.lang = 'es';
+    const page = await mount();
+    expect(page.querySelector('h1')!.textContent).toBe('Foto de tu documento de identidad');
+    expect(page.querySelector('label[for=front]')!.textContent).toBe('Parte delantera del documento');
+    const switcher = page.querySelector<HTMLSelectElement>('select[aria-label=Idioma]')!;
+    switcher.value = 'de';
+    act(() => { switcher.dispatchEvent(new Event('change')); });
+    expect(page.querySelector('h1')!.textContent).toBe('Foto Ihres Ausweisdokuments');
+    expect(document.documentElement.lang).toBe('de');
+    expect(sessionStorage.getItem('verity-language')).toBe('de');
   });
 });

@@ -4,12 +4,14 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Button, CameraView, Card, Field, Message } from '../components/index.js';
 import { type Challenge, call, type HostedState, type LicenceState, type Provider, type StepName } from './api.js';
 import { brightness, fileToDataUrl, TOO_DARK, toCanvas } from './capture.js';
-import { fieldLabel, friendly, GESTURES, OUTCOMES, TITLES } from './words.js';
+import { I18n, initialLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, rememberLanguage, translator, useT } from './i18n.js';
+import { fieldLabel, friendly, wordsFor } from './words.js';
 
 type Advance = (state: HostedState) => void;
 
 /** Sending a step: the button says "Checking…" meanwhile and "Try again" after a failure, which is shown. */
 function useStepSubmit(step: StepName, label: string, advance: Advance) {
+  const t = useT();
   const [busy, setBusy] = useState(false);
   const [failed, setFailed] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -21,7 +23,7 @@ function useStepSubmit(step: StepName, label: string, advance: Advance) {
     } catch (failure) {
       setBusy(false);
       setFailed(true);
-      setError(friendly(failure));
+      setError(friendly(t, failure));
     }
   };
   const fail = (message: string) => {
@@ -29,7 +31,7 @@ function useStepSubmit(step: StepName, label: string, advance: Advance) {
     setFailed(true);
     setError(message);
   };
-  return { busy, error, setError, fail, send, setBusy, label: busy ? 'Checking…' : failed ? 'Try again' : label };
+  return { busy, error, setError, fail, send, setBusy, label: busy ? t('button.checking') : failed ? t('button.tryAgain') : label };
 }
 
 function Step({ title, error, children }: { title: string; error?: string | null; children?: preact.ComponentChildren }) {
@@ -45,26 +47,27 @@ function Step({ title, error, children }: { title: string; error?: string | null
 }
 
 function DocumentStep({ advance }: { advance: Advance }) {
+  const t = useT();
   const front = useRef<HTMLInputElement>(null);
   const back = useRef<HTMLInputElement>(null);
-  const submit = useStepSubmit('document', 'Continue', advance);
+  const submit = useStepSubmit('document', t('document.continue'), advance);
   const go = async () => {
     const frontFile = front.current?.files?.[0];
-    if (!frontFile) return submit.setError('Add a photo of the front of your document.');
+    if (!frontFile) return submit.setError(t('document.needFront'));
     try {
       const body: { front_image: string; back_image?: string } = { front_image: await fileToDataUrl(frontFile) };
       const backFile = back.current?.files?.[0];
       if (backFile) body.back_image = await fileToDataUrl(backFile);
       await submit.send(body);
     } catch (error) {
-      submit.setError(friendly(error));
+      submit.setError(friendly(t, error));
     }
   };
   return (
-    <Step title={TITLES.document} error={submit.error}>
-      <p class="hint">Place the document on a dark, flat surface in good light, with all four corners visible.</p>
-      <Field id="front" label="Front of the document"><input ref={front} type="file" id="front" accept="image/*" capture="environment" /></Field>
-      <Field id="back" label="Back of the document (if it has a barcode or text lines)"><input ref={back} type="file" id="back" accept="image/*" capture="environment" /></Field>
+    <Step title={t('title.document')} error={submit.error}>
+      <p class="hint">{t('document.hint')}</p>
+      <Field id="front" label={t('document.front')}><input ref={front} type="file" id="front" accept="image/*" capture="environment" /></Field>
+      <Field id="back" label={t('document.back')}><input ref={back} type="file" id="back" accept="image/*" capture="environment" /></Field>
       <Button disabled={submit.busy} onClick={go}>{submit.label}</Button>
     </Step>
   );
@@ -75,12 +78,13 @@ const FRAMES = 6;
 const FRAME_GAP_MS = 400;
 
 function SelfieStep({ advance }: { advance: Advance }) {
+  const t = useT();
   const video = useRef<HTMLVideoElement>(null);
   const [stream, setStream] = useState<MediaStream | null>(null);
   const [noCamera, setNoCamera] = useState(false);
   const [instruction, setInstruction] = useState('');
   const [recording, setRecording] = useState(false);
-  const submit = useStepSubmit('selfie', 'Take selfie', advance);
+  const submit = useStepSubmit('selfie', t('selfie.take'), advance);
 
   useEffect(() => {
     let opened: MediaStream | null = null;
@@ -99,10 +103,10 @@ function SelfieStep({ advance }: { advance: Advance }) {
     try {
       challenge = await call<Challenge>('/session/challenge', {});
     } catch (error) {
-      return submit.fail(friendly(error));
+      return submit.fail(friendly(t, error));
     }
     const camera = video.current!;
-    setInstruction(GESTURES[challenge.gesture] ?? 'Move your head a little');
+    setInstruction(wordsFor(t, 'gesture', challenge.gesture));
     setRecording(true);
     const received = performance.now();
     const frames: string[] = [];
@@ -113,7 +117,7 @@ function SelfieStep({ advance }: { advance: Advance }) {
       if (i === 0 && brightness(canvas) < TOO_DARK) {
         setInstruction('');
         setRecording(false);
-        return submit.fail('It is too dark. Turn on a light or face a window and try again.');
+        return submit.fail(t('selfie.tooDark'));
       }
       frames.push(canvas.toDataURL('image/jpeg', 0.9));
       await new Promise((resolve) => setTimeout(resolve, FRAME_GAP_MS));
@@ -124,17 +128,18 @@ function SelfieStep({ advance }: { advance: Advance }) {
   };
 
   return (
-    <Step title={TITLES.selfie} error={noCamera ? 'We need your camera for the selfie. Allow camera access in your browser settings and reload this page.' : submit.error}>
-      <p class="hint">Hold the phone at eye level in good light. When you press the button we ask for a small movement and take a few frames.</p>
+    <Step title={t('title.selfie')} error={noCamera ? t('selfie.noCamera') : submit.error}>
+      <p class="hint">{t('selfie.hint')}</p>
       <CameraView stream={stream} videoRef={video} />
       <p class="instruction" role="status" aria-live="assertive">{instruction}</p>
-      <Button disabled={noCamera || !stream || submit.busy} onClick={take}>{recording ? 'Recording…' : submit.label}</Button>
+      <Button disabled={noCamera || !stream || submit.busy} onClick={take}>{recording ? t('selfie.recording') : submit.label}</Button>
     </Step>
   );
 }
 
 function LocationStep({ state, advance }: { state: HostedState; advance: Advance }) {
-  const submit = useStepSubmit('location', 'Share my location', advance);
+  const t = useT();
+  const submit = useStepSubmit('location', t('location.share'), advance);
   const [locating, setLocating] = useState(false);
   const share = () => {
     setLocating(true);
@@ -146,9 +151,9 @@ function LocationStep({ state, advance }: { state: HostedState; advance: Advance
     );
   };
   return (
-    <Step title={TITLES.location} error={submit.error}>
-      <p class="hint">{state.geofence ? 'We check that you are where this verification expects you to be.' : 'We record where this verification took place.'}</p>
-      <Button disabled={locating || submit.busy} onClick={share}>{locating ? 'Locating…' : submit.label}</Button>
+    <Step title={t('title.location')} error={submit.error}>
+      <p class="hint">{t(state.geofence ? 'location.hintGeofence' : 'location.hint')}</p>
+      <Button disabled={locating || submit.busy} onClick={share}>{locating ? t('location.locating') : submit.label}</Button>
     </Step>
   );
 }
@@ -156,7 +161,8 @@ function LocationStep({ state, advance }: { state: HostedState; advance: Advance
 const KNOWN_FIELDS = ['license_number', 'first_name', 'last_name', 'full_name'];
 
 function LicenceStep({ advance }: { advance: Advance }) {
-  const submit = useStepSubmit('licence', 'Check my licence', advance);
+  const t = useT();
+  const submit = useStepSubmit('licence', t('licence.check'), advance);
   const [states, setStates] = useState<LicenceState[]>([]);
   const [providers, setProviders] = useState<Provider[]>([]);
   const [form, setForm] = useState<Record<string, string>>({ state: '', provider: '', first: '', last: '', number: '' });
@@ -164,7 +170,7 @@ function LicenceStep({ advance }: { advance: Advance }) {
   const set = (name: string) => (event: Event) => setForm((current) => ({ ...current, [name]: (event.target as HTMLInputElement).value }));
 
   useEffect(() => {
-    call<{ states: LicenceState[] }>('/credential/states').then((answer) => setStates(answer.states), (error) => submit.setError(friendly(error)));
+    call<{ states: LicenceState[] }>('/credential/states').then((answer) => setStates(answer.states), (error) => submit.setError(friendly(t, error)));
   }, []);
   const chooseState = async (event: Event) => {
     const code = (event.target as HTMLSelectElement).value;
@@ -176,28 +182,28 @@ function LicenceStep({ advance }: { advance: Advance }) {
   const extraFields = chosen ? chosen.required_fields.filter((field) => !KNOWN_FIELDS.includes(field)) : [];
   const check = () => {
     const trimmed = (value: string | undefined) => (value ?? '').trim();
-    if (!form.state || !form.provider || !trimmed(form.number) || !trimmed(form.first) || !trimmed(form.last)) return submit.setError('Fill in the state, the board, your name and the licence number.');
+    if (!form.state || !form.provider || !trimmed(form.number) || !trimmed(form.first) || !trimmed(form.last)) return submit.setError(t('licence.missing'));
     const body: Record<string, string> = { license_state: form.state!, provider_code: form.provider!, license_number: trimmed(form.number), first_name: trimmed(form.first), last_name: trimmed(form.last) };
     for (const field of extraFields) if (trimmed(extra[field])) body[field] = trimmed(extra[field]);
     void submit.send(body);
   };
   return (
-    <Step title={TITLES.licence} error={submit.error}>
-      <Field id="state" label="State">
+    <Step title={t('title.licence')} error={submit.error}>
+      <Field id="state" label={t('licence.state')}>
         <select id="state" value={form.state} onChange={chooseState}>
-          <option value="">Choose a state</option>
+          <option value="">{t('licence.chooseState')}</option>
           {states.map((s) => <option key={s.state_code} value={s.state_code}>{s.state_name}</option>)}
         </select>
       </Field>
-      <Field id="provider" label="Licensing board">
+      <Field id="provider" label={t('licence.board')}>
         <select id="provider" value={form.provider} disabled={!form.state || !providers.length} onChange={set('provider')}>
-          <option value="">{form.state ? 'Choose a board' : 'Choose the state first'}</option>
+          <option value="">{t(form.state ? 'licence.chooseBoard' : 'licence.chooseStateFirst')}</option>
           {providers.map((p) => <option key={p.provider_code} value={p.provider_code}>{p.provider_display_name + ' (' + p.credential_name + ')'}</option>)}
         </select>
       </Field>
-      <Field id="first" label="First name"><input id="first" autocomplete="given-name" value={form.first} onInput={set('first')} /></Field>
-      <Field id="last" label="Last name"><input id="last" autocomplete="family-name" value={form.last} onInput={set('last')} /></Field>
-      <Field id="number" label="Licence number"><input id="number" autocomplete="off" value={form.number} onInput={set('number')} /></Field>
+      <Field id="first" label={t('licence.first')}><input id="first" autocomplete="given-name" value={form.first} onInput={set('first')} /></Field>
+      <Field id="last" label={t('licence.last')}><input id="last" autocomplete="family-name" value={form.last} onInput={set('last')} /></Field>
+      <Field id="number" label={t('licence.number')}><input id="number" autocomplete="off" value={form.number} onInput={set('number')} /></Field>
       {extraFields.map((field) => (
         <Field key={field} id={'f-' + field} label={fieldLabel(field)}>
           <input id={'f-' + field} data-field={field} value={extra[field] ?? ''} onInput={(event) => setExtra((current) => ({ ...current, [field]: (event.target as HTMLInputElement).value }))} />
@@ -209,24 +215,26 @@ function LicenceStep({ advance }: { advance: Advance }) {
 }
 
 function Finished({ state }: { state: HostedState }) {
+  const t = useT();
   useEffect(() => {
     const redirect = state.redirect_to;
     if (redirect) setTimeout(() => location.assign(redirect), 1500);
   }, []);
   return (
     <>
-      <h1>Verification complete</h1>
-      <p>{OUTCOMES[state.status] ?? 'Thank you.'}</p>
-      <p class="hint">{state.redirect_to ? 'Taking you back…' : 'You can close this page.'}</p>
+      <h1>{t('page.complete')}</h1>
+      <p>{wordsFor(t, 'outcome', state.status)}</p>
+      <p class="hint">{t(state.redirect_to ? 'page.takingBack' : 'page.canClose')}</p>
     </>
   );
 }
 
 function Progress({ state }: { state: HostedState }) {
+  const t = useT();
   const current = state.steps.findIndex((s) => !s.done);
   return (
-    <ol class="progress" id="progress" aria-label="Progress">
-      {state.steps.map((s, i) => <li key={s.step} class={s.done ? 'done' : current === i ? 'current' : ''} title={TITLES[s.step]} />)}
+    <ol class="progress" id="progress" aria-label={t('page.progress')}>
+      {state.steps.map((s, i) => <li key={s.step} class={s.done ? 'done' : current === i ? 'current' : ''} title={t(`title.${s.step}`)} />)}
     </ol>
   );
 }
@@ -236,27 +244,45 @@ const STEPS: Record<StepName, (props: { state: HostedState; advance: Advance }) 
 };
 
 function CurrentStep({ state, advance }: { state: HostedState; advance: Advance }) {
+  const t = useT();
   if (state.finished) return <Finished state={state} />;
   const next = state.steps.find((s) => !s.done);
-  if (!next) return <><h1>Checking your details…</h1><p class="hint">This takes a moment.</p></>;
+  if (!next) return <><h1>{t('page.checking')}</h1><p class="hint">{t('page.takesAMoment')}</p></>;
   const View = STEPS[next.step];
   return <View key={next.step} state={state} advance={advance} />;
 }
 
-export function App() {
-  const [state, setState] = useState<HostedState | null>(null);
-  const [openError, setOpenError] = useState<string | null>(null);
-  useEffect(() => {
-    call<HostedState>('/session/start', {}).then(setState, (error) => setOpenError(friendly(error)));
-  }, []);
+function LanguageSwitch({ language, onChange }: { language: Language; onChange: (language: Language) => void }) {
+  const t = useT();
   return (
-    <main class="page">
-      <header class="brand">◉ Verity</header>
-      {state ? <Progress state={state} /> : <ol class="progress" id="progress" aria-label="Progress" />}
-      <Card id="step" aria-live="polite" data-status={state?.finished ? state.status : undefined}>
-        {openError ? <><h1>We could not open this verification</h1><Message kind="error">{openError}</Message></>
-          : state ? <CurrentStep state={state} advance={setState} /> : <h1>Loading…</h1>}
-      </Card>
-    </main>
+    <select class="language" aria-label={t('page.language')} value={language} onChange={(event) => onChange((event.target as HTMLSelectElement).value as Language)}>
+      {LANGUAGES.map((code) => <option key={code} value={code} lang={code}>{LANGUAGE_NAMES[code]}</option>)}
+    </select>
+  );
+}
+
+export function App() {
+  const [language, setLanguage] = useState<Language>(initialLanguage);
+  const t = translator(language);
+  const [state, setState] = useState<HostedState | null>(null);
+  const [openError, setOpenError] = useState<unknown>(null);
+  useEffect(() => {
+    call<HostedState>('/session/start', {}).then(setState, (error) => setOpenError(error ?? {}));
+  }, []);
+  const switchTo = (next: Language) => {
+    rememberLanguage(next);
+    setLanguage(next);
+  };
+  return (
+    <I18n.Provider value={t}>
+      <main class="page">
+        <header class="brand">◉ Verity<LanguageSwitch language={language} onChange={switchTo} /></header>
+        {state ? <Progress state={state} /> : <ol class="progress" id="progress" aria-label={t('page.progress')} />}
+        <Card id="step" aria-live="polite" data-status={state?.finished ? state.status : undefined}>
+          {openError ? <><h1>{t('page.cannotOpen')}</h1><Message kind="error">{friendly(t, openError)}</Message></>
+            : state ? <CurrentStep state={state} advance={setState} /> : <h1>{t('page.loading')}</h1>}
+        </Card>
+      </main>
+    </I18n.Provider>
   );
 }

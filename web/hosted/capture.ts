@@ -28,6 +28,6 @@ export function toCanvas(source: CanvasImageSource, width: number, height: numbe
 export async function fileToDataUrl(file: File): Promise<string> {
   const bitmap = await createImageBitmap(file);
   const canvas = toCanvas(bitmap, bitmap.width, bitmap.height, 2400);
-  if (brightness(canvas) < TOO_DARK) throw { message: 'That photo is too dark. Turn on a light or move to a brighter place and retake it.' };
+  if (brightness(canvas) < TOO_DARK) throw { code: 'photo_too_dark' };
   return canvas.toDataURL('image/jpeg', 0.92);
 }

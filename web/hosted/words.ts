@@ -1,40 +1,19 @@
-// What the hosted page says: step titles, outcomes, gestures and the plain-words version of errors.
-import type { ApiError, StepName } from './api.js';
+// What the hosted page says about errors and fields, through the page's language (i18n.ts).
+import { CATALOGS, type MessageKey, type Translate } from './i18n.js';
 
-export const TITLES: Record<StepName, string> = { document: 'Photo of your ID document', selfie: 'Take a selfie', location: 'Share your location', licence: 'Your professional licence' };
-
-const FRIENDLY: Record<string, string> = {
-  no_face: 'We could not see your face clearly. Face the camera in good, even light and try again.',
-  challenge_expired: 'That took too long. Press the button and try again.',
-  unprocessable: 'We could not read that photo. Make sure the whole document is in the frame, sharp and well lit.',
-  image_too_large: 'That photo is too large (over 20 MB). Try again with a smaller one.',
-  session_expired: 'This verification link has expired. Ask for a new one.',
-  session_closed: 'This verification is already complete.',
-  invalid_token: 'This verification link is not valid.',
-  token_missing: 'This verification link is incomplete. Open the full link you were sent.',
-};
 
 /** An error in plain words: ours for the codes a person can act on, else the server's message. */
-export const friendly = (error: unknown) => {
-  const { code, message } = (error ?? {}) as ApiError;
-  return (code && FRIENDLY[code]) || message || 'Something went wrong. Try again.';
-};
+export function friendly(t: Translate, error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (code && `error.${code}` in CATALOGS.en) return t(`error.${code}` as MessageKey);
+  return message || t('error.generic');
+}
 
-export const GESTURES: Record<string, string> = {
-  turn_left: 'Slowly turn your head to your left',
-  turn_right: 'Slowly turn your head to your right',
-  look_up: 'Slowly look up',
-  blink: 'Blink a few times',
-  smile: 'Smile',
-};
-
-export const OUTCOMES: Record<string, string> = {
-  APPROVED: 'You are verified.',
-  DECLINED: 'We could not verify you.',
-  IN_REVIEW: 'Thanks: a person will review your verification.',
-  EXPIRED: 'This verification link has expired.',
-  ABANDONED: 'This verification was not finished in time.',
-};
+/** The words for a value the server sends (a gesture, a status), or the prefix's fallback for one we do not know. */
+export function wordsFor(t: Translate, prefix: 'gesture' | 'outcome', value: string): string {
+  const key = `${prefix}.${value}`;
+  return t((key in CATALOGS.en ? key : `${prefix}.other`) as MessageKey);
+}
 
 /** The label of a licensing board's extra field: `npi` reads NPI, others their words. */
 export const fieldLabel = (field: string) => (field.toLowerCase() === 'npi' ? 'NPI' : field.replace(/_/g, ' '));
