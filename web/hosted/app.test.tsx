@@ -62,15 +62,36 @@ describe('the hosted page app', () => {
   });
 
   it('an error the person can act on is said in plain words', async () => {
-    reply = () => ({ success: false, error: { code: 'session_expired', message: 'session expired' } });
+    reply = () => ({ success: false, error: { code: 'token_missing', message: 'session token required' } });
     const page = await mount();
     expect(page.querySelector('h1')!.textContent).toBe('We could not open this verification');
-    expect(page.querySelector('[role=alert]')!.textContent).toBe('This verification link has expired. Ask for a new one.');
+    expect(page.querySelector('[role=alert]')!.textContent).toBe('This verification link is incomplete. Open the full link you were sent.');
   });
 
-  it('says the outcome at the end', async () => {
-    reply = () => started([{ step: 'location', done: true }], { finished: true, status: 'IN_REVIEW' });
+  it('an expired, abandoned or finished session opened again gets its own page, without a progress bar', async () => {
+    const cases: [unknown, string][] = [
+      [{ success: false, error: { code: 'session_expired', message: 'expired' } }, 'This link has expired'],
+      [started([{ step: 'document', done: true }], { finished: true, status: 'EXPIRED' }), 'This link has expired'],
+      [started([{ step: 'document', done: true }], { finished: true, status: 'ABANDONED' }), 'This verification was not finished in time'],
+      [started([{ step: 'document', done: true }], { finished: true, status: 'APPROVED' }), 'This verification is already finished'],
+      [{ success: false, error: { code: 'session_closed', message: 'closed' } }, 'This verification is already finished'],
+    ];
+    for (const [answer, heading] of cases) {
+      reply = () => answer;
+      const page = await mount();
+      expect(page.querySelector('h1')!.textContent).toBe(heading);
+      expect(page.querySelectorAll('#progress li')).toHaveLength(0);
+      expect(page.textContent).not.toContain('Verification complete');
+      page.remove();
+    }
+  });
+
+  it('says the outcome at the end of a flow finished on the page', async () => {
+    reply = (path) => (path === '/session/start' ? started([{ step: 'location', done: false }]) : started([{ step: 'location', done: true }], { finished: true, status: 'IN_REVIEW' }));
+    vi.stubGlobal('navigator', { ...navigator, geolocation: { getCurrentPosition: (ok: (position: unknown) => void) => ok({ coords: { latitude: 1, longitude: 2, accuracy: 5 }, timestamp: Date.now() }) } });
     const page = await mount();
+    act(() => page.querySelector('button')!.click());
+    await settle();
     expect(page.querySelector('h1')!.textContent).toBe('Verification complete');
     expect(page.textContent).toContain('Thanks: a person will review your verification.');
     expect(page.querySelector('#step')!.getAttribute('data-status')).toBe('IN_REVIEW');

@@ -261,13 +261,37 @@ function LanguageSwitch({ language, onChange }: { language: Language; onChange: 
   );
 }
 
+/** Why a link opens no flow: each has its own page, with no progress bar. */
+type Ended = 'expired' | 'abandoned' | 'closed';
+
+/** A link opened after its session ended (or refused for that reason), told apart from a flow just finished on this page. */
+function endedOnOpen(state: HostedState): Ended | null {
+  if (!state.finished) return null;
+  return state.status === 'EXPIRED' ? 'expired' : state.status === 'ABANDONED' ? 'abandoned' : 'closed';
+}
+const ENDED_BY_ERROR: Record<string, Ended> = { session_expired: 'expired', session_closed: 'closed' };
+
+function EndedPage({ ended }: { ended: Ended }) {
+  const t = useT();
+  return (
+    <>
+      <h1>{t(`ended.${ended}.title`)}</h1>
+      <p>{t(`ended.${ended}.body`)}</p>
+    </>
+  );
+}
+
 export function App() {
   const [language, setLanguage] = useState<Language>(initialLanguage);
   const t = translator(language);
   const [state, setState] = useState<HostedState | null>(null);
+  const [ended, setEnded] = useState<Ended | null>(null);
   const [openError, setOpenError] = useState<unknown>(null);
   useEffect(() => {
-    call<HostedState>('/session/start', {}).then(setState, (error) => setOpenError(error ?? {}));
+    call<HostedState>('/session/start', {}).then(
+      (opened) => { setEnded(endedOnOpen(opened)); setState(opened); },
+      (error: { code?: string }) => { if (error?.code && ENDED_BY_ERROR[error.code]) setEnded(ENDED_BY_ERROR[error.code]!); else setOpenError(error ?? {}); },
+    );
   }, []);
   const switchTo = (next: Language) => {
     rememberLanguage(next);
@@ -277,9 +301,10 @@ export function App() {
     <I18n.Provider value={t}>
       <main class="page">
         <header class="brand">◉ Verity<LanguageSwitch language={language} onChange={switchTo} /></header>
-        {state ? <Progress state={state} /> : <ol class="progress" id="progress" aria-label={t('page.progress')} />}
+        {state && !ended ? <Progress state={state} /> : null}
         <Card id="step" aria-live="polite" data-status={state?.finished ? state.status : undefined}>
-          {openError ? <><h1>{t('page.cannotOpen')}</h1><Message kind="error">{friendly(t, openError)}</Message></>
+          {ended ? <EndedPage ended={ended} />
+            : openError ? <><h1>{t('page.cannotOpen')}</h1><Message kind="error">{friendly(t, openError)}</Message></>
             : state ? <CurrentStep state={state} advance={setState} /> : <h1>{t('page.loading')}</h1>}
         </Card>
       </main>

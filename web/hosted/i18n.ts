@@ -6,6 +6,12 @@ import { useContext } from 'preact/hooks';
 import { HOSTED_PAGE_LANGUAGES } from '../../src/core/vocabulary.js';
 
 const en = {
+  'ended.expired.title': 'This link has expired',
+  'ended.expired.body': 'Verification links work for a limited time. Ask whoever sent it for a new one.',
+  'ended.abandoned.title': 'This verification was not finished in time',
+  'ended.abandoned.body': 'It was started but not completed before its link expired. Ask whoever sent it for a new link to start again.',
+  'ended.closed.title': 'This verification is already finished',
+  'ended.closed.body': 'There is nothing more to do here. You can close this page.',
   'title.document': 'Photo of your ID document',
   'title.selfie': 'Take a selfie',
   'title.location': 'Share your location',
@@ -74,6 +80,12 @@ export type MessageKey = keyof typeof en;
 type Catalog = Record<MessageKey, string>;
 
 const es: Catalog = {
+  'ended.expired.title': 'Este enlace ha caducado',
+  'ended.expired.body': 'Los enlaces de verificación duran un tiempo limitado. Pide uno nuevo a quien te lo envió.',
+  'ended.abandoned.title': 'Esta verificación no se terminó a tiempo',
+  'ended.abandoned.body': 'Se empezó pero no se completó antes de que caducara el enlace. Pide un enlace nuevo a quien te lo envió para empezar otra vez.',
+  'ended.closed.title': 'Esta verificación ya está terminada',
+  'ended.closed.body': 'No hay nada más que hacer aquí. Ya puedes cerrar esta página.',
   'title.document': 'Foto de tu documento de identidad',
   'title.selfie': 'Hazte un selfi',
   'title.location': 'Comparte tu ubicación',
@@ -139,6 +151,12 @@ const es: Catalog = {
 };
 
 const fr: Catalog = {
+  'ended.expired.title': 'Ce lien a expiré',
+  'ended.expired.body': "Les liens de vérification sont valables un temps limité. Demandez-en un nouveau à la personne qui vous l'a envoyé.",
+  'ended.abandoned.title': "Cette vérification n'a pas été terminée à temps",
+  'ended.abandoned.body': "Elle a été commencée mais pas terminée avant l'expiration du lien. Demandez un nouveau lien à la personne qui vous l'a envoyé pour recommencer.",
+  'ended.closed.title': 'Cette vérification est déjà terminée',
+  'ended.closed.body': "Il n'y a plus rien à faire ici. Vous pouvez fermer cette page.",
   'title.document': "Photo de votre pièce d'identité",
   'title.selfie': 'Prenez un selfie',
   'title.location': 'Partagez votre position',
@@ -204,6 +222,12 @@ const fr: Catalog = {
 };
 
 const de: Catalog = {
+  'ended.expired.title': 'Dieser Link ist abgelaufen',
+  'ended.expired.body': 'Verifizierungslinks gelten nur begrenzte Zeit. Bitten Sie den Absender um einen neuen.',
+  'ended.abandoned.title': 'Diese Verifizierung wurde nicht rechtzeitig abgeschlossen',
+  'ended.abandoned.body': 'Sie wurde begonnen, aber nicht beendet, bevor der Link ablief. Bitten Sie den Absender um einen neuen Link, um neu zu beginnen.',
+  'ended.closed.title': 'Diese Verifizierung ist bereits abgeschlossen',
+  'ended.closed.body': 'Hier ist nichts mehr zu tun. Sie können diese Seite schließen.',
   'title.document': 'Foto Ihres Ausweisdokuments',
   'title.selfie': 'Machen Sie ein Selfie',
   'title.location': 'Teilen Sie Ihren Standort',
