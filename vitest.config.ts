@@ -13,13 +13,14 @@ export default defineConfig({
     swc.vite({
       jsc: {
         parser: { syntax: 'typescript', decorators: true },
-        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+        // TSX (web/) is Preact's automatic JSX runtime.
+        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false, react: { runtime: 'automatic', importSource: 'preact' } },
         target: 'es2022',
       },
     }),
   ],
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'web/**/*.test.{ts,tsx}'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
@@ -28,5 +29,6 @@ export default defineConfig({
     // fresh database (test/helpers/store.ts), so files never share state.
     maxWorkers: 2,
     setupFiles: ['test/setup.ts'],
+    globalSetup: ['test/build-web.ts'],
   },
 });

@@ -14,6 +14,7 @@ import { parsePrices } from './core/billing/service.js';
 import { Sealer } from './core/secrets.js';
 import { seedDemoTenant, type DemoTenant } from './core/seed.js';
 import { graphqlMiddleware } from './graph/server.js';
+import { graphiqlPage } from './web/graphiql-page.js';
 import { trpcMiddleware } from './graph/trpc.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHttpApp } from './rest/app.js';
@@ -135,7 +136,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       jsonBodyLimit: config.jsonBodyLimit,
       metricsToken: config.metricsToken,
       mounts: [
-        { path: '/graphql', handlers: [express.json({ limit: config.jsonBodyLimit }), graph.handler] },
+        { path: '/graphql', handlers: [graphiqlPage, express.json({ limit: config.jsonBodyLimit }), graph.handler] },
         { path: '/trpc', handlers: [trpcMiddleware(core, logger)] },
       ],
     });

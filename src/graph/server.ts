@@ -1,5 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { RequestHandler } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
@@ -59,7 +60,8 @@ export async function graphqlMiddleware(core: Core, logger: Logger): Promise<{ h
     formatError: formatGraphError(logger),
     includeStacktraceInErrorResponses: false,
     introspection: true,
-    plugins: [queryLimitsPlugin()],
+    // No Apollo landing page (it loads its sandbox from a CDN): browsers get our bundled GraphiQL (src/web/graphiql-page.ts).
+    plugins: [queryLimitsPlugin(), ApolloServerPluginLandingPageDisabled()],
     // The service owns shutdown order (HTTP, then GraphQL, then the store).
     stopOnTerminationSignals: false,
   });

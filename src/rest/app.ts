@@ -16,6 +16,7 @@ import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { systemRouter, type ReadinessProbe } from './routes/system.js';
 import { homeRouter } from '../web/home.js';
+import { assetsRouter } from '../web/assets.js';
 import { activationRouter } from '../web/activation-pages.js';
 import { adminConsoleRouter } from '../web/admin-console.js';
 
@@ -72,6 +73,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(accessLog(logger, metrics));
   app.use(securityHeaders(options.baseUrl.startsWith('https:')));
 
+  // The pages' scripts and stylesheets (web/, built into dist/web with hashed names).
+  app.use(assetsRouter());
   app.use(homeRouter());
   app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsToken));
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));

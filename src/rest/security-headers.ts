@@ -3,12 +3,12 @@ import type { RequestHandler, Response } from 'express';
 
 /**
  * The page policy when a page sets none of its own: our origin only, no framing, forms only to
- * us, inline scripts only with this response's nonce (`res.locals.cspNonce`), inline styles allowed.
+ * us, inline scripts only with this response's nonce (`res.locals.cspNonce`), stylesheets from us only.
  * `formTargets` widens form-action for the sign-in and consent pages, whose form posts end in a
  * redirect to the client (browsers apply form-action to the redirects that follow a submission).
  */
 const defaultPolicy = (nonce: string, formTargets: string[] = []) =>
-  `default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self' 'unsafe-inline'; script-src 'self' 'nonce-${nonce}'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action ${["'self'", ...formTargets].join(' ')}`;
+  `default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; script-src 'self' 'nonce-${nonce}'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action ${["'self'", ...formTargets].join(' ')}`;
 
 /**
  * Lets this page's forms end at `redirectUri` (a registered redirect URI of the client): its origin

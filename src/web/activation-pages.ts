@@ -10,7 +10,8 @@ import { decodeImageString } from '../rest/input.js';
 import { sendData } from '../rest/envelope.js';
 import { sessionCookie, setSessionCookie, signInFromPage } from '../rest/routes/oidc.js';
 import { issueCsrf, requireCsrf } from './csrf.js';
-import { csrfField, escape, messagePage, page, signUpErrorText } from './login-pages.js';
+import { renderPage } from './assets.js';
+import { messagePage, page, signUpErrorText } from './login-pages.js';
 
 interface Target {
   organizationName: string;
@@ -18,74 +19,20 @@ interface Target {
 }
 
 function signInPage(token: string, target: Target, csrf: string, options: { error?: string; email?: string } = {}): string {
-  const base = `/activate/${encodeURIComponent(token)}`;
-  return page('Join your team', `
-<h1>Join ${escape(target.organizationName)}</h1>
-<p>${escape(target.organizationName)} invited ${escape(target.email)}. Sign in to your Verity account to connect it, then take a selfie.</p>
-${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
-<form method="post" action="${base}/signin">${csrfField(csrf)}
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? target.email)}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>
-<p class="muted">No account yet? <a href="${base}?signup=1">Create one</a></p>`);
+  return page('activation-sign-in', 'Join your team', {
+    organizationName: target.organizationName, invitedEmail: target.email, base: `/activate/${encodeURIComponent(token)}`, csrf, error: options.error, email: options.email ?? target.email,
+  });
 }
 
 function signUpPage(token: string, target: Target, csrf: string, options: { error?: string; email?: string; name?: string } = {}): string {
-  return page('Create your account', `
-<h1>Create your Verity account</h1>
-<p>Then take a selfie to join ${escape(target.organizationName)}.</p>
-${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
-<form method="post" action="/activate/${encodeURIComponent(token)}/signup">${csrfField(csrf)}
-<label for="name">Name</label><input id="name" name="name" autocomplete="name" value="${escape(options.name ?? '')}">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? target.email)}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required>
-<button type="submit">Create account</button>
-</form>`);
+  return page('sign-up', 'Create your account', {
+    lead: `Then take a selfie to join ${target.organizationName}.`, action: `/activate/${encodeURIComponent(token)}/signup`, csrf, error: options.error, email: options.email ?? target.email, name: options.name ?? '',
+  });
 }
 
-/** The camera step: one frame from getUserMedia, posted as a JPEG data URL; the answer is shown in place. */
-function selfiePage(token: string, target: Target, accountEmail: string, nonce: string): string {
-  return page('Take a selfie', `
-<h1>Join ${escape(target.organizationName)}</h1>
-<p>Signed in as ${escape(accountEmail)}. Look at the camera in good light, then take a selfie: it is checked live and against your account's face, and never stored.</p>
-<video id="camera" autoplay playsinline muted style="width:100%;border-radius:8px;background:#111"></video>
-<button id="capture" type="button" disabled>Take selfie</button>
-<p id="result" role="status" aria-live="polite"></p>
-<script nonce="${nonce}">
-(() => {
-  const video = document.getElementById('camera');
-  const button = document.getElementById('capture');
-  const result = document.getElementById('result');
-  navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480, facingMode: 'user' }, audio: false }).then((stream) => {
-    video.srcObject = stream;
-    video.onloadeddata = () => { button.disabled = false; };
-  }, () => { result.textContent = 'The camera could not be opened: allow camera access and reload this page.'; });
-  button.addEventListener('click', async () => {
-    button.disabled = true;
-    result.textContent = 'Checking your selfie…';
-    const canvas = document.createElement('canvas');
-    canvas.width = video.videoWidth;
-    canvas.height = video.videoHeight;
-    canvas.getContext('2d').drawImage(video, 0, 0);
-    try {
-      const response = await fetch(location.pathname + '/selfie', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ selfie: canvas.toDataURL('image/jpeg', 0.92) }) });
-      const answer = await response.json();
-      if (answer.success) {
-        result.textContent = 'Done: you are now an active member of ' + ${JSON.stringify(target.organizationName).replace(/</g, '\\u003c')} + '.';
-        video.srcObject.getTracks().forEach((track) => track.stop());
-        button.hidden = true;
-        return;
-      }
-      const message = answer.error.message;
-      result.textContent = message + (message.endsWith('.') ? '' : '.') + ' Try again.';
-    } catch {
-      result.textContent = 'Something went wrong. Try again.';
-    }
-    button.disabled = false;
-  });
-})();
-</script>`);
+/** The camera step (web/activation/selfie.ts): one frame from the camera, checked live and against the account's face. */
+function selfiePage(target: Target, accountEmail: string): string {
+  return renderPage('activation-selfie', { title: 'Take a selfie · Verity', organizationName: target.organizationName, organization: target.organizationName, accountEmail }, 'activation/selfie.ts');
 }
 
 /** The link is unknown, used, superseded (404) or expired (410): a page saying so, with that status. */
@@ -133,7 +80,7 @@ export function activationRouter(core: Core) {
       res.status(403).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: `You are signed in as ${account.email}, but this invitation was sent to ${found.email}. Sign in with the invited email.` }));
       return;
     }
-    res.type('html').send(selfiePage(tokenOf(req), found, account.email, String(res.locals.cspNonce)));
+    res.type('html').send(selfiePage(found, account.email));
   });
 
   router.post('/activate/:token/signin', form, requireCsrf, async (req, res) => {

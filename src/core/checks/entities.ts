@@ -1,8 +1,9 @@
 import { Entity, Enum, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { CHECK_TYPES, CHECK_STATUSES } from '../vocabulary.js';
 
-export const CHECK_TYPES = ['id_verification', 'liveness', 'face_match', 'age', 'credential', 'kyc_credential', 'location', 'antispoof', 'face_uniqueness'] as const;
+export { CHECK_TYPES, CHECK_STATUSES };
+
 export type CheckType = (typeof CHECK_TYPES)[number];
-export const CHECK_STATUSES = ['passed', 'failed', 'review'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
 
 /**

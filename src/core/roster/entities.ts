@@ -1,4 +1,7 @@
 import { BigIntType, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { MEMBER_STATUSES } from '../vocabulary.js';
+
+export { MEMBER_STATUSES };
 
 /** An employer whose workforce roster is managed through `/api/sdk`. */
 @Entity({ tableName: 'organization' })
@@ -16,7 +19,6 @@ export class Organization {
 
 export const MEMBER_ROLES = ['owner', 'admin', 'developer', 'member'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
-export const MEMBER_STATUSES = ['invited', 'link_sent', 'active', 'deactivated'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
 /**

@@ -1,7 +1,9 @@
 import { ArrayType, Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import type { CheckStatus } from '../checks/entities.js';
+import { SESSION_STATUSES } from '../vocabulary.js';
 
-export const SESSION_STATUSES = ['NOT_STARTED', 'IN_PROGRESS', 'IN_REVIEW', 'APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'] as const;
+export { SESSION_STATUSES };
+
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** A hosted verification: a person completes the checks of a workflow on our page. */

@@ -1,3 +1,4 @@
+import { APPROVAL_RULE } from '../vocabulary.js';
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { AccountService } from '../accounts/service.js';
 import type { BillingService } from '../billing/service.js';
@@ -279,7 +280,7 @@ export class SessionService {
           has('liveness', ['passed']) ? null : 'liveness',
           has('face_match', ['passed']) ? null : 'face_match',
         ].filter(Boolean);
-        if (missing.length) throw new DomainError('required_face_checks_incomplete', `approval needs passed ID verification, liveness and face match; missing: ${missing.join(', ')}`);
+        if (missing.length) throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
       }
       const eventId = await this.move(em, session, status, actor, 'manual review');
       return { session, eventId };

@@ -1,5 +1,8 @@
 import { ArrayType, BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { Organization } from '../roster/entities.js';
+import { WORKFLOW_FEATURES, ADMIN_ROLES } from '../vocabulary.js';
+
+export { WORKFLOW_FEATURES, ADMIN_ROLES };
 
 /** A verification app of an integrator: API keys, webhooks, workflows and a wallet hang off it. */
 @Entity({ tableName: 'project' })
@@ -67,7 +70,6 @@ export class ApiKey {
   revokedAt?: Date | null;
 }
 
-export const WORKFLOW_FEATURES = ['id_verification', 'liveness', 'face_match', 'age', 'credential', 'location'] as const;
 export type WorkflowFeature = (typeof WORKFLOW_FEATURES)[number];
 
 @Entity({ tableName: 'workflow' })
@@ -170,7 +172,6 @@ export class OrgApp {
   createdAt!: Date;
 }
 
-export const ADMIN_ROLES = ['viewer', 'reviewer', 'admin'] as const;
 export type AdminRole = (typeof ADMIN_ROLES)[number];
 
 /** Bearer token of the GraphQL/tRPC admin API. A token scoped to a project sees only that project. */

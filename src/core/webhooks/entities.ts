@@ -1,6 +1,8 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { WEBHOOK_EVENT_STATES } from '../vocabulary.js';
 
-export const WEBHOOK_EVENT_STATES = ['pending', 'sending', 'delivered', 'failed', 'disabled', 'no_destination'] as const;
+export { WEBHOOK_EVENT_STATES };
+
 export type WebhookEventState = (typeof WEBHOOK_EVENT_STATES)[number];
 
 /**

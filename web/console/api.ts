@@ -1,0 +1,39 @@
+// The console's one way to the admin API: GraphQL documents from queries.ts, the admin token from
+// this tab's sessionStorage (gone when the tab closes).
+
+export const TOKEN_KEY = 'verity-admin-token';
+export const PROJECT_KEY = 'verity-admin-project';
+
+export class ApiError extends Error {
+  constructor(message: string, readonly code?: string) {
+    super(message);
+  }
+}
+
+/** What the console does when the API says the token is no good (revoked mid-session): sign out. */
+let onUnauthenticated: () => void = () => {};
+export const whenUnauthenticated = (handler: () => void) => {
+  onUnauthenticated = handler;
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are shaped by the documents in queries.ts, which a test validates against the schema
+export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const response = await fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer ' + sessionStorage.getItem(TOKEN_KEY) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await response.json().catch(() => ({ errors: [{ message: 'unreadable answer', extensions: { code: 'internal_error' } }] }));
+  if (body.errors?.length) {
+    const error = body.errors[0];
+    if (error.extensions?.code === 'unauthenticated') onUnauthenticated();
+    throw new ApiError(error.message, error.extensions?.code);
+  }
+  return body.data as T;
+}
+
+/** An error as the console shows it: "code: message". */
+export const errorText = (error: unknown) => {
+  const failure = error as ApiError;
+  return (failure.code ? failure.code + ': ' : '') + failure.message;
+};

@@ -1,0 +1,41 @@
+// The hosted page's API (/api/hosted), authenticated by the session token from the link.
+
+export type StepName = 'document' | 'selfie' | 'location' | 'licence';
+export interface HostedState {
+  status: string;
+  finished: boolean;
+  steps: { step: StepName; done: boolean }[];
+  geofence?: unknown;
+  redirect_to?: string | null;
+}
+export interface ApiError { code?: string; message?: string }
+export interface Challenge { challenge_id: string; gesture: string }
+export interface LicenceState { state_code: string; state_name: string }
+export interface Provider { provider_code: string; provider_display_name: string; credential_name: string; required_fields: string[] }
+
+const API = '/api/hosted';
+
+/** The link's token: it arrives in the URL fragment (never sent to servers), moves to sessionStorage and out of the address bar. */
+export function takeSessionToken(): string | null {
+  const sessionId = location.pathname.split('/').filter(Boolean)[1];
+  const storeKey = 'verity-session-' + sessionId;
+  if (location.hash.length > 1) {
+    sessionStorage.setItem(storeKey, location.hash.slice(1));
+    history.replaceState(null, '', location.pathname);
+  }
+  return sessionStorage.getItem(storeKey);
+}
+
+const token = takeSessionToken();
+
+/** GET without a body, POST with one; the envelope's data, or its error thrown. */
+export async function call<T>(path: string, body?: unknown): Promise<T> {
+  const response = await fetch(API + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'X-Session-Token': token ?? '', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const envelope = await response.json().catch(() => ({ success: false, error: { code: 'network' } }));
+  if (!envelope.success) throw envelope.error as ApiError;
+  return envelope.data as T;
+}

@@ -1,0 +1,123 @@
+// @vitest-environment happy-dom
+import { render } from 'preact';
+import { act } from 'preact/test-utils';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+// The hosted page's app in happy-dom, against a stubbed API: what the person sees at each answer.
+
+const answers: { path: string; body: unknown }[] = [];
+let reply: (path: string) => unknown;
+
+beforeEach(() => {
+  history.replaceState(null, '', '/verify/ses_1#tok_1');
+  vi.stubGlobal('fetch', vi.fn(async (url: string, init: RequestInit) => {
+    const path = url.replace('/api/hosted', '');
+    answers.push({ path, body: init.body ? JSON.parse(String(init.body)) : undefined });
+    const answer = JSON.parse(JSON.stringify(reply(path)));
+    return { json: async () => answer };
+  }));
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+  sessionStorage.clear();
+  document.documentElement.lang = '';
+  answers.length = 0;
+  document.body.replaceChildren();
+});
+
+const settle = () => act(async () => { for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 1)); });
+async function mount(): Promise<HTMLElement> {
+  vi.resetModules();
+  const { App } = await import('./app.js');
+  const root = document.createElement('div');
+  document.body.append(root);
+  act(() => render(<App />, root));
+  await settle();
+  return root;
+}
+const started = (steps: { step: string; done: boolean }[], extra: object = {}) => ({ success: true, data: { status: 'IN_PROGRESS', finished: false, steps, ...extra } });
+
+describe('the hosted page app', () => {
+  it('moves the link token out of the address bar and sends it with every call', async () => {
+    reply = () => started([{ step: 'location', done: false }]);
+    await mount();
+    expect(location.hash).toBe('');
+    expect(sessionStorage.getItem('verity-session-ses_1')).toBe('tok_1');
+    const init = (fetch as unknown as { mock: { calls: [string, RequestInit][] } }).mock.calls[0]![1];
+    expect((init.headers as Record<string, string>)['X-Session-Token']).toBe('tok_1');
+  });
+
+  it('shows the progress and the first step not done; a failed step says why and offers to try again', async () => {
+    reply = (path) => (path === '/session/start' ? started([{ step: 'document', done: true }, { step: 'location', done: false }])
+      : { success: false, error: { code: 'validation_error', message: 'location permission denied' } });
+    vi.stubGlobal('navigator', { ...navigator, geolocation: { getCurrentPosition: (_ok: unknown, fail: (error: { code: number }) => void) => fail({ code: 1 }) } });
+    const page = await mount();
+    expect([...page.querySelectorAll('#progress li')].map((li) => li.className)).toEqual(['done', 'current']);
+    expect(page.querySelector('h1')!.textContent).toBe('Share your location');
+    act(() => page.querySelector('button')!.click());
+    await settle();
+    expect(answers.at(-1)).toEqual({ path: '/session/steps/location', body: { source: 'permission_denied', error: 'location permission denied' } });
+    expect(page.querySelector('button')!.textContent).toBe('Try again');
+    expect(page.querySelector('[role=alert]')!.textContent).toBe('location permission denied');
+  });
+
+  it('an error the person can act on is said in plain words', async () => {
+    reply = () => ({ success: false, error: { code: 'token_missing', message: 'session token required' } });
+    const page = await mount();
+    expect(page.querySelector('h1')!.textContent).toBe('We could not open this verification');
+    expect(page.querySelector('[role=alert]')!.textContent).toBe('This verification link is incomplete. Open the full link you were sent.');
+  });
+
+  it('an expired, abandoned or finished session opened again gets its own page, without a progress bar', async () => {
+    const cases: [unknown, string][] = [
+      [{ success: false, error: { code: 'session_expired', message: 'expired' } }, 'This link has expired'],
+      [started([{ step: 'document', done: true }], { finished: true, status: 'EXPIRED' }), 'This link has expired'],
+      [started([{ step: 'document', done: true }], { finished: true, status: 'ABANDONED' }), 'This verification was not finished in time'],
+      [started([{ step: 'document', done: true }], { finished: true, status: 'APPROVED' }), 'This verification is already finished'],
+      [{ success: false, error: { code: 'session_closed', message: 'closed' } }, 'This verification is already finished'],
+    ];
+    for (const [answer, heading] of cases) {
+      reply = () => answer;
+      const page = await mount();
+      expect(page.querySelector('h1')!.textContent).toBe(heading);
+      expect(page.querySelectorAll('#progress li')).toHaveLength(0);
+      expect(page.textContent).not.toContain('Verification complete');
+      page.remove();
+    }
+  });
+
+  it('says the outcome at the end of a flow finished on the page', async () => {
+    reply = (path) => (path === '/session/start' ? started([{ step: 'location', done: false }]) : started([{ step: 'location', done: true }], { finished: true, status: 'IN_REVIEW' }));
+    vi.stubGlobal('navigator', { ...navigator, geolocation: { getCurrentPosition: (ok: (position: unknown) => void) => ok({ coords: { latitude: 1, longitude: 2, accuracy: 5 }, timestamp: Date.now() }) } });
+    const page = await mount();
+    act(() => page.querySelector('button')!.click());
+    await settle();
+    expect(page.querySelector('h1')!.textContent).toBe('Verification complete');
+    expect(page.textContent).toContain('Thanks: a person will review your verification.');
+    expect(page.querySelector('#step')!.getAttribute('data-status')).toBe('IN_REVIEW');
+  });
+
+  it('the licence step asks for the missing fields before sending anything', async () => {
+    reply = (path) => (path === '/session/start' ? started([{ step: 'licence', done: false }]) : { success: true, data: { states: [{ state_code: 'NY', state_name: 'New York' }] } });
+    const page = await mount();
+    await vi.waitFor(() => expect([...page.querySelectorAll('#state option')].map((option) => option.textContent)).toEqual(['Choose a state', 'New York']));
+    act(() => page.querySelector('button')!.click());
+    await settle();
+    expect(page.querySelector('[role=alert]')!.textContent).toBe('Fill in the state, the board, your name and the licence number.');
+    expect(answers.map((answer) => answer.path)).toEqual(['/session/start', '/credential/states']);
+  });
+
+  it('speaks the language the server chose, and switches on the page for this tab', async () => {
+    reply = () => started([{ step: 'document', done: false }]);
+    document.documentElement.lang = 'es';
+    const page = await mount();
+    expect(page.querySelector('h1')!.textContent).toBe('Foto de tu documento de identidad');
+    expect(page.querySelector('label[for=front]')!.textContent).toBe('Parte delantera del documento');
+    const switcher = page.querySelector<HTMLSelectElement>('select[aria-label=Idioma]')!;
+    switcher.value = 'de';
+    act(() => { switcher.dispatchEvent(new Event('change')); });
+    expect(page.querySelector('h1')!.textContent).toBe('Foto Ihres Ausweisdokuments');
+    expect(document.documentElement.lang).toBe('de');
+    expect(sessionStorage.getItem('verity-language')).toBe('de');
+  });
+});

@@ -1,0 +1,313 @@
+// The hosted verification page (Preact): a progress bar and one step at a time, each step a
+// component of this file; the API in api.ts, the words in words.ts. main.tsx mounts it.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Button, CameraView, Card, Field, Message } from '../components/index.js';
+import { type Challenge, call, type HostedState, type LicenceState, type Provider, type StepName } from './api.js';
+import { brightness, fileToDataUrl, TOO_DARK, toCanvas } from './capture.js';
+import { I18n, initialLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, rememberLanguage, translator, useT } from './i18n.js';
+import { fieldLabel, friendly, wordsFor } from './words.js';
+
+type Advance = (state: HostedState) => void;
+
+/** Sending a step: the button says "Checking…" meanwhile and "Try again" after a failure, which is shown. */
+function useStepSubmit(step: StepName, label: string, advance: Advance) {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const send = async (body: unknown) => {
+    setBusy(true);
+    setError(null);
+    try {
+      advance(await call<HostedState>('/session/steps/' + step, body));
+    } catch (failure) {
+      setBusy(false);
+      setFailed(true);
+      setError(friendly(t, failure));
+    }
+  };
+  const fail = (message: string) => {
+    setBusy(false);
+    setFailed(true);
+    setError(message);
+  };
+  return { busy, error, setError, fail, send, setBusy, label: busy ? t('button.checking') : failed ? t('button.tryAgain') : label };
+}
+
+function Step({ title, error, children }: { title: string; error?: string | null; children?: preact.ComponentChildren }) {
+  return (
+    <>
+      <h1>{title}</h1>
+      <div>
+        {children}
+        {error ? <Message kind="error">{error}</Message> : null}
+      </div>
+    </>
+  );
+}
+
+function DocumentStep({ advance }: { advance: Advance }) {
+  const t = useT();
+  const front = useRef<HTMLInputElement>(null);
+  const back = useRef<HTMLInputElement>(null);
+  const submit = useStepSubmit('document', t('document.continue'), advance);
+  const go = async () => {
+    const frontFile = front.current?.files?.[0];
+    if (!frontFile) return submit.setError(t('document.needFront'));
+    try {
+      const body: { front_image: string; back_image?: string } = { front_image: await fileToDataUrl(frontFile) };
+      const backFile = back.current?.files?.[0];
+      if (backFile) body.back_image = await fileToDataUrl(backFile);
+      await submit.send(body);
+    } catch (error) {
+      submit.setError(friendly(t, error));
+    }
+  };
+  return (
+    <Step title={t('title.document')} error={submit.error}>
+      <p class="hint">{t('document.hint')}</p>
+      <Field id="front" label={t('document.front')}><input ref={front} type="file" id="front" accept="image/*" capture="environment" /></Field>
+      <Field id="back" label={t('document.back')}><input ref={back} type="file" id="back" accept="image/*" capture="environment" /></Field>
+      <Button disabled={submit.busy} onClick={go}>{submit.label}</Button>
+    </Step>
+  );
+}
+
+/** Six frames over two seconds while the person does the gesture; each with its time in ms after the challenge arrived. */
+const FRAMES = 6;
+const FRAME_GAP_MS = 400;
+
+function SelfieStep({ advance }: { advance: Advance }) {
+  const t = useT();
+  const video = useRef<HTMLVideoElement>(null);
+  const [stream, setStream] = useState<MediaStream | null>(null);
+  const [noCamera, setNoCamera] = useState(false);
+  const [instruction, setInstruction] = useState('');
+  const [recording, setRecording] = useState(false);
+  const submit = useStepSubmit('selfie', t('selfie.take'), advance);
+
+  useEffect(() => {
+    let opened: MediaStream | null = null;
+    navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user', width: { ideal: 640 }, height: { ideal: 480 } }, audio: false }).then(
+      (camera) => { opened = camera; setStream(camera); },
+      () => setNoCamera(true),
+    );
+    // The camera goes off when the step is done (or the page moves on).
+    return () => { for (const track of opened?.getTracks() ?? []) track.stop(); };
+  }, []);
+
+  const take = async () => {
+    submit.setBusy(true);
+    submit.setError(null);
+    let challenge: Challenge;
+    try {
+      challenge = await call<Challenge>('/session/challenge', {});
+    } catch (error) {
+      return submit.fail(friendly(t, error));
+    }
+    const camera = video.current!;
+    setInstruction(wordsFor(t, 'gesture', challenge.gesture));
+    setRecording(true);
+    const received = performance.now();
+    const frames: string[] = [];
+    const capturedMs: number[] = [];
+    for (let i = 0; i < FRAMES; i++) {
+      const canvas = toCanvas(camera, camera.videoWidth, camera.videoHeight, 960);
+      capturedMs.push(Math.round(performance.now() - received));
+      if (i === 0 && brightness(canvas) < TOO_DARK) {
+        setInstruction('');
+        setRecording(false);
+        return submit.fail(t('selfie.tooDark'));
+      }
+      frames.push(canvas.toDataURL('image/jpeg', 0.9));
+      await new Promise((resolve) => setTimeout(resolve, FRAME_GAP_MS));
+    }
+    setInstruction('');
+    setRecording(false);
+    await submit.send({ frames, challenge_id: challenge.challenge_id, captured_ms: capturedMs });
+  };
+
+  return (
+    <Step title={t('title.selfie')} error={noCamera ? t('selfie.noCamera') : submit.error}>
+      <p class="hint">{t('selfie.hint')}</p>
+      <CameraView stream={stream} videoRef={video} />
+      <p class="instruction" role="status" aria-live="assertive">{instruction}</p>
+      <Button disabled={noCamera || !stream || submit.busy} onClick={take}>{recording ? t('selfie.recording') : submit.label}</Button>
+    </Step>
+  );
+}
+
+function LocationStep({ state, advance }: { state: HostedState; advance: Advance }) {
+  const t = useT();
+  const submit = useStepSubmit('location', t('location.share'), advance);
+  const [locating, setLocating] = useState(false);
+  const share = () => {
+    setLocating(true);
+    const send = (body: unknown) => { setLocating(false); void submit.send(body); };
+    navigator.geolocation.getCurrentPosition(
+      (position) => send({ latitude: position.coords.latitude, longitude: position.coords.longitude, accuracy: position.coords.accuracy, source: 'gps', captured_at: new Date(position.timestamp).toISOString() }),
+      (error) => send({ source: 'permission_denied', error: error.code === 1 ? 'location permission denied' : 'location unavailable' }),
+      { enableHighAccuracy: true, timeout: 20000, maximumAge: 0 },
+    );
+  };
+  return (
+    <Step title={t('title.location')} error={submit.error}>
+      <p class="hint">{t(state.geofence ? 'location.hintGeofence' : 'location.hint')}</p>
+      <Button disabled={locating || submit.busy} onClick={share}>{locating ? t('location.locating') : submit.label}</Button>
+    </Step>
+  );
+}
+
+const KNOWN_FIELDS = ['license_number', 'first_name', 'last_name', 'full_name'];
+
+function LicenceStep({ advance }: { advance: Advance }) {
+  const t = useT();
+  const submit = useStepSubmit('licence', t('licence.check'), advance);
+  const [states, setStates] = useState<LicenceState[]>([]);
+  const [providers, setProviders] = useState<Provider[]>([]);
+  const [form, setForm] = useState<Record<string, string>>({ state: '', provider: '', first: '', last: '', number: '' });
+  const [extra, setExtra] = useState<Record<string, string>>({});
+  const set = (name: string) => (event: Event) => setForm((current) => ({ ...current, [name]: (event.target as HTMLInputElement).value }));
+
+  useEffect(() => {
+    call<{ states: LicenceState[] }>('/credential/states').then((answer) => setStates(answer.states), (error) => submit.setError(friendly(t, error)));
+  }, []);
+  const chooseState = async (event: Event) => {
+    const code = (event.target as HTMLSelectElement).value;
+    setForm((current) => ({ ...current, state: code, provider: '' }));
+    setProviders([]);
+    if (code) setProviders((await call<{ providers: Provider[] }>('/credential/states/' + code + '/providers')).providers);
+  };
+  const chosen = providers.find((p) => p.provider_code === form.provider);
+  const extraFields = chosen ? chosen.required_fields.filter((field) => !KNOWN_FIELDS.includes(field)) : [];
+  const check = () => {
+    const trimmed = (value: string | undefined) => (value ?? '').trim();
+    if (!form.state || !form.provider || !trimmed(form.number) || !trimmed(form.first) || !trimmed(form.last)) return submit.setError(t('licence.missing'));
+    const body: Record<string, string> = { license_state: form.state!, provider_code: form.provider!, license_number: trimmed(form.number), first_name: trimmed(form.first), last_name: trimmed(form.last) };
+    for (const field of extraFields) if (trimmed(extra[field])) body[field] = trimmed(extra[field]);
+    void submit.send(body);
+  };
+  return (
+    <Step title={t('title.licence')} error={submit.error}>
+      <Field id="state" label={t('licence.state')}>
+        <select id="state" value={form.state} onChange={chooseState}>
+          <option value="">{t('licence.chooseState')}</option>
+          {states.map((s) => <option key={s.state_code} value={s.state_code}>{s.state_name}</option>)}
+        </select>
+      </Field>
+      <Field id="provider" label={t('licence.board')}>
+        <select id="provider" value={form.provider} disabled={!form.state || !providers.length} onChange={set('provider')}>
+          <option value="">{t(form.state ? 'licence.chooseBoard' : 'licence.chooseStateFirst')}</option>
+          {providers.map((p) => <option key={p.provider_code} value={p.provider_code}>{p.provider_display_name + ' (' + p.credential_name + ')'}</option>)}
+        </select>
+      </Field>
+      <Field id="first" label={t('licence.first')}><input id="first" autocomplete="given-name" value={form.first} onInput={set('first')} /></Field>
+      <Field id="last" label={t('licence.last')}><input id="last" autocomplete="family-name" value={form.last} onInput={set('last')} /></Field>
+      <Field id="number" label={t('licence.number')}><input id="number" autocomplete="off" value={form.number} onInput={set('number')} /></Field>
+      {extraFields.map((field) => (
+        <Field key={field} id={'f-' + field} label={fieldLabel(field)}>
+          <input id={'f-' + field} data-field={field} value={extra[field] ?? ''} onInput={(event) => setExtra((current) => ({ ...current, [field]: (event.target as HTMLInputElement).value }))} />
+        </Field>
+      ))}
+      <Button disabled={submit.busy} onClick={check}>{submit.label}</Button>
+    </Step>
+  );
+}
+
+function Finished({ state }: { state: HostedState }) {
+  const t = useT();
+  useEffect(() => {
+    const redirect = state.redirect_to;
+    if (redirect) setTimeout(() => location.assign(redirect), 1500);
+  }, []);
+  return (
+    <>
+      <h1>{t('page.complete')}</h1>
+      <p>{wordsFor(t, 'outcome', state.status)}</p>
+      <p class="hint">{t(state.redirect_to ? 'page.takingBack' : 'page.canClose')}</p>
+    </>
+  );
+}
+
+function Progress({ state }: { state: HostedState }) {
+  const t = useT();
+  const current = state.steps.findIndex((s) => !s.done);
+  return (
+    <ol class="progress" id="progress" aria-label={t('page.progress')}>
+      {state.steps.map((s, i) => <li key={s.step} class={s.done ? 'done' : current === i ? 'current' : ''} title={t(`title.${s.step}`)} />)}
+    </ol>
+  );
+}
+
+const STEPS: Record<StepName, (props: { state: HostedState; advance: Advance }) => preact.JSX.Element> = {
+  document: DocumentStep, selfie: SelfieStep, location: LocationStep, licence: LicenceStep,
+};
+
+function CurrentStep({ state, advance }: { state: HostedState; advance: Advance }) {
+  const t = useT();
+  if (state.finished) return <Finished state={state} />;
+  const next = state.steps.find((s) => !s.done);
+  if (!next) return <><h1>{t('page.checking')}</h1><p class="hint">{t('page.takesAMoment')}</p></>;
+  const View = STEPS[next.step];
+  return <View key={next.step} state={state} advance={advance} />;
+}
+
+function LanguageSwitch({ language, onChange }: { language: Language; onChange: (language: Language) => void }) {
+  const t = useT();
+  return (
+    <select class="language" aria-label={t('page.language')} value={language} onChange={(event) => onChange((event.target as HTMLSelectElement).value as Language)}>
+      {LANGUAGES.map((code) => <option key={code} value={code} lang={code}>{LANGUAGE_NAMES[code]}</option>)}
+    </select>
+  );
+}
+
+/** Why a link opens no flow: each has its own page, with no progress bar. */
+type Ended = 'expired' | 'abandoned' | 'closed';
+
+/** A link opened after its session ended (or refused for that reason), told apart from a flow just finished on this page. */
+function endedOnOpen(state: HostedState): Ended | null {
+  if (!state.finished) return null;
+  return state.status === 'EXPIRED' ? 'expired' : state.status === 'ABANDONED' ? 'abandoned' : 'closed';
+}
+const ENDED_BY_ERROR: Record<string, Ended> = { session_expired: 'expired', session_closed: 'closed' };
+
+function EndedPage({ ended }: { ended: Ended }) {
+  const t = useT();
+  return (
+    <>
+      <h1>{t(`ended.${ended}.title`)}</h1>
+      <p>{t(`ended.${ended}.body`)}</p>
+    </>
+  );
+}
+
+export function App() {
+  const [language, setLanguage] = useState<Language>(initialLanguage);
+  const t = translator(language);
+  const [state, setState] = useState<HostedState | null>(null);
+  const [ended, setEnded] = useState<Ended | null>(null);
+  const [openError, setOpenError] = useState<unknown>(null);
+  useEffect(() => {
+    call<HostedState>('/session/start', {}).then(
+      (opened) => { setEnded(endedOnOpen(opened)); setState(opened); },
+      (error: { code?: string }) => { if (error?.code && ENDED_BY_ERROR[error.code]) setEnded(ENDED_BY_ERROR[error.code]!); else setOpenError(error ?? {}); },
+    );
+  }, []);
+  const switchTo = (next: Language) => {
+    rememberLanguage(next);
+    setLanguage(next);
+  };
+  return (
+    <I18n.Provider value={t}>
+      <main class="page">
+        <header class="brand">◉ Verity<LanguageSwitch language={language} onChange={switchTo} /></header>
+        {state && !ended ? <Progress state={state} /> : null}
+        <Card id="step" aria-live="polite" data-status={state?.finished ? state.status : undefined}>
+          {ended ? <EndedPage ended={ended} />
+            : openError ? <><h1>{t('page.cannotOpen')}</h1><Message kind="error">{friendly(t, openError)}</Message></>
+            : state ? <CurrentStep state={state} advance={setState} /> : <h1>{t('page.loading')}</h1>}
+        </Card>
+      </main>
+    </I18n.Provider>
+  );
+}
