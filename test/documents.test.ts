@@ -9,8 +9,9 @@ import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
 import { mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, shortLineCut } from '../src/ml/document/reader.js';
 import { textSkew } from '../src/ml/document/paddle.js';
+import { bandShear, unshear, type Gray } from '../src/ml/document/raster.js';
 import type { OcrLine } from '../src/ml/document/ocr.js';
-import { renderDocument, renderNonDocument, renderSpecs, type DocumentSpec } from './helpers/documents.js';
+import { homography, renderDocument, renderNonDocument, renderSpecs, type DocumentSpec } from './helpers/documents.js';
 import { labelledLines, readLabels } from './helpers/documents-labels.js';
 
 // Real PaddleOCR on a handful of rendered documents and, when present, a few easy images of the
@@ -127,6 +128,49 @@ describe('skew from the detected text lines (no OCR)', () => {
   });
 });
 
+describe('photographed at an angle (rendering, no OCR)', () => {
+  it('maps the four corners as asked', () => {
+    const m = homography([[10, 5], [90, 5], [100, 50], [0, 50]], [[0, 0], [100, 0], [100, 50], [0, 50]]);
+    const apply = ([x, y]: [number, number]) => {
+      const z = m[6]! * x + m[7]! * y + 1;
+      return [(m[0]! * x + m[1]! * y + m[2]!) / z, (m[3]! * x + m[4]! * y + m[5]!) / z].map((v) => Math.round(v * 1000) / 1000);
+    };
+    expect(apply([10, 5])).toEqual([0, 0]);
+    expect(apply([90, 5])).toEqual([100, 0]);
+    expect(apply([100, 50])).toEqual([100, 50]);
+  });
+});
+
+describe('strokes slanting along a band, as photographed at an angle (no OCR)', () => {
+  // Dark bars 3 px wide every 12 px on white; each bar leans by `lean(x)` (dx/dy), +0.12 at the
+  // left end, 0 in the middle, -0.12 at the right end.
+  const width = 360;
+  const height = 40;
+  const lean = (x: number) => (0.12 * (width / 2 - x)) / (width / 2);
+  const bars = (): Gray => {
+    const data = Buffer.alloc(width * height, 255);
+    for (let xb = 12; xb < width - 12; xb += 12) {
+      for (let y = 0; y < height; y++) {
+        const x = Math.round(xb + (y - height / 2) * lean(xb));
+        for (let k = 0; k < 3; k++) data[y * width + x + k] = 0;
+      }
+    }
+    return { data, width, height };
+  };
+  const band = { x0: 0, y0: 0, x1: width, y1: height };
+  it('measures the lean at each end', () => {
+    const shear = bandShear(bars(), band);
+    expect(Math.abs(shear.at)).toBeLessThan(0.03);
+    // Measured as the shift that stands a stroke upright: the lean's opposite.
+    expect(shear.slope * (width / 2)).toBeCloseTo(0.12, 1);
+  });
+  it('stands the strokes upright', () => {
+    const page = bars();
+    const upright = unshear(page, band, bandShear(page, band));
+    expect(Math.abs(bandShear(upright, band).slope * (width / 2))).toBeLessThan(0.03);
+  });
+});
+
 describe('MRZ bands read first (no OCR)', () => {
   const box = (x0: number, y0: number, x1: number, h = 30) => ({ x0, y0, x1, y1: y0 + h });
   it('reads the lowest stack first, each stack cut to its last 3 lines, in any order given', () => {
@@ -226,6 +270,12 @@ describe('document reader (PaddleOCR)', () => {
     expect(reading.mrz?.lines).toEqual(truth.mrzLines);
     expect(reading.rotation).toBe(180);
     expect(Math.abs(reading.skewDegrees)).toBeGreaterThan(3);
+  });
+
+  it('reads a passport photographed at an angle (its far edge 15% narrower), upside down', async () => {
+    const { reading, truth } = await read({ ...base, name: 'tilted', layout: 'TD3', seed: 21, rotation: 180, perspective: 0.15 });
+    expect(reading.mrz?.valid).toBe(true);
+    expect(reading.mrz?.lines).toEqual(truth.mrzLines);
   });
 
   it('reports a wrongly printed check digit as invalid, and reads an expired date as printed', async () => {

@@ -2,7 +2,7 @@ import type { DecodedImage } from '../image.js';
 import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
 import { mergeRows, PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
-import { cropGray, lineGeometry, resizeGray, rotateGray, uprightGray, type Gray, type LineGeometry } from './raster.js';
+import { bandShear, cropGray, lineGeometry, resizeGray, rotateGray, unshear, uprightGray, type Gray, type LineGeometry } from './raster.js';
 import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
 import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
 import { readDocumentBarcodes } from './barcode.js';
@@ -30,6 +30,8 @@ const RETRIES = [
 ];
 /** Pieces of one MRZ line may lie this many line heights apart (a long filler run read as background). */
 const MRZ_MAX_GAP = 1.2;
+/** Strokes whose slant changes by this much (dx/dy) from the MRZ band's centre to its ends were photographed at an angle. */
+const SHEAR_MIN_CHANGE = 0.05;
 /** The largest skew corrected (degrees), as the projection profile searches it. */
 const SKEW_MAX = 20;
 /** Boxes found on an upside-down page, turned upright, are grown by this many line heights at each end. */
@@ -518,7 +520,21 @@ export class PaddleDocumentReader implements DocumentReader {
         if (readings[readings.length - 1]?.valid) break;
       }
     }
+    if (!readings.some((r) => r?.valid) && again.length >= 2) readings.push(await this.readUnsheared(page, again, clock));
     return { probe: resultOf(lines), mrz: combineReadings(readings.filter((r): r is MrzReading => r !== null)) };
+  }
+
+  /**
+   * The MRZ lines read again with their strokes stood upright, when their slant changes along the
+   * band (a document photographed at an angle: the verticals lean out at both ends). Null when
+   * the slant is even.
+   */
+  private async readUnsheared(page: Gray, lines: Rect[], clock: Stopwatch): Promise<MrzReading | null> {
+    const band = { x0: Math.min(...lines.map((b) => b.x0)), y0: Math.min(...lines.map((b) => b.y0)), x1: Math.max(...lines.map((b) => b.x1)), y1: Math.max(...lines.map((b) => b.y1)) };
+    const shear = bandShear(page, band);
+    // The slant's change from the band's centre to its ends, as dx/dy.
+    if (Math.abs(shear.slope * (band.x1 - band.x0)) / 2 < SHEAR_MIN_CHANGE) return null;
+    return readMrzFromOcr(clock.add(await this.mrzLines(unshear(page, band, shear), lines)).lines);
   }
 
   /**
