@@ -1,7 +1,7 @@
 // Evaluates the ID-document reader on the shared labelled MRZ images (outside the repository)
 // and on N synthetic documents rendered in memory. Prints per-document results and summaries.
 //
-//   node --import @swc-node/register/esm-register scripts/eval-documents.ts [--rendered 40] [--only name] [--skip-shared] [--debug]
+//   node --import @swc-node/register/esm-register scripts/eval-documents.ts [--rendered 40] [--only name] [--skip-shared] [--debug] [--perspective 0.15]
 //
 // --debug prints the MRZ lines read next to the expected ones (specimen data only).
 
@@ -24,6 +24,8 @@ const debug = flag('--debug');
 const only = option('--only');
 const renderedCount = Number(option('--rendered') ?? 40);
 const aamvaCount = Number(option('--aamva') ?? 24);
+/** --perspective 0.15: each rendered document photographed at an angle (its far edge that share narrower). */
+const perspective = option('--perspective') ? Number(option('--perspective')) : undefined;
 /** --fill 0.33: each shared image is photographed small, its width a third of the frame's. */
 const fill = option('--fill') ? Number(option('--fill')) : null;
 
@@ -239,14 +241,14 @@ try {
     const outcomes: Outcome[] = [];
     for (const spec of renderSpecs(renderedCount)) {
       if (only && !spec.name.includes(only)) continue;
-      const doc = await renderDocument(spec);
+      const doc = await renderDocument(perspective ? { ...spec, perspective } : spec);
       const front = await decodeImage(doc.bytes);
       const back = doc.back ? await decodeImage(doc.back) : undefined;
       const stop = clocks();
       const reading = await reader.read(front, back);
       outcomes.push(report(spec.name, reading, expectedFromTruth(doc.truth), stop()));
     }
-    summary('rendered set', outcomes);
+    summary(perspective ? `rendered set, photographed at an angle (far edge ${perspective * 100}% narrower)` : 'rendered set', outcomes);
   }
   if (aamvaCount > 0) {
     const outcomes: LicenceOutcome[] = [];

@@ -2,14 +2,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentReader, type DocumentReader } from '../src/ml/document/index.js';
+import { createDocumentReader, type DocumentReader, type MrzReading } from '../src/ml/document/index.js';
 import { buildReading, mrzDate } from '../src/ml/document/mrz.js';
 import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
-import { mrzBand, namesLineCut, preferPieces } from '../src/ml/document/reader.js';
+import { mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, shortLineCut } from '../src/ml/document/reader.js';
+import { textSkew } from '../src/ml/document/paddle.js';
+import { bandShear, unshear, type Gray } from '../src/ml/document/raster.js';
 import type { OcrLine } from '../src/ml/document/ocr.js';
-import { renderDocument, renderNonDocument, renderSpecs, type DocumentSpec } from './helpers/documents.js';
+import { homography, renderDocument, renderNonDocument, renderSpecs, type DocumentSpec } from './helpers/documents.js';
 import { labelledLines, readLabels } from './helpers/documents-labels.js';
 
 // Real PaddleOCR on a handful of rendered documents and, when present, a few easy images of the
@@ -93,17 +95,111 @@ describe('MRZ names line read in pieces (no OCR)', () => {
   });
 });
 
-describe('MRZ band read first (no OCR)', () => {
+describe('MRZ line the recogniser gave up on (no OCR)', () => {
+  const zone = ocrLine('PA09404097AUS8406077F1903212<17331334P<<<<08', 10, 20);
+  // 'P<AUSCITIZEN<<JANE<<<…' read 'P22' over a box as wide as the zone's other line.
+  const givenUp = { ...ocrLine('P22', 10, 20), bbox: { ...zone.bbox, y0: -40, y1: -10 } };
+  givenUp.symbols.forEach((s) => ((s.bbox.y0 = -40), (s.bbox.y1 = -10)));
+  it('is cut in its middle when it read under half the characters its width holds at the zone pitch', () => {
+    expect(shortLineCut(givenUp, [givenUp, zone])).toBe((zone.bbox.x0 + zone.bbox.x1) / 2);
+    const full = { ...ocrLine('P<AUSCITIZEN<<JANE<<<<<<<<<<<<<<<<<<<<<<<<<<', 10, 20), bbox: givenUp.bbox };
+    expect(shortLineCut(full, [full, zone])).toBeNull();
+    // No line with check digits beside it: nothing to measure against.
+    expect(shortLineCut(givenUp, [givenUp])).toBeNull();
+  });
+  it('takes its pieces when they read as a names line, filled to the zone line length', () => {
+    const cut = (zone.bbox.x0 + zone.bbox.x1) / 2;
+    const first = ocrLine('P<AUSCITIZEN<<JANE<<<<', 10, 20);
+    expect(piecesOfShortLine(givenUp, [first], cut, zone).text).toBe('P<AUSCITIZEN<<JANE' + '<'.repeat(26));
+    expect(piecesOfShortLine(givenUp, [ocrLine('12345678<<<', 10, 20)], cut, zone)).toBe(givenUp);
+  });
+});
+
+describe('skew from the detected text lines (no OCR)', () => {
+  it('is the length-weighted median direction of the elongated regions', () => {
+    const lines = [
+      { angle: 9, length: 900 },
+      { angle: 8.5, length: 300 },
+      { angle: -20, length: 200 },
+      { angle: null, length: 2000 },
+    ];
+    expect(textSkew(lines)).toBe(9);
+    expect(textSkew([{ angle: null, length: 50 }])).toBeNull();
+  });
+});
+
+describe('photographed at an angle (rendering, no OCR)', () => {
+  it('maps the four corners as asked', () => {
+    const m = homography([[10, 5], [90, 5], [100, 50], [0, 50]], [[0, 0], [100, 0], [100, 50], [0, 50]]);
+    const apply = ([x, y]: [number, number]) => {
+      const z = m[6]! * x + m[7]! * y + 1;
+      return [(m[0]! * x + m[1]! * y + m[2]!) / z, (m[3]! * x + m[4]! * y + m[5]!) / z].map((v) => Math.round(v * 1000) / 1000);
+    };
+    expect(apply([10, 5])).toEqual([0, 0]);
+    expect(apply([90, 5])).toEqual([100, 0]);
+    expect(apply([100, 50])).toEqual([100, 50]);
+  });
+});
+
+describe('strokes slanting along a band, as photographed at an angle (no OCR)', () => {
+  // Dark bars 3 px wide every 12 px on white; each bar leans by `lean(x)` (dx/dy), +0.12 at the
+  // left end, 0 in the middle, -0.12 at the right end.
+  const width = 360;
+  const height = 40;
+  const lean = (x: number) => (0.12 * (width / 2 - x)) / (width / 2);
+  const bars = (): Gray => {
+    const data = Buffer.alloc(width * height, 255);
+    for (let xb = 12; xb < width - 12; xb += 12) {
+      for (let y = 0; y < height; y++) {
+        const x = Math.round(xb + (y - height / 2) * lean(xb));
+        for (let k = 0; k < 3; k++) data[y * width + x + k] = 0;
+      }
+    }
+    return { data, width, height };
+  };
+  const band = { x0: 0, y0: 0, x1: width, y1: height };
+  it('measures the lean at each end', () => {
+    const shear = bandShear(bars(), band);
+    expect(Math.abs(shear.at)).toBeLessThan(0.03);
+    // Measured as the shift that stands a stroke upright: the lean's opposite.
+    expect(shear.slope * (width / 2)).toBeCloseTo(0.12, 1);
+  });
+  it('stands the strokes upright', () => {
+    const page = bars();
+    const upright = unshear(page, band, bandShear(page, band));
+    expect(Math.abs(bandShear(upright, band).slope * (width / 2))).toBeLessThan(0.03);
+  });
+});
+
+describe('MRZ bands read first (no OCR)', () => {
   const box = (x0: number, y0: number, x1: number, h = 30) => ({ x0, y0, x1, y1: y0 + h });
-  it('picks the stack of long lines longest for their height, in any order given', () => {
-    // A printed-zone pair (aspect 12) above a 2-line MRZ (aspect 30), and a lone long line.
-    const printed = [box(100, 100, 460), box(110, 140, 470)];
+  it('reads the lowest stack first, each stack cut to its last 3 lines, in any order given', () => {
+    // A 4-line header stack above a 2-line MRZ at the page's bottom, and a lone long line.
+    const header = [box(100, 100, 1100), box(100, 140, 1100), box(105, 180, 1000), box(105, 220, 1000)];
     const mrz = [box(50, 600, 950), box(52, 640, 950)];
     const lone = box(50, 400, 1000);
-    expect(mrzBand([mrz[1]!, lone, ...printed, mrz[0]!])).toEqual(mrz);
+    expect(mrzBands([mrz[1]!, lone, ...header, mrz[0]!])).toEqual([mrz, header.slice(1)]);
   });
-  it('is null when no lines are stacked', () => {
-    expect(mrzBand([box(0, 0, 900), box(0, 300, 900)])).toBeNull();
+  it('is empty when no lines are stacked', () => {
+    expect(mrzBands([box(0, 0, 900), box(0, 300, 900)])).toEqual([]);
+  });
+  it('reads again only the lines that look like MRZ lines and their neighbours', () => {
+    const boxes = [box(0, 0, 900), box(0, 100, 900), box(0, 140, 900), box(0, 180, 900), box(0, 400, 900)];
+    const line = (b: (typeof boxes)[number], text: string) => ({ text, bbox: { x0: Math.floor(b.x0), y0: Math.floor(b.y0), x1: b.x1, y1: b.y1 } });
+    const lines = [
+      line(boxes[0]!, 'REPUBLIKAHRVATSKA'),
+      line(boxes[1]!, 'PASSPORT'),
+      line(boxes[2]!, 'P<HRVSPECIMEN<<SPECIMEN<<<<<<<<<<<<<<<<<<<<<'),
+      line(boxes[3]!, '0070070071HRV8212258F1407019<<<<<<<<<<<<<<06'),
+      line(boxes[4]!, 'SPECIMEN'),
+    ];
+    expect(mrzLikeBoxes(lines, boxes)).toEqual(boxes.slice(1, 5));
+    expect(mrzLikeBoxes([lines[0]!, lines[1]!], boxes)).toEqual([]);
+  });
+  it('settles the orientation on two holding check digits', () => {
+    const reading = (checks: boolean[]) => ({ valid: false, checkDigits: Object.fromEntries(checks.map((c, i) => [`d${i}`, c])) }) as unknown as MrzReading;
+    expect(orientationSettled(reading([true, true, false, false]))).toBe(true);
+    expect(orientationSettled(reading([true, false, false, false]))).toBe(false);
   });
 });
 
@@ -174,6 +270,12 @@ describe('document reader (PaddleOCR)', () => {
     expect(reading.mrz?.lines).toEqual(truth.mrzLines);
     expect(reading.rotation).toBe(180);
     expect(Math.abs(reading.skewDegrees)).toBeGreaterThan(3);
+  });
+
+  it('reads a passport photographed at an angle (its far edge 15% narrower), upside down', async () => {
+    const { reading, truth } = await read({ ...base, name: 'tilted', layout: 'TD3', seed: 21, rotation: 180, perspective: 0.15 });
+    expect(reading.mrz?.valid).toBe(true);
+    expect(reading.mrz?.lines).toEqual(truth.mrzLines);
   });
 
   it('reports a wrongly printed check digit as invalid, and reads an expired date as printed', async () => {

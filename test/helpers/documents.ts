@@ -27,6 +27,11 @@ export interface DocumentSpec {
   fathersName?: boolean;
   /** A photo to print as the portrait (JPEG or PNG bytes); default a grey silhouette. */
   portraitImage?: Buffer;
+  /**
+   * Photographed at an angle: the page's far (top) edge is this share narrower than its near
+   * edge and the page is foreshortened by half as much (0 = straight above; 0.25 is a strong tilt).
+   */
+  perspective?: number;
 }
 
 export interface RenderedTruth {
@@ -250,10 +255,71 @@ function cardBack(t: RenderedTruth): Buffer {
   return svg(c);
 }
 
+/**
+ * The homography taking the four points `from` to the four points `to` (corners in the same
+ * order), as the 8 coefficients of [a b c; d e f; g h 1], solved by Gaussian elimination.
+ */
+export function homography(from: Array<[number, number]>, to: Array<[number, number]>): number[] {
+  const rows: number[][] = [];
+  for (let i = 0; i < 4; i++) {
+    const [x, y] = from[i]!;
+    const [u, v] = to[i]!;
+    rows.push([x, y, 1, 0, 0, 0, -u * x, -u * y, u]);
+    rows.push([0, 0, 0, x, y, 1, -v * x, -v * y, v]);
+  }
+  for (let c = 0; c < 8; c++) {
+    const pivot = rows.slice(c).reduce((best, r, k) => (Math.abs(r[c]!) > Math.abs(rows[best]![c]!) ? c + k : best), c);
+    [rows[c], rows[pivot]] = [rows[pivot]!, rows[c]!];
+    for (let r = 0; r < 8; r++) {
+      if (r === c) continue;
+      const f = rows[r]![c]! / rows[c]![c]!;
+      for (let k = c; k < 9; k++) rows[r]![k]! -= f * rows[c]![k]!;
+    }
+  }
+  return rows.map((r, c) => r[8]! / r[c]!);
+}
+
+/** The photo seen at an angle: each output pixel sampled (bilinear) where the inverse homography puts it. */
+async function tilted(png: Buffer, amount: number, table: { r: number; g: number; b: number }): Promise<Buffer> {
+  const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+  const { width: w, height: h, channels } = info;
+  const inset = (amount * w) / 2;
+  const drop = (amount / 2) * h;
+  // Output corners (top-left, top-right, bottom-right, bottom-left) back to the flat page's corners.
+  const m = homography(
+    [[inset, drop], [w - inset, drop], [w, h], [0, h]],
+    [[0, 0], [w, 0], [w, h], [0, h]],
+  );
+  const out = Buffer.alloc(w * h * channels);
+  const fill = [table.r, table.g, table.b];
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const z = m[6]! * x + m[7]! * y + 1;
+      const sx = (m[0]! * x + m[1]! * y + m[2]!) / z;
+      const sy = (m[3]! * x + m[4]! * y + m[5]!) / z;
+      const o = (y * w + x) * channels;
+      if (sx < 0 || sy < 0 || sx >= w - 1 || sy >= h - 1) {
+        for (let c = 0; c < channels; c++) out[o + c] = fill[c] ?? 255;
+        continue;
+      }
+      const x0 = Math.floor(sx);
+      const y0 = Math.floor(sy);
+      const fx = sx - x0;
+      const fy = sy - y0;
+      for (let c = 0; c < channels; c++) {
+        const at = (xx: number, yy: number) => data[(yy * w + xx) * channels + c]!;
+        out[o + c] = Math.round(at(x0, y0) * (1 - fx) * (1 - fy) + at(x0 + 1, y0) * fx * (1 - fy) + at(x0, y0 + 1) * (1 - fx) * fy + at(x0 + 1, y0 + 1) * fx * fy);
+      }
+    }
+  }
+  return sharp(out, { raw: { width: w, height: h, channels } }).png().toBuffer();
+}
+
 /** Puts the page on a table, rotates, skews, blurs and encodes it like a phone picture. */
 async function photograph(page: Buffer, spec: DocumentSpec): Promise<Buffer> {
   const table = { r: 92, g: 84, b: 74 };
   let image = sharp(await sharp(page).png().toBuffer()).extend({ top: 40, bottom: 40, left: 40, right: 40, background: table });
+  if (spec.perspective) image = sharp(await tilted(await image.removeAlpha().png().toBuffer(), spec.perspective, table));
   if (spec.rotation) image = sharp(await image.png().toBuffer()).rotate(spec.rotation);
   if (spec.skew) image = sharp(await image.png().toBuffer()).rotate(spec.skew, { background: table });
   if (spec.blur > 0) image = image.blur(spec.blur);

