@@ -28,6 +28,8 @@ import { SigningKeys } from './oidc/keys.js';
 import { OidcProvider } from './oidc/provider.js';
 import { Sealer } from './secrets.js';
 import { TenancyService } from './tenancy/service.js';
+import { ApiKeyCache } from './tenancy/api-key-cache.js';
+import type { Notifications } from './db/notifications.js';
 import { SessionService } from './sessions/service.js';
 import { ServiceMetrics } from './metrics.js';
 import { DEFAULT_RETRY_POLICY, WebhookService, type RetryPolicy, type WebhookLogger } from './webhooks/service.js';
@@ -64,6 +66,8 @@ export interface CoreOptions {
   mail?: MailOptions;
   /** Seconds from `rotate-keys` until the new key signs (default 300, the JWKS max-age). */
   keyActivationSeconds?: number;
+  /** LISTEN/NOTIFY between instances (PostgreSQL only): without it nothing is cached that another instance could change. */
+  notifications?: Notifications;
 }
 
 /** The domain: every front (REST, GraphQL, tRPC, CLI, pages) calls these services and nothing else. */
@@ -125,7 +129,7 @@ export class Core {
     this.sealer = new Sealer(options.encryptionKey);
     const deps = { orm: this.orm, clock: this.clock };
     this.metrics = new ServiceMetrics(this.orm);
-    this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false });
+    this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false, apiKeys: new ApiKeyCache(options.notifications) });
     this.accessTokens = new AccessTokenService(deps);
     this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens });
     this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR });

@@ -7,6 +7,7 @@ import { DomainError } from '../errors.js';
 import { Organization } from '../roster/entities.js';
 import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
+import { API_KEY_REVOKED_CHANNEL, type ApiKeyCache, type ApiKeyCaller } from './api-key-cache.js';
 import {
   AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow,
   type AdminRole,
@@ -22,6 +23,8 @@ export interface TenancyDeps {
   clock: Clock;
   sealer: Sealer;
   allowInsecureCallbacks: boolean;
+  /** Known API keys by digest; revocations reach it from every instance. */
+  apiKeys: ApiKeyCache;
 }
 
 /** Who is asking through the admin API: a role, and a project when the token is scoped to one. */
@@ -152,21 +155,30 @@ export class TenancyService {
     return keys.map(apiKeyView);
   }
 
+  /** Revokes a key on every instance: the answer comes once every listening instance has dropped it from its cache. */
   async revokeApiKey(input: unknown) {
     const { projectId, apiKeyId } = parseInput(revokeApiKeyInput, input);
-    const em = this.em();
-    const apiKey = await em.findOne(ApiKey, { id: apiKeyId, project: projectId });
-    if (!apiKey) throw new DomainError('not_found', 'API key not found');
-    apiKey.revokedAt ??= this.now();
-    await em.flush();
+    const apiKey = await this.em().transactional(async (em) => {
+      const row = await em.findOne(ApiKey, { id: apiKeyId, project: projectId });
+      if (!row) throw new DomainError('not_found', 'API key not found');
+      row.revokedAt ??= this.now();
+      await em.flush();
+      // Sent when the revocation commits, and only then: every instance's cache drops the key.
+      await em.getConnection().execute('select pg_notify(?, ?)', [API_KEY_REVOKED_CHANNEL, row.secretDigest], 'all', em.getTransactionContext());
+      return row;
+    });
+    await this.deps.apiKeys.everywhereDropped(apiKey.secretDigest);
     return apiKeyView(apiKey);
   }
 
-  /** The project an API key belongs to, or null for an unknown or revoked key. */
-  async authenticateApiKey(key: string): Promise<{ projectId: string; apiKeyId: string } | null> {
+  /** The project an API key belongs to, or null for an unknown or revoked key (from the cache while revocations are heard). */
+  async authenticateApiKey(key: string): Promise<ApiKeyCaller | null> {
     if (!key || key.length > 200) return null;
-    const apiKey = await this.em().findOne(ApiKey, { secretDigest: digestSecret(key), revokedAt: null });
-    return apiKey ? { projectId: apiKey.project.id, apiKeyId: apiKey.id } : null;
+    const digest = digestSecret(key);
+    return this.deps.apiKeys.read(digest, async () => {
+      const apiKey = await this.em().findOne(ApiKey, { secretDigest: digest, revokedAt: null }, { fields: ['id', 'project'] });
+      return apiKey ? { projectId: apiKey.project.id, apiKeyId: apiKey.id } : null;
+    });
   }
 
   // ---- workflows ----
