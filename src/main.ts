@@ -118,6 +118,8 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       const jobs = await PgBossJobs.start(store.url, { onError: (error) => logger.warn({ err: error }, 'job queue error') });
       // Stopped before the ORM and the store close (closers run in reverse order).
       closers.push(() => jobs.stop());
+      // Runs before the queue stops: first attempts started in this process finish or are cut by their timeout.
+      closers.push(() => core.webhooks.settle());
       await core.startJobs(jobs);
     }
     const graph = await graphqlMiddleware(core, logger);

@@ -6,9 +6,11 @@ import { buildService, type Service } from '../src/main.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
 // Two instances of the service on one PostgreSQL database, through HTTP. Each authenticates API
-// keys from its own cache; a key revoked on one instance fails on the other on the very next
-// request (LISTEN/NOTIFY), and an instance that may have missed an announcement trusts no cached
-// key. Needs PostgreSQL (TEST_DATABASE_URL): the embedded store is one process and caches nothing.
+// keys and OIDC clients from its own cache; a key revoked (a client deactivated, its secret
+// rotated) on one instance fails on the other on the very next request (LISTEN/NOTIFY), and an
+// instance that may have missed an announcement trusts nothing cached. Needs PostgreSQL
+// (TEST_DATABASE_URL): the embedded store is one process and caches nothing. Webhook signing
+// secrets ride the same mechanism.
 
 let a: TestService;
 let b: Service;
@@ -33,12 +35,14 @@ async function newKey(): Promise<{ key: string; id: string }> {
   return { key: created.key, id: created.apiKey.id };
 }
 
-/** Revokes through instance A's admin API (GraphQL), as an operator would. */
-async function revokeOnA(id: string) {
-  const res = await a.http.post('/graphql').set('Authorization', `Bearer ${a.demo.admin_token}`)
-    .send({ query: 'mutation($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { revokedAt } }', variables: { input: { projectId: a.demo.project_id, apiKeyId: id } } });
-  expect(res.body.data.revokeApiKey.revokedAt).toBeTruthy();
+/** A mutation through instance A's admin API (GraphQL), as an operator would send it. */
+async function adminOnA(query: string, input: Record<string, unknown>) {
+  const res = await a.http.post('/graphql').set('Authorization', `Bearer ${a.demo.admin_token}`).send({ query, variables: { input: { projectId: a.demo.project_id, ...input } } });
+  expect(res.body.errors).toBeUndefined();
+  return res.body.data;
 }
+
+const revokeOnA = (id: string) => adminOnA('mutation($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { revokedAt } }', { apiKeyId: id });
 
 /** Marks a key revoked in the table without announcing it (what no code path does): shows whether an instance asks the database. */
 const revokeSilently = (id: string) => sql(a, 'update api_key set revoked_at = now() where id = ?', [id]);
@@ -83,5 +87,27 @@ describe.runIf(process.env.TEST_DATABASE_URL)('API keys on two instances', () =>
     expect((await onB(next.key)).status).toBe(404);
     await revokeOnA(next.id);
     expect((await onB(next.key)).status).toBe(401);
+  });
+
+  it('OIDC clients: deactivated or given a new secret on one instance, refused on the other on the next request', async () => {
+    const created = await a.core.tenancy.createOidcClient({ projectId: a.demo.project_id, name: 'Cached RP', redirectUris: ['https://rp.example/cb'] });
+    const tokenOnB = (secret: string) => httpB.post('/api/auth/oidc/token').type('form').send({ grant_type: 'refresh_token', refresh_token: 'vr_unknown', client_id: created.client.clientId, client_secret: secret });
+    // Authenticated (the refresh token is what is wrong), and now cached on B.
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_grant');
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_grant');
+    await adminOnA('mutation($input: OidcClientActiveInput!) { setOidcClientActive(input: $input) { clientId } }', { clientId: created.client.clientId, active: false });
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_client');
+    await adminOnA('mutation($input: OidcClientActiveInput!) { setOidcClientActive(input: $input) { clientId } }', { clientId: created.client.clientId, active: true });
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_grant');
+    const rotated = await adminOnA('mutation($input: OidcClientRefInput!) { rotateOidcClientSecret(input: $input) { clientSecret } }', { clientId: created.client.clientId });
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_client');
+    expect((await tokenOnB(rotated.rotateOidcClientSecret.clientSecret)).body.error).toBe('invalid_grant');
+  });
+
+  it('webhook signing secrets: rotated on one instance, the other signs with the new one (and the old one beside it) at once', async () => {
+    const before = await b.core.tenancy.webhookSigningSecrets(a.demo.project_id);
+    expect(before).toEqual({ current: a.demo.webhook_signing_secret, previous: null });
+    const { rotateWebhookSecret } = await adminOnA('mutation($input: RotateWebhookSecretInput!) { rotateWebhookSecret(input: $input) { webhookSigningSecret } }', {});
+    expect(await b.core.tenancy.webhookSigningSecrets(a.demo.project_id)).toEqual({ current: rotateWebhookSecret.webhookSigningSecret, previous: a.demo.webhook_signing_secret });
   });
 });
