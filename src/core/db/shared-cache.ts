@@ -37,14 +37,14 @@ export class SharedCache<V> {
     return this.notifications?.live ?? false;
   }
 
-  /** Reads through the cache: `load` asks the database; a value found there is kept for TTL_MS. */
-  async read(key: string, load: () => Promise<V | null>): Promise<V | null> {
+  /** Reads through the cache: `load` asks the database; a value found there is kept for TTL_MS (when `keep` says so). */
+  async read(key: string, load: () => Promise<V | null>, keep: (value: V) => boolean = () => true): Promise<V | null> {
     const entry = this.enabled ? this.entries.get(key) : undefined;
     if (entry && entry.until > this.now()) return entry.value;
     const generation = this.generation;
     const value = await load();
     this.entries.delete(key);
-    if (value !== null && this.enabled && generation === this.generation) {
+    if (value !== null && keep(value) && this.enabled && generation === this.generation) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(key, { value, until: this.now() + TTL_MS });
     }

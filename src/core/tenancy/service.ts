@@ -144,16 +144,17 @@ export class TenancyService {
 
   /**
    * The secrets a project's webhooks are signed with now: the current one and, while a rotation's
-   * overlap lasts, the previous one (deliveries carry both signatures), else null. Cached sealed.
+   * overlap lasts, the previous one (deliveries carry both signatures), else null. Cached sealed,
+   * outside an overlap only: while one lasts (rare, hours) its end is read from the database.
    */
   async webhookSigningSecrets(projectId: string): Promise<{ current: string; previous: string | null }> {
+    const overlapping = (sealed: { previous: string | null; previousUntil: Date | null }) => sealed.previous !== null && sealed.previousUntil !== null && sealed.previousUntil > this.now();
     const sealed = await this.webhookSecrets.read(projectId, async () => {
       const project = await this.em().findOne(Project, { id: projectId }, { fields: ['webhookSigningSecretSealed', 'previousWebhookSecretSealed', 'previousWebhookSecretUntil'] });
       return project && { current: project.webhookSigningSecretSealed, previous: project.previousWebhookSecretSealed ?? null, previousUntil: project.previousWebhookSecretUntil ?? null };
-    });
+    }, (found) => !overlapping(found));
     if (!sealed) throw new DomainError('not_found', 'project not found');
-    const overlapping = sealed.previous && sealed.previousUntil && sealed.previousUntil > this.now();
-    return { current: this.deps.sealer.open(sealed.current), previous: overlapping ? this.deps.sealer.open(sealed.previous!) : null };
+    return { current: this.deps.sealer.open(sealed.current), previous: overlapping(sealed) ? this.deps.sealer.open(sealed.previous!) : null };
   }
 
   /** A new webhook signing secret (shown once); the old one keeps signing alongside for the overlap. */
@@ -210,9 +211,8 @@ export class TenancyService {
   /** The project an API key belongs to, or null for an unknown or revoked key (from the cache while revocations are heard). */
   async authenticateApiKey(key: string): Promise<ApiKeyCaller | null> {
     if (!key || key.length > 200) return null;
-    const digest = digestSecret(key);
-    return this.apiKeys.read(digest, async () => {
-      const apiKey = await this.em().findOne(ApiKey, { secretDigest: digest, revokedAt: null }, { fields: ['id', 'project'] });
+    return this.apiKeys.read(digestSecret(key), async () => {
+      const apiKey = await this.em().findOne(ApiKey, { secretDigest: digestSecret(key), revokedAt: null }, { fields: ['id', 'project'] });
       return apiKey ? { projectId: apiKey.project.id, apiKeyId: apiKey.id } : null;
     });
   }

@@ -65,15 +65,14 @@ export async function authorizationCodeGrant(deps: OidcDeps, client: OidcClient,
   if (!code || !redirectUri) throw new DomainError('invalid_request', 'code and redirect_uri are required');
   const now = deps.clock.now();
   const verifier = one(body.code_verifier);
-  const codeDigest = digestSecret(code);
-  const { minted, claim } = await claimAndIssue(deps, client, codeDigest, redirectUri, verifier, now);
+  const { minted, claim } = await claimAndIssue(deps, client, digestSecret(code), redirectUri, verifier, now);
   if (claim?.issued) return signTokens(deps, client, minted, claim as ClaimRow & IssuedRow);
   if (claim) {
     throw codeProblem({ expiresAt: sqlDate(claim.expires_at), redirectUri: claim.redirect_uri, codeChallenge: claim.code_challenge }, redirectUri, verifier, now)
       ?? new DomainError('invalid_grant', 'the code cannot be exchanged');
   }
   // Nothing claimed: an unknown code, another client's, or one already used.
-  const row = await forkEm(deps).findOne(AuthorizationCode, { codeDigest }, { fields: ['id', 'clientId', 'usedAt'] });
+  const row = await forkEm(deps).findOne(AuthorizationCode, { codeDigest: digestSecret(code) }, { fields: ['id', 'clientId', 'usedAt'] });
   if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the code is invalid or was issued to another client');
   // A replayed code: whoever holds it may be an attacker, so everything it issued is revoked.
   await revokeGrant(deps, row.id);

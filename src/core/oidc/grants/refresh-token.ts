@@ -43,12 +43,11 @@ async function rotateAndIssue(deps: OidcDeps, client: OidcClient, tokenDigest: s
 export async function refreshTokenGrant(deps: OidcDeps, client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
   const presented = one(body.refresh_token);
   if (!presented) throw new DomainError('invalid_request', 'refresh_token is required');
-  const tokenDigest = digestSecret(presented);
   const now = deps.clock.now();
-  const issued = await rotateAndIssue(deps, client, tokenDigest, requestedScopes(one(body.scope)), now);
+  const issued = await rotateAndIssue(deps, client, digestSecret(presented), requestedScopes(one(body.scope)), now);
   if (issued) return signTokens(deps, client, issued.minted, issued.row);
   // Nothing rotated: say why, in the order the rules are checked.
-  const row = await forkEm(deps).findOne(RefreshToken, { tokenDigest });
+  const row = await forkEm(deps).findOne(RefreshToken, { tokenDigest: digestSecret(presented) });
   if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the refresh token is invalid or was issued to another client');
   if (row.revokedAt) throw new DomainError('invalid_grant', 'the refresh token was revoked');
   if (row.expiresAt <= now) throw new DomainError('invalid_grant', 'the refresh token expired');
