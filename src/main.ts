@@ -7,6 +7,7 @@ import type { Clock } from './core/clock.js';
 import type { FaceEngine } from './core/face-engine.js';
 import { createOrm, type Orm } from './core/db/orm.js';
 import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
+import { Notifications } from './core/db/notifications.js';
 import { externalStore, openEmbeddedStore, type Store } from './core/db/store.js';
 import { Core } from './core/index.js';
 import { PgBossJobs } from './core/jobs.js';
@@ -93,8 +94,12 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     const orm = await connectOrm(store);
     closers.push(() => orm.close());
     if (config.otlpTracesUrl) traceQueries(orm.em.getConnection().getKnex());
+    // On PostgreSQL, what one instance revokes reaches every instance's caches. The embedded store
+    // caches nothing: `verity admin` changes it from another process without a listener to tell.
+    const notifications = store.embedded ? undefined : new Notifications(store.url, (error) => logger.warn({ err: error }, 'notification connection lost; caches off until it is back'));
     const core = new Core({
       orm,
+      notifications,
       encryptionKey: await resolveEncryptionKey(config),
       clock: options.clock,
       faceEngine: options.faceEngine,
@@ -110,6 +115,10 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       keyActivationSeconds: config.keyActivationSeconds,
       logger,
     });
+    if (notifications) {
+      closers.push(() => notifications.close());
+      await notifications.start();
+    }
     const applied = await core.migrate();
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
     await core.signingKeys.ensure();
@@ -118,6 +127,8 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       const jobs = await PgBossJobs.start(store.url, { onError: (error) => logger.warn({ err: error }, 'job queue error') });
       // Stopped before the ORM and the store close (closers run in reverse order).
       closers.push(() => jobs.stop());
+      // Runs before the queue stops: first attempts started in this process finish or are cut by their timeout.
+      closers.push(() => core.webhooks.settle());
       await core.startJobs(jobs);
     }
     const graph = await graphqlMiddleware(core, logger);

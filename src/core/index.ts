@@ -28,6 +28,7 @@ import { SigningKeys } from './oidc/keys.js';
 import { OidcProvider } from './oidc/provider.js';
 import { Sealer } from './secrets.js';
 import { TenancyService } from './tenancy/service.js';
+import type { Notifications } from './db/notifications.js';
 import { SessionService } from './sessions/service.js';
 import { ServiceMetrics } from './metrics.js';
 import { DEFAULT_RETRY_POLICY, WebhookService, type RetryPolicy, type WebhookLogger } from './webhooks/service.js';
@@ -64,6 +65,8 @@ export interface CoreOptions {
   mail?: MailOptions;
   /** Seconds from `rotate-keys` until the new key signs (default 300, the JWKS max-age). */
   keyActivationSeconds?: number;
+  /** LISTEN/NOTIFY between instances (PostgreSQL only): without it nothing is cached that another instance could change. */
+  notifications?: Notifications;
 }
 
 /** The domain: every front (REST, GraphQL, tRPC, CLI, pages) calls these services and nothing else. */
@@ -125,7 +128,7 @@ export class Core {
     this.sealer = new Sealer(options.encryptionKey);
     const deps = { orm: this.orm, clock: this.clock };
     this.metrics = new ServiceMetrics(this.orm);
-    this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false });
+    this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false, notifications: options.notifications });
     this.accessTokens = new AccessTokenService(deps);
     this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens });
     this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR });
@@ -145,7 +148,7 @@ export class Core {
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds });
     // A lock is worth an ops line: a person locked out calls support, a spike is an attack.
     const throttle = new LoginThrottle(this.orm, options.rateLimit?.store ?? 'memory', (lock) => options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'));
-    this.oidc = new OidcProvider({ ...deps, keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, throttle, issuer: options.issuer ?? 'http://localhost:8080' });
+    this.oidc = new OidcProvider({ ...deps, clients: (clientId) => this.tenancy.oidcClient(clientId), keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, throttle, issuer: options.issuer ?? 'http://localhost:8080' });
     this.tokenIntrospection = new TokenIntrospection({ ...deps, issuer: this.oidc.issuer });
     this.credentials = new CredentialRegistry(this.orm);
     this.mail = new MailService({ ...deps, sealer: this.sealer }, options.mail);

@@ -43,7 +43,9 @@ export async function waitReady(url: string, child: ChildProcess, started = Date
 /** `verity serve` from the build (`npm run build`) with the given environment; resolves when ready. */
 export async function startBuiltVerity(env: NodeJS.ProcessEnv & { PORT: string }): Promise<{ child: ChildProcess; url: string; ms: number }> {
   const started = Date.now();
-  const child = spawn('node', [path.join(root, 'dist/src/cli.js'), 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops (summarise with bench/cpu-profile.ts).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn('node', [...profile, path.join(root, 'dist/src/cli.js'), 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${env.PORT}`;
   return { child, url, ms: await waitReady(url, child, started) };
 }

@@ -4,10 +4,13 @@ import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import type { SigningKeys } from './keys.js';
 import type { AccessTokenService } from './tokens.js';
+import type { OidcClient } from '../tenancy/entities.js';
 
 /** What every part of the provider (authorize, grants, sessions, logout, resources) works with. */
 export interface OidcDeps {
   orm: Orm;
+  /** An OIDC client by id, or null (cached; the token endpoint authenticates one on every call). */
+  clients: (clientId: string) => Promise<OidcClient | null>;
   clock: Clock;
   keys: SigningKeys;
   accounts: AccountService;

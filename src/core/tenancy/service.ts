@@ -1,12 +1,14 @@
 import net from 'node:net';
 import { isPrivateAddress } from '../net/destinations.js';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
+import type { Notifications } from '../db/notifications.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { Organization } from '../roster/entities.js';
 import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
+import { SharedCache } from '../db/shared-cache.js';
 import {
   AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow,
   type AdminRole,
@@ -22,7 +24,11 @@ export interface TenancyDeps {
   clock: Clock;
   sealer: Sealer;
   allowInsecureCallbacks: boolean;
+  /** LISTEN/NOTIFY between instances: without it nothing is cached. */
+  notifications?: Notifications;
 }
+
+export interface ApiKeyCaller { projectId: string; apiKeyId: string }
 
 /** Who is asking through the admin API: a role, and a project when the token is scoped to one. */
 /** Who calls the admin API: the token's role, its project (null: every project) and its id (audits, `admin:<id>`). */
@@ -37,7 +43,36 @@ export const roleAtLeast = (role: AdminRole, wanted: AdminRole) => ROLE_RANK[rol
 
 /** Projects, their credentials, workflows and callbacks; organization apps; admin tokens. */
 export class TenancyService {
-  constructor(private readonly deps: TenancyDeps) {}
+  /** Known API keys by the SHA-256 digest of the key (never the key). */
+  private readonly apiKeys: SharedCache<ApiKeyCaller>;
+  /** OIDC clients by client id (the token endpoint authenticates one on every call). */
+  private readonly oidcClients: SharedCache<OidcClient>;
+  /** Projects' webhook signing secrets, sealed, by project id (every delivery signs with them). */
+  private readonly webhookSecrets: SharedCache<{ current: string; previous: string | null; previousUntil: Date | null }>;
+
+  constructor(private readonly deps: TenancyDeps) {
+    this.apiKeys = new SharedCache(deps.notifications, 'api_key');
+    this.oidcClients = new SharedCache(deps.notifications, 'oidc_client');
+    this.webhookSecrets = new SharedCache(deps.notifications, 'webhook_secret');
+  }
+
+  /**
+   * Runs `work` in a transaction and announces that the cached value under the key it returns
+   * changed, in the same transaction (sent when it commits); answers once every instance has
+   * dropped it, so the next request anywhere sees the change.
+   */
+  private async changeCached<T>(cache: SharedCache<unknown>, work: (em: EntityManager) => Promise<{ row: T; key: string }>): Promise<T> {
+    let change: ReturnType<SharedCache<unknown>['change']> | undefined;
+    const row = await this.em().transactional(async (em) => {
+      const { row, key } = await work(em);
+      await em.flush();
+      change = cache.change(key);
+      await em.getConnection().execute('select pg_notify(?, ?)', [change.channel, change.payload], 'all', em.getTransactionContext());
+      return row;
+    });
+    await change!.everywhereDropped();
+    return row;
+  }
 
   private em() {
     return this.deps.orm.em.fork();
@@ -87,7 +122,7 @@ export class TenancyService {
     return projects.map(projectView);
   }
 
-  private async loadProject(em: ReturnType<TenancyService['em']>, projectId: string): Promise<Project> {
+  private async loadProject(em: EntityManager, projectId: string): Promise<Project> {
     const project = await em.findOne(Project, { id: projectId });
     if (!project) throw new DomainError('not_found', 'project not found');
     return project;
@@ -104,28 +139,37 @@ export class TenancyService {
 
   /** The secret a project's webhooks are signed with. */
   async webhookSigningSecret(projectId: string): Promise<string> {
-    const project = await this.loadProject(this.em(), projectId);
-    return this.deps.sealer.open(project.webhookSigningSecretSealed);
+    return (await this.webhookSigningSecrets(projectId)).current;
   }
 
-  /** The previous secret while its overlap window lasts (deliveries carry both signatures), else null. */
-  async previousWebhookSigningSecret(projectId: string): Promise<string | null> {
-    const project = await this.loadProject(this.em(), projectId);
-    if (!project.previousWebhookSecretSealed || !project.previousWebhookSecretUntil || project.previousWebhookSecretUntil <= this.now()) return null;
-    return this.deps.sealer.open(project.previousWebhookSecretSealed);
+  /**
+   * The secrets a project's webhooks are signed with now: the current one and, while a rotation's
+   * overlap lasts, the previous one (deliveries carry both signatures), else null. Cached sealed,
+   * outside an overlap only: while one lasts (rare, hours) its end is read from the database.
+   */
+  async webhookSigningSecrets(projectId: string): Promise<{ current: string; previous: string | null }> {
+    const overlapping = (sealed: { previous: string | null; previousUntil: Date | null }) => sealed.previous !== null && sealed.previousUntil !== null && sealed.previousUntil > this.now();
+    const sealed = await this.webhookSecrets.read(projectId, async () => {
+      const project = await this.em().findOne(Project, { id: projectId }, { fields: ['webhookSigningSecretSealed', 'previousWebhookSecretSealed', 'previousWebhookSecretUntil'] });
+      return project && { current: project.webhookSigningSecretSealed, previous: project.previousWebhookSecretSealed ?? null, previousUntil: project.previousWebhookSecretUntil ?? null };
+    }, (found) => !overlapping(found));
+    if (!sealed) throw new DomainError('not_found', 'project not found');
+    return { current: this.deps.sealer.open(sealed.current), previous: overlapping(sealed) ? this.deps.sealer.open(sealed.previous!) : null };
   }
 
   /** A new webhook signing secret (shown once); the old one keeps signing alongside for the overlap. */
   async rotateWebhookSecret(input: unknown) {
     const { projectId, overlapHours } = parseInput(rotateWebhookSecretInput, input);
-    const em = this.em();
-    const project = await this.loadProject(em, projectId);
     const webhookSigningSecret = newSecret('whsec', 24);
-    project.previousWebhookSecretSealed = project.webhookSigningSecretSealed;
-    project.previousWebhookSecretUntil = new Date(this.now().getTime() + overlapHours * 3_600_000);
-    project.webhookSigningSecretSealed = this.deps.sealer.seal(webhookSigningSecret);
-    await em.flush();
-    return { projectId, webhookSigningSecret, previousValidUntil: project.previousWebhookSecretUntil.toISOString() };
+    const previousValidUntil = new Date(this.now().getTime() + overlapHours * 3_600_000);
+    await this.changeCached(this.webhookSecrets, async (em) => {
+      const row = await this.loadProject(em, projectId);
+      row.previousWebhookSecretSealed = row.webhookSigningSecretSealed;
+      row.previousWebhookSecretUntil = previousValidUntil;
+      row.webhookSigningSecretSealed = this.deps.sealer.seal(webhookSigningSecret);
+      return { row, key: row.id };
+    });
+    return { projectId, webhookSigningSecret, previousValidUntil: previousValidUntil.toISOString() };
   }
 
   // ---- API keys ----
@@ -152,21 +196,25 @@ export class TenancyService {
     return keys.map(apiKeyView);
   }
 
+  /** Revokes a key on every instance: the answer comes once every listening instance has dropped it from its cache. */
   async revokeApiKey(input: unknown) {
     const { projectId, apiKeyId } = parseInput(revokeApiKeyInput, input);
-    const em = this.em();
-    const apiKey = await em.findOne(ApiKey, { id: apiKeyId, project: projectId });
-    if (!apiKey) throw new DomainError('not_found', 'API key not found');
-    apiKey.revokedAt ??= this.now();
-    await em.flush();
+    const apiKey = await this.changeCached(this.apiKeys, async (em) => {
+      const row = await em.findOne(ApiKey, { id: apiKeyId, project: projectId });
+      if (!row) throw new DomainError('not_found', 'API key not found');
+      row.revokedAt ??= this.now();
+      return { row, key: row.secretDigest };
+    });
     return apiKeyView(apiKey);
   }
 
-  /** The project an API key belongs to, or null for an unknown or revoked key. */
-  async authenticateApiKey(key: string): Promise<{ projectId: string; apiKeyId: string } | null> {
+  /** The project an API key belongs to, or null for an unknown or revoked key (from the cache while revocations are heard). */
+  async authenticateApiKey(key: string): Promise<ApiKeyCaller | null> {
     if (!key || key.length > 200) return null;
-    const apiKey = await this.em().findOne(ApiKey, { secretDigest: digestSecret(key), revokedAt: null });
-    return apiKey ? { projectId: apiKey.project.id, apiKeyId: apiKey.id } : null;
+    return this.apiKeys.read(digestSecret(key), async () => {
+      const apiKey = await this.em().findOne(ApiKey, { secretDigest: digestSecret(key), revokedAt: null }, { fields: ['id', 'project'] });
+      return apiKey ? { projectId: apiKey.project.id, apiKeyId: apiKey.id } : null;
+    });
   }
 
   // ---- workflows ----
@@ -356,25 +404,32 @@ export class TenancyService {
   /** Deactivates (or reactivates) an OIDC client: an inactive one signs nobody in and gets no tokens. */
   async setOidcClientActive(input: unknown) {
     const { projectId, clientId, active } = parseInput(oidcClientActiveInput, input);
-    const em = this.em();
-    const client = await this.loadOidcClient(em, projectId, clientId);
-    client.active = active;
-    await em.flush();
+    const client = await this.changeCached(this.oidcClients, async (em) => {
+      const row = await this.loadOidcClient(em, projectId, clientId);
+      row.active = active;
+      return { row, key: row.clientId };
+    });
     return oidcClientView(client);
   }
 
   /** A new client secret, shown once; the old one stops working at once. */
   async rotateOidcClientSecret(input: unknown) {
     const { projectId, clientId } = parseInput(oidcClientRefInput, input);
-    const em = this.em();
-    const client = await this.loadOidcClient(em, projectId, clientId);
     const clientSecret = newSecret('vcs');
-    client.clientSecretDigest = digestSecret(clientSecret);
-    await em.flush();
+    const client = await this.changeCached(this.oidcClients, async (em) => {
+      const row = await this.loadOidcClient(em, projectId, clientId);
+      row.clientSecretDigest = digestSecret(clientSecret);
+      return { row, key: row.clientId };
+    });
     return { client: oidcClientView(client), clientSecret };
   }
 
-  private async loadOidcClient(em: ReturnType<TenancyService['em']>, projectId: string, clientId: string): Promise<OidcClient> {
+  /** An OIDC client by id (from the cache while changes are heard), or null. Read-only: change clients through this service. */
+  oidcClient(clientId: string): Promise<OidcClient | null> {
+    return this.oidcClients.read(clientId, () => this.em().findOne(OidcClient, { clientId }));
+  }
+
+  private async loadOidcClient(em: EntityManager, projectId: string, clientId: string): Promise<OidcClient> {
     const client = await em.findOne(OidcClient, { clientId, project: projectId });
     if (!client) throw new DomainError('not_found', 'OIDC client not found');
     return client;

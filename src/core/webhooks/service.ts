@@ -25,6 +25,9 @@ export interface RetryPolicy {
   timeoutMs: number;
 }
 
+/** First attempts one process runs itself at once, right after the commit that made the event. */
+const DIRECT_DELIVERIES = 32;
+
 /** How many events one bulk resend queues at most (run it again for the rest). */
 export const BULK_RESEND_LIMIT = 5000;
 /** How many of them one statement moves back to pending. */
@@ -134,12 +137,43 @@ export class WebhookService {
     });
   }
 
-  /** Fast path after a commit: queue the first attempt now. The sweep catches what this misses. */
+  /**
+   * Fast path after a commit: the first attempt starts at once in this process (up to
+   * DIRECT_DELIVERIES at a time; beyond that, and when one cannot start, through the job queue).
+   * The sweep catches what this misses (a crash mid-attempt leaves a lease that runs out).
+   */
   async dispatch(eventIds: string[]): Promise<void> {
     if (!this.jobs) return;
     for (const eventId of eventIds) {
-      await this.jobs.send('webhook.deliver', { eventId }).catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId }, 'queueing a webhook failed; the sweep will retry'));
+      if (this.deliveriesRunning < DIRECT_DELIVERIES) this.deliverNow(eventId);
+      else await this.enqueue(eventId);
     }
+  }
+
+  /** First attempts started by `dispatch` and not finished yet. */
+  private readonly running = new Set<Promise<void>>();
+
+  private get deliveriesRunning(): number {
+    return this.running.size;
+  }
+
+  private deliverNow(eventId: string): void {
+    const attempt: Promise<void> = this.deliver(eventId)
+      .catch(async (error: unknown) => {
+        this.deps.logger?.warn({ err: error, eventId }, 'a webhook attempt could not run; queued for the job workers');
+        await this.enqueue(eventId);
+      })
+      .finally(() => this.running.delete(attempt));
+    this.running.add(attempt);
+  }
+
+  /** Waits for the attempts `dispatch` started (before the database closes at shutdown). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.running]);
+  }
+
+  private enqueue(eventId: string): Promise<unknown> {
+    return this.jobs!.send('webhook.deliver', { eventId }).catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId }, 'queueing a webhook failed; the sweep will retry'));
   }
 
   /** One attempt of one event, traced as a `webhook deliver` span (its queries nest under it). */
@@ -154,8 +188,9 @@ export class WebhookService {
     // pg-boss rounds start times to whole seconds: accept a job that runs a little early.
     const due = new Date(now.getTime() + 2000);
     const connection = this.deps.orm.em.getConnection();
+    // Claimed and read in one statement; the row joins a unit of work for the outcome.
     const claimed = await connection.execute(
-      `update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning id`,
+      `update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning *`,
       [leaseUntil, eventId, due],
     );
     if (claimed.length === 0) {
@@ -163,11 +198,10 @@ export class WebhookService {
       return;
     }
     const em = this.deps.orm.em.fork();
-    const event = await em.findOneOrFail(WebhookEvent, { id: eventId });
+    const event = em.map(WebhookEvent, claimed[0]);
     const attempt = event.attempts + 1;
     span.setAttributes({ 'verity.webhook.event_type': event.type, 'verity.webhook.attempt': attempt, ...destinationAttributes(event.url) });
-    const secret = await this.deps.tenancy.webhookSigningSecret(event.projectId);
-    const previous = await this.deps.tenancy.previousWebhookSigningSecret(event.projectId);
+    const { current: secret, previous } = await this.deps.tenancy.webhookSigningSecrets(event.projectId);
     const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
     const started = Date.now();
     let status: number | null = null;

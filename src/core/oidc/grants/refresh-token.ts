@@ -4,35 +4,56 @@ import type { OidcClient } from '../../tenancy/entities.js';
 import { forkEm, one, type OidcDeps } from '../context.js';
 import { RefreshToken } from '../entities.js';
 import { revokeFor } from '../revocation.js';
-import { signTokens, storeTokens, type Tokens } from './issue.js';
+import { issueStatement, signTokens, type IssuedRow, type Tokens } from './issue.js';
+
+/** The scopes a refresh asks for (`scope`, space-separated), or null when it asks for the granted ones. */
+export function requestedScopes(requested: string | undefined): string[] | null {
+  return requested === undefined ? null : requested.split(' ').filter(Boolean);
+}
 
 /** The scopes a refresh asks for: the granted ones, or a subset of them (`invalid_scope` for a wider set). */
 export function narrowScopes(granted: string[], requested: string | undefined): string[] {
-  if (requested === undefined) return granted;
-  const narrowed = requested.split(' ').filter(Boolean);
+  const narrowed = requestedScopes(requested);
+  if (narrowed === null) return granted;
   if (narrowed.some((scope) => !granted.includes(scope))) throw new DomainError('invalid_scope', 'a refresh cannot widen the granted scopes');
   return narrowed;
+}
+
+/**
+ * One statement: rotate the token (live, this client's, not yet rotated, the asked scopes within
+ * the granted ones) and store its successor and a new access token. Null when nothing rotated.
+ */
+async function rotateAndIssue(deps: OidcDeps, client: OidcClient, tokenDigest: string, scopes: string[] | null, now: Date) {
+  const issue = issueStatement(client, now);
+  const rows: IssuedRow[] = await deps.orm.em.getConnection().execute(
+    `with rotated as (
+      update refresh_token set rotated_at = ?
+      where token_digest = ? and client_id = ? and rotated_at is null and revoked_at is null and expires_at > ? and array[?]::text[] <@ scopes
+      returning account_id, grant_id, auth_time, scopes
+    ), granted as (
+      select account_id, case when ? then array[?]::text[] else scopes end as scopes, grant_id, auth_time, null::text as nonce from rotated
+    ), ${issue.ctes}
+    ${issue.select}`,
+    [now, tokenDigest, client.clientId, now, scopes ?? [], scopes !== null, scopes ?? [], ...issue.ctesParams, ...issue.selectParams],
+  );
+  return rows[0] ? { minted: issue.minted, row: rows[0] } : null;
 }
 
 /** grant_type=refresh_token: rotates the token; a replay of a rotated-away one revokes the whole family. */
 export async function refreshTokenGrant(deps: OidcDeps, client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
   const presented = one(body.refresh_token);
   if (!presented) throw new DomainError('invalid_request', 'refresh_token is required');
+  const now = deps.clock.now();
+  const issued = await rotateAndIssue(deps, client, digestSecret(presented), requestedScopes(one(body.scope)), now);
+  if (issued) return signTokens(deps, client, issued.minted, issued.row);
+  // Nothing rotated: say why, in the order the rules are checked.
   const row = await forkEm(deps).findOne(RefreshToken, { tokenDigest: digestSecret(presented) });
   if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the refresh token is invalid or was issued to another client');
   if (row.revokedAt) throw new DomainError('invalid_grant', 'the refresh token was revoked');
-  const now = deps.clock.now();
   if (row.expiresAt <= now) throw new DomainError('invalid_grant', 'the refresh token expired');
-  const scopes = narrowScopes(row.scopes, one(body.scope));
-  // Rotation and the new tokens commit together, for the reason given in the authorization_code grant.
-  const stored = await forkEm(deps).transactional(async (em) => {
-    const rotated = await em.nativeUpdate(RefreshToken, { id: row.id, rotatedAt: null, revokedAt: null }, { rotatedAt: now });
-    return rotated === 0 ? null : storeTokens(deps, em, client, { accountId: row.accountId, scopes, grantId: row.grantId, authTime: row.authTime });
-  });
-  if (!stored) {
-    // Replay of a rotated-away token: revoke every refresh token of this user and client.
-    await revokeFor(deps, row.accountId, row.clientId);
-    throw new DomainError('invalid_grant', 'the refresh token was already used; every refresh token of this sign-in is revoked');
-  }
-  return signTokens(deps, stored);
+  narrowScopes(row.scopes, one(body.scope));
+  if (!row.rotatedAt) throw new DomainError('invalid_grant', 'the refresh token cannot be used');
+  // Replay of a rotated-away token: revoke every refresh token of this user and client.
+  await revokeFor(deps, row.accountId, row.clientId);
+  throw new DomainError('invalid_grant', 'the refresh token was already used; every refresh token of this sign-in is revoked');
 }

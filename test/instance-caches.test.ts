@@ -1,0 +1,113 @@
+import pino from 'pino';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { externalStore } from '../src/core/db/store.js';
+import { buildService, type Service } from '../src/main.js';
+import { sql, startTestService, type TestService } from './helpers/service.js';
+
+// Two instances of the service on one PostgreSQL database, through HTTP. Each authenticates API
+// keys and OIDC clients from its own cache; a key revoked (a client deactivated, its secret
+// rotated) on one instance fails on the other on the very next request (LISTEN/NOTIFY), and an
+// instance that may have missed an announcement trusts nothing cached. Needs PostgreSQL
+// (TEST_DATABASE_URL): the embedded store is one process and caches nothing. Webhook signing
+// secrets ride the same mechanism.
+
+let a: TestService;
+let b: Service;
+let httpB: ReturnType<typeof supertest>;
+
+beforeAll(async () => {
+  a = await startTestService();
+  // The second instance: same database and encryption key, its own process state.
+  b = await buildService({ ...a.config, seedDemo: false }, { store: { ...externalStore(a.store.url), close: async () => {} }, logger: pino({ level: 'silent' }) });
+  httpB = supertest(b.app);
+}, 120_000);
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+const onA = (key: string) => a.http.get('/api/v2/nothing').set('X-API-Key', key);
+const onB = (key: string) => httpB.get('/api/v2/nothing').set('X-API-Key', key);
+
+async function newKey(): Promise<{ key: string; id: string }> {
+  const created = await a.core.tenancy.createApiKey({ projectId: a.demo.project_id, name: 'cached' });
+  return { key: created.key, id: created.apiKey.id };
+}
+
+/** A mutation through instance A's admin API (GraphQL), as an operator would send it. */
+async function adminOnA(query: string, input: Record<string, unknown>) {
+  const res = await a.http.post('/graphql').set('Authorization', `Bearer ${a.demo.admin_token}`).send({ query, variables: { input: { projectId: a.demo.project_id, ...input } } });
+  expect(res.body.errors).toBeUndefined();
+  return res.body.data;
+}
+
+const revokeOnA = (id: string) => adminOnA('mutation($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { revokedAt } }', { apiKeyId: id });
+
+/** Marks a key revoked in the table without announcing it (what no code path does): shows whether an instance asks the database. */
+const revokeSilently = (id: string) => sql(a, 'update api_key set revoked_at = now() where id = ?', [id]);
+
+/** Ends every LISTEN connection of the database, as a PostgreSQL restart or a cut network would. */
+const dropListeners = () => sql(a, "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'verity-notifications'");
+
+const waitFor = async (condition: () => Promise<boolean>) => {
+  for (let i = 0; i < 100 && !(await condition()); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+};
+
+describe.runIf(process.env.TEST_DATABASE_URL)('API keys on two instances', () => {
+  it('are served from the cache: a key revoked behind the service\'s back (no announcement) still works until it expires there', async () => {
+    const { key, id } = await newKey();
+    expect((await onB(key)).status).toBe(404);
+    await revokeSilently(id);
+    expect((await onB(key)).status).toBe(404);
+    // An instance that never saw the key reads the database.
+    expect((await onA(key)).status).toBe(401);
+  });
+
+  it('revoked on one instance, fail on the other on the next request', async () => {
+    for (let round = 0; round < 10; round += 1) {
+      const { key, id } = await newKey();
+      expect((await onA(key)).status).toBe(404);
+      expect((await onB(key)).status).toBe(404);
+      await revokeOnA(id);
+      expect((await onB(key)).status).toBe(401);
+      expect((await onA(key)).status).toBe(401);
+    }
+  });
+
+  it('are read from the database again after the notification connection dropped, and cached again once it is back', async () => {
+    const { key, id } = await newKey();
+    expect((await onB(key)).status).toBe(404);
+    await dropListeners();
+    await revokeSilently(id);
+    expect((await onB(key)).status).toBe(401);
+    // Reconnected (about a second): revocations are heard again.
+    await waitFor(async () => (await sql(a, "select 1 from pg_stat_activity where datname = current_database() and application_name = 'verity-notifications'")).length === 2);
+    const next = await newKey();
+    expect((await onB(next.key)).status).toBe(404);
+    await revokeOnA(next.id);
+    expect((await onB(next.key)).status).toBe(401);
+  });
+
+  it('OIDC clients: deactivated or given a new secret on one instance, refused on the other on the next request', async () => {
+    const created = await a.core.tenancy.createOidcClient({ projectId: a.demo.project_id, name: 'Cached RP', redirectUris: ['https://rp.example/cb'] });
+    const tokenOnB = (secret: string) => httpB.post('/api/auth/oidc/token').type('form').send({ grant_type: 'refresh_token', refresh_token: 'vr_unknown', client_id: created.client.clientId, client_secret: secret });
+    // Authenticated (the refresh token is what is wrong), and now cached on B.
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_grant');
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_grant');
+    await adminOnA('mutation($input: OidcClientActiveInput!) { setOidcClientActive(input: $input) { clientId } }', { clientId: created.client.clientId, active: false });
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_client');
+    await adminOnA('mutation($input: OidcClientActiveInput!) { setOidcClientActive(input: $input) { clientId } }', { clientId: created.client.clientId, active: true });
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_grant');
+    const rotated = await adminOnA('mutation($input: OidcClientRefInput!) { rotateOidcClientSecret(input: $input) { clientSecret } }', { clientId: created.client.clientId });
+    expect((await tokenOnB(created.clientSecret)).body.error).toBe('invalid_client');
+    expect((await tokenOnB(rotated.rotateOidcClientSecret.clientSecret)).body.error).toBe('invalid_grant');
+  });
+
+  it('webhook signing secrets: rotated on one instance, the other signs with the new one (and the old one beside it) at once', async () => {
+    const before = await b.core.tenancy.webhookSigningSecrets(a.demo.project_id);
+    expect(before).toEqual({ current: a.demo.webhook_signing_secret, previous: null });
+    const { rotateWebhookSecret } = await adminOnA('mutation($input: RotateWebhookSecretInput!) { rotateWebhookSecret(input: $input) { webhookSigningSecret } }', {});
+    expect(await b.core.tenancy.webhookSigningSecrets(a.demo.project_id)).toEqual({ current: rotateWebhookSecret.webhookSigningSecret, previous: a.demo.webhook_signing_secret });
+  });
+});
