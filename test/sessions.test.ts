@@ -64,9 +64,9 @@ afterAll(async () => {
 describe('the automatic decision', () => {
   it('declines on any failure, waits for every feature, and sends reviews to a person', () => {
     expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }])).toBeNull();
-    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'failed' }])).toBe('DECLINED');
-    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'review' }])).toBe('IN_REVIEW');
-    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'passed' }])).toBe('APPROVED');
+    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'failed' }])).toBe('check_failed');
+    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'review' }])).toBe('needs_review');
+    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'passed' }])).toBe('checks_passed');
   });
 });
 

@@ -14,6 +14,7 @@ import type { TenancyService } from '../tenancy/service.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
+import { type SessionTrigger, transition } from './transitions.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
 
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
@@ -61,11 +62,11 @@ interface RecordedCheck {
  * forged document, outside the geofence, refused location, licence not found); once every feature
  * has its check, any `review` sends the session to manual review, else it is approved.
  */
-export function decide(features: readonly string[], checks: readonly RecordedCheck[]): SessionStatus | null {
-  if (checks.some((check) => check.status === 'failed')) return 'DECLINED';
+export function decide(features: readonly string[], checks: readonly RecordedCheck[]): 'check_failed' | 'needs_review' | 'checks_passed' | null {
+  if (checks.some((check) => check.status === 'failed')) return 'check_failed';
   const done = new Set(checks.map((check) => check.type));
   if (!features.every((feature) => done.has(feature))) return null;
-  return checks.some((check) => check.status === 'review') ? 'IN_REVIEW' : 'APPROVED';
+  return checks.some((check) => check.status === 'review') ? 'needs_review' : 'checks_passed';
 }
 
 /** The steps a workflow needs on the hosted page, in the order the page shows them. */
@@ -197,7 +198,7 @@ export class SessionService {
         createdAt: now,
         updatedAt: now,
       });
-      em.create(SessionEvent, { sessionId: created.id, fromStatus: null, toStatus: 'NOT_STARTED', actor, reason: 'created', at: now });
+      em.create(SessionEvent, { sessionId: created.id, fromStatus: null, toStatus: transition(null, 'created'), actor, reason: 'created', at: now });
       return created;
     });
     return {
@@ -282,7 +283,7 @@ export class SessionService {
         ].filter(Boolean);
         if (missing.length) throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
       }
-      const eventId = await this.move(em, session, status, actor, 'manual review');
+      const eventId = await this.move(em, session, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, 'manual review');
       return { session, eventId };
     });
     await this.deps.webhooks.dispatch(outcome.eventId ? [outcome.eventId] : []);
@@ -334,7 +335,7 @@ export class SessionService {
         const locked = await this.load(em, session.projectId, session.id, true);
         if (locked.status !== 'NOT_STARTED') return { session: locked, opened: false };
         locked.startedAt = this.now();
-        await this.move(em, locked, 'IN_PROGRESS', 'user', 'page opened');
+        await this.move(em, locked, 'opened', 'user', 'page opened');
         return { session: locked, opened: true };
       });
       session = outcome.session;
@@ -576,12 +577,14 @@ export class SessionService {
   }
 
   /**
-   * Moves a session inside a transaction: the timeline entry, the decision fields, the webhook
+   * Moves a session along a row of the transition table (transitions.ts; any other move is a 409)
+   * inside a transaction: the timeline entry, the decision fields, the webhook
    * outbox row and, for an approved bound session, the account's verified identity, all committed
    * together (a crash loses none of them). Returns the webhook event id when one is due; the
    * caller queues it after the commit.
    */
-  private async move(em: EntityManager, session: VerificationSession, to: SessionStatus, actor: Actor, reason: string): Promise<string | null> {
+  private async move(em: EntityManager, session: VerificationSession, trigger: SessionTrigger, actor: Actor, reason: string): Promise<string | null> {
+    const to = transition(session.status, trigger);
     const now = this.now();
     this.movesIn.get(em)?.push({ session_id: session.id, project_id: session.projectId, from: session.status, to, actor, reason: reason.slice(0, 200) });
     em.create(SessionEvent, { sessionId: session.id, fromStatus: session.status, toStatus: to, actor, reason: reason.slice(0, 200), at: now });
@@ -650,8 +653,7 @@ export class SessionService {
       const outcome = await this.transaction(async (em) => {
         const session = await this.load(em, projectId, id, true);
         if (!OPEN.includes(session.status) || session.expiresAt > now) return null;
-        const to: SessionStatus = session.status === 'NOT_STARTED' ? 'EXPIRED' : 'ABANDONED';
-        return { eventId: await this.move(em, session, to, 'system', 'deadline passed') };
+        return { eventId: await this.move(em, session, 'deadline', 'system', 'deadline passed') };
       });
       if (outcome) {
         moved += 1;
