@@ -43,6 +43,8 @@ interface SessionWork {
   stepsDone?: StepName[];
   /** Selfie bursts judged not live so far (retakes are allowed up to SELFIE_ATTEMPTS). */
   failedSelfies?: number;
+  /** Tries of each step that failed for a reason the person can fix (see RESUBMITTABLE). */
+  fixableTries?: Partial<Record<StepName, number>>;
   portrait?: string;
   fullName?: string;
   firstName?: string;
@@ -67,6 +69,26 @@ export function decide(features: readonly string[], checks: readonly RecordedChe
   const done = new Set(checks.map((check) => check.type));
   if (!features.every((feature) => done.has(feature))) return null;
   return checks.some((check) => check.status === 'review') ? 'needs_review' : 'checks_passed';
+}
+
+/**
+ * Failures a person can fix by doing the step again, and how many tries the step gets in all: an
+ * expired document (they may hold another), a licence number not found (a mistyped digit), a
+ * refused location prompt (answered again once). Spoof evidence, a face mismatch, a document
+ * whose check digits fail, a name that does not match and being outside the area stay hard fails.
+ */
+export const RESUBMITTABLE: Partial<Record<StepName, { reasons: readonly string[]; tries: number }>> = {
+  document: { reasons: ['expired'], tries: 3 },
+  licence: { reasons: ['not_found'], tries: 3 },
+  location: { reasons: ['permission_denied'], tries: 2 },
+};
+
+/** The failed check of a step the person may fix by trying again: every failure of the step must be fixable. */
+export function fixableFailure(step: StepName, outcomes: readonly { check: { status: string }; reason?: string }[]): { reason: string } | null {
+  const rule = RESUBMITTABLE[step];
+  const failed = outcomes.filter((outcome) => outcome.check.status === 'failed');
+  if (!rule || failed.length === 0 || !failed.every((outcome) => rule.reasons.includes(outcome.reason ?? ''))) return null;
+  return { reason: failed[0]!.reason! };
 }
 
 /** The steps a workflow needs on the hosted page, in the order the page shows them. */
@@ -395,8 +417,33 @@ export class SessionService {
     }
     const work = this.workOf(session);
     const { outcomes, work: patch } = await this.runStep(session, step as StepName, input, work);
+    const fixable = fixableFailure(step as StepName, outcomes);
+    if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, outcomes.find((outcome) => outcome.check.status === 'failed')!.check.error);
     await this.commit(session, step as StepName, outcomes, patch);
     return this.flowState(await this.authenticate(token));
+  }
+
+  /**
+   * A try that failed for a fixable reason: counted and written in the timeline (the session stays
+   * where it is), then the person is asked again with 422 `step_retry_required`, until the step's
+   * last try, whose failure is recorded like any other.
+   */
+  private async askAgainUnlessLastTry(session: VerificationSession, step: StepName, reason: string, error: string | null): Promise<void> {
+    const { tries } = RESUBMITTABLE[step]!;
+    const tried = await this.transaction(async (em) => {
+      const locked = await this.load(em, session.projectId, session.id, true);
+      this.assertAcceptsInput(locked);
+      const work = this.workOf(locked);
+      const count = (work.fixableTries?.[step] ?? 0) + 1;
+      if (count >= tries) return count;
+      work.fixableTries = { ...work.fixableTries, [step]: count };
+      locked.workSealed = this.deps.sealer.seal(JSON.stringify(work));
+      em.create(SessionEvent, { sessionId: locked.id, fromStatus: locked.status, toStatus: locked.status, actor: 'user', reason: `${step}: ${reason}, asked again (try ${count} of ${tries})`, at: this.now() });
+      return count;
+    });
+    if (tried < tries) {
+      throw new DomainError('step_retry_required', `${error ?? reason}. Try again (${tries - tried} ${tries - tried === 1 ? 'try' : 'tries'} left).`, { data: { step, reason, tries_left: tries - tried } });
+    }
   }
 
   private workOf(session: VerificationSession): SessionWork {
