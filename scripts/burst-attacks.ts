@@ -29,7 +29,11 @@ export interface Placement { dx: number; dy: number; scale: number; angle: numbe
 /** The placements of a photo held up to a camera and moved: shifted, scaled and turned in the image plane. */
 export function handMoves(frames: number, seed: number): Placement[] {
   let state = seed * 7919 + 1;
-  const next = () => ((state = (state * 48271) % 2147483647) / 2147483647) * 2 - 1; // deterministic, -1..1
+  // deterministic, -1..1
+  const next = () => {
+    state = (state * 48271) % 2147483647;
+    return (state / 2147483647) * 2 - 1;
+  };
   return Array.from({ length: frames }, (_, i) => (i === 0
     ? { dx: 0, dy: 0, scale: 1, angle: 0 }
     : { dx: 25 * next(), dy: 20 * next(), scale: 1 + 0.08 * next(), angle: 5 * next() }));

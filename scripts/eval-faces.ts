@@ -159,7 +159,7 @@ function identityStability(set: string, descriptors: Map<string, Float32Array | 
     }
   }
   const perPerson = new Map<string, Set<number>>();
-  people.forEach((p, i) => (perPerson.get(p.identity) ?? perPerson.set(p.identity, new Set()).get(p.identity)!).add(ids[i]!));
+  for (const [i, p] of people.entries()) (perPerson.get(p.identity) ?? perPerson.set(p.identity, new Set()).get(p.identity)!).add(ids[i]!);
   console.log(`identity ids: ${people.length} faces of ${perPerson.size} people got ${clusters.length} ids; same person same id ${sameId}/${samePairs} pairs (${(100 * sameId / samePairs).toFixed(1)}%), different people sharing an id ${collide}/${diffPairs} (${(100 * collide / diffPairs).toFixed(2)}%); ids per person: ${[...perPerson].map(([who, set]) => `${who} ${set.size}`).join(', ')}`);
 }
 

@@ -82,7 +82,7 @@ const f3 = (x: number | undefined): string => (x === undefined ? '-' : x.toFixed
 const results: { item: Item; got: LivenessAssessment; ms: number }[] = [];
 const tensorsBefore = tf.memory().numTensors;
 for (const item of items) {
-  let image;
+  let image: Awaited<ReturnType<typeof decodeImage>>;
   try {
     image = await decodeImage(await item.bytes());
   } catch (error) {

@@ -12,7 +12,10 @@ const CAMERA = { width: 640, height: 480 };
 /** Deterministic numbers in 0..1. */
 function random(seed: number): () => number {
   let state = (seed * 2654435761) % 2147483647 || 1;
-  return () => (state = (state * 48271) % 2147483647) / 2147483647;
+  return () => {
+    state = (state * 48271) % 2147483647;
+    return state / 2147483647;
+  };
 }
 
 /** A plain room behind the attack: a soft gradient with some texture, different per seed. */

@@ -238,7 +238,8 @@ describe('verity serve and verity admin on the embedded store', () => {
     expect(person.screen).toContain('importing licences [');
     expect(person.screen).toContain('100% 3,000/3,000');
     // The bar's line is cleared before the answer: a table, then the refusal summary.
-    expect(person.screen).toMatch(/\r\x1b\[K[^]*licenses +2999/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the bar's line is cleared by ESC [ K
+    expect(person.screen).toMatch(/\r\x1b\[K[\s\S]*licenses +2999/);
     expect(person.screen).toContain('verity: 1 row refused (2999 imported): line 9: ');
 
     const script = await onTerminal('--json', 'admin', 'import-licenses', roster);

@@ -18,7 +18,7 @@ describe('MiniFASNet in TF.js', () => {
     const logits = tf.tidy(() => Array.from(miniFasNetLogits(tf, net, tf.tensor4d(values, [1, 80, 80, 3])).dataSync()));
     expect(tf.memory().numTensors).toBe(before);
     const expected = parity.logits[name]!;
-    logits.forEach((value, i) => expect(value).toBeCloseTo(expected[i]!, 3));
+    for (const [i, value] of logits.entries()) expect(value).toBeCloseTo(expected[i]!, 3);
   });
 
   it('crops as the original: scaled about the face, shrunk to fit, shifted inside the image', () => {

@@ -131,12 +131,15 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     expect(decision.checks[1].data).toMatchObject({ mode: 'burst', frames: 6, challenge: { gesture: 'turn_right', performed: true }, burst: { one_capture: true } });
   }, 300_000);
 
-  it('a refused location is a hard fail: declined, and the page says so', async () => {
+  it('a refused location is asked again once, with the reason; refused again, declined, and the page says so', async () => {
     const session = await createSession(['location']);
     const context = await newContext(false);
     const page = await context.newPage();
     await page.goto(session.url);
     await page.getByRole('button', { name: 'Share my location' }).click();
+    await page.getByRole('alert').filter({ hasText: 'We need your location to continue. Allow it when your browser asks, then try again. Tries left: 1.' }).waitFor({ timeout: 30_000 });
+    await shot(page, '5-location-asked-again');
+    await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByText('We could not verify you.').waitFor({ timeout: 30_000 });
     await shot(page, '5-location-denied');
     await context.close();

@@ -53,4 +53,28 @@ describe('the hosted licence step', () => {
     expect(made.status).toBe('APPROVED');
     expect(made.checks[0]).toMatchObject({ status: 'passed', data: { match: true } });
   });
+
+  it('asks again, with the reason, when the licence number is not found (a mistyped digit); the right number then passes', async () => {
+    const open = await session();
+    const mistyped = await licence(open.session_token, { first_name: 'Kwame', last_name: 'Mensah', license_number: '654312' });
+    expect(mistyped.status, JSON.stringify(mistyped.body)).toBe(422);
+    expect(mistyped.body.error.code).toBe('step_retry_required');
+    expect(mistyped.body.data).toEqual({ step: 'licence', reason: 'not_found', tries_left: 2 });
+    const right = await licence(open.session_token, { first_name: 'Kwame', last_name: 'Mensah' });
+    expect(right.status, JSON.stringify(right.body)).toBe(200);
+    expect((await decision(open.session_id)).status).toBe('APPROVED');
+  });
+
+  it('the third licence number not found is recorded and declines', async () => {
+    const open = await session();
+    for (const tries_left of [2, 1]) {
+      const miss = await licence(open.session_token, { first_name: 'Kwame', last_name: 'Mensah', license_number: '000000' });
+      expect(miss.body.data.tries_left).toBe(tries_left);
+    }
+    const last = await licence(open.session_token, { first_name: 'Kwame', last_name: 'Mensah', license_number: '000000' });
+    expect(last.status).toBe(200);
+    const made = await decision(open.session_id);
+    expect(made.status).toBe('DECLINED');
+    expect(made.checks[0]).toMatchObject({ type: 'credential', status: 'failed', data: { found: false } });
+  });
 });

@@ -64,9 +64,9 @@ afterAll(async () => {
 describe('the automatic decision', () => {
   it('declines on any failure, waits for every feature, and sends reviews to a person', () => {
     expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }])).toBeNull();
-    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'failed' }])).toBe('DECLINED');
-    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'review' }])).toBe('IN_REVIEW');
-    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'passed' }])).toBe('APPROVED');
+    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'failed' }])).toBe('check_failed');
+    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'review' }])).toBe('needs_review');
+    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'passed' }])).toBe('checks_passed');
   });
 });
 
@@ -262,19 +262,59 @@ describe('the hosted page API', () => {
     expect(again.body.error.code).toBe('session_closed');
   });
 
-  it('declines at once on a hard fail: outside the geofence, a refused location', async () => {
-    const cases: [string[], string, Record<string, unknown>, string][] = [
-      [['location', 'liveness'], 'location', { latitude: 51.5, longitude: -0.12, accuracy: 10 }, 'outside_geofence'],
-      [['location', 'liveness'], 'location', { source: 'permission_denied', error: 'location permission denied' }, 'permission_denied'],
-    ];
-    for (const [features, step, body, reason] of cases) {
-      const session = await createSession({ workflow_id: await workflow(features), metadata: { expected_lat: 40.7128, expected_lng: -74.006, radius_m: 500 } });
-      const response = await hosted(session.session_token, `/session/steps/${step}`, body);
-      expect(response.status, JSON.stringify(response.body)).toBe(200);
-      expect(response.body.data.status, reason).toBe('DECLINED');
-      const [check] = await sql<{ reason: string }>(service, 'select reason from session_check where session_id = ?', [session.session_id]);
-      expect(check!.reason).toBe(reason);
-    }
+  it('declines at once on a hard fail: outside the geofence', async () => {
+    const session = await createSession({ workflow_id: await workflow(['location', 'liveness']), metadata: { expected_lat: 40.7128, expected_lng: -74.006, radius_m: 500 } });
+    const response = await hosted(session.session_token, '/session/steps/location', { latitude: 51.5, longitude: -0.12, accuracy: 10 });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data.status).toBe('DECLINED');
+    const [check] = await sql<{ reason: string }>(service, 'select reason from session_check where session_id = ?', [session.session_id]);
+    expect(check!.reason).toBe('outside_geofence');
+  });
+
+  it('asks again when the location prompt is refused once, with the reason and the try in the timeline; the second refusal declines', async () => {
+    const session = await createSession({ workflow_id: await workflow(['location', 'liveness']) });
+    const refusal = { source: 'permission_denied', error: 'location permission denied' };
+    const first = await hosted(session.session_token, '/session/steps/location', refusal);
+    expect(first.status, JSON.stringify(first.body)).toBe(422);
+    expect(first.body.error.code).toBe('step_retry_required');
+    expect(first.body.data).toEqual({ step: 'location', reason: 'permission_denied', tries_left: 1 });
+    expect(first.body.error.message).toMatch(/Try again \(1 try left\)/);
+    // Nothing was recorded and the step is still to do.
+    expect(await sql(service, 'select id from session_check where session_id = ?', [session.session_id])).toEqual([]);
+    const state = await hosted(session.session_token, '/session');
+    expect(state.body.data.status).toBe('IN_PROGRESS');
+    expect(state.body.data.steps.find((s: { step: string }) => s.step === 'location').done).toBe(false);
+    const timeline = await service.core.sessions.timeline(service.demo.project_id, session.session_id);
+    expect(timeline.at(-1)).toMatchObject({ from: 'IN_PROGRESS', to: 'IN_PROGRESS', actor: 'user', reason: 'location: permission_denied, asked again (try 1 of 2)' });
+
+    const second = await hosted(session.session_token, '/session/steps/location', refusal);
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.data.status).toBe('DECLINED');
+    const [check] = await sql<{ reason: string }>(service, 'select reason from session_check where session_id = ?', [session.session_id]);
+    expect(check!.reason).toBe('permission_denied');
+  });
+
+  it('asks for another document when the one photographed has expired; a valid one then passes', { timeout: 120_000 }, async () => {
+    const session = await createSession({ workflow_id: await workflow(['id_verification']) });
+    const expired = await renderDocument({ ...renderSpecs(1)[0]!, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null, expired: true });
+    const first = await hosted(session.session_token, '/session/steps/document', { front_image: dataUrl(expired.bytes) });
+    expect(first.status, JSON.stringify(first.body)).toBe(422);
+    expect(first.body.error.code).toBe('step_retry_required');
+    expect(first.body.data).toEqual({ step: 'document', reason: 'expired', tries_left: 2 });
+    expect(first.body.error.message).toMatch(/^document expired on \d{4}-\d{2}-\d{2}\. Try again \(2 tries left\)\.$/);
+    const valid = await renderDocument({ ...renderSpecs(1)[0]!, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null });
+    const second = await hosted(session.session_token, '/session/steps/document', { front_image: dataUrl(valid.bytes) });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.data.status).toBe('APPROVED');
+    const checks = await sql<{ status: string }>(service, 'select status from session_check where session_id = ?', [session.session_id]);
+    expect(checks.map((check) => check.status)).toEqual(['passed']);
+  });
+
+  it('a refusal then a good answer passes the step: the try that was asked again does not count against the person', async () => {
+    const session = await createSession({ workflow_id: await workflow(['location']) });
+    expect((await hosted(session.session_token, '/session/steps/location', { source: 'permission_denied' })).status).toBe(422);
+    const answered = await hosted(session.session_token, '/session/steps/location', { latitude: 40.7128, longitude: -74.006, accuracy: 10 });
+    expect(answered.body.data.status).toBe('APPROVED');
   });
 
   it('lets a spoofed or gesture-less selfie be retaken twice, and declines on the third', async () => {
@@ -413,6 +453,8 @@ describe('manual review (PATCH /api/v2/session/{id}/status)', () => {
     expect(notPending.body.error.code).toBe('review_not_pending');
     const badBody = await service.http.patch(`/api/v2/session/${session.session_id}/status`).set(key()).send({ status: 'MAYBE' });
     expect(badBody.status).toBe(400);
+    // A refused location is asked again once; the second refusal declines.
+    await hosted(session.session_token, '/session/steps/location', { source: 'permission_denied' });
     await hosted(session.session_token, '/session/steps/location', { source: 'permission_denied' });
     const closed = await service.http.patch(`/api/v2/session/${session.session_id}/status`).set(key()).send({ status: 'APPROVED' });
     expect(closed.status).toBe(409);

@@ -118,6 +118,7 @@ const specCatalog = {
   sso_exchange_failed: { status: 401, message: 'sign-in could not be completed' },
   sso_no_identity: { status: 422, message: 'no account identity returned' },
   sso_not_configured: { status: 503, message: 'single sign-in not configured' },
+  step_retry_required: { status: 422, message: 'this step failed for a reason the person can fix: ask again' },
   tamper_detected: { status: 409, message: 'payload_hash mismatch with attestation' },
   token_error: { status: 500, message: 'token could not be issued' },
   token_issuance_failed: { status: 500, message: 'token issuance failed' },

@@ -85,7 +85,10 @@ const decoded = new WeakMap<DecodedImage, Map<string, Promise<Pixels>>>();
 export function pixels(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 } = {}): Promise<Pixels> {
   const key = `${options.maxSide ?? 0}:${options.channels ?? 0}`;
   let byOptions = decoded.get(image);
-  if (!byOptions) decoded.set(image, (byOptions = new Map()));
+  if (!byOptions) {
+    byOptions = new Map();
+    decoded.set(image, byOptions);
+  }
   let result = byOptions.get(key);
   if (!result) {
     result = decode(image, options);

@@ -120,7 +120,8 @@ function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, 
       stream.on('limit', () => { failure ??= new DomainError('image_too_large', `${name} is over 20 MB`); });
       stream.on('error', () => { failure ??= new DomainError('validation_error', 'malformed multipart/form-data body'); });
       const list = imageListOf(kinds, name);
-      const slot = list ? (lists[list] ??= []).push(Buffer.alloc(0)) - 1 : -1; // keep the order the parts arrived in
+      if (list) lists[list] ??= [];
+      const slot = list ? lists[list]!.push(Buffer.alloc(0)) - 1 : -1; // keep the order the parts arrived in
       stream.on('end', () => {
         if (list) { lists[list]![slot] = Buffer.concat(chunks); return; }
         if (!kinds.images.includes(name)) { failure ??= new DomainError('validation_error', `${name}: unexpected file field`, { data: { errors: { [name]: 'not a file field' } } }); return; }
@@ -131,14 +132,16 @@ function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, 
     parser.on('field', (name, value) => {
       const list = imageListOf(kinds, name);
       if (list) {
-        (lists[list] ??= []).push(decodeImageStringSafe(`${list}[${lists[list]?.length ?? 0}]`, value, (error) => { failure ??= error; }));
+        lists[list] ??= [];
+        lists[list].push(decodeImageStringSafe(`${list}[${lists[list].length}]`, value, (error) => { failure ??= error; }));
         return;
       }
       if (kinds.images.includes(name)) {
         if (value !== '') files[name] = decodeImageStringSafe(name, value, (error) => { failure ??= error; });
         return;
       }
-      (fields[name] ??= []).push(value);
+      fields[name] ??= [];
+      fields[name].push(value);
     });
     parser.on('filesLimit', () => { failure ??= new DomainError('validation_error', 'too many files'); });
     parser.on('error', () => reject(new DomainError('validation_error', 'malformed multipart/form-data body')));

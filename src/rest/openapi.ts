@@ -129,7 +129,8 @@ export class ApiDocs {
       if (route.body) {
         operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } };
       }
-      (paths[route.path] ??= {})[route.method] = operation;
+      paths[route.path] ??= {};
+      paths[route.path]![route.method] = operation;
     }
     return {
       openapi: '3.1.0',

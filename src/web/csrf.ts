@@ -38,7 +38,10 @@ export function issueCsrf(secure: boolean) {
 export function requireCsrf(req: Request, res: Response, next: NextFunction): void {
   const cookie = csrfCookie(req);
   const sent = typeof req.body?.csrf === 'string' ? req.body.csrf : '';
-  if (cookie && sent && safeEqual(sent, cookie)) return next();
+  if (cookie && sent && safeEqual(sent, cookie)) {
+    next();
+    return;
+  }
   res.status(403).setHeader('Cache-Control', 'no-store');
   res.type('html').send(messagePage('Form not accepted', 'This form was not sent from this site, or your browser refused our cookie. Go back, reload the page and try again.'));
 }

@@ -8,7 +8,7 @@ export interface HostedState {
   geofence?: unknown;
   redirect_to?: string | null;
 }
-export interface ApiError { code?: string; message?: string }
+export interface ApiError { code?: string; message?: string; data?: { step?: string; reason?: string; tries_left?: number } }
 export interface Challenge { challenge_id: string; gesture: string }
 export interface LicenceState { state_code: string; state_name: string }
 export interface Provider { provider_code: string; provider_display_name: string; credential_name: string; required_fields: string[] }
@@ -36,6 +36,7 @@ export async function call<T>(path: string, body?: unknown): Promise<T> {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const envelope = await response.json().catch(() => ({ success: false, error: { code: 'network' } }));
-  if (!envelope.success) throw envelope.error as ApiError;
+  // The envelope's `data` says more about some errors (a step to try again: which, why, tries left).
+  if (!envelope.success) throw { ...envelope.error, data: envelope.data } as ApiError;
   return envelope.data as T;
 }

@@ -49,7 +49,7 @@ describe('the hosted page app', () => {
 
   it('shows the progress and the first step not done; a failed step says why and offers to try again', async () => {
     reply = (path) => (path === '/session/start' ? started([{ step: 'document', done: true }, { step: 'location', done: false }])
-      : { success: false, error: { code: 'validation_error', message: 'location permission denied' } });
+      : { success: false, error: { code: 'step_retry_required', message: 'location permission denied. Try again (1 try left).' }, data: { step: 'location', reason: 'permission_denied', tries_left: 1 } });
     vi.stubGlobal('navigator', { ...navigator, geolocation: { getCurrentPosition: (_ok: unknown, fail: (error: { code: number }) => void) => fail({ code: 1 }) } });
     const page = await mount();
     expect([...page.querySelectorAll('#progress li')].map((li) => li.className)).toEqual(['done', 'current']);
@@ -58,7 +58,7 @@ describe('the hosted page app', () => {
     await settle();
     expect(answers.at(-1)).toEqual({ path: '/session/steps/location', body: { source: 'permission_denied', error: 'location permission denied' } });
     expect(page.querySelector('button')!.textContent).toBe('Try again');
-    expect(page.querySelector('[role=alert]')!.textContent).toBe('location permission denied');
+    expect(page.querySelector('[role=alert]')!.textContent).toBe('We need your location to continue. Allow it when your browser asks, then try again. Tries left: 1.');
   });
 
   it('an error the person can act on is said in plain words', async () => {

@@ -6,6 +6,10 @@ import { useContext } from 'preact/hooks';
 import { HOSTED_PAGE_LANGUAGES } from '../../src/core/vocabulary.js';
 
 const en = {
+  'retry.document.expired': 'This document has expired. Take a photo of another, valid document.',
+  'retry.licence.not_found': 'We could not find that licence. Check the number and the board, then try again.',
+  'retry.location.permission_denied': 'We need your location to continue. Allow it when your browser asks, then try again.',
+  'retry.triesLeft': 'Tries left: {n}.',
   'ended.expired.title': 'This link has expired',
   'ended.expired.body': 'Verification links work for a limited time. Ask whoever sent it for a new one.',
   'ended.abandoned.title': 'This verification was not finished in time',
@@ -80,6 +84,10 @@ export type MessageKey = keyof typeof en;
 type Catalog = Record<MessageKey, string>;
 
 const es: Catalog = {
+  'retry.document.expired': 'Este documento ha caducado. Haz una foto de otro documento válido.',
+  'retry.licence.not_found': 'No encontramos esa licencia. Revisa el número y el organismo e inténtalo de nuevo.',
+  'retry.location.permission_denied': 'Necesitamos tu ubicación para continuar. Permítela cuando el navegador te lo pida e inténtalo de nuevo.',
+  'retry.triesLeft': 'Intentos restantes: {n}.',
   'ended.expired.title': 'Este enlace ha caducado',
   'ended.expired.body': 'Los enlaces de verificación duran un tiempo limitado. Pide uno nuevo a quien te lo envió.',
   'ended.abandoned.title': 'Esta verificación no se terminó a tiempo',
@@ -151,6 +159,10 @@ const es: Catalog = {
 };
 
 const fr: Catalog = {
+  'retry.document.expired': 'Ce document a expiré. Prenez en photo un autre document valide.',
+  'retry.licence.not_found': "Nous n'avons pas trouvé cette licence. Vérifiez le numéro et l'organisme, puis réessayez.",
+  'retry.location.permission_denied': 'Nous avons besoin de votre position pour continuer. Autorisez-la quand le navigateur vous le demande, puis réessayez.',
+  'retry.triesLeft': 'Essais restants : {n}.',
   'ended.expired.title': 'Ce lien a expiré',
   'ended.expired.body': "Les liens de vérification sont valables un temps limité. Demandez-en un nouveau à la personne qui vous l'a envoyé.",
   'ended.abandoned.title': "Cette vérification n'a pas été terminée à temps",
@@ -222,6 +234,10 @@ const fr: Catalog = {
 };
 
 const de: Catalog = {
+  'retry.document.expired': 'Dieses Dokument ist abgelaufen. Fotografieren Sie ein anderes, gültiges Dokument.',
+  'retry.licence.not_found': 'Wir konnten diese Zulassung nicht finden. Prüfen Sie Nummer und Behörde und versuchen Sie es erneut.',
+  'retry.location.permission_denied': 'Wir brauchen Ihren Standort, um fortzufahren. Erlauben Sie ihn, wenn der Browser fragt, und versuchen Sie es erneut.',
+  'retry.triesLeft': 'Verbleibende Versuche: {n}.',
   'ended.expired.title': 'Dieser Link ist abgelaufen',
   'ended.expired.body': 'Verifizierungslinks gelten nur begrenzte Zeit. Bitten Sie den Absender um einen neuen.',
   'ended.abandoned.title': 'Diese Verifizierung wurde nicht rechtzeitig abgeschlossen',

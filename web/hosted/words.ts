@@ -1,11 +1,14 @@
 // What the hosted page says about errors and fields, through the page's language (i18n.ts).
+import type { ApiError } from './api.js';
 import { CATALOGS, type MessageKey, type Translate } from './i18n.js';
 
 
 /** An error in plain words: ours for the codes a person can act on, else the server's message. */
 export function friendly(t: Translate, error: unknown): string {
-  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  const { code, message, data } = (error ?? {}) as ApiError;
   if (code && `error.${code}` in CATALOGS.en) return t(`error.${code}` as MessageKey);
+  const retry = `retry.${data?.step}.${data?.reason}`;
+  if (code === 'step_retry_required' && retry in CATALOGS.en) return `${t(retry as MessageKey)} ${t('retry.triesLeft').replace('{n}', String(data?.tries_left))}`;
   return message || t('error.generic');
 }
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { CheckRecord, type CheckStatus, type CheckType } from './entities.js';
 import type { AccountService } from '../accounts/service.js';
 import type { BillingService, Reservation } from '../billing/service.js';
-import { fingerprint, type IdempotencyService } from '../billing/idempotency.js';
+import { type Begin, fingerprint, type IdempotencyService } from '../billing/idempotency.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import type { ServiceMetrics } from '../metrics.js';
@@ -61,7 +61,7 @@ export class CheckPipeline {
   ): Promise<CallResult & { replayed?: boolean }> {
     const { idempotencyKey } = options;
     if (idempotencyKey !== undefined) {
-      let begun;
+      let begun: Begin;
       try {
         begun = await this.deps.idempotency.begin(caller.projectId, idempotencyKey, fingerprint(`check:${check.type}`, rawInput));
       } catch (error) {

@@ -164,7 +164,7 @@ export class FaceIndex {
     // Known here without unsealing; catching up later skips them. The register's `seq` is not
     // moved, so rows that other instances committed before these are still read.
     const table = this.registers.get(`${projectId}:${purpose}`)?.table;
-    if (table) ids.forEach((id, i) => table.add(id, faces[i]!.descriptor));
+    if (table) for (const [i, id] of ids.entries()) table.add(id, faces[i]!.descriptor);
     return ids;
   }
 

@@ -14,6 +14,7 @@ import type { TenancyService } from '../tenancy/service.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
+import { type SessionTrigger, transition } from './transitions.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
 
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
@@ -42,6 +43,8 @@ interface SessionWork {
   stepsDone?: StepName[];
   /** Selfie bursts judged not live so far (retakes are allowed up to SELFIE_ATTEMPTS). */
   failedSelfies?: number;
+  /** Tries of each step that failed for a reason the person can fix (see RESUBMITTABLE). */
+  fixableTries?: Partial<Record<StepName, number>>;
   portrait?: string;
   fullName?: string;
   firstName?: string;
@@ -61,11 +64,31 @@ interface RecordedCheck {
  * forged document, outside the geofence, refused location, licence not found); once every feature
  * has its check, any `review` sends the session to manual review, else it is approved.
  */
-export function decide(features: readonly string[], checks: readonly RecordedCheck[]): SessionStatus | null {
-  if (checks.some((check) => check.status === 'failed')) return 'DECLINED';
+export function decide(features: readonly string[], checks: readonly RecordedCheck[]): 'check_failed' | 'needs_review' | 'checks_passed' | null {
+  if (checks.some((check) => check.status === 'failed')) return 'check_failed';
   const done = new Set(checks.map((check) => check.type));
   if (!features.every((feature) => done.has(feature))) return null;
-  return checks.some((check) => check.status === 'review') ? 'IN_REVIEW' : 'APPROVED';
+  return checks.some((check) => check.status === 'review') ? 'needs_review' : 'checks_passed';
+}
+
+/**
+ * Failures a person can fix by doing the step again, and how many tries the step gets in all: an
+ * expired document (they may hold another), a licence number not found (a mistyped digit), a
+ * refused location prompt (answered again once). Spoof evidence, a face mismatch, a document
+ * whose check digits fail, a name that does not match and being outside the area stay hard fails.
+ */
+export const RESUBMITTABLE: Partial<Record<StepName, { reasons: readonly string[]; tries: number }>> = {
+  document: { reasons: ['expired'], tries: 3 },
+  licence: { reasons: ['not_found'], tries: 3 },
+  location: { reasons: ['permission_denied'], tries: 2 },
+};
+
+/** The failed check of a step the person may fix by trying again: every failure of the step must be fixable. */
+export function fixableFailure(step: StepName, outcomes: readonly { check: { status: string }; reason?: string }[]): { reason: string } | null {
+  const rule = RESUBMITTABLE[step];
+  const failed = outcomes.filter((outcome) => outcome.check.status === 'failed');
+  if (!rule || failed.length === 0 || !failed.every((outcome) => rule.reasons.includes(outcome.reason ?? ''))) return null;
+  return { reason: failed[0]!.reason! };
 }
 
 /** The steps a workflow needs on the hosted page, in the order the page shows them. */
@@ -197,7 +220,7 @@ export class SessionService {
         createdAt: now,
         updatedAt: now,
       });
-      em.create(SessionEvent, { sessionId: created.id, fromStatus: null, toStatus: 'NOT_STARTED', actor, reason: 'created', at: now });
+      em.create(SessionEvent, { sessionId: created.id, fromStatus: null, toStatus: transition(null, 'created'), actor, reason: 'created', at: now });
       return created;
     });
     return {
@@ -282,7 +305,7 @@ export class SessionService {
         ].filter(Boolean);
         if (missing.length) throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
       }
-      const eventId = await this.move(em, session, status, actor, 'manual review');
+      const eventId = await this.move(em, session, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, 'manual review');
       return { session, eventId };
     });
     await this.deps.webhooks.dispatch(outcome.eventId ? [outcome.eventId] : []);
@@ -334,7 +357,7 @@ export class SessionService {
         const locked = await this.load(em, session.projectId, session.id, true);
         if (locked.status !== 'NOT_STARTED') return { session: locked, opened: false };
         locked.startedAt = this.now();
-        await this.move(em, locked, 'IN_PROGRESS', 'user', 'page opened');
+        await this.move(em, locked, 'opened', 'user', 'page opened');
         return { session: locked, opened: true };
       });
       session = outcome.session;
@@ -394,8 +417,33 @@ export class SessionService {
     }
     const work = this.workOf(session);
     const { outcomes, work: patch } = await this.runStep(session, step as StepName, input, work);
+    const fixable = fixableFailure(step as StepName, outcomes);
+    if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, outcomes.find((outcome) => outcome.check.status === 'failed')!.check.error);
     await this.commit(session, step as StepName, outcomes, patch);
     return this.flowState(await this.authenticate(token));
+  }
+
+  /**
+   * A try that failed for a fixable reason: counted and written in the timeline (the session stays
+   * where it is), then the person is asked again with 422 `step_retry_required`, until the step's
+   * last try, whose failure is recorded like any other.
+   */
+  private async askAgainUnlessLastTry(session: VerificationSession, step: StepName, reason: string, error: string | null): Promise<void> {
+    const { tries } = RESUBMITTABLE[step]!;
+    const tried = await this.transaction(async (em) => {
+      const locked = await this.load(em, session.projectId, session.id, true);
+      this.assertAcceptsInput(locked);
+      const work = this.workOf(locked);
+      const count = (work.fixableTries?.[step] ?? 0) + 1;
+      if (count >= tries) return count;
+      work.fixableTries = { ...work.fixableTries, [step]: count };
+      locked.workSealed = this.deps.sealer.seal(JSON.stringify(work));
+      em.create(SessionEvent, { sessionId: locked.id, fromStatus: locked.status, toStatus: locked.status, actor: 'user', reason: `${step}: ${reason}, asked again (try ${count} of ${tries})`, at: this.now() });
+      return count;
+    });
+    if (tried < tries) {
+      throw new DomainError('step_retry_required', `${error ?? reason}. Try again (${tries - tried} ${tries - tried === 1 ? 'try' : 'tries'} left).`, { data: { step, reason, tries_left: tries - tried } });
+    }
   }
 
   private workOf(session: VerificationSession): SessionWork {
@@ -576,12 +624,14 @@ export class SessionService {
   }
 
   /**
-   * Moves a session inside a transaction: the timeline entry, the decision fields, the webhook
+   * Moves a session along a row of the transition table (transitions.ts; any other move is a 409)
+   * inside a transaction: the timeline entry, the decision fields, the webhook
    * outbox row and, for an approved bound session, the account's verified identity, all committed
    * together (a crash loses none of them). Returns the webhook event id when one is due; the
    * caller queues it after the commit.
    */
-  private async move(em: EntityManager, session: VerificationSession, to: SessionStatus, actor: Actor, reason: string): Promise<string | null> {
+  private async move(em: EntityManager, session: VerificationSession, trigger: SessionTrigger, actor: Actor, reason: string): Promise<string | null> {
+    const to = transition(session.status, trigger);
     const now = this.now();
     this.movesIn.get(em)?.push({ session_id: session.id, project_id: session.projectId, from: session.status, to, actor, reason: reason.slice(0, 200) });
     em.create(SessionEvent, { sessionId: session.id, fromStatus: session.status, toStatus: to, actor, reason: reason.slice(0, 200), at: now });
@@ -650,8 +700,7 @@ export class SessionService {
       const outcome = await this.transaction(async (em) => {
         const session = await this.load(em, projectId, id, true);
         if (!OPEN.includes(session.status) || session.expiresAt > now) return null;
-        const to: SessionStatus = session.status === 'NOT_STARTED' ? 'EXPIRED' : 'ABANDONED';
-        return { eventId: await this.move(em, session, to, 'system', 'deadline passed') };
+        return { eventId: await this.move(em, session, 'deadline', 'system', 'deadline passed') };
       });
       if (outcome) {
         moved += 1;

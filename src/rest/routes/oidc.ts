@@ -50,9 +50,15 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
  */
 function tokenError(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const known = (error as { type?: string })?.type === 'entity.parse.failed' ? new DomainError('invalid_request', 'malformed JSON body') : toDomainError(error);
-  if (!known) return next(error);
+  if (!known) {
+    next(error);
+    return;
+  }
   if (known.code === 'invalid_client' && req.get('authorization')) res.setHeader('WWW-Authenticate', 'Basic realm="verity"');
-  if (!req.is('application/x-www-form-urlencoded')) return next(known);
+  if (!req.is('application/x-www-form-urlencoded')) {
+    next(known);
+    return;
+  }
   res.setHeader('Cache-Control', 'no-store');
   res.status(known.status).json({ error: known.code, error_description: known.message });
 }

@@ -122,7 +122,7 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     { method: 'get', path: '/api/hosted/session', summary: 'Hosted page: the session\'s steps and state (X-Session-Token)', tag: 'hosted page', security: 'none', errors },
     { method: 'post', path: '/api/hosted/session/start', summary: 'Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired'] },
     { method: 'post', path: '/api/hosted/session/challenge', summary: 'Hosted page: a gesture challenge for the selfie burst (single use, 60 s)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired', 'session_closed', 'not_found'] },
-    { method: 'post', path: '/api/hosted/session/steps/{step}', summary: 'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired', 'session_closed', 'conflict', 'validation_error', 'unprocessable', 'no_face', 'image_too_large', 'invalid_frames', 'too_many_frames', 'invalid_challenge', 'challenge_expired', 'face_rescan_required'] },
+    { method: 'post', path: '/api/hosted/session/steps/{step}', summary: 'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired', 'session_closed', 'conflict', 'validation_error', 'unprocessable', 'no_face', 'image_too_large', 'invalid_frames', 'too_many_frames', 'invalid_challenge', 'challenge_expired', 'face_rescan_required', 'step_retry_required'] },
   );
   return router;
 }
