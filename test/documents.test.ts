@@ -99,7 +99,7 @@ describe('MRZ line the recogniser gave up on (no OCR)', () => {
   const zone = ocrLine('PA09404097AUS8406077F1903212<17331334P<<<<08', 10, 20);
   // 'P<AUSCITIZEN<<JANE<<<…' read 'P22' over a box as wide as the zone's other line.
   const givenUp = { ...ocrLine('P22', 10, 20), bbox: { ...zone.bbox, y0: -40, y1: -10 } };
-  givenUp.symbols.forEach((s) => ((s.bbox.y0 = -40), (s.bbox.y1 = -10)));
+  for (const s of givenUp.symbols) s.bbox = { ...s.bbox, y0: -40, y1: -10 };
   it('is cut in its middle when it read under half the characters its width holds at the zone pitch', () => {
     expect(shortLineCut(givenUp, [givenUp, zone])).toBe((zone.bbox.x0 + zone.bbox.x1) / 2);
     const full = { ...ocrLine('P<AUSCITIZEN<<JANE<<<<<<<<<<<<<<<<<<<<<<<<<<', 10, 20), bbox: givenUp.bbox };

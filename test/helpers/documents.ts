@@ -207,7 +207,7 @@ function mrzBlock(c: Canvas, lines: string[], bottomMargin: number): void {
   const size = Math.floor((c.width - 70) / (n * 0.602));
   const lineGap = size * 1.35;
   const y0 = c.height - bottomMargin - lineGap * (lines.length - 1);
-  lines.forEach((line, i) => text(c, 35, y0 + i * lineGap, size, 'DejaVu Sans Mono', line, 'fill="#000"'));
+  for (const [i, line] of lines.entries()) text(c, 35, y0 + i * lineGap, size, 'DejaVu Sans Mono', line, 'fill="#000"');
 }
 
 function svg(c: Canvas): Buffer {

@@ -155,7 +155,7 @@ export class PaddleOcr {
       while (end < byWidth.length && end - k < REC_BATCH && byWidth[end]!.c.width <= byWidth[k]!.c.width * 1.33) end++;
       const batch = byWidth.slice(k, end);
       const decoded = await this.recognize(batch.map((b) => b.c), alphabet);
-      batch.forEach((b, j) => (lines[b.i] = toLine(b.c, decoded[j]!)));
+      for (const [j, b] of batch.entries()) lines[b.i] = toLine(b.c, decoded[j]!);
       k = end;
     }
     return lines.filter((l): l is OcrLine => l !== null && l.text.trim().length > 0);

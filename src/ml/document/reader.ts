@@ -504,7 +504,7 @@ export class PaddleDocumentReader implements DocumentReader {
       const reading = readMrzFromOcr(read);
       if (reading?.valid) return { probe: resultOf(read), mrz: reading };
       lines.push(...read);
-      band.forEach((b) => done.add(b));
+      for (const b of band) done.add(b);
     }
     const rest = long.filter((b) => !done.has(b));
     if (rest.length > 0) lines.push(...clock.add(await this.mrzLines(page, rest)).lines);
