@@ -30,7 +30,8 @@ async function seed(projectId: string): Promise<string[]> {
     const started = Date.now();
     const workflows = ['bench_wf_a', 'bench_wf_b', 'bench_wf_c', 'bench_wf_d'];
     await client.query(`insert into workflow (id, project_id, name, features, created_at) select unnest($1::text[]), $2, unnest($1::text[]), '{liveness,location}', now() - interval '31 days'`, [workflows, projectId]);
-    await client.query(`
+    await client.query(
+      `
       insert into verification_session (id, project_id, workflow_id, status, features, token_digest, vendor_data, svc_id, decision, decided_at, decided_by, started_at, expires_at, created_at, updated_at)
       select 'ses_bench_' || i, $1, ($2::text[])[1 + i % 4], s.status, '{liveness,location}', md5('t' || i) || md5('u' || i), 'user-' || (i % 20000), null,
         case when s.status in ('APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED') then s.status end,
@@ -40,29 +41,45 @@ async function seed(projectId: string): Promise<string[]> {
       from generate_series(1, $3) as i
       cross join lateral (select now() - (random() * 30) * interval '1 day' as at) c
       cross join lateral (select (array['APPROVED','APPROVED','APPROVED','APPROVED','APPROVED','DECLINED','DECLINED','IN_REVIEW','EXPIRED','ABANDONED','IN_PROGRESS','NOT_STARTED'])[1 + (i * 7) % 12] as status) s`,
-    [projectId, workflows, sessions]);
+      [projectId, workflows, sessions],
+    );
     // Checks: liveness for every started session, location for finished ones; failures carry reasons.
-    await client.query(`
+    await client.query(
+      `
       insert into session_check (session_id, type, status, score, detail_sealed, reason, created_at)
       select id, 'liveness', case when status = 'DECLINED' and right(id, 1) < '5' then 'failed' else 'passed' end, null, 'sealed', case when status = 'DECLINED' and right(id, 1) < '5' then 'spoof' end, created_at + interval '10 seconds'
-      from verification_session where project_id = $1 and status <> 'NOT_STARTED'`, [projectId]);
-    await client.query(`
+      from verification_session where project_id = $1 and status <> 'NOT_STARTED'`,
+      [projectId],
+    );
+    await client.query(
+      `
       insert into session_check (session_id, type, status, score, detail_sealed, reason, created_at)
       select id, 'location', case when status = 'DECLINED' and right(id, 1) >= '5' then 'failed' when status = 'IN_REVIEW' then 'review' else 'passed' end, null, 'sealed',
         case when status = 'DECLINED' and right(id, 1) >= '5' then 'outside_geofence' when status = 'IN_REVIEW' then 'low_accuracy' end, created_at + interval '20 seconds'
-      from verification_session where project_id = $1 and status in ('APPROVED', 'DECLINED', 'IN_REVIEW')`, [projectId]);
-    await client.query(`
+      from verification_session where project_id = $1 and status in ('APPROVED', 'DECLINED', 'IN_REVIEW')`,
+      [projectId],
+    );
+    await client.query(
+      `
       insert into webhook_event (id, project_id, session_id, type, body, url, state, attempts, next_attempt_at, delivered_at, created_at)
       select 'evt_' || id, project_id, id, 'verification.' || lower(status), '{}', 'https://hooks.example.com/verity',
         (array['delivered','delivered','delivered','delivered','delivered','delivered','delivered','delivered','failed','pending'])[1 + abs(hashtext(id)) % 10], 1, decided_at, decided_at, decided_at
-      from verification_session where project_id = $1 and decided_at is not null`, [projectId]);
-    await client.query(`
+      from verification_session where project_id = $1 and decided_at is not null`,
+      [projectId],
+    );
+    await client.query(
+      `
       insert into webhook_attempt (id, event_id, attempt, at, http_status, latency_ms, error)
-      select 'wat_' || id, id, 1, created_at, case when state = 'delivered' then 200 else 503 end, 40 + abs(hashtext(id)) % 200, null from webhook_event where project_id = $1`, [projectId]);
-    await client.query(`
+      select 'wat_' || id, id, 1, created_at, case when state = 'delivered' then 200 else 503 end, 40 + abs(hashtext(id)) % 200, null from webhook_event where project_id = $1`,
+      [projectId],
+    );
+    await client.query(
+      `
       insert into check_record (id, project_id, type, status, mode, reason, duration_ms, created_at)
       select 'chk_bench_' || i, $1, 'location', case when i % 4 = 0 then 'failed' else 'passed' end, 'fresh', case when i % 4 = 0 then 'permission_denied' end, 5, now() - (random() * 30) * interval '1 day'
-      from generate_series(1, $2 / 10) as i`, [projectId, sessions]);
+      from generate_series(1, $2 / 10) as i`,
+      [projectId, sessions],
+    );
     await client.query('vacuum analyze');
     console.log(`seeded ${sessions} sessions (with checks, webhook events and attempts) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return workflows;
@@ -104,7 +121,9 @@ try {
     await time('sessions, first page (status=IN_REVIEW)', () => gql(page, { p, f: { status: 'IN_REVIEW' } })),
     await time('sessions, first page (workflow + status)', () => gql(page, { p, f: { workflowId: workflows[1], status: 'DECLINED' } })),
     await time('sessions, first page (vendor_data)', () => gql(page, { p, f: { vendorData: 'user-4242' } })),
-    await time('sessions, first page (created in one day)', () => gql(page, { p, f: { createdFrom: new Date(Date.now() - 10 * 86_400_000).toISOString(), createdTo: new Date(Date.now() - 9 * 86_400_000).toISOString() } })),
+    await time('sessions, first page (created in one day)', () =>
+      gql(page, { p, f: { createdFrom: new Date(Date.now() - 10 * 86_400_000).toISOString(), createdTo: new Date(Date.now() - 9 * 86_400_000).toISOString() } }),
+    ),
     await time('review queue, first page', () => gql(`query($p: String!) { reviewQueue(projectId: $p, first: 25) { edges { node { id createdAt checks { type status reason } } } } }`, { p })),
   ];
   const aggregates = [

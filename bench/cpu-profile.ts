@@ -3,8 +3,16 @@
 //   node --import @swc-node/register/esm-register bench/cpu-profile.ts <file.cpuprofile> [top]
 import { readFile } from 'node:fs/promises';
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /** Self time per function (name and place), in milliseconds, most first. */
 export function selfTimes(profile: Profile): { name: string; ms: number }[] {

@@ -67,7 +67,15 @@ try {
   await orm.close();
 
   const port = await freePort();
-  const started = await startBuiltVerity({ DATABASE_URL: database.url, VERITY_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', VERITY_WARM_MODELS: '0', VERITY_SEED_LICENSES: '0', VERITY_RATE_LIMIT_PER_MINUTE: '100000000' });
+  const started = await startBuiltVerity({
+    DATABASE_URL: database.url,
+    VERITY_DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    VERITY_WARM_MODELS: '0',
+    VERITY_SEED_LICENSES: '0',
+    VERITY_RATE_LIMIT_PER_MINUTE: '100000000',
+  });
   child = started.child;
   const base = started.url;
   const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
@@ -75,9 +83,17 @@ try {
   const common = { url: `${base}/api/v2/credential-verification`, method: 'POST' as const, connections: 32, duration: seconds, headers: { 'x-api-key': demo.api_key, 'content-type': 'application/json' } };
   const search = await autocannon({ ...common, body: JSON.stringify({ state: 'CA', provider_code: 'RN', license_no: 'RN-0500000' }) });
   const notFound = await autocannon({ ...common, url: `${base}/api/v2/nothing`, method: 'GET' });
-  console.log(`\nPOST /api/v2/credential-verification, search mode, ${seconds} s, 32 connections: ${Math.round(search.requests.average)} req/s, p50 ${search.latency.p50} ms, p99 ${search.latency.p99} ms, non-2xx ${search.non2xx}`);
+  console.log(
+    `\nPOST /api/v2/credential-verification, search mode, ${seconds} s, 32 connections: ${Math.round(search.requests.average)} req/s, p50 ${search.latency.p50} ms, p99 ${search.latency.p99} ms, non-2xx ${search.non2xx}`,
+  );
   console.log(`authenticated 404 in the same run: ${Math.round(notFound.requests.average)} req/s (ratio ${(search.requests.average / notFound.requests.average).toFixed(2)})`);
-  summary({ area: 'licences', what: `POST /api/v2/credential-verification (search) req/s (p50 ${search.latency.p50} ms)`, verity: Math.round(search.requests.average), unit: 'req/s', baseline: { name: 'authenticated 404, same server', value: Math.round(notFound.requests.average) } });
+  summary({
+    area: 'licences',
+    what: `POST /api/v2/credential-verification (search) req/s (p50 ${search.latency.p50} ms)`,
+    verity: Math.round(search.requests.average),
+    unit: 'req/s',
+    baseline: { name: 'authenticated 404, same server', value: Math.round(notFound.requests.average) },
+  });
 } finally {
   if (child) await stopProcess(child);
   await rm(dataDir, { recursive: true, force: true });

@@ -23,7 +23,9 @@ const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), lo
 const service = await buildService(config, { logger: pino({ level: 'silent' }) });
 await service.core.billing.topUp(service.demo!.project_id, 100_000);
 const port = await freePort();
-const server = await new Promise<Server>((resolve) => { const s = service.app.listen(port, '127.0.0.1', () => resolve(s)); });
+const server = await new Promise<Server>((resolve) => {
+  const s = service.app.listen(port, '127.0.0.1', () => resolve(s));
+});
 const headers = { 'X-API-Key': service.demo!.api_key, 'Content-Type': 'application/json' };
 
 try {
@@ -50,7 +52,13 @@ try {
   console.log(`${count} rendered documents (TD3, TD1 front+back, TD2; rotations, skew, blur, JPEG):`);
   console.log(`  POST /api/v2/id-verification: p50 ${round(percentile(http, 50))} ms, p95 ${round(percentile(http, 95))} ms`);
   console.log(`  document reader alone:        p50 ${round(percentile(raw, 50))} ms, p95 ${round(percentile(raw, 95))} ms`);
-  summary({ area: 'documents', what: `POST /api/v2/id-verification per document, p50 (p95 ${round(percentile(http, 95))} ms)`, verity: round(percentile(http, 50)), unit: 'ms', baseline: { name: 'OCR + MRZ alone, p50', value: round(percentile(raw, 50)) } });
+  summary({
+    area: 'documents',
+    what: `POST /api/v2/id-verification per document, p50 (p95 ${round(percentile(http, 95))} ms)`,
+    verity: round(percentile(http, 50)),
+    unit: 'ms',
+    baseline: { name: 'OCR + MRZ alone, p50', value: round(percentile(raw, 50)) },
+  });
 } finally {
   await new Promise((resolve) => server.close(resolve));
   await service.close();

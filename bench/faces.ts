@@ -34,14 +34,16 @@ if (!existsSync(`${SHARED_DATA}liveness-samples`)) {
 /** Milliseconds spent inside the engine, summed (requests run one at a time, so per request). */
 const spent = { ms: 0 };
 function timed(engine: FaceEngine): FaceEngine {
-  const wrap = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    const started = performance.now();
-    try {
-      return await call(...args);
-    } finally {
-      spent.ms += performance.now() - started;
-    }
-  };
+  const wrap =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const started = performance.now();
+      try {
+        return await call(...args);
+      } finally {
+        spent.ms += performance.now() - started;
+      }
+    };
   return {
     detectFaces: wrap(engine.detectFaces),
     describeLargestFace: wrap(engine.describeLargestFace),
@@ -70,7 +72,9 @@ const models = lazyModels();
 const service = await buildService(config, { logger: pino({ level: 'silent' }), faceEngine: timed(modelFaceEngine(models)) });
 await service.core.billing.topUp(service.demo!.project_id, 100_000);
 const port = await freePort();
-const server = await new Promise<Server>((resolve) => { const s = service.app.listen(port, '127.0.0.1', () => resolve(s)); });
+const server = await new Promise<Server>((resolve) => {
+  const s = service.app.listen(port, '127.0.0.1', () => resolve(s));
+});
 const url = `http://127.0.0.1:${port}/api/v2`;
 const headers = { 'X-API-Key': service.demo!.api_key, 'Content-Type': 'application/json' };
 const burst = videoAvailable ? await videoFrames(7.0, 6, 100, { x: 60, y: 0, width: 480, height: 360 }) : null;
@@ -113,7 +117,13 @@ try {
     const share = runs.reduce((sum, r) => sum + r.modelMs, 0) / runs.reduce((sum, r) => sum + r.ms, 0);
     console.log(`${route}: p50 ${Math.round(percentile(ms, 50))} ms, p95 ${Math.round(percentile(ms, 95))} ms over ${latencyRuns} requests; ${(100 * share).toFixed(1)}% in the face engine`);
     const modelMs = runs.map((r) => r.modelMs).sort((a, b) => a - b);
-    summary({ area: 'faces', what: `POST /api/v2/${route} p50 (p95 ${Math.round(percentile(ms, 95))} ms)`, verity: Math.round(percentile(ms, 50)), unit: 'ms', baseline: { name: 'model inference alone, p50', value: Math.round(percentile(modelMs, 50)) } });
+    summary({
+      area: 'faces',
+      what: `POST /api/v2/${route} p50 (p95 ${Math.round(percentile(ms, 95))} ms)`,
+      verity: Math.round(percentile(ms, 50)),
+      unit: 'ms',
+      baseline: { name: 'model inference alone, p50', value: Math.round(percentile(modelMs, 50)) },
+    });
   }
   while (done < totalRequests) {
     await call(done % 2 ? 'face-match' : 'liveness');

@@ -32,7 +32,15 @@ async function startBare(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url };
 }
 
-interface Figures { name: string; rps: number; p50: number; p90: number; p99: number; non2xx: number; errors: number }
+interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
 
 async function load(name: string, url: string, headers: Record<string, string> = {}, body?: unknown): Promise<Figures> {
   const result = await autocannon({
@@ -71,7 +79,12 @@ async function postgresRows(): Promise<Figures[]> {
       await load('verity GET /healthz (PostgreSQL)', `${base}/healthz`),
       await load('verity authenticated 404 (PostgreSQL)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
       await load('verity POST /api/v2/age-verification (PostgreSQL)', `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, { dob: '1990-05-01', bands: [18, '21+'] }),
-      await load('verity POST /api/v2/location (PostgreSQL)', `${base}/api/v2/location`, { 'X-API-Key': demo.api_key }, { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 }),
+      await load(
+        'verity POST /api/v2/location (PostgreSQL)',
+        `${base}/api/v2/location`,
+        { 'X-API-Key': demo.api_key },
+        { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 },
+      ),
     ];
   } finally {
     await stopProcess(instance.child);
@@ -101,7 +114,12 @@ try {
       await load('verity GET /healthz (embedded store)', `${base}/healthz`),
       await load('verity authenticated 404 (embedded store)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
       await load('verity POST /api/v2/age-verification (embedded store)', `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, { dob: '1990-05-01', bands: [18, '21+'] }),
-      await load('verity POST /api/v2/location (embedded store)', `${base}/api/v2/location`, { 'X-API-Key': demo.api_key }, { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 }),
+      await load(
+        'verity POST /api/v2/location (embedded store)',
+        `${base}/api/v2/location`,
+        { 'X-API-Key': demo.api_key },
+        { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 },
+      ),
     ];
     if (process.env.BENCH_DATABASE_URL) rows.push(...(await postgresRows()));
     const baseline = rows[0]!.rps;
@@ -112,7 +130,15 @@ try {
     for (const row of rows) {
       console.log(`| ${row.name} | ${row.rps} | ${(row.rps / baseline).toFixed(2)} | ${(row.rps / authenticated404).toFixed(2)} | ${row.p50} | ${row.p90} | ${row.p99} | ${row.non2xx} | ${row.errors} |`);
     }
-    summary(...rows.slice(1).map((row) => ({ area: 'REST', what: `${row.name.replace(/^verity /, '')} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms)`, verity: row.rps, unit: 'req/s', baseline: { name: 'bare Express GET /healthz', value: baseline } })));
+    summary(
+      ...rows.slice(1).map((row) => ({
+        area: 'REST',
+        what: `${row.name.replace(/^verity /, '')} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms)`,
+        verity: row.rps,
+        unit: 'req/s',
+        baseline: { name: 'bare Express GET /healthz', value: baseline },
+      })),
+    );
   } finally {
     await stopProcess(bare.child);
     await stopProcess(again.child);

@@ -9,7 +9,14 @@ const port = Number(process.argv[2]);
 const codes = Number(process.argv[3]);
 const chains = Number(process.argv[4]);
 const issuer = `http://127.0.0.1:${port}`;
-const client = { client_id: 'bench', client_secret: 'bench-secret-bench-secret-bench-secret', redirect_uris: ['http://127.0.0.1/cb'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' };
+const client = {
+  client_id: 'bench',
+  client_secret: 'bench-secret-bench-secret-bench-secret',
+  redirect_uris: ['http://127.0.0.1/cb'],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'client_secret_post',
+};
 
 const provider = new Provider(issuer, {
   clients: [client],
@@ -31,8 +38,15 @@ async function mintCode(): Promise<string> {
   grant.addOIDCScope('openid offline_access');
   const grantId = await grant.save();
   const code = new provider.AuthorizationCode({
-    accountId: 'user-1', client: clientModel!, grantId, redirectUri: client.redirect_uris[0], scope: 'openid offline_access',
-    codeChallenge: challenge, codeChallengeMethod: 'S256', authTime: Math.floor(Date.now() / 1000), nonce: 'n',
+    accountId: 'user-1',
+    client: clientModel!,
+    grantId,
+    redirectUri: client.redirect_uris[0],
+    scope: 'openid offline_access',
+    codeChallenge: challenge,
+    codeChallengeMethod: 'S256',
+    authTime: Math.floor(Date.now() / 1000),
+    nonce: 'n',
   });
   return code.save();
 }

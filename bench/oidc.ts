@@ -32,11 +32,21 @@ interface Target {
   chainCodes: string[];
 }
 
-interface Figures { rps: number; p50: number; p95: number; ok: number; failed: number }
+interface Figures {
+  rps: number;
+  p50: number;
+  p95: number;
+  ok: number;
+  failed: number;
+}
 
 async function tokenCall(target: Target, body: Record<string, string>): Promise<{ ok: boolean; ms: number; json: any }> {
   const started = performance.now();
-  const res = await fetch(target.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: target.clientId, client_secret: target.clientSecret, ...body }) });
+  const res = await fetch(target.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: target.clientId, client_secret: target.clientSecret, ...body }),
+  });
   const json = await res.json();
   return { ok: res.status === 200, ms: performance.now() - started, json };
 }
@@ -47,14 +57,17 @@ async function run(work: (worker: number) => Promise<{ ok: boolean; ms: number }
   let ok = 0;
   let failed = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: connections }, async (_, worker) => {
-    for (;;) {
-      const result = await work(worker);
-      if (!result) return;
-      latencies.push(result.ms);
-      if (result.ok) ok += 1; else failed += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async (_, worker) => {
+      for (;;) {
+        const result = await work(worker);
+        if (!result) return;
+        latencies.push(result.ms);
+        if (result.ok) ok += 1;
+        else failed += 1;
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return { rps: Math.round((ok + failed) / seconds), p50: Math.round(percentile(latencies, 50) * 10) / 10, p95: Math.round(percentile(latencies, 95) * 10) / 10, ok, failed };
@@ -100,20 +113,45 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
   // Sign in and consent once; then each authorize request with the session cookie yields a code.
   const first = await fetch(`${base}/api/auth/oidc/authorize?${query}`);
   // the forms carry the CSRF cookie's value in a hidden field, as a browser would send it
-  const csrfCookie = first.headers.getSetCookie().find((line) => line.startsWith('verity_csrf='))!.split(';')[0]!;
+  const csrfCookie = first.headers
+    .getSetCookie()
+    .find((line) => line.startsWith('verity_csrf='))!
+    .split(';')[0]!;
   const csrf = csrfCookie.slice('verity_csrf='.length);
   const interaction = /name="interaction" value="([^"]+)"/.exec(await first.text())![1]!;
-  const login = await fetch(`${base}/api/auth/oidc/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie }, body: new URLSearchParams({ interaction, csrf, email: demo.account.email, password: demo.account.password }) });
-  const cookie = login.headers.getSetCookie().find((line) => line.startsWith('verity_session='))!.split(';')[0]!;
+  const login = await fetch(`${base}/api/auth/oidc/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+    body: new URLSearchParams({ interaction, csrf, email: demo.account.email, password: demo.account.password }),
+  });
+  const cookie = login.headers
+    .getSetCookie()
+    .find((line) => line.startsWith('verity_session='))!
+    .split(';')[0]!;
   const consentPage = await login.text();
   const consentInteraction = /name="interaction" value="([^"]+)"/.exec(consentPage)![1]!;
-  await fetch(`${base}/api/auth/oidc/consent`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${cookie}; ${csrfCookie}` }, body: new URLSearchParams({ interaction: consentInteraction, csrf, decision: 'allow' }) });
+  await fetch(`${base}/api/auth/oidc/consent`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${cookie}; ${csrfCookie}` },
+    body: new URLSearchParams({ interaction: consentInteraction, csrf, decision: 'allow' }),
+  });
   const mint = async () => new URL((await fetch(`${base}/api/auth/oidc/authorize?${query}`, { redirect: 'manual', headers: { cookie } })).headers.get('location')!).searchParams.get('code')!;
   const codes: string[] = [];
   for (let i = 0; i < codeCount + connections; i += 1) codes.push(await mint());
   return {
     child,
-    target: { name: 'verity (PostgreSQL)', tokenUrl: `${base}/api/auth/oidc/token`, clientId: demo.oidc.client_id, clientSecret: demo.oidc.client_secret, redirectUri, verifier, codes: codes.slice(0, codeCount), chainCodes: codes.slice(codeCount) },
+    target: {
+      name: 'verity (PostgreSQL)',
+      tokenUrl: `${base}/api/auth/oidc/token`,
+      clientId: demo.oidc.client_id,
+      clientSecret: demo.oidc.client_secret,
+      redirectUri,
+      verifier,
+      codes: codes.slice(0, codeCount),
+      chainCodes: codes.slice(codeCount),
+    },
     async cleanup() {
       await rm(dataDir, { recursive: true, force: true });
       await database.drop();
@@ -128,13 +166,24 @@ async function startTheirs(): Promise<{ target: Target; child: ChildProcess }> {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let output = '';
-  const info = await new Promise<any>((resolve) => child.stdout!.on('data', (chunk) => {
-    output += chunk;
-    if (output.includes('\n')) resolve(JSON.parse(output.split('\n')[0]!));
-  }));
+  const info = await new Promise<any>((resolve) =>
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('\n')) resolve(JSON.parse(output.split('\n')[0]!));
+    }),
+  );
   return {
     child,
-    target: { name: 'oidc-provider (memory)', tokenUrl: `${info.issuer}/token`, clientId: info.client.client_id, clientSecret: info.client.client_secret, redirectUri: info.client.redirect_uris[0], verifier: info.verifier, codes: info.codes, chainCodes: info.chainCodes },
+    target: {
+      name: 'oidc-provider (memory)',
+      tokenUrl: `${info.issuer}/token`,
+      clientId: info.client.client_id,
+      clientSecret: info.client.client_secret,
+      redirectUri: info.client.redirect_uris[0],
+      verifier: info.verifier,
+      codes: info.codes,
+      chainCodes: info.chainCodes,
+    },
   };
 }
 
@@ -154,7 +203,15 @@ try {
   for (const [grant, mine, base] of rows) {
     console.log(`| ${grant} | ${mine.rps} | ${mine.p50} / ${mine.p95} | ${base.rps} | ${base.p50} / ${base.p95} | ${(mine.rps / base.rps).toFixed(2)} | ${mine.failed}, ${base.failed} |`);
   }
-  summary(...rows.map(([grant, mine, base]) => ({ area: 'OIDC', what: `token endpoint, ${grant} req/s (p50 ${mine.p50} ms, p95 ${mine.p95} ms)`, verity: mine.rps, unit: 'req/s', baseline: { name: 'oidc-provider (memory)', value: base.rps } })));
+  summary(
+    ...rows.map(([grant, mine, base]) => ({
+      area: 'OIDC',
+      what: `token endpoint, ${grant} req/s (p50 ${mine.p50} ms, p95 ${mine.p95} ms)`,
+      verity: mine.rps,
+      unit: 'req/s',
+      baseline: { name: 'oidc-provider (memory)', value: base.rps },
+    })),
+  );
 } finally {
   await stopProcess(theirs.child);
   await stopProcess(ours.child);

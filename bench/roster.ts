@@ -32,7 +32,9 @@ const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
 const config = loadConfig({}, { baseUrl: url, orgApiUrl: url, dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false });
 const service = await buildService(config, { store, logger: pino({ level: 'silent' }) });
-const listening = await new Promise<Server>((resolve) => { const s = service.app.listen(port, '127.0.0.1', () => resolve(s)); });
+const listening = await new Promise<Server>((resolve) => {
+  const s = service.app.listen(port, '127.0.0.1', () => resolve(s));
+});
 const org = service.demo!.org;
 const headers = { 'X-Client-Id': org.client_id, 'X-Client-Secret': org.client_secret, 'Content-Type': 'application/json' };
 

@@ -44,7 +44,11 @@ class Receiver {
   async down(): Promise<void> {
     const server = this.server;
     this.server = null;
-    if (server) await new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+    if (server)
+      await new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      });
   }
 }
 
@@ -74,18 +78,28 @@ try {
   const base = instance.url;
 
   // 1. Throughput of session creation against the authenticated 404 baseline.
-  const run = (url: string, body?: unknown) =>
-    autocannon({ url, connections: 32, duration: seconds, headers, ...(body ? { method: 'POST' as const, body: JSON.stringify(body) } : {}) });
+  const run = (url: string, body?: unknown) => autocannon({ url, connections: 32, duration: seconds, headers, ...(body ? { method: 'POST' as const, body: JSON.stringify(body) } : {}) });
   await run(`${base}/api/v2/nothing`);
   const baseline = await run(`${base}/api/v2/nothing`);
   const creation = await run(`${base}/api/v2/session`, { workflow_id: demo.workflows.location, vendor_data: 'bench' });
   console.log(`\n1. sessions created per second (${seconds} s, 32 connections, PostgreSQL)`);
   console.log('| route | req/s | ratio to auth. 404 | p50 ms | p95 ms | p99 ms | non-2xx |');
   console.log('|---|---|---|---|---|---|---|');
-  for (const [name, result] of [['authenticated 404 (baseline)', baseline], ['POST /api/v2/session', creation]] as const) {
-    console.log(`| ${name} | ${Math.round(result.requests.average)} | ${(result.requests.average / baseline.requests.average).toFixed(2)} | ${result.latency.p50} | ${result.latency.p97_5 ?? '-'} | ${result.latency.p99} | ${result.non2xx} |`);
+  for (const [name, result] of [
+    ['authenticated 404 (baseline)', baseline],
+    ['POST /api/v2/session', creation],
+  ] as const) {
+    console.log(
+      `| ${name} | ${Math.round(result.requests.average)} | ${(result.requests.average / baseline.requests.average).toFixed(2)} | ${result.latency.p50} | ${result.latency.p97_5 ?? '-'} | ${result.latency.p99} | ${result.non2xx} |`,
+    );
   }
-  summary({ area: 'sessions', what: `POST /api/v2/session req/s (p50 ${creation.latency.p50} ms, p99 ${creation.latency.p99} ms)`, verity: Math.round(creation.requests.average), unit: 'req/s', baseline: { name: 'authenticated 404, same server', value: Math.round(baseline.requests.average) } });
+  summary({
+    area: 'sessions',
+    what: `POST /api/v2/session req/s (p50 ${creation.latency.p50} ms, p99 ${creation.latency.p99} ms)`,
+    verity: Math.round(creation.requests.average),
+    unit: 'req/s',
+    baseline: { name: 'authenticated 404, same server', value: Math.round(baseline.requests.average) },
+  });
 
   /** Creates a session that reports to the receiver and finishes it (APPROVED) at once. */
   async function finishedSession(vendorData: string): Promise<string> {
@@ -121,8 +135,16 @@ try {
   await receiver.up();
   const steady = await paced(rate * 15, rate, 'steady');
   const arrived = await waitFor(steady, 60_000);
-  const latencies = steady.filter((id) => receiver.arrivals.has(id)).map((id) => { const a = receiver.arrivals.get(id)!; return a.at - a.occurredAt; }).sort((a, b) => a - b);
-  console.log(`\n2. terminal state -> webhook received, ${steady.length} sessions at ${rate}/s: arrived ${arrived}/${steady.length}, p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1)} ms`);
+  const latencies = steady
+    .filter((id) => receiver.arrivals.has(id))
+    .map((id) => {
+      const a = receiver.arrivals.get(id)!;
+      return a.at - a.occurredAt;
+    })
+    .sort((a, b) => a - b);
+  console.log(
+    `\n2. terminal state -> webhook received, ${steady.length} sessions at ${rate}/s: arrived ${arrived}/${steady.length}, p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1)} ms`,
+  );
   summary(
     { area: 'webhooks', what: `terminal state -> webhook received at ${rate} sessions/s, p50`, verity: percentile(latencies, 50), unit: 'ms' },
     { area: 'webhooks', what: `terminal state -> webhook received at ${rate} sessions/s, p95`, verity: percentile(latencies, 95), unit: 'ms' },
@@ -141,7 +163,9 @@ try {
   const back = Date.now();
   const delivered = await waitFor(during, 10 * 60_000);
   const duplicates = during.reduce((sum, id) => sum + Math.max(0, (receiver.arrivals.get(id)?.count ?? 1) - 1), 0);
-  console.log(`   receiver back after ${Math.round((back - outageStarted) / 1000)} s down: ${delivered}/${during.length} events arrived within ${Math.round((Date.now() - back) / 1000)} s of its return; lost ${during.length - delivered}; duplicates ${duplicates}`);
+  console.log(
+    `   receiver back after ${Math.round((back - outageStarted) / 1000)} s down: ${delivered}/${during.length} events arrived within ${Math.round((Date.now() - back) / 1000)} s of its return; lost ${during.length - delivered}; duplicates ${duplicates}`,
+  );
   summary({ area: 'webhooks', what: `events delivered after a ${outageSeconds} s receiver outage with a restart mid-retry (of ${during.length})`, verity: delivered, unit: 'events' });
 } finally {
   await receiver.down();

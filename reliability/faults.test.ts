@@ -60,7 +60,13 @@ const locationFix = { latitude: 48.85, longitude: 2.35, accuracy: 10 };
 async function untilReady(timeoutMs = 60_000): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
-    if ((await fetch(`${verity.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then((res) => res.status, () => 0)) === 200) return Date.now() - started;
+    if (
+      (await fetch(`${verity.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+        (res) => res.status,
+        () => 0,
+      )) === 200
+    )
+      return Date.now() - started;
     await sleep(100);
   }
   throw new Error('not ready again');
@@ -94,7 +100,14 @@ async function expectNothingHalfWritten(): Promise<void> {
 }
 
 /** The service's error-level log lines (what a 500 was), for failure messages. */
-const serverErrors = () => verity.output().split('\n').filter((line) => /"level":(50|60)/.test(line)).slice(-5).join('\n').slice(0, 3000);
+const serverErrors = () =>
+  verity
+    .output()
+    .split('\n')
+    .filter((line) => /"level":(50|60)/.test(line))
+    .slice(-5)
+    .join('\n')
+    .slice(0, 3000);
 
 type AdminAnswer = { status: number; code: unknown };
 /** What GraphQL and tRPC answer an admin read (status and catalog code), e.g. while PostgreSQL is down. */
@@ -125,8 +138,25 @@ describe.skipIf(unavailable)('faults', () => {
     for (const url of [receiver.url, outageReceiver.url]) await verity.trpc(demo.admin_token, 'approveCallback', { projectId: demo.project_id, url });
     await verity.trpc(demo.admin_token, 'topUpWallet', { projectId: demo.project_id, amount: 1_000_000 });
     await addMembers(verity.url, demo, 20);
-    await verity.admin('board-add-http', '--state', 'ZZ', '--state-name', 'Slowland', '--provider', 'SLOW', '--name', 'Slow Board', '--credential', 'Slow Licence',
-      '--url', board.urlTemplate, '--fields', JSON.stringify(BOARD_FIELDS), '--timeout-ms', String(BOARD_TIMEOUT_MS));
+    await verity.admin(
+      'board-add-http',
+      '--state',
+      'ZZ',
+      '--state-name',
+      'Slowland',
+      '--provider',
+      'SLOW',
+      '--name',
+      'Slow Board',
+      '--credential',
+      'Slow Licence',
+      '--url',
+      board.urlTemplate,
+      '--fields',
+      JSON.stringify(BOARD_FIELDS),
+      '--timeout-ms',
+      String(BOARD_TIMEOUT_MS),
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -176,7 +206,10 @@ describe.skipIf(unavailable)('faults', () => {
       figuresFound.push(`PostgreSQL ${how}, down ${seconds(backAt - downAt)} under load: /readyz 200 again ${readyMs} ms after it was back, first request served ${firstServed - backAt} ms after`);
       expect(readinessWhileDown, how).toBe(503);
       expect(during.length, how).toBeGreaterThan(0);
-      expect(during.filter((outcome) => outcome.status! < 300), how).toEqual([]);
+      expect(
+        during.filter((outcome) => outcome.status! < 300),
+        how,
+      ).toEqual([]);
       expect(afterReady.length, how).toBeGreaterThan(0);
       expect(afterReady.filter((outcome) => outcome.status !== 200 && outcome.status !== 201).slice(0, 5), how).toEqual([]);
     }
@@ -273,12 +306,19 @@ describe.skipIf(unavailable)('faults', () => {
     const inReview = await Promise.all(Array.from({ length: 10 }, () => createSession('location', receiver.url)));
     await withDatabase(database.url, async (client) => {
       await client.query(`update verification_session set status = 'IN_REVIEW' where id = any($1)`, [inReview.map((session) => session.id)]);
-      await client.query(`insert into session_event (session_id, from_status, to_status, actor, reason, at) select id, 'NOT_STARTED', 'IN_REVIEW', 'system', 'test setup', now() from verification_session where id = any($1)`, [inReview.map((session) => session.id)]);
+      await client.query(
+        `insert into session_event (session_id, from_status, to_status, actor, reason, at) select id, 'NOT_STARTED', 'IN_REVIEW', 'system', 'test setup', now() from verification_session where id = any($1)`,
+        [inReview.map((session) => session.id)],
+      );
     });
     const lookupsBefore = [...board.received.values()].reduce((sum, n) => sum + n, 0);
 
     const cut = 'cut' as const;
-    const settle = (request: Promise<Response>) => request.then((res): number | typeof cut => res.status, () => cut);
+    const settle = (request: Promise<Response>) =>
+      request.then(
+        (res): number | typeof cut => res.status,
+        () => cut,
+      );
     const steps = inFlight.map((session, i) => settle(step(session.token, 'licence', licence(`DELAY1500-${i}`))));
     // Traffic that commits transactions while the process dies: new sessions decided at once, reviews.
     const burst: Promise<number | typeof cut>[] = [];
@@ -313,7 +353,9 @@ describe.skipIf(unavailable)('faults', () => {
       const body = (await res.json()) as { error: { code: string } | null };
       expect(res.status === 200 || body.error?.code === 'session_closed', `${res.status} ${body.error?.code}`).toBe(true);
     }
-    figuresFound.push(`SIGKILL with ${inFlight.length} licence steps and ${burst.length} other requests in flight (${burstAnswers.filter((answer) => answer === cut).length} cut): restart to /readyz 200 in ${restartMs} ms`);
+    figuresFound.push(
+      `SIGKILL with ${inFlight.length} licence steps and ${burst.length} other requests in flight (${burstAnswers.filter((answer) => answer === cut).length} cut): restart to /readyz 200 in ${restartMs} ms`,
+    );
     // Every decided session's webhook must still arrive, those committed just before the kill too.
     const earlier = new Set(owed.flatMap((group) => group.ids));
     owed.push({ fault: 'the SIGKILL', to: receiver, ids: (await eventIdsFor(receiver)).filter((id) => !earlier.has(id)), since: killedAt });
@@ -334,7 +376,9 @@ describe.skipIf(unavailable)('faults', () => {
       expect(to.missing(ids), fault).toEqual([]);
       const last = Math.max(since, ...ids.map((id) => to.arrivals.get(id)!.firstAt));
       const attempts = (await outboxEvents(database.url, 'id = any($1)', [ids])).map((event) => event.attempts);
-      figuresFound.push(`after ${fault}: all ${ids.length} webhook events arrived within ${seconds(last - since)} (${Math.min(...attempts)}-${Math.max(...attempts)} attempts each, ${ids.reduce((sum, id) => sum + to.arrivals.get(id)!.count - 1, 0)} duplicate deliveries)`);
+      figuresFound.push(
+        `after ${fault}: all ${ids.length} webhook events arrived within ${seconds(last - since)} (${Math.min(...attempts)}-${Math.max(...attempts)} attempts each, ${ids.reduce((sum, id) => sum + to.arrivals.get(id)!.count - 1, 0)} duplicate deliveries)`,
+      );
     }
   }, 300_000);
 });

@@ -57,8 +57,18 @@ async function call(request: RawRequest): Promise<RawResponse> {
 
 // ---- the route table ----
 
-const route = (surface: string, method: string, path: string, shape: Shape, auth: Auth, fields: string[] = [], extra: Partial<Route> = {}): Route =>
-  ({ surface, method, path, shape, auth, fields, images: [], imageLists: [], query: [], ...extra });
+const route = (surface: string, method: string, path: string, shape: Shape, auth: Auth, fields: string[] = [], extra: Partial<Route> = {}): Route => ({
+  surface,
+  method,
+  path,
+  shape,
+  auth,
+  fields,
+  images: [],
+  imageLists: [],
+  query: [],
+  ...extra,
+});
 
 /** Property names of a JSON schema (through allOf/anyOf/oneOf), and which are images or image lists. */
 function bodyFields(schema: Record<string, any> | undefined): Pick<Route, 'fields' | 'images' | 'imageLists'> {
@@ -85,12 +95,29 @@ function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }):
   for (const [path, operations] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(operations)) {
       const security = JSON.stringify(op.security ?? []);
-      const auth: Auth = path.startsWith('/api/hosted') ? 'session' : OAUTH.has(path) ? 'client'
-        : security.includes('ApiKey') ? 'apiKey' : security.includes('ClientId') ? 'orgClient' : security.includes('AccessToken') ? 'accessToken' : 'none';
+      const auth: Auth = path.startsWith('/api/hosted')
+        ? 'session'
+        : OAUTH.has(path)
+          ? 'client'
+          : security.includes('ApiKey')
+            ? 'apiKey'
+            : security.includes('ClientId')
+              ? 'orgClient'
+              : security.includes('AccessToken')
+                ? 'accessToken'
+                : 'none';
       const success = op.responses?.['200'] ?? op.responses?.['201'];
       const enveloped = Boolean(success?.content?.['application/json']?.schema?.properties?.success);
       const shape: Shape = PAGES.has(path) ? 'page' : path === '/metrics' ? 'text' : OAUTH.has(path) ? 'oauth' : enveloped ? 'envelope' : 'bare';
-      const surface = path.startsWith('/api/hosted') ? 'hosted page' : path.startsWith('/api/sdk') ? 'roster' : path.startsWith('/api/v2') ? 'REST' : path.startsWith('/api/auth') || path.includes('well-known') ? 'OIDC' : 'system';
+      const surface = path.startsWith('/api/hosted')
+        ? 'hosted page'
+        : path.startsWith('/api/sdk')
+          ? 'roster'
+          : path.startsWith('/api/v2')
+            ? 'REST'
+            : path.startsWith('/api/auth') || path.includes('well-known')
+              ? 'OIDC'
+              : 'system';
       const body = bodyFields(op.requestBody?.content?.['application/json']?.schema);
       const query = (op.parameters ?? []).filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name);
       out.push(route(surface, method.toUpperCase(), path, shape, auth, body.fields, { ...body, query }));
@@ -101,7 +128,28 @@ function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }):
 
 /** Routes the OpenAPI document does not describe (or describes without a body): pages, GraphQL, tRPC, the hosted steps' bodies. */
 function otherRoutes(): Route[] {
-  const step = ['front_image', 'back_image', 'frames', 'challenge_id', 'captured_ms', 'latitude', 'longitude', 'accuracy', 'source', 'error', 'license_state', 'state', 'provider_code', 'license_type', 'license_number', 'license_no', 'full_name', 'first_name', 'last_name', 'npi'];
+  const step = [
+    'front_image',
+    'back_image',
+    'frames',
+    'challenge_id',
+    'captured_ms',
+    'latitude',
+    'longitude',
+    'accuracy',
+    'source',
+    'error',
+    'license_state',
+    'state',
+    'provider_code',
+    'license_type',
+    'license_number',
+    'license_no',
+    'full_name',
+    'first_name',
+    'last_name',
+    'npi',
+  ];
   const token = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret', 'refresh_token', 'scope'];
   return [
     route('hosted page', 'POST', '/api/hosted/session/steps/{step}', 'envelope', 'session', step, { images: ['front_image', 'back_image'], imageLists: ['frames'] }),
@@ -143,7 +191,15 @@ function valueFor(field: string, route: Route): fc.Arbitrary<unknown> {
   if (route.images.includes(field)) return imageValue(samples);
   if (route.imageLists.includes(field)) return fc.oneof(fc.array(imageValue(samples), { maxLength: 10 }), fuzzValue(2_000));
   if (field === 'members') {
-    const member = fc.record({ email: fc.oneof(fc.constantFrom(...(plausible.email as string[])), fuzzString(400)), first_name: fuzzValue(300), last_name: fuzzString(300), role: fc.oneof(fc.constantFrom('member', 'owner', 'admin', 'developer', 'root'), fuzzValue(50)) }, { requiredKeys: ['email'] });
+    const member = fc.record(
+      {
+        email: fc.oneof(fc.constantFrom(...(plausible.email as string[])), fuzzString(400)),
+        first_name: fuzzValue(300),
+        last_name: fuzzString(300),
+        role: fc.oneof(fc.constantFrom('member', 'owner', 'admin', 'developer', 'root'), fuzzValue(50)),
+      },
+      { requiredKeys: ['email'] },
+    );
     return fc.oneof({ weight: 4, arbitrary: fc.array(member, { maxLength: 6 }) }, { weight: 1, arbitrary: fuzzValue() });
   }
   const known = plausible[field];
@@ -167,7 +223,10 @@ function authHeaders(auth: Auth): fc.Arbitrary<OutgoingHttpHeaders> {
   const { demo } = service;
   const valid: Record<Auth, fc.Arbitrary<OutgoingHttpHeaders>> = {
     apiKey: fc.constantFrom({ 'x-api-key': demo.api_key }, { authorization: `Bearer ${demo.api_key}` }),
-    session: fc.oneof(fc.constantFrom(...sessionTokens).map((token) => ({ 'x-session-token': token })), fc.constantFrom(...sessionTokens).map((token) => ({ authorization: `Session ${token}` }))),
+    session: fc.oneof(
+      fc.constantFrom(...sessionTokens).map((token) => ({ 'x-session-token': token })),
+      fc.constantFrom(...sessionTokens).map((token) => ({ authorization: `Session ${token}` })),
+    ),
     orgClient: fc.constant({ 'x-client-id': demo.org.client_id, 'x-client-secret': demo.org.client_secret }),
     accessToken: fc.constantFrom(...(plausible.svc_access_token as string[])).map((token) => ({ authorization: `Bearer ${token}` })),
     admin: fc.constant({ authorization: `Bearer ${demo.admin_token}` }),
@@ -190,10 +249,29 @@ function authHeaders(auth: Auth): fc.Arbitrary<OutgoingHttpHeaders> {
 }
 
 /** Headers that should not matter: lying, huge, doubled, odd. */
-const oddHeaders: fc.Arbitrary<OutgoingHttpHeaders> = fc.array(
-  fc.tuple(fc.constantFrom('idempotency-key', 'x-request-id', 'accept', 'accept-encoding', 'cookie', 'origin', 'x-forwarded-for', 'range', 'if-none-match', 'accept-language', 'x-http-method-override', 'apollo-require-preflight', 'x-unknown'), headerValue(4_000)),
-  { maxLength: 3 },
-).map((pairs) => Object.fromEntries(pairs));
+const oddHeaders: fc.Arbitrary<OutgoingHttpHeaders> = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom(
+        'idempotency-key',
+        'x-request-id',
+        'accept',
+        'accept-encoding',
+        'cookie',
+        'origin',
+        'x-forwarded-for',
+        'range',
+        'if-none-match',
+        'accept-language',
+        'x-http-method-override',
+        'apollo-require-preflight',
+        'x-unknown',
+      ),
+      headerValue(4_000),
+    ),
+    { maxLength: 3 },
+  )
+  .map((pairs) => Object.fromEntries(pairs));
 
 /** A path parameter: a real id of this tenant or another, or anything at all, possibly badly encoded. */
 function paramValue(name: string): fc.Arbitrary<string> {
@@ -205,11 +283,13 @@ function paramValue(name: string): fc.Arbitrary<string> {
 
 function queryString(route: Route): fc.Arbitrary<string> {
   const keys = [...route.query, 'x'];
-  const value = fc.oneof(
-    ...keys.filter((key) => plausible[key]).map((key) => fc.constantFrom(...(plausible[key] as unknown[])).map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? ''))),
-    fuzzString(500),
-  ).map(encodePathSegment);
-  const pair = fc.oneof(fc.tuple(fc.constantFrom(...keys), value).map(([key, v]) => `${key}=${v}`), fc.constantFrom('%E0%A4%A=1', 'a=%zz', '=', '&&', 'a[b]=c', 'a=1&a=2'));
+  const value = fc
+    .oneof(...keys.filter((key) => plausible[key]).map((key) => fc.constantFrom(...(plausible[key] as unknown[])).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? '')))), fuzzString(500))
+    .map(encodePathSegment);
+  const pair = fc.oneof(
+    fc.tuple(fc.constantFrom(...keys), value).map(([key, v]) => `${key}=${v}`),
+    fc.constantFrom('%E0%A4%A=1', 'a=%zz', '=', '&&', 'a[b]=c', 'a=1&a=2'),
+  );
   return fc.array(pair, { maxLength: 6 }).map((pairs) => pairs.join('&'));
 }
 
@@ -233,11 +313,17 @@ function graphLiteral(field: string): fc.Arbitrary<string> {
 
 function graphqlBody(): fc.Arbitrary<Body> {
   const query = fc.constantFrom(...graphFields.query).chain(({ name, args }) =>
-    fc.array(fc.constantFrom(...args, 'bogus'), { maxLength: 4 }).chain((names) => fc.tuple(...[...new Set(names)].map((arg) => graphLiteral(arg).map((v) => `${arg}: ${v}`))))
-      .map((pairs) => `{ ${name}${pairs.length ? `(${pairs.join(', ')})` : ''} { __typename } }`));
+    fc
+      .array(fc.constantFrom(...args, 'bogus'), { maxLength: 4 })
+      .chain((names) => fc.tuple(...[...new Set(names)].map((arg) => graphLiteral(arg).map((v) => `${arg}: ${v}`))))
+      .map((pairs) => `{ ${name}${pairs.length ? `(${pairs.join(', ')})` : ''} { __typename } }`),
+  );
   const mutation = fc.constantFrom(...graphFields.mutation).chain(({ name, inputFields }) =>
-    fc.array(fc.constantFrom(...inputFields, 'bogus'), { maxLength: 5 }).chain((names) => fc.tuple(...[...new Set(names)].map((field) => graphLiteral(field).map((v) => `${field}: ${v}`))))
-      .map((pairs) => `mutation { ${name}(input: { ${pairs.join(', ')} }) { __typename } }`));
+    fc
+      .array(fc.constantFrom(...inputFields, 'bogus'), { maxLength: 5 })
+      .chain((names) => fc.tuple(...[...new Set(names)].map((field) => graphLiteral(field).map((v) => `${field}: ${v}`))))
+      .map((pairs) => `mutation { ${name}(input: { ${pairs.join(', ')} }) { __typename } }`),
+  );
   const abusive = fc.oneof(
     fuzzString(20_000),
     fc.integer({ min: 1, max: 5_000 }).map((depth) => `{ ${'projects { '.repeat(depth)}id${' }'.repeat(depth)} }`),
@@ -245,7 +331,11 @@ function graphqlBody(): fc.Arbitrary<Body> {
     fc.constant('{ __schema { types { name fields { name args { name type { name ofType { name ofType { name } } } } } } } }'),
     fc.constant('query Q($p: String!) { project(projectId: $p) { id } }'),
   );
-  return fc.record({ query: fc.oneof({ weight: 3, arbitrary: query }, { weight: 3, arbitrary: mutation }, { weight: 2, arbitrary: abusive }), variables: fc.option(fuzzValue(2_000)), operationName: fc.option(fuzzValue(100)) }, { requiredKeys: ['query'] })
+  return fc
+    .record(
+      { query: fc.oneof({ weight: 3, arbitrary: query }, { weight: 3, arbitrary: mutation }, { weight: 2, arbitrary: abusive }), variables: fc.option(fuzzValue(2_000)), operationName: fc.option(fuzzValue(100)) },
+      { requiredKeys: ['query'] },
+    )
     .map((object) => json(object));
 }
 
@@ -254,33 +344,40 @@ function trpcInput(): fc.Arbitrary<Record<string, unknown>> {
   for (const operation of Object.values(adminOperations)) {
     try {
       for (const name of Object.keys((z.toJSONSchema(operation.input as z.ZodType, { io: 'input', unrepresentable: 'any' }) as { properties?: object }).properties ?? {})) fields.add(name);
-    } catch { /* schemas JSON Schema cannot express still get fuzzed with the names collected */ }
+    } catch {
+      /* schemas JSON Schema cannot express still get fuzzed with the names collected */
+    }
   }
   return fieldsOf(route('tRPC', 'POST', '', 'trpc', 'admin'), [...fields]);
 }
 
 // ---- one request ----
 
-interface Case { request: RawRequest; route: Route }
+interface Case {
+  request: RawRequest;
+  route: Route;
+}
 
 function caseOf(route: Route): fc.Arbitrary<Case> {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const otherMethod = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE');
-  return fc.record({
-    method: fc.oneof({ weight: 9, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: otherMethod }),
-    params: fc.tuple(...params.map(paramValue)),
-    query: fc.option(queryString(route), { freq: route.query.length ? 2 : 6 }),
-    auth: authHeaders(route.auth),
-    odd: fc.option(oddHeaders, { freq: 3 }),
-    body: bodyOf(route),
-  }).map(({ method, params: values, query, auth, odd, body }) => {
-    let i = 0;
-    const path = route.path.replace(/\{\w+\}/g, () => values[i++]!) + (query ? `?${query}` : '');
-    const headers: OutgoingHttpHeaders = { ...(odd ?? {}), ...auth };
-    if (body?.contentType) headers['content-type'] = body.contentType;
-    if (body?.contentEncoding) headers['content-encoding'] = body.contentEncoding;
-    return { route, request: { method, path, headers, body: body?.bytes } };
-  });
+  return fc
+    .record({
+      method: fc.oneof({ weight: 9, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: otherMethod }),
+      params: fc.tuple(...params.map(paramValue)),
+      query: fc.option(queryString(route), { freq: route.query.length ? 2 : 6 }),
+      auth: authHeaders(route.auth),
+      odd: fc.option(oddHeaders, { freq: 3 }),
+      body: bodyOf(route),
+    })
+    .map(({ method, params: values, query, auth, odd, body }) => {
+      let i = 0;
+      const path = route.path.replace(/\{\w+\}/g, () => values[i++]!) + (query ? `?${query}` : '');
+      const headers: OutgoingHttpHeaders = { ...(odd ?? {}), ...auth };
+      if (body?.contentType) headers['content-type'] = body.contentType;
+      if (body?.contentEncoding) headers['content-encoding'] = body.contentEncoding;
+      return { route, request: { method, path, headers, body: body?.bytes } };
+    });
 }
 
 function describeCase({ request }: Case, response: RawResponse): string {
@@ -339,10 +436,16 @@ beforeAll(async () => {
   const { token: accessToken } = await core.accessTokens.issue(demo.account.svc_id, demo.oidc.client_id, ['openid', 'profile', 'verifications']);
   const { token: narrowToken } = await core.accessTokens.issue(demo.account.svc_id, demo.oidc.client_id, ['openid']);
   const refresh = (await new OidcFlow(service).tokens()).refresh_token;
-  const added = JSON.parse((await send(service.url, {
-    method: 'POST', path: '/api/sdk/members', headers: { 'x-client-id': demo.org.client_id, 'x-client-secret': demo.org.client_secret, 'content-type': 'application/json' },
-    body: JSON.stringify({ members: [1, 2, 3].map((i) => ({ email: `fuzz.member${i}@corp.example` })), notify: false, invite: 'face' }),
-  })).text).data.created as { member_id: string; email: string; activation_link: string }[];
+  const added = JSON.parse(
+    (
+      await send(service.url, {
+        method: 'POST',
+        path: '/api/sdk/members',
+        headers: { 'x-client-id': demo.org.client_id, 'x-client-secret': demo.org.client_secret, 'content-type': 'application/json' },
+        body: JSON.stringify({ members: [1, 2, 3].map((i) => ({ email: `fuzz.member${i}@corp.example` })), notify: false, invite: 'face' }),
+      })
+    ).text,
+  ).data.created as { member_id: string; email: string; activation_link: string }[];
   const challenges = await Promise.all([1, 2, 3].map(async () => (await core.challenges.create(demo.project_id)).challenge_id));
 
   plausible = {
@@ -365,36 +468,87 @@ beforeAll(async () => {
     svc_id: [demo.account.svc_id, 'svc_nope'],
     dob: ['1990-01-01', '1990/01/01', '19900101', '01/02/1990', '2990-01-01', '2001-02-29', '1990-01-01T23:59:59+14:00', '0000-00-00'],
     bands: [[18, '21+', 'is_18_plus', 65], ['x'], [], [151], [-1], 'nope'],
-    latitude: [0, 48.85, 91, -181, 'x', null], longitude: [0, 2.35, 181, 'x'], accuracy: [12, -1, 0, 1e9],
-    expected_latitude: [48.8], expected_longitude: [2.29], radius_m: [5000, 0, -1],
-    source: ['gps', 'permission_denied', 'network'], captured_at: ['2026-01-01T00:00:00Z', 'yesterday'],
-    threshold: [0.5, 0.999, 0.2, 2], enroll: [true, false, 'true'], reference: ['user-1', 'r'.repeat(201)],
-    challengeId: challenges, challenge_id: challenges,
-    license_state: ['CA', 'TX', 'ZZ'], state: ['CA'], provider_code: ['RN', 'MD'], license_type: ['RN'], license_number: ['RN-0012345', ''], license_no: ['RN-0012345'],
-    npi: ['1234567890', '12'], full_name: ['María José García-López'], first_name: ['Maria'], last_name: ['Garcia'], do_ai_clean: [true, 'yes'],
-    status: ['APPROVED', 'DECLINED', 'IN_REVIEW', 'approved'], limit: [1, 100, 0, 101, '5'], cursor: ['garbage', 'MjAyNnx4'],
-    notify: [true, false, 'false'], invite: ['auto', 'email', 'face', 'sms'], role: ['member', 'owner'],
+    latitude: [0, 48.85, 91, -181, 'x', null],
+    longitude: [0, 2.35, 181, 'x'],
+    accuracy: [12, -1, 0, 1e9],
+    expected_latitude: [48.8],
+    expected_longitude: [2.29],
+    radius_m: [5000, 0, -1],
+    source: ['gps', 'permission_denied', 'network'],
+    captured_at: ['2026-01-01T00:00:00Z', 'yesterday'],
+    threshold: [0.5, 0.999, 0.2, 2],
+    enroll: [true, false, 'true'],
+    reference: ['user-1', 'r'.repeat(201)],
+    challengeId: challenges,
+    challenge_id: challenges,
+    license_state: ['CA', 'TX', 'ZZ'],
+    state: ['CA'],
+    provider_code: ['RN', 'MD'],
+    license_type: ['RN'],
+    license_number: ['RN-0012345', ''],
+    license_no: ['RN-0012345'],
+    npi: ['1234567890', '12'],
+    full_name: ['María José García-López'],
+    first_name: ['Maria'],
+    last_name: ['Garcia'],
+    do_ai_clean: [true, 'yes'],
+    status: ['APPROVED', 'DECLINED', 'IN_REVIEW', 'approved'],
+    limit: [1, 100, 0, 101, '5'],
+    cursor: ['garbage', 'MjAyNnx4'],
+    notify: [true, false, 'false'],
+    invite: ['auto', 'email', 'face', 'sms'],
+    role: ['member', 'owner'],
     email: [demo.account.email, 'fuzz.member1@corp.example', 'new.person@corp.example', 'not-an-email', 'a@b'],
-    password: [demo.account.password, 'short', 'x'.repeat(10_000)], name: ['Fuzz Person'],
+    password: [demo.account.password, 'short', 'x'.repeat(10_000)],
+    name: ['Fuzz Person'],
     grant_type: ['authorization_code', 'refresh_token', 'password', 'client_credentials'],
-    client_id: [demo.oidc.client_id, 'vc_nope'], client_secret: [demo.oidc.client_secret, 'nope'],
-    code: ['vc_code_nope'], redirect_uri: demo.oidc.redirect_uris, code_verifier: ['v'.repeat(43), 'short'], refresh_token: [refresh, 'vr_nope'],
-    scope: ['openid', 'openid profile', 'openid mcp', 'admin'], interaction: ['int_nope', ''], decision: ['allow', 'deny'],
-    permanent: ['true', 'false', '1', 'maybe'], signup: ['1'], response_type: ['code', 'token'], nonce: ['n', 'n'.repeat(600)],
-    code_challenge: ['x'.repeat(43)], code_challenge_method: ['S256', 'plain'], prompt: ['none', 'login', 'bogus'], max_age: ['60', '-1', 'x'],
-    id_token_hint: ['eyJhbGciOiJub25lIn0.e30.', 'garbage'], post_logout_redirect_uri: demo.oidc.redirect_uris,
-    projectId: [demo.project_id, other.project.id, 'prj_nope'], sessionId: [sessions[0]!.session_id, otherSession], eventId: ['evt_nope'],
-    organizationId: [demo.org.id, 999_999, -1], svcId: [demo.account.svc_id], apiKeyId: ['key_nope'], first: [1, 100, 0, 1000], after: ['garbage'],
-    input: ['{}', `{"projectId":"${demo.project_id}"}`, '{', '{"0":{}}'], batch: ['1', 'true'],
-    query: ['{ projects { id } }', '{'], variables: ['{}', '{'],
+    client_id: [demo.oidc.client_id, 'vc_nope'],
+    client_secret: [demo.oidc.client_secret, 'nope'],
+    code: ['vc_code_nope'],
+    redirect_uri: demo.oidc.redirect_uris,
+    code_verifier: ['v'.repeat(43), 'short'],
+    refresh_token: [refresh, 'vr_nope'],
+    scope: ['openid', 'openid profile', 'openid mcp', 'admin'],
+    interaction: ['int_nope', ''],
+    decision: ['allow', 'deny'],
+    permanent: ['true', 'false', '1', 'maybe'],
+    signup: ['1'],
+    response_type: ['code', 'token'],
+    nonce: ['n', 'n'.repeat(600)],
+    code_challenge: ['x'.repeat(43)],
+    code_challenge_method: ['S256', 'plain'],
+    prompt: ['none', 'login', 'bogus'],
+    max_age: ['60', '-1', 'x'],
+    id_token_hint: ['eyJhbGciOiJub25lIn0.e30.', 'garbage'],
+    post_logout_redirect_uri: demo.oidc.redirect_uris,
+    projectId: [demo.project_id, other.project.id, 'prj_nope'],
+    sessionId: [sessions[0]!.session_id, otherSession],
+    eventId: ['evt_nope'],
+    organizationId: [demo.org.id, 999_999, -1],
+    svcId: [demo.account.svc_id],
+    apiKeyId: ['key_nope'],
+    first: [1, 100, 0, 1000],
+    after: ['garbage'],
+    input: ['{}', `{"projectId":"${demo.project_id}"}`, '{', '{"0":{}}'],
+    batch: ['1', 'true'],
+    query: ['{ projects { id } }', '{'],
+    variables: ['{}', '{'],
   };
 
   const doc = JSON.parse((await send(service.url, { method: 'GET', path: '/api/v2/openapi.json' })).text);
-  const introspection = JSON.parse((await send(service.url, {
-    method: 'POST', path: '/graphql', headers: { authorization: `Bearer ${demo.admin_token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name args { type { ofType { name } } } } } types { name inputFields { name } } } }' }),
-  })).text).data.__schema;
-  const inputTypes = new Map<string, string[]>(introspection.types.filter((t: { inputFields: unknown }) => t.inputFields).map((t: { name: string; inputFields: { name: string }[] }) => [t.name, t.inputFields.map((f) => f.name)]));
+  const introspection = JSON.parse(
+    (
+      await send(service.url, {
+        method: 'POST',
+        path: '/graphql',
+        headers: { authorization: `Bearer ${demo.admin_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name args { type { ofType { name } } } } } types { name inputFields { name } } } }' }),
+      })
+    ).text,
+  ).data.__schema;
+  const inputTypes = new Map<string, string[]>(
+    introspection.types.filter((t: { inputFields: unknown }) => t.inputFields).map((t: { name: string; inputFields: { name: string }[] }) => [t.name, t.inputFields.map((f) => f.name)]),
+  );
   graphFields = {
     query: introspection.queryType.fields.map((f: { name: string; args: { name: string }[] }) => ({ name: f.name, args: f.args.map((a) => a.name) })),
     mutation: introspection.mutationType.fields.map((f: { name: string; args: { type: { ofType: { name: string } } }[] }) => ({ name: f.name, inputFields: inputTypes.get(f.args[0]?.type.ofType?.name ?? '') ?? [] })),
@@ -406,7 +560,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const surfaces = [...perSurface.entries()].map(([surface, count]) => `${surface} ${count}`).join(', ');
-  const classes = [...byClass.entries()].sort().map(([statusClass, count]) => `${statusClass} ${count}`).join(', ');
+  const classes = [...byClass.entries()]
+    .sort()
+    .map(([statusClass, count]) => `${statusClass} ${count}`)
+    .join(', ');
   console.info(`fuzz: ${inputs} inputs over ${routes.length} routes in ${Math.round((Date.now() - started) / 1000)} s (${surfaces}; answers ${classes})`);
   await service?.close();
 });
@@ -417,8 +574,14 @@ describe('the route table', () => {
   it('covers every path and method of the OpenAPI document, the hosted page, pages, GraphQL and tRPC', () => {
     const covered = new Set(routes.map((r) => `${r.method} ${r.path}`));
     expect(covered.size).toBeGreaterThan(60);
-    for (const surface of ['REST', 'hosted page', 'roster', 'OIDC', 'pages', 'GraphQL', 'tRPC', 'system']) expect(routes.some((r) => r.surface === surface), surface).toBe(true);
-    expect(routes.filter((r) => r.images.length || r.imageLists.length).map((r) => r.path)).toEqual(expect.arrayContaining(['/api/v2/id-verification', '/api/v2/face-match', '/api/v2/liveness', '/api/v2/antispoof', '/api/hosted/session/steps/{step}', '/activate/{token}/selfie']));
+    for (const surface of ['REST', 'hosted page', 'roster', 'OIDC', 'pages', 'GraphQL', 'tRPC', 'system'])
+      expect(
+        routes.some((r) => r.surface === surface),
+        surface,
+      ).toBe(true);
+    expect(routes.filter((r) => r.images.length || r.imageLists.length).map((r) => r.path)).toEqual(
+      expect.arrayContaining(['/api/v2/id-verification', '/api/v2/face-match', '/api/v2/liveness', '/api/v2/antispoof', '/api/hosted/session/steps/{step}', '/activate/{token}/selfie']),
+    );
   });
 });
 
@@ -431,30 +594,132 @@ describe('regressions and transport edge cases', () => {
     ['undecodable activation token', () => ({ method: 'GET', path: '/activate/%E0%A4%A' }), 400],
     ['gzip that is not gzip', () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'notgzip' }), 400],
     ['brotli that is not brotli, on a check', () => ({ method: 'POST', path: '/api/v2/age-verification', headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'br' }, body: 'xx' }), 400],
-    ['gzip garbage to GraphQL', () => ({ method: 'POST', path: '/graphql', headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'zz' }), 400],
-    ['gzip garbage to the token endpoint', () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }, body: 'a=b' }), 400, 'oauth'],
+    [
+      'gzip garbage to GraphQL',
+      () => ({ method: 'POST', path: '/graphql', headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'zz' }),
+      400,
+    ],
+    [
+      'gzip garbage to the token endpoint',
+      () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }, body: 'a=b' }),
+      400,
+      'oauth',
+    ],
     // Found by this fuzzer: a NUL reached PostgreSQL (a protocol error: 500, or 503 once those meant "database down").
     ['a NUL in a session id', () => ({ method: 'GET', path: '/api/v2/session/%00', headers: key() }), 400],
-    ['a NUL in vendor_data', () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: service.demo.workflows.location, vendor_data: 'a\u0000b' }) }), 400],
-    ['an escaped NUL in jsonb metadata', () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: service.demo.workflows.location, metadata: { note: '\u0000' } }) }), 400],
-    ['a NUL in the state of an authorization request', () => ({ method: 'GET', path: `/api/auth/oidc/authorize?client_id=${service.demo.oidc.client_id}&redirect_uri=${encodeURIComponent(service.demo.oidc.redirect_uris[0]!)}&response_type=code&scope=openid&state=%00` }), 400],
+    [
+      'a NUL in vendor_data',
+      () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: service.demo.workflows.location, vendor_data: 'a\u0000b' }) }),
+      400,
+    ],
+    [
+      'an escaped NUL in jsonb metadata',
+      () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: service.demo.workflows.location, metadata: { note: '\u0000' } }) }),
+      400,
+    ],
+    [
+      'a NUL in the state of an authorization request',
+      () => ({
+        method: 'GET',
+        path: `/api/auth/oidc/authorize?client_id=${service.demo.oidc.client_id}&redirect_uri=${encodeURIComponent(service.demo.oidc.redirect_uris[0]!)}&response_type=code&scope=openid&state=%00`,
+      }),
+      400,
+    ],
     ['a NUL in a roster member id', () => ({ method: 'DELETE', path: '/api/sdk/members/a%00b', headers: { 'x-client-id': service.demo.org.client_id, 'x-client-secret': service.demo.org.client_secret } }), 400],
-    ['an escaped NUL in a token endpoint client_id', () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=%7B%22%5Cu0000%22%7D&client_secret=x&grant_type=refresh_token' }), undefined, 'oauth'],
-    ['a NUL in a GraphQL argument', () => ({ method: 'POST', path: '/graphql', headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ session(projectId: "${service.demo.project_id}", sessionId: "a\\u0000b") { id } }` }) }), 200, 'graphql'],
+    [
+      'an escaped NUL in a token endpoint client_id',
+      () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=%7B%22%5Cu0000%22%7D&client_secret=x&grant_type=refresh_token' }),
+      undefined,
+      'oauth',
+    ],
+    [
+      'a NUL in a GraphQL argument',
+      () => ({
+        method: 'POST',
+        path: '/graphql',
+        headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ session(projectId: "${service.demo.project_id}", sessionId: "a\\u0000b") { id } }` }),
+      }),
+      200,
+      'graphql',
+    ],
     // Found by this fuzzer: a multipart field named `constructor` threw inside busboy's event handler: the process died.
-    ['a multipart field named constructor', () => ({ method: 'POST', path: '/api/v2/location', headers: { ...key(), 'content-type': multipart([]).contentType! }, body: multipart([{ name: 'constructor', value: '1' }, { name: '__proto__', value: '2' }, { name: 'latitude', value: '1' }]).bytes }), 400],
+    [
+      'a multipart field named constructor',
+      () => ({
+        method: 'POST',
+        path: '/api/v2/location',
+        headers: { ...key(), 'content-type': multipart([]).contentType! },
+        body: multipart([
+          { name: 'constructor', value: '1' },
+          { name: '__proto__', value: '2' },
+          { name: 'latitude', value: '1' },
+        ]).bytes,
+      }),
+      400,
+    ],
     // Found by this fuzzer: tRPC re-serializes the parsed body recursively (stack overflow, 500).
-    ['a deeply nested body to tRPC', () => ({ method: 'POST', path: '/trpc/projects', headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json' }, body: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}` }), 400],
+    [
+      'a deeply nested body to tRPC',
+      () => ({ method: 'POST', path: '/trpc/projects', headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json' }, body: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}` }),
+      400,
+    ],
     // Found by this fuzzer: the Idempotency-Key fingerprint recursed once per nesting level (stack overflow, 500).
-    ['a deeply nested body with an Idempotency-Key', () => ({ method: 'POST', path: '/api/v2/antispoof/identity', headers: { ...key(), 'idempotency-key': 'deep-1', 'content-type': 'application/json' }, body: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}` }), 400],
-    ['deflated JSON is read', () => ({ method: 'POST', path: '/api/v2/age-verification', headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'deflate' }, body: deflateSync('{"dob":"1990-01-01"}') }), 200],
+    [
+      'a deeply nested body with an Idempotency-Key',
+      () => ({ method: 'POST', path: '/api/v2/antispoof/identity', headers: { ...key(), 'idempotency-key': 'deep-1', 'content-type': 'application/json' }, body: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}` }),
+      400,
+    ],
+    [
+      'deflated JSON is read',
+      () => ({ method: 'POST', path: '/api/v2/age-verification', headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'deflate' }, body: deflateSync('{"dob":"1990-01-01"}') }),
+      200,
+    ],
     ['a JSON body over the 1 MB limit', () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ vendor_data: 'x'.repeat(1_100_000) }) }), 413],
     ['a check body over 64 MB', () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': 'application/json' }, body: Buffer.alloc(64 * 1024 * 1024 + 10, 0x41) }), 413],
-    ['a 21 MB image as base64', () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ image: Buffer.alloc(21 * 1024 * 1024, 1).toString('base64') }) }), 413],
-    ['a 21 MB image as a file', () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': multipart([]).contentType! }, body: multipart([{ name: 'image', value: Buffer.alloc(21 * 1024 * 1024, 1), filename: 'big.png' }]).bytes }), 413],
-    ['a PNG claiming 100000x100000', () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ image: pngClaiming(100_000, 100_000).toString('base64') }) }), 422],
-    ['the same bomb as a multipart file', () => ({ method: 'POST', path: '/api/v2/face-match', headers: { ...key(), 'content-type': multipart([]).contentType! }, body: multipart([{ name: 'image1', value: pngClaiming(100_000, 100_000), filename: 'a.png' }, { name: 'image2', value: pngClaiming(100_000, 100_000), filename: 'b.png' }]).bytes }), 422],
-    ['a data URL of a PDF', () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ image: `data:application/pdf;base64,${Buffer.from('%PDF-1.4').toString('base64')}` }) }), 422],
+    [
+      'a 21 MB image as base64',
+      () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ image: Buffer.alloc(21 * 1024 * 1024, 1).toString('base64') }) }),
+      413,
+    ],
+    [
+      'a 21 MB image as a file',
+      () => ({
+        method: 'POST',
+        path: '/api/v2/liveness',
+        headers: { ...key(), 'content-type': multipart([]).contentType! },
+        body: multipart([{ name: 'image', value: Buffer.alloc(21 * 1024 * 1024, 1), filename: 'big.png' }]).bytes,
+      }),
+      413,
+    ],
+    [
+      'a PNG claiming 100000x100000',
+      () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ image: pngClaiming(100_000, 100_000).toString('base64') }) }),
+      422,
+    ],
+    [
+      'the same bomb as a multipart file',
+      () => ({
+        method: 'POST',
+        path: '/api/v2/face-match',
+        headers: { ...key(), 'content-type': multipart([]).contentType! },
+        body: multipart([
+          { name: 'image1', value: pngClaiming(100_000, 100_000), filename: 'a.png' },
+          { name: 'image2', value: pngClaiming(100_000, 100_000), filename: 'b.png' },
+        ]).bytes,
+      }),
+      422,
+    ],
+    [
+      'a data URL of a PDF',
+      () => ({
+        method: 'POST',
+        path: '/api/v2/liveness',
+        headers: { ...key(), 'content-type': 'application/json' },
+        body: JSON.stringify({ image: `data:application/pdf;base64,${Buffer.from('%PDF-1.4').toString('base64')}` }),
+      }),
+      422,
+    ],
     ['two different Authorization headers', () => ({ method: 'GET', path: '/api/v2/session', headers: { authorization: [`Bearer ${service.demo.api_key}`, 'Bearer vk_live_other'] as unknown as string } })],
     ['two X-API-Key headers', () => ({ method: 'GET', path: '/api/v2/session', headers: { 'x-api-key': [service.demo.api_key, service.demo.api_key] } }), 401],
     ['OPTIONS on a check route', () => ({ method: 'OPTIONS', path: '/api/v2/liveness', headers: key() })],

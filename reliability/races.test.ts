@@ -22,7 +22,8 @@ const key = () => ({ 'X-API-Key': service.demo.api_key });
 const together = <T>(request: (i: number) => Promise<T>) => Promise.all(Array.from({ length: AT_ONCE }, (_, i) => request(i)));
 const statuses = (responses: { status: number }[]) => responses.map((r) => r.status).sort((a, b) => a - b);
 /** The error codes of the answers that failed: the envelope's `error.code`, or the token endpoint's RFC 6749 `error` (form requests). */
-const codes = (responses: { status: number; body: { error?: { code: string } | string } }[]) => new Set(responses.filter((r) => r.status !== 200 && r.status !== 201).map((r) => (typeof r.body.error === 'string' ? r.body.error : r.body.error?.code)));
+const codes = (responses: { status: number; body: { error?: { code: string } | string } }[]) =>
+  new Set(responses.filter((r) => r.status !== 200 && r.status !== 201).map((r) => (typeof r.body.error === 'string' ? r.body.error : r.body.error?.code)));
 
 beforeAll(async () => {
   service = await startInProcess({ rateLimitPerMinute: 1e9, hostedRateLimitPerMinute: 1e9 }, { faceEngine: markerFaceEngine() });
@@ -64,11 +65,17 @@ describe(`${AT_ONCE} identical requests at once`, () => {
     const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'review race', features: ['id_verification'] });
     const created = (await http.post('/api/v2/session').set(key()).send({ workflow_id: workflow.id })).body.data;
     const card = await renderDocument({ ...renderSpecs(2)[1]!, layout: 'TD1', rotation: 0, skew: 0, blur: 0, jpegQuality: null });
-    const read = await http.post('/api/hosted/session/steps/document').set('X-Session-Token', created.session_token).send({ front_image: card.bytes.toString('base64') });
+    const read = await http
+      .post('/api/hosted/session/steps/document')
+      .set('X-Session-Token', created.session_token)
+      .send({ front_image: card.bytes.toString('base64') });
     expect(read.body.data?.status, JSON.stringify(read.body)).toBe('IN_REVIEW');
 
-    const viaGraphql = (status: string) => http.post('/graphql').set('Authorization', `Bearer ${service.demo.admin_token}`)
-      .send({ query: 'mutation ($input: ReviewSessionInput!) { reviewSession(input: $input) { status } }', variables: { input: { projectId: service.demo.project_id, sessionId: created.session_id, status } } });
+    const viaGraphql = (status: string) =>
+      http
+        .post('/graphql')
+        .set('Authorization', `Bearer ${service.demo.admin_token}`)
+        .send({ query: 'mutation ($input: ReviewSessionInput!) { reviewSession(input: $input) { status } }', variables: { input: { projectId: service.demo.project_id, sessionId: created.session_id, status } } });
     const answers = await together((i) => {
       const status = i % 2 ? 'DECLINED' : 'APPROVED';
       return i % 3 === 0 ? viaGraphql(status) : http.patch(`/api/v2/session/${created.session_id}/status`).set(key()).send({ status });
@@ -87,8 +94,13 @@ describe(`${AT_ONCE} identical requests at once`, () => {
 
   it('bulk adds of the same address (in any case) on the roster: one member, the rest skipped as duplicates', async () => {
     const email = `race.${Date.now()}@corp.example`;
-    const answers = await together((i) => http.post('/api/sdk/members').set('X-Client-Id', service.demo.org.client_id).set('X-Client-Secret', service.demo.org.client_secret)
-      .send({ members: [{ email: i % 2 ? email.toUpperCase() : email }, { email: `other.${i}.${email}` }], notify: false }));
+    const answers = await together((i) =>
+      http
+        .post('/api/sdk/members')
+        .set('X-Client-Id', service.demo.org.client_id)
+        .set('X-Client-Secret', service.demo.org.client_secret)
+        .send({ members: [{ email: i % 2 ? email.toUpperCase() : email }, { email: `other.${i}.${email}` }], notify: false }),
+    );
     expect(statuses(answers).every((s) => s === 201)).toBe(true);
     const created = answers.flatMap((a) => a.body.data.created).filter((m: { email: string }) => m.email.toLowerCase() === email);
     expect(created).toHaveLength(1);

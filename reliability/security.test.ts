@@ -27,13 +27,27 @@ let api: ReturnType<typeof supertest>;
 let flow: OidcFlow;
 /** Every secret and piece of raw identity data this file handles: none may be found in clear (last test). */
 const secrets = new Map<string, string>();
-const keep = (label: string, value: string) => { secrets.set(label, value); return value; };
+const keep = (label: string, value: string) => {
+  secrets.set(label, value);
+  return value;
+};
 
 /** Project B: everything a key of project A must not reach. */
 let b: {
-  projectId: string; key: string; workflowId: string; sessionId: string; eventId: string; faceId: string; challengeId: string;
-  svcId: string; accessToken: string; client: { client_id: string; client_secret: string; redirect_uris: string[] };
-  org: { clientId: string; clientSecret: string }; memberId: string; memberEmail: string; webhookSecret: string;
+  projectId: string;
+  key: string;
+  workflowId: string;
+  sessionId: string;
+  eventId: string;
+  faceId: string;
+  challengeId: string;
+  svcId: string;
+  accessToken: string;
+  client: { client_id: string; client_secret: string; redirect_uris: string[] };
+  org: { clientId: string; clientSecret: string };
+  memberId: string;
+  memberEmail: string;
+  webhookSecret: string;
 };
 /** An admin token scoped to project A. */
 let adminA: string;
@@ -50,7 +64,10 @@ async function webhookReceiver() {
   const receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => { received.push({ headers: req.headers, body: Buffer.concat(chunks) }); res.end('ok'); });
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.end('ok');
+    });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   return { received, receiver };
@@ -61,7 +78,16 @@ beforeAll(async () => {
   api = supertest(service.url);
   flow = new OidcFlow(service);
   const { core, demo } = service;
-  for (const [label, value] of Object.entries({ api_key: demo.api_key, webhook_secret: demo.webhook_signing_secret, oidc_secret: demo.oidc.client_secret, org_secret: demo.org.client_secret, password: demo.account.password, admin_token: demo.admin_token, encryption_key: service.config.encryptionKey! })) keep(`demo ${label}`, value);
+  for (const [label, value] of Object.entries({
+    api_key: demo.api_key,
+    webhook_secret: demo.webhook_signing_secret,
+    oidc_secret: demo.oidc.client_secret,
+    org_secret: demo.org.client_secret,
+    password: demo.account.password,
+    admin_token: demo.admin_token,
+    encryption_key: service.config.encryptionKey!,
+  }))
+    keep(`demo ${label}`, value);
 
   const project = await core.tenancy.createProject({ name: 'Tenant B', balance: 100 });
   const workflowId = (await core.tenancy.createWorkflow({ projectId: project.project.id, name: 'b', features: ['location'] })).id;
@@ -69,20 +95,38 @@ beforeAll(async () => {
   keep('B session token', created.session_token);
   await api.post('/api/hosted/session/steps/location').set('X-Session-Token', created.session_token).send({ latitude: 1, longitude: 2, accuracy: 5 });
   const [event] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [created.session_id]);
-  const enrolled = await api.post('/api/v2/face-uniqueness').set('X-API-Key', project.key).send({ image: dataUrl(await markerImage({ person: 42 })), enroll: true, reference: 'b-user' });
+  const enrolled = await api
+    .post('/api/v2/face-uniqueness')
+    .set('X-API-Key', project.key)
+    .send({ image: dataUrl(await markerImage({ person: 42 })), enroll: true, reference: 'b-user' });
   const challenge = await api.post('/api/v2/antispoof/challenge').set('X-API-Key', project.key);
   const client = await core.tenancy.createOidcClient({ projectId: project.project.id, name: 'B app', redirectUris: ['https://b.example/cb'], scopes: ['openid', 'profile'] });
   const account = await core.accounts.createAccount({ email: 'b-user@b.example', password: keep('B password', 'b-user correct horse 1') });
   const { token: accessToken } = await core.accessTokens.issue(account.svcId, client.client.clientId, ['openid']);
   const orgApp = await core.tenancy.createOrgApp({ organizationName: 'Org B' });
   const org = { clientId: orgApp.app.clientId, clientSecret: keep('B org secret', orgApp.clientSecret) };
-  const member = (await api.post('/api/sdk/members').set(orgHeaders(org)).send({ members: [{ email: 'b.member@b.example' }], notify: false, invite: 'face' })).body.data.created[0];
+  const member = (
+    await api
+      .post('/api/sdk/members')
+      .set(orgHeaders(org))
+      .send({ members: [{ email: 'b.member@b.example' }], notify: false, invite: 'face' })
+  ).body.data.created[0];
   keep('B activation token', new URL(member.activation_link).pathname.split('/').pop()!);
   b = {
-    projectId: project.project.id, key: keep('B api key', project.key), workflowId, sessionId: created.session_id, eventId: event!.id,
-    faceId: enrolled.body.data.check.data.face_id, challengeId: challenge.body.data.challenge_id, svcId: account.svcId, accessToken: keep('B access token', accessToken),
+    projectId: project.project.id,
+    key: keep('B api key', project.key),
+    workflowId,
+    sessionId: created.session_id,
+    eventId: event!.id,
+    faceId: enrolled.body.data.check.data.face_id,
+    challengeId: challenge.body.data.challenge_id,
+    svcId: account.svcId,
+    accessToken: keep('B access token', accessToken),
     client: { client_id: client.client.clientId, client_secret: keep('B oidc secret', client.clientSecret), redirect_uris: client.client.redirectUris },
-    org, memberId: member.member_id, memberEmail: member.email, webhookSecret: keep('B webhook secret', project.webhookSigningSecret),
+    org,
+    memberId: member.member_id,
+    memberEmail: member.email,
+    webhookSecret: keep('B webhook secret', project.webhookSigningSecret),
   };
   expect(b.faceId).toBeTruthy();
   adminA = keep('A-scoped admin token', (await core.tenancy.createAdminToken({ role: 'admin', projectId: demo.project_id })).token);
@@ -98,7 +142,7 @@ describe('tenant isolation: a credential of A gets not_found for every id of B',
     expect(res.body.error?.code).toBe(code);
   };
 
-  it('sessions: retrieve, decision, review, list; and B\'s workflow', async () => {
+  it("sessions: retrieve, decision, review, list; and B's workflow", async () => {
     expectNotFound(await api.get(`/api/v2/session/${b.sessionId}`).set(asA()));
     expectNotFound(await api.get(`/api/v2/session/${b.sessionId}/decision`).set(asA()));
     expectNotFound(await api.patch(`/api/v2/session/${b.sessionId}/status`).set(asA()).send({ status: 'DECLINED' }));
@@ -107,25 +151,43 @@ describe('tenant isolation: a credential of A gets not_found for every id of B',
     expect((await api.get(`/api/v2/session/${b.sessionId}`).set(asB())).status).toBe(200);
   });
 
-  it('faces: B\'s enrolled face can be neither deleted nor matched from A', async () => {
+  it("faces: B's enrolled face can be neither deleted nor matched from A", async () => {
     expectNotFound(await api.delete(`/api/v2/face-uniqueness/${b.faceId}`).set(asA()));
-    const fromA = await api.post('/api/v2/face-uniqueness').set(asA()).send({ image: dataUrl(await markerImage({ person: 42, variant: 1 })) });
+    const fromA = await api
+      .post('/api/v2/face-uniqueness')
+      .set(asA())
+      .send({ image: dataUrl(await markerImage({ person: 42, variant: 1 })) });
     expect(fromA.body.data.check.data).toMatchObject({ unique: true, matches: [] });
-    const fromB = await api.post('/api/v2/face-uniqueness').set(asB()).send({ image: dataUrl(await markerImage({ person: 42, variant: 1 })) });
+    const fromB = await api
+      .post('/api/v2/face-uniqueness')
+      .set(asB())
+      .send({ image: dataUrl(await markerImage({ person: 42, variant: 1 })) });
     expect(fromB.body.data.check.data.matches.map((m: { face_id: string }) => m.face_id)).toEqual([b.faceId]);
   });
 
-  it('challenges and accounts: B\'s challenge is invalid for A; B\'s user is not an account of A', async () => {
+  it("challenges and accounts: B's challenge is invalid for A; B's user is not an account of A", async () => {
     const frames = await Promise.all([0, 1, 2].map(async (nonce) => dataUrl(await markerImage({ person: 3, jitter: 0.05, nonce }))));
     const challenged = await api.post('/api/v2/antispoof').set(asA()).send({ frames, challengeId: b.challengeId });
     expect(challenged.status).toBe(403);
     expect(challenged.body.error.code).toBe('invalid_challenge');
-    expectNotFound(await api.post('/api/v2/age-verification').set(asA()).send({ svc_access_token: b.accessToken, bands: [18] }), 'account_not_found');
-    expectNotFound(await api.post('/api/v2/age-verification').set(asA()).send({ svc_id: b.svcId, bands: [18] }), 'account_not_found');
+    expectNotFound(
+      await api
+        .post('/api/v2/age-verification')
+        .set(asA())
+        .send({ svc_access_token: b.accessToken, bands: [18] }),
+      'account_not_found',
+    );
+    expectNotFound(
+      await api
+        .post('/api/v2/age-verification')
+        .set(asA())
+        .send({ svc_id: b.svcId, bands: [18] }),
+      'account_not_found',
+    );
     expectNotFound(await api.post('/api/v2/session').set(asA()).send({ workflow_id: service.demo.workflows.location, svc_access_token: b.accessToken }), 'account_not_found');
   });
 
-  it('idempotency keys: the same key and body in A runs anew instead of replaying B\'s answer', async () => {
+  it("idempotency keys: the same key and body in A runs anew instead of replaying B's answer", async () => {
     const body = { latitude: 10, longitude: 20, accuracy: 5 };
     const fromB = await api.post('/api/v2/location').set(asB()).set('Idempotency-Key', 'shared-key').send(body);
     const fromA = await api.post('/api/v2/location').set(asA()).set('Idempotency-Key', 'shared-key').send(body);
@@ -134,7 +196,7 @@ describe('tenant isolation: a credential of A gets not_found for every id of B',
     expect(fromA.body.data.session_id).not.toBe(fromB.body.data.session_id);
   });
 
-  it('the admin API with a token scoped to A: B\'s sessions, webhook events, attempts, destination health, bulk resend, check records, reviews, accounts', async () => {
+  it("the admin API with a token scoped to A: B's sessions, webhook events, attempts, destination health, bulk resend, check records, reviews, accounts", async () => {
     const a = service.demo.project_id;
     const denied: [string, Record<string, unknown>][] = [
       ['query ($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id } }', { p: b.projectId, s: b.sessionId }],
@@ -154,11 +216,14 @@ describe('tenant isolation: a credential of A gets not_found for every id of B',
     }
     const events = await graphql(adminA, 'query ($p: String!, $s: String) { webhookEvents(projectId: $p, sessionId: $s) { edges { cursor } } }', { p: a, s: b.sessionId });
     expect(events.body.data.webhookEvents.edges).toEqual([]);
-    const trpc = await api.get('/trpc/session').query({ input: JSON.stringify({ projectId: b.projectId, sessionId: b.sessionId }) }).set('Authorization', `Bearer ${adminA}`);
+    const trpc = await api
+      .get('/trpc/session')
+      .query({ input: JSON.stringify({ projectId: b.projectId, sessionId: b.sessionId }) })
+      .set('Authorization', `Bearer ${adminA}`);
     expect(trpc.body.error.data.domainCode).toBe('not_found');
   });
 
-  it('the roster: another organization\'s app gets 404 for B\'s member by id, email and in resolve and lists', async () => {
+  it("the roster: another organization's app gets 404 for B's member by id, email and in resolve and lists", async () => {
     const a = { clientId: service.demo.org.client_id, clientSecret: service.demo.org.client_secret };
     for (const ref of [b.memberId, b.memberEmail, b.memberEmail.toUpperCase()]) {
       expectNotFound(await api.patch(`/api/sdk/members/${encodeURIComponent(ref)}/deactivate`).set(orgHeaders(a)));
@@ -171,7 +236,7 @@ describe('tenant isolation: a credential of A gets not_found for every id of B',
     expect((await api.get(`/api/sdk/members`).set(orgHeaders(b.org))).body.data.members.map((m: { member_id: string }) => m.member_id)).toContain(b.memberId);
   });
 
-  it('OIDC: A\'s refresh token presented by B\'s client is invalid_grant, and stays usable by A', async () => {
+  it("OIDC: A's refresh token presented by B's client is invalid_grant, and stays usable by A", async () => {
     const tokens = await flow.tokens();
     const stolen = await api.post('/api/auth/oidc/token').type('form').send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: b.client.client_id, client_secret: b.client.client_secret });
     expect(stolen.body.error).toBe('invalid_grant');
@@ -182,13 +247,35 @@ describe('tenant isolation: a credential of A gets not_found for every id of B',
 describe('open redirects', () => {
   const registered = () => 'http://localhost:3000/callback';
   const attacks = [
-    'http://localhost:3000.evil.example/callback', 'http://localhost.evil.example:3000/callback', 'http://evil.example/callback', 'http://localhost:3001/callback',
-    'http://localhost:3000/callback/extra', 'http://localhost:3000/callback/../evil', 'http://localhost:3000/callbackx', 'http://localhost:3000/Callback', 'http://localhost:3000/callback/',
-    'http://localhost:3000/callback?next=https://evil.example', 'http://localhost:3000/callback#fragment', 'http://localhost:3000/callback?',
-    'http://evil.example@localhost:3000/callback', 'http://localhost:3000@evil.example/callback', 'http://localhost:3000\\@evil.example/callback',
-    'https://localhost:3000/callback', 'javascript://localhost:3000/callback', 'data:text/html,<script>alert(1)</script>', '//evil.example/callback', 'evil.example',
-    'http://localhost%3A3000/callback', 'http://localhost:3000/%63allback', 'http://localhost:3000/callback%2F..%2Fevil', 'http://localhost:3000/callback%00',
-    'http://LOCALHOST:3000/callback', 'http://localhost.:3000/callback', ' http://localhost:3000/callback', 'http://localhost:3000/callback\t', 'http://[::1]:3000/callback',
+    'http://localhost:3000.evil.example/callback',
+    'http://localhost.evil.example:3000/callback',
+    'http://evil.example/callback',
+    'http://localhost:3001/callback',
+    'http://localhost:3000/callback/extra',
+    'http://localhost:3000/callback/../evil',
+    'http://localhost:3000/callbackx',
+    'http://localhost:3000/Callback',
+    'http://localhost:3000/callback/',
+    'http://localhost:3000/callback?next=https://evil.example',
+    'http://localhost:3000/callback#fragment',
+    'http://localhost:3000/callback?',
+    'http://evil.example@localhost:3000/callback',
+    'http://localhost:3000@evil.example/callback',
+    'http://localhost:3000\\@evil.example/callback',
+    'https://localhost:3000/callback',
+    'javascript://localhost:3000/callback',
+    'data:text/html,<script>alert(1)</script>',
+    '//evil.example/callback',
+    'evil.example',
+    'http://localhost%3A3000/callback',
+    'http://localhost:3000/%63allback',
+    'http://localhost:3000/callback%2F..%2Fevil',
+    'http://localhost:3000/callback%00',
+    'http://LOCALHOST:3000/callback',
+    'http://localhost.:3000/callback',
+    ' http://localhost:3000/callback',
+    'http://localhost:3000/callback\t',
+    'http://[::1]:3000/callback',
   ];
 
   it('authorize shows a page for every redirect_uri but the exact registered one, never a Location', async () => {
@@ -264,7 +351,7 @@ describe('webhook signatures', () => {
     expect(verifies(secret, String(old), body, webhookSignature(secret, old, body))).toBe(false); // an old delivery replayed
   });
 
-  it('what we send verifies with the project\'s secret over the raw bytes and a fresh timestamp, and with nothing else', async () => {
+  it("what we send verifies with the project's secret over the raw bytes and a fresh timestamp, and with nothing else", async () => {
     const { received, receiver } = await webhookReceiver();
     try {
       const callback = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
@@ -285,7 +372,10 @@ describe('webhook signatures', () => {
       expect(verifies(service.demo.webhook_signing_secret, String(Number(timestamp) - 600), body, signature, Number(timestamp))).toBe(false);
       expect(body.toString()).not.toContain(service.demo.webhook_signing_secret);
     } finally {
-      await new Promise((resolve) => { receiver.close(resolve); receiver.closeAllConnections(); });
+      await new Promise((resolve) => {
+        receiver.close(resolve);
+        receiver.closeAllConnections();
+      });
     }
   });
 });
@@ -370,7 +460,7 @@ describe('the embedded database on this machine', () => {
     }
   };
 
-  it('answers only with the generated password; the data dir, the key, demo.json and every database file are the owner\'s alone', async () => {
+  it("answers only with the generated password; the data dir, the key, demo.json and every database file are the owner's alone", async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-datadir-'));
     const { startService } = await import('../src/main.js');
     const { loadConfig } = await import('../src/config.js');
@@ -394,7 +484,7 @@ describe('the embedded database on this machine', () => {
 });
 
 describe('passwords', () => {
-  it('are hashed with scrypt at OWASP\'s cost (N 2^17, r 8, p 1), and an older hash is upgraded at the next sign-in', async () => {
+  it("are hashed with scrypt at OWASP's cost (N 2^17, r 8, p 1), and an older hash is upgraded at the next sign-in", async () => {
     const email = 'cost@people.example';
     const account = await service.core.accounts.createAccount({ email, password: 'correct horse battery 9' });
     const stored = async () => (await sql<{ password_hash: string }>(service, 'select password_hash from account where email = ?', [email]))[0]!.password_hash;
@@ -416,7 +506,16 @@ describe('server-side request forgery', () => {
   it('refuses callbacks to loopback, private, link-local and metadata addresses unless VERITY_ALLOW_INSECURE_CALLBACKS is set', async () => {
     const strict = await startTestService({ allowInsecureCallbacks: false }, { faceEngine: markerFaceEngine() });
     try {
-      for (const url of ['https://127.0.0.1/hook', 'https://localhost:8443/hook', 'https://10.1.2.3/hook', 'https://192.168.1.10/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://[fd00::1]/hook', 'https://100.64.0.1/hook']) {
+      for (const url of [
+        'https://127.0.0.1/hook',
+        'https://localhost:8443/hook',
+        'https://10.1.2.3/hook',
+        'https://192.168.1.10/hook',
+        'https://169.254.169.254/latest/meta-data',
+        'https://[::1]/hook',
+        'https://[fd00::1]/hook',
+        'https://100.64.0.1/hook',
+      ]) {
         await expect(strict.core.tenancy.approveCallback({ projectId: strict.demo.project_id, url }), url).rejects.toMatchObject({ code: 'callback_not_allowed' });
       }
       await expect(strict.core.tenancy.approveCallback({ projectId: strict.demo.project_id, url: 'https://hooks.example.com/verity' })).resolves.toBeTruthy();
@@ -467,16 +566,22 @@ describe('server-side request forgery', () => {
   });
 });
 
-describe('the hosted page\'s API under abuse', () => {
-  it('refuses images past the request\'s pixel budget before decoding them, and limits calls per session and per address', async () => {
+describe("the hosted page's API under abuse", () => {
+  it("refuses images past the request's pixel budget before decoding them, and limits calls per session and per address", async () => {
     const limited = await startTestService({ hostedRateLimitPerMinute: 6 }, { faceEngine: markerFaceEngine() });
     try {
       const workflow = await limited.core.tenancy.createWorkflow({ projectId: limited.demo.project_id, name: 'doc', features: ['id_verification'] });
       const open = async () => (await limited.http.post('/api/v2/session').set('X-API-Key', limited.demo.api_key).send({ workflow_id: workflow.id })).body.data as { session_token: string };
       const first = await open();
       // Two 30 MP PNGs of one colour: 60 MP together, past the 50 MP budget, a few hundred KB sent.
-      const flat = (r: number) => sharp({ create: { width: 6000, height: 5000, channels: 3, background: { r, g: 0, b: 0 } } }).png().toBuffer();
-      const huge = await limited.http.post('/api/hosted/session/steps/document').set('X-Session-Token', first.session_token).send({ front_image: dataUrl(await flat(1)), back_image: dataUrl(await flat(2)) });
+      const flat = (r: number) =>
+        sharp({ create: { width: 6000, height: 5000, channels: 3, background: { r, g: 0, b: 0 } } })
+          .png()
+          .toBuffer();
+      const huge = await limited.http
+        .post('/api/hosted/session/steps/document')
+        .set('X-Session-Token', first.session_token)
+        .send({ front_image: dataUrl(await flat(1)), back_image: dataUrl(await flat(2)) });
       expect(huge.status).toBe(413);
       expect(huge.body.error.code).toBe('image_too_large');
       // The session has used 1 of its 6 calls a minute.
@@ -503,7 +608,17 @@ describe('scopes and what the consent page says', () => {
     const { SCOPE_TEXT } = await import('../src/web/login-pages.js');
     const { PageDriver, authorizePath: path, pkce } = await import('../test/helpers/oidc.js');
     const driver = new PageDriver({ http: api } as never);
-    let page = await driver.get(path({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+    let page = await driver.get(
+      path({
+        client_id: service.demo.oidc.client_id,
+        redirect_uri: service.demo.oidc.redirect_uris[0]!,
+        response_type: 'code',
+        scope: 'openid',
+        state: 's',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
     if (page.text.includes('name="password"')) {
       const { interactionOf } = await import('../test/helpers/oidc.js');
       page = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: service.demo.account.email, password: service.demo.account.password });
@@ -523,13 +638,23 @@ describe('identity data across tenants', () => {
     await core.accounts.recordVerifiedIdentity({ svcId: person.svcId, fullName: 'Grace Hopper', dateOfBirth: '1906-12-09', documentNumber: 'X1234567', documentExpiry: '2031-01-01' });
     // The person signs in to A's app with openid only, and A runs one check on the account.
     const { token } = await core.accessTokens.issue(person.svcId, demo.oidc.client_id, ['openid']);
-    expect((await api.post('/api/v2/age-verification').set(asA()).send({ bands: ['18+'], svc_access_token: token })).status).toBe(200);
+    expect(
+      (
+        await api
+          .post('/api/v2/age-verification')
+          .set(asA())
+          .send({ bands: ['18+'], svc_access_token: token })
+      ).status,
+    ).toBe(200);
     const query = 'query($p: String!, $s: String!) { accountIdentity(projectId: $p, svcId: $s) { proofsOnly identityVerified documentValid fullName dateOfBirth documentNumber } }';
     const read = await graphql(demo.admin_token, query, { p: demo.project_id, s: person.svcId });
     expect(read.body.data.accountIdentity).toEqual({ proofsOnly: true, identityVerified: true, documentValid: true, fullName: null, dateOfBirth: null, documentNumber: null });
     expect(JSON.stringify(read.body)).not.toMatch(/Grace|1906|X1234567/);
     const list = 'query($p: String!) { accounts(projectId: $p) { edges { node { svcId email } } } }';
-    const node = async () => (await graphql(demo.admin_token, list, { p: demo.project_id })).body.data.accounts.edges.map((e: { node: { svcId: string; email: string | null } }) => e.node).find((n: { svcId: string }) => n.svcId === person.svcId);
+    const node = async () =>
+      (await graphql(demo.admin_token, list, { p: demo.project_id })).body.data.accounts.edges
+        .map((e: { node: { svcId: string; email: string | null } }) => e.node)
+        .find((n: { svcId: string }) => n.svcId === person.svcId);
     expect(await node()).toEqual({ svcId: person.svcId, email: null });
     await sql(service, 'insert into oidc_consent (account_id, client_id, scopes, created_at) values (?, ?, ?, now())', [person.svcId, demo.oidc.client_id, '{openid,profile}']);
     expect(await node()).toEqual({ svcId: person.svcId, email: 'verified-elsewhere@people.example' });
@@ -544,7 +669,9 @@ describe('the demo tenant', () => {
     expect(loadConfig({}).seedDemo).toBe(true);
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-prod-'));
     const { startService } = await import('../src/main.js');
-    const running = await startService(loadConfig({ NODE_ENV: 'production', VERITY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }, { dataDir, port: 0, warmModels: false, runJobs: false, seedLicenses: false, logLevel: 'silent' }));
+    const running = await startService(
+      loadConfig({ NODE_ENV: 'production', VERITY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }, { dataDir, port: 0, warmModels: false, runJobs: false, seedLicenses: false, logLevel: 'silent' }),
+    );
     try {
       expect(running.demo).toBeNull();
       await expect(readFile(path.join(dataDir, 'demo.json'))).rejects.toThrow();
@@ -580,7 +707,10 @@ describe('credentials that can be revoked', () => {
     const root = service.demo.admin_token;
     const created = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Rotating app', redirectUris: ['https://rotate.example/cb'], scopes: ['openid'] });
     const clientId = created.client.clientId;
-    const clientCall = async (secret: string) => { const res = await api.post('/api/auth/oidc/token').type('form').send({ client_id: clientId, client_secret: secret, grant_type: 'refresh_token', refresh_token: 'nothing' }); return { body: { error: res.body.error?.code ?? res.body.error } }; };
+    const clientCall = async (secret: string) => {
+      const res = await api.post('/api/auth/oidc/token').type('form').send({ client_id: clientId, client_secret: secret, grant_type: 'refresh_token', refresh_token: 'nothing' });
+      return { body: { error: res.body.error?.code ?? res.body.error } };
+    };
     expect((await clientCall(created.clientSecret)).body.error).toBe('invalid_grant'); // authenticated, then a bad grant
     const rotated = await graphql(root, 'mutation ($p: String!, $c: String!) { rotateOidcClientSecret(input: { projectId: $p, clientId: $c }) { clientSecret } }', { p: service.demo.project_id, c: clientId });
     const newSecret = keep('rotated oidc secret', rotated.body.data.rotateOidcClientSecret.clientSecret);
@@ -616,7 +746,9 @@ describe('credentials that can be revoked', () => {
         await service.core.webhooks.deliver(event!.id);
         return received.at(-1)!;
       };
-      const rotated = await graphql(service.demo.admin_token, 'mutation ($p: String!) { rotateWebhookSecret(input: { projectId: $p, overlapHours: 24 }) { webhookSigningSecret previousValidUntil } }', { p: project.project.id });
+      const rotated = await graphql(service.demo.admin_token, 'mutation ($p: String!) { rotateWebhookSecret(input: { projectId: $p, overlapHours: 24 }) { webhookSigningSecret previousValidUntil } }', {
+        p: project.project.id,
+      });
       expect(rotated.body.errors).toBeUndefined();
       const newSecret = keep('rotated webhook secret', rotated.body.data.rotateWebhookSecret.webhookSigningSecret);
       const during = await deliverOne();
@@ -628,16 +760,22 @@ describe('credentials that can be revoked', () => {
       expect(after.headers['x-svc-signature-previous']).toBeUndefined();
       expect(verifies(newSecret, String(after.headers['x-svc-timestamp']), after.body, String(after.headers['x-svc-signature']))).toBe(true);
     } finally {
-      await new Promise((resolve) => { receiver.close(resolve); receiver.closeAllConnections(); });
+      await new Promise((resolve) => {
+        receiver.close(resolve);
+        receiver.closeAllConnections();
+      });
     }
   });
-
 });
 
 describe('admin API limits', () => {
   it('GraphQL refuses a page size outside 1 to 100 before running anything, so a negative first cannot pay for the rest', async () => {
     for (const first of [-100000, 0, 101, 2.5]) {
-      const res = await graphql(service.demo.admin_token, `query($p: String!, $f: Int) { a: sessions(projectId: $p, first: $f) { edges { node { id } } } b: sessions(projectId: $p, first: 100) { edges { node { id checks { type } } } } }`, { p: service.demo.project_id, f: first });
+      const res = await graphql(
+        service.demo.admin_token,
+        `query($p: String!, $f: Int) { a: sessions(projectId: $p, first: $f) { edges { node { id } } } b: sessions(projectId: $p, first: 100) { edges { node { id checks { type } } } } }`,
+        { p: service.demo.project_id, f: first },
+      );
       expect(res.status, String(first)).toBe(400);
       expect(res.body.errors[0].extensions.code, String(first)).toBe('validation_error');
       expect(res.body.data ?? null).toBeNull();
@@ -648,7 +786,11 @@ describe('admin API limits', () => {
 
   it('tRPC caps a batch at 10 calls and a request at five full pages', async () => {
     const auth = { Authorization: `Bearer ${service.demo.admin_token}` };
-    const batch = (n: number, input: object) => api.get(`/trpc/${Array.from({ length: n }, () => 'sessions').join(',')}`).query({ batch: '1', input: JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, input]))) }).set(auth);
+    const batch = (n: number, input: object) =>
+      api
+        .get(`/trpc/${Array.from({ length: n }, () => 'sessions').join(',')}`)
+        .query({ batch: '1', input: JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, input]))) })
+        .set(auth);
     const eleven = await batch(11, { projectId: service.demo.project_id, first: 1 });
     expect(eleven.status).toBe(400);
     const ten = await batch(10, { projectId: service.demo.project_id, first: 1 });
@@ -662,7 +804,9 @@ describe('admin API limits', () => {
     expect(sixPages.body[5].error.json?.message ?? sixPages.body[5].error.message).toContain('request cost over the limit');
     // 300 mutations in one request: refused whole, nothing created.
     const before = (await sql<{ n: string }>(service, 'select count(*) as n from workflow'))[0]!.n;
-    const many = await api.post(`/trpc/${Array.from({ length: 300 }, () => 'createWorkflow').join(',')}?batch=1`).set(auth)
+    const many = await api
+      .post(`/trpc/${Array.from({ length: 300 }, () => 'createWorkflow').join(',')}?batch=1`)
+      .set(auth)
       .send(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [i, { projectId: service.demo.project_id, name: `w${i}`, features: ['age'] }])));
     expect(many.status).toBe(400);
     expect((await sql<{ n: string }>(service, 'select count(*) as n from workflow'))[0]!.n).toBe(before);
@@ -670,9 +814,20 @@ describe('admin API limits', () => {
 });
 
 describe('headers (pages, API answers, metrics)', () => {
-  it('every HTML page has a CSP, nosniff, no referrer and refuses to be framed; inline scripts run only with the response\'s nonce', async () => {
-    const interaction = (await api.get(authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid', state: 's' })).redirects(0)).headers.location as string | undefined;
-    const pages = ['/', `/verify/ses_x`, '/admin', '/activate/not-a-real-invitation', '/api/auth/oidc/signup', '/api/auth/oidc/forgot-password', '/api/auth/oidc/reset-password?token=x', '/api/auth/oidc/verify-email?token=x', ...(interaction ? [new URL(interaction, service.url).pathname + new URL(interaction, service.url).search] : [])];
+  it("every HTML page has a CSP, nosniff, no referrer and refuses to be framed; inline scripts run only with the response's nonce", async () => {
+    const interaction = (await api.get(authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid', state: 's' })).redirects(0))
+      .headers.location as string | undefined;
+    const pages = [
+      '/',
+      `/verify/ses_x`,
+      '/admin',
+      '/activate/not-a-real-invitation',
+      '/api/auth/oidc/signup',
+      '/api/auth/oidc/forgot-password',
+      '/api/auth/oidc/reset-password?token=x',
+      '/api/auth/oidc/verify-email?token=x',
+      ...(interaction ? [new URL(interaction, service.url).pathname + new URL(interaction, service.url).search] : []),
+    ];
     for (const page of pages) {
       const res = await api.get(page);
       expect(res.headers['content-type'], page).toMatch(/text\/html/);
@@ -740,28 +895,54 @@ describe('secrets and raw identity data at rest and in the logs', () => {
     const workflow = await core.tenancy.createWorkflow({ projectId: demo.project_id, name: 'document only', features: ['id_verification'] });
     const session = (await api.post('/api/v2/session').set(asA()).send({ workflow_id: workflow.id, svc_access_token: tokens.access_token })).body.data;
     keep('session token', session.session_token);
-    const read = await api.post('/api/hosted/session/steps/document').set('X-Session-Token', session.session_token).send({ front_image: passport.bytes.toString('base64') });
+    const read = await api
+      .post('/api/hosted/session/steps/document')
+      .set('X-Session-Token', session.session_token)
+      .send({ front_image: passport.bytes.toString('base64') });
     expect(read.body.data?.status, JSON.stringify(read.body)).toBe('APPROVED');
     // The same passport as a fresh-mode check, replayable under an Idempotency-Key (its stored answer holds the fields).
-    const fresh = await api.post('/api/v2/id-verification').set(asA()).set('Idempotency-Key', 'passport-1').send({ front_image: passport.bytes.toString('base64') });
+    const fresh = await api
+      .post('/api/v2/id-verification')
+      .set(asA())
+      .set('Idempotency-Key', 'passport-1')
+      .send({ front_image: passport.bytes.toString('base64') });
     expect(fresh.body.data?.check?.data?.fields?.document_number).toBe(truth.documentNumber);
     // An operator-recorded identity and a fresh age check with a distinctive date of birth.
-    await core.accounts.recordVerifiedIdentity({ svcId: demo.account.svc_id, fullName: keep('recorded name', 'Ottoline Vexwarden-Pryce'), dateOfBirth: keep('recorded dob', '1937-11-29'), documentNumber: keep('recorded document', 'XK4471902'), address: keep('recorded address', '17 Marrowgate Lane') });
-    await api.post('/api/v2/age-verification').set(asA()).set('Idempotency-Key', 'age-1').send({ dob: keep('age check dob', '1941-06-23'), bands: [18] });
+    await core.accounts.recordVerifiedIdentity({
+      svcId: demo.account.svc_id,
+      fullName: keep('recorded name', 'Ottoline Vexwarden-Pryce'),
+      dateOfBirth: keep('recorded dob', '1937-11-29'),
+      documentNumber: keep('recorded document', 'XK4471902'),
+      address: keep('recorded address', '17 Marrowgate Lane'),
+    });
+    await api
+      .post('/api/v2/age-verification')
+      .set(asA())
+      .set('Idempotency-Key', 'age-1')
+      .send({ dob: keep('age check dob', '1941-06-23'), bands: [18] });
     await api.post('/api/v2/location').set(asA()).send({ latitude: 1, longitude: 1, accuracy: 1 });
     // Roster invitations, mailed and returned.
-    const invited = await api.post('/api/sdk/members').set(orgHeaders({ clientId: demo.org.client_id, clientSecret: demo.org.client_secret }))
+    const invited = await api
+      .post('/api/sdk/members')
+      .set(orgHeaders({ clientId: demo.org.client_id, clientSecret: demo.org.client_secret }))
       .send({ members: [{ email: 'mailed@corp.example' }, { email: 'linked@corp.example' }], notify: false, invite: 'face' });
     for (const member of invited.body.data.created) keep(`activation ${member.email}`, new URL(member.activation_link).pathname.split('/').pop()!);
-    await api.post('/api/sdk/members').set(orgHeaders({ clientId: demo.org.client_id, clientSecret: demo.org.client_secret })).send({ members: [{ email: 'emailed@corp.example' }] });
+    await api
+      .post('/api/sdk/members')
+      .set(orgHeaders({ clientId: demo.org.client_id, clientSecret: demo.org.client_secret }))
+      .send({ members: [{ email: 'emailed@corp.example' }] });
     // Keys, clients and tokens created over the admin API.
-    const made = await graphql(demo.admin_token, `mutation ($p: String!) {
+    const made = await graphql(
+      demo.admin_token,
+      `mutation ($p: String!) {
       createApiKey(input: { projectId: $p, name: "scan" }) { key }
       createOidcClient(input: { projectId: $p, name: "Scan app", redirectUris: ["https://scan.example/cb"] }) { clientSecret }
       createOrgApp(input: { organizationName: "Scan Org" }) { clientSecret }
       createAdminToken(input: { role: "viewer" }) { token }
       createProject(input: { name: "Scan project" }) { key webhookSigningSecret }
-    }`, { p: demo.project_id });
+    }`,
+      { p: demo.project_id },
+    );
     expect(made.body.errors, JSON.stringify(made.body.errors)).toBeUndefined();
     const collect = (value: unknown, label: string): void => {
       if (typeof value === 'string') keep(label, value);
@@ -771,7 +952,10 @@ describe('secrets and raw identity data at rest and in the logs', () => {
     expect(secrets.size).toBeGreaterThan(40);
 
     // Every row of every table, and every log line.
-    const tables = await sql<{ table_schema: string; table_name: string }>(service, "select table_schema, table_name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')");
+    const tables = await sql<{ table_schema: string; table_name: string }>(
+      service,
+      "select table_schema, table_name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')",
+    );
     expect(tables.length).toBeGreaterThan(20);
     const bytes = (_key: string, value: unknown) => (value && typeof value === 'object' && (value as { type?: string }).type === 'Buffer' ? Buffer.from((value as { data: number[] }).data).toString('latin1') : value);
     const dump = (await Promise.all(tables.map(async (t) => JSON.stringify(await sql(service, `select * from "${t.table_schema}"."${t.table_name}"`), bytes)))).join('\n');

@@ -85,7 +85,12 @@ export function makeHolder(seed: number, overrides: Partial<Holder> = {}): Holde
   const month = 1 + Math.floor(r() * 12);
   const day = 1 + Math.floor(r() * 28);
   const numberStyle = r();
-  const number = numberStyle < 0.4 ? `${String.fromCharCode(65 + Math.floor(r() * 26))}${digits(r, 7)}` : numberStyle < 0.7 ? digits(r, 9) : `${String.fromCharCode(65 + Math.floor(r() * 26))}${digits(r, 4)}-${digits(r, 5)}-${digits(r, 5)}`;
+  const number =
+    numberStyle < 0.4
+      ? `${String.fromCharCode(65 + Math.floor(r() * 26))}${digits(r, 7)}`
+      : numberStyle < 0.7
+        ? digits(r, 9)
+        : `${String.fromCharCode(65 + Math.floor(r() * 26))}${digits(r, 4)}-${digits(r, 5)}-${digits(r, 5)}`;
   return {
     familyName: pick(r, FAMILY),
     givenNames: pick(r, GIVEN),
@@ -119,8 +124,15 @@ function elementsFor(h: Holder): Array<[string, string]> {
     h.version === 1
       ? [['DAA', [h.familyName, h.givenNames, h.middleName].filter(Boolean).join(',')]]
       : h.version <= 3
-        ? [['DCS', h.familyName], ['DCT', [h.givenNames, h.middleName].filter(Boolean).join(',')]]
-        : [['DCS', h.familyName], ['DAC', h.givenNames], ['DAD', h.middleName || 'NONE']];
+        ? [
+            ['DCS', h.familyName],
+            ['DCT', [h.givenNames, h.middleName].filter(Boolean).join(',')],
+          ]
+        : [
+            ['DCS', h.familyName],
+            ['DAC', h.givenNames],
+            ['DAD', h.middleName || 'NONE'],
+          ];
   const sex = h.version === 1 ? h.sex : h.sex === 'M' ? '1' : '2';
   // US ZIP codes are written without the dash and padded with zeros, Canadian ones with spaces.
   const postal = h.country === 'USA' ? h.postalCode.replace('-', '').padEnd(11, '0') : h.postalCode.padEnd(11, ' ');
@@ -144,7 +156,9 @@ function elementsFor(h: Holder): Array<[string, string]> {
 
 /** Builds an AAMVA file: header, one designator, the DL/ID subfile (and a jurisdiction subfile). */
 export function encodeAamva(h: Holder): string {
-  const main = `${h.type}${elementsFor(h).map(([id, value]) => `${id}${value}`).join('\n')}\r`;
+  const main = `${h.type}${elementsFor(h)
+    .map(([id, value]) => `${id}${value}`)
+    .join('\n')}\r`;
   const extra = `Z${h.jurisdiction[0]}Z${h.jurisdiction[0]}AFICTIONAL\r`;
   const entries = 2;
   const head = `@\n\x1e\rANSI ${h.iin}${pad(h.version)}${h.version >= 2 ? '00' : ''}${pad(entries)}`;
@@ -201,7 +215,10 @@ export async function renderBack(h: Holder, payload: string, symbology: 'pdf417'
   const parts = cardBackground(856, 540, h.country === 'USA' ? '#d9e6f2' : '#e3eedf');
   parts.push(`<text x="38" y="48" font-family="DejaVu Sans" font-size="16" fill="#333">This card is the property of the issuing jurisdiction. Fictional specimen.</text>`);
   const card = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="856" height="540">${parts.join('')}</svg>`);
-  return sharp(card).composite([{ input: code, left: 38, top: Math.max(70, Math.round(300 - height / 2)) }]).png().toBuffer();
+  return sharp(card)
+    .composite([{ input: code, left: 38, top: Math.max(70, Math.round(300 - height / 2)) }])
+    .png()
+    .toBuffer();
 }
 
 /** Projective warp (inverse mapping, bilinear): the top edge narrower than the bottom, as a card tilted away. */
@@ -240,7 +257,9 @@ async function perspective(png: Buffer, amount: number, background: [number, num
       }
     }
   }
-  return sharp(out, { raw: { width: w, height: h, channels: c } }).png().toBuffer();
+  return sharp(out, { raw: { width: w, height: h, channels: c } })
+    .png()
+    .toBuffer();
 }
 
 /** Lays the card on a table and photographs it: fill, perspective, tilt, glare, blur, quarter turn, JPEG. */
@@ -255,14 +274,25 @@ export async function photograph(card: Buffer, p: Photography): Promise<Buffer> 
     .png()
     .toBuffer();
   photo = await perspective(photo, p.perspective, table);
-  if (p.tilt) photo = await sharp(photo).rotate(p.tilt, { background: { r: table[0], g: table[1], b: table[2] } }).png().toBuffer();
+  if (p.tilt)
+    photo = await sharp(photo)
+      .rotate(p.tilt, { background: { r: table[0], g: table[1], b: table[2] } })
+      .png()
+      .toBuffer();
   const meta = await sharp(photo).metadata();
   let image = sharp(photo);
   if (p.glare) {
     const gw = meta.width!;
     const gh = meta.height!;
-    const glare = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${gw}" height="${gh}"><defs><radialGradient id="g"><stop offset="0" stop-color="#fff" stop-opacity="0.75"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></radialGradient></defs><ellipse cx="${gw * 0.7}" cy="${gh * 0.3}" rx="${gw * 0.12}" ry="${gh * 0.1}" fill="url(#g)"/></svg>`);
-    image = sharp(await image.composite([{ input: glare }]).png().toBuffer());
+    const glare = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${gw}" height="${gh}"><defs><radialGradient id="g"><stop offset="0" stop-color="#fff" stop-opacity="0.75"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></radialGradient></defs><ellipse cx="${gw * 0.7}" cy="${gh * 0.3}" rx="${gw * 0.12}" ry="${gh * 0.1}" fill="url(#g)"/></svg>`,
+    );
+    image = sharp(
+      await image
+        .composite([{ input: glare }])
+        .png()
+        .toBuffer(),
+    );
   }
   if (p.blur > 0) image = image.blur(p.blur);
   if (p.rotation) image = sharp(await image.png().toBuffer()).rotate(p.rotation);
@@ -302,6 +332,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     writeFileSync(path.join(out, `${s.name}-front.jpg`), s.front);
     writeFileSync(path.join(out, `${s.name}-back.jpg`), s.back);
   }
-  writeFileSync(path.join(out, 'truth.json'), JSON.stringify(set.map((s) => ({ name: s.name, holder: s.holder, photography: s.photography })), null, 2));
+  writeFileSync(
+    path.join(out, 'truth.json'),
+    JSON.stringify(
+      set.map((s) => ({ name: s.name, holder: s.holder, photography: s.photography })),
+      null,
+      2,
+    ),
+  );
   console.log(`${set.length} fictional licences written to ${out}/`);
 }

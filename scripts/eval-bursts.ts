@@ -64,7 +64,8 @@ const SIZE = { width: 640, height: 480 };
 // them 400 ms apart), and the looped clip the browser test plays, sampled as the page would.
 const starts = QUICK ? [4.0, 6.0] : [3.7, 4.2, 4.7, 5.2, 5.7, 6.2, 6.7, 7.2];
 for (const start of starts) {
-  for (const step of [100, 200, 400].filter((ms) => start + (5 * ms) / 1000 <= 7.6)) { // within the shot: C ends with a cut at 7.88 s
+  for (const step of [100, 200, 400].filter((ms) => start + (5 * ms) / 1000 <= 7.6)) {
+    // within the shot: C ends with a cut at 7.88 s
     await judge('live', `video shot C ${start.toFixed(1)} s, 6 frames ${step} ms apart`, await videoFrames(start, 6, step, HEAD));
   }
 }
@@ -93,7 +94,10 @@ for (const start of QUICK ? [4.7] : [3.7, 4.7, 5.7, 6.7]) {
 
 // Attacks from photos.
 function labels(set: string): { file: string; identity: string }[] {
-  return readFileSync(`${DATA}${set}/LABELS.csv`, 'utf8').trim().split(/\r?\n/).slice(1)
+  return readFileSync(`${DATA}${set}/LABELS.csv`, 'utf8')
+    .trim()
+    .split(/\r?\n/)
+    .slice(1)
     .map((line) => /^([^,]+),"?([^",]+)/.exec(line)!)
     .map((m) => ({ file: m[1]!, identity: m[2]!.split(' ')[0]! }))
     .filter((row) => !/MULTIPLE|UNKNOWN|UNLABELED|NO_FACE|same/.test(row.identity));
@@ -105,7 +109,11 @@ for (const set of ['face_recognition-obama-biden', 'faceapi-bbt-identities']) {
 const perPerson = QUICK ? 1 : 3;
 for (const [person, files] of people) {
   if (files.length < 3) continue;
-  const bursts = await differentPhotos(files.map((f) => readFileSync(`${DATA}${f}`)), 3, perPerson);
+  const bursts = await differentPhotos(
+    files.map((f) => readFileSync(`${DATA}${f}`)),
+    3,
+    perPerson,
+  );
   for (const [i, burst] of bursts.entries()) await judge('different_photos', `${person} #${i + 1} (3 photos at one size)`, burst);
 }
 const rooms = readdirSync(`${DATA}no-face-negatives`).filter((f) => /landscape|object|text/i.test(f) && /\.(jpe?g|png)$/i.test(f));

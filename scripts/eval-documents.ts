@@ -96,7 +96,9 @@ function report(name: string, reading: DocumentReading, expected: Expected | nul
   const lines = reading.mrz?.lines ?? [];
   const linesExact = lines.length === expected.lines.length && lines.every((l, i) => l === expected.lines[i]);
   const fields = fieldResults(reading, expected);
-  const wrong = Object.entries(fields).filter(([, ok]) => !ok).map(([k]) => k);
+  const wrong = Object.entries(fields)
+    .filter(([, ok]) => !ok)
+    .map(([k]) => k);
   const allFields = wrong.length === 0;
   const status = linesExact ? 'ok  ' : reading.mrz ? 'MISS' : 'NONE';
   console.log(
@@ -159,11 +161,17 @@ function licenceFields(reading: DocumentReading, h: Holder): Record<string, bool
 
 function reportLicence(name: string, reading: DocumentReading, holder: Holder, { ms, cpuMs }: { ms: number; cpuMs: number }): LicenceOutcome {
   const fields = licenceFields(reading, holder);
-  const wrong = Object.entries(fields).filter(([, ok]) => !ok).map(([k]) => k);
+  const wrong = Object.entries(fields)
+    .filter(([, ok]) => !ok)
+    .map(([k]) => k);
   const decoded = !!reading.barcode?.licence;
   const total = Object.keys(fields).length;
-  const agreement = Object.entries(reading.barcodeVisualAgreement).map(([k, ok]) => `${k}${ok ? '' : '!'}`).join(' ');
-  console.log(`${!decoded ? 'NONE' : wrong.length ? 'MISS' : 'ok  '} ${name}: fields ${total - wrong.length}/${total}${wrong.length ? ` (wrong: ${wrong.join(', ')})` : ''}, front agrees on [${agreement}], ${ms} ms (cpu ${cpuMs} ms)`);
+  const agreement = Object.entries(reading.barcodeVisualAgreement)
+    .map(([k, ok]) => `${k}${ok ? '' : '!'}`)
+    .join(' ');
+  console.log(
+    `${!decoded ? 'NONE' : wrong.length ? 'MISS' : 'ok  '} ${name}: fields ${total - wrong.length}/${total}${wrong.length ? ` (wrong: ${wrong.join(', ')})` : ''}, front agrees on [${agreement}], ${ms} ms (cpu ${cpuMs} ms)`,
+  );
   return { name, decoded, right: total - wrong.length, total, ms, cpuMs };
 }
 
@@ -225,7 +233,9 @@ try {
       console.log(`shared set skipped: ${sharedDir} is absent`);
     } else {
       const labels = readLabels(sharedDir);
-      const files = readdirSync(sharedDir).filter((f) => labels.has(f) && (!only || f.includes(only))).sort();
+      const files = readdirSync(sharedDir)
+        .filter((f) => labels.has(f) && (!only || f.includes(only)))
+        .sort();
       const outcomes: Outcome[] = [];
       for (const file of files) {
         const image = await decodeImage(fill ? await onTable(readFileSync(`${sharedDir}${file}`), fill) : readFileSync(`${sharedDir}${file}`));
@@ -233,8 +243,14 @@ try {
         const reading = await reader.read(image);
         outcomes.push(report(file, reading, expectedFromLabel(labels.get(file)!), stop()));
       }
-      summary('shared set (passporteye-mrz)', outcomes.filter((o) => expectedFromLabel(labels.get(o.name)!)));
-      summary('shared set, no-MRZ images (correct = no MRZ reported)', outcomes.filter((o) => !expectedFromLabel(labels.get(o.name)!)));
+      summary(
+        'shared set (passporteye-mrz)',
+        outcomes.filter((o) => expectedFromLabel(labels.get(o.name)!)),
+      );
+      summary(
+        'shared set, no-MRZ images (correct = no MRZ reported)',
+        outcomes.filter((o) => !expectedFromLabel(labels.get(o.name)!)),
+      );
     }
   }
   if (renderedCount > 0) {

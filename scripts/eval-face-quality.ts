@@ -25,18 +25,37 @@ async function worsened(bytes: Buffer, copy: Copy, face: Box, width: number, hei
   const extent = Math.max(face.width, face.height);
   const upright = () => sharp(bytes).rotate().removeAlpha();
   switch (copy) {
-    case 'original': return bytes;
-    case 'blur-mild': return upright().blur(Math.max(0.3, extent / 80)).png().toBuffer();
-    case 'blur-strong': return upright().blur(Math.max(0.3, extent / 40)).png().toBuffer();
-    case 'jpeg15': return upright().jpeg({ quality: 15 }).toBuffer();
-    case 'cut': return upright().extract({ left: 0, top: 0, width: Math.min(width, Math.round(face.x + face.width * 0.55)), height }).png().toBuffer();
+    case 'original':
+      return bytes;
+    case 'blur-mild':
+      return upright()
+        .blur(Math.max(0.3, extent / 80))
+        .png()
+        .toBuffer();
+    case 'blur-strong':
+      return upright()
+        .blur(Math.max(0.3, extent / 40))
+        .png()
+        .toBuffer();
+    case 'jpeg15':
+      return upright().jpeg({ quality: 15 }).toBuffer();
+    case 'cut':
+      return upright()
+        .extract({ left: 0, top: 0, width: Math.min(width, Math.round(face.x + face.width * 0.55)), height })
+        .png()
+        .toBuffer();
     case 'cartoon':
     case 'drawing': {
       const levels = copy === 'cartoon' ? 6 : 4;
-      const { data, info } = await upright().median(Math.max(3, Math.round(extent / 25)) | 1).raw().toBuffer({ resolveWithObject: true });
+      const { data, info } = await upright()
+        .median(Math.max(3, Math.round(extent / 25)) | 1)
+        .raw()
+        .toBuffer({ resolveWithObject: true });
       const step = 256 / levels;
       for (let i = 0; i < data.length; i++) data[i] = Math.min(255, Math.floor(data[i]! / step) * step + step / 2);
-      return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).jpeg({ quality: 90 }).toBuffer();
+      return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+        .jpeg({ quality: 90 })
+        .toBuffer();
     }
   }
 }
@@ -46,7 +65,9 @@ for (const set of SETS) {
   const dir = `${DATA}${set}/`;
   if (!existsSync(dir)) continue;
   const tally = new Map<Copy, { faces: number; noFace: number; reasons: Map<string, number> }>();
-  for (const file of readdirSync(dir).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => /\.(jpe?g|png)$/i.test(f))
+    .sort()) {
     const bytes = readFileSync(dir + file);
     const image = await decodeImage(bytes);
     const face = await models.describeLargestFace(image);

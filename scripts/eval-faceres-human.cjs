@@ -29,15 +29,26 @@ globalThis.fetch = async (url, options) => {
 
 const off = { enabled: false };
 const human = new Human({
-  backend: 'wasm', wasmPath: wasmDir, debug: false,
+  backend: 'wasm',
+  wasmPath: wasmDir,
+  debug: false,
   modelBasePath: `file://${path.join(root, 'node_modules/@vladmandic/human/models')}/`,
   face: { enabled: true, detector: { rotation: true, maxDetected: 5, minConfidence: 0.2 }, mesh: { enabled: true }, iris: off, description: { enabled: true }, emotion: off, antispoof: off, liveness: off },
-  body: off, hand: off, object: off, gesture: off, segmentation: off,
+  body: off,
+  hand: off,
+  object: off,
+  gesture: off,
+  segmentation: off,
 });
 
 async function scores(set) {
   const dir = path.join(data, set);
-  const rows = fs.readFileSync(path.join(dir, 'PAIRS.csv'), 'utf8').trim().split('\n').slice(1).map((line) => line.split(','));
+  const rows = fs
+    .readFileSync(path.join(dir, 'PAIRS.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(','));
   const embedding = {};
   for (const file of new Set(rows.flatMap((r) => [r[0], r[1]]))) {
     const { data: rgb, info } = await sharp(path.join(dir, file)).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
@@ -51,7 +62,10 @@ async function scores(set) {
   const different = [];
   let missing = 0;
   for (const [a, b, label] of rows) {
-    if (!embedding[a] || !embedding[b]) { missing++; continue; }
+    if (!embedding[a] || !embedding[b]) {
+      missing++;
+      continue;
+    }
     (label === 'Yes' ? same : different).push({ score: human.match.similarity(embedding[a], embedding[b]), pair: `${a}~${b}` });
   }
   same.sort((x, y) => x.score - y.score);
@@ -79,11 +93,23 @@ function eer({ same, different }) {
     const other = measured[1 - i];
     const pct = (n, d) => `${((100 * n) / d).toFixed(1)}% (${n}/${d})`;
     console.log(`${m.set}: ${m.same.length} same, ${m.different.length} different pairs (${m.missing} without a face); EER ${(100 * e.rate).toFixed(1)}% at ${e.at.toFixed(3)}`);
-    console.log(`  weakest same: ${m.same.slice(0, 4).map((s) => `${s.score.toFixed(2)} ${s.pair}`).join('; ')}`);
-    console.log(`  closest different: ${m.different.slice(0, 4).map((s) => `${s.score.toFixed(2)} ${s.pair}`).join('; ')}`);
+    console.log(
+      `  weakest same: ${m.same
+        .slice(0, 4)
+        .map((s) => `${s.score.toFixed(2)} ${s.pair}`)
+        .join('; ')}`,
+    );
+    console.log(
+      `  closest different: ${m.different
+        .slice(0, 4)
+        .map((s) => `${s.score.toFixed(2)} ${s.pair}`)
+        .join('; ')}`,
+    );
     if (other) {
       const threshold = other.different[0].score + 0.01;
-      console.log(`  at ${threshold.toFixed(2)} (fitted on ${other.set}): TAR ${pct(m.same.filter((s) => s.score >= threshold).length, m.same.length)}, FAR ${pct(m.different.filter((d) => d.score >= threshold).length, m.different.length)}`);
+      console.log(
+        `  at ${threshold.toFixed(2)} (fitted on ${other.set}): TAR ${pct(m.same.filter((s) => s.score >= threshold).length, m.same.length)}, FAR ${pct(m.different.filter((d) => d.score >= threshold).length, m.different.length)}`,
+      );
     }
   }
   process.exit(0);

@@ -17,11 +17,17 @@ if (!existsSync(DATA)) {
   console.log(`no evaluation data at ${DATA}; nothing to do`);
   process.exit(0);
 }
-const SETS = readdirSync(DATA).filter((dir) => existsSync(`${DATA}/${dir}/PAIRS.csv`)).sort();
+const SETS = readdirSync(DATA)
+  .filter((dir) => existsSync(`${DATA}/${dir}/PAIRS.csv`))
+  .sort();
 const OBAMA_BIDEN = 'face_recognition-obama-biden';
 
 function csv(path: string): string[][] {
-  return readFileSync(path, 'utf8').trim().split(/\r?\n/).slice(1).map((line) => line.split(',').map((c) => c.replace(/^"|"$/g, '')));
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split(/\r?\n/)
+    .slice(1)
+    .map((line) => line.split(',').map((c) => c.replace(/^"|"$/g, '')));
 }
 const q = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -82,7 +88,9 @@ for (const set of SETS) {
   console.log(`false accepts ${falseAccept}, false rejects ${falseReject} (of which ${skipped} pairs had an image without a face)`);
   const sameCount = pairs.filter((p) => p.same).length;
   const diffCount = pairs.length - sameCount;
-  console.log(`TAR ${(100 * (sameCount - falseReject) / Math.max(1, sameCount)).toFixed(1)}% (${sameCount - falseReject}/${sameCount}), FAR ${(100 * falseAccept / Math.max(1, diffCount)).toFixed(2)}% (${falseAccept}/${diffCount}) at similarity ${DEFAULT_FACE_MATCH_THRESHOLD}; EER ${(100 * equalErrorRate(same, diff)).toFixed(1)}%`);
+  console.log(
+    `TAR ${((100 * (sameCount - falseReject)) / Math.max(1, sameCount)).toFixed(1)}% (${sameCount - falseReject}/${sameCount}), FAR ${((100 * falseAccept) / Math.max(1, diffCount)).toFixed(2)}% (${falseAccept}/${diffCount}) at similarity ${DEFAULT_FACE_MATCH_THRESHOLD}; EER ${(100 * equalErrorRate(same, diff)).toFixed(1)}%`,
+  );
   console.log(`detection failures: ${failures.length}${failures.length ? ` (${failures.join(', ')})` : ''}`);
   console.log(`distance same:      ${dist(same)}`);
   console.log(`distance different: ${dist(diff)}`);
@@ -115,7 +123,9 @@ function uniquenessRecall(pairs: { a: string; b: string; same: boolean }[], desc
   const withinDistance = same.filter((p) => faceDistance(descriptors.get(p.a)!, descriptors.get(p.b)!) <= MATCH_DISTANCE).length;
   const found = same.filter((p) => finds(p.a, p.b) && finds(p.b, p.a)).length;
   const falseMatches = scored.filter((p) => !p.same && (finds(p.a, p.b) || finds(p.b, p.a))).length;
-  console.log(`uniqueness search: same person found ${found}/${same.length} same-person pairs (exact search at distance ${MATCH_DISTANCE}: ${withinDistance}); different people found ${falseMatches}/${scored.length - same.length}`);
+  console.log(
+    `uniqueness search: same person found ${found}/${same.length} same-person pairs (exact search at distance ${MATCH_DISTANCE}: ${withinDistance}); different people found ${falseMatches}/${scored.length - same.length}`,
+  );
 }
 
 /** Where false rejects (same pairs above the cut) equal false accepts (different pairs at or below it). */
@@ -135,18 +145,25 @@ function equalErrorRate(same: number[], diff: number[]): number {
  */
 function identityStability(set: string, descriptors: Map<string, Float32Array | null>): void {
   const labels = existsSync(`${DATA}/${set}/LABELS.csv`) ? csv(`${DATA}/${set}/LABELS.csv`) : [];
-  const people = labels.map(([file, identity]) => ({ file: file!, identity: (identity ?? '').replace(/"/g, ''), descriptor: descriptors.get(file!) }))
+  const people = labels
+    .map(([file, identity]) => ({ file: file!, identity: (identity ?? '').replace(/"/g, ''), descriptor: descriptors.get(file!) }))
     .filter((p): p is { file: string; identity: string; descriptor: Float32Array } => Boolean(p.identity && p.descriptor));
   if (people.length < 2) return;
   const clusters: Float32Array[] = [];
   const ids = people.map((p) => {
     let best = { id: -1, d: Infinity };
-    clusters.forEach((c, id) => { const d = faceDistance(c, p.descriptor); if (d < best.d) best = { id, d }; });
+    clusters.forEach((c, id) => {
+      const d = faceDistance(c, p.descriptor);
+      if (d < best.d) best = { id, d };
+    });
     if (best.d <= MATCH_DISTANCE) return best.id;
     clusters.push(p.descriptor);
     return clusters.length - 1;
   });
-  let samePairs = 0, sameId = 0, diffPairs = 0, collide = 0;
+  let samePairs = 0,
+    sameId = 0,
+    diffPairs = 0,
+    collide = 0;
   for (let i = 0; i < people.length; i++) {
     for (let j = i + 1; j < people.length; j++) {
       if (people[i]!.identity === people[j]!.identity) {
@@ -160,7 +177,9 @@ function identityStability(set: string, descriptors: Map<string, Float32Array | 
   }
   const perPerson = new Map<string, Set<number>>();
   for (const [i, p] of people.entries()) (perPerson.get(p.identity) ?? perPerson.set(p.identity, new Set()).get(p.identity)!).add(ids[i]!);
-  console.log(`identity ids: ${people.length} faces of ${perPerson.size} people got ${clusters.length} ids; same person same id ${sameId}/${samePairs} pairs (${(100 * sameId / samePairs).toFixed(1)}%), different people sharing an id ${collide}/${diffPairs} (${(100 * collide / diffPairs).toFixed(2)}%); ids per person: ${[...perPerson].map(([who, set]) => `${who} ${set.size}`).join(', ')}`);
+  console.log(
+    `identity ids: ${people.length} faces of ${perPerson.size} people got ${clusters.length} ids; same person same id ${sameId}/${samePairs} pairs (${((100 * sameId) / samePairs).toFixed(1)}%), different people sharing an id ${collide}/${diffPairs} (${((100 * collide) / diffPairs).toFixed(2)}%); ids per person: ${[...perPerson].map(([who, set]) => `${who} ${set.size}`).join(', ')}`,
+  );
 }
 
 // Every obama-biden image turned 90 degrees (in memory) must still give the same person.
@@ -172,7 +191,11 @@ function identityStability(set: string, descriptors: Map<string, Float32Array | 
   const misses: string[] = [];
   for (const [file, reference] of upright) {
     if (!reference) continue;
-    const bytes = await sharp(readFileSync(`${DATA}/${OBAMA_BIDEN}/${file}`)).autoOrient().rotate(90).jpeg({ quality: 92 }).toBuffer();
+    const bytes = await sharp(readFileSync(`${DATA}/${OBAMA_BIDEN}/${file}`))
+      .autoOrient()
+      .rotate(90)
+      .jpeg({ quality: 92 })
+      .toBuffer();
     const face = await models.describeLargestFace(await decodeImage(bytes));
     if (!face) continue;
     found++;
@@ -200,9 +223,14 @@ console.log(`images with a false face: ${falsePositives}`);
 
 console.log('\n== multi-face and rotated');
 const extra = [
-  'faceapi-bbt-identities/group_bbt4.jpg', 'faceapi-bbt-identities/group_bbt1.jpg', 'face_recognition-obama-biden/knn_test_obama_and_biden.jpg',
-  'face_recognition-obama-biden/two_people.jpg', 'face_recognition-obama-biden/knn_test_kit_with_rose.jpg',
-  'liveness-samples/live_image_T1.jpg', 'liveness-samples/spoof_print_image_F1.jpg', 'liveness-samples/spoof_screen_tablet_image_F2.jpg',
+  'faceapi-bbt-identities/group_bbt4.jpg',
+  'faceapi-bbt-identities/group_bbt1.jpg',
+  'face_recognition-obama-biden/knn_test_obama_and_biden.jpg',
+  'face_recognition-obama-biden/two_people.jpg',
+  'face_recognition-obama-biden/knn_test_kit_with_rose.jpg',
+  'liveness-samples/live_image_T1.jpg',
+  'liveness-samples/spoof_print_image_F1.jpg',
+  'liveness-samples/spoof_screen_tablet_image_F2.jpg',
 ];
 for (const file of extra) {
   if (!existsSync(`${DATA}/${file}`)) continue;

@@ -33,14 +33,22 @@ function csv(path: string): Record<string, string>[] {
 
 type Expected = 'live' | 'spoof' | 'no_face';
 type Split = 'tuning' | 'report';
-interface Item { set: string; name: string; expected: Expected; split: Split; bytes: () => Promise<Buffer> }
+interface Item {
+  set: string;
+  name: string;
+  expected: Expected;
+  split: Split;
+  bytes: () => Promise<Buffer>;
+}
 const items: Item[] = [];
 const file = (path: string) => async () => readFileSync(`${DATA}${path}`);
 for (const row of csv(`${DATA}liveness-samples/LABELS.csv`)) {
   items.push({ set: 'liveness-samples', name: row.file!, expected: row.liveness_label === 'LIVE' ? 'live' : 'spoof', split: 'tuning', bytes: file(`liveness-samples/${row.file}`) });
 }
 for (const row of csv(`${DATA}no-face-negatives/LABELS.csv`)) items.push({ set: 'no-face-negatives', name: row.file!, expected: 'no_face', split: 'report', bytes: file(`no-face-negatives/${row.file}`) });
-const photos = readdirSync(`${DATA}face_recognition-obama-biden`).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
+const photos = readdirSync(`${DATA}face_recognition-obama-biden`)
+  .filter((f) => /\.(jpe?g|png)$/i.test(f))
+  .sort();
 for (const f of some(photos, 4)) items.push({ set: 'obama-biden photos', name: f, expected: 'live', split: 'report', bytes: file(`face_recognition-obama-biden/${f}`) });
 if (videoAvailable) {
   for (const t of some([3.8, 4.3, 4.8, 5.3, 5.8, 6.3, 6.8, 7.3], 2)) {
@@ -65,7 +73,12 @@ async function portrait(bytes: Buffer): Promise<Buffer | null> {
   return sharp(bytes).rotate().extract({ left, top, width: side, height: side }).jpeg({ quality: 92 }).toBuffer();
 }
 const sources: { path: string; split: Split }[] = [
-  ...some(readdirSync(`${DATA}faceapi-bbt-identities`).filter((f) => /[a-z]+[13]\.png$/.test(f)).sort(), 2).map((f) => ({ path: `faceapi-bbt-identities/${f}`, split: 'tuning' as const })),
+  ...some(
+    readdirSync(`${DATA}faceapi-bbt-identities`)
+      .filter((f) => /[a-z]+[13]\.png$/.test(f))
+      .sort(),
+    2,
+  ).map((f) => ({ path: `faceapi-bbt-identities/${f}`, split: 'tuning' as const })),
   ...some(photos, 3).map((f) => ({ path: `face_recognition-obama-biden/${f}`, split: 'report' as const })),
 ];
 let seed = 0;

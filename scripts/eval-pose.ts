@@ -37,7 +37,9 @@ const f1 = (x: number) => x.toFixed(1).padStart(6);
 const rows: { name: string; a: HeadPose; b: HeadPose }[] = [];
 let unposed = 0;
 for (const set of SETS) {
-  for (const file of readdirSync(`${DATA}${set}`).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort()) {
+  for (const file of readdirSync(`${DATA}${set}`)
+    .filter((f) => /\.(jpe?g|png)$/i.test(f))
+    .sort()) {
     const name = `${set}/${file}`;
     const bytes = readFileSync(`${DATA}${name}`);
     const a = await pose(bytes);

@@ -14,9 +14,55 @@ const random = () => {
 const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
 const digits = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 10)).join('');
 
-const FIRST = ['Maria', 'José', 'Zoë', 'Ana', 'Liam', 'Noah', 'Olivia', 'Emma', 'Ava', 'Lucas', 'Mateo', 'Sofia', 'Chloé', 'Aisha', 'Wei', 'Hiroshi', 'Priya', 'Jean-Luc', 'Renée', 'Björn', 'Fatima', 'Kwame', 'Siobhan', 'Dmitri'];
+const FIRST = [
+  'Maria',
+  'José',
+  'Zoë',
+  'Ana',
+  'Liam',
+  'Noah',
+  'Olivia',
+  'Emma',
+  'Ava',
+  'Lucas',
+  'Mateo',
+  'Sofia',
+  'Chloé',
+  'Aisha',
+  'Wei',
+  'Hiroshi',
+  'Priya',
+  'Jean-Luc',
+  'Renée',
+  'Björn',
+  'Fatima',
+  'Kwame',
+  'Siobhan',
+  'Dmitri',
+];
 const MIDDLE = ['', '', '', 'Ann', 'Lee', 'Marie', 'James', 'Rose', 'Grace', 'Elena'];
-const LAST = ['García-López', "O'Brien", 'Nguyen', 'Smith', 'Johnson', 'Müller', 'Kowalski', 'Okafor', 'Rossi', 'Dubois', 'Haddad', 'Tanaka', 'Patel', 'Andersson', 'Novak', 'Ivanova', 'Mensah', 'Brennan', 'Schmidt', 'Da Silva'];
+const LAST = [
+  'García-López',
+  "O'Brien",
+  'Nguyen',
+  'Smith',
+  'Johnson',
+  'Müller',
+  'Kowalski',
+  'Okafor',
+  'Rossi',
+  'Dubois',
+  'Haddad',
+  'Tanaka',
+  'Patel',
+  'Andersson',
+  'Novak',
+  'Ivanova',
+  'Mensah',
+  'Brennan',
+  'Schmidt',
+  'Da Silva',
+];
 const SPECIALTIES: Record<string, string[]> = {
   RN: ['Registered Nurse', 'Nurse Practitioner', 'Clinical Nurse Specialist'],
   LVN: ['Licensed Vocational Nurse'],
@@ -24,7 +70,15 @@ const SPECIALTIES: Record<string, string[]> = {
   RPH: ['Pharmacist'],
 };
 
-interface Board { state: string; stateName: string; code: string; display: string; credential: string; format: () => string; count: number }
+interface Board {
+  state: string;
+  stateName: string;
+  code: string;
+  display: string;
+  credential: string;
+  format: () => string;
+  count: number;
+}
 const boards: Board[] = [
   { state: 'CA', stateName: 'California', code: 'RN', display: 'California Board of Registered Nursing', credential: 'Registered Nurse', format: () => `RN-${digits(7)}`, count: 900 },
   { state: 'CA', stateName: 'California', code: 'MD', display: 'Medical Board of California', credential: 'Physician and Surgeon', format: () => `A${digits(6)}`, count: 400 },

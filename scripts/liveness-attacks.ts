@@ -29,7 +29,9 @@ async function room(seed: number): Promise<Buffer> {
       for (let c = 0; c < 3; c++) data[(y * CAMERA.width + x) * 3 + c] = Math.max(0, Math.min(255, base[c]! * shade + 6 * (r() - 0.5)));
     }
   }
-  return sharp(data, { raw: { ...CAMERA, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { ...CAMERA, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** The last step of every attack: the camera photographs the scene (a little blur, sensor noise, JPEG). */
@@ -37,7 +39,9 @@ async function photograph(scene: Buffer, seed: number, blur = 0.6): Promise<Buff
   const r = random(seed + 17);
   const { data, info } = await sharp(scene).resize(CAMERA.width, CAMERA.height, { fit: 'cover' }).blur(blur).raw().toBuffer({ resolveWithObject: true });
   for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, data[i]! + 8 * (r() - 0.5)));
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels as 3 } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels as 3 } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }
 
 /** An emissive screen showing `photo`: RGB sub-pixel stripes, a cool tint, lifted blacks, glare. */
@@ -59,7 +63,9 @@ async function screenImage(photo: Buffer, width: number, height: number, seed: n
       }
     }
   }
-  return sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** A tablet showing the photo, held up in a room: a black bezel around the screen, a slight turn. */
@@ -67,10 +73,19 @@ export async function screenReplay(photo: Buffer, seed: number): Promise<Buffer>
   const r = random(seed);
   const screen = await screenImage(photo, 300, 400, seed, 2);
   const device = await sharp({ create: { width: 340, height: 450, channels: 3, background: { r: 12, g: 12, b: 14 } } })
-    .composite([{ input: screen, left: 20, top: 25 }]).png().toBuffer();
-  const turned = await sharp(device).rotate(8 * (r() - 0.5), { background: { r: 0, g: 0, b: 0, alpha: 0 } }).resize({ height: 430 }).png().toBuffer();
+    .composite([{ input: screen, left: 20, top: 25 }])
+    .png()
+    .toBuffer();
+  const turned = await sharp(device)
+    .rotate(8 * (r() - 0.5), { background: { r: 0, g: 0, b: 0, alpha: 0 } })
+    .resize({ height: 430 })
+    .png()
+    .toBuffer();
   const meta = await sharp(turned).metadata();
-  const scene = await sharp(await room(seed)).composite([{ input: turned, left: Math.round((CAMERA.width - meta.width!) / 2 + 60 * (r() - 0.5)), top: Math.round((CAMERA.height - meta.height!) / 2) }]).png().toBuffer();
+  const scene = await sharp(await room(seed))
+    .composite([{ input: turned, left: Math.round((CAMERA.width - meta.width!) / 2 + 60 * (r() - 0.5)), top: Math.round((CAMERA.height - meta.height!) / 2) }])
+    .png()
+    .toBuffer();
   return photograph(scene, seed);
 }
 
@@ -91,16 +106,28 @@ async function printImage(photo: Buffer, width: number, height: number, seed: nu
       for (let c = 0; c < 3; c++) data[o + c] = Math.max(0, Math.min(255, 30 + 0.8 * data[o + c]! * dot + grain));
     }
   }
-  return sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** A printed photo with its white border, on a table, a little turned. */
 export async function printedPhoto(photo: Buffer, seed: number): Promise<Buffer> {
   const r = random(seed);
-  const print = await sharp(await printImage(photo, 300, 380, seed)).extend({ top: 18, bottom: 18, left: 18, right: 18, background: { r: 238, g: 236, b: 228 } }).png().toBuffer();
-  const turned = await sharp(print).rotate(14 * (r() - 0.5), { background: { r: 0, g: 0, b: 0, alpha: 0 } }).resize({ height: 420 }).png().toBuffer();
+  const print = await sharp(await printImage(photo, 300, 380, seed))
+    .extend({ top: 18, bottom: 18, left: 18, right: 18, background: { r: 238, g: 236, b: 228 } })
+    .png()
+    .toBuffer();
+  const turned = await sharp(print)
+    .rotate(14 * (r() - 0.5), { background: { r: 0, g: 0, b: 0, alpha: 0 } })
+    .resize({ height: 420 })
+    .png()
+    .toBuffer();
   const meta = await sharp(turned).metadata();
-  const scene = await sharp(await room(seed + 5)).composite([{ input: turned, left: Math.round((CAMERA.width - meta.width!) / 2 + 80 * (r() - 0.5)), top: Math.round((CAMERA.height - meta.height!) / 2) }]).png().toBuffer();
+  const scene = await sharp(await room(seed + 5))
+    .composite([{ input: turned, left: Math.round((CAMERA.width - meta.width!) / 2 + 80 * (r() - 0.5)), top: Math.round((CAMERA.height - meta.height!) / 2) }])
+    .png()
+    .toBuffer();
   return photograph(scene, seed);
 }
 

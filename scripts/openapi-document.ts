@@ -19,7 +19,10 @@ try {
   if (!response.ok) throw new Error(`the service answered ${response.status} for its OpenAPI document`);
   await mkdir(path.dirname(target), { recursive: true });
   await writeFile(target, `${JSON.stringify(await response.json(), null, 2)}\n`);
-  await new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+  await new Promise((resolve) => {
+    server.close(resolve);
+    server.closeAllConnections();
+  });
   console.log(`wrote ${path.relative(process.cwd(), target)}`);
 } finally {
   await service.close();

@@ -32,13 +32,16 @@ program
   .version(packageVersion(), '-V, --version', 'print the version')
   .option('--json', 'print answers as JSON (the default when stdout is not a terminal)')
   .option('--table', 'print answers as a table (the default on a terminal)')
-  .addHelpText('after', `
+  .addHelpText(
+    'after',
+    `
 Examples:
   $ verity serve                                   run the service (embedded PostgreSQL in .verity/ unless DATABASE_URL is set)
   $ verity admin project create --name Acme        a project with its API key and webhook signing secret
   $ verity admin webhook list --state failed       webhook events that gave up
   $ verity admin import-licenses roster.csv        load a licence board's roster; exits 1 if any row is refused
-  $ verity admin rotate-keys --json | jq .kid      any command's answer as JSON for scripts`);
+  $ verity admin rotate-keys --json | jq .kid      any command's answer as JSON for scripts`,
+  );
 
 program
   .command('serve')
@@ -128,7 +131,11 @@ async function projectIdOf(core: Core, given: string | undefined): Promise<strin
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 const project = admin.command('project').description('verification apps');
 project
@@ -141,11 +148,13 @@ project
   .description('add money to a project wallet')
   .addOption(projectOption())
   .requiredOption('--amount <amount>', 'currency units', Number)
-  .action((opts) => withCore(async (core) => {
-    const projectId = await projectIdOf(core, opts.project);
-    await core.billing.topUp(projectId, opts.amount);
-    print(await core.tenancy.getProject(projectId));
-  }));
+  .action((opts) =>
+    withCore(async (core) => {
+      const projectId = await projectIdOf(core, opts.project);
+      await core.billing.topUp(projectId, opts.amount);
+      print(await core.tenancy.getProject(projectId));
+    }),
+  );
 project.command('list').action(() => withCore(async (core) => print(await core.tenancy.listProjects())));
 
 const apikey = admin.command('apikey').description('API keys (the key is printed once)');
@@ -158,7 +167,10 @@ apikey
   .command('revoke <apiKeyId>')
   .addOption(projectOption())
   .action((apiKeyId, opts) => withCore(async (core) => print(await core.tenancy.revokeApiKey({ projectId: await projectIdOf(core, opts.project), apiKeyId }))));
-apikey.command('list').addOption(projectOption()).action((opts) => withCore(async (core) => print(await core.tenancy.listApiKeys(await projectIdOf(core, opts.project)))));
+apikey
+  .command('list')
+  .addOption(projectOption())
+  .action((opts) => withCore(async (core) => print(await core.tenancy.listApiKeys(await projectIdOf(core, opts.project)))));
 
 const workflow = admin.command('workflow').description('bundles of checks');
 workflow
@@ -167,7 +179,10 @@ workflow
   .requiredOption('--features <list>', 'comma-separated: id_verification,liveness,face_match,age,credential,location', list)
   .option('--name <name>', 'name', 'workflow')
   .action((opts) => withCore(async (core) => print(await core.tenancy.createWorkflow({ projectId: await projectIdOf(core, opts.project), name: opts.name, features: opts.features }))));
-workflow.command('list').addOption(projectOption()).action((opts) => withCore(async (core) => print(await core.tenancy.listWorkflows(await projectIdOf(core, opts.project)))));
+workflow
+  .command('list')
+  .addOption(projectOption())
+  .action((opts) => withCore(async (core) => print(await core.tenancy.listWorkflows(await projectIdOf(core, opts.project)))));
 
 const callback = admin.command('callback').description('webhook destinations');
 callback
@@ -180,14 +195,17 @@ callback
   .description('set the app-level callback URL ("none" clears it)')
   .addOption(projectOption())
   .action((url, opts) => withCore(async (core) => print(await core.tenancy.setDefaultCallback({ projectId: await projectIdOf(core, opts.project), url: url === 'none' ? null : url }))));
-callback.command('list').addOption(projectOption()).action((opts) => withCore(async (core) => print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)))));
+callback
+  .command('list')
+  .addOption(projectOption())
+  .action((opts) => withCore(async (core) => print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)))));
 
 const session = admin.command('session').description('hosted verification sessions (what ops read at 3 a.m.)');
 session
   .command('list')
   .addOption(projectOption())
   .option('--status <status>', 'NOT_STARTED, IN_PROGRESS, IN_REVIEW, APPROVED, DECLINED, EXPIRED or ABANDONED')
-  .option('--vendor-data <value>', 'the caller\'s correlation string')
+  .option('--vendor-data <value>', "the caller's correlation string")
   .option('--limit <n>', 'page size (1-100)', '20')
   .option('--cursor <cursor>', 'the next_cursor of the previous page')
   .action((opts) => withCore(async (core) => print(await core.sessions.list(await projectIdOf(core, opts.project), { status: opts.status, vendor_data: opts.vendorData, limit: opts.limit, cursor: opts.cursor }))));
@@ -195,14 +213,16 @@ session
   .command('show <sessionId>')
   .description('the decision, the timeline of state changes and the webhook events of a session')
   .addOption(projectOption())
-  .action((sessionId, opts) => withCore(async (core) => {
-    const projectId = await projectIdOf(core, opts.project);
-    print({
-      decision: await core.sessions.decision(projectId, sessionId),
-      timeline: await core.sessions.timeline(projectId, sessionId),
-      webhooks: await core.webhooks.listEvents(projectId, { sessionId }),
-    });
-  }));
+  .action((sessionId, opts) =>
+    withCore(async (core) => {
+      const projectId = await projectIdOf(core, opts.project);
+      print({
+        decision: await core.sessions.decision(projectId, sessionId),
+        timeline: await core.sessions.timeline(projectId, sessionId),
+        webhooks: await core.webhooks.listEvents(projectId, { sessionId }),
+      });
+    }),
+  );
 
 const webhook = admin.command('webhook').description('webhook events and their delivery attempts');
 webhook
@@ -232,11 +252,13 @@ webhook
   .addOption(projectOption())
   .requiredOption('--from <iso>', 'events created at or after (ISO 8601 with an offset, e.g. 2026-11-25T10:00:00Z)')
   .requiredOption('--to <iso>', 'events created before (ISO 8601)')
-  .action((opts) => withCore(async (core) => {
-    const input = parseInput(resendFailedWebhooksInput, { projectId: await projectIdOf(core, opts.project), from: opts.from, to: opts.to });
-    const result = await withProgress('resending failed webhooks', (update) => core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) }, update));
-    print({ from: input.from, to: input.to, ...result });
-  }));
+  .action((opts) =>
+    withCore(async (core) => {
+      const input = parseInput(resendFailedWebhooksInput, { projectId: await projectIdOf(core, opts.project), from: opts.from, to: opts.to });
+      const result = await withProgress('resending failed webhooks', (update) => core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) }, update));
+      print({ from: input.from, to: input.to, ...result });
+    }),
+  );
 
 admin
   .command('oidc-client')
@@ -247,7 +269,11 @@ admin
   .requiredOption('--redirect-uri <uri>', 'exact redirect URI (repeatable)', collect)
   .option('--scopes <list>', 'comma-separated; openid is required', list)
   .option('--organization <id>', 'organization whose roster members sign in with it (deactivation revokes their tokens)', Number)
-  .action((opts) => withCore(async (core) => print(await core.tenancy.createOidcClient({ projectId: await projectIdOf(core, opts.project), name: opts.name, redirectUris: opts.redirectUri, scopes: opts.scopes, organizationId: opts.organization }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(await core.tenancy.createOidcClient({ projectId: await projectIdOf(core, opts.project), name: opts.name, redirectUris: opts.redirectUri, scopes: opts.scopes, organizationId: opts.organization })),
+    ),
+  );
 
 admin
   .command('org-app')
@@ -258,7 +284,7 @@ admin
   .option('--name <name>', 'name of the app')
   .action((opts) => withCore(async (core) => print(await core.tenancy.createOrgApp({ organizationId: opts.orgId, organizationName: opts.orgName, name: opts.name }))));
 
-const account = admin.command('account').description('people\'s accounts');
+const account = admin.command('account').description("people's accounts");
 account
   .command('create')
   .requiredOption('--email <email>')
@@ -274,25 +300,40 @@ account
   .requiredOption('--dob <YYYY-MM-DD>')
   .option('--document-number <number>')
   .option('--human', 'a liveness check is on file')
-  .action((opts) => withCore(async (core) => print(await core.accounts.recordVerifiedIdentity({
-    svcId: opts.svcId, fullName: opts.fullName, dateOfBirth: opts.dob, documentNumber: opts.documentNumber, humanVerified: opts.human ? true : undefined,
-  }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(
+        await core.accounts.recordVerifiedIdentity({
+          svcId: opts.svcId,
+          fullName: opts.fullName,
+          dateOfBirth: opts.dob,
+          documentNumber: opts.documentNumber,
+          humanVerified: opts.human ? true : undefined,
+        }),
+      ),
+    ),
+  );
 
 admin
   .command('import-licenses <file>')
   .description('import a licence board roster (CSV; columns in the README) into the built-in registry')
-  .action((file) => withCore(async (core) => {
-    const { readFile } = await import('node:fs/promises');
-    const text = await readFile(file, 'utf8');
-    const report = await withProgress('importing licences', (update) => core.credentials.importCsv(text, update));
-    print(report);
-    refuseOnRejectedRows(report);
-  }));
+  .action((file) =>
+    withCore(async (core) => {
+      const { readFile } = await import('node:fs/promises');
+      const text = await readFile(file, 'utf8');
+      const report = await withProgress('importing licences', (update) => core.credentials.importCsv(text, update));
+      print(report);
+      refuseOnRejectedRows(report);
+    }),
+  );
 
 /** An import that refused rows did not do what was asked: say so on stderr and exit 1, after the report. */
 function refuseOnRejectedRows(report: ImportReport): void {
   if (report.rejectedCount === 0) return;
-  const listed = report.rejected.slice(0, 5).map((row) => `line ${row.line}: ${row.reason}`).join('; ');
+  const listed = report.rejected
+    .slice(0, 5)
+    .map((row) => `line ${row.line}: ${row.reason}`)
+    .join('; ');
   process.stderr.write(`verity: ${report.rejectedCount} row${report.rejectedCount === 1 ? '' : 's'} refused (${report.licenses} imported): ${listed}${report.rejectedCount > 5 ? '; ...' : ''}\n`);
   process.exitCode = 1;
 }
@@ -308,10 +349,20 @@ admin
   .requiredOption('--url <template>', 'with {state}, {provider}, {license_number}, {npi}')
   .requiredOption('--fields <json>', 'our field -> path in its answer, e.g. {"licenseNumber":"number","lastName":"name.last"}')
   .option('--timeout-ms <ms>', 'give up after this long (default 90000)', Number)
-  .action((opts) => withCore(async (core) => print(await core.credentials.upsertHttpProvider({
-    stateCode: opts.state, stateName: opts.stateName, providerCode: opts.provider, providerDisplayName: opts.name, credentialName: opts.credential,
-    config: { url: opts.url, fields: JSON.parse(opts.fields), timeoutMs: opts.timeoutMs },
-  }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(
+        await core.credentials.upsertHttpProvider({
+          stateCode: opts.state,
+          stateName: opts.stateName,
+          providerCode: opts.provider,
+          providerDisplayName: opts.name,
+          credentialName: opts.credential,
+          config: { url: opts.url, fields: JSON.parse(opts.fields), timeoutMs: opts.timeoutMs },
+        }),
+      ),
+    ),
+  );
 
 admin
   .command('plan')
@@ -341,15 +392,25 @@ admin
   .option('--limit <n>', 'newest first, at most this many', Number, 100)
   .action((opts) => withCore(async (core) => print(await core.roster.auditTrail(opts.orgId, { memberId: opts.member, limit: opts.limit }))));
 
-const keyView = (key: KeyStatus) => ({ kid: key.kid, state: key.state, activates_at: key.activatesAt.toISOString(), retires_at: key.retiresAt?.toISOString() ?? null, published_until: key.publishedUntil?.toISOString() ?? null });
+const keyView = (key: KeyStatus) => ({
+  kid: key.kid,
+  state: key.state,
+  activates_at: key.activatesAt.toISOString(),
+  retires_at: key.retiresAt?.toISOString() ?? null,
+  published_until: key.publishedUntil?.toISOString() ?? null,
+});
 
 admin
   .command('rotate-keys')
-  .description('publish the next id_token signing key now; it starts signing after VERITY_KEY_ACTIVATION_SECONDS (300 s, the JWKS max-age), and the key it replaces stays published until every id_token it signed has expired')
-  .action(() => withCore(async (core) => {
-    const { kid, activatesAt } = await core.signingKeys.rotate();
-    print({ kid, activates_at: activatesAt.toISOString(), keys: (await core.signingKeys.list()).map(keyView) });
-  }));
+  .description(
+    'publish the next id_token signing key now; it starts signing after VERITY_KEY_ACTIVATION_SECONDS (300 s, the JWKS max-age), and the key it replaces stays published until every id_token it signed has expired',
+  )
+  .action(() =>
+    withCore(async (core) => {
+      const { kid, activatesAt } = await core.signingKeys.rotate();
+      print({ kid, activates_at: activatesAt.toISOString(), keys: (await core.signingKeys.list()).map(keyView) });
+    }),
+  );
 
 admin
   .command('keys')

@@ -105,7 +105,10 @@ function integer(name: string, value: string | undefined, fallback: number): num
 }
 
 function gestures(value: string | undefined): Gesture[] {
-  const names = (value ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const names = (value ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   for (const name of names) if (!(GESTURES as readonly string[]).includes(name)) throw new Error(`VERITY_CHALLENGE_GESTURES: unknown gesture "${name}" (known: ${GESTURES.join(', ')})`);
   return names as Gesture[];
 }

@@ -52,10 +52,13 @@ export async function resolveEncryptionKey(config: Config): Promise<string> {
 async function connectOrm(store: Store): Promise<Orm> {
   try {
     const orm = await createOrm(store.url, { poolMax: store.poolMax });
-    await orm.em.getConnection().execute('select 1').catch(async (error: unknown) => {
-      await orm.close();
-      throw error;
-    });
+    await orm.em
+      .getConnection()
+      .execute('select 1')
+      .catch(async (error: unknown) => {
+        await orm.close();
+        throw error;
+      });
     return orm;
   } catch (error) {
     if (!isDatabaseUnavailable(error) && !/password|authentication|role .* does not exist/i.test((error as Error).message)) throw error;
@@ -76,11 +79,7 @@ export interface BuildOptions {
 /** Opens the store, migrates, seeds the demo tenant once, and builds the HTTP app. */
 export async function buildService(config: Config, options: BuildOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store =
-    options.store ??
-    (config.databaseUrl
-      ? externalStore(config.databaseUrl)
-      : await openEmbeddedStore({ dataDir: config.dataDir, port: config.embeddedDbPort, publishUrl: true }));
+  const store = options.store ?? (config.databaseUrl ? externalStore(config.databaseUrl) : await openEmbeddedStore({ dataDir: config.dataDir, port: config.embeddedDbPort, publishUrl: true }));
   const closers: (() => Promise<void>)[] = [() => store.close()];
   const close = async () => {
     for (const closer of closers.reverse()) await closer().catch((error) => logger.error({ err: error }, 'close failed'));
@@ -133,9 +132,12 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     }
     const graph = await graphqlMiddleware(core, logger);
     closers.push(graph.stop);
-    const housekeeping = setInterval(() => {
-      core.purgeExpired().catch((error) => logger.warn({ err: error }, 'purging expired records failed'));
-    }, 10 * 60 * 1000);
+    const housekeeping = setInterval(
+      () => {
+        core.purgeExpired().catch((error) => logger.warn({ err: error }, 'purging expired records failed'));
+      },
+      10 * 60 * 1000,
+    );
     housekeeping.unref();
     closers.push(async () => clearInterval(housekeeping));
     closers.push(() => core.models.close());

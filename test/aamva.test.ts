@@ -54,7 +54,14 @@ describe('AAMVA DL/ID parser', () => {
       const holder = makeHolder(100 + version, { version });
       const licence = parseAamva(encodeAamva(holder));
       expect(licence.version).toBe(version);
-      expect([licence.familyName, licence.number, licence.birthDate, licence.expiryDate, licence.issueDate, licence.sex]).toEqual([holder.familyName, holder.number, holder.birthDate, holder.expiryDate, holder.issueDate, holder.sex]);
+      expect([licence.familyName, licence.number, licence.birthDate, licence.expiryDate, licence.issueDate, licence.sex]).toEqual([
+        holder.familyName,
+        holder.number,
+        holder.birthDate,
+        holder.expiryDate,
+        holder.issueDate,
+        holder.sex,
+      ]);
     }
   });
 

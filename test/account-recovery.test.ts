@@ -23,7 +23,9 @@ afterAll(async () => {
 /** A fresh browser on the sign-in page of a new authorization request. */
 async function signInPage(driver = new PageDriver(service)) {
   const { verifier, challenge } = pkce();
-  const res = await driver.get(authorizePath({ client_id: client.client_id, redirect_uri: client.redirect_uris[0], response_type: 'code', scope: 'openid profile', state: 's', code_challenge: challenge, code_challenge_method: 'S256' }));
+  const res = await driver.get(
+    authorizePath({ client_id: client.client_id, redirect_uri: client.redirect_uris[0], response_type: 'code', scope: 'openid profile', state: 's', code_challenge: challenge, code_challenge_method: 'S256' }),
+  );
   return { driver, verifier, interaction: interactionOf(res.text) };
 }
 
@@ -34,7 +36,9 @@ async function login(email: string, password: string) {
   if (res.status === 200 && res.text.includes('value="allow"')) res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
   if (res.status !== 303) return { status: res.status, tokens: null, driver };
   const code = new URL(res.headers.location as string).searchParams.get('code')!;
-  const tokens = await service.http.post('/api/auth/oidc/token').type('form')
+  const tokens = await service.http
+    .post('/api/auth/oidc/token')
+    .type('form')
     .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0], code_verifier: verifier, client_id: client.client_id, client_secret: client.client_secret });
   expect(tokens.status).toBe(200);
   return { status: 303, tokens: tokens.body as { access_token: string; refresh_token: string; id_token: string }, driver };
@@ -120,7 +124,7 @@ describe('password reset', () => {
     return driver.post('/api/auth/oidc/forgot-password', { email: address });
   }
 
-  it('needs the page\'s CSRF token, and answers the same whether the address has an account', async () => {
+  it("needs the page's CSRF token, and answers the same whether the address has an account", async () => {
     await service.core.accounts.createAccount({ email, password: oldPassword });
     const forged = await new PageDriver(service).post('/api/auth/oidc/forgot-password', { email, csrf: 'A'.repeat(32) });
     expect(forged.status).toBe(403);
@@ -155,7 +159,9 @@ describe('password reset', () => {
     expect(done.text).toContain('Password changed');
 
     // the refresh token and access token from before the reset are dead
-    const refreshed = await service.http.post('/api/auth/oidc/token').type('form')
+    const refreshed = await service.http
+      .post('/api/auth/oidc/token')
+      .type('form')
       .send({ grant_type: 'refresh_token', refresh_token: before.tokens!.refresh_token, client_id: client.client_id, client_secret: client.client_secret });
     expect(refreshed.status).toBe(400);
     expect(refreshed.body.error).toBe('invalid_grant');

@@ -18,7 +18,9 @@ beforeAll(async () => {
   const other = await service.core.tenancy.createProject({ name: 'Other' });
   otherProjectId = other.project.id;
   otherWorkflowId = (await service.core.tenancy.createWorkflow({ projectId: otherProjectId, name: 'age', features: ['age'] })).id;
-  server = await new Promise((resolve) => { const s = service.app.listen(0, '127.0.0.1', () => resolve(s)); });
+  server = await new Promise((resolve) => {
+    const s = service.app.listen(0, '127.0.0.1', () => resolve(s));
+  });
   const address = server.address();
   baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 });
@@ -87,11 +89,7 @@ describe('GraphQL admin API', () => {
     const scoped = await service.core.tenancy.createAdminToken({ role: 'admin', projectId: service.demo.project_id });
     const projects = await gql(scoped.token, '{ projects { id } }');
     expect(projects.body.data.projects).toEqual([{ id: service.demo.project_id }]);
-    for (const query of [
-      'query($p: String!) { project(projectId: $p) { id } }',
-      'query($p: String!) { workflows(projectId: $p) { id } }',
-      'query($p: String!) { apiKeys(projectId: $p) { id } }',
-    ]) {
+    for (const query of ['query($p: String!) { project(projectId: $p) { id } }', 'query($p: String!) { workflows(projectId: $p) { id } }', 'query($p: String!) { apiKeys(projectId: $p) { id } }']) {
       const res = await gql(scoped.token, query, { p: otherProjectId });
       expect(res.body.errors[0].extensions.code, query).toBe('not_found');
       expect(JSON.stringify(res.body)).not.toContain(otherWorkflowId);
@@ -129,11 +127,15 @@ describe('tRPC admin API', () => {
     expect(error).toBeInstanceOf(TRPCClientError);
     expect((error as TRPCClientError<AdminRouter>).data?.httpStatus).toBe(400);
 
-    const anonymous = await client().projects.query({}).catch((e: unknown) => e);
+    const anonymous = await client()
+      .projects.query({})
+      .catch((e: unknown) => e);
     expect((anonymous as TRPCClientError<AdminRouter>).data?.httpStatus).toBe(401);
 
     const scoped = await service.core.tenancy.createAdminToken({ role: 'admin', projectId: service.demo.project_id });
-    const foreign = await client(scoped.token).workflows.query({ projectId: otherProjectId }).catch((e: unknown) => e);
+    const foreign = await client(scoped.token)
+      .workflows.query({ projectId: otherProjectId })
+      .catch((e: unknown) => e);
     expect((foreign as TRPCClientError<AdminRouter>).data?.httpStatus).toBe(404);
     expect((foreign as TRPCClientError<AdminRouter>).data?.domainCode).toBe('not_found');
   });

@@ -28,7 +28,14 @@ beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
   service = await startListeningService({ allowInsecureCallbacks: true }, { faceEngine: markerFaceEngine() });
   // '/down' answers 503: the dashboard must say so first.
-  receiver = await new Promise((resolve) => { const s = http.createServer((req, res) => { res.statusCode = req.url === '/down' ? 503 : 200; res.end('ok'); }).listen(0, '127.0.0.1', () => resolve(s)); });
+  receiver = await new Promise((resolve) => {
+    const s = http
+      .createServer((req, res) => {
+        res.statusCode = req.url === '/down' ? 503 : 200;
+        res.end('ok');
+      })
+      .listen(0, '127.0.0.1', () => resolve(s));
+  });
   await service.core.tenancy.setDefaultCallback({ projectId: service.demo.project_id, url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
 
   const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'location only', features: ['location'] });

@@ -41,15 +41,24 @@ async function decided(name: string, workflowId: string, seconds: number, outcom
 
 beforeAll(async () => {
   service = await startTestService({ allowInsecureCallbacks: true }, { clock, faceEngine: markerFaceEngine() });
-  server = await new Promise((resolve) => { const s = service.app.listen(0, '127.0.0.1', () => resolve(s)); });
+  server = await new Promise((resolve) => {
+    const s = service.app.listen(0, '127.0.0.1', () => resolve(s));
+  });
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Webhook receiver: approvals are accepted, declines answered 500 (retried later).
   receiver = await new Promise((resolve) => {
-    const s = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => { body += chunk; });
-      req.on('end', () => { res.statusCode = body.includes('"APPROVED"') ? 200 : 500; res.end('ok'); });
-    }).listen(0, '127.0.0.1', () => resolve(s));
+    const s = http
+      .createServer((req, res) => {
+        let body = '';
+        req.on('data', (chunk) => {
+          body += chunk;
+        });
+        req.on('end', () => {
+          res.statusCode = body.includes('"APPROVED"') ? 200 : 500;
+          res.end('ok');
+        });
+      })
+      .listen(0, '127.0.0.1', () => resolve(s));
   });
 
   for (const role of ['admin', 'viewer', 'reviewer'] as const) tokens[role] = await service.core.tenancy.createAdminToken({ role });
@@ -110,7 +119,10 @@ describe('sessions: filters, sorting, pages', () => {
   });
 
   it('pages newest first (or oldest first) without repeats or gaps, and refuses a forged cursor', async () => {
-    for (const [sort, expected] of [['CREATED_AT_DESC', ['a4', 'b1', 'a3', 'a2', 'a1']], ['CREATED_AT_ASC', ['a1', 'a2', 'a3', 'b1', 'a4']]] as const) {
+    for (const [sort, expected] of [
+      ['CREATED_AT_DESC', ['a4', 'b1', 'a3', 'a2', 'a1']],
+      ['CREATED_AT_ASC', ['a1', 'a2', 'a3', 'b1', 'a4']],
+    ] as const) {
       const seen: string[] = [];
       let after: string | null = null;
       do {
@@ -151,7 +163,10 @@ describe('sessions: filters, sorting, pages', () => {
     const connection = service.core.orm.em.getConnection();
     const original = connection.execute.bind(connection);
     let count = 0;
-    connection.execute = ((...args: Parameters<typeof original>) => { count += 1; return original(...args); }) as typeof connection.execute;
+    connection.execute = ((...args: Parameters<typeof original>) => {
+      count += 1;
+      return original(...args);
+    }) as typeof connection.execute;
     const nested = `query($p: String!, $first: Int) { sessions(projectId: $p, first: $first) { edges { node { id workflow { name } checks { type } timeline { to } webhookEvents { attempts { at } session { status } } } } } }`;
     try {
       const counts: number[] = [];
@@ -169,7 +184,7 @@ describe('sessions: filters, sorting, pages', () => {
 });
 
 describe('roles, project scope and limits', () => {
-  it('keeps a project-scoped token to its project: other projects\' sessions are not found', async () => {
+  it("keeps a project-scoped token to its project: other projects' sessions are not found", async () => {
     for (const [query, variables] of [
       [SESSIONS, { p: ops.projectId }],
       ['query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id } }', { p: ops.projectId, s: made.a1 }],
@@ -187,17 +202,20 @@ describe('roles, project scope and limits', () => {
   });
 
   it('rejects over-deep and over-costly queries with a code in extensions', async () => {
-    const deep = await gql(tokens.viewer.token, `query($p: String!) { webhookEvents(projectId: $p, first: 1) { edges { node { session { webhookEvents { session { webhookEvents { session { id } } } } } } } } }`, { p: ops.projectId });
+    const deep = await gql(tokens.viewer.token, `query($p: String!) { webhookEvents(projectId: $p, first: 1) { edges { node { session { webhookEvents { session { webhookEvents { session { id } } } } } } } } }`, {
+      p: ops.projectId,
+    });
     expect(deep.status).toBe(400);
     expect(deep.body.errors[0].extensions.code).toBe('query_too_deep');
-    const heavy = (first: number) => gql(tokens.viewer.token, `query($p: String!) { sessions(projectId: $p, first: ${first}) { edges { node { checks { type details } webhookEvents { attempts { at httpStatus } } } } } }`, { p: ops.projectId });
+    const heavy = (first: number) =>
+      gql(tokens.viewer.token, `query($p: String!) { sessions(projectId: $p, first: ${first}) { edges { node { checks { type details } webhookEvents { attempts { at httpStatus } } } } } }`, { p: ops.projectId });
     const costly = await heavy(100);
     expect(costly.status).toBe(400);
     expect(costly.body.errors[0].extensions.code).toBe('query_too_costly');
     expect((await heavy(10)).body.errors).toBeUndefined();
   });
 
-  it('answers the review mutation\'s 409 rules: a session not in review', async () => {
+  it("answers the review mutation's 409 rules: a session not in review", async () => {
     const res = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', { i: { projectId: ops.projectId, sessionId: made.a4, status: 'APPROVED' } });
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'review_not_pending', status: 409 });
     const closed = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', { i: { projectId: ops.projectId, sessionId: made.a1, status: 'DECLINED' } });
@@ -259,7 +277,10 @@ describe('webhooks', () => {
     expect(res.body.data.resendWebhookEvent).toMatchObject({ id: event.id, state: 'pending', nextAttemptAt: clock.now().toISOString() });
     await service.core.webhooks.deliver(event.id);
     const attempts = await gql(tokens.viewer.token, 'query($p: String!, $e: String!) { webhookAttempts(projectId: $p, eventId: $e) { attempt httpStatus } }', { p: ops.projectId, e: event.id });
-    expect(attempts.body.data.webhookAttempts).toEqual([{ attempt: 1, httpStatus: 200 }, { attempt: 2, httpStatus: 200 }]);
+    expect(attempts.body.data.webhookAttempts).toEqual([
+      { attempt: 1, httpStatus: 200 },
+      { attempt: 2, httpStatus: 200 },
+    ]);
     const unknown = await gql(tokens.admin.token, resend, { i: { projectId: ops.projectId, eventId: 'evt_nope' } });
     expect(unknown.body.errors[0].extensions.code).toBe('not_found');
   });
@@ -268,26 +289,34 @@ describe('webhooks', () => {
 describe('aggregates on the known data set', () => {
   const day = { from: '2026-11-23T00:00:00Z', to: '2026-11-24T00:00:00Z' };
   it('counts sessions per status per day, approval per workflow, the median time to decision and failure reasons', async () => {
-    const res = await gql(tokens.viewer.token, `query($p: String!, $from: String, $to: String) {
+    const res = await gql(
+      tokens.viewer.token,
+      `query($p: String!, $from: String, $to: String) {
       sessionsPerDay(projectId: $p, from: $from, to: $to) { day status count }
       approvalRates(projectId: $p, from: $from, to: $to) { workflowName sessions approved declined approvalRate }
       timeToDecision(projectId: $p, from: $from, to: $to) { decided medianSeconds }
       checkFailureReasons(projectId: $p, from: $from, to: $to) { source type reason count }
-    }`, { p: ops.projectId, ...day });
+    }`,
+      { p: ops.projectId, ...day },
+    );
     expect(res.body.errors).toBeUndefined();
     const data = res.body.data;
     expect(data.sessionsPerDay).toEqual([
-      { day: '2026-11-23', status: 'APPROVED', count: 2 }, { day: '2026-11-23', status: 'DECLINED', count: 2 }, { day: '2026-11-23', status: 'NOT_STARTED', count: 1 },
+      { day: '2026-11-23', status: 'APPROVED', count: 2 },
+      { day: '2026-11-23', status: 'DECLINED', count: 2 },
+      { day: '2026-11-23', status: 'NOT_STARTED', count: 1 },
     ]);
     const rates = Object.fromEntries(data.approvalRates.map((r: { workflowName: string }) => [r.workflowName, r]));
     expect(rates.A).toEqual({ workflowName: 'A', sessions: 4, approved: 2, declined: 1, approvalRate: 0.6667 });
     expect(rates.B).toEqual({ workflowName: 'B', sessions: 1, approved: 0, declined: 1, approvalRate: 0 });
     expect(data.timeToDecision).toEqual({ decided: 4, medianSeconds: 150 });
-    expect(data.checkFailureReasons).toEqual(expect.arrayContaining([
-      { source: 'session', type: 'location', reason: 'permission_denied', count: 1 },
-      { source: 'session', type: 'location', reason: 'outside_geofence', count: 1 },
-      { source: 'standalone', type: 'location', reason: 'permission_denied', count: 1 },
-    ]));
+    expect(data.checkFailureReasons).toEqual(
+      expect.arrayContaining([
+        { source: 'session', type: 'location', reason: 'permission_denied', count: 1 },
+        { source: 'session', type: 'location', reason: 'outside_geofence', count: 1 },
+        { source: 'standalone', type: 'location', reason: 'permission_denied', count: 1 },
+      ]),
+    );
     expect(data.checkFailureReasons).toHaveLength(3);
     const empty = await gql(tokens.viewer.token, 'query($p: String!) { timeToDecision(projectId: $p, from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z") { decided medianSeconds } }', { p: ops.projectId });
     expect(empty.body.data.timeToDecision).toEqual({ decided: 0, medianSeconds: null });
@@ -314,7 +343,10 @@ describe('roster through the admin API', () => {
       i: { organizationId, members: [{ email: 'ada@example.com', firstName: 'Ada' }, { email: 'bob@example.com' }], notify: false, invite: 'face' },
     });
     expect(invite.body.errors).toBeUndefined();
-    expect(invite.body.data.inviteMembers.created.map((c: { member: { status: string }; activationLink: string }) => [c.member.status, c.activationLink.includes('/activate/')])).toEqual([['link_sent', true], ['link_sent', true]]);
+    expect(invite.body.data.inviteMembers.created.map((c: { member: { status: string }; activationLink: string }) => [c.member.status, c.activationLink.includes('/activate/')])).toEqual([
+      ['link_sent', true],
+      ['link_sent', true],
+    ]);
     const invitations = await gql(tokens.viewer.token, 'query($o: Int!) { invitations(organizationId: $o, first: 1) { edges { node { email } } pageInfo { hasNextPage } } }', { o: organizationId });
     expect(invitations.body.data.invitations).toEqual({ edges: [{ node: { email: 'ada@example.com' } }], pageInfo: { hasNextPage: true } });
     const action = (name: string) => gql(tokens.admin.token, `mutation($i: MemberActionInput!) { ${name}(input: $i) { status } }`, { i: { organizationId, memberId: 'bob@example.com' } });

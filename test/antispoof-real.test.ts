@@ -63,15 +63,20 @@ describe.skipIf(!videoAvailable || !hasPhotos)('anti-spoof bursts on real images
 
   it('fails one photo moved in front of the camera (shifted, scaled, turned across the frames)', async () => {
     const portrait = await sharp(photo('obama.jpg')).resize({ width: 300, height: 300, fit: 'inside' }).toBuffer();
-    const frames = await Promise.all([
-      { left: 150, top: 60, angle: 0, width: 300 },
-      { left: 170, top: 70, angle: 3, width: 310 },
-      { left: 140, top: 50, angle: -4, width: 285 },
-      { left: 160, top: 80, angle: 2, width: 320 },
-    ].map(async ({ left, top, angle, width }) => {
-      const moved = await sharp(portrait).resize({ width }).rotate(angle, { background: '#777' }).toBuffer();
-      return sharp({ create: { width: 640, height: 480, channels: 3, background: '#777' } }).composite([{ input: moved, left, top }]).jpeg({ quality: 90 }).toBuffer();
-    }));
+    const frames = await Promise.all(
+      [
+        { left: 150, top: 60, angle: 0, width: 300 },
+        { left: 170, top: 70, angle: 3, width: 310 },
+        { left: 140, top: 50, angle: -4, width: 285 },
+        { left: 160, top: 80, angle: 2, width: 320 },
+      ].map(async ({ left, top, angle, width }) => {
+        const moved = await sharp(portrait).resize({ width }).rotate(angle, { background: '#777' }).toBuffer();
+        return sharp({ create: { width: 640, height: 480, channels: 3, background: '#777' } })
+          .composite([{ input: moved, left, top }])
+          .jpeg({ quality: 90 })
+          .toBuffer();
+      }),
+    );
     const res = await post({ frames: b64(frames) });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.status).toBe('failed');

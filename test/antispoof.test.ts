@@ -121,7 +121,13 @@ describe('POST /api/v2/antispoof: verdicts', () => {
     const back = await post('/antispoof').send({ frames: await burst([{ person: 4, yaw: 0.2 }, { person: 4, yaw: 0.1 }, { person: 4 }]) });
     expect(back.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, turn_right: false });
     // A small sway across the middle (±5 degrees) is motion, but neither turn.
-    const sway = await post('/antispoof').send({ frames: await burst([{ person: 4, yaw: -0.045 }, { person: 4, yaw: 0.045 }, { person: 4, yaw: -0.045, nonce: 1 }]) });
+    const sway = await post('/antispoof').send({
+      frames: await burst([
+        { person: 4, yaw: -0.045 },
+        { person: 4, yaw: 0.045 },
+        { person: 4, yaw: -0.045, nonce: 1 },
+      ]),
+    });
     expect(sway.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, turn_right: false });
     // Left, then right: both were shown.
     const both = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.2 }, { person: 4, yaw: -0.2 }]) });
@@ -162,7 +168,9 @@ describe('POST /api/v2/antispoof: one continuous capture', () => {
     expect(twice.status).toBe(400);
     expect(twice.body.error).toMatchObject({ code: 'invalid_frames', message: expect.stringContaining('frames[2] is the same image as frames[0]') });
     // Eight 60 MP frames (small files: one flat colour), refused on their headers, never decoded.
-    const flat = await sharp({ create: { width: 7745, height: 7745, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+    const flat = await sharp({ create: { width: 7745, height: 7745, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+      .png()
+      .toBuffer();
     const huge = Array.from({ length: 8 }, (_, i) => Buffer.concat([flat, Buffer.from([i])]).toString('base64')); // bytes after the PNG's end make each file another
     const oversized = await post('/antispoof').send({ frames: huge });
     expect(oversized.status).toBe(413);
@@ -184,12 +192,21 @@ describe('POST /api/v2/antispoof: one continuous capture', () => {
     const oneCapture = await post('/antispoof').send({ frames: await burst(still(8, 3, { scene: 2 })) });
     expect(oneCapture.body.data.check.data).toMatchObject({ result: 'live', burst: { one_capture: true } });
     for (const name of ['face_track', 'face_scale_track', 'pose_track', 'background', 'illumination', 'image_quality']) {
-      expect(oneCapture.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === name), name).toMatchObject({ passed: true });
+      expect(
+        oneCapture.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === name),
+        name,
+      ).toMatchObject({ passed: true });
     }
   });
 
   it('fails a burst whose face jumps between neighbouring frames (a cut), though each step alone looks live', async () => {
-    const cut = await post('/antispoof').send({ frames: await burst([{ person: 9, jitter: 0.05 }, { person: 9, jitter: 0.05, nonce: 1 }, { person: 9, jitter: 0.05, nonce: 2, dx: 200 }]) });
+    const cut = await post('/antispoof').send({
+      frames: await burst([
+        { person: 9, jitter: 0.05 },
+        { person: 9, jitter: 0.05, nonce: 1 },
+        { person: 9, jitter: 0.05, nonce: 2, dx: 200 },
+      ]),
+    });
     expect(cut.body.data.check.data.result).toBe('spoof');
     const track = cut.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === 'face_track');
     expect(track).toMatchObject({ passed: false });
@@ -199,11 +216,20 @@ describe('POST /api/v2/antispoof: one continuous capture', () => {
 
 describe('gesture challenge', () => {
   const perform: Record<string, Partial<MarkerFace>> = {
-    turn_left: { yaw: 0.2 }, turn_right: { yaw: -0.2 }, look_up: { pitch: -0.15 }, blink: { ear: 0.05 }, smile: { mouth: 1.3 },
+    turn_left: { yaw: 0.2 },
+    turn_right: { yaw: -0.2 },
+    look_up: { pitch: -0.15 },
+    blink: { ear: 0.05 },
+    smile: { mouth: 1.3 },
   };
   // Jitter 0.03: natural micro-motion, but too little for the noise alone to look like a gesture
   // (at 0.05 the nose tip wanders enough to read as looking up).
-  const framesFor = (gesture: string, person = 7) => burst([{ person, jitter: 0.03 }, { person, jitter: 0.03, nonce: 1, ...perform[gesture] }, { person, jitter: 0.03, nonce: 2 }]);
+  const framesFor = (gesture: string, person = 7) =>
+    burst([
+      { person, jitter: 0.03 },
+      { person, jitter: 0.03, nonce: 1, ...perform[gesture] },
+      { person, jitter: 0.03, nonce: 2 },
+    ]);
   // Every gesture but the asked one. The bursts are a gesture and back (neutral, gesture,
   // neutral), so this includes the other head turn: coming back from a left turn is no right turn.
   const otherGestures = (gesture: string) => Object.keys(perform).filter((g) => g !== gesture);
@@ -238,7 +264,7 @@ describe('gesture challenge', () => {
     expect([...pending.values()].flat()).toEqual([]);
   });
 
-  it('answers challenge_expired after 60 s, and invalid_challenge for unknown ids and other projects\' challenges', async () => {
+  it("answers challenge_expired after 60 s, and invalid_challenge for unknown ids and other projects' challenges", async () => {
     const { challenge_id, gesture } = (await post('/antispoof/challenge').send({})).body.data;
     clock.advance(60_001);
     const late = await post('/antispoof').send({ frames: await framesFor(gesture), challengeId: challenge_id });
@@ -274,7 +300,12 @@ describe('gesture challenge', () => {
     const { challenge_id, gesture } = (await post('/antispoof/challenge').send({})).body.data;
     clock.advance(3_000);
     const frames = await framesFor(gesture);
-    for (const captured_ms of [[-100, 200, 400], [0, 2_000, 4_500], [6_000, 6_200, 6_400], [400, 200, 600]]) {
+    for (const captured_ms of [
+      [-100, 200, 400],
+      [0, 2_000, 4_500],
+      [6_000, 6_200, 6_400],
+      [400, 200, 600],
+    ]) {
       const res = await post('/antispoof').send({ frames, challengeId: challenge_id, captured_ms });
       expect(res.status, JSON.stringify(captured_ms)).toBe(400);
       expect(res.body.error.code).toBe('invalid_frames');
@@ -319,7 +350,7 @@ describe('POST /api/v2/antispoof/identity', () => {
 });
 
 describe('account mode', () => {
-  it('compares the judged face with the account\'s face reference', async () => {
+  it("compares the judged face with the account's face reference", async () => {
     const svcId = service.demo.account.svc_id;
     const { token } = await service.core.accessTokens.issue(svcId, service.demo.oidc.client_id, ['openid']);
     const none = await post('/antispoof').send({ image: await b64({ person: 30 }), svc_access_token: token });

@@ -26,7 +26,10 @@ function scene(over: Partial<FrameScene> = {}): FrameScene {
   return { width: 640, height: 480, thumb, thumbWidth: 64, thumbHeight: 48, background: new Uint8Array(64 * 48).fill(1), faceLuma: 120, faceChroma: [0.1, -0.05], noise: 3, sharpness: 200, ...over };
 }
 const frame = (over: Partial<CaptureFrame> = {}, sceneOver: Partial<FrameScene> = {}): CaptureFrame => ({
-  box: { x: 280, y: 180, width: 100, height: 120 }, pose: { yaw: 0, pitch: 0, roll: 0, confidence: 1 }, scene: scene(sceneOver), ...over,
+  box: { x: 280, y: 180, width: 100, height: 120 },
+  pose: { yaw: 0, pitch: 0, roll: 0, confidence: 1 },
+  scene: scene(sceneOver),
+  ...over,
 });
 
 describe('one continuous capture', () => {

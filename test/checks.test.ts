@@ -7,7 +7,11 @@ const clock = new ManualClock(new Date('2026-11-23T12:00:00Z'));
 let service: TestService;
 const key = () => service.demo.api_key;
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  service.http.post(`/api/v2${path}`).set('X-API-Key', key()).set(headers).send(body as object);
+  service.http
+    .post(`/api/v2${path}`)
+    .set('X-API-Key', key())
+    .set(headers)
+    .send(body as object);
 
 beforeAll(async () => {
   service = await startTestService({}, { clock });
@@ -176,7 +180,7 @@ describe('account mode', () => {
     expect(expired.body.error.message).toContain('2026-11-22');
   });
 
-  it('refuses a bad token, an unknown svc_id and another project\'s users', async () => {
+  it("refuses a bad token, an unknown svc_id and another project's users", async () => {
     const bad = await post('/age-verification', { svc_access_token: 'vt_nope', bands: [18] });
     expect(bad.status).toBe(401);
     expect(bad.body.error.code).toBe('invalid_token');
@@ -185,10 +189,16 @@ describe('account mode', () => {
     expect(unknown.body.error.code).toBe('account_not_found');
 
     const other = await service.core.tenancy.createProject({ name: 'Other', balance: 10 });
-    const foreign = await service.http.post('/api/v2/age-verification').set('X-API-Key', other.key).send({ svc_access_token: token, bands: [18] });
+    const foreign = await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', other.key)
+      .send({ svc_access_token: token, bands: [18] });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('account_not_found');
-    const foreignId = await service.http.post('/api/v2/age-verification').set('X-API-Key', other.key).send({ svc_id: svcId, bands: [18] });
+    const foreignId = await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', other.key)
+      .send({ svc_id: svcId, bands: [18] });
     expect(foreignId.body.error.code).toBe('account_not_found');
   });
 });

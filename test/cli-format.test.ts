@@ -12,9 +12,12 @@ describe('CLI output', () => {
   });
 
   it('prints a list of records as aligned columns, the union of their keys', () => {
-    expect(asTable([{ kid: 'a1', state: 'current' }, { kid: 'b22', state: 'next', retires_at: null }])).toBe(
-      ['kid  state    retires_at', 'a1   current', 'b22  next'].join('\n'),
-    );
+    expect(
+      asTable([
+        { kid: 'a1', state: 'current' },
+        { kid: 'b22', state: 'next', retires_at: null },
+      ]),
+    ).toBe(['kid  state    retires_at', 'a1   current', 'b22  next'].join('\n'));
     expect(asTable([])).toBe('(none)');
   });
 

@@ -21,7 +21,10 @@ describe('the CLI progress bar', () => {
   });
 
   it('writes nothing when stderr is not a terminal, or when --json asks for quiet', () => {
-    for (const [stream, quiet] of [[fakeStream(false), false], [fakeStream(true), true]] as const) {
+    for (const [stream, quiet] of [
+      [fakeStream(false), false],
+      [fakeStream(true), true],
+    ] as const) {
       const bar = progressBar('importing licences', stream, { quiet });
       bar.update(1, 2);
       bar.update(2, 2);
@@ -42,12 +45,7 @@ describe('the CLI progress bar', () => {
     clock = 160;
     bar.update(10, 10); // the last one is drawn however soon
     bar.finish();
-    expect(stream.writes).toEqual([
-      `${CLEAR}${progressLine('resending', 1, 10)}`,
-      `${CLEAR}${progressLine('resending', 3, 10)}`,
-      `${CLEAR}${progressLine('resending', 10, 10)}`,
-      CLEAR,
-    ]);
+    expect(stream.writes).toEqual([`${CLEAR}${progressLine('resending', 1, 10)}`, `${CLEAR}${progressLine('resending', 3, 10)}`, `${CLEAR}${progressLine('resending', 10, 10)}`, CLEAR]);
     expect(stream.writes.join('')).not.toContain('\n');
   });
 

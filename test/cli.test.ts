@@ -29,8 +29,12 @@ async function verity(...args: string[]): Promise<{ code: number; out: any; err:
 async function serve(): Promise<ChildProcess> {
   const child = spawn('node', [...cli, 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk) => { output += chunk; });
-  child.stderr!.on('data', (chunk) => { output += chunk; });
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
   try {
     await waitReady(`http://127.0.0.1:${port}`, child, Date.now(), 60_000);
   } catch (error) {
@@ -110,11 +114,14 @@ describe('verity serve and verity admin on the embedded store', () => {
 
       // an import that refuses a row reports every row, then says so on stderr and exits 1
       const roster = path.join(dataDir, 'roster.csv');
-      await writeFile(roster, [
-        'state_code,state_name,provider_code,provider_display_name,credential_name,license_number,first_name,middle_name,last_name,status,issued_at,expires_at,specialty,npi',
-        'WA,Washington,RN,Washington Nursing Commission,Registered Nurse,RN-CLI-1,Ada,,Lovelace,active,2020-01-01,2030-01-01,,',
-        'WA,Washington,RN,Washington Nursing Commission,Registered Nurse,RN-CLI-2,Alan,,Turing,sleeping,2020-01-01,2030-01-01,,',
-      ].join('\n'));
+      await writeFile(
+        roster,
+        [
+          'state_code,state_name,provider_code,provider_display_name,credential_name,license_number,first_name,middle_name,last_name,status,issued_at,expires_at,specialty,npi',
+          'WA,Washington,RN,Washington Nursing Commission,Registered Nurse,RN-CLI-1,Ada,,Lovelace,active,2020-01-01,2030-01-01,,',
+          'WA,Washington,RN,Washington Nursing Commission,Registered Nurse,RN-CLI-2,Alan,,Turing,sleeping,2020-01-01,2030-01-01,,',
+        ].join('\n'),
+      );
       const imported = await verity('admin', 'import-licenses', roster);
       expect(imported.code).toBe(1);
       expect(JSON.parse(imported.out as unknown as string)).toMatchObject({ licenses: 1, rejectedCount: 1, rejected: [{ line: 3 }] });
@@ -143,7 +150,11 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect((await verity('admin', 'plan', 'set', '--org-id', '999999', '--plan', 'pro', '--price-per-seat', '1')).code).toBe(1);
 
       // Sessions and webhooks, as ops read them.
-      const session = await fetch(`http://127.0.0.1:${port}/api/v2/session`, { method: 'POST', headers: { 'X-API-Key': demo.api_key, 'Content-Type': 'application/json' }, body: JSON.stringify({ workflow_id: demo.workflows.location, vendor_data: 'cli' }) });
+      const session = await fetch(`http://127.0.0.1:${port}/api/v2/session`, {
+        method: 'POST',
+        headers: { 'X-API-Key': demo.api_key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ workflow_id: demo.workflows.location, vendor_data: 'cli' }),
+      });
       const sessionId = ((await session.json()) as { data: { session_id: string } }).data.session_id;
       const listed = await verity('admin', 'session', 'list', '--vendor-data', 'cli');
       expect(listed.out.sessions.map((entry: { session_id: string }) => entry.session_id)).toEqual([sessionId]);
@@ -151,7 +162,12 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(shown.out.timeline[0]).toMatchObject({ to: 'NOT_STARTED' });
       expect((await verity('admin', 'webhook', 'list')).out).toEqual([]);
       expect((await verity('admin', 'webhook', 'health')).out).toEqual([]);
-      expect((await verity('admin', 'webhook', 'resend-failed', '--from', '2026-01-01T00:00:00Z', '--to', '2026-02-01T00:00:00Z')).out).toEqual({ from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z', queued: 0, limitReached: false });
+      expect((await verity('admin', 'webhook', 'resend-failed', '--from', '2026-01-01T00:00:00Z', '--to', '2026-02-01T00:00:00Z')).out).toEqual({
+        from: '2026-01-01T00:00:00Z',
+        to: '2026-02-01T00:00:00Z',
+        queued: 0,
+        limitReached: false,
+      });
 
       const project = await verity('admin', 'project', 'create', '--name', 'Second', '--balance', '50');
       expect(project.out.project.balance).toBe(50);
@@ -230,8 +246,11 @@ describe('verity serve and verity admin on the embedded store', () => {
     await writeFile(roster, ['state_code,state_name,provider_code,provider_display_name,credential_name,license_number,first_name,middle_name,last_name,status,issued_at,expires_at,specialty,npi', ...rows].join('\n'));
     // `script` (util-linux) runs the command on a pseudo-terminal: stdout and stderr are a TTY, as for a person.
     const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
-    const onTerminal = (...args: string[]) => promisify(execFile)('script', ['-qefc', ['node', ...cli, ...args].map(quote).join(' '), '/dev/null'], { cwd: root, env, timeout: 120_000 })
-      .then(({ stdout }) => ({ code: 0, screen: stdout }), (error: { code: number; stdout: string }) => ({ code: error.code, screen: error.stdout }));
+    const onTerminal = (...args: string[]) =>
+      promisify(execFile)('script', ['-qefc', ['node', ...cli, ...args].map(quote).join(' '), '/dev/null'], { cwd: root, env, timeout: 120_000 }).then(
+        ({ stdout }) => ({ code: 0, screen: stdout }),
+        (error: { code: number; stdout: string }) => ({ code: error.code, screen: error.stdout }),
+      );
 
     const person = await onTerminal('admin', 'import-licenses', roster);
     expect(person.code).toBe(1);

@@ -18,8 +18,13 @@ beforeAll(async () => {
     const url = new URL(req.url!, 'http://board');
     const number = url.searchParams.get('number');
     const answer = () => {
-      if (number !== 'TX-778899') { res.writeHead(404).end(); return; }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ result: { number: 'TX-778899', person: { first: 'Renée', last: 'Dubois' }, state: 'ACTIVE', issued: '2021-04-01', expires: '06/30/2029', kind: 'Pharmacist' } }));
+      if (number !== 'TX-778899') {
+        res.writeHead(404).end();
+        return;
+      }
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ result: { number: 'TX-778899', person: { first: 'Renée', last: 'Dubois' }, state: 'ACTIVE', issued: '2021-04-01', expires: '06/30/2029', kind: 'Pharmacist' } }));
     };
     if (url.pathname === '/slow') setTimeout(answer, 1500);
     else if (url.pathname === '/broken') res.writeHead(500).end('oops');
@@ -27,10 +32,24 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => board.listen(0, '127.0.0.1', resolve));
   boardUrl = `http://127.0.0.1:${(board.address() as AddressInfo).port}`;
-  const fields = { licenseNumber: 'result.number', firstName: 'result.person.first', lastName: 'result.person.last', status: 'result.state', issuedAt: 'result.issued', expiresAt: 'result.expires', specialty: 'result.kind' };
-  const add = (code: string, path: string, timeoutMs: number) => service.core.credentials.upsertHttpProvider({
-    stateCode: 'WA', stateName: 'Washington', providerCode: code, providerDisplayName: `Washington board ${code}`, credentialName: `Credential ${code}`, config: { url: `${boardUrl}${path}?number={license_number}`, fields, timeoutMs, retries: 1 },
-  });
+  const fields = {
+    licenseNumber: 'result.number',
+    firstName: 'result.person.first',
+    lastName: 'result.person.last',
+    status: 'result.state',
+    issuedAt: 'result.issued',
+    expiresAt: 'result.expires',
+    specialty: 'result.kind',
+  };
+  const add = (code: string, path: string, timeoutMs: number) =>
+    service.core.credentials.upsertHttpProvider({
+      stateCode: 'WA',
+      stateName: 'Washington',
+      providerCode: code,
+      providerDisplayName: `Washington board ${code}`,
+      credentialName: `Credential ${code}`,
+      config: { url: `${boardUrl}${path}?number={license_number}`, fields, timeoutMs, retries: 1 },
+    });
   await add('FAST', '/lookup', 5000);
   await add('SLOW', '/slow', 5000);
   await add('SLOWER', '/slow', 400);
@@ -44,11 +63,18 @@ afterAll(async () => {
 describe('credential discovery', () => {
   it('lists states and their providers with required fields', async () => {
     const states = await service.http.get('/api/v2/credential/states').set('X-API-Key', service.demo.api_key);
-    expect(states.body.data.states).toEqual(expect.arrayContaining([{ state_name: 'California', state_code: 'CA' }, { state_name: 'Texas', state_code: 'TX' }]));
+    expect(states.body.data.states).toEqual(
+      expect.arrayContaining([
+        { state_name: 'California', state_code: 'CA' },
+        { state_name: 'Texas', state_code: 'TX' },
+      ]),
+    );
     const providers = await service.http.get('/api/v2/credential/states/ca/providers').set('X-API-Key', service.demo.api_key);
-    expect(providers.body.data.providers).toEqual(expect.arrayContaining([
-      { provider_code: 'RN', provider_display_name: 'California Board of Registered Nursing', credential_name: 'Registered Nurse', required_fields: ['license_number', 'first_name', 'last_name'] },
-    ]));
+    expect(providers.body.data.providers).toEqual(
+      expect.arrayContaining([
+        { provider_code: 'RN', provider_display_name: 'California Board of Registered Nursing', credential_name: 'Registered Nurse', required_fields: ['license_number', 'first_name', 'last_name'] },
+      ]),
+    );
   });
 
   it('answers 404 for an unknown state', async () => {
@@ -126,7 +152,7 @@ describe('verify mode', () => {
 });
 
 describe('account mode', () => {
-  it('matches the account\'s verified name, ignores a sent name, and badges the licence', async () => {
+  it("matches the account's verified name, ignores a sent name, and badges the licence", async () => {
     const account = await service.core.accounts.createAccount({ email: 'nurse@example.com', password: 'long enough' });
     await service.core.accounts.recordVerifiedIdentity({ svcId: account.svcId, fullName: 'María García-López', dateOfBirth: '1985-02-03' });
     const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, ['openid', 'verifications']);
@@ -143,9 +169,7 @@ describe('account mode', () => {
 
   it('names licence expiry exactly as the spec does on each route: expires_at, expires_on, expire_at, expire_date', async () => {
     // Every key that names an expiry, anywhere in a body.
-    const expiryKeys = (value: unknown): string[] => (value && typeof value === 'object'
-      ? Object.entries(value).flatMap(([key, child]) => [...(/^expir/.test(key) ? [key] : []), ...expiryKeys(child)])
-      : []);
+    const expiryKeys = (value: unknown): string[] => (value && typeof value === 'object' ? Object.entries(value).flatMap(([key, child]) => [...(/^expir/.test(key) ? [key] : []), ...expiryKeys(child)]) : []);
     const account = await service.core.accounts.createAccount({ email: 'expiry-names@example.com', password: 'long enough' });
     await service.core.accounts.recordVerifiedIdentity({ svcId: account.svcId, fullName: 'María García-López', dateOfBirth: '1985-02-03' });
     const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, ['openid', 'verifications']);

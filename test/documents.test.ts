@@ -130,7 +130,20 @@ describe('skew from the detected text lines (no OCR)', () => {
 
 describe('photographed at an angle (rendering, no OCR)', () => {
   it('maps the four corners as asked', () => {
-    const m = homography([[10, 5], [90, 5], [100, 50], [0, 50]], [[0, 0], [100, 0], [100, 50], [0, 50]]);
+    const m = homography(
+      [
+        [10, 5],
+        [90, 5],
+        [100, 50],
+        [0, 50],
+      ],
+      [
+        [0, 0],
+        [100, 0],
+        [100, 50],
+        [0, 50],
+      ],
+    );
     const apply = ([x, y]: [number, number]) => {
       const z = m[6]! * x + m[7]! * y + 1;
       return [(m[0]! * x + m[1]! * y + m[2]!) / z, (m[3]! * x + m[4]! * y + m[5]!) / z].map((v) => Math.round(v * 1000) / 1000);
@@ -304,10 +317,7 @@ describe('document reader (PaddleOCR)', () => {
   });
 
   it('queues concurrent reads on the one engine', async () => {
-    const [a, b] = await Promise.all([
-      read({ ...base, name: 'c1', layout: 'TD2', seed: 21 }),
-      read({ ...base, name: 'c2', layout: 'TD2', seed: 22 }),
-    ]);
+    const [a, b] = await Promise.all([read({ ...base, name: 'c1', layout: 'TD2', seed: 21 }), read({ ...base, name: 'c2', layout: 'TD2', seed: 22 })]);
     expect(a.reading.mrz?.fields.documentNumber).toBe(a.truth.documentNumber);
     expect(b.reading.mrz?.fields.documentNumber).toBe(b.truth.documentNumber);
   });

@@ -15,7 +15,10 @@ function specTable(): Map<string, number[]> {
   for (const line of section.split('\n')) {
     const match = /^\| (\S+) \| ([^|]*) \|/.exec(line);
     if (!match || match[1] === 'Code' || match[1]!.startsWith('---')) continue;
-    rows.set(match[1]!, [...match[2]!.matchAll(/\d+/g)].map((m) => Number(m[0])));
+    rows.set(
+      match[1]!,
+      [...match[2]!.matchAll(/\d+/g)].map((m) => Number(m[0])),
+    );
   }
   return rows;
 }

@@ -28,15 +28,24 @@ afterAll(async () => {
 
 /** A photo as a flat picture moved in front of a camera: the same, shifted, scaled, turned 6 degrees. */
 async function heldPhoto(path: string): Promise<Buffer[]> {
-  const base = await sharp(readFileSync(`${SHARED_DATA}${path}`)).autoOrient().jpeg({ quality: 92 }).toBuffer();
+  const base = await sharp(readFileSync(`${SHARED_DATA}${path}`))
+    .autoOrient()
+    .jpeg({ quality: 92 })
+    .toBuffer();
   const { width, height } = await sharp(base).metadata();
   const w = Math.round(width! * 0.9);
   const h = Math.round(height! * 0.9);
   return [
     base,
     await sharp(base).extract({ left: 0, top: 0, width: w, height: h }).jpeg({ quality: 90 }).toBuffer(),
-    await sharp(base).extract({ left: Math.round(width! * 0.06), top: Math.round(height! * 0.05), width: w, height: h }).jpeg({ quality: 90 }).toBuffer(),
-    await sharp(base).resize({ width: Math.round(width! * 0.8) }).jpeg({ quality: 85 }).toBuffer(),
+    await sharp(base)
+      .extract({ left: Math.round(width! * 0.06), top: Math.round(height! * 0.05), width: w, height: h })
+      .jpeg({ quality: 90 })
+      .toBuffer(),
+    await sharp(base)
+      .resize({ width: Math.round(width! * 0.8) })
+      .jpeg({ quality: 85 })
+      .toBuffer(),
     await sharp(base).rotate(6, { background: '#808080' }).jpeg({ quality: 90 }).toBuffer(),
   ];
 }
@@ -95,7 +104,11 @@ describe.skipIf(!hasSharedData)('head pose from the face mesh', () => {
 
   it('flips the sign of the yaw when the photo is mirrored, and reads an in-plane turn as roll', { timeout: 180_000 }, async () => {
     // Measured on every shared photo: the mirror flips the sign of the yaw, never its size by much.
-    for (const [bytes, side] of [[bbt('bernadette2.png'), 1], [bbt('bernadette4.png'), -1], [file(ob('kit_harington_john2.jpeg')), -1]] as const) {
+    for (const [bytes, side] of [
+      [bbt('bernadette2.png'), 1],
+      [bbt('bernadette4.png'), -1],
+      [file(ob('kit_harington_john2.jpeg')), -1],
+    ] as const) {
       const pose = await poseOf(bytes);
       const mirrored = await poseOf(await sharp(bytes).flop().png().toBuffer());
       expect(Math.sign(pose.yaw)).toBe(side);
@@ -107,7 +120,12 @@ describe.skipIf(!hasSharedData)('head pose from the face mesh', () => {
     const upright = await poseOf(file(ob('obama.jpg')));
     expect(Math.abs(upright.yaw)).toBeLessThan(8);
     // Turned 15 degrees clockwise: the chin moves to the image's left.
-    const leaning = await poseOf(await sharp(file(ob('obama.jpg'))).rotate(15, { background: '#808080' }).jpeg().toBuffer());
+    const leaning = await poseOf(
+      await sharp(file(ob('obama.jpg')))
+        .rotate(15, { background: '#808080' })
+        .jpeg()
+        .toBuffer(),
+    );
     expect(leaning.roll - upright.roll).toBeLessThan(-10);
     expect(leaning.roll - upright.roll).toBeGreaterThan(-20);
     expect(Math.abs(leaning.yaw - upright.yaw)).toBeLessThan(5);

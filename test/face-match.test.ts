@@ -60,7 +60,7 @@ describe('POST /api/v2/face-match', () => {
     expect(after).toBe(before);
   });
 
-  it.skipIf(!available)('compares a selfie with the account\'s face reference in account mode', { timeout: 120_000 }, async () => {
+  it.skipIf(!available)("compares a selfie with the account's face reference in account mode", { timeout: 120_000 }, async () => {
     const svcId = service.demo.account.svc_id;
     const { token } = await service.core.accessTokens.issue(svcId, service.demo.oidc.client_id, ['openid']);
     const none = await post().field('svc_access_token', token).attach('image2', image('faceapi-bbt-identities/sheldon2.png'), 'b.png');
@@ -103,23 +103,34 @@ describe('POST /api/v2/face-match', () => {
     const xs = face.landmarks.map((p) => p.x);
     const extent = Math.max(...xs) - Math.min(...xs);
     // out of focus: a Gaussian blur of a fortieth of the face's width
-    const blurred = await sharp(photo).blur(extent / 40).jpeg().toBuffer();
+    const blurred = await sharp(photo)
+      .blur(extent / 40)
+      .jpeg()
+      .toBuffer();
     const soft = await post().attach('image1', image('face_recognition-obama-biden/obama.jpg'), 'a.jpg').attach('image2', blurred, 'b.jpg');
     expect(soft.status, JSON.stringify(soft.body)).toBe(200);
     expect(soft.body.data.status).toBe('review');
     expect(soft.body.data.check.data.quality).toEqual([{ image: 'image2', reason: 'face_blurred' }]);
     // the frame's right edge runs through the middle of the face
     const cutAt = Math.round(Math.min(...xs) + 0.55 * extent);
-    const cut = await sharp(photo).extract({ left: 0, top: 0, width: Math.min(width!, cutAt), height: height! }).jpeg().toBuffer();
+    const cut = await sharp(photo)
+      .extract({ left: 0, top: 0, width: Math.min(width!, cutAt), height: height! })
+      .jpeg()
+      .toBuffer();
     const half = await post().attach('image1', cut, 'a.jpg').attach('image2', image('face_recognition-obama-biden/obama.jpg'), 'b.jpg');
     expect(half.status, JSON.stringify(half.body)).toBe(200);
     expect(half.body.data.status).toBe('review');
     expect(half.body.data.check.data.quality).toEqual([{ image: 'image1', reason: 'face_cut' }]);
     expect(half.body.data.check.error).toContain('cuts the face');
     // a cartoon of the same photo: smoothed, then posterised to six tones per channel
-    const { data: smooth, info } = await sharp(photo).median(Math.round(extent / 25) | 1).raw().toBuffer({ resolveWithObject: true });
+    const { data: smooth, info } = await sharp(photo)
+      .median(Math.round(extent / 25) | 1)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const posterised = Buffer.from(smooth.map((v) => Math.min(255, Math.floor(v / 42.7) * 42.7 + 21)));
-    const cartoon = await sharp(posterised, { raw: { width: info.width, height: info.height, channels: info.channels } }).jpeg({ quality: 90 }).toBuffer();
+    const cartoon = await sharp(posterised, { raw: { width: info.width, height: info.height, channels: info.channels } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     const drawn = await post().attach('image1', image('face_recognition-obama-biden/obama.jpg'), 'a.jpg').attach('image2', cartoon, 'b.jpg');
     expect(drawn.status, JSON.stringify(drawn.body)).toBe(200);
     expect(drawn.body.data.status).toBe('review');
@@ -137,7 +148,9 @@ describe('POST /api/v2/face-match', () => {
     const falseRejects: string[] = [];
     for (const a of people) {
       for (const b of people) {
-        const res = await post().attach('image1', image(`faceapi-bbt-identities/${a}1.png`), 'a.png').attach('image2', image(`faceapi-bbt-identities/${b}2.png`), 'b.png');
+        const res = await post()
+          .attach('image1', image(`faceapi-bbt-identities/${a}1.png`), 'a.png')
+          .attach('image2', image(`faceapi-bbt-identities/${b}2.png`), 'b.png');
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         const status = res.body.data.status as string;
         if (a !== b && status !== 'failed') falseAccepts.push(`${a}1~${b}2 ${status} ${res.body.data.check.data.similarity}`);

@@ -11,8 +11,13 @@ function face(over: Partial<FaceDescription> = {}): FaceDescription {
   for (let i = 42; i < 48; i++) landmarks[i] = { x: 170 + (i - 42), y: 140 };
   landmarks[30] = { x: 152.5, y: 170 };
   return {
-    box: { x: 90, y: 90, width: 120, height: 120 }, score: 0.99, landmarks, rollDegrees: 0,
-    descriptor: new Float32Array(128), quality: { sharpness: 0.2, tonalPeaks: 0.06, visible: 1 }, estimatedAge: 35,
+    box: { x: 90, y: 90, width: 120, height: 120 },
+    score: 0.99,
+    landmarks,
+    rollDegrees: 0,
+    descriptor: new Float32Array(128),
+    quality: { sharpness: 0.2, tonalPeaks: 0.06, visible: 1 },
+    estimatedAge: 35,
     ...over,
   };
 }

@@ -134,7 +134,7 @@ describe('POST /api/v2/face-uniqueness', () => {
     expect(none.body.error.code).toBe('no_face');
   });
 
-  it('searches with the account\'s face reference in account mode and labels the enrolment with the svc_id', async () => {
+  it("searches with the account's face reference in account mode and labels the enrolment with the svc_id", async () => {
     const svcId = service.demo.account.svc_id;
     const { token } = await service.core.accessTokens.issue(svcId, service.demo.oidc.client_id, ['openid']);
     const none = await post({ svc_access_token: token });

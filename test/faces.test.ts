@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels,
-} from '../src/ml/faces/index.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels } from '../src/ml/faces/index.js';
 import { loadTf } from '../src/ml/tf.js';
 import { hasSharedData, sharedImage, syntheticNoFace, turned90 } from './helpers/faces.js';
 
@@ -54,9 +52,7 @@ describe('face models', () => {
 
 describe.skipIf(!hasSharedData)('face models on the shared evaluation images', () => {
   it('match the same person and separate different people (tight 150x150 grey crops)', async () => {
-    const [amy1, amy3, penny1, sheldon2, sheldon5] = await Promise.all(
-      ['amy1.png', 'amy3.png', 'penny1.png', 'sheldon2.png', 'sheldon5.png'].map((f) => descriptor(bbt(f))),
-    );
+    const [amy1, amy3, penny1, sheldon2, sheldon5] = await Promise.all(['amy1.png', 'amy3.png', 'penny1.png', 'sheldon2.png', 'sheldon5.png'].map((f) => descriptor(bbt(f))));
     expect(faceSimilarity(amy1!, amy3!)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
     expect(faceSimilarity(sheldon2!, sheldon5!)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
     expect(faceSimilarity(amy1!, penny1!)).toBeLessThan(DEFAULT_FACE_MATCH_THRESHOLD);

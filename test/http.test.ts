@@ -53,7 +53,11 @@ describe('envelope and request ids', () => {
       expect(res.body).toEqual({ success: false, data: null, error: { code: 'method_not_allowed', message: expect.stringContaining(allow) } });
       expect(res.headers['x-request-id']).toBeTruthy();
     }
-    for (const [method, path, headers] of [['POST', '/api/v2/no-such-check', key], ['DELETE', '/api/sdk/nothing', org], ['PUT', '/no/such/thing', {}]] as const) {
+    for (const [method, path, headers] of [
+      ['POST', '/api/v2/no-such-check', key],
+      ['DELETE', '/api/sdk/nothing', org],
+      ['PUT', '/no/such/thing', {}],
+    ] as const) {
       const res = await service.http[method.toLowerCase() as 'get'](path).set(headers);
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.headers.allow).toBeUndefined();
@@ -79,7 +83,16 @@ describe('envelope and request ids', () => {
       core: service.core,
       logger: pino({ level: 'silent' }),
       baseUrl: 'http://verity.test',
-      mounts: [{ path: '/boom', handlers: [() => { throw new Error('db password is hunter2'); }] }],
+      mounts: [
+        {
+          path: '/boom',
+          handlers: [
+            () => {
+              throw new Error('db password is hunter2');
+            },
+          ],
+        },
+      ],
     });
     const res = await supertest(app).get('/boom');
     expect(res.status).toBe(500);
@@ -125,7 +138,9 @@ describe('authentication', () => {
 
   it('checks bearer access tokens: unknown, expired and valid (401 invalid_token)', async () => {
     const app = express();
-    app.get('/me', requireAccessToken(service.core), (_req, res) => { res.json(res.locals.token); });
+    app.get('/me', requireAccessToken(service.core), (_req, res) => {
+      res.json(res.locals.token);
+    });
     app.use(errorHandler(pino({ level: 'silent' })));
     const http = supertest(app);
     const none = await http.get('/me');
@@ -188,8 +203,14 @@ describe('health, readiness, metrics, OpenAPI', () => {
     expect(text).toMatch(/verity_http_requests_total\{method="POST",route="\/api\/v2\/age-verification",status="400"\} \d+/);
     expect(text).not.toMatch(/route="\/session/);
     // the core's families: verdicts (the refused dob above never got one: it is not a verdict), queue, sessions, wallets, pool
-    await service.http.post('/api/v2/age-verification').set('X-API-Key', service.demo.api_key).send({ dob: '1990-01-01', bands: ['is_21_plus'] });
-    await service.http.post('/api/v2/age-verification').set('X-API-Key', service.demo.api_key).send({ dob: `${new Date().getUTCFullYear() - 10}-01-01` });
+    await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', service.demo.api_key)
+      .send({ dob: '1990-01-01', bands: ['is_21_plus'] });
+    await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', service.demo.api_key)
+      .send({ dob: `${new Date().getUTCFullYear() - 10}-01-01` });
     const core = (await service.http.get('/metrics')).text;
     expect(core).toMatch(/verity_check_verdicts_total\{type="age",status="passed",reason="none"\} [1-9]/);
     expect(core).toMatch(/verity_check_verdicts_total\{type="age",status="failed",reason="under_age"\} [1-9]/);

@@ -11,7 +11,9 @@ const balance = async () => Number((await sql<{ balance_minor: string }>(service
 
 beforeAll(async () => {
   service = await startTestService();
-  jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#88aacc' } }).jpeg().toBuffer();
+  jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#88aacc' } })
+    .jpeg()
+    .toBuffer();
 });
 afterAll(async () => {
   await service?.close();
@@ -69,7 +71,9 @@ describe('image input on POST /api/v2/id-verification', () => {
   });
 
   it('refuses a truncated image as corrupt', async () => {
-    const big = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toBuffer();
+    const big = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+      .jpeg()
+      .toBuffer();
     const res = await post().send({ front_image: big.subarray(0, Math.floor(big.length / 2)).toString('base64') });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('unprocessable');
@@ -77,7 +81,9 @@ describe('image input on POST /api/v2/id-verification', () => {
   });
 
   it('refuses a decompression bomb by its pixel count before decoding it', async () => {
-    const bomb = await sharp({ create: { width: 12000, height: 12000, channels: 3, background: '#000' }, limitInputPixels: false }).png({ compressionLevel: 9 }).toBuffer();
+    const bomb = await sharp({ create: { width: 12000, height: 12000, channels: 3, background: '#000' }, limitInputPixels: false })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     expect(bomb.length).toBeLessThan(2_000_000);
     const res = await post().attach('front_image', bomb, 'bomb.png');
     expect(res.status).toBe(422);

@@ -76,7 +76,9 @@ describe('POST /api/v2/id-verification refuses what must not pass', () => {
 
   it('answers a blank page and a PDF with the catalogue codes, never a 500, and charges neither', { timeout: 120_000 }, async () => {
     const before = await balance();
-    const blank = await sharp({ create: { width: 1240, height: 1754, channels: 3, background: '#ffffff' } }).jpeg().toBuffer();
+    const blank = await sharp({ create: { width: 1240, height: 1754, channels: 3, background: '#ffffff' } })
+      .jpeg()
+      .toBuffer();
     const page = await post().attach('front_image', blank, 'blank.jpg');
     expect(page.status, JSON.stringify(page.body)).toBe(422);
     expect(page.body.error.code).toBe('unprocessable');

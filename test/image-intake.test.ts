@@ -7,8 +7,17 @@ describe('image intake', () => {
     // 200x100 upright: left half black, right half white. Stored rotated 90° clockwise
     // (100x200 pixels) with orientation 8, which tells viewers to turn it back.
     const upright = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#fff' } })
-      .composite([{ input: await sharp({ create: { width: 100, height: 100, channels: 3, background: '#000' } }).png().toBuffer(), left: 0, top: 0 }])
-      .png().toBuffer();
+      .composite([
+        {
+          input: await sharp({ create: { width: 100, height: 100, channels: 3, background: '#000' } })
+            .png()
+            .toBuffer(),
+          left: 0,
+          top: 0,
+        },
+      ])
+      .png()
+      .toBuffer();
     const stored = await sharp(upright).rotate(90).jpeg({ quality: 95 }).withMetadata({ orientation: 8 }).toBuffer();
     const image = await decodeImage(stored);
     expect(image.orientation).toBe(8);
@@ -22,7 +31,9 @@ describe('image intake', () => {
   });
 
   it('decodes an image once per size and channels, however many models ask', async () => {
-    const photo = await sharp({ create: { width: 1280, height: 960, channels: 3, background: '#468' } }).jpeg().toBuffer();
+    const photo = await sharp({ create: { width: 1280, height: 960, channels: 3, background: '#468' } })
+      .jpeg()
+      .toBuffer();
     const image = await decodeImage(photo);
     const [detector, evidence] = await Promise.all([pixels(image, { maxSide: 640, channels: 3 }), pixels(image, { maxSide: 640, channels: 3 })]);
     expect(evidence).toBe(detector);
@@ -37,7 +48,9 @@ describe('image intake', () => {
   it('says why an image is refused', async () => {
     await expect(decodeImage(Buffer.from('hello'))).rejects.toMatchObject({ problem: 'not_an_image' });
     await expect(decodeImage(Buffer.alloc(0))).rejects.toBeInstanceOf(ImageRejected);
-    const tiny = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer();
+    const tiny = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     await expect(decodeImage(tiny)).rejects.toMatchObject({ problem: 'too_small' });
   });
 });

@@ -37,7 +37,10 @@ async function newKey(): Promise<{ key: string; id: string }> {
 
 /** A mutation through instance A's admin API (GraphQL), as an operator would send it. */
 async function adminOnA(query: string, input: Record<string, unknown>) {
-  const res = await a.http.post('/graphql').set('Authorization', `Bearer ${a.demo.admin_token}`).send({ query, variables: { input: { projectId: a.demo.project_id, ...input } } });
+  const res = await a.http
+    .post('/graphql')
+    .set('Authorization', `Bearer ${a.demo.admin_token}`)
+    .send({ query, variables: { input: { projectId: a.demo.project_id, ...input } } });
   expect(res.body.errors).toBeUndefined();
   return res.body.data;
 }
@@ -55,7 +58,7 @@ const waitFor = async (condition: () => Promise<boolean>) => {
 };
 
 describe.runIf(process.env.TEST_DATABASE_URL)('API keys on two instances', () => {
-  it('are served from the cache: a key revoked behind the service\'s back (no announcement) still works until it expires there', async () => {
+  it("are served from the cache: a key revoked behind the service's back (no announcement) still works until it expires there", async () => {
     const { key, id } = await newKey();
     expect((await onB(key)).status).toBe(404);
     await revokeSilently(id);

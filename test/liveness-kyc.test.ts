@@ -54,7 +54,9 @@ describe('POST /api/v2/kyc-credential', () => {
     const noId = await post().field('license_state', 'CA').field('license_type', 'RN').field('license_number', 'RN-0012345');
     expect(noId.status).toBe(400);
     expect(noId.body.error.code).toBe('kyc_required');
-    const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#888' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#888' } })
+      .jpeg()
+      .toBuffer();
     const rest = await post().attach('front_image', jpeg, 'id.jpg');
     expect(rest.status).toBe(400);
     expect(rest.body.error.code).toBe('validation_error');
@@ -67,16 +69,21 @@ describe('POST /api/v2/kyc-credential', () => {
     // A passport page whose portrait is a real photo, and a licence issued to the printed name.
     const doc = await renderDocument({ name: 'kyc', layout: 'TD3', font: 'sans', rotation: 0, skew: 0, blur: 0, jpegQuality: 92, seed: 77 });
     const face = await sharp(image('face_recognition-obama-biden/obama.jpg')).resize(240, 300, { fit: 'cover', position: 'attention' }).jpeg().toBuffer();
-    const front = await sharp(doc.bytes).composite([{ input: face, left: 75, top: 120 }]).jpeg({ quality: 92 }).toBuffer();
+    const front = await sharp(doc.bytes)
+      .composite([{ input: face, left: 75, top: 120 }])
+      .jpeg({ quality: 92 })
+      .toBuffer();
     const given = doc.truth.givenNames.split(' ')[0]!;
     await service.core.credentials.importCsv(
       'state_code,state_name,provider_code,provider_display_name,credential_name,license_number,first_name,middle_name,last_name,status,issued_at,expires_at,specialty,npi\n' +
-      `CA,California,RN,California Board of Registered Nursing,Registered Nurse,RN-7777777,${given},,${doc.truth.surname},active,2020-01-01,2030-01-31,Registered Nurse,\n`,
+        `CA,California,RN,California Board of Registered Nursing,Registered Nurse,RN-7777777,${given},,${doc.truth.surname},active,2020-01-01,2030-01-31,Registered Nurse,\n`,
     );
     const res = await post()
       .attach('front_image', front, 'passport.jpg')
       .attach('selfie', image('face_recognition-obama-biden/obama2.jpg'), 'selfie.jpg')
-      .field('license_state', 'CA').field('license_type', 'RN').field('license_number', 'RN-7777777')
+      .field('license_state', 'CA')
+      .field('license_type', 'RN')
+      .field('license_number', 'RN-7777777')
       .field('full_name', 'Somebody Else');
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
     const { data } = res.body;

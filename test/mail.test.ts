@@ -13,7 +13,9 @@ let smtp: SMTPServer;
 let service: TestService;
 
 const add = (svc: TestService, email: string) =>
-  svc.http.post('/api/sdk/members').set({ 'X-Client-Id': svc.demo.org.client_id, 'X-Client-Secret': svc.demo.org.client_secret })
+  svc.http
+    .post('/api/sdk/members')
+    .set({ 'X-Client-Id': svc.demo.org.client_id, 'X-Client-Secret': svc.demo.org.client_secret })
     .send({ members: [{ email, first_name: 'Grace' }], invite: 'email', notify: true });
 
 beforeAll(async () => {
@@ -23,7 +25,9 @@ beforeAll(async () => {
     logger: false,
     onData(stream, session, callback) {
       let body = '';
-      stream.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      stream.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
       stream.on('end', () => {
         received.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), body });
         callback();
@@ -67,7 +71,10 @@ describe('invitations by SMTP', () => {
 
   it("sends sign-up's email verification link by SMTP as well", async () => {
     const driver = new PageDriver(service);
-    const { client_id: clientId, redirect_uris: [redirectUri] } = service.demo.oidc;
+    const {
+      client_id: clientId,
+      redirect_uris: [redirectUri],
+    } = service.demo.oidc;
     const page = await driver.get(authorizePath({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's' }));
     const res = await driver.post('/api/auth/oidc/signup', { interaction: interactionOf(page.text), email: 'new.nurse@hospital.example', password: 'a fine long password' });
     expect(res.status).toBe(200);

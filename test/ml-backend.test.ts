@@ -77,7 +77,12 @@ describe('verity serve with VERITY_WARM_MODELS=1', () => {
     // The log line is written right after the models settle; give it a moment to arrive.
     let loaded: Record<string, unknown> | undefined;
     for (let i = 0; i < 50 && !loaded; i++) {
-      loaded = instance.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)).find((entry) => entry.msg === 'models loaded');
+      loaded = instance
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.msg === 'models loaded');
       if (!loaded) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(loaded).toMatchObject({ level: 30, tf_backend: backend, faces: true, liveness: true, ocr: true });

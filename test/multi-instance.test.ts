@@ -30,7 +30,9 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   beforeAll(async () => {
     receiver = http.createServer((req, res) => {
       let body = '';
-      req.on('data', (chunk) => { body += chunk; });
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
       req.on('end', () => {
         hooks.push({ eventId: String(req.headers['x-svc-event-id']), sessionId: JSON.parse(body).session_id });
         res.writeHead(200).end();
@@ -50,8 +52,23 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     demo = await a.demo();
     b = await VerityProcess.start(env);
     await a.admin('callback', 'approve', receiverUrl);
-    await a.admin('board-add-http', '--state', 'ZZ', '--state-name', 'Slowland', '--provider', 'SLOW', '--name', 'Slow Board', '--credential', 'Slow Licence',
-      '--url', boardUrl, '--fields', JSON.stringify({ licenseNumber: 'number', firstName: 'first', lastName: 'last', status: 'status' }));
+    await a.admin(
+      'board-add-http',
+      '--state',
+      'ZZ',
+      '--state-name',
+      'Slowland',
+      '--provider',
+      'SLOW',
+      '--name',
+      'Slow Board',
+      '--credential',
+      'Slow Licence',
+      '--url',
+      boardUrl,
+      '--fields',
+      JSON.stringify({ licenseNumber: 'number', firstName: 'first', lastName: 'last', status: 'status' }),
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -76,7 +93,11 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   it('moves a session created on one instance through the other, and delivers its webhook once', async () => {
     const created = await json(await api(a, '/api/v2/session', { method: 'POST', body: JSON.stringify({ workflow_id: demo.workflows.location, callback: receiverUrl }) }));
     const { session_id: sessionId, session_token: token } = created.data;
-    const step = await fetch(`${b.url}/api/hosted/session/steps/location`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Session-Token': token }, body: JSON.stringify({ latitude: 1, longitude: 2, accuracy: 5 }) });
+    const step = await fetch(`${b.url}/api/hosted/session/steps/location`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Session-Token': token },
+      body: JSON.stringify({ latitude: 1, longitude: 2, accuracy: 5 }),
+    });
     expect((await json(step)).data.status).toBe('APPROVED');
     const decision = await json(await api(a, `/api/v2/session/${sessionId}/decision`));
     expect(decision.data.status).toBe('APPROVED');
@@ -100,7 +121,10 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     const [first, second] = await Promise.all([api(a, '/api/v2/age-verification', { method: 'POST', body, headers }), api(b, '/api/v2/age-verification', { method: 'POST', body, headers })]);
     const statuses = [first.status, second.status].sort();
     // Either the second waited for the first and replays it, or it found it still running.
-    expect([[200, 200], [200, 409]]).toContainEqual(statuses);
+    expect([
+      [200, 200],
+      [200, 409],
+    ]).toContainEqual(statuses);
     const later = await api(b, '/api/v2/age-verification', { method: 'POST', body, headers });
     expect(later.headers.get('idempotent-replayed')).toBe('true');
     const done = first.status === 200 ? (await json(first)).data : (await json(second)).data;

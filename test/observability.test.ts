@@ -46,11 +46,14 @@ const listen = async (handler: http.RequestListener) => {
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
   return { server: s, base: `http://127.0.0.1:${(s.address() as AddressInfo).port}` };
 };
-const readBody = (req: http.IncomingMessage) => new Promise<string>((resolve) => {
-  let body = '';
-  req.on('data', (chunk) => { body += chunk; });
-  req.on('end', () => resolve(body));
-});
+const readBody = (req: http.IncomingMessage) =>
+  new Promise<string>((resolve) => {
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => resolve(body));
+  });
 
 async function until<T>(find: () => T | undefined, what: string, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -63,15 +66,16 @@ async function until<T>(find: () => T | undefined, what: string, ms = 30_000): P
 }
 const named = (name: string | RegExp) => () => spans.find((span) => (typeof name === 'string' ? span.name === name : name.test(span.name)));
 const json = (response: Response): Promise<any> => response.json();
-const api = (route: string, init: RequestInit = {}) =>
-  fetch(`${verity.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+const api = (route: string, init: RequestInit = {}) => fetch(`${verity.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
 describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set) and measured', () => {
   beforeAll(async () => {
     const otlp = await listen(async (req, res) => {
       const body = await readBody(req);
       exportRequests.push({ path: req.url ?? '', contentType: String(req.headers['content-type']) });
-      const decoded = JSON.parse(body) as { resourceSpans: { resource?: { attributes?: { key: string; value: OtlpValue }[] }; scopeSpans: { spans: (Omit<ExportedSpan, 'attributes'> & { attributes?: { key: string; value: OtlpValue }[] })[] }[] }[] };
+      const decoded = JSON.parse(body) as {
+        resourceSpans: { resource?: { attributes?: { key: string; value: OtlpValue }[] }; scopeSpans: { spans: (Omit<ExportedSpan, 'attributes'> & { attributes?: { key: string; value: OtlpValue }[] })[] }[] }[];
+      };
       for (const resourceSpans of decoded.resourceSpans) {
         resources.push(attributesOf(resourceSpans.resource?.attributes));
         for (const scope of resourceSpans.scopeSpans) for (const span of scope.spans) spans.push({ ...span, attributes: attributesOf(span.attributes) });
@@ -118,7 +122,7 @@ describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set
     expect(exportRequests[0]).toEqual({ path: '/v1/traces', contentType: 'application/json' });
   });
 
-  it('labels an error answer with its route template and continues a caller\'s trace', async () => {
+  it("labels an error answer with its route template and continues a caller's trace", async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const missing = await api('/api/v2/session/ses_doesnotexist', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
     expect(missing.status).toBe(404);
@@ -149,7 +153,10 @@ describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set
 
   it('traces model inference under the check that ran it', async () => {
     // Noise, not a face: the face models still run on it.
-    const noise = () => sharp(Buffer.from(Array.from({ length: 320 * 320 * 3 }, (_, i) => (i * 7919) % 251)), { raw: { width: 320, height: 320, channels: 3 } }).png().toBuffer();
+    const noise = () =>
+      sharp(Buffer.from(Array.from({ length: 320 * 320 * 3 }, (_, i) => (i * 7919) % 251)), { raw: { width: 320, height: 320, channels: 3 } })
+        .png()
+        .toBuffer();
     const form = new FormData();
     form.append('image1', new Blob([await noise()], { type: 'image/png' }), 'a.png');
     form.append('image2', new Blob([await noise()], { type: 'image/png' }), 'b.png');
@@ -164,7 +171,7 @@ describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set
     const creations = () => spans.filter((span) => span.name === 'POST /api/v2/session').length;
     const before = creations();
     const session = (await json(await api('/api/v2/session', { method: 'POST', body: JSON.stringify({ workflow_id: demo.workflows.location }) }))).data;
-    await until(() => (creations() > before ? true : undefined), 'span of this session\'s creation');
+    await until(() => (creations() > before ? true : undefined), "span of this session's creation");
     const everything = JSON.stringify([spans.map((span) => [span.name, span.attributes, span.status]), resources]);
     for (const secret of [demo.api_key, demo.webhook_signing_secret, demo.admin_token, session.session_token, 'alice.liddell@example.com', 'receiver-path-secret', 'hook-query-secret', '48.8584', 'ses_doesnotexist']) {
       expect(everything, secret).not.toContain(secret);

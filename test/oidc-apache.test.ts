@@ -109,7 +109,13 @@ async function startApache(): Promise<Apache> {
   const started = Date.now();
   while (Date.now() - started < 10_000) {
     if (child.exitCode !== null) throw new Error(`apache exited with ${child.exitCode}: ${await readFile(path.join(dir, 'error.log'), 'utf8').catch(() => '')}`);
-    if (await fetch(`${url}/loggedout.html`).then((res) => res.ok, () => false)) return { url, dir, process: child, client: credentials };
+    if (
+      await fetch(`${url}/loggedout.html`).then(
+        (res) => res.ok,
+        () => false,
+      )
+    )
+      return { url, dir, process: child, client: credentials };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await stopProcess(child);
@@ -132,7 +138,13 @@ afterAll(async () => {
 });
 
 /** The whoami page's `NAME=value` lines as an object. */
-const lines = (text: string) => Object.fromEntries(text.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+const lines = (text: string) =>
+  Object.fromEntries(
+    text
+      .trim()
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 
 /** From the protected page to our sign-in page, through consent (`answer`), back to Apache. */
 async function signIn(page: Page, answer: 'Allow' | 'Deny', account: { email: string; password: string } = service.demo.account): Promise<void> {
@@ -153,7 +165,9 @@ describe.skipIf(!apacheAvailable || !chromiumAvailable)('login with Apache mod_a
     const page = await context.newPage();
     // What mod_auth_openidc sends to the authorization endpoint: PKCE S256, state and nonce.
     const authorizeRequests: URL[] = [];
-    page.on('request', (request) => { if (request.url().startsWith(`${service.url}/api/auth/oidc/authorize`)) authorizeRequests.push(new URL(request.url())); });
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${service.url}/api/auth/oidc/authorize`)) authorizeRequests.push(new URL(request.url()));
+    });
     await signIn(page, 'Allow');
     const first = authorizeRequests[0]!;
     expect(Object.fromEntries(first.searchParams)).toMatchObject({ response_type: 'code', code_challenge_method: 'S256', scope: 'openid profile' });
@@ -181,11 +195,12 @@ describe.skipIf(!apacheAvailable || !chromiumAvailable)('login with Apache mod_a
     expect(after.id_token.sub).toBe(service.demo.account.svc_id);
     expect(lines(await (await page.request.get(`${apache.url}/protected/whoami`)).text()).REMOTE_USER).toBe(service.demo.account.svc_id);
     // The old refresh token was rotated away: our token endpoint refuses it, even to its client.
-    const refresh = (refreshToken: string) => fetch(`${service.url}/api/auth/oidc/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: apache.client.id, client_secret: apache.client.secret }),
-    });
+    const refresh = (refreshToken: string) =>
+      fetch(`${service.url}/api/auth/oidc/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: apache.client.id, client_secret: apache.client.secret }),
+      });
     expect(await (await refresh(before.refresh_token)).json()).toMatchObject({ error: 'invalid_grant' });
 
     // Someone else signs in after the rotation: mod_auth_openidc validates an id_token from a key
@@ -231,7 +246,7 @@ describe.skipIf(!apacheAvailable || !chromiumAvailable)('login with Apache mod_a
       await page.goto(`${apache.url}/protected/whoami`);
       expect(page.url().startsWith(`${service.url}/api/auth/oidc/authorize?`)).toBe(true);
     } finally {
-          await context.close();
-        }
+      await context.close();
+    }
   });
 });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZE_CHECKS, checkAuthorizeRequest, type AuthorizeClient, type AuthorizeContext } from '../src/core/oidc/authorization/index.js';
 import {
-  checkClientId, checkCodeChallengeFormat, checkCodeChallengeMethod, checkMaxAge, checkPromptNoneAlone, checkPromptValues, checkRedirectUri, checkScopesEnabled, loadClient,
+  checkClientId,
+  checkCodeChallengeFormat,
+  checkCodeChallengeMethod,
+  checkMaxAge,
+  checkPromptNoneAlone,
+  checkPromptValues,
+  checkRedirectUri,
+  checkScopesEnabled,
+  loadClient,
   rejectRequestObject,
 } from '../src/core/oidc/authorization/checks.js';
 
@@ -99,7 +107,18 @@ describe('the ordered list', () => {
   it('gives the trusted request when every check passes', async () => {
     const result = await checkAuthorizeRequest({ ...query, nonce: 'n', ui_locales: 'fr en' }, findClient, 'https://op.test');
     expect(result).toEqual({
-      request: { clientId: 'cli_1', clientName: 'Demo', redirectUri: 'https://app.test/cb', scopes: ['openid', 'profile'], state: 'st', nonce: 'n', codeChallenge: undefined, prompt: undefined, maxAge: undefined, uiLocale: 'en' },
+      request: {
+        clientId: 'cli_1',
+        clientName: 'Demo',
+        redirectUri: 'https://app.test/cb',
+        scopes: ['openid', 'profile'],
+        state: 'st',
+        nonce: 'n',
+        codeChallenge: undefined,
+        prompt: undefined,
+        maxAge: undefined,
+        uiLocale: 'en',
+      },
     });
   });
 

@@ -93,7 +93,14 @@ describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () 
     const verifier = oidc.randomPKCECodeVerifier();
     const allowState = oidc.randomState();
     const allowed = await signInWithBrowser(
-      oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid profile', state: allowState, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', prompt: 'consent' }),
+      oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: 'openid profile',
+        state: allowState,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        prompt: 'consent',
+      }),
       redirectUri,
       'Allow',
     );

@@ -47,7 +47,16 @@ describe('login with oauth4webapi', () => {
     const state = oauth.generateRandomState();
     const nonce = oauth.generateRandomNonce();
     const url = new URL(as.authorization_endpoint!);
-    for (const [key, value] of Object.entries({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state, nonce, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) {
+    for (const [key, value] of Object.entries({
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid profile',
+      state,
+      nonce,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })) {
       url.searchParams.set(key, value);
     }
     const callback = await personAnswers(url, 'allow');
@@ -99,7 +108,14 @@ describe('login with oauth4webapi', () => {
     const client: oauth.Client = { client_id: service.demo.oidc.client_id };
     const state = oauth.generateRandomState();
     const url = new URL(as.authorization_endpoint!);
-    for (const [key, value] of Object.entries({ client_id: client.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid profile doctor_license', state, prompt: 'consent' })) {
+    for (const [key, value] of Object.entries({
+      client_id: client.client_id,
+      redirect_uri: service.demo.oidc.redirect_uris[0]!,
+      response_type: 'code',
+      scope: 'openid profile doctor_license',
+      state,
+      prompt: 'consent',
+    })) {
       url.searchParams.set(key, value);
     }
     const callback = await personAnswers(url, 'deny');

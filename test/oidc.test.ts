@@ -96,7 +96,9 @@ describe('discovery and keys', () => {
     expect(late.kid).toBe(second);
     // ...and its cached copy validates the new key's tokens the moment they appear
     await expect(jwtVerify(late.idToken, createLocalJWKSet(cached), { issuer: service.url, audience: client.client_id, currentDate: clock.now() })).resolves.toBeTruthy();
-    await expect(jwtVerify(early.idToken, createLocalJWKSet((await service.http.get('/api/auth/oidc/jwks.json')).body), { issuer: service.url, currentDate: new Date((decodeJwt(early.idToken).iat as number) * 1000) })).resolves.toBeTruthy();
+    await expect(
+      jwtVerify(early.idToken, createLocalJWKSet((await service.http.get('/api/auth/oidc/jwks.json')).body), { issuer: service.url, currentDate: new Date((decodeJwt(early.idToken).iat as number) * 1000) }),
+    ).resolves.toBeTruthy();
 
     // A second rotation: the first key, two rotations old, is still published while its tokens may live.
     const { kid: third } = await service.core.signingKeys.rotate();
@@ -169,11 +171,14 @@ describe('authorize', () => {
     // signed in and consented: "login" alone still asks for the password again
     res = await driver.post('/api/auth/oidc/authorize', { ...params, prompt: 'login' });
     expect(res.text).toContain('name="password"');
-    const bad = await service.http.post('/api/auth/oidc/authorize').type('form').send({ ...base(), request_uri: 'urn:x' });
+    const bad = await service.http
+      .post('/api/auth/oidc/authorize')
+      .type('form')
+      .send({ ...base(), request_uri: 'urn:x' });
     expect(new URL(bad.headers.location as string).searchParams.get('error')).toBe('request_uri_not_supported');
   });
 
-  it('takes sign-in, sign-up and consent posts only with the browser\'s own CSRF token (no login CSRF)', async () => {
+  it("takes sign-in, sign-up and consent posts only with the browser's own CSRF token (no login CSRF)", async () => {
     const { email, password } = service.demo.account;
     const attacker = new PageDriver(service);
     const interaction = interactionOf((await attacker.get(authorizePath({ ...base(), scope: 'openid profile' }))).text);
@@ -202,7 +207,11 @@ describe('authorize', () => {
   it('refuses short and common passwords at sign-up, saying why, and creates nothing', async () => {
     const driver = new PageDriver(service);
     const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
-    for (const [password, why] of [['short-pw9', 'at least 10 characters'], ['Password123', 'most common'], ['qwertyuiop', 'most common']]) {
+    for (const [password, why] of [
+      ['short-pw9', 'at least 10 characters'],
+      ['Password123', 'most common'],
+      ['qwertyuiop', 'most common'],
+    ]) {
       const res = await driver.post('/api/auth/oidc/signup', { interaction, email: 'new-person@example.com', password: password! });
       expect(res.status, password).toBe(400);
       expect(res.text).toContain(why);
@@ -347,7 +356,7 @@ describe('token endpoint', () => {
     expect(res.body.access_token).toBeTruthy();
   });
 
-  it('answers token errors in the client\'s dialect: RFC 6749 5.2 to a form body, the envelope to JSON', async () => {
+  it("answers token errors in the client's dialect: RFC 6749 5.2 to a form body, the envelope to JSON", async () => {
     const wrong = { grant_type: 'authorization_code', code: 'x', redirect_uri: redirectUri, client_id: client.client_id, client_secret: 'wrong' };
     const form = await token(wrong);
     expect(form.status).toBe(401);
@@ -356,7 +365,11 @@ describe('token endpoint', () => {
     const json = await service.http.post('/api/auth/oidc/token').send(wrong);
     expect(json.status).toBe(401);
     expect(json.body).toMatchObject({ success: false, error: { code: 'invalid_client' } });
-    const basic = await service.http.post('/api/auth/oidc/token').set('Authorization', `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}`).type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' });
+    const basic = await service.http
+      .post('/api/auth/oidc/token')
+      .set('Authorization', `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}`)
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: 'x' });
     expect(basic.status).toBe(401);
     expect(basic.headers['www-authenticate']).toContain('Basic');
     expect(basic.body.error).toBe('invalid_client');
@@ -447,15 +460,23 @@ describe('refresh tokens', () => {
 
 describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
   const creds = () => ({ client_id: client.client_id, client_secret: client.client_secret });
-  const introspect = (token: string, as: Record<string, string> = creds()) => service.http.post('/api/auth/oidc/introspect').type('form').send({ ...as, token });
-  const revoke = (token: string, as: Record<string, string> = creds()) => service.http.post('/api/auth/oidc/revoke').type('form').send({ ...as, token });
+  const introspect = (token: string, as: Record<string, string> = creds()) =>
+    service.http
+      .post('/api/auth/oidc/introspect')
+      .type('form')
+      .send({ ...as, token });
+  const revoke = (token: string, as: Record<string, string> = creds()) =>
+    service.http
+      .post('/api/auth/oidc/revoke')
+      .type('form')
+      .send({ ...as, token });
 
   it('are in discovery', async () => {
     const doc = (await service.http.get('/.well-known/openid-configuration')).body;
     expect(doc).toMatchObject({ revocation_endpoint: `${service.url}/api/auth/oidc/revoke`, introspection_endpoint: `${service.url}/api/auth/oidc/introspect` });
   });
 
-  it('introspect only the client\'s own live tokens; another client learns nothing and revokes nothing', async () => {
+  it("introspect only the client's own live tokens; another client learns nothing and revokes nothing", async () => {
     const { code, verifier } = await authorize();
     const tokens = (await exchange(code, verifier)).body;
     const access = await introspect(tokens.access_token);
@@ -480,7 +501,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     expect(missing.body.error.code).toBe('invalid_request');
   });
 
-  it('revoking a refresh token ends its sign-in\'s access tokens too; revoking an access token leaves the refresh token', async () => {
+  it("revoking a refresh token ends its sign-in's access tokens too; revoking an access token leaves the refresh token", async () => {
     const first = await authorize();
     const a = (await exchange(first.code, first.verifier)).body;
     expect((await revoke(a.access_token)).status).toBe(200);
@@ -527,7 +548,15 @@ describe('account reads', () => {
     for (const method of ['get', 'post'] as const) {
       const res = await service.http[method]('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${tokens.access_token}`).set('Accept', 'application/json');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ sub: service.demo.account.svc_id, svc_id: service.demo.account.svc_id, preferred_username: service.demo.account.email, email: service.demo.account.email, email_verified: false, name: 'Dana Demo', id_verified: true });
+      expect(res.body).toEqual({
+        sub: service.demo.account.svc_id,
+        svc_id: service.demo.account.svc_id,
+        preferred_username: service.demo.account.email,
+        email: service.demo.account.email,
+        email_verified: false,
+        name: 'Dana Demo',
+        id_verified: true,
+      });
     }
     const narrow = await authorize({ scope: 'openid' });
     const narrowTokens = (await exchange(narrow.code, narrow.verifier)).body;
@@ -557,7 +586,10 @@ describe('account reads', () => {
     expect(bad.headers['www-authenticate']).toMatch(/^Bearer realm="verity", error="invalid_token", error_description="[^"]+"$/);
     const narrow = await authorize({ scope: 'openid' });
     const narrowTokens = (await exchange(narrow.code, narrow.verifier)).body;
-    for (const [path, scope] of [['/api/auth/oidc/userinfo', 'profile'], ['/api/auth/oidc/verifications', 'verifications']] as const) {
+    for (const [path, scope] of [
+      ['/api/auth/oidc/userinfo', 'profile'],
+      ['/api/auth/oidc/verifications', 'verifications'],
+    ] as const) {
       const res = await service.http.get(path).set('Authorization', `Bearer ${narrowTokens.access_token}`);
       expect(res.status).toBe(403);
       expect(res.headers['www-authenticate']).toMatch(new RegExp(`^Bearer realm="verity", error="insufficient_scope", error_description="[^"]+", scope="${scope}"$`));

@@ -58,7 +58,10 @@ afterAll(async () => {
 async function runCurl(command: string): Promise<{ status: number; body: string }> {
   const host = new URL(service.url).host;
   // The pipe after an example (`| grep ...`) only filters what a person reads.
-  const request = command.replace(/localhost:8080/g, host).replace(/<session_id>/g, '$SESSION').split(' | ')[0]!;
+  const request = command
+    .replace(/localhost:8080/g, host)
+    .replace(/<session_id>/g, '$SESSION')
+    .split(' | ')[0]!;
   const { stdout } = await promisify(execFile)('bash', ['-c', `${request} -sS -o "$BODY" -w '\\n%{http_code}'`], { env: { ...process.env, ...env } });
   return { status: Number(stdout.trim().split('\n').pop()), body: readFileSync(env.BODY!, 'utf8') };
 }
@@ -75,7 +78,11 @@ describe('README examples', () => {
   it('finds the examples, among them GraphQL ones, and each one it does not run is still there', () => {
     expect(examples.length).toBeGreaterThanOrEqual(10);
     expect(examples.filter((example) => example.command.includes('/graphql')).length).toBeGreaterThanOrEqual(2);
-    for (const marker of Object.keys(NOT_RUN)) expect(examples.some((example) => example.command.includes(marker)), marker).toBe(true);
+    for (const marker of Object.keys(NOT_RUN))
+      expect(
+        examples.some((example) => example.command.includes(marker)),
+        marker,
+      ).toBe(true);
   });
 
   it('runs every curl example as written: GraphQL validates and answers without errors, REST answers as its comment says', async () => {
@@ -83,7 +90,10 @@ describe('README examples', () => {
       if (Object.keys(NOT_RUN).some((marker) => example.command.includes(marker))) continue;
       if (example.command.includes('/graphql')) {
         const query = await graphqlOf(example.command);
-        expect(validate(SCHEMA, parse(query)).map((error) => error.message), query).toEqual([]);
+        expect(
+          validate(SCHEMA, parse(query)).map((error) => error.message),
+          query,
+        ).toEqual([]);
       }
       const { status, body } = await runCurl(example.command);
       const what = `${example.command}\n-> ${status} ${body.slice(0, 300)}`;

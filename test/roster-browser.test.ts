@@ -30,7 +30,11 @@ let other: { clientId: string; clientSecret: string };
  */
 async function browserWithCamera(name: string, images: string[]): Promise<Browser> {
   const video = path.join(workDir, `${name}.y4m`);
-  await writeFakeCameraVideo(video, images.map((image) => path.join(FACES, image)), { scale: 1, secondsPerImage: 1.5, fps: 10 });
+  await writeFakeCameraVideo(
+    video,
+    images.map((image) => path.join(FACES, image)),
+    { scale: 1, secondsPerImage: 1.5, fps: 10 },
+  );
   const browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${video}`]);
   browsers.push(browser);
   return browser;

@@ -21,8 +21,7 @@ afterAll(async () => {
 
 type Creds = { clientId: string; clientSecret: string };
 const own = (): Creds => ({ clientId: org.client_id, clientSecret: org.client_secret });
-const api = (method: 'get' | 'post' | 'patch' | 'delete', path: string, creds: Creds = own()) =>
-  service.http[method](`/api/sdk${path}`).set('X-Client-Id', creds.clientId).set('X-Client-Secret', creds.clientSecret);
+const api = (method: 'get' | 'post' | 'patch' | 'delete', path: string, creds: Creds = own()) => service.http[method](`/api/sdk${path}`).set('X-Client-Id', creds.clientId).set('X-Client-Secret', creds.clientSecret);
 
 let counter = 0;
 const uniqueEmail = (name = 'p') => `${name}.${++counter}.${Date.now()}@corp.example`;
@@ -134,8 +133,14 @@ describe('add members', () => {
     const other = uniqueEmail();
     const res = await add([{ email, first_name: 'First' }, { email: email.toUpperCase(), first_name: 'Second' }, { email: other }, { email }]);
     expect(res.status).toBe(201);
-    expect(res.body.data.created.map((m: { email: string; first_name: string }) => [m.email, m.first_name])).toEqual([[email, 'First'], [other, '']]);
-    expect(res.body.data.skipped).toEqual([{ email: email.toUpperCase(), reason: 'duplicate' }, { email, reason: 'duplicate' }]);
+    expect(res.body.data.created.map((m: { email: string; first_name: string }) => [m.email, m.first_name])).toEqual([
+      [email, 'First'],
+      [other, ''],
+    ]);
+    expect(res.body.data.skipped).toEqual([
+      { email: email.toUpperCase(), reason: 'duplicate' },
+      { email, reason: 'duplicate' },
+    ]);
     expect(await sql(service, 'select id from member where lower(email) = ?', [email])).toHaveLength(1);
   });
 
@@ -172,13 +177,24 @@ describe('list and resolve', () => {
     const paging = { clientId: created.app.clientId, clientSecret: created.clientSecret };
     const emails = Array.from({ length: 1003 }, (_, i) => `page${i}.${Date.now()}@corp.example`);
     for (let at = 0; at < emails.length; at += 500) {
-      expect((await add(emails.slice(at, at + 500).map((email) => ({ email })), { notify: false, invite: 'email' }, paging)).status).toBe(201);
+      expect(
+        (
+          await add(
+            emails.slice(at, at + 500).map((email) => ({ email })),
+            { notify: false, invite: 'email' },
+            paging,
+          )
+        ).status,
+      ).toBe(201);
     }
     const seen: string[] = [];
     let next: string | undefined = '/api/sdk/members?limit=300';
     let pages = 0;
     while (next) {
-      const res: { status: number; body: { data: { members: { email: string }[] } }; headers: Record<string, string | undefined> } = await service.http.get(next).set('X-Client-Id', paging.clientId).set('X-Client-Secret', paging.clientSecret);
+      const res: { status: number; body: { data: { members: { email: string }[] } }; headers: Record<string, string | undefined> } = await service.http
+        .get(next)
+        .set('X-Client-Id', paging.clientId)
+        .set('X-Client-Secret', paging.clientSecret);
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.data).sort()).toEqual(['members', 'organization']);
       expect(res.body.data.members.length).toBeLessThanOrEqual(300);
@@ -198,7 +214,12 @@ describe('list and resolve', () => {
     expect(rest.headers.link).toBeUndefined();
   });
 
-  it.each([['a made-up cursor', 'cursor=nonsense', 'cursor'], ['limit 0', 'limit=0', 'limit'], ['limit 1001', 'limit=1001', 'limit'], ['a fractional limit', 'limit=2.5', 'limit']])('answers 400 invalid_request for %s', async (_name, query, field) => {
+  it.each([
+    ['a made-up cursor', 'cursor=nonsense', 'cursor'],
+    ['limit 0', 'limit=0', 'limit'],
+    ['limit 1001', 'limit=1001', 'limit'],
+    ['a fractional limit', 'limit=2.5', 'limit'],
+  ])('answers 400 invalid_request for %s', async (_name, query, field) => {
     const res = await api('get', `/members?${query}`);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
@@ -224,7 +245,11 @@ describe('list and resolve', () => {
     const theirs = await api('post', '/members/resolve', other).send({ email: mine.email });
     expect(theirs.body.data.found).toBe(false);
     for (const ref of [mine.member_id, mine.email]) {
-      for (const [method, path] of [['patch', 'deactivate'], ['patch', 'reactivate'], ['post', 'invite']] as const) {
+      for (const [method, path] of [
+        ['patch', 'deactivate'],
+        ['patch', 'reactivate'],
+        ['post', 'invite'],
+      ] as const) {
         const res = await api(method, `/members/${encodeURIComponent(ref)}/${path}`, other);
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe('not_found');
@@ -379,7 +404,10 @@ describe('activation links belong to the invited email', () => {
     const page = await driver.get(path);
     expect(page.status).toBe(403);
     expect(page.text).toContain(`signed in as ${service.demo.account.email}`);
-    const selfie = await service.http.post(`${path}/selfie`).set('Cookie', driver.cookie).send({ selfie: Buffer.from('not a face').toString('base64') });
+    const selfie = await service.http
+      .post(`${path}/selfie`)
+      .set('Cookie', driver.cookie)
+      .send({ selfie: Buffer.from('not a face').toString('base64') });
     expect(selfie.status).toBe(403);
     expect(selfie.body.error.code).toBe('access_denied');
     expect((await service.http.get(path)).status).toBe(200); // the link still works for its person
@@ -389,18 +417,30 @@ describe('activation links belong to the invited email', () => {
 describe('deactivation ends app logins', () => {
   it("revokes the member's refresh and access tokens for the organization's clients; the id_token names the member while active", async () => {
     const redirectUri = 'https://staff.example/callback';
-    const { client, clientSecret } = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Staff app', redirectUris: [redirectUri], scopes: ['openid', 'profile'], organizationId: org.id });
+    const { client, clientSecret } = await service.core.tenancy.createOidcClient({
+      projectId: service.demo.project_id,
+      name: 'Staff app',
+      redirectUris: [redirectUri],
+      scopes: ['openid', 'profile'],
+      organizationId: org.id,
+    });
     expect(client.organizationId).toBe(org.id);
     const entry = await addOne();
     const account = await connectAccount(entry.member_id);
 
     const driver = new PageDriver(service);
     const { verifier, challenge } = pkce();
-    let page = await driver.get(authorizePath({ client_id: client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 's1', code_challenge: challenge, code_challenge_method: 'S256' }));
+    let page = await driver.get(
+      authorizePath({ client_id: client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 's1', code_challenge: challenge, code_challenge_method: 'S256' }),
+    );
     page = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: account.email, password: account.password });
     page = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(page.text), decision: 'allow' });
     const code = new URL(page.headers.location as string).searchParams.get('code')!;
-    const token = (body: Record<string, string>) => service.http.post('/api/auth/oidc/token').type('form').send({ client_id: client.clientId, client_secret: clientSecret, ...body });
+    const token = (body: Record<string, string>) =>
+      service.http
+        .post('/api/auth/oidc/token')
+        .type('form')
+        .send({ client_id: client.clientId, client_secret: clientSecret, ...body });
     const tokens = (await token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier })).body;
     expect(decodeJwt(tokens.id_token).svc_org_member_id).toBe(entry.member_id);
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
@@ -416,7 +456,9 @@ describe('deactivation ends app logins', () => {
     expect(await sql(service, 'select 1 from account where id = ?', [account.svcId])).toHaveLength(1);
 
     // A new sign-in to the organization's app is refused while deactivated.
-    const again = await driver.get(authorizePath({ client_id: client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 's2', code_challenge: challenge, code_challenge_method: 'S256' }));
+    const again = await driver.get(
+      authorizePath({ client_id: client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 's2', code_challenge: challenge, code_challenge_method: 'S256' }),
+    );
     const refused = new URL(again.headers.location as string);
     expect(refused.searchParams.get('error')).toBe('access_denied');
     expect(refused.searchParams.get('state')).toBe('s2');
@@ -433,10 +475,13 @@ describe('billing and audit', () => {
 
     clock.set(new Date('2026-04-01T00:00:00Z'));
     const admin = service.demo.admin_token;
-    const gql = await service.http.post('/graphql').set('Authorization', `Bearer ${admin}`).send({
-      query: 'mutation($input: SetPlanInput!) { setPlan(input: $input) { organizationId plan pricePerSeat currency trialEndsAt } }',
-      variables: { input: { organizationId: fresh.app.organizationId, plan: 'team', pricePerSeat: 30, currency: 'EUR', trialDays: 0 } },
-    });
+    const gql = await service.http
+      .post('/graphql')
+      .set('Authorization', `Bearer ${admin}`)
+      .send({
+        query: 'mutation($input: SetPlanInput!) { setPlan(input: $input) { organizationId plan pricePerSeat currency trialEndsAt } }',
+        variables: { input: { organizationId: fresh.app.organizationId, plan: 'team', pricePerSeat: 30, currency: 'EUR', trialDays: 0 } },
+      });
     expect(gql.body.errors, JSON.stringify(gql.body)).toBeUndefined();
     expect(gql.body.data.setPlan).toMatchObject({ plan: 'team', pricePerSeat: 30, currency: 'EUR', trialEndsAt: null });
 
@@ -468,7 +513,11 @@ describe('billing and audit', () => {
     clock.set(new Date('2026-07-02T00:00:00Z'));
     await billing.closeBillingPeriods(clock.now());
     const later = (await api('get', '/billing', creds)).body.data.invoices.map((invoice: { period: string; amount: number }) => [invoice.period, invoice.amount]);
-    expect(later).toEqual([['2026-04', 45], ['2026-05', 30], ['2026-06', 30]]);
+    expect(later).toEqual([
+      ['2026-04', 45],
+      ['2026-05', 30],
+      ['2026-06', 30],
+    ]);
   });
 
   it('gives free trial days and records every change in the audit trail', async () => {

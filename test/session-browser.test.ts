@@ -23,10 +23,15 @@ const DATA = path.resolve('../shared/data');
 // told what to do would do it. The passport carries another photo of him from the shared data.
 const CAMERA = { start: 6.1, seconds: 1.2, crop: { x: 60, y: 0, width: 480, height: 360 } };
 /** Waits until the looping camera is about to start the turn (its loop is 2 x CAMERA.seconds). */
-const atTurnStart = (page: Page) => page.waitForFunction((loop) => {
-  const video = (globalThis as unknown as { document: { querySelector(s: string): { currentTime: number } } }).document.querySelector('video');
-  return video.currentTime % loop > loop - 0.15;
-}, 2 * CAMERA.seconds, { polling: 10, timeout: 10_000 });
+const atTurnStart = (page: Page) =>
+  page.waitForFunction(
+    (loop) => {
+      const video = (globalThis as unknown as { document: { querySelector(s: string): { currentTime: number } } }).document.querySelector('video');
+      return video.currentTime % loop > loop - 0.15;
+    },
+    2 * CAMERA.seconds,
+    { polling: 10, timeout: 10_000 },
+  );
 const PORTRAIT = path.join(DATA, 'face_recognition-obama-biden', 'lin-manuel-miranda.png');
 const hasData = existsSync(PORTRAIT) && videoAvailable;
 if (!hasData) console.info('skipping hosted-page browser tests: ../shared/data or ffmpeg is absent');
@@ -39,7 +44,10 @@ const NEW_YORK = { latitude: 40.7128, longitude: -74.006 };
 
 async function createSession(features: string[], extra: Record<string, unknown> = {}) {
   const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: features.join('+'), features });
-  const response = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id, redirect_url: `${service.url}/?from=verity`, ...extra });
+  const response = await service.http
+    .post('/api/v2/session')
+    .set('X-API-Key', service.demo.api_key)
+    .send({ workflow_id: workflow.id, redirect_url: `${service.url}/?from=verity`, ...extra });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body.data as { session_id: string; url: string };
 }
@@ -124,7 +132,10 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
 
     const decision = await decisionOf(session.session_id);
     expect(decision.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([
-      ['id_verification', 'passed'], ['liveness', 'passed'], ['face_match', 'passed'], ['location', 'passed'],
+      ['id_verification', 'passed'],
+      ['liveness', 'passed'],
+      ['face_match', 'passed'],
+      ['location', 'passed'],
     ]);
     expect(decision.status).toBe('APPROVED');
     expect(decision.checks[0].data.fields.document_number).toBe(passport.truth.documentNumber);

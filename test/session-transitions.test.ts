@@ -18,7 +18,14 @@ describe('the session transition table', () => {
         if (row) {
           expect(transition(from, trigger), `${from} + ${trigger}`).toBe(row.to);
         } else {
-          const refused = (() => { try { transition(from, trigger); return null; } catch (error) { return error; } })();
+          const refused = (() => {
+            try {
+              transition(from, trigger);
+              return null;
+            } catch (error) {
+              return error;
+            }
+          })();
           expect(refused, `${from} + ${trigger}`).toBeInstanceOf(DomainError);
           expect((refused as DomainError).code).toBe('conflict');
         }
@@ -32,7 +39,7 @@ describe('the session transition table', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it('the README shows the table\'s own diagram', () => {
+  it("the README shows the table's own diagram", () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     expect(readme).toContain('```mermaid\n' + stateDiagram() + '\n```');
   });

@@ -18,15 +18,22 @@ afterAll(async () => {
 
 async function session(extra: Record<string, unknown> = {}) {
   const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'licence', features: ['credential'] });
-  const res = await service.http.post('/api/v2/session').set(key()).send({ workflow_id: workflow.id, ...extra });
+  const res = await service.http
+    .post('/api/v2/session')
+    .set(key())
+    .send({ workflow_id: workflow.id, ...extra });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data as { session_id: string; session_token: string };
 }
-const licence = (token: string, body: Record<string, unknown>) => service.http.post('/api/hosted/session/steps/licence').set('X-Session-Token', token).send({ license_state: 'TX', provider_code: 'RN', license_number: '654321', ...body });
+const licence = (token: string, body: Record<string, unknown>) =>
+  service.http
+    .post('/api/hosted/session/steps/licence')
+    .set('X-Session-Token', token)
+    .send({ license_state: 'TX', provider_code: 'RN', license_number: '654321', ...body });
 const decision = async (id: string) => (await service.http.get(`/api/v2/session/${id}/decision`).set(key())).body.data;
 
 describe('the hosted licence step', () => {
-  it('of a bound session matches the account\'s verified name, whatever name is typed: Maria cannot pass on Kwame\'s licence', async () => {
+  it("of a bound session matches the account's verified name, whatever name is typed: Maria cannot pass on Kwame's licence", async () => {
     const account = await service.core.accounts.createAccount({ email: 'maria@people.example', password: 'correct horse battery 7' });
     await service.core.accounts.recordVerifiedIdentity({ svcId: account.svcId, fullName: 'Maria Garcia', dateOfBirth: '1985-03-04' });
     const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, ['openid']);

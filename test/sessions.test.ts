@@ -20,7 +20,11 @@ const dataUrl = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base
 
 /** What each challenge gesture looks like to the test engine. */
 const PERFORM: Record<string, Partial<MarkerFace>> = {
-  turn_left: { yaw: 0.2 }, turn_right: { yaw: -0.2 }, look_up: { pitch: -0.15 }, blink: { ear: 0.05 }, smile: { mouth: 1.3 },
+  turn_left: { yaw: 0.2 },
+  turn_right: { yaw: -0.2 },
+  look_up: { pitch: -0.15 },
+  blink: { ear: 0.05 },
+  smile: { mouth: 1.3 },
 };
 
 /** Asks the session for a challenge and takes a 3-frame burst of `face` performing it (or not). */
@@ -30,7 +34,11 @@ async function selfie(token: string, face: MarkerFace = { person: 7 }, options: 
   const { challenge_id, gesture } = challenge.body.data;
   const gestureFace = options.perform === false ? {} : PERFORM[gesture];
   // Jitter 0.03: natural micro-motion, but too little for the noise alone to look like a gesture.
-  const burst = [{ ...face, jitter: 0.03 }, { ...face, jitter: 0.03, nonce: 1, ...gestureFace }, { ...face, jitter: 0.03, nonce: 2 }];
+  const burst = [
+    { ...face, jitter: 0.03 },
+    { ...face, jitter: 0.03, nonce: 1, ...gestureFace },
+    { ...face, jitter: 0.03, nonce: 2 },
+  ];
   return { frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))), challenge_id, captured_ms: [0, 200, 400] };
 }
 
@@ -65,8 +73,24 @@ describe('the automatic decision', () => {
   it('declines on any failure, waits for every feature, and sends reviews to a person', () => {
     expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }])).toBeNull();
     expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'failed' }])).toBe('check_failed');
-    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'review' }])).toBe('needs_review');
-    expect(decide(['liveness', 'location'], [{ type: 'liveness', status: 'passed' }, { type: 'location', status: 'passed' }])).toBe('checks_passed');
+    expect(
+      decide(
+        ['liveness', 'location'],
+        [
+          { type: 'liveness', status: 'passed' },
+          { type: 'location', status: 'review' },
+        ],
+      ),
+    ).toBe('needs_review');
+    expect(
+      decide(
+        ['liveness', 'location'],
+        [
+          { type: 'liveness', status: 'passed' },
+          { type: 'location', status: 'passed' },
+        ],
+      ),
+    ).toBe('checks_passed');
   });
 });
 
@@ -84,16 +108,40 @@ describe('POST /api/v2/session', () => {
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(await sessions()).toBe(1);
     const charged = before - (await balance());
-    const other = await service.http.post('/api/v2/session').set(key()).set('Idempotency-Key', 'create-1').send({ ...body, vendor_data: 'idem-2' });
+    const other = await service.http
+      .post('/api/v2/session')
+      .set(key())
+      .set('Idempotency-Key', 'create-1')
+      .send({ ...body, vendor_data: 'idem-2' });
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('idempotency_key_reused');
-    const racing = await Promise.all(Array.from({ length: 5 }, () => service.http.post('/api/v2/session').set(key()).set('Idempotency-Key', 'create-race').send({ ...body, vendor_data: 'idem-race' })));
-    expect(racing.filter((r) => r.status === 201).map((r) => r.body.data.session_id).filter((v, i, all) => all.indexOf(v) === i)).toHaveLength(1);
+    const racing = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        service.http
+          .post('/api/v2/session')
+          .set(key())
+          .set('Idempotency-Key', 'create-race')
+          .send({ ...body, vendor_data: 'idem-race' }),
+      ),
+    );
+    expect(
+      racing
+        .filter((r) => r.status === 201)
+        .map((r) => r.body.data.session_id)
+        .filter((v, i, all) => all.indexOf(v) === i),
+    ).toHaveLength(1);
     for (const r of racing) expect([201, 409]).toContain(r.status);
     expect(await sessions()).toBe(2);
     expect(before - (await balance())).toBe(2 * charged);
     // Without the key every call is a new session.
-    const plain = await Promise.all([0, 1].map(() => service.http.post('/api/v2/session').set(key()).send({ ...body, vendor_data: 'idem-plain' })));
+    const plain = await Promise.all(
+      [0, 1].map(() =>
+        service.http
+          .post('/api/v2/session')
+          .set(key())
+          .send({ ...body, vendor_data: 'idem-plain' }),
+      ),
+    );
     expect(new Set(plain.map((r) => r.body.data.session_id)).size).toBe(2);
   });
 
@@ -106,10 +154,17 @@ describe('POST /api/v2/session', () => {
     expect(session.expires_at).toBe('2026-11-23T10:10:00.000Z');
     const [row] = await sql<{ token_digest: string }>(service, 'select token_digest from verification_session where id = ?', [session.session_id]);
     expect(row!.token_digest).not.toContain(session.session_token);
-    expect(JSON.stringify(await service.http.get(`/api/v2/session/${session.session_id}`).set(key()).then((r) => r.body))).not.toContain(session.session_token);
+    expect(
+      JSON.stringify(
+        await service.http
+          .get(`/api/v2/session/${session.session_id}`)
+          .set(key())
+          .then((r) => r.body),
+      ),
+    ).not.toContain(session.session_token);
   });
 
-  it('answers workflow_not_found for an unknown workflow and for another project\'s', async () => {
+  it("answers workflow_not_found for an unknown workflow and for another project's", async () => {
     for (const workflowId of ['wf_nope', otherProject.workflowId]) {
       const response = await service.http.post('/api/v2/session').set(key()).send({ workflow_id: workflowId });
       expect(response.status).toBe(404);
@@ -141,7 +196,10 @@ describe('POST /api/v2/session', () => {
       [{ workflow_id: id, vendor_data: 'x'.repeat(1001) }, 'vendor_data'],
     ];
     for (const [body, field] of bad) {
-      const response = await service.http.post('/api/v2/session').set(key()).send(body as object);
+      const response = await service.http
+        .post('/api/v2/session')
+        .set(key())
+        .send(body as object);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.error.code).toBe('validation_error');
       expect(Object.keys(response.body.data.errors)).toContain(field);
@@ -173,10 +231,18 @@ describe('GET /api/v2/session', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const response = await service.http.get('/api/v2/session').query({ vendor_data: 'paging', limit: 2, ...(cursor ? { cursor } : {}) }).set(key());
+      const response = await service.http
+        .get('/api/v2/session')
+        .query({ vendor_data: 'paging', limit: 2, ...(cursor ? { cursor } : {}) })
+        .set(key());
       expect(response.status).toBe(200);
       expect(response.body.data.length).toBeLessThanOrEqual(2);
-      seen.push(...response.body.data.map((s: { session_id: string; vendor_data: string }) => { expect(s.vendor_data).toBe('paging'); return s.session_id; }));
+      seen.push(
+        ...response.body.data.map((s: { session_id: string; vendor_data: string }) => {
+          expect(s.vendor_data).toBe('paging');
+          return s.session_id;
+        }),
+      );
       cursor = response.headers['x-next-cursor'];
     } while (cursor);
     expect(seen.sort()).toEqual([...made].sort());
@@ -189,7 +255,7 @@ describe('GET /api/v2/session', () => {
     }
   });
 
-  it('never shows another project\'s sessions: 404 on retrieve, decision and review', async () => {
+  it("never shows another project's sessions: 404 on retrieve, decision and review", async () => {
     const id = await workflow(['liveness']);
     const session = await createSession({ workflow_id: id });
     for (const request of [
@@ -225,10 +291,16 @@ describe('the hosted page API', () => {
     expect(page.text).toMatch(/<script type="module" src="\/assets\/hosted-[\w-]+\.js"><\/script>/);
     const first = await hosted(session.session_token, '/session/start', {});
     expect(first.body.data.status).toBe('IN_PROGRESS');
-    expect(first.body.data.steps).toEqual([{ step: 'selfie', done: false }, { step: 'location', done: false }]);
+    expect(first.body.data.steps).toEqual([
+      { step: 'selfie', done: false },
+      { step: 'location', done: false },
+    ]);
     await hosted(session.session_token, '/session/start', {});
     const timeline = await service.core.sessions.timeline(service.demo.project_id, session.session_id);
-    expect(timeline.map((entry) => [entry.from, entry.to, entry.actor])).toEqual([[null, 'NOT_STARTED', expect.stringMatching(/^api_key:/)], ['NOT_STARTED', 'IN_PROGRESS', 'user']]);
+    expect(timeline.map((entry) => [entry.from, entry.to, entry.actor])).toEqual([
+      [null, 'NOT_STARTED', expect.stringMatching(/^api_key:/)],
+      ['NOT_STARTED', 'IN_PROGRESS', 'user'],
+    ]);
   });
 
   it('approves when every check passes, records the checks, writes the webhook and hints the redirect', async () => {
@@ -248,7 +320,10 @@ describe('the hosted page API', () => {
 
     const decision = (await service.http.get(`/api/v2/session/${session.session_id}/decision`).set(key())).body.data;
     expect(decision).toMatchObject({ session_id: session.session_id, status: 'APPROVED', decision: 'APPROVED', decided_at: '2026-11-23T10:00:00.000Z', vendor_data: 'approve-me' });
-    expect(decision.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([['liveness', 'passed'], ['location', 'passed']]);
+    expect(decision.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([
+      ['liveness', 'passed'],
+      ['location', 'passed'],
+    ]);
     expect(decision.checks[0].data).toMatchObject({ live_score: 1, result: 'live', mode: 'burst', frames: 3, challenge: { performed: true } });
     expect(decision.checks[1].data).toMatchObject({ expected_latitude: 40.7128, radius_m: 500, match: true });
 
@@ -348,7 +423,10 @@ describe('the hosted page API', () => {
     expect(untimed.status).toBe(400);
     expect(untimed.body.data.errors).toHaveProperty('captured_ms');
     // Frames from before the challenge, or spread over more than 4 s, were not taken for it.
-    for (const captured_ms of [[-500, 0, 400], [0, 2500, 5000]]) {
+    for (const captured_ms of [
+      [-500, 0, 400],
+      [0, 2500, 5000],
+    ]) {
       const stale = await hosted(session.session_token, '/session/steps/selfie', { ...body, captured_ms });
       expect(stale.status, JSON.stringify(captured_ms)).toBe(400);
       expect(stale.body.error.code).toBe('invalid_frames');
@@ -361,11 +439,18 @@ describe('the hosted page API', () => {
   it('runs each step once, asks for a retry on unusable input, and refuses unknown steps', async () => {
     const session = await createSession({ workflow_id: await workflow(['liveness', 'location']) });
     const { challenge_id, captured_ms } = await selfie(session.session_token);
-    const blank = (grey: number) => sharp({ create: { width: 64, height: 64, channels: 3, background: { r: grey, g: grey, b: grey } } }).png().toBuffer();
+    const blank = (grey: number) =>
+      sharp({ create: { width: 64, height: 64, channels: 3, background: { r: grey, g: grey, b: grey } } })
+        .png()
+        .toBuffer();
     const noFace = await hosted(session.session_token, '/session/steps/selfie', { frames: await Promise.all([10, 20, 30].map(async (grey) => dataUrl(await blank(grey)))), challenge_id, captured_ms });
     expect(noFace.status).toBe(422);
     expect(noFace.body.error.code).toBe('no_face');
-    const corrupt = await hosted(session.session_token, '/session/steps/selfie', { frames: ['AAQSkZJRgABAQ', 'AAQSkZJRgABAg', 'AAQSkZJRgABAw'].map((tail) => `data:image/jpeg;base64,/9j/4${tail}`), challenge_id, captured_ms });
+    const corrupt = await hosted(session.session_token, '/session/steps/selfie', {
+      frames: ['AAQSkZJRgABAQ', 'AAQSkZJRgABAg', 'AAQSkZJRgABAw'].map((tail) => `data:image/jpeg;base64,/9j/4${tail}`),
+      challenge_id,
+      captured_ms,
+    });
     expect(corrupt.status).toBe(422);
     const tooFew = await hosted(session.session_token, '/session/steps/selfie', { frames: [dataUrl(await live())], challenge_id, captured_ms: [0] });
     expect(tooFew.body.error.code).toBe('invalid_frames');
@@ -404,11 +489,17 @@ describe('account-bound sessions', () => {
   it('reuses a verified identity: the document step is done from the account, proofs only, marked reused', async () => {
     const session = await boundSession('reuse@example.com', { documentExpiry: '2030-01-01' });
     const opened = await hosted(session.session_token, '/session/start', {});
-    expect(opened.body.data.steps).toEqual([{ step: 'document', done: true }, { step: 'location', done: false }]);
+    expect(opened.body.data.steps).toEqual([
+      { step: 'document', done: true },
+      { step: 'location', done: false },
+    ]);
     const done = await hosted(session.session_token, '/session/steps/location', { latitude: 1, longitude: 2, accuracy: 5 });
     expect(done.body.data.status).toBe('APPROVED');
     const decision = (await service.http.get(`/api/v2/session/${session.session_id}/decision`).set(key())).body.data;
-    expect(decision.checks.slice(0, 2).map((c: { type: string; data: { reused?: boolean } }) => [c.type, c.data.reused])).toEqual([['id_verification', true], ['age', true]]);
+    expect(decision.checks.slice(0, 2).map((c: { type: string; data: { reused?: boolean } }) => [c.type, c.data.reused])).toEqual([
+      ['id_verification', true],
+      ['age', true],
+    ]);
     expect(JSON.stringify(decision.checks)).not.toContain('1990-12-10');
     expect(decision.identity).toEqual({ full_name: 'Ada Lovelace', licenses: [] });
   });
@@ -416,7 +507,10 @@ describe('account-bound sessions', () => {
   it('does not reuse an identity whose document has expired since: the person verifies fully', async () => {
     const session = await boundSession('expired-doc@example.com', { documentExpiry: '2025-01-01' });
     const opened = await hosted(session.session_token, '/session/start', {});
-    expect(opened.body.data.steps).toEqual([{ step: 'document', done: false }, { step: 'location', done: false }]);
+    expect(opened.body.data.steps).toEqual([
+      { step: 'document', done: false },
+      { step: 'location', done: false },
+    ]);
     expect(opened.body.data.checks).toEqual([]);
   });
 });
@@ -477,7 +571,11 @@ describe('manual review (PATCH /api/v2/session/{id}/status)', () => {
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     const burst = await hosted(session.session_token, '/session/steps/selfie', await selfie(session.session_token));
     expect(burst.status, JSON.stringify(burst.body)).toBe(200);
-    expect(burst.body.data.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([['id_verification', 'review'], ['liveness', 'passed'], ['face_match', 'passed']]);
+    expect(burst.body.data.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([
+      ['id_verification', 'review'],
+      ['liveness', 'passed'],
+      ['face_match', 'passed'],
+    ]);
     expect(burst.body.data.status).toBe('IN_REVIEW');
 
     const decisions = await Promise.all(['APPROVED', 'APPROVED'].map((status) => service.http.patch(`/api/v2/session/${session.session_id}/status`).set(key()).send({ status })));

@@ -13,7 +13,8 @@ afterAll(async () => {
 
 describe('secrets at rest', () => {
   it('stores API keys, client secrets and admin tokens only as digests', async () => {
-    const dump = JSON.stringify(await sql(service, 'select * from api_key')) +
+    const dump =
+      JSON.stringify(await sql(service, 'select * from api_key')) +
       JSON.stringify(await sql(service, 'select * from oidc_client')) +
       JSON.stringify(await sql(service, 'select * from org_app')) +
       JSON.stringify(await sql(service, 'select * from admin_token'));
@@ -125,7 +126,10 @@ describe('insecure callbacks for local development', () => {
 describe('OIDC clients and organization apps', () => {
   it('keeps exact redirect URIs and enabled scopes; openid is required', async () => {
     const { client, clientSecret } = await service.core.tenancy.createOidcClient({
-      projectId: otherProjectId, name: 'RP', redirectUris: ['https://rp.example.com/cb', 'com.example.app://cb'], scopes: ['openid', 'verifications'],
+      projectId: otherProjectId,
+      name: 'RP',
+      redirectUris: ['https://rp.example.com/cb', 'com.example.app://cb'],
+      scopes: ['openid', 'verifications'],
     });
     expect(client.redirectUris).toEqual(['https://rp.example.com/cb', 'com.example.app://cb']);
     expect(client.scopes).toEqual(['openid', 'verifications']);

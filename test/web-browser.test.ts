@@ -24,7 +24,9 @@ async function open(url: string, width: number, colorScheme: 'light' | 'dark' = 
   const errors: string[] = [];
   // A page may answer 4xx on purpose (an invalid link), and so may the API it calls; its own
   // scripts, styles, images and fonts may not fail, nor may the CSP refuse anything.
-  page.on('console', (message) => { if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text()); });
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+  });
   page.on('response', (response) => {
     if (response.status() >= 400 && ['script', 'stylesheet', 'image', 'font'].includes(response.request().resourceType())) errors.push(`${response.status()} ${response.url()}`);
   });
@@ -64,7 +66,12 @@ afterAll(async () => {
 describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
   it('load without a console error (no CSP refusal), fit a 320 px screen, and are shot at 390 and 1280 px, light and dark', async () => {
     for (const [name, url] of pages) {
-      for (const [width, scheme] of [[320, 'light'], [390, 'light'], [1280, 'light'], [390, 'dark']] as const) {
+      for (const [width, scheme] of [
+        [320, 'light'],
+        [390, 'light'],
+        [1280, 'light'],
+        [390, 'dark'],
+      ] as const) {
         const { page, errors } = await open(url, width, scheme);
         if (name.startsWith('hosted')) await page.locator('#step h1').filter({ hasNotText: 'Loading' }).waitFor();
         expect(errors, `${name} at ${width}`).toEqual([]);
@@ -103,9 +110,14 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
     await page.context().close();
   });
 
-  it('the hosted page\'s first step needs at most 60 KB of gzipped script and style; its cold load is measured', async () => {
+  it("the hosted page's first step needs at most 60 KB of gzipped script and style; its cold load is measured", async () => {
     const { page } = await open(pages.find(([name]) => name === 'hosted-document-step')![1], 390);
-    const urls = await page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => /\/assets\/.*\.(js|css)$/.test(name)));
+    const urls = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((entry) => entry.name)
+        .filter((name) => /\/assets\/.*\.(js|css)$/.test(name)),
+    );
     let gzipped = 0;
     for (const url of urls) gzipped += gzipSync(Buffer.from(await (await fetch(url)).arrayBuffer())).length;
     expect(urls.length).toBeGreaterThan(0);

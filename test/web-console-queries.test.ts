@@ -10,7 +10,7 @@ import { QUERIES } from '../web/console/queries.js';
 const schema = buildSchema(readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8'));
 const documents = Object.entries(QUERIES);
 
-describe('the admin console\'s GraphQL documents', () => {
+describe("the admin console's GraphQL documents", () => {
   it.each(documents)('%s is valid against schema.graphql', (_name, query) => {
     expect(validate(schema, parse(query)).map((error) => error.message)).toEqual([]);
   });

@@ -23,7 +23,10 @@ describe('pages and their assets', () => {
       expect(page.headers['content-type'], path).toMatch(/text\/html/);
       expect(page.text, path).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(page.text, path).not.toMatch(/<style|\sstyle="/);
-      expect(assetUrls(page.text).some((url) => url.endsWith('.css')), path).toBe(true);
+      expect(
+        assetUrls(page.text).some((url) => url.endsWith('.css')),
+        path,
+      ).toBe(true);
       expect(page.headers['content-security-policy'], path).not.toMatch(/'unsafe-inline'/);
     }
   });

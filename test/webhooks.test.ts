@@ -15,7 +15,12 @@ import { sql, startTestService, type TestService } from './helpers/service.js';
 let offsetMs = 0;
 const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
 
-interface Delivery { eventId: string; timestamp: string; body: string; validSignature: boolean }
+interface Delivery {
+  eventId: string;
+  timestamp: string;
+  body: string;
+  validSignature: boolean;
+}
 
 /** A receiver that answers from a script of statuses per path, then 200. */
 class Receiver {
@@ -47,7 +52,10 @@ class Receiver {
   }
 
   async stop(): Promise<void> {
-    await new Promise((resolve) => { this.server.close(resolve); this.server.closeAllConnections(); });
+    await new Promise((resolve) => {
+      this.server.close(resolve);
+      this.server.closeAllConnections();
+    });
   }
 }
 
@@ -79,7 +87,10 @@ async function approvedSession(path: string, tenant = { projectId: '', apiKey: '
   const callback = `${receiver.url}${path}`;
   const projectId = tenant.projectId || service.demo.project_id;
   await service.core.tenancy.approveCallback({ projectId, url: callback });
-  const created = await service.http.post('/api/v2/session').set('X-API-Key', tenant.apiKey || service.demo.api_key).send({ workflow_id: tenant.workflowId || workflowId, callback, ...(options.vendorData === false ? {} : { vendor_data: path }) });
+  const created = await service.http
+    .post('/api/v2/session')
+    .set('X-API-Key', tenant.apiKey || service.demo.api_key)
+    .send({ workflow_id: tenant.workflowId || workflowId, callback, ...(options.vendorData === false ? {} : { vendor_data: path }) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const { session_id: sessionId, session_token: token } = created.body.data;
   const step = await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', token).send({ latitude: 1, longitude: 2, accuracy: 5 });
@@ -87,8 +98,7 @@ async function approvedSession(path: string, tenant = { projectId: '', apiKey: '
   return sessionId;
 }
 
-const eventOf = async (sessionId: string) =>
-  (await sql<{ id: string; state: string; attempts: number }>(service, 'select id, state, attempts from webhook_event where session_id = ?', [sessionId]))[0]!;
+const eventOf = async (sessionId: string) => (await sql<{ id: string; state: string; attempts: number }>(service, 'select id, state, attempts from webhook_event where session_id = ?', [sessionId]))[0]!;
 
 beforeAll(async () => {
   service = await startTestService({ runJobs: true, webhookRetryBaseSeconds: 1, allowInsecureCallbacks: true }, { clock, logger: pino({ level: 'info' }, logSink) });
@@ -115,7 +125,10 @@ describe('the retry schedule', () => {
 describe('delivery', () => {
   it('sends vendor_data as "" when the session was created without one, in the webhook as in the decision and the session', async () => {
     const sessionId = await approvedSession('/no-vendor-data', undefined, { vendorData: false });
-    const event = await until('delivery', async () => { const e = await eventOf(sessionId); return e.state === 'delivered' && e; });
+    const event = await until('delivery', async () => {
+      const e = await eventOf(sessionId);
+      return e.state === 'delivered' && e;
+    });
     const delivered = JSON.parse(receiver.deliveries.find((d) => d.eventId === event.id)!.body);
     expect(delivered).toMatchObject({ session_id: sessionId, vendor_data: '' });
     const decision = await service.http.get(`/api/v2/session/${sessionId}/decision`).set('X-API-Key', service.demo.api_key);
@@ -129,7 +142,10 @@ describe('delivery', () => {
   it('signs every attempt, retries failures with backoff and Retry-After, and delivers each event', async () => {
     receiver.scripts.set('/flaky', [{ status: 500 }, { status: 503, headers: { 'Retry-After': '2' } }]);
     const sessionId = await approvedSession('/flaky');
-    const event = await until('delivery', async () => { const e = await eventOf(sessionId); return e.state === 'delivered' && e; });
+    const event = await until('delivery', async () => {
+      const e = await eventOf(sessionId);
+      return e.state === 'delivered' && e;
+    });
     expect(event.attempts).toBe(3);
     const got = receiver.deliveries.filter((d) => d.eventId === event.id);
     expect(got).toHaveLength(3);
@@ -144,14 +160,20 @@ describe('delivery', () => {
     expect(attempts[0]!.response_snippet).toBe('not now');
     // one warning per failed attempt, with what ops need and nothing of the body or the URL's path
     const warnings = logLines.filter((l) => l.msg === 'webhook attempt failed' && l.event_id === event.id);
-    expect(warnings.map((w) => [w.attempt, w.http_status, w.state])).toEqual([[1, 500, 'pending'], [2, 503, 'pending']]);
+    expect(warnings.map((w) => [w.attempt, w.http_status, w.state])).toEqual([
+      [1, 500, 'pending'],
+      [2, 503, 'pending'],
+    ]);
     expect(warnings[0]).toMatchObject({ level: 40, destination_host: new URL(receiver.url).host, project_id: service.demo.project_id });
     expect(typeof warnings[0]!.next_attempt_at).toBe('string');
     expect(JSON.stringify(warnings)).not.toContain('/flaky');
     expect(JSON.stringify(warnings)).not.toContain('verification.approved');
     // each committed move of the session, one info line each, with ids and states only
     const moves = logLines.filter((l) => l.msg === 'session moved' && l.session_id === sessionId);
-    expect(moves.map((m) => [m.from, m.to, m.actor])).toEqual([['NOT_STARTED', 'IN_PROGRESS', 'user'], ['IN_PROGRESS', 'APPROVED', 'system']]);
+    expect(moves.map((m) => [m.from, m.to, m.actor])).toEqual([
+      ['NOT_STARTED', 'IN_PROGRESS', 'user'],
+      ['IN_PROGRESS', 'APPROVED', 'system'],
+    ]);
     expect(moves[1]).toMatchObject({ level: 30, project_id: service.demo.project_id, reason: 'location completed' });
     expect(JSON.stringify(moves)).not.toContain('/flaky');
     const metrics = (await service.http.get('/metrics')).text;
@@ -163,7 +185,10 @@ describe('delivery', () => {
   it('a receiver that answers 410 disables the destination; ops can resend after re-enabling it', async () => {
     receiver.scripts.set('/gone', [{ status: 410 }]);
     const sessionId = await approvedSession('/gone');
-    const event = await until('disabled', async () => { const e = await eventOf(sessionId); return e.state === 'disabled' && e; });
+    const event = await until('disabled', async () => {
+      const e = await eventOf(sessionId);
+      return e.state === 'disabled' && e;
+    });
     const destinations = await service.core.tenancy.listCallbacks(service.demo.project_id);
     expect(destinations.find((d) => d.url === `${receiver.url}/gone`)?.active).toBe(false);
     await service.core.tenancy.setCallbackActive({ projectId: service.demo.project_id, url: `${receiver.url}/gone`, active: true });
@@ -199,8 +224,7 @@ describe('destination health and bulk resend', () => {
   const tokens = {} as Record<'global' | 'scoped', string>;
   let other: { projectId: string; apiKey: string; workflowId: string };
 
-  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
-    (await service.http.post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, variables })).body;
+  const gql = async (token: string, query: string, variables: Record<string, unknown> = {}) => (await service.http.post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, variables })).body;
   const HEALTH = `query($p: String!) { webhookHealth(projectId: $p) { projectId destination healthy attemptsLastHour successRateLastHour
     attemptsLastDay successRateLastDay consecutiveFailures nextRetryAt pendingEvents lastAttemptAt lastStatus lastError lastSuccessAt } }`;
   const RESEND = 'mutation($i: ResendFailedWebhooksInput!) { resendFailedWebhooks(input: $i) { queued limitReached from to } }';
@@ -214,11 +238,17 @@ describe('destination health and bulk resend', () => {
   });
 
   it('a receiver that keeps answering 503 turns its destination unhealthy in GraphQL and the metric, and healthy again once it answers', async () => {
-    receiver.scripts.set('/down', Array.from({ length: 4 }, () => ({ status: 503 })));
+    receiver.scripts.set(
+      '/down',
+      Array.from({ length: 4 }, () => ({ status: 503 })),
+    );
     const sessionId = await approvedSession('/down');
     const destination = `${new URL(receiver.url).host}/down`;
     const healthOf = async () => ((await gql(tokens.scoped, HEALTH, { p: service.demo.project_id })).data.webhookHealth as Record<string, unknown>[]).find((d) => d.destination === destination);
-    const sick = await until('unhealthy', async () => { const d = await healthOf(); return d && d.healthy === false && d; });
+    const sick = await until('unhealthy', async () => {
+      const d = await healthOf();
+      return d && d.healthy === false && d;
+    });
     expect(sick).toMatchObject({ projectId: service.demo.project_id, lastStatus: 503, lastSuccessAt: null, successRateLastHour: 0, successRateLastDay: 0, pendingEvents: 1 });
     expect(sick.attemptsLastHour).toBeGreaterThanOrEqual(3);
     expect(sick.consecutiveFailures).toBe(sick.attemptsLastHour);
@@ -243,7 +273,7 @@ describe('destination health and bulk resend', () => {
     expect((await service.http.get('/metrics')).text).not.toMatch(new RegExp(`verity_webhook_destination_unhealthy\\{project="${service.demo.project_id}"\\}`));
   }, 60_000);
 
-  it('a token scoped to one project never sees another project\'s destinations', async () => {
+  it("a token scoped to one project never sees another project's destinations", async () => {
     await approvedSession('/other-health', other);
     const foreign = await gql(tokens.scoped, HEALTH, { p: other.projectId });
     expect(foreign.errors[0].extensions.code).toBe('not_found');
@@ -254,7 +284,7 @@ describe('destination health and bulk resend', () => {
     expect(global.data.webhookHealth.map((d: { destination: string }) => d.destination)).toContain(`${new URL(receiver.url).host}/other-health`);
   }, 60_000);
 
-  it('resends the failed events of a time range, of the caller\'s project only', async () => {
+  it("resends the failed events of a time range, of the caller's project only", async () => {
     const jobs = service.core.webhooks.jobs;
     service.core.webhooks.jobs = undefined; // recorded, not sent: the test makes them failed below
     const ids: Record<string, string> = {};
@@ -292,15 +322,23 @@ describe('destination health and bulk resend', () => {
   it('moves a bulk resend back to pending in batches, reporting its progress after each (the CLI draws it)', async () => {
     const [template] = await sql<{ id: string }>(service, 'select id from webhook_event where project_id = ? limit 1', [service.demo.project_id]);
     const createdAt = new Date('2020-03-01T12:00:00Z');
-    await sql(service, `insert into webhook_event (id, project_id, session_id, type, body, url, state, attempts, next_attempt_at, created_at)
-      select 'evt_bulk_' || g, project_id, session_id, type, body, url, 'failed', 12, now(), ? from webhook_event, generate_series(1, 600) g where id = ?`, [createdAt, template!.id]);
+    await sql(
+      service,
+      `insert into webhook_event (id, project_id, session_id, type, body, url, state, attempts, next_attempt_at, created_at)
+      select 'evt_bulk_' || g, project_id, session_id, type, body, url, 'failed', 12, now(), ? from webhook_event, generate_series(1, 600) g where id = ?`,
+      [createdAt, template!.id],
+    );
     const jobs = service.core.webhooks.jobs;
     service.core.webhooks.jobs = undefined; // moved back to pending, not sent
     const progress: [number, number][] = [];
     try {
       const result = await service.core.webhooks.resendFailed(service.demo.project_id, { from: new Date('2020-03-01T00:00:00Z'), to: new Date('2020-03-02T00:00:00Z') }, (done, total) => progress.push([done, total]));
       expect(result).toEqual({ queued: 600, limitReached: false });
-      expect(progress).toEqual([[250, 600], [500, 600], [600, 600]]);
+      expect(progress).toEqual([
+        [250, 600],
+        [500, 600],
+        [600, 600],
+      ]);
       expect((await sql<{ n: number }>(service, `select count(*)::int as n from webhook_event where id like 'evt_bulk_%' and state = 'pending'`))[0]!.n).toBe(600);
     } finally {
       service.core.webhooks.jobs = jobs;

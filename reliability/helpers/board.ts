@@ -46,6 +46,9 @@ export class SlowBoard {
   }
 
   async close(): Promise<void> {
-    await new Promise((resolve) => { this.server.close(resolve); this.server.closeAllConnections(); });
+    await new Promise((resolve) => {
+      this.server.close(resolve);
+      this.server.closeAllConnections();
+    });
   }
 }

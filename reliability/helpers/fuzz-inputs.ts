@@ -10,14 +10,50 @@ import { encodePathSegment } from './raw-http.js';
 
 /** Strings known to trip parsers, databases and templates. */
 const NASTY = [
-  '', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\u202eevil\u202c', '\u200f\u200e', '\ufeff', '\u0301\u0301\u0301',
-  '😀'.repeat(3), 'Ｅｍａｉｌ@example.com', '../../etc/passwd', "' OR 1=1 --", '%00', '%', '%zz', '${jndi:ldap://x}', '{{7*7}}',
-  '<script>alert(1)</script>', '__proto__', 'constructor', 'null', 'undefined', 'NaN', '-1', '1e999', '0x10', '\r\n', '\t', '\\',
-  'CA', 'APPROVED', 'true', '2026-02-30', '1990-01-01', '9999-99-99', 'a@b', 'A@EXAMPLE.COM', 'mem_000000000000000000000000',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'x\ud83d',
+  '\u202eevil\u202c',
+  '\u200f\u200e',
+  '\ufeff',
+  '\u0301\u0301\u0301',
+  '😀'.repeat(3),
+  'Ｅｍａｉｌ@example.com',
+  '../../etc/passwd',
+  "' OR 1=1 --",
+  '%00',
+  '%',
+  '%zz',
+  '${jndi:ldap://x}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  '__proto__',
+  'constructor',
+  'null',
+  'undefined',
+  'NaN',
+  '-1',
+  '1e999',
+  '0x10',
+  '\r\n',
+  '\t',
+  '\\',
+  'CA',
+  'APPROVED',
+  'true',
+  '2026-02-30',
+  '1990-01-01',
+  '9999-99-99',
+  'a@b',
+  'A@EXAMPLE.COM',
+  'mem_000000000000000000000000',
 ];
 
-const huge = (max: number) =>
-  fc.tuple(fc.constantFrom('a', 'é', '😀', '\u0000', '\ud800', '\u202e', '"', '\\'), fc.integer({ min: Math.min(1_000, max), max })).map(([unit, n]) => unit.repeat(n));
+const huge = (max: number) => fc.tuple(fc.constantFrom('a', 'é', '😀', '\u0000', '\ud800', '\u202e', '"', '\\'), fc.integer({ min: Math.min(1_000, max), max })).map(([unit, n]) => unit.repeat(n));
 
 /** Any string, weighted towards the nasty ones; `max` bounds the huge ones. */
 export const fuzzString = (max = 200_000): fc.Arbitrary<string> =>
@@ -29,8 +65,7 @@ export const fuzzString = (max = 200_000): fc.Arbitrary<string> =>
     { weight: 1, arbitrary: huge(max) },
   );
 
-const leaf = (max: number) =>
-  fc.oneof(fuzzString(max), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constantFrom(1e308, -0, 2 ** 53 + 1, -1, 0, 1, 18, 65, 500, 501));
+const leaf = (max: number) => fc.oneof(fuzzString(max), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constantFrom(1e308, -0, 2 ** 53 + 1, -1, 0, 1, 18, 65, 500, 501));
 
 /** Any JSON value, nested a little. */
 export const fuzzValue = (max = 200_000): fc.Arbitrary<unknown> =>
@@ -73,15 +108,28 @@ export interface ImageSamples {
 }
 
 export async function imageSamples(): Promise<ImageSamples> {
-  const jpeg = await sharp({ create: { width: 48, height: 48, channels: 3, background: '#806040' } }).jpeg().toBuffer();
-  const gif = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#123456' } }).gif().toBuffer();
+  const jpeg = await sharp({ create: { width: 48, height: 48, channels: 3, background: '#806040' } })
+    .jpeg()
+    .toBuffer();
+  const gif = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#123456' } })
+    .gif()
+    .toBuffer();
   return {
     valid: [await markerImage({ person: 1, live: true }), jpeg, gif],
     hostile: [
-      pngClaiming(100_000, 100_000), pngClaiming(0, 0), pngClaiming(2 ** 31 - 1, 1), jpegClaiming(65_500, 65_500), jpegClaiming(1, 65_535),
-      Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF'), Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"/>'),
-      Buffer.from('<html><body>hi</body></html>'), Buffer.from('PK\u0003\u0004 not a zip'), Buffer.from('GIF89a\xff\xff\xff\xff', 'latin1'),
-      Buffer.alloc(0), Buffer.alloc(1, 0xff), Buffer.from([0xff, 0xd8, 0xff]),
+      pngClaiming(100_000, 100_000),
+      pngClaiming(0, 0),
+      pngClaiming(2 ** 31 - 1, 1),
+      jpegClaiming(65_500, 65_500),
+      jpegClaiming(1, 65_535),
+      Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF'),
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"/>'),
+      Buffer.from('<html><body>hi</body></html>'),
+      Buffer.from('PK\u0003\u0004 not a zip'),
+      Buffer.from('GIF89a\xff\xff\xff\xff', 'latin1'),
+      Buffer.alloc(0),
+      Buffer.alloc(1, 0xff),
+      Buffer.from([0xff, 0xd8, 0xff]),
     ],
   };
 }
@@ -111,7 +159,12 @@ export function imageValue(samples: ImageSamples): fc.Arbitrary<unknown> {
   return fc.oneof(
     { weight: 3, arbitrary: bytes.map((b) => b.toString('base64')) },
     { weight: 1, arbitrary: bytes.map((b) => b.toString('base64url')) },
-    { weight: 3, arbitrary: fc.tuple(bytes, fc.constantFrom('image/png', 'image/jpeg', 'IMAGE/PNG', 'text/plain', 'application/pdf', 'image/svg+xml', '', 'image/png;charset=utf-8')).map(([b, type]) => `data:${type};base64,${b.toString('base64')}`) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(bytes, fc.constantFrom('image/png', 'image/jpeg', 'IMAGE/PNG', 'text/plain', 'application/pdf', 'image/svg+xml', '', 'image/png;charset=utf-8'))
+        .map(([b, type]) => `data:${type};base64,${b.toString('base64')}`),
+    },
     { weight: 1, arbitrary: bytes.map((b) => `data:image/png,${b.toString('latin1')}`) },
     { weight: 1, arbitrary: fc.tuple(bytes, fc.constantFrom('\n', ' ', '\r\n\t', '=', '==', '===')).map(([b, junk]) => b.toString('base64').replace(/(.{7})/g, `$1${junk}`)) },
     { weight: 2, arbitrary: fc.constantFrom('!!!!', '====', 'a', 'ab=c', 'data:', 'data:image/png;base64,', 'data:image/png;base64,@@@', 'data:;base64,AAAA', 'base64,AAAA', '\u0000', '😀😀😀😀') },
@@ -146,30 +199,59 @@ export function multipart(parts: { name: string; value: Buffer | string; filenam
 export function fuzzBody(fields: fc.Arbitrary<Record<string, unknown>>, files: fc.Arbitrary<{ name: string; value: Buffer; filename?: string }[]>): fc.Arbitrary<Body> {
   const text = fields.map((object) => JSON.stringify(object));
   const formOf = (object: Record<string, unknown>) =>
-    Object.entries(object).map(([key, value]) => `${encodePathSegment(key)}=${encodePathSegment(typeof value === 'string' ? value : JSON.stringify(value) ?? '')}`).join('&');
+    Object.entries(object)
+      .map(([key, value]) => `${encodePathSegment(key)}=${encodePathSegment(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''))}`)
+      .join('&');
   return fc.oneof(
     { weight: 8, arbitrary: fields.map((object) => json(object)) },
     { weight: 2, arbitrary: fc.tuple(text, fc.double({ min: 0, max: 1, noNaN: true })).map(([t, at]) => ({ contentType: 'application/json', bytes: Buffer.from(t.slice(0, Math.floor(t.length * at))) })) },
     { weight: 1, arbitrary: fuzzString(50_000).map((t) => ({ contentType: 'application/json', bytes: Buffer.from(t) })) },
-    { weight: 1, arbitrary: fuzzValue(50_000).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map((v) => json(v)) },
+    {
+      weight: 1,
+      arbitrary: fuzzValue(50_000)
+        .filter((v) => typeof v !== 'object' || v === null || Array.isArray(v))
+        .map((v) => json(v)),
+    },
     { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1, max: 200_000 }), fc.constantFrom('[', '{"a":', '[{"b":')).map(([depth, open]) => ({ contentType: 'application/json', bytes: Buffer.from(open.repeat(depth)) })) },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: 100_000 }).map((depth) => ({ contentType: 'application/json', bytes: Buffer.from(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`) })) },
     {
       weight: 2,
-      arbitrary: fc.tuple(text, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/xml', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json; charset=bogus', 'application/merge-patch+json', 'application/jsonx', '*/*', ';;;', 'image/png'))
+      arbitrary: fc
+        .tuple(
+          text,
+          fc.constantFrom(
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'multipart/form-data',
+            'application/xml',
+            'application/json; charset=utf-16',
+            'application/json; charset=latin1',
+            'application/json; charset=bogus',
+            'application/merge-patch+json',
+            'application/jsonx',
+            '*/*',
+            ';;;',
+            'image/png',
+          ),
+        )
         .map(([t, contentType]) => ({ contentType, bytes: Buffer.from(t) })),
     },
     { weight: 1, arbitrary: text.map((t) => ({ bytes: Buffer.from(t) })) },
     { weight: 2, arbitrary: fields.map((object) => ({ contentType: 'application/x-www-form-urlencoded', bytes: Buffer.from(formOf(object)) })) },
     {
       weight: 3,
-      arbitrary: fc.tuple(fields, files, fc.constantFrom('fuzzBoundary42', 'x'), fc.constantFrom('fuzzBoundary42', 'other', '"quoted"', ''))
-        .map(([object, parts, boundary, declared]) => multipart([
-          ...Object.entries(object).map(([name, value]) => ({ name, value: typeof value === 'string' ? value : JSON.stringify(value) ?? '' })),
-          ...parts,
-        ], boundary, boundary === 'x' ? declared : boundary)),
+      arbitrary: fc
+        .tuple(fields, files, fc.constantFrom('fuzzBoundary42', 'x'), fc.constantFrom('fuzzBoundary42', 'other', '"quoted"', ''))
+        .map(([object, parts, boundary, declared]) =>
+          multipart([...Object.entries(object).map(([name, value]) => ({ name, value: typeof value === 'string' ? value : (JSON.stringify(value) ?? '') })), ...parts], boundary, boundary === 'x' ? declared : boundary),
+        ),
     },
-    { weight: 1, arbitrary: fc.tuple(text, fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'compress', 'gzip, gzip')).map(([t, contentEncoding]) => ({ contentType: 'application/json', contentEncoding, bytes: Buffer.from(t) })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(text, fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'compress', 'gzip, gzip'))
+        .map(([t, contentEncoding]) => ({ contentType: 'application/json', contentEncoding, bytes: Buffer.from(t) })),
+    },
     { weight: 1, arbitrary: text.map((t) => ({ contentType: 'application/json', contentEncoding: 'gzip', bytes: gzipSync(t) })) },
     { weight: 1, arbitrary: fc.constantFrom<Body>({ contentType: 'application/json', bytes: Buffer.alloc(0) }, { bytes: Buffer.alloc(0) }, { contentType: 'application/json', bytes: Buffer.from('\ufeff{}') }) },
   );
@@ -177,4 +259,8 @@ export function fuzzBody(fields: fc.Arbitrary<Record<string, unknown>>, files: f
 
 /** Header values as a client sends them: UTF-8 bytes, no CR, LF or NUL (Node refuses those). */
 export const headerValue = (max = 4_000): fc.Arbitrary<string> =>
-  fuzzString(max).map((value) => Buffer.from(value, 'utf8').toString('latin1').replace(/[^\t\x20-\x7e\x80-\xff]/g, ''));
+  fuzzString(max).map((value) =>
+    Buffer.from(value, 'utf8')
+      .toString('latin1')
+      .replace(/[^\t\x20-\x7e\x80-\xff]/g, ''),
+  );

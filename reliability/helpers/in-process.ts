@@ -19,7 +19,12 @@ export interface InProcessService extends ListeningService {
 /** `createLogger` (redaction and serializers included) writing every line into memory. */
 export function capturingLogger(level = 'info') {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   const log: CapturedLog = {
     lines,
     errors: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => Number(entry.level) >= 50),

@@ -38,19 +38,32 @@ export function sessionInvariants(databaseUrl: string): Promise<SessionInvariant
     return {
       sessions: Number(counts.rows[0]!.sessions),
       terminal: Number(counts.rows[0]!.terminal),
-      withoutCreationEvent: await ids(client, `
+      withoutCreationEvent: await ids(
+        client,
+        `
         select s.id from verification_session s
-        where (select count(*) from session_event e where e.session_id = s.id and e.from_status is null and e.to_status = 'NOT_STARTED') <> 1`),
-      statusNotInTimeline: await ids(client, `
+        where (select count(*) from session_event e where e.session_id = s.id and e.from_status is null and e.to_status = 'NOT_STARTED') <> 1`,
+      ),
+      statusNotInTimeline: await ids(
+        client,
+        `
         select s.id from verification_session s
-        where s.status is distinct from (select e.to_status from session_event e where e.session_id = s.id order by e.id desc limit 1)`),
-      terminalWithoutWebhook: await ids(client, `
+        where s.status is distinct from (select e.to_status from session_event e where e.session_id = s.id order by e.id desc limit 1)`,
+      ),
+      terminalWithoutWebhook: await ids(
+        client,
+        `
         select s.id from verification_session s
-        where s.status = any($1) and not exists (select 1 from webhook_event w where w.session_id = s.id and w.type = 'verification.' || lower(s.status))`, [TERMINAL]),
+        where s.status = any($1) and not exists (select 1 from webhook_event w where w.session_id = s.id and w.type = 'verification.' || lower(s.status))`,
+        [TERMINAL],
+      ),
       terminalWithWork: await ids(client, `select id from verification_session where status = any($1) and work_sealed is not null`, [TERMINAL]),
-      checksWithoutMove: await ids(client, `
+      checksWithoutMove: await ids(
+        client,
+        `
         select s.id from verification_session s
-        where exists (select 1 from session_check c where c.session_id = s.id) and s.status = 'NOT_STARTED'`),
+        where exists (select 1 from session_check c where c.session_id = s.id) and s.status = 'NOT_STARTED'`,
+      ),
     };
   });
 }

@@ -148,7 +148,11 @@ export function figures(outcomes: Outcome[], seconds: number): KindFigures[] {
 }
 
 export function figuresTable(rows: KindFigures[]): string {
-  return ['| kind | requests | req/s | p50 ms | p95 ms | p99 ms | non-2xx |', '|---|---|---|---|---|---|---|', ...rows.map((row) => `| ${row.kind} | ${row.requests} | ${row.perSecond} | ${row.p50} | ${row.p95} | ${row.p99} | ${row.non2xx} |`)].join('\n');
+  return [
+    '| kind | requests | req/s | p50 ms | p95 ms | p99 ms | non-2xx |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row.kind} | ${row.requests} | ${row.perSecond} | ${row.p50} | ${row.p95} | ${row.p99} | ${row.non2xx} |`),
+  ].join('\n');
 }
 
 /** Cookies a browser would keep, from `Set-Cookie` lines. */
@@ -177,7 +181,9 @@ export async function signIn(baseUrl: string, demo: DemoTenant): Promise<string>
   };
   const redirectUri = demo.oidc.redirect_uris[0]!;
   const { verifier, challenge } = pkce();
-  let page = await send(authorizePath({ client_id: demo.oidc.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 'load', code_challenge: challenge, code_challenge_method: 'S256' }));
+  let page = await send(
+    authorizePath({ client_id: demo.oidc.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 'load', code_challenge: challenge, code_challenge_method: 'S256' }),
+  );
   if (page.text.includes('name="password"')) page = await send('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: demo.account.email, password: demo.account.password });
   if (page.text.includes('value="allow"')) page = await send('/api/auth/oidc/consent', { interaction: interactionOf(page.text), decision: 'allow' });
   const code = new URL(page.res.headers.get('location') ?? 'about:blank').searchParams.get('code');

@@ -15,7 +15,11 @@ export interface TokenPair {
 export class OidcFlow {
   private readonly http: ReturnType<typeof supertest>;
 
-  constructor(private readonly service: InProcessService, readonly client = service.demo.oidc, readonly user = service.demo.account) {
+  constructor(
+    private readonly service: InProcessService,
+    readonly client = service.demo.oidc,
+    readonly user = service.demo.account,
+  ) {
     this.http = supertest(service.url);
   }
 
@@ -49,7 +53,10 @@ export class OidcFlow {
   }
 
   token(body: Record<string, string>) {
-    return this.http.post('/api/auth/oidc/token').type('form').send({ client_id: this.client.client_id, client_secret: this.client.client_secret, ...body });
+    return this.http
+      .post('/api/auth/oidc/token')
+      .type('form')
+      .send({ client_id: this.client.client_id, client_secret: this.client.client_secret, ...body });
   }
 
   /** A fresh sign-in's token pair. */

@@ -24,19 +24,22 @@ export function send(baseUrl: string, request: RawRequest): Promise<RawResponse>
   const target = new URL(baseUrl);
   const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
   return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: target.hostname,
-      port: target.port,
-      method: request.method,
-      path: request.path,
-      agent,
-      headers: { ...(body ? { 'content-length': body.length } : {}), ...request.headers },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: request.method,
+        path: request.path,
+        agent,
+        headers: { ...(body ? { 'content-length': body.length } : {}), ...request.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

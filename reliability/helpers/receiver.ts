@@ -20,7 +20,10 @@ export class WebhookReceiver {
   badSignatures = 0;
   private server: http.Server | null = null;
 
-  private constructor(readonly port: number, private readonly secret: string) {}
+  private constructor(
+    readonly port: number,
+    private readonly secret: string,
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/hooks`;
@@ -59,7 +62,11 @@ export class WebhookReceiver {
   async down(): Promise<void> {
     const server = this.server;
     this.server = null;
-    if (server) await new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+    if (server)
+      await new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      });
   }
 
   /** Event ids of `wanted` that have not arrived. */

@@ -17,7 +17,14 @@ function rowsTable(rows: Record<string, unknown>[]): string {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const lines = [columns, ...rows.map((row) => columns.map((column) => cell(row[column])))];
   const widths = columns.map((_, i) => Math.max(...lines.map((line) => line[i]!.length)));
-  return lines.map((line) => line.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return lines
+    .map((line) =>
+      line
+        .map((text, i) => text.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** A value as people read it: a list of records as a table, a record as `key  value` lines (its lists of records as tables below), anything else as text. */

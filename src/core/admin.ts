@@ -3,14 +3,43 @@ import { DomainError } from './errors.js';
 import type { Core } from './index.js';
 import type { AdminRole } from './tenancy/entities.js';
 import {
-  callbackUrlInput, createAdminTokenInput, revokeAdminTokenInput, rotateWebhookSecretInput, oidcClientActiveInput, oidcClientRefInput, orgAppActiveInput, orgAppRefInput, createApiKeyInput, createOidcClientInput, createOrgAppInput, createProjectInput,
-  createWorkflowInput, defaultCallbackInput, projectId, revokeApiKeyInput, setCallbackActiveInput,
+  callbackUrlInput,
+  createAdminTokenInput,
+  revokeAdminTokenInput,
+  rotateWebhookSecretInput,
+  oidcClientActiveInput,
+  oidcClientRefInput,
+  orgAppActiveInput,
+  orgAppRefInput,
+  createApiKeyInput,
+  createOidcClientInput,
+  createOrgAppInput,
+  createProjectInput,
+  createWorkflowInput,
+  defaultCallbackInput,
+  projectId,
+  revokeApiKeyInput,
+  setCallbackActiveInput,
 } from './tenancy/inputs.js';
 import { parseInput } from './validation.js';
 import { setPlanInput } from './roster/inputs.js';
 import {
-  accountIdentityInput, accountsInput, adminAuditInput, aggregatesInput, checkRecordsInput, inviteMembersInput, memberActionInput, membersInput,
-  organizationInput, resendFailedWebhooksInput, reviewQueueInput, reviewSessionInput, sessionInput, sessionsInput, webhookEventInput, webhookEventsInput,
+  accountIdentityInput,
+  accountsInput,
+  adminAuditInput,
+  aggregatesInput,
+  checkRecordsInput,
+  inviteMembersInput,
+  memberActionInput,
+  membersInput,
+  organizationInput,
+  resendFailedWebhooksInput,
+  reviewQueueInput,
+  reviewSessionInput,
+  sessionInput,
+  sessionsInput,
+  webhookEventInput,
+  webhookEventsInput,
 } from './ops/inputs.js';
 import { webhookHealth } from './webhooks/health.js';
 import { camelMember, type AdminCaller } from './ops/service.js';
@@ -71,7 +100,9 @@ export const adminOperations = {
   session: op({ kind: 'query', role: 'viewer', input: sessionInput, run: (core, input, caller) => core.ops.sessionDetail(input.projectId, input.sessionId, caller.role) }),
   webhookEvents: op({ kind: 'query', role: 'viewer', input: webhookEventsInput, run: (core, input) => core.ops.webhookEvents(input) }),
   webhookAttempts: op({
-    kind: 'query', role: 'viewer', input: webhookEventInput,
+    kind: 'query',
+    role: 'viewer',
+    input: webhookEventInput,
     run: async (core, input) => (await core.ops.webhookEvent(input.projectId, input.eventId), (await core.ops.attemptsByEvents([input.eventId])).get(input.eventId) ?? []),
   }),
   accounts: op({ kind: 'query', role: 'viewer', input: accountsInput, run: (core, input) => core.ops.accounts(input) }),
@@ -92,22 +123,33 @@ export const adminOperations = {
 
   /** The manual review of the REST PATCH: same rules (409s, one winner), recorded as admin:<token id>. */
   reviewSession: op({
-    kind: 'mutation', role: 'reviewer', input: reviewSessionInput,
+    kind: 'mutation',
+    role: 'reviewer',
+    input: reviewSessionInput,
     run: async (core, input, caller) => {
       await core.sessions.review(input.projectId, input.sessionId, `admin:${caller.tokenId}`, { status: input.status });
       return core.ops.sessionDetail(input.projectId, input.sessionId, caller.role);
     },
   }),
   resendWebhookEvent: op({
-    kind: 'mutation', role: 'admin', input: webhookEventInput,
-    run: async (core, input) => { await core.webhooks.resend(input.projectId, input.eventId); return core.ops.webhookEvent(input.projectId, input.eventId); },
+    kind: 'mutation',
+    role: 'admin',
+    input: webhookEventInput,
+    run: async (core, input) => {
+      await core.webhooks.resend(input.projectId, input.eventId);
+      return core.ops.webhookEvent(input.projectId, input.eventId);
+    },
   }),
   resendFailedWebhooks: op({
-    kind: 'mutation', role: 'admin', input: resendFailedWebhooksInput,
+    kind: 'mutation',
+    role: 'admin',
+    input: resendFailedWebhooksInput,
     run: async (core, input) => ({ from: input.from, to: input.to, ...(await core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) })) }),
   }),
   inviteMembers: op({
-    kind: 'mutation', role: 'admin', input: inviteMembersInput,
+    kind: 'mutation',
+    role: 'admin',
+    input: inviteMembersInput,
     run: async (core, input, caller) => {
       const members = input.members.map((member) => ({ email: member.email, first_name: member.firstName, last_name: member.lastName, role: member.role }));
       const outcome = await core.roster.addMembers(rosterCaller(input.organizationId, caller), { members, notify: input.notify, invite: input.invite });
@@ -118,10 +160,22 @@ export const adminOperations = {
       };
     },
   }),
-  deactivateMember: op({ kind: 'mutation', role: 'admin', input: memberActionInput, run: async (core, input, caller) => memberOutcome(await core.roster.deactivate(rosterCaller(input.organizationId, caller), input.memberId)) }),
-  reactivateMember: op({ kind: 'mutation', role: 'admin', input: memberActionInput, run: async (core, input, caller) => memberOutcome(await core.roster.reactivate(rosterCaller(input.organizationId, caller), input.memberId)) }),
+  deactivateMember: op({
+    kind: 'mutation',
+    role: 'admin',
+    input: memberActionInput,
+    run: async (core, input, caller) => memberOutcome(await core.roster.deactivate(rosterCaller(input.organizationId, caller), input.memberId)),
+  }),
+  reactivateMember: op({
+    kind: 'mutation',
+    role: 'admin',
+    input: memberActionInput,
+    run: async (core, input, caller) => memberOutcome(await core.roster.reactivate(rosterCaller(input.organizationId, caller), input.memberId)),
+  }),
   resendInvitation: op({
-    kind: 'mutation', role: 'admin', input: memberActionInput,
+    kind: 'mutation',
+    role: 'admin',
+    input: memberActionInput,
     run: async (core, input, caller) => {
       const outcome = await core.roster.invite(rosterCaller(input.organizationId, caller), input.memberId);
       return { member: camelMember(outcome.member), activationLink: outcome.activation_link, inviteMethod: 'face' };
@@ -137,8 +191,14 @@ export const adminOperations = {
   setDefaultCallback: op({ kind: 'mutation', role: 'admin', input: defaultCallbackInput, run: (core, input) => core.tenancy.setDefaultCallback(input) }),
   createOidcClient: op({ kind: 'mutation', role: 'admin', input: createOidcClientInput, run: (core, input) => core.tenancy.createOidcClient(input) }),
   topUpWallet: op({
-    kind: 'mutation', role: 'admin', global: true, input: z.object({ projectId, amount: z.number().positive().max(1e9) }),
-    run: async (core, input) => { await core.billing.topUp(input.projectId, input.amount); return core.tenancy.getProject(input.projectId); },
+    kind: 'mutation',
+    role: 'admin',
+    global: true,
+    input: z.object({ projectId, amount: z.number().positive().max(1e9) }),
+    run: async (core, input) => {
+      await core.billing.topUp(input.projectId, input.amount);
+      return core.tenancy.getProject(input.projectId);
+    },
   }),
   createOrgApp: op({ kind: 'mutation', role: 'admin', global: true, input: createOrgAppInput, run: (core, input) => core.tenancy.createOrgApp(input) }),
   createAdminToken: op({ kind: 'mutation', role: 'admin', global: true, input: createAdminTokenInput, run: (core, input) => core.tenancy.createAdminToken(input) }),
@@ -157,12 +217,7 @@ export type AdminOperationName = keyof AdminOperations;
 export type AdminResult<K extends AdminOperationName> = Awaited<ReturnType<AdminOperations[K]['run']>>;
 
 /** Runs one admin operation for a caller: role, then input, then project isolation, then the work. */
-export async function runAdminOperation<K extends AdminOperationName>(
-  core: Core,
-  caller: AdminCaller,
-  name: K,
-  rawInput: unknown,
-): Promise<AdminResult<K>> {
+export async function runAdminOperation<K extends AdminOperationName>(core: Core, caller: AdminCaller, name: K, rawInput: unknown): Promise<AdminResult<K>> {
   const operation = adminOperations[name] as unknown as Operation<z.ZodType, AdminResult<K>>;
   core.tenancy.requireRole(caller, operation.role);
   if (operation.global && caller.projectId !== null) {

@@ -147,8 +147,18 @@ export class Core {
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds });
     // A lock is worth an ops line: a person locked out calls support, a spike is an attack.
-    const throttle = new LoginThrottle(this.orm, options.rateLimit?.store ?? 'memory', (lock) => options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'));
-    this.oidc = new OidcProvider({ ...deps, clients: (clientId) => this.tenancy.oidcClient(clientId), keys: this.signingKeys, accounts: this.accounts, accessTokens: this.accessTokens, throttle, issuer: options.issuer ?? 'http://localhost:8080' });
+    const throttle = new LoginThrottle(this.orm, options.rateLimit?.store ?? 'memory', (lock) =>
+      options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'),
+    );
+    this.oidc = new OidcProvider({
+      ...deps,
+      clients: (clientId) => this.tenancy.oidcClient(clientId),
+      keys: this.signingKeys,
+      accounts: this.accounts,
+      accessTokens: this.accessTokens,
+      throttle,
+      issuer: options.issuer ?? 'http://localhost:8080',
+    });
     this.tokenIntrospection = new TokenIntrospection({ ...deps, issuer: this.oidc.issuer });
     this.credentials = new CredentialRegistry(this.orm);
     this.mail = new MailService({ ...deps, sealer: this.sealer }, options.mail);
@@ -178,7 +188,14 @@ export class Core {
       faceIdentity: faceIdentityCheck({ engine: this.faceEngine, index: this.faceIndex, challenges: this.challenges, accounts: this.accounts }),
       faceUniqueness: faceUniquenessCheck({ engine: this.faceEngine, index: this.faceIndex, accounts: this.accounts }),
     };
-    this.webhooks = new WebhookService({ ...deps, tenancy: this.tenancy, policy: { ...DEFAULT_RETRY_POLICY, ...options.webhookRetry }, logger: options.logger, metrics: this.metrics, allowPrivateDestinations: options.allowInsecureCallbacks ?? false });
+    this.webhooks = new WebhookService({
+      ...deps,
+      tenancy: this.tenancy,
+      policy: { ...DEFAULT_RETRY_POLICY, ...options.webhookRetry },
+      logger: options.logger,
+      metrics: this.metrics,
+      allowPrivateDestinations: options.allowInsecureCallbacks ?? false,
+    });
     this.sessions = new SessionService({
       ...deps,
       sealer: this.sealer,

@@ -40,7 +40,11 @@ export class ServiceMetrics {
 
   constructor(orm: Orm) {
     const registry = this.registry;
-    const rows = <T>(query: string) => orm.em.getConnection().execute<T[]>(query).catch(() => [] as T[]);
+    const rows = <T>(query: string) =>
+      orm.em
+        .getConnection()
+        .execute<T[]>(query)
+        .catch(() => [] as T[]);
     new Gauge({
       name: 'verity_job_queue_depth',
       help: 'Jobs waiting (created or retry) per queue; 0 for a queue with none',
@@ -49,7 +53,10 @@ export class ServiceMetrics {
       async collect() {
         this.reset();
         // Every queue has a series (0 when idle): a dashboard shows 0, not "no data".
-        for (const row of await rows<{ name: string; depth: number }>(`select q.name, count(j.id)::int as depth from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry') group by q.name`)) this.set({ queue: row.name }, Number(row.depth));
+        for (const row of await rows<{ name: string; depth: number }>(
+          `select q.name, count(j.id)::int as depth from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry') group by q.name`,
+        ))
+          this.set({ queue: row.name }, Number(row.depth));
       },
     });
     new Gauge({
@@ -59,7 +66,10 @@ export class ServiceMetrics {
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await rows<{ name: string; age: number | null }>(`select q.name, extract(epoch from now() - min(j.start_after))::float8 as age from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry') and j.start_after <= now() group by q.name`)) this.set({ queue: row.name }, Math.max(0, Number(row.age ?? 0)));
+        for (const row of await rows<{ name: string; age: number | null }>(
+          `select q.name, extract(epoch from now() - min(j.start_after))::float8 as age from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry') and j.start_after <= now() group by q.name`,
+        ))
+          this.set({ queue: row.name }, Math.max(0, Number(row.age ?? 0)));
       },
     });
     new Gauge({
@@ -79,7 +89,8 @@ export class ServiceMetrics {
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await rows<{ id: string; balance: number }>(`select id, balance_minor::float8 as balance from project order by balance_minor asc, id limit ${MAX_WALLET_SERIES}`)) this.set({ project: row.id }, Number(row.balance));
+        for (const row of await rows<{ id: string; balance: number }>(`select id, balance_minor::float8 as balance from project order by balance_minor asc, id limit ${MAX_WALLET_SERIES}`))
+          this.set({ project: row.id }, Number(row.balance));
       },
     });
     new Gauge({

@@ -12,14 +12,20 @@ export function issuePath(path: PropertyKey[]): string {
 export function validationError(error: z.ZodError, code: 'validation_error' | 'invalid_request' = 'validation_error'): DomainError {
   const errors: Record<string, string> = {};
   for (const issue of error.issues) errors[issuePath(issue.path)] ??= issue.message;
-  const summary = Object.entries(errors).map(([field, message]) => `${field}: ${message}`).join('; ');
+  const summary = Object.entries(errors)
+    .map(([field, message]) => `${field}: ${message}`)
+    .join('; ');
   return new DomainError(code, summary, { data: { errors } });
 }
 
 /** The path of the first string holding U+0000 (PostgreSQL text cannot store it), or null. */
 function nulPath(input: unknown): string | null {
   // Iterative, with links to the parent instead of copied paths: bodies may nest very deep.
-  interface Node { value: unknown; key?: PropertyKey; parent?: Node }
+  interface Node {
+    value: unknown;
+    key?: PropertyKey;
+    parent?: Node;
+  }
   const pending: Node[] = [{ value: input }];
   while (pending.length) {
     const node = pending.pop()!;

@@ -1,8 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import {
-  getNamedType, getNullableType, GraphQLError, isListType, isObjectType, Kind, valueFromASTUntyped,
-  type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode,
-} from 'graphql';
+import { getNamedType, getNullableType, GraphQLError, isListType, isObjectType, Kind, valueFromASTUntyped, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 
 // Query depth and cost limits, checked before anything runs. Cost: every field costs 1, and what
 // is under a list is multiplied by the list's size: its `first` argument for connections (default
@@ -54,7 +51,7 @@ export function measure(walk: Walk, selection: SelectionSetNode, parent: GraphQL
       const fragment = node.kind === Kind.INLINE_FRAGMENT ? node : walk.fragments.get(node.name.value);
       if (!fragment || (node.kind === Kind.FRAGMENT_SPREAD && seen.has(node.name.value))) continue;
       const typeName = fragment.typeCondition?.name.value;
-      const inner = measure(walk, fragment.selectionSet, typeName ? walk.schema.getType(typeName) ?? parent : parent, node.kind === Kind.FRAGMENT_SPREAD ? new Set([...seen, node.name.value]) : seen);
+      const inner = measure(walk, fragment.selectionSet, typeName ? (walk.schema.getType(typeName) ?? parent) : parent, node.kind === Kind.FRAGMENT_SPREAD ? new Set([...seen, node.name.value]) : seen);
       depth = Math.max(depth, inner.depth);
       cost += inner.cost;
     }
@@ -76,7 +73,9 @@ export function queryLimitsPlugin(limits: { maxDepth: number; maxCost: number } 
             throw new GraphQLError(`query depth ${depth} is over the limit of ${limits.maxDepth}`, { extensions: { code: 'query_too_deep', http: { status: 400 }, depth, maxDepth: limits.maxDepth } });
           }
           if (cost > limits.maxCost) {
-            throw new GraphQLError(`query cost ${cost} is over the limit of ${limits.maxCost}: ask for smaller pages or fewer nested lists`, { extensions: { code: 'query_too_costly', http: { status: 400 }, cost, maxCost: limits.maxCost } });
+            throw new GraphQLError(`query cost ${cost} is over the limit of ${limits.maxCost}: ask for smaller pages or fewer nested lists`, {
+              extensions: { code: 'query_too_costly', http: { status: 400 }, cost, maxCost: limits.maxCost },
+            });
           }
         },
       };

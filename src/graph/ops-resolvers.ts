@@ -3,10 +3,37 @@ import type { Core } from '../core/index.js';
 import type { CheckNode, SessionNode, WebhookAttemptNode, WebhookEventNode } from '../core/ops/service.js';
 import { BatchLoader } from './loader.js';
 import {
-  AccountConnection, AccountIdentityType, AdminAuditConnection, CheckFailureReasonType, CheckRecordConnection, InviteMembersInput, InviteMembersPayload,
-  InvitedMemberType, MeType, MemberActionInput, MemberConnection, MemberType, OrganizationBillingType, OrganizationType, ReviewSessionInput, SessionCheckType,
-  SessionConnection, SessionFilterInput, SessionSort, SessionType, StatusDayCountType, TimeToDecisionType, TimelineEntryType, WebhookAttemptType,
-  ResendFailedWebhooksInput, ResendFailedWebhooksPayload, WebhookDestinationHealthType, WebhookEventConnection, WebhookEventRefInput, WebhookEventType, WebhookStatsType,
+  AccountConnection,
+  AccountIdentityType,
+  AdminAuditConnection,
+  CheckFailureReasonType,
+  CheckRecordConnection,
+  InviteMembersInput,
+  InviteMembersPayload,
+  InvitedMemberType,
+  MeType,
+  MemberActionInput,
+  MemberConnection,
+  MemberType,
+  OrganizationBillingType,
+  OrganizationType,
+  ReviewSessionInput,
+  SessionCheckType,
+  SessionConnection,
+  SessionFilterInput,
+  SessionSort,
+  SessionType,
+  StatusDayCountType,
+  TimeToDecisionType,
+  TimelineEntryType,
+  WebhookAttemptType,
+  ResendFailedWebhooksInput,
+  ResendFailedWebhooksPayload,
+  WebhookDestinationHealthType,
+  WebhookEventConnection,
+  WebhookEventRefInput,
+  WebhookEventType,
+  WebhookStatsType,
   WorkflowApprovalType,
 } from './ops-types.js';
 import { run, type GraphContext } from './resolvers.js';
@@ -15,20 +42,36 @@ import { WorkflowType } from './types.js';
 /** Per-request loaders: nested fields of a list (checks, timeline, webhooks, workflow) cost one query per field, not per row. */
 export function opsLoaders(core: Core) {
   return {
-    checks: new BatchLoader((ids: string[]) => core.ops.checksBySessions(ids), () => [] as CheckNode[]),
-    timeline: new BatchLoader((ids: string[]) => core.ops.timelineBySessions(ids), () => []),
-    webhookEvents: new BatchLoader((ids: string[]) => core.ops.webhookEventsBySessions(ids), () => [] as WebhookEventNode[]),
-    attempts: new BatchLoader((ids: string[]) => core.ops.attemptsByEvents(ids), () => [] as WebhookAttemptNode[]),
-    workflows: new BatchLoader((ids: string[]) => core.ops.workflowsByIds(ids), () => null),
-    sessions: new BatchLoader((ids: string[]) => core.ops.sessionsByIds(ids), () => null),
+    checks: new BatchLoader(
+      (ids: string[]) => core.ops.checksBySessions(ids),
+      () => [] as CheckNode[],
+    ),
+    timeline: new BatchLoader(
+      (ids: string[]) => core.ops.timelineBySessions(ids),
+      () => [],
+    ),
+    webhookEvents: new BatchLoader(
+      (ids: string[]) => core.ops.webhookEventsBySessions(ids),
+      () => [] as WebhookEventNode[],
+    ),
+    attempts: new BatchLoader(
+      (ids: string[]) => core.ops.attemptsByEvents(ids),
+      () => [] as WebhookAttemptNode[],
+    ),
+    workflows: new BatchLoader(
+      (ids: string[]) => core.ops.workflowsByIds(ids),
+      () => null,
+    ),
+    sessions: new BatchLoader(
+      (ids: string[]) => core.ops.sessionsByIds(ids),
+      () => null,
+    ),
   };
 }
 export type OpsLoaders = ReturnType<typeof opsLoaders>;
 
 /** GraphQL nulls as absent values: the operations' zod schemas treat optional fields as undefined. */
-const defined = <T extends object>(value: T | null | undefined) =>
-  value ? Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null && inner !== undefined)) : undefined;
-
+const defined = <T extends object>(value: T | null | undefined) => (value ? Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null && inner !== undefined)) : undefined);
 
 @ArgsType()
 class PageArgs {
@@ -64,11 +107,7 @@ export class SessionResolver {
   }
 
   @Query(() => SessionConnection, { description: 'Sessions waiting for a manual review (IN_REVIEW), oldest first' })
-  reviewQueue(
-    @Arg('projectId', () => String) projectId: string,
-    @Args(() => PageArgs) pageArgs: PageArgs,
-    @Ctx() ctx: GraphContext,
-  ) {
+  reviewQueue(@Arg('projectId', () => String) projectId: string, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
     return run(ctx, 'reviewQueue', { projectId, ...defined(pageArgs) });
   }
 
@@ -77,7 +116,9 @@ export class SessionResolver {
     return run(ctx, 'session', { projectId, sessionId });
   }
 
-  @Mutation(() => SessionType, { description: 'Approve or decline a session in review: the rules of the REST PATCH (409 review_not_pending, session_closed, required_face_checks_incomplete), recorded as admin:<token id>' })
+  @Mutation(() => SessionType, {
+    description: 'Approve or decline a session in review: the rules of the REST PATCH (409 review_not_pending, session_closed, required_face_checks_incomplete), recorded as admin:<token id>',
+  })
   reviewSession(@Arg('input', () => ReviewSessionInput) input: ReviewSessionInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'reviewSession', input);
   }
@@ -169,12 +210,8 @@ export class OpsResolver {
     return run(ctx, 'checkRecords', { projectId, type: type ?? undefined, status: status ?? undefined, ...defined(pageArgs) });
   }
 
-  @Query(() => AccountConnection, { description: 'Accounts seen in the project\'s sessions and checks, without identity data' })
-  accounts(
-    @Arg('projectId', () => String) projectId: string,
-    @Args(() => PageArgs) pageArgs: PageArgs,
-    @Ctx() ctx: GraphContext,
-  ) {
+  @Query(() => AccountConnection, { description: "Accounts seen in the project's sessions and checks, without identity data" })
+  accounts(@Arg('projectId', () => String) projectId: string, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
     return run(ctx, 'accounts', { projectId, ...defined(pageArgs) });
   }
 
@@ -184,11 +221,7 @@ export class OpsResolver {
   }
 
   @Query(() => AdminAuditConnection, { description: 'Sensitive admin reads, newest first (admin role)' })
-  adminAudit(
-    @Arg('projectId', () => String, { nullable: true }) projectId: string | null,
-    @Args(() => PageArgs) pageArgs: PageArgs,
-    @Ctx() ctx: GraphContext,
-  ) {
+  adminAudit(@Arg('projectId', () => String, { nullable: true }) projectId: string | null, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
     return run(ctx, 'adminAudit', { projectId: projectId ?? undefined, ...defined(pageArgs) });
   }
 
@@ -198,21 +231,12 @@ export class OpsResolver {
   }
 
   @Query(() => MemberConnection, { description: 'Members of an organization, oldest first' })
-  members(
-    @Arg('organizationId', () => Int) organizationId: number,
-    @Arg('status', () => String, { nullable: true }) status: string | null,
-    @Args(() => PageArgs) pageArgs: PageArgs,
-    @Ctx() ctx: GraphContext,
-  ) {
+  members(@Arg('organizationId', () => Int) organizationId: number, @Arg('status', () => String, { nullable: true }) status: string | null, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
     return run(ctx, 'members', { organizationId, status: status ?? undefined, ...defined(pageArgs) });
   }
 
   @Query(() => MemberConnection, { description: 'Open invitations (invited or link_sent) of an organization' })
-  invitations(
-    @Arg('organizationId', () => Int) organizationId: number,
-    @Args(() => PageArgs) pageArgs: PageArgs,
-    @Ctx() ctx: GraphContext,
-  ) {
+  invitations(@Arg('organizationId', () => Int) organizationId: number, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
     return run(ctx, 'invitations', { organizationId, ...defined(pageArgs) });
   }
 

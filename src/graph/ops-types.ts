@@ -107,10 +107,10 @@ export const SessionConnection = connection('Session', SessionType);
 export const WebhookEventConnection = connection('WebhookEvent', WebhookEventType);
 export const CheckRecordConnection = connection('CheckRecord', CheckRecordType);
 
-@ObjectType('Account', { description: 'A person\'s account, without identity data' })
+@ObjectType('Account', { description: "A person's account, without identity data" })
 export class AccountType {
   @Field(() => ID) svcId!: string;
-  @Field(() => String, { nullable: true, description: 'Only when the person granted the profile scope to one of the project\'s apps' }) email!: string | null;
+  @Field(() => String, { nullable: true, description: "Only when the person granted the profile scope to one of the project's apps" }) email!: string | null;
   @Field(() => Boolean) idVerified!: boolean;
   @Field(() => Boolean) humanVerified!: boolean;
   @Field(() => String, { nullable: true }) identityVerifiedAt!: string | null;
@@ -149,7 +149,7 @@ export class OrganizationType {
   @Field(() => String) createdAt!: string;
 }
 
-@ObjectType('Member', { description: 'A person on an organization\'s roster' })
+@ObjectType('Member', { description: "A person on an organization's roster" })
 export class MemberType {
   @Field(() => Int) id!: number;
   @Field(() => String) memberId!: string;
@@ -266,9 +266,9 @@ export class WebhookDestinationHealthType {
   @Field(() => String, { description: 'Host and path of the callback URL, without its query' }) destination!: string;
   @Field(() => Boolean, { description: 'false when it keeps failing: 5 or more failed attempts in a row, or at least 3 attempts in the last hour and none answered 2xx' }) healthy!: boolean;
   @Field(() => Int) attemptsLastHour!: number;
-  @Field(() => Float, { nullable: true, description: 'Share of the last hour\'s attempts answered 2xx; null without attempts' }) successRateLastHour!: number | null;
+  @Field(() => Float, { nullable: true, description: "Share of the last hour's attempts answered 2xx; null without attempts" }) successRateLastHour!: number | null;
   @Field(() => Int) attemptsLastDay!: number;
-  @Field(() => Float, { nullable: true, description: 'Share of the last day\'s attempts answered 2xx; null without attempts' }) successRateLastDay!: number | null;
+  @Field(() => Float, { nullable: true, description: "Share of the last day's attempts answered 2xx; null without attempts" }) successRateLastDay!: number | null;
   @Field(() => Int, { description: 'Attempts since the last 2xx (within 7 days)' }) consecutiveFailures!: number;
   @Field(() => String, { nullable: true, description: 'When the next retry of a pending event is due' }) nextRetryAt!: string | null;
   @Field(() => Int, { description: 'Events waiting to be sent (pending or sending)' }) pendingEvents!: number;
@@ -338,4 +338,3 @@ export class MemberActionInput {
   @Field(() => Int) organizationId!: number;
   @Field(() => String, { description: 'mem_ id, email or svc_id' }) memberId!: string;
 }
-

@@ -4,11 +4,39 @@ import type { Core } from '../core/index.js';
 import type { AdminCaller } from '../core/ops/service.js';
 import type { OpsLoaders } from './ops-resolvers.js';
 import {
-  AdminTokenType, RevokeAdminTokenInput, RotateWebhookSecretInput, RotatedWebhookSecretType, OidcClientActiveInput, OidcClientRefInput, OrgAppActiveInput, OrgAppRefInput, ApiKeyType, CallbackDestinationType, CallbackUrlInput, CreateAdminTokenInput, CreateAdminTokenPayload, CreateApiKeyInput,
-  CreateApiKeyPayload, CreateOidcClientInput, CreateOidcClientPayload, CreateOrgAppInput, CreateOrgAppPayload,
-  CreateProjectInput, CreateProjectPayload, CreateWorkflowInput, DefaultCallbackInput, OidcClientType, OrgAppType,
-  ProjectType, RevokeApiKeyInput, SetCallbackActiveInput, WorkflowType, ChargeType, TopUpWalletInput,
-  RosterPlanType, SetPlanInput,
+  AdminTokenType,
+  RevokeAdminTokenInput,
+  RotateWebhookSecretInput,
+  RotatedWebhookSecretType,
+  OidcClientActiveInput,
+  OidcClientRefInput,
+  OrgAppActiveInput,
+  OrgAppRefInput,
+  ApiKeyType,
+  CallbackDestinationType,
+  CallbackUrlInput,
+  CreateAdminTokenInput,
+  CreateAdminTokenPayload,
+  CreateApiKeyInput,
+  CreateApiKeyPayload,
+  CreateOidcClientInput,
+  CreateOidcClientPayload,
+  CreateOrgAppInput,
+  CreateOrgAppPayload,
+  CreateProjectInput,
+  CreateProjectPayload,
+  CreateWorkflowInput,
+  DefaultCallbackInput,
+  OidcClientType,
+  OrgAppType,
+  ProjectType,
+  RevokeApiKeyInput,
+  SetCallbackActiveInput,
+  WorkflowType,
+  ChargeType,
+  TopUpWalletInput,
+  RosterPlanType,
+  SetPlanInput,
 } from './types.js';
 
 export interface GraphContext {
@@ -59,11 +87,7 @@ export class TenancyResolver {
   }
 
   @Query(() => [ChargeType], { description: 'Wallet charges of a project, newest first' })
-  charges(
-    @Arg('projectId', () => String) projectId: string,
-    @Arg('limit', () => Int, { nullable: true }) limit: number | undefined,
-    @Ctx() ctx: GraphContext,
-  ) {
+  charges(@Arg('projectId', () => String) projectId: string, @Arg('limit', () => Int, { nullable: true }) limit: number | undefined, @Ctx() ctx: GraphContext) {
     return run(ctx, 'charges', { projectId, limit: limit ?? undefined });
   }
 

@@ -35,8 +35,17 @@ function chargeCost(ctx: TrpcContext, input: unknown): void {
 }
 
 const TRPC_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
-  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 402: 'PAYMENT_REQUIRED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT',
-  410: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 422: 'UNPROCESSABLE_CONTENT', 429: 'TOO_MANY_REQUESTS', 503: 'SERVICE_UNAVAILABLE',
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  410: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 /** The catalog error behind a failure: a domain error, or 503 service_unavailable for a database outage. */
@@ -82,10 +91,8 @@ function kindOf(name: AdminOperationName, kind: 'query' | 'mutation'): AdminOper
 }
 
 /** A tRPC query (or mutation, below) per admin operation, with the operation's own zod input schema. */
-const query = <K extends AdminOperationName>(name: K) =>
-  authed.input(adminOperations[name].input as AdminOperations[K]['input']).query(resolver(kindOf(name, 'query') as K));
-const mutation = <K extends AdminOperationName>(name: K) =>
-  authed.input(adminOperations[name].input as AdminOperations[K]['input']).mutation(resolver(kindOf(name, 'mutation') as K));
+const query = <K extends AdminOperationName>(name: K) => authed.input(adminOperations[name].input as AdminOperations[K]['input']).query(resolver(kindOf(name, 'query') as K));
+const mutation = <K extends AdminOperationName>(name: K) => authed.input(adminOperations[name].input as AdminOperations[K]['input']).mutation(resolver(kindOf(name, 'mutation') as K));
 
 export const adminRouter = t.router({
   projects: query('projects'),

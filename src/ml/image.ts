@@ -11,7 +11,10 @@ export const MAX_IMAGE_PIXELS = 60_000_000;
 export type ImageProblem = 'too_large' | 'not_an_image' | 'corrupt' | 'too_many_pixels' | 'too_small';
 
 export class ImageRejected extends Error {
-  constructor(readonly problem: ImageProblem, message: string) {
+  constructor(
+    readonly problem: ImageProblem,
+    message: string,
+  ) {
     super(message);
     this.name = 'ImageRejected';
   }

@@ -53,7 +53,10 @@ function methodsAt(stack: RouterLayer[], path: string, found = new Set<string>()
   for (const layer of stack) {
     const match = layer.match(path);
     if (!match) continue;
-    if (layer.route) for (const method of layer.route._methods()) { if (method !== '*') found.add(method); }
+    if (layer.route)
+      for (const method of layer.route._methods()) {
+        if (method !== '*') found.add(method);
+      }
     else if (layer.handle.stack) methodsAt(layer.handle.stack, path.slice(match.path.length) || '/', found);
   }
   return found;

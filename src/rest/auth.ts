@@ -5,9 +5,19 @@ import { DomainError } from '../core/errors.js';
 // Authentication of the four surfaces. Each middleware puts who is calling into res.locals and
 // answers the catalog's 401 code when the credential is missing or wrong.
 
-export interface ApiKeyCaller { projectId: string; apiKeyId: string }
-export interface OrgCaller { organizationId: number; clientId: string }
-export interface TokenCaller { svcId: string; clientId: string; scopes: string[] }
+export interface ApiKeyCaller {
+  projectId: string;
+  apiKeyId: string;
+}
+export interface OrgCaller {
+  organizationId: number;
+  clientId: string;
+}
+export interface TokenCaller {
+  svcId: string;
+  clientId: string;
+  scopes: string[];
+}
 
 /** `Authorization: Bearer <value>`, or undefined. */
 export function bearer(req: Request): string | undefined {

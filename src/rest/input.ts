@@ -117,14 +117,24 @@ function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, 
     parser.on('file', (name, stream) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => { failure ??= new DomainError('image_too_large', `${name} is over 20 MB`); });
-      stream.on('error', () => { failure ??= new DomainError('validation_error', 'malformed multipart/form-data body'); });
+      stream.on('limit', () => {
+        failure ??= new DomainError('image_too_large', `${name} is over 20 MB`);
+      });
+      stream.on('error', () => {
+        failure ??= new DomainError('validation_error', 'malformed multipart/form-data body');
+      });
       const list = imageListOf(kinds, name);
       if (list) lists[list] ??= [];
       const slot = list ? lists[list]!.push(Buffer.alloc(0)) - 1 : -1; // keep the order the parts arrived in
       stream.on('end', () => {
-        if (list) { lists[list]![slot] = Buffer.concat(chunks); return; }
-        if (!kinds.images.includes(name)) { failure ??= new DomainError('validation_error', `${name}: unexpected file field`, { data: { errors: { [name]: 'not a file field' } } }); return; }
+        if (list) {
+          lists[list]![slot] = Buffer.concat(chunks);
+          return;
+        }
+        if (!kinds.images.includes(name)) {
+          failure ??= new DomainError('validation_error', `${name}: unexpected file field`, { data: { errors: { [name]: 'not a file field' } } });
+          return;
+        }
         const bytes = Buffer.concat(chunks);
         if (bytes.length > 0) files[name] = bytes;
       });
@@ -133,17 +143,26 @@ function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, 
       const list = imageListOf(kinds, name);
       if (list) {
         lists[list] ??= [];
-        lists[list].push(decodeImageStringSafe(`${list}[${lists[list].length}]`, value, (error) => { failure ??= error; }));
+        lists[list].push(
+          decodeImageStringSafe(`${list}[${lists[list].length}]`, value, (error) => {
+            failure ??= error;
+          }),
+        );
         return;
       }
       if (kinds.images.includes(name)) {
-        if (value !== '') files[name] = decodeImageStringSafe(name, value, (error) => { failure ??= error; });
+        if (value !== '')
+          files[name] = decodeImageStringSafe(name, value, (error) => {
+            failure ??= error;
+          });
         return;
       }
       fields[name] ??= [];
       fields[name].push(value);
     });
-    parser.on('filesLimit', () => { failure ??= new DomainError('validation_error', 'too many files'); });
+    parser.on('filesLimit', () => {
+      failure ??= new DomainError('validation_error', 'too many files');
+    });
     parser.on('error', () => reject(new DomainError('validation_error', 'malformed multipart/form-data body')));
     parser.on('close', () => (failure ? reject(failure) : resolve({ ...coerce(fields, kinds), ...files, ...lists })));
     req.pipe(parser);
@@ -186,7 +205,10 @@ export function checkBody(kinds: FieldKinds) {
   return (req: Request, res: Response, next: NextFunction) => {
     const type = (req.get('content-type') ?? '').toLowerCase();
     if (type.startsWith('multipart/form-data')) {
-      fromMultipart(req, kinds).then((input) => { res.locals.input = input; next(); }, next);
+      fromMultipart(req, kinds).then((input) => {
+        res.locals.input = input;
+        next();
+      }, next);
       return;
     }
     if (type && !type.includes('json')) {

@@ -131,10 +131,7 @@ export function accessLog(logger: Logger, metrics: HttpMetrics) {
       const labels = { method: req.method, route, status: String(res.statusCode) };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, seconds);
-      logger.info(
-        { req_id: res.locals.requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 },
-        'request',
-      );
+      logger.info({ req_id: res.locals.requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     });
     next();
   };

@@ -72,7 +72,7 @@ export function operationIdOf(route: Pick<RouteDoc, 'method' | 'path'>): string 
 /** A browser route's answers: its pages, the redirect, and the page shown instead of redirecting to an untrusted URI. */
 const browserResponses = {
   '200': { description: 'an HTML page for the person: sign-in or consent (authorize), signed out (logout)', content: { 'text/html': { schema: { type: 'string' } } } },
-  '303': { description: 'redirect (Location) to the client\'s registered URI with the result in the query', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
+  '303': { description: "redirect (Location) to the client's registered URI with the result in the query", headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
   '400': { description: 'an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint', content: { 'text/html': { schema: { type: 'string' } } } },
 };
 
@@ -95,12 +95,14 @@ export class ApiDocs {
       if (operationIds.has(operationId)) throw new Error(`two routes have the operationId ${operationId}`);
       operationIds.add(operationId);
       const success = route.response ? jsonSchema(route.response, 'output') : {};
-      const responses: Record<string, unknown> = route.browser ? { ...browserResponses } : {
-        [String(route.successStatus ?? 200)]: {
-          description: 'success',
-          content: { 'application/json': { schema: route.bare ? success : envelopeOf(success) } },
-        },
-      };
+      const responses: Record<string, unknown> = route.browser
+        ? { ...browserResponses }
+        : {
+            [String(route.successStatus ?? 200)]: {
+              description: 'success',
+              content: { 'application/json': { schema: route.bare ? success : envelopeOf(success) } },
+            },
+          };
       for (const code of route.errors ?? []) {
         const status = String(errorCatalog[code].status);
         const existing = responses[status] as { description: string } | undefined;
@@ -119,11 +121,17 @@ export class ApiDocs {
       if (route.query) {
         const shape = jsonSchema(route.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
         operation.parameters = Object.entries(shape.properties ?? {}).map(([name, schema]) => ({
-          name, in: 'query', required: shape.required?.includes(name) ?? false, schema,
+          name,
+          in: 'query',
+          required: shape.required?.includes(name) ?? false,
+          schema,
         }));
       }
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
-        name: match[1], in: 'path', required: true, schema: { type: 'string' },
+        name: match[1],
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
       }));
       if (pathParams.length) operation.parameters = [...pathParams, ...((operation.parameters as unknown[]) ?? [])];
       if (route.body) {

@@ -20,13 +20,23 @@ interface Target {
 
 function signInPage(token: string, target: Target, csrf: string, options: { error?: string; email?: string } = {}): string {
   return page('activation-sign-in', 'Join your team', {
-    organizationName: target.organizationName, invitedEmail: target.email, base: `/activate/${encodeURIComponent(token)}`, csrf, error: options.error, email: options.email ?? target.email,
+    organizationName: target.organizationName,
+    invitedEmail: target.email,
+    base: `/activate/${encodeURIComponent(token)}`,
+    csrf,
+    error: options.error,
+    email: options.email ?? target.email,
   });
 }
 
 function signUpPage(token: string, target: Target, csrf: string, options: { error?: string; email?: string; name?: string } = {}): string {
   return page('sign-up', 'Create your account', {
-    lead: `Then take a selfie to join ${target.organizationName}.`, action: `/activate/${encodeURIComponent(token)}/signup`, csrf, error: options.error, email: options.email ?? target.email, name: options.name ?? '',
+    lead: `Then take a selfie to join ${target.organizationName}.`,
+    action: `/activate/${encodeURIComponent(token)}/signup`,
+    csrf,
+    error: options.error,
+    email: options.email ?? target.email,
+    name: options.name ?? '',
   });
 }
 
@@ -38,10 +48,15 @@ function selfiePage(target: Target, accountEmail: string): string {
 /** The link is unknown, used, superseded (404) or expired (410): a page saying so, with that status. */
 function linkProblem(res: Response, error: DomainError): void {
   const expired = error.code === 'code_expired';
-  res.status(error.status).type('html').send(messagePage(
-    expired ? 'This link expired' : 'This link is not valid',
-    expired ? 'Activation links work for 7 days. Ask your organization to send you a new one.' : 'It was used already, replaced by a newer link, or never existed. Ask your organization for a new one.',
-  ));
+  res
+    .status(error.status)
+    .type('html')
+    .send(
+      messagePage(
+        expired ? 'This link expired' : 'This link is not valid',
+        expired ? 'Activation links work for 7 days. Ask your organization to send you a new one.' : 'It was used already, replaced by a newer link, or never existed. Ask your organization for a new one.',
+      ),
+    );
 }
 
 export function activationRouter(core: Core) {
@@ -77,7 +92,10 @@ export function activationRouter(core: Core) {
     }
     const account = await core.accounts.view(session.accountId);
     if (!invitedEmailMatches(found.email, account.email)) {
-      res.status(403).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: `You are signed in as ${account.email}, but this invitation was sent to ${found.email}. Sign in with the invited email.` }));
+      res
+        .status(403)
+        .type('html')
+        .send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: `You are signed in as ${account.email}, but this invitation was sent to ${found.email}. Sign in with the invited email.` }));
       return;
     }
     res.type('html').send(selfiePage(found, account.email));
@@ -88,13 +106,19 @@ export function activationRouter(core: Core) {
     if (!found) return;
     const email = String(req.body?.email ?? '');
     if (!invitedEmailMatches(found.email, email)) {
-      res.status(403).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: invitationForAnotherEmail(found.email).message, email }));
+      res
+        .status(403)
+        .type('html')
+        .send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: invitationForAnotherEmail(found.email).message, email }));
       return;
     }
     const attempt = await signInFromPage(core.oidc, email, String(req.body?.password ?? ''), req, res);
     const signedIn = attempt.signedIn;
     if (!signedIn) {
-      res.status(attempt.status).type('html').send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: attempt.message, email }));
+      res
+        .status(attempt.status)
+        .type('html')
+        .send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: attempt.message, email }));
       return;
     }
     setSessionCookie(res, signedIn.cookie, secure);
@@ -106,7 +130,10 @@ export function activationRouter(core: Core) {
     if (!found) return;
     const fields = { email: String(req.body?.email ?? ''), password: String(req.body?.password ?? ''), name: String(req.body?.name ?? '') };
     if (!invitedEmailMatches(found.email, fields.email)) {
-      res.status(403).type('html').send(signUpPage(tokenOf(req), found, String(res.locals.csrf), { error: invitationForAnotherEmail(found.email).message, email: fields.email, name: fields.name }));
+      res
+        .status(403)
+        .type('html')
+        .send(signUpPage(tokenOf(req), found, String(res.locals.csrf), { error: invitationForAnotherEmail(found.email).message, email: fields.email, name: fields.name }));
       return;
     }
     try {
@@ -117,7 +144,10 @@ export function activationRouter(core: Core) {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const message = signUpErrorText(error);
-      res.status(400).type('html').send(signUpPage(tokenOf(req), found, String(res.locals.csrf), { error: message, email: fields.email, name: fields.name }));
+      res
+        .status(400)
+        .type('html')
+        .send(signUpPage(tokenOf(req), found, String(res.locals.csrf), { error: message, email: fields.email, name: fields.name }));
     }
   });
 

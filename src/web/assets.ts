@@ -25,7 +25,11 @@ const TEMPLATES = join(ROOT, 'web', 'templates');
 
 /** The page scripts and stylesheets the build emits (web/vite.config.ts names them). */
 export type Entry = 'hosted/main.tsx' | 'console/main.tsx' | 'activation/selfie.ts' | 'graphiql/main.ts' | 'pages/pages.css';
-interface ManifestChunk { file: string; css?: string[]; imports?: string[] }
+interface ManifestChunk {
+  file: string;
+  css?: string[];
+  imports?: string[];
+}
 
 let manifest: Record<string, ManifestChunk> | undefined;
 function readManifest(): Record<string, ManifestChunk> {

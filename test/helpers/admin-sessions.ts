@@ -10,7 +10,11 @@ export const dataUrl = (bytes: Buffer) => `data:image/png;base64,${bytes.toStrin
 
 /** What each challenge gesture looks like to the deterministic face engine. */
 const PERFORM: Record<string, Partial<MarkerFace>> = {
-  turn_left: { yaw: 0.2 }, turn_right: { yaw: -0.2 }, look_up: { pitch: -0.15 }, blink: { ear: 0.05 }, smile: { mouth: 1.3 },
+  turn_left: { yaw: 0.2 },
+  turn_right: { yaw: -0.2 },
+  look_up: { pitch: -0.15 },
+  blink: { ear: 0.05 },
+  smile: { mouth: 1.3 },
 };
 
 export async function createSession(service: TestService, apiKey: string, body: Record<string, unknown>) {

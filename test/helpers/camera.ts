@@ -26,12 +26,20 @@ export interface FakeCameraOptions {
 /** One image as RGB pixels of the frame: resized, centred, padded with the background. */
 async function frameOf(image: string, width: number, height: number, scale: number, background: { r: number; g: number; b: number }): Promise<Buffer> {
   const inner = { width: Math.round(width * scale), height: Math.round(height * scale) };
-  const fitted = await sharp(image).autoOrient().resize({ ...inner, fit: scale >= 1 ? 'cover' : 'contain', background }).removeAlpha().toColourspace('srgb').raw().toBuffer();
+  const fitted = await sharp(image)
+    .autoOrient()
+    .resize({ ...inner, fit: scale >= 1 ? 'cover' : 'contain', background })
+    .removeAlpha()
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer();
   if (scale >= 1) return fitted;
   return sharp(fitted, { raw: { ...inner, channels: 3 } })
     .extend({
-      top: Math.floor((height - inner.height) / 2), bottom: Math.ceil((height - inner.height) / 2),
-      left: Math.floor((width - inner.width) / 2), right: Math.ceil((width - inner.width) / 2),
+      top: Math.floor((height - inner.height) / 2),
+      bottom: Math.ceil((height - inner.height) / 2),
+      left: Math.floor((width - inner.width) / 2),
+      right: Math.ceil((width - inner.width) / 2),
       background,
     })
     .raw()
@@ -53,12 +61,23 @@ function toI420(rgb: Buffer, width: number, height: number): Buffer {
   // Each chroma sample is the average of its 2x2 block.
   for (let y = 0; y < height / 2; y++) {
     for (let x = 0; x < width / 2; x++) {
-      let r = 0, g = 0, b = 0;
-      for (const [dx, dy] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) {
+      let r = 0,
+        g = 0,
+        b = 0;
+      for (const [dx, dy] of [
+        [0, 0],
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ] as const) {
         const i = ((2 * y + dy) * width + 2 * x + dx) * 3;
-        r += rgb[i]!; g += rgb[i + 1]!; b += rgb[i + 2]!;
+        r += rgb[i]!;
+        g += rgb[i + 1]!;
+        b += rgb[i + 2]!;
       }
-      r /= 4; g /= 4; b /= 4;
+      r /= 4;
+      g /= 4;
+      b /= 4;
       const c = y * (width / 2) + x;
       out[uOffset + c] = Math.round(128 + (-37.797 * r - 74.203 * g + 112 * b) / 255);
       out[vOffset + c] = Math.round(128 + (112 * r - 93.786 * g - 18.214 * b) / 255);

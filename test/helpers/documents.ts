@@ -287,8 +287,18 @@ async function tilted(png: Buffer, amount: number, table: { r: number; g: number
   const drop = (amount / 2) * h;
   // Output corners (top-left, top-right, bottom-right, bottom-left) back to the flat page's corners.
   const m = homography(
-    [[inset, drop], [w - inset, drop], [w, h], [0, h]],
-    [[0, 0], [w, 0], [w, h], [0, h]],
+    [
+      [inset, drop],
+      [w - inset, drop],
+      [w, h],
+      [0, h],
+    ],
+    [
+      [0, 0],
+      [w, 0],
+      [w, h],
+      [0, h],
+    ],
   );
   const out = Buffer.alloc(w * h * channels);
   const fill = [table.r, table.g, table.b];
@@ -312,7 +322,9 @@ async function tilted(png: Buffer, amount: number, table: { r: number; g: number
       }
     }
   }
-  return sharp(out, { raw: { width: w, height: h, channels } }).png().toBuffer();
+  return sharp(out, { raw: { width: w, height: h, channels } })
+    .png()
+    .toBuffer();
 }
 
 /** Puts the page on a table, rotates, skews, blurs and encodes it like a phone picture. */

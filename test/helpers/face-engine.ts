@@ -51,19 +51,35 @@ export async function markerImage(face: MarkerFace | null): Promise<Buffer> {
   const data = Buffer.alloc(SIDE * SIDE * 3, 128);
   const f = face ?? { person: 0, faces: 0 };
   const fields = [
-    ...MAGIC, f.faces ?? 1, f.person, f.variant ?? 0, f.live === false ? 0 : 1, 100 + 100 * (f.yaw ?? 0), 100 + 100 * (f.pitch ?? 0),
-    100 * (f.ear ?? 0.3), 100 * (f.mouth ?? 1), 100 + (f.dx ?? 0), 100 + (f.dy ?? 0), 50 * (f.scale ?? 1), 1000 * (f.jitter ?? 0), f.nonce ?? 0,
+    ...MAGIC,
+    f.faces ?? 1,
+    f.person,
+    f.variant ?? 0,
+    f.live === false ? 0 : 1,
+    100 + 100 * (f.yaw ?? 0),
+    100 + 100 * (f.pitch ?? 0),
+    100 * (f.ear ?? 0.3),
+    100 * (f.mouth ?? 1),
+    100 + (f.dx ?? 0),
+    100 + (f.dy ?? 0),
+    50 * (f.scale ?? 1),
+    1000 * (f.jitter ?? 0),
+    f.nonce ?? 0,
   ];
-  fields.forEach((value, i) => { data[i * 3] = byte(value); });
+  fields.forEach((value, i) => {
+    data[i * 3] = byte(value);
+  });
   if (f.scene) paintScene(data, f.scene);
-  return sharp(data, { raw: { width: SIDE, height: SIDE, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { width: SIDE, height: SIDE, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** A textured background for `scene` below the marker row, the same for every frame of that scene. */
 function paintScene(data: Buffer, scene: number): void {
   for (let y = 1; y < SIDE; y++) {
     for (let x = 0; x < SIDE; x++) {
-      const v = 128 + 70 * Math.sin((x * (0.2 + 0.07 * scene)) + y * 0.13 * scene) * Math.cos(y * 0.09 + scene);
+      const v = 128 + 70 * Math.sin(x * (0.2 + 0.07 * scene) + y * 0.13 * scene) * Math.cos(y * 0.09 + scene);
       data.fill(byte(v), (y * SIDE + x) * 3, (y * SIDE + x) * 3 + 3);
     }
   }
@@ -75,8 +91,19 @@ async function readMarker(image: DecodedImage): Promise<Marker | null> {
   const at = (i: number) => px.data[i * px.channels]!;
   if (at(0) !== MAGIC[0] || at(1) !== MAGIC[1] || at(2) === 0) return null;
   return {
-    faces: at(2), person: at(3), variant: at(4), live: at(5) === 1, yaw: (at(6) - 100) / 100, pitch: (at(7) - 100) / 100,
-    ear: at(8) / 100, mouth: at(9) / 100, dx: at(10) - 100, dy: at(11) - 100, scale: at(12) / 50, jitter: at(13) / 1000, nonce: at(14),
+    faces: at(2),
+    person: at(3),
+    variant: at(4),
+    live: at(5) === 1,
+    yaw: (at(6) - 100) / 100,
+    pitch: (at(7) - 100) / 100,
+    ear: at(8) / 100,
+    mouth: at(9) / 100,
+    dx: at(10) - 100,
+    dy: at(11) - 100,
+    scale: at(12) / 50,
+    jitter: at(13) / 1000,
+    nonce: at(14),
   };
 }
 

@@ -16,7 +16,11 @@ export function sharedImage(path: string): Promise<DecodedImage> {
 
 /** A copy turned by 90 degrees clockwise, in memory only (EXIF applied first, then dropped). */
 export async function turned90(path: string): Promise<DecodedImage> {
-  const bytes = await sharp(readFileSync(`${SHARED_DATA}${path}`)).autoOrient().rotate(90).jpeg({ quality: 92 }).toBuffer();
+  const bytes = await sharp(readFileSync(`${SHARED_DATA}${path}`))
+    .autoOrient()
+    .rotate(90)
+    .jpeg({ quality: 92 })
+    .toBuffer();
   return decodeImage(bytes);
 }
 
@@ -33,5 +37,9 @@ export async function syntheticNoFace(): Promise<DecodedImage> {
       data[o + 2] = (x >> 4) % 2 === (y >> 4) % 2 ? 200 : 60; // checkerboard: edges but no face
     }
   }
-  return decodeImage(await sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer());
+  return decodeImage(
+    await sharp(data, { raw: { width, height, channels: 3 } })
+      .png()
+      .toBuffer(),
+  );
 }

@@ -31,7 +31,11 @@ export class PageDriver {
 
   /** Posts a form as the page would: with the hidden csrf field unless the caller sets one. */
   async post(path: string, form: Record<string, string>) {
-    const res = await this.service.http.post(path).type('form').set('Cookie', this.cookies()).send({ csrf: this.csrf, ...form });
+    const res = await this.service.http
+      .post(path)
+      .type('form')
+      .set('Cookie', this.cookies())
+      .send({ csrf: this.csrf, ...form });
     this.remember(res);
     return res;
   }

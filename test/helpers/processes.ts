@@ -34,7 +34,13 @@ export const percentile = (sorted: number[], p: number): number => sorted[Math.m
 export async function waitReady(url: string, child: ChildProcess, started = Date.now(), timeoutMs = 120_000): Promise<number> {
   while (Date.now() - started < timeoutMs) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    if (await fetch(`${url}/readyz`).then((res) => res.status === 200, () => false)) return Date.now() - started;
+    if (
+      await fetch(`${url}/readyz`).then(
+        (res) => res.status === 200,
+        () => false,
+      )
+    )
+      return Date.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`${url} was not ready within ${timeoutMs} ms`);

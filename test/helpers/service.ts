@@ -22,24 +22,31 @@ export interface TestService extends Service {
 
 /** The whole service on a fresh database with the demo tenant seeded, driven through supertest. */
 /** What a test may swap: the clock, the face engine, the logger (default silent). */
-export interface TestOptions { clock?: Clock; faceEngine?: FaceEngine; logger?: Logger }
+export interface TestOptions {
+  clock?: Clock;
+  faceEngine?: FaceEngine;
+  logger?: Logger;
+}
 
 export async function startTestService(overrides: Partial<Config> = {}, options: TestOptions = {}): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-test-'));
-  const config = loadConfig({}, {
-    baseUrl: 'http://verity.test',
-    orgApiUrl: 'http://verity.test',
-    dataDir,
-    encryptionKey: Sealer.generateKey(),
-    logLevel: 'silent',
-    // Models load on first use in tests; only the tests about them pay for loading them.
-    warmModels: false,
-    // The sample licence roster only where a test reads it (it takes seconds to load).
-    seedLicenses: false,
-    // Background jobs (pg-boss) only where a test is about webhooks or expiry.
-    runJobs: false,
-    ...overrides,
-  });
+  const config = loadConfig(
+    {},
+    {
+      baseUrl: 'http://verity.test',
+      orgApiUrl: 'http://verity.test',
+      dataDir,
+      encryptionKey: Sealer.generateKey(),
+      logLevel: 'silent',
+      // Models load on first use in tests; only the tests about them pay for loading them.
+      warmModels: false,
+      // The sample licence roster only where a test reads it (it takes seconds to load).
+      seedLicenses: false,
+      // Background jobs (pg-boss) only where a test is about webhooks or expiry.
+      runJobs: false,
+      ...overrides,
+    },
+  );
   const store = await freshStore();
   const service = await buildService(config, { store, logger: options.logger ?? pino({ level: 'silent' }), clock: options.clock, faceEngine: options.faceEngine });
   if (!service.demo) throw new Error('a fresh database must seed the demo tenant');
@@ -69,12 +76,17 @@ export async function startListeningService(overrides: Partial<Config> = {}, opt
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const service = await startTestService({ baseUrl: url, orgApiUrl: url, ...overrides }, options);
-  const server = await new Promise<Server>((resolve) => { const s = service.app.listen(port, '127.0.0.1', () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => {
+    const s = service.app.listen(port, '127.0.0.1', () => resolve(s));
+  });
   return {
     ...service,
     url,
     async close() {
-      await new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+      await new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      });
       await service.close();
     },
   };

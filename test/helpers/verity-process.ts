@@ -61,8 +61,12 @@ export class VerityProcess {
   async start(): Promise<number> {
     const started = Date.now();
     const child = spawn('node', [...cli, 'serve'], { cwd: root, env: { ...this.env, PORT: String(this.port), VERITY_DATA_DIR: this.dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk) => { this.logged += chunk; });
-    child.stderr!.on('data', (chunk) => { this.logged += chunk; });
+    child.stdout!.on('data', (chunk) => {
+      this.logged += chunk;
+    });
+    child.stderr!.on('data', (chunk) => {
+      this.logged += chunk;
+    });
     this.child = child;
     try {
       return await waitReady(this.url, child, started, 120_000);

@@ -16,13 +16,32 @@ export const ffmpegAvailable = ['/usr/bin/ffmpeg', '/usr/local/bin/ffmpeg'].some
 export const videoAvailable = ffmpegAvailable && existsSync(VIDEO);
 
 /** A crop of the video's 640x360 frame (the same for every frame, as a camera held still would see). */
-export interface Crop { x: number; y: number; width: number; height: number }
+export interface Crop {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /** `count` JPEG frames from `start` seconds, `stepMs` apart, cropped. */
 export async function videoFrames(start: number, count: number, stepMs: number, crop: Crop): Promise<Buffer[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'verity-video-'));
   try {
-    await run('ffmpeg', ['-loglevel', 'error', '-ss', String(start), '-i', VIDEO, '-vf', `fps=${1000 / stepMs},crop=${crop.width}:${crop.height}:${crop.x}:${crop.y}`, '-frames:v', String(count), '-q:v', '2', path.join(dir, 'f%02d.jpg')]);
+    await run('ffmpeg', [
+      '-loglevel',
+      'error',
+      '-ss',
+      String(start),
+      '-i',
+      VIDEO,
+      '-vf',
+      `fps=${1000 / stepMs},crop=${crop.width}:${crop.height}:${crop.x}:${crop.y}`,
+      '-frames:v',
+      String(count),
+      '-q:v',
+      '2',
+      path.join(dir, 'f%02d.jpg'),
+    ]);
     const files = (await readdir(dir)).sort();
     return Promise.all(files.map((f) => readFile(path.join(dir, f))));
   } finally {

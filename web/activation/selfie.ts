@@ -8,14 +8,17 @@ const button = document.getElementById('capture') as HTMLButtonElement;
 const result = document.getElementById('result') as HTMLElement;
 const organizationName = document.body.dataset.organization ?? '';
 
-navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480, facingMode: 'user' }, audio: false }).then((stream) => {
-  video.srcObject = stream;
-  video.onloadeddata = () => {
-    button.disabled = false;
-  };
-}, () => {
-  result.textContent = 'The camera could not be opened: allow camera access and reload this page.';
-});
+navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480, facingMode: 'user' }, audio: false }).then(
+  (stream) => {
+    video.srcObject = stream;
+    video.onloadeddata = () => {
+      button.disabled = false;
+    };
+  },
+  () => {
+    result.textContent = 'The camera could not be opened: allow camera access and reload this page.';
+  },
+);
 
 button.addEventListener('click', async () => {
   button.disabled = true;

@@ -20,7 +20,14 @@ afterEach(() => {
 
 describe('components', () => {
   it('Button is type=button unless told, and its variant is its class', () => {
-    const html = mount(<><Button>Go</Button><Button variant="danger" type="submit">Delete</Button></>);
+    const html = mount(
+      <>
+        <Button>Go</Button>
+        <Button variant="danger" type="submit">
+          Delete
+        </Button>
+      </>,
+    );
     const [plain, danger] = [...html.querySelectorAll('button')];
     expect(plain!.type).toBe('button');
     expect(plain!.className).toBe('');
@@ -29,12 +36,21 @@ describe('components', () => {
   });
 
   it('Field labels its control', () => {
-    const html = mount(<Field id="email" label="Email"><input id="email" /></Field>);
+    const html = mount(
+      <Field id="email" label="Email">
+        <input id="email" />
+      </Field>,
+    );
     expect(html.querySelector('label')!.htmlFor).toBe('email');
   });
 
   it('Message: an error is an alert, a notice a status', () => {
-    const html = mount(<><Message kind="error">Bad</Message><Message kind="notice">Note</Message></>);
+    const html = mount(
+      <>
+        <Message kind="error">Bad</Message>
+        <Message kind="notice">Note</Message>
+      </>,
+    );
     expect(html.querySelector('.error')!.getAttribute('role')).toBe('alert');
     expect(html.querySelector('.notice')!.getAttribute('role')).toBe('status');
   });
@@ -48,7 +64,14 @@ describe('components', () => {
   });
 
   it('Table has one header cell per heading and scrolls sideways on a phone', () => {
-    const html = mount(<Table heads={['Id', 'Status']}><tr><td>1</td><td>ok</td></tr></Table>);
+    const html = mount(
+      <Table heads={['Id', 'Status']}>
+        <tr>
+          <td>1</td>
+          <td>ok</td>
+        </tr>
+      </Table>,
+    );
     expect([...html.querySelectorAll('th')].map((th) => th.textContent)).toEqual(['Id', 'Status']);
     expect(html.firstElementChild!.className).toBe('table-scroll');
   });
@@ -64,11 +87,22 @@ describe('components', () => {
   });
 
   it('Dialog opens and closes with its prop', () => {
-    const html = mount(<Dialog open title="Decide" onClose={() => {}}><p>Body</p></Dialog>);
+    const html = mount(
+      <Dialog open title="Decide" onClose={() => {}}>
+        <p>Body</p>
+      </Dialog>,
+    );
     const dialog = html.querySelector('dialog')!;
     expect(dialog.open).toBe(true);
     expect(dialog.getAttribute('aria-label')).toBe('Decide');
-    act(() => render(<Dialog open={false} title="Decide" onClose={() => {}}><p>Body</p></Dialog>, root));
+    act(() =>
+      render(
+        <Dialog open={false} title="Decide" onClose={() => {}}>
+          <p>Body</p>
+        </Dialog>,
+        root,
+      ),
+    );
     expect(dialog.open).toBe(false);
   });
 });

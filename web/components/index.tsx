@@ -21,12 +21,20 @@ export function Field({ id, label, children }: { id: string; label: string; chil
 }
 
 export function Card({ children, ...props }: JSX.HTMLAttributes<HTMLElement> & { children: ComponentChildren }) {
-  return <section class="card" {...props}>{children}</section>;
+  return (
+    <section class="card" {...props}>
+      {children}
+    </section>
+  );
 }
 
 /** An error the person must read (role=alert), or a status line. */
 export function Message({ kind, children }: { kind: 'error' | 'notice' | 'ok'; children: ComponentChildren }) {
-  return <p class={kind} role={kind === 'error' ? 'alert' : 'status'}>{children}</p>;
+  return (
+    <p class={kind} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </p>
+  );
 }
 
 const GOOD = ['APPROVED', 'delivered', 'passed', 'active'];
@@ -43,7 +51,13 @@ export function Table({ heads, children }: { heads: string[]; children: Componen
   return (
     <div class="table-scroll">
       <table>
-        <thead><tr>{heads.map((head) => <th key={head}>{head}</th>)}</tr></thead>
+        <thead>
+          <tr>
+            {heads.map((head) => (
+              <th key={head}>{head}</th>
+            ))}
+          </tr>
+        </thead>
         <tbody>{children}</tbody>
       </table>
     </div>
@@ -53,8 +67,12 @@ export function Table({ heads, children }: { heads: string[]; children: Componen
 export function Pager({ page, hasPrevious, hasNext, onPrevious, onNext }: { page: number; hasPrevious: boolean; hasNext: boolean; onPrevious: () => void; onNext: () => void }) {
   return (
     <div class="pager">
-      <Button variant="secondary" disabled={!hasPrevious} onClick={onPrevious}>‹ Previous</Button>
-      <Button variant="secondary" disabled={!hasNext} onClick={onNext}>Next ›</Button>
+      <Button variant="secondary" disabled={!hasPrevious} onClick={onPrevious}>
+        ‹ Previous
+      </Button>
+      <Button variant="secondary" disabled={!hasNext} onClick={onNext}>
+        Next ›
+      </Button>
       <span class="hint">page {page}</span>
     </div>
   );
@@ -79,7 +97,11 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
 
 /** A short status that goes away by itself. */
 export function Toast({ children }: { children: ComponentChildren }) {
-  return <div class="toast" role="status" aria-live="polite">{children}</div>;
+  return (
+    <div class="toast" role="status" aria-live="polite">
+      {children}
+    </div>
+  );
 }
 
 /** The camera's picture, mirrored like a mirror; shows `stream` once there is one. */

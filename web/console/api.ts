@@ -5,7 +5,10 @@ export const TOKEN_KEY = 'verity-admin-token';
 export const PROJECT_KEY = 'verity-admin-project';
 
 export class ApiError extends Error {
-  constructor(message: string, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
     super(message);
   }
 }

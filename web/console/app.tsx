@@ -10,24 +10,103 @@ import { QUERIES } from './queries.js';
 
 type Role = (typeof ADMIN_ROLES)[number];
 type SessionStatus = (typeof SESSION_STATUSES)[number];
-interface Connection<T> { edges: { node: T }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }
-interface Me { tokenId: string; role: Role; projectId: string | null }
-interface Project { id: string; name: string; balance: number; currency: string }
-interface Organization { id: number; name: string }
-interface SessionRow { id: string; status: SessionStatus; vendorData: string | null; svcId: string | null; decision: string | null; createdAt: string; decidedAt: string | null; workflow: { name: string } | null }
-interface Attempt { attempt: number; at: string; httpStatus: number | null; latencyMs: number; error: string | null }
-interface WebhookEventRow { id: string; type: string; state: string; url: string | null; attemptCount: number; createdAt: string; sessionId: string; attempts: Attempt[] }
-interface Member { memberId: string; email: string; firstName: string; lastName: string; role: string; status: string; createdAt: string }
-interface Health { destination: string; healthy: boolean; attemptsLastHour: number; successRateLastHour: number | null; attemptsLastDay: number; successRateLastDay: number | null; consecutiveFailures: number; nextRetryAt: string | null; lastStatus: number | null; lastError: string | null; lastSuccessAt: string | null }
-interface WebhookStats { events: number; delivered: number; failed: number; backlog: number; oldestPendingAt: string | null; successRate: number | null }
+interface Connection<T> {
+  edges: { node: T }[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+interface Me {
+  tokenId: string;
+  role: Role;
+  projectId: string | null;
+}
+interface Project {
+  id: string;
+  name: string;
+  balance: number;
+  currency: string;
+}
+interface Organization {
+  id: number;
+  name: string;
+}
+interface SessionRow {
+  id: string;
+  status: SessionStatus;
+  vendorData: string | null;
+  svcId: string | null;
+  decision: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+  workflow: { name: string } | null;
+}
+interface Attempt {
+  attempt: number;
+  at: string;
+  httpStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+interface WebhookEventRow {
+  id: string;
+  type: string;
+  state: string;
+  url: string | null;
+  attemptCount: number;
+  createdAt: string;
+  sessionId: string;
+  attempts: Attempt[];
+}
+interface Member {
+  memberId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: string;
+  status: string;
+  createdAt: string;
+}
+interface Health {
+  destination: string;
+  healthy: boolean;
+  attemptsLastHour: number;
+  successRateLastHour: number | null;
+  attemptsLastDay: number;
+  successRateLastDay: number | null;
+  consecutiveFailures: number;
+  nextRetryAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastSuccessAt: string | null;
+}
+interface WebhookStats {
+  events: number;
+  delivered: number;
+  failed: number;
+  backlog: number;
+  oldestPendingAt: string | null;
+  successRate: number | null;
+}
 
 /** Who is signed in and what they see; every view gets it. */
-interface Ctx { me: Me; projects: Project[]; organizations: Organization[]; projectId: string }
+interface Ctx {
+  me: Me;
+  projects: Project[];
+  organizations: Organization[];
+  projectId: string;
+}
 type Outcome = { kind: 'error' | 'ok'; text: string } | null;
 
 // Chart colours per status (pills use the design system's tones).
 const COLORS: Record<SessionStatus, string> = { NOT_STARTED: '#b9c3d4', IN_PROGRESS: '#6f9cf2', IN_REVIEW: '#f2c14e', APPROVED: '#2e9e6a', DECLINED: '#d0443a', EXPIRED: '#8a94a6', ABANDONED: '#5a6577' };
-const VIEWS = [['dashboard', 'Dashboard'], ['sessions', 'Sessions'], ['review', 'Review queue'], ['webhooks', 'Webhooks'], ['roster', 'Roster'], ['billing', 'Billing'], ['keys', 'Keys & workflows']] as const;
+const VIEWS = [
+  ['dashboard', 'Dashboard'],
+  ['sessions', 'Sessions'],
+  ['review', 'Review queue'],
+  ['webhooks', 'Webhooks'],
+  ['roster', 'Roster'],
+  ['billing', 'Billing'],
+  ['keys', 'Keys & workflows'],
+] as const;
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 19) : '');
 const pct = (v: number | null) => (v === null ? '—' : (v * 100).toFixed(1) + '%');
@@ -39,7 +118,13 @@ const inputValue = (event: Event) => (event.target as HTMLInputElement).value;
 /** The result of the last action: an alert or a status line. */
 function Out({ outcome }: { outcome: Outcome }) {
   if (!outcome) return <div />;
-  return <div><div class={outcome.kind} role={outcome.kind === 'error' ? 'alert' : 'status'}>{outcome.text}</div></div>;
+  return (
+    <div>
+      <div class={outcome.kind} role={outcome.kind === 'error' ? 'alert' : 'status'}>
+        {outcome.text}
+      </div>
+    </div>
+  );
 }
 
 /** A button that runs `work` (disabled meanwhile) and reports its text, or its error, through `report`. */
@@ -57,7 +142,11 @@ function ActionButton({ label, variant, disabled, work, report }: { label: strin
       setBusy(false);
     }
   };
-  return <Button variant={variant} disabled={disabled || busy} onClick={run}>{label}</Button>;
+  return (
+    <Button variant={variant} disabled={disabled || busy} onClick={run}>
+      {label}
+    </Button>
+  );
 }
 
 /** Loads once per change of `deps`; the view shows "Loading…" until then and the error if it fails. */
@@ -68,14 +157,27 @@ function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; 
   useEffect(() => {
     let current = true;
     setError(null);
-    load().then((value) => current && setData(value), (failure) => current && setError(errorText(failure)));
-    return () => { current = false; };
+    load().then(
+      (value) => current && setData(value),
+      (failure) => current && setError(errorText(failure)),
+    );
+    return () => {
+      current = false;
+    };
   }, [...deps, round]);
   return { data, error, reload: () => setRound((n) => n + 1) };
 }
 
 function Loading({ error }: { error: string | null }) {
-  return error ? <div><div class="error" role="alert">{error}</div></div> : <p class="hint">Loading…</p>;
+  return error ? (
+    <div>
+      <div class="error" role="alert">
+        {error}
+      </div>
+    </div>
+  ) : (
+    <p class="hint">Loading…</p>
+  );
 }
 
 /** A server-side paged list: `load(after)` gives a connection; a change of `version` goes back to page 1. */
@@ -84,20 +186,51 @@ function PagedList<T>({ heads, load, row, version }: { heads: string[]; load: (a
   const [cursor, setCursor] = useState<string | null>(null);
   const [page, setPage] = useState<Connection<T> | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => { setStack([]); setCursor(null); }, [version]);
   useEffect(() => {
-    load(cursor).then((connection) => { setPage(connection); setError(null); }, (failure) => setError(errorText(failure)));
+    setStack([]);
+    setCursor(null);
+  }, [version]);
+  useEffect(() => {
+    load(cursor).then(
+      (connection) => {
+        setPage(connection);
+        setError(null);
+      },
+      (failure) => setError(errorText(failure)),
+    );
   }, [cursor, version]);
   if (!page) return <Loading error={error} />;
   return (
     <div>
-      {error ? <div class="error" role="alert">{error}</div> : null}
+      {error ? (
+        <div class="error" role="alert">
+          {error}
+        </div>
+      ) : null}
       <Table heads={heads}>
-        {page.edges.length ? page.edges.map((edge) => row(edge.node)) : <tr><td colSpan={heads.length} class="hint">Nothing here.</td></tr>}
+        {page.edges.length ? (
+          page.edges.map((edge) => row(edge.node))
+        ) : (
+          <tr>
+            <td colSpan={heads.length} class="hint">
+              Nothing here.
+            </td>
+          </tr>
+        )}
       </Table>
-      <Pager page={stack.length + 1} hasPrevious={stack.length > 0} hasNext={page.pageInfo.hasNextPage}
-        onPrevious={() => { setCursor(stack.at(-1) ?? null); setStack(stack.slice(0, -1)); }}
-        onNext={() => { setStack([...stack, cursor]); setCursor(page.pageInfo.endCursor); }} />
+      <Pager
+        page={stack.length + 1}
+        hasPrevious={stack.length > 0}
+        hasNext={page.pageInfo.hasNextPage}
+        onPrevious={() => {
+          setCursor(stack.at(-1) ?? null);
+          setStack(stack.slice(0, -1));
+        }}
+        onNext={() => {
+          setStack([...stack, cursor]);
+          setCursor(page.pageInfo.endCursor);
+        }}
+      />
     </div>
   );
 }
@@ -106,8 +239,19 @@ function PagedList<T>({ heads, load, row, version }: { heads: string[]; load: (a
 
 function SessionRowView({ session, extra }: { session: SessionRow; extra?: ComponentChildren }) {
   return (
-    <tr class="link" onClick={() => { location.hash = '#/session/' + encodeURIComponent(session.id); }}>
-      <td>{session.id}</td><td><Pill value={session.status} /></td><td>{session.workflow?.name ?? ''}</td><td>{session.vendorData ?? ''}</td><td>{when(session.createdAt)}</td>
+    <tr
+      class="link"
+      onClick={() => {
+        location.hash = '#/session/' + encodeURIComponent(session.id);
+      }}
+    >
+      <td>{session.id}</td>
+      <td>
+        <Pill value={session.status} />
+      </td>
+      <td>{session.workflow?.name ?? ''}</td>
+      <td>{session.vendorData ?? ''}</td>
+      <td>{when(session.createdAt)}</td>
       {extra ? <td>{extra}</td> : null}
     </tr>
   );
@@ -130,10 +274,17 @@ function ReviewButtons({ ctx, sessionId, report, after }: { ctx: Ctx; sessionId:
 
 function ResendButton({ ctx, eventId, report }: { ctx: Ctx; eventId: string; report: (outcome: Outcome) => void }) {
   if (!can(ctx.me, 'admin')) return null;
-  return <ActionButton label="Resend" variant="secondary" report={report} work={async () => {
-    const data = await gql(QUERIES.resendWebhookEvent, { i: { projectId: ctx.projectId, eventId } });
-    return 'Event ' + data.resendWebhookEvent.id + ' queued again (' + data.resendWebhookEvent.state + ')';
-  }} />;
+  return (
+    <ActionButton
+      label="Resend"
+      variant="secondary"
+      report={report}
+      work={async () => {
+        const data = await gql(QUERIES.resendWebhookEvent, { i: { projectId: ctx.projectId, eventId } });
+        return 'Event ' + data.resendWebhookEvent.id + ' queued again (' + data.resendWebhookEvent.state + ')';
+      }}
+    />
+  );
 }
 
 const EMPTY_FILTER = { status: '', workflowId: '', vendorData: '', svcId: '', decision: '', createdFrom: '', createdTo: '' };
@@ -144,25 +295,69 @@ function SessionsView({ ctx }: { ctx: Ctx }) {
   const [sort, setSort] = useState('CREATED_AT_DESC');
   const [applied, setApplied] = useState({ filter: EMPTY_FILTER, sort: 'CREATED_AT_DESC', round: 0 });
   const field = (name: keyof typeof EMPTY_FILTER) => ({ name, value: form[name], onInput: (e: Event) => setForm({ ...form, [name]: inputValue(e) }), onChange: (e: Event) => setForm({ ...form, [name]: inputValue(e) }) });
-  const filter = () => Object.fromEntries(Object.entries(applied.filter).filter(([, value]) => value).map(([key, value]) => [key, key.startsWith('created') ? value + 'T00:00:00Z' : value.trim()]));
+  const filter = () =>
+    Object.fromEntries(
+      Object.entries(applied.filter)
+        .filter(([, value]) => value)
+        .map(([key, value]) => [key, key.startsWith('created') ? value + 'T00:00:00Z' : value.trim()]),
+    );
   if (!workflows.data) return <Loading error={workflows.error} />;
   return (
     <Card>
       <h1>Sessions</h1>
-      <form class="row" onSubmit={(e) => { e.preventDefault(); setApplied({ filter: form, sort, round: applied.round + 1 }); }}>
-        <label>Status<select {...field('status')}>{options(SESSION_STATUSES, 'any')}</select></label>
-        <label>Workflow<select {...field('workflowId')}><option value="">any</option>{workflows.data.map((w) => <option value={w.id}>{w.name}</option>)}</select></label>
-        <label>Vendor data<input {...field('vendorData')} placeholder="exact" /></label>
-        <label>svc_id<input {...field('svcId')} placeholder="svc_…" /></label>
-        <label>Decision<select {...field('decision')}>{options(['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'] satisfies SessionStatus[], 'any')}</select></label>
-        <label>Created from<input type="date" {...field('createdFrom')} /></label>
-        <label>Created before<input type="date" {...field('createdTo')} /></label>
-        <label>Sort<select name="sort" value={sort} onChange={(e) => setSort(inputValue(e))}><option value="CREATED_AT_DESC">newest first</option><option value="CREATED_AT_ASC">oldest first</option></select></label>
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied({ filter: form, sort, round: applied.round + 1 });
+        }}
+      >
+        <label>
+          Status<select {...field('status')}>{options(SESSION_STATUSES, 'any')}</select>
+        </label>
+        <label>
+          Workflow
+          <select {...field('workflowId')}>
+            <option value="">any</option>
+            {workflows.data.map((w) => (
+              <option value={w.id}>{w.name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Vendor data
+          <input {...field('vendorData')} placeholder="exact" />
+        </label>
+        <label>
+          svc_id
+          <input {...field('svcId')} placeholder="svc_…" />
+        </label>
+        <label>
+          Decision<select {...field('decision')}>{options(['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'] satisfies SessionStatus[], 'any')}</select>
+        </label>
+        <label>
+          Created from
+          <input type="date" {...field('createdFrom')} />
+        </label>
+        <label>
+          Created before
+          <input type="date" {...field('createdTo')} />
+        </label>
+        <label>
+          Sort
+          <select name="sort" value={sort} onChange={(e) => setSort(inputValue(e))}>
+            <option value="CREATED_AT_DESC">newest first</option>
+            <option value="CREATED_AT_ASC">oldest first</option>
+          </select>
+        </label>
         <Button type="submit">Search</Button>
       </form>
-      <PagedList<SessionRow> heads={['Session', 'Status', 'Workflow', 'Vendor data', 'Created']} version={`${ctx.projectId}/${applied.round}`}
+      <PagedList<SessionRow>
+        heads={['Session', 'Status', 'Workflow', 'Vendor data', 'Created']}
+        version={`${ctx.projectId}/${applied.round}`}
         load={async (after) => (await gql(QUERIES.sessions, { p: ctx.projectId, f: filter(), s: applied.sort, a: after })).sessions}
-        row={(s) => <SessionRowView session={s} />} />
+        row={(s) => <SessionRowView session={s} />}
+      />
     </Card>
   );
 }
@@ -175,38 +370,94 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
   if (!s) return <Loading error={loaded.error} />;
   type CheckRow = { type: string; status: string; score: number | null; reason: string | null; details?: string | null };
   type TimelineRow = { from: string | null; to: string; actor: string; reason: string | null; at: string };
-  const facts: [string, ComponentChildren][] = [['Status', <Pill value={s.status} />], ['Workflow', (s.workflow?.name ?? '') + ' (' + s.workflowId + ')'], ['Features', s.features.join(', ')], ['Vendor data', s.vendorData || '—'], ['Account', s.svcId || '—'],
-    ['Decision', s.decision ? s.decision + ' by ' + s.decidedBy + ' at ' + when(s.decidedAt) : '—'], ['Created', when(s.createdAt)], ['Expires', when(s.expiresAt)]];
+  const facts: [string, ComponentChildren][] = [
+    ['Status', <Pill value={s.status} />],
+    ['Workflow', (s.workflow?.name ?? '') + ' (' + s.workflowId + ')'],
+    ['Features', s.features.join(', ')],
+    ['Vendor data', s.vendorData || '—'],
+    ['Account', s.svcId || '—'],
+    ['Decision', s.decision ? s.decision + ' by ' + s.decidedBy + ' at ' + when(s.decidedAt) : '—'],
+    ['Created', when(s.createdAt)],
+    ['Expires', when(s.expiresAt)],
+  ];
   return (
     <>
       <Card>
         <h1>Session {s.id}</h1>
-        <Table heads={['', '']}>{facts.map(([k, v]) => <tr><th>{k}</th><td>{v}</td></tr>)}</Table>
-        {s.status === 'IN_REVIEW' ? <p><ReviewButtons ctx={ctx} sessionId={s.id} report={report} after={loaded.reload} /></p> : null}
+        <Table heads={['', '']}>
+          {facts.map(([k, v]) => (
+            <tr>
+              <th>{k}</th>
+              <td>{v}</td>
+            </tr>
+          ))}
+        </Table>
+        {s.status === 'IN_REVIEW' ? (
+          <p>
+            <ReviewButtons ctx={ctx} sessionId={s.id} report={report} after={loaded.reload} />
+          </p>
+        ) : null}
         <Out outcome={outcome} />
       </Card>
       <Card>
         <h2>Checks</h2>
         <Table heads={['Type', 'Status', 'Score', 'Reason', 'Details']}>
           {s.checks.map((c: CheckRow) => (
-            <tr><td>{c.type}</td><td><Pill value={c.status} /></td><td>{c.score ?? ''}</td><td>{c.reason ?? ''}</td>
-              <td>{c.details ? <pre>{JSON.stringify(JSON.parse(c.details), null, 1)}</pre> : <span class="hint">{reviewer ? '' : 'reviewer role needed'}</span>}</td></tr>
+            <tr>
+              <td>{c.type}</td>
+              <td>
+                <Pill value={c.status} />
+              </td>
+              <td>{c.score ?? ''}</td>
+              <td>{c.reason ?? ''}</td>
+              <td>{c.details ? <pre>{JSON.stringify(JSON.parse(c.details), null, 1)}</pre> : <span class="hint">{reviewer ? '' : 'reviewer role needed'}</span>}</td>
+            </tr>
           ))}
         </Table>
-        <p class="hint" id="images">{s.imagesRetained ? 'Images are retained for this session.' : 'Images: none. Verity retains no document or selfie images (they are read, then dropped), so there is nothing to show.'}</p>
+        <p class="hint" id="images">
+          {s.imagesRetained ? 'Images are retained for this session.' : 'Images: none. Verity retains no document or selfie images (they are read, then dropped), so there is nothing to show.'}
+        </p>
       </Card>
       <Card>
         <h2>Timeline</h2>
-        <Table heads={['At', 'From', 'To', 'By', 'Why']}>{s.timeline.map((t: TimelineRow) => <tr><td>{when(t.at)}</td><td>{t.from ?? ''}</td><td><Pill value={t.to} /></td><td>{t.actor}</td><td>{t.reason ?? ''}</td></tr>)}</Table>
+        <Table heads={['At', 'From', 'To', 'By', 'Why']}>
+          {s.timeline.map((t: TimelineRow) => (
+            <tr>
+              <td>{when(t.at)}</td>
+              <td>{t.from ?? ''}</td>
+              <td>
+                <Pill value={t.to} />
+              </td>
+              <td>{t.actor}</td>
+              <td>{t.reason ?? ''}</td>
+            </tr>
+          ))}
+        </Table>
       </Card>
       <Card>
         <h2>Webhook events</h2>
-        {s.webhookEvents.length ? s.webhookEvents.map((e: WebhookEventRow) => (
-          <div>
-            <p><b>{e.type}</b> <Pill value={e.state} /> → {e.url || 'no destination'} <ResendButton ctx={ctx} eventId={e.id} report={report} /></p>
-            <Table heads={['#', 'At', 'HTTP', 'ms', 'Error']}>{e.attempts.map((a) => <tr><td>{a.attempt}</td><td>{when(a.at)}</td><td>{a.httpStatus ?? 'no answer'}</td><td>{a.latencyMs}</td><td>{a.error ?? ''}</td></tr>)}</Table>
-          </div>
-        )) : <p class="hint">No webhook events yet.</p>}
+        {s.webhookEvents.length ? (
+          s.webhookEvents.map((e: WebhookEventRow) => (
+            <div>
+              <p>
+                <b>{e.type}</b> <Pill value={e.state} /> → {e.url || 'no destination'} <ResendButton ctx={ctx} eventId={e.id} report={report} />
+              </p>
+              <Table heads={['#', 'At', 'HTTP', 'ms', 'Error']}>
+                {e.attempts.map((a) => (
+                  <tr>
+                    <td>{a.attempt}</td>
+                    <td>{when(a.at)}</td>
+                    <td>{a.httpStatus ?? 'no answer'}</td>
+                    <td>{a.latencyMs}</td>
+                    <td>{a.error ?? ''}</td>
+                  </tr>
+                ))}
+              </Table>
+            </div>
+          ))
+        ) : (
+          <p class="hint">No webhook events yet.</p>
+        )}
       </Card>
     </>
   );
@@ -219,9 +470,12 @@ function ReviewView({ ctx }: { ctx: Ctx }) {
       <h1>Review queue</h1>
       <p class="hint">Sessions in IN_REVIEW, oldest first. Core's rule: {APPROVAL_RULE} (409 otherwise).</p>
       <Out outcome={outcome} />
-      <PagedList<SessionRow> heads={['Session', 'Status', 'Workflow', 'Vendor data', 'Created', 'Decide']} version={ctx.projectId}
+      <PagedList<SessionRow>
+        heads={['Session', 'Status', 'Workflow', 'Vendor data', 'Created', 'Decide']}
+        version={ctx.projectId}
         load={async (after) => (await gql(QUERIES.reviewQueue, { p: ctx.projectId, a: after })).reviewQueue}
-        row={(s) => <SessionRowView session={s} extra={<ReviewButtons ctx={ctx} sessionId={s.id} report={report} />} />} />
+        row={(s) => <SessionRowView session={s} extra={<ReviewButtons ctx={ctx} sessionId={s.id} report={report} />} />}
+      />
     </Card>
   );
 }
@@ -234,17 +488,40 @@ function WebhooksView({ ctx }: { ctx: Ctx }) {
   return (
     <Card>
       <h1>Webhook deliveries</h1>
-      <form class="row"><label>State<select name="state" aria-label="State" value={state} onChange={(e) => setState(inputValue(e))}>{options(WEBHOOK_EVENT_STATES, 'any state')}</select></label></form>
+      <form class="row">
+        <label>
+          State
+          <select name="state" aria-label="State" value={state} onChange={(e) => setState(inputValue(e))}>
+            {options(WEBHOOK_EVENT_STATES, 'any state')}
+          </select>
+        </label>
+      </form>
       <Out outcome={outcome} />
-      <PagedList<WebhookEventRow> heads={['Event', 'Type', 'State', 'Attempts', 'Last answer', 'Created', '']} version={`${ctx.projectId}/${state}`}
+      <PagedList<WebhookEventRow>
+        heads={['Event', 'Type', 'State', 'Attempts', 'Last answer', 'Created', '']}
+        version={`${ctx.projectId}/${state}`}
         load={async (after) => (await gql(QUERIES.webhookEvents, { p: ctx.projectId, st: state || null, a: after })).webhookEvents}
         row={(e) => {
           const last = e.attempts.at(-1);
           return (
-            <tr><td><a href={'#/session/' + e.sessionId}>{e.id}</a></td><td>{e.type}</td><td><Pill value={e.state} /></td><td>{e.attemptCount}</td>
-              <td>{last ? (last.httpStatus === null ? last.error || 'no answer' : 'HTTP ' + last.httpStatus) : ''}</td><td>{when(e.createdAt)}</td><td><ResendButton ctx={ctx} eventId={e.id} report={report} /></td></tr>
+            <tr>
+              <td>
+                <a href={'#/session/' + e.sessionId}>{e.id}</a>
+              </td>
+              <td>{e.type}</td>
+              <td>
+                <Pill value={e.state} />
+              </td>
+              <td>{e.attemptCount}</td>
+              <td>{last ? (last.httpStatus === null ? last.error || 'no answer' : 'HTTP ' + last.httpStatus) : ''}</td>
+              <td>{when(e.createdAt)}</td>
+              <td>
+                <ResendButton ctx={ctx} eventId={e.id} report={report} />
+              </td>
+            </tr>
           );
-        }} />
+        }}
+      />
     </Card>
   );
 }
@@ -256,21 +533,43 @@ function RosterView({ ctx }: { ctx: Ctx }) {
   const [round, setRound] = useState(0);
   const [invite, setInvite] = useState({ email: '', firstName: '', lastName: '', notify: false });
   const admin = can(ctx.me, 'admin');
-  if (organizationId === null) return <Card><h1>Roster</h1><p class="hint">No organization is visible to this token.</p></Card>;
-  const memberAction = (name: 'reactivateMember' | 'deactivateMember', label: string, memberId: string) => admin ? (
-    <ActionButton label={label} variant="secondary" report={report} work={async () => {
-      const data = await gql(QUERIES[name], { i: { organizationId, memberId } });
-      setRound((n) => n + 1);
-      return data[name].email + ' is now ' + data[name].status;
-    }} />
-  ) : null;
+  if (organizationId === null)
+    return (
+      <Card>
+        <h1>Roster</h1>
+        <p class="hint">No organization is visible to this token.</p>
+      </Card>
+    );
+  const memberAction = (name: 'reactivateMember' | 'deactivateMember', label: string, memberId: string) =>
+    admin ? (
+      <ActionButton
+        label={label}
+        variant="secondary"
+        report={report}
+        work={async () => {
+          const data = await gql(QUERIES[name], { i: { organizationId, memberId } });
+          setRound((n) => n + 1);
+          return data[name].email + ' is now ' + data[name].status;
+        }}
+      />
+    ) : null;
   const sendInvite = async (event: Event) => {
     event.preventDefault();
     try {
-      const data = await gql(QUERIES.inviteMembers, { i: { organizationId, members: [{ email: invite.email.trim(), firstName: invite.firstName.trim() || null, lastName: invite.lastName.trim() || null }], notify: invite.notify, invite: invite.notify ? 'email' : 'face' } });
+      const data = await gql(QUERIES.inviteMembers, {
+        i: {
+          organizationId,
+          members: [{ email: invite.email.trim(), firstName: invite.firstName.trim() || null, lastName: invite.lastName.trim() || null }],
+          notify: invite.notify,
+          invite: invite.notify ? 'email' : 'face',
+        },
+      });
       const result: { created: { member: { email: string }; activationLink: string | null }[]; skipped: { email: string; reason: string }[] } = data.inviteMembers;
       const made = result.created[0];
-      report({ kind: 'ok', text: made ? 'Invited ' + made.member.email + (made.activationLink ? ': activation link ' + made.activationLink : ' (emailed)') : 'Not invited: ' + result.skipped.map((s) => s.email + ' ' + s.reason).join(', ') });
+      report({
+        kind: 'ok',
+        text: made ? 'Invited ' + made.member.email + (made.activationLink ? ': activation link ' + made.activationLink : ' (emailed)') : 'Not invited: ' + result.skipped.map((s) => s.email + ' ' + s.reason).join(', '),
+      });
       setInvite({ email: '', firstName: '', lastName: '', notify: false });
       setRound((n) => n + 1);
     } catch (error) {
@@ -282,25 +581,63 @@ function RosterView({ ctx }: { ctx: Ctx }) {
     <Card>
       <h1>Roster</h1>
       <form class="row">
-        <label>Organization<select aria-label="Organization" value={String(organizationId)} onChange={(e) => setOrganizationId(Number(inputValue(e)))}>{ctx.organizations.map((o) => <option value={String(o.id)}>{o.name + ' (#' + o.id + ')'}</option>)}</select></label>
-        <label>Status<select aria-label="Member status" value={status} onChange={(e) => setStatus(inputValue(e))}>{options(MEMBER_STATUSES, 'any status')}</select></label>
+        <label>
+          Organization
+          <select aria-label="Organization" value={String(organizationId)} onChange={(e) => setOrganizationId(Number(inputValue(e)))}>
+            {ctx.organizations.map((o) => (
+              <option value={String(o.id)}>{o.name + ' (#' + o.id + ')'}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select aria-label="Member status" value={status} onChange={(e) => setStatus(inputValue(e))}>
+            {options(MEMBER_STATUSES, 'any status')}
+          </select>
+        </label>
       </form>
       <h2>Invite a member</h2>
       <form class="row" onSubmit={sendInvite}>
-        <label>Email<input type="email" required placeholder="person@example.com" {...text('email')} /></label>
-        <label>First name<input placeholder="First name" {...text('firstName')} /></label>
-        <label>Last name<input placeholder="Last name" {...text('lastName')} /></label>
-        <label>Email the link<input type="checkbox" name="notify" checked={invite.notify} onChange={(e) => setInvite({ ...invite, notify: (e.target as HTMLInputElement).checked })} /></label>
-        <Button type="submit" disabled={!admin}>Invite</Button>
+        <label>
+          Email
+          <input type="email" required placeholder="person@example.com" {...text('email')} />
+        </label>
+        <label>
+          First name
+          <input placeholder="First name" {...text('firstName')} />
+        </label>
+        <label>
+          Last name
+          <input placeholder="Last name" {...text('lastName')} />
+        </label>
+        <label>
+          Email the link
+          <input type="checkbox" name="notify" checked={invite.notify} onChange={(e) => setInvite({ ...invite, notify: (e.target as HTMLInputElement).checked })} />
+        </label>
+        <Button type="submit" disabled={!admin}>
+          Invite
+        </Button>
       </form>
       <Out outcome={outcome} />
       <h2>Members</h2>
-      <PagedList<Member> heads={['Member', 'Email', 'Name', 'Role', 'Status', 'Since', '']} version={`${organizationId}/${status}/${round}`}
+      <PagedList<Member>
+        heads={['Member', 'Email', 'Name', 'Role', 'Status', 'Since', '']}
+        version={`${organizationId}/${status}/${round}`}
         load={async (after) => (await gql(QUERIES.members, { o: organizationId, st: status || null, a: after })).members}
         row={(m) => (
-          <tr><td>{m.memberId}</td><td>{m.email}</td><td>{(m.firstName + ' ' + m.lastName).trim()}</td><td>{m.role}</td><td><Pill value={m.status} /></td><td>{when(m.createdAt)}</td>
-            <td>{m.status === 'deactivated' ? memberAction('reactivateMember', 'Reactivate', m.memberId) : memberAction('deactivateMember', 'Deactivate', m.memberId)}</td></tr>
-        )} />
+          <tr>
+            <td>{m.memberId}</td>
+            <td>{m.email}</td>
+            <td>{(m.firstName + ' ' + m.lastName).trim()}</td>
+            <td>{m.role}</td>
+            <td>
+              <Pill value={m.status} />
+            </td>
+            <td>{when(m.createdAt)}</td>
+            <td>{m.status === 'deactivated' ? memberAction('reactivateMember', 'Reactivate', m.memberId) : memberAction('deactivateMember', 'Deactivate', m.memberId)}</td>
+          </tr>
+        )}
+      />
     </Card>
   );
 }
@@ -323,15 +660,37 @@ function BillingView({ ctx }: { ctx: Ctx }) {
     <>
       <Card>
         <h1>Billing</h1>
-        <p>Wallet of {project ? project.name : ctx.projectId}: <span class="big">{wallet.project.balance.toFixed(2) + ' ' + wallet.project.currency}</span></p>
+        <p>
+          Wallet of {project ? project.name : ctx.projectId}: <span class="big">{wallet.project.balance.toFixed(2) + ' ' + wallet.project.currency}</span>
+        </p>
         <h2>Latest charges</h2>
-        <Table heads={['When', 'Item', 'Amount', '']}>{wallet.charges.map((c: Charge) => <tr><td>{when(c.createdAt)}</td><td>{c.item}</td><td>{c.amount.toFixed(2) + ' ' + c.currency}</td><td>{c.refunded ? <Pill value="refunded" /> : ''}</td></tr>)}</Table>
+        <Table heads={['When', 'Item', 'Amount', '']}>
+          {wallet.charges.map((c: Charge) => (
+            <tr>
+              <td>{when(c.createdAt)}</td>
+              <td>{c.item}</td>
+              <td>{c.amount.toFixed(2) + ' ' + c.currency}</td>
+              <td>{c.refunded ? <Pill value="refunded" /> : ''}</td>
+            </tr>
+          ))}
+        </Table>
       </Card>
       {organizations.map(({ org, billing: b }) => (
         <Card>
           <h2>Roster billing: {org.name}</h2>
-          <p>{b.subscription ? 'Plan ' + b.subscription.plan + ' (' + b.subscription.status + '), ' + b.subscription.pricePerSeat + ' ' + b.currency + ' per seat' : 'No plan'}{' · seats ' + b.seats + ' · next charge ' + b.estimatedNextCharge + ' ' + b.currency + ' · owed ' + b.balance + ' ' + b.currency}</p>
-          <Table heads={['Period', 'Seats', 'Amount']}>{b.invoices.map((i: Invoice) => <tr><td>{i.period}</td><td>{i.seats}</td><td>{i.amount + ' ' + b.currency}</td></tr>)}</Table>
+          <p>
+            {b.subscription ? 'Plan ' + b.subscription.plan + ' (' + b.subscription.status + '), ' + b.subscription.pricePerSeat + ' ' + b.currency + ' per seat' : 'No plan'}
+            {' · seats ' + b.seats + ' · next charge ' + b.estimatedNextCharge + ' ' + b.currency + ' · owed ' + b.balance + ' ' + b.currency}
+          </p>
+          <Table heads={['Period', 'Seats', 'Amount']}>
+            {b.invoices.map((i: Invoice) => (
+              <tr>
+                <td>{i.period}</td>
+                <td>{i.seats}</td>
+                <td>{i.amount + ' ' + b.currency}</td>
+              </tr>
+            ))}
+          </Table>
         </Card>
       ))}
     </>
@@ -359,39 +718,102 @@ function KeysView({ ctx }: { ctx: Ctx }) {
         <p class="hint">Secrets are shown once, at creation; the list never holds them.</p>
         <Table heads={['Prefix', 'Name', 'Created', 'Revoked', '']}>
           {data.apiKeys.map((k: Key) => (
-            <tr><td>{k.prefix}…</td><td>{k.name}</td><td>{when(k.createdAt)}</td><td>{when(k.revokedAt)}</td>
-              <td>{admin && !k.revokedAt ? <ActionButton label="Revoke" variant="danger" report={report} work={async () => { await gql(QUERIES.revokeApiKey, { i: { projectId: ctx.projectId, apiKeyId: k.id } }); later(); return 'Key ' + k.prefix + '… revoked'; }} /> : null}</td></tr>
+            <tr>
+              <td>{k.prefix}…</td>
+              <td>{k.name}</td>
+              <td>{when(k.createdAt)}</td>
+              <td>{when(k.revokedAt)}</td>
+              <td>
+                {admin && !k.revokedAt ? (
+                  <ActionButton
+                    label="Revoke"
+                    variant="danger"
+                    report={report}
+                    work={async () => {
+                      await gql(QUERIES.revokeApiKey, { i: { projectId: ctx.projectId, apiKeyId: k.id } });
+                      later();
+                      return 'Key ' + k.prefix + '… revoked';
+                    }}
+                  />
+                ) : null}
+              </td>
+            </tr>
           ))}
         </Table>
         <form class="row">
           <input placeholder="Key name" aria-label="Key name" value={keyName} onInput={(e) => setKeyName(inputValue(e))} />
-          <ActionButton label="Create API key" disabled={!admin} report={report} work={async () => {
-            const made = (await gql(QUERIES.createApiKey, { i: { projectId: ctx.projectId, name: keyName.trim() || null } })).createApiKey;
-            return 'New key (shown once, copy it now): ' + made.key;
-          }} />
+          <ActionButton
+            label="Create API key"
+            disabled={!admin}
+            report={report}
+            work={async () => {
+              const made = (await gql(QUERIES.createApiKey, { i: { projectId: ctx.projectId, name: keyName.trim() || null } })).createApiKey;
+              return 'New key (shown once, copy it now): ' + made.key;
+            }}
+          />
         </form>
       </Card>
       <Card>
         <h2>Workflows</h2>
-        <Table heads={['Id', 'Name', 'Features', 'Created']}>{data.workflows.map((w: Workflow) => <tr><td>{w.id}</td><td>{w.name}</td><td>{w.features.join(', ')}</td><td>{when(w.createdAt)}</td></tr>)}</Table>
+        <Table heads={['Id', 'Name', 'Features', 'Created']}>
+          {data.workflows.map((w: Workflow) => (
+            <tr>
+              <td>{w.id}</td>
+              <td>{w.name}</td>
+              <td>{w.features.join(', ')}</td>
+              <td>{when(w.createdAt)}</td>
+            </tr>
+          ))}
+        </Table>
         <form class="row">
           <input placeholder="Workflow name" aria-label="Workflow name" value={workflowName} onInput={(e) => setWorkflowName(inputValue(e))} />
           {WORKFLOW_FEATURES.map((feature) => (
-            <label>{feature}<input type="checkbox" value={feature} checked={features.includes(feature)} onChange={(e) => setFeatures((e.target as HTMLInputElement).checked ? [...features, feature] : features.filter((f) => f !== feature))} /></label>
+            <label>
+              {feature}
+              <input
+                type="checkbox"
+                value={feature}
+                checked={features.includes(feature)}
+                onChange={(e) => setFeatures((e.target as HTMLInputElement).checked ? [...features, feature] : features.filter((f) => f !== feature))}
+              />
+            </label>
           ))}
-          <ActionButton label="Create workflow" disabled={!admin} report={report} work={async () => {
-            const wf = (await gql(QUERIES.createWorkflow, { i: { projectId: ctx.projectId, name: workflowName.trim(), features } })).createWorkflow;
-            later();
-            return 'Workflow ' + wf.name + ' created: ' + wf.id;
-          }} />
+          <ActionButton
+            label="Create workflow"
+            disabled={!admin}
+            report={report}
+            work={async () => {
+              const wf = (await gql(QUERIES.createWorkflow, { i: { projectId: ctx.projectId, name: workflowName.trim(), features } })).createWorkflow;
+              later();
+              return 'Workflow ' + wf.name + ' created: ' + wf.id;
+            }}
+          />
         </form>
       </Card>
       <Card>
         <h2>Callback destinations</h2>
         <Table heads={['URL', 'Active', '']}>
           {data.callbackDestinations.map((d: Destination) => (
-            <tr><td>{d.url}</td><td><Pill value={d.active ? 'active' : 'disabled'} /></td>
-              <td>{admin ? <ActionButton label={d.active ? 'Disable' : 'Enable'} variant="secondary" report={report} work={async () => { await gql(QUERIES.setCallbackActive, { i: { projectId: ctx.projectId, url: d.url, active: !d.active } }); later(); return d.url + (d.active ? ' disabled' : ' enabled'); }} /> : null}</td></tr>
+            <tr>
+              <td>{d.url}</td>
+              <td>
+                <Pill value={d.active ? 'active' : 'disabled'} />
+              </td>
+              <td>
+                {admin ? (
+                  <ActionButton
+                    label={d.active ? 'Disable' : 'Enable'}
+                    variant="secondary"
+                    report={report}
+                    work={async () => {
+                      await gql(QUERIES.setCallbackActive, { i: { projectId: ctx.projectId, url: d.url, active: !d.active } });
+                      later();
+                      return d.url + (d.active ? ' disabled' : ' enabled');
+                    }}
+                  />
+                ) : null}
+              </td>
+            </tr>
           ))}
         </Table>
       </Card>
@@ -412,9 +834,13 @@ function BarChart({ items, label, format }: { items: { label: string; value: num
         const w = ((width - labelW - 60) * item.value) / max;
         return (
           <g>
-            <text x={0} y={y + 15} font-size={12}>{item.label}</text>
+            <text x={0} y={y + 15} font-size={12}>
+              {item.label}
+            </text>
             <rect x={labelW} y={y} width={Math.max(1, w)} height={barH} fill={item.color} rx={3} />
-            <text x={labelW + w + 6} y={y + 15} font-size={12}>{format ? format(item.value) : item.value}</text>
+            <text x={labelW + w + 6} y={y + 15} font-size={12}>
+              {format ? format(item.value) : item.value}
+            </text>
           </g>
         );
       })}
@@ -440,15 +866,34 @@ function StackedDays({ rows }: { rows: { day: string; status: SessionStatus; cou
                 if (!row) return null;
                 const barHeight = (height * row.count) / max;
                 y -= barHeight;
-                return <rect x={40 + i * slot + 2} y={y} width={Math.max(2, slot - 4)} height={barHeight} fill={COLORS[status]}><title>{day + ' ' + status + ': ' + row.count}</title></rect>;
+                return (
+                  <rect x={40 + i * slot + 2} y={y} width={Math.max(2, slot - 4)} height={barHeight} fill={COLORS[status]}>
+                    <title>{day + ' ' + status + ': ' + row.count}</title>
+                  </rect>
+                );
               })}
-              {days.length <= 14 || i % Math.ceil(days.length / 10) === 0 ? <text x={40 + i * slot} y={height + 14} font-size={10}>{day.slice(5)}</text> : null}
+              {days.length <= 14 || i % Math.ceil(days.length / 10) === 0 ? (
+                <text x={40 + i * slot} y={height + 14} font-size={10}>
+                  {day.slice(5)}
+                </text>
+              ) : null}
             </g>
           );
         })}
-        <text x={0} y={12} font-size={10}>{String(max)}</text>
+        <text x={0} y={12} font-size={10}>
+          {String(max)}
+        </text>
       </svg>
-      <p>{SESSION_STATUSES.map((s) => <span class="legend-item"><svg width={10} height={10} aria-hidden="true"><rect width={10} height={10} fill={COLORS[s]} rx={2} /></svg> <span class="pill">{s}</span></span>)}</p>
+      <p>
+        {SESSION_STATUSES.map((s) => (
+          <span class="legend-item">
+            <svg width={10} height={10} aria-hidden="true">
+              <rect width={10} height={10} fill={COLORS[s]} rx={2} />
+            </svg>{' '}
+            <span class="pill">{s}</span>
+          </span>
+        ))}
+      </p>
     </div>
   );
 }
@@ -467,13 +912,33 @@ function WebhookCard({ health, w }: { health: Health[]; w: WebhookStats }) {
       <h2>Webhooks</h2>
       {sick.length ? (
         <div class="unhealthy">
-          <p><b class="headline">{sick.length + ' unhealthy destination' + (sick.length > 1 ? 's' : '')}</b></p>
-          {sick.map((d) => <p><b>{d.destination}</b>{' · ' + d.consecutiveFailures + ' failed in a row · ' + last(d) + ' · ' + pct(d.successRateLastHour) + ' ok in the last hour'}{d.lastSuccessAt ? ' · last success ' + when(d.lastSuccessAt) : ' · no success in 7 days'}{d.nextRetryAt ? ' · next retry ' + when(d.nextRetryAt) : ''}</p>)}
+          <p>
+            <b class="headline">{sick.length + ' unhealthy destination' + (sick.length > 1 ? 's' : '')}</b>
+          </p>
+          {sick.map((d) => (
+            <p>
+              <b>{d.destination}</b>
+              {' · ' + d.consecutiveFailures + ' failed in a row · ' + last(d) + ' · ' + pct(d.successRateLastHour) + ' ok in the last hour'}
+              {d.lastSuccessAt ? ' · last success ' + when(d.lastSuccessAt) : ' · no success in 7 days'}
+              {d.nextRetryAt ? ' · next retry ' + when(d.nextRetryAt) : ''}
+            </p>
+          ))}
         </div>
       ) : null}
-      <p>Attempts answered 2xx, last hour <span class="big" id="webhook-recent-success">{pct(hourRate)}</span>{' (' + hourAttempts + ' attempts) · last day ' + pct(dayRate) + ' (' + dayAttempts + ')'}</p>
+      <p>
+        Attempts answered 2xx, last hour{' '}
+        <span class="big" id="webhook-recent-success">
+          {pct(hourRate)}
+        </span>
+        {' (' + hourAttempts + ' attempts) · last day ' + pct(dayRate) + ' (' + dayAttempts + ')'}
+      </p>
       <p>{health.length + ' destination' + (health.length === 1 ? '' : 's') + ', ' + (health.length - sick.length) + ' healthy'}</p>
-      <p class="hint">{'30 days: events eventually delivered ' + pct(w.successRate) + ' · backlog '}<b>{w.backlog}</b>{w.oldestPendingAt ? ' (oldest ' + when(w.oldestPendingAt) + ')' : ''}{' · delivered ' + w.delivered + ' · failed ' + w.failed + ' of ' + w.events}</p>
+      <p class="hint">
+        {'30 days: events eventually delivered ' + pct(w.successRate) + ' · backlog '}
+        <b>{w.backlog}</b>
+        {w.oldestPendingAt ? ' (oldest ' + when(w.oldestPendingAt) + ')' : ''}
+        {' · delivered ' + w.delivered + ' · failed ' + w.failed + ' of ' + w.events}
+      </p>
     </Card>
   );
 }
@@ -489,10 +954,35 @@ function DashboardView({ ctx }: { ctx: Ctx }) {
     <>
       <h1>Dashboard (last 30 days)</h1>
       <div class="grid">
-        <Card><h2>Sessions per day</h2><StackedDays rows={data.sessionsPerDay} /></Card>
-        <Card><h2>Approval rate per workflow</h2><BarChart label="Approval rate per workflow" format={pct} items={data.approvalRates.map((r: Rate) => ({ label: (r.workflowName || r.workflowId) + ' (' + r.sessions + ')', value: r.approvalRate ?? 0, color: '#2e9e6a' }))} /></Card>
-        <Card><h2>Time to decision</h2><p>Median <span class="big" id="median">{secs(t.medianSeconds)}</span>{' · p90 ' + secs(t.p90Seconds) + ' · ' + t.decided + ' decided'}</p></Card>
-        <Card><h2>Check failure reasons</h2><BarChart label="Check failure reasons" items={data.checkFailureReasons.slice(0, 12).map((r: Reason) => ({ label: r.type + ': ' + r.reason + (r.source === 'standalone' ? ' (standalone)' : ''), value: r.count, color: '#d0443a' }))} /></Card>
+        <Card>
+          <h2>Sessions per day</h2>
+          <StackedDays rows={data.sessionsPerDay} />
+        </Card>
+        <Card>
+          <h2>Approval rate per workflow</h2>
+          <BarChart
+            label="Approval rate per workflow"
+            format={pct}
+            items={data.approvalRates.map((r: Rate) => ({ label: (r.workflowName || r.workflowId) + ' (' + r.sessions + ')', value: r.approvalRate ?? 0, color: '#2e9e6a' }))}
+          />
+        </Card>
+        <Card>
+          <h2>Time to decision</h2>
+          <p>
+            Median{' '}
+            <span class="big" id="median">
+              {secs(t.medianSeconds)}
+            </span>
+            {' · p90 ' + secs(t.p90Seconds) + ' · ' + t.decided + ' decided'}
+          </p>
+        </Card>
+        <Card>
+          <h2>Check failure reasons</h2>
+          <BarChart
+            label="Check failure reasons"
+            items={data.checkFailureReasons.slice(0, 12).map((r: Reason) => ({ label: r.type + ': ' + r.reason + (r.source === 'standalone' ? ' (standalone)' : ''), value: r.count, color: '#d0443a' }))}
+          />
+        </Card>
         <WebhookCard health={data.webhookHealth} w={data.webhookStats} />
       </div>
     </>
@@ -506,12 +996,24 @@ function SignIn({ error, onSignIn }: { error: string | null; onSignIn: (token: s
   return (
     <main class="console">
       <Card>
-        <form id="signin" onSubmit={(e) => { e.preventDefault(); onSignIn(token.trim()); }}>
+        <form
+          id="signin"
+          onSubmit={(e) => {
+            e.preventDefault();
+            onSignIn(token.trim());
+          }}
+        >
           <h1>Verity admin</h1>
           <p class="hint">Sign in with an admin token (viewer, reviewer or admin). It stays in this tab only.</p>
-          <input type="password" name="token" placeholder="vat_..." autocomplete="off" required aria-label="Admin token" value={token} onInput={(e) => setToken(inputValue(e))} autoFocus />
-          <p><Button type="submit">Sign in</Button></p>
-          {error ? <div class="error" role="alert">{error}</div> : null}
+          <input type="password" name="token" placeholder="vat_..." autocomplete="off" required aria-label="Admin token" value={token} onInput={(e) => setToken(inputValue(e))} />
+          <p>
+            <Button type="submit">Sign in</Button>
+          </p>
+          {error ? (
+            <div class="error" role="alert">
+              {error}
+            </div>
+          ) : null}
         </form>
       </Card>
     </main>
@@ -532,25 +1034,49 @@ function useHashRoute(): [string, string | undefined] {
 function Console({ ctx, onProject, onSignOut }: { ctx: Ctx; onProject: (id: string) => void; onSignOut: () => void }) {
   const [view, arg] = useHashRoute();
   const tab = view === 'session' ? 'sessions' : view;
-  const body = view === 'session' && arg ? <SessionView ctx={ctx} sessionId={arg} />
-    : view === 'sessions' ? <SessionsView ctx={ctx} />
-    : view === 'review' ? <ReviewView ctx={ctx} />
-    : view === 'webhooks' ? <WebhooksView ctx={ctx} />
-    : view === 'roster' ? <RosterView ctx={ctx} />
-    : view === 'billing' ? <BillingView ctx={ctx} />
-    : view === 'keys' ? <KeysView ctx={ctx} />
-    : <DashboardView ctx={ctx} />;
+  const body =
+    view === 'session' && arg ? (
+      <SessionView ctx={ctx} sessionId={arg} />
+    ) : view === 'sessions' ? (
+      <SessionsView ctx={ctx} />
+    ) : view === 'review' ? (
+      <ReviewView ctx={ctx} />
+    ) : view === 'webhooks' ? (
+      <WebhooksView ctx={ctx} />
+    ) : view === 'roster' ? (
+      <RosterView ctx={ctx} />
+    ) : view === 'billing' ? (
+      <BillingView ctx={ctx} />
+    ) : view === 'keys' ? (
+      <KeysView ctx={ctx} />
+    ) : (
+      <DashboardView ctx={ctx} />
+    );
   return (
     <>
       <header class="bar">
         <b>Verity admin</b>
-        <select aria-label="Project" value={ctx.projectId} onChange={(e) => onProject(inputValue(e))}>{ctx.projects.map((p) => <option value={p.id}>{p.name + ' (' + p.id + ')'}</option>)}</select>
+        <select aria-label="Project" value={ctx.projectId} onChange={(e) => onProject(inputValue(e))}>
+          {ctx.projects.map((p) => (
+            <option value={p.id}>{p.name + ' (' + p.id + ')'}</option>
+          ))}
+        </select>
         <span class="who">{ctx.me.role + (ctx.me.projectId ? ' · one project' : ' · all projects')}</span>
-        <Button variant="secondary" onClick={onSignOut}>Sign out</Button>
+        <Button variant="secondary" onClick={onSignOut}>
+          Sign out
+        </Button>
       </header>
-      <nav class="views">{VIEWS.map(([id, label]) => <a href={'#/' + id} class={tab === id ? 'on' : undefined}>{label}</a>)}</nav>
+      <nav class="views">
+        {VIEWS.map(([id, label]) => (
+          <a href={'#/' + id} class={tab === id ? 'on' : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
       {/* A new project or view starts its component afresh. */}
-      <main class="console" key={`${ctx.projectId}/${view}/${arg ?? ''}`}>{body}</main>
+      <main class="console" key={`${ctx.projectId}/${view}/${arg ?? ''}`}>
+        {body}
+      </main>
     </>
   );
 }
@@ -579,8 +1105,33 @@ export function App() {
       setStarting(false);
     }
   };
-  useEffect(() => { if (starting) void start(); }, []);
-  if (starting) return <main class="console"><p class="hint">Loading…</p></main>;
-  if (!ctx) return <SignIn error={error} onSignIn={(token) => { sessionStorage.setItem(TOKEN_KEY, token); void start(); }} />;
-  return <Console ctx={ctx} onSignOut={signOut} onProject={(projectId) => { sessionStorage.setItem(PROJECT_KEY, projectId); setCtx({ ...ctx, projectId }); }} />;
+  useEffect(() => {
+    if (starting) void start();
+  }, []);
+  if (starting)
+    return (
+      <main class="console">
+        <p class="hint">Loading…</p>
+      </main>
+    );
+  if (!ctx)
+    return (
+      <SignIn
+        error={error}
+        onSignIn={(token) => {
+          sessionStorage.setItem(TOKEN_KEY, token);
+          void start();
+        }}
+      />
+    );
+  return (
+    <Console
+      ctx={ctx}
+      onSignOut={signOut}
+      onProject={(projectId) => {
+        sessionStorage.setItem(PROJECT_KEY, projectId);
+        setCtx({ ...ctx, projectId });
+      }}
+    />
+  );
 }

@@ -4,7 +4,8 @@
 export const SESSION_FIELDS = 'id status vendorData svcId decision createdAt decidedAt workflow { name }';
 
 // A reviewer also reads each check's details; a viewer may not ask for them.
-const SESSION_QUERY = (details: string) => `query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id status workflowId features vendorData svcId decision decidedAt decidedBy createdAt startedAt expiresAt imagesRetained workflow { name } checks { type status score reason createdAt${details} } timeline { from to actor reason at } webhookEvents { id type state url attemptCount createdAt attempts { attempt at httpStatus latencyMs error } } } }`;
+const SESSION_QUERY = (details: string) =>
+  `query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id status workflowId features vendorData svcId decision decidedAt decidedBy createdAt startedAt expiresAt imagesRetained workflow { name } checks { type status score reason createdAt${details} } timeline { from to actor reason at } webhookEvents { id type state url attemptCount createdAt attempts { attempt at httpStatus latencyMs error } } } }`;
 
 export const QUERIES = {
   start: '{ me { tokenId role projectId } projects { id name balance currency } organizations { id name } }',
@@ -15,10 +16,12 @@ export const QUERIES = {
   session: SESSION_QUERY(''),
   sessionWithDetails: SESSION_QUERY(' details'),
   reviewQueue: `query($p: String!, $a: String) { reviewQueue(projectId: $p, first: 25, after: $a) { edges { node { ${SESSION_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
-  webhookEvents: 'query($p: String!, $st: String, $a: String) { webhookEvents(projectId: $p, state: $st, first: 25, after: $a) { edges { node { id type state attemptCount createdAt sessionId attempts { httpStatus error } } } pageInfo { hasNextPage endCursor } } }',
+  webhookEvents:
+    'query($p: String!, $st: String, $a: String) { webhookEvents(projectId: $p, state: $st, first: 25, after: $a) { edges { node { id type state attemptCount createdAt sessionId attempts { httpStatus error } } } pageInfo { hasNextPage endCursor } } }',
   reactivateMember: 'mutation($i: MemberActionInput!) { reactivateMember(input: $i) { email status } }',
   deactivateMember: 'mutation($i: MemberActionInput!) { deactivateMember(input: $i) { email status } }',
-  members: 'query($o: Int!, $st: String, $a: String) { members(organizationId: $o, status: $st, first: 25, after: $a) { edges { node { memberId email firstName lastName role status createdAt } } pageInfo { hasNextPage endCursor } } }',
+  members:
+    'query($o: Int!, $st: String, $a: String) { members(organizationId: $o, status: $st, first: 25, after: $a) { edges { node { memberId email firstName lastName role status createdAt } } pageInfo { hasNextPage endCursor } } }',
   inviteMembers: 'mutation($i: InviteMembersInput!) { inviteMembers(input: $i) { created { member { email status } activationLink } skipped { email reason } } }',
   billing: 'query($p: String!) { project(projectId: $p) { balance currency } charges(projectId: $p, limit: 50) { item amount currency refunded createdAt } }',
   organizationBilling: 'query($o: Int!) { organizationBilling(organizationId: $o) { seats estimatedNextCharge currency balance subscription { plan status pricePerSeat trialEndsAt } invoices { period seats amount } } }',
@@ -27,5 +30,6 @@ export const QUERIES = {
   createApiKey: 'mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { key apiKey { id } } }',
   createWorkflow: 'mutation($i: CreateWorkflowInput!) { createWorkflow(input: $i) { id name } }',
   setCallbackActive: 'mutation($i: SetCallbackActiveInput!) { setCallbackActive(input: $i) { active } }',
-  dashboard: 'query($p: String!) { sessionsPerDay(projectId: $p) { day status count } approvalRates(projectId: $p) { workflowId workflowName sessions approvalRate } timeToDecision(projectId: $p) { decided medianSeconds p90Seconds } checkFailureReasons(projectId: $p) { source type reason count } webhookStats(projectId: $p) { events delivered failed backlog oldestPendingAt successRate attemptSuccessRate } webhookHealth(projectId: $p) { destination healthy attemptsLastHour successRateLastHour attemptsLastDay successRateLastDay consecutiveFailures nextRetryAt lastStatus lastError lastSuccessAt } }',
+  dashboard:
+    'query($p: String!) { sessionsPerDay(projectId: $p) { day status count } approvalRates(projectId: $p) { workflowId workflowName sessions approvalRate } timeToDecision(projectId: $p) { decided medianSeconds p90Seconds } checkFailureReasons(projectId: $p) { source type reason count } webhookStats(projectId: $p) { events delivered failed backlog oldestPendingAt successRate attemptSuccessRate } webhookHealth(projectId: $p) { destination healthy attemptsLastHour successRateLastHour attemptsLastDay successRateLastDay consecutiveFailures nextRetryAt lastStatus lastError lastSuccessAt } }',
 } as const;

@@ -11,7 +11,6 @@ const TOKEN_KEY = 'verity-admin-token';
 const tokenInput = document.getElementById('token') as HTMLInputElement;
 tokenInput.value = sessionStorage.getItem(TOKEN_KEY) ?? '';
 
-
 async function fetcher(params: unknown, options?: { headers?: Record<string, string> }): Promise<unknown> {
   const token = tokenInput.value.trim();
   // Nothing is sent without a token: the API would only answer 401.

@@ -8,10 +8,25 @@ export interface HostedState {
   geofence?: unknown;
   redirect_to?: string | null;
 }
-export interface ApiError { code?: string; message?: string; data?: { step?: string; reason?: string; tries_left?: number } }
-export interface Challenge { challenge_id: string; gesture: string }
-export interface LicenceState { state_code: string; state_name: string }
-export interface Provider { provider_code: string; provider_display_name: string; credential_name: string; required_fields: string[] }
+export interface ApiError {
+  code?: string;
+  message?: string;
+  data?: { step?: string; reason?: string; tries_left?: number };
+}
+export interface Challenge {
+  challenge_id: string;
+  gesture: string;
+}
+export interface LicenceState {
+  state_code: string;
+  state_name: string;
+}
+export interface Provider {
+  provider_code: string;
+  provider_display_name: string;
+  credential_name: string;
+  required_fields: string[];
+}
 
 const API = '/api/hosted';
 

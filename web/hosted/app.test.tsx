@@ -10,12 +10,15 @@ let reply: (path: string) => unknown;
 
 beforeEach(() => {
   history.replaceState(null, '', '/verify/ses_1#tok_1');
-  vi.stubGlobal('fetch', vi.fn(async (url: string, init: RequestInit) => {
-    const path = url.replace('/api/hosted', '');
-    answers.push({ path, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const answer = JSON.parse(JSON.stringify(reply(path)));
-    return { json: async () => answer };
-  }));
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit) => {
+      const path = url.replace('/api/hosted', '');
+      answers.push({ path, body: init.body ? JSON.parse(String(init.body)) : undefined });
+      const answer = JSON.parse(JSON.stringify(reply(path)));
+      return { json: async () => answer };
+    }),
+  );
 });
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -25,7 +28,10 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
-const settle = () => act(async () => { for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 1)); });
+const settle = () =>
+  act(async () => {
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+  });
 async function mount(): Promise<HTMLElement> {
   vi.resetModules();
   const { App } = await import('./app.js');
@@ -48,8 +54,13 @@ describe('the hosted page app', () => {
   });
 
   it('shows the progress and the first step not done; a failed step says why and offers to try again', async () => {
-    reply = (path) => (path === '/session/start' ? started([{ step: 'document', done: true }, { step: 'location', done: false }])
-      : { success: false, error: { code: 'step_retry_required', message: 'location permission denied. Try again (1 try left).' }, data: { step: 'location', reason: 'permission_denied', tries_left: 1 } });
+    reply = (path) =>
+      path === '/session/start'
+        ? started([
+            { step: 'document', done: true },
+            { step: 'location', done: false },
+          ])
+        : { success: false, error: { code: 'step_retry_required', message: 'location permission denied. Try again (1 try left).' }, data: { step: 'location', reason: 'permission_denied', tries_left: 1 } };
     vi.stubGlobal('navigator', { ...navigator, geolocation: { getCurrentPosition: (_ok: unknown, fail: (error: { code: number }) => void) => fail({ code: 1 }) } });
     const page = await mount();
     expect([...page.querySelectorAll('#progress li')].map((li) => li.className)).toEqual(['done', 'current']);
@@ -115,7 +126,9 @@ describe('the hosted page app', () => {
     expect(page.querySelector('label[for=front]')!.textContent).toBe('Parte delantera del documento');
     const switcher = page.querySelector<HTMLSelectElement>('select[aria-label=Idioma]')!;
     switcher.value = 'de';
-    act(() => { switcher.dispatchEvent(new Event('change')); });
+    act(() => {
+      switcher.dispatchEvent(new Event('change'));
+    });
     expect(page.querySelector('h1')!.textContent).toBe('Foto Ihres Ausweisdokuments');
     expect(document.documentElement.lang).toBe('de');
     expect(sessionStorage.getItem('verity-language')).toBe('de');

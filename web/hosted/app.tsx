@@ -66,9 +66,15 @@ function DocumentStep({ advance }: { advance: Advance }) {
   return (
     <Step title={t('title.document')} error={submit.error}>
       <p class="hint">{t('document.hint')}</p>
-      <Field id="front" label={t('document.front')}><input ref={front} type="file" id="front" accept="image/*" capture="environment" /></Field>
-      <Field id="back" label={t('document.back')}><input ref={back} type="file" id="back" accept="image/*" capture="environment" /></Field>
-      <Button disabled={submit.busy} onClick={go}>{submit.label}</Button>
+      <Field id="front" label={t('document.front')}>
+        <input ref={front} type="file" id="front" accept="image/*" capture="environment" />
+      </Field>
+      <Field id="back" label={t('document.back')}>
+        <input ref={back} type="file" id="back" accept="image/*" capture="environment" />
+      </Field>
+      <Button disabled={submit.busy} onClick={go}>
+        {submit.label}
+      </Button>
     </Step>
   );
 }
@@ -89,11 +95,16 @@ function SelfieStep({ advance }: { advance: Advance }) {
   useEffect(() => {
     let opened: MediaStream | null = null;
     navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user', width: { ideal: 640 }, height: { ideal: 480 } }, audio: false }).then(
-      (camera) => { opened = camera; setStream(camera); },
+      (camera) => {
+        opened = camera;
+        setStream(camera);
+      },
       () => setNoCamera(true),
     );
     // The camera goes off when the step is done (or the page moves on).
-    return () => { for (const track of opened?.getTracks() ?? []) track.stop(); };
+    return () => {
+      for (const track of opened?.getTracks() ?? []) track.stop();
+    };
   }, []);
 
   const take = async () => {
@@ -131,8 +142,12 @@ function SelfieStep({ advance }: { advance: Advance }) {
     <Step title={t('title.selfie')} error={noCamera ? t('selfie.noCamera') : submit.error}>
       <p class="hint">{t('selfie.hint')}</p>
       <CameraView stream={stream} videoRef={video} />
-      <p class="instruction" role="status" aria-live="assertive">{instruction}</p>
-      <Button disabled={noCamera || !stream || submit.busy} onClick={take}>{recording ? t('selfie.recording') : submit.label}</Button>
+      <p class="instruction" role="status" aria-live="assertive">
+        {instruction}
+      </p>
+      <Button disabled={noCamera || !stream || submit.busy} onClick={take}>
+        {recording ? t('selfie.recording') : submit.label}
+      </Button>
     </Step>
   );
 }
@@ -143,7 +158,10 @@ function LocationStep({ state, advance }: { state: HostedState; advance: Advance
   const [locating, setLocating] = useState(false);
   const share = () => {
     setLocating(true);
-    const send = (body: unknown) => { setLocating(false); void submit.send(body); };
+    const send = (body: unknown) => {
+      setLocating(false);
+      void submit.send(body);
+    };
     navigator.geolocation.getCurrentPosition(
       (position) => send({ latitude: position.coords.latitude, longitude: position.coords.longitude, accuracy: position.coords.accuracy, source: 'gps', captured_at: new Date(position.timestamp).toISOString() }),
       (error) => send({ source: 'permission_denied', error: error.code === 1 ? 'location permission denied' : 'location unavailable' }),
@@ -153,7 +171,9 @@ function LocationStep({ state, advance }: { state: HostedState; advance: Advance
   return (
     <Step title={t('title.location')} error={submit.error}>
       <p class="hint">{t(state.geofence ? 'location.hintGeofence' : 'location.hint')}</p>
-      <Button disabled={locating || submit.busy} onClick={share}>{locating ? t('location.locating') : submit.label}</Button>
+      <Button disabled={locating || submit.busy} onClick={share}>
+        {locating ? t('location.locating') : submit.label}
+      </Button>
     </Step>
   );
 }
@@ -170,7 +190,10 @@ function LicenceStep({ advance }: { advance: Advance }) {
   const set = (name: string) => (event: Event) => setForm((current) => ({ ...current, [name]: (event.target as HTMLInputElement).value }));
 
   useEffect(() => {
-    call<{ states: LicenceState[] }>('/credential/states').then((answer) => setStates(answer.states), (error) => submit.setError(friendly(t, error)));
+    call<{ states: LicenceState[] }>('/credential/states').then(
+      (answer) => setStates(answer.states),
+      (error) => submit.setError(friendly(t, error)),
+    );
   }, []);
   const chooseState = async (event: Event) => {
     const code = (event.target as HTMLSelectElement).value;
@@ -192,24 +215,40 @@ function LicenceStep({ advance }: { advance: Advance }) {
       <Field id="state" label={t('licence.state')}>
         <select id="state" value={form.state} onChange={chooseState}>
           <option value="">{t('licence.chooseState')}</option>
-          {states.map((s) => <option key={s.state_code} value={s.state_code}>{s.state_name}</option>)}
+          {states.map((s) => (
+            <option key={s.state_code} value={s.state_code}>
+              {s.state_name}
+            </option>
+          ))}
         </select>
       </Field>
       <Field id="provider" label={t('licence.board')}>
         <select id="provider" value={form.provider} disabled={!form.state || !providers.length} onChange={set('provider')}>
           <option value="">{t(form.state ? 'licence.chooseBoard' : 'licence.chooseStateFirst')}</option>
-          {providers.map((p) => <option key={p.provider_code} value={p.provider_code}>{p.provider_display_name + ' (' + p.credential_name + ')'}</option>)}
+          {providers.map((p) => (
+            <option key={p.provider_code} value={p.provider_code}>
+              {p.provider_display_name + ' (' + p.credential_name + ')'}
+            </option>
+          ))}
         </select>
       </Field>
-      <Field id="first" label={t('licence.first')}><input id="first" autocomplete="given-name" value={form.first} onInput={set('first')} /></Field>
-      <Field id="last" label={t('licence.last')}><input id="last" autocomplete="family-name" value={form.last} onInput={set('last')} /></Field>
-      <Field id="number" label={t('licence.number')}><input id="number" autocomplete="off" value={form.number} onInput={set('number')} /></Field>
+      <Field id="first" label={t('licence.first')}>
+        <input id="first" autocomplete="given-name" value={form.first} onInput={set('first')} />
+      </Field>
+      <Field id="last" label={t('licence.last')}>
+        <input id="last" autocomplete="family-name" value={form.last} onInput={set('last')} />
+      </Field>
+      <Field id="number" label={t('licence.number')}>
+        <input id="number" autocomplete="off" value={form.number} onInput={set('number')} />
+      </Field>
       {extraFields.map((field) => (
         <Field key={field} id={'f-' + field} label={fieldLabel(field)}>
           <input id={'f-' + field} data-field={field} value={extra[field] ?? ''} onInput={(event) => setExtra((current) => ({ ...current, [field]: (event.target as HTMLInputElement).value }))} />
         </Field>
       ))}
-      <Button disabled={submit.busy} onClick={check}>{submit.label}</Button>
+      <Button disabled={submit.busy} onClick={check}>
+        {submit.label}
+      </Button>
     </Step>
   );
 }
@@ -234,20 +273,31 @@ function Progress({ state }: { state: HostedState }) {
   const current = state.steps.findIndex((s) => !s.done);
   return (
     <ol class="progress" id="progress" aria-label={t('page.progress')}>
-      {state.steps.map((s, i) => <li key={s.step} class={s.done ? 'done' : current === i ? 'current' : ''} title={t(`title.${s.step}`)} />)}
+      {state.steps.map((s, i) => (
+        <li key={s.step} class={s.done ? 'done' : current === i ? 'current' : ''} title={t(`title.${s.step}`)} />
+      ))}
     </ol>
   );
 }
 
 const STEPS: Record<StepName, (props: { state: HostedState; advance: Advance }) => preact.JSX.Element> = {
-  document: DocumentStep, selfie: SelfieStep, location: LocationStep, licence: LicenceStep,
+  document: DocumentStep,
+  selfie: SelfieStep,
+  location: LocationStep,
+  licence: LicenceStep,
 };
 
 function CurrentStep({ state, advance }: { state: HostedState; advance: Advance }) {
   const t = useT();
   if (state.finished) return <Finished state={state} />;
   const next = state.steps.find((s) => !s.done);
-  if (!next) return <><h1>{t('page.checking')}</h1><p class="hint">{t('page.takesAMoment')}</p></>;
+  if (!next)
+    return (
+      <>
+        <h1>{t('page.checking')}</h1>
+        <p class="hint">{t('page.takesAMoment')}</p>
+      </>
+    );
   const View = STEPS[next.step];
   return <View key={next.step} state={state} advance={advance} />;
 }
@@ -256,7 +306,11 @@ function LanguageSwitch({ language, onChange }: { language: Language; onChange: 
   const t = useT();
   return (
     <select class="language" aria-label={t('page.language')} value={language} onChange={(event) => onChange((event.target as HTMLSelectElement).value as Language)}>
-      {LANGUAGES.map((code) => <option key={code} value={code} lang={code}>{LANGUAGE_NAMES[code]}</option>)}
+      {LANGUAGES.map((code) => (
+        <option key={code} value={code} lang={code}>
+          {LANGUAGE_NAMES[code]}
+        </option>
+      ))}
     </select>
   );
 }
@@ -289,8 +343,14 @@ export function App() {
   const [openError, setOpenError] = useState<unknown>(null);
   useEffect(() => {
     call<HostedState>('/session/start', {}).then(
-      (opened) => { setEnded(endedOnOpen(opened)); setState(opened); },
-      (error: { code?: string }) => { if (error?.code && ENDED_BY_ERROR[error.code]) setEnded(ENDED_BY_ERROR[error.code]!); else setOpenError(error ?? {}); },
+      (opened) => {
+        setEnded(endedOnOpen(opened));
+        setState(opened);
+      },
+      (error: { code?: string }) => {
+        if (error?.code && ENDED_BY_ERROR[error.code]) setEnded(ENDED_BY_ERROR[error.code]!);
+        else setOpenError(error ?? {});
+      },
     );
   }, []);
   const switchTo = (next: Language) => {
@@ -300,12 +360,24 @@ export function App() {
   return (
     <I18n.Provider value={t}>
       <main class="page">
-        <header class="brand">◉ Verity<LanguageSwitch language={language} onChange={switchTo} /></header>
+        <header class="brand">
+          ◉ Verity
+          <LanguageSwitch language={language} onChange={switchTo} />
+        </header>
         {state && !ended ? <Progress state={state} /> : null}
         <Card id="step" aria-live="polite" data-status={state?.finished ? state.status : undefined}>
-          {ended ? <EndedPage ended={ended} />
-            : openError ? <><h1>{t('page.cannotOpen')}</h1><Message kind="error">{friendly(t, openError)}</Message></>
-            : state ? <CurrentStep state={state} advance={setState} /> : <h1>{t('page.loading')}</h1>}
+          {ended ? (
+            <EndedPage ended={ended} />
+          ) : openError ? (
+            <>
+              <h1>{t('page.cannotOpen')}</h1>
+              <Message kind="error">{friendly(t, openError)}</Message>
+            </>
+          ) : state ? (
+            <CurrentStep state={state} advance={setState} />
+          ) : (
+            <h1>{t('page.loading')}</h1>
+          )}
         </Card>
       </main>
     </I18n.Provider>

@@ -332,6 +332,9 @@ export function rememberLanguage(language: Language): void {
 }
 
 export type Translate = (key: MessageKey) => string;
-export const translator = (language: Language): Translate => (key) => CATALOGS[language][key];
+export const translator =
+  (language: Language): Translate =>
+  (key) =>
+    CATALOGS[language][key];
 export const I18n = createContext<Translate>(translator('en'));
 export const useT = () => useContext(I18n);

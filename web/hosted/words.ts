@@ -2,7 +2,6 @@
 import type { ApiError } from './api.js';
 import { CATALOGS, type MessageKey, type Translate } from './i18n.js';
 
-
 /** An error in plain words: ours for the codes a person can act on, else the server's message. */
 export function friendly(t: Translate, error: unknown): string {
   const { code, message, data } = (error ?? {}) as ApiError;

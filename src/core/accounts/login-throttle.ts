@@ -41,10 +41,23 @@ export class LoginThrottle {
   private readonly failures: RateLimiterAbstract;
   private readonly locks: RateLimiterAbstract;
 
-  constructor(orm: Orm, store: 'postgres' | 'memory', private readonly onLock: (lock: LockedOut) => void = () => undefined) {
+  constructor(
+    orm: Orm,
+    store: 'postgres' | 'memory',
+    private readonly onLock: (lock: LockedOut) => void = () => undefined,
+  ) {
     const make = (keyPrefix: string, points: number) =>
       store === 'postgres'
-        ? new RateLimiterPostgres({ points, duration: MEMORY_SECONDS, keyPrefix, storeClient: orm.em.getConnection().getKnex(), storeType: 'knex', tableName: 'rate_limit', tableCreated: true, clearExpiredByTimeout: false })
+        ? new RateLimiterPostgres({
+            points,
+            duration: MEMORY_SECONDS,
+            keyPrefix,
+            storeClient: orm.em.getConnection().getKnex(),
+            storeType: 'knex',
+            tableName: 'rate_limit',
+            tableCreated: true,
+            clearExpiredByTimeout: false,
+          })
         : new RateLimiterMemory({ points, duration: MEMORY_SECONDS, keyPrefix });
     this.failures = make('signin_failures', 1_000_000);
     this.locks = make('signin_lock', 1);
@@ -70,7 +83,10 @@ export class LoginThrottle {
   /** Counts a failed sign-in; locks the account or the address once past its free failures. */
   async failed(email: string, address: string): Promise<void> {
     const keys = LoginThrottle.keys(email, address);
-    for (const [kind, tier] of [['account', ACCOUNT_TIER], ['address', ADDRESS_TIER]] as const) {
+    for (const [kind, tier] of [
+      ['account', ACCOUNT_TIER],
+      ['address', ADDRESS_TIER],
+    ] as const) {
       const failures = (await this.failures.penalty(keys[kind], 1)).consumedPoints;
       const seconds = lockSeconds(tier, failures);
       if (seconds > 0) {

@@ -17,10 +17,13 @@ export const RESET_LINK_TTL_MS = 15 * 60_000;
 const RESET_MAIL_INTERVAL_MS = 60_000;
 
 const newPasswordInput = z.object({
-  password: z.string().max(200).superRefine((password, ctx) => {
-    const problem = passwordProblem(password);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  }),
+  password: z
+    .string()
+    .max(200)
+    .superRefine((password, ctx) => {
+      const problem = passwordProblem(password);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
 });
 
 const emailInput = z.object({ email: z.string().trim().toLowerCase().pipe(z.email()) });
@@ -65,11 +68,13 @@ export class AccountRecovery {
   async sendVerification(svcId: string): Promise<void> {
     const account = await this.deps.orm.em.fork().findOneOrFail(Account, { id: svcId });
     const link = this.link('verify-email', await this.createLink('verify_email', account, VERIFY_LINK_TTL_MS));
-    await this.deps.mail.send([{
-      to: account.email,
-      subject: 'Confirm your email address for Verity',
-      text: `Welcome to Verity.\n\nConfirm that this is your email address by opening this link within 24 hours:\n\n${link}\n\nIf you did not create a Verity account, ignore this message.`,
-    }]);
+    await this.deps.mail.send([
+      {
+        to: account.email,
+        subject: 'Confirm your email address for Verity',
+        text: `Welcome to Verity.\n\nConfirm that this is your email address by opening this link within 24 hours:\n\n${link}\n\nIf you did not create a Verity account, ignore this message.`,
+      },
+    ]);
   }
 
   /**
@@ -89,11 +94,13 @@ export class AccountRecovery {
     }
     // Costs about what the new-account path costs: createAccount hashed the password before the
     // unique index refused the row, and one mail goes out either way.
-    await this.deps.mail.send([{
-      to: fields.email,
-      subject: 'Someone tried to create a Verity account with your address',
-      text: `Someone (maybe you) tried to create a new Verity account with this email address, which already has one. No new account was made and nothing changed on yours.\n\nIf it was you, sign in with your password instead. If you forgot it, choose a new one here:\n\n${this.deps.baseUrl}/api/auth/oidc/forgot-password\n\nIf it was not you, you can ignore this message.`,
-    }]);
+    await this.deps.mail.send([
+      {
+        to: fields.email,
+        subject: 'Someone tried to create a Verity account with your address',
+        text: `Someone (maybe you) tried to create a new Verity account with this email address, which already has one. No new account was made and nothing changed on yours.\n\nIf it was you, sign in with your password instead. If you forgot it, choose a new one here:\n\n${this.deps.baseUrl}/api/auth/oidc/forgot-password\n\nIf it was not you, you can ignore this message.`,
+      },
+    ]);
     return null;
   }
 
@@ -147,11 +154,13 @@ export class AccountRecovery {
     const recent = await em.count(AccountLink, { accountId: account.id, purpose: 'reset_password', createdAt: { $gt: new Date(this.now().getTime() - RESET_MAIL_INTERVAL_MS) } });
     if (recent) return;
     const link = this.link('reset-password', await this.createLink('reset_password', account, RESET_LINK_TTL_MS));
-    await this.deps.mail.send([{
-      to: account.email,
-      subject: 'Reset your Verity password',
-      text: `Someone (we hope you) asked to reset the password of the Verity account with this email address.\n\nChoose a new password here within 15 minutes (the link works once):\n\n${link}\n\nChanging it signs you out of every application. If you did not ask for this, ignore this message: your password stays as it is.`,
-    }]);
+    await this.deps.mail.send([
+      {
+        to: account.email,
+        subject: 'Reset your Verity password',
+        text: `Someone (we hope you) asked to reset the password of the Verity account with this email address.\n\nChoose a new password here within 15 minutes (the link works once):\n\n${link}\n\nChanging it signs you out of every application. If you did not ask for this, ignore this message: your password stays as it is.`,
+      },
+    ]);
   }
 
   /**

@@ -98,11 +98,7 @@ export class IdempotencyService {
       await em.nativeDelete(IdempotencyRecord, { projectId, key, state: 'running' });
       return;
     }
-    await em.nativeUpdate(
-      IdempotencyRecord,
-      { projectId, key },
-      { state: 'done', responseStatus: response.status, responseSealed: this.deps.sealer.seal(JSON.stringify(response.body)) },
-    );
+    await em.nativeUpdate(IdempotencyRecord, { projectId, key }, { state: 'done', responseStatus: response.status, responseSealed: this.deps.sealer.seal(JSON.stringify(response.body)) });
   }
 
   /**

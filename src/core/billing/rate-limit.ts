@@ -21,7 +21,10 @@ export interface RateLimitOptions {
 export class RateLimits {
   private readonly limiter: RateLimiterAbstract;
 
-  constructor(orm: Orm, private readonly options: RateLimitOptions) {
+  constructor(
+    orm: Orm,
+    private readonly options: RateLimitOptions,
+  ) {
     const common = { points: options.points, duration: options.windowSeconds, keyPrefix: options.keyPrefix ?? 'api' };
     this.limiter =
       options.store === 'postgres'
@@ -42,7 +45,9 @@ export class RateLimits {
     } catch (error) {
       if (error instanceof RateLimiterRes) {
         const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
-        throw new DomainError('rate_limited', `more than ${this.options.points} requests in ${this.options.windowSeconds} s for this ${this.options.per ?? 'API key'}; retry in ${seconds} s`, { retryAfterSeconds: seconds });
+        throw new DomainError('rate_limited', `more than ${this.options.points} requests in ${this.options.windowSeconds} s for this ${this.options.per ?? 'API key'}; retry in ${seconds} s`, {
+          retryAfterSeconds: seconds,
+        });
       }
       throw error;
     }
@@ -51,6 +56,9 @@ export class RateLimits {
   /** Deletes expired counters (Postgres store); returns how many. */
   async purgeExpired(orm: Orm): Promise<number> {
     if (this.options.store !== 'postgres') return 0;
-    return orm.em.getConnection().execute('delete from rate_limit where expire < ?', [Date.now()], 'run').then((result) => Number((result as { affectedRows?: number }).affectedRows ?? 0));
+    return orm.em
+      .getConnection()
+      .execute('delete from rate_limit where expire < ?', [Date.now()], 'run')
+      .then((result) => Number((result as { affectedRows?: number }).affectedRows ?? 0));
   }
 }

@@ -76,12 +76,9 @@ export class BillingService {
   async debit(em: EntityManager, projectId: string, item: string, paidFor: string | null = null): Promise<Reservation> {
     const amountMinor = this.priceOf(item);
     const chargeId = newId('chg');
-    const debited = await em.getConnection().execute(
-      'update project set balance_minor = balance_minor - ? where id = ? and balance_minor >= ? returning currency',
-      [amountMinor, projectId, amountMinor],
-      'all',
-      em.getTransactionContext(),
-    );
+    const debited = await em
+      .getConnection()
+      .execute('update project set balance_minor = balance_minor - ? where id = ? and balance_minor >= ? returning currency', [amountMinor, projectId, amountMinor], 'all', em.getTransactionContext());
     if (debited.length === 0) {
       throw new DomainError('insufficient_balance', `wallet balance is below the price of this call (${(amountMinor / 100).toFixed(2)}); top up to continue`);
     }

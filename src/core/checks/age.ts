@@ -7,7 +7,10 @@ import type { CheckContext, CheckOutcome } from './types.js';
 
 export const ageInput = z.object({
   dob: z.string().max(40).optional(),
-  bands: z.array(z.union([z.string().max(40), z.number()])).max(20).optional(),
+  bands: z
+    .array(z.union([z.string().max(40), z.number()]))
+    .max(20)
+    .optional(),
   svc_access_token: z.string().min(1).max(200).optional(),
   svc_id: z.string().min(1).max(40).optional(),
 });
@@ -71,7 +74,9 @@ export function ageCheck(accounts: AccountService): StandaloneCheck<AgeInput, Pr
     async execute({ birth, bands }: PreparedAge, context: CheckContext): Promise<CheckOutcome> {
       const age = ageOn(birth, utcDate(context.today));
       const answers = answerBands(bands, age, context.mode);
-      const unmet = Object.entries(answers).filter(([, answer]) => answer.verified !== true).map(([band]) => band);
+      const unmet = Object.entries(answers)
+        .filter(([, answer]) => answer.verified !== true)
+        .map(([band]) => band);
       const status = unmet.length === 0 ? 'passed' : 'failed';
       // Account mode proves the bands only: the age and date of birth stay in the account.
       const data = context.mode === 'account' ? { bands: answers } : { age, dob: formatCalendarDate(birth), bands: answers };

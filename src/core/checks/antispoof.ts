@@ -69,10 +69,17 @@ async function inspectBurst(frames: Buffer[]): Promise<void> {
     if (earlier !== undefined) throw new DomainError('invalid_frames', `frames[${i}] is the same image as frames[${earlier}]: send frames of one continuous capture`);
     seen.set(digest, i);
   });
-  const headers = await withinPixelBudget(frames.map((bytes, i) => [`frames[${i}]`, bytes]), MAX_BURST_PIXELS);
+  const headers = await withinPixelBudget(
+    frames.map((bytes, i) => [`frames[${i}]`, bytes]),
+    MAX_BURST_PIXELS,
+  );
   const first = headers[0]!;
   const odd = headers.findIndex((h) => h.width !== first.width || h.height !== first.height);
-  if (odd > 0) throw new DomainError('invalid_frames', `frames[${odd}] is ${headers[odd]!.width}x${headers[odd]!.height} but frames[0] is ${first.width}x${first.height}: the frames of a burst come from one camera stream, at one size`);
+  if (odd > 0)
+    throw new DomainError(
+      'invalid_frames',
+      `frames[${odd}] is ${headers[odd]!.width}x${headers[odd]!.height} but frames[0] is ${first.width}x${first.height}: the frames of a burst come from one camera stream, at one size`,
+    );
 }
 
 /** Validates an anti-spoof body: one image or a 3-8 frame burst, an open challenge, the account's reference. */
@@ -137,7 +144,13 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
 
   const problems: { reason: string; text: string }[] = [];
   if (passive.liveScore !== 1) {
-    problems.push({ reason: 'spoof', text: `looks like a photo of a photo or a screen: ${passive.evidence.filter((e) => !e.passed).map((e) => e.name).join(', ')}` });
+    problems.push({
+      reason: 'spoof',
+      text: `looks like a photo of a photo or a screen: ${passive.evidence
+        .filter((e) => !e.passed)
+        .map((e) => e.name)
+        .join(', ')}`,
+    });
   }
   const confidence = [passive.scores.minifasnet ?? 0];
   const data: Record<string, unknown> = {
@@ -154,7 +167,10 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
     data.burst = { evidence: [...burst.evidence, ...continuity.evidence], gestures: burst.gestures, one_capture: continuity.oneCapture };
     if (!burst.samePerson) problems.push({ reason: 'different_people', text: 'the frames show different people' });
     if (!continuity.oneCapture) {
-      const broken = continuity.evidence.filter((e) => !e.passed).map((e) => e.name).join(', ');
+      const broken = continuity.evidence
+        .filter((e) => !e.passed)
+        .map((e) => e.name)
+        .join(', ');
       problems.push({ reason: 'spoof', text: `the frames are not one continuous capture (${broken}): take the burst in one go with the camera` });
     }
     if (!burst.motion) problems.push({ reason: 'spoof', text: 'no natural motion between the frames (identical, or only shifted/scaled like a photo held up): blink or move the head slightly' });

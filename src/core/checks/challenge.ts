@@ -71,11 +71,7 @@ export class ChallengeService {
 
   /** Marks the challenge used; exactly one concurrent caller wins, the others get the error `open` would give. */
   async consume(projectId: string, challengeId: string): Promise<void> {
-    const used = await this.deps.orm.em.fork().nativeUpdate(
-      FaceChallenge,
-      { id: challengeId, projectId, usedAt: null, expiresAt: { $gte: this.deps.clock.now() } },
-      { usedAt: this.deps.clock.now() },
-    );
+    const used = await this.deps.orm.em.fork().nativeUpdate(FaceChallenge, { id: challengeId, projectId, usedAt: null, expiresAt: { $gte: this.deps.clock.now() } }, { usedAt: this.deps.clock.now() });
     if (used === 0) await this.open(projectId, challengeId); // throws the reason
     if (used === 0) throw new DomainError('invalid_challenge');
   }
@@ -106,7 +102,8 @@ export function captureTimesProblem(challenge: OpenChallenge, capturedMs: readon
   const age = now.getTime() - challenge.createdAt.getTime();
   if (capturedMs.some((t) => t < 0)) return 'a frame was taken before the challenge was received: take the burst after asking for the challenge';
   if (capturedMs.some((t, i) => i > 0 && t < capturedMs[i - 1]!)) return 'captured_ms must not go back in time: send the frames in the order they were taken';
-  if (capturedMs.some((t) => t > age + CAPTURE_CLOCK_SLACK_MS)) return `a frame's capture time is ${Math.round(Math.max(...capturedMs) / 1000)} s after the challenge, but the challenge is only ${Math.round(age / 1000)} s old`;
+  if (capturedMs.some((t) => t > age + CAPTURE_CLOCK_SLACK_MS))
+    return `a frame's capture time is ${Math.round(Math.max(...capturedMs) / 1000)} s after the challenge, but the challenge is only ${Math.round(age / 1000)} s old`;
   const span = capturedMs[capturedMs.length - 1]! - capturedMs[0]!;
   if (span > MAX_BURST_SPAN_MS) return `the frames were taken over ${(span / 1000).toFixed(1)} s; one burst is taken within ${MAX_BURST_SPAN_MS / 1000} s`;
   return null;

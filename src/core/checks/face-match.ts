@@ -65,10 +65,13 @@ export function faceQualityProblem(face: FaceDescription): { reason: string; tex
   const turn = eyeDistance > 0 ? ((nose.x - (left.x + right.x) / 2) * (right.x - left.x) + (nose.y - (left.y + right.y) / 2) * (right.y - left.y)) / (eyeDistance * eyeDistance) : 1;
   if (Math.abs(turn) > MAX_MATCH_TURN) return { reason: 'face_turned', text: `the face is turned away from the camera (nose ${Math.abs(turn).toFixed(2)} eye distances off centre; at most ${MAX_MATCH_TURN})` };
   const quality = face.quality;
-  if (quality && quality.visible < MIN_MATCH_VISIBLE) return { reason: 'face_cut', text: `the frame cuts the face (${Math.round(quality.visible * 100)}% of it in the picture; at least ${MIN_MATCH_VISIBLE * 100}% is needed)` };
+  if (quality && quality.visible < MIN_MATCH_VISIBLE)
+    return { reason: 'face_cut', text: `the frame cuts the face (${Math.round(quality.visible * 100)}% of it in the picture; at least ${MIN_MATCH_VISIBLE * 100}% is needed)` };
   if (quality && quality.sharpness < MIN_MATCH_SHARPNESS) return { reason: 'face_blurred', text: `the face is too blurred to compare (detail ${quality.sharpness.toFixed(3)}; at least ${MIN_MATCH_SHARPNESS})` };
-  if (quality && quality.tonalPeaks > MAX_PHOTO_TONAL_PEAKS) return { reason: 'face_cartoon', text: `the face looks drawn or posterised, not photographed (${Math.round(quality.tonalPeaks * 100)}% of its tones flat; at most ${MAX_PHOTO_TONAL_PEAKS * 100}%)` };
-  if (face.estimatedAge !== undefined && face.estimatedAge < MIN_MATCH_ESTIMATED_AGE) return { reason: 'face_child', text: `the face looks like a child's (estimated age ${Math.round(face.estimatedAge)}); a child's face is not compared with confidence` };
+  if (quality && quality.tonalPeaks > MAX_PHOTO_TONAL_PEAKS)
+    return { reason: 'face_cartoon', text: `the face looks drawn or posterised, not photographed (${Math.round(quality.tonalPeaks * 100)}% of its tones flat; at most ${MAX_PHOTO_TONAL_PEAKS * 100}%)` };
+  if (face.estimatedAge !== undefined && face.estimatedAge < MIN_MATCH_ESTIMATED_AGE)
+    return { reason: 'face_child', text: `the face looks like a child's (estimated age ${Math.round(face.estimatedAge)}); a child's face is not compared with confidence` };
   return null;
 }
 
@@ -104,15 +107,20 @@ export function faceMatchCheck(engine: FaceEngine, accounts: AccountService): St
 }
 
 /** Compares a reference (image or stored descriptor) with a selfie; 422 no_face when either has none. */
-export async function faceMatchOf(engine: FaceEngine, reference: DecodedImage | Float32Array, selfie: DecodedImage, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = { reference: 'image1', selfie: 'image2' }): Promise<Check> {
+export async function faceMatchOf(
+  engine: FaceEngine,
+  reference: DecodedImage | Float32Array,
+  selfie: DecodedImage,
+  threshold = DEFAULT_FACE_MATCH_THRESHOLD,
+  names = { reference: 'image1', selfie: 'image2' },
+): Promise<Check> {
   const referenceFace = reference instanceof Float32Array ? null : await describedFace(engine, reference, names.reference);
   const referenceDescriptor = referenceFace ? referenceFace.descriptor : (reference as Float32Array);
   const selfieFace = await describedFace(engine, selfie, names.selfie);
   const similarity = Math.round(faceSimilarity(referenceDescriptor, selfieFace.descriptor) * 10_000) / 10_000;
-  const problems = [
-    ...(referenceFace ? [[names.reference, faceQualityProblem(referenceFace)] as const] : []),
-    [names.selfie, faceQualityProblem(selfieFace)] as const,
-  ].filter((p): p is readonly [string, { reason: string; text: string }] => p[1] !== null);
+  const problems = [...(referenceFace ? [[names.reference, faceQualityProblem(referenceFace)] as const] : []), [names.selfie, faceQualityProblem(selfieFace)] as const].filter(
+    (p): p is readonly [string, { reason: string; text: string }] => p[1] !== null,
+  );
   if (problems.length) {
     return {
       type: 'face_match',

@@ -50,10 +50,19 @@ export function authenticityEvidence(reading: DocumentReading, facePresent: bool
   const mrz = reading.mrz;
   const agreement = Object.values(reading.mrzVisualAgreement);
   const agreeing = agreement.filter(Boolean).length;
-  const failedDigits = mrz ? Object.entries(mrz.checkDigits).filter(([, ok]) => !ok).map(([name]) => name) : [];
+  const failedDigits = mrz
+    ? Object.entries(mrz.checkDigits)
+        .filter(([, ok]) => !ok)
+        .map(([name]) => name)
+    : [];
   return [
     { name: 'mrz_present', passed: mrz !== null, weight: 0.15, detail: mrz ? `${mrz.format} machine-readable zone read` : 'no machine-readable zone found' },
-    { name: 'check_digits_valid', passed: mrz?.valid ?? false, weight: 0.3, detail: !mrz ? 'nothing to check' : failedDigits.length ? `invalid: ${failedDigits.join(', ')}` : `all ${Object.keys(mrz.checkDigits).length} check digits valid` },
+    {
+      name: 'check_digits_valid',
+      passed: mrz?.valid ?? false,
+      weight: 0.3,
+      detail: !mrz ? 'nothing to check' : failedDigits.length ? `invalid: ${failedDigits.join(', ')}` : `all ${Object.keys(mrz.checkDigits).length} check digits valid`,
+    },
     { name: 'not_expired', passed: expired === false, weight: 0.15, detail: expired === null ? 'expiry date not read' : expired ? 'document is expired' : 'expiry date is in the future' },
     {
       name: 'mrz_matches_visual_zone',
@@ -93,7 +102,12 @@ export function licenceEvidence(reading: DocumentReading, facePresent: boolean, 
       name: 'barcode_matches_front',
       passed: agreement.length > 0 && disagreeing.length === 0,
       weight: 0.15,
-      detail: agreement.length === 0 ? 'no printed front field to compare' : disagreeing.length ? `the front disagrees with the barcode on: ${disagreeing.join(', ')}` : `${agreement.length} printed fields agree with the barcode`,
+      detail:
+        agreement.length === 0
+          ? 'no printed front field to compare'
+          : disagreeing.length
+            ? `the front disagrees with the barcode on: ${disagreeing.join(', ')}`
+            : `${agreement.length} printed fields agree with the barcode`,
     },
     { name: 'face_on_document', passed: facePresent, weight: 0.15, detail: facePresent ? 'a portrait was found' : 'no portrait found' },
     { name: 'issuer_consistent', passed: licence.iin.startsWith('636') || licence.iin.startsWith('604'), weight: 0.1, detail: `issuer identification number ${licence.iin}` },
@@ -158,7 +172,9 @@ function barcodeView(reading: DocumentReading) {
   return {
     format: barcode.format,
     side: barcode.side,
-    aamva: licence ? { version: licence.version, iin: licence.iin, address: { street: licence.address.street, city: licence.address.city, jurisdiction: licence.address.jurisdiction, postal_code: licence.address.postalCode } } : null,
+    aamva: licence
+      ? { version: licence.version, iin: licence.iin, address: { street: licence.address.street, city: licence.address.city, jurisdiction: licence.address.jurisdiction, postal_code: licence.address.postalCode } }
+      : null,
     problem: barcode.problem,
   };
 }
@@ -187,7 +203,10 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
         return { mode: 'account', verifiedAt: account.identityVerifiedAt };
       }
       requireFrontImage(input);
-      await withinPixelBudget([['front_image', input.front_image], ['back_image', input.back_image]]);
+      await withinPixelBudget([
+        ['front_image', input.front_image],
+        ['back_image', input.back_image],
+      ]);
       const front = input.front_image ? await intakeImage('front_image', input.front_image) : undefined;
       const back = input.back_image ? await intakeImage('back_image', input.back_image) : undefined;
       return { mode: 'fresh', front, back };
@@ -234,12 +253,18 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
         if (score < REVIEW_BELOW) {
           status = 'review';
           reason = 'weak_evidence';
-          error = `weak evidence: ${evidence.filter((item) => !item.passed).map((item) => item.name).join(', ')}`;
+          error = `weak evidence: ${evidence
+            .filter((item) => !item.passed)
+            .map((item) => item.name)
+            .join(', ')}`;
         }
       } else if (reading.mrz && !reading.mrz.valid) {
         status = 'failed';
         reason = 'invalid_check_digits';
-        error = `invalid check digits: ${Object.entries(reading.mrz.checkDigits).filter(([, ok]) => !ok).map(([field]) => field).join(', ')}`;
+        error = `invalid check digits: ${Object.entries(reading.mrz.checkDigits)
+          .filter(([, ok]) => !ok)
+          .map(([field]) => field)
+          .join(', ')}`;
       } else if (expired) {
         status = 'failed';
         reason = 'expired';
@@ -251,7 +276,10 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
       } else if (score < REVIEW_BELOW) {
         status = 'review';
         reason = 'weak_evidence';
-        error = `weak evidence: ${evidence.filter((item) => !item.passed).map((item) => item.name).join(', ')}`;
+        error = `weak evidence: ${evidence
+          .filter((item) => !item.passed)
+          .map((item) => item.name)
+          .join(', ')}`;
       }
       return {
         check: {

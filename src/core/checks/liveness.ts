@@ -17,11 +17,15 @@ export type LivenessInput = z.infer<typeof livenessInput>;
 export async function livenessOf(engine: FaceEngine, selfie: DecodedImage): Promise<Check> {
   const assessment = await engine.assessLiveness(selfie);
   const several = assessment.faceCount > 1 ? ` ${assessment.faceCount} faces in the image; the largest was judged.` : '';
-  const error = assessment.liveScore === 1
-    ? several.trim() || null
-    : assessment.liveScore === 0
-      ? `the selfie looks like a photo of a photo or a screen: ${assessment.evidence.filter((item) => !item.passed).map((item) => item.name).join(', ')}.${several}`
-      : 'no usable face in the selfie';
+  const error =
+    assessment.liveScore === 1
+      ? several.trim() || null
+      : assessment.liveScore === 0
+        ? `the selfie looks like a photo of a photo or a screen: ${assessment.evidence
+            .filter((item) => !item.passed)
+            .map((item) => item.name)
+            .join(', ')}.${several}`
+        : 'no usable face in the selfie';
   return {
     type: 'liveness',
     status: assessment.liveScore === 1 ? 'passed' : 'failed',

@@ -17,9 +17,7 @@ export interface Caller {
 }
 
 /** The answer of a billable call, as stored for idempotent replay and shaped by a front. */
-export type CallResult =
-  | { ok: true; status: number; data: unknown }
-  | { ok: false; status: number; error: { code: string; message: string }; data?: unknown; retryAfterSeconds?: number };
+export type CallResult = { ok: true; status: number; data: unknown } | { ok: false; status: number; error: { code: string; message: string }; data?: unknown; retryAfterSeconds?: number };
 
 /**
  * A standalone check in two steps: `prepare` validates the input (bad input is answered before
@@ -49,16 +47,9 @@ export function errorResult(error: unknown): CallResult | undefined {
  * the wallet, the work, the stored record. Fronts only parse the wire format into `input`.
  */
 export class CheckPipeline {
-  constructor(
-    private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; metrics?: ServiceMetrics },
-  ) {}
+  constructor(private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; metrics?: ServiceMetrics }) {}
 
-  async run<Input extends AccountRef, Prepared>(
-    caller: Caller,
-    check: StandaloneCheck<Input, Prepared>,
-    rawInput: unknown,
-    options: { idempotencyKey?: string } = {},
-  ): Promise<CallResult & { replayed?: boolean }> {
+  async run<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, rawInput: unknown, options: { idempotencyKey?: string } = {}): Promise<CallResult & { replayed?: boolean }> {
     const { idempotencyKey } = options;
     if (idempotencyKey !== undefined) {
       let begun: Begin;
@@ -107,9 +98,7 @@ export class CheckPipeline {
       await this.deps.billing.refund(reservation).catch(() => undefined);
       throw error;
     }
-    const data = 'check' in outcome
-      ? { session_id: record.id, status: outcome.check.status, check: outcome.check }
-      : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks };
+    const data = 'check' in outcome ? { session_id: record.id, status: outcome.check.status, check: outcome.check } : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks };
     return { ok: true, status: 200, data };
   }
 

@@ -84,7 +84,10 @@ function isoDate(value: unknown): string | null {
 
 /** A board reached over HTTP: bounded by a timeout, retried on network errors and 5xx. */
 export class HttpBoard implements BoardAdapter {
-  constructor(private readonly config: HttpBoardConfig, private readonly fetchImpl: typeof fetch = fetch) {}
+  constructor(
+    private readonly config: HttpBoardConfig,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
 
   async lookup(stateCode: string, providerCode: string, licenseNumber: string, npi?: string): Promise<BoardRecord | null> {
     const url = this.config.url

@@ -24,7 +24,11 @@ export const credentialInput = z.object({
   first_name: field.optional(),
   last_name: field.optional(),
   full_name: field.optional(),
-  npi: z.string().trim().regex(/^\d{10}$/, 'npi is 10 digits').optional(),
+  npi: z
+    .string()
+    .trim()
+    .regex(/^\d{10}$/, 'npi is 10 digits')
+    .optional(),
   svc_access_token: z.string().min(1).max(200).optional(),
   svc_id: z.string().min(1).max(40).optional(),
   do_ai_clean: z.boolean().optional(),
@@ -99,8 +103,13 @@ export function credentialCheck(deps: { orm: Orm; registry: CredentialRegistry; 
       const passed = active && match !== false;
       let error: string | null = null;
       let reason: string | undefined;
-      if (match === false) { error = 'the name does not match the board\'s record for this licence'; reason = 'name_mismatch'; }
-      else if (!active) { error = `the licence is ${license.status}`; reason = `license_${license.status}`; }
+      if (match === false) {
+        error = "the name does not match the board's record for this licence";
+        reason = 'name_mismatch';
+      } else if (!active) {
+        error = `the licence is ${license.status}`;
+        reason = `license_${license.status}`;
+      }
       if (passed && prepared.mode === 'account') await badge(deps.orm, context.svcId!, provider, record, context.today);
       return {
         check: { type: 'credential', status: passed ? 'passed' : 'failed', data: { mode: prepared.mode, found: true, match, license, board, ...cleaning }, error },
@@ -117,7 +126,8 @@ async function badge(orm: Orm, svcId: string, provider: CredentialProvider, reco
   const expireAt = expiry ? new Date(Date.UTC(expiry.year, expiry.month - 1, expiry.day, 23, 59, 59)) : new Date(now.getTime() + 365 * 24 * 3600_000);
   if (expiry && compareDates(expiry, utcDate(now)) < 0) return;
   const existing = await em.findOne(AccountLicense, { accountId: svcId, type: provider.credentialName, number: record.licenseNumber });
-  const row = existing ?? em.create(AccountLicense, { id: newId('lic'), accountId: svcId, type: provider.credentialName, number: record.licenseNumber, status: record.status, issuer: provider.providerDisplayName, createdAt: now });
+  const row =
+    existing ?? em.create(AccountLicense, { id: newId('lic'), accountId: svcId, type: provider.credentialName, number: record.licenseNumber, status: record.status, issuer: provider.providerDisplayName, createdAt: now });
   Object.assign(row, { status: record.status, issuer: provider.providerDisplayName, expiresOn: record.expiresAt, verifiedFrom: `${provider.providerDisplayName} (${provider.stateCode})`, expireAt });
   await em.flush();
 }

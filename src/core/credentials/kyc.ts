@@ -27,7 +27,11 @@ export const kycCredentialInput = z.object({
   state: field.optional(),
   license_number: field.optional(),
   license_no: field.optional(),
-  npi: z.string().trim().regex(/^\d{10}$/, 'npi is 10 digits').optional(),
+  npi: z
+    .string()
+    .trim()
+    .regex(/^\d{10}$/, 'npi is 10 digits')
+    .optional(),
   svc_access_token: z.string().min(1).max(200).optional(),
   svc_id: z.string().min(1).max(40).optional(),
 });
@@ -55,7 +59,7 @@ export function kycCredentialCheck(deps: { orm: Orm; models: Models; faces: Face
     input: kycCredentialInput,
     async prepare(input, context): Promise<Prepared> {
       if (context.mode === 'account') {
-        throw new DomainError('validation_error', 'kyc-credential reads a fresh document and selfie; for an account\'s licence use credential-verification with svc_access_token');
+        throw new DomainError('validation_error', "kyc-credential reads a fresh document and selfie; for an account's licence use credential-verification with svc_access_token");
       }
       if (!input.front_image) throw new DomainError('kyc_required', 'front_image (the ID document) is required: ID verification comes before licence verification');
       const errors: Record<string, string> = {};
@@ -63,7 +67,14 @@ export function kycCredentialCheck(deps: { orm: Orm; models: Models; faces: Face
       if (!(input.license_state ?? input.state)) errors.license_state = 'required (alias state)';
       if (!(input.license_number ?? input.license_no)) errors.license_number = 'required (alias license_no)';
       if (!(input.license_type ?? input.provider_code)) errors.license_type = 'required (alias provider_code)';
-      if (Object.keys(errors).length) throw new DomainError('validation_error', Object.entries(errors).map(([k, v]) => `${k}: ${v}`).join('; '), { data: { errors } });
+      if (Object.keys(errors).length)
+        throw new DomainError(
+          'validation_error',
+          Object.entries(errors)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('; '),
+          { data: { errors } },
+        );
       const stateCode = (input.license_state ?? input.state)!;
       const code = (input.provider_code ?? input.license_type)!;
       // license_type may be a provider code or the provider's credential name.

@@ -45,7 +45,10 @@ export function cleanedCandidates(number: string, prefixes: string[]): string[] 
   const key = licenseKey(number);
   add(key);
   let unprefixed = key;
-  for (const prefix of prefixes.map(licenseKey).filter(Boolean).sort((a, b) => b.length - a.length)) {
+  for (const prefix of prefixes
+    .map(licenseKey)
+    .filter(Boolean)
+    .sort((a, b) => b.length - a.length)) {
     if (unprefixed.startsWith(prefix) && unprefixed.length > prefix.length) {
       unprefixed = unprefixed.slice(prefix.length);
       break;

@@ -13,8 +13,20 @@ const PROGRESS_EVERY = 500;
 
 /** The CSV columns of `verity admin import-licenses` (README: "Licence rosters"). */
 export const LICENSE_CSV_COLUMNS = [
-  'state_code', 'state_name', 'provider_code', 'provider_display_name', 'credential_name',
-  'license_number', 'first_name', 'middle_name', 'last_name', 'status', 'issued_at', 'expires_at', 'specialty', 'npi',
+  'state_code',
+  'state_name',
+  'provider_code',
+  'provider_display_name',
+  'credential_name',
+  'license_number',
+  'first_name',
+  'middle_name',
+  'last_name',
+  'status',
+  'issued_at',
+  'expires_at',
+  'specialty',
+  'npi',
 ] as const;
 
 export const stateView = (state: CredentialState) => ({ state_name: state.stateName, state_code: state.stateCode });
@@ -83,9 +95,10 @@ export class CredentialRegistry {
     if (record || !options.clean) return { record, tried };
     for (const candidate of cleanedCandidates(number, [provider.stateCode, provider.providerCode])) {
       tried.push(candidate);
-      record = provider.adapter === 'builtin'
-        ? await this.builtin.lookupByKey(provider.stateCode, provider.providerCode, licenseKey(candidate))
-        : await board.lookup(provider.stateCode, provider.providerCode, candidate, options.npi);
+      record =
+        provider.adapter === 'builtin'
+          ? await this.builtin.lookupByKey(provider.stateCode, provider.providerCode, licenseKey(candidate))
+          : await board.lookup(provider.stateCode, provider.providerCode, candidate, options.npi);
       if (record) break;
     }
     return { record, tried };
@@ -96,8 +109,24 @@ export class CredentialRegistry {
     const em = this.orm.em.fork();
     await em.upsert(CredentialState, { stateCode: input.stateCode.toUpperCase(), stateName: input.stateName });
     const existing = await em.findOne(CredentialProvider, { stateCode: input.stateCode.toUpperCase(), providerCode: input.providerCode.toUpperCase() });
-    const row = existing ?? em.create(CredentialProvider, { id: newId('prv'), stateCode: input.stateCode.toUpperCase(), providerCode: input.providerCode.toUpperCase(), providerDisplayName: '', credentialName: '', requiredFields: [], adapter: 'http' });
-    Object.assign(row, { providerDisplayName: input.providerDisplayName, credentialName: input.credentialName, requiredFields: input.requiredFields ?? DEFAULT_REQUIRED_FIELDS, adapter: 'http', adapterConfig: input.config });
+    const row =
+      existing ??
+      em.create(CredentialProvider, {
+        id: newId('prv'),
+        stateCode: input.stateCode.toUpperCase(),
+        providerCode: input.providerCode.toUpperCase(),
+        providerDisplayName: '',
+        credentialName: '',
+        requiredFields: [],
+        adapter: 'http',
+      });
+    Object.assign(row, {
+      providerDisplayName: input.providerDisplayName,
+      credentialName: input.credentialName,
+      requiredFields: input.requiredFields ?? DEFAULT_REQUIRED_FIELDS,
+      adapter: 'http',
+      adapterConfig: input.config,
+    });
     await em.flush();
     return providerView(row);
   }
@@ -144,13 +173,19 @@ export class CredentialRegistry {
       const number = at(row, 'license_number');
       const status = at(row, 'status').toLowerCase();
       const dates = [at(row, 'issued_at'), at(row, 'expires_at')];
-      const reason = !/^[A-Z]{2}$/.test(stateCode) ? 'state_code must be two letters'
-        : !providerCode ? 'provider_code is empty'
-        : !number ? 'license_number is empty'
-        : !at(row, 'last_name') ? 'last_name is empty'
-        : !(LICENSE_STATUSES as readonly string[]).includes(status) ? `status must be one of ${LICENSE_STATUSES.join(', ')}`
-        : dates.some((date) => date && !/^\d{4}-\d{2}-\d{2}$/.test(date)) ? 'dates must be YYYY-MM-DD'
-        : null;
+      const reason = !/^[A-Z]{2}$/.test(stateCode)
+        ? 'state_code must be two letters'
+        : !providerCode
+          ? 'provider_code is empty'
+          : !number
+            ? 'license_number is empty'
+            : !at(row, 'last_name')
+              ? 'last_name is empty'
+              : !(LICENSE_STATUSES as readonly string[]).includes(status)
+                ? `status must be one of ${LICENSE_STATUSES.join(', ')}`
+                : dates.some((date) => date && !/^\d{4}-\d{2}-\d{2}$/.test(date))
+                  ? 'dates must be YYYY-MM-DD'
+                  : null;
       if (reason) {
         report.rejectedCount += 1;
         if (report.rejected.length < 50) report.rejected.push({ line, reason });
@@ -166,9 +201,18 @@ export class CredentialRegistry {
         await saveProvider(stateCode, providerCode, at(row, 'provider_display_name') || providerCode, at(row, 'credential_name') || providerCode);
       }
       batch.push({
-        state_code: stateCode, provider_code: providerCode, license_number: number, license_key: licenseKey(number),
-        first_name: at(row, 'first_name'), middle_name: at(row, 'middle_name') || null, last_name: at(row, 'last_name'), status,
-        issued_at: dates[0] || null, expires_at: dates[1] || null, specialty: at(row, 'specialty') || null, npi: at(row, 'npi') || null,
+        state_code: stateCode,
+        provider_code: providerCode,
+        license_number: number,
+        license_key: licenseKey(number),
+        first_name: at(row, 'first_name'),
+        middle_name: at(row, 'middle_name') || null,
+        last_name: at(row, 'last_name'),
+        status,
+        issued_at: dates[0] || null,
+        expires_at: dates[1] || null,
+        specialty: at(row, 'specialty') || null,
+        npi: at(row, 'npi') || null,
       });
       if (batch.length >= 500) await flushBatch();
     }

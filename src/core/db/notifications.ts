@@ -21,7 +21,10 @@ export class Notifications {
   /** True while every notification sent is being received. */
   live = false;
 
-  constructor(private readonly url: string, private readonly onError: (error: Error) => void = () => {}) {}
+  constructor(
+    private readonly url: string,
+    private readonly onError: (error: Error) => void = () => {},
+  ) {}
 
   /** Calls `handler` with the payload of each notification on `channel` (register before `start`). */
   on(channel: string, handler: NotificationHandler): void {
@@ -36,7 +39,10 @@ export class Notifications {
 
   /** Connects and listens; on failure it keeps trying in the background (never throws). */
   async start(): Promise<void> {
-    await this.connect().catch((error: Error) => { this.onError(error); this.reconnect(); });
+    await this.connect().catch((error: Error) => {
+      this.onError(error);
+      this.reconnect();
+    });
   }
 
   private async connect(): Promise<void> {

@@ -17,8 +17,7 @@ const JSON_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
  * surface it came through (ids in paths, form fields, JSON, GraphQL arguments).
  */
 export function refuseNul(sql: string, params: readonly unknown[]): string {
-  const bad = (value: unknown): boolean =>
-    typeof value === 'string' ? value.includes('\u0000') || (/^[[{]/.test(value) && JSON_NUL.test(value)) : Array.isArray(value) && value.some(bad);
+  const bad = (value: unknown): boolean => (typeof value === 'string' ? value.includes('\u0000') || (/^[[{]/.test(value) && JSON_NUL.test(value)) : Array.isArray(value) && value.some(bad));
   // The ORM wraps what is thrown here in a DriverException, which keeps `cause`: fronts answer that.
   if (params.some(bad)) throw new Error('refused: NUL in a query parameter', { cause: new DomainError('validation_error', 'text must not contain NUL (U+0000) characters') });
   return sql;

@@ -66,13 +66,19 @@ export function openPasswordGate(options: { backendPath: string; password: strin
       if (buffered[0] !== 0x70 /* 'p' */) return void client.end(fatal('08P01', 'expected a password message'));
       const length = buffered.readInt32BE(1);
       if (buffered.length < 1 + length) return;
-      const given = buffered.subarray(5, 1 + length).toString('utf8').replace(/\0$/, '');
+      const given = buffered
+        .subarray(5, 1 + length)
+        .toString('utf8')
+        .replace(/\0$/, '');
       const rest = buffered.subarray(1 + length);
       client.off('data', onData);
       if (!timingSafeEqual(digest(given), expected)) return void client.end(fatal('28P01', 'password authentication failed for user "postgres"'));
       const backend = net.connect(options.backendPath);
       sockets.add(backend);
-      backend.on('close', () => { sockets.delete(backend); client.destroy(); });
+      backend.on('close', () => {
+        sockets.delete(backend);
+        client.destroy();
+      });
       backend.on('error', () => client.destroy());
       client.on('close', () => backend.destroy());
       backend.once('connect', () => {
@@ -90,10 +96,11 @@ export function openPasswordGate(options: { backendPath: string; password: strin
       const address = server.address() as net.AddressInfo;
       resolve({
         port: address.port,
-        close: () => new Promise<void>((done) => {
-          for (const socket of sockets) socket.destroy();
-          server.close(() => done());
-        }),
+        close: () =>
+          new Promise<void>((done) => {
+            for (const socket of sockets) socket.destroy();
+            server.close(() => done());
+          }),
       });
     });
   });

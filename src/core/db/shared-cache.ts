@@ -25,7 +25,11 @@ export class SharedCache<V> {
   /** Per change (its id): how many instances said they dropped the key, and who waits for that. */
   private readonly dropped = new Map<string, { count: number; waiter?: () => void }>();
 
-  constructor(private readonly notifications: Notifications | undefined, name: string, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly notifications: Notifications | undefined,
+    name: string,
+    private readonly now: () => number = Date.now,
+  ) {
     this.changedChannel = `verity_${name}_changed`;
     this.droppedChannel = `verity_${name}_dropped`;
     notifications?.on(this.changedChannel, (payload) => this.changed(payload));

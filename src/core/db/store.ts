@@ -106,7 +106,15 @@ export async function openEmbeddedStore(options: EmbeddedOptions = {}): Promise<
     if (!options.dataDir) {
       const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: 16 });
       await server.start();
-      return { url: `postgresql://postgres@${server.getServerConn()}/postgres?sslmode=disable`, embedded: true, poolMax: 1, close: async () => { await server.stop(); await db.close(); } };
+      return {
+        url: `postgresql://postgres@${server.getServerConn()}/postgres?sslmode=disable`,
+        embedded: true,
+        poolMax: 1,
+        close: async () => {
+          await server.stop();
+          await db.close();
+        },
+      };
     }
     await tighten(options.dataDir);
     const dataDir = options.dataDir;
@@ -148,9 +156,15 @@ function canConnect(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = net.connect({ host: hostname, port: Number(port) || 5432, timeout: 1000 });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 

@@ -44,7 +44,12 @@ export interface BurstFace {
   pose: HeadPose | null;
 }
 
-export interface BurstEvidence { name: string; value: number; passed: boolean; detail: string }
+export interface BurstEvidence {
+  name: string;
+  value: number;
+  passed: boolean;
+  detail: string;
+}
 
 export interface BurstAnalysis {
   /** Some evidence of a live, moving face (micro-motion, a blink or a pose change). */
@@ -86,7 +91,10 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
   // begins); a head turn must also end up turned to the asked side, so turning one way and back
   // is not the other turn. Looking up is measured from the first frame, since "straight ahead"
   // depends on where the phone is held.
-  const smile = largestRise(expressions.map((p) => Math.log(Math.max(p.mouthWidth, 1e-6))), (rise) => Math.exp(rise) - 1);
+  const smile = largestRise(
+    expressions.map((p) => Math.log(Math.max(p.mouthWidth, 1e-6))),
+    (rise) => Math.exp(rise) - 1,
+  );
   const yaws = poses.map((p) => p.yaw);
   const pitches = poses.map((p) => p.pitch);
   const towardsLeft = largestRise(yaws);
@@ -147,8 +155,7 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
       value: round(Math.max(yawRange, pitchRange)),
       passed: poseChange,
       detail:
-        `head pose from the face mesh: yaw ${describeRange(yaws)} (a turn moves it >= ${T.turn}), pitch ${describeRange(pitches)} (>= ${T.lookUp}) degrees` +
-        (unposed ? `; ${unposed} frame(s) could not be posed` : ''),
+        `head pose from the face mesh: yaw ${describeRange(yaws)} (a turn moves it >= ${T.turn}), pitch ${describeRange(pitches)} (>= ${T.lookUp}) degrees` + (unposed ? `; ${unposed} frame(s) could not be posed` : ''),
     },
   ];
   return { motion, motionStrength, samePerson, gestures, evidence };

@@ -49,13 +49,21 @@ export interface ContinuityVerdict {
   evidence: BurstEvidence[];
 }
 
-interface Step { faceJump: number; faceScale: number; yaw: number | null; pitch: number | null; roll: number | null; scene: SceneChange }
+interface Step {
+  faceJump: number;
+  faceScale: number;
+  yaw: number | null;
+  pitch: number | null;
+  roll: number | null;
+  scene: SceneChange;
+}
 
 function stepBetween(a: CaptureFrame, b: CaptureFrame): Step {
   const width = (a.box.width + b.box.width) / 2;
   const centre = (box: FaceBox) => ({ x: box.x + box.width / 2, y: box.y + box.height / 2 });
-  const ca = centre(a.box), cb = centre(b.box);
-  const posed = a.pose && b.pose ? [a.pose, b.pose] as const : null;
+  const ca = centre(a.box),
+    cb = centre(b.box);
+  const posed = a.pose && b.pose ? ([a.pose, b.pose] as const) : null;
   return {
     faceJump: Math.hypot(ca.x - cb.x, ca.y - cb.y) / Math.max(width, 1),
     faceScale: Math.max(a.box.width, b.box.width) / Math.max(Math.min(a.box.width, b.box.width), 1),
@@ -94,26 +102,39 @@ export function judgeContinuity(frames: CaptureFrame[]): ContinuityVerdict {
       name,
       value: value === null ? 0 : round(value),
       passed,
-      detail: value === null
-        ? `${what}: not measurable on these frames`
-        : `largest ${what} between neighbouring frames ${value.toFixed(2)} (frames ${at - 1} to ${at}); above ${limit} ${why}`,
+      detail: value === null ? `${what}: not measurable on these frames` : `largest ${what} between neighbouring frames ${value.toFixed(2)} (frames ${at - 1} to ${at}); above ${limit} ${why}`,
     });
   };
   rule('face_track', (s) => s.faceJump, T.faceJump, 'move of the face, in face widths', 'the face jumped: not one capture');
   rule('face_scale_track', (s) => s.faceScale, T.faceScale, 'change of the face size (ratio)', 'the face jumped in size: not one capture');
-  rule('pose_track', (s) => (s.yaw === null ? null : Math.max(s.yaw / T.yawStep, (s.pitch ?? 0) / T.pitchStep, (s.roll ?? 0) / T.rollStep)), 1,
-    `head pose step, as a share of the limits (yaw ${T.yawStep}, pitch ${T.pitchStep}, roll ${T.rollStep} degrees)`, 'the head pose jumped: not one capture');
+  rule(
+    'pose_track',
+    (s) => (s.yaw === null ? null : Math.max(s.yaw / T.yawStep, (s.pitch ?? 0) / T.pitchStep, (s.roll ?? 0) / T.rollStep)),
+    1,
+    `head pose step, as a share of the limits (yaw ${T.yawStep}, pitch ${T.pitchStep}, roll ${T.rollStep} degrees)`,
+    'the head pose jumped: not one capture',
+  );
   rule('background', (s) => s.scene.background, T.background, 'background difference at the best camera shift, grey levels', 'the scene behind the person changed: different photos or a cut');
-  rule('illumination', (s) => Math.max(s.scene.faceLight / T.faceLight, s.scene.faceColour / T.faceColour), 1,
-    `change of the light on the face, as a share of the limits (brightness ratio ${T.faceLight}, colour ${T.faceColour})`, 'the light on the face changed: different photos');
-  rule('image_quality', (s) => Math.max(s.scene.noise / T.noise, s.scene.sharpness / T.sharpness), 1,
-    `change of sensor noise or sharpness, as a share of the limits (noise ratio ${T.noise}, sharpness ratio ${T.sharpness})`, 'the frames come from different cameras or files');
+  rule(
+    'illumination',
+    (s) => Math.max(s.scene.faceLight / T.faceLight, s.scene.faceColour / T.faceColour),
+    1,
+    `change of the light on the face, as a share of the limits (brightness ratio ${T.faceLight}, colour ${T.faceColour})`,
+    'the light on the face changed: different photos',
+  );
+  rule(
+    'image_quality',
+    (s) => Math.max(s.scene.noise / T.noise, s.scene.sharpness / T.sharpness),
+    1,
+    `change of sensor noise or sharpness, as a share of the limits (noise ratio ${T.noise}, sharpness ratio ${T.sharpness})`,
+    'the frames come from different cameras or files',
+  );
   const background = evidence.find((e) => e.name === 'background')!;
   if (steps.some((s) => s.scene.background === null)) {
     // Without background the scene cannot be compared: a face filling the frame is how a print or
     // a screen is held to a camera, and how a burst of face crops looks. Ask for a step back.
     background.passed = false;
-    background.detail = 'the face fills the frame: too little background around the head to confirm one capture (hold the camera at arm\'s length)';
+    background.detail = "the face fills the frame: too little background around the head to confirm one capture (hold the camera at arm's length)";
   }
   return { oneCapture: evidence.every((e) => e.passed), evidence };
 }

@@ -77,24 +77,46 @@ function solve3(m: number[][], b: number[]): number[] | null {
  * in eye distances of `from`. Zero for a photo shifted, scaled, turned or slightly tilted.
  */
 export function nonRigidResidual(from: readonly Point[], to: readonly Point[]): number {
-  let sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0;
+  let sxx = 0,
+    sxy = 0,
+    syy = 0,
+    sx = 0,
+    sy = 0;
   const n = Math.min(from.length, to.length);
   for (let i = 0; i < n; i++) {
     const p = from[i]!;
-    sxx += p.x * p.x; sxy += p.x * p.y; syy += p.y * p.y; sx += p.x; sy += p.y;
+    sxx += p.x * p.x;
+    sxy += p.x * p.y;
+    syy += p.y * p.y;
+    sx += p.x;
+    sy += p.y;
   }
-  const normal = [[sxx, sxy, sx], [sxy, syy, sy], [sx, sy, n]];
+  const normal = [
+    [sxx, sxy, sx],
+    [sxy, syy, sy],
+    [sx, sy, n],
+  ];
   const rhs = (pick: (q: Point) => number) => {
-    let a = 0, b = 0, c = 0;
+    let a = 0,
+      b = 0,
+      c = 0;
     for (let i = 0; i < n; i++) {
       const p = from[i]!;
       const v = pick(to[i]!);
-      a += p.x * v; b += p.y * v; c += v;
+      a += p.x * v;
+      b += p.y * v;
+      c += v;
     }
     return [a, b, c];
   };
-  const ax = solve3(normal, rhs((q) => q.x));
-  const ay = solve3(normal, rhs((q) => q.y));
+  const ax = solve3(
+    normal,
+    rhs((q) => q.x),
+  );
+  const ay = solve3(
+    normal,
+    rhs((q) => q.y),
+  );
   if (!ax || !ay) return 0;
   let sum = 0;
   for (let i = 0; i < n; i++) {

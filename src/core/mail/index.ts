@@ -31,7 +31,10 @@ export class SmtpMailer implements Mailer {
   readonly kind = 'smtp';
   private readonly transport: Transporter;
 
-  constructor(smtpUrl: string, private readonly from: string) {
+  constructor(
+    smtpUrl: string,
+    private readonly from: string,
+  ) {
     this.transport = nodemailer.createTransport(smtpUrl);
   }
 
@@ -40,7 +43,9 @@ export class SmtpMailer implements Mailer {
     const queue = [...messages];
     const worker = async () => {
       for (let message = queue.shift(); message; message = queue.shift()) {
-        await this.transport.sendMail({ from: this.from, ...message }).catch(() => { failed += 1; });
+        await this.transport.sendMail({ from: this.from, ...message }).catch(() => {
+          failed += 1;
+        });
       }
     };
     await Promise.all(Array.from({ length: Math.min(4, messages.length) }, worker));

@@ -10,10 +10,26 @@ import net from 'node:net';
 // and to 127.0.0.1 at delivery (DNS rebinding) is still refused.
 
 const BLOCKED_V4: [string, number][] = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
-const BLOCKED_V6: [string, number][] = [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]];
+const BLOCKED_V6: [string, number][] = [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+];
 const blocked = new net.BlockList();
 for (const [address, prefix] of BLOCKED_V4) blocked.addSubnet(address, prefix, 'ipv4');
 for (const [address, prefix] of BLOCKED_V6) blocked.addSubnet(address, prefix, 'ipv6');
@@ -26,7 +42,10 @@ export function isPrivateAddress(ip: string): boolean {
 }
 
 export class PrivateDestination extends Error {
-  constructor(readonly host: string, readonly address: string) {
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
     super(`${host} resolves to ${address}, an address of a private network: not sent`);
     this.name = 'PrivateDestination';
   }
@@ -48,7 +67,11 @@ function guardedLookup(allowPrivate: boolean) {
   };
 }
 
-export interface Answer { status: number; headers: http.IncomingHttpHeaders; body: string }
+export interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 /**
  * One POST, no redirects followed, to a public address only (unless `allowPrivate`); at most
@@ -60,15 +83,19 @@ export function postOnce(url: string, options: { headers: Record<string, string>
   if (net.isIP(host) && isPrivateAddress(host) && !options.allowPrivate) return Promise.reject(new PrivateDestination(host, host));
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.request(target, { method: 'POST', headers: { ...options.headers, 'content-length': Buffer.byteLength(options.body) }, lookup: guardedLookup(options.allowPrivate) as never, timeout: options.timeoutMs }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        if (body.length < (options.maxBody ?? 1024)) body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: body.slice(0, options.maxBody ?? 1024) }));
-      response.on('error', reject);
-    });
+    const request = client.request(
+      target,
+      { method: 'POST', headers: { ...options.headers, 'content-length': Buffer.byteLength(options.body) }, lookup: guardedLookup(options.allowPrivate) as never, timeout: options.timeoutMs },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          if (body.length < (options.maxBody ?? 1024)) body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: body.slice(0, options.maxBody ?? 1024) }));
+        response.on('error', reject);
+      },
+    );
     request.on('timeout', () => request.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { name: 'TimeoutError' })));
     request.on('error', reject);
     request.end(options.body);

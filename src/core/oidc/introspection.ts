@@ -10,9 +10,7 @@ import { AccessToken, RefreshToken } from './entities.js';
 // the same (revocation answers 200 and does nothing; introspection answers `active: false`), so
 // neither endpoint tells a client anything about tokens it was not issued.
 
-export type Introspection =
-  | { active: false }
-  | { active: true; token_type: 'Bearer' | 'refresh_token'; scope: string; client_id: string; sub: string; iss: string; exp: number; iat: number };
+export type Introspection = { active: false } | { active: true; token_type: 'Bearer' | 'refresh_token'; scope: string; client_id: string; sub: string; iss: string; exp: number; iat: number };
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -46,11 +44,29 @@ export class TokenIntrospection {
     const now = this.deps.clock.now().getTime();
     const access = await em.findOne(AccessToken, { tokenDigest: digest, client: { clientId: client.clientId }, revokedAt: null }, { populate: ['account'] });
     if (access && access.expiresAt.getTime() > now) {
-      return { active: true, token_type: 'Bearer', scope: access.scopes.join(' '), client_id: client.clientId, sub: access.account.id, iss: this.deps.issuer, exp: seconds(access.expiresAt), iat: seconds(access.createdAt) };
+      return {
+        active: true,
+        token_type: 'Bearer',
+        scope: access.scopes.join(' '),
+        client_id: client.clientId,
+        sub: access.account.id,
+        iss: this.deps.issuer,
+        exp: seconds(access.expiresAt),
+        iat: seconds(access.createdAt),
+      };
     }
     const refresh = await em.findOne(RefreshToken, { tokenDigest: digest, clientId: client.clientId, revokedAt: null, rotatedAt: null });
     if (refresh && refresh.expiresAt.getTime() > now) {
-      return { active: true, token_type: 'refresh_token', scope: refresh.scopes.join(' '), client_id: client.clientId, sub: refresh.accountId, iss: this.deps.issuer, exp: seconds(refresh.expiresAt), iat: seconds(refresh.createdAt) };
+      return {
+        active: true,
+        token_type: 'refresh_token',
+        scope: refresh.scopes.join(' '),
+        client_id: client.clientId,
+        sub: refresh.accountId,
+        iss: this.deps.issuer,
+        exp: seconds(refresh.expiresAt),
+        iat: seconds(refresh.createdAt),
+      };
     }
     return { active: false };
   }

@@ -143,7 +143,11 @@ export class SigningKeys {
   async sign(claims: JWTPayload, lifetimeSeconds: number): Promise<string> {
     const { kid, key } = await this.signingKey();
     const now = Math.floor(this.deps.clock.now().getTime() / 1000);
-    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' }).setIssuedAt(now).setExpirationTime(now + lifetimeSeconds).sign(key);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+      .setIssuedAt(now)
+      .setExpirationTime(now + lifetimeSeconds)
+      .sign(key);
   }
 
   /**

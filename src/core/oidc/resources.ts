@@ -12,7 +12,14 @@ import type { AccessGrant } from './tokens.js';
 export function licenseTypeKey(credentialName: string): string {
   if (/nurs(e|ing)/i.test(credentialName)) return 'nurse_licenses';
   if (/\bcpr\b|cardiopulmonary/i.test(credentialName)) return 'cpr_certification';
-  return credentialName.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'license';
+  return (
+    credentialName
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'license'
+  );
 }
 
 /** Who a resource call is for, as the bearer-token check found it. */

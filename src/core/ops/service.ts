@@ -7,9 +7,7 @@ import { memberView, type MemberFields } from '../roster/views.js';
 import type { Sealer } from '../secrets.js';
 import type { AdminRole } from '../tenancy/entities.js';
 import { roleAtLeast, type AdminScope } from '../tenancy/service.js';
-import type {
-  accountsInput, adminAuditInput, checkRecordsInput, membersInput, reviewQueueInput, sessionsInput, webhookEventsInput,
-} from './inputs.js';
+import type { accountsInput, adminAuditInput, checkRecordsInput, membersInput, reviewQueueInput, sessionsInput, webhookEventsInput } from './inputs.js';
 import { OpsAggregates } from './aggregates.js';
 import { keysetPage, type Connection } from './page.js';
 
@@ -116,7 +114,11 @@ function withoutImages(value: unknown): unknown {
   if (typeof value === 'string') return /^data:|^[A-Za-z0-9+/=]{2000,}$/.test(value) ? '[image withheld]' : value;
   if (Array.isArray(value)) return value.map(withoutImages);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([key]) => !IMAGE_KEY.test(key)).map(([key, inner]) => [key, withoutImages(inner)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => !IMAGE_KEY.test(key))
+        .map(([key, inner]) => [key, withoutImages(inner)]),
+    );
   }
   return value;
 }
@@ -155,25 +157,33 @@ export class OpsService {
 
   /** A project-scoped token reaches an organization only through one of its project's OIDC clients. */
   async requireOrganizationAccess(caller: AdminScope, organizationId: number): Promise<void> {
-    const [row] = caller.projectId === null
-      ? await this.sql(`select id from organization where id = ?`, [organizationId])
-      : await this.sql(`select organization_id as id from oidc_client where project_id = ? and organization_id = ? limit 1`, [caller.projectId, organizationId]);
+    const [row] =
+      caller.projectId === null
+        ? await this.sql(`select id from organization where id = ?`, [organizationId])
+        : await this.sql(`select organization_id as id from oidc_client where project_id = ? and organization_id = ? limit 1`, [caller.projectId, organizationId]);
     if (!row) throw new DomainError('not_found', 'organization not found');
   }
 
   /** Records an admin action that reveals or changes something sensitive (e.g. reading raw identity data). */
   async audit(caller: AdminCaller, entry: { action: string; target: string; projectId?: string | null }): Promise<void> {
-    await this.sql(`insert into admin_audit (token_id, project_id, action, target, created_at) values (?, ?, ?, ?, ?)`, [
-      caller.tokenId, entry.projectId ?? null, entry.action, entry.target, this.deps.clock.now(),
-    ]);
+    await this.sql(`insert into admin_audit (token_id, project_id, action, target, created_at) values (?, ?, ?, ?, ?)`, [caller.tokenId, entry.projectId ?? null, entry.action, entry.target, this.deps.clock.now()]);
   }
 
   adminAudit(caller: AdminCaller, input: z.output<typeof adminAuditInput>) {
     const projectId = caller.projectId ?? input.projectId;
-    return keysetPage(this.deps.orm, {
-      columns: 'id, token_id, project_id, action, target, created_at', from: 'admin_audit', order: 'desc', first: input.first, after: input.after,
-      where: projectId ? ['project_id = ?'] : [], params: projectId ? [projectId] : [],
-    }, (row: Row) => ({ tokenId: row.token_id as string, projectId: (row.project_id ?? null) as string | null, action: row.action as string, target: row.target as string, at: iso(row.created_at)! }));
+    return keysetPage(
+      this.deps.orm,
+      {
+        columns: 'id, token_id, project_id, action, target, created_at',
+        from: 'admin_audit',
+        order: 'desc',
+        first: input.first,
+        after: input.after,
+        where: projectId ? ['project_id = ?'] : [],
+        params: projectId ? [projectId] : [],
+      },
+      (row: Row) => ({ tokenId: row.token_id as string, projectId: (row.project_id ?? null) as string | null, action: row.action as string, target: row.target as string, at: iso(row.created_at)! }),
+    );
   }
 
   // ---- sessions ----
@@ -192,12 +202,27 @@ export class OpsService {
     equal('vendor_data', filter.vendorData);
     equal('svc_id', filter.svcId);
     equal('decision', filter.decision);
-    if (filter.createdFrom) { where.push('created_at >= ?'); params.push(new Date(filter.createdFrom)); }
-    if (filter.createdTo) { where.push('created_at < ?'); params.push(new Date(filter.createdTo)); }
-    return keysetPage(this.deps.orm, {
-      columns: SESSION_COLUMNS, from: 'verification_session', where, params,
-      order: input.sort === 'CREATED_AT_ASC' ? 'asc' : 'desc', first: input.first, after: input.after,
-    }, sessionNode);
+    if (filter.createdFrom) {
+      where.push('created_at >= ?');
+      params.push(new Date(filter.createdFrom));
+    }
+    if (filter.createdTo) {
+      where.push('created_at < ?');
+      params.push(new Date(filter.createdTo));
+    }
+    return keysetPage(
+      this.deps.orm,
+      {
+        columns: SESSION_COLUMNS,
+        from: 'verification_session',
+        where,
+        params,
+        order: input.sort === 'CREATED_AT_ASC' ? 'asc' : 'desc',
+        first: input.first,
+        after: input.after,
+      },
+      sessionNode,
+    );
   }
 
   /** Sessions waiting for a person, oldest first. */
@@ -214,11 +239,7 @@ export class OpsService {
   /** A session with everything ops look at: checks, timeline, webhook events and their attempts. */
   async sessionDetail(projectId: string, sessionId: string, role: AdminRole) {
     const session = await this.session(projectId, sessionId);
-    const [checks, timeline, events] = await Promise.all([
-      this.checksBySessions([sessionId]),
-      this.timelineBySessions([sessionId]),
-      this.webhookEventsBySessions([sessionId]),
-    ]);
+    const [checks, timeline, events] = await Promise.all([this.checksBySessions([sessionId]), this.timelineBySessions([sessionId]), this.webhookEventsBySessions([sessionId])]);
     const sessionEvents = events.get(sessionId) ?? [];
     const attempts = await this.attemptsByEvents(sessionEvents.map((event) => event.id));
     return {
@@ -258,7 +279,14 @@ export class OpsService {
     if (!sessionIds.length) return new Map();
     const rows = await this.sql(`select session_id, from_status, to_status, actor, reason, at from session_event where session_id in (?) order by id`, [sessionIds]);
     return groupBy(
-      rows.map((row) => ({ sessionId: row.session_id as string, from: (row.from_status ?? null) as string | null, to: row.to_status as string, actor: row.actor as string, reason: (row.reason ?? null) as string | null, at: iso(row.at)! })),
+      rows.map((row) => ({
+        sessionId: row.session_id as string,
+        from: (row.from_status ?? null) as string | null,
+        to: row.to_status as string,
+        actor: row.actor as string,
+        reason: (row.reason ?? null) as string | null,
+        at: iso(row.at)!,
+      })),
       (entry) => entry.sessionId,
     );
   }
@@ -292,8 +320,14 @@ export class OpsService {
   webhookEvents(input: z.output<typeof webhookEventsInput>) {
     const where = ['project_id = ?'];
     const params: unknown[] = [input.projectId];
-    if (input.state) { where.push('state = ?'); params.push(input.state); }
-    if (input.sessionId) { where.push('session_id = ?'); params.push(input.sessionId); }
+    if (input.state) {
+      where.push('state = ?');
+      params.push(input.state);
+    }
+    if (input.sessionId) {
+      where.push('session_id = ?');
+      params.push(input.sessionId);
+    }
     return keysetPage(this.deps.orm, { columns: EVENT_COLUMNS, from: 'webhook_event', where, params, order: 'desc', first: input.first, after: input.after }, eventNode);
   }
 
@@ -308,35 +342,59 @@ export class OpsService {
   checkRecords(input: z.output<typeof checkRecordsInput>) {
     const where = ['project_id = ?'];
     const params: unknown[] = [input.projectId];
-    if (input.type) { where.push('type = ?'); params.push(input.type); }
-    if (input.status) { where.push('status = ?'); params.push(input.status); }
-    return keysetPage(this.deps.orm, {
-      columns: 'id, project_id, type, status, mode, svc_id, reason, duration_ms, created_at', from: 'check_record', where, params, order: 'desc', first: input.first, after: input.after,
-    }, checkRecordNode);
+    if (input.type) {
+      where.push('type = ?');
+      params.push(input.type);
+    }
+    if (input.status) {
+      where.push('status = ?');
+      params.push(input.status);
+    }
+    return keysetPage(
+      this.deps.orm,
+      {
+        columns: 'id, project_id, type, status, mode, svc_id, reason, duration_ms, created_at',
+        from: 'check_record',
+        where,
+        params,
+        order: 'desc',
+        first: input.first,
+        after: input.after,
+      },
+      checkRecordNode,
+    );
   }
 
   // ---- accounts ----
 
   /** Accounts that took part in the project's sessions or checks; never their identity data. */
   accounts(input: z.output<typeof accountsInput>) {
-    return keysetPage(this.deps.orm, {
-      // The email only where the person granted `profile` to one of this project's apps.
-      columns: `id, case when exists (select 1 from oidc_consent g join oidc_client k on k.client_id = g.client_id
+    return keysetPage(
+      this.deps.orm,
+      {
+        // The email only where the person granted `profile` to one of this project's apps.
+        columns: `id, case when exists (select 1 from oidc_consent g join oidc_client k on k.client_id = g.client_id
                  where g.account_id = account.id and k.project_id = ? and 'profile' = any(g.scopes)) then email end as email,
                  id_verified, human_verified, identity_verified_at, face_descriptor_sealed is not null as has_face, created_at`,
-      from: 'account',
-      where: [`id in (select svc_id from verification_session where project_id = ? and svc_id is not null union select svc_id from check_record where project_id = ? and svc_id is not null)`],
-      params: [input.projectId, input.projectId, input.projectId],
-      order: 'desc', first: input.first, after: input.after,
-    }, accountNode);
+        from: 'account',
+        where: [`id in (select svc_id from verification_session where project_id = ? and svc_id is not null union select svc_id from check_record where project_id = ? and svc_id is not null)`],
+        params: [input.projectId, input.projectId, input.projectId],
+        order: 'desc',
+        first: input.first,
+        after: input.after,
+      },
+      accountNode,
+    );
   }
 
   /** Raw identity data of one account of the project: admins only, and every read is audited. */
   async accountIdentity(caller: AdminCaller, projectId: string, svcId: string) {
-    const [linked] = await this.sql(
-      `select 1 from verification_session where project_id = ? and svc_id = ? union all select 1 from check_record where project_id = ? and svc_id = ? limit 1`,
-      [projectId, svcId, projectId, svcId],
-    );
+    const [linked] = await this.sql(`select 1 from verification_session where project_id = ? and svc_id = ? union all select 1 from check_record where project_id = ? and svc_id = ? limit 1`, [
+      projectId,
+      svcId,
+      projectId,
+      svcId,
+    ]);
     if (!linked) throw new DomainError('not_found', 'account not found in this project');
     await this.audit(caller, { action: 'account.identity.read', target: svcId, projectId });
     const identity = await this.deps.accounts.verifiedIdentity(svcId);
@@ -371,9 +429,10 @@ export class OpsService {
   // ---- roster ----
 
   async organizations(caller: AdminScope) {
-    const rows = caller.projectId === null
-      ? await this.sql(`select id, name, created_at from organization order by id`)
-      : await this.sql(`select distinct o.id, o.name, o.created_at from organization o join oidc_client c on c.organization_id = o.id where c.project_id = ? order by o.id`, [caller.projectId]);
+    const rows =
+      caller.projectId === null
+        ? await this.sql(`select id, name, created_at from organization order by id`)
+        : await this.sql(`select distinct o.id, o.name, o.created_at from organization o join oidc_client c on c.organization_id = o.id where c.project_id = ? order by o.id`, [caller.projectId]);
     return rows.map((row) => ({ id: Number(row.id), name: row.name as string, createdAt: iso(row.created_at)! }));
   }
 
@@ -385,17 +444,34 @@ export class OpsService {
       where.push('status in (?)');
       params.push(statuses);
     }
-    return keysetPage(this.deps.orm, {
-      columns: 'id, member_id as "memberId", first_name as "firstName", last_name as "lastName", email, role, status, svc_id as "svcId", created_at as "createdAt"',
-      from: 'member', where, params, order: 'asc', first: input.first, after: input.after,
-    }, (row: MemberFields & { cursor_at: string }) => camelMember(memberView(row)));
+    return keysetPage(
+      this.deps.orm,
+      {
+        columns: 'id, member_id as "memberId", first_name as "firstName", last_name as "lastName", email, role, status, svc_id as "svcId", created_at as "createdAt"',
+        from: 'member',
+        where,
+        params,
+        order: 'asc',
+        first: input.first,
+        after: input.after,
+      },
+      (row: MemberFields & { cursor_at: string }) => camelMember(memberView(row)),
+    );
   }
 }
 
 /** The roster's Member view in the admin API's camelCase. */
 export function camelMember(member: ReturnType<typeof memberView>) {
   return {
-    id: member.id, memberId: member.member_id, firstName: member.first_name, lastName: member.last_name, email: member.email,
-    role: member.role, status: member.status, svcId: member.svc_id, active: member.active, createdAt: member.created_at,
+    id: member.id,
+    memberId: member.member_id,
+    firstName: member.first_name,
+    lastName: member.last_name,
+    email: member.email,
+    role: member.role,
+    status: member.status,
+    svcId: member.svc_id,
+    active: member.active,
+    createdAt: member.created_at,
   };
 }

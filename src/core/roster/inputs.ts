@@ -18,10 +18,7 @@ export const newMemberInput = z.object({
 export const INVITE_METHODS = ['auto', 'email', 'face'] as const;
 
 export const addMembersInput = z.object({
-  members: z
-    .array(newMemberInput)
-    .min(1, 'give at least one member')
-    .max(MAX_MEMBERS_PER_CALL, `at most ${MAX_MEMBERS_PER_CALL} members per call`),
+  members: z.array(newMemberInput).min(1, 'give at least one member').max(MAX_MEMBERS_PER_CALL, `at most ${MAX_MEMBERS_PER_CALL} members per call`),
   notify: z.boolean().default(true),
   invite: z.enum(INVITE_METHODS).default('auto'),
 });
@@ -49,6 +46,11 @@ export const setPlanInput = z.object({
   plan: z.string().trim().min(1).max(60),
   /** Currency units per active seat per month. */
   pricePerSeat: z.number().nonnegative().max(1e6),
-  currency: z.string().trim().regex(/^[A-Za-z]{3}$/, 'a 3-letter ISO 4217 code').transform((value) => value.toUpperCase()).default('USD'),
+  currency: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{3}$/, 'a 3-letter ISO 4217 code')
+    .transform((value) => value.toUpperCase())
+    .default('USD'),
   trialDays: z.number().int().min(0).max(365).default(0),
 });

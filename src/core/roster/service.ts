@@ -215,8 +215,17 @@ export class RosterService {
           link,
           inviteMethod: link ? method : 'none',
           row: {
-            member_id: newId('mem'), organization_id: organization.id, email: wanted.email, first_name: wanted.first_name ?? '', last_name: wanted.last_name ?? '',
-            role: wanted.role, status, svc_id: null, activation_digest: link?.digest ?? null, activation_expires_at: link?.expiresAt ?? null, created_at: now,
+            member_id: newId('mem'),
+            organization_id: organization.id,
+            email: wanted.email,
+            first_name: wanted.first_name ?? '',
+            last_name: wanted.last_name ?? '',
+            role: wanted.role,
+            status,
+            svc_id: null,
+            activation_digest: link?.digest ?? null,
+            activation_expires_at: link?.expiresAt ?? null,
+            created_at: now,
           },
         });
       }
@@ -238,7 +247,17 @@ export class RosterService {
           skipped.push({ email: row.email as string, reason: 'duplicate' });
           continue;
         }
-        const view = memberView({ id, memberId: row.member_id as string, firstName: row.first_name as string, lastName: row.last_name as string, email: row.email as string, role: row.role as Member['role'], status: row.status as MemberStatus, svcId: null, createdAt: now });
+        const view = memberView({
+          id,
+          memberId: row.member_id as string,
+          firstName: row.first_name as string,
+          lastName: row.last_name as string,
+          email: row.email as string,
+          role: row.role as Member['role'],
+          status: row.status as MemberStatus,
+          svcId: null,
+          createdAt: now,
+        });
         created.push({ ...view, activation_link: entry.link && !input.notify ? this.activationUrl(entry.link.token) : null, invite_method: entry.inviteMethod });
         if (entry.link && input.notify) mail.push(this.invitationMail({ email: view.email, firstName: view.first_name }, organization.name, entry.link));
         audits.push({ organization_id: organization.id, member_id: view.member_id, actor: caller.clientId, action: 'add', before: null, after: JSON.stringify(view), created_at: now });
@@ -429,7 +448,7 @@ export class RosterService {
         return { member: memberView(member) };
       });
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) throw new DomainError('already_active', 'this account is already on the organization\'s roster');
+      if (error instanceof UniqueConstraintViolationException) throw new DomainError('already_active', "this account is already on the organization's roster");
       throw error;
     }
   }

@@ -298,11 +298,7 @@ export class SessionService {
       if (status === 'APPROVED') {
         const checks = await this.recordedChecks(em, session.id);
         const has = (type: string, statuses: Check['status'][]) => checks.some((check) => check.type === type && statuses.includes(check.status));
-        const missing = [
-          has('id_verification', ['passed', 'review']) ? null : 'id_verification',
-          has('liveness', ['passed']) ? null : 'liveness',
-          has('face_match', ['passed']) ? null : 'face_match',
-        ].filter(Boolean);
+        const missing = [has('id_verification', ['passed', 'review']) ? null : 'id_verification', has('liveness', ['passed']) ? null : 'liveness', has('face_match', ['passed']) ? null : 'face_match'].filter(Boolean);
         if (missing.length) throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
       }
       const eventId = await this.move(em, session, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, 'manual review');
@@ -378,7 +374,7 @@ export class SessionService {
   }
 
   private contextOf(session: VerificationSession, mode: 'fresh' | 'account' = 'fresh'): CheckContext {
-    return { projectId: session.projectId, mode, svcId: mode === 'account' ? session.svcId ?? null : null, today: this.now() };
+    return { projectId: session.projectId, mode, svcId: mode === 'account' ? (session.svcId ?? null) : null, today: this.now() };
   }
 
   /**
@@ -499,7 +495,9 @@ export class SessionService {
         const verified = await this.verifiedHolderName(session, work);
         if (verified) return { outcomes: [await runCheck(checks.credential, { ...input, full_name: verified, first_name: undefined, last_name: undefined }, fresh)], work: {} };
         if (!input.full_name && !(input.first_name && input.last_name)) {
-          throw new DomainError('validation_error', 'the licence holder\'s name is required (full_name, or first_name and last_name): a licence found without a name is not proof it is yours', { data: { errors: { full_name: 'required' } } });
+          throw new DomainError('validation_error', "the licence holder's name is required (full_name, or first_name and last_name): a licence found without a name is not proof it is yours", {
+            data: { errors: { full_name: 'required' } },
+          });
         }
         return { outcomes: [await runCheck(checks.credential, input, fresh)], work: {} };
       }
@@ -662,14 +660,17 @@ export class SessionService {
     const date = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined);
     if (!known.fullName?.trim() || !date(known.dateOfBirth)) return;
     const expiry = date(known.documentExpiry);
-    await this.deps.accounts.recordVerifiedIdentity({
-      svcId: session.svcId,
-      fullName: known.fullName,
-      dateOfBirth: known.dateOfBirth,
-      ...(known.documentNumber ? { documentNumber: known.documentNumber } : {}),
-      ...(expiry ? { documentExpiry: expiry } : {}),
-      humanVerified: session.features.includes('liveness') || undefined,
-    }, em);
+    await this.deps.accounts.recordVerifiedIdentity(
+      {
+        svcId: session.svcId,
+        fullName: known.fullName,
+        dateOfBirth: known.dateOfBirth,
+        ...(known.documentNumber ? { documentNumber: known.documentNumber } : {}),
+        ...(expiry ? { documentExpiry: expiry } : {}),
+        humanVerified: session.features.includes('liveness') || undefined,
+      },
+      em,
+    );
   }
 
   private async recordedChecks(em: EntityManager, sessionId: string): Promise<RecordedCheck[]> {

@@ -6,15 +6,7 @@ import type { SessionStatus } from './entities.js';
 // moves a session only along a row of this table; every other move is refused. The README's
 // state diagram is `stateDiagram()` of this table (a test keeps the two equal).
 
-export type SessionTrigger =
-  | 'created'
-  | 'opened'
-  | 'checks_passed'
-  | 'needs_review'
-  | 'check_failed'
-  | 'reviewer_approved'
-  | 'reviewer_declined'
-  | 'deadline';
+export type SessionTrigger = 'created' | 'opened' | 'checks_passed' | 'needs_review' | 'check_failed' | 'reviewer_approved' | 'reviewer_declined' | 'deadline';
 
 export interface Transition {
   from: SessionStatus | null;

@@ -9,13 +9,24 @@ import { Organization } from '../roster/entities.js';
 import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
 import { SharedCache } from '../db/shared-cache.js';
+import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow, type AdminRole } from './entities.js';
 import {
-  AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow,
-  type AdminRole,
-} from './entities.js';
-import {
-  callbackUrlInput, createAdminTokenInput, revokeAdminTokenInput, rotateWebhookSecretInput, oidcClientActiveInput, oidcClientRefInput, orgAppActiveInput, orgAppRefInput, createApiKeyInput, createOidcClientInput, createOrgAppInput,
-  createProjectInput, createWorkflowInput, defaultCallbackInput, revokeApiKeyInput, setCallbackActiveInput,
+  callbackUrlInput,
+  createAdminTokenInput,
+  revokeAdminTokenInput,
+  rotateWebhookSecretInput,
+  oidcClientActiveInput,
+  oidcClientRefInput,
+  orgAppActiveInput,
+  orgAppRefInput,
+  createApiKeyInput,
+  createOidcClientInput,
+  createOrgAppInput,
+  createProjectInput,
+  createWorkflowInput,
+  defaultCallbackInput,
+  revokeApiKeyInput,
+  setCallbackActiveInput,
 } from './inputs.js';
 import { apiKeyView, callbackView, oidcClientView, orgAppView, projectView, workflowView } from './views.js';
 
@@ -28,7 +39,10 @@ export interface TenancyDeps {
   notifications?: Notifications;
 }
 
-export interface ApiKeyCaller { projectId: string; apiKeyId: string }
+export interface ApiKeyCaller {
+  projectId: string;
+  apiKeyId: string;
+}
 
 /** Who is asking through the admin API: a role, and a project when the token is scoped to one. */
 /** Who calls the admin API: the token's role, its project (null: every project) and its id (audits, `admin:<id>`). */
@@ -149,10 +163,14 @@ export class TenancyService {
    */
   async webhookSigningSecrets(projectId: string): Promise<{ current: string; previous: string | null }> {
     const overlapping = (sealed: { previous: string | null; previousUntil: Date | null }) => sealed.previous !== null && sealed.previousUntil !== null && sealed.previousUntil > this.now();
-    const sealed = await this.webhookSecrets.read(projectId, async () => {
-      const project = await this.em().findOne(Project, { id: projectId }, { fields: ['webhookSigningSecretSealed', 'previousWebhookSecretSealed', 'previousWebhookSecretUntil'] });
-      return project && { current: project.webhookSigningSecretSealed, previous: project.previousWebhookSecretSealed ?? null, previousUntil: project.previousWebhookSecretUntil ?? null };
-    }, (found) => !overlapping(found));
+    const sealed = await this.webhookSecrets.read(
+      projectId,
+      async () => {
+        const project = await this.em().findOne(Project, { id: projectId }, { fields: ['webhookSigningSecretSealed', 'previousWebhookSecretSealed', 'previousWebhookSecretUntil'] });
+        return project && { current: project.webhookSigningSecretSealed, previous: project.previousWebhookSecretSealed ?? null, previousUntil: project.previousWebhookSecretUntil ?? null };
+      },
+      (found) => !overlapping(found),
+    );
     if (!sealed) throw new DomainError('not_found', 'project not found');
     return { current: this.deps.sealer.open(sealed.current), previous: overlapping(sealed) ? this.deps.sealer.open(sealed.previous!) : null };
   }
@@ -261,12 +279,7 @@ export class TenancyService {
     }
     const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && loopback && this.deps.allowInsecureCallbacks);
     if (!allowed) {
-      throw new DomainError(
-        'callback_not_allowed',
-        loopback
-          ? 'plain http callbacks to loopback need VERITY_ALLOW_INSECURE_CALLBACKS=1'
-          : 'callback must be an HTTPS URL',
-      );
+      throw new DomainError('callback_not_allowed', loopback ? 'plain http callbacks to loopback need VERITY_ALLOW_INSECURE_CALLBACKS=1' : 'callback must be an HTTPS URL');
     }
     return url.toString();
   }

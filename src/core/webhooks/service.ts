@@ -111,9 +111,7 @@ export class WebhookService {
   /** Jobs are attached when the service runs; CLI commands only write the outbox. */
   jobs?: JobQueue;
 
-  constructor(
-    private readonly deps: { orm: Orm; clock: Clock; tenancy: TenancyService; policy: RetryPolicy; logger?: WebhookLogger; metrics?: ServiceMetrics; allowPrivateDestinations?: boolean },
-  ) {}
+  constructor(private readonly deps: { orm: Orm; clock: Clock; tenancy: TenancyService; policy: RetryPolicy; logger?: WebhookLogger; metrics?: ServiceMetrics; allowPrivateDestinations?: boolean }) {}
 
   /**
    * Writes an event into `em`'s unit of work: the caller flushes it in the same transaction as
@@ -189,10 +187,7 @@ export class WebhookService {
     const due = new Date(now.getTime() + 2000);
     const connection = this.deps.orm.em.getConnection();
     // Claimed and read in one statement; the row joins a unit of work for the outcome.
-    const claimed = await connection.execute(
-      `update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning *`,
-      [leaseUntil, eventId, due],
-    );
+    const claimed = await connection.execute(`update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning *`, [leaseUntil, eventId, due]);
     if (claimed.length === 0) {
       span.setAttribute('verity.webhook.outcome', 'not_claimed');
       return;
@@ -288,10 +283,7 @@ export class WebhookService {
     const now = this.deps.clock.now();
     const connection = this.deps.orm.em.getConnection();
     await connection.execute(`update webhook_event set state = 'pending', lease_until = null where state = 'sending' and lease_until < ?`, [now]);
-    const overdue: { id: string }[] = await connection.execute(
-      `select id from webhook_event where state = 'pending' and next_attempt_at < ? order by next_attempt_at limit 500`,
-      [new Date(now.getTime() - 30_000)],
-    );
+    const overdue: { id: string }[] = await connection.execute(`select id from webhook_event where state = 'pending' and next_attempt_at < ? order by next_attempt_at limit 500`, [new Date(now.getTime() - 30_000)]);
     await this.dispatch(overdue.map((row) => row.id));
     return overdue.length;
   }
@@ -328,10 +320,10 @@ export class WebhookService {
     for (let start = 0; start < selected.length; start += RESEND_BATCH) {
       const ids = selected.slice(start, start + RESEND_BATCH).map((row) => row.id);
       // Still `failed` when its batch comes: an event resent meanwhile by someone else is left alone.
-      const rows: { id: string }[] = await connection.execute(
-        `update webhook_event set state = 'pending', next_attempt_at = ?, lease_until = null where id in (?) and state = 'failed' returning id`,
-        [this.deps.clock.now(), ids],
-      );
+      const rows: { id: string }[] = await connection.execute(`update webhook_event set state = 'pending', next_attempt_at = ?, lease_until = null where id in (?) and state = 'failed' returning id`, [
+        this.deps.clock.now(),
+        ids,
+      ]);
       await this.dispatch(rows.map((row) => row.id));
       queued += rows.length;
       onProgress?.(start + ids.length, selected.length);
@@ -340,11 +332,13 @@ export class WebhookService {
   }
 
   async listEvents(projectId: string, filter: { sessionId?: string; state?: string; limit?: number } = {}) {
-    const rows = await this.deps.orm.em.fork().find(
-      WebhookEvent,
-      { projectId, ...(filter.sessionId ? { sessionId: filter.sessionId } : {}), ...(filter.state ? { state: filter.state as WebhookEvent['state'] } : {}) },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.min(filter.limit ?? 50, 500) },
-    );
+    const rows = await this.deps.orm.em
+      .fork()
+      .find(
+        WebhookEvent,
+        { projectId, ...(filter.sessionId ? { sessionId: filter.sessionId } : {}), ...(filter.state ? { state: filter.state as WebhookEvent['state'] } : {}) },
+        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.min(filter.limit ?? 50, 500) },
+      );
     return rows.map(eventView);
   }
 

@@ -36,7 +36,10 @@ export interface AamvaLicence {
 export type AamvaProblem = 'not_aamva' | 'aamva_header_invalid' | 'aamva_subfile_invalid' | 'aamva_fields_missing';
 
 export class AamvaError extends Error {
-  constructor(readonly problem: AamvaProblem, message: string) {
+  constructor(
+    readonly problem: AamvaProblem,
+    message: string,
+  ) {
     super(message);
     this.name = 'AamvaError';
   }

@@ -14,10 +14,30 @@ const DIGIT_SHAPE: Record<string, string> = { '0': 'O', '1': 'I', '2': 'Z', '5':
 const DIGIT_TO_LETTER: Record<string, string> = { '0': 'O', '1': 'I', '2': 'Z', '4': 'A', '5': 'S', '6': 'G', '7': 'T', '8': 'B' };
 /** Look-alikes tried when a check digit fails; letters and digits both ways, plus digit-digit shapes. */
 const LOOK_ALIKES: Record<string, string> = {
-  '0': 'OQDU896', O: '0QD', Q: '0O', D: '0O',
-  '1': 'IL7T4', I: '1L', L: '1I<', T: '17',
-  '2': 'Z7', Z: '2', '5': 'S68', S: '58', '6': 'G85', G: '6C', '8': 'B3056', B: '8', '3': '8', '9': '0', '4': 'A1', A: '4', '7': '12T',
-  K: '<', C: '<G', E: '<',
+  '0': 'OQDU896',
+  O: '0QD',
+  Q: '0O',
+  D: '0O',
+  '1': 'IL7T4',
+  I: '1L',
+  L: '1I<',
+  T: '17',
+  '2': 'Z7',
+  Z: '2',
+  '5': 'S68',
+  S: '58',
+  '6': 'G85',
+  G: '6C',
+  '8': 'B3056',
+  B: '8',
+  '3': '8',
+  '9': '0',
+  '4': 'A1',
+  A: '4',
+  '7': '12T',
+  K: '<',
+  C: '<G',
+  E: '<',
 };
 
 export interface Corrected {
@@ -123,11 +143,8 @@ function repairs(lines: string[], layout: Layout, slot: CheckSlot, alternatives?
   };
   // Characters another passing check vouches for are not suspects.
   const vouched = layout.checks.filter((c) => c !== slot && c.name !== 'composite' && checkPasses(lines, c));
-  const isVouched = (line: number, index: number) =>
-    vouched.some((c) => c.covers.some((r) => r.line === line && index >= r.start && index < r.end) || (c.at.line === line && c.at.index === index));
-  const covered = slot.covers
-    .flatMap((c) => Array.from({ length: c.end - c.start }, (_, k) => ({ line: c.line, index: c.start + k })))
-    .filter((p) => !isVouched(p.line, p.index));
+  const isVouched = (line: number, index: number) => vouched.some((c) => c.covers.some((r) => r.line === line && index >= r.start && index < r.end) || (c.at.line === line && c.at.index === index));
+  const covered = slot.covers.flatMap((c) => Array.from({ length: c.end - c.start }, (_, k) => ({ line: c.line, index: c.start + k }))).filter((p) => !isVouched(p.line, p.index));
   // The check digit itself is changed only when no covered character explains the failure.
   const inField = substitutions(covered);
   return inField.length > 0 ? inField : substitutions([slot.at]);
@@ -153,7 +170,7 @@ function fieldHypotheses(lines: string[], layout: Layout, slot: CheckSlot): stri
     // Document numbers are often a few letters then digits: read the tail as digits.
     if (slot.name === 'document_number') {
       // Only shape confusions: U, A and T are real letters in numbers too often.
-      for (let k = 0; k <= 3; k++) put(field.slice(0, k) + [...field.slice(k)].map((c) => (SHAPE_DIGIT[c] ?? c)).join(''));
+      for (let k = 0; k <= 3; k++) put(field.slice(0, k) + [...field.slice(k)].map((c) => SHAPE_DIGIT[c] ?? c).join(''));
     }
   }
   return out.filter((candidate) => checkPasses(candidate, slot));
@@ -162,9 +179,7 @@ function fieldHypotheses(lines: string[], layout: Layout, slot: CheckSlot): stri
 /** The repair that keeps the most other checks passing with the fewest changes, when it is the only one. */
 function unambiguous(options: string[][], layout: Layout, current: string[]): string[] | null {
   if (options.length === 0) return null;
-  const scored = options
-    .map((o) => ({ lines: o, key: o.join('\n'), score: passingCount(o, layout), changes: countDiff(current, o) }))
-    .sort((a, b) => b.score - a.score || a.changes - b.changes);
+  const scored = options.map((o) => ({ lines: o, key: o.join('\n'), score: passingCount(o, layout), changes: countDiff(current, o) })).sort((a, b) => b.score - a.score || a.changes - b.changes);
   const best = scored[0]!;
   return scored.every((s) => s.score < best.score || s.changes > best.changes || s.key === best.key) ? best.lines : null;
 }

@@ -94,12 +94,7 @@ export const LAYOUTS: Record<MrzFormat, Layout> = {
     format: 'TD2',
     lines: 2,
     length: 36,
-    fields: [
-      ...line1Names(36),
-      ...line2Head(1),
-      { name: 'optional', line: 1, start: 28, end: 35, kind: 'mixed' },
-      { name: 'compositeCheck', line: 1, start: 35, end: 36, kind: 'check' },
-    ],
+    fields: [...line1Names(36), ...line2Head(1), { name: 'optional', line: 1, start: 28, end: 35, kind: 'mixed' }, { name: 'compositeCheck', line: 1, start: 35, end: 36, kind: 'check' }],
     checks: [...head2Checks, { name: 'composite', covers: [r(1, 0, 10), r(1, 13, 20), r(1, 21, 35)], at: { line: 1, index: 35 }, fillerAllowed: false }],
   },
   TD3: {

@@ -42,10 +42,16 @@ function fitted(line: string, length: number): string[] {
   let runStart = -1;
   let runLength = 0;
   for (let i = 0; i < line.length; ) {
-    if (line[i] !== '<') { i++; continue; }
+    if (line[i] !== '<') {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < line.length && line[j] === '<') j++;
-    if (j - i > runLength) { runLength = j - i; runStart = i; }
+    if (j - i > runLength) {
+      runLength = j - i;
+      runStart = i;
+    }
     i = j;
   }
   if (d > 0) {
@@ -104,7 +110,10 @@ export function readMrzFromOcr(ocrLines: Array<Pick<OcrLine, 'text' | 'symbols'>
     const format = formatFor(candidate.length, length, candidate[0]![0]!);
     const reading = buildReading(candidate, LAYOUTS[format], alternatives);
     const score = scoreOf(reading) + bonus;
-    if (score > bestScore) { best = reading; bestScore = score; }
+    if (score > bestScore) {
+      best = reading;
+      bestScore = score;
+    }
   };
   const consider = (group: typeof lines, length: number) => {
     const texts = group.map((g) => g.clean);
@@ -115,11 +124,19 @@ export function readMrzFromOcr(ocrLines: Array<Pick<OcrLine, 'text' | 'symbols'>
     const recognised = group.map((g) => recognisedAlternatives(g.line, g.clean));
     for (const candidate of cartesian(texts.map((l) => fitted(l, length))).slice(0, 27)) {
       // The recogniser's alternatives still sit at their positions only on lines kept as read.
-      keep(candidate, length, lengthBonus, candidate.map((line, k) => (line === texts[k] ? recognised[k]! : null)));
+      keep(
+        candidate,
+        length,
+        lengthBonus,
+        candidate.map((line, k) => (line === texts[k] ? recognised[k]! : null)),
+      );
     }
     if (group.every((g) => g.line.symbols.length > 0)) {
       // The grid places characters by position, so it wins ties on lines without check digits.
-      const grid = gridLines(group.map((g) => g.line as OcrLine), length);
+      const grid = gridLines(
+        group.map((g) => g.line as OcrLine),
+        length,
+      );
       if (grid) keep(grid, length, lengthBonus + 0.05);
     }
   };
@@ -178,7 +195,12 @@ export type Alternatives = Array<string[] | null>;
 function recognisedAlternatives(line: Pick<OcrLine, 'text' | 'symbols'>, clean: string): string[] | null {
   const symbols = line.symbols;
   if (symbols.length !== clean.length || symbols.some((s, i) => s.text.toUpperCase() !== clean[i])) return null;
-  return symbols.map((s) => (s.alternatives ?? []).map((a) => a.text.toUpperCase()).filter((c) => /^[A-Z0-9<]$/.test(c)).join(''));
+  return symbols.map((s) =>
+    (s.alternatives ?? [])
+      .map((a) => a.text.toUpperCase())
+      .filter((c) => /^[A-Z0-9<]$/.test(c))
+      .join(''),
+  );
 }
 
 export function buildReading(rawLines: string[], layout: Layout, alternatives?: Alternatives): MrzReading {

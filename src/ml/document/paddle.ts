@@ -67,11 +67,10 @@ export class PaddleOcr {
     // One thread: on the 2 shared cores it measured faster than two (detection 472 against 616 ms,
     // a passport's 32 lines 890 against 1647 ms), and it leaves a core to the rest of the service.
     const sessionOptions: ort.InferenceSession.SessionOptions = { intraOpNumThreads: options.threads ?? 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' };
-    const [detector, recognizer] = await Promise.all([
-      ort.InferenceSession.create(paths.detection, sessionOptions),
-      ort.InferenceSession.create(paths.recognition, sessionOptions),
-    ]);
-    const keys = readFileSync(paths.dictionary, 'utf8').split('\n').filter((k, i, all) => k.length > 0 || i < all.length - 1);
+    const [detector, recognizer] = await Promise.all([ort.InferenceSession.create(paths.detection, sessionOptions), ort.InferenceSession.create(paths.recognition, sessionOptions)]);
+    const keys = readFileSync(paths.dictionary, 'utf8')
+      .split('\n')
+      .filter((k, i, all) => k.length > 0 || i < all.length - 1);
     return new PaddleOcr(detector, recognizer, ['', ...keys, ' ']);
   }
 
@@ -111,7 +110,12 @@ export class PaddleOcr {
   lines(gray: Gray, boxes: Array<Omit<Box, 'score'>>, alphabet?: Set<number>, stretch = 1): Promise<OcrResult> {
     return this.serial(async () => {
       const started = performance.now();
-      const lines = await this.readBoxes(gray, boxes.map((b) => ({ ...b, score: 1 })), alphabet, stretch);
+      const lines = await this.readBoxes(
+        gray,
+        boxes.map((b) => ({ ...b, score: 1 })),
+        alphabet,
+        stretch,
+      );
       const confidence = lines.length ? lines.reduce((s, l) => s + l.confidence, 0) / lines.length : 0;
       return { text: lines.map((l) => l.text).join('\n'), confidence, lines, ms: performance.now() - started };
     });
@@ -154,7 +158,10 @@ export class PaddleOcr {
       // Padding costs compute: batch lines whose widths are within a third of each other.
       while (end < byWidth.length && end - k < REC_BATCH && byWidth[end]!.c.width <= byWidth[k]!.c.width * 1.33) end++;
       const batch = byWidth.slice(k, end);
-      const decoded = await this.recognize(batch.map((b) => b.c), alphabet);
+      const decoded = await this.recognize(
+        batch.map((b) => b.c),
+        alphabet,
+      );
       for (const [j, b] of batch.entries()) lines[b.i] = toLine(b.c, decoded[j]!);
       k = end;
     }
@@ -254,9 +261,17 @@ export function ctcDecode(probs: Float32Array, steps: number, classes: number, n
     let best = 0;
     let bestP = -1;
     if (allowed) {
-      for (const c of allowed) if (probs[row + c]! > bestP) { bestP = probs[row + c]!; best = c; }
+      for (const c of allowed)
+        if (probs[row + c]! > bestP) {
+          bestP = probs[row + c]!;
+          best = c;
+        }
     } else {
-      for (let c = 0; c < classes; c++) if (probs[row + c]! > bestP) { bestP = probs[row + c]!; best = c; }
+      for (let c = 0; c < classes; c++)
+        if (probs[row + c]! > bestP) {
+          bestP = probs[row + c]!;
+          best = c;
+        }
     }
     if (best !== 0 && best !== previous) {
       out.push({ text: names[best] ?? '', p: bestP, from: t, to: t, alternatives: [] });
@@ -318,8 +333,17 @@ function regions(map: Float32Array, width: number, height: number): Array<Box & 
   for (let start = 0; start < map.length; start++) {
     if (label[start] !== 0 || map[start]! <= DETECT_THRESHOLD) continue;
     next++;
-    let x0 = width, y0 = height, x1 = 0, y1 = 0, sum = 0, count = 0;
-    let sumX = 0, sumY = 0, sumXX = 0, sumYY = 0, sumXY = 0;
+    let x0 = width,
+      y0 = height,
+      x1 = 0,
+      y1 = 0,
+      sum = 0,
+      count = 0;
+    let sumX = 0,
+      sumY = 0,
+      sumXX = 0,
+      sumYY = 0,
+      sumXY = 0;
     label[start] = next;
     stack.push(start);
     while (stack.length) {

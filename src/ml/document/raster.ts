@@ -86,7 +86,10 @@ export async function lineGeometry(g: Gray, maxAngle = 20): Promise<LineGeometry
   const xs: number[] = [];
   const ys: number[] = [];
   for (let i = 0; i < small.data.length; i++) {
-    if (small.data[i]! < local.data[i]! - 18) { xs.push(i % small.width); ys.push(Math.floor(i / small.width)); }
+    if (small.data[i]! < local.data[i]! - 18) {
+      xs.push(i % small.width);
+      ys.push(Math.floor(i / small.width));
+    }
   }
   const diag = Math.ceil(Math.hypot(small.width, small.height));
   const bins = new Float64Array(2 * diag + 2);
@@ -109,7 +112,10 @@ export async function lineGeometry(g: Gray, maxAngle = 20): Promise<LineGeometry
   let horizontalScore = -1;
   for (let d = -maxAngle; d <= maxAngle; d += 0.5) {
     const e = energy(d, false);
-    if (e > horizontalScore) { horizontalScore = e; skew = d; }
+    if (e > horizontalScore) {
+      horizontalScore = e;
+      skew = d;
+    }
   }
   let verticalScore = -1;
   for (let d = -maxAngle; d <= maxAngle; d += 1) verticalScore = Math.max(verticalScore, energy(d, true));

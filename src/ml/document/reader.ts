@@ -134,7 +134,12 @@ export function textRows(lines: OcrLine[]): string[] {
     if (row) row.push(line);
     else rows.push([line]);
   }
-  return rows.map((r) => r.sort((a, b) => a.bbox.x0 - b.bbox.x0).map((l) => l.text).join(' '));
+  return rows.map((r) =>
+    r
+      .sort((a, b) => a.bbox.x0 - b.bbox.x0)
+      .map((l) => l.text)
+      .join(' '),
+  );
 }
 
 type Rect = { x0: number; y0: number; x1: number; y1: number };
@@ -484,7 +489,11 @@ export class PaddleDocumentReader implements DocumentReader {
   private async readAt(rotation: Rotation, { skew, page, boxes }: Located, clock: Stopwatch, needMrz: boolean): Promise<Attempt> {
     let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
     // No long line: the longest few tell the orientation by how confidently they read.
-    if (long.length === 0) long = [...boxes].sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0)).slice(0, 3).sort((a, b) => a.y0 - b.y0);
+    if (long.length === 0)
+      long = [...boxes]
+        .sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0))
+        .slice(0, 3)
+        .sort((a, b) => a.y0 - b.y0);
     const { probe, mrz } = await this.readMrz(page, long, clock, needMrz);
     return { rotation, skew, page, boxes, probe, probeBoxes: long, mrz };
   }
@@ -561,7 +570,15 @@ export class PaddleDocumentReader implements DocumentReader {
       const at = (cut ?? shortCut)!;
       const { y0, y1 } = line.bbox;
       const overlap = 0.7 * (pitch ?? pitchOf(line)!);
-      const pieces = await this.ocr.lines(page, [{ x0: line.bbox.x0, x1: at + overlap, y0, y1 }, { x0: at - overlap, x1: line.bbox.x1, y0, y1 }], this.mrzAlphabet, stretch);
+      const pieces = await this.ocr.lines(
+        page,
+        [
+          { x0: line.bbox.x0, x1: at + overlap, y0, y1 },
+          { x0: at - overlap, x1: line.bbox.x1, y0, y1 },
+        ],
+        this.mrzAlphabet,
+        stretch,
+      );
       ms += pieces.ms;
       lines.push(cut !== null ? preferPieces(line, pieces.lines, cut, pitch) : piecesOfShortLine(line, pieces.lines, at, zoneLine(line, whole.lines)!));
     }

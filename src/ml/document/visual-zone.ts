@@ -76,7 +76,11 @@ function assignColumns(labels: Array<{ key: LabelKey }>, valueLine: string, valu
   if (others.length === 1 && values[others[0]!.key] === undefined && rest.trim()) values[others[0]!.key] = rest.trim();
 }
 
-const cleanName = (s: string) => s.replace(/[^\p{L}\s'-]/gu, ' ').replace(/\s+/g, ' ').trim();
+const cleanName = (s: string) =>
+  s
+    .replace(/[^\p{L}\s'-]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 export function readVisualZone(lines: string[], options: { monthFirst?: boolean } = {}): VisualZoneReading {
   const values: Partial<Record<LabelKey, string>> = {};
@@ -89,7 +93,12 @@ export function readVisualZone(lines: string[], options: { monthFirst?: boolean 
       // Labels side by side ("Date of issue   Nationality"): the next line holds their values in
       // the same order; dates are recognisable, and one remaining label takes what is left.
       const next = trimmed[i + 1];
-      if (next && labelsIn(next).length === 0) assignColumns(labels.sort((a, b) => a.start - b.start), next, values);
+      if (next && labelsIn(next).length === 0)
+        assignColumns(
+          labels.sort((a, b) => a.start - b.start),
+          next,
+          values,
+        );
       continue;
     }
     const { key, end } = labels[0]!;
@@ -123,8 +132,15 @@ export function readVisualZone(lines: string[], options: { monthFirst?: boolean 
   return { text: lines.join('\n'), fields };
 }
 
-const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toUpperCase();
-const alnum = (s: string) => fold(s).replace(/[^A-Z0-9]/g, '').replace(/O/g, '0');
+const fold = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toUpperCase();
+const alnum = (s: string) =>
+  fold(s)
+    .replace(/[^A-Z0-9]/g, '')
+    .replace(/O/g, '0');
 
 interface ComparableFields {
   documentNumber: string | null;
@@ -143,8 +159,14 @@ function compareWithVisualZone(f: ComparableFields, zone: VisualZoneReading): Re
   if (f.expiryDate && v.dateOfExpiry) out.dateOfExpiry = f.expiryDate === v.dateOfExpiry;
   if (f.sex && v.sex) out.sex = f.sex === v.sex;
   if (f.names.trim() && v.fullName) {
-    const printed = new Set(fold(v.fullName).split(/[^A-Z]+/).filter(Boolean));
-    const machine = fold(f.names).split(/[^A-Z]+/).filter(Boolean);
+    const printed = new Set(
+      fold(v.fullName)
+        .split(/[^A-Z]+/)
+        .filter(Boolean),
+    );
+    const machine = fold(f.names)
+      .split(/[^A-Z]+/)
+      .filter(Boolean);
     out.fullName = machine.length > 0 && machine.every((t) => printed.has(t));
   }
   return out;

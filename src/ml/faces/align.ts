@@ -12,8 +12,11 @@ import { type Affine, type Rgb, warp } from './raster.js';
 
 /** ArcFace's five-point template for a 112 x 112 chip (insightface, widely reused). */
 const ARCFACE_112: readonly Point[] = [
-  { x: 38.2946, y: 51.6963 }, { x: 73.5318, y: 51.5014 }, { x: 56.0252, y: 71.7366 },
-  { x: 41.5493, y: 92.3655 }, { x: 70.7299, y: 92.2041 },
+  { x: 38.2946, y: 51.6963 },
+  { x: 73.5318, y: 51.5014 },
+  { x: 56.0252, y: 71.7366 },
+  { x: 41.5493, y: 92.3655 },
+  { x: 70.7299, y: 92.2041 },
 ];
 
 export type ChipMode = { kind: 'similarity'; zoom: number } | { kind: 'box'; pad: number };
@@ -26,12 +29,28 @@ export function fivePoints(landmarks: readonly Point[]): Point[] {
 /** Least-squares similarity (Umeyama without reflection) mapping `from` onto `to`: to ~ s R from + t. */
 export function similarity(from: readonly Point[], to: readonly Point[]): { a: number; b: number; tx: number; ty: number } {
   const n = from.length;
-  let fx = 0, fy = 0, gx = 0, gy = 0;
-  for (let i = 0; i < n; i++) { fx += from[i]!.x; fy += from[i]!.y; gx += to[i]!.x; gy += to[i]!.y; }
-  fx /= n; fy /= n; gx /= n; gy /= n;
-  let sxx = 0, sxy = 0, var0 = 0;
+  let fx = 0,
+    fy = 0,
+    gx = 0,
+    gy = 0;
   for (let i = 0; i < n; i++) {
-    const ux = from[i]!.x - fx, uy = from[i]!.y - fy, vx = to[i]!.x - gx, vy = to[i]!.y - gy;
+    fx += from[i]!.x;
+    fy += from[i]!.y;
+    gx += to[i]!.x;
+    gy += to[i]!.y;
+  }
+  fx /= n;
+  fy /= n;
+  gx /= n;
+  gy /= n;
+  let sxx = 0,
+    sxy = 0,
+    var0 = 0;
+  for (let i = 0; i < n; i++) {
+    const ux = from[i]!.x - fx,
+      uy = from[i]!.y - fy,
+      vx = to[i]!.x - gx,
+      vy = to[i]!.y - gy;
     sxx += ux * vx + uy * vy; // cos part
     sxy += ux * vy - uy * vx; // sin part
     var0 += ux * ux + uy * uy;

@@ -124,8 +124,12 @@ export async function alignedChip(image: DecodedImage, face: RawFace): Promise<C
   const d = (ky * sin) / k;
   const e = (ky * cos) / k;
   const map: Affine = {
-    a, b, c: kx * (c.x - left) - (a + b) * (n / 2),
-    d, e, f: ky * (c.y - top) - (d + e) * (n / 2),
+    a,
+    b,
+    c: kx * (c.x - left) - (a + b) * (n / 2),
+    d,
+    e,
+    f: ky * (c.y - top) - (d + e) * (n / 2),
   };
   const rgb = warp(region, map, n, n);
   const toOriginal = (p: Point): Point => {

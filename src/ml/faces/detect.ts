@@ -80,9 +80,7 @@ async function detectOnce(rt: FaceRuntime, rgb: Rgb, minConfidence: number, bord
   const { tf, faceapi } = rt;
   const input = tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
   try {
-    const results = await faceapi
-      .detectAllFaces(input as unknown as FaceApi.TNetInput, new faceapi.SsdMobilenetv1Options({ minConfidence, maxResults: 20 }))
-      .withFaceLandmarks();
+    const results = await faceapi.detectAllFaces(input as unknown as FaceApi.TNetInput, new faceapi.SsdMobilenetv1Options({ minConfidence, maxResults: 20 })).withFaceLandmarks();
     return results.map((r) => {
       const b = r.detection.box;
       const landmarks = r.landmarks.positions.map((p) => ({ x: p.x - border, y: p.y - border }));

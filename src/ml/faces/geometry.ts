@@ -1,7 +1,15 @@
 // Plain 2-D helpers shared by detection, alignment and cropping (no pixels, no tensors).
 
-export interface Point { x: number; y: number }
-export interface Box { x: number; y: number; width: number; height: number }
+export interface Point {
+  x: number;
+  y: number;
+}
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /** Landmark indices of the 68-point (iBUG/dlib) layout. */
 export const LEFT_EYE = [36, 37, 38, 39, 40, 41] as const; // image-left eye (the subject's right)

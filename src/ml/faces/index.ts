@@ -11,7 +11,12 @@ export type { FaceQuality } from './quality.js';
 
 export { DEFAULT_FACE_MATCH_THRESHOLD, faceDistance, faceSimilarity, MATCH_DISTANCE } from './match.js';
 
-export interface FaceBox { x: number; y: number; width: number; height: number } // upright original-image pixels
+export interface FaceBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+} // upright original-image pixels
 export interface DetectedFace {
   box: FaceBox;
   score: number; // detector confidence 0..1

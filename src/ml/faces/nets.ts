@@ -71,7 +71,10 @@ export function descriptorNet(name: DescriptorNetName): Promise<DescriptorNet> {
       const embed = (chip: Rgb): Float32Array => {
         if (chip.width !== side || chip.height !== side) throw new RangeError(`${name} wants ${side}px chips`);
         const out = tf.tidy(() => {
-          const x = tf.tensor4d(Float32Array.from(chip.data, (v) => v * scale), [1, side, side, 3]);
+          const x = tf.tensor4d(
+            Float32Array.from(chip.data, (v) => v * scale),
+            [1, side, side, 3],
+          );
           const res = model.execute(x);
           const outs = Array.isArray(res) ? res : [res];
           // the embedding is the widest 2-D output (faceres also gives age and gender)

@@ -31,10 +31,14 @@ export type QuarterTurns = 0 | 1 | 2 | 3;
 /** Maps a point of the image turned by `turns` back onto the unturned image of size w x h. */
 export function unturnPoint(p: Point, turns: QuarterTurns, w: number, h: number): Point {
   switch (turns) {
-    case 0: return p;
-    case 1: return { x: p.y, y: h - p.x };
-    case 2: return { x: w - p.x, y: h - p.y };
-    case 3: return { x: w - p.y, y: p.x };
+    case 0:
+      return p;
+    case 1:
+      return { x: p.y, y: h - p.x };
+    case 2:
+      return { x: w - p.x, y: h - p.y };
+    case 3:
+      return { x: w - p.y, y: p.x };
   }
 }
 
@@ -73,7 +77,14 @@ export function padded(src: Rgb, border: number, fill: number): Rgb {
 }
 
 /** Affine map from output pixel coordinates to source coordinates: sx = a*u + b*v + c, sy = d*u + e*v + f. */
-export interface Affine { a: number; b: number; c: number; d: number; e: number; f: number }
+export interface Affine {
+  a: number;
+  b: number;
+  c: number;
+  d: number;
+  e: number;
+  f: number;
+}
 
 /** Resamples `src` through `map` into a width x height image (bilinear; black outside the source). */
 export function warp(src: Rgb, map: Affine, width: number, height: number): Rgb {

@@ -5,8 +5,18 @@
 // lost fine detail (blur), periodic screen-pixel / halftone structure (moire), specular glare
 // from glossy paper or glass, and the straight edges of the medium around the face.
 
-export interface Box { x: number; y: number; width: number; height: number }
-export interface Rgb { data: Buffer; width: number; height: number; channels: number }
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+export interface Rgb {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: number;
+}
 
 /** Samples a square region (side `side` px centred on the box) to n x n grey (0..255), bilinear; outside the frame reads as edge-clamped. */
 export function greySquare(img: Rgb, box: Box, scale: number, n: number): Float32Array {
@@ -127,14 +137,26 @@ export function spectrum(grey: Float32Array, n: number): Spectrum {
   const rowR = new Float64Array(n);
   const rowI = new Float64Array(n);
   for (let y = 0; y < n; y++) {
-    for (let x = 0; x < n; x++) { rowR[x] = re[y * n + x]!; rowI[x] = im[y * n + x]!; }
+    for (let x = 0; x < n; x++) {
+      rowR[x] = re[y * n + x]!;
+      rowI[x] = im[y * n + x]!;
+    }
     fft(rowR, rowI);
-    for (let x = 0; x < n; x++) { re[y * n + x] = rowR[x]!; im[y * n + x] = rowI[x]!; }
+    for (let x = 0; x < n; x++) {
+      re[y * n + x] = rowR[x]!;
+      im[y * n + x] = rowI[x]!;
+    }
   }
   for (let x = 0; x < n; x++) {
-    for (let y = 0; y < n; y++) { rowR[y] = re[y * n + x]!; rowI[y] = im[y * n + x]!; }
+    for (let y = 0; y < n; y++) {
+      rowR[y] = re[y * n + x]!;
+      rowI[y] = im[y * n + x]!;
+    }
     fft(rowR, rowI);
-    for (let y = 0; y < n; y++) { re[y * n + x] = rowR[y]!; im[y * n + x] = rowI[y]!; }
+    for (let y = 0; y < n; y++) {
+      re[y * n + x] = rowR[y]!;
+      im[y * n + x] = rowI[y]!;
+    }
   }
   const half = n / 2;
   const power = new Float64Array(n * n);
@@ -188,10 +210,8 @@ export function frameEdges(img: Rgb, box: Box, minFaceLengths = 1.2): { sides: n
   const grey = new Float32Array(w * h);
   for (let i = 0; i < w * h; i++) grey[i] = 0.299 * data[i * channels]! + 0.587 * data[i * channels + 1]! + 0.114 * data[i * channels + 2]!;
   const strong = 40; // Sobel magnitude (0..~1020) for a clear, high-contrast step
-  const gx = (x: number, y: number): number =>
-    grey[(y - 1) * w + x + 1]! + 2 * grey[y * w + x + 1]! + grey[(y + 1) * w + x + 1]! - grey[(y - 1) * w + x - 1]! - 2 * grey[y * w + x - 1]! - grey[(y + 1) * w + x - 1]!;
-  const gy = (x: number, y: number): number =>
-    grey[(y + 1) * w + x - 1]! + 2 * grey[(y + 1) * w + x]! + grey[(y + 1) * w + x + 1]! - grey[(y - 1) * w + x - 1]! - 2 * grey[(y - 1) * w + x]! - grey[(y - 1) * w + x + 1]!;
+  const gx = (x: number, y: number): number => grey[(y - 1) * w + x + 1]! + 2 * grey[y * w + x + 1]! + grey[(y + 1) * w + x + 1]! - grey[(y - 1) * w + x - 1]! - 2 * grey[y * w + x - 1]! - grey[(y + 1) * w + x - 1]!;
+  const gy = (x: number, y: number): number => grey[(y + 1) * w + x - 1]! + 2 * grey[(y + 1) * w + x]! + grey[(y + 1) * w + x + 1]! - grey[(y - 1) * w + x - 1]! - 2 * grey[(y - 1) * w + x]! - grey[(y - 1) * w + x + 1]!;
   // Horizontal edge pixels (|gy| dominant) and vertical ones (|gx| dominant).
   const hEdge = new Uint8Array(w * h);
   const vEdge = new Uint8Array(w * h);
@@ -213,7 +233,16 @@ export function frameEdges(img: Rgb, box: Box, minFaceLengths = 1.2): { sides: n
       let cy = y;
       for (let x = Math.max(1, x0); x < Math.min(w - 1, x1); x++) {
         const hit = [cy, cy - 1, cy + 1].find((yy) => yy > 0 && yy < h - 1 && hEdge[yy * w + x]);
-        if (hit !== undefined) { cy = hit; run += 1 + gap; gap = 0; best = Math.max(best, run); } else if (++gap > 3) { run = 0; gap = 0; cy = y; }
+        if (hit !== undefined) {
+          cy = hit;
+          run += 1 + gap;
+          gap = 0;
+          best = Math.max(best, run);
+        } else if (++gap > 3) {
+          run = 0;
+          gap = 0;
+          cy = y;
+        }
       }
     }
     return best;
@@ -226,7 +255,16 @@ export function frameEdges(img: Rgb, box: Box, minFaceLengths = 1.2): { sides: n
       let cx = x;
       for (let y = Math.max(1, y0); y < Math.min(h - 1, y1); y++) {
         const hit = [cx, cx - 1, cx + 1].find((xx) => xx > 0 && xx < w - 1 && vEdge[y * w + xx]);
-        if (hit !== undefined) { cx = hit; run += 1 + gap; gap = 0; best = Math.max(best, run); } else if (++gap > 3) { run = 0; gap = 0; cx = x; }
+        if (hit !== undefined) {
+          cx = hit;
+          run += 1 + gap;
+          gap = 0;
+          best = Math.max(best, run);
+        } else if (++gap > 3) {
+          run = 0;
+          gap = 0;
+          cx = x;
+        }
       }
     }
     return best;

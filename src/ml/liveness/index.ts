@@ -8,7 +8,12 @@ import { headPoseAt, type HeadPose } from './pose.js';
 
 export type { HeadPose };
 
-export interface LivenessEvidence { name: string; value: number; passed: boolean; detail: string }
+export interface LivenessEvidence {
+  name: string;
+  value: number;
+  passed: boolean;
+  detail: string;
+}
 export interface LivenessAssessment {
   liveScore: 1 | 0 | -1; // 1 live, 0 spoof, -1 no usable face (spec: below 0 = no face)
   result: 'live' | 'spoof' | 'no_face';
@@ -18,7 +23,9 @@ export interface LivenessAssessment {
   faceCount: number;
 }
 /** More frames of the same capture, each with its face box (upright original pixels). */
-export interface OtherFrames { frames?: { image: DecodedImage; box: Box }[] }
+export interface OtherFrames {
+  frames?: { image: DecodedImage; box: Box }[];
+}
 
 export interface LivenessModels {
   /** Passive liveness of `image`; with other frames of a burst, MiniFASNet's score is the median over all of them. */
@@ -110,14 +117,16 @@ async function assess(graphs: LivenessGraphs, faceModels: FaceModels, image: Dec
       liveScore: -1,
       result: 'no_face',
       scores: { faceScore: best?.score },
-      evidence: [{
-        name: 'face',
-        value: detected.length,
-        passed: false,
-        detail: best
-          ? `no usable face: best detection score ${best.score.toFixed(2)}, ${Math.round(Math.min(best.box.width, best.box.height) * k)} px (need >= ${T.minFaceScore} and >= ${T.minFacePixels} px)`
-          : 'no face detected',
-      }],
+      evidence: [
+        {
+          name: 'face',
+          value: detected.length,
+          passed: false,
+          detail: best
+            ? `no usable face: best detection score ${best.score.toFixed(2)}, ${Math.round(Math.min(best.box.width, best.box.height) * k)} px (need >= ${T.minFaceScore} and >= ${T.minFacePixels} px)`
+            : 'no face detected',
+        },
+      ],
       faceCount: 0,
     };
   }

@@ -25,10 +25,21 @@ export interface MiniFasNet {
   weights: Map<string, Tf.Tensor>;
 }
 
-interface Manifest { name: string; crop_scale: number; tensors: { name: string; shape: number[]; offset: number }[] }
+interface Manifest {
+  name: string;
+  crop_scale: number;
+  tensors: { name: string; shape: number[]; offset: number }[];
+}
 
 const INPUT = 80;
-const STAGES: [string, number | null][] = [['conv_23', null], ['conv_3', 4], ['conv_34', null], ['conv_4', 6], ['conv_45', null], ['conv_5', 2]];
+const STAGES: [string, number | null][] = [
+  ['conv_23', null],
+  ['conv_3', 4],
+  ['conv_34', null],
+  ['conv_4', 6],
+  ['conv_45', null],
+  ['conv_5', 2],
+];
 
 /** models/minifasnet, found from this file upwards (src/ml/liveness in development, dist/src/ml/liveness built). */
 function weightsDir(): string {
@@ -63,12 +74,18 @@ export function miniFasNetLogits(tf: TfModule, net: MiniFasNet, input: Tf.Tensor
     return t;
   };
   // PyTorch pads both sides explicitly; TF's 'same' pads stride-2 convolutions unevenly.
-  const pad = (x: Tf.Tensor4D, p: number) => (p ? tf.pad(x, [[0, 0], [p, p], [p, p], [0, 0]]) : x);
+  const pad = (x: Tf.Tensor4D, p: number) =>
+    p
+      ? tf.pad(x, [
+          [0, 0],
+          [p, p],
+          [p, p],
+          [0, 0],
+        ])
+      : x;
   const block = (x: Tf.Tensor4D, prefix: string, stride: number, padding: number): Tf.Tensor4D => {
     const depthwise = net.weights.get(`${prefix}.depthwise`);
-    let y = depthwise
-      ? tf.depthwiseConv2d(pad(x, padding), depthwise as Tf.Tensor4D, stride, 'valid')
-      : tf.conv2d(pad(x, padding), w(`${prefix}.filter`) as Tf.Tensor4D, stride, 'valid');
+    let y = depthwise ? tf.depthwiseConv2d(pad(x, padding), depthwise as Tf.Tensor4D, stride, 'valid') : tf.conv2d(pad(x, padding), w(`${prefix}.filter`) as Tf.Tensor4D, stride, 'valid');
     y = tf.add(y, w(`${prefix}.bias`)) as Tf.Tensor4D;
     const alpha = net.weights.get(`${prefix}.alpha`);
     return alpha ? (tf.prelu(y, alpha) as Tf.Tensor4D) : y;
@@ -110,14 +127,31 @@ export function miniFasNetCrop(rgb: { width: number; height: number }, box: Box,
   const height = box.height * s;
   const cx = box.x + box.width / 2;
   const cy = box.y + box.height / 2;
-  let x0 = cx - width / 2, y0 = cy - height / 2, x1 = cx + width / 2, y1 = cy + height / 2;
-  if (x0 < 0) { x1 -= x0; x0 = 0; }
-  if (y0 < 0) { y1 -= y0; y0 = 0; }
-  if (x1 > rgb.width - 1) { x0 -= x1 - rgb.width + 1; x1 = rgb.width - 1; }
-  if (y1 > rgb.height - 1) { y0 -= y1 - rgb.height + 1; y1 = rgb.height - 1; }
+  let x0 = cx - width / 2,
+    y0 = cy - height / 2,
+    x1 = cx + width / 2,
+    y1 = cy + height / 2;
+  if (x0 < 0) {
+    x1 -= x0;
+    x0 = 0;
+  }
+  if (y0 < 0) {
+    y1 -= y0;
+    y0 = 0;
+  }
+  if (x1 > rgb.width - 1) {
+    x0 -= x1 - rgb.width + 1;
+    x1 = rgb.width - 1;
+  }
+  if (y1 > rgb.height - 1) {
+    y0 -= y1 - rgb.height + 1;
+    y1 = rgb.height - 1;
+  }
   // Rounding (and a box reaching past the image) can leave a pixel outside: clamp.
-  const left = Math.max(0, Math.floor(x0)), top = Math.max(0, Math.floor(y0));
-  const right = Math.min(rgb.width - 1, Math.floor(x1)), bottom = Math.min(rgb.height - 1, Math.floor(y1));
+  const left = Math.max(0, Math.floor(x0)),
+    top = Math.max(0, Math.floor(y0));
+  const right = Math.min(rgb.width - 1, Math.floor(x1)),
+    bottom = Math.min(rgb.height - 1, Math.floor(y1));
   return { x: left, y: top, width: Math.max(1, right - left + 1), height: Math.max(1, bottom - top + 1) };
 }
 

@@ -76,9 +76,14 @@ export async function sceneOf(image: DecodedImage, box: Box): Promise<FrameScene
   }
 
   // Light on the inner face (the middle 60% of the box, clear of hair and background).
-  let l = 0, rg = 0, bg = 0, n = 0;
-  const fx0 = Math.max(0, Math.floor(face.x + 0.2 * face.width)), fx1 = Math.min(width, Math.ceil(face.x + 0.8 * face.width));
-  const fy0 = Math.max(0, Math.floor(face.y + 0.2 * face.height)), fy1 = Math.min(height, Math.ceil(face.y + 0.8 * face.height));
+  let l = 0,
+    rg = 0,
+    bg = 0,
+    n = 0;
+  const fx0 = Math.max(0, Math.floor(face.x + 0.2 * face.width)),
+    fx1 = Math.min(width, Math.ceil(face.x + 0.8 * face.width));
+  const fy0 = Math.max(0, Math.floor(face.y + 0.2 * face.height)),
+    fy1 = Math.min(height, Math.ceil(face.y + 0.8 * face.height));
   for (let y = fy0; y < fy1; y++) {
     for (let x = fx0; x < fx1; x++) {
       const o = (y * width + x) * channels;
@@ -118,9 +123,7 @@ function noiseSigma(data: Buffer, width: number, height: number, channels: numbe
   let sum = 0;
   for (let y = 1; y < height - 1; y++) {
     for (let x = 1; x < width - 1; x++) {
-      const v = at(x - 1, y - 1) - 2 * at(x, y - 1) + at(x + 1, y - 1)
-        - 2 * at(x - 1, y) + 4 * at(x, y) - 2 * at(x + 1, y)
-        + at(x - 1, y + 1) - 2 * at(x, y + 1) + at(x + 1, y + 1);
+      const v = at(x - 1, y - 1) - 2 * at(x, y - 1) + at(x + 1, y - 1) - 2 * at(x - 1, y) + 4 * at(x, y) - 2 * at(x + 1, y) + at(x - 1, y + 1) - 2 * at(x, y + 1) + at(x + 1, y + 1);
       sum += Math.abs(v);
     }
   }
@@ -148,22 +151,31 @@ export function sceneChange(a: FrameScene, b: FrameScene): SceneChange {
  */
 function backgroundDifference(a: FrameScene, b: FrameScene): number | null {
   if (a.thumbWidth !== b.thumbWidth || a.thumbHeight !== b.thumbHeight) return null;
-  const w = a.thumbWidth, h = a.thumbHeight;
+  const w = a.thumbWidth,
+    h = a.thumbHeight;
   const meanOf = (s: FrameScene) => {
-    let sum = 0, count = 0;
-    for (let i = 0; i < w * h; i++) if (s.background[i]) { sum += s.thumb[i]!; count++; }
+    let sum = 0,
+      count = 0;
+    for (let i = 0; i < w * h; i++)
+      if (s.background[i]) {
+        sum += s.thumb[i]!;
+        count++;
+      }
     return { mean: count ? sum / count : 0, count };
   };
-  const ma = meanOf(a), mb = meanOf(b);
+  const ma = meanOf(a),
+    mb = meanOf(b);
   if (Math.min(ma.count, mb.count) < MIN_BACKGROUND * w * h) return null;
   const reach = Math.max(1, Math.round(MAX_SHIFT * Math.max(w, h)));
   let best = Infinity;
   for (let sy = -reach; sy <= reach; sy++) {
     for (let sx = -reach; sx <= reach; sx++) {
-      let sum = 0, count = 0;
+      let sum = 0,
+        count = 0;
       for (let y = Math.max(0, -sy); y < Math.min(h, h - sy); y++) {
         for (let x = Math.max(0, -sx); x < Math.min(w, w - sx); x++) {
-          const i = y * w + x, j = (y + sy) * w + x + sx;
+          const i = y * w + x,
+            j = (y + sy) * w + x + sx;
           if (!a.background[i] || !b.background[j]) continue;
           sum += Math.abs(a.thumb[i]! - ma.mean - (b.thumb[j]! - mb.mean));
           count++;

@@ -40,26 +40,46 @@ export function checksRouter(core: Core, docs: ApiDocs) {
   }
 
   const image = z.string().describe('base64 or a data URL (or send multipart/form-data files under the same name)');
-  route('/id-verification', core.checks.idVerification, { images: ['front_image', 'back_image'] }, {
-    summary: 'Read an ID document: OCR, MRZ with check digits, the AAMVA barcode (PDF417) of a North American licence, portrait, authenticity evidence',
-    body: z.object({ front_image: image, back_image: image.optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
-    errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record'],
-  });
-  route('/face-match', core.checks.faceMatch, { images: ['image1', 'image2'], numbers: ['threshold'] }, {
-    summary: 'Same person? image1 (reference portrait) against image2 (live selfie); symmetric; proves identity, not liveness',
-    body: z.object({ image1: image, image2: image, threshold: z.number().min(0.5).max(0.999).optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
-    errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
-  });
-  route('/liveness', core.checks.liveness, { images: ['image'] }, {
-    summary: 'Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1',
-    body: z.object({ image }),
-    errors: ['image_too_large', 'unprocessable', 'no_face'],
-  });
-  route('/kyc-credential', core.checks.kycCredential, { images: ['front_image', 'back_image', 'selfie'] }, {
-    summary: 'ID verification, liveness, face match (document portrait vs selfie) and the licence lookup against the name on the ID',
-    body: z.object({ front_image: image, back_image: image.optional(), selfie: image, license_type: z.string(), license_state: z.string(), license_number: z.string(), npi: z.string().optional() }),
-    errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
-  });
+  route(
+    '/id-verification',
+    core.checks.idVerification,
+    { images: ['front_image', 'back_image'] },
+    {
+      summary: 'Read an ID document: OCR, MRZ with check digits, the AAMVA barcode (PDF417) of a North American licence, portrait, authenticity evidence',
+      body: z.object({ front_image: image, back_image: image.optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
+      errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record'],
+    },
+  );
+  route(
+    '/face-match',
+    core.checks.faceMatch,
+    { images: ['image1', 'image2'], numbers: ['threshold'] },
+    {
+      summary: 'Same person? image1 (reference portrait) against image2 (live selfie); symmetric; proves identity, not liveness',
+      body: z.object({ image1: image, image2: image, threshold: z.number().min(0.5).max(0.999).optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
+      errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
+    },
+  );
+  route(
+    '/liveness',
+    core.checks.liveness,
+    { images: ['image'] },
+    {
+      summary: 'Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1',
+      body: z.object({ image }),
+      errors: ['image_too_large', 'unprocessable', 'no_face'],
+    },
+  );
+  route(
+    '/kyc-credential',
+    core.checks.kycCredential,
+    { images: ['front_image', 'back_image', 'selfie'] },
+    {
+      summary: 'ID verification, liveness, face match (document portrait vs selfie) and the licence lookup against the name on the ID',
+      body: z.object({ front_image: image, back_image: image.optional(), selfie: image, license_type: z.string(), license_state: z.string(), license_number: z.string(), npi: z.string().optional() }),
+      errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
+    },
+  );
   const accountRef = { svc_access_token: z.string().optional(), svc_id: z.string().optional() };
   const burst = z.object({
     image: image.optional().describe('one selfie (single mode); or send frames'),
@@ -70,24 +90,39 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     ...accountRef,
   });
   const burstErrors: ErrorCode[] = ['invalid_frames', 'too_many_frames', 'frames_required', 'invalid_challenge', 'challenge_expired', 'image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'];
-  route('/antispoof', core.checks.antispoof, { images: ['image'], imageArrays: ['frames'], arrays: ['captured_ms'] }, {
-    summary: 'Anti-spoof of one selfie (passive) or a burst of 3 to 8 frames (motion, blinks, pose; optional gesture challenge): human_score 0..1, live_score, result',
-    body: burst,
-    errors: burstErrors,
-  });
-  route('/antispoof/identity', core.checks.faceIdentity, { images: ['image'], imageArrays: ['frames'], arrays: ['captured_ms'] }, {
-    summary: 'Anti-spoof plus face_id: the project\'s identity cluster of this face (same person, same id), for duplicate detection',
-    body: burst,
-    errors: burstErrors,
-  });
+  route(
+    '/antispoof',
+    core.checks.antispoof,
+    { images: ['image'], imageArrays: ['frames'], arrays: ['captured_ms'] },
+    {
+      summary: 'Anti-spoof of one selfie (passive) or a burst of 3 to 8 frames (motion, blinks, pose; optional gesture challenge): human_score 0..1, live_score, result',
+      body: burst,
+      errors: burstErrors,
+    },
+  );
+  route(
+    '/antispoof/identity',
+    core.checks.faceIdentity,
+    { images: ['image'], imageArrays: ['frames'], arrays: ['captured_ms'] },
+    {
+      summary: "Anti-spoof plus face_id: the project's identity cluster of this face (same person, same id), for duplicate detection",
+      body: burst,
+      errors: burstErrors,
+    },
+  );
   router.post('/antispoof/challenge', async (_req, res) => {
     sendData(res, await core.challenges.create((res.locals.apiKey as ApiKeyCaller).projectId));
   });
-  route('/face-uniqueness', core.checks.faceUniqueness, { images: ['image'], booleans: ['enroll'] }, {
-    summary: 'Is this face already enrolled in the project? passed when unique; enroll: true enrols a unique face (descriptor only, sealed) and returns its face_id',
-    body: z.object({ image: image.optional(), enroll: z.boolean().optional(), reference: z.string().max(200).optional(), ...accountRef }),
-    errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
-  });
+  route(
+    '/face-uniqueness',
+    core.checks.faceUniqueness,
+    { images: ['image'], booleans: ['enroll'] },
+    {
+      summary: 'Is this face already enrolled in the project? passed when unique; enroll: true enrols a unique face (descriptor only, sealed) and returns its face_id',
+      body: z.object({ image: image.optional(), enroll: z.boolean().optional(), reference: z.string().max(200).optional(), ...accountRef }),
+      errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
+    },
+  );
   router.delete('/face-uniqueness/:face_id', async (req, res) => {
     const faceId = String(req.params.face_id);
     await core.faceIndex.unlink((res.locals.apiKey as ApiKeyCaller).projectId, 'uniqueness', faceId);
@@ -95,26 +130,54 @@ export function checksRouter(core: Core, docs: ApiDocs) {
   });
   docs.add(
     {
-      method: 'post', path: '/api/v2/antispoof/challenge', summary: 'A single-use gesture challenge, valid 60 s: send its challenge_id with an anti-spoof burst that shows the gesture', tag: 'standalone checks', security: 'apiKey', errors: API_KEY_ERRORS,
+      method: 'post',
+      path: '/api/v2/antispoof/challenge',
+      summary: 'A single-use gesture challenge, valid 60 s: send its challenge_id with an anti-spoof burst that shows the gesture',
+      tag: 'standalone checks',
+      security: 'apiKey',
+      errors: API_KEY_ERRORS,
       response: z.object({ challenge_id: z.string(), challengeId: z.string(), gesture: z.enum(['turn_left', 'turn_right', 'look_up', 'blink', 'smile']), expires_at: z.string() }),
     },
-    { method: 'delete', path: '/api/v2/face-uniqueness/{face_id}', summary: 'Unlink (delete) an enrolled face of this project', tag: 'standalone checks', security: 'apiKey', errors: ['not_found'], response: z.object({ face_id: z.string(), unlinked: z.literal(true) }) },
+    {
+      method: 'delete',
+      path: '/api/v2/face-uniqueness/{face_id}',
+      summary: 'Unlink (delete) an enrolled face of this project',
+      tag: 'standalone checks',
+      security: 'apiKey',
+      errors: ['not_found'],
+      response: z.object({ face_id: z.string(), unlinked: z.literal(true) }),
+    },
   );
-  route('/age-verification', core.checks.age, { images: [], arrays: ['bands'] }, {
-    summary: 'Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65)',
-    body: ageInput,
-    errors: ['missing_dob', 'account_dob_unavailable'],
-  });
-  route('/location', core.checks.location, { images: [], numbers: ['latitude', 'longitude', 'accuracy', 'expected_latitude', 'expected_longitude', 'radius_m'] }, {
-    summary: 'A GPS fix, optionally against an expected point and geofence radius',
-    body: locationInput,
-    errors: [],
-  });
-  route('/credential-verification', core.checks.credential, { images: [], booleans: ['do_ai_clean'] }, {
-    summary: 'Licence lookup: search (no name), verify (a name), or account mode (the account\'s verified name; badges the licence)',
-    body: credentialInput,
-    errors: ['not_found', 'kyc_required', 'engine_unreachable'],
-  });
+  route(
+    '/age-verification',
+    core.checks.age,
+    { images: [], arrays: ['bands'] },
+    {
+      summary: 'Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65)',
+      body: ageInput,
+      errors: ['missing_dob', 'account_dob_unavailable'],
+    },
+  );
+  route(
+    '/location',
+    core.checks.location,
+    { images: [], numbers: ['latitude', 'longitude', 'accuracy', 'expected_latitude', 'expected_longitude', 'radius_m'] },
+    {
+      summary: 'A GPS fix, optionally against an expected point and geofence radius',
+      body: locationInput,
+      errors: [],
+    },
+  );
+  route(
+    '/credential-verification',
+    core.checks.credential,
+    { images: [], booleans: ['do_ai_clean'] },
+    {
+      summary: "Licence lookup: search (no name), verify (a name), or account mode (the account's verified name; badges the licence)",
+      body: credentialInput,
+      errors: ['not_found', 'kyc_required', 'engine_unreachable'],
+    },
+  );
 
   router.get('/credential/states', async (_req, res) => {
     sendData(res, { states: await core.credentials.states() });
@@ -123,9 +186,22 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     sendData(res, { providers: await core.credentials.providers(String(req.params.state)) });
   });
   docs.add(
-    { method: 'get', path: '/api/v2/credential/states', summary: 'States whose licensing boards can be queried', tag: 'credentials', security: 'apiKey', errors: API_KEY_ERRORS, response: z.object({ states: z.array(z.object({ state_name: z.string(), state_code: z.string() })) }) },
     {
-      method: 'get', path: '/api/v2/credential/states/{state}/providers', summary: 'Boards of a state with their credential names and required fields', tag: 'credentials', security: 'apiKey', errors: ['not_found'],
+      method: 'get',
+      path: '/api/v2/credential/states',
+      summary: 'States whose licensing boards can be queried',
+      tag: 'credentials',
+      security: 'apiKey',
+      errors: API_KEY_ERRORS,
+      response: z.object({ states: z.array(z.object({ state_name: z.string(), state_code: z.string() })) }),
+    },
+    {
+      method: 'get',
+      path: '/api/v2/credential/states/{state}/providers',
+      summary: 'Boards of a state with their credential names and required fields',
+      tag: 'credentials',
+      security: 'apiKey',
+      errors: ['not_found'],
       response: z.object({ providers: z.array(z.object({ provider_code: z.string(), provider_display_name: z.string(), credential_name: z.string(), required_fields: z.array(z.string()) })) }),
     },
   );

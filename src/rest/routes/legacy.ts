@@ -8,7 +8,13 @@ export function legacySsoRouter(docs: ApiDocs) {
   router.use(() => {
     throw new DomainError('endpoint_removed', 'the /api/auth/tpsso endpoints were removed; use the OpenID Connect endpoints at /api/auth/oidc/*');
   });
-  for (const [method, path] of [['post', '/token'], ['get', '/userinfo'], ['get', '/licenses'], ['get', '/verifications'], ['post', '/refresh']] as const) {
+  for (const [method, path] of [
+    ['post', '/token'],
+    ['get', '/userinfo'],
+    ['get', '/licenses'],
+    ['get', '/verifications'],
+    ['post', '/refresh'],
+  ] as const) {
     docs.add({ method, path: `/api/auth/tpsso${path}`, summary: 'Removed: use /api/auth/oidc/*', tag: 'legacy', security: 'none', errors: ['endpoint_removed'] });
   }
   return router;

@@ -124,15 +124,23 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
         return;
       case 'login':
         language(res, step.locale);
-        res.status(status).type('html').send(signInPage({ interaction: step.interaction, clientName: step.clientName, csrf: String(res.locals.csrf), error: step.error, locale: step.locale }));
+        res
+          .status(status)
+          .type('html')
+          .send(signInPage({ interaction: step.interaction, clientName: step.clientName, csrf: String(res.locals.csrf), error: step.error, locale: step.locale }));
         return;
       case 'consent':
         language(res, step.locale);
-        res.status(status).type('html').send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes, csrf: String(res.locals.csrf), locale: step.locale }));
+        res
+          .status(status)
+          .type('html')
+          .send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes, csrf: String(res.locals.csrf), locale: step.locale }));
     }
   }
 
-  const discovery = (_req: Request, res: Response) => { res.json(oidc.discovery()); };
+  const discovery = (_req: Request, res: Response) => {
+    res.json(oidc.discovery());
+  };
   router.get('/.well-known/openid-configuration', discovery);
   router.get('/api/.well-known/openid-configuration', discovery);
 
@@ -164,7 +172,10 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     const signedIn = attempt.signedIn;
     if (!signedIn) {
       language(res, request.uiLocale);
-      res.status(attempt.status).type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: attempt.message, email, locale: request.uiLocale }));
+      res
+        .status(attempt.status)
+        .type('html')
+        .send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: attempt.message, email, locale: request.uiLocale }));
       return;
     }
     setCookie(res, signedIn.cookie);
@@ -192,7 +203,10 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       language(res, request.uiLocale);
-      res.status(400).type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), error: signUpErrorText(error), email: fields.email, name: fields.name, locale: request.uiLocale }));
+      res
+        .status(400)
+        .type('html')
+        .send(signUpPage({ interaction, csrf: String(res.locals.csrf), error: signUpErrorText(error), email: fields.email, name: fields.name, locale: request.uiLocale }));
       return;
     }
     const email = fields.email.trim().toLowerCase();
@@ -209,7 +223,12 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       res.type('html').send(messagePage('Email address confirmed', 'Thank you: your email address is confirmed. You can close this page.'));
       return;
     }
-    res.status(400).type('html').send(messagePage('Link not valid', 'This confirmation link is invalid, used or expired (links work for 24 hours). Choosing a new password with "Forgot your password?" on the sign-in page also confirms your address.'));
+    res
+      .status(400)
+      .type('html')
+      .send(
+        messagePage('Link not valid', 'This confirmation link is invalid, used or expired (links work for 24 hours). Choosing a new password with "Forgot your password?" on the sign-in page also confirms your address.'),
+      );
   });
 
   // Password reset: the form asks for the address and answers the same whether it has an account.
@@ -224,14 +243,20 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       await core.accountRecovery.requestReset({ email });
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'validation_error') throw error;
-      res.status(400).type('html').send(forgotPasswordPage({ csrf: String(res.locals.csrf), error: 'Check your email address.', email }));
+      res
+        .status(400)
+        .type('html')
+        .send(forgotPasswordPage({ csrf: String(res.locals.csrf), error: 'Check your email address.', email }));
       return;
     }
     res.type('html').send(forgotPasswordPage({ csrf: String(res.locals.csrf), sent: true, email: email.trim().toLowerCase() }));
   });
 
   const deadResetLink = (res: Response) =>
-    res.status(400).type('html').send(messagePage('Link not valid', 'This password reset link is invalid, used or expired (links work once, for 15 minutes). Ask for a new one with "Forgot your password?" on the sign-in page.'));
+    res
+      .status(400)
+      .type('html')
+      .send(messagePage('Link not valid', 'This password reset link is invalid, used or expired (links work once, for 15 minutes). Ask for a new one with "Forgot your password?" on the sign-in page.'));
   router.get('/api/auth/oidc/reset-password', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     const token = String(req.query.token ?? '');
@@ -246,7 +271,10 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       if (error.code === 'invalid_token') return void deadResetLink(res);
-      res.status(400).type('html').send(resetPasswordPage({ token, csrf: String(res.locals.csrf), error: signUpErrorText(error) }));
+      res
+        .status(400)
+        .type('html')
+        .send(resetPasswordPage({ token, csrf: String(res.locals.csrf), error: signUpErrorText(error) }));
       return;
     }
     // This browser's session ended with every other one: clear its cookie too.
@@ -293,11 +321,17 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   });
 
   const tokenAuth = requireAccessToken(core);
-  const userinfo = async (_req: Request, res: Response) => { res.json(await oidc.userinfo(res.locals.token as TokenCaller)); };
+  const userinfo = async (_req: Request, res: Response) => {
+    res.json(await oidc.userinfo(res.locals.token as TokenCaller));
+  };
   router.get('/api/auth/oidc/userinfo', tokenAuth, userinfo);
   router.post('/api/auth/oidc/userinfo', tokenAuth, userinfo);
-  router.get('/api/auth/oidc/licenses', tokenAuth, async (_req, res) => { sendData(res, await oidc.licenses(res.locals.token)); });
-  router.get('/api/auth/oidc/verifications', tokenAuth, async (_req, res) => { sendData(res, await oidc.verifications(res.locals.token)); });
+  router.get('/api/auth/oidc/licenses', tokenAuth, async (_req, res) => {
+    sendData(res, await oidc.licenses(res.locals.token));
+  });
+  router.get('/api/auth/oidc/verifications', tokenAuth, async (_req, res) => {
+    sendData(res, await oidc.verifications(res.locals.token));
+  });
   router.use(['/api/auth/oidc/userinfo', '/api/auth/oidc/licenses', '/api/auth/oidc/verifications'], bearerChallenge);
 
   docs.add(
@@ -305,12 +339,36 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     { method: 'get', path: '/api/auth/oidc/jwks.json', summary: 'Public RS256 keys for id_token validation', tag: 'login', security: 'none', bare: true },
     { method: 'get', path: '/api/auth/oidc/authorize', summary: 'Authorization code request (browser); redirects with code, state and iss', tag: 'login', security: 'none', browser: true },
     { method: 'post', path: '/api/auth/oidc/authorize', summary: 'The same authorization request as a form post (OIDC Core 3.1.2.1)', tag: 'login', security: 'none', browser: true },
-    { method: 'post', path: '/api/auth/oidc/token', summary: 'Token exchange: authorization_code (PKCE S256) and refresh_token (rotated on every use); JSON or form body; client_secret_post or client_secret_basic', tag: 'login', security: 'none', bare: true, errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'] },
-    { method: 'post', path: '/api/auth/oidc/revoke', summary: 'RFC 7009 token revocation: the client\'s own access or refresh token (a refresh token takes its sign-in\'s access tokens); 200 whatever the token was', tag: 'login', security: 'none', bare: true, errors: ['invalid_request', 'invalid_client'] },
-    { method: 'post', path: '/api/auth/oidc/introspect', summary: 'RFC 7662 token introspection of the client\'s own tokens: active, scope, client_id, sub, exp, iat, token_type', tag: 'login', security: 'none', bare: true, errors: ['invalid_request', 'invalid_client'] },
-    { method: 'get', path: '/api/auth/oidc/logout', summary: 'RP-initiated logout: revokes the user\'s tokens for the client', tag: 'login', security: 'none', browser: true },
+    {
+      method: 'post',
+      path: '/api/auth/oidc/token',
+      summary: 'Token exchange: authorization_code (PKCE S256) and refresh_token (rotated on every use); JSON or form body; client_secret_post or client_secret_basic',
+      tag: 'login',
+      security: 'none',
+      bare: true,
+      errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'],
+    },
+    {
+      method: 'post',
+      path: '/api/auth/oidc/revoke',
+      summary: "RFC 7009 token revocation: the client's own access or refresh token (a refresh token takes its sign-in's access tokens); 200 whatever the token was",
+      tag: 'login',
+      security: 'none',
+      bare: true,
+      errors: ['invalid_request', 'invalid_client'],
+    },
+    {
+      method: 'post',
+      path: '/api/auth/oidc/introspect',
+      summary: "RFC 7662 token introspection of the client's own tokens: active, scope, client_id, sub, exp, iat, token_type",
+      tag: 'login',
+      security: 'none',
+      bare: true,
+      errors: ['invalid_request', 'invalid_client'],
+    },
+    { method: 'get', path: '/api/auth/oidc/logout', summary: "RP-initiated logout: revokes the user's tokens for the client", tag: 'login', security: 'none', browser: true },
     { method: 'get', path: '/api/auth/oidc/userinfo', summary: 'Claims of the user (scope profile); also POST', tag: 'account', security: 'accessToken', bare: true, errors: ['invalid_token', 'insufficient_scope'] },
-    { method: 'get', path: '/api/auth/oidc/licenses', summary: 'The user\'s licences', tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
+    { method: 'get', path: '/api/auth/oidc/licenses', summary: "The user's licences", tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
     { method: 'get', path: '/api/auth/oidc/verifications', summary: 'Verification status (scope verifications)', tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
   );
   return router;

@@ -55,7 +55,10 @@ function announceNextPage(res: Response, query: Request['query'], cursor: string
  */
 export function rosterBodyErrors(error: unknown, _req: Request, _res: Response, next: NextFunction): void {
   const known = toDomainError(error);
-  if (known?.code !== 'validation_error') { next(error); return; }
+  if (known?.code !== 'validation_error') {
+    next(error);
+    return;
+  }
   next(new DomainError('invalid_request', known.message, { data: { errors: { body: known.message } } }));
 }
 
@@ -96,24 +99,55 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
   const path = (suffix: string) => `/api/sdk${suffix}`;
   docs.add(
     {
-      ...doc, method: 'get', path: path('/members'), query: listMembersQuery,
+      ...doc,
+      method: 'get',
+      path: path('/members'),
+      query: listMembersQuery,
       summary: `Members with the member role, oldest first, ${MEMBER_PAGE_MAX} per page by default; when more follow, the X-Next-Cursor header and a Link rel="next" header give the next page`,
       errors: [...AUTH_ERRORS, 'invalid_request'],
       response: z.object({ members: z.array(member), organization: z.object({ id: z.number().int(), name: z.string() }) }),
     },
-    { ...doc, method: 'post', path: path('/members/resolve'), summary: 'Find a member (any role) by svc_id or email', body: resolveMemberInput, response: z.object({ found: z.boolean(), member: member.nullable() }), errors: [...AUTH_ERRORS, 'missing_identifier', 'invalid_request'] },
     {
-      ...doc, method: 'post', path: path('/members'), successStatus: 201,
+      ...doc,
+      method: 'post',
+      path: path('/members/resolve'),
+      summary: 'Find a member (any role) by svc_id or email',
+      body: resolveMemberInput,
+      response: z.object({ found: z.boolean(), member: member.nullable() }),
+      errors: [...AUTH_ERRORS, 'missing_identifier', 'invalid_request'],
+    },
+    {
+      ...doc,
+      method: 'post',
+      path: path('/members'),
+      successStatus: 201,
       summary: 'Add 1 to 500 members; per-member outcome. invite auto = email when notify, else a face link returned to the caller',
       body: addMembersInput,
       response: z.object({ created: z.array(createdMember), skipped: z.array(z.object({ email: z.string(), reason: z.string() })), notified: z.boolean() }),
       errors: [...AUTH_ERRORS, 'invalid_request'],
     },
-    { ...doc, method: 'patch', path: path('/members/{member_id}/deactivate'), summary: 'Deactivate ({member_id}: member id, email or svc_id): billing stops, app logins revoked, row kept', response: z.object({ member }), errors: MEMBER_ERRORS },
-    { ...doc, method: 'patch', path: path('/members/{member_id}/reactivate'), summary: 'Reactivate: active when the account exists, else invited', response: z.object({ member }), errors: MEMBER_ERRORS },
-    { ...doc, method: 'post', path: path('/members/{member_id}/invite'), summary: 'A new face activation link (supersedes the old), emailed and returned; 10 per minute per member', response: z.object({ member, activation_link: z.string() }), errors: [...MEMBER_ERRORS, 'already_active', 'deactivated', 'rate_limited'] },
     {
-      ...doc, method: 'delete', path: path('/members/{member_id}'), query: removeMemberQuery,
+      ...doc,
+      method: 'patch',
+      path: path('/members/{member_id}/deactivate'),
+      summary: 'Deactivate ({member_id}: member id, email or svc_id): billing stops, app logins revoked, row kept',
+      response: z.object({ member }),
+      errors: MEMBER_ERRORS,
+    },
+    { ...doc, method: 'patch', path: path('/members/{member_id}/reactivate'), summary: 'Reactivate: active when the account exists, else invited', response: z.object({ member }), errors: MEMBER_ERRORS },
+    {
+      ...doc,
+      method: 'post',
+      path: path('/members/{member_id}/invite'),
+      summary: 'A new face activation link (supersedes the old), emailed and returned; 10 per minute per member',
+      response: z.object({ member, activation_link: z.string() }),
+      errors: [...MEMBER_ERRORS, 'already_active', 'deactivated', 'rate_limited'],
+    },
+    {
+      ...doc,
+      method: 'delete',
+      path: path('/members/{member_id}'),
+      query: removeMemberQuery,
       summary: 'Deactivate, or with permanent=true delete the row; idempotent (already_removed)',
       response: z.object({ member: member.nullable(), removed: z.boolean().optional(), already_removed: z.boolean().optional() }),
       errors: [...MEMBER_ERRORS, 'invalid_request'],

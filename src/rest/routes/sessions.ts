@@ -67,11 +67,39 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
   });
 
   docs.add(
-    { method: 'post', path: '/api/v2/session', summary: 'Create a hosted verification session; send the user to `url`', tag: 'sessions', security: 'apiKey', body: createSessionInput, response: created, successStatus: 201, errors: [...AUTH_ERRORS, 'validation_error', 'workflow_not_found', 'callback_not_allowed', 'insufficient_balance', 'invalid_token', 'account_not_found', 'idempotency_key_reused', 'idempotency_in_progress'] },
-    { method: 'get', path: '/api/v2/session', summary: 'List sessions, newest first; the next page\'s `cursor` is in the X-Next-Cursor header', tag: 'sessions', security: 'apiKey', query: listSessionsInput, response: z.array(session), errors: [...AUTH_ERRORS, 'validation_error'] },
-    { method: 'get', path: '/api/v2/session/{id}', summary: 'The session\'s current state (poll it while the user works)', tag: 'sessions', security: 'apiKey', response: session, errors: [...AUTH_ERRORS, 'not_found'] },
+    {
+      method: 'post',
+      path: '/api/v2/session',
+      summary: 'Create a hosted verification session; send the user to `url`',
+      tag: 'sessions',
+      security: 'apiKey',
+      body: createSessionInput,
+      response: created,
+      successStatus: 201,
+      errors: [...AUTH_ERRORS, 'validation_error', 'workflow_not_found', 'callback_not_allowed', 'insufficient_balance', 'invalid_token', 'account_not_found', 'idempotency_key_reused', 'idempotency_in_progress'],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/session',
+      summary: "List sessions, newest first; the next page's `cursor` is in the X-Next-Cursor header",
+      tag: 'sessions',
+      security: 'apiKey',
+      query: listSessionsInput,
+      response: z.array(session),
+      errors: [...AUTH_ERRORS, 'validation_error'],
+    },
+    { method: 'get', path: '/api/v2/session/{id}', summary: "The session's current state (poll it while the user works)", tag: 'sessions', security: 'apiKey', response: session, errors: [...AUTH_ERRORS, 'not_found'] },
     { method: 'get', path: '/api/v2/session/{id}/decision', summary: 'The authoritative decision with every check run', tag: 'sessions', security: 'apiKey', response: decision, errors: [...AUTH_ERRORS, 'not_found'] },
-    { method: 'patch', path: '/api/v2/session/{id}/status', summary: 'Manual review: approve or decline a session IN_REVIEW', tag: 'sessions', security: 'apiKey', body: reviewInput, response: session, errors: [...AUTH_ERRORS, 'validation_error', 'not_found', 'review_not_pending', 'required_face_checks_incomplete', 'session_closed'] },
+    {
+      method: 'patch',
+      path: '/api/v2/session/{id}/status',
+      summary: 'Manual review: approve or decline a session IN_REVIEW',
+      tag: 'sessions',
+      security: 'apiKey',
+      body: reviewInput,
+      response: session,
+      errors: [...AUTH_ERRORS, 'validation_error', 'not_found', 'review_not_pending', 'required_face_checks_incomplete', 'session_closed'],
+    },
   );
   return router;
 }
@@ -119,10 +147,39 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   });
   const errors: ErrorCode[] = ['token_missing', 'invalid_token'];
   docs.add(
-    { method: 'get', path: '/api/hosted/session', summary: 'Hosted page: the session\'s steps and state (X-Session-Token)', tag: 'hosted page', security: 'none', errors },
+    { method: 'get', path: '/api/hosted/session', summary: "Hosted page: the session's steps and state (X-Session-Token)", tag: 'hosted page', security: 'none', errors },
     { method: 'post', path: '/api/hosted/session/start', summary: 'Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired'] },
-    { method: 'post', path: '/api/hosted/session/challenge', summary: 'Hosted page: a gesture challenge for the selfie burst (single use, 60 s)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired', 'session_closed', 'not_found'] },
-    { method: 'post', path: '/api/hosted/session/steps/{step}', summary: 'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired', 'session_closed', 'conflict', 'validation_error', 'unprocessable', 'no_face', 'image_too_large', 'invalid_frames', 'too_many_frames', 'invalid_challenge', 'challenge_expired', 'face_rescan_required', 'step_retry_required'] },
+    {
+      method: 'post',
+      path: '/api/hosted/session/challenge',
+      summary: 'Hosted page: a gesture challenge for the selfie burst (single use, 60 s)',
+      tag: 'hosted page',
+      security: 'none',
+      errors: [...errors, 'session_expired', 'session_closed', 'not_found'],
+    },
+    {
+      method: 'post',
+      path: '/api/hosted/session/steps/{step}',
+      summary: 'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence)',
+      tag: 'hosted page',
+      security: 'none',
+      errors: [
+        ...errors,
+        'session_expired',
+        'session_closed',
+        'conflict',
+        'validation_error',
+        'unprocessable',
+        'no_face',
+        'image_too_large',
+        'invalid_frames',
+        'too_many_frames',
+        'invalid_challenge',
+        'challenge_expired',
+        'face_rescan_required',
+        'step_retry_required',
+      ],
+    },
   );
   return router;
 }

@@ -68,7 +68,12 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
   docs.add(
     { method: 'get', path: '/healthz', summary: 'The process is up', tag: 'system', security: 'none', bare: true, response: z.object({ status: z.literal('ok') }) },
     {
-      method: 'get', path: '/readyz', summary: 'The database is reachable, migrations are applied and (when warmed at start) the models are loaded', tag: 'system', security: 'none', bare: true,
+      method: 'get',
+      path: '/readyz',
+      summary: 'The database is reachable, migrations are applied and (when warmed at start) the models are loaded',
+      tag: 'system',
+      security: 'none',
+      bare: true,
       response: z.object({
         status: z.enum(['ready', 'not_ready']),
         database: z.boolean(),
@@ -80,7 +85,15 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
         tf_wasm: z.string().optional().describe("the WASM backend's features: simd, simd+threads or plain"),
       }),
     },
-    { method: 'get', path: '/metrics', summary: 'Prometheus metrics: request counts and latency by route and status (Authorization: Bearer VERITY_METRICS_TOKEN when that is set)', tag: 'system', security: 'none', bare: true, errors: ['invalid_token'] },
+    {
+      method: 'get',
+      path: '/metrics',
+      summary: 'Prometheus metrics: request counts and latency by route and status (Authorization: Bearer VERITY_METRICS_TOKEN when that is set)',
+      tag: 'system',
+      security: 'none',
+      bare: true,
+      errors: ['invalid_token'],
+    },
     { method: 'get', path: '/api/v2/openapi.json', summary: 'This document', tag: 'system', security: 'none', bare: true },
   );
   return router;

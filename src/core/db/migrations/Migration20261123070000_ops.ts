@@ -26,7 +26,9 @@ export class Migration20261123070000_ops extends Migration {
     // Roster pages (oldest first) per status.
     this.addSql(`create index "member_ops_page_index" on "member" ("organization_id", "created_at", "id") include ("status");`);
 
-    this.addSql(`create table "admin_audit" ("id" bigserial primary key, "token_id" varchar(40) not null, "project_id" varchar(40) null, "action" varchar(60) not null, "target" varchar(120) not null, "created_at" timestamptz not null);`);
+    this.addSql(
+      `create table "admin_audit" ("id" bigserial primary key, "token_id" varchar(40) not null, "project_id" varchar(40) null, "action" varchar(60) not null, "target" varchar(120) not null, "created_at" timestamptz not null);`,
+    );
     this.addSql(`create index "admin_audit_project_id_at_index" on "admin_audit" ("project_id", "created_at", "id");`);
   }
 }

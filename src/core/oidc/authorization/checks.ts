@@ -74,8 +74,7 @@ export const rejectRequestObject: AuthorizeCheck = (ctx) =>
 export const rejectRequestUri: AuthorizeCheck = (ctx) =>
   ctx.query.request_uri !== undefined ? { error: 'request_uri_not_supported', description: 'request_uri is not supported: send the parameters themselves' } : undefined;
 
-export const checkResponseType: AuthorizeCheck = (ctx) =>
-  one(ctx.query.response_type) !== 'code' ? { error: 'unsupported_response_type', description: 'only response_type=code is supported' } : undefined;
+export const checkResponseType: AuthorizeCheck = (ctx) => (one(ctx.query.response_type) !== 'code' ? { error: 'unsupported_response_type', description: 'only response_type=code is supported' } : undefined);
 
 export const checkState: AuthorizeCheck = (ctx) => (ctx.state ? undefined : invalidRequest('state is required'));
 
@@ -95,8 +94,7 @@ export const checkCodeChallengeMethod: AuthorizeCheck = (ctx) => {
   return undefined;
 };
 
-export const checkCodeChallengeFormat: AuthorizeCheck = (ctx) =>
-  ctx.codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(ctx.codeChallenge) ? invalidRequest('code_challenge is malformed') : undefined;
+export const checkCodeChallengeFormat: AuthorizeCheck = (ctx) => (ctx.codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(ctx.codeChallenge) ? invalidRequest('code_challenge is malformed') : undefined);
 
 export const checkMaxAge: AuthorizeCheck = (ctx) => {
   const text = one(ctx.query.max_age);

@@ -1,7 +1,23 @@
 import {
-  checkClientId, checkCodeChallengeFormat, checkCodeChallengeMethod, checkMaxAge, checkNonce, checkOpenidScope, checkPromptNoneAlone, checkPromptValues,
-  checkRedirectUri, checkResponseType, checkScopesEnabled, checkState, loadClient, pickLocale, rejectRequestObject, rejectRequestUri,
-  type AuthorizeCheck, type AuthorizeClient, type AuthorizeContext,
+  checkClientId,
+  checkCodeChallengeFormat,
+  checkCodeChallengeMethod,
+  checkMaxAge,
+  checkNonce,
+  checkOpenidScope,
+  checkPromptNoneAlone,
+  checkPromptValues,
+  checkRedirectUri,
+  checkResponseType,
+  checkScopesEnabled,
+  checkState,
+  loadClient,
+  pickLocale,
+  rejectRequestObject,
+  rejectRequestUri,
+  type AuthorizeCheck,
+  type AuthorizeClient,
+  type AuthorizeContext,
 } from './checks.js';
 import { errorRedirect, type AuthorizeRequest, type AuthorizeStep } from './types.js';
 

@@ -37,7 +37,9 @@ export const promptsOf = (prompt: string | undefined): string[] => (prompt ?? ''
  * is kept byte for byte.
  */
 export function withQueryParams(uri: string, params: Record<string, string | undefined>): string {
-  const added = Object.entries(params).filter(([, value]) => value !== undefined).map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value!)}`);
+  const added = Object.entries(params)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value!)}`);
   // Registered redirect URIs carry no fragment (RFC 6749 3.1.2); drop one all the same.
   const base = uri.split('#')[0]!;
   if (!added.length) return base;

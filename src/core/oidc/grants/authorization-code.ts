@@ -68,8 +68,10 @@ export async function authorizationCodeGrant(deps: OidcDeps, client: OidcClient,
   const { minted, claim } = await claimAndIssue(deps, client, digestSecret(code), redirectUri, verifier, now);
   if (claim?.issued) return signTokens(deps, client, minted, claim as ClaimRow & IssuedRow);
   if (claim) {
-    throw codeProblem({ expiresAt: sqlDate(claim.expires_at), redirectUri: claim.redirect_uri, codeChallenge: claim.code_challenge }, redirectUri, verifier, now)
-      ?? new DomainError('invalid_grant', 'the code cannot be exchanged');
+    throw (
+      codeProblem({ expiresAt: sqlDate(claim.expires_at), redirectUri: claim.redirect_uri, codeChallenge: claim.code_challenge }, redirectUri, verifier, now) ??
+      new DomainError('invalid_grant', 'the code cannot be exchanged')
+    );
   }
   // Nothing claimed: an unknown code, another client's, or one already used.
   const row = await forkEm(deps).findOne(AuthorizationCode, { codeDigest: digestSecret(code) }, { fields: ['id', 'clientId', 'usedAt'] });

@@ -74,10 +74,7 @@ export function issueStatement(client: OidcClient, now: Date): { minted: MintedT
       insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at)
       select ?, ?, account_id, ?, scopes, grant_id, ?, ? from granted returning id
     )`,
-    ctesParams: [
-      minted.refresh.id, minted.refresh.digest, client.clientId, now, minted.refresh.expiresAt,
-      minted.access.id, minted.access.digest, client.clientId, now, minted.access.expiresAt,
-    ],
+    ctesParams: [minted.refresh.id, minted.refresh.digest, client.clientId, now, minted.refresh.expiresAt, minted.access.id, minted.access.digest, client.clientId, now, minted.access.expiresAt],
     // An active roster member of the client's organization is told apart by their member id.
     select: `select g.account_id, g.scopes, g.auth_time, g.nonce, a.email, a.email_verified_at, a.display_name, m.member_id
       from granted g join account a on a.id = g.account_id
