@@ -52,6 +52,12 @@ async function createSession(features: string[], extra: Record<string, unknown> 
   return response.body.data as { session_id: string; url: string };
 }
 
+/** The start screen names the project and asks for consent before the first step. */
+async function startFromTheStartScreen(page: Page): Promise<void> {
+  await page.getByRole('heading', { name: 'Verify your identity for Demo' }).waitFor();
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+}
+
 async function decisionOf(sessionId: string) {
   return (await service.http.get(`/api/v2/session/${sessionId}/decision`).set('X-API-Key', service.demo.api_key)).body.data;
 }
@@ -94,6 +100,7 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     const context = await newContext(true);
     const page = await context.newPage();
     await page.goto(session.url);
+    await startFromTheStartScreen(page);
     expect(page.url()).not.toContain('#');
     await page.getByRole('heading', { name: 'Photo of your ID document' }).waitFor();
     await shot(page, '1-document');
@@ -142,14 +149,17 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     expect(decision.checks[1].data).toMatchObject({ mode: 'burst', frames: 6, challenge: { gesture: 'turn_right', performed: true }, burst: { one_capture: true } });
   }, 300_000);
 
-  it('a refused location is asked again once, with the reason; refused again, declined, and the page says so', async () => {
+  it('a refused location is asked again, with the reason and the tries left; the last refusal declines, and the page says so', async () => {
     const session = await createSession(['location']);
     const context = await newContext(false);
     const page = await context.newPage();
     await page.goto(session.url);
+    await startFromTheStartScreen(page);
     await page.getByRole('button', { name: 'Share my location' }).click();
-    await page.getByRole('alert').filter({ hasText: 'We need your location to continue. Allow it when your browser asks, then try again. Tries left: 1.' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('alert').filter({ hasText: 'We need your location to continue. Allow it when your browser asks, then try again. Tries left: 2.' }).waitFor({ timeout: 30_000 });
     await shot(page, '5-location-asked-again');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Tries left: 1.' }).waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByText('We could not verify you.').waitFor({ timeout: 30_000 });
     await shot(page, '5-location-denied');
@@ -164,6 +174,7 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     const context = await newContext(false);
     const page = await context.newPage();
     await page.goto(session.url);
+    await startFromTheStartScreen(page);
     await page.getByLabel('State').selectOption('CA');
     await page.getByLabel('Licensing board').selectOption('RN');
     await page.getByLabel('First name').fill('María');

@@ -346,43 +346,42 @@ describe('the hosted page API', () => {
     expect(check!.reason).toBe('outside_geofence');
   });
 
-  it('asks again when the location prompt is refused once, with the reason and the try in the timeline; the second refusal declines', async () => {
+  it("asks again when the location prompt is refused, with the reason and each try in the timeline; the workflow's last try declines", async () => {
     const session = await createSession({ workflow_id: await workflow(['location', 'liveness']) });
     const refusal = { source: 'permission_denied', error: 'location permission denied' };
     const first = await hosted(session.session_token, '/session/steps/location', refusal);
     expect(first.status, JSON.stringify(first.body)).toBe(422);
     expect(first.body.error.code).toBe('step_retry_required');
-    expect(first.body.data).toEqual({ step: 'location', reason: 'permission_denied', tries_left: 1 });
-    expect(first.body.error.message).toMatch(/Try again \(1 try left\)/);
+    expect(first.body.data).toEqual({ step: 'location', reason: 'permission_denied', tries_left: 2 });
+    expect(first.body.error.message).toMatch(/Try again \(2 tries left\)/);
     // Nothing was recorded and the step is still to do.
     expect(await sql(service, 'select id from session_check where session_id = ?', [session.session_id])).toEqual([]);
     const state = await hosted(session.session_token, '/session');
     expect(state.body.data.status).toBe('IN_PROGRESS');
     expect(state.body.data.steps.find((s: { step: string }) => s.step === 'location').done).toBe(false);
     const timeline = await service.core.sessions.timeline(service.demo.project_id, session.session_id);
-    expect(timeline.at(-1)).toMatchObject({ from: 'IN_PROGRESS', to: 'IN_PROGRESS', actor: 'user', reason: 'location: permission_denied, asked again (try 1 of 2)' });
+    expect(timeline.at(-1)).toMatchObject({ from: 'IN_PROGRESS', to: 'IN_PROGRESS', actor: 'user', reason: 'location: permission_denied, asked again (try 1 of 3)' });
 
     const second = await hosted(session.session_token, '/session/steps/location', refusal);
-    expect(second.status, JSON.stringify(second.body)).toBe(200);
-    expect(second.body.data.status).toBe('DECLINED');
+    expect(second.body.data).toEqual({ step: 'location', reason: 'permission_denied', tries_left: 1 });
+    const last = await hosted(session.session_token, '/session/steps/location', refusal);
+    expect(last.status, JSON.stringify(last.body)).toBe(200);
+    expect(last.body.data.status).toBe('DECLINED');
     const [check] = await sql<{ reason: string }>(service, 'select reason from session_check where session_id = ?', [session.session_id]);
     expect(check!.reason).toBe('permission_denied');
   });
 
-  it('asks for another document when the one photographed has expired; a valid one then passes', { timeout: 120_000 }, async () => {
-    const session = await createSession({ workflow_id: await workflow(['id_verification']) });
-    const expired = await renderDocument({ ...renderSpecs(1)[0]!, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null, expired: true });
-    const first = await hosted(session.session_token, '/session/steps/document', { front_image: dataUrl(expired.bytes) });
-    expect(first.status, JSON.stringify(first.body)).toBe(422);
-    expect(first.body.error.code).toBe('step_retry_required');
-    expect(first.body.data).toEqual({ step: 'document', reason: 'expired', tries_left: 2 });
-    expect(first.body.error.message).toMatch(/^document expired on \d{4}-\d{2}-\d{2}\. Try again \(2 tries left\)\.$/);
-    const valid = await renderDocument({ ...renderSpecs(1)[0]!, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null });
-    const second = await hosted(session.session_token, '/session/steps/document', { front_image: dataUrl(valid.bytes) });
-    expect(second.status, JSON.stringify(second.body)).toBe(200);
-    expect(second.body.data.status).toBe('APPROVED');
-    const checks = await sql<{ status: string }>(service, 'select status from session_check where session_id = ?', [session.session_id]);
-    expect(checks.map((check) => check.status)).toEqual(['passed']);
+  it('a workflow gives as many tries as it says: one try declines at once; out-of-range limits are refused', async () => {
+    const once = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'one try', features: ['location'], maxStepTries: 1 });
+    expect(once.maxStepTries).toBe(1);
+    const session = await createSession({ workflow_id: once.id });
+    const refused = await hosted(session.session_token, '/session/steps/location', { source: 'permission_denied' });
+    expect(refused.status).toBe(200);
+    expect(refused.body.data.status).toBe('DECLINED');
+    for (const maxStepTries of [0, 11, 2.5]) {
+      await expect(service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'bad', features: ['location'], maxStepTries })).rejects.toMatchObject({ code: 'validation_error' });
+    }
+    expect((await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'default', features: ['location'] })).maxStepTries).toBe(3);
   });
 
   it('a refusal then a good answer passes the step: the try that was asked again does not count against the person', async () => {
@@ -547,9 +546,8 @@ describe('manual review (PATCH /api/v2/session/{id}/status)', () => {
     expect(notPending.body.error.code).toBe('review_not_pending');
     const badBody = await service.http.patch(`/api/v2/session/${session.session_id}/status`).set(key()).send({ status: 'MAYBE' });
     expect(badBody.status).toBe(400);
-    // A refused location is asked again once; the second refusal declines.
-    await hosted(session.session_token, '/session/steps/location', { source: 'permission_denied' });
-    await hosted(session.session_token, '/session/steps/location', { source: 'permission_denied' });
+    // A refused location is asked again; the workflow's third refusal declines.
+    for (let i = 0; i < 3; i++) await hosted(session.session_token, '/session/steps/location', { source: 'permission_denied' });
     const closed = await service.http.patch(`/api/v2/session/${session.session_id}/status`).set(key()).send({ status: 'APPROVED' });
     expect(closed.status).toBe(409);
     expect(closed.body.error.code).toBe('session_closed');

@@ -12,5 +12,8 @@ export const CHECK_STATUSES = ['passed', 'failed', 'review'] as const;
 /** What a reviewer's approval needs (SessionService.review enforces it; the console says it). */
 export const APPROVAL_RULE = 'approval needs passed ID verification (or one sent to review), liveness and face match';
 
+/** Tries a hosted step gets, by default, when it fails for a reason the person can fix (a workflow may say 1 to 10). */
+export const DEFAULT_STEP_TRIES = 3;
+
 /** The languages of the hosted verification page (web/hosted/i18n.ts has a catalog for each). */
 export const HOSTED_PAGE_LANGUAGES = ['en', 'es', 'fr', 'de'] as const;

@@ -30,6 +30,7 @@ export class WorkflowType {
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
   @Field(() => [String]) features!: string[];
+  @Field(() => Int, { description: 'Tries the hosted page gives a step that fails for a reason the person can fix' }) maxStepTries!: number;
   @Field(() => String) createdAt!: string;
 }
 
@@ -139,6 +140,7 @@ export class CreateWorkflowInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
   @Field(() => [String], { description: 'id_verification, liveness, face_match, age, credential, location' }) features!: string[];
+  @Field(() => Int, { nullable: true, description: 'Tries (1 to 10, default 3) for a hosted step that fails for a reason the person can fix' }) maxStepTries?: number;
 }
 
 @InputType()

@@ -3,6 +3,7 @@
 export type StepName = 'document' | 'selfie' | 'location' | 'licence';
 export interface HostedState {
   status: string;
+  project_name: string;
   finished: boolean;
   steps: { step: StepName; done: boolean }[];
   geofence?: unknown;

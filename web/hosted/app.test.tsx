@@ -41,7 +41,7 @@ async function mount(): Promise<HTMLElement> {
   await settle();
   return root;
 }
-const started = (steps: { step: string; done: boolean }[], extra: object = {}) => ({ success: true, data: { status: 'IN_PROGRESS', finished: false, steps, ...extra } });
+const started = (steps: { step: string; done: boolean }[], extra: object = {}) => ({ success: true, data: { status: 'IN_PROGRESS', project_name: 'Acme', finished: false, steps, ...extra } });
 
 describe('the hosted page app', () => {
   it('moves the link token out of the address bar and sends it with every call', async () => {
@@ -55,7 +55,7 @@ describe('the hosted page app', () => {
 
   it('shows the progress and the first step not done; a failed step says why and offers to try again', async () => {
     reply = (path) =>
-      path === '/session/start'
+      path === '/session'
         ? started([
             { step: 'document', done: true },
             { step: 'location', done: false },
@@ -98,7 +98,7 @@ describe('the hosted page app', () => {
   });
 
   it('says the outcome at the end of a flow finished on the page', async () => {
-    reply = (path) => (path === '/session/start' ? started([{ step: 'location', done: false }]) : started([{ step: 'location', done: true }], { finished: true, status: 'IN_REVIEW' }));
+    reply = (path) => (path === '/session' ? started([{ step: 'location', done: false }]) : started([{ step: 'location', done: true }], { finished: true, status: 'IN_REVIEW' }));
     vi.stubGlobal('navigator', { ...navigator, geolocation: { getCurrentPosition: (ok: (position: unknown) => void) => ok({ coords: { latitude: 1, longitude: 2, accuracy: 5 }, timestamp: Date.now() }) } });
     const page = await mount();
     act(() => page.querySelector('button')!.click());
@@ -109,13 +109,13 @@ describe('the hosted page app', () => {
   });
 
   it('the licence step asks for the missing fields before sending anything', async () => {
-    reply = (path) => (path === '/session/start' ? started([{ step: 'licence', done: false }]) : { success: true, data: { states: [{ state_code: 'NY', state_name: 'New York' }] } });
+    reply = (path) => (path === '/session' ? started([{ step: 'licence', done: false }]) : { success: true, data: { states: [{ state_code: 'NY', state_name: 'New York' }] } });
     const page = await mount();
     await vi.waitFor(() => expect([...page.querySelectorAll('#state option')].map((option) => option.textContent)).toEqual(['Choose a state', 'New York']));
     act(() => page.querySelector('button')!.click());
     await settle();
     expect(page.querySelector('[role=alert]')!.textContent).toBe('Fill in the state, the board, your name and the licence number.');
-    expect(answers.map((answer) => answer.path)).toEqual(['/session/start', '/credential/states']);
+    expect(answers.map((answer) => answer.path)).toEqual(['/session', '/credential/states']);
   });
 
   it('speaks the language the server chose, and switches on the page for this tab', async () => {
@@ -132,5 +132,27 @@ describe('the hosted page app', () => {
     expect(page.querySelector('h1')!.textContent).toBe('Foto Ihres Ausweisdokuments');
     expect(document.documentElement.lang).toBe('de');
     expect(sessionStorage.getItem('verity-language')).toBe('de');
+  });
+
+  it('a session not started shows the start screen (for whom, what, how long, what is kept) and starts only on consent', async () => {
+    reply = (path) =>
+      started(
+        [
+          { step: 'document', done: false },
+          { step: 'selfie', done: false },
+        ],
+        path === '/session' ? { status: 'NOT_STARTED' } : {},
+      );
+    const page = await mount();
+    expect(page.querySelector('h1')!.textContent).toBe('Verify your identity for Acme');
+    expect([...page.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['take a photo of your ID document', 'take a short selfie with a small head movement']);
+    expect(page.textContent).toContain('It takes about 4 minutes.');
+    expect(page.textContent).toContain('Acme receives the result and the details read from your document.');
+    expect(page.querySelectorAll('#progress li')).toHaveLength(0);
+    expect(answers.map((answer) => answer.path)).toEqual(['/session']);
+    act(() => page.querySelector('button')!.click());
+    await settle();
+    expect(answers.map((answer) => answer.path)).toEqual(['/session', '/session/start']);
+    expect(page.querySelector('h1')!.textContent).toBe('Photo of your ID document');
   });
 });

@@ -315,6 +315,34 @@ function LanguageSwitch({ language, onChange }: { language: Language; onChange: 
   );
 }
 
+/** The first screen: for whom, what will be asked, how long it takes, what is kept, and the person's consent. */
+function StartScreen({ state, onStart }: { state: HostedState; onStart: () => Promise<void> }) {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  const project = state.project_name;
+  const start = () => {
+    setBusy(true);
+    void onStart().finally(() => setBusy(false));
+  };
+  return (
+    <>
+      <h1>{t('start.title', { project })}</h1>
+      <p>{t('start.intro')}</p>
+      <ul>
+        {state.steps.map((s) => (
+          <li key={s.step}>{t(`start.step.${s.step}`)}</li>
+        ))}
+      </ul>
+      <p>{t('start.duration', { n: Math.max(2, state.steps.length * 2) })}</p>
+      <p class="hint">{t('start.kept', { project })}</p>
+      <p class="hint">{t('start.consent', { project })}</p>
+      <Button disabled={busy} onClick={start}>
+        {t('start.button')}
+      </Button>
+    </>
+  );
+}
+
 /** Why a link opens no flow: each has its own page, with no progress bar. */
 type Ended = 'expired' | 'abandoned' | 'closed';
 
@@ -341,18 +369,18 @@ export function App() {
   const [state, setState] = useState<HostedState | null>(null);
   const [ended, setEnded] = useState<Ended | null>(null);
   const [openError, setOpenError] = useState<unknown>(null);
+  const failedToOpen = (error: { code?: string }) => {
+    if (error?.code && ENDED_BY_ERROR[error.code]) setEnded(ENDED_BY_ERROR[error.code]!);
+    else setOpenError(error ?? {});
+  };
+  // Reading the session moves nothing: a session not started yet waits for the person's consent.
   useEffect(() => {
-    call<HostedState>('/session/start', {}).then(
-      (opened) => {
-        setEnded(endedOnOpen(opened));
-        setState(opened);
-      },
-      (error: { code?: string }) => {
-        if (error?.code && ENDED_BY_ERROR[error.code]) setEnded(ENDED_BY_ERROR[error.code]!);
-        else setOpenError(error ?? {});
-      },
-    );
+    call<HostedState>('/session').then((opened) => {
+      setEnded(endedOnOpen(opened));
+      setState(opened);
+    }, failedToOpen);
   }, []);
+  const begin = () => call<HostedState>('/session/start', {}).then(setState, failedToOpen);
   const switchTo = (next: Language) => {
     rememberLanguage(next);
     setLanguage(next);
@@ -364,7 +392,7 @@ export function App() {
           ◉ Verity
           <LanguageSwitch language={language} onChange={switchTo} />
         </header>
-        {state && !ended ? <Progress state={state} /> : null}
+        {state && !ended && state.status !== 'NOT_STARTED' ? <Progress state={state} /> : null}
         <Card id="step" aria-live="polite" data-status={state?.finished ? state.status : undefined}>
           {ended ? (
             <EndedPage ended={ended} />
@@ -373,6 +401,8 @@ export function App() {
               <h1>{t('page.cannotOpen')}</h1>
               <Message kind="error">{friendly(t, openError)}</Message>
             </>
+          ) : state?.status === 'NOT_STARTED' ? (
+            <StartScreen state={state} onStart={begin} />
           ) : state ? (
             <CurrentStep state={state} advance={setState} />
           ) : (

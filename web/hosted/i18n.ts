@@ -6,6 +6,16 @@ import { useContext } from 'preact/hooks';
 import { HOSTED_PAGE_LANGUAGES } from '../../src/core/vocabulary.js';
 
 const en = {
+  'start.title': 'Verify your identity for {project}',
+  'start.intro': 'You will be asked to:',
+  'start.step.document': 'take a photo of your ID document',
+  'start.step.selfie': 'take a short selfie with a small head movement',
+  'start.step.location': 'share your location once',
+  'start.step.licence': 'enter your professional licence',
+  'start.duration': 'It takes about {n} minutes.',
+  'start.kept': 'Your photos are used for these checks and are not stored. {project} receives the result and the details read from your document.',
+  'start.consent': 'By starting, you agree that Verity checks these details for {project}.',
+  'start.button': 'I agree, start',
   'retry.document.expired': 'This document has expired. Take a photo of another, valid document.',
   'retry.licence.not_found': 'We could not find that licence. Check the number and the board, then try again.',
   'retry.location.permission_denied': 'We need your location to continue. Allow it when your browser asks, then try again.',
@@ -84,6 +94,16 @@ export type MessageKey = keyof typeof en;
 type Catalog = Record<MessageKey, string>;
 
 const es: Catalog = {
+  'start.title': 'Verifica tu identidad para {project}',
+  'start.intro': 'Te pediremos:',
+  'start.step.document': 'una foto de tu documento de identidad',
+  'start.step.selfie': 'un selfi corto con un pequeño movimiento de cabeza',
+  'start.step.location': 'compartir tu ubicación una vez',
+  'start.step.licence': 'los datos de tu licencia profesional',
+  'start.duration': 'Se tarda unos {n} minutos.',
+  'start.kept': 'Tus fotos se usan para estas comprobaciones y no se guardan. {project} recibe el resultado y los datos leídos de tu documento.',
+  'start.consent': 'Al empezar, aceptas que Verity compruebe estos datos para {project}.',
+  'start.button': 'Acepto, empezar',
   'retry.document.expired': 'Este documento ha caducado. Haz una foto de otro documento válido.',
   'retry.licence.not_found': 'No encontramos esa licencia. Revisa el número y el organismo e inténtalo de nuevo.',
   'retry.location.permission_denied': 'Necesitamos tu ubicación para continuar. Permítela cuando el navegador te lo pida e inténtalo de nuevo.',
@@ -159,6 +179,16 @@ const es: Catalog = {
 };
 
 const fr: Catalog = {
+  'start.title': 'Vérifiez votre identité pour {project}',
+  'start.intro': 'Nous allons vous demander de :',
+  'start.step.document': "prendre en photo votre pièce d'identité",
+  'start.step.selfie': 'prendre un court selfie avec un petit mouvement de tête',
+  'start.step.location': 'partager votre position une fois',
+  'start.step.licence': 'indiquer votre licence professionnelle',
+  'start.duration': 'Cela prend environ {n} minutes.',
+  'start.kept': 'Vos photos servent à ces vérifications et ne sont pas conservées. {project} reçoit le résultat et les informations lues sur votre document.',
+  'start.consent': 'En commençant, vous acceptez que Verity vérifie ces informations pour {project}.',
+  'start.button': "J'accepte, commencer",
   'retry.document.expired': 'Ce document a expiré. Prenez en photo un autre document valide.',
   'retry.licence.not_found': "Nous n'avons pas trouvé cette licence. Vérifiez le numéro et l'organisme, puis réessayez.",
   'retry.location.permission_denied': 'Nous avons besoin de votre position pour continuer. Autorisez-la quand le navigateur vous le demande, puis réessayez.',
@@ -234,6 +264,16 @@ const fr: Catalog = {
 };
 
 const de: Catalog = {
+  'start.title': 'Bestätigen Sie Ihre Identität für {project}',
+  'start.intro': 'Wir bitten Sie:',
+  'start.step.document': 'Ihr Ausweisdokument zu fotografieren',
+  'start.step.selfie': 'ein kurzes Selfie mit einer kleinen Kopfbewegung aufzunehmen',
+  'start.step.location': 'einmal Ihren Standort zu teilen',
+  'start.step.licence': 'Ihre Berufszulassung anzugeben',
+  'start.duration': 'Das dauert etwa {n} Minuten.',
+  'start.kept': 'Ihre Fotos werden für diese Prüfungen verwendet und nicht gespeichert. {project} erhält das Ergebnis und die aus Ihrem Dokument gelesenen Angaben.',
+  'start.consent': 'Mit dem Start stimmen Sie zu, dass Verity diese Angaben für {project} prüft.',
+  'start.button': 'Zustimmen und starten',
   'retry.document.expired': 'Dieses Dokument ist abgelaufen. Fotografieren Sie ein anderes, gültiges Dokument.',
   'retry.licence.not_found': 'Wir konnten diese Zulassung nicht finden. Prüfen Sie Nummer und Behörde und versuchen Sie es erneut.',
   'retry.location.permission_denied': 'Wir brauchen Ihren Standort, um fortzufahren. Erlauben Sie ihn, wenn der Browser fragt, und versuchen Sie es erneut.',
@@ -331,10 +371,11 @@ export function rememberLanguage(language: Language): void {
   document.documentElement.lang = language;
 }
 
-export type Translate = (key: MessageKey) => string;
+/** A message with its `{name}` placeholders filled in. */
+export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string;
 export const translator =
   (language: Language): Translate =>
-  (key) =>
-    CATALOGS[language][key];
+  (key, values = {}) =>
+    CATALOGS[language][key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 export const I18n = createContext<Translate>(translator('en'));
 export const useT = () => useContext(I18n);

@@ -7,7 +7,7 @@ export function friendly(t: Translate, error: unknown): string {
   const { code, message, data } = (error ?? {}) as ApiError;
   if (code && `error.${code}` in CATALOGS.en) return t(`error.${code}` as MessageKey);
   const retry = `retry.${data?.step}.${data?.reason}`;
-  if (code === 'step_retry_required' && retry in CATALOGS.en) return `${t(retry as MessageKey)} ${t('retry.triesLeft').replace('{n}', String(data?.tries_left))}`;
+  if (code === 'step_retry_required' && retry in CATALOGS.en) return `${t(retry as MessageKey)} ${t('retry.triesLeft', { n: data?.tries_left ?? 0 })}`;
   return message || t('error.generic');
 }
 

@@ -43,7 +43,7 @@ interface SessionWork {
   stepsDone?: StepName[];
   /** Selfie bursts judged not live so far (retakes are allowed up to SELFIE_ATTEMPTS). */
   failedSelfies?: number;
-  /** Tries of each step that failed for a reason the person can fix (see RESUBMITTABLE). */
+  /** Tries of each step that failed for a reason the person can fix (see FIXABLE_REASONS). */
   fixableTries?: Partial<Record<StepName, number>>;
   portrait?: string;
   fullName?: string;
@@ -72,22 +72,23 @@ export function decide(features: readonly string[], checks: readonly RecordedChe
 }
 
 /**
- * Failures a person can fix by doing the step again, and how many tries the step gets in all: an
- * expired document (they may hold another), a licence number not found (a mistyped digit), a
- * refused location prompt (answered again once). Spoof evidence, a face mismatch, a document
- * whose check digits fail, a name that does not match and being outside the area stay hard fails.
+ * Failures a person can fix by doing the step again: an expired document (they may hold
+ * another), a licence number not found (a mistyped digit), a refused location prompt. The
+ * workflow says how many tries a step gets (`maxStepTries`, default 3). Spoof evidence, a face
+ * mismatch, a document whose check digits fail, a name that does not match and being outside the
+ * area stay hard fails.
  */
-export const RESUBMITTABLE: Partial<Record<StepName, { reasons: readonly string[]; tries: number }>> = {
-  document: { reasons: ['expired'], tries: 3 },
-  licence: { reasons: ['not_found'], tries: 3 },
-  location: { reasons: ['permission_denied'], tries: 2 },
+export const FIXABLE_REASONS: Partial<Record<StepName, readonly string[]>> = {
+  document: ['expired'],
+  licence: ['not_found'],
+  location: ['permission_denied'],
 };
 
 /** The failed check of a step the person may fix by trying again: every failure of the step must be fixable. */
 export function fixableFailure(step: StepName, outcomes: readonly { check: { status: string }; reason?: string }[]): { reason: string } | null {
-  const rule = RESUBMITTABLE[step];
+  const reasons = FIXABLE_REASONS[step];
   const failed = outcomes.filter((outcome) => outcome.check.status === 'failed');
-  if (!rule || failed.length === 0 || !failed.every((outcome) => rule.reasons.includes(outcome.reason ?? ''))) return null;
+  if (!reasons || failed.length === 0 || !failed.every((outcome) => reasons.includes(outcome.reason ?? ''))) return null;
   return { reason: failed[0]!.reason! };
 }
 
@@ -327,6 +328,8 @@ export class SessionService {
     return {
       session_id: session.id,
       status: session.status,
+      // Whom the person verifies for: the start screen names them.
+      project_name: (await this.deps.tenancy.getProject(session.projectId)).name,
       features: session.features,
       steps,
       checks: checks.map((check) => ({ type: check.type, status: check.status, error: check.error })),
@@ -425,7 +428,7 @@ export class SessionService {
    * last try, whose failure is recorded like any other.
    */
   private async askAgainUnlessLastTry(session: VerificationSession, step: StepName, reason: string, error: string | null): Promise<void> {
-    const { tries } = RESUBMITTABLE[step]!;
+    const tries = (await this.deps.tenancy.getWorkflow(session.projectId, session.workflowId)).maxStepTries;
     const tried = await this.transaction(async (em) => {
       const locked = await this.load(em, session.projectId, session.id, true);
       this.assertAcceptsInput(locked);

@@ -18,7 +18,7 @@ export interface Transition {
 
 export const TRANSITIONS: readonly Transition[] = [
   { from: null, event: 'created', to: 'NOT_STARTED' },
-  { from: 'NOT_STARTED', event: 'opened', to: 'IN_PROGRESS' },
+  { from: 'NOT_STARTED', event: 'opened', to: 'IN_PROGRESS', guard: 'the person agreed on the start screen' },
   { from: 'IN_PROGRESS', event: 'checks_passed', to: 'APPROVED', guard: 'every check of the workflow passed' },
   { from: 'IN_PROGRESS', event: 'needs_review', to: 'IN_REVIEW', guard: 'every check done, one sent to review' },
   { from: 'IN_PROGRESS', event: 'check_failed', to: 'DECLINED', guard: 'a check failed for good' },

@@ -1,6 +1,6 @@
 import { ArrayType, BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { Organization } from '../roster/entities.js';
-import { WORKFLOW_FEATURES, ADMIN_ROLES } from '../vocabulary.js';
+import { ADMIN_ROLES, DEFAULT_STEP_TRIES, WORKFLOW_FEATURES } from '../vocabulary.js';
 
 export { WORKFLOW_FEATURES, ADMIN_ROLES };
 
@@ -86,6 +86,10 @@ export class Workflow {
 
   @Property({ type: ArrayType })
   features!: WorkflowFeature[];
+
+  /** How many tries the hosted page gives a step that fails for a reason the person can fix. */
+  @Property({ type: 'integer', default: DEFAULT_STEP_TRIES })
+  maxStepTries: number = DEFAULT_STEP_TRIES;
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;

@@ -22,6 +22,7 @@ export const createWorkflowInput = z.object({
     .array(z.enum(WORKFLOW_FEATURES))
     .min(1)
     .refine((list) => new Set(list).size === list.length, 'features must not repeat'),
+  maxStepTries: z.number().int().min(1).max(10).nullish(),
 });
 
 export const callbackUrlInput = z.object({ projectId, url: z.string().trim().min(1).max(2000) });

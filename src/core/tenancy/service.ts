@@ -1,3 +1,4 @@
+import { DEFAULT_STEP_TRIES } from '../vocabulary.js';
 import net from 'node:net';
 import { isPrivateAddress } from '../net/destinations.js';
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
@@ -238,10 +239,10 @@ export class TenancyService {
   // ---- workflows ----
 
   async createWorkflow(input: unknown) {
-    const { projectId, name, features } = parseInput(createWorkflowInput, input);
+    const { projectId, name, features, maxStepTries } = parseInput(createWorkflowInput, input);
     const em = this.em();
     const project = await this.loadProject(em, projectId);
-    const workflow = em.create(Workflow, { id: newId('wf'), project, name, features, createdAt: this.now() });
+    const workflow = em.create(Workflow, { id: newId('wf'), project, name, features, maxStepTries: maxStepTries ?? DEFAULT_STEP_TRIES, createdAt: this.now() });
     await em.flush();
     return workflowView(workflow);
   }

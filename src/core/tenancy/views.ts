@@ -28,6 +28,7 @@ export const workflowView = (workflow: Workflow) => ({
   projectId: workflow.project.id,
   name: workflow.name,
   features: [...workflow.features],
+  maxStepTries: workflow.maxStepTries,
   createdAt: workflow.createdAt.toISOString(),
 });
 export type WorkflowView = ReturnType<typeof workflowView>;
