@@ -83,6 +83,8 @@ export function renderPage(name: string, view: Record<string, unknown> & { title
 
 /** `/assets/*`: the hashed build files, cached for a year (a new build has new names). */
 export function assetsRouter() {
+  // A checkout that was never built fails at start-up with what to do, not at the first page.
+  entryAssets('pages/pages.css');
   const router = Router();
   router.use('/assets', labelRoute('/assets'), express.static(join(BUILD, 'assets'), { immutable: true, maxAge: '365d', index: false }));
   return router;
