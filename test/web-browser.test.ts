@@ -85,6 +85,21 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
     }
   }, 300_000);
 
+  it('the consent page, after signing in: no console error, fits 320 px, shot at 390 and 1280 px', async () => {
+    const authorize = authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid profile', state: 's', prompt: 'consent' });
+    for (const width of [320, 390, 1280]) {
+      const { page, errors } = await open(authorize, width);
+      await page.getByLabel('Email').fill(service.demo.account.email);
+      await page.getByLabel('Password').fill(service.demo.account.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Allow' }).waitFor();
+      expect(errors, `consent at ${width}`).toEqual([]);
+      if (width === 320) expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(320);
+      else await page.screenshot({ path: path.join(ARTIFACTS, `consent-${width}.png`), fullPage: true });
+      await page.context().close();
+    }
+  });
+
   it('a Spanish phone gets the hosted page in Spanish, and the person can switch language', async () => {
     const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'spanish', features: ['id_verification'] });
     const session = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id });
