@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ADMIN_ROLES, APPROVAL_RULE, MEMBER_STATUSES, SESSION_STATUSES, WEBHOOK_EVENT_STATES, WORKFLOW_FEATURES } from '../../src/core/vocabulary.js';
 import { Button, Card, Pager, Pill, Table } from '../components/index.js';
 import { errorText, gql, PROJECT_KEY, TOKEN_KEY, whenUnauthenticated } from './api.js';
+import type { DestinationHealth } from '../../src/core/webhooks/health-view.js';
 import { QUERIES } from './queries.js';
 
 type Role = (typeof ADMIN_ROLES)[number];
@@ -65,19 +66,8 @@ interface Member {
   status: string;
   createdAt: string;
 }
-interface Health {
-  destination: string;
-  healthy: boolean;
-  attemptsLastHour: number;
-  successRateLastHour: number | null;
-  attemptsLastDay: number;
-  successRateLastDay: number | null;
-  consecutiveFailures: number;
-  nextRetryAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  lastSuccessAt: string | null;
-}
+/** A destination's health as core computes it (src/core/webhooks/health.ts). */
+type Health = DestinationHealth;
 interface WebhookStats {
   events: number;
   delivered: number;

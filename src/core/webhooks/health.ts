@@ -1,4 +1,7 @@
 import type { Orm } from '../db/orm.js';
+import type { DestinationHealth } from './health-view.js';
+
+export type { DestinationHealth };
 
 // Webhook health per destination (a project and one callback URL), computed by PostgreSQL from
 // the outbox and its attempts: what ops need at 3 a.m. is "is this receiver answering now?", not
@@ -45,25 +48,6 @@ export function destinationLabel(url: string): string {
 
 const ratio = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : null);
 const iso = (value: unknown) => (value ? new Date(value as string).toISOString() : null);
-
-export interface DestinationHealth {
-  projectId: string;
-  /** Host and path of the callback URL, no query. */
-  destination: string;
-  healthy: boolean;
-  attemptsLastHour: number;
-  successRateLastHour: number | null;
-  attemptsLastDay: number;
-  successRateLastDay: number | null;
-  consecutiveFailures: number;
-  /** The earliest next attempt of the destination's pending events. */
-  nextRetryAt: string | null;
-  pendingEvents: number;
-  lastAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  lastSuccessAt: string | null;
-}
 
 /**
  * Health of every destination that had an event in the lookback (or still has one pending), of
