@@ -250,14 +250,7 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
         reason = 'barcode_front_mismatch';
         error = `barcode_front_mismatch: ${evidence.find((e) => e.name === 'barcode_matches_front')!.detail}`;
       } else if (fromLicence) {
-        if (score < REVIEW_BELOW) {
-          status = 'review';
-          reason = 'weak_evidence';
-          error = `weak evidence: ${evidence
-            .filter((item) => !item.passed)
-            .map((item) => item.name)
-            .join(', ')}`;
-        }
+        // A licence's last rule is the evidence score, below.
       } else if (reading.mrz && !reading.mrz.valid) {
         status = 'failed';
         reason = 'invalid_check_digits';
@@ -273,7 +266,9 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
         status = 'review';
         reason = 'no_mrz';
         error = 'no machine-readable zone found; fields were read from the printed zone only';
-      } else if (score < REVIEW_BELOW) {
+      }
+      // Nothing decided above, and too little evidence for a pass: a person looks (licence or MRZ).
+      if (status === 'passed' && score < REVIEW_BELOW) {
         status = 'review';
         reason = 'weak_evidence';
         error = `weak evidence: ${evidence

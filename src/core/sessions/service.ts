@@ -85,11 +85,11 @@ export const FIXABLE_REASONS: Partial<Record<StepName, readonly string[]>> = {
 };
 
 /** The failed check of a step the person may fix by trying again: every failure of the step must be fixable. */
-export function fixableFailure(step: StepName, outcomes: readonly { check: { status: string }; reason?: string }[]): { reason: string } | null {
+export function fixableFailure(step: StepName, outcomes: readonly { check: { status: string; error: string | null }; reason?: string }[]): { reason: string; error: string | null } | null {
   const reasons = FIXABLE_REASONS[step];
   const failed = outcomes.filter((outcome) => outcome.check.status === 'failed');
   if (!reasons || failed.length === 0 || !failed.every((outcome) => reasons.includes(outcome.reason ?? ''))) return null;
-  return { reason: failed[0]!.reason! };
+  return { reason: failed[0]!.reason!, error: failed[0]!.check.error };
 }
 
 /** The steps a workflow needs on the hosted page, in the order the page shows them. */
@@ -417,7 +417,7 @@ export class SessionService {
     const work = this.workOf(session);
     const { outcomes, work: patch } = await this.runStep(session, step as StepName, input, work);
     const fixable = fixableFailure(step as StepName, outcomes);
-    if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, outcomes.find((outcome) => outcome.check.status === 'failed')!.check.error);
+    if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error);
     await this.commit(session, step as StepName, outcomes, patch);
     return this.flowState(await this.authenticate(token));
   }
