@@ -1,4 +1,5 @@
 import { type Request, Router } from 'express';
+import { firstSupportedLocale } from '../core/oidc/ui-locales.js';
 import { HOSTED_PAGE_LANGUAGES } from '../core/vocabulary.js';
 import { renderPage } from './assets.js';
 
@@ -10,9 +11,8 @@ import { renderPage } from './assets.js';
  * an integrator may add to the link), else the best of Accept-Language, else English.
  */
 export function pageLanguage(req: Request): (typeof HOSTED_PAGE_LANGUAGES)[number] {
-  const asked = typeof req.query.ui_locales === 'string' ? req.query.ui_locales.split(' ') : [];
-  const fromLink = asked.map((tag) => tag.toLowerCase().split('-')[0]).find((code) => (HOSTED_PAGE_LANGUAGES as readonly string[]).includes(code ?? ''));
-  return (fromLink ?? (req.acceptsLanguages(...HOSTED_PAGE_LANGUAGES) || 'en')) as (typeof HOSTED_PAGE_LANGUAGES)[number];
+  const fromLink = firstSupportedLocale(typeof req.query.ui_locales === 'string' ? req.query.ui_locales : undefined, HOSTED_PAGE_LANGUAGES);
+  return fromLink ?? ((req.acceptsLanguages(...HOSTED_PAGE_LANGUAGES) || 'en') as (typeof HOSTED_PAGE_LANGUAGES)[number]);
 }
 
 /** `GET /verify/{session_id}`: the page a person completes. */

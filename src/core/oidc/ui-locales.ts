@@ -7,11 +7,16 @@
 export const UI_LOCALES_SUPPORTED = ['en'] as const;
 export type UiLocale = (typeof UI_LOCALES_SUPPORTED)[number];
 
-export function pickUiLocale(uiLocales: string | undefined): UiLocale {
+/** The first of `supported` that a tag of `uiLocales` (space-separated BCP 47, in order of preference) names, or null. */
+export function firstSupportedLocale<L extends string>(uiLocales: string | undefined, supported: readonly L[]): L | null {
   for (const tag of (uiLocales ?? '').split(' ').filter(Boolean)) {
     const lower = tag.toLowerCase();
-    const match = UI_LOCALES_SUPPORTED.find((locale) => lower === locale || lower.startsWith(`${locale}-`));
+    const match = supported.find((locale) => lower === locale || lower.startsWith(`${locale}-`));
     if (match) return match;
   }
-  return UI_LOCALES_SUPPORTED[0];
+  return null;
+}
+
+export function pickUiLocale(uiLocales: string | undefined): UiLocale {
+  return firstSupportedLocale(uiLocales, UI_LOCALES_SUPPORTED) ?? UI_LOCALES_SUPPORTED[0];
 }
