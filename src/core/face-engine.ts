@@ -1,5 +1,5 @@
 import type { DecodedImage } from '../ml/image.js';
-import type { DetectedFace, FaceBox, FaceDescription } from '../ml/faces/index.js';
+import type { DetectedFace, DetectOptions, FaceBox, FaceDescription } from '../ml/faces/index.js';
 import type { HeadPose, LivenessAssessment } from '../ml/liveness/index.js';
 import type { Models } from './models.js';
 
@@ -14,7 +14,7 @@ export type { DetectedFace, FaceBox, FaceDescription, HeadPose, LivenessAssessme
  */
 export interface FaceEngine {
   /** Every face, largest first (landmarks as found by the detector). */
-  detectFaces(image: DecodedImage): Promise<DetectedFace[]>;
+  detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;
   /** The largest usable face with its 128-d descriptor and refined landmarks; null when none. */
   describeLargestFace(image: DecodedImage): Promise<FaceDescription | null>;
   /** A JPEG crop of a face (a document portrait). */
@@ -28,7 +28,7 @@ export interface FaceEngine {
 /** The real engine: face-api and human's models from src/ml, loaded on first use and shared. */
 export function modelFaceEngine(models: Models): FaceEngine {
   return {
-    detectFaces: async (image) => (await models.faces()).detectFaces(image),
+    detectFaces: async (image, options) => (await models.faces()).detectFaces(image, options),
     describeLargestFace: async (image) => (await models.faces()).describeLargestFace(image),
     cropFace: async (image, box, options) => (await models.faces()).cropFace(image, box, options),
     assessLiveness: async (image, others) => (await models.liveness()).assess(image, { frames: others?.map((other) => ({ image: other.image, box: other.face })) }),

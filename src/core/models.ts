@@ -87,7 +87,7 @@ export function timedModels(models: Models, observe: (model: string, seconds: nu
       const faces = await models.faces();
       return {
         backend: faces.backend,
-        detectFaces: (image) => time('face_detect', () => faces.detectFaces(image)),
+        detectFaces: (image, options) => time('face_detect', () => faces.detectFaces(image, options)),
         describeLargestFace: (image) => time('face_describe', () => faces.describeLargestFace(image)),
         cropFace: (image, box, options) => faces.cropFace(image, box, options),
         close: () => faces.close(),

@@ -414,6 +414,7 @@ export class PaddleDocumentReader implements DocumentReader {
       barcodeVisualAgreement: licence && barcode?.side === 'back' && front ? compareLicenceWithVisualZone(licence, visualZone) : {},
       visualZone,
       rotation: chosen?.rotation ?? zoneAttempt?.rotation ?? 0,
+      frontRotation: zoneAttempt?.rotation ?? 0,
       skewDegrees: chosen?.skew ?? zoneAttempt?.skew ?? 0,
       side: mrz ? side : front ? 'front' : 'back',
       mrzVisualAgreement: mrz ? compareMrzWithVisualZone(mrz, visualZone) : {},

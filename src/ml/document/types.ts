@@ -67,6 +67,8 @@ export interface DocumentReading {
   visualZone: VisualZoneReading;
   /** Rotation applied to read it upright. */
   rotation: Rotation;
+  /** Rotation that stands the front upright (the only image, when just one was sent): where its portrait is upright too. */
+  frontRotation: Rotation;
   /** Small-angle deskew applied, if any. */
   skewDegrees: number;
   /** Which image the MRZ came from. */

@@ -48,8 +48,11 @@ export async function detectionPixels(image: DecodedImage): Promise<{ rgb: Rgb; 
   return { rgb, scale: image.width / rgb.width };
 }
 
-export async function findFaces(rt: FaceRuntime, rgb: Rgb, scale: number): Promise<RawFace[]> {
-  const turns: QuarterTurns[] = [0, 1, 3, 2];
+/** Step 3's order: as sent, then sideways either way, then upside down. */
+const EVERY_TURN: QuarterTurns[] = [0, 1, 3, 2];
+
+/** Faces in the image, trying `turns` in order until one finds some (step 3). */
+export async function findFaces(rt: FaceRuntime, rgb: Rgb, scale: number, turns: QuarterTurns[] = EVERY_TURN): Promise<RawFace[]> {
   const small = Math.max(rgb.width, rgb.height) <= SMALL_SIDE;
   for (const t of turns) {
     const turned = turn(rgb, t);

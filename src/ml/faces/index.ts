@@ -4,10 +4,12 @@ import { describe } from './describe.js';
 import { detectionPixels, findFaces, type RawFace } from './detect.js';
 import type { Box } from './geometry.js';
 import type { FaceQuality } from './quality.js';
+import type { QuarterTurns } from './raster.js';
 import { SerialQueue } from './queue.js';
 import { faceRuntime } from './runtime.js';
 
 export type { FaceQuality } from './quality.js';
+export type { QuarterTurns } from './raster.js';
 
 export { DEFAULT_FACE_MATCH_THRESHOLD, faceDistance, faceSimilarity, MATCH_DISTANCE } from './match.js';
 
@@ -31,10 +33,19 @@ export interface FaceDescription extends DetectedFace {
   estimatedAge?: number;
 }
 
+export interface DetectOptions {
+  /**
+   * Clockwise quarter turns that stand the image upright, when the caller knows them (a document
+   * read upright at that rotation, its portrait upright with it): faces are looked for at that
+   * orientation only, instead of at every one in turn.
+   */
+  upright?: QuarterTurns;
+}
+
 export interface FaceModels {
   backend: string; // 'tensorflow' | 'wasm' | 'cpu'
   /** Every face, largest first. Detection runs on a downscaled copy (long side ~640) for speed, boxes mapped back. */
-  detectFaces(image: DecodedImage): Promise<DetectedFace[]>;
+  detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;
   /** The largest face with its descriptor, computed on an aligned crop taken from the FULL-resolution image; null when there is no usable face. */
   describeLargestFace(image: DecodedImage): Promise<FaceDescription | null>;
   /** A tight JPEG crop (with margin) of a face, for a document portrait. */
@@ -57,13 +68,13 @@ export async function loadFaceModels(): Promise<FaceModels> {
     if (closed) return Promise.reject(new Error('face models handle is closed'));
     return inference.run(task);
   };
-  const detect = async (image: DecodedImage): Promise<RawFace[]> => {
+  const detect = async (image: DecodedImage, options: DetectOptions = {}): Promise<RawFace[]> => {
     const { rgb, scale } = await detectionPixels(image);
-    return findFaces(rt, rgb, scale);
+    return findFaces(rt, rgb, scale, options.upright === undefined ? undefined : [options.upright]);
   };
   return {
     backend: rt.backend,
-    detectFaces: (image) => guard(async () => (await detect(image)).map(publicFace)),
+    detectFaces: (image, options) => guard(async () => (await detect(image, options)).map(publicFace)),
     describeLargestFace: (image) =>
       guard(async () => {
         const largest = (await detect(image))[0];
