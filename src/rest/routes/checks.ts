@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { ageInput } from '../../core/checks/age.js';
-import { CHECK_STATUSES, CHECK_TYPES } from '../../core/checks/entities.js';
 import { locationInput } from '../../core/checks/location.js';
 import { credentialInput } from '../../core/credentials/check.js';
 import { sendData, sendResult } from '../envelope.js';
@@ -13,14 +12,7 @@ import type { ApiKeyCaller } from '../auth.js';
 import { checkBody, type FieldKinds } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 
-const checkSchema = z.object({
-  type: z.enum(CHECK_TYPES),
-  status: z.enum(CHECK_STATUSES),
-  score: z.number().optional(),
-  data: z.record(z.string(), z.unknown()),
-  error: z.string().nullable(),
-});
-export const standaloneResponse = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkSchema });
+import { standaloneWire as standaloneResponse } from '../../core/checks/views.js';
 
 /** What any route behind the API key can answer. */
 const API_KEY_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
