@@ -55,7 +55,7 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
     ...service,
     demo: service.demo,
     config,
-    http: checkedHttp(supertest(service.app), responseChecker((await supertest(service.app).get('/api/v2/openapi.json')).body)),
+    http: checkedHttp(supertest(service.app), responseChecker((await supertest(service.app).get('/api/v2/openapi.json').expect(200)).body)),
     async close() {
       await service.close();
       await rm(dataDir, { recursive: true, force: true });
