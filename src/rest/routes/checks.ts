@@ -39,7 +39,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     {
       summary: 'Read an ID document: OCR, MRZ with check digits, the AAMVA barcode (PDF417) of a North American licence, portrait, authenticity evidence',
       body: z.object({ front_image: image, back_image: image.optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
-      errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record'],
+      errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record', 'reuse_not_available'],
     },
   );
   route(
