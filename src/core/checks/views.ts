@@ -13,3 +13,11 @@ export const checkWire = z.object({
 });
 
 export const standaloneWire = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkWire });
+
+/** The combined KYC + credential answer: `passed` only when every check passes. */
+export const combinedWire = z.object({
+  session_id: z.string(),
+  status: z.enum(CHECK_STATUSES),
+  identity: z.object({ name: z.string().nullable(), dob: z.string().nullable() }),
+  checks: z.array(checkWire),
+});

@@ -12,7 +12,7 @@ import type { ApiKeyCaller } from '../auth.js';
 import { checkBody, type FieldKinds } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 
-import { standaloneWire as standaloneResponse } from '../../core/checks/views.js';
+import { combinedWire, standaloneWire } from '../../core/checks/views.js';
 
 /** What any route behind the API key can answer. */
 const API_KEY_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
@@ -22,13 +22,22 @@ const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'invalid_api_key', 'insu
 export function checksRouter(core: Core, docs: ApiDocs) {
   const router = Router();
 
-  function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body: z.ZodType; errors: ErrorCode[] }) {
+  function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body: z.ZodType; errors: ErrorCode[]; response?: z.ZodType }) {
     router.post(path, checkBody(kinds), async (req, res) => {
       const caller = res.locals.apiKey as ApiKeyCaller;
       const result = await core.pipeline.run(caller, check, res.locals.input, { idempotencyKey: req.get('idempotency-key') ?? undefined });
       sendResult(res, result);
     });
-    docs.add({ method: 'post', path: `/api/v2${path}`, summary: doc.summary, tag: 'standalone checks', security: 'apiKey', body: doc.body, response: standaloneResponse, errors: [...COMMON_ERRORS, ...doc.errors] });
+    docs.add({
+      method: 'post',
+      path: `/api/v2${path}`,
+      summary: doc.summary,
+      tag: 'standalone checks',
+      security: 'apiKey',
+      body: doc.body,
+      response: doc.response ?? standaloneWire,
+      errors: [...COMMON_ERRORS, ...doc.errors],
+    });
   }
 
   const image = z.string().describe('base64 or a data URL (or send multipart/form-data files under the same name)');
@@ -69,6 +78,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     {
       summary: 'ID verification, liveness, face match (document portrait vs selfie) and the licence lookup against the name on the ID',
       body: z.object({ front_image: image, back_image: image.optional(), selfie: image, license_type: z.string(), license_state: z.string(), license_number: z.string(), npi: z.string().optional() }),
+      response: combinedWire,
       errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
     },
   );
