@@ -122,6 +122,7 @@ export class TenancyService {
       name,
       webhookSigningSecretSealed: this.deps.sealer.seal(webhookSigningSecret),
       balanceMinor: Math.round((balance ?? 0) * 100),
+      evidenceRetentionDays: 30,
       currency: 'USD',
       isDemo: options.isDemo ?? false,
       createdAt: this.now(),
@@ -145,6 +146,11 @@ export class TenancyService {
 
   async getProject(projectId: string) {
     return projectView(await this.loadProject(this.em(), projectId));
+  }
+
+  /** Days a decided session's review images are kept (0: deleted at the decision). */
+  async evidenceRetentionDays(projectId: string): Promise<number> {
+    return (await this.loadProject(this.em(), projectId)).evidenceRetentionDays;
   }
 
   async demoProjectId(): Promise<string | null> {

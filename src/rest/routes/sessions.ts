@@ -36,6 +36,14 @@ const decision = z.object({
   identity: z.object({ full_name: z.string().nullable(), licenses: z.array(z.object({ license_state: z.string().nullable(), status: z.string(), expire_date: z.string().nullable() })) }).optional(),
 });
 
+const erased = z.object({
+  session_id: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  erased: z.literal(true),
+  already_erased: z.boolean().describe('true when an earlier call had already erased it (the call is idempotent)'),
+  erased_at: z.string(),
+});
+
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
 
 /** `/api/v2/session`: the integrator's side of hosted verification. */
@@ -65,8 +73,21 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
     const { projectId, apiKeyId } = caller(res);
     sendData(res, await core.sessions.review(projectId, id(req), `api_key:${apiKeyId}`, req.body ?? {}));
   });
+  router.delete('/session/:id/data', async (req, res) => {
+    const { projectId, apiKeyId } = caller(res);
+    sendData(res, await core.sessions.eraseData(projectId, id(req), `api_key:${apiKeyId}`));
+  });
 
   docs.add(
+    {
+      method: 'delete',
+      path: '/api/v2/session/{id}/data',
+      summary: "Erase the session's sealed data (read fields, check details) and review images now; the status, decision and timeline stay. Idempotent",
+      tag: 'sessions',
+      security: 'apiKey',
+      response: erased,
+      errors: [...AUTH_ERRORS, 'not_found', 'conflict'],
+    },
     {
       method: 'post',
       path: '/api/v2/session',
