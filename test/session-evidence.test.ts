@@ -120,3 +120,56 @@ describe('DELETE /api/v2/session/{id}/data', () => {
     expect(unknown.status).toBe(404);
   });
 });
+
+describe('the review screen over GraphQL', () => {
+  const gql = (token: string, query: string, variables: Record<string, unknown> = {}) => service.http.post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, variables });
+  const EVIDENCE = 'query($p: String!, $s: String!) { sessionEvidence(projectId: $p, sessionId: $s) { id kind dataUrl } }';
+  const REVIEW = 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status timeline { to actor reason } } }';
+
+  it('serves the images to reviewers of the project only, audits every image served, and requires a note to decide', async () => {
+    const sessionId = await inReview();
+    const p = service.demo.project_id;
+    const reviewer = await service.core.tenancy.createAdminToken({ role: 'reviewer', projectId: p });
+    const viewer = await service.core.tenancy.createAdminToken({ role: 'viewer', projectId: p });
+    const admin = await service.core.tenancy.createAdminToken({ role: 'admin', projectId: p });
+    const { project: other } = await service.core.tenancy.createProject({ name: 'Elsewhere', balance: 1 });
+    const foreign = await service.core.tenancy.createAdminToken({ role: 'admin', projectId: other.id });
+
+    expect((await gql(viewer.token, EVIDENCE, { p, s: sessionId })).body.errors[0].extensions.code).toBe('forbidden');
+    // Another tenant's token is told the project does not exist for it, and its own project has no such session.
+    expect((await gql(foreign.token, EVIDENCE, { p, s: sessionId })).body.errors[0].extensions.code).toBe('not_found');
+    expect((await gql(foreign.token, EVIDENCE, { p: other.id, s: sessionId })).body.errors[0].extensions.code).toBe('not_found');
+
+    const served = await gql(reviewer.token, EVIDENCE, { p, s: sessionId });
+    expect(served.body.errors).toBeUndefined();
+    const images = served.body.data.sessionEvidence as { id: string; kind: string; dataUrl: string }[];
+    const shown = images.find((image) => image.kind === 'document_front')!;
+    expect(Buffer.from(shown.dataUrl.split(',')[1]!, 'base64').equals(front)).toBe(true);
+    const session = await gql(reviewer.token, 'query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { imagesRetained } }', { p, s: sessionId });
+    expect(session.body.data.session.imagesRetained).toBe(true);
+
+    const audit = await gql(admin.token, 'query($p: String) { adminAudit(projectId: $p, first: 50) { edges { node { tokenId action target } } } }', { p });
+    const views = audit.body.data.adminAudit.edges.map((e: { node: { tokenId: string; action: string; target: string } }) => e.node).filter((n: { tokenId: string }) => n.tokenId === reviewer.id);
+    expect(views.map((v: { action: string; target: string }) => [v.action, v.target]).sort()).toEqual(images.map((image) => [`session.evidence.view:${image.kind}`, `${sessionId}/${image.id}`]).sort());
+
+    for (const note of ['', '   ']) {
+      const refused = await gql(reviewer.token, REVIEW, { i: { projectId: p, sessionId, status: 'DECLINED', note } });
+      expect(refused.body.errors[0].extensions.code).toBe('validation_error');
+    }
+    const decided = await gql(reviewer.token, REVIEW, { i: { projectId: p, sessionId, status: 'DECLINED', note: 'photo of a screen' } });
+    expect(decided.body.data.reviewSession.status).toBe('DECLINED');
+    expect(decided.body.data.reviewSession.timeline.at(-1)).toEqual({ to: 'DECLINED', actor: `admin:${reviewer.id}`, reason: 'manual review: photo of a screen' });
+  }, 60_000);
+
+  it('erases from the console API (admins only), like the REST DELETE', async () => {
+    const sessionId = await inReview();
+    const p = service.demo.project_id;
+    const ERASE = 'mutation($i: SessionRefInput!) { eraseSessionData(input: $i) { sessionId status alreadyErased } }';
+    const reviewer = await service.core.tenancy.createAdminToken({ role: 'reviewer', projectId: p });
+    const admin = await service.core.tenancy.createAdminToken({ role: 'admin', projectId: p });
+    expect((await gql(reviewer.token, ERASE, { i: { projectId: p, sessionId } })).body.errors[0].extensions.code).toBe('forbidden');
+    const erased = await gql(admin.token, ERASE, { i: { projectId: p, sessionId } });
+    expect(erased.body.data.eraseSessionData).toEqual({ sessionId, status: 'IN_REVIEW', alreadyErased: false });
+    expect(await images(sessionId)).toEqual([]);
+  }, 60_000);
+});

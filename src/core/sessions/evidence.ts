@@ -15,6 +15,12 @@ export class EvidenceStore {
     for (const { kind, bytes } of images) em.create(SessionEvidence, { sessionId, kind, sealed: this.sealer.sealBytes(bytes), createdAt: now });
   }
 
+  /** A session's images, opened, oldest first. */
+  async list(sessionId: string): Promise<{ id: string; kind: EvidenceKind; bytes: Buffer; createdAt: Date }[]> {
+    const rows = await this.orm.em.fork().find(SessionEvidence, { sessionId }, { orderBy: { id: 'asc' } });
+    return rows.map((row) => ({ id: String(row.id), kind: row.kind, bytes: this.sealer.openBytes(row.sealed), createdAt: row.createdAt }));
+  }
+
   /** Deletes a session's images in the caller's transaction; returns how many there were. */
   async erase(em: EntityManager, sessionId: string): Promise<number> {
     return em.nativeDelete(SessionEvidence, { sessionId });

@@ -302,7 +302,7 @@ export class SessionService {
    * document read (passed or under review: that is what the reviewer rules on) and passed liveness
    * and face match. The row lock makes two reviewers deciding at once have exactly one winner.
    */
-  async review(projectId: string, sessionId: string, actor: Actor, raw: unknown) {
+  async review(projectId: string, sessionId: string, actor: Actor, raw: unknown, note?: string) {
     const { status } = parseInput(reviewInput, raw);
     const outcome = await this.transaction(async (em) => {
       const session = await this.load(em, projectId, sessionId, true);
@@ -314,7 +314,7 @@ export class SessionService {
         const missing = [has('id_verification', ['passed', 'review']) ? null : 'id_verification', has('liveness', ['passed']) ? null : 'liveness', has('face_match', ['passed']) ? null : 'face_match'].filter(Boolean);
         if (missing.length) throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
       }
-      const eventId = await this.move(em, session, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, 'manual review');
+      const eventId = await this.move(em, session, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, note ? `manual review: ${note}` : 'manual review');
       return { session, eventId };
     });
     await this.deps.webhooks.dispatch(outcome.eventId ? [outcome.eventId] : []);
@@ -734,6 +734,12 @@ export class SessionService {
       em.create(SessionEvent, { sessionId: session.id, fromStatus: session.status, toStatus: session.status, actor, reason: 'data erased', at: now });
       return { session_id: session.id, status: session.status, erased: true, already_erased: false, erased_at: now.toISOString() };
     });
+  }
+
+  /** The review images of a session of the project (404 for another project's session); the caller audits the read. */
+  async evidenceOf(projectId: string, sessionId: string) {
+    await this.load(this.deps.orm.em.fork(), projectId, sessionId);
+    return this.evidence.list(sessionId);
   }
 
   /** Part of the sweep: deletes review images past their project's retention. */
