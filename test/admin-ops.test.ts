@@ -1,6 +1,6 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpLink, type TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import type { AdminRouter } from '../src/graph/trpc.js';
@@ -199,7 +199,9 @@ describe('roles, project scope and limits', () => {
     }
     const own = await gql(tokens.scoped.token, SESSIONS, { p: service.demo.project_id });
     expect(JSON.stringify(own.body.data)).not.toContain(made.a1!);
-    const foreign = await gql(tokens.scoped.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', { i: { projectId: ops.projectId, sessionId: made.a4, status: 'DECLINED', note: 'document unreadable' } });
+    const foreign = await gql(tokens.scoped.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', {
+      i: { projectId: ops.projectId, sessionId: made.a4, status: 'DECLINED', note: 'document unreadable' },
+    });
     expect(foreign.body.errors[0].extensions.code).toBe('not_found');
   });
 
@@ -218,9 +220,13 @@ describe('roles, project scope and limits', () => {
   });
 
   it("answers the review mutation's 409 rules: a session not in review", async () => {
-    const res = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', { i: { projectId: ops.projectId, sessionId: made.a4, status: 'APPROVED', note: 'checked by hand' } });
+    const res = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', {
+      i: { projectId: ops.projectId, sessionId: made.a4, status: 'APPROVED', note: 'checked by hand' },
+    });
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'review_not_pending', status: 409 });
-    const closed = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', { i: { projectId: ops.projectId, sessionId: made.a1, status: 'DECLINED', note: 'document unreadable' } });
+    const closed = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', {
+      i: { projectId: ops.projectId, sessionId: made.a1, status: 'DECLINED', note: 'document unreadable' },
+    });
     expect(closed.body.errors[0].extensions.code).toBe('session_closed');
   });
 });

@@ -22,7 +22,8 @@ const iso = (value: Date | string | null | undefined) => (value ? new Date(value
 
 type Row = Record<string, any>;
 
-const SESSION_COLUMNS = 'id, project_id, workflow_id, status, features, vendor_data, svc_id, decision, decided_at, decided_by, started_at, expires_at, created_at, updated_at, callback, redirect_url, exists (select 1 from session_evidence e where e.session_id = verification_session.id) as images_retained';
+const SESSION_COLUMNS =
+  'id, project_id, workflow_id, status, features, vendor_data, svc_id, decision, decided_at, decided_by, started_at, expires_at, created_at, updated_at, callback, redirect_url, exists (select 1 from session_evidence e where e.session_id = verification_session.id) as images_retained';
 
 export const sessionNode = (row: Row) => ({
   id: row.id as string,
