@@ -131,7 +131,12 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     await page.getByRole('heading', { name: `Session ${evidenceId}` }).waitFor();
     const front = page.getByRole('img', { name: 'document front' });
     await front.waitFor();
-    expect(await front.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    expect(
+      await front.evaluate((img) => {
+        const image = img as unknown as { complete: boolean; naturalWidth: number };
+        return image.complete && image.naturalWidth > 0;
+      }),
+    ).toBe(true);
     expect(await page.locator('main').textContent()).toMatch(/id_verification\s*review/);
     await shot('04b-review-evidence');
     await page.getByLabel(`Review note for ${evidenceId}`).fill('document genuine, checked by hand');

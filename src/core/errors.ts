@@ -199,7 +199,7 @@ export type ErrorCode = keyof typeof errorCatalog;
 export const specCatalogCodes = Object.keys(specCatalog) as ErrorCode[];
 
 export function isErrorCode(code: string): code is ErrorCode {
-  return Object.hasOwn(errorCatalog, code);
+  return Object.prototype.hasOwnProperty.call(errorCatalog, code);
 }
 
 /** A rule of the service was broken. Fronts map it to a status through the catalog. */

@@ -15,7 +15,7 @@ interface Placed {
 function mrzSymbols(symbols: OcrSymbol[]): Placed[] {
   const out: Placed[] = [];
   for (const s of symbols) {
-    const ch = s.text.toUpperCase().replace(/[«‹([{]/g, '<');
+    const ch = s.text.toUpperCase().replace(/[«‹(\[{]/g, '<');
     if (ch.length !== 1 || !/[A-Z0-9<]/.test(ch)) continue;
     out.push({ ch, cx: (s.bbox.x0 + s.bbox.x1) / 2, confidence: s.confidence });
   }

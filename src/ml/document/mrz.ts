@@ -14,7 +14,7 @@ const MRZ_LENGTHS = [30, 36, 44];
 export function cleanMrzLine(text: string): string {
   return text
     .toUpperCase()
-    .replace(/[«‹<≤([{]/g, '<')
+    .replace(/[«‹<≤(\[{]/g, '<')
     .replace(/\$/g, 'S')
     .replace(/\s+/g, '')
     .replace(/[^A-Z0-9<]/g, '');

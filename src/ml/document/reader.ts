@@ -1,7 +1,7 @@
 import type { DecodedImage } from '../image.js';
 import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
-import { mergeRows, type PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
+import { mergeRows, PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
 import { bandShear, cropGray, lineGeometry, resizeGray, rotateGray, unshear, uprightGray, type Gray, type LineGeometry } from './raster.js';
 import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
 import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
