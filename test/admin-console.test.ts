@@ -184,6 +184,10 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
       await page.getByRole('link', { name: view }).click();
       await page.getByRole('heading', { name: view === 'Billing' ? 'Billing' : 'API keys', exact: true }).waitFor();
     }
+    await page.getByLabel('Days kept after the decision').fill('14');
+    await page.getByRole('button', { name: 'Save retention' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('kept 14 days after the decision');
+    expect(await service.core.tenancy.evidenceRetentionDays(service.demo.project_id)).toBe(14);
     await shot('07-keys');
   });
 });

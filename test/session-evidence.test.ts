@@ -161,6 +161,18 @@ describe('the review screen over GraphQL', () => {
     expect(decided.body.data.reviewSession.timeline.at(-1)).toEqual({ to: 'DECLINED', actor: `admin:${reviewer.id}`, reason: 'manual review: photo of a screen' });
   }, 60_000);
 
+  it('lets admins of the project set the retention (0 to 3650 days); reviewers may not', async () => {
+    const p = service.demo.project_id;
+    const SET = 'mutation($i: EvidenceRetentionInput!) { setEvidenceRetention(input: $i) { evidenceRetentionDays } }';
+    const reviewer = await service.core.tenancy.createAdminToken({ role: 'reviewer', projectId: p });
+    const admin = await service.core.tenancy.createAdminToken({ role: 'admin', projectId: p });
+    expect((await gql(reviewer.token, SET, { i: { projectId: p, days: 7 } })).body.errors[0].extensions.code).toBe('forbidden');
+    expect((await gql(admin.token, SET, { i: { projectId: p, days: -1 } })).body.errors[0].extensions.code).toBe('validation_error');
+    expect((await gql(admin.token, SET, { i: { projectId: p, days: 7 } })).body.data.setEvidenceRetention).toEqual({ evidenceRetentionDays: 7 });
+    expect(await service.core.tenancy.evidenceRetentionDays(p)).toBe(7);
+    await setRetention(30);
+  });
+
   it('erases from the console API (admins only), like the REST DELETE', async () => {
     const sessionId = await inReview();
     const p = service.demo.project_id;

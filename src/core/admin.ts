@@ -17,6 +17,7 @@ import {
   createProjectInput,
   createWorkflowInput,
   defaultCallbackInput,
+  evidenceRetentionInput,
   projectId,
   revokeApiKeyInput,
   setCallbackActiveInput,
@@ -205,6 +206,7 @@ export const adminOperations = {
   createWorkflow: op({ kind: 'mutation', role: 'admin', input: createWorkflowInput, run: (core, input) => core.tenancy.createWorkflow(input) }),
   approveCallback: op({ kind: 'mutation', role: 'admin', input: callbackUrlInput, run: (core, input) => core.tenancy.approveCallback(input) }),
   setCallbackActive: op({ kind: 'mutation', role: 'admin', input: setCallbackActiveInput, run: (core, input) => core.tenancy.setCallbackActive(input) }),
+  setEvidenceRetention: op({ kind: 'mutation', role: 'admin', input: evidenceRetentionInput, run: (core, input) => core.tenancy.setEvidenceRetention(input) }),
   setDefaultCallback: op({ kind: 'mutation', role: 'admin', input: defaultCallbackInput, run: (core, input) => core.tenancy.setDefaultCallback(input) }),
   createOidcClient: op({ kind: 'mutation', role: 'admin', input: createOidcClientInput, run: (core, input) => core.tenancy.createOidcClient(input) }),
   topUpWallet: op({

@@ -138,6 +138,7 @@ export const adminRouter = t.router({
   approveCallback: mutation('approveCallback'),
   setCallbackActive: mutation('setCallbackActive'),
   setDefaultCallback: mutation('setDefaultCallback'),
+  setEvidenceRetention: mutation('setEvidenceRetention'),
   createOidcClient: mutation('createOidcClient'),
   createOrgApp: mutation('createOrgApp'),
   createAdminToken: mutation('createAdminToken'),

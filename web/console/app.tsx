@@ -769,6 +769,7 @@ function KeysView({ ctx }: { ctx: Ctx }) {
   const [keyName, setKeyName] = useState('');
   const [workflowName, setWorkflowName] = useState('');
   const [features, setFeatures] = useState<string[]>([]);
+  const [retention, setRetention] = useState<string | null>(null);
   const loaded = useLoad(() => gql(QUERIES.keys, { p: ctx.projectId }), [ctx.projectId]);
   if (!loaded.data) return <Loading error={loaded.error} />;
   const data = loaded.data;
@@ -780,6 +781,26 @@ function KeysView({ ctx }: { ctx: Ctx }) {
   return (
     <>
       <Out outcome={outcome} />
+      <Card>
+        <h2>Review images</h2>
+        <p class="hint">Document images and the selfie frame are kept sealed while a session is open or in review, then for this many days after the decision (0: deleted at the decision).</p>
+        <form class="row" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Days kept after the decision
+            <input name="retention" type="number" min="0" max="3650" disabled={!admin} value={retention ?? String(data.project.evidenceRetentionDays)} onInput={(e) => setRetention(inputValue(e))} />
+          </label>
+          {admin ? (
+            <ActionButton
+              label="Save retention"
+              report={report}
+              work={async () => {
+                const saved = await gql(QUERIES.setEvidenceRetention, { i: { projectId: ctx.projectId, days: Number(retention ?? data.project.evidenceRetentionDays) } });
+                return 'Review images are kept ' + saved.setEvidenceRetention.evidenceRetentionDays + ' days after the decision';
+              }}
+            />
+          ) : null}
+        </form>
+      </Card>
       <Card>
         <h1>API keys</h1>
         <p class="hint">Secrets are shown once, at creation; the list never holds them.</p>

@@ -26,6 +26,7 @@ import {
   createProjectInput,
   createWorkflowInput,
   defaultCallbackInput,
+  evidenceRetentionInput,
   revokeApiKeyInput,
   setCallbackActiveInput,
 } from './inputs.js';
@@ -346,6 +347,15 @@ export class TenancyService {
     const em = this.em();
     const project = await this.loadProject(em, projectId);
     project.defaultCallbackUrl = url === null ? null : this.checkCallbackUrl(url);
+    await em.flush();
+    return projectView(project);
+  }
+
+  async setEvidenceRetention(input: unknown) {
+    const { projectId, days } = parseInput(evidenceRetentionInput, input);
+    const em = this.em();
+    const project = await this.loadProject(em, projectId);
+    project.evidenceRetentionDays = days;
     await em.flush();
     return projectView(project);
   }
