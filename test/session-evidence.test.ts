@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
+import { createSession, liveBurst, submitStep } from './helpers/admin-sessions.js';
 import { renderDocument, renderSpecs } from './helpers/documents.js';
 import { markerFaceEngine } from './helpers/face-engine.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
@@ -53,6 +54,17 @@ describe('review evidence', () => {
     const row = kept.find((r) => r.kind === 'document_front')!;
     expect(row.sealed.includes(front.subarray(0, 64))).toBe(false);
     expect(service.core.sealer.openBytes(row.sealed).equals(front)).toBe(true);
+  }, 60_000);
+
+  it("keeps the selfie burst's middle frame (the one liveness judged), sealed", async () => {
+    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'selfie', features: ['liveness'] });
+    const session = await createSession(service, service.demo.api_key, { workflow_id: workflow.id });
+    const burst = await liveBurst(service, session.session_token);
+    expect((await submitStep(service, session.session_token, 'selfie', burst)).status).toBe('APPROVED');
+    const kept = await images(session.session_id);
+    expect(kept.map((row) => row.kind)).toEqual(['selfie']);
+    const middle = Buffer.from(burst.frames[1]!.split(',')[1]!, 'base64');
+    expect(service.core.sealer.openBytes(kept[0]!.sealed).equals(middle)).toBe(true);
   }, 60_000);
 
   it('keeps images of IN_REVIEW sessions through the purge, and purges decided ones after the retention', async () => {
