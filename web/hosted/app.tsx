@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Button, CameraView, Card, Field, Message } from '../components/index.js';
 import { type Challenge, call, type HostedState, type LicenceState, type Provider, type StepName } from './api.js';
 import { brightness, fileToDataUrl, TOO_DARK, toCanvas } from './capture.js';
+import { type Gray, type Hint, hintFor, nextStreak, READY_FRAMES, toGray } from './guidance.js';
 import { I18n, initialLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, rememberLanguage, translator, useT } from './i18n.js';
 import { fieldLabel, friendly, wordsFor } from './words.js';
 
@@ -46,33 +47,131 @@ function Step({ title, error, children }: { title: string; error?: string | null
   );
 }
 
+/** The camera facing `facing`, off when the step is done (or the page moves on); null until it opens, `false` when there is none or it is refused. */
+function useCamera(facing: 'user' | 'environment', ideal: { width: number; height: number }): MediaStream | null | false {
+  const [stream, setStream] = useState<MediaStream | null | false>(null);
+  useEffect(() => {
+    let opened: MediaStream | null = null;
+    const media = navigator.mediaDevices;
+    if (!media?.getUserMedia) {
+      setStream(false);
+      return;
+    }
+    media.getUserMedia({ video: { facingMode: facing, width: { ideal: ideal.width }, height: { ideal: ideal.height } }, audio: false }).then(
+      (camera) => {
+        opened = camera;
+        setStream(camera);
+      },
+      () => setStream(false),
+    );
+    return () => {
+      for (const track of opened?.getTracks() ?? []) track.stop();
+    };
+  }, []);
+  return stream;
+}
+
+/** How often the document camera is looked at for hints (ms), on a frame this wide (px). */
+const GUIDE_EVERY_MS = 250;
+const GUIDE_WIDTH = 160;
+
+/** Watches the video for hints until the document has been ready READY_FRAMES times in a row, then takes the photo. */
+function useGuidedCapture(video: { current: HTMLVideoElement | null }, active: boolean, onCapture: (photo: string) => void): Hint | 'searching' {
+  const [hint, setHint] = useState<Hint | 'searching'>('searching');
+  useEffect(() => {
+    if (!active) return;
+    let previous: Gray | null = null;
+    let streak = 0;
+    const timer = setInterval(() => {
+      const camera = video.current;
+      if (!camera?.videoWidth) return;
+      const small = toCanvas(camera, camera.videoWidth, camera.videoHeight, GUIDE_WIDTH);
+      const frame = toGray(small.getContext('2d')!.getImageData(0, 0, small.width, small.height).data, small.width, small.height);
+      const now = hintFor(frame, previous);
+      previous = frame;
+      streak = nextStreak(streak, now);
+      setHint(now ?? 'searching');
+      if (streak >= READY_FRAMES) {
+        clearInterval(timer);
+        onCapture(toCanvas(camera, camera.videoWidth, camera.videoHeight, 2400).toDataURL('image/jpeg', 0.92));
+      }
+    }, GUIDE_EVERY_MS);
+    return () => clearInterval(timer);
+  }, [active]);
+  return hint;
+}
+
+/** The document: the camera with a frame and live hints takes the photo by itself, shown for Retake/Use; uploading a photo stays possible. */
 function DocumentStep({ advance }: { advance: Advance }) {
   const t = useT();
   const front = useRef<HTMLInputElement>(null);
   const back = useRef<HTMLInputElement>(null);
+  const video = useRef<HTMLVideoElement>(null);
+  const camera = useCamera('environment', { width: 1920, height: 1080 });
+  const [photo, setPhoto] = useState<string | null>(null);
   const submit = useStepSubmit('document', t('document.continue'), advance);
-  const go = async () => {
+  const hint = useGuidedCapture(video, Boolean(camera) && !photo && !submit.busy, setPhoto);
+  const backImage = async () => {
+    const backFile = back.current?.files?.[0];
+    return backFile ? { back_image: await fileToDataUrl(backFile) } : {};
+  };
+  const upload = async () => {
     const frontFile = front.current?.files?.[0];
     if (!frontFile) return submit.setError(t('document.needFront'));
     try {
-      const body: { front_image: string; back_image?: string } = { front_image: await fileToDataUrl(frontFile) };
-      const backFile = back.current?.files?.[0];
-      if (backFile) body.back_image = await fileToDataUrl(backFile);
-      await submit.send(body);
+      await submit.send({ front_image: await fileToDataUrl(frontFile), ...(await backImage()) });
     } catch (error) {
       submit.setError(friendly(t, error));
     }
   };
+  // A refused photo (unreadable, or an expired document) goes back to the camera for another.
+  const use = async () => {
+    try {
+      await submit.send({ front_image: photo, ...(await backImage()) });
+    } catch (error) {
+      submit.setError(friendly(t, error));
+    }
+    setPhoto(null);
+  };
   return (
     <Step title={t('title.document')} error={submit.error}>
-      <p class="hint">{t('document.hint')}</p>
+      {camera ? (
+        photo ? (
+          <div class="preview">
+            <p class="hint">{t('document.previewHint')}</p>
+            <img src={photo} alt={t('document.preview')} class="photo" />
+            <div class="actions">
+              <Button variant="secondary" disabled={submit.busy} onClick={() => setPhoto(null)}>
+                {t('document.retake')}
+              </Button>
+              <Button disabled={submit.busy} onClick={use}>
+                {submit.busy ? t('button.checking') : t('document.use')}
+              </Button>
+            </div>
+          </div>
+        ) : (
+          <>
+            <p class="hint">{t('document.cameraHint')}</p>
+            <div class="viewfinder rear">
+              <CameraView stream={camera} videoRef={video} />
+              <div class="guide document" aria-hidden="true" />
+            </div>
+            <p class="instruction" role="status" aria-live="polite" data-hint={hint}>
+              {t(`guide.${hint}`)}
+            </p>
+          </>
+        )
+      ) : (
+        <p class="hint">{t('document.hint')}</p>
+      )}
+      {camera ? <h2 class="or">{t('document.orUpload')}</h2> : null}
       <Field id="front" label={t('document.front')}>
         <input ref={front} type="file" id="front" accept="image/*" capture="environment" />
       </Field>
       <Field id="back" label={t('document.back')}>
         <input ref={back} type="file" id="back" accept="image/*" capture="environment" />
       </Field>
-      <Button disabled={submit.busy} onClick={go}>
+      <Button variant={camera ? 'secondary' : 'primary'} disabled={submit.busy} onClick={upload}>
         {submit.label}
       </Button>
     </Step>
@@ -83,29 +182,19 @@ function DocumentStep({ advance }: { advance: Advance }) {
 const FRAMES = 6;
 const FRAME_GAP_MS = 400;
 
+/** Seconds counted down, with the gesture shown, before the frames are taken. */
+const COUNTDOWN_S = 3;
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 function SelfieStep({ advance }: { advance: Advance }) {
   const t = useT();
   const video = useRef<HTMLVideoElement>(null);
-  const [stream, setStream] = useState<MediaStream | null>(null);
-  const [noCamera, setNoCamera] = useState(false);
+  const stream = useCamera('user', { width: 640, height: 480 });
+  const noCamera = stream === false;
   const [instruction, setInstruction] = useState('');
+  const [countdown, setCountdown] = useState(0);
   const [recording, setRecording] = useState(false);
   const submit = useStepSubmit('selfie', t('selfie.take'), advance);
-
-  useEffect(() => {
-    let opened: MediaStream | null = null;
-    navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user', width: { ideal: 640 }, height: { ideal: 480 } }, audio: false }).then(
-      (camera) => {
-        opened = camera;
-        setStream(camera);
-      },
-      () => setNoCamera(true),
-    );
-    // The camera goes off when the step is done (or the page moves on).
-    return () => {
-      for (const track of opened?.getTracks() ?? []) track.stop();
-    };
-  }, []);
 
   const take = async () => {
     submit.setBusy(true);
@@ -117,9 +206,15 @@ function SelfieStep({ advance }: { advance: Advance }) {
       return submit.fail(friendly(t, error));
     }
     const camera = video.current!;
-    setInstruction(wordsFor(t, 'gesture', challenge.gesture));
-    setRecording(true);
     const received = performance.now();
+    // The person reads the gesture and gets ready before the first frame.
+    setInstruction(wordsFor(t, 'gesture', challenge.gesture));
+    for (let n = COUNTDOWN_S; n > 0; n--) {
+      setCountdown(n);
+      await wait(1000);
+    }
+    setCountdown(0);
+    setRecording(true);
     const frames: string[] = [];
     const capturedMs: number[] = [];
     for (let i = 0; i < FRAMES; i++) {
@@ -131,7 +226,7 @@ function SelfieStep({ advance }: { advance: Advance }) {
         return submit.fail(t('selfie.tooDark'));
       }
       frames.push(canvas.toDataURL('image/jpeg', 0.9));
-      await new Promise((resolve) => setTimeout(resolve, FRAME_GAP_MS));
+      await wait(FRAME_GAP_MS);
     }
     setInstruction('');
     setRecording(false);
@@ -141,7 +236,15 @@ function SelfieStep({ advance }: { advance: Advance }) {
   return (
     <Step title={t('title.selfie')} error={noCamera ? t('selfie.noCamera') : submit.error}>
       <p class="hint">{t('selfie.hint')}</p>
-      <CameraView stream={stream} videoRef={video} />
+      <div class="viewfinder">
+        <CameraView stream={stream || null} videoRef={video} />
+        <div class="guide face" aria-hidden="true" />
+        {countdown ? (
+          <span class="countdown" data-countdown={countdown}>
+            {countdown}
+          </span>
+        ) : null}
+      </div>
       <p class="instruction" role="status" aria-live="assertive">
         {instruction}
       </p>
