@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
+import jsQR from 'jsqr';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from './helpers/browser.js';
@@ -102,6 +103,51 @@ describe.skipIf(!chromiumAvailable || !ffmpegAvailable)('guided document capture
     const decision = (await service.http.get(`/api/v2/session/${session.session_id}/decision`).set('X-API-Key', service.demo.api_key)).body.data;
     expect(decision.checks[0], JSON.stringify(decision.checks)).toMatchObject({ type: 'id_verification', status: 'passed' });
     expect(decision.checks[0].data.fields.document_number).toBe(valid.truth.documentNumber);
+  }, 300_000);
+
+  it('continue on your phone: the laptop without a camera shows a QR code, the phone claims it and finishes, the laptop follows to the end; the link works once', async () => {
+    const session = await createSession(['id_verification', 'location']);
+    // The laptop has no camera: its browser offers no media devices at all.
+    const laptop = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await laptop.addInitScript(() => Object.defineProperty(Navigator.prototype, 'mediaDevices', { get: () => undefined }));
+    const desk = await laptop.newPage();
+    await desk.goto(session.url);
+    await desk.getByRole('button', { name: 'I agree, start' }).click();
+    const qr = desk.getByRole('img', { name: 'QR code of the link to continue on your phone' });
+    await qr.waitFor({ timeout: 15_000 });
+    await shot(desk, '8-laptop-qr');
+    // The phone scans the code: decoded from the pixels on the laptop's screen.
+    const png = await qr.screenshot();
+    const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const link = jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height)?.data;
+    expect(link).toBe(await qr.getAttribute('data-handoff-url'));
+    expect(link).toMatch(new RegExp(`^${service.url}/verify/${session.session_id}#shl_`));
+
+    const phone = await browser.newContext({ viewport: PHONE, permissions: ['camera', 'geolocation'], geolocation: { latitude: 40.7128, longitude: -74.006, accuracy: 15 } });
+    const mobile = await phone.newPage();
+    await mobile.goto(link!);
+    await mobile.getByRole('heading', { name: 'Photo of your ID document' }).waitFor({ timeout: 15_000 });
+    await mobile.getByRole('button', { name: 'Use this photo' }).waitFor({ timeout: 30_000 });
+    await shot(mobile, '9-phone-document-preview');
+    await mobile.getByRole('button', { name: 'Use this photo' }).click();
+    await mobile.getByRole('heading', { name: 'Share your location' }).waitFor({ timeout: 120_000 });
+    // The laptop saw the document step done on the phone and follows.
+    await desk.getByRole('heading', { name: 'Continuing on your phone' }).waitFor({ timeout: 15_000 });
+    await shot(desk, '10-laptop-following');
+    await mobile.getByRole('button', { name: 'Share my location' }).click();
+    await mobile.getByRole('heading', { name: 'Verification complete' }).waitFor({ timeout: 60_000 });
+    await shot(mobile, '11-phone-done');
+    await desk.getByRole('heading', { name: 'Verification complete' }).waitFor({ timeout: 15_000 });
+    await desk.getByText('You are verified.').waitFor();
+    await shot(desk, '12-laptop-done');
+
+    // The same link a second time: spent, and the page says so.
+    const again = await phone.newPage();
+    await again.goto(link!);
+    await again.getByRole('heading', { name: 'This link was already used' }).waitFor({ timeout: 15_000 });
+    await shot(again, '13-phone-link-used');
+    await laptop.close();
+    await phone.close();
   }, 300_000);
 
   it('the start screen speaks Spanish when the browser asks for it (Accept-Language)', async () => {

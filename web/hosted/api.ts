@@ -32,17 +32,17 @@ export interface Provider {
 const API = '/api/hosted';
 
 /** The link's token: it arrives in the URL fragment (never sent to servers), moves to sessionStorage and out of the address bar. */
+const storeKey = () => 'verity-session-' + location.pathname.split('/').filter(Boolean)[1];
+
 export function takeSessionToken(): string | null {
-  const sessionId = location.pathname.split('/').filter(Boolean)[1];
-  const storeKey = 'verity-session-' + sessionId;
   if (location.hash.length > 1) {
-    sessionStorage.setItem(storeKey, location.hash.slice(1));
+    sessionStorage.setItem(storeKey(), location.hash.slice(1));
     history.replaceState(null, '', location.pathname);
   }
-  return sessionStorage.getItem(storeKey);
+  return sessionStorage.getItem(storeKey());
 }
 
-const token = takeSessionToken();
+let token = takeSessionToken();
 
 /** GET without a body, POST with one; the envelope's data, or its error thrown. */
 export async function call<T>(path: string, body?: unknown): Promise<T> {
@@ -55,4 +55,17 @@ export async function call<T>(path: string, body?: unknown): Promise<T> {
   // The envelope's `data` says more about some errors (a step to try again: which, why, tries left).
   if (!envelope.success) throw { ...envelope.error, data: envelope.data } as ApiError;
   return envelope.data as T;
+}
+
+/** A "continue on your phone" link carries a one-time code (shl_…): this device spends it for a session token of its own. */
+export async function claimHandoffLink(): Promise<void> {
+  if (!token?.startsWith('shl_')) return;
+  const claimed = await call<{ session_token: string }>('/handoff/claim', {});
+  token = claimed.session_token;
+  sessionStorage.setItem(storeKey(), token);
+}
+
+export interface Handoff {
+  url: string;
+  expires_at: string;
 }

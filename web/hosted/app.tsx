@@ -2,13 +2,67 @@
 // component of this file; the API in api.ts, the words in words.ts. main.tsx mounts it.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Button, CameraView, Card, Field, Message } from '../components/index.js';
-import { type Challenge, call, type HostedState, type LicenceState, type Provider, type StepName } from './api.js';
+import QRCode from 'qrcode';
+import { type Challenge, call, claimHandoffLink, type Handoff, type HostedState, type LicenceState, type Provider, type StepName } from './api.js';
 import { brightness, fileToDataUrl, TOO_DARK, toCanvas } from './capture.js';
 import { type Gray, type Hint, hintFor, nextStreak, READY_FRAMES, toGray } from './guidance.js';
 import { I18n, initialLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, rememberLanguage, translator, useT } from './i18n.js';
 import { fieldLabel, friendly, wordsFor } from './words.js';
 
 type Advance = (state: HostedState) => void;
+/** What a step gets: the session, how to move on, and how to say the person went on on their phone. */
+type StepProps = { state: HostedState; advance: Advance; toPhone: () => void };
+
+/** How often a page waiting on the phone reads the session (ms). */
+const FOLLOW_EVERY_MS = 2000;
+
+/** Follows the session while another device moves it on: when its steps or status change, the page moves with them. */
+function useFollowSession(state: HostedState, advance: Advance, onMoved?: () => void) {
+  useEffect(() => {
+    const seen = JSON.stringify([state.status, state.steps]);
+    const timer = setInterval(async () => {
+      const now = await call<HostedState>('/session').catch(() => null);
+      if (!now || JSON.stringify([now.status, now.steps]) === seen) return;
+      onMoved?.();
+      advance(now);
+    }, FOLLOW_EVERY_MS);
+    return () => clearInterval(timer);
+  }, [state]);
+}
+
+/** On a device without a camera: a QR code of a one-time link that moves the session to the phone. */
+function ContinueOnPhone({ state, advance, toPhone }: StepProps) {
+  const t = useT();
+  const [link, setLink] = useState<{ url: string; svg: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    call<Handoff>('/session/handoff', {})
+      .then(async (handoff) => setLink({ url: handoff.url, svg: await QRCode.toString(handoff.url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) }))
+      .catch((failure) => setError(friendly(t, failure)));
+  }, []);
+  useFollowSession(state, advance, toPhone);
+  return (
+    <section class="handoff">
+      <h2>{t('phone.title')}</h2>
+      <p class="hint">{t('phone.hint')}</p>
+      {/* The SVG is the qrcode package's own drawing of our link: no markup from elsewhere. */}
+      {link ? <div class="qr" role="img" aria-label={t('phone.qr')} data-handoff-url={link.url} dangerouslySetInnerHTML={{ __html: link.svg }} /> : null}
+      {error ? <Message kind="error">{error}</Message> : null}
+    </section>
+  );
+}
+
+/** This device after the phone took over: the progress follows, and the end shows here too. */
+function FollowingPhone({ state, advance }: { state: HostedState; advance: Advance }) {
+  const t = useT();
+  useFollowSession(state, advance);
+  return (
+    <>
+      <h1>{t('phone.following.title')}</h1>
+      <p class="hint">{t('phone.following.hint')}</p>
+    </>
+  );
+}
 
 /** Sending a step: the button says "Checking…" meanwhile and "Try again" after a failure, which is shown. */
 function useStepSubmit(step: StepName, label: string, advance: Advance) {
@@ -102,7 +156,7 @@ function useGuidedCapture(video: { current: HTMLVideoElement | null }, active: b
 }
 
 /** The document: the camera with a frame and live hints takes the photo by itself, shown for Retake/Use; uploading a photo stays possible. */
-function DocumentStep({ advance }: { advance: Advance }) {
+function DocumentStep({ state, advance, toPhone }: StepProps) {
   const t = useT();
   const front = useRef<HTMLInputElement>(null);
   const back = useRef<HTMLInputElement>(null);
@@ -162,7 +216,10 @@ function DocumentStep({ advance }: { advance: Advance }) {
           </>
         )
       ) : (
-        <p class="hint">{t('document.hint')}</p>
+        <>
+          {camera === false ? <ContinueOnPhone state={state} advance={advance} toPhone={toPhone} /> : null}
+          <p class="hint">{t('document.hint')}</p>
+        </>
       )}
       {camera ? <h2 class="or">{t('document.orUpload')}</h2> : null}
       <Field id="front" label={t('document.front')}>
@@ -186,7 +243,7 @@ const FRAME_GAP_MS = 400;
 const COUNTDOWN_S = 3;
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function SelfieStep({ advance }: { advance: Advance }) {
+function SelfieStep({ state, advance, toPhone }: StepProps) {
   const t = useT();
   const video = useRef<HTMLVideoElement>(null);
   const stream = useCamera('user', { width: 640, height: 480 });
@@ -235,6 +292,7 @@ function SelfieStep({ advance }: { advance: Advance }) {
 
   return (
     <Step title={t('title.selfie')} error={noCamera ? t('selfie.noCamera') : submit.error}>
+      {noCamera ? <ContinueOnPhone state={state} advance={advance} toPhone={toPhone} /> : null}
       <p class="hint">{t('selfie.hint')}</p>
       <div class="viewfinder">
         <CameraView stream={stream || null} videoRef={video} />
@@ -383,14 +441,14 @@ function Progress({ state }: { state: HostedState }) {
   );
 }
 
-const STEPS: Record<StepName, (props: { state: HostedState; advance: Advance }) => preact.JSX.Element> = {
+const STEPS: Record<StepName, (props: StepProps) => preact.JSX.Element> = {
   document: DocumentStep,
   selfie: SelfieStep,
   location: LocationStep,
   licence: LicenceStep,
 };
 
-function CurrentStep({ state, advance }: { state: HostedState; advance: Advance }) {
+function CurrentStep({ state, advance, toPhone }: StepProps) {
   const t = useT();
   if (state.finished) return <Finished state={state} />;
   const next = state.steps.find((s) => !s.done);
@@ -402,7 +460,7 @@ function CurrentStep({ state, advance }: { state: HostedState; advance: Advance 
       </>
     );
   const View = STEPS[next.step];
-  return <View key={next.step} state={state} advance={advance} />;
+  return <View key={next.step} state={state} advance={advance} toPhone={toPhone} />;
 }
 
 function LanguageSwitch({ language, onChange }: { language: Language; onChange: (language: Language) => void }) {
@@ -447,7 +505,7 @@ function StartScreen({ state, onStart }: { state: HostedState; onStart: () => Pr
 }
 
 /** Why a link opens no flow: each has its own page, with no progress bar. */
-type Ended = 'expired' | 'abandoned' | 'closed';
+type Ended = 'expired' | 'abandoned' | 'closed' | 'handoff';
 
 /** A link opened after its session ended (or refused for that reason), told apart from a flow just finished on this page. */
 function endedOnOpen(state: HostedState): Ended | null {
@@ -472,16 +530,22 @@ export function App() {
   const [state, setState] = useState<HostedState | null>(null);
   const [ended, setEnded] = useState<Ended | null>(null);
   const [openError, setOpenError] = useState<unknown>(null);
+  const [onPhone, setOnPhone] = useState(false);
   const failedToOpen = (error: { code?: string }) => {
     if (error?.code && ENDED_BY_ERROR[error.code]) setEnded(ENDED_BY_ERROR[error.code]!);
     else setOpenError(error ?? {});
   };
   // Reading the session moves nothing: a session not started yet waits for the person's consent.
+  // A continue-on-phone link is spent first (a used or expired one has its own page).
   useEffect(() => {
-    call<HostedState>('/session').then((opened) => {
-      setEnded(endedOnOpen(opened));
-      setState(opened);
-    }, failedToOpen);
+    claimHandoffLink().then(
+      () =>
+        call<HostedState>('/session').then((opened) => {
+          setEnded(endedOnOpen(opened));
+          setState(opened);
+        }, failedToOpen),
+      () => setEnded('handoff'),
+    );
   }, []);
   const begin = () => call<HostedState>('/session/start', {}).then(setState, failedToOpen);
   const switchTo = (next: Language) => {
@@ -507,7 +571,11 @@ export function App() {
           ) : state?.status === 'NOT_STARTED' ? (
             <StartScreen state={state} onStart={begin} />
           ) : state ? (
-            <CurrentStep state={state} advance={setState} />
+            onPhone && !state.finished ? (
+              <FollowingPhone state={state} advance={setState} />
+            ) : (
+              <CurrentStep state={state} advance={setState} toPhone={() => setOnPhone(true)} />
+            )
           ) : (
             <h1>{t('page.loading')}</h1>
           )}

@@ -6,7 +6,7 @@ import { FaceChallenge, FaceEnrollment } from '../faces/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken, SigningKey } from '../oidc/entities.js';
 import { MailOutboxMessage } from '../mail/entities.js';
 import { Member, Organization, RosterAudit, RosterInviteWindow, RosterInvoice, RosterPlan, RosterSeat } from '../roster/entities.js';
-import { SessionCheck, SessionEvent, VerificationSession } from '../sessions/entities.js';
+import { SessionCheck, SessionEvent, SessionHandoff, VerificationSession } from '../sessions/entities.js';
 import { WebhookAttempt, WebhookEvent } from '../webhooks/entities.js';
 import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from '../tenancy/entities.js';
 
@@ -40,6 +40,7 @@ export const entities = [
   VerificationSession,
   SessionCheck,
   SessionEvent,
+  SessionHandoff,
   WebhookEvent,
   WebhookAttempt,
   Member,
