@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
-import jsQR from 'jsqr';
+import jsqr from 'jsqr';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from './helpers/browser.js';
@@ -19,6 +19,8 @@ import { ffmpegAvailable } from './helpers/video.js';
 // screen go to test-artifacts/capture.
 
 const run = promisify(execFile);
+// jsqr is CommonJS: Node's ESM sees its exports object, Vite's interop the function itself.
+const jsQR = jsqr.default ?? (jsqr as unknown as typeof jsqr.default);
 const ARTIFACTS = path.resolve('test-artifacts/capture');
 const PHONE = { width: 390, height: 844 };
 
@@ -109,7 +111,7 @@ describe.skipIf(!chromiumAvailable || !ffmpegAvailable)('guided document capture
     const session = await createSession(['id_verification', 'location']);
     // The laptop has no camera: its browser offers no media devices at all.
     const laptop = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    await laptop.addInitScript(() => Object.defineProperty(Navigator.prototype, 'mediaDevices', { get: () => undefined }));
+    await laptop.addInitScript(() => Object.defineProperty((globalThis as unknown as { Navigator: { prototype: object } }).Navigator.prototype, 'mediaDevices', { get: () => undefined }));
     const desk = await laptop.newPage();
     await desk.goto(session.url);
     await desk.getByRole('button', { name: 'I agree, start' }).click();

@@ -16,6 +16,7 @@ import {
   createOrgAppInput,
   createProjectInput,
   createWorkflowInput,
+  brandingInput,
   defaultCallbackInput,
   projectId,
   revokeApiKeyInput,
@@ -189,6 +190,7 @@ export const adminOperations = {
   approveCallback: op({ kind: 'mutation', role: 'admin', input: callbackUrlInput, run: (core, input) => core.tenancy.approveCallback(input) }),
   setCallbackActive: op({ kind: 'mutation', role: 'admin', input: setCallbackActiveInput, run: (core, input) => core.tenancy.setCallbackActive(input) }),
   setDefaultCallback: op({ kind: 'mutation', role: 'admin', input: defaultCallbackInput, run: (core, input) => core.tenancy.setDefaultCallback(input) }),
+  setProjectBranding: op({ kind: 'mutation', role: 'admin', input: brandingInput, run: (core, input) => core.tenancy.setBranding(input) }),
   createOidcClient: op({ kind: 'mutation', role: 'admin', input: createOidcClientInput, run: (core, input) => core.tenancy.createOidcClient(input) }),
   topUpWallet: op({
     kind: 'mutation',

@@ -136,6 +136,7 @@ export const adminRouter = t.router({
   approveCallback: mutation('approveCallback'),
   setCallbackActive: mutation('setCallbackActive'),
   setDefaultCallback: mutation('setDefaultCallback'),
+  setProjectBranding: mutation('setProjectBranding'),
   createOidcClient: mutation('createOidcClient'),
   createOrgApp: mutation('createOrgApp'),
   createAdminToken: mutation('createAdminToken'),

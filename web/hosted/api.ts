@@ -4,6 +4,9 @@ export type StepName = 'document' | 'selfie' | 'location' | 'licence';
 export interface HostedState {
   status: string;
   project_name: string;
+  privacy_policy_url?: string | null;
+  /** The project has a logo (GET /session/logo). */
+  logo?: boolean;
   finished: boolean;
   steps: { step: StepName; done: boolean }[];
   geofence?: unknown;
@@ -68,4 +71,10 @@ export async function claimHandoffLink(): Promise<void> {
 export interface Handoff {
   url: string;
   expires_at: string;
+}
+
+/** The project's logo as an object URL (an <img> cannot send the session token itself), or null. */
+export async function logoUrl(): Promise<string | null> {
+  const response = await fetch(API + '/session/logo', { headers: { 'X-Session-Token': token ?? '' } });
+  return response.ok ? URL.createObjectURL(await response.blob()) : null;
 }

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Button, CameraView, Card, Field, Message } from '../components/index.js';
 import QRCode from 'qrcode';
-import { type Challenge, call, claimHandoffLink, type Handoff, type HostedState, type LicenceState, type Provider, type StepName } from './api.js';
+import { type Challenge, call, claimHandoffLink, type Handoff, type HostedState, type LicenceState, logoUrl, type Provider, type StepName } from './api.js';
 import { brightness, fileToDataUrl, TOO_DARK, toCanvas } from './capture.js';
 import { type Gray, type Hint, hintFor, nextStreak, READY_FRAMES, toGray } from './guidance.js';
 import { I18n, initialLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, rememberLanguage, translator, useT } from './i18n.js';
@@ -485,8 +485,13 @@ function StartScreen({ state, onStart }: { state: HostedState; onStart: () => Pr
     setBusy(true);
     void onStart().finally(() => setBusy(false));
   };
+  const [logo, setLogo] = useState<string | null>(null);
+  useEffect(() => {
+    if (state.logo) void logoUrl().then(setLogo);
+  }, []);
   return (
     <>
+      {logo ? <img class="project-logo" src={logo} alt={t('start.logo', { project })} /> : null}
       <h1>{t('start.title', { project })}</h1>
       <p>{t('start.intro')}</p>
       <ul>
@@ -497,6 +502,13 @@ function StartScreen({ state, onStart }: { state: HostedState; onStart: () => Pr
       <p>{t('start.duration', { n: Math.max(2, state.steps.length * 2) })}</p>
       <p class="hint">{t('start.kept', { project })}</p>
       <p class="hint">{t('start.consent', { project })}</p>
+      {state.privacy_policy_url ? (
+        <p class="hint">
+          <a href={state.privacy_policy_url} target="_blank" rel="noopener noreferrer">
+            {t('start.privacy', { project })}
+          </a>
+        </p>
+      ) : null}
       <Button disabled={busy} onClick={start}>
         {t('start.button')}
       </Button>

@@ -360,6 +360,19 @@ export class SessionService {
     return { session_id: handoff.sessionId, session_token: phoneToken };
   }
 
+  private async branding(projectId: string) {
+    const project = await this.deps.tenancy.getProject(projectId);
+    return { project_name: project.name, privacy_policy_url: project.privacyPolicyUrl, logo: project.hasLogo };
+  }
+
+  /** The logo of the session's project (PNG), for the hosted page; not_found when it has none. */
+  async logo(token: string | undefined): Promise<Buffer> {
+    const session = await this.authenticate(token);
+    const logo = await this.deps.tenancy.projectLogo(session.projectId);
+    if (!logo) throw new DomainError('not_found', 'this project has no logo');
+    return logo;
+  }
+
   /** What the page shows: the steps, which are done, and where to go at the end. */
   async flowState(session: VerificationSession) {
     const checks = await this.checksOf(this.deps.orm.em.fork(), session.id);
@@ -369,8 +382,8 @@ export class SessionService {
     return {
       session_id: session.id,
       status: session.status,
-      // Whom the person verifies for: the start screen names them.
-      project_name: (await this.deps.tenancy.getProject(session.projectId)).name,
+      // Whom the person verifies for: the start screen names them, with their logo and privacy policy.
+      ...(await this.branding(session.projectId)),
       features: session.features,
       steps,
       checks: checks.map((check) => ({ type: check.type, status: check.status, error: check.error })),

@@ -35,6 +35,17 @@ export class Project {
   @Property({ type: 'string', length: 3, default: 'USD' })
   currency: string = 'USD';
 
+  /** The privacy policy the hosted page's start screen links to (https only). */
+  @Property({ type: 'text', nullable: true })
+  privacyPolicyUrl?: string | null;
+
+  /** The hosted page's logo: a PNG we re-encoded from an admin's PNG/JPEG/WebP (logo.ts); read only to serve it. */
+  @Property({ type: 'blob', nullable: true, lazy: true })
+  logoPng?: Buffer | null;
+
+  @Property({ type: 'boolean', default: false })
+  hasLogo: boolean = false;
+
   /** The seeded demo project; `verity admin` defaults to it. */
   @Property({ type: 'boolean', default: false })
   isDemo: boolean = false;

@@ -27,6 +27,14 @@ export const createWorkflowInput = z.object({
 
 export const callbackUrlInput = z.object({ projectId, url: z.string().trim().min(1).max(2000) });
 export const defaultCallbackInput = z.object({ projectId, url: z.string().trim().min(1).max(2000).nullable() });
+/** An https:// URL (the privacy policy a person reads before consenting). */
+const httpsUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', 'must be an https:// URL');
+/** Branding of the hosted page: omitted fields stay, null clears. The logo is base64 (or a data URL). */
+export const brandingInput = z.object({ projectId, privacyPolicyUrl: httpsUrl.nullable().optional(), logo: z.string().max(800_000).nullable().optional() });
 export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean() });
 
 const redirectUri = z

@@ -6,6 +6,8 @@ export const projectView = (project: Project) => ({
   id: project.id,
   name: project.name,
   defaultCallbackUrl: project.defaultCallbackUrl ?? null,
+  privacyPolicyUrl: project.privacyPolicyUrl ?? null,
+  hasLogo: project.hasLogo,
   balance: project.balanceMinor / 100,
   currency: project.currency,
   isDemo: project.isDemo,

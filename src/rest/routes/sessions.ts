@@ -139,6 +139,11 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   router.post('/session/start', async (req, res) => {
     sendData(res, await core.sessions.start(sessionToken(req)));
   });
+  // The logo from our own origin, always a PNG we encoded: never sniffed as anything else.
+  router.get('/session/logo', async (req, res) => {
+    const png = await core.sessions.logo(sessionToken(req));
+    res.set({ 'Content-Type': 'image/png', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, max-age=300', 'Content-Disposition': 'inline' }).send(png);
+  });
   router.post('/session/handoff', async (req, res) => {
     sendData(res, await core.sessions.createHandoff(sessionToken(req)));
   });
@@ -158,6 +163,7 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   docs.add(
     { method: 'get', path: '/api/hosted/session', summary: "Hosted page: the session's steps and state (X-Session-Token)", tag: 'hosted page', security: 'none', errors },
     { method: 'post', path: '/api/hosted/session/start', summary: 'Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired'] },
+    { method: 'get', path: '/api/hosted/session/logo', summary: "Hosted page: the project's logo (PNG re-encoded by us)", tag: 'hosted page', security: 'none', errors: [...errors, 'not_found'] },
     {
       method: 'post',
       path: '/api/hosted/session/handoff',
