@@ -63,6 +63,12 @@ describe.skipIf(!chromiumAvailable || !ffmpegAvailable)('guided document capture
     await tableClip(valid.bytes, clip);
     browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${clip}`]);
     service = await startListeningService({});
+    // The project's branding, as an admin sets it: a logo and a privacy policy link.
+    const logo = await sharp({ create: { width: 240, height: 80, channels: 3, background: { r: 30, g: 90, b: 200 } } })
+      .composite([{ input: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="240" height="80"><text x="20" y="54" font-size="40" font-family="sans-serif" fill="#fff">DEMO</text></svg>') }])
+      .png()
+      .toBuffer();
+    await service.core.tenancy.setBranding({ projectId: service.demo.project_id, logo: logo.toString('base64'), privacyPolicyUrl: 'https://demo.example/privacy' });
   }, 180_000);
 
   afterAll(async () => {
@@ -77,6 +83,8 @@ describe.skipIf(!chromiumAvailable || !ffmpegAvailable)('guided document capture
     const page = await context.newPage();
     await page.goto(session.url);
     await page.getByRole('heading', { name: 'Verify your identity for Demo' }).waitFor();
+    await page.waitForFunction(() => ((globalThis as unknown as { document: { querySelector(s: string): { naturalWidth: number } | null } }).document.querySelector('img.project-logo')?.naturalWidth ?? 0) > 0);
+    expect(await page.getByRole('link', { name: 'Privacy policy of Demo' }).getAttribute('href')).toBe('https://demo.example/privacy');
     await shot(page, '1-start');
     await page.getByRole('button', { name: 'I agree, start' }).click();
 
@@ -159,6 +167,7 @@ describe.skipIf(!chromiumAvailable || !ffmpegAvailable)('guided document capture
     await page.goto(session.url);
     await page.getByRole('heading', { name: 'Verifica tu identidad para Demo' }).waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('es');
+    await page.getByRole('link', { name: 'Política de privacidad de Demo' }).waitFor();
     await shot(page, '6-start-es');
     await page.getByRole('button', { name: 'Acepto, empezar' }).click();
     await page.getByRole('heading', { name: 'Foto de tu documento de identidad' }).waitFor();
