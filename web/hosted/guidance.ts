@@ -1,5 +1,6 @@
 // Live guidance for the document camera: pure functions over a small grey frame (one byte a pixel),
 // so they run on every video frame in the browser and are tested without one.
+import { laplacianVariance } from '../../src/ml/liveness/evidence.js';
 import { TOO_DARK } from './capture.js';
 
 /** A frame as luminance, row by row (values 0-255). */
@@ -53,23 +54,7 @@ export function glareFraction(frame: Gray): number {
 }
 
 /** Variance of the 4-neighbour Laplacian: edges of text and card make it high, blur flattens it. */
-export function sharpness(frame: Gray): number {
-  const { width: w, height: h, data } = frame;
-  let sum = 0;
-  let squares = 0;
-  let n = 0;
-  for (let y = 1; y < h - 1; y++)
-    for (let x = 1; x < w - 1; x++) {
-      const i = y * w + x;
-      const l = data[i - 1]! + data[i + 1]! + data[i - w]! + data[i + w]! - 4 * data[i]!;
-      sum += l;
-      squares += l * l;
-      n++;
-    }
-  if (!n) return 0;
-  const mean = sum / n;
-  return squares / n - mean * mean;
-}
+export const sharpness = (frame: Gray): number => laplacianVariance(frame.data, frame.width, frame.height);
 
 /** Mean absolute difference between two frames of one size: how much the picture moved. */
 export function motion(previous: Gray, frame: Gray): number {
