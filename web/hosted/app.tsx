@@ -307,7 +307,7 @@ function SelfieStep({ state, advance, toPhone }: StepProps) {
         {instruction}
       </p>
       <Button disabled={noCamera || !stream || submit.busy} onClick={take}>
-        {recording ? t('selfie.recording') : submit.label}
+        {countdown ? t('selfie.getReady') : recording ? t('selfie.recording') : submit.label}
       </Button>
     </Step>
   );
