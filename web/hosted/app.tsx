@@ -130,8 +130,8 @@ const GUIDE_EVERY_MS = 250;
 const GUIDE_WIDTH = 160;
 
 /** Watches the video for hints until the document has been ready READY_FRAMES times in a row, then takes the photo. */
-function useGuidedCapture(video: { current: HTMLVideoElement | null }, active: boolean, onCapture: (photo: string) => void): Hint | 'searching' {
-  const [hint, setHint] = useState<Hint | 'searching'>('searching');
+function useGuidedCapture(video: { current: HTMLVideoElement | null }, active: boolean, onCapture: (photo: string) => void): Hint | 'searching' | 'ready' {
+  const [hint, setHint] = useState<Hint | 'searching' | 'ready'>('searching');
   useEffect(() => {
     if (!active) return;
     let previous: Gray | null = null;
@@ -144,7 +144,7 @@ function useGuidedCapture(video: { current: HTMLVideoElement | null }, active: b
       const now = hintFor(frame, previous);
       previous = frame;
       streak = nextStreak(streak, now);
-      setHint(now ?? 'searching');
+      setHint(now ?? 'ready');
       if (streak >= READY_FRAMES) {
         clearInterval(timer);
         onCapture(toCanvas(camera, camera.videoWidth, camera.videoHeight, 2400).toDataURL('image/jpeg', 0.92));
