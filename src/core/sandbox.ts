@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { CheckStatus } from './checks/entities.js';
 import { DomainError, isErrorCode } from './errors.js';
 
@@ -26,3 +27,6 @@ export function forcedOutcome(caller: { livemode: boolean }, requested: string |
   if (isErrorCode(value)) return { kind: 'error', error: new DomainError(value, `forced by the ${TEST_OUTCOME_HEADER} header`, value === 'rate_limited' ? { retryAfterSeconds: 1 } : {}) };
   throw new DomainError('validation_error', `${TEST_OUTCOME_HEADER} must be approve, decline, review or an error code`);
 }
+
+/** The wire field that marks test-mode data (checks, sessions, decisions, webhooks); absent on live data. */
+export const livemodeField = z.literal(false).optional().describe('false on data made with a test key (vk_test_...); absent on live data');

@@ -106,7 +106,8 @@ export class CheckPipeline {
       if (reservation) await this.deps.billing.refund(reservation).catch(() => undefined);
       throw error;
     }
-    const data = 'check' in outcome ? { session_id: record.id, status: outcome.check.status, check: outcome.check } : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks };
+    const mark = caller.livemode ? {} : { livemode: false };
+    const data = 'check' in outcome ? { session_id: record.id, status: outcome.check.status, check: outcome.check, ...mark } : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks, ...mark };
     return { ok: true, status: 200, data };
   }
 

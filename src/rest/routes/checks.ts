@@ -10,7 +10,7 @@ import type { AccountRef } from '../../core/checks/types.js';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
 import type { ApiKeyCaller } from '../auth.js';
-import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
+import { livemodeField, TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody, type FieldKinds } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 
@@ -21,7 +21,7 @@ const checkSchema = z.object({
   data: z.record(z.string(), z.unknown()),
   error: z.string().nullable(),
 });
-export const standaloneResponse = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkSchema });
+export const standaloneResponse = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkSchema, livemode: livemodeField });
 
 /** What any route behind the API key can answer. */
 const API_KEY_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];

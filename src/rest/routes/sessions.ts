@@ -7,6 +7,7 @@ import { SESSION_STATUSES } from '../../core/sessions/entities.js';
 import { createSessionInput, listSessionsInput, reviewInput } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
+import { livemodeField, TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 
@@ -22,6 +23,7 @@ const session = z.object({
   updated_at: z.string(),
   started_at: z.string().nullable(),
   decided_at: z.string().nullable(),
+  livemode: livemodeField,
 });
 const created = session.extend({ url: z.string(), session_token: z.string() });
 const check = z.object({ type: z.string(), status: z.string(), score: z.number().optional(), data: z.record(z.string(), z.unknown()), error: z.string().nullable() });
@@ -34,6 +36,7 @@ const decision = z.object({
   checks: z.array(check),
   svc_id: z.string().optional(),
   identity: z.object({ full_name: z.string().nullable(), licenses: z.array(z.object({ license_state: z.string().nullable(), status: z.string(), expire_date: z.string().nullable() })) }).optional(),
+  livemode: livemodeField,
 });
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
@@ -45,25 +48,25 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
   const id = (req: Request) => String(req.params.id);
 
   router.post('/session', async (req, res) => {
-    const { projectId, apiKeyId } = caller(res);
-    const { session, replayed } = await core.sessions.create(projectId, `api_key:${apiKeyId}`, req.body ?? {}, { idempotencyKey: req.get('idempotency-key') ?? undefined });
+    const owner = caller(res);
+    const { session, replayed } = await core.sessions.create(owner, `api_key:${owner.apiKeyId}`, req.body ?? {}, { idempotencyKey: req.get('idempotency-key') ?? undefined, testOutcome: req.get(TEST_OUTCOME_HEADER) });
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     sendData(res, session, 201);
   });
   router.get('/session', async (req, res) => {
-    const page = await core.sessions.list(caller(res).projectId, req.query);
+    const page = await core.sessions.list(caller(res), req.query);
     if (page.nextCursor) res.setHeader('X-Next-Cursor', page.nextCursor);
     sendData(res, page.sessions);
   });
   router.get('/session/:id', async (req, res) => {
-    sendData(res, await core.sessions.get(caller(res).projectId, id(req)));
+    sendData(res, await core.sessions.get(caller(res), id(req)));
   });
   router.get('/session/:id/decision', async (req, res) => {
-    sendData(res, await core.sessions.decision(caller(res).projectId, id(req)));
+    sendData(res, await core.sessions.decision(caller(res), id(req)));
   });
   router.patch('/session/:id/status', async (req, res) => {
-    const { projectId, apiKeyId } = caller(res);
-    sendData(res, await core.sessions.review(projectId, id(req), `api_key:${apiKeyId}`, req.body ?? {}));
+    const owner = caller(res);
+    sendData(res, await core.sessions.review(owner, id(req), `api_key:${owner.apiKeyId}`, req.body ?? {}));
   });
 
   docs.add(
