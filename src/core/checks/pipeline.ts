@@ -52,7 +52,12 @@ export function errorResult(error: unknown): CallResult | undefined {
 export class CheckPipeline {
   constructor(private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; metrics?: ServiceMetrics }) {}
 
-  async run<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, rawInput: unknown, options: { idempotencyKey?: string; testOutcome?: string } = {}): Promise<CallResult & { replayed?: boolean }> {
+  async run<Input extends AccountRef, Prepared>(
+    caller: Caller,
+    check: StandaloneCheck<Input, Prepared>,
+    rawInput: unknown,
+    options: { idempotencyKey?: string; testOutcome?: string } = {},
+  ): Promise<CallResult & { replayed?: boolean }> {
     const { idempotencyKey, testOutcome } = options;
     if (idempotencyKey !== undefined) {
       let begun: Begin;
@@ -70,7 +75,12 @@ export class CheckPipeline {
       const forced = forcedOutcome(caller, testOutcome);
       if (forced?.kind === 'error') throw forced.error;
       const input = parseInput(check.input, rawInput ?? {});
-      result = await this.execute(caller, check, input, forced && { check: { type: check.type, status: forced.status, data: { test_outcome: forced.verdict }, error: null }, reason: forced.status === 'passed' ? undefined : 'test_outcome' });
+      result = await this.execute(
+        caller,
+        check,
+        input,
+        forced && { check: { type: check.type, status: forced.status, data: { test_outcome: forced.verdict }, error: null }, reason: forced.status === 'passed' ? undefined : 'test_outcome' },
+      );
     } catch (error) {
       const known = errorResult(error);
       if (!known) {
@@ -107,7 +117,10 @@ export class CheckPipeline {
       throw error;
     }
     const mark = caller.livemode ? {} : { livemode: false };
-    const data = 'check' in outcome ? { session_id: record.id, status: outcome.check.status, check: outcome.check, ...mark } : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks, ...mark };
+    const data =
+      'check' in outcome
+        ? { session_id: record.id, status: outcome.check.status, check: outcome.check, ...mark }
+        : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks, ...mark };
     return { ok: true, status: 200, data };
   }
 
