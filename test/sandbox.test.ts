@@ -159,6 +159,21 @@ describe('test keys on hosted sessions', () => {
   });
 });
 
+describe('idempotency across modes', () => {
+  it('refuses a key reused across modes instead of replaying the other mode', async () => {
+    const rich = await service.core.tenancy.createProject({ name: 'Replay', balance: 10 });
+    const richTest = (await service.core.tenancy.createApiKey({ projectId: rich.project.id, mode: 'test' })).key;
+    const body = { dob: '1990-01-01' };
+    const first = await post(rich.key, '/age-verification', body).set('Idempotency-Key', 'same-key');
+    expect(first.status).toBe(200);
+    const other = await post(richTest, '/age-verification', body).set('Idempotency-Key', 'same-key');
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+    const again = await post(rich.key, '/age-verification', body).set('Idempotency-Key', 'same-key');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+});
+
 describe('creating test keys', () => {
   it('through GraphQL, shown with their mode', async () => {
     const { token } = await service.core.tenancy.createAdminToken({ role: 'admin', name: 'sandbox' });

@@ -30,3 +30,9 @@ export function forcedOutcome(caller: { livemode: boolean }, requested: string |
 
 /** The wire field that marks test-mode data (checks, sessions, decisions, webhooks); absent on live data. */
 export const livemodeField = z.literal(false).optional().describe('false on data made with a test key (vk_test_...); absent on live data');
+
+/**
+ * The operation name an idempotency record is fingerprinted with: test calls get their own, so an
+ * `Idempotency-Key` reused across modes is refused (422) instead of replaying the other mode's answer.
+ */
+export const idempotencyOperation = (livemode: boolean, operation: string) => (livemode ? operation : `test:${operation}`);

@@ -8,7 +8,7 @@ import type { Orm } from '../db/orm.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
-import { forcedOutcome } from '../sandbox.js';
+import { forcedOutcome, idempotencyOperation } from '../sandbox.js';
 import { parseInput } from '../validation.js';
 import { accountRefOf, type AccountRef, type CheckContext, type CheckOutcome, type CombinedOutcome } from './types.js';
 
@@ -62,7 +62,7 @@ export class CheckPipeline {
     if (idempotencyKey !== undefined) {
       let begun: Begin;
       try {
-        begun = await this.deps.idempotency.begin(caller.projectId, idempotencyKey, fingerprint(`check:${check.type}`, rawInput));
+        begun = await this.deps.idempotency.begin(caller.projectId, idempotencyKey, fingerprint(idempotencyOperation(caller.livemode, `check:${check.type}`), rawInput));
       } catch (error) {
         const result = errorResult(error);
         if (result) return result;

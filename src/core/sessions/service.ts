@@ -11,7 +11,7 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
 import type { TenancyService } from '../tenancy/service.js';
-import { type ForcedVerdict, forcedOutcome } from '../sandbox.js';
+import { type ForcedVerdict, forcedOutcome, idempotencyOperation } from '../sandbox.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
@@ -205,7 +205,9 @@ export class SessionService {
     const { projectId, livemode = true } = ownedBy(owner);
     const forced = forcedOutcome({ livemode }, options.testOutcome);
     if (forced?.kind === 'error') throw forced.error;
-    const { value, replayed } = await this.deps.idempotency.once(projectId, options.idempotencyKey, 'session:create', raw, () => this.createOnce(projectId, livemode, actor, raw, forced?.verdict));
+    const { value, replayed } = await this.deps.idempotency.once(projectId, options.idempotencyKey, idempotencyOperation(livemode, 'session:create'), raw, () =>
+      this.createOnce(projectId, livemode, actor, raw, forced?.verdict),
+    );
     if (!replayed) await this.deps.webhooks.dispatch(value.eventIds);
     const { eventIds: _, ...session } = value;
     return { session, replayed };
