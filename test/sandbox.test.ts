@@ -50,6 +50,8 @@ describe('test keys on standalone checks', () => {
   });
 
   it('force approve, decline and review without running the check', async () => {
+    const faceMatchVerdicts = async () => (await service.core.metrics.checkVerdicts.get()).values.filter((value) => value.labels.type === 'face_match').reduce((sum, value) => sum + value.value, 0);
+    const verdictsBefore = await faceMatchVerdicts();
     // Input the real check would refuse to score: a forced verdict does not look at the images.
     for (const [outcome, status] of [
       ['approve', 'passed'],
@@ -61,6 +63,7 @@ describe('test keys on standalone checks', () => {
       expect(res.body.data).toMatchObject({ status, livemode: false, check: { type: 'face_match', status, data: { test_outcome: outcome } } });
     }
     expect(await charges()).toBe(0);
+    expect(await faceMatchVerdicts()).toBe(verdictsBefore); // forced verdicts stay out of the models' metrics
   });
 
   it('force each error code with its catalog status and envelope', async () => {

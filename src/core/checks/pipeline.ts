@@ -109,7 +109,8 @@ export class CheckPipeline {
       outcome = forced ?? (await check.execute(prepared as Prepared, context));
       const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
       record = await this.record(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started, reservation);
-      this.deps.metrics?.recordVerdict(verdict.type, verdict.status, outcome.reason);
+      // A forced outcome is no verdict of the models: it stays out of the verdict metrics.
+      if (!forced) this.deps.metrics?.recordVerdict(verdict.type, verdict.status, outcome.reason);
     } catch (error) {
       // No verdict, no charge: late-found bad input and our own failures are refunded (when the
       // database itself is gone, the maintenance sweep refunds it once it is back).
