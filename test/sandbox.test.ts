@@ -193,4 +193,16 @@ describe('creating test keys', () => {
       .send({ query: `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { mode } } }`, variables: { input: { projectId } } });
     expect(live.body.data.createApiKey.apiKey.mode).toBe('live');
   });
+
+  it('the ops API shows operators both modes, each session marked', async () => {
+    const { token } = await service.core.tenancy.createAdminToken({ role: 'viewer' });
+    const flow = (await service.core.tenancy.createWorkflow({ projectId, name: 'ops', features: ['location'] })).id;
+    const testSession = (await post(testKey, '/session', { workflow_id: flow })).body.data.session_id;
+    const res = await service.http
+      .post('/graphql')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ query: 'query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id livemode } }', variables: { p: projectId, s: testSession } });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.session).toEqual({ id: testSession, livemode: false });
+  });
 });
