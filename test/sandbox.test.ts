@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCatalog } from '../src/core/errors.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
@@ -19,7 +21,7 @@ const post = (key: string, path: string, body: object, outcome?: string) => {
 };
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({ allowInsecureCallbacks: true, runJobs: true });
   // A project with an empty wallet: live calls are refused, test calls are not.
   const created = await service.core.tenancy.createProject({ name: 'Sandbox', balance: 0 });
   projectId = created.project.id;
@@ -127,6 +129,29 @@ describe('test keys on hosted sessions', () => {
       expect(JSON.parse(events[0]!.body)).toMatchObject({ session_id: id, status, livemode: false });
     }
     expect(await charges()).toBe(0);
+  });
+
+  it('sends the forced decision to the callback, marked test', async () => {
+    const bodies: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const callback = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      await service.core.tenancy.approveCallback({ projectId, url: callback });
+      const created = await post(testKey, '/session', { workflow_id: workflowId, callback }, 'decline');
+      expect(created.status).toBe(201);
+      for (let i = 0; i < 100 && bodies.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(JSON.parse(bodies[0]!)).toMatchObject({ type: 'verification.declined', session_id: created.body.data.session_id, status: 'DECLINED', livemode: false });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('force an error on session create', async () => {
