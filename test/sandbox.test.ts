@@ -199,6 +199,10 @@ describe('idempotency across modes', () => {
     expect(other.body.error.code).toBe('idempotency_key_reused');
     const again = await post(rich.key, '/age-verification', body).set('Idempotency-Key', 'same-key');
     expect(again.headers['idempotent-replayed']).toBe('true');
+    // Within test mode, another forced outcome under the same key is refused, not replayed.
+    expect((await post(richTest, '/age-verification', body, 'approve').set('Idempotency-Key', 'test-key')).status).toBe(200);
+    const switched = await post(richTest, '/age-verification', body, 'decline').set('Idempotency-Key', 'test-key');
+    expect(switched.status).toBe(422);
   });
 });
 

@@ -32,7 +32,8 @@ export function forcedOutcome(caller: { livemode: boolean }, requested: string |
 export const livemodeField = z.literal(false).optional().describe('false on data made with a test key (vk_test_...); absent on live data');
 
 /**
- * The operation name an idempotency record is fingerprinted with: test calls get their own, so an
- * `Idempotency-Key` reused across modes is refused (422) instead of replaying the other mode's answer.
+ * The operation name an idempotency record is fingerprinted with: test calls get their own (with
+ * the forced outcome), so an `Idempotency-Key` reused across modes, or with another forced outcome,
+ * is refused (422) instead of replaying another answer.
  */
-export const idempotencyOperation = (livemode: boolean, operation: string) => (livemode ? operation : `test:${operation}`);
+export const idempotencyOperation = (livemode: boolean, operation: string, testOutcome?: string) => (livemode ? operation : `test:${testOutcome?.trim().toLowerCase() ?? ''}:${operation}`);

@@ -62,7 +62,7 @@ export class CheckPipeline {
     if (idempotencyKey !== undefined) {
       let begun: Begin;
       try {
-        begun = await this.deps.idempotency.begin(caller.projectId, idempotencyKey, fingerprint(idempotencyOperation(caller.livemode, `check:${check.type}`), rawInput));
+        begun = await this.deps.idempotency.begin(caller.projectId, idempotencyKey, fingerprint(idempotencyOperation(caller.livemode, `check:${check.type}`, testOutcome), rawInput));
       } catch (error) {
         const result = errorResult(error);
         if (result) return result;

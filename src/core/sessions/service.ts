@@ -205,7 +205,7 @@ export class SessionService {
     const { projectId, livemode = true } = ownedBy(owner);
     const forced = forcedOutcome({ livemode }, options.testOutcome);
     if (forced?.kind === 'error') throw forced.error;
-    const { value, replayed } = await this.deps.idempotency.once(projectId, options.idempotencyKey, idempotencyOperation(livemode, 'session:create'), raw, () =>
+    const { value, replayed } = await this.deps.idempotency.once(projectId, options.idempotencyKey, idempotencyOperation(livemode, 'session:create', options.testOutcome), raw, () =>
       this.createOnce(projectId, livemode, actor, raw, forced?.verdict),
     );
     if (!replayed) await this.deps.webhooks.dispatch(value.eventIds);
