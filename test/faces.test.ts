@@ -70,6 +70,10 @@ describe.skipIf(!hasSharedData)('face models on the shared evaluation images', (
     const faces = await models.detectFaces(turned);
     expect(faces.length).toBeGreaterThanOrEqual(1);
     expect(Math.abs(Math.abs(faces[0]!.rollDegrees) - 90)).toBeLessThan(25); // eyes now run vertically
+    // Told how the image stands upright (three clockwise turns), the one orientation finds the same face.
+    const [hinted] = await models.detectFaces(turned, { upright: 3 });
+    expect(hinted).toBeDefined();
+    expect(Math.abs(hinted!.box.x - faces[0]!.box.x) + Math.abs(hinted!.box.y - faces[0]!.box.y)).toBeLessThan(0.1 * faces[0]!.box.width);
     const face = await models.describeLargestFace(turned);
     expect(face).not.toBeNull();
     expect(faceSimilarity(face!.descriptor, obama)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);

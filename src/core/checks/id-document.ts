@@ -191,9 +191,10 @@ function requireFrontImage(input: IdVerificationInput): void {
   }
 }
 
-/** POST /api/v2/id-verification: real OCR and MRZ, a portrait, explained authenticity. */
 /** A document's rotation as the face detector's clockwise quarter turns (both turn the image clockwise). */
 const quarterTurns = (rotation: Rotation) => (rotation / 90) as QuarterTurns;
+
+/** POST /api/v2/id-verification: real OCR and MRZ, a portrait, explained authenticity. */
 
 export function idVerificationCheck(models: Models, faces: FaceEngine, accounts: AccountService): StandaloneCheck<IdVerificationInput, Prepared> {
   return {
