@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import type { Config } from './config.js';
 import type { Clock } from './core/clock.js';
 import type { FaceEngine } from './core/face-engine.js';
@@ -19,6 +19,7 @@ import { graphiqlPage } from './web/graphiql-page.js';
 import { trpcMiddleware } from './graph/trpc.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHttpApp } from './rest/app.js';
+import { jsonBody } from './rest/input.js';
 import { traceQueries } from './core/tracing.js';
 import { startTracing } from './tracing.js';
 
@@ -149,7 +150,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       jsonBodyLimit: config.jsonBodyLimit,
       metricsToken: config.metricsToken,
       mounts: [
-        { path: '/graphql', handlers: [graphiqlPage, express.json({ limit: config.jsonBodyLimit }), graph.handler] },
+        { path: '/graphql', handlers: [graphiqlPage, ...jsonBody(config.jsonBodyLimit), graph.handler] },
         { path: '/trpc', handlers: [trpcMiddleware(core, logger)] },
       ],
     });

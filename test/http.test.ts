@@ -71,6 +71,22 @@ describe('envelope and request ids', () => {
     expect(res.body.success).toBe(false);
   });
 
+  it('answers a string with a lone UTF-16 surrogate 400 validation_error on every JSON reader, never a 500', async () => {
+    const lone = '"x\\udc00y"';
+    const key = { 'X-API-Key': service.demo.api_key, 'Content-Type': 'application/json' };
+    for (const [path, body] of [
+      ['/api/v2/session', `{"workflow_id":"wf_x","vendor_data":${lone}}`],
+      ['/api/v2/age-verification', `{"vendor_data":${lone},"date_of_birth":"1990-01-01"}`],
+      ['/api/v2/session', `{${lone}:1}`],
+    ]) {
+      const res = await service.http.post(path).set(key).send(body);
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.code, path).toBe('validation_error');
+    }
+    const graph = await service.http.post('/graphql').set('Content-Type', 'application/json').send(`{"query":"{ __typename }","variables":{"a":${lone}}}`);
+    expect(graph.status).toBe(400);
+  });
+
   it('answers a body over the limit with 413 in the envelope', async () => {
     const big = JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) });
     const res = await service.http.post('/api/v2/anything').set('X-API-Key', service.demo.api_key).set('Content-Type', 'application/json').send(big);

@@ -128,6 +128,16 @@ describe('add members', () => {
     }
   });
 
+  it('refuses a name with a lone UTF-16 surrogate (valid JSON, not text) as its own bad input, and adds no one', async () => {
+    const email = uniqueEmail('surrogate');
+    const body = `{"members":[{"email":"${email}","first_name":"x\\ud83d"}],"notify":false}`;
+    const res = await api('post', '/members').set('Content-Type', 'application/json').send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+    expect(res.body.error.message).toContain('lone surrogate');
+    expect((await api('post', '/members/resolve').send({ email })).body.data).toEqual({ found: false, member: null });
+  });
+
   it('keeps the first of an address repeated inside one call and skips the rest as duplicate', async () => {
     const email = uniqueEmail('twice');
     const other = uniqueEmail();

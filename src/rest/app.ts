@@ -9,7 +9,7 @@ import { sessionPageRouter } from '../web/session-page.js';
 import { rosterBodyErrors, rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
-import { refuseDeepJson } from './input.js';
+import { jsonBody } from './input.js';
 import { accessLog, createMetrics, labelRoute, requestId, traceRequests, type HttpMetrics } from './observability.js';
 import { securityHeaders } from './security-headers.js';
 import { ApiDocs } from './openapi.js';
@@ -96,7 +96,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use('/api/hosted', labelRoute('/api/hosted'), hostedSessionRouter(core, docs));
   app.use(sessionPageRouter());
 
-  app.use(express.json({ limit: options.jsonBodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }), refuseDeepJson);
+  app.use(jsonBody(options.jsonBodyLimit ?? '1mb'));
   app.use('/api/v2', sessionsRouter(core, docs));
 
   const roster = express.Router();

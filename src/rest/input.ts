@@ -182,20 +182,35 @@ function decodeImageStringSafe(field: string, value: string, onError: (error: Do
 /** Deeper than any route's input: refused before a library walks the body recursively (tRPC re-serializes it). */
 export const MAX_JSON_DEPTH = 64;
 
-function nestedDeeperThan(body: unknown, limit: number): boolean {
+/** In a `u` regex a surrogate pair is one code point, so only a lone half matches. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Why a parsed JSON body cannot be taken, or null: nested deeper than MAX_JSON_DEPTH, or a string
+ * (value or key) with a lone UTF-16 surrogate (`"\ud83d"`): JSON.parse accepts one, but it is no
+ * text, and PostgreSQL refuses it in a json column and in UTF-8 text alike.
+ */
+function unacceptableJson(body: unknown): string | null {
   const pending: [unknown, number][] = [[body, 0]];
   while (pending.length) {
     const [value, depth] = pending.pop()!;
+    if (typeof value === 'string' && LONE_SURROGATE.test(value)) return 'the JSON body has a string with a lone surrogate (\\ud800-\\udfff without its pair)';
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+    if (depth >= MAX_JSON_DEPTH) return `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`;
+    for (const [key, child] of Object.entries(value)) pending.push([key, depth + 1], [child, depth + 1]);
   }
-  return false;
+  return null;
 }
 
-/** After a JSON body parser: 400 `validation_error` for bodies nested deeper than MAX_JSON_DEPTH. */
-export function refuseDeepJson(req: Request, _res: Response, next: NextFunction): void {
-  next(nestedDeeperThan(req.body, MAX_JSON_DEPTH) ? new DomainError('validation_error', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`) : undefined);
+/** After a JSON body parser: 400 `validation_error` for a body nested too deep or with text that is not text. */
+function refuseUnacceptableJson(req: Request, _res: Response, next: NextFunction): void {
+  const reason = unacceptableJson(req.body);
+  next(reason ? new DomainError('validation_error', reason) : undefined);
+}
+
+/** A JSON body parser and its guard: every JSON route of the service reads its body through this. */
+export function jsonBody(limit: string) {
+  return [express.json({ limit, type: ['application/json', 'application/*+json'] }), refuseUnacceptableJson];
 }
 
 const jsonParser = express.json({ limit: CHECK_JSON_LIMIT, type: ['application/json', 'application/*+json'] });
@@ -217,6 +232,8 @@ export function checkBody(kinds: FieldKinds) {
     }
     jsonParser(req, res, (error?: unknown) => {
       if (error) return next(error);
+      const reason = unacceptableJson(req.body);
+      if (reason) return next(new DomainError('validation_error', reason));
       try {
         res.locals.input = fromJson(req.body, kinds);
         next();

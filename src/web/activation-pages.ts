@@ -6,7 +6,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { DomainError } from '../core/errors.js';
 import { invitationForAnotherEmail, invitedEmailMatches } from '../core/roster/service.js';
 import type { Core } from '../core/index.js';
-import { decodeImageString } from '../rest/input.js';
+import { decodeImageString, jsonBody } from '../rest/input.js';
 import { sendData } from '../rest/envelope.js';
 import { sessionCookie, setSessionCookie, signInFromPage } from '../rest/routes/oidc.js';
 import { issueCsrf, requireCsrf } from './csrf.js';
@@ -64,7 +64,7 @@ export function activationRouter(core: Core) {
   const secure = core.oidc.issuer.startsWith('https:');
   const form = express.urlencoded({ extended: false, limit: '64kb' });
   // One 640x480 JPEG is far below this; the limit only guards the parser.
-  const json = express.json({ limit: '8mb' });
+  const json = jsonBody('8mb');
   const tokenOf = (req: Request) => String(req.params.token);
   router.use('/activate', issueCsrf(secure));
 
@@ -151,7 +151,7 @@ export function activationRouter(core: Core) {
     }
   });
 
-  router.post('/activate/:token/selfie', json, async (req, res) => {
+  router.post('/activate/:token/selfie', ...json, async (req, res) => {
     const session = await core.oidc.session(sessionCookie(req));
     if (!session) throw new DomainError('requires_login', 'sign in first');
     const selfie = req.body?.selfie;

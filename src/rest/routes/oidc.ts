@@ -10,6 +10,7 @@ import { allowFormRedirect } from '../security-headers.js';
 import { toDomainError } from '../errors.js';
 import { sendData } from '../envelope.js';
 import type { ApiDocs } from '../openapi.js';
+import { jsonBody } from '../input.js';
 
 const COOKIE = 'verity_session';
 
@@ -105,7 +106,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   const oidc = core.oidc;
   const secure = oidc.issuer.startsWith('https:');
   const form = express.urlencoded({ extended: false, limit: '64kb' });
-  const body = [form, express.json({ limit: '64kb' })];
+  const body = [form, ...jsonBody('64kb')];
 
   const setCookie = (res: Response, value: string) => setSessionCookie(res, value, secure);
   const clearCookie = (res: Response) => res.append('Set-Cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
