@@ -139,4 +139,22 @@ describe('tRPC admin API', () => {
     expect((foreign as TRPCClientError<AdminRouter>).data?.httpStatus).toBe(404);
     expect((foreign as TRPCClientError<AdminRouter>).data?.domainCode).toBe('not_found');
   });
+
+  it('refuses a lone UTF-16 surrogate in the input (valid JSON, not text) with 400 validation_error, as the REST routes do', async () => {
+    const auth = { authorization: `Bearer ${service.demo.admin_token}` };
+    // A body is refused by the service's JSON reader (the REST envelope); a query's input by the tRPC router.
+    const posted = await fetch(`${baseUrl}/trpc/createWorkflow`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: `{"projectId":"${service.demo.project_id}","name":"x\\udc00","features":["age"]}`,
+    });
+    expect(posted.status).toBe(400);
+    expect(((await posted.json()) as { error: { code: string } }).error.code).toBe('validation_error');
+    const input = encodeURIComponent(`{"projectId":"${service.demo.project_id}\\ud800"}`);
+    const queried = await fetch(`${baseUrl}/trpc/workflows?input=${input}`, { headers: auth });
+    expect(queried.status).toBe(400);
+    const body = (await queried.json()) as { error: { message: string; data: { domainCode: string } } };
+    expect(body.error.data.domainCode).toBe('validation_error');
+    expect(body.error.message).toContain('lone surrogate');
+  });
 });

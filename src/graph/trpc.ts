@@ -8,6 +8,7 @@ import type { Core } from '../core/index.js';
 import type { AdminCaller } from '../core/ops/service.js';
 import type { Logger } from '../logger.js';
 import { bearer } from '../rest/auth.js';
+import { unacceptableJson } from '../rest/input.js';
 import { MAX_PAGE, QUERY_LIMITS } from './limits.js';
 
 interface TrpcContext {
@@ -70,7 +71,10 @@ const t = initTRPC.context<TrpcContext>().create({
 
 const authed = t.procedure.use(async ({ ctx, next, getRawInput }) => {
   if (!ctx.scope) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'missing or invalid admin token', cause: new DomainError('unauthenticated', 'missing or invalid admin token') });
-  chargeCost(ctx, await getRawInput());
+  const input = await getRawInput();
+  const unacceptable = unacceptableJson(input);
+  if (unacceptable) throw new TRPCError({ code: 'BAD_REQUEST', message: unacceptable, cause: new DomainError('validation_error', unacceptable) });
+  chargeCost(ctx, input);
   return next({ ctx: { core: ctx.core, scope: ctx.scope } });
 });
 

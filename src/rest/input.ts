@@ -190,7 +190,7 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
  * (value or key) with a lone UTF-16 surrogate (`"\ud83d"`): JSON.parse accepts one, but it is no
  * text, and PostgreSQL refuses it in a json column and in UTF-8 text alike.
  */
-function unacceptableJson(body: unknown): string | null {
+export function unacceptableJson(body: unknown): string | null {
   const pending: [unknown, number][] = [[body, 0]];
   while (pending.length) {
     const [value, depth] = pending.pop()!;
