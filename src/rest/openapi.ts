@@ -11,6 +11,8 @@ export interface RouteDoc {
   /** OpenAPI path template, e.g. `/api/v2/session/{id}`. */
   path: string;
   summary: string;
+  /** Only where the path alone would repeat another route's id (an alias of it). */
+  operationId?: string;
   tag: string;
   security: Security;
   body?: z.ZodType;
@@ -58,6 +60,12 @@ const errorEnvelope = {
   },
 };
 
+const oauthError = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+};
+
 /** `get /api/v2/session/{id}/decision` -> `getSessionByIdDecision`: one per route, stable while the path is. */
 export function operationIdOf(route: Pick<RouteDoc, 'method' | 'path'>): string {
   const words = route.path
@@ -91,7 +99,7 @@ export class ApiDocs {
     const paths: Record<string, Record<string, unknown>> = {};
     const operationIds = new Set<string>();
     for (const route of this.routes) {
-      const operationId = operationIdOf(route);
+      const operationId = route.operationId ?? operationIdOf(route);
       if (operationIds.has(operationId)) throw new Error(`two routes have the operationId ${operationId}`);
       operationIds.add(operationId);
       const success = route.response ? jsonSchema(route.response, 'output') : {};
@@ -108,7 +116,9 @@ export class ApiDocs {
         const existing = responses[status] as { description: string } | undefined;
         responses[status] = {
           description: existing ? `${existing.description}, ${code}` : code,
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          // The OAuth routes (token, revoke, introspect, userinfo) answer grant errors as RFC 6749
+          // does and client or token failures in the envelope: the document says both.
+          content: { 'application/json': { schema: route.bare ? { anyOf: [{ $ref: '#/components/schemas/OAuthError' }, { $ref: '#/components/schemas/Error' }] } : { $ref: '#/components/schemas/Error' } } },
         };
       }
       const operation: Record<string, unknown> = {
@@ -150,7 +160,7 @@ export class ApiDocs {
       servers: [{ url: serverUrl }],
       paths,
       components: {
-        schemas: { Error: errorEnvelope },
+        schemas: { Error: errorEnvelope, OAuthError: oauthError },
         securitySchemes: {
           ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           ApiKeyBearer: { type: 'http', scheme: 'bearer', description: 'the API key as a bearer token' },

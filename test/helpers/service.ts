@@ -11,6 +11,7 @@ import type { Logger } from '../../src/logger.js';
 import { Sealer } from '../../src/core/secrets.js';
 import type { DemoTenant } from '../../src/core/seed.js';
 import { buildService, type Service } from '../../src/main.js';
+import { responseChecker, type ResponseCheck } from './contract.js';
 import { freePort } from './processes.js';
 import { freshStore } from './store.js';
 
@@ -54,12 +55,25 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
     ...service,
     demo: service.demo,
     config,
-    http: supertest(service.app),
+    http: checkedHttp(supertest(service.app), responseChecker((await supertest(service.app).get('/api/v2/openapi.json').expect(200)).body)),
     async close() {
       await service.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
+
+/** supertest whose every request also checks its answer against the OpenAPI document (helpers/contract.ts). */
+function checkedHttp(http: ReturnType<typeof supertest>, check: ResponseCheck): ReturnType<typeof supertest> {
+  return new Proxy(http, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof property !== 'string' || !METHODS.has(property) || typeof value !== 'function') return value;
+      return (url: string, ...rest: unknown[]) => value.call(target, url, ...rest).expect((res: supertest.Response) => check(property, url, res));
+    },
+  });
 }
 
 /** Raw SQL against the service's database, for checking what is (not) stored. */

@@ -15,6 +15,7 @@ import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
 import { type SessionTrigger, transition } from './transitions.js';
+import { type DecisionWire, sessionView, vendorDataOnWire } from './views.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
 
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
@@ -98,28 +99,6 @@ export function stepsOf(features: readonly string[]): StepName[] {
 }
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
-
-/**
- * The spec types `vendor_data` a string on the session, the decision and the webhook: when the
- * caller sent none it is `""`, always present, never null (README: Hosted verification sessions).
- */
-export const vendorDataOnWire = (session: Pick<VerificationSession, 'vendorData'>): string => session.vendorData ?? '';
-
-export const sessionView = (session: VerificationSession) => ({
-  session_id: session.id,
-  status: session.status,
-  workflow_id: session.workflowId,
-  features: session.features,
-  vendor_data: vendorDataOnWire(session),
-  redirect_url: session.redirectUrl ?? null,
-  callback: session.callback ?? null,
-  svc_id: session.svcId ?? null,
-  expires_at: session.expiresAt.toISOString(),
-  created_at: session.createdAt.toISOString(),
-  updated_at: session.updatedAt.toISOString(),
-  started_at: iso(session.startedAt),
-  decided_at: iso(session.decidedAt),
-});
 
 function encodeCursor(session: VerificationSession): string {
   return Buffer.from(`${session.createdAt.toISOString()}|${session.id}`).toString('base64url');
@@ -260,7 +239,7 @@ export class SessionService {
   }
 
   /** The authoritative result: every check run, and the bound account's reusable profile. */
-  async decision(projectId: string, sessionId: string) {
+  async decision(projectId: string, sessionId: string): Promise<DecisionWire> {
     const em = this.deps.orm.em.fork();
     const session = await this.load(em, projectId, sessionId);
     const checks = await this.checksOf(em, session.id);

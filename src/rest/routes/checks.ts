@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { ageInput } from '../../core/checks/age.js';
-import { CHECK_STATUSES, CHECK_TYPES } from '../../core/checks/entities.js';
 import { locationInput } from '../../core/checks/location.js';
 import { credentialInput } from '../../core/credentials/check.js';
 import { sendData, sendResult } from '../envelope.js';
@@ -13,14 +12,7 @@ import type { ApiKeyCaller } from '../auth.js';
 import { checkBody, type FieldKinds } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 
-const checkSchema = z.object({
-  type: z.enum(CHECK_TYPES),
-  status: z.enum(CHECK_STATUSES),
-  score: z.number().optional(),
-  data: z.record(z.string(), z.unknown()),
-  error: z.string().nullable(),
-});
-export const standaloneResponse = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkSchema });
+import { combinedWire, standaloneWire } from '../../core/checks/views.js';
 
 /** What any route behind the API key can answer. */
 const API_KEY_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
@@ -30,13 +22,22 @@ const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'invalid_api_key', 'insu
 export function checksRouter(core: Core, docs: ApiDocs) {
   const router = Router();
 
-  function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body: z.ZodType; errors: ErrorCode[] }) {
+  function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body: z.ZodType; errors: ErrorCode[]; response?: z.ZodType }) {
     router.post(path, checkBody(kinds), async (req, res) => {
       const caller = res.locals.apiKey as ApiKeyCaller;
       const result = await core.pipeline.run(caller, check, res.locals.input, { idempotencyKey: req.get('idempotency-key') ?? undefined });
       sendResult(res, result);
     });
-    docs.add({ method: 'post', path: `/api/v2${path}`, summary: doc.summary, tag: 'standalone checks', security: 'apiKey', body: doc.body, response: standaloneResponse, errors: [...COMMON_ERRORS, ...doc.errors] });
+    docs.add({
+      method: 'post',
+      path: `/api/v2${path}`,
+      summary: doc.summary,
+      tag: 'standalone checks',
+      security: 'apiKey',
+      body: doc.body,
+      response: doc.response ?? standaloneWire,
+      errors: [...COMMON_ERRORS, ...doc.errors],
+    });
   }
 
   const image = z.string().describe('base64 or a data URL (or send multipart/form-data files under the same name)');
@@ -47,7 +48,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     {
       summary: 'Read an ID document: OCR, MRZ with check digits, the AAMVA barcode (PDF417) of a North American licence, portrait, authenticity evidence',
       body: z.object({ front_image: image, back_image: image.optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
-      errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record'],
+      errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record', 'reuse_not_available'],
     },
   );
   route(
@@ -77,6 +78,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     {
       summary: 'ID verification, liveness, face match (document portrait vs selfie) and the licence lookup against the name on the ID',
       body: z.object({ front_image: image, back_image: image.optional(), selfie: image, license_type: z.string(), license_state: z.string(), license_number: z.string(), npi: z.string().optional() }),
+      response: combinedWire,
       errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
     },
   );

@@ -337,6 +337,15 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
 
   docs.add(
     { method: 'get', path: '/.well-known/openid-configuration', summary: 'OpenID Connect discovery (also at /api/.well-known/openid-configuration)', tag: 'login', security: 'none', bare: true },
+    {
+      method: 'get',
+      path: '/api/.well-known/openid-configuration',
+      operationId: 'getApiWellKnownOpenidConfiguration',
+      summary: 'OpenID Connect discovery under /api (the same document)',
+      tag: 'login',
+      security: 'none',
+      bare: true,
+    },
     { method: 'get', path: '/api/auth/oidc/jwks.json', summary: 'Public RS256 keys for id_token validation', tag: 'login', security: 'none', bare: true },
     { method: 'get', path: '/api/auth/oidc/authorize', summary: 'Authorization code request (browser); redirects with code, state and iss', tag: 'login', security: 'none', browser: true },
     { method: 'post', path: '/api/auth/oidc/authorize', summary: 'The same authorization request as a form post (OIDC Core 3.1.2.1)', tag: 'login', security: 'none', browser: true },
@@ -368,7 +377,16 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       errors: ['invalid_request', 'invalid_client'],
     },
     { method: 'get', path: '/api/auth/oidc/logout', summary: "RP-initiated logout: revokes the user's tokens for the client", tag: 'login', security: 'none', browser: true },
-    { method: 'get', path: '/api/auth/oidc/userinfo', summary: 'Claims of the user (scope profile); also POST', tag: 'account', security: 'accessToken', bare: true, errors: ['invalid_token', 'insufficient_scope'] },
+    { method: 'get', path: '/api/auth/oidc/userinfo', summary: 'Claims of the user (scope profile)', tag: 'account', security: 'accessToken', bare: true, errors: ['invalid_token', 'insufficient_scope'] },
+    {
+      method: 'post',
+      path: '/api/auth/oidc/userinfo',
+      summary: 'Claims of the user (scope profile), as a POST (OIDC Core 5.3.1)',
+      tag: 'account',
+      security: 'accessToken',
+      bare: true,
+      errors: ['invalid_token', 'insufficient_scope'],
+    },
     { method: 'get', path: '/api/auth/oidc/licenses', summary: "The user's licences", tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
     { method: 'get', path: '/api/auth/oidc/verifications', summary: 'Verification status (scope verifications)', tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
   );

@@ -3,38 +3,12 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
-import { SESSION_STATUSES } from '../../core/sessions/entities.js';
+import { createdSessionWire as created, decisionWire as decision, sessionWire as session } from '../../core/sessions/views.js';
 import { createSessionInput, listSessionsInput, reviewInput } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { checkBody } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
-
-const session = z.object({
-  session_id: z.string(),
-  status: z.enum(SESSION_STATUSES),
-  workflow_id: z.string(),
-  features: z.array(z.string()),
-  vendor_data: z.string().describe('the caller\'s correlation string; "" when none was sent'),
-  redirect_url: z.string().nullable(),
-  expires_at: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  started_at: z.string().nullable(),
-  decided_at: z.string().nullable(),
-});
-const created = session.extend({ url: z.string(), session_token: z.string() });
-const check = z.object({ type: z.string(), status: z.string(), score: z.number().optional(), data: z.record(z.string(), z.unknown()), error: z.string().nullable() });
-const decision = z.object({
-  session_id: z.string(),
-  status: z.enum(SESSION_STATUSES),
-  decision: z.string().nullable(),
-  decided_at: z.string().nullable(),
-  vendor_data: z.string().describe('the caller\'s correlation string; "" when none was sent'),
-  checks: z.array(check),
-  svc_id: z.string().optional(),
-  identity: z.object({ full_name: z.string().nullable(), licenses: z.array(z.object({ license_state: z.string().nullable(), status: z.string(), expire_date: z.string().nullable() })) }).optional(),
-});
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
 
@@ -165,6 +139,7 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       security: 'none',
       errors: [
         ...errors,
+        'not_found',
         'session_expired',
         'session_closed',
         'conflict',

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { checkWire } from '../checks/views.js';
+import { SESSION_STATUSES, type VerificationSession } from './entities.js';
+
+// The session objects on the wire, declared once: the views below are typed by these schemas,
+// the REST router documents with them and the HTTP tests parse every answer with them.
+
+const vendorData = z.string().describe('the caller\'s correlation string; "" when none was sent');
+
+export const sessionWire = z.object({
+  session_id: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  workflow_id: z.string(),
+  features: z.array(z.string()),
+  vendor_data: vendorData,
+  redirect_url: z.string().nullable(),
+  callback: z.string().nullable().describe('the per-session webhook URL, when one was given'),
+  svc_id: z.string().nullable().describe('account id of the bound user, when an access token was bound'),
+  expires_at: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  started_at: z.string().nullable(),
+  decided_at: z.string().nullable(),
+});
+export type SessionWire = z.output<typeof sessionWire>;
+
+export const createdSessionWire = sessionWire.extend({
+  url: z.string().describe('the hosted page; the session token rides in its fragment'),
+  session_token: z.string().describe('shown once'),
+});
+
+export const decisionWire = z.object({
+  session_id: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  decision: z.string().nullable(),
+  decided_at: z.string().nullable(),
+  decided_by: z.string().nullable().describe('who decided: system, api_key:<id> or a reviewer'),
+  workflow_id: z.string(),
+  features: z.array(z.string()),
+  vendor_data: vendorData,
+  checks: z.array(checkWire),
+  svc_id: z.string().optional(),
+  identity: z.object({ full_name: z.string().nullable(), licenses: z.array(z.object({ license_state: z.string().nullable(), status: z.string(), expire_date: z.string().nullable() })) }).optional(),
+});
+export type DecisionWire = z.output<typeof decisionWire>;
+
+const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
+
+/**
+ * The spec types `vendor_data` a string on the session, the decision and the webhook: when the
+ * caller sent none it is `""`, always present, never null (README: Hosted verification sessions).
+ */
+export const vendorDataOnWire = (session: Pick<VerificationSession, 'vendorData'>): string => session.vendorData ?? '';
+
+export const sessionView = (session: VerificationSession): SessionWire => ({
+  session_id: session.id,
+  status: session.status,
+  workflow_id: session.workflowId,
+  features: session.features,
+  vendor_data: vendorDataOnWire(session),
+  redirect_url: session.redirectUrl ?? null,
+  callback: session.callback ?? null,
+  svc_id: session.svcId ?? null,
+  expires_at: session.expiresAt.toISOString(),
+  created_at: session.createdAt.toISOString(),
+  updated_at: session.updatedAt.toISOString(),
+  started_at: iso(session.startedAt),
+  decided_at: iso(session.decidedAt),
+});
