@@ -1,0 +1,128 @@
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { OpenAPI3 } from 'openapi-typescript';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GENERATED_TYPES, generateTypes } from '../packages/sdk/scripts/generate.js';
+import { VerityClient, VerityError, verifyWebhook, waitForSession } from '../packages/sdk/src/index.js';
+import { type ListeningService, startListeningService } from './helpers/service.js';
+
+// The SDK (packages/sdk) against the real service on a loopback port, over real fetch.
+
+interface Received {
+  rawBody: Buffer;
+  headers: http.IncomingHttpHeaders;
+}
+
+let service: ListeningService;
+let client: VerityClient;
+let receiver: http.Server;
+let receiverUrl = '';
+const received: Received[] = [];
+let workflowId: string;
+
+beforeAll(async () => {
+  service = await startListeningService({ runJobs: true, allowInsecureCallbacks: true });
+  client = new VerityClient({ baseUrl: service.url, apiKey: service.demo.api_key });
+  receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ rawBody: Buffer.concat(chunks), headers: req.headers });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: receiverUrl });
+  workflowId = (await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'loc', features: ['location'] })).id;
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => {
+    receiver?.close(resolve);
+    receiver?.closeAllConnections();
+  });
+  await service?.close();
+});
+
+describe('the generated types', () => {
+  it('match the OpenAPI document the service serves (run npm run sdk:generate when this fails)', async () => {
+    const document = (await (await fetch(`${service.url}/api/v2/openapi.json`)).json()) as OpenAPI3;
+    expect(await generateTypes(document)).toBe(readFileSync(GENERATED_TYPES, 'utf8'));
+  });
+});
+
+describe('sessions through the SDK', () => {
+  it('creates a session, reads it back, polls it to APPROVED and verifies the signed webhook', async () => {
+    const created = await client.createSession({ workflow_id: workflowId, callback: receiverUrl, vendor_data: 'sdk-user-1' });
+    expect(created.status).toBe('NOT_STARTED');
+    const read = await client.getSession(created.session_id);
+    expect(read).toMatchObject({ session_id: created.session_id, workflow_id: workflowId, vendor_data: 'sdk-user-1', status: 'NOT_STARTED' });
+
+    // The user finishes the one step (location) on the hosted page; the poller sees it end.
+    const polling = waitForSession(client, created.session_id, { intervalMs: 50, timeoutMs: 20_000 });
+    const step = await fetch(`${service.url}/api/hosted/session/steps/location`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-token': created.session_token },
+      body: JSON.stringify({ latitude: 1, longitude: 2, accuracy: 5 }),
+    });
+    expect(step.status).toBe(200);
+    expect((await polling).status).toBe('APPROVED');
+
+    const started = Date.now();
+    while (received.length === 0 && Date.now() - started < 40_000) await new Promise((resolve) => setTimeout(resolve, 200));
+    const delivery = received[0]!;
+    const secret = service.demo.webhook_signing_secret;
+    const valid = verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secret });
+    expect(valid).toMatchObject({ ok: true, eventId: delivery.headers['x-svc-event-id'], event: { session_id: created.session_id, status: 'APPROVED' } });
+    // The raw body as a string verifies too; a re-serialised or tampered one does not.
+    expect(verifyWebhook({ rawBody: delivery.rawBody.toString('utf8'), headers: delivery.headers, secret }).ok).toBe(true);
+    const tampered = delivery.rawBody.toString('utf8').replace('APPROVED', 'DECLINED');
+    expect(verifyWebhook({ rawBody: tampered, headers: delivery.headers, secret })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secret: `${secret}x` })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: { ...delivery.headers, 'x-svc-signature': 'zz' }, secret })).toEqual({ ok: false, reason: 'bad_signature' });
+    const timestamp = Number(delivery.headers['x-svc-timestamp']);
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secret, now: timestamp + 301 })).toEqual({ ok: false, reason: 'stale_timestamp' });
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secret, now: timestamp + 3601, toleranceSeconds: 3600 }).ok).toBe(false);
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secret, now: timestamp + 30, toleranceSeconds: 60 }).ok).toBe(true);
+    const { 'x-svc-timestamp': _dropped, ...withoutTimestamp } = delivery.headers;
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: withoutTimestamp, secret })).toEqual({ ok: false, reason: 'missing_headers' });
+  });
+
+  it('stops polling when aborted, and carries the catalog code of an error', async () => {
+    const created = await client.createSession({ workflow_id: workflowId });
+    const controller = new AbortController();
+    const polling = waitForSession(client, created.session_id, { intervalMs: 50, signal: controller.signal });
+    controller.abort(new Error('user left'));
+    await expect(polling).rejects.toThrow('user left');
+    const missing = await client.getSession('00000000-0000-0000-0000-000000000000').catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(VerityError);
+    expect((missing as VerityError).status).toBe(404);
+    expect((missing as VerityError).code).toBe('not_found');
+  });
+});
+
+const data = fileURLToPath(new URL('../../shared/data/', import.meta.url));
+const faces = existsSync(`${data}faceapi-bbt-identities`);
+
+describe('multipart uploads through the SDK', () => {
+  it('sends files as multipart form fields the service reads by name', async () => {
+    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#888' } })
+      .png()
+      .toBuffer();
+    const image1 = { data: png, filename: 'a.png', contentType: 'image/png' };
+    const answer = await client.uploadImages('/api/v2/face-match', { image1 }).catch((error: unknown) => error);
+    expect(answer).toBeInstanceOf(VerityError);
+    // image1 arrived as a file: only the absent image2 is reported.
+    expect(((answer as VerityError).body as { data: { errors: object } }).data.errors).toEqual({ image2: expect.anything() });
+  });
+
+  it.skipIf(!faces)('runs a face match on two real photos', { timeout: 120_000 }, async () => {
+    const photo = (name: string) => ({ data: readFileSync(`${data}faceapi-bbt-identities/${name}`), filename: name, contentType: 'image/png' });
+    const result = await client.uploadImages<{ status: string }>('/api/v2/face-match', { image1: photo('sheldon1.png'), image2: photo('sheldon2.png') });
+    expect(result.status).toBe('passed');
+  });
+});
