@@ -162,7 +162,8 @@ apikey
   .command('create')
   .addOption(projectOption())
   .option('--name <name>')
-  .action((opts) => withCore(async (core) => print(await core.tenancy.createApiKey({ projectId: await projectIdOf(core, opts.project), name: opts.name }))));
+  .option('--mode <mode>', 'live, or test for a sandbox key (vk_test_...)', 'live')
+  .action((opts) => withCore(async (core) => print(await core.tenancy.createApiKey({ projectId: await projectIdOf(core, opts.project), name: opts.name, mode: opts.mode }))));
 apikey
   .command('revoke <apiKeyId>')
   .addOption(projectOption())

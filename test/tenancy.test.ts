@@ -45,7 +45,7 @@ describe('projects and keys', () => {
   it('gives each project its own keys; several keys per project, each revocable', async () => {
     const a = await service.core.tenancy.createApiKey({ projectId: otherProjectId, name: 'a' });
     const b = await service.core.tenancy.createApiKey({ projectId: otherProjectId, name: 'b' });
-    expect(await service.core.tenancy.authenticateApiKey(a.key)).toEqual({ projectId: otherProjectId, apiKeyId: a.apiKey.id });
+    expect(await service.core.tenancy.authenticateApiKey(a.key)).toEqual({ projectId: otherProjectId, apiKeyId: a.apiKey.id, livemode: true });
     expect(await service.core.tenancy.authenticateApiKey(b.key)).toMatchObject({ projectId: otherProjectId });
     await service.core.tenancy.revokeApiKey({ projectId: otherProjectId, apiKeyId: a.apiKey.id });
     expect(await service.core.tenancy.authenticateApiKey(a.key)).toBeNull();

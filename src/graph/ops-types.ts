@@ -99,6 +99,7 @@ export class SessionType {
   @Field(() => String) updatedAt!: string;
   @Field(() => String, { nullable: true }) callback!: string | null;
   @Field(() => String, { nullable: true }) redirectUrl!: string | null;
+  @Field(() => Boolean, { description: 'False for a session made with a test API key (vk_test_...)' }) livemode!: boolean;
   @Field(() => Boolean, { description: 'Always false: Verity keeps no images of sessions (documents and selfies are read, then dropped)' })
   imagesRetained!: boolean;
 }

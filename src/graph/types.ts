@@ -20,6 +20,7 @@ export class ApiKeyType {
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
   @Field(() => String, { description: 'First characters of the key' }) prefix!: string;
+  @Field(() => String, { description: 'live, or test (vk_test_...: never charged, sees only test data)' }) mode!: string;
   @Field(() => String) createdAt!: string;
   @Field(() => String, { nullable: true }) revokedAt!: string | null;
 }
@@ -127,6 +128,7 @@ export class CreateProjectInput {
 export class CreateApiKeyInput {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => String, { nullable: true, description: 'live (default) or test' }) mode?: string;
 }
 
 @InputType()

@@ -5,10 +5,8 @@ import { DomainError } from '../core/errors.js';
 // Authentication of the four surfaces. Each middleware puts who is calling into res.locals and
 // answers the catalog's 401 code when the credential is missing or wrong.
 
-export interface ApiKeyCaller {
-  projectId: string;
-  apiKeyId: string;
-}
+export type { ApiKeyCaller } from '../core/tenancy/service.js';
+import type { ApiKeyCaller } from '../core/tenancy/service.js';
 export interface OrgCaller {
   organizationId: number;
   clientId: string;

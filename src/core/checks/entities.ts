@@ -32,6 +32,10 @@ export class CheckRecord {
   @Property({ type: 'string', length: 40, nullable: true })
   svcId?: string | null;
 
+  /** False for a check made with a test key (never charged). */
+  @Property({ type: 'boolean', default: true })
+  livemode: boolean = true;
+
   /** A short machine reason when not passed (e.g. `expired`, `permission_denied`); never raw data. */
   @Property({ type: 'string', length: 80, nullable: true })
   reason?: string | null;

@@ -8,12 +8,15 @@ import type { Orm } from '../db/orm.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
+import { forcedOutcome, idempotencyOperation } from '../sandbox.js';
 import { parseInput } from '../validation.js';
 import { accountRefOf, type AccountRef, type CheckContext, type CheckOutcome, type CombinedOutcome } from './types.js';
 
 export interface Caller {
   projectId: string;
   apiKeyId: string;
+  /** False for a test key: no wallet, and the record is marked test. */
+  livemode: boolean;
 }
 
 /** The answer of a billable call, as stored for idempotent replay and shaped by a front. */
@@ -49,12 +52,17 @@ export function errorResult(error: unknown): CallResult | undefined {
 export class CheckPipeline {
   constructor(private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; metrics?: ServiceMetrics }) {}
 
-  async run<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, rawInput: unknown, options: { idempotencyKey?: string } = {}): Promise<CallResult & { replayed?: boolean }> {
-    const { idempotencyKey } = options;
+  async run<Input extends AccountRef, Prepared>(
+    caller: Caller,
+    check: StandaloneCheck<Input, Prepared>,
+    rawInput: unknown,
+    options: { idempotencyKey?: string; testOutcome?: string } = {},
+  ): Promise<CallResult & { replayed?: boolean }> {
+    const { idempotencyKey, testOutcome } = options;
     if (idempotencyKey !== undefined) {
       let begun: Begin;
       try {
-        begun = await this.deps.idempotency.begin(caller.projectId, idempotencyKey, fingerprint(`check:${check.type}`, rawInput));
+        begun = await this.deps.idempotency.begin(caller.projectId, idempotencyKey, fingerprint(idempotencyOperation(caller.livemode, `check:${check.type}`, testOutcome), rawInput));
       } catch (error) {
         const result = errorResult(error);
         if (result) return result;
@@ -64,7 +72,15 @@ export class CheckPipeline {
     }
     let result: CallResult;
     try {
-      result = await this.execute(caller, check, parseInput(check.input, rawInput ?? {}));
+      const forced = forcedOutcome(caller, testOutcome);
+      if (forced?.kind === 'error') throw forced.error;
+      const input = parseInput(check.input, rawInput ?? {});
+      result = await this.execute(
+        caller,
+        check,
+        input,
+        forced && { check: { type: check.type, status: forced.status, data: { test_outcome: forced.verdict }, error: null }, reason: forced.status === 'passed' ? undefined : 'test_outcome' },
+      );
     } catch (error) {
       const known = errorResult(error);
       if (!known) {
@@ -77,33 +93,40 @@ export class CheckPipeline {
     return result;
   }
 
-  private async execute<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, input: Input): Promise<CallResult> {
+  /** `forced` (test keys only) stands in for the models' work; everything else runs as usual. */
+  private async execute<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, input: Input, forced: CheckOutcome | null): Promise<CallResult> {
     const started = Date.now();
     const ref = accountRefOf(input);
     const svcId = ref ? await this.deps.accounts.resolveForProject(caller.projectId, ref) : null;
     const context: CheckContext = { projectId: caller.projectId, mode: svcId ? 'account' : 'fresh', svcId, today: this.deps.clock.now() };
-    const prepared = await check.prepare(input, context);
+    const prepared = forced ? null : await check.prepare(input, context);
 
-    const reservation: Reservation = await this.deps.billing.reserve(caller.projectId, `check:${check.type}`);
+    // Test keys never touch the wallet: they work with a zero balance and leave no charge.
+    const reservation: Reservation | null = caller.livemode ? await this.deps.billing.reserve(caller.projectId, `check:${check.type}`) : null;
     let outcome: CheckOutcome | CombinedOutcome;
     let record: CheckRecord;
     try {
-      outcome = await check.execute(prepared, context);
+      outcome = forced ?? (await check.execute(prepared as Prepared, context));
       const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
       record = await this.record(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started, reservation);
-      this.deps.metrics?.recordVerdict(verdict.type, verdict.status, outcome.reason);
+      // A forced outcome is no verdict of the models: it stays out of the verdict metrics.
+      if (!forced) this.deps.metrics?.recordVerdict(verdict.type, verdict.status, outcome.reason);
     } catch (error) {
       // No verdict, no charge: late-found bad input and our own failures are refunded (when the
       // database itself is gone, the maintenance sweep refunds it once it is back).
-      await this.deps.billing.refund(reservation).catch(() => undefined);
+      if (reservation) await this.deps.billing.refund(reservation).catch(() => undefined);
       throw error;
     }
-    const data = 'check' in outcome ? { session_id: record.id, status: outcome.check.status, check: outcome.check } : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks };
+    const mark = caller.livemode ? {} : { livemode: false };
+    const data =
+      'check' in outcome
+        ? { session_id: record.id, status: outcome.check.status, check: outcome.check, ...mark }
+        : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks, ...mark };
     return { ok: true, status: 200, data };
   }
 
   /** Records the verdict and settles its charge in one transaction: a check is never recorded unpaid, nor paid unrecorded. */
-  private async record(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number, reservation: Reservation): Promise<CheckRecord> {
+  private async record(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number, reservation: Reservation | null): Promise<CheckRecord> {
     return this.deps.orm.em.fork().transactional(async (em) => {
       const record = em.create(CheckRecord, {
         id: newId('chk'),
@@ -112,11 +135,13 @@ export class CheckPipeline {
         status: verdict.status,
         mode: context.mode,
         svcId: context.svcId,
+        livemode: caller.livemode,
         reason: verdict.status === 'passed' ? null : (verdict.reason ?? null),
         durationMs,
         createdAt: this.deps.clock.now(),
       });
-      await this.deps.billing.settle(em, reservation, record.id);
+      if (reservation) await this.deps.billing.settle(em, reservation, record.id);
+      else await em.flush();
       return record;
     });
   }

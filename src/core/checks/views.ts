@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { livemodeField } from '../sandbox.js';
 import { CHECK_STATUSES, CHECK_TYPES } from '../vocabulary.js';
 
 // The check objects on the wire, declared once: standalone routes, session decisions and the
@@ -12,7 +13,7 @@ export const checkWire = z.object({
   error: z.string().nullable(),
 });
 
-export const standaloneWire = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkWire });
+export const standaloneWire = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkWire, livemode: livemodeField });
 
 /** The combined KYC + credential answer: `passed` only when every check passes. */
 export const combinedWire = z.object({
@@ -20,4 +21,5 @@ export const combinedWire = z.object({
   status: z.enum(CHECK_STATUSES),
   identity: z.object({ name: z.string().nullable(), dob: z.string().nullable() }),
   checks: z.array(checkWire),
+  livemode: livemodeField,
 });

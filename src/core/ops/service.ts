@@ -22,7 +22,7 @@ const iso = (value: Date | string | null | undefined) => (value ? new Date(value
 
 type Row = Record<string, any>;
 
-const SESSION_COLUMNS = 'id, project_id, workflow_id, status, features, vendor_data, svc_id, decision, decided_at, decided_by, started_at, expires_at, created_at, updated_at, callback, redirect_url';
+const SESSION_COLUMNS = 'id, project_id, workflow_id, status, features, vendor_data, svc_id, decision, decided_at, decided_by, started_at, expires_at, created_at, updated_at, callback, redirect_url, livemode';
 
 export const sessionNode = (row: Row) => ({
   id: row.id as string,
@@ -41,6 +41,8 @@ export const sessionNode = (row: Row) => ({
   updatedAt: iso(row.updated_at)!,
   callback: (row.callback ?? null) as string | null,
   redirectUrl: (row.redirect_url ?? null) as string | null,
+  /** False for a test key's session (sandbox: never charged). */
+  livemode: row.livemode !== false,
   /** Verity keeps no images of sessions (selfies and documents are read, then dropped). */
   imagesRetained: false,
 });

@@ -43,6 +43,10 @@ export class VerificationSession {
   @Property({ type: 'text', nullable: true })
   vendorData?: string | null;
 
+  /** False for a session made with a test key: never charged, seen only by test keys. */
+  @Property({ type: 'boolean', default: true })
+  livemode: boolean = true;
+
   /** Caller's free-form metadata (expected point and geofence for the location check). */
   @Property({ type: 'json', nullable: true })
   metadata?: Record<string, unknown> | null;

@@ -11,11 +11,12 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
 import type { TenancyService } from '../tenancy/service.js';
+import { type ForcedVerdict, forcedOutcome, idempotencyOperation } from '../sandbox.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
 import { type SessionTrigger, transition } from './transitions.js';
-import { type DecisionWire, sessionView, vendorDataOnWire } from './views.js';
+import { type DecisionWire, sessionView, testMark, vendorDataOnWire } from './views.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
 
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
@@ -100,6 +101,16 @@ export function stepsOf(features: readonly string[]): StepName[] {
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
+/**
+ * Who asks for sessions: a project id (operators: console, CLI) sees every mode; an API key sees
+ * only its own mode, so test and live data never mix.
+ */
+export type SessionOwner = string | { projectId: string; livemode: boolean };
+const ownedBy = (owner: SessionOwner) => (typeof owner === 'string' ? { projectId: owner } : { projectId: owner.projectId, livemode: owner.livemode });
+
+/** The move a forced test outcome makes from NOT_STARTED. */
+const FORCED_TRIGGER = { approve: 'checks_passed', decline: 'check_failed', review: 'needs_review' } as const satisfies Record<ForcedVerdict, SessionTrigger>;
+
 function encodeCursor(session: VerificationSession): string {
   return Buffer.from(`${session.createdAt.toISOString()}|${session.id}`).toString('base64url');
 }
@@ -165,12 +176,19 @@ export class SessionService {
   // ---- integrator API ----
 
   /** A new session; with an `Idempotency-Key`, a retry answers the first session (`replayed`) instead of creating (and charging) another. */
-  async create(projectId: string, actor: Actor, raw: unknown, options: { idempotencyKey?: string } = {}) {
-    const { value, replayed } = await this.deps.idempotency.once(projectId, options.idempotencyKey, 'session:create', raw, () => this.createOnce(projectId, actor, raw));
-    return { session: value, replayed };
+  async create(owner: SessionOwner, actor: Actor, raw: unknown, options: { idempotencyKey?: string; testOutcome?: string } = {}) {
+    const { projectId, livemode = true } = ownedBy(owner);
+    const forced = forcedOutcome({ livemode }, options.testOutcome);
+    if (forced?.kind === 'error') throw forced.error;
+    const { value, replayed } = await this.deps.idempotency.once(projectId, options.idempotencyKey, idempotencyOperation(livemode, 'session:create', options.testOutcome), raw, () =>
+      this.createOnce(projectId, livemode, actor, raw, forced?.verdict),
+    );
+    if (!replayed) await this.deps.webhooks.dispatch(value.eventIds);
+    const { eventIds: _, ...session } = value;
+    return { session, replayed };
   }
 
-  private async createOnce(projectId: string, actor: Actor, raw: unknown) {
+  private async createOnce(projectId: string, livemode: boolean, actor: Actor, raw: unknown, forced: ForcedVerdict | undefined) {
     const input = parseInput(createSessionInput, raw);
     const workflow = await this.deps.tenancy.getWorkflow(projectId, input.workflow_id);
     if (input.callback !== undefined && !(await this.deps.tenancy.isApprovedCallback(projectId, input.callback))) {
@@ -182,8 +200,9 @@ export class SessionService {
     const now = this.now();
     const id = newId('ses');
     // The debit and the session commit together: no session unpaid, no payment without a session.
-    const session = await this.deps.orm.em.fork().transactional(async (em) => {
-      await this.deps.billing.debit(em, projectId, 'session', id);
+    // A test key's session is never charged.
+    const { session, eventIds } = await this.deps.orm.em.fork().transactional(async (em) => {
+      if (livemode) await this.deps.billing.debit(em, projectId, 'session', id);
       const created = em.create(VerificationSession, {
         id,
         projectId,
@@ -196,28 +215,32 @@ export class SessionService {
         vendorData: input.vendor_data ?? null,
         metadata: input.metadata ?? null,
         svcId,
+        livemode,
         expiresAt: new Date(now.getTime() + (input.ttl_seconds ?? SESSION_TTL.defaultSeconds) * 1000),
         createdAt: now,
         updatedAt: now,
       });
       em.create(SessionEvent, { sessionId: created.id, fromStatus: null, toStatus: transition(null, 'created'), actor, reason: 'created', at: now });
-      return created;
+      // A forced test outcome decides at once, through the state table like any other decision.
+      const eventId = forced ? await this.move(em, created, FORCED_TRIGGER[forced], actor, `test outcome: ${forced}`) : null;
+      return { session: created, eventIds: eventId ? [eventId] : [] };
     });
     return {
       ...sessionView(session),
+      eventIds,
       // The token rides in the fragment: browsers never send it to a server or a log.
       url: `${this.deps.baseUrl}/verify/${session.id}#${token}`,
       session_token: token,
     };
   }
 
-  async list(projectId: string, raw: unknown) {
+  async list(owner: SessionOwner, raw: unknown) {
     const { status, vendor_data: vendorData, limit, cursor } = parseInput(listSessionsInput, raw);
     const after = cursor ? decodeCursor(cursor) : null;
     const rows = await this.deps.orm.em.fork().find(
       VerificationSession,
       {
-        projectId,
+        ...ownedBy(owner),
         ...(status ? { status } : {}),
         ...(vendorData !== undefined ? { vendorData } : {}),
         ...(after ? { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] } : {}),
@@ -228,20 +251,20 @@ export class SessionService {
     return { sessions: page.map(sessionView), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
   }
 
-  private async load(em: EntityManager, projectId: string, sessionId: string, lock = false): Promise<VerificationSession> {
-    const session = await em.findOne(VerificationSession, { id: sessionId, projectId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  private async load(em: EntityManager, owner: SessionOwner, sessionId: string, lock = false): Promise<VerificationSession> {
+    const session = await em.findOne(VerificationSession, { id: sessionId, ...ownedBy(owner) }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!session) throw new DomainError('not_found', 'session not found');
     return session;
   }
 
-  async get(projectId: string, sessionId: string) {
-    return sessionView(await this.load(this.deps.orm.em.fork(), projectId, sessionId));
+  async get(owner: SessionOwner, sessionId: string) {
+    return sessionView(await this.load(this.deps.orm.em.fork(), owner, sessionId));
   }
 
   /** The authoritative result: every check run, and the bound account's reusable profile. */
-  async decision(projectId: string, sessionId: string): Promise<DecisionWire> {
+  async decision(owner: SessionOwner, sessionId: string): Promise<DecisionWire> {
     const em = this.deps.orm.em.fork();
-    const session = await this.load(em, projectId, sessionId);
+    const session = await this.load(em, owner, sessionId);
     const checks = await this.checksOf(em, session.id);
     return {
       session_id: session.id,
@@ -254,6 +277,7 @@ export class SessionService {
       vendor_data: vendorDataOnWire(session),
       checks,
       ...(session.svcId ? { svc_id: session.svcId, identity: await this.identityOf(session.svcId) } : {}),
+      ...testMark(session),
     };
   }
 
@@ -269,10 +293,10 @@ export class SessionService {
    * document read (passed or under review: that is what the reviewer rules on) and passed liveness
    * and face match. The row lock makes two reviewers deciding at once have exactly one winner.
    */
-  async review(projectId: string, sessionId: string, actor: Actor, raw: unknown) {
+  async review(owner: SessionOwner, sessionId: string, actor: Actor, raw: unknown) {
     const { status } = parseInput(reviewInput, raw);
     const outcome = await this.transaction(async (em) => {
-      const session = await this.load(em, projectId, sessionId, true);
+      const session = await this.load(em, owner, sessionId, true);
       if (FINAL.includes(session.status)) throw new DomainError('session_closed', `session is already ${session.status}`);
       if (session.status !== 'IN_REVIEW') throw new DomainError('review_not_pending', `only IN_REVIEW sessions can be decided; this one is ${session.status}`);
       if (status === 'APPROVED') {
@@ -631,7 +655,7 @@ export class SessionService {
     const event = await this.deps.webhooks.record(em, session.projectId, session.id, {
       type: `verification.${lower}`,
       callback: session.callback,
-      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString() },
+      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString(), ...testMark(session) },
     });
     return event.id;
   }

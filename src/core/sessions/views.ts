@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkWire } from '../checks/views.js';
+import { livemodeField } from '../sandbox.js';
 import { SESSION_STATUSES, type VerificationSession } from './entities.js';
 
 // The session objects on the wire, declared once: the views below are typed by these schemas,
@@ -21,6 +22,7 @@ export const sessionWire = z.object({
   updated_at: z.string(),
   started_at: z.string().nullable(),
   decided_at: z.string().nullable(),
+  livemode: livemodeField,
 });
 export type SessionWire = z.output<typeof sessionWire>;
 
@@ -41,6 +43,7 @@ export const decisionWire = z.object({
   checks: z.array(checkWire),
   svc_id: z.string().optional(),
   identity: z.object({ full_name: z.string().nullable(), licenses: z.array(z.object({ license_state: z.string().nullable(), status: z.string(), expire_date: z.string().nullable() })) }).optional(),
+  livemode: livemodeField,
 });
 export type DecisionWire = z.output<typeof decisionWire>;
 
@@ -66,4 +69,8 @@ export const sessionView = (session: VerificationSession): SessionWire => ({
   updated_at: session.updatedAt.toISOString(),
   started_at: iso(session.startedAt),
   decided_at: iso(session.decidedAt),
+  ...testMark(session),
 });
+
+/** Test data says so on the wire (`livemode: false`); live data is unchanged. */
+export const testMark = (session: Pick<VerificationSession, 'livemode'>) => (session.livemode ? {} : { livemode: false as const });

@@ -43,6 +43,8 @@ export class Project {
   createdAt!: Date;
 }
 
+export type KeyMode = 'live' | 'test';
+
 @Entity({ tableName: 'api_key' })
 export class ApiKey {
   @PrimaryKey({ type: 'string', length: 40 })
@@ -62,6 +64,10 @@ export class ApiKey {
   @Property({ type: 'string', length: 64 })
   @Unique()
   secretDigest!: string;
+
+  /** `test` keys (`vk_test_...`) run the real pipeline without charging and see only test data. */
+  @Property({ type: 'string', length: 4, default: 'live' })
+  mode: KeyMode = 'live';
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;

@@ -12,7 +12,7 @@ export const createProjectInput = z.object({
   balance: z.number().nonnegative().max(1e9).optional(),
 });
 
-export const createApiKeyInput = z.object({ projectId, name: z.string().trim().max(200).optional() });
+export const createApiKeyInput = z.object({ projectId, name: z.string().trim().max(200).optional(), mode: z.enum(['live', 'test']).default('live') });
 export const revokeApiKeyInput = z.object({ projectId, apiKeyId: z.string().min(1).max(40) });
 
 export const createWorkflowInput = z.object({

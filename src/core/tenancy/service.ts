@@ -43,6 +43,8 @@ export interface TenancyDeps {
 export interface ApiKeyCaller {
   projectId: string;
   apiKeyId: string;
+  /** False for a test key: nothing is charged and only test data is seen. */
+  livemode: boolean;
 }
 
 /** Who is asking through the admin API: a role, and a project when the token is scoped to one. */
@@ -194,16 +196,17 @@ export class TenancyService {
   // ---- API keys ----
 
   async createApiKey(input: unknown) {
-    const { projectId, name } = parseInput(createApiKeyInput, input);
+    const { projectId, name, mode } = parseInput(createApiKeyInput, input);
     const em = this.em();
     const project = await this.loadProject(em, projectId);
-    const key = newSecret('vk_live');
+    const key = newSecret(mode === 'test' ? 'vk_test' : 'vk_live');
     const apiKey = em.create(ApiKey, {
       id: newId('key'),
       project,
       name: name ?? '',
       prefix: key.slice(0, 12),
       secretDigest: digestSecret(key),
+      mode,
       createdAt: this.now(),
     });
     await em.flush();
@@ -231,8 +234,8 @@ export class TenancyService {
   async authenticateApiKey(key: string): Promise<ApiKeyCaller | null> {
     if (!key || key.length > 200) return null;
     return this.apiKeys.read(digestSecret(key), async () => {
-      const apiKey = await this.em().findOne(ApiKey, { secretDigest: digestSecret(key), revokedAt: null }, { fields: ['id', 'project'] });
-      return apiKey ? { projectId: apiKey.project.id, apiKeyId: apiKey.id } : null;
+      const apiKey = await this.em().findOne(ApiKey, { secretDigest: digestSecret(key), revokedAt: null }, { fields: ['id', 'project', 'mode'] });
+      return apiKey ? { projectId: apiKey.project.id, apiKeyId: apiKey.id, livemode: apiKey.mode === 'live' } : null;
     });
   }
 

@@ -18,6 +18,7 @@ export const apiKeyView = (key: ApiKey) => ({
   projectId: key.project.id,
   name: key.name,
   prefix: key.prefix,
+  mode: key.mode,
   createdAt: key.createdAt.toISOString(),
   revokedAt: key.revokedAt ? key.revokedAt.toISOString() : null,
 });

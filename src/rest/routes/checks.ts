@@ -9,6 +9,7 @@ import type { AccountRef } from '../../core/checks/types.js';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
 import type { ApiKeyCaller } from '../auth.js';
+import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody, type FieldKinds } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 
@@ -25,7 +26,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
   function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body: z.ZodType; errors: ErrorCode[]; response?: z.ZodType }) {
     router.post(path, checkBody(kinds), async (req, res) => {
       const caller = res.locals.apiKey as ApiKeyCaller;
-      const result = await core.pipeline.run(caller, check, res.locals.input, { idempotencyKey: req.get('idempotency-key') ?? undefined });
+      const result = await core.pipeline.run(caller, check, res.locals.input, { idempotencyKey: req.get('idempotency-key') ?? undefined, testOutcome: req.get(TEST_OUTCOME_HEADER) });
       sendResult(res, result);
     });
     docs.add({

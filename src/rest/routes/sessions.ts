@@ -7,6 +7,7 @@ import { createdSessionWire as created, decisionWire as decision, sessionWire as
 import { createSessionInput, listSessionsInput, reviewInput } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
+import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 
@@ -19,25 +20,25 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
   const id = (req: Request) => String(req.params.id);
 
   router.post('/session', async (req, res) => {
-    const { projectId, apiKeyId } = caller(res);
-    const { session, replayed } = await core.sessions.create(projectId, `api_key:${apiKeyId}`, req.body ?? {}, { idempotencyKey: req.get('idempotency-key') ?? undefined });
+    const owner = caller(res);
+    const { session, replayed } = await core.sessions.create(owner, `api_key:${owner.apiKeyId}`, req.body ?? {}, { idempotencyKey: req.get('idempotency-key') ?? undefined, testOutcome: req.get(TEST_OUTCOME_HEADER) });
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     sendData(res, session, 201);
   });
   router.get('/session', async (req, res) => {
-    const page = await core.sessions.list(caller(res).projectId, req.query);
+    const page = await core.sessions.list(caller(res), req.query);
     if (page.nextCursor) res.setHeader('X-Next-Cursor', page.nextCursor);
     sendData(res, page.sessions);
   });
   router.get('/session/:id', async (req, res) => {
-    sendData(res, await core.sessions.get(caller(res).projectId, id(req)));
+    sendData(res, await core.sessions.get(caller(res), id(req)));
   });
   router.get('/session/:id/decision', async (req, res) => {
-    sendData(res, await core.sessions.decision(caller(res).projectId, id(req)));
+    sendData(res, await core.sessions.decision(caller(res), id(req)));
   });
   router.patch('/session/:id/status', async (req, res) => {
-    const { projectId, apiKeyId } = caller(res);
-    sendData(res, await core.sessions.review(projectId, id(req), `api_key:${apiKeyId}`, req.body ?? {}));
+    const owner = caller(res);
+    sendData(res, await core.sessions.review(owner, id(req), `api_key:${owner.apiKeyId}`, req.body ?? {}));
   });
 
   docs.add(
