@@ -20,6 +20,7 @@ let page: Page;
 let receiver: Server;
 let found: string;
 let reviewId: string;
+let evidenceId: string;
 
 const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 
@@ -48,6 +49,7 @@ beforeAll(async () => {
   const [event] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [found]);
   await service.core.webhooks.deliver(event!.id);
   reviewId = (await inReviewSession(service, { vendorData: 'console-review' })).sessionId;
+  evidenceId = (await inReviewSession(service, { vendorData: 'console-evidence' })).sessionId;
   // A destination that keeps failing: three attempts in a row answered 503 (each made due at once).
   const down = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/down`;
   await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: down });
@@ -102,7 +104,7 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     await page.getByRole('heading', { name: `Session ${found}` }).waitFor();
     const text = await page.locator('main').textContent();
     expect(text).toContain('verification.approved');
-    expect(text).toContain('Verity retains no document or selfie images');
+    expect(text).toContain('Images: none');
     expect(text).toMatch(/location\s*passed/);
     await shot('02-session');
   });
@@ -112,12 +114,47 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     const row = page.locator('tr', { hasText: reviewId });
     await row.waitFor();
     await shot('03-review-queue');
+    // Without a note the server refuses the decision.
+    await row.getByRole('button', { name: 'Decline' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('validation_error');
+    await row.getByLabel(`Review note for ${reviewId}`).fill('blurry photo, asked for a new session');
     await row.getByRole('button', { name: 'Decline' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain(`${reviewId} is now DECLINED`);
     const [session] = await sql<{ status: string; decided_by: string }>(service, 'select status, decided_by from verification_session where id = ?', [reviewId]);
     expect(session!.status).toBe('DECLINED');
     expect(session!.decided_by).toMatch(/^admin:adm_/);
     await shot('04-review-decided');
+  });
+
+  it('opens an IN_REVIEW session: sees its images beside the checks, decides with a note, and the audit shows the views', async () => {
+    await page.goto(`${service.url}/admin#/session/${evidenceId}`);
+    await page.getByRole('heading', { name: `Session ${evidenceId}` }).waitFor();
+    const front = page.getByRole('img', { name: 'document front' });
+    await front.waitFor();
+    expect(
+      await front.evaluate((img) => {
+        const image = img as unknown as { complete: boolean; naturalWidth: number };
+        return image.complete && image.naturalWidth > 0;
+      }),
+    ).toBe(true);
+    expect(await page.locator('main').textContent()).toMatch(/id_verification\s*review/);
+    await shot('04b-review-evidence');
+    await page.getByLabel(`Review note for ${evidenceId}`).fill('document genuine, checked by hand');
+    await page.getByRole('button', { name: 'Decline' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain(`${evidenceId} is now DECLINED`);
+    await expect.poll(() => page.locator('main').textContent()).toContain('manual review: document genuine, checked by hand');
+    await shot('04c-review-decided-with-note');
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('heading', { name: 'Audit' }).waitFor();
+    await expect.poll(() => page.locator('tbody tr', { hasText: `${evidenceId}/` }).count()).toBeGreaterThan(0);
+    expect(await page.locator('main').textContent()).toContain('session.evidence.view:document_front');
+    await shot('04d-audit');
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.goto(`${service.url}/admin#/session/${evidenceId}`);
+    await page.getByRole('button', { name: 'Erase data' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain(`Data of ${evidenceId} erased`);
+    await expect.poll(() => page.locator('main').textContent()).toContain('Images: none');
+    await shot('04e-data-erased');
   });
 
   it('resends a delivered webhook', async () => {
@@ -147,6 +184,10 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
       await page.getByRole('link', { name: view }).click();
       await page.getByRole('heading', { name: view === 'Billing' ? 'Billing' : 'API keys', exact: true }).waitFor();
     }
+    await page.getByLabel('Days kept after the decision').fill('14');
+    await page.getByRole('button', { name: 'Save retention' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('kept 14 days after the decision');
+    expect(await service.core.tenancy.evidenceRetentionDays(service.demo.project_id)).toBe(14);
     await shot('07-keys');
   });
 });

@@ -1,6 +1,6 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpLink, type TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import type { AdminRouter } from '../src/graph/trpc.js';
@@ -199,7 +199,9 @@ describe('roles, project scope and limits', () => {
     }
     const own = await gql(tokens.scoped.token, SESSIONS, { p: service.demo.project_id });
     expect(JSON.stringify(own.body.data)).not.toContain(made.a1!);
-    const foreign = await gql(tokens.scoped.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', { i: { projectId: ops.projectId, sessionId: made.a4, status: 'DECLINED' } });
+    const foreign = await gql(tokens.scoped.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', {
+      i: { projectId: ops.projectId, sessionId: made.a4, status: 'DECLINED', note: 'document unreadable' },
+    });
     expect(foreign.body.errors[0].extensions.code).toBe('not_found');
   });
 
@@ -218,9 +220,13 @@ describe('roles, project scope and limits', () => {
   });
 
   it("answers the review mutation's 409 rules: a session not in review", async () => {
-    const res = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', { i: { projectId: ops.projectId, sessionId: made.a4, status: 'APPROVED' } });
+    const res = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', {
+      i: { projectId: ops.projectId, sessionId: made.a4, status: 'APPROVED', note: 'checked by hand' },
+    });
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'review_not_pending', status: 409 });
-    const closed = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', { i: { projectId: ops.projectId, sessionId: made.a1, status: 'DECLINED' } });
+    const closed = await gql(tokens.reviewer.token, 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }', {
+      i: { projectId: ops.projectId, sessionId: made.a1, status: 'DECLINED', note: 'document unreadable' },
+    });
     expect(closed.body.errors[0].extensions.code).toBe('session_closed');
   });
 });
@@ -231,24 +237,24 @@ describe('manual review through the admin API', () => {
     const queue = await gql(tokens.viewer.token, 'query($p: String!) { reviewQueue(projectId: $p) { edges { node { id status } } } }', { p: service.demo.project_id });
     expect(queue.body.data.reviewQueue.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([reviewed.declinable, reviewed.approvable]);
     const review = 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status decidedBy } }';
-    const viewer = await gql(tokens.viewer.token, review, { i: { projectId: service.demo.project_id, sessionId, status: 'DECLINED' } });
+    const viewer = await gql(tokens.viewer.token, review, { i: { projectId: service.demo.project_id, sessionId, status: 'DECLINED', note: 'document unreadable' } });
     expect(viewer.body.errors[0].extensions.code).toBe('forbidden');
-    const approve = await gql(tokens.reviewer.token, review, { i: { projectId: service.demo.project_id, sessionId, status: 'APPROVED' } });
+    const approve = await gql(tokens.reviewer.token, review, { i: { projectId: service.demo.project_id, sessionId, status: 'APPROVED', note: 'checked by hand' } });
     expect(approve.body.errors[0].extensions).toMatchObject({ code: 'required_face_checks_incomplete', status: 409 });
 
     const trpc = createTRPCClient<AdminRouter>({ links: [httpLink({ url: `${baseUrl}/trpc`, headers: { authorization: `Bearer ${tokens.reviewer.token}` } })] });
-    const declined = await trpc.reviewSession.mutate({ projectId: service.demo.project_id, sessionId, status: 'DECLINED' });
+    const declined = await trpc.reviewSession.mutate({ projectId: service.demo.project_id, sessionId, status: 'DECLINED', note: 'document unreadable' });
     expect(declined).toMatchObject({ status: 'DECLINED', decidedBy: `admin:${tokens.reviewer.id}` });
-    expect(declined.timeline.at(-1)).toMatchObject({ from: 'IN_REVIEW', to: 'DECLINED', actor: `admin:${tokens.reviewer.id}`, reason: 'manual review' });
+    expect(declined.timeline.at(-1)).toMatchObject({ from: 'IN_REVIEW', to: 'DECLINED', actor: `admin:${tokens.reviewer.id}`, reason: 'manual review: document unreadable' });
     const viewerTrpc = createTRPCClient<AdminRouter>({ links: [httpLink({ url: `${baseUrl}/trpc`, headers: { authorization: `Bearer ${tokens.viewer.token}` } })] });
-    const refused = await viewerTrpc.reviewSession.mutate({ projectId: service.demo.project_id, sessionId, status: 'DECLINED' }).catch((e: unknown) => e);
+    const refused = await viewerTrpc.reviewSession.mutate({ projectId: service.demo.project_id, sessionId, status: 'DECLINED', note: 'document unreadable' }).catch((e: unknown) => e);
     expect((refused as TRPCClientError<AdminRouter>).data?.domainCode).toBe('forbidden');
   });
 
   it('lets exactly one of two reviewers win; the loser gets 409 session_closed; identity reads are admin-only and audited', async () => {
     const sessionId = reviewed.approvable;
     const review = 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }';
-    const answers = await Promise.all([tokens.reviewer, tokens.admin].map((t) => gql(t.token, review, { i: { projectId: service.demo.project_id, sessionId, status: 'APPROVED' } })));
+    const answers = await Promise.all([tokens.reviewer, tokens.admin].map((t) => gql(t.token, review, { i: { projectId: service.demo.project_id, sessionId, status: 'APPROVED', note: 'checked by hand' } })));
     const winners = answers.filter((a) => !a.body.errors);
     expect(winners).toHaveLength(1);
     expect(answers.find((a) => a.body.errors)!.body.errors[0].extensions.code).toBe('session_closed');

@@ -175,6 +175,8 @@ describe('test keys on hosted sessions', () => {
         expect(res.status, path).toBe(404);
         expect(res.body.error.code).toBe('not_found');
       }
+      const erase = await service.http.delete(`/api/v2/session/${other}/data`).set('X-API-Key', key!);
+      expect(erase.status, 'DELETE data across modes').toBe(404);
     }
     const liveList = await service.http.get('/api/v2/session').set('X-API-Key', rich.key);
     expect(liveList.body.data.map((s: { session_id: string }) => s.session_id)).toEqual([liveSession]);

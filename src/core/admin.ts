@@ -17,6 +17,7 @@ import {
   createProjectInput,
   createWorkflowInput,
   defaultCallbackInput,
+  evidenceRetentionInput,
   projectId,
   revokeApiKeyInput,
   setCallbackActiveInput,
@@ -56,6 +57,9 @@ interface Operation<S extends z.ZodType, R> {
   input: S;
   run: (core: Core, input: z.output<S>, caller: AdminCaller) => Promise<R>;
 }
+
+/** The image type from its first bytes (the hosted page sends JPEG or PNG). */
+const mimeOf = (bytes: Buffer) => (bytes[0] === 0x89 && bytes[1] === 0x50 ? 'image/png' : bytes[0] === 0x52 && bytes[8] === 0x57 ? 'image/webp' : 'image/jpeg');
 
 const op = <S extends z.ZodType, R>(operation: Operation<S, R>) => operation;
 const byProject = z.object({ projectId });
@@ -121,13 +125,27 @@ export const adminOperations = {
   /** Per destination of the project: recent success, consecutive failures, next retry, healthy (see isDestinationHealthy). */
   webhookHealth: op({ kind: 'query', role: 'viewer', input: byProject, run: (core, input) => webhookHealth(core.orm, { now: core.clock.now(), projectId: input.projectId }) }),
 
+  /** Review images of a session (reviewers and admins of its project); every image served is recorded in admin_audit. */
+  sessionEvidence: op({
+    kind: 'query',
+    role: 'reviewer',
+    input: sessionInput,
+    run: async (core, input, caller) => {
+      const images = await core.sessions.evidenceOf(input.projectId, input.sessionId);
+      for (const image of images) await core.ops.audit(caller, { action: `session.evidence.view:${image.kind}`, target: `${input.sessionId}/${image.id}`, projectId: input.projectId });
+      return images.map((image) => ({ id: image.id, kind: image.kind, createdAt: image.createdAt.toISOString(), dataUrl: `data:${mimeOf(image.bytes)};base64,${image.bytes.toString('base64')}` }));
+    },
+  }),
+  /** DELETE /api/v2/session/{id}/data from the console: admins only, recorded as admin:<token id>. */
+  eraseSessionData: op({ kind: 'mutation', role: 'admin', input: sessionInput, run: (core, input, caller) => core.sessions.eraseData(input.projectId, input.sessionId, `admin:${caller.tokenId}`) }),
+
   /** The manual review of the REST PATCH: same rules (409s, one winner), recorded as admin:<token id>. */
   reviewSession: op({
     kind: 'mutation',
     role: 'reviewer',
     input: reviewSessionInput,
     run: async (core, input, caller) => {
-      await core.sessions.review(input.projectId, input.sessionId, `admin:${caller.tokenId}`, { status: input.status });
+      await core.sessions.review(input.projectId, input.sessionId, `admin:${caller.tokenId}`, { status: input.status }, input.note);
       return core.ops.sessionDetail(input.projectId, input.sessionId, caller.role);
     },
   }),
@@ -188,6 +206,7 @@ export const adminOperations = {
   createWorkflow: op({ kind: 'mutation', role: 'admin', input: createWorkflowInput, run: (core, input) => core.tenancy.createWorkflow(input) }),
   approveCallback: op({ kind: 'mutation', role: 'admin', input: callbackUrlInput, run: (core, input) => core.tenancy.approveCallback(input) }),
   setCallbackActive: op({ kind: 'mutation', role: 'admin', input: setCallbackActiveInput, run: (core, input) => core.tenancy.setCallbackActive(input) }),
+  setEvidenceRetention: op({ kind: 'mutation', role: 'admin', input: evidenceRetentionInput, run: (core, input) => core.tenancy.setEvidenceRetention(input) }),
   setDefaultCallback: op({ kind: 'mutation', role: 'admin', input: defaultCallbackInput, run: (core, input) => core.tenancy.setDefaultCallback(input) }),
   createOidcClient: op({ kind: 'mutation', role: 'admin', input: createOidcClientInput, run: (core, input) => core.tenancy.createOidcClient(input) }),
   topUpWallet: op({

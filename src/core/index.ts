@@ -223,6 +223,7 @@ export class Core {
     await jobs.work('webhook.deliver', async (data) => this.webhooks.deliver(String(data.eventId)), { batchSize: 20 });
     await jobs.work('maintenance.sweep', async () => {
       await this.sessions.expireDue();
+      await this.sessions.purgeEvidence();
       await this.webhooks.rescue();
       await this.billing.refundAbandoned();
     });

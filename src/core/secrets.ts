@@ -82,6 +82,20 @@ export class Sealer {
     return ['v1', iv, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
   }
 
+  /** Binary form for images: `iv (12) | tag (16) | ciphertext`, stored as bytea. */
+  sealBytes(plain: Buffer): Buffer {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]);
+  }
+
+  openBytes(sealed: Buffer): Buffer {
+    const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.subarray(0, 12));
+    decipher.setAuthTag(sealed.subarray(12, 28));
+    return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]);
+  }
+
   open(sealed: string): string {
     const [version, iv, tag, body] = sealed.split('.');
     if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed value');

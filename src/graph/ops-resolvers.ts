@@ -19,6 +19,9 @@ import {
   OrganizationType,
   ReviewSessionInput,
   SessionCheckType,
+  SessionDataErasedType,
+  SessionEvidenceType,
+  SessionRefInput,
   SessionConnection,
   SessionFilterInput,
   SessionSort,
@@ -121,6 +124,17 @@ export class SessionResolver {
   })
   reviewSession(@Arg('input', () => ReviewSessionInput) input: ReviewSessionInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'reviewSession', input);
+  }
+
+  @Query(() => [SessionEvidenceType], { description: "A session's review images: reviewers and admins of its project; every image served is recorded in the admin audit" })
+  sessionEvidence(@Arg('projectId', () => String) projectId: string, @Arg('sessionId', () => String) sessionId: string, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'sessionEvidence', { projectId, sessionId });
+  }
+
+  @Mutation(() => SessionDataErasedType, { description: "Erase a session's sealed data and review images now, keeping its decision (REST: DELETE /api/v2/session/{id}/data); admin role" })
+  async eraseSessionData(@Arg('input', () => SessionRefInput) input: SessionRefInput, @Ctx() ctx: GraphContext) {
+    const erased = (await run(ctx, 'eraseSessionData', input)) as { session_id: string; status: string; already_erased: boolean; erased_at: string };
+    return { sessionId: erased.session_id, status: erased.status, alreadyErased: erased.already_erased, erasedAt: erased.erased_at };
   }
 
   @FieldResolver(() => [SessionCheckType])

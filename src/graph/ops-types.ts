@@ -100,7 +100,7 @@ export class SessionType {
   @Field(() => String, { nullable: true }) callback!: string | null;
   @Field(() => String, { nullable: true }) redirectUrl!: string | null;
   @Field(() => Boolean, { description: 'False for a session made with a test API key (vk_test_...)' }) livemode!: boolean;
-  @Field(() => Boolean, { description: 'Always false: Verity keeps no images of sessions (documents and selfies are read, then dropped)' })
+  @Field(() => Boolean, { description: "Whether review images are kept (while open or in review, then for the project's retention); read them with sessionEvidence" })
   imagesRetained!: boolean;
 }
 
@@ -310,6 +310,29 @@ export class ReviewSessionInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) sessionId!: string;
   @Field(() => String, { description: 'APPROVED or DECLINED' }) status!: string;
+  @Field(() => String, { description: 'Why (required, 1-180 characters): recorded in the timeline with the reviewer' }) note!: string;
+}
+
+@ObjectType({ description: 'A review image of a session, sealed at rest; every read is recorded in the admin audit' })
+export class SessionEvidenceType {
+  @Field(() => ID) id!: string;
+  @Field(() => String, { description: 'document_front, document_back, document_portrait or selfie (the burst frame liveness judged)' }) kind!: string;
+  @Field(() => String, { description: 'The image as a data: URL' }) dataUrl!: string;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType({ description: "The outcome of erasing a session's sealed data and images" })
+export class SessionDataErasedType {
+  @Field(() => ID) sessionId!: string;
+  @Field(() => String) status!: string;
+  @Field(() => Boolean, { description: 'true when it had been erased before (the call is idempotent)' }) alreadyErased!: boolean;
+  @Field(() => String) erasedAt!: string;
+}
+
+@InputType()
+export class SessionRefInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) sessionId!: string;
 }
 
 @InputType()

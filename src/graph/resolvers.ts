@@ -27,6 +27,7 @@ import {
   CreateProjectPayload,
   CreateWorkflowInput,
   DefaultCallbackInput,
+  EvidenceRetentionInput,
   OidcClientType,
   OrgAppType,
   ProjectType,
@@ -124,6 +125,11 @@ export class TenancyResolver {
   @Mutation(() => CallbackDestinationType, { description: 'Disable or enable an approved destination' })
   setCallbackActive(@Arg('input', () => SetCallbackActiveInput) input: SetCallbackActiveInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'setCallbackActive', input);
+  }
+
+  @Mutation(() => ProjectType, { description: "Set how many days a decided session's review images are kept (0: deleted at the decision)" })
+  setEvidenceRetention(@Arg('input', () => EvidenceRetentionInput) input: EvidenceRetentionInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'setEvidenceRetention', input);
   }
 
   @Mutation(() => ProjectType, { description: 'Set or clear the app-level callback URL' })

@@ -8,6 +8,7 @@ export class ProjectType {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true, description: 'App-level webhook URL' }) defaultCallbackUrl!: string | null;
+  @Field(() => Int, { description: "Days a decided session's review images are kept (0: deleted at the decision)" }) evidenceRetentionDays!: number;
   @Field(() => Float, { description: 'Wallet balance in currency units' }) balance!: number;
   @Field(() => String) currency!: string;
   @Field(() => Boolean) isDemo!: boolean;
@@ -156,6 +157,12 @@ export class SetCallbackActiveInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
   @Field(() => Boolean) active!: boolean;
+}
+
+@InputType()
+export class EvidenceRetentionInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => Int, { description: '0 to 3650; 0 deletes the images at the decision' }) days!: number;
 }
 
 @InputType()

@@ -96,6 +96,7 @@ const VIEWS = [
   ['roster', 'Roster'],
   ['billing', 'Billing'],
   ['keys', 'Keys & workflows'],
+  ['audit', 'Audit'],
 ] as const;
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 19) : '');
@@ -248,17 +249,53 @@ function SessionRowView({ session, extra }: { session: SessionRow; extra?: Compo
 }
 
 function ReviewButtons({ ctx, sessionId, report, after }: { ctx: Ctx; sessionId: string; report: (outcome: Outcome) => void; after?: () => void }) {
+  const [note, setNote] = useState('');
   if (!can(ctx.me, 'reviewer')) return <span class="hint">reviewer role needed to decide</span>;
+  // The server requires the note (why); it goes in the session's timeline with the reviewer.
   const decide = (status: 'APPROVED' | 'DECLINED') => async () => {
-    const data = await gql(QUERIES.reviewSession, { i: { projectId: ctx.projectId, sessionId, status } });
+    const data = await gql(QUERIES.reviewSession, { i: { projectId: ctx.projectId, sessionId, status, note } });
     if (after) setTimeout(after, 600);
     return 'Session ' + data.reviewSession.id + ' is now ' + data.reviewSession.status;
   };
   return (
     <span class="row">
+      <input name="note" aria-label={'Review note for ' + sessionId} placeholder="Note (required)" value={note} onInput={(e) => setNote(inputValue(e))} onClick={(e) => e.stopPropagation()} />
       <ActionButton label="Approve" work={decide('APPROVED')} report={report} />
       <ActionButton label="Decline" variant="danger" work={decide('DECLINED')} report={report} />
     </span>
+  );
+}
+
+/** The review images side by side; each load is recorded in the admin audit by the server. */
+function EvidenceImages({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
+  const images = useLoad<{ id: string; kind: string; dataUrl: string }[]>(async () => (await gql(QUERIES.sessionEvidence, { p: ctx.projectId, s: sessionId })).sessionEvidence, [ctx.projectId, sessionId]);
+  if (!images.data) return <Loading error={images.error} />;
+  return (
+    <div class="row" id="evidence">
+      {images.data.map((image) => (
+        <figure>
+          <img src={image.dataUrl} alt={image.kind.replace('_', ' ')} style="max-width: 320px; max-height: 240px" />
+          <figcaption>{image.kind.replace('_', ' ')}</figcaption>
+        </figure>
+      ))}
+    </div>
+  );
+}
+
+function EraseDataButton({ ctx, sessionId, report, after }: { ctx: Ctx; sessionId: string; report: (outcome: Outcome) => void; after: () => void }) {
+  if (!can(ctx.me, 'admin')) return null;
+  return (
+    <ActionButton
+      label="Erase data"
+      variant="danger"
+      report={report}
+      work={async () => {
+        if (!confirm("Erase this session's sealed data and images now? The decision stays.")) return 'Nothing erased';
+        const data = await gql(QUERIES.eraseSessionData, { i: { projectId: ctx.projectId, sessionId } });
+        setTimeout(after, 600);
+        return 'Data of ' + data.eraseSessionData.sessionId + (data.eraseSessionData.alreadyErased ? ' was already erased' : ' erased');
+      }}
+    />
   );
 }
 
@@ -387,6 +424,11 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
             <ReviewButtons ctx={ctx} sessionId={s.id} report={report} after={loaded.reload} />
           </p>
         ) : null}
+        {s.status !== 'NOT_STARTED' && s.status !== 'IN_PROGRESS' ? (
+          <p>
+            <EraseDataButton ctx={ctx} sessionId={s.id} report={report} after={loaded.reload} />
+          </p>
+        ) : null}
         <Out outcome={outcome} />
       </Card>
       <Card>
@@ -404,9 +446,14 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
             </tr>
           ))}
         </Table>
-        <p class="hint" id="images">
-          {s.imagesRetained ? 'Images are retained for this session.' : 'Images: none. Verity retains no document or selfie images (they are read, then dropped), so there is nothing to show.'}
-        </p>
+        <h2>Images</h2>
+        {s.imagesRetained && reviewer ? (
+          <EvidenceImages ctx={ctx} sessionId={s.id} />
+        ) : (
+          <p class="hint" id="images">
+            {s.imagesRetained ? 'Images are kept for this session: reviewer role needed to see them.' : "Images: none (never taken, past the project's retention, or erased)."}
+          </p>
+        )}
       </Card>
       <Card>
         <h2>Timeline</h2>
@@ -465,6 +512,36 @@ function ReviewView({ ctx }: { ctx: Ctx }) {
         version={ctx.projectId}
         load={async (after) => (await gql(QUERIES.reviewQueue, { p: ctx.projectId, a: after })).reviewQueue}
         row={(s) => <SessionRowView session={s} extra={<ReviewButtons ctx={ctx} sessionId={s.id} report={report} />} />}
+      />
+    </Card>
+  );
+}
+
+/** Sensitive reads (identity data, every review image served), newest first: admins only. */
+function AuditView({ ctx }: { ctx: Ctx }) {
+  if (!can(ctx.me, 'admin'))
+    return (
+      <Card>
+        <p class="hint">admin role needed to read the audit</p>
+      </Card>
+    );
+  type AuditRow = { tokenId: string; action: string; target: string; at: string };
+  return (
+    <Card>
+      <h1>Audit</h1>
+      <p class="hint">Each identity read and each review image served, with the admin token that did it. Decisions and their notes are in each session's timeline.</p>
+      <PagedList<AuditRow>
+        heads={['At', 'Token', 'Action', 'Target']}
+        version={ctx.projectId}
+        load={async (after) => (await gql(QUERIES.adminAudit, { p: ctx.projectId, a: after })).adminAudit}
+        row={(r) => (
+          <tr>
+            <td>{when(r.at)}</td>
+            <td>{r.tokenId}</td>
+            <td>{r.action}</td>
+            <td>{r.target}</td>
+          </tr>
+        )}
       />
     </Card>
   );
@@ -692,6 +769,7 @@ function KeysView({ ctx }: { ctx: Ctx }) {
   const [keyName, setKeyName] = useState('');
   const [workflowName, setWorkflowName] = useState('');
   const [features, setFeatures] = useState<string[]>([]);
+  const [retention, setRetention] = useState<string | null>(null);
   const loaded = useLoad(() => gql(QUERIES.keys, { p: ctx.projectId }), [ctx.projectId]);
   if (!loaded.data) return <Loading error={loaded.error} />;
   const data = loaded.data;
@@ -703,6 +781,26 @@ function KeysView({ ctx }: { ctx: Ctx }) {
   return (
     <>
       <Out outcome={outcome} />
+      <Card>
+        <h2>Review images</h2>
+        <p class="hint">Document images and the selfie frame are kept sealed while a session is open or in review, then for this many days after the decision (0: deleted at the decision).</p>
+        <form class="row" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Days kept after the decision
+            <input name="retention" type="number" min="0" max="3650" disabled={!admin} value={retention ?? String(data.project.evidenceRetentionDays)} onInput={(e) => setRetention(inputValue(e))} />
+          </label>
+          {admin ? (
+            <ActionButton
+              label="Save retention"
+              report={report}
+              work={async () => {
+                const saved = await gql(QUERIES.setEvidenceRetention, { i: { projectId: ctx.projectId, days: Number(retention ?? data.project.evidenceRetentionDays) } });
+                return 'Review images are kept ' + saved.setEvidenceRetention.evidenceRetentionDays + ' days after the decision';
+              }}
+            />
+          ) : null}
+        </form>
+      </Card>
       <Card>
         <h1>API keys</h1>
         <p class="hint">Secrets are shown once, at creation; the list never holds them.</p>
@@ -1039,6 +1137,8 @@ function Console({ ctx, onProject, onSignOut }: { ctx: Ctx; onProject: (id: stri
       <BillingView ctx={ctx} />
     ) : view === 'keys' ? (
       <KeysView ctx={ctx} />
+    ) : view === 'audit' ? (
+      <AuditView ctx={ctx} />
     ) : (
       <DashboardView ctx={ctx} />
     );

@@ -6,7 +6,7 @@ import { FaceChallenge, FaceEnrollment } from '../faces/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken, SigningKey } from '../oidc/entities.js';
 import { MailOutboxMessage } from '../mail/entities.js';
 import { Member, Organization, RosterAudit, RosterInviteWindow, RosterInvoice, RosterPlan, RosterSeat } from '../roster/entities.js';
-import { SessionCheck, SessionEvent, VerificationSession } from '../sessions/entities.js';
+import { SessionCheck, SessionEvent, SessionEvidence, VerificationSession } from '../sessions/entities.js';
 import { WebhookAttempt, WebhookEvent } from '../webhooks/entities.js';
 import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from '../tenancy/entities.js';
 
@@ -38,6 +38,7 @@ export const entities = [
   FaceChallenge,
   FaceEnrollment,
   VerificationSession,
+  SessionEvidence,
   SessionCheck,
   SessionEvent,
   WebhookEvent,

@@ -38,7 +38,8 @@ export type SessionFilter = z.output<typeof sessionFilter>;
 export const sessionsInput = z.object({ projectId, filter: sessionFilter.default({}), sort: z.enum(SORT_ORDERS).default('CREATED_AT_DESC'), ...page });
 export const reviewQueueInput = z.object({ projectId, ...page });
 export const sessionInput = z.object({ projectId, sessionId: id });
-export const reviewSessionInput = z.object({ projectId, sessionId: id, status: z.enum(['APPROVED', 'DECLINED']) });
+/** A reviewer's decision from the console: the note (why) is required and goes in the timeline. */
+export const reviewSessionInput = z.object({ projectId, sessionId: id, status: z.enum(['APPROVED', 'DECLINED']), note: z.string().trim().min(1, 'a note saying why is required').max(180) });
 
 export const checkRecordsInput = z.object({ projectId, type: z.enum(CHECK_TYPES).optional(), status: z.enum(CHECK_STATUSES).optional(), ...page });
 

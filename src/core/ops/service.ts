@@ -22,7 +22,8 @@ const iso = (value: Date | string | null | undefined) => (value ? new Date(value
 
 type Row = Record<string, any>;
 
-const SESSION_COLUMNS = 'id, project_id, workflow_id, status, features, vendor_data, svc_id, decision, decided_at, decided_by, started_at, expires_at, created_at, updated_at, callback, redirect_url, livemode';
+const SESSION_COLUMNS =
+  'id, project_id, workflow_id, status, features, vendor_data, svc_id, decision, decided_at, decided_by, started_at, expires_at, created_at, updated_at, callback, redirect_url, livemode, exists (select 1 from session_evidence e where e.session_id = verification_session.id) as images_retained';
 
 export const sessionNode = (row: Row) => ({
   id: row.id as string,
@@ -43,8 +44,8 @@ export const sessionNode = (row: Row) => ({
   redirectUrl: (row.redirect_url ?? null) as string | null,
   /** False for a test key's session (sandbox: never charged). */
   livemode: row.livemode !== false,
-  /** Verity keeps no images of sessions (selfies and documents are read, then dropped). */
-  imagesRetained: false,
+  /** Review images are kept while the session is open or in review, then for the project's retention. */
+  imagesRetained: row.images_retained === true,
 });
 export type SessionNode = ReturnType<typeof sessionNode>;
 

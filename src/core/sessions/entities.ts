@@ -75,6 +75,10 @@ export class VerificationSession {
   @Property({ type: 'timestamptz', nullable: true })
   startedAt?: Date | null;
 
+  /** When the integrator erased the session's sealed data and images (DELETE .../data). */
+  @Property({ type: 'timestamptz', nullable: true })
+  dataErasedAt?: Date | null;
+
   @Property({ type: 'timestamptz' })
   expiresAt!: Date;
 
@@ -143,4 +147,31 @@ export class SessionEvent {
 
   @Property({ type: 'timestamptz' })
   at!: Date;
+}
+
+/** The kinds of image kept for a reviewer. */
+export const EVIDENCE_KINDS = ['document_front', 'document_back', 'document_portrait', 'selfie'] as const;
+export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
+
+/**
+ * One image kept for review, sealed (AES-256-GCM, bytes `iv | tag | ciphertext`). Kept while the
+ * session is open or IN_REVIEW and for the project's retention period after the decision.
+ */
+@Entity({ tableName: 'session_evidence' })
+@Index({ properties: ['sessionId'] })
+export class SessionEvidence {
+  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  sessionId!: string;
+
+  @Property({ type: 'string', length: 30 })
+  kind!: EvidenceKind;
+
+  @Property({ type: 'blob' })
+  sealed!: Buffer;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
 }

@@ -14,7 +14,8 @@ import type { TenancyService } from '../tenancy/service.js';
 import { type ForcedVerdict, forcedOutcome, idempotencyOperation } from '../sandbox.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
-import { SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
+import { type EvidenceKind, SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
+import { EvidenceStore } from './evidence.js';
 import { type SessionTrigger, transition } from './transitions.js';
 import { type DecisionWire, sessionView, testMark, vendorDataOnWire } from './views.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
@@ -54,6 +55,13 @@ interface SessionWork {
   dateOfBirth?: string;
   documentNumber?: string;
   documentExpiry?: string;
+}
+
+/** What a hosted step produced: its checks, what it leaves for later steps, and the images kept for review. */
+interface StepResult {
+  outcomes: CheckOutcome[];
+  work: SessionWork;
+  images?: { kind: EvidenceKind; bytes: Buffer }[];
 }
 
 interface RecordedCheck {
@@ -167,7 +175,11 @@ interface SessionMove {
 
 /** Hosted verification sessions: creation, the state machine, the hosted steps, review, expiry. */
 export class SessionService {
-  constructor(private readonly deps: SessionDeps) {}
+  private readonly evidence: EvidenceStore;
+
+  constructor(private readonly deps: SessionDeps) {
+    this.evidence = new EvidenceStore(deps.orm, deps.sealer);
+  }
 
   private now(): Date {
     return this.deps.clock.now();
@@ -293,7 +305,7 @@ export class SessionService {
    * document read (passed or under review: that is what the reviewer rules on) and passed liveness
    * and face match. The row lock makes two reviewers deciding at once have exactly one winner.
    */
-  async review(owner: SessionOwner, sessionId: string, actor: Actor, raw: unknown) {
+  async review(owner: SessionOwner, sessionId: string, actor: Actor, raw: unknown, note?: string) {
     const { status } = parseInput(reviewInput, raw);
     const outcome = await this.transaction(async (em) => {
       const session = await this.load(em, owner, sessionId, true);
@@ -305,7 +317,7 @@ export class SessionService {
         const missing = [has('id_verification', ['passed', 'review']) ? null : 'id_verification', has('liveness', ['passed']) ? null : 'liveness', has('face_match', ['passed']) ? null : 'face_match'].filter(Boolean);
         if (missing.length) throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
       }
-      const eventId = await this.move(em, session, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, 'manual review');
+      const eventId = await this.move(em, session, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, note ? `manual review: ${note}` : 'manual review');
       return { session, eventId };
     });
     await this.deps.webhooks.dispatch(outcome.eventId ? [outcome.eventId] : []);
@@ -418,10 +430,10 @@ export class SessionService {
       session = await this.authenticate(token);
     }
     const work = this.workOf(session);
-    const { outcomes, work: patch } = await this.runStep(session, step as StepName, input, work);
+    const { outcomes, work: patch, images } = await this.runStep(session, step as StepName, input, work);
     const fixable = fixableFailure(step as StepName, outcomes);
     if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error);
-    await this.commit(session, step as StepName, outcomes, patch);
+    await this.commit(session, step as StepName, outcomes, patch, images);
     return this.flowState(await this.authenticate(token));
   }
 
@@ -452,7 +464,7 @@ export class SessionService {
     return session.workSealed ? (JSON.parse(this.deps.sealer.open(session.workSealed)) as SessionWork) : {};
   }
 
-  private async runStep(session: VerificationSession, step: StepName, input: Record<string, unknown>, work: SessionWork): Promise<{ outcomes: CheckOutcome[]; work: SessionWork }> {
+  private async runStep(session: VerificationSession, step: StepName, input: Record<string, unknown>, work: SessionWork): Promise<StepResult> {
     const has = (feature: string) => session.features.includes(feature);
     const fresh = this.contextOf(session);
     const { checks } = this.deps;
@@ -475,7 +487,13 @@ export class SessionService {
           outcomes.push({ ...reading, check: { ...reading.check, data: kept } });
         }
         if (has('age')) outcomes.push(await this.ageFromDocument(session, data.dob));
-        return { outcomes, work: patch };
+        const candidates: { kind: EvidenceKind; bytes: unknown }[] = [
+          { kind: 'document_front', bytes: input.front_image },
+          { kind: 'document_back', bytes: input.back_image },
+          { kind: 'document_portrait', bytes: data.portrait ? Buffer.from(data.portrait, 'base64') : undefined },
+        ];
+        const images = candidates.filter((image): image is { kind: EvidenceKind; bytes: Buffer } => Buffer.isBuffer(image.bytes));
+        return { outcomes, work: patch, images };
       }
       case 'selfie': {
         const frames = input.frames;
@@ -485,7 +503,7 @@ export class SessionService {
         // The face match uses the burst's middle frame, the one passive liveness judged.
         const selfie = frames[Math.floor((frames.length - 1) / 2)] as Buffer;
         if (has('face_match')) outcomes.push(await this.faceMatchInSession(session, selfie, work));
-        return { outcomes, work: {} };
+        return { outcomes, work: {}, images: Buffer.isBuffer(selfie) ? [{ kind: 'selfie', bytes: selfie }] : [] };
       }
       case 'location': {
         const metadata = session.metadata ?? {};
@@ -584,7 +602,7 @@ export class SessionService {
   }
 
   /** Stores a step's checks and moves the session, under the session's row lock. */
-  private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork): Promise<void> {
+  private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = []): Promise<void> {
     const eventId = await this.transaction(async (em) => {
       const locked = await this.load(em, session.projectId, session.id, true);
       this.assertAcceptsInput(locked);
@@ -603,6 +621,7 @@ export class SessionService {
           createdAt: now,
         });
       }
+      this.evidence.keep(em, locked.id, images, now);
       const work: SessionWork = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)), stepsDone: [...(before.stepsDone ?? []), step] };
       locked.workSealed = this.deps.sealer.seal(JSON.stringify(work));
       locked.updatedAt = now;
@@ -650,6 +669,7 @@ export class SessionService {
       // Nothing raw outlives the decision: the portrait and the read fields go in the same
       // commit (a crash right after it must not leave them behind).
       session.workSealed = null;
+      if ((await this.deps.tenancy.evidenceRetentionDays(session.projectId)) === 0) await this.evidence.erase(em, session.id);
     }
     const lower = to.toLowerCase();
     const event = await this.deps.webhooks.record(em, session.projectId, session.id, {
@@ -694,6 +714,40 @@ export class SessionService {
   private async identityOf(svcId: string) {
     const identity = await this.deps.accounts.verifiedIdentity(svcId).catch(() => null);
     return { full_name: identity?.fullName ?? null, licenses: await this.deps.accounts.licenseSummaries(svcId) };
+  }
+
+  /**
+   * DELETE /api/v2/session/{id}/data: erases the session's sealed data (the read fields and check
+   * details, the work between steps) and its images now; the status, the decision and the
+   * timeline stay. Idempotent: a second call answers `already_erased: true`. An open session is
+   * refused (409 `conflict`): its steps still need what they left.
+   */
+  async eraseData(owner: SessionOwner, sessionId: string, actor: Actor) {
+    return this.transaction(async (em) => {
+      const session = await this.load(em, owner, sessionId, true);
+      if (session.dataErasedAt) return { session_id: session.id, status: session.status, erased: true, already_erased: true, erased_at: session.dataErasedAt.toISOString() };
+      if (OPEN.includes(session.status)) throw new DomainError('conflict', `session is ${session.status}: erase its data once it is decided or has expired`);
+      const now = this.now();
+      await this.evidence.erase(em, session.id);
+      const erased = this.deps.sealer.seal(JSON.stringify({ data: { erased: true }, error: null }));
+      await em.nativeUpdate(SessionCheck, { sessionId: session.id }, { detailSealed: erased });
+      session.workSealed = null;
+      session.dataErasedAt = now;
+      session.updatedAt = now;
+      em.create(SessionEvent, { sessionId: session.id, fromStatus: session.status, toStatus: session.status, actor, reason: 'data erased', at: now });
+      return { session_id: session.id, status: session.status, erased: true, already_erased: false, erased_at: now.toISOString() };
+    });
+  }
+
+  /** The review images of a session of the project (404 for another project's session); the caller audits the read. */
+  async evidenceOf(projectId: string, sessionId: string) {
+    await this.load(this.deps.orm.em.fork(), projectId, sessionId);
+    return this.evidence.list(sessionId);
+  }
+
+  /** Part of the sweep: deletes review images past their project's retention. */
+  async purgeEvidence(): Promise<number> {
+    return this.evidence.purgeExpired(this.now());
   }
 
   // ---- the sweep (a pg-boss job) ----

@@ -47,6 +47,15 @@ export const decisionWire = z.object({
 });
 export type DecisionWire = z.output<typeof decisionWire>;
 
+/** The answer of DELETE /api/v2/session/{id}/data. */
+export const erasedWire = z.object({
+  session_id: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  erased: z.literal(true),
+  already_erased: z.boolean().describe('true when an earlier call had already erased it (the call is idempotent)'),
+  erased_at: z.string(),
+});
+
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 /**

@@ -35,6 +35,10 @@ export class Project {
   @Property({ type: 'string', length: 3, default: 'USD' })
   currency: string = 'USD';
 
+  /** Days the review images of a decided session are kept; 0 deletes them at the decision. */
+  @Property({ type: 'int', default: 30 })
+  evidenceRetentionDays: number = 30;
+
   /** The seeded demo project; `verity admin` defaults to it. */
   @Property({ type: 'boolean', default: false })
   isDemo: boolean = false;

@@ -27,6 +27,8 @@ export const createWorkflowInput = z.object({
 
 export const callbackUrlInput = z.object({ projectId, url: z.string().trim().min(1).max(2000) });
 export const defaultCallbackInput = z.object({ projectId, url: z.string().trim().min(1).max(2000).nullable() });
+/** Days a decided session's review images are kept; 0 deletes them at the decision; at most 10 years. */
+export const evidenceRetentionInput = z.object({ projectId, days: z.number().int().min(0).max(3650) });
 export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean() });
 
 const redirectUri = z

@@ -26,6 +26,7 @@ import {
   createProjectInput,
   createWorkflowInput,
   defaultCallbackInput,
+  evidenceRetentionInput,
   revokeApiKeyInput,
   setCallbackActiveInput,
 } from './inputs.js';
@@ -124,6 +125,7 @@ export class TenancyService {
       name,
       webhookSigningSecretSealed: this.deps.sealer.seal(webhookSigningSecret),
       balanceMinor: Math.round((balance ?? 0) * 100),
+      evidenceRetentionDays: 30,
       currency: 'USD',
       isDemo: options.isDemo ?? false,
       createdAt: this.now(),
@@ -147,6 +149,11 @@ export class TenancyService {
 
   async getProject(projectId: string) {
     return projectView(await this.loadProject(this.em(), projectId));
+  }
+
+  /** Days a decided session's review images are kept (0: deleted at the decision). */
+  async evidenceRetentionDays(projectId: string): Promise<number> {
+    return (await this.loadProject(this.em(), projectId)).evidenceRetentionDays;
   }
 
   async demoProjectId(): Promise<string | null> {
@@ -343,6 +350,15 @@ export class TenancyService {
     const em = this.em();
     const project = await this.loadProject(em, projectId);
     project.defaultCallbackUrl = url === null ? null : this.checkCallbackUrl(url);
+    await em.flush();
+    return projectView(project);
+  }
+
+  async setEvidenceRetention(input: unknown) {
+    const { projectId, days } = parseInput(evidenceRetentionInput, input);
+    const em = this.em();
+    const project = await this.loadProject(em, projectId);
+    project.evidenceRetentionDays = days;
     await em.flush();
     return projectView(project);
   }

@@ -6,6 +6,7 @@ export const projectView = (project: Project) => ({
   id: project.id,
   name: project.name,
   defaultCallbackUrl: project.defaultCallbackUrl ?? null,
+  evidenceRetentionDays: project.evidenceRetentionDays,
   balance: project.balanceMinor / 100,
   currency: project.currency,
   isDemo: project.isDemo,

@@ -3,7 +3,7 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
-import { createdSessionWire as created, decisionWire as decision, sessionWire as session } from '../../core/sessions/views.js';
+import { createdSessionWire as created, decisionWire as decision, sessionWire as session, erasedWire } from '../../core/sessions/views.js';
 import { createSessionInput, listSessionsInput, reviewInput } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
@@ -40,8 +40,21 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
     const owner = caller(res);
     sendData(res, await core.sessions.review(owner, id(req), `api_key:${owner.apiKeyId}`, req.body ?? {}));
   });
+  router.delete('/session/:id/data', async (req, res) => {
+    const owner = caller(res);
+    sendData(res, await core.sessions.eraseData(owner, id(req), `api_key:${owner.apiKeyId}`));
+  });
 
   docs.add(
+    {
+      method: 'delete',
+      path: '/api/v2/session/{id}/data',
+      summary: "Erase the session's sealed data (read fields, check details) and review images now; the status, decision and timeline stay. Idempotent",
+      tag: 'sessions',
+      security: 'apiKey',
+      response: erasedWire,
+      errors: [...AUTH_ERRORS, 'not_found', 'conflict'],
+    },
     {
       method: 'post',
       path: '/api/v2/session',

@@ -13,6 +13,7 @@ import { Migration20261125200000_key_activation } from './Migration2026112520000
 import { Migration20261125210000_account_links } from './Migration20261125210000_account_links.js';
 import { Migration20261127013000_sandbox } from './Migration20261127013000_sandbox.js';
 import { Migration20261125220000_workflow_step_tries } from './Migration20261125220000_workflow_step_tries.js';
+import { Migration20261127014000_session_evidence } from './Migration20261127014000_session_evidence.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125210000_account_links', class: Migration20261125210000_account_links },
   { name: 'Migration20261125220000_workflow_step_tries', class: Migration20261125220000_workflow_step_tries },
   { name: 'Migration20261127013000_sandbox', class: Migration20261127013000_sandbox },
+  { name: 'Migration20261127014000_session_evidence', class: Migration20261127014000_session_evidence },
 ];
