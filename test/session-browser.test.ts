@@ -22,14 +22,16 @@ const DATA = path.resolve('../shared/data');
 // (VERITY_CHALLENGE_GESTURES), and the test presses the button as the turn begins, as a person
 // told what to do would do it. The passport carries another photo of him from the shared data.
 const CAMERA = { start: 6.1, seconds: 1.2, crop: { x: 60, y: 0, width: 480, height: 360 } };
-/** Waits until the looping camera is about to start the turn (its loop is 2 x CAMERA.seconds). */
+/** The page counts 3-2-1 with the gesture shown before it records (COUNTDOWN_S in web/hosted/app.tsx). */
+const COUNTDOWN_S = 3;
+/** Waits until the looping camera will be about to start the turn when the countdown ends (its loop is 2 x CAMERA.seconds). */
 const atTurnStart = (page: Page) =>
   page.waitForFunction(
-    (loop) => {
+    ({ loop, countdown }) => {
       const video = (globalThis as unknown as { document: { querySelector(s: string): { currentTime: number } } }).document.querySelector('video');
-      return video.currentTime % loop > loop - 0.15;
+      return (video.currentTime + countdown) % loop > loop - 0.15;
     },
-    2 * CAMERA.seconds,
+    { loop: 2 * CAMERA.seconds, countdown: COUNTDOWN_S },
     { polling: 10, timeout: 10_000 },
   );
 const PORTRAIT = path.join(DATA, 'face_recognition-obama-biden', 'lin-manuel-miranda.png');
@@ -114,7 +116,8 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     await atTurnStart(page);
     await page.getByRole('button', { name: 'Take selfie' }).click();
     await page.getByText(/Slowly turn your head to your right/).waitFor({ timeout: 10_000 });
-    await shot(page, '2b-challenge');
+    await page.locator('[data-countdown]').waitFor({ timeout: 5_000 });
+    await shot(page, '2b-challenge-countdown');
     // The page takes six frames over two seconds wherever the looping video happens to be; as a
     // person would, retake when the page asks (two retakes are allowed).
     const location = page.getByRole('heading', { name: 'Share your location' });

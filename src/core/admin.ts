@@ -16,6 +16,7 @@ import {
   createOrgAppInput,
   createProjectInput,
   createWorkflowInput,
+  brandingInput,
   defaultCallbackInput,
   evidenceRetentionInput,
   projectId,
@@ -208,6 +209,7 @@ export const adminOperations = {
   setCallbackActive: op({ kind: 'mutation', role: 'admin', input: setCallbackActiveInput, run: (core, input) => core.tenancy.setCallbackActive(input) }),
   setEvidenceRetention: op({ kind: 'mutation', role: 'admin', input: evidenceRetentionInput, run: (core, input) => core.tenancy.setEvidenceRetention(input) }),
   setDefaultCallback: op({ kind: 'mutation', role: 'admin', input: defaultCallbackInput, run: (core, input) => core.tenancy.setDefaultCallback(input) }),
+  setProjectBranding: op({ kind: 'mutation', role: 'admin', input: brandingInput, run: (core, input) => core.tenancy.setBranding(input) }),
   createOidcClient: op({ kind: 'mutation', role: 'admin', input: createOidcClientInput, run: (core, input) => core.tenancy.createOidcClient(input) }),
   topUpWallet: op({
     kind: 'mutation',

@@ -28,6 +28,7 @@ import {
   CreateWorkflowInput,
   DefaultCallbackInput,
   EvidenceRetentionInput,
+  ProjectBrandingInput,
   OidcClientType,
   OrgAppType,
   ProjectType,
@@ -135,6 +136,11 @@ export class TenancyResolver {
   @Mutation(() => ProjectType, { description: 'Set or clear the app-level callback URL' })
   setDefaultCallback(@Arg('input', () => DefaultCallbackInput) input: DefaultCallbackInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'setDefaultCallback', input);
+  }
+
+  @Mutation(() => ProjectType, { description: "Set or clear the hosted page's privacy policy link and logo" })
+  setProjectBranding(@Arg('input', () => ProjectBrandingInput) input: ProjectBrandingInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'setProjectBranding', input);
   }
 
   @Mutation(() => CreateOidcClientPayload)

@@ -143,6 +143,7 @@ export const adminRouter = t.router({
   setCallbackActive: mutation('setCallbackActive'),
   setDefaultCallback: mutation('setDefaultCallback'),
   setEvidenceRetention: mutation('setEvidenceRetention'),
+  setProjectBranding: mutation('setProjectBranding'),
   createOidcClient: mutation('createOidcClient'),
   createOrgApp: mutation('createOrgApp'),
   createAdminToken: mutation('createAdminToken'),

@@ -9,6 +9,8 @@ export class ProjectType {
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true, description: 'App-level webhook URL' }) defaultCallbackUrl!: string | null;
   @Field(() => Int, { description: "Days a decided session's review images are kept (0: deleted at the decision)" }) evidenceRetentionDays!: number;
+  @Field(() => String, { nullable: true, description: "Privacy policy linked from the hosted page's start screen (https)" }) privacyPolicyUrl!: string | null;
+  @Field(() => Boolean, { description: 'A logo is shown on the hosted page' }) hasLogo!: boolean;
   @Field(() => Float, { description: 'Wallet balance in currency units' }) balance!: number;
   @Field(() => String) currency!: string;
   @Field(() => Boolean) isDemo!: boolean;
@@ -169,6 +171,13 @@ export class EvidenceRetentionInput {
 export class DefaultCallbackInput {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true, description: 'null clears it' }) url!: string | null;
+}
+
+@InputType({ description: 'Hosted page branding: an omitted field stays, null clears it' })
+export class ProjectBrandingInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String, { nullable: true, description: 'https:// URL of the privacy policy' }) privacyPolicyUrl?: string | null;
+  @Field(() => String, { nullable: true, description: 'PNG, JPEG or WebP as base64 (or a data URL), at most 512 KB; re-encoded as PNG, SVG refused' }) logo?: string | null;
 }
 
 @InputType()

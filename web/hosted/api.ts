@@ -4,6 +4,9 @@ export type StepName = 'document' | 'selfie' | 'location' | 'licence';
 export interface HostedState {
   status: string;
   project_name: string;
+  privacy_policy_url?: string | null;
+  /** The project has a logo (GET /session/logo). */
+  logo?: boolean;
   finished: boolean;
   steps: { step: StepName; done: boolean }[];
   geofence?: unknown;
@@ -32,17 +35,17 @@ export interface Provider {
 const API = '/api/hosted';
 
 /** The link's token: it arrives in the URL fragment (never sent to servers), moves to sessionStorage and out of the address bar. */
+const storeKey = () => 'verity-session-' + location.pathname.split('/').filter(Boolean)[1];
+
 export function takeSessionToken(): string | null {
-  const sessionId = location.pathname.split('/').filter(Boolean)[1];
-  const storeKey = 'verity-session-' + sessionId;
   if (location.hash.length > 1) {
-    sessionStorage.setItem(storeKey, location.hash.slice(1));
+    sessionStorage.setItem(storeKey(), location.hash.slice(1));
     history.replaceState(null, '', location.pathname);
   }
-  return sessionStorage.getItem(storeKey);
+  return sessionStorage.getItem(storeKey());
 }
 
-const token = takeSessionToken();
+let token = takeSessionToken();
 
 /** GET without a body, POST with one; the envelope's data, or its error thrown. */
 export async function call<T>(path: string, body?: unknown): Promise<T> {
@@ -55,4 +58,23 @@ export async function call<T>(path: string, body?: unknown): Promise<T> {
   // The envelope's `data` says more about some errors (a step to try again: which, why, tries left).
   if (!envelope.success) throw { ...envelope.error, data: envelope.data } as ApiError;
   return envelope.data as T;
+}
+
+/** A "continue on your phone" link carries a one-time code (shl_…): this device spends it for a session token of its own. */
+export async function claimHandoffLink(): Promise<void> {
+  if (!token?.startsWith('shl_')) return;
+  const claimed = await call<{ session_token: string }>('/handoff/claim', {});
+  token = claimed.session_token;
+  sessionStorage.setItem(storeKey(), token);
+}
+
+export interface Handoff {
+  url: string;
+  expires_at: string;
+}
+
+/** The project's logo as an object URL (an <img> cannot send the session token itself), or null. */
+export async function logoUrl(): Promise<string | null> {
+  const response = await fetch(API + '/session/logo', { headers: { 'X-Session-Token': token ?? '' } });
+  return response.ok ? URL.createObjectURL(await response.blob()) : null;
 }

@@ -141,7 +141,7 @@ describe('the hosted page app', () => {
           { step: 'document', done: false },
           { step: 'selfie', done: false },
         ],
-        path === '/session' ? { status: 'NOT_STARTED' } : {},
+        path === '/session' ? { status: 'NOT_STARTED', privacy_policy_url: 'https://acme.example/privacy' } : {},
       );
     const page = await mount();
     expect(page.querySelector('h1')!.textContent).toBe('Verify your identity for Acme');
@@ -149,10 +149,14 @@ describe('the hosted page app', () => {
     expect(page.textContent).toContain('It takes about 4 minutes.');
     expect(page.textContent).toContain('Acme receives the result and the details read from your document.');
     expect(page.querySelectorAll('#progress li')).toHaveLength(0);
+    const privacy = page.querySelector<HTMLAnchorElement>('a[href="https://acme.example/privacy"]')!;
+    expect(privacy.textContent).toBe('Privacy policy of Acme');
+    expect(privacy.rel).toBe('noopener noreferrer');
     expect(answers.map((answer) => answer.path)).toEqual(['/session']);
     act(() => page.querySelector('button')!.click());
     await settle();
-    expect(answers.map((answer) => answer.path)).toEqual(['/session', '/session/start']);
+    // happy-dom has no camera: the document step offers to continue on a phone at once.
+    expect(answers.map((answer) => answer.path)).toEqual(['/session', '/session/start', '/session/handoff']);
     expect(page.querySelector('h1')!.textContent).toBe('Photo of your ID document');
   });
 });

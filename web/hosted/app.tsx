@@ -2,12 +2,67 @@
 // component of this file; the API in api.ts, the words in words.ts. main.tsx mounts it.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Button, CameraView, Card, Field, Message } from '../components/index.js';
-import { type Challenge, call, type HostedState, type LicenceState, type Provider, type StepName } from './api.js';
+import QRCode from 'qrcode';
+import { type Challenge, call, claimHandoffLink, type Handoff, type HostedState, type LicenceState, logoUrl, type Provider, type StepName } from './api.js';
 import { brightness, fileToDataUrl, TOO_DARK, toCanvas } from './capture.js';
+import { type Gray, type Hint, hintFor, nextStreak, READY_FRAMES, toGray } from './guidance.js';
 import { I18n, initialLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, rememberLanguage, translator, useT } from './i18n.js';
 import { fieldLabel, friendly, wordsFor } from './words.js';
 
 type Advance = (state: HostedState) => void;
+/** What a step gets: the session, how to move on, and how to say the person went on on their phone. */
+type StepProps = { state: HostedState; advance: Advance; toPhone: () => void };
+
+/** How often a page waiting on the phone reads the session (ms). */
+const FOLLOW_EVERY_MS = 2000;
+
+/** Follows the session while another device moves it on: when its steps or status change, the page moves with them. */
+function useFollowSession(state: HostedState, advance: Advance, onMoved?: () => void) {
+  useEffect(() => {
+    const seen = JSON.stringify([state.status, state.steps]);
+    const timer = setInterval(async () => {
+      const now = await call<HostedState>('/session').catch(() => null);
+      if (!now || JSON.stringify([now.status, now.steps]) === seen) return;
+      onMoved?.();
+      advance(now);
+    }, FOLLOW_EVERY_MS);
+    return () => clearInterval(timer);
+  }, [state]);
+}
+
+/** On a device without a camera: a QR code of a one-time link that moves the session to the phone. */
+function ContinueOnPhone({ state, advance, toPhone }: StepProps) {
+  const t = useT();
+  const [link, setLink] = useState<{ url: string; svg: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    call<Handoff>('/session/handoff', {})
+      .then(async (handoff) => setLink({ url: handoff.url, svg: await QRCode.toString(handoff.url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) }))
+      .catch((failure) => setError(friendly(t, failure)));
+  }, []);
+  useFollowSession(state, advance, toPhone);
+  return (
+    <section class="handoff">
+      <h2>{t('phone.title')}</h2>
+      <p class="hint">{t('phone.hint')}</p>
+      {/* The SVG is the qrcode package's own drawing of our link: no markup from elsewhere. */}
+      {link ? <div class="qr" role="img" aria-label={t('phone.qr')} data-handoff-url={link.url} dangerouslySetInnerHTML={{ __html: link.svg }} /> : null}
+      {error ? <Message kind="error">{error}</Message> : null}
+    </section>
+  );
+}
+
+/** This device after the phone took over: the progress follows, and the end shows here too. */
+function FollowingPhone({ state, advance }: { state: HostedState; advance: Advance }) {
+  const t = useT();
+  useFollowSession(state, advance);
+  return (
+    <>
+      <h1>{t('phone.following.title')}</h1>
+      <p class="hint">{t('phone.following.hint')}</p>
+    </>
+  );
+}
 
 /** Sending a step: the button says "Checking…" meanwhile and "Try again" after a failure, which is shown. */
 function useStepSubmit(step: StepName, label: string, advance: Advance) {
@@ -46,33 +101,134 @@ function Step({ title, error, children }: { title: string; error?: string | null
   );
 }
 
-function DocumentStep({ advance }: { advance: Advance }) {
+/** The camera facing `facing`, off when the step is done (or the page moves on); null until it opens, `false` when there is none or it is refused. */
+function useCamera(facing: 'user' | 'environment', ideal: { width: number; height: number }): MediaStream | null | false {
+  const [stream, setStream] = useState<MediaStream | null | false>(null);
+  useEffect(() => {
+    let opened: MediaStream | null = null;
+    const media = navigator.mediaDevices;
+    if (!media?.getUserMedia) {
+      setStream(false);
+      return;
+    }
+    media.getUserMedia({ video: { facingMode: facing, width: { ideal: ideal.width }, height: { ideal: ideal.height } }, audio: false }).then(
+      (camera) => {
+        opened = camera;
+        setStream(camera);
+      },
+      () => setStream(false),
+    );
+    return () => {
+      for (const track of opened?.getTracks() ?? []) track.stop();
+    };
+  }, []);
+  return stream;
+}
+
+/** How often the document camera is looked at for hints (ms), on a frame this wide (px). */
+const GUIDE_EVERY_MS = 250;
+const GUIDE_WIDTH = 160;
+
+/** Watches the video for hints until the document has been ready READY_FRAMES times in a row, then takes the photo. */
+function useGuidedCapture(video: { current: HTMLVideoElement | null }, active: boolean, onCapture: (photo: string) => void): Hint | 'searching' | 'ready' {
+  const [hint, setHint] = useState<Hint | 'searching' | 'ready'>('searching');
+  useEffect(() => {
+    if (!active) return;
+    let previous: Gray | null = null;
+    let streak = 0;
+    const timer = setInterval(() => {
+      const camera = video.current;
+      if (!camera?.videoWidth) return;
+      const small = toCanvas(camera, camera.videoWidth, camera.videoHeight, GUIDE_WIDTH);
+      const frame = toGray(small.getContext('2d')!.getImageData(0, 0, small.width, small.height).data, small.width, small.height);
+      const now = hintFor(frame, previous);
+      previous = frame;
+      streak = nextStreak(streak, now);
+      setHint(now ?? 'ready');
+      if (streak >= READY_FRAMES) {
+        clearInterval(timer);
+        onCapture(toCanvas(camera, camera.videoWidth, camera.videoHeight, 2400).toDataURL('image/jpeg', 0.92));
+      }
+    }, GUIDE_EVERY_MS);
+    return () => clearInterval(timer);
+  }, [active]);
+  return hint;
+}
+
+/** The document: the camera with a frame and live hints takes the photo by itself, shown for Retake/Use; uploading a photo stays possible. */
+function DocumentStep({ state, advance, toPhone }: StepProps) {
   const t = useT();
   const front = useRef<HTMLInputElement>(null);
   const back = useRef<HTMLInputElement>(null);
+  const video = useRef<HTMLVideoElement>(null);
+  const camera = useCamera('environment', { width: 1920, height: 1080 });
+  const [photo, setPhoto] = useState<string | null>(null);
   const submit = useStepSubmit('document', t('document.continue'), advance);
-  const go = async () => {
+  const hint = useGuidedCapture(video, Boolean(camera) && !photo && !submit.busy, setPhoto);
+  const backImage = async () => {
+    const backFile = back.current?.files?.[0];
+    return backFile ? { back_image: await fileToDataUrl(backFile) } : {};
+  };
+  const upload = async () => {
     const frontFile = front.current?.files?.[0];
     if (!frontFile) return submit.setError(t('document.needFront'));
     try {
-      const body: { front_image: string; back_image?: string } = { front_image: await fileToDataUrl(frontFile) };
-      const backFile = back.current?.files?.[0];
-      if (backFile) body.back_image = await fileToDataUrl(backFile);
-      await submit.send(body);
+      await submit.send({ front_image: await fileToDataUrl(frontFile), ...(await backImage()) });
     } catch (error) {
       submit.setError(friendly(t, error));
     }
   };
+  // A refused photo (unreadable, or an expired document) goes back to the camera for another.
+  const use = async () => {
+    try {
+      await submit.send({ front_image: photo, ...(await backImage()) });
+    } catch (error) {
+      submit.setError(friendly(t, error));
+    }
+    setPhoto(null);
+  };
   return (
     <Step title={t('title.document')} error={submit.error}>
-      <p class="hint">{t('document.hint')}</p>
+      {camera ? (
+        photo ? (
+          <div class="preview">
+            <p class="hint">{t('document.previewHint')}</p>
+            <img src={photo} alt={t('document.preview')} class="photo" />
+            <div class="actions">
+              <Button variant="secondary" disabled={submit.busy} onClick={() => setPhoto(null)}>
+                {t('document.retake')}
+              </Button>
+              <Button disabled={submit.busy} onClick={use}>
+                {submit.busy ? t('button.checking') : t('document.use')}
+              </Button>
+            </div>
+          </div>
+        ) : (
+          <>
+            <p class="hint">{t('document.cameraHint')}</p>
+            <div class="viewfinder rear">
+              <CameraView stream={camera} videoRef={video} />
+              <div class="guide document" aria-hidden="true" />
+            </div>
+            <p class="instruction" role="status" aria-live="polite" data-hint={hint}>
+              {t(`guide.${hint}`)}
+            </p>
+          </>
+        )
+      ) : (
+        <>
+          {camera === false ? <ContinueOnPhone state={state} advance={advance} toPhone={toPhone} /> : null}
+          <p class="hint">{t('document.hint')}</p>
+        </>
+      )}
+      {camera ? <h2 class="or">{t('document.orUpload')}</h2> : null}
       <Field id="front" label={t('document.front')}>
         <input ref={front} type="file" id="front" accept="image/*" capture="environment" />
       </Field>
       <Field id="back" label={t('document.back')}>
         <input ref={back} type="file" id="back" accept="image/*" capture="environment" />
       </Field>
-      <Button disabled={submit.busy} onClick={go}>
+      <Button variant={camera ? 'secondary' : 'primary'} disabled={submit.busy} onClick={upload}>
         {submit.label}
       </Button>
     </Step>
@@ -83,29 +239,19 @@ function DocumentStep({ advance }: { advance: Advance }) {
 const FRAMES = 6;
 const FRAME_GAP_MS = 400;
 
-function SelfieStep({ advance }: { advance: Advance }) {
+/** Seconds counted down, with the gesture shown, before the frames are taken. */
+const COUNTDOWN_S = 3;
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function SelfieStep({ state, advance, toPhone }: StepProps) {
   const t = useT();
   const video = useRef<HTMLVideoElement>(null);
-  const [stream, setStream] = useState<MediaStream | null>(null);
-  const [noCamera, setNoCamera] = useState(false);
+  const stream = useCamera('user', { width: 640, height: 480 });
+  const noCamera = stream === false;
   const [instruction, setInstruction] = useState('');
+  const [countdown, setCountdown] = useState(0);
   const [recording, setRecording] = useState(false);
   const submit = useStepSubmit('selfie', t('selfie.take'), advance);
-
-  useEffect(() => {
-    let opened: MediaStream | null = null;
-    navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user', width: { ideal: 640 }, height: { ideal: 480 } }, audio: false }).then(
-      (camera) => {
-        opened = camera;
-        setStream(camera);
-      },
-      () => setNoCamera(true),
-    );
-    // The camera goes off when the step is done (or the page moves on).
-    return () => {
-      for (const track of opened?.getTracks() ?? []) track.stop();
-    };
-  }, []);
 
   const take = async () => {
     submit.setBusy(true);
@@ -117,9 +263,15 @@ function SelfieStep({ advance }: { advance: Advance }) {
       return submit.fail(friendly(t, error));
     }
     const camera = video.current!;
-    setInstruction(wordsFor(t, 'gesture', challenge.gesture));
-    setRecording(true);
     const received = performance.now();
+    // The person reads the gesture and gets ready before the first frame.
+    setInstruction(wordsFor(t, 'gesture', challenge.gesture));
+    for (let n = COUNTDOWN_S; n > 0; n--) {
+      setCountdown(n);
+      await wait(1000);
+    }
+    setCountdown(0);
+    setRecording(true);
     const frames: string[] = [];
     const capturedMs: number[] = [];
     for (let i = 0; i < FRAMES; i++) {
@@ -131,7 +283,7 @@ function SelfieStep({ advance }: { advance: Advance }) {
         return submit.fail(t('selfie.tooDark'));
       }
       frames.push(canvas.toDataURL('image/jpeg', 0.9));
-      await new Promise((resolve) => setTimeout(resolve, FRAME_GAP_MS));
+      await wait(FRAME_GAP_MS);
     }
     setInstruction('');
     setRecording(false);
@@ -140,13 +292,22 @@ function SelfieStep({ advance }: { advance: Advance }) {
 
   return (
     <Step title={t('title.selfie')} error={noCamera ? t('selfie.noCamera') : submit.error}>
+      {noCamera ? <ContinueOnPhone state={state} advance={advance} toPhone={toPhone} /> : null}
       <p class="hint">{t('selfie.hint')}</p>
-      <CameraView stream={stream} videoRef={video} />
+      <div class="viewfinder">
+        <CameraView stream={stream || null} videoRef={video} />
+        <div class="guide face" aria-hidden="true" />
+        {countdown ? (
+          <span class="countdown" data-countdown={countdown}>
+            {countdown}
+          </span>
+        ) : null}
+      </div>
       <p class="instruction" role="status" aria-live="assertive">
         {instruction}
       </p>
       <Button disabled={noCamera || !stream || submit.busy} onClick={take}>
-        {recording ? t('selfie.recording') : submit.label}
+        {countdown ? t('selfie.getReady') : recording ? t('selfie.recording') : submit.label}
       </Button>
     </Step>
   );
@@ -280,14 +441,14 @@ function Progress({ state }: { state: HostedState }) {
   );
 }
 
-const STEPS: Record<StepName, (props: { state: HostedState; advance: Advance }) => preact.JSX.Element> = {
+const STEPS: Record<StepName, (props: StepProps) => preact.JSX.Element> = {
   document: DocumentStep,
   selfie: SelfieStep,
   location: LocationStep,
   licence: LicenceStep,
 };
 
-function CurrentStep({ state, advance }: { state: HostedState; advance: Advance }) {
+function CurrentStep({ state, advance, toPhone }: StepProps) {
   const t = useT();
   if (state.finished) return <Finished state={state} />;
   const next = state.steps.find((s) => !s.done);
@@ -299,7 +460,7 @@ function CurrentStep({ state, advance }: { state: HostedState; advance: Advance 
       </>
     );
   const View = STEPS[next.step];
-  return <View key={next.step} state={state} advance={advance} />;
+  return <View key={next.step} state={state} advance={advance} toPhone={toPhone} />;
 }
 
 function LanguageSwitch({ language, onChange }: { language: Language; onChange: (language: Language) => void }) {
@@ -324,8 +485,13 @@ function StartScreen({ state, onStart }: { state: HostedState; onStart: () => Pr
     setBusy(true);
     void onStart().finally(() => setBusy(false));
   };
+  const [logo, setLogo] = useState<string | null>(null);
+  useEffect(() => {
+    if (state.logo) void logoUrl().then(setLogo);
+  }, []);
   return (
     <>
+      {logo ? <img class="project-logo" src={logo} alt={t('start.logo', { project })} /> : null}
       <h1>{t('start.title', { project })}</h1>
       <p>{t('start.intro')}</p>
       <ul>
@@ -336,6 +502,13 @@ function StartScreen({ state, onStart }: { state: HostedState; onStart: () => Pr
       <p>{t('start.duration', { n: Math.max(2, state.steps.length * 2) })}</p>
       <p class="hint">{t('start.kept', { project })}</p>
       <p class="hint">{t('start.consent', { project })}</p>
+      {state.privacy_policy_url ? (
+        <p class="hint">
+          <a href={state.privacy_policy_url} target="_blank" rel="noopener noreferrer">
+            {t('start.privacy', { project })}
+          </a>
+        </p>
+      ) : null}
       <Button disabled={busy} onClick={start}>
         {t('start.button')}
       </Button>
@@ -344,7 +517,7 @@ function StartScreen({ state, onStart }: { state: HostedState; onStart: () => Pr
 }
 
 /** Why a link opens no flow: each has its own page, with no progress bar. */
-type Ended = 'expired' | 'abandoned' | 'closed';
+type Ended = 'expired' | 'abandoned' | 'closed' | 'handoff';
 
 /** A link opened after its session ended (or refused for that reason), told apart from a flow just finished on this page. */
 function endedOnOpen(state: HostedState): Ended | null {
@@ -369,16 +542,22 @@ export function App() {
   const [state, setState] = useState<HostedState | null>(null);
   const [ended, setEnded] = useState<Ended | null>(null);
   const [openError, setOpenError] = useState<unknown>(null);
+  const [onPhone, setOnPhone] = useState(false);
   const failedToOpen = (error: { code?: string }) => {
     if (error?.code && ENDED_BY_ERROR[error.code]) setEnded(ENDED_BY_ERROR[error.code]!);
     else setOpenError(error ?? {});
   };
   // Reading the session moves nothing: a session not started yet waits for the person's consent.
+  // A continue-on-phone link is spent first (a used or expired one has its own page).
   useEffect(() => {
-    call<HostedState>('/session').then((opened) => {
-      setEnded(endedOnOpen(opened));
-      setState(opened);
-    }, failedToOpen);
+    claimHandoffLink().then(
+      () =>
+        call<HostedState>('/session').then((opened) => {
+          setEnded(endedOnOpen(opened));
+          setState(opened);
+        }, failedToOpen),
+      () => setEnded('handoff'),
+    );
   }, []);
   const begin = () => call<HostedState>('/session/start', {}).then(setState, failedToOpen);
   const switchTo = (next: Language) => {
@@ -404,7 +583,11 @@ export function App() {
           ) : state?.status === 'NOT_STARTED' ? (
             <StartScreen state={state} onStart={begin} />
           ) : state ? (
-            <CurrentStep state={state} advance={setState} />
+            onPhone && !state.finished ? (
+              <FollowingPhone state={state} advance={setState} />
+            ) : (
+              <CurrentStep state={state} advance={setState} toPhone={() => setOnPhone(true)} />
+            )
           ) : (
             <h1>{t('page.loading')}</h1>
           )}

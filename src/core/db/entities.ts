@@ -6,7 +6,7 @@ import { FaceChallenge, FaceEnrollment } from '../faces/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken, SigningKey } from '../oidc/entities.js';
 import { MailOutboxMessage } from '../mail/entities.js';
 import { Member, Organization, RosterAudit, RosterInviteWindow, RosterInvoice, RosterPlan, RosterSeat } from '../roster/entities.js';
-import { SessionCheck, SessionEvent, SessionEvidence, VerificationSession } from '../sessions/entities.js';
+import { SessionCheck, SessionEvent, SessionEvidence, SessionHandoff, VerificationSession } from '../sessions/entities.js';
 import { WebhookAttempt, WebhookEvent } from '../webhooks/entities.js';
 import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from '../tenancy/entities.js';
 
@@ -41,6 +41,7 @@ export const entities = [
   SessionEvidence,
   SessionCheck,
   SessionEvent,
+  SessionHandoff,
   WebhookEvent,
   WebhookAttempt,
   Member,

@@ -175,3 +175,36 @@ export class SessionEvidence {
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 }
+
+/**
+ * "Continue on your phone": a one-time link (short-lived, stored as a digest) that a device without
+ * a camera shows as a QR code; claiming it gives the phone its own session token (also a digest)
+ * and spends the link.
+ */
+@Entity({ tableName: 'session_handoff' })
+@Index({ properties: ['sessionId'] })
+export class SessionHandoff {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  sessionId!: string;
+
+  @Property({ type: 'string', length: 64 })
+  @Unique()
+  linkDigest!: string;
+
+  /** The phone's session token, once the link is claimed. */
+  @Property({ type: 'string', length: 64, nullable: true })
+  @Unique()
+  phoneTokenDigest?: string | null;
+
+  @Property({ type: 'Date' })
+  createdAt!: Date;
+
+  @Property({ type: 'Date' })
+  expiresAt!: Date;
+
+  @Property({ type: 'Date', nullable: true })
+  claimedAt?: Date | null;
+}

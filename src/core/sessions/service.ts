@@ -14,7 +14,7 @@ import type { TenancyService } from '../tenancy/service.js';
 import { type ForcedVerdict, forcedOutcome, idempotencyOperation } from '../sandbox.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
-import { type EvidenceKind, SessionCheck, SessionEvent, VerificationSession, type SessionStatus } from './entities.js';
+import { type EvidenceKind, SessionCheck, SessionEvent, SessionHandoff, VerificationSession, type SessionStatus } from './entities.js';
 import { EvidenceStore } from './evidence.js';
 import { type SessionTrigger, transition } from './transitions.js';
 import { type DecisionWire, sessionView, testMark, vendorDataOnWire } from './views.js';
@@ -174,6 +174,9 @@ interface SessionMove {
 }
 
 /** Hosted verification sessions: creation, the state machine, the hosted steps, review, expiry. */
+/** How long a "continue on your phone" link can be claimed. */
+export const HANDOFF_TTL_MS = 10 * 60_000;
+
 export class SessionService {
   private readonly evidence: EvidenceStore;
 
@@ -329,9 +332,60 @@ export class SessionService {
   /** The session a hosted-page token opens; 401 token_missing / invalid_token otherwise. */
   async authenticate(token: string | undefined): Promise<VerificationSession> {
     if (!token) throw new DomainError('token_missing', 'session token required');
-    const session = await this.deps.orm.em.fork().findOne(VerificationSession, { tokenDigest: digestSecret(token) });
+    const em = this.deps.orm.em.fork();
+    const digest = digestSecret(token);
+    const session = (await em.findOne(VerificationSession, { tokenDigest: digest })) ?? (await this.phoneSession(em, digest));
     if (!session) throw new DomainError('invalid_token', 'session token is invalid');
     return session;
+  }
+
+  /** The session a phone opened through a claimed handoff link, by its own token's digest. */
+  private async phoneSession(em: EntityManager, digest: string): Promise<VerificationSession | null> {
+    const handoff = await em.findOne(SessionHandoff, { phoneTokenDigest: digest });
+    return handoff ? em.findOne(VerificationSession, { id: handoff.sessionId }) : null;
+  }
+
+  /** "Continue on your phone": a one-time link to this session for another device, valid HANDOFF_TTL_MS. */
+  async createHandoff(token: string | undefined) {
+    const session = await this.authenticate(token);
+    if (!OPEN.includes(session.status)) throw new DomainError('session_closed', 'session already closed');
+    const code = newSecret('shl');
+    const now = this.now();
+    const expiresAt = new Date(now.getTime() + HANDOFF_TTL_MS);
+    const em = this.deps.orm.em.fork();
+    em.create(SessionHandoff, { id: newId('shf'), sessionId: session.id, linkDigest: digestSecret(code), createdAt: now, expiresAt });
+    await em.flush();
+    // Like the session link, the code rides in the fragment, never sent to a server or a log.
+    return { url: `${this.deps.baseUrl}/verify/${session.id}#${code}`, expires_at: expiresAt.toISOString() };
+  }
+
+  /**
+   * Claims a handoff link: exactly one claim wins (a conditional update) and gets the phone its
+   * own session token; a used, expired or unknown link is invalid_token.
+   */
+  async claimHandoff(code: string | undefined) {
+    if (!code) throw new DomainError('token_missing', 'handoff link code required');
+    const linkDigest = digestSecret(code);
+    const phoneToken = newSecret('sst');
+    const now = this.now();
+    const em = this.deps.orm.em.fork();
+    const won = await em.nativeUpdate(SessionHandoff, { linkDigest, claimedAt: null, expiresAt: { $gt: now } }, { claimedAt: now, phoneTokenDigest: digestSecret(phoneToken) });
+    if (won !== 1) throw new DomainError('invalid_token', 'this continue-on-phone link was already used or has expired');
+    const handoff = await em.findOneOrFail(SessionHandoff, { linkDigest });
+    return { session_id: handoff.sessionId, session_token: phoneToken };
+  }
+
+  private async branding(projectId: string) {
+    const project = await this.deps.tenancy.getProject(projectId);
+    return { project_name: project.name, privacy_policy_url: project.privacyPolicyUrl, logo: project.hasLogo };
+  }
+
+  /** The logo of the session's project (PNG), for the hosted page; not_found when it has none. */
+  async logo(token: string | undefined): Promise<Buffer> {
+    const session = await this.authenticate(token);
+    const logo = await this.deps.tenancy.projectLogo(session.projectId);
+    if (!logo) throw new DomainError('not_found', 'this project has no logo');
+    return logo;
   }
 
   /** What the page shows: the steps, which are done, and where to go at the end. */
@@ -343,8 +397,8 @@ export class SessionService {
     return {
       session_id: session.id,
       status: session.status,
-      // Whom the person verifies for: the start screen names them.
-      project_name: (await this.deps.tenancy.getProject(session.projectId)).name,
+      // Whom the person verifies for: the start screen names them, with their logo and privacy policy.
+      ...(await this.branding(session.projectId)),
       features: session.features,
       steps,
       checks: checks.map((check) => ({ type: check.type, status: check.status, error: check.error })),

@@ -38,6 +38,16 @@ export class Project {
   /** Days the review images of a decided session are kept; 0 deletes them at the decision. */
   @Property({ type: 'int', default: 30 })
   evidenceRetentionDays: number = 30;
+  /** The privacy policy the hosted page's start screen links to (https only). */
+  @Property({ type: 'text', nullable: true })
+  privacyPolicyUrl?: string | null;
+
+  /** The hosted page's logo: a PNG we re-encoded from an admin's PNG/JPEG/WebP (logo.ts); read only to serve it. */
+  @Property({ type: 'blob', nullable: true, lazy: true })
+  logoPng?: Buffer | null;
+
+  @Property({ type: 'boolean', default: false })
+  hasLogo: boolean = false;
 
   /** The seeded demo project; `verity admin` defaults to it. */
   @Property({ type: 'boolean', default: false })

@@ -29,6 +29,14 @@ export const callbackUrlInput = z.object({ projectId, url: z.string().trim().min
 export const defaultCallbackInput = z.object({ projectId, url: z.string().trim().min(1).max(2000).nullable() });
 /** Days a decided session's review images are kept; 0 deletes them at the decision; at most 10 years. */
 export const evidenceRetentionInput = z.object({ projectId, days: z.number().int().min(0).max(3650) });
+/** An https:// URL (the privacy policy a person reads before consenting). */
+const httpsUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', 'must be an https:// URL');
+/** Branding of the hosted page: omitted fields stay, null clears. The logo is base64 (or a data URL). */
+export const brandingInput = z.object({ projectId, privacyPolicyUrl: httpsUrl.nullable().optional(), logo: z.string().max(800_000).nullable().optional() });
 export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean() });
 
 const redirectUri = z

@@ -25,11 +25,13 @@ import {
   createOrgAppInput,
   createProjectInput,
   createWorkflowInput,
+  brandingInput,
   defaultCallbackInput,
   evidenceRetentionInput,
   revokeApiKeyInput,
   setCallbackActiveInput,
 } from './inputs.js';
+import { safeLogo } from './logo.js';
 import { apiKeyView, callbackView, oidcClientView, orgAppView, projectView, workflowView } from './views.js';
 
 export interface TenancyDeps {
@@ -128,6 +130,7 @@ export class TenancyService {
       evidenceRetentionDays: 30,
       currency: 'USD',
       isDemo: options.isDemo ?? false,
+      hasLogo: false,
       createdAt: this.now(),
     });
     await em.flush();
@@ -361,6 +364,26 @@ export class TenancyService {
     project.evidenceRetentionDays = days;
     await em.flush();
     return projectView(project);
+  }
+
+  /** The hosted page's privacy policy link and logo (the logo re-encoded by safeLogo). */
+  async setBranding(input: unknown) {
+    const { projectId, privacyPolicyUrl, logo } = parseInput(brandingInput, input);
+    const em = this.em();
+    const project = await this.loadProject(em, projectId);
+    if (privacyPolicyUrl !== undefined) project.privacyPolicyUrl = privacyPolicyUrl;
+    if (logo !== undefined) {
+      project.logoPng = logo === null ? null : await safeLogo(logo);
+      project.hasLogo = logo !== null;
+    }
+    await em.flush();
+    return projectView(project);
+  }
+
+  /** The project's logo (PNG), or null. */
+  async projectLogo(projectId: string): Promise<Buffer | null> {
+    const project = await this.em().findOne(Project, { id: projectId }, { populate: ['logoPng'] });
+    return project?.logoPng ?? null;
   }
 
   // ---- OIDC clients ----

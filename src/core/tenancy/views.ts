@@ -7,6 +7,8 @@ export const projectView = (project: Project) => ({
   name: project.name,
   defaultCallbackUrl: project.defaultCallbackUrl ?? null,
   evidenceRetentionDays: project.evidenceRetentionDays,
+  privacyPolicyUrl: project.privacyPolicyUrl ?? null,
+  hasLogo: project.hasLogo,
   balance: project.balanceMinor / 100,
   currency: project.currency,
   isDemo: project.isDemo,

@@ -50,12 +50,13 @@ export function greySquare(img: Rgb, box: Box, scale: number, n: number): Float3
 /**
  * Sharpness: variance of the 4-neighbour Laplacian over the tight face region resampled to n x n
  * (so the figure does not depend on how many pixels the face has). Recaptures are usually softer.
+ * Also any width x height grey image (the hosted page's document camera judges blur with it).
  */
-export function laplacianVariance(grey: Float32Array, n: number): number {
+export function laplacianVariance(grey: ArrayLike<number>, n: number, height = n): number {
   let sum = 0;
   let sum2 = 0;
   let count = 0;
-  for (let y = 1; y < n - 1; y++) {
+  for (let y = 1; y < height - 1; y++) {
     for (let x = 1; x < n - 1; x++) {
       const i = y * n + x;
       const l = grey[i - 1]! + grey[i + 1]! + grey[i - n]! + grey[i + n]! - 4 * grey[i]!;
@@ -64,6 +65,7 @@ export function laplacianVariance(grey: Float32Array, n: number): number {
       count++;
     }
   }
+  if (!count) return 0;
   const mean = sum / count;
   return sum2 / count - mean * mean;
 }

@@ -108,6 +108,12 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   // Every hosted call counts against its address and its session before any body is read (the
   // page needs a few dozen calls; a script with a leaked token gets 429), and is authenticated
   // first: a stranger's upload is refused unread.
+  // The phone's side of "continue on your phone": the link's code (in X-Session-Token) is spent
+  // for a session token of its own. Counted per address like every hosted call; no session yet.
+  router.post('/handoff/claim', async (req, res) => {
+    await core.hostedRateLimits.perAddress.consume(req.socket.remoteAddress ?? 'unknown');
+    sendData(res, await core.sessions.claimHandoff(sessionToken(req)));
+  });
   router.use(async (req, _res, next) => {
     await core.hostedRateLimits.perAddress.consume(req.socket.remoteAddress ?? 'unknown');
     const token = sessionToken(req);
@@ -120,6 +126,14 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   });
   router.post('/session/start', async (req, res) => {
     sendData(res, await core.sessions.start(sessionToken(req)));
+  });
+  // The logo from our own origin, always a PNG we encoded: never sniffed as anything else.
+  router.get('/session/logo', async (req, res) => {
+    const png = await core.sessions.logo(sessionToken(req));
+    res.set({ 'Content-Type': 'image/png', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, max-age=300', 'Content-Disposition': 'inline' }).send(png);
+  });
+  router.post('/session/handoff', async (req, res) => {
+    sendData(res, await core.sessions.createHandoff(sessionToken(req)));
   });
   router.post('/session/challenge', async (req, res) => {
     sendData(res, await core.sessions.challenge(sessionToken(req)));
@@ -137,6 +151,23 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   docs.add(
     { method: 'get', path: '/api/hosted/session', summary: "Hosted page: the session's steps and state (X-Session-Token)", tag: 'hosted page', security: 'none', errors },
     { method: 'post', path: '/api/hosted/session/start', summary: 'Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired'] },
+    { method: 'get', path: '/api/hosted/session/logo', summary: "Hosted page: the project's logo (PNG re-encoded by us)", tag: 'hosted page', security: 'none', errors: [...errors, 'not_found'] },
+    {
+      method: 'post',
+      path: '/api/hosted/session/handoff',
+      summary: 'Hosted page: a one-time link (10 min) that moves this session to a phone, shown as a QR code',
+      tag: 'hosted page',
+      security: 'none',
+      errors: [...errors, 'session_closed'],
+    },
+    {
+      method: 'post',
+      path: '/api/hosted/handoff/claim',
+      summary: "Hosted page on the phone: spend a handoff link's code (X-Session-Token) for the phone's own session token; a second claim is invalid_token",
+      tag: 'hosted page',
+      security: 'none',
+      errors,
+    },
     {
       method: 'post',
       path: '/api/hosted/session/challenge',

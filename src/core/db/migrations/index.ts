@@ -11,8 +11,10 @@ import { Migration20261124100000_security } from './Migration20261124100000_secu
 import { Migration20261125100000_descriptor_kind } from './Migration20261125100000_descriptor_kind.js';
 import { Migration20261125200000_key_activation } from './Migration20261125200000_key_activation.js';
 import { Migration20261125210000_account_links } from './Migration20261125210000_account_links.js';
-import { Migration20261127013000_sandbox } from './Migration20261127013000_sandbox.js';
+import { Migration20261127012500_session_handoff } from './Migration20261127012500_session_handoff.js';
 import { Migration20261125220000_workflow_step_tries } from './Migration20261125220000_workflow_step_tries.js';
+import { Migration20261127013000_sandbox } from './Migration20261127013000_sandbox.js';
+import { Migration20261127013500_project_branding } from './Migration20261127013500_project_branding.js';
 import { Migration20261127014000_session_evidence } from './Migration20261127014000_session_evidence.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
@@ -30,6 +32,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125200000_key_activation', class: Migration20261125200000_key_activation },
   { name: 'Migration20261125210000_account_links', class: Migration20261125210000_account_links },
   { name: 'Migration20261125220000_workflow_step_tries', class: Migration20261125220000_workflow_step_tries },
+  { name: 'Migration20261127012500_session_handoff', class: Migration20261127012500_session_handoff },
   { name: 'Migration20261127013000_sandbox', class: Migration20261127013000_sandbox },
+  { name: 'Migration20261127013500_project_branding', class: Migration20261127013500_project_branding },
   { name: 'Migration20261127014000_session_evidence', class: Migration20261127014000_session_evidence },
 ];

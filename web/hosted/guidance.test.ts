@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { cardBox, type Gray, glareFraction, hintFor, LIMITS, meanLuminance, motion, nextStreak, READY_FRAMES, sharpness, toGray } from './guidance.js';
+
+// The document camera's hints on synthetic frames: a light card with dark text lines on a dark table.
+
+const W = 80;
+const H = 60;
+interface Scene {
+  background?: number;
+  card?: { x0: number; y0: number; x1: number; y1: number } | null;
+  cardValue?: number;
+  text?: boolean;
+  glare?: number;
+  shift?: number;
+}
+function frame({ background = 30, card = { x0: 0.1, y0: 0.15, x1: 0.9, y1: 0.85 }, cardValue = 200, text = true, glare = 0, shift = 0 }: Scene = {}): Gray {
+  const data = new Uint8Array(W * H).fill(background);
+  if (card)
+    for (let y = Math.round(card.y0 * H); y < Math.round(card.y1 * H); y++)
+      for (let x = Math.round(card.x0 * W); x < Math.round(card.x1 * W); x++) {
+        // Text: dark strokes every few pixels, moved by `shift` to make a second, moved frame.
+        const stroke = text && y % 4 === 0 && (x + shift) % 3 !== 0;
+        data[y * W + x] = stroke ? 40 : cardValue;
+      }
+  for (let i = 0; i < Math.round(glare * W * H); i++) data[(W * H) / 2 - W / 2 + (i % W) + Math.floor(i / W) * W] = 255;
+  return { width: W, height: H, data };
+}
+
+/** A 3x3 box blur, as an out-of-focus lens would soften the text and the card's edges. */
+function blur(f: Gray): Gray {
+  const data = new Uint8Array(f.data);
+  for (let y = 1; y < H - 1; y++)
+    for (let x = 1; x < W - 1; x++) {
+      let sum = 0;
+      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) sum += f.data[(y + dy) * W + x + dx]!;
+      data[y * W + x] = Math.round(sum / 9);
+    }
+  return { width: W, height: H, data };
+}
+
+describe('document camera hints', () => {
+  it('a sharp card inside the frame, held still, is ready', () => {
+    expect(hintFor(frame(), frame())).toBeNull();
+    expect(hintFor(frame(), null)).toBeNull();
+  });
+
+  it('too dark when the mean luminance is low', () => {
+    const dim = frame({ background: 5, cardValue: 50 });
+    expect(meanLuminance(dim)).toBeLessThan(LIMITS.dark);
+    expect(hintFor(dim, null)).toBe('too_dark');
+  });
+
+  it('glare when burnt-out pixels pass their share', () => {
+    const shiny = frame({ glare: 0.05 });
+    expect(glareFraction(shiny)).toBeCloseTo(0.05, 2);
+    expect(hintFor(shiny, null)).toBe('glare');
+    expect(glareFraction(frame())).toBe(0);
+  });
+
+  it('too far when the card covers a small part of the frame, and when there is no card', () => {
+    const far = frame({ card: { x0: 0.35, y0: 0.35, x1: 0.65, y1: 0.65 } });
+    expect(hintFor(far, null)).toBe('too_far');
+    expect(hintFor(frame({ card: null, background: 80 }), null)).toBe('too_far');
+  });
+
+  it('too close when the card runs off an edge', () => {
+    expect(hintFor(frame({ card: { x0: 0, y0: 0.1, x1: 0.9, y1: 0.9 } }), null)).toBe('too_close');
+  });
+
+  it('the card box is found in shares of the frame', () => {
+    const box = cardBox(frame())!;
+    expect(box.x0).toBeCloseTo(0.1, 1);
+    expect(box.y0).toBeCloseTo(0.15, 1);
+    expect(box.x1).toBeCloseTo(0.9, 1);
+    expect(box.y1).toBeCloseTo(0.85, 1);
+  });
+
+  it('hold still when the card is blurred (no text edges) or moved since the last frame', () => {
+    const blurred = blur(blur(blur(frame())));
+    expect(sharpness(blurred)).toBeLessThan(sharpness(frame()));
+    expect(hintFor(blurred, null)).toBe('hold_still');
+    const moved = frame({ shift: 1 });
+    expect(motion(frame(), moved)).toBeGreaterThan(LIMITS.motion);
+    expect(hintFor(moved, frame())).toBe('hold_still');
+  });
+
+  it('counts ready frames in a row and starts again at any hint', () => {
+    let streak = 0;
+    for (const hint of [null, null, 'hold_still', null, null, null] as const) streak = nextStreak(streak, hint);
+    expect(streak).toBe(READY_FRAMES);
+  });
+
+  it('reads RGBA pixels as luminance', () => {
+    const gray = toGray(new Uint8ClampedArray([255, 255, 255, 255, 0, 0, 0, 255, 255, 0, 0, 255]), 3, 1);
+    expect([...gray.data]).toEqual([255, 0, 76]);
+  });
+});
