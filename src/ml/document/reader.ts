@@ -508,6 +508,7 @@ export class PaddleDocumentReader implements DocumentReader {
   private async readMrz(page: Gray, long: Rect[], clock: Stopwatch, needMrz: boolean): Promise<{ probe: OcrResult; mrz: MrzReading | null }> {
     const lines: OcrLine[] = [];
     const done = new Set<Rect>();
+    let found = false;
     for (const band of needMrz ? mrzBands(long) : []) {
       if (band.length === long.length) break;
       const read = clock.add(await this.mrzLines(page, band)).lines;
@@ -515,8 +516,12 @@ export class PaddleDocumentReader implements DocumentReader {
       if (reading?.valid) return { probe: resultOf(read), mrz: reading };
       lines.push(...read);
       for (const b of band) done.add(b);
+      // Check digits holding place the MRZ in this band: the other long lines are printed-zone
+      // text, and reading them with the MRZ alphabet (then again in every retry) cannot help.
+      found = !!reading && orientationSettled(reading);
+      if (found) break;
     }
-    const rest = long.filter((b) => !done.has(b));
+    const rest = found ? [] : long.filter((b) => !done.has(b));
     if (rest.length > 0) lines.push(...clock.add(await this.mrzLines(page, rest)).lines);
     lines.sort((a, b) => a.bbox.y0 - b.bbox.y0);
     const readings = [readMrzFromOcr(lines)];
