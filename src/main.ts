@@ -52,7 +52,7 @@ export async function resolveEncryptionKey(config: Config): Promise<string> {
 /** Opens the ORM and makes one query; a database that cannot be reached fails the start with one line naming its host and why. */
 async function connectOrm(store: Store): Promise<Orm> {
   try {
-    const orm = await createOrm(store.url, { poolMax: store.poolMax });
+    const orm = await createOrm(store.url, { poolMax: store.poolMax, ownSessions: !store.embedded });
     await orm.em
       .getConnection()
       .execute('select 1')

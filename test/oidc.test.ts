@@ -449,6 +449,33 @@ describe('refresh tokens', () => {
     expect((await refresh(tokens.refresh_token)).status).toBe(200);
   });
 
+  it('narrows the scopes on request, never widens them, and a refused widening leaves the token usable', async () => {
+    const { code, verifier } = await authorize();
+    const first = (await exchange(code, verifier)).body;
+    expect(first.scope).toBe('openid profile verifications');
+    const narrowed = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'openid', client_id: client.client_id, client_secret: client.client_secret });
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body.scope).toBe('openid');
+    expect(decodeJwt(narrowed.body.id_token).email).toBeUndefined();
+    const widened = await token({ grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token, scope: 'openid profile', client_id: client.client_id, client_secret: client.client_secret });
+    expect(widened.status).toBe(400);
+    expect(widened.body.error).toBe('invalid_scope');
+    const again = await refresh(narrowed.body.refresh_token);
+    expect(again.status).toBe(200);
+    expect(again.body.scope).toBe('openid');
+  });
+
+  it('refuses a NUL in a parameter with a 400, before the code or token is spent', async () => {
+    const { code, verifier } = await authorize();
+    const bad = await exchange(code, verifier, { redirect_uri: `${redirectUri}\u0000` });
+    expect(bad.status).toBe(400);
+    const good = await exchange(code, verifier);
+    expect(good.status).toBe(200);
+    const scoped = await token({ grant_type: 'refresh_token', refresh_token: good.body.refresh_token, scope: 'openid\u0000', client_id: client.client_id, client_secret: client.client_secret });
+    expect(scoped.status).toBe(400);
+    expect((await refresh(good.body.refresh_token)).status).toBe(200);
+  });
+
   it('lets exactly one of several concurrent refreshes of one token win', async () => {
     const { code, verifier } = await authorize();
     const tokens = (await exchange(code, verifier)).body;

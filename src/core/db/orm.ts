@@ -5,6 +5,7 @@ import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { DomainError } from '../errors.js';
 import { entities } from './entities.js';
 import { migrations } from './migrations/index.js';
+import { preparesNamedStatements } from './prepared.js';
 
 export type Orm = MikroORM<PostgreSqlDriver>;
 
@@ -26,10 +27,15 @@ export function refuseNul(sql: string, params: readonly unknown[]): string {
 export interface OrmOptions {
   /** Connections in the pool. The embedded store multiplexes one PGlite connection: keep it at 1. */
   poolMax?: number;
+  /**
+   * Whether each pooled connection is a session of its own, so statements prepared on it are its
+   * own (see preparedQuery). Not for the embedded store: its connections share one PGlite session.
+   */
+  ownSessions?: boolean;
 }
 
 export async function createOrm(clientUrl: string, options: OrmOptions = {}): Promise<Orm> {
-  return MikroORM.init<PostgreSqlDriver>({
+  const orm = await MikroORM.init<PostgreSqlDriver>({
     driver: PostgreSqlDriver,
     clientUrl,
     entities,
@@ -49,6 +55,8 @@ export async function createOrm(clientUrl: string, options: OrmOptions = {}): Pr
     onQuery: refuseNul,
     debug: false,
   });
+  if (options.ownSessions) preparesNamedStatements(orm);
+  return orm;
 }
 
 /** Applies committed migrations that are not applied yet; returns their names. */

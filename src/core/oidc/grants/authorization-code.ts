@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { preparedQuery } from '../../db/prepared.js';
 import { DomainError } from '../../errors.js';
 import { digestSecret, safeEqual } from '../../secrets.js';
 import type { OidcClient } from '../../tenancy/entities.js';
@@ -42,18 +43,20 @@ interface ClaimRow extends Partial<IssuedRow> {
  * the tokens. A code presented wrongly is used up all the same: the claim commits, the error follows.
  */
 async function claimAndIssue(deps: OidcDeps, client: OidcClient, codeDigest: string, redirectUri: string, verifier: string | undefined, now: Date) {
-  const issue = issueStatement(client, now);
-  const rows: ClaimRow[] = await deps.orm.em.getConnection().execute(
+  const issue = issueStatement(client, now, 7);
+  const rows = await preparedQuery<ClaimRow>(
+    deps.orm,
+    'oidc_code_claim_and_issue',
     `with claimed as (
-      update authorization_code set used_at = ? where code_digest = ? and client_id = ? and used_at is null
+      update authorization_code set used_at = $1 where code_digest = $2 and client_id = $3 and used_at is null
       returning id, account_id, redirect_uri, scopes, nonce, code_challenge, auth_time, expires_at
     ), granted as (
       select account_id, scopes, id as grant_id, auth_time, nonce from claimed
-      where expires_at > ? and redirect_uri = ? and (case when code_challenge is null then ? else code_challenge = ? end)
+      where expires_at > $1 and redirect_uri = $4 and (case when code_challenge is null then $5::boolean else code_challenge = $6::text end)
     ), ${issue.ctes}
     select c.expires_at, c.redirect_uri, c.code_challenge, i.account_id is not null as issued, i.*
     from claimed c left join (${issue.select}) i on true`,
-    [now, codeDigest, client.clientId, now, redirectUri, verifier === undefined, presentedChallenge(verifier), ...issue.ctesParams, ...issue.selectParams],
+    [now, codeDigest, client.clientId, redirectUri, verifier === undefined, presentedChallenge(verifier), ...issue.params],
   );
   return { minted: issue.minted, claim: rows[0] };
 }

@@ -61,25 +61,26 @@ export interface IssuedRow {
  * grant_id, auth_time, nonce)`, zero or one row; these CTEs store a new access and refresh token
  * for that row, and `select` reads what the id_token says about the account. Everything commits
  * as one statement: a concurrent replay's claim waits on the row lock until the tokens exist, so
- * its revocation also revokes them (the winner's included).
+ * its revocation also revokes them (the winner's included). The text is the same on every call
+ * (a prepared statement): `params` bind `$<first>` onwards, the grant's own values come before.
  */
-export function issueStatement(client: OidcClient, now: Date): { minted: MintedTokens; ctes: string; ctesParams: unknown[]; select: string; selectParams: unknown[] } {
+export function issueStatement(client: OidcClient, now: Date, first: number): { minted: MintedTokens; ctes: string; select: string; params: unknown[] } {
   const minted = mintTokens(now);
+  const $ = (n: number) => `$${first + n}`;
   return {
     minted,
     ctes: `new_refresh as (
       insert into refresh_token (id, token_digest, client_id, account_id, scopes, grant_id, auth_time, created_at, expires_at)
-      select ?, ?, ?, account_id, scopes, grant_id, auth_time, ?, ? from granted returning id
+      select ${$(0)}, ${$(1)}, ${$(2)}, account_id, scopes, grant_id, auth_time, ${$(3)}, ${$(4)} from granted returning id
     ), new_access as (
       insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at)
-      select ?, ?, account_id, ?, scopes, grant_id, ?, ? from granted returning id
+      select ${$(5)}, ${$(6)}, account_id, ${$(2)}, scopes, grant_id, ${$(3)}, ${$(7)} from granted returning id
     )`,
-    ctesParams: [minted.refresh.id, minted.refresh.digest, client.clientId, now, minted.refresh.expiresAt, minted.access.id, minted.access.digest, client.clientId, now, minted.access.expiresAt],
     // An active roster member of the client's organization is told apart by their member id.
     select: `select g.account_id, g.scopes, g.auth_time, g.nonce, a.email, a.email_verified_at, a.display_name, m.member_id
       from granted g join account a on a.id = g.account_id
-      left join member m on m.organization_id = ? and m.svc_id = g.account_id and m.status = 'active'`,
-    selectParams: [client.organization?.id ?? null],
+      left join member m on m.organization_id = ${$(8)}::int and m.svc_id = g.account_id and m.status = 'active'`,
+    params: [minted.refresh.id, minted.refresh.digest, client.clientId, now, minted.refresh.expiresAt, minted.access.id, minted.access.digest, minted.access.expiresAt, client.organization?.id ?? null],
   };
 }
 

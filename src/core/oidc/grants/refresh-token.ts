@@ -1,3 +1,4 @@
+import { preparedQuery } from '../../db/prepared.js';
 import { DomainError } from '../../errors.js';
 import { digestSecret } from '../../secrets.js';
 import type { OidcClient } from '../../tenancy/entities.js';
@@ -24,17 +25,19 @@ export function narrowScopes(granted: string[], requested: string | undefined): 
  * the granted ones) and store its successor and a new access token. Null when nothing rotated.
  */
 async function rotateAndIssue(deps: OidcDeps, client: OidcClient, tokenDigest: string, scopes: string[] | null, now: Date) {
-  const issue = issueStatement(client, now);
-  const rows: IssuedRow[] = await deps.orm.em.getConnection().execute(
+  const issue = issueStatement(client, now, 6);
+  const rows = await preparedQuery<IssuedRow>(
+    deps.orm,
+    'oidc_refresh_rotate_and_issue',
     `with rotated as (
-      update refresh_token set rotated_at = ?
-      where token_digest = ? and client_id = ? and rotated_at is null and revoked_at is null and expires_at > ? and array[?]::text[] <@ scopes
+      update refresh_token set rotated_at = $1
+      where token_digest = $2 and client_id = $3 and rotated_at is null and revoked_at is null and expires_at > $1 and $4::text[] <@ scopes
       returning account_id, grant_id, auth_time, scopes
     ), granted as (
-      select account_id, case when ? then array[?]::text[] else scopes end as scopes, grant_id, auth_time, null::text as nonce from rotated
+      select account_id, case when $5::boolean then $4::text[] else scopes end as scopes, grant_id, auth_time, null::text as nonce from rotated
     ), ${issue.ctes}
     ${issue.select}`,
-    [now, tokenDigest, client.clientId, now, scopes ?? [], scopes !== null, scopes ?? [], ...issue.ctesParams, ...issue.selectParams],
+    [now, tokenDigest, client.clientId, scopes ?? [], scopes !== null, ...issue.params],
   );
   return rows[0] ? { minted: issue.minted, row: rows[0] } : null;
 }

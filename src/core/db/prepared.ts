@@ -1,0 +1,41 @@
+import { DomainError } from '../errors.js';
+import type { Orm } from './orm.js';
+
+/** What a pooled node-postgres connection offers for a named statement. */
+interface PgConnection {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/** ORMs whose pooled connections are sessions of their own (createOrm's `ownSessions`). */
+const ownSessions = new WeakSet<Orm>();
+
+/** Lets preparedQuery name its statements on this ORM's connections. */
+export function preparesNamedStatements(orm: Orm): void {
+  ownSessions.add(orm);
+}
+
+/** A parameter PostgreSQL text cannot hold (U+0000): the caller's 400, as the ORM's onQuery guard answers it. */
+function refuseNulParameters(values: readonly unknown[]): void {
+  const bad = (value: unknown): boolean => (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some(bad));
+  if (values.some(bad)) throw new DomainError('validation_error', 'text must not contain NUL (U+0000) characters');
+}
+
+/**
+ * Runs one statement ($1.. placeholders, values bound by the server) as a named prepared
+ * statement on a pooled connection. The ORM's `execute` inlines the values into the text and
+ * sends it as a new simple query, which PostgreSQL parses and plans afresh every time; the token
+ * endpoint's statements are long CTEs run on every request, so each connection parses them once.
+ * `name` must stand for one text only (node-postgres refuses a name reused for another). Where
+ * connections share a session (the embedded PGlite), a name would outlive the connection that
+ * prepared it and clash with the next one's: there the statement goes unnamed, still bound.
+ */
+export async function preparedQuery<T>(orm: Orm, name: string, text: string, values: unknown[]): Promise<T[]> {
+  refuseNulParameters(values);
+  const knexClient = orm.em.getConnection().getKnex().client;
+  const connection: PgConnection = await knexClient.acquireConnection();
+  try {
+    return (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[];
+  } finally {
+    await knexClient.releaseConnection(connection);
+  }
+}
