@@ -5,6 +5,9 @@ import { DomainError } from '../errors.js';
 import { FaceChallenge } from '../faces/entities.js';
 import { GESTURES, type BurstAnalysis, type Gesture } from '../faces/burst.js';
 import { newId } from '../secrets.js';
+import type { ChallengeView } from './views.js';
+
+export type { ChallengeView };
 
 /** How long a challenge may be answered (spec: single use, 60 s). */
 export const CHALLENGE_TTL_MS = 60_000;
@@ -12,14 +15,6 @@ export const CHALLENGE_TTL_MS = 60_000;
 export const MAX_BURST_SPAN_MS = 4_000;
 /** Allowance for the page's timer against ours when comparing capture times with the challenge's age. */
 const CAPTURE_CLOCK_SLACK_MS = 1_000;
-
-/** The challenge route's answer: the id under the spec's name `challengeId` and as `challenge_id`. */
-export interface ChallengeView {
-  challenge_id: string;
-  challengeId: string;
-  gesture: Gesture;
-  expires_at: string;
-}
 
 /** A challenge that can still be answered. */
 export interface OpenChallenge {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GESTURES } from '../faces/burst.js';
 import { livemodeField } from '../sandbox.js';
 import { CHECK_STATUSES, CHECK_TYPES } from '../vocabulary.js';
 
@@ -23,3 +24,11 @@ export const combinedWire = z.object({
   checks: z.array(checkWire),
   livemode: livemodeField,
 });
+
+/** The challenge route's answer: the id under the spec's name `challengeId` and as `challenge_id`. */
+export const challengeWire = z.object({ challenge_id: z.string(), challengeId: z.string(), gesture: z.enum(GESTURES), expires_at: z.string() });
+export type ChallengeView = z.output<typeof challengeWire>;
+
+/** DELETE /api/v2/face-uniqueness/{face_id}. */
+export const unlinkedFaceWire = z.object({ face_id: z.string(), unlinked: z.literal(true) });
+export type UnlinkedFaceView = z.output<typeof unlinkedFaceWire>;

@@ -5,6 +5,7 @@ import { boardFor, BuiltinBoard, type BoardRecord, type HttpBoardConfig } from '
 import { csvRows, dataLineCount } from './csv.js';
 import { CredentialProvider, CredentialState } from './entities.js';
 import { cleanedCandidates, licenseKey } from './matching.js';
+import type { ProviderView, StateView } from './views.js';
 
 export const LICENSE_STATUSES = ['active', 'expired', 'suspended', 'revoked'] as const;
 const DEFAULT_REQUIRED_FIELDS = ['license_number', 'first_name', 'last_name'];
@@ -29,8 +30,8 @@ export const LICENSE_CSV_COLUMNS = [
   'npi',
 ] as const;
 
-export const stateView = (state: CredentialState) => ({ state_name: state.stateName, state_code: state.stateCode });
-export const providerView = (provider: CredentialProvider) => ({
+export const stateView = (state: CredentialState): StateView => ({ state_name: state.stateName, state_code: state.stateCode });
+export const providerView = (provider: CredentialProvider): ProviderView => ({
   provider_code: provider.providerCode,
   provider_display_name: provider.providerDisplayName,
   credential_name: provider.credentialName,

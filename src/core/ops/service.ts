@@ -10,6 +10,7 @@ import { roleAtLeast, type AdminScope } from '../tenancy/service.js';
 import type { accountsInput, adminAuditInput, checkRecordsInput, membersInput, reviewQueueInput, sessionsInput, webhookEventsInput } from './inputs.js';
 import { OpsAggregates } from './aggregates.js';
 import { keysetPage, type Connection } from './page.js';
+import { sessionNodeWire, type SessionNode } from './views.js';
 
 // Read models for dashboards and ops: plain SQL through MikroORM's connection (no entity
 // hydration: a page of 100 sessions with their checks is a handful of queries), keyset pages, and
@@ -22,14 +23,22 @@ const iso = (value: Date | string | null | undefined) => (value ? new Date(value
 
 type Row = Record<string, any>;
 
-const SESSION_COLUMNS =
-  'id, project_id, workflow_id, status, features, vendor_data, svc_id, decision, decided_at, decided_by, started_at, expires_at, created_at, updated_at, callback, redirect_url, livemode, exists (select 1 from session_evidence e where e.session_id = verification_session.id) as images_retained';
+/** camelCase field name to its snake_case column. */
+const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
-export const sessionNode = (row: Row) => ({
+/** The node's stored fields as columns (from its declaration), and whether review images are kept. */
+const SESSION_COLUMNS = [
+  ...Object.keys(sessionNodeWire.shape)
+    .filter((field) => field !== 'imagesRetained')
+    .map(columnOf),
+  'exists (select 1 from session_evidence e where e.session_id = verification_session.id) as images_retained',
+].join(', ');
+
+export const sessionNode = (row: Row): SessionNode => ({
   id: row.id as string,
   projectId: row.project_id as string,
   workflowId: row.workflow_id as string,
-  status: row.status as string,
+  status: row.status as SessionNode['status'],
   features: row.features as string[],
   vendorData: (row.vendor_data ?? null) as string | null,
   svcId: (row.svc_id ?? null) as string | null,
@@ -42,12 +51,10 @@ export const sessionNode = (row: Row) => ({
   updatedAt: iso(row.updated_at)!,
   callback: (row.callback ?? null) as string | null,
   redirectUrl: (row.redirect_url ?? null) as string | null,
-  /** False for a test key's session (sandbox: never charged). */
   livemode: row.livemode !== false,
-  /** Review images are kept while the session is open or in review, then for the project's retention. */
   imagesRetained: row.images_retained === true,
 });
-export type SessionNode = ReturnType<typeof sessionNode>;
+export type { SessionNode };
 
 const EVENT_COLUMNS = 'id, project_id, session_id, type, url, state, attempts, next_attempt_at, delivered_at, created_at';
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Member, RosterInvoice, RosterPlan, RosterSeat } from './entities.js';
+import type { BillingView } from './views.js';
 
 // Seats and billing of a roster. A seat is billed for the time its member is active (seat-time),
 // so a member deactivated mid-month costs only the days they were active; trial days are free.
@@ -66,7 +67,7 @@ export async function closeFinishedPeriods(em: EntityManager, now: Date): Promis
 }
 
 /** The spec's Billing object. */
-export async function billingView(em: EntityManager, organizationId: number, now: Date) {
+export async function billingView(em: EntityManager, organizationId: number, now: Date): Promise<BillingView> {
   const plan = await em.findOne(RosterPlan, { organizationId });
   const seats = await em.count(Member, { organization: organizationId, status: 'active' });
   const invoices = await em.find(RosterInvoice, { organizationId }, { orderBy: { period: 'asc' } });

@@ -10,7 +10,19 @@ import { parseInput, validationError } from '../validation.js';
 import { billingView, closeFinishedPeriods, trialEnd } from './billing.js';
 import { Member, Organization, RosterAudit, RosterInviteWindow, RosterPlan, RosterSeat, type MemberStatus } from './entities.js';
 import { addMembersInput, listMembersQuery, removeMemberQuery, resolveMemberInput, setPlanInput } from './inputs.js';
-import { memberView, type MemberFields, type MemberView } from './views.js';
+import type { z } from 'zod';
+import {
+  memberView,
+  type addedMembersWire,
+  type CreatedMemberView,
+  type invitedMemberWire,
+  type memberAnswerWire,
+  type MemberFields,
+  type memberPageWire,
+  type MemberView,
+  type RemovedMemberView,
+  type resolvedMemberWire,
+} from './views.js';
 
 /** Activation links live 7 days and work once; a newer link for the member supersedes the older. */
 export const ACTIVATION_TTL_MS = 7 * 86_400_000;
@@ -54,7 +66,7 @@ export interface RosterDeps {
   faceCheck: FaceActivationCheck;
 }
 
-type InviteMethod = 'face' | 'email' | 'none';
+type InviteMethod = CreatedMemberView['invite_method'];
 
 interface NewLink {
   token: string;
@@ -135,7 +147,7 @@ export class RosterService {
    * GET /members: one page of members with the `member` role, oldest first, with the organization.
    * `nextCursor` (null on the last page) continues after the page's last member.
    */
-  async listMembers(organizationId: number, query: unknown = {}) {
+  async listMembers(organizationId: number, query: unknown = {}): Promise<z.output<typeof memberPageWire> & { nextCursor: string | null }> {
     const { limit, cursor } = parseRoster(listMembersQuery, query);
     const afterId = cursor === undefined ? 0 : memberIdOfCursor(cursor);
     const em = this.em();
@@ -152,7 +164,7 @@ export class RosterService {
   }
 
   /** POST /members/resolve: by svc_id or email, any role. */
-  async resolve(organizationId: number, body: unknown) {
+  async resolve(organizationId: number, body: unknown): Promise<z.output<typeof resolvedMemberWire>> {
     const input = parseRoster(resolveMemberInput, body);
     if (!input.svc_id && !input.email) throw new DomainError('missing_identifier', 'give svc_id or email');
     const where = input.svc_id ? { organization: organizationId, svcId: input.svc_id } : memberWhere(organizationId, input.email!);
@@ -174,14 +186,14 @@ export class RosterService {
    * reactivated), or skipped as `duplicate` (already on the roster, or added by a concurrent call
    * a moment earlier: the unique index on (organization, lower(email)) decides).
    */
-  async addMembers(caller: RosterCaller, body: unknown) {
+  async addMembers(caller: RosterCaller, body: unknown): Promise<z.output<typeof addedMembersWire>> {
     const input = parseRoster(addMembersInput, body);
     // `auto`: an emailed invitation when we notify, else a face link handed back to the caller.
     const method = input.invite === 'auto' ? (input.notify ? 'email' : 'face') : input.invite;
     const em = this.em();
     const organization = await this.organization(em, caller.organizationId);
     const now = this.now();
-    const created: (MemberView & { activation_link: string | null; invite_method: InviteMethod; reactivated?: true })[] = [];
+    const created: CreatedMemberView[] = [];
     const { firsts, repeats } = firstOfEachEmail(input.members);
     const skipped: { email: string; reason: string }[] = repeats.map((repeat) => ({ email: repeat.email, reason: 'duplicate' }));
     const mail: MailMessage[] = [];
@@ -302,7 +314,7 @@ export class RosterService {
   }
 
   /** PATCH /members/{member_id}/deactivate: billing stops, app logins revoked, the row kept. */
-  async deactivate(caller: RosterCaller, ref: string) {
+  async deactivate(caller: RosterCaller, ref: string): Promise<z.output<typeof memberAnswerWire>> {
     const member = await this.withMember(caller.organizationId, ref, async (tx, member) => {
       await this.deactivateLocked(tx, member, caller.clientId);
       return member;
@@ -312,7 +324,7 @@ export class RosterService {
   }
 
   /** DELETE /members/{member_id}: deactivates, or with `permanent` deletes the row; idempotent. */
-  async remove(caller: RosterCaller, ref: string, query: unknown) {
+  async remove(caller: RosterCaller, ref: string, query: unknown): Promise<RemovedMemberView> {
     const permanent = ['true', '1'].includes(parseRoster(removeMemberQuery, query).permanent ?? 'false');
     let member: Member;
     try {
@@ -363,7 +375,7 @@ export class RosterService {
   }
 
   /** PATCH /members/{member_id}/reactivate. */
-  async reactivate(caller: RosterCaller, ref: string) {
+  async reactivate(caller: RosterCaller, ref: string): Promise<z.output<typeof memberAnswerWire>> {
     const member = await this.withMember(caller.organizationId, ref, async (tx, member) => {
       await this.reactivateLocked(tx, member, caller.clientId);
       return member;
@@ -389,7 +401,7 @@ export class RosterService {
   }
 
   /** POST /members/{member_id}/invite: a new face link (the old one stops working), emailed and returned. */
-  async invite(caller: RosterCaller, ref: string) {
+  async invite(caller: RosterCaller, ref: string): Promise<z.output<typeof invitedMemberWire>> {
     const where = memberWhere(caller.organizationId, ref);
     const target = where ? await this.em().findOne(Member, where, { fields: ['id'] }) : null;
     if (!target) throw new DomainError('not_found', 'no such member in this organization');

@@ -13,7 +13,8 @@ import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody, type FieldKinds } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 
-import { combinedWire, standaloneWire } from '../../core/checks/views.js';
+import { challengeWire, combinedWire, standaloneWire, unlinkedFaceWire, type UnlinkedFaceView } from '../../core/checks/views.js';
+import { providerListWire, stateListWire } from '../../core/credentials/views.js';
 
 /** What any route behind the API key can answer. */
 const API_KEY_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
@@ -129,7 +130,8 @@ export function checksRouter(core: Core, docs: ApiDocs) {
   router.delete('/face-uniqueness/:face_id', async (req, res) => {
     const faceId = String(req.params.face_id);
     await core.faceIndex.unlink((res.locals.apiKey as ApiKeyCaller).projectId, 'uniqueness', faceId);
-    sendData(res, { face_id: faceId, unlinked: true });
+    const unlinked: UnlinkedFaceView = { face_id: faceId, unlinked: true };
+    sendData(res, unlinked);
   });
   docs.add(
     {
@@ -139,7 +141,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       tag: 'standalone checks',
       security: 'apiKey',
       errors: API_KEY_ERRORS,
-      response: z.object({ challenge_id: z.string(), challengeId: z.string(), gesture: z.enum(['turn_left', 'turn_right', 'look_up', 'blink', 'smile']), expires_at: z.string() }),
+      response: challengeWire,
     },
     {
       method: 'delete',
@@ -148,7 +150,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       tag: 'standalone checks',
       security: 'apiKey',
       errors: ['not_found'],
-      response: z.object({ face_id: z.string(), unlinked: z.literal(true) }),
+      response: unlinkedFaceWire,
     },
   );
   route(
@@ -196,7 +198,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       tag: 'credentials',
       security: 'apiKey',
       errors: API_KEY_ERRORS,
-      response: z.object({ states: z.array(z.object({ state_name: z.string(), state_code: z.string() })) }),
+      response: stateListWire,
     },
     {
       method: 'get',
@@ -205,7 +207,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       tag: 'credentials',
       security: 'apiKey',
       errors: ['not_found'],
-      response: z.object({ providers: z.array(z.object({ provider_code: z.string(), provider_display_name: z.string(), credential_name: z.string(), required_fields: z.array(z.string()) })) }),
+      response: providerListWire,
     },
   );
   return router;

@@ -1,39 +1,12 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { z } from 'zod';
 import { DomainError, type ErrorCode } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
-import { MEMBER_ROLES, MEMBER_STATUSES } from '../../core/roster/entities.js';
 import { addMembersInput, listMembersQuery, MEMBER_PAGE_MAX, removeMemberQuery, resolveMemberInput } from '../../core/roster/inputs.js';
+import { addedMembersWire, billingWire, invitedMemberWire, memberAnswerWire, memberPageWire, removedMemberWire, resolvedMemberWire } from '../../core/roster/views.js';
 import type { OrgCaller } from '../auth.js';
 import { sendData } from '../envelope.js';
 import { toDomainError } from '../errors.js';
 import type { ApiDocs } from '../openapi.js';
-
-const member = z.object({
-  id: z.number().int(),
-  member_id: z.string().describe('mem_ + 24 hex; the svc_org_member_id login claim'),
-  first_name: z.string(),
-  last_name: z.string(),
-  email: z.string(),
-  role: z.enum(MEMBER_ROLES),
-  status: z.enum(MEMBER_STATUSES),
-  svc_id: z.string().nullable(),
-  active: z.boolean(),
-  created_at: z.string(),
-});
-const createdMember = member.extend({
-  activation_link: z.string().nullable(),
-  invite_method: z.enum(['face', 'email', 'none']),
-  reactivated: z.literal(true).optional(),
-});
-const billing = z.object({
-  subscription: z.object({ plan: z.string(), status: z.string(), price_per_seat: z.number(), in_trial: z.boolean(), trial_ends_at: z.string().nullable(), current_period_end: z.string() }).nullable(),
-  seats: z.number().int(),
-  estimated_next_charge: z.number(),
-  currency: z.string(),
-  balance: z.number(),
-  invoices: z.array(z.object({ period: z.string(), seats: z.number().int(), amount: z.number(), created_at: z.string() })),
-});
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_client'];
 const MEMBER_ERRORS: ErrorCode[] = [...AUTH_ERRORS, 'not_found'];
@@ -105,7 +78,7 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       query: listMembersQuery,
       summary: `Members with the member role, oldest first, ${MEMBER_PAGE_MAX} per page by default; when more follow, the X-Next-Cursor header and a Link rel="next" header give the next page`,
       errors: [...AUTH_ERRORS, 'invalid_request'],
-      response: z.object({ members: z.array(member), organization: z.object({ id: z.number().int(), name: z.string() }) }),
+      response: memberPageWire,
     },
     {
       ...doc,
@@ -113,7 +86,7 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       path: path('/members/resolve'),
       summary: 'Find a member (any role) by svc_id or email',
       body: resolveMemberInput,
-      response: z.object({ found: z.boolean(), member: member.nullable() }),
+      response: resolvedMemberWire,
       errors: [...AUTH_ERRORS, 'missing_identifier', 'invalid_request'],
     },
     {
@@ -123,7 +96,7 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       successStatus: 201,
       summary: 'Add 1 to 500 members; per-member outcome. invite auto = email when notify, else a face link returned to the caller',
       body: addMembersInput,
-      response: z.object({ created: z.array(createdMember), skipped: z.array(z.object({ email: z.string(), reason: z.string() })), notified: z.boolean() }),
+      response: addedMembersWire,
       errors: [...AUTH_ERRORS, 'invalid_request'],
     },
     {
@@ -131,16 +104,16 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       method: 'patch',
       path: path('/members/{member_id}/deactivate'),
       summary: 'Deactivate ({member_id}: member id, email or svc_id): billing stops, app logins revoked, row kept',
-      response: z.object({ member }),
+      response: memberAnswerWire,
       errors: MEMBER_ERRORS,
     },
-    { ...doc, method: 'patch', path: path('/members/{member_id}/reactivate'), summary: 'Reactivate: active when the account exists, else invited', response: z.object({ member }), errors: MEMBER_ERRORS },
+    { ...doc, method: 'patch', path: path('/members/{member_id}/reactivate'), summary: 'Reactivate: active when the account exists, else invited', response: memberAnswerWire, errors: MEMBER_ERRORS },
     {
       ...doc,
       method: 'post',
       path: path('/members/{member_id}/invite'),
       summary: 'A new face activation link (supersedes the old), emailed and returned; 10 per minute per member',
-      response: z.object({ member, activation_link: z.string() }),
+      response: invitedMemberWire,
       errors: [...MEMBER_ERRORS, 'already_active', 'deactivated', 'rate_limited'],
     },
     {
@@ -149,10 +122,10 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       path: path('/members/{member_id}'),
       query: removeMemberQuery,
       summary: 'Deactivate, or with permanent=true delete the row; idempotent (already_removed)',
-      response: z.object({ member: member.nullable(), removed: z.boolean().optional(), already_removed: z.boolean().optional() }),
+      response: removedMemberWire,
       errors: [...MEMBER_ERRORS, 'invalid_request'],
     },
-    { ...doc, method: 'get', path: path('/billing'), summary: 'Plan, seats (active members), estimated next charge, balance and invoices', response: billing, errors: AUTH_ERRORS },
+    { ...doc, method: 'get', path: path('/billing'), summary: 'Plan, seats (active members), estimated next charge, balance and invoices', response: billingWire, errors: AUTH_ERRORS },
   );
   return router;
 }

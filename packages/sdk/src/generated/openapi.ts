@@ -174,6 +174,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenID Connect discovery under /api (the same document) */
+        get: operations["getApiWellKnownOpenidConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/oidc/jwks.json": {
         parameters: {
             query?: never;
@@ -284,10 +301,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Claims of the user (scope profile); also POST */
+        /** Claims of the user (scope profile) */
         get: operations["getAuthOidcUserinfo"];
         put?: never;
-        post?: never;
+        /** Claims of the user (scope profile), as a POST (OIDC Core 5.3.1) */
+        post: operations["postAuthOidcUserinfo"];
         delete?: never;
         options?: never;
         head?: never;
@@ -600,6 +618,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/hosted/session/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted page: the project's logo (PNG re-encoded by us) */
+        get: operations["getHostedSessionLogo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hosted/session/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hosted page: a one-time link (10 min) that moves this session to a phone, shown as a QR code */
+        post: operations["postHostedSessionHandoff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hosted/handoff/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hosted page on the phone: spend a handoff link's code (X-Session-Token) for the phone's own session token; a second claim is invalid_token */
+        post: operations["postHostedHandoffClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/hosted/session/challenge": {
         parameters: {
             query?: never;
@@ -629,6 +698,23 @@ export interface paths {
         /** Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence) */
         post: operations["postHostedSessionStepsByStep"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/session/{id}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Erase the session's sealed data (read fields, check details) and review images now; the status, decision and timeline stay. Idempotent */
+        delete: operations["deleteSessionByIdData"];
         options?: never;
         head?: never;
         patch?: never;
@@ -836,6 +922,10 @@ export interface components {
                 message: string;
             };
         };
+        OAuthError: {
+            error: string;
+            error_description?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -924,7 +1014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
                 };
             };
         };
@@ -1139,6 +1229,26 @@ export interface operations {
             };
         };
     };
+    getApiWellKnownOpenidConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+        };
+    };
     getAuthOidcJwksJson: {
         parameters: {
             query?: never;
@@ -1257,7 +1367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
                 };
             };
             /** @description invalid_client */
@@ -1266,7 +1376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
                 };
             };
         };
@@ -1295,7 +1405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
                 };
             };
             /** @description invalid_client */
@@ -1304,7 +1414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
                 };
             };
         };
@@ -1333,7 +1443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
                 };
             };
             /** @description invalid_client */
@@ -1342,7 +1452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
                 };
             };
         };
@@ -1408,7 +1518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
                 };
             };
             /** @description insufficient_scope */
@@ -1417,7 +1527,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthOidcUserinfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
                 };
             };
         };
@@ -1552,12 +1700,17 @@ export interface operations {
                                 };
                                 error: string | null;
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
                 };
             };
-            /** @description validation_error, no_images_provided, no_reusable_record */
+            /** @description validation_error, no_images_provided, no_reusable_record, reuse_not_available */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1676,6 +1829,11 @@ export interface operations {
                                 };
                                 error: string | null;
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -1795,6 +1953,11 @@ export interface operations {
                                 };
                                 error: string | null;
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -1911,7 +2074,11 @@ export interface operations {
                             session_id: string;
                             /** @enum {string} */
                             status: "passed" | "failed" | "review";
-                            check: {
+                            identity: {
+                                name: string | null;
+                                dob: string | null;
+                            };
+                            checks: {
                                 /** @enum {string} */
                                 type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
                                 /** @enum {string} */
@@ -1921,7 +2088,12 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 error: string | null;
-                            };
+                            }[];
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -2060,6 +2232,11 @@ export interface operations {
                                 };
                                 error: string | null;
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -2198,6 +2375,11 @@ export interface operations {
                                 };
                                 error: string | null;
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -2330,6 +2512,11 @@ export interface operations {
                                 };
                                 error: string | null;
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -2540,6 +2727,11 @@ export interface operations {
                                 };
                                 error: string | null;
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -2660,6 +2852,11 @@ export interface operations {
                                 };
                                 error: string | null;
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -2781,6 +2978,11 @@ export interface operations {
                                 };
                                 error: string | null;
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -3028,6 +3230,126 @@ export interface operations {
             };
         };
     };
+    getHostedSessionLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: unknown;
+                        error: null;
+                    };
+                };
+            };
+            /** @description token_missing, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postHostedSessionHandoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: unknown;
+                        error: null;
+                    };
+                };
+            };
+            /** @description token_missing, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description session_closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postHostedHandoffClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: unknown;
+                        error: null;
+                    };
+                };
+            };
+            /** @description token_missing, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postHostedSessionChallenge: {
         parameters: {
             query?: never;
@@ -3141,6 +3463,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description session_closed, conflict */
             409: {
                 headers: {
@@ -3170,6 +3501,78 @@ export interface operations {
             };
             /** @description unprocessable, no_face, face_rescan_required, step_retry_required */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSessionByIdData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            session_id: string;
+                            /** @enum {string} */
+                            status: "NOT_STARTED" | "IN_PROGRESS" | "IN_REVIEW" | "APPROVED" | "DECLINED" | "EXPIRED" | "ABANDONED";
+                            /** @constant */
+                            erased: true;
+                            /** @description true when an earlier call had already erased it (the call is idempotent) */
+                            already_erased: boolean;
+                            erased_at: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3211,11 +3614,20 @@ export interface operations {
                             /** @description the caller's correlation string; "" when none was sent */
                             vendor_data: string;
                             redirect_url: string | null;
+                            /** @description the per-session webhook URL, when one was given */
+                            callback: string | null;
+                            /** @description account id of the bound user, when an access token was bound */
+                            svc_id: string | null;
                             expires_at: string;
                             created_at: string;
                             updated_at: string;
                             started_at: string | null;
                             decided_at: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         }[];
                         error: null;
                     };
@@ -3292,12 +3704,23 @@ export interface operations {
                             /** @description the caller's correlation string; "" when none was sent */
                             vendor_data: string;
                             redirect_url: string | null;
+                            /** @description the per-session webhook URL, when one was given */
+                            callback: string | null;
+                            /** @description account id of the bound user, when an access token was bound */
+                            svc_id: string | null;
                             expires_at: string;
                             created_at: string;
                             updated_at: string;
                             started_at: string | null;
                             decided_at: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
+                            /** @description the hosted page; the session token rides in its fragment */
                             url: string;
+                            /** @description shown once */
                             session_token: string;
                         };
                         error: null;
@@ -3398,11 +3821,20 @@ export interface operations {
                             /** @description the caller's correlation string; "" when none was sent */
                             vendor_data: string;
                             redirect_url: string | null;
+                            /** @description the per-session webhook URL, when one was given */
+                            callback: string | null;
+                            /** @description account id of the bound user, when an access token was bound */
+                            svc_id: string | null;
                             expires_at: string;
                             created_at: string;
                             updated_at: string;
                             started_at: string | null;
                             decided_at: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -3463,11 +3895,17 @@ export interface operations {
                             status: "NOT_STARTED" | "IN_PROGRESS" | "IN_REVIEW" | "APPROVED" | "DECLINED" | "EXPIRED" | "ABANDONED";
                             decision: string | null;
                             decided_at: string | null;
+                            /** @description who decided: system, api_key:<id> or a reviewer */
+                            decided_by: string | null;
+                            workflow_id: string;
+                            features: string[];
                             /** @description the caller's correlation string; "" when none was sent */
                             vendor_data: string;
                             checks: {
-                                type: string;
-                                status: string;
+                                /** @enum {string} */
+                                type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
+                                /** @enum {string} */
+                                status: "passed" | "failed" | "review";
                                 score?: number;
                                 data: {
                                     [key: string]: unknown;
@@ -3483,6 +3921,11 @@ export interface operations {
                                     expire_date: string | null;
                                 }[];
                             };
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -3553,11 +3996,20 @@ export interface operations {
                             /** @description the caller's correlation string; "" when none was sent */
                             vendor_data: string;
                             redirect_url: string | null;
+                            /** @description the per-session webhook URL, when one was given */
+                            callback: string | null;
+                            /** @description account id of the bound user, when an access token was bound */
+                            svc_id: string | null;
                             expires_at: string;
                             created_at: string;
                             updated_at: string;
                             started_at: string | null;
                             decided_at: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };

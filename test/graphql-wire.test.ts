@@ -1,0 +1,59 @@
+import { type GraphQLObjectType, isNonNullType } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { sessionNodeWire } from '../src/core/ops/views.js';
+import { addedMembersWire, billingWire, memberWire } from '../src/core/roster/views.js';
+import { sessionWire } from '../src/core/sessions/views.js';
+import { graphSchema } from '../src/graph/schema.js';
+
+// GraphQL object types that describe the same object as a zod wire declaration: the same field
+// names (snake_case on the wire, camelCase in GraphQL) and the same nullability, so drift fails here.
+
+const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+/** field name (camelCase) -> may it be absent or null */
+function zodFields(schema: z.ZodObject): Record<string, boolean> {
+  return Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [camel(name), (field as z.ZodType).safeParse(null).success || (field as z.ZodType).safeParse(undefined).success]));
+}
+
+async function graphFields(typeName: string): Promise<Record<string, boolean>> {
+  const type = (await graphSchema()).getType(typeName) as GraphQLObjectType | undefined;
+  if (!type) throw new Error(`no GraphQL type ${typeName}`);
+  return Object.fromEntries(Object.values(type.getFields()).map((field) => [field.name, !isNonNullType(field.type)]));
+}
+
+/** Pairs that describe one object; `graphOnly` lists fields the admin API adds on purpose. */
+const PAIRS: { graph: string; wire: string; schema: z.ZodObject; graphOnly?: string[] }[] = [
+  { graph: 'Member', wire: 'core/roster/views.ts memberWire', schema: memberWire },
+  { graph: 'SkippedMember', wire: 'core/roster/views.ts addedMembersWire.skipped[]', schema: addedMembersWire.shape.skipped.element },
+  { graph: 'Subscription', wire: 'core/roster/views.ts billingWire.subscription', schema: billingWire.shape.subscription.unwrap() },
+  { graph: 'Invoice', wire: 'core/roster/views.ts billingWire.invoices[]', schema: billingWire.shape.invoices.element },
+  { graph: 'OrganizationBilling', wire: 'core/roster/views.ts billingWire', schema: billingWire, graphOnly: ['organizationId'] },
+  // checks, timeline, webhookEvents and workflow are resolved fields (batch loaders), not the node's.
+  { graph: 'Session', wire: 'core/ops/views.ts sessionNodeWire', schema: sessionNodeWire, graphOnly: ['checks', 'timeline', 'webhookEvents', 'workflow'] },
+];
+
+describe('GraphQL types against their zod wire declarations', () => {
+  for (const pair of PAIRS) {
+    it(`${pair.graph} matches ${pair.wire}: field names and nullability`, async () => {
+      const graph = await graphFields(pair.graph);
+      for (const name of pair.graphOnly ?? []) delete graph[name];
+      expect(graph).toEqual(zodFields(pair.schema));
+    });
+  }
+
+  // Two differences on purpose: vendorData is null for ops and "" on the public wire, and livemode
+  // is always a boolean for ops while the public wire omits it on live data.
+  it('Session and the public session wire agree on nullability where they share a field, vendorData and livemode aside', async () => {
+    const graph = await graphFields('Session');
+    const wire = zodFields(sessionWire);
+    const { sessionId, ...publicFields } = wire;
+    expect(sessionId).toBe(false);
+    const shared = Object.keys(publicFields).filter((name) => !['vendorData', 'livemode'].includes(name));
+    expect(shared.filter((name) => !(name in graph))).toEqual([]);
+    for (const name of shared) expect({ name, nullable: graph[name] }).toEqual({ name, nullable: publicFields[name] });
+    expect(graph.vendorData).toBe(true);
+    expect(wire.vendorData).toBe(false);
+    expect({ graph: graph.livemode, wire: wire.livemode }).toEqual({ graph: false, wire: true });
+  });
+});
