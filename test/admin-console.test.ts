@@ -49,7 +49,8 @@ beforeAll(async () => {
   const [event] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [found]);
   await service.core.webhooks.deliver(event!.id);
   reviewId = (await inReviewSession(service, { vendorData: 'console-review' })).sessionId;
-  evidenceId = (await inReviewSession(service, { vendorData: 'console-evidence' })).sessionId;
+  // With liveness and face match too, so the review shows a score and liveness evidence beside the images.
+  evidenceId = (await inReviewSession(service, { vendorData: 'console-evidence', approvable: true })).sessionId;
   // A destination that keeps failing: three attempts in a row answered 503 (each made due at once).
   const down = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/down`;
   await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: down });
@@ -63,7 +64,7 @@ beforeAll(async () => {
 
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -138,6 +139,30 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
       }),
     ).toBe(true);
     expect(await page.locator('main').textContent()).toMatch(/id_verification\s*review/);
+    // Beside the images: why it is in review, the fields read, the face-match score and the liveness evidence.
+    const facts = page.locator('.review-side-by-side #review-facts');
+    expect(await facts.isVisible()).toBe(true);
+    const [checks] = await sql<{ n: string }>(service, "select count(*) as n from session_check where session_id = ? and type in ('face_match', 'liveness')", [evidenceId]);
+    expect(Number(checks!.n)).toBe(2);
+    const [move] = await sql<{ reason: string }>(service, "select reason from session_event where session_id = ? and to_status = 'IN_REVIEW' order by id desc limit 1", [evidenceId]);
+    expect(move!.reason).toBeTruthy();
+    expect(await facts.locator('#review-reason').textContent()).toContain(move!.reason);
+    expect(await facts.locator('#review-reason').isVisible()).toBe(true);
+    const fieldsTable = facts.locator('table').first();
+    expect(await fieldsTable.isVisible()).toBe(true);
+    expect(await fieldsTable.textContent()).toContain('document_number');
+    expect(await facts.locator('#face-match').textContent()).toMatch(/^score \d(\.\d+)? \(passed\)$/);
+    expect(await facts.locator('#face-match').isVisible()).toBe(true);
+    expect(await facts.locator('#liveness').textContent()).toBe('live score 1 (passed)');
+    expect(await facts.locator('#liveness-challenge').textContent()).toMatch(/^gesture asked: \w+, performed$/);
+    const evidenceTable = facts.locator('table').nth(1);
+    expect(await evidenceTable.isVisible()).toBe(true);
+    expect(await evidenceTable.locator('tbody tr').count()).toBeGreaterThan(0);
+    // Side by side: the facts start to the right of the images, at about the same height.
+    const images = (await page.locator('#evidence').boundingBox())!;
+    const beside = (await facts.boundingBox())!;
+    expect(beside.x).toBeGreaterThanOrEqual(images.x + images.width - 1);
+    expect(Math.abs(beside.y - images.y)).toBeLessThan(80);
     await shot('04b-review-evidence');
     await page.getByLabel(`Review note for ${evidenceId}`).fill('document genuine, checked by hand');
     await page.getByRole('button', { name: 'Decline' }).click();
@@ -189,5 +214,39 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toContain('kept 14 days after the decision');
     expect(await service.core.tenancy.evidenceRetentionDays(service.demo.project_id)).toBe(14);
     await shot('07-keys');
+  });
+
+  it('creates a test API key from the console; its sessions carry a Test badge in the list and the view, live ones none', async () => {
+    await page.getByRole('link', { name: 'Keys & workflows' }).click();
+    await page.getByLabel('Key name').fill('console-sandbox-key');
+    await page.getByLabel('Key mode').selectOption('test');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/New test key \(shown once, copy it now\): vk_test_/);
+    const testKey = (await page.getByRole('status').textContent())!.match(/vk_test_[A-Za-z0-9_-]+/)![0];
+    await expect.poll(() => page.locator('tbody tr', { hasText: 'console-sandbox-key' }).textContent()).toContain('test');
+    await shot('08-test-key-created');
+
+    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'sandbox', features: ['location'] });
+    const sandbox = await createSession(service, testKey, { workflow_id: workflow.id, vendor_data: 'console-sandbox' });
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    const search = async (vendorData: string) => {
+      await page.locator('input[name=vendorData]').fill(vendorData);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await expect.poll(() => page.locator('tbody tr.link').count()).toBe(1);
+      return page.locator('tbody tr.link').first();
+    };
+    const liveRow = await search('console-find');
+    await expect.poll(() => liveRow.textContent()).toContain(found);
+    expect(await liveRow.locator('.test-badge').count()).toBe(0);
+    const testRow = await search('console-sandbox');
+    await expect.poll(() => testRow.textContent()).toContain(sandbox.session_id);
+    expect(await testRow.locator('.test-badge').isVisible()).toBe(true);
+    expect(await testRow.locator('.test-badge').textContent()).toBe('Test');
+    await shot('09-sessions-test-badge');
+    await testRow.click();
+    const heading = page.getByRole('heading', { name: `Session ${sandbox.session_id}` });
+    await heading.waitFor();
+    expect(await heading.locator('.test-badge').isVisible()).toBe(true);
+    await shot('10-session-test-badge');
   });
 });

@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { createSession, liveBurst, submitStep } from './helpers/admin-sessions.js';
 import { renderDocument, renderSpecs } from './helpers/documents.js';
 import { markerFaceEngine } from './helpers/face-engine.js';
+import { decodeImage } from '../src/ml/image.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
 // Review evidence of hosted sessions through the real interfaces: the hosted page stores the
@@ -196,4 +200,53 @@ describe('the review screen over GraphQL', () => {
     expect(erased.body.data.eraseSessionData).toEqual({ sessionId, status: 'IN_REVIEW', alreadyErased: false });
     expect(await images(sessionId)).toEqual([]);
   }, 60_000);
+});
+
+// The document portrait with the real face models: a passport whose portrait is a real photo keeps
+// the crop the face match uses as evidence; one with the printed grey silhouette keeps none.
+const PORTRAIT = path.resolve('../shared/data/face_recognition-obama-biden/lin-manuel-miranda.png');
+
+describe.skipIf(!existsSync(PORTRAIT))('the document portrait as evidence (real face models)', () => {
+  let real: TestService;
+  let workflowId: string;
+  beforeAll(async () => {
+    real = await startTestService({});
+    workflowId = (await real.core.tenancy.createWorkflow({ projectId: real.demo.project_id, name: 'document', features: ['id_verification'] })).id;
+  }, 120_000);
+  afterAll(async () => {
+    await real?.close();
+  });
+
+  /** Sends `document` as the front in a new hosted session; the kinds and sealed bytes it kept. */
+  async function keptFor(document: Buffer) {
+    const created = await real.http.post('/api/v2/session').set('X-API-Key', real.demo.api_key).send({ workflow_id: workflowId });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const { session_id, session_token } = created.body.data;
+    const read = await real.http
+      .post('/api/hosted/session/steps/document')
+      .set('X-Session-Token', session_token)
+      .send({ front_image: dataUrl(document) });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    return sql<{ kind: string; sealed: Buffer }>(real, 'select kind, sealed from session_evidence where session_id = ? order by id', [session_id]);
+  }
+
+  const passport = (portraitImage?: Buffer) => renderDocument({ ...renderSpecs(1)[0]!, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null, portraitImage });
+
+  it('keeps the portrait crop (document_portrait), sealed, when the document has a face', async () => {
+    const document = (await passport(await sharp(PORTRAIT).resize({ width: 300 }).jpeg().toBuffer())).bytes;
+    const kept = await keptFor(document);
+    expect(kept.map((row) => row.kind)).toEqual(['document_front', 'document_portrait']);
+    const sealed = kept.find((row) => row.kind === 'document_portrait')!.sealed;
+    const crop = real.core.sealer.openBytes(sealed);
+    expect(sealed.includes(crop.subarray(0, 64))).toBe(false);
+    // A crop of the page around the face: smaller than the page, and the face models find a face in it.
+    const [page, cropped] = await Promise.all([sharp(document).metadata(), sharp(crop).metadata()]);
+    expect(cropped.width! * cropped.height!).toBeLessThan((page.width! * page.height!) / 4);
+    expect(await real.core.faceEngine.detectFaces(await decodeImage(crop))).toHaveLength(1);
+  }, 180_000);
+
+  it('keeps no portrait when the document shows none (the printed silhouette)', async () => {
+    const kept = await keptFor((await passport()).bytes);
+    expect(kept.map((row) => row.kind)).toEqual(['document_front']);
+  }, 180_000);
 });

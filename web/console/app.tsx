@@ -33,6 +33,8 @@ interface Organization {
 interface SessionRow {
   id: string;
   status: SessionStatus;
+  /** False for a session made with a test key (vk_test_): never charged, forced outcomes allowed. */
+  livemode: boolean;
   vendorData: string | null;
   svcId: string | null;
   decision: string | null;
@@ -228,6 +230,15 @@ function PagedList<T>({ heads, load, row, version }: { heads: string[]; load: (a
 
 // ---------- sessions and reviews ----------
 
+/** Marks a session made with a test key, so sandbox traffic is never mistaken for a real person's. */
+function TestBadge({ livemode }: { livemode: boolean }) {
+  return livemode ? null : (
+    <span class="pill pill--wait test-badge" title="Made with a test API key (vk_test_): not charged, outcomes may be forced">
+      Test
+    </span>
+  );
+}
+
 function SessionRowView({ session, extra }: { session: SessionRow; extra?: ComponentChildren }) {
   return (
     <tr
@@ -236,7 +247,9 @@ function SessionRowView({ session, extra }: { session: SessionRow; extra?: Compo
         location.hash = '#/session/' + encodeURIComponent(session.id);
       }}
     >
-      <td>{session.id}</td>
+      <td>
+        {session.id} <TestBadge livemode={session.livemode} />
+      </td>
       <td>
         <Pill value={session.status} />
       </td>
@@ -278,6 +291,88 @@ function EvidenceImages({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
           <figcaption>{image.kind.replace('_', ' ')}</figcaption>
         </figure>
       ))}
+    </div>
+  );
+}
+
+type ReviewCheck = { type: string; status: string; score: number | null; reason: string | null; details?: string | null };
+type ReviewMove = { to: string; reason: string | null };
+
+/** A check's own data from its details (the sealed check as JSON); empty when the role may not read it. */
+function checkData(check: ReviewCheck | undefined): Record<string, unknown> {
+  if (!check?.details) return {};
+  const parsed = JSON.parse(check.details) as { data?: Record<string, unknown> };
+  return parsed.data ?? {};
+}
+
+type EvidenceRow = { name: string; value: unknown; passed: boolean };
+
+/** Every item of liveness evidence a check kept: a single selfie's, or a burst's passive and motion evidence. */
+function livenessEvidence(data: Record<string, unknown>): EvidenceRow[] {
+  const list = (v: unknown) => ((v as { evidence?: EvidenceRow[] } | undefined)?.evidence ?? []) as EvidenceRow[];
+  return [...list(data), ...list(data.passive), ...list(data.burst)];
+}
+
+/** Why the session waits for a person: the reason of its last move to IN_REVIEW, and each check that asked for it. */
+function reviewReasons(checks: ReviewCheck[], timeline: ReviewMove[]): string[] {
+  const move = [...timeline].reverse().find((t) => t.to === 'IN_REVIEW');
+  const asked = checks.filter((c) => c.status === 'review').map((c) => c.type + ': ' + (c.reason ?? 'review'));
+  return [...(move?.reason ? [move.reason] : []), ...asked];
+}
+
+const shown = (v: unknown): string => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/**
+ * What a reviewer decides on, beside the images: why the session is in review, the fields read
+ * from the document, the face-match score and the liveness evidence, each from the session's checks.
+ */
+function ReviewFacts({ checks, timeline }: { checks: ReviewCheck[]; timeline: ReviewMove[] }) {
+  const id = checks.find((c) => c.type === 'id_verification');
+  const face = checks.find((c) => c.type === 'face_match');
+  const live = checks.find((c) => c.type === 'liveness');
+  const fields = (checkData(id).fields ?? {}) as Record<string, unknown>;
+  const evidence = livenessEvidence(checkData(live));
+  const challenge = checkData(live).challenge as { gesture: string; performed: boolean } | undefined;
+  const reasons = reviewReasons(checks, timeline);
+  return (
+    <div id="review-facts">
+      <h3>Why in review</h3>
+      <p id="review-reason">{reasons.length ? reasons.join('; ') : '—'}</p>
+      <h3>Read fields</h3>
+      {Object.keys(fields).length ? (
+        <Table heads={['Field', 'Value']}>
+          {Object.entries(fields).map(([k, v]) => (
+            <tr>
+              <th>{k}</th>
+              <td>{shown(v)}</td>
+            </tr>
+          ))}
+        </Table>
+      ) : (
+        <p class="hint">{id ? 'No field read from the document.' : 'No document check.'}</p>
+      )}
+      <h3>Face match</h3>
+      <p id="face-match">{face ? 'score ' + shown(face.score) + ' (' + face.status + ')' : 'No face-match check.'}</p>
+      <h3>Liveness</h3>
+      {live ? (
+        <>
+          <p id="liveness">{'live score ' + shown(live.score) + ' (' + live.status + ')'}</p>
+          {challenge ? <p id="liveness-challenge">{'gesture asked: ' + challenge.gesture + (challenge.performed ? ', performed' : ', not performed')}</p> : null}
+          <Table heads={['Evidence', 'Value', 'Passed']}>
+            {evidence.map((e) => (
+              <tr>
+                <td>{e.name}</td>
+                <td>{typeof e.value === 'number' ? Number(e.value.toFixed(3)) : shown(e.value)}</td>
+                <td>{e.passed ? 'yes' : 'no'}</td>
+              </tr>
+            ))}
+          </Table>
+        </>
+      ) : (
+        <p class="hint" id="liveness">
+          No liveness check.
+        </p>
+      )}
     </div>
   );
 }
@@ -410,7 +505,9 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
   return (
     <>
       <Card>
-        <h1>Session {s.id}</h1>
+        <h1>
+          Session {s.id} <TestBadge livemode={s.livemode} />
+        </h1>
         <Table heads={['', '']}>
           {facts.map(([k, v]) => (
             <tr>
@@ -448,7 +545,10 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
         </Table>
         <h2>Images</h2>
         {s.imagesRetained && reviewer ? (
-          <EvidenceImages ctx={ctx} sessionId={s.id} />
+          <div class="review-side-by-side">
+            <EvidenceImages ctx={ctx} sessionId={s.id} />
+            <ReviewFacts checks={s.checks} timeline={s.timeline} />
+          </div>
         ) : (
           <p class="hint" id="images">
             {s.imagesRetained ? 'Images are kept for this session: reviewer role needed to see them.' : "Images: none (never taken, past the project's retention, or erased)."}
@@ -767,13 +867,14 @@ function BillingView({ ctx }: { ctx: Ctx }) {
 function KeysView({ ctx }: { ctx: Ctx }) {
   const [outcome, report] = useState<Outcome>(null);
   const [keyName, setKeyName] = useState('');
+  const [keyMode, setKeyMode] = useState<'live' | 'test'>('live');
   const [workflowName, setWorkflowName] = useState('');
   const [features, setFeatures] = useState<string[]>([]);
   const [retention, setRetention] = useState<string | null>(null);
   const loaded = useLoad(() => gql(QUERIES.keys, { p: ctx.projectId }), [ctx.projectId]);
   if (!loaded.data) return <Loading error={loaded.error} />;
   const data = loaded.data;
-  type Key = { id: string; name: string; prefix: string; createdAt: string; revokedAt: string | null };
+  type Key = { id: string; name: string; prefix: string; mode: 'live' | 'test'; createdAt: string; revokedAt: string | null };
   type Workflow = { id: string; name: string; features: string[]; createdAt: string };
   type Destination = { url: string; active: boolean };
   const admin = can(ctx.me, 'admin');
@@ -804,11 +905,12 @@ function KeysView({ ctx }: { ctx: Ctx }) {
       <Card>
         <h1>API keys</h1>
         <p class="hint">Secrets are shown once, at creation; the list never holds them.</p>
-        <Table heads={['Prefix', 'Name', 'Created', 'Revoked', '']}>
+        <Table heads={['Prefix', 'Name', 'Mode', 'Created', 'Revoked', '']}>
           {data.apiKeys.map((k: Key) => (
             <tr>
               <td>{k.prefix}…</td>
               <td>{k.name}</td>
+              <td>{k.mode}</td>
               <td>{when(k.createdAt)}</td>
               <td>{when(k.revokedAt)}</td>
               <td>
@@ -830,13 +932,21 @@ function KeysView({ ctx }: { ctx: Ctx }) {
         </Table>
         <form class="row">
           <input placeholder="Key name" aria-label="Key name" value={keyName} onInput={(e) => setKeyName(inputValue(e))} />
+          <label>
+            Mode
+            <select name="keyMode" aria-label="Key mode" value={keyMode} onChange={(e) => setKeyMode((e.target as HTMLSelectElement).value as 'live' | 'test')}>
+              <option value="live">live (charged, real sessions)</option>
+              <option value="test">test (vk_test_, never charged)</option>
+            </select>
+          </label>
           <ActionButton
             label="Create API key"
             disabled={!admin}
             report={report}
             work={async () => {
-              const made = (await gql(QUERIES.createApiKey, { i: { projectId: ctx.projectId, name: keyName.trim() || null } })).createApiKey;
-              return 'New key (shown once, copy it now): ' + made.key;
+              const made = (await gql(QUERIES.createApiKey, { i: { projectId: ctx.projectId, name: keyName.trim() || null, mode: keyMode } })).createApiKey;
+              later();
+              return 'New ' + keyMode + ' key (shown once, copy it now): ' + made.key;
             }}
           />
         </form>

@@ -1,11 +1,11 @@
 // Every GraphQL document the console sends. test/web-console-queries.test.ts validates each one
 // against the server's schema, so renaming a field breaks the build's tests, not production.
 
-export const SESSION_FIELDS = 'id status vendorData svcId decision createdAt decidedAt workflow { name }';
+export const SESSION_FIELDS = 'id status livemode vendorData svcId decision createdAt decidedAt workflow { name }';
 
 // A reviewer also reads each check's details; a viewer may not ask for them.
 const SESSION_QUERY = (details: string) =>
-  `query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id status workflowId features vendorData svcId decision decidedAt decidedBy createdAt startedAt expiresAt imagesRetained workflow { name } checks { type status score reason createdAt${details} } timeline { from to actor reason at } webhookEvents { id type state url attemptCount createdAt attempts { attempt at httpStatus latencyMs error } } } }`;
+  `query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id status livemode workflowId features vendorData svcId decision decidedAt decidedBy createdAt startedAt expiresAt imagesRetained workflow { name } checks { type status score reason createdAt${details} } timeline { from to actor reason at } webhookEvents { id type state url attemptCount createdAt attempts { attempt at httpStatus latencyMs error } } } }`;
 
 export const QUERIES = {
   start: '{ me { tokenId role projectId } projects { id name balance currency } organizations { id name } }',
@@ -29,7 +29,7 @@ export const QUERIES = {
   inviteMembers: 'mutation($i: InviteMembersInput!) { inviteMembers(input: $i) { created { member { email status } activationLink } skipped { email reason } } }',
   billing: 'query($p: String!) { project(projectId: $p) { balance currency } charges(projectId: $p, limit: 50) { item amount currency refunded createdAt } }',
   organizationBilling: 'query($o: Int!) { organizationBilling(organizationId: $o) { seats estimatedNextCharge currency balance subscription { plan status pricePerSeat trialEndsAt } invoices { period seats amount } } }',
-  keys: 'query($p: String!) { project(projectId: $p) { evidenceRetentionDays } apiKeys(projectId: $p) { id name prefix createdAt revokedAt } workflows(projectId: $p) { id name features createdAt } callbackDestinations(projectId: $p) { url active } }',
+  keys: 'query($p: String!) { project(projectId: $p) { evidenceRetentionDays } apiKeys(projectId: $p) { id name prefix mode createdAt revokedAt } workflows(projectId: $p) { id name features createdAt } callbackDestinations(projectId: $p) { url active } }',
   revokeApiKey: 'mutation($i: RevokeApiKeyInput!) { revokeApiKey(input: $i) { id } }',
   createApiKey: 'mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { key apiKey { id } } }',
   createWorkflow: 'mutation($i: CreateWorkflowInput!) { createWorkflow(input: $i) { id name } }',

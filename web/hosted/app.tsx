@@ -5,7 +5,7 @@ import { Button, CameraView, Card, Field, Message } from '../components/index.js
 import QRCode from 'qrcode';
 import { type Challenge, call, claimHandoffLink, type Handoff, type HostedState, type LicenceState, logoUrl, type Provider, type StepName } from './api.js';
 import { brightness, fileToDataUrl, TOO_DARK, toCanvas } from './capture.js';
-import { type Gray, type Hint, hintFor, nextStreak, READY_FRAMES, toGray } from './guidance.js';
+import { frameInPicture, type Gray, type Hint, hintFor, nextStreak, READY_FRAMES, toGray, WHOLE } from './guidance.js';
 import { I18n, initialLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, rememberLanguage, translator, useT } from './i18n.js';
 import { fieldLabel, friendly, wordsFor } from './words.js';
 
@@ -129,8 +129,12 @@ function useCamera(facing: 'user' | 'environment', ideal: { width: number; heigh
 const GUIDE_EVERY_MS = 250;
 const GUIDE_WIDTH = 160;
 
-/** Watches the video for hints until the document has been ready READY_FRAMES times in a row, then takes the photo. */
-function useGuidedCapture(video: { current: HTMLVideoElement | null }, active: boolean, onCapture: (photo: string) => void): Hint | 'searching' | 'ready' {
+/**
+ * Watches the video for hints until the document has been ready READY_FRAMES times in a row, then
+ * takes the photo. The document is judged inside the overlay's frame (`guide`), located in the
+ * picture from where both are on screen, so what the person sees framed is what is measured.
+ */
+function useGuidedCapture(video: { current: HTMLVideoElement | null }, guide: { current: HTMLDivElement | null }, active: boolean, onCapture: (photo: string) => void): Hint | 'searching' | 'ready' {
   const [hint, setHint] = useState<Hint | 'searching' | 'ready'>('searching');
   useEffect(() => {
     if (!active) return;
@@ -141,7 +145,8 @@ function useGuidedCapture(video: { current: HTMLVideoElement | null }, active: b
       if (!camera?.videoWidth) return;
       const small = toCanvas(camera, camera.videoWidth, camera.videoHeight, GUIDE_WIDTH);
       const frame = toGray(small.getContext('2d')!.getImageData(0, 0, small.width, small.height).data, small.width, small.height);
-      const now = hintFor(frame, previous);
+      const frameBox = guide.current ? frameInPicture(frame, camera.getBoundingClientRect(), guide.current.getBoundingClientRect()) : WHOLE;
+      const now = hintFor(frame, previous, frameBox);
       previous = frame;
       streak = nextStreak(streak, now);
       setHint(now ?? 'ready');
@@ -161,10 +166,11 @@ function DocumentStep({ state, advance, toPhone }: StepProps) {
   const front = useRef<HTMLInputElement>(null);
   const back = useRef<HTMLInputElement>(null);
   const video = useRef<HTMLVideoElement>(null);
+  const guide = useRef<HTMLDivElement>(null);
   const camera = useCamera('environment', { width: 1920, height: 1080 });
   const [photo, setPhoto] = useState<string | null>(null);
   const submit = useStepSubmit('document', t('document.continue'), advance);
-  const hint = useGuidedCapture(video, Boolean(camera) && !photo && !submit.busy, setPhoto);
+  const hint = useGuidedCapture(video, guide, Boolean(camera) && !photo && !submit.busy, setPhoto);
   const backImage = async () => {
     const backFile = back.current?.files?.[0];
     return backFile ? { back_image: await fileToDataUrl(backFile) } : {};
@@ -208,7 +214,7 @@ function DocumentStep({ state, advance, toPhone }: StepProps) {
             <p class="hint">{t('document.cameraHint')}</p>
             <div class="viewfinder rear">
               <CameraView stream={camera} videoRef={video} />
-              <div class="guide document" aria-hidden="true" />
+              <div ref={guide} class="guide document" aria-hidden="true" />
             </div>
             <p class="instruction" role="status" aria-live="polite" data-hint={hint}>
               {t(`guide.${hint}`)}

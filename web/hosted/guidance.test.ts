@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardBox, type Gray, glareFraction, hintFor, LIMITS, meanLuminance, motion, nextStreak, READY_FRAMES, sharpness, toGray } from './guidance.js';
+import { cardBox, crop, documentInFrame, frameInPicture, type Gray, glareFraction, hintFor, LIMITS, meanLuminance, motion, nextStreak, READY_FRAMES, sharpness, toGray } from './guidance.js';
 
 // The document camera's hints on synthetic frames: a light card with dark text lines on a dark table.
 
@@ -82,6 +82,55 @@ describe('document camera hints', () => {
     const moved = frame({ shift: 1 });
     expect(motion(frame(), moved)).toBeGreaterThan(LIMITS.motion);
     expect(hintFor(moved, frame())).toBe('hold_still');
+  });
+
+  // The overlay's frame in the middle of the picture, as the page draws it: the card must fill it.
+  const GUIDE = { x0: 0.2, y0: 0.2, x1: 0.8, y1: 0.8 };
+
+  it('a card filling the overlay frame is ready; its edges are found at the frame borders', () => {
+    const fits = frame({ card: { x0: 0.22, y0: 0.22, x1: 0.78, y1: 0.8 } });
+    expect(hintFor(fits, fits, GUIDE)).toBeNull();
+    const doc = documentInFrame(fits, GUIDE)!;
+    expect(doc.x0).toBeCloseTo(0.03, 1);
+    expect(doc.y1).toBeCloseTo(1, 1);
+  });
+
+  it('a card ready on the whole picture is too far when it fills a small part of the frame', () => {
+    // Half the frame's width, in its middle: fine for the old whole-picture test, not for the frame.
+    const small = frame({ card: { x0: 0.35, y0: 0.35, x1: 0.65, y1: 0.65 } });
+    expect(hintFor(small, null, { x0: 0.3, y0: 0.3, x1: 0.7, y1: 0.7 })).toBeNull();
+    expect(hintFor(small, null, GUIDE)).toBe('too_far');
+    // As wide as the frame but a third short of its height.
+    expect(hintFor(frame({ card: { x0: 0.22, y0: 0.4, x1: 0.78, y1: 0.78 } }), null, GUIDE)).toBe('too_far');
+  });
+
+  it('a card sticking out of the frame, or cut off by the picture, is too close', () => {
+    // Whole on the picture, but well past the frame's left and right borders.
+    expect(hintFor(frame({ card: { x0: 0.05, y0: 0.2, x1: 0.95, y1: 0.8 } }), null, GUIDE)).toBe('too_close');
+    // Running off the bottom of the picture.
+    expect(hintFor(frame({ card: { x0: 0.2, y0: 0.3, x1: 0.8, y1: 1 } }), null, GUIDE)).toBe('too_close');
+  });
+
+  it('light and glare are judged on the frame, not the table around it', () => {
+    // A dark table all around a well-lit card: dark on the whole picture, fine in the frame.
+    const lit = frame({ background: 0, card: { x0: 0.3, y0: 0.3, x1: 0.7, y1: 0.7 } });
+    expect(meanLuminance(lit)).toBeLessThan(LIMITS.dark);
+    expect(hintFor(lit, null, { x0: 0.3, y0: 0.3, x1: 0.7, y1: 0.7 })).toBeNull();
+    // A lamp's reflection on the table, outside the frame, is not glare on the document.
+    const lamp = frame({ card: { x0: 0.2, y0: 0.2, x1: 0.8, y1: 0.8 } });
+    for (let y = 0; y < 10; y++) for (let x = 0; x < 12; x++) lamp.data[y * W + x] = 255;
+    expect(glareFraction(lamp)).toBeGreaterThan(LIMITS.glare);
+    expect(hintFor(lamp, null, GUIDE)).toBeNull();
+  });
+
+  it('maps the on-screen frame into the picture through object-fit: cover', () => {
+    // A 1280x800 picture shown in a 4:3 box 400x300: scaled by 0.375, 40 px cut off each side.
+    const box = frameInPicture({ width: 1280, height: 800 }, { left: 10, top: 20, width: 400, height: 300 }, { left: 10 + 32, top: 20 + 48, width: 336, height: 212 });
+    expect(box.x0).toBeCloseTo((32 + 40) / 0.375 / 1280, 3);
+    expect(box.y0).toBeCloseTo(48 / 0.375 / 800, 3);
+    expect(box.x1).toBeCloseTo((368 + 40) / 0.375 / 1280, 3);
+    expect(box.y1).toBeCloseTo(260 / 0.375 / 800, 3);
+    expect(crop(frame(), { x0: 0.5, y0: 0.5, x1: 1, y1: 1 })).toMatchObject({ width: W / 2, height: H / 2 });
   });
 
   it('counts ready frames in a row and starts again at any hint', () => {

@@ -22,8 +22,10 @@ export const LIMITS = {
   glare: 0.02,
   /** A pixel at or above this is part of the (light) card on a darker surface. */
   bright: 110,
-  /** The card's box smaller than this share of the frame: too far. */
-  nearest: 0.3,
+  /** How far (a share of the frame's size) a document's edge may lie inside or outside the frame's border. */
+  slack: 0.2,
+  /** The band around the frame searched for the document's edges, as a share of the frame's size. */
+  around: 0.35,
   /** Variance of the Laplacian below this: blurred. */
   sharp: 100,
   /** Mean absolute change between two frames above this: moving. */
@@ -63,8 +65,61 @@ export function motion(previous: Gray, frame: Gray): number {
   return sum / frame.data.length;
 }
 
+/** A rectangle as shares of a picture (0 at its left or top edge, 1 at its right or bottom edge). */
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** The whole picture: the frame to judge in when the page draws none. */
+export const WHOLE: Box = { x0: 0, y0: 0, x1: 1, y1: 1 };
+
+/** An element's box on screen (as getBoundingClientRect gives it). */
+export interface ScreenRect {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Where the overlay's document frame (`guide`, on screen) lies in the camera's picture, as shares of
+ * it. The video fills its element (`view`) with object-fit: cover: scaled to cover, centred, the
+ * overflow cut off, so the frame is mapped back through that scale and offset.
+ */
+export function frameInPicture(picture: { width: number; height: number }, view: ScreenRect, guide: ScreenRect): Box {
+  const scale = Math.max(view.width / picture.width, view.height / picture.height);
+  const offsetX = (view.width - picture.width * scale) / 2;
+  const offsetY = (view.height - picture.height * scale) / 2;
+  const x = (screenX: number) => clamp01((screenX - view.left - offsetX) / scale / picture.width);
+  const y = (screenY: number) => clamp01((screenY - view.top - offsetY) / scale / picture.height);
+  return { x0: x(guide.left), y0: y(guide.top), x1: x(guide.left + guide.width), y1: y(guide.top + guide.height) };
+}
+
+const clamp01 = (v: number): number => Math.min(1, Math.max(0, v));
+
+/** The pixels of `frame` inside `box` (shares of it), as a frame of their own. */
+export function crop(frame: Gray, box: Box): Gray {
+  const x0 = Math.floor(box.x0 * frame.width);
+  const y0 = Math.floor(box.y0 * frame.height);
+  const width = Math.max(1, Math.ceil(box.x1 * frame.width) - x0);
+  const height = Math.max(1, Math.ceil(box.y1 * frame.height) - y0);
+  const data = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) data.set(frame.data.subarray((y0 + y) * frame.width + x0, (y0 + y) * frame.width + x0 + width), y * width);
+  return { width, height, data };
+}
+
+/** `box` grown by `share` of its own size on every side, kept inside the picture. */
+export function grow(box: Box, share: number): Box {
+  const dx = (box.x1 - box.x0) * share;
+  const dy = (box.y1 - box.y0) * share;
+  return { x0: clamp01(box.x0 - dx), y0: clamp01(box.y0 - dy), x1: clamp01(box.x1 + dx), y1: clamp01(box.y1 + dy) };
+}
+
 /** The box of rows and columns that are mostly card (bright), as shares of the frame; null when there is none. */
-export function cardBox(frame: Gray): { x0: number; y0: number; x1: number; y1: number } | null {
+export function cardBox(frame: Gray): Box | null {
   const { width: w, height: h, data } = frame;
   const rows = new Array<number>(h).fill(0);
   const cols = new Array<number>(w).fill(0);
@@ -83,20 +138,49 @@ export function cardBox(frame: Gray): { x0: number; y0: number; x1: number; y1: 
   return { x0: x0 / w, y0: y0 / h, x1: (colHits.lastIndexOf(true) + 1) / w, y1: (rowHits.lastIndexOf(true) + 1) / h };
 }
 
-/** The card touches the frame's edge: a corner is probably cut off. */
-function touchesEdge(box: { x0: number; y0: number; x1: number; y1: number }): boolean {
-  const margin = 0.02;
-  return box.x0 < margin || box.y0 < margin || box.x1 > 1 - margin || box.y1 > 1 - margin;
+/**
+ * Where the document lies against the overlay's frame: its edges as shares of the frame (0 and 1 on
+ * the frame's borders, below 0 or above 1 outside it), found in the frame and a band around it, so a
+ * document sticking out of the frame is seen as such. Null when no document is found.
+ */
+export function documentInFrame(frame: Gray, guide: Box): Box | null {
+  const around = grow(guide, LIMITS.around);
+  const found = cardBox(crop(frame, around));
+  if (!found) return null;
+  const gw = guide.x1 - guide.x0;
+  const gh = guide.y1 - guide.y0;
+  const aw = around.x1 - around.x0;
+  const ah = around.y1 - around.y0;
+  // Edges on the border of what was looked at may run on past it: count them as far outside.
+  const edge = 0.02;
+  return {
+    x0: found.x0 < edge ? -Infinity : (around.x0 + found.x0 * aw - guide.x0) / gw,
+    y0: found.y0 < edge ? -Infinity : (around.y0 + found.y0 * ah - guide.y0) / gh,
+    x1: found.x1 > 1 - edge ? Infinity : (around.x0 + found.x1 * aw - guide.x0) / gw,
+    y1: found.y1 > 1 - edge ? Infinity : (around.y0 + found.y1 * ah - guide.y0) / gh,
+  };
 }
 
-/** The one thing to fix first (light, then reflections, then framing, then steadiness), or null when ready. */
-export function hintFor(frame: Gray, previous: Gray | null): Hint | null {
-  if (meanLuminance(frame) < LIMITS.dark) return 'too_dark';
-  if (glareFraction(frame) > LIMITS.glare) return 'glare';
-  const box = cardBox(frame);
-  if (!box || (box.x1 - box.x0) * (box.y1 - box.y0) < LIMITS.nearest) return 'too_far';
-  if (touchesEdge(box)) return 'too_close';
-  if (sharpness(frame) < LIMITS.sharp || (previous && motion(previous, frame) > LIMITS.motion)) return 'hold_still';
+/** An edge of the document lies outside the frame by more than the slack: a corner may be cut off. */
+const sticksOut = (doc: Box): boolean => doc.x0 < -LIMITS.slack || doc.y0 < -LIMITS.slack || doc.x1 > 1 + LIMITS.slack || doc.y1 > 1 + LIMITS.slack;
+
+/** An edge of the document lies inside the frame by more than the slack: it fills too little of it. */
+const fallsShort = (doc: Box): boolean => doc.x0 > LIMITS.slack || doc.y0 > LIMITS.slack || doc.x1 < 1 - LIMITS.slack || doc.y1 < 1 - LIMITS.slack;
+
+/**
+ * The one thing to fix first (light, then reflections, then framing, then steadiness), or null when
+ * ready. Light, glare and sharpness are judged on the frame's pixels (`guide`, shares of the
+ * picture), and the document's four edges must lie near the frame's borders.
+ */
+export function hintFor(frame: Gray, previous: Gray | null, guide: Box = WHOLE): Hint | null {
+  const inside = crop(frame, guide);
+  if (meanLuminance(inside) < LIMITS.dark) return 'too_dark';
+  if (glareFraction(inside) > LIMITS.glare) return 'glare';
+  const doc = documentInFrame(frame, guide);
+  if (!doc) return 'too_far';
+  if (sticksOut(doc)) return 'too_close';
+  if (fallsShort(doc)) return 'too_far';
+  if (sharpness(inside) < LIMITS.sharp || (previous && motion(crop(previous, guide), inside) > LIMITS.motion)) return 'hold_still';
   return null;
 }
 
