@@ -101,6 +101,9 @@ try {
     baseline: { name: 'authenticated 404, same server', value: Math.round(baseline.requests.average) },
   });
 
+  /** When each session's finishing step was answered (its transaction had committed by then). */
+  const answered = new Map<string, number>();
+
   /** Creates a session that reports to the receiver and finishes it (APPROVED) at once. */
   async function finishedSession(vendorData: string): Promise<string> {
     const created = await fetch(`${base}/api/v2/session`, { method: 'POST', headers, body: JSON.stringify({ workflow_id: demo.workflows.location, callback, vendor_data: vendorData }) });
@@ -111,6 +114,7 @@ try {
       body: JSON.stringify({ latitude: 40.7, longitude: -74, accuracy: 10 }),
     });
     if (!step.ok) throw new Error(`step failed: ${step.status}`);
+    answered.set(data.session_id, Date.now());
     return data.session_id;
   }
 
@@ -145,6 +149,15 @@ try {
   console.log(
     `\n2. terminal state -> webhook received, ${steady.length} sessions at ${rate}/s: arrived ${arrived}/${steady.length}, p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1)} ms`,
   );
+  // The same, split: the session's own step (terminal state to its answer), then the webhook path alone.
+  const split = (of: (id: string) => number) =>
+    steady
+      .filter((id) => receiver.arrivals.has(id))
+      .map(of)
+      .sort((a, b) => a - b);
+  const stepPart = split((id) => answered.get(id)! - receiver.arrivals.get(id)!.occurredAt);
+  const hookPart = split((id) => receiver.arrivals.get(id)!.at - answered.get(id)!);
+  console.log(`   of which terminal state -> step answered p50 ${percentile(stepPart, 50)} ms; step answered -> webhook received p50 ${percentile(hookPart, 50)} ms, p95 ${percentile(hookPart, 95)} ms`);
   summary(
     { area: 'webhooks', what: `terminal state -> webhook received at ${rate} sessions/s, p50`, verity: percentile(latencies, 50), unit: 'ms' },
     { area: 'webhooks', what: `terminal state -> webhook received at ${rate} sessions/s, p95`, verity: percentile(latencies, 95), unit: 'ms' },

@@ -107,6 +107,26 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     expect(hooks.filter((h) => h.sessionId === sessionId)).toHaveLength(1);
   }, 60_000);
 
+  it('has a webhook decided on an instance that runs no jobs sent at once by one that does (NOTIFY), not at the sweep', async () => {
+    const c = await VerityProcess.start(verityEnv(database.url, { VERITY_BASE_URL: 'http://verity.test', VERITY_RATE_LIMIT_PER_MINUTE: '40', VERITY_JOBS: '0' }));
+    try {
+      const created = await json(await api(c, '/api/v2/session', { method: 'POST', body: JSON.stringify({ workflow_id: demo.workflows.location, callback: receiverUrl }) }));
+      const decided = Date.now();
+      const step = await fetch(`${c.url}/api/hosted/session/steps/location`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-Session-Token': created.data.session_token },
+        body: JSON.stringify({ latitude: 1, longitude: 2, accuracy: 5 }),
+      });
+      expect((await json(step)).data.status).toBe('APPROVED');
+      while (!hooks.some((h) => h.sessionId === created.data.session_id) && Date.now() - decided < 20_000) await new Promise((r) => setTimeout(r, 100));
+      // The sweep runs once a minute for events overdue by 30 s: this one came in seconds.
+      expect(Date.now() - decided).toBeLessThan(10_000);
+      expect(hooks.filter((h) => h.sessionId === created.data.session_id)).toHaveLength(1);
+    } finally {
+      await c.destroy();
+    }
+  }, 120_000);
+
   it('counts one rate limit across both instances', async () => {
     // A key of its own, so the limit (40 a minute per key) starts from zero.
     const { key } = (await a.admin('apikey', 'create', '--name', 'rate')) as { key: string };

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/core/clock.js';
-import { retryDelaySeconds, DEFAULT_RETRY_POLICY } from '../src/core/webhooks/service.js';
+import { CONCURRENT_DELIVERIES, retryDelaySeconds, DEFAULT_RETRY_POLICY } from '../src/core/webhooks/service.js';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { sql, startTestService, type TestService } from './helpers/service.js';
@@ -17,6 +17,8 @@ const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
 
 interface Delivery {
   eventId: string;
+  /** When the request arrived (ms since the epoch). */
+  at: number;
   timestamp: string;
   body: string;
   validSignature: boolean;
@@ -26,6 +28,11 @@ interface Delivery {
 class Receiver {
   readonly deliveries: Delivery[] = [];
   readonly scripts = new Map<string, { status: number; headers?: Record<string, string> }[]>();
+  /** Per path, how long the receiver takes to answer (to see attempts overlap). */
+  readonly delays = new Map<string, number>();
+  /** Requests being answered now, and the most there ever were at once. */
+  inFlight = 0;
+  maxInFlight = 0;
   private server!: http.Server;
   url = '';
 
@@ -33,15 +40,21 @@ class Receiver {
 
   async start(): Promise<void> {
     this.server = http.createServer((req, res) => {
+      const at = Date.now();
+      this.inFlight += 1;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      res.on('close', () => (this.inFlight -= 1));
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
+      req.on('end', async () => {
+        const delay = this.delays.get(req.url ?? '');
+        if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
         const body = Buffer.concat(chunks).toString('utf8');
         const timestamp = String(req.headers['x-svc-timestamp']);
         const expected = createHmac('sha256', this.secret()).update(`${timestamp}.${body}`).digest();
         const given = Buffer.from(String(req.headers['x-svc-signature'] ?? ''), 'hex');
         const validSignature = given.length === expected.length && timingSafeEqual(given, expected);
-        this.deliveries.push({ eventId: String(req.headers['x-svc-event-id']), timestamp, body, validSignature });
+        this.deliveries.push({ eventId: String(req.headers['x-svc-event-id']), at, timestamp, body, validSignature });
         if (!validSignature) return void res.writeHead(400).end('bad signature');
         const next = this.scripts.get(req.url ?? '')?.shift();
         res.writeHead(next?.status ?? 200, next?.headers ?? {}).end(next ? 'not now' : 'ok');
@@ -218,6 +231,85 @@ describe('delivery', () => {
     await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', token).send({ latitude: 1, longitude: 2, accuracy: 5 });
     expect((await eventOf(created.body.data.session_id)).state).toBe('no_destination');
   });
+});
+
+describe('the dispatcher', () => {
+  it("sends a terminal session's webhook right after the commit, not at the next sweep", async () => {
+    const decided = Date.now();
+    const sessionId = await approvedSession('/at-once');
+    const event = await until('delivery', async () => {
+      const e = await eventOf(sessionId);
+      return e.state === 'delivered' && e;
+    });
+    const arrivals = receiver.deliveries.filter((d) => d.eventId === event.id);
+    expect(arrivals).toHaveLength(1);
+    // The sweep runs once a minute and takes events overdue by 30 s: this came in seconds.
+    expect(arrivals[0]!.at - decided).toBeLessThan(5000);
+  });
+
+  it('runs several attempts at once, at most CONCURRENT_DELIVERIES, and sends each event once', async () => {
+    const path = '/slow';
+    receiver.delays.set(path, 300);
+    const callback = `${receiver.url}${path}`;
+    await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: callback });
+    receiver.maxInFlight = 0;
+    const finish = async (i: number) => {
+      const created = await service.http
+        .post('/api/v2/session')
+        .set('X-API-Key', service.demo.api_key)
+        .send({ workflow_id: workflowId, callback, vendor_data: `slow-${i}` });
+      await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', created.body.data.session_token).send({ latitude: 1, longitude: 2, accuracy: 5 });
+      return created.body.data.session_id as string;
+    };
+    const sessionIds = await Promise.all(Array.from({ length: 3 * CONCURRENT_DELIVERIES }, (_, i) => finish(i)));
+    const events = await Promise.all(sessionIds.map(eventOf));
+    const deliveredCount = async (ids: string[]) => (await sql<{ n: number }>(service, `select count(*)::int as n from webhook_event where id in (?) and state = 'delivered'`, [ids]))[0]!.n;
+    await until('every delivery', async () => (await deliveredCount(events.map((e) => e.id))) === events.length);
+    for (const e of events) expect(receiver.deliveries.filter((d) => d.eventId === e.id)).toHaveLength(1);
+    expect(receiver.maxInFlight).toBeGreaterThan(1);
+    expect(receiver.maxInFlight).toBeLessThanOrEqual(CONCURRENT_DELIVERIES);
+
+    // Two claimants for every event at once (the dispatcher and a duplicate job, or two instances): one sends.
+    const jobs = service.core.webhooks.jobs;
+    service.core.webhooks.jobs = undefined; // recorded only, so both claimants start together below
+    let racing: string[];
+    try {
+      racing = await Promise.all(Array.from({ length: CONCURRENT_DELIVERIES }, (_, i) => finish(100 + i)));
+    } finally {
+      service.core.webhooks.jobs = jobs;
+    }
+    const raced = (await Promise.all(racing.map(eventOf))).map((e) => e.id);
+    await Promise.all([service.core.webhooks.dispatch(raced), ...raced.map((id) => service.core.webhooks.deliver(id))]);
+    await until('every raced delivery', async () => (await deliveredCount(raced)) === raced.length);
+    for (const id of raced) expect(receiver.deliveries.filter((d) => d.eventId === id)).toHaveLength(1);
+    receiver.delays.delete(path);
+  }, 60_000);
+
+  it('retries an event whose attempt died after claiming it, once its lease has run out', async () => {
+    const jobs = service.core.webhooks.jobs;
+    service.core.webhooks.jobs = undefined; // recorded, not sent: the claim below stands for a process killed mid-attempt
+    let sessionId: string;
+    try {
+      sessionId = await approvedSession('/crashed');
+    } finally {
+      service.core.webhooks.jobs = jobs;
+    }
+    const { id } = await eventOf(sessionId);
+    await sql(service, `update webhook_event set state = 'sending', lease_until = ? where id = ?`, [new Date(Date.now() + 40_000), id]);
+    // While the lease lasts the event is the dead attempt's: a sweep leaves it alone.
+    await service.core.webhooks.rescue();
+    await service.core.webhooks.deliver(id);
+    expect((await eventOf(sessionId)).state).toBe('sending');
+    offsetMs = 60_000;
+    try {
+      await service.core.jobs!.send('maintenance.sweep', {});
+      await until('delivery after the lease', async () => (await eventOf(sessionId)).state === 'delivered');
+    } finally {
+      offsetMs = 0;
+    }
+    expect(receiver.deliveries.filter((d) => d.eventId === id)).toHaveLength(1);
+    expect((await eventOf(sessionId)).attempts).toBe(1);
+  }, 60_000);
 });
 
 describe('destination health and bulk resend', () => {

@@ -195,6 +195,7 @@ export class Core {
       logger: options.logger,
       metrics: this.metrics,
       allowPrivateDestinations: options.allowInsecureCallbacks ?? false,
+      notifications: options.notifications,
     });
     this.sessions = new SessionService({
       ...deps,
@@ -220,7 +221,10 @@ export class Core {
   async startJobs(jobs: JobQueue): Promise<void> {
     this.jobs = jobs;
     this.webhooks.jobs = jobs;
+    // Retries (queued with their delay) and jobs queued before an upgrade; first attempts go through the dispatcher.
     await jobs.work('webhook.deliver', async (data) => this.webhooks.deliver(String(data.eventId)), { batchSize: 20 });
+    // Events committed while no dispatcher ran here (a restart) are due already.
+    this.webhooks.wake();
     await jobs.work('maintenance.sweep', async () => {
       await this.sessions.expireDue();
       await this.sessions.purgeEvidence();

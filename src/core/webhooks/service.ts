@@ -5,6 +5,7 @@ import type { Orm } from '../db/orm.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
+import type { Notifications } from '../db/notifications.js';
 import { postOnce } from '../net/destinations.js';
 import { newId } from '../secrets.js';
 import { inSpan } from '../tracing.js';
@@ -25,8 +26,14 @@ export interface RetryPolicy {
   timeoutMs: number;
 }
 
-/** First attempts one process runs itself at once, right after the commit that made the event. */
-const DIRECT_DELIVERIES = 32;
+/**
+ * Attempts one process runs at once: its dispatcher claims at most this many due events and
+ * claims again as each attempt ends. Bounded, so a backlog never takes the whole pool.
+ */
+export const CONCURRENT_DELIVERIES = 8;
+
+/** The channel on which an instance without a dispatcher asks one elsewhere to claim at once. */
+export const WEBHOOK_DUE_CHANNEL = 'verity_webhook_due';
 
 /** How many events one bulk resend queues at most (run it again for the rest). */
 export const BULK_RESEND_LIMIT = 5000;
@@ -111,7 +118,20 @@ export class WebhookService {
   /** Jobs are attached when the service runs; CLI commands only write the outbox. */
   jobs?: JobQueue;
 
-  constructor(private readonly deps: { orm: Orm; clock: Clock; tenancy: TenancyService; policy: RetryPolicy; logger?: WebhookLogger; metrics?: ServiceMetrics; allowPrivateDestinations?: boolean }) {}
+  constructor(
+    private readonly deps: {
+      orm: Orm;
+      clock: Clock;
+      tenancy: TenancyService;
+      policy: RetryPolicy;
+      logger?: WebhookLogger;
+      metrics?: ServiceMetrics;
+      allowPrivateDestinations?: boolean;
+      notifications?: Notifications;
+    },
+  ) {
+    deps.notifications?.on(WEBHOOK_DUE_CHANNEL, () => this.wake());
+  }
 
   /**
    * Writes an event into `em`'s unit of work: the caller flushes it in the same transaction as
@@ -136,45 +156,96 @@ export class WebhookService {
   }
 
   /**
-   * Fast path after a commit: the first attempt starts at once in this process (up to
-   * DIRECT_DELIVERIES at a time; beyond that, and when one cannot start, through the job queue).
-   * The sweep catches what this misses (a crash mid-attempt leaves a lease that runs out).
+   * After the commit that made (or re-queued) events: this process's dispatcher claims due events
+   * at once. A process without one (jobs off, a CLI command) asks another instance through
+   * NOTIFY. The sweep catches what this misses (a crash mid-attempt leaves a lease that runs out).
    */
   async dispatch(eventIds: string[]): Promise<void> {
-    if (!this.jobs) return;
-    for (const eventId of eventIds) {
-      if (this.deliveriesRunning < DIRECT_DELIVERIES) this.deliverNow(eventId);
-      else await this.enqueue(eventId);
+    if (eventIds.length === 0) return;
+    if (this.jobs) return this.wake();
+    await this.deps.notifications?.send(WEBHOOK_DUE_CHANNEL, '').catch((error: unknown) => this.deps.logger?.warn({ err: error }, 'announcing a webhook failed; the sweep will send it'));
+  }
+
+  /** Attempts the dispatcher started and not finished yet. */
+  private readonly running = new Set<Promise<void>>();
+  /** A claim is in flight: a wake meanwhile only sets `more`. */
+  private claiming = false;
+  /** Due events may be waiting: claim again when a slot is free. */
+  private more = false;
+  /** Shutting down: claim nothing new. */
+  private stopping = false;
+  private retryClaim?: NodeJS.Timeout;
+
+  /** Something may be due: fill the free slots (no-op while jobs are not attached to this process). */
+  wake(): void {
+    this.more = true;
+    void this.fill();
+  }
+
+  /**
+   * Claims due events for the free slots and starts their attempts; claims again while a claim
+   * came back full (a backlog) and a slot frees. One claim runs at a time per process.
+   */
+  private async fill(): Promise<void> {
+    if (this.claiming) return;
+    this.claiming = true;
+    try {
+      while (this.more && this.jobs && !this.stopping && this.running.size < CONCURRENT_DELIVERIES) {
+        this.more = false;
+        const free = CONCURRENT_DELIVERIES - this.running.size;
+        const rows = await this.claimDue(free);
+        for (const row of rows) this.start(row);
+        if (rows.length === free) this.more = true;
+      }
+    } catch (error) {
+      // The database is away (a restart): try again in a second; the sweep stays the safety net.
+      this.deps.logger?.warn({ err: error }, 'claiming due webhooks failed; trying again');
+      this.more = true;
+      clearTimeout(this.retryClaim);
+      this.retryClaim = setTimeout(() => void this.fill(), 1000);
+      this.retryClaim.unref();
+    } finally {
+      this.claiming = false;
     }
   }
 
-  /** First attempts started by `dispatch` and not finished yet. */
-  private readonly running = new Set<Promise<void>>();
-
-  private get deliveriesRunning(): number {
-    return this.running.size;
-  }
-
-  private deliverNow(eventId: string): void {
-    const attempt: Promise<void> = this.deliver(eventId)
-      .catch(async (error: unknown) => {
-        this.deps.logger?.warn({ err: error, eventId }, 'a webhook attempt could not run; queued for the job workers');
-        await this.enqueue(eventId);
-      })
-      .finally(() => this.running.delete(attempt));
+  private start(row: Record<string, unknown>): void {
+    const attempt: Promise<void> = inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': String(row.id) } }, (span) => this.send(row, span))
+      .catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId: row.id }, 'a webhook attempt could not finish; its lease runs out and the sweep retries it'))
+      .finally(() => {
+        this.running.delete(attempt);
+        void this.fill();
+      });
     this.running.add(attempt);
   }
 
-  /** Waits for the attempts `dispatch` started (before the database closes at shutdown). */
+  /**
+   * Claims up to `limit` due events in one statement and returns their rows: `SKIP LOCKED` lets
+   * several instances claim side by side, each event going to one of them.
+   */
+  private async claimDue(limit: number): Promise<Record<string, unknown>[]> {
+    const now = this.deps.clock.now();
+    return this.deps.orm.em.getConnection().execute(
+      `update webhook_event set state = 'sending', lease_until = ?
+       where id in (select id from webhook_event where state = 'pending' and next_attempt_at <= ? order by next_attempt_at limit ? for update skip locked)
+       returning *`,
+      [this.leaseUntil(now), now, limit],
+    );
+  }
+
+  /** Until when a claimed attempt owns its row: past the HTTP timeout, with room for the outcome write. */
+  private leaseUntil(now: Date): Date {
+    return new Date(now.getTime() + this.deps.policy.timeoutMs + 30_000);
+  }
+
+  /** Stops claiming and waits for the running attempts (before the database closes at shutdown). */
   async settle(): Promise<void> {
-    await Promise.all([...this.running]);
+    this.stopping = true;
+    clearTimeout(this.retryClaim);
+    while (this.running.size) await Promise.all([...this.running]);
   }
 
-  private enqueue(eventId: string): Promise<unknown> {
-    return this.jobs!.send('webhook.deliver', { eventId }).catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId }, 'queueing a webhook failed; the sweep will retry'));
-  }
-
-  /** One attempt of one event, traced as a `webhook deliver` span (its queries nest under it). */
+  /** One attempt of one event (a retry job, ops), traced as a `webhook deliver` span (its queries nest under it). */
   deliver(eventId: string): Promise<void> {
     return inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': eventId } }, (span) => this.attempt(eventId, span));
   }
@@ -182,18 +253,23 @@ export class WebhookService {
   /** Safe to run twice at once: only the one that claims the row sends. */
   private async attempt(eventId: string, span: Span): Promise<void> {
     const now = this.deps.clock.now();
-    const leaseUntil = new Date(now.getTime() + this.deps.policy.timeoutMs + 30_000);
     // pg-boss rounds start times to whole seconds: accept a job that runs a little early.
     const due = new Date(now.getTime() + 2000);
     const connection = this.deps.orm.em.getConnection();
     // Claimed and read in one statement; the row joins a unit of work for the outcome.
-    const claimed = await connection.execute(`update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning *`, [leaseUntil, eventId, due]);
+    const claimed = await connection.execute(`update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning *`, [this.leaseUntil(now), eventId, due]);
     if (claimed.length === 0) {
       span.setAttribute('verity.webhook.outcome', 'not_claimed');
       return;
     }
+    await this.send(claimed[0], span);
+  }
+
+  /** Sends a claimed event once and writes the outcome: the attempt row, the event's new state. */
+  private async send(row: Record<string, unknown>, span: Span): Promise<void> {
     const em = this.deps.orm.em.fork();
-    const event = em.map(WebhookEvent, claimed[0]);
+    const event = em.map(WebhookEvent, row);
+    const eventId = event.id;
     const attempt = event.attempts + 1;
     span.setAttributes({ 'verity.webhook.event_type': event.type, 'verity.webhook.attempt': attempt, ...destinationAttributes(event.url) });
     const { current: secret, previous } = await this.deps.tenancy.webhookSigningSecrets(event.projectId);
@@ -226,7 +302,7 @@ export class WebhookService {
       error = (failure as Error).name === 'TimeoutError' ? `no answer within ${this.deps.policy.timeoutMs} ms` : `${(failure as Error).message}`.slice(0, 300);
     }
     const finished = this.deps.clock.now();
-    em.create(WebhookAttempt, { id: newId('wat'), eventId, attempt, at: finished, httpStatus: status, latencyMs: Date.now() - started, error, responseSnippet: snippet });
+    const latencyMs = Date.now() - started;
     event.attempts = attempt;
     event.leaseUntil = null;
     let retryInSeconds: number | undefined;
@@ -244,7 +320,12 @@ export class WebhookService {
       event.state = 'pending';
       event.nextAttemptAt = new Date(finished.getTime() + retryInSeconds * 1000);
     }
-    await em.flush();
+    // The attempt and the event's new state in one statement (one round trip, atomic).
+    await em.getConnection().execute(
+      `with logged as (insert into webhook_attempt (id, event_id, attempt, at, http_status, latency_ms, error, response_snippet) values (?, ?, ?, ?, ?, ?, ?, ?))
+       update webhook_event set state = ?, attempts = ?, lease_until = null, delivered_at = ?, next_attempt_at = ? where id = ?`,
+      [newId('wat'), eventId, attempt, finished, status, latencyMs, error, snippet, event.state, attempt, event.deliveredAt ?? null, event.nextAttemptAt, eventId],
+    );
     const outcome = event.state === 'pending' ? 'retry' : event.state;
     span.setAttribute('verity.webhook.outcome', outcome);
     if (status !== null) span.setAttribute('http.response.status_code', status);
@@ -284,6 +365,7 @@ export class WebhookService {
     const connection = this.deps.orm.em.getConnection();
     await connection.execute(`update webhook_event set state = 'pending', lease_until = null where state = 'sending' and lease_until < ?`, [now]);
     const overdue: { id: string }[] = await connection.execute(`select id from webhook_event where state = 'pending' and next_attempt_at < ? order by next_attempt_at limit 500`, [new Date(now.getTime() - 30_000)]);
+    // The dispatcher claims them (and any other due event), oldest first.
     await this.dispatch(overdue.map((row) => row.id));
     return overdue.length;
   }
