@@ -83,7 +83,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));
   app.use(oidcRouter(core, docs));
   // Roster invitations: sign in, take a selfie, become an active member.
-  app.use(activationRouter(core));
+  app.use(activationRouter(core, docs));
   // The admin console (it calls /graphql with an admin token).
   app.use(adminConsoleRouter());
 

@@ -11,7 +11,7 @@ import type { ErrorCode } from '../../core/errors.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody, type FieldKinds } from '../input.js';
-import type { ApiDocs } from '../openapi.js';
+import { testOutcomeHeader, type ApiDocs } from '../openapi.js';
 
 import { combinedWire, standaloneWire } from '../../core/checks/views.js';
 
@@ -37,6 +37,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       body: doc.body,
       response: doc.response ?? standaloneWire,
+      headers: [testOutcomeHeader],
       errors: [...COMMON_ERRORS, ...doc.errors],
     });
   }

@@ -9,7 +9,8 @@ import { sendData } from '../envelope.js';
 import { toDomainError } from '../errors.js';
 import type { ApiDocs } from '../openapi.js';
 
-const member = z.object({
+/** Exported for the activation page's JSON answer (src/web/activation-pages.ts). */
+export const member = z.object({
   id: z.number().int(),
   member_id: z.string().describe('mem_ + 24 hex; the svc_org_member_id login claim'),
   first_name: z.string(),

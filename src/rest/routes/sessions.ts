@@ -9,7 +9,7 @@ import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody } from '../input.js';
-import type { ApiDocs } from '../openapi.js';
+import { testOutcomeHeader, type ApiDocs } from '../openapi.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
 
@@ -63,6 +63,7 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       body: createSessionInput,
       response: created,
+      headers: [testOutcomeHeader],
       successStatus: 201,
       errors: [...AUTH_ERRORS, 'validation_error', 'workflow_not_found', 'callback_not_allowed', 'insufficient_balance', 'invalid_token', 'account_not_found', 'idempotency_key_reused', 'idempotency_in_progress'],
     },
