@@ -170,6 +170,23 @@ export function activationRouter(core: Core, docs: ApiDocs) {
     security: 'none',
     body: z.object({ selfie: z.string().describe('a data URL or base64 JPEG from the camera') }),
     response: z.object({ member }),
+    examples: {
+      request: { selfie: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U' },
+      response: {
+        member: {
+          id: 42,
+          member_id: 'mem_5e0c7a1b2d3f4e5a6b7c8d9e',
+          first_name: 'Ana',
+          last_name: 'Reyes',
+          email: 'ana.reyes@clinic.example',
+          role: 'member',
+          status: 'active',
+          svc_id: 'svc_8a7b6c5d4e3f',
+          active: true,
+          created_at: '2026-11-20T14:03:00.000Z',
+        },
+      },
+    },
     errors: [
       'requires_login',
       'validation_error',
