@@ -18,6 +18,7 @@ import { systemRouter, type ReadinessProbe } from './routes/system.js';
 import { homeRouter } from '../web/home.js';
 import { assetsRouter } from '../web/assets.js';
 import { activationRouter } from '../web/activation-pages.js';
+import { apiReferenceRouter } from './api-reference.js';
 import { adminConsoleRouter } from '../web/admin-console.js';
 
 export interface HttpAppOptions {
@@ -80,10 +81,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(assetsRouter());
   app.use(homeRouter());
   app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsToken));
+  // The rendered reference of that document (Redoc, bundled).
+  app.use(apiReferenceRouter());
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));
   app.use(oidcRouter(core, docs));
   // Roster invitations: sign in, take a selfie, become an active member.
-  app.use(activationRouter(core));
+  app.use(activationRouter(core, docs));
   // The admin console (it calls /graphql with an admin token).
   app.use(adminConsoleRouter());
 

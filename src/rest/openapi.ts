@@ -6,6 +6,31 @@ import { errorCatalog, type ErrorCode } from '../core/errors.js';
 
 export type Security = 'apiKey' | 'orgClient' | 'accessToken' | 'none';
 
+export type BodyMediaType = 'application/json' | 'application/x-www-form-urlencoded';
+
+/** A request header the route reads (beyond credentials, which the security schemes say). */
+export interface HeaderDoc {
+  name: string;
+  description: string;
+  schema: z.ZodType;
+}
+
+/** Realistic examples, checked against their schemas by test/openapi-examples.test.ts. */
+export interface RouteExamples {
+  /** One request body (for every media type the route takes). */
+  request?: unknown;
+  /** The `data` of a success (the envelope is added for enveloped routes), or the bare body. */
+  response?: unknown;
+}
+
+/** Sandbox (README: Sandbox): a test key forces the outcome of a standalone check or a new session. */
+export const testOutcomeHeader: HeaderDoc = {
+  name: 'Verity-Test-Outcome',
+  description:
+    'Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error',
+  schema: z.string().meta({ examples: ['approve', 'decline', 'review', 'insufficient_balance'] }),
+};
+
 export interface RouteDoc {
   method: 'get' | 'post' | 'patch' | 'put' | 'delete';
   /** OpenAPI path template, e.g. `/api/v2/session/{id}`. */
@@ -16,6 +41,10 @@ export interface RouteDoc {
   tag: string;
   security: Security;
   body?: z.ZodType;
+  /** The media types the body may be sent as; JSON unless said. */
+  bodyTypes?: BodyMediaType[];
+  headers?: HeaderDoc[];
+  examples?: RouteExamples;
   query?: z.ZodObject;
   /** The `data` of a success; the enveloped routes wrap it. */
   response?: z.ZodType;
@@ -60,10 +89,12 @@ const errorEnvelope = {
   },
 };
 
+/** RFC 6749 section 5.2 at the token endpoint; RFC 6750 section 3.1 on the bearer routes. */
 const oauthError = {
   type: 'object',
+  description: 'An OAuth error: RFC 6749 5.2 (invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope) or RFC 6750 3.1 (invalid_token, insufficient_scope)',
   required: ['error'],
-  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+  properties: { error: { type: 'string', examples: ['invalid_grant'] }, error_description: { type: 'string', examples: ['code_verifier does not match the code_challenge'] } },
 };
 
 /** `get /api/v2/session/{id}/decision` -> `getSessionByIdDecision`: one per route, stable while the path is. */
@@ -103,14 +134,9 @@ export class ApiDocs {
       if (operationIds.has(operationId)) throw new Error(`two routes have the operationId ${operationId}`);
       operationIds.add(operationId);
       const success = route.response ? jsonSchema(route.response, 'output') : {};
-      const responses: Record<string, unknown> = route.browser
-        ? { ...browserResponses }
-        : {
-            [String(route.successStatus ?? 200)]: {
-              description: 'success',
-              content: { 'application/json': { schema: route.bare ? success : envelopeOf(success) } },
-            },
-          };
+      const successContent: Record<string, unknown> = { schema: route.bare ? success : envelopeOf(success) };
+      if (route.examples && 'response' in route.examples) successContent.example = route.bare ? route.examples.response : { success: true, data: route.examples.response, error: null };
+      const responses: Record<string, unknown> = route.browser ? { ...browserResponses } : { [String(route.successStatus ?? 200)]: { description: 'success', content: { 'application/json': successContent } } };
       for (const code of route.errors ?? []) {
         const status = String(errorCatalog[code].status);
         const existing = responses[status] as { description: string } | undefined;
@@ -143,9 +169,13 @@ export class ApiDocs {
         required: true,
         schema: { type: 'string' },
       }));
-      if (pathParams.length) operation.parameters = [...pathParams, ...((operation.parameters as unknown[]) ?? [])];
+      const headerParams = (route.headers ?? []).map((header) => ({ name: header.name, in: 'header', required: false, description: header.description, schema: jsonSchema(header.schema, 'input') }));
+      const parameters = [...pathParams, ...((operation.parameters as unknown[]) ?? []), ...headerParams];
+      if (parameters.length) operation.parameters = parameters;
       if (route.body) {
-        operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } };
+        const schema = jsonSchema(route.body, 'input');
+        const media = { schema, ...(route.examples && 'request' in route.examples ? { example: route.examples.request } : {}) };
+        operation.requestBody = { required: true, content: Object.fromEntries((route.bodyTypes ?? ['application/json']).map((type) => [type, media])) };
       }
       paths[route.path] ??= {};
       paths[route.path]![route.method] = operation;

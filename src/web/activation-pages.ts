@@ -6,7 +6,10 @@ import express, { Router, type Request, type Response } from 'express';
 import { DomainError } from '../core/errors.js';
 import { invitationForAnotherEmail, invitedEmailMatches } from '../core/roster/service.js';
 import type { Core } from '../core/index.js';
+import { z } from 'zod';
 import { decodeImageString, jsonBody } from '../rest/input.js';
+import type { ApiDocs } from '../rest/openapi.js';
+import { memberAnswerWire } from '../core/roster/views.js';
 import { sendData } from '../rest/envelope.js';
 import { sessionCookie, setSessionCookie, signInFromPage } from '../rest/routes/oidc.js';
 import { issueCsrf, requireCsrf } from './csrf.js';
@@ -59,7 +62,7 @@ function linkProblem(res: Response, error: DomainError): void {
     );
 }
 
-export function activationRouter(core: Core) {
+export function activationRouter(core: Core, docs: ApiDocs) {
   const router = Router();
   const secure = core.oidc.issuer.startsWith('https:');
   const form = express.urlencoded({ extended: false, limit: '64kb' });
@@ -157,6 +160,47 @@ export function activationRouter(core: Core) {
     const selfie = req.body?.selfie;
     if (typeof selfie !== 'string' || !selfie) throw new DomainError('invalid_image', 'a selfie is required', { data: { errors: { selfie: 'required: a data URL or base64 image' } } });
     sendData(res, await core.roster.activate(tokenOf(req), session.accountId, decodeImageString('selfie', selfie)));
+  });
+  // The page's one JSON call (web/activation/selfie.ts); its other routes answer HTML and redirects.
+  docs.add({
+    method: 'post',
+    path: '/activate/{token}/selfie',
+    summary: "Activation page: the signed-in person's selfie (session cookie); live and matching their account's face, they become an active member",
+    tag: 'roster',
+    security: 'none',
+    body: z.object({ selfie: z.string().describe('a data URL or base64 JPEG from the camera') }),
+    response: memberAnswerWire,
+    examples: {
+      request: { selfie: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U' },
+      response: {
+        member: {
+          id: 42,
+          member_id: 'mem_5e0c7a1b2d3f4e5a6b7c8d9e',
+          first_name: 'Ana',
+          last_name: 'Reyes',
+          email: 'ana.reyes@clinic.example',
+          role: 'member',
+          status: 'active',
+          svc_id: 'svc_8a7b6c5d4e3f',
+          active: true,
+          created_at: '2026-11-20T14:03:00.000Z',
+        },
+      },
+    },
+    errors: [
+      'requires_login',
+      'validation_error',
+      'invalid_image',
+      'image_too_large',
+      'unprocessable',
+      'access_denied',
+      'invalid_activation',
+      'code_expired',
+      'already_active',
+      'no_face',
+      'face_mismatch',
+      'face_rescan_required',
+    ],
   });
 
   return router;

@@ -11,7 +11,7 @@ import type { ErrorCode } from '../../core/errors.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody, type FieldKinds } from '../input.js';
-import type { ApiDocs } from '../openapi.js';
+import { testOutcomeHeader, type ApiDocs, type RouteExamples } from '../openapi.js';
 
 import { challengeWire, combinedWire, standaloneWire, unlinkedFaceWire, type UnlinkedFaceView } from '../../core/checks/views.js';
 import { providerListWire, stateListWire } from '../../core/credentials/views.js';
@@ -24,7 +24,7 @@ const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'invalid_api_key', 'insu
 export function checksRouter(core: Core, docs: ApiDocs) {
   const router = Router();
 
-  function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body: z.ZodType; errors: ErrorCode[]; response?: z.ZodType }) {
+  function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body: z.ZodType; errors: ErrorCode[]; response?: z.ZodType; examples?: RouteExamples }) {
     router.post(path, checkBody(kinds), async (req, res) => {
       const caller = res.locals.apiKey as ApiKeyCaller;
       const result = await core.pipeline.run(caller, check, res.locals.input, { idempotencyKey: req.get('idempotency-key') ?? undefined, testOutcome: req.get(TEST_OUTCOME_HEADER) });
@@ -38,7 +38,9 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       body: doc.body,
       response: doc.response ?? standaloneWire,
+      headers: [testOutcomeHeader],
       errors: [...COMMON_ERRORS, ...doc.errors],
+      examples: doc.examples,
     });
   }
 
@@ -71,6 +73,14 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1',
       body: z.object({ image }),
       errors: ['image_too_large', 'unprocessable', 'no_face'],
+      examples: {
+        request: { image: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U' },
+        response: {
+          session_id: 'chk_4b7e1f0a9c2d',
+          status: 'passed',
+          check: { type: 'liveness', status: 'passed', score: 1, data: { live_score: 1, result: 'live' }, error: null },
+        },
+      },
     },
   );
   route(

@@ -1,4 +1,5 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { AuthorizeStep, BrowserSession } from '../../core/oidc/provider.js';
@@ -9,7 +10,7 @@ import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { allowFormRedirect } from '../security-headers.js';
 import { toDomainError } from '../errors.js';
 import { sendData } from '../envelope.js';
-import type { ApiDocs } from '../openapi.js';
+import type { ApiDocs, BodyMediaType } from '../openapi.js';
 import { jsonBody } from '../input.js';
 
 const COOKIE = 'verity_session';
@@ -101,6 +102,28 @@ export async function signInFromPage(oidc: Core['oidc'], email: string, password
 }
 
 /** Login and account endpoints under /api/auth/oidc, discovery at both well-known paths. */
+// The OAuth endpoints' requests, for the document only: the grants read the fields themselves
+// (core/oidc/grants) so that each error is the one RFC 6749 names.
+const OAUTH_BODY: BodyMediaType[] = ['application/x-www-form-urlencoded', 'application/json'];
+const clientCredentials = {
+  client_id: z.string().optional().describe('client_secret_post; or send both in Authorization: Basic (client_secret_basic)'),
+  client_secret: z.string().optional().describe('client_secret_post; or Authorization: Basic'),
+};
+const tokenRequest = z.object({
+  grant_type: z.enum(['authorization_code', 'refresh_token']),
+  code: z.string().optional().describe('authorization_code: the code from the redirect (single use, 60 s)'),
+  redirect_uri: z.string().optional().describe('authorization_code: the redirect_uri of the authorization request, exactly'),
+  code_verifier: z.string().optional().describe('authorization_code: the PKCE S256 verifier (43 to 128 characters)'),
+  refresh_token: z.string().optional().describe('refresh_token: the current refresh token (rotated: the answer carries its successor)'),
+  scope: z.string().optional().describe('refresh_token: a narrower scope than granted (optional)'),
+  ...clientCredentials,
+});
+const tokenLookup = z.object({
+  token: z.string().describe('an access or refresh token issued to this client'),
+  token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
+  ...clientCredentials,
+});
+
 export function oidcRouter(core: Core, docs: ApiDocs) {
   const router = Router();
   const oidc = core.oidc;
@@ -356,7 +379,27 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       tag: 'login',
       security: 'none',
       bare: true,
+      body: tokenRequest,
+      bodyTypes: OAUTH_BODY,
       errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'],
+      examples: {
+        request: {
+          grant_type: 'authorization_code',
+          code: 'Yx3vQ0c9bXo2mWkqL7sJtA',
+          redirect_uri: 'https://staff.example/callback',
+          code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+          client_id: 'cli_5f2b9c0d1e3a4b6c',
+          client_secret: 'cs_9a8b7c6d5e4f3a2b1c0d',
+        },
+        response: {
+          access_token: 'at_2YjL0mW8c3xQ9rT1vN6kP4sA',
+          token_type: 'Bearer',
+          expires_in: 3600,
+          refresh_token: 'rt_7Hq2Zp5Lm0Xc8Vb3Nk1Rd6Ts',
+          id_token: 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJzdmNfMTIzIn0.c2lnbmF0dXJl',
+          scope: 'openid profile',
+        },
+      },
     },
     {
       method: 'post',
@@ -365,6 +408,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       tag: 'login',
       security: 'none',
       bare: true,
+      body: tokenLookup,
+      bodyTypes: OAUTH_BODY,
       errors: ['invalid_request', 'invalid_client'],
     },
     {
@@ -374,6 +419,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       tag: 'login',
       security: 'none',
       bare: true,
+      body: tokenLookup,
+      bodyTypes: OAUTH_BODY,
       errors: ['invalid_request', 'invalid_client'],
     },
     { method: 'get', path: '/api/auth/oidc/logout', summary: "RP-initiated logout: revokes the user's tokens for the client", tag: 'login', security: 'none', browser: true },

@@ -9,9 +9,26 @@ import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody } from '../input.js';
-import type { ApiDocs } from '../openapi.js';
+import { testOutcomeHeader, type ApiDocs } from '../openapi.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
+
+/** A new session as the document's examples show it. */
+const SESSION_EXAMPLE = {
+  session_id: 'ses_9f8e7d6c5b4a3928',
+  status: 'NOT_STARTED',
+  workflow_id: 'wf_3c1d2e4f5a6b',
+  features: ['id_verification', 'liveness', 'face_match'],
+  vendor_data: 'applicant-8841',
+  redirect_url: 'https://clinic.example/onboarding/done',
+  callback: null,
+  svc_id: null,
+  expires_at: '2026-11-27T10:00:00.000Z',
+  created_at: '2026-11-27T09:00:00.000Z',
+  updated_at: '2026-11-27T09:00:00.000Z',
+  started_at: null,
+  decided_at: null,
+};
 
 /** `/api/v2/session`: the integrator's side of hosted verification. */
 export function sessionsRouter(core: Core, docs: ApiDocs) {
@@ -63,7 +80,16 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       body: createSessionInput,
       response: created,
+      headers: [testOutcomeHeader],
       successStatus: 201,
+      examples: {
+        request: { workflow_id: 'wf_3c1d2e4f5a6b', vendor_data: 'applicant-8841', redirect_url: 'https://clinic.example/onboarding/done', ttl_seconds: 3600 },
+        response: {
+          ...SESSION_EXAMPLE,
+          url: 'https://verity.example/verify/ses_9f8e7d6c5b4a3928#st_Qm9vZ2llV29vZ2llMTIz',
+          session_token: 'st_Qm9vZ2llV29vZ2llMTIz',
+        },
+      },
       errors: [...AUTH_ERRORS, 'validation_error', 'workflow_not_found', 'callback_not_allowed', 'insufficient_balance', 'invalid_token', 'account_not_found', 'idempotency_key_reused', 'idempotency_in_progress'],
     },
     {
@@ -76,7 +102,16 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       response: z.array(session),
       errors: [...AUTH_ERRORS, 'validation_error'],
     },
-    { method: 'get', path: '/api/v2/session/{id}', summary: "The session's current state (poll it while the user works)", tag: 'sessions', security: 'apiKey', response: session, errors: [...AUTH_ERRORS, 'not_found'] },
+    {
+      method: 'get',
+      path: '/api/v2/session/{id}',
+      summary: "The session's current state (poll it while the user works)",
+      tag: 'sessions',
+      security: 'apiKey',
+      response: session,
+      errors: [...AUTH_ERRORS, 'not_found'],
+      examples: { response: { ...SESSION_EXAMPLE, status: 'IN_PROGRESS', started_at: '2026-11-27T09:01:12.000Z', updated_at: '2026-11-27T09:01:12.000Z' } },
+    },
     { method: 'get', path: '/api/v2/session/{id}/decision', summary: 'The authoritative decision with every check run', tag: 'sessions', security: 'apiKey', response: decision, errors: [...AUTH_ERRORS, 'not_found'] },
     {
       method: 'patch',
@@ -86,6 +121,10 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       body: reviewInput,
       response: session,
+      examples: {
+        request: { status: 'APPROVED' },
+        response: { ...SESSION_EXAMPLE, status: 'APPROVED', started_at: '2026-11-27T09:01:12.000Z', decided_at: '2026-11-27T09:20:40.000Z', updated_at: '2026-11-27T09:20:40.000Z' },
+      },
       errors: [...AUTH_ERRORS, 'validation_error', 'not_found', 'review_not_pending', 'required_face_checks_incomplete', 'session_closed'],
     },
   );

@@ -66,7 +66,7 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
   });
 
   docs.add(
-    { method: 'get', path: '/healthz', summary: 'The process is up', tag: 'system', security: 'none', bare: true, response: z.object({ status: z.literal('ok') }) },
+    { method: 'get', path: '/healthz', summary: 'The process is up', tag: 'system', security: 'none', bare: true, response: z.object({ status: z.literal('ok') }), examples: { response: { status: 'ok' } } },
     {
       method: 'get',
       path: '/readyz',

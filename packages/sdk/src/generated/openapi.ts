@@ -346,6 +346,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/activate/{token}/selfie": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Activation page: the signed-in person's selfie (session cookie); live and matching their account's face, they become an active member */
+        post: operations["postActivateByTokenSelfie"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/id-verification": {
         parameters: {
             query?: never;
@@ -922,8 +939,11 @@ export interface components {
                 message: string;
             };
         };
+        /** @description An OAuth error: RFC 6749 5.2 (invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope) or RFC 6750 3.1 (invalid_token, insufficient_scope) */
         OAuthError: {
+            /** @example invalid_grant */
             error: string;
+            /** @example code_verifier does not match the code_challenge */
             error_description?: string;
         };
     };
@@ -950,6 +970,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -1350,7 +1375,66 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_type": "authorization_code",
+                 *       "code": "Yx3vQ0c9bXo2mWkqL7sJtA",
+                 *       "redirect_uri": "https://staff.example/callback",
+                 *       "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+                 *       "client_id": "cli_5f2b9c0d1e3a4b6c",
+                 *       "client_secret": "cs_9a8b7c6d5e4f3a2b1c0d"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    grant_type: "authorization_code" | "refresh_token";
+                    /** @description authorization_code: the code from the redirect (single use, 60 s) */
+                    code?: string;
+                    /** @description authorization_code: the redirect_uri of the authorization request, exactly */
+                    redirect_uri?: string;
+                    /** @description authorization_code: the PKCE S256 verifier (43 to 128 characters) */
+                    code_verifier?: string;
+                    /** @description refresh_token: the current refresh token (rotated: the answer carries its successor) */
+                    refresh_token?: string;
+                    /** @description refresh_token: a narrower scope than granted (optional) */
+                    scope?: string;
+                    /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
+                    client_id?: string;
+                    /** @description client_secret_post; or Authorization: Basic */
+                    client_secret?: string;
+                };
+                /**
+                 * @example {
+                 *       "grant_type": "authorization_code",
+                 *       "code": "Yx3vQ0c9bXo2mWkqL7sJtA",
+                 *       "redirect_uri": "https://staff.example/callback",
+                 *       "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+                 *       "client_id": "cli_5f2b9c0d1e3a4b6c",
+                 *       "client_secret": "cs_9a8b7c6d5e4f3a2b1c0d"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    grant_type: "authorization_code" | "refresh_token";
+                    /** @description authorization_code: the code from the redirect (single use, 60 s) */
+                    code?: string;
+                    /** @description authorization_code: the redirect_uri of the authorization request, exactly */
+                    redirect_uri?: string;
+                    /** @description authorization_code: the PKCE S256 verifier (43 to 128 characters) */
+                    code_verifier?: string;
+                    /** @description refresh_token: the current refresh token (rotated: the answer carries its successor) */
+                    refresh_token?: string;
+                    /** @description refresh_token: a narrower scope than granted (optional) */
+                    scope?: string;
+                    /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
+                    client_id?: string;
+                    /** @description client_secret_post; or Authorization: Basic */
+                    client_secret?: string;
+                };
+            };
+        };
         responses: {
             /** @description success */
             200: {
@@ -1358,6 +1442,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "at_2YjL0mW8c3xQ9rT1vN6kP4sA",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600,
+                     *       "refresh_token": "rt_7Hq2Zp5Lm0Xc8Vb3Nk1Rd6Ts",
+                     *       "id_token": "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJzdmNfMTIzIn0.c2lnbmF0dXJl",
+                     *       "scope": "openid profile"
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -1388,7 +1482,30 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description an access or refresh token issued to this client */
+                    token: string;
+                    /** @enum {string} */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
+                    client_id?: string;
+                    /** @description client_secret_post; or Authorization: Basic */
+                    client_secret?: string;
+                };
+                "application/json": {
+                    /** @description an access or refresh token issued to this client */
+                    token: string;
+                    /** @enum {string} */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
+                    client_id?: string;
+                    /** @description client_secret_post; or Authorization: Basic */
+                    client_secret?: string;
+                };
+            };
+        };
         responses: {
             /** @description success */
             200: {
@@ -1426,7 +1543,30 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description an access or refresh token issued to this client */
+                    token: string;
+                    /** @enum {string} */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
+                    client_id?: string;
+                    /** @description client_secret_post; or Authorization: Basic */
+                    client_secret?: string;
+                };
+                "application/json": {
+                    /** @description an access or refresh token issued to this client */
+                    token: string;
+                    /** @enum {string} */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
+                    client_id?: string;
+                    /** @description client_secret_post; or Authorization: Basic */
+                    client_secret?: string;
+                };
+            };
+        };
         responses: {
             /** @description success */
             200: {
@@ -1656,10 +1796,160 @@ export interface operations {
             };
         };
     };
-    postIdVerification: {
+    postActivateByTokenSelfie: {
         parameters: {
             query?: never;
             header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "selfie": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description a data URL or base64 JPEG from the camera */
+                    selfie: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "member": {
+                     *           "id": 42,
+                     *           "member_id": "mem_5e0c7a1b2d3f4e5a6b7c8d9e",
+                     *           "first_name": "Ana",
+                     *           "last_name": "Reyes",
+                     *           "email": "ana.reyes@clinic.example",
+                     *           "role": "member",
+                     *           "status": "active",
+                     *           "svc_id": "svc_8a7b6c5d4e3f",
+                     *           "active": true,
+                     *           "created_at": "2026-11-20T14:03:00.000Z"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            member: {
+                                id: number;
+                                /** @description mem_ + 24 hex; the svc_org_member_id login claim */
+                                member_id: string;
+                                first_name: string;
+                                last_name: string;
+                                email: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "developer" | "member";
+                                /** @enum {string} */
+                                status: "invited" | "link_sent" | "active" | "deactivated";
+                                svc_id: string | null;
+                                active: boolean;
+                                created_at: string;
+                            };
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description validation_error, invalid_image */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description requires_login */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description access_denied, face_mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_activation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description already_active */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description code_expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description image_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unprocessable, no_face, face_rescan_required */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postIdVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1787,7 +2077,10 @@ export interface operations {
     postFaceMatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1916,12 +2209,20 @@ export interface operations {
     postLiveness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *     }
+                 */
                 "application/json": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     image: string;
@@ -1935,6 +2236,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_4b7e1f0a9c2d",
+                     *         "status": "passed",
+                     *         "check": {
+                     *           "type": "liveness",
+                     *           "status": "passed",
+                     *           "score": 1,
+                     *           "data": {
+                     *             "live_score": 1,
+                     *             "result": "live"
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2040,7 +2361,10 @@ export interface operations {
     postKycCredential: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2185,7 +2509,10 @@ export interface operations {
     postAntispoof: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2328,7 +2655,10 @@ export interface operations {
     postAntispoofIdentity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2471,7 +2801,10 @@ export interface operations {
     postFaceUniqueness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2688,7 +3021,10 @@ export interface operations {
     postAgeVerification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2805,7 +3141,10 @@ export interface operations {
     postLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2930,7 +3269,10 @@ export interface operations {
     postCredentialVerification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3665,12 +4007,23 @@ export interface operations {
     postSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
+                "Verity-Test-Outcome"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "workflow_id": "wf_3c1d2e4f5a6b",
+                 *       "vendor_data": "applicant-8841",
+                 *       "redirect_url": "https://clinic.example/onboarding/done",
+                 *       "ttl_seconds": 3600
+                 *     }
+                 */
                 "application/json": {
                     workflow_id: string;
                     /** Format: uri */
@@ -3692,6 +4045,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a3928",
+                     *         "status": "NOT_STARTED",
+                     *         "workflow_id": "wf_3c1d2e4f5a6b",
+                     *         "features": [
+                     *           "id_verification",
+                     *           "liveness",
+                     *           "face_match"
+                     *         ],
+                     *         "vendor_data": "applicant-8841",
+                     *         "redirect_url": "https://clinic.example/onboarding/done",
+                     *         "callback": null,
+                     *         "svc_id": null,
+                     *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "created_at": "2026-11-27T09:00:00.000Z",
+                     *         "updated_at": "2026-11-27T09:00:00.000Z",
+                     *         "started_at": null,
+                     *         "decided_at": null,
+                     *         "url": "https://verity.example/verify/ses_9f8e7d6c5b4a3928#st_Qm9vZ2llV29vZ2llMTIz",
+                     *         "session_token": "st_Qm9vZ2llV29vZ2llMTIz"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3809,6 +4189,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a3928",
+                     *         "status": "IN_PROGRESS",
+                     *         "workflow_id": "wf_3c1d2e4f5a6b",
+                     *         "features": [
+                     *           "id_verification",
+                     *           "liveness",
+                     *           "face_match"
+                     *         ],
+                     *         "vendor_data": "applicant-8841",
+                     *         "redirect_url": "https://clinic.example/onboarding/done",
+                     *         "callback": null,
+                     *         "svc_id": null,
+                     *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "created_at": "2026-11-27T09:00:00.000Z",
+                     *         "updated_at": "2026-11-27T09:01:12.000Z",
+                     *         "started_at": "2026-11-27T09:01:12.000Z",
+                     *         "decided_at": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3971,6 +4376,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "APPROVED"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     status: "APPROVED" | "DECLINED";
@@ -3984,6 +4394,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a3928",
+                     *         "status": "APPROVED",
+                     *         "workflow_id": "wf_3c1d2e4f5a6b",
+                     *         "features": [
+                     *           "id_verification",
+                     *           "liveness",
+                     *           "face_match"
+                     *         ],
+                     *         "vendor_data": "applicant-8841",
+                     *         "redirect_url": "https://clinic.example/onboarding/done",
+                     *         "callback": null,
+                     *         "svc_id": null,
+                     *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "created_at": "2026-11-27T09:00:00.000Z",
+                     *         "updated_at": "2026-11-27T09:20:40.000Z",
+                     *         "started_at": "2026-11-27T09:01:12.000Z",
+                     *         "decided_at": "2026-11-27T09:20:40.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
