@@ -113,7 +113,7 @@ try {
       headers: { 'content-type': 'application/json', 'X-Session-Token': data.session_token },
       body: JSON.stringify({ latitude: 40.7, longitude: -74, accuracy: 10 }),
     });
-    if (!step.ok) throw new Error(`step failed: ${step.status}`);
+    if (!step.ok) throw new Error(`step failed: ${step.status} ${await step.text()}`);
     answered.set(data.session_id, Date.now());
     return data.session_id;
   }
