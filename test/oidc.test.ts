@@ -469,10 +469,12 @@ describe('refresh tokens', () => {
     const { code, verifier } = await authorize();
     const bad = await exchange(code, verifier, { redirect_uri: `${redirectUri}\u0000` });
     expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('invalid_request');
     const good = await exchange(code, verifier);
     expect(good.status).toBe(200);
     const scoped = await token({ grant_type: 'refresh_token', refresh_token: good.body.refresh_token, scope: 'openid\u0000', client_id: client.client_id, client_secret: client.client_secret });
     expect(scoped.status).toBe(400);
+    expect(scoped.body.error).toBe('invalid_request');
     expect((await refresh(good.body.refresh_token)).status).toBe(200);
   });
 

@@ -45,13 +45,23 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
 }
 
 /**
+ * The RFC 6749 error for what failed: a malformed body, or input the service refuses as a whole
+ * (a NUL, a lone surrogate: `validation_error` elsewhere), is `invalid_request` here.
+ */
+function oauthError(error: unknown): DomainError | undefined {
+  if ((error as { type?: string })?.type === 'entity.parse.failed') return new DomainError('invalid_request', 'malformed JSON body');
+  const known = toDomainError(error);
+  return known?.code === 'validation_error' ? new DomainError('invalid_request', known.message) : known;
+}
+
+/**
  * Token errors in the client's dialect. A form-encoded request (what RFC 6749 requires, so every
  * standard relying party) gets RFC 6749 section 5.2's `{ error, error_description }`; a JSON
  * request gets the spec's envelope. A body that does not parse is `invalid_request` either way,
  * and a failed HTTP Basic authentication carries `WWW-Authenticate: Basic`.
  */
 function tokenError(error: unknown, req: Request, res: Response, next: NextFunction): void {
-  const known = (error as { type?: string })?.type === 'entity.parse.failed' ? new DomainError('invalid_request', 'malformed JSON body') : toDomainError(error);
+  const known = oauthError(error);
   if (!known) {
     next(error);
     return;
