@@ -72,3 +72,38 @@ export const verificationsWire = z.object({
   }),
 });
 export type VerificationsWire = z.output<typeof verificationsWire>;
+
+/** OpenID Provider metadata (OIDC Discovery 1.0 section 3, RFC 8414). */
+export const discoveryWire = z.object({
+  issuer: z.string(),
+  authorization_endpoint: z.string(),
+  token_endpoint: z.string(),
+  userinfo_endpoint: z.string(),
+  jwks_uri: z.string(),
+  end_session_endpoint: z.string(),
+  revocation_endpoint: z.string(),
+  revocation_endpoint_auth_methods_supported: z.array(z.string()),
+  introspection_endpoint: z.string(),
+  introspection_endpoint_auth_methods_supported: z.array(z.string()),
+  scopes_supported: z.array(z.string()),
+  response_types_supported: z.array(z.string()),
+  response_modes_supported: z.array(z.string()),
+  grant_types_supported: z.array(z.string()),
+  code_challenge_methods_supported: z.array(z.string()),
+  token_endpoint_auth_methods_supported: z.array(z.string()),
+  id_token_signing_alg_values_supported: z.array(z.string()),
+  subject_types_supported: z.array(z.string()),
+  claims_supported: z.array(z.string()),
+  prompt_values_supported: z.array(z.string()),
+  authorization_response_iss_parameter_supported: z.boolean(),
+  request_parameter_supported: z.boolean(),
+  request_uri_parameter_supported: z.boolean(),
+  claims_parameter_supported: z.boolean(),
+  ui_locales_supported: z.array(z.string()),
+});
+export type DiscoveryWire = z.output<typeof discoveryWire>;
+
+/** RFC 7517 JWK Set of the RS256 signing keys, newest first (public parts only). */
+export const jwksWire = z.object({
+  keys: z.array(z.object({ kty: z.literal('RSA'), n: z.string(), e: z.string(), kid: z.string().describe('RFC 7638 thumbprint'), alg: z.literal('RS256'), use: z.literal('sig') })),
+});

@@ -4,7 +4,8 @@ import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { AuthorizeStep, BrowserSession } from '../../core/oidc/provider.js';
 import { UI_LOCALES_SUPPORTED } from '../../core/oidc/ui-locales.js';
-import { introspectionWire, licensesWire, revocationWire, tokenResponseWire, userinfoWire, verificationsWire } from '../../core/oidc/views.js';
+import { discoveryDocument } from '../../core/oidc/discovery.js';
+import { discoveryWire, introspectionWire, jwksWire, licensesWire, revocationWire, tokenResponseWire, userinfoWire, verificationsWire } from '../../core/oidc/views.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
 import { consentPage, forgotPasswordPage, messagePage, resetPasswordPage, signInPage, signUpErrorText, signUpNotice, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
@@ -124,6 +125,9 @@ const tokenLookup = z.object({
   token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
   ...clientCredentials,
 });
+
+/** The discovery document of the issuer the examples use. */
+const DISCOVERY_EXAMPLE = discoveryDocument('https://verity.example');
 
 const USERINFO_EXAMPLE = {
   sub: 'svc_8d2f4a6b1c3e5f7091a2b3c4',
@@ -370,7 +374,16 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.use(['/api/auth/oidc/userinfo', '/api/auth/oidc/licenses', '/api/auth/oidc/verifications'], bearerChallenge);
 
   docs.add(
-    { method: 'get', path: '/.well-known/openid-configuration', summary: 'OpenID Connect discovery (also at /api/.well-known/openid-configuration)', tag: 'login', security: 'none', bare: true },
+    {
+      method: 'get',
+      path: '/.well-known/openid-configuration',
+      summary: 'OpenID Connect discovery (also at /api/.well-known/openid-configuration)',
+      tag: 'login',
+      security: 'none',
+      bare: true,
+      response: discoveryWire,
+      examples: { response: DISCOVERY_EXAMPLE },
+    },
     {
       method: 'get',
       path: '/api/.well-known/openid-configuration',
@@ -379,8 +392,32 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       tag: 'login',
       security: 'none',
       bare: true,
+      response: discoveryWire,
+      examples: { response: DISCOVERY_EXAMPLE },
     },
-    { method: 'get', path: '/api/auth/oidc/jwks.json', summary: 'Public RS256 keys for id_token validation', tag: 'login', security: 'none', bare: true },
+    {
+      method: 'get',
+      path: '/api/auth/oidc/jwks.json',
+      summary: 'Public RS256 keys for id_token validation',
+      tag: 'login',
+      security: 'none',
+      bare: true,
+      response: jwksWire,
+      examples: {
+        response: {
+          keys: [
+            {
+              kty: 'RSA',
+              n: '0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw',
+              e: 'AQAB',
+              kid: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+              alg: 'RS256',
+              use: 'sig',
+            },
+          ],
+        },
+      },
+    },
     { method: 'get', path: '/api/auth/oidc/authorize', summary: 'Authorization code request (browser); redirects with code, state and iss', tag: 'login', security: 'none', browser: true },
     { method: 'post', path: '/api/auth/oidc/authorize', summary: 'The same authorization request as a form post (OIDC Core 3.1.2.1)', tag: 'login', security: 'none', browser: true },
     {
