@@ -81,7 +81,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         post: operations["postAuthTpssoToken"];
         delete?: never;
         options?: never;
@@ -96,7 +99,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         get: operations["getAuthTpssoUserinfo"];
         put?: never;
         post?: never;
@@ -113,7 +119,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         get: operations["getAuthTpssoLicenses"];
         put?: never;
         post?: never;
@@ -130,7 +139,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         get: operations["getAuthTpssoVerifications"];
         put?: never;
         post?: never;
@@ -149,7 +161,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         post: operations["postAuthTpssoRefresh"];
         delete?: never;
         options?: never;
@@ -1115,6 +1130,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description never sent: the route is removed and every call answers its error */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description endpoint_removed */
             410: {
                 headers: {
@@ -1135,6 +1157,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description never sent: the route is removed and every call answers its error */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description endpoint_removed */
             410: {
                 headers: {
@@ -1155,6 +1184,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description never sent: the route is removed and every call answers its error */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description endpoint_removed */
             410: {
                 headers: {
@@ -1175,6 +1211,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description never sent: the route is removed and every call answers its error */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description endpoint_removed */
             410: {
                 headers: {
@@ -1195,6 +1238,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description never sent: the route is removed and every call answers its error */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description endpoint_removed */
             410: {
                 headers: {
