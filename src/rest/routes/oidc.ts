@@ -52,8 +52,14 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
  * request gets the spec's envelope. A body that does not parse is `invalid_request` either way,
  * and a failed HTTP Basic authentication carries `WWW-Authenticate: Basic`.
  */
+/** RFC 6749 5.2 has no validation_error: a parameter the service refuses (e.g. one holding a NUL) is invalid_request. */
+function asOAuthError(known: DomainError): DomainError {
+  return known.code === 'validation_error' ? new DomainError('invalid_request', known.message) : known;
+}
+
 function tokenError(error: unknown, req: Request, res: Response, next: NextFunction): void {
-  const known = (error as { type?: string })?.type === 'entity.parse.failed' ? new DomainError('invalid_request', 'malformed JSON body') : toDomainError(error);
+  const parsed = (error as { type?: string })?.type === 'entity.parse.failed' ? new DomainError('invalid_request', 'malformed JSON body') : toDomainError(error);
+  const known = parsed && asOAuthError(parsed);
   if (!known) {
     next(error);
     return;
