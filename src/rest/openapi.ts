@@ -54,6 +54,10 @@ export interface RouteDoc {
   errors?: ErrorCode[];
   /** A browser route: success is a 303 redirect, and a request it cannot trust gets an HTML page (400). */
   browser?: boolean;
+  /** A success that is not JSON (Prometheus text, a PNG): the media type and what it is. */
+  rawSuccess?: { type: 'text/plain' | 'image/png'; description: string };
+  /** A removed route: deprecated, and its only success is a placeholder (OpenAPI wants one) that says every call is an error. */
+  removed?: boolean;
 }
 
 const SECURITY: Record<Exclude<Security, 'none'>, { [scheme: string]: string[] }[]> = {
@@ -115,6 +119,16 @@ const browserResponses = {
   '400': { description: 'an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint', content: { 'text/html': { schema: { type: 'string' } } } },
 };
 
+/** A removed route answers nothing but its errors; the 2xx is there only because OpenAPI requires one. */
+const removedResponses = { '200': { description: 'never sent: the route is removed and every call answers its error' } };
+
+/** The success answer: JSON (enveloped or bare), or the raw media a route sends instead. */
+function successResponse(route: RouteDoc, json: Record<string, unknown>): Record<string, unknown> {
+  if (!route.rawSuccess) return { description: 'success', content: { 'application/json': json } };
+  const schema = route.rawSuccess.type === 'image/png' ? { type: 'string', contentMediaType: 'image/png' } : { type: 'string' };
+  return { description: route.rawSuccess.description, content: { [route.rawSuccess.type]: { schema } } };
+}
+
 export class ApiDocs {
   private readonly routes: RouteDoc[] = [];
 
@@ -136,7 +150,7 @@ export class ApiDocs {
       const success = route.response ? jsonSchema(route.response, 'output') : {};
       const successContent: Record<string, unknown> = { schema: route.bare ? success : envelopeOf(success) };
       if (route.examples && 'response' in route.examples) successContent.example = route.bare ? route.examples.response : { success: true, data: route.examples.response, error: null };
-      const responses: Record<string, unknown> = route.browser ? { ...browserResponses } : { [String(route.successStatus ?? 200)]: { description: 'success', content: { 'application/json': successContent } } };
+      const responses: Record<string, unknown> = route.browser ? { ...browserResponses } : route.removed ? { ...removedResponses } : { [String(route.successStatus ?? 200)]: successResponse(route, successContent) };
       for (const code of route.errors ?? []) {
         const status = String(errorCatalog[code].status);
         const existing = responses[status] as { description: string } | undefined;
@@ -154,6 +168,7 @@ export class ApiDocs {
         security: route.security === 'none' ? [] : SECURITY[route.security],
         responses,
       };
+      if (route.removed) operation.deprecated = true;
       if (route.query) {
         const shape = jsonSchema(route.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
         operation.parameters = Object.entries(shape.properties ?? {}).map(([name, schema]) => ({

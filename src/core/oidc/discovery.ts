@@ -1,8 +1,9 @@
 import { OIDC_SCOPES } from '../tenancy/entities.js';
 import { UI_LOCALES_SUPPORTED } from './ui-locales.js';
+import type { DiscoveryWire } from './views.js';
 
 /** The OpenID Provider metadata (OIDC Discovery 1.0) for `issuer`. */
-export function discoveryDocument(issuer: string) {
+export function discoveryDocument(issuer: string): DiscoveryWire {
   const base = `${issuer}/api/auth/oidc`;
   return {
     issuer,

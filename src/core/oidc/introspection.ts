@@ -4,13 +4,14 @@ import { DomainError } from '../errors.js';
 import { digestSecret } from '../secrets.js';
 import type { OidcClient } from '../tenancy/entities.js';
 import { AccessToken, RefreshToken } from './entities.js';
+import type { IntrospectionWire } from './views.js';
 
 // Token revocation (RFC 7009) and introspection (RFC 7662) for authenticated clients. A client
 // only ever reaches its own tokens: another client's token, an unknown one and a dead one look
 // the same (revocation answers 200 and does nothing; introspection answers `active: false`), so
 // neither endpoint tells a client anything about tokens it was not issued.
 
-export type Introspection = { active: false } | { active: true; token_type: 'Bearer' | 'refresh_token'; scope: string; client_id: string; sub: string; iss: string; exp: number; iat: number };
+export type Introspection = IntrospectionWire;
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 

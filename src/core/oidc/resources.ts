@@ -2,6 +2,7 @@ import { Account, AccountLicense } from '../accounts/entities.js';
 import { DomainError } from '../errors.js';
 import { forkEm, type OidcDeps } from './context.js';
 import type { AccessGrant } from './tokens.js';
+import type { LicensesWire, UserinfoWire, VerificationsWire } from './views.js';
 
 /**
  * The `type` key `/licenses` answers (the spec's examples: `nurse_licenses`, `cpr_certification`)
@@ -34,7 +35,7 @@ export class AccountResources {
     if (scope && !grant.scopes.includes(scope)) throw new DomainError('insufficient_scope', `the token lacks the ${scope} scope`, { data: { scope } });
   }
 
-  async userinfo(grant: ResourceGrant) {
+  async userinfo(grant: ResourceGrant): Promise<UserinfoWire> {
     this.requireScope(grant, 'profile');
     const account = await forkEm(this.deps).findOneOrFail(Account, { id: grant.svcId });
     const identity = await this.deps.accounts.verifiedIdentity(account.id);
@@ -56,13 +57,13 @@ export class AccountResources {
     return rows.filter((row) => !row.expireAt || row.expireAt > now);
   }
 
-  async licenses(grant: ResourceGrant) {
+  async licenses(grant: ResourceGrant): Promise<LicensesWire> {
     this.requireScope(grant, null);
     const rows = await this.currentLicenses(grant.svcId);
     return { licenses: rows.map((row) => ({ type: licenseTypeKey(row.type), number: row.number, status: row.status, expires_on: row.expiresOn ?? null, issuer: row.issuer })) };
   }
 
-  async verifications(grant: ResourceGrant) {
+  async verifications(grant: ResourceGrant): Promise<VerificationsWire> {
     this.requireScope(grant, 'verifications');
     const account = await forkEm(this.deps).findOneOrFail(Account, { id: grant.svcId });
     const rows = await this.currentLicenses(grant.svcId);

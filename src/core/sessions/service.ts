@@ -17,7 +17,7 @@ import type { WebhookService } from '../webhooks/service.js';
 import { type EvidenceKind, SessionCheck, SessionEvent, SessionHandoff, VerificationSession, type SessionStatus } from './entities.js';
 import { EvidenceStore } from './evidence.js';
 import { type SessionTrigger, transition } from './transitions.js';
-import { type DecisionWire, sessionView, testMark, vendorDataOnWire } from './views.js';
+import { type DecisionWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, sessionView, testMark, vendorDataOnWire } from './views.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
 
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
@@ -346,7 +346,7 @@ export class SessionService {
   }
 
   /** "Continue on your phone": a one-time link to this session for another device, valid HANDOFF_TTL_MS. */
-  async createHandoff(token: string | undefined) {
+  async createHandoff(token: string | undefined): Promise<HandoffLinkWire> {
     const session = await this.authenticate(token);
     if (!OPEN.includes(session.status)) throw new DomainError('session_closed', 'session already closed');
     const code = newSecret('shl');
@@ -363,7 +363,7 @@ export class SessionService {
    * Claims a handoff link: exactly one claim wins (a conditional update) and gets the phone its
    * own session token; a used, expired or unknown link is invalid_token.
    */
-  async claimHandoff(code: string | undefined) {
+  async claimHandoff(code: string | undefined): Promise<HandoffClaimWire> {
     if (!code) throw new DomainError('token_missing', 'handoff link code required');
     const linkDigest = digestSecret(code);
     const phoneToken = newSecret('sst');
@@ -389,7 +389,7 @@ export class SessionService {
   }
 
   /** What the page shows: the steps, which are done, and where to go at the end. */
-  async flowState(session: VerificationSession) {
+  async flowState(session: VerificationSession): Promise<HostedFlowWire> {
     const checks = await this.checksOf(this.deps.orm.em.fork(), session.id);
     const done = this.workOf(session).stepsDone ?? [];
     const closed = !OPEN.includes(session.status);

@@ -83,3 +83,27 @@ export const sessionView = (session: VerificationSession): SessionWire => ({
 
 /** Test data says so on the wire (`livemode: false`); live data is unchanged. */
 export const testMark = (session: Pick<VerificationSession, 'livemode'>) => (session.livemode ? {} : { livemode: false as const });
+
+/** What the hosted page reads (GET /api/hosted/session, and the answer of start and of each step). */
+export const hostedFlowWire = z.object({
+  session_id: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  project_name: z.string().describe('whom the person verifies for'),
+  privacy_policy_url: z.string().nullable().optional(),
+  logo: z.boolean().describe('GET /api/hosted/session/logo has a PNG'),
+  features: z.array(z.string()),
+  steps: z.array(z.object({ step: z.string().describe('document, selfie, location or licence'), done: z.boolean() })),
+  checks: z.array(checkWire.pick({ type: true, status: true, error: true })),
+  expires_at: z.string(),
+  geofence: z.boolean().describe('the location step is checked against an expected point'),
+  finished: z.boolean(),
+  redirect_to: z.string().nullable().describe("where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative"),
+});
+export type HostedFlowWire = z.output<typeof hostedFlowWire>;
+
+/** POST /api/hosted/session/handoff: the continue-on-your-phone link (its code in the fragment). */
+export const handoffLinkWire = z.object({ url: z.string(), expires_at: z.string() });
+/** POST /api/hosted/handoff/claim: the phone's own session token. */
+export const handoffClaimWire = z.object({ session_id: z.string(), session_token: z.string() });
+export type HandoffLinkWire = z.output<typeof handoffLinkWire>;
+export type HandoffClaimWire = z.output<typeof handoffClaimWire>;

@@ -44,6 +44,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     });
   }
 
+  const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U';
   const image = z.string().describe('base64 or a data URL (or send multipart/form-data files under the same name)');
   route(
     '/id-verification',
@@ -53,6 +54,20 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'Read an ID document: OCR, MRZ with check digits, the AAMVA barcode (PDF417) of a North American licence, portrait, authenticity evidence',
       body: z.object({ front_image: image, back_image: image.optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
       errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record', 'reuse_not_available'],
+      examples: {
+        request: { front_image: JPEG, back_image: JPEG },
+        response: {
+          session_id: 'chk_3f9a1c7e5b2d4068a1e3c5f7',
+          status: 'passed',
+          check: {
+            type: 'id_verification',
+            status: 'passed',
+            score: 0.97,
+            data: { document_type: 'driver_license', issuing_state: 'CA', full_name: 'DANA M WHITFIELD', date_of_birth: '1988-04-12', expiration_date: '2029-04-12', barcode_matches_front: true },
+            error: null,
+          },
+        },
+      },
     },
   );
   route(
@@ -63,6 +78,10 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'Same person? image1 (reference portrait) against image2 (live selfie); symmetric; proves identity, not liveness',
       body: z.object({ image1: image, image2: image, threshold: z.number().min(0.5).max(0.999).optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
       errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
+      examples: {
+        request: { image1: JPEG, image2: JPEG, threshold: 0.8 },
+        response: { session_id: 'chk_8c2e4a6f1b3d5079c2e4a6f1', status: 'passed', check: { type: 'face_match', status: 'passed', score: 0.91, data: { similarity: 0.91, threshold: 0.8, match: true }, error: null } },
+      },
     },
   );
   route(
@@ -74,9 +93,9 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       body: z.object({ image }),
       errors: ['image_too_large', 'unprocessable', 'no_face'],
       examples: {
-        request: { image: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U' },
+        request: { image: JPEG },
         response: {
-          session_id: 'chk_4b7e1f0a9c2d',
+          session_id: 'chk_4b7e1f0a9c2d6e8f0a1b3c5d',
           status: 'passed',
           check: { type: 'liveness', status: 'passed', score: 1, data: { live_score: 1, result: 'live' }, error: null },
         },
@@ -92,6 +111,20 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       body: z.object({ front_image: image, back_image: image.optional(), selfie: image, license_type: z.string(), license_state: z.string(), license_number: z.string(), npi: z.string().optional() }),
       response: combinedWire,
       errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
+      examples: {
+        request: { front_image: JPEG, back_image: JPEG, selfie: JPEG, license_type: 'Registered Nurse', license_state: 'CA', license_number: '648213' },
+        response: {
+          session_id: 'chk_5d7f9b1a3c5e7092b4d6f8a0',
+          status: 'passed',
+          identity: { name: 'Dana M Whitfield', dob: '1988-04-12' },
+          checks: [
+            { type: 'id_verification', status: 'passed', score: 0.97, data: { document_type: 'driver_license', issuing_state: 'CA' }, error: null },
+            { type: 'liveness', status: 'passed', score: 1, data: { live_score: 1, result: 'live' }, error: null },
+            { type: 'face_match', status: 'passed', score: 0.9, data: { similarity: 0.9, match: true }, error: null },
+            { type: 'credential', status: 'passed', data: { license_number: '648213', status: 'active', expiration_date: '2027-06-30', name_matches: true }, error: null },
+          ],
+        },
+      },
     },
   );
   const accountRef = { svc_access_token: z.string().optional(), svc_id: z.string().optional() };
@@ -112,6 +145,14 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'Anti-spoof of one selfie (passive) or a burst of 3 to 8 frames (motion, blinks, pose; optional gesture challenge): human_score 0..1, live_score, result',
       body: burst,
       errors: burstErrors,
+      examples: {
+        request: { frames: [JPEG, JPEG, JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [120, 480, 910] },
+        response: {
+          session_id: 'chk_6e8a0c2b4d6f8193c5e7a9b1',
+          status: 'passed',
+          check: { type: 'antispoof', status: 'passed', score: 0.96, data: { human_score: 0.96, live_score: 1, result: 'live', gesture: 'turn_left', gesture_seen: true }, error: null },
+        },
+      },
     },
   );
   route(
@@ -122,6 +163,14 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: "Anti-spoof plus face_id: the project's identity cluster of this face (same person, same id), for duplicate detection",
       body: burst,
       errors: burstErrors,
+      examples: {
+        request: { image: JPEG },
+        response: {
+          session_id: 'chk_7f9b1d3c5e7a92a4d6f8b0c2',
+          status: 'passed',
+          check: { type: 'antispoof', status: 'passed', score: 0.94, data: { human_score: 0.94, live_score: 1, result: 'live', face_id: 'fce_1a3c5e7f9b2d4f6a8c0e2b4d' }, error: null },
+        },
+      },
     },
   );
   router.post('/antispoof/challenge', async (_req, res) => {
@@ -135,6 +184,14 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'Is this face already enrolled in the project? passed when unique; enroll: true enrols a unique face (descriptor only, sealed) and returns its face_id',
       body: z.object({ image: image.optional(), enroll: z.boolean().optional(), reference: z.string().max(200).optional(), ...accountRef }),
       errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
+      examples: {
+        request: { image: JPEG, enroll: true, reference: 'applicant-20931' },
+        response: {
+          session_id: 'chk_9a1c3e5b7d9f1a2b4c6d8e0f',
+          status: 'passed',
+          check: { type: 'face_uniqueness', status: 'passed', data: { unique: true, enrolled: true, face_id: 'fce_2b4d6f8a0c1e3a5b7d9f1c3e' }, error: null },
+        },
+      },
     },
   );
   router.delete('/face-uniqueness/:face_id', async (req, res) => {
@@ -152,6 +209,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       errors: API_KEY_ERRORS,
       response: challengeWire,
+      examples: { response: { challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', challengeId: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', gesture: 'turn_left', expires_at: '2026-11-27T09:41:00.000Z' } },
     },
     {
       method: 'delete',
@@ -161,6 +219,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       errors: ['not_found'],
       response: unlinkedFaceWire,
+      examples: { response: { face_id: 'fce_2b4d6f8a0c1e3a5b7d9f1c3e', unlinked: true } },
     },
   );
   route(
@@ -171,6 +230,10 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65)',
       body: ageInput,
       errors: ['missing_dob', 'account_dob_unavailable'],
+      examples: {
+        request: { dob: '1988-04-12', bands: [18, 21] },
+        response: { session_id: 'chk_1b3d5f7a9c0e2a4c6e8b0d2f', status: 'passed', check: { type: 'age', status: 'passed', data: { age: 38, bands: { '18': true, '21': true } }, error: null } },
+      },
     },
   );
   route(
@@ -181,6 +244,10 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'A GPS fix, optionally against an expected point and geofence radius',
       body: locationInput,
       errors: [],
+      examples: {
+        request: { latitude: 37.7793, longitude: -122.4193, accuracy: 12, expected_latitude: 37.7749, expected_longitude: -122.4194, radius_m: 1000, source: 'gps', captured_at: '2026-11-27T09:40:12Z' },
+        response: { session_id: 'chk_2c4e6a8b0d1f3b5d7f9a1c3e', status: 'passed', check: { type: 'location', status: 'passed', data: { distance_m: 491, within_radius: true, accuracy: 12 }, error: null } },
+      },
     },
   );
   route(
@@ -191,6 +258,14 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: "Licence lookup: search (no name), verify (a name), or account mode (the account's verified name; badges the licence)",
       body: credentialInput,
       errors: ['not_found', 'kyc_required', 'engine_unreachable'],
+      examples: {
+        request: { license_state: 'CA', license_type: 'Registered Nurse', license_number: '648213', first_name: 'Dana', last_name: 'Whitfield' },
+        response: {
+          session_id: 'chk_3d5f7b9c1e2a4c6e8a0b2d4f',
+          status: 'passed',
+          check: { type: 'credential', status: 'passed', data: { mode: 'verify', license_number: '648213', status: 'active', expiration_date: '2027-06-30', name_matches: true }, error: null },
+        },
+      },
     },
   );
 
@@ -209,6 +284,14 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       errors: API_KEY_ERRORS,
       response: stateListWire,
+      examples: {
+        response: {
+          states: [
+            { state_name: 'California', state_code: 'CA' },
+            { state_name: 'Texas', state_code: 'TX' },
+          ],
+        },
+      },
     },
     {
       method: 'get',
@@ -218,6 +301,11 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       errors: ['not_found'],
       response: providerListWire,
+      examples: {
+        response: {
+          providers: [{ provider_code: 'ca_brn', provider_display_name: 'California Board of Registered Nursing', credential_name: 'Registered Nurse', required_fields: ['license_number'] }],
+        },
+      },
     },
   );
   return router;

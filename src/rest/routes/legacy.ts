@@ -15,7 +15,7 @@ export function legacySsoRouter(docs: ApiDocs) {
     ['get', '/verifications'],
     ['post', '/refresh'],
   ] as const) {
-    docs.add({ method, path: `/api/auth/tpsso${path}`, summary: 'Removed: use /api/auth/oidc/*', tag: 'legacy', security: 'none', errors: ['endpoint_removed'] });
+    docs.add({ method, path: `/api/auth/tpsso${path}`, summary: 'Removed: use /api/auth/oidc/*', tag: 'legacy', security: 'none', removed: true, errors: ['endpoint_removed'] });
   }
   return router;
 }

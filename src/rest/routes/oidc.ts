@@ -4,6 +4,8 @@ import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { AuthorizeStep, BrowserSession } from '../../core/oidc/provider.js';
 import { UI_LOCALES_SUPPORTED } from '../../core/oidc/ui-locales.js';
+import { discoveryDocument } from '../../core/oidc/discovery.js';
+import { discoveryWire, introspectionWire, jwksWire, licensesWire, revocationWire, tokenResponseWire, userinfoWire, verificationsWire } from '../../core/oidc/views.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
 import { consentPage, forgotPasswordPage, messagePage, resetPasswordPage, signInPage, signUpErrorText, signUpNotice, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
@@ -133,6 +135,19 @@ const tokenLookup = z.object({
   token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
   ...clientCredentials,
 });
+
+/** The discovery document of the issuer the examples use. */
+const DISCOVERY_EXAMPLE = discoveryDocument('https://verity.example');
+
+const USERINFO_EXAMPLE = {
+  sub: 'svc_8d2f4a6b1c3e5f7091a2b3c4',
+  svc_id: 'svc_8d2f4a6b1c3e5f7091a2b3c4',
+  preferred_username: 'dana.whitfield@example.com',
+  email: 'dana.whitfield@example.com',
+  email_verified: true,
+  name: 'Dana Whitfield',
+  id_verified: true,
+};
 
 export function oidcRouter(core: Core, docs: ApiDocs) {
   const router = Router();
@@ -369,7 +384,16 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.use(['/api/auth/oidc/userinfo', '/api/auth/oidc/licenses', '/api/auth/oidc/verifications'], bearerChallenge);
 
   docs.add(
-    { method: 'get', path: '/.well-known/openid-configuration', summary: 'OpenID Connect discovery (also at /api/.well-known/openid-configuration)', tag: 'login', security: 'none', bare: true },
+    {
+      method: 'get',
+      path: '/.well-known/openid-configuration',
+      summary: 'OpenID Connect discovery (also at /api/.well-known/openid-configuration)',
+      tag: 'login',
+      security: 'none',
+      bare: true,
+      response: discoveryWire,
+      examples: { response: DISCOVERY_EXAMPLE },
+    },
     {
       method: 'get',
       path: '/api/.well-known/openid-configuration',
@@ -378,8 +402,32 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       tag: 'login',
       security: 'none',
       bare: true,
+      response: discoveryWire,
+      examples: { response: DISCOVERY_EXAMPLE },
     },
-    { method: 'get', path: '/api/auth/oidc/jwks.json', summary: 'Public RS256 keys for id_token validation', tag: 'login', security: 'none', bare: true },
+    {
+      method: 'get',
+      path: '/api/auth/oidc/jwks.json',
+      summary: 'Public RS256 keys for id_token validation',
+      tag: 'login',
+      security: 'none',
+      bare: true,
+      response: jwksWire,
+      examples: {
+        response: {
+          keys: [
+            {
+              kty: 'RSA',
+              n: '0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw',
+              e: 'AQAB',
+              kid: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+              alg: 'RS256',
+              use: 'sig',
+            },
+          ],
+        },
+      },
+    },
     { method: 'get', path: '/api/auth/oidc/authorize', summary: 'Authorization code request (browser); redirects with code, state and iss', tag: 'login', security: 'none', browser: true },
     { method: 'post', path: '/api/auth/oidc/authorize', summary: 'The same authorization request as a form post (OIDC Core 3.1.2.1)', tag: 'login', security: 'none', browser: true },
     {
@@ -391,6 +439,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       bare: true,
       body: tokenRequest,
       bodyTypes: OAUTH_BODY,
+      response: tokenResponseWire,
       errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'],
       examples: {
         request: {
@@ -398,14 +447,14 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
           code: 'Yx3vQ0c9bXo2mWkqL7sJtA',
           redirect_uri: 'https://staff.example/callback',
           code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
-          client_id: 'cli_5f2b9c0d1e3a4b6c',
-          client_secret: 'cs_9a8b7c6d5e4f3a2b1c0d',
+          client_id: 'vc_5f2b9c0d1e3a4b6c7d8e9f01',
+          client_secret: 'vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA',
         },
         response: {
-          access_token: 'at_2YjL0mW8c3xQ9rT1vN6kP4sA',
+          access_token: 'vt_Qm9Xb2R5c0dQd2p2a1hWbE9yN2tzTjJjWXh4cUFm',
           token_type: 'Bearer',
-          expires_in: 3600,
-          refresh_token: 'rt_7Hq2Zp5Lm0Xc8Vb3Nk1Rd6Ts',
+          expires_in: 900,
+          refresh_token: 'vr_T2hSbmV2ZXJMb29rc0xpa2VBUmVhbFRva2VuMTIz',
           id_token: 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJzdmNfMTIzIn0.c2lnbmF0dXJl',
           scope: 'openid profile',
         },
@@ -420,7 +469,12 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       bare: true,
       body: tokenLookup,
       bodyTypes: OAUTH_BODY,
+      response: revocationWire,
       errors: ['invalid_request', 'invalid_client'],
+      examples: {
+        request: { token: 'vr_T2hSbmV2ZXJMb29rc0xpa2VBUmVhbFRva2VuMTIz', token_type_hint: 'refresh_token', client_id: 'vc_5f2b9c0d1e3a4b6c7d8e9f01', client_secret: 'vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA' },
+        response: {},
+      },
     },
     {
       method: 'post',
@@ -431,10 +485,34 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       bare: true,
       body: tokenLookup,
       bodyTypes: OAUTH_BODY,
+      response: introspectionWire,
       errors: ['invalid_request', 'invalid_client'],
+      examples: {
+        request: { token: 'vt_Qm9Xb2R5c0dQd2p2a1hWbE9yN2tzTjJjWXh4cUFm', client_id: 'vc_5f2b9c0d1e3a4b6c7d8e9f01', client_secret: 'vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA' },
+        response: {
+          active: true,
+          token_type: 'Bearer',
+          scope: 'openid profile verifications',
+          client_id: 'vc_5f2b9c0d1e3a4b6c7d8e9f01',
+          sub: 'svc_8d2f4a6b1c3e5f7091a2b3c4',
+          iss: 'https://verity.example',
+          exp: 1795843800,
+          iat: 1795842900,
+        },
+      },
     },
     { method: 'get', path: '/api/auth/oidc/logout', summary: "RP-initiated logout: revokes the user's tokens for the client", tag: 'login', security: 'none', browser: true },
-    { method: 'get', path: '/api/auth/oidc/userinfo', summary: 'Claims of the user (scope profile)', tag: 'account', security: 'accessToken', bare: true, errors: ['invalid_token', 'insufficient_scope'] },
+    {
+      method: 'get',
+      path: '/api/auth/oidc/userinfo',
+      summary: 'Claims of the user (scope profile)',
+      tag: 'account',
+      security: 'accessToken',
+      bare: true,
+      response: userinfoWire,
+      errors: ['invalid_token', 'insufficient_scope'],
+      examples: { response: USERINFO_EXAMPLE },
+    },
     {
       method: 'post',
       path: '/api/auth/oidc/userinfo',
@@ -442,10 +520,38 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       tag: 'account',
       security: 'accessToken',
       bare: true,
+      response: userinfoWire,
+      examples: { response: USERINFO_EXAMPLE },
       errors: ['invalid_token', 'insufficient_scope'],
     },
-    { method: 'get', path: '/api/auth/oidc/licenses', summary: "The user's licences", tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
-    { method: 'get', path: '/api/auth/oidc/verifications', summary: 'Verification status (scope verifications)', tag: 'account', security: 'accessToken', errors: ['invalid_token', 'insufficient_scope'] },
+    {
+      method: 'get',
+      path: '/api/auth/oidc/licenses',
+      summary: "The user's licences",
+      tag: 'account',
+      security: 'accessToken',
+      response: licensesWire,
+      errors: ['invalid_token', 'insufficient_scope'],
+      examples: { response: { licenses: [{ type: 'nurse_licenses', number: 'RN-648213', status: 'active', expires_on: '2027-06-30', issuer: 'California Board of Registered Nursing' }] } },
+    },
+    {
+      method: 'get',
+      path: '/api/auth/oidc/verifications',
+      summary: 'Verification status (scope verifications)',
+      tag: 'account',
+      security: 'accessToken',
+      response: verificationsWire,
+      errors: ['invalid_token', 'insufficient_scope'],
+      examples: {
+        response: {
+          verifications: {
+            human_verified: true,
+            id_verified: true,
+            licenses: [{ license_type: 'Registered Nurse', verified: true, verified_from: 'California Board of Registered Nursing', expire_at: '2027-06-30T23:59:59.000Z' }],
+          },
+        },
+      },
+    },
   );
   return router;
 }

@@ -9,6 +9,21 @@ import { toDomainError } from '../errors.js';
 import type { ApiDocs } from '../openapi.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_client'];
+
+/** A member as the document's examples show it. */
+const MEMBER_EXAMPLE = {
+  id: 412,
+  member_id: 'mem_6b8d0f2a4c6e8a1b3d5f7a9c',
+  first_name: 'Dana',
+  last_name: 'Whitfield',
+  email: 'dana.whitfield@example.com',
+  role: 'member',
+  status: 'active',
+  svc_id: 'svc_8d2f4a6b1c3e5f7091a2b3c4',
+  active: true,
+  created_at: '2026-10-02T14:05:31.000Z',
+} as const;
+const ACTIVATION_LINK = 'https://verity.example/activate/act_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbExpbmsw';
 const MEMBER_ERRORS: ErrorCode[] = [...AUTH_ERRORS, 'not_found'];
 
 /**
@@ -79,6 +94,7 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       summary: `Members with the member role, oldest first, ${MEMBER_PAGE_MAX} per page by default; when more follow, the X-Next-Cursor header and a Link rel="next" header give the next page`,
       errors: [...AUTH_ERRORS, 'invalid_request'],
       response: memberPageWire,
+      examples: { response: { members: [MEMBER_EXAMPLE], organization: { id: 17, name: 'Bayside Home Health' } } },
     },
     {
       ...doc,
@@ -88,6 +104,7 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       body: resolveMemberInput,
       response: resolvedMemberWire,
       errors: [...AUTH_ERRORS, 'missing_identifier', 'invalid_request'],
+      examples: { request: { email: 'dana.whitfield@example.com' }, response: { found: true, member: MEMBER_EXAMPLE } },
     },
     {
       ...doc,
@@ -98,6 +115,36 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       body: addMembersInput,
       response: addedMembersWire,
       errors: [...AUTH_ERRORS, 'invalid_request'],
+      examples: {
+        request: {
+          members: [
+            { email: 'marcus.reyes@example.com', first_name: 'Marcus', last_name: 'Reyes', role: 'member' },
+            { email: 'dana.whitfield@example.com', first_name: 'Dana', last_name: 'Whitfield' },
+          ],
+          notify: false,
+          invite: 'face',
+        },
+        response: {
+          created: [
+            {
+              ...MEMBER_EXAMPLE,
+              id: 413,
+              member_id: 'mem_7c9e1a3b5d7f9b2c4e6a8b0d',
+              first_name: 'Marcus',
+              last_name: 'Reyes',
+              email: 'marcus.reyes@example.com',
+              status: 'link_sent',
+              svc_id: null,
+              active: false,
+              created_at: '2026-11-27T09:12:44.000Z',
+              activation_link: ACTIVATION_LINK,
+              invite_method: 'face',
+            },
+          ],
+          skipped: [{ email: 'dana.whitfield@example.com', reason: 'already_member' }],
+          notified: false,
+        },
+      },
     },
     {
       ...doc,
@@ -106,8 +153,17 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       summary: 'Deactivate ({member_id}: member id, email or svc_id): billing stops, app logins revoked, row kept',
       response: memberAnswerWire,
       errors: MEMBER_ERRORS,
+      examples: { response: { member: { ...MEMBER_EXAMPLE, status: 'deactivated', active: false } } },
     },
-    { ...doc, method: 'patch', path: path('/members/{member_id}/reactivate'), summary: 'Reactivate: active when the account exists, else invited', response: memberAnswerWire, errors: MEMBER_ERRORS },
+    {
+      ...doc,
+      method: 'patch',
+      path: path('/members/{member_id}/reactivate'),
+      summary: 'Reactivate: active when the account exists, else invited',
+      response: memberAnswerWire,
+      errors: MEMBER_ERRORS,
+      examples: { response: { member: MEMBER_EXAMPLE } },
+    },
     {
       ...doc,
       method: 'post',
@@ -115,6 +171,7 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       summary: 'A new face activation link (supersedes the old), emailed and returned; 10 per minute per member',
       response: invitedMemberWire,
       errors: [...MEMBER_ERRORS, 'already_active', 'deactivated', 'rate_limited'],
+      examples: { response: { member: { ...MEMBER_EXAMPLE, status: 'link_sent', svc_id: null, active: false }, activation_link: ACTIVATION_LINK } },
     },
     {
       ...doc,
@@ -124,8 +181,26 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       summary: 'Deactivate, or with permanent=true delete the row; idempotent (already_removed)',
       response: removedMemberWire,
       errors: [...MEMBER_ERRORS, 'invalid_request'],
+      examples: { response: { member: { ...MEMBER_EXAMPLE, status: 'deactivated', active: false }, removed: true } },
     },
-    { ...doc, method: 'get', path: path('/billing'), summary: 'Plan, seats (active members), estimated next charge, balance and invoices', response: billingWire, errors: AUTH_ERRORS },
+    {
+      ...doc,
+      method: 'get',
+      path: path('/billing'),
+      summary: 'Plan, seats (active members), estimated next charge, balance and invoices',
+      response: billingWire,
+      errors: AUTH_ERRORS,
+      examples: {
+        response: {
+          subscription: { plan: 'team', status: 'active', price_per_seat: 4, in_trial: false, trial_ends_at: null, current_period_end: '2026-12-01T00:00:00.000Z' },
+          seats: 38,
+          estimated_next_charge: 152,
+          currency: 'USD',
+          balance: 0,
+          invoices: [{ period: '2026-10', seats: 35, amount: 140, created_at: '2026-11-01T00:00:07.000Z' }],
+        },
+      },
+    },
   );
   return router;
 }

@@ -3,7 +3,16 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
-import { createdSessionWire as created, decisionWire as decision, sessionWire as session, erasedWire } from '../../core/sessions/views.js';
+import { challengeWire } from '../../core/checks/views.js';
+import {
+  createdSessionWire as created,
+  decisionWire as decision,
+  erasedWire,
+  handoffClaimWire as handoffClaim,
+  handoffLinkWire as handoffLink,
+  hostedFlowWire as hostedFlow,
+  sessionWire as session,
+} from '../../core/sessions/views.js';
 import { createSessionInput, listSessionsInput, reviewInput } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
@@ -15,9 +24,9 @@ const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
 
 /** A new session as the document's examples show it. */
 const SESSION_EXAMPLE = {
-  session_id: 'ses_9f8e7d6c5b4a3928',
+  session_id: 'ses_9f8e7d6c5b4a39281a0b2c3d',
   status: 'NOT_STARTED',
-  workflow_id: 'wf_3c1d2e4f5a6b',
+  workflow_id: 'wf_3c1d2e4f5a6b7c8d9e0f1a2b',
   features: ['id_verification', 'liveness', 'face_match'],
   vendor_data: 'applicant-8841',
   redirect_url: 'https://clinic.example/onboarding/done',
@@ -28,6 +37,25 @@ const SESSION_EXAMPLE = {
   updated_at: '2026-11-27T09:00:00.000Z',
   started_at: null,
   decided_at: null,
+};
+
+/** The hosted page's view of an open session, as the document's examples show it. */
+const HOSTED_FLOW_EXAMPLE = {
+  session_id: 'ses_9f8e7d6c5b4a39281a0b2c3d',
+  status: 'IN_PROGRESS',
+  project_name: 'Bayside Home Health',
+  privacy_policy_url: 'https://bayside.example/privacy',
+  logo: true,
+  features: ['id_verification', 'liveness', 'face_match'],
+  steps: [
+    { step: 'document', done: false },
+    { step: 'selfie', done: false },
+  ],
+  checks: [],
+  expires_at: '2026-11-27T10:00:00.000Z',
+  geofence: false,
+  finished: false,
+  redirect_to: null,
 };
 
 /** `/api/v2/session`: the integrator's side of hosted verification. */
@@ -71,6 +99,7 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       response: erasedWire,
       errors: [...AUTH_ERRORS, 'not_found', 'conflict'],
+      examples: { response: { session_id: SESSION_EXAMPLE.session_id, status: 'APPROVED', erased: true, already_erased: false, erased_at: '2026-11-27T11:02:19.000Z' } },
     },
     {
       method: 'post',
@@ -83,10 +112,10 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       headers: [testOutcomeHeader],
       successStatus: 201,
       examples: {
-        request: { workflow_id: 'wf_3c1d2e4f5a6b', vendor_data: 'applicant-8841', redirect_url: 'https://clinic.example/onboarding/done', ttl_seconds: 3600 },
+        request: { workflow_id: 'wf_3c1d2e4f5a6b7c8d9e0f1a2b', vendor_data: 'applicant-8841', redirect_url: 'https://clinic.example/onboarding/done', ttl_seconds: 3600 },
         response: {
           ...SESSION_EXAMPLE,
-          url: 'https://verity.example/verify/ses_9f8e7d6c5b4a3928#st_Qm9vZ2llV29vZ2llMTIz',
+          url: 'https://verity.example/verify/ses_9f8e7d6c5b4a39281a0b2c3d#st_Qm9vZ2llV29vZ2llMTIz',
           session_token: 'st_Qm9vZ2llV29vZ2llMTIz',
         },
       },
@@ -101,6 +130,19 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       query: listSessionsInput,
       response: z.array(session),
       errors: [...AUTH_ERRORS, 'validation_error'],
+      examples: {
+        response: [
+          { ...SESSION_EXAMPLE, status: 'APPROVED', started_at: '2026-11-27T09:01:12.000Z', decided_at: '2026-11-27T09:04:51.000Z', updated_at: '2026-11-27T09:04:51.000Z' },
+          {
+            ...SESSION_EXAMPLE,
+            session_id: 'ses_1e3a5c7b9d0f2a4c6e8b0d2f',
+            vendor_data: 'applicant-8839',
+            expires_at: '2026-11-27T09:30:00.000Z',
+            created_at: '2026-11-27T08:30:00.000Z',
+            updated_at: '2026-11-27T08:30:00.000Z',
+          },
+        ],
+      },
     },
     {
       method: 'get',
@@ -112,7 +154,32 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       errors: [...AUTH_ERRORS, 'not_found'],
       examples: { response: { ...SESSION_EXAMPLE, status: 'IN_PROGRESS', started_at: '2026-11-27T09:01:12.000Z', updated_at: '2026-11-27T09:01:12.000Z' } },
     },
-    { method: 'get', path: '/api/v2/session/{id}/decision', summary: 'The authoritative decision with every check run', tag: 'sessions', security: 'apiKey', response: decision, errors: [...AUTH_ERRORS, 'not_found'] },
+    {
+      method: 'get',
+      path: '/api/v2/session/{id}/decision',
+      summary: 'The authoritative decision with every check run',
+      tag: 'sessions',
+      security: 'apiKey',
+      response: decision,
+      errors: [...AUTH_ERRORS, 'not_found'],
+      examples: {
+        response: {
+          session_id: SESSION_EXAMPLE.session_id,
+          status: 'APPROVED',
+          decision: 'approved',
+          decided_at: '2026-11-27T09:04:51.000Z',
+          decided_by: 'system',
+          workflow_id: SESSION_EXAMPLE.workflow_id,
+          features: SESSION_EXAMPLE.features,
+          vendor_data: SESSION_EXAMPLE.vendor_data,
+          checks: [
+            { type: 'id_verification', status: 'passed', score: 0.97, data: { document_type: 'driver_license', issuing_state: 'CA' }, error: null },
+            { type: 'liveness', status: 'passed', score: 1, data: { live_score: 1, result: 'live' }, error: null },
+            { type: 'face_match', status: 'passed', score: 0.9, data: { similarity: 0.9, match: true }, error: null },
+          ],
+        },
+      },
+    },
     {
       method: 'patch',
       path: '/api/v2/session/{id}/status',
@@ -188,16 +255,44 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   });
   const errors: ErrorCode[] = ['token_missing', 'invalid_token'];
   docs.add(
-    { method: 'get', path: '/api/hosted/session', summary: "Hosted page: the session's steps and state (X-Session-Token)", tag: 'hosted page', security: 'none', errors },
-    { method: 'post', path: '/api/hosted/session/start', summary: 'Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS)', tag: 'hosted page', security: 'none', errors: [...errors, 'session_expired'] },
-    { method: 'get', path: '/api/hosted/session/logo', summary: "Hosted page: the project's logo (PNG re-encoded by us)", tag: 'hosted page', security: 'none', errors: [...errors, 'not_found'] },
+    {
+      method: 'get',
+      path: '/api/hosted/session',
+      summary: "Hosted page: the session's steps and state (X-Session-Token)",
+      tag: 'hosted page',
+      security: 'none',
+      response: hostedFlow,
+      errors,
+      examples: { response: HOSTED_FLOW_EXAMPLE },
+    },
+    {
+      method: 'post',
+      path: '/api/hosted/session/start',
+      summary: 'Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS)',
+      tag: 'hosted page',
+      security: 'none',
+      response: hostedFlow,
+      errors: [...errors, 'session_expired'],
+      examples: { response: HOSTED_FLOW_EXAMPLE },
+    },
+    {
+      method: 'get',
+      path: '/api/hosted/session/logo',
+      summary: "Hosted page: the project's logo (PNG re-encoded by us)",
+      tag: 'hosted page',
+      security: 'none',
+      rawSuccess: { type: 'image/png', description: "the project's logo" },
+      errors: [...errors, 'not_found'],
+    },
     {
       method: 'post',
       path: '/api/hosted/session/handoff',
       summary: 'Hosted page: a one-time link (10 min) that moves this session to a phone, shown as a QR code',
       tag: 'hosted page',
       security: 'none',
+      response: handoffLink,
       errors: [...errors, 'session_closed'],
+      examples: { response: { url: 'https://verity.example/verify/ses_9f8e7d6c5b4a39281a0b2c3d#shl_UGhvbmVIYW5kb2ZmTGlua0NvZGVFeGFtcGxlMDAw', expires_at: '2026-11-27T09:12:00.000Z' } },
     },
     {
       method: 'post',
@@ -205,7 +300,9 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       summary: "Hosted page on the phone: spend a handoff link's code (X-Session-Token) for the phone's own session token; a second claim is invalid_token",
       tag: 'hosted page',
       security: 'none',
+      response: handoffClaim,
       errors,
+      examples: { response: { session_id: 'ses_9f8e7d6c5b4a39281a0b2c3d', session_token: 'sst_UGhvbmVTZXNzaW9uVG9rZW5FeGFtcGxlMDAwMDAw' } },
     },
     {
       method: 'post',
@@ -213,7 +310,9 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       summary: 'Hosted page: a gesture challenge for the selfie burst (single use, 60 s)',
       tag: 'hosted page',
       security: 'none',
+      response: challengeWire,
       errors: [...errors, 'session_expired', 'session_closed', 'not_found'],
+      examples: { response: { challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', challengeId: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', gesture: 'turn_left', expires_at: '2026-11-27T09:03:00.000Z' } },
     },
     {
       method: 'post',
@@ -221,6 +320,17 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       summary: 'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence)',
       tag: 'hosted page',
       security: 'none',
+      response: hostedFlow,
+      examples: {
+        response: {
+          ...HOSTED_FLOW_EXAMPLE,
+          steps: [
+            { step: 'document', done: true },
+            { step: 'selfie', done: false },
+          ],
+          checks: [{ type: 'id_verification', status: 'passed', error: null }],
+        },
+      },
       errors: [
         ...errors,
         'not_found',

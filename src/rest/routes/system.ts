@@ -84,6 +84,7 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
         tf_backend: z.enum(['tensorflow', 'wasm', 'cpu', 'not loaded']).optional(),
         tf_wasm: z.string().optional().describe("the WASM backend's features: simd, simd+threads or plain"),
       }),
+      examples: { response: { status: 'ready', database: true, migrations: true, ocr: true, faces: true, liveness: true, tf_backend: 'tensorflow' } },
     },
     {
       method: 'get',
@@ -92,9 +93,19 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
       tag: 'system',
       security: 'none',
       bare: true,
+      rawSuccess: { type: 'text/plain', description: 'Prometheus text exposition format 0.0.4' },
       errors: ['invalid_token'],
     },
-    { method: 'get', path: '/api/v2/openapi.json', summary: 'This document', tag: 'system', security: 'none', bare: true },
+    {
+      method: 'get',
+      path: '/api/v2/openapi.json',
+      summary: 'This document',
+      tag: 'system',
+      security: 'none',
+      bare: true,
+      response: z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) }).describe('an OpenAPI 3.1 document'),
+      examples: { response: { openapi: '3.1.0', info: { title: 'Verity', version: '2.0.0' }, paths: { '/healthz': { get: { operationId: 'getHealthz', summary: 'The process is up' } } } } },
+    },
   );
   return router;
 }

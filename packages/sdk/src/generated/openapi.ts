@@ -81,7 +81,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         post: operations["postAuthTpssoToken"];
         delete?: never;
         options?: never;
@@ -96,7 +99,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         get: operations["getAuthTpssoUserinfo"];
         put?: never;
         post?: never;
@@ -113,7 +119,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         get: operations["getAuthTpssoLicenses"];
         put?: never;
         post?: never;
@@ -130,7 +139,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         get: operations["getAuthTpssoVerifications"];
         put?: never;
         post?: never;
@@ -149,7 +161,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removed: use /api/auth/oidc/* */
+        /**
+         * Removed: use /api/auth/oidc/*
+         * @deprecated
+         */
         post: operations["postAuthTpssoRefresh"];
         delete?: never;
         options?: never;
@@ -998,6 +1013,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "database": true,
+                     *       "migrations": true,
+                     *       "ocr": true,
+                     *       "faces": true,
+                     *       "liveness": true,
+                     *       "tf_backend": "tensorflow"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ready" | "not_ready";
@@ -1024,13 +1050,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description Prometheus text exposition format 0.0.4 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/plain": string;
                 };
             };
             /** @description invalid_token */
@@ -1059,7 +1085,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Verity",
+                     *         "version": "2.0.0"
+                     *       },
+                     *       "paths": {
+                     *         "/healthz": {
+                     *           "get": {
+                     *             "operationId": "getHealthz",
+                     *             "summary": "The process is up"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        openapi: "3.1.0";
+                        info: {
+                            title: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        paths: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -1073,19 +1130,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description never sent: the route is removed and every call answers its error */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: unknown;
-                        error: null;
-                    };
-                };
+                content?: never;
             };
             /** @description endpoint_removed */
             410: {
@@ -1107,19 +1157,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description never sent: the route is removed and every call answers its error */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: unknown;
-                        error: null;
-                    };
-                };
+                content?: never;
             };
             /** @description endpoint_removed */
             410: {
@@ -1141,19 +1184,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description never sent: the route is removed and every call answers its error */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: unknown;
-                        error: null;
-                    };
-                };
+                content?: never;
             };
             /** @description endpoint_removed */
             410: {
@@ -1175,19 +1211,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description never sent: the route is removed and every call answers its error */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: unknown;
-                        error: null;
-                    };
-                };
+                content?: never;
             };
             /** @description endpoint_removed */
             410: {
@@ -1209,19 +1238,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description never sent: the route is removed and every call answers its error */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: unknown;
-                        error: null;
-                    };
-                };
+                content?: never;
             };
             /** @description endpoint_removed */
             410: {
@@ -1249,7 +1271,113 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "issuer": "https://verity.example",
+                     *       "authorization_endpoint": "https://verity.example/api/auth/oidc/authorize",
+                     *       "token_endpoint": "https://verity.example/api/auth/oidc/token",
+                     *       "userinfo_endpoint": "https://verity.example/api/auth/oidc/userinfo",
+                     *       "jwks_uri": "https://verity.example/api/auth/oidc/jwks.json",
+                     *       "end_session_endpoint": "https://verity.example/api/auth/oidc/logout",
+                     *       "revocation_endpoint": "https://verity.example/api/auth/oidc/revoke",
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic"
+                     *       ],
+                     *       "introspection_endpoint": "https://verity.example/api/auth/oidc/introspect",
+                     *       "introspection_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "openid",
+                     *         "profile",
+                     *         "verifications",
+                     *         "doctor_license",
+                     *         "zkp",
+                     *         "mcp"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "response_modes_supported": [
+                     *         "query"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic"
+                     *       ],
+                     *       "id_token_signing_alg_values_supported": [
+                     *         "RS256"
+                     *       ],
+                     *       "subject_types_supported": [
+                     *         "public"
+                     *       ],
+                     *       "claims_supported": [
+                     *         "iss",
+                     *         "sub",
+                     *         "aud",
+                     *         "exp",
+                     *         "iat",
+                     *         "auth_time",
+                     *         "nonce",
+                     *         "at_hash",
+                     *         "svc_id",
+                     *         "svc_org_member_id",
+                     *         "email",
+                     *         "email_verified",
+                     *         "name",
+                     *         "preferred_username",
+                     *         "id_verified"
+                     *       ],
+                     *       "prompt_values_supported": [
+                     *         "none",
+                     *         "login",
+                     *         "consent"
+                     *       ],
+                     *       "authorization_response_iss_parameter_supported": true,
+                     *       "request_parameter_supported": false,
+                     *       "request_uri_parameter_supported": false,
+                     *       "claims_parameter_supported": false,
+                     *       "ui_locales_supported": [
+                     *         "en"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        issuer: string;
+                        authorization_endpoint: string;
+                        token_endpoint: string;
+                        userinfo_endpoint: string;
+                        jwks_uri: string;
+                        end_session_endpoint: string;
+                        revocation_endpoint: string;
+                        revocation_endpoint_auth_methods_supported: string[];
+                        introspection_endpoint: string;
+                        introspection_endpoint_auth_methods_supported: string[];
+                        scopes_supported: string[];
+                        response_types_supported: string[];
+                        response_modes_supported: string[];
+                        grant_types_supported: string[];
+                        code_challenge_methods_supported: string[];
+                        token_endpoint_auth_methods_supported: string[];
+                        id_token_signing_alg_values_supported: string[];
+                        subject_types_supported: string[];
+                        claims_supported: string[];
+                        prompt_values_supported: string[];
+                        authorization_response_iss_parameter_supported: boolean;
+                        request_parameter_supported: boolean;
+                        request_uri_parameter_supported: boolean;
+                        claims_parameter_supported: boolean;
+                        ui_locales_supported: string[];
+                    };
                 };
             };
         };
@@ -1269,7 +1397,113 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "issuer": "https://verity.example",
+                     *       "authorization_endpoint": "https://verity.example/api/auth/oidc/authorize",
+                     *       "token_endpoint": "https://verity.example/api/auth/oidc/token",
+                     *       "userinfo_endpoint": "https://verity.example/api/auth/oidc/userinfo",
+                     *       "jwks_uri": "https://verity.example/api/auth/oidc/jwks.json",
+                     *       "end_session_endpoint": "https://verity.example/api/auth/oidc/logout",
+                     *       "revocation_endpoint": "https://verity.example/api/auth/oidc/revoke",
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic"
+                     *       ],
+                     *       "introspection_endpoint": "https://verity.example/api/auth/oidc/introspect",
+                     *       "introspection_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "openid",
+                     *         "profile",
+                     *         "verifications",
+                     *         "doctor_license",
+                     *         "zkp",
+                     *         "mcp"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "response_modes_supported": [
+                     *         "query"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic"
+                     *       ],
+                     *       "id_token_signing_alg_values_supported": [
+                     *         "RS256"
+                     *       ],
+                     *       "subject_types_supported": [
+                     *         "public"
+                     *       ],
+                     *       "claims_supported": [
+                     *         "iss",
+                     *         "sub",
+                     *         "aud",
+                     *         "exp",
+                     *         "iat",
+                     *         "auth_time",
+                     *         "nonce",
+                     *         "at_hash",
+                     *         "svc_id",
+                     *         "svc_org_member_id",
+                     *         "email",
+                     *         "email_verified",
+                     *         "name",
+                     *         "preferred_username",
+                     *         "id_verified"
+                     *       ],
+                     *       "prompt_values_supported": [
+                     *         "none",
+                     *         "login",
+                     *         "consent"
+                     *       ],
+                     *       "authorization_response_iss_parameter_supported": true,
+                     *       "request_parameter_supported": false,
+                     *       "request_uri_parameter_supported": false,
+                     *       "claims_parameter_supported": false,
+                     *       "ui_locales_supported": [
+                     *         "en"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        issuer: string;
+                        authorization_endpoint: string;
+                        token_endpoint: string;
+                        userinfo_endpoint: string;
+                        jwks_uri: string;
+                        end_session_endpoint: string;
+                        revocation_endpoint: string;
+                        revocation_endpoint_auth_methods_supported: string[];
+                        introspection_endpoint: string;
+                        introspection_endpoint_auth_methods_supported: string[];
+                        scopes_supported: string[];
+                        response_types_supported: string[];
+                        response_modes_supported: string[];
+                        grant_types_supported: string[];
+                        code_challenge_methods_supported: string[];
+                        token_endpoint_auth_methods_supported: string[];
+                        id_token_signing_alg_values_supported: string[];
+                        subject_types_supported: string[];
+                        claims_supported: string[];
+                        prompt_values_supported: string[];
+                        authorization_response_iss_parameter_supported: boolean;
+                        request_parameter_supported: boolean;
+                        request_uri_parameter_supported: boolean;
+                        claims_parameter_supported: boolean;
+                        ui_locales_supported: string[];
+                    };
                 };
             };
         };
@@ -1289,7 +1523,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "RSA",
+                     *           "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw",
+                     *           "e": "AQAB",
+                     *           "kid": "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs",
+                     *           "alg": "RS256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        keys: {
+                            /** @constant */
+                            kty: "RSA";
+                            n: string;
+                            e: string;
+                            /** @description RFC 7638 thumbprint */
+                            kid: string;
+                            /** @constant */
+                            alg: "RS256";
+                            /** @constant */
+                            use: "sig";
+                        }[];
+                    };
                 };
             };
         };
@@ -1383,8 +1644,8 @@ export interface operations {
                  *       "code": "Yx3vQ0c9bXo2mWkqL7sJtA",
                  *       "redirect_uri": "https://staff.example/callback",
                  *       "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
-                 *       "client_id": "cli_5f2b9c0d1e3a4b6c",
-                 *       "client_secret": "cs_9a8b7c6d5e4f3a2b1c0d"
+                 *       "client_id": "vc_5f2b9c0d1e3a4b6c7d8e9f01",
+                 *       "client_secret": "vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA"
                  *     }
                  */
                 "application/x-www-form-urlencoded": {
@@ -1411,8 +1672,8 @@ export interface operations {
                  *       "code": "Yx3vQ0c9bXo2mWkqL7sJtA",
                  *       "redirect_uri": "https://staff.example/callback",
                  *       "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
-                 *       "client_id": "cli_5f2b9c0d1e3a4b6c",
-                 *       "client_secret": "cs_9a8b7c6d5e4f3a2b1c0d"
+                 *       "client_id": "vc_5f2b9c0d1e3a4b6c7d8e9f01",
+                 *       "client_secret": "vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA"
                  *     }
                  */
                 "application/json": {
@@ -1444,15 +1705,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "at_2YjL0mW8c3xQ9rT1vN6kP4sA",
+                     *       "access_token": "vt_Qm9Xb2R5c0dQd2p2a1hWbE9yN2tzTjJjWXh4cUFm",
                      *       "token_type": "Bearer",
-                     *       "expires_in": 3600,
-                     *       "refresh_token": "rt_7Hq2Zp5Lm0Xc8Vb3Nk1Rd6Ts",
+                     *       "expires_in": 900,
+                     *       "refresh_token": "vr_T2hSbmV2ZXJMb29rc0xpa2VBUmVhbFRva2VuMTIz",
                      *       "id_token": "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJzdmNfMTIzIn0.c2lnbmF0dXJl",
                      *       "scope": "openid profile"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": {
+                        access_token: string;
+                        /** @constant */
+                        token_type: "Bearer";
+                        /** @description seconds the access token lives */
+                        expires_in: number;
+                        /** @description rotated on every use: the one sent in is spent */
+                        refresh_token?: string;
+                        /** @description RS256 JWT, keys at /api/auth/oidc/jwks.json */
+                        id_token?: string;
+                        /** @description the granted scopes, space-separated */
+                        scope: string;
+                    };
                 };
             };
             /** @description invalid_request, invalid_grant, unsupported_grant_type, invalid_scope */
@@ -1484,6 +1757,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "vr_T2hSbmV2ZXJMb29rc0xpa2VBUmVhbFRva2VuMTIz",
+                 *       "token_type_hint": "refresh_token",
+                 *       "client_id": "vc_5f2b9c0d1e3a4b6c7d8e9f01",
+                 *       "client_secret": "vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description an access or refresh token issued to this client */
                     token: string;
@@ -1494,6 +1775,14 @@ export interface operations {
                     /** @description client_secret_post; or Authorization: Basic */
                     client_secret?: string;
                 };
+                /**
+                 * @example {
+                 *       "token": "vr_T2hSbmV2ZXJMb29rc0xpa2VBUmVhbFRva2VuMTIz",
+                 *       "token_type_hint": "refresh_token",
+                 *       "client_id": "vc_5f2b9c0d1e3a4b6c7d8e9f01",
+                 *       "client_secret": "vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA"
+                 *     }
+                 */
                 "application/json": {
                     /** @description an access or refresh token issued to this client */
                     token: string;
@@ -1513,7 +1802,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /** @example {} */
+                    "application/json": Record<string, never>;
                 };
             };
             /** @description invalid_request */
@@ -1545,6 +1835,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "vt_Qm9Xb2R5c0dQd2p2a1hWbE9yN2tzTjJjWXh4cUFm",
+                 *       "client_id": "vc_5f2b9c0d1e3a4b6c7d8e9f01",
+                 *       "client_secret": "vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description an access or refresh token issued to this client */
                     token: string;
@@ -1555,6 +1852,13 @@ export interface operations {
                     /** @description client_secret_post; or Authorization: Basic */
                     client_secret?: string;
                 };
+                /**
+                 * @example {
+                 *       "token": "vt_Qm9Xb2R5c0dQd2p2a1hWbE9yN2tzTjJjWXh4cUFm",
+                 *       "client_id": "vc_5f2b9c0d1e3a4b6c7d8e9f01",
+                 *       "client_secret": "vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA"
+                 *     }
+                 */
                 "application/json": {
                     /** @description an access or refresh token issued to this client */
                     token: string;
@@ -1574,7 +1878,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "active": true,
+                     *       "token_type": "Bearer",
+                     *       "scope": "openid profile verifications",
+                     *       "client_id": "vc_5f2b9c0d1e3a4b6c7d8e9f01",
+                     *       "sub": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *       "iss": "https://verity.example",
+                     *       "exp": 1795843800,
+                     *       "iat": 1795842900
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        active: false;
+                    } | {
+                        /** @constant */
+                        active: true;
+                        /** @enum {string} */
+                        token_type: "Bearer" | "refresh_token";
+                        scope: string;
+                        client_id: string;
+                        sub: string;
+                        iss: string;
+                        exp: number;
+                        iat: number;
+                    };
                 };
             };
             /** @description invalid_request */
@@ -1649,7 +1979,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "sub": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *       "svc_id": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *       "preferred_username": "dana.whitfield@example.com",
+                     *       "email": "dana.whitfield@example.com",
+                     *       "email_verified": true,
+                     *       "name": "Dana Whitfield",
+                     *       "id_verified": true
+                     *     }
+                     */
+                    "application/json": {
+                        sub: string;
+                        svc_id: string;
+                        preferred_username: string;
+                        email: string;
+                        email_verified: boolean;
+                        name: string;
+                        id_verified: boolean;
+                    };
                 };
             };
             /** @description invalid_token */
@@ -1687,7 +2036,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "sub": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *       "svc_id": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *       "preferred_username": "dana.whitfield@example.com",
+                     *       "email": "dana.whitfield@example.com",
+                     *       "email_verified": true,
+                     *       "name": "Dana Whitfield",
+                     *       "id_verified": true
+                     *     }
+                     */
+                    "application/json": {
+                        sub: string;
+                        svc_id: string;
+                        preferred_username: string;
+                        email: string;
+                        email_verified: boolean;
+                        name: string;
+                        id_verified: boolean;
+                    };
                 };
             };
             /** @description invalid_token */
@@ -1725,10 +2093,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "licenses": [
+                     *           {
+                     *             "type": "nurse_licenses",
+                     *             "number": "RN-648213",
+                     *             "status": "active",
+                     *             "expires_on": "2027-06-30",
+                     *             "issuer": "California Board of Registered Nursing"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: unknown;
+                        data: {
+                            licenses: {
+                                /** @description nurse_licenses, cpr_certification, or the credential name in snake_case */
+                                type: string;
+                                number: string;
+                                status: string;
+                                expires_on: string | null;
+                                issuer: string;
+                            }[];
+                        };
                         error: null;
                     };
                 };
@@ -1768,10 +2162,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "verifications": {
+                     *           "human_verified": true,
+                     *           "id_verified": true,
+                     *           "licenses": [
+                     *             {
+                     *               "license_type": "Registered Nurse",
+                     *               "verified": true,
+                     *               "verified_from": "California Board of Registered Nursing",
+                     *               "expire_at": "2027-06-30T23:59:59.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: unknown;
+                        data: {
+                            verifications: {
+                                human_verified: boolean;
+                                id_verified: boolean;
+                                licenses: {
+                                    license_type: string;
+                                    verified: boolean;
+                                    /** @description the board that verified it, null when unverified */
+                                    verified_from: string | null;
+                                    expire_at: string | null;
+                                }[];
+                            };
+                        };
                         error: null;
                     };
                 };
@@ -1955,6 +2381,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "front_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "back_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *     }
+                 */
                 "application/json": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     front_image: string;
@@ -1972,6 +2404,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_3f9a1c7e5b2d4068a1e3c5f7",
+                     *         "status": "passed",
+                     *         "check": {
+                     *           "type": "id_verification",
+                     *           "status": "passed",
+                     *           "score": 0.97,
+                     *           "data": {
+                     *             "document_type": "driver_license",
+                     *             "issuing_state": "CA",
+                     *             "full_name": "DANA M WHITFIELD",
+                     *             "date_of_birth": "1988-04-12",
+                     *             "expiration_date": "2029-04-12",
+                     *             "barcode_matches_front": true
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2086,6 +2542,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "image1": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "image2": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "threshold": 0.8
+                 *     }
+                 */
                 "application/json": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     image1: string;
@@ -2104,6 +2567,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_8c2e4a6f1b3d5079c2e4a6f1",
+                     *         "status": "passed",
+                     *         "check": {
+                     *           "type": "face_match",
+                     *           "status": "passed",
+                     *           "score": 0.91,
+                     *           "data": {
+                     *             "similarity": 0.91,
+                     *             "threshold": 0.8,
+                     *             "match": true
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2240,7 +2724,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "session_id": "chk_4b7e1f0a9c2d",
+                     *         "session_id": "chk_4b7e1f0a9c2d6e8f0a1b3c5d",
                      *         "status": "passed",
                      *         "check": {
                      *           "type": "liveness",
@@ -2370,6 +2854,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "front_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "back_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "selfie": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "license_type": "Registered Nurse",
+                 *       "license_state": "CA",
+                 *       "license_number": "648213"
+                 *     }
+                 */
                 "application/json": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     front_image: string;
@@ -2391,6 +2885,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_5d7f9b1a3c5e7092b4d6f8a0",
+                     *         "status": "passed",
+                     *         "identity": {
+                     *           "name": "Dana M Whitfield",
+                     *           "dob": "1988-04-12"
+                     *         },
+                     *         "checks": [
+                     *           {
+                     *             "type": "id_verification",
+                     *             "status": "passed",
+                     *             "score": 0.97,
+                     *             "data": {
+                     *               "document_type": "driver_license",
+                     *               "issuing_state": "CA"
+                     *             },
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "type": "liveness",
+                     *             "status": "passed",
+                     *             "score": 1,
+                     *             "data": {
+                     *               "live_score": 1,
+                     *               "result": "live"
+                     *             },
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "type": "face_match",
+                     *             "status": "passed",
+                     *             "score": 0.9,
+                     *             "data": {
+                     *               "similarity": 0.9,
+                     *               "match": true
+                     *             },
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "type": "credential",
+                     *             "status": "passed",
+                     *             "data": {
+                     *               "license_number": "648213",
+                     *               "status": "active",
+                     *               "expiration_date": "2027-06-30",
+                     *               "name_matches": true
+                     *             },
+                     *             "error": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2518,6 +3069,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "frames": [
+                 *         "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *         "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *         "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *       ],
+                 *       "challenge_id": "chl_0e2c4a6b8d1f3e5a7c9b0d2f",
+                 *       "captured_ms": [
+                 *         120,
+                 *         480,
+                 *         910
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description one selfie (single mode); or send frames */
                     image?: string;
@@ -2541,6 +3107,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_6e8a0c2b4d6f8193c5e7a9b1",
+                     *         "status": "passed",
+                     *         "check": {
+                     *           "type": "antispoof",
+                     *           "status": "passed",
+                     *           "score": 0.96,
+                     *           "data": {
+                     *             "human_score": 0.96,
+                     *             "live_score": 1,
+                     *             "result": "live",
+                     *             "gesture": "turn_left",
+                     *             "gesture_seen": true
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2664,6 +3253,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *     }
+                 */
                 "application/json": {
                     /** @description one selfie (single mode); or send frames */
                     image?: string;
@@ -2687,6 +3281,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_7f9b1d3c5e7a92a4d6f8b0c2",
+                     *         "status": "passed",
+                     *         "check": {
+                     *           "type": "antispoof",
+                     *           "status": "passed",
+                     *           "score": 0.94,
+                     *           "data": {
+                     *             "human_score": 0.94,
+                     *             "live_score": 1,
+                     *             "result": "live",
+                     *             "face_id": "fce_1a3c5e7f9b2d4f6a8c0e2b4d"
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2810,6 +3426,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "enroll": true,
+                 *       "reference": "applicant-20931"
+                 *     }
+                 */
                 "application/json": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     image?: string;
@@ -2827,6 +3450,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_9a1c3e5b7d9f1a2b4c6d8e0f",
+                     *         "status": "passed",
+                     *         "check": {
+                     *           "type": "face_uniqueness",
+                     *           "status": "passed",
+                     *           "data": {
+                     *             "unique": true,
+                     *             "enrolled": true,
+                     *             "face_id": "fce_2b4d6f8a0c1e3a5b7d9f1c3e"
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2944,6 +3587,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "challenge_id": "chl_0e2c4a6b8d1f3e5a7c9b0d2f",
+                     *         "challengeId": "chl_0e2c4a6b8d1f3e5a7c9b0d2f",
+                     *         "gesture": "turn_left",
+                     *         "expires_at": "2026-11-27T09:41:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2995,6 +3650,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "face_id": "fce_2b4d6f8a0c1e3a5b7d9f1c3e",
+                     *         "unlinked": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3030,6 +3695,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dob": "1988-04-12",
+                 *       "bands": [
+                 *         18,
+                 *         21
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     dob?: string;
                     bands?: (string | number)[];
@@ -3045,6 +3719,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_1b3d5f7a9c0e2a4c6e8b0d2f",
+                     *         "status": "passed",
+                     *         "check": {
+                     *           "type": "age",
+                     *           "status": "passed",
+                     *           "data": {
+                     *             "age": 38,
+                     *             "bands": {
+                     *               "18": true,
+                     *               "21": true
+                     *             }
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3150,6 +3846,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "latitude": 37.7793,
+                 *       "longitude": -122.4193,
+                 *       "accuracy": 12,
+                 *       "expected_latitude": 37.7749,
+                 *       "expected_longitude": -122.4194,
+                 *       "radius_m": 1000,
+                 *       "source": "gps",
+                 *       "captured_at": "2026-11-27T09:40:12Z"
+                 *     }
+                 */
                 "application/json": {
                     latitude?: number | null;
                     longitude?: number | null;
@@ -3173,6 +3881,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_2c4e6a8b0d1f3b5d7f9a1c3e",
+                     *         "status": "passed",
+                     *         "check": {
+                     *           "type": "location",
+                     *           "status": "passed",
+                     *           "data": {
+                     *             "distance_m": 491,
+                     *             "within_radius": true,
+                     *             "accuracy": 12
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3278,6 +4006,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "license_state": "CA",
+                 *       "license_type": "Registered Nurse",
+                 *       "license_number": "648213",
+                 *       "first_name": "Dana",
+                 *       "last_name": "Whitfield"
+                 *     }
+                 */
                 "application/json": {
                     license_state?: string;
                     state?: string;
@@ -3302,6 +4039,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "chk_3d5f7b9c1e2a4c6e8a0b2d4f",
+                     *         "status": "passed",
+                     *         "check": {
+                     *           "type": "credential",
+                     *           "status": "passed",
+                     *           "data": {
+                     *             "mode": "verify",
+                     *             "license_number": "648213",
+                     *             "status": "active",
+                     *             "expiration_date": "2027-06-30",
+                     *             "name_matches": true
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3419,6 +4178,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "states": [
+                     *           {
+                     *             "state_name": "California",
+                     *             "state_code": "CA"
+                     *           },
+                     *           {
+                     *             "state_name": "Texas",
+                     *             "state_code": "TX"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3469,6 +4246,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "providers": [
+                     *           {
+                     *             "provider_code": "ca_brn",
+                     *             "provider_display_name": "California Board of Registered Nursing",
+                     *             "credential_name": "Registered Nurse",
+                     *             "required_fields": [
+                     *               "license_number"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3510,10 +4305,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *         "status": "IN_PROGRESS",
+                     *         "project_name": "Bayside Home Health",
+                     *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "logo": true,
+                     *         "features": [
+                     *           "id_verification",
+                     *           "liveness",
+                     *           "face_match"
+                     *         ],
+                     *         "steps": [
+                     *           {
+                     *             "step": "document",
+                     *             "done": false
+                     *           },
+                     *           {
+                     *             "step": "selfie",
+                     *             "done": false
+                     *           }
+                     *         ],
+                     *         "checks": [],
+                     *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "geofence": false,
+                     *         "finished": false,
+                     *         "redirect_to": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: unknown;
+                        data: {
+                            session_id: string;
+                            /** @enum {string} */
+                            status: "NOT_STARTED" | "IN_PROGRESS" | "IN_REVIEW" | "APPROVED" | "DECLINED" | "EXPIRED" | "ABANDONED";
+                            /** @description whom the person verifies for */
+                            project_name: string;
+                            privacy_policy_url?: string | null;
+                            /** @description GET /api/hosted/session/logo has a PNG */
+                            logo: boolean;
+                            features: string[];
+                            steps: {
+                                /** @description document, selfie, location or licence */
+                                step: string;
+                                done: boolean;
+                            }[];
+                            checks: {
+                                /** @enum {string} */
+                                type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
+                                /** @enum {string} */
+                                status: "passed" | "failed" | "review";
+                                error: string | null;
+                            }[];
+                            expires_at: string;
+                            /** @description the location step is checked against an expected point */
+                            geofence: boolean;
+                            finished: boolean;
+                            /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
+                            redirect_to: string | null;
+                        };
                         error: null;
                     };
                 };
@@ -3544,10 +4400,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *         "status": "IN_PROGRESS",
+                     *         "project_name": "Bayside Home Health",
+                     *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "logo": true,
+                     *         "features": [
+                     *           "id_verification",
+                     *           "liveness",
+                     *           "face_match"
+                     *         ],
+                     *         "steps": [
+                     *           {
+                     *             "step": "document",
+                     *             "done": false
+                     *           },
+                     *           {
+                     *             "step": "selfie",
+                     *             "done": false
+                     *           }
+                     *         ],
+                     *         "checks": [],
+                     *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "geofence": false,
+                     *         "finished": false,
+                     *         "redirect_to": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: unknown;
+                        data: {
+                            session_id: string;
+                            /** @enum {string} */
+                            status: "NOT_STARTED" | "IN_PROGRESS" | "IN_REVIEW" | "APPROVED" | "DECLINED" | "EXPIRED" | "ABANDONED";
+                            /** @description whom the person verifies for */
+                            project_name: string;
+                            privacy_policy_url?: string | null;
+                            /** @description GET /api/hosted/session/logo has a PNG */
+                            logo: boolean;
+                            features: string[];
+                            steps: {
+                                /** @description document, selfie, location or licence */
+                                step: string;
+                                done: boolean;
+                            }[];
+                            checks: {
+                                /** @enum {string} */
+                                type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
+                                /** @enum {string} */
+                                status: "passed" | "failed" | "review";
+                                error: string | null;
+                            }[];
+                            expires_at: string;
+                            /** @description the location step is checked against an expected point */
+                            geofence: boolean;
+                            finished: boolean;
+                            /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
+                            redirect_to: string | null;
+                        };
                         error: null;
                     };
                 };
@@ -3581,18 +4498,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description the project's logo */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: unknown;
-                        error: null;
-                    };
+                    "image/png": string;
                 };
             };
             /** @description token_missing, invalid_token */
@@ -3630,10 +4542,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "url": "https://verity.example/verify/ses_9f8e7d6c5b4a39281a0b2c3d#shl_UGhvbmVIYW5kb2ZmTGlua0NvZGVFeGFtcGxlMDAw",
+                     *         "expires_at": "2026-11-27T09:12:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: unknown;
+                        data: {
+                            url: string;
+                            expires_at: string;
+                        };
                         error: null;
                     };
                 };
@@ -3673,10 +4598,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *         "session_token": "sst_UGhvbmVTZXNzaW9uVG9rZW5FeGFtcGxlMDAwMDAw"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: unknown;
+                        data: {
+                            session_id: string;
+                            session_token: string;
+                        };
                         error: null;
                     };
                 };
@@ -3707,10 +4645,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "challenge_id": "chl_0e2c4a6b8d1f3e5a7c9b0d2f",
+                     *         "challengeId": "chl_0e2c4a6b8d1f3e5a7c9b0d2f",
+                     *         "gesture": "turn_left",
+                     *         "expires_at": "2026-11-27T09:03:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: unknown;
+                        data: {
+                            challenge_id: string;
+                            challengeId: string;
+                            /** @enum {string} */
+                            gesture: "turn_left" | "turn_right" | "look_up" | "blink" | "smile";
+                            expires_at: string;
+                        };
                         error: null;
                     };
                 };
@@ -3770,10 +4726,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *         "status": "IN_PROGRESS",
+                     *         "project_name": "Bayside Home Health",
+                     *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "logo": true,
+                     *         "features": [
+                     *           "id_verification",
+                     *           "liveness",
+                     *           "face_match"
+                     *         ],
+                     *         "steps": [
+                     *           {
+                     *             "step": "document",
+                     *             "done": true
+                     *           },
+                     *           {
+                     *             "step": "selfie",
+                     *             "done": false
+                     *           }
+                     *         ],
+                     *         "checks": [
+                     *           {
+                     *             "type": "id_verification",
+                     *             "status": "passed",
+                     *             "error": null
+                     *           }
+                     *         ],
+                     *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "geofence": false,
+                     *         "finished": false,
+                     *         "redirect_to": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: unknown;
+                        data: {
+                            session_id: string;
+                            /** @enum {string} */
+                            status: "NOT_STARTED" | "IN_PROGRESS" | "IN_REVIEW" | "APPROVED" | "DECLINED" | "EXPIRED" | "ABANDONED";
+                            /** @description whom the person verifies for */
+                            project_name: string;
+                            privacy_policy_url?: string | null;
+                            /** @description GET /api/hosted/session/logo has a PNG */
+                            logo: boolean;
+                            features: string[];
+                            steps: {
+                                /** @description document, selfie, location or licence */
+                                step: string;
+                                done: boolean;
+                            }[];
+                            checks: {
+                                /** @enum {string} */
+                                type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
+                                /** @enum {string} */
+                                status: "passed" | "failed" | "review";
+                                error: string | null;
+                            }[];
+                            expires_at: string;
+                            /** @description the location step is checked against an expected point */
+                            geofence: boolean;
+                            finished: boolean;
+                            /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
+                            redirect_to: string | null;
+                        };
                         error: null;
                     };
                 };
@@ -3869,6 +4892,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *         "status": "APPROVED",
+                     *         "erased": true,
+                     *         "already_erased": false,
+                     *         "erased_at": "2026-11-27T11:02:19.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3944,6 +4980,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *           "status": "APPROVED",
+                     *           "workflow_id": "wf_3c1d2e4f5a6b7c8d9e0f1a2b",
+                     *           "features": [
+                     *             "id_verification",
+                     *             "liveness",
+                     *             "face_match"
+                     *           ],
+                     *           "vendor_data": "applicant-8841",
+                     *           "redirect_url": "https://clinic.example/onboarding/done",
+                     *           "callback": null,
+                     *           "svc_id": null,
+                     *           "expires_at": "2026-11-27T10:00:00.000Z",
+                     *           "created_at": "2026-11-27T09:00:00.000Z",
+                     *           "updated_at": "2026-11-27T09:04:51.000Z",
+                     *           "started_at": "2026-11-27T09:01:12.000Z",
+                     *           "decided_at": "2026-11-27T09:04:51.000Z"
+                     *         },
+                     *         {
+                     *           "session_id": "ses_1e3a5c7b9d0f2a4c6e8b0d2f",
+                     *           "status": "NOT_STARTED",
+                     *           "workflow_id": "wf_3c1d2e4f5a6b7c8d9e0f1a2b",
+                     *           "features": [
+                     *             "id_verification",
+                     *             "liveness",
+                     *             "face_match"
+                     *           ],
+                     *           "vendor_data": "applicant-8839",
+                     *           "redirect_url": "https://clinic.example/onboarding/done",
+                     *           "callback": null,
+                     *           "svc_id": null,
+                     *           "expires_at": "2026-11-27T09:30:00.000Z",
+                     *           "created_at": "2026-11-27T08:30:00.000Z",
+                     *           "updated_at": "2026-11-27T08:30:00.000Z",
+                     *           "started_at": null,
+                     *           "decided_at": null
+                     *         }
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4018,7 +5100,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "workflow_id": "wf_3c1d2e4f5a6b",
+                 *       "workflow_id": "wf_3c1d2e4f5a6b7c8d9e0f1a2b",
                  *       "vendor_data": "applicant-8841",
                  *       "redirect_url": "https://clinic.example/onboarding/done",
                  *       "ttl_seconds": 3600
@@ -4049,9 +5131,9 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "session_id": "ses_9f8e7d6c5b4a3928",
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
                      *         "status": "NOT_STARTED",
-                     *         "workflow_id": "wf_3c1d2e4f5a6b",
+                     *         "workflow_id": "wf_3c1d2e4f5a6b7c8d9e0f1a2b",
                      *         "features": [
                      *           "id_verification",
                      *           "liveness",
@@ -4066,7 +5148,7 @@ export interface operations {
                      *         "updated_at": "2026-11-27T09:00:00.000Z",
                      *         "started_at": null,
                      *         "decided_at": null,
-                     *         "url": "https://verity.example/verify/ses_9f8e7d6c5b4a3928#st_Qm9vZ2llV29vZ2llMTIz",
+                     *         "url": "https://verity.example/verify/ses_9f8e7d6c5b4a39281a0b2c3d#st_Qm9vZ2llV29vZ2llMTIz",
                      *         "session_token": "st_Qm9vZ2llV29vZ2llMTIz"
                      *       },
                      *       "error": null
@@ -4193,9 +5275,9 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "session_id": "ses_9f8e7d6c5b4a3928",
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
                      *         "status": "IN_PROGRESS",
-                     *         "workflow_id": "wf_3c1d2e4f5a6b",
+                     *         "workflow_id": "wf_3c1d2e4f5a6b7c8d9e0f1a2b",
                      *         "features": [
                      *           "id_verification",
                      *           "liveness",
@@ -4291,6 +5373,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *         "status": "APPROVED",
+                     *         "decision": "approved",
+                     *         "decided_at": "2026-11-27T09:04:51.000Z",
+                     *         "decided_by": "system",
+                     *         "workflow_id": "wf_3c1d2e4f5a6b7c8d9e0f1a2b",
+                     *         "features": [
+                     *           "id_verification",
+                     *           "liveness",
+                     *           "face_match"
+                     *         ],
+                     *         "vendor_data": "applicant-8841",
+                     *         "checks": [
+                     *           {
+                     *             "type": "id_verification",
+                     *             "status": "passed",
+                     *             "score": 0.97,
+                     *             "data": {
+                     *               "document_type": "driver_license",
+                     *               "issuing_state": "CA"
+                     *             },
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "type": "liveness",
+                     *             "status": "passed",
+                     *             "score": 1,
+                     *             "data": {
+                     *               "live_score": 1,
+                     *               "result": "live"
+                     *             },
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "type": "face_match",
+                     *             "status": "passed",
+                     *             "score": 0.9,
+                     *             "data": {
+                     *               "similarity": 0.9,
+                     *               "match": true
+                     *             },
+                     *             "error": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4398,9 +5532,9 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "session_id": "ses_9f8e7d6c5b4a3928",
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
                      *         "status": "APPROVED",
-                     *         "workflow_id": "wf_3c1d2e4f5a6b",
+                     *         "workflow_id": "wf_3c1d2e4f5a6b7c8d9e0f1a2b",
                      *         "features": [
                      *           "id_verification",
                      *           "liveness",
@@ -4515,6 +5649,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "members": [
+                     *           {
+                     *             "id": 412,
+                     *             "member_id": "mem_6b8d0f2a4c6e8a1b3d5f7a9c",
+                     *             "first_name": "Dana",
+                     *             "last_name": "Whitfield",
+                     *             "email": "dana.whitfield@example.com",
+                     *             "role": "member",
+                     *             "status": "active",
+                     *             "svc_id": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *             "active": true,
+                     *             "created_at": "2026-10-02T14:05:31.000Z"
+                     *           }
+                     *         ],
+                     *         "organization": {
+                     *           "id": 17,
+                     *           "name": "Bayside Home Health"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4572,6 +5732,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "members": [
+                 *         {
+                 *           "email": "marcus.reyes@example.com",
+                 *           "first_name": "Marcus",
+                 *           "last_name": "Reyes",
+                 *           "role": "member"
+                 *         },
+                 *         {
+                 *           "email": "dana.whitfield@example.com",
+                 *           "first_name": "Dana",
+                 *           "last_name": "Whitfield"
+                 *         }
+                 *       ],
+                 *       "notify": false,
+                 *       "invite": "face"
+                 *     }
+                 */
                 "application/json": {
                     members: {
                         email: string;
@@ -4600,6 +5779,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "created": [
+                     *           {
+                     *             "id": 413,
+                     *             "member_id": "mem_7c9e1a3b5d7f9b2c4e6a8b0d",
+                     *             "first_name": "Marcus",
+                     *             "last_name": "Reyes",
+                     *             "email": "marcus.reyes@example.com",
+                     *             "role": "member",
+                     *             "status": "link_sent",
+                     *             "svc_id": null,
+                     *             "active": false,
+                     *             "created_at": "2026-11-27T09:12:44.000Z",
+                     *             "activation_link": "https://verity.example/activate/act_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbExpbmsw",
+                     *             "invite_method": "face"
+                     *           }
+                     *         ],
+                     *         "skipped": [
+                     *           {
+                     *             "email": "dana.whitfield@example.com",
+                     *             "reason": "already_member"
+                     *           }
+                     *         ],
+                     *         "notified": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4663,6 +5873,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "dana.whitfield@example.com"
+                 *     }
+                 */
                 "application/json": {
                     svc_id?: string;
                     email?: string;
@@ -4676,6 +5891,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "found": true,
+                     *         "member": {
+                     *           "id": 412,
+                     *           "member_id": "mem_6b8d0f2a4c6e8a1b3d5f7a9c",
+                     *           "first_name": "Dana",
+                     *           "last_name": "Whitfield",
+                     *           "email": "dana.whitfield@example.com",
+                     *           "role": "member",
+                     *           "status": "active",
+                     *           "svc_id": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *           "active": true,
+                     *           "created_at": "2026-10-02T14:05:31.000Z"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4738,6 +5974,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "member": {
+                     *           "id": 412,
+                     *           "member_id": "mem_6b8d0f2a4c6e8a1b3d5f7a9c",
+                     *           "first_name": "Dana",
+                     *           "last_name": "Whitfield",
+                     *           "email": "dana.whitfield@example.com",
+                     *           "role": "member",
+                     *           "status": "deactivated",
+                     *           "svc_id": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *           "active": false,
+                     *           "created_at": "2026-10-02T14:05:31.000Z"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4799,6 +6055,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "member": {
+                     *           "id": 412,
+                     *           "member_id": "mem_6b8d0f2a4c6e8a1b3d5f7a9c",
+                     *           "first_name": "Dana",
+                     *           "last_name": "Whitfield",
+                     *           "email": "dana.whitfield@example.com",
+                     *           "role": "member",
+                     *           "status": "active",
+                     *           "svc_id": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *           "active": true,
+                     *           "created_at": "2026-10-02T14:05:31.000Z"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4860,6 +6136,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "member": {
+                     *           "id": 412,
+                     *           "member_id": "mem_6b8d0f2a4c6e8a1b3d5f7a9c",
+                     *           "first_name": "Dana",
+                     *           "last_name": "Whitfield",
+                     *           "email": "dana.whitfield@example.com",
+                     *           "role": "member",
+                     *           "status": "link_sent",
+                     *           "svc_id": null,
+                     *           "active": false,
+                     *           "created_at": "2026-10-02T14:05:31.000Z"
+                     *         },
+                     *         "activation_link": "https://verity.example/activate/act_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbExpbmsw"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4942,6 +6239,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "member": {
+                     *           "id": 412,
+                     *           "member_id": "mem_6b8d0f2a4c6e8a1b3d5f7a9c",
+                     *           "first_name": "Dana",
+                     *           "last_name": "Whitfield",
+                     *           "email": "dana.whitfield@example.com",
+                     *           "role": "member",
+                     *           "status": "deactivated",
+                     *           "svc_id": "svc_8d2f4a6b1c3e5f7091a2b3c4",
+                     *           "active": false,
+                     *           "created_at": "2026-10-02T14:05:31.000Z"
+                     *         },
+                     *         "removed": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5012,6 +6330,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "subscription": {
+                     *           "plan": "team",
+                     *           "status": "active",
+                     *           "price_per_seat": 4,
+                     *           "in_trial": false,
+                     *           "trial_ends_at": null,
+                     *           "current_period_end": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "seats": 38,
+                     *         "estimated_next_charge": 152,
+                     *         "currency": "USD",
+                     *         "balance": 0,
+                     *         "invoices": [
+                     *           {
+                     *             "period": "2026-10",
+                     *             "seats": 35,
+                     *             "amount": 140,
+                     *             "created_at": "2026-11-01T00:00:07.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
