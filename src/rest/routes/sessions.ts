@@ -253,7 +253,8 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   router.get('/credential/states/:state/providers', async (req, res) => {
     sendData(res, { providers: await core.credentials.providers(String(req.params.state)) });
   });
-  const errors: ErrorCode[] = ['token_missing', 'invalid_token'];
+  // Every hosted call counts against its session's and its address's per-minute limits (429 rate_limited).
+  const errors: ErrorCode[] = ['token_missing', 'invalid_token', 'rate_limited'];
   docs.add(
     {
       method: 'get',
