@@ -75,7 +75,10 @@ describe(`${AT_ONCE} identical requests at once`, () => {
       http
         .post('/graphql')
         .set('Authorization', `Bearer ${service.demo.admin_token}`)
-        .send({ query: 'mutation ($input: ReviewSessionInput!) { reviewSession(input: $input) { status } }', variables: { input: { projectId: service.demo.project_id, sessionId: created.session_id, status, note: 'race' } } });
+        .send({
+          query: 'mutation ($input: ReviewSessionInput!) { reviewSession(input: $input) { status } }',
+          variables: { input: { projectId: service.demo.project_id, sessionId: created.session_id, status, note: 'race' } },
+        });
     const answers = await together((i) => {
       const status = i % 2 ? 'DECLINED' : 'APPROVED';
       return i % 3 === 0 ? viaGraphql(status) : http.patch(`/api/v2/session/${created.session_id}/status`).set(key()).send({ status });
