@@ -123,7 +123,10 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
     await page.getByLabel('Admin token').press('Enter');
     // Entering the token mounts GraphiQL again: run only once its editor (CodeMirror) holds the default query.
     await page.waitForFunction(
-      () => ((globalThis as unknown as { document: { querySelector(s: string): { CodeMirror?: { getValue(): string } } | null } }).document.querySelector('.graphiql-query-editor .CodeMirror')?.CodeMirror?.getValue() ?? '').includes('projects'),
+      () =>
+        (
+          (globalThis as unknown as { document: { querySelector(s: string): { CodeMirror?: { getValue(): string } } | null } }).document.querySelector('.graphiql-query-editor .CodeMirror')?.CodeMirror?.getValue() ?? ''
+        ).includes('projects'),
       undefined,
       { timeout: 20_000 },
     );
