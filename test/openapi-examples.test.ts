@@ -1,8 +1,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiDocs } from '../src/rest/openapi.js';
+import { addFormats, inlineRefs } from './helpers/contract.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 // Every example in the served OpenAPI document (request bodies, success responses) must validate
@@ -21,16 +21,6 @@ interface Operation {
 interface Document {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema> };
-}
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
-
-function inlineRefs(schema: unknown, components: Record<string, Schema>): unknown {
-  if (Array.isArray(schema)) return schema.map((item) => inlineRefs(item, components));
-  if (!schema || typeof schema !== 'object') return schema;
-  const ref = (schema as { $ref?: string }).$ref;
-  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return components[ref.slice('#/components/schemas/'.length)];
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inlineRefs(value, components)]));
 }
 
 /** Each example of the document, where it is, and what its schema says of it (empty when it fits). */

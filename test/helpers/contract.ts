@@ -20,9 +20,10 @@ interface Document {
 // JSON that is not the REST contract: GraphQL and tRPC check their own schemas.
 const OWN_SCHEMAS = [/^\/graphql(\/|$)/, /^\/trpc(\/|$)/, /^\/api\/trpc(\/|$)/];
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+export const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
-function inlineRefs(schema: unknown, components: Record<string, Schema>): unknown {
+/** The schema with every `#/components/schemas/...` reference replaced by the component itself. */
+export function inlineRefs(schema: unknown, components: Record<string, Schema>): unknown {
   if (Array.isArray(schema)) return schema.map((item) => inlineRefs(item, components));
   if (!schema || typeof schema !== 'object') return schema;
   const ref = (schema as { $ref?: string }).$ref;
