@@ -195,7 +195,6 @@ function requireFrontImage(input: IdVerificationInput): void {
 const quarterTurns = (rotation: Rotation) => (rotation / 90) as QuarterTurns;
 
 /** POST /api/v2/id-verification: real OCR and MRZ, a portrait, explained authenticity. */
-
 export function idVerificationCheck(models: Models, faces: FaceEngine, accounts: AccountService): StandaloneCheck<IdVerificationInput, Prepared> {
   return {
     type: 'id_verification',
