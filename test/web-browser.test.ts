@@ -121,15 +121,8 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
     const { page, errors } = await open('/graphql', 1280);
     await page.getByLabel('Admin token').fill(service.demo.admin_token);
     await page.getByLabel('Admin token').press('Enter');
-    // Entering the token mounts GraphiQL again: run only once its editor (CodeMirror) holds the default query.
-    await page.waitForFunction(
-      () =>
-        (
-          (globalThis as unknown as { document: { querySelector(s: string): { CodeMirror?: { getValue(): string } } | null } }).document.querySelector('.graphiql-query-editor .CodeMirror')?.CodeMirror?.getValue() ?? ''
-        ).includes('projects'),
-      undefined,
-      { timeout: 20_000 },
-    );
+    // Entering the token mounts GraphiQL again: run only once the new editor shows the default query.
+    await expect.poll(() => page.locator('.graphiql-query-editor .CodeMirror-code').first().textContent(), { timeout: 20_000 }).toContain('projects');
     await page.getByRole('button', { name: /Execute query/ }).click();
     await expect.poll(() => page.locator('.result-window').textContent(), { timeout: 20_000 }).toContain(service.demo.project_id);
     await page.screenshot({ path: path.join(ARTIFACTS, 'graphiql-result-1280.png') });

@@ -32,8 +32,14 @@ const DEFAULT_QUERY = `# Verity's admin API. Type an admin token above, then run
 
 const root = createRoot(document.getElementById('graphiql')!);
 let mounts = 0;
+/**
+ * The query a new mount starts with: the one being edited (GraphiQL keeps it in localStorage under
+ * `graphiql:query`), or the default when that is blank. A remount can otherwise read the blank
+ * text the previous mount stored before its editor filled in the default, and show an empty editor.
+ */
+const startingQuery = () => (localStorage.getItem('graphiql:query')?.trim() ? (localStorage.getItem('graphiql:query') as string) : DEFAULT_QUERY);
 /** Mounts the IDE afresh, so it reads the schema with the token now in the field. */
-const mount = () => root.render(createElement(GraphiQL, { key: ++mounts, fetcher, defaultQuery: DEFAULT_QUERY, shouldPersistHeaders: false }));
+const mount = () => root.render(createElement(GraphiQL, { key: ++mounts, fetcher, query: startingQuery(), defaultQuery: DEFAULT_QUERY, shouldPersistHeaders: false }));
 tokenInput.addEventListener('change', () => {
   sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
   mount();
