@@ -25,7 +25,8 @@ export async function descriptorOf(engine: FaceEngine, image: DecodedImage, fiel
   return (await describedFace(engine, image, field)).descriptor;
 }
 
-async function describedFace(engine: FaceEngine, image: DecodedImage, field: string): Promise<FaceDescription> {
+/** The largest usable face of an image, described, or 422 no_face naming the image. */
+export async function describedFace(engine: FaceEngine, image: DecodedImage, field: string): Promise<FaceDescription> {
   const face = await engine.describeLargestFace(image);
   if (!face) throw new DomainError('no_face', `no usable face in ${field}: send a sharp, well-lit, front-facing photo`);
   return face;
@@ -114,11 +115,19 @@ export async function faceMatchOf(
   threshold = DEFAULT_FACE_MATCH_THRESHOLD,
   names = { reference: 'image1', selfie: 'image2' },
 ): Promise<Check> {
-  const referenceFace = reference instanceof Float32Array ? null : await describedFace(engine, reference, names.reference);
+  const described = reference instanceof Float32Array ? reference : await describedFace(engine, reference, names.reference);
+  return faceMatchVerdict(described, await describedFace(engine, selfie, names.selfie), threshold, names);
+}
+
+/**
+ * The verdict on two described faces (the reference may be a stored descriptor): `review` with the
+ * reasons when either face cannot be vouched for, else passed when the similarity reaches the threshold.
+ */
+export function faceMatchVerdict(reference: FaceDescription | Float32Array, selfie: FaceDescription, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = { reference: 'image1', selfie: 'image2' }): Check {
+  const referenceFace = reference instanceof Float32Array ? null : reference;
   const referenceDescriptor = referenceFace ? referenceFace.descriptor : (reference as Float32Array);
-  const selfieFace = await describedFace(engine, selfie, names.selfie);
-  const similarity = Math.round(faceSimilarity(referenceDescriptor, selfieFace.descriptor) * 10_000) / 10_000;
-  const problems = [...(referenceFace ? [[names.reference, faceQualityProblem(referenceFace)] as const] : []), [names.selfie, faceQualityProblem(selfieFace)] as const].filter(
+  const similarity = Math.round(faceSimilarity(referenceDescriptor, selfie.descriptor) * 10_000) / 10_000;
+  const problems = [...(referenceFace ? [[names.reference, faceQualityProblem(referenceFace)] as const] : []), [names.selfie, faceQualityProblem(selfie)] as const].filter(
     (p): p is readonly [string, { reason: string; text: string }] => p[1] !== null,
   );
   if (problems.length) {
