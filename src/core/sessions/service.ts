@@ -18,7 +18,7 @@ import { type EvidenceKind, SessionCheck, SessionEvent, SessionHandoff, Verifica
 import { EvidenceStore } from './evidence.js';
 import { type SessionTrigger, transition } from './transitions.js';
 import { type DecisionWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, sessionView, testMark, vendorDataOnWire } from './views.js';
-import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
+import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL, stepFields } from './inputs.js';
 
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
 export const SELFIE_ATTEMPTS = 3;
@@ -484,7 +484,7 @@ export class SessionService {
       session = await this.authenticate(token);
     }
     const work = this.workOf(session);
-    const { outcomes, work: patch, images } = await this.runStep(session, step as StepName, input, work);
+    const { outcomes, work: patch, images } = await this.runStep(session, step as StepName, stepFields(step as StepName, input), work);
     const fixable = fixableFailure(step as StepName, outcomes);
     if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error);
     await this.commit(session, step as StepName, outcomes, patch, images);
