@@ -1,6 +1,7 @@
 import { type GraphQLObjectType, isNonNullType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { camelName } from '../src/core/camel.js';
 import { sessionNodeWire } from '../src/core/ops/views.js';
 import { addedMembersWire, billingWire, memberWire } from '../src/core/roster/views.js';
 import { sessionWire } from '../src/core/sessions/views.js';
@@ -9,11 +10,9 @@ import { graphSchema } from '../src/graph/schema.js';
 // GraphQL object types that describe the same object as a zod wire declaration: the same field
 // names (snake_case on the wire, camelCase in GraphQL) and the same nullability, so drift fails here.
 
-const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
-
 /** field name (camelCase) -> may it be absent or null */
 function zodFields(schema: z.ZodObject): Record<string, boolean> {
-  return Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [camel(name), (field as z.ZodType).safeParse(null).success || (field as z.ZodType).safeParse(undefined).success]));
+  return Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [camelName(name), (field as z.ZodType).safeParse(null).success || (field as z.ZodType).safeParse(undefined).success]));
 }
 
 async function graphFields(typeName: string): Promise<Record<string, boolean>> {

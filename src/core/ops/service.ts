@@ -3,7 +3,8 @@ import type { AccountService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
-import { memberView, type MemberFields } from '../roster/views.js';
+import { camelView } from '../camel.js';
+import { memberView, memberWire, type MemberFields, type MemberView } from '../roster/views.js';
 import type { Sealer } from '../secrets.js';
 import type { AdminRole } from '../tenancy/entities.js';
 import { roleAtLeast, type AdminScope } from '../tenancy/service.js';
@@ -470,18 +471,5 @@ export class OpsService {
   }
 }
 
-/** The roster's Member view in the admin API's camelCase. */
-export function camelMember(member: ReturnType<typeof memberView>) {
-  return {
-    id: member.id,
-    memberId: member.member_id,
-    firstName: member.first_name,
-    lastName: member.last_name,
-    email: member.email,
-    role: member.role,
-    status: member.status,
-    svcId: member.svc_id,
-    active: member.active,
-    createdAt: member.created_at,
-  };
-}
+/** The roster's Member view in the admin API's camelCase (the fields of its declaration, renamed). */
+export const camelMember = (member: MemberView) => camelView(memberWire, member);
