@@ -98,7 +98,7 @@ afterAll(async () => {
 
 const SESSIONS = `query($p: String!, $filter: SessionFilterInput, $sort: SessionSort, $first: Int, $after: String) {
   sessions(projectId: $p, filter: $filter, sort: $sort, first: $first, after: $after) {
-    edges { cursor node { id status vendorData workflow { name } } }
+    edges { cursor node { id status vendorData workflow { name maxStepTries } } }
     pageInfo { hasNextPage endCursor }
   }
 }`;

@@ -17,7 +17,7 @@ import type { WebhookService } from '../webhooks/service.js';
 import { type EvidenceKind, SessionCheck, SessionEvent, SessionHandoff, VerificationSession, type SessionStatus } from './entities.js';
 import { EvidenceStore } from './evidence.js';
 import { type SessionTrigger, transition } from './transitions.js';
-import { type DecisionWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, sessionView, testMark, vendorDataOnWire } from './views.js';
+import { type DecisionWire, type ErasedWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, sessionView, testMark, vendorDataOnWire } from './views.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL, stepFields } from './inputs.js';
 
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
@@ -776,7 +776,7 @@ export class SessionService {
    * timeline stay. Idempotent: a second call answers `already_erased: true`. An open session is
    * refused (409 `conflict`): its steps still need what they left.
    */
-  async eraseData(owner: SessionOwner, sessionId: string, actor: Actor) {
+  async eraseData(owner: SessionOwner, sessionId: string, actor: Actor): Promise<ErasedWire> {
     return this.transaction(async (em) => {
       const session = await this.load(em, owner, sessionId, true);
       if (session.dataErasedAt) return { session_id: session.id, status: session.status, erased: true, already_erased: true, erased_at: session.dataErasedAt.toISOString() };

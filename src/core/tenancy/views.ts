@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from './entities.js';
 
 // Plain objects the fronts return. No view ever carries a secret or its digest.
@@ -27,7 +28,18 @@ export const apiKeyView = (key: ApiKey) => ({
 });
 export type ApiKeyView = ReturnType<typeof apiKeyView>;
 
-export const workflowView = (workflow: Workflow) => ({
+/** A workflow as the admin API shows it (GraphQL Workflow): this view and the ops batch loader are typed by it. */
+export const workflowWire = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  features: z.array(z.string()),
+  maxStepTries: z.number().int().describe('tries the hosted page gives a step that fails for a reason the person can fix'),
+  createdAt: z.string(),
+});
+export type WorkflowView = z.output<typeof workflowWire>;
+
+export const workflowView = (workflow: Workflow): WorkflowView => ({
   id: workflow.id,
   projectId: workflow.project.id,
   name: workflow.name,
@@ -35,7 +47,6 @@ export const workflowView = (workflow: Workflow) => ({
   maxStepTries: workflow.maxStepTries,
   createdAt: workflow.createdAt.toISOString(),
 });
-export type WorkflowView = ReturnType<typeof workflowView>;
 
 export const callbackView = (destination: CallbackDestination) => ({
   id: destination.id,
