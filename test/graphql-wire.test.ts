@@ -16,7 +16,8 @@ import {
 } from '../src/core/ops/views.js';
 import { addedMembersWire, billingWire, memberWire } from '../src/core/roster/views.js';
 import { erasedWire, sessionWire } from '../src/core/sessions/views.js';
-import { workflowWire } from '../src/core/tenancy/views.js';
+import { chargeWire } from '../src/core/billing/views.js';
+import { adminTokenWire, apiKeyWire, callbackWire, oidcClientWire, orgAppWire, projectWire, workflowWire } from '../src/core/tenancy/views.js';
 import { graphSchema } from '../src/graph/schema.js';
 
 // GraphQL object types that describe the same object as a zod wire declaration: the same field
@@ -52,7 +53,14 @@ const PAIRS: { graph: string; wire: string; schema: z.ZodObject; graphOnly?: str
   { graph: 'AccountIdentity', wire: 'core/ops/views.ts accountIdentityWire', schema: accountIdentityWire },
   { graph: 'AdminAuditEntry', wire: 'core/ops/views.ts adminAuditEntryWire', schema: adminAuditEntryWire },
   { graph: 'Organization', wire: 'core/ops/views.ts organizationWire', schema: organizationWire },
+  { graph: 'Project', wire: 'core/tenancy/views.ts projectWire', schema: projectWire },
+  { graph: 'ApiKey', wire: 'core/tenancy/views.ts apiKeyWire', schema: apiKeyWire },
   { graph: 'Workflow', wire: 'core/tenancy/views.ts workflowWire', schema: workflowWire },
+  { graph: 'CallbackDestination', wire: 'core/tenancy/views.ts callbackWire', schema: callbackWire },
+  { graph: 'OidcClient', wire: 'core/tenancy/views.ts oidcClientWire', schema: oidcClientWire },
+  { graph: 'OrgApp', wire: 'core/tenancy/views.ts orgAppWire', schema: orgAppWire },
+  { graph: 'AdminToken', wire: 'core/tenancy/views.ts adminTokenWire', schema: adminTokenWire },
+  { graph: 'Charge', wire: 'core/billing/views.ts chargeWire', schema: chargeWire },
   // `erased` is always true on the REST answer; the mutation's payload does not repeat it.
   { graph: 'SessionDataErasedType', wire: 'core/sessions/views.ts erasedWire', schema: erasedWire, wireOnly: ['erased'] },
 ];
