@@ -126,33 +126,10 @@ function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }):
   return out;
 }
 
-/** Routes the OpenAPI document does not describe (or describes without a body): pages, GraphQL, tRPC, the hosted steps' bodies. */
+/** Routes the OpenAPI document does not describe (or describes without a body): pages, GraphQL, tRPC. */
 function otherRoutes(): Route[] {
-  const step = [
-    'front_image',
-    'back_image',
-    'frames',
-    'challenge_id',
-    'captured_ms',
-    'latitude',
-    'longitude',
-    'accuracy',
-    'source',
-    'error',
-    'license_state',
-    'state',
-    'provider_code',
-    'license_type',
-    'license_number',
-    'license_no',
-    'full_name',
-    'first_name',
-    'last_name',
-    'npi',
-  ];
   const token = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret', 'refresh_token', 'scope'];
   return [
-    route('hosted page', 'POST', '/api/hosted/session/steps/{step}', 'envelope', 'session', step, { images: ['front_image', 'back_image'], imageLists: ['frames'] }),
     route('OIDC', 'POST', '/api/auth/oidc/token', 'oauth', 'client', token),
     route('OIDC', 'POST', '/api/auth/oidc/userinfo', 'bare', 'accessToken'),
     route('OIDC', 'GET', '/api/.well-known/openid-configuration', 'bare', 'none'),

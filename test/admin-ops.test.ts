@@ -98,7 +98,7 @@ afterAll(async () => {
 
 const SESSIONS = `query($p: String!, $filter: SessionFilterInput, $sort: SessionSort, $first: Int, $after: String) {
   sessions(projectId: $p, filter: $filter, sort: $sort, first: $first, after: $after) {
-    edges { cursor node { id status vendorData workflow { name } } }
+    edges { cursor node { id status vendorData workflow { name maxStepTries } } }
     pageInfo { hasNextPage endCursor }
   }
 }`;
@@ -366,5 +366,17 @@ describe('roster through the admin API', () => {
     expect(scoped.body.errors[0].extensions.code).toBe('not_found');
     const billing = await gql(tokens.viewer.token, 'query($o: Int!) { organizationBilling(organizationId: $o) { seats subscription { plan } invoices { period } } }', { o: organizationId });
     expect(billing.body.data.organizationBilling).toEqual({ seats: 0, subscription: null, invoices: [] });
+    await service.core.roster.setPlan({ organizationId, plan: 'team', pricePerSeat: 30, currency: 'EUR', trialDays: 0 });
+    const planned = await gql(
+      tokens.viewer.token,
+      'query($o: Int!) { organizationBilling(organizationId: $o) { organizationId currency estimatedNextCharge subscription { plan pricePerSeat inTrial trialEndsAt currentPeriodEnd } } }',
+      { o: organizationId },
+    );
+    expect(planned.body.data.organizationBilling).toEqual({
+      organizationId,
+      currency: 'EUR',
+      estimatedNextCharge: 0,
+      subscription: { plan: 'team', pricePerSeat: 30, inTrial: false, trialEndsAt: null, currentPeriodEnd: expect.any(String) },
+    });
   });
 });

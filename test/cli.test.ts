@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch, servedDocument } from './helpers/contract.js';
 import { freePort, stopProcess, waitReady } from './helpers/processes.js';
 
 // The `verity` command as a person runs it, on an embedded store in a fresh data dir.
@@ -44,7 +45,9 @@ async function serve(): Promise<ChildProcess> {
   return child;
 }
 
-const get = (url: string, headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${port}${url}`, { headers });
+/** fetch whose JSON answers are checked against the OpenAPI document (helpers/contract.ts); set once the service runs. */
+let checked: typeof fetch;
+const get = (url: string, headers: Record<string, string> = {}) => checked(`http://127.0.0.1:${port}${url}`, { headers });
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-cli-'));
@@ -60,6 +63,7 @@ describe('verity serve and verity admin on the embedded store', () => {
   // About 30 commands, each a fresh Node process compiling the CLI: generous on a busy 2-core machine.
   it('seeds once, administers a running service, keeps data across restarts', { timeout: 420_000 }, async () => {
     const first = await serve();
+    checked = checkedFetch(await servedDocument(`http://127.0.0.1:${port}`));
     let demo: any;
     let createdKey: string;
     let workflowId: string;
@@ -134,7 +138,7 @@ describe('verity serve and verity admin on the embedded store', () => {
       const token = await verity('admin', 'admin-token', 'create', '--role', 'viewer');
       expect(token.out).toMatchObject({ role: 'viewer', projectId: null });
       // Roster operations: plans, the development outbox, the audit trail.
-      const invited = await fetch(`http://127.0.0.1:${port}/api/sdk/members`, {
+      const invited = await checked(`http://127.0.0.1:${port}/api/sdk/members`, {
         method: 'POST',
         headers: { 'X-Client-Id': demo.org.client_id, 'X-Client-Secret': demo.org.client_secret, 'Content-Type': 'application/json' },
         body: JSON.stringify({ members: [{ email: 'Cli.Invite@Example.com' }], invite: 'email', notify: true }),
@@ -150,7 +154,7 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect((await verity('admin', 'plan', 'set', '--org-id', '999999', '--plan', 'pro', '--price-per-seat', '1')).code).toBe(1);
 
       // Sessions and webhooks, as ops read them.
-      const session = await fetch(`http://127.0.0.1:${port}/api/v2/session`, {
+      const session = await checked(`http://127.0.0.1:${port}/api/v2/session`, {
         method: 'POST',
         headers: { 'X-API-Key': demo.api_key, 'Content-Type': 'application/json' },
         body: JSON.stringify({ workflow_id: demo.workflows.location, vendor_data: 'cli' }),

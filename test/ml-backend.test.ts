@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkedFetch, servedDocument } from './helpers/contract.js';
 import { VerityProcess, verityEnv } from './helpers/verity-process.js';
 
 // The TF.js backend is picked once per process, so each choice is made in a process of its own:
@@ -67,7 +68,8 @@ describe('verity serve with VERITY_WARM_MODELS=1', () => {
   it('is ready only once every model is loaded, and /readyz and the log name the backend', { timeout: 240_000 }, async () => {
     // The embedded store: this is about the models, not the database.
     instance = await VerityProcess.start(verityEnv('', { VERITY_WARM_MODELS: '1', LOG_LEVEL: 'info' }));
-    const ready = await fetch(`${instance.url}/readyz`);
+    // The answer is checked against the OpenAPI document, as service.http's are (helpers/contract.ts).
+    const ready = await checkedFetch(await servedDocument(instance.url))(`${instance.url}/readyz`);
     expect(ready.status).toBe(200);
     const body = (await ready.json()) as Record<string, unknown>;
     const backend = nativeTfInstalled() ? 'tensorflow' : 'wasm';

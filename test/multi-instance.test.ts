@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch, servedDocument } from './helpers/contract.js';
 import { freshDatabase } from './helpers/processes.js';
 import { VerityProcess, verityEnv } from './helpers/verity-process.js';
 
@@ -22,9 +23,12 @@ let receiverUrl: string;
 let board: http.Server;
 let boardUrl: string;
 
+/** fetch whose JSON answers are checked against the OpenAPI document (helpers/contract.ts). */
+let checked: typeof fetch;
+
 const json = (response: Response): Promise<any> => response.json();
 const api = (instance: VerityProcess, route: string, init: RequestInit = {}) =>
-  fetch(`${instance.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  checked(`${instance.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
 describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   beforeAll(async () => {
@@ -50,6 +54,7 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     const env = verityEnv(database.url, { VERITY_BASE_URL: 'http://verity.test', VERITY_RATE_LIMIT_PER_MINUTE: '40' });
     a = await VerityProcess.start(env); // seeds the demo tenant
     demo = await a.demo();
+    checked = checkedFetch(await servedDocument(a.url));
     b = await VerityProcess.start(env);
     await a.admin('callback', 'approve', receiverUrl);
     await a.admin(
@@ -79,7 +84,7 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   });
 
   it('serves the same JWKS and signing keys from both; a key rotated on one is published by both at once', async () => {
-    const jwks = () => Promise.all([a, b].map(async (i) => json(await fetch(`${i.url}/api/auth/oidc/jwks.json`))));
+    const jwks = () => Promise.all([a, b].map(async (i) => json(await checked(`${i.url}/api/auth/oidc/jwks.json`))));
     const [ja, jb] = await jwks();
     expect(ja.keys.length).toBeGreaterThan(0);
     expect(jb).toEqual(ja);
@@ -93,7 +98,7 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   it('moves a session created on one instance through the other, and delivers its webhook once', async () => {
     const created = await json(await api(a, '/api/v2/session', { method: 'POST', body: JSON.stringify({ workflow_id: demo.workflows.location, callback: receiverUrl }) }));
     const { session_id: sessionId, session_token: token } = created.data;
-    const step = await fetch(`${b.url}/api/hosted/session/steps/location`, {
+    const step = await checked(`${b.url}/api/hosted/session/steps/location`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'X-Session-Token': token },
       body: JSON.stringify({ latitude: 1, longitude: 2, accuracy: 5 }),
@@ -112,7 +117,7 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     try {
       const created = await json(await api(c, '/api/v2/session', { method: 'POST', body: JSON.stringify({ workflow_id: demo.workflows.location, callback: receiverUrl }) }));
       const decided = Date.now();
-      const step = await fetch(`${c.url}/api/hosted/session/steps/location`, {
+      const step = await checked(`${c.url}/api/hosted/session/steps/location`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'X-Session-Token': created.data.session_token },
         body: JSON.stringify({ latitude: 1, longitude: 2, accuracy: 5 }),
@@ -130,7 +135,7 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   it('counts one rate limit across both instances', async () => {
     // A key of its own, so the limit (40 a minute per key) starts from zero.
     const { key } = (await a.admin('apikey', 'create', '--name', 'rate')) as { key: string };
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => fetch(`${(i % 2 ? a : b).url}/api/v2/session?limit=1`, { headers: { 'X-API-Key': key } }).then((r) => r.status)));
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => checked(`${(i % 2 ? a : b).url}/api/v2/session?limit=1`, { headers: { 'X-API-Key': key } }).then((r) => r.status)));
     expect(answers.filter((s) => s === 200)).toHaveLength(40);
     expect(answers.filter((s) => s === 429)).toHaveLength(20);
   }, 60_000);

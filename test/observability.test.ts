@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch, servedDocument } from './helpers/contract.js';
 import { freshDatabase } from './helpers/processes.js';
 import { VerityProcess, verityEnv } from './helpers/verity-process.js';
 
@@ -40,6 +41,8 @@ const hooks: string[] = [];
 let database: { url: string; drop: () => Promise<void> };
 let verity: VerityProcess;
 let demo: Awaited<ReturnType<VerityProcess['demo']>>;
+/** fetch whose JSON answers are checked against the OpenAPI document (helpers/contract.ts). */
+let checked: typeof fetch;
 
 const listen = async (handler: http.RequestListener) => {
   const s = http.createServer(handler);
@@ -66,7 +69,7 @@ async function until<T>(find: () => T | undefined, what: string, ms = 30_000): P
 }
 const named = (name: string | RegExp) => () => spans.find((span) => (typeof name === 'string' ? span.name === name : name.test(span.name)));
 const json = (response: Response): Promise<any> => response.json();
-const api = (route: string, init: RequestInit = {}) => fetch(`${verity.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+const api = (route: string, init: RequestInit = {}) => checked(`${verity.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
 describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set) and measured', () => {
   beforeAll(async () => {
@@ -94,6 +97,7 @@ describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set
     database = await freshDatabase(server!, 'verity_trace');
     verity = await VerityProcess.start(verityEnv(database.url, { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.base, OTEL_BSP_SCHEDULE_DELAY: '100' }));
     demo = await verity.demo();
+    checked = checkedFetch(await servedDocument(verity.url));
     await verity.admin('callback', 'approve', hookUrl);
   }, 180_000);
 
@@ -134,7 +138,7 @@ describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set
 
   it('traces a webhook delivery with its destination host, attempt and outcome', async () => {
     const created = await json(await api('/api/v2/session', { method: 'POST', body: JSON.stringify({ workflow_id: demo.workflows.location, callback: hookUrl }) }));
-    const step = await fetch(`${verity.url}/api/hosted/session/steps/location`, {
+    const step = await checked(`${verity.url}/api/hosted/session/steps/location`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'X-Session-Token': created.data.session_token },
       body: JSON.stringify({ latitude: 48.8584, longitude: 2.2945, accuracy: 5 }),
@@ -161,7 +165,7 @@ describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set
     const form = new FormData();
     form.append('image1', new Blob([await noise()], { type: 'image/png' }), 'a.png');
     form.append('image2', new Blob([await noise()], { type: 'image/png' }), 'b.png');
-    const answer = await fetch(`${verity.url}/api/v2/face-match`, { method: 'POST', headers: { 'X-API-Key': demo.api_key }, body: form });
+    const answer = await checked(`${verity.url}/api/v2/face-match`, { method: 'POST', headers: { 'X-API-Key': demo.api_key }, body: form });
     expect(answer.status).toBeLessThan(500);
     const check = await until(named('POST /api/v2/face-match'), 'face-match span', 90_000);
     const inference = await until(() => spans.find((span) => /^inference face_/.test(span.name) && span.traceId === check.traceId), 'inference span');

@@ -8,6 +8,7 @@ import { decodeProtectedHeader } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chromiumAvailable, launchChromium } from './helpers/browser.js';
+import { checkedFetch, servedDocument } from './helpers/contract.js';
 import { freePort, stopProcess } from './helpers/processes.js';
 import { startListeningService, type ListeningService } from './helpers/service.js';
 
@@ -31,6 +32,8 @@ interface Apache {
 }
 
 let service: ListeningService;
+/** fetch whose JSON answers are checked against the OpenAPI document (helpers/contract.ts). */
+let checked: typeof fetch;
 let browser: Browser;
 let apache: Apache;
 
@@ -125,6 +128,7 @@ async function startApache(): Promise<Apache> {
 beforeAll(async () => {
   if (!apacheAvailable || !chromiumAvailable) return;
   service = await startListeningService();
+  checked = checkedFetch(await servedDocument(service.url));
   apache = await startApache();
   browser = await launchChromium();
 });
@@ -196,7 +200,7 @@ describe.skipIf(!apacheAvailable || !chromiumAvailable)('login with Apache mod_a
     expect(lines(await (await page.request.get(`${apache.url}/protected/whoami`)).text()).REMOTE_USER).toBe(service.demo.account.svc_id);
     // The old refresh token was rotated away: our token endpoint refuses it, even to its client.
     const refresh = (refreshToken: string) =>
-      fetch(`${service.url}/api/auth/oidc/token`, {
+      checked(`${service.url}/api/auth/oidc/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: apache.client.id, client_secret: apache.client.secret }),
@@ -217,7 +221,7 @@ describe.skipIf(!apacheAvailable || !chromiumAvailable)('login with Apache mod_a
     await page.goto(`${apache.url}/protected/redirect_uri?logout=${encodeURIComponent(`${apache.url}/loggedout.html`)}`);
     await page.waitForURL(`${apache.url}/loggedout.html**`);
     await expect(page.locator('body').innerText()).resolves.toContain('Signed out');
-    const userinfo = await fetch(`${service.url}/api/auth/oidc/userinfo`, { headers: { authorization: `Bearer ${after.access_token}` } });
+    const userinfo = await checked(`${service.url}/api/auth/oidc/userinfo`, { headers: { authorization: `Bearer ${after.access_token}` } });
     expect(userinfo.status).toBe(401);
     expect(await (await refresh(after.refresh_token)).json()).toMatchObject({ error: 'invalid_grant' });
     // The Apache session is gone too: the protected page sends the browser to sign in again.

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiDocs } from '../src/rest/openapi.js';
+import { ApiDocs, type RouteDoc } from '../src/rest/openapi.js';
 import { addFormats, inlineRefs } from './helpers/contract.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
@@ -23,6 +23,9 @@ interface Document {
   components: { schemas: Record<string, Schema> };
 }
 
+/** The alternatives of a `oneOf` schema (none for any other schema). */
+const alternatives = (schema: Schema | undefined) => (schema?.oneOf ?? []) as (Schema & { examples?: unknown[] })[];
+
 /** Each example of the document, where it is, and what its schema says of it (empty when it fits). */
 function checkExamples(served: unknown): { where: string; problems: string }[] {
   const document = served as Document;
@@ -36,7 +39,14 @@ function checkExamples(served: unknown): { where: string; problems: string }[] {
   };
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
-      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) check(`${method.toUpperCase()} ${path} request ${type}`, media);
+      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
+        check(`${method.toUpperCase()} ${path} request ${type}`, media);
+        // A body that is one of several (the hosted steps): each alternative's example must fit the
+        // whole schema, that is exactly one alternative.
+        for (const [i, branch] of alternatives(media.schema).entries()) {
+          for (const example of branch.examples ?? []) check(`${method.toUpperCase()} ${path} request ${type} oneOf[${i}]`, { schema: media.schema, example });
+        }
+      }
       for (const [status, response] of Object.entries(operation.responses)) {
         for (const [type, media] of Object.entries(response.content ?? {})) check(`${method.toUpperCase()} ${path} ${status} ${type}`, media);
       }
@@ -52,7 +62,10 @@ function missingExamples(served: unknown): string[] {
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const where = `${method.toUpperCase()} ${path}`;
-      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) if (media.example === undefined) missing.push(`${where} request ${type}`);
+      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
+        if (media.example === undefined) missing.push(`${where} request ${type}`);
+        for (const [i, branch] of alternatives(media.schema).entries()) if (!branch.examples?.length) missing.push(`${where} request ${type} oneOf[${i}]`);
+      }
       for (const [status, response] of Object.entries(operation.responses)) {
         const json = response.content?.['application/json'];
         if (status.startsWith('2') && json && json.example === undefined) missing.push(`${where} ${status}`);
@@ -60,6 +73,13 @@ function missingExamples(served: unknown): string[] {
     }
   }
   return missing;
+}
+
+/** A document of one route, `POST /api/v2/thing`, for the checks' own tests. */
+function thing(route: Partial<RouteDoc>): unknown {
+  const docs = new ApiDocs();
+  docs.add({ method: 'post', path: '/api/v2/thing', summary: 'a thing', tag: 't', security: 'apiKey', response: z.object({ id: z.string() }), ...route });
+  return docs.document('http://test');
 }
 
 describe('examples in the OpenAPI document', () => {
@@ -79,24 +99,26 @@ describe('examples in the OpenAPI document', () => {
   });
 
   it('catches an example its schema refuses', () => {
-    const docs = new ApiDocs();
-    docs.add({
-      method: 'post',
-      path: '/api/v2/thing',
-      summary: 'a thing',
-      tag: 't',
-      security: 'apiKey',
-      body: z.object({ name: z.string() }),
-      response: z.object({ id: z.string() }),
-      examples: { request: { name: 1 }, response: { id: '1', extra: true } },
-    });
-    const problems = checkExamples(docs.document('http://test')).map((result) => `${result.where}: ${result.problems}`);
+    const served = thing({ body: z.object({ name: z.string() }), examples: { request: { name: 1 }, response: { id: '1', extra: true } } });
+    const problems = checkExamples(served).map((result) => `${result.where}: ${result.problems}`);
     expect(problems).toEqual([expect.stringMatching(/request application\/json: .*must be string/), expect.stringMatching(/200 application\/json: .*additional properties/)]);
   });
 
   it('names a body or a success without an example', () => {
-    const docs = new ApiDocs();
-    docs.add({ method: 'post', path: '/api/v2/thing', summary: 'a thing', tag: 't', security: 'apiKey', body: z.object({ name: z.string() }), response: z.object({ id: z.string() }) });
-    expect(missingExamples(docs.document('http://test'))).toEqual(['POST /api/v2/thing request application/json', 'POST /api/v2/thing 200']);
+    expect(missingExamples(thing({ body: z.object({ name: z.string() }) }))).toEqual(['POST /api/v2/thing request application/json', 'POST /api/v2/thing 200']);
+  });
+
+  it('wants an example of each alternative of a oneOf body, each fitting exactly one alternative', () => {
+    const named = z.strictObject({ name: z.string() }).meta({ examples: [{ name: 'a' }] });
+    const open = z.object({ name: z.string() }).meta({ examples: [{ name: 'b', extra: 1 }] });
+    const counted = z.strictObject({ count: z.number() });
+    const served = thing({ body: z.xor([named, open, counted]), examples: { request: { count: 1 }, response: { id: '1' } } });
+    expect(missingExamples(served)).toEqual(['POST /api/v2/thing request application/json oneOf[2]']);
+    // { name: 'a' } fits the open alternative too: not exactly one.
+    expect(
+      checkExamples(served)
+        .filter((result) => result.problems)
+        .map((result) => result.where),
+    ).toEqual(['POST /api/v2/thing request application/json oneOf[0]']);
   });
 });

@@ -7,9 +7,11 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_TYPES, generateTypes } from '../packages/sdk/scripts/generate.js';
 import { VerityClient, VerityError, verifyWebhook, waitForSession } from '../packages/sdk/src/index.js';
+import { checkedFetch, servedDocument } from './helpers/contract.js';
 import { type ListeningService, startListeningService } from './helpers/service.js';
 
-// The SDK (packages/sdk) against the real service on a loopback port, over real fetch.
+// The SDK (packages/sdk) against the real service on a loopback port, over real fetch; every JSON
+// answer is checked against the OpenAPI document like service.http's (helpers/contract.ts).
 
 interface Received {
   rawBody: Buffer;
@@ -18,6 +20,7 @@ interface Received {
 
 let service: ListeningService;
 let client: VerityClient;
+let checked: typeof fetch;
 let receiver: http.Server;
 let receiverUrl = '';
 const received: Received[] = [];
@@ -25,7 +28,8 @@ let workflowId: string;
 
 beforeAll(async () => {
   service = await startListeningService({ runJobs: true, allowInsecureCallbacks: true });
-  client = new VerityClient({ baseUrl: service.url, apiKey: service.demo.api_key });
+  checked = checkedFetch(await servedDocument(service.url));
+  client = new VerityClient({ baseUrl: service.url, apiKey: service.demo.api_key, fetch: checked });
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -50,7 +54,7 @@ afterAll(async () => {
 
 describe('the generated types', () => {
   it('match the OpenAPI document the service serves (run npm run sdk:generate when this fails)', async () => {
-    const document = (await (await fetch(`${service.url}/api/v2/openapi.json`)).json()) as OpenAPI3;
+    const document = (await (await checked(`${service.url}/api/v2/openapi.json`)).json()) as OpenAPI3;
     expect(await generateTypes(document)).toBe(readFileSync(GENERATED_TYPES, 'utf8'));
   });
 });
@@ -64,7 +68,7 @@ describe('sessions through the SDK', () => {
 
     // The user finishes the one step (location) on the hosted page; the poller sees it end.
     const polling = waitForSession(client, created.session_id, { intervalMs: 50, timeoutMs: 20_000 });
-    const step = await fetch(`${service.url}/api/hosted/session/steps/location`, {
+    const step = await checked(`${service.url}/api/hosted/session/steps/location`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-session-token': created.session_token },
       body: JSON.stringify({ latitude: 1, longitude: 2, accuracy: 5 }),

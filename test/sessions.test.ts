@@ -346,6 +346,16 @@ describe('the hosted page API', () => {
     expect(check!.reason).toBe('outside_geofence');
   });
 
+  it("takes the geofence from the session alone: an expected point in the person's body is not passed on", async () => {
+    const session = await createSession({ workflow_id: await workflow(['location']) });
+    const response = await hosted(session.session_token, '/session/steps/location', { latitude: 51.5, longitude: -0.12, accuracy: 10, expected_latitude: 40.7128, expected_longitude: -74.006, radius_m: 500 });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data.status).toBe('APPROVED');
+    const decision = (await service.http.get(`/api/v2/session/${session.session_id}/decision`).set(key())).body.data;
+    expect(decision.checks[0].data).toMatchObject({ latitude: 51.5, longitude: -0.12 });
+    expect(decision.checks[0].data).not.toHaveProperty('expected_latitude');
+  });
+
   it("asks again when the location prompt is refused, with the reason and each try in the timeline; the workflow's last try declines", async () => {
     const session = await createSession({ workflow_id: await workflow(['location', 'liveness']) });
     const refusal = { source: 'permission_denied', error: 'location permission denied' };

@@ -3,17 +3,19 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import * as billingViews from '../src/core/billing/views.js';
 import * as checkViews from '../src/core/checks/views.js';
 import * as credentialViews from '../src/core/credentials/views.js';
 import * as opsViews from '../src/core/ops/views.js';
 import * as rosterViews from '../src/core/roster/views.js';
 import * as sessionViews from '../src/core/sessions/views.js';
+import * as tenancyViews from '../src/core/tenancy/views.js';
 
 // One declaration per wire object: no `z.object({...})` under src/rest has the key set of an
 // object declared in a core views.ts (top level or nested), so routers can only document with the
 // declaration itself.
 
-const VIEW_MODULES = { checks: checkViews, credentials: credentialViews, ops: opsViews, roster: rosterViews, sessions: sessionViews };
+const VIEW_MODULES = { billing: billingViews, checks: checkViews, credentials: credentialViews, ops: opsViews, roster: rosterViews, sessions: sessionViews, tenancy: tenancyViews };
 
 /** Every zod object reachable from a schema (through arrays, nullable and optional), by its sorted key set. */
 function collectObjects(schema: unknown, into: Map<string, string>, name: string): void {

@@ -45,7 +45,8 @@ import {
 } from './ops/inputs.js';
 import { webhookHealth } from './webhooks/health.js';
 import { camelMember, type AdminCaller } from './ops/service.js';
-import type { memberView } from './roster/views.js';
+import { billingWire, type memberView } from './roster/views.js';
+import { camelView } from './camel.js';
 
 // The operations of the admin API, once. GraphQL resolvers and tRPC procedures are thin fronts
 // over this table: the same input schema, the same role rule, the same project isolation.
@@ -78,12 +79,9 @@ async function organizationBilling(core: Core, organizationId: number) {
   const plan = billing.subscription;
   return {
     organizationId,
-    subscription: plan && { plan: plan.plan, status: plan.status, pricePerSeat: plan.price_per_seat, inTrial: plan.in_trial, trialEndsAt: plan.trial_ends_at, currentPeriodEnd: plan.current_period_end },
-    seats: billing.seats,
-    estimatedNextCharge: billing.estimated_next_charge,
-    currency: billing.currency,
-    balance: billing.balance,
-    invoices: billing.invoices.map((invoice) => ({ period: invoice.period, seats: invoice.seats, amount: invoice.amount, createdAt: invoice.created_at })),
+    ...camelView(billingWire, billing),
+    subscription: plan && camelView(billingWire.shape.subscription.unwrap(), plan),
+    invoices: billing.invoices.map((invoice) => camelView(billingWire.shape.invoices.element, invoice)),
   };
 }
 

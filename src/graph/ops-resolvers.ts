@@ -1,5 +1,7 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { camelView } from '../core/camel.js';
 import type { Core } from '../core/index.js';
+import { type ErasedWire, erasedWire } from '../core/sessions/views.js';
 import type { CheckNode, SessionNode, WebhookAttemptNode, WebhookEventNode } from '../core/ops/service.js';
 import { BatchLoader } from './loader.js';
 import {
@@ -133,8 +135,7 @@ export class SessionResolver {
 
   @Mutation(() => SessionDataErasedType, { description: "Erase a session's sealed data and review images now, keeping its decision (REST: DELETE /api/v2/session/{id}/data); admin role" })
   async eraseSessionData(@Arg('input', () => SessionRefInput) input: SessionRefInput, @Ctx() ctx: GraphContext) {
-    const erased = (await run(ctx, 'eraseSessionData', input)) as { session_id: string; status: string; already_erased: boolean; erased_at: string };
-    return { sessionId: erased.session_id, status: erased.status, alreadyErased: erased.already_erased, erasedAt: erased.erased_at };
+    return camelView(erasedWire, (await run(ctx, 'eraseSessionData', input)) as ErasedWire);
   }
 
   @FieldResolver(() => [SessionCheckType])

@@ -36,8 +36,54 @@ const forcedByTestHeader = (res: Response) => Boolean((res as unknown as { req?:
 
 export type ResponseCheck = (method: string, url: string, res: Response) => void;
 
+/** An answer as the check reads it, whichever client got it. */
+interface Answer {
+  status: number;
+  contentType: string;
+  body: unknown;
+  /** The request asked a test key's forced outcome (Verity-Test-Outcome). */
+  forced: boolean;
+}
+
 /** `served` is the document as GET /api/v2/openapi.json serves it. */
 export function responseChecker(served: unknown): ResponseCheck {
+  const check = answerChecker(served);
+  return (method, url, res) => check(method, url, { status: res.status, contentType: String(res.headers['content-type'] ?? ''), body: res.body, forced: forcedByTestHeader(res) });
+}
+
+/**
+ * The same check for an answer `fetch` got (a test that talks to a service in another process, or
+ * over a real socket): its status, its Content-Type and its JSON body, read from a clone so the
+ * caller can still read the body. `sent` are the request's headers.
+ */
+export function fetchChecker(served: unknown): (method: string, url: string | URL, response: globalThis.Response, sent?: RequestInit['headers']) => Promise<void> {
+  const check = answerChecker(served);
+  return async (method, url, response, sent) => {
+    const contentType = response.headers.get('content-type') ?? '';
+    if (!contentType.includes('json')) return;
+    check(method, String(url), { status: response.status, contentType, body: await response.clone().json(), forced: new Headers(sent).has('verity-test-outcome') });
+  };
+}
+
+/** `fetch` whose every answer is checked against the document `served` (fetchChecker). */
+export function checkedFetch(served: unknown): typeof fetch {
+  const check = fetchChecker(served);
+  return async (input, init = {}) => {
+    const response = await fetch(input, init);
+    const request = input instanceof Request ? input : undefined;
+    await check(init.method ?? request?.method ?? 'GET', request?.url ?? input.toString(), response, init.headers ?? request?.headers);
+    return response;
+  };
+}
+
+/** The document a running service serves, for fetchChecker and checkedFetch. */
+export async function servedDocument(baseUrl: string): Promise<unknown> {
+  const response = await fetch(`${baseUrl}/api/v2/openapi.json`);
+  if (!response.ok) throw new Error(`GET ${baseUrl}/api/v2/openapi.json answered ${response.status}`);
+  return response.json();
+}
+
+function answerChecker(served: unknown): (method: string, url: string, answer: Answer) => void {
   const document = served as Document;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -60,8 +106,7 @@ export function responseChecker(served: unknown): ResponseCheck {
     .sort((a, b) => a.params - b.params);
 
   return (method, url, res) => {
-    const type = String(res.headers['content-type'] ?? '');
-    if (!type.includes('json')) return;
+    if (!res.contentType.includes('json')) return;
     const path = new URL(url, 'http://test').pathname;
     if (OWN_SCHEMAS.some((pattern) => pattern.test(path))) return;
     const where = `${method.toUpperCase()} ${path} -> ${res.status}`;
@@ -77,7 +122,7 @@ export function responseChecker(served: unknown): ResponseCheck {
     }
     // A test key's forced outcome (Verity-Test-Outcome, README: Sandbox) may be any catalog error on
     // any route, by design: it is checked as an error envelope, not against the route's list.
-    if (res.status >= 400 && forcedByTestHeader(res) && validatorOf(document.components.schemas.Error!)(res.body)) return;
+    if (res.status >= 400 && res.forced && validatorOf(document.components.schemas.Error!)(res.body)) return;
     const documented = operation.responses[String(res.status)];
     if (!documented) throw new Error(`${where}: status not documented for ${method.toUpperCase()} ${match!.template}`);
     const schema = documented.content?.['application/json']?.schema;

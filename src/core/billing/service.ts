@@ -5,6 +5,7 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { Charge } from './entities.js';
+import { chargeView } from './views.js';
 
 /** How old an unsettled reservation must be before the sweep refunds it. */
 export const ABANDONED_AFTER_MS = 5 * 60_000;
@@ -38,18 +39,6 @@ export interface Reservation {
   chargeId: string;
   amountMinor: number;
 }
-
-export const chargeView = (charge: Charge) => ({
-  id: charge.id,
-  projectId: charge.projectId,
-  item: charge.item,
-  checkId: charge.checkId ?? null,
-  amount: charge.amountMinor / 100,
-  currency: charge.currency,
-  refunded: charge.refunded,
-  createdAt: charge.createdAt.toISOString(),
-});
-export type ChargeView = ReturnType<typeof chargeView>;
 
 /** The project wallet: every billable call reserves its price up front and is refunded if we fail it. */
 export class BillingService {

@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { DomainError } from '../errors.js';
 import { decodeImage, ImageRejected, inspectImage, type DecodedImage } from '../../ml/image.js';
 
-/** An image field in a check body: the caller's bytes (fronts decode base64, data URLs and files). */
-export const imageBytes = z.instanceof(Buffer, { message: 'expected an image' });
+/**
+ * An image field in a check body: the caller's bytes (fronts decode base64, data URLs and files).
+ * The document shows it as it travels: a string in JSON, or a file under the same name.
+ */
+export const imageBytes = z.instanceof(Buffer, { message: 'expected an image' }).meta({ type: 'string', description: 'base64 or a data URL (or send multipart/form-data files under the same name)' });
 
 /** Validates an uploaded image: 413 image_too_large over 20 MB, 422 unprocessable when unusable. */
 export async function intakeImage(field: string, bytes: Buffer): Promise<DecodedImage> {

@@ -6,29 +6,30 @@ import type { CheckContext, CheckOutcome } from './types.js';
 const latitude = z.number().min(-90).max(90);
 const longitude = z.number().min(-180).max(180);
 
-export const locationInput = z
-  .object({
-    latitude: latitude.nullable().optional(),
-    longitude: longitude.nullable().optional(),
-    accuracy: z.number().min(0).max(1e7).nullable().optional(),
-    expected_latitude: latitude.optional(),
-    expected_longitude: longitude.optional(),
-    radius_m: z.number().positive().max(2e7).optional(),
-    /** Where the fix came from, e.g. `gps`; `permission_denied` when the user blocked it. */
-    source: z.string().trim().min(1).max(40).optional(),
-    captured_at: z.iso.datetime({ offset: true }).optional(),
-    error: z.string().max(200).optional(),
-    svc_access_token: z.string().min(1).max(200).optional(),
-    svc_id: z.string().min(1).max(40).optional(),
-  })
-  .superRefine((input, ctx) => {
-    if ((input.expected_latitude === undefined) !== (input.expected_longitude === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['expected_longitude'], message: 'expected_latitude and expected_longitude go together' });
-    }
-    if (input.radius_m !== undefined && input.expected_latitude === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['radius_m'], message: 'radius_m needs expected_latitude and expected_longitude' });
-    }
-  });
+/** The location body's fields; `locationInput` adds the rules between them. */
+export const locationFields = z.object({
+  latitude: latitude.nullable().optional(),
+  longitude: longitude.nullable().optional(),
+  accuracy: z.number().min(0).max(1e7).nullable().optional(),
+  expected_latitude: latitude.optional(),
+  expected_longitude: longitude.optional(),
+  radius_m: z.number().positive().max(2e7).optional(),
+  /** Where the fix came from, e.g. `gps`; `permission_denied` when the user blocked it. */
+  source: z.string().trim().min(1).max(40).optional(),
+  captured_at: z.iso.datetime({ offset: true }).optional(),
+  error: z.string().max(200).optional(),
+  svc_access_token: z.string().min(1).max(200).optional(),
+  svc_id: z.string().min(1).max(40).optional(),
+});
+
+export const locationInput = locationFields.superRefine((input, ctx) => {
+  if ((input.expected_latitude === undefined) !== (input.expected_longitude === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['expected_longitude'], message: 'expected_latitude and expected_longitude go together' });
+  }
+  if (input.radius_m !== undefined && input.expected_latitude === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['radius_m'], message: 'radius_m needs expected_latitude and expected_longitude' });
+  }
+});
 export type LocationInput = z.infer<typeof locationInput>;
 
 const EARTH_RADIUS_M = 6_371_008.8;

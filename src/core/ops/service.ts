@@ -3,14 +3,28 @@ import type { AccountService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
-import { memberView, type MemberFields } from '../roster/views.js';
+import { camelView } from '../camel.js';
+import { memberView, memberWire, type MemberFields, type MemberView } from '../roster/views.js';
 import type { Sealer } from '../secrets.js';
 import type { AdminRole } from '../tenancy/entities.js';
 import { roleAtLeast, type AdminScope } from '../tenancy/service.js';
 import type { accountsInput, adminAuditInput, checkRecordsInput, membersInput, reviewQueueInput, sessionsInput, webhookEventsInput } from './inputs.js';
 import { OpsAggregates } from './aggregates.js';
 import { keysetPage, type Connection } from './page.js';
-import { sessionNodeWire, type SessionNode } from './views.js';
+import type { WorkflowView } from '../tenancy/views.js';
+import {
+  type AccountIdentityView,
+  type AccountNode,
+  type AdminAuditEntryView,
+  type CheckRecordView,
+  type OrganizationView,
+  type SessionCheckView,
+  sessionNodeWire,
+  type SessionNode,
+  type TimelineEntryView,
+  type WebhookAttemptView,
+  type WebhookEventView,
+} from './views.js';
 
 // Read models for dashboards and ops: plain SQL through MikroORM's connection (no entity
 // hydration: a page of 100 sessions with their checks is a handful of queries), keyset pages, and
@@ -58,33 +72,26 @@ export type { SessionNode };
 
 const EVENT_COLUMNS = 'id, project_id, session_id, type, url, state, attempts, next_attempt_at, delivered_at, created_at';
 
-const eventNode = (row: Row) => ({
+export type WebhookEventNode = WebhookEventView;
+const eventNode = (row: Row): WebhookEventNode => ({
   id: row.id as string,
   projectId: row.project_id as string,
   sessionId: row.session_id as string,
   type: row.type as string,
   url: (row.url ?? null) as string | null,
-  state: row.state as string,
+  state: row.state as WebhookEventNode['state'],
   attemptCount: Number(row.attempts),
   nextAttemptAt: ['pending', 'sending'].includes(row.state) ? iso(row.next_attempt_at) : null,
   deliveredAt: iso(row.delivered_at),
   createdAt: iso(row.created_at)!,
 });
-export type WebhookEventNode = ReturnType<typeof eventNode>;
 
-export interface CheckNode {
-  id: string;
-  sessionId: string;
-  type: string;
-  status: string;
-  score: number | null;
-  reason: string | null;
-  createdAt: string;
-  /** Sealed JSON of the check's data and error; never sent as is. */
-  detailSealed: string;
-}
+/** A session's check as loaded: its session (to group by) and its details still sealed, never sent as is. */
+export type CheckNode = Omit<SessionCheckView, 'details'> & { sessionId: string; detailSealed: string };
 
-const attemptNode = (row: Row) => ({
+/** A delivery attempt as loaded, with its event (to group by). */
+export type WebhookAttemptNode = WebhookAttemptView & { eventId: string };
+const attemptNode = (row: Row): WebhookAttemptNode => ({
   eventId: row.event_id as string,
   attempt: Number(row.attempt),
   at: iso(row.at)!,
@@ -93,21 +100,20 @@ const attemptNode = (row: Row) => ({
   error: (row.error ?? null) as string | null,
   responseSnippet: (row.response_snippet ?? null) as string | null,
 });
-export type WebhookAttemptNode = ReturnType<typeof attemptNode>;
 
-const checkRecordNode = (row: Row) => ({
+const checkRecordNode = (row: Row): CheckRecordView => ({
   sessionId: row.id as string,
   projectId: row.project_id as string,
-  type: row.type as string,
-  status: row.status as string,
-  mode: row.mode as string,
+  type: row.type as CheckRecordView['type'],
+  status: row.status as CheckRecordView['status'],
+  mode: row.mode as CheckRecordView['mode'],
   svcId: (row.svc_id ?? null) as string | null,
   reason: (row.reason ?? null) as string | null,
   durationMs: Number(row.duration_ms),
   createdAt: iso(row.created_at)!,
 });
 
-const accountNode = (row: Row) => ({
+const accountNode = (row: Row): AccountNode => ({
   svcId: row.id as string,
   email: (row.email as string | null) ?? null,
   idVerified: Boolean(row.id_verified),
@@ -192,7 +198,7 @@ export class OpsService {
         where: projectId ? ['project_id = ?'] : [],
         params: projectId ? [projectId] : [],
       },
-      (row: Row) => ({ tokenId: row.token_id as string, projectId: (row.project_id ?? null) as string | null, action: row.action as string, target: row.target as string, at: iso(row.created_at)! }),
+      (row: Row): AdminAuditEntryView => ({ tokenId: row.token_id as string, projectId: (row.project_id ?? null) as string | null, action: row.action as string, target: row.target as string, at: iso(row.created_at)! }),
     );
   }
 
@@ -254,7 +260,7 @@ export class OpsService {
     const attempts = await this.attemptsByEvents(sessionEvents.map((event) => event.id));
     return {
       ...session,
-      checks: (checks.get(sessionId) ?? []).map(({ detailSealed, ...check }) => ({ ...check, details: this.openDetails(detailSealed, role) })),
+      checks: (checks.get(sessionId) ?? []).map(({ detailSealed, ...check }): SessionCheckView & { sessionId: string } => ({ ...check, details: this.openDetails(detailSealed, role) })),
       timeline: timeline.get(sessionId) ?? [],
       webhookEvents: sessionEvents.map((event) => ({ ...event, attempts: attempts.get(event.id) ?? [] })),
     };
@@ -266,16 +272,18 @@ export class OpsService {
   async checksBySessions(sessionIds: readonly string[]): Promise<Map<string, CheckNode[]>> {
     if (!sessionIds.length) return new Map();
     const rows = await this.sql(`select id, session_id, type, status, score, reason, detail_sealed, created_at from session_check where session_id in (?) order by id`, [sessionIds]);
-    const checks = rows.map((row) => ({
-      id: String(row.id),
-      sessionId: row.session_id as string,
-      type: row.type as string,
-      status: row.status as string,
-      score: row.score === null ? null : Number(row.score),
-      reason: (row.reason ?? null) as string | null,
-      createdAt: iso(row.created_at)!,
-      detailSealed: row.detail_sealed as string,
-    }));
+    const checks = rows.map(
+      (row): CheckNode => ({
+        id: String(row.id),
+        sessionId: row.session_id as string,
+        type: row.type as string,
+        status: row.status as CheckNode['status'],
+        score: row.score === null ? null : Number(row.score),
+        reason: (row.reason ?? null) as string | null,
+        createdAt: iso(row.created_at)!,
+        detailSealed: row.detail_sealed as string,
+      }),
+    );
     return groupBy(checks, (check) => check.sessionId);
   }
 
@@ -285,11 +293,11 @@ export class OpsService {
     return JSON.stringify(withoutImages(JSON.parse(this.deps.sealer.open(detailSealed))));
   }
 
-  async timelineBySessions(sessionIds: readonly string[]) {
+  async timelineBySessions(sessionIds: readonly string[]): Promise<Map<string, (TimelineEntryView & { sessionId: string })[]>> {
     if (!sessionIds.length) return new Map();
     const rows = await this.sql(`select session_id, from_status, to_status, actor, reason, at from session_event where session_id in (?) order by id`, [sessionIds]);
     return groupBy(
-      rows.map((row) => ({
+      rows.map((row): TimelineEntryView & { sessionId: string } => ({
         sessionId: row.session_id as string,
         from: (row.from_status ?? null) as string | null,
         to: row.to_status as string,
@@ -319,10 +327,15 @@ export class OpsService {
     return new Map(rows.map((row) => [row.id as string, sessionNode(row)]));
   }
 
-  async workflowsByIds(workflowIds: readonly string[]) {
+  async workflowsByIds(workflowIds: readonly string[]): Promise<Map<string, WorkflowView>> {
     if (!workflowIds.length) return new Map();
-    const rows = await this.sql(`select id, project_id, name, features, created_at from workflow where id in (?)`, [workflowIds]);
-    return new Map(rows.map((row) => [row.id as string, { id: row.id as string, projectId: row.project_id as string, name: row.name as string, features: row.features as string[], createdAt: iso(row.created_at)! }]));
+    const rows = await this.sql(`select id, project_id, name, features, max_step_tries, created_at from workflow where id in (?)`, [workflowIds]);
+    return new Map(
+      rows.map((row): [string, WorkflowView] => [
+        row.id as string,
+        { id: row.id as string, projectId: row.project_id as string, name: row.name as string, features: row.features as string[], maxStepTries: Number(row.max_step_tries), createdAt: iso(row.created_at)! },
+      ]),
+    );
   }
 
   // ---- webhooks ----
@@ -398,7 +411,7 @@ export class OpsService {
   }
 
   /** Raw identity data of one account of the project: admins only, and every read is audited. */
-  async accountIdentity(caller: AdminCaller, projectId: string, svcId: string) {
+  async accountIdentity(caller: AdminCaller, projectId: string, svcId: string): Promise<AccountIdentityView> {
     const [linked] = await this.sql(`select 1 from verification_session where project_id = ? and svc_id = ? union all select 1 from check_record where project_id = ? and svc_id = ? limit 1`, [
       projectId,
       svcId,
@@ -438,7 +451,7 @@ export class OpsService {
 
   // ---- roster ----
 
-  async organizations(caller: AdminScope) {
+  async organizations(caller: AdminScope): Promise<OrganizationView[]> {
     const rows =
       caller.projectId === null
         ? await this.sql(`select id, name, created_at from organization order by id`)
@@ -470,18 +483,5 @@ export class OpsService {
   }
 }
 
-/** The roster's Member view in the admin API's camelCase. */
-export function camelMember(member: ReturnType<typeof memberView>) {
-  return {
-    id: member.id,
-    memberId: member.member_id,
-    firstName: member.first_name,
-    lastName: member.last_name,
-    email: member.email,
-    role: member.role,
-    status: member.status,
-    svcId: member.svc_id,
-    active: member.active,
-    createdAt: member.created_at,
-  };
-}
+/** The roster's Member view in the admin API's camelCase (the fields of its declaration, renamed). */
+export const camelMember = (member: MemberView) => camelView(memberWire, member);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SESSION_STATUSES } from '../vocabulary.js';
+import { CHECK_STATUSES, CHECK_TYPES, SESSION_STATUSES, WEBHOOK_EVENT_STATES } from '../vocabulary.js';
 
 // The admin API's session node, declared once: sessionNode is typed by it, SESSION_COLUMNS is
 // derived from its keys and test/graphql-wire.test.ts checks the GraphQL Session type against it.
@@ -31,3 +31,105 @@ export const sessionNodeWire = z.object({
   imagesRetained: z.boolean(),
 });
 export type SessionNode = z.output<typeof sessionNodeWire>;
+
+// The other objects of the admin API's ops reads, declared once the same way: the mappers in
+// ops/service.ts are typed by them and test/graphql-wire.test.ts checks the GraphQL types (field
+// names and nullability) against them. Fields a mapper keeps for itself (a parent id to group by,
+// a sealed blob) are added to the node type beside the declaration, never sent.
+
+/** One check run inside a session (GraphQL SessionCheck). */
+export const sessionCheckWire = z.object({
+  id: z.string(),
+  type: z.string(),
+  status: z.enum(CHECK_STATUSES),
+  score: z.number().nullable(),
+  reason: z.string().nullable().describe('short machine reason when not passed'),
+  createdAt: z.string(),
+  /** The check's data and error as JSON: reviewers and admins only (null for viewers), never images. */
+  details: z.string().nullable(),
+});
+export type SessionCheckView = z.output<typeof sessionCheckWire>;
+
+/** One state change of a session (GraphQL TimelineEntry). */
+export const timelineEntryWire = z.object({
+  from: z.string().nullable(),
+  to: z.string(),
+  actor: z.string().describe('api_key:<id>, user, system or admin:<token id>'),
+  reason: z.string().nullable(),
+  at: z.string(),
+});
+export type TimelineEntryView = z.output<typeof timelineEntryWire>;
+
+/** A webhook event of a session (GraphQL WebhookEvent; its session and attempts are resolved fields). */
+export const webhookEventWire = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  sessionId: z.string(),
+  type: z.string(),
+  url: z.string().nullable(),
+  state: z.enum(WEBHOOK_EVENT_STATES),
+  attemptCount: z.number().int(),
+  nextAttemptAt: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type WebhookEventView = z.output<typeof webhookEventWire>;
+
+/** One delivery attempt of a webhook event (GraphQL WebhookAttempt). */
+export const webhookAttemptWire = z.object({
+  attempt: z.number().int(),
+  at: z.string(),
+  httpStatus: z.number().int().nullable().describe('null: no answer (refused, timeout)'),
+  latencyMs: z.number().int(),
+  error: z.string().nullable(),
+  responseSnippet: z.string().nullable(),
+});
+export type WebhookAttemptView = z.output<typeof webhookAttemptWire>;
+
+/** The stored record of a standalone check call (GraphQL CheckRecord; `sessionId` is the answer's session_id). */
+export const checkRecordWire = z.object({
+  sessionId: z.string(),
+  projectId: z.string(),
+  type: z.enum(CHECK_TYPES),
+  status: z.enum(CHECK_STATUSES),
+  mode: z.enum(['fresh', 'account']),
+  svcId: z.string().nullable(),
+  reason: z.string().nullable(),
+  durationMs: z.number().int(),
+  createdAt: z.string(),
+});
+export type CheckRecordView = z.output<typeof checkRecordWire>;
+
+/** A person's account as a project's ops see it, without identity data (GraphQL Account). */
+export const accountNodeWire = z.object({
+  svcId: z.string(),
+  email: z.string().nullable().describe("only when the person granted the profile scope to one of the project's apps"),
+  idVerified: z.boolean(),
+  humanVerified: z.boolean(),
+  identityVerifiedAt: z.string().nullable(),
+  hasFaceReference: z.boolean(),
+  createdAt: z.string(),
+});
+export type AccountNode = z.output<typeof accountNodeWire>;
+
+/** An account's identity: raw fields only where this project verified it, else proofs (GraphQL AccountIdentity). */
+export const accountIdentityWire = z.object({
+  svcId: z.string(),
+  proofsOnly: z.boolean(),
+  identityVerified: z.boolean(),
+  documentValid: z.boolean().nullable(),
+  fullName: z.string().nullable(),
+  dateOfBirth: z.string().nullable(),
+  documentNumber: z.string().nullable(),
+  documentExpiry: z.string().nullable(),
+  address: z.string().nullable(),
+});
+export type AccountIdentityView = z.output<typeof accountIdentityWire>;
+
+/** A sensitive admin read or change (GraphQL AdminAuditEntry). */
+export const adminAuditEntryWire = z.object({ tokenId: z.string(), projectId: z.string().nullable(), action: z.string(), target: z.string(), at: z.string() });
+export type AdminAuditEntryView = z.output<typeof adminAuditEntryWire>;
+
+/** A roster organization (GraphQL Organization). */
+export const organizationWire = z.object({ id: z.number().int(), name: z.string(), createdAt: z.string() });
+export type OrganizationView = z.output<typeof organizationWire>;

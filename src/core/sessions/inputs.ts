@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { antispoofInput } from '../checks/antispoof.js';
+import { idVerificationInput } from '../checks/id-document.js';
+import { locationFields } from '../checks/location.js';
+import { credentialInput } from '../credentials/check.js';
 import { SESSION_STATUSES } from './entities.js';
 
 /** Session lifetime: the person must finish within it. 5 minutes to 7 days, 1 hour by default. */
@@ -50,3 +54,22 @@ export const listSessionsInput = z.object({
 });
 
 export const reviewInput = z.object({ status: z.enum(['APPROVED', 'DECLINED']) });
+
+/**
+ * What each step of the hosted page takes (POST /api/hosted/session/steps/{step}): the part of its
+ * check's own input the person sends, picked from that check's schema, which parses it. A step
+ * passes its check only these fields: the geofence comes from the session's metadata and the
+ * account from the session, never from the person's body.
+ */
+export const STEP_INPUTS = {
+  document: idVerificationInput.pick({ front_image: true, back_image: true }).required({ front_image: true }),
+  /** `challenge_id` and `captured_ms` are required where the workflow has liveness. */
+  selfie: antispoofInput.pick({ frames: true, challenge_id: true, captured_ms: true }).required({ frames: true }),
+  location: locationFields.pick({ latitude: true, longitude: true, accuracy: true, source: true, captured_at: true, error: true }),
+  licence: credentialInput.omit({ svc_access_token: true, svc_id: true }),
+} as const;
+
+/** The fields of a step's body that its declaration names (the rest is not passed on). */
+export function stepFields(step: keyof typeof STEP_INPUTS, body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(STEP_INPUTS[step].shape).flatMap((field) => (Object.hasOwn(body, field) ? [[field, body[field]]] : [])));
+}

@@ -17,8 +17,8 @@ import type { WebhookService } from '../webhooks/service.js';
 import { type EvidenceKind, SessionCheck, SessionEvent, SessionHandoff, VerificationSession, type SessionStatus } from './entities.js';
 import { EvidenceStore } from './evidence.js';
 import { type SessionTrigger, transition } from './transitions.js';
-import { type DecisionWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, sessionView, testMark, vendorDataOnWire } from './views.js';
-import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL } from './inputs.js';
+import { type DecisionWire, type ErasedWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, sessionView, testMark, vendorDataOnWire } from './views.js';
+import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL, stepFields } from './inputs.js';
 
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
 export const SELFIE_ATTEMPTS = 3;
@@ -484,7 +484,7 @@ export class SessionService {
       session = await this.authenticate(token);
     }
     const work = this.workOf(session);
-    const { outcomes, work: patch, images } = await this.runStep(session, step as StepName, input, work);
+    const { outcomes, work: patch, images } = await this.runStep(session, step as StepName, stepFields(step as StepName, input), work);
     const fixable = fixableFailure(step as StepName, outcomes);
     if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error);
     await this.commit(session, step as StepName, outcomes, patch, images);
@@ -776,7 +776,7 @@ export class SessionService {
    * timeline stay. Idempotent: a second call answers `already_erased: true`. An open session is
    * refused (409 `conflict`): its steps still need what they left.
    */
-  async eraseData(owner: SessionOwner, sessionId: string, actor: Actor) {
+  async eraseData(owner: SessionOwner, sessionId: string, actor: Actor): Promise<ErasedWire> {
     return this.transaction(async (em) => {
       const session = await this.load(em, owner, sessionId, true);
       if (session.dataErasedAt) return { session_id: session.id, status: session.status, erased: true, already_erased: true, erased_at: session.dataErasedAt.toISOString() };

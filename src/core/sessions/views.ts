@@ -55,6 +55,7 @@ export const erasedWire = z.object({
   already_erased: z.boolean().describe('true when an earlier call had already erased it (the call is idempotent)'),
   erased_at: z.string(),
 });
+export type ErasedWire = z.output<typeof erasedWire>;
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 

@@ -32,7 +32,7 @@ import {
   setCallbackActiveInput,
 } from './inputs.js';
 import { safeLogo } from './logo.js';
-import { apiKeyView, callbackView, oidcClientView, orgAppView, projectView, workflowView } from './views.js';
+import { type AdminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, workflowView } from './views.js';
 
 export interface TenancyDeps {
   orm: Orm;
@@ -563,7 +563,7 @@ export class TenancyService {
   }
 }
 
-const adminTokenView = (row: AdminToken, now: Date) => ({
+const adminTokenView = (row: AdminToken, now: Date): AdminTokenView => ({
   id: row.id,
   name: row.name,
   role: row.role,

@@ -1,8 +1,26 @@
+import { z } from 'zod';
+import { ADMIN_ROLES } from '../vocabulary.js';
 import type { ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from './entities.js';
 
-// Plain objects the fronts return. No view ever carries a secret or its digest.
+// The tenancy objects the admin API returns (GraphQL, tRPC, the CLI), declared once: each view is
+// typed by its schema and test/graphql-wire.test.ts checks the GraphQL types against them. No
+// view ever carries a secret or its digest.
 
-export const projectView = (project: Project) => ({
+export const projectWire = z.object({
+  id: z.string(),
+  name: z.string(),
+  defaultCallbackUrl: z.string().nullable().describe('app-level webhook URL'),
+  evidenceRetentionDays: z.number().int(),
+  privacyPolicyUrl: z.string().nullable(),
+  hasLogo: z.boolean(),
+  balance: z.number().describe('wallet balance in currency units'),
+  currency: z.string(),
+  isDemo: z.boolean(),
+  createdAt: z.string(),
+});
+export type ProjectView = z.output<typeof projectWire>;
+
+export const projectView = (project: Project): ProjectView => ({
   id: project.id,
   name: project.name,
   defaultCallbackUrl: project.defaultCallbackUrl ?? null,
@@ -14,9 +32,20 @@ export const projectView = (project: Project) => ({
   isDemo: project.isDemo,
   createdAt: project.createdAt.toISOString(),
 });
-export type ProjectView = ReturnType<typeof projectView>;
 
-export const apiKeyView = (key: ApiKey) => ({
+/** An API key without its secret. */
+export const apiKeyWire = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  mode: z.enum(['live', 'test']),
+  createdAt: z.string(),
+  revokedAt: z.string().nullable(),
+});
+export type ApiKeyView = z.output<typeof apiKeyWire>;
+
+export const apiKeyView = (key: ApiKey): ApiKeyView => ({
   id: key.id,
   projectId: key.project.id,
   name: key.name,
@@ -25,9 +54,19 @@ export const apiKeyView = (key: ApiKey) => ({
   createdAt: key.createdAt.toISOString(),
   revokedAt: key.revokedAt ? key.revokedAt.toISOString() : null,
 });
-export type ApiKeyView = ReturnType<typeof apiKeyView>;
 
-export const workflowView = (workflow: Workflow) => ({
+/** A workflow as the admin API shows it (GraphQL Workflow): this view and the ops batch loader are typed by it. */
+export const workflowWire = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  features: z.array(z.string()),
+  maxStepTries: z.number().int().describe('tries the hosted page gives a step that fails for a reason the person can fix'),
+  createdAt: z.string(),
+});
+export type WorkflowView = z.output<typeof workflowWire>;
+
+export const workflowView = (workflow: Workflow): WorkflowView => ({
   id: workflow.id,
   projectId: workflow.project.id,
   name: workflow.name,
@@ -35,18 +74,33 @@ export const workflowView = (workflow: Workflow) => ({
   maxStepTries: workflow.maxStepTries,
   createdAt: workflow.createdAt.toISOString(),
 });
-export type WorkflowView = ReturnType<typeof workflowView>;
 
-export const callbackView = (destination: CallbackDestination) => ({
+/** An approved webhook destination (GraphQL CallbackDestination). */
+export const callbackWire = z.object({ id: z.string(), projectId: z.string(), url: z.string(), active: z.boolean(), createdAt: z.string() });
+export type CallbackView = z.output<typeof callbackWire>;
+
+export const callbackView = (destination: CallbackDestination): CallbackView => ({
   id: destination.id,
   projectId: destination.project.id,
   url: destination.url,
   active: destination.active,
   createdAt: destination.createdAt.toISOString(),
 });
-export type CallbackView = ReturnType<typeof callbackView>;
 
-export const oidcClientView = (client: OidcClient) => ({
+/** An OIDC client without its secret. */
+export const oidcClientWire = z.object({
+  clientId: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  redirectUris: z.array(z.string()),
+  scopes: z.array(z.string()),
+  organizationId: z.number().int().nullable().describe('organization whose roster members sign in with it'),
+  active: z.boolean(),
+  createdAt: z.string(),
+});
+export type OidcClientView = z.output<typeof oidcClientWire>;
+
+export const oidcClientView = (client: OidcClient): OidcClientView => ({
   clientId: client.clientId,
   projectId: client.project.id,
   name: client.name,
@@ -56,9 +110,12 @@ export const oidcClientView = (client: OidcClient) => ({
   active: client.active,
   createdAt: client.createdAt.toISOString(),
 });
-export type OidcClientView = ReturnType<typeof oidcClientView>;
 
-export const orgAppView = (app: OrgApp) => ({
+/** An organization's roster app without its secret. */
+export const orgAppWire = z.object({ clientId: z.string(), organizationId: z.number().int(), organizationName: z.string().nullable(), name: z.string(), active: z.boolean(), createdAt: z.string() });
+export type OrgAppView = z.output<typeof orgAppWire>;
+
+export const orgAppView = (app: OrgApp): OrgAppView => ({
   clientId: app.clientId,
   organizationId: app.organization.id,
   organizationName: app.organization.name ?? null,
@@ -66,4 +123,16 @@ export const orgAppView = (app: OrgApp) => ({
   active: app.active,
   createdAt: app.createdAt.toISOString(),
 });
-export type OrgAppView = ReturnType<typeof orgAppView>;
+
+/** An admin token, never the token itself. */
+export const adminTokenWire = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(ADMIN_ROLES),
+  projectId: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  active: z.boolean(),
+});
+export type AdminTokenView = z.output<typeof adminTokenWire>;

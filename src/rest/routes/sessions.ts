@@ -13,7 +13,7 @@ import {
   hostedFlowWire as hostedFlow,
   sessionWire as session,
 } from '../../core/sessions/views.js';
-import { createSessionInput, listSessionsInput, reviewInput } from '../../core/sessions/inputs.js';
+import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
@@ -57,6 +57,36 @@ const HOSTED_FLOW_EXAMPLE = {
   finished: false,
   redirect_to: null,
 };
+
+const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U';
+
+/** Each hosted step's body as the document shows it: what it is for, and an example. */
+const STEP_DOCS: Record<keyof typeof STEP_INPUTS, { description: string; example: Record<string, unknown> }> = {
+  document: {
+    description: 'The ID document: front_image, and back_image where the barcode of a North American licence is on the back',
+    example: { front_image: JPEG, back_image: JPEG },
+  },
+  selfie: {
+    description:
+      'A burst of 3 to 8 frames taken while doing the gesture; challenge_id (POST /api/hosted/session/challenge) and captured_ms (per frame, ms after the challenge arrived) are required where the workflow has liveness',
+    example: { frames: [JPEG, JPEG, JPEG, JPEG, JPEG, JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [900, 1180, 1460, 1740, 2020, 2300] },
+  },
+  location: {
+    description: "The browser's fix, or source permission_denied (with error) when it was refused; the expected point and radius come from the session's metadata",
+    example: { latitude: 37.7793, longitude: -122.4193, accuracy: 12, source: 'gps', captured_at: '2026-11-27T09:03:12Z' },
+  },
+  licence: {
+    description:
+      "State and board (license_state or state; license_type or provider_code), the number (license_number or license_no) and npi where the board asks for it; the holder's name (full_name, or first_name and last_name) is required when the session has no verified name, and ignored when it has one",
+    example: { license_state: 'CA', provider_code: 'ca_brn', license_number: '648213', first_name: 'Dana', last_name: 'Whitfield' },
+  },
+};
+
+/** A step's declared body, closed, so that exactly one step's schema fits a body. */
+const documentedStep = (step: keyof typeof STEP_INPUTS) => STEP_INPUTS[step].strict().meta({ title: `${step} step`, description: STEP_DOCS[step].description, examples: [STEP_DOCS[step].example] });
+
+/** POST /api/hosted/session/steps/{step}: the body depends on the step (the path), one schema each. */
+const stepBody = z.xor([documentedStep('document'), documentedStep('selfie'), documentedStep('location'), documentedStep('licence')]);
 
 /** `/api/v2/session`: the integrator's side of hosted verification. */
 export function sessionsRouter(core: Core, docs: ApiDocs) {
@@ -318,11 +348,13 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/hosted/session/steps/{step}',
-      summary: 'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence)',
+      summary: 'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence), as JSON or multipart/form-data; the body is the one of the step named in the path',
       tag: 'hosted page',
       security: 'none',
+      body: stepBody,
       response: hostedFlow,
       examples: {
+        request: STEP_DOCS.document.example,
         response: {
           ...HOSTED_FLOW_EXAMPLE,
           steps: [
@@ -339,6 +371,7 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
         'session_closed',
         'conflict',
         'validation_error',
+        'no_images_provided',
         'unprocessable',
         'no_face',
         'image_too_large',
@@ -348,6 +381,7 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
         'challenge_expired',
         'face_rescan_required',
         'step_retry_required',
+        'engine_unreachable',
       ],
     },
   );

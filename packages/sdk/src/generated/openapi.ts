@@ -727,7 +727,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence) */
+        /** Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence), as JSON or multipart/form-data; the body is the one of the step named in the path */
         post: operations["postHostedSessionStepsByStep"];
         delete?: never;
         options?: never;
@@ -4772,7 +4772,46 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "front_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "back_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    front_image: string;
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    back_image?: string;
+                } | {
+                    frames: string[];
+                    challenge_id?: string;
+                    captured_ms?: number[];
+                } | {
+                    latitude?: number | null;
+                    longitude?: number | null;
+                    accuracy?: number | null;
+                    source?: string;
+                    /** Format: date-time */
+                    captured_at?: string;
+                    error?: string;
+                } | {
+                    license_state?: string;
+                    state?: string;
+                    license_number?: string;
+                    license_no?: string;
+                    license_type?: string;
+                    provider_code?: string;
+                    first_name?: string;
+                    last_name?: string;
+                    full_name?: string;
+                    npi?: string;
+                    do_ai_clean?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description success */
             200: {
@@ -4855,7 +4894,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_error, invalid_frames, too_many_frames, challenge_expired */
+            /** @description validation_error, no_images_provided, invalid_frames, too_many_frames, challenge_expired */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4929,6 +4968,15 @@ export interface operations {
             };
             /** @description rate_limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description engine_unreachable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
