@@ -25,13 +25,16 @@ export const MAX_BURST_PIXELS = 40_000_000;
 
 const challengeIdField = z.string().min(1).max(60);
 export const antispoofInput = z.object({
-  image: imageBytes.optional(),
-  frames: z.array(imageBytes).optional(),
+  image: imageBytes.optional().describe('one selfie (single mode); or send frames'),
+  frames: z.array(imageBytes).optional().describe('a burst of 3 to 8 frames, in order (multipart: repeat the field)'),
   /** The spec's name; `challenge_id` (the name the challenge route answers with) is accepted too. */
-  challengeId: challengeIdField.optional(),
-  challenge_id: challengeIdField.optional(),
+  challengeId: challengeIdField.optional().describe('from POST /api/v2/antispoof/challenge; the burst must show its gesture'),
+  challenge_id: challengeIdField.optional().describe('the same as challengeId (the name the challenge route also answers with)'),
   /** Per frame, milliseconds after the challenge was received (see challenge.ts). */
-  captured_ms: z.array(z.coerce.number().finite()).optional(),
+  captured_ms: z
+    .array(z.coerce.number().finite())
+    .optional()
+    .describe('per frame, milliseconds between receiving the challenge and taking the frame; frames before the challenge or spread over more than 4 s are refused'),
   svc_access_token: z.string().min(1).max(200).optional(),
   svc_id: z.string().min(1).max(40).optional(),
 });

@@ -9,8 +9,8 @@ import type { StandaloneCheck } from './pipeline.js';
 import type { Check, CheckOutcome } from './types.js';
 
 export const faceMatchInput = z.object({
-  image1: imageBytes.optional(),
-  image2: imageBytes.optional(),
+  image1: imageBytes.optional().describe('the reference portrait (base64, a data URL or a file); not sent in account mode, where the enrolled face is the reference'),
+  image2: imageBytes.optional().describe('the live selfie (base64, a data URL or a file)'),
   /** A caller's own operating point; bounded so a typo cannot turn the check off. */
   threshold: z.number().min(0.5).max(0.999).optional(),
   svc_access_token: z.string().min(1).max(200).optional(),

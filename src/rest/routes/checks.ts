@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { z } from 'zod';
-import { ageInput } from '../../core/checks/age.js';
-import { locationInput } from '../../core/checks/location.js';
-import { credentialInput } from '../../core/credentials/check.js';
+import type { z } from 'zod';
+import { idVerificationInput } from '../../core/checks/id-document.js';
+import { livenessInput } from '../../core/checks/liveness.js';
+import { kycCredentialInput } from '../../core/credentials/kyc.js';
 import { sendData, sendResult } from '../envelope.js';
 import type { StandaloneCheck } from '../../core/checks/pipeline.js';
 import type { AccountRef } from '../../core/checks/types.js';
@@ -24,7 +24,8 @@ const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'invalid_api_key', 'insu
 export function checksRouter(core: Core, docs: ApiDocs) {
   const router = Router();
 
-  function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body: z.ZodType; errors: ErrorCode[]; response?: z.ZodType; examples?: RouteExamples }) {
+  /** A check's route; its body is documented by the check's own input schema (`doc.body` only narrows it, e.g. to mark a field required). */
+  function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body?: z.ZodType; errors: ErrorCode[]; response?: z.ZodType; examples?: RouteExamples }) {
     router.post(path, checkBody(kinds), async (req, res) => {
       const caller = res.locals.apiKey as ApiKeyCaller;
       const result = await core.pipeline.run(caller, check, res.locals.input, { idempotencyKey: req.get('idempotency-key') ?? undefined, testOutcome: req.get(TEST_OUTCOME_HEADER) });
@@ -36,7 +37,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: doc.summary,
       tag: 'standalone checks',
       security: 'apiKey',
-      body: doc.body,
+      body: doc.body ?? check.input,
       response: doc.response ?? standaloneWire,
       headers: [testOutcomeHeader],
       errors: [...COMMON_ERRORS, ...doc.errors],
@@ -45,14 +46,13 @@ export function checksRouter(core: Core, docs: ApiDocs) {
   }
 
   const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U';
-  const image = z.string().describe('base64 or a data URL (or send multipart/form-data files under the same name)');
   route(
     '/id-verification',
     core.checks.idVerification,
     { images: ['front_image', 'back_image'] },
     {
       summary: 'Read an ID document: OCR, MRZ with check digits, the AAMVA barcode (PDF417) of a North American licence, portrait, authenticity evidence',
-      body: z.object({ front_image: image, back_image: image.optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
+      body: idVerificationInput.required({ front_image: true }),
       errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record', 'reuse_not_available'],
       examples: {
         request: { front_image: JPEG, back_image: JPEG },
@@ -76,7 +76,6 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     { images: ['image1', 'image2'], numbers: ['threshold'] },
     {
       summary: 'Same person? image1 (reference portrait) against image2 (live selfie); symmetric; proves identity, not liveness',
-      body: z.object({ image1: image, image2: image, threshold: z.number().min(0.5).max(0.999).optional(), svc_access_token: z.string().optional(), svc_id: z.string().optional() }),
       errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
       examples: {
         request: { image1: JPEG, image2: JPEG, threshold: 0.8 },
@@ -90,7 +89,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     { images: ['image'] },
     {
       summary: 'Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1',
-      body: z.object({ image }),
+      body: livenessInput.required({ image: true }),
       errors: ['image_too_large', 'unprocessable', 'no_face'],
       examples: {
         request: { image: JPEG },
@@ -108,7 +107,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     { images: ['front_image', 'back_image', 'selfie'] },
     {
       summary: 'ID verification, liveness, face match (document portrait vs selfie) and the licence lookup against the name on the ID',
-      body: z.object({ front_image: image, back_image: image.optional(), selfie: image, license_type: z.string(), license_state: z.string(), license_number: z.string(), npi: z.string().optional() }),
+      body: kycCredentialInput.required({ front_image: true, selfie: true }),
       response: combinedWire,
       errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
       examples: {
@@ -127,15 +126,6 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       },
     },
   );
-  const accountRef = { svc_access_token: z.string().optional(), svc_id: z.string().optional() };
-  const burst = z.object({
-    image: image.optional().describe('one selfie (single mode); or send frames'),
-    frames: z.array(image).min(3).max(8).optional().describe('a burst of 3 to 8 frames, in order (multipart: repeat the field)'),
-    challengeId: z.string().optional().describe('from POST /api/v2/antispoof/challenge; the burst must show its gesture'),
-    challenge_id: z.string().optional().describe('the same as challengeId (the name the challenge route also answers with)'),
-    captured_ms: z.array(z.number()).optional().describe('per frame, milliseconds between receiving the challenge and taking the frame; frames before the challenge or spread over more than 4 s are refused'),
-    ...accountRef,
-  });
   const burstErrors: ErrorCode[] = ['invalid_frames', 'too_many_frames', 'frames_required', 'invalid_challenge', 'challenge_expired', 'image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'];
   route(
     '/antispoof',
@@ -143,7 +133,6 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     { images: ['image'], imageArrays: ['frames'], arrays: ['captured_ms'] },
     {
       summary: 'Anti-spoof of one selfie (passive) or a burst of 3 to 8 frames (motion, blinks, pose; optional gesture challenge): human_score 0..1, live_score, result',
-      body: burst,
       errors: burstErrors,
       examples: {
         request: { frames: [JPEG, JPEG, JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [120, 480, 910] },
@@ -161,7 +150,6 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     { images: ['image'], imageArrays: ['frames'], arrays: ['captured_ms'] },
     {
       summary: "Anti-spoof plus face_id: the project's identity cluster of this face (same person, same id), for duplicate detection",
-      body: burst,
       errors: burstErrors,
       examples: {
         request: { image: JPEG },
@@ -182,7 +170,6 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     { images: ['image'], booleans: ['enroll'] },
     {
       summary: 'Is this face already enrolled in the project? passed when unique; enroll: true enrols a unique face (descriptor only, sealed) and returns its face_id',
-      body: z.object({ image: image.optional(), enroll: z.boolean().optional(), reference: z.string().max(200).optional(), ...accountRef }),
       errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
       examples: {
         request: { image: JPEG, enroll: true, reference: 'applicant-20931' },
@@ -228,7 +215,6 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     { images: [], arrays: ['bands'] },
     {
       summary: 'Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65)',
-      body: ageInput,
       errors: ['missing_dob', 'account_dob_unavailable'],
       examples: {
         request: { dob: '1988-04-12', bands: [18, 21] },
@@ -242,7 +228,6 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     { images: [], numbers: ['latitude', 'longitude', 'accuracy', 'expected_latitude', 'expected_longitude', 'radius_m'] },
     {
       summary: 'A GPS fix, optionally against an expected point and geofence radius',
-      body: locationInput,
       errors: [],
       examples: {
         request: { latitude: 37.7793, longitude: -122.4193, accuracy: 12, expected_latitude: 37.7749, expected_longitude: -122.4194, radius_m: 1000, source: 'gps', captured_at: '2026-11-27T09:40:12Z' },
@@ -256,7 +241,6 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     { images: [], booleans: ['do_ai_clean'] },
     {
       summary: "Licence lookup: search (no name), verify (a name), or account mode (the account's verified name; badges the licence)",
-      body: credentialInput,
       errors: ['not_found', 'kyc_required', 'engine_unreachable'],
       examples: {
         request: { license_state: 'CA', license_type: 'Registered Nurse', license_number: '648213', first_name: 'Dana', last_name: 'Whitfield' },

@@ -2550,10 +2550,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
-                    image1: string;
-                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
-                    image2: string;
+                    /** @description the reference portrait (base64, a data URL or a file); not sent in account mode, where the enrolled face is the reference */
+                    image1?: string;
+                    /** @description the live selfie (base64, a data URL or a file) */
+                    image2?: string;
                     threshold?: number;
                     svc_access_token?: string;
                     svc_id?: string;
@@ -2710,6 +2710,8 @@ export interface operations {
                 "application/json": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     image: string;
+                    svc_access_token?: string;
+                    svc_id?: string;
                 };
             };
         };
@@ -2871,10 +2873,15 @@ export interface operations {
                     back_image?: string;
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     selfie: string;
-                    license_type: string;
-                    license_state: string;
-                    license_number: string;
+                    license_type?: string;
+                    provider_code?: string;
+                    license_state?: string;
+                    state?: string;
+                    license_number?: string;
+                    license_no?: string;
                     npi?: string;
+                    svc_access_token?: string;
+                    svc_id?: string;
                 };
             };
         };
@@ -4786,8 +4793,11 @@ export interface operations {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     back_image?: string;
                 } | {
+                    /** @description a burst of 3 to 8 frames, in order (multipart: repeat the field) */
                     frames: string[];
+                    /** @description the same as challengeId (the name the challenge route also answers with) */
                     challenge_id?: string;
+                    /** @description per frame, milliseconds between receiving the challenge and taking the frame; frames before the challenge or spread over more than 4 s are refused */
                     captured_ms?: number[];
                 } | {
                     latitude?: number | null;
