@@ -7,7 +7,7 @@ import { buildReading, mrzDate } from '../src/ml/document/mrz.js';
 import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
-import { mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, shortLineCut } from '../src/ml/document/reader.js';
+import { mrzAbove, mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, shortLineCut } from '../src/ml/document/reader.js';
 import { textSkew } from '../src/ml/document/paddle.js';
 import { bandShear, unshear, type Gray } from '../src/ml/document/raster.js';
 import type { OcrLine } from '../src/ml/document/ocr.js';
@@ -195,6 +195,18 @@ describe('MRZ bands read first (no OCR)', () => {
   });
   it('is empty when no lines are stacked', () => {
     expect(mrzBands([box(0, 0, 900), box(0, 300, 900)])).toEqual([]);
+  });
+  it('calls a page upside down when every stack that may be the MRZ lies in its top half', () => {
+    const page = { width: 1200, height: 700 } as Gray;
+    const scored = (b: ReturnType<typeof box>) => ({ ...b, score: 1 });
+    // printed-zone lines are short: not MRZ candidates
+    const header = [box(100, 100, 350), box(100, 140, 350)].map(scored);
+    const mrz = [box(50, 600, 950), box(52, 640, 950)].map(scored);
+    const turned = (b: ReturnType<typeof scored>) => ({ ...b, x0: 1200 - b.x1, x1: 1200 - b.x0, y0: 700 - b.y1, y1: 700 - b.y0 });
+    expect(mrzAbove({ page, boxes: [...header, ...mrz] })).toBe(false);
+    expect(mrzAbove({ page, boxes: [...header, ...mrz].map(turned) })).toBe(true);
+    // no stack at all: nothing tells the orientation
+    expect(mrzAbove({ page, boxes: [scored(box(0, 10, 900)), scored(box(0, 300, 900))] })).toBe(false);
   });
   it('reads again only the lines that look like MRZ lines and their neighbours', () => {
     const boxes = [box(0, 0, 900), box(0, 100, 900), box(0, 140, 900), box(0, 180, 900), box(0, 400, 900)];

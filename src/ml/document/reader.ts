@@ -1,7 +1,7 @@
 import type { DecodedImage } from '../image.js';
 import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
-import { mergeRows, PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
+import { mergeRows, type PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
 import { bandShear, cropGray, lineGeometry, resizeGray, rotateGray, unshear, uprightGray, type Gray, type LineGeometry } from './raster.js';
 import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
 import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
@@ -344,6 +344,16 @@ async function turned({ skew, page, boxes }: Located): Promise<Located> {
 }
 
 /**
+ * Every stack of long lines that may be the MRZ lies in the page's top half. ICAO 9303 puts the
+ * MRZ at the bottom edge of its page or card, so such a page is likely upside down. Only the order
+ * of the orientations tried depends on it.
+ */
+export function mrzAbove({ page, boxes }: Pick<Located, 'page' | 'boxes'>): boolean {
+  const bands = mrzBands(mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP)));
+  return bands.length > 0 && bands.every((band) => band.at(-1)!.y1 < page.height / 2);
+}
+
+/**
  * Two check digits holding mean the orientation is right (by chance 1 in 100): another
  * orientation cannot read better, only the characters are in doubt.
  */
@@ -433,18 +443,27 @@ export class PaddleDocumentReader implements DocumentReader {
     let best: Attempt | null = null;
     let clearest: Attempt | null = null;
     const done = new Map<Rotation, Attempt>();
-    for (const rotation of rotationOrder(geometry, options.preferred)) {
-      // Upside down from an orientation already tried: its page and text boxes turned, not found again.
-      const opposite = done.get(((rotation + 180) % 360) as Rotation);
-      const located = opposite ? await turned(opposite) : await this.locate(upright, rotation, rotation === 0 ? geometry : undefined);
-      if (!located) continue;
+    /** Reads the page at one orientation; true when no other orientation can do better. */
+    const settles = async (rotation: Rotation, located: Located): Promise<boolean> => {
       const attempt = await this.readAt(rotation, located, clock, options.needMrz);
       done.set(rotation, attempt);
       if (!clearest || attempt.probe.confidence > clearest.probe.confidence) clearest = attempt;
       if (attempt.mrz && (!best?.mrz || scoreOf(attempt.mrz) > scoreOf(best.mrz))) best = attempt;
-      if (best?.mrz && orientationSettled(best.mrz)) break;
+      if (best?.mrz && orientationSettled(best.mrz)) return true;
       // Only the visual zone wanted: lines that read as confident text are upright.
-      if (!options.needMrz && attempt.probe.confidence >= 85) break;
+      return !options.needMrz && attempt.probe.confidence >= 85;
+    };
+    for (const rotation of rotationOrder(geometry, options.preferred)) {
+      if (done.has(rotation)) continue;
+      const oppositeRotation = ((rotation + 180) % 360) as Rotation;
+      // Upside down from an orientation already tried: its page and text boxes turned, not found again.
+      const opposite = done.get(oppositeRotation);
+      const located = opposite ? await turned(opposite) : await this.locate(upright, rotation, rotation === 0 ? geometry : undefined);
+      if (!located) continue;
+      // The MRZ stack above the middle of the page: the page is likely upside down, so it is read
+      // turned first (a wrong orientation costs a read and its retries).
+      if (!opposite && options.needMrz && mrzAbove(located) && (await settles(oppositeRotation, await turned(located)))) break;
+      if (await settles(rotation, located)) break;
     }
     return best ?? clearest;
   }
