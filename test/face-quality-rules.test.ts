@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { faceQualityProblem, MAX_PHOTO_TONAL_PEAKS, MIN_MATCH_ESTIMATED_AGE, MIN_MATCH_SHARPNESS, MIN_MATCH_VISIBLE } from '../src/core/checks/face-match.js';
+import { faceMatchVerdict, faceQualityProblem, MAX_PHOTO_TONAL_PEAKS, MIN_MATCH_ESTIMATED_AGE, MIN_MATCH_SHARPNESS, MIN_MATCH_VISIBLE } from '../src/core/checks/face-match.js';
 import type { FaceDescription } from '../src/core/face-engine.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/ml/faces/match.js';
 
 // Fast tier: the face-match quality rules on hand-made face descriptions, no model involved.
 
@@ -46,5 +47,36 @@ describe('faceQualityProblem', () => {
 
   it('judges what an engine did not measure by the rest', () => {
     expect(faceQualityProblem(face({ quality: undefined, estimatedAge: undefined }))).toBeNull();
+  });
+});
+
+describe('faceMatchVerdict', () => {
+  /** A unit-length descriptor pointing along one axis: two different axes are 1.41 apart, far beyond any match. */
+  const along = (axis: number) => Float32Array.from({ length: 128 }, (_, i) => (i === axis ? 1 : 0));
+
+  it('passes the same face at the threshold, with the similarity as the score', () => {
+    const verdict = faceMatchVerdict(face({ descriptor: along(0) }), face({ descriptor: along(0) }));
+    expect(verdict).toMatchObject({ type: 'face_match', status: 'passed', score: 1, data: { similarity: 1, threshold: DEFAULT_FACE_MATCH_THRESHOLD }, error: null });
+  });
+
+  it('fails different faces and says by how much', () => {
+    const verdict = faceMatchVerdict(face({ descriptor: along(0) }), face({ descriptor: along(1) }));
+    expect(verdict.status).toBe('failed');
+    expect(verdict.score).toBeLessThan(DEFAULT_FACE_MATCH_THRESHOLD);
+    expect(verdict.error).toContain(`below ${DEFAULT_FACE_MATCH_THRESHOLD}`);
+  });
+
+  it('sends a face it cannot vouch for to review with the image and reason, even when the descriptors agree', () => {
+    const blurred = face({ descriptor: along(0), quality: { sharpness: MIN_MATCH_SHARPNESS / 2, tonalPeaks: 0.06, visible: 1 } });
+    const verdict = faceMatchVerdict(face({ descriptor: along(0) }), blurred);
+    expect(verdict.status).toBe('review');
+    expect(verdict.data).toMatchObject({ similarity: 1, quality: [{ image: 'image2', reason: 'face_blurred' }] });
+  });
+
+  it('compares a stored descriptor without judging it, naming the images as the caller does', () => {
+    const child = face({ descriptor: along(0), estimatedAge: MIN_MATCH_ESTIMATED_AGE - 4 });
+    expect(faceMatchVerdict(along(0), face({ descriptor: along(0) })).status).toBe('passed');
+    const verdict = faceMatchVerdict(along(0), child, DEFAULT_FACE_MATCH_THRESHOLD, { reference: 'the face reference', selfie: 'selfie' });
+    expect(verdict.data).toMatchObject({ quality: [{ image: 'selfie', reason: 'face_child' }] });
   });
 });
