@@ -107,14 +107,11 @@ export function faceMatchCheck(engine: FaceEngine, accounts: AccountService): St
   };
 }
 
+/** How a comparison names its two images in reasons: the route's field names unless a caller says otherwise. */
+const IMAGE_NAMES = { reference: 'image1', selfie: 'image2' };
+
 /** Compares a reference (image or stored descriptor) with a selfie; 422 no_face when either has none. */
-export async function faceMatchOf(
-  engine: FaceEngine,
-  reference: DecodedImage | Float32Array,
-  selfie: DecodedImage,
-  threshold = DEFAULT_FACE_MATCH_THRESHOLD,
-  names = { reference: 'image1', selfie: 'image2' },
-): Promise<Check> {
+export async function faceMatchOf(engine: FaceEngine, reference: DecodedImage | Float32Array, selfie: DecodedImage, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = IMAGE_NAMES): Promise<Check> {
   const described = reference instanceof Float32Array ? reference : await describedFace(engine, reference, names.reference);
   return faceMatchVerdict(described, await describedFace(engine, selfie, names.selfie), threshold, names);
 }
@@ -123,7 +120,7 @@ export async function faceMatchOf(
  * The verdict on two described faces (the reference may be a stored descriptor): `review` with the
  * reasons when either face cannot be vouched for, else passed when the similarity reaches the threshold.
  */
-export function faceMatchVerdict(reference: FaceDescription | Float32Array, selfie: FaceDescription, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = { reference: 'image1', selfie: 'image2' }): Check {
+export function faceMatchVerdict(reference: FaceDescription | Float32Array, selfie: FaceDescription, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = IMAGE_NAMES): Check {
   const referenceFace = reference instanceof Float32Array ? null : reference;
   const referenceDescriptor = referenceFace ? referenceFace.descriptor : (reference as Float32Array);
   const similarity = Math.round(faceSimilarity(referenceDescriptor, selfie.descriptor) * 10_000) / 10_000;

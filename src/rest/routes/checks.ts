@@ -11,7 +11,7 @@ import type { ErrorCode } from '../../core/errors.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody, type FieldKinds } from '../input.js';
-import { testOutcomeHeader, type ApiDocs, type RouteExamples } from '../openapi.js';
+import { EXAMPLE_JPEG, testOutcomeHeader, type ApiDocs, type RouteExamples } from '../openapi.js';
 
 import { challengeWire, combinedWire, standaloneWire, unlinkedFaceWire, type UnlinkedFaceView } from '../../core/checks/views.js';
 import { providerListWire, stateListWire } from '../../core/credentials/views.js';
@@ -45,7 +45,6 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     });
   }
 
-  const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U';
   route(
     '/id-verification',
     core.checks.idVerification,
@@ -55,7 +54,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       body: idVerificationInput.required({ front_image: true }),
       errors: ['no_images_provided', 'image_too_large', 'unprocessable', 'no_reusable_record', 'reuse_not_available'],
       examples: {
-        request: { front_image: JPEG, back_image: JPEG },
+        request: { front_image: EXAMPLE_JPEG, back_image: EXAMPLE_JPEG },
         response: {
           session_id: 'chk_3f9a1c7e5b2d4068a1e3c5f7',
           status: 'passed',
@@ -78,7 +77,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'Same person? image1 (reference portrait) against image2 (live selfie); symmetric; proves identity, not liveness',
       errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
       examples: {
-        request: { image1: JPEG, image2: JPEG, threshold: 0.8 },
+        request: { image1: EXAMPLE_JPEG, image2: EXAMPLE_JPEG, threshold: 0.8 },
         response: { session_id: 'chk_8c2e4a6f1b3d5079c2e4a6f1', status: 'passed', check: { type: 'face_match', status: 'passed', score: 0.91, data: { similarity: 0.91, threshold: 0.8, match: true }, error: null } },
       },
     },
@@ -92,7 +91,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       body: livenessInput.required({ image: true }),
       errors: ['image_too_large', 'unprocessable', 'no_face'],
       examples: {
-        request: { image: JPEG },
+        request: { image: EXAMPLE_JPEG },
         response: {
           session_id: 'chk_4b7e1f0a9c2d6e8f0a1b3c5d',
           status: 'passed',
@@ -111,7 +110,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       response: combinedWire,
       errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
       examples: {
-        request: { front_image: JPEG, back_image: JPEG, selfie: JPEG, license_type: 'Registered Nurse', license_state: 'CA', license_number: '648213' },
+        request: { front_image: EXAMPLE_JPEG, back_image: EXAMPLE_JPEG, selfie: EXAMPLE_JPEG, license_type: 'Registered Nurse', license_state: 'CA', license_number: '648213' },
         response: {
           session_id: 'chk_5d7f9b1a3c5e7092b4d6f8a0',
           status: 'passed',
@@ -135,7 +134,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'Anti-spoof of one selfie (passive) or a burst of 3 to 8 frames (motion, blinks, pose; optional gesture challenge): human_score 0..1, live_score, result',
       errors: burstErrors,
       examples: {
-        request: { frames: [JPEG, JPEG, JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [120, 480, 910] },
+        request: { frames: [EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [120, 480, 910] },
         response: {
           session_id: 'chk_6e8a0c2b4d6f8193c5e7a9b1',
           status: 'passed',
@@ -152,7 +151,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: "Anti-spoof plus face_id: the project's identity cluster of this face (same person, same id), for duplicate detection",
       errors: burstErrors,
       examples: {
-        request: { image: JPEG },
+        request: { image: EXAMPLE_JPEG },
         response: {
           session_id: 'chk_7f9b1d3c5e7a92a4d6f8b0c2',
           status: 'passed',
@@ -172,7 +171,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       summary: 'Is this face already enrolled in the project? passed when unique; enroll: true enrols a unique face (descriptor only, sealed) and returns its face_id',
       errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
       examples: {
-        request: { image: JPEG, enroll: true, reference: 'applicant-20931' },
+        request: { image: EXAMPLE_JPEG, enroll: true, reference: 'applicant-20931' },
         response: {
           session_id: 'chk_9a1c3e5b7d9f1a2b4c6d8e0f',
           status: 'passed',

@@ -18,7 +18,7 @@ import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody } from '../input.js';
-import { testOutcomeHeader, type ApiDocs } from '../openapi.js';
+import { EXAMPLE_JPEG, testOutcomeHeader, type ApiDocs } from '../openapi.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
 
@@ -58,18 +58,16 @@ const HOSTED_FLOW_EXAMPLE = {
   redirect_to: null,
 };
 
-const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U';
-
 /** Each hosted step's body as the document shows it: what it is for, and an example. */
 const STEP_DOCS: Record<keyof typeof STEP_INPUTS, { description: string; example: Record<string, unknown> }> = {
   document: {
     description: 'The ID document: front_image, and back_image where the barcode of a North American licence is on the back',
-    example: { front_image: JPEG, back_image: JPEG },
+    example: { front_image: EXAMPLE_JPEG, back_image: EXAMPLE_JPEG },
   },
   selfie: {
     description:
       'A burst of 3 to 8 frames taken while doing the gesture; challenge_id (POST /api/hosted/session/challenge) and captured_ms (per frame, ms after the challenge arrived) are required where the workflow has liveness',
-    example: { frames: [JPEG, JPEG, JPEG, JPEG, JPEG, JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [900, 1180, 1460, 1740, 2020, 2300] },
+    example: { frames: [EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [900, 1180, 1460, 1740, 2020, 2300] },
   },
   location: {
     description: "The browser's fix, or source permission_denied (with error) when it was refused; the expected point and radius come from the session's metadata",
