@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { faceMatchVerdict, faceQualityProblem, MAX_PHOTO_TONAL_PEAKS, MIN_MATCH_ESTIMATED_AGE, MIN_MATCH_SHARPNESS, MIN_MATCH_VISIBLE } from '../src/core/checks/face-match.js';
-import type { FaceDescription } from '../src/core/face-engine.js';
+import { faceMatchOf, faceMatchVerdict, faceQualityProblem, MAX_PHOTO_TONAL_PEAKS, MIN_MATCH_ESTIMATED_AGE, MIN_MATCH_SHARPNESS, MIN_MATCH_VISIBLE } from '../src/core/checks/face-match.js';
+import type { FaceDescription, FaceEngine } from '../src/core/face-engine.js';
+import type { DecodedImage } from '../src/ml/image.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/ml/faces/match.js';
 
 // Fast tier: the face-match quality rules on hand-made face descriptions, no model involved.
@@ -78,5 +79,29 @@ describe('faceMatchVerdict', () => {
     expect(faceMatchVerdict(along(0), face({ descriptor: along(0) })).status).toBe('passed');
     const verdict = faceMatchVerdict(along(0), child, DEFAULT_FACE_MATCH_THRESHOLD, { reference: 'the face reference', selfie: 'selfie' });
     expect(verdict.data).toMatchObject({ quality: [{ image: 'selfie', reason: 'face_child' }] });
+  });
+});
+
+describe('faceMatchOf', () => {
+  /** An engine whose faces come back in the order given by `delays` (ms), none of them found. */
+  const faceless = (delays: Record<string, number>): FaceEngine =>
+    ({
+      describeLargestFace: (image: DecodedImage) => new Promise((resolve) => setTimeout(() => resolve(null), delays[image.format]!)),
+    }) as unknown as FaceEngine;
+  const image = (format: string) => ({ bytes: Buffer.alloc(0), format, width: 640, height: 480, orientation: 1 });
+
+  it('describes both images at once, and names image1 when neither has a face, whichever answers first', async () => {
+    for (const delays of [
+      { a: 5, b: 1 },
+      { a: 1, b: 5 },
+    ]) {
+      await expect(faceMatchOf(faceless(delays), image('a'), image('b'))).rejects.toMatchObject({ code: 'no_face', message: expect.stringContaining('image1') });
+    }
+    const described: string[] = [];
+    const engine = {
+      describeLargestFace: async (i: DecodedImage) => (described.push(`start ${i.format}`), await new Promise((r) => setTimeout(r, 2)), described.push(`end ${i.format}`), face()),
+    } as unknown as FaceEngine;
+    await faceMatchOf(engine, image('a'), image('b'));
+    expect(described.slice(0, 2)).toEqual(['start a', 'start b']);
   });
 });

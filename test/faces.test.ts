@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels } from '../src/ml/faces/index.js';
+import type { Worker } from 'node:worker_threads';
+import { FaceWorkerPool } from '../src/ml/faces/pool.js';
+import { faceRuntime } from '../src/ml/faces/runtime.js';
+import { faceWork } from '../src/ml/faces/work.js';
 import { loadTf } from '../src/ml/tf.js';
 import { hasSharedData, sharedImage, syntheticNoFace, turned90 } from './helpers/faces.js';
 
@@ -102,16 +106,40 @@ describe.skipIf(!hasSharedData)('face models on the shared evaluation images', (
     expect(await models.describeLargestFace(await sharedImage('no-face-negatives/blank_white.png'))).toBeNull();
   });
 
-  it('leak no tensors and keep concurrent requests apart', async () => {
+  it('leak no tensors (in-process, where the tensors are countable) and keep concurrent requests apart', async () => {
     const tf = await loadTf();
+    const work = faceWork(await faceRuntime());
     const a = await sharedImage(bbt('raj2.png'));
     const b = await sharedImage(ob('obama-480p.jpg'));
-    const alone = await models.describeLargestFace(a);
+    const alone = await work.describeLargestFace(a);
     const before = tf.memory().numTensors;
-    const [x, y, z] = await Promise.all([models.describeLargestFace(a), models.describeLargestFace(b), models.detectFaces(b)]);
+    await work.describeLargestFace(b);
+    await work.detectFaces(b);
     expect(tf.memory().numTensors).toBe(before);
+    // the worker pool: three requests at once, each answered as alone (and as in-process)
+    const [x, y, z] = await Promise.all([models.describeLargestFace(a), models.describeLargestFace(b), models.detectFaces(b)]);
     expect(faceDistance(x!.descriptor, alone!.descriptor)).toBeLessThan(1e-5);
     expect(y).not.toBeNull();
     expect(z.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a worker that dies fails only its own queued requests and is replaced for later ones', async () => {
+    const pool = await FaceWorkerPool.start(2);
+    try {
+      const image = await sharedImage(bbt('raj2.png'));
+      const slots = Reflect.get(pool, 'slots') as { worker: Worker }[];
+      const [first, second] = slots;
+      const lost = pool.describeLargestFace(image); // goes to the first worker (both idle)
+      const kept = pool.describeLargestFace(image); // the second: the least busy
+      await first!.worker.terminate();
+      await expect(lost).rejects.toThrow(/face worker exited/);
+      expect((await kept)?.descriptor).toHaveLength(128);
+      await expect.poll(() => (Reflect.get(pool, 'slots') as unknown[]).length, { timeout: 30_000 }).toBe(2);
+      expect((Reflect.get(pool, 'slots') as unknown[]).includes(second)).toBe(true);
+      expect((await pool.describeLargestFace(image))?.descriptor).toHaveLength(128);
+    } finally {
+      await pool.close();
+    }
+    await expect(pool.detectFaces(await syntheticNoFace())).rejects.toThrow(/closed/);
   });
 });

@@ -128,8 +128,12 @@ const noFace = (field: string) => new DomainError('no_face', `no usable face in 
 export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepared, context: CheckContext, challenges: ChallengeService): Promise<AntispoofRun> {
   const faces: BurstFace[] = [];
   const captured: CaptureFrame[] = [];
+  // Every frame is described at once (the engine spreads them over the cores); reasons stay in frame order.
+  const described = await Promise.allSettled(prepared.frames.map((frame) => engine.describeLargestFace(frame)));
   for (const [i, frame] of prepared.frames.entries()) {
-    const face = await engine.describeLargestFace(frame);
+    const result = described[i]!;
+    if (result.status === 'rejected') throw result.reason;
+    const face = result.value;
     if (!face) throw noFace(prepared.burst ? `frames[${i}]` : 'image');
     // Head pose and the scene only matter between frames: a single selfie is judged without them.
     if (!prepared.burst) {

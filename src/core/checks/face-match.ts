@@ -112,8 +112,11 @@ const IMAGE_NAMES = { reference: 'image1', selfie: 'image2' };
 
 /** Compares a reference (image or stored descriptor) with a selfie; 422 no_face when either has none. */
 export async function faceMatchOf(engine: FaceEngine, reference: DecodedImage | Float32Array, selfie: DecodedImage, threshold = DEFAULT_FACE_MATCH_THRESHOLD, names = IMAGE_NAMES): Promise<Check> {
-  const described = reference instanceof Float32Array ? reference : await describedFace(engine, reference, names.reference);
-  return faceMatchVerdict(described, await describedFace(engine, selfie, names.selfie), threshold, names);
+  // Both images at once (the engine runs them on separate cores); the reference's error wins, as if in order.
+  const [described, selfieFace] = await Promise.allSettled([reference instanceof Float32Array ? reference : describedFace(engine, reference, names.reference), describedFace(engine, selfie, names.selfie)]);
+  if (described.status === 'rejected') throw described.reason;
+  if (selfieFace.status === 'rejected') throw selfieFace.reason;
+  return faceMatchVerdict(described.value, selfieFace.value, threshold, names);
 }
 
 /**

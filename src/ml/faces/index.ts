@@ -1,12 +1,11 @@
 import type { DecodedImage } from '../image.js';
 import { cropFaceJpeg } from './crop.js';
-import { describe } from './describe.js';
-import { detectionPixels, findFaces, type RawFace } from './detect.js';
-import type { Box } from './geometry.js';
 import type { FaceQuality } from './quality.js';
 import type { QuarterTurns } from './raster.js';
 import { SerialQueue } from './queue.js';
 import { faceRuntime } from './runtime.js';
+import { FaceWorkerPool } from './pool.js';
+import { faceWork, type FaceWork } from './work.js';
 
 export type { FaceQuality } from './quality.js';
 export type { QuarterTurns } from './raster.js';
@@ -53,45 +52,55 @@ export interface FaceModels {
   close(): Promise<void>;
 }
 
-/** One queue for the process: every inference, from every handle, runs one at a time. */
-const inference = new SerialQueue();
+/** The process's face inference: a worker pool, or in-process with VERITY_FACE_WORKERS=0. Started once. */
+let engine: Promise<FaceWork & { backend: string }> | undefined;
+
+function sharedEngine(): Promise<FaceWork & { backend: string }> {
+  engine ??= (async () => {
+    if (process.env.VERITY_FACE_WORKERS === '0') {
+      const rt = await faceRuntime();
+      const work = faceWork(rt);
+      const queue = new SerialQueue(); // one TF.js backend: one inference at a time
+      return {
+        backend: rt.backend,
+        detectFaces: (image: DecodedImage, options?: DetectOptions) => queue.run(() => work.detectFaces(image, options)),
+        describeLargestFace: (image: DecodedImage) => queue.run(() => work.describeLargestFace(image)),
+      };
+    }
+    return FaceWorkerPool.start();
+  })().catch((error: unknown) => {
+    engine = undefined;
+    throw error;
+  });
+  return engine;
+}
 
 /**
- * Loads the SSD MobileNet v1 detector, 68-point landmarks and the recognition net once per
- * process (later calls reuse them), warmed up. Each call returns a handle; close() waits for the
- * handle's queued work and refuses new work (the shared models stay loaded for other handles).
+ * Loads the SSD MobileNet v1 detector, 68-point landmarks, the recognition and age nets once per
+ * process (on worker threads, see pool.ts; later calls reuse them), warmed. Each call returns a
+ * handle; close() waits for the handle's own work and refuses new work (the shared models stay
+ * loaded for other handles).
  */
 export async function loadFaceModels(): Promise<FaceModels> {
-  const rt = await faceRuntime();
+  const work = await sharedEngine();
   let closed = false;
+  const running = new Set<Promise<unknown>>();
   const guard = <T>(task: () => Promise<T>): Promise<T> => {
     if (closed) return Promise.reject(new Error('face models handle is closed'));
-    return inference.run(task);
-  };
-  const detect = async (image: DecodedImage, options: DetectOptions = {}): Promise<RawFace[]> => {
-    const { rgb, scale } = await detectionPixels(image);
-    return findFaces(rt, rgb, scale, options.upright === undefined ? undefined : [options.upright]);
+    const result = task();
+    running.add(result);
+    const forget = () => running.delete(result);
+    result.then(forget, forget);
+    return result;
   };
   return {
-    backend: rt.backend,
-    detectFaces: (image, options) => guard(async () => (await detect(image, options)).map(publicFace)),
-    describeLargestFace: (image) =>
-      guard(async () => {
-        const largest = (await detect(image))[0];
-        if (!largest) return null;
-        const described = await describe(rt, image, largest);
-        if (!described) return null;
-        return { ...publicFace(largest), landmarks: described.landmarks, rollDegrees: described.rollDegrees, descriptor: described.descriptor, quality: described.quality, estimatedAge: described.estimatedAge };
-      }),
+    backend: work.backend,
+    detectFaces: (image, options) => guard(() => work.detectFaces(image, options)),
+    describeLargestFace: (image) => guard(() => work.describeLargestFace(image)),
     cropFace: (image, box, options) => cropFaceJpeg(image, box, options),
     close: async () => {
       closed = true;
-      await inference.run(async () => undefined); // drain what was queued before close
+      await Promise.allSettled([...running]); // drain what this handle started before close
     },
   };
-}
-
-function publicFace(face: RawFace): DetectedFace {
-  const box: Box = face.box;
-  return { box: { ...box }, score: face.score, landmarks: face.landmarks, rollDegrees: face.rollDegrees };
 }

@@ -1,0 +1,34 @@
+import type { DecodedImage } from '../image.js';
+import { describe } from './describe.js';
+import { detectionPixels, findFaces, type RawFace } from './detect.js';
+import type { DetectedFace, DetectOptions, FaceDescription } from './index.js';
+import type { FaceRuntime } from './runtime.js';
+
+// The two inferences a face-models handle offers, on one runtime: run in-process or inside a
+// worker thread (pool.ts), the same code either way.
+
+export interface FaceWork {
+  detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;
+  describeLargestFace(image: DecodedImage): Promise<FaceDescription | null>;
+}
+
+export function faceWork(rt: FaceRuntime): FaceWork {
+  const detect = async (image: DecodedImage, options: DetectOptions = {}): Promise<RawFace[]> => {
+    const { rgb, scale } = await detectionPixels(image);
+    return findFaces(rt, rgb, scale, options.upright === undefined ? undefined : [options.upright]);
+  };
+  return {
+    detectFaces: async (image, options) => (await detect(image, options)).map(publicFace),
+    describeLargestFace: async (image) => {
+      const largest = (await detect(image))[0];
+      if (!largest) return null;
+      const described = await describe(rt, image, largest);
+      if (!described) return null;
+      return { ...publicFace(largest), landmarks: described.landmarks, rollDegrees: described.rollDegrees, descriptor: described.descriptor, quality: described.quality, estimatedAge: described.estimatedAge };
+    },
+  };
+}
+
+function publicFace(face: RawFace): DetectedFace {
+  return { box: { ...face.box }, score: face.score, landmarks: face.landmarks, rollDegrees: face.rollDegrees };
+}
