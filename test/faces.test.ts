@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels } from '../src/ml/faces/index.js';
 import type { Worker } from 'node:worker_threads';
+import type { TNetInput } from '@vladmandic/face-api';
+import { detectionPixels } from '../src/ml/faces/detect.js';
 import { FaceWorkerPool } from '../src/ml/faces/pool.js';
 import { faceRuntime } from '../src/ml/faces/runtime.js';
 import { faceWork } from '../src/ml/faces/work.js';
@@ -141,5 +143,28 @@ describe.skipIf(!hasSharedData)('face models on the shared evaluation images', (
       await pool.close();
     }
     await expect(pool.detectFaces(await syntheticNoFace())).rejects.toThrow(/closed/);
+  });
+});
+
+describe('the native SSD detector', () => {
+  it("finds exactly face-api's own SSD detections (same boxes and scores to float rounding), on faces and on no-face pictures", async () => {
+    const rt = await faceRuntime();
+    for (const path of [ob('obama.jpg'), ob('two_people.jpg'), bbt('group_bbt3.jpg'), 'no-face-negatives/object_mask_blue.jpg']) {
+      const { rgb } = await detectionPixels(await sharedImage(path));
+      const input = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
+      try {
+        const options = { minConfidence: 0.5, maxResults: 20 };
+        const expected = await rt.faceapi.nets.ssdMobilenetv1.locateFaces(input as unknown as TNetInput, options);
+        const found = await rt.ssd.locateFaces(input, options);
+        expect(found.length, path).toBe(expected.length);
+        found.forEach((face, i) => {
+          const want = expected[i]!;
+          expect(Math.abs(face.score - want.score), path).toBeLessThan(1e-3);
+          for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(face.box[k] - want.box[k]), `${path} ${k}`).toBeLessThan(0.05);
+        });
+      } finally {
+        input.dispose();
+      }
+    }
   });
 });

@@ -83,7 +83,9 @@ async function detectOnce(rt: FaceRuntime, rgb: Rgb, minConfidence: number, bord
   const { tf, faceapi } = rt;
   const input = tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
   try {
-    const results = await faceapi.detectAllFaces(input as unknown as FaceApi.TNetInput, new faceapi.SsdMobilenetv1Options({ minConfidence, maxResults: 20 })).withFaceLandmarks();
+    // face-api's detectAllFaces(SSD).withFaceLandmarks(), with the SSD run natively (ssd-onnx.ts)
+    const detections = (await rt.ssd.locateFaces(input, { minConfidence, maxResults: 20 })).map((detection) => ({ detection }));
+    const results = await new faceapi.DetectAllFaceLandmarksTask(Promise.resolve(detections), input as unknown as FaceApi.TNetInput, false);
     return results.map((r) => {
       const b = r.detection.box;
       const landmarks = r.landmarks.positions.map((p) => ({ x: p.x - border, y: p.y - border }));

@@ -40,18 +40,23 @@ export class FaceWorkerPool implements FaceWork {
   /** Every reply still awaited, so close() can wait for them. */
   private outstanding = new Set<Promise<unknown>>();
 
-  private constructor(readonly backend: string) {}
+  private constructor(
+    readonly backend: string,
+    private readonly threads: number,
+  ) {}
 
   /** Starts `count` workers and waits until each has loaded and warmed its nets. */
   static async start(count = faceWorkerCount()): Promise<FaceWorkerPool> {
-    const started = await Promise.allSettled(Array.from({ length: count }, () => spawn()));
+    // the cores shared out: each worker's native detector gets its share of threads
+    const threads = Math.max(1, Math.floor(os.availableParallelism() / count));
+    const started = await Promise.allSettled(Array.from({ length: count }, () => spawn(threads)));
     const ready = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) {
       await Promise.all(ready.map((r) => r.slot.worker.terminate()));
       throw failed.reason;
     }
-    const pool = new FaceWorkerPool(ready[0]!.backend);
+    const pool = new FaceWorkerPool(ready[0]!.backend, threads);
     for (const { slot } of ready) pool.adopt(slot);
     return pool;
   }
@@ -110,7 +115,7 @@ export class FaceWorkerPool implements FaceWork {
 
   private async replace(): Promise<void> {
     try {
-      const { slot } = await spawn();
+      const { slot } = await spawn(this.threads);
       if (this.closed) await slot.worker.terminate();
       else this.adopt(slot);
     } catch {
@@ -119,9 +124,9 @@ export class FaceWorkerPool implements FaceWork {
   }
 }
 
-function spawn(): Promise<{ slot: Slot; backend: string }> {
+function spawn(threads: number): Promise<{ slot: Slot; backend: string }> {
   const { url, execArgv } = workerSpec();
-  const worker = new Worker(url, { execArgv });
+  const worker = new Worker(url, { execArgv, workerData: { threads } });
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       void worker.terminate();

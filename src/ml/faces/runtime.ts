@@ -1,9 +1,13 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as FaceApi from '@vladmandic/face-api';
+import type * as Tf from '@tensorflow/tfjs';
+import os from 'node:os';
 import { loadTf, tfBackend, usesNativeTf, type TfModule } from '../tf.js';
+import { onnxSsd, type OnnxSsd } from './ssd-onnx.js';
 
-// One face-api instance per process: the backend, the three nets and a warm-up, behind a promise.
+// One face-api instance per thread: the backend, the nets and a warm-up, behind a promise. The
+// SSD detector runs on onnxruntime-node (ssd-onnx.ts) with face-api's own weights.
 
 export type FaceApiModule = typeof FaceApi;
 
@@ -11,20 +15,28 @@ export interface FaceRuntime {
   tf: TfModule;
   faceapi: FaceApiModule;
   backend: string;
+  /** face-api's SSD MobileNet v1, run natively. */
+  ssd: OnnxSsd;
+}
+
+export interface FaceRuntimeOptions {
+  /** Threads for the native detector; default one per core (a worker pool gives each worker its share). */
+  threads?: number;
 }
 
 const require = createRequire(import.meta.url);
 let loading: Promise<FaceRuntime> | undefined;
 
-export function faceRuntime(): Promise<FaceRuntime> {
-  loading ??= load().catch((error: unknown) => {
+/** The thread's runtime, loaded on first call (`options` apply to that first load). */
+export function faceRuntime(options: FaceRuntimeOptions = {}): Promise<FaceRuntime> {
+  loading ??= load(options.threads ?? os.availableParallelism()).catch((error: unknown) => {
     loading = undefined;
     throw error;
   });
   return loading;
 }
 
-async function load(): Promise<FaceRuntime> {
+async function load(threads: number): Promise<FaceRuntime> {
   const tf = await loadTf();
   // face-api's node builds take @tensorflow/tfjs(-node) as external packages, so they share our engine.
   const build = usesNativeTf() ? '@vladmandic/face-api/dist/face-api.node.js' : '@vladmandic/face-api/dist/face-api.node-wasm.js';
@@ -35,15 +47,16 @@ async function load(): Promise<FaceRuntime> {
   await faceapi.nets.faceLandmark68Net.loadFromDisk(modelDir);
   await faceapi.nets.faceRecognitionNet.loadFromDisk(modelDir);
   await faceapi.nets.ageGenderNet.loadFromDisk(modelDir);
-  await warmUp(tf, faceapi);
-  return { tf, faceapi, backend: tfBackend() };
+  const ssd = await onnxSsd({ tf, faceapi }, threads);
+  await warmUp(tf, faceapi, ssd);
+  return { tf, faceapi, backend: tfBackend(), ssd };
 }
 
 /** First inference compiles kernels and allocates buffers; pay that at start, not on a request. */
-async function warmUp(tf: TfModule, faceapi: FaceApiModule): Promise<void> {
+async function warmUp(tf: TfModule, faceapi: FaceApiModule, ssd: OnnxSsd): Promise<void> {
   const image = tf.zeros([160, 160, 3], 'int32') as unknown as FaceApi.TNetInput;
   try {
-    await faceapi.detectAllFaces(image, new faceapi.SsdMobilenetv1Options({ minConfidence: 0.99 }));
+    await ssd.locateFaces(image as unknown as Tf.Tensor3D, { minConfidence: 0.99, maxResults: 1 });
     await faceapi.nets.faceLandmark68Net.detectLandmarks(image);
     await faceapi.nets.faceRecognitionNet.computeFaceDescriptor(image);
     await faceapi.nets.ageGenderNet.predictAgeAndGender(image);

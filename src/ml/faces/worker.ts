@@ -1,4 +1,4 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { DecodedImage } from '../image.js';
 import type { DetectOptions } from './index.js';
 import { SerialQueue } from './queue.js';
@@ -15,7 +15,7 @@ export type FaceWorkerStatus = { ready: true; backend: string } | { ready: false
 const port = parentPort;
 if (port) {
   try {
-    const rt = await faceRuntime();
+    const rt = await faceRuntime({ threads: (workerData as { threads?: number } | null)?.threads });
     const work = faceWork(rt);
     const queue = new SerialQueue();
     port.on('message', (request: FaceRequest) => {
