@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels } from '../src/ml/faces/index.js';
 import type { Worker } from 'node:worker_threads';
+import type { Tensor3D } from '@tensorflow/tfjs';
 import type { TNetInput } from '@vladmandic/face-api';
 import { detectionPixels } from '../src/ml/faces/detect.js';
 import { FaceWorkerPool } from '../src/ml/faces/pool.js';
@@ -164,6 +165,28 @@ describe('the native SSD detector', () => {
         });
       } finally {
         input.dispose();
+      }
+    }
+  });
+});
+
+describe('the native recognition net', () => {
+  it("gives face-api's own descriptor (to float rounding) for square and oblong crops", async () => {
+    const rt = await faceRuntime();
+    for (const [path, h, w] of [
+      [bbt('raj2.png'), 150, 150],
+      [bbt('amy1.png'), 140, 120],
+      [ob('obama_small.jpg'), 100, 160],
+    ] as const) {
+      const { rgb } = await detectionPixels(await sharedImage(path));
+      const image = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
+      const crop = rt.tf.slice(image, [0, 0, 0], [Math.min(h, rgb.height), Math.min(w, rgb.width), 3]) as Tensor3D;
+      try {
+        const expected = (await rt.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crop as unknown as TNetInput)) as Float32Array;
+        expect(faceDistance(await rt.recognition.describe(crop), expected), path).toBeLessThan(1e-4);
+      } finally {
+        crop.dispose();
+        image.dispose();
       }
     }
   });

@@ -140,3 +140,12 @@ function attribute(a: Wire, name: string, value: Attribute): void {
     a.varint(3, value).varint(20, 2);
   }
 }
+
+/** TF.js conv filters [kh, kw, in, out] (as data and shape) in ONNX Conv's layout [out, in, kh, kw]. */
+export function convWeights(filters: { shape: number[]; dataSync(): ArrayLike<number> }): { dims: number[]; data: Float32Array } {
+  const [kh, kw, cin, cout] = filters.shape as [number, number, number, number];
+  const src = filters.dataSync();
+  const data = new Float32Array(src.length);
+  for (let y = 0; y < kh; y++) for (let x = 0; x < kw; x++) for (let i = 0; i < cin; i++) for (let o = 0; o < cout; o++) data[((o * cin + i) * kh + y) * kw + x] = src[((y * kw + x) * cin + i) * cout + o]!;
+  return { dims: [cout, cin, kh, kw], data };
+}

@@ -59,8 +59,7 @@ export async function describe(rt: FaceRuntime, image: DecodedImage, face: RawFa
     let descriptor: Float32Array;
     let estimatedAge: number;
     try {
-      const out = await rt.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crop as unknown as FaceApi.TNetInput);
-      descriptor = Array.isArray(out) ? out[0]! : out;
+      descriptor = await rt.recognition.describe(crop as Tensor3D);
       const estimate = await rt.faceapi.nets.ageGenderNet.predictAgeAndGender(crop as unknown as FaceApi.TNetInput);
       estimatedAge = (Array.isArray(estimate) ? estimate[0]! : estimate).age;
     } finally {

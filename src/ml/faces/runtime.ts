@@ -4,10 +4,12 @@ import type * as FaceApi from '@vladmandic/face-api';
 import type * as Tf from '@tensorflow/tfjs';
 import os from 'node:os';
 import { loadTf, tfBackend, usesNativeTf, type TfModule } from '../tf.js';
+import { onnxRecognition, type OnnxRecognition } from './recognition-onnx.js';
 import { onnxSsd, type OnnxSsd } from './ssd-onnx.js';
 
 // One face-api instance per thread: the backend, the nets and a warm-up, behind a promise. The
-// SSD detector runs on onnxruntime-node (ssd-onnx.ts) with face-api's own weights.
+// SSD detector and the recognition net run on onnxruntime-node (ssd-onnx.ts, recognition-onnx.ts)
+// with face-api's own weights.
 
 export type FaceApiModule = typeof FaceApi;
 
@@ -17,6 +19,8 @@ export interface FaceRuntime {
   backend: string;
   /** face-api's SSD MobileNet v1, run natively. */
   ssd: OnnxSsd;
+  /** face-api's recognition net (the 128-d descriptor), run natively. */
+  recognition: OnnxRecognition;
 }
 
 export interface FaceRuntimeOptions {
@@ -48,17 +52,18 @@ async function load(threads: number): Promise<FaceRuntime> {
   await faceapi.nets.faceRecognitionNet.loadFromDisk(modelDir);
   await faceapi.nets.ageGenderNet.loadFromDisk(modelDir);
   const ssd = await onnxSsd({ tf, faceapi }, threads);
-  await warmUp(tf, faceapi, ssd);
-  return { tf, faceapi, backend: tfBackend(), ssd };
+  const recognition = await onnxRecognition({ tf, faceapi }, threads);
+  await warmUp(tf, faceapi, ssd, recognition);
+  return { tf, faceapi, backend: tfBackend(), ssd, recognition };
 }
 
 /** First inference compiles kernels and allocates buffers; pay that at start, not on a request. */
-async function warmUp(tf: TfModule, faceapi: FaceApiModule, ssd: OnnxSsd): Promise<void> {
+async function warmUp(tf: TfModule, faceapi: FaceApiModule, ssd: OnnxSsd, recognition: OnnxRecognition): Promise<void> {
   const image = tf.zeros([160, 160, 3], 'int32') as unknown as FaceApi.TNetInput;
   try {
     await ssd.locateFaces(image as unknown as Tf.Tensor3D, { minConfidence: 0.99, maxResults: 1 });
     await faceapi.nets.faceLandmark68Net.detectLandmarks(image);
-    await faceapi.nets.faceRecognitionNet.computeFaceDescriptor(image);
+    await recognition.describe(image as unknown as Tf.Tensor3D);
     await faceapi.nets.ageGenderNet.predictAgeAndGender(image);
   } finally {
     (image as unknown as { dispose(): void }).dispose();

@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import type * as FaceApi from '@vladmandic/face-api';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
-import { OnnxGraph } from '../onnx-writer.js';
+import { OnnxGraph, convWeights } from '../onnx-writer.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's SSD MobileNet v1 face detector on onnxruntime-node instead of TF.js WASM: the same
@@ -28,15 +28,6 @@ interface DepthwiseParams {
   batch_norm_offset: Tensor;
   batch_norm_mean: Tensor;
   batch_norm_variance: Tensor;
-}
-
-/** TF.js filters [kh, kw, in, out] as ONNX Conv weights [out, in, kh, kw]. */
-function convWeights(filters: Tensor): { dims: number[]; data: Float32Array } {
-  const [kh, kw, cin, cout] = filters.shape as [number, number, number, number];
-  const src = filters.dataSync() as Float32Array;
-  const data = new Float32Array(src.length);
-  for (let y = 0; y < kh; y++) for (let x = 0; x < kw; x++) for (let i = 0; i < cin; i++) for (let o = 0; o < cout; o++) data[((o * cin + i) * kh + y) * kw + x] = src[((y * kw + x) * cin + i) * cout + o]!;
-  return { dims: [cout, cin, kh, kw], data };
 }
 
 function buildGraph(params: Params): Uint8Array {
