@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels } from '../src/ml/faces/index.js';
 import type { Worker } from 'node:worker_threads';
@@ -189,5 +191,20 @@ describe('the native recognition net', () => {
         image.dispose();
       }
     }
+  });
+});
+
+describe('the face worker pool', () => {
+  it('never holds the process open: a script that started two workers and used one exits by itself', async () => {
+    const module = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+    const script = `
+      import sharp from 'sharp';
+      import { FaceWorkerPool } from ${module('../src/ml/faces/pool.ts')};
+      import { decodeImage } from ${module('../src/ml/image.ts')};
+      const pool = await FaceWorkerPool.start(2);
+      const blank = await decodeImage(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).png().toBuffer());
+      console.log(JSON.stringify(await pool.detectFaces(blank)));`; // one request: the other worker stays idle throughout
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', '@swc-node/register/esm-register', '--input-type=module', '-e', script], { timeout: 30_000 });
+    expect(stdout.trim().split('\n').at(-1)).toBe('[]'); // answered, then exited on its own (not killed by the timeout)
   });
 });

@@ -39,6 +39,7 @@ export class FaceWorkerPool implements FaceWork {
   private closed = false;
   /** Every reply still awaited, so close() can wait for them. */
   private outstanding = new Set<Promise<unknown>>();
+  private keepAlive: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly backend: string,
@@ -83,25 +84,31 @@ export class FaceWorkerPool implements FaceWork {
     const slot = this.slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best));
     const id = this.nextId++;
     const reply = new Promise<unknown>((resolve, reject) => {
-      if (slot.pending.size === 0) slot.worker.ref(); // a reply is awaited: keep the process alive for it
       slot.pending.set(id, { resolve, reject });
       slot.worker.postMessage({ ...request, id });
     });
+    // The workers are unref'd so that they never hold the process open; while a reply is awaited,
+    // a timer does instead (a script awaiting only a face would otherwise exit mid-request).
+    this.keepAlive ??= setInterval(() => undefined, 2 ** 30);
     this.outstanding.add(reply);
-    const forget = () => this.outstanding.delete(reply);
+    const forget = () => {
+      this.outstanding.delete(reply);
+      if (this.outstanding.size === 0 && this.keepAlive) {
+        clearInterval(this.keepAlive);
+        this.keepAlive = undefined;
+      }
+    };
     reply.then(forget, forget);
     return reply;
   }
 
   private adopt(slot: Slot): void {
     this.slots.push(slot);
-    slot.worker.unref();
     slot.worker.on('error', () => undefined); // an uncaught error in the worker ends it: 'exit' below handles that
     slot.worker.on('message', (reply: FaceReply) => {
       const waiting = slot.pending.get(reply.id);
       if (!waiting) return;
       slot.pending.delete(reply.id);
-      if (slot.pending.size === 0) slot.worker.unref();
       if ('error' in reply) waiting.reject(new Error(reply.error));
       else waiting.resolve(reply.value);
     });
@@ -111,6 +118,9 @@ export class FaceWorkerPool implements FaceWork {
       slot.pending.clear();
       if (!this.closed) void this.replace();
     });
+    // After the listeners: a first 'message' listener refs the worker's port again (Node's
+    // setupPortReferencing), which would hold the process open for good.
+    slot.worker.unref();
   }
 
   private async replace(): Promise<void> {
