@@ -129,7 +129,7 @@ export class FaceWorkerPool implements FaceWork {
       if (this.closed) await slot.worker.terminate();
       else this.adopt(slot);
     } catch {
-      // the next request goes to the workers left; with none, send() fails below
+      // requests go to the workers left; with none, send() refuses them
     }
   }
 }
