@@ -1,6 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph, convWeights } from '../onnx-writer.js';
+import { runOnImage } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's face recognition net (a ResNet-34-like, dlib's 128-d descriptor) on onnxruntime-node
@@ -106,13 +107,7 @@ export async function onnxRecognition(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, t
         if (img.shape[0] !== INPUT_SIZE) img = tf.image.resizeBilinear(img, [INPUT_SIZE, INPUT_SIZE], false, false);
         return tf.div(tf.sub(img, tf.tensor1d(MEAN_RGB)), 255);
       });
-      let pixels: Float32Array;
-      try {
-        pixels = (await batch.data()) as Float32Array;
-      } finally {
-        batch.dispose();
-      }
-      const out = await session.run({ input: new ort.Tensor('float32', pixels, [1, INPUT_SIZE, INPUT_SIZE, 3]) });
+      const out = await runOnImage(session, batch, INPUT_SIZE);
       return Float32Array.from(out.descriptor!.data as Float32Array);
     },
   };

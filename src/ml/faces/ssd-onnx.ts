@@ -2,6 +2,7 @@ import * as ort from 'onnxruntime-node';
 import type * as FaceApi from '@vladmandic/face-api';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph, convWeights } from '../onnx-writer.js';
+import { runOnImage } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's SSD MobileNet v1 face detector on onnxruntime-node instead of TF.js WASM: the same
@@ -111,13 +112,7 @@ export async function onnxSsd(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: 
         if (img.shape[0] !== INPUT_SIZE) img = tf.image.resizeBilinear(img, [INPUT_SIZE, INPUT_SIZE], false, false);
         return tf.sub(tf.div(img, 127.5), 1);
       });
-      let pixels: Float32Array;
-      try {
-        pixels = (await batch.data()) as Float32Array;
-      } finally {
-        batch.dispose();
-      }
-      const out = await session.run({ input: new ort.Tensor('float32', pixels, [1, INPUT_SIZE, INPUT_SIZE, 3]) });
+      const out = await runOnImage(session, batch, INPUT_SIZE);
       const encodings = out.boxes!.data as Float32Array;
       const logits = out.classes!.data as Float32Array;
       const count = priors.length / 4;
