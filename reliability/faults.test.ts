@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoTenant } from '../src/core/seed.js';
 import { freshDatabase, percentile } from '../test/helpers/processes.js';
 import { BOARD_FIELDS, SlowBoard } from './helpers/board.js';
-import { outboxEvents, sessionInvariants, unsettledCharges, violations, withDatabase } from './helpers/invariants.js';
+import { outboxEvents, sessionInvariants, unsettledCharges, violations, walletFacts, withDatabase } from './helpers/invariants.js';
 import { addMembers, figures, figuresTable, runLoad, type Outcome } from './helpers/load.js';
 import { DedicatedPostgres, dedicatedPostgresUnavailable } from './helpers/postgres.js';
 import { WebhookReceiver } from './helpers/receiver.js';
@@ -16,7 +16,7 @@ import { VerityProcess, verityEnv } from '../test/helpers/verity-process.js';
 //   - a licence board that answers late or never: 503 engine_unreachable within the board's
 //     timeout, other routes unaffected, nothing charged;
 //   - the process SIGKILLed mid-request: after a restart nothing is half-written and the outbox
-//     still delivers.
+//     still delivers; the wallet leases it held come back with the sweep, and the wallet adds up.
 // The tests run in order and share one instance: the receiver outage spans the board and kill
 // tests, and the last test waits for the webhooks every fault left (the waits overlap), which
 // keeps the file within a few minutes. Run the file whole.
@@ -40,6 +40,8 @@ let receiver: WebhookReceiver;
 let outageReceiver: WebhookReceiver;
 let board: SlowBoard;
 const figuresFound: string[] = [];
+/** The demo project's balance plus its charges once funded: every fault must leave it whole. */
+let walletTotal = 0;
 
 const apiHeaders = () => ({ 'X-API-Key': demo.api_key, 'content-type': 'application/json' });
 const post = (path: string, body: unknown, headers: Record<string, string> = apiHeaders()) =>
@@ -137,6 +139,7 @@ describe.skipIf(unavailable)('faults', () => {
     board = await SlowBoard.start();
     for (const url of [receiver.url, outageReceiver.url]) await verity.trpc(demo.admin_token, 'approveCallback', { projectId: demo.project_id, url });
     await verity.trpc(demo.admin_token, 'topUpWallet', { projectId: demo.project_id, amount: 1_000_000 });
+    walletTotal = (await walletFacts(database.url, demo.project_id)).total;
     await addMembers(verity.url, demo, 20);
     await verity.admin(
       'board-add-http',
@@ -228,13 +231,14 @@ describe.skipIf(unavailable)('faults', () => {
 
     await expectNothingHalfWritten();
     const unsettled = await unsettledCharges(database.url);
-    figuresFound.push(`wallet debits the outages left unsettled: ${unsettled.sessions} of sessions, ${unsettled.checks} of checks (refunded by the maintenance sweep after 5 min)`);
-    expect(unsettled.sessions).toBe(0);
+    figuresFound.push(`charges the outages left unsettled: ${unsettled.sessions} of sessions, ${unsettled.checks} of checks`);
+    expect(unsettled).toEqual({ sessions: 0, checks: 0 });
     owed.push({ fault: 'the PostgreSQL outages', to: receiver, ids: await eventIdsFor(receiver), since: loadEndedAt });
   }, 300_000);
 
   let outageStarted = 0;
-  let outageSessions: string[] = [];
+  let killedAtForLeases = 0;
+  const outageSessions: string[] = [];
 
   it('webhook receiver down: the events of sessions decided meanwhile are retried, not dropped', async () => {
     await outageReceiver.down();
@@ -359,6 +363,11 @@ describe.skipIf(unavailable)('faults', () => {
     // Every decided session's webhook must still arrive, those committed just before the kill too.
     const earlier = new Set(owed.flatMap((group) => group.ids));
     owed.push({ fault: 'the SIGKILL', to: receiver, ids: (await eventIdsFor(receiver)).filter((id) => !earlier.has(id)), since: killedAt });
+    // The killed process held wallet leases: they stay open until they expire, and the wallet adds up meanwhile.
+    const wallet = await walletFacts(database.url, demo.project_id);
+    expect(wallet.total).toBe(walletTotal);
+    expect(wallet.rowBalance).toBeGreaterThanOrEqual(0);
+    killedAtForLeases = killedAt;
   }, 300_000);
 
   it('no webhook lost: after the PostgreSQL outages, the SIGKILL and the receiver down for minutes, every event arrives, once per event id', async () => {
@@ -381,4 +390,25 @@ describe.skipIf(unavailable)('faults', () => {
       );
     }
   }, 300_000);
+
+  it('the wallet after every fault: leases of the killed process came back with the sweep, nothing charged twice or lost, never below zero', async () => {
+    expect(killedAtForLeases).toBeGreaterThan(0);
+    // A lease expires 70 s after it was opened (10 s of drawing, 60 s of grace); the sweep runs every minute.
+    const started = Date.now();
+    let wallet = await walletFacts(database.url, demo.project_id);
+    while (wallet.expiredOpenLeases > 0 && Date.now() - started < 150_000) {
+      await sleep(2000);
+      wallet = await walletFacts(database.url, demo.project_id);
+    }
+    expect(wallet.expiredOpenLeases).toBe(0);
+    expect(wallet.total).toBe(walletTotal);
+    expect(wallet.rowBalance).toBeGreaterThanOrEqual(0);
+    const [killedLeases] = await withDatabase(
+      database.url,
+      async (client) => (await client.query(`select count(*) filter (where closed_at is not null) as closed, count(*) as opened from wallet_lease where created_at < $1`, [new Date(killedAtForLeases)])).rows,
+    );
+    expect(Number(killedLeases.opened)).toBeGreaterThan(0);
+    expect(Number(killedLeases.closed)).toBe(Number(killedLeases.opened));
+    figuresFound.push(`wallet: ${killedLeases.opened} leases opened before the SIGKILL, all closed; balance plus charges ${wallet.total} minor units, as funded; ${wallet.openLeases} open now`);
+  }, 200_000);
 });

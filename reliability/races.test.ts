@@ -115,7 +115,7 @@ describe(`${AT_ONCE} identical requests at once`, () => {
   });
 
   it('retries with one Idempotency-Key: one execution, one charge, one record; the others replay it or wait', async () => {
-    const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+    const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
     const records = async () => Number((await sql<{ n: string }>(service, "select count(*) as n from check_record where project_id = ? and type = 'location'", [service.demo.project_id]))[0]!.n);
     const [balanceBefore, recordsBefore] = [await balance(), await records()];
     const body = { latitude: 48.8566, longitude: 2.3522, accuracy: 10 };

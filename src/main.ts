@@ -115,6 +115,8 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       keyActivationSeconds: config.keyActivationSeconds,
       logger,
     });
+    // Runs before the ORM closes: what this instance leased from wallets goes back.
+    closers.push(() => core.billing.returnLeases());
     if (notifications) {
       closers.push(() => notifications.close());
       await notifications.start();

@@ -28,7 +28,7 @@ const b64 = async (face: MarkerFace | null) => (await markerImage(face)).toStrin
 const burst = (faces: MarkerFace[]) => Promise.all(faces.map(b64));
 /** A live person holding still: tiny non-rigid motion between frames. */
 const still = (person: number, n = 4, extra: Partial<MarkerFace> = {}): MarkerFace[] => Array.from({ length: n }, (_, i) => ({ person, jitter: 0.05, nonce: i, ...extra }));
-const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
 
 describe('POST /api/v2/antispoof: input', () => {
   it('takes 3 to 8 frames: invalid_frames below, too_many_frames above, both before any model runs or charge', async () => {

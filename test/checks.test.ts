@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BillingService, DEFAULT_PRICES_MINOR } from '../src/core/billing/service.js';
 import { ManualClock } from '../src/core/clock.js';
 import { haversineMetres } from '../src/core/checks/location.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
@@ -277,7 +278,7 @@ describe('POST /api/v2/location', () => {
 });
 
 describe('the pipeline: records, wallet, idempotency', () => {
-  const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+  const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
 
   it('stores a record of each call without raw identity data', async () => {
     const res = await post('/age-verification', { dob: '1987-03-04', bands: [18] });
@@ -297,21 +298,28 @@ describe('the pipeline: records, wallet, idempotency', () => {
     expect(charges[0]).toMatchObject({ item: 'check:age', amount: 0.05, refunded: false, checkId: expect.stringMatching(/^chk_/) });
   });
 
-  it('the maintenance sweep refunds a reservation that never settled (the process died mid-check), once', async () => {
+  it('a wallet lease whose instance died comes back with the sweep, less what it paid for, once; a call paying from a swept lease pays from a new one', async () => {
+    const projectId = service.demo.project_id;
+    const rowBalance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [projectId]))[0]!.balance_minor);
+    const openLeases = async () => Number((await sql<{ n: string }>(service, 'select count(*) as n from wallet_lease where project_id = ? and closed_at is null', [projectId]))[0]!.n);
     const before = await balance();
-    const settled = await post('/age-verification', { dob: '1990-01-01' });
-    expect(settled.status).toBe(200);
-    // What a crash between the debit and the record leaves: a debit with nothing recorded.
-    const orphan = await service.core.billing.reserve(service.demo.project_id, 'check:age');
+    // Another instance takes a lease, records one paid check, then dies holding the rest.
+    const other = new BillingService({ orm: service.core.orm, clock, prices: DEFAULT_PRICES_MINOR });
+    const held = await other.reserve(projectId, 'check:age');
+    await other.recordCheck({ id: 'chk_dead_instance', projectId, type: 'age', status: 'passed', mode: 'fresh', svcId: null, livemode: true, reason: null, durationMs: 1, createdAt: clock.now() }, held);
+    expect(await balance()).toBe(before - 5);
+    expect(await rowBalance()).toBeLessThan(before - 5); // the rest of the lease is held away from the row
+    expect(await service.core.billing.returnExpiredLeases()).toBe(0); // its calls may still be running
+    clock.advance(2 * 60_000);
+    const sweeps = await Promise.all([service.core.billing.returnExpiredLeases(), service.core.billing.returnExpiredLeases()]);
+    expect(sweeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
+    expect(await openLeases()).toBe(0);
+    expect(await rowBalance()).toBe(before - 5);
+    expect(await balance()).toBe(before - 5);
+    // This instance's own lease was swept too (the clock moved past its expiry): its next call pays from a new lease.
+    expect((await post('/age-verification', { dob: '1990-01-01' })).status).toBe(200);
     expect(await balance()).toBe(before - 10);
-    expect(await service.core.billing.refundAbandoned()).toBe(0); // a check may still be running
-    clock.advance(6 * 60_000);
-    const sweeps = await Promise.all([service.core.billing.refundAbandoned(), service.core.billing.refundAbandoned()]);
-    expect(sweeps.reduce((a, b) => a + b, 0)).toBe(1);
-    expect(await balance()).toBe(before - 5); // the settled check stays paid
-    expect(await service.core.billing.refundAbandoned()).toBe(0);
-    const rows = await sql<{ refunded: boolean }>(service, 'select refunded from charge where id = ?', [orphan.chargeId]);
-    expect(rows[0]!.refunded).toBe(true);
+    expect(await openLeases()).toBe(1);
   });
 
   it('answers 402 before any work when the wallet is empty', async () => {

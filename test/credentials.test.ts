@@ -9,7 +9,7 @@ let service: TestService;
 let board: http.Server;
 let boardUrl: string;
 const post = (body: Record<string, unknown>) => service.http.post('/api/v2/credential-verification').set('X-API-Key', service.demo.api_key).send(body);
-const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
 
 beforeAll(async () => {
   service = await startTestService({ seedLicenses: true });

@@ -54,12 +54,12 @@ describe('POST /api/v2/face-match', () => {
   });
 
   it.skipIf(!available)('answers 422 no_face, uncharged, when an image has no face', { timeout: 120_000 }, async () => {
-    const before = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+    const before = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
     const res = await post().attach('image1', image('faceapi-bbt-identities/sheldon1.png'), 'a.png').attach('image2', image('no-face-negatives/landscape_view.jpg'), 'b.jpg');
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('no_face');
     expect(res.body.error.message).toContain('image2');
-    const after = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+    const after = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
     expect(after).toBe(before);
   });
 

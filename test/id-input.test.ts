@@ -7,7 +7,7 @@ import { sql, startTestService, type TestService } from './helpers/service.js';
 let service: TestService;
 let jpeg: Buffer;
 const post = () => service.http.post('/api/v2/id-verification').set('X-API-Key', service.demo.api_key);
-const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
 
 beforeAll(async () => {
   service = await startTestService();

@@ -10,7 +10,7 @@ import { sql, startTestService, type TestService } from './helpers/service.js';
 
 let service: TestService;
 const post = () => service.http.post('/api/v2/id-verification').set('X-API-Key', service.demo.api_key);
-const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
 /** Held in the hand: slightly tilted and in perspective, JPEG. */
 const handheld: Photography = { rotation: 0, tilt: 2.5, perspective: 0.05, blur: 0.6, glare: true, jpegQuality: 80, fill: 0.8 };
 

@@ -67,11 +67,11 @@ describe('POST /api/v2/id-verification with real models', () => {
   });
 
   it('answers 422 unprocessable for a photo with no document, and does not charge it', { timeout: 180_000 }, async () => {
-    const before = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+    const before = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
     const res = await post().attach('front_image', await renderNonDocument(), 'lake.jpg');
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('unprocessable');
-    const after = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+    const after = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
     expect(after).toBe(before);
   });
 });

@@ -13,7 +13,7 @@ let liveKey: string;
 let testKey: string;
 
 const charges = async () => (await sql(service, 'select id from charge where project_id = ?', [projectId])).length;
-const balance = async () => Number((await sql<{ balance_minor: number }>(service, 'select balance_minor from project where id = ?', [projectId]))[0]!.balance_minor);
+const balance = async () => Number((await sql<{ balance_minor: number }>(service, 'select balance_minor from wallet where project_id = ?', [projectId]))[0]!.balance_minor);
 const post = (key: string, path: string, body: object, outcome?: string) => {
   const request = service.http.post(`/api/v2${path}`).set('X-API-Key', key);
   if (outcome) request.set('Verity-Test-Outcome', outcome);

@@ -97,7 +97,7 @@ describe('the automatic decision', () => {
 describe('POST /api/v2/session', () => {
   it('honours Idempotency-Key: a retry answers the first session, charged once; another body 422; simultaneous retries make one session', async () => {
     const body = { workflow_id: await workflow(['liveness']), vendor_data: 'idem-1' };
-    const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [service.demo.project_id]))[0]!.balance_minor);
+    const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
     const sessions = async () => Number((await sql<{ n: string }>(service, "select count(*) as n from verification_session where vendor_data like 'idem-%'"))[0]!.n);
     const before = await balance();
     const first = await service.http.post('/api/v2/session').set(key()).set('Idempotency-Key', 'create-1').send(body);

@@ -81,10 +81,26 @@ export function violations(found: SessionInvariants): string[] {
 }
 
 /**
- * Wallet debits a fault left unsettled: taken, not refunded, and not linked to what they paid for.
- * A session's debit commits with the session, so none may be left; a check's is debited before
- * the models run and may be (the database went away between the debit and the record): the
- * maintenance sweep refunds those after billing's ABANDONED_AFTER_MS.
+ * A project's money, counted two ways that must agree: what it can spend (its row and the unspent
+ * part of open wallet leases) plus every charge not refunded; the row's balance alone, never
+ * below zero; and the open leases already past their expiry (a dead holder's, not yet swept).
+ */
+export function walletFacts(databaseUrl: string, projectId: string): Promise<{ total: number; rowBalance: number; openLeases: number; expiredOpenLeases: number }> {
+  return withDatabase(databaseUrl, async (client) => {
+    const { rows } = await client.query(
+      `select (select balance_minor from wallet where project_id = $1) + (select coalesce(sum(amount_minor), 0) from charge where project_id = $1 and not refunded) as total,
+              (select balance_minor from project where id = $1) as row_balance,
+              (select count(*) from wallet_lease where project_id = $1 and closed_at is null) as open_leases,
+              (select count(*) from wallet_lease where project_id = $1 and closed_at is null and expires_at < now()) as expired_open_leases`,
+      [projectId],
+    );
+    return { total: Number(rows[0].total), rowBalance: Number(rows[0].row_balance), openLeases: Number(rows[0].open_leases), expiredOpenLeases: Number(rows[0].expired_open_leases) };
+  });
+}
+
+/**
+ * Charges a fault left unsettled: not refunded and not linked to what they paid for. A charge is
+ * written with what it paid for (a session, a check record), so none may be left.
  */
 export function unsettledCharges(databaseUrl: string): Promise<{ sessions: number; checks: number }> {
   return withDatabase(databaseUrl, async (client) => {

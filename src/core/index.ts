@@ -4,7 +4,7 @@ import { IdempotencyService } from './billing/idempotency.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
 import { TokenIntrospection } from './oidc/introspection.js';
 import { RateLimits, type RateLimitOptions } from './billing/rate-limit.js';
-import { BillingService, DEFAULT_PRICES_MINOR } from './billing/service.js';
+import { BillingService, DEFAULT_PRICES_MINOR, type WalletLeaseOptions } from './billing/service.js';
 import { ageCheck } from './checks/age.js';
 import { locationCheck } from './checks/location.js';
 import { CheckPipeline } from './checks/pipeline.js';
@@ -44,6 +44,8 @@ export interface CoreOptions {
   encryptionKey: string;
   clock?: Clock;
   allowInsecureCallbacks?: boolean;
+  /** How instances lease blocks of a wallet (defaults: DEFAULT_WALLET_LEASE). */
+  walletLease?: Partial<WalletLeaseOptions>;
   /** Price per billable item in minor units (defaults: DEFAULT_PRICES_MINOR). */
   prices?: Record<string, number>;
   rateLimit?: RateLimitOptions;
@@ -131,7 +133,7 @@ export class Core {
     this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false, notifications: options.notifications });
     this.accessTokens = new AccessTokenService(deps);
     this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens });
-    this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR });
+    this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR, lease: options.walletLease, logger: options.logger });
     this.idempotency = new IdempotencyService({ ...deps, sealer: this.sealer });
     this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });
     const hosted = { points: options.hostedRateLimitPerMinute ?? 120, windowSeconds: 60, store: options.rateLimit?.store ?? 'memory' } as const;
@@ -230,6 +232,7 @@ export class Core {
       await this.sessions.purgeEvidence();
       await this.webhooks.rescue();
       await this.billing.refundAbandoned();
+      await this.billing.returnExpiredLeases();
     });
     await jobs.schedule('maintenance.sweep', '* * * * *');
     // Daily, so a missed run (all instances down at midnight on the 1st) closes the month the next day.

@@ -89,7 +89,7 @@ export class ServiceMetrics {
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await rows<{ id: string; balance: number }>(`select id, balance_minor::float8 as balance from project order by balance_minor asc, id limit ${MAX_WALLET_SERIES}`))
+        for (const row of await rows<{ id: string; balance: number }>(`select project_id as id, balance_minor::float8 as balance from wallet order by balance_minor asc, project_id limit ${MAX_WALLET_SERIES}`))
           this.set({ project: row.id }, Number(row.balance));
       },
     });

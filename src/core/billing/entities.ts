@@ -27,6 +27,10 @@ export class Charge {
   @Property({ type: 'boolean', default: false })
   refunded: boolean = false;
 
+  /** The wallet lease it was paid from (none for charges from before leases). */
+  @Property({ type: 'string', length: 40, nullable: true })
+  leaseId?: string | null;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 }

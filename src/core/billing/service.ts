@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
@@ -6,8 +7,9 @@ import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { Charge } from './entities.js';
 import { chargeView } from './views.js';
+import { type CheckRecordRow, type LeasedCharge, PostgresWalletStore, type WalletStore } from './wallet-store.js';
 
-/** How old an unsettled reservation must be before the sweep refunds it. */
+/** How old an unsettled charge (written before wallet leases) must be before the sweep refunds it. */
 export const ABANDONED_AFTER_MS = 5 * 60_000;
 
 /** Default price per billable item, in minor units (cents). `VERITY_PRICES` overrides any of them. */
@@ -35,60 +37,249 @@ export function parsePrices(json: string | undefined): Record<string, number> {
   return { ...DEFAULT_PRICES_MINOR, ...parsed.data };
 }
 
+/** The price of one call held from a lease until the call is recorded (spent) or fails (released). */
 export interface Reservation {
-  chargeId: string;
+  lease: OpenLease;
+  item: string;
   amountMinor: number;
+  /** Spent or released: a reservation ends once. */
+  ended: boolean;
 }
 
-/** The project wallet: every billable call reserves its price up front and is refunded if we fail it. */
+/** A lease as its holder sees it: what it holds, what is held by calls in flight or spent. */
+interface OpenLease {
+  id: string;
+  projectId: string;
+  currency: string;
+  amountMinor: number;
+  /** Held by calls in flight plus spent by recorded ones. */
+  heldMinor: number;
+  inFlight: number;
+  /** No call draws from it after this (epoch ms); it closes when its last call ends. */
+  drawUntil: number;
+  lastUsed: number;
+  draining: boolean;
+}
+
+export interface WalletLeaseOptions {
+  /** A lease holds this many calls at the price of the call that opens it (less if the balance is lower). */
+  calls: number;
+  /** Calls draw from a lease for this long; it then closes once its calls have ended. */
+  drawSeconds: number;
+  /** An unused lease is returned after this long. */
+  idleSeconds: number;
+  /** Past drawing, how long its calls may still be recorded before the sweep closes it (a dead holder's money comes back then). */
+  graceSeconds: number;
+}
+
+export const DEFAULT_WALLET_LEASE: WalletLeaseOptions = { calls: 50, drawSeconds: 10, idleSeconds: 2, graceSeconds: 60 };
+
+const insufficientBalance = (amountMinor: number) => new DomainError('insufficient_balance', `wallet balance is below the price of this call (${(amountMinor / 100).toFixed(2)}); top up to continue`);
+
+/**
+ * The project wallet: every billable call holds its price before the work and is charged only if
+ * its verdict is recorded. The balance is spent through leases: an instance takes a block of a
+ * project's balance in one update of the project row and holds call prices from it in memory, so
+ * calls do not queue on that row; each charge names its lease, and closing a lease returns what
+ * its charges did not spend. A lease whose holder died is closed by the maintenance sweep once it
+ * expires. The balance never goes below zero, and no call is charged twice or lost.
+ */
 export class BillingService {
-  constructor(private readonly deps: { orm: Orm; clock: Clock; prices: Record<string, number> }) {}
+  private readonly leases = new Map<string, OpenLease>();
+  private readonly opening = new Map<string, Promise<OpenLease>>();
+  private readonly draining = new Set<OpenLease>();
+  private readonly closing = new Set<Promise<void>>();
+  private readonly holder = `${hostname()}:${process.pid}:${newId('inst').slice(-8)}`;
+  private readonly lease: WalletLeaseOptions;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: { orm: Orm; clock: Clock; prices: Record<string, number>; store?: WalletStore; lease?: Partial<WalletLeaseOptions>; logger?: { warn(object: object, message: string): void } }) {
+    this.store = deps.store ?? new PostgresWalletStore(deps.orm);
+    this.lease = { ...DEFAULT_WALLET_LEASE, ...deps.lease };
+  }
+
+  private readonly store: WalletStore;
 
   priceOf(item: string): number {
     return this.deps.prices[item] ?? 0;
   }
 
-  /**
-   * Debits the price atomically (the balance can never go below zero, whatever runs at once) and
-   * records the charge; 402 insufficient_balance before any work when the wallet cannot pay.
-   * The call then runs outside any transaction and either settles or refunds the reservation; if
-   * the process or the database goes away in between, `refundAbandoned` gives the money back.
-   */
+  /** Holds the price of a call before its work; 402 insufficient_balance when the wallet cannot pay it. */
   async reserve(projectId: string, item: string): Promise<Reservation> {
-    return this.deps.orm.em.fork().transactional((em) => this.debit(em, projectId, item));
-  }
-
-  /**
-   * The debit inside the caller's transaction: for work that is written in the same transaction
-   * (a session), so the charge and what it paid for exist together or not at all.
-   */
-  async debit(em: EntityManager, projectId: string, item: string, paidFor: string | null = null): Promise<Reservation> {
     const amountMinor = this.priceOf(item);
-    const chargeId = newId('chg');
-    const debited = await em
-      .getConnection()
-      .execute('update project set balance_minor = balance_minor - ? where id = ? and balance_minor >= ? returning currency', [amountMinor, projectId, amountMinor], 'all', em.getTransactionContext());
-    if (debited.length === 0) {
-      throw new DomainError('insufficient_balance', `wallet balance is below the price of this call (${(amountMinor / 100).toFixed(2)}); top up to continue`);
+    let lease = this.leases.get(projectId);
+    if (lease && Date.now() >= lease.drawUntil) this.drain(lease);
+    for (;;) {
+      // A lease opened for this call is drawn from whatever the time: it was opened just now.
+      if (lease && this.canDraw(lease, amountMinor)) {
+        lease.heldMinor += amountMinor;
+        lease.inFlight += 1;
+        lease.lastUsed = Date.now();
+        return { lease, item, amountMinor, ended: false };
+      }
+      if (lease) this.drain(lease);
+      lease = await this.openLease(projectId, amountMinor);
     }
-    em.create(Charge, { id: chargeId, projectId, item, checkId: paidFor, amountMinor, currency: debited[0].currency, refunded: false, createdAt: this.deps.clock.now() });
-    return { chargeId, amountMinor };
   }
 
-  /** Ties the charge to the check it paid for, in the transaction that records the check. */
-  async settle(em: EntityManager, reservation: Reservation, checkId: string): Promise<void> {
-    await em.nativeUpdate(Charge, { id: reservation.chargeId }, { checkId });
-  }
-
-  /** Gives the money back: the call failed on bad input found late, or on our side. A settled charge stays. */
+  /** The call failed (late-found bad input, or our side): its price goes back to the lease. */
   async refund(reservation: Reservation): Promise<void> {
-    await this.refundCharge(reservation.chargeId);
+    this.end(reservation, 'released');
   }
 
   /**
-   * Part of the maintenance sweep: refunds reservations that never settled (the process died, or
-   * PostgreSQL went away, between the debit and the record). A check answers in well under a
-   * minute, so after ABANDONED_AFTER_MS nothing can still settle them. Returns how many.
+   * Records a standalone check's verdict and its charge in one statement (a test key's, unpaid,
+   * alone). If the lease was closed meanwhile (its holder was cut from the database for longer
+   * than its grace), the charge is held again from a new lease.
+   */
+  async recordCheck(record: CheckRecordRow, reservation: Reservation | null): Promise<void> {
+    if (!reservation) {
+      await this.store.recordPaidCheck(record, null);
+      return;
+    }
+    let current = reservation;
+    for (;;) {
+      let written = false;
+      try {
+        written = await this.store.recordPaidCheck(record, this.chargeOf(current));
+      } finally {
+        this.end(current, written ? 'spent' : 'released');
+      }
+      if (written) return;
+      this.drain(current.lease);
+      current = await this.reserve(record.projectId, current.item);
+    }
+  }
+
+  /**
+   * Charges a call inside the caller's transaction, for work written in that same transaction (a
+   * session), so the charge and what it paid for exist together or not at all.
+   */
+  async chargedTransaction<T>(projectId: string | null, item: string, paidFor: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
+    if (projectId === null) return this.deps.orm.em.fork().transactional(work);
+    for (;;) {
+      const reservation = await this.reserve(projectId, item);
+      let paid = false;
+      try {
+        const outcome = await this.deps.orm.em
+          .fork()
+          .transactional(async (em) => ((await this.store.chargeInTransaction(em, this.chargeOf(reservation), paidFor)) ? { paid: true as const, value: await work(em) } : { paid: false as const }));
+        paid = outcome.paid;
+        if (outcome.paid) return outcome.value;
+        this.drain(reservation.lease);
+      } finally {
+        this.end(reservation, paid ? 'spent' : 'released');
+      }
+    }
+  }
+
+  /** What the project can spend now: its balance and the unspent part of open leases. */
+  async balanceOf(projectId: string): Promise<number | null> {
+    return this.store.balanceOf(projectId);
+  }
+
+  /** Part of the maintenance sweep: closes leases whose holder died (past their expiry), returning what they did not spend. */
+  async returnExpiredLeases(): Promise<number> {
+    let closed = 0;
+    for (const id of await this.store.expiredLeases(this.deps.clock.now(), 1000)) closed += (await this.store.closeLease(id, this.deps.clock.now())) === null ? 0 : 1;
+    return closed;
+  }
+
+  /** On shutdown: returns every lease this instance holds (calls still in flight return theirs as they end). */
+  async returnLeases(): Promise<void> {
+    for (const lease of [...this.leases.values()]) this.drain(lease);
+    await Promise.all(this.closing);
+  }
+
+  private canDraw(lease: OpenLease, amountMinor: number): boolean {
+    return !lease.draining && lease.amountMinor - lease.heldMinor >= amountMinor;
+  }
+
+  private chargeOf(reservation: Reservation): LeasedCharge {
+    const { lease } = reservation;
+    return { id: newId('chg'), leaseId: lease.id, projectId: lease.projectId, item: reservation.item, amountMinor: reservation.amountMinor, currency: lease.currency, createdAt: this.deps.clock.now() };
+  }
+
+  /** One lease opens at a time per project; calls arriving meanwhile wait for it. */
+  private async openLease(projectId: string, minMinor: number): Promise<OpenLease> {
+    const pending = this.opening.get(projectId);
+    if (pending) return pending;
+    const opening = (async () => {
+      const id = newId('lse');
+      const now = this.deps.clock.now();
+      const expiresAt = new Date(now.getTime() + (this.lease.drawSeconds + this.lease.graceSeconds) * 1000);
+      const grant = await this.store.openLease({ id, projectId, wantMinor: Math.max(minMinor, minMinor * this.lease.calls), minMinor, holder: this.holder, expiresAt, now });
+      if (!grant) throw insufficientBalance(minMinor);
+      const started = Date.now();
+      const lease: OpenLease = {
+        id,
+        projectId,
+        currency: grant.currency,
+        amountMinor: grant.amountMinor,
+        heldMinor: 0,
+        inFlight: 0,
+        drawUntil: started + this.lease.drawSeconds * 1000,
+        lastUsed: started,
+        draining: false,
+      };
+      this.leases.set(projectId, lease);
+      this.watchIdle();
+      return lease;
+    })().finally(() => this.opening.delete(projectId));
+    this.opening.set(projectId, opening);
+    return opening;
+  }
+
+  /** No more calls draw from it; it closes once the last one ends. */
+  private drain(lease: OpenLease): void {
+    if (lease.draining) return;
+    lease.draining = true;
+    if (this.leases.get(lease.projectId) === lease) this.leases.delete(lease.projectId);
+    this.draining.add(lease);
+    if (lease.inFlight === 0) this.close(lease);
+  }
+
+  /** A call's price is spent (its charge was written) or released back to the lease; once. */
+  private end(reservation: Reservation, how: 'spent' | 'released'): void {
+    if (reservation.ended) return;
+    reservation.ended = true;
+    const { lease } = reservation;
+    if (how === 'released') lease.heldMinor -= reservation.amountMinor;
+    lease.inFlight -= 1;
+    if (lease.draining && lease.inFlight === 0) this.close(lease);
+  }
+
+  /** Returns a lease's unspent part; if the database is away, the sweep returns it once it expires. */
+  private close(lease: OpenLease): void {
+    if (!this.draining.delete(lease)) return;
+    const closing = this.store
+      .closeLease(lease.id, this.deps.clock.now())
+      .then(() => undefined)
+      .catch((error: unknown) => this.deps.logger?.warn({ err: error, lease: lease.id }, 'returning a wallet lease failed; the sweep returns it when it expires'))
+      .finally(() => this.closing.delete(closing));
+    this.closing.add(closing);
+  }
+
+  /** Returns leases unused for `idleSeconds` or past drawing, so money does not sit in an idle instance. */
+  private watchIdle(): void {
+    if (this.idleTimer) return;
+    this.idleTimer = setInterval(() => {
+      const now = Date.now();
+      for (const lease of [...this.leases.values()]) {
+        if (lease.inFlight === 0 && (now - lease.lastUsed >= this.lease.idleSeconds * 1000 || now >= lease.drawUntil)) this.drain(lease);
+      }
+      if (this.leases.size === 0) {
+        clearInterval(this.idleTimer);
+        this.idleTimer = undefined;
+      }
+    }, 500);
+    this.idleTimer.unref();
+  }
+
+  /**
+   * Part of the maintenance sweep: refunds charges that never settled, which only versions before
+   * wallet leases wrote (a debit before the work; the process died before the record). Kept so an
+   * upgrade over such a crash still gives the money back. Returns how many.
    */
   async refundAbandoned(): Promise<number> {
     const cutoff = new Date(this.deps.clock.now().getTime() - ABANDONED_AFTER_MS);
@@ -116,9 +307,9 @@ export class BillingService {
   async topUp(projectId: string, amount: number): Promise<number> {
     const minor = Math.round(amount * 100);
     if (!Number.isFinite(minor) || minor <= 0 || minor > 1e11) throw new DomainError('validation_error', 'amount must be a positive number of currency units');
-    const rows = await this.deps.orm.em.getConnection().execute('update project set balance_minor = balance_minor + ? where id = ? returning balance_minor', [minor, projectId]);
+    const rows = await this.deps.orm.em.getConnection().execute('update project set balance_minor = balance_minor + ? where id = ? returning id', [minor, projectId]);
     if (rows.length === 0) throw new DomainError('not_found', 'project not found');
-    return Number(rows[0].balance_minor) / 100;
+    return ((await this.store.balanceOf(projectId)) ?? 0) / 100;
   }
 
   async listCharges(projectId: string, options: { limit?: number } = {}) {

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
-import { CheckRecord, type CheckStatus, type CheckType } from './entities.js';
+import type { CheckStatus, CheckType } from './entities.js';
 import type { AccountService } from '../accounts/service.js';
 import type { BillingService, Reservation } from '../billing/service.js';
+import type { CheckRecordRow } from '../billing/wallet-store.js';
 import { type Begin, fingerprint, type IdempotencyService } from '../billing/idempotency.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
@@ -104,7 +105,7 @@ export class CheckPipeline {
     // Test keys never touch the wallet: they work with a zero balance and leave no charge.
     const reservation: Reservation | null = caller.livemode ? await this.deps.billing.reserve(caller.projectId, `check:${check.type}`) : null;
     let outcome: CheckOutcome | CombinedOutcome;
-    let record: CheckRecord;
+    let record: CheckRecordRow;
     try {
       outcome = forced ?? (await check.execute(prepared as Prepared, context));
       const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
@@ -125,24 +126,21 @@ export class CheckPipeline {
     return { ok: true, status: 200, data };
   }
 
-  /** Records the verdict and settles its charge in one transaction: a check is never recorded unpaid, nor paid unrecorded. */
-  private async record(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number, reservation: Reservation | null): Promise<CheckRecord> {
-    return this.deps.orm.em.fork().transactional(async (em) => {
-      const record = em.create(CheckRecord, {
-        id: newId('chk'),
-        projectId: caller.projectId,
-        type: verdict.type,
-        status: verdict.status,
-        mode: context.mode,
-        svcId: context.svcId,
-        livemode: caller.livemode,
-        reason: verdict.status === 'passed' ? null : (verdict.reason ?? null),
-        durationMs,
-        createdAt: this.deps.clock.now(),
-      });
-      if (reservation) await this.deps.billing.settle(em, reservation, record.id);
-      else await em.flush();
-      return record;
-    });
+  /** Records the verdict with its charge in one statement: a check is never recorded unpaid, nor paid unrecorded. */
+  private async record(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number, reservation: Reservation | null): Promise<CheckRecordRow> {
+    const record: CheckRecordRow = {
+      id: newId('chk'),
+      projectId: caller.projectId,
+      type: verdict.type,
+      status: verdict.status,
+      mode: context.mode,
+      svcId: context.svcId,
+      livemode: caller.livemode,
+      reason: verdict.status === 'passed' ? null : (verdict.reason ?? null),
+      durationMs,
+      createdAt: this.deps.clock.now(),
+    };
+    await this.deps.billing.recordCheck(record, reservation);
+    return record;
   }
 }

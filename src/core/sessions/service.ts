@@ -216,8 +216,7 @@ export class SessionService {
     const id = newId('ses');
     // The debit and the session commit together: no session unpaid, no payment without a session.
     // A test key's session is never charged.
-    const { session, eventIds } = await this.deps.orm.em.fork().transactional(async (em) => {
-      if (livemode) await this.deps.billing.debit(em, projectId, 'session', id);
+    const { session, eventIds } = await this.deps.billing.chargedTransaction(livemode ? projectId : null, 'session', id, async (em) => {
       const created = em.create(VerificationSession, {
         id,
         projectId,

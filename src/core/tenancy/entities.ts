@@ -1,4 +1,4 @@
-import { ArrayType, BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { ArrayType, BigIntType, Entity, Enum, Formula, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { Organization } from '../roster/entities.js';
 import { ADMIN_ROLES, DEFAULT_STEP_TRIES, WORKFLOW_FEATURES } from '../vocabulary.js';
 
@@ -28,9 +28,13 @@ export class Project {
   @Property({ type: 'text', nullable: true })
   defaultCallbackUrl?: string | null;
 
-  /** Wallet balance in minor units (cents) of `currency`. */
+  /** Wallet balance in minor units (cents) of `currency`, less what instances hold in open leases (see `spendableMinor`). */
   @Property({ type: new BigIntType('number'), default: 0 })
   balanceMinor: number = 0;
+
+  /** What the project can spend: the balance above plus the unspent part of its open wallet leases (the `wallet` view). */
+  @Formula((alias) => `(select w.balance_minor from wallet w where w.project_id = ${alias}.id)`, { type: new BigIntType('number'), lazy: false })
+  spendableMinor?: number;
 
   @Property({ type: 'string', length: 3, default: 'USD' })
   currency: string = 'USD';

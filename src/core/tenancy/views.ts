@@ -27,7 +27,7 @@ export const projectView = (project: Project): ProjectView => ({
   evidenceRetentionDays: project.evidenceRetentionDays,
   privacyPolicyUrl: project.privacyPolicyUrl ?? null,
   hasLogo: project.hasLogo,
-  balance: project.balanceMinor / 100,
+  balance: (project.spendableMinor ?? project.balanceMinor) / 100,
   currency: project.currency,
   isDemo: project.isDemo,
   createdAt: project.createdAt.toISOString(),

@@ -16,6 +16,7 @@ import { Migration20261125220000_workflow_step_tries } from './Migration20261125
 import { Migration20261127013000_sandbox } from './Migration20261127013000_sandbox.js';
 import { Migration20261127013500_project_branding } from './Migration20261127013500_project_branding.js';
 import { Migration20261127014000_session_evidence } from './Migration20261127014000_session_evidence.js';
+import { Migration20261127150000_wallet_lease } from './Migration20261127150000_wallet_lease.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127013000_sandbox', class: Migration20261127013000_sandbox },
   { name: 'Migration20261127013500_project_branding', class: Migration20261127013500_project_branding },
   { name: 'Migration20261127014000_session_evidence', class: Migration20261127014000_session_evidence },
+  { name: 'Migration20261127150000_wallet_lease', class: Migration20261127150000_wallet_lease },
 ];
