@@ -722,7 +722,7 @@ export class SessionService {
       // Nothing raw outlives the decision: the portrait and the read fields go in the same
       // commit (a crash right after it must not leave them behind).
       session.workSealed = null;
-      if ((await this.deps.tenancy.evidenceRetentionDays(session.projectId)) === 0) await this.evidence.erase(em, session.id);
+      if ((await this.deps.tenancy.evidenceRetentionDays(session.projectId, em)) === 0) await this.evidence.erase(em, session.id);
     }
     const lower = to.toLowerCase();
     const event = await this.deps.webhooks.record(em, session.projectId, session.id, {

@@ -155,8 +155,11 @@ export class TenancyService {
   }
 
   /** Days a decided session's review images are kept (0: deleted at the decision). */
-  async evidenceRetentionDays(projectId: string): Promise<number> {
-    return (await this.loadProject(this.em(), projectId)).evidenceRetentionDays;
+  /** Read inside the caller's transaction when given: a second pooled connection there could wait on a full pool forever. */
+  async evidenceRetentionDays(projectId: string, em: EntityManager = this.em()): Promise<number> {
+    const project = await em.findOne(Project, { id: projectId }, { fields: ['evidenceRetentionDays'] });
+    if (!project) throw new DomainError('not_found', 'project not found');
+    return project.evidenceRetentionDays;
   }
 
   async demoProjectId(): Promise<string | null> {
