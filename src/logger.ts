@@ -22,7 +22,9 @@ export function createLogger(level = 'info', destination?: DestinationStream): L
     },
     redact: { paths: ['*.password', '*.secret', '*.token', '*.authorization', '*.api_key'], censor: '[redacted]' },
   };
-  return destination ? pino(options, destination) : pino(options);
+  // Stdout written asynchronously: lines logged while a write is in flight go out together in the
+  // next one (one system call per burst rather than per line); pino flushes what is left on exit.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 export type { Logger };

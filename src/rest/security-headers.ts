@@ -33,12 +33,14 @@ export function securityHeaders(https: boolean): RequestHandler {
     res.setHeader('X-Frame-Options', 'DENY');
     if (https) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     if (req.path.startsWith('/api/')) res.setHeader('Cache-Control', 'no-store');
-    const nonce = randomBytes(16).toString('base64');
-    res.locals.cspNonce = nonce;
+    // Drawn only for an HTML page (the API answers JSON and needs none).
+    let nonce: string | undefined;
+    const nonceOf = () => (nonce ??= randomBytes(16).toString('base64'));
+    Object.defineProperty(res.locals, 'cspNonce', { get: nonceOf, enumerable: true, configurable: true });
     const writeHead = res.writeHead;
     res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
       if (!this.getHeader('Content-Security-Policy') && /^text\/html/i.test(String(this.getHeader('Content-Type') ?? ''))) {
-        this.setHeader('Content-Security-Policy', defaultPolicy(nonce, this.locals.formTargets as string[] | undefined));
+        this.setHeader('Content-Security-Policy', defaultPolicy(nonceOf(), this.locals.formTargets as string[] | undefined));
       }
       return writeHead.apply(this, args);
     } as typeof res.writeHead;

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
@@ -51,7 +52,9 @@ export async function startBuiltVerity(env: NodeJS.ProcessEnv & { PORT: string }
   const started = Date.now();
   // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops (summarise with bench/cpu-profile.ts).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn('node', [...profile, path.join(root, 'dist/src/cli.js'), 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_SERVER_LOG=<file>: the servers' log lines (stdout) are appended there, e.g. to see why a bench got a 503.
+  const stdout = process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, 'a') : 'ignore';
+  const child = spawn('node', [...profile, path.join(root, 'dist/src/cli.js'), 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
   const url = `http://127.0.0.1:${env.PORT}`;
   return { child, url, ms: await waitReady(url, child, started) };
 }
