@@ -1,0 +1,56 @@
+// A V8 CPU profile of one `verity serve` (the build, on PostgreSQL) under 32 connections of one
+// billed route, with the functions that took the most of its busy time.
+//   npm run build && node --import @swc-node/register/esm-register bench/profile-route.ts
+//   BENCH_ROUTE=session BENCH_SECONDS=10 BENCH_TOP=40 ...   (routes: age, location, session)
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { freePort, freshDatabase, runBuiltVerity, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
+import { selfTimes } from './cpu-profile.js';
+
+const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const top = Number(process.env.BENCH_TOP ?? 30);
+
+const routes: Record<string, (demo: { workflows: Record<string, string> }) => { path: string; body: unknown }> = {
+  age: () => ({ path: '/api/v2/age-verification', body: { dob: '1990-05-01', bands: [18, '21+'] } }),
+  location: () => ({ path: '/api/v2/location', body: { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 } }),
+  session: (demo) => ({ path: '/api/v2/session', body: { workflow_id: demo.workflows.location } }),
+};
+const route = routes[process.env.BENCH_ROUTE ?? 'age'];
+if (!route) throw new Error(`BENCH_ROUTE must be one of ${Object.keys(routes).join(', ')}`);
+
+const profiles = await mkdtemp(path.join(os.tmpdir(), 'verity-profile-'));
+const database = await freshDatabase(serverUrl, 'verity_profile');
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-profile-data-'));
+const port = await freePort();
+process.env.BENCH_CPU_PROF = profiles;
+const instance = await startBuiltVerity({ VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: database.url, LOG_LEVEL: 'info', VERITY_RATE_LIMIT_PER_MINUTE: '100000000' });
+delete process.env.BENCH_CPU_PROF;
+try {
+  const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
+  await runBuiltVerity(['admin', 'project', 'topup', '--amount', '1000000'], { VERITY_DATA_DIR: dataDir, DATABASE_URL: database.url });
+  const { path: routePath, body } = route(demo);
+  const options = {
+    url: `http://127.0.0.1:${port}${routePath}`,
+    connections: 32,
+    method: 'POST' as const,
+    headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  };
+  await autocannon({ ...options, duration: 3 });
+  const result = await autocannon({ ...options, duration: seconds });
+  console.log(`POST ${routePath}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
+} finally {
+  await stopProcess(instance.child);
+  await database.drop();
+  await rm(dataDir, { recursive: true, force: true });
+}
+const [file] = await readdir(profiles);
+const times = selfTimes(JSON.parse(await readFile(path.join(profiles, file!), 'utf8')));
+await rm(profiles, { recursive: true, force: true });
+const busy = times.filter((time) => !time.name.startsWith('(idle)'));
+const busyMs = busy.reduce((sum, time) => sum + time.ms, 0);
+console.log(`busy ${Math.round(busyMs)} ms of ${Math.round(times.reduce((sum, time) => sum + time.ms, 0))} ms (start-up included); share of busy time:`);
+for (const time of busy.slice(0, top)) console.log(`${((100 * time.ms) / busyMs).toFixed(1).padStart(5)}%  ${time.name}`);
