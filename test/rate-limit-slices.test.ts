@@ -42,7 +42,10 @@ describe('rate limits in slices across instances', () => {
     const { a, b } = instances(40, 'slices-at-once');
     const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => outcome(i % 2 ? a : b, 'key-1')));
     expect(answers.filter((answer) => answer === 'ok')).toHaveLength(40);
-    for (const answer of answers.filter((answer) => answer !== 'ok')) expect(answer).toBeGreaterThan(0), expect(answer).toBeLessThanOrEqual(60);
+    for (const answer of answers.filter((answer) => answer !== 'ok')) {
+      expect(answer).toBeGreaterThan(0);
+      expect(answer).toBeLessThanOrEqual(60);
+    }
 
     const { a: c, b: d } = instances(40, 'slices-in-turn');
     const inTurn: (string | number)[] = [];
