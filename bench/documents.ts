@@ -1,7 +1,7 @@
 // OCR per document: POST /api/v2/id-verification through HTTP against a started service (OCR,
 // MRZ, portrait, authenticity, record, wallet), beside the document reader alone on the same
 // images in the same process (decode + OCR + MRZ): the baseline is the model work itself.
-//   node --import @swc-node/register/esm-register bench/documents.ts      (BENCH_DOCUMENTS=12)
+//   node --import @swc-node/register/esm-register bench/documents.ts      (BENCH_DOCUMENTS=12, BENCH_PER_DOCUMENT=1)
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import os from 'node:os';
@@ -16,7 +16,8 @@ import { freePort, percentile } from '../test/helpers/processes.js';
 import { summary } from './summary.js';
 
 const count = Number(process.env.BENCH_DOCUMENTS ?? 12);
-const documents = await Promise.all(renderSpecs(count).map((spec) => renderDocument(spec)));
+const specs = renderSpecs(count);
+const documents = await Promise.all(specs.map((spec) => renderDocument(spec)));
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-documents-'));
 const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false, rateLimitPerMinute: 100_000_000 });
@@ -33,7 +34,9 @@ try {
   await reader.read(await decodeImage(documents[0]!.bytes)); // warm-up
   const http: number[] = [];
   const raw: number[] = [];
-  for (const document of documents) {
+  // BENCH_PER_DOCUMENT=1: each document's two times, to see what makes the tail.
+  const perDocument = process.env.BENCH_PER_DOCUMENT === '1';
+  for (const [i, document] of documents.entries()) {
     let started = performance.now();
     const res = await fetch(`http://127.0.0.1:${port}/api/v2/id-verification`, {
       method: 'POST',
@@ -45,6 +48,7 @@ try {
     started = performance.now();
     await reader.read(await decodeImage(document.bytes), document.back ? await decodeImage(document.back) : undefined);
     raw.push(performance.now() - started);
+    if (perDocument) console.log(`  ${specs[i]!.name}${specs[i]!.wrongCheckDigit ? ' (wrong check digit)' : ''}: route ${Math.round(http.at(-1)!)} ms, reader ${Math.round(raw.at(-1)!)} ms`);
   }
   http.sort((a, b) => a - b);
   raw.sort((a, b) => a - b);

@@ -3,11 +3,11 @@ import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentReader, type DocumentReader, type MrzReading } from '../src/ml/document/index.js';
-import { buildReading, mrzDate } from '../src/ml/document/mrz.js';
+import { buildReading, mrzDate, readMrzFromLines } from '../src/ml/document/mrz.js';
 import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
-import { mrzAbove, mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, shortLineCut } from '../src/ml/document/reader.js';
+import { mrzAbove, mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, readingRepeated, shortLineCut } from '../src/ml/document/reader.js';
 import { textSkew } from '../src/ml/document/paddle.js';
 import { bandShear, unshear, type Gray } from '../src/ml/document/raster.js';
 import type { OcrLine } from '../src/ml/document/ocr.js';
@@ -225,6 +225,19 @@ describe('MRZ bands read first (no OCR)', () => {
     const reading = (checks: boolean[]) => ({ valid: false, checkDigits: Object.fromEntries(checks.map((c, i) => [`d${i}`, c])) }) as unknown as MrzReading;
     expect(orientationSettled(reading([true, true, false, false]))).toBe(true);
     expect(orientationSettled(reading([true, false, false, false]))).toBe(false);
+  });
+  it('stops retrying a settled MRZ that a retry read exactly as before, names line included', () => {
+    const td3 = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<<<10'];
+    const wrongDigit = [td3[0]!, td3[1]!.replace('L898902C36', 'L898902C37')];
+    const read = (lines: string[]) => readMrzFromLines(lines)!;
+    expect(read(wrongDigit).valid).toBe(false);
+    expect(readingRepeated(read(wrongDigit), read(wrongDigit))).toBe(true);
+    // The names line read otherwise: a further crop's vote may still mend it.
+    expect(readingRepeated(read(wrongDigit), read([td3[0]!.replace('ANNA', 'ANMA'), wrongDigit[1]!]))).toBe(false);
+    // Not settled (one check digit or none holds): another crop may still place it.
+    const unsettled = { ...read(wrongDigit), checkDigits: { document_number: false, birth_date: true, expiration_date: false, personal_number: false, composite: false } };
+    expect(readingRepeated(unsettled, unsettled)).toBe(false);
+    expect(readingRepeated(null, read(wrongDigit))).toBe(false);
   });
 });
 

@@ -357,6 +357,26 @@ export function mrzAbove({ page, boxes }: Pick<Located, 'page' | 'boxes'>): bool
  * Two check digits holding mean the orientation is right (by chance 1 in 100): another
  * orientation cannot read better, only the characters are in doubt.
  */
+/**
+ * A retry read the MRZ exactly as the read before it, with its orientation settled: the print
+ * says what it says (a check digit that fails on the document itself), and more crops of the same
+ * lines cannot change it, so the retries stop there. Every line is compared, the names line too:
+ * while it still reads differently from crop to crop, the retries' votes can still mend it.
+ */
+export function readingRepeated(previous: MrzReading | null, next: MrzReading | null): boolean {
+  return !!previous && !!next && orientationSettled(next) && previous.lines.join('\n') === next.lines.join('\n');
+}
+
+/**
+ * An MRZ was found on this side: valid, or with enough check digits holding to place it (one
+ * failing on the document itself). Such a document is read from its MRZ; the slow, thorough
+ * search for a licence barcode is for documents without one (a licence whose quick look missed
+ * its PDF417).
+ */
+function mrzFound(attempt: { mrz: MrzReading | null } | null): boolean {
+  return !!attempt?.mrz && orientationSettled(attempt.mrz);
+}
+
 export function orientationSettled(reading: MrzReading): boolean {
   return reading.valid || Object.values(reading.checkDigits).filter(Boolean).length >= 2;
 }
@@ -396,13 +416,13 @@ export class PaddleDocumentReader implements DocumentReader {
     // with a licence barcode needs no MRZ; a back with neither is searched for a barcode in earnest.
     let barcode = back ? await barcodeOn(back, 'back', false) : null;
     const backResult = back && !barcode?.licence ? await this.readSide(back, clock, { needMrz: true }) : null;
-    if (back && !barcode && !backResult?.mrz?.valid) barcode = await barcodeOn(back, 'back', true);
+    if (back && !barcode && !mrzFound(backResult)) barcode = await barcodeOn(back, 'back', true);
     // Two images are a card: the front then only needs its visual zone unless the back had no
     // valid MRZ or licence.
     const backValid = !!backResult?.mrz?.valid || !!barcode?.licence;
     const frontResult = front ? await this.readSide(front, clock, { needMrz: !backValid, preferred: backResult?.rotation }) : null;
     // Nothing valid anywhere: the barcode may be on the image sent as the front.
-    if (front && !barcode && !frontResult?.mrz?.valid && !backResult?.mrz?.valid) barcode = await barcodeOn(front, 'front', true);
+    if (front && !barcode && !mrzFound(frontResult) && !mrzFound(backResult)) barcode = await barcodeOn(front, 'front', true);
     const frontMrz = frontResult?.mrz ?? null;
     const backMrz = backResult?.mrz ?? null;
     let side: 'front' | 'back' = 'front';
@@ -547,14 +567,17 @@ export class PaddleDocumentReader implements DocumentReader {
     // No valid MRZ on the first read: read the MRZ-like lines again cut with wider margins (the
     // recogniser drops characters that touch the crop's edge), and let the readings vote per character.
     const again = mrzLikeBoxes(lines, long);
+    let repeated = false;
     if (!readings[0]?.valid && again.length >= 2) {
       for (const { margin, stretch } of RETRIES) {
         const wider = again.map((b) => widen(b, margin, page));
-        readings.push(readMrzFromOcr(clock.add(await this.mrzLines(page, wider, stretch)).lines));
-        if (readings[readings.length - 1]?.valid) break;
+        const reading = readMrzFromOcr(clock.add(await this.mrzLines(page, wider, stretch)).lines);
+        repeated = readingRepeated(readings.at(-1) ?? null, reading);
+        readings.push(reading);
+        if (reading?.valid || repeated) break;
       }
     }
-    if (!readings.some((r) => r?.valid) && again.length >= 2) readings.push(await this.readUnsheared(page, again, clock));
+    if (!repeated && !readings.some((r) => r?.valid) && again.length >= 2) readings.push(await this.readUnsheared(page, again, clock));
     return { probe: resultOf(lines), mrz: combineReadings(readings.filter((r): r is MrzReading => r !== null)) };
   }
 
