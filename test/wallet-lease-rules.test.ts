@@ -139,6 +139,24 @@ describe('wallet leases', () => {
     expect(store.balance.get('prj_a')).toBe(990);
   });
 
+  it('a charge whose statement failed after committing is never spent again: the wallet never goes below zero', async () => {
+    const { store, billing } = wallet(10, { calls: 2 });
+    const write = store.recordPaidCheck.bind(store);
+    let lostAnswers = 1;
+    // The connection drops after the commit: the charge is written, the caller sees an error.
+    store.recordPaidCheck = async (record, charge) => {
+      const written = await write(record, charge);
+      if (lostAnswers-- > 0) throw new Error('Connection terminated unexpectedly');
+      return written;
+    };
+    await expect(paidCall(billing, 'chk_lost_answer')).rejects.toThrow('Connection terminated');
+    expect(await paidCall(billing, 'chk_2')).toBe('paid');
+    expect(await paidCall(billing, 'chk_3')).toBe('insufficient_balance');
+    await billing.returnLeases();
+    expect(store.charges).toHaveLength(2);
+    expect(store.balance.get('prj_a')).toBe(0);
+  });
+
   it('a call whose lease was closed under it (swept as expired) is charged once, from a new lease', async () => {
     const { store, billing } = wallet(1_000, { calls: 10 });
     const held = await billing.reserve('prj_a', 'check:age');

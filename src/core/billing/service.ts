@@ -139,11 +139,13 @@ export class BillingService {
     }
     let current = reservation;
     for (;;) {
-      let written = false;
+      // Unknown until the statement answers: a failure may have come after its commit, so the
+      // price stays held (closing the lease returns it if no charge was written after all).
+      let written: boolean | undefined;
       try {
         written = await this.store.recordPaidCheck(record, this.chargeOf(current));
       } finally {
-        this.end(current, written ? 'spent' : 'released');
+        this.end(current, written === false ? 'released' : 'spent');
       }
       if (written) return;
       this.drain(current.lease);
@@ -159,16 +161,24 @@ export class BillingService {
     if (projectId === null) return this.deps.orm.em.fork().transactional(work);
     for (;;) {
       const reservation = await this.reserve(projectId, item);
-      let paid = false;
+      // Released only when nothing was certainly written: the lease was closed, or the work threw
+      // (the transaction rolls back, its charge with it). A failed commit may have committed.
+      let how: 'spent' | 'released' = 'spent';
       try {
-        const outcome = await this.deps.orm.em
-          .fork()
-          .transactional(async (em) => ((await this.store.chargeInTransaction(em, this.chargeOf(reservation), paidFor)) ? { paid: true as const, value: await work(em) } : { paid: false as const }));
-        paid = outcome.paid;
+        const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+          if (!(await this.store.chargeInTransaction(em, this.chargeOf(reservation), paidFor))) return { paid: false as const };
+          try {
+            return { paid: true as const, value: await work(em) };
+          } catch (error) {
+            how = 'released';
+            throw error;
+          }
+        });
         if (outcome.paid) return outcome.value;
+        how = 'released';
         this.drain(reservation.lease);
       } finally {
-        this.end(reservation, paid ? 'spent' : 'released');
+        this.end(reservation, how);
       }
     }
   }
@@ -239,7 +249,11 @@ export class BillingService {
     if (lease.inFlight === 0) this.close(lease);
   }
 
-  /** A call's price is spent (its charge was written) or released back to the lease; once. */
+  /**
+   * A call's price is spent (its charge was written, or may have been) or released back to the
+   * lease (certainly not written); once. Holding too much only returns it when the lease closes,
+   * which counts the charges in the database; releasing too much could spend it twice.
+   */
   private end(reservation: Reservation, how: 'spent' | 'released'): void {
     if (reservation.ended) return;
     reservation.ended = true;
