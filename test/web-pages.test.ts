@@ -44,6 +44,19 @@ describe('pages and their assets', () => {
     }
   });
 
+  it('If-None-Match: * is no reason for a 304: every page and API answer made per request comes whole; an asset still answers its own ETag with 304', async () => {
+    for (const path of [...PAGES, '/healthz', '/api/auth/oidc/jwks.json']) {
+      const page = await service.http.get(path).set('If-None-Match', '*');
+      expect(page.status, path).not.toBe(304);
+      expect(page.text.length, path).toBeGreaterThan(0);
+    }
+    const api = await service.http.get('/api/v2/session?limit=1').set('X-API-Key', service.demo.api_key).set('If-None-Match', '*');
+    expect(api.status).toBe(200);
+    const [asset] = assetUrls((await service.http.get('/')).text);
+    const first = await service.http.get(asset!);
+    if (first.headers.etag) expect((await service.http.get(asset!).set('If-None-Match', first.headers.etag)).status).toBe(304);
+  });
+
   it('an unknown asset is a 404 in the error envelope, and the old unhashed script paths are gone', async () => {
     for (const path of ['/assets/nope-12345678.js', '/verify/assets/app.js', '/admin/assets/console.js']) {
       const missing = await service.http.get(path);

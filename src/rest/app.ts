@@ -11,7 +11,7 @@ import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
 import { jsonBody } from './input.js';
 import { accessLog, createMetrics, labelRoute, requestId, traceRequests, type HttpMetrics } from './observability.js';
-import { securityHeaders } from './security-headers.js';
+import { ignoreWildcardIfNoneMatch, securityHeaders } from './security-headers.js';
 import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { systemRouter, type ReadinessProbe } from './routes/system.js';
@@ -76,6 +76,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(requestId);
   app.use(accessLog(logger, metrics));
   app.use(securityHeaders(options.baseUrl.startsWith('https:')));
+  app.use(ignoreWildcardIfNoneMatch);
 
   // The pages' scripts and stylesheets (web/, built into dist/web with hashed names).
   app.use(assetsRouter());

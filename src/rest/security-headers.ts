@@ -47,3 +47,14 @@ export function securityHeaders(https: boolean): RequestHandler {
     next();
   };
 }
+
+/**
+ * `If-None-Match: *` on a GET asks "is there any representation?", and Express answers any 200 to
+ * it with 304 Not Modified, whatever the body: a page or an API answer made for this request
+ * (no-store, a fresh CSP nonce) would come back empty, to a client with nothing cached. The
+ * wildcard is dropped; an `If-None-Match` naming ETags still gets its 304 where one matches.
+ */
+export const ignoreWildcardIfNoneMatch: RequestHandler = (req, _res, next) => {
+  if (req.headers['if-none-match']?.trim() === '*') delete req.headers['if-none-match'];
+  next();
+};
