@@ -132,15 +132,15 @@ describe.skipIf(!hasSharedData)('face models on the shared evaluation images', (
     const pool = await FaceWorkerPool.start(2);
     try {
       const image = await sharedImage(bbt('raj2.png'));
-      const slots = Reflect.get(pool, 'slots') as { worker: Worker }[];
+      const slots = Reflect.get(pool.pool, 'slots') as { worker: Worker }[];
       const [first, second] = slots;
       const lost = pool.describeLargestFace(image); // goes to the first worker (both idle)
       const kept = pool.describeLargestFace(image); // the second: the least busy
       await first!.worker.terminate();
       await expect(lost).rejects.toThrow(/face worker exited/);
       expect((await kept)?.descriptor).toHaveLength(128);
-      await expect.poll(() => (Reflect.get(pool, 'slots') as unknown[]).length, { timeout: 30_000 }).toBe(2);
-      expect((Reflect.get(pool, 'slots') as unknown[]).includes(second)).toBe(true);
+      await expect.poll(() => (Reflect.get(pool.pool, 'slots') as unknown[]).length, { timeout: 30_000 }).toBe(2);
+      expect((Reflect.get(pool.pool, 'slots') as unknown[]).includes(second)).toBe(true);
       expect((await pool.describeLargestFace(image))?.descriptor).toHaveLength(128);
     } finally {
       await pool.close();

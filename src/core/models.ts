@@ -39,7 +39,7 @@ function once<T>(load: () => Promise<T>): { get: () => Promise<T>; loaded: () =>
 }
 
 export function lazyModels(): Models {
-  const documents = once(async () => (await import('../ml/document/index.js')).createDocumentReader());
+  const documents = once(async () => (await import('../ml/document/index.js')).startDocumentWorker());
   const faces = once(async () => (await import('../ml/faces/index.js')).loadFaceModels());
   const liveness = once(async () => (await import('../ml/liveness/index.js')).loadLivenessModels());
   const parts = [documents, faces, liveness];

@@ -66,6 +66,11 @@ export async function decodeImage(bytes: Buffer): Promise<DecodedImage> {
   return image;
 }
 
+/** An image as posted to a worker thread: its Buffer arrives as a plain Uint8Array, and sharp wants a Buffer. */
+export function receivedImage(image: DecodedImage): DecodedImage {
+  return { ...image, bytes: Buffer.from(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength) };
+}
+
 export interface Pixels {
   data: Buffer;
   width: number;
