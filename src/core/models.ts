@@ -48,7 +48,8 @@ export function lazyModels(): Models {
     faces: faces.get,
     liveness: liveness.get,
     status() {
-      const wasm = tfWasmFeatures();
+      // The nets run on the face worker threads: their TF.js says which WASM features it uses.
+      const wasm = faces.loaded()?.wasm ?? tfWasmFeatures();
       return {
         ocr: documents.loaded() !== undefined,
         faces: faces.loaded() !== undefined,
@@ -87,6 +88,7 @@ export function timedModels(models: Models, observe: (model: string, seconds: nu
       const faces = await models.faces();
       return {
         backend: faces.backend,
+        wasm: faces.wasm,
         detectFaces: (image, options) => time('face_detect', () => faces.detectFaces(image, options)),
         describeLargestFace: (image) => time('face_describe', () => faces.describeLargestFace(image)),
         cropFace: (image, box, options) => faces.cropFace(image, box, options),

@@ -11,7 +11,7 @@ import { SerialQueue } from './faces/queue.js';
 export type Unnumbered<Request> = Request extends unknown ? Omit<Request, 'id'> : never;
 
 type Reply = { id: number; value: unknown } | { id: number; error: string };
-type Status = { ready: true; info: string } | { ready: false; error: string };
+type Status = { ready: true; info: unknown } | { ready: false; error: string };
 
 interface Slot {
   worker: Worker;
@@ -46,7 +46,7 @@ export class WorkerPool<Request extends object> {
   private constructor(
     private readonly options: PoolOptions,
     /** What the first worker said it loaded (e.g. its TF.js backend). */
-    readonly info: string,
+    readonly info: unknown,
   ) {}
 
   /** Starts `count` workers and waits until each has loaded its models. */
@@ -66,7 +66,13 @@ export class WorkerPool<Request extends object> {
   send(request: Request): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error(`${this.options.name} worker pool is closed`));
     if (this.slots.length === 0) return Promise.reject(new Error(`no ${this.options.name} worker is running`));
-    const slot = this.slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best));
+    return this.sendTo(
+      this.slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best)),
+      request,
+    );
+  }
+
+  private sendTo(slot: Slot, request: Request): Promise<unknown> {
     const id = this.nextId++;
     const reply = new Promise<unknown>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
@@ -85,6 +91,11 @@ export class WorkerPool<Request extends object> {
     };
     reply.then(forget, forget);
     return reply;
+  }
+
+  /** The same request to every worker (e.g. to load a model everywhere before it is needed). */
+  broadcast(request: Request): Promise<unknown[]> {
+    return Promise.all(this.slots.map((slot) => this.sendTo(slot, request)));
   }
 
   /** Waits for queued work, then stops every worker. */
@@ -127,7 +138,7 @@ export class WorkerPool<Request extends object> {
   }
 }
 
-function spawn(options: PoolOptions): Promise<{ slot: Slot; info: string }> {
+function spawn(options: PoolOptions): Promise<{ slot: Slot; info: unknown }> {
   const { url, execArgv } = workerSpec(options.script);
   const worker = new Worker(url, { execArgv, workerData: options.workerData });
   return new Promise((resolve, reject) => {
@@ -150,7 +161,7 @@ function spawn(options: PoolOptions): Promise<{ slot: Slot; info: string }> {
  * The worker's side: loads its models with `load(workerData)`, says ready (with what it loaded),
  * then answers each request with `handle`, one at a time in arrival order.
  */
-export async function serveRequests<Request extends { id: number }>(load: (data: unknown) => Promise<{ info: string; handle: (request: Request) => Promise<unknown> }>): Promise<void> {
+export async function serveRequests<Request extends { id: number }>(load: (data: unknown) => Promise<{ info: unknown; handle: (request: Request) => Promise<unknown> }>): Promise<void> {
   const port = parentPort;
   if (!port) return;
   try {

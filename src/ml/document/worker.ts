@@ -10,7 +10,7 @@ export type DocumentRequest = { id: number; front?: DecodedImage | undefined; ba
 await serveRequests<DocumentRequest>(async () => {
   const reader = await createDocumentReader();
   return {
-    info: 'paddleocr',
+    info: null,
     handle: (request) => reader.read(request.front && receivedImage(request.front), request.back && receivedImage(request.back)),
   };
 });

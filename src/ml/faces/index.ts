@@ -3,6 +3,7 @@ import { cropFaceJpeg } from './crop.js';
 import type { FaceQuality } from './quality.js';
 import type { QuarterTurns } from './raster.js';
 import { SerialQueue } from './queue.js';
+import { tfWasmFeatures } from '../tf.js';
 import { faceRuntime } from './runtime.js';
 import { FaceWorkerPool } from './pool.js';
 import { faceWork, type FaceWork } from './work.js';
@@ -43,6 +44,8 @@ export interface DetectOptions {
 
 export interface FaceModels {
   backend: string; // 'tensorflow' | 'wasm' | 'cpu'
+  /** On the WASM backend, the features the nets run with (simd, threads). */
+  wasm: string | undefined;
   /** Every face, largest first. Detection runs on a downscaled copy (long side ~640) for speed, boxes mapped back. */
   detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;
   /** The largest face with its descriptor, computed on an aligned crop taken from the FULL-resolution image; null when there is no usable face. */
@@ -53,9 +56,9 @@ export interface FaceModels {
 }
 
 /** The process's face inference: a worker pool, or in-process with VERITY_FACE_WORKERS=0. Started once. */
-let engine: Promise<FaceWork & { backend: string }> | undefined;
+let engine: Promise<FaceWork & { backend: string; wasm: string | undefined }> | undefined;
 
-function sharedEngine(): Promise<FaceWork & { backend: string }> {
+function sharedEngine(): Promise<FaceWork & { backend: string; wasm: string | undefined }> {
   engine ??= (async () => {
     if (process.env.VERITY_FACE_WORKERS === '0') {
       const rt = await faceRuntime();
@@ -63,6 +66,7 @@ function sharedEngine(): Promise<FaceWork & { backend: string }> {
       const queue = new SerialQueue(); // one TF.js backend: one inference at a time
       return {
         backend: rt.backend,
+        wasm: tfWasmFeatures(),
         detectFaces: (image: DecodedImage, options?: DetectOptions) => queue.run(() => work.detectFaces(image, options)),
         describeLargestFace: (image: DecodedImage) => queue.run(() => work.describeLargestFace(image)),
       };
@@ -73,6 +77,12 @@ function sharedEngine(): Promise<FaceWork & { backend: string }> {
     throw error;
   });
   return engine;
+}
+
+/** The face worker pool the process runs (liveness runs on it too), or null when face inference is in-process (VERITY_FACE_WORKERS=0). */
+export async function faceWorkerPool(): Promise<FaceWorkerPool | null> {
+  const work = await sharedEngine();
+  return work instanceof FaceWorkerPool ? work : null;
 }
 
 /**
@@ -95,6 +105,7 @@ export async function loadFaceModels(): Promise<FaceModels> {
   };
   return {
     backend: work.backend,
+    wasm: work.wasm,
     detectFaces: (image, options) => guard(() => work.detectFaces(image, options)),
     describeLargestFace: (image) => guard(() => work.describeLargestFace(image)),
     cropFace: (image, box, options) => cropFaceJpeg(image, box, options),

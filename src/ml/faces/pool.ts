@@ -1,11 +1,13 @@
 import os from 'node:os';
 import type { DecodedImage } from '../image.js';
+import type { Box } from '../liveness/evidence.js';
+import type { HeadPose, LivenessAssessment } from '../liveness/index.js';
 import { type Unnumbered, WorkerPool } from '../worker-pool.js';
 import type { DetectedFace, DetectOptions, FaceDescription } from './index.js';
 import type { FaceWork } from './work.js';
-import type { FaceRequest } from './worker.js';
+import type { FaceRequest, FaceWorkerInfo } from './worker.js';
 
-// Face inference on worker threads (../worker-pool.ts), one TF.js backend each. TF.js WASM runs
+// Face inference, and liveness beside it, on worker threads (../worker-pool.ts), one TF.js backend each. TF.js WASM runs
 // on one core per thread, so on 2 cores two workers describe the two images of a face match at
 // once, and the event loop stays free for HTTP while they do.
 
@@ -20,7 +22,12 @@ export class FaceWorkerPool implements FaceWork {
   private constructor(readonly pool: WorkerPool<Unnumbered<FaceRequest>>) {}
 
   get backend(): string {
-    return this.pool.info;
+    return (this.pool.info as FaceWorkerInfo).backend;
+  }
+
+  /** The TF.js WASM features the workers use (simd, threads), when their backend is WASM. */
+  get wasm(): string | undefined {
+    return (this.pool.info as FaceWorkerInfo).wasm;
   }
 
   /** Starts `count` workers and waits until each has loaded and warmed its nets. */
@@ -36,6 +43,19 @@ export class FaceWorkerPool implements FaceWork {
 
   describeLargestFace(image: DecodedImage): Promise<FaceDescription | null> {
     return this.pool.send({ op: 'describe', image }) as Promise<FaceDescription | null>;
+  }
+
+  assess(image: DecodedImage, frames: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment> {
+    return this.pool.send({ op: 'assess', image, frames }) as Promise<LivenessAssessment>;
+  }
+
+  headPose(image: DecodedImage, box: Box): Promise<HeadPose | null> {
+    return this.pool.send({ op: 'headPose', image, box }) as Promise<HeadPose | null>;
+  }
+
+  /** Loads and warms the liveness graphs on every worker now, not on its first liveness request. */
+  async warmLiveness(): Promise<void> {
+    await this.pool.broadcast({ op: 'warmLiveness' });
   }
 
   /** Waits for queued work, then stops every worker. */

@@ -1,4 +1,4 @@
-import { loadFaceModels, type DetectedFace, type FaceModels } from '../faces/index.js';
+import { faceWorkerPool, loadFaceModels, type DetectedFace, type FaceModels } from '../faces/index.js';
 import { SerialQueue } from '../faces/queue.js';
 import { pixels, type DecodedImage } from '../image.js';
 import { frameEdges, glareFraction, greySquare, laplacianVariance, spectrum, type Box, type Rgb } from './evidence.js';
@@ -72,41 +72,73 @@ export const LIVENESS_THRESHOLDS = {
 
 const ANALYSIS_SIDE = 640; // evidence and crops work on the frame scaled to this long side
 
-/** Liveness inference runs one request at a time (the face detector has its own process-wide queue). */
-const inference = new SerialQueue();
+/** The two liveness inferences on one set of graphs: run in-process or inside a face worker thread, the same code either way. */
+export interface LivenessWork {
+  assess(image: DecodedImage, frames: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment>;
+  headPose(image: DecodedImage, box: Box): Promise<HeadPose | null>;
+}
 
-let shared: Promise<{ graphs: LivenessGraphs; faces: FaceModels }> | undefined;
-
-/** Loads the face detector and both liveness graphs once per process, warmed; each call returns a handle. */
-export async function loadLivenessModels(): Promise<LivenessModels> {
-  shared ??= (async () => ({ graphs: await livenessGraphs(), faces: await loadFaceModels() }))().catch((error: unknown) => {
-    shared = undefined;
-    throw error;
-  });
-  const { graphs, faces } = await shared;
-  let closed = false;
-  const guard = <T>(task: () => Promise<T>): Promise<T> => {
-    if (closed) return Promise.reject(new Error('liveness models handle is closed'));
-    return inference.run(task);
-  };
+export function livenessWork(graphs: LivenessGraphs, detectFaces: FaceModels['detectFaces']): LivenessWork {
   return {
-    assess: (image, options) => guard(() => assess(graphs, faces, image, options?.frames ?? [])),
-    headPose: (image, face) =>
-      guard(async () => {
-        const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
-        const k = rgb.width / image.width;
-        return headPoseAt(graphs, rgb, { x: face.box.x * k, y: face.box.y * k, width: face.box.width * k, height: face.box.height * k });
-      }),
-    close: async () => {
-      closed = true;
-      await inference.run(async () => undefined); // drain this handle's queued work
+    assess: (image, frames) => assess(graphs, detectFaces, image, frames),
+    headPose: async (image, face) => {
+      const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
+      const k = rgb.width / image.width;
+      return headPoseAt(graphs, rgb, { x: face.x * k, y: face.y * k, width: face.width * k, height: face.height * k });
     },
   };
 }
 
-async function assess(graphs: LivenessGraphs, faceModels: FaceModels, image: DecodedImage, others: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment> {
+/**
+ * Where liveness runs: on the face worker threads, beside the face nets (TF.js holds the thread it
+ * runs on, so on the main thread every other request waited for a burst's frames), or in-process
+ * with VERITY_FACE_WORKERS=0, one request at a time. Started once.
+ */
+let shared: Promise<LivenessWork> | undefined;
+
+function sharedLiveness(): Promise<LivenessWork> {
+  shared ??= (async (): Promise<LivenessWork> => {
+    const pool = await faceWorkerPool();
+    if (pool) {
+      await pool.warmLiveness();
+      return { assess: (image, frames) => pool.assess(image, frames), headPose: (image, box) => pool.headPose(image, box) };
+    }
+    const work = livenessWork(await livenessGraphs(), (await loadFaceModels()).detectFaces);
+    const inference = new SerialQueue();
+    return { assess: (image, frames) => inference.run(() => work.assess(image, frames)), headPose: (image, box) => inference.run(() => work.headPose(image, box)) };
+  })().catch((error: unknown) => {
+    shared = undefined;
+    throw error;
+  });
+  return shared;
+}
+
+/** Loads the face detector and both liveness graphs once per process, warmed; each call returns a handle. */
+export async function loadLivenessModels(): Promise<LivenessModels> {
+  const work = await sharedLiveness();
+  let closed = false;
+  const running = new Set<Promise<unknown>>();
+  const guard = <T>(task: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new Error('liveness models handle is closed'));
+    const result = task();
+    running.add(result);
+    const forget = () => running.delete(result);
+    result.then(forget, forget);
+    return result;
+  };
+  return {
+    assess: (image, options) => guard(() => work.assess(image, options?.frames ?? [])),
+    headPose: (image, face) => guard(() => work.headPose(image, face.box)),
+    close: async () => {
+      closed = true;
+      await Promise.allSettled([...running]); // drain what this handle started before close
+    },
+  };
+}
+
+async function assess(graphs: LivenessGraphs, detectFaces: FaceModels['detectFaces'], image: DecodedImage, others: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment> {
   const T = LIVENESS_THRESHOLDS;
-  const detected = await faceModels.detectFaces(image);
+  const detected = await detectFaces(image);
   const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
   const k = rgb.width / image.width; // original upright pixels -> analysis pixels
   const usable = detected.filter((f) => f.score >= T.minFaceScore && Math.min(f.box.width, f.box.height) * k >= T.minFacePixels);
