@@ -417,21 +417,25 @@ export class SessionService {
 
   /** The person opened the page: NOT_STARTED becomes IN_PROGRESS (once); reusable checks are filled in. */
   async start(token: string | undefined) {
-    let session = await this.authenticate(token);
+    const session = await this.authenticate(token);
     this.assertNotLapsed(session);
-    if (session.status === 'NOT_STARTED') {
-      const outcome = await this.transaction(async (em) => {
-        const locked = await this.load(em, session.projectId, session.id, true);
-        if (locked.status !== 'NOT_STARTED') return { session: locked, opened: false };
-        locked.startedAt = this.now();
-        await this.move(em, locked, 'opened', 'user', 'page opened');
-        return { session: locked, opened: true };
-      });
-      session = outcome.session;
-      // Only the request that opened it fills in the reusable checks.
-      if (outcome.opened) await this.reuseFromAccount(session);
-    }
-    return this.flowState(await this.authenticate(token));
+    return this.flowState(await this.open(session));
+  }
+
+  /**
+   * NOT_STARTED becomes IN_PROGRESS; only the request that opened it fills in the reusable checks
+   * (a concurrent one finds it opened). Returns the session as it now stands.
+   */
+  private async open(session: VerificationSession): Promise<VerificationSession> {
+    if (session.status !== 'NOT_STARTED') return session;
+    const outcome = await this.transaction(async (em) => {
+      const locked = await this.load(em, session.projectId, session.id, true);
+      if (locked.status !== 'NOT_STARTED') return { session: locked, opened: false };
+      locked.startedAt = this.now();
+      await this.move(em, locked, 'opened', 'user', 'page opened');
+      return { session: locked, opened: true };
+    });
+    return outcome.opened ? this.reuseFromAccount(outcome.session) : outcome.session;
   }
 
   /** A session past its deadline takes no more input, even before the sweep has moved it. */
@@ -452,11 +456,11 @@ export class SessionService {
    * Bound accounts skip what they already hold: a verified identity answers the document and age
    * checks in account mode (proofs only), marked `reused: true`, unless its document has expired.
    */
-  private async reuseFromAccount(session: VerificationSession): Promise<void> {
-    if (!session.svcId) return;
+  private async reuseFromAccount(session: VerificationSession): Promise<VerificationSession> {
+    if (!session.svcId) return session;
     // Nothing reusable (or a document that has expired since): the person verifies fully.
     const identity = await this.deps.accounts.reusableIdentity(session.svcId, this.now()).catch(() => null);
-    if (!identity) return;
+    if (!identity) return session;
     const outcomes: CheckOutcome[] = [];
     const context = this.contextOf(session, 'account');
     if (session.features.includes('id_verification')) outcomes.push(await runCheck(this.deps.checks.idVerification, {}, context));
@@ -465,7 +469,7 @@ export class SessionService {
       outcome.check.data = { ...outcome.check.data, reused: true };
       outcomes.push(outcome);
     }
-    if (outcomes.length) await this.commit(session, 'document', outcomes, { fullName: identity.fullName, dateOfBirth: identity.dateOfBirth });
+    return outcomes.length ? this.commit(session, 'document', outcomes, { fullName: identity.fullName, dateOfBirth: identity.dateOfBirth }) : session;
   }
 
   private minAgeOf(session: VerificationSession): number {
@@ -478,16 +482,12 @@ export class SessionService {
     let session = await this.authenticate(token);
     if (!(step in STEPS) || !stepsOf(session.features).includes(step as StepName)) throw new DomainError('not_found', `this session has no ${step} step`);
     this.assertAcceptsInput(session);
-    if (session.status === 'NOT_STARTED') {
-      await this.start(token);
-      session = await this.authenticate(token);
-    }
+    session = await this.open(session);
     const work = this.workOf(session);
     const { outcomes, work: patch, images } = await this.runStep(session, step as StepName, stepFields(step as StepName, input), work);
     const fixable = fixableFailure(step as StepName, outcomes);
     if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error);
-    await this.commit(session, step as StepName, outcomes, patch, images);
-    return this.flowState(await this.authenticate(token));
+    return this.flowState(await this.commit(session, step as StepName, outcomes, patch, images));
   }
 
   /**
@@ -655,8 +655,9 @@ export class SessionService {
   }
 
   /** Stores a step's checks and moves the session, under the session's row lock. */
-  private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = []): Promise<void> {
-    const eventId = await this.transaction(async (em) => {
+  /** Records a step's outcomes and applies the automatic decision; returns the session as committed. */
+  private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = []): Promise<VerificationSession> {
+    const { locked, eventId } = await this.transaction(async (em) => {
       const locked = await this.load(em, session.projectId, session.id, true);
       this.assertAcceptsInput(locked);
       const before = this.workOf(locked);
@@ -680,9 +681,10 @@ export class SessionService {
       locked.updatedAt = now;
       const next = decide(locked.features, [...recorded, ...outcomes.map(({ check }) => check)]);
       const failed = outcomes.find(({ check }) => check.status === 'failed');
-      return next ? await this.move(em, locked, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null;
+      return { locked, eventId: next ? await this.move(em, locked, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null };
     });
     await this.deps.webhooks.dispatch(eventId ? [eventId] : []);
+    return locked;
   }
 
   /** The moves made inside each open transaction, logged once it commits. */
