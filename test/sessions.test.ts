@@ -164,7 +164,10 @@ describe('POST /api/v2/session', () => {
     ).not.toContain(session.session_token);
   });
 
-  it("answers workflow_not_found for an unknown workflow and for another project's", async () => {
+  it("answers workflow_not_found for an unknown workflow and for another project's, even once that project has used it", async () => {
+    // The other project's workflow is read (and kept in memory) by a session of its own first.
+    const own = await service.http.post('/api/v2/session').set('X-API-Key', otherProject.apiKey).send({ workflow_id: otherProject.workflowId });
+    expect(own.status).toBe(201);
     for (const workflowId of ['wf_nope', otherProject.workflowId]) {
       const response = await service.http.post('/api/v2/session').set(key()).send({ workflow_id: workflowId });
       expect(response.status).toBe(404);

@@ -32,7 +32,7 @@ import {
   setCallbackActiveInput,
 } from './inputs.js';
 import { safeLogo } from './logo.js';
-import { type AdminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, workflowView } from './views.js';
+import { type AdminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, type WorkflowView, workflowView } from './views.js';
 
 export interface TenancyDeps {
   orm: Orm;
@@ -62,8 +62,17 @@ const ROLE_RANK: Record<AdminRole, number> = { viewer: 0, reviewer: 1, admin: 2 
 export const roleAtLeast = (role: AdminRole, wanted: AdminRole) => ROLE_RANK[role] >= ROLE_RANK[wanted];
 
 /** Projects, their credentials, workflows and callbacks; organization apps; admin tokens. */
+/** Workflows kept per process at most (the oldest read go first). */
+const MAX_CACHED_WORKFLOWS = 10_000;
+
 export class TenancyService {
   /** Known API keys by the SHA-256 digest of the key (never the key). */
+  /**
+   * Workflows by project and id. A workflow never changes once created (nothing updates or
+   * deletes one), so what was read stays true: no expiry, no invalidation. Misses are not kept,
+   * so a workflow created on another instance is found at once.
+   */
+  private readonly workflows = new Map<string, WorkflowView>();
   private readonly apiKeys: SharedCache<ApiKeyCaller>;
   /** OIDC clients by client id (the token endpoint authenticates one on every call). */
   private readonly oidcClients: SharedCache<OidcClient>;
@@ -269,10 +278,18 @@ export class TenancyService {
   }
 
   /** A workflow of this project; another project's id is `workflow_not_found` like an unknown one. */
-  async getWorkflow(projectId: string, workflowId: string) {
-    const workflow = await this.em().findOne(Workflow, { id: workflowId, project: projectId });
-    if (!workflow) throw new DomainError('workflow_not_found');
-    return workflowView(workflow);
+  /** A project's workflow; read from the database once per process (see `workflows`). */
+  async getWorkflow(projectId: string, workflowId: string): Promise<WorkflowView> {
+    const key = `${projectId}/${workflowId}`;
+    let view = this.workflows.get(key);
+    if (!view) {
+      const workflow = await this.em().findOne(Workflow, { id: workflowId, project: projectId });
+      if (!workflow) throw new DomainError('workflow_not_found');
+      view = workflowView(workflow);
+      if (this.workflows.size >= MAX_CACHED_WORKFLOWS) this.workflows.delete(this.workflows.keys().next().value!);
+      this.workflows.set(key, view);
+    }
+    return { ...view, features: [...view.features] };
   }
 
   // ---- callbacks ----
