@@ -39,3 +39,18 @@ export async function preparedQuery<T>(orm: Orm, name: string, text: string, val
     await knexClient.releaseConnection(connection);
   }
 }
+
+/**
+ * An entity's columns as a select list, from the ORM's metadata, for a named statement whose rows
+ * `em.map` turns into entities. Not `select *`: once a later migration adds a column, PostgreSQL
+ * refuses to run a statement prepared with `*` ("cached plan must not change result type").
+ */
+export function selectList(orm: Orm, entity: { name: string }): string {
+  const meta = orm.getMetadata().find(entity.name);
+  if (!meta) throw new Error(`${entity.name} is not an entity`);
+  return meta.props
+    .filter((prop) => prop.persist !== false && prop.fieldNames?.length)
+    .flatMap((prop) => prop.fieldNames)
+    .map((column) => `"${column}"`)
+    .join(', ');
+}

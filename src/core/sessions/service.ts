@@ -8,6 +8,7 @@ import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { Check, CheckContext, CheckOutcome, CombinedOutcome } from '../checks/types.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import { preparedQuery, selectList } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
 import type { TenancyService } from '../tenancy/service.js';
@@ -333,9 +334,17 @@ export class SessionService {
     if (!token) throw new DomainError('token_missing', 'session token required');
     const em = this.deps.orm.em.fork();
     const digest = digestSecret(token);
-    const session = (await em.findOne(VerificationSession, { tokenDigest: digest })) ?? (await this.phoneSession(em, digest));
+    // Every call of the hosted page comes here, twice: one prepared statement, not the ORM's query building.
+    const [row] = await preparedQuery<Record<string, unknown>>(this.deps.orm, 'session_by_token', `select ${this.sessionColumns()} from verification_session where token_digest = $1`, [digest]);
+    const session = row ? em.map(VerificationSession, row) : await this.phoneSession(em, digest);
     if (!session) throw new DomainError('invalid_token', 'session token is invalid');
     return session;
+  }
+
+  private columns?: string;
+  private sessionColumns(): string {
+    this.columns ??= selectList(this.deps.orm, VerificationSession);
+    return this.columns;
   }
 
   /** The session a phone opened through a claimed handoff link, by its own token's digest. */
