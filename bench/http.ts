@@ -75,9 +75,13 @@ async function postgresRows(): Promise<Figures[]> {
     await topUp(pgDir, database.url);
     const base = `http://127.0.0.1:${pgPort}`;
     await load('warm-up', `${base}/healthz`);
+    // An integrator polling a session it created.
+    const created = await fetch(`${base}/api/v2/session`, { method: 'POST', headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: demo.workflows.location }) });
+    const sessionId = ((await created.json()) as { data: { session_id: string } }).data.session_id;
     return [
       await load('verity GET /healthz (PostgreSQL)', `${base}/healthz`),
       await load('verity authenticated 404 (PostgreSQL)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
+      await load('verity GET /api/v2/session/{id} (PostgreSQL)', `${base}/api/v2/session/${sessionId}`, { 'X-API-Key': demo.api_key }),
       await load('verity POST /api/v2/age-verification (PostgreSQL)', `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, { dob: '1990-05-01', bands: [18, '21+'] }),
       await load(
         'verity POST /api/v2/location (PostgreSQL)',

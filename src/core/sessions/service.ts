@@ -272,14 +272,30 @@ export class SessionService {
     return session;
   }
 
+  /**
+   * A session of its owner as committed, by one prepared statement: integrators poll GET and the
+   * decision. Never inside a transaction: it reads on a connection of its own.
+   */
+  private async read(em: EntityManager, owner: SessionOwner, sessionId: string): Promise<VerificationSession> {
+    const { projectId, livemode } = typeof owner === 'string' ? { projectId: owner, livemode: null } : owner;
+    const [row] = await preparedQuery<Record<string, unknown>>(
+      this.deps.orm,
+      'session_of_owner',
+      `select ${this.sessionColumns()} from verification_session where id = $1 and project_id = $2 and ($3::boolean is null or livemode = $3)`,
+      [sessionId, projectId, livemode],
+    );
+    if (!row) throw new DomainError('not_found', 'session not found');
+    return em.map(VerificationSession, row);
+  }
+
   async get(owner: SessionOwner, sessionId: string) {
-    return sessionView(await this.load(this.deps.orm.em.fork(), owner, sessionId));
+    return sessionView(await this.read(this.deps.orm.em.fork(), owner, sessionId));
   }
 
   /** The authoritative result: every check run, and the bound account's reusable profile. */
   async decision(owner: SessionOwner, sessionId: string): Promise<DecisionWire> {
     const em = this.deps.orm.em.fork();
-    const session = await this.load(em, owner, sessionId);
+    const session = await this.read(em, owner, sessionId);
     const checks = await this.checksOf(em, session.id);
     return {
       session_id: session.id,
