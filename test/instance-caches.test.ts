@@ -113,4 +113,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('API keys on two instances', () =>
     const { rotateWebhookSecret } = await adminOnA('mutation($input: RotateWebhookSecretInput!) { rotateWebhookSecret(input: $input) { webhookSigningSecret } }', {});
     expect(await b.core.tenancy.webhookSigningSecrets(a.demo.project_id)).toEqual({ current: rotateWebhookSecret.webhookSigningSecret, previous: a.demo.webhook_signing_secret });
   });
+
+  it("the hosted page's branding: changed on one instance, shown by the other on its next page call", async () => {
+    const created = await a.http.post('/api/v2/session').set('X-API-Key', a.demo.api_key).send({ workflow_id: a.demo.workflows.location });
+    const page = () => httpB.get('/api/hosted/session').set('X-Session-Token', created.body.data.session_token);
+    const before = (await page()).body.data.privacy_policy_url;
+    await adminOnA('mutation($input: ProjectBrandingInput!) { setProjectBranding(input: $input) { privacyPolicyUrl } }', { privacyPolicyUrl: 'https://acme.example/privacy-v2' });
+    expect(before).not.toBe('https://acme.example/privacy-v2');
+    expect((await page()).body.data.privacy_policy_url).toBe('https://acme.example/privacy-v2');
+  });
 });

@@ -400,8 +400,8 @@ export class SessionService {
   }
 
   private async branding(projectId: string) {
-    const project = await this.deps.tenancy.getProject(projectId);
-    return { project_name: project.name, privacy_policy_url: project.privacyPolicyUrl, logo: project.hasLogo };
+    const branding = await this.deps.tenancy.projectBranding(projectId);
+    return { project_name: branding.name, privacy_policy_url: branding.privacyPolicyUrl, logo: branding.hasLogo };
   }
 
   /** The logo of the session's project (PNG), for the hosted page; not_found when it has none. */

@@ -62,18 +62,26 @@ const ROLE_RANK: Record<AdminRole, number> = { viewer: 0, reviewer: 1, admin: 2 
 export const roleAtLeast = (role: AdminRole, wanted: AdminRole) => ROLE_RANK[role] >= ROLE_RANK[wanted];
 
 /** Projects, their credentials, workflows and callbacks; organization apps; admin tokens. */
+export interface ProjectBranding {
+  name: string;
+  privacyPolicyUrl: string | null;
+  hasLogo: boolean;
+}
+
 /** Workflows kept per process at most (the oldest read go first). */
 const MAX_CACHED_WORKFLOWS = 10_000;
 
 export class TenancyService {
-  /** Known API keys by the SHA-256 digest of the key (never the key). */
   /**
    * Workflows by project and id. A workflow never changes once created (nothing updates or
    * deletes one), so what was read stays true: no expiry, no invalidation. Misses are not kept,
    * so a workflow created on another instance is found at once.
    */
   private readonly workflows = new Map<string, WorkflowView>();
+  /** Known API keys by the SHA-256 digest of the key (never the key). */
   private readonly apiKeys: SharedCache<ApiKeyCaller>;
+  /** What the hosted page shows of a project, by project id (the page reads it on every call). */
+  private readonly brandings: SharedCache<ProjectBranding>;
   /** OIDC clients by client id (the token endpoint authenticates one on every call). */
   private readonly oidcClients: SharedCache<OidcClient>;
   /** Projects' webhook signing secrets, sealed, by project id (every delivery signs with them). */
@@ -81,6 +89,7 @@ export class TenancyService {
 
   constructor(private readonly deps: TenancyDeps) {
     this.apiKeys = new SharedCache(deps.notifications, 'api_key');
+    this.brandings = new SharedCache(deps.notifications, 'project_branding');
     this.oidcClients = new SharedCache(deps.notifications, 'oidc_client');
     this.webhookSecrets = new SharedCache(deps.notifications, 'webhook_secret');
   }
@@ -389,15 +398,27 @@ export class TenancyService {
   /** The hosted page's privacy policy link and logo (the logo re-encoded by safeLogo). */
   async setBranding(input: unknown) {
     const { projectId, privacyPolicyUrl, logo } = parseInput(brandingInput, input);
-    const em = this.em();
-    const project = await this.loadProject(em, projectId);
-    if (privacyPolicyUrl !== undefined) project.privacyPolicyUrl = privacyPolicyUrl;
-    if (logo !== undefined) {
-      project.logoPng = logo === null ? null : await safeLogo(logo);
-      project.hasLogo = logo !== null;
-    }
-    await em.flush();
+    const logoPng = logo === undefined || logo === null ? logo : await safeLogo(logo);
+    const project = await this.changeCached(this.brandings, async (em) => {
+      const row = await this.loadProject(em, projectId);
+      if (privacyPolicyUrl !== undefined) row.privacyPolicyUrl = privacyPolicyUrl;
+      if (logoPng !== undefined) {
+        row.logoPng = logoPng;
+        row.hasLogo = logoPng !== null;
+      }
+      return { row, key: row.id };
+    });
     return projectView(project);
+  }
+
+  /** What the hosted page shows of a project: its name, privacy policy link and whether it has a logo. */
+  async projectBranding(projectId: string): Promise<ProjectBranding> {
+    const branding = await this.brandings.read(projectId, async () => {
+      const project = await this.em().findOne(Project, { id: projectId }, { fields: ['name', 'privacyPolicyUrl', 'hasLogo'] });
+      return project && { name: project.name, privacyPolicyUrl: project.privacyPolicyUrl ?? null, hasLogo: project.hasLogo };
+    });
+    if (!branding) throw new DomainError('not_found', 'project not found');
+    return branding;
   }
 
   /** The project's logo (PNG), or null. */
