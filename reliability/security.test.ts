@@ -425,7 +425,10 @@ describe('timing-safe comparisons (read from the source)', () => {
       ['core/oidc/grants/authorization-code.ts', /findOne\(AuthorizationCode, \{ codeDigest: digestSecret\(code\)/],
       ['core/oidc/sessions.ts', /findOne\(LoginSession, \{ digest: digestSecret\(cookie\)/],
       ['core/sessions/service.ts', /findOne\(SessionHandoff, \{ phoneTokenDigest: digest \}\)/],
-      ['core/sessions/service.ts', /digest = digestSecret\(token\);\s+const session = \(await em\.findOne\(VerificationSession, \{ tokenDigest: digest \}\)\)/],
+      [
+        'core/sessions/service.ts',
+        /digest = digestSecret\(token\);\s+(?:\/\/[^\n]*\s+)?const \[row\] = await preparedQuery<Record<string, unknown>>\(this\.deps\.orm, 'session_by_token', `select \$\{this\.sessionColumns\(\)\} from verification_session where token_digest = \$1`, \[digest\]\)/,
+      ],
       ['core/roster/service.ts', /findOne\(Member, \{ activationDigest: digestSecret\(token\)/],
       ['core/accounts/recovery.ts', /findOne\(AccountLink, \{ digest: digestSecret\(secret\), purpose: 'verify_email'/],
       ['core/accounts/recovery.ts', /findOne\(AccountLink, \{ digest: digestSecret\(secret\), purpose: 'reset_password'/],
