@@ -61,7 +61,7 @@ export interface AdminScope {
 const ROLE_RANK: Record<AdminRole, number> = { viewer: 0, reviewer: 1, admin: 2 };
 export const roleAtLeast = (role: AdminRole, wanted: AdminRole) => ROLE_RANK[role] >= ROLE_RANK[wanted];
 
-/** Projects, their credentials, workflows and callbacks; organization apps; admin tokens. */
+/** What the hosted page shows of a project. */
 export interface ProjectBranding {
   name: string;
   privacyPolicyUrl: string | null;
@@ -71,6 +71,7 @@ export interface ProjectBranding {
 /** Workflows kept per process at most (the oldest read go first). */
 const MAX_CACHED_WORKFLOWS = 10_000;
 
+/** Projects, their credentials, workflows and callbacks; organization apps; admin tokens. */
 export class TenancyService {
   /**
    * Workflows by project and id. A workflow never changes once created (nothing updates or
@@ -286,8 +287,10 @@ export class TenancyService {
     return workflows.map(workflowView);
   }
 
-  /** A workflow of this project; another project's id is `workflow_not_found` like an unknown one. */
-  /** A project's workflow; read from the database once per process (see `workflows`). */
+  /**
+   * A workflow of this project; another project's id is `workflow_not_found` like an unknown one.
+   * Read from the database once per process (see `workflows`).
+   */
   async getWorkflow(projectId: string, workflowId: string): Promise<WorkflowView> {
     const key = `${projectId}/${workflowId}`;
     let view = this.workflows.get(key);

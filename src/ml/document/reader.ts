@@ -357,6 +357,10 @@ export function mrzAbove({ page, boxes }: Pick<Located, 'page' | 'boxes'>): bool
  * Two check digits holding mean the orientation is right (by chance 1 in 100): another
  * orientation cannot read better, only the characters are in doubt.
  */
+export function orientationSettled(reading: MrzReading): boolean {
+  return reading.valid || Object.values(reading.checkDigits).filter(Boolean).length >= 2;
+}
+
 /**
  * A retry read the MRZ exactly as the read before it, with its orientation settled: the print
  * says what it says (a check digit that fails on the document itself), and more crops of the same
@@ -375,10 +379,6 @@ export function readingRepeated(previous: MrzReading | null, next: MrzReading | 
  */
 function mrzFound(attempt: { mrz: MrzReading | null } | null): boolean {
   return !!attempt?.mrz && orientationSettled(attempt.mrz);
-}
-
-export function orientationSettled(reading: MrzReading): boolean {
-  return reading.valid || Object.values(reading.checkDigits).filter(Boolean).length >= 2;
 }
 
 /** Lines as one OCR result (their mean confidence tells the orientation). */
