@@ -392,11 +392,6 @@ function regions(map: Float32Array, width: number, height: number): Array<Box & 
 }
 
 /**
- * Boxes on one text row with at most `maxGap` line heights between them are one line: DB splits
- * an MRZ line where its filler run thins out (merge generously there), while a label and its value
- * must stay two boxes (merge only what nearly touches).
- */
-/**
  * The skew of a page's text lines from its detected regions: the median direction of the
  * elongated ones, each weighted by its length (long lines say it best). Null without such lines.
  */
@@ -411,6 +406,11 @@ export function textSkew(boxes: Array<Pick<DetectedBox, 'angle' | 'length'>>): n
   return null;
 }
 
+/**
+ * Boxes on one text row with at most `maxGap` line heights between them are one line: DB splits
+ * an MRZ line where its filler run thins out (merge generously there), while a label and its value
+ * must stay two boxes (merge only what nearly touches).
+ */
 export function mergeRows<T extends Box>(boxes: T[], maxGap = 0.5): T[] {
   const sorted = [...boxes].sort((a, b) => a.x0 - b.x0);
   const merged: T[] = [];

@@ -30,6 +30,10 @@ const RETRIES = [
 ];
 /** Pieces of one MRZ line may lie this many line heights apart (a long filler run read as background). */
 const MRZ_MAX_GAP = 1.2;
+/** A long line and a piece exactly in its row may lie this many line heights apart (see joinRowPieces). */
+const MRZ_PIECE_MAX_GAP = 10;
+/** No MRZ line is longer than this (width over height): 44 characters. */
+const MRZ_MAX_ASPECT = 40;
 /** Strokes whose slant changes by this much (dx/dy) from the MRZ band's centre to its ends were photographed at an angle. */
 const SHEAR_MIN_CHANGE = 0.05;
 /** The largest skew corrected (degrees), as the projection profile searches it. */
@@ -143,6 +147,35 @@ export function textRows(lines: OcrLine[]): string[] {
 }
 
 type Rect = { x0: number; y0: number; x1: number; y1: number };
+
+/**
+ * Rows with each long line joined to the pieces exactly in its row further away (same top and
+ * bottom within a quarter of a line), while the whole stays no longer than an MRZ line: on a small
+ * document the detector can leave out a whole run of fillers ('…M1806058<' and '<<<<<<06').
+ * Printed labels and values can line up as well, so this is only a second reading's candidates.
+ */
+export function joinRowPieces<T extends Rect>(rows: T[]): T[] {
+  const inRow = (a: Rect, b: Rect) => {
+    const h = Math.max(a.y1 - a.y0, b.y1 - b.y0);
+    const gap = Math.max(a.x0, b.x0) - Math.min(a.x1, b.x1);
+    const joined = { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
+    return Math.abs(a.y0 - b.y0) < 0.25 * h && Math.abs(a.y1 - b.y1) < 0.25 * h && gap < MRZ_PIECE_MAX_GAP * h && aspect(joined) <= MRZ_MAX_ASPECT;
+  };
+  const joined: T[] = [];
+  for (const box of [...rows].sort((a, b) => a.x0 - b.x0)) {
+    const line = joined.find((j) => (aspect(j) >= MRZ_MIN_ASPECT || aspect(box) >= MRZ_MIN_ASPECT) && inRow(j, box));
+    if (!line) {
+      joined.push({ ...box });
+      continue;
+    }
+    line.x1 = Math.max(line.x1, box.x1);
+    line.y0 = Math.min(line.y0, box.y0);
+    line.y1 = Math.max(line.y1, box.y1);
+  }
+  return joined.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+}
+
+const sameBoxes = (a: Rect[], b: Rect[]) => a.length === b.length && a.every((r, i) => r.x0 === b[i]!.x0 && r.y0 === b[i]!.y0 && r.x1 === b[i]!.x1 && r.y1 === b[i]!.y1);
 
 /**
  * Boxes to read as MRZ lines: the long ones, plus the lines stacked right against them and
@@ -527,15 +560,23 @@ export class PaddleDocumentReader implements DocumentReader {
 
   /** The MRZ candidates of a located page read at one orientation. */
   private async readAt(rotation: Rotation, { skew, page, boxes }: Located, clock: Stopwatch, needMrz: boolean): Promise<Attempt> {
-    let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
+    const rows = mergeRows(boxes, MRZ_MAX_GAP);
+    let long = mrzCandidates(rows);
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0)
       long = [...boxes]
         .sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0))
         .slice(0, 3)
         .sort((a, b) => a.y0 - b.y0);
-    const { probe, mrz } = await this.readMrz(page, long, clock, needMrz);
-    return { rotation, skew, page, boxes, probe, probeBoxes: long, mrz };
+    const first = await this.readMrz(page, long, clock, needMrz);
+    const attempt = { rotation, skew, page, boxes, probe: first.probe, probeBoxes: long, mrz: first.mrz };
+    if (!needMrz || (first.mrz && orientationSettled(first.mrz))) return attempt;
+    // No MRZ placed: its lines may be in pieces further apart than MRZ_MAX_GAP.
+    const joined = mrzCandidates(joinRowPieces(rows));
+    if (joined.length === 0 || sameBoxes(joined, long)) return attempt;
+    const second = await this.readMrz(page, joined, clock, needMrz);
+    const better = second.mrz && (!first.mrz || scoreOf(second.mrz) > scoreOf(first.mrz));
+    return better ? { ...attempt, probe: second.probe, probeBoxes: joined, mrz: second.mrz } : attempt;
   }
 
   /**
