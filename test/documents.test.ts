@@ -7,7 +7,7 @@ import { buildReading, mrzDate, readMrzFromLines } from '../src/ml/document/mrz.
 import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
-import { mrzAbove, mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, readingRepeated, shortLineCut } from '../src/ml/document/reader.js';
+import { joinRowPieces, mrzAbove, mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, readingRepeated, shortLineCut } from '../src/ml/document/reader.js';
 import { textSkew } from '../src/ml/document/paddle.js';
 import { bandShear, unshear, type Gray } from '../src/ml/document/raster.js';
 import type { OcrLine } from '../src/ml/document/ocr.js';
@@ -33,6 +33,17 @@ describe('MRZ check digits and correction (no OCR)', () => {
     expect(reading.valid).toBe(true);
     expect(reading.corrections).toBe(4);
     expect(reading.fields).toMatchObject({ surname: 'ERIKSSON', givenNames: 'ANNA MARIA', birthDate: '1974-08-12', expirationDate: '2012-04-15', sex: 'F' });
+  });
+
+  it('leaves a check digit failing when two single look-alikes would each make it hold', () => {
+    const names = 'P<POLKOWALSKA<<ANNA<<<<<<<<<<<<<<<<<<<<<<<<<';
+    // 'ZS0000177' read with Z as 2: '2' to 'Z' and 'S' to '5' (the tail read as digits) both pass.
+    const reading = buildReading([names, '2S00001774POL7203305F1607130<<<<<<<<<<<<<<08'], LAYOUTS.TD3);
+    expect(reading.checkDigits.document_number).toBe(false);
+    expect(reading.valid).toBe(false);
+    expect(reading.fields.documentNumber).toBe('2S0000177');
+    // One look-alike alone passes: it is taken ('ZSOOOO177' has digits in its tail read as letters).
+    expect(buildReading([names, 'ZSOOOO1774POL7203305F1607130<<<<<<<<<<<<<<08'], LAYOUTS.TD3).lines[1]).toBe('ZS00001774POL7203305F1607130<<<<<<<<<<<<<<08');
   });
 
   it("uses the recogniser's own alternatives: by field type first, and for repairs no look-alike table holds", () => {
@@ -207,6 +218,18 @@ describe('MRZ bands read first (no OCR)', () => {
     expect(mrzAbove({ page, boxes: [...header, ...mrz].map(turned) })).toBe(true);
     // no stack at all: nothing tells the orientation
     expect(mrzAbove({ page, boxes: [scored(box(0, 10, 900)), scored(box(0, 300, 900))] })).toBe(false);
+  });
+  it('joins a long line with a piece exactly in its row, never past the length of an MRZ line', () => {
+    const line = box(100, 500, 700, 30);
+    // The filler run between them left out by the detector: 7 line heights.
+    const tail = box(910, 502, 1100, 28);
+    expect(joinRowPieces([tail, line])).toEqual([{ ...line, x1: 1100 }]);
+    // Half a line lower: the next row, not this one.
+    expect(joinRowPieces([line, box(910, 515, 1100, 30)])).toHaveLength(2);
+    // Two short pieces are not an MRZ line.
+    expect(joinRowPieces([box(100, 500, 300), box(500, 500, 700)])).toHaveLength(2);
+    // Longer than 44 characters would be.
+    expect(joinRowPieces([line, box(950, 500, 1400)])).toHaveLength(2);
   });
   it('reads again only the lines that look like MRZ lines and their neighbours', () => {
     const boxes = [box(0, 0, 900), box(0, 100, 900), box(0, 140, 900), box(0, 180, 900), box(0, 400, 900)];

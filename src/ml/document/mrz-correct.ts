@@ -186,7 +186,9 @@ function unambiguous(options: string[][], layout: Layout, current: string[]): st
 
 /**
  * Several look-alikes in one field: every combination of readings of the ambiguous characters,
- * kept only when it satisfies both the field's digit and the composite (one alone is a 1-in-10 chance).
+ * kept only when it satisfies both the field's digit and the composite (one alone is a 1-in-10
+ * chance). The document number starts the composite in every layout, under the same weights, so
+ * for it the composite adds nothing: there only the fewest changes, when unique, decide.
  */
 function combinations(lines: string[], layout: Layout, slot: CheckSlot): string[][] {
   const composite = layout.checks.find((c) => c.name === 'composite');
@@ -223,11 +225,15 @@ export function correctMrz(raw: string[], layout: Layout, alternatives?: Alterna
   for (const slot of ordered) {
     if (checkPasses(lines, slot)) continue;
     // Whole-field hypotheses (fillers, letter-prefixed numbers) are specific; single look-alike
-    // substitutions are the general fallback.
-    // Whole-field hypotheses (fillers, letter-prefixed numbers) first, single look-alikes next.
-    const first = () => fieldHypotheses(lines, layout, slot);
-    const second = () => repairs(lines, layout, slot, alternatives);
-    const chosen = unambiguous(first(), layout, lines) ?? unambiguous(second(), layout, lines) ?? unambiguous(combinations(lines, layout, slot), layout, lines);
+    // substitutions are the general fallback. A hypothesis that changes one character is a single
+    // substitution like any other: it stands only when no other single substitution passes too
+    // ('ZS0000177' read '2S0000177': reading the tail as digits, 'S' to '5', passes as '2' to 'Z' does).
+    const hypotheses = fieldHypotheses(lines, layout, slot);
+    const oneChange = hypotheses.filter((h) => countDiff(lines, h) === 1);
+    const chosen =
+      (oneChange.length > 0
+        ? unambiguous([...oneChange, ...repairs(lines, layout, slot, alternatives)], layout, lines)
+        : (unambiguous(hypotheses, layout, lines) ?? unambiguous(repairs(lines, layout, slot, alternatives), layout, lines))) ?? unambiguous(combinations(lines, layout, slot), layout, lines);
     if (chosen) lines = chosen;
   }
   return { lines, corrections: countDiff(raw, lines) };
