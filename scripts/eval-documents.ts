@@ -72,6 +72,8 @@ interface Outcome {
   allFields: boolean;
   /** Document number, birth date and expiry all exact (the fields a verdict rests on). */
   keyFields: boolean;
+  /** Reported valid (every check digit holding) with a key field wrong: wrong data a verdict would pass. */
+  validWrong: boolean;
   ms: number;
   /** CPU time of the process while reading (user + system, all threads): wall time lies when the machine is shared. */
   cpuMs: number;
@@ -91,7 +93,7 @@ function report(name: string, reading: DocumentReading, expected: Expected | nul
   if (!expected) {
     const ok = reading.mrz === null;
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: no MRZ expected, ${reading.mrz ? 'MRZ reported' : 'none reported'} (${ms} ms)`);
-    return { name, linesExact: ok, allFields: ok, keyFields: ok, ms, cpuMs };
+    return { name, linesExact: ok, allFields: ok, keyFields: ok, validWrong: false, ms, cpuMs };
   }
   const lines = reading.mrz?.lines ?? [];
   const linesExact = lines.length === expected.lines.length && lines.every((l, i) => l === expected.lines[i]);
@@ -103,12 +105,13 @@ function report(name: string, reading: DocumentReading, expected: Expected | nul
   const status = linesExact ? 'ok  ' : reading.mrz ? 'MISS' : 'NONE';
   console.log(
     `${status} ${name}: lines ${linesExact ? 'exact' : 'differ'}, fields ${Object.keys(fields).length - wrong.length}/${Object.keys(fields).length}` +
-      `${wrong.length ? ` (wrong: ${wrong.join(', ')})` : ''}, rot ${reading.rotation} skew ${reading.skewDegrees}, side ${reading.side}, ${reading.mrz?.corrections ?? 0} corr, ${ms} ms (cpu ${cpuMs} ms)`,
+      `${wrong.length ? ` (wrong: ${wrong.join(', ')})` : ''}, ${reading.mrz?.valid ? 'valid' : 'not valid'}, rot ${reading.rotation} skew ${reading.skewDegrees}, side ${reading.side}, ${reading.mrz?.corrections ?? 0} corr, ${ms} ms (cpu ${cpuMs} ms)`,
   );
   if (debug && !linesExact) {
     for (let i = 0; i < Math.max(lines.length, expected.lines.length); i++) console.log(`      got ${lines[i] ?? '-'}\n      exp ${expected.lines[i] ?? '-'}`);
   }
-  return { name, linesExact, allFields, keyFields: !!(fields.documentNumber && fields.birthDate && fields.expirationDate), ms, cpuMs };
+  const keyFields = !!(fields.documentNumber && fields.birthDate && fields.expirationDate);
+  return { name, linesExact, allFields, keyFields, validWrong: !keyFields && !!reading.mrz?.valid, ms, cpuMs };
 }
 
 /** The q-quantile of values (nearest rank). */
@@ -126,6 +129,7 @@ function summary(title: string, outcomes: Outcome[]): void {
   console.log(`   MRZ lines exact:        ${pct(outcomes.filter((o) => o.linesExact).length)}`);
   console.log(`   every MRZ field exact:  ${pct(outcomes.filter((o) => o.allFields).length)}`);
   console.log(`   number, birth, expiry:  ${pct(outcomes.filter((o) => o.keyFields).length)}`);
+  console.log(`   valid, yet one wrong:   ${pct(outcomes.filter((o) => o.validWrong).length)} (wrong data a verdict would pass)`);
   console.log(`   time per document:      median ${quantile(wall, 0.5)} ms, p95 ${quantile(wall, 0.95)} ms`);
   console.log(`   CPU per document:       median ${quantile(cpu, 0.5)} ms, p95 ${quantile(cpu, 0.95)} ms`);
 }

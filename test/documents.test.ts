@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentReader, type DocumentReader, type MrzReading } from '../src/ml/document/index.js';
 import { buildReading, mrzDate, readMrzFromLines } from '../src/ml/document/mrz.js';
 import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
+import { gridLines } from '../src/ml/document/mrz-grid.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
 import { joinRowPieces, mrzAbove, mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, readingRepeated, shortLineCut } from '../src/ml/document/reader.js';
@@ -44,6 +45,28 @@ describe('MRZ check digits and correction (no OCR)', () => {
     expect(reading.fields.documentNumber).toBe('2S0000177');
     // One look-alike alone passes: it is taken ('ZSOOOO177' has digits in its tail read as letters).
     expect(buildReading([names, 'ZSOOOO1774POL7203305F1607130<<<<<<<<<<<<<<08'], LAYOUTS.TD3).lines[1]).toBe('ZS00001774POL7203305F1607130<<<<<<<<<<<<<<08');
+  });
+
+  it('fails the number check when a filler sits inside the number (a filler counts as a 0 would)', () => {
+    const lines = ['IDSWEN83757<3<8<<<<<<<<<<<<<<<', '5906255M3102097SWE<<<<<<<<<<<4', 'TANAKA<<LEE<<<<<<<<<<<<<<<<<<<'];
+    expect(checkDigit('N83757<3<')).toBe(checkDigit('N8375703<'));
+    const reading = buildReading(lines, LAYOUTS.TD1);
+    expect(reading.checkDigits.document_number).toBe(false);
+    expect(reading.valid).toBe(false);
+    expect(buildReading([lines[0]!.replace('N83757<3<8', 'N8375703<8'), lines[1]!, lines[2]!], LAYOUTS.TD1).valid).toBe(true);
+  });
+
+  it('places symbols on the character grid by their spacing, and keeps a line read at its full length as read', () => {
+    const symbolsOf = (text: string, x: number, pitch: number) => text.split('').map((ch, i) => ({ text: ch, confidence: 90, bbox: { x0: x + i * pitch - 8, x1: x + i * pitch + 8, y0: 0, y1: 20 } }));
+    const line = (symbols: OcrLine['symbols']) => ({ text: symbols.map((s) => s.text).join(''), symbols, confidence: 90, bbox: { x0: 0, y0: 0, x1: 1000, y1: 20 }, baseline: { x0: 0, y0: 20, x1: 1000, y1: 20 } });
+    // At an angle: the top line starts 18 px further right and its pitch is 29, the others' 31.5.
+    const top = symbolsOf('IDSWEN072912934<<<<<<<<<<<<<<<', 174, 29);
+    const middle = symbolsOf('7305081F3010046GBR<<<<<<<<<<<4', 160, 31.5);
+    const bottom = symbolsOf('NOVAK<<AMINA<<<<<<<<<<<<<<<<<<', 156, 31.5);
+    expect(gridLines([line(top), line(middle), line(bottom)], 30)).toEqual(['IDSWEN072912934<<<<<<<<<<<<<<<', '7305081F3010046GBR<<<<<<<<<<<4', 'NOVAK<<AMINA<<<<<<<<<<<<<<<<<<']);
+    // Its 'E' and '0' dropped: the others stay in their cells, counted by spacing, not from the origin.
+    const dropped = top.filter((_, i) => i !== 4 && i !== 6);
+    expect(gridLines([line(dropped), line(middle), line(bottom)], 30)![0]).toBe('IDSW<N<72912934<<<<<<<<<<<<<<<');
   });
 
   it("uses the recogniser's own alternatives: by field type first, and for repairs no look-alike table holds", () => {

@@ -15,7 +15,7 @@ interface Placed {
 function mrzSymbols(symbols: OcrSymbol[]): Placed[] {
   const out: Placed[] = [];
   for (const s of symbols) {
-    const ch = s.text.toUpperCase().replace(/[«‹(\[{]/g, '<');
+    const ch = s.text.toUpperCase().replace(/[«‹([{]/g, '<');
     if (ch.length !== 1 || !/[A-Z0-9<]/.test(ch)) continue;
     out.push({ ch, cx: (s.bbox.x0 + s.bbox.x1) / 2, confidence: s.confidence });
   }
@@ -54,16 +54,23 @@ export function gridLines(lines: OcrLine[], length: number): string[] | null {
   const firsts = placed.filter((p) => p.length > 0).map((p) => p[0]!.cx);
   const common = Math.min(...firsts);
   return placed.map((symbols) => {
+    // Read with exactly as many characters as the line has: nothing was dropped or doubled, and
+    // at an angle the lines start at different x and differ in pitch, so the grid can only misplace.
+    if (symbols.length === length) return symbols.map((s) => s.ch).join('');
     const cells: Array<Placed | null> = new Array(length).fill(null);
     if (symbols.length === 0) return '<'.repeat(length);
     const first = symbols[0]!.cx;
     const origin = (first - common < pitch * 0.6 ? first : common) - pitch / 2;
-    for (const s of symbols) {
-      const index = Math.floor((s.cx - origin) / pitch);
-      if (index < 0 || index >= length) continue;
+    // The first symbol's cell from the origin; each next one by its distance from the one before,
+    // in whole pitches. Photographed at an angle a line's pitch differs from the others' by a few
+    // percent, which over 30 cells from the origin would shift the end by a cell or more.
+    let index = Math.floor((first - origin) / pitch);
+    symbols.forEach((s, k) => {
+      if (k > 0) index += Math.round((s.cx - symbols[k - 1]!.cx) / pitch);
+      if (index < 0 || index >= length) return;
       const current = cells[index];
       cells[index] = current ? better(current, s) : s;
-    }
+    });
     return cells.map((c) => c?.ch ?? '<').join('');
   });
 }

@@ -14,7 +14,7 @@ const MRZ_LENGTHS = [30, 36, 44];
 export function cleanMrzLine(text: string): string {
   return text
     .toUpperCase()
-    .replace(/[«‹<≤(\[{]/g, '<')
+    .replace(/[«‹<≤([{]/g, '<')
     .replace(/\$/g, 'S')
     .replace(/\s+/g, '')
     .replace(/[^A-Z0-9<]/g, '');
@@ -203,10 +203,21 @@ function recognisedAlternatives(line: Pick<OcrLine, 'text' | 'symbols'>, clean: 
   );
 }
 
+/**
+ * A document number is letters and digits, then fillers only to its end (ICAO 9303). A filler
+ * counts 0 in the check digit, as a 0 does, so a 0 read as a filler (or a character dropped and
+ * left as one) would still hold: such a number fails its check.
+ */
+export function numberWellFormed(lines: string[], layout: Layout): boolean {
+  const field = layout.fields.find((f) => f.name === 'documentNumber')!;
+  return /^[A-Z0-9]+<*$/.test(lines[field.line]!.slice(field.start, field.end));
+}
+
 export function buildReading(rawLines: string[], layout: Layout, alternatives?: Alternatives): MrzReading {
   const { lines, corrections } = correctMrz(rawLines, layout, alternatives);
   const checkDigits: Record<string, boolean> = {};
   for (const slot of layout.checks) checkDigits[slot.name] = checkPasses(lines, slot);
+  if (!numberWellFormed(lines, layout)) checkDigits.document_number = false;
   return {
     format: layout.format,
     lines,
