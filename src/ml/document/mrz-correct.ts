@@ -1,5 +1,5 @@
 import type { Alternatives } from './mrz.js';
-import { checkPasses, type CharClass, type CheckSlot, type Layout } from './mrz-format.js';
+import { checkPasses, type CharClass, type CheckSlot, type Layout, numberWellFormed } from './mrz-format.js';
 
 // Check-digit-guided repair of OCR confusions in an MRZ. First every field is mapped to the
 // characters its type allows (a date cannot hold an O: the recogniser's own second reading of
@@ -176,8 +176,13 @@ function fieldHypotheses(lines: string[], layout: Layout, slot: CheckSlot): stri
   return out.filter((candidate) => checkPasses(candidate, slot));
 }
 
-/** The repair that keeps the most other checks passing with the fewest changes, when it is the only one. */
-function unambiguous(options: string[][], layout: Layout, current: string[]): string[] | null {
+/**
+ * The repair that keeps the most other checks passing with the fewest changes, when it is the
+ * only one. A repair that puts a filler inside the document number is none: no number has one
+ * there, and a check digit misprinted or misread can be met that way ('L4453373<' to '<4453373<').
+ */
+function unambiguous(repairs: string[][], layout: Layout, current: string[]): string[] | null {
+  const options = repairs.filter((o) => numberWellFormed(o, layout));
   if (options.length === 0) return null;
   const scored = options.map((o) => ({ lines: o, key: o.join('\n'), score: passingCount(o, layout), changes: countDiff(current, o) })).sort((a, b) => b.score - a.score || a.changes - b.changes);
   const best = scored[0]!;

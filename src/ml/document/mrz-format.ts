@@ -163,3 +163,13 @@ export function checkPasses(lines: string[], slot: CheckSlot): boolean {
   if (digit === '<') return slot.fillerAllowed && /^<*$/.test(text);
   return digit === checkDigit(text);
 }
+
+/**
+ * A document number is letters and digits, then fillers only to its end (ICAO 9303). A filler
+ * counts 0 in the check digit, as a 0 does, so a 0 read as a filler (or a character dropped and
+ * left as one) would still hold: such a number fails its check.
+ */
+export function numberWellFormed(lines: string[], layout: Layout): boolean {
+  const field = layout.fields.find((f) => f.name === 'documentNumber')!;
+  return /^[A-Z0-9]+<*$/.test(lines[field.line]!.slice(field.start, field.end));
+}

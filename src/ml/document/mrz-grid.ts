@@ -44,6 +44,15 @@ function better(current: Placed, candidate: Placed): Placed {
   return candidate.confidence > current.confidence ? candidate : current;
 }
 
+/**
+ * How many cells apart two neighbouring symbols are: none when they nearly coincide (one character
+ * read twice, '<' as '<K'), else their distance in whole pitches, at least one (narrow letters
+ * such as I and L sit off their cell's centre).
+ */
+function cellsBetween(distance: number, pitch: number): number {
+  return distance < 0.35 * pitch ? 0 : Math.max(1, Math.round(distance / pitch));
+}
+
 /** The lines re-laid on a `length`-cell grid; empty cells are fillers. Null when no pitch can be found. */
 export function gridLines(lines: OcrLine[], length: number): string[] | null {
   const placed = lines.map((l) => mrzSymbols(l.symbols));
@@ -66,7 +75,7 @@ export function gridLines(lines: OcrLine[], length: number): string[] | null {
     // percent, which over 30 cells from the origin would shift the end by a cell or more.
     let index = Math.floor((first - origin) / pitch);
     symbols.forEach((s, k) => {
-      if (k > 0) index += Math.round((s.cx - symbols[k - 1]!.cx) / pitch);
+      if (k > 0) index += cellsBetween(s.cx - symbols[k - 1]!.cx, pitch);
       if (index < 0 || index >= length) return;
       const current = cells[index];
       cells[index] = current ? better(current, s) : s;

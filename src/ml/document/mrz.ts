@@ -2,7 +2,7 @@ import { parse as parseMrz } from 'mrz';
 import { correctMrz } from './mrz-correct.js';
 import { gridLines } from './mrz-grid.js';
 import type { OcrLine } from './ocr.js';
-import { checkPasses, formatFor, LAYOUTS, type Layout, type MrzFormat } from './mrz-format.js';
+import { checkPasses, formatFor, LAYOUTS, type Layout, type MrzFormat, numberWellFormed } from './mrz-format.js';
 import type { MrzFields, MrzReading } from './types.js';
 
 // From OCR lines to an MrzReading: pick the lines that look like an MRZ, fit them to a layout,
@@ -201,16 +201,6 @@ function recognisedAlternatives(line: Pick<OcrLine, 'text' | 'symbols'>, clean: 
       .filter((c) => /^[A-Z0-9<]$/.test(c))
       .join(''),
   );
-}
-
-/**
- * A document number is letters and digits, then fillers only to its end (ICAO 9303). A filler
- * counts 0 in the check digit, as a 0 does, so a 0 read as a filler (or a character dropped and
- * left as one) would still hold: such a number fails its check.
- */
-export function numberWellFormed(lines: string[], layout: Layout): boolean {
-  const field = layout.fields.find((f) => f.name === 'documentNumber')!;
-  return /^[A-Z0-9]+<*$/.test(lines[field.line]!.slice(field.start, field.end));
 }
 
 export function buildReading(rawLines: string[], layout: Layout, alternatives?: Alternatives): MrzReading {
