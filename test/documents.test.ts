@@ -56,6 +56,15 @@ describe('MRZ check digits and correction (no OCR)', () => {
     expect(buildReading([lines[0]!.replace('N83757<3<8', 'N8375703<8'), lines[1]!, lines[2]!], LAYOUTS.TD1).valid).toBe(true);
   });
 
+  it('leaves a card with a misprinted number digit as printed: no repair that only moves the failure', () => {
+    // The number's digit fails as printed. L to '<' meets it (a filler inside a number: none);
+    // L to I meets the composite while the number's own digit still fails.
+    const lines = ['IDGBRL4453373<1<<<<<<<<<<<<<<<', '6108193M3302130ESP<<<<<<<<<<<2', 'MARTIN<<JEAN<PIERRE<<<<<<<<<<<'];
+    const reading = buildReading(lines, LAYOUTS.TD1);
+    expect(reading.lines).toEqual(lines);
+    expect(reading.valid).toBe(false);
+  });
+
   it('places symbols on the character grid by their spacing, and keeps a line read at its full length as read', () => {
     const symbolsOf = (text: string, x: number, pitch: number) => text.split('').map((ch, i) => ({ text: ch, confidence: 90, bbox: { x0: x + i * pitch - 8, x1: x + i * pitch + 8, y0: 0, y1: 20 } }));
     const line = (symbols: OcrLine['symbols']) => ({ text: symbols.map((s) => s.text).join(''), symbols, confidence: 90, bbox: { x0: 0, y0: 0, x1: 1000, y1: 20 }, baseline: { x0: 0, y0: 20, x1: 1000, y1: 20 } });

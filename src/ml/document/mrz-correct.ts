@@ -155,7 +155,7 @@ function passingCount(lines: string[], layout: Layout): number {
 }
 
 /** Whole-field hypotheses a single substitution cannot reach, tried when the field's check fails. */
-function fieldHypotheses(lines: string[], layout: Layout, slot: CheckSlot): string[][] {
+function fieldHypotheses(lines: string[], slot: CheckSlot): string[][] {
   const out: string[][] = [];
   for (const cover of slot.covers) {
     const field = lines[cover.line]!.slice(cover.start, cover.end);
@@ -178,14 +178,15 @@ function fieldHypotheses(lines: string[], layout: Layout, slot: CheckSlot): stri
 
 /**
  * The repair that keeps the most other checks passing with the fewest changes, when it is the
- * only one. A repair that puts a filler inside the document number is none: no number has one
- * there, and a check digit misprinted or misread can be met that way ('L4453373<' to '<4453373<').
+ * only one. A repair that puts a filler inside the document number is none (no number has one
+ * there), yet it still makes a rival one ambiguous: on a card whose digit was misprinted,
+ * 'L4453373<' can be met as '<4453373<' or as 'I4453373<', and neither is the card.
  */
-function unambiguous(repairs: string[][], layout: Layout, current: string[]): string[] | null {
-  const options = repairs.filter((o) => numberWellFormed(o, layout));
+function unambiguous(options: string[][], layout: Layout, current: string[]): string[] | null {
   if (options.length === 0) return null;
   const scored = options.map((o) => ({ lines: o, key: o.join('\n'), score: passingCount(o, layout), changes: countDiff(current, o) })).sort((a, b) => b.score - a.score || a.changes - b.changes);
   const best = scored[0]!;
+  if (!numberWellFormed(best.lines, layout)) return null;
   return scored.every((s) => s.score < best.score || s.changes > best.changes || s.key === best.key) ? best.lines : null;
 }
 
@@ -218,6 +219,16 @@ function combinations(lines: string[], layout: Layout, slot: CheckSlot): string[
   return out;
 }
 
+/**
+ * A repair that leaves a field's own check failing over a character it changed explains nothing:
+ * the composite met by changing a number whose digit still fails (on a card with a misprinted
+ * digit, 'L4453373<' as 'I4453373<').
+ */
+function failsWhereChanged(before: string[], after: string[], layout: Layout): boolean {
+  const changed = (r: { line: number; start: number; end: number }) => before[r.line]!.slice(r.start, r.end) !== after[r.line]!.slice(r.start, r.end);
+  return layout.checks.some((c) => c.name !== 'composite' && !checkPasses(after, c) && c.covers.some(changed));
+}
+
 export function correctMrz(raw: string[], layout: Layout, alternatives?: Alternatives): Corrected {
   let lines = raw.slice();
   for (const field of layout.fields) {
@@ -233,13 +244,13 @@ export function correctMrz(raw: string[], layout: Layout, alternatives?: Alterna
     // substitutions are the general fallback. A hypothesis that changes one character is a single
     // substitution like any other: it stands only when no other single substitution passes too
     // ('ZS0000177' read '2S0000177': reading the tail as digits, 'S' to '5', passes as '2' to 'Z' does).
-    const hypotheses = fieldHypotheses(lines, layout, slot);
+    const hypotheses = fieldHypotheses(lines, slot);
     const oneChange = hypotheses.filter((h) => countDiff(lines, h) === 1);
     const chosen =
       (oneChange.length > 0
         ? unambiguous([...oneChange, ...repairs(lines, layout, slot, alternatives)], layout, lines)
         : (unambiguous(hypotheses, layout, lines) ?? unambiguous(repairs(lines, layout, slot, alternatives), layout, lines))) ?? unambiguous(combinations(lines, layout, slot), layout, lines);
-    if (chosen) lines = chosen;
+    if (chosen && !failsWhereChanged(lines, chosen, layout)) lines = chosen;
   }
   return { lines, corrections: countDiff(raw, lines) };
 }

@@ -8,8 +8,6 @@ import type { MrzFields, MrzReading } from './types.js';
 // From OCR lines to an MrzReading: pick the lines that look like an MRZ, fit them to a layout,
 // correct them with the check digits, and parse the fields.
 
-const MRZ_LENGTHS = [30, 36, 44];
-
 /** Uppercase, filler look-alikes to '<', and nothing outside the MRZ alphabet. */
 export function cleanMrzLine(text: string): string {
   return text
