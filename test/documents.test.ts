@@ -8,7 +8,7 @@ import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { gridLines } from '../src/ml/document/mrz-grid.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
-import { joinRowPieces, mrzAbove, mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, readingRepeated, shortLineCut } from '../src/ml/document/reader.js';
+import { filledHole, holeCut, joinRowPieces, mrzAbove, mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, readingRepeated, shortLineCut } from '../src/ml/document/reader.js';
 import { textSkew } from '../src/ml/document/paddle.js';
 import { bandShear, unshear, type Gray } from '../src/ml/document/raster.js';
 import type { OcrLine } from '../src/ml/document/ocr.js';
@@ -155,6 +155,32 @@ describe('MRZ line the recogniser gave up on (no OCR)', () => {
     const first = ocrLine('P<AUSCITIZEN<<JANE<<<<', 10, 20);
     expect(piecesOfShortLine(givenUp, [first], cut, zone).text).toBe('P<AUSCITIZEN<<JANE' + '<'.repeat(26));
     expect(piecesOfShortLine(givenUp, [ocrLine('12345678<<<', 10, 20)], cut, zone)).toBe(givenUp);
+  });
+});
+
+describe('MRZ line that dropped a character (no OCR)', () => {
+  // 'IDSWEN8375703<8<<…' read with its 0 (cell 11) dropped: the next characters keep their place.
+  const truth = ocrLine('IDSWEN8375703<8<<<<<<<<<<<<<<<', 10, 20);
+  const dropped = { ...truth, text: 'IDSWEN837573<8<<<<<<<<<<<<<<<<', symbols: truth.symbols.filter((_, i) => i !== 11) };
+  dropped.text = dropped.symbols.map((s) => s.text).join('');
+  it('finds the hole between two characters other than fillers, on MRZ-like lines only', () => {
+    expect(holeCut(dropped)).toBe(10 + 11 * 20);
+    expect(holeCut(truth)).toBeNull();
+    // Fillers around a gap are a filler run read short, not a dropped character.
+    const fillers = { ...truth, symbols: truth.symbols.filter((_, i) => i !== 20) };
+    expect(holeCut({ ...fillers, text: fillers.symbols.map((s) => s.text).join('') })).toBeNull();
+    expect(holeCut(ocrLine('REPUBLIC OF TESTING', 10, 20))).toBeNull();
+  });
+  it('takes the piece before the hole when it reads exactly the one character more', () => {
+    const hole = holeCut(dropped)!;
+    const piece = ocrLine('IDSWEN8375703', 10, 20);
+    expect(filledHole(dropped, piece, hole, 20).text).toBe(truth.text);
+    // What fills the hole is the check digits' to judge; a character of the line read otherwise
+    // before it, nothing more read, or nothing read at all, leaves the line as read.
+    expect(filledHole(dropped, ocrLine('IDSWEN8375783', 10, 20), hole, 20).text).toBe(truth.text.replace('8375703', '8375783'));
+    expect(filledHole(dropped, ocrLine('IDSWEM8375703', 10, 20), hole, 20)).toBe(dropped);
+    expect(filledHole(dropped, ocrLine('IDSWEN83757', 10, 20), hole, 20)).toBe(dropped);
+    expect(filledHole(dropped, undefined, hole, 20)).toBe(dropped);
   });
 });
 

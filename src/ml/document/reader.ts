@@ -46,6 +46,8 @@ const SKEW_RESIDUAL_MAX = 1.5;
 const NAMES_PIECE_MAX = 24;
 /** Letters read in a piece below this confidence (percent) are noise, not a letter the whole line dropped. */
 const PIECE_MIN_CONFIDENCE = 30;
+/** Neighbouring characters of an MRZ line this many pitches apart have one dropped between them. */
+const HOLE_MIN_PITCHES = 1.6;
 
 type Box = { x0: number; y0: number; x1: number; y1: number; score: number };
 
@@ -357,6 +359,41 @@ export function piecesOfShortLine(whole: OcrLine, pieces: OcrLine[], cut: number
   return { ...whole, text: all.map((s) => s.text).join(''), symbols: all, confidence };
 }
 
+/**
+ * Where an MRZ line dropped a character: the middle of its first gap between two characters other
+ * than fillers at least HOLE_MIN_PITCHES wide (its own median spacing), or null. At an angle the
+ * recogniser drops characters of a TD1's first line ('IDSWEN8375703<8' read 'IDSWEN837573<8'),
+ * and a 0 dropped inside a number counts as the filler the grid leaves in its cell.
+ */
+export function holeCut(line: Pick<OcrLine, 'text' | 'symbols'>): number | null {
+  const symbols = line.symbols;
+  if (symbols.length < 8 || mrzLikeLines([line.text]).length !== 1) return null;
+  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
+  const gaps = symbols.slice(1).map((s, i) => centre(s) - centre(symbols[i]!));
+  const pitch = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
+  const at = gaps.findIndex((gap, i) => gap >= HOLE_MIN_PITCHES * pitch && symbols[i]!.text !== '<' && symbols[i + 1]!.text !== '<');
+  return at < 0 ? null : (centre(symbols[at]!) + centre(symbols[at + 1]!)) / 2;
+}
+
+/**
+ * The line with the piece up to just past its hole read again: taken when the piece reads exactly
+ * one character more there than the whole line, every one of the line's among them in order (the
+ * one it dropped), the rest of the line as read. Else the whole line. Only the piece before the
+ * hole is read: a crop that starts in a long filler run is given up on.
+ */
+export function filledHole(whole: OcrLine, piece: OcrLine | undefined, hole: number, pitch: number): OcrLine {
+  if (!piece) return whole;
+  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
+  const boundary = hole + pitch / 2;
+  const before = piece.symbols.filter((s) => centre(s) < boundary);
+  const wholeBefore = whole.symbols.filter((s) => centre(s) < boundary);
+  const text = (symbols: OcrLine['symbols']) => symbols.map((s) => s.text).join('');
+  if (before.length !== wholeBefore.length + 1 || !isSubsequence(text(wholeBefore), text(before))) return whole;
+  const symbols = [...before, ...whole.symbols.filter((s) => centre(s) >= boundary)];
+  const confidence = symbols.reduce((sum, s) => sum + s.confidence, 0) / symbols.length;
+  return { ...whole, text: text(symbols), symbols, confidence };
+}
+
 /** Whether every character of `short` appears in `long` in order. */
 function isSubsequence(short: string, long: string): boolean {
   let i = 0;
@@ -648,6 +685,14 @@ export class PaddleDocumentReader implements DocumentReader {
     for (const line of whole.lines) {
       const cut = namesLineCut(line);
       const shortCut = cut === null ? shortLineCut(line, whole.lines) : null;
+      const hole = cut === null && shortCut === null ? holeCut(line) : null;
+      if (hole !== null) {
+        const pitch = pitchOf(line)!;
+        const piece = await this.ocr.lines(page, [{ ...line.bbox, x1: hole + pitch }], this.mrzAlphabet, stretch);
+        ms += piece.ms;
+        lines.push(filledHole(line, piece.lines[0], hole, pitch));
+        continue;
+      }
       if (cut === null && shortCut === null) {
         lines.push(line);
         continue;
