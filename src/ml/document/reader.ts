@@ -555,7 +555,9 @@ export class PaddleDocumentReader implements DocumentReader {
       if (!opposite && options.needMrz && mrzAbove(located) && (await settles(oppositeRotation, await turned(located)))) break;
       if (await settles(rotation, located)) break;
     }
-    return best ?? clearest;
+    const chosen: Attempt | null = best ?? clearest;
+    if (options.needMrz && chosen && !mrzFound(chosen)) return this.readJoined(chosen, clock);
+    return chosen;
   }
 
   /**
@@ -597,23 +599,26 @@ export class PaddleDocumentReader implements DocumentReader {
 
   /** The MRZ candidates of a located page read at one orientation. */
   private async readAt(rotation: Rotation, { skew, page, boxes }: Located, clock: Stopwatch, needMrz: boolean): Promise<Attempt> {
-    const rows = mergeRows(boxes, MRZ_MAX_GAP);
-    let long = mrzCandidates(rows);
+    let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0)
       long = [...boxes]
         .sort((a, b) => b.x1 - b.x0 - (a.x1 - a.x0))
         .slice(0, 3)
         .sort((a, b) => a.y0 - b.y0);
-    const first = await this.readMrz(page, long, clock, needMrz);
-    const attempt = { rotation, skew, page, boxes, probe: first.probe, probeBoxes: long, mrz: first.mrz };
-    if (!needMrz || (first.mrz && orientationSettled(first.mrz))) return attempt;
-    // No MRZ placed: its lines may be in pieces further apart than MRZ_MAX_GAP.
-    const joined = mrzCandidates(joinRowPieces(rows));
-    if (joined.length === 0 || sameBoxes(joined, long)) return attempt;
-    const second = await this.readMrz(page, joined, clock, needMrz);
-    const better = second.mrz && (!first.mrz || scoreOf(second.mrz) > scoreOf(first.mrz));
-    return better ? { ...attempt, probe: second.probe, probeBoxes: joined, mrz: second.mrz } : attempt;
+    const { probe, mrz } = await this.readMrz(page, long, clock, needMrz);
+    return { rotation, skew, page, boxes, probe, probeBoxes: long, mrz };
+  }
+
+  /**
+   * No orientation placed an MRZ: its lines may be in pieces further apart than MRZ_MAX_GAP (see
+   * joinRowPieces). Read again with them joined, at the orientation chosen; kept when better.
+   */
+  private async readJoined(attempt: Attempt, clock: Stopwatch): Promise<Attempt> {
+    const joined = mrzCandidates(joinRowPieces(mergeRows(attempt.boxes, MRZ_MAX_GAP)));
+    if (joined.length === 0 || sameBoxes(joined, attempt.probeBoxes)) return attempt;
+    const { probe, mrz } = await this.readMrz(attempt.page, joined, clock, true);
+    return mrz && (!attempt.mrz || scoreOf(mrz) > scoreOf(attempt.mrz)) ? { ...attempt, probe, probeBoxes: joined, mrz } : attempt;
   }
 
   /**
