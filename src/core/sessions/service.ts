@@ -679,8 +679,7 @@ export class SessionService {
     return { check: { type: 'face_match', status: 'failed', data: { similarity: null }, error: 'no face on the document to compare the selfie with' }, reason: 'no_reference' };
   }
 
-  /** Stores a step's checks and moves the session, under the session's row lock. */
-  /** Records a step's outcomes and applies the automatic decision; returns the session as committed. */
+  /** Stores a step's checks and moves the session, under the session's row lock; returns the session as committed. */
   private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = []): Promise<VerificationSession> {
     const { locked, eventId } = await this.transaction(async (em) => {
       const locked = await this.load(em, session.projectId, session.id, true);

@@ -150,6 +150,9 @@ export function textRows(lines: OcrLine[]): string[] {
 
 type Rect = { x0: number; y0: number; x1: number; y1: number };
 
+/** Where a recognised character sits along its line (page x). */
+const symbolCentre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
+
 /**
  * Rows with each long line joined to the pieces exactly in its row further away (same top and
  * bottom within a quarter of a line), while the whole stays no longer than an MRZ line: on a small
@@ -258,8 +261,7 @@ export function namesLineCut(line: Pick<OcrLine, 'text' | 'symbols'>): number | 
 export function pitchOf(line: Pick<OcrLine, 'symbols'>): number | null {
   const n = line.symbols.length;
   if (n < 8) return null;
-  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
-  return (centre(line.symbols[n - 1]!) - centre(line.symbols[0]!)) / (n - 1);
+  return (symbolCentre(line.symbols[n - 1]!) - symbolCentre(line.symbols[0]!)) / (n - 1);
 }
 
 /**
@@ -271,9 +273,8 @@ export function pitchOf(line: Pick<OcrLine, 'symbols'>): number | null {
  */
 export function preferPieces(whole: OcrLine, pieces: OcrLine[], cut: number, pitch: number | null): OcrLine {
   const ordered = [...pieces].sort((a, b) => a.bbox.x0 - b.bbox.x0);
-  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
   // A piece of fillers alone can read a stray, unlikely letter ('<<<<<' as 'A' at 11%): dropped.
-  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? centre(s) < cut : centre(s) >= cut) && (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE)));
+  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? symbolCentre(s) < cut : symbolCentre(s) >= cut) && (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE)));
   const letters = lettersOf(symbols.map((s) => s.text).join(''));
   const wholeLetters = lettersOf(whole.text);
   if (letters.length < wholeLetters.length || letters.length > wholeLetters.length + 6) return whole;
@@ -283,14 +284,14 @@ export function preferPieces(whole: OcrLine, pieces: OcrLine[], cut: number, pit
   const kept = symbols.slice(0, letters.length);
   const step = pitch ?? (letters.length >= 8 ? pitchOf({ symbols: kept }) : null);
   const last = whole.symbols[whole.symbols.length - 1]!;
-  const byPitch = step ? Math.round((centre(last) - centre(kept[0]!)) / step) + 1 : 0;
+  const byPitch = step ? Math.round((symbolCentre(last) - symbolCentre(kept[0]!)) / step) + 1 : 0;
   // No MRZ line is longer than 44 characters: past that the pitch was not this zone's.
   const cells = byPitch > letters.length && byPitch <= 44 ? byPitch : whole.symbols.length - wholeLetters.length + letters.length;
   // Each filler in its own cell (the grid reading places characters by position).
   const end = kept[kept.length - 1]!;
   const fillers = step
     ? Array.from({ length: Math.max(0, cells - letters.length) }, (_, k) => {
-        const x = centre(end) + (k + 1) * step;
+        const x = symbolCentre(end) + (k + 1) * step;
         return { ...last, text: '<', alternatives: [], bbox: { ...last.bbox, x0: x - step / 2, x1: x + step / 2 } };
       })
     : whole.symbols.slice(wholeLetters.length);
@@ -341,9 +342,8 @@ export function shortLineCut(line: OcrLine, lines: OcrLine[]): number | null {
  * line beside it (every line of an MRZ has the same length).
  */
 export function piecesOfShortLine(whole: OcrLine, pieces: OcrLine[], cut: number, zone: OcrLine): OcrLine {
-  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
   const ordered = [...pieces].sort((a, b) => a.bbox.x0 - b.bbox.x0);
-  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? centre(s) < cut : centre(s) >= cut) && (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE)));
+  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? symbolCentre(s) < cut : symbolCentre(s) >= cut) && (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE)));
   const text = symbols.map((s) => s.text).join('');
   const letters = lettersOf(text);
   if (!/^[A-Z]/.test(text) || letters.length < 5 || (letters.match(/\d/g) ?? []).length > 2 || symbols.length > zone.symbols.length) return whole;
@@ -351,7 +351,7 @@ export function piecesOfShortLine(whole: OcrLine, pieces: OcrLine[], cut: number
   const last = symbols[symbols.length - 1]!;
   const step = pitchOf(zone) ?? last.bbox.x1 - last.bbox.x0;
   const fillers = Array.from({ length: zone.symbols.length - symbols.length }, (_, k) => {
-    const x = centre(last) + (k + 1) * step;
+    const x = symbolCentre(last) + (k + 1) * step;
     return { ...last, text: '<', alternatives: [], bbox: { ...last.bbox, x0: x - step / 2, x1: x + step / 2 } };
   });
   const all = [...symbols, ...fillers];
@@ -368,11 +368,10 @@ export function piecesOfShortLine(whole: OcrLine, pieces: OcrLine[], cut: number
 export function holeCut(line: Pick<OcrLine, 'text' | 'symbols'>): number | null {
   const symbols = line.symbols;
   if (symbols.length < 8 || mrzLikeLines([line.text]).length !== 1) return null;
-  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
-  const gaps = symbols.slice(1).map((s, i) => centre(s) - centre(symbols[i]!));
+  const gaps = symbols.slice(1).map((s, i) => symbolCentre(s) - symbolCentre(symbols[i]!));
   const pitch = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
   const at = gaps.findIndex((gap, i) => gap >= HOLE_MIN_PITCHES * pitch && symbols[i]!.text !== '<' && symbols[i + 1]!.text !== '<');
-  return at < 0 ? null : (centre(symbols[at]!) + centre(symbols[at + 1]!)) / 2;
+  return at < 0 ? null : (symbolCentre(symbols[at]!) + symbolCentre(symbols[at + 1]!)) / 2;
 }
 
 /**
@@ -383,13 +382,12 @@ export function holeCut(line: Pick<OcrLine, 'text' | 'symbols'>): number | null 
  */
 export function filledHole(whole: OcrLine, piece: OcrLine | undefined, hole: number, pitch: number): OcrLine {
   if (!piece) return whole;
-  const centre = (s: OcrLine['symbols'][number]) => (s.bbox.x0 + s.bbox.x1) / 2;
   const boundary = hole + pitch / 2;
-  const before = piece.symbols.filter((s) => centre(s) < boundary);
-  const wholeBefore = whole.symbols.filter((s) => centre(s) < boundary);
+  const before = piece.symbols.filter((s) => symbolCentre(s) < boundary);
+  const wholeBefore = whole.symbols.filter((s) => symbolCentre(s) < boundary);
   const text = (symbols: OcrLine['symbols']) => symbols.map((s) => s.text).join('');
   if (before.length !== wholeBefore.length + 1 || !isSubsequence(text(wholeBefore), text(before))) return whole;
-  const symbols = [...before, ...whole.symbols.filter((s) => centre(s) >= boundary)];
+  const symbols = [...before, ...whole.symbols.filter((s) => symbolCentre(s) >= boundary)];
   const confidence = symbols.reduce((sum, s) => sum + s.confidence, 0) / symbols.length;
   return { ...whole, text: text(symbols), symbols, confidence };
 }
