@@ -65,7 +65,13 @@ const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
  */
 export const vendorDataOnWire = (session: Pick<VerificationSession, 'vendorData'>): string => session.vendorData ?? '';
 
-export const sessionView = (session: VerificationSession): SessionWire => ({
+/** What the session's wire view reads: an entity, or the columns GET /session/{id} selects alone. */
+export type SessionViewFields = Pick<
+  VerificationSession,
+  'id' | 'status' | 'workflowId' | 'features' | 'vendorData' | 'redirectUrl' | 'callback' | 'svcId' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'startedAt' | 'decidedAt' | 'livemode'
+>;
+
+export const sessionView = (session: SessionViewFields): SessionWire => ({
   session_id: session.id,
   status: session.status,
   workflow_id: session.workflowId,
