@@ -78,30 +78,46 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(securityHeaders(options.baseUrl.startsWith('https:')));
   app.use(ignoreWildcardIfNoneMatch);
 
+  // Built in this order (the OpenAPI document lists their routes so), mounted in the order below.
+  const system = systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsToken);
+  const legacySso = legacySsoRouter(docs);
+  const oidc = oidcRouter(core, docs);
+  const activation = activationRouter(core, docs);
+  const checks = checksRouter(core, docs);
+  const hosted = hostedSessionRouter(core, docs);
+  const sessions = sessionsRouter(core, docs);
+
   // The pages' scripts and stylesheets (web/, built into dist/web with hashed names).
   app.use(assetsRouter());
   app.use(homeRouter());
-  app.use(systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsToken));
-  // The rendered reference of that document (Redoc, bundled).
+  // Health, metrics and the OpenAPI document (/api/v2/openapi.json needs no API key).
+  app.use(system);
+
+  // The verification API, right after: integrators call it most, and a request walks every route
+  // mounted before the one it matches (the pages' and OIDC's were a fifth of a poll's routing).
+  // Every route needs an API key (which decides which project's objects exist) and counts against
+  // that key's rate limit. Check routes read their own bodies (large JSON with base64 images, or
+  // multipart files); the session routes take JSON of at most jsonBodyLimit.
+  const api = express.Router();
+  api.use(requireApiKey(core), rateLimited(core));
+  api.use(checks);
+  api.use(jsonBody(options.jsonBodyLimit ?? '1mb'));
+  api.use(sessions);
+  app.use('/api/v2', api);
+
+  // The rendered reference of the OpenAPI document (Redoc, bundled).
   app.use(apiReferenceRouter());
-  app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySsoRouter(docs));
-  app.use(oidcRouter(core, docs));
+  app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySso);
+  app.use(oidc);
   // Roster invitations: sign in, take a selfie, become an active member.
-  app.use(activationRouter(core, docs));
+  app.use(activation);
   // The admin console (it calls /graphql with an admin token).
   app.use(adminConsoleRouter());
-
-  // Every verification route needs an API key (which decides which project's objects exist)
-  // and counts against that key's rate limit.
-  app.use('/api/v2', requireApiKey(core), rateLimited(core));
-  // Check routes read their own bodies (large JSON with base64 images, or multipart files).
-  app.use('/api/v2', checksRouter(core, docs));
   // The hosted page's own API (session token, never the API key); it reads image bodies too.
-  app.use('/api/hosted', labelRoute('/api/hosted'), hostedSessionRouter(core, docs));
+  app.use('/api/hosted', labelRoute('/api/hosted'), hosted);
   app.use(sessionPageRouter());
 
   app.use(jsonBody(options.jsonBodyLimit ?? '1mb'));
-  app.use('/api/v2', sessionsRouter(core, docs));
 
   const roster = express.Router();
   roster.use(requireOrgClient(core));
