@@ -121,10 +121,8 @@ const ownerValues = (owner: SessionOwner, sessionId: string) => (typeof owner ==
 
 /** Milliseconds since the epoch, so that every driver (node-postgres, the embedded PGlite) gives a number. */
 const epochMs = (column: string) => `floor(extract(epoch from ${column}) * 1000)::float8 as ${column}`;
-const SESSION_VIEW_COLUMNS = [
-  'id, status, workflow_id, features, vendor_data, redirect_url, callback, svc_id, livemode',
-  ...['expires_at', 'created_at', 'updated_at', 'started_at', 'decided_at'].map(epochMs),
-].join(', ');
+const VIEW_TIMESTAMPS = ['expires_at', 'created_at', 'updated_at', 'started_at', 'decided_at'];
+const SESSION_VIEW_COLUMNS = `id, status, workflow_id, features, vendor_data, redirect_url, callback, svc_id, livemode, ${VIEW_TIMESTAMPS.map(epochMs).join(', ')}`;
 interface SessionViewRow {
   id: string;
   status: SessionStatus;
