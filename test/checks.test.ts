@@ -298,6 +298,19 @@ describe('the pipeline: records, wallet, idempotency', () => {
     expect(charges[0]).toMatchObject({ item: 'check:age', amount: 0.05, refunded: false, checkId: expect.stringMatching(/^chk_/) });
   });
 
+  it('calls at once share statements, yet each has its own record and its own charge, and the wallet pays exactly their sum', async () => {
+    const before = await balance();
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => post('/age-verification', { dob: `19${50 + i}-01-01`, bands: [18] })));
+    expect(responses.map((r) => r.status)).toEqual(Array(30).fill(200));
+    const ids = responses.map((r) => r.body.data.session_id as string);
+    const records = await sql<{ id: string; type: string }>(service, `select id, type from check_record where id in (${ids.map(() => '?').join(', ')})`, ids);
+    expect(records).toHaveLength(30);
+    const charges = await sql<{ check_id: string; amount_minor: string }>(service, `select check_id, amount_minor from charge where check_id in (${ids.map(() => '?').join(', ')})`, ids);
+    expect(charges.map((c) => c.check_id).sort()).toEqual([...ids].sort());
+    expect(charges.every((c) => Number(c.amount_minor) === 5)).toBe(true);
+    expect(await balance()).toBe(before - 30 * 5);
+  });
+
   it('a wallet lease whose instance died comes back with the sweep, less what it paid for, once; a call paying from a swept lease pays from a new one', async () => {
     const projectId = service.demo.project_id;
     const rowBalance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [projectId]))[0]!.balance_minor);

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
 import { preparedQuery } from '../db/prepared.js';
+import { StatementBatch } from '../db/statement-batch.js';
 
 /** A block of a project's balance taken by one instance, spent locally. */
 export interface LeaseGrant {
@@ -60,23 +61,36 @@ insert into wallet_lease (id, project_id, amount_minor, currency, holder, expire
 select $1, $2, taken.amount, taken.currency, $5, $6, $7 from taken
 returning amount_minor::float8 as amount_minor, currency`;
 
-// The lease row is locked FOR KEY SHARE: calls paying from one lease do not wait on each other,
-// but closing it (FOR UPDATE) waits for those in flight, and a call after the close sees it closed.
-const RECORD_PAID_CHECK = `
-with lease as (select id from wallet_lease where id = $11 and closed_at is null for key share),
+// Many calls' records and charges in one statement (see StatementBatch), one array per column.
+// The lease rows are locked FOR KEY SHARE: calls paying from one lease do not wait on each other,
+// but closing it (FOR UPDATE) waits for those in flight, and a call after the close sees it
+// closed. A record paid from a closed lease is not written, nor its charge; one without a lease
+// (a test key's, unpaid) always is.
+const RECORD_CHECKS = `
+with input as (
+  select * from unnest($1::varchar[], $2::varchar[], $3::text[], $4::text[], $5::varchar[], $6::varchar[], $7::boolean[], $8::varchar[], $9::int[],
+                       $10::timestamptz[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[], $15::varchar[])
+    as i(id, project_id, type, status, mode, svc_id, livemode, reason, duration_ms, created_at, lease_id, charge_id, item, amount_minor, currency)
+),
+lease as (select id from wallet_lease where id in (select lease_id from input) and closed_at is null for key share),
 record as (
   insert into check_record (id, project_id, type, status, mode, svc_id, livemode, reason, duration_ms, created_at)
-  select $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 from lease
+  select id, project_id, type, status, mode, svc_id, livemode, reason, duration_ms, created_at from input
+  where lease_id is null or lease_id in (select id from lease)
   returning id
+),
+paid as (
+  insert into charge (id, project_id, item, check_id, amount_minor, currency, refunded, created_at, lease_id)
+  select input.charge_id, input.project_id, input.item, input.id, input.amount_minor, input.currency, false, input.created_at, input.lease_id
+  from input join record on record.id = input.id where input.lease_id is not null
 )
-insert into charge (id, project_id, item, check_id, amount_minor, currency, refunded, created_at, lease_id)
-select $12, $2, $13, record.id, $14, $15, false, $10, $11 from record
-returning id`;
+select id from record`;
 
-const RECORD_CHECK = `
-insert into check_record (id, project_id, type, status, mode, svc_id, livemode, reason, duration_ms, created_at)
-values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-returning id`;
+/** A record with its charge, if paid, as RECORD_CHECKS takes it. */
+interface PaidRecord {
+  record: CheckRecordRow;
+  charge: LeasedCharge | null;
+}
 
 const CHARGE_IN_TRANSACTION = `
 with lease as (select id from wallet_lease where id = ? and closed_at is null for key share)
@@ -96,6 +110,8 @@ where project.id = closed.project_id
 returning closed.unspent::float8 as unspent`;
 
 export class PostgresWalletStore implements WalletStore {
+  private readonly records = new StatementBatch<PaidRecord, boolean>((rows) => this.writeRecords(rows));
+
   constructor(private readonly orm: Orm) {}
 
   async openLease(lease: { id: string; projectId: string; wantMinor: number; minMinor: number; holder: string; expiresAt: Date; now: Date }): Promise<LeaseGrant | null> {
@@ -128,14 +144,32 @@ export class PostgresWalletStore implements WalletStore {
     return rows.map((row) => row.id);
   }
 
-  async recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null): Promise<boolean> {
-    const recordValues = [record.id, record.projectId, record.type, record.status, record.mode, record.svcId, record.livemode, record.reason, record.durationMs, record.createdAt];
-    if (!charge) {
-      await preparedQuery(this.orm, 'wallet_record_check', RECORD_CHECK, recordValues);
-      return true;
-    }
-    const rows = await preparedQuery(this.orm, 'wallet_record_paid_check', RECORD_PAID_CHECK, [...recordValues, charge.leaseId, charge.id, charge.item, charge.amountMinor, charge.currency]);
-    return rows.length > 0;
+  recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null): Promise<boolean> {
+    return this.records.submit({ record, charge });
+  }
+
+  /** Writes the records (and charges) of several calls in one statement: for each, whether it was written. */
+  private async writeRecords(rows: PaidRecord[]): Promise<boolean[]> {
+    const column = <T>(value: (row: PaidRecord) => T) => rows.map(value);
+    const written = await preparedQuery<{ id: string }>(this.orm, 'wallet_record_checks', RECORD_CHECKS, [
+      column((r) => r.record.id),
+      column((r) => r.record.projectId),
+      column((r) => r.record.type),
+      column((r) => r.record.status),
+      column((r) => r.record.mode),
+      column((r) => r.record.svcId),
+      column((r) => r.record.livemode),
+      column((r) => r.record.reason),
+      column((r) => r.record.durationMs),
+      column((r) => r.record.createdAt),
+      column((r) => r.charge?.leaseId ?? null),
+      column((r) => r.charge?.id ?? null),
+      column((r) => r.charge?.item ?? null),
+      column((r) => r.charge?.amountMinor ?? null),
+      column((r) => r.charge?.currency ?? null),
+    ]);
+    const ids = new Set(written.map((row) => row.id));
+    return rows.map((row) => ids.has(row.record.id));
   }
 
   async chargeInTransaction(em: EntityManager, charge: LeasedCharge, paidFor: string): Promise<boolean> {
