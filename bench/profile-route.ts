@@ -2,7 +2,7 @@
 // billed route, with the functions that took the most of its busy time.
 //   npm run build && node --import @swc-node/register/esm-register bench/profile-route.ts
 //   BENCH_PROFILE_KEEP=<file.cpuprofile> keeps the profile (for Chrome's DevTools or a finer summary)
-//   BENCH_ROUTE=session BENCH_SECONDS=10 BENCH_TOP=40 ...   (routes: age, location, session, get-session, not-found)
+//   BENCH_ROUTE=session BENCH_SECONDS=10 BENCH_TOP=40 ...   (routes: age, location, session, get-session, not-found, healthz)
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,8 @@ const routes: Record<string, (demo: { workflows: Record<string, string> }, sessi
   session: (demo) => ({ path: '/api/v2/session', body: { workflow_id: demo.workflows.location } }),
   'get-session': (_demo, sessionId) => ({ path: `/api/v2/session/${sessionId}` }),
   'not-found': () => ({ path: '/api/v2/nothing' }),
+  // What every request pays before its route: the app-wide middleware (tracing, request id, access log, headers).
+  healthz: () => ({ path: '/healthz' }),
 };
 const route = routes[process.env.BENCH_ROUTE ?? 'age'];
 if (!route) throw new Error(`BENCH_ROUTE must be one of ${Object.keys(routes).join(', ')}`);

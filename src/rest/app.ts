@@ -10,8 +10,8 @@ import { rosterBodyErrors, rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
 import { errorHandler } from './errors.js';
 import { jsonBody } from './input.js';
-import { accessLog, createMetrics, labelRoute, requestId, traceRequests, type HttpMetrics } from './observability.js';
-import { ignoreWildcardIfNoneMatch, securityHeaders } from './security-headers.js';
+import { accessLog, createMetrics, labelRoute, recordMatchedRoutes, requestId, traceRequests, type HttpMetrics } from './observability.js';
+import { ignoreWildcardIfNoneMatch, pagePolicyAsHeadIsWritten, securityHeaders } from './security-headers.js';
 import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { systemRouter, type ReadinessProbe } from './routes/system.js';
@@ -72,10 +72,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
 
+  recordMatchedRoutes(app);
   app.use(traceRequests);
   app.use(requestId);
   app.use(accessLog(logger, metrics));
   app.use(securityHeaders(options.baseUrl.startsWith('https:')));
+  pagePolicyAsHeadIsWritten(app);
   app.use(ignoreWildcardIfNoneMatch);
 
   // Built in this order (the OpenAPI document lists their routes so), mounted in the order below.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
 import { tracer } from '../core/tracing.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -59,21 +59,25 @@ function routeLabel(req: Request, res: Response): string {
   return typeof res.locals.routeLabel === 'string' ? res.locals.routeLabel : 'unmatched';
 }
 
+const MATCHED_ROUTE = Symbol('route');
+
 /**
- * Records the full template of the route a request matches, at the moment the router matches it.
- * Read later, `req.baseUrl` has been reset by every router the request left, which is where an
- * error travels to the app's error handler: an error answer of `/api/v2/session` was labelled
- * `/session`.
+ * Records the full template of the route a request matches, at the moment the router matches it
+ * (it sets `req.route`). Read later, `req.baseUrl` has been reset by every router the request
+ * left, which is where an error travels to the app's error handler: an error answer of
+ * `/api/v2/session` was labelled `/session`. An accessor on the app's request prototype, set
+ * once: defining it on each request cost every request.
  */
-function recordMatchedRoute(req: Request, res: Response): void {
-  let route: unknown;
-  Object.defineProperty(req, 'route', {
+export function recordMatchedRoutes(app: Express): void {
+  Object.defineProperty(app.request, 'route', {
     configurable: true,
     enumerable: true,
-    get: () => route,
-    set(value: { path?: unknown } | undefined) {
-      route = value;
-      if (typeof value?.path === 'string') res.locals.matchedRoute = `${req.baseUrl}${value.path}`;
+    get(this: Request & { [MATCHED_ROUTE]?: unknown }) {
+      return this[MATCHED_ROUTE];
+    },
+    set(this: Request & { [MATCHED_ROUTE]?: unknown }, value: { path?: unknown } | undefined) {
+      this[MATCHED_ROUTE] = value;
+      if (typeof value?.path === 'string' && this.res) this.res.locals.matchedRoute = `${this.baseUrl}${value.path}`;
     },
   });
 }
@@ -87,6 +91,12 @@ function recordMatchedRoute(req: Request, res: Response): void {
 export function traceRequests(req: Request, res: Response, next: NextFunction): void {
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
   const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } }, parent);
+  // No tracing SDK registered (no OTLP endpoint): the span is a no-op with nothing to carry, and
+  // binding the request's streams to it cost every request a tenth of its time.
+  if (!isSpanContextValid(span.spanContext())) {
+    next();
+    return;
+  }
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -124,7 +134,6 @@ export function labelRoute(label: string) {
 export function accessLog(logger: Logger, metrics: HttpMetrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    recordMatchedRoute(req, res);
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeLabel(req, res);

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Express, RequestHandler, Response } from 'express';
 
 /**
  * The page policy when a page sets none of its own: our origin only, no framing, forms only to
- * us, inline scripts only with this response's nonce (`res.locals.cspNonce`), stylesheets from us only.
+ * us, inline scripts only with this response's nonce, stylesheets from us only.
  * `formTargets` widens form-action for the sign-in and consent pages, whose form posts end in a
  * redirect to the client (browsers apply form-action to the redirects that follow a submission).
  */
@@ -23,7 +23,7 @@ export function allowFormRedirect(res: Response, redirectUri: string): void {
  * Headers on every response: no MIME sniffing, no referrer leaving our pages (links carry tokens),
  * HSTS when the issuer is https, `Cache-Control: no-store` on the API (check results, decisions,
  * tokens and userinfo hold personal data; routes that may be cached, like the JWKS, say so
- * themselves), and a CSP on every HTML page that did not set its own.
+ * themselves). The CSP of HTML pages is `pagePolicyAsHeadIsWritten`'s.
  */
 export function securityHeaders(https: boolean): RequestHandler {
   return (req, res, next) => {
@@ -33,19 +33,24 @@ export function securityHeaders(https: boolean): RequestHandler {
     res.setHeader('X-Frame-Options', 'DENY');
     if (https) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     if (req.path.startsWith('/api/')) res.setHeader('Cache-Control', 'no-store');
-    // Drawn only for an HTML page (the API answers JSON and needs none).
-    let nonce: string | undefined;
-    const nonceOf = () => (nonce ??= randomBytes(16).toString('base64'));
-    Object.defineProperty(res.locals, 'cspNonce', { get: nonceOf, enumerable: true, configurable: true });
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
-      if (!this.getHeader('Content-Security-Policy') && /^text\/html/i.test(String(this.getHeader('Content-Type') ?? ''))) {
-        this.setHeader('Content-Security-Policy', defaultPolicy(nonceOf(), this.locals.formTargets as string[] | undefined));
-      }
-      return writeHead.apply(this, args);
-    } as typeof res.writeHead;
     next();
   };
+}
+
+/**
+ * A CSP with a fresh nonce on every HTML page that did not set its own, added as the head is
+ * written (only then is the content type known). Set once on the app's response prototype, not
+ * wrapped around each response: a wrapper and a getter per request were a tenth of a cheap
+ * request's cost, for the few that are pages.
+ */
+export function pagePolicyAsHeadIsWritten(app: Express): void {
+  const writeHead = app.response.writeHead;
+  app.response.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
+    if (!this.getHeader('Content-Security-Policy') && /^text\/html/i.test(String(this.getHeader('Content-Type') ?? ''))) {
+      this.setHeader('Content-Security-Policy', defaultPolicy(randomBytes(16).toString('base64'), this.locals.formTargets as string[] | undefined));
+    }
+    return writeHead.apply(this, args);
+  } as Response['writeHead'];
 }
 
 /**
