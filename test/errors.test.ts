@@ -67,4 +67,12 @@ describe('error catalog', () => {
     expect(() => new DomainError('not_found', undefined, { status: 500 })).toThrow(/not allowed/);
     expect(new DomainError('not_found').message).toBe('resource or user not found');
   });
+
+  it("captures no stack for an answer the caller earns (4xx), keeps one for errors of ours (5xx), and leaves other errors' stacks alone", () => {
+    const frames = (error: Error) => (error.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at ')).length;
+    expect(frames(new DomainError('not_found'))).toBe(0);
+    expect(frames(new DomainError('invalid_grant', undefined, { status: 401 }))).toBe(0);
+    expect(frames(new DomainError('internal_error'))).toBeGreaterThan(0);
+    expect(frames(new Error('after a 4xx'))).toBeGreaterThan(0);
+  });
 });

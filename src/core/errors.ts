@@ -199,7 +199,7 @@ export type ErrorCode = keyof typeof errorCatalog;
 export const specCatalogCodes = Object.keys(specCatalog) as ErrorCode[];
 
 export function isErrorCode(code: string): code is ErrorCode {
-  return Object.prototype.hasOwnProperty.call(errorCatalog, code);
+  return Object.hasOwn(errorCatalog, code);
 }
 
 /** A rule of the service was broken. Fronts map it to a status through the catalog. */
@@ -212,7 +212,16 @@ export class DomainError extends Error {
 
   constructor(code: ErrorCode, message?: string, options: { status?: number; data?: unknown; retryAfterSeconds?: number } = {}) {
     const entry: CatalogEntry = errorCatalog[code];
-    super(message ?? entry.message);
+    // An answer the caller's request earns (4xx) is an outcome, not our bug, and is never logged
+    // with a stack: capturing one was a twentieth of an unknown path's answer, also for floods
+    // of wrong keys. Errors of ours (5xx) keep theirs.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if ((options.status ?? entry.status) < 500) Error.stackTraceLimit = 0;
+    try {
+      super(message ?? entry.message);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = 'DomainError';
     this.code = code;
     const wanted = options.status;
