@@ -159,6 +159,14 @@ describe('POST /api/v2/session', () => {
     // GET shows the session as created, field for field and to the millisecond, without the token and its url.
     const { session_token: _token, url: _url, ...view } = session;
     expect(read.body.data).toEqual(view);
+    // Polls that arrive together are read by one statement (these four, asked in one turn): each
+    // is answered as its own caller, and only the owner gets the session.
+    const polls = await Promise.allSettled(
+      [service.demo.project_id, otherProject.projectId, service.demo.project_id, otherProject.projectId].map((owner) => service.core.sessions.get(owner, session.session_id)),
+    );
+    expect(polls.map((p) => p.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect(polls[0]).toMatchObject({ value: view });
+    expect(polls[1]).toMatchObject({ reason: { code: 'not_found' } });
   });
 
   it("answers workflow_not_found for an unknown workflow and for another project's, even once that project has used it", async () => {

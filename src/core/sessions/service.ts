@@ -9,6 +9,7 @@ import type { Check, CheckContext, CheckOutcome, CombinedOutcome } from '../chec
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { preparedQuery, selectList } from '../db/prepared.js';
+import { StatementBatch } from '../db/statement-batch.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
 import type { TenancyService } from '../tenancy/service.js';
@@ -117,12 +118,19 @@ const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 export type SessionOwner = string | { projectId: string; livemode: boolean };
 /** The owner's session by id ($1), project ($2) and, for a key of one mode, livemode ($3). */
 const OF_OWNER = 'where id = $1 and project_id = $2 and ($3::boolean is null or livemode = $3)';
-const ownerValues = (owner: SessionOwner, sessionId: string) => (typeof owner === 'string' ? [sessionId, owner, null] : [sessionId, owner.projectId, owner.livemode]);
+const lookupOf = (owner: SessionOwner, id: string): SessionLookup => (typeof owner === 'string' ? { id, projectId: owner, livemode: null } : { id, projectId: owner.projectId, livemode: owner.livemode });
 
 /** Milliseconds since the epoch, so that every driver (node-postgres, the embedded PGlite) gives a number. */
-const epochMs = (column: string) => `floor(extract(epoch from ${column}) * 1000)::float8 as ${column}`;
+const epochMs = (column: string) => `floor(extract(epoch from s.${column}) * 1000)::float8 as ${column}`;
 const VIEW_TIMESTAMPS = ['expires_at', 'created_at', 'updated_at', 'started_at', 'decided_at'];
-const SESSION_VIEW_COLUMNS = `id, status, workflow_id, features, vendor_data, redirect_url, callback, svc_id, livemode, ${VIEW_TIMESTAMPS.map(epochMs).join(', ')}`;
+/** The columns of a session's wire view, of `verification_session s`. */
+const SESSION_VIEW_COLUMNS = `s.id, s.status, s.workflow_id, s.features, s.vendor_data, s.redirect_url, s.callback, s.svc_id, s.livemode, ${VIEW_TIMESTAMPS.map(epochMs).join(', ')}`;
+/** One poll: the session, and the owner it must belong to (a key of one mode sees only that mode's). */
+interface SessionLookup {
+  id: string;
+  projectId: string;
+  livemode: boolean | null;
+}
 interface SessionViewRow {
   id: string;
   status: SessionStatus;
@@ -222,6 +230,8 @@ export const HANDOFF_TTL_MS = 10 * 60_000;
 
 export class SessionService {
   private readonly evidence: EvidenceStore;
+  /** Polls of GET /session/{id} arriving together are read by one statement. */
+  private readonly views = new StatementBatch<SessionLookup, SessionViewRow | null>((lookups) => this.readViews(lookups));
 
   constructor(private readonly deps: SessionDeps) {
     this.evidence = new EvidenceStore(deps.orm, deps.sealer);
@@ -319,7 +329,8 @@ export class SessionService {
    * decision. Never inside a transaction: it reads on a connection of its own.
    */
   private async read(em: EntityManager, owner: SessionOwner, sessionId: string): Promise<VerificationSession> {
-    const [row] = await preparedQuery<Record<string, unknown>>(this.deps.orm, 'session_of_owner', `select ${this.sessionColumns()} from verification_session ${OF_OWNER}`, ownerValues(owner, sessionId));
+    const { id, projectId, livemode } = lookupOf(owner, sessionId);
+    const [row] = await preparedQuery<Record<string, unknown>>(this.deps.orm, 'session_of_owner', `select ${this.sessionColumns()} from verification_session ${OF_OWNER}`, [id, projectId, livemode]);
     if (!row) throw new DomainError('not_found', 'session not found');
     return em.map(VerificationSession, row);
   }
@@ -330,9 +341,25 @@ export class SessionService {
    * fifth of the route's CPU, for a read that changes nothing.
    */
   async get(owner: SessionOwner, sessionId: string) {
-    const [row] = await preparedQuery<SessionViewRow>(this.deps.orm, 'session_view_of_owner', `select ${SESSION_VIEW_COLUMNS} from verification_session ${OF_OWNER}`, ownerValues(owner, sessionId));
+    const row = await this.views.submit(lookupOf(owner, sessionId));
     if (!row) throw new DomainError('not_found', 'session not found');
     return sessionView(viewFieldsOf(row));
+  }
+
+  /** The views of several polls in one statement, each only if its caller owns it; null where not. */
+  private async readViews(lookups: SessionLookup[]): Promise<(SessionViewRow | null)[]> {
+    // Answered by the lookup's position: two callers may ask for one id, and only its owner gets it.
+    const rows = await preparedQuery<SessionViewRow & { asked: number }>(
+      this.deps.orm,
+      'session_views_of_owners',
+      `select asked.n::int as asked, ${SESSION_VIEW_COLUMNS} from verification_session s
+       join unnest($1::varchar[], $2::varchar[], $3::boolean[]) with ordinality as asked(id, project_id, livemode, n)
+         on s.id = asked.id and s.project_id = asked.project_id and (asked.livemode is null or s.livemode = asked.livemode)`,
+      [lookups.map((l) => l.id), lookups.map((l) => l.projectId), lookups.map((l) => l.livemode)],
+    );
+    const answers: (SessionViewRow | null)[] = lookups.map(() => null);
+    for (const row of rows) answers[row.asked - 1] = row;
+    return answers;
   }
 
   /** The authoritative result: every check run, and the bound account's reusable profile. */
