@@ -161,9 +161,7 @@ describe('POST /api/v2/session', () => {
     expect(read.body.data).toEqual(view);
     // Polls that arrive together are read by one statement (these four, asked in one turn): each
     // is answered as its own caller, and only the owner gets the session.
-    const polls = await Promise.allSettled(
-      [service.demo.project_id, otherProject.projectId, service.demo.project_id, otherProject.projectId].map((owner) => service.core.sessions.get(owner, session.session_id)),
-    );
+    const polls = await Promise.allSettled([service.demo.project_id, otherProject.projectId, service.demo.project_id, otherProject.projectId].map((owner) => service.core.sessions.get(owner, session.session_id)));
     expect(polls.map((p) => p.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
     expect(polls[0]).toMatchObject({ value: view });
     expect(polls[1]).toMatchObject({ reason: { code: 'not_found' } });

@@ -71,6 +71,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
+  // No ETag on answers made by res.send: API answers are no-store and pages carry a fresh CSP nonce,
+  // so none could match; hashing each body cost every call. Static assets keep their own.
+  app.set('etag', false);
 
   recordMatchedRoutes(app);
   app.use(traceRequests);
