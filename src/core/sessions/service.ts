@@ -325,8 +325,8 @@ export class SessionService {
   }
 
   /**
-   * A session of its owner as committed, by one prepared statement: integrators poll GET and the
-   * decision. Never inside a transaction: it reads on a connection of its own.
+   * A session of its owner as committed, by one prepared statement: integrators poll the decision.
+   * Never inside a transaction: it reads on a connection of its own.
    */
   private async read(em: EntityManager, owner: SessionOwner, sessionId: string): Promise<VerificationSession> {
     const { id, projectId, livemode } = lookupOf(owner, sessionId);
@@ -336,9 +336,10 @@ export class SessionService {
   }
 
   /**
-   * GET /session/{id}, the call integrators poll: only the columns of the view, by one prepared
-   * statement, into a plain object. Building an entity (identity map, change-set snapshot) was a
-   * fifth of the route's CPU, for a read that changes nothing.
+   * GET /session/{id}, the call integrators poll: only the columns of the view, into a plain
+   * object, by one prepared statement shared by the polls that arrive together. Building an
+   * entity (identity map, change-set snapshot) was a fifth of the route's CPU, for a read that
+   * changes nothing.
    */
   async get(owner: SessionOwner, sessionId: string) {
     const row = await this.views.submit(lookupOf(owner, sessionId));
