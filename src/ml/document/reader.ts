@@ -688,16 +688,17 @@ export class PaddleDocumentReader implements DocumentReader {
     for (const line of whole.lines) {
       const cut = namesLineCut(line);
       const shortCut = cut === null ? shortLineCut(line, whole.lines) : null;
-      const hole = cut === null && shortCut === null ? holeCut(line) : null;
-      if (hole !== null) {
+      if (cut === null && shortCut === null) {
+        // Neither a names line nor a short one: read again only where it dropped a character.
+        const hole = holeCut(line);
+        if (hole === null) {
+          lines.push(line);
+          continue;
+        }
         const pitch = pitchOf(line)!;
         const piece = await this.ocr.lines(page, [{ ...line.bbox, x1: hole + pitch }], this.mrzAlphabet, stretch);
         ms += piece.ms;
         lines.push(filledHole(line, piece.lines[0], hole, pitch));
-        continue;
-      }
-      if (cut === null && shortCut === null) {
-        lines.push(line);
         continue;
       }
       // The pitch of the MRZ line beside it (one with check digits) counts the names line's fillers.
