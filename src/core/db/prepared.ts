@@ -54,3 +54,6 @@ export function selectList(orm: Orm, entity: { name: string }): string {
     .map((column) => `"${column}"`)
     .join(', ');
 }
+
+/** A timestamp read by raw SQL: the ORM's connection leaves them as text (PGlite gives a Date). */
+export const sqlDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));

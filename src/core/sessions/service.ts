@@ -8,7 +8,7 @@ import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { Check, CheckContext, CheckOutcome, CombinedOutcome } from '../checks/types.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
-import { preparedQuery, selectList } from '../db/prepared.js';
+import { preparedQuery, selectList, sqlDate } from '../db/prepared.js';
 import { StatementBatch } from '../db/statement-batch.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
@@ -120,11 +120,8 @@ export type SessionOwner = string | { projectId: string; livemode: boolean };
 const OF_OWNER = 'where id = $1 and project_id = $2 and ($3::boolean is null or livemode = $3)';
 const lookupOf = (owner: SessionOwner, id: string): SessionLookup => (typeof owner === 'string' ? { id, projectId: owner, livemode: null } : { id, projectId: owner.projectId, livemode: owner.livemode });
 
-/** Milliseconds since the epoch, so that every driver (node-postgres, the embedded PGlite) gives a number. */
-const epochMs = (column: string) => `floor(extract(epoch from s.${column}) * 1000)::float8 as ${column}`;
-const VIEW_TIMESTAMPS = ['expires_at', 'created_at', 'updated_at', 'started_at', 'decided_at'];
 /** The columns of a session's wire view, of `verification_session s`. */
-const SESSION_VIEW_COLUMNS = `s.id, s.status, s.workflow_id, s.features, s.vendor_data, s.redirect_url, s.callback, s.svc_id, s.livemode, ${VIEW_TIMESTAMPS.map(epochMs).join(', ')}`;
+const SESSION_VIEW_COLUMNS = 's.id, s.status, s.workflow_id, s.features, s.vendor_data, s.redirect_url, s.callback, s.svc_id, s.livemode, s.expires_at, s.created_at, s.updated_at, s.started_at, s.decided_at';
 /** One poll: the session, and the owner it must belong to (a key of one mode sees only that mode's). */
 interface SessionLookup {
   id: string;
@@ -141,13 +138,13 @@ interface SessionViewRow {
   callback: string | null;
   svc_id: string | null;
   livemode: boolean;
-  expires_at: number;
-  created_at: number;
-  updated_at: number;
-  started_at: number | null;
-  decided_at: number | null;
+  expires_at: Date | string;
+  created_at: Date | string;
+  updated_at: Date | string;
+  started_at: Date | string | null;
+  decided_at: Date | string | null;
 }
-const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
+const dateOrNull = (value: Date | string | null) => (value === null ? null : sqlDate(value));
 const viewFieldsOf = (row: SessionViewRow): SessionViewFields => ({
   id: row.id,
   status: row.status,
@@ -158,9 +155,9 @@ const viewFieldsOf = (row: SessionViewRow): SessionViewFields => ({
   callback: row.callback,
   svcId: row.svc_id,
   livemode: row.livemode,
-  expiresAt: new Date(row.expires_at),
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at),
+  expiresAt: sqlDate(row.expires_at),
+  createdAt: sqlDate(row.created_at),
+  updatedAt: sqlDate(row.updated_at),
   startedAt: dateOrNull(row.started_at),
   decidedAt: dateOrNull(row.decided_at),
 });

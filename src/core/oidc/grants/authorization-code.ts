@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { preparedQuery } from '../../db/prepared.js';
+import { preparedQuery, sqlDate } from '../../db/prepared.js';
 import { DomainError } from '../../errors.js';
 import { digestSecret, safeEqual } from '../../secrets.js';
 import type { OidcClient } from '../../tenancy/entities.js';
 import { forkEm, one, type OidcDeps } from '../context.js';
 import { AuthorizationCode } from '../entities.js';
 import { revokeGrant } from '../revocation.js';
-import { issueStatement, signTokens, sqlDate, type IssuedRow, type Tokens } from './issue.js';
+import { issueStatement, signTokens, type IssuedRow, type Tokens } from './issue.js';
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 

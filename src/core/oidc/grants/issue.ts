@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sqlDate } from '../../db/prepared.js';
 import { digestSecret, newId, newSecret } from '../../secrets.js';
 import type { OidcClient } from '../../tenancy/entities.js';
 import type { OidcDeps } from '../context.js';
@@ -40,9 +41,6 @@ function mintTokens(now: Date): MintedTokens {
     now,
   };
 }
-
-/** A timestamp read by raw SQL: the ORM's connection leaves them as text. */
-export const sqlDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 
 /** What the issuing statement reads back for the id_token (one row when a grant was made). */
 export interface IssuedRow {
