@@ -487,6 +487,38 @@ describe('refresh tokens', () => {
   });
 });
 
+describe('grants arriving together', () => {
+  // Exchanges and refreshes that arrive at once are answered by one statement each (a group
+  // commit): every answer must still carry its own request's tokens, nonce and scopes.
+  it('answers each of many concurrent code exchanges and refreshes with its own tokens', async () => {
+    const signIns = await Promise.all([0, 1, 2, 3, 4, 5].map(() => authorize()));
+    const exchanged = await Promise.all(signIns.map(({ code, verifier }) => exchange(code, verifier)));
+    for (const [i, res] of exchanged.entries()) {
+      expect(res.status, res.text).toBe(200);
+      const claims = decodeJwt(res.body.id_token);
+      expect(claims.nonce).toBe(signIns[i]!.nonce);
+      expect(claims.at_hash).toBe(atHash(res.body.access_token));
+    }
+    expect(new Set(exchanged.map((res) => res.body.refresh_token)).size).toBe(6);
+
+    const asked = ['openid', 'openid profile', undefined, 'openid verifications', 'openid profile verifications', 'openid'];
+    const refreshed = await Promise.all(
+      exchanged.map((res, i) => token({ grant_type: 'refresh_token', refresh_token: res.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret, ...(asked[i] ? { scope: asked[i] } : {}) })),
+    );
+    for (const [i, res] of refreshed.entries()) {
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.scope).toBe(asked[i] ?? 'openid profile verifications');
+      const claims = decodeJwt(res.body.id_token);
+      expect(claims.at_hash).toBe(atHash(res.body.access_token));
+      expect(claims.email !== undefined).toBe(res.body.scope.includes('profile'));
+      const introspected = await service.http.post('/api/auth/oidc/introspect').type('form').send({ client_id: client.client_id, client_secret: client.client_secret, token: res.body.access_token });
+      expect(introspected.body).toMatchObject({ active: true, scope: res.body.scope });
+    }
+    // Each old token was rotated once, by its own request: presented again, it is a replay.
+    expect((await token({ grant_type: 'refresh_token', refresh_token: exchanged[0]!.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
+  });
+});
+
 describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
   const creds = () => ({ client_id: client.client_id, client_secret: client.client_secret });
   const introspect = (token: string, as: Record<string, string> = creds()) =>

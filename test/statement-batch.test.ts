@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StatementBatch } from '../src/core/db/statement-batch.js';
+import { batchPerOwner, StatementBatch } from '../src/core/db/statement-batch.js';
 
 // The group commit of billed calls' records, on a fake statement: which rows go together, and
 // whose call a failure fails. Milliseconds, no database.
@@ -62,5 +62,24 @@ describe('StatementBatch', () => {
     const results = await Promise.allSettled([1, 2, 3].map((row) => batch.submit(row)));
     expect(results.every((r) => r.status === 'rejected' && r.reason === outage)).toBe(true);
     expect(statement.statements).toEqual([[1, 2, 3]]);
+  });
+});
+
+describe('batchPerOwner', () => {
+  it("gives each owner one batch of its own, whose statements run on that owner's writer", async () => {
+    const written: [string, number[]][] = [];
+    const batchOf = batchPerOwner(async (owner: { name: string }, rows: number[]) => {
+      written.push([owner.name, rows]);
+      return rows.map((row) => `${owner.name}:${row}`);
+    });
+    const a = { name: 'a' };
+    const b = { name: 'b' };
+    expect(batchOf(a)).toBe(batchOf(a));
+    expect(batchOf(a)).not.toBe(batchOf(b));
+    expect(await Promise.all([batchOf(a).submit(1), batchOf(b).submit(2), batchOf(a).submit(3)])).toEqual(['a:1', 'b:2', 'a:3']);
+    expect(written).toEqual([
+      ['a', [1, 3]],
+      ['b', [2]],
+    ]);
   });
 });

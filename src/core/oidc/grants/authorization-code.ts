@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { preparedQuery, sqlDate } from '../../db/prepared.js';
+import type { Orm } from '../../db/orm.js';
+import { sqlDate } from '../../db/prepared.js';
+import { batchPerOwner } from '../../db/statement-batch.js';
 import { DomainError } from '../../errors.js';
 import { digestSecret, safeEqual } from '../../secrets.js';
 import type { OidcClient } from '../../tenancy/entities.js';
 import { forkEm, one, type OidcDeps } from '../context.js';
 import { AuthorizationCode } from '../entities.js';
 import { revokeGrant } from '../revocation.js';
-import { issueStatement, signTokens, type IssuedRow, type Tokens } from './issue.js';
+import { ISSUE_TAIL, ISSUED_SELECT, issueInput, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -30,6 +32,7 @@ export function codeProblem(row: Pick<AuthorizationCode, 'expiresAt' | 'redirect
 }
 
 interface ClaimRow extends Partial<IssuedRow> {
+  ord: number | string;
   expires_at: Date | string;
   redirect_uri: string;
   code_challenge: string | null;
@@ -37,29 +40,45 @@ interface ClaimRow extends Partial<IssuedRow> {
   issued: boolean;
 }
 
-/**
- * One statement: claim the code (once, by its own client) and, when it passes the rules of
- * `codeProblem` (repeated in SQL: not expired, same redirect URI, the PKCE challenge fits), store
- * the tokens. A code presented wrongly is used up all the same: the claim commits, the error follows.
- */
-async function claimAndIssue(deps: OidcDeps, client: OidcClient, codeDigest: string, redirectUri: string, verifier: string | undefined, now: Date) {
-  const issue = issueStatement(client, now, 7);
-  const rows = await preparedQuery<ClaimRow>(
-    deps.orm,
-    'oidc_code_claim_and_issue',
-    `with claimed as (
-      update authorization_code set used_at = $1 where code_digest = $2 and client_id = $3 and used_at is null
-      returning id, account_id, redirect_uri, scopes, nonce, code_challenge, auth_time, expires_at
-    ), granted as (
-      select account_id, scopes, id as grant_id, auth_time, nonce from claimed
-      where expires_at > $1 and redirect_uri = $4 and (case when code_challenge is null then $5::boolean else code_challenge = $6::text end)
-    ), ${issue.ctes}
-    select c.expires_at, c.redirect_uri, c.code_challenge, i.account_id is not null as issued, i.*
-    from claimed c left join (${issue.select}) i on true`,
-    [now, codeDigest, client.clientId, redirectUri, verifier === undefined, presentedChallenge(verifier), ...issue.params],
-  );
-  return { minted: issue.minted, claim: rows[0] };
+/** A code exchange asked of CLAIM_AND_ISSUE: the code's digest, the redirect URI and the PKCE verifier presented. */
+interface Exchange extends IssueRequest {
+  codeDigest: string;
+  redirectUri: string;
+  verifier: string | undefined;
 }
+
+/**
+ * One statement for the exchanges arriving together: claim each code (once, by its own client)
+ * and, when it passes the rules of `codeProblem` (repeated in SQL: not expired, same redirect
+ * URI, the PKCE challenge fits), store the tokens. A code presented wrongly is used up all the
+ * same: the claim commits, the error follows.
+ */
+const CLAIM_AND_ISSUE = `with ${issueInput([
+  ['code_digest', 'varchar'],
+  ['redirect_uri', 'text'],
+  ['without_verifier', 'boolean'],
+  ['challenge', 'text'],
+])}, claimed as (
+  update authorization_code c set used_at = i.now from input i
+  where c.code_digest = i.code_digest and c.client_id = i.client_id and c.used_at is null
+  returning i.ord, c.id, c.account_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time, c.expires_at
+), granted as (
+  select c.ord, c.account_id, c.scopes, c.id as grant_id, c.auth_time, c.nonce from claimed c join input i using (ord)
+  where c.expires_at > i.now and c.redirect_uri = i.redirect_uri
+    and (case when c.code_challenge is null then i.without_verifier else c.code_challenge = i.challenge end)
+), ${ISSUE_TAIL}
+select c.ord, c.expires_at, c.redirect_uri, c.code_challenge, s.account_id is not null as issued,
+  s.account_id, s.scopes, s.auth_time, s.nonce, s.email, s.email_verified_at, s.display_name, s.member_id
+from claimed c left join (${ISSUED_SELECT}) s using (ord)`;
+
+const exchanges = batchPerOwner((orm: Orm, requests: Exchange[]) =>
+  runIssuing<ClaimRow>(orm, 'oidc_code_claim_and_issue', CLAIM_AND_ISSUE, requests, [
+    requests.map((r) => r.codeDigest),
+    requests.map((r) => r.redirectUri),
+    requests.map((r) => r.verifier === undefined),
+    requests.map((r) => presentedChallenge(r.verifier)),
+  ]),
+);
 
 /** grant_type=authorization_code: a code, once, by the client it was issued to, with its PKCE verifier. */
 export async function authorizationCodeGrant(deps: OidcDeps, client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
@@ -68,7 +87,8 @@ export async function authorizationCodeGrant(deps: OidcDeps, client: OidcClient,
   if (!code || !redirectUri) throw new DomainError('invalid_request', 'code and redirect_uri are required');
   const now = deps.clock.now();
   const verifier = one(body.code_verifier);
-  const { minted, claim } = await claimAndIssue(deps, client, digestSecret(code), redirectUri, verifier, now);
+  const minted = mintTokens(now);
+  const claim = await exchanges(deps.orm).submit({ client, minted, codeDigest: digestSecret(code), redirectUri, verifier });
   if (claim?.issued) return signTokens(deps, client, minted, claim as ClaimRow & IssuedRow);
   if (claim) {
     throw (

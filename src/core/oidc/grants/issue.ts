@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sqlDate } from '../../db/prepared.js';
+import type { Orm } from '../../db/orm.js';
+import { preparedQuery, sqlDate } from '../../db/prepared.js';
 import { digestSecret, newId, newSecret } from '../../secrets.js';
 import type { OidcClient } from '../../tenancy/entities.js';
 import type { OidcDeps } from '../context.js';
@@ -22,7 +23,7 @@ export function atHash(accessToken: string): string {
 }
 
 /** A new access and refresh token: the secrets (answered once) and the rows that store their digests. */
-interface MintedTokens {
+export interface MintedTokens {
   accessToken: string;
   refreshToken: string;
   access: { id: string; digest: string; expiresAt: Date };
@@ -30,7 +31,7 @@ interface MintedTokens {
   now: Date;
 }
 
-function mintTokens(now: Date): MintedTokens {
+export function mintTokens(now: Date): MintedTokens {
   const accessToken = newSecret('vt');
   const refreshToken = newSecret('vr');
   return {
@@ -42,8 +43,10 @@ function mintTokens(now: Date): MintedTokens {
   };
 }
 
-/** What the issuing statement reads back for the id_token (one row when a grant was made). */
+/** What the issuing statement reads back for the id_token (one row per grant made). */
 export interface IssuedRow {
+  /** Which request of the statement's input the row answers (from 1). */
+  ord: number | string;
   account_id: string;
   scopes: string[];
   auth_time: Date | string;
@@ -54,33 +57,74 @@ export interface IssuedRow {
   member_id: string | null;
 }
 
-/**
- * The tail of a grant's one statement. The grant's own CTEs end in `granted (account_id, scopes,
- * grant_id, auth_time, nonce)`, zero or one row; these CTEs store a new access and refresh token
- * for that row, and `select` reads what the id_token says about the account. Everything commits
- * as one statement: a concurrent replay's claim waits on the row lock until the tokens exist, so
- * its revocation also revokes them (the winner's included). The text is the same on every call
- * (a prepared statement): `params` bind `$<first>` onwards, the grant's own values come before.
- */
-export function issueStatement(client: OidcClient, now: Date, first: number): { minted: MintedTokens; ctes: string; select: string; params: unknown[] } {
-  const minted = mintTokens(now);
-  const $ = (n: number) => `$${first + n}`;
-  return {
-    minted,
-    ctes: `new_refresh as (
-      insert into refresh_token (id, token_digest, client_id, account_id, scopes, grant_id, auth_time, created_at, expires_at)
-      select ${$(0)}, ${$(1)}, ${$(2)}, account_id, scopes, grant_id, auth_time, ${$(3)}, ${$(4)} from granted returning id
-    ), new_access as (
-      insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at)
-      select ${$(5)}, ${$(6)}, account_id, ${$(2)}, scopes, grant_id, ${$(3)}, ${$(7)} from granted returning id
-    )`,
-    // An active roster member of the client's organization is told apart by their member id.
-    select: `select g.account_id, g.scopes, g.auth_time, g.nonce, a.email, a.email_verified_at, a.display_name, m.member_id
-      from granted g join account a on a.id = g.account_id
-      left join member m on m.organization_id = ${$(8)}::int and m.svc_id = g.account_id and m.status = 'active'`,
-    params: [minted.refresh.id, minted.refresh.digest, client.clientId, now, minted.refresh.expiresAt, minted.access.id, minted.access.digest, minted.access.expiresAt, client.organization?.id ?? null],
-  };
+/** One grant asked of an issuing statement: its client and the tokens minted for it. */
+export interface IssueRequest {
+  client: OidcClient;
+  minted: MintedTokens;
 }
+
+/** The columns of `input` that ISSUE_TAIL reads, in the order of `issueParams`. */
+const ISSUE_COLUMNS: readonly [string, string][] = [
+  ['now', 'timestamptz'],
+  ['client_id', 'varchar'],
+  ['organization_id', 'int'],
+  ['refresh_id', 'varchar'],
+  ['refresh_digest', 'varchar'],
+  ['refresh_expires_at', 'timestamptz'],
+  ['access_id', 'varchar'],
+  ['access_digest', 'varchar'],
+  ['access_expires_at', 'timestamptz'],
+];
+
+/**
+ * The CTE `input`: one row per request, numbered by `ord` from 1, from one array parameter per
+ * column ($1 onwards): ISSUE_COLUMNS, then the grant's own `extra` columns (name and type).
+ * One statement answers many requests (see StatementBatch), or one.
+ */
+export function issueInput(extra: readonly [string, string][]): string {
+  const columns = [...ISSUE_COLUMNS, ...extra];
+  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  return `input as (select * from unnest(${arrays}) with ordinality as i(${columns.map(([name]) => name).join(', ')}, ord))`;
+}
+
+/** The parameters of ISSUE_COLUMNS for `requests`, one array per column. */
+export function issueParams(requests: readonly IssueRequest[]): unknown[][] {
+  const column = (read: (request: IssueRequest) => unknown) => requests.map(read);
+  return [
+    column((r) => r.minted.now),
+    column((r) => r.client.clientId),
+    column((r) => r.client.organization?.id ?? null),
+    column((r) => r.minted.refresh.id),
+    column((r) => r.minted.refresh.digest),
+    column((r) => r.minted.refresh.expiresAt),
+    column((r) => r.minted.access.id),
+    column((r) => r.minted.access.digest),
+    column((r) => r.minted.access.expiresAt),
+  ];
+}
+
+/**
+ * The tail of a grant's one statement. The grant's own CTEs end in `granted (ord, account_id,
+ * scopes, grant_id, auth_time, nonce)`, a row for each request of `input` that earned tokens;
+ * these CTEs store a new access and refresh token for each, and `ISSUED_SELECT` reads what the
+ * id_token says about the account. Everything commits as one statement: a concurrent replay's
+ * claim waits on the row lock until the tokens exist, so its revocation also revokes them (the
+ * winner's included).
+ */
+export const ISSUE_TAIL = `new_refresh as (
+  insert into refresh_token (id, token_digest, client_id, account_id, scopes, grant_id, auth_time, created_at, expires_at)
+  select i.refresh_id, i.refresh_digest, i.client_id, g.account_id, g.scopes, g.grant_id, g.auth_time, i.now, i.refresh_expires_at
+  from granted g join input i using (ord) returning id
+), new_access as (
+  insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at)
+  select i.access_id, i.access_digest, g.account_id, i.client_id, g.scopes, g.grant_id, i.now, i.access_expires_at
+  from granted g join input i using (ord) returning id
+)`;
+
+/** IssuedRow for each granted request. An active roster member of the client's organization is told apart by their member id. */
+export const ISSUED_SELECT = `select g.ord, g.account_id, g.scopes, g.auth_time, g.nonce, a.email, a.email_verified_at, a.display_name, m.member_id
+  from granted g join input i using (ord) join account a on a.id = g.account_id
+  left join member m on m.organization_id = i.organization_id and m.svc_id = g.account_id and m.status = 'active'`;
 
 /** The tokens answered for an issued row: the minted secrets and an id_token signed now. */
 export async function signTokens(deps: Pick<OidcDeps, 'keys' | 'issuer'>, client: OidcClient, minted: MintedTokens, row: IssuedRow): Promise<Tokens> {
@@ -97,4 +141,14 @@ export async function signTokens(deps: Pick<OidcDeps, 'keys' | 'issuer'>, client
   };
   const idToken = await deps.keys.sign(claims, ID_TOKEN_TTL_SECONDS);
   return { access_token: minted.accessToken, refresh_token: minted.refreshToken, id_token: idToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: row.scopes.join(' ') };
+}
+
+/**
+ * Runs an issuing statement (`issueInput`'s parameters, then `extra`) for `requests` and answers
+ * each request's row, in order, or null where the statement answered none.
+ */
+export async function runIssuing<Row extends { ord: number | string }>(orm: Orm, name: string, text: string, requests: readonly IssueRequest[], extra: unknown[][]): Promise<(Row | null)[]> {
+  const rows = await preparedQuery<Row>(orm, name, text, [...issueParams(requests), ...extra]);
+  const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
+  return requests.map((_, i) => byOrd.get(i + 1) ?? null);
 }

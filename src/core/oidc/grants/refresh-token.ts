@@ -1,11 +1,12 @@
-import { preparedQuery } from '../../db/prepared.js';
+import type { Orm } from '../../db/orm.js';
+import { batchPerOwner } from '../../db/statement-batch.js';
 import { DomainError } from '../../errors.js';
 import { digestSecret } from '../../secrets.js';
 import type { OidcClient } from '../../tenancy/entities.js';
 import { forkEm, one, type OidcDeps } from '../context.js';
 import { RefreshToken } from '../entities.js';
 import { revokeFor } from '../revocation.js';
-import { issueStatement, signTokens, type IssuedRow, type Tokens } from './issue.js';
+import { ISSUE_TAIL, ISSUED_SELECT, issueInput, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
 
 /** The scopes a refresh asks for (`scope`, space-separated), or null when it asks for the granted ones. */
 export function requestedScopes(requested: string | undefined): string[] | null {
@@ -20,35 +21,44 @@ export function narrowScopes(granted: string[], requested: string | undefined): 
   return narrowed;
 }
 
-/**
- * One statement: rotate the token (live, this client's, not yet rotated, the asked scopes within
- * the granted ones) and store its successor and a new access token. Null when nothing rotated.
- */
-async function rotateAndIssue(deps: OidcDeps, client: OidcClient, tokenDigest: string, scopes: string[] | null, now: Date) {
-  const issue = issueStatement(client, now, 6);
-  const rows = await preparedQuery<IssuedRow>(
-    deps.orm,
-    'oidc_refresh_rotate_and_issue',
-    `with rotated as (
-      update refresh_token set rotated_at = $1
-      where token_digest = $2 and client_id = $3 and rotated_at is null and revoked_at is null and expires_at > $1 and $4::text[] <@ scopes
-      returning account_id, grant_id, auth_time, scopes
-    ), granted as (
-      select account_id, case when $5::boolean then $4::text[] else scopes end as scopes, grant_id, auth_time, null::text as nonce from rotated
-    ), ${issue.ctes}
-    ${issue.select}`,
-    [now, tokenDigest, client.clientId, scopes ?? [], scopes !== null, ...issue.params],
-  );
-  return rows[0] ? { minted: issue.minted, row: rows[0] } : null;
+/** A refresh asked of ROTATE_AND_ISSUE: the presented token's digest and the scopes asked (null: the granted ones). */
+interface Rotation extends IssueRequest {
+  tokenDigest: string;
+  scopes: string[] | null;
 }
+
+/**
+ * One statement for the refreshes arriving together: rotate each token (live, this client's, not
+ * yet rotated, the asked scopes within the granted ones) and store its successor and a new access
+ * token. A token presented twice in one statement rotates once (an UPDATE changes a row once):
+ * the other request finds it rotated, a replay.
+ */
+const ROTATE_AND_ISSUE = `with ${issueInput([
+  ['token_digest', 'varchar'],
+  // space-separated (unnest cannot give one array per row): what the refresh asks, '' for the granted ones
+  ['scopes', 'text'],
+  ['narrowed', 'boolean'],
+])}, rotated as (
+  update refresh_token t set rotated_at = i.now from input i
+  where t.token_digest = i.token_digest and t.client_id = i.client_id and t.rotated_at is null and t.revoked_at is null
+    and t.expires_at > i.now and string_to_array(i.scopes, ' ') <@ t.scopes
+  returning i.ord, t.account_id, t.grant_id, t.auth_time, case when i.narrowed then string_to_array(i.scopes, ' ') else t.scopes end as scopes
+), granted as (select ord, account_id, scopes, grant_id, auth_time, null::text as nonce from rotated),
+${ISSUE_TAIL}
+${ISSUED_SELECT}`;
+
+const rotations = batchPerOwner((orm: Orm, requests: Rotation[]) =>
+  runIssuing<IssuedRow>(orm, 'oidc_refresh_rotate_and_issue', ROTATE_AND_ISSUE, requests, [requests.map((r) => r.tokenDigest), requests.map((r) => (r.scopes ?? []).join(' ')), requests.map((r) => r.scopes !== null)]),
+);
 
 /** grant_type=refresh_token: rotates the token; a replay of a rotated-away one revokes the whole family. */
 export async function refreshTokenGrant(deps: OidcDeps, client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
   const presented = one(body.refresh_token);
   if (!presented) throw new DomainError('invalid_request', 'refresh_token is required');
   const now = deps.clock.now();
-  const issued = await rotateAndIssue(deps, client, digestSecret(presented), requestedScopes(one(body.scope)), now);
-  if (issued) return signTokens(deps, client, issued.minted, issued.row);
+  const minted = mintTokens(now);
+  const issued = await rotations(deps.orm).submit({ client, minted, tokenDigest: digestSecret(presented), scopes: requestedScopes(one(body.scope)) });
+  if (issued) return signTokens(deps, client, minted, issued);
   // Nothing rotated: say why, in the order the rules are checked.
   const row = await forkEm(deps).findOne(RefreshToken, { tokenDigest: digestSecret(presented) });
   if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the refresh token is invalid or was issued to another client');
