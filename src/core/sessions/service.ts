@@ -413,7 +413,10 @@ export class SessionService {
 
   // ---- the hosted page ----
 
-  /** The session a hosted-page token opens; 401 token_missing / invalid_token otherwise. */
+  /**
+   * The session a hosted-page token opens; 401 token_missing / invalid_token otherwise. A hosted
+   * request is authenticated once, and the methods below take the session it opened.
+   */
   async authenticate(token: string | undefined): Promise<VerificationSession> {
     if (!token) throw new DomainError('token_missing', 'session token required');
     const em = this.deps.orm.em.fork();
@@ -438,8 +441,7 @@ export class SessionService {
   }
 
   /** "Continue on your phone": a one-time link to this session for another device, valid HANDOFF_TTL_MS. */
-  async createHandoff(token: string | undefined): Promise<HandoffLinkWire> {
-    const session = await this.authenticate(token);
+  async createHandoff(session: VerificationSession): Promise<HandoffLinkWire> {
     if (!OPEN.includes(session.status)) throw new DomainError('session_closed', 'session already closed');
     const code = newSecret('shl');
     const now = this.now();
@@ -473,16 +475,15 @@ export class SessionService {
   }
 
   /** The logo of the session's project (PNG), for the hosted page; not_found when it has none. */
-  async logo(token: string | undefined): Promise<Buffer> {
-    const session = await this.authenticate(token);
+  async logo(session: VerificationSession): Promise<Buffer> {
     const logo = await this.deps.tenancy.projectLogo(session.projectId);
     if (!logo) throw new DomainError('not_found', 'this project has no logo');
     return logo;
   }
 
-  /** What the page shows: the steps, which are done, and where to go at the end. */
-  async flowState(session: VerificationSession): Promise<HostedFlowWire> {
-    const checks = await this.checksOf(this.deps.orm.em.fork(), session.id);
+  /** What the page shows: the steps, which are done, and where to go at the end (`checks`: when the caller has just read them). */
+  async flowState(session: VerificationSession, known?: readonly Check[]): Promise<HostedFlowWire> {
+    const checks = known ?? (await this.checksOf(this.deps.orm.em.fork(), session.id));
     const done = this.workOf(session).stepsDone ?? [];
     const closed = !OPEN.includes(session.status);
     const steps = stepsOf(session.features).map((step) => ({ step, done: closed || done.includes(step) }));
@@ -509,8 +510,7 @@ export class SessionService {
   }
 
   /** The person opened the page: NOT_STARTED becomes IN_PROGRESS (once); reusable checks are filled in. */
-  async start(token: string | undefined) {
-    const session = await this.authenticate(token);
+  async start(session: VerificationSession) {
     this.assertNotLapsed(session);
     return this.flowState(await this.open(session));
   }
@@ -521,14 +521,33 @@ export class SessionService {
    */
   private async open(session: VerificationSession): Promise<VerificationSession> {
     if (session.status !== 'NOT_STARTED') return session;
-    const outcome = await this.transaction(async (em) => {
-      const locked = await this.load(em, session.projectId, session.id, true);
-      if (locked.status !== 'NOT_STARTED') return { session: locked, opened: false };
-      locked.startedAt = this.now();
-      await this.move(em, locked, 'opened', 'user', 'page opened');
-      return { session: locked, opened: true };
-    });
-    return outcome.opened ? this.reuseFromAccount(outcome.session) : outcome.session;
+    const opened = await this.openOnce(session);
+    if (!opened) return this.load(this.deps.orm.em.fork(), session.projectId, session.id);
+    return this.reuseFromAccount(opened);
+  }
+
+  /**
+   * The move `opened` in one statement (every hosted session takes it, on its first step): the
+   * status, the start time and the timeline entry, only while the session is still NOT_STARTED.
+   * Answers the session as opened, or null when another request opened it first.
+   */
+  private async openOnce(session: VerificationSession): Promise<VerificationSession | null> {
+    const move: SessionMove = { session_id: session.id, project_id: session.projectId, from: 'NOT_STARTED', to: transition('NOT_STARTED', 'opened'), actor: 'user', reason: 'page opened' };
+    const now = this.now();
+    const rows = await preparedQuery<{ id: string }>(
+      this.deps.orm,
+      'session_open',
+      `with opened as (
+         update verification_session set status = $3, started_at = $5, updated_at = $5 where id = $1 and status = $2 returning id
+       ), logged as (
+         insert into session_event (session_id, from_status, to_status, actor, reason, at) select id, $2, $3, $4, $6, $5 from opened
+       )
+       select id from opened`,
+      [move.session_id, move.from, move.to, move.actor, now, move.reason],
+    );
+    if (rows.length === 0) return null;
+    this.deps.logger?.info(move, 'session moved');
+    return Object.assign(session, { status: move.to, startedAt: now, updatedAt: now });
   }
 
   /** A session past its deadline takes no more input, even before the sweep has moved it. */
@@ -562,7 +581,7 @@ export class SessionService {
       outcome.check.data = { ...outcome.check.data, reused: true };
       outcomes.push(outcome);
     }
-    return outcomes.length ? this.commit(session, 'document', outcomes, { fullName: identity.fullName, dateOfBirth: identity.dateOfBirth }) : session;
+    return outcomes.length ? (await this.commit(session, 'document', outcomes, { fullName: identity.fullName, dateOfBirth: identity.dateOfBirth })).session : session;
   }
 
   private minAgeOf(session: VerificationSession): number {
@@ -571,8 +590,8 @@ export class SessionService {
   }
 
   /** Runs the checks of one step of the hosted page and applies the automatic decision. */
-  async submitStep(token: string | undefined, step: string, input: Record<string, unknown>) {
-    let session = await this.authenticate(token);
+  async submitStep(authenticated: VerificationSession, step: string, input: Record<string, unknown>) {
+    let session = authenticated;
     if (!(step in STEPS) || !stepsOf(session.features).includes(step as StepName)) throw new DomainError('not_found', `this session has no ${step} step`);
     this.assertAcceptsInput(session);
     session = await this.open(session);
@@ -580,7 +599,8 @@ export class SessionService {
     const { outcomes, work: patch, images } = await this.runStep(session, step as StepName, stepFields(step as StepName, input), work);
     const fixable = fixableFailure(step as StepName, outcomes);
     if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error);
-    return this.flowState(await this.commit(session, step as StepName, outcomes, patch, images));
+    const committed = await this.commit(session, step as StepName, outcomes, patch, images);
+    return this.flowState(committed.session, committed.checks);
   }
 
   /**
@@ -686,8 +706,7 @@ export class SessionService {
   }
 
   /** A gesture challenge for the selfie burst (single use, 60 s). */
-  async challenge(token: string | undefined) {
-    const session = await this.authenticate(token);
+  async challenge(session: VerificationSession) {
     this.assertAcceptsInput(session);
     if (!session.features.includes('liveness')) throw new DomainError('not_found', 'this session has no liveness step');
     return this.deps.challenges.create(session.projectId);
@@ -747,14 +766,17 @@ export class SessionService {
     return { check: { type: 'face_match', status: 'failed', data: { similarity: null }, error: 'no face on the document to compare the selfie with' }, reason: 'no_reference' };
   }
 
-  /** Stores a step's checks and moves the session, under the session's row lock; returns the session as committed. */
-  private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = []): Promise<VerificationSession> {
-    const { locked, eventId } = await this.transaction(async (em) => {
+  /**
+   * Stores a step's checks and moves the session, under the session's row lock; returns the
+   * session as committed and its checks (those recorded before, then this step's).
+   */
+  private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = []): Promise<{ session: VerificationSession; checks: Check[] }> {
+    const { locked, checks, eventId } = await this.transaction(async (em) => {
       const locked = await this.load(em, session.projectId, session.id, true);
       this.assertAcceptsInput(locked);
       const before = this.workOf(locked);
       if ((before.stepsDone ?? []).includes(step)) throw new DomainError('conflict', `the ${step} step is already complete`);
-      const recorded = await this.recordedChecks(em, locked.id);
+      const recorded = await this.checksOf(em, locked.id);
       const now = this.now();
       for (const { check, reason } of outcomes) {
         em.create(SessionCheck, {
@@ -771,12 +793,13 @@ export class SessionService {
       const work: SessionWork = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)), stepsDone: [...(before.stepsDone ?? []), step] };
       locked.workSealed = this.deps.sealer.seal(JSON.stringify(work));
       locked.updatedAt = now;
-      const next = decide(locked.features, [...recorded, ...outcomes.map(({ check }) => check)]);
+      const checks = [...recorded, ...outcomes.map(({ check }) => check)];
+      const next = decide(locked.features, checks);
       const failed = outcomes.find(({ check }) => check.status === 'failed');
-      return { locked, eventId: next ? await this.move(em, locked, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null };
+      return { locked, checks, eventId: next ? await this.move(em, locked, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null };
     });
     await this.deps.webhooks.dispatch(eventId ? [eventId] : []);
-    return locked;
+    return { session: locked, checks };
   }
 
   /** The moves made inside each open transaction, logged once it commits. */

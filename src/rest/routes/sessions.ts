@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
@@ -13,6 +13,7 @@ import {
   hostedFlowWire as hostedFlow,
   sessionWire as session,
 } from '../../core/sessions/views.js';
+import type { VerificationSession } from '../../core/sessions/entities.js';
 import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
@@ -233,6 +234,11 @@ function sessionToken(req: Request): string | undefined {
   return /^Session\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
 }
 
+/** The session the hosted router's first handler authenticated for this request. */
+function hostedSession(res: Response): VerificationSession {
+  return res.locals.hostedSession as VerificationSession;
+}
+
 /**
  * `/api/hosted/session`: what the hosted page calls, authenticated by the session token alone
  * (never the API key, which must not reach a browser).
@@ -248,32 +254,32 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     await core.hostedRateLimits.perAddress.consume(req.socket.remoteAddress ?? 'unknown');
     sendData(res, await core.sessions.claimHandoff(sessionToken(req)));
   });
-  router.use(async (req, _res, next) => {
+  router.use(async (req, res, next) => {
     await core.hostedRateLimits.perAddress.consume(req.socket.remoteAddress ?? 'unknown');
     const token = sessionToken(req);
-    await core.sessions.authenticate(token);
+    res.locals.hostedSession = await core.sessions.authenticate(token);
     await core.hostedRateLimits.perSession.consume(createHash('sha256').update(token!).digest('hex'));
     next();
   });
-  router.get('/session', async (req, res) => {
-    sendData(res, await core.sessions.flowState(await core.sessions.authenticate(sessionToken(req))));
+  router.get('/session', async (_req, res) => {
+    sendData(res, await core.sessions.flowState(hostedSession(res)));
   });
-  router.post('/session/start', async (req, res) => {
-    sendData(res, await core.sessions.start(sessionToken(req)));
+  router.post('/session/start', async (_req, res) => {
+    sendData(res, await core.sessions.start(hostedSession(res)));
   });
   // The logo from our own origin, always a PNG we encoded: never sniffed as anything else.
-  router.get('/session/logo', async (req, res) => {
-    const png = await core.sessions.logo(sessionToken(req));
+  router.get('/session/logo', async (_req, res) => {
+    const png = await core.sessions.logo(hostedSession(res));
     res.set({ 'Content-Type': 'image/png', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, max-age=300', 'Content-Disposition': 'inline' }).send(png);
   });
-  router.post('/session/handoff', async (req, res) => {
-    sendData(res, await core.sessions.createHandoff(sessionToken(req)));
+  router.post('/session/handoff', async (_req, res) => {
+    sendData(res, await core.sessions.createHandoff(hostedSession(res)));
   });
-  router.post('/session/challenge', async (req, res) => {
-    sendData(res, await core.sessions.challenge(sessionToken(req)));
+  router.post('/session/challenge', async (_req, res) => {
+    sendData(res, await core.sessions.challenge(hostedSession(res)));
   });
   router.post('/session/steps/:step', checkBody({ images: ['front_image', 'back_image'], imageArrays: ['frames'], arrays: ['captured_ms'], numbers: ['latitude', 'longitude', 'accuracy'] }), async (req, res) => {
-    sendData(res, await core.sessions.submitStep(sessionToken(req), String(req.params.step), res.locals.input as Record<string, unknown>));
+    sendData(res, await core.sessions.submitStep(hostedSession(res), String(req.params.step), res.locals.input as Record<string, unknown>));
   });
   router.get('/credential/states', async (_req, res) => {
     sendData(res, { states: await core.credentials.states() });
