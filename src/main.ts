@@ -8,6 +8,7 @@ import type { FaceEngine } from './core/face-engine.js';
 import { createOrm, type Orm } from './core/db/orm.js';
 import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
 import { Notifications } from './core/db/notifications.js';
+import { ownConnections } from './core/db/prepared.js';
 import { externalStore, openEmbeddedStore, type Store } from './core/db/store.js';
 import { Core } from './core/index.js';
 import { PgBossJobs } from './core/jobs.js';
@@ -97,9 +98,16 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     // On PostgreSQL, what one instance revokes reaches every instance's caches. The embedded store
     // caches nothing: `verity admin` changes it from another process without a listener to tell.
     const notifications = store.embedded ? undefined : new Notifications(store.url, (error) => logger.warn({ err: error }, 'notification connection lost; caches off until it is back'));
+    // The webhook dispatcher's claims and outcomes on two connections of its own (closed after it
+    // settles): at 100 sessions a second they waited longer for a pooled connection than for the receiver.
+    const webhookConnections = store.embedded
+      ? undefined
+      : ownConnections(store.url, { max: 2, applicationName: 'verity-webhooks', onError: (error) => logger.warn({ err: error }, 'a webhook dispatcher connection was lost; the next statement reconnects') });
+    if (webhookConnections) closers.push(() => webhookConnections.close());
     const core = new Core({
       orm,
       notifications,
+      webhookStatements: webhookConnections?.run,
       encryptionKey: await resolveEncryptionKey(config),
       clock: options.clock,
       faceEngine: options.faceEngine,

@@ -125,4 +125,28 @@ describe.runIf(process.env.TEST_DATABASE_URL)('API keys on two instances', () =>
     expect(before).not.toBe('https://acme.example/privacy-v2');
     expect((await page()).body.data.privacy_policy_url).toBe('https://acme.example/privacy-v2');
   });
+
+  it('approved callbacks: disabled on one instance, refused for a new session on the other on the next request', async () => {
+    const url = 'https://hooks.cached.example/verity';
+    await adminOnA('mutation($input: CallbackUrlInput!) { approveCallback(input: $input) { url } }', { url });
+    const createOnB = () => httpB.post('/api/v2/session').set('X-API-Key', a.demo.api_key).send({ workflow_id: a.demo.workflows.location, callback: url });
+    expect((await createOnB()).status).toBe(201);
+    expect((await createOnB()).status).toBe(201); // now cached on B
+    await adminOnA('mutation($input: SetCallbackActiveInput!) { setCallbackActive(input: $input) { active } }', { url, active: false });
+    const refused = await createOnB();
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('callback_not_allowed');
+    await adminOnA('mutation($input: SetCallbackActiveInput!) { setCallbackActive(input: $input) { active } }', { url, active: true });
+    expect((await createOnB()).status).toBe(201);
+  });
+
+  it("a project's evidence retention and default callback: changed on one instance, read by the other's next decision", async () => {
+    expect((await b.core.tenancy.projectSettingsOf(a.demo.project_id)).evidenceRetentionDays).toBe(30); // cached on B
+    await adminOnA('mutation($input: EvidenceRetentionInput!) { setEvidenceRetention(input: $input) { evidenceRetentionDays } }', { days: 0 });
+    await adminOnA('mutation($input: DefaultCallbackInput!) { setDefaultCallback(input: $input) { defaultCallbackUrl } }', { url: 'https://hooks.cached.example/default' });
+    expect(await b.core.tenancy.projectSettingsOf(a.demo.project_id)).toEqual({ evidenceRetentionDays: 0, defaultCallbackUrl: 'https://hooks.cached.example/default' });
+    await adminOnA('mutation($input: EvidenceRetentionInput!) { setEvidenceRetention(input: $input) { evidenceRetentionDays } }', { days: 30 });
+    await adminOnA('mutation($input: DefaultCallbackInput!) { setDefaultCallback(input: $input) { defaultCallbackUrl } }', { url: null });
+    expect(await b.core.tenancy.projectSettingsOf(a.demo.project_id)).toEqual({ evidenceRetentionDays: 30, defaultCallbackUrl: null });
+  });
 });

@@ -48,7 +48,8 @@ async function inReview(): Promise<string> {
 
 const images = (sessionId: string) => sql<{ kind: string; sealed: Buffer }>(service, 'select kind, sealed from session_evidence where session_id = ? order by id', [sessionId]);
 const decline = (sessionId: string) => service.http.patch(`/api/v2/session/${sessionId}/status`).set(key()).send({ status: 'DECLINED' });
-const setRetention = (days: number) => sql(service, 'update project set evidence_retention_days = ? where id = ?', [days, service.demo.project_id]);
+// Through the service, as the dashboards set it: each instance caches the setting, and a change is dropped everywhere.
+const setRetention = (days: number) => service.core.tenancy.setEvidenceRetention({ projectId: service.demo.project_id, days });
 
 describe('review evidence', () => {
   it('keeps the document image sealed (AES-256-GCM), never in clear', async () => {

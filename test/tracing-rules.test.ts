@@ -31,6 +31,11 @@ describe('a query span', () => {
     expect(describeQuery(`select name, count(*) from pgboss.job group by name`)).toEqual({ operation: 'SELECT', table: 'job' });
     expect(describeQuery('select 1')).toEqual({ operation: 'SELECT', table: undefined });
     expect(describeQuery(`  (select 1) union (select 2 from "project")`)).toEqual({ operation: 'SELECT', table: 'project' });
+    // rows from array parameters (a statement written for many calls at once) are no table
+    expect(describeQuery(`with input as (select * from unnest($1::varchar[]) as i(id)), logged as (insert into webhook_attempt (id) select id from input) select 1`)).toEqual({
+      operation: 'WITH',
+      table: 'webhook_attempt',
+    });
   });
 });
 

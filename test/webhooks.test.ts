@@ -285,6 +285,41 @@ describe('the dispatcher', () => {
     receiver.delays.delete(path);
   }, 60_000);
 
+  it('records the outcomes of attempts that end together each on its own event: delivered, to retry, disabled', async () => {
+    // Outcomes of attempts ending at once go to the database in one statement: each must land on its own event.
+    const answers = { '/together-ok': 200, '/together-busy': 503, '/together-gone': 410 } as const;
+    const paths = Object.keys(answers) as (keyof typeof answers)[];
+    for (const path of paths) {
+      await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: `${receiver.url}${path}` });
+      receiver.scripts.set(path, [{ status: answers[path] }]);
+      receiver.delays.set(path, 200);
+    }
+    const sessions = await Promise.all(
+      paths.map(async (path) => {
+        const created = await service.http
+          .post('/api/v2/session')
+          .set('X-API-Key', service.demo.api_key)
+          .send({ workflow_id: workflowId, callback: `${receiver.url}${path}` });
+        await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', created.body.data.session_token).send({ latitude: 1, longitude: 2, accuracy: 5 });
+        return created.body.data.session_id as string;
+      }),
+    );
+    const outcomes = await until('every first attempt', async () => {
+      const rows = await sql<{ path: string; state: string; attempts: number; http_status: number; retry_later: boolean }>(
+        service,
+        `select e.url as path, e.state, e.attempts, a.http_status, e.next_attempt_at > a.at as retry_later
+         from webhook_event e join webhook_attempt a on a.event_id = e.id and a.attempt = 1 where e.session_id in (?)`,
+        [sessions],
+      );
+      return rows.length === paths.length && rows;
+    });
+    const byPath = Object.fromEntries(outcomes.map((row) => [new URL(row.path).pathname, row]));
+    expect(byPath['/together-ok']).toMatchObject({ state: 'delivered', attempts: 1, http_status: 200 });
+    expect(byPath['/together-busy']).toMatchObject({ state: 'pending', attempts: 1, http_status: 503, retry_later: true });
+    expect(byPath['/together-gone']).toMatchObject({ state: 'disabled', attempts: 1, http_status: 410 });
+    for (const path of paths) receiver.delays.delete(path);
+  });
+
   it('retries an event whose attempt died after claiming it, once its lease has run out', async () => {
     const jobs = service.core.webhooks.jobs;
     service.core.webhooks.jobs = undefined; // recorded, not sent: the claim below stands for a process killed mid-attempt

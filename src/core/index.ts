@@ -32,6 +32,7 @@ import type { Notifications } from './db/notifications.js';
 import { SessionService } from './sessions/service.js';
 import { ServiceMetrics } from './metrics.js';
 import { DEFAULT_RETRY_POLICY, WebhookService, type RetryPolicy, type WebhookLogger } from './webhooks/service.js';
+import type { StatementRunner } from './db/prepared.js';
 import type { JobQueue } from './jobs.js';
 import type { Gesture } from './faces/burst.js';
 import { MailService, type MailOptions } from './mail/index.js';
@@ -69,6 +70,11 @@ export interface CoreOptions {
   keyActivationSeconds?: number;
   /** LISTEN/NOTIFY between instances (PostgreSQL only): without it nothing is cached that another instance could change. */
   notifications?: Notifications;
+  /**
+   * Connections of the webhook dispatcher's own (PostgreSQL only): its claims and outcome writes
+   * never wait behind the API's requests for a pooled connection. Without it, the ORM's pool.
+   */
+  webhookStatements?: StatementRunner;
 }
 
 /** The domain: every front (REST, GraphQL, tRPC, CLI, pages) calls these services and nothing else. */
@@ -198,6 +204,7 @@ export class Core {
       metrics: this.metrics,
       allowPrivateDestinations: options.allowInsecureCallbacks ?? false,
       notifications: options.notifications,
+      statements: options.webhookStatements,
     });
     this.sessions = new SessionService({
       ...deps,

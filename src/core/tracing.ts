@@ -28,11 +28,28 @@ export function inSpan<T>(name: string, options: { kind?: SpanKind; attributes?:
   });
 }
 
-/** The statement's verb and first table (`SELECT webhook_event`), read from its start; never its values. */
+/** The statement's verb and first table (`SELECT webhook_event`), read from its start; never its values. `unnest(...)` (rows from array parameters) is no table. */
 export function describeQuery(sql: string): { operation: string; table?: string } {
   const operation = /^\s*\(?\s*([a-z]+)/i.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
-  const table = /\b(?:from|into|update|join)\s+"?([a-z_][a-z0-9_]*)"?(?:\."?([a-z_][a-z0-9_]*)"?)?/i.exec(sql);
+  const table = /\b(?:from|into|update|join)\s+(?!unnest\s*\()"?([a-z_][a-z0-9_]*)"?(?:\."?([a-z_][a-z0-9_]*)"?)?/i.exec(sql);
   return { operation, table: table ? (table[2] ?? table[1])!.toLowerCase() : undefined };
+}
+
+/** A query span's attributes: the database, the verb and the table, never values. */
+const queryAttributes = (operation: string, table: string | undefined): Attributes => ({
+  'db.system.name': 'postgresql',
+  'db.operation.name': operation,
+  ...(table ? { 'db.collection.name': table } : {}),
+});
+
+/**
+ * One CLIENT span for a statement sent past knex (named statements on a pool of their own),
+ * named and described like traceQueries' spans; outside any span nothing is traced.
+ */
+export function traceStatement<T>(sql: string, run: () => Promise<T>): Promise<T> {
+  if (!trace.getSpan(context.active())) return run();
+  const { operation, table } = describeQuery(sql);
+  return inSpan(table ? `${operation} ${table}` : operation, { kind: SpanKind.CLIENT, attributes: queryAttributes(operation, table) }, run);
 }
 
 interface KnexQueryEvents {
@@ -55,10 +72,7 @@ export function traceQueries(knex: KnexQueryEvents): void {
   knex.on('query', (query) => {
     if (!query.__knexQueryUid || !query.sql || !trace.getSpan(context.active())) return;
     const { operation, table } = describeQuery(query.sql);
-    const span = tracer.startSpan(table ? `${operation} ${table}` : operation, {
-      kind: SpanKind.CLIENT,
-      attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation, ...(table ? { 'db.collection.name': table } : {}) },
-    });
+    const span = tracer.startSpan(table ? `${operation} ${table}` : operation, { kind: SpanKind.CLIENT, attributes: queryAttributes(operation, table) });
     if (open.size >= MAX_OPEN_QUERY_SPANS) {
       const [oldest, stale] = open.entries().next().value!;
       stale.end();

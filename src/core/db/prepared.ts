@@ -1,4 +1,6 @@
+import pg from 'pg';
 import { DomainError } from '../errors.js';
+import { traceStatement } from '../tracing.js';
 import type { Orm } from './orm.js';
 
 /** What a pooled node-postgres connection offers for a named statement. */
@@ -38,6 +40,33 @@ export async function preparedQuery<T>(orm: Orm, name: string, text: string, val
   } finally {
     await knexClient.releaseConnection(connection);
   }
+}
+
+/** Runs one named statement ($1.. placeholders, values bound by the server) and answers its rows. */
+export type StatementRunner = <T>(name: string, text: string, values: unknown[]) => Promise<T[]>;
+
+/** Statements on the ORM's pool (preparedQuery). */
+export const ormStatements =
+  (orm: Orm): StatementRunner =>
+  (name, text, values) =>
+    preparedQuery(orm, name, text, values);
+
+/**
+ * Statements on a small pool of connections of their own (PostgreSQL): for background work that
+ * the API's requests must not starve of connections, nor it them. A connection lost while idle
+ * (a restart) is dropped and the next statement connects anew.
+ */
+export function ownConnections(url: string, options: { max: number; applicationName: string; onError: (error: Error) => void }): { run: StatementRunner; close: () => Promise<void> } {
+  // keepAlive: a peer gone without a word (a cut network) is noticed, not waited on forever.
+  const pool = new pg.Pool({ connectionString: url, max: options.max, keepAlive: true, application_name: options.applicationName });
+  pool.on('error', options.onError);
+  return {
+    run: async <T>(name: string, text: string, values: unknown[]) => {
+      refuseNulParameters(values);
+      return traceStatement(text, async () => (await pool.query({ name, text, values })).rows as T[]);
+    },
+    close: () => pool.end(),
+  };
 }
 
 /**

@@ -43,6 +43,15 @@ export interface TenancyDeps {
   notifications?: Notifications;
 }
 
+/** What a session's decision reads of its project (TenancyService.projectSettingsOf). */
+export interface ProjectSettings {
+  evidenceRetentionDays: number;
+  defaultCallbackUrl: string | null;
+}
+
+/** The approvedCallbacks cache key of a project's destination. */
+const approvedCallbackKey = (projectId: string, url: string) => `${projectId} ${url}`;
+
 export interface ApiKeyCaller {
   projectId: string;
   apiKeyId: string;
@@ -87,12 +96,18 @@ export class TenancyService {
   private readonly oidcClients: SharedCache<OidcClient>;
   /** Projects' webhook signing secrets, sealed, by project id (every delivery signs with them). */
   private readonly webhookSecrets: SharedCache<{ current: string; previous: string | null; previousUntil: Date | null }>;
+  /** What every decision reads of its project, by project id: how long evidence is kept, where webhooks go by default. */
+  private readonly projectSettings: SharedCache<ProjectSettings>;
+  /** Active approved callback destinations, by `approvedCallbackKey` (every session created with a callback checks one). */
+  private readonly approvedCallbacks: SharedCache<true>;
 
   constructor(private readonly deps: TenancyDeps) {
     this.apiKeys = new SharedCache(deps.notifications, 'api_key');
     this.brandings = new SharedCache(deps.notifications, 'project_branding');
     this.oidcClients = new SharedCache(deps.notifications, 'oidc_client');
     this.webhookSecrets = new SharedCache(deps.notifications, 'webhook_secret');
+    this.projectSettings = new SharedCache(deps.notifications, 'project_settings');
+    this.approvedCallbacks = new SharedCache(deps.notifications, 'approved_callback');
   }
 
   /**
@@ -173,12 +188,23 @@ export class TenancyService {
     return projectView(await this.loadProject(this.em(), projectId));
   }
 
+  /**
+   * How long a project keeps evidence and where its webhooks go by default, cached (a change is
+   * dropped everywhere before it answers). A miss reads inside the caller's transaction when
+   * given: a second pooled connection there could wait on a full pool forever.
+   */
+  async projectSettingsOf(projectId: string, em: EntityManager = this.em()): Promise<ProjectSettings> {
+    const settings = await this.projectSettings.read(projectId, async () => {
+      const project = await em.findOne(Project, { id: projectId }, { fields: ['evidenceRetentionDays', 'defaultCallbackUrl'] });
+      return project && { evidenceRetentionDays: project.evidenceRetentionDays, defaultCallbackUrl: project.defaultCallbackUrl ?? null };
+    });
+    if (!settings) throw new DomainError('not_found', 'project not found');
+    return settings;
+  }
+
   /** Days a decided session's review images are kept (0: deleted at the decision). */
-  /** Read inside the caller's transaction when given: a second pooled connection there could wait on a full pool forever. */
-  async evidenceRetentionDays(projectId: string, em: EntityManager = this.em()): Promise<number> {
-    const project = await em.findOne(Project, { id: projectId }, { fields: ['evidenceRetentionDays'] });
-    if (!project) throw new DomainError('not_found', 'project not found');
-    return project.evidenceRetentionDays;
+  async evidenceRetentionDays(projectId: string, em?: EntityManager): Promise<number> {
+    return (await this.projectSettingsOf(projectId, em)).evidenceRetentionDays;
   }
 
   async demoProjectId(): Promise<string | null> {
@@ -361,12 +387,21 @@ export class TenancyService {
 
   async setCallbackActive(input: unknown) {
     const { projectId, url, active } = parseInput(setCallbackActiveInput, input);
-    const em = this.em();
-    const destination = await em.findOne(CallbackDestination, { project: projectId, url });
-    if (!destination) throw new DomainError('not_found', 'callback destination not found');
-    destination.active = active;
-    await em.flush();
+    const destination = await this.changeCached(this.approvedCallbacks, async (em) => {
+      const row = await em.findOne(CallbackDestination, { project: projectId, url });
+      if (!row) throw new DomainError('not_found', 'callback destination not found');
+      row.active = active;
+      return { row, key: approvedCallbackKey(projectId, url) };
+    });
     return callbackView(destination);
+  }
+
+  /** A receiver answered 410 Gone: nothing more goes to this destination until ops enable it again. */
+  async disableCallback(projectId: string, url: string): Promise<void> {
+    await this.changeCached(this.approvedCallbacks, async (em) => {
+      await em.nativeUpdate(CallbackDestination, { project: projectId, url }, { active: false });
+      return { row: null, key: approvedCallbackKey(projectId, url) };
+    });
   }
 
   async listCallbacks(projectId: string) {
@@ -376,25 +411,30 @@ export class TenancyService {
 
   /** True when `url` is exactly an active approved destination of the project. */
   async isApprovedCallback(projectId: string, url: string): Promise<boolean> {
-    const row = await this.em().findOne(CallbackDestination, { project: projectId, url, active: true });
-    return row !== null;
+    const approved = await this.approvedCallbacks.read(approvedCallbackKey(projectId, url), async () =>
+      (await this.em().findOne(CallbackDestination, { project: projectId, url, active: true }, { fields: ['id'] })) ? true : null,
+    );
+    return approved === true;
   }
 
   async setDefaultCallback(input: unknown) {
     const { projectId, url } = parseInput(defaultCallbackInput, input);
-    const em = this.em();
-    const project = await this.loadProject(em, projectId);
-    project.defaultCallbackUrl = url === null ? null : this.checkCallbackUrl(url);
-    await em.flush();
+    const checked = url === null ? null : this.checkCallbackUrl(url);
+    const project = await this.changeCached(this.projectSettings, async (em) => {
+      const row = await this.loadProject(em, projectId);
+      row.defaultCallbackUrl = checked;
+      return { row, key: row.id };
+    });
     return projectView(project);
   }
 
   async setEvidenceRetention(input: unknown) {
     const { projectId, days } = parseInput(evidenceRetentionInput, input);
-    const em = this.em();
-    const project = await this.loadProject(em, projectId);
-    project.evidenceRetentionDays = days;
-    await em.flush();
+    const project = await this.changeCached(this.projectSettings, async (em) => {
+      const row = await this.loadProject(em, projectId);
+      row.evidenceRetentionDays = days;
+      return { row, key: row.id };
+    });
     return projectView(project);
   }
 

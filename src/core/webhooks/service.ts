@@ -7,6 +7,8 @@ import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
 import type { Notifications } from '../db/notifications.js';
 import { postOnce } from '../net/destinations.js';
+import { ormStatements, selectList, type StatementRunner } from '../db/prepared.js';
+import { StatementBatch } from '../db/statement-batch.js';
 import { newId } from '../secrets.js';
 import { inSpan } from '../tracing.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
@@ -62,6 +64,21 @@ function retryAfterSeconds(header: string | null, now: Date): number | undefined
   if (/^\d+$/.test(header.trim())) return Number(header.trim());
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, (at - now.getTime()) / 1000);
+}
+
+/** One attempt's row and its event's new state, as `writeOutcomes` stores them. */
+interface AttemptOutcome {
+  attemptId: string;
+  eventId: string;
+  attempt: number;
+  at: Date;
+  httpStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  snippet: string | null;
+  state: WebhookEvent['state'];
+  deliveredAt: Date | null;
+  nextAttemptAt: Date;
 }
 
 export interface WebhookLogger {
@@ -132,9 +149,24 @@ export class WebhookService {
       metrics?: ServiceMetrics;
       allowPrivateDestinations?: boolean;
       notifications?: Notifications;
+      /** Where the dispatcher's claims and outcomes run (default: the ORM's pool). */
+      statements?: StatementRunner;
     },
   ) {
     deps.notifications?.on(WEBHOOK_DUE_CHANNEL, () => this.wake());
+    this.statements = deps.statements ?? ormStatements(deps.orm);
+    this.outcomes = new StatementBatch((outcomes) => this.writeOutcomes(outcomes));
+  }
+
+  private readonly statements: StatementRunner;
+  /** Attempts that end together write their outcomes in one statement. */
+  private readonly outcomes: StatementBatch<AttemptOutcome, undefined>;
+
+  private eventColumns?: string;
+  /** The event's columns, named (a prepared statement must not return `*`: a later column would break it). */
+  private claimedColumns(): string {
+    this.eventColumns ??= selectList(this.deps.orm, WebhookEvent);
+    return this.eventColumns;
   }
 
   /**
@@ -229,10 +261,11 @@ export class WebhookService {
    */
   private async claimDue(limit: number): Promise<Record<string, unknown>[]> {
     const now = this.deps.clock.now();
-    return this.deps.orm.em.getConnection().execute(
-      `update webhook_event set state = 'sending', lease_until = ?
-       where id in (select id from webhook_event where state = 'pending' and next_attempt_at <= ? order by next_attempt_at limit ? for update skip locked)
-       returning *`,
+    return this.statements(
+      'webhook_claim_due',
+      `update webhook_event set state = 'sending', lease_until = $1
+       where id in (select id from webhook_event where state = 'pending' and next_attempt_at <= $2 order by next_attempt_at limit $3 for update skip locked)
+       returning ${this.claimedColumns()}`,
       [this.leaseUntil(now), now, limit],
     );
   }
@@ -259,9 +292,12 @@ export class WebhookService {
     const now = this.deps.clock.now();
     // pg-boss rounds start times to whole seconds: accept a job that runs a little early.
     const due = new Date(now.getTime() + 2000);
-    const connection = this.deps.orm.em.getConnection();
-    // Claimed and read in one statement; the row joins a unit of work for the outcome.
-    const claimed = await connection.execute(`update webhook_event set state = 'sending', lease_until = ? where id = ? and state = 'pending' and next_attempt_at <= ? returning *`, [this.leaseUntil(now), eventId, due]);
+    // Claimed and read in one statement.
+    const claimed = await this.statements<Record<string, unknown>>(
+      'webhook_claim_one',
+      `update webhook_event set state = 'sending', lease_until = $1 where id = $2 and state = 'pending' and next_attempt_at <= $3 returning ${this.claimedColumns()}`,
+      [this.leaseUntil(now), eventId, due],
+    );
     if (claimed.length === 0) {
       span.setAttribute('verity.webhook.outcome', 'not_claimed');
       return;
@@ -324,12 +360,20 @@ export class WebhookService {
       event.state = 'pending';
       event.nextAttemptAt = new Date(finished.getTime() + retryInSeconds * 1000);
     }
-    // The attempt and the event's new state in one statement (one round trip, atomic).
-    await em.getConnection().execute(
-      `with logged as (insert into webhook_attempt (id, event_id, attempt, at, http_status, latency_ms, error, response_snippet) values (?, ?, ?, ?, ?, ?, ?, ?))
-       update webhook_event set state = ?, attempts = ?, lease_until = null, delivered_at = ?, next_attempt_at = ? where id = ?`,
-      [newId('wat'), eventId, attempt, finished, status, latencyMs, error, snippet, event.state, attempt, event.deliveredAt ?? null, event.nextAttemptAt, eventId],
-    );
+    // The attempt and the event's new state in one statement (atomic), shared with the attempts ending beside it.
+    await this.outcomes.submit({
+      attemptId: newId('wat'),
+      eventId,
+      attempt,
+      at: finished,
+      httpStatus: status,
+      latencyMs,
+      error,
+      snippet,
+      state: event.state,
+      deliveredAt: event.deliveredAt ?? null,
+      nextAttemptAt: event.nextAttemptAt,
+    });
     const outcome = event.state === 'pending' ? 'retry' : event.state;
     span.setAttribute('verity.webhook.outcome', outcome);
     if (status !== null) span.setAttribute('http.response.status_code', status);
@@ -338,6 +382,37 @@ export class WebhookService {
     if (event.state === 'delivered') this.deps.metrics?.webhookDeliverySeconds.observe((finished.getTime() - event.createdAt.getTime()) / 1000);
     else this.logFailedAttempt(event, { status, error, retryInSeconds });
     if (retryInSeconds !== undefined && this.jobs) await this.jobs.send('webhook.deliver', { eventId }, { startAfterSeconds: retryInSeconds });
+  }
+
+  /** Writes attempts' rows and their events' new states, one statement for all. */
+  private async writeOutcomes(outcomes: AttemptOutcome[]): Promise<undefined[]> {
+    const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((outcome) => outcome[key]);
+    await this.statements(
+      'webhook_record_outcomes',
+      `with input as (
+         select * from unnest($1::varchar[], $2::varchar[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::varchar[], $8::varchar[], $9::varchar[], $10::timestamptz[], $11::timestamptz[])
+           as i(attempt_id, event_id, attempt, at, http_status, latency_ms, error, snippet, state, delivered_at, next_attempt_at)
+       ), logged as (
+         insert into webhook_attempt (id, event_id, attempt, at, http_status, latency_ms, error, response_snippet)
+         select attempt_id, event_id, attempt, at, http_status, latency_ms, error, snippet from input
+       )
+       update webhook_event e set state = i.state, attempts = i.attempt, lease_until = null, delivered_at = i.delivered_at, next_attempt_at = i.next_attempt_at
+       from input i where e.id = i.event_id`,
+      [
+        column('attemptId'),
+        column('eventId'),
+        column('attempt'),
+        column('at'),
+        column('httpStatus'),
+        column('latencyMs'),
+        column('error'),
+        column('snippet'),
+        column('state'),
+        column('deliveredAt'),
+        column('nextAttemptAt'),
+      ],
+    );
+    return outcomes.map(() => undefined);
   }
 
   /**
