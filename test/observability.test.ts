@@ -114,9 +114,11 @@ describe.skipIf(!server)('a served flow, traced (OTEL_EXPORTER_OTLP_ENDPOINT set
     const request = await until(named('POST /api/v2/session'), 'session creation span');
     expect(request.kind).toBe(2); // SERVER
     expect(request.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/api/v2/session', 'http.response.status_code': 201 });
-    const insert = await until(() => spans.find((span) => span.name === 'INSERT verification_session' && span.traceId === request.traceId), 'session insert span');
+    // The session, its first timeline entry and its charge's statements: the session's is one
+    // named statement (a WITH that inserts the session and appends its timeline).
+    const insert = await until(() => spans.find((span) => span.name === 'WITH verification_session' && span.traceId === request.traceId), 'session insert span');
     expect(insert.kind).toBe(3); // CLIENT
-    expect(insert.attributes).toMatchObject({ 'db.system.name': 'postgresql', 'db.operation.name': 'INSERT', 'db.collection.name': 'verification_session' });
+    expect(insert.attributes).toMatchObject({ 'db.system.name': 'postgresql', 'db.operation.name': 'WITH', 'db.collection.name': 'verification_session' });
     // Nested: the insert's parent chain reaches the request span.
     const byId = new Map(spans.map((span) => [span.spanId, span]));
     let ancestor: ExportedSpan | undefined = insert;

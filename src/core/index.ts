@@ -29,6 +29,8 @@ import { OidcProvider } from './oidc/provider.js';
 import { Sealer } from './secrets.js';
 import { TenancyService } from './tenancy/service.js';
 import type { Notifications } from './db/notifications.js';
+import { PgEvidenceStore } from './sessions/evidence.js';
+import { PgSessionStore } from './sessions/store.js';
 import { SessionService } from './sessions/service.js';
 import { ServiceMetrics } from './metrics.js';
 import { DEFAULT_RETRY_POLICY, WebhookService, type RetryPolicy, type WebhookLogger } from './webhooks/service.js';
@@ -207,7 +209,9 @@ export class Core {
       statements: options.webhookStatements,
     });
     this.sessions = new SessionService({
-      ...deps,
+      clock: deps.clock,
+      store: new PgSessionStore(deps.orm),
+      evidence: new PgEvidenceStore(deps.orm, this.sealer),
       sealer: this.sealer,
       idempotency: this.idempotency,
       tenancy: this.tenancy,

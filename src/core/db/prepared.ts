@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import pg from 'pg';
 import { DomainError } from '../errors.js';
 import { traceStatement } from '../tracing.js';
@@ -36,10 +37,23 @@ export async function preparedQuery<T>(orm: Orm, name: string, text: string, val
   const knexClient = orm.em.getConnection().getKnex().client;
   const connection: PgConnection = await knexClient.acquireConnection();
   try {
-    return (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[];
+    return await traceStatement(text, async () => (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[]);
   } finally {
     await knexClient.releaseConnection(connection);
   }
+}
+
+/**
+ * preparedQuery inside the caller's transaction, on the connection that transaction holds: for
+ * writes that must commit with others (a session and its charge, a decision and its webhook).
+ */
+export async function preparedQueryIn<T>(orm: Orm, em: EntityManager, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const transaction = em.getTransactionContext<{ client: { acquireConnection(): Promise<PgConnection> } }>();
+  if (!transaction) throw new Error(`${name} must run inside a transaction`);
+  refuseNulParameters(values);
+  // A transaction's client answers its own connection and never releases it before the end.
+  const connection = await transaction.client.acquireConnection();
+  return traceStatement(text, async () => (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[]);
 }
 
 /** Runs one named statement ($1.. placeholders, values bound by the server) and answers its rows. */

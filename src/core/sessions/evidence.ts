@@ -1,35 +1,65 @@
-import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
+import { preparedQuery, preparedQueryIn, sqlDate } from '../db/prepared.js';
 import type { Sealer } from '../secrets.js';
-import { type EvidenceKind, SessionEvidence } from './entities.js';
+import type { EvidenceKind } from './entities.js';
+import type { SessionTx } from './store.js';
 
-/** The review images of hosted sessions: the only code that touches `session_evidence`. */
-export class EvidenceStore {
+/** An image kept for review, opened. */
+export interface EvidenceImage {
+  id: string;
+  kind: EvidenceKind;
+  bytes: Buffer;
+  createdAt: Date;
+}
+
+/** The review images of hosted sessions (`session_evidence`), sealed at rest. */
+export interface EvidenceStore {
+  /** Seals and keeps images in the caller's transaction (the step's commit). */
+  keep(tx: SessionTx, sessionId: string, images: { kind: EvidenceKind; bytes: Buffer }[], now: Date): Promise<void>;
+  /** A session's images, opened, oldest first. */
+  list(sessionId: string): Promise<EvidenceImage[]>;
+  /** Deletes a session's images in the caller's transaction; returns how many there were. */
+  erase(tx: SessionTx, sessionId: string): Promise<number>;
+  /**
+   * The purge: images of sessions decided (or expired, abandoned) longer ago than their project's
+   * retention. Open and IN_REVIEW sessions have no `decided_at`, so theirs are never touched.
+   */
+  purgeExpired(now: Date): Promise<number>;
+}
+
+/** The review images in PostgreSQL: the only code that touches `session_evidence`. */
+export class PgEvidenceStore implements EvidenceStore {
   constructor(
     private readonly orm: Orm,
     private readonly sealer: Sealer,
   ) {}
 
-  /** Seals and keeps images in the caller's transaction (the step's commit). */
-  keep(em: EntityManager, sessionId: string, images: { kind: EvidenceKind; bytes: Buffer }[], now: Date): void {
-    for (const { kind, bytes } of images) em.create(SessionEvidence, { sessionId, kind, sealed: this.sealer.sealBytes(bytes), createdAt: now });
+  async keep(tx: SessionTx, sessionId: string, images: { kind: EvidenceKind; bytes: Buffer }[], now: Date): Promise<void> {
+    if (images.length === 0) return;
+    await preparedQueryIn(
+      this.orm,
+      tx,
+      'evidence_keep',
+      `insert into session_evidence (session_id, kind, sealed, created_at)
+       select $1, i.kind, i.sealed, $4 from unnest($2::varchar[], $3::bytea[]) with ordinality as i(kind, sealed, n) order by i.n`,
+      [sessionId, images.map((image) => image.kind), images.map((image) => this.sealer.sealBytes(image.bytes)), now],
+    );
   }
 
-  /** A session's images, opened, oldest first. */
-  async list(sessionId: string): Promise<{ id: string; kind: EvidenceKind; bytes: Buffer; createdAt: Date }[]> {
-    const rows = await this.orm.em.fork().find(SessionEvidence, { sessionId }, { orderBy: { id: 'asc' } });
-    return rows.map((row) => ({ id: String(row.id), kind: row.kind, bytes: this.sealer.openBytes(row.sealed), createdAt: row.createdAt }));
+  async list(sessionId: string): Promise<EvidenceImage[]> {
+    const rows = await preparedQuery<{ id: string; kind: EvidenceKind; sealed: Buffer; created_at: Date | string }>(
+      this.orm,
+      'evidence_list',
+      'select id, kind, sealed, created_at from session_evidence where session_id = $1 order by id',
+      [sessionId],
+    );
+    return rows.map((row) => ({ id: String(row.id), kind: row.kind, bytes: this.sealer.openBytes(row.sealed), createdAt: sqlDate(row.created_at) }));
   }
 
-  /** Deletes a session's images in the caller's transaction; returns how many there were. */
-  async erase(em: EntityManager, sessionId: string): Promise<number> {
-    return em.nativeDelete(SessionEvidence, { sessionId });
+  async erase(tx: SessionTx, sessionId: string): Promise<number> {
+    return (await preparedQueryIn(this.orm, tx, 'evidence_erase', 'delete from session_evidence where session_id = $1 returning id', [sessionId])).length;
   }
 
-  /**
-   * The purge: images of sessions decided (or expired, abandoned) longer ago than their project's
-   * retention. Open and IN_REVIEW sessions have no `decided_at`, so theirs are never touched.
-   */
   async purgeExpired(now: Date): Promise<number> {
     const rows = await this.orm.em.getConnection().execute<{ id: string }[]>(
       `delete from session_evidence e using verification_session s, project p

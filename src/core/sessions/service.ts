@@ -1,5 +1,4 @@
 import { APPROVAL_RULE } from '../vocabulary.js';
-import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { AccountService } from '../accounts/service.js';
 import type { BillingService } from '../billing/service.js';
 import type { ChallengeService } from '../checks/challenge.js';
@@ -7,8 +6,6 @@ import type { IdempotencyService } from '../billing/idempotency.js';
 import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { Check, CheckContext, CheckOutcome, CombinedOutcome } from '../checks/types.js';
 import type { Clock } from '../clock.js';
-import type { Orm } from '../db/orm.js';
-import { preparedQuery, selectList, sqlDate } from '../db/prepared.js';
 import { StatementBatch } from '../db/statement-batch.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
@@ -16,10 +13,11 @@ import type { TenancyService } from '../tenancy/service.js';
 import { type ForcedVerdict, forcedOutcome, idempotencyOperation } from '../sandbox.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
-import { type EvidenceKind, SessionCheck, SessionEvent, SessionHandoff, VerificationSession, type SessionStatus } from './entities.js';
-import { EvidenceStore } from './evidence.js';
+import type { EvidenceKind, SessionStatus } from './entities.js';
+import type { EvidenceStore } from './evidence.js';
+import type { SessionDraft, SessionEventRecord, SessionLookup, SessionRecord, SessionStore, SessionTx, SessionViewRecord } from './store.js';
 import { type SessionTrigger, transition } from './transitions.js';
-import { type DecisionWire, type ErasedWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, sessionView, type SessionViewFields, testMark, vendorDataOnWire } from './views.js';
+import { type DecisionWire, type ErasedWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, sessionView, testMark, vendorDataOnWire } from './views.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL, stepFields } from './inputs.js';
 
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
@@ -116,58 +114,17 @@ const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
  * only its own mode, so test and live data never mix.
  */
 export type SessionOwner = string | { projectId: string; livemode: boolean };
-/** The owner's session by id ($1), project ($2) and, for a key of one mode, livemode ($3). */
-const OF_OWNER = 'where id = $1 and project_id = $2 and ($3::boolean is null or livemode = $3)';
-const lookupOf = (owner: SessionOwner, id: string): SessionLookup => (typeof owner === 'string' ? { id, projectId: owner, livemode: null } : { id, projectId: owner.projectId, livemode: owner.livemode });
+/** The owner's project, and the mode it sees (null: both). */
+const ownerOf = (owner: SessionOwner): Omit<SessionLookup, 'id'> => (typeof owner === 'string' ? { projectId: owner, livemode: null } : owner);
+const lookupOf = (owner: SessionOwner, id: string): SessionLookup => ({ id, ...ownerOf(owner) });
 
-/** The columns of a session's wire view, of `verification_session s`. */
-const SESSION_VIEW_COLUMNS = 's.id, s.status, s.workflow_id, s.features, s.vendor_data, s.redirect_url, s.callback, s.svc_id, s.livemode, s.expires_at, s.created_at, s.updated_at, s.started_at, s.decided_at';
-/** One poll: the session, and the owner it must belong to (a key of one mode sees only that mode's). */
-interface SessionLookup {
-  id: string;
-  projectId: string;
-  livemode: boolean | null;
-}
-interface SessionViewRow {
-  id: string;
-  status: SessionStatus;
-  workflow_id: string;
-  features: string[];
-  vendor_data: string | null;
-  redirect_url: string | null;
-  callback: string | null;
-  svc_id: string | null;
-  livemode: boolean;
-  expires_at: Date | string;
-  created_at: Date | string;
-  updated_at: Date | string;
-  started_at: Date | string | null;
-  decided_at: Date | string | null;
-}
-const dateOrNull = (value: Date | string | null) => (value === null ? null : sqlDate(value));
-const viewFieldsOf = (row: SessionViewRow): SessionViewFields => ({
-  id: row.id,
-  status: row.status,
-  workflowId: row.workflow_id,
-  features: row.features,
-  vendorData: row.vendor_data,
-  redirectUrl: row.redirect_url,
-  callback: row.callback,
-  svcId: row.svc_id,
-  livemode: row.livemode,
-  expiresAt: sqlDate(row.expires_at),
-  createdAt: sqlDate(row.created_at),
-  updatedAt: sqlDate(row.updated_at),
-  startedAt: dateOrNull(row.started_at),
-  decidedAt: dateOrNull(row.decided_at),
-});
-
-const ownedBy = (owner: SessionOwner) => (typeof owner === 'string' ? { projectId: owner } : { projectId: owner.projectId, livemode: owner.livemode });
+/** A transaction's working copy of a session: what it changes, and what it appends, written by one statement at its end. */
+const draftOf = (session: SessionRecord): SessionDraft => ({ session: { ...session }, events: [], checks: [] });
 
 /** The move a forced test outcome makes from NOT_STARTED. */
 const FORCED_TRIGGER = { approve: 'checks_passed', decline: 'check_failed', review: 'needs_review' } as const satisfies Record<ForcedVerdict, SessionTrigger>;
 
-function encodeCursor(session: VerificationSession): string {
+function encodeCursor(session: SessionRecord): string {
   return Buffer.from(`${session.createdAt.toISOString()}|${session.id}`).toString('base64url');
 }
 
@@ -195,7 +152,10 @@ export interface SessionChecks {
 }
 
 export interface SessionDeps {
-  orm: Orm;
+  /** The session tables: the only way this service reaches them. */
+  store: SessionStore;
+  /** The review images. */
+  evidence: EvidenceStore;
   clock: Clock;
   sealer: Sealer;
   tenancy: TenancyService;
@@ -221,18 +181,24 @@ interface SessionMove {
   reason: string;
 }
 
-/** Hosted verification sessions: creation, the state machine, the hosted steps, review, expiry. */
+const moveOf = (session: SessionRecord, event: SessionEventRecord): SessionMove => ({
+  session_id: session.id,
+  project_id: session.projectId,
+  from: event.fromStatus ?? event.toStatus,
+  to: event.toStatus,
+  actor: event.actor as Actor,
+  reason: event.reason ?? '',
+});
+
 /** How long a "continue on your phone" link can be claimed. */
 export const HANDOFF_TTL_MS = 10 * 60_000;
 
+/** Hosted verification sessions: creation, the state machine, the hosted steps, review, expiry. */
 export class SessionService {
-  private readonly evidence: EvidenceStore;
   /** Polls of GET /session/{id} arriving together are read by one statement. */
-  private readonly views = new StatementBatch<SessionLookup, SessionViewRow | null>((lookups) => this.readViews(lookups));
+  private readonly views = new StatementBatch<SessionLookup, SessionViewRecord | null>((lookups) => this.deps.store.views(lookups));
 
-  constructor(private readonly deps: SessionDeps) {
-    this.evidence = new EvidenceStore(deps.orm, deps.sealer);
-  }
+  constructor(private readonly deps: SessionDeps) {}
 
   private now(): Date {
     return this.deps.clock.now();
@@ -242,7 +208,8 @@ export class SessionService {
 
   /** A new session; with an `Idempotency-Key`, a retry answers the first session (`replayed`) instead of creating (and charging) another. */
   async create(owner: SessionOwner, actor: Actor, raw: unknown, options: { idempotencyKey?: string; testOutcome?: string } = {}) {
-    const { projectId, livemode = true } = ownedBy(owner);
+    const { projectId, livemode: mode } = ownerOf(owner);
+    const livemode = mode ?? true;
     const forced = forcedOutcome({ livemode }, options.testOutcome);
     if (forced?.kind === 'error') throw forced.error;
     const { value, replayed } = await this.deps.idempotency.once(projectId, options.idempotencyKey, idempotencyOperation(livemode, 'session:create', options.testOutcome), raw, () =>
@@ -266,12 +233,12 @@ export class SessionService {
     const id = newId('ses');
     // The debit and the session commit together: no session unpaid, no payment without a session.
     // A test key's session is never charged.
-    const { session, eventIds } = await this.deps.billing.chargedTransaction(livemode ? projectId : null, 'session', id, async (em) => {
-      const created = em.create(VerificationSession, {
+    const { session, eventIds } = await this.deps.billing.chargedTransaction(livemode ? projectId : null, 'session', id, async (tx) => {
+      const draft = draftOf({
         id,
         projectId,
         workflowId: workflow.id,
-        status: 'NOT_STARTED',
+        status: transition(null, 'created'),
         features: workflow.features,
         tokenDigest: digestSecret(token),
         redirectUrl: input.redirect_url ?? null,
@@ -280,14 +247,21 @@ export class SessionService {
         metadata: input.metadata ?? null,
         svcId,
         livemode,
+        workSealed: null,
+        decision: null,
+        decidedAt: null,
+        decidedBy: null,
+        startedAt: null,
+        dataErasedAt: null,
         expiresAt: new Date(now.getTime() + (input.ttl_seconds ?? SESSION_TTL.defaultSeconds) * 1000),
         createdAt: now,
         updatedAt: now,
       });
-      em.create(SessionEvent, { sessionId: created.id, fromStatus: null, toStatus: transition(null, 'created'), actor, reason: 'created', at: now });
+      draft.events.push({ fromStatus: null, toStatus: draft.session.status, actor, reason: 'created', at: now });
       // A forced test outcome decides at once, through the state table like any other decision.
-      const eventId = forced ? await this.move(em, created, FORCED_TRIGGER[forced], actor, `test outcome: ${forced}`) : null;
-      return { session: created, eventIds: eventId ? [eventId] : [] };
+      const eventId = forced ? await this.move(tx, draft, FORCED_TRIGGER[forced], actor, `test outcome: ${forced}`) : null;
+      await this.deps.store.insert(tx, draft);
+      return { session: draft.session, eventIds: eventId ? [eventId] : [] };
     });
     return {
       ...sessionView(session),
@@ -300,71 +274,39 @@ export class SessionService {
 
   async list(owner: SessionOwner, raw: unknown) {
     const { status, vendor_data: vendorData, limit, cursor } = parseInput(listSessionsInput, raw);
-    const after = cursor ? decodeCursor(cursor) : null;
-    const rows = await this.deps.orm.em.fork().find(
-      VerificationSession,
-      {
-        ...ownedBy(owner),
-        ...(status ? { status } : {}),
-        ...(vendorData !== undefined ? { vendorData } : {}),
-        ...(after ? { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] } : {}),
-      },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 },
-    );
+    const rows = await this.deps.store.list({ ...ownerOf(owner), status, vendorData, after: cursor ? decodeCursor(cursor) : null, limit: limit + 1 });
     const page = rows.slice(0, limit);
     return { sessions: page.map(sessionView), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
   }
 
-  private async load(em: EntityManager, owner: SessionOwner, sessionId: string, lock = false): Promise<VerificationSession> {
-    const session = await em.findOne(VerificationSession, { id: sessionId, ...ownedBy(owner) }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  /** The owner's session, locked until the transaction ends: two requests moving it at once take turns. */
+  private async lock(tx: SessionTx, owner: SessionOwner, sessionId: string): Promise<SessionRecord> {
+    const session = await this.deps.store.lock(tx, lookupOf(owner, sessionId));
+    if (!session) throw new DomainError('not_found', 'session not found');
+    return session;
+  }
+
+  /** The owner's session as committed: integrators poll the decision. */
+  private async read(owner: SessionOwner, sessionId: string): Promise<SessionRecord> {
+    const session = await this.deps.store.find(lookupOf(owner, sessionId));
     if (!session) throw new DomainError('not_found', 'session not found');
     return session;
   }
 
   /**
-   * A session of its owner as committed, by one prepared statement: integrators poll the decision.
-   * Never inside a transaction: it reads on a connection of its own.
-   */
-  private async read(em: EntityManager, owner: SessionOwner, sessionId: string): Promise<VerificationSession> {
-    const { id, projectId, livemode } = lookupOf(owner, sessionId);
-    const [row] = await preparedQuery<Record<string, unknown>>(this.deps.orm, 'session_of_owner', `select ${this.sessionColumns()} from verification_session ${OF_OWNER}`, [id, projectId, livemode]);
-    if (!row) throw new DomainError('not_found', 'session not found');
-    return em.map(VerificationSession, row);
-  }
-
-  /**
    * GET /session/{id}, the call integrators poll: only the columns of the view, into a plain
-   * object, by one prepared statement shared by the polls that arrive together. Building an
-   * entity (identity map, change-set snapshot) was a fifth of the route's CPU, for a read that
-   * changes nothing.
+   * object, by one prepared statement shared by the polls that arrive together.
    */
   async get(owner: SessionOwner, sessionId: string) {
-    const row = await this.views.submit(lookupOf(owner, sessionId));
-    if (!row) throw new DomainError('not_found', 'session not found');
-    return sessionView(viewFieldsOf(row));
-  }
-
-  /** The views of several polls in one statement, each only if its caller owns it; null where not. */
-  private async readViews(lookups: SessionLookup[]): Promise<(SessionViewRow | null)[]> {
-    // Answered by the lookup's position: two callers may ask for one id, and only its owner gets it.
-    const rows = await preparedQuery<SessionViewRow & { asked: number }>(
-      this.deps.orm,
-      'session_views_of_owners',
-      `select asked.n::int as asked, ${SESSION_VIEW_COLUMNS} from verification_session s
-       join unnest($1::varchar[], $2::varchar[], $3::boolean[]) with ordinality as asked(id, project_id, livemode, n)
-         on s.id = asked.id and s.project_id = asked.project_id and (asked.livemode is null or s.livemode = asked.livemode)`,
-      [lookups.map((l) => l.id), lookups.map((l) => l.projectId), lookups.map((l) => l.livemode)],
-    );
-    const answers: (SessionViewRow | null)[] = lookups.map(() => null);
-    for (const row of rows) answers[row.asked - 1] = row;
-    return answers;
+    const view = await this.views.submit(lookupOf(owner, sessionId));
+    if (!view) throw new DomainError('not_found', 'session not found');
+    return sessionView(view);
   }
 
   /** The authoritative result: every check run, and the bound account's reusable profile. */
   async decision(owner: SessionOwner, sessionId: string): Promise<DecisionWire> {
-    const em = this.deps.orm.em.fork();
-    const session = await this.read(em, owner, sessionId);
-    const checks = await this.checksOf(em, session.id);
+    const session = await this.read(owner, sessionId);
+    const checks = await this.checksOf(session.id);
     return {
       session_id: session.id,
       status: session.status,
@@ -381,9 +323,8 @@ export class SessionService {
   }
 
   async timeline(projectId: string, sessionId: string) {
-    const em = this.deps.orm.em.fork();
-    await this.load(em, projectId, sessionId);
-    const events = await em.find(SessionEvent, { sessionId }, { orderBy: { id: 'asc' } });
+    await this.read(projectId, sessionId);
+    const events = await this.deps.store.timeline(sessionId);
     return events.map((event) => ({ from: event.fromStatus ?? null, to: event.toStatus, actor: event.actor, reason: event.reason ?? null, at: event.at.toISOString() }));
   }
 
@@ -394,18 +335,20 @@ export class SessionService {
    */
   async review(owner: SessionOwner, sessionId: string, actor: Actor, raw: unknown, note?: string) {
     const { status } = parseInput(reviewInput, raw);
-    const outcome = await this.transaction(async (em) => {
-      const session = await this.load(em, owner, sessionId, true);
+    const outcome = await this.transaction(async (tx) => {
+      const session = await this.lock(tx, owner, sessionId);
       if (FINAL.includes(session.status)) throw new DomainError('session_closed', `session is already ${session.status}`);
       if (session.status !== 'IN_REVIEW') throw new DomainError('review_not_pending', `only IN_REVIEW sessions can be decided; this one is ${session.status}`);
       if (status === 'APPROVED') {
-        const checks = await this.recordedChecks(em, session.id);
+        const checks = await this.deps.store.checks(session.id, tx);
         const has = (type: string, statuses: Check['status'][]) => checks.some((check) => check.type === type && statuses.includes(check.status));
         const missing = [has('id_verification', ['passed', 'review']) ? null : 'id_verification', has('liveness', ['passed']) ? null : 'liveness', has('face_match', ['passed']) ? null : 'face_match'].filter(Boolean);
         if (missing.length) throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
       }
-      const eventId = await this.move(em, session, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, note ? `manual review: ${note}` : 'manual review');
-      return { session, eventId };
+      const draft = draftOf(session);
+      const eventId = await this.move(tx, draft, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, note ? `manual review: ${note}` : 'manual review');
+      await this.deps.store.save(tx, draft);
+      return { session: draft.session, eventId };
     });
     await this.deps.webhooks.dispatch(outcome.eventId ? [outcome.eventId] : []);
     return sessionView(outcome.session);
@@ -417,38 +360,20 @@ export class SessionService {
    * The session a hosted-page token opens; 401 token_missing / invalid_token otherwise. A hosted
    * request is authenticated once, and the methods below take the session it opened.
    */
-  async authenticate(token: string | undefined): Promise<VerificationSession> {
+  async authenticate(token: string | undefined): Promise<SessionRecord> {
     if (!token) throw new DomainError('token_missing', 'session token required');
-    const em = this.deps.orm.em.fork();
-    const digest = digestSecret(token);
-    // Every call of the hosted page comes here, twice: one prepared statement, not the ORM's query building.
-    const [row] = await preparedQuery<Record<string, unknown>>(this.deps.orm, 'session_by_token', `select ${this.sessionColumns()} from verification_session where token_digest = $1`, [digest]);
-    const session = row ? em.map(VerificationSession, row) : await this.phoneSession(em, digest);
+    const session = await this.deps.store.byTokenDigest(digestSecret(token));
     if (!session) throw new DomainError('invalid_token', 'session token is invalid');
     return session;
   }
 
-  private columns?: string;
-  private sessionColumns(): string {
-    this.columns ??= selectList(this.deps.orm, VerificationSession);
-    return this.columns;
-  }
-
-  /** The session a phone opened through a claimed handoff link, by its own token's digest. */
-  private async phoneSession(em: EntityManager, digest: string): Promise<VerificationSession | null> {
-    const handoff = await em.findOne(SessionHandoff, { phoneTokenDigest: digest });
-    return handoff ? em.findOne(VerificationSession, { id: handoff.sessionId }) : null;
-  }
-
   /** "Continue on your phone": a one-time link to this session for another device, valid HANDOFF_TTL_MS. */
-  async createHandoff(session: VerificationSession): Promise<HandoffLinkWire> {
+  async createHandoff(session: SessionRecord): Promise<HandoffLinkWire> {
     if (!OPEN.includes(session.status)) throw new DomainError('session_closed', 'session already closed');
     const code = newSecret('shl');
     const now = this.now();
     const expiresAt = new Date(now.getTime() + HANDOFF_TTL_MS);
-    const em = this.deps.orm.em.fork();
-    em.create(SessionHandoff, { id: newId('shf'), sessionId: session.id, linkDigest: digestSecret(code), createdAt: now, expiresAt });
-    await em.flush();
+    await this.deps.store.addHandoff({ id: newId('shf'), sessionId: session.id, linkDigest: digestSecret(code), createdAt: now, expiresAt });
     // Like the session link, the code rides in the fragment, never sent to a server or a log.
     return { url: `${this.deps.baseUrl}/verify/${session.id}#${code}`, expires_at: expiresAt.toISOString() };
   }
@@ -459,14 +384,10 @@ export class SessionService {
    */
   async claimHandoff(code: string | undefined): Promise<HandoffClaimWire> {
     if (!code) throw new DomainError('token_missing', 'handoff link code required');
-    const linkDigest = digestSecret(code);
     const phoneToken = newSecret('sst');
-    const now = this.now();
-    const em = this.deps.orm.em.fork();
-    const won = await em.nativeUpdate(SessionHandoff, { linkDigest, claimedAt: null, expiresAt: { $gt: now } }, { claimedAt: now, phoneTokenDigest: digestSecret(phoneToken) });
-    if (won !== 1) throw new DomainError('invalid_token', 'this continue-on-phone link was already used or has expired');
-    const handoff = await em.findOneOrFail(SessionHandoff, { linkDigest });
-    return { session_id: handoff.sessionId, session_token: phoneToken };
+    const sessionId = await this.deps.store.claimHandoff(digestSecret(code), digestSecret(phoneToken), this.now());
+    if (!sessionId) throw new DomainError('invalid_token', 'this continue-on-phone link was already used or has expired');
+    return { session_id: sessionId, session_token: phoneToken };
   }
 
   private async branding(projectId: string) {
@@ -475,15 +396,15 @@ export class SessionService {
   }
 
   /** The logo of the session's project (PNG), for the hosted page; not_found when it has none. */
-  async logo(session: VerificationSession): Promise<Buffer> {
+  async logo(session: SessionRecord): Promise<Buffer> {
     const logo = await this.deps.tenancy.projectLogo(session.projectId);
     if (!logo) throw new DomainError('not_found', 'this project has no logo');
     return logo;
   }
 
   /** What the page shows: the steps, which are done, and where to go at the end (`checks`: when the caller has just read them). */
-  async flowState(session: VerificationSession, known?: readonly Check[]): Promise<HostedFlowWire> {
-    const checks = known ?? (await this.checksOf(this.deps.orm.em.fork(), session.id));
+  async flowState(session: SessionRecord, known?: readonly Check[]): Promise<HostedFlowWire> {
+    const checks = known ?? (await this.checksOf(session.id));
     const done = this.workOf(session).stepsDone ?? [];
     const closed = !OPEN.includes(session.status);
     const steps = stepsOf(session.features).map((step) => ({ step, done: closed || done.includes(step) }));
@@ -510,7 +431,7 @@ export class SessionService {
   }
 
   /** The person opened the page: NOT_STARTED becomes IN_PROGRESS (once); reusable checks are filled in. */
-  async start(session: VerificationSession) {
+  async start(session: SessionRecord) {
     this.assertNotLapsed(session);
     return this.flowState(await this.open(session));
   }
@@ -519,10 +440,10 @@ export class SessionService {
    * NOT_STARTED becomes IN_PROGRESS; only the request that opened it fills in the reusable checks
    * (a concurrent one finds it opened). Returns the session as it now stands.
    */
-  private async open(session: VerificationSession): Promise<VerificationSession> {
+  private async open(session: SessionRecord): Promise<SessionRecord> {
     if (session.status !== 'NOT_STARTED') return session;
     const opened = await this.openOnce(session);
-    if (!opened) return this.load(this.deps.orm.em.fork(), session.projectId, session.id);
+    if (!opened) return this.read(session.projectId, session.id);
     return this.reuseFromAccount(opened);
   }
 
@@ -531,36 +452,25 @@ export class SessionService {
    * status, the start time and the timeline entry, only while the session is still NOT_STARTED.
    * Answers the session as opened, or null when another request opened it first.
    */
-  private async openOnce(session: VerificationSession): Promise<VerificationSession | null> {
-    const move: SessionMove = { session_id: session.id, project_id: session.projectId, from: 'NOT_STARTED', to: transition('NOT_STARTED', 'opened'), actor: 'user', reason: 'page opened' };
+  private async openOnce(session: SessionRecord): Promise<SessionRecord | null> {
     const now = this.now();
-    const rows = await preparedQuery<{ id: string }>(
-      this.deps.orm,
-      'session_open',
-      `with opened as (
-         update verification_session set status = $3, started_at = $5, updated_at = $5 where id = $1 and status = $2 returning id
-       ), logged as (
-         insert into session_event (session_id, from_status, to_status, actor, reason, at) select id, $2, $3, $4, $6, $5 from opened
-       )
-       select id from opened`,
-      [move.session_id, move.from, move.to, move.actor, now, move.reason],
-    );
-    if (rows.length === 0) return null;
-    this.deps.logger?.info(move, 'session moved');
-    return Object.assign(session, { status: move.to, startedAt: now, updatedAt: now });
+    const event: SessionEventRecord = { fromStatus: 'NOT_STARTED', toStatus: transition('NOT_STARTED', 'opened'), actor: 'user', reason: 'page opened', at: now };
+    if (!(await this.deps.store.open(session.id, event))) return null;
+    this.deps.logger?.info(moveOf(session, event), 'session moved');
+    return { ...session, status: event.toStatus, startedAt: now, updatedAt: now };
   }
 
   /** A session past its deadline takes no more input, even before the sweep has moved it. */
-  private assertNotLapsed(session: VerificationSession): void {
+  private assertNotLapsed(session: SessionRecord): void {
     if (OPEN.includes(session.status) && this.now() >= session.expiresAt) throw new DomainError('session_expired', 'this verification link has expired; ask for a new one');
   }
 
-  private assertAcceptsInput(session: VerificationSession): void {
+  private assertAcceptsInput(session: SessionRecord): void {
     this.assertNotLapsed(session);
     if (!OPEN.includes(session.status)) throw new DomainError('session_closed', `session is already ${session.status}`);
   }
 
-  private contextOf(session: VerificationSession, mode: 'fresh' | 'account' = 'fresh'): CheckContext {
+  private contextOf(session: SessionRecord, mode: 'fresh' | 'account' = 'fresh'): CheckContext {
     return { projectId: session.projectId, mode, svcId: mode === 'account' ? (session.svcId ?? null) : null, today: this.now() };
   }
 
@@ -568,7 +478,7 @@ export class SessionService {
    * Bound accounts skip what they already hold: a verified identity answers the document and age
    * checks in account mode (proofs only), marked `reused: true`, unless its document has expired.
    */
-  private async reuseFromAccount(session: VerificationSession): Promise<VerificationSession> {
+  private async reuseFromAccount(session: SessionRecord): Promise<SessionRecord> {
     if (!session.svcId) return session;
     // Nothing reusable (or a document that has expired since): the person verifies fully.
     const identity = await this.deps.accounts.reusableIdentity(session.svcId, this.now()).catch(() => null);
@@ -584,13 +494,13 @@ export class SessionService {
     return outcomes.length ? (await this.commit(session, 'document', outcomes, { fullName: identity.fullName, dateOfBirth: identity.dateOfBirth })).session : session;
   }
 
-  private minAgeOf(session: VerificationSession): number {
+  private minAgeOf(session: SessionRecord): number {
     const value = session.metadata?.min_age;
     return typeof value === 'number' ? value : 18;
   }
 
   /** Runs the checks of one step of the hosted page and applies the automatic decision. */
-  async submitStep(authenticated: VerificationSession, step: string, input: Record<string, unknown>) {
+  async submitStep(authenticated: SessionRecord, step: string, input: Record<string, unknown>) {
     let session = authenticated;
     if (!(step in STEPS) || !stepsOf(session.features).includes(step as StepName)) throw new DomainError('not_found', `this session has no ${step} step`);
     this.assertAcceptsInput(session);
@@ -608,17 +518,19 @@ export class SessionService {
    * where it is), then the person is asked again with 422 `step_retry_required`, until the step's
    * last try, whose failure is recorded like any other.
    */
-  private async askAgainUnlessLastTry(session: VerificationSession, step: StepName, reason: string, error: string | null): Promise<void> {
+  private async askAgainUnlessLastTry(session: SessionRecord, step: StepName, reason: string, error: string | null): Promise<void> {
     const tries = (await this.deps.tenancy.getWorkflow(session.projectId, session.workflowId)).maxStepTries;
-    const tried = await this.transaction(async (em) => {
-      const locked = await this.load(em, session.projectId, session.id, true);
+    const tried = await this.transaction(async (tx) => {
+      const locked = await this.lock(tx, session.projectId, session.id);
       this.assertAcceptsInput(locked);
       const work = this.workOf(locked);
       const count = (work.fixableTries?.[step] ?? 0) + 1;
       if (count >= tries) return count;
       work.fixableTries = { ...work.fixableTries, [step]: count };
-      locked.workSealed = this.deps.sealer.seal(JSON.stringify(work));
-      em.create(SessionEvent, { sessionId: locked.id, fromStatus: locked.status, toStatus: locked.status, actor: 'user', reason: `${step}: ${reason}, asked again (try ${count} of ${tries})`, at: this.now() });
+      const draft = draftOf(locked);
+      draft.session.workSealed = this.deps.sealer.seal(JSON.stringify(work));
+      draft.events.push({ fromStatus: locked.status, toStatus: locked.status, actor: 'user', reason: `${step}: ${reason}, asked again (try ${count} of ${tries})`, at: this.now() });
+      await this.deps.store.save(tx, draft);
       return count;
     });
     if (tried < tries) {
@@ -626,11 +538,11 @@ export class SessionService {
     }
   }
 
-  private workOf(session: VerificationSession): SessionWork {
+  private workOf(session: SessionRecord): SessionWork {
     return session.workSealed ? (JSON.parse(this.deps.sealer.open(session.workSealed)) as SessionWork) : {};
   }
 
-  private async runStep(session: VerificationSession, step: StepName, input: Record<string, unknown>, work: SessionWork): Promise<StepResult> {
+  private async runStep(session: SessionRecord, step: StepName, input: Record<string, unknown>, work: SessionWork): Promise<StepResult> {
     const has = (feature: string) => session.features.includes(feature);
     const fresh = this.contextOf(session);
     const { checks } = this.deps;
@@ -699,14 +611,14 @@ export class SessionService {
    * this session, else the bound account's verified identity; null when the session has neither
    * (then the name typed in the form is matched). Any name typed is ignored when one exists.
    */
-  private async verifiedHolderName(session: VerificationSession, work: SessionWork): Promise<string | null> {
+  private async verifiedHolderName(session: SessionRecord, work: SessionWork): Promise<string | null> {
     if (work.fullName) return work.fullName;
     if (session.svcId) return (await this.deps.accounts.verifiedIdentity(session.svcId))?.fullName ?? null;
     return null;
   }
 
   /** A gesture challenge for the selfie burst (single use, 60 s). */
-  async challenge(session: VerificationSession) {
+  async challenge(session: SessionRecord) {
     this.assertAcceptsInput(session);
     if (!session.features.includes('liveness')) throw new DomainError('not_found', 'this session has no liveness step');
     return this.deps.challenges.create(session.projectId);
@@ -719,7 +631,7 @@ export class SessionService {
    * sends when it took each frame (`captured_ms`, after receiving the challenge), so frames taken
    * before the challenge, or over more than a few seconds, are refused.
    */
-  private async livenessFromBurst(session: VerificationSession, frames: unknown[], challengeId: unknown, capturedMs: unknown): Promise<CheckOutcome> {
+  private async livenessFromBurst(session: SessionRecord, frames: unknown[], challengeId: unknown, capturedMs: unknown): Promise<CheckOutcome> {
     if (typeof challengeId !== 'string' || !challengeId) {
       throw new DomainError('validation_error', 'challenge_id is required: ask for a challenge, then take the burst while doing its gesture', { data: { errors: { challenge_id: 'required' } } });
     }
@@ -737,17 +649,19 @@ export class SessionService {
     return { check: liveness, reason };
   }
 
-  private async countFailedSelfie(session: VerificationSession): Promise<number> {
-    return this.deps.orm.em.fork().transactional(async (em) => {
-      const locked = await this.load(em, session.projectId, session.id, true);
+  private async countFailedSelfie(session: SessionRecord): Promise<number> {
+    return this.transaction(async (tx) => {
+      const locked = await this.lock(tx, session.projectId, session.id);
       const work = this.workOf(locked);
       work.failedSelfies = (work.failedSelfies ?? 0) + 1;
-      locked.workSealed = this.deps.sealer.seal(JSON.stringify(work));
+      const draft = draftOf(locked);
+      draft.session.workSealed = this.deps.sealer.seal(JSON.stringify(work));
+      await this.deps.store.save(tx, draft);
       return work.failedSelfies;
     });
   }
 
-  private async ageFromDocument(session: VerificationSession, dob: string | undefined): Promise<CheckOutcome> {
+  private async ageFromDocument(session: SessionRecord, dob: string | undefined): Promise<CheckOutcome> {
     if (!dob) {
       return { check: { type: 'age', status: 'review', data: { dob: null, bands: {} }, error: 'the date of birth could not be read from the document' }, reason: 'dob_unreadable' };
     }
@@ -755,7 +669,7 @@ export class SessionService {
   }
 
   /** Selfie against the document portrait, or against the bound account's face reference. */
-  private async faceMatchInSession(session: VerificationSession, selfie: Buffer, work: SessionWork): Promise<CheckOutcome> {
+  private async faceMatchInSession(session: SessionRecord, selfie: Buffer, work: SessionWork): Promise<CheckOutcome> {
     if (work.portrait) return runCheck(this.deps.checks.faceMatch, { image1: Buffer.from(work.portrait, 'base64'), image2: selfie }, this.contextOf(session));
     if (session.svcId && (await this.deps.accounts.faceReference(session.svcId))) {
       const outcome = await runCheck(this.deps.checks.faceMatch, { image2: selfie }, this.contextOf(session, 'account'));
@@ -770,17 +684,17 @@ export class SessionService {
    * Stores a step's checks and moves the session, under the session's row lock; returns the
    * session as committed and its checks (those recorded before, then this step's).
    */
-  private async commit(session: VerificationSession, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = []): Promise<{ session: VerificationSession; checks: Check[] }> {
-    const { locked, checks, eventId } = await this.transaction(async (em) => {
-      const locked = await this.load(em, session.projectId, session.id, true);
+  private async commit(session: SessionRecord, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = []): Promise<{ session: SessionRecord; checks: Check[] }> {
+    const committed = await this.transaction(async (tx) => {
+      const locked = await this.lock(tx, session.projectId, session.id);
       this.assertAcceptsInput(locked);
       const before = this.workOf(locked);
       if ((before.stepsDone ?? []).includes(step)) throw new DomainError('conflict', `the ${step} step is already complete`);
-      const recorded = await this.checksOf(em, locked.id);
+      const recorded = await this.checksOf(locked.id, tx);
       const now = this.now();
+      const draft = draftOf(locked);
       for (const { check, reason } of outcomes) {
-        em.create(SessionCheck, {
-          sessionId: locked.id,
+        draft.checks.push({
           type: check.type,
           status: check.status,
           score: check.score ?? null,
@@ -789,28 +703,30 @@ export class SessionService {
           createdAt: now,
         });
       }
-      this.evidence.keep(em, locked.id, images, now);
+      await this.deps.evidence.keep(tx, locked.id, images, now);
       const work: SessionWork = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)), stepsDone: [...(before.stepsDone ?? []), step] };
-      locked.workSealed = this.deps.sealer.seal(JSON.stringify(work));
-      locked.updatedAt = now;
+      draft.session.workSealed = this.deps.sealer.seal(JSON.stringify(work));
+      draft.session.updatedAt = now;
       const checks = [...recorded, ...outcomes.map(({ check }) => check)];
       const next = decide(locked.features, checks);
       const failed = outcomes.find(({ check }) => check.status === 'failed');
-      return { locked, checks, eventId: next ? await this.move(em, locked, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null };
+      const eventId = next ? await this.move(tx, draft, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null;
+      await this.deps.store.save(tx, draft);
+      return { session: draft.session, checks, eventId };
     });
-    await this.deps.webhooks.dispatch(eventId ? [eventId] : []);
-    return { session: locked, checks };
+    await this.deps.webhooks.dispatch(committed.eventId ? [committed.eventId] : []);
+    return committed;
   }
 
   /** The moves made inside each open transaction, logged once it commits. */
-  private readonly movesIn = new WeakMap<EntityManager, SessionMove[]>();
+  private readonly movesIn = new WeakMap<SessionTx, SessionMove[]>();
 
   /** A transaction whose session moves are logged after it has committed: a rolled-back move (a lost race) never happened. */
-  private async transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+  private async transaction<T>(work: (tx: SessionTx) => Promise<T>): Promise<T> {
     const moves: SessionMove[] = [];
-    const result = await this.deps.orm.em.fork().transactional(async (em) => {
-      this.movesIn.set(em, moves);
-      return work(em);
+    const result = await this.deps.store.transaction(async (tx) => {
+      this.movesIn.set(tx, moves);
+      return work(tx);
     });
     for (const move of moves) this.deps.logger?.info(move, 'session moved');
     return result;
@@ -818,40 +734,41 @@ export class SessionService {
 
   /**
    * Moves a session along a row of the transition table (transitions.ts; any other move is a 409)
-   * inside a transaction: the timeline entry, the decision fields, the webhook
-   * outbox row and, for an approved bound session, the account's verified identity, all committed
-   * together (a crash loses none of them). Returns the webhook event id when one is due; the
-   * caller queues it after the commit.
+   * inside a transaction: the timeline entry and the decision fields (on the draft, which the
+   * caller saves), the webhook outbox row and, for an approved bound session, the account's
+   * verified identity, all committed together (a crash loses none of them). Returns the webhook
+   * event id when one is due; the caller queues it after the commit.
    */
-  private async move(em: EntityManager, session: VerificationSession, trigger: SessionTrigger, actor: Actor, reason: string): Promise<string | null> {
-    const to = transition(session.status, trigger);
-    const now = this.now();
-    this.movesIn.get(em)?.push({ session_id: session.id, project_id: session.projectId, from: session.status, to, actor, reason: reason.slice(0, 200) });
-    em.create(SessionEvent, { sessionId: session.id, fromStatus: session.status, toStatus: to, actor, reason: reason.slice(0, 200), at: now });
+  private async move(tx: SessionTx, draft: SessionDraft, trigger: SessionTrigger, actor: Actor, reason: string): Promise<string | null> {
+    const session = draft.session;
+    const event: SessionEventRecord = { fromStatus: session.status, toStatus: transition(session.status, trigger), actor, reason: reason.slice(0, 200), at: this.now() };
+    const { toStatus: to, at: now } = event;
+    this.movesIn.get(tx)?.push(moveOf(session, event));
+    draft.events.push(event);
     session.status = to;
     session.updatedAt = now;
     if (to === 'IN_PROGRESS') return null;
     if (FINAL.includes(to)) {
-      if (to === 'APPROVED' && session.svcId) await this.verifyAccount(em, session);
+      if (to === 'APPROVED' && session.svcId) await this.verifyAccount(tx, session);
       session.decision = to;
       session.decidedAt = now;
       session.decidedBy = actor;
       // Nothing raw outlives the decision: the portrait and the read fields go in the same
       // commit (a crash right after it must not leave them behind).
       session.workSealed = null;
-      if ((await this.deps.tenancy.evidenceRetentionDays(session.projectId, em)) === 0) await this.evidence.erase(em, session.id);
+      if ((await this.deps.tenancy.evidenceRetentionDays(session.projectId, tx)) === 0) await this.deps.evidence.erase(tx, session.id);
     }
     const lower = to.toLowerCase();
-    const event = await this.deps.webhooks.record(em, session.projectId, session.id, {
+    const webhook = await this.deps.webhooks.record(tx, session.projectId, session.id, {
       type: `verification.${lower}`,
       callback: session.callback,
       body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString(), ...testMark(session) },
     });
-    return event.id;
+    return webhook.id;
   }
 
   /** An approved bound session records the document's identity on the account (sealed). */
-  private async verifyAccount(em: EntityManager, session: VerificationSession): Promise<void> {
+  private async verifyAccount(tx: SessionTx, session: SessionRecord): Promise<void> {
     const known = this.workOf(session);
     const date = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined);
     if (!known.fullName?.trim() || !date(known.dateOfBirth)) return;
@@ -865,16 +782,13 @@ export class SessionService {
         ...(expiry ? { documentExpiry: expiry } : {}),
         humanVerified: session.features.includes('liveness') || undefined,
       },
-      em,
+      tx,
     );
   }
 
-  private async recordedChecks(em: EntityManager, sessionId: string): Promise<RecordedCheck[]> {
-    return em.find(SessionCheck, { sessionId }, { fields: ['type', 'status'], orderBy: { id: 'asc' } });
-  }
-
-  private async checksOf(em: EntityManager, sessionId: string): Promise<Check[]> {
-    const rows = await em.find(SessionCheck, { sessionId }, { orderBy: { id: 'asc' } });
+  /** A session's checks with their detail opened, oldest first. */
+  private async checksOf(sessionId: string, tx?: SessionTx): Promise<Check[]> {
+    const rows = await this.deps.store.checks(sessionId, tx);
     return rows.map((row) => {
       const detail = JSON.parse(this.deps.sealer.open(row.detailSealed)) as { data: Record<string, unknown>; error: string | null };
       return { type: row.type as Check['type'], status: row.status, ...(row.score != null ? { score: row.score } : {}), data: detail.data, error: detail.error };
@@ -893,31 +807,30 @@ export class SessionService {
    * refused (409 `conflict`): its steps still need what they left.
    */
   async eraseData(owner: SessionOwner, sessionId: string, actor: Actor): Promise<ErasedWire> {
-    return this.transaction(async (em) => {
-      const session = await this.load(em, owner, sessionId, true);
+    return this.transaction(async (tx) => {
+      const session = await this.lock(tx, owner, sessionId);
       if (session.dataErasedAt) return { session_id: session.id, status: session.status, erased: true, already_erased: true, erased_at: session.dataErasedAt.toISOString() };
       if (OPEN.includes(session.status)) throw new DomainError('conflict', `session is ${session.status}: erase its data once it is decided or has expired`);
       const now = this.now();
-      await this.evidence.erase(em, session.id);
-      const erased = this.deps.sealer.seal(JSON.stringify({ data: { erased: true }, error: null }));
-      await em.nativeUpdate(SessionCheck, { sessionId: session.id }, { detailSealed: erased });
-      session.workSealed = null;
-      session.dataErasedAt = now;
-      session.updatedAt = now;
-      em.create(SessionEvent, { sessionId: session.id, fromStatus: session.status, toStatus: session.status, actor, reason: 'data erased', at: now });
+      await this.deps.evidence.erase(tx, session.id);
+      await this.deps.store.sealChecks(tx, session.id, this.deps.sealer.seal(JSON.stringify({ data: { erased: true }, error: null })));
+      const draft = draftOf(session);
+      Object.assign(draft.session, { workSealed: null, dataErasedAt: now, updatedAt: now });
+      draft.events.push({ fromStatus: session.status, toStatus: session.status, actor, reason: 'data erased', at: now });
+      await this.deps.store.save(tx, draft);
       return { session_id: session.id, status: session.status, erased: true, already_erased: false, erased_at: now.toISOString() };
     });
   }
 
   /** The review images of a session of the project (404 for another project's session); the caller audits the read. */
   async evidenceOf(projectId: string, sessionId: string) {
-    await this.load(this.deps.orm.em.fork(), projectId, sessionId);
-    return this.evidence.list(sessionId);
+    await this.read(projectId, sessionId);
+    return this.deps.evidence.list(sessionId);
   }
 
   /** Part of the sweep: deletes review images past their project's retention. */
   async purgeEvidence(): Promise<number> {
-    return this.evidence.purgeExpired(this.now());
+    return this.deps.evidence.purgeExpired(this.now());
   }
 
   // ---- the sweep (a pg-boss job) ----
@@ -925,13 +838,15 @@ export class SessionService {
   /** Sessions past their deadline: never opened -> EXPIRED; opened, not finished -> ABANDONED. */
   async expireDue(limit = 500): Promise<number> {
     const now = this.now();
-    const due = await this.deps.orm.em.fork().find(VerificationSession, { status: { $in: OPEN }, expiresAt: { $lte: now } }, { fields: ['id', 'projectId'], limit, orderBy: { expiresAt: 'asc' } });
     let moved = 0;
-    for (const { id, projectId } of due) {
-      const outcome = await this.transaction(async (em) => {
-        const session = await this.load(em, projectId, id, true);
+    for (const { id, projectId } of await this.deps.store.due(OPEN, now, limit)) {
+      const outcome = await this.transaction(async (tx) => {
+        const session = await this.lock(tx, projectId, id);
         if (!OPEN.includes(session.status) || session.expiresAt > now) return null;
-        return { eventId: await this.move(em, session, 'deadline', 'system', 'deadline passed') };
+        const draft = draftOf(session);
+        const eventId = await this.move(tx, draft, 'deadline', 'system', 'deadline passed');
+        await this.deps.store.save(tx, draft);
+        return { eventId };
       });
       if (outcome) {
         moved += 1;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { checkWire } from '../checks/views.js';
 import { livemodeField } from '../sandbox.js';
-import { SESSION_STATUSES, type VerificationSession } from './entities.js';
+import { SESSION_STATUSES } from './entities.js';
+import type { SessionRecord, SessionViewRecord } from './store.js';
 
 // The session objects on the wire, declared once: the views below are typed by these schemas,
 // the REST router documents with them and the HTTP tests parse every answer with them.
@@ -63,15 +64,9 @@ const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
  * The spec types `vendor_data` a string on the session, the decision and the webhook: when the
  * caller sent none it is `""`, always present, never null (README: Hosted verification sessions).
  */
-export const vendorDataOnWire = (session: Pick<VerificationSession, 'vendorData'>): string => session.vendorData ?? '';
+export const vendorDataOnWire = (session: Pick<SessionRecord, 'vendorData'>): string => session.vendorData ?? '';
 
-/** What the session's wire view reads: an entity, or the columns GET /session/{id} selects alone. */
-export type SessionViewFields = Pick<
-  VerificationSession,
-  'id' | 'status' | 'workflowId' | 'features' | 'vendorData' | 'redirectUrl' | 'callback' | 'svcId' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'startedAt' | 'decidedAt' | 'livemode'
->;
-
-export const sessionView = (session: SessionViewFields): SessionWire => ({
+export const sessionView = (session: SessionViewRecord): SessionWire => ({
   session_id: session.id,
   status: session.status,
   workflow_id: session.workflowId,
@@ -89,7 +84,7 @@ export const sessionView = (session: SessionViewFields): SessionWire => ({
 });
 
 /** Test data says so on the wire (`livemode: false`); live data is unchanged. */
-export const testMark = (session: Pick<VerificationSession, 'livemode'>) => (session.livemode ? {} : { livemode: false as const });
+export const testMark = (session: Pick<SessionRecord, 'livemode'>) => (session.livemode ? {} : { livemode: false as const });
 
 /** What the hosted page reads (GET /api/hosted/session, and the answer of start and of each step). */
 export const hostedFlowWire = z.object({

@@ -175,7 +175,8 @@ export class WebhookService {
    */
   async record(em: EntityManager, projectId: string, sessionId: string, payload: { type: string; callback?: string | null; body: Record<string, unknown> }): Promise<WebhookEvent> {
     const id = newId('evt');
-    const url = payload.callback ?? (await em.findOne(Project, { id: projectId }, { fields: ['defaultCallbackUrl'] }))?.defaultCallbackUrl ?? null;
+    // The project's default destination is read from the shared cache that its changes clear everywhere.
+    const url = payload.callback ?? (await this.deps.tenancy.projectSettingsOf(projectId, em)).defaultCallbackUrl;
     const now = this.deps.clock.now();
     return em.create(WebhookEvent, {
       id,

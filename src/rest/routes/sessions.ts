@@ -13,7 +13,7 @@ import {
   hostedFlowWire as hostedFlow,
   sessionWire as session,
 } from '../../core/sessions/views.js';
-import type { VerificationSession } from '../../core/sessions/entities.js';
+import type { SessionRecord } from '../../core/sessions/store.js';
 import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
@@ -235,8 +235,8 @@ function sessionToken(req: Request): string | undefined {
 }
 
 /** The session the hosted router's first handler authenticated for this request. */
-function hostedSession(res: Response): VerificationSession {
-  return res.locals.hostedSession as VerificationSession;
+function hostedSession(res: Response): SessionRecord {
+  return res.locals.hostedSession as SessionRecord;
 }
 
 /**
