@@ -180,7 +180,7 @@ function setUp(options: { features?: string[]; retentionDays?: number } = {}) {
     webhooks: {
       record: async (_tx: SessionTx, _projectId: string, sessionId: string, payload: { type: string }) => {
         webhooks.push({ sessionId, type: payload.type });
-        return { id: `evt_${webhooks.length}` };
+        return `evt_${webhooks.length}`;
       },
       dispatch: async () => {},
     } as unknown as SessionDeps['webhooks'],

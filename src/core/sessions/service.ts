@@ -759,12 +759,11 @@ export class SessionService {
       if ((await this.deps.tenancy.evidenceRetentionDays(session.projectId, tx)) === 0) await this.deps.evidence.erase(tx, session.id);
     }
     const lower = to.toLowerCase();
-    const webhook = await this.deps.webhooks.record(tx, session.projectId, session.id, {
+    return this.deps.webhooks.record(tx, session.projectId, session.id, {
       type: `verification.${lower}`,
       callback: session.callback,
       body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString(), ...testMark(session) },
     });
-    return webhook.id;
   }
 
   /** An approved bound session records the document's identity on the account (sealed). */

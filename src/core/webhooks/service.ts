@@ -7,7 +7,7 @@ import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
 import type { Notifications } from '../db/notifications.js';
 import { postOnce } from '../net/destinations.js';
-import { ormStatements, selectList, type StatementRunner } from '../db/prepared.js';
+import { ormStatements, preparedQueryIn, selectList, type StatementRunner } from '../db/prepared.js';
 import { StatementBatch } from '../db/statement-batch.js';
 import { newId } from '../secrets.js';
 import { inSpan } from '../tracing.js';
@@ -170,26 +170,22 @@ export class WebhookService {
   }
 
   /**
-   * Writes an event into `em`'s unit of work: the caller flushes it in the same transaction as
-   * the state change it announces. Call `dispatch` with the id after the commit.
+   * Writes an event in the caller's transaction, by one statement: it commits with the state
+   * change it announces. Answers the event's id; call `dispatch` with it after the commit.
    */
-  async record(em: EntityManager, projectId: string, sessionId: string, payload: { type: string; callback?: string | null; body: Record<string, unknown> }): Promise<WebhookEvent> {
+  async record(em: EntityManager, projectId: string, sessionId: string, payload: { type: string; callback?: string | null; body: Record<string, unknown> }): Promise<string> {
     const id = newId('evt');
     // The project's default destination is read from the shared cache that its changes clear everywhere.
     const url = payload.callback ?? (await this.deps.tenancy.projectSettingsOf(projectId, em)).defaultCallbackUrl;
-    const now = this.deps.clock.now();
-    return em.create(WebhookEvent, {
-      id,
-      projectId,
-      sessionId,
-      type: payload.type,
-      body: JSON.stringify({ event_id: id, ...payload.body }),
-      url,
-      state: url ? 'pending' : 'no_destination',
-      attempts: 0,
-      nextAttemptAt: now,
-      createdAt: now,
-    });
+    await preparedQueryIn(
+      this.deps.orm,
+      em,
+      'webhook_record',
+      `insert into webhook_event (id, project_id, session_id, type, body, url, state, attempts, next_attempt_at, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7, 0, $8, $8)`,
+      [id, projectId, sessionId, payload.type, JSON.stringify({ event_id: id, ...payload.body }), url, url ? 'pending' : 'no_destination', this.deps.clock.now()],
+    );
+    return id;
   }
 
   /**
