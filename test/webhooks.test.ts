@@ -204,6 +204,13 @@ describe('delivery', () => {
     });
     const destinations = await service.core.tenancy.listCallbacks(service.demo.project_id);
     expect(destinations.find((d) => d.url === `${receiver.url}/gone`)?.active).toBe(false);
+    // The approved destinations are cached: the 410 drops the entry, so a new session refuses it at once.
+    const refused = await service.http
+      .post('/api/v2/session')
+      .set('X-API-Key', service.demo.api_key)
+      .send({ workflow_id: workflowId, callback: `${receiver.url}/gone` });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('callback_not_allowed');
     await service.core.tenancy.setCallbackActive({ projectId: service.demo.project_id, url: `${receiver.url}/gone`, active: true });
     await service.core.webhooks.resend(service.demo.project_id, event.id);
     await until('resent delivery', async () => (await eventOf(sessionId)).state === 'delivered');

@@ -13,7 +13,7 @@ import { newId } from '../secrets.js';
 import { inSpan } from '../tracing.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { TenancyService } from '../tenancy/service.js';
-import { CallbackDestination, Project } from '../tenancy/entities.js';
+import { Project } from '../tenancy/entities.js';
 import { WebhookAttempt, WebhookEvent } from './entities.js';
 
 /**
@@ -349,7 +349,7 @@ export class WebhookService {
     } else if (status === 410) {
       // The receiver says this URL is gone for good: stop sending to it until ops re-enable it.
       event.state = 'disabled';
-      await em.nativeUpdate(CallbackDestination, { project: event.projectId, url: event.url! }, { active: false });
+      await this.deps.tenancy.disableCallback(event.projectId, event.url!);
     } else if (attempt >= this.deps.policy.maxAttempts) {
       event.state = 'failed';
     } else {
