@@ -12,6 +12,7 @@ import { idVerificationCheck } from './checks/id-document.js';
 import { faceMatchCheck } from './checks/face-match.js';
 import { livenessCheck } from './checks/liveness.js';
 import { antispoofCheck } from './checks/antispoof.js';
+import { PgChallengeStore } from './checks/challenge-store.js';
 import { ChallengeService } from './checks/challenge.js';
 import { faceIdentityCheck } from './checks/face-identity.js';
 import { faceUniquenessCheck } from './checks/face-uniqueness.js';
@@ -153,7 +154,7 @@ export class Core {
     this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts, metrics: this.metrics });
     this.models = timedModels(options.models ?? lazyModels(), (model, seconds) => this.metrics.inferenceSeconds.observe({ model }, seconds));
     this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);
-    this.challenges = new ChallengeService({ ...deps, gestures: options.challengeGestures });
+    this.challenges = new ChallengeService({ store: new PgChallengeStore(deps.orm), clock: deps.clock, gestures: options.challengeGestures });
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds });
     // A lock is worth an ops line: a person locked out calls support, a spike is an attack.

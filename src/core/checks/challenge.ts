@@ -1,10 +1,9 @@
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
-import { FaceChallenge } from '../faces/entities.js';
 import { GESTURES, type BurstAnalysis, type Gesture } from '../faces/burst.js';
 import { newId } from '../secrets.js';
+import type { ChallengeStore } from './challenge-store.js';
 import type { ChallengeView } from './views.js';
 
 export type { ChallengeView };
@@ -31,7 +30,7 @@ export interface OpenChallenge {
  */
 export class ChallengeService {
   /** `gestures`: the ones asked for (default all); an operator may leave out what some people cannot do. */
-  constructor(private readonly deps: { orm: Orm; clock: Clock; gestures?: readonly Gesture[] }) {}
+  constructor(private readonly deps: { store: ChallengeStore; clock: Clock; gestures?: readonly Gesture[] }) {}
 
   private get gestures(): readonly Gesture[] {
     return this.deps.gestures?.length ? this.deps.gestures : GESTURES;
@@ -39,17 +38,9 @@ export class ChallengeService {
 
   async create(projectId: string): Promise<ChallengeView> {
     const now = this.deps.clock.now();
-    const em = this.deps.orm.em.fork();
-    const challenge = em.create(FaceChallenge, {
-      id: newId('chl'),
-      projectId,
-      gesture: this.gestures[randomInt(this.gestures.length)]!,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
-      usedAt: null,
-    });
-    await em.flush();
-    return { challenge_id: challenge.id, challengeId: challenge.id, gesture: challenge.gesture as Gesture, expires_at: challenge.expiresAt.toISOString() };
+    const challenge = { id: newId('chl'), projectId, gesture: this.gestures[randomInt(this.gestures.length)]!, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS), usedAt: null };
+    await this.deps.store.add(challenge);
+    return { challenge_id: challenge.id, challengeId: challenge.id, gesture: challenge.gesture, expires_at: challenge.expiresAt.toISOString() };
   }
 
   now(): Date {
@@ -58,7 +49,7 @@ export class ChallengeService {
 
   /** The challenge's gesture when it can still be answered by this project; nothing is consumed. */
   async open(projectId: string, challengeId: string): Promise<OpenChallenge> {
-    const challenge = await this.deps.orm.em.fork().findOne(FaceChallenge, { id: challengeId, projectId });
+    const challenge = await this.deps.store.find(projectId, challengeId);
     if (!challenge || challenge.usedAt) throw new DomainError('invalid_challenge', 'unknown or already used challengeId: create a new challenge');
     if (challenge.expiresAt.getTime() < this.deps.clock.now().getTime()) throw new DomainError('challenge_expired', 'the challenge expired (valid 60 s): create a new one');
     return { id: challenge.id, gesture: challenge.gesture as Gesture, createdAt: challenge.createdAt };
@@ -66,9 +57,9 @@ export class ChallengeService {
 
   /** Marks the challenge used; exactly one concurrent caller wins, the others get the error `open` would give. */
   async consume(projectId: string, challengeId: string): Promise<void> {
-    const used = await this.deps.orm.em.fork().nativeUpdate(FaceChallenge, { id: challengeId, projectId, usedAt: null, expiresAt: { $gte: this.deps.clock.now() } }, { usedAt: this.deps.clock.now() });
-    if (used === 0) await this.open(projectId, challengeId); // throws the reason
-    if (used === 0) throw new DomainError('invalid_challenge');
+    if (await this.deps.store.consume(projectId, challengeId, this.deps.clock.now())) return;
+    await this.open(projectId, challengeId); // throws the reason
+    throw new DomainError('invalid_challenge');
   }
 }
 

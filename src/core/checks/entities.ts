@@ -46,3 +46,28 @@ export class CheckRecord {
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 }
+
+/**
+ * A gesture challenge for an anti-spoof burst: single use, valid 60 s, bound to one project.
+ * `usedAt` is set by the one run that consumes it (an atomic update, so two runs cannot share it).
+ */
+@Entity({ tableName: 'face_challenge' })
+export class FaceChallenge {
+  @PrimaryKey({ type: 'string', length: 40 })
+  id!: string;
+
+  @Property({ type: 'string', length: 40 })
+  projectId!: string;
+
+  @Property({ type: 'string', length: 20 })
+  gesture!: string;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  usedAt?: Date | null;
+}

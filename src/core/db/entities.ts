@@ -1,8 +1,8 @@
 import { Account, AccountLicense, AccountLink } from '../accounts/entities.js';
 import { Charge, IdempotencyRecord } from '../billing/entities.js';
-import { CheckRecord } from '../checks/entities.js';
+import { CheckRecord, FaceChallenge } from '../checks/entities.js';
 import { CredentialProvider, CredentialState, LicenseRecord } from '../credentials/entities.js';
-import { FaceChallenge, FaceEnrollment } from '../faces/entities.js';
+import { FaceEnrollment } from '../faces/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken, SigningKey } from '../oidc/entities.js';
 import { MailOutboxMessage } from '../mail/entities.js';
 import { Member, Organization, RosterAudit, RosterInviteWindow, RosterInvoice, RosterPlan, RosterSeat } from '../roster/entities.js';

@@ -1,31 +1,6 @@
 import { BigIntType, Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
 /**
- * A gesture challenge for an anti-spoof burst: single use, valid 60 s, bound to one project.
- * `usedAt` is set by the one run that consumes it (an atomic update, so two runs cannot share it).
- */
-@Entity({ tableName: 'face_challenge' })
-export class FaceChallenge {
-  @PrimaryKey({ type: 'string', length: 40 })
-  id!: string;
-
-  @Property({ type: 'string', length: 40 })
-  projectId!: string;
-
-  @Property({ type: 'string', length: 20 })
-  gesture!: string;
-
-  @Property({ type: 'timestamptz' })
-  createdAt!: Date;
-
-  @Property({ type: 'timestamptz' })
-  expiresAt!: Date;
-
-  @Property({ type: 'timestamptz', nullable: true })
-  usedAt?: Date | null;
-}
-
-/**
  * One enrolled face of a project: the 128-d descriptor only, sealed (AES-256-GCM), never an
  * image, and no clear-text code derived from it. `purpose` separates the uniqueness register
  * (enrolled on request, unlinkable) from the identity clusters behind /antispoof/identity.
