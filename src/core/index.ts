@@ -141,7 +141,7 @@ export class Core {
     this.metrics = new ServiceMetrics(this.orm);
     this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false, notifications: options.notifications });
     this.accessTokens = new AccessTokenService(deps);
-    this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens });
+    this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens, tenancy: this.tenancy });
     this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR, lease: options.walletLease, logger: options.logger });
     this.idempotency = new IdempotencyService({ ...deps, sealer: this.sealer });
     this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });

@@ -1,8 +1,7 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { AccessToken } from '../oidc/entities.js';
-import { OidcClient } from '../tenancy/entities.js';
 import type { AccessTokenService } from '../oidc/tokens.js';
+import type { TenancyService } from '../tenancy/service.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
@@ -61,7 +60,7 @@ export type AccountView = ReturnType<typeof accountView>;
 
 /** People's accounts: sign-up and password checks. Identity data arrives with the login issue. */
 export class AccountService {
-  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer; accessTokens: AccessTokenService }) {}
+  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer; accessTokens: AccessTokenService; tenancy: TenancyService }) {}
 
   async createAccount(input: unknown) {
     const { email, password, displayName } = parseInput(createAccountInput, input);
@@ -145,16 +144,14 @@ export class AccountService {
    * Anything else is `account_not_found`: a project never learns about other projects' users.
    */
   async resolveForProject(projectId: string, ref: { svcAccessToken?: string; svcId?: string }): Promise<string> {
-    const em = this.deps.orm.em.fork();
     if (ref.svcAccessToken !== undefined) {
       const grant = await this.deps.accessTokens.verify(ref.svcAccessToken);
       if (!grant) throw new DomainError('invalid_token', 'svc_access_token is invalid or expired');
-      const ownClient = await em.count(OidcClient, { clientId: grant.clientId, project: projectId });
-      if (!ownClient) throw new DomainError('account_not_found');
+      if ((await this.deps.tenancy.oidcClient(grant.clientId))?.project.id !== projectId) throw new DomainError('account_not_found');
       return grant.svcId;
     }
     const svcId = ref.svcId ?? '';
-    const linked = await em.count(AccessToken, { account: svcId, client: { project: projectId } });
+    const linked = await this.deps.accessTokens.issuedToAny(svcId, await this.deps.tenancy.oidcClientIdsOf(projectId));
     if (!linked) throw new DomainError('account_not_found', 'no account with that svc_id has signed in to this project');
     return svcId;
   }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import { preparedQuery } from '../db/prepared.js';
 import { Account } from '../accounts/entities.js';
 import { DomainError } from '../errors.js';
 import { OidcClient } from '../tenancy/entities.js';
@@ -42,6 +43,13 @@ export class AccessTokenService {
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
     em.create(AccessToken, { id: newId('at'), tokenDigest: digestSecret(token), ...grant, createdAt: now, expiresAt });
     return { token, expiresAt };
+  }
+
+  /** Whether the account was ever given an access token by one of these clients (signed in to them). */
+  async issuedToAny(svcId: string, clientIds: readonly string[]): Promise<boolean> {
+    if (clientIds.length === 0) return false;
+    const rows = await preparedQuery(this.deps.orm, 'access_token_issued_to_any', 'select 1 from access_token where account_id = $1 and client_id = any($2::varchar[]) limit 1', [svcId, clientIds]);
+    return rows.length > 0;
   }
 
   /** The grant behind a bearer token, or null when it is unknown, revoked or expired. */

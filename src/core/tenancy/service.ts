@@ -5,6 +5,7 @@ import { UniqueConstraintViolationException, type EntityManager } from '@mikro-o
 import type { Clock } from '../clock.js';
 import type { Notifications } from '../db/notifications.js';
 import type { Orm } from '../db/orm.js';
+import { preparedQuery } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { Organization } from '../roster/entities.js';
 import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
@@ -567,6 +568,12 @@ export class TenancyService {
   /** An OIDC client by id (from the cache while changes are heard), or null. Read-only: change clients through this service. */
   oidcClient(clientId: string): Promise<OidcClient | null> {
     return this.oidcClients.read(clientId, () => this.em().findOne(OidcClient, { clientId }));
+  }
+
+  /** The ids of the project's OIDC clients, active or not. */
+  async oidcClientIdsOf(projectId: string): Promise<string[]> {
+    const rows = await preparedQuery<{ client_id: string }>(this.deps.orm, 'oidc_client_ids_of_project', 'select client_id from oidc_client where project_id = $1', [projectId]);
+    return rows.map((row) => row.client_id);
   }
 
   private async loadOidcClient(em: EntityManager, projectId: string, clientId: string): Promise<OidcClient> {

@@ -13,7 +13,6 @@ import { newId } from '../secrets.js';
 import { inSpan } from '../tracing.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { TenancyService } from '../tenancy/service.js';
-import { Project } from '../tenancy/entities.js';
 import { WebhookAttempt, WebhookEvent } from './entities.js';
 
 /**
@@ -452,7 +451,7 @@ export class WebhookService {
     const event = await em.findOne(WebhookEvent, { id: eventId, projectId });
     if (!event) throw new DomainError('not_found', 'webhook event not found');
     if (event.state === 'sending') throw new DomainError('conflict', 'an attempt of this event is running; try again in a moment');
-    const url = event.url ?? (await em.findOne(Project, { id: projectId }))?.defaultCallbackUrl ?? null;
+    const url = event.url ?? (await this.deps.tenancy.projectSettingsOf(projectId)).defaultCallbackUrl;
     if (!url) throw new DomainError('callback_not_allowed', 'the project has no callback URL to send to');
     event.url = url;
     event.state = 'pending';
