@@ -165,6 +165,10 @@ describe('account mode', () => {
     ]);
     const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${token}`);
     expect(licenses.body.data.licenses).toEqual([{ type: 'nurse_licenses', number: 'RN-0012345', status: 'active', expires_on: '2028-06-30', issuer: 'California Board of Registered Nursing' }]);
+    // Checked again: the badge is brought up to date, not added twice.
+    expect((await post({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', svc_access_token: token })).body.data.status).toBe('passed');
+    const again = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${token}`);
+    expect(again.body.data.licenses).toEqual(licenses.body.data.licenses);
   });
 
   it('names licence expiry exactly as the spec does on each route: expires_at, expires_on, expire_at, expire_date', async () => {

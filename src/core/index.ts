@@ -191,7 +191,7 @@ export class Core {
       age: ageCheck(this.accounts),
       location: locationCheck,
       idVerification: idVerificationCheck(this.models, this.faceEngine, this.accounts),
-      credential: credentialCheck({ orm: this.orm, registry: this.credentials, accounts: this.accounts }),
+      credential: credentialCheck({ registry: this.credentials, accounts: this.accounts }),
       faceMatch: faceMatchCheck(this.faceEngine, this.accounts),
       liveness: livenessCheck(this.faceEngine),
       kycCredential: kycCredentialCheck({ orm: this.orm, models: this.models, faces: this.faceEngine, accounts: this.accounts, registry: this.credentials }),

@@ -4,6 +4,7 @@ import type { AccessTokenService } from '../oidc/tokens.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import { preparedQuery } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { hashPassword, isCurrentHash, newId, verifyPassword, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
@@ -154,6 +155,24 @@ export class AccountService {
     const linked = await this.deps.accessTokens.issuedToAny(svcId, await this.deps.tenancy.oidcClientIdsOf(projectId));
     if (!linked) throw new DomainError('account_not_found', 'no account with that svc_id has signed in to this project');
     return svcId;
+  }
+
+  /**
+   * A licence its board verified, badged on the account (served until `expireAt`): the account's
+   * badge for the same type and number is brought up to date, else a new one is added.
+   */
+  async badgeLicense(svcId: string, badge: { type: string; number: string; status: string; issuer: string; expiresOn: string | null; verifiedFrom: string; expireAt: Date }, now: Date): Promise<void> {
+    await preparedQuery(
+      this.deps.orm,
+      'account_license_badge',
+      `with updated as (
+         update account_license set status = $4, issuer = $5, expires_on = $6, verified_from = $7, expire_at = $8
+         where account_id = $2 and type = $3 and number = $9 returning id
+       )
+       insert into account_license (id, account_id, type, number, status, issuer, expires_on, verified_from, expire_at, created_at)
+       select $1, $2, $3, $9, $4, $5, $6, $7, $8, $10 where not exists (select 1 from updated)`,
+      [newId('lic'), svcId, badge.type, badge.status, badge.issuer, badge.expiresOn, badge.verifiedFrom, badge.expireAt, badge.number, now],
+    );
   }
 
   /** The account's licence badges as a decision's reusable profile: state, status, expiry; no numbers. */

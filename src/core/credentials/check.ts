@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { AccountLicense } from '../accounts/entities.js';
 import type { AccountService } from '../accounts/service.js';
 import { compareDates, formatCalendarDate, parseCalendarDate, utcDate } from '../checks/dates.js';
 import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { CheckContext, CheckOutcome } from '../checks/types.js';
-import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
-import { newId } from '../secrets.js';
 import type { BoardRecord } from './boards.js';
 import type { CredentialProvider } from './entities.js';
 import { namesMatch } from './matching.js';
@@ -60,7 +57,7 @@ function licenseOf(record: BoardRecord, today: string) {
 }
 
 /** POST /api/v2/credential-verification: search, verify or account mode, as the spec's mode rules say. */
-export function credentialCheck(deps: { orm: Orm; registry: CredentialRegistry; accounts: AccountService }): StandaloneCheck<CredentialInput, Prepared> {
+export function credentialCheck(deps: { registry: CredentialRegistry; accounts: AccountService }): StandaloneCheck<CredentialInput, Prepared> {
   return {
     type: 'credential',
     input: credentialInput,
@@ -110,7 +107,7 @@ export function credentialCheck(deps: { orm: Orm; registry: CredentialRegistry; 
         error = `the licence is ${license.status}`;
         reason = `license_${license.status}`;
       }
-      if (passed && prepared.mode === 'account') await badge(deps.orm, context.svcId!, provider, record, context.today);
+      if (passed && prepared.mode === 'account') await badge(deps.accounts, context.svcId!, provider, record, context.today);
       return {
         check: { type: 'credential', status: passed ? 'passed' : 'failed', data: { mode: prepared.mode, found: true, match, license, board, ...cleaning }, error },
         reason,
@@ -120,14 +117,21 @@ export function credentialCheck(deps: { orm: Orm; registry: CredentialRegistry; 
 }
 
 /** Puts a verified licence on the account, served until the licence itself expires. */
-async function badge(orm: Orm, svcId: string, provider: CredentialProvider, record: BoardRecord, now: Date): Promise<void> {
-  const em = orm.em.fork();
+async function badge(accounts: AccountService, svcId: string, provider: CredentialProvider, record: BoardRecord, now: Date): Promise<void> {
   const expiry = record.expiresAt ? parseCalendarDate(record.expiresAt) : null;
-  const expireAt = expiry ? new Date(Date.UTC(expiry.year, expiry.month - 1, expiry.day, 23, 59, 59)) : new Date(now.getTime() + 365 * 24 * 3600_000);
   if (expiry && compareDates(expiry, utcDate(now)) < 0) return;
-  const existing = await em.findOne(AccountLicense, { accountId: svcId, type: provider.credentialName, number: record.licenseNumber });
-  const row =
-    existing ?? em.create(AccountLicense, { id: newId('lic'), accountId: svcId, type: provider.credentialName, number: record.licenseNumber, status: record.status, issuer: provider.providerDisplayName, createdAt: now });
-  Object.assign(row, { status: record.status, issuer: provider.providerDisplayName, expiresOn: record.expiresAt, verifiedFrom: `${provider.providerDisplayName} (${provider.stateCode})`, expireAt });
-  await em.flush();
+  const expireAt = expiry ? new Date(Date.UTC(expiry.year, expiry.month - 1, expiry.day, 23, 59, 59)) : new Date(now.getTime() + 365 * 24 * 3600_000);
+  await accounts.badgeLicense(
+    svcId,
+    {
+      type: provider.credentialName,
+      number: record.licenseNumber,
+      status: record.status,
+      issuer: provider.providerDisplayName,
+      expiresOn: record.expiresAt ?? null,
+      verifiedFrom: `${provider.providerDisplayName} (${provider.stateCode})`,
+      expireAt,
+    },
+    now,
+  );
 }
