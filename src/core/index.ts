@@ -182,6 +182,7 @@ export class Core {
     });
     this.roster = new RosterService({
       ...deps,
+      accounts: this.accounts,
       mail: this.mail,
       baseUrl: this.oidc.issuer,
       revokeLogins: (svcId, organizationId) => this.oidc.revokeForOrganization(svcId, organizationId),

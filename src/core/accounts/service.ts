@@ -96,6 +96,11 @@ export class AccountService {
     return accountView(account);
   }
 
+  /** The account's email, or null when there is no such account; read in the caller's transaction when given. */
+  async emailOf(svcId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<string | null> {
+    return (await em.findOne(Account, { id: svcId }, { fields: ['email'] }))?.email ?? null;
+  }
+
   async view(svcId: string) {
     const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });
     if (!account) throw new DomainError('account_not_found');

@@ -1,6 +1,6 @@
 import { LockMode, raw, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Account } from '../accounts/entities.js';
+import type { AccountService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
@@ -56,6 +56,8 @@ export function invitationForAnotherEmail(invited: string): DomainError {
 
 export interface RosterDeps {
   orm: Orm;
+  /** Whose account a member is connected to. */
+  accounts: AccountService;
   clock: Clock;
   mail: MailService;
   /** The public base URL: activation links point at `<baseUrl>/activate/<token>`. */
@@ -366,7 +368,7 @@ export class RosterService {
   private async reactivateLocked(tx: EntityManager, member: Member, actor: Actor): Promise<boolean> {
     return this.record(tx, member, actor, 'reactivate', async () => {
       if (member.status !== 'deactivated') return false;
-      const accountExists = member.svcId ? (await tx.count(Account, { id: member.svcId })) > 0 : false;
+      const accountExists = member.svcId ? (await this.deps.accounts.emailOf(member.svcId, tx)) !== null : false;
       member.status = accountExists ? 'active' : 'invited';
       if (!accountExists) member.svcId = null;
       if (accountExists) this.openSeat(tx, member);
@@ -439,8 +441,8 @@ export class RosterService {
    */
   async activate(token: string, svcId: string, selfie: Buffer) {
     const target = await this.activationTarget(token);
-    const account = await this.em().findOne(Account, { id: svcId });
-    if (!account || !invitedEmailMatches(target.email, account.email)) throw invitationForAnotherEmail(target.email);
+    const email = await this.deps.accounts.emailOf(svcId);
+    if (email === null || !invitedEmailMatches(target.email, email)) throw invitationForAnotherEmail(target.email);
     await this.deps.faceCheck(svcId, selfie);
     const digest = digestSecret(token);
     try {
