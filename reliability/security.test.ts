@@ -420,7 +420,7 @@ describe('timing-safe comparisons (read from the source)', () => {
     const lookups: [string, RegExp][] = [
       ['core/tenancy/service.ts', /findOne\(ApiKey, \{ secretDigest: digestSecret\(key\)/],
       ['core/tenancy/service.ts', /findOne\(AdminToken, \{ tokenDigest: digestSecret\(token\)/],
-      ['core/oidc/tokens.ts', /findOne\(AccessToken, \{ tokenDigest: digestSecret\(token\)/],
+      ['core/oidc/tokens.ts', /'select account_id, client_id, scopes, expires_at from access_token where token_digest = \$1 and revoked_at is null',\s+\[digestSecret\(token\)\]/],
       ['core/oidc/grants/refresh-token.ts', /findOne\(RefreshToken, \{ tokenDigest: digestSecret\(presented\)/],
       ['core/oidc/grants/authorization-code.ts', /findOne\(AuthorizationCode, \{ codeDigest: digestSecret\(code\)/],
       ['core/oidc/sessions.ts', /findOne\(LoginSession, \{ digest: digestSecret\(cookie\)/],

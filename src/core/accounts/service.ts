@@ -4,7 +4,7 @@ import type { AccessTokenService } from '../oidc/tokens.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
-import { preparedQuery } from '../db/prepared.js';
+import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { hashPassword, isCurrentHash, newId, verifyPassword, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
@@ -58,6 +58,29 @@ export const accountView = (account: Account) => ({
   createdAt: account.createdAt.toISOString(),
 });
 export type AccountView = ReturnType<typeof accountView>;
+
+/** An account as its resource endpoints read it: never the date of birth, document number or address. */
+export interface AccountProfile {
+  svcId: string;
+  email: string;
+  emailVerified: boolean;
+  displayName: string | null;
+  idVerified: boolean;
+  humanVerified: boolean | null;
+  /** The verified identity's full name, when the account has one. */
+  verifiedName: string | null;
+}
+
+/** A licence on an account, as its board verified it. */
+export interface LicenseBadge {
+  type: string;
+  number: string;
+  status: string;
+  issuer: string;
+  expiresOn: string | null;
+  verifiedFrom: string | null;
+  expireAt: Date | null;
+}
 
 /** People's accounts: sign-up and password checks. Identity data arrives with the login issue. */
 export class AccountService {
@@ -178,6 +201,46 @@ export class AccountService {
        select $1, $2, $3, $9, $4, $5, $6, $7, $8, $10 where not exists (select 1 from updated)`,
       [newId('lic'), svcId, badge.type, badge.status, badge.issuer, badge.expiresOn, badge.verifiedFrom, badge.expireAt, badge.number, now],
     );
+  }
+
+  /** What the account's resource endpoints answer (userinfo, verifications), by one statement; null when there is no such account. */
+  async profile(svcId: string): Promise<AccountProfile | null> {
+    const [row] = await preparedQuery<{ email: string; email_verified_at: unknown; display_name: string | null; id_verified: boolean; human_verified: boolean | null; identity_sealed: string | null }>(
+      this.deps.orm,
+      'account_profile',
+      'select email, email_verified_at, display_name, id_verified, human_verified, identity_sealed from account where id = $1',
+      [svcId],
+    );
+    if (!row) return null;
+    const identity = row.id_verified && row.identity_sealed ? (JSON.parse(this.deps.sealer.open(row.identity_sealed)) as VerifiedIdentity) : null;
+    return {
+      svcId,
+      email: row.email,
+      emailVerified: row.email_verified_at !== null,
+      displayName: row.display_name,
+      idVerified: row.id_verified,
+      humanVerified: row.human_verified,
+      verifiedName: identity?.fullName ?? null,
+    };
+  }
+
+  /** The account's licence badges still served at `now` (a badge is never served past its expire_at), oldest first. */
+  async licenseBadges(svcId: string, now: Date): Promise<LicenseBadge[]> {
+    const rows = await preparedQuery<{ type: string; number: string; status: string; issuer: string; expires_on: string | null; verified_from: string | null; expire_at: Date | string | null }>(
+      this.deps.orm,
+      'account_license_badges',
+      'select type, number, status, issuer, expires_on, verified_from, expire_at from account_license where account_id = $1 and (expire_at is null or expire_at > $2) order by created_at',
+      [svcId, now],
+    );
+    return rows.map((row) => ({
+      type: row.type,
+      number: row.number,
+      status: row.status,
+      issuer: row.issuer,
+      expiresOn: row.expires_on,
+      verifiedFrom: row.verified_from,
+      expireAt: row.expire_at === null ? null : sqlDate(row.expire_at),
+    }));
   }
 
   /** The account's licence badges as a decision's reusable profile: state, status, expiry; no numbers. */

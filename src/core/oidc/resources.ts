@@ -1,6 +1,6 @@
-import { Account, AccountLicense } from '../accounts/entities.js';
+import type { AccountProfile, LicenseBadge } from '../accounts/service.js';
 import { DomainError } from '../errors.js';
-import { forkEm, type OidcDeps } from './context.js';
+import type { OidcDeps } from './context.js';
 import type { AccessGrant } from './tokens.js';
 import type { LicensesWire, UserinfoWire, VerificationsWire } from './views.js';
 
@@ -28,7 +28,7 @@ export type ResourceGrant = Pick<AccessGrant, 'svcId' | 'scopes'>;
 
 /** Account reads with an access token (no check runs here; no date of birth, document number or address). */
 export class AccountResources {
-  constructor(private readonly deps: Pick<OidcDeps, 'orm' | 'clock' | 'accounts'>) {}
+  constructor(private readonly deps: Pick<OidcDeps, 'clock' | 'accounts'>) {}
 
   private requireScope(grant: ResourceGrant, scope: string | null): void {
     if (!grant.scopes.includes('openid')) throw new DomainError('insufficient_scope', 'the token lacks the openid scope', { data: { scope: 'openid' } });
@@ -37,24 +37,27 @@ export class AccountResources {
 
   async userinfo(grant: ResourceGrant): Promise<UserinfoWire> {
     this.requireScope(grant, 'profile');
-    const account = await forkEm(this.deps).findOneOrFail(Account, { id: grant.svcId });
-    const identity = await this.deps.accounts.verifiedIdentity(account.id);
+    const account = await this.profileOf(grant);
     return {
-      sub: account.id,
-      svc_id: account.id,
+      sub: account.svcId,
+      svc_id: account.svcId,
       preferred_username: account.email,
       email: account.email,
-      email_verified: account.emailVerifiedAt != null,
-      name: identity?.fullName ?? account.displayName ?? account.email,
+      email_verified: account.emailVerified,
+      name: account.verifiedName ?? account.displayName ?? account.email,
       id_verified: account.idVerified,
     };
   }
 
-  private async currentLicenses(svcId: string): Promise<AccountLicense[]> {
-    const now = this.deps.clock.now();
-    const rows = await forkEm(this.deps).find(AccountLicense, { accountId: svcId }, { orderBy: { createdAt: 'asc' } });
-    // A stored licence is never served past its expire_at.
-    return rows.filter((row) => !row.expireAt || row.expireAt > now);
+  /** The token's account (tokens go with their account, so it exists while its tokens verify). */
+  private async profileOf(grant: ResourceGrant): Promise<AccountProfile> {
+    const account = await this.deps.accounts.profile(grant.svcId);
+    if (!account) throw new DomainError('invalid_token', 'the account of this access token no longer exists');
+    return account;
+  }
+
+  private currentLicenses(svcId: string): Promise<LicenseBadge[]> {
+    return this.deps.accounts.licenseBadges(svcId, this.deps.clock.now());
   }
 
   async licenses(grant: ResourceGrant): Promise<LicensesWire> {
@@ -65,8 +68,7 @@ export class AccountResources {
 
   async verifications(grant: ResourceGrant): Promise<VerificationsWire> {
     this.requireScope(grant, 'verifications');
-    const account = await forkEm(this.deps).findOneOrFail(Account, { id: grant.svcId });
-    const rows = await this.currentLicenses(grant.svcId);
+    const [account, rows] = await Promise.all([this.profileOf(grant), this.currentLicenses(grant.svcId)]);
     return {
       verifications: {
         human_verified: account.humanVerified ?? account.idVerified,

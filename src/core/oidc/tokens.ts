@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
-import { preparedQuery } from '../db/prepared.js';
+import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { Account } from '../accounts/entities.js';
 import { DomainError } from '../errors.js';
 import { OidcClient } from '../tenancy/entities.js';
@@ -55,8 +55,15 @@ export class AccessTokenService {
   /** The grant behind a bearer token, or null when it is unknown, revoked or expired. */
   async verify(token: string): Promise<AccessGrant | null> {
     if (!token || token.length > 200) return null;
-    const row = await this.deps.orm.em.fork().findOne(AccessToken, { tokenDigest: digestSecret(token), revokedAt: null });
-    if (!row || row.expiresAt.getTime() <= this.deps.clock.now().getTime()) return null;
-    return { svcId: row.account.id, clientId: row.client.clientId, scopes: [...row.scopes], expiresAt: row.expiresAt };
+    // Every resource call comes here: one prepared statement, not the ORM's entity building.
+    const [row] = await preparedQuery<{ account_id: string; client_id: string; scopes: string[]; expires_at: Date | string }>(
+      this.deps.orm,
+      'access_token_by_digest',
+      'select account_id, client_id, scopes, expires_at from access_token where token_digest = $1 and revoked_at is null',
+      [digestSecret(token)],
+    );
+    const expiresAt = row ? sqlDate(row.expires_at) : null;
+    if (!row || !expiresAt || expiresAt.getTime() <= this.deps.clock.now().getTime()) return null;
+    return { svcId: row.account_id, clientId: row.client_id, scopes: row.scopes, expiresAt };
   }
 }
