@@ -1,6 +1,8 @@
 // Token endpoint throughput, ours (on PostgreSQL) against panva's oidc-provider (in-memory
 // adapter) in the same run, same machine, same concurrency: the authorization_code grant
-// (one fresh code per request) and the refresh_token grant (chains of rotations).
+// (one fresh code per request) and the refresh_token grant (chains of rotations). Then a
+// bearer-token resource read with the chains' last access tokens: our GET /licenses (the token's
+// row and the account's badges) beside oidc-provider's userinfo (its token from memory).
 //   npm run bench:oidc
 //   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres BENCH_CODES=2000 BENCH_CONNECTIONS=16 npm run bench:oidc
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -20,10 +22,13 @@ const server = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.
 const codeCount = Number(process.env.BENCH_CODES ?? 150);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const refreshesPerChain = Number(process.env.BENCH_REFRESHES ?? 25);
+const resourceCallsPerClient = Number(process.env.BENCH_RESOURCE_CALLS ?? 200);
 
 interface Target {
   name: string;
   tokenUrl: string;
+  /** A GET that a bearer access token with the openid scope may read. */
+  resourceUrl: string;
   clientId: string;
   clientSecret: string;
   redirectUri: string;
@@ -82,7 +87,7 @@ async function codeGrant(target: Target): Promise<Figures> {
   });
 }
 
-async function refreshGrant(target: Target): Promise<Figures> {
+async function refreshGrant(target: Target, accessTokens: string[]): Promise<Figures> {
   const chains: string[] = [];
   for (const code of target.chainCodes) {
     const first = await tokenCall(target, { grant_type: 'authorization_code', code, redirect_uri: target.redirectUri, code_verifier: target.verifier });
@@ -93,8 +98,24 @@ async function refreshGrant(target: Target): Promise<Figures> {
     if (done[worker] >= refreshesPerChain) return null;
     done[worker] += 1;
     const result = await tokenCall(target, { grant_type: 'refresh_token', refresh_token: chains[worker]! });
-    if (result.ok) chains[worker] = result.json.refresh_token;
+    if (result.ok) {
+      chains[worker] = result.json.refresh_token;
+      accessTokens[worker] = result.json.access_token;
+    }
     return result;
+  });
+}
+
+/** Each client reads the resource `resourceCallsPerClient` times with its chain's last access token. */
+async function resourceCalls(target: Target, accessTokens: string[]): Promise<Figures> {
+  const done = new Array(connections).fill(0);
+  return run(async (worker) => {
+    if (done[worker] >= resourceCallsPerClient) return null;
+    done[worker] += 1;
+    const started = performance.now();
+    const res = await fetch(target.resourceUrl, { headers: { authorization: `Bearer ${accessTokens[worker]}` } });
+    await res.arrayBuffer();
+    return { ok: res.status === 200, ms: performance.now() - started };
   });
 }
 
@@ -145,6 +166,7 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
     target: {
       name: 'verity (PostgreSQL)',
       tokenUrl: `${base}/api/auth/oidc/token`,
+      resourceUrl: `${base}/api/auth/oidc/licenses`,
       clientId: demo.oidc.client_id,
       clientSecret: demo.oidc.client_secret,
       redirectUri,
@@ -177,6 +199,7 @@ async function startTheirs(): Promise<{ target: Target; child: ChildProcess }> {
     target: {
       name: 'oidc-provider (memory)',
       tokenUrl: `${info.issuer}/token`,
+      resourceUrl: `${info.issuer}/me`,
       clientId: info.client.client_id,
       clientSecret: info.client.client_secret,
       redirectUri: info.client.redirect_uris[0],
@@ -194,15 +217,23 @@ try {
   const theirCodes = await codeGrant(theirs.target);
   const ourCodes = await codeGrant(ours.target);
   rows.push(['authorization_code', ourCodes, theirCodes]);
-  const theirRefresh = await refreshGrant(theirs.target);
-  const ourRefresh = await refreshGrant(ours.target);
+  const theirTokens: string[] = [];
+  const ourTokens: string[] = [];
+  const theirRefresh = await refreshGrant(theirs.target, theirTokens);
+  const ourRefresh = await refreshGrant(ours.target, ourTokens);
   rows.push(['refresh_token', ourRefresh, theirRefresh]);
+  const theirReads = await resourceCalls(theirs.target, theirTokens);
+  const ourReads = await resourceCalls(ours.target, ourTokens);
   console.log(`\n${connections} concurrent clients, ${codeCount} codes per server, ${connections} chains x ${refreshesPerChain} refreshes; loopback, 2 cores shared`);
   console.log('| grant | verity req/s | verity p50 / p95 ms | oidc-provider req/s | oidc-provider p50 / p95 ms | ratio (verity / oidc-provider) | failures (verity, oidc-provider) |');
   console.log('|---|---|---|---|---|---|---|');
   for (const [grant, mine, base] of rows) {
     console.log(`| ${grant} | ${mine.rps} | ${mine.p50} / ${mine.p95} | ${base.rps} | ${base.p50} / ${base.p95} | ${(mine.rps / base.rps).toFixed(2)} | ${mine.failed}, ${base.failed} |`);
   }
+  console.log(`\n| resource read, bearer token (${connections} clients x ${resourceCallsPerClient}) | req/s | p50 / p95 ms | failures |`);
+  console.log('|---|---|---|---|');
+  console.log(`| verity GET /api/auth/oidc/licenses | ${ourReads.rps} | ${ourReads.p50} / ${ourReads.p95} | ${ourReads.failed} |`);
+  console.log(`| oidc-provider GET /me (userinfo) | ${theirReads.rps} | ${theirReads.p50} / ${theirReads.p95} | ${theirReads.failed} |`);
   summary(
     ...rows.map(([grant, mine, base]) => ({
       area: 'OIDC',
@@ -211,6 +242,13 @@ try {
       unit: 'req/s',
       baseline: { name: 'oidc-provider (memory)', value: base.rps },
     })),
+    {
+      area: 'OIDC',
+      what: `GET /licenses with a bearer token req/s (p50 ${ourReads.p50} ms)`,
+      verity: ourReads.rps,
+      unit: 'req/s',
+      baseline: { name: 'oidc-provider userinfo (memory)', value: theirReads.rps },
+    },
   );
 } finally {
   await stopProcess(theirs.child);
