@@ -42,13 +42,18 @@ interface Figures {
   errors: number;
 }
 
-async function load(name: string, url: string, headers: Record<string, string> = {}, body?: unknown): Promise<Figures> {
+async function load(name: string, url: string, headers: Record<string, string> = {}, body?: unknown, options: { newIdempotencyKeys?: boolean } = {}): Promise<Figures> {
+  let keys = 0;
   const result = await autocannon({
     url,
     connections,
     duration: seconds,
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { method: 'POST' as const, body: JSON.stringify(body) }),
+    // Each call its own Idempotency-Key, as an integrator's retry-safe client sends them.
+    ...(options.newIdempotencyKeys
+      ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${++keys}` } }) }] }
+      : {}),
   });
   return {
     name,
@@ -88,6 +93,13 @@ async function postgresRows(): Promise<Figures[]> {
         `${base}/api/v2/location`,
         { 'X-API-Key': demo.api_key },
         { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 },
+      ),
+      await load(
+        'verity POST /api/v2/location with a new Idempotency-Key each call (PostgreSQL)',
+        `${base}/api/v2/location`,
+        { 'X-API-Key': demo.api_key },
+        { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 },
+        { newIdempotencyKeys: true },
       ),
     ];
   } finally {

@@ -1,6 +1,6 @@
 import { AccountService } from './accounts/service.js';
 import { AccountRecovery } from './accounts/recovery.js';
-import { IdempotencyService } from './billing/idempotency.js';
+import { IdempotencyService, PgIdempotencyStore } from './billing/idempotency.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
 import { TokenIntrospection } from './oidc/introspection.js';
 import { RateLimits, type RateLimitOptions } from './billing/rate-limit.js';
@@ -143,7 +143,7 @@ export class Core {
     this.accessTokens = new AccessTokenService(deps);
     this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens, tenancy: this.tenancy });
     this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR, lease: options.walletLease, logger: options.logger });
-    this.idempotency = new IdempotencyService({ ...deps, sealer: this.sealer });
+    this.idempotency = new IdempotencyService({ store: new PgIdempotencyStore(deps.orm), clock: deps.clock, sealer: this.sealer });
     this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });
     const hosted = { points: options.hostedRateLimitPerMinute ?? 120, windowSeconds: 60, store: options.rateLimit?.store ?? 'memory' } as const;
     this.hostedRateLimits = {

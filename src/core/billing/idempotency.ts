@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { DomainError, type ErrorCode } from '../errors.js';
 import type { Sealer } from '../secrets.js';
-import { IdempotencyRecord } from './entities.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Longer than the slowest call (a live licence lookup takes up to ~90 s). */
@@ -51,9 +51,100 @@ export function fingerprint(operation: string, parts: unknown): string {
 
 export type Begin = { kind: 'run' } | { kind: 'replay'; response: StoredResponse };
 
+/** An idempotency record as stored: the response sealed once the first call answered. */
+export interface IdempotencyRow {
+  fingerprint: string;
+  state: 'running' | 'done';
+  responseStatus: number | null;
+  responseSealed: string | null;
+  lockedUntil: Date;
+  expiresAt: Date;
+}
+
+/** A new claim on a key: who holds it until when, and when the record lapses. */
+export interface IdempotencyClaim {
+  projectId: string;
+  key: string;
+  fingerprint: string;
+  lockedUntil: Date;
+  expiresAt: Date;
+  now: Date;
+}
+
+/** The idempotency records (`idempotency_record`): the only code that touches them. Each method is one statement. */
+export interface IdempotencyStore {
+  /** Claims a key no record holds; false when one does. */
+  claim(claim: IdempotencyClaim): Promise<boolean>;
+  find(projectId: string, key: string): Promise<IdempotencyRow | null>;
+  /** Takes over a record that lapsed, or whose running call was abandoned (its lock ran out) by `claim.now`; false when another took it first. */
+  takeOver(claim: IdempotencyClaim): Promise<boolean>;
+  /** Deletes a running claim, so a retry runs again. */
+  release(projectId: string, key: string): Promise<void>;
+  /** Stores the first answer. */
+  complete(projectId: string, key: string, status: number, responseSealed: string): Promise<void>;
+  /** Deletes records lapsed by `now`; answers how many. */
+  purge(now: Date): Promise<number>;
+}
+
+/** The idempotency records in PostgreSQL, by named prepared statements. */
+export class PgIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly orm: Orm) {}
+
+  async claim(c: IdempotencyClaim): Promise<boolean> {
+    const rows = await preparedQuery(
+      this.orm,
+      'idempotency_claim',
+      `insert into idempotency_record (project_id, key, fingerprint, state, locked_until, expires_at, created_at)
+       values ($1, $2, $3, 'running', $4, $5, $6) on conflict (project_id, key) do nothing returning key`,
+      [c.projectId, c.key, c.fingerprint, c.lockedUntil, c.expiresAt, c.now],
+    );
+    return rows.length === 1;
+  }
+
+  async find(projectId: string, key: string): Promise<IdempotencyRow | null> {
+    const [row] = await preparedQuery<{ fingerprint: string; state: 'running' | 'done'; response_status: number | null; response_sealed: string | null; locked_until: Date | string; expires_at: Date | string }>(
+      this.orm,
+      'idempotency_find',
+      'select fingerprint, state, response_status, response_sealed, locked_until, expires_at from idempotency_record where project_id = $1 and key = $2',
+      [projectId, key],
+    );
+    return row
+      ? { fingerprint: row.fingerprint, state: row.state, responseStatus: row.response_status, responseSealed: row.response_sealed, lockedUntil: sqlDate(row.locked_until), expiresAt: sqlDate(row.expires_at) }
+      : null;
+  }
+
+  async takeOver(c: IdempotencyClaim): Promise<boolean> {
+    const rows = await preparedQuery(
+      this.orm,
+      'idempotency_take_over',
+      `update idempotency_record set fingerprint = $3, state = 'running', response_status = null, response_sealed = null, locked_until = $4, expires_at = $5, created_at = $6
+       where project_id = $1 and key = $2 and (expires_at <= $6 or (state = 'running' and locked_until <= $6)) returning key`,
+      [c.projectId, c.key, c.fingerprint, c.lockedUntil, c.expiresAt, c.now],
+    );
+    return rows.length === 1;
+  }
+
+  async release(projectId: string, key: string): Promise<void> {
+    await preparedQuery(this.orm, 'idempotency_release', "delete from idempotency_record where project_id = $1 and key = $2 and state = 'running'", [projectId, key]);
+  }
+
+  async complete(projectId: string, key: string, status: number, responseSealed: string): Promise<void> {
+    await preparedQuery(this.orm, 'idempotency_complete', "update idempotency_record set state = 'done', response_status = $3, response_sealed = $4 where project_id = $1 and key = $2", [
+      projectId,
+      key,
+      status,
+      responseSealed,
+    ]);
+  }
+
+  async purge(now: Date): Promise<number> {
+    return (await preparedQuery(this.orm, 'idempotency_purge', 'delete from idempotency_record where expires_at <= $1 returning key', [now])).length;
+  }
+}
+
 /** `Idempotency-Key` on billable calls: one execution per key and body, its response replayed for 24 h. */
 export class IdempotencyService {
-  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer }) {}
+  constructor(private readonly deps: { store: IdempotencyStore; clock: Clock; sealer: Sealer }) {}
 
   validKey(key: string): boolean {
     return KEY.test(key);
@@ -63,25 +154,14 @@ export class IdempotencyService {
   async begin(projectId: string, key: string, requestFingerprint: string): Promise<Begin> {
     if (!this.validKey(key)) throw new DomainError('validation_error', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     const now = this.deps.clock.now();
-    const connection = this.deps.orm.em.getConnection();
+    const claim: IdempotencyClaim = { projectId, key, fingerprint: requestFingerprint, lockedUntil: new Date(now.getTime() + RUNNING_LOCK_MS), expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS), now };
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const claimed = await connection.execute(
-        `insert into idempotency_record (project_id, key, fingerprint, state, locked_until, expires_at, created_at)
-         values (?, ?, ?, 'running', ?, ?, ?) on conflict (project_id, key) do nothing returning key`,
-        [projectId, key, requestFingerprint, new Date(now.getTime() + RUNNING_LOCK_MS), new Date(now.getTime() + IDEMPOTENCY_TTL_MS), now],
-      );
-      if (claimed.length === 1) return { kind: 'run' };
-      const existing = await this.deps.orm.em.fork().findOne(IdempotencyRecord, { projectId, key });
+      if (await this.deps.store.claim(claim)) return { kind: 'run' };
+      const existing = await this.deps.store.find(projectId, key);
       if (!existing) continue; // expired and purged in between: claim again
       if (existing.expiresAt <= now || (existing.state === 'running' && existing.lockedUntil <= now)) {
         // Expired, or abandoned by a process that died mid-call: take it over (one winner).
-        const taken = await connection.execute(
-          `update idempotency_record set fingerprint = ?, state = 'running', response_status = null, response_sealed = null,
-             locked_until = ?, expires_at = ?, created_at = ?
-           where project_id = ? and key = ? and (expires_at <= ? or (state = 'running' and locked_until <= ?)) returning key`,
-          [requestFingerprint, new Date(now.getTime() + RUNNING_LOCK_MS), new Date(now.getTime() + IDEMPOTENCY_TTL_MS), now, projectId, key, now, now],
-        );
-        if (taken.length === 1) return { kind: 'run' };
+        if (await this.deps.store.takeOver(claim)) return { kind: 'run' };
         continue;
       }
       if (existing.fingerprint !== requestFingerprint) throw new DomainError('idempotency_key_reused');
@@ -93,12 +173,8 @@ export class IdempotencyService {
 
   /** Stores the first response; transient failures release the key so a retry runs again. */
   async finish(projectId: string, key: string, response: StoredResponse): Promise<void> {
-    const em = this.deps.orm.em.fork();
-    if (TRANSIENT(response.status)) {
-      await em.nativeDelete(IdempotencyRecord, { projectId, key, state: 'running' });
-      return;
-    }
-    await em.nativeUpdate(IdempotencyRecord, { projectId, key }, { state: 'done', responseStatus: response.status, responseSealed: this.deps.sealer.seal(JSON.stringify(response.body)) });
+    if (TRANSIENT(response.status)) return this.deps.store.release(projectId, key);
+    await this.deps.store.complete(projectId, key, response.status, this.deps.sealer.seal(JSON.stringify(response.body)));
   }
 
   /**
@@ -128,6 +204,6 @@ export class IdempotencyService {
 
   /** Deletes records past their 24 h; returns how many. */
   async purgeExpired(): Promise<number> {
-    return this.deps.orm.em.fork().nativeDelete(IdempotencyRecord, { expiresAt: { $lte: this.deps.clock.now() } });
+    return this.deps.store.purge(this.deps.clock.now());
   }
 }
