@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
-import { preparedQuery } from '../db/prepared.js';
+import { preparedQuery, preparedQueryIn } from '../db/prepared.js';
 import { StatementBatch } from '../db/statement-batch.js';
 
 /** A block of a project's balance taken by one instance, spent locally. */
@@ -93,9 +93,9 @@ interface PaidRecord {
 }
 
 const CHARGE_IN_TRANSACTION = `
-with lease as (select id from wallet_lease where id = ? and closed_at is null for key share)
+with lease as (select id from wallet_lease where id = $1 and closed_at is null for key share)
 insert into charge (id, project_id, item, check_id, amount_minor, currency, refunded, created_at, lease_id)
-select ?, ?, ?, ?, ?, ?, false, ?, lease.id from lease
+select $2, $3, $4, $5, $6, $7, false, $8, lease.id from lease
 returning id`;
 
 const CLOSE_LEASE = `
@@ -173,9 +173,16 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async chargeInTransaction(em: EntityManager, charge: LeasedCharge, paidFor: string): Promise<boolean> {
-    const rows = await em
-      .getConnection()
-      .execute(CHARGE_IN_TRANSACTION, [charge.leaseId, charge.id, charge.projectId, charge.item, paidFor, charge.amountMinor, charge.currency, charge.createdAt], 'all', em.getTransactionContext());
+    const rows = await preparedQueryIn(this.orm, em, 'wallet_charge_in_transaction', CHARGE_IN_TRANSACTION, [
+      charge.leaseId,
+      charge.id,
+      charge.projectId,
+      charge.item,
+      paidFor,
+      charge.amountMinor,
+      charge.currency,
+      charge.createdAt,
+    ]);
     return rows.length > 0;
   }
 
