@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import type { MailMessage, MailService } from '../mail/index.js';
 import { digestSecret, newId, newSecret } from '../secrets.js';
@@ -76,13 +77,40 @@ interface NewLink {
   expiresAt: Date;
 }
 
-/** A parsed `{member_id}`: the member id, an email or an svc_id. */
-function memberWhere(organizationId: number, ref: string): object | null {
+/** Which column a member reference names: a member id, an email (matched case-insensitively) or an svc_id; null when it is none of them. */
+function memberKey(ref: string): { column: 'member_id' | 'email' | 'svc_id'; value: string } | null {
   const value = ref.trim();
-  if (/^mem_[0-9a-f]{24}$/.test(value)) return { organization: organizationId, memberId: value };
-  if (value.includes('@') && value.length <= 320) return { organization: organizationId, [raw((alias) => `lower(${alias}.email)`)]: value.toLowerCase() };
-  if (/^svc_[0-9a-f]{24}$/.test(value)) return { organization: organizationId, svcId: value };
+  if (/^mem_[0-9a-f]{24}$/.test(value)) return { column: 'member_id', value };
+  if (value.includes('@') && value.length <= 320) return { column: 'email', value: value.toLowerCase() };
+  if (/^svc_[0-9a-f]{24}$/.test(value)) return { column: 'svc_id', value };
   return null;
+}
+
+/** The ORM filter of a member reference within an organization. */
+function memberWhere(organizationId: number, ref: string): object | null {
+  const key = memberKey(ref);
+  if (!key) return null;
+  if (key.column === 'email') return { organization: organizationId, [raw((alias) => `lower(${alias}.email)`)]: key.value };
+  return { organization: organizationId, [key.column === 'member_id' ? 'memberId' : 'svcId']: key.value };
+}
+
+/** The columns of a member's wire view, and the statement that finds one by each kind of reference. */
+const MEMBER_VIEW_COLUMNS = 'id, member_id, first_name, last_name, email, role, status, svc_id, created_at';
+const MEMBER_BY: Record<'member_id' | 'email' | 'svc_id', string> = {
+  member_id: `select ${MEMBER_VIEW_COLUMNS} from member where organization_id = $1 and member_id = $2`,
+  email: `select ${MEMBER_VIEW_COLUMNS} from member where organization_id = $1 and lower(email) = $2`,
+  svc_id: `select ${MEMBER_VIEW_COLUMNS} from member where organization_id = $1 and svc_id = $2`,
+};
+interface MemberRow {
+  id: number;
+  member_id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  role: Member['role'];
+  status: MemberStatus;
+  svc_id: string | null;
+  created_at: Date | string;
 }
 
 /** Organization rosters: members, invitations, activation by face, seats, billing and the audit trail. */
@@ -169,9 +197,13 @@ export class RosterService {
   async resolve(organizationId: number, body: unknown): Promise<z.output<typeof resolvedMemberWire>> {
     const input = parseRoster(resolveMemberInput, body);
     if (!input.svc_id && !input.email) throw new DomainError('missing_identifier', 'give svc_id or email');
-    const where = input.svc_id ? { organization: organizationId, svcId: input.svc_id } : memberWhere(organizationId, input.email!);
-    const member = where ? await this.em().findOne(Member, where) : null;
-    return { found: member !== null, member: member ? memberView(member) : null };
+    const key = input.svc_id ? { column: 'svc_id' as const, value: input.svc_id } : memberKey(input.email!);
+    // A per-call lookup of org apps: one named statement, no entity built.
+    const [row] = key ? await preparedQuery<MemberRow>(this.deps.orm, `member_by_${key.column}`, MEMBER_BY[key.column], [organizationId, key.value]) : [];
+    const member = row
+      ? memberView({ id: row.id, memberId: row.member_id, firstName: row.first_name, lastName: row.last_name, email: row.email, role: row.role, status: row.status, svcId: row.svc_id, createdAt: sqlDate(row.created_at) })
+      : null;
+    return { found: member !== null, member };
   }
 
   /** The audit trail of an organization (newest first), optionally of one member. */
