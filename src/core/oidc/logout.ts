@@ -1,5 +1,4 @@
-import { OidcClient } from '../tenancy/entities.js';
-import { forkEm, one, type OidcDeps } from './context.js';
+import { one, type OidcDeps } from './context.js';
 import { revokeFor } from './revocation.js';
 import { withQueryParams } from './authorization/types.js';
 
@@ -9,7 +8,7 @@ export type LogoutStep = { kind: 'redirect'; url: string } | { kind: 'signed_out
  * RP-initiated logout: `id_token_hint` proves who (an expired one is fine, a tampered one is
  * not); `post_logout_redirect_uri` must be one of that client's registered URIs exactly.
  */
-export async function logout(deps: Pick<OidcDeps, 'orm' | 'clock' | 'keys' | 'throttle' | 'issuer'>, query: Record<string, unknown>): Promise<LogoutStep> {
+export async function logout(deps: Pick<OidcDeps, 'orm' | 'clients' | 'clock' | 'keys' | 'throttle' | 'issuer'>, query: Record<string, unknown>): Promise<LogoutStep> {
   const hint = one(query.id_token_hint);
   const postLogout = one(query.post_logout_redirect_uri);
   const state = one(query.state);
@@ -20,7 +19,7 @@ export async function logout(deps: Pick<OidcDeps, 'orm' | 'clock' | 'keys' | 'th
   const claims = await deps.keys.verify(hint, deps.issuer, { ignoreExpiry: true });
   const clientId = typeof claims?.aud === 'string' ? claims.aud : Array.isArray(claims?.aud) ? claims.aud[0] : undefined;
   if (!claims || typeof claims.sub !== 'string' || !clientId) return { kind: 'error_page', message: 'The id_token_hint is not valid.' };
-  const client = await forkEm(deps).findOne(OidcClient, { clientId });
+  const client = await deps.clients(clientId);
   if (!client) return { kind: 'error_page', message: 'The id_token_hint names an unknown application.' };
   if (postLogout && !client.redirectUris.includes(postLogout)) return { kind: 'error_page', message: 'The post_logout_redirect_uri is not registered for this application.' };
   await revokeFor(deps, claims.sub, clientId);

@@ -1,8 +1,8 @@
-import { OidcClient } from '../tenancy/entities.js';
+import type { OidcClient } from '../tenancy/entities.js';
 import { checkAuthorizeRequest, type AuthorizeRequest, type AuthorizeStep, type BrowserSession } from './authorization/index.js';
 import { AuthorizationInteraction } from './authorization/interaction.js';
 import { authenticateClient } from './client-auth.js';
-import { forkEm, type OidcDeps } from './context.js';
+import type { OidcDeps } from './context.js';
 import { discoveryDocument } from './discovery.js';
 import { runGrant, type Tokens } from './grants/index.js';
 import { logout, type LogoutStep } from './logout.js';
@@ -47,7 +47,7 @@ export class OidcProvider {
    * redirect); after, they go back to the client with `error`, `state` and `iss`.
    */
   checkAuthorize(query: Record<string, unknown>): Promise<{ request: AuthorizeRequest } | { step: AuthorizeStep }> {
-    return checkAuthorizeRequest(query, (clientId) => forkEm(this.deps).findOne(OidcClient, { clientId }), this.issuer);
+    return checkAuthorizeRequest(query, this.deps.clients, this.issuer);
   }
 
   /** What happens next for a checked request, given who is signed in to this browser. */
