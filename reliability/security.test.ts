@@ -423,7 +423,7 @@ describe('timing-safe comparisons (read from the source)', () => {
       ['core/oidc/tokens.ts', /'select account_id, client_id, scopes, expires_at from access_token where token_digest = \$1 and revoked_at is null',\s+\[digestSecret\(token\)\]/],
       ['core/oidc/grants/refresh-token.ts', /findOne\(RefreshToken, \{ tokenDigest: digestSecret\(presented\)/],
       ['core/oidc/grants/authorization-code.ts', /findOne\(AuthorizationCode, \{ codeDigest: digestSecret\(code\)/],
-      ['core/oidc/sessions.ts', /findOne\(LoginSession, \{ digest: digestSecret\(cookie\)/],
+      ['core/oidc/sessions.ts', /'select account_id, auth_time, expires_at from login_session where digest = \$1',\s+\[digestSecret\(cookie\)\]/],
       ['core/sessions/service.ts', /this\.deps\.store\.byTokenDigest\(digestSecret\(token\)\)/],
       ['core/sessions/service.ts', /this\.deps\.store\.claimHandoff\(digestSecret\(code\), digestSecret\(phoneToken\)/],
       ['core/sessions/store.ts', /from verification_session s where s\.token_digest = \$1\s+union all\s+select [^;]*? where h\.phone_token_digest = \$1/],

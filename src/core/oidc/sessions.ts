@@ -1,11 +1,14 @@
+import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { digestSecret, newSecret } from '../secrets.js';
 import type { BrowserSession } from './authorization/types.js';
-import { forkEm, type OidcDeps } from './context.js';
-import { LoginSession } from './entities.js';
+import type { OidcDeps } from './context.js';
 
 const SESSION_TTL_MS = 12 * 3600_000;
 
-/** Browser sessions: who is signed in to this browser (the cookie holds a secret, the table its digest). */
+/**
+ * Browser sessions: who is signed in to this browser (the cookie holds a secret, the table
+ * `login_session` its digest). Each authorize request reads one: named statements, no unit of work.
+ */
 export class BrowserSessions {
   constructor(private readonly deps: Pick<OidcDeps, 'orm' | 'clock' | 'accounts' | 'throttle'>) {}
 
@@ -34,20 +37,28 @@ export class BrowserSessions {
   async open(accountId: string): Promise<{ cookie: string; session: BrowserSession }> {
     const cookie = newSecret('ses');
     const authTime = new Date(Math.floor(this.deps.clock.now().getTime() / 1000) * 1000);
-    const em = forkEm(this.deps);
-    em.create(LoginSession, { digest: digestSecret(cookie), accountId, authTime, expiresAt: new Date(authTime.getTime() + SESSION_TTL_MS) });
-    await em.flush();
+    await preparedQuery(this.deps.orm, 'login_session_open', 'insert into login_session (digest, account_id, auth_time, expires_at) values ($1, $2, $3, $4)', [
+      digestSecret(cookie),
+      accountId,
+      authTime,
+      new Date(authTime.getTime() + SESSION_TTL_MS),
+    ]);
     return { cookie, session: { accountId, authTime } };
   }
 
   async find(cookie: string | undefined): Promise<BrowserSession | null> {
     if (!cookie || cookie.length > 100) return null;
-    const row = await forkEm(this.deps).findOne(LoginSession, { digest: digestSecret(cookie) });
-    if (!row || row.expiresAt <= this.deps.clock.now()) return null;
-    return { accountId: row.accountId, authTime: row.authTime };
+    const [row] = await preparedQuery<{ account_id: string; auth_time: Date | string; expires_at: Date | string }>(
+      this.deps.orm,
+      'login_session_find',
+      'select account_id, auth_time, expires_at from login_session where digest = $1',
+      [digestSecret(cookie)],
+    );
+    if (!row || sqlDate(row.expires_at) <= this.deps.clock.now()) return null;
+    return { accountId: row.account_id, authTime: sqlDate(row.auth_time) };
   }
 
   async end(cookie: string | undefined): Promise<void> {
-    if (cookie) await forkEm(this.deps).nativeDelete(LoginSession, { digest: digestSecret(cookie) });
+    if (cookie) await preparedQuery(this.deps.orm, 'login_session_end', 'delete from login_session where digest = $1', [digestSecret(cookie)]);
   }
 }
