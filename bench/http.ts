@@ -51,9 +51,7 @@ async function load(name: string, url: string, headers: Record<string, string> =
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { method: 'POST' as const, body: JSON.stringify(body) }),
     // Each call its own Idempotency-Key, as an integrator's retry-safe client sends them.
-    ...(options.newIdempotencyKeys
-      ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${++keys}` } }) }] }
-      : {}),
+    ...(options.newIdempotencyKeys ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${++keys}` } }) }] } : {}),
   });
   return {
     name,
