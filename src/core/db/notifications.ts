@@ -14,6 +14,8 @@ export type NotificationHandler = (payload: string) => void;
  */
 export class Notifications {
   private client?: pg.Client;
+  /** The statements sent on the connection, one after another (pg 9 refuses a query while one runs). */
+  private pending: Promise<unknown> = Promise.resolve();
   private readonly handlers = new Map<string, NotificationHandler[]>();
   private readonly lostHandlers: (() => void)[] = [];
   private closed = false;
@@ -88,14 +90,20 @@ export class Notifications {
 
   /** Announces `payload` on `channel` to every instance (this one included); nothing while not live. */
   async send(channel: string, payload: string): Promise<void> {
-    await this.client?.query('select pg_notify($1, $2)', [channel, payload]);
+    await this.inTurn(() => this.client?.query('select pg_notify($1, $2)', [channel, payload]));
+  }
+
+  /** Runs a statement on the connection once the ones sent before it have answered. */
+  private inTurn<T>(statement: () => Promise<T> | undefined): Promise<T | undefined> {
+    const answered = this.pending.then(statement, statement);
+    this.pending = answered.catch(() => undefined);
+    return answered;
   }
 
   /** How many instances listen on this database now (this one included). */
   async listeners(): Promise<number> {
-    if (!this.client) return 0;
-    const result = await this.client.query<{ count: string }>('select count(*) from pg_stat_activity where datname = current_database() and application_name = $1', [NOTIFICATIONS_APPLICATION]);
-    return Number(result.rows[0]?.count ?? 0);
+    const result = await this.inTurn(() => this.client?.query<{ count: string }>('select count(*) from pg_stat_activity where datname = current_database() and application_name = $1', [NOTIFICATIONS_APPLICATION]));
+    return Number(result?.rows[0]?.count ?? 0);
   }
 
   async close(): Promise<void> {
