@@ -160,7 +160,14 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
   });
   const mint = async () => new URL((await fetch(`${base}/api/auth/oidc/authorize?${query}`, { redirect: 'manual', headers: { cookie } })).headers.get('location')!).searchParams.get('code')!;
   const codes: string[] = [];
-  for (let i = 0; i < codeCount + connections; i += 1) codes.push(await mint());
+  const mintMs: number[] = [];
+  for (let i = 0; i < codeCount + connections; i += 1) {
+    const started = performance.now();
+    codes.push(await mint());
+    mintMs.push(performance.now() - started);
+  }
+  mintMs.sort((a, b) => a - b);
+  console.log(`authorize, signed in and consented -> code (one at a time, ${mintMs.length} requests): p50 ${percentile(mintMs, 50).toFixed(1)} ms, p95 ${percentile(mintMs, 95).toFixed(1)} ms`);
   return {
     child,
     target: {

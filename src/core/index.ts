@@ -164,6 +164,8 @@ export class Core {
     this.oidc = new OidcProvider({
       ...deps,
       clients: (clientId) => this.tenancy.oidcClient(clientId),
+      // The roster is made after the provider (it revokes through it): asked at call time.
+      memberDeactivated: (organizationId, svcId) => this.roster.isDeactivated(organizationId, svcId),
       keys: this.signingKeys,
       accounts: this.accounts,
       accessTokens: this.accessTokens,

@@ -11,6 +11,8 @@ export interface OidcDeps {
   orm: Orm;
   /** An OIDC client by id, or null (cached; the token endpoint authenticates one on every call). */
   clients: (clientId: string) => Promise<OidcClient | null>;
+  /** Whether the person is a deactivated member of the organization's roster (they may not sign in to its apps). */
+  memberDeactivated: (organizationId: number, svcId: string) => Promise<boolean>;
   clock: Clock;
   keys: SigningKeys;
   accounts: AccountService;

@@ -193,6 +193,12 @@ export class RosterService {
     return { members: page.map(memberView), organization: { id: organization.id, name: organization.name }, nextCursor };
   }
 
+  /** Whether the person is a deactivated member of the organization (its apps refuse them a sign-in). */
+  async isDeactivated(organizationId: number, svcId: string): Promise<boolean> {
+    const rows = await preparedQuery(this.deps.orm, 'member_deactivated', "select 1 from member where organization_id = $1 and svc_id = $2 and status = 'deactivated' limit 1", [organizationId, svcId]);
+    return rows.length > 0;
+  }
+
   /** POST /members/resolve: by svc_id or email, any role. */
   async resolve(organizationId: number, body: unknown): Promise<z.output<typeof resolvedMemberWire>> {
     const input = parseRoster(resolveMemberInput, body);

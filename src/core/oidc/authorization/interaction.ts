@@ -1,8 +1,7 @@
-import { Member } from '../../roster/entities.js';
+import { preparedQuery, sqlDate } from '../../db/prepared.js';
 import { digestSecret, newId, newSecret } from '../../secrets.js';
-import { OidcClient } from '../../tenancy/entities.js';
 import { forkEm, type OidcDeps } from '../context.js';
-import { AuthorizationCode, Consent, Interaction } from '../entities.js';
+import { Consent } from '../entities.js';
 import { errorRedirect, promptsOf, redirectWith, type AuthorizeRequest, type AuthorizeStep, type BrowserSession } from './types.js';
 
 const CODE_TTL_MS = 120_000;
@@ -10,10 +9,11 @@ const INTERACTION_TTL_MS = 10 * 60_000;
 
 /**
  * After the checks: who must sign in or consent (the sign-in and consent pages carry an
- * interaction secret between steps), and the code once both are settled.
+ * interaction secret between steps), and the code once both are settled. Every authorize request
+ * of a signed-in person comes here: its reads and the code are named statements.
  */
 export class AuthorizationInteraction {
-  constructor(private readonly deps: Pick<OidcDeps, 'orm' | 'clock' | 'issuer'>) {}
+  constructor(private readonly deps: Pick<OidcDeps, 'orm' | 'clock' | 'issuer' | 'clients' | 'memberDeactivated'>) {}
 
   private now(): Date {
     return this.deps.clock.now();
@@ -33,7 +33,7 @@ export class AuthorizationInteraction {
       return { kind: 'login', interaction: await this.save(request), clientName: request.clientName, locale: request.uiLocale };
     }
     if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivated(request);
-    const consent = await forkEm(this.deps).findOne(Consent, { accountId: session.accountId, clientId: request.clientId });
+    const [consent] = await preparedQuery<{ scopes: string[] }>(this.deps.orm, 'oidc_consent_of', 'select scopes from oidc_consent where account_id = $1 and client_id = $2', [session.accountId, request.clientId]);
     const covered = consent && request.scopes.every((scope) => consent.scopes.includes(scope));
     if (!covered || prompts.includes('consent')) {
       if (prompts.includes('none')) return this.fail(request, 'consent_required', 'the user has not consented');
@@ -56,21 +56,25 @@ export class AuthorizationInteraction {
 
   private async save(request: AuthorizeRequest): Promise<string> {
     const secret = newSecret('int', 24);
-    const em = forkEm(this.deps);
-    em.create(Interaction, { digest: digestSecret(secret), request: { ...request }, expiresAt: new Date(this.now().getTime() + INTERACTION_TTL_MS) });
-    await em.flush();
+    await preparedQuery(this.deps.orm, 'oidc_interaction_save', 'insert into oidc_interaction (digest, request, expires_at) values ($1, $2, $3)', [
+      digestSecret(secret),
+      JSON.stringify(request),
+      new Date(this.now().getTime() + INTERACTION_TTL_MS),
+    ]);
     return secret;
   }
 
   async load(secret: string): Promise<AuthorizeRequest | null> {
     if (!secret || secret.length > 100) return null;
-    const row = await forkEm(this.deps).findOne(Interaction, { digest: digestSecret(secret) });
-    if (!row || row.expiresAt <= this.now()) return null;
-    return row.request as unknown as AuthorizeRequest;
+    const [row] = await preparedQuery<{ request: AuthorizeRequest; expires_at: Date | string }>(this.deps.orm, 'oidc_interaction_load', 'select request, expires_at from oidc_interaction where digest = $1', [
+      digestSecret(secret),
+    ]);
+    if (!row || sqlDate(row.expires_at) <= this.now()) return null;
+    return row.request;
   }
 
   private async drop(secret: string): Promise<void> {
-    await forkEm(this.deps).nativeDelete(Interaction, { digest: digestSecret(secret) });
+    await preparedQuery(this.deps.orm, 'oidc_interaction_drop', 'delete from oidc_interaction where digest = $1', [digestSecret(secret)]);
   }
 
   /**
@@ -78,9 +82,8 @@ export class AuthorizationInteraction {
    * (deactivation revokes their logins; this keeps new ones from starting).
    */
   private async deactivatedMember(clientId: string, accountId: string): Promise<boolean> {
-    const client = await forkEm(this.deps).findOne(OidcClient, { clientId }, { fields: ['organization'] });
-    if (!client?.organization) return false;
-    return (await forkEm(this.deps).count(Member, { organization: client.organization, svcId: accountId, status: 'deactivated' })) > 0;
+    const organizationId = (await this.deps.clients(clientId))?.organization?.id;
+    return organizationId === undefined ? false : this.deps.memberDeactivated(organizationId, accountId);
   }
 
   private deactivated(request: AuthorizeRequest): AuthorizeStep {
@@ -89,22 +92,26 @@ export class AuthorizationInteraction {
 
   private async issueCode(request: AuthorizeRequest, session: BrowserSession): Promise<string> {
     const code = newSecret('code');
-    const em = forkEm(this.deps);
     const now = this.now();
-    em.create(AuthorizationCode, {
-      id: newId('grt'),
-      codeDigest: digestSecret(code),
-      clientId: request.clientId,
-      accountId: session.accountId,
-      redirectUri: request.redirectUri,
-      scopes: request.scopes,
-      nonce: request.nonce ?? null,
-      codeChallenge: request.codeChallenge ?? null,
-      authTime: session.authTime,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
-    });
-    await em.flush();
+    await preparedQuery(
+      this.deps.orm,
+      'authorization_code_issue',
+      `insert into authorization_code (id, code_digest, client_id, account_id, redirect_uri, scopes, nonce, code_challenge, auth_time, created_at, expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        newId('grt'),
+        digestSecret(code),
+        request.clientId,
+        session.accountId,
+        request.redirectUri,
+        request.scopes,
+        request.nonce ?? null,
+        request.codeChallenge ?? null,
+        session.authTime,
+        now,
+        new Date(now.getTime() + CODE_TTL_MS),
+      ],
+    );
     return redirectWith(this.deps.issuer, request.redirectUri, { code, state: request.state });
   }
 }
