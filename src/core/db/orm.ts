@@ -5,12 +5,9 @@ import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { DomainError } from '../errors.js';
 import { entities } from './entities.js';
 import { migrations } from './migrations/index.js';
-import { preparesNamedStatements } from './prepared.js';
+import { holdsNul, preparesNamedStatements } from './prepared.js';
 
 export type Orm = MikroORM<PostgreSqlDriver>;
-
-/** An escaped NUL in JSON text (`\u0000` after an even number of backslashes), which jsonb refuses. */
-const JSON_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
 
 /**
  * PostgreSQL text cannot hold U+0000 (a query carrying one fails as a protocol error) and jsonb
@@ -18,9 +15,8 @@ const JSON_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
  * surface it came through (ids in paths, form fields, JSON, GraphQL arguments).
  */
 export function refuseNul(sql: string, params: readonly unknown[]): string {
-  const bad = (value: unknown): boolean => (typeof value === 'string' ? value.includes('\u0000') || (/^[[{]/.test(value) && JSON_NUL.test(value)) : Array.isArray(value) && value.some(bad));
   // The ORM wraps what is thrown here in a DriverException, which keeps `cause`: fronts answer that.
-  if (params.some(bad)) throw new Error('refused: NUL in a query parameter', { cause: new DomainError('validation_error', 'text must not contain NUL (U+0000) characters') });
+  if (params.some(holdsNul)) throw new Error('refused: NUL in a query parameter', { cause: new DomainError('validation_error', 'text must not contain NUL (U+0000) characters') });
   return sql;
 }
 

@@ -17,10 +17,21 @@ export function preparesNamedStatements(orm: Orm): void {
   ownSessions.add(orm);
 }
 
-/** A parameter PostgreSQL text cannot hold (U+0000): the caller's 400, as the ORM's onQuery guard answers it. */
+/** An escaped NUL in JSON text (`\u0000` after an even number of backslashes), which jsonb refuses. */
+const JSON_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+
+/**
+ * Whether a query parameter holds what PostgreSQL cannot store: U+0000 in text (the query fails as
+ * a protocol error), or its escape in JSON text bound for jsonb. Such a value can only come from a
+ * caller, so both the ORM's guard and preparedQuery answer it as the caller's 400.
+ */
+export function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000') || (/^[[{]/.test(value) && JSON_NUL.test(value));
+  return Array.isArray(value) && value.some(holdsNul);
+}
+
 function refuseNulParameters(values: readonly unknown[]): void {
-  const bad = (value: unknown): boolean => (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some(bad));
-  if (values.some(bad)) throw new DomainError('validation_error', 'text must not contain NUL (U+0000) characters');
+  if (values.some(holdsNul)) throw new DomainError('validation_error', 'text must not contain NUL (U+0000) characters');
 }
 
 /**
