@@ -176,7 +176,7 @@ export class AccountService {
     if (ref.svcAccessToken !== undefined) {
       const grant = await this.deps.accessTokens.verify(ref.svcAccessToken);
       if (!grant) throw new DomainError('invalid_token', 'svc_access_token is invalid or expired');
-      if ((await this.deps.tenancy.oidcClient(grant.clientId))?.project.id !== projectId) throw new DomainError('account_not_found');
+      if ((await this.deps.tenancy.oidcClient(grant.clientId))?.projectId !== projectId) throw new DomainError('account_not_found');
       return grant.svcId;
     }
     const svcId = ref.svcId ?? '';

@@ -4,13 +4,13 @@ import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import type { SigningKeys } from './keys.js';
 import type { AccessTokenService } from './tokens.js';
-import type { OidcClient } from '../tenancy/entities.js';
+import type { RegisteredClient } from '../tenancy/views.js';
 
 /** What every part of the provider (authorize, grants, sessions, logout, resources) works with. */
 export interface OidcDeps {
   orm: Orm;
   /** An OIDC client by id, or null (cached; the token endpoint authenticates one on every call). */
-  clients: (clientId: string) => Promise<OidcClient | null>;
+  clients: (clientId: string) => Promise<RegisteredClient | null>;
   /** Whether the person is a deactivated member of the organization's roster (they may not sign in to its apps). */
   memberDeactivated: (organizationId: number, svcId: string) => Promise<boolean>;
   clock: Clock;

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { digestSecret } from '../secrets.js';
-import type { OidcClient } from '../tenancy/entities.js';
+import type { RegisteredClient } from '../tenancy/views.js';
 import { AccessToken, RefreshToken } from './entities.js';
 import type { IntrospectionWire } from './views.js';
 
@@ -25,7 +25,7 @@ export class TokenIntrospection {
   constructor(private readonly deps: { orm: Orm; clock: Clock; issuer: string }) {}
 
   /** RFC 7009: revokes the client's access or refresh token; a refresh token takes its sign-in's access tokens with it. */
-  async revoke(client: OidcClient, body: Record<string, unknown>): Promise<void> {
+  async revoke(client: RegisteredClient, body: Record<string, unknown>): Promise<void> {
     const digest = digestSecret(presentedToken(body));
     const em = this.deps.orm.em.fork();
     const now = this.deps.clock.now();
@@ -39,7 +39,7 @@ export class TokenIntrospection {
   }
 
   /** RFC 7662: whether the client's token is alive, and what it grants. */
-  async introspect(client: OidcClient, body: Record<string, unknown>): Promise<Introspection> {
+  async introspect(client: RegisteredClient, body: Record<string, unknown>): Promise<Introspection> {
     const digest = digestSecret(presentedToken(body));
     const em = this.deps.orm.em.fork();
     const now = this.deps.clock.now().getTime();

@@ -1,4 +1,4 @@
-import type { OidcClient } from '../tenancy/entities.js';
+import type { RegisteredClient } from '../tenancy/views.js';
 import { checkAuthorizeRequest, type AuthorizeRequest, type AuthorizeStep, type BrowserSession } from './authorization/index.js';
 import { AuthorizationInteraction } from './authorization/interaction.js';
 import { authenticateClient } from './client-auth.js';
@@ -88,7 +88,7 @@ export class OidcProvider {
 
   // ---- token endpoint ----
 
-  authenticateClient(body: Record<string, unknown>, basic: { id: string; secret: string } | undefined): Promise<OidcClient> {
+  authenticateClient(body: Record<string, unknown>, basic: { id: string; secret: string } | undefined): Promise<RegisteredClient> {
     return authenticateClient(this.deps, body, basic);
   }
 

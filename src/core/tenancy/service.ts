@@ -11,7 +11,7 @@ import { Organization } from '../roster/entities.js';
 import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
 import { SharedCache } from '../db/shared-cache.js';
-import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow, type AdminRole } from './entities.js';
+import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow, type AdminRole, type OidcScope } from './entities.js';
 import {
   callbackUrlInput,
   createAdminTokenInput,
@@ -33,7 +33,7 @@ import {
   setCallbackActiveInput,
 } from './inputs.js';
 import { safeLogo } from './logo.js';
-import { type AdminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, type WorkflowView, workflowView } from './views.js';
+import { type AdminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, type RegisteredClient, type WorkflowView, workflowView } from './views.js';
 
 export interface TenancyDeps {
   orm: Orm;
@@ -94,7 +94,7 @@ export class TenancyService {
   /** What the hosted page shows of a project, by project id (the page reads it on every call). */
   private readonly brandings: SharedCache<ProjectBranding>;
   /** OIDC clients by client id (the token endpoint authenticates one on every call). */
-  private readonly oidcClients: SharedCache<OidcClient>;
+  private readonly oidcClients: SharedCache<RegisteredClient>;
   /** Projects' webhook signing secrets, sealed, by project id (every delivery signs with them). */
   private readonly webhookSecrets: SharedCache<{ current: string; previous: string | null; previousUntil: Date | null }>;
   /** What every decision reads of its project, by project id: how long evidence is kept, where webhooks go by default. */
@@ -566,8 +566,36 @@ export class TenancyService {
   }
 
   /** An OIDC client by id (from the cache while changes are heard), or null. Read-only: change clients through this service. */
-  oidcClient(clientId: string): Promise<OidcClient | null> {
-    return this.oidcClients.read(clientId, () => this.em().findOne(OidcClient, { clientId }));
+  oidcClient(clientId: string): Promise<RegisteredClient | null> {
+    return this.oidcClients.read(clientId, async () => {
+      const [row] = await preparedQuery<{
+        client_id: string;
+        project_id: string;
+        organization_id: number | null;
+        name: string;
+        client_secret_digest: string;
+        redirect_uris: string[];
+        scopes: OidcScope[];
+        active: boolean;
+      }>(this.deps.orm, 'oidc_client_by_id', 'select client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active from oidc_client where client_id = $1', [clientId]);
+      if (!row) return null;
+      return {
+        clientId: row.client_id,
+        projectId: row.project_id,
+        organizationId: row.organization_id,
+        name: row.name,
+        clientSecretDigest: row.client_secret_digest,
+        redirectUris: row.redirect_uris,
+        scopes: row.scopes,
+        active: row.active,
+      };
+    });
+  }
+
+  /** The ids of the OIDC clients of an organization (whose roster members sign in with them). */
+  async oidcClientIdsOfOrganization(organizationId: number): Promise<string[]> {
+    const rows = await preparedQuery<{ client_id: string }>(this.deps.orm, 'oidc_client_ids_of_organization', 'select client_id from oidc_client where organization_id = $1', [organizationId]);
+    return rows.map((row) => row.client_id);
   }
 
   /** The ids of the project's OIDC clients, active or not. */

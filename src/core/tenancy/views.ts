@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ADMIN_ROLES } from '../vocabulary.js';
-import type { ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from './entities.js';
+import type { ApiKey, CallbackDestination, OidcClient, OidcScope, OrgApp, Project, Workflow } from './entities.js';
 
 // The tenancy objects the admin API returns (GraphQL, tRPC, the CLI), declared once: each view is
 // typed by its schema and test/graphql-wire.test.ts checks the GraphQL types against them. No
@@ -110,6 +110,22 @@ export const oidcClientView = (client: OidcClient): OidcClientView => ({
   active: client.active,
   createdAt: client.createdAt.toISOString(),
 });
+
+/**
+ * An OIDC client as the provider reads it on every authorize and token call: a plain record the
+ * tenancy service caches (never an entity, so nothing outside tenancy holds its unit of work).
+ */
+export interface RegisteredClient {
+  clientId: string;
+  projectId: string;
+  /** The organization whose roster members sign in with it, or null. */
+  organizationId: number | null;
+  name: string;
+  clientSecretDigest: string;
+  redirectUris: string[];
+  scopes: OidcScope[];
+  active: boolean;
+}
 
 /** An organization's roster app without its secret. */
 export const orgAppWire = z.object({ clientId: z.string(), organizationId: z.number().int(), organizationName: z.string().nullable(), name: z.string(), active: z.boolean(), createdAt: z.string() });

@@ -2,7 +2,7 @@ import { one } from '../context.js';
 import { pickUiLocale, type UiLocale } from '../ui-locales.js';
 import { PROMPT_VALUES, promptsOf } from './types.js';
 
-/** What a check needs to know about the client (a row of OidcClient, or a plain object in tests). */
+/** What a check needs to know about the client (a RegisteredClient, or a plain object in tests). */
 export interface AuthorizeClient {
   clientId: string;
   name: string;

@@ -82,8 +82,8 @@ export class AuthorizationInteraction {
    * (deactivation revokes their logins; this keeps new ones from starting).
    */
   private async deactivatedMember(clientId: string, accountId: string): Promise<boolean> {
-    const organizationId = (await this.deps.clients(clientId))?.organization?.id;
-    return organizationId === undefined ? false : this.deps.memberDeactivated(organizationId, accountId);
+    const organizationId = (await this.deps.clients(clientId))?.organizationId;
+    return organizationId == null ? false : this.deps.memberDeactivated(organizationId, accountId);
   }
 
   private deactivated(request: AuthorizeRequest): AuthorizeStep {

@@ -4,7 +4,7 @@ import { sqlDate } from '../../db/prepared.js';
 import { batchPerOwner } from '../../db/statement-batch.js';
 import { DomainError } from '../../errors.js';
 import { digestSecret, safeEqual } from '../../secrets.js';
-import type { OidcClient } from '../../tenancy/entities.js';
+import type { RegisteredClient } from '../../tenancy/views.js';
 import { forkEm, one, type OidcDeps } from '../context.js';
 import { AuthorizationCode } from '../entities.js';
 import { revokeGrant } from '../revocation.js';
@@ -81,7 +81,7 @@ const exchanges = batchPerOwner((orm: Orm, requests: Exchange[]) =>
 );
 
 /** grant_type=authorization_code: a code, once, by the client it was issued to, with its PKCE verifier. */
-export async function authorizationCodeGrant(deps: OidcDeps, client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
+export async function authorizationCodeGrant(deps: OidcDeps, client: RegisteredClient, body: Record<string, unknown>): Promise<Tokens> {
   const code = one(body.code);
   const redirectUri = one(body.redirect_uri);
   if (!code || !redirectUri) throw new DomainError('invalid_request', 'code and redirect_uri are required');

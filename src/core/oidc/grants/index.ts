@@ -1,11 +1,11 @@
 import { DomainError } from '../../errors.js';
-import type { OidcClient } from '../../tenancy/entities.js';
+import type { RegisteredClient } from '../../tenancy/views.js';
 import { one, type OidcDeps } from '../context.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import type { Tokens } from './issue.js';
 import { refreshTokenGrant } from './refresh-token.js';
 
-export type GrantHandler = (deps: OidcDeps, client: OidcClient, body: Record<string, unknown>) => Promise<Tokens>;
+export type GrantHandler = (deps: OidcDeps, client: RegisteredClient, body: Record<string, unknown>) => Promise<Tokens>;
 
 /** The token endpoint's grants, one file each (node-oidc-provider's lib/actions/grants is the model). */
 export const GRANTS: Readonly<Record<string, GrantHandler>> = {
@@ -14,7 +14,7 @@ export const GRANTS: Readonly<Record<string, GrantHandler>> = {
 };
 
 /** Runs the grant the body names, for an authenticated client. */
-export function runGrant(deps: OidcDeps, client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
+export function runGrant(deps: OidcDeps, client: RegisteredClient, body: Record<string, unknown>): Promise<Tokens> {
   const grantType = one(body.grant_type);
   const handler = grantType !== undefined && Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
   if (handler) return handler(deps, client, body);

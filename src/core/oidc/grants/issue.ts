@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Orm } from '../../db/orm.js';
 import { preparedQuery, sqlDate } from '../../db/prepared.js';
 import { digestSecret, newId, newSecret } from '../../secrets.js';
-import type { OidcClient } from '../../tenancy/entities.js';
+import type { RegisteredClient } from '../../tenancy/views.js';
 import type { OidcDeps } from '../context.js';
 import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS } from '../tokens.js';
 
@@ -59,7 +59,7 @@ export interface IssuedRow {
 
 /** One grant asked of an issuing statement: its client and the tokens minted for it. */
 export interface IssueRequest {
-  client: OidcClient;
+  client: RegisteredClient;
   minted: MintedTokens;
 }
 
@@ -93,7 +93,7 @@ export function issueParams(requests: readonly IssueRequest[]): unknown[][] {
   return [
     column((r) => r.minted.now),
     column((r) => r.client.clientId),
-    column((r) => r.client.organization?.id ?? null),
+    column((r) => r.client.organizationId),
     column((r) => r.minted.refresh.id),
     column((r) => r.minted.refresh.digest),
     column((r) => r.minted.refresh.expiresAt),
@@ -127,7 +127,7 @@ export const ISSUED_SELECT = `select g.ord, g.account_id, g.scopes, g.auth_time,
   left join member m on m.organization_id = i.organization_id and m.svc_id = g.account_id and m.status = 'active'`;
 
 /** The tokens answered for an issued row: the minted secrets and an id_token signed now. */
-export async function signTokens(deps: Pick<OidcDeps, 'keys' | 'issuer'>, client: OidcClient, minted: MintedTokens, row: IssuedRow): Promise<Tokens> {
+export async function signTokens(deps: Pick<OidcDeps, 'keys' | 'issuer'>, client: RegisteredClient, minted: MintedTokens, row: IssuedRow): Promise<Tokens> {
   const claims = {
     iss: deps.issuer,
     sub: row.account_id,

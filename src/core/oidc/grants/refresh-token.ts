@@ -2,7 +2,7 @@ import type { Orm } from '../../db/orm.js';
 import { batchPerOwner } from '../../db/statement-batch.js';
 import { DomainError } from '../../errors.js';
 import { digestSecret } from '../../secrets.js';
-import type { OidcClient } from '../../tenancy/entities.js';
+import type { RegisteredClient } from '../../tenancy/views.js';
 import { forkEm, one, type OidcDeps } from '../context.js';
 import { RefreshToken } from '../entities.js';
 import { revokeFor } from '../revocation.js';
@@ -52,7 +52,7 @@ const rotations = batchPerOwner((orm: Orm, requests: Rotation[]) =>
 );
 
 /** grant_type=refresh_token: rotates the token; a replay of a rotated-away one revokes the whole family. */
-export async function refreshTokenGrant(deps: OidcDeps, client: OidcClient, body: Record<string, unknown>): Promise<Tokens> {
+export async function refreshTokenGrant(deps: OidcDeps, client: RegisteredClient, body: Record<string, unknown>): Promise<Tokens> {
   const presented = one(body.refresh_token);
   if (!presented) throw new DomainError('invalid_request', 'refresh_token is required');
   const now = deps.clock.now();
