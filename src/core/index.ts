@@ -25,6 +25,7 @@ import { CredentialRegistry } from './credentials/registry.js';
 import { systemClock, type Clock } from './clock.js';
 import { migrate, pendingMigrations, type Orm } from './db/orm.js';
 import { AccessTokenService } from './oidc/tokens.js';
+import { PgGrantStore } from './oidc/grant-store.js';
 import { SigningKeys } from './oidc/keys.js';
 import { OidcProvider } from './oidc/provider.js';
 import { Sealer } from './secrets.js';
@@ -140,7 +141,8 @@ export class Core {
     const deps = { orm: this.orm, clock: this.clock };
     this.metrics = new ServiceMetrics(this.orm);
     this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false, notifications: options.notifications });
-    this.accessTokens = new AccessTokenService(deps);
+    const grants = new PgGrantStore(this.orm);
+    this.accessTokens = new AccessTokenService({ grants, clock: deps.clock });
     this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens, tenancy: this.tenancy });
     this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR, lease: options.walletLease, logger: options.logger });
     this.idempotency = new IdempotencyService({ store: new PgIdempotencyStore(deps.orm), clock: deps.clock, sealer: this.sealer });
@@ -163,6 +165,7 @@ export class Core {
     );
     this.oidc = new OidcProvider({
       ...deps,
+      grants,
       clients: (clientId) => this.tenancy.oidcClient(clientId),
       // The roster is made after the provider (it revokes through it): asked at call time.
       memberDeactivated: (organizationId, svcId) => this.roster.isDeactivated(organizationId, svcId),
@@ -172,7 +175,7 @@ export class Core {
       throttle,
       issuer: options.issuer ?? 'http://localhost:8080',
     });
-    this.tokenIntrospection = new TokenIntrospection({ ...deps, issuer: this.oidc.issuer });
+    this.tokenIntrospection = new TokenIntrospection({ grants, clock: deps.clock, issuer: this.oidc.issuer });
     this.credentials = new CredentialRegistry(this.orm);
     this.mail = new MailService({ ...deps, sealer: this.sealer }, options.mail);
     this.accountRecovery = new AccountRecovery({
@@ -187,7 +190,7 @@ export class Core {
       accounts: this.accounts,
       mail: this.mail,
       baseUrl: this.oidc.issuer,
-      revokeLogins: (svcId, organizationId) => this.oidc.revokeForOrganization(svcId, organizationId),
+      revokeLogins: async (svcId, organizationId) => this.oidc.revokeForClients(svcId, await this.tenancy.oidcClientIdsOfOrganization(organizationId)),
       faceCheck: faceActivationCheck(this.faceEngine, this.accounts),
     });
     this.checks = {

@@ -1,6 +1,4 @@
-import { ArrayType, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { Account } from '../accounts/entities.js';
-import { OidcClient } from '../tenancy/entities.js';
+import { ArrayType, Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 
 /** A bearer access token issued to a client for an account. Only its digest is stored. */
 @Entity({ tableName: 'access_token' })
@@ -12,12 +10,14 @@ export class AccessToken {
   @Unique()
   tokenDigest!: string;
 
-  @ManyToOne(() => Account, { deleteRule: 'cascade' })
+  /** The account's id (a foreign key in the migration; the entity holds no other area's entity). */
+  @Property({ type: 'string', length: 40 })
   @Index()
-  account!: Account;
+  accountId!: string;
 
-  @ManyToOne(() => OidcClient, { deleteRule: 'cascade', fieldName: 'client_id' })
-  client!: OidcClient;
+  /** The OIDC client's id (a foreign key in the migration). */
+  @Property({ type: 'string', length: 64 })
+  clientId!: string;
 
   @Property({ type: ArrayType })
   scopes!: string[];

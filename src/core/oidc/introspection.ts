@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.js';
-import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { digestSecret } from '../secrets.js';
 import type { RegisteredClient } from '../tenancy/views.js';
-import { AccessToken, RefreshToken } from './entities.js';
+import type { GrantStore } from './grant-store.js';
+import { isLive } from './tokens.js';
 import type { IntrospectionWire } from './views.js';
 
 // Token revocation (RFC 7009) and introspection (RFC 7662) for authenticated clients. A client
@@ -22,53 +22,38 @@ function presentedToken(body: Record<string, unknown>): string {
 }
 
 export class TokenIntrospection {
-  constructor(private readonly deps: { orm: Orm; clock: Clock; issuer: string }) {}
+  constructor(private readonly deps: { grants: GrantStore; clock: Clock; issuer: string }) {}
 
   /** RFC 7009: revokes the client's access or refresh token; a refresh token takes its sign-in's access tokens with it. */
   async revoke(client: RegisteredClient, body: Record<string, unknown>): Promise<void> {
     const digest = digestSecret(presentedToken(body));
-    const em = this.deps.orm.em.fork();
     const now = this.deps.clock.now();
-    const refresh = await em.findOne(RefreshToken, { tokenDigest: digest, clientId: client.clientId });
-    if (refresh) {
-      await em.nativeUpdate(RefreshToken, { grantId: refresh.grantId, clientId: client.clientId, revokedAt: null }, { revokedAt: now });
-      await em.nativeUpdate(AccessToken, { grantId: refresh.grantId, client: { clientId: client.clientId }, revokedAt: null }, { revokedAt: now });
-      return;
-    }
-    await em.nativeUpdate(AccessToken, { tokenDigest: digest, client: { clientId: client.clientId }, revokedAt: null }, { revokedAt: now });
+    const refresh = await this.deps.grants.refreshToken(digest);
+    if (refresh?.clientId === client.clientId) return this.deps.grants.revokeGrant(refresh.grantId, now);
+    await this.deps.grants.revokeAccessToken(digest, client.clientId, now);
   }
 
   /** RFC 7662: whether the client's token is alive, and what it grants. */
   async introspect(client: RegisteredClient, body: Record<string, unknown>): Promise<Introspection> {
     const digest = digestSecret(presentedToken(body));
-    const em = this.deps.orm.em.fork();
-    const now = this.deps.clock.now().getTime();
-    const access = await em.findOne(AccessToken, { tokenDigest: digest, client: { clientId: client.clientId }, revokedAt: null }, { populate: ['account'] });
-    if (access && access.expiresAt.getTime() > now) {
-      return {
-        active: true,
-        token_type: 'Bearer',
-        scope: access.scopes.join(' '),
-        client_id: client.clientId,
-        sub: access.account.id,
-        iss: this.deps.issuer,
-        exp: seconds(access.expiresAt),
-        iat: seconds(access.createdAt),
-      };
-    }
-    const refresh = await em.findOne(RefreshToken, { tokenDigest: digest, clientId: client.clientId, revokedAt: null, rotatedAt: null });
-    if (refresh && refresh.expiresAt.getTime() > now) {
-      return {
-        active: true,
-        token_type: 'refresh_token',
-        scope: refresh.scopes.join(' '),
-        client_id: client.clientId,
-        sub: refresh.accountId,
-        iss: this.deps.issuer,
-        exp: seconds(refresh.expiresAt),
-        iat: seconds(refresh.createdAt),
-      };
-    }
+    const now = this.deps.clock.now();
+    const access = await this.deps.grants.accessToken(digest);
+    if (access?.clientId === client.clientId && isLive(access, now)) return this.active('Bearer', client, access);
+    const refresh = await this.deps.grants.refreshToken(digest);
+    if (refresh?.clientId === client.clientId && refresh.rotatedAt === null && isLive(refresh, now)) return this.active('refresh_token', client, refresh);
     return { active: false };
+  }
+
+  private active(tokenType: 'Bearer' | 'refresh_token', client: RegisteredClient, token: { accountId: string; scopes: string[]; createdAt: Date; expiresAt: Date }): Introspection {
+    return {
+      active: true,
+      token_type: tokenType,
+      scope: token.scopes.join(' '),
+      client_id: client.clientId,
+      sub: token.accountId,
+      iss: this.deps.issuer,
+      exp: seconds(token.expiresAt),
+      iat: seconds(token.createdAt),
+    };
   }
 }

@@ -7,7 +7,6 @@ import { discoveryDocument } from './discovery.js';
 import { runGrant, type Tokens } from './grants/index.js';
 import { logout, type LogoutStep } from './logout.js';
 import { AccountResources, type ResourceGrant } from './resources.js';
-import { endEverySignIn, revokeFor, revokeForOrganization } from './revocation.js';
 import { BrowserSessions } from './sessions.js';
 
 export type { AuthorizeRequest, AuthorizeStep, BrowserSession } from './authorization/index.js';
@@ -99,16 +98,18 @@ export class OidcProvider {
 
   // ---- revocation and logout ----
 
-  revokeFor(accountId: string, clientId: string): Promise<void> {
-    return revokeFor(this.deps, accountId, clientId);
+  /** Revokes every access and refresh token of a person for these clients (a roster member deactivated or removed: the organization's clients). */
+  revokeForClients(accountId: string, clientIds: readonly string[]): Promise<void> {
+    return this.deps.grants.revokeForClients(accountId, clientIds, this.deps.clock.now());
   }
 
-  endEverySignIn(account: { svcId: string; email: string }): Promise<void> {
-    return endEverySignIn(this.deps, account);
-  }
-
-  revokeForOrganization(accountId: string, organizationId: number): Promise<void> {
-    return revokeForOrganization(this.deps, accountId, organizationId);
+  /**
+   * After a password reset: every refresh and access token of the account (all clients), its
+   * browser sessions, and its sign-in lock end.
+   */
+  async endEverySignIn(account: { svcId: string; email: string }): Promise<void> {
+    await this.deps.grants.endEverySignIn(account.svcId, this.deps.clock.now());
+    await this.deps.throttle.succeeded(account.email, '');
   }
 
   logout(query: Record<string, unknown>): Promise<LogoutStep> {

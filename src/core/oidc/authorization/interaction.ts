@@ -1,7 +1,6 @@
 import { preparedQuery, sqlDate } from '../../db/prepared.js';
 import { digestSecret, newId, newSecret } from '../../secrets.js';
-import { forkEm, type OidcDeps } from '../context.js';
-import { Consent } from '../entities.js';
+import type { OidcDeps } from '../context.js';
 import { errorRedirect, promptsOf, redirectWith, type AuthorizeRequest, type AuthorizeStep, type BrowserSession } from './types.js';
 
 const CODE_TTL_MS = 120_000;
@@ -13,7 +12,7 @@ const INTERACTION_TTL_MS = 10 * 60_000;
  * of a signed-in person comes here: its reads and the code are named statements.
  */
 export class AuthorizationInteraction {
-  constructor(private readonly deps: Pick<OidcDeps, 'orm' | 'clock' | 'issuer' | 'clients' | 'memberDeactivated'>) {}
+  constructor(private readonly deps: Pick<OidcDeps, 'orm' | 'grants' | 'clock' | 'issuer' | 'clients' | 'memberDeactivated'>) {}
 
   private now(): Date {
     return this.deps.clock.now();
@@ -33,8 +32,8 @@ export class AuthorizationInteraction {
       return { kind: 'login', interaction: await this.save(request), clientName: request.clientName, locale: request.uiLocale };
     }
     if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivated(request);
-    const [consent] = await preparedQuery<{ scopes: string[] }>(this.deps.orm, 'oidc_consent_of', 'select scopes from oidc_consent where account_id = $1 and client_id = $2', [session.accountId, request.clientId]);
-    const covered = consent && request.scopes.every((scope) => consent.scopes.includes(scope));
+    const consented = await this.deps.grants.consent(session.accountId, request.clientId);
+    const covered = consented && request.scopes.every((scope) => consented.includes(scope));
     if (!covered || prompts.includes('consent')) {
       if (prompts.includes('none')) return this.fail(request, 'consent_required', 'the user has not consented');
       return { kind: 'consent', interaction: await this.save(request), clientName: request.clientName, scopes: request.scopes, locale: request.uiLocale };
@@ -50,7 +49,7 @@ export class AuthorizationInteraction {
     await this.drop(interaction);
     if (!allow) return this.fail(request, 'access_denied', 'the user denied the request');
     if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivated(request);
-    await forkEm(this.deps).upsert(Consent, { accountId: session.accountId, clientId: request.clientId, scopes: request.scopes, createdAt: this.now() });
+    await this.deps.grants.rememberConsent(session.accountId, request.clientId, request.scopes, this.now());
     return { kind: 'redirect', url: await this.issueCode(request, session) };
   }
 

@@ -5,9 +5,8 @@ import { batchPerOwner } from '../../db/statement-batch.js';
 import { DomainError } from '../../errors.js';
 import { digestSecret, safeEqual } from '../../secrets.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
-import { forkEm, one, type OidcDeps } from '../context.js';
-import { AuthorizationCode } from '../entities.js';
-import { revokeGrant } from '../revocation.js';
+import { one, type OidcDeps } from '../context.js';
+import type { AuthorizationCode } from '../entities.js';
 import { ISSUE_TAIL, ISSUED_SELECT, issueInput, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -97,9 +96,9 @@ export async function authorizationCodeGrant(deps: OidcDeps, client: RegisteredC
     );
   }
   // Nothing claimed: an unknown code, another client's, or one already used.
-  const row = await forkEm(deps).findOne(AuthorizationCode, { codeDigest: digestSecret(code) }, { fields: ['id', 'clientId', 'usedAt'] });
-  if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the code is invalid or was issued to another client');
+  const used = await deps.grants.code(digestSecret(code));
+  if (!used || used.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the code is invalid or was issued to another client');
   // A replayed code: whoever holds it may be an attacker, so everything it issued is revoked.
-  await revokeGrant(deps, row.id);
+  await deps.grants.revokeGrant(used.grantId, deps.clock.now());
   throw new DomainError('invalid_grant', 'the code was already used; the tokens issued from it are revoked');
 }

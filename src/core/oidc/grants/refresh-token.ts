@@ -3,9 +3,7 @@ import { batchPerOwner } from '../../db/statement-batch.js';
 import { DomainError } from '../../errors.js';
 import { digestSecret } from '../../secrets.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
-import { forkEm, one, type OidcDeps } from '../context.js';
-import { RefreshToken } from '../entities.js';
-import { revokeFor } from '../revocation.js';
+import { one, type OidcDeps } from '../context.js';
 import { ISSUE_TAIL, ISSUED_SELECT, issueInput, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
 
 /** The scopes a refresh asks for (`scope`, space-separated), or null when it asks for the granted ones. */
@@ -60,13 +58,13 @@ export async function refreshTokenGrant(deps: OidcDeps, client: RegisteredClient
   const issued = await rotations(deps.orm).submit({ client, minted, tokenDigest: digestSecret(presented), scopes: requestedScopes(one(body.scope)) });
   if (issued) return signTokens(deps, client, minted, issued);
   // Nothing rotated: say why, in the order the rules are checked.
-  const row = await forkEm(deps).findOne(RefreshToken, { tokenDigest: digestSecret(presented) });
+  const row = await deps.grants.refreshToken(digestSecret(presented));
   if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the refresh token is invalid or was issued to another client');
   if (row.revokedAt) throw new DomainError('invalid_grant', 'the refresh token was revoked');
   if (row.expiresAt <= now) throw new DomainError('invalid_grant', 'the refresh token expired');
   narrowScopes(row.scopes, one(body.scope));
   if (!row.rotatedAt) throw new DomainError('invalid_grant', 'the refresh token cannot be used');
   // Replay of a rotated-away token: revoke every refresh token of this user and client.
-  await revokeFor(deps, row.accountId, row.clientId);
+  await deps.grants.revokeForClients(row.accountId, [row.clientId], now);
   throw new DomainError('invalid_grant', 'the refresh token was already used; every refresh token of this sign-in is revoked');
 }

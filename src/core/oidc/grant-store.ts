@@ -1,0 +1,189 @@
+import type { Orm } from '../db/orm.js';
+import { preparedQuery, sqlDate } from '../db/prepared.js';
+import { DomainError } from '../errors.js';
+
+/** An access token as it is stored (its digest only). */
+export interface StoredAccessToken {
+  accountId: string;
+  clientId: string;
+  scopes: string[];
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+/** A refresh token as it is stored (its digest only). */
+export interface StoredRefreshToken {
+  grantId: string;
+  clientId: string;
+  accountId: string;
+  scopes: string[];
+  createdAt: Date;
+  expiresAt: Date;
+  rotatedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** A new access token on its own (not from the token endpoint, whose statements issue their own). */
+export interface NewAccessToken {
+  id: string;
+  digest: string;
+  accountId: string;
+  clientId: string;
+  scopes: string[];
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * What the provider granted: access and refresh tokens, authorization codes (after their
+ * exchange) and consents. The only code that touches those tables outside the token endpoint's
+ * issuing statements; the provider's services work through it, and the fast tests through a fake.
+ */
+export interface GrantStore {
+  addAccessToken(token: NewAccessToken): Promise<void>;
+  /** The access token with this digest, revoked or not, or null. */
+  accessToken(digest: string): Promise<StoredAccessToken | null>;
+  /** The refresh token with this digest, rotated, revoked or not, or null. */
+  refreshToken(digest: string): Promise<StoredRefreshToken | null>;
+  /** The authorization code with this digest (used or not): the grant id its tokens carry, and its client. */
+  code(digest: string): Promise<{ grantId: string; clientId: string } | null>;
+  /** Whether the account was ever given an access token by one of these clients. */
+  issuedToAny(accountId: string, clientIds: readonly string[]): Promise<boolean>;
+  /** Revokes every live access and refresh token issued from one code (one sign-in). */
+  revokeGrant(grantId: string, now: Date): Promise<void>;
+  /** Revokes one access token of one client. */
+  revokeAccessToken(digest: string, clientId: string, now: Date): Promise<void>;
+  /** Revokes every live access and refresh token of an account for these clients. */
+  revokeForClients(accountId: string, clientIds: readonly string[], now: Date): Promise<void>;
+  /** Revokes every token of an account, for every client, and ends its browser sessions. */
+  endEverySignIn(accountId: string, now: Date): Promise<void>;
+  /** Remembers the scopes a person allowed a client (in place of what was remembered). */
+  rememberConsent(accountId: string, clientId: string, scopes: readonly string[], now: Date): Promise<void>;
+  /** The scopes a person allowed a client, or null. */
+  consent(accountId: string, clientId: string): Promise<string[] | null>;
+}
+
+const nullableDate = (value: Date | string | null): Date | null => (value === null ? null : sqlDate(value));
+
+/** PostgreSQL's foreign-key violation: the account or client a new row names does not exist. */
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** The grant store on PostgreSQL: one named statement per operation. */
+export class PgGrantStore implements GrantStore {
+  constructor(private readonly orm: Orm) {}
+
+  async addAccessToken(token: NewAccessToken): Promise<void> {
+    try {
+      await preparedQuery(this.orm, 'access_token_add', 'insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at) values ($1, $2, $3, $4, $5, null, $6, $7)', [
+        token.id,
+        token.digest,
+        token.accountId,
+        token.clientId,
+        token.scopes,
+        token.createdAt,
+        token.expiresAt,
+      ]);
+    } catch (error) {
+      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new DomainError('not_found', 'account or client not found');
+      throw error;
+    }
+  }
+
+  async accessToken(digest: string): Promise<StoredAccessToken | null> {
+    const [row] = await preparedQuery<{ account_id: string; client_id: string; scopes: string[]; created_at: Date | string; expires_at: Date | string; revoked_at: Date | string | null }>(
+      this.orm,
+      'access_token_by_digest',
+      'select account_id, client_id, scopes, created_at, expires_at, revoked_at from access_token where token_digest = $1',
+      [digest],
+    );
+    if (!row) return null;
+    return { accountId: row.account_id, clientId: row.client_id, scopes: row.scopes, createdAt: sqlDate(row.created_at), expiresAt: sqlDate(row.expires_at), revokedAt: nullableDate(row.revoked_at) };
+  }
+
+  async refreshToken(digest: string): Promise<StoredRefreshToken | null> {
+    const [row] = await preparedQuery<{
+      grant_id: string;
+      client_id: string;
+      account_id: string;
+      scopes: string[];
+      created_at: Date | string;
+      expires_at: Date | string;
+      rotated_at: Date | string | null;
+      revoked_at: Date | string | null;
+    }>(this.orm, 'refresh_token_by_digest', 'select grant_id, client_id, account_id, scopes, created_at, expires_at, rotated_at, revoked_at from refresh_token where token_digest = $1', [digest]);
+    if (!row) return null;
+    return {
+      grantId: row.grant_id,
+      clientId: row.client_id,
+      accountId: row.account_id,
+      scopes: row.scopes,
+      createdAt: sqlDate(row.created_at),
+      expiresAt: sqlDate(row.expires_at),
+      rotatedAt: nullableDate(row.rotated_at),
+      revokedAt: nullableDate(row.revoked_at),
+    };
+  }
+
+  async code(digest: string): Promise<{ grantId: string; clientId: string } | null> {
+    const [row] = await preparedQuery<{ id: string; client_id: string }>(this.orm, 'authorization_code_by_digest', 'select id, client_id from authorization_code where code_digest = $1', [digest]);
+    return row ? { grantId: row.id, clientId: row.client_id } : null;
+  }
+
+  async issuedToAny(accountId: string, clientIds: readonly string[]): Promise<boolean> {
+    if (clientIds.length === 0) return false;
+    const rows = await preparedQuery(this.orm, 'access_token_issued_to_any', 'select 1 from access_token where account_id = $1 and client_id = any($2::varchar[]) limit 1', [accountId, clientIds]);
+    return rows.length > 0;
+  }
+
+  async revokeGrant(grantId: string, now: Date): Promise<void> {
+    await preparedQuery(
+      this.orm,
+      'oidc_revoke_grant',
+      `with access as (update access_token set revoked_at = $2 where grant_id = $1 and revoked_at is null)
+       update refresh_token set revoked_at = $2 where grant_id = $1 and revoked_at is null`,
+      [grantId, now],
+    );
+  }
+
+  async revokeAccessToken(digest: string, clientId: string, now: Date): Promise<void> {
+    await preparedQuery(this.orm, 'oidc_revoke_access_token', 'update access_token set revoked_at = $3 where token_digest = $1 and client_id = $2 and revoked_at is null', [digest, clientId, now]);
+  }
+
+  async revokeForClients(accountId: string, clientIds: readonly string[], now: Date): Promise<void> {
+    if (clientIds.length === 0) return;
+    await preparedQuery(
+      this.orm,
+      'oidc_revoke_for_clients',
+      `with access as (update access_token set revoked_at = $3 where account_id = $1 and client_id = any($2::varchar[]) and revoked_at is null)
+       update refresh_token set revoked_at = $3 where account_id = $1 and client_id = any($2::varchar[]) and revoked_at is null`,
+      [accountId, clientIds, now],
+    );
+  }
+
+  async endEverySignIn(accountId: string, now: Date): Promise<void> {
+    await preparedQuery(
+      this.orm,
+      'oidc_end_every_sign_in',
+      `with access as (update access_token set revoked_at = $2 where account_id = $1 and revoked_at is null),
+            refresh as (update refresh_token set revoked_at = $2 where account_id = $1 and revoked_at is null)
+       delete from login_session where account_id = $1`,
+      [accountId, now],
+    );
+  }
+
+  async rememberConsent(accountId: string, clientId: string, scopes: readonly string[], now: Date): Promise<void> {
+    await preparedQuery(
+      this.orm,
+      'oidc_consent_remember',
+      `insert into oidc_consent (account_id, client_id, scopes, created_at) values ($1, $2, $3, $4)
+       on conflict (account_id, client_id) do update set scopes = excluded.scopes, created_at = excluded.created_at`,
+      [accountId, clientId, scopes, now],
+    );
+  }
+
+  async consent(accountId: string, clientId: string): Promise<string[] | null> {
+    const [row] = await preparedQuery<{ scopes: string[] }>(this.orm, 'oidc_consent_of', 'select scopes from oidc_consent where account_id = $1 and client_id = $2', [accountId, clientId]);
+    return row?.scopes ?? null;
+  }
+}
