@@ -147,5 +147,13 @@ describe('OIDC clients and organization apps', () => {
     const second = await service.core.tenancy.createOrgApp({ organizationId: app.organizationId, name: 'second' });
     expect(second.app.organizationId).toBe(app.organizationId);
     await expect(service.core.tenancy.createOrgApp({ organizationId: 999999 })).rejects.toMatchObject({ code: 'not_found' });
+    // The roster owns organizations: every view of an app names its organization from there.
+    expect([app.organizationName, second.app.organizationName]).toEqual(['Acme Clinics', 'Acme Clinics']);
+    expect((await service.core.tenancy.setOrgAppActive({ clientId: second.app.clientId, active: false })).organizationName).toBe('Acme Clinics');
+    expect((await service.core.tenancy.rotateOrgAppSecret({ clientId: app.clientId })).app.organizationName).toBe('Acme Clinics');
+    expect((await service.core.tenancy.listOrgApps()).filter((listed) => listed.organizationId === app.organizationId).map((listed) => listed.organizationName)).toEqual(['Acme Clinics', 'Acme Clinics']);
+    await expect(service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'RP', redirectUris: ['https://rp.example.com/cb'], organizationId: 999999 })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });

@@ -140,7 +140,18 @@ export class Core {
     this.sealer = new Sealer(options.encryptionKey);
     const deps = { orm: this.orm, clock: this.clock };
     this.metrics = new ServiceMetrics(this.orm);
-    this.tenancy = new TenancyService({ ...deps, sealer: this.sealer, allowInsecureCallbacks: options.allowInsecureCallbacks ?? false, notifications: options.notifications });
+    this.tenancy = new TenancyService({
+      ...deps,
+      sealer: this.sealer,
+      allowInsecureCallbacks: options.allowInsecureCallbacks ?? false,
+      notifications: options.notifications,
+      // The roster is made after tenancy (it needs accounts, which need tenancy): asked at call time.
+      organizations: {
+        exists: (organizationId) => this.roster.organizationExists(organizationId),
+        create: (name) => this.roster.createOrganization(name),
+        names: (organizationIds) => this.roster.organizationNames(organizationIds),
+      },
+    });
     const grants = new PgGrantStore(this.orm);
     this.accessTokens = new AccessTokenService({ grants, clock: deps.clock });
     this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens, tenancy: this.tenancy });

@@ -193,6 +193,24 @@ export class RosterService {
     return { members: page.map(memberView), organization: { id: organization.id, name: organization.name }, nextCursor };
   }
 
+  // ---- organizations (tenancy's roster apps and OIDC clients name them by id) ----
+
+  async organizationExists(organizationId: number): Promise<boolean> {
+    return (await preparedQuery(this.deps.orm, 'organization_exists', 'select 1 from organization where id = $1', [organizationId])).length > 0;
+  }
+
+  /** A new organization, with no members yet; its id. */
+  async createOrganization(name: string): Promise<number> {
+    const [row] = await preparedQuery<{ id: number }>(this.deps.orm, 'organization_create', 'insert into organization (name, created_at) values ($1, $2) returning id', [name, this.now()]);
+    return row!.id;
+  }
+
+  async organizationNames(organizationIds: readonly number[]): Promise<Map<number, string>> {
+    if (organizationIds.length === 0) return new Map();
+    const rows = await preparedQuery<{ id: number; name: string }>(this.deps.orm, 'organization_names', 'select id, name from organization where id = any($1::int[])', [organizationIds]);
+    return new Map(rows.map((row) => [row.id, row.name]));
+  }
+
   /** Whether the person is a deactivated member of the organization (its apps refuse them a sign-in). */
   async isDeactivated(organizationId: number, svcId: string): Promise<boolean> {
     const rows = await preparedQuery(this.deps.orm, 'member_deactivated', "select 1 from member where organization_id = $1 and svc_id = $2 and status = 'deactivated' limit 1", [organizationId, svcId]);

@@ -1,5 +1,4 @@
 import { ArrayType, BigIntType, Entity, Enum, Formula, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { Organization } from '../roster/entities.js';
 import { ADMIN_ROLES, DEFAULT_STEP_TRIES, WORKFLOW_FEATURES } from '../vocabulary.js';
 
 export { WORKFLOW_FEATURES, ADMIN_ROLES };
@@ -165,10 +164,13 @@ export class OidcClient {
   @Property({ type: ArrayType })
   scopes!: OidcScope[];
 
-  /** The organization whose members sign in with this client: their tokens here end when they are deactivated. */
-  @ManyToOne(() => Organization, { nullable: true, deleteRule: 'set null' })
+  /**
+   * The roster organization whose members sign in with this client: their tokens here end when
+   * they are deactivated. An id (the foreign key is in the migration): the roster owns organizations.
+   */
+  @Property({ type: 'integer', nullable: true })
   @Index()
-  organization?: Organization | null;
+  organizationId?: number | null;
 
   @Property({ type: 'boolean', default: true })
   active: boolean = true;
@@ -183,9 +185,10 @@ export class OrgApp {
   @PrimaryKey({ type: 'string', length: 64 })
   clientId!: string;
 
-  @ManyToOne(() => Organization, { deleteRule: 'cascade' })
+  /** The roster organization it manages (an id: the roster owns organizations; the foreign key is in the migration). */
+  @Property({ type: 'integer' })
   @Index()
-  organization!: Organization;
+  organizationId!: number;
 
   @Property({ type: 'string', length: 120 })
   name!: string;

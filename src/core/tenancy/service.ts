@@ -7,7 +7,6 @@ import type { Notifications } from '../db/notifications.js';
 import type { Orm } from '../db/orm.js';
 import { preparedQuery } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
-import { Organization } from '../roster/entities.js';
 import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
 import { SharedCache } from '../db/shared-cache.js';
@@ -42,6 +41,17 @@ export interface TenancyDeps {
   allowInsecureCallbacks: boolean;
   /** LISTEN/NOTIFY between instances: without it nothing is cached. */
   notifications?: Notifications;
+  /** The roster's organizations, which roster apps and OIDC clients name by id. */
+  organizations: OrganizationDirectory;
+}
+
+/** What tenancy asks the roster about organizations (it owns them; tenancy only names them). */
+export interface OrganizationDirectory {
+  exists(organizationId: number): Promise<boolean>;
+  /** A new organization; its id. */
+  create(name: string): Promise<number>;
+  /** The names of these organizations, by id (unknown ids are left out). */
+  names(organizationIds: readonly number[]): Promise<Map<number, string>>;
 }
 
 /** What a session's decision reads of its project (TenancyService.projectSettingsOf). */
@@ -477,8 +487,7 @@ export class TenancyService {
     const { projectId, name, redirectUris, scopes, organizationId } = parseInput(createOidcClientInput, input);
     const em = this.em();
     const project = await this.loadProject(em, projectId);
-    const organization = organizationId === undefined ? null : await em.findOne(Organization, { id: organizationId });
-    if (organization === null && organizationId !== undefined) throw new DomainError('not_found', 'organization not found');
+    if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId))) throw new DomainError('not_found', 'organization not found');
     const clientSecret = newSecret('vcs');
     const client = em.create(OidcClient, {
       clientId: newId('vc'),
@@ -487,7 +496,7 @@ export class TenancyService {
       clientSecretDigest: digestSecret(clientSecret),
       redirectUris: [...new Set(redirectUris)],
       scopes: [...new Set(scopes)],
-      organization,
+      organizationId: organizationId ?? null,
       active: true,
       createdAt: this.now(),
     });
@@ -505,29 +514,32 @@ export class TenancyService {
   async createOrgApp(input: unknown) {
     const { organizationId, organizationName, name } = parseInput(createOrgAppInput, input);
     const em = this.em();
-    let organization: Organization | null;
-    if (organizationId !== undefined) {
-      organization = await em.findOne(Organization, { id: organizationId });
-      if (!organization) throw new DomainError('not_found', 'organization not found');
-    } else {
-      organization = em.create(Organization, { name: organizationName!, createdAt: this.now() });
-    }
+    if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId))) throw new DomainError('not_found', 'organization not found');
+    // A new organization is the roster's to create; should the app's insert then fail (a new
+    // random id, a live database), the organization stays, empty, and a retry names it by id.
+    const appOrganizationId = organizationId ?? (await this.deps.organizations.create(organizationName!));
     const clientSecret = newSecret('ocs');
     const app = em.create(OrgApp, {
       clientId: newId('oc'),
-      organization,
+      organizationId: appOrganizationId,
       name,
       clientSecretDigest: digestSecret(clientSecret),
       active: true,
       createdAt: this.now(),
     });
     await em.flush();
-    return { app: orgAppView(app), clientSecret };
+    return { app: await this.orgAppWithName(app), clientSecret };
   }
 
   async listOrgApps() {
-    const apps = await this.em().find(OrgApp, {}, { populate: ['organization'], orderBy: { createdAt: 'asc' } });
-    return apps.map(orgAppView);
+    const apps = await this.em().find(OrgApp, {}, { orderBy: { createdAt: 'asc' } });
+    const names = await this.deps.organizations.names([...new Set(apps.map((app) => app.organizationId))]);
+    return apps.map((app) => orgAppView(app, names.get(app.organizationId) ?? null));
+  }
+
+  private async orgAppWithName(app: OrgApp) {
+    const names = await this.deps.organizations.names([app.organizationId]);
+    return orgAppView(app, names.get(app.organizationId) ?? null);
   }
 
   /** The organization behind roster API credentials, or null when they are wrong or inactive. */
@@ -537,7 +549,7 @@ export class TenancyService {
     // Digest comparison in constant time; an unknown client id still pays for one digest.
     const presented = digestSecret(clientSecret);
     if (!app) return null;
-    return safeEqual(presented, app.clientSecretDigest) ? { organizationId: app.organization.id, clientId: app.clientId } : null;
+    return safeEqual(presented, app.clientSecretDigest) ? { organizationId: app.organizationId, clientId: app.clientId } : null;
   }
 
   // ---- deactivation and secret rotation ----
@@ -617,7 +629,7 @@ export class TenancyService {
     const app = await this.loadOrgApp(em, clientId);
     app.active = active;
     await em.flush();
-    return orgAppView(app);
+    return this.orgAppWithName(app);
   }
 
   /** A new organization app secret, shown once; the old one stops working at once. */
@@ -628,7 +640,7 @@ export class TenancyService {
     const clientSecret = newSecret('ocs');
     app.clientSecretDigest = digestSecret(clientSecret);
     await em.flush();
-    return { app: orgAppView(app), clientSecret };
+    return { app: await this.orgAppWithName(app), clientSecret };
   }
 
   private async loadOrgApp(em: ReturnType<TenancyService['em']>, clientId: string): Promise<OrgApp> {

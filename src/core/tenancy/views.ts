@@ -106,7 +106,7 @@ export const oidcClientView = (client: OidcClient): OidcClientView => ({
   name: client.name,
   redirectUris: [...client.redirectUris],
   scopes: [...client.scopes],
-  organizationId: client.organization?.id ?? null,
+  organizationId: client.organizationId ?? null,
   active: client.active,
   createdAt: client.createdAt.toISOString(),
 });
@@ -131,10 +131,10 @@ export interface RegisteredClient {
 export const orgAppWire = z.object({ clientId: z.string(), organizationId: z.number().int(), organizationName: z.string().nullable(), name: z.string(), active: z.boolean(), createdAt: z.string() });
 export type OrgAppView = z.output<typeof orgAppWire>;
 
-export const orgAppView = (app: OrgApp): OrgAppView => ({
+export const orgAppView = (app: OrgApp, organizationName: string | null): OrgAppView => ({
   clientId: app.clientId,
-  organizationId: app.organization.id,
-  organizationName: app.organization.name ?? null,
+  organizationId: app.organizationId,
+  organizationName,
   name: app.name,
   active: app.active,
   createdAt: app.createdAt.toISOString(),
