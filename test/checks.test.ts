@@ -395,6 +395,20 @@ describe('the pipeline: records, wallet, idempotency', () => {
     expect(await balance()).toBe(before - 2);
   });
 
+  it('refunds a charge an older version left unsettled once, however many sweeps race; top-ups and the charge list', async () => {
+    const { project } = await service.core.tenancy.createProject({ name: 'Upgraded', balance: 1 });
+    const walletOf = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [project.id]))[0]!.balance_minor);
+    // What a version before wallet leases wrote when it died between the debit and the record.
+    const anHourAgo = new Date(clock.now().getTime() - 3600_000);
+    await sql(service, "insert into charge (id, project_id, item, check_id, amount_minor, currency, refunded, created_at) values ('chg_unsettled', ?, 'check:age', null, 7, 'USD', false, ?)", [project.id, anHourAgo]);
+    await Promise.all([1, 2, 3].map(() => service.core.billing.refundAbandoned()));
+    expect(await walletOf()).toBe(100 + 7);
+    expect(await service.core.billing.topUp(project.id, 0.5)).toBe(1.57);
+    const [charge] = await service.core.billing.listCharges(project.id);
+    expect(charge).toMatchObject({ id: 'chg_unsettled', item: 'check:age', checkId: null, amount: 0.07, refunded: true });
+    await expect(service.core.billing.topUp('prj_missing', 1)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('refuses a malformed Idempotency-Key', async () => {
     const res = await post('/age-verification', { dob: '1990-01-01' }, { 'Idempotency-Key': 'x'.repeat(300) });
     expect(res.status).toBe(400);

@@ -3,7 +3,7 @@
 // empty wallet answers 402, and a call whose lease was closed under it pays from a new one.
 import { describe, expect, it } from 'vitest';
 import { BillingService, type WalletLeaseOptions } from '../src/core/billing/service.js';
-import type { CheckRecordRow, LeasedCharge, LeaseGrant, WalletStore } from '../src/core/billing/wallet-store.js';
+import type { ChargeRow, CheckRecordRow, LeasedCharge, LeaseGrant, WalletStore } from '../src/core/billing/wallet-store.js';
 import { ManualClock } from '../src/core/clock.js';
 import type { Orm } from '../src/core/db/orm.js';
 import { DomainError } from '../src/core/errors.js';
@@ -19,7 +19,7 @@ interface FakeLease {
 class FakeWalletStore implements WalletStore {
   balance = new Map<string, number>();
   leases = new Map<string, FakeLease>();
-  charges: LeasedCharge[] = [];
+  paid: LeasedCharge[] = [];
   records: CheckRecordRow[] = [];
 
   async openLease(lease: { id: string; projectId: string; wantMinor: number; minMinor: number; expiresAt: Date }): Promise<LeaseGrant | null> {
@@ -47,7 +47,7 @@ class FakeWalletStore implements WalletStore {
   async recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null): Promise<boolean> {
     if (charge && this.leases.get(charge.leaseId)?.closed !== false) return false;
     this.records.push(record);
-    if (charge) this.charges.push(charge);
+    if (charge) this.paid.push(charge);
     return true;
   }
 
@@ -60,8 +60,28 @@ class FakeWalletStore implements WalletStore {
     return (this.balance.get(projectId) ?? 0) + open.reduce((sum, [id, lease]) => sum + lease.amountMinor - this.spentFrom(id), 0);
   }
 
+  async credit(projectId: string, amountMinor: number): Promise<boolean> {
+    if (!this.balance.has(projectId)) return false;
+    this.balance.set(projectId, this.balance.get(projectId)! + amountMinor);
+    return true;
+  }
+
+  async charges(projectId: string, limit: number): Promise<ChargeRow[]> {
+    const ofProject = this.paid.filter((charge) => charge.projectId === projectId).reverse();
+    return ofProject.slice(0, limit).map((charge) => ({ ...charge, checkId: null, refunded: false }));
+  }
+
+  // Only versions before wallet leases left unsettled charges: none here.
+  async abandonedCharges(): Promise<string[]> {
+    return [];
+  }
+
+  async refundCharge(): Promise<boolean> {
+    return false;
+  }
+
   spentFrom(leaseId: string): number {
-    return this.charges.filter((charge) => charge.leaseId === leaseId).reduce((sum, charge) => sum + charge.amountMinor, 0);
+    return this.paid.filter((charge) => charge.leaseId === leaseId).reduce((sum, charge) => sum + charge.amountMinor, 0);
   }
 
   openLeases(): number {
@@ -105,13 +125,32 @@ describe('wallet leases', () => {
     expect(store.balance.get('prj_a')).toBe(10_000 - 15);
   });
 
+  it('a top-up adds to the balance in currency units; a non-positive amount or an unknown project is refused', async () => {
+    const { billing } = wallet(1_000);
+    expect(await billing.topUp('prj_a', 2.5)).toBe(12.5);
+    await expect(billing.topUp('prj_a', 0)).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(billing.topUp('prj_a', Number.NaN)).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(billing.topUp('prj_missing', 1)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('lists the charges of a project newest first, in currency units', async () => {
+    const { billing } = wallet(10_000);
+    for (let i = 0; i < 3; i++) await paidCall(billing, `chk_${i}`);
+    const charges = await billing.listCharges('prj_a', { limit: 2 });
+    expect(charges.map((charge) => [charge.item, charge.amount])).toEqual([
+      ['check:age', 0.05],
+      ['check:age', 0.05],
+    ]);
+    expect(await billing.listCharges('prj_other')).toEqual([]);
+  });
+
   it('many calls at once never spend more than the wallet, and every paid call has exactly one charge', async () => {
     const { store, billing } = wallet(103, { calls: 4 }); // 20 calls of 5, and 3 left over
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => paidCall(billing, `chk_${i}`)));
     expect(answers.filter((answer) => answer === 'paid')).toHaveLength(20);
     expect(answers.filter((answer) => answer !== 'paid').every((answer) => answer === 'insufficient_balance')).toBe(true);
-    expect(store.charges).toHaveLength(20);
-    expect(new Set(store.charges.map((charge) => charge.id)).size).toBe(20);
+    expect(store.paid).toHaveLength(20);
+    expect(new Set(store.paid.map((charge) => charge.id)).size).toBe(20);
     await billing.returnLeases();
     expect(store.balance.get('prj_a')).toBe(3);
     expect(store.openLeases()).toBe(0);
@@ -153,7 +192,7 @@ describe('wallet leases', () => {
     expect(await paidCall(billing, 'chk_2')).toBe('paid');
     expect(await paidCall(billing, 'chk_3')).toBe('insufficient_balance');
     await billing.returnLeases();
-    expect(store.charges).toHaveLength(2);
+    expect(store.paid).toHaveLength(2);
     expect(store.balance.get('prj_a')).toBe(0);
   });
 
@@ -163,8 +202,8 @@ describe('wallet leases', () => {
     const [firstLease] = store.leases.keys();
     await store.closeLease(firstLease!);
     await billing.recordCheck(recordOf('chk_late'), held);
-    expect(store.charges).toHaveLength(1);
-    expect(store.charges[0]!.leaseId).not.toBe(firstLease);
+    expect(store.paid).toHaveLength(1);
+    expect(store.paid[0]!.leaseId).not.toBe(firstLease);
     expect(store.records.map((record) => record.id)).toEqual(['chk_late']);
     await billing.returnLeases();
     expect(store.balance.get('prj_a')).toBe(995);

@@ -1,11 +1,10 @@
 import { hostname } from 'node:os';
-import { LockMode, type EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
-import { Charge } from './entities.js';
 import { chargeView } from './views.js';
 import { type CheckRecordRow, type LeasedCharge, PostgresWalletStore, type WalletStore } from './wallet-store.js';
 
@@ -297,37 +296,22 @@ export class BillingService {
    */
   async refundAbandoned(): Promise<number> {
     const cutoff = new Date(this.deps.clock.now().getTime() - ABANDONED_AFTER_MS);
-    const stale = await this.deps.orm.em.fork().find(Charge, { checkId: null, refunded: false, createdAt: { $lt: cutoff } }, { fields: ['id'], limit: 1000 });
     let refunded = 0;
-    for (const { id } of stale) refunded += (await this.refundCharge(id)) ? 1 : 0;
+    // A settled charge is left alone: what it paid for was recorded (e.g. a commit whose answer was lost).
+    for (const id of await this.store.abandonedCharges(cutoff, 1000)) refunded += (await this.store.refundCharge(id)) ? 1 : 0;
     return refunded;
-  }
-
-  /**
-   * Marks an unsettled charge refunded and credits its amount, once (a row lock makes one winner).
-   * A settled one is left alone: what it paid for was recorded (e.g. a commit whose answer was lost).
-   */
-  private async refundCharge(chargeId: string): Promise<boolean> {
-    return this.deps.orm.em.fork().transactional(async (em) => {
-      const charge = await em.findOne(Charge, { id: chargeId, refunded: false, checkId: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!charge) return false;
-      charge.refunded = true;
-      await em.getConnection().execute('update project set balance_minor = balance_minor + ? where id = ?', [charge.amountMinor, charge.projectId], 'run', em.getTransactionContext());
-      return true;
-    });
   }
 
   /** Adds money to a wallet; returns the new balance in currency units. */
   async topUp(projectId: string, amount: number): Promise<number> {
     const minor = Math.round(amount * 100);
     if (!Number.isFinite(minor) || minor <= 0 || minor > 1e11) throw new DomainError('validation_error', 'amount must be a positive number of currency units');
-    const rows = await this.deps.orm.em.getConnection().execute('update project set balance_minor = balance_minor + ? where id = ? returning id', [minor, projectId]);
-    if (rows.length === 0) throw new DomainError('not_found', 'project not found');
+    if (!(await this.store.credit(projectId, minor))) throw new DomainError('not_found', 'project not found');
     return ((await this.store.balanceOf(projectId)) ?? 0) / 100;
   }
 
   async listCharges(projectId: string, options: { limit?: number } = {}) {
-    const charges = await this.deps.orm.em.fork().find(Charge, { projectId }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.min(options.limit ?? 100, 500) });
+    const charges = await this.store.charges(projectId, Math.min(options.limit ?? 100, 500));
     return charges.map(chargeView);
   }
 }

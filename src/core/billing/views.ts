@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Charge } from './entities.js';
+import type { ChargeRow } from './wallet-store.js';
 
 // The billing objects the admin API returns, declared once: the view is typed by its schema and
 // test/graphql-wire.test.ts checks the GraphQL Charge type against it.
@@ -17,7 +17,7 @@ export const chargeWire = z.object({
 });
 export type ChargeView = z.output<typeof chargeWire>;
 
-export const chargeView = (charge: Charge): ChargeView => ({
+export const chargeView = (charge: ChargeRow): ChargeView => ({
   id: charge.id,
   projectId: charge.projectId,
   item: charge.item,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
-import { preparedQuery, preparedQueryIn } from '../db/prepared.js';
+import { preparedQuery, preparedQueryIn, sqlDate } from '../db/prepared.js';
 import { StatementBatch } from '../db/statement-batch.js';
 
 /** A block of a project's balance taken by one instance, spent locally. */
@@ -48,6 +48,26 @@ export interface WalletStore {
   chargeInTransaction(em: EntityManager, charge: LeasedCharge, paidFor: string): Promise<boolean>;
   /** What a project can spend: its row's balance and the unspent part of its open leases. */
   balanceOf(projectId: string): Promise<number | null>;
+  /** Adds to a project's balance; false for an unknown project. */
+  credit(projectId: string, amountMinor: number): Promise<boolean>;
+  /** A project's charges, newest first. */
+  charges(projectId: string, limit: number): Promise<ChargeRow[]>;
+  /** Unsettled, unrefunded charges written before `before` (only versions before wallet leases wrote them). */
+  abandonedCharges(before: Date, limit: number): Promise<string[]>;
+  /** Marks an unsettled charge refunded and credits its amount back, once; false when it was settled or refunded already. */
+  refundCharge(chargeId: string): Promise<boolean>;
+}
+
+/** A charge as the dashboards list it. */
+export interface ChargeRow {
+  id: string;
+  projectId: string;
+  item: string;
+  checkId: string | null;
+  amountMinor: number;
+  currency: string;
+  refunded: boolean;
+  createdAt: Date;
 }
 
 const OPEN_LEASE = `
@@ -97,6 +117,16 @@ with lease as (select id from wallet_lease where id = $1 and closed_at is null f
 insert into charge (id, project_id, item, check_id, amount_minor, currency, refunded, created_at, lease_id)
 select $2, $3, $4, $5, $6, $7, false, $8, lease.id from lease
 returning id`;
+
+// The update's row lock makes one winner when two sweeps refund one charge.
+const REFUND_CHARGE = `
+with refunded as (
+  update charge set refunded = true where id = $1 and not refunded and check_id is null
+  returning project_id, amount_minor
+)
+update project set balance_minor = balance_minor + refunded.amount_minor from refunded
+where project.id = refunded.project_id
+returning project.id`;
 
 const CLOSE_LEASE = `
 with spent as (select coalesce(sum(amount_minor), 0) as minor from charge where lease_id = ? and not refunded),
@@ -184,6 +214,48 @@ export class PostgresWalletStore implements WalletStore {
       charge.createdAt,
     ]);
     return rows.length > 0;
+  }
+
+  async credit(projectId: string, amountMinor: number): Promise<boolean> {
+    const rows = await preparedQuery(this.orm, 'wallet_credit', 'update project set balance_minor = balance_minor + $2 where id = $1 returning id', [projectId, amountMinor]);
+    return rows.length > 0;
+  }
+
+  async charges(projectId: string, limit: number): Promise<ChargeRow[]> {
+    const rows = await preparedQuery<{
+      id: string;
+      project_id: string;
+      item: string;
+      check_id: string | null;
+      amount_minor: number;
+      currency: string;
+      refunded: boolean;
+      created_at: Date | string;
+    }>(
+      this.orm,
+      'wallet_charges_of_project',
+      'select id, project_id, item, check_id, amount_minor::float8 as amount_minor, currency, refunded, created_at from charge where project_id = $1 order by created_at desc, id desc limit $2',
+      [projectId, limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      projectId: row.project_id,
+      item: row.item,
+      checkId: row.check_id,
+      amountMinor: Number(row.amount_minor),
+      currency: row.currency,
+      refunded: row.refunded,
+      createdAt: sqlDate(row.created_at),
+    }));
+  }
+
+  async abandonedCharges(before: Date, limit: number): Promise<string[]> {
+    const rows = await preparedQuery<{ id: string }>(this.orm, 'wallet_abandoned_charges', 'select id from charge where check_id is null and not refunded and created_at < $1 limit $2', [before, limit]);
+    return rows.map((row) => row.id);
+  }
+
+  async refundCharge(chargeId: string): Promise<boolean> {
+    return (await preparedQuery(this.orm, 'wallet_refund_charge', REFUND_CHARGE, [chargeId])).length > 0;
   }
 
   async balanceOf(projectId: string): Promise<number | null> {
