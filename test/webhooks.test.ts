@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/core/clock.js';
 import { CONCURRENT_DELIVERIES, retryDelaySeconds, DEFAULT_RETRY_POLICY } from '../src/core/webhooks/service.js';
+import { PgWebhookStore } from '../src/core/webhooks/store.js';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { sql, startTestService, type TestService } from './helpers/service.js';
@@ -212,6 +213,13 @@ describe('delivery', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('callback_not_allowed');
     await service.core.tenancy.setCallbackActive({ projectId: service.demo.project_id, url: `${receiver.url}/gone`, active: true });
+    // The requeue statement itself: an attempt claimed meanwhile keeps the event; another project's id moves nothing.
+    const store = new PgWebhookStore(service.core.orm);
+    await sql(service, "update webhook_event set state = 'sending' where id = ?", [event.id]);
+    expect(await store.requeue(service.demo.project_id, event.id, `${receiver.url}/gone`, new Date())).toBe('sending');
+    await sql(service, "update webhook_event set state = 'disabled' where id = ?", [event.id]);
+    expect(await store.requeue('prj_other', event.id, `${receiver.url}/gone`, new Date())).toBeNull();
+    await expect(service.core.webhooks.resend('prj_other', event.id)).rejects.toMatchObject({ code: 'not_found' });
     await service.core.webhooks.resend(service.demo.project_id, event.id);
     await until('resent delivery', async () => (await eventOf(sessionId)).state === 'delivered');
   }, 60_000);

@@ -26,6 +26,7 @@ import { systemClock, type Clock } from './clock.js';
 import { migrate, pendingMigrations, type Orm } from './db/orm.js';
 import { AccessTokenService } from './oidc/tokens.js';
 import { PgGrantStore } from './oidc/grant-store.js';
+import { PgWebhookStore } from './webhooks/store.js';
 import { SigningKeys } from './oidc/keys.js';
 import { OidcProvider } from './oidc/provider.js';
 import { Sealer } from './secrets.js';
@@ -217,14 +218,14 @@ export class Core {
       faceUniqueness: faceUniquenessCheck({ engine: this.faceEngine, index: this.faceIndex, accounts: this.accounts }),
     };
     this.webhooks = new WebhookService({
-      ...deps,
+      store: new PgWebhookStore(deps.orm, options.webhookStatements),
+      clock: deps.clock,
       tenancy: this.tenancy,
       policy: { ...DEFAULT_RETRY_POLICY, ...options.webhookRetry },
       logger: options.logger,
       metrics: this.metrics,
       allowPrivateDestinations: options.allowInsecureCallbacks ?? false,
       notifications: options.notifications,
-      statements: options.webhookStatements,
     });
     this.sessions = new SessionService({
       clock: deps.clock,

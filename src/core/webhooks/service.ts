@@ -1,19 +1,17 @@
 import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
-import type { Orm } from '../db/orm.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
 import type { Notifications } from '../db/notifications.js';
 import { postOnce } from '../net/destinations.js';
-import { ormStatements, preparedQueryIn, selectList, type StatementRunner } from '../db/prepared.js';
 import { StatementBatch } from '../db/statement-batch.js';
 import { newId } from '../secrets.js';
 import { inSpan } from '../tracing.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { TenancyService } from '../tenancy/service.js';
-import { WebhookAttempt, WebhookEvent } from './entities.js';
+import type { AttemptOutcome, StoredAttempt, StoredEvent, WebhookStore } from './store.js';
 
 /**
  * When a failed delivery is tried again: attempt n waits base x 2^(n-1) seconds (capped), with
@@ -65,30 +63,15 @@ function retryAfterSeconds(header: string | null, now: Date): number | undefined
   return Number.isNaN(at) ? undefined : Math.max(0, (at - now.getTime()) / 1000);
 }
 
-/** One attempt's row and its event's new state, as `writeOutcomes` stores them. */
-interface AttemptOutcome {
-  attemptId: string;
-  eventId: string;
-  attempt: number;
-  at: Date;
-  httpStatus: number | null;
-  latencyMs: number;
-  error: string | null;
-  snippet: string | null;
-  state: WebhookEvent['state'];
-  deliveredAt: Date | null;
-  nextAttemptAt: Date;
-}
-
 export interface WebhookLogger {
   warn(object: object, message: string): void;
 }
 
-export const eventView = (event: WebhookEvent) => ({
+export const eventView = (event: StoredEvent) => ({
   event_id: event.id,
   session_id: event.sessionId,
   type: event.type,
-  url: event.url ?? null,
+  url: event.url,
   state: event.state,
   attempts: event.attempts,
   next_attempt_at: ['pending', 'sending'].includes(event.state) ? event.nextAttemptAt.toISOString() : null,
@@ -96,13 +79,13 @@ export const eventView = (event: WebhookEvent) => ({
   created_at: event.createdAt.toISOString(),
 });
 
-export const attemptView = (attempt: WebhookAttempt) => ({
+export const attemptView = (attempt: StoredAttempt) => ({
   attempt: attempt.attempt,
   at: attempt.at.toISOString(),
-  http_status: attempt.httpStatus ?? null,
+  http_status: attempt.httpStatus,
   latency_ms: attempt.latencyMs,
-  error: attempt.error ?? null,
-  response_snippet: attempt.responseSnippet ?? null,
+  error: attempt.error,
+  response_snippet: attempt.responseSnippet,
 });
 
 /** Signed webhooks from an outbox, delivered by jobs, each attempt logged. */
@@ -140,7 +123,8 @@ export class WebhookService {
 
   constructor(
     private readonly deps: {
-      orm: Orm;
+      /** The outbox and its attempts. */
+      store: WebhookStore;
       clock: Clock;
       tenancy: TenancyService;
       policy: RetryPolicy;
@@ -148,25 +132,17 @@ export class WebhookService {
       metrics?: ServiceMetrics;
       allowPrivateDestinations?: boolean;
       notifications?: Notifications;
-      /** Where the dispatcher's claims and outcomes run (default: the ORM's pool). */
-      statements?: StatementRunner;
     },
   ) {
     deps.notifications?.on(WEBHOOK_DUE_CHANNEL, () => this.wake());
-    this.statements = deps.statements ?? ormStatements(deps.orm);
-    this.outcomes = new StatementBatch((outcomes) => this.writeOutcomes(outcomes));
+    this.outcomes = new StatementBatch(async (outcomes) => {
+      await this.deps.store.writeOutcomes(outcomes);
+      return outcomes.map(() => undefined);
+    });
   }
 
-  private readonly statements: StatementRunner;
   /** Attempts that end together write their outcomes in one statement. */
   private readonly outcomes: StatementBatch<AttemptOutcome, undefined>;
-
-  private eventColumns?: string;
-  /** The event's columns, named (a prepared statement must not return `*`: a later column would break it). */
-  private claimedColumns(): string {
-    this.eventColumns ??= selectList(this.deps.orm, WebhookEvent);
-    return this.eventColumns;
-  }
 
   /**
    * Writes an event in the caller's transaction, by one statement: it commits with the state
@@ -176,14 +152,7 @@ export class WebhookService {
     const id = newId('evt');
     // The project's default destination is read from the shared cache that its changes clear everywhere.
     const url = payload.callback ?? (await this.deps.tenancy.projectSettingsOf(projectId, em)).defaultCallbackUrl;
-    await preparedQueryIn(
-      this.deps.orm,
-      em,
-      'webhook_record',
-      `insert into webhook_event (id, project_id, session_id, type, body, url, state, attempts, next_attempt_at, created_at)
-       values ($1, $2, $3, $4, $5, $6, $7, 0, $8, $8)`,
-      [id, projectId, sessionId, payload.type, JSON.stringify({ event_id: id, ...payload.body }), url, url ? 'pending' : 'no_destination', this.deps.clock.now()],
-    );
+    await this.deps.store.record(em, { id, projectId, sessionId, type: payload.type, body: JSON.stringify({ event_id: id, ...payload.body }), url, now: this.deps.clock.now() });
     return id;
   }
 
@@ -241,9 +210,9 @@ export class WebhookService {
     }
   }
 
-  private start(row: Record<string, unknown>): void {
-    const attempt: Promise<void> = inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': String(row.id) } }, (span) => this.send(row, span))
-      .catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId: row.id }, 'a webhook attempt could not finish; its lease runs out and the sweep retries it'))
+  private start(event: StoredEvent): void {
+    const attempt: Promise<void> = inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': event.id } }, (span) => this.send(event, span))
+      .catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId: event.id }, 'a webhook attempt could not finish; its lease runs out and the sweep retries it'))
       .finally(() => {
         this.running.delete(attempt);
         void this.fill();
@@ -255,15 +224,9 @@ export class WebhookService {
    * Claims up to `limit` due events in one statement and returns their rows: `SKIP LOCKED` lets
    * several instances claim side by side, each event going to one of them.
    */
-  private async claimDue(limit: number): Promise<Record<string, unknown>[]> {
+  private claimDue(limit: number): Promise<StoredEvent[]> {
     const now = this.deps.clock.now();
-    return this.statements(
-      'webhook_claim_due',
-      `update webhook_event set state = 'sending', lease_until = $1
-       where id in (select id from webhook_event where state = 'pending' and next_attempt_at <= $2 order by next_attempt_at limit $3 for update skip locked)
-       returning ${this.claimedColumns()}`,
-      [this.leaseUntil(now), now, limit],
-    );
+    return this.deps.store.claimDue(limit, this.leaseUntil(now), now);
   }
 
   /** Until when a claimed attempt owns its row: past the HTTP timeout, with room for the outcome write. */
@@ -289,22 +252,17 @@ export class WebhookService {
     // pg-boss rounds start times to whole seconds: accept a job that runs a little early.
     const due = new Date(now.getTime() + 2000);
     // Claimed and read in one statement.
-    const claimed = await this.statements<Record<string, unknown>>(
-      'webhook_claim_one',
-      `update webhook_event set state = 'sending', lease_until = $1 where id = $2 and state = 'pending' and next_attempt_at <= $3 returning ${this.claimedColumns()}`,
-      [this.leaseUntil(now), eventId, due],
-    );
-    if (claimed.length === 0) {
+    const claimed = await this.deps.store.claimOne(eventId, this.leaseUntil(now), due);
+    if (!claimed) {
       span.setAttribute('verity.webhook.outcome', 'not_claimed');
       return;
     }
-    await this.send(claimed[0], span);
+    await this.send(claimed, span);
   }
 
   /** Sends a claimed event once and writes the outcome: the attempt row, the event's new state. */
-  private async send(row: Record<string, unknown>, span: Span): Promise<void> {
-    const em = this.deps.orm.em.fork();
-    const event = em.map(WebhookEvent, row);
+  private async send(claimed: StoredEvent, span: Span): Promise<void> {
+    const event = { ...claimed };
     const eventId = event.id;
     const attempt = event.attempts + 1;
     span.setAttributes({ 'verity.webhook.event_type': event.type, 'verity.webhook.attempt': attempt, ...destinationAttributes(event.url) });
@@ -340,7 +298,6 @@ export class WebhookService {
     const finished = this.deps.clock.now();
     const latencyMs = Date.now() - started;
     event.attempts = attempt;
-    event.leaseUntil = null;
     let retryInSeconds: number | undefined;
     if (status !== null && status >= 200 && status < 300) {
       event.state = 'delivered';
@@ -380,42 +337,11 @@ export class WebhookService {
     if (retryInSeconds !== undefined && this.jobs) await this.jobs.send('webhook.deliver', { eventId }, { startAfterSeconds: retryInSeconds });
   }
 
-  /** Writes attempts' rows and their events' new states, one statement for all. */
-  private async writeOutcomes(outcomes: AttemptOutcome[]): Promise<undefined[]> {
-    const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((outcome) => outcome[key]);
-    await this.statements(
-      'webhook_record_outcomes',
-      `with input as (
-         select * from unnest($1::varchar[], $2::varchar[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::varchar[], $8::varchar[], $9::varchar[], $10::timestamptz[], $11::timestamptz[])
-           as i(attempt_id, event_id, attempt, at, http_status, latency_ms, error, snippet, state, delivered_at, next_attempt_at)
-       ), logged as (
-         insert into webhook_attempt (id, event_id, attempt, at, http_status, latency_ms, error, response_snippet)
-         select attempt_id, event_id, attempt, at, http_status, latency_ms, error, snippet from input
-       )
-       update webhook_event e set state = i.state, attempts = i.attempt, lease_until = null, delivered_at = i.delivered_at, next_attempt_at = i.next_attempt_at
-       from input i where e.id = i.event_id`,
-      [
-        column('attemptId'),
-        column('eventId'),
-        column('attempt'),
-        column('at'),
-        column('httpStatus'),
-        column('latencyMs'),
-        column('error'),
-        column('snippet'),
-        column('state'),
-        column('deliveredAt'),
-        column('nextAttemptAt'),
-      ],
-    );
-    return outcomes.map(() => undefined);
-  }
-
   /**
    * One warning per failed attempt, for the ops engineer watching a receiver go down: the
    * destination's host only (a path or query may carry the integrator's tokens), never the body.
    */
-  private logFailedAttempt(event: WebhookEvent, outcome: { status: number | null; error: string | null; retryInSeconds?: number }): void {
+  private logFailedAttempt(event: StoredEvent, outcome: { status: number | null; error: string | null; retryInSeconds?: number }): void {
     this.deps.logger?.warn(
       {
         event_id: event.id,
@@ -437,28 +363,27 @@ export class WebhookService {
    */
   async rescue(): Promise<number> {
     const now = this.deps.clock.now();
-    const connection = this.deps.orm.em.getConnection();
-    await connection.execute(`update webhook_event set state = 'pending', lease_until = null where state = 'sending' and lease_until < ?`, [now]);
-    const overdue: { id: string }[] = await connection.execute(`select id from webhook_event where state = 'pending' and next_attempt_at < ? order by next_attempt_at limit 500`, [new Date(now.getTime() - 30_000)]);
+    await this.deps.store.releaseLapsedClaims(now);
+    const overdue = await this.deps.store.overdue(new Date(now.getTime() - 30_000), 500);
     // The dispatcher claims them (and any other due event), oldest first.
-    await this.dispatch(overdue.map((row) => row.id));
+    await this.dispatch(overdue);
     return overdue.length;
   }
 
   /** Ops: send an event again (a new attempt series), e.g. after fixing the receiver. */
   async resend(projectId: string, eventId: string) {
-    const em = this.deps.orm.em.fork();
-    const event = await em.findOne(WebhookEvent, { id: eventId, projectId });
+    const event = await this.deps.store.event(projectId, eventId);
     if (!event) throw new DomainError('not_found', 'webhook event not found');
-    if (event.state === 'sending') throw new DomainError('conflict', 'an attempt of this event is running; try again in a moment');
+    const running = () => new DomainError('conflict', 'an attempt of this event is running; try again in a moment');
+    if (event.state === 'sending') throw running();
     const url = event.url ?? (await this.deps.tenancy.projectSettingsOf(projectId)).defaultCallbackUrl;
     if (!url) throw new DomainError('callback_not_allowed', 'the project has no callback URL to send to');
-    event.url = url;
-    event.state = 'pending';
-    event.nextAttemptAt = this.deps.clock.now();
-    await em.flush();
-    await this.dispatch([event.id]);
-    return eventView(event);
+    // Moved only if no attempt claimed it since it was read.
+    const requeued = await this.deps.store.requeue(projectId, eventId, url, this.deps.clock.now());
+    if (requeued === 'sending') throw running();
+    if (!requeued) throw new DomainError('not_found', 'webhook event not found');
+    await this.dispatch([requeued.id]);
+    return eventView(requeued);
   }
 
   /**
@@ -468,40 +393,26 @@ export class WebhookService {
    * for the CLI's progress bar); returns how many were queued.
    */
   async resendFailed(projectId: string, range: { from: Date; to: Date }, onProgress?: (done: number, total: number) => void): Promise<{ queued: number; limitReached: boolean }> {
-    const connection = this.deps.orm.em.getConnection();
-    const selected: { id: string }[] = await connection.execute(
-      `select id from webhook_event where project_id = ? and state = 'failed' and url is not null and created_at >= ? and created_at < ? order by created_at, id limit ${BULK_RESEND_LIMIT}`,
-      [projectId, range.from, range.to],
-    );
+    const selected = await this.deps.store.failedIn(projectId, range, BULK_RESEND_LIMIT);
     let queued = 0;
     for (let start = 0; start < selected.length; start += RESEND_BATCH) {
-      const ids = selected.slice(start, start + RESEND_BATCH).map((row) => row.id);
+      const ids = selected.slice(start, start + RESEND_BATCH);
       // Still `failed` when its batch comes: an event resent meanwhile by someone else is left alone.
-      const rows: { id: string }[] = await connection.execute(`update webhook_event set state = 'pending', next_attempt_at = ?, lease_until = null where id in (?) and state = 'failed' returning id`, [
-        this.deps.clock.now(),
-        ids,
-      ]);
-      await this.dispatch(rows.map((row) => row.id));
-      queued += rows.length;
+      const moved = await this.deps.store.requeueFailed(ids, this.deps.clock.now());
+      await this.dispatch(moved);
+      queued += moved.length;
       onProgress?.(start + ids.length, selected.length);
     }
     return { queued, limitReached: selected.length === BULK_RESEND_LIMIT };
   }
 
   async listEvents(projectId: string, filter: { sessionId?: string; state?: string; limit?: number } = {}) {
-    const rows = await this.deps.orm.em
-      .fork()
-      .find(
-        WebhookEvent,
-        { projectId, ...(filter.sessionId ? { sessionId: filter.sessionId } : {}), ...(filter.state ? { state: filter.state as WebhookEvent['state'] } : {}) },
-        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.min(filter.limit ?? 50, 500) },
-      );
-    return rows.map(eventView);
+    const events = await this.deps.store.events(projectId, { sessionId: filter.sessionId || undefined, state: filter.state || undefined }, Math.min(filter.limit ?? 50, 500));
+    return events.map(eventView);
   }
 
   async attempts(projectId: string, eventId: string) {
-    const em = this.deps.orm.em.fork();
-    if (!(await em.count(WebhookEvent, { id: eventId, projectId }))) throw new DomainError('not_found', 'webhook event not found');
-    return (await em.find(WebhookAttempt, { eventId }, { orderBy: { attempt: 'asc', at: 'asc' } })).map(attemptView);
+    if (!(await this.deps.store.event(projectId, eventId))) throw new DomainError('not_found', 'webhook event not found');
+    return (await this.deps.store.attempts(eventId)).map(attemptView);
   }
 }
