@@ -26,6 +26,7 @@ import { systemClock, type Clock } from './clock.js';
 import { migrate, pendingMigrations, type Orm } from './db/orm.js';
 import { AccessTokenService } from './oidc/tokens.js';
 import { PgGrantStore } from './oidc/grant-store.js';
+import { PgAccountStore } from './accounts/store.js';
 import { PgWebhookStore } from './webhooks/store.js';
 import { SigningKeys } from './oidc/keys.js';
 import { OidcProvider } from './oidc/provider.js';
@@ -155,7 +156,8 @@ export class Core {
     });
     const grants = new PgGrantStore(this.orm);
     this.accessTokens = new AccessTokenService({ grants, clock: deps.clock });
-    this.accounts = new AccountService({ ...deps, sealer: this.sealer, accessTokens: this.accessTokens, tenancy: this.tenancy });
+    const accountStore = new PgAccountStore(this.orm);
+    this.accounts = new AccountService({ store: accountStore, clock: deps.clock, sealer: this.sealer, accessTokens: this.accessTokens, tenancy: this.tenancy });
     this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR, lease: options.walletLease, logger: options.logger });
     this.idempotency = new IdempotencyService({ store: new PgIdempotencyStore(deps.orm), clock: deps.clock, sealer: this.sealer });
     this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });
@@ -193,6 +195,7 @@ export class Core {
     this.accountRecovery = new AccountRecovery({
       ...deps,
       accounts: this.accounts,
+      store: accountStore,
       mail: this.mail,
       baseUrl: this.oidc.issuer,
       afterPasswordReset: (account) => this.oidc.endEverySignIn(account),

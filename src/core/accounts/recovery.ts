@@ -5,7 +5,8 @@ import { DomainError } from '../errors.js';
 import type { MailService } from '../mail/index.js';
 import { digestSecret, hashPassword, newSecret } from '../secrets.js';
 import { parseInput } from '../validation.js';
-import { Account, AccountLink, type AccountLinkPurpose } from './entities.js';
+import { AccountLink, type AccountLinkPurpose } from './entities.js';
+import type { AccountStore } from './store.js';
 import { passwordProblem } from './password-policy.js';
 import { createAccountInput, type AccountService } from './service.js';
 
@@ -39,6 +40,8 @@ export class AccountRecovery {
       orm: Orm;
       clock: Clock;
       accounts: AccountService;
+      /** The accounts' table (this is the accounts area): the links' account, its address and its password. */
+      store: AccountStore;
       mail: MailService;
       /** The public base URL the links point to. */
       baseUrl: string;
@@ -66,7 +69,8 @@ export class AccountRecovery {
 
   /** Mails a verification link for the account's address. */
   async sendVerification(svcId: string): Promise<void> {
-    const account = await this.deps.orm.em.fork().findOneOrFail(Account, { id: svcId });
+    const account = await this.deps.store.byId(svcId);
+    if (!account) throw new DomainError('account_not_found');
     const link = this.link('verify-email', await this.createLink('verify_email', account, VERIFY_LINK_TTL_MS));
     await this.deps.mail.send([
       {
@@ -119,9 +123,7 @@ export class AccountRecovery {
 
   private async markVerified(link: AccountLink): Promise<boolean> {
     // Only the address the link went to: an account whose email changed since is not verified by it.
-    const updated = await this.deps.orm.em.fork().nativeUpdate(Account, { id: link.accountId, email: link.email, emailVerifiedAt: null }, { emailVerifiedAt: this.now() });
-    if (updated) return true;
-    return (await this.deps.orm.em.fork().count(Account, { id: link.accountId, email: link.email })) > 0;
+    return this.deps.store.verifyEmail(link.accountId, link.email, this.now());
   }
 
   /** Uses a link up, once: the row when it was live and of this purpose, else null. */
@@ -148,10 +150,9 @@ export class AccountRecovery {
    */
   async requestReset(input: unknown): Promise<void> {
     const { email } = parseInput(emailInput, input);
-    const em = this.deps.orm.em.fork();
-    const account = await em.findOne(Account, { email });
+    const account = await this.deps.store.byEmail(email);
     if (!account) return;
-    const recent = await em.count(AccountLink, { accountId: account.id, purpose: 'reset_password', createdAt: { $gt: new Date(this.now().getTime() - RESET_MAIL_INTERVAL_MS) } });
+    const recent = await this.deps.orm.em.fork().count(AccountLink, { accountId: account.id, purpose: 'reset_password', createdAt: { $gt: new Date(this.now().getTime() - RESET_MAIL_INTERVAL_MS) } });
     if (recent) return;
     const link = this.link('reset-password', await this.createLink('reset_password', account, RESET_LINK_TTL_MS));
     await this.deps.mail.send([
@@ -174,11 +175,10 @@ export class AccountRecovery {
     const passwordHash = await hashPassword(password);
     const link = await this.claim('reset_password', secret);
     if (!link) throw new DomainError('invalid_token', 'this reset link is invalid, used or expired');
-    const em = this.deps.orm.em.fork();
-    const account = await em.findOne(Account, { id: link.accountId });
+    const account = await this.deps.store.byId(link.accountId);
     if (!account || account.email !== link.email) throw new DomainError('invalid_token', 'this reset link is invalid, used or expired');
-    await em.nativeUpdate(Account, { id: account.id }, { passwordHash });
-    await em.nativeUpdate(AccountLink, { accountId: account.id, purpose: 'reset_password', usedAt: null }, { usedAt: this.now() });
+    await this.deps.store.setPasswordHash(account.id, passwordHash, null);
+    await this.deps.orm.em.fork().nativeUpdate(AccountLink, { accountId: account.id, purpose: 'reset_password', usedAt: null }, { usedAt: this.now() });
     await this.markVerified(link);
     await this.deps.afterPasswordReset({ svcId: account.id, email: account.email });
   }

@@ -1,15 +1,13 @@
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { AccessTokenService } from '../oidc/tokens.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { Clock } from '../clock.js';
-import type { Orm } from '../db/orm.js';
-import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { hashPassword, isCurrentHash, newId, verifyPassword, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
 import { FACE_DESCRIPTOR_KIND } from '../../ml/faces/match.js';
-import { Account } from './entities.js';
+import type { AccountRecord, AccountStore, LicenseBadgeRecord } from './store.js';
 import { passwordProblem } from './password-policy.js';
 
 export const createAccountInput = z.object({
@@ -49,10 +47,10 @@ export interface VerifiedIdentity {
   address?: string;
 }
 
-export const accountView = (account: Account) => ({
+export const accountView = (account: AccountRecord) => ({
   svcId: account.id,
   email: account.email,
-  displayName: account.displayName ?? null,
+  displayName: account.displayName,
   idVerified: account.idVerified,
   humanVerified: account.humanVerified ?? account.idVerified,
   createdAt: account.createdAt.toISOString(),
@@ -72,84 +70,58 @@ export interface AccountProfile {
 }
 
 /** A licence on an account, as its board verified it. */
-export interface LicenseBadge {
-  type: string;
-  number: string;
-  status: string;
-  issuer: string;
-  expiresOn: string | null;
-  verifiedFrom: string | null;
-  expireAt: Date | null;
-}
+export type LicenseBadge = LicenseBadgeRecord;
 
-/** People's accounts: sign-up and password checks. Identity data arrives with the login issue. */
+/** People's accounts: sign-up, password checks, verified identities, face references and licence badges. */
 export class AccountService {
-  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer; accessTokens: AccessTokenService; tenancy: TenancyService }) {}
+  constructor(private readonly deps: { store: AccountStore; clock: Clock; sealer: Sealer; accessTokens: AccessTokenService; tenancy: TenancyService }) {}
 
   async createAccount(input: unknown) {
     const { email, password, displayName } = parseInput(createAccountInput, input);
-    const em = this.deps.orm.em.fork();
-    const account = em.create(Account, {
-      id: newId('svc'),
-      email,
-      passwordHash: await hashPassword(password),
-      displayName: displayName ?? null,
-      idVerified: false,
-      createdAt: this.deps.clock.now(),
-    });
-    try {
-      await em.flush();
-    } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) throw new DomainError('account_exists');
-      throw error;
-    }
-    return accountView(account);
+    const account = { id: newId('svc'), email, passwordHash: await hashPassword(password), displayName: displayName ?? null, createdAt: this.deps.clock.now() };
+    if (!(await this.deps.store.add(account))) throw new DomainError('account_exists');
+    return accountView({ ...account, emailVerifiedAt: null, identitySealed: null, idVerified: false, humanVerified: null, identityVerifiedAt: null, faceDescriptorSealed: null, faceDescriptorKind: null });
   }
 
   /** Stores a verified identity on an account (operators; approved sessions pass their transaction's `em`). */
-  async recordVerifiedIdentity(input: unknown, em: EntityManager = this.deps.orm.em.fork()) {
+  async recordVerifiedIdentity(input: unknown, em?: EntityManager) {
     const { svcId, humanVerified, ...identity } = parseInput(verifiedIdentityInput, input);
-    const account = await em.findOne(Account, { id: svcId });
+    const sealed = this.deps.sealer.seal(JSON.stringify(identity satisfies VerifiedIdentity));
+    const account = await this.deps.store.setIdentity(svcId, { sealed, humanVerified, at: this.deps.clock.now() }, em);
     if (!account) throw new DomainError('account_not_found', 'no account with that svc_id');
-    account.identitySealed = this.deps.sealer.seal(JSON.stringify(identity satisfies VerifiedIdentity));
-    account.idVerified = true;
-    if (humanVerified !== undefined) account.humanVerified = humanVerified;
-    account.identityVerifiedAt = this.deps.clock.now();
-    await em.flush();
     return accountView(account);
   }
 
   /** The account's email, or null when there is no such account; read in the caller's transaction when given. */
-  async emailOf(svcId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<string | null> {
-    return (await em.findOne(Account, { id: svcId }, { fields: ['email'] }))?.email ?? null;
+  emailOf(svcId: string, em?: EntityManager): Promise<string | null> {
+    return this.deps.store.emailOf(svcId, em);
   }
 
   async view(svcId: string) {
-    const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });
+    const account = await this.deps.store.byId(svcId);
     if (!account) throw new DomainError('account_not_found');
     return { ...accountView(account), identityVerifiedAt: account.identityVerifiedAt?.toISOString() ?? null };
   }
 
   /** Stores the account's face reference: the 128-d descriptor only, sealed; never an image. */
   async setFaceReference(svcId: string, descriptor: Float32Array): Promise<void> {
-    const em = this.deps.orm.em.fork();
-    const account = await em.findOne(Account, { id: svcId });
-    if (!account) throw new DomainError('account_not_found');
-    account.faceDescriptorSealed = this.deps.sealer.seal(JSON.stringify(Array.from(descriptor)));
-    account.faceDescriptorKind = FACE_DESCRIPTOR_KIND;
-    await em.flush();
+    const sealed = this.deps.sealer.seal(JSON.stringify(Array.from(descriptor)));
+    if (!(await this.deps.store.setFaceReference(svcId, sealed, FACE_DESCRIPTOR_KIND))) throw new DomainError('account_not_found');
   }
 
   /** The account's face reference; null when none is on file or it was made by another descriptor model (the person enrols again). */
   async faceReference(svcId: string): Promise<Float32Array | null> {
-    const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });
+    const account = await this.deps.store.byId(svcId);
     if (!account?.faceDescriptorSealed || account.faceDescriptorKind !== FACE_DESCRIPTOR_KIND) return null;
     return Float32Array.from(JSON.parse(this.deps.sealer.open(account.faceDescriptorSealed)) as number[]);
   }
 
   /** The verified identity of an account, or null when none is on file. */
   async verifiedIdentity(svcId: string): Promise<VerifiedIdentity | null> {
-    const account = await this.deps.orm.em.fork().findOne(Account, { id: svcId });
+    return this.identityOf(await this.deps.store.byId(svcId));
+  }
+
+  private identityOf(account: AccountRecord | null): VerifiedIdentity | null {
     if (!account?.idVerified || !account.identitySealed) return null;
     return JSON.parse(this.deps.sealer.open(account.identitySealed)) as VerifiedIdentity;
   }
@@ -189,69 +161,34 @@ export class AccountService {
    * A licence its board verified, badged on the account (served until `expireAt`): the account's
    * badge for the same type and number is brought up to date, else a new one is added.
    */
-  async badgeLicense(svcId: string, badge: { type: string; number: string; status: string; issuer: string; expiresOn: string | null; verifiedFrom: string; expireAt: Date }, now: Date): Promise<void> {
-    await preparedQuery(
-      this.deps.orm,
-      'account_license_badge',
-      `with updated as (
-         update account_license set status = $4, issuer = $5, expires_on = $6, verified_from = $7, expire_at = $8
-         where account_id = $2 and type = $3 and number = $9 returning id
-       )
-       insert into account_license (id, account_id, type, number, status, issuer, expires_on, verified_from, expire_at, created_at)
-       select $1, $2, $3, $9, $4, $5, $6, $7, $8, $10 where not exists (select 1 from updated)`,
-      [newId('lic'), svcId, badge.type, badge.status, badge.issuer, badge.expiresOn, badge.verifiedFrom, badge.expireAt, badge.number, now],
-    );
+  badgeLicense(svcId: string, badge: { type: string; number: string; status: string; issuer: string; expiresOn: string | null; verifiedFrom: string; expireAt: Date }, now: Date): Promise<void> {
+    return this.deps.store.badgeLicense(svcId, { ...badge, badgeId: newId('lic'), createdAt: now });
   }
 
   /** What the account's resource endpoints answer (userinfo, verifications), by one statement; null when there is no such account. */
   async profile(svcId: string): Promise<AccountProfile | null> {
-    const [row] = await preparedQuery<{ email: string; email_verified_at: unknown; display_name: string | null; id_verified: boolean; human_verified: boolean | null; identity_sealed: string | null }>(
-      this.deps.orm,
-      'account_profile',
-      'select email, email_verified_at, display_name, id_verified, human_verified, identity_sealed from account where id = $1',
-      [svcId],
-    );
-    if (!row) return null;
-    const identity = row.id_verified && row.identity_sealed ? (JSON.parse(this.deps.sealer.open(row.identity_sealed)) as VerifiedIdentity) : null;
+    const account = await this.deps.store.byId(svcId);
+    if (!account) return null;
     return {
       svcId,
-      email: row.email,
-      emailVerified: row.email_verified_at !== null,
-      displayName: row.display_name,
-      idVerified: row.id_verified,
-      humanVerified: row.human_verified,
-      verifiedName: identity?.fullName ?? null,
+      email: account.email,
+      emailVerified: account.emailVerifiedAt !== null,
+      displayName: account.displayName,
+      idVerified: account.idVerified,
+      humanVerified: account.humanVerified,
+      verifiedName: this.identityOf(account)?.fullName ?? null,
     };
   }
 
   /** The account's licence badges still served at `now` (a badge is never served past its expire_at), oldest first. */
-  async licenseBadges(svcId: string, now: Date): Promise<LicenseBadge[]> {
-    const rows = await preparedQuery<{ type: string; number: string; status: string; issuer: string; expires_on: string | null; verified_from: string | null; expire_at: Date | string | null }>(
-      this.deps.orm,
-      'account_license_badges',
-      'select type, number, status, issuer, expires_on, verified_from, expire_at from account_license where account_id = $1 and (expire_at is null or expire_at > $2) order by created_at',
-      [svcId, now],
-    );
-    return rows.map((row) => ({
-      type: row.type,
-      number: row.number,
-      status: row.status,
-      issuer: row.issuer,
-      expiresOn: row.expires_on,
-      verifiedFrom: row.verified_from,
-      expireAt: row.expire_at === null ? null : sqlDate(row.expire_at),
-    }));
+  licenseBadges(svcId: string, now: Date): Promise<LicenseBadge[]> {
+    return this.deps.store.licenseBadges(svcId, now);
   }
 
   /** The account's licence badges as a decision's reusable profile: state, status, expiry; no numbers. */
   async licenseSummaries(svcId: string): Promise<{ license_state: string | null; status: string; expire_date: string | null }[]> {
-    const rows: { state_code: string | null; status: string; expires_on: string | null }[] = await this.deps.orm.em.getConnection().execute(
-      `select p.state_code, l.status, l.expires_on from account_license l
-         left join credential_provider p on p.credential_name = l.type and p.provider_display_name = l.issuer
-        where l.account_id = ? and (l.expire_at is null or l.expire_at > ?) order by l.created_at`,
-      [svcId, this.deps.clock.now()],
-    );
-    return rows.map((row) => ({ license_state: row.state_code, status: row.status, expire_date: row.expires_on }));
+    const summaries = await this.deps.store.licenseSummaries(svcId, this.deps.clock.now());
+    return summaries.map((summary) => ({ license_state: summary.stateCode, status: summary.status, expire_date: summary.expiresOn }));
   }
 
   /**
@@ -259,13 +196,10 @@ export class AccountService {
    * A password hashed at an older cost is hashed again at today's once it proved right.
    */
   async checkPassword(email: string, password: string) {
-    const em = this.deps.orm.em.fork();
-    const account = await em.findOne(Account, { email: email.trim().toLowerCase() });
+    const account = await this.deps.store.byEmail(email.trim().toLowerCase());
     const ok = await verifyPassword(password, account?.passwordHash ?? (await dummyHash()));
     if (!account || !ok) return null;
-    if (!isCurrentHash(account.passwordHash)) {
-      await em.nativeUpdate(Account, { id: account.id, passwordHash: account.passwordHash }, { passwordHash: await hashPassword(password) });
-    }
+    if (!isCurrentHash(account.passwordHash)) await this.deps.store.setPasswordHash(account.id, await hashPassword(password), account.passwordHash);
     return accountView(account);
   }
 }

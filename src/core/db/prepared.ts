@@ -109,5 +109,11 @@ export function selectList(orm: Orm, entity: { name: string }): string {
     .join(', ');
 }
 
+/** PostgreSQL's error codes (SQLSTATE) a store turns into an answer. */
+export const SQLSTATE = { uniqueViolation: '23505', foreignKeyViolation: '23503' } as const;
+
+/** Whether a failed statement failed with this SQLSTATE (node-postgres puts it on the error as `code`). */
+export const failedWith = (error: unknown, sqlState: (typeof SQLSTATE)[keyof typeof SQLSTATE]): boolean => (error as { code?: unknown } | null)?.code === sqlState;
+
 /** A timestamp read by raw SQL: the ORM's connection leaves them as text (PGlite gives a Date). */
 export const sqlDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));

@@ -1,5 +1,5 @@
 import type { Orm } from '../db/orm.js';
-import { preparedQuery, sqlDate } from '../db/prepared.js';
+import { failedWith, preparedQuery, SQLSTATE, sqlDate } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 
 /** An access token as it is stored (its digest only). */
@@ -66,9 +66,6 @@ export interface GrantStore {
 
 const nullableDate = (value: Date | string | null): Date | null => (value === null ? null : sqlDate(value));
 
-/** PostgreSQL's foreign-key violation: the account or client a new row names does not exist. */
-const FOREIGN_KEY_VIOLATION = '23503';
-
 /** The grant store on PostgreSQL: one named statement per operation. */
 export class PgGrantStore implements GrantStore {
   constructor(private readonly orm: Orm) {}
@@ -85,7 +82,7 @@ export class PgGrantStore implements GrantStore {
         token.expiresAt,
       ]);
     } catch (error) {
-      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new DomainError('not_found', 'account or client not found');
+      if (failedWith(error, SQLSTATE.foreignKeyViolation)) throw new DomainError('not_found', 'account or client not found');
       throw error;
     }
   }

@@ -1,0 +1,211 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Orm } from '../db/orm.js';
+import { failedWith, preparedQuery, preparedQueryIn, SQLSTATE, sqlDate } from '../db/prepared.js';
+
+/** An account as it is stored: identity and face reference sealed, the password hashed. */
+export interface AccountRecord {
+  id: string;
+  email: string;
+  passwordHash: string;
+  emailVerifiedAt: Date | null;
+  displayName: string | null;
+  identitySealed: string | null;
+  idVerified: boolean;
+  humanVerified: boolean | null;
+  identityVerifiedAt: Date | null;
+  faceDescriptorSealed: string | null;
+  faceDescriptorKind: string | null;
+  createdAt: Date;
+}
+
+/** A licence badge as it is stored on an account. */
+export interface LicenseBadgeRecord {
+  type: string;
+  number: string;
+  status: string;
+  issuer: string;
+  expiresOn: string | null;
+  verifiedFrom: string | null;
+  expireAt: Date | null;
+}
+
+/**
+ * People's accounts (`account`) and their licence badges (`account_license`): the only code that
+ * touches those tables. Writes that belong to a caller's transaction (an approved session's
+ * identity) take its unit of work, and run as a statement in it.
+ */
+export interface AccountStore {
+  /** A new account; false when its email is taken (the unique index decides, so two sign-ups of one address leave one). */
+  add(account: { id: string; email: string; passwordHash: string; displayName: string | null; createdAt: Date }): Promise<boolean>;
+  byId(id: string): Promise<AccountRecord | null>;
+  /** By email, already lower-cased. */
+  byEmail(email: string): Promise<AccountRecord | null>;
+  emailOf(id: string, tx?: EntityManager): Promise<string | null>;
+  /** Stores a verified identity (sealed); the account afterwards, or null when there is none. */
+  setIdentity(id: string, identity: { sealed: string; humanVerified: boolean | undefined; at: Date }, tx?: EntityManager): Promise<AccountRecord | null>;
+  /** Stores the face reference (sealed) with the descriptor model that made it; false when there is no such account. */
+  setFaceReference(id: string, sealed: string, kind: string): Promise<boolean>;
+  /** Replaces the password hash if it is still `was` (an upgrade of an older hash), or whatever it is when `was` is null. */
+  setPasswordHash(id: string, hash: string, was: string | null): Promise<void>;
+  /** Marks the email verified if the account still has this address; whether it has it (verified now or before). */
+  verifyEmail(id: string, email: string, at: Date): Promise<boolean>;
+  /** Adds a licence badge, or brings the account's badge of the same type and number up to date. */
+  badgeLicense(id: string, badge: LicenseBadgeRecord & { badgeId: string; createdAt: Date }): Promise<void>;
+  /** The account's badges still served at `now`, oldest first. */
+  licenseBadges(id: string, now: Date): Promise<LicenseBadgeRecord[]>;
+  /**
+   * The badges still served at `now` as a decision's reusable profile: the state that issued each
+   * (read from the registry's providers in the same statement: one round trip, not one per badge),
+   * status and expiry; no numbers.
+   */
+  licenseSummaries(id: string, now: Date): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]>;
+}
+
+const ACCOUNT_COLUMNS = 'id, email, password_hash, email_verified_at, display_name, identity_sealed, id_verified, human_verified, identity_verified_at, face_descriptor_sealed, face_descriptor_kind, created_at';
+
+interface AccountRow {
+  id: string;
+  email: string;
+  password_hash: string;
+  email_verified_at: Date | string | null;
+  display_name: string | null;
+  identity_sealed: string | null;
+  id_verified: boolean;
+  human_verified: boolean | null;
+  identity_verified_at: Date | string | null;
+  face_descriptor_sealed: string | null;
+  face_descriptor_kind: string | null;
+  created_at: Date | string;
+}
+
+const nullableDate = (value: Date | string | null): Date | null => (value === null ? null : sqlDate(value));
+
+const recordOf = (row: AccountRow): AccountRecord => ({
+  id: row.id,
+  email: row.email,
+  passwordHash: row.password_hash,
+  emailVerifiedAt: nullableDate(row.email_verified_at),
+  displayName: row.display_name,
+  identitySealed: row.identity_sealed,
+  idVerified: row.id_verified,
+  humanVerified: row.human_verified,
+  identityVerifiedAt: nullableDate(row.identity_verified_at),
+  faceDescriptorSealed: row.face_descriptor_sealed,
+  faceDescriptorKind: row.face_descriptor_kind,
+  createdAt: sqlDate(row.created_at),
+});
+
+export class PgAccountStore implements AccountStore {
+  constructor(private readonly orm: Orm) {}
+
+  /** A statement in the caller's transaction when there is one, else on the pool. */
+  private run<T>(tx: EntityManager | undefined, name: string, text: string, values: unknown[]): Promise<T[]> {
+    return tx ? preparedQueryIn<T>(this.orm, tx, name, text, values) : preparedQuery<T>(this.orm, name, text, values);
+  }
+
+  async add(account: { id: string; email: string; passwordHash: string; displayName: string | null; createdAt: Date }): Promise<boolean> {
+    try {
+      await preparedQuery(this.orm, 'account_add', 'insert into account (id, email, password_hash, display_name, id_verified, created_at) values ($1, $2, $3, $4, false, $5)', [
+        account.id,
+        account.email,
+        account.passwordHash,
+        account.displayName,
+        account.createdAt,
+      ]);
+      return true;
+    } catch (error) {
+      if (failedWith(error, SQLSTATE.uniqueViolation)) return false; // the email is taken
+      throw error;
+    }
+  }
+
+  async byId(id: string): Promise<AccountRecord | null> {
+    const [row] = await preparedQuery<AccountRow>(this.orm, 'account_by_id', `select ${ACCOUNT_COLUMNS} from account where id = $1`, [id]);
+    return row ? recordOf(row) : null;
+  }
+
+  async byEmail(email: string): Promise<AccountRecord | null> {
+    const [row] = await preparedQuery<AccountRow>(this.orm, 'account_by_email', `select ${ACCOUNT_COLUMNS} from account where email = $1`, [email]);
+    return row ? recordOf(row) : null;
+  }
+
+  async emailOf(id: string, tx?: EntityManager): Promise<string | null> {
+    const [row] = await this.run<{ email: string }>(tx, 'account_email_of', 'select email from account where id = $1', [id]);
+    return row?.email ?? null;
+  }
+
+  async setIdentity(id: string, identity: { sealed: string; humanVerified: boolean | undefined; at: Date }, tx?: EntityManager): Promise<AccountRecord | null> {
+    const [row] = await this.run<AccountRow>(
+      tx,
+      'account_set_identity',
+      `update account set identity_sealed = $2, id_verified = true, human_verified = coalesce($3, human_verified), identity_verified_at = $4
+       where id = $1 returning ${ACCOUNT_COLUMNS}`,
+      [id, identity.sealed, identity.humanVerified ?? null, identity.at],
+    );
+    return row ? recordOf(row) : null;
+  }
+
+  async setFaceReference(id: string, sealed: string, kind: string): Promise<boolean> {
+    const rows = await preparedQuery(this.orm, 'account_set_face_reference', 'update account set face_descriptor_sealed = $2, face_descriptor_kind = $3 where id = $1 returning id', [id, sealed, kind]);
+    return rows.length > 0;
+  }
+
+  async setPasswordHash(id: string, hash: string, was: string | null): Promise<void> {
+    await preparedQuery(this.orm, 'account_set_password_hash', 'update account set password_hash = $2 where id = $1 and ($3::text is null or password_hash = $3)', [id, hash, was]);
+  }
+
+  async verifyEmail(id: string, email: string, at: Date): Promise<boolean> {
+    const rows = await preparedQuery(
+      this.orm,
+      'account_verify_email',
+      `with verified as (update account set email_verified_at = $3 where id = $1 and email = $2 and email_verified_at is null returning id)
+       select id from verified union all select id from account where id = $1 and email = $2`,
+      [id, email, at],
+    );
+    return rows.length > 0;
+  }
+
+  async badgeLicense(id: string, badge: LicenseBadgeRecord & { badgeId: string; createdAt: Date }): Promise<void> {
+    await preparedQuery(
+      this.orm,
+      'account_license_badge',
+      `with updated as (
+         update account_license set status = $4, issuer = $5, expires_on = $6, verified_from = $7, expire_at = $8
+         where account_id = $2 and type = $3 and number = $9 returning id
+       )
+       insert into account_license (id, account_id, type, number, status, issuer, expires_on, verified_from, expire_at, created_at)
+       select $1, $2, $3, $9, $4, $5, $6, $7, $8, $10 where not exists (select 1 from updated)`,
+      [badge.badgeId, id, badge.type, badge.status, badge.issuer, badge.expiresOn, badge.verifiedFrom, badge.expireAt, badge.number, badge.createdAt],
+    );
+  }
+
+  async licenseSummaries(id: string, now: Date): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]> {
+    const rows = await preparedQuery<{ state_code: string | null; status: string; expires_on: string | null }>(
+      this.orm,
+      'account_license_summaries',
+      `select p.state_code, l.status, l.expires_on from account_license l
+         left join credential_provider p on p.credential_name = l.type and p.provider_display_name = l.issuer
+        where l.account_id = $1 and (l.expire_at is null or l.expire_at > $2) order by l.created_at`,
+      [id, now],
+    );
+    return rows.map((row) => ({ stateCode: row.state_code, status: row.status, expiresOn: row.expires_on }));
+  }
+
+  async licenseBadges(id: string, now: Date): Promise<LicenseBadgeRecord[]> {
+    const rows = await preparedQuery<{ type: string; number: string; status: string; issuer: string; expires_on: string | null; verified_from: string | null; expire_at: Date | string | null }>(
+      this.orm,
+      'account_license_badges',
+      'select type, number, status, issuer, expires_on, verified_from, expire_at from account_license where account_id = $1 and (expire_at is null or expire_at > $2) order by created_at',
+      [id, now],
+    );
+    return rows.map((row) => ({
+      type: row.type,
+      number: row.number,
+      status: row.status,
+      issuer: row.issuer,
+      expiresOn: row.expires_on,
+      verifiedFrom: row.verified_from,
+      expireAt: nullableDate(row.expire_at),
+    }));
+  }
+}
