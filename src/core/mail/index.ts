@@ -2,7 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { newId, type Sealer } from '../secrets.js';
-import { MailOutboxMessage } from './entities.js';
+import { preparedQuery, sqlDate } from '../db/prepared.js';
 
 export interface MailMessage {
   to: string;
@@ -53,7 +53,7 @@ export class SmtpMailer implements Mailer {
   }
 }
 
-/** Stores mail in Postgres (`mail_outbox`, bodies sealed) instead of sending it. */
+/** Stores mail in Postgres (`mail_outbox`, bodies sealed) instead of sending it: the only code that touches that table. */
 export class OutboxMailer implements Mailer {
   readonly kind = 'outbox';
 
@@ -61,28 +61,34 @@ export class OutboxMailer implements Mailer {
 
   async send(messages: MailMessage[]): Promise<{ failed: number }> {
     if (!messages.length) return { failed: 0 };
-    const em = this.deps.orm.em.fork();
-    const now = this.deps.clock.now();
-    for (const message of messages) {
-      em.create(MailOutboxMessage, {
-        id: newId('mail'),
-        recipient: message.to.trim().toLowerCase(),
-        subject: message.subject,
-        bodySealed: this.deps.sealer.seal(JSON.stringify({ text: message.text, html: message.html ?? null })),
-        createdAt: now,
-      });
-    }
-    await em.flush();
+    // Every message in one statement, one array per column.
+    await preparedQuery(
+      this.deps.orm,
+      'mail_outbox_add',
+      `insert into mail_outbox (id, recipient, subject, body_sealed, created_at)
+       select m.id, m.recipient, m.subject, m.body_sealed, $5 from unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::text[]) as m(id, recipient, subject, body_sealed)`,
+      [
+        messages.map(() => newId('mail')),
+        messages.map((message) => message.to.trim().toLowerCase()),
+        messages.map((message) => message.subject),
+        messages.map((message) => this.deps.sealer.seal(JSON.stringify({ text: message.text, html: message.html ?? null }))),
+        this.deps.clock.now(),
+      ],
+    );
     return { failed: 0 };
   }
 
   /** Newest first; optionally only mail to one address. */
   async list(options: { to?: string; limit?: number } = {}) {
-    const where = options.to ? { recipient: options.to.trim().toLowerCase() } : {};
-    const rows = await this.deps.orm.em.fork().find(MailOutboxMessage, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: options.limit ?? 50 });
+    const rows = await preparedQuery<{ id: string; recipient: string; subject: string; body_sealed: string; created_at: Date | string }>(
+      this.deps.orm,
+      'mail_outbox_list',
+      'select id, recipient, subject, body_sealed, created_at from mail_outbox where ($1::varchar is null or recipient = $1) order by created_at desc, id desc limit $2',
+      [options.to ? options.to.trim().toLowerCase() : null, options.limit ?? 50],
+    );
     return rows.map((row) => {
-      const body = JSON.parse(this.deps.sealer.open(row.bodySealed)) as { text: string; html: string | null };
-      return { id: row.id, to: row.recipient, subject: row.subject, text: body.text, html: body.html, createdAt: row.createdAt.toISOString() };
+      const body = JSON.parse(this.deps.sealer.open(row.body_sealed)) as { text: string; html: string | null };
+      return { id: row.id, to: row.recipient, subject: row.subject, text: body.text, html: body.html, createdAt: sqlDate(row.created_at).toISOString() };
     });
   }
 }
