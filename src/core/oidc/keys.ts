@@ -2,10 +2,19 @@ import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, ex
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import type { Sealer } from '../secrets.js';
-import { SigningKey } from './entities.js';
+import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { ID_TOKEN_TTL_SECONDS } from './tokens.js';
 
 type PrivateKey = Awaited<ReturnType<typeof importPKCS8>>;
+
+
+/** A signing key as it is stored: the private half sealed. */
+interface SigningKeyRecord {
+  kid: string;
+  publicJwk: Record<string, unknown>;
+  privateKeySealed: string;
+  activatesAt: Date;
+}
 
 /** How long relying parties may cache the JWKS at most (its `Cache-Control: max-age`). */
 export const JWKS_MAX_AGE_SECONDS = 300;
@@ -47,7 +56,7 @@ export interface KeyStatus {
  */
 export class SigningKeys {
   /** The key table as last read, with private keys imported on first use (unsealing and parsing PKCS#8 per token is costly). */
-  private cache?: { rows: SigningKey[]; loadedAt: number };
+  private cache?: { rows: SigningKeyRecord[]; loadedAt: number };
   private readonly imported = new Map<string, PrivateKey>();
   private readonly activationDelayMs: number;
 
@@ -61,16 +70,22 @@ export class SigningKeys {
   }
 
   /** Every key, oldest activation first. */
-  private async rows(fresh = false): Promise<SigningKey[]> {
+  private async rows(fresh = false): Promise<SigningKeyRecord[]> {
     if (!fresh && this.cache && Date.now() - this.cache.loadedAt < KEY_CACHE_MS) return this.cache.rows;
-    const rows = await this.deps.orm.em.fork().find(SigningKey, {}, { orderBy: { activatesAt: 'asc', kid: 'asc' } });
+    const found = await preparedQuery<{ kid: string; public_jwk: Record<string, unknown>; private_key_sealed: string; activates_at: Date | string }>(
+      this.deps.orm,
+      'signing_keys',
+      'select kid, public_jwk, private_key_sealed, activates_at from signing_key order by activates_at, kid',
+      [],
+    );
+    const rows = found.map((row) => ({ kid: row.kid, publicJwk: row.public_jwk, privateKeySealed: row.private_key_sealed, activatesAt: sqlDate(row.activates_at) }));
     this.cache = { rows, loadedAt: Date.now() };
     return rows;
   }
 
   /** Each key's state at `now`, newest first; keys past their publication are left out. */
-  private statuses(rows: SigningKey[], now: Date): (KeyStatus & { row: SigningKey })[] {
-    const out: (KeyStatus & { row: SigningKey })[] = [];
+  private statuses(rows: SigningKeyRecord[], now: Date): (KeyStatus & { row: SigningKeyRecord })[] {
+    const out: (KeyStatus & { row: SigningKeyRecord })[] = [];
     rows.forEach((row, index) => {
       const successor = rows[index + 1];
       const retiresAt = successor && successor.activatesAt <= now ? successor.activatesAt : null;
@@ -106,7 +121,6 @@ export class SigningKeys {
     const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
-    const em = this.deps.orm.em.fork();
     const rows = await this.rows(true);
     const now = this.deps.clock.now();
     const last = rows.at(-1);
@@ -115,15 +129,14 @@ export class SigningKeys {
     if (last && last.activatesAt >= activatesAt) activatesAt = new Date(last.activatesAt.getTime() + 1);
     const published = new Set(this.statuses(rows, now).map((status) => status.kid));
     const gone = rows.filter((row) => !published.has(row.kid)).map((row) => row.kid);
-    if (gone.length) await em.nativeDelete(SigningKey, { kid: { $in: gone } });
-    em.create(SigningKey, {
-      kid,
-      publicJwk: { ...publicJwk, kid, alg: 'RS256', use: 'sig' },
-      privateKeySealed: this.deps.sealer.seal(await exportPKCS8(privateKey)),
-      createdAt: now,
-      activatesAt,
-    });
-    await em.flush();
+    // The new key and the end of those no longer published, in one statement.
+    await preparedQuery(
+      this.deps.orm,
+      'signing_key_rotate',
+      `with gone as (delete from signing_key where kid = any($6::varchar[]))
+       insert into signing_key (kid, public_jwk, private_key_sealed, created_at, activates_at) values ($1, $2, $3, $4, $5)`,
+      [kid, JSON.stringify({ ...publicJwk, kid, alg: 'RS256', use: 'sig' }), this.deps.sealer.seal(await exportPKCS8(privateKey)), now, activatesAt, gone],
+    );
     this.cache = undefined;
     return { kid, activatesAt };
   }
