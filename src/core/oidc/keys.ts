@@ -7,7 +7,6 @@ import { ID_TOKEN_TTL_SECONDS } from './tokens.js';
 
 type PrivateKey = Awaited<ReturnType<typeof importPKCS8>>;
 
-
 /** A signing key as it is stored: the private half sealed. */
 interface SigningKeyRecord {
   kid: string;
