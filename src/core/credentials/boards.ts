@@ -1,6 +1,7 @@
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
-import { LicenseRecord, type CredentialProvider } from './entities.js';
+import { preparedQuery } from '../db/prepared.js';
+import type { ProviderRecord } from './views.js';
 
 /** A licence as a board reports it. Dates are YYYY-MM-DD. */
 export interface BoardRecord {
@@ -23,16 +24,30 @@ export interface BoardAdapter {
 /** Boards answer in 10 to 60 s; callers allow about 90. */
 export const BOARD_TIMEOUT_MS = 90_000;
 
-const toRecord = (row: LicenseRecord): BoardRecord => ({
-  licenseNumber: row.licenseNumber,
-  firstName: row.firstName,
-  middleName: row.middleName ?? null,
-  lastName: row.lastName,
+const LICENSE_COLUMNS = 'license_number, first_name, middle_name, last_name, status, issued_at, expires_at, specialty, npi';
+
+interface LicenseRow {
+  license_number: string;
+  first_name: string;
+  middle_name: string | null;
+  last_name: string;
+  status: string;
+  issued_at: string | null;
+  expires_at: string | null;
+  specialty: string | null;
+  npi: string | null;
+}
+
+const toRecord = (row: LicenseRow): BoardRecord => ({
+  licenseNumber: row.license_number,
+  firstName: row.first_name,
+  middleName: row.middle_name,
+  lastName: row.last_name,
   status: row.status,
-  issuedAt: row.issuedAt ?? null,
-  expiresAt: row.expiresAt ?? null,
-  specialty: row.specialty ?? null,
-  npi: row.npi ?? null,
+  issuedAt: row.issued_at,
+  expiresAt: row.expires_at,
+  specialty: row.specialty,
+  npi: row.npi,
 });
 
 /** A board's published roster, imported into `license_record` (verity admin import-licenses). */
@@ -40,14 +55,22 @@ export class BuiltinBoard implements BoardAdapter {
   constructor(private readonly orm: Orm) {}
 
   async lookup(stateCode: string, providerCode: string, licenseNumber: string, npi?: string): Promise<BoardRecord | null> {
-    const row = await this.orm.em.fork().findOne(LicenseRecord, { stateCode, providerCode, licenseNumber });
+    const [row] = await preparedQuery<LicenseRow>(this.orm, 'license_record_by_number', `select ${LICENSE_COLUMNS} from license_record where state_code = $1 and provider_code = $2 and license_number = $3`, [
+      stateCode,
+      providerCode,
+      licenseNumber,
+    ]);
     if (!row || (npi && row.npi && row.npi !== npi)) return null;
     return toRecord(row);
   }
 
   /** Rows whose number matches once punctuation, case and leading zeros are set aside. */
   async lookupByKey(stateCode: string, providerCode: string, licenseKey: string): Promise<BoardRecord | null> {
-    const row = await this.orm.em.fork().findOne(LicenseRecord, { stateCode, providerCode, licenseKey });
+    const [row] = await preparedQuery<LicenseRow>(this.orm, 'license_record_by_key', `select ${LICENSE_COLUMNS} from license_record where state_code = $1 and provider_code = $2 and license_key = $3 limit 1`, [
+      stateCode,
+      providerCode,
+      licenseKey,
+    ]);
     return row ? toRecord(row) : null;
   }
 }
@@ -142,7 +165,7 @@ export class HttpBoard implements BoardAdapter {
 }
 
 /** The adapter a provider is configured with. */
-export function boardFor(provider: CredentialProvider, builtin: BuiltinBoard): BoardAdapter {
+export function boardFor(provider: ProviderRecord, builtin: BuiltinBoard): BoardAdapter {
   if (provider.adapter === 'http') return new HttpBoard(provider.adapterConfig as unknown as HttpBoardConfig);
   return builtin;
 }

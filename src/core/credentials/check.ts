@@ -5,7 +5,7 @@ import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { CheckContext, CheckOutcome } from '../checks/types.js';
 import { DomainError } from '../errors.js';
 import type { BoardRecord } from './boards.js';
-import type { CredentialProvider } from './entities.js';
+import type { ProviderRecord } from './views.js';
 import { namesMatch } from './matching.js';
 import type { CredentialRegistry } from './registry.js';
 
@@ -33,7 +33,7 @@ export const credentialInput = z.object({
 export type CredentialInput = z.infer<typeof credentialInput>;
 
 interface Prepared {
-  provider: CredentialProvider;
+  provider: ProviderRecord;
   number: string;
   npi?: string;
   clean: boolean;
@@ -117,7 +117,7 @@ export function credentialCheck(deps: { registry: CredentialRegistry; accounts: 
 }
 
 /** Puts a verified licence on the account, served until the licence itself expires. */
-async function badge(accounts: AccountService, svcId: string, provider: CredentialProvider, record: BoardRecord, now: Date): Promise<void> {
+async function badge(accounts: AccountService, svcId: string, provider: ProviderRecord, record: BoardRecord, now: Date): Promise<void> {
   const expiry = record.expiresAt ? parseCalendarDate(record.expiresAt) : null;
   if (expiry && compareDates(expiry, utcDate(now)) < 0) return;
   const expireAt = expiry ? new Date(Date.UTC(expiry.year, expiry.month - 1, expiry.day, 23, 59, 59)) : new Date(now.getTime() + 365 * 24 * 3600_000);

@@ -12,7 +12,7 @@ import type { FaceEngine } from '../face-engine.js';
 import type { Models } from '../models.js';
 import type { DecodedImage } from '../../ml/image.js';
 import { credentialCheck } from './check.js';
-import type { CredentialProvider } from './entities.js';
+import type { ProviderRecord } from './views.js';
 import type { CredentialRegistry } from './registry.js';
 
 const field = z.string().trim().max(200);
@@ -41,7 +41,7 @@ interface Prepared {
   front: DecodedImage;
   back?: DecodedImage;
   selfie: DecodedImage;
-  provider: CredentialProvider;
+  provider: ProviderRecord;
   number: string;
   npi?: string;
 }

@@ -1,11 +1,11 @@
 import type { Orm } from '../db/orm.js';
+import { preparedQuery } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { boardFor, BuiltinBoard, type BoardRecord, type HttpBoardConfig } from './boards.js';
 import { csvRows, dataLineCount } from './csv.js';
-import { CredentialProvider, CredentialState } from './entities.js';
 import { cleanedCandidates, licenseKey } from './matching.js';
-import type { ProviderView, StateView } from './views.js';
+import type { ProviderRecord, ProviderView, StateView } from './views.js';
 
 export const LICENSE_STATUSES = ['active', 'expired', 'suspended', 'revoked'] as const;
 const DEFAULT_REQUIRED_FIELDS = ['license_number', 'first_name', 'last_name'];
@@ -30,12 +30,36 @@ export const LICENSE_CSV_COLUMNS = [
   'npi',
 ] as const;
 
-export const stateView = (state: CredentialState): StateView => ({ state_name: state.stateName, state_code: state.stateCode });
-export const providerView = (provider: CredentialProvider): ProviderView => ({
+export const stateView = (state: { stateCode: string; stateName: string }): StateView => ({ state_name: state.stateName, state_code: state.stateCode });
+export const providerView = (provider: ProviderRecord): ProviderView => ({
   provider_code: provider.providerCode,
   provider_display_name: provider.providerDisplayName,
   credential_name: provider.credentialName,
   required_fields: [...provider.requiredFields],
+});
+
+const PROVIDER_COLUMNS = 'id, state_code, provider_code, provider_display_name, credential_name, required_fields, adapter, adapter_config';
+
+interface ProviderRow {
+  id: string;
+  state_code: string;
+  provider_code: string;
+  provider_display_name: string;
+  credential_name: string;
+  required_fields: string[];
+  adapter: ProviderRecord['adapter'];
+  adapter_config: Record<string, unknown> | null;
+}
+
+const providerOf = (row: ProviderRow): ProviderRecord => ({
+  id: row.id,
+  stateCode: row.state_code,
+  providerCode: row.provider_code,
+  providerDisplayName: row.provider_display_name,
+  credentialName: row.credential_name,
+  requiredFields: row.required_fields,
+  adapter: row.adapter,
+  adapterConfig: row.adapter_config,
 });
 
 export interface ImportReport {
@@ -56,40 +80,49 @@ export class CredentialRegistry {
   }
 
   async states() {
-    const rows = await this.orm.em.fork().find(CredentialState, {}, { orderBy: { stateName: 'asc' } });
-    return rows.map(stateView);
+    const rows = await preparedQuery<{ state_code: string; state_name: string }>(this.orm, 'credential_states', 'select state_code, state_name from credential_state order by state_name', []);
+    return rows.map((row) => stateView({ stateCode: row.state_code, stateName: row.state_name }));
   }
 
-  private async state(stateCode: string): Promise<CredentialState> {
-    const state = /^[A-Za-z]{2}$/.test(stateCode) ? await this.orm.em.fork().findOne(CredentialState, { stateCode: stateCode.toUpperCase() }) : null;
-    if (!state) throw new DomainError('not_found', `unknown state ${JSON.stringify(stateCode)}: see GET /api/v2/credential/states`);
-    return state;
+  /** A known state's code, upper-case; `not_found` for anything else. */
+  private async state(stateCode: string): Promise<string> {
+    const [row] = /^[A-Za-z]{2}$/.test(stateCode)
+      ? await preparedQuery<{ state_code: string }>(this.orm, 'credential_state_by_code', 'select state_code from credential_state where state_code = $1', [stateCode.toUpperCase()])
+      : [];
+    if (!row) throw new DomainError('not_found', `unknown state ${JSON.stringify(stateCode)}: see GET /api/v2/credential/states`);
+    return row.state_code;
+  }
+
+  /** The boards of a state, by display name. */
+  private async providersOf(stateCode: string): Promise<ProviderRecord[]> {
+    const rows = await preparedQuery<ProviderRow>(this.orm, 'credential_providers_of_state', `select ${PROVIDER_COLUMNS} from credential_provider where state_code = $1 order by provider_display_name`, [stateCode]);
+    return rows.map(providerOf);
   }
 
   async providers(stateCode: string) {
-    const state = await this.state(stateCode);
-    const rows = await this.orm.em.fork().find(CredentialProvider, { stateCode: state.stateCode }, { orderBy: { providerDisplayName: 'asc' } });
-    return rows.map(providerView);
+    return (await this.providersOf(await this.state(stateCode))).map(providerView);
   }
 
   /** The board for a state and a provider code (pinned) or a credential name. */
-  async resolveProvider(stateCode: string, by: { providerCode?: string; credentialName?: string }): Promise<CredentialProvider> {
+  async resolveProvider(stateCode: string, by: { providerCode?: string; credentialName?: string }): Promise<ProviderRecord> {
     const state = await this.state(stateCode);
-    const em = this.orm.em.fork();
     if (by.providerCode) {
-      const provider = await em.findOne(CredentialProvider, { stateCode: state.stateCode, providerCode: by.providerCode.trim().toUpperCase() });
-      if (!provider) throw new DomainError('not_found', `unknown provider ${JSON.stringify(by.providerCode)} in ${state.stateCode}: see GET /api/v2/credential/states/${state.stateCode}/providers`);
-      return provider;
+      const [row] = await preparedQuery<ProviderRow>(this.orm, 'credential_provider_by_code', `select ${PROVIDER_COLUMNS} from credential_provider where state_code = $1 and provider_code = $2`, [
+        state,
+        by.providerCode.trim().toUpperCase(),
+      ]);
+      if (!row) throw new DomainError('not_found', `unknown provider ${JSON.stringify(by.providerCode)} in ${state}: see GET /api/v2/credential/states/${state}/providers`);
+      return providerOf(row);
     }
     const wanted = (by.credentialName ?? '').trim().toLowerCase();
-    const matches = (await em.find(CredentialProvider, { stateCode: state.stateCode })).filter((p) => p.credentialName.toLowerCase() === wanted);
-    if (matches.length === 0) throw new DomainError('not_found', `no provider in ${state.stateCode} issues ${JSON.stringify(by.credentialName)}`);
-    if (matches.length > 1) throw new DomainError('validation_error', `several boards in ${state.stateCode} issue ${JSON.stringify(by.credentialName)}: send provider_code`);
+    const matches = (await this.providersOf(state)).filter((p) => p.credentialName.toLowerCase() === wanted);
+    if (matches.length === 0) throw new DomainError('not_found', `no provider in ${state} issues ${JSON.stringify(by.credentialName)}`);
+    if (matches.length > 1) throw new DomainError('validation_error', `several boards in ${state} issue ${JSON.stringify(by.credentialName)}: send provider_code`);
     return matches[0]!;
   }
 
   /** Looks a number up as sent, then (with `clean`) in its cleaned forms; says what it tried. */
-  async lookup(provider: CredentialProvider, number: string, options: { npi?: string; clean?: boolean } = {}): Promise<{ record: BoardRecord | null; tried: string[] }> {
+  async lookup(provider: ProviderRecord, number: string, options: { npi?: string; clean?: boolean } = {}): Promise<{ record: BoardRecord | null; tried: string[] }> {
     const board = boardFor(provider, this.builtin);
     const tried = [number];
     let record = await board.lookup(provider.stateCode, provider.providerCode, number, options.npi);
@@ -105,31 +138,31 @@ export class CredentialRegistry {
     return { record, tried };
   }
 
-  /** Registers (or updates) a board reached over HTTP. */
+  /** Registers (or updates) a board reached over HTTP: its state and itself in one statement. */
   async upsertHttpProvider(input: { stateCode: string; stateName: string; providerCode: string; providerDisplayName: string; credentialName: string; requiredFields?: string[]; config: HttpBoardConfig }) {
-    const em = this.orm.em.fork();
-    await em.upsert(CredentialState, { stateCode: input.stateCode.toUpperCase(), stateName: input.stateName });
-    const existing = await em.findOne(CredentialProvider, { stateCode: input.stateCode.toUpperCase(), providerCode: input.providerCode.toUpperCase() });
-    const row =
-      existing ??
-      em.create(CredentialProvider, {
-        id: newId('prv'),
-        stateCode: input.stateCode.toUpperCase(),
-        providerCode: input.providerCode.toUpperCase(),
-        providerDisplayName: '',
-        credentialName: '',
-        requiredFields: [],
-        adapter: 'http',
-      });
-    Object.assign(row, {
-      providerDisplayName: input.providerDisplayName,
-      credentialName: input.credentialName,
-      requiredFields: input.requiredFields ?? DEFAULT_REQUIRED_FIELDS,
-      adapter: 'http',
-      adapterConfig: input.config,
-    });
-    await em.flush();
-    return providerView(row);
+    const [row] = await preparedQuery<ProviderRow>(
+      this.orm,
+      'credential_http_provider_upsert',
+      `with state as (
+         insert into credential_state (state_code, state_name) values ($2, $3) on conflict (state_code) do update set state_name = excluded.state_name
+       )
+       insert into credential_provider (id, state_code, provider_code, provider_display_name, credential_name, required_fields, adapter, adapter_config)
+       values ($1, $2, $4, $5, $6, $7, 'http', $8)
+       on conflict (state_code, provider_code) do update set provider_display_name = excluded.provider_display_name, credential_name = excluded.credential_name,
+         required_fields = excluded.required_fields, adapter = 'http', adapter_config = excluded.adapter_config
+       returning ${PROVIDER_COLUMNS}`,
+      [
+        newId('prv'),
+        input.stateCode.toUpperCase(),
+        input.stateName,
+        input.providerCode.toUpperCase(),
+        input.providerDisplayName,
+        input.credentialName,
+        input.requiredFields ?? DEFAULT_REQUIRED_FIELDS,
+        JSON.stringify(input.config),
+      ],
+    );
+    return providerView(providerOf(row!));
   }
 
   /**
