@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
-import { failedWith, preparedQuery, preparedQueryIn, SQLSTATE, sqlDate } from '../db/prepared.js';
+import { failedWith, preparedQuery, preparedQueryWith, SQLSTATE, sqlDate } from '../db/prepared.js';
 
 /** An account as it is stored: identity and face reference sealed, the password hashed. */
 export interface AccountRecord {
@@ -98,11 +98,6 @@ const recordOf = (row: AccountRow): AccountRecord => ({
 export class PgAccountStore implements AccountStore {
   constructor(private readonly orm: Orm) {}
 
-  /** A statement in the caller's transaction when there is one, else on the pool. */
-  private run<T>(tx: EntityManager | undefined, name: string, text: string, values: unknown[]): Promise<T[]> {
-    return tx ? preparedQueryIn<T>(this.orm, tx, name, text, values) : preparedQuery<T>(this.orm, name, text, values);
-  }
-
   async add(account: { id: string; email: string; passwordHash: string; displayName: string | null; createdAt: Date }): Promise<boolean> {
     try {
       await preparedQuery(this.orm, 'account_add', 'insert into account (id, email, password_hash, display_name, id_verified, created_at) values ($1, $2, $3, $4, false, $5)', [
@@ -130,12 +125,13 @@ export class PgAccountStore implements AccountStore {
   }
 
   async emailOf(id: string, tx?: EntityManager): Promise<string | null> {
-    const [row] = await this.run<{ email: string }>(tx, 'account_email_of', 'select email from account where id = $1', [id]);
+    const [row] = await preparedQueryWith<{ email: string }>(this.orm, tx, 'account_email_of', 'select email from account where id = $1', [id]);
     return row?.email ?? null;
   }
 
   async setIdentity(id: string, identity: { sealed: string; humanVerified: boolean | undefined; at: Date }, tx?: EntityManager): Promise<AccountRecord | null> {
-    const [row] = await this.run<AccountRow>(
+    const [row] = await preparedQueryWith<AccountRow>(
+      this.orm,
       tx,
       'account_set_identity',
       `update account set identity_sealed = $2, id_verified = true, human_verified = coalesce($3, human_verified), identity_verified_at = $4

@@ -67,6 +67,11 @@ export async function preparedQueryIn<T>(orm: Orm, em: EntityManager, name: stri
   return traceStatement(text, async () => (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[]);
 }
 
+/** A statement in the caller's transaction when there is one (preparedQueryIn), else on the pool (preparedQuery). */
+export function preparedQueryWith<T>(orm: Orm, tx: EntityManager | undefined, name: string, text: string, values: unknown[]): Promise<T[]> {
+  return tx ? preparedQueryIn<T>(orm, tx, name, text, values) : preparedQuery<T>(orm, name, text, values);
+}
+
 /** Runs one named statement ($1.. placeholders, values bound by the server) and answers its rows. */
 export type StatementRunner = <T>(name: string, text: string, values: unknown[]) => Promise<T[]>;
 
@@ -92,21 +97,6 @@ export function ownConnections(url: string, options: { max: number; applicationN
     },
     close: () => pool.end(),
   };
-}
-
-/**
- * An entity's columns as a select list, from the ORM's metadata, for a named statement whose rows
- * `em.map` turns into entities. Not `select *`: once a later migration adds a column, PostgreSQL
- * refuses to run a statement prepared with `*` ("cached plan must not change result type").
- */
-export function selectList(orm: Orm, entity: { name: string }): string {
-  const meta = orm.getMetadata().find(entity.name);
-  if (!meta) throw new Error(`${entity.name} is not an entity`);
-  return meta.props
-    .filter((prop) => prop.persist !== false && prop.fieldNames?.length)
-    .flatMap((prop) => prop.fieldNames)
-    .map((column) => `"${column}"`)
-    .join(', ');
 }
 
 /** PostgreSQL's error codes (SQLSTATE) a store turns into an answer. */

@@ -3,7 +3,8 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { newId, type Sealer } from '../secrets.js';
 import { FACE_DESCRIPTOR_KIND, MATCH_DISTANCE } from '../../ml/faces/match.js';
-import { FaceEnrollment } from './entities.js';
+import { preparedQuery, preparedQueryIn, preparedQueryWith } from '../db/prepared.js';
+import type { FaceEnrollment } from './entities.js';
 
 // A project's register of face descriptors, searched for the same person; built for a million
 // descriptors per project on plain PostgreSQL or PGlite (no pgvector).
@@ -145,12 +146,12 @@ export class FaceIndex {
     options: { maxDistance?: number; limit?: number; enrollIfNew?: { reference: string | null } } = {},
   ): Promise<{ matches: FaceMatch[]; compared: number; enrolledId: string | null }> {
     const register = await this.open(projectId, purpose);
-    const find = async (em: Em) => {
-      await this.catchUp(em, projectId, purpose, register);
-      return { matches: await this.confirm(em, projectId, purpose, register, descriptor, options), compared: register.table.size };
+    const find = async (tx?: Em) => {
+      await this.catchUp(tx, projectId, purpose, register);
+      return { matches: await this.confirm(tx, projectId, purpose, register, descriptor, options), compared: register.table.size };
     };
     const enroll = options.enrollIfNew;
-    if (!enroll) return { ...(await find(this.deps.orm.em.fork())), enrolledId: null };
+    if (!enroll) return { ...(await find()), enrolledId: null };
     const result = await this.deps.orm.em.fork().transactional(async (tx) => {
       await this.lock(tx, projectId, purpose);
       const found = await find(tx);
@@ -176,29 +177,28 @@ export class FaceIndex {
 
   /** Removes an enrolled face; `not_found` when it is not this project's. */
   async unlink(projectId: string, purpose: FacePurpose, faceId: string): Promise<void> {
-    const deleted = await this.deps.orm.em.fork().nativeDelete(FaceEnrollment, { id: faceId, projectId, purpose });
-    if (deleted === 0) throw new DomainError('not_found', 'no enrolled face with that id in this project');
+    const deleted = await preparedQuery(this.deps.orm, 'face_unlink', 'delete from face_enrollment where id = $1 and project_id = $2 and purpose = $3 returning id', [faceId, projectId, purpose]);
+    if (deleted.length === 0) throw new DomainError('not_found', 'no enrolled face with that id in this project');
     this.registers.get(`${projectId}:${purpose}`)?.table.remove(faceId);
   }
 
   /** Serializes enrolments per register until the transaction ends (see `seq`). */
   private async lock(tx: Em, projectId: string, purpose: FacePurpose): Promise<void> {
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`face_enrollment:${projectId}:${purpose}`]);
+    await preparedQueryIn(this.deps.orm, tx, 'face_register_lock', 'select pg_advisory_xact_lock(hashtext($1))', [`face_enrollment:${projectId}:${purpose}`]);
   }
 
   private async insert(tx: Em, projectId: string, purpose: FacePurpose, faces: { descriptor: Float32Array; reference?: string | null }[]): Promise<string[]> {
-    const now = this.deps.clock.now();
-    const rows = faces.map((face) => ({
-      id: newId('fce'),
-      projectId,
-      purpose,
-      reference: face.reference ?? null,
-      descriptorSealed: this.deps.sealer.seal(toBase64(face.descriptor)),
-      descriptorKind: FACE_DESCRIPTOR_KIND,
-      createdAt: now,
-    }));
-    await tx.insertMany(FaceEnrollment, rows);
-    return rows.map((row) => row.id);
+    const ids = faces.map(() => newId('fce'));
+    // Every face in one statement, one array per column.
+    await preparedQueryIn(
+      this.deps.orm,
+      tx,
+      'face_enroll',
+      `insert into face_enrollment (id, project_id, purpose, reference, descriptor_sealed, descriptor_kind, created_at)
+       select f.id, $2, $3, f.reference, f.descriptor_sealed, $4, $5 from unnest($1::varchar[], $6::varchar[], $7::text[]) as f(id, reference, descriptor_sealed)`,
+      [ids, projectId, purpose, FACE_DESCRIPTOR_KIND, this.deps.clock.now(), faces.map((face) => face.reference ?? null), faces.map((face) => this.deps.sealer.seal(toBase64(face.descriptor)))],
+    );
+    return ids;
   }
 
   private open(projectId: string, purpose: FacePurpose): Promise<Register> {
@@ -206,7 +206,7 @@ export class FaceIndex {
     let register = this.registers.get(key);
     if (!register) {
       const created: Register = { table: new DescriptorTable(), lastSeq: 0, opened: Promise.resolve() };
-      created.opened = this.catchUp(this.deps.orm.em.fork(), projectId, purpose, created).catch((error: unknown) => {
+      created.opened = this.catchUp(undefined, projectId, purpose, created).catch((error: unknown) => {
         this.registers.delete(key);
         throw error;
       });
@@ -217,10 +217,13 @@ export class FaceIndex {
   }
 
   /** Reads the rows enrolled since the register's last `seq` (all of them the first time); faces of another descriptor kind are never compared. */
-  private async catchUp(em: Em, projectId: string, purpose: FacePurpose, register: Register): Promise<void> {
+  private async catchUp(tx: Em | undefined, projectId: string, purpose: FacePurpose, register: Register): Promise<void> {
     for (;;) {
-      const rows: { id: string; seq: string; descriptor_sealed: string }[] = await em.execute(
-        'select id, seq, descriptor_sealed from face_enrollment where project_id = ? and purpose = ? and descriptor_kind = ? and seq > ? order by seq limit ?',
+      const rows = await preparedQueryWith<{ id: string; seq: string; descriptor_sealed: string }>(
+        this.deps.orm,
+        tx,
+        'face_register_catch_up',
+        'select id, seq, descriptor_sealed from face_enrollment where project_id = $1 and purpose = $2 and descriptor_kind = $3 and seq > $4 order by seq limit $5',
         [projectId, purpose, FACE_DESCRIPTOR_KIND, register.lastSeq, PAGE],
       );
       for (const row of rows) {
@@ -232,11 +235,17 @@ export class FaceIndex {
   }
 
   /** The table's matches that still exist (another instance may have unlinked one), with their references. */
-  private async confirm(em: Em, projectId: string, purpose: FacePurpose, register: Register, descriptor: Float32Array, options: { maxDistance?: number; limit?: number }): Promise<FaceMatch[]> {
+  private async confirm(tx: Em | undefined, projectId: string, purpose: FacePurpose, register: Register, descriptor: Float32Array, options: { maxDistance?: number; limit?: number }): Promise<FaceMatch[]> {
     const near = register.table.within(descriptor, options.maxDistance ?? MATCH_DISTANCE);
     if (!near.length) return [];
-    const rows = await em.find(FaceEnrollment, { id: { $in: near.map((n) => n.id) }, projectId, purpose }, { fields: ['id', 'reference'] });
-    const references = new Map(rows.map((row) => [row.id, row.reference ?? null]));
+    const rows = await preparedQueryWith<{ id: string; reference: string | null }>(
+      this.deps.orm,
+      tx,
+      'face_enrollments_still_there',
+      'select id, reference from face_enrollment where id = any($1::varchar[]) and project_id = $2 and purpose = $3',
+      [near.map((n) => n.id), projectId, purpose],
+    );
+    const references = new Map(rows.map((row) => [row.id, row.reference]));
     const matches: FaceMatch[] = [];
     for (const { id, distance } of near) {
       if (references.has(id)) matches.push({ faceId: id, reference: references.get(id)!, distance });
