@@ -433,8 +433,10 @@ describe('timing-safe comparisons (read from the source)', () => {
       ['core/sessions/store.ts', /from verification_session s where s\.token_digest = \$1\s+union all\s+select [^;]*? where h\.phone_token_digest = \$1/],
       ['core/sessions/store.ts', /update session_handoff set claimed_at = \$2, phone_token_digest = \$3 where link_digest = \$1/],
       ['core/roster/service.ts', /findOne\(Member, \{ activationDigest: digestSecret\(token\)/],
-      ['core/accounts/recovery.ts', /findOne\(AccountLink, \{ digest: digestSecret\(secret\), purpose: 'verify_email'/],
-      ['core/accounts/recovery.ts', /findOne\(AccountLink, \{ digest: digestSecret\(secret\), purpose: 'reset_password'/],
+      ['core/accounts/recovery.ts', /this\.deps\.store\.link\(digestSecret\(secret\), 'verify_email'\)/],
+      ['core/accounts/recovery.ts', /this\.deps\.store\.link\(digestSecret\(secret\), 'reset_password'\)/],
+      ['core/accounts/recovery.ts', /this\.deps\.store\.useLink\(digestSecret\(secret\), purpose/],
+      ['core/accounts/store.ts', /from account_link where digest = \$1 and purpose = \$2`/],
     ];
     for (const [file, pattern] of lookups) expect(await read(file), `${file} ${pattern}`).toMatch(pattern);
   });

@@ -5,7 +5,10 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AccountService } from '../src/core/accounts/service.js';
-import type { AccountRecord, AccountStore, LicenseBadgeRecord } from '../src/core/accounts/store.js';
+import type { AccountLinkPurpose } from '../src/core/accounts/entities.js';
+import { AccountRecovery } from '../src/core/accounts/recovery.js';
+import type { AccountLinkRecord, AccountRecord, AccountStore, LicenseBadgeRecord } from '../src/core/accounts/store.js';
+import type { MailMessage, MailService } from '../src/core/mail/index.js';
 import { ManualClock } from '../src/core/clock.js';
 import type { AccessTokenService } from '../src/core/oidc/tokens.js';
 import { isCurrentHash, Sealer } from '../src/core/secrets.js';
@@ -54,6 +57,30 @@ class FakeAccountStore implements AccountStore {
   }
   async licenseSummaries() {
     return [];
+  }
+  links = new Map<string, AccountLinkRecord & { createdAt: Date }>();
+  async addLink(link: Omit<AccountLinkRecord, 'usedAt'> & { createdAt: Date }) {
+    this.links.set(link.digest, { ...link, usedAt: null });
+  }
+  async link(digest: string, purpose: AccountLinkPurpose) {
+    const link = this.links.get(digest);
+    return link?.purpose === purpose ? { ...link } : null;
+  }
+  async useLink(digest: string, purpose: AccountLinkPurpose, now: Date) {
+    const link = this.links.get(digest);
+    if (link?.purpose !== purpose || link.usedAt || link.expiresAt <= now) return null;
+    link.usedAt = now;
+    return { ...link };
+  }
+  async markLinkUsed(digest: string, now: Date) {
+    const link = this.links.get(digest);
+    if (link && !link.usedAt) link.usedAt = now;
+  }
+  async linksSentSince(accountId: string, purpose: AccountLinkPurpose, since: Date) {
+    return [...this.links.values()].filter((link) => link.accountId === accountId && link.purpose === purpose && link.createdAt > since).length;
+  }
+  async endLinks(accountId: string, purpose: AccountLinkPurpose, now: Date) {
+    for (const link of this.links.values()) if (link.accountId === accountId && link.purpose === purpose && !link.usedAt) link.usedAt = now;
   }
 }
 
@@ -136,5 +163,52 @@ describe('accounts on a fake store', () => {
     expect(store.rows.get(id)!.faceDescriptorKind).toBe(FACE_DESCRIPTOR_KIND);
     store.rows.get(id)!.faceDescriptorKind = 'an-older-model';
     expect(await accounts.faceReference(id)).toBeNull();
+  });
+});
+
+describe('emailed links on a fake store', () => {
+  function recovery() {
+    const { store, clock, accounts } = setUp();
+    const mail: MailMessage[] = [];
+    const ended: string[] = [];
+    const service = new AccountRecovery({
+      clock,
+      accounts,
+      store,
+      mail: { send: async (messages: MailMessage[]) => void mail.push(...messages) } as unknown as MailService,
+      baseUrl: 'https://verity.test',
+      afterPasswordReset: async (account) => void ended.push(account.svcId),
+    });
+    const secretIn = (message: MailMessage) => decodeURIComponent(/token=([^\s]+)/.exec(message.text)![1]!);
+    return { store, clock, service, mail, ended, secretIn };
+  }
+
+  it('a reset link works once and ends every sign-in; at most one reset mail a minute', async () => {
+    const { store, clock, service, mail, ended, secretIn } = recovery();
+    const id = seeded(store);
+    await service.requestReset({ email: `${id}@example.com` });
+    await service.requestReset({ email: `${id}@example.com` });
+    await service.requestReset({ email: 'nobody@example.com' });
+    expect(mail).toHaveLength(1);
+    const secret = secretIn(mail[0]!);
+    expect(await service.resetLinkUsable(secret)).toBe(true);
+    await expect(service.resetPassword(secret, { password: 'short' })).rejects.toMatchObject({ code: 'validation_error' });
+    expect(await service.resetLinkUsable(secret)).toBe(true); // a refused password leaves the link usable
+    await service.resetPassword(secret, { password: 'a brand new passphrase 7' });
+    expect(ended).toEqual([id]);
+    expect(store.rows.get(id)!.passwordHash).toMatch(/^scrypt\$/);
+    await expect(service.resetPassword(secret, { password: 'another new passphrase 8' })).rejects.toMatchObject({ code: 'invalid_token' });
+    clock.advance(61_000);
+    await service.requestReset({ email: `${id}@example.com` });
+    expect(mail).toHaveLength(2);
+  });
+
+  it('an expired reset link is refused', async () => {
+    const { store, clock, service, mail, secretIn } = recovery();
+    const id = seeded(store);
+    await service.requestReset({ email: `${id}@example.com` });
+    clock.advance(16 * 60_000);
+    expect(await service.resetLinkUsable(secretIn(mail[0]!))).toBe(false);
+    await expect(service.resetPassword(secretIn(mail[0]!), { password: 'a brand new passphrase 7' })).rejects.toMatchObject({ code: 'invalid_token' });
   });
 });

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import type { MailService } from '../mail/index.js';
 import { digestSecret, hashPassword, newSecret } from '../secrets.js';
 import { parseInput } from '../validation.js';
-import { AccountLink, type AccountLinkPurpose } from './entities.js';
-import type { AccountStore } from './store.js';
+import type { AccountLinkPurpose } from './entities.js';
+import type { AccountLinkRecord, AccountStore } from './store.js';
 import { passwordProblem } from './password-policy.js';
 import { createAccountInput, type AccountService } from './service.js';
 
@@ -37,7 +36,6 @@ const emailInput = z.object({ email: z.string().trim().toLowerCase().pipe(z.emai
 export class AccountRecovery {
   constructor(
     private readonly deps: {
-      orm: Orm;
       clock: Clock;
       accounts: AccountService;
       /** The accounts' table (this is the accounts area): the links' account, its address and its password. */
@@ -56,10 +54,8 @@ export class AccountRecovery {
 
   private async createLink(purpose: AccountLinkPurpose, account: { id: string; email: string }, ttlMs: number): Promise<string> {
     const secret = newSecret(purpose === 'verify_email' ? 've' : 'pr');
-    const em = this.deps.orm.em.fork();
     const now = this.now();
-    em.create(AccountLink, { digest: digestSecret(secret), purpose, accountId: account.id, email: account.email, createdAt: now, expiresAt: new Date(now.getTime() + ttlMs) });
-    await em.flush();
+    await this.deps.store.addLink({ digest: digestSecret(secret), purpose, accountId: account.id, email: account.email, createdAt: now, expiresAt: new Date(now.getTime() + ttlMs) });
     return secret;
   }
 
@@ -114,34 +110,28 @@ export class AccountRecovery {
    */
   async verifyEmail(secret: string): Promise<boolean> {
     if (!secret || secret.length > 100) return false;
-    const em = this.deps.orm.em.fork();
-    const link = await em.findOne(AccountLink, { digest: digestSecret(secret), purpose: 'verify_email' });
+    const link = await this.deps.store.link(digestSecret(secret), 'verify_email');
     if (!link || link.expiresAt <= this.now()) return false;
-    await em.nativeUpdate(AccountLink, { digest: link.digest, usedAt: null }, { usedAt: this.now() });
+    await this.deps.store.markLinkUsed(link.digest, this.now());
     return this.markVerified(link);
   }
 
-  private async markVerified(link: AccountLink): Promise<boolean> {
+  private async markVerified(link: AccountLinkRecord): Promise<boolean> {
     // Only the address the link went to: an account whose email changed since is not verified by it.
     return this.deps.store.verifyEmail(link.accountId, link.email, this.now());
   }
 
   /** Uses a link up, once: the row when it was live and of this purpose, else null. */
-  private async claim(purpose: AccountLinkPurpose, secret: string): Promise<AccountLink | null> {
-    if (!secret || secret.length > 100) return null;
-    const em = this.deps.orm.em.fork();
-    const now = this.now();
-    const digest = digestSecret(secret);
-    const claimed = await em.nativeUpdate(AccountLink, { digest, purpose, usedAt: null, expiresAt: { $gt: now } }, { usedAt: now });
-    if (!claimed) return null;
-    return em.findOne(AccountLink, { digest });
+  private claim(purpose: AccountLinkPurpose, secret: string): Promise<AccountLinkRecord | null> {
+    if (!secret || secret.length > 100) return Promise.resolve(null);
+    return this.deps.store.useLink(digestSecret(secret), purpose, this.now());
   }
 
   /** Whether a reset link can still be used (the reset page shows its form only then). */
   async resetLinkUsable(secret: string): Promise<boolean> {
     if (!secret || secret.length > 100) return false;
-    const row = await this.deps.orm.em.fork().findOne(AccountLink, { digest: digestSecret(secret), purpose: 'reset_password', usedAt: null });
-    return !!row && row.expiresAt > this.now();
+    const link = await this.deps.store.link(digestSecret(secret), 'reset_password');
+    return !!link && link.usedAt === null && link.expiresAt > this.now();
   }
 
   /**
@@ -152,7 +142,7 @@ export class AccountRecovery {
     const { email } = parseInput(emailInput, input);
     const account = await this.deps.store.byEmail(email);
     if (!account) return;
-    const recent = await this.deps.orm.em.fork().count(AccountLink, { accountId: account.id, purpose: 'reset_password', createdAt: { $gt: new Date(this.now().getTime() - RESET_MAIL_INTERVAL_MS) } });
+    const recent = await this.deps.store.linksSentSince(account.id, 'reset_password', new Date(this.now().getTime() - RESET_MAIL_INTERVAL_MS));
     if (recent) return;
     const link = this.link('reset-password', await this.createLink('reset_password', account, RESET_LINK_TTL_MS));
     await this.deps.mail.send([
@@ -178,7 +168,7 @@ export class AccountRecovery {
     const account = await this.deps.store.byId(link.accountId);
     if (!account || account.email !== link.email) throw new DomainError('invalid_token', 'this reset link is invalid, used or expired');
     await this.deps.store.setPasswordHash(account.id, passwordHash, null);
-    await this.deps.orm.em.fork().nativeUpdate(AccountLink, { accountId: account.id, purpose: 'reset_password', usedAt: null }, { usedAt: this.now() });
+    await this.deps.store.endLinks(account.id, 'reset_password', this.now());
     await this.markVerified(link);
     await this.deps.afterPasswordReset({ svcId: account.id, email: account.email });
   }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { AccountLinkPurpose } from './entities.js';
 import type { Orm } from '../db/orm.js';
 import { failedWith, preparedQuery, preparedQueryWith, SQLSTATE, sqlDate } from '../db/prepared.js';
 
@@ -29,9 +30,20 @@ export interface LicenseBadgeRecord {
   expireAt: Date | null;
 }
 
+/** A single-use emailed link (verify an address, reset a password) as it is stored: its secret's digest only. */
+export interface AccountLinkRecord {
+  digest: string;
+  purpose: AccountLinkPurpose;
+  accountId: string;
+  /** The address it was sent to: it proves only that one. */
+  email: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
 /**
- * People's accounts (`account`) and their licence badges (`account_license`): the only code that
- * touches those tables. Writes that belong to a caller's transaction (an approved session's
+ * People's accounts (`account`), their licence badges (`account_license`) and emailed links
+ * (`account_link`): the only code that touches those tables. Writes that belong to a caller's transaction (an approved session's
  * identity) take its unit of work, and run as a statement in it.
  */
 export interface AccountStore {
@@ -59,7 +71,38 @@ export interface AccountStore {
    * status and expiry; no numbers.
    */
   licenseSummaries(id: string, now: Date): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]>;
+  addLink(link: Omit<AccountLinkRecord, 'usedAt'> & { createdAt: Date }): Promise<void>;
+  /** The link with this digest and purpose, used or not, expired or not. */
+  link(digest: string, purpose: AccountLinkPurpose): Promise<AccountLinkRecord | null>;
+  /** Uses a live link up, once (one winner when two arrive together): the link, or null when it is used, expired or unknown. */
+  useLink(digest: string, purpose: AccountLinkPurpose, now: Date): Promise<AccountLinkRecord | null>;
+  /** Marks a link used unless it was already (following a verification link again changes nothing). */
+  markLinkUsed(digest: string, now: Date): Promise<void>;
+  /** How many links of this purpose the account was sent since `since`. */
+  linksSentSince(accountId: string, purpose: AccountLinkPurpose, since: Date): Promise<number>;
+  /** Uses up every unused link of this purpose of the account. */
+  endLinks(accountId: string, purpose: AccountLinkPurpose, now: Date): Promise<void>;
 }
+
+const LINK_COLUMNS = 'digest, purpose, account_id, email, expires_at, used_at';
+
+interface LinkRow {
+  digest: string;
+  purpose: AccountLinkPurpose;
+  account_id: string;
+  email: string;
+  expires_at: Date | string;
+  used_at: Date | string | null;
+}
+
+const linkOf = (row: LinkRow): AccountLinkRecord => ({
+  digest: row.digest,
+  purpose: row.purpose,
+  accountId: row.account_id,
+  email: row.email,
+  expiresAt: sqlDate(row.expires_at),
+  usedAt: row.used_at === null ? null : sqlDate(row.used_at),
+});
 
 const ACCOUNT_COLUMNS = 'id, email, password_hash, email_verified_at, display_name, identity_sealed, id_verified, human_verified, identity_verified_at, face_descriptor_sealed, face_descriptor_kind, created_at';
 
@@ -203,5 +246,47 @@ export class PgAccountStore implements AccountStore {
       verifiedFrom: row.verified_from,
       expireAt: nullableDate(row.expire_at),
     }));
+  }
+
+  async addLink(link: Omit<AccountLinkRecord, 'usedAt'> & { createdAt: Date }): Promise<void> {
+    await preparedQuery(this.orm, 'account_link_add', 'insert into account_link (digest, purpose, account_id, email, created_at, expires_at) values ($1, $2, $3, $4, $5, $6)', [
+      link.digest,
+      link.purpose,
+      link.accountId,
+      link.email,
+      link.createdAt,
+      link.expiresAt,
+    ]);
+  }
+
+  async link(digest: string, purpose: AccountLinkPurpose): Promise<AccountLinkRecord | null> {
+    const [row] = await preparedQuery<LinkRow>(this.orm, 'account_link_by_digest', `select ${LINK_COLUMNS} from account_link where digest = $1 and purpose = $2`, [digest, purpose]);
+    return row ? linkOf(row) : null;
+  }
+
+  async useLink(digest: string, purpose: AccountLinkPurpose, now: Date): Promise<AccountLinkRecord | null> {
+    const [row] = await preparedQuery<LinkRow>(this.orm, 'account_link_use', `update account_link set used_at = $3 where digest = $1 and purpose = $2 and used_at is null and expires_at > $3 returning ${LINK_COLUMNS}`, [
+      digest,
+      purpose,
+      now,
+    ]);
+    return row ? linkOf(row) : null;
+  }
+
+  async markLinkUsed(digest: string, now: Date): Promise<void> {
+    await preparedQuery(this.orm, 'account_link_mark_used', 'update account_link set used_at = $2 where digest = $1 and used_at is null', [digest, now]);
+  }
+
+  async linksSentSince(accountId: string, purpose: AccountLinkPurpose, since: Date): Promise<number> {
+    const [row] = await preparedQuery<{ sent: number }>(this.orm, 'account_links_sent_since', 'select count(*)::int as sent from account_link where account_id = $1 and purpose = $2 and created_at > $3', [
+      accountId,
+      purpose,
+      since,
+    ]);
+    return row?.sent ?? 0;
+  }
+
+  async endLinks(accountId: string, purpose: AccountLinkPurpose, now: Date): Promise<void> {
+    await preparedQuery(this.orm, 'account_links_end', 'update account_link set used_at = $3 where account_id = $1 and purpose = $2 and used_at is null', [accountId, purpose, now]);
   }
 }
