@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AccountService } from '../accounts/service.js';
 import { DomainError } from '../errors.js';
 import type { FaceEngine, LivenessAssessment } from '../face-engine.js';
-import { analyseBurst, type BurstAnalysis, type BurstFace, type Gesture } from '../faces/burst.js';
+import { analyseBurst, type BurstAnalysis, type BurstFace } from '../faces/burst.js';
 import { judgeContinuity, type CaptureFrame } from '../faces/continuity.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../../ml/faces/match.js';
 import type { DecodedImage } from '../../ml/image.js';
