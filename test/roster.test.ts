@@ -549,6 +549,9 @@ describe('billing and audit', () => {
     expect(deactivation.before).toMatchObject({ status: 'link_sent' });
     expect(deactivation.after).toMatchObject({ status: 'deactivated' });
     expect(trail[0]!.after).toBeNull();
+    // One member's entries, and a limit: newest first.
+    expect((await service.core.roster.auditTrail(fresh.app.organizationId, { memberId: entry.member_id })).map((row) => row.action)).toEqual(['remove', 'deactivate', 'invite', 'add']);
+    expect((await service.core.roster.auditTrail(fresh.app.organizationId, { limit: 2 })).map((row) => row.action)).toEqual(['remove', 'deactivate']);
   });
 });
 

@@ -9,7 +9,7 @@ import type { MailMessage, MailService } from '../mail/index.js';
 import { digestSecret, newId, newSecret } from '../secrets.js';
 import { parseInput, validationError } from '../validation.js';
 import { billingView, closeFinishedPeriods, trialEnd } from './billing.js';
-import { Member, Organization, RosterAudit, RosterInviteWindow, RosterPlan, RosterSeat, type MemberStatus } from './entities.js';
+import { Member, RosterAudit, RosterInviteWindow, RosterPlan, RosterSeat, type MemberStatus } from './entities.js';
 import { addMembersInput, listMembersQuery, removeMemberQuery, resolveMemberInput, setPlanInput } from './inputs.js';
 import type { z } from 'zod';
 import {
@@ -154,8 +154,9 @@ export class RosterService {
     return em.nativeUpdate(RosterSeat, { memberId: member.memberId, endedAt: null }, { endedAt: this.now() });
   }
 
-  private async organization(em: EntityManager, organizationId: number) {
-    const organization = await em.findOne(Organization, { id: organizationId });
+  /** The organization's id and name; `not_found` when there is none. */
+  private async organization(organizationId: number): Promise<{ id: number; name: string }> {
+    const [organization] = await preparedQuery<{ id: number; name: string }>(this.deps.orm, 'organization_by_id', 'select id, name from organization where id = $1', [organizationId]);
     if (!organization) throw new DomainError('not_found', 'organization not found');
     return organization;
   }
@@ -180,12 +181,13 @@ export class RosterService {
   async listMembers(organizationId: number, query: unknown = {}): Promise<z.output<typeof memberPageWire> & { nextCursor: string | null }> {
     const { limit, cursor } = parseRoster(listMembersQuery, query);
     const afterId = cursor === undefined ? 0 : memberIdOfCursor(cursor);
-    const em = this.em();
-    const organization = await this.organization(em, organizationId);
+    const organization = await this.organization(organizationId);
     // Plain rows, not entities: a roster can hold 100,000 members and hydrating each costs.
-    const rows = await em.getConnection().execute<MemberFields[]>(
+    const rows = await preparedQuery<MemberFields>(
+      this.deps.orm,
+      'member_page',
       `select id, member_id as "memberId", first_name as "firstName", last_name as "lastName", email, role, status, svc_id as "svcId", created_at as "createdAt"
-       from member where organization_id = ? and role = 'member' and id > ? order by id limit ?`,
+       from member where organization_id = $1 and role = 'member' and id > $2 order by id limit $3`,
       [organizationId, afterId, limit + 1],
     );
     const page = rows.slice(0, limit);
@@ -232,9 +234,22 @@ export class RosterService {
 
   /** The audit trail of an organization (newest first), optionally of one member. */
   async auditTrail(organizationId: number, options: { memberId?: string; limit?: number } = {}) {
-    const where = options.memberId ? { organizationId, memberId: options.memberId } : { organizationId };
-    const rows = await this.em().find(RosterAudit, where, { orderBy: { id: 'desc' }, limit: Math.min(options.limit ?? 100, 1000) });
-    return rows.map((row) => ({ id: row.id, member_id: row.memberId ?? null, actor: row.actor, action: row.action, before: row.before ?? null, after: row.after ?? null, created_at: row.createdAt.toISOString() }));
+    const rows = await preparedQuery<{ id: number | string; member_id: string | null; actor: string; action: string; before: unknown; after: unknown; created_at: Date | string }>(
+      this.deps.orm,
+      'roster_audit_trail',
+      `select id, member_id, actor, action, before, after, created_at from roster_audit
+       where organization_id = $1 and ($2::varchar is null or member_id = $2) order by id desc limit $3`,
+      [organizationId, options.memberId ?? null, Math.min(options.limit ?? 100, 1000)],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      member_id: row.member_id,
+      actor: row.actor,
+      action: row.action,
+      before: row.before ?? null,
+      after: row.after ?? null,
+      created_at: sqlDate(row.created_at).toISOString(),
+    }));
   }
 
   // ---- add ----
@@ -249,7 +264,7 @@ export class RosterService {
     // `auto`: an emailed invitation when we notify, else a face link handed back to the caller.
     const method = input.invite === 'auto' ? (input.notify ? 'email' : 'face') : input.invite;
     const em = this.em();
-    const organization = await this.organization(em, caller.organizationId);
+    const organization = await this.organization(caller.organizationId);
     const now = this.now();
     const created: CreatedMemberView[] = [];
     const { firsts, repeats } = firstOfEachEmail(input.members);
@@ -474,7 +489,7 @@ export class RosterService {
         member.activationExpiresAt = link.expiresAt;
         return true;
       });
-      return { member, organizationName: (await this.organization(tx, caller.organizationId)).name };
+      return { member, organizationName: (await this.organization(caller.organizationId)).name };
     });
     await this.deps.mail.send([this.invitationMail(member, organizationName, link)]);
     return { member: memberView(member), activation_link: this.activationUrl(link.token) };
@@ -533,7 +548,7 @@ export class RosterService {
   async setPlan(body: unknown, actor: Actor = 'operator') {
     const input = parseInput(setPlanInput, body);
     const em = this.em();
-    await this.organization(em, input.organizationId);
+    await this.organization(input.organizationId);
     const now = this.now();
     const existing = await em.findOne(RosterPlan, { organizationId: input.organizationId });
     const before = existing ? { plan: existing.plan, price_per_seat: existing.pricePerSeatMinor / 100, currency: existing.currency, trial_ends_at: existing.trialEndsAt?.toISOString() ?? null } : null;
