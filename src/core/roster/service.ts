@@ -9,7 +9,7 @@ import type { MailMessage, MailService } from '../mail/index.js';
 import { digestSecret, newId, newSecret } from '../secrets.js';
 import { parseInput, validationError } from '../validation.js';
 import { billingView, closeFinishedPeriods, trialEnd } from './billing.js';
-import { Member, RosterAudit, RosterInviteWindow, RosterPlan, RosterSeat, type MemberStatus } from './entities.js';
+import { Member, RosterAudit, RosterPlan, RosterSeat, type MemberStatus } from './entities.js';
 import { addMembersInput, listMembersQuery, removeMemberQuery, resolveMemberInput, setPlanInput } from './inputs.js';
 import type { z } from 'zod';
 import {
@@ -423,13 +423,14 @@ export class RosterService {
 
   /** True when this organization permanently removed a member known by `ref` (the audit trail is the tombstone). */
   private async wasRemoved(organizationId: number, ref: string): Promise<boolean> {
-    const value = ref.trim().toLowerCase();
-    const count = await this.em().count(RosterAudit, {
-      organizationId,
-      action: 'remove',
-      $or: [{ memberId: ref.trim() }, { [raw((alias) => `lower(${alias}.before->>'email')`)]: value }, { [raw((alias) => `${alias}.before->>'svc_id'`)]: ref.trim() }],
-    });
-    return count > 0;
+    const rows = await preparedQuery(
+      this.deps.orm,
+      'roster_was_removed',
+      `select 1 from roster_audit where organization_id = $1 and action = 'remove'
+         and (member_id = $2 or lower(before->>'email') = lower($2) or before->>'svc_id' = $2) limit 1`,
+      [organizationId, ref.trim()],
+    );
+    return rows.length > 0;
   }
 
   /**
@@ -460,13 +461,15 @@ export class RosterService {
   private async countInvite(memberPk: number): Promise<void> {
     const now = this.now();
     const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-    const connection = this.em().getConnection();
-    const [row] = await connection.execute<{ count: number }[]>(
-      `insert into roster_invite_window (member_pk, window_start, count) values (?, ?, 1)
+    // This minute's count, and the member's earlier minutes dropped, in one statement.
+    const [row] = await preparedQuery<{ count: number }>(
+      this.deps.orm,
+      'roster_count_invite',
+      `with earlier as (delete from roster_invite_window where member_pk = $1 and window_start < $2)
+       insert into roster_invite_window (member_pk, window_start, count) values ($1, $2, 1)
        on conflict (member_pk, window_start) do update set count = roster_invite_window.count + 1 returning count`,
       [memberPk, windowStart],
     );
-    await this.em().nativeDelete(RosterInviteWindow, { memberPk, windowStart: { $lt: windowStart } });
     if (Number(row!.count) > INVITES_PER_MINUTE) {
       const retryAfterSeconds = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
       throw new DomainError('rate_limited', `at most ${INVITES_PER_MINUTE} invitations per minute for one member; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
@@ -499,10 +502,19 @@ export class RosterService {
 
   /** The member an activation link is for: 404 `invalid_activation` (unknown, used, superseded), 410 `code_expired`. */
   async activationTarget(token: string) {
-    const member = token && token.length <= 100 ? await this.em().findOne(Member, { activationDigest: digestSecret(token) }, { populate: ['organization'] }) : null;
+    const [member] =
+      token && token.length <= 100
+        ? await preparedQuery<{ member_id: string; email: string; first_name: string; status: MemberStatus; activation_expires_at: Date | string | null; organization_name: string }>(
+            this.deps.orm,
+            'member_by_activation_digest',
+            `select m.member_id, m.email, m.first_name, m.status, m.activation_expires_at, o.name as organization_name
+               from member m join organization o on o.id = m.organization_id where m.activation_digest = $1`,
+            [digestSecret(token)],
+          )
+        : [];
     if (!member || !['invited', 'link_sent'].includes(member.status)) throw new DomainError('invalid_activation');
-    if (!member.activationExpiresAt || member.activationExpiresAt <= this.now()) throw new DomainError('code_expired', 'this activation link expired: ask your organization for a new one');
-    return { memberId: member.memberId, email: member.email, firstName: member.firstName, organizationName: member.organization.name };
+    if (!member.activation_expires_at || sqlDate(member.activation_expires_at) <= this.now()) throw new DomainError('code_expired', 'this activation link expired: ask your organization for a new one');
+    return { memberId: member.member_id, email: member.email, firstName: member.first_name, organizationName: member.organization_name };
   }
 
   /**
