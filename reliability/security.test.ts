@@ -432,7 +432,7 @@ describe('timing-safe comparisons (read from the source)', () => {
       ['core/sessions/service.ts', /this\.deps\.store\.claimHandoff\(digestSecret\(code\), digestSecret\(phoneToken\)/],
       ['core/sessions/store.ts', /from verification_session s where s\.token_digest = \$1\s+union all\s+select [^;]*? where h\.phone_token_digest = \$1/],
       ['core/sessions/store.ts', /update session_handoff set claimed_at = \$2, phone_token_digest = \$3 where link_digest = \$1/],
-      ['core/roster/service.ts', /findOne\(Member, \{ activationDigest: digestSecret\(token\)/],
+      ['core/roster/service.ts', /where m\.activation_digest = \$1`,\s+\[digestSecret\(token\)\]/],
       ['core/accounts/recovery.ts', /this\.deps\.store\.link\(digestSecret\(secret\), 'verify_email'\)/],
       ['core/accounts/recovery.ts', /this\.deps\.store\.link\(digestSecret\(secret\), 'reset_password'\)/],
       ['core/accounts/recovery.ts', /this\.deps\.store\.useLink\(digestSecret\(secret\), purpose/],
