@@ -194,6 +194,33 @@ describe('the native recognition net', () => {
   });
 });
 
+describe('the native landmark net', () => {
+  it("gives face-api's own 68 points (to float rounding) for square, tall and wide crops", async () => {
+    const rt = await faceRuntime();
+    for (const [path, h, w] of [
+      [bbt('raj2.png'), 150, 150],
+      [bbt('amy1.png'), 140, 100],
+      [ob('obama_small.jpg'), 90, 160],
+    ] as const) {
+      const { rgb } = await detectionPixels(await sharedImage(path));
+      const image = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
+      const crop = rt.tf.slice(image, [0, 0, 0], [Math.min(h, rgb.height), Math.min(w, rgb.width), 3]) as Tensor3D;
+      try {
+        const expected = (await rt.faceapi.nets.faceLandmark68Net.detectLandmarks(crop as unknown as TNetInput)) as { positions: { x: number; y: number }[] };
+        const found = await rt.landmarks.detect(crop);
+        expect(found).toHaveLength(68);
+        found.forEach((p, i) => {
+          expect(Math.abs(p.x - expected.positions[i]!.x), `${path} point ${i} x`).toBeLessThan(0.01);
+          expect(Math.abs(p.y - expected.positions[i]!.y), `${path} point ${i} y`).toBeLessThan(0.01);
+        });
+      } finally {
+        crop.dispose();
+        image.dispose();
+      }
+    }
+  });
+});
+
 describe('the face worker pool', () => {
   it('never holds the process open: a script that started two workers and used one exits by itself', async () => {
     const module = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);

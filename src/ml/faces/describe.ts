@@ -79,9 +79,7 @@ async function chipLandmarks(rt: FaceRuntime, chipTensor: Tensor3D, chip: Chip, 
   const off = Math.floor((chip.rgb.width - side) / 2);
   const faceTensor = rt.tf.slice(chipTensor, [off, off, 0], [side, side, 3]);
   try {
-    const found = await rt.faceapi.nets.faceLandmark68Net.detectLandmarks(faceTensor as unknown as FaceApi.TNetInput);
-    const one = Array.isArray(found) ? found[0] : found;
-    return one ? one.positions.map((p) => ({ x: p.x + off, y: p.y + off })) : null;
+    return (await rt.landmarks.detect(faceTensor)).map((p) => ({ x: p.x + off, y: p.y + off }));
   } finally {
     faceTensor.dispose();
   }

@@ -1,4 +1,3 @@
-import type * as FaceApi from '@vladmandic/face-api';
 import type { DecodedImage } from '../image.js';
 import { pixels } from '../image.js';
 import { type Box, LEFT_EYE, mean, MOUTH, type Point, RIGHT_EYE, rollDegrees } from './geometry.js';
@@ -80,25 +79,38 @@ function byAreaDescending(a: RawFace, b: RawFace): number {
 
 /** SSD + 68 landmarks on one RGB buffer; coordinates returned relative to the unpadded buffer. */
 async function detectOnce(rt: FaceRuntime, rgb: Rgb, minConfidence: number, border: number): Promise<RawFace[]> {
-  const { tf, faceapi } = rt;
+  const { tf } = rt;
   const input = tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
   try {
-    // face-api's detectAllFaces(SSD).withFaceLandmarks(), with the SSD run natively (ssd-onnx.ts)
-    const detections = (await rt.ssd.locateFaces(input, { minConfidence, maxResults: 20 })).map((detection) => ({ detection }));
-    const results = await new faceapi.DetectAllFaceLandmarksTask(Promise.resolve(detections), input as unknown as FaceApi.TNetInput, false);
-    return results.map((r) => {
-      const b = r.detection.box;
-      const landmarks = r.landmarks.positions.map((p) => ({ x: p.x - border, y: p.y - border }));
-      return {
-        box: { x: b.x - border, y: b.y - border, width: b.width, height: b.height },
-        score: r.detection.score,
-        landmarks,
-        rollDegrees: rollDegrees(landmarks),
-      };
-    });
+    // face-api's detectAllFaces(SSD).withFaceLandmarks(), both nets run natively (ssd-onnx.ts, landmarks-onnx.ts)
+    const faces: RawFace[] = [];
+    for (const detection of await rt.ssd.locateFaces(input, { minConfidence, maxResults: 20 })) {
+      const b = detection.box;
+      const crop = faceCrop(b, rgb.width, rgb.height);
+      if (!crop) continue;
+      const face = tf.slice(input, [crop.y, crop.x, 0], [crop.height, crop.width, 3]);
+      let found: Point[];
+      try {
+        found = await rt.landmarks.detect(face);
+      } finally {
+        face.dispose();
+      }
+      // as face-api's extendWithFaceLandmarks: points on the crop, shifted by the box's own corner
+      const landmarks = found.map((p) => ({ x: p.x + b.x - border, y: p.y + b.y - border }));
+      faces.push({ box: { x: b.x - border, y: b.y - border, width: b.width, height: b.height }, score: detection.score, landmarks, rollDegrees: rollDegrees(landmarks) });
+    }
+    return faces;
   } finally {
     input.dispose();
   }
+}
+
+/** face-api's extractFaceTensors: the box clipped at the image's borders, in whole pixels; null when nothing is left. */
+function faceCrop(box: Box, width: number, height: number): Box | null {
+  const x = Math.max(box.x, 0);
+  const y = Math.max(box.y, 0);
+  const crop = { x: Math.floor(x), y: Math.floor(y), width: Math.floor(Math.min(box.x + box.width - x, width - x)), height: Math.floor(Math.min(box.y + box.height - y, height - y)) };
+  return crop.width > 0 && crop.height > 0 ? crop : null;
 }
 
 /** The face with its box corners and landmarks moved by `map` (a rotation and/or a scale). */

@@ -4,12 +4,13 @@ import type * as FaceApi from '@vladmandic/face-api';
 import type * as Tf from '@tensorflow/tfjs';
 import os from 'node:os';
 import { loadTf, tfBackend, usesNativeTf, type TfModule } from '../tf.js';
+import { onnxLandmarks, type OnnxLandmarks } from './landmarks-onnx.js';
 import { onnxRecognition, type OnnxRecognition } from './recognition-onnx.js';
 import { onnxSsd, type OnnxSsd } from './ssd-onnx.js';
 
 // One face-api instance per thread: the backend, the nets and a warm-up, behind a promise. The
-// SSD detector and the recognition net run on onnxruntime-node (ssd-onnx.ts, recognition-onnx.ts)
-// with face-api's own weights.
+// SSD detector, the landmark net and the recognition net run on onnxruntime-node (ssd-onnx.ts,
+// landmarks-onnx.ts, recognition-onnx.ts) with face-api's own weights.
 
 export type FaceApiModule = typeof FaceApi;
 
@@ -19,6 +20,8 @@ export interface FaceRuntime {
   backend: string;
   /** face-api's SSD MobileNet v1, run natively. */
   ssd: OnnxSsd;
+  /** face-api's 68-point landmark net, run natively. */
+  landmarks: OnnxLandmarks;
   /** face-api's recognition net (the 128-d descriptor), run natively. */
   recognition: OnnxRecognition;
 }
@@ -52,17 +55,18 @@ async function load(threads: number): Promise<FaceRuntime> {
   await faceapi.nets.faceRecognitionNet.loadFromDisk(modelDir);
   await faceapi.nets.ageGenderNet.loadFromDisk(modelDir);
   const ssd = await onnxSsd({ tf, faceapi }, threads);
+  const landmarks = await onnxLandmarks({ tf, faceapi }, threads);
   const recognition = await onnxRecognition({ tf, faceapi }, threads);
-  await warmUp(tf, faceapi, ssd, recognition);
-  return { tf, faceapi, backend: tfBackend(), ssd, recognition };
+  await warmUp(tf, faceapi, ssd, landmarks, recognition);
+  return { tf, faceapi, backend: tfBackend(), ssd, landmarks, recognition };
 }
 
 /** First inference compiles kernels and allocates buffers; pay that at start, not on a request. */
-async function warmUp(tf: TfModule, faceapi: FaceApiModule, ssd: OnnxSsd, recognition: OnnxRecognition): Promise<void> {
+async function warmUp(tf: TfModule, faceapi: FaceApiModule, ssd: OnnxSsd, landmarks: OnnxLandmarks, recognition: OnnxRecognition): Promise<void> {
   const image = tf.zeros([160, 160, 3], 'int32') as unknown as FaceApi.TNetInput;
   try {
     await ssd.locateFaces(image as unknown as Tf.Tensor3D, { minConfidence: 0.99, maxResults: 1 });
-    await faceapi.nets.faceLandmark68Net.detectLandmarks(image);
+    await landmarks.detect(image as unknown as Tf.Tensor3D);
     await recognition.describe(image as unknown as Tf.Tensor3D);
     await faceapi.nets.ageGenderNet.predictAgeAndGender(image);
   } finally {

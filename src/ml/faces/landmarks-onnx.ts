@@ -1,0 +1,99 @@
+import * as ort from 'onnxruntime-node';
+import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
+import { OnnxGraph, convWeights } from '../onnx-writer.js';
+import type { Point } from './geometry.js';
+import { runOnImage } from './onnx-input.js';
+import type { FaceRuntime } from './runtime.js';
+
+// face-api's 68-point landmark net on onnxruntime-node instead of TF.js WASM: the same weights
+// (read from face-api's loaded net), layers, input and output mapping as face-api's
+// FaceLandmark68Net.detectLandmarks, so the points are the same to float rounding. Layers follow
+// face-api's src/faceFeatureExtractor (FaceFeatureExtractor.ts, denseBlock.ts),
+// src/common/depthwiseSeparableConv.ts and src/faceLandmarkNet/FaceLandmark68NetBase.ts.
+
+const INPUT_SIZE = 112;
+/** face-api's per-channel mean (FaceFeatureExtractor.ts). */
+const MEAN_RGB = [122.782, 117.001, 104.298];
+
+interface ConvParams {
+  filters: Tensor;
+  bias: Tensor;
+}
+interface SeparableParams {
+  depthwise_filter: Tensor;
+  pointwise_filter: Tensor;
+  bias: Tensor;
+}
+type DenseBlock = { conv0: ConvParams | SeparableParams } & Record<'conv1' | 'conv2' | 'conv3', SeparableParams>;
+
+function buildGraph(extractor: Record<string, DenseBlock>, fc: { weights: Tensor; bias: Tensor }): Uint8Array {
+  const g = new OnnxGraph();
+  let n = 0;
+  const conv = (x: string, p: ConvParams, stride: number) => {
+    const id = n++;
+    const { dims, data } = convWeights(p.filters);
+    return g.node('Conv', [x, g.weight(`w${id}`, dims, data), g.weight(`b${id}`, [dims[0]!], Float32Array.from(p.bias.dataSync()))], { auto_pad: 'SAME_UPPER', strides: [stride, stride] });
+  };
+  /** common/depthwiseSeparableConv.ts: depthwise 3x3 ('same', stride), pointwise 1x1, + bias; no activation. */
+  const separable = (x: string, p: SeparableParams, stride: number) => {
+    const id = n++;
+    const [kh, kw, channels] = p.depthwise_filter.shape as [number, number, number];
+    // [kh, kw, c, 1] read as a conv's [1, c, kh, kw] is, in memory, the depthwise [c, 1, kh, kw]
+    const depthwise = g.node('Conv', [x, g.weight(`d${id}`, [channels, 1, kh, kw], convWeights(p.depthwise_filter).data)], { auto_pad: 'SAME_UPPER', strides: [stride, stride], group: channels });
+    return conv(depthwise, { filters: p.pointwise_filter, bias: p.bias }, 1);
+  };
+  const relu = (x: string) => g.node('Relu', [x]);
+  const add = (...xs: string[]) => xs.reduce((sum, x) => g.node('Add', [sum, x]));
+  /** denseBlock.ts denseBlock4 (scaling down): each conv sees the sum of the ones before it. */
+  const denseBlock = (x: string, p: DenseBlock, first: boolean) => {
+    const out1 = relu(first ? conv(x, p.conv0 as ConvParams, 2) : separable(x, p.conv0 as SeparableParams, 2));
+    const out2 = separable(out1, p.conv1, 1);
+    const out3 = separable(relu(add(out1, out2)), p.conv2, 1);
+    const out4 = separable(relu(add(out1, out2, out3)), p.conv3, 1);
+    return relu(add(out1, out2, out3, out4));
+  };
+  let x = g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] });
+  for (const [i, block] of ['dense0', 'dense1', 'dense2', 'dense3'].entries()) x = denseBlock(x, extractor[block]!, i === 0);
+  const pooled = g.node('Flatten', [g.node('AveragePool', [x], { kernel_shape: [7, 7], strides: [2, 2] })]);
+  const bias = g.weight('fc_bias', [fc.bias.shape[0]!], Float32Array.from(fc.bias.dataSync()));
+  g.node('Add', [g.node('MatMul', [pooled, g.weight('fc', fc.weights.shape, Float32Array.from(fc.weights.dataSync()))]), bias], {}, 'landmarks');
+  return g.toModel({ name: 'input', dims: [1, INPUT_SIZE, INPUT_SIZE, 3] }, ['landmarks']);
+}
+
+export interface OnnxLandmarks {
+  /** face-api's `faceLandmark68Net.detectLandmarks(face).positions` for one face crop, natively: 68 points in the crop's pixels. */
+  detect(face: Tensor3D): Promise<Point[]>;
+}
+
+/** Builds the landmark net's ONNX graph from face-api's loaded weights and opens a session on it. */
+export async function onnxLandmarks(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: number): Promise<OnnxLandmarks> {
+  const { tf, faceapi } = rt;
+  const net = faceapi.nets.faceLandmark68Net as unknown as { params: { fc: { weights: Tensor; bias: Tensor } }; faceFeatureExtractor: { params: Record<string, DenseBlock> } };
+  const session = await ort.InferenceSession.create(buildGraph(net.faceFeatureExtractor.params, net.params.fc), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  return {
+    async detect(face) {
+      const [height, width] = face.shape;
+      // NetInput.toBatchTensor(112, true): zeros on both sides to square, bilinear to 112; minus the mean, / 255
+      const batch = tf.tidy(() => {
+        let img = tf.cast(face, 'float32') as Tensor3D;
+        if (height !== width) {
+          const diff = Math.abs(height - width);
+          const after = Math.round(diff * 0.5);
+          const before = diff - after;
+          const axis = height > width ? 1 : 0;
+          const zeros = (k: number) => tf.zeros(axis === 1 ? [height, k, 3] : [k, width, 3], 'float32');
+          img = tf.concat(before ? [zeros(before), img, zeros(after)] : [img, zeros(after)], axis) as Tensor3D;
+        }
+        if (img.shape[0] !== INPUT_SIZE) img = tf.image.resizeBilinear(img, [INPUT_SIZE, INPUT_SIZE], false, false);
+        return tf.div(tf.sub(img, tf.tensor1d(MEAN_RGB)), 255);
+      });
+      const out = (await runOnImage(session, batch, INPUT_SIZE)).landmarks!.data as Float32Array;
+      // FaceLandmark68NetBase.postProcess, then FaceLandmarks68's relative -> crop pixels
+      const scale = INPUT_SIZE / Math.max(width, height);
+      const [w, h] = [width * scale, height * scale];
+      const padX = w < h ? Math.abs(w - h) / 2 : 0;
+      const padY = h < w ? Math.abs(w - h) / 2 : 0;
+      return Array.from({ length: 68 }, (_, i) => ({ x: ((out[2 * i]! * INPUT_SIZE - padX) / w) * width, y: ((out[2 * i + 1]! * INPUT_SIZE - padY) / h) * height }));
+    },
+  };
+}
