@@ -8,9 +8,11 @@ import type { TNetInput } from '@vladmandic/face-api';
 import { detectionPixels } from '../src/ml/faces/detect.js';
 import { FaceWorkerPool } from '../src/ml/faces/pool.js';
 import { faceRuntime } from '../src/ml/faces/runtime.js';
+import { QUICK_SIDE } from '../src/ml/faces/quick.js';
 import { faceWork } from '../src/ml/faces/work.js';
 import { loadTf } from '../src/ml/tf.js';
-import { hasSharedData, sharedImage, syntheticNoFace, turned90 } from './helpers/faces.js';
+import { hasSharedData, sharedImage, syntheticNoFace, turned, turned90 } from './helpers/faces.js';
+import { findUprightFaceQuickly } from '../src/ml/faces/quick.js';
 
 // Real models on the WASM (or native) backend. Kept to a handful of images: the machine is
 // shared; scripts/eval-faces.ts runs the full pair sets.
@@ -149,6 +151,17 @@ describe.skipIf(!hasSharedData)('face models on the shared evaluation images', (
   });
 });
 
+type Detection = { score: number; box: { x: number; y: number; width: number; height: number } };
+/** The same detections, in the same order, to float rounding. */
+function expectSameDetections(found: Detection[], expected: Detection[], path: string): void {
+  expect(found.length, path).toBe(expected.length);
+  found.forEach((face, i) => {
+    const want = expected[i]!;
+    expect(Math.abs(face.score - want.score), path).toBeLessThan(1e-3);
+    for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(face.box[k] - want.box[k]), `${path} ${k}`).toBeLessThan(0.05);
+  });
+}
+
 describe('the native SSD detector', () => {
   it("finds exactly face-api's own SSD detections (same boxes and scores to float rounding), on faces and on no-face pictures", async () => {
     const rt = await faceRuntime();
@@ -158,17 +171,66 @@ describe('the native SSD detector', () => {
       try {
         const options = { minConfidence: 0.5, maxResults: 20 };
         const expected = await rt.faceapi.nets.ssdMobilenetv1.locateFaces(input as unknown as TNetInput, options);
-        const found = await rt.ssd.locateFaces(input, options);
-        expect(found.length, path).toBe(expected.length);
-        found.forEach((face, i) => {
-          const want = expected[i]!;
-          expect(Math.abs(face.score - want.score), path).toBeLessThan(1e-3);
-          for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(face.box[k] - want.box[k]), `${path} ${k}`).toBeLessThan(0.05);
-        });
+        expectSameDetections(await rt.ssd.locateFaces(input, options), expected, path);
       } finally {
         input.dispose();
       }
     }
+  });
+});
+
+describe('the native tiny detector', () => {
+  it("finds exactly face-api's own tiny-detector detections (same boxes and scores to float rounding)", async () => {
+    const rt = await faceRuntime();
+    for (const path of [ob('obama.jpg'), bbt('group_bbt4.jpg'), bbt('amy1.png'), 'no-face-negatives/object_mask_blue.jpg']) {
+      const { rgb } = await detectionPixels(await sharedImage(path));
+      const input = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
+      try {
+        const expected = await rt.faceapi.nets.tinyFaceDetector.locateFaces(input as unknown as TNetInput, new rt.faceapi.TinyFaceDetectorOptions({ inputSize: QUICK_SIDE, scoreThreshold: 0.3 }));
+        expectSameDetections(await rt.tiny.locateFaces(input, { scoreThreshold: 0.3 }), expected, path);
+      } finally {
+        input.dispose();
+      }
+    }
+  });
+});
+
+describe.skipIf(!hasSharedData)('the quick way to a face match', () => {
+  const quickly = async (image: Awaited<ReturnType<typeof sharedImage>>) => {
+    const { rgb, scale } = await detectionPixels(image);
+    return findUprightFaceQuickly(await faceRuntime(), rgb, scale);
+  };
+
+  it('takes a plainly upright face, and describes it as the same person as the full way does', async () => {
+    const work = faceWork(await faceRuntime());
+    for (const path of [ob('obama2.jpg'), bbt('penny4.png'), ob('rose_leslie_2.jpg')]) {
+      const image = await sharedImage(path);
+      expect(await quickly(image), path).not.toBeNull();
+      const fast = await work.describeLargestFace(image, { quick: true });
+      const full = await work.describeLargestFace(image);
+      expect(faceDistance(fast!.descriptor, full!.descriptor), path).toBeLessThan(0.2);
+    }
+  });
+
+  it('leaves a face turned upside down or on its side to the full way, which still finds the person', async () => {
+    const work = faceWork(await faceRuntime());
+    // the tiny detector fires on these turned faces and the landmark net draws an upright face on them
+    for (const [path, degrees] of [
+      [ob('knn_test_obama1.jpg'), 180],
+      ['passporteye-mrz/tests_passport-td3.jpg', 90],
+      [bbt('expr_angry.jpg'), 180],
+    ] as const) {
+      const image = await turned(path, degrees);
+      expect(await quickly(image), `${path} ${degrees}`).toBeNull();
+    }
+    const upright = await work.describeLargestFace(await sharedImage(ob('knn_test_obama1.jpg')), { quick: true });
+    const upsideDown = await work.describeLargestFace(await turned(ob('knn_test_obama1.jpg'), 180), { quick: true });
+    expect(faceSimilarity(upsideDown!.descriptor, upright!.descriptor)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
+  });
+
+  it('finds nothing on pictures without a face', async () => {
+    for (const path of ['no-face-negatives/object_mask_blue.jpg', 'no-face-negatives/landscape_view.jpg', 'no-face-negatives/object_dome_pacman.jpg']) expect(await quickly(await sharedImage(path)), path).toBeNull();
+    expect(await quickly(await syntheticNoFace())).toBeNull();
   });
 });
 

@@ -1,5 +1,5 @@
 import type { DecodedImage } from '../ml/image.js';
-import type { DetectedFace, DetectOptions, FaceBox, FaceDescription } from '../ml/faces/index.js';
+import type { DescribeOptions, DetectedFace, DetectOptions, FaceBox, FaceDescription } from '../ml/faces/index.js';
 import type { HeadPose, LivenessAssessment } from '../ml/liveness/index.js';
 import type { Models } from './models.js';
 
@@ -16,7 +16,7 @@ export interface FaceEngine {
   /** Every face, largest first (landmarks as found by the detector). */
   detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;
   /** The largest usable face with its 128-d descriptor and refined landmarks; null when none. */
-  describeLargestFace(image: DecodedImage): Promise<FaceDescription | null>;
+  describeLargestFace(image: DecodedImage, options?: DescribeOptions): Promise<FaceDescription | null>;
   /** A JPEG crop of a face (a document portrait). */
   cropFace(image: DecodedImage, box: FaceBox, options?: { margin?: number; maxSide?: number }): Promise<Buffer>;
   /** Passive liveness: learned models plus explained pixel evidence; with the other frames of a burst (and their faces), the model's score is the median over all. */
@@ -29,7 +29,7 @@ export interface FaceEngine {
 export function modelFaceEngine(models: Models): FaceEngine {
   return {
     detectFaces: async (image, options) => (await models.faces()).detectFaces(image, options),
-    describeLargestFace: async (image) => (await models.faces()).describeLargestFace(image),
+    describeLargestFace: async (image, options) => (await models.faces()).describeLargestFace(image, options),
     cropFace: async (image, box, options) => (await models.faces()).cropFace(image, box, options),
     assessLiveness: async (image, others) => (await models.liveness()).assess(image, { frames: others?.map((other) => ({ image: other.image, box: other.face })) }),
     headPose: async (image, face) => (await models.liveness()).headPose(image, face),

@@ -90,7 +90,7 @@ export function timedModels(models: Models, observe: (model: string, seconds: nu
         backend: faces.backend,
         wasm: faces.wasm,
         detectFaces: (image, options) => time('face_detect', () => faces.detectFaces(image, options)),
-        describeLargestFace: (image) => time('face_describe', () => faces.describeLargestFace(image)),
+        describeLargestFace: (image, options) => time('face_describe', () => faces.describeLargestFace(image, options)),
         cropFace: (image, box, options) => faces.cropFace(image, box, options),
         close: () => faces.close(),
       };

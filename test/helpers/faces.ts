@@ -15,10 +15,15 @@ export function sharedImage(path: string): Promise<DecodedImage> {
 }
 
 /** A copy turned by 90 degrees clockwise, in memory only (EXIF applied first, then dropped). */
-export async function turned90(path: string): Promise<DecodedImage> {
+export function turned90(path: string): Promise<DecodedImage> {
+  return turned(path, 90);
+}
+
+/** A copy turned clockwise by a multiple of 90 degrees, in memory only (EXIF applied first, then dropped). */
+export async function turned(path: string, degrees: 90 | 180 | 270): Promise<DecodedImage> {
   const bytes = await sharp(readFileSync(`${SHARED_DATA}${path}`))
     .autoOrient()
-    .rotate(90)
+    .rotate(degrees)
     .jpeg({ quality: 92 })
     .toBuffer();
   return decodeImage(bytes);

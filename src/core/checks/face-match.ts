@@ -25,9 +25,9 @@ export async function descriptorOf(engine: FaceEngine, image: DecodedImage, fiel
   return (await describedFace(engine, image, field)).descriptor;
 }
 
-/** The largest usable face of an image, described, or 422 no_face naming the image. */
+/** The largest usable face of an image, described (found the quick way when plainly upright), or 422 no_face naming the image. */
 export async function describedFace(engine: FaceEngine, image: DecodedImage, field: string): Promise<FaceDescription> {
-  const face = await engine.describeLargestFace(image);
+  const face = await engine.describeLargestFace(image, { quick: true });
   if (!face) throw new DomainError('no_face', `no usable face in ${field}: send a sharp, well-lit, front-facing photo`);
   return face;
 }

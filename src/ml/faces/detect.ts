@@ -106,7 +106,7 @@ async function detectOnce(rt: FaceRuntime, rgb: Rgb, minConfidence: number, bord
 }
 
 /** face-api's extractFaceTensors: the box clipped at the image's borders, in whole pixels; null when nothing is left. */
-function faceCrop(box: Box, width: number, height: number): Box | null {
+export function faceCrop(box: Box, width: number, height: number): Box | null {
   const x = Math.max(box.x, 0);
   const y = Math.max(box.y, 0);
   const crop = { x: Math.floor(x), y: Math.floor(y), width: Math.floor(Math.min(box.x + box.width - x, width - x)), height: Math.floor(Math.min(box.y + box.height - y, height - y)) };
@@ -126,7 +126,7 @@ function mapFace(face: RawFace, map: (p: Point) => Point): RawFace {
   };
 }
 
-function toOriginal(face: RawFace, turns: QuarterTurns, w: number, h: number, scale: number): RawFace {
+export function toOriginal(face: RawFace, turns: QuarterTurns, w: number, h: number, scale: number): RawFace {
   // (w, h) is the size of the UNturned buffer; the turned one is (h, w) for odd turns.
   return mapFace(face, (p) => {
     const q = unturnPoint(p, turns, w, h);

@@ -42,6 +42,15 @@ export interface DetectOptions {
   upright?: QuarterTurns;
 }
 
+export interface DescribeOptions {
+  /**
+   * The caller needs the descriptor, landmarks and quality only (a face match), not the SSD's own
+   * box: a plainly upright face may then be found the quick way (quick.ts), its box derived from
+   * its landmarks. Bursts leave it off: their boxes are compared frame to frame.
+   */
+  quick?: boolean;
+}
+
 export interface FaceModels {
   backend: string; // 'tensorflow' | 'wasm' | 'cpu'
   /** On the WASM backend, the features the nets run with (simd, threads). */
@@ -49,7 +58,7 @@ export interface FaceModels {
   /** Every face, largest first. Detection runs on a downscaled copy (long side ~640) for speed, boxes mapped back. */
   detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;
   /** The largest face with its descriptor, computed on an aligned crop taken from the FULL-resolution image; null when there is no usable face. */
-  describeLargestFace(image: DecodedImage): Promise<FaceDescription | null>;
+  describeLargestFace(image: DecodedImage, options?: DescribeOptions): Promise<FaceDescription | null>;
   /** A tight JPEG crop (with margin) of a face, for a document portrait. */
   cropFace(image: DecodedImage, box: FaceBox, options?: { margin?: number; maxSide?: number }): Promise<Buffer>;
   close(): Promise<void>;
@@ -68,7 +77,7 @@ function sharedEngine(): Promise<FaceWork & { backend: string; wasm: string | un
         backend: rt.backend,
         wasm: tfWasmFeatures(),
         detectFaces: (image: DecodedImage, options?: DetectOptions) => queue.run(() => work.detectFaces(image, options)),
-        describeLargestFace: (image: DecodedImage) => queue.run(() => work.describeLargestFace(image)),
+        describeLargestFace: (image: DecodedImage, options?: DescribeOptions) => queue.run(() => work.describeLargestFace(image, options)),
       };
     }
     return FaceWorkerPool.start();
@@ -107,7 +116,7 @@ export async function loadFaceModels(): Promise<FaceModels> {
     backend: work.backend,
     wasm: work.wasm,
     detectFaces: (image, options) => guard(() => work.detectFaces(image, options)),
-    describeLargestFace: (image) => guard(() => work.describeLargestFace(image)),
+    describeLargestFace: (image, options) => guard(() => work.describeLargestFace(image, options)),
     cropFace: (image, box, options) => cropFaceJpeg(image, box, options),
     close: async () => {
       closed = true;

@@ -2,7 +2,7 @@ import * as ort from 'onnxruntime-node';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph, convWeights } from '../onnx-writer.js';
 import type { Point } from './geometry.js';
-import { runOnImage } from './onnx-input.js';
+import { type ConvParams, depthwiseWeights, runOnImage, type SeparableParams, squared } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's 68-point landmark net on onnxruntime-node instead of TF.js WASM: the same weights
@@ -15,15 +15,6 @@ const INPUT_SIZE = 112;
 /** face-api's per-channel mean (FaceFeatureExtractor.ts). */
 const MEAN_RGB = [122.782, 117.001, 104.298];
 
-interface ConvParams {
-  filters: Tensor;
-  bias: Tensor;
-}
-interface SeparableParams {
-  depthwise_filter: Tensor;
-  pointwise_filter: Tensor;
-  bias: Tensor;
-}
 type DenseBlock = { conv0: ConvParams | SeparableParams } & Record<'conv1' | 'conv2' | 'conv3', SeparableParams>;
 
 function buildGraph(extractor: Record<string, DenseBlock>, fc: { weights: Tensor; bias: Tensor }): Uint8Array {
@@ -37,9 +28,8 @@ function buildGraph(extractor: Record<string, DenseBlock>, fc: { weights: Tensor
   /** common/depthwiseSeparableConv.ts: depthwise 3x3 ('same', stride), pointwise 1x1, + bias; no activation. */
   const separable = (x: string, p: SeparableParams, stride: number) => {
     const id = n++;
-    const [kh, kw, channels] = p.depthwise_filter.shape as [number, number, number];
-    // [kh, kw, c, 1] read as a conv's [1, c, kh, kw] is, in memory, the depthwise [c, 1, kh, kw]
-    const depthwise = g.node('Conv', [x, g.weight(`d${id}`, [channels, 1, kh, kw], convWeights(p.depthwise_filter).data)], { auto_pad: 'SAME_UPPER', strides: [stride, stride], group: channels });
+    const { dims, data } = depthwiseWeights(p.depthwise_filter);
+    const depthwise = g.node('Conv', [x, g.weight(`d${id}`, dims, data)], { auto_pad: 'SAME_UPPER', strides: [stride, stride], group: dims[0]! });
     return conv(depthwise, { filters: p.pointwise_filter, bias: p.bias }, 1);
   };
   const relu = (x: string) => g.node('Relu', [x]);
@@ -73,20 +63,8 @@ export async function onnxLandmarks(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, thr
   return {
     async detect(face) {
       const [height, width] = face.shape;
-      // NetInput.toBatchTensor(112, true): zeros on both sides to square, bilinear to 112; minus the mean, / 255
-      const batch = tf.tidy(() => {
-        let img = tf.cast(face, 'float32') as Tensor3D;
-        if (height !== width) {
-          const diff = Math.abs(height - width);
-          const after = Math.round(diff * 0.5);
-          const before = diff - after;
-          const axis = height > width ? 1 : 0;
-          const zeros = (k: number) => tf.zeros(axis === 1 ? [height, k, 3] : [k, width, 3], 'float32');
-          img = tf.concat(before ? [zeros(before), img, zeros(after)] : [img, zeros(after)], axis) as Tensor3D;
-        }
-        if (img.shape[0] !== INPUT_SIZE) img = tf.image.resizeBilinear(img, [INPUT_SIZE, INPUT_SIZE], false, false);
-        return tf.div(tf.sub(img, tf.tensor1d(MEAN_RGB)), 255);
-      });
+      // NetInput.toBatchTensor(112, true), minus the mean, / 255
+      const batch = tf.tidy(() => tf.div(tf.sub(squared(tf, face, INPUT_SIZE, true), tf.tensor1d(MEAN_RGB)), 255));
       const out = (await runOnImage(session, batch, INPUT_SIZE)).landmarks!.data as Float32Array;
       // FaceLandmark68NetBase.postProcess, then FaceLandmarks68's relative -> crop pixels
       const scale = INPUT_SIZE / Math.max(width, height);

@@ -3,7 +3,7 @@ import type { DecodedImage } from '../image.js';
 import type { Box } from '../liveness/evidence.js';
 import type { HeadPose, LivenessAssessment } from '../liveness/index.js';
 import { type Unnumbered, WorkerPool } from '../worker-pool.js';
-import type { DetectedFace, DetectOptions, FaceDescription } from './index.js';
+import type { DescribeOptions, DetectedFace, DetectOptions, FaceDescription } from './index.js';
 import type { FaceWork } from './work.js';
 import type { FaceRequest, FaceWorkerInfo } from './worker.js';
 
@@ -41,8 +41,8 @@ export class FaceWorkerPool implements FaceWork {
     return this.pool.send({ op: 'detect', image, options }) as Promise<DetectedFace[]>;
   }
 
-  describeLargestFace(image: DecodedImage): Promise<FaceDescription | null> {
-    return this.pool.send({ op: 'describe', image }) as Promise<FaceDescription | null>;
+  describeLargestFace(image: DecodedImage, options?: DescribeOptions): Promise<FaceDescription | null> {
+    return this.pool.send({ op: 'describe', image, options }) as Promise<FaceDescription | null>;
   }
 
   assess(image: DecodedImage, frames: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment> {

@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph, convWeights } from '../onnx-writer.js';
-import { runOnImage } from './onnx-input.js';
+import { runOnImage, squared } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's face recognition net (a ResNet-34-like, dlib's 128-d descriptor) on onnxruntime-node
@@ -92,21 +92,8 @@ export async function onnxRecognition(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, t
   const session = await ort.InferenceSession.create(buildGraph(params), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   return {
     async describe(crop) {
-      const [height, width] = crop.shape;
-      // face-api's NetInput.toBatchTensor(150, true): zeros on both sides to square, bilinear to 150; minus the mean, / 255
-      const batch = tf.tidy(() => {
-        let img = tf.cast(crop, 'float32') as Tensor3D;
-        if (height !== width) {
-          const diff = Math.abs(height - width);
-          const after = Math.round(diff * 0.5);
-          const before = diff - after;
-          const axis = height > width ? 1 : 0;
-          const zeros = (k: number) => tf.zeros(axis === 1 ? [height, k, 3] : [k, width, 3], 'float32');
-          img = tf.concat(before ? [zeros(before), img, zeros(after)] : [img, zeros(after)], axis) as Tensor3D;
-        }
-        if (img.shape[0] !== INPUT_SIZE) img = tf.image.resizeBilinear(img, [INPUT_SIZE, INPUT_SIZE], false, false);
-        return tf.div(tf.sub(img, tf.tensor1d(MEAN_RGB)), 255);
-      });
+      // face-api's NetInput.toBatchTensor(150, true), minus the mean, / 255
+      const batch = tf.tidy(() => tf.div(tf.sub(squared(tf, crop, INPUT_SIZE, true), tf.tensor1d(MEAN_RGB)), 255));
       const out = await runOnImage(session, batch, INPUT_SIZE);
       return Float32Array.from(out.descriptor!.data as Float32Array);
     },

@@ -6,11 +6,13 @@ import os from 'node:os';
 import { loadTf, tfBackend, usesNativeTf, type TfModule } from '../tf.js';
 import { onnxLandmarks, type OnnxLandmarks } from './landmarks-onnx.js';
 import { onnxRecognition, type OnnxRecognition } from './recognition-onnx.js';
+import { QUICK_SIDE } from './quick.js';
 import { onnxSsd, type OnnxSsd } from './ssd-onnx.js';
+import { onnxTinyDetector, type OnnxTinyDetector } from './tiny-onnx.js';
 
 // One face-api instance per thread: the backend, the nets and a warm-up, behind a promise. The
-// SSD detector, the landmark net and the recognition net run on onnxruntime-node (ssd-onnx.ts,
-// landmarks-onnx.ts, recognition-onnx.ts) with face-api's own weights.
+// detectors (SSD, tiny), the landmark net and the recognition net run on onnxruntime-node
+// (ssd-onnx.ts, tiny-onnx.ts, landmarks-onnx.ts, recognition-onnx.ts) with face-api's own weights.
 
 export type FaceApiModule = typeof FaceApi;
 
@@ -20,6 +22,8 @@ export interface FaceRuntime {
   backend: string;
   /** face-api's SSD MobileNet v1, run natively. */
   ssd: OnnxSsd;
+  /** face-api's tiny face detector, run natively: the quick first look of quick.ts. */
+  tiny: OnnxTinyDetector;
   /** face-api's 68-point landmark net, run natively. */
   landmarks: OnnxLandmarks;
   /** face-api's recognition net (the 128-d descriptor), run natively. */
@@ -54,18 +58,21 @@ async function load(threads: number): Promise<FaceRuntime> {
   await faceapi.nets.faceLandmark68Net.loadFromDisk(modelDir);
   await faceapi.nets.faceRecognitionNet.loadFromDisk(modelDir);
   await faceapi.nets.ageGenderNet.loadFromDisk(modelDir);
+  await faceapi.nets.tinyFaceDetector.loadFromDisk(modelDir);
   const ssd = await onnxSsd({ tf, faceapi }, threads);
+  const tiny = await onnxTinyDetector({ tf, faceapi }, threads, QUICK_SIDE);
   const landmarks = await onnxLandmarks({ tf, faceapi }, threads);
   const recognition = await onnxRecognition({ tf, faceapi }, threads);
-  await warmUp(tf, faceapi, ssd, landmarks, recognition);
-  return { tf, faceapi, backend: tfBackend(), ssd, landmarks, recognition };
+  await warmUp(tf, faceapi, { ssd, tiny, landmarks, recognition });
+  return { tf, faceapi, backend: tfBackend(), ssd, tiny, landmarks, recognition };
 }
 
 /** First inference compiles kernels and allocates buffers; pay that at start, not on a request. */
-async function warmUp(tf: TfModule, faceapi: FaceApiModule, ssd: OnnxSsd, landmarks: OnnxLandmarks, recognition: OnnxRecognition): Promise<void> {
+async function warmUp(tf: TfModule, faceapi: FaceApiModule, { ssd, tiny, landmarks, recognition }: Pick<FaceRuntime, 'ssd' | 'tiny' | 'landmarks' | 'recognition'>): Promise<void> {
   const image = tf.zeros([160, 160, 3], 'int32') as unknown as FaceApi.TNetInput;
   try {
     await ssd.locateFaces(image as unknown as Tf.Tensor3D, { minConfidence: 0.99, maxResults: 1 });
+    await tiny.locateFaces(image as unknown as Tf.Tensor3D, { scoreThreshold: 0.99 });
     await landmarks.detect(image as unknown as Tf.Tensor3D);
     await recognition.describe(image as unknown as Tf.Tensor3D);
     await faceapi.nets.ageGenderNet.predictAgeAndGender(image);

@@ -2,7 +2,7 @@ import * as ort from 'onnxruntime-node';
 import type * as FaceApi from '@vladmandic/face-api';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph, convWeights } from '../onnx-writer.js';
-import { runOnImage } from './onnx-input.js';
+import { runOnImage, squared } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's SSD MobileNet v1 face detector on onnxruntime-node instead of TF.js WASM: the same
@@ -102,16 +102,8 @@ export async function onnxSsd(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: 
   return {
     async locateFaces(input, { minConfidence, maxResults }) {
       const [height, width] = input.shape;
-      // face-api's NetInput.toBatchTensor(512, false): zeros appended to square, bilinear to 512; then -1..1
-      const batch = tf.tidy(() => {
-        let img = tf.cast(input, 'float32') as Tensor3D;
-        if (height !== width) {
-          const pad = Math.abs(height - width);
-          img = tf.concat([img, tf.zeros(height > width ? [height, pad, 3] : [pad, width, 3], 'float32')], height > width ? 1 : 0) as Tensor3D;
-        }
-        if (img.shape[0] !== INPUT_SIZE) img = tf.image.resizeBilinear(img, [INPUT_SIZE, INPUT_SIZE], false, false);
-        return tf.sub(tf.div(img, 127.5), 1);
-      });
+      // face-api's NetInput.toBatchTensor(512, false), then -1..1
+      const batch = tf.tidy(() => tf.sub(tf.div(squared(tf, input, INPUT_SIZE, false), 127.5), 1));
       const out = await runOnImage(session, batch, INPUT_SIZE);
       const encodings = out.boxes!.data as Float32Array;
       const logits = out.classes!.data as Float32Array;

@@ -1,7 +1,8 @@
 import type { DecodedImage } from '../image.js';
 import { describe } from './describe.js';
 import { detectionPixels, findFaces, type RawFace } from './detect.js';
-import type { DetectedFace, DetectOptions, FaceDescription } from './index.js';
+import { findUprightFaceQuickly } from './quick.js';
+import type { DescribeOptions, DetectedFace, DetectOptions, FaceDescription } from './index.js';
 import type { FaceRuntime } from './runtime.js';
 
 // The two inferences a face-models handle offers, on one runtime: run in-process or inside a
@@ -9,7 +10,7 @@ import type { FaceRuntime } from './runtime.js';
 
 export interface FaceWork {
   detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;
-  describeLargestFace(image: DecodedImage): Promise<FaceDescription | null>;
+  describeLargestFace(image: DecodedImage, options?: DescribeOptions): Promise<FaceDescription | null>;
 }
 
 export function faceWork(rt: FaceRuntime): FaceWork {
@@ -19,8 +20,10 @@ export function faceWork(rt: FaceRuntime): FaceWork {
   };
   return {
     detectFaces: async (image, options) => (await detect(image, options)).map(publicFace),
-    describeLargestFace: async (image) => {
-      const largest = (await detect(image))[0];
+    describeLargestFace: async (image, options = {}) => {
+      const { rgb, scale } = await detectionPixels(image);
+      const quick = options.quick ? await findUprightFaceQuickly(rt, rgb, scale) : null;
+      const largest = quick ?? (await findFaces(rt, rgb, scale))[0];
       if (!largest) return null;
       const described = await describe(rt, image, largest);
       if (!described) return null;

@@ -4,7 +4,7 @@ import { livenessWork, type LivenessWork } from '../liveness/index.js';
 import { livenessGraphs } from '../liveness/models.js';
 import { tfWasmFeatures } from '../tf.js';
 import { serveRequests } from '../worker-pool.js';
-import type { DetectOptions } from './index.js';
+import type { DescribeOptions, DetectOptions } from './index.js';
 import { faceRuntime } from './runtime.js';
 import { faceWork } from './work.js';
 
@@ -14,7 +14,7 @@ import { faceWork } from './work.js';
 
 export type FaceRequest =
   | { id: number; op: 'detect'; image: DecodedImage; options?: DetectOptions }
-  | { id: number; op: 'describe'; image: DecodedImage }
+  | { id: number; op: 'describe'; image: DecodedImage; options?: DescribeOptions }
   | { id: number; op: 'assess'; image: DecodedImage; frames: { image: DecodedImage; box: Box }[] }
   | { id: number; op: 'headPose'; image: DecodedImage; box: Box }
   | { id: number; op: 'warmLiveness' };
@@ -43,7 +43,7 @@ await serveRequests<FaceRequest>(async (data) => {
         case 'detect':
           return work.detectFaces(receivedImage(request.image), request.options);
         case 'describe':
-          return work.describeLargestFace(receivedImage(request.image));
+          return work.describeLargestFace(receivedImage(request.image), request.options);
         case 'assess':
           return (await loadLiveness()).assess(
             receivedImage(request.image),

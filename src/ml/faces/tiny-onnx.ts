@@ -1,0 +1,117 @@
+import * as ort from 'onnxruntime-node';
+import type * as FaceApi from '@vladmandic/face-api';
+import type { Tensor3D } from '@tensorflow/tfjs';
+import { OnnxGraph, convWeights } from '../onnx-writer.js';
+import { type ConvParams, depthwiseWeights, runOnImage, type SeparableParams, squared } from './onnx-input.js';
+import type { FaceRuntime } from './runtime.js';
+
+// face-api's Tiny Face Detector (a Tiny YOLO v2 with depthwise-separable convolutions) on
+// onnxruntime-node: the same weights (read from face-api's loaded net), layers, input and box
+// decoding as face-api's TinyFaceDetector.locateFaces, so the detections are the same to float
+// rounding. Layers follow face-api's src/tinyYolov2 (TinyYolov2Base.runMobilenet,
+// depthwiseSeparableConv.ts, leaky.ts, extractBoxes) and src/tinyFaceDetector/const.ts.
+
+/** face-api's anchors for faces, in cells (tinyFaceDetector/const.ts). */
+const ANCHORS = [
+  [1.603231, 2.094468],
+  [6.041143, 7.080126],
+  [2.882459, 3.518061],
+  [4.266906, 5.178857],
+  [9.041765, 10.66308],
+] as const;
+const MEAN_RGB = [117.001, 114.697, 97.404];
+const IOU_THRESHOLD = 0.4;
+/** Box encoding per anchor: x, y, w, h, objectness (one class, no class scores). */
+const ENCODING = 5;
+
+function buildGraph(params: Record<string, unknown>, side: number): Uint8Array {
+  const g = new OnnxGraph();
+  const slope = g.weight('slope', [], Float32Array.of(0.10000000149011612));
+  let n = 0;
+  /** leaky.ts: max(x, 0.1 x). */
+  const leaky = (x: string) => g.node('Max', [x, g.node('Mul', [x, slope])]);
+  const conv = (x: string, p: ConvParams) => {
+    const id = n++;
+    const { dims, data } = convWeights(p.filters);
+    return g.node('Conv', [x, g.weight(`w${id}`, dims, data), g.weight(`b${id}`, [dims[0]!], Float32Array.from(p.bias.dataSync()))], { auto_pad: 'VALID' });
+  };
+  /** depthwiseSeparableConv.ts: pad 1, depthwise 3x3, pointwise 1x1 + bias, leaky. */
+  const separable = (x: string, p: SeparableParams) => {
+    const id = n++;
+    const { dims, data } = depthwiseWeights(p.depthwise_filter);
+    const depthwise = g.node('Conv', [x, g.weight(`d${id}`, dims, data)], { pads: [1, 1, 1, 1], group: dims[0]! });
+    return leaky(conv(depthwise, { filters: p.pointwise_filter, bias: p.bias }));
+  };
+  const pool = (x: string, stride: number) => g.node('MaxPool', [x], { kernel_shape: [2, 2], strides: [stride, stride], auto_pad: 'SAME_UPPER' });
+  const p = params as { conv0: ConvParams; conv8: ConvParams } & Record<string, SeparableParams>;
+  let x = leaky(conv(g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] }), p.conv0));
+  for (let layer = 1; layer <= 5; layer++) x = separable(pool(x, 2), p[`conv${layer}`]!);
+  x = pool(x, 1);
+  // face-api's face model has no conv6/conv7 (seven filter sizes); runMobilenet skips them then
+  for (const layer of ['conv6', 'conv7']) if (p[layer]) x = separable(x, p[layer]);
+  g.node('Transpose', [conv(x, p.conv8)], { perm: [0, 2, 3, 1] }, 'cells');
+  return g.toModel({ name: 'input', dims: [1, side, side, 3] }, ['cells']);
+}
+
+export interface OnnxTinyDetector {
+  /** face-api's `tinyFaceDetector.locateFaces(input, { inputSize, scoreThreshold })`, natively. */
+  locateFaces(input: Tensor3D, options: { scoreThreshold: number }): Promise<FaceApi.FaceDetection[]>;
+}
+
+/** Builds the detector's ONNX graph for `side` (a multiple of 32) from face-api's loaded weights. */
+export async function onnxTinyDetector(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: number, side: number): Promise<OnnxTinyDetector> {
+  const { tf, faceapi } = rt;
+  const params = (faceapi.nets.tinyFaceDetector as unknown as { params: Record<string, unknown> }).params;
+  const session = await ort.InferenceSession.create(buildGraph(params, side), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  return {
+    async locateFaces(input, { scoreThreshold }) {
+      const [height, width] = input.shape;
+      // NetInput.toBatchTensor(side, false), minus the mean, / 255
+      const batch = tf.tidy(() => tf.div(tf.sub(squared(tf, input, side, false), tf.tensor1d(MEAN_RGB)), 255));
+      const cells = (await runOnImage(session, batch, side)).cells!;
+      const data = cells.data as Float32Array;
+      const count = cells.dims[1]!;
+      // extractBoxes: the square's share of the image on each axis
+      const scale = side / Math.max(width, height);
+      const fx = side / Math.round(width * scale);
+      const fy = side / Math.round(height * scale);
+      const found: { box: [number, number, number, number]; score: number }[] = [];
+      for (let row = 0; row < count; row++) {
+        for (let col = 0; col < count; col++) {
+          for (let a = 0; a < ANCHORS.length; a++) {
+            const at = ((row * count + col) * ANCHORS.length + a) * ENCODING;
+            const score = sigmoid(data[at + 4]!);
+            if (score <= scoreThreshold) continue;
+            const cx = ((col + sigmoid(data[at]!)) / count) * fx;
+            const cy = ((row + sigmoid(data[at + 1]!)) / count) * fy;
+            const w = ((Math.exp(data[at + 2]!) * ANCHORS[a]![0]) / count) * fx;
+            const h = ((Math.exp(data[at + 3]!) * ANCHORS[a]![1]) / count) * fy;
+            found.push({ box: [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], score });
+          }
+        }
+      }
+      return nonMaxSuppression(found, IOU_THRESHOLD).map(({ box: [left, top, right, bottom], score }) => new faceapi.FaceDetection(score, new faceapi.Rect(left, top, right - left, bottom - top), { height, width }));
+    },
+  };
+}
+
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+
+/** face-api's ops/nonMaxSuppression.ts (IoU): greedy by score, overlaps above the threshold dropped. */
+function nonMaxSuppression<T extends { box: [number, number, number, number]; score: number }>(found: T[], iouThreshold: number): T[] {
+  const area = ([l, t, r, b]: T['box']) => (r - l) * (b - t);
+  const iou = (a: T['box'], b: T['box']) => {
+    const inter = Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) * Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
+    return inter / (area(a) + area(b) - inter);
+  };
+  const left = [...found].sort((a, b) => b.score - a.score);
+  const picked: T[] = [];
+  while (left.length > 0) {
+    const best = left.shift()!;
+    picked.push(best);
+    for (let i = left.length - 1; i >= 0; i--) if (iou(best.box, left[i]!.box) > iouThreshold) left.splice(i, 1);
+  }
+  return picked;
+}
