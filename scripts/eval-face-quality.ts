@@ -18,6 +18,8 @@ import { faceQualityProblem } from '../src/core/checks/face-match.js';
 const DATA = process.env.VERITY_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
 const quiet = process.argv.includes('--quiet');
 const SETS = ['faceapi-bbt-identities', 'face_recognition-obama-biden'];
+/** As a face match describes (the quick way first); EVAL_FULL_DETECTOR=1 for the SSD only. */
+const quick = process.env.EVAL_FULL_DETECTOR !== '1';
 const COPIES = ['original', 'blur-mild', 'blur-strong', 'cartoon', 'drawing', 'jpeg15', 'cut'] as const;
 type Copy = (typeof COPIES)[number];
 
@@ -70,12 +72,12 @@ for (const set of SETS) {
     .sort()) {
     const bytes = readFileSync(dir + file);
     const image = await decodeImage(bytes);
-    const face = await models.describeLargestFace(image);
+    const face = await models.describeLargestFace(image, { quick });
     if (!face) continue; // no face in the original: nothing to make worse
     for (const copy of COPIES) {
       const t = tally.get(copy) ?? { faces: 0, noFace: 0, reasons: new Map() };
       tally.set(copy, t);
-      const described = copy === 'original' ? face : await models.describeLargestFace(await decodeImage(await worsened(bytes, copy, boundsOf(face.landmarks), image.width, image.height)));
+      const described = copy === 'original' ? face : await models.describeLargestFace(await decodeImage(await worsened(bytes, copy, boundsOf(face.landmarks), image.width, image.height)), { quick });
       if (!described) {
         t.noFace++;
         if (!quiet) console.log(`${set}\t${file}\t${copy}\tno face`);
