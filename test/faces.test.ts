@@ -234,52 +234,67 @@ describe.skipIf(!hasSharedData)('the quick way to a face match', () => {
   });
 });
 
+/** Each crop (top-left, at most h x w) of a shared photo as an int32 tensor, disposed after `check`. */
+async function onCrops(crops: readonly (readonly [string, number, number])[], check: (crop: Tensor3D, path: string) => Promise<void>): Promise<void> {
+  const rt = await faceRuntime();
+  for (const [path, h, w] of crops) {
+    const { rgb } = await detectionPixels(await sharedImage(path));
+    const image = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
+    const crop = rt.tf.slice(image, [0, 0, 0], [Math.min(h, rgb.height), Math.min(w, rgb.width), 3]) as Tensor3D;
+    try {
+      await check(crop, path);
+    } finally {
+      crop.dispose();
+      image.dispose();
+    }
+  }
+}
+/** Square, tall and wide crops. */
+const CROPS = [
+  [bbt('raj2.png'), 150, 150],
+  [bbt('amy1.png'), 140, 100],
+  [ob('obama_small.jpg'), 90, 160],
+] as const;
+
 describe('the native recognition net', () => {
   it("gives face-api's own descriptor (to float rounding) for square and oblong crops", async () => {
     const rt = await faceRuntime();
-    for (const [path, h, w] of [
-      [bbt('raj2.png'), 150, 150],
-      [bbt('amy1.png'), 140, 120],
-      [ob('obama_small.jpg'), 100, 160],
-    ] as const) {
-      const { rgb } = await detectionPixels(await sharedImage(path));
-      const image = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
-      const crop = rt.tf.slice(image, [0, 0, 0], [Math.min(h, rgb.height), Math.min(w, rgb.width), 3]) as Tensor3D;
-      try {
+    await onCrops(
+      [
+        [bbt('raj2.png'), 150, 150],
+        [bbt('amy1.png'), 140, 120],
+        [ob('obama_small.jpg'), 100, 160],
+      ],
+      async (crop, path) => {
         const expected = (await rt.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crop as unknown as TNetInput)) as Float32Array;
         expect(faceDistance(await rt.recognition.describe(crop), expected), path).toBeLessThan(1e-4);
-      } finally {
-        crop.dispose();
-        image.dispose();
-      }
-    }
+      },
+    );
   });
 });
 
 describe('the native landmark net', () => {
   it("gives face-api's own 68 points (to float rounding) for square, tall and wide crops", async () => {
     const rt = await faceRuntime();
-    for (const [path, h, w] of [
-      [bbt('raj2.png'), 150, 150],
-      [bbt('amy1.png'), 140, 100],
-      [ob('obama_small.jpg'), 90, 160],
-    ] as const) {
-      const { rgb } = await detectionPixels(await sharedImage(path));
-      const image = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
-      const crop = rt.tf.slice(image, [0, 0, 0], [Math.min(h, rgb.height), Math.min(w, rgb.width), 3]) as Tensor3D;
-      try {
-        const expected = (await rt.faceapi.nets.faceLandmark68Net.detectLandmarks(crop as unknown as TNetInput)) as { positions: { x: number; y: number }[] };
-        const found = await rt.landmarks.detect(crop);
-        expect(found).toHaveLength(68);
-        found.forEach((p, i) => {
-          expect(Math.abs(p.x - expected.positions[i]!.x), `${path} point ${i} x`).toBeLessThan(0.01);
-          expect(Math.abs(p.y - expected.positions[i]!.y), `${path} point ${i} y`).toBeLessThan(0.01);
-        });
-      } finally {
-        crop.dispose();
-        image.dispose();
-      }
-    }
+    await onCrops(CROPS, async (crop, path) => {
+      const expected = (await rt.faceapi.nets.faceLandmark68Net.detectLandmarks(crop as unknown as TNetInput)) as { positions: { x: number; y: number }[] };
+      const found = await rt.landmarks.detect(crop);
+      expect(found).toHaveLength(68);
+      found.forEach((p, i) => {
+        expect(Math.abs(p.x - expected.positions[i]!.x), `${path} point ${i} x`).toBeLessThan(0.01);
+        expect(Math.abs(p.y - expected.positions[i]!.y), `${path} point ${i} y`).toBeLessThan(0.01);
+      });
+    });
+  });
+});
+
+describe('the native age net', () => {
+  it("gives face-api's own age estimate (to float rounding) for square, tall and wide crops", async () => {
+    const rt = await faceRuntime();
+    await onCrops(CROPS, async (crop, path) => {
+      const expected = (await rt.faceapi.nets.ageGenderNet.predictAgeAndGender(crop as unknown as TNetInput)) as { age: number };
+      expect(Math.abs((await rt.age.estimate(crop)) - expected.age), path).toBeLessThan(1e-3);
+    });
   });
 });
 

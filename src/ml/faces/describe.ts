@@ -1,5 +1,4 @@
 import sharp from 'sharp';
-import type * as FaceApi from '@vladmandic/face-api';
 import type { Tensor3D } from '@tensorflow/tfjs';
 import { type DecodedImage, MAX_IMAGE_PIXELS } from '../image.js';
 import type { RawFace } from './detect.js';
@@ -60,8 +59,7 @@ export async function describe(rt: FaceRuntime, image: DecodedImage, face: RawFa
     let estimatedAge: number;
     try {
       descriptor = await rt.recognition.describe(crop as Tensor3D);
-      const estimate = await rt.faceapi.nets.ageGenderNet.predictAgeAndGender(crop as unknown as FaceApi.TNetInput);
-      estimatedAge = (Array.isArray(estimate) ? estimate[0]! : estimate).age;
+      estimatedAge = await rt.age.estimate(crop as Tensor3D);
     } finally {
       crop.dispose();
     }

@@ -1,8 +1,8 @@
 import * as ort from 'onnxruntime-node';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
-import { OnnxGraph, convWeights } from '../onnx-writer.js';
+import { OnnxGraph } from '../onnx-writer.js';
 import type { Point } from './geometry.js';
-import { type ConvParams, depthwiseWeights, runOnImage, type SeparableParams, squared } from './onnx-input.js';
+import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, squared } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's 68-point landmark net on onnxruntime-node instead of TF.js WASM: the same weights
@@ -19,19 +19,7 @@ type DenseBlock = { conv0: ConvParams | SeparableParams } & Record<'conv1' | 'co
 
 function buildGraph(extractor: Record<string, DenseBlock>, fc: { weights: Tensor; bias: Tensor }): Uint8Array {
   const g = new OnnxGraph();
-  let n = 0;
-  const conv = (x: string, p: ConvParams, stride: number) => {
-    const id = n++;
-    const { dims, data } = convWeights(p.filters);
-    return g.node('Conv', [x, g.weight(`w${id}`, dims, data), g.weight(`b${id}`, [dims[0]!], Float32Array.from(p.bias.dataSync()))], { auto_pad: 'SAME_UPPER', strides: [stride, stride] });
-  };
-  /** common/depthwiseSeparableConv.ts: depthwise 3x3 ('same', stride), pointwise 1x1, + bias; no activation. */
-  const separable = (x: string, p: SeparableParams, stride: number) => {
-    const id = n++;
-    const { dims, data } = depthwiseWeights(p.depthwise_filter);
-    const depthwise = g.node('Conv', [x, g.weight(`d${id}`, dims, data)], { auto_pad: 'SAME_UPPER', strides: [stride, stride], group: dims[0]! });
-    return conv(depthwise, { filters: p.pointwise_filter, bias: p.bias }, 1);
-  };
+  const { conv, separable, dense } = faceApiLayers(g);
   const relu = (x: string) => g.node('Relu', [x]);
   const add = (...xs: string[]) => xs.reduce((sum, x) => g.node('Add', [sum, x]));
   /** denseBlock.ts denseBlock4 (scaling down): each conv sees the sum of the ones before it. */
@@ -44,9 +32,7 @@ function buildGraph(extractor: Record<string, DenseBlock>, fc: { weights: Tensor
   };
   let x = g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] });
   for (const [i, block] of ['dense0', 'dense1', 'dense2', 'dense3'].entries()) x = denseBlock(x, extractor[block]!, i === 0);
-  const pooled = g.node('Flatten', [g.node('AveragePool', [x], { kernel_shape: [7, 7], strides: [2, 2] })]);
-  const bias = g.weight('fc_bias', [fc.bias.shape[0]!], Float32Array.from(fc.bias.dataSync()));
-  g.node('Add', [g.node('MatMul', [pooled, g.weight('fc', fc.weights.shape, Float32Array.from(fc.weights.dataSync()))]), bias], {}, 'landmarks');
+  dense(g.node('Flatten', [g.node('AveragePool', [x], { kernel_shape: [7, 7], strides: [2, 2] })]), fc, 'landmarks');
   return g.toModel({ name: 'input', dims: [1, INPUT_SIZE, INPUT_SIZE, 3] }, ['landmarks']);
 }
 

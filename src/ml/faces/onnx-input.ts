@@ -1,5 +1,5 @@
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
-import { convWeights } from '../onnx-writer.js';
+import { convWeights, type OnnxGraph } from '../onnx-writer.js';
 import type { TfModule } from '../tf.js';
 import * as ort from 'onnxruntime-node';
 
@@ -46,8 +46,30 @@ export interface SeparableParams {
   bias: Tensor;
 }
 
-/** A depthwise filter [kh, kw, c, 1] as ONNX Conv weights [c, 1, kh, kw] (group = c): the same memory read as a conv's [1, c, kh, kw]. */
-export function depthwiseWeights(filter: Tensor): { dims: number[]; data: Float32Array } {
-  const [kh, kw, channels] = filter.shape as [number, number, number];
-  return { dims: [channels, 1, kh, kw], data: convWeights(filter).data };
+/**
+ * face-api's common layers as ONNX nodes on `g` (NCHW): conv + bias ('same' or 'valid', with a
+ * stride; common/convLayer.ts), the depthwise-separable conv + bias with no activation
+ * (common/depthwiseSeparableConv.ts: depthwise 3x3 'same', pointwise 1x1), and a dense layer
+ * (common/fullyConnectedLayer.ts).
+ */
+export function faceApiLayers(g: OnnxGraph) {
+  let n = 0;
+  const conv = (x: string, p: ConvParams, stride = 1, padding: 'SAME_UPPER' | 'VALID' = 'SAME_UPPER'): string => {
+    const id = n++;
+    const { dims, data } = convWeights(p.filters);
+    return g.node('Conv', [x, g.weight(`w${id}`, dims, data), g.weight(`b${id}`, [dims[0]!], Float32Array.from(p.bias.dataSync()))], { auto_pad: padding, strides: [stride, stride] });
+  };
+  const separable = (x: string, p: SeparableParams, stride = 1): string => {
+    const id = n++;
+    // [kh, kw, c, 1] read as a conv's [1, c, kh, kw] is, in memory, the depthwise [c, 1, kh, kw]
+    const [kh, kw, channels] = p.depthwise_filter.shape as [number, number, number];
+    const depthwise = g.node('Conv', [x, g.weight(`d${id}`, [channels, 1, kh, kw], convWeights(p.depthwise_filter).data)], { auto_pad: 'SAME_UPPER', strides: [stride, stride], group: channels });
+    return conv(depthwise, { filters: p.pointwise_filter, bias: p.bias });
+  };
+  const dense = (x: string, p: { weights: Tensor; bias: Tensor }, output?: string): string => {
+    const id = n++;
+    const w = g.weight(`fc${id}`, p.weights.shape, Float32Array.from(p.weights.dataSync()));
+    return g.node('Add', [g.node('MatMul', [x, w]), g.weight(`fcb${id}`, [p.bias.shape[0]!], Float32Array.from(p.bias.dataSync()))], {}, output);
+  };
+  return { conv, separable, dense };
 }

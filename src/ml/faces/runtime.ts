@@ -4,6 +4,7 @@ import type * as FaceApi from '@vladmandic/face-api';
 import type * as Tf from '@tensorflow/tfjs';
 import os from 'node:os';
 import { loadTf, tfBackend, usesNativeTf, type TfModule } from '../tf.js';
+import { onnxAge, type OnnxAge } from './age-onnx.js';
 import { onnxLandmarks, type OnnxLandmarks } from './landmarks-onnx.js';
 import { onnxRecognition, type OnnxRecognition } from './recognition-onnx.js';
 import { QUICK_SIDE } from './quick.js';
@@ -11,8 +12,9 @@ import { onnxSsd, type OnnxSsd } from './ssd-onnx.js';
 import { onnxTinyDetector, type OnnxTinyDetector } from './tiny-onnx.js';
 
 // One face-api instance per thread: the backend, the nets and a warm-up, behind a promise. The
-// detectors (SSD, tiny), the landmark net and the recognition net run on onnxruntime-node
-// (ssd-onnx.ts, tiny-onnx.ts, landmarks-onnx.ts, recognition-onnx.ts) with face-api's own weights.
+// detectors (SSD, tiny), the landmark, recognition and age nets run on onnxruntime-node
+// (ssd-onnx.ts, tiny-onnx.ts, landmarks-onnx.ts, recognition-onnx.ts, age-onnx.ts) with face-api's
+// own weights; face-api (on TF.js) reads the weights and prepares the inputs.
 
 export type FaceApiModule = typeof FaceApi;
 
@@ -28,6 +30,8 @@ export interface FaceRuntime {
   landmarks: OnnxLandmarks;
   /** face-api's recognition net (the 128-d descriptor), run natively. */
   recognition: OnnxRecognition;
+  /** face-api's age net, run natively. */
+  age: OnnxAge;
 }
 
 export interface FaceRuntimeOptions {
@@ -63,19 +67,21 @@ async function load(threads: number): Promise<FaceRuntime> {
   const tiny = await onnxTinyDetector({ tf, faceapi }, threads, QUICK_SIDE);
   const landmarks = await onnxLandmarks({ tf, faceapi }, threads);
   const recognition = await onnxRecognition({ tf, faceapi }, threads);
-  await warmUp(tf, faceapi, { ssd, tiny, landmarks, recognition });
-  return { tf, faceapi, backend: tfBackend(), ssd, tiny, landmarks, recognition };
+  const age = await onnxAge({ tf, faceapi }, threads);
+  const nets = { ssd, tiny, landmarks, recognition, age };
+  await warmUp(tf, nets);
+  return { tf, faceapi, backend: tfBackend(), ...nets };
 }
 
 /** First inference compiles kernels and allocates buffers; pay that at start, not on a request. */
-async function warmUp(tf: TfModule, faceapi: FaceApiModule, { ssd, tiny, landmarks, recognition }: Pick<FaceRuntime, 'ssd' | 'tiny' | 'landmarks' | 'recognition'>): Promise<void> {
+async function warmUp(tf: TfModule, { ssd, tiny, landmarks, recognition, age }: Pick<FaceRuntime, 'ssd' | 'tiny' | 'landmarks' | 'recognition' | 'age'>): Promise<void> {
   const image = tf.zeros([160, 160, 3], 'int32') as unknown as FaceApi.TNetInput;
   try {
     await ssd.locateFaces(image as unknown as Tf.Tensor3D, { minConfidence: 0.99, maxResults: 1 });
     await tiny.locateFaces(image as unknown as Tf.Tensor3D, { scoreThreshold: 0.99 });
     await landmarks.detect(image as unknown as Tf.Tensor3D);
     await recognition.describe(image as unknown as Tf.Tensor3D);
-    await faceapi.nets.ageGenderNet.predictAgeAndGender(image);
+    await age.estimate(image as unknown as Tf.Tensor3D);
   } finally {
     (image as unknown as { dispose(): void }).dispose();
   }

@@ -1,8 +1,8 @@
 import * as ort from 'onnxruntime-node';
 import type * as FaceApi from '@vladmandic/face-api';
 import type { Tensor3D } from '@tensorflow/tfjs';
-import { OnnxGraph, convWeights } from '../onnx-writer.js';
-import { type ConvParams, depthwiseWeights, runOnImage, type SeparableParams, squared } from './onnx-input.js';
+import { OnnxGraph } from '../onnx-writer.js';
+import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, squared } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's Tiny Face Detector (a Tiny YOLO v2 with depthwise-separable convolutions) on
@@ -27,21 +27,12 @@ const ENCODING = 5;
 function buildGraph(params: Record<string, unknown>, side: number): Uint8Array {
   const g = new OnnxGraph();
   const slope = g.weight('slope', [], Float32Array.of(0.10000000149011612));
-  let n = 0;
+  const layers = faceApiLayers(g);
   /** leaky.ts: max(x, 0.1 x). */
   const leaky = (x: string) => g.node('Max', [x, g.node('Mul', [x, slope])]);
-  const conv = (x: string, p: ConvParams) => {
-    const id = n++;
-    const { dims, data } = convWeights(p.filters);
-    return g.node('Conv', [x, g.weight(`w${id}`, dims, data), g.weight(`b${id}`, [dims[0]!], Float32Array.from(p.bias.dataSync()))], { auto_pad: 'VALID' });
-  };
-  /** depthwiseSeparableConv.ts: pad 1, depthwise 3x3, pointwise 1x1 + bias, leaky. */
-  const separable = (x: string, p: SeparableParams) => {
-    const id = n++;
-    const { dims, data } = depthwiseWeights(p.depthwise_filter);
-    const depthwise = g.node('Conv', [x, g.weight(`d${id}`, dims, data)], { pads: [1, 1, 1, 1], group: dims[0]! });
-    return leaky(conv(depthwise, { filters: p.pointwise_filter, bias: p.bias }));
-  };
+  const conv = (x: string, p: ConvParams) => layers.conv(x, p, 1, 'VALID');
+  /** depthwiseSeparableConv.ts: pad 1 and a 'valid' depthwise 3x3 (that is 'same'), pointwise 1x1 + bias, leaky. */
+  const separable = (x: string, p: SeparableParams) => leaky(layers.separable(x, p));
   const pool = (x: string, stride: number) => g.node('MaxPool', [x], { kernel_shape: [2, 2], strides: [stride, stride], auto_pad: 'SAME_UPPER' });
   const p = params as { conv0: ConvParams; conv8: ConvParams } & Record<string, SeparableParams>;
   let x = leaky(conv(g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] }), p.conv0));
