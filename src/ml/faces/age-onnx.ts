@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph } from '../onnx-writer.js';
-import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, squared } from './onnx-input.js';
+import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, meanPixels, FACE_MEAN_RGB } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's age net (AgeGenderNet: a TinyXception with two main blocks and an age regression) on
@@ -11,8 +11,6 @@ import type { FaceRuntime } from './runtime.js';
 // the gender head is left out (nothing reads it).
 
 const INPUT_SIZE = 112;
-/** face-api's per-channel mean (TinyXception.ts). */
-const MEAN_RGB = [122.782, 117.001, 104.298];
 
 interface ReductionBlock {
   separable_conv0: SeparableParams;
@@ -64,7 +62,7 @@ export async function onnxAge(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: 
   return {
     async estimate(face) {
       // NetInput.toBatchTensor(112, true), minus the mean, / 255
-      const batch = tf.tidy(() => tf.div(tf.sub(squared(tf, face, INPUT_SIZE, true), tf.tensor1d(MEAN_RGB)), 255));
+      const batch = tf.tidy(() => meanPixels(tf, face, INPUT_SIZE, true, FACE_MEAN_RGB));
       return ((await runOnImage(session, batch, INPUT_SIZE)).age!.data as Float32Array)[0]!;
     },
   };

@@ -2,7 +2,7 @@ import * as ort from 'onnxruntime-node';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph } from '../onnx-writer.js';
 import type { Point } from './geometry.js';
-import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, squared } from './onnx-input.js';
+import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, meanPixels, FACE_MEAN_RGB } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's 68-point landmark net on onnxruntime-node instead of TF.js WASM: the same weights
@@ -12,8 +12,6 @@ import type { FaceRuntime } from './runtime.js';
 // src/common/depthwiseSeparableConv.ts and src/faceLandmarkNet/FaceLandmark68NetBase.ts.
 
 const INPUT_SIZE = 112;
-/** face-api's per-channel mean (FaceFeatureExtractor.ts). */
-const MEAN_RGB = [122.782, 117.001, 104.298];
 
 type DenseBlock = { conv0: ConvParams | SeparableParams } & Record<'conv1' | 'conv2' | 'conv3', SeparableParams>;
 
@@ -50,7 +48,7 @@ export async function onnxLandmarks(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, thr
     async detect(face) {
       const [height, width] = face.shape;
       // NetInput.toBatchTensor(112, true), minus the mean, / 255
-      const batch = tf.tidy(() => tf.div(tf.sub(squared(tf, face, INPUT_SIZE, true), tf.tensor1d(MEAN_RGB)), 255));
+      const batch = tf.tidy(() => meanPixels(tf, face, INPUT_SIZE, true, FACE_MEAN_RGB));
       const out = (await runOnImage(session, batch, INPUT_SIZE)).landmarks!.data as Float32Array;
       // FaceLandmark68NetBase.postProcess, then FaceLandmarks68's relative -> crop pixels
       const scale = INPUT_SIZE / Math.max(width, height);

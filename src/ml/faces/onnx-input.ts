@@ -33,6 +33,14 @@ export function squared(tf: TfModule, image: Tensor3D, side: number, centred: bo
   return img.shape[0] === side ? img : tf.image.resizeBilinear(img, [side, side], false, false);
 }
 
+/** face-api's per-channel mean for its face-crop nets (landmarks, recognition, age). */
+export const FACE_MEAN_RGB = [122.782, 117.001, 104.298];
+
+/** face-api's normalize(x, mean).div(255) on a squared input, for the nets that take it (all but the SSD). Call inside tf.tidy. */
+export function meanPixels(tf: TfModule, image: Tensor3D, side: number, centred: boolean, mean: number[]): Tensor3D {
+  return tf.div(tf.sub(squared(tf, image, side, centred), tf.tensor1d(mean)), 255);
+}
+
 /** face-api's convolution parameters (common/types.ts ConvParams). */
 export interface ConvParams {
   filters: Tensor;

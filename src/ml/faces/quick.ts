@@ -43,23 +43,23 @@ export async function findUprightFaceQuickly(rt: FaceRuntime, rgb: Rgb, scale: n
     const found = await rt.tiny.locateFaces(input, { scoreThreshold: MIN_SCORE });
     const largest = found.sort((a, b) => b.box.area - a.box.area)[0];
     if (!largest) return null;
-    const guess = await landmarksIn(rt, input, largest.box);
-    if (!guess) return null;
-    const box = ssdLikeBox(guess);
-    const landmarks = await landmarksIn(rt, input, box);
-    if (!landmarks || uprightMargin(landmarks, box) < 0) return null;
-    if ((await mirrorDisagreement(rt, input, box, landmarks)) > MAX_MIRROR_DISAGREEMENT) return null;
+    const [height, width] = input.shape;
+    const loose = faceCrop(largest.box, width, height);
+    if (!loose) return null;
+    const box = ssdLikeBox(await landmarksIn(rt, input, loose));
+    const crop = faceCrop(box, width, height);
+    if (!crop) return null;
+    const landmarks = await landmarksIn(rt, input, crop);
+    if (uprightMargin(landmarks, box) < 0) return null;
+    if ((await mirrorDisagreement(rt, input, crop, landmarks)) > MAX_MIRROR_DISAGREEMENT) return null;
     return toOriginal({ box, score: largest.score, landmarks, rollDegrees: rollDegrees(landmarks) }, 0, rgb.width, rgb.height, scale);
   } finally {
     input.dispose();
   }
 }
 
-/** 68 landmarks of the face in `box`, in the input's pixels (null when the box lies outside it). */
-async function landmarksIn(rt: FaceRuntime, input: Tensor3D, box: Box): Promise<Point[] | null> {
-  const [height, width] = input.shape;
-  const crop = faceCrop(box, width, height);
-  if (!crop) return null;
+/** 68 landmarks of the face in `crop` (whole pixels inside the input), in the input's pixels. */
+async function landmarksIn(rt: FaceRuntime, input: Tensor3D, crop: Box): Promise<Point[]> {
   const face = rt.tf.slice(input, [crop.y, crop.x, 0], [crop.height, crop.width, 3]);
   try {
     return (await rt.landmarks.detect(face)).map((p) => ({ x: p.x + crop.x, y: p.y + crop.y }));
@@ -82,9 +82,7 @@ function ssdLikeBox(landmarks: Point[]): Box {
 }
 
 /** Step 2: how far the landmarks of the mirrored crop, mirrored back, fall from `landmarks`, in eye distances. */
-async function mirrorDisagreement(rt: FaceRuntime, input: Tensor3D, box: Box, landmarks: Point[]): Promise<number> {
-  const [height, width] = input.shape;
-  const crop = faceCrop(box, width, height)!;
+async function mirrorDisagreement(rt: FaceRuntime, input: Tensor3D, crop: Box, landmarks: Point[]): Promise<number> {
   const mirrored = rt.tf.tidy(() => rt.tf.reverse(rt.tf.slice(input, [crop.y, crop.x, 0], [crop.height, crop.width, 3]), 1)) as Tensor3D;
   let seen: Point[];
   try {

@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph, convWeights } from '../onnx-writer.js';
-import { runOnImage, squared } from './onnx-input.js';
+import { runOnImage, meanPixels, FACE_MEAN_RGB } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's face recognition net (a ResNet-34-like, dlib's 128-d descriptor) on onnxruntime-node
@@ -11,8 +11,6 @@ import type { FaceRuntime } from './runtime.js';
 // residualLayer.ts, scaleLayer.ts).
 
 const INPUT_SIZE = 150;
-/** face-api's per-channel mean (FaceRecognitionNet.ts). */
-const MEAN_RGB = [122.782, 117.001, 104.298];
 
 interface ConvLayerParams {
   conv: { filters: Tensor; bias: Tensor };
@@ -93,7 +91,7 @@ export async function onnxRecognition(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, t
   return {
     async describe(crop) {
       // face-api's NetInput.toBatchTensor(150, true), minus the mean, / 255
-      const batch = tf.tidy(() => tf.div(tf.sub(squared(tf, crop, INPUT_SIZE, true), tf.tensor1d(MEAN_RGB)), 255));
+      const batch = tf.tidy(() => meanPixels(tf, crop, INPUT_SIZE, true, FACE_MEAN_RGB));
       const out = await runOnImage(session, batch, INPUT_SIZE);
       return Float32Array.from(out.descriptor!.data as Float32Array);
     },

@@ -75,14 +75,14 @@ async function load(threads: number): Promise<FaceRuntime> {
 
 /** First inference compiles kernels and allocates buffers; pay that at start, not on a request. */
 async function warmUp(tf: TfModule, { ssd, tiny, landmarks, recognition, age }: Pick<FaceRuntime, 'ssd' | 'tiny' | 'landmarks' | 'recognition' | 'age'>): Promise<void> {
-  const image = tf.zeros([160, 160, 3], 'int32') as unknown as FaceApi.TNetInput;
+  const image = tf.zeros([160, 160, 3], 'int32') as Tf.Tensor3D;
   try {
-    await ssd.locateFaces(image as unknown as Tf.Tensor3D, { minConfidence: 0.99, maxResults: 1 });
-    await tiny.locateFaces(image as unknown as Tf.Tensor3D, { scoreThreshold: 0.99 });
-    await landmarks.detect(image as unknown as Tf.Tensor3D);
-    await recognition.describe(image as unknown as Tf.Tensor3D);
-    await age.estimate(image as unknown as Tf.Tensor3D);
+    await ssd.locateFaces(image, { minConfidence: 0.99, maxResults: 1 });
+    await tiny.locateFaces(image, { scoreThreshold: 0.99 });
+    await landmarks.detect(image);
+    await recognition.describe(image);
+    await age.estimate(image);
   } finally {
-    (image as unknown as { dispose(): void }).dispose();
+    image.dispose();
   }
 }

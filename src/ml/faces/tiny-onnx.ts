@@ -2,7 +2,8 @@ import * as ort from 'onnxruntime-node';
 import type * as FaceApi from '@vladmandic/face-api';
 import type { Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph } from '../onnx-writer.js';
-import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, squared } from './onnx-input.js';
+import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, meanPixels } from './onnx-input.js';
+import { nonMaxSuppression } from './suppression.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's Tiny Face Detector (a Tiny YOLO v2 with depthwise-separable convolutions) on
@@ -58,7 +59,7 @@ export async function onnxTinyDetector(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, 
     async locateFaces(input, { scoreThreshold }) {
       const [height, width] = input.shape;
       // NetInput.toBatchTensor(side, false), minus the mean, / 255
-      const batch = tf.tidy(() => tf.div(tf.sub(squared(tf, input, side, false), tf.tensor1d(MEAN_RGB)), 255));
+      const batch = tf.tidy(() => meanPixels(tf, input, side, false, MEAN_RGB));
       const cells = (await runOnImage(session, batch, side)).cells!;
       const data = cells.data as Float32Array;
       const count = cells.dims[1]!;
@@ -66,7 +67,8 @@ export async function onnxTinyDetector(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, 
       const scale = side / Math.max(width, height);
       const fx = side / Math.round(width * scale);
       const fy = side / Math.round(height * scale);
-      const found: { box: [number, number, number, number]; score: number }[] = [];
+      const boxes: number[] = [];
+      const scores: number[] = [];
       for (let row = 0; row < count; row++) {
         for (let col = 0; col < count; col++) {
           for (let a = 0; a < ANCHORS.length; a++) {
@@ -77,32 +79,19 @@ export async function onnxTinyDetector(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, 
             const cy = ((row + sigmoid(data[at + 1]!)) / count) * fy;
             const w = ((Math.exp(data[at + 2]!) * ANCHORS[a]![0]) / count) * fx;
             const h = ((Math.exp(data[at + 3]!) * ANCHORS[a]![1]) / count) * fy;
-            found.push({ box: [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], score });
+            boxes.push(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2);
+            scores.push(score);
           }
         }
       }
-      return nonMaxSuppression(found, IOU_THRESHOLD).map(({ box: [left, top, right, bottom], score }) => new faceapi.FaceDetection(score, new faceapi.Rect(left, top, right - left, bottom - top), { height, width }));
+      return nonMaxSuppression(Float32Array.from(boxes), scores, scores.length, IOU_THRESHOLD, scoreThreshold).map((i) => {
+        const [left, top, right, bottom] = boxes.slice(4 * i, 4 * i + 4) as [number, number, number, number];
+        return new faceapi.FaceDetection(scores[i]!, new faceapi.Rect(left, top, right - left, bottom - top), { height, width });
+      });
     },
   };
 }
 
 function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
-}
-
-/** face-api's ops/nonMaxSuppression.ts (IoU): greedy by score, overlaps above the threshold dropped. */
-function nonMaxSuppression<T extends { box: [number, number, number, number]; score: number }>(found: T[], iouThreshold: number): T[] {
-  const area = ([l, t, r, b]: T['box']) => (r - l) * (b - t);
-  const iou = (a: T['box'], b: T['box']) => {
-    const inter = Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) * Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
-    return inter / (area(a) + area(b) - inter);
-  };
-  const left = [...found].sort((a, b) => b.score - a.score);
-  const picked: T[] = [];
-  while (left.length > 0) {
-    const best = left.shift()!;
-    picked.push(best);
-    for (let i = left.length - 1; i >= 0; i--) if (iou(best.box, left[i]!.box) > iouThreshold) left.splice(i, 1);
-  }
-  return picked;
 }
