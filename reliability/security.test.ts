@@ -418,8 +418,10 @@ describe('timing-safe comparisons (read from the source)', () => {
     expect(await read('core/tenancy/service.ts')).toMatch(/safeEqual\(presented, app\.clientSecretDigest\)/);
     expect(await read('core/secrets.ts')).toMatch(/export async function verifyPassword[\s\S]*?timingSafeEqual\(actual, expected\)/);
     const lookups: [string, RegExp][] = [
-      ['core/tenancy/service.ts', /findOne\(ApiKey, \{ secretDigest: digestSecret\(key\)/],
-      ['core/tenancy/service.ts', /findOne\(AdminToken, \{ tokenDigest: digestSecret\(token\)/],
+      ['core/tenancy/service.ts', /const digest = digestSecret\(key\);[\s\S]*?this\.deps\.store\.liveApiKey\(digest\)/],
+      ['core/tenancy/service.ts', /this\.deps\.store\.liveAdminToken\(digestSecret\(token\), this\.now\(\)\)/],
+      ['core/tenancy/store.ts', /'select id, project_id, mode from api_key where secret_digest = \$1 and revoked_at is null'/],
+      ['core/tenancy/store.ts', /from admin_token where token_digest = \$1 and revoked_at is null/],
       ['core/oidc/tokens.ts', /this\.deps\.grants\.accessToken\(digestSecret\(token\)\)/],
       ['core/oidc/introspection.ts', /const digest = digestSecret\(presentedToken\(body\)\)/],
       ['core/oidc/grants/refresh-token.ts', /deps\.grants\.refreshToken\(digestSecret\(presented\)\)/],

@@ -27,6 +27,7 @@ import { migrate, pendingMigrations, type Orm } from './db/orm.js';
 import { AccessTokenService } from './oidc/tokens.js';
 import { PgGrantStore } from './oidc/grant-store.js';
 import { PgAccountStore } from './accounts/store.js';
+import { PgTenancyStore } from './tenancy/store.js';
 import { PgWebhookStore } from './webhooks/store.js';
 import { SigningKeys } from './oidc/keys.js';
 import { OidcProvider } from './oidc/provider.js';
@@ -143,7 +144,8 @@ export class Core {
     const deps = { orm: this.orm, clock: this.clock };
     this.metrics = new ServiceMetrics(this.orm);
     this.tenancy = new TenancyService({
-      ...deps,
+      store: new PgTenancyStore(this.orm),
+      clock: deps.clock,
       sealer: this.sealer,
       allowInsecureCallbacks: options.allowInsecureCallbacks ?? false,
       notifications: options.notifications,

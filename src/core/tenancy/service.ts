@@ -1,16 +1,14 @@
 import { DEFAULT_STEP_TRIES } from '../vocabulary.js';
 import net from 'node:net';
 import { isPrivateAddress } from '../net/destinations.js';
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
 import type { Notifications } from '../db/notifications.js';
-import type { Orm } from '../db/orm.js';
-import { preparedQuery } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
 import { SharedCache } from '../db/shared-cache.js';
-import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow, type AdminRole, type OidcScope } from './entities.js';
+import type { AdminRole } from './entities.js';
 import {
   callbackUrlInput,
   createAdminTokenInput,
@@ -32,10 +30,13 @@ import {
   setCallbackActiveInput,
 } from './inputs.js';
 import { safeLogo } from './logo.js';
-import { type AdminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, type RegisteredClient, type WorkflowView, workflowView } from './views.js';
+import type { Announcement, OrgAppRecord, ProjectBranding, ProjectChanges, ProjectSettings, SealedWebhookSecrets, TenancyStore } from './store.js';
+import { adminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, type RegisteredClient, type WorkflowView, workflowView } from './views.js';
+
+export type { ProjectBranding, ProjectSettings } from './store.js';
 
 export interface TenancyDeps {
-  orm: Orm;
+  store: TenancyStore;
   clock: Clock;
   sealer: Sealer;
   allowInsecureCallbacks: boolean;
@@ -52,12 +53,6 @@ export interface OrganizationDirectory {
   create(name: string): Promise<number>;
   /** The names of these organizations, by id (unknown ids are left out). */
   names(organizationIds: readonly number[]): Promise<Map<number, string>>;
-}
-
-/** What a session's decision reads of its project (TenancyService.projectSettingsOf). */
-export interface ProjectSettings {
-  evidenceRetentionDays: number;
-  defaultCallbackUrl: string | null;
 }
 
 /** The approvedCallbacks cache key of a project's destination. */
@@ -81,13 +76,6 @@ export interface AdminScope {
 const ROLE_RANK: Record<AdminRole, number> = { viewer: 0, reviewer: 1, admin: 2 };
 export const roleAtLeast = (role: AdminRole, wanted: AdminRole) => ROLE_RANK[role] >= ROLE_RANK[wanted];
 
-/** What the hosted page shows of a project. */
-export interface ProjectBranding {
-  name: string;
-  privacyPolicyUrl: string | null;
-  hasLogo: boolean;
-}
-
 /** Workflows kept per process at most (the oldest read go first). */
 const MAX_CACHED_WORKFLOWS = 10_000;
 
@@ -106,7 +94,7 @@ export class TenancyService {
   /** OIDC clients by client id (the token endpoint authenticates one on every call). */
   private readonly oidcClients: SharedCache<RegisteredClient>;
   /** Projects' webhook signing secrets, sealed, by project id (every delivery signs with them). */
-  private readonly webhookSecrets: SharedCache<{ current: string; previous: string | null; previousUntil: Date | null }>;
+  private readonly webhookSecrets: SharedCache<SealedWebhookSecrets>;
   /** What every decision reads of its project, by project id: how long evidence is kept, where webhooks go by default. */
   private readonly projectSettings: SharedCache<ProjectSettings>;
   /** Active approved callback destinations, by `approvedCallbackKey` (every session created with a callback checks one). */
@@ -122,25 +110,15 @@ export class TenancyService {
   }
 
   /**
-   * Runs `work` in a transaction and announces that the cached value under the key it returns
-   * changed, in the same transaction (sent when it commits); answers once every instance has
-   * dropped it, so the next request anywhere sees the change.
+   * Writes a change of the value cached under `key` with its announcement (the store sends it
+   * when the write commits), then waits until every instance has dropped it, so the next request
+   * anywhere sees the change. A write that found nothing to change (null) announced nothing.
    */
-  private async changeCached<T>(cache: SharedCache<unknown>, work: (em: EntityManager) => Promise<{ row: T; key: string }>): Promise<T> {
-    let change: ReturnType<SharedCache<unknown>['change']> | undefined;
-    const row = await this.em().transactional(async (em) => {
-      const { row, key } = await work(em);
-      await em.flush();
-      change = cache.change(key);
-      await em.getConnection().execute('select pg_notify(?, ?)', [change.channel, change.payload], 'all', em.getTransactionContext());
-      return row;
-    });
-    await change!.everywhereDropped();
-    return row;
-  }
-
-  private em() {
-    return this.deps.orm.em.fork();
+  private async changeCached<T>(cache: SharedCache<unknown>, key: string, write: (announce: Announcement) => Promise<T | null>): Promise<T | null> {
+    const change = cache.change(key);
+    const changed = await write({ channel: change.channel, payload: change.payload });
+    if (changed !== null) await change.everywhereDropped();
+    return changed;
   }
 
   private now(): Date {
@@ -165,38 +143,27 @@ export class TenancyService {
 
   async createProject(input: unknown, options: { isDemo?: boolean } = {}) {
     const { name, balance } = parseInput(createProjectInput, input);
-    const em = this.em();
     const webhookSigningSecret = newSecret('whsec', 24);
-    const project = em.create(Project, {
+    const project = await this.deps.store.addProject({
       id: newId('prj'),
       name,
-      webhookSigningSecretSealed: this.deps.sealer.seal(webhookSigningSecret),
+      webhookSecretSealed: this.deps.sealer.seal(webhookSigningSecret),
       balanceMinor: Math.round((balance ?? 0) * 100),
       evidenceRetentionDays: 30,
       currency: 'USD',
       isDemo: options.isDemo ?? false,
-      hasLogo: false,
       createdAt: this.now(),
     });
-    await em.flush();
     const { apiKey, key } = await this.createApiKey({ projectId: project.id, name: 'default' });
     return { project: projectView(project), apiKey, key, webhookSigningSecret };
   }
 
   async listProjects(scope?: AdminScope) {
-    const where = scope?.projectId ? { id: scope.projectId } : {};
-    const projects = await this.em().find(Project, where, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    return projects.map(projectView);
-  }
-
-  private async loadProject(em: EntityManager, projectId: string): Promise<Project> {
-    const project = await em.findOne(Project, { id: projectId });
-    if (!project) throw new DomainError('not_found', 'project not found');
-    return project;
+    return (await this.deps.store.projects(scope?.projectId ?? null)).map(projectView);
   }
 
   async getProject(projectId: string) {
-    return projectView(await this.loadProject(this.em(), projectId));
+    return projectView(found(await this.deps.store.project(projectId), 'project not found'));
   }
 
   /**
@@ -204,23 +171,18 @@ export class TenancyService {
    * dropped everywhere before it answers). A miss reads inside the caller's transaction when
    * given: a second pooled connection there could wait on a full pool forever.
    */
-  async projectSettingsOf(projectId: string, em: EntityManager = this.em()): Promise<ProjectSettings> {
-    const settings = await this.projectSettings.read(projectId, async () => {
-      const project = await em.findOne(Project, { id: projectId }, { fields: ['evidenceRetentionDays', 'defaultCallbackUrl'] });
-      return project && { evidenceRetentionDays: project.evidenceRetentionDays, defaultCallbackUrl: project.defaultCallbackUrl ?? null };
-    });
-    if (!settings) throw new DomainError('not_found', 'project not found');
-    return settings;
+  async projectSettingsOf(projectId: string, tx?: EntityManager): Promise<ProjectSettings> {
+    const settings = await this.projectSettings.read(projectId, () => this.deps.store.projectSettings(projectId, tx));
+    return found(settings, 'project not found');
   }
 
   /** Days a decided session's review images are kept (0: deleted at the decision). */
-  async evidenceRetentionDays(projectId: string, em?: EntityManager): Promise<number> {
-    return (await this.projectSettingsOf(projectId, em)).evidenceRetentionDays;
+  async evidenceRetentionDays(projectId: string, tx?: EntityManager): Promise<number> {
+    return (await this.projectSettingsOf(projectId, tx)).evidenceRetentionDays;
   }
 
-  async demoProjectId(): Promise<string | null> {
-    const project = await this.em().findOne(Project, { isDemo: true }, { orderBy: { createdAt: 'asc' } });
-    return project?.id ?? null;
+  demoProjectId(): Promise<string | null> {
+    return this.deps.store.demoProjectId();
   }
 
   /** The secret a project's webhooks are signed with. */
@@ -234,16 +196,15 @@ export class TenancyService {
    * outside an overlap only: while one lasts (rare, hours) its end is read from the database.
    */
   async webhookSigningSecrets(projectId: string): Promise<{ current: string; previous: string | null }> {
-    const overlapping = (sealed: { previous: string | null; previousUntil: Date | null }) => sealed.previous !== null && sealed.previousUntil !== null && sealed.previousUntil > this.now();
-    const sealed = await this.webhookSecrets.read(
-      projectId,
-      async () => {
-        const project = await this.em().findOne(Project, { id: projectId }, { fields: ['webhookSigningSecretSealed', 'previousWebhookSecretSealed', 'previousWebhookSecretUntil'] });
-        return project && { current: project.webhookSigningSecretSealed, previous: project.previousWebhookSecretSealed ?? null, previousUntil: project.previousWebhookSecretUntil ?? null };
-      },
-      (found) => !overlapping(found),
+    const overlapping = (sealed: SealedWebhookSecrets) => sealed.previous !== null && sealed.previousUntil !== null && sealed.previousUntil > this.now();
+    const sealed = found(
+      await this.webhookSecrets.read(
+        projectId,
+        () => this.deps.store.webhookSecrets(projectId),
+        (read) => !overlapping(read),
+      ),
+      'project not found',
     );
-    if (!sealed) throw new DomainError('not_found', 'project not found');
     return { current: this.deps.sealer.open(sealed.current), previous: overlapping(sealed) ? this.deps.sealer.open(sealed.previous!) : null };
   }
 
@@ -252,59 +213,48 @@ export class TenancyService {
     const { projectId, overlapHours } = parseInput(rotateWebhookSecretInput, input);
     const webhookSigningSecret = newSecret('whsec', 24);
     const previousValidUntil = new Date(this.now().getTime() + overlapHours * 3_600_000);
-    await this.changeCached(this.webhookSecrets, async (em) => {
-      const row = await this.loadProject(em, projectId);
-      row.previousWebhookSecretSealed = row.webhookSigningSecretSealed;
-      row.previousWebhookSecretUntil = previousValidUntil;
-      row.webhookSigningSecretSealed = this.deps.sealer.seal(webhookSigningSecret);
-      return { row, key: row.id };
-    });
+    const sealed = this.deps.sealer.seal(webhookSigningSecret);
+    const rotated = await this.changeCached(this.webhookSecrets, projectId, async (announce) => (await this.deps.store.rotateWebhookSecret(projectId, sealed, previousValidUntil, announce)) || null);
+    found(rotated, 'project not found');
     return { projectId, webhookSigningSecret, previousValidUntil: previousValidUntil.toISOString() };
+  }
+
+  /** Changes a project and drops what `cache` holds of it everywhere; `not_found` without the project. */
+  private async changeProject(cache: SharedCache<unknown>, projectId: string, changes: ProjectChanges) {
+    const project = await this.changeCached(cache, projectId, (announce) => this.deps.store.updateProject(projectId, changes, announce));
+    return projectView(found(project, 'project not found'));
   }
 
   // ---- API keys ----
 
   async createApiKey(input: unknown) {
     const { projectId, name, mode } = parseInput(createApiKeyInput, input);
-    const em = this.em();
-    const project = await this.loadProject(em, projectId);
     const key = newSecret(mode === 'test' ? 'vk_test' : 'vk_live');
-    const apiKey = em.create(ApiKey, {
-      id: newId('key'),
-      project,
-      name: name ?? '',
-      prefix: key.slice(0, 12),
-      secretDigest: digestSecret(key),
-      mode,
-      createdAt: this.now(),
-    });
-    await em.flush();
-    return { apiKey: apiKeyView(apiKey), key };
+    const apiKey = { id: newId('key'), projectId, name: name ?? '', prefix: key.slice(0, 12), mode, createdAt: this.now() };
+    if (!(await this.deps.store.addApiKey({ ...apiKey, secretDigest: digestSecret(key) }))) throw new DomainError('not_found', 'project not found');
+    return { apiKey: apiKeyView({ ...apiKey, revokedAt: null }), key };
   }
 
   async listApiKeys(projectId: string) {
-    const keys = await this.em().find(ApiKey, { project: projectId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    return keys.map(apiKeyView);
+    return (await this.deps.store.apiKeys(projectId)).map(apiKeyView);
   }
 
   /** Revokes a key on every instance: the answer comes once every listening instance has dropped it from its cache. */
   async revokeApiKey(input: unknown) {
     const { projectId, apiKeyId } = parseInput(revokeApiKeyInput, input);
-    const apiKey = await this.changeCached(this.apiKeys, async (em) => {
-      const row = await em.findOne(ApiKey, { id: apiKeyId, project: projectId });
-      if (!row) throw new DomainError('not_found', 'API key not found');
-      row.revokedAt ??= this.now();
-      return { row, key: row.secretDigest };
-    });
-    return apiKeyView(apiKey);
+    // Keys are cached by digest, which never changes: read it first to name the change.
+    const digest = found(await this.deps.store.apiKeyDigest(projectId, apiKeyId), 'API key not found');
+    const apiKey = await this.changeCached(this.apiKeys, digest, (announce) => this.deps.store.revokeApiKey(projectId, apiKeyId, this.now(), announce));
+    return apiKeyView(found(apiKey, 'API key not found'));
   }
 
   /** The project an API key belongs to, or null for an unknown or revoked key (from the cache while revocations are heard). */
   async authenticateApiKey(key: string): Promise<ApiKeyCaller | null> {
     if (!key || key.length > 200) return null;
-    return this.apiKeys.read(digestSecret(key), async () => {
-      const apiKey = await this.em().findOne(ApiKey, { secretDigest: digestSecret(key), revokedAt: null }, { fields: ['id', 'project', 'mode'] });
-      return apiKey ? { projectId: apiKey.project.id, apiKeyId: apiKey.id, livemode: apiKey.mode === 'live' } : null;
+    const digest = digestSecret(key);
+    return this.apiKeys.read(digest, async () => {
+      const apiKey = await this.deps.store.liveApiKey(digest);
+      return apiKey ? { projectId: apiKey.projectId, apiKeyId: apiKey.id, livemode: apiKey.mode === 'live' } : null;
     });
   }
 
@@ -312,16 +262,13 @@ export class TenancyService {
 
   async createWorkflow(input: unknown) {
     const { projectId, name, features, maxStepTries } = parseInput(createWorkflowInput, input);
-    const em = this.em();
-    const project = await this.loadProject(em, projectId);
-    const workflow = em.create(Workflow, { id: newId('wf'), project, name, features, maxStepTries: maxStepTries ?? DEFAULT_STEP_TRIES, createdAt: this.now() });
-    await em.flush();
+    const workflow = { id: newId('wf'), projectId, name, features, maxStepTries: maxStepTries ?? DEFAULT_STEP_TRIES, createdAt: this.now() };
+    if (!(await this.deps.store.addWorkflow(workflow))) throw new DomainError('not_found', 'project not found');
     return workflowView(workflow);
   }
 
   async listWorkflows(projectId: string) {
-    const workflows = await this.em().find(Workflow, { project: projectId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    return workflows.map(workflowView);
+    return (await this.deps.store.workflows(projectId)).map(workflowView);
   }
 
   /**
@@ -332,7 +279,7 @@ export class TenancyService {
     const key = `${projectId}/${workflowId}`;
     let view = this.workflows.get(key);
     if (!view) {
-      const workflow = await this.em().findOne(Workflow, { id: workflowId, project: projectId });
+      const workflow = await this.deps.store.workflow(projectId, workflowId);
       if (!workflow) throw new DomainError('workflow_not_found');
       view = workflowView(workflow);
       if (this.workflows.size >= MAX_CACHED_WORKFLOWS) this.workflows.delete(this.workflows.keys().next().value!);
@@ -367,131 +314,76 @@ export class TenancyService {
     return url.toString();
   }
 
+  /**
+   * Approves a destination, or makes it active again. No cache is told: only active destinations
+   * are cached, so one becoming active needs no instance to forget anything.
+   */
   async approveCallback(input: unknown) {
     const { projectId, url } = parseInput(callbackUrlInput, input);
     const normalized = this.checkCallbackUrl(url);
-    const em = this.em();
-    const project = await this.loadProject(em, projectId);
-    const existing = await em.findOne(CallbackDestination, { project, url: normalized });
-    if (existing) {
-      existing.active = true;
-      await em.flush();
-      return callbackView(existing);
-    }
-    const destination = em.create(CallbackDestination, {
-      id: newId('cbd'),
-      project,
-      url: normalized,
-      active: true,
-      createdAt: this.now(),
-    });
-    try {
-      await em.flush();
-    } catch (error) {
-      // Approved at the same moment by someone else: the row exists, which is what was asked.
-      if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      const row = await this.em().findOneOrFail(CallbackDestination, { project: projectId, url: normalized });
-      return callbackView(row);
-    }
-    return callbackView(destination);
+    const destination = await this.deps.store.approveCallback({ id: newId('cbd'), projectId, url: normalized, createdAt: this.now() });
+    return callbackView(found(destination, 'project not found'));
   }
 
   async setCallbackActive(input: unknown) {
     const { projectId, url, active } = parseInput(setCallbackActiveInput, input);
-    const destination = await this.changeCached(this.approvedCallbacks, async (em) => {
-      const row = await em.findOne(CallbackDestination, { project: projectId, url });
-      if (!row) throw new DomainError('not_found', 'callback destination not found');
-      row.active = active;
-      return { row, key: approvedCallbackKey(projectId, url) };
-    });
-    return callbackView(destination);
+    const destination = await this.changeCached(this.approvedCallbacks, approvedCallbackKey(projectId, url), (announce) => this.deps.store.setCallbackActive(projectId, url, active, announce));
+    return callbackView(found(destination, 'callback destination not found'));
   }
 
   /** A receiver answered 410 Gone: nothing more goes to this destination until ops enable it again. */
   async disableCallback(projectId: string, url: string): Promise<void> {
-    await this.changeCached(this.approvedCallbacks, async (em) => {
-      await em.nativeUpdate(CallbackDestination, { project: projectId, url }, { active: false });
-      return { row: null, key: approvedCallbackKey(projectId, url) };
-    });
+    await this.changeCached(this.approvedCallbacks, approvedCallbackKey(projectId, url), (announce) => this.deps.store.setCallbackActive(projectId, url, false, announce));
   }
 
   async listCallbacks(projectId: string) {
-    const rows = await this.em().find(CallbackDestination, { project: projectId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    return rows.map(callbackView);
+    return (await this.deps.store.callbacks(projectId)).map(callbackView);
   }
 
   /** True when `url` is exactly an active approved destination of the project. */
   async isApprovedCallback(projectId: string, url: string): Promise<boolean> {
-    const approved = await this.approvedCallbacks.read(approvedCallbackKey(projectId, url), async () =>
-      (await this.em().findOne(CallbackDestination, { project: projectId, url, active: true }, { fields: ['id'] })) ? true : null,
-    );
+    const approved = await this.approvedCallbacks.read(approvedCallbackKey(projectId, url), async () => ((await this.deps.store.isApprovedCallback(projectId, url)) ? true : null));
     return approved === true;
   }
 
   async setDefaultCallback(input: unknown) {
     const { projectId, url } = parseInput(defaultCallbackInput, input);
     const checked = url === null ? null : this.checkCallbackUrl(url);
-    const project = await this.changeCached(this.projectSettings, async (em) => {
-      const row = await this.loadProject(em, projectId);
-      row.defaultCallbackUrl = checked;
-      return { row, key: row.id };
-    });
-    return projectView(project);
+    return this.changeProject(this.projectSettings, projectId, { defaultCallbackUrl: checked });
   }
 
   async setEvidenceRetention(input: unknown) {
     const { projectId, days } = parseInput(evidenceRetentionInput, input);
-    const project = await this.changeCached(this.projectSettings, async (em) => {
-      const row = await this.loadProject(em, projectId);
-      row.evidenceRetentionDays = days;
-      return { row, key: row.id };
-    });
-    return projectView(project);
+    return this.changeProject(this.projectSettings, projectId, { evidenceRetentionDays: days });
   }
 
   /** The hosted page's privacy policy link and logo (the logo re-encoded by safeLogo). */
   async setBranding(input: unknown) {
     const { projectId, privacyPolicyUrl, logo } = parseInput(brandingInput, input);
     const logoPng = logo === undefined || logo === null ? logo : await safeLogo(logo);
-    const project = await this.changeCached(this.brandings, async (em) => {
-      const row = await this.loadProject(em, projectId);
-      if (privacyPolicyUrl !== undefined) row.privacyPolicyUrl = privacyPolicyUrl;
-      if (logoPng !== undefined) {
-        row.logoPng = logoPng;
-        row.hasLogo = logoPng !== null;
-      }
-      return { row, key: row.id };
-    });
-    return projectView(project);
+    return this.changeProject(this.brandings, projectId, { privacyPolicyUrl, logoPng });
   }
 
   /** What the hosted page shows of a project: its name, privacy policy link and whether it has a logo. */
   async projectBranding(projectId: string): Promise<ProjectBranding> {
-    const branding = await this.brandings.read(projectId, async () => {
-      const project = await this.em().findOne(Project, { id: projectId }, { fields: ['name', 'privacyPolicyUrl', 'hasLogo'] });
-      return project && { name: project.name, privacyPolicyUrl: project.privacyPolicyUrl ?? null, hasLogo: project.hasLogo };
-    });
-    if (!branding) throw new DomainError('not_found', 'project not found');
-    return branding;
+    return found(await this.brandings.read(projectId, () => this.deps.store.branding(projectId)), 'project not found');
   }
 
   /** The project's logo (PNG), or null. */
-  async projectLogo(projectId: string): Promise<Buffer | null> {
-    const project = await this.em().findOne(Project, { id: projectId }, { populate: ['logoPng'] });
-    return project?.logoPng ?? null;
+  projectLogo(projectId: string): Promise<Buffer | null> {
+    return this.deps.store.logo(projectId);
   }
 
   // ---- OIDC clients ----
 
   async createOidcClient(input: unknown) {
     const { projectId, name, redirectUris, scopes, organizationId } = parseInput(createOidcClientInput, input);
-    const em = this.em();
-    const project = await this.loadProject(em, projectId);
+    found(await this.deps.store.project(projectId), 'project not found');
     if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId))) throw new DomainError('not_found', 'organization not found');
     const clientSecret = newSecret('vcs');
-    const client = em.create(OidcClient, {
+    const client = {
       clientId: newId('vc'),
-      project,
+      projectId,
       name,
       clientSecretDigest: digestSecret(clientSecret),
       redirectUris: [...new Set(redirectUris)],
@@ -499,45 +391,36 @@ export class TenancyService {
       organizationId: organizationId ?? null,
       active: true,
       createdAt: this.now(),
-    });
-    await em.flush();
+    };
+    if (!(await this.deps.store.addOidcClient(client))) throw new DomainError('not_found', 'project not found');
     return { client: oidcClientView(client), clientSecret };
   }
 
   async listOidcClients(projectId: string) {
-    const clients = await this.em().find(OidcClient, { project: projectId }, { orderBy: { createdAt: 'asc' } });
-    return clients.map(oidcClientView);
+    return (await this.deps.store.oidcClients(projectId)).map(oidcClientView);
   }
 
   // ---- organization apps ----
 
   async createOrgApp(input: unknown) {
     const { organizationId, organizationName, name } = parseInput(createOrgAppInput, input);
-    const em = this.em();
     if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId))) throw new DomainError('not_found', 'organization not found');
     // A new organization is the roster's to create; should the app's insert then fail (a new
     // random id, a live database), the organization stays, empty, and a retry names it by id.
     const appOrganizationId = organizationId ?? (await this.deps.organizations.create(organizationName!));
     const clientSecret = newSecret('ocs');
-    const app = em.create(OrgApp, {
-      clientId: newId('oc'),
-      organizationId: appOrganizationId,
-      name,
-      clientSecretDigest: digestSecret(clientSecret),
-      active: true,
-      createdAt: this.now(),
-    });
-    await em.flush();
+    const app = { clientId: newId('oc'), organizationId: appOrganizationId, name, clientSecretDigest: digestSecret(clientSecret), active: true, createdAt: this.now() };
+    await this.deps.store.addOrgApp(app);
     return { app: await this.orgAppWithName(app), clientSecret };
   }
 
   async listOrgApps() {
-    const apps = await this.em().find(OrgApp, {}, { orderBy: { createdAt: 'asc' } });
+    const apps = await this.deps.store.orgApps();
     const names = await this.deps.organizations.names([...new Set(apps.map((app) => app.organizationId))]);
     return apps.map((app) => orgAppView(app, names.get(app.organizationId) ?? null));
   }
 
-  private async orgAppWithName(app: OrgApp) {
+  private async orgAppWithName(app: OrgAppRecord) {
     const names = await this.deps.organizations.names([app.organizationId]);
     return orgAppView(app, names.get(app.organizationId) ?? null);
   }
@@ -545,10 +428,10 @@ export class TenancyService {
   /** The organization behind roster API credentials, or null when they are wrong or inactive. */
   async authenticateOrgApp(clientId: string, clientSecret: string): Promise<{ organizationId: number; clientId: string } | null> {
     if (!clientId || !clientSecret || clientId.length > 64 || clientSecret.length > 200) return null;
-    const app = await this.em().findOne(OrgApp, { clientId, active: true });
+    const app = await this.deps.store.orgApp(clientId);
     // Digest comparison in constant time; an unknown client id still pays for one digest.
     const presented = digestSecret(clientSecret);
-    if (!app) return null;
+    if (!app?.active) return null;
     return safeEqual(presented, app.clientSecretDigest) ? { organizationId: app.organizationId, clientId: app.clientId } : null;
   }
 
@@ -557,150 +440,83 @@ export class TenancyService {
   /** Deactivates (or reactivates) an OIDC client: an inactive one signs nobody in and gets no tokens. */
   async setOidcClientActive(input: unknown) {
     const { projectId, clientId, active } = parseInput(oidcClientActiveInput, input);
-    const client = await this.changeCached(this.oidcClients, async (em) => {
-      const row = await this.loadOidcClient(em, projectId, clientId);
-      row.active = active;
-      return { row, key: row.clientId };
-    });
-    return oidcClientView(client);
+    return oidcClientView(await this.changeOidcClient(projectId, clientId, { active }));
   }
 
   /** A new client secret, shown once; the old one stops working at once. */
   async rotateOidcClientSecret(input: unknown) {
     const { projectId, clientId } = parseInput(oidcClientRefInput, input);
     const clientSecret = newSecret('vcs');
-    const client = await this.changeCached(this.oidcClients, async (em) => {
-      const row = await this.loadOidcClient(em, projectId, clientId);
-      row.clientSecretDigest = digestSecret(clientSecret);
-      return { row, key: row.clientId };
-    });
+    const client = await this.changeOidcClient(projectId, clientId, { clientSecretDigest: digestSecret(clientSecret) });
     return { client: oidcClientView(client), clientSecret };
+  }
+
+  private async changeOidcClient(projectId: string, clientId: string, changes: { active?: boolean; clientSecretDigest?: string }) {
+    const client = await this.changeCached(this.oidcClients, clientId, (announce) => this.deps.store.changeOidcClient(projectId, clientId, changes, announce));
+    return found(client, 'OIDC client not found');
   }
 
   /** An OIDC client by id (from the cache while changes are heard), or null. Read-only: change clients through this service. */
   oidcClient(clientId: string): Promise<RegisteredClient | null> {
-    return this.oidcClients.read(clientId, async () => {
-      const [row] = await preparedQuery<{
-        client_id: string;
-        project_id: string;
-        organization_id: number | null;
-        name: string;
-        client_secret_digest: string;
-        redirect_uris: string[];
-        scopes: OidcScope[];
-        active: boolean;
-      }>(this.deps.orm, 'oidc_client_by_id', 'select client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active from oidc_client where client_id = $1', [clientId]);
-      if (!row) return null;
-      return {
-        clientId: row.client_id,
-        projectId: row.project_id,
-        organizationId: row.organization_id,
-        name: row.name,
-        clientSecretDigest: row.client_secret_digest,
-        redirectUris: row.redirect_uris,
-        scopes: row.scopes,
-        active: row.active,
-      };
-    });
+    return this.oidcClients.read(clientId, () => this.deps.store.oidcClient(clientId));
   }
 
   /** The ids of the OIDC clients of an organization (whose roster members sign in with them). */
-  async oidcClientIdsOfOrganization(organizationId: number): Promise<string[]> {
-    const rows = await preparedQuery<{ client_id: string }>(this.deps.orm, 'oidc_client_ids_of_organization', 'select client_id from oidc_client where organization_id = $1', [organizationId]);
-    return rows.map((row) => row.client_id);
+  oidcClientIdsOfOrganization(organizationId: number): Promise<string[]> {
+    return this.deps.store.oidcClientIdsOfOrganization(organizationId);
   }
 
   /** The ids of the project's OIDC clients, active or not. */
-  async oidcClientIdsOf(projectId: string): Promise<string[]> {
-    const rows = await preparedQuery<{ client_id: string }>(this.deps.orm, 'oidc_client_ids_of_project', 'select client_id from oidc_client where project_id = $1', [projectId]);
-    return rows.map((row) => row.client_id);
-  }
-
-  private async loadOidcClient(em: EntityManager, projectId: string, clientId: string): Promise<OidcClient> {
-    const client = await em.findOne(OidcClient, { clientId, project: projectId });
-    if (!client) throw new DomainError('not_found', 'OIDC client not found');
-    return client;
+  oidcClientIdsOf(projectId: string): Promise<string[]> {
+    return this.deps.store.oidcClientIdsOfProject(projectId);
   }
 
   /** Deactivates (or reactivates) an organization app: an inactive one is refused by the roster API. */
   async setOrgAppActive(input: unknown) {
     const { clientId, active } = parseInput(orgAppActiveInput, input);
-    const em = this.em();
-    const app = await this.loadOrgApp(em, clientId);
-    app.active = active;
-    await em.flush();
-    return this.orgAppWithName(app);
+    return this.orgAppWithName(found(await this.deps.store.changeOrgApp(clientId, { active }), 'organization app not found'));
   }
 
   /** A new organization app secret, shown once; the old one stops working at once. */
   async rotateOrgAppSecret(input: unknown) {
     const { clientId } = parseInput(orgAppRefInput, input);
-    const em = this.em();
-    const app = await this.loadOrgApp(em, clientId);
     const clientSecret = newSecret('ocs');
-    app.clientSecretDigest = digestSecret(clientSecret);
-    await em.flush();
+    const app = found(await this.deps.store.changeOrgApp(clientId, { clientSecretDigest: digestSecret(clientSecret) }), 'organization app not found');
     return { app: await this.orgAppWithName(app), clientSecret };
-  }
-
-  private async loadOrgApp(em: ReturnType<TenancyService['em']>, clientId: string): Promise<OrgApp> {
-    const app = await em.findOne(OrgApp, { clientId });
-    if (!app) throw new DomainError('not_found', 'organization app not found');
-    return app;
   }
 
   // ---- admin tokens ----
 
   async createAdminToken(input: unknown) {
     const { role, projectId, name, expiresInDays } = parseInput(createAdminTokenInput, input);
-    const em = this.em();
-    const project = projectId ? await this.loadProject(em, projectId) : null;
     const token = newSecret('vat');
     const now = this.now();
-    const row = em.create(AdminToken, {
-      id: newId('adm'),
-      name: name ?? '',
-      role,
-      project,
-      tokenDigest: digestSecret(token),
-      createdAt: now,
-      expiresAt: expiresInDays ? new Date(now.getTime() + expiresInDays * 86_400_000) : null,
-    });
-    await em.flush();
-    return { id: row.id, role, projectId: project?.id ?? null, token, expiresAt: row.expiresAt?.toISOString() ?? null };
+    const row = { id: newId('adm'), name: name ?? '', role, projectId: projectId ?? null, createdAt: now, expiresAt: expiresInDays ? new Date(now.getTime() + expiresInDays * 86_400_000) : null };
+    if (!(await this.deps.store.addAdminToken({ ...row, tokenDigest: digestSecret(token) }))) throw new DomainError('not_found', 'project not found');
+    return { id: row.id, role, projectId: row.projectId, token, expiresAt: row.expiresAt?.toISOString() ?? null };
   }
 
   /** Admin tokens (never the tokens themselves): which exist, whose, until when, revoked or not. */
   async adminTokens() {
-    const rows = await this.em().find(AdminToken, {}, { orderBy: { createdAt: 'desc', id: 'desc' } });
-    return rows.map((row) => adminTokenView(row, this.now()));
+    return (await this.deps.store.adminTokens()).map((row) => adminTokenView(row, this.now()));
   }
 
   /** Revokes an admin token at once (idempotent); it no longer authenticates. */
   async revokeAdminToken(input: unknown) {
     const { tokenId } = parseInput(revokeAdminTokenInput, input);
-    const em = this.em();
-    const row = await em.findOne(AdminToken, { id: tokenId });
-    if (!row) throw new DomainError('not_found', 'admin token not found');
-    row.revokedAt ??= this.now();
-    await em.flush();
+    const row = found(await this.deps.store.revokeAdminToken(tokenId, this.now()), 'admin token not found');
     return adminTokenView(row, this.now());
   }
 
   async authenticateAdminToken(token: string): Promise<AdminScope | null> {
     if (!token || token.length > 200) return null;
-    const row = await this.em().findOne(AdminToken, { tokenDigest: digestSecret(token), revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: this.now() } }] });
-    return row ? { tokenId: row.id, role: row.role, projectId: row.project?.id ?? null } : null;
+    const row = await this.deps.store.liveAdminToken(digestSecret(token), this.now());
+    return row ? { tokenId: row.id, role: row.role, projectId: row.projectId } : null;
   }
 }
 
-const adminTokenView = (row: AdminToken, now: Date): AdminTokenView => ({
-  id: row.id,
-  name: row.name,
-  role: row.role,
-  projectId: row.project?.id ?? null,
-  createdAt: row.createdAt.toISOString(),
-  expiresAt: row.expiresAt?.toISOString() ?? null,
-  revokedAt: row.revokedAt?.toISOString() ?? null,
-  active: !row.revokedAt && (!row.expiresAt || row.expiresAt > now),
-});
+/** What a store found, or 404 `not_found` with `message`. */
+function found<T>(value: T | null, message: string): T {
+  if (value === null) throw new DomainError('not_found', message);
+  return value;
+}

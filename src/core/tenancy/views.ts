@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ADMIN_ROLES } from '../vocabulary.js';
-import type { ApiKey, CallbackDestination, OidcClient, OidcScope, OrgApp, Project, Workflow } from './entities.js';
+import type { OidcScope } from './entities.js';
+import type { AdminTokenRecord, ApiKeyRecord, CallbackRecord, OidcClientRecord, OrgAppRecord, ProjectRecord, WorkflowRecord } from './store.js';
 
 // The tenancy objects the admin API returns (GraphQL, tRPC, the CLI), declared once: each view is
 // typed by its schema and test/graphql-wire.test.ts checks the GraphQL types against them. No
@@ -20,14 +21,14 @@ export const projectWire = z.object({
 });
 export type ProjectView = z.output<typeof projectWire>;
 
-export const projectView = (project: Project): ProjectView => ({
+export const projectView = (project: ProjectRecord): ProjectView => ({
   id: project.id,
   name: project.name,
-  defaultCallbackUrl: project.defaultCallbackUrl ?? null,
+  defaultCallbackUrl: project.defaultCallbackUrl,
   evidenceRetentionDays: project.evidenceRetentionDays,
-  privacyPolicyUrl: project.privacyPolicyUrl ?? null,
+  privacyPolicyUrl: project.privacyPolicyUrl,
   hasLogo: project.hasLogo,
-  balance: (project.spendableMinor ?? project.balanceMinor) / 100,
+  balance: project.spendableMinor / 100,
   currency: project.currency,
   isDemo: project.isDemo,
   createdAt: project.createdAt.toISOString(),
@@ -45,9 +46,9 @@ export const apiKeyWire = z.object({
 });
 export type ApiKeyView = z.output<typeof apiKeyWire>;
 
-export const apiKeyView = (key: ApiKey): ApiKeyView => ({
+export const apiKeyView = (key: ApiKeyRecord): ApiKeyView => ({
   id: key.id,
-  projectId: key.project.id,
+  projectId: key.projectId,
   name: key.name,
   prefix: key.prefix,
   mode: key.mode,
@@ -66,9 +67,9 @@ export const workflowWire = z.object({
 });
 export type WorkflowView = z.output<typeof workflowWire>;
 
-export const workflowView = (workflow: Workflow): WorkflowView => ({
+export const workflowView = (workflow: WorkflowRecord): WorkflowView => ({
   id: workflow.id,
-  projectId: workflow.project.id,
+  projectId: workflow.projectId,
   name: workflow.name,
   features: [...workflow.features],
   maxStepTries: workflow.maxStepTries,
@@ -79,9 +80,9 @@ export const workflowView = (workflow: Workflow): WorkflowView => ({
 export const callbackWire = z.object({ id: z.string(), projectId: z.string(), url: z.string(), active: z.boolean(), createdAt: z.string() });
 export type CallbackView = z.output<typeof callbackWire>;
 
-export const callbackView = (destination: CallbackDestination): CallbackView => ({
+export const callbackView = (destination: CallbackRecord): CallbackView => ({
   id: destination.id,
-  projectId: destination.project.id,
+  projectId: destination.projectId,
   url: destination.url,
   active: destination.active,
   createdAt: destination.createdAt.toISOString(),
@@ -100,13 +101,13 @@ export const oidcClientWire = z.object({
 });
 export type OidcClientView = z.output<typeof oidcClientWire>;
 
-export const oidcClientView = (client: OidcClient): OidcClientView => ({
+export const oidcClientView = (client: OidcClientRecord): OidcClientView => ({
   clientId: client.clientId,
-  projectId: client.project.id,
+  projectId: client.projectId,
   name: client.name,
   redirectUris: [...client.redirectUris],
   scopes: [...client.scopes],
-  organizationId: client.organizationId ?? null,
+  organizationId: client.organizationId,
   active: client.active,
   createdAt: client.createdAt.toISOString(),
 });
@@ -131,7 +132,7 @@ export interface RegisteredClient {
 export const orgAppWire = z.object({ clientId: z.string(), organizationId: z.number().int(), organizationName: z.string().nullable(), name: z.string(), active: z.boolean(), createdAt: z.string() });
 export type OrgAppView = z.output<typeof orgAppWire>;
 
-export const orgAppView = (app: OrgApp, organizationName: string | null): OrgAppView => ({
+export const orgAppView = (app: OrgAppRecord, organizationName: string | null): OrgAppView => ({
   clientId: app.clientId,
   organizationId: app.organizationId,
   organizationName,
@@ -152,3 +153,14 @@ export const adminTokenWire = z.object({
   active: z.boolean(),
 });
 export type AdminTokenView = z.output<typeof adminTokenWire>;
+
+export const adminTokenView = (row: AdminTokenRecord, now: Date): AdminTokenView => ({
+  id: row.id,
+  name: row.name,
+  role: row.role,
+  projectId: row.projectId,
+  createdAt: row.createdAt.toISOString(),
+  expiresAt: row.expiresAt?.toISOString() ?? null,
+  revokedAt: row.revokedAt?.toISOString() ?? null,
+  active: !row.revokedAt && (!row.expiresAt || row.expiresAt > now),
+});
