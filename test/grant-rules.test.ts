@@ -1,11 +1,18 @@
 // The provider's token rules on a fake grant store, in milliseconds: a bearer token is live until
 // revoked or expired; revocation (RFC 7009) and introspection (RFC 7662) reach only the calling
-// client's tokens; a refresh token's revocation takes its whole sign-in with it. The SQL behind
-// the store is exercised through the token, revoke, introspect and userinfo routes in oidc.test.ts.
+// client's tokens; a refresh token's revocation takes its whole sign-in with it. Then the way to
+// a code: who must sign in or consent, prompt and max_age, deactivated members, how long a
+// browser's sign-in and a waiting request last. The SQL behind the store is exercised through the
+// authorize, login, consent, token, revoke, introspect and userinfo routes in oidc.test.ts.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { DomainError } from '../src/core/errors.js';
-import type { GrantStore, NewAccessToken, StoredAccessToken, StoredRefreshToken } from '../src/core/oidc/grant-store.js';
+import type { GrantStore, NewAccessToken, NewCode, StoredAccessToken, StoredBrowserSession, StoredRefreshToken } from '../src/core/oidc/grant-store.js';
+import { AuthorizationInteraction } from '../src/core/oidc/authorization/interaction.js';
+import type { AuthorizeRequest } from '../src/core/oidc/authorization/types.js';
+import { BrowserSessions } from '../src/core/oidc/sessions.js';
+import type { AccountService } from '../src/core/accounts/service.js';
+import type { LoginThrottle } from '../src/core/accounts/login-throttle.js';
 import { TokenIntrospection } from '../src/core/oidc/introspection.js';
 import { AccessTokenService } from '../src/core/oidc/tokens.js';
 import { digestSecret } from '../src/core/secrets.js';
@@ -40,9 +47,38 @@ class FakeGrantStore implements GrantStore {
   }
   async revokeForClients() {}
   async endEverySignIn() {}
-  async rememberConsent() {}
-  async consent() {
-    return null;
+  consents = new Map<string, string[]>();
+  async rememberConsent(accountId: string, clientId: string, scopes: readonly string[]) {
+    this.consents.set(`${accountId} ${clientId}`, [...scopes]);
+  }
+  async consent(accountId: string, clientId: string) {
+    return this.consents.get(`${accountId} ${clientId}`) ?? null;
+  }
+  codes: NewCode[] = [];
+  async addCode(code: NewCode) {
+    this.codes.push(code);
+  }
+  sessions = new Map<string, StoredBrowserSession>();
+  sessionReads = 0;
+  async openBrowserSession(digest: string, session: StoredBrowserSession) {
+    this.sessions.set(digest, session);
+  }
+  async browserSession(digest: string) {
+    this.sessionReads += 1;
+    return this.sessions.get(digest) ?? null;
+  }
+  async endBrowserSession(digest: string) {
+    this.sessions.delete(digest);
+  }
+  interactions = new Map<string, { request: AuthorizeRequest; expiresAt: Date }>();
+  async saveInteraction(digest: string, request: AuthorizeRequest, expiresAt: Date) {
+    this.interactions.set(digest, { request: structuredClone(request), expiresAt });
+  }
+  async interaction(digest: string) {
+    return this.interactions.get(digest) ?? null;
+  }
+  async dropInteraction(digest: string) {
+    this.interactions.delete(digest);
   }
 }
 
@@ -126,5 +162,113 @@ describe('revocation and introspection on a fake grant store', () => {
     const { introspection } = setUp();
     await expect(introspection.introspect(client('client_a'), {})).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(introspection.revoke(client('client_a'), { token: 42 })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+});
+
+describe('sign-in, consent and the code on a fake grant store', () => {
+  const ISSUER = 'https://verity.test';
+  const request = (extra: Partial<AuthorizeRequest> = {}): AuthorizeRequest => ({
+    clientId: 'client_a',
+    clientName: 'App A',
+    redirectUri: 'https://a.example/cb',
+    scopes: ['openid', 'profile'],
+    state: 'st',
+    nonce: 'n-1',
+    codeChallenge: 'c'.repeat(43),
+    ...extra,
+  });
+
+  function authorize(options: { deactivated?: boolean } = {}) {
+    const { clock, grants } = setUp();
+    const clients = async (clientId: string) => ({ ...client(clientId), organizationId: clientId === 'client_org' ? 7 : null });
+    const interaction = new AuthorizationInteraction({ grants, clock, issuer: ISSUER, clients, memberDeactivated: async () => options.deactivated ?? false });
+    const sessions = new BrowserSessions({ grants, clock, accounts: {} as AccountService, throttle: {} as LoginThrottle });
+    return { clock, grants, interaction, sessions };
+  }
+
+  /** The query of a redirect step's URL. */
+  const redirectQuery = (step: { kind: string; url?: string }) => {
+    expect(step.kind).toBe('redirect');
+    return Object.fromEntries(new URL(step.url!).searchParams);
+  };
+
+  it('sends a browser without a sign-in to log in, or back with login_required under prompt=none', async () => {
+    const { interaction } = authorize();
+    expect(await interaction.nextStep(request(), null)).toMatchObject({ kind: 'login', clientName: 'App A' });
+    expect(redirectQuery(await interaction.nextStep(request({ prompt: 'none' }), null))).toMatchObject({ error: 'login_required', state: 'st' });
+  });
+
+  it('asks for consent once; allowed, the code carries the sign-in time, nonce and PKCE challenge, and the request is used up', async () => {
+    const { grants, interaction, sessions, clock } = authorize();
+    const { session } = await sessions.open('svc_1');
+    clock.advance(5000);
+    const consent = await interaction.nextStep(request(), session);
+    expect(consent).toMatchObject({ kind: 'consent', scopes: ['openid', 'profile'] });
+    const waiting = (consent as { interaction: string }).interaction;
+    const query = redirectQuery(await interaction.decide(waiting, session, true));
+    expect(query.state).toBe('st');
+    expect(grants.codes).toHaveLength(1);
+    expect(grants.codes[0]).toMatchObject({ digest: digestSecret(query.code!), accountId: 'svc_1', clientId: 'client_a', nonce: 'n-1', codeChallenge: 'c'.repeat(43), authTime: session.authTime });
+    expect(grants.codes[0]!.expiresAt.getTime() - clock.now().getTime()).toBe(120_000);
+    expect(await interaction.decide(waiting, session, true)).toMatchObject({ kind: 'error_page' });
+    // Consent remembered: the next request goes straight to a code, unless it asks for consent again.
+    expect((await interaction.nextStep(request(), session)).kind).toBe('redirect');
+    expect((await interaction.nextStep(request({ prompt: 'consent' }), session)).kind).toBe('consent');
+    expect((await interaction.nextStep(request({ scopes: ['openid', 'profile', 'verifications'] }), session)).kind).toBe('consent');
+  });
+
+  it('denied, the client hears access_denied and gets no code', async () => {
+    const { grants, interaction, sessions } = authorize();
+    const { session } = await sessions.open('svc_1');
+    const consent = (await interaction.nextStep(request(), session)) as { interaction: string };
+    expect(redirectQuery(await interaction.decide(consent.interaction, session, false))).toMatchObject({ error: 'access_denied' });
+    expect(grants.codes).toEqual([]);
+  });
+
+  it('a sign-in older than max_age, or prompt=login, means signing in again', async () => {
+    const { grants, interaction, sessions, clock } = authorize();
+    const { session } = await sessions.open('svc_1');
+    await grants.rememberConsent('svc_1', 'client_a', ['openid', 'profile']);
+    clock.advance(61_000);
+    expect((await interaction.nextStep(request({ maxAge: 60 }), session)).kind).toBe('login');
+    expect((await interaction.nextStep(request({ maxAge: 120 }), session)).kind).toBe('redirect');
+    expect((await interaction.nextStep(request({ prompt: 'login' }), session)).kind).toBe('login');
+    expect((await interaction.nextStep(request({ prompt: 'login' }), session, { freshLogin: true })).kind).toBe('redirect');
+  });
+
+  it("a deactivated member of the client's organization is refused with access_denied and gets no code", async () => {
+    const { grants, interaction, sessions } = authorize({ deactivated: true });
+    const { session } = await sessions.open('svc_1');
+    await grants.rememberConsent('svc_1', 'client_org', ['openid', 'profile']);
+    expect(redirectQuery(await interaction.nextStep(request({ clientId: 'client_org' }), session))).toMatchObject({ error: 'access_denied' });
+    expect((await interaction.nextStep(request(), session)).kind).toBe('consent');
+    expect(grants.codes).toEqual([]);
+  });
+
+  it('a waiting request lasts 10 minutes', async () => {
+    const { interaction, clock } = authorize();
+    const login = (await interaction.nextStep(request(), null)) as { interaction: string };
+    clock.advance(599_000);
+    expect(await interaction.load(login.interaction)).toMatchObject({ clientId: 'client_a' });
+    clock.advance(2000);
+    expect(await interaction.load(login.interaction)).toBeNull();
+    expect(await interaction.load('x'.repeat(101))).toBeNull();
+  });
+
+  it("a browser's sign-in lasts 12 hours from its second, and ends at sign-out; an oversized cookie is not looked up", async () => {
+    const { grants, sessions, clock } = authorize();
+    clock.advance(456);
+    const { cookie, session } = await sessions.open('svc_1');
+    expect(session.authTime.getMilliseconds()).toBe(0);
+    expect(await sessions.find(cookie)).toEqual(session);
+    clock.set(new Date(session.authTime.getTime() + 12 * 3600_000));
+    expect(await sessions.find(cookie)).toBeNull();
+    const other = await sessions.open('svc_2');
+    await sessions.end(other.cookie);
+    expect(await sessions.find(other.cookie)).toBeNull();
+    const reads = grants.sessionReads;
+    expect(await sessions.find('s'.repeat(101))).toBeNull();
+    expect(await sessions.find(undefined)).toBeNull();
+    expect(grants.sessionReads).toBe(reads);
   });
 });

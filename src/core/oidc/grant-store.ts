@@ -1,6 +1,7 @@
 import type { Orm } from '../db/orm.js';
 import { failedWith, preparedQuery, SQLSTATE, sqlDate } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
+import type { AuthorizeRequest } from './authorization/types.js';
 
 /** An access token as it is stored (its digest only). */
 export interface StoredAccessToken {
@@ -35,10 +36,34 @@ export interface NewAccessToken {
   expiresAt: Date;
 }
 
+/** A new authorization code (its digest only), for one sign-in of one person to one client. */
+export interface NewCode {
+  grantId: string;
+  digest: string;
+  clientId: string;
+  accountId: string;
+  redirectUri: string;
+  scopes: string[];
+  nonce: string | null;
+  codeChallenge: string | null;
+  authTime: Date;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** A browser's sign-in as it is stored (the cookie's secret is known by its digest only). */
+export interface StoredBrowserSession {
+  accountId: string;
+  authTime: Date;
+  expiresAt: Date;
+}
+
 /**
- * What the provider granted: access and refresh tokens, authorization codes (after their
- * exchange) and consents. The only code that touches those tables outside the token endpoint's
- * issuing statements; the provider's services work through it, and the fast tests through a fake.
+ * What the provider granted: access and refresh tokens, authorization codes and consents; and on
+ * the way there, browsers' sign-ins (`login_session`) and the authorize requests waiting on a
+ * sign-in or consent page (`oidc_interaction`). The only code that touches those tables outside
+ * the token endpoint's issuing statements; the provider's services work through it, and the fast
+ * tests through a fake.
  */
 export interface GrantStore {
   addAccessToken(token: NewAccessToken): Promise<void>;
@@ -62,6 +87,16 @@ export interface GrantStore {
   rememberConsent(accountId: string, clientId: string, scopes: readonly string[], now: Date): Promise<void>;
   /** The scopes a person allowed a client, or null. */
   consent(accountId: string, clientId: string): Promise<string[] | null>;
+  addCode(code: NewCode): Promise<void>;
+  openBrowserSession(digest: string, session: StoredBrowserSession): Promise<void>;
+  /** The sign-in with this digest, expired or not, or null. */
+  browserSession(digest: string): Promise<StoredBrowserSession | null>;
+  endBrowserSession(digest: string): Promise<void>;
+  /** Keeps an authorize request until a sign-in or consent page settles it. */
+  saveInteraction(digest: string, request: AuthorizeRequest, expiresAt: Date): Promise<void>;
+  /** The waiting request with this digest, expired or not, or null. */
+  interaction(digest: string): Promise<{ request: AuthorizeRequest; expiresAt: Date } | null>;
+  dropInteraction(digest: string): Promise<void>;
 }
 
 const nullableDate = (value: Date | string | null): Date | null => (value === null ? null : sqlDate(value));
@@ -182,5 +217,45 @@ export class PgGrantStore implements GrantStore {
   async consent(accountId: string, clientId: string): Promise<string[] | null> {
     const [row] = await preparedQuery<{ scopes: string[] }>(this.orm, 'oidc_consent_of', 'select scopes from oidc_consent where account_id = $1 and client_id = $2', [accountId, clientId]);
     return row?.scopes ?? null;
+  }
+  async addCode(code: NewCode): Promise<void> {
+    await preparedQuery(
+      this.orm,
+      'authorization_code_issue',
+      `insert into authorization_code (id, code_digest, client_id, account_id, redirect_uri, scopes, nonce, code_challenge, auth_time, created_at, expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [code.grantId, code.digest, code.clientId, code.accountId, code.redirectUri, code.scopes, code.nonce, code.codeChallenge, code.authTime, code.createdAt, code.expiresAt],
+    );
+  }
+
+  async openBrowserSession(digest: string, session: StoredBrowserSession): Promise<void> {
+    await preparedQuery(this.orm, 'login_session_open', 'insert into login_session (digest, account_id, auth_time, expires_at) values ($1, $2, $3, $4)', [digest, session.accountId, session.authTime, session.expiresAt]);
+  }
+
+  async browserSession(digest: string): Promise<StoredBrowserSession | null> {
+    const [row] = await preparedQuery<{ account_id: string; auth_time: Date | string; expires_at: Date | string }>(
+      this.orm,
+      'login_session_find',
+      'select account_id, auth_time, expires_at from login_session where digest = $1',
+      [digest],
+    );
+    return row ? { accountId: row.account_id, authTime: sqlDate(row.auth_time), expiresAt: sqlDate(row.expires_at) } : null;
+  }
+
+  async endBrowserSession(digest: string): Promise<void> {
+    await preparedQuery(this.orm, 'login_session_end', 'delete from login_session where digest = $1', [digest]);
+  }
+
+  async saveInteraction(digest: string, request: AuthorizeRequest, expiresAt: Date): Promise<void> {
+    await preparedQuery(this.orm, 'oidc_interaction_save', 'insert into oidc_interaction (digest, request, expires_at) values ($1, $2, $3)', [digest, JSON.stringify(request), expiresAt]);
+  }
+
+  async interaction(digest: string): Promise<{ request: AuthorizeRequest; expiresAt: Date } | null> {
+    const [row] = await preparedQuery<{ request: AuthorizeRequest; expires_at: Date | string }>(this.orm, 'oidc_interaction_load', 'select request, expires_at from oidc_interaction where digest = $1', [digest]);
+    return row ? { request: row.request, expiresAt: sqlDate(row.expires_at) } : null;
+  }
+
+  async dropInteraction(digest: string): Promise<void> {
+    await preparedQuery(this.orm, 'oidc_interaction_drop', 'delete from oidc_interaction where digest = $1', [digest]);
   }
 }

@@ -1,4 +1,3 @@
-import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { digestSecret, newSecret } from '../secrets.js';
 import type { BrowserSession } from './authorization/types.js';
 import type { OidcDeps } from './context.js';
@@ -7,10 +6,10 @@ const SESSION_TTL_MS = 12 * 3600_000;
 
 /**
  * Browser sessions: who is signed in to this browser (the cookie holds a secret, the table
- * `login_session` its digest). Each authorize request reads one: named statements, no unit of work.
+ * `login_session` its digest, through the grant store). Each authorize request reads one.
  */
 export class BrowserSessions {
-  constructor(private readonly deps: Pick<OidcDeps, 'orm' | 'clock' | 'accounts' | 'throttle'>) {}
+  constructor(private readonly deps: Pick<OidcDeps, 'grants' | 'clock' | 'accounts' | 'throttle'>) {}
 
   /** Signs a person in: a session secret for the cookie, or null for a wrong email or password. */
   async signIn(email: string, password: string, address: string): Promise<{ cookie: string; session: BrowserSession } | null> {
@@ -37,28 +36,18 @@ export class BrowserSessions {
   async open(accountId: string): Promise<{ cookie: string; session: BrowserSession }> {
     const cookie = newSecret('ses');
     const authTime = new Date(Math.floor(this.deps.clock.now().getTime() / 1000) * 1000);
-    await preparedQuery(this.deps.orm, 'login_session_open', 'insert into login_session (digest, account_id, auth_time, expires_at) values ($1, $2, $3, $4)', [
-      digestSecret(cookie),
-      accountId,
-      authTime,
-      new Date(authTime.getTime() + SESSION_TTL_MS),
-    ]);
+    await this.deps.grants.openBrowserSession(digestSecret(cookie), { accountId, authTime, expiresAt: new Date(authTime.getTime() + SESSION_TTL_MS) });
     return { cookie, session: { accountId, authTime } };
   }
 
   async find(cookie: string | undefined): Promise<BrowserSession | null> {
     if (!cookie || cookie.length > 100) return null;
-    const [row] = await preparedQuery<{ account_id: string; auth_time: Date | string; expires_at: Date | string }>(
-      this.deps.orm,
-      'login_session_find',
-      'select account_id, auth_time, expires_at from login_session where digest = $1',
-      [digestSecret(cookie)],
-    );
-    if (!row || sqlDate(row.expires_at) <= this.deps.clock.now()) return null;
-    return { accountId: row.account_id, authTime: sqlDate(row.auth_time) };
+    const stored = await this.deps.grants.browserSession(digestSecret(cookie));
+    if (!stored || stored.expiresAt <= this.deps.clock.now()) return null;
+    return { accountId: stored.accountId, authTime: stored.authTime };
   }
 
   async end(cookie: string | undefined): Promise<void> {
-    if (cookie) await preparedQuery(this.deps.orm, 'login_session_end', 'delete from login_session where digest = $1', [digestSecret(cookie)]);
+    if (cookie) await this.deps.grants.endBrowserSession(digestSecret(cookie));
   }
 }

@@ -1,4 +1,3 @@
-import { preparedQuery, sqlDate } from '../../db/prepared.js';
 import { digestSecret, newId, newSecret } from '../../secrets.js';
 import type { OidcDeps } from '../context.js';
 import { errorRedirect, promptsOf, redirectWith, type AuthorizeRequest, type AuthorizeStep, type BrowserSession } from './types.js';
@@ -9,10 +8,10 @@ const INTERACTION_TTL_MS = 10 * 60_000;
 /**
  * After the checks: who must sign in or consent (the sign-in and consent pages carry an
  * interaction secret between steps), and the code once both are settled. Every authorize request
- * of a signed-in person comes here: its reads and the code are named statements.
+ * of a signed-in person comes here; what it keeps goes through the grant store.
  */
 export class AuthorizationInteraction {
-  constructor(private readonly deps: Pick<OidcDeps, 'orm' | 'grants' | 'clock' | 'issuer' | 'clients' | 'memberDeactivated'>) {}
+  constructor(private readonly deps: Pick<OidcDeps, 'grants' | 'clock' | 'issuer' | 'clients' | 'memberDeactivated'>) {}
 
   private now(): Date {
     return this.deps.clock.now();
@@ -55,25 +54,19 @@ export class AuthorizationInteraction {
 
   private async save(request: AuthorizeRequest): Promise<string> {
     const secret = newSecret('int', 24);
-    await preparedQuery(this.deps.orm, 'oidc_interaction_save', 'insert into oidc_interaction (digest, request, expires_at) values ($1, $2, $3)', [
-      digestSecret(secret),
-      JSON.stringify(request),
-      new Date(this.now().getTime() + INTERACTION_TTL_MS),
-    ]);
+    await this.deps.grants.saveInteraction(digestSecret(secret), request, new Date(this.now().getTime() + INTERACTION_TTL_MS));
     return secret;
   }
 
   async load(secret: string): Promise<AuthorizeRequest | null> {
     if (!secret || secret.length > 100) return null;
-    const [row] = await preparedQuery<{ request: AuthorizeRequest; expires_at: Date | string }>(this.deps.orm, 'oidc_interaction_load', 'select request, expires_at from oidc_interaction where digest = $1', [
-      digestSecret(secret),
-    ]);
-    if (!row || sqlDate(row.expires_at) <= this.now()) return null;
-    return row.request;
+    const waiting = await this.deps.grants.interaction(digestSecret(secret));
+    if (!waiting || waiting.expiresAt <= this.now()) return null;
+    return waiting.request;
   }
 
   private async drop(secret: string): Promise<void> {
-    await preparedQuery(this.deps.orm, 'oidc_interaction_drop', 'delete from oidc_interaction where digest = $1', [digestSecret(secret)]);
+    await this.deps.grants.dropInteraction(digestSecret(secret));
   }
 
   /**
@@ -92,25 +85,19 @@ export class AuthorizationInteraction {
   private async issueCode(request: AuthorizeRequest, session: BrowserSession): Promise<string> {
     const code = newSecret('code');
     const now = this.now();
-    await preparedQuery(
-      this.deps.orm,
-      'authorization_code_issue',
-      `insert into authorization_code (id, code_digest, client_id, account_id, redirect_uri, scopes, nonce, code_challenge, auth_time, created_at, expires_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        newId('grt'),
-        digestSecret(code),
-        request.clientId,
-        session.accountId,
-        request.redirectUri,
-        request.scopes,
-        request.nonce ?? null,
-        request.codeChallenge ?? null,
-        session.authTime,
-        now,
-        new Date(now.getTime() + CODE_TTL_MS),
-      ],
-    );
+    await this.deps.grants.addCode({
+      grantId: newId('grt'),
+      digest: digestSecret(code),
+      clientId: request.clientId,
+      accountId: session.accountId,
+      redirectUri: request.redirectUri,
+      scopes: request.scopes,
+      nonce: request.nonce ?? null,
+      codeChallenge: request.codeChallenge ?? null,
+      authTime: session.authTime,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+    });
     return redirectWith(this.deps.issuer, request.redirectUri, { code, state: request.state });
   }
 }
