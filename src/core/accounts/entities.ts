@@ -82,6 +82,10 @@ export class AccountLicense {
   @Property({ type: 'string', length: 200, nullable: true })
   verifiedFrom?: string | null;
 
+  /** The state whose board verified it (US postal code), as badged. */
+  @Property({ type: 'string', length: 2, nullable: true })
+  stateCode?: string | null;
+
   /** The badge is never served past this. */
   @Property({ type: 'timestamptz', nullable: true })
   expireAt?: Date | null;

@@ -161,7 +161,7 @@ export class AccountService {
    * A licence its board verified, badged on the account (served until `expireAt`): the account's
    * badge for the same type and number is brought up to date, else a new one is added.
    */
-  badgeLicense(svcId: string, badge: { type: string; number: string; status: string; issuer: string; expiresOn: string | null; verifiedFrom: string; expireAt: Date }, now: Date): Promise<void> {
+  badgeLicense(svcId: string, badge: { type: string; number: string; status: string; issuer: string; stateCode: string; expiresOn: string | null; verifiedFrom: string; expireAt: Date }, now: Date): Promise<void> {
     return this.deps.store.badgeLicense(svcId, { ...badge, badgeId: newId('lic'), createdAt: now });
   }
 

@@ -62,14 +62,10 @@ export interface AccountStore {
   /** Marks the email verified if the account still has this address; whether it has it (verified now or before). */
   verifyEmail(id: string, email: string, at: Date): Promise<boolean>;
   /** Adds a licence badge, or brings the account's badge of the same type and number up to date. */
-  badgeLicense(id: string, badge: LicenseBadgeRecord & { badgeId: string; createdAt: Date }): Promise<void>;
+  badgeLicense(id: string, badge: LicenseBadgeRecord & { stateCode: string | null; badgeId: string; createdAt: Date }): Promise<void>;
   /** The account's badges still served at `now`, oldest first. */
   licenseBadges(id: string, now: Date): Promise<LicenseBadgeRecord[]>;
-  /**
-   * The badges still served at `now` as a decision's reusable profile: the state that issued each
-   * (read from the registry's providers in the same statement: one round trip, not one per badge),
-   * status and expiry; no numbers.
-   */
+  /** The badges still served at `now` as a decision's reusable profile: the state that issued each (as badged), status and expiry; no numbers. */
   licenseSummaries(id: string, now: Date): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]>;
   addLink(link: Omit<AccountLinkRecord, 'usedAt'> & { createdAt: Date }): Promise<void>;
   /** The link with this digest and purpose, used or not, expired or not. */
@@ -204,27 +200,25 @@ export class PgAccountStore implements AccountStore {
     return rows.length > 0;
   }
 
-  async badgeLicense(id: string, badge: LicenseBadgeRecord & { badgeId: string; createdAt: Date }): Promise<void> {
+  async badgeLicense(id: string, badge: LicenseBadgeRecord & { stateCode: string | null; badgeId: string; createdAt: Date }): Promise<void> {
     await preparedQuery(
       this.orm,
-      'account_license_badge',
+      'account_license_badge_in_state',
       `with updated as (
-         update account_license set status = $4, issuer = $5, expires_on = $6, verified_from = $7, expire_at = $8
+         update account_license set status = $4, issuer = $5, expires_on = $6, verified_from = $7, expire_at = $8, state_code = $11
          where account_id = $2 and type = $3 and number = $9 returning id
        )
-       insert into account_license (id, account_id, type, number, status, issuer, expires_on, verified_from, expire_at, created_at)
-       select $1, $2, $3, $9, $4, $5, $6, $7, $8, $10 where not exists (select 1 from updated)`,
-      [badge.badgeId, id, badge.type, badge.status, badge.issuer, badge.expiresOn, badge.verifiedFrom, badge.expireAt, badge.number, badge.createdAt],
+       insert into account_license (id, account_id, type, number, status, issuer, expires_on, verified_from, expire_at, created_at, state_code)
+       select $1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11 where not exists (select 1 from updated)`,
+      [badge.badgeId, id, badge.type, badge.status, badge.issuer, badge.expiresOn, badge.verifiedFrom, badge.expireAt, badge.number, badge.createdAt, badge.stateCode],
     );
   }
 
   async licenseSummaries(id: string, now: Date): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]> {
     const rows = await preparedQuery<{ state_code: string | null; status: string; expires_on: string | null }>(
       this.orm,
-      'account_license_summaries',
-      `select p.state_code, l.status, l.expires_on from account_license l
-         left join credential_provider p on p.credential_name = l.type and p.provider_display_name = l.issuer
-        where l.account_id = $1 and (l.expire_at is null or l.expire_at > $2) order by l.created_at`,
+      'account_license_summaries_as_badged',
+      'select state_code, status, expires_on from account_license where account_id = $1 and (expire_at is null or expire_at > $2) order by created_at',
       [id, now],
     );
     return rows.map((row) => ({ stateCode: row.state_code, status: row.status, expiresOn: row.expires_on }));

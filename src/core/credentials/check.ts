@@ -128,6 +128,7 @@ async function badge(accounts: AccountService, svcId: string, provider: Provider
       number: record.licenseNumber,
       status: record.status,
       issuer: provider.providerDisplayName,
+      stateCode: provider.stateCode,
       expiresOn: record.expiresAt ?? null,
       verifiedFrom: `${provider.providerDisplayName} (${provider.stateCode})`,
       expireAt,

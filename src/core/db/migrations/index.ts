@@ -17,6 +17,7 @@ import { Migration20261127013000_sandbox } from './Migration20261127013000_sandb
 import { Migration20261127013500_project_branding } from './Migration20261127013500_project_branding.js';
 import { Migration20261127014000_session_evidence } from './Migration20261127014000_session_evidence.js';
 import { Migration20261127150000_wallet_lease } from './Migration20261127150000_wallet_lease.js';
+import { Migration20261129050000_license_state } from './Migration20261129050000_license_state.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127013500_project_branding', class: Migration20261127013500_project_branding },
   { name: 'Migration20261127014000_session_evidence', class: Migration20261127014000_session_evidence },
   { name: 'Migration20261127150000_wallet_lease', class: Migration20261127150000_wallet_lease },
+  { name: 'Migration20261129050000_license_state', class: Migration20261129050000_license_state },
 ];
