@@ -45,6 +45,7 @@ import type { Gesture } from './faces/burst.js';
 import { MailService, type MailOptions } from './mail/index.js';
 import { faceActivationCheck } from './roster/activation.js';
 import { RosterService } from './roster/service.js';
+import { PgRosterStore } from './roster/store.js';
 import { OpsService } from './ops/service.js';
 
 export interface CoreOptions {
@@ -204,6 +205,7 @@ export class Core {
     });
     this.roster = new RosterService({
       ...deps,
+      store: new PgRosterStore(deps.orm),
       accounts: this.accounts,
       mail: this.mail,
       baseUrl: this.oidc.issuer,

@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { Member, RosterInvoice, RosterPlan, RosterSeat } from './entities.js';
+import type { InvoiceRecord, PlanRecord, RosterStore } from './store.js';
 import type { BillingView } from './views.js';
 
 // Seats and billing of a roster. A seat is billed for the time its member is active (seat-time),
@@ -26,14 +25,10 @@ export function trialEnd(startedAt: Date, trialDays: number): Date | null {
 }
 
 /** Seat-time of a period as seats held and the amount: price x (seat-time / length of the month). */
-export async function chargeForPeriod(em: EntityManager, plan: RosterPlan, period: string): Promise<{ seats: number; amountMinor: number }> {
+export async function chargeForPeriod(store: RosterStore, plan: PlanRecord, period: string): Promise<{ seats: number; amountMinor: number }> {
   const { start, end } = periodBounds(period);
   const billedFrom = new Date(Math.max(start.getTime(), plan.trialEndsAt?.getTime() ?? 0, plan.startedAt.getTime()));
-  const stretches = await em.find(RosterSeat, {
-    organizationId: plan.organizationId,
-    startedAt: { $lt: end },
-    $or: [{ endedAt: null }, { endedAt: { $gt: billedFrom } }],
-  });
+  const stretches = await store.seatStretches(plan.organizationId, end, billedFrom);
   let seatMs = 0;
   const members = new Set<string>();
   for (const stretch of stretches) {
@@ -47,30 +42,21 @@ export async function chargeForPeriod(em: EntityManager, plan: RosterPlan, perio
 }
 
 /** Closes every finished month of every plan that has no invoice yet; returns the invoices made. */
-export async function closeFinishedPeriods(em: EntityManager, now: Date): Promise<{ organizationId: number; period: string }[]> {
+export async function closeFinishedPeriods(store: RosterStore, now: Date): Promise<{ organizationId: number; period: string }[]> {
   const closed: { organizationId: number; period: string }[] = [];
-  for (const plan of await em.find(RosterPlan, {})) {
-    const last = await em.findOne(RosterInvoice, { organizationId: plan.organizationId }, { orderBy: { period: 'desc' } });
-    for (let period = last ? nextPeriod(last.period) : periodOf(plan.startedAt); periodBounds(period).end <= now; period = nextPeriod(period)) {
-      const { seats, amountMinor } = await chargeForPeriod(em, plan, period);
+  for (const plan of await store.plans()) {
+    const last = await store.lastInvoicedPeriod(plan.organizationId);
+    for (let period = last ? nextPeriod(last) : periodOf(plan.startedAt); periodBounds(period).end <= now; period = nextPeriod(period)) {
+      const { seats, amountMinor } = await chargeForPeriod(store, plan, period);
       // Two closers at once: the unique (organization, period) lets exactly one insert win.
-      const inserted = await em
-        .createQueryBuilder(RosterInvoice)
-        .insert({ organizationId: plan.organizationId, period, seats, amountMinor, currency: plan.currency, createdAt: now })
-        .onConflict(['organizationId', 'period'])
-        .ignore()
-        .execute('run');
-      if (inserted.affectedRows) closed.push({ organizationId: plan.organizationId, period });
+      if (await store.addInvoice({ organizationId: plan.organizationId, period, seats, amountMinor, currency: plan.currency, createdAt: now })) closed.push({ organizationId: plan.organizationId, period });
     }
   }
   return closed;
 }
 
-/** The spec's Billing object. */
-export async function billingView(em: EntityManager, organizationId: number, now: Date): Promise<BillingView> {
-  const plan = await em.findOne(RosterPlan, { organizationId });
-  const seats = await em.count(Member, { organization: organizationId, status: 'active' });
-  const invoices = await em.find(RosterInvoice, { organizationId }, { orderBy: { period: 'asc' } });
+/** The spec's Billing object: the plan, its active seats and its invoices (oldest first) at `now`. */
+export function billingView(plan: PlanRecord | null, seats: number, invoices: readonly InvoiceRecord[], now: Date): BillingView {
   const price = plan ? plan.pricePerSeatMinor / 100 : 0;
   const inTrial = Boolean(plan?.trialEndsAt && plan.trialEndsAt > now);
   return {

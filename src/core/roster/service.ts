@@ -1,29 +1,14 @@
-import { LockMode, raw, UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
-import type { Orm } from '../db/orm.js';
-import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import type { MailMessage, MailService } from '../mail/index.js';
 import { digestSecret, newId, newSecret } from '../secrets.js';
 import { parseInput, validationError } from '../validation.js';
 import { billingView, closeFinishedPeriods, trialEnd } from './billing.js';
-import { Member, RosterAudit, RosterPlan, RosterSeat, type MemberStatus } from './entities.js';
 import { addMembersInput, listMembersQuery, removeMemberQuery, resolveMemberInput, setPlanInput } from './inputs.js';
+import type { AuditEntry, MemberKey, MemberRecord, MemberStatus, NewMemberRecord, PlanRecord, RosterStore, RosterTransaction } from './store.js';
 import type { z } from 'zod';
-import {
-  memberView,
-  type addedMembersWire,
-  type CreatedMemberView,
-  type invitedMemberWire,
-  type memberAnswerWire,
-  type MemberFields,
-  type memberPageWire,
-  type MemberView,
-  type RemovedMemberView,
-  type resolvedMemberWire,
-} from './views.js';
+import { memberView, type addedMembersWire, type CreatedMemberView, type invitedMemberWire, type memberAnswerWire, type memberPageWire, type RemovedMemberView, type resolvedMemberWire } from './views.js';
 
 /** Activation links live 7 days and work once; a newer link for the member supersedes the older. */
 export const ACTIVATION_TTL_MS = 7 * 86_400_000;
@@ -56,9 +41,10 @@ export function invitationForAnotherEmail(invited: string): DomainError {
 }
 
 export interface RosterDeps {
-  orm: Orm;
-  /** Whose account a member is connected to. */
-  accounts: AccountService;
+  /** The roster's tables. */
+  store: RosterStore;
+  /** Whose account a member is connected to (asked inside the roster's transaction when it belongs to the change). */
+  accounts: Pick<AccountService, 'emailOf'>;
   clock: Clock;
   mail: MailService;
   /** The public base URL: activation links point at `<baseUrl>/activate/<token>`. */
@@ -78,7 +64,7 @@ interface NewLink {
 }
 
 /** Which column a member reference names: a member id, an email (matched case-insensitively) or an svc_id; null when it is none of them. */
-function memberKey(ref: string): { column: 'member_id' | 'email' | 'svc_id'; value: string } | null {
+function memberKey(ref: string): MemberKey | null {
   const value = ref.trim();
   if (/^mem_[0-9a-f]{24}$/.test(value)) return { column: 'member_id', value };
   if (value.includes('@') && value.length <= 320) return { column: 'email', value: value.toLowerCase() };
@@ -86,34 +72,6 @@ function memberKey(ref: string): { column: 'member_id' | 'email' | 'svc_id'; val
   return null;
 }
 
-/** The ORM filter of a member reference within an organization. */
-function memberWhere(organizationId: number, ref: string): object | null {
-  const key = memberKey(ref);
-  if (!key) return null;
-  if (key.column === 'email') return { organization: organizationId, [raw((alias) => `lower(${alias}.email)`)]: key.value };
-  return { organization: organizationId, [key.column === 'member_id' ? 'memberId' : 'svcId']: key.value };
-}
-
-/** The columns of a member's wire view, and the statement that finds one by each kind of reference. */
-const MEMBER_VIEW_COLUMNS = 'id, member_id, first_name, last_name, email, role, status, svc_id, created_at';
-const MEMBER_BY: Record<'member_id' | 'email' | 'svc_id', string> = {
-  member_id: `select ${MEMBER_VIEW_COLUMNS} from member where organization_id = $1 and member_id = $2`,
-  email: `select ${MEMBER_VIEW_COLUMNS} from member where organization_id = $1 and lower(email) = $2`,
-  svc_id: `select ${MEMBER_VIEW_COLUMNS} from member where organization_id = $1 and svc_id = $2`,
-};
-interface MemberRow {
-  id: number;
-  member_id: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  role: Member['role'];
-  status: MemberStatus;
-  svc_id: string | null;
-  created_at: Date | string;
-}
-
-/** Organization rosters: members, invitations, activation by face, seats, billing and the audit trail. */
 /**
  * `notified`: the people were told, by mail, and every message went out. Nothing to send (only
  * re-added deactivated members, or duplicates) is not being notified, whatever `notify` asked.
@@ -122,12 +80,9 @@ function notifiedEveryone(notify: boolean, messages: number, failed: number): bo
   return notify && messages > 0 && failed === 0;
 }
 
+/** Organization rosters: members, invitations, activation by face, seats, billing and the audit trail. */
 export class RosterService {
   constructor(private readonly deps: RosterDeps) {}
-
-  private em() {
-    return this.deps.orm.em.fork();
-  }
 
   private now(): Date {
     return this.deps.clock.now();
@@ -142,26 +97,19 @@ export class RosterService {
     return `${this.deps.baseUrl}/activate/${token}`;
   }
 
-  private audit(em: EntityManager, entry: { organizationId: number; memberId: string | null; actor: Actor; action: string; before: MemberView | object | null; after: MemberView | object | null }) {
-    em.create(RosterAudit, { ...entry, before: entry.before as Record<string, unknown> | null, after: entry.after as Record<string, unknown> | null, createdAt: this.now() });
-  }
-
-  private openSeat(em: EntityManager, member: Member) {
-    em.create(RosterSeat, { organizationId: member.organization.id, memberId: member.memberId, startedAt: this.now(), endedAt: null });
-  }
-
-  private closeSeat(em: EntityManager, member: Member) {
-    return em.nativeUpdate(RosterSeat, { memberId: member.memberId, endedAt: null }, { endedAt: this.now() });
+  /** An entry of the audit trail for a change made now. */
+  private auditEntry(entry: Omit<AuditEntry, 'createdAt'>): AuditEntry {
+    return { ...entry, createdAt: this.now() };
   }
 
   /** The organization's id and name; `not_found` when there is none. */
   private async organization(organizationId: number): Promise<{ id: number; name: string }> {
-    const [organization] = await preparedQuery<{ id: number; name: string }>(this.deps.orm, 'organization_by_id', 'select id, name from organization where id = $1', [organizationId]);
+    const organization = await this.deps.store.organization(organizationId);
     if (!organization) throw new DomainError('not_found', 'organization not found');
     return organization;
   }
 
-  private invitationMail(member: Pick<Member, 'email' | 'firstName'>, organizationName: string, link: NewLink): MailMessage {
+  private invitationMail(member: Pick<MemberRecord, 'email' | 'firstName'>, organizationName: string, link: NewLink): MailMessage {
     const hello = member.firstName ? `Hello ${member.firstName},` : 'Hello,';
     const expires = link.expiresAt.toISOString().slice(0, 10);
     const url = this.activationUrl(link.token);
@@ -182,14 +130,7 @@ export class RosterService {
     const { limit, cursor } = parseRoster(listMembersQuery, query);
     const afterId = cursor === undefined ? 0 : memberIdOfCursor(cursor);
     const organization = await this.organization(organizationId);
-    // Plain rows, not entities: a roster can hold 100,000 members and hydrating each costs.
-    const rows = await preparedQuery<MemberFields>(
-      this.deps.orm,
-      'member_page',
-      `select id, member_id as "memberId", first_name as "firstName", last_name as "lastName", email, role, status, svc_id as "svcId", created_at as "createdAt"
-       from member where organization_id = $1 and role = 'member' and id > $2 order by id limit $3`,
-      [organizationId, afterId, limit + 1],
-    );
+    const rows = await this.deps.store.memberPage(organizationId, afterId, limit + 1);
     const page = rows.slice(0, limit);
     const nextCursor = rows.length > limit ? cursorOfMemberId(page[page.length - 1]!.id) : null;
     return { members: page.map(memberView), organization: { id: organization.id, name: organization.name }, nextCursor };
@@ -197,26 +138,24 @@ export class RosterService {
 
   // ---- organizations (tenancy's roster apps and OIDC clients name them by id) ----
 
-  async organizationExists(organizationId: number): Promise<boolean> {
-    return (await preparedQuery(this.deps.orm, 'organization_exists', 'select 1 from organization where id = $1', [organizationId])).length > 0;
+  organizationExists(organizationId: number): Promise<boolean> {
+    return this.deps.store.organizationExists(organizationId);
   }
 
   /** A new organization, with no members yet; its id. */
-  async createOrganization(name: string): Promise<number> {
-    const [row] = await preparedQuery<{ id: number }>(this.deps.orm, 'organization_create', 'insert into organization (name, created_at) values ($1, $2) returning id', [name, this.now()]);
-    return row!.id;
+  createOrganization(name: string): Promise<number> {
+    return this.deps.store.createOrganization(name, this.now());
   }
 
   async organizationNames(organizationIds: readonly number[]): Promise<Map<number, string>> {
     if (organizationIds.length === 0) return new Map();
-    const rows = await preparedQuery<{ id: number; name: string }>(this.deps.orm, 'organization_names', 'select id, name from organization where id = any($1::int[])', [organizationIds]);
+    const rows = await this.deps.store.organizationNames(organizationIds);
     return new Map(rows.map((row) => [row.id, row.name]));
   }
 
   /** Whether the person is a deactivated member of the organization (its apps refuse them a sign-in). */
-  async isDeactivated(organizationId: number, svcId: string): Promise<boolean> {
-    const rows = await preparedQuery(this.deps.orm, 'member_deactivated', "select 1 from member where organization_id = $1 and svc_id = $2 and status = 'deactivated' limit 1", [organizationId, svcId]);
-    return rows.length > 0;
+  isDeactivated(organizationId: number, svcId: string): Promise<boolean> {
+    return this.deps.store.isDeactivated(organizationId, svcId);
   }
 
   /** POST /members/resolve: by svc_id or email, any role. */
@@ -224,31 +163,21 @@ export class RosterService {
     const input = parseRoster(resolveMemberInput, body);
     if (!input.svc_id && !input.email) throw new DomainError('missing_identifier', 'give svc_id or email');
     const key = input.svc_id ? { column: 'svc_id' as const, value: input.svc_id } : memberKey(input.email!);
-    // A per-call lookup of org apps: one named statement, no entity built.
-    const [row] = key ? await preparedQuery<MemberRow>(this.deps.orm, `member_by_${key.column}`, MEMBER_BY[key.column], [organizationId, key.value]) : [];
-    const member = row
-      ? memberView({ id: row.id, memberId: row.member_id, firstName: row.first_name, lastName: row.last_name, email: row.email, role: row.role, status: row.status, svcId: row.svc_id, createdAt: sqlDate(row.created_at) })
-      : null;
-    return { found: member !== null, member };
+    const member = key ? await this.deps.store.member(organizationId, key) : null;
+    return { found: member !== null, member: member ? memberView(member) : null };
   }
 
   /** The audit trail of an organization (newest first), optionally of one member. */
   async auditTrail(organizationId: number, options: { memberId?: string; limit?: number } = {}) {
-    const rows = await preparedQuery<{ id: number | string; member_id: string | null; actor: string; action: string; before: unknown; after: unknown; created_at: Date | string }>(
-      this.deps.orm,
-      'roster_audit_trail',
-      `select id, member_id, actor, action, before, after, created_at from roster_audit
-       where organization_id = $1 and ($2::varchar is null or member_id = $2) order by id desc limit $3`,
-      [organizationId, options.memberId ?? null, Math.min(options.limit ?? 100, 1000)],
-    );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      member_id: row.member_id,
-      actor: row.actor,
-      action: row.action,
-      before: row.before ?? null,
-      after: row.after ?? null,
-      created_at: sqlDate(row.created_at).toISOString(),
+    const entries = await this.deps.store.auditTrail(organizationId, options.memberId ?? null, Math.min(options.limit ?? 100, 1000));
+    return entries.map((entry) => ({
+      id: entry.id,
+      member_id: entry.memberId,
+      actor: entry.actor,
+      action: entry.action,
+      before: entry.before ?? null,
+      after: entry.after ?? null,
+      created_at: entry.createdAt.toISOString(),
     }));
   }
 
@@ -263,7 +192,6 @@ export class RosterService {
     const input = parseRoster(addMembersInput, body);
     // `auto`: an emailed invitation when we notify, else a face link handed back to the caller.
     const method = input.invite === 'auto' ? (input.notify ? 'email' : 'face') : input.invite;
-    const em = this.em();
     const organization = await this.organization(caller.organizationId);
     const now = this.now();
     const created: CreatedMemberView[] = [];
@@ -271,20 +199,22 @@ export class RosterService {
     const skipped: { email: string; reason: string }[] = repeats.map((repeat) => ({ email: repeat.email, reason: 'duplicate' }));
     const mail: MailMessage[] = [];
 
-    await em.transactional(async (tx) => {
-      const emails = firsts.map((member) => member.email.toLowerCase());
-      const existing = new Map<string, Member>();
-      for (const member of await tx.find(Member, { organization: organization.id, [raw((alias) => `lower(${alias}.email)`)]: { $in: emails } })) {
+    await this.deps.store.transaction(async (tx) => {
+      const existing = new Map<string, MemberRecord>();
+      for (const member of await tx.membersByEmail(
+        organization.id,
+        firsts.map((member) => member.email.toLowerCase()),
+      )) {
         existing.set(member.email.toLowerCase(), member);
       }
-      const fresh: { row: Record<string, unknown>; link: NewLink | null; inviteMethod: InviteMethod }[] = [];
+      const fresh: { member: NewMemberRecord; link: NewLink | null; inviteMethod: InviteMethod }[] = [];
       for (const wanted of firsts) {
         const current = existing.get(wanted.email.toLowerCase());
         if (current?.status === 'deactivated') {
           // Lock and re-read: of two concurrent re-adds only the first finds it still deactivated.
-          const locked = await tx.refresh(current, { lockMode: LockMode.PESSIMISTIC_WRITE });
-          const reactivated = locked !== null && (await this.reactivateLocked(tx, current, caller.clientId));
-          if (reactivated) created.push({ ...memberView(current), activation_link: null, invite_method: 'none', reactivated: true });
+          const locked = await tx.lockMember(organization.id, { column: 'member_id', value: current.memberId });
+          const reactivated = locked !== null && (await this.reactivateLocked(tx, locked, caller.clientId));
+          if (reactivated) created.push({ ...memberView(locked), activation_link: null, invite_method: 'none', reactivated: true });
           else skipped.push({ email: wanted.email, reason: 'duplicate' });
           continue;
         }
@@ -299,55 +229,35 @@ export class RosterService {
         fresh.push({
           link,
           inviteMethod: link ? method : 'none',
-          row: {
-            member_id: newId('mem'),
-            organization_id: organization.id,
+          member: {
+            memberId: newId('mem'),
+            organizationId: organization.id,
             email: wanted.email,
-            first_name: wanted.first_name ?? '',
-            last_name: wanted.last_name ?? '',
+            firstName: wanted.first_name ?? '',
+            lastName: wanted.last_name ?? '',
             role: wanted.role,
             status,
-            svc_id: null,
-            activation_digest: link?.digest ?? null,
-            activation_expires_at: link?.expiresAt ?? null,
-            created_at: now,
+            activationDigest: link?.digest ?? null,
+            activationExpiresAt: link?.expiresAt ?? null,
+            createdAt: now,
           },
         });
       }
       if (!fresh.length) return;
-      const inserted = (await tx
-        .getKnex()
-        .table('member')
-        .insert(fresh.map((entry) => entry.row))
-        .onConflict()
-        .ignore()
-        .returning(['id', 'member_id'])
-        .transacting(tx.getTransactionContext()!)) as { id: number; member_id: string }[];
-      const ids = new Map(inserted.map((row) => [row.member_id, row.id]));
-      const audits: Record<string, unknown>[] = [];
+      const ids = new Map((await tx.addMembers(fresh.map((entry) => entry.member))).map((row) => [row.memberId, row.id]));
+      const audits: AuditEntry[] = [];
       for (const entry of fresh) {
-        const id = ids.get(entry.row.member_id as string);
-        const row = entry.row;
+        const id = ids.get(entry.member.memberId);
         if (id === undefined) {
-          skipped.push({ email: row.email as string, reason: 'duplicate' });
+          skipped.push({ email: entry.member.email, reason: 'duplicate' });
           continue;
         }
-        const view = memberView({
-          id,
-          memberId: row.member_id as string,
-          firstName: row.first_name as string,
-          lastName: row.last_name as string,
-          email: row.email as string,
-          role: row.role as Member['role'],
-          status: row.status as MemberStatus,
-          svcId: null,
-          createdAt: now,
-        });
+        const view = memberView({ ...entry.member, id, svcId: null });
         created.push({ ...view, activation_link: entry.link && !input.notify ? this.activationUrl(entry.link.token) : null, invite_method: entry.inviteMethod });
-        if (entry.link && input.notify) mail.push(this.invitationMail({ email: view.email, firstName: view.first_name }, organization.name, entry.link));
-        audits.push({ organization_id: organization.id, member_id: view.member_id, actor: caller.clientId, action: 'add', before: null, after: JSON.stringify(view), created_at: now });
+        if (entry.link && input.notify) mail.push(this.invitationMail(entry.member, organization.name, entry.link));
+        audits.push({ organizationId: organization.id, memberId: view.member_id, actor: caller.clientId, action: 'add', before: null, after: view, createdAt: now });
       }
-      if (audits.length) await tx.getKnex().table('roster_audit').insert(audits).transacting(tx.getTransactionContext()!);
+      await tx.appendAudit(audits);
     });
     const { failed } = mail.length ? await this.deps.mail.send(mail) : { failed: 0 };
     return { created, skipped, notified: notifiedEveryone(input.notify, mail.length, failed) };
@@ -356,29 +266,29 @@ export class RosterService {
   // ---- state changes on one member ----
 
   /** Runs `work` on one member under a row lock; 404 `not_found` when it is not on this roster. */
-  private async withMember<T>(organizationId: number, ref: string, work: (tx: EntityManager, member: Member) => Promise<T>): Promise<T> {
-    const where = memberWhere(organizationId, ref);
-    if (!where) throw new DomainError('not_found', 'no such member in this organization');
-    return this.em().transactional(async (tx) => {
-      const member = await tx.findOne(Member, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  private async withMember<T>(organizationId: number, ref: string, work: (tx: RosterTransaction, member: MemberRecord) => Promise<T>): Promise<T> {
+    const key = memberKey(ref);
+    if (!key) throw new DomainError('not_found', 'no such member in this organization');
+    return this.deps.store.transaction(async (tx) => {
+      const member = await tx.lockMember(organizationId, key);
       if (!member) throw new DomainError('not_found', 'no such member in this organization');
       return work(tx, member);
     });
   }
 
-  /** Applies `change` to a locked member and records it in the audit trail (when something changed). */
-  private async record(tx: EntityManager, member: Member, actor: Actor, action: string, change: () => Promise<boolean> | boolean): Promise<boolean> {
+  /** Applies `change` to a locked member, writes it and records it in the audit trail (when something changed). */
+  private async record(tx: RosterTransaction, member: MemberRecord, actor: Actor, action: string, change: () => Promise<boolean> | boolean): Promise<boolean> {
     const before = memberView(member);
     if (!(await change())) return false;
-    this.audit(tx, { organizationId: member.organization.id, memberId: member.memberId, actor, action, before, after: memberView(member) });
-    await tx.flush();
+    await tx.saveMember(member);
+    await tx.appendAudit([this.auditEntry({ organizationId: member.organizationId, memberId: member.memberId, actor, action, before, after: memberView(member) })]);
     return true;
   }
 
-  private async deactivateLocked(tx: EntityManager, member: Member, actor: Actor) {
+  private async deactivateLocked(tx: RosterTransaction, member: MemberRecord, actor: Actor) {
     await this.record(tx, member, actor, 'deactivate', async () => {
       if (member.status === 'deactivated') return false;
-      if (member.status === 'active') await this.closeSeat(tx, member);
+      if (member.status === 'active') await tx.closeSeat(member.memberId, this.now());
       member.status = 'deactivated';
       member.activationDigest = null;
       member.activationExpiresAt = null;
@@ -399,7 +309,7 @@ export class RosterService {
   /** DELETE /members/{member_id}: deactivates, or with `permanent` deletes the row; idempotent. */
   async remove(caller: RosterCaller, ref: string, query: unknown): Promise<RemovedMemberView> {
     const permanent = ['true', '1'].includes(parseRoster(removeMemberQuery, query).permanent ?? 'false');
-    let member: Member;
+    let member: MemberRecord;
     try {
       member = await this.withMember(caller.organizationId, ref, async (tx, member) => {
         if (!permanent) {
@@ -407,10 +317,9 @@ export class RosterService {
           return member;
         }
         const before = memberView(member);
-        if (member.status === 'active') await this.closeSeat(tx, member);
-        tx.remove(member);
-        this.audit(tx, { organizationId: caller.organizationId, memberId: member.memberId, actor: caller.clientId, action: 'remove', before, after: null });
-        await tx.flush();
+        if (member.status === 'active') await tx.closeSeat(member.memberId, this.now());
+        await tx.deleteMember(member.id);
+        await tx.appendAudit([this.auditEntry({ organizationId: caller.organizationId, memberId: member.memberId, actor: caller.clientId, action: 'remove', before, after: null })]);
         return member;
       });
     } catch (error) {
@@ -422,28 +331,21 @@ export class RosterService {
   }
 
   /** True when this organization permanently removed a member known by `ref` (the audit trail is the tombstone). */
-  private async wasRemoved(organizationId: number, ref: string): Promise<boolean> {
-    const rows = await preparedQuery(
-      this.deps.orm,
-      'roster_was_removed',
-      `select 1 from roster_audit where organization_id = $1 and action = 'remove'
-         and (member_id = $2 or lower(before->>'email') = lower($2) or before->>'svc_id' = $2) limit 1`,
-      [organizationId, ref.trim()],
-    );
-    return rows.length > 0;
+  private wasRemoved(organizationId: number, ref: string): Promise<boolean> {
+    return this.deps.store.wasRemoved(organizationId, ref.trim());
   }
 
   /**
    * A deactivated member back on the roster: active when their account still exists, else
    * invited (they activate by face again). Returns false when the member was not deactivated.
    */
-  private async reactivateLocked(tx: EntityManager, member: Member, actor: Actor): Promise<boolean> {
+  private async reactivateLocked(tx: RosterTransaction, member: MemberRecord, actor: Actor): Promise<boolean> {
     return this.record(tx, member, actor, 'reactivate', async () => {
       if (member.status !== 'deactivated') return false;
-      const accountExists = member.svcId ? (await this.deps.accounts.emailOf(member.svcId, tx)) !== null : false;
+      const accountExists = member.svcId ? (await this.deps.accounts.emailOf(member.svcId, tx.tx)) !== null : false;
       member.status = accountExists ? 'active' : 'invited';
       if (!accountExists) member.svcId = null;
-      if (accountExists) this.openSeat(tx, member);
+      if (accountExists) await tx.openSeat(member.organizationId, member.memberId, this.now());
       return true;
     });
   }
@@ -461,16 +363,7 @@ export class RosterService {
   private async countInvite(memberPk: number): Promise<void> {
     const now = this.now();
     const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-    // This minute's count, and the member's earlier minutes dropped, in one statement.
-    const [row] = await preparedQuery<{ count: number }>(
-      this.deps.orm,
-      'roster_count_invite',
-      `with earlier as (delete from roster_invite_window where member_pk = $1 and window_start < $2)
-       insert into roster_invite_window (member_pk, window_start, count) values ($1, $2, 1)
-       on conflict (member_pk, window_start) do update set count = roster_invite_window.count + 1 returning count`,
-      [memberPk, windowStart],
-    );
-    if (Number(row!.count) > INVITES_PER_MINUTE) {
+    if ((await this.deps.store.countInvite(memberPk, windowStart)) > INVITES_PER_MINUTE) {
       const retryAfterSeconds = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
       throw new DomainError('rate_limited', `at most ${INVITES_PER_MINUTE} invitations per minute for one member; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
     }
@@ -478,12 +371,14 @@ export class RosterService {
 
   /** POST /members/{member_id}/invite: a new face link (the old one stops working), emailed and returned. */
   async invite(caller: RosterCaller, ref: string): Promise<z.output<typeof invitedMemberWire>> {
-    const where = memberWhere(caller.organizationId, ref);
-    const target = where ? await this.em().findOne(Member, where, { fields: ['id'] }) : null;
+    const key = memberKey(ref);
+    const target = key ? await this.deps.store.member(caller.organizationId, key) : null;
     if (!target) throw new DomainError('not_found', 'no such member in this organization');
     await this.countInvite(target.id);
     const link = this.newLink();
-    const { member, organizationName } = await this.withMember(caller.organizationId, ref, async (tx, member) => {
+    // Read before the member is locked: no second connection is awaited while the lock is held.
+    const organizationName = (await this.organization(caller.organizationId)).name;
+    const member = await this.withMember(caller.organizationId, ref, async (tx, member) => {
       if (member.status === 'active') throw new DomainError('already_active', 'the member is already active');
       if (member.status === 'deactivated') throw new DomainError('deactivated', 'the member is deactivated: reactivate them first');
       await this.record(tx, member, caller.clientId, 'invite', () => {
@@ -492,7 +387,7 @@ export class RosterService {
         member.activationExpiresAt = link.expiresAt;
         return true;
       });
-      return { member, organizationName: (await this.organization(caller.organizationId)).name };
+      return member;
     });
     await this.deps.mail.send([this.invitationMail(member, organizationName, link)]);
     return { member: memberView(member), activation_link: this.activationUrl(link.token) };
@@ -502,19 +397,9 @@ export class RosterService {
 
   /** The member an activation link is for: 404 `invalid_activation` (unknown, used, superseded), 410 `code_expired`. */
   async activationTarget(token: string) {
-    const [member] =
-      token && token.length <= 100
-        ? await preparedQuery<{ member_id: string; email: string; first_name: string; status: MemberStatus; activation_expires_at: Date | string | null; organization_name: string }>(
-            this.deps.orm,
-            'member_by_activation_digest',
-            `select m.member_id, m.email, m.first_name, m.status, m.activation_expires_at, o.name as organization_name
-               from member m join organization o on o.id = m.organization_id where m.activation_digest = $1`,
-            [digestSecret(token)],
-          )
-        : [];
-    if (!member || !['invited', 'link_sent'].includes(member.status)) throw new DomainError('invalid_activation');
-    if (!member.activation_expires_at || sqlDate(member.activation_expires_at) <= this.now()) throw new DomainError('code_expired', 'this activation link expired: ask your organization for a new one');
-    return { memberId: member.member_id, email: member.email, firstName: member.first_name, organizationName: member.organization_name };
+    const member = token && token.length <= 100 ? await this.deps.store.activationTarget(digestSecret(token)) : null;
+    refuseUnusableLink(member, this.now());
+    return { memberId: member.memberId, email: member.email, firstName: member.firstName, organizationName: member.organizationName };
   }
 
   /**
@@ -527,59 +412,74 @@ export class RosterService {
     const email = await this.deps.accounts.emailOf(svcId);
     if (email === null || !invitedEmailMatches(target.email, email)) throw invitationForAnotherEmail(target.email);
     await this.deps.faceCheck(svcId, selfie);
-    const digest = digestSecret(token);
-    try {
-      return await this.em().transactional(async (tx) => {
-        const member = await tx.findOne(Member, { activationDigest: digest }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        // Used or superseded while the face was being checked.
-        if (!member || !['invited', 'link_sent'].includes(member.status)) throw new DomainError('invalid_activation');
-        if (!member.activationExpiresAt || member.activationExpiresAt <= this.now()) throw new DomainError('code_expired');
-        await this.record(tx, member, 'activation', 'activate', () => {
-          member.status = 'active';
-          member.svcId = svcId;
-          member.activationDigest = null;
-          member.activationExpiresAt = null;
-          this.openSeat(tx, member);
-          return true;
-        });
-        return { member: memberView(member) };
+    return this.deps.store.transaction(async (tx) => {
+      const member = await tx.lockMemberByActivation(digestSecret(token));
+      // Used or superseded while the face was being checked.
+      refuseUnusableLink(member, this.now());
+      // An account already on this roster: saving it answers `already_active` (the unique (organization, svc_id)).
+      await this.record(tx, member, 'activation', 'activate', async () => {
+        member.status = 'active';
+        member.svcId = svcId;
+        member.activationDigest = null;
+        member.activationExpiresAt = null;
+        await tx.openSeat(member.organizationId, member.memberId, this.now());
+        return true;
       });
-    } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) throw new DomainError('already_active', "this account is already on the organization's roster");
-      throw error;
-    }
+      return { member: memberView(member) };
+    });
   }
 
   // ---- billing ----
 
-  billing(organizationId: number) {
-    return billingView(this.em(), organizationId, this.now());
+  async billing(organizationId: number) {
+    const now = this.now();
+    const plan = await this.deps.store.plan(organizationId);
+    const seats = await this.deps.store.activeSeats(organizationId);
+    return billingView(plan, seats, await this.deps.store.invoices(organizationId), now);
   }
 
   /** Sets an organization's plan (operators: CLI, GraphQL, tRPC). A trial counts from the first plan. */
   async setPlan(body: unknown, actor: Actor = 'operator') {
     const input = parseInput(setPlanInput, body);
-    const em = this.em();
     await this.organization(input.organizationId);
     const now = this.now();
-    const existing = await em.findOne(RosterPlan, { organizationId: input.organizationId });
-    const before = existing ? { plan: existing.plan, price_per_seat: existing.pricePerSeatMinor / 100, currency: existing.currency, trial_ends_at: existing.trialEndsAt?.toISOString() ?? null } : null;
-    const plan = existing ?? em.create(RosterPlan, { organizationId: input.organizationId, plan: input.plan, pricePerSeatMinor: 0, currency: input.currency, startedAt: now, updatedAt: now });
-    plan.plan = input.plan;
-    plan.pricePerSeatMinor = Math.round(input.pricePerSeat * 100);
-    plan.currency = input.currency;
-    plan.trialEndsAt = trialEnd(plan.startedAt, input.trialDays);
-    plan.updatedAt = now;
-    const after = { plan: plan.plan, price_per_seat: plan.pricePerSeatMinor / 100, currency: plan.currency, trial_ends_at: plan.trialEndsAt?.toISOString() ?? null };
-    this.audit(em, { organizationId: input.organizationId, memberId: null, actor, action: 'plan_set', before, after });
-    await em.flush();
-    return { organizationId: input.organizationId, plan: plan.plan, pricePerSeat: after.price_per_seat, currency: plan.currency, trialEndsAt: after.trial_ends_at, startedAt: plan.startedAt.toISOString() };
+    const plan = await this.deps.store.transaction(async (tx) => {
+      const existing = await tx.lockPlan(input.organizationId);
+      const startedAt = existing?.startedAt ?? now;
+      const saved = await tx.savePlan({
+        organizationId: input.organizationId,
+        plan: input.plan,
+        pricePerSeatMinor: Math.round(input.pricePerSeat * 100),
+        currency: input.currency,
+        trialEndsAt: trialEnd(startedAt, input.trialDays),
+        startedAt,
+        updatedAt: now,
+      });
+      await tx.appendAudit([{ organizationId: input.organizationId, memberId: null, actor, action: 'plan_set', before: existing && planTerms(existing), after: planTerms(saved), createdAt: now }]);
+      return saved;
+    });
+    const terms = planTerms(plan);
+    return { organizationId: input.organizationId, plan: plan.plan, pricePerSeat: terms.price_per_seat, currency: plan.currency, trialEndsAt: terms.trial_ends_at, startedAt: plan.startedAt.toISOString() };
   }
 
   /** Closes every finished monthly period once (idempotent; safe to run concurrently). Scheduled monthly. */
   async closeBillingPeriods(now: Date = this.now()) {
-    return { closed: await closeFinishedPeriods(this.em(), now) };
+    return { closed: await closeFinishedPeriods(this.deps.store, now) };
   }
+}
+
+/** A plan's terms as the audit trail records them. */
+function planTerms(plan: PlanRecord) {
+  return { plan: plan.plan, price_per_seat: plan.pricePerSeatMinor / 100, currency: plan.currency, trial_ends_at: plan.trialEndsAt?.toISOString() ?? null };
+}
+
+/**
+ * An activation link works once, until it expires: 404 `invalid_activation` when no member holds
+ * it or theirs was used or superseded, 410 `code_expired` past its expiry.
+ */
+function refuseUnusableLink<M extends { status: MemberStatus; activationExpiresAt: Date | null }>(member: M | null, now: Date): asserts member is M {
+  if (!member || !['invited', 'link_sent'].includes(member.status)) throw new DomainError('invalid_activation');
+  if (!member.activationExpiresAt || member.activationExpiresAt <= now) throw new DomainError('code_expired', 'this activation link expired: ask your organization for a new one');
 }
 
 /** A member page cursor: the last member's row id, opaque to callers. */
