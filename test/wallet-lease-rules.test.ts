@@ -1,6 +1,7 @@
 // The wallet's lease rules on a fake store, in milliseconds: what one instance holds in memory
 // never spends more than its leases, a lease returns exactly what its charges did not spend, an
-// empty wallet answers 402, and a call whose lease was closed under it pays from a new one.
+// empty wallet answers 402, a call whose lease was closed under it pays from a new one, and a busy
+// instance takes larger blocks.
 import { describe, expect, it } from 'vitest';
 import { BillingService, type WalletLeaseOptions } from '../src/core/billing/service.js';
 import type { ChargeRow, CheckRecordRow, LeasedCharge, LeaseGrant, WalletStore } from '../src/core/billing/wallet-store.js';
@@ -230,5 +231,18 @@ describe('wallet leases', () => {
     await billing.returnLeases();
     expect(store.openLeases()).toBe(0);
     expect(store.balance.get('prj_a')).toBe(990);
+  });
+
+  it('leases used up quickly grow twice as large up to maxCalls, and one that sits idle brings them back to calls', async () => {
+    const { store, billing } = wallet(100_000, { calls: 10, maxCalls: 40, idleSeconds: 0.05 });
+    const sizes = () => [...store.leases.values()].map((lease) => lease.amountMinor / 5);
+    for (let i = 0; i < 120; i++) expect(await paidCall(billing, `chk_${i}`)).toBe('paid');
+    expect(sizes()).toEqual([10, 20, 40, 40, 40]);
+    await new Promise((resolve) => setTimeout(resolve, 700)); // the idle watch runs every 500 ms
+    expect(store.openLeases()).toBe(0);
+    expect(await paidCall(billing, 'chk_after_idle')).toBe('paid');
+    expect(sizes().at(-1)).toBe(10);
+    await billing.returnLeases();
+    expect(store.balance.get('prj_a')).toBe(100_000 - 121 * 5);
   });
 });

@@ -56,6 +56,7 @@ interface OpenLease {
   inFlight: number;
   /** No call draws from it after this (epoch ms); it closes when its last call ends. */
   drawUntil: number;
+  openedAt: number;
   lastUsed: number;
   draining: boolean;
 }
@@ -63,6 +64,11 @@ interface OpenLease {
 export interface WalletLeaseOptions {
   /** A lease holds this many calls at the price of the call that opens it (less if the balance is lower). */
   calls: number;
+  /**
+   * While an instance uses its leases up within a tenth of `drawSeconds`, each next lease holds
+   * twice as many calls, up to this; one that lasts longer brings it back to `calls`.
+   */
+  maxCalls: number;
   /** Calls draw from a lease for this long; it then closes once its calls have ended. */
   drawSeconds: number;
   /** An unused lease is returned after this long. */
@@ -71,7 +77,7 @@ export interface WalletLeaseOptions {
   graceSeconds: number;
 }
 
-export const DEFAULT_WALLET_LEASE: WalletLeaseOptions = { calls: 50, drawSeconds: 10, idleSeconds: 2, graceSeconds: 60 };
+export const DEFAULT_WALLET_LEASE: WalletLeaseOptions = { calls: 50, maxCalls: 800, drawSeconds: 10, idleSeconds: 2, graceSeconds: 60 };
 
 const insufficientBalance = (amountMinor: number) => new DomainError('insufficient_balance', `wallet balance is below the price of this call (${(amountMinor / 100).toFixed(2)}); top up to continue`);
 
@@ -85,6 +91,8 @@ const insufficientBalance = (amountMinor: number) => new DomainError('insufficie
  */
 export class BillingService {
   private readonly leases = new Map<string, OpenLease>();
+  /** How many calls the next lease of a project holds, while more than `calls` (see leaseUsedUp). */
+  private readonly leaseCalls = new Map<string, number>();
   private readonly opening = new Map<string, Promise<OpenLease>>();
   private readonly draining = new Set<OpenLease>();
   private readonly closing = new Set<Promise<void>>();
@@ -107,7 +115,7 @@ export class BillingService {
   async reserve(projectId: string, item: string): Promise<Reservation> {
     const amountMinor = this.priceOf(item);
     let lease = this.leases.get(projectId);
-    if (lease && Date.now() >= lease.drawUntil) this.drain(lease);
+    if (lease && Date.now() >= lease.drawUntil) this.drainUnused(lease);
     for (;;) {
       // A lease opened for this call is drawn from whatever the time: it was opened just now.
       if (lease && this.canDraw(lease, amountMinor)) {
@@ -116,6 +124,7 @@ export class BillingService {
         lease.lastUsed = Date.now();
         return { lease, item, amountMinor, ended: false };
       }
+      if (lease && !lease.draining) this.leaseUsedUp(lease);
       if (lease) this.drain(lease);
       lease = await this.openLease(projectId, amountMinor);
     }
@@ -217,7 +226,8 @@ export class BillingService {
       const id = newId('lse');
       const now = this.deps.clock.now();
       const expiresAt = new Date(now.getTime() + (this.lease.drawSeconds + this.lease.graceSeconds) * 1000);
-      const grant = await this.store.openLease({ id, projectId, wantMinor: Math.max(minMinor, minMinor * this.lease.calls), minMinor, holder: this.holder, expiresAt, now });
+      const calls = this.leaseCalls.get(projectId) ?? this.lease.calls;
+      const grant = await this.store.openLease({ id, projectId, wantMinor: Math.max(minMinor, minMinor * calls), minMinor, holder: this.holder, expiresAt, now });
       if (!grant) throw insufficientBalance(minMinor);
       const started = Date.now();
       const lease: OpenLease = {
@@ -228,6 +238,7 @@ export class BillingService {
         heldMinor: 0,
         inFlight: 0,
         drawUntil: started + this.lease.drawSeconds * 1000,
+        openedAt: started,
         lastUsed: started,
         draining: false,
       };
@@ -237,6 +248,26 @@ export class BillingService {
     })().finally(() => this.opening.delete(projectId));
     this.opening.set(projectId, opening);
     return opening;
+  }
+
+  /**
+   * A lease ran out of calls. Used up within a tenth of its drawing time, the next one holds twice
+   * as many (up to maxCalls): a busy instance then takes a block every second or so instead of
+   * one per 50 calls, and a quiet project's money is not tied up in large blocks.
+   */
+  private leaseUsedUp(lease: OpenLease): void {
+    if (Date.now() - lease.openedAt >= this.lease.drawSeconds * 100) {
+      this.drainUnused(lease);
+      return;
+    }
+    const calls = this.leaseCalls.get(lease.projectId) ?? this.lease.calls;
+    this.leaseCalls.set(lease.projectId, Math.min(this.lease.maxCalls, calls * 2));
+  }
+
+  /** A lease that lasted (idle, or past its drawing time): the next one holds `calls` again. */
+  private drainUnused(lease: OpenLease): void {
+    this.leaseCalls.delete(lease.projectId);
+    this.drain(lease);
   }
 
   /** No more calls draw from it; it closes once the last one ends. */
@@ -279,7 +310,7 @@ export class BillingService {
     this.idleTimer = setInterval(() => {
       const now = Date.now();
       for (const lease of [...this.leases.values()]) {
-        if (lease.inFlight === 0 && (now - lease.lastUsed >= this.lease.idleSeconds * 1000 || now >= lease.drawUntil)) this.drain(lease);
+        if (lease.inFlight === 0 && (now - lease.lastUsed >= this.lease.idleSeconds * 1000 || now >= lease.drawUntil)) this.drainUnused(lease);
       }
       if (this.leases.size === 0) {
         clearInterval(this.idleTimer);
