@@ -1,4 +1,4 @@
-import { ArrayType, BigIntType, Entity, Enum, Formula, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { ArrayType, BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { ADMIN_ROLES, DEFAULT_STEP_TRIES, WORKFLOW_FEATURES } from '../vocabulary.js';
 
 export { WORKFLOW_FEATURES, ADMIN_ROLES };
@@ -27,13 +27,9 @@ export class Project {
   @Property({ type: 'text', nullable: true })
   defaultCallbackUrl?: string | null;
 
-  /** Wallet balance in minor units (cents) of `currency`, less what instances hold in open leases (see `spendableMinor`). */
+  /** Wallet balance in minor units (cents) of `currency`, less what instances hold in open leases (billing's `wallet` view adds them back). */
   @Property({ type: new BigIntType('number'), default: 0 })
   balanceMinor: number = 0;
-
-  /** What the project can spend: the balance above plus the unspent part of its open wallet leases (the `wallet` view). */
-  @Formula((alias) => `(select w.balance_minor from wallet w where w.project_id = ${alias}.id)`, { type: new BigIntType('number'), lazy: false })
-  spendableMinor?: number;
 
   @Property({ type: 'string', length: 3, default: 'USD' })
   currency: string = 'USD';
