@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { DomainError } from './errors.js';
 
 /** `a.b[2]`-style path of a zod issue, or `body` for the root. */

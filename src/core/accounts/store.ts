@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { AccountLinkPurpose } from './entities.js';
 import type { Orm } from '../db/orm.js';
-import { failedWith, preparedQuery, preparedQueryWith, SQLSTATE, sqlDate } from '../db/prepared.js';
+import { failedWith, preparedQuery, preparedQueryWith, SQLSTATE, sqlDate, sqlDateOrNull } from '../db/prepared.js';
 
 /** An account as it is stored: identity and face reference sealed, the password hashed. */
 export interface AccountRecord {
@@ -117,18 +117,16 @@ interface AccountRow {
   created_at: Date | string;
 }
 
-const nullableDate = (value: Date | string | null): Date | null => (value === null ? null : sqlDate(value));
-
 const recordOf = (row: AccountRow): AccountRecord => ({
   id: row.id,
   email: row.email,
   passwordHash: row.password_hash,
-  emailVerifiedAt: nullableDate(row.email_verified_at),
+  emailVerifiedAt: sqlDateOrNull(row.email_verified_at),
   displayName: row.display_name,
   identitySealed: row.identity_sealed,
   idVerified: row.id_verified,
   humanVerified: row.human_verified,
-  identityVerifiedAt: nullableDate(row.identity_verified_at),
+  identityVerifiedAt: sqlDateOrNull(row.identity_verified_at),
   faceDescriptorSealed: row.face_descriptor_sealed,
   faceDescriptorKind: row.face_descriptor_kind,
   createdAt: sqlDate(row.created_at),
@@ -238,7 +236,7 @@ export class PgAccountStore implements AccountStore {
       issuer: row.issuer,
       expiresOn: row.expires_on,
       verifiedFrom: row.verified_from,
-      expireAt: nullableDate(row.expire_at),
+      expireAt: sqlDateOrNull(row.expire_at),
     }));
   }
 

@@ -107,3 +107,6 @@ export const failedWith = (error: unknown, sqlState: (typeof SQLSTATE)[keyof typ
 
 /** A timestamp read by raw SQL: the ORM's connection leaves them as text (PGlite gives a Date). */
 export const sqlDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
+
+/** sqlDate of a nullable column. */
+export const sqlDateOrNull = (value: Date | string | null): Date | null => (value === null ? null : sqlDate(value));

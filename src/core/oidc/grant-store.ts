@@ -1,5 +1,5 @@
 import type { Orm } from '../db/orm.js';
-import { failedWith, preparedQuery, SQLSTATE, sqlDate } from '../db/prepared.js';
+import { failedWith, preparedQuery, SQLSTATE, sqlDate, sqlDateOrNull } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import type { AuthorizeRequest } from './authorization/types.js';
 
@@ -99,8 +99,6 @@ export interface GrantStore {
   dropInteraction(digest: string): Promise<void>;
 }
 
-const nullableDate = (value: Date | string | null): Date | null => (value === null ? null : sqlDate(value));
-
 /** The grant store on PostgreSQL: one named statement per operation. */
 export class PgGrantStore implements GrantStore {
   constructor(private readonly orm: Orm) {}
@@ -130,7 +128,7 @@ export class PgGrantStore implements GrantStore {
       [digest],
     );
     if (!row) return null;
-    return { accountId: row.account_id, clientId: row.client_id, scopes: row.scopes, createdAt: sqlDate(row.created_at), expiresAt: sqlDate(row.expires_at), revokedAt: nullableDate(row.revoked_at) };
+    return { accountId: row.account_id, clientId: row.client_id, scopes: row.scopes, createdAt: sqlDate(row.created_at), expiresAt: sqlDate(row.expires_at), revokedAt: sqlDateOrNull(row.revoked_at) };
   }
 
   async refreshToken(digest: string): Promise<StoredRefreshToken | null> {
@@ -152,8 +150,8 @@ export class PgGrantStore implements GrantStore {
       scopes: row.scopes,
       createdAt: sqlDate(row.created_at),
       expiresAt: sqlDate(row.expires_at),
-      rotatedAt: nullableDate(row.rotated_at),
-      revokedAt: nullableDate(row.revoked_at),
+      rotatedAt: sqlDateOrNull(row.rotated_at),
+      revokedAt: sqlDateOrNull(row.revoked_at),
     };
   }
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
-import { failedWith, preparedQuery, preparedQueryIn, SQLSTATE, sqlDate } from '../db/prepared.js';
+import { failedWith, preparedQuery, preparedQueryIn, SQLSTATE, sqlDate, sqlDateOrNull } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import type { MemberRole, MemberStatus } from './entities.js';
 
@@ -189,8 +189,6 @@ interface MemberRow {
   created_at: Date | string;
 }
 
-const nullableDate = (value: Date | string | null): Date | null => (value === null ? null : sqlDate(value));
-
 const memberOf = (row: MemberRow): MemberRecord => ({
   id: row.id,
   memberId: row.member_id,
@@ -202,7 +200,7 @@ const memberOf = (row: MemberRow): MemberRecord => ({
   status: row.status,
   svcId: row.svc_id,
   activationDigest: row.activation_digest,
-  activationExpiresAt: nullableDate(row.activation_expires_at),
+  activationExpiresAt: sqlDateOrNull(row.activation_expires_at),
   createdAt: sqlDate(row.created_at),
 });
 
@@ -230,7 +228,7 @@ const planOf = (row: PlanRow): PlanRecord => ({
   plan: row.plan,
   pricePerSeatMinor: row.price_per_seat_minor,
   currency: row.currency,
-  trialEndsAt: nullableDate(row.trial_ends_at),
+  trialEndsAt: sqlDateOrNull(row.trial_ends_at),
   startedAt: sqlDate(row.started_at),
   updatedAt: sqlDate(row.updated_at),
 });
@@ -404,7 +402,7 @@ export class PgRosterStore implements RosterStore {
       [digest],
     );
     if (!row) return null;
-    return { memberId: row.member_id, email: row.email, firstName: row.first_name, status: row.status, activationExpiresAt: nullableDate(row.activation_expires_at), organizationName: row.organization_name };
+    return { memberId: row.member_id, email: row.email, firstName: row.first_name, status: row.status, activationExpiresAt: sqlDateOrNull(row.activation_expires_at), organizationName: row.organization_name };
   }
 
   async countInvite(memberPk: number, windowStart: Date): Promise<number> {
@@ -480,7 +478,7 @@ export class PgRosterStore implements RosterStore {
       'select member_id, started_at, ended_at from roster_seat where organization_id = $1 and started_at < $2 and (ended_at is null or ended_at > $3)',
       [organizationId, before, heldAfter],
     );
-    return rows.map((row) => ({ memberId: row.member_id, startedAt: sqlDate(row.started_at), endedAt: nullableDate(row.ended_at) }));
+    return rows.map((row) => ({ memberId: row.member_id, startedAt: sqlDate(row.started_at), endedAt: sqlDateOrNull(row.ended_at) }));
   }
 
   async addInvoice(invoice: InvoiceRecord): Promise<boolean> {

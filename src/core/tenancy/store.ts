@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
-import { preparedQuery, preparedQueryWith, sqlDate } from '../db/prepared.js';
+import { preparedQuery, preparedQueryWith, sqlDate, sqlDateOrNull } from '../db/prepared.js';
 import type { AdminRole, KeyMode, OidcScope, WorkflowFeature } from './entities.js';
 import type { RegisteredClient } from './views.js';
 
@@ -171,7 +171,6 @@ export interface TenancyStore {
 }
 
 type SqlDate = Date | string;
-const nullableDate = (value: SqlDate | null): Date | null => (value === null ? null : sqlDate(value));
 
 const PROJECT_COLUMNS =
   'id, name, default_callback_url, evidence_retention_days, privacy_policy_url, has_logo, balance_minor, (select w.balance_minor from wallet w where w.project_id = project.id) as spendable_minor, currency, is_demo, created_at';
@@ -219,7 +218,7 @@ const apiKeyOf = (row: ApiKeyRow): ApiKeyRecord => ({
   prefix: row.prefix,
   mode: row.mode,
   createdAt: sqlDate(row.created_at),
-  revokedAt: nullableDate(row.revoked_at),
+  revokedAt: sqlDateOrNull(row.revoked_at),
 });
 
 const WORKFLOW_COLUMNS = 'id, project_id, name, features, max_step_tries, created_at';
@@ -301,15 +300,9 @@ const adminTokenOf = (row: AdminTokenRow): AdminTokenRecord => ({
   role: row.role,
   projectId: row.project_id,
   createdAt: sqlDate(row.created_at),
-  expiresAt: nullableDate(row.expires_at),
-  revokedAt: nullableDate(row.revoked_at),
+  expiresAt: sqlDateOrNull(row.expires_at),
+  revokedAt: sqlDateOrNull(row.revoked_at),
 });
-
-/**
- * A write statement (its RETURNING as `changed`) that announces its change when it commits:
- * pg_notify runs once per changed row, so a write that changed nothing announces nothing.
- */
-const announcing = (write: string, announceParameter: number) => `with changed as (${write}) select changed.*, pg_notify($${announceParameter}, $${announceParameter + 1}) from changed`;
 
 /** TenancyStore on PostgreSQL: one named statement per call. */
 export class PgTenancyStore implements TenancyStore {
@@ -317,6 +310,15 @@ export class PgTenancyStore implements TenancyStore {
 
   private query<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     return preparedQuery<T>(this.orm, name, text, values);
+  }
+
+  /**
+   * A write (its RETURNING as `changed`) that announces its change when it commits: pg_notify runs
+   * once per changed row, so a write that changed nothing announces nothing.
+   */
+  private announcing<T>(name: string, write: string, values: unknown[], announce: Announcement): Promise<T[]> {
+    const channel = values.length + 1;
+    return this.query<T>(name, `with changed as (${write}) select changed.*, pg_notify($${channel}, $${channel + 1}) from changed`, [...values, announce.channel, announce.payload]);
   }
 
   async addProject(project: Parameters<TenancyStore['addProject']>[0]) {
@@ -361,45 +363,33 @@ export class PgTenancyStore implements TenancyStore {
       'select webhook_signing_secret_sealed as current, previous_webhook_secret_sealed as previous, previous_webhook_secret_until as previous_until from project where id = $1',
       [id],
     );
-    return row ? { current: row.current, previous: row.previous, previousUntil: nullableDate(row.previous_until) } : null;
+    return row ? { current: row.current, previous: row.previous, previousUntil: sqlDateOrNull(row.previous_until) } : null;
   }
 
   async rotateWebhookSecret(id: string, sealed: string, previousUntil: Date, announce: Announcement) {
-    const rows = await this.query(
+    const rows = await this.announcing(
       'project_rotate_webhook_secret',
       // The right-hand sides read the row as it was: the current secret becomes the previous one.
-      announcing('update project set previous_webhook_secret_sealed = webhook_signing_secret_sealed, previous_webhook_secret_until = $3, webhook_signing_secret_sealed = $2 where id = $1 returning id', 4),
-      [id, sealed, previousUntil, announce.channel, announce.payload],
+      'update project set previous_webhook_secret_sealed = webhook_signing_secret_sealed, previous_webhook_secret_until = $3, webhook_signing_secret_sealed = $2 where id = $1 returning id',
+      [id, sealed, previousUntil],
+      announce,
     );
     return rows.length > 0;
   }
 
   async updateProject(id: string, changes: ProjectChanges, announce: Announcement) {
     const given = (field: keyof ProjectChanges) => changes[field] !== undefined;
-    const [row] = await this.query<ProjectRow>(
+    const [row] = await this.announcing<ProjectRow>(
       'project_update',
-      announcing(
-        `update project set
+      `update project set
            default_callback_url = case when $2::boolean then $3::text else default_callback_url end,
            evidence_retention_days = coalesce($4::int, evidence_retention_days),
            privacy_policy_url = case when $5::boolean then $6::text else privacy_policy_url end,
            logo_png = case when $7::boolean then $8::bytea else logo_png end,
            has_logo = case when $7::boolean then $8::bytea is not null else has_logo end
          where id = $1 returning ${PROJECT_COLUMNS}`,
-        9,
-      ),
-      [
-        id,
-        given('defaultCallbackUrl'),
-        changes.defaultCallbackUrl ?? null,
-        changes.evidenceRetentionDays ?? null,
-        given('privacyPolicyUrl'),
-        changes.privacyPolicyUrl ?? null,
-        given('logoPng'),
-        changes.logoPng ?? null,
-        announce.channel,
-        announce.payload,
-      ],
+      [id, given('defaultCallbackUrl'), changes.defaultCallbackUrl ?? null, changes.evidenceRetentionDays ?? null, given('privacyPolicyUrl'), changes.privacyPolicyUrl ?? null, given('logoPng'), changes.logoPng ?? null],
+      announce,
     );
     return row ? projectOf(row) : null;
   }
@@ -435,13 +425,12 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async revokeApiKey(projectId: string, id: string, at: Date, announce: Announcement) {
-    const [row] = await this.query<ApiKeyRow>('api_key_revoke', announcing(`update api_key set revoked_at = coalesce(revoked_at, $3) where id = $1 and project_id = $2 returning ${API_KEY_COLUMNS}`, 4), [
-      id,
-      projectId,
-      at,
-      announce.channel,
-      announce.payload,
-    ]);
+    const [row] = await this.announcing<ApiKeyRow>(
+      'api_key_revoke',
+      `update api_key set revoked_at = coalesce(revoked_at, $3) where id = $1 and project_id = $2 returning ${API_KEY_COLUMNS}`,
+      [id, projectId, at],
+      announce,
+    );
     return row ? apiKeyOf(row) : null;
   }
 
@@ -482,13 +471,12 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async setCallbackActive(projectId: string, url: string, active: boolean, announce: Announcement) {
-    const [row] = await this.query<CallbackRow>('callback_set_active', announcing(`update callback_destination set active = $3 where project_id = $1 and url = $2 returning ${CALLBACK_COLUMNS}`, 4), [
-      projectId,
-      url,
-      active,
-      announce.channel,
-      announce.payload,
-    ]);
+    const [row] = await this.announcing<CallbackRow>(
+      'callback_set_active',
+      `update callback_destination set active = $3 where project_id = $1 and url = $2 returning ${CALLBACK_COLUMNS}`,
+      [projectId, url, active],
+      announce,
+    );
     return row ? callbackOf(row) : null;
   }
 
@@ -525,14 +513,12 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async changeOidcClient(projectId: string, clientId: string, changes: { active?: boolean; clientSecretDigest?: string }, announce: Announcement) {
-    const [row] = await this.query<OidcClientRow>(
+    const [row] = await this.announcing<OidcClientRow>(
       'oidc_client_change',
-      announcing(
-        `update oidc_client set active = coalesce($3, active), client_secret_digest = coalesce($4, client_secret_digest)
-         where client_id = $1 and project_id = $2 returning ${OIDC_CLIENT_COLUMNS}`,
-        5,
-      ),
-      [clientId, projectId, changes.active ?? null, changes.clientSecretDigest ?? null, announce.channel, announce.payload],
+      `update oidc_client set active = coalesce($3, active), client_secret_digest = coalesce($4, client_secret_digest)
+       where client_id = $1 and project_id = $2 returning ${OIDC_CLIENT_COLUMNS}`,
+      [clientId, projectId, changes.active ?? null, changes.clientSecretDigest ?? null],
+      announce,
     );
     return row ? oidcClientOf(row) : null;
   }
