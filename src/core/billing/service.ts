@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import { transaction } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { chargeView } from './views.js';
@@ -166,14 +167,14 @@ export class BillingService {
    * session), so the charge and what it paid for exist together or not at all.
    */
   async chargedTransaction<T>(projectId: string | null, item: string, paidFor: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
-    if (projectId === null) return this.deps.orm.em.fork().transactional(work);
+    if (projectId === null) return transaction(this.deps.orm, work);
     for (;;) {
       const reservation = await this.reserve(projectId, item);
       // Released only when nothing was certainly written: the lease was closed, or the work threw
       // (the transaction rolls back, its charge with it). A failed commit may have committed.
       let how: 'spent' | 'released' = 'spent';
       try {
-        const outcome = await this.deps.orm.em.fork().transactional(async (em) => {
+        const outcome = await transaction(this.deps.orm, async (em) => {
           if (!(await this.store.chargeInTransaction(em, this.chargeOf(reservation), paidFor))) return { paid: false as const };
           try {
             return { paid: true as const, value: await work(em) };

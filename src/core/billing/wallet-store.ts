@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
-import { preparedQuery, preparedQueryIn, sqlDate } from '../db/prepared.js';
+import { preparedQuery, preparedQueryIn, sqlDate, transaction } from '../db/prepared.js';
 import { StatementBatch } from '../db/statement-batch.js';
 
 /** A block of a project's balance taken by one instance, spent locally. */
@@ -158,7 +158,7 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async closeLease(leaseId: string, now: Date): Promise<number | null> {
-    return this.orm.em.fork().transactional(async (em) => {
+    return transaction(this.orm, async (em) => {
       const connection = em.getConnection();
       const context = em.getTransactionContext();
       // First wait for the calls still writing charges to this lease, then count them.

@@ -67,6 +67,25 @@ export async function preparedQueryIn<T>(orm: Orm, em: EntityManager, name: stri
   return traceStatement(text, async () => (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[]);
 }
 
+/**
+ * Runs `work` in one transaction on a forked EntityManager: statements given that EntityManager
+ * (preparedQueryIn) run on the transaction's connection. Begun on the ORM's connection rather
+ * than with `em.transactional`, which binds the transaction to an AsyncLocalStorage: once any
+ * storage runs, Node 20 fires promise hooks on every promise of the process, and every request
+ * paid for it (we always pass the transaction by hand, so nothing needs the storage).
+ */
+export function transaction<T>(orm: Orm, work: (em: Orm['em']) => Promise<T>): Promise<T> {
+  const em = orm.em.fork();
+  return em.getConnection().transactional(async (context) => {
+    em.setTransactionContext(context);
+    try {
+      return await work(em);
+    } finally {
+      em.resetTransactionContext();
+    }
+  });
+}
+
 /** A statement in the caller's transaction when there is one (preparedQueryIn), else on the pool (preparedQuery). */
 export function preparedQueryWith<T>(orm: Orm, tx: EntityManager | undefined, name: string, text: string, values: unknown[]): Promise<T[]> {
   return tx ? preparedQueryIn<T>(orm, tx, name, text, values) : preparedQuery<T>(orm, name, text, values);

@@ -3,7 +3,7 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import { newId, type Sealer } from '../secrets.js';
 import { FACE_DESCRIPTOR_KIND, MATCH_DISTANCE } from '../../ml/faces/match.js';
-import { preparedQuery, preparedQueryIn, preparedQueryWith } from '../db/prepared.js';
+import { preparedQuery, preparedQueryIn, preparedQueryWith, transaction } from '../db/prepared.js';
 import type { FaceEnrollment } from './entities.js';
 
 // A project's register of face descriptors, searched for the same person; built for a million
@@ -152,7 +152,7 @@ export class FaceIndex {
     };
     const enroll = options.enrollIfNew;
     if (!enroll) return { ...(await find()), enrolledId: null };
-    const result = await this.deps.orm.em.fork().transactional(async (tx) => {
+    const result = await transaction(this.deps.orm, async (tx) => {
       await this.lock(tx, projectId, purpose);
       const found = await find(tx);
       const [enrolledId] = found.matches.length ? [] : await this.insert(tx, projectId, purpose, [{ descriptor, reference: enroll.reference }]);
@@ -164,7 +164,7 @@ export class FaceIndex {
 
   /** Stores descriptors (sealed); returns their face ids in order. */
   async enroll(projectId: string, purpose: FacePurpose, faces: { descriptor: Float32Array; reference?: string | null }[]): Promise<string[]> {
-    const ids = await this.deps.orm.em.fork().transactional(async (tx) => {
+    const ids = await transaction(this.deps.orm, async (tx) => {
       await this.lock(tx, projectId, purpose);
       return this.insert(tx, projectId, purpose, faces);
     });

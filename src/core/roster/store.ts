@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
-import { failedWith, preparedQuery, preparedQueryIn, SQLSTATE, sqlDate, sqlDateOrNull } from '../db/prepared.js';
+import { failedWith, preparedQuery, preparedQueryIn, SQLSTATE, sqlDate, sqlDateOrNull, transaction } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import type { MemberRole, MemberStatus } from './entities.js';
 
@@ -351,7 +351,7 @@ export class PgRosterStore implements RosterStore {
   constructor(private readonly orm: Orm) {}
 
   transaction<T>(work: (tx: RosterTransaction) => Promise<T>): Promise<T> {
-    return this.orm.em.fork().transactional((em) => work(new PgRosterTransaction(this.orm, em)));
+    return transaction(this.orm, (em) => work(new PgRosterTransaction(this.orm, em)));
   }
 
   async organization(organizationId: number): Promise<{ id: number; name: string } | null> {

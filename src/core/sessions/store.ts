@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { CheckStatus } from '../checks/entities.js';
 import type { Orm } from '../db/orm.js';
-import { preparedQuery, preparedQueryIn, sqlDate } from '../db/prepared.js';
+import { preparedQuery, preparedQueryIn, sqlDate, transaction } from '../db/prepared.js';
 import type { SessionStatus } from './entities.js';
 
 /**
@@ -293,7 +293,7 @@ export class PgSessionStore implements SessionStore {
   constructor(private readonly orm: Orm) {}
 
   transaction<T>(work: (tx: SessionTx) => Promise<T>): Promise<T> {
-    return this.orm.em.fork().transactional(work);
+    return transaction(this.orm, work);
   }
 
   async insert(tx: SessionTx, draft: SessionDraft): Promise<void> {
