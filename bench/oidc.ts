@@ -1,10 +1,11 @@
 // Token endpoint throughput, ours (on PostgreSQL) against panva's oidc-provider (in-memory
 // adapter) in the same run, same machine, same concurrency: the authorization_code grant
-// (one fresh code per request) and the refresh_token grant (chains of rotations). Then a
+// (one fresh code per request) and the refresh_token grant (chains of rotations), in rounds that
+// take turns (theirs, ours, theirs, ...) so a slow spell of the machine falls on both. Then a
 // bearer-token resource read with the chains' last access tokens: our GET /licenses (the token's
 // row and the account's badges) beside oidc-provider's userinfo (its token from memory).
 //   npm run bench:oidc
-//   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres BENCH_CODES=2000 BENCH_CONNECTIONS=16 npm run bench:oidc
+//   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres BENCH_CODES=2000 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 npm run bench:oidc
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -16,16 +17,17 @@ import { summary } from './summary.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const server = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-// oidc-provider's quick-start memory adapter is an LRU of 1000 entries: a code, its grant and the
-// access and refresh tokens each exchange adds are four. Stay under it, or its own evictions show
-// up as (fast) failures that inflate its rate.
-const codeCount = Number(process.env.BENCH_CODES ?? 150);
+// Per round: codes exchanged, and refreshes of each of the `connections` chains.
+const codeCount = Number(process.env.BENCH_CODES ?? 200);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const refreshesPerChain = Number(process.env.BENCH_REFRESHES ?? 25);
+const refreshesPerChain = Number(process.env.BENCH_REFRESHES ?? 40);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const resourceCallsPerClient = Number(process.env.BENCH_RESOURCE_CALLS ?? 200);
 
 interface Target {
   name: string;
+  /** The server's process, whose CPU time is read. */
+  pid: number;
   tokenUrl: string;
   /** A GET that a bearer access token with the openid scope may read. */
   resourceUrl: string;
@@ -43,6 +45,43 @@ interface Figures {
   p95: number;
   ok: number;
   failed: number;
+  /** The server's CPU time (every thread) per request, when /proc tells it. */
+  cpuMsPerRequest: number | null;
+}
+
+/** What the rounds of one grant on one server measured, summed. */
+interface Tally {
+  latencies: number[];
+  ok: number;
+  failed: number;
+  seconds: number;
+  cpuMs: number | null;
+}
+
+const newTally = (): Tally => ({ latencies: [], ok: 0, failed: 0, seconds: 0, cpuMs: 0 });
+
+/**
+ * CPU time a process has used so far, in ms, all its threads (Linux /proc; null elsewhere). Less
+ * swayed than req/s by what else the machine does: it says what a request costs the server.
+ */
+async function cpuMsOf(pid: number): Promise<number | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  if (!stat) return null;
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in ticks of 1/100 s.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function figures(tally: Tally): Figures {
+  const latencies = [...tally.latencies].sort((a, b) => a - b);
+  return {
+    rps: Math.round((tally.ok + tally.failed) / tally.seconds),
+    p50: Math.round(percentile(latencies, 50) * 10) / 10,
+    p95: Math.round(percentile(latencies, 95) * 10) / 10,
+    ok: tally.ok,
+    failed: tally.failed,
+    cpuMsPerRequest: tally.cpuMs === null ? null : Math.round((tally.cpuMs / (tally.ok + tally.failed)) * 100) / 100,
+  };
 }
 
 async function tokenCall(target: Target, body: Record<string, string>): Promise<{ ok: boolean; ms: number; json: any }> {
@@ -56,45 +95,50 @@ async function tokenCall(target: Target, body: Record<string, string>): Promise<
   return { ok: res.status === 200, ms: performance.now() - started, json };
 }
 
-/** Runs `work` on `connections` workers until each returns false; returns throughput and latency. */
-async function run(work: (worker: number) => Promise<{ ok: boolean; ms: number } | null>): Promise<Figures> {
-  const latencies: number[] = [];
-  let ok = 0;
-  let failed = 0;
+/** Runs `work` on `connections` workers until each returns null, adding each answer and the time taken to `tally`. */
+async function run(tally: Tally, pid: number, work: (worker: number) => Promise<{ ok: boolean; ms: number } | null>): Promise<void> {
+  const cpuBefore = await cpuMsOf(pid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: connections }, async (_, worker) => {
       for (;;) {
         const result = await work(worker);
         if (!result) return;
-        latencies.push(result.ms);
-        if (result.ok) ok += 1;
-        else failed += 1;
+        tally.latencies.push(result.ms);
+        if (result.ok) tally.ok += 1;
+        else tally.failed += 1;
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { rps: Math.round((ok + failed) / seconds), p50: Math.round(percentile(latencies, 50) * 10) / 10, p95: Math.round(percentile(latencies, 95) * 10) / 10, ok, failed };
+  tally.seconds += (performance.now() - started) / 1000;
+  const cpuAfter = await cpuMsOf(pid);
+  tally.cpuMs = tally.cpuMs === null || cpuBefore === null || cpuAfter === null ? null : tally.cpuMs + cpuAfter - cpuBefore;
 }
 
-async function codeGrant(target: Target): Promise<Figures> {
-  const pool = [...target.codes];
-  return run(async () => {
+/** Round `round` of the code grant: its share of the codes, each exchanged once. */
+async function codeGrant(target: Target, round: number, tally: Tally): Promise<void> {
+  const pool = target.codes.slice(round * codeCount, (round + 1) * codeCount);
+  return run(tally, target.pid, async () => {
     const code = pool.pop();
     if (!code) return null;
     return tokenCall(target, { grant_type: 'authorization_code', code, redirect_uri: target.redirectUri, code_verifier: target.verifier });
   });
 }
 
-async function refreshGrant(target: Target, accessTokens: string[]): Promise<Figures> {
+/** The first refresh token of each chain, from its code (not measured). */
+async function startChains(target: Target): Promise<string[]> {
   const chains: string[] = [];
   for (const code of target.chainCodes) {
     const first = await tokenCall(target, { grant_type: 'authorization_code', code, redirect_uri: target.redirectUri, code_verifier: target.verifier });
     chains.push(first.json.refresh_token);
   }
+  return chains;
+}
+
+/** One round of the refresh grant: each chain rotated `refreshesPerChain` times, one after another. */
+async function refreshGrant(target: Target, chains: string[], accessTokens: string[], tally: Tally): Promise<void> {
   const done = new Array(chains.length).fill(0);
-  return run(async (worker) => {
+  return run(tally, target.pid, async (worker) => {
     if (done[worker] >= refreshesPerChain) return null;
     done[worker] += 1;
     const result = await tokenCall(target, { grant_type: 'refresh_token', refresh_token: chains[worker]! });
@@ -109,7 +153,8 @@ async function refreshGrant(target: Target, accessTokens: string[]): Promise<Fig
 /** Each client reads the resource `resourceCallsPerClient` times with its chain's last access token. */
 async function resourceCalls(target: Target, accessTokens: string[]): Promise<Figures> {
   const done = new Array(connections).fill(0);
-  return run(async (worker) => {
+  const tally = newTally();
+  await run(tally, target.pid, async (worker) => {
     if (done[worker] >= resourceCallsPerClient) return null;
     done[worker] += 1;
     const started = performance.now();
@@ -117,6 +162,7 @@ async function resourceCalls(target: Target, accessTokens: string[]): Promise<Fi
     await res.arrayBuffer();
     return { ok: res.status === 200, ms: performance.now() - started };
   });
+  return figures(tally);
 }
 
 /** Ours: a fresh database, the demo client, codes minted through the real authorize flow. */
@@ -161,7 +207,7 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
   const mint = async () => new URL((await fetch(`${base}/api/auth/oidc/authorize?${query}`, { redirect: 'manual', headers: { cookie } })).headers.get('location')!).searchParams.get('code')!;
   const codes: string[] = [];
   const mintMs: number[] = [];
-  for (let i = 0; i < codeCount + connections; i += 1) {
+  for (let i = 0; i < codeCount * rounds + connections; i += 1) {
     const started = performance.now();
     codes.push(await mint());
     mintMs.push(performance.now() - started);
@@ -172,14 +218,15 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
     child,
     target: {
       name: 'verity (PostgreSQL)',
+      pid: child.pid!,
       tokenUrl: `${base}/api/auth/oidc/token`,
       resourceUrl: `${base}/api/auth/oidc/licenses`,
       clientId: demo.oidc.client_id,
       clientSecret: demo.oidc.client_secret,
       redirectUri,
       verifier,
-      codes: codes.slice(0, codeCount),
-      chainCodes: codes.slice(codeCount),
+      codes: codes.slice(0, codeCount * rounds),
+      chainCodes: codes.slice(codeCount * rounds),
     },
     async cleanup() {
       await rm(dataDir, { recursive: true, force: true });
@@ -190,7 +237,7 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
 
 async function startTheirs(): Promise<{ target: Target; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn('node', ['--import', '@swc-node/register/esm-register', path.join(root, 'bench/oidc-provider-server.ts'), String(port), String(codeCount), String(connections)], {
+  const child = spawn('node', ['--import', '@swc-node/register/esm-register', path.join(root, 'bench/oidc-provider-server.ts'), String(port), String(codeCount * rounds), String(connections)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -205,6 +252,7 @@ async function startTheirs(): Promise<{ target: Target; child: ChildProcess }> {
     child,
     target: {
       name: 'oidc-provider (memory)',
+      pid: child.pid!,
       tokenUrl: `${info.issuer}/token`,
       resourceUrl: `${info.issuer}/me`,
       clientId: info.client.client_id,
@@ -220,22 +268,32 @@ async function startTheirs(): Promise<{ target: Target; child: ChildProcess }> {
 const ours = await startOurs();
 const theirs = await startTheirs();
 try {
-  const rows: [string, Figures, Figures][] = [];
-  const theirCodes = await codeGrant(theirs.target);
-  const ourCodes = await codeGrant(ours.target);
-  rows.push(['authorization_code', ourCodes, theirCodes]);
+  const tallies = { theirCodes: newTally(), ourCodes: newTally(), theirRefresh: newTally(), ourRefresh: newTally() };
   const theirTokens: string[] = [];
   const ourTokens: string[] = [];
-  const theirRefresh = await refreshGrant(theirs.target, theirTokens);
-  const ourRefresh = await refreshGrant(ours.target, ourTokens);
-  rows.push(['refresh_token', ourRefresh, theirRefresh]);
+  const theirChains = await startChains(theirs.target);
+  const ourChains = await startChains(ours.target);
+  for (let round = 0; round < rounds; round += 1) {
+    await codeGrant(theirs.target, round, tallies.theirCodes);
+    await codeGrant(ours.target, round, tallies.ourCodes);
+    await refreshGrant(theirs.target, theirChains, theirTokens, tallies.theirRefresh);
+    await refreshGrant(ours.target, ourChains, ourTokens, tallies.ourRefresh);
+  }
+  const rows: [string, Figures, Figures][] = [
+    ['authorization_code', figures(tallies.ourCodes), figures(tallies.theirCodes)],
+    ['refresh_token', figures(tallies.ourRefresh), figures(tallies.theirRefresh)],
+  ];
   const theirReads = await resourceCalls(theirs.target, theirTokens);
   const ourReads = await resourceCalls(ours.target, ourTokens);
-  console.log(`\n${connections} concurrent clients, ${codeCount} codes per server, ${connections} chains x ${refreshesPerChain} refreshes; loopback, 2 cores shared`);
-  console.log('| grant | verity req/s | verity p50 / p95 ms | oidc-provider req/s | oidc-provider p50 / p95 ms | ratio (verity / oidc-provider) | failures (verity, oidc-provider) |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(`\n${connections} concurrent clients; ${rounds} rounds taking turns, each ${codeCount} codes and ${connections} chains x ${refreshesPerChain} refreshes per server; loopback, 2 cores shared`);
+  console.log(
+    '| grant | verity req/s | verity p50 / p95 ms | oidc-provider req/s | oidc-provider p50 / p95 ms | ratio (verity / oidc-provider) | server CPU ms per request (verity, oidc-provider) | failures (verity, oidc-provider) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const [grant, mine, base] of rows) {
-    console.log(`| ${grant} | ${mine.rps} | ${mine.p50} / ${mine.p95} | ${base.rps} | ${base.p50} / ${base.p95} | ${(mine.rps / base.rps).toFixed(2)} | ${mine.failed}, ${base.failed} |`);
+    console.log(
+      `| ${grant} | ${mine.rps} | ${mine.p50} / ${mine.p95} | ${base.rps} | ${base.p50} / ${base.p95} | ${(mine.rps / base.rps).toFixed(2)} | ${mine.cpuMsPerRequest ?? 'n/a'}, ${base.cpuMsPerRequest ?? 'n/a'} | ${mine.failed}, ${base.failed} |`,
+    );
   }
   console.log(`\n| resource read, bearer token (${connections} clients x ${resourceCallsPerClient}) | req/s | p50 / p95 ms | failures |`);
   console.log('|---|---|---|---|');
