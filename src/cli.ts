@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { loadConfig } from './config.js';
+import { loadConfig, resolveEncryptionKey } from './config.js';
 import { createOrm, migrate } from './core/db/orm.js';
 import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
 import { openStoreForCommand } from './core/db/store.js';
@@ -14,7 +14,6 @@ import type { KeyStatus } from './core/oidc/keys.js';
 import type { ImportReport } from './core/credentials/registry.js';
 import { asTable, outputFormat } from './cli/format.js';
 import { progressBar } from './cli/progress.js';
-import { resolveEncryptionKey, startService } from './main.js';
 
 /** The version in package.json, the one npm and the changelog speak of (from src/ or the built dist/src/). */
 function packageVersion(): string {
@@ -47,6 +46,8 @@ program
   .command('serve')
   .description('run the service (embedded store in VERITY_DATA_DIR unless DATABASE_URL is set)')
   .action(async () => {
+    // The server's parts (HTTP, GraphQL, jobs) load only here: `verity admin` and `--version` start without them.
+    const { startService } = await import('./main.js');
     const service = await startService(loadConfig());
     let stopping = false;
     const stop = async (signal: string) => {

@@ -1,5 +1,7 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GESTURES, type Gesture } from './core/faces/burst.js';
+import { Sealer } from './core/secrets.js';
 
 // Every environment variable the service reads, in one place (the README's configuration table
 // mirrors this file).
@@ -148,4 +150,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     otelServiceName: env.OTEL_SERVICE_NAME || 'verity',
   };
   return { ...config, ...overrides };
+}
+
+/** `VERITY_ENCRYPTION_KEY`, else the key in `<data dir>/encryption.key` (generated on first use). */
+export async function resolveEncryptionKey(config: Config): Promise<string> {
+  if (config.encryptionKey) return config.encryptionKey;
+  // A generated key lies beside the data it protects, and each instance would make its own.
+  if (config.production) throw new Error('VERITY_ENCRYPTION_KEY is not set: in production supply it from your secret store (base64 of 32 bytes, e.g. openssl rand -base64 32), the same on every instance');
+  const file = path.join(config.dataDir, 'encryption.key');
+  const existing = (await readFile(file, 'utf8').catch(() => '')).trim();
+  if (existing) return existing;
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const key = Sealer.generateKey();
+  await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  return (await readFile(file, 'utf8')).trim();
 }

@@ -1,8 +1,8 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import type { Express } from 'express';
-import type { Config } from './config.js';
+import { resolveEncryptionKey, type Config } from './config.js';
 import type { Clock } from './core/clock.js';
 import type { FaceEngine } from './core/face-engine.js';
 import { createOrm, type Orm } from './core/db/orm.js';
@@ -13,7 +13,6 @@ import { externalStore, openEmbeddedStore, type Store } from './core/db/store.js
 import { Core } from './core/index.js';
 import { PgBossJobs } from './core/jobs.js';
 import { parsePrices } from './core/billing/service.js';
-import { Sealer } from './core/secrets.js';
 import { seedDemoTenant, type DemoTenant } from './core/seed.js';
 import { graphqlMiddleware } from './graph/server.js';
 import { graphiqlPage } from './web/graphiql-page.js';
@@ -32,22 +31,6 @@ export interface Service {
   /** Credentials of the demo tenant when this start seeded it; null when it existed already. */
   demo: DemoTenant | null;
   close(): Promise<void>;
-}
-
-/** `VERITY_ENCRYPTION_KEY`, else the key in `<data dir>/encryption.key` (generated on first use). */
-export async function resolveEncryptionKey(config: Config): Promise<string> {
-  if (config.encryptionKey) return config.encryptionKey;
-  // A generated key lies beside the data it protects, and each instance would make its own.
-  if (config.production) throw new Error('VERITY_ENCRYPTION_KEY is not set: in production supply it from your secret store (base64 of 32 bytes, e.g. openssl rand -base64 32), the same on every instance');
-  const file = path.join(config.dataDir, 'encryption.key');
-  const existing = (await readFile(file, 'utf8').catch(() => '')).trim();
-  if (existing) return existing;
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const key = Sealer.generateKey();
-  await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
-  return (await readFile(file, 'utf8')).trim();
 }
 
 /** Opens the ORM and makes one query; a database that cannot be reached fails the start with one line naming its host and why. */
