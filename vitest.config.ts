@@ -29,6 +29,6 @@ export default defineConfig({
     // fresh database (test/helpers/store.ts), so files never share state.
     maxWorkers: 2,
     setupFiles: ['test/setup.ts'],
-    globalSetup: ['test/build-web.ts'],
+    globalSetup: ['test/build-web.ts', 'test/build-server.ts'],
   },
 });

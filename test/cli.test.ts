@@ -3,16 +3,15 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkedFetch, servedDocument } from './helpers/contract.js';
+import { root, verityCommand } from './helpers/compiled.js';
 import { freePort, stopProcess, waitReady } from './helpers/processes.js';
 
 // The `verity` command as a person runs it, on an embedded store in a fresh data dir.
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = ['--import', '@swc-node/register/esm-register', path.join(root, 'src/cli.ts')];
+const cli = verityCommand;
 let dataDir: string;
 let port: number;
 let env: NodeJS.ProcessEnv;

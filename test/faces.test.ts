@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels } from '../src/ml/faces/index.js';
@@ -11,6 +13,7 @@ import { faceRuntime } from '../src/ml/faces/runtime.js';
 import { QUICK_SIDE } from '../src/ml/faces/quick.js';
 import { faceWork } from '../src/ml/faces/work.js';
 import { loadTf } from '../src/ml/tf.js';
+import { compiledRoot } from './helpers/compiled.js';
 import { hasSharedData, sharedImage, syntheticNoFace, turned, turned90 } from './helpers/faces.js';
 import { findUprightFaceQuickly } from '../src/ml/faces/quick.js';
 
@@ -300,15 +303,19 @@ describe('the native age net', () => {
 
 describe('the face worker pool', () => {
   it('never holds the process open: a script that started two workers and used one exits by itself', async () => {
-    const module = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
-    const script = `
+    // A module file beside the compiled source (its workers would inherit `--input-type` from an `-e` script).
+    const script = path.join(compiledRoot, 'pool-exits.mjs');
+    await writeFile(
+      script,
+      `
       import sharp from 'sharp';
-      import { FaceWorkerPool } from ${module('../src/ml/faces/pool.ts')};
-      import { decodeImage } from ${module('../src/ml/image.ts')};
+      import { FaceWorkerPool } from './src/ml/faces/pool.js';
+      import { decodeImage } from './src/ml/image.js';
       const pool = await FaceWorkerPool.start(2);
       const blank = await decodeImage(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).png().toBuffer());
-      console.log(JSON.stringify(await pool.detectFaces(blank)));`; // one request: the other worker stays idle throughout
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', '@swc-node/register/esm-register', '--input-type=module', '-e', script], { timeout: 30_000 });
+      console.log(JSON.stringify(await pool.detectFaces(blank)));`, // one request: the other worker stays idle throughout
+    );
+    const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 30_000 });
     expect(stdout.trim().split('\n').at(-1)).toBe('[]'); // answered, then exited on its own (not killed by the timeout)
   });
 });

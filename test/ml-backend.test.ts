@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { compiledModule, root } from './helpers/compiled.js';
 import { checkedFetch, servedDocument } from './helpers/contract.js';
 import { VerityProcess, verityEnv } from './helpers/verity-process.js';
 
@@ -11,7 +12,6 @@ import { VerityProcess, verityEnv } from './helpers/verity-process.js';
 // else CPU; VERITY_TF_BACKEND forces one. `verity serve` warms the models and says which backend
 // it uses in /readyz and in its log.
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** Whether npm could install tfjs-node here (its install downloads libtensorflow). */
@@ -27,14 +27,14 @@ function nativeTfInstalled(): boolean {
 async function pickBackend(forced?: string): Promise<{ backend: string; wasm?: string; matmul: number[] }> {
   // A real kernel runs on the chosen backend, so "picked" also means "works".
   const script = `
-    const { loadTf, tfBackend, tfWasmFeatures } = await import('./src/ml/tf.ts');
+    const { loadTf, tfBackend, tfWasmFeatures } = await import(${JSON.stringify(pathToFileURL(compiledModule('ml/tf.js')).href)});
     const tf = await loadTf();
     const product = tf.matMul(tf.tensor2d([[1, 2], [3, 4]]), tf.tensor2d([[5], [6]]));
     console.log(JSON.stringify({ backend: tfBackend(), wasm: tfWasmFeatures(), matmul: Array.from(await product.data()) }));`;
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.VERITY_TF_BACKEND;
   if (forced) env.VERITY_TF_BACKEND = forced;
-  const { stdout } = await promisify(execFile)('node', ['--import', '@swc-node/register/esm-register', '--input-type=module', '-e', script], { cwd: root, env, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)('node', ['--input-type=module', '-e', script], { cwd: root, env, timeout: 60_000 });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 

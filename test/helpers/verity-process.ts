@@ -2,18 +2,17 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Sealer } from '../../src/core/secrets.js';
 import type { DemoTenant } from '../../src/core/seed.js';
+import { root, verityCommand } from './compiled.js';
 import { freePort, stopProcess, waitReady } from './processes.js';
 
-// `verity serve` as a real process, run from source (swc-node), for the multi-instance test and
+// `verity serve` as a real process, run from the compiled source (test/build-server.ts), for the multi-instance test and
 // the reliability suite, on a PostgreSQL they choose. It can be stopped, SIGKILLed and started again
 // on the same port and data dir.
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = ['--import', '@swc-node/register/esm-register', path.join(root, 'src/cli.ts')];
+const cli = verityCommand;
 
 /** The environment of an instance for the suite: fast retries, no models, no rate limit in the way. */
 export function verityEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
