@@ -9,6 +9,7 @@ import type { Tensor3D } from '@tensorflow/tfjs';
 import type { TNetInput } from '@vladmandic/face-api';
 import { detectionPixels } from '../src/ml/faces/detect.js';
 import { FaceWorkerPool } from '../src/ml/faces/pool.js';
+import type { ImageArea } from '../src/ml/faces/onnx-input.js';
 import { faceRuntime } from '../src/ml/faces/runtime.js';
 import { QUICK_SIDE } from '../src/ml/faces/quick.js';
 import { faceWork } from '../src/ml/faces/work.js';
@@ -174,7 +175,7 @@ describe('the native SSD detector', () => {
       try {
         const options = { minConfidence: 0.5, maxResults: 20 };
         const expected = await rt.faceapi.nets.ssdMobilenetv1.locateFaces(input as unknown as TNetInput, options);
-        expectSameDetections(await rt.ssd.locateFaces(input, options), expected, path);
+        expectSameDetections(await rt.ssd.locateFaces(rgb, options), expected, path);
       } finally {
         input.dispose();
       }
@@ -190,7 +191,7 @@ describe('the native tiny detector', () => {
       const input = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
       try {
         const expected = await rt.faceapi.nets.tinyFaceDetector.locateFaces(input as unknown as TNetInput, new rt.faceapi.TinyFaceDetectorOptions({ inputSize: QUICK_SIDE, scoreThreshold: 0.3 }));
-        expectSameDetections(await rt.tiny.locateFaces(input, { scoreThreshold: 0.3 }), expected, path);
+        expectSameDetections(await rt.tiny.locateFaces(rgb, { scoreThreshold: 0.3 }), expected, path);
       } finally {
         input.dispose();
       }
@@ -237,16 +238,24 @@ describe.skipIf(!hasSharedData)('the quick way to a face match', () => {
   });
 });
 
-/** Each crop (top-left, at most h x w) of a shared photo as an int32 tensor, disposed after `check`. */
-async function onCrops(crops: readonly (readonly [string, number, number])[], check: (crop: Tensor3D, path: string) => Promise<void>): Promise<void> {
+/**
+ * Each crop (at most h x w, 5 pixels in from the top left) of a shared photo: as an int32 tensor
+ * for face-api, disposed after `check`, and as the area of the photo our nets read. Then the same
+ * crop mirrored left to right (face-api's input through tf.reverse).
+ */
+async function onCrops(crops: readonly (readonly [string, number, number])[], check: (crop: Tensor3D, area: ImageArea, path: string) => Promise<void>): Promise<void> {
   const rt = await faceRuntime();
   for (const [path, h, w] of crops) {
     const { rgb } = await detectionPixels(await sharedImage(path));
+    const box = { x: 5, y: 5, width: Math.min(w, rgb.width - 5), height: Math.min(h, rgb.height - 5) };
     const image = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
-    const crop = rt.tf.slice(image, [0, 0, 0], [Math.min(h, rgb.height), Math.min(w, rgb.width), 3]) as Tensor3D;
+    const crop = rt.tf.slice(image, [box.y, box.x, 0], [box.height, box.width, 3]) as Tensor3D;
+    const mirrored = rt.tf.reverse(crop, 1) as Tensor3D;
     try {
-      await check(crop, path);
+      await check(crop, { rgb, box }, path);
+      await check(mirrored, { rgb, box, mirrored: true }, `${path} mirrored`);
     } finally {
+      mirrored.dispose();
       crop.dispose();
       image.dispose();
     }
@@ -268,9 +277,9 @@ describe('the native recognition net', () => {
         [bbt('amy1.png'), 140, 120],
         [ob('obama_small.jpg'), 100, 160],
       ],
-      async (crop, path) => {
+      async (crop, area, path) => {
         const expected = (await rt.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crop as unknown as TNetInput)) as Float32Array;
-        expect(faceDistance(await rt.recognition.describe(crop), expected), path).toBeLessThan(1e-4);
+        expect(faceDistance(await rt.recognition.describe(area), expected), path).toBeLessThan(1e-4);
       },
     );
   });
@@ -279,9 +288,9 @@ describe('the native recognition net', () => {
 describe('the native landmark net', () => {
   it("gives face-api's own 68 points (to float rounding) for square, tall and wide crops", async () => {
     const rt = await faceRuntime();
-    await onCrops(CROPS, async (crop, path) => {
+    await onCrops(CROPS, async (crop, area, path) => {
       const expected = (await rt.faceapi.nets.faceLandmark68Net.detectLandmarks(crop as unknown as TNetInput)) as { positions: { x: number; y: number }[] };
-      const found = await rt.landmarks.detect(crop);
+      const found = await rt.landmarks.detect(area);
       expect(found).toHaveLength(68);
       found.forEach((p, i) => {
         expect(Math.abs(p.x - expected.positions[i]!.x), `${path} point ${i} x`).toBeLessThan(0.01);
@@ -294,9 +303,9 @@ describe('the native landmark net', () => {
 describe('the native age net', () => {
   it("gives face-api's own age estimate (to float rounding) for square, tall and wide crops", async () => {
     const rt = await faceRuntime();
-    await onCrops(CROPS, async (crop, path) => {
+    await onCrops(CROPS, async (crop, area, path) => {
       const expected = (await rt.faceapi.nets.ageGenderNet.predictAgeAndGender(crop as unknown as TNetInput)) as { age: number };
-      expect(Math.abs((await rt.age.estimate(crop)) - expected.age), path).toBeLessThan(1e-3);
+      expect(Math.abs((await rt.age.estimate(area)) - expected.age), path).toBeLessThan(1e-3);
     });
   });
 });

@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
-import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs';
 import { OnnxGraph } from '../onnx-writer.js';
-import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, meanPixels, FACE_MEAN_RGB } from './onnx-input.js';
+import { type ConvParams, faceApiLayers, type ImageArea, netInput, runOnImage, type SeparableParams, FACE_MEAN_RGB } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's age net (AgeGenderNet: a TinyXception with two main blocks and an age regression) on
@@ -51,19 +51,18 @@ function buildGraph(xception: XceptionParams, age: { weights: Tensor; bias: Tens
 
 export interface OnnxAge {
   /** face-api's `ageGenderNet.predictAgeAndGender(face).age` for one face crop, natively. */
-  estimate(face: Tensor3D): Promise<number>;
+  estimate(face: ImageArea): Promise<number>;
 }
 
 /** Builds the age net's ONNX graph from face-api's loaded weights and opens a session on it. */
-export async function onnxAge(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: number): Promise<OnnxAge> {
-  const { tf, faceapi } = rt;
+export async function onnxAge(rt: Pick<FaceRuntime, 'faceapi'>, threads: number): Promise<OnnxAge> {
+  const { faceapi } = rt;
   const net = faceapi.nets.ageGenderNet as unknown as { params: { fc: { age: { weights: Tensor; bias: Tensor } } }; faceFeatureExtractor: { params: XceptionParams } };
   const session = await ort.InferenceSession.create(buildGraph(net.faceFeatureExtractor.params, net.params.fc.age), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   return {
     async estimate(face) {
       // NetInput.toBatchTensor(112, true), minus the mean, / 255
-      const batch = tf.tidy(() => meanPixels(tf, face, INPUT_SIZE, true, FACE_MEAN_RGB));
-      return ((await runOnImage(session, batch, INPUT_SIZE)).age!.data as Float32Array)[0]!;
+      return ((await runOnImage(session, netInput(face, INPUT_SIZE, true, FACE_MEAN_RGB, 255), INPUT_SIZE)).age!.data as Float32Array)[0]!;
     },
   };
 }

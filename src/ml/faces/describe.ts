@@ -1,5 +1,4 @@
 import sharp from 'sharp';
-import type { Tensor3D } from '@tensorflow/tfjs';
 import { type DecodedImage, MAX_IMAGE_PIXELS } from '../image.js';
 import type { RawFace } from './detect.js';
 import { type Box, boundsOf, clipBox, type Point, padBox, rollDegrees } from './geometry.js';
@@ -43,44 +42,26 @@ export async function describe(rt: FaceRuntime, image: DecodedImage, face: RawFa
   const extent = boundsOf(face.landmarks);
   if (Math.max(extent.width, extent.height) < MIN_FACE_PIXELS) return null;
   const chip = await alignedChip(image, face);
-  const { tf } = rt;
-  const chipTensor = tf.tensor3d(chip.rgb.data, [chip.rgb.height, chip.rgb.width, 3], 'int32');
-  try {
-    const marks = await chipLandmarks(rt, chipTensor, chip, face);
-    if (!marks) return null;
-    const area = clipBox(padBox(boundsOf(marks), DESCRIPTOR_PAD), chip.rgb.width, chip.rgb.height);
-    const x = Math.floor(area.x);
-    const y = Math.floor(area.y);
-    const w = Math.min(chip.rgb.width - x, Math.round(area.width));
-    const h = Math.min(chip.rgb.height - y, Math.round(area.height));
-    if (w < 16 || h < 16) return null; // refined landmarks collapsed: not a usable face
-    const crop = tf.slice(chipTensor, [y, x, 0], [h, w, 3]);
-    let descriptor: Float32Array;
-    let estimatedAge: number;
-    try {
-      descriptor = await rt.recognition.describe(crop as Tensor3D);
-      estimatedAge = await rt.age.estimate(crop as Tensor3D);
-    } finally {
-      crop.dispose();
-    }
-    const landmarks = marks.map(chip.toOriginal);
-    const quality = { ...chipQuality(chip.rgb, marks), visible: visibleShare(landmarks, image.width, image.height) };
-    return { descriptor, landmarks, rollDegrees: rollDegrees(landmarks), quality, estimatedAge };
-  } finally {
-    chipTensor.dispose();
-  }
+  const marks = await chipLandmarks(rt, chip, face);
+  const area = clipBox(padBox(boundsOf(marks), DESCRIPTOR_PAD), chip.rgb.width, chip.rgb.height);
+  const x = Math.floor(area.x);
+  const y = Math.floor(area.y);
+  const w = Math.min(chip.rgb.width - x, Math.round(area.width));
+  const h = Math.min(chip.rgb.height - y, Math.round(area.height));
+  if (w < 16 || h < 16) return null; // refined landmarks collapsed: not a usable face
+  const crop = { rgb: chip.rgb, box: { x, y, width: w, height: h } };
+  const descriptor = await rt.recognition.describe(crop);
+  const estimatedAge = await rt.age.estimate(crop);
+  const landmarks = marks.map(chip.toOriginal);
+  const quality = { ...chipQuality(chip.rgb, marks), visible: visibleShare(landmarks, image.width, image.height) };
+  return { descriptor, landmarks, rollDegrees: rollDegrees(landmarks), quality, estimatedAge };
 }
 
 /** 68 landmarks on the chip: the detector's face box sits at the chip centre, scaled by k. */
-async function chipLandmarks(rt: FaceRuntime, chipTensor: Tensor3D, chip: Chip, face: RawFace): Promise<Point[] | null> {
+async function chipLandmarks(rt: FaceRuntime, chip: Chip, face: RawFace): Promise<Point[]> {
   const side = Math.max(8, Math.min(chip.rgb.width, Math.round(Math.max(face.box.width, face.box.height) * chip.k)));
   const off = Math.floor((chip.rgb.width - side) / 2);
-  const faceTensor = rt.tf.slice(chipTensor, [off, off, 0], [side, side, 3]);
-  try {
-    return (await rt.landmarks.detect(faceTensor)).map((p) => ({ x: p.x + off, y: p.y + off }));
-  } finally {
-    faceTensor.dispose();
-  }
+  return (await rt.landmarks.detect({ rgb: chip.rgb, box: { x: off, y: off, width: side, height: side } })).map((p) => ({ x: p.x + off, y: p.y + off }));
 }
 
 interface Chip {

@@ -79,30 +79,18 @@ function byAreaDescending(a: RawFace, b: RawFace): number {
 
 /** SSD + 68 landmarks on one RGB buffer; coordinates returned relative to the unpadded buffer. */
 async function detectOnce(rt: FaceRuntime, rgb: Rgb, minConfidence: number, border: number): Promise<RawFace[]> {
-  const { tf } = rt;
-  const input = tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
-  try {
-    // face-api's detectAllFaces(SSD).withFaceLandmarks(), both nets run natively (ssd-onnx.ts, landmarks-onnx.ts)
-    const faces: RawFace[] = [];
-    for (const detection of await rt.ssd.locateFaces(input, { minConfidence, maxResults: 20 })) {
-      const b = detection.box;
-      const crop = faceCrop(b, rgb.width, rgb.height);
-      if (!crop) continue;
-      const face = tf.slice(input, [crop.y, crop.x, 0], [crop.height, crop.width, 3]);
-      let found: Point[];
-      try {
-        found = await rt.landmarks.detect(face);
-      } finally {
-        face.dispose();
-      }
-      // as face-api's extendWithFaceLandmarks: points on the crop, shifted by the box's own corner
-      const landmarks = found.map((p) => ({ x: p.x + b.x - border, y: p.y + b.y - border }));
-      faces.push({ box: { x: b.x - border, y: b.y - border, width: b.width, height: b.height }, score: detection.score, landmarks, rollDegrees: rollDegrees(landmarks) });
-    }
-    return faces;
-  } finally {
-    input.dispose();
+  // face-api's detectAllFaces(SSD).withFaceLandmarks(), both nets run natively (ssd-onnx.ts, landmarks-onnx.ts)
+  const faces: RawFace[] = [];
+  for (const detection of await rt.ssd.locateFaces(rgb, { minConfidence, maxResults: 20 })) {
+    const b = detection.box;
+    const crop = faceCrop(b, rgb.width, rgb.height);
+    if (!crop) continue;
+    const found = await rt.landmarks.detect({ rgb, box: crop });
+    // as face-api's extendWithFaceLandmarks: points on the crop, shifted by the box's own corner
+    const landmarks = found.map((p) => ({ x: p.x + b.x - border, y: p.y + b.y - border }));
+    faces.push({ box: { x: b.x - border, y: b.y - border, width: b.width, height: b.height }, score: detection.score, landmarks, rollDegrees: rollDegrees(landmarks) });
   }
+  return faces;
 }
 
 /** face-api's extractFaceTensors: the box clipped at the image's borders, in whole pixels; null when nothing is left. */

@@ -1,8 +1,8 @@
 import * as ort from 'onnxruntime-node';
-import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs';
 import { OnnxGraph } from '../onnx-writer.js';
 import type { Point } from './geometry.js';
-import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, meanPixels, FACE_MEAN_RGB } from './onnx-input.js';
+import { type ConvParams, faceApiLayers, type ImageArea, netInput, runOnImage, type SeparableParams, FACE_MEAN_RGB } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's 68-point landmark net on onnxruntime-node instead of TF.js WASM: the same weights
@@ -35,21 +35,20 @@ function buildGraph(extractor: Record<string, DenseBlock>, fc: { weights: Tensor
 }
 
 export interface OnnxLandmarks {
-  /** face-api's `faceLandmark68Net.detectLandmarks(face).positions` for one face crop, natively: 68 points in the crop's pixels. */
-  detect(face: Tensor3D): Promise<Point[]>;
+  /** face-api's `faceLandmark68Net.detectLandmarks(face).positions` for one face crop, natively: 68 points in the area's pixels (of the mirrored area when it is). */
+  detect(face: ImageArea): Promise<Point[]>;
 }
 
 /** Builds the landmark net's ONNX graph from face-api's loaded weights and opens a session on it. */
-export async function onnxLandmarks(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: number): Promise<OnnxLandmarks> {
-  const { tf, faceapi } = rt;
+export async function onnxLandmarks(rt: Pick<FaceRuntime, 'faceapi'>, threads: number): Promise<OnnxLandmarks> {
+  const { faceapi } = rt;
   const net = faceapi.nets.faceLandmark68Net as unknown as { params: { fc: { weights: Tensor; bias: Tensor } }; faceFeatureExtractor: { params: Record<string, DenseBlock> } };
   const session = await ort.InferenceSession.create(buildGraph(net.faceFeatureExtractor.params, net.params.fc), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   return {
     async detect(face) {
-      const [height, width] = face.shape;
+      const { width, height } = face.box ?? face.rgb;
       // NetInput.toBatchTensor(112, true), minus the mean, / 255
-      const batch = tf.tidy(() => meanPixels(tf, face, INPUT_SIZE, true, FACE_MEAN_RGB));
-      const out = (await runOnImage(session, batch, INPUT_SIZE)).landmarks!.data as Float32Array;
+      const out = (await runOnImage(session, netInput(face, INPUT_SIZE, true, FACE_MEAN_RGB, 255), INPUT_SIZE)).landmarks!.data as Float32Array;
       // FaceLandmark68NetBase.postProcess, then FaceLandmarks68's relative -> crop pixels
       const scale = INPUT_SIZE / Math.max(width, height);
       const [w, h] = [width * scale, height * scale];

@@ -1,4 +1,3 @@
-import type { Tensor3D } from '@tensorflow/tfjs';
 import { faceCrop, type RawFace, toOriginal, uprightMargin } from './detect.js';
 import { type Box, boundsOf, LEFT_EYE, mean, type Point, RIGHT_EYE, rollDegrees } from './geometry.js';
 import type { Rgb } from './raster.js';
@@ -38,34 +37,23 @@ const MIRROR = [
 
 /** The largest face, when the quick way finds it plainly upright; null sends the caller the full way. */
 export async function findUprightFaceQuickly(rt: FaceRuntime, rgb: Rgb, scale: number): Promise<RawFace | null> {
-  const input = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
-  try {
-    const found = await rt.tiny.locateFaces(input, { scoreThreshold: MIN_SCORE });
-    const largest = found.sort((a, b) => b.box.area - a.box.area)[0];
-    if (!largest) return null;
-    const [height, width] = input.shape;
-    const loose = faceCrop(largest.box, width, height);
-    if (!loose) return null;
-    const box = ssdLikeBox(await landmarksIn(rt, input, loose));
-    const crop = faceCrop(box, width, height);
-    if (!crop) return null;
-    const landmarks = await landmarksIn(rt, input, crop);
-    if (uprightMargin(landmarks, box) < 0) return null;
-    if ((await mirrorDisagreement(rt, input, crop, landmarks)) > MAX_MIRROR_DISAGREEMENT) return null;
-    return toOriginal({ box, score: largest.score, landmarks, rollDegrees: rollDegrees(landmarks) }, 0, rgb.width, rgb.height, scale);
-  } finally {
-    input.dispose();
-  }
+  const found = await rt.tiny.locateFaces(rgb, { scoreThreshold: MIN_SCORE });
+  const largest = found.sort((a, b) => b.box.area - a.box.area)[0];
+  if (!largest) return null;
+  const loose = faceCrop(largest.box, rgb.width, rgb.height);
+  if (!loose) return null;
+  const box = ssdLikeBox(await landmarksIn(rt, rgb, loose));
+  const crop = faceCrop(box, rgb.width, rgb.height);
+  if (!crop) return null;
+  const landmarks = await landmarksIn(rt, rgb, crop);
+  if (uprightMargin(landmarks, box) < 0) return null;
+  if ((await mirrorDisagreement(rt, rgb, crop, landmarks)) > MAX_MIRROR_DISAGREEMENT) return null;
+  return toOriginal({ box, score: largest.score, landmarks, rollDegrees: rollDegrees(landmarks) }, 0, rgb.width, rgb.height, scale);
 }
 
-/** 68 landmarks of the face in `crop` (whole pixels inside the input), in the input's pixels. */
-async function landmarksIn(rt: FaceRuntime, input: Tensor3D, crop: Box): Promise<Point[]> {
-  const face = rt.tf.slice(input, [crop.y, crop.x, 0], [crop.height, crop.width, 3]);
-  try {
-    return (await rt.landmarks.detect(face)).map((p) => ({ x: p.x + crop.x, y: p.y + crop.y }));
-  } finally {
-    face.dispose();
-  }
+/** 68 landmarks of the face in `crop` (whole pixels inside the image), in the image's pixels. */
+async function landmarksIn(rt: FaceRuntime, rgb: Rgb, crop: Box): Promise<Point[]> {
+  return (await rt.landmarks.detect({ rgb, box: crop })).map((p) => ({ x: p.x + crop.x, y: p.y + crop.y }));
 }
 
 /**
@@ -82,14 +70,8 @@ function ssdLikeBox(landmarks: Point[]): Box {
 }
 
 /** Step 2: how far the landmarks of the mirrored crop, mirrored back, fall from `landmarks`, in eye distances. */
-async function mirrorDisagreement(rt: FaceRuntime, input: Tensor3D, crop: Box, landmarks: Point[]): Promise<number> {
-  const mirrored = rt.tf.tidy(() => rt.tf.reverse(rt.tf.slice(input, [crop.y, crop.x, 0], [crop.height, crop.width, 3]), 1)) as Tensor3D;
-  let seen: Point[];
-  try {
-    seen = await rt.landmarks.detect(mirrored);
-  } finally {
-    mirrored.dispose();
-  }
+async function mirrorDisagreement(rt: FaceRuntime, rgb: Rgb, crop: Box, landmarks: Point[]): Promise<number> {
+  const seen = await rt.landmarks.detect({ rgb, box: crop, mirrored: true });
   const l = mean(landmarks, LEFT_EYE);
   const r = mean(landmarks, RIGHT_EYE);
   const eyes = Math.hypot(r.x - l.x, r.y - l.y);

@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
-import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs';
 import { OnnxGraph, convWeights } from '../onnx-writer.js';
-import { runOnImage, meanPixels, FACE_MEAN_RGB } from './onnx-input.js';
+import { type ImageArea, netInput, runOnImage, FACE_MEAN_RGB } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's face recognition net (a ResNet-34-like, dlib's 128-d descriptor) on onnxruntime-node
@@ -80,19 +80,18 @@ function buildGraph(params: Record<string, unknown>): Uint8Array {
 
 export interface OnnxRecognition {
   /** face-api's `faceRecognitionNet.computeFaceDescriptor(crop)` for one RGB crop, natively. */
-  describe(crop: Tensor3D): Promise<Float32Array>;
+  describe(crop: ImageArea): Promise<Float32Array>;
 }
 
 /** Builds the recognition net's ONNX graph from face-api's loaded weights and opens a session on it. */
-export async function onnxRecognition(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: number): Promise<OnnxRecognition> {
-  const { tf, faceapi } = rt;
+export async function onnxRecognition(rt: Pick<FaceRuntime, 'faceapi'>, threads: number): Promise<OnnxRecognition> {
+  const { faceapi } = rt;
   const params = (faceapi.nets.faceRecognitionNet as unknown as { params: Record<string, unknown> }).params;
   const session = await ort.InferenceSession.create(buildGraph(params), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   return {
     async describe(crop) {
       // face-api's NetInput.toBatchTensor(150, true), minus the mean, / 255
-      const batch = tf.tidy(() => meanPixels(tf, crop, INPUT_SIZE, true, FACE_MEAN_RGB));
-      const out = await runOnImage(session, batch, INPUT_SIZE);
+      const out = await runOnImage(session, netInput(crop, INPUT_SIZE, true, FACE_MEAN_RGB, 255), INPUT_SIZE);
       return Float32Array.from(out.descriptor!.data as Float32Array);
     },
   };

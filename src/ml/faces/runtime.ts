@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as FaceApi from '@vladmandic/face-api';
-import type * as Tf from '@tensorflow/tfjs';
 import os from 'node:os';
 import { loadTf, tfBackend, usesNativeTf, type TfModule } from '../tf.js';
 import { onnxAge, type OnnxAge } from './age-onnx.js';
@@ -63,26 +62,22 @@ async function load(threads: number): Promise<FaceRuntime> {
   await faceapi.nets.faceRecognitionNet.loadFromDisk(modelDir);
   await faceapi.nets.ageGenderNet.loadFromDisk(modelDir);
   await faceapi.nets.tinyFaceDetector.loadFromDisk(modelDir);
-  const ssd = await onnxSsd({ tf, faceapi }, threads);
-  const tiny = await onnxTinyDetector({ tf, faceapi }, threads, QUICK_SIDE);
-  const landmarks = await onnxLandmarks({ tf, faceapi }, threads);
-  const recognition = await onnxRecognition({ tf, faceapi }, threads);
-  const age = await onnxAge({ tf, faceapi }, threads);
+  const ssd = await onnxSsd({ faceapi }, threads);
+  const tiny = await onnxTinyDetector({ faceapi }, threads, QUICK_SIDE);
+  const landmarks = await onnxLandmarks({ faceapi }, threads);
+  const recognition = await onnxRecognition({ faceapi }, threads);
+  const age = await onnxAge({ faceapi }, threads);
   const nets = { ssd, tiny, landmarks, recognition, age };
-  await warmUp(tf, nets);
+  await warmUp(nets);
   return { tf, faceapi, backend: tfBackend(), ...nets };
 }
 
 /** First inference compiles kernels and allocates buffers; pay that at start, not on a request. */
-async function warmUp(tf: TfModule, { ssd, tiny, landmarks, recognition, age }: Pick<FaceRuntime, 'ssd' | 'tiny' | 'landmarks' | 'recognition' | 'age'>): Promise<void> {
-  const image = tf.zeros([160, 160, 3], 'int32') as Tf.Tensor3D;
-  try {
-    await ssd.locateFaces(image, { minConfidence: 0.99, maxResults: 1 });
-    await tiny.locateFaces(image, { scoreThreshold: 0.99 });
-    await landmarks.detect(image);
-    await recognition.describe(image);
-    await age.estimate(image);
-  } finally {
-    image.dispose();
-  }
+async function warmUp({ ssd, tiny, landmarks, recognition, age }: Pick<FaceRuntime, 'ssd' | 'tiny' | 'landmarks' | 'recognition' | 'age'>): Promise<void> {
+  const image = { data: new Uint8Array(160 * 160 * 3), width: 160, height: 160 };
+  await ssd.locateFaces(image, { minConfidence: 0.99, maxResults: 1 });
+  await tiny.locateFaces(image, { scoreThreshold: 0.99 });
+  await landmarks.detect({ rgb: image });
+  await recognition.describe({ rgb: image });
+  await age.estimate({ rgb: image });
 }

@@ -1,8 +1,9 @@
 import * as ort from 'onnxruntime-node';
 import type * as FaceApi from '@vladmandic/face-api';
-import type { Tensor, Tensor3D } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs';
 import { OnnxGraph, convWeights } from '../onnx-writer.js';
-import { runOnImage, squared } from './onnx-input.js';
+import { netInput, runOnImage } from './onnx-input.js';
+import type { Rgb } from './raster.js';
 import { nonMaxSuppression } from './suppression.js';
 import type { FaceRuntime } from './runtime.js';
 
@@ -91,21 +92,20 @@ function buildGraph(params: Params): Uint8Array {
 
 export interface OnnxSsd {
   /** face-api's `ssdMobilenetv1.locateFaces(input, { minConfidence, maxResults })`, natively. */
-  locateFaces(input: Tensor3D, options: { minConfidence: number; maxResults: number }): Promise<FaceApi.FaceDetection[]>;
+  locateFaces(input: Rgb, options: { minConfidence: number; maxResults: number }): Promise<FaceApi.FaceDetection[]>;
 }
 
 /** Builds the detector's ONNX graph from face-api's loaded weights and opens a session on it. */
-export async function onnxSsd(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: number): Promise<OnnxSsd> {
-  const { tf, faceapi } = rt;
+export async function onnxSsd(rt: Pick<FaceRuntime, 'faceapi'>, threads: number): Promise<OnnxSsd> {
+  const { faceapi } = rt;
   const params = (faceapi.nets.ssdMobilenetv1 as unknown as { params: Params }).params;
   const session = await ort.InferenceSession.create(buildGraph(params), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   const priors = params.output_layer!.extra_dim!.dataSync() as Float32Array; // [count, 4]: ymin, xmin, ymax, xmax
   return {
     async locateFaces(input, { minConfidence, maxResults }) {
-      const [height, width] = input.shape;
-      // face-api's NetInput.toBatchTensor(512, false), then -1..1
-      const batch = tf.tidy(() => tf.sub(tf.div(squared(tf, input, INPUT_SIZE, false), 127.5), 1));
-      const out = await runOnImage(session, batch, INPUT_SIZE);
+      const { width, height } = input;
+      // face-api's NetInput.toBatchTensor(512, false), then x / 127.5 - 1
+      const out = await runOnImage(session, netInput({ rgb: input }, INPUT_SIZE, false, [127.5, 127.5, 127.5], 127.5), INPUT_SIZE);
       const encodings = out.boxes!.data as Float32Array;
       const logits = out.classes!.data as Float32Array;
       const count = priors.length / 4;

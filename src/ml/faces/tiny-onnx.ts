@@ -1,8 +1,8 @@
 import * as ort from 'onnxruntime-node';
 import type * as FaceApi from '@vladmandic/face-api';
-import type { Tensor3D } from '@tensorflow/tfjs';
 import { OnnxGraph } from '../onnx-writer.js';
-import { type ConvParams, faceApiLayers, runOnImage, type SeparableParams, meanPixels } from './onnx-input.js';
+import { type ConvParams, faceApiLayers, netInput, runOnImage, type SeparableParams } from './onnx-input.js';
+import type { Rgb } from './raster.js';
 import { nonMaxSuppression } from './suppression.js';
 import type { FaceRuntime } from './runtime.js';
 
@@ -47,20 +47,19 @@ function buildGraph(params: Record<string, unknown>, side: number): Uint8Array {
 
 export interface OnnxTinyDetector {
   /** face-api's `tinyFaceDetector.locateFaces(input, { inputSize, scoreThreshold })`, natively. */
-  locateFaces(input: Tensor3D, options: { scoreThreshold: number }): Promise<FaceApi.FaceDetection[]>;
+  locateFaces(input: Rgb, options: { scoreThreshold: number }): Promise<FaceApi.FaceDetection[]>;
 }
 
 /** Builds the detector's ONNX graph for `side` (a multiple of 32) from face-api's loaded weights. */
-export async function onnxTinyDetector(rt: Pick<FaceRuntime, 'tf' | 'faceapi'>, threads: number, side: number): Promise<OnnxTinyDetector> {
-  const { tf, faceapi } = rt;
+export async function onnxTinyDetector(rt: Pick<FaceRuntime, 'faceapi'>, threads: number, side: number): Promise<OnnxTinyDetector> {
+  const { faceapi } = rt;
   const params = (faceapi.nets.tinyFaceDetector as unknown as { params: Record<string, unknown> }).params;
   const session = await ort.InferenceSession.create(buildGraph(params, side), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   return {
     async locateFaces(input, { scoreThreshold }) {
-      const [height, width] = input.shape;
+      const { width, height } = input;
       // NetInput.toBatchTensor(side, false), minus the mean, / 255
-      const batch = tf.tidy(() => meanPixels(tf, input, side, false, MEAN_RGB));
-      const cells = (await runOnImage(session, batch, side)).cells!;
+      const cells = (await runOnImage(session, netInput({ rgb: input }, side, false, MEAN_RGB, 255), side)).cells!;
       const data = cells.data as Float32Array;
       const count = cells.dims[1]!;
       // extractBoxes: the square's share of the image on each axis
