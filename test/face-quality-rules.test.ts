@@ -88,7 +88,7 @@ describe('faceMatchOf', () => {
     ({
       describeLargestFace: (image: DecodedImage) => new Promise((resolve) => setTimeout(() => resolve(null), delays[image.format]!)),
     }) as unknown as FaceEngine;
-  const image = (format: string) => ({ bytes: Buffer.alloc(0), format, width: 640, height: 480, orientation: 1 });
+  const image = (format: string) => ({ bytes: Buffer.alloc(0), format, width: 640, height: 480, orientation: 1, alpha: false });
 
   it('describes both images at once, and names image1 when neither has a face, whichever answers first', async () => {
     for (const delays of [

@@ -29,6 +29,8 @@ export interface DecodedImage {
   height: number;
   /** EXIF orientation tag (1 = upright); `pixels()` applies it. */
   orientation: number;
+  /** Whether the image has an alpha channel (sharp resizes such images premultiplied, then drops it). */
+  alpha: boolean;
 }
 
 const FORMATS = new Set(['jpeg', 'png', 'webp', 'heif', 'avif', 'tiff', 'gif']);
@@ -52,7 +54,7 @@ export async function inspectImage(bytes: Buffer): Promise<DecodedImage> {
   if (meta.width < 32 || meta.height < 32) throw new ImageRejected('too_small', `image is ${meta.width}x${meta.height} pixels; at least 32x32 is needed`);
   const orientation = meta.orientation ?? 1;
   const swap = orientation >= 5 && orientation <= 8;
-  return { bytes, format: meta.format, width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height, orientation };
+  return { bytes, format: meta.format, width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height, orientation, alpha: meta.hasAlpha === true };
 }
 
 /** Validates and fully decodes once, so a truncated or corrupt file is refused at intake. */

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { type DecodedImage, MAX_IMAGE_PIXELS } from '../image.js';
-import type { RawFace } from './detect.js';
+import { type DecodedImage, MAX_IMAGE_PIXELS, pixels } from '../image.js';
+import { DETECT_SIDE, type RawFace } from './detect.js';
 import { type Box, boundsOf, clipBox, type Point, padBox, rollDegrees } from './geometry.js';
 import { type Affine, type Rgb, warp } from './raster.js';
 import type { FaceRuntime } from './runtime.js';
@@ -116,11 +116,18 @@ export async function alignedChip(image: DecodedImage, face: RawFace): Promise<C
   return { rgb, k, toOriginal };
 }
 
-/** Upright pixels of one area of the original image, shrunk by `k` when k < 1 (never enlarged). */
+/**
+ * Upright pixels of one area of the original image, shrunk by `k` when k < 1 (never enlarged).
+ * An image the detector saw at full size is not decoded again: its decoded pixels give the same
+ * area to the byte (checked on every image of ../shared/data). Not so with an alpha channel, which
+ * sharp resizes premultiplied: those, and larger images, are read from the original bytes.
+ */
 async function readRegion(image: DecodedImage, area: Box, k: number): Promise<Rgb> {
-  let pipeline = sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS })
-    .rotate() // EXIF orientation first, so `area` is in upright coordinates
-    .extract({ left: area.x, top: area.y, width: area.width, height: area.height });
+  const decoded = Math.max(image.width, image.height) <= DETECT_SIDE && !image.alpha ? await pixels(image, { maxSide: DETECT_SIDE, channels: 3 }) : null;
+  const source = decoded
+    ? sharp(decoded.data, { raw: { width: decoded.width, height: decoded.height, channels: decoded.channels } })
+    : sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate(); // EXIF orientation first, so `area` is in upright coordinates
+  let pipeline = source.extract({ left: area.x, top: area.y, width: area.width, height: area.height });
   if (k < 1) pipeline = pipeline.resize({ width: Math.max(1, Math.round(area.width * k)), height: Math.max(1, Math.round(area.height * k)), fit: 'fill' });
   const { data, info } = await pipeline.removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   if (info.channels !== 3) throw new Error(`expected 3 channels, got ${info.channels}`);
