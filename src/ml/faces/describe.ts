@@ -124,9 +124,8 @@ export async function alignedChip(image: DecodedImage, face: RawFace): Promise<C
  */
 async function readRegion(image: DecodedImage, area: Box, k: number): Promise<Rgb> {
   const decoded = Math.max(image.width, image.height) <= DETECT_SIDE && !image.alpha ? await pixels(image, { maxSide: DETECT_SIDE, channels: 3 }) : null;
-  const source = decoded
-    ? sharp(decoded.data, { raw: { width: decoded.width, height: decoded.height, channels: decoded.channels } })
-    : sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate(); // EXIF orientation first, so `area` is in upright coordinates
+  // From the bytes, the EXIF orientation first, so `area` is in upright coordinates (decoded pixels are upright).
+  const source = decoded ? sharp(decoded.data, { raw: { width: decoded.width, height: decoded.height, channels: decoded.channels } }) : sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate();
   let pipeline = source.extract({ left: area.x, top: area.y, width: area.width, height: area.height });
   if (k < 1) pipeline = pipeline.resize({ width: Math.max(1, Math.round(area.width * k)), height: Math.max(1, Math.round(area.height * k)), fit: 'fill' });
   const { data, info } = await pipeline.removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
