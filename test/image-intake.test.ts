@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { decodeImage, ImageRejected, pixels } from '../src/ml/image.js';
+import { decodeImage, ImageRejected, pixels, receivedImage, WORKING_COPY } from '../src/ml/image.js';
 
 describe('image intake', () => {
   it('honours the EXIF orientation and keeps the original bytes', async () => {
@@ -43,6 +43,37 @@ describe('image intake', () => {
     expect(grey.channels).toBe(1);
     // Another decode of the same bytes is another image: nothing is shared across requests.
     expect(await pixels(await decodeImage(photo), { maxSide: 640, channels: 3 })).not.toBe(detector);
+  });
+
+  it('keeps the working copy it decoded at intake, so the models do not decode the bytes again', async () => {
+    const photo = await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#468' } })
+      .jpeg()
+      .toBuffer();
+    const image = await decodeImage(photo);
+    expect([image.working?.width, image.working?.height, image.working?.channels]).toEqual([640, 480, 3]);
+    expect(await pixels(image, WORKING_COPY)).toBe(image.working);
+    // as a face worker receives it (structured clone: Buffers arrive as Uint8Arrays)
+    const received = receivedImage(structuredClone(image));
+    expect(Buffer.isBuffer(received.working!.data)).toBe(true);
+    expect(received.working!.data.equals(image.working!.data)).toBe(true);
+    expect(await pixels(received, WORKING_COPY)).toBe(received.working);
+  });
+
+  it('refuses a cut-off file as corrupt, also when the working copy is shrunk while decoding', async () => {
+    const noisy = { width: 2000, height: 1500, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } as const;
+    const jpeg = await sharp({ create: noisy }).jpeg().toBuffer();
+    const png = await sharp({ create: { ...noisy, width: 700, height: 500 } })
+      .png()
+      .toBuffer();
+    for (const [name, bytes] of [
+      ['jpeg', jpeg],
+      ['png', png],
+    ] as const) {
+      for (const kept of [0.5, 0.95]) {
+        await expect(decodeImage(bytes.subarray(0, Math.floor(bytes.length * kept))), `${name} cut at ${kept}`).rejects.toMatchObject({ problem: 'corrupt' });
+      }
+      await expect(decodeImage(bytes)).resolves.toMatchObject({ format: name });
+    }
   });
 
   it('says why an image is refused', async () => {

@@ -31,7 +31,16 @@ export interface DecodedImage {
   orientation: number;
   /** Whether the image has an alpha channel (sharp resizes such images premultiplied, then drops it). */
   alpha: boolean;
+  /**
+   * The working copy the face and liveness models read (`pixels(image, WORKING_COPY)`), decoded at
+   * intake where the bytes are checked: it travels with the image to the face workers, which
+   * would otherwise decode the bytes a second time. Absent on an image only inspected.
+   */
+  working?: Pixels;
 }
+
+/** The copy of an image the detector, the liveness evidence and the face mesh read: upright RGB, at most 640 px on its long side. */
+export const WORKING_COPY = { maxSide: 640, channels: 3 } as const;
 
 const FORMATS = new Set(['jpeg', 'png', 'webp', 'heif', 'avif', 'tiff', 'gif']);
 
@@ -57,20 +66,24 @@ export async function inspectImage(bytes: Buffer): Promise<DecodedImage> {
   return { bytes, format: meta.format, width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height, orientation, alpha: meta.hasAlpha === true };
 }
 
-/** Validates and fully decodes once, so a truncated or corrupt file is refused at intake. */
+/**
+ * Validates and decodes every byte once, so a truncated or corrupt file is refused at intake. The
+ * decode makes the working copy, kept with the image: every scan of a JPEG is read even when
+ * it is shrunk while decoding, so a cut-off file fails here as it would at full size.
+ */
 export async function decodeImage(bytes: Buffer): Promise<DecodedImage> {
   const image = await inspectImage(bytes);
   try {
-    await sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'truncated' }).rotate().raw().toBuffer({ resolveWithObject: true });
+    return { ...image, working: await decode(image, WORKING_COPY, 'truncated') };
   } catch {
     throw new ImageRejected('corrupt', 'image data is corrupt or truncated');
   }
-  return image;
 }
 
-/** An image as posted to a worker thread: its Buffer arrives as a plain Uint8Array, and sharp wants a Buffer. */
+/** An image as posted to a worker thread: its Buffers arrive as plain Uint8Arrays, and sharp wants Buffers. */
 export function receivedImage(image: DecodedImage): DecodedImage {
-  return { ...image, bytes: Buffer.from(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength) };
+  const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { ...image, bytes: buffer(image.bytes), ...(image.working ? { working: { ...image.working, data: buffer(image.working.data) } } : {}) };
 }
 
 export interface Pixels {
@@ -101,15 +114,16 @@ export function pixels(image: DecodedImage, options: { maxSide?: number; channel
   }
   let result = byOptions.get(key);
   if (!result) {
-    result = decode(image, options);
+    const isWorkingCopy = options.maxSide === WORKING_COPY.maxSide && options.channels === WORKING_COPY.channels;
+    result = isWorkingCopy && image.working ? Promise.resolve(image.working) : decode(image, options);
     result.catch(() => byOptions.delete(key)); // a failed decode is not kept
     byOptions.set(key, result);
   }
   return result;
 }
 
-async function decode(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 }): Promise<Pixels> {
-  let pipeline = sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate();
+async function decode(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 }, failOn?: 'truncated'): Promise<Pixels> {
+  let pipeline = sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS, ...(failOn ? { failOn } : {}) }).rotate();
   if (options.maxSide && Math.max(image.width, image.height) > options.maxSide) {
     pipeline = pipeline.resize({ width: options.maxSide, height: options.maxSide, fit: 'inside' });
   }

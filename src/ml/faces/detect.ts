@@ -1,5 +1,5 @@
 import type { DecodedImage } from '../image.js';
-import { pixels } from '../image.js';
+import { pixels, WORKING_COPY } from '../image.js';
 import { type Box, LEFT_EYE, mean, MOUTH, type Point, RIGHT_EYE, rollDegrees } from './geometry.js';
 import { padded, type QuarterTurns, type Rgb, toRgb, turn, unturnPoint, warp } from './raster.js';
 import type { FaceRuntime } from './runtime.js';
@@ -25,7 +25,7 @@ import type { FaceRuntime } from './runtime.js';
 // ANY input (a blank page included), so it cannot verify a face; step 2 covers tight crops.
 // Every box and landmark is mapped back to upright original-image pixels.
 
-export const DETECT_SIDE = 640;
+export const DETECT_SIDE = WORKING_COPY.maxSide;
 /** face-api's own default; measured to keep every no-face negative at zero. */
 export const MIN_CONFIDENCE = 0.5;
 /** Up to this long side (in detection pixels) an image may be a tight crop: pad every attempt. */

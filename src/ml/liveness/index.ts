@@ -1,6 +1,6 @@
 import { faceWorkerPool, loadFaceModels, type DetectedFace, type FaceModels } from '../faces/index.js';
 import { SerialQueue } from '../faces/queue.js';
-import { pixels, type DecodedImage } from '../image.js';
+import { pixels, WORKING_COPY, type DecodedImage } from '../image.js';
 import { frameEdges, glareFraction, greySquare, laplacianVariance, spectrum, type Box, type Rgb } from './evidence.js';
 import { miniFasNetReal } from './minifasnet.js';
 import { livenessGraphs, type LivenessGraphs } from './models.js';
@@ -70,7 +70,7 @@ export const LIVENESS_THRESHOLDS = {
   maxFramedSides: 2,
 };
 
-const ANALYSIS_SIDE = 640; // evidence and crops work on the frame scaled to this long side
+const ANALYSIS_SIDE = WORKING_COPY.maxSide; // evidence and crops work on the frame scaled to this long side
 
 /** The two liveness inferences on one set of graphs: run in-process or inside a face worker thread, the same code either way. */
 export interface LivenessWork {
