@@ -1,15 +1,20 @@
 // The baseline for the token-endpoint bench: panva's oidc-provider (certified) with its own
-// in-memory adapter, configured for the same flow as ours (code + PKCE S256, rotating refresh
-// tokens, client_secret_post). It mints codes and refresh tokens through its own models and
-// prints them with its URL, so the bench can spend them on the token endpoint.
+// in-memory adapter, or with a PostgreSQL one when given a database URL (the like-for-like
+// baseline: a provider whose tokens survive a restart), configured for the same flow as ours
+// (code + PKCE S256, rotating refresh tokens, client_secret_post). It mints codes and refresh
+// tokens through its own models and prints them with its URL, so the bench can spend them on
+// the token endpoint.
+//   node --import @swc-node/register/esm-register bench/oidc-provider-server.ts <port> <codes> <chains> [database URL]
 import { createHash, randomBytes } from 'node:crypto';
 import Provider from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import LRU from 'oidc-provider/lib/helpers/lru.js';
+import { postgresAdapter } from './oidc-provider-pg-adapter.js';
 
 const port = Number(process.argv[2]);
 const codes = Number(process.argv[3]);
 const chains = Number(process.argv[4]);
+const databaseUrl = process.argv[5];
 const issuer = `http://127.0.0.1:${port}`;
 const client = {
   client_id: 'bench',
@@ -25,7 +30,7 @@ const client = {
 const store = new LRU({ maxSize: 10_000_000 });
 
 const provider = new Provider(issuer, {
-  adapter: (model: string) => new MemoryAdapter(model, store),
+  adapter: databaseUrl ? await postgresAdapter(databaseUrl) : (model: string) => new MemoryAdapter(model, store),
   clients: [client],
   findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
   pkce: { required: () => true },

@@ -1,14 +1,17 @@
-// Token endpoint throughput, ours (on PostgreSQL) against panva's oidc-provider (in-memory
-// adapter) in the same run, same machine, same concurrency: the authorization_code grant
-// (one fresh code per request) and the refresh_token grant (chains of rotations), in rounds that
-// take turns (theirs, ours, theirs, ...) so a slow spell of the machine falls on both. Then a
-// bearer-token resource read with the chains' last access tokens: our GET /licenses (the token's
-// row and the account's badges) beside oidc-provider's userinfo (its token from memory).
+// Token endpoint throughput, ours (on PostgreSQL) against panva's oidc-provider twice in the same
+// run, same machine, same concurrency: with its in-memory adapter (tokens lost on restart) and
+// with a PostgreSQL adapter (bench/oidc-provider-pg-adapter.ts: tokens kept, as ours are). The
+// authorization_code grant (one fresh code per request) and the refresh_token grant (chains of
+// rotations), in rounds that take turns (each server in turn) so a slow spell of the machine
+// falls on all. Each server's CPU time per request is read from /proc, and PostgreSQL's (every
+// postgres process on the machine) beside it. Then a bearer-token resource read with the chains'
+// last access tokens: our GET /licenses (the token's row and the account's badges) beside
+// oidc-provider's userinfo.
 //   npm run bench:oidc
 //   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres BENCH_CODES=2000 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 npm run bench:oidc
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +50,8 @@ interface Figures {
   failed: number;
   /** The server's CPU time (every thread) per request, when /proc tells it. */
   cpuMsPerRequest: number | null;
+  /** PostgreSQL's CPU time per request (every postgres process on the machine), when /proc tells it. */
+  databaseCpuMsPerRequest: number | null;
 }
 
 /** What the rounds of one grant on one server measured, summed. */
@@ -56,21 +61,41 @@ interface Tally {
   failed: number;
   seconds: number;
   cpuMs: number | null;
+  databaseCpuMs: number | null;
 }
 
-const newTally = (): Tally => ({ latencies: [], ok: 0, failed: 0, seconds: 0, cpuMs: 0 });
+const newTally = (): Tally => ({ latencies: [], ok: 0, failed: 0, seconds: 0, cpuMs: 0, databaseCpuMs: 0 });
 
 /**
- * CPU time a process has used so far, in ms, all its threads (Linux /proc; null elsewhere). Less
- * swayed than req/s by what else the machine does: it says what a request costs the server.
+ * A process's CPU time so far from /proc (Linux; null elsewhere), in ms: its own threads, and
+ * with `reaped` also the children it has waited for. Less swayed than req/s by what else the
+ * machine does: it says what a request costs.
  */
-async function cpuMsOf(pid: number): Promise<number | null> {
+async function procCpuMs(pid: number | string, reaped = false): Promise<number | null> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
   if (!stat) return null;
-  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in ticks of 1/100 s.
+  // Fields after the command's closing parenthesis: utime, stime, cutime and cstime are the 12th to 15th, in ticks of 1/100 s.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return (Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0)) * 10;
 }
+
+/** The server's CPU time so far, every thread. */
+const cpuMsOf = (pid: number) => procCpuMs(pid);
+
+/** CPU time every postgres process has used so far, with that of backends that ended (the postmaster's reaped children). */
+async function databaseCpuMs(): Promise<number | null> {
+  const pids = await readdir('/proc').catch(() => null);
+  if (!pids) return null;
+  let total = 0;
+  for (const pid of pids.filter((name) => /^\d+$/.test(name))) {
+    const command = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
+    if (command.trim() === 'postgres') total += (await procCpuMs(pid, true)) ?? 0;
+  }
+  return total;
+}
+
+/** Adds the CPU used since `before` (null: unknown) to a running total. */
+const addCpu = (total: number | null, before: number | null, after: number | null) => (total === null || before === null || after === null ? null : total + after - before);
 
 function figures(tally: Tally): Figures {
   const latencies = [...tally.latencies].sort((a, b) => a - b);
@@ -80,8 +105,13 @@ function figures(tally: Tally): Figures {
     p95: Math.round(percentile(latencies, 95) * 10) / 10,
     ok: tally.ok,
     failed: tally.failed,
-    cpuMsPerRequest: tally.cpuMs === null ? null : Math.round((tally.cpuMs / (tally.ok + tally.failed)) * 100) / 100,
+    cpuMsPerRequest: perRequest(tally.cpuMs, tally),
+    databaseCpuMsPerRequest: perRequest(tally.databaseCpuMs, tally),
   };
+}
+
+function perRequest(ms: number | null, tally: Tally): number | null {
+  return ms === null ? null : Math.round((ms / (tally.ok + tally.failed)) * 100) / 100;
 }
 
 async function tokenCall(target: Target, body: Record<string, string>): Promise<{ ok: boolean; ms: number; json: any }> {
@@ -98,6 +128,7 @@ async function tokenCall(target: Target, body: Record<string, string>): Promise<
 /** Runs `work` on `connections` workers until each returns null, adding each answer and the time taken to `tally`. */
 async function run(tally: Tally, pid: number, work: (worker: number) => Promise<{ ok: boolean; ms: number } | null>): Promise<void> {
   const cpuBefore = await cpuMsOf(pid);
+  const databaseBefore = await databaseCpuMs();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: connections }, async (_, worker) => {
@@ -111,8 +142,8 @@ async function run(tally: Tally, pid: number, work: (worker: number) => Promise<
     }),
   );
   tally.seconds += (performance.now() - started) / 1000;
-  const cpuAfter = await cpuMsOf(pid);
-  tally.cpuMs = tally.cpuMs === null || cpuBefore === null || cpuAfter === null ? null : tally.cpuMs + cpuAfter - cpuBefore;
+  tally.cpuMs = addCpu(tally.cpuMs, cpuBefore, await cpuMsOf(pid));
+  tally.databaseCpuMs = addCpu(tally.databaseCpuMs, databaseBefore, await databaseCpuMs());
 }
 
 /** Round `round` of the code grant: its share of the codes, each exchanged once. */
@@ -235,23 +266,27 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
   };
 }
 
-async function startTheirs(): Promise<{ target: Target; child: ChildProcess }> {
+/** Theirs: oidc-provider with its memory adapter, or on a fresh database when `database` is given. */
+async function startTheirs(database?: { url: string }): Promise<{ target: Target; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn('node', ['--import', '@swc-node/register/esm-register', path.join(root, 'bench/oidc-provider-server.ts'), String(port), String(codeCount * rounds), String(connections)], {
+  const args = [String(port), String(codeCount * rounds), String(connections), ...(database ? [database.url] : [])];
+  const child = spawn('node', ['--import', '@swc-node/register/esm-register', path.join(root, 'bench/oidc-provider-server.ts'), ...args], {
     cwd: root,
+    // its warnings (development keys, Node.js 20) are not the bench's
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let output = '';
-  const info = await new Promise<any>((resolve) =>
+  const info = await new Promise<any>((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
       output += chunk;
       if (output.includes('\n')) resolve(JSON.parse(output.split('\n')[0]!));
-    }),
-  );
+    });
+    child.once('exit', (code) => reject(new Error(`oidc-provider exited with ${code} before it listened`)));
+  });
   return {
     child,
     target: {
-      name: 'oidc-provider (memory)',
+      name: database ? 'oidc-provider (PostgreSQL)' : 'oidc-provider (memory)',
       pid: child.pid!,
       tokenUrl: `${info.issuer}/token`,
       resourceUrl: `${info.issuer}/me`,
@@ -265,48 +300,62 @@ async function startTheirs(): Promise<{ target: Target; child: ChildProcess }> {
   };
 }
 
+/** One server's run: its target, and what its rounds measured. */
+interface Contender {
+  target: Target;
+  codes: Tally;
+  refresh: Tally;
+  chains: string[];
+  accessTokens: string[];
+}
+
+const cpu = (figures: Figures) => `${figures.cpuMsPerRequest ?? 'n/a'} + ${figures.databaseCpuMsPerRequest ?? 'n/a'}`;
+
 const ours = await startOurs();
-const theirs = await startTheirs();
+const theirDatabase = await freshDatabase(server, 'verity_bench_oidc_provider');
+const memory = await startTheirs();
+const durable = await startTheirs(theirDatabase);
 try {
-  const tallies = { theirCodes: newTally(), ourCodes: newTally(), theirRefresh: newTally(), ourRefresh: newTally() };
-  const theirTokens: string[] = [];
-  const ourTokens: string[] = [];
-  const theirChains = await startChains(theirs.target);
-  const ourChains = await startChains(ours.target);
+  // Theirs first in each turn, as before the PostgreSQL baseline was added.
+  const contenders: Contender[] = [];
+  for (const { target } of [memory, durable, ours]) contenders.push({ target, codes: newTally(), refresh: newTally(), chains: await startChains(target), accessTokens: [] });
   for (let round = 0; round < rounds; round += 1) {
-    await codeGrant(theirs.target, round, tallies.theirCodes);
-    await codeGrant(ours.target, round, tallies.ourCodes);
-    await refreshGrant(theirs.target, theirChains, theirTokens, tallies.theirRefresh);
-    await refreshGrant(ours.target, ourChains, ourTokens, tallies.ourRefresh);
+    for (const contender of contenders) await codeGrant(contender.target, round, contender.codes);
+    for (const contender of contenders) await refreshGrant(contender.target, contender.chains, contender.accessTokens, contender.refresh);
   }
-  const rows: [string, Figures, Figures][] = [
-    ['authorization_code', figures(tallies.ourCodes), figures(tallies.theirCodes)],
-    ['refresh_token', figures(tallies.ourRefresh), figures(tallies.theirRefresh)],
-  ];
-  const theirReads = await resourceCalls(theirs.target, theirTokens);
-  const ourReads = await resourceCalls(ours.target, ourTokens);
+  const [theirs, theirsDurable, mine] = contenders as [Contender, Contender, Contender];
+  const reads = [];
+  for (const contender of contenders) reads.push(await resourceCalls(contender.target, contender.accessTokens));
+  const [theirReads, theirDurableReads, ourReads] = reads as [Figures, Figures, Figures];
   console.log(`\n${connections} concurrent clients; ${rounds} rounds taking turns, each ${codeCount} codes and ${connections} chains x ${refreshesPerChain} refreshes per server; loopback, 2 cores shared`);
-  console.log(
-    '| grant | verity req/s | verity p50 / p95 ms | oidc-provider req/s | oidc-provider p50 / p95 ms | ratio (verity / oidc-provider) | server CPU ms per request (verity, oidc-provider) | failures (verity, oidc-provider) |',
-  );
+  console.log('CPU ms per request: the server process (every thread) + PostgreSQL (every postgres process) during its rounds');
+  console.log('| grant | verity req/s, p50 / p95 ms | oidc-provider (memory) | ratio | oidc-provider (PostgreSQL) | ratio | CPU ms per request: verity, memory, PostgreSQL | failures |');
   console.log('|---|---|---|---|---|---|---|---|');
-  for (const [grant, mine, base] of rows) {
+  const rows = [
+    ['authorization_code', figures(mine.codes), figures(theirs.codes), figures(theirsDurable.codes)],
+    ['refresh_token', figures(mine.refresh), figures(theirs.refresh), figures(theirsDurable.refresh)],
+  ] as const;
+  const cell = (f: Figures) => `${f.rps}, ${f.p50} / ${f.p95}`;
+  for (const [grant, ourFigures, memoryFigures, durableFigures] of rows) {
     console.log(
-      `| ${grant} | ${mine.rps} | ${mine.p50} / ${mine.p95} | ${base.rps} | ${base.p50} / ${base.p95} | ${(mine.rps / base.rps).toFixed(2)} | ${mine.cpuMsPerRequest ?? 'n/a'}, ${base.cpuMsPerRequest ?? 'n/a'} | ${mine.failed}, ${base.failed} |`,
+      `| ${grant} | ${cell(ourFigures)} | ${cell(memoryFigures)} | ${(ourFigures.rps / memoryFigures.rps).toFixed(2)} | ${cell(durableFigures)} | ${(ourFigures.rps / durableFigures.rps).toFixed(2)} | ${cpu(ourFigures)}; ${cpu(memoryFigures)}; ${cpu(durableFigures)} | ${ourFigures.failed}, ${memoryFigures.failed}, ${durableFigures.failed} |`,
     );
   }
   console.log(`\n| resource read, bearer token (${connections} clients x ${resourceCallsPerClient}) | req/s | p50 / p95 ms | failures |`);
   console.log('|---|---|---|---|');
   console.log(`| verity GET /api/auth/oidc/licenses | ${ourReads.rps} | ${ourReads.p50} / ${ourReads.p95} | ${ourReads.failed} |`);
-  console.log(`| oidc-provider GET /me (userinfo) | ${theirReads.rps} | ${theirReads.p50} / ${theirReads.p95} | ${theirReads.failed} |`);
+  console.log(`| oidc-provider (memory) GET /me (userinfo) | ${theirReads.rps} | ${theirReads.p50} / ${theirReads.p95} | ${theirReads.failed} |`);
+  console.log(`| oidc-provider (PostgreSQL) GET /me (userinfo) | ${theirDurableReads.rps} | ${theirDurableReads.p50} / ${theirDurableReads.p95} | ${theirDurableReads.failed} |`);
   summary(
-    ...rows.map(([grant, mine, base]) => ({
-      area: 'OIDC',
-      what: `token endpoint, ${grant} req/s (p50 ${mine.p50} ms, p95 ${mine.p95} ms)`,
-      verity: mine.rps,
-      unit: 'req/s',
-      baseline: { name: 'oidc-provider (memory)', value: base.rps },
-    })),
+    ...rows.flatMap(([grant, ourFigures, memoryFigures, durableFigures]) =>
+      [memoryFigures, durableFigures].map((base, i) => ({
+        area: 'OIDC',
+        what: `token endpoint, ${grant} req/s (p50 ${ourFigures.p50} ms, p95 ${ourFigures.p95} ms)`,
+        verity: ourFigures.rps,
+        unit: 'req/s',
+        baseline: { name: i === 0 ? 'oidc-provider (memory)' : 'oidc-provider (PostgreSQL)', value: base.rps },
+      })),
+    ),
     {
       area: 'OIDC',
       what: `GET /licenses with a bearer token req/s (p50 ${ourReads.p50} ms)`,
@@ -316,7 +365,9 @@ try {
     },
   );
 } finally {
-  await stopProcess(theirs.child);
+  await stopProcess(memory.child);
+  await stopProcess(durable.child);
   await stopProcess(ours.child);
   await ours.cleanup();
+  await theirDatabase.drop();
 }
