@@ -14,11 +14,11 @@ import { BrowserSessions } from '../src/core/oidc/sessions.js';
 import type { AccountService } from '../src/core/accounts/service.js';
 import type { LoginThrottle } from '../src/core/accounts/login-throttle.js';
 import { TokenIntrospection } from '../src/core/oidc/introspection.js';
-import { AccessTokenService } from '../src/core/oidc/tokens.js';
+import { AccessTokenService, newRefreshToken, presentedRefreshToken } from '../src/core/oidc/tokens.js';
 import { digestSecret } from '../src/core/secrets.js';
 import type { RegisteredClient } from '../src/core/tenancy/views.js';
 
-/** Grants in memory, keyed by digest; a grant id ties a refresh token to the access tokens of its sign-in. */
+/** Grants in memory: access tokens by digest, refresh-token rows by id; a grant id ties a refresh token to the access tokens of its sign-in. */
 class FakeGrantStore implements GrantStore {
   access = new Map<string, StoredAccessToken & { grantId: string | null }>();
   refresh = new Map<string, StoredRefreshToken>();
@@ -29,8 +29,8 @@ class FakeGrantStore implements GrantStore {
   async accessToken(digest: string) {
     return this.access.get(digest) ?? null;
   }
-  async refreshToken(digest: string) {
-    return this.refresh.get(digest) ?? null;
+  async refreshToken(id: string) {
+    return this.refresh.get(id) ?? null;
   }
   async code() {
     return null;
@@ -84,6 +84,14 @@ class FakeGrantStore implements GrantStore {
 
 const client = (clientId: string): RegisteredClient => ({ clientId, projectId: 'prj_1', organizationId: null, name: clientId, clientSecretDigest: '', redirectUris: [], scopes: ['openid'], active: true });
 
+/** What a refresh does to a sign-in's row: the successor's digest in place of the token's. Returns the successor. */
+function rotate(grants: FakeGrantStore, grantId: string): string {
+  const row = grants.refresh.get(`rt_${grantId}`)!;
+  const successor = newRefreshToken(`rt_${grantId}`);
+  Object.assign(row, { tokenDigest: successor.digest, rotatedAt: new Date() });
+  return successor.token;
+}
+
 function setUp() {
   const clock = new ManualClock(new Date('2026-11-28T12:00:00Z'));
   const grants = new FakeGrantStore();
@@ -94,8 +102,9 @@ function setUp() {
     const now = clock.now();
     const later = new Date(now.getTime() + 900_000);
     grants.access.set(digestSecret(`vt_${grantId}`), { accountId: 'svc_1', clientId: 'client_a', scopes: ['openid'], createdAt: now, expiresAt: later, revokedAt: null, grantId });
-    grants.refresh.set(digestSecret(`vr_${grantId}`), { grantId, clientId: 'client_a', accountId: 'svc_1', scopes: ['openid'], createdAt: now, expiresAt: later, rotatedAt: null, revokedAt: null });
-    return { access: `vt_${grantId}`, refresh: `vr_${grantId}` };
+    const refresh = newRefreshToken(`rt_${grantId}`);
+    grants.refresh.set(refresh.id, { grantId, clientId: 'client_a', accountId: 'svc_1', scopes: ['openid'], tokenDigest: refresh.digest, createdAt: now, expiresAt: later, rotatedAt: null, revokedAt: null });
+    return { access: `vt_${grantId}`, refresh: refresh.token };
   };
   return { clock, grants, tokens, introspection, signIn };
 }
@@ -133,11 +142,25 @@ describe('revocation and introspection on a fake grant store', () => {
     expect(await introspection.introspect(client('client_a'), { token: access })).toEqual({ active: false });
   });
 
-  it('a rotated refresh token is not active', async () => {
+  it('a rotated refresh token is not active; its successor is', async () => {
     const { grants, introspection, signIn } = setUp();
     const { refresh } = signIn('grt_1');
-    grants.refresh.get(digestSecret(refresh))!.rotatedAt = new Date();
+    const successor = rotate(grants, 'grt_1');
     expect(await introspection.introspect(client('client_a'), { token: refresh })).toEqual({ active: false });
+    expect(await introspection.introspect(client('client_a'), { token: successor })).toMatchObject({ active: true, token_type: 'refresh_token' });
+  });
+
+  it("knows a refresh token by its sign-in's row: the current one, one rotated away, or none of ours", async () => {
+    const { grants, signIn } = setUp();
+    const { refresh } = signIn('grt_1');
+    const forged = `vr_forged.rt_grt_1`;
+    expect(await presentedRefreshToken(grants, refresh)).toMatchObject({ current: true, row: { grantId: 'grt_1' } });
+    // a wrong secret under a row that never rotated was never issued
+    expect(await presentedRefreshToken(grants, forged)).toBeNull();
+    const successor = rotate(grants, 'grt_1');
+    expect(await presentedRefreshToken(grants, refresh)).toMatchObject({ current: false, row: { grantId: 'grt_1' } });
+    expect(await presentedRefreshToken(grants, successor)).toMatchObject({ current: true });
+    for (const unknown of ['vr_nope', `${refresh.slice(0, -1)}x`, 'vr_x.rt_missing', `${'a'.repeat(200)}.rt_grt_1`]) expect(await presentedRefreshToken(grants, unknown)).toBeNull();
   });
 
   it('revoking a refresh token ends the access tokens of its sign-in, and only that sign-in', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { atHash } from '../src/core/oidc/provider.js';
 import { authorizePath, interactionOf, PageDriver, pkce } from './helpers/oidc.js';
-import { startListeningService, type ListeningService } from './helpers/service.js';
+import { type ListeningService, sql, startListeningService } from './helpers/service.js';
 
 const clock = new ManualClock(new Date());
 let service: ListeningService;
@@ -438,6 +438,25 @@ describe('refresh tokens', () => {
     expect(replay.body.error).toBe('invalid_grant');
     expect((await refresh(second.body.refresh_token)).body.error).toBe('invalid_grant');
     expect((await refresh(parallel.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('rotates in the one row of its sign-in; an older token than the last is a replay too, a made-up secret is no token', async () => {
+    const { code, verifier } = await authorize();
+    const first = (await exchange(code, verifier)).body;
+    // a token names its sign-in's row after the dot; a wrong secret under a row that never rotated was never issued, and spends nothing
+    const rowId = first.refresh_token.slice(first.refresh_token.lastIndexOf('.') + 1);
+    const forged = await refresh(`vr_madeup.${rowId}`);
+    expect(forged.body.error).toBe('invalid_grant');
+    expect((await refresh('vr_issued_before_rows_were_named')).body.error).toBe('invalid_grant');
+    const second = (await refresh(first.refresh_token)).body;
+    const third = (await refresh(second.refresh_token)).body;
+    expect(third.refresh_token).toMatch(new RegExp(`^vr_[A-Za-z0-9_-]+\\.${rowId}$`));
+    const rows = await sql<{ id: string }>(service, 'select id from refresh_token where grant_id = (select grant_id from refresh_token where id = ?)', [rowId]);
+    expect(rows).toEqual([{ id: rowId }]);
+    // two rotations back: still a replay, which ends the sign-in
+    expect((await refresh(first.refresh_token)).body.error).toBe('invalid_grant');
+    expect((await refresh(third.refresh_token)).body.error).toBe('invalid_grant');
+    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${third.access_token}`)).status).toBe(401);
   });
 
   it("rejects another client's refresh token", async () => {

@@ -100,7 +100,11 @@ export class AuthorizationCode {
   usedAt?: Date | null;
 }
 
-/** A refresh token; each use rotates it (marks it used and issues a successor). */
+/**
+ * A sign-in's refresh tokens: one row, named by its tokens, holding the current token's digest;
+ * each use rotates it in place (see newRefreshToken). The digest is not indexed, so a rotation
+ * is a HOT update.
+ */
 @Entity({ tableName: 'refresh_token' })
 @Index({ properties: ['accountId', 'clientId'] })
 export class RefreshToken {
@@ -108,7 +112,6 @@ export class RefreshToken {
   id!: string;
 
   @Property({ type: 'string', length: 64 })
-  @Unique()
   tokenDigest!: string;
 
   @Property({ type: 'string', length: 64 })

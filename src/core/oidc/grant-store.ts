@@ -13,14 +13,17 @@ export interface StoredAccessToken {
   revokedAt: Date | null;
 }
 
-/** A refresh token as it is stored (its digest only). */
+/** A sign-in's refresh-token row: the digest of its current token (see newRefreshToken), rotated in place. */
 export interface StoredRefreshToken {
   grantId: string;
   clientId: string;
   accountId: string;
   scopes: string[];
+  tokenDigest: string;
+  /** When the current token was issued. */
   createdAt: Date;
   expiresAt: Date;
+  /** When the row last rotated; null while its first token is current. */
   rotatedAt: Date | null;
   revokedAt: Date | null;
 }
@@ -69,8 +72,8 @@ export interface GrantStore {
   addAccessToken(token: NewAccessToken): Promise<void>;
   /** The access token with this digest, revoked or not, or null. */
   accessToken(digest: string): Promise<StoredAccessToken | null>;
-  /** The refresh token with this digest, rotated, revoked or not, or null. */
-  refreshToken(digest: string): Promise<StoredRefreshToken | null>;
+  /** The refresh-token row with this id (named by its tokens), revoked or not, or null. */
+  refreshToken(id: string): Promise<StoredRefreshToken | null>;
   /** The authorization code with this digest (used or not): the grant id its tokens carry, and its client. */
   code(digest: string): Promise<{ grantId: string; clientId: string } | null>;
   /** Whether the account was ever given an access token by one of these clients. */
@@ -131,23 +134,25 @@ export class PgGrantStore implements GrantStore {
     return { accountId: row.account_id, clientId: row.client_id, scopes: row.scopes, createdAt: sqlDate(row.created_at), expiresAt: sqlDate(row.expires_at), revokedAt: sqlDateOrNull(row.revoked_at) };
   }
 
-  async refreshToken(digest: string): Promise<StoredRefreshToken | null> {
+  async refreshToken(id: string): Promise<StoredRefreshToken | null> {
     const [row] = await preparedQuery<{
       grant_id: string;
       client_id: string;
       account_id: string;
       scopes: string[];
+      token_digest: string;
       created_at: Date | string;
       expires_at: Date | string;
       rotated_at: Date | string | null;
       revoked_at: Date | string | null;
-    }>(this.orm, 'refresh_token_by_digest', 'select grant_id, client_id, account_id, scopes, created_at, expires_at, rotated_at, revoked_at from refresh_token where token_digest = $1', [digest]);
+    }>(this.orm, 'refresh_token_by_id', 'select grant_id, client_id, account_id, scopes, token_digest, created_at, expires_at, rotated_at, revoked_at from refresh_token where id = $1', [id]);
     if (!row) return null;
     return {
       grantId: row.grant_id,
       clientId: row.client_id,
       accountId: row.account_id,
       scopes: row.scopes,
+      tokenDigest: row.token_digest,
       createdAt: sqlDate(row.created_at),
       expiresAt: sqlDate(row.expires_at),
       rotatedAt: sqlDateOrNull(row.rotated_at),

@@ -3,7 +3,7 @@ import { DomainError } from '../errors.js';
 import { digestSecret } from '../secrets.js';
 import type { RegisteredClient } from '../tenancy/views.js';
 import type { GrantStore } from './grant-store.js';
-import { isLive } from './tokens.js';
+import { isLive, presentedRefreshToken } from './tokens.js';
 import type { IntrospectionWire } from './views.js';
 
 // Token revocation (RFC 7009) and introspection (RFC 7662) for authenticated clients. A client
@@ -26,21 +26,21 @@ export class TokenIntrospection {
 
   /** RFC 7009: revokes the client's access or refresh token; a refresh token takes its sign-in's access tokens with it. */
   async revoke(client: RegisteredClient, body: Record<string, unknown>): Promise<void> {
-    const digest = digestSecret(presentedToken(body));
+    const token = presentedToken(body);
     const now = this.deps.clock.now();
-    const refresh = await this.deps.grants.refreshToken(digest);
+    const refresh = (await presentedRefreshToken(this.deps.grants, token))?.row;
     if (refresh?.clientId === client.clientId) return this.deps.grants.revokeGrant(refresh.grantId, now);
-    await this.deps.grants.revokeAccessToken(digest, client.clientId, now);
+    await this.deps.grants.revokeAccessToken(digestSecret(token), client.clientId, now);
   }
 
   /** RFC 7662: whether the client's token is alive, and what it grants. */
   async introspect(client: RegisteredClient, body: Record<string, unknown>): Promise<Introspection> {
-    const digest = digestSecret(presentedToken(body));
+    const token = presentedToken(body);
     const now = this.deps.clock.now();
-    const access = await this.deps.grants.accessToken(digest);
+    const access = await this.deps.grants.accessToken(digestSecret(token));
     if (access?.clientId === client.clientId && isLive(access, now)) return this.active('Bearer', client, access);
-    const refresh = await this.deps.grants.refreshToken(digest);
-    if (refresh?.clientId === client.clientId && refresh.rotatedAt === null && isLive(refresh, now)) return this.active('refresh_token', client, refresh);
+    const refresh = await presentedRefreshToken(this.deps.grants, token);
+    if (refresh?.current && refresh.row.clientId === client.clientId && isLive(refresh.row, now)) return this.active('refresh_token', client, refresh.row);
     return { active: false };
   }
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
-import { digestSecret, newId, newSecret } from '../secrets.js';
-import type { GrantStore } from './grant-store.js';
+import { digestSecret, newId, newSecret, safeEqual } from '../secrets.js';
+import type { GrantStore, StoredRefreshToken } from './grant-store.js';
 
 /** Access tokens last about 900 seconds (spec: Tokens). */
 export const ACCESS_TOKEN_TTL_SECONDS = 900;
@@ -45,4 +45,42 @@ export class AccessTokenService {
 /** A token is live until it is revoked or its expiry passes. */
 export function isLive(token: { expiresAt: Date; revokedAt: Date | null }, now: Date): boolean {
   return token.revokedAt === null && token.expiresAt.getTime() > now.getTime();
+}
+
+/**
+ * A refresh token names the row of its sign-in: `vr_<secret>.<row id>`. The row keeps the digest
+ * of the sign-in's current token only, replaced at each rotation: one row updated in place, where
+ * a row per token made PostgreSQL store and index two rows a refresh. `rowId` is the row a
+ * rotation keeps; a first sign-in gets a new one.
+ */
+export function newRefreshToken(rowId: string = newId('rt')): { token: string; id: string; digest: string } {
+  const token = `${newSecret('vr')}.${rowId}`;
+  return { token, id: rowId, digest: digestSecret(token) };
+}
+
+/** The row a presented refresh token names, and the token's digest; null for one not of that form. */
+export function refreshTokenKey(presented: string): { id: string; digest: string } | null {
+  const dot = presented.lastIndexOf('.');
+  if (dot < 0 || presented.length > 200) return null;
+  return { id: presented.slice(dot + 1), digest: digestSecret(presented) };
+}
+
+/** A presented refresh token: its sign-in's row, and whether it is the row's current token or one rotated away. */
+export interface PresentedRefreshToken {
+  row: StoredRefreshToken;
+  current: boolean;
+}
+
+/**
+ * What a presented refresh token is: the current token of its sign-in (its digest is the row's),
+ * one rotated away (the row has rotated since: only this sign-in's tokens name its row, which is
+ * known from them alone, so a wrong secret under it is one of its old tokens, a replay), or
+ * nothing we issued (null).
+ */
+export async function presentedRefreshToken(grants: Pick<GrantStore, 'refreshToken'>, presented: string): Promise<PresentedRefreshToken | null> {
+  const key = refreshTokenKey(presented);
+  const row = key ? await grants.refreshToken(key.id) : null;
+  if (!key || !row) return null;
+  if (safeEqual(key.digest, row.tokenDigest)) return { row, current: true };
+  return row.rotatedAt ? { row, current: false } : null;
 }

@@ -7,7 +7,7 @@ import { digestSecret, safeEqual } from '../../secrets.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
 import { one, type OidcDeps } from '../context.js';
 import type { AuthorizationCode } from '../entities.js';
-import { ISSUE_TAIL, ISSUED_SELECT, issueInput, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
+import { ISSUED_SELECT, issueInput, NEW_ACCESS_TOKEN, NEW_REFRESH_ROW, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -65,7 +65,7 @@ const CLAIM_AND_ISSUE = `with ${issueInput([
   select c.ord, c.account_id, c.scopes, c.id as grant_id, c.auth_time, c.nonce from claimed c join input i using (ord)
   where c.expires_at > i.now and c.redirect_uri = i.redirect_uri
     and (case when c.code_challenge is null then i.without_verifier else c.code_challenge = i.challenge end)
-), ${ISSUE_TAIL}
+), ${NEW_REFRESH_ROW}, ${NEW_ACCESS_TOKEN}
 select c.ord, c.expires_at, c.redirect_uri, c.code_challenge, s.account_id is not null as issued,
   s.account_id, s.scopes, s.auth_time, s.nonce, s.email, s.email_verified_at, s.display_name, s.member_id
 from claimed c left join (${ISSUED_SELECT}) s using (ord)`;

@@ -4,7 +4,7 @@ import { preparedQuery, sqlDate } from '../../db/prepared.js';
 import { digestSecret, newId, newSecret } from '../../secrets.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
 import type { OidcDeps } from '../context.js';
-import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS } from '../tokens.js';
+import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS, newRefreshToken } from '../tokens.js';
 
 const REFRESH_TTL_MS = 30 * 24 * 3600_000;
 
@@ -31,14 +31,15 @@ export interface MintedTokens {
   now: Date;
 }
 
-export function mintTokens(now: Date): MintedTokens {
+/** New tokens; a rotation's refresh token names the row of the sign-in it rotates (`refreshRowId`), a first one a new row. */
+export function mintTokens(now: Date, refreshRowId?: string): MintedTokens {
   const accessToken = newSecret('vt');
-  const refreshToken = newSecret('vr');
+  const refresh = newRefreshToken(refreshRowId);
   return {
     accessToken,
-    refreshToken,
+    refreshToken: refresh.token,
     access: { id: newId('at'), digest: digestSecret(accessToken), expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000) },
-    refresh: { id: newId('rt'), digest: digestSecret(refreshToken), expiresAt: new Date(now.getTime() + REFRESH_TTL_MS) },
+    refresh: { id: refresh.id, digest: refresh.digest, expiresAt: new Date(now.getTime() + REFRESH_TTL_MS) },
     now,
   };
 }
@@ -106,16 +107,18 @@ export function issueParams(requests: readonly IssueRequest[]): unknown[][] {
 /**
  * The tail of a grant's one statement. The grant's own CTEs end in `granted (ord, account_id,
  * scopes, grant_id, auth_time, nonce)`, a row for each request of `input` that earned tokens;
- * these CTEs store a new access and refresh token for each, and `ISSUED_SELECT` reads what the
- * id_token says about the account. Everything commits as one statement: a concurrent replay's
- * claim waits on the row lock until the tokens exist, so its revocation also revokes them (the
- * winner's included).
+ * NEW_ACCESS_TOKEN stores a new access token for each (and NEW_REFRESH_ROW, for a first sign-in,
+ * the row its refresh tokens rotate in), and `ISSUED_SELECT` reads what the id_token says about
+ * the account. Everything commits as one statement: a concurrent replay waits on the row lock
+ * until the tokens exist, so its revocation also revokes them (the winner's included).
  */
-export const ISSUE_TAIL = `new_refresh as (
+export const NEW_REFRESH_ROW = `new_refresh as (
   insert into refresh_token (id, token_digest, client_id, account_id, scopes, grant_id, auth_time, created_at, expires_at)
   select i.refresh_id, i.refresh_digest, i.client_id, g.account_id, g.scopes, g.grant_id, g.auth_time, i.now, i.refresh_expires_at
   from granted g join input i using (ord) returning id
-), new_access as (
+)`;
+
+export const NEW_ACCESS_TOKEN = `new_access as (
   insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at)
   select i.access_id, i.access_digest, g.account_id, i.client_id, g.scopes, g.grant_id, i.now, i.access_expires_at
   from granted g join input i using (ord) returning id

@@ -1,10 +1,10 @@
 import type { Orm } from '../../db/orm.js';
 import { batchPerOwner } from '../../db/statement-batch.js';
 import { DomainError } from '../../errors.js';
-import { digestSecret } from '../../secrets.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
 import { one, type OidcDeps } from '../context.js';
-import { ISSUE_TAIL, ISSUED_SELECT, issueInput, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
+import { presentedRefreshToken, refreshTokenKey } from '../tokens.js';
+import { ISSUED_SELECT, issueInput, NEW_ACCESS_TOKEN, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
 
 /** The scopes a refresh asks for (`scope`, space-separated), or null when it asks for the granted ones. */
 export function requestedScopes(requested: string | undefined): string[] | null {
@@ -19,17 +19,19 @@ export function narrowScopes(granted: string[], requested: string | undefined): 
   return narrowed;
 }
 
-/** A refresh asked of ROTATE_AND_ISSUE: the presented token's digest and the scopes asked (null: the granted ones). */
+/** A refresh asked of ROTATE_AND_ISSUE: the presented token's digest (its row is the minted token's) and the scopes asked (null: the granted ones). */
 interface Rotation extends IssueRequest {
   tokenDigest: string;
   scopes: string[] | null;
 }
 
 /**
- * One statement for the refreshes arriving together: rotate each token (live, this client's, not
- * yet rotated, the asked scopes within the granted ones) and store its successor and a new access
- * token. A token presented twice in one statement rotates once (an UPDATE changes a row once):
- * the other request finds it rotated, a replay.
+ * One statement for the refreshes arriving together: rotate each sign-in's row in place when the
+ * token presented is its current one (live, this client's, the asked scopes within the granted
+ * ones): the successor's digest, issue and expiry replace the token's, the scopes narrow when
+ * asked, and a new access token is stored. A token presented twice in one statement rotates once
+ * (an UPDATE changes a row once): the other request finds it rotated away, a replay. The row
+ * changes no indexed column, so PostgreSQL updates it without touching an index (a HOT update).
  */
 const ROTATE_AND_ISSUE = `with ${issueInput([
   ['token_digest', 'varchar'],
@@ -37,12 +39,14 @@ const ROTATE_AND_ISSUE = `with ${issueInput([
   ['scopes', 'text'],
   ['narrowed', 'boolean'],
 ])}, rotated as (
-  update refresh_token t set rotated_at = i.now from input i
-  where t.token_digest = i.token_digest and t.client_id = i.client_id and t.rotated_at is null and t.revoked_at is null
+  update refresh_token t set token_digest = i.refresh_digest, created_at = i.now, expires_at = i.refresh_expires_at, rotated_at = i.now,
+    scopes = case when i.narrowed then string_to_array(i.scopes, ' ') else t.scopes end
+  from input i
+  where t.id = i.refresh_id and t.token_digest = i.token_digest and t.client_id = i.client_id and t.revoked_at is null
     and t.expires_at > i.now and string_to_array(i.scopes, ' ') <@ t.scopes
-  returning i.ord, t.account_id, t.grant_id, t.auth_time, case when i.narrowed then string_to_array(i.scopes, ' ') else t.scopes end as scopes
+  returning i.ord, t.account_id, t.grant_id, t.auth_time, t.scopes
 ), granted as (select ord, account_id, scopes, grant_id, auth_time, null::text as nonce from rotated),
-${ISSUE_TAIL}
+${NEW_ACCESS_TOKEN}
 ${ISSUED_SELECT}`;
 
 const rotations = batchPerOwner((orm: Orm, requests: Rotation[]) =>
@@ -54,16 +58,20 @@ export async function refreshTokenGrant(deps: OidcDeps, client: RegisteredClient
   const presented = one(body.refresh_token);
   if (!presented) throw new DomainError('invalid_request', 'refresh_token is required');
   const now = deps.clock.now();
-  const minted = mintTokens(now);
-  const issued = await rotations(deps.orm).submit({ client, minted, tokenDigest: digestSecret(presented), scopes: requestedScopes(one(body.scope)) });
-  if (issued) return signTokens(deps, client, minted, issued);
+  const key = refreshTokenKey(presented);
+  if (key) {
+    const minted = mintTokens(now, key.id);
+    const issued = await rotations(deps.orm).submit({ client, minted, tokenDigest: key.digest, scopes: requestedScopes(one(body.scope)) });
+    if (issued) return signTokens(deps, client, minted, issued);
+  }
   // Nothing rotated: say why, in the order the rules are checked.
-  const row = await deps.grants.refreshToken(digestSecret(presented));
+  const found = await presentedRefreshToken(deps.grants, presented);
+  const row = found?.row;
   if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the refresh token is invalid or was issued to another client');
   if (row.revokedAt) throw new DomainError('invalid_grant', 'the refresh token was revoked');
   if (row.expiresAt <= now) throw new DomainError('invalid_grant', 'the refresh token expired');
   narrowScopes(row.scopes, one(body.scope));
-  if (!row.rotatedAt) throw new DomainError('invalid_grant', 'the refresh token cannot be used');
+  if (found.current) throw new DomainError('invalid_grant', 'the refresh token cannot be used');
   // Replay of a rotated-away token: revoke every refresh token of this user and client.
   await deps.grants.revokeForClients(row.accountId, [row.clientId], now);
   throw new DomainError('invalid_grant', 'the refresh token was already used; every refresh token of this sign-in is revoked');
