@@ -70,12 +70,15 @@ export class StatementBatch<Row, Result> {
  * A StatementBatch for each `owner` (an ORM: each database its own), made on first use. For
  * statements of modules without an object of their own to keep one in.
  */
-export function batchPerOwner<Owner extends object, Row, Result>(write: (owner: Owner, rows: Row[]) => Promise<Result[]>): (owner: Owner) => StatementBatch<Row, Result> {
+export function batchPerOwner<Owner extends object, Row, Result>(
+  write: (owner: Owner, rows: Row[]) => Promise<Result[]>,
+  limits?: ConstructorParameters<typeof StatementBatch<Row, Result>>[1],
+): (owner: Owner) => StatementBatch<Row, Result> {
   const batches = new WeakMap<Owner, StatementBatch<Row, Result>>();
   return (owner) => {
     let batch = batches.get(owner);
     if (!batch) {
-      batch = new StatementBatch((rows) => write(owner, rows));
+      batch = new StatementBatch((rows) => write(owner, rows), limits);
       batches.set(owner, batch);
     }
     return batch;

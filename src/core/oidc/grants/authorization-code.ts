@@ -7,7 +7,7 @@ import { digestSecret, safeEqual } from '../../secrets.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
 import { one, type OidcDeps } from '../context.js';
 import type { AuthorizationCode } from '../entities.js';
-import { ISSUED_SELECT, issueInput, NEW_ACCESS_TOKEN, NEW_REFRESH_ROW, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
+import { ISSUED_SELECT, ISSUING_BATCH, issueInput, NEW_ACCESS_TOKEN, NEW_REFRESH_ROW, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -70,13 +70,15 @@ select c.ord, c.expires_at, c.redirect_uri, c.code_challenge, s.account_id is no
   s.account_id, s.scopes, s.auth_time, s.nonce, s.email, s.email_verified_at, s.display_name, s.member_id
 from claimed c left join (${ISSUED_SELECT}) s using (ord)`;
 
-const exchanges = batchPerOwner((orm: Orm, requests: Exchange[]) =>
-  runIssuing<ClaimRow>(orm, 'oidc_code_claim_and_issue', CLAIM_AND_ISSUE, requests, [
-    requests.map((r) => r.codeDigest),
-    requests.map((r) => r.redirectUri),
-    requests.map((r) => r.verifier === undefined),
-    requests.map((r) => presentedChallenge(r.verifier)),
-  ]),
+const exchanges = batchPerOwner(
+  (orm: Orm, requests: Exchange[]) =>
+    runIssuing<ClaimRow>(orm, 'oidc_code_claim_and_issue', CLAIM_AND_ISSUE, requests, [
+      requests.map((r) => r.codeDigest),
+      requests.map((r) => r.redirectUri),
+      requests.map((r) => r.verifier === undefined),
+      requests.map((r) => presentedChallenge(r.verifier)),
+    ]),
+  ISSUING_BATCH,
 );
 
 /** grant_type=authorization_code: a code, once, by the client it was issued to, with its PKCE verifier. */

@@ -4,7 +4,7 @@ import { DomainError } from '../../errors.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
 import { one, type OidcDeps } from '../context.js';
 import { presentedRefreshToken, refreshTokenKey } from '../tokens.js';
-import { ISSUED_SELECT, issueInput, NEW_ACCESS_TOKEN, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
+import { ISSUED_SELECT, ISSUING_BATCH, issueInput, NEW_ACCESS_TOKEN, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
 
 /** The scopes a refresh asks for (`scope`, space-separated), or null when it asks for the granted ones. */
 export function requestedScopes(requested: string | undefined): string[] | null {
@@ -49,8 +49,10 @@ const ROTATE_AND_ISSUE = `with ${issueInput([
 ${NEW_ACCESS_TOKEN}
 ${ISSUED_SELECT}`;
 
-const rotations = batchPerOwner((orm: Orm, requests: Rotation[]) =>
-  runIssuing<IssuedRow>(orm, 'oidc_refresh_rotate_and_issue', ROTATE_AND_ISSUE, requests, [requests.map((r) => r.tokenDigest), requests.map((r) => (r.scopes ?? []).join(' ')), requests.map((r) => r.scopes !== null)]),
+const rotations = batchPerOwner(
+  (orm: Orm, requests: Rotation[]) =>
+    runIssuing<IssuedRow>(orm, 'oidc_refresh_rotate_and_issue', ROTATE_AND_ISSUE, requests, [requests.map((r) => r.tokenDigest), requests.map((r) => (r.scopes ?? []).join(' ')), requests.map((r) => r.scopes !== null)]),
+  ISSUING_BATCH,
 );
 
 /** grant_type=refresh_token: rotates the token; a replay of a rotated-away one revokes the whole family. */
