@@ -53,7 +53,7 @@ console.log('| area | figure | Verity | baseline | Verity / baseline |');
 console.log('|---|---|---|---|---|');
 for (const row of rows) {
   const baseline = row.baseline ? `${format(row.baseline.value, row.unit)} (${row.baseline.name})` : '';
-  const ratio = row.baseline && row.baseline.value ? (row.verity / row.baseline.value).toFixed(2) : '';
+  const ratio = row.baseline?.value ? (row.verity / row.baseline.value).toFixed(2) : '';
   console.log(`| ${row.area} | ${row.what} | ${format(row.verity, row.unit)} | ${baseline} | ${ratio} |`);
 }
 if (failures.length) {
