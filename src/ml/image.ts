@@ -106,21 +106,23 @@ const decoded = new WeakMap<DecodedImage, Map<string, Promise<Pixels>>>();
  * the same pixels are shared by every caller that asks with the same options.
  */
 export function pixels(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 } = {}): Promise<Pixels> {
-  const key = `${options.maxSide ?? 0}:${options.channels ?? 0}`;
+  const key = decodeKey(options);
   let byOptions = decoded.get(image);
   if (!byOptions) {
-    byOptions = new Map();
+    // the working copy decoded at intake is the first decode done
+    byOptions = new Map(image.working ? [[decodeKey(WORKING_COPY), Promise.resolve(image.working)]] : []);
     decoded.set(image, byOptions);
   }
   let result = byOptions.get(key);
   if (!result) {
-    const isWorkingCopy = options.maxSide === WORKING_COPY.maxSide && options.channels === WORKING_COPY.channels;
-    result = isWorkingCopy && image.working ? Promise.resolve(image.working) : decode(image, options);
+    result = decode(image, options);
     result.catch(() => byOptions.delete(key)); // a failed decode is not kept
     byOptions.set(key, result);
   }
   return result;
 }
+
+const decodeKey = (options: { maxSide?: number; channels?: 1 | 3 }) => `${options.maxSide ?? 0}:${options.channels ?? 0}`;
 
 async function decode(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 }, failOn?: 'truncated'): Promise<Pixels> {
   let pipeline = sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS, ...(failOn ? { failOn } : {}) }).rotate();

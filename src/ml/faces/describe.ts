@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { type DecodedImage, MAX_IMAGE_PIXELS, pixels } from '../image.js';
+import { type DecodedImage, MAX_IMAGE_PIXELS, pixels, WORKING_COPY } from '../image.js';
 import { DETECT_SIDE, type RawFace } from './detect.js';
 import { type Box, boundsOf, clipBox, type Point, padBox, rollDegrees } from './geometry.js';
 import { type Affine, type Rgb, warp } from './raster.js';
@@ -123,7 +123,7 @@ export async function alignedChip(image: DecodedImage, face: RawFace): Promise<C
  * sharp resizes premultiplied: those, and larger images, are read from the original bytes.
  */
 async function readRegion(image: DecodedImage, area: Box, k: number): Promise<Rgb> {
-  const decoded = Math.max(image.width, image.height) <= DETECT_SIDE && !image.alpha ? await pixels(image, { maxSide: DETECT_SIDE, channels: 3 }) : null;
+  const decoded = Math.max(image.width, image.height) <= DETECT_SIDE && !image.alpha ? await pixels(image, WORKING_COPY) : null;
   // From the bytes, the EXIF orientation first, so `area` is in upright coordinates (decoded pixels are upright).
   const source = decoded ? sharp(decoded.data, { raw: { width: decoded.width, height: decoded.height, channels: decoded.channels } }) : sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate();
   let pipeline = source.extract({ left: area.x, top: area.y, width: area.width, height: area.height });

@@ -43,7 +43,7 @@ export interface RawFace {
 
 /** Downscaled upright RGB pixels used for detection, with the factor back to original pixels. */
 export async function detectionPixels(image: DecodedImage): Promise<{ rgb: Rgb; scale: number }> {
-  const rgb = toRgb(await pixels(image, { maxSide: DETECT_SIDE, channels: 3 }));
+  const rgb = toRgb(await pixels(image, WORKING_COPY));
   return { rgb, scale: image.width / rgb.width };
 }
 

@@ -70,8 +70,6 @@ export const LIVENESS_THRESHOLDS = {
   maxFramedSides: 2,
 };
 
-const ANALYSIS_SIDE = WORKING_COPY.maxSide; // evidence and crops work on the frame scaled to this long side
-
 /** The two liveness inferences on one set of graphs: run in-process or inside a face worker thread, the same code either way. */
 export interface LivenessWork {
   assess(image: DecodedImage, frames: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment>;
@@ -82,7 +80,7 @@ export function livenessWork(graphs: LivenessGraphs, detectFaces: FaceModels['de
   return {
     assess: (image, frames) => assess(graphs, detectFaces, image, frames),
     headPose: async (image, face) => {
-      const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
+      const rgb: Rgb = await pixels(image, WORKING_COPY);
       const k = rgb.width / image.width;
       return headPoseAt(graphs, rgb, { x: face.x * k, y: face.y * k, width: face.width * k, height: face.height * k });
     },
@@ -139,7 +137,7 @@ export async function loadLivenessModels(): Promise<LivenessModels> {
 async function assess(graphs: LivenessGraphs, detectFaces: FaceModels['detectFaces'], image: DecodedImage, others: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment> {
   const T = LIVENESS_THRESHOLDS;
   const detected = await detectFaces(image);
-  const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
+  const rgb: Rgb = await pixels(image, WORKING_COPY);
   const k = rgb.width / image.width; // original upright pixels -> analysis pixels
   const usable = detected.filter((f) => f.score >= T.minFaceScore && Math.min(f.box.width, f.box.height) * k >= T.minFacePixels);
   const face: DetectedFace | undefined = usable[0];
@@ -248,7 +246,7 @@ async function assess(graphs: LivenessGraphs, detectFaces: FaceModels['detectFac
 
 /** MiniFASNet's P(real) (mean of its two networks) for a face found in another frame. */
 async function realScore(graphs: LivenessGraphs, image: DecodedImage, face: Box): Promise<number> {
-  const rgb: Rgb = await pixels(image, { maxSide: ANALYSIS_SIDE, channels: 3 });
+  const rgb: Rgb = await pixels(image, WORKING_COPY);
   const k = rgb.width / image.width;
   const box: Box = { x: face.x * k, y: face.y * k, width: face.width * k, height: face.height * k };
   const [v2, v1se] = graphs.miniFasNets.map((net) => miniFasNetReal(graphs.tf, net, rgb, box)) as [number, number];

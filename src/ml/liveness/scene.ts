@@ -1,4 +1,4 @@
-import { pixels, type DecodedImage } from '../image.js';
+import { pixels, WORKING_COPY, type DecodedImage } from '../image.js';
 import { greySquare, laplacianVariance, type Box } from './evidence.js';
 
 // What a frame of a burst shows around and on the face, reduced to the few numbers that say
@@ -46,7 +46,7 @@ export interface SceneChange {
 
 /** The scene of `image` around `box` (upright original pixels). */
 export async function sceneOf(image: DecodedImage, box: Box): Promise<FrameScene> {
-  const rgb = await pixels(image, { maxSide: 640, channels: 3 });
+  const rgb = await pixels(image, WORKING_COPY);
   const k = rgb.width / image.width;
   const face: Box = { x: box.x * k, y: box.y * k, width: box.width * k, height: box.height * k };
   const { data, width, height, channels } = rgb;
