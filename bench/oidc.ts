@@ -81,9 +81,6 @@ async function procCpuMs(pid: number | string, reaped = false): Promise<number |
   return (Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0)) * 10;
 }
 
-/** The server's CPU time so far, every thread. */
-const cpuMsOf = (pid: number) => procCpuMs(pid);
-
 /** CPU time every postgres process has used so far, with that of backends that ended (the postmaster's reaped children). */
 async function databaseCpuMs(): Promise<number | null> {
   const pids = await readdir('/proc').catch(() => null);
@@ -129,7 +126,7 @@ async function tokenCall(target: Target, body: Record<string, string>): Promise<
 
 /** Runs `work` on `connections` workers until each returns null, adding each answer and the time taken to `tally`. */
 async function run(tally: Tally, pid: number, work: (worker: number) => Promise<{ ok: boolean; ms: number } | null>): Promise<void> {
-  const cpuBefore = await cpuMsOf(pid);
+  const cpuBefore = await procCpuMs(pid);
   const databaseBefore = await databaseCpuMs();
   const started = performance.now();
   await Promise.all(
@@ -144,7 +141,7 @@ async function run(tally: Tally, pid: number, work: (worker: number) => Promise<
     }),
   );
   tally.seconds += (performance.now() - started) / 1000;
-  tally.cpuMs = addCpu(tally.cpuMs, cpuBefore, await cpuMsOf(pid));
+  tally.cpuMs = addCpu(tally.cpuMs, cpuBefore, await procCpuMs(pid));
   tally.databaseCpuMs = addCpu(tally.databaseCpuMs, databaseBefore, await databaseCpuMs());
 }
 
