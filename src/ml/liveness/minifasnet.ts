@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type * as Tf from '@tensorflow/tfjs';
 import { rgbBytes } from './crop.js';
 import type { Box, Rgb } from './evidence.js';
 import type { TfModule } from '../tf.js';
+import { modelFolder } from '../model-files.js';
 
 // MiniFASNet, a passive face anti-spoofing network (Minivision, Apache-2.0), rebuilt in TF.js
 // from weights converted by scripts/convert-minifasnet.py (models/minifasnet/README.md says
@@ -41,19 +41,8 @@ const STAGES: [string, number | null][] = [
   ['conv_5', 2],
 ];
 
-/** models/minifasnet, found from this file upwards (src/ml/liveness in development, dist/src/ml/liveness built). */
-function weightsDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'models', 'minifasnet'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('models/minifasnet not found');
-    dir = up;
-  }
-  return join(dir, 'models', 'minifasnet');
-}
-
 export function loadMiniFasNet(tf: TfModule, name: 'MiniFASNetV2' | 'MiniFASNetV1SE'): MiniFasNet {
-  const dir = weightsDir();
+  const dir = modelFolder('minifasnet');
   const manifest = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as Manifest;
   const bytes = readFileSync(join(dir, `${name}.bin`));
   const weights = new Map<string, Tf.Tensor>();
