@@ -13,7 +13,7 @@ import { ManualClock } from '../src/core/clock.js';
 import type { AccessTokenService } from '../src/core/oidc/tokens.js';
 import { isCurrentHash, Sealer } from '../src/core/secrets.js';
 import type { TenancyService } from '../src/core/tenancy/service.js';
-import { FACE_DESCRIPTOR_KIND } from '../src/ml/faces/match.js';
+import { DESCRIPTOR_DIMENSIONS, FACE_DESCRIPTOR_KIND } from '../src/ml/faces/match.js';
 
 /** Accounts in memory, with the unique index on email. */
 class FakeAccountStore implements AccountStore {
@@ -154,15 +154,19 @@ describe('accounts on a fake store', () => {
   it('a face reference made by another descriptor model is no reference: the person enrols again', async () => {
     const { store, accounts } = setUp();
     const id = seeded(store);
-    await expect(accounts.setFaceReference('svc_nobody', new Float32Array(128))).rejects.toMatchObject({ code: 'account_not_found' });
+    await expect(accounts.setFaceReference('svc_nobody', new Float32Array(DESCRIPTOR_DIMENSIONS))).rejects.toMatchObject({ code: 'account_not_found' });
+    await expect(accounts.requireFaceReference(id)).rejects.toMatchObject({ code: 'face_not_enrolled', data: undefined });
     await accounts.setFaceReference(
       id,
-      Float32Array.from({ length: 128 }, (_, i) => i / 128),
+      Float32Array.from({ length: DESCRIPTOR_DIMENSIONS }, (_, i) => i / DESCRIPTOR_DIMENSIONS),
     );
-    expect((await accounts.faceReference(id))?.[64]).toBeCloseTo(0.5);
+    expect((await accounts.faceReference(id))?.[DESCRIPTOR_DIMENSIONS / 2]).toBeCloseTo(0.5);
+    expect((await accounts.requireFaceReference(id))[DESCRIPTOR_DIMENSIONS / 2]).toBeCloseTo(0.5);
     expect(store.rows.get(id)!.faceDescriptorKind).toBe(FACE_DESCRIPTOR_KIND);
-    store.rows.get(id)!.faceDescriptorKind = 'an-older-model';
+    // face-api's 128-d descriptor, the kind before this one
+    store.rows.get(id)!.faceDescriptorKind = 'face-api-128';
     expect(await accounts.faceReference(id)).toBeNull();
+    await expect(accounts.requireFaceReference(id)).rejects.toMatchObject({ code: 'face_not_enrolled', data: { reason: 'reference_outdated' } });
   });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describedFace, faceMatchVerdict } from '../src/core/checks/face-match.js';
 import type { FaceDescription } from '../src/core/face-engine.js';
 import { decodeImage } from '../src/ml/image.js';
+import { labelledPairs, labelledPhotos } from './helpers/faces.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
 // POST /api/v2/face-match with the real face models on the shared evaluation images (read from
@@ -13,6 +14,8 @@ const data = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 const available = existsSync(`${data}faceapi-bbt-identities`);
 if (!available) console.info(`skipping face-match tests on real images: ${data} is absent`);
 const image = (path: string) => readFileSync(`${data}${path}`);
+/** The labelled face sets of ../shared/data that are present. */
+const FACE_SETS = ['face_recognition-obama-biden', 'faceapi-bbt-identities', 'deepface-verification-pairs'].filter((set) => existsSync(`${data}${set}/LABELS.csv`));
 
 let service: TestService;
 const post = () => service.http.post('/api/v2/face-match').set('X-API-Key', service.demo.api_key);
@@ -77,11 +80,14 @@ describe('POST /api/v2/face-match', () => {
     expect(res.body.data.status).toBe('passed');
     const stored = await sql<{ face_descriptor_sealed: string }>(service, 'select face_descriptor_sealed from account where id = ?', [svcId]);
     expect(stored[0]!.face_descriptor_sealed).toMatch(/^v1\./);
-    // a reference another descriptor model made is not compared: the person enrols again
-    await sql(service, "update account set face_descriptor_kind = 'old-model-64' where id = ?", [svcId]);
+    // a reference the old descriptor (face-api's 128-d) made is not compared: the person enrols again
+    await sql(service, "update account set face_descriptor_kind = 'face-api-128' where id = ?", [svcId]);
     const stale = await post().field('svc_access_token', token).attach('image2', image('faceapi-bbt-identities/sheldon2.png'), 'b.png');
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe('face_not_enrolled');
+    expect(stale.body.data).toEqual({ reason: 'reference_outdated' });
+    expect(stale.body.error.message).toContain('enrols their face again');
+    expect(none.body.data).toBeNull();
   });
   it.skipIf(!available)('sends a tiny face to review with the reason instead of a confident answer', { timeout: 120_000 }, async () => {
     const sharp = (await import('sharp')).default;
@@ -144,40 +150,44 @@ describe('POST /api/v2/face-match', () => {
     expect(good.body.data.status).toBe('passed');
   });
 
-  it.skipIf(!available)('fails every different-person pair of the bbt crops and passes the same-person pairs', { timeout: 300_000 }, async () => {
-    // One photo per person against another photo of each person: 8 same, 56 different pairs. Each of
-    // the 16 photos is described once by the real models and the route's own verdict judges every
-    // pair; two pairs through the route show it answers exactly that verdict.
-    const people = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart'];
-    const describe = async (file: string) => describedFace(service.core.faceEngine, await decodeImage(image(`faceapi-bbt-identities/${file}`)), file);
-    const firsts = new Map<string, FaceDescription>();
-    const seconds = new Map<string, FaceDescription>();
-    for (const person of people) {
-      firsts.set(person, await describe(`${person}1.png`));
-      seconds.set(person, await describe(`${person}2.png`));
-    }
+  it.skipIf(!available)('fails every different-person pair and passes the same-person pairs of every shared face set', { timeout: 600_000 }, async () => {
+    // Every labelled photo of each set described once by the real models; the route's own verdict
+    // judges every pair of the set (PAIRS.csv's labels where given, else the photos' people), and
+    // a few pairs through the route show it answers exactly that verdict.
+    const described = new Map<string, FaceDescription>();
     const falseAccepts: string[] = [];
     const falseRejects: string[] = [];
-    for (const a of people) {
-      for (const b of people) {
-        const verdict = faceMatchVerdict(firsts.get(a)!, seconds.get(b)!);
-        if (a !== b && verdict.status !== 'failed') falseAccepts.push(`${a}1~${b}2 ${verdict.status} ${verdict.score}`);
-        if (a === b && verdict.status !== 'passed') falseRejects.push(`${a}1~${b}2 ${verdict.status} ${verdict.score}`);
+    const reviews: string[] = [];
+    let same = 0;
+    let pairs = 0;
+    for (const set of FACE_SETS) {
+      for (const { file } of labelledPhotos(set)) described.set(`${set}/${file}`, await describedFace(service.core.faceEngine, await decodeImage(image(`${set}/${file}`)), file));
+      for (const pair of labelledPairs(set)) {
+        const verdict = faceMatchVerdict(described.get(`${set}/${pair.a}`)!, described.get(`${set}/${pair.b}`)!);
+        const name = `${set}: ${pair.a} ~ ${pair.b} ${verdict.status} ${verdict.score}`;
+        pairs++;
+        if (pair.same) same++;
+        if (verdict.status === 'review') reviews.push(name);
+        else if (!pair.same && verdict.status !== 'failed') falseAccepts.push(name);
+        else if (pair.same && verdict.status !== 'passed') falseRejects.push(name);
       }
     }
     expect(falseAccepts).toEqual([]);
-    // face-api's descriptor rejects one of these 8 genuine pairs (similarity 0.93; issue 26, README
-    // "Face match across people"): no more than that.
-    expect(falseRejects.length, falseRejects.join('; ')).toBeLessThanOrEqual(1);
+    // At the operating point (README "Face match"): 7 of 291 same-person pairs refused (a grinning,
+    // cut-off leonard5 against his three other photos, penny1's open mouth against penny3 in
+    // profile, three deepface pairs just under it); the gates send every pair of the partial and
+    // turned faces (obama_partial_face, stuart5) to review, 3% of the pairs.
+    expect(falseRejects.length, falseRejects.join('; ')).toBeLessThanOrEqual(Math.ceil(same * 0.03));
+    expect(reviews.length, reviews.join('; ')).toBeLessThanOrEqual(Math.ceil(pairs * 0.05));
 
     for (const [a, b] of [
-      ['amy', 'amy'],
-      ['amy', 'penny'],
+      ['faceapi-bbt-identities/amy1.png', 'faceapi-bbt-identities/amy2.png'],
+      ['faceapi-bbt-identities/amy1.png', 'faceapi-bbt-identities/penny2.png'],
+      ['deepface-verification-pairs/img31.jpg', 'deepface-verification-pairs/img35.jpg'],
     ] as const) {
-      const res = await post()
-        .attach('image1', image(`faceapi-bbt-identities/${a}1.png`), 'a.png')
-        .attach('image2', image(`faceapi-bbt-identities/${b}2.png`), 'b.png');
-      const verdict = faceMatchVerdict(firsts.get(a)!, seconds.get(b)!);
+      if (!described.has(a) || !described.has(b)) continue;
+      const res = await post().attach('image1', image(a), 'a.jpg').attach('image2', image(b), 'b.jpg');
+      const verdict = faceMatchVerdict(described.get(a)!, described.get(b)!);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect({ status: res.body.data.status, similarity: res.body.data.check.data.similarity }).toEqual({ status: verdict.status, similarity: verdict.score });
     }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaceIndex } from '../src/core/faces/face-index.js';
 import { decodeImage } from '../src/ml/image.js';
-import { FACE_DESCRIPTOR_KIND } from '../src/ml/faces/match.js';
+import { DESCRIPTOR_DIMENSIONS, FACE_DESCRIPTOR_KIND } from '../src/ml/faces/match.js';
 import { markerFaceEngine, markerImage, type MarkerFace } from './helpers/face-engine.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
@@ -82,7 +82,8 @@ describe('POST /api/v2/face-uniqueness', () => {
       expect(Object.keys(row).sort()).toEqual(['created_at', 'descriptor_kind', 'descriptor_sealed', 'id', 'project_id', 'purpose', 'reference', 'seq']);
       expect(row.descriptor_sealed).toMatch(/^v1\./);
       expect(row.descriptor_kind).toBe(FACE_DESCRIPTOR_KIND);
-      expect((row.descriptor_sealed as string).length).toBeLessThan(1000); // 128 floats, not an image
+      // opened with the key: exactly one descriptor's floats, not an image
+      expect(Buffer.from(service.core.sealer.open(row.descriptor_sealed as string), 'base64').length).toBe(4 * DESCRIPTOR_DIMENSIONS);
     }
   });
 

@@ -4,18 +4,22 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels } from '../src/ml/faces/index.js';
+import { DESCRIPTOR_DIMENSIONS, faceCosine, MATCH_COSINE, MATCH_DISTANCE, similarityFromDistance } from '../src/ml/faces/match.js';
 import type { Worker } from 'node:worker_threads';
 import type { Tensor3D } from '@tensorflow/tfjs';
 import type { TNetInput } from '@vladmandic/face-api';
+import sharp from 'sharp';
 import { detectionPixels } from '../src/ml/faces/detect.js';
+import { type DecodedImage, decodeImage } from '../src/ml/image.js';
 import { FaceWorkerPool } from '../src/ml/faces/pool.js';
 import type { ImageArea } from '../src/ml/faces/onnx-input.js';
-import { faceRuntime } from '../src/ml/faces/runtime.js';
+import { faceApiModelDir, faceRuntime } from '../src/ml/faces/runtime.js';
+import { onnxRecognition } from '../src/ml/faces/recognition-onnx.js';
 import { QUICK_SIDE } from '../src/ml/faces/quick.js';
 import { faceWork } from '../src/ml/faces/work.js';
 import { loadTf } from '../src/ml/tf.js';
 import { compiledRoot } from './helpers/compiled.js';
-import { hasSharedData, sharedImage, syntheticNoFace, turned, turned90 } from './helpers/faces.js';
+import { demoPhoto, hasSharedData, sharedImage, syntheticNoFace, turned, turned90 } from './helpers/faces.js';
 import { findUprightFaceQuickly } from '../src/ml/faces/quick.js';
 
 // Real models on the WASM (or native) backend. Kept to a handful of images: the machine is
@@ -39,15 +43,18 @@ async function descriptor(path: string): Promise<Float32Array> {
 }
 
 describe('face similarity', () => {
-  it('is 1 for one descriptor, falls with distance, and crosses the default threshold at the match distance', async () => {
-    const a = new Float32Array(128).fill(0.05);
-    const b = a.map((v, i) => (i === 0 ? v + 0.3 : v));
-    const c = a.map((v, i) => (i === 0 ? v + 0.9 : v));
+  it('is about 1 for one descriptor, rises with the cosine, and crosses the default threshold at the match cosine', () => {
+    const unit = (angle: number) => Float32Array.from({ length: DESCRIPTOR_DIMENSIONS }, (_, i) => (i === 0 ? Math.cos(angle) : i === 1 ? Math.sin(angle) : 0));
+    const a = unit(0);
+    const atMatch = unit(Math.acos(MATCH_COSINE));
     expect(faceDistance(a, a)).toBe(0);
     expect(faceSimilarity(a, a)).toBeGreaterThan(0.99);
-    expect(faceDistance(a, b)).toBeCloseTo(0.3, 5);
-    expect(faceSimilarity(a, b)).toBeGreaterThan(DEFAULT_FACE_MATCH_THRESHOLD);
-    expect(faceSimilarity(a, c)).toBeLessThan(0.1);
+    expect(faceCosine(a, atMatch)).toBeCloseTo(MATCH_COSINE, 6);
+    expect(faceDistance(a, atMatch)).toBeCloseTo(MATCH_DISTANCE, 6);
+    expect(faceSimilarity(a, atMatch)).toBeCloseTo(DEFAULT_FACE_MATCH_THRESHOLD, 6);
+    expect(faceSimilarity(a, unit(Math.acos(MATCH_COSINE) + 0.05))).toBeLessThan(DEFAULT_FACE_MATCH_THRESHOLD);
+    expect(faceSimilarity(a, unit(Math.PI / 2))).toBeLessThan(0.01); // strangers: cosine about 0
+    expect(similarityFromDistance(MATCH_DISTANCE)).toBeCloseTo(DEFAULT_FACE_MATCH_THRESHOLD, 6);
     expect(DEFAULT_FACE_MATCH_THRESHOLD).toBeCloseTo(0.95, 2);
   });
 });
@@ -62,6 +69,42 @@ describe('face models', () => {
   it('find no face in a synthetic picture', async () => {
     const image = await syntheticNoFace();
     expect(await models.detectFaces(image)).toEqual([]);
+  });
+});
+
+describe('the descriptor on photos every clone has (face-api demo photos)', () => {
+  /** Each face of a group photo cut out with room around it, as its own image. */
+  async function facesOf(n: 1 | 2 | 3 | 4 | 5 | 6): Promise<DecodedImage[]> {
+    const image = await demoPhoto(n);
+    const faces = await models.detectFaces(image);
+    return Promise.all(faces.map(async (face) => decodeImage(await models.cropFace(image, face.box, { margin: 0.6, maxSide: 480 }))));
+  }
+
+  it('matches one face with itself shrunk, mirrored and turned, and keeps the people of one photo apart', { timeout: 120_000 }, async () => {
+    const people = await facesOf(1);
+    expect(people.length).toBeGreaterThanOrEqual(3);
+    const described = await Promise.all(people.map((p) => models.describeLargestFace(p)));
+    for (const d of described) expect(d?.descriptor).toHaveLength(DESCRIPTOR_DIMENSIONS);
+    // different people: every pair of the photo
+    for (let i = 0; i < described.length; i++)
+      for (let j = i + 1; j < described.length; j++) expect(faceSimilarity(described[i]!.descriptor, described[j]!.descriptor), `faces ${i} and ${j}`).toBeLessThan(DEFAULT_FACE_MATCH_THRESHOLD);
+    // the same person: the first face shrunk to half and re-encoded, mirrored, turned 15 degrees
+    const bytes = await sharp(people[0]!.bytes).png().toBuffer();
+    const width = people[0]!.width;
+    for (const [name, variant] of [
+      [
+        'shrunk',
+        sharp(bytes)
+          .resize({ width: Math.round(width / 2) })
+          .jpeg({ quality: 75 }),
+      ],
+      ['mirrored', sharp(bytes).flop().jpeg({ quality: 90 })],
+      ['turned', sharp(bytes).rotate(15, { background: '#808080' }).jpeg({ quality: 90 })],
+    ] as const) {
+      const again = await models.describeLargestFace(await decodeImage(await variant.toBuffer()));
+      expect(again, name).not.toBeNull();
+      expect(faceSimilarity(again!.descriptor, described[0]!.descriptor), name).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
+    }
   });
 });
 
@@ -144,16 +187,21 @@ describe.skipIf(!hasSharedData)('face models on the shared evaluation images', (
       const kept = pool.describeLargestFace(image); // the second: the least busy
       await first!.worker.terminate();
       await expect(lost).rejects.toThrow(/face worker exited/);
-      expect((await kept)?.descriptor).toHaveLength(128);
+      expect((await kept)?.descriptor).toHaveLength(DESCRIPTOR_DIMENSIONS);
       await expect.poll(() => (Reflect.get(pool.pool, 'slots') as unknown[]).length, { timeout: 30_000 }).toBe(2);
       expect((Reflect.get(pool.pool, 'slots') as unknown[]).includes(second)).toBe(true);
-      expect((await pool.describeLargestFace(image))?.descriptor).toHaveLength(128);
+      expect((await pool.describeLargestFace(image))?.descriptor).toHaveLength(DESCRIPTOR_DIMENSIONS);
     } finally {
       await pool.close();
     }
     await expect(pool.detectFaces(await syntheticNoFace())).rejects.toThrow(/closed/);
   });
 });
+
+/** Some of face-api's demo photos, named. */
+async function demoPhotos(ns: (1 | 2 | 3 | 4 | 5 | 6)[]) {
+  return Promise.all(ns.map(async (n) => [`demo sample${n}`, await demoPhoto(n)] as const));
+}
 
 type Detection = { score: number; box: { x: number; y: number; width: number; height: number } };
 /** The same detections, in the same order, to float rounding. */
@@ -169,8 +217,8 @@ function expectSameDetections(found: Detection[], expected: Detection[], path: s
 describe('the native SSD detector', () => {
   it("finds exactly face-api's own SSD detections (same boxes and scores to float rounding), on faces and on no-face pictures", async () => {
     const rt = await faceRuntime();
-    for (const path of [ob('obama.jpg'), ob('two_people.jpg'), bbt('group_bbt3.jpg'), 'no-face-negatives/object_mask_blue.jpg']) {
-      const { rgb } = await detectionPixels(await sharedImage(path));
+    for (const [path, image] of [...(await demoPhotos([1, 5])), ['synthetic', await syntheticNoFace()] as const]) {
+      const { rgb } = await detectionPixels(image);
       const input = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
       try {
         const options = { minConfidence: 0.5, maxResults: 20 };
@@ -186,8 +234,8 @@ describe('the native SSD detector', () => {
 describe('the native tiny detector', () => {
   it("finds exactly face-api's own tiny-detector detections (same boxes and scores to float rounding)", async () => {
     const rt = await faceRuntime();
-    for (const path of [ob('obama.jpg'), bbt('group_bbt4.jpg'), bbt('amy1.png'), 'no-face-negatives/object_mask_blue.jpg']) {
-      const { rgb } = await detectionPixels(await sharedImage(path));
+    for (const [path, image] of [...(await demoPhotos([2, 6])), ['synthetic', await syntheticNoFace()] as const]) {
+      const { rgb } = await detectionPixels(image);
       const input = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
       try {
         const expected = await rt.faceapi.nets.tinyFaceDetector.locateFaces(input as unknown as TNetInput, new rt.faceapi.TinyFaceDetectorOptions({ inputSize: QUICK_SIDE, scoreThreshold: 0.3 }));
@@ -243,10 +291,11 @@ describe.skipIf(!hasSharedData)('the quick way to a face match', () => {
  * for face-api, disposed after `check`, and as the area of the photo our nets read. Then the same
  * crop mirrored left to right (face-api's input through tf.reverse).
  */
-async function onCrops(crops: readonly (readonly [string, number, number])[], check: (crop: Tensor3D, area: ImageArea, path: string) => Promise<void>): Promise<void> {
+async function onCrops(crops: readonly (readonly [1 | 2 | 3 | 4 | 5 | 6, number, number])[], check: (crop: Tensor3D, area: ImageArea, path: string) => Promise<void>): Promise<void> {
   const rt = await faceRuntime();
-  for (const [path, h, w] of crops) {
-    const { rgb } = await detectionPixels(await sharedImage(path));
+  for (const [n, h, w] of crops) {
+    const path = `demo sample${n}`;
+    const { rgb } = await detectionPixels(await demoPhoto(n));
     const box = { x: 5, y: 5, width: Math.min(w, rgb.width - 5), height: Math.min(h, rgb.height - 5) };
     const image = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
     const crop = rt.tf.slice(image, [box.y, box.x, 0], [box.height, box.width, 3]) as Tensor3D;
@@ -263,23 +312,25 @@ async function onCrops(crops: readonly (readonly [string, number, number])[], ch
 }
 /** Square, tall and wide crops. */
 const CROPS = [
-  [bbt('raj2.png'), 150, 150],
-  [bbt('amy1.png'), 140, 100],
-  [ob('obama_small.jpg'), 90, 160],
+  [1, 150, 150],
+  [3, 140, 100],
+  [6, 90, 160],
 ] as const;
 
-describe('the native recognition net', () => {
+describe("the old kind's recognition net (face-api's 128-d, kept for npm run eval:faces)", () => {
   it("gives face-api's own descriptor (to float rounding) for square and oblong crops", async () => {
     const rt = await faceRuntime();
+    await rt.faceapi.nets.faceRecognitionNet.loadFromDisk(faceApiModelDir());
+    const recognition = await onnxRecognition(rt, 1);
     await onCrops(
       [
-        [bbt('raj2.png'), 150, 150],
-        [bbt('amy1.png'), 140, 120],
-        [ob('obama_small.jpg'), 100, 160],
+        [1, 150, 150],
+        [3, 140, 120],
+        [6, 100, 160],
       ],
       async (crop, area, path) => {
         const expected = (await rt.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crop as unknown as TNetInput)) as Float32Array;
-        expect(faceDistance(await rt.recognition.describe(area), expected), path).toBeLessThan(1e-4);
+        expect(faceDistance(await recognition.describe(area), expected), path).toBeLessThan(1e-4);
       },
     );
   });

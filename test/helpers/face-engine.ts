@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { FaceEngine, FaceDescription, HeadPose, LivenessAssessment } from '../../src/core/face-engine.js';
-import { DESCRIPTOR_MEAN } from '../../src/core/faces/face-index.js';
+import { DESCRIPTOR_DIMENSIONS, normalised } from '../../src/ml/faces/match.js';
 import { pixels, type DecodedImage } from '../../src/ml/image.js';
 
 // A small deterministic FaceEngine for core and HTTP tests that are not about the models. Test
 // images are PNGs whose first pixel row encodes a face (who, how it is posed, live or not); the
 // engine reads it back and builds 68 landmarks from a frontal template moved accordingly, and a
-// 128-d descriptor from the person id. Any other image has no face. The rules built on top
+// 512-d unit descriptor from the person id. Any other image has no face. The rules built on top
 // (burst motion, gestures, uniqueness search) run unchanged on what it returns.
 
 export interface MarkerFace {
-  /** Who: the same person gives descriptors within ~0.3 of each other, different people ~1.1 apart. */
+  /** Who: the same person gives descriptors within ~0.35 of each other (cosine ~0.94), different people ~1.4 apart (cosine ~0). */
   person: number;
   /** Photo of that person (varies the descriptor a little). */
   variant?: number;
@@ -153,7 +153,8 @@ function landmarks(m: Marker): { x: number; y: number }[] {
 function descriptor(m: Marker): Float32Array {
   const person = random(m.person + 1);
   const photo = random(7919 * (m.person + 1) + m.variant);
-  return Float32Array.from(DESCRIPTOR_MEAN, (mean) => mean + 0.07 * gauss(person) + (m.variant ? 0.02 * gauss(photo) : 0));
+  // A unit vector, as the real descriptor: a random direction per person, nudged per photo.
+  return normalised(Array.from({ length: DESCRIPTOR_DIMENSIONS }, () => gauss(person) + (m.variant ? 0.35 * gauss(photo) : 0)));
 }
 
 function describe(m: Marker): FaceDescription {

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { decodeImage, type DecodedImage } from '../../src/ml/image.js';
@@ -47,4 +49,44 @@ export async function syntheticNoFace(): Promise<DecodedImage> {
       .png()
       .toBuffer(),
   );
+}
+
+/**
+ * face-api's demo photos (group photos of several people, 1920 px wide), installed with the
+ * @vladmandic/face-api dependency: real faces that every clone has, for the face tests the suite
+ * cannot do without. Read in place from node_modules, never copied.
+ */
+export const DEMO_PHOTOS = join(dirname(createRequire(import.meta.url).resolve('@vladmandic/face-api/package.json')), 'demo');
+
+export function demoPhoto(n: 1 | 2 | 3 | 4 | 5 | 6): Promise<DecodedImage> {
+  return decodeImage(readFileSync(join(DEMO_PHOTOS, `sample${n}.jpg`)));
+}
+
+/** The single-person photos of a shared face set with their person, from its LABELS.csv (unlabelled, multi-face and unknown photos left out). */
+export function labelledPhotos(set: string): { file: string; person: string }[] {
+  return csvRows(`${SHARED_DATA}${set}/LABELS.csv`)
+    .map(([file, label]) => ({ file: file!, person: (label ?? '').trim().split(/\s+/)[0] ?? '' }))
+    .filter((row) => /^[a-z][a-z0-9_]*$/.test(row.person) && row.person !== 'same');
+}
+
+/** Every pair of a set's labelled photos, same person or not: PAIRS.csv's label where it gives one, else the photos' people. */
+export function labelledPairs(set: string): { a: string; b: string; same: boolean }[] {
+  const stated = new Map(csvRows(`${SHARED_DATA}${set}/PAIRS.csv`).map(([a, b, same]) => [`${a}|${b}`, same === 'Yes']));
+  const photos = labelledPhotos(set);
+  const pairs: { a: string; b: string; same: boolean }[] = [];
+  for (let i = 0; i < photos.length; i++)
+    for (let j = i + 1; j < photos.length; j++) {
+      const [a, b] = [photos[i]!, photos[j]!];
+      pairs.push({ a: a.file, b: b.file, same: stated.get(`${a.file}|${b.file}`) ?? stated.get(`${b.file}|${a.file}`) ?? a.person === b.person });
+    }
+  return pairs;
+}
+
+/** The rows of a CSV file after its header, quoted cells unquoted. */
+export function csvRows(path: string): string[][] {
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split(/\r?\n/)
+    .slice(1)
+    .map((line) => (line.match(/("(?:[^"]|"")*"|[^,]*)(,|$)/g) ?? []).map((cell) => cell.replace(/,$/, '').replace(/^"|"$/g, '')));
 }

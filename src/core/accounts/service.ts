@@ -103,7 +103,7 @@ export class AccountService {
     return { ...accountView(account), identityVerifiedAt: account.identityVerifiedAt?.toISOString() ?? null };
   }
 
-  /** Stores the account's face reference: the 128-d descriptor only, sealed; never an image. */
+  /** Stores the account's face reference: the descriptor only, sealed, with its kind; never an image. */
   async setFaceReference(svcId: string, descriptor: Float32Array): Promise<void> {
     const sealed = this.deps.sealer.seal(JSON.stringify(Array.from(descriptor)));
     if (!(await this.deps.store.setFaceReference(svcId, sealed, FACE_DESCRIPTOR_KIND))) throw new DomainError('account_not_found');
@@ -114,6 +114,20 @@ export class AccountService {
     const account = await this.deps.store.byId(svcId);
     if (!account?.faceDescriptorSealed || account.faceDescriptorKind !== FACE_DESCRIPTOR_KIND) return null;
     return Float32Array.from(JSON.parse(this.deps.sealer.open(account.faceDescriptorSealed)) as number[]);
+  }
+
+  /**
+   * The account's face reference for an account-mode check; 409 face_not_enrolled when there is
+   * none, saying so (data.reason 'reference_outdated') when the one on file was made by an earlier
+   * descriptor model: it cannot be compared, and the person enrols again (roster activation).
+   */
+  async requireFaceReference(svcId: string): Promise<Float32Array> {
+    const reference = await this.faceReference(svcId);
+    if (reference) return reference;
+    const account = await this.deps.store.byId(svcId);
+    if (account?.faceDescriptorSealed)
+      throw new DomainError('face_not_enrolled', 'the face on file was enrolled with an earlier face model and cannot be compared: the person enrols their face again', { data: { reason: 'reference_outdated' } });
+    throw new DomainError('face_not_enrolled');
   }
 
   /** The verified identity of an account, or null when none is on file. */

@@ -77,8 +77,8 @@ export function faceQualityProblem(face: FaceDescription): { reason: string; tex
 }
 
 /**
- * POST /api/v2/face-match: the same person in both images? A symmetric comparison of 128-d face
- * descriptors; `similarity` >= `threshold` passes. It proves identity, not liveness. In account
+ * POST /api/v2/face-match: the same person in both images? A symmetric comparison of face
+ * descriptors (512-d, match.ts); `similarity` >= `threshold` passes. It proves identity, not liveness. In account
  * mode the selfie is compared with the account's face reference (a descriptor, never an image).
  */
 export function faceMatchCheck(engine: FaceEngine, accounts: AccountService): StandaloneCheck<FaceMatchInput, Prepared> {
@@ -89,8 +89,7 @@ export function faceMatchCheck(engine: FaceEngine, accounts: AccountService): St
       if (context.mode === 'account') {
         const selfieBytes = input.image2 ?? input.image1;
         if (!selfieBytes) throw new DomainError('validation_error', 'send the selfie as image2', { data: { errors: { image2: 'required' } } });
-        const reference = await accounts.faceReference(context.svcId!);
-        if (!reference) throw new DomainError('face_not_enrolled');
+        const reference = await accounts.requireFaceReference(context.svcId!);
         return { reference, selfie: await intakeImage(input.image2 ? 'image2' : 'image1', selfieBytes), threshold: input.threshold ?? DEFAULT_FACE_MATCH_THRESHOLD };
       }
       const errors: Record<string, string> = {};

@@ -130,7 +130,7 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
       name: 'same_person',
       value: round(linkDistance),
       passed: samePerson,
-      detail: `every frame is linked to the others through frames face match calls the same person; the weakest link needed is a descriptor distance of ${linkDistance.toFixed(3)}; above ${MATCH_DISTANCE} the frames show different people`,
+      detail: `every frame is linked to the others through frames face match calls the same person; the weakest link needed is a descriptor distance of ${linkDistance.toFixed(3)}; above ${MATCH_DISTANCE.toFixed(3)} the frames show different people`,
     },
     {
       name: 'non_rigid_motion',

@@ -1,7 +1,7 @@
 import { BigIntType, Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
 /**
- * One enrolled face of a project: the 128-d descriptor only, sealed (AES-256-GCM), never an
+ * One enrolled face of a project: the descriptor only, sealed (AES-256-GCM), never an
  * image, and no clear-text code derived from it. `purpose` separates the uniqueness register
  * (enrolled on request, unlinkable) from the identity clusters behind /antispoof/identity.
  * `seq` is the enrolment order (a global sequence, never reused, and taken under a per-register

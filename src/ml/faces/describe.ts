@@ -4,22 +4,24 @@ import { DETECT_SIDE, type RawFace } from './detect.js';
 import { type Box, boundsOf, clipBox, type Point, padBox, rollDegrees } from './geometry.js';
 import { type Affine, type Rgb, warp } from './raster.js';
 import type { FaceRuntime } from './runtime.js';
+import { faceChip } from './align.js';
+import { DESCRIPTOR_SIDE } from './descriptor-onnx.js';
+import type { ImageArea } from './onnx-input.js';
 import { chipQuality, type FaceQuality, visibleShare } from './quality.js';
 
-// Descriptor on an ALIGNED chip cut from the FULL-resolution image:
-// 1. a square around the face, twice its size, rotated by the eye-line roll so the eyes come out
-//    level (the recognition net was trained on level, dlib-aligned faces), and scaled so the face
-//    lands near the net's 150 px with sharp's filtered shrink (the net's own bilinear resize of a
-//    large crop aliases: measured worse distances);
+// The descriptor of a face, from the FULL-resolution image:
+// 1. a square "level" chip around the face, twice its size, rotated by the eye-line roll so the
+//    eyes come out level, and scaled with sharp's filtered shrink so the face lands near 150 px
+//    (face-api's crop nets' side);
 // 2. landmarks re-run on that level chip (detection ran on a 640 px copy, where a small face has
 //    only a few dozen pixels, and on a tilted face);
-// 3. the descriptor on the landmark bounds padded by 10% per side. face-api's own alignment pads
-//    20% (`alignMinBbox(0.2)`); on the evaluation sets 10% separated same/different better
-//    (obama-biden: same <= 0.584, different >= 0.639; with 20%: 0.637 / 0.600).
+// 3. the descriptor (descriptor-onnx.ts) on the 112 px chip that the least-squares similarity of
+//    the five points (eye centres, nose tip, mouth corners) onto ArcFace's template cuts from the
+//    level chip; the age net on the landmark bounds padded by 10% per side.
 
-/** The recognition net's input side. */
+/** face-api's crop nets' input side. */
 const NET_SIDE = 150;
-/** Pad around the landmark bounds for the descriptor crop, per side. */
+/** Pad around the landmark bounds for face-api's crop nets, per side (10% separated faces better than its own 20% with its 128-d descriptor). */
 const DESCRIPTOR_PAD = 0.1;
 /** The chip is scaled so face-api's usual box (landmark bounds + 20%) would be NET_SIDE wide; the
  * tighter 10% crop is then enlarged a little by the net. Measured best of the variants tried. */
@@ -39,22 +41,46 @@ export interface Description {
 const MIN_FACE_PIXELS = 20;
 
 export async function describe(rt: FaceRuntime, image: DecodedImage, face: RawFace): Promise<Description | null> {
+  const inputs = await descriptorInputs(rt, image, face);
+  return inputs ? describeInputs(rt, image, inputs) : null;
+}
+
+/** The description of a face from what the nets read of it (descriptorInputs). */
+export async function describeInputs(rt: FaceRuntime, image: DecodedImage, inputs: DescriptorInputs): Promise<Description> {
+  const descriptor = await rt.descriptor.describe(inputs.chip);
+  const estimatedAge = await rt.age.estimate(inputs.crop);
+  const landmarks = inputs.marks.map(inputs.level.toOriginal);
+  const quality = { ...chipQuality(inputs.level.rgb, inputs.marks), visible: visibleShare(landmarks, image.width, image.height) };
+  return { descriptor, landmarks, rollDegrees: rollDegrees(landmarks), quality, estimatedAge };
+}
+
+/** What the face nets read of one face. */
+export interface DescriptorInputs {
+  /** The level chip (alignedChip) and its landmarks, refined on it. */
+  level: Chip;
+  marks: Point[];
+  /** The 112 px chip on ArcFace's five-point template, for the descriptor net. */
+  chip: Rgb;
+  /** The landmark bounds padded by DESCRIPTOR_PAD on the level chip: what face-api's crop nets (age; the old 128-d descriptor) read. */
+  crop: ImageArea;
+}
+
+/** The descriptor's and the age net's inputs of a face; null when it is too small or its landmarks collapse. */
+export async function descriptorInputs(rt: FaceRuntime, image: DecodedImage, face: RawFace): Promise<DescriptorInputs | null> {
   const extent = boundsOf(face.landmarks);
   if (Math.max(extent.width, extent.height) < MIN_FACE_PIXELS) return null;
-  const chip = await alignedChip(image, face);
-  const marks = await chipLandmarks(rt, chip, face);
-  const area = clipBox(padBox(boundsOf(marks), DESCRIPTOR_PAD), chip.rgb.width, chip.rgb.height);
+  const level = await alignedChip(image, face);
+  const marks = await chipLandmarks(rt, level, face);
+  const area = clipBox(padBox(boundsOf(marks), DESCRIPTOR_PAD), level.rgb.width, level.rgb.height);
   const x = Math.floor(area.x);
   const y = Math.floor(area.y);
-  const w = Math.min(chip.rgb.width - x, Math.round(area.width));
-  const h = Math.min(chip.rgb.height - y, Math.round(area.height));
+  const w = Math.min(level.rgb.width - x, Math.round(area.width));
+  const h = Math.min(level.rgb.height - y, Math.round(area.height));
   if (w < 16 || h < 16) return null; // refined landmarks collapsed: not a usable face
-  const crop = { rgb: chip.rgb, box: { x, y, width: w, height: h } };
-  const descriptor = await rt.recognition.describe(crop);
-  const estimatedAge = await rt.age.estimate(crop);
-  const landmarks = marks.map(chip.toOriginal);
-  const quality = { ...chipQuality(chip.rgb, marks), visible: visibleShare(landmarks, image.width, image.height) };
-  return { descriptor, landmarks, rollDegrees: rollDegrees(landmarks), quality, estimatedAge };
+  // The level chip already holds the face at about 1.4 times the template's size, shrunk with a
+  // proper filter from the full-resolution pixels, so the five-point warp onto 112 px barely resamples.
+  const chip = faceChip(level.rgb, 1, marks, DESCRIPTOR_SIDE, { kind: 'similarity', zoom: 1 });
+  return { level, marks, chip, crop: { rgb: level.rgb, box: { x, y, width: w, height: h } } };
 }
 
 /** 68 landmarks on the chip: the detector's face box sits at the chip centre, scaled by k. */

@@ -119,3 +119,20 @@ function sample(data: Uint8Array, w: number, h: number, x: number, y: number, ch
   if (x < 0 || y < 0 || x >= w || y >= h) return 0;
   return data[(y * w + x) * 3 + ch]!;
 }
+
+/** The image mirrored left to right. */
+export function mirrored(src: Rgb): Rgb {
+  const { width, height, data } = src;
+  const out = new Uint8Array(data.length);
+  for (let y = 0; y < height; y++) {
+    const row = y * width * 3;
+    for (let x = 0; x < width; x++) {
+      const from = row + x * 3;
+      const to = row + (width - 1 - x) * 3;
+      out[to] = data[from]!;
+      out[to + 1] = data[from + 1]!;
+      out[to + 2] = data[from + 2]!;
+    }
+  }
+  return { data: out, width, height };
+}

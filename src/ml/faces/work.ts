@@ -21,9 +21,7 @@ export function faceWork(rt: FaceRuntime): FaceWork {
   return {
     detectFaces: async (image, options) => (await detect(image, options)).map(publicFace),
     describeLargestFace: async (image, options = {}) => {
-      const { rgb, scale } = await detectionPixels(image);
-      const quick = options.quick ? await findUprightFaceQuickly(rt, rgb, scale) : null;
-      const largest = quick ?? (await findFaces(rt, rgb, scale))[0];
+      const largest = await largestFace(rt, image, options);
       if (!largest) return null;
       const described = await describe(rt, image, largest);
       if (!described) return null;
@@ -32,6 +30,13 @@ export function faceWork(rt: FaceRuntime): FaceWork {
   };
 }
 
-function publicFace(face: RawFace): DetectedFace {
+/** The largest face of an image, found the quick way when asked and plainly upright, else by the full search; undefined when there is none. */
+export async function largestFace(rt: FaceRuntime, image: DecodedImage, options: DescribeOptions = {}): Promise<RawFace | undefined> {
+  const { rgb, scale } = await detectionPixels(image);
+  const quick = options.quick ? await findUprightFaceQuickly(rt, rgb, scale) : null;
+  return quick ?? (await findFaces(rt, rgb, scale))[0];
+}
+
+export function publicFace(face: RawFace): DetectedFace {
   return { box: { ...face.box }, score: face.score, landmarks: face.landmarks, rollDegrees: face.rollDegrees };
 }
