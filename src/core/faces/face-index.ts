@@ -21,9 +21,9 @@ import type { FaceEnrollment } from './entities.js';
 //   bound rules out nearly every face; the rest (the matches, rarely one more) are decided
 //   by their exact float distance, from the sealed rows that confirm() reads anyway.
 //   Measured at a million synthetic 512-d faces, the table alone on this 2-core machine: float32
-//   rows as the 128-d design kept them take 2,048 bytes a face (2.05 GB, 2.2 GB with the ids)
+//   rows as the 128-d design kept them take 2,048 bytes a face (2,050 MB, 2,134 MB with the ids)
 //   and a JS scan with early exit 475 ms p50, 528 ms p95; int8 codes take 536 bytes a face
-//   (521 MB, 605 MB with the ids) and 58 ms p50, 99 ms p95. The int8 scan in plain JS is no
+//   (513 MB, 596 MB with the ids) and 58 ms p50, 99 ms p95. The int8 scan in plain JS is no
 //   faster than the float one (~400 ms; it is the fallback without WebAssembly), a float32 SIMD
 //   scan still takes 160 ms and 2 GB, and a float copy kept for the exact decision would cost its
 //   2,048 bytes a face again.
