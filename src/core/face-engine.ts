@@ -15,7 +15,7 @@ export type { DetectedFace, FaceBox, FaceDescription, HeadPose, LivenessAssessme
 export interface FaceEngine {
   /** Every face, largest first (landmarks as found by the detector). */
   detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;
-  /** The largest usable face with its 128-d descriptor and refined landmarks; null when none. */
+  /** The largest usable face with its 512-d descriptor and refined landmarks; null when none. */
   describeLargestFace(image: DecodedImage, options?: DescribeOptions): Promise<FaceDescription | null>;
   /** A JPEG crop of a face (a document portrait). */
   cropFace(image: DecodedImage, box: FaceBox, options?: { margin?: number; maxSide?: number }): Promise<Buffer>;

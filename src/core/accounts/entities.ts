@@ -39,7 +39,7 @@ export class Account {
   @Property({ type: 'timestamptz', nullable: true })
   identityVerifiedAt?: Date | null;
 
-  /** The face reference: a 128-d descriptor only (never an image), sealed. */
+  /** The face reference: a descriptor only (never an image), sealed; its kind in faceDescriptorKind. */
   @Property({ type: 'text', nullable: true })
   faceDescriptorSealed?: string | null;
 

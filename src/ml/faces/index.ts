@@ -26,7 +26,7 @@ export interface DetectedFace {
   rollDegrees: number; // in-plane rotation estimated from the eyes
 }
 export interface FaceDescription extends DetectedFace {
-  descriptor: Float32Array; // 128-d
+  descriptor: Float32Array; // 512-d unit vector (FACE_DESCRIPTOR_KIND)
   /** How far the descriptor can be trusted (blur, drawing, cut by the frame); absent from engines that do not measure it. */
   quality?: FaceQuality;
   /** Age in years estimated from the face (face-api's age net); absent from engines that do not estimate it. */

@@ -4,8 +4,8 @@ import { OnnxGraph, convWeights } from '../onnx-writer.js';
 import { type ImageArea, netInput, runOnImage, FACE_MEAN_RGB } from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
-// face-api's face recognition net (a ResNet-34-like, dlib's 128-d descriptor) on onnxruntime-node
-// instead of TF.js WASM: the same weights (read from face-api's loaded net), layers and input as
+// The OLD descriptor kind (face-api-128), kept for npm run eval:faces only: face-api's face
+// recognition net (a ResNet-34-like, dlib's 128-d descriptor) on onnxruntime-node instead of TF.js WASM: the same weights (read from face-api's loaded net), layers and input as
 // face-api's FaceRecognitionNet.computeFaceDescriptor, so the descriptors are the same to float
 // rounding. Layers follow face-api's src/faceRecognitionNet (FaceRecognitionNet.ts, convLayer.ts,
 // residualLayer.ts, scaleLayer.ts).
