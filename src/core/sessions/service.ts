@@ -578,9 +578,12 @@ export class SessionService {
         if (!Array.isArray(frames) || frames.length === 0) throw new DomainError('validation_error', 'frames (a burst of 3 to 8 selfie images) are required', { data: { errors: { frames: 'required' } } });
         const outcomes: CheckOutcome[] = [];
         if (has('liveness')) outcomes.push(await this.livenessFromBurst(session, frames, input.challenge_id, input.captured_ms));
-        // The face match uses the burst's middle frame, the one passive liveness judged.
+        // The face match uses the burst's first frame: taken as the gesture starts, it is the one
+        // facing the camera (the middle frame, which passive liveness judges and the review keeps,
+        // is often mid-turn, and the 512-d descriptor refuses a turned face more often than
+        // face-api's did). The burst's identity link ties every frame to one person.
         const selfie = frames[Math.floor((frames.length - 1) / 2)] as Buffer;
-        if (has('face_match')) outcomes.push(await this.faceMatchInSession(session, selfie, work));
+        if (has('face_match')) outcomes.push(await this.faceMatchInSession(session, frames[0] as Buffer, work));
         return { outcomes, work: {}, images: Buffer.isBuffer(selfie) ? [{ kind: 'selfie', bytes: selfie }] : [] };
       }
       case 'location': {
