@@ -111,9 +111,7 @@ export class AccountService {
 
   /** The account's face reference; null when none is on file or it was made by another descriptor model (the person enrols again). */
   async faceReference(svcId: string): Promise<Float32Array | null> {
-    const account = await this.deps.store.byId(svcId);
-    if (!account?.faceDescriptorSealed || account.faceDescriptorKind !== FACE_DESCRIPTOR_KIND) return null;
-    return Float32Array.from(JSON.parse(this.deps.sealer.open(account.faceDescriptorSealed)) as number[]);
+    return this.referenceOf(await this.deps.store.byId(svcId));
   }
 
   /**
@@ -122,9 +120,9 @@ export class AccountService {
    * descriptor model: it cannot be compared, and the person enrols again (roster activation).
    */
   async requireFaceReference(svcId: string): Promise<Float32Array> {
-    const reference = await this.faceReference(svcId);
-    if (reference) return reference;
     const account = await this.deps.store.byId(svcId);
+    const reference = this.referenceOf(account);
+    if (reference) return reference;
     if (account?.faceDescriptorSealed)
       throw new DomainError('face_not_enrolled', 'the face on file was enrolled with an earlier face model and cannot be compared: the person enrols their face again', { data: { reason: 'reference_outdated' } });
     throw new DomainError('face_not_enrolled');
@@ -133,6 +131,12 @@ export class AccountService {
   /** The verified identity of an account, or null when none is on file. */
   async verifiedIdentity(svcId: string): Promise<VerifiedIdentity | null> {
     return this.identityOf(await this.deps.store.byId(svcId));
+  }
+
+  /** A reference of the current descriptor kind, opened; null for none or another kind. */
+  private referenceOf(account: AccountRecord | null): Float32Array | null {
+    if (!account?.faceDescriptorSealed || account.faceDescriptorKind !== FACE_DESCRIPTOR_KIND) return null;
+    return Float32Array.from(JSON.parse(this.deps.sealer.open(account.faceDescriptorSealed)) as number[]);
   }
 
   private identityOf(account: AccountRecord | null): VerifiedIdentity | null {
