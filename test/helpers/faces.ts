@@ -63,16 +63,16 @@ export function demoPhoto(n: 1 | 2 | 3 | 4 | 5 | 6): Promise<DecodedImage> {
 }
 
 /** The single-person photos of a shared face set with their person, from its LABELS.csv (unlabelled, multi-face and unknown photos left out). */
-export function labelledPhotos(set: string): { file: string; person: string }[] {
-  return csvRows(`${SHARED_DATA}${set}/LABELS.csv`)
+export function labelledPhotos(set: string, root = SHARED_DATA): { file: string; person: string }[] {
+  return csvRows(`${root}/${set}/LABELS.csv`)
     .map(([file, label]) => ({ file: file!, person: (label ?? '').trim().split(/\s+/)[0] ?? '' }))
     .filter((row) => /^[a-z][a-z0-9_]*$/.test(row.person) && row.person !== 'same');
 }
 
 /** Every pair of a set's labelled photos, same person or not: PAIRS.csv's label where it gives one, else the photos' people. */
-export function labelledPairs(set: string): { a: string; b: string; same: boolean }[] {
-  const stated = new Map(csvRows(`${SHARED_DATA}${set}/PAIRS.csv`).map(([a, b, same]) => [`${a}|${b}`, same === 'Yes']));
-  const photos = labelledPhotos(set);
+export function labelledPairs(set: string, root = SHARED_DATA): { a: string; b: string; same: boolean }[] {
+  const stated = new Map(csvRows(`${root}/${set}/PAIRS.csv`).map(([a, b, same]) => [`${a}|${b}`, same === 'Yes']));
+  const photos = labelledPhotos(set, root);
   const pairs: { a: string; b: string; same: boolean }[] = [];
   for (let i = 0; i < photos.length; i++)
     for (let j = i + 1; j < photos.length; j++) {
@@ -83,7 +83,7 @@ export function labelledPairs(set: string): { a: string; b: string; same: boolea
 }
 
 /** The rows of a CSV file after its header, quoted cells unquoted. */
-export function csvRows(path: string): string[][] {
+function csvRows(path: string): string[][] {
   return readFileSync(path, 'utf8')
     .trim()
     .split(/\r?\n/)
