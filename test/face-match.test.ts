@@ -173,7 +173,7 @@ describe('POST /api/v2/face-match', () => {
       }
     }
     expect(falseAccepts).toEqual([]);
-    // At the operating point (README "Face match"): 7 of 291 same-person pairs refused (a grinning,
+    // At the operating point (docs/face-engine.md, "Face match: the descriptor"): 7 of 291 same-person pairs refused (a grinning,
     // cut-off leonard5 against his three other photos, penny1's open mouth against penny3 in
     // profile, three deepface pairs just under it); the gates send every pair of the partial and
     // turned faces (obama_partial_face, stuart5) to review, 3% of the pairs.

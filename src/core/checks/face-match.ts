@@ -37,14 +37,14 @@ export const MIN_MATCH_FACE_PIXELS = 48;
 /** Nose tip off the eye midpoint by more than this many eye distances: turned too far to vouch for (about 35 degrees). */
 export const MAX_MATCH_TURN = 0.35;
 
-/** Inner-face detail (Laplacian variance over grey variance) below which a face is too blurred to vouch for. Chosen on the bbt crops (sharp originals >= 0.049, strongly blurred copies <= 0.008; the geometric midpoint), reported on obama-biden (README, "Quality gates"). */
+/** Inner-face detail (Laplacian variance over grey variance) below which a face is too blurred to vouch for. Chosen on the bbt crops (sharp originals >= 0.049, strongly blurred copies <= 0.008; the geometric midpoint), reported on obama-biden (docs/face-engine.md, "Quality gates"). */
 export const MIN_MATCH_SHARPNESS = 0.02;
 /** Share of the face's landmark bounds inside the image below which the frame cuts the face. Chosen on the bbt crops (originals >= 0.89, copies cut through the face <= 0.84), reported on obama-biden. */
 export const MIN_MATCH_VISIBLE = 0.85;
 
-/** Share of the inner face's grey levels on isolated histogram peaks above which the face is drawn or posterised, not photographed. Chosen on the bbt crops (every photo copy, JPEG 15 included, <= 0.185; 57 of 58 cartoon and drawing copies >= 0.2), reported on obama-biden (README, "Quality gates"). */
+/** Share of the inner face's grey levels on isolated histogram peaks above which the face is drawn or posterised, not photographed. Chosen on the bbt crops (every photo copy, JPEG 15 included, <= 0.185; 57 of 58 cartoon and drawing copies >= 0.2), reported on obama-biden (docs/face-engine.md, "Quality gates"). */
 export const MAX_PHOTO_TONAL_PEAKS = 0.2;
-/** Estimated age under which a face is a child's: it changes too fast, and the descriptor was trained on adults. No child's photo is on disk to choose it by; adults' estimates start at 20 on bbt and 26 on obama-biden (README). */
+/** Estimated age under which a face is a child's: it changes too fast, and the descriptor was trained on adults. No child's photo is on disk to choose it by; adults' estimates start at 20 on bbt and 26 on obama-biden (docs/face-engine.md). */
 export const MIN_MATCH_ESTIMATED_AGE = 13;
 
 /**

@@ -14,7 +14,7 @@ import type { FaceEnrollment } from './entities.js';
 // promise that here: on the shared photos, same-person pairs within the match distance reach 68
 // degrees apart around the average descriptor while strangers come down to 64, so locality-
 // sensitive hashing needs to probe a large share of the register to find the far pairs (measured
-// in the README, "Face engine"). A linear scan of the descriptors is fast when the
+// in docs/face-engine.md). A linear scan of the descriptors is fast when the
 // descriptors are already open in memory, so:
 // - Each instance holds a register as int8 codes (DescriptorTable): 512 bytes a face plus 24 for
 //   its scale and rounding-error bound, scanned 16 codes at a time with WebAssembly SIMD. The

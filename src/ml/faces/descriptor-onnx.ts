@@ -13,7 +13,7 @@ import { mirrored, type Rgb } from './raster.js';
 // its mirror image, L2-normalised: two photos of one person have a high cosine. Averaging with
 // the mirror kept the one impostor pair above the left-out operating point out (Damon and
 // DiCaprio, deepface img33 ~ img35) and lifted same-person pairs of generated variants
-// (README, "Face match"), for a second 6 ms inference.
+// (docs/face-engine.md, "Face match: the descriptor"), for a second 6 ms inference.
 
 /** The chip side the net reads. */
 export const DESCRIPTOR_SIDE = 112;

@@ -5,7 +5,7 @@ import type { Rgb } from './raster.js';
 // (brows to chin, inside the jaw: skin, eyes, nose and mouth, never background or the black fill
 // of a chip that ran past the image edge). The rules that act on these live in core
 // (faceQualityProblem); the thresholds were chosen on one evaluation set and reported on another
-// (README, "Quality gates").
+// (docs/face-engine.md, "Quality gates").
 
 export interface FaceQuality {
   /** Detail of the inner face: variance of the Laplacian over the variance of the grey levels (blur lowers it; contrast does not). */
