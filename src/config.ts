@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GESTURES, type Gesture } from './core/faces/burst.js';
+import { DEFAULT_SANDBOX_DAILY_CHECKS } from './core/sandbox.js';
 import { Sealer } from './core/secrets.js';
 
 // Every environment variable the service reads, in one place (the README's configuration table
@@ -33,6 +34,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Requests per minute per verification session on `/api/hosted` (ten times that per client address). */
   hostedRateLimitPerMinute: number;
+  /** Test calls with real models per project and UTC day (`VERITY_SANDBOX_DAILY_CHECKS`, default 50). */
+  sandboxDailyChecks: number;
   /** Load the models at start (serve) instead of on the first request that needs them. */
   warmModels: boolean;
   /** Run background jobs (webhook delivery, session expiry) in this process (`VERITY_JOBS`). */
@@ -142,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     challengeGestures: gestures(env.VERITY_CHALLENGE_GESTURES),
     rateLimitPerMinute: integer('VERITY_RATE_LIMIT_PER_MINUTE', env.VERITY_RATE_LIMIT_PER_MINUTE, 600),
     hostedRateLimitPerMinute: integer('VERITY_HOSTED_RATE_LIMIT_PER_MINUTE', env.VERITY_HOSTED_RATE_LIMIT_PER_MINUTE, 120),
+    sandboxDailyChecks: integer('VERITY_SANDBOX_DAILY_CHECKS', env.VERITY_SANDBOX_DAILY_CHECKS, DEFAULT_SANDBOX_DAILY_CHECKS),
     smtpUrl: env.VERITY_SMTP_URL || undefined,
     mailFrom: env.VERITY_MAIL_FROM || undefined,
     metricsToken: env.VERITY_METRICS_TOKEN || undefined,

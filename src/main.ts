@@ -101,6 +101,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       // The embedded store is one process by construction (data-dir lock), so counters can live in memory.
       rateLimit: { points: config.rateLimitPerMinute, windowSeconds: 60, store: store.embedded ? 'memory' : 'postgres' },
       hostedRateLimitPerMinute: config.hostedRateLimitPerMinute,
+      sandboxDailyChecks: config.sandboxDailyChecks,
       webhookRetry: { baseSeconds: Math.max(1, config.webhookRetryBaseSeconds) },
       challengeGestures: config.challengeGestures,
       keyActivationSeconds: config.keyActivationSeconds,

@@ -186,6 +186,7 @@ function setUp(options: { features?: string[]; retentionDays?: number } = {}) {
     } as unknown as SessionDeps['webhooks'],
     checks: { idVerification: unused, age: unused, antispoof: unused, faceMatch: unused, location: locationCheck, credential: unused } as SessionChecks,
     challenges: {} as SessionDeps['challenges'],
+    sandboxQuota: { spend: async () => {} },
     baseUrl: 'https://verity.test',
   };
   return { service: new SessionService(deps), store, evidence, clock, webhooks };

@@ -4,6 +4,8 @@ import { IdempotencyService, PgIdempotencyStore } from './billing/idempotency.js
 import { LoginThrottle } from './accounts/login-throttle.js';
 import { TokenIntrospection } from './oidc/introspection.js';
 import { RateLimits, type RateLimitOptions } from './billing/rate-limit.js';
+import { SandboxQuota } from './billing/sandbox-quota.js';
+import { DEFAULT_SANDBOX_DAILY_CHECKS } from './sandbox.js';
 import { BillingService, DEFAULT_PRICES_MINOR, type WalletLeaseOptions } from './billing/service.js';
 import { ageCheck } from './checks/age.js';
 import { locationCheck } from './checks/location.js';
@@ -60,6 +62,8 @@ export interface CoreOptions {
   rateLimit?: RateLimitOptions;
   /** Requests per minute per verification session on the hosted page's API (ten times that per address). */
   hostedRateLimitPerMinute?: number;
+  /** Test calls with real models per project and UTC day (default DEFAULT_SANDBOX_DAILY_CHECKS). */
+  sandboxDailyChecks?: number;
   /** The models checks call (default: the real ones, loaded on first use). */
   models?: Models;
   /** What checks ask of faces (default: an adapter over `models`); tests not about the models pass a deterministic one. */
@@ -96,6 +100,8 @@ export class Core {
   readonly billing: BillingService;
   readonly idempotency: IdempotencyService;
   readonly rateLimits: RateLimits;
+  /** The daily allowance of test calls that run real models. */
+  readonly sandboxQuota: SandboxQuota;
   /** The hosted page's API: per session token and per client address. */
   readonly hostedRateLimits: { perSession: RateLimits; perAddress: RateLimits };
   readonly pipeline: CheckPipeline;
@@ -170,7 +176,8 @@ export class Core {
       // One address may be many people (an office, a carrier's NAT): ten sessions' worth.
       perAddress: new RateLimits(this.orm, { ...hosted, points: 10 * hosted.points, keyPrefix: 'hosted_address', per: 'address' }),
     };
-    this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts, metrics: this.metrics });
+    this.sandboxQuota = new SandboxQuota(deps, options.sandboxDailyChecks ?? DEFAULT_SANDBOX_DAILY_CHECKS);
+    this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts, sandboxQuota: this.sandboxQuota, metrics: this.metrics });
     this.models = timedModels(options.models ?? lazyModels(), (model, seconds) => this.metrics.inferenceSeconds.observe({ model }, seconds));
     this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);
     this.challenges = new ChallengeService({ store: new PgChallengeStore(deps.orm), clock: deps.clock, gestures: options.challengeGestures });
@@ -246,6 +253,7 @@ export class Core {
       webhooks: this.webhooks,
       checks: this.checks,
       challenges: this.challenges,
+      sandboxQuota: this.sandboxQuota,
       baseUrl: options.issuer ?? 'http://localhost:8080',
       logger: options.logger,
     });

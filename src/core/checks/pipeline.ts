@@ -9,7 +9,8 @@ import type { Orm } from '../db/orm.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
-import { forcedOutcome, idempotencyOperation } from '../sandbox.js';
+import type { SandboxAllowance } from '../billing/sandbox-quota.js';
+import { forcedOutcome, idempotencyOperation, sandboxOutcome, spendsSandboxQuota } from '../sandbox.js';
 import { parseInput } from '../validation.js';
 import { accountRefOf, type AccountRef, type CheckContext, type CheckOutcome, type CombinedOutcome } from './types.js';
 
@@ -51,7 +52,9 @@ export function errorResult(error: unknown): CallResult | undefined {
  * the wallet, the work, the stored record. Fronts only parse the wire format into `input`.
  */
 export class CheckPipeline {
-  constructor(private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; metrics?: ServiceMetrics }) {}
+  constructor(
+    private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; sandboxQuota: SandboxAllowance; metrics?: ServiceMetrics },
+  ) {}
 
   async run<Input extends AccountRef, Prepared>(
     caller: Caller,
@@ -94,13 +97,18 @@ export class CheckPipeline {
     return result;
   }
 
-  /** `forced` (test keys only) stands in for the models' work; everything else runs as usual. */
+  /**
+   * `forced` (test keys only) stands in for the models' work; everything else runs as usual,
+   * except that a test call with real models spends the sandbox's daily quota and answers
+   * without scores (src/core/sandbox.ts says why).
+   */
   private async execute<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, input: Input, forced: CheckOutcome | null): Promise<CallResult> {
     const started = Date.now();
     const ref = accountRefOf(input);
     const svcId = ref ? await this.deps.accounts.resolveForProject(caller.projectId, ref) : null;
     const context: CheckContext = { projectId: caller.projectId, mode: svcId ? 'account' : 'fresh', svcId, today: this.deps.clock.now() };
     const prepared = forced ? null : await check.prepare(input, context);
+    if (!caller.livemode && !forced && spendsSandboxQuota(check.type)) await this.deps.sandboxQuota.spend(caller.projectId);
 
     // Test keys never touch the wallet: they work with a zero balance and leave no charge.
     const reservation: Reservation | null = caller.livemode ? await this.deps.billing.reserve(caller.projectId, `check:${check.type}`) : null;
@@ -108,6 +116,7 @@ export class CheckPipeline {
     let record: CheckRecordRow;
     try {
       outcome = forced ?? (await check.execute(prepared as Prepared, context));
+      if (!caller.livemode) outcome = sandboxOutcome(outcome);
       const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
       record = await this.record(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started, reservation);
       // A forced outcome is no verdict of the models: it stays out of the verdict metrics.

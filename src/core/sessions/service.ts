@@ -10,7 +10,8 @@ import { StatementBatch } from '../db/statement-batch.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
 import type { TenancyService } from '../tenancy/service.js';
-import { type ForcedVerdict, forcedOutcome, idempotencyOperation } from '../sandbox.js';
+import type { SandboxAllowance } from '../billing/sandbox-quota.js';
+import { type ForcedVerdict, forcedOutcome, idempotencyOperation, sandboxOutcome } from '../sandbox.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { EvidenceKind, SessionStatus } from './entities.js';
@@ -121,6 +122,9 @@ const lookupOf = (owner: SessionOwner, id: string): SessionLookup => ({ id, ...o
 /** A transaction's working copy of a session: what it changes, and what it appends, written by one statement at its end. */
 const draftOf = (session: SessionRecord): SessionDraft => ({ session: { ...session }, events: [], checks: [] });
 
+/** The hosted steps that run real models: in a test session each spends the sandbox's daily quota. */
+const MODEL_STEPS: ReadonlySet<StepName> = new Set<StepName>(['document', 'selfie']);
+
 /** The move a forced test outcome makes from NOT_STARTED. */
 const FORCED_TRIGGER = { approve: 'checks_passed', decline: 'check_failed', review: 'needs_review' } as const satisfies Record<ForcedVerdict, SessionTrigger>;
 
@@ -165,6 +169,8 @@ export interface SessionDeps {
   webhooks: WebhookService;
   checks: SessionChecks;
   challenges: ChallengeService;
+  /** Test sessions' model steps spend the project's daily sandbox quota. */
+  sandboxQuota: SandboxAllowance;
   /** Public base URL: the hosted page lives under it. */
   baseUrl: string;
   /** Where each committed move of a session is logged, for ops. */
@@ -506,7 +512,10 @@ export class SessionService {
     this.assertAcceptsInput(session);
     session = await this.open(session);
     const work = this.workOf(session);
-    const { outcomes, work: patch, images } = await this.runStep(session, step as StepName, stepFields(step as StepName, input), work);
+    if (!session.livemode && MODEL_STEPS.has(step as StepName)) await this.deps.sandboxQuota.spend(session.projectId);
+    const ran = await this.runStep(session, step as StepName, stepFields(step as StepName, input), work);
+    const { work: patch, images } = ran;
+    const outcomes = session.livemode ? ran.outcomes : ran.outcomes.map(sandboxOutcome);
     const fixable = fixableFailure(step as StepName, outcomes);
     if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error);
     const committed = await this.commit(session, step as StepName, outcomes, patch, images);
