@@ -471,7 +471,7 @@ export class SessionService {
   }
 
   private contextOf(session: SessionRecord, mode: 'fresh' | 'account' = 'fresh'): CheckContext {
-    return { projectId: session.projectId, mode, svcId: mode === 'account' ? (session.svcId ?? null) : null, today: this.now() };
+    return { projectId: session.projectId, livemode: session.livemode, mode, svcId: mode === 'account' ? (session.svcId ?? null) : null, today: this.now() };
   }
 
   /**
