@@ -38,7 +38,7 @@ export function faceUniquenessCheck(deps: { engine: FaceEngine; index: FaceIndex
       const enroll = input.enroll ?? false;
       if (input.image) return { source: { image: await intakeImage('image', input.image) }, enroll, reference: input.reference ?? context.svcId ?? null };
       if (context.mode !== 'account') throw new DomainError('validation_error', 'image (a selfie) is required', { data: { errors: { image: 'required' } } });
-      const descriptor = await deps.accounts.requireFaceReference(context.svcId!);
+      const descriptor = await deps.accounts.stateFor(context).requireFaceReference(context.svcId!);
       return { source: { descriptor }, enroll, reference: input.reference ?? context.svcId };
     },
     async execute(prepared, context): Promise<CheckOutcome> {
