@@ -43,7 +43,11 @@ export function faceUniquenessCheck(deps: { engine: FaceEngine; index: FaceIndex
     },
     async execute(prepared, context): Promise<CheckOutcome> {
       const descriptor = 'descriptor' in prepared.source ? prepared.source.descriptor : await descriptorOf(deps.engine, prepared.source.image, 'image');
-      const { matches, compared, enrolledId: faceId } = await deps.index.search({ projectId: context.projectId, purpose: 'uniqueness', livemode: context.livemode }, descriptor, prepared.enroll ? { enrollIfNew: { reference: prepared.reference } } : {});
+      const {
+        matches,
+        compared,
+        enrolledId: faceId,
+      } = await deps.index.search({ projectId: context.projectId, purpose: 'uniqueness', livemode: context.livemode }, descriptor, prepared.enroll ? { enrollIfNew: { reference: prepared.reference } } : {});
       const unique = matches.length === 0;
       return {
         check: {

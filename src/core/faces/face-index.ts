@@ -447,16 +447,7 @@ export class FaceIndex {
       'face_enroll',
       `insert into face_enrollment (id, project_id, purpose, livemode, reference, descriptor_sealed, descriptor_kind, created_at)
        select f.id, $2, $3, $8, f.reference, f.descriptor_sealed, $4, $5 from unnest($1::varchar[], $6::varchar[], $7::text[]) as f(id, reference, descriptor_sealed)`,
-      [
-        ids,
-        at.projectId,
-        at.purpose,
-        FACE_DESCRIPTOR_KIND,
-        this.deps.clock.now(),
-        faces.map((face) => face.reference ?? null),
-        faces.map((face) => this.deps.sealer.seal(toBase64(face.descriptor))),
-        at.livemode,
-      ],
+      [ids, at.projectId, at.purpose, FACE_DESCRIPTOR_KIND, this.deps.clock.now(), faces.map((face) => face.reference ?? null), faces.map((face) => this.deps.sealer.seal(toBase64(face.descriptor))), at.livemode],
     );
     return ids;
   }

@@ -481,7 +481,10 @@ export class SessionService {
   private async reuseFromAccount(session: SessionRecord): Promise<SessionRecord> {
     if (!session.svcId) return session;
     // Nothing reusable (or a document that has expired since): the person verifies fully.
-    const identity = await this.deps.accounts.stateFor(session).reusableIdentity(session.svcId, this.now()).catch(() => null);
+    const identity = await this.deps.accounts
+      .stateFor(session)
+      .reusableIdentity(session.svcId, this.now())
+      .catch(() => null);
     if (!identity) return session;
     const outcomes: CheckOutcome[] = [];
     const context = this.contextOf(session, 'account');
