@@ -151,3 +151,56 @@ describe('POST /api/v2/face-uniqueness', () => {
     expect(found.body.data.check.data.matches[0].reference).toBe(svcId);
   });
 });
+
+describe('test keys and live keys keep separate registers (test mode shares no face with live mode)', () => {
+  let testKey: string;
+  beforeAll(async () => {
+    testKey = (await service.core.tenancy.createApiKey({ projectId: service.demo.project_id, mode: 'test' })).key;
+  });
+  const identity = async (face: MarkerFace, key: string) =>
+    (
+      await service.http
+        .post('/api/v2/antispoof/identity')
+        .set('X-API-Key', key)
+        .send({ image: await b64(face) })
+    ).body.data.check.data;
+
+  it('a test key neither finds a live face (nor reads its reference) nor unlinks it', async () => {
+    const faceId = (await post({ image: await b64({ person: 30 }), enroll: true, reference: 'live-user-30' })).body.data.check.data.face_id;
+    const probe = await post({ image: await b64({ person: 30, variant: 1 }) }, testKey);
+    expect(probe.status, JSON.stringify(probe.body)).toBe(200);
+    expect(probe.body.data).toMatchObject({ status: 'passed', livemode: false });
+    expect(probe.body.data.check.data).toMatchObject({ unique: true, matches: [] });
+    expect(JSON.stringify(probe.body)).not.toContain('live-user-30');
+    const steal = await unlink(faceId, testKey);
+    expect(steal.status).toBe(404);
+    expect(steal.body.error.code).toBe('not_found');
+    expect((await post({ image: await b64({ person: 30, variant: 1 }) })).body.data.check.data.matches[0]).toMatchObject({ face_id: faceId, reference: 'live-user-30' });
+  });
+
+  it("a test key's enrolments never make a live search fail, and a live key cannot unlink them", async () => {
+    const enrolled = await post({ image: await b64({ person: 31 }), enroll: true, reference: 'test-user-31' }, testKey);
+    expect(enrolled.body.data.check.data).toMatchObject({ enrolled: true });
+    const testFace = enrolled.body.data.check.data.face_id as string;
+    const live = await post({ image: await b64({ person: 31, variant: 1 }), enroll: true });
+    expect(live.body.data.status).toBe('passed');
+    expect(live.body.data.check.data).toMatchObject({ unique: true, enrolled: true });
+    expect((await unlink(testFace)).status).toBe(404);
+    // Each mode finds its own face of the person, and unlinks only that one.
+    const inTest = await post({ image: await b64({ person: 31, variant: 2 }) }, testKey);
+    expect(inTest.body.data.check.data.matches.map((m: { face_id: string; reference: string }) => [m.face_id, m.reference])).toEqual([[testFace, 'test-user-31']]);
+    expect((await unlink(testFace, testKey)).body.data).toEqual({ face_id: testFace, unlinked: true });
+    const rows = await sql<{ id: string; livemode: boolean }>(service, 'select id, livemode from face_enrollment where id in (?, ?) order by livemode', [testFace, live.body.data.check.data.face_id]);
+    expect(rows).toEqual([{ id: live.body.data.check.data.face_id, livemode: true }]);
+  });
+
+  it('/antispoof/identity gives a test key identities of its own, never the live id of the person', async () => {
+    const live = await identity({ person: 32 }, service.demo.api_key);
+    expect(live).toMatchObject({ new_identity: true });
+    const test = await identity({ person: 32, variant: 1 }, testKey);
+    expect(test).toMatchObject({ new_identity: true });
+    expect(test.face_id).not.toBe(live.face_id);
+    expect(await identity({ person: 32, variant: 2 }, testKey)).toMatchObject({ face_id: test.face_id, new_identity: false });
+    expect(await identity({ person: 32, variant: 2 }, service.demo.api_key)).toMatchObject({ face_id: live.face_id, new_identity: false });
+  });
+});
