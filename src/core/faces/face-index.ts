@@ -373,8 +373,12 @@ export interface FaceRegister {
   livemode: boolean;
 }
 
-/** The register's name: the in-memory copy's key and its enrolment lock. */
-export const registerKey = (register: FaceRegister) => `${register.projectId}:${register.purpose}:${register.livemode ? 'live' : 'test'}`;
+/**
+ * The register's name: the in-memory copy's key and its enrolment lock. A live register keeps the
+ * name registers had before modes were apart, so instances of the previous version, still running
+ * during a rolling deploy, take the same lock for it.
+ */
+export const registerKey = (register: FaceRegister) => `${register.projectId}:${register.purpose}${register.livemode ? '' : ':test'}`;
 
 export class FaceIndex {
   private readonly registers = new Map<string, Register>();
