@@ -186,21 +186,32 @@ workflow
   .addOption(projectOption())
   .action((opts) => withCore(async (core) => print(await core.tenancy.listWorkflows(await projectIdOf(core, opts.project)))));
 
-const callback = admin.command('callback').description('webhook destinations');
+const callback = admin.command('callback').description('webhook destinations and signing secrets, per mode (live, or test for the sessions of vk_test_ keys)');
+const webhookModeOption = () => new Option('--mode <mode>', 'live, or test: the settings test-mode events use').choices(['live', 'test']).default('live');
 callback
   .command('approve <url>')
-  .description('approve a destination for per-session callbacks')
+  .description("approve a destination for per-session callbacks of the mode's sessions")
   .addOption(projectOption())
-  .action((url, opts) => withCore(async (core) => print(await core.tenancy.approveCallback({ projectId: await projectIdOf(core, opts.project), url }))));
+  .addOption(webhookModeOption())
+  .action((url, opts) => withCore(async (core) => print(await core.tenancy.approveCallback({ projectId: await projectIdOf(core, opts.project), url, mode: opts.mode }))));
 callback
   .command('default <url>')
-  .description('set the app-level callback URL ("none" clears it)')
+  .description('set the mode\'s app-level callback URL ("none" clears it; test events without one are kept, not sent)')
   .addOption(projectOption())
-  .action((url, opts) => withCore(async (core) => print(await core.tenancy.setDefaultCallback({ projectId: await projectIdOf(core, opts.project), url: url === 'none' ? null : url }))));
+  .addOption(webhookModeOption())
+  .action((url, opts) => withCore(async (core) => print(await core.tenancy.setDefaultCallback({ projectId: await projectIdOf(core, opts.project), url: url === 'none' ? null : url, mode: opts.mode }))));
 callback
   .command('list')
+  .description('approved destinations of both modes')
   .addOption(projectOption())
   .action((opts) => withCore(async (core) => print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)))));
+callback
+  .command('rotate-secret')
+  .description('a new signing secret for the mode (printed once); the old one keeps signing alongside for the overlap')
+  .addOption(projectOption())
+  .addOption(webhookModeOption())
+  .option('--overlap-hours <hours>', 'hours the old secret keeps signing alongside (0 to 720)', '24')
+  .action((opts) => withCore(async (core) => print(await core.tenancy.rotateWebhookSecret({ projectId: await projectIdOf(core, opts.project), mode: opts.mode, overlapHours: Number(opts.overlapHours) }))));
 
 const session = admin.command('session').description('hosted verification sessions (what ops read at 3 a.m.)');
 session

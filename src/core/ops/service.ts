@@ -70,7 +70,7 @@ export const sessionNode = (row: Row): SessionNode => ({
 });
 export type { SessionNode };
 
-const EVENT_COLUMNS = 'id, project_id, session_id, type, url, state, attempts, next_attempt_at, delivered_at, created_at';
+const EVENT_COLUMNS = 'id, project_id, session_id, type, livemode, url, state, attempts, next_attempt_at, delivered_at, created_at';
 
 export type WebhookEventNode = WebhookEventView;
 const eventNode = (row: Row): WebhookEventNode => ({
@@ -78,6 +78,7 @@ const eventNode = (row: Row): WebhookEventNode => ({
   projectId: row.project_id as string,
   sessionId: row.session_id as string,
   type: row.type as string,
+  livemode: row.livemode !== false,
   url: (row.url ?? null) as string | null,
   state: row.state as WebhookEventNode['state'],
   attemptCount: Number(row.attempts),

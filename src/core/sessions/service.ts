@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { StatementBatch } from '../db/statement-batch.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
-import type { TenancyService } from '../tenancy/service.js';
+import { type TenancyService, webhookModeOf } from '../tenancy/service.js';
 import type { SandboxAllowance } from '../billing/sandbox-quota.js';
 import { type ForcedVerdict, forcedOutcome, idempotencyOperation, sandboxOutcome } from '../sandbox.js';
 import { parseInput } from '../validation.js';
@@ -229,8 +229,8 @@ export class SessionService {
   private async createOnce(projectId: string, livemode: boolean, actor: Actor, raw: unknown, forced: ForcedVerdict | undefined) {
     const input = parseInput(createSessionInput, raw);
     const workflow = await this.deps.tenancy.getWorkflow(projectId, input.workflow_id);
-    if (input.callback !== undefined && !(await this.deps.tenancy.isApprovedCallback(projectId, input.callback))) {
-      throw new DomainError('callback_not_allowed', 'callback must exactly match an active approved HTTPS destination of the project');
+    if (input.callback !== undefined && !(await this.deps.tenancy.isApprovedCallback(projectId, input.callback, webhookModeOf(livemode)))) {
+      throw new DomainError('callback_not_allowed', `callback must exactly match an active approved HTTPS destination of the project${livemode ? '' : ' for test mode'}`);
     }
     const svcId = input.svc_access_token ? await this.deps.accounts.resolveForProject(projectId, { svcAccessToken: input.svc_access_token }) : null;
 
@@ -776,8 +776,9 @@ export class SessionService {
     const lower = to.toLowerCase();
     return this.deps.webhooks.record(tx, session.projectId, session.id, {
       type: `verification.${lower}`,
+      livemode: session.livemode,
       callback: session.callback,
-      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString(), ...testMark(session) },
+      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString() },
     });
   }
 

@@ -12,7 +12,10 @@ export const createProjectInput = z.object({
   balance: z.number().nonnegative().max(1e9).optional(),
 });
 
-export const createApiKeyInput = z.object({ projectId, name: z.string().trim().max(200).optional(), mode: z.enum(['live', 'test']).default('live') });
+/** Live or test: of an API key, and of the webhook settings its sessions' events use (default live). */
+const mode = z.enum(['live', 'test']).default('live');
+
+export const createApiKeyInput = z.object({ projectId, name: z.string().trim().max(200).optional(), mode });
 export const revokeApiKeyInput = z.object({ projectId, apiKeyId: z.string().min(1).max(40) });
 
 export const createWorkflowInput = z.object({
@@ -25,8 +28,8 @@ export const createWorkflowInput = z.object({
   maxStepTries: z.number().int().min(1).max(10).nullish(),
 });
 
-export const callbackUrlInput = z.object({ projectId, url: z.string().trim().min(1).max(2000) });
-export const defaultCallbackInput = z.object({ projectId, url: z.string().trim().min(1).max(2000).nullable() });
+export const callbackUrlInput = z.object({ projectId, url: z.string().trim().min(1).max(2000), mode });
+export const defaultCallbackInput = z.object({ projectId, url: z.string().trim().min(1).max(2000).nullable(), mode });
 /** Days a decided session's review images are kept; 0 deletes them at the decision; at most 10 years. */
 export const evidenceRetentionInput = z.object({ projectId, days: z.number().int().min(0).max(3650) });
 /** An https:// URL (the privacy policy a person reads before consenting). */
@@ -37,7 +40,7 @@ const httpsUrl = z
   .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', 'must be an https:// URL');
 /** Branding of the hosted page: omitted fields stay, null clears. The logo is base64 (or a data URL). */
 export const brandingInput = z.object({ projectId, privacyPolicyUrl: httpsUrl.nullable().optional(), logo: z.string().max(800_000).nullable().optional() });
-export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean() });
+export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean(), mode });
 
 const redirectUri = z
   .string()
@@ -90,5 +93,5 @@ export const oidcClientRefInput = z.object({ projectId, clientId: z.string().min
 /** An organization app (roster API credentials): deactivate or reactivate it, or rotate its secret. */
 export const orgAppActiveInput = z.object({ clientId: z.string().min(1).max(64), active: z.boolean() });
 export const orgAppRefInput = z.object({ clientId: z.string().min(1).max(64) });
-/** Rotate a project's webhook signing secret; the old one keeps signing for `overlapHours` (default 24). */
-export const rotateWebhookSecretInput = z.object({ projectId, overlapHours: z.number().int().min(0).max(720).default(24) });
+/** Rotate a project's webhook signing secret of a mode; the old one keeps signing for `overlapHours` (default 24). */
+export const rotateWebhookSecretInput = z.object({ projectId, overlapHours: z.number().int().min(0).max(720).default(24), mode });

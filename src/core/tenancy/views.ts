@@ -11,6 +11,8 @@ export const projectWire = z.object({
   id: z.string(),
   name: z.string(),
   defaultCallbackUrl: z.string().nullable().describe('app-level webhook URL'),
+  testDefaultCallbackUrl: z.string().nullable().describe("test mode's app-level webhook URL; without it test events are kept, not sent"),
+  hasTestWebhookSecret: z.boolean().describe('test mode has its signing secret (a project made before test webhooks gets one by rotating it)'),
   evidenceRetentionDays: z.number().int(),
   privacyPolicyUrl: z.string().nullable(),
   hasLogo: z.boolean(),
@@ -25,6 +27,8 @@ export const projectView = (project: ProjectRecord): ProjectView => ({
   id: project.id,
   name: project.name,
   defaultCallbackUrl: project.defaultCallbackUrl,
+  testDefaultCallbackUrl: project.testDefaultCallbackUrl,
+  hasTestWebhookSecret: project.hasTestWebhookSecret,
   evidenceRetentionDays: project.evidenceRetentionDays,
   privacyPolicyUrl: project.privacyPolicyUrl,
   hasLogo: project.hasLogo,
@@ -77,13 +81,21 @@ export const workflowView = (workflow: WorkflowRecord): WorkflowView => ({
 });
 
 /** An approved webhook destination (GraphQL CallbackDestination). */
-export const callbackWire = z.object({ id: z.string(), projectId: z.string(), url: z.string(), active: z.boolean(), createdAt: z.string() });
+export const callbackWire = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  url: z.string(),
+  mode: z.enum(['live', 'test']).describe('the sessions that may name it: of live keys, or of test keys'),
+  active: z.boolean(),
+  createdAt: z.string(),
+});
 export type CallbackView = z.output<typeof callbackWire>;
 
 export const callbackView = (destination: CallbackRecord): CallbackView => ({
   id: destination.id,
   projectId: destination.projectId,
   url: destination.url,
+  mode: destination.mode,
   active: destination.active,
   createdAt: destination.createdAt.toISOString(),
 });
