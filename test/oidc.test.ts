@@ -459,6 +459,29 @@ describe('refresh tokens', () => {
     expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${third.access_token}`)).status).toBe(401);
   });
 
+  it('tells a guessed secret under a known row id from a replay: the guess revokes nothing, a real earlier token the sign-in', async () => {
+    const { code, verifier } = await authorize();
+    const first = (await exchange(code, verifier)).body;
+    const second = (await refresh(first.refresh_token)).body;
+    const rowId = second.refresh_token.slice(second.refresh_token.lastIndexOf('.') + 1);
+    const userinfoStatus = async (accessToken: string) => (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${accessToken}`)).status;
+    // the row has rotated and its id is in every token the sign-in was given: a made-up secret under it is a guess
+    const guess = await refresh(`vr_${'A'.repeat(43)}.${rowId}`);
+    expect(guess.status).toBe(400);
+    expect(guess.body).toEqual({ error: 'invalid_grant', error_description: 'the refresh token is invalid or was issued to another client' });
+    const revoked = await service.http.post('/api/auth/oidc/revoke').type('form').send({ token: `vr_guess.${rowId}`, client_id: client.client_id, client_secret: client.client_secret });
+    expect(revoked.status).toBe(200);
+    // nothing was revoked: the sign-in goes on
+    expect(await userinfoStatus(second.access_token)).toBe(200);
+    const third = await refresh(second.refresh_token);
+    expect(third.status).toBe(200);
+    // a real token rotated away two refreshes ago is a replay: every token of the sign-in ends
+    const replay = await refresh(first.refresh_token);
+    expect(replay.body.error_description).toContain('already used');
+    expect(await userinfoStatus(third.body.access_token)).toBe(401);
+    expect((await refresh(third.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
   it("rejects another client's refresh token", async () => {
     const other = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Other RP', redirectUris: [redirectUri] });
     const { code, verifier } = await authorize();

@@ -19,6 +19,7 @@ import { Migration20261127014000_session_evidence } from './Migration20261127014
 import { Migration20261127150000_wallet_lease } from './Migration20261127150000_wallet_lease.js';
 import { Migration20261129050000_license_state } from './Migration20261129050000_license_state.js';
 import { Migration20261129160000_refresh_in_place } from './Migration20261129160000_refresh_in_place.js';
+import { Migration20261202130000_login_hardening } from './Migration20261202130000_login_hardening.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127150000_wallet_lease', class: Migration20261127150000_wallet_lease },
   { name: 'Migration20261129050000_license_state', class: Migration20261129050000_license_state },
   { name: 'Migration20261129160000_refresh_in_place', class: Migration20261129160000_refresh_in_place },
+  { name: 'Migration20261202130000_login_hardening', class: Migration20261202130000_login_hardening },
 ];
