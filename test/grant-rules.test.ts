@@ -103,7 +103,18 @@ function setUp() {
     const later = new Date(now.getTime() + 900_000);
     grants.access.set(digestSecret(`vt_${grantId}`), { accountId: 'svc_1', clientId: 'client_a', scopes: ['openid'], createdAt: now, expiresAt: later, revokedAt: null, grantId });
     const refresh = newRefreshToken(`rt_${grantId}`);
-    grants.refresh.set(refresh.id, { grantId, clientId: 'client_a', accountId: 'svc_1', scopes: ['openid'], tokenDigest: refresh.digest, previousDigests: [], createdAt: now, expiresAt: later, rotatedAt: null, revokedAt: null });
+    grants.refresh.set(refresh.id, {
+      grantId,
+      clientId: 'client_a',
+      accountId: 'svc_1',
+      scopes: ['openid'],
+      tokenDigest: refresh.digest,
+      previousDigests: [],
+      createdAt: now,
+      expiresAt: later,
+      rotatedAt: null,
+      revokedAt: null,
+    });
     return { access: `vt_${grantId}`, refresh: refresh.token };
   };
   return { clock, grants, tokens, introspection, signIn };

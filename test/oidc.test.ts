@@ -241,6 +241,35 @@ describe('authorize', () => {
     expect(driver.cookie).toMatch(/^verity_session=/);
   });
 
+  it('counts guesses sent at once before checking them: of 20 wrong passwords 5 are checked, 15 get 429, and then the right one waits too', async () => {
+    await service.core.accounts.createAccount({ email: 'parallel@example.com', password: 'the right password' });
+    const driver = new PageDriver(service);
+    const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
+    const signIn = (password: string) => driver.post('/api/auth/oidc/login', { interaction, email: 'parallel@example.com', password });
+    const guesses = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(`guess number ${i}`)));
+    const statuses = guesses.map((res) => res.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+    const right = await signIn('the right password');
+    expect(right.status).toBe(429);
+    expect(driver.cookie).toBe('');
+  });
+
+  it('lets the right password among guesses sent at once through only in a slot a wrong one could have taken', async () => {
+    await service.core.accounts.createAccount({ email: 'parallel-right@example.com', password: 'the right password' });
+    const driver = new PageDriver(service);
+    const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
+    const signIn = (password: string) => driver.post('/api/auth/oidc/login', { interaction, email: 'parallel-right@example.com', password });
+    for (let i = 1; i <= 4; i++) expect((await signIn(`guess number ${i}`)).status).toBe(401);
+    // one failure left before the lock: of 20 attempts at once, one is checked, whichever it is
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(i === 10 ? 'the right password' : `guess number ${i + 10}`)));
+    expect(answers.filter((res) => res.status !== 429)).toHaveLength(1);
+    const rightAnswer = answers[10]!;
+    if (rightAnswer.status !== 429) return; // the right one took the last slot: a sign-in one at a time would have let it in too
+    expect((await signIn('the right password')).status).toBe(429);
+    expect(driver.cookie).toBe('');
+  });
+
   it('takes ui_locales and shows the pages in the first listed language they have, else the first supported (English only today)', async () => {
     expect((await service.http.get('/.well-known/openid-configuration')).body.ui_locales_supported).toEqual(['en']);
     for (const uiLocales of ['en', 'EN-gb', 'fr-CA en-US', 'de', undefined]) {
@@ -469,7 +498,10 @@ describe('refresh tokens', () => {
     const guess = await refresh(`vr_${'A'.repeat(43)}.${rowId}`);
     expect(guess.status).toBe(400);
     expect(guess.body).toEqual({ error: 'invalid_grant', error_description: 'the refresh token is invalid or was issued to another client' });
-    const revoked = await service.http.post('/api/auth/oidc/revoke').type('form').send({ token: `vr_guess.${rowId}`, client_id: client.client_id, client_secret: client.client_secret });
+    const revoked = await service.http
+      .post('/api/auth/oidc/revoke')
+      .type('form')
+      .send({ token: `vr_guess.${rowId}`, client_id: client.client_id, client_secret: client.client_secret });
     expect(revoked.status).toBe(200);
     // nothing was revoked: the sign-in goes on
     expect(await userinfoStatus(second.access_token)).toBe(200);
@@ -533,7 +565,9 @@ describe('grants arriving together', () => {
   // Exchanges and refreshes that arrive at once are answered by one statement each (a group
   // commit): every answer must still carry its own request's tokens, nonce and scopes.
   it('answers each of many concurrent code exchanges and refreshes with its own tokens', async () => {
-    const signIns = await Promise.all([0, 1, 2, 3, 4, 5].map(() => authorize()));
+    // One browser signed in (six sign-ins at once would be more than the throttle checks at once): six codes at once.
+    const { driver } = await authorize();
+    const signIns = await Promise.all([0, 1, 2, 3, 4, 5].map(() => authorize({}, driver)));
     const exchanged = await Promise.all(signIns.map(({ code, verifier }) => exchange(code, verifier)));
     for (const [i, res] of exchanged.entries()) {
       expect(res.status, res.text).toBe(200);

@@ -148,12 +148,7 @@ export class PgGrantStore implements GrantStore {
       expires_at: Date | string;
       rotated_at: Date | string | null;
       revoked_at: Date | string | null;
-    }>(
-      this.orm,
-      'refresh_token_by_id',
-      'select grant_id, client_id, account_id, scopes, token_digest, previous_digests, created_at, expires_at, rotated_at, revoked_at from refresh_token where id = $1',
-      [id],
-    );
+    }>(this.orm, 'refresh_token_by_id', 'select grant_id, client_id, account_id, scopes, token_digest, previous_digests, created_at, expires_at, rotated_at, revoked_at from refresh_token where id = $1', [id]);
     if (!row) return null;
     return {
       grantId: row.grant_id,

@@ -109,7 +109,7 @@ export class OidcProvider {
    */
   async endEverySignIn(account: { svcId: string; email: string }): Promise<void> {
     await this.deps.grants.endEverySignIn(account.svcId, this.deps.clock.now());
-    await this.deps.throttle.succeeded(account.email, '');
+    await this.deps.throttle.forgetAccount(account.email);
   }
 
   logout(query: Record<string, unknown>): Promise<LogoutStep> {

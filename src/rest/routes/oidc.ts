@@ -109,7 +109,7 @@ export async function signInFromPage(oidc: Core['oidc'], email: string, password
     if (!(error instanceof DomainError) || error.code !== 'rate_limited') throw error;
     const seconds = error.retryAfterSeconds ?? 60;
     res.setHeader('Retry-After', String(seconds));
-    return { signedIn: null, status: 429, message: `Too many failed sign-ins. Try again in ${seconds} seconds.` };
+    return { signedIn: null, status: 429, message: `Too many failed sign-ins. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.` };
   }
 }
 
