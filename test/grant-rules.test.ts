@@ -14,6 +14,8 @@ import { BrowserSessions } from '../src/core/oidc/sessions.js';
 import type { AccountService } from '../src/core/accounts/service.js';
 import type { LoginThrottle } from '../src/core/accounts/login-throttle.js';
 import { TokenIntrospection } from '../src/core/oidc/introspection.js';
+import { logout } from '../src/core/oidc/logout.js';
+import type { SigningKeys } from '../src/core/oidc/keys.js';
 import { AccessTokenService, newRefreshToken, presentedRefreshToken, REFRESH_DIGESTS_KEPT } from '../src/core/oidc/tokens.js';
 import { digestSecret } from '../src/core/secrets.js';
 import type { RegisteredClient } from '../src/core/tenancy/views.js';
@@ -45,7 +47,10 @@ class FakeGrantStore implements GrantStore {
     const token = this.access.get(digest);
     if (token?.clientId === clientId) token.revokedAt ??= now;
   }
-  async revokeForClients() {}
+  revokedFor: { accountId: string; clientIds: readonly string[] }[] = [];
+  async revokeForClients(accountId: string, clientIds: readonly string[]) {
+    this.revokedFor.push({ accountId, clientIds });
+  }
   async endEverySignIn() {}
   consents = new Map<string, string[]>();
   async rememberConsent(accountId: string, clientId: string, scopes: readonly string[]) {
@@ -316,5 +321,45 @@ describe('sign-in, consent and the code on a fake grant store', () => {
     expect(await sessions.find('s'.repeat(101))).toBeNull();
     expect(await sessions.find(undefined)).toBeNull();
     expect(grants.sessionReads).toBe(reads);
+  });
+});
+
+describe('RP-initiated logout on a fake grant store', () => {
+  const setUpLogout = () => {
+    const clock = new ManualClock(new Date('2026-12-02T12:00:00Z'));
+    const grants = new FakeGrantStore();
+    // Two well-signed hints of svc_1 for client_a; anything else fails its signature.
+    const keys = { verify: async (token: string) => (token === 'hint_svc_1' ? { sub: 'svc_1', aud: 'client_a' } : null) } as unknown as SigningKeys;
+    const registered = { ...client('client_a'), name: 'App A', redirectUris: ['https://a.example/cb'] };
+    const deps = { grants, clock, keys, issuer: 'https://verity.test', clients: async (id: string) => (id === 'client_a' ? registered : null) };
+    const hinted = { id_token_hint: 'hint_svc_1', post_logout_redirect_uri: 'https://a.example/cb', state: 'bye' };
+    return { grants, deps, hinted };
+  };
+  const signedIn = (accountId: string) => ({ accountId, authTime: new Date('2026-12-02T11:00:00Z') });
+
+  it("signs the hint's person out at once when it is the browser's sign-in", async () => {
+    const { grants, deps, hinted } = setUpLogout();
+    expect(await logout(deps, hinted, signedIn('svc_1'), false)).toEqual({ kind: 'redirect', url: 'https://a.example/cb?state=bye' });
+    expect(grants.revokedFor).toEqual([{ accountId: 'svc_1', clientIds: ['client_a'] }]);
+  });
+
+  it("asks first, revoking nothing, when no browser sign-in or another person's goes with the hint; revokes once confirmed", async () => {
+    const { grants, deps, hinted } = setUpLogout();
+    const ask = { kind: 'confirm', clientName: 'App A', postLogoutRedirectUri: 'https://a.example/cb' };
+    expect(await logout(deps, hinted, null, false)).toEqual(ask);
+    expect(await logout(deps, hinted, signedIn('svc_2'), false)).toEqual(ask);
+    expect(grants.revokedFor).toEqual([]);
+    expect(await logout(deps, hinted, null, true)).toEqual({ kind: 'redirect', url: 'https://a.example/cb?state=bye' });
+    expect(grants.revokedFor).toEqual([{ accountId: 'svc_1', clientIds: ['client_a'] }]);
+  });
+
+  it('refuses a bad hint or an unregistered return address before asking anything; without a hint, asks a signed-in browser only', async () => {
+    const { grants, deps, hinted } = setUpLogout();
+    expect(await logout(deps, { ...hinted, id_token_hint: 'tampered' }, null, true)).toMatchObject({ kind: 'error_page' });
+    expect(await logout(deps, { ...hinted, post_logout_redirect_uri: 'https://evil.example/' }, null, false)).toMatchObject({ kind: 'error_page' });
+    expect(await logout(deps, {}, signedIn('svc_1'), false)).toEqual({ kind: 'confirm', clientName: null, postLogoutRedirectUri: null });
+    expect(await logout(deps, {}, signedIn('svc_1'), true)).toEqual({ kind: 'signed_out' });
+    expect(await logout(deps, {}, null, false)).toEqual({ kind: 'signed_out' });
+    expect(grants.revokedFor).toEqual([]);
   });
 });

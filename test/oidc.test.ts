@@ -80,6 +80,7 @@ describe('discovery and keys', () => {
       const tokens = (await exchange(code, verifier)).body;
       return { idToken: tokens.id_token as string, kid: decodeProtectedHeader(tokens.id_token).kid };
     };
+    // No browser sign-in goes with these requests: a hint accepted gets the confirmation page (200), a refused one a 400 page.
     const logout = (hint: string) => service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: hint, post_logout_redirect_uri: redirectUri })}`);
     const [first] = await kids();
     const { kid: second, activatesAt } = await service.core.signingKeys.rotate();
@@ -105,7 +106,7 @@ describe('discovery and keys', () => {
     clock.advance(300_000);
     expect((await signIn()).kid).toBe(third);
     expect(await kids()).toEqual([third, second, first]);
-    expect((await logout(early.idToken)).status).toBe(303); // id_token_hint signed by a retired key still published
+    expect((await logout(early.idToken)).status).toBe(200); // id_token_hint signed by a retired key still published
     expect((await service.core.signingKeys.list()).map((key) => key.state)).toEqual(['current', 'retired', 'retired']);
     // The first key retired 300 s ago; it stays published 900 s (the id_token lifetime) + 120 s after that.
     clock.advance(719_000);
@@ -113,7 +114,7 @@ describe('discovery and keys', () => {
     clock.advance(1_000);
     expect(await kids()).toEqual([third, second]);
     expect((await logout(early.idToken)).status).toBe(400); // its key is gone: the hint can no longer be checked
-    expect((await logout(late.idToken)).status).toBe(303);
+    expect((await logout(late.idToken)).status).toBe(200);
   });
 });
 
@@ -674,6 +675,57 @@ describe('logout', () => {
     expect(res.headers.location).toContain('state=bye%20now');
     expect(driver.cookie).toBe('');
     expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
+  });
+
+  it('with only an id_token_hint and no sign-in of its person in the browser, asks first and revokes nothing until the person confirms', async () => {
+    const { code, verifier } = await authorize();
+    const tokens = (await exchange(code, verifier)).body;
+    const userinfoStatus = async () => (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${tokens.access_token}`)).status;
+    const query = new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: redirectUri, state: 'bye' });
+    // Another site sends a browser that is not signed in here (or an img tag fetches the URL): a page, no redirect, nothing revoked.
+    const stranger = new PageDriver(service);
+    const asked = await stranger.get(`/api/auth/oidc/logout?${query}`);
+    expect(asked.status).toBe(200);
+    expect(asked.headers.location).toBeUndefined();
+    expect(asked.text).toContain('Sign out?');
+    expect(asked.text).toContain('action="/api/auth/oidc/logout"');
+    expect(asked.text).toContain(`name="id_token_hint" value="${tokens.id_token}"`);
+    expect(asked.headers['content-security-policy']).toContain(`form-action 'self' ${new URL(redirectUri).origin}`);
+    expect(await userinfoStatus()).toBe(200);
+    // Someone else signed in to the browser: asked too.
+    await service.core.accounts.createAccount({ email: 'other-signed-in@example.com', password: 'another good password' });
+    const otherDriver = new PageDriver(service);
+    const page = await otherDriver.get(
+      authorizePath({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }),
+    );
+    await otherDriver.post('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: 'other-signed-in@example.com', password: 'another good password' });
+    expect(otherDriver.cookie).toMatch(/^verity_session=/);
+    expect((await otherDriver.get(`/api/auth/oidc/logout?${query}`)).text).toContain('Sign out?');
+    // A cross-site form post cannot confirm: it lacks the browser's CSRF token.
+    const forged = await service.http.post('/api/auth/oidc/logout').type('form').send(Object.fromEntries(query));
+    expect(forged.status).toBe(403);
+    expect(await userinfoStatus()).toBe(200);
+    // The person says yes: revoked, then sent back with the state.
+    const confirmed = await stranger.post('/api/auth/oidc/logout', Object.fromEntries(query));
+    expect(confirmed.status).toBe(303);
+    const location = new URL(confirmed.headers.location as string);
+    expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
+    expect(location.searchParams.get('state')).toBe('bye');
+    expect(await userinfoStatus()).toBe(401);
+    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
+  });
+
+  it('without an id_token_hint: a signed-in browser is asked before its sign-in ends, one signed out is told so', async () => {
+    const { driver } = await authorize();
+    const asked = await driver.get('/api/auth/oidc/logout');
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Sign out?');
+    expect(driver.cookie).toMatch(/^verity_session=/);
+    const confirmed = await driver.post('/api/auth/oidc/logout', {});
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.text).toContain('You are signed out of Verity.');
+    expect(driver.cookie).toBe('');
+    expect((await driver.get('/api/auth/oidc/logout')).text).toContain('You are signed out of Verity.');
   });
 });
 
