@@ -279,7 +279,15 @@ describe('open redirects', () => {
   ];
 
   it('authorize shows a page for every redirect_uri but the exact registered one, never a Location', async () => {
-    const params = { client_id: service.demo.oidc.client_id, response_type: 'code', scope: 'openid', state: 'st', prompt: 'none' };
+    const params = {
+      client_id: service.demo.oidc.client_id,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'st',
+      prompt: 'none',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    };
     for (const redirectUri of attacks) {
       const res = await api.get(authorizePath({ ...params, redirect_uri: redirectUri }));
       expect(res.status, redirectUri).toBe(400);

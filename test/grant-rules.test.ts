@@ -87,7 +87,17 @@ class FakeGrantStore implements GrantStore {
   }
 }
 
-const client = (clientId: string): RegisteredClient => ({ clientId, projectId: 'prj_1', organizationId: null, name: clientId, clientSecretDigest: '', redirectUris: [], scopes: ['openid'], active: true });
+const client = (clientId: string): RegisteredClient => ({
+  clientId,
+  projectId: 'prj_1',
+  organizationId: null,
+  name: clientId,
+  clientSecretDigest: '',
+  redirectUris: [],
+  scopes: ['openid'],
+  active: true,
+  requirePkce: true,
+});
 
 /** What a refresh does to a sign-in's row: the successor's digest in place of the token's, which joins the last few previous ones. Returns the successor. */
 function rotate(grants: FakeGrantStore, grantId: string): string {

@@ -98,7 +98,18 @@ describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () 
       execute: [oidc.allowInsecureRequests],
     });
     const state = oidc.randomState();
-    const denied = await signInWithBrowser(oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid profile doctor_license', state, prompt: 'consent' }), redirectUri, 'Deny');
+    const denied = await signInWithBrowser(
+      oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: 'openid profile doctor_license',
+        state,
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+        prompt: 'consent',
+      }),
+      redirectUri,
+      'Deny',
+    );
     expect(denied.searchParams.get('error')).toBe('access_denied');
     expect(denied.searchParams.get('state')).toBe(state);
 

@@ -118,6 +118,8 @@ describe('login with oauth4webapi', () => {
       response_type: 'code',
       scope: 'openid profile doctor_license',
       state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
       prompt: 'consent',
     })) {
       url.searchParams.set(key, value);

@@ -119,7 +119,16 @@ describe('discovery and keys', () => {
 });
 
 describe('authorize', () => {
-  const base = () => ({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 'abc' });
+  // PKCE (S256) is required of every client unless it opted out: the base request carries a challenge.
+  const base = (): Record<string, string | undefined> => ({
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'abc',
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+  });
 
   it('shows errors on a page, never redirecting, until the client and exact redirect URI are trusted', async () => {
     for (const params of [
@@ -142,6 +151,8 @@ describe('authorize', () => {
     [{ scope: 'openid mcp' }, 'invalid_scope'],
     [{ state: undefined }, 'invalid_request'],
     [{ code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request'],
+    [{ code_challenge: 'x'.repeat(43), code_challenge_method: undefined }, 'invalid_request'],
+    [{ code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request'],
     [{ prompt: 'none' }, 'login_required'],
     [{ prompt: 'none login' }, 'invalid_request'],
     [{ prompt: 'login bogus' }, 'invalid_request'],
@@ -155,6 +166,53 @@ describe('authorize', () => {
     expect(location.searchParams.get('error')).toBe(error);
     expect(location.searchParams.get('iss')).toBe(service.url);
     if (change.state !== undefined || !('state' in change)) expect(location.searchParams.get('state')).toBe('abc');
+  });
+
+  it('requires PKCE (S256) of every client by default: none, or plain, goes back as invalid_request saying why; discovery offers S256 only', async () => {
+    const { code_challenge: _challenge, code_challenge_method: _method, ...withoutPkce } = base();
+    for (const [params, description] of [
+      [withoutPkce, 'code_challenge is required: this application must use PKCE with code_challenge_method=S256'],
+      [{ ...base(), code_challenge_method: 'plain' }, 'code_challenge_method must be S256'],
+    ] as const) {
+      const res = await service.http.get(authorizePath(params));
+      expect(res.status).toBe(303);
+      const location = new URL(res.headers.location as string);
+      expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
+      expect(Object.fromEntries(location.searchParams)).toEqual({ error: 'invalid_request', error_description: description, state: 'abc', iss: service.url });
+    }
+    expect((await service.http.get('/.well-known/openid-configuration')).body.code_challenge_methods_supported).toEqual(['S256']);
+  });
+
+  it('lets a confidential legacy client registered without PKCE (admin GraphQL) sign in without it, until tRPC requires it again', async () => {
+    const admin = { Authorization: `Bearer ${service.demo.admin_token}` };
+    const created = await service.http
+      .post('/graphql')
+      .set(admin)
+      .send({
+        query: 'mutation ($input: CreateOidcClientInput!) { createOidcClient(input: $input) { client { clientId requirePkce } clientSecret } }',
+        variables: { input: { projectId: service.demo.project_id, name: 'Legacy RP', redirectUris: [redirectUri], scopes: ['openid'], requirePkce: false } },
+      });
+    const legacy = created.body.data.createOidcClient;
+    expect(legacy.client.requirePkce).toBe(false);
+    const withoutPkce = { client_id: legacy.client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 'legacy' };
+    const driver = new PageDriver(service);
+    let res = await driver.get(authorizePath(withoutPkce));
+    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
+    expect(res.status).toBe(303);
+    const code = new URL(res.headers.location as string).searchParams.get('code')!;
+    const exchanged = await token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: legacy.client.clientId, client_secret: legacy.clientSecret });
+    expect(exchanged.status).toBe(200);
+
+    const required = await fetch(`${service.url}/trpc/setOidcClientPkce`, {
+      method: 'POST',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ projectId: service.demo.project_id, clientId: legacy.client.clientId, requirePkce: true }),
+    });
+    expect(((await required.json()) as { result: { data: { requirePkce: boolean } } }).result.data.requirePkce).toBe(true);
+    const refused = await driver.get(authorizePath(withoutPkce));
+    expect(new URL(refused.headers.location as string).searchParams.get('error')).toBe('invalid_request');
+    expect((await driver.get(authorizePath({ ...withoutPkce, code_challenge: pkce().challenge, code_challenge_method: 'S256' }))).headers.location).toContain('code=');
   });
 
   it('takes the request by POST as by GET, and prompt as a list ("login consent" shows both pages)', async () => {

@@ -13,6 +13,10 @@ import { Migration } from '@mikro-orm/migrations';
  * attempt takes its slot before the check (LoginThrottle). Times are epoch milliseconds, as in
  * `rate_limit`. SQL-only like `rate_limit`: core writes it with plain SQL, no entity. Failures and
  * locks in force are carried over.
+ *
+ * Every OIDC client must use PKCE (S256) at authorize (`require_pkce`, RFC 9700 2.1.1), the ones
+ * registered before included: a relying party that sends no code_challenge is refused until it
+ * does, or until an operator turns the requirement off for it (a confidential legacy client).
  */
 export class Migration20261202130000_login_hardening extends Migration {
   override async up(): Promise<void> {
@@ -30,6 +34,7 @@ export class Migration20261202130000_login_hardening extends Migration {
       `update "signin_throttle" t set "locked_until" = r."expire" from "rate_limit" r
        where r."key" = 'signin_lock:' || t."key" and r."points" > 1;`,
     );
+    this.addSql(`alter table "oidc_client" add column "require_pkce" boolean not null default true;`);
     this.addSql(`delete from "rate_limit" where starts_with("key", 'signin_failures:') or starts_with("key", 'signin_lock:');`);
   }
 }
