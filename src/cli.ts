@@ -137,6 +137,12 @@ const list = (value: string) =>
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+/** A yes/no argument (also true/false); anything else is a validation_error. */
+function yesOrNo(value: string): boolean {
+  if (['yes', 'true'].includes(value.toLowerCase())) return true;
+  if (['no', 'false'].includes(value.toLowerCase())) return false;
+  throw new DomainError('validation_error', `say yes or no, not ${JSON.stringify(value)}`);
+}
 
 const project = admin.command('project').description('verification apps');
 project
@@ -273,20 +279,34 @@ webhook
     }),
   );
 
-admin
-  .command('oidc-client')
-  .description('OpenID Connect relying parties')
+const oidcClient = admin.command('oidc-client').description('OpenID Connect relying parties');
+oidcClient
   .command('create')
   .addOption(projectOption())
   .requiredOption('--name <name>')
   .requiredOption('--redirect-uri <uri>', 'exact redirect URI (repeatable)', collect)
   .option('--scopes <list>', 'comma-separated; openid is required', list)
   .option('--organization <id>', 'organization whose roster members sign in with it (deactivation revokes their tokens)', Number)
+  .option('--no-require-pkce', 'a confidential legacy client that cannot send a PKCE code_challenge (PKCE S256 is required by default)')
   .action((opts) =>
     withCore(async (core) =>
-      print(await core.tenancy.createOidcClient({ projectId: await projectIdOf(core, opts.project), name: opts.name, redirectUris: opts.redirectUri, scopes: opts.scopes, organizationId: opts.organization })),
+      print(
+        await core.tenancy.createOidcClient({
+          projectId: await projectIdOf(core, opts.project),
+          name: opts.name,
+          redirectUris: opts.redirectUri,
+          scopes: opts.scopes,
+          organizationId: opts.organization,
+          requirePkce: opts.requirePkce,
+        }),
+      ),
     ),
   );
+oidcClient
+  .command('require-pkce <clientId> <required>')
+  .description('whether the client must send a PKCE S256 code_challenge at authorize: yes (the default) or no (a confidential legacy client)')
+  .addOption(projectOption())
+  .action((clientId, required, opts) => withCore(async (core) => print(await core.tenancy.setOidcClientPkce({ projectId: await projectIdOf(core, opts.project), clientId, requirePkce: yesOrNo(required) }))));
 
 admin
   .command('org-app')

@@ -106,6 +106,12 @@ describe('verity serve and verity admin on the embedded store', () => {
       const client = await verity('admin', 'oidc-client', 'create', '--name', 'RP', '--redirect-uri', 'https://rp.example.com/cb', '--redirect-uri', 'https://rp.example.com/cb2', '--scopes', 'openid,profile');
       expect(client.out.client.redirectUris).toEqual(['https://rp.example.com/cb', 'https://rp.example.com/cb2']);
       expect(client.out.clientSecret).toMatch(/^vcs_/);
+      expect(client.out.client.requirePkce).toBe(true);
+      // a confidential legacy client that cannot send PKCE: registered without it, and required again later
+      const legacy = await verity('admin', 'oidc-client', 'create', '--name', 'Legacy RP', '--redirect-uri', 'https://legacy.example.com/cb', '--no-require-pkce');
+      expect(legacy.out.client.requirePkce).toBe(false);
+      expect((await verity('admin', 'oidc-client', 'require-pkce', legacy.out.client.clientId, 'yes')).out.requirePkce).toBe(true);
+      expect(JSON.parse((await verity('admin', 'oidc-client', 'require-pkce', legacy.out.client.clientId, 'maybe')).err).error.code).toBe('validation_error');
 
       // rotate-keys publishes the next key at once and says when it starts signing (after the JWKS max-age)
       const rotated = await verity('admin', 'rotate-keys');

@@ -440,6 +440,22 @@ describe('OIDC clients and organization apps', () => {
     await notFound(service.setOidcClientActive({ projectId: other.project.id, clientId: client.clientId, active: true }));
   });
 
+  it('requires PKCE of a client unless it is registered or changed without it (a confidential legacy client), announced like any change', async () => {
+    const { service, store } = tenancy();
+    const { project } = await service.createProject({ name: 'Acme' });
+    const base = { projectId: project.id, name: 'Portal', redirectUris: ['https://rp.example/cb'] };
+    const { client } = await service.createOidcClient(base);
+    expect(client.requirePkce).toBe(true);
+    const { client: legacy } = await service.createOidcClient({ ...base, name: 'Legacy', requirePkce: false });
+    expect((await service.oidcClient(legacy.clientId))?.requirePkce).toBe(false);
+    expect((await service.setOidcClientPkce({ projectId: project.id, clientId: legacy.clientId, requirePkce: true })).requirePkce).toBe(true);
+    expect((await service.oidcClient(legacy.clientId))?.requirePkce).toBe(true);
+    expect(store.announced.map(keyOf)).toEqual([legacy.clientId]);
+    await expect(service.setOidcClientPkce({ projectId: project.id, clientId: legacy.clientId })).rejects.toMatchObject({ code: 'validation_error' });
+    const other = await service.createProject({ name: 'Other' });
+    await notFound(service.setOidcClientPkce({ projectId: other.project.id, clientId: client.clientId, requirePkce: false }));
+  });
+
   it('an organization app authenticates with its current secret while active only', async () => {
     const { service } = tenancy();
     const { app, clientSecret } = await service.createOrgApp({ organizationName: 'Clinic', name: 'HR' });

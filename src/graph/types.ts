@@ -59,6 +59,7 @@ export class OidcClientType {
   @Field(() => [String]) scopes!: string[];
   @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' }) organizationId!: number | null;
   @Field(() => Boolean) active!: boolean;
+  @Field(() => Boolean, { description: 'Authorize requires PKCE (S256); false only for a confidential legacy client' }) requirePkce!: boolean;
   @Field(() => String) createdAt!: string;
 }
 
@@ -194,6 +195,7 @@ export class CreateOidcClientInput {
   @Field(() => [String]) redirectUris!: string[];
   @Field(() => [String], { nullable: true }) scopes?: string[];
   @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' }) organizationId?: number;
+  @Field(() => Boolean, { nullable: true, description: 'PKCE (S256) at authorize, default true; false only for a confidential legacy client that cannot send it' }) requirePkce?: boolean;
 }
 
 @InputType()
@@ -272,6 +274,13 @@ export class OidcClientActiveInput {
 export class OidcClientRefInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) clientId!: string;
+}
+
+@InputType()
+export class OidcClientPkceInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) clientId!: string;
+  @Field(() => Boolean, { description: 'false only for a confidential legacy client that cannot send a code_challenge' }) requirePkce!: boolean;
 }
 
 @InputType()

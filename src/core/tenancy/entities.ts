@@ -189,6 +189,10 @@ export class OidcClient {
   @Property({ type: 'boolean', default: true })
   active: boolean = true;
 
+  /** Whether authorize requires PKCE (S256); false only for a confidential legacy client that cannot send it (RFC 9700 2.1.1). */
+  @Property({ type: 'boolean', default: true })
+  requirePkce: boolean = true;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 }

@@ -65,6 +65,8 @@ export const createOidcClientInput = z.object({
     .default(['openid', 'profile']),
   /** The organization whose roster members sign in with this client (optional). */
   organizationId: z.number().int().positive().optional(),
+  /** PKCE (S256) at authorize; false only for a confidential legacy client that cannot send it. */
+  requirePkce: z.boolean().default(true),
 });
 
 export const createOrgAppInput = z
@@ -90,6 +92,8 @@ export const revokeAdminTokenInput = z.object({ tokenId: z.string().min(1).max(4
 /** An OIDC client of a project: deactivate or reactivate it, or rotate its secret. */
 export const oidcClientActiveInput = z.object({ projectId, clientId: z.string().min(1).max(64), active: z.boolean() });
 export const oidcClientRefInput = z.object({ projectId, clientId: z.string().min(1).max(64) });
+/** Whether an OIDC client must use PKCE (S256) at authorize: the opt-out of a confidential legacy client. */
+export const oidcClientPkceInput = z.object({ projectId, clientId: z.string().min(1).max(64), requirePkce: z.boolean() });
 /** An organization app (roster API credentials): deactivate or reactivate it, or rotate its secret. */
 export const orgAppActiveInput = z.object({ clientId: z.string().min(1).max(64), active: z.boolean() });
 export const orgAppRefInput = z.object({ clientId: z.string().min(1).max(64) });

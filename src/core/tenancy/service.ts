@@ -15,6 +15,7 @@ import {
   revokeAdminTokenInput,
   rotateWebhookSecretInput,
   oidcClientActiveInput,
+  oidcClientPkceInput,
   oidcClientRefInput,
   orgAppActiveInput,
   orgAppRefInput,
@@ -30,7 +31,7 @@ import {
   setCallbackActiveInput,
 } from './inputs.js';
 import { safeLogo } from './logo.js';
-import type { Announcement, OrgAppRecord, ProjectBranding, ProjectChanges, ProjectSettings, SealedWebhookSecrets, TenancyStore } from './store.js';
+import type { Announcement, OidcClientChanges, OrgAppRecord, ProjectBranding, ProjectChanges, ProjectSettings, SealedWebhookSecrets, TenancyStore } from './store.js';
 import { adminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, type RegisteredClient, type WorkflowView, workflowView } from './views.js';
 
 export type { ProjectBranding, ProjectSettings } from './store.js';
@@ -395,7 +396,7 @@ export class TenancyService {
   // ---- OIDC clients ----
 
   async createOidcClient(input: unknown) {
-    const { projectId, name, redirectUris, scopes, organizationId } = parseInput(createOidcClientInput, input);
+    const { projectId, name, redirectUris, scopes, organizationId, requirePkce } = parseInput(createOidcClientInput, input);
     found(await this.deps.store.project(projectId), 'project not found');
     if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId))) throw new DomainError('not_found', 'organization not found');
     const clientSecret = newSecret('vcs');
@@ -408,6 +409,7 @@ export class TenancyService {
       scopes: [...new Set(scopes)],
       organizationId: organizationId ?? null,
       active: true,
+      requirePkce,
       createdAt: this.now(),
     };
     if (!(await this.deps.store.addOidcClient(client))) throw new DomainError('not_found', 'project not found');
@@ -469,7 +471,16 @@ export class TenancyService {
     return { client: oidcClientView(client), clientSecret };
   }
 
-  private async changeOidcClient(projectId: string, clientId: string, changes: { active?: boolean; clientSecretDigest?: string }) {
+  /**
+   * Whether the client must use PKCE (S256) at authorize. Every client must by default (RFC 9700);
+   * turn it off only for a confidential legacy client that cannot send a code_challenge.
+   */
+  async setOidcClientPkce(input: unknown) {
+    const { projectId, clientId, requirePkce } = parseInput(oidcClientPkceInput, input);
+    return oidcClientView(await this.changeOidcClient(projectId, clientId, { requirePkce }));
+  }
+
+  private async changeOidcClient(projectId: string, clientId: string, changes: OidcClientChanges) {
     const client = await this.changeCached(this.oidcClients, clientId, (announce) => this.deps.store.changeOidcClient(projectId, clientId, changes, announce));
     return found(client, 'OIDC client not found');
   }

@@ -90,6 +90,13 @@ export interface OidcClientRecord extends RegisteredClient {
   createdAt: Date;
 }
 
+/** What changeOidcClient may change (an absent field stays as it is). */
+export interface OidcClientChanges {
+  active?: boolean;
+  clientSecretDigest?: string;
+  requirePkce?: boolean;
+}
+
 export interface OrgAppRecord {
   clientId: string;
   organizationId: number;
@@ -169,7 +176,7 @@ export interface TenancyStore {
   addOidcClient(client: OidcClientRecord): Promise<boolean>;
   oidcClients(projectId: string): Promise<OidcClientRecord[]>;
   oidcClient(clientId: string): Promise<RegisteredClient | null>;
-  changeOidcClient(projectId: string, clientId: string, changes: { active?: boolean; clientSecretDigest?: string }, announce: Announcement): Promise<OidcClientRecord | null>;
+  changeOidcClient(projectId: string, clientId: string, changes: OidcClientChanges, announce: Announcement): Promise<OidcClientRecord | null>;
   oidcClientIdsOfOrganization(organizationId: number): Promise<string[]>;
   oidcClientIdsOfProject(projectId: string): Promise<string[]>;
 
@@ -271,7 +278,7 @@ const SECRET_COLUMNS: Record<KeyMode, { current: string; previous: string; until
   test: { current: 'test_webhook_signing_secret_sealed', previous: 'previous_test_webhook_secret_sealed', until: 'previous_test_webhook_secret_until' },
 };
 
-const OIDC_CLIENT_COLUMNS = 'client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, created_at';
+const OIDC_CLIENT_COLUMNS = 'client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, require_pkce, created_at';
 interface OidcClientRow {
   client_id: string;
   project_id: string;
@@ -281,6 +288,7 @@ interface OidcClientRow {
   redirect_uris: string[];
   scopes: OidcScope[];
   active: boolean;
+  require_pkce: boolean;
   created_at: SqlDate;
 }
 const oidcClientOf = (row: OidcClientRow): OidcClientRecord => ({
@@ -292,6 +300,7 @@ const oidcClientOf = (row: OidcClientRow): OidcClientRecord => ({
   redirectUris: row.redirect_uris,
   scopes: row.scopes,
   active: row.active,
+  requirePkce: row.require_pkce,
   createdAt: sqlDate(row.created_at),
 });
 
@@ -536,9 +545,9 @@ export class PgTenancyStore implements TenancyStore {
   async addOidcClient(client: OidcClientRecord) {
     const rows = await this.query(
       'oidc_client_add',
-      `insert into oidc_client (client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, created_at)
-       select $1, $2::text, $3::int, $4, $5, $6::text[], $7::text[], $8::boolean, $9::timestamptz where exists (select 1 from project where id = $2::text) returning client_id`,
-      [client.clientId, client.projectId, client.organizationId, client.name, client.clientSecretDigest, client.redirectUris, client.scopes, client.active, client.createdAt],
+      `insert into oidc_client (client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, require_pkce, created_at)
+       select $1, $2::text, $3::int, $4, $5, $6::text[], $7::text[], $8::boolean, $9::boolean, $10::timestamptz where exists (select 1 from project where id = $2::text) returning client_id`,
+      [client.clientId, client.projectId, client.organizationId, client.name, client.clientSecretDigest, client.redirectUris, client.scopes, client.active, client.requirePkce, client.createdAt],
     );
     return rows.length > 0;
   }
@@ -555,12 +564,12 @@ export class PgTenancyStore implements TenancyStore {
     return client;
   }
 
-  async changeOidcClient(projectId: string, clientId: string, changes: { active?: boolean; clientSecretDigest?: string }, announce: Announcement) {
+  async changeOidcClient(projectId: string, clientId: string, changes: OidcClientChanges, announce: Announcement) {
     const [row] = await this.announcing<OidcClientRow>(
       'oidc_client_change',
-      `update oidc_client set active = coalesce($3, active), client_secret_digest = coalesce($4, client_secret_digest)
+      `update oidc_client set active = coalesce($3, active), client_secret_digest = coalesce($4, client_secret_digest), require_pkce = coalesce($5, require_pkce)
        where client_id = $1 and project_id = $2 returning ${OIDC_CLIENT_COLUMNS}`,
-      [clientId, projectId, changes.active ?? null, changes.clientSecretDigest ?? null],
+      [clientId, projectId, changes.active ?? null, changes.clientSecretDigest ?? null, changes.requirePkce ?? null],
       announce,
     );
     return row ? oidcClientOf(row) : null;

@@ -109,6 +109,7 @@ export const oidcClientWire = z.object({
   scopes: z.array(z.string()),
   organizationId: z.number().int().nullable().describe('organization whose roster members sign in with it'),
   active: z.boolean(),
+  requirePkce: z.boolean().describe('authorize requires PKCE (S256); false only for a confidential legacy client'),
   createdAt: z.string(),
 });
 export type OidcClientView = z.output<typeof oidcClientWire>;
@@ -121,6 +122,7 @@ export const oidcClientView = (client: OidcClientRecord): OidcClientView => ({
   scopes: [...client.scopes],
   organizationId: client.organizationId,
   active: client.active,
+  requirePkce: client.requirePkce,
   createdAt: client.createdAt.toISOString(),
 });
 
@@ -138,6 +140,8 @@ export interface RegisteredClient {
   redirectUris: string[];
   scopes: OidcScope[];
   active: boolean;
+  /** Authorize refuses a request without a PKCE S256 challenge (the default; RFC 9700 2.1.1). */
+  requirePkce: boolean;
 }
 
 /** An organization's roster app without its secret. */

@@ -21,6 +21,7 @@ import { Migration20261129050000_license_state } from './Migration20261129050000
 import { Migration20261129160000_refresh_in_place } from './Migration20261129160000_refresh_in_place.js';
 import { Migration20261202110000_face_register_mode } from './Migration20261202110000_face_register_mode.js';
 import { Migration20261202120000_test_webhooks } from './Migration20261202120000_test_webhooks.js';
+import { Migration20261202130000_login_hardening } from './Migration20261202130000_login_hardening.js';
 import { Migration20261202150000_sandbox_quota } from './Migration20261202150000_sandbox_quota.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
@@ -47,5 +48,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129160000_refresh_in_place', class: Migration20261129160000_refresh_in_place },
   { name: 'Migration20261202110000_face_register_mode', class: Migration20261202110000_face_register_mode },
   { name: 'Migration20261202120000_test_webhooks', class: Migration20261202120000_test_webhooks },
+  { name: 'Migration20261202130000_login_hardening', class: Migration20261202130000_login_hardening },
   { name: 'Migration20261202150000_sandbox_quota', class: Migration20261202150000_sandbox_quota },
 ];
