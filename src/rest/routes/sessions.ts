@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
@@ -256,9 +255,11 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   });
   router.use(async (req, res, next) => {
     await core.hostedRateLimits.perAddress.consume(req.socket.remoteAddress ?? 'unknown');
-    const token = sessionToken(req);
-    res.locals.hostedSession = await core.sessions.authenticate(token);
-    await core.hostedRateLimits.perSession.consume(createHash('sha256').update(token!).digest('hex'));
+    const session = await core.sessions.authenticate(sessionToken(req));
+    res.locals.hostedSession = session;
+    // Counted per session, not per token: each continue-on-phone link claimed is another token
+    // of the same session, and must not be another allowance.
+    await core.hostedRateLimits.perSession.consume(session.id);
     next();
   });
   router.get('/session', async (_req, res) => {
