@@ -102,7 +102,8 @@ describe("the hosted page's per-session limit", () => {
     try {
       const workflow = await limited.core.tenancy.createWorkflow({ projectId: limited.demo.project_id, name: 'location', features: ['location'] });
       const session = (await limited.http.post('/api/v2/session').set('X-API-Key', limited.demo.api_key).send({ workflow_id: workflow.id })).body.data as { session_token: string };
-      const call = (token: string, path: string, method: 'get' | 'post' = 'get') => (method === 'get' ? limited.http.get(`/api/hosted${path}`) : limited.http.post(`/api/hosted${path}`).send({})).set('X-Session-Token', token);
+      const call = (token: string, path: string, method: 'get' | 'post' = 'get') =>
+        (method === 'get' ? limited.http.get(`/api/hosted${path}`) : limited.http.post(`/api/hosted${path}`).send({})).set('X-Session-Token', token);
       // Two phones (two calls of the session); claiming counts against the address only.
       const phones: string[] = [];
       for (let i = 0; i < 2; i++) {

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
@@ -19,6 +19,7 @@ import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody } from '../input.js';
 import { EXAMPLE_JPEG, testOutcomeHeader, type ApiDocs } from '../openapi.js';
+import { caseSensitiveRouter } from '../router.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
 
@@ -88,7 +89,7 @@ const stepBody = z.xor([documentedStep('document'), documentedStep('selfie'), do
 
 /** `/api/v2/session`: the integrator's side of hosted verification. */
 export function sessionsRouter(core: Core, docs: ApiDocs) {
-  const router = Router();
+  const router = caseSensitiveRouter();
   const caller = (res: { locals: Record<string, unknown> }) => res.locals.apiKey as ApiKeyCaller;
   const id = (req: Request) => String(req.params.id);
 
@@ -243,7 +244,7 @@ function hostedSession(res: Response): SessionRecord {
  * (never the API key, which must not reach a browser).
  */
 export function hostedSessionRouter(core: Core, docs: ApiDocs) {
-  const router = Router();
+  const router = caseSensitiveRouter();
   // Every hosted call counts against its address and its session before any body is read (the
   // page needs a few dozen calls; a script with a leaked token gets 429), and is authenticated
   // first: a stranger's upload is refused unread.

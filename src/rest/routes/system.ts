@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Router } from 'express';
 import { Gauge } from 'prom-client';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
 import type { HttpMetrics } from '../observability.js';
 import type { ApiDocs } from '../openapi.js';
+import { caseSensitiveRouter } from '../router.js';
 
 export interface ReadinessProbe {
   /** Extra parts that must be ready (models arrive with the face engine); name -> ready. */
@@ -22,7 +22,7 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 
 /** Liveness, readiness, metrics and the OpenAPI document: top-level JSON; metrics behind an optional bearer token. */
 export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, serverUrl: string, probe: ReadinessProbe = {}, metricsToken?: string) {
-  const router = Router();
+  const router = caseSensitiveRouter();
 
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
