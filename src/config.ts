@@ -53,8 +53,12 @@ export interface Config {
    * default 300); the JWKS max-age is never longer, so relying parties hold a key before it signs.
    */
   keyActivationSeconds: number;
-  /** When set, `/metrics` answers only `Authorization: Bearer <this>` (`VERITY_METRICS_TOKEN`). */
+  /** `/metrics` answers only `Authorization: Bearer <this>` (`VERITY_METRICS_TOKEN`). */
   metricsToken?: string;
+  /** Without a token, `/metrics` is closed unless this is set (`VERITY_METRICS_PUBLIC`): it holds balances and traffic. */
+  metricsPublic: boolean;
+  /** Project ids as label values of the per-project gauges (`VERITY_METRICS_PROJECT_LABELS`); else one series for all projects. */
+  metricsProjectLabels: boolean;
   /**
    * Where spans go (OTLP/HTTP): `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`
    * + `/v1/traces`. Unset (or `OTEL_SDK_DISABLED=true`): no tracing SDK is loaded.
@@ -149,6 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtpUrl: env.VERITY_SMTP_URL || undefined,
     mailFrom: env.VERITY_MAIL_FROM || undefined,
     metricsToken: env.VERITY_METRICS_TOKEN || undefined,
+    metricsPublic: flag(env.VERITY_METRICS_PUBLIC, false),
+    metricsProjectLabels: flag(env.VERITY_METRICS_PROJECT_LABELS, false),
     keyActivationSeconds: integer('VERITY_KEY_ACTIVATION_SECONDS', env.VERITY_KEY_ACTIVATION_SECONDS, 300),
     otlpTracesUrl: otlpTracesUrl(env),
     otelServiceName: env.OTEL_SERVICE_NAME || 'verity',

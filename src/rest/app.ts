@@ -15,7 +15,7 @@ import { ignoreWildcardIfNoneMatch, pagePolicyAsHeadIsWritten, securityHeaders }
 import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { caseSensitiveRouter } from './router.js';
-import { systemRouter, type ReadinessProbe } from './routes/system.js';
+import { systemRouter, type MetricsAccess, type ReadinessProbe } from './routes/system.js';
 import { homeRouter } from '../web/home.js';
 import { assetsRouter } from '../web/assets.js';
 import { activationRouter } from '../web/activation-pages.js';
@@ -30,8 +30,8 @@ export interface HttpAppOptions {
   probe?: ReadinessProbe;
   /** Mounted after the REST routes and before the 404: GraphQL, tRPC, pages. */
   mounts?: { path: string; handlers: RequestHandler[] }[];
-  /** `/metrics` needs this bearer token when set. */
-  metricsToken?: string;
+  /** Who may read `/metrics` (default: nobody). */
+  metricsAccess?: MetricsAccess;
 }
 
 export interface HttpApp {
@@ -88,7 +88,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(ignoreWildcardIfNoneMatch);
 
   // Built in this order (the OpenAPI document lists their routes so), mounted in the order below.
-  const system = systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsToken);
+  const system = systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsAccess);
   const legacySso = legacySsoRouter(docs);
   const oidc = oidcRouter(core, docs);
   const activation = activationRouter(core, docs);
