@@ -3,6 +3,7 @@ import path from 'node:path';
 import { GESTURES, type Gesture } from './core/faces/burst.js';
 import { DEFAULT_SANDBOX_DAILY_CHECKS } from './core/sandbox.js';
 import { Sealer } from './core/secrets.js';
+import type { TraceSampling } from './core/tracing.js';
 
 // Every environment variable the service reads, in one place (the README's configuration table
 // mirrors this file).
@@ -66,6 +67,8 @@ export interface Config {
   otlpTracesUrl?: string;
   /** `service.name` of the spans (`OTEL_SERVICE_NAME`, default verity). */
   otelServiceName: string;
+  /** Which requests are traced: our own ratio; a caller's `traceparent` flag only when trusted. */
+  traceSampling: TraceSampling;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -104,6 +107,33 @@ function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
   }
   if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error(`${name} must be an http:// or https:// URL (OTLP over HTTP)`);
   return parsed.href;
+}
+
+/** The samplers of OTEL_TRACES_SAMPLER we take, and the ratio each means (the `traceidratio` ones read OTEL_TRACES_SAMPLER_ARG). */
+const SAMPLERS: Record<string, number | 'arg'> = {
+  always_on: 1,
+  always_off: 0,
+  traceidratio: 'arg',
+  parentbased_always_on: 1,
+  parentbased_always_off: 0,
+  parentbased_traceidratio: 'arg',
+};
+
+/**
+ * Our sampling from the standard variables plus VERITY_TRACE_TRUST_PARENT. A `parentbased_` sampler
+ * means the same as its root: spans under our own spans always follow them, and a caller's
+ * `traceparent` flag is followed only when VERITY_TRACE_TRUST_PARENT is set.
+ */
+function traceSampling(env: NodeJS.ProcessEnv): TraceSampling {
+  const name = (env.OTEL_TRACES_SAMPLER || 'parentbased_always_on').trim().toLowerCase();
+  const ratio = Object.hasOwn(SAMPLERS, name) ? SAMPLERS[name] : undefined;
+  if (ratio === undefined) throw new Error(`OTEL_TRACES_SAMPLER: "${name}" is not supported (supported: ${Object.keys(SAMPLERS).join(', ')})`);
+  const trustParent = flag(env.VERITY_TRACE_TRUST_PARENT, false);
+  if (ratio !== 'arg') return { ratio, trustParent };
+  const arg = env.OTEL_TRACES_SAMPLER_ARG;
+  const parsed = arg === undefined || arg.trim() === '' ? 1 : Number(arg);
+  if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1) throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${arg}"`);
+  return { ratio: parsed, trustParent };
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -158,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     keyActivationSeconds: integer('VERITY_KEY_ACTIVATION_SECONDS', env.VERITY_KEY_ACTIVATION_SECONDS, 300),
     otlpTracesUrl: otlpTracesUrl(env),
     otelServiceName: env.OTEL_SERVICE_NAME || 'verity',
+    traceSampling: traceSampling(env),
   };
   return { ...config, ...overrides };
 }

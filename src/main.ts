@@ -72,7 +72,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
   try {
     if (config.otlpTracesUrl) {
       // Shut down after everything else has closed: the last spans are flushed then.
-      const tracing = await startTracing({ tracesUrl: config.otlpTracesUrl, serviceName: config.otelServiceName });
+      const tracing = await startTracing({ tracesUrl: config.otlpTracesUrl, serviceName: config.otelServiceName, sampling: config.traceSampling });
       closers.push(() => tracing.shutdown());
     }
     const orm = await connectOrm(store);
