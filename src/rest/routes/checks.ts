@@ -18,7 +18,17 @@ import { caseSensitiveRouter } from '../router.js';
 
 /** What any route behind the API key can answer. */
 const API_KEY_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
-const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'invalid_api_key', 'insufficient_balance', 'idempotency_key_reused', 'idempotency_in_progress', 'rate_limited', 'invalid_token', 'account_not_found'];
+const COMMON_ERRORS: ErrorCode[] = [
+  'validation_error',
+  'payload_too_large',
+  'invalid_api_key',
+  'insufficient_balance',
+  'idempotency_key_reused',
+  'idempotency_in_progress',
+  'rate_limited',
+  'invalid_token',
+  'account_not_found',
+];
 
 /** The standalone checks: thin routes over `core.pipeline`. */
 export function checksRouter(core: Core, docs: ApiDocs) {
