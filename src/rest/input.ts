@@ -32,21 +32,20 @@ export const CHECK_UPLOAD: UploadRules = { maxBytes: CHECK_BODY_LIMIT, maxFiles:
 
 const bodyTooLarge = (maxBytes: number) => new DomainError('payload_too_large', `the request body is over ${maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MB` : `${Math.round(maxBytes / 1024)} KB`}`);
 
-/** How long the rest of a refused body is discarded after the answer before the connection is cut. */
+/** How long a refused body's connection stays open after the answer, for the client to read it. */
 const LINGER_MS = 1000;
 
 /**
- * After a refusal mid-upload: nothing more is parsed or kept. What the client still sends is
- * discarded, not buffered; a moment after the answer, a body still coming has its connection cut
- * rather than read to its end. Not at once: a connection closed while the client still writes
- * to it is reset, and the reset can destroy the answer before the client reads it (why servers
- * linger before closing).
+ * After a refusal mid-upload: nothing more is read (the client's sending stalls on TCP's flow
+ * control), and a moment after the answer a body still coming has its connection cut. Not at
+ * once: a connection closed while the client still writes to it is reset, and the reset can
+ * destroy the answer before the client reads it (why servers linger before closing).
  */
 function stopReading(req: Request, res: Response, parser?: busboy.Busboy): void {
   // The parser is left as it is, unfed, for the collector: destroying it throws into its current
   // file stream (and from inside its own `limit` event it touches that stream afterwards).
   if (parser) req.unpipe(parser);
-  req.resume();
+  req.pause();
   res.once('finish', () => {
     if (req.complete) return;
     setTimeout(() => {
