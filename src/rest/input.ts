@@ -32,26 +32,30 @@ export const CHECK_UPLOAD: UploadRules = { maxBytes: CHECK_BODY_LIMIT, maxFiles:
 
 const bodyTooLarge = (maxBytes: number) => new DomainError('payload_too_large', `the request body is over ${maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MB` : `${Math.round(maxBytes / 1024)} KB`}`);
 
-/** How long a refused body's connection stays open after the answer, for the client to read it. */
+/** How long a refused body's connection stays half-open after the answer, for the client to read it. */
 const LINGER_MS = 1000;
 
 /**
  * After a refusal mid-upload: nothing more is read (the client's sending stalls on TCP's flow
- * control), and a moment after the answer a body still coming has its connection cut. Not at
- * once: a connection closed while the client still writes to it is reset, and the reset can
- * destroy the answer before the client reads it (why servers linger before closing).
+ * control), the answer says `Connection: close` (no client sends its next request behind a body
+ * we will not read), and the connection closes in two stages: our side right after the answer,
+ * fully LINGER_MS later. Node would close it fully at once, and a connection closed while the
+ * client still writes to it is reset, which can destroy the answer before the client reads it
+ * (RFC 9112 9.6, servers' "lingering close").
  */
 function stopReading(req: Request, res: Response, parser?: busboy.Busboy): void {
   // The parser is left as it is, unfed, for the collector: destroying it throws into its current
   // file stream (and from inside its own `limit` event it touches that stream afterwards).
   if (parser) req.unpipe(parser);
   req.pause();
-  res.once('finish', () => {
-    if (req.complete) return;
-    setTimeout(() => {
-      if (!req.complete) req.socket?.destroy();
-    }, LINGER_MS).unref();
-  });
+  if (res.headersSent) return;
+  res.setHeader('Connection', 'close');
+  // What Node calls once a `Connection: close` answer is written, for this connection only.
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
 }
 
 /** A declared Content-Length over `maxBytes`: refused before a byte is read. */
