@@ -172,12 +172,14 @@ const chosenStatus = {
 /**
  * Codes the spec uses in prose (`validation_error`, `unprocessable`, `missing_identifier`,
  * `internal_error`) or implies by status (402 for an exhausted wallet, 413 for a large body,
- * 503 while the store is down) without a catalog row.
+ * 415 for a body in a media type the route does not read, 503 while the store is down) without
+ * a catalog row.
  */
 const implied = {
   validation_error: { status: 400, message: 'request body or parameters are invalid' },
   missing_identifier: { status: 400, message: 'provide svc_id or email' },
   payload_too_large: { status: 413, message: 'request body is too large' },
+  unsupported_media_type: { status: 415, message: 'the body is not in a media type this route reads; send application/json' },
   method_not_allowed: { status: 405, message: 'this path does not take that method; see the Allow header' },
   unprocessable: { status: 422, message: 'input could not be processed' },
   insufficient_balance: { status: 402, message: 'wallet balance exhausted' },

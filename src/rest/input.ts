@@ -1,6 +1,8 @@
 import busboy from 'busboy';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
 import { DomainError } from '../core/errors.js';
+import { refuseUnknownFields } from '../core/validation.js';
 import { MAX_IMAGE_BYTES } from '../ml/image.js';
 
 // Check bodies arrive as JSON (images as base64 or data-URL strings) or as multipart/form-data
@@ -330,8 +332,8 @@ export function checkBody(kinds: FieldKinds, rulesOf: (req: Request, res: Respon
       }, next);
       return;
     }
-    if (type && !type.includes('json')) {
-      next(new DomainError('validation_error', 'send application/json or multipart/form-data'));
+    if (carriesBody(req) && !isJson(req)) {
+      next(unsupportedMediaType(req, res, ['application/json', 'multipart/form-data'], 'application/json (images as base64 or data-URL strings) or multipart/form-data (images as files)'));
       return;
     }
     if (declaredTooLarge(req, rules.maxBytes)) {
@@ -356,4 +358,44 @@ async function decodedJson(body: unknown, kinds: FieldKinds, rules: UploadRules)
   const fields = jsonFields(body);
   await rules.beforeImages?.(fields);
   return fromJson(fields, kinds);
+}
+
+/** The media types the JSON parsers read (`jsonBody`, the check bodies). */
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+const isJson = (req: Request) => req.is(JSON_TYPES) !== false;
+
+/** Whether the request has body bytes: a Content-Length above 0, or a chunked body (RFC 9112 6.3). */
+function carriesBody(req: Request): boolean {
+  return req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
+}
+
+/**
+ * 415 `unsupported_media_type` saying what to send, with `Accept-Post` (or `Accept-Patch`) listing
+ * the media types the route reads (RFC 9110 15.5.16). A form-encoded or text body on a JSON route
+ * would otherwise be read as no body at all, and answered "workflow_id: required".
+ */
+function unsupportedMediaType(req: Request, res: Response, accepted: string[], what: string): DomainError {
+  res.setHeader(req.method === 'PATCH' ? 'Accept-Patch' : 'Accept-Post', accepted.join(', '));
+  const sent = req.get('content-type');
+  const read = sent ? `the body is ${sent.split(';')[0]!.trim()}, which this route does not read` : 'the body has no Content-Type';
+  return new DomainError('unsupported_media_type', `${read}: send ${what}`);
+}
+
+/** A JSON route's guard: a body, when there is one, is JSON (415 otherwise). */
+export function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
+  next(carriesBody(req) && !isJson(req) ? unsupportedMediaType(req, res, ['application/json'], 'Content-Type: application/json') : undefined);
+}
+
+/**
+ * Refuses a body with fields the route's schema does not declare (400, each named, with the
+ * field it most likely meant), before the route runs. The body is `req.body` unless `bodyOf`
+ * says where the route keeps it (the check bodies: `res.locals.input`).
+ */
+export function refuseUndeclaredFields(schema: z.ZodType, options: { code?: 'validation_error' | 'invalid_request'; bodyOf?: (req: Request, res: Response) => unknown } = {}): RequestHandler {
+  const bodyOf = options.bodyOf ?? ((req: Request) => req.body);
+  return (req, res, next) => {
+    refuseUnknownFields(schema, bodyOf(req, res) ?? {}, options.code);
+    next();
+  };
 }
