@@ -7,7 +7,7 @@ import { fetchChecker, responseChecker } from './helpers/contract.js';
 // The response check every HTTP test runs (helpers/service.ts): drift between an answer and its
 // documented schema fails the test that saw it.
 const docs = new ApiDocs();
-docs.add({ method: 'get', path: '/api/v2/thing/{id}', summary: 'a thing', tag: 't', security: 'apiKey', response: z.object({ id: z.string() }), errors: ['not_found'] });
+docs.add({ method: 'get', path: '/api/v2/thing/{id}', summary: 'a thing', description: 'a thing to test with', tag: 'system', security: 'apiKey', response: z.object({ id: z.string() }), errors: ['not_found'] });
 const check = responseChecker(docs.document('http://test'));
 const answer = (status: number, body: unknown) => ({ status, body, headers: { 'content-type': 'application/json' } }) as unknown as Response;
 
@@ -40,8 +40,8 @@ describe('the response check of a fetch answer', () => {
 
   it('passes what is not JSON, and a forced test outcome as any catalog error', async () => {
     await expect(checkFetch('GET', 'http://127.0.0.1:9/api/v2/thing/1', fetched(200, 'plain', 'text/plain'))).resolves.toBeUndefined();
-    const forced = fetched(429, { success: false, data: null, error: { code: 'rate_limited', message: 'forced' } });
+    const forced = fetched(402, { success: false, data: null, error: { code: 'insufficient_balance', message: 'forced' } });
     await expect(checkFetch('GET', 'http://127.0.0.1:9/api/v2/thing/1', forced.clone())).rejects.toThrow(/status not documented/);
-    await expect(checkFetch('GET', 'http://127.0.0.1:9/api/v2/thing/1', forced, { 'Verity-Test-Outcome': 'rate_limited' })).resolves.toBeUndefined();
+    await expect(checkFetch('GET', 'http://127.0.0.1:9/api/v2/thing/1', forced, { 'Verity-Test-Outcome': 'insufficient_balance' })).resolves.toBeUndefined();
   });
 });

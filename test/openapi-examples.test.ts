@@ -5,14 +5,16 @@ import { ApiDocs, type RouteDoc } from '../src/rest/openapi.js';
 import { addFormats, inlineRefs } from './helpers/contract.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-// Every example in the served OpenAPI document (request bodies, success responses) must validate
-// against the schema next to it, so the reference never shows an integrator a body the service
-// would refuse or never send.
+// Every example in the served OpenAPI document (request bodies, success responses, each error
+// code's answer) must validate against the schema next to it, so the reference never shows an
+// integrator a body the service would refuse or never send.
 
 type Schema = Record<string, unknown>;
 interface Media {
   schema?: Schema;
   example?: unknown;
+  /** Named examples (the error answers: one per code). */
+  examples?: Record<string, { value: unknown }>;
 }
 interface Operation {
   requestBody?: { content: Record<string, Media> };
@@ -33,9 +35,11 @@ function checkExamples(served: unknown): { where: string; problems: string }[] {
   addFormats(ajv);
   const results: { where: string; problems: string }[] = [];
   const check = (where: string, media: Media) => {
-    if (media.example === undefined || !media.schema) return;
+    if (!media.schema) return;
+    const shown = [...(media.example === undefined ? [] : [{ where, value: media.example }]), ...Object.entries(media.examples ?? {}).map(([name, example]) => ({ where: `${where} ${name}`, value: example.value }))];
+    if (shown.length === 0) return;
     const validate = ajv.compile(inlineRefs(media.schema, document.components.schemas) as Schema);
-    results.push({ where, problems: validate(media.example) ? '' : ajv.errorsText(validate.errors, { separator: '; ' }) });
+    for (const example of shown) results.push({ where: example.where, problems: validate(example.value) ? '' : ajv.errorsText(validate.errors, { separator: '; ' }) });
   };
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -78,7 +82,7 @@ function missingExamples(served: unknown): string[] {
 /** A document of one route, `POST /api/v2/thing`, for the checks' own tests. */
 function thing(route: Partial<RouteDoc>): unknown {
   const docs = new ApiDocs();
-  docs.add({ method: 'post', path: '/api/v2/thing', summary: 'a thing', tag: 't', security: 'apiKey', response: z.object({ id: z.string() }), ...route });
+  docs.add({ method: 'post', path: '/api/v2/thing', summary: 'a thing', description: 'a thing to test with', tag: 'system', security: 'apiKey', response: z.object({ id: z.string() }), ...route });
   return docs.document('http://test');
 }
 
@@ -98,9 +102,24 @@ describe('examples in the OpenAPI document', () => {
     expect(missingExamples(served)).toEqual([]);
   });
 
+  it('checks the named examples of an answer too (one per error code)', () => {
+    const served = thing({ examples: { response: { id: '1' } } }) as Document;
+    const unauthorized = served.paths['/api/v2/thing']!.post!.responses['401']!.content!['application/json']!;
+    expect(Object.keys(unauthorized.examples ?? {})).toEqual(['invalid_api_key']);
+    expect(checkExamples(served).filter((result) => result.problems)).toEqual([]);
+    unauthorized.examples!.invalid_api_key!.value = { success: false };
+    expect(
+      checkExamples(served)
+        .filter((result) => result.problems)
+        .map((result) => result.where),
+    ).toEqual(['POST /api/v2/thing 401 application/json invalid_api_key']);
+  });
+
   it('catches an example its schema refuses', () => {
     const served = thing({ body: z.object({ name: z.string() }), examples: { request: { name: 1 }, response: { id: '1', extra: true } } });
-    const problems = checkExamples(served).map((result) => `${result.where}: ${result.problems}`);
+    const problems = checkExamples(served)
+      .filter((result) => result.problems)
+      .map((result) => `${result.where}: ${result.problems}`);
     expect(problems).toEqual([expect.stringMatching(/request application\/json: .*must be string/), expect.stringMatching(/200 application\/json: .*additional properties/)]);
   });
 

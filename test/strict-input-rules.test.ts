@@ -25,9 +25,17 @@ describe('unknownFields', () => {
   it('takes any key where the schema does (records, loose objects, unknown), and reads through wrappers and refinements', () => {
     expect(unknownFields(session, { workflow_id: 'wf', metadata: { anything: { goes: 1 } } })).toEqual([]);
     expect(unknownFields(z.looseObject({ a: z.string() }), { a: 'x', b: 1 })).toEqual([]);
-    const refined = session.superRefine(() => undefined).optional().default({ workflow_id: 'x' });
+    const refined = session
+      .superRefine(() => undefined)
+      .optional()
+      .default({ workflow_id: 'x' });
     expect(unknownFields(refined, { workflow_id: 'wf', redirect_uri: 'https://x' }).map((field) => field.path)).toEqual(['redirect_uri']);
-    expect(unknownFields(z.preprocess((value) => value, session), { workflow: 'wf' }).map((field) => field.suggestion)).toEqual(['workflow_id']);
+    expect(
+      unknownFields(
+        z.preprocess((value) => value, session),
+        { workflow: 'wf' },
+      ).map((field) => field.suggestion),
+    ).toEqual(['workflow_id']);
   });
 
   it('knows the fields of every alternative of a union, and leaves what is not an object alone', () => {

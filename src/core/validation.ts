@@ -128,7 +128,8 @@ export function unknownFields(schema: z.ZodType, input: unknown): UnknownField[]
     const { schema: at, value, path } = pending.pop()!;
     const shapes = shapesOf(at);
     if (Array.isArray(value)) {
-      for (const element of shapes.elements.slice(0, 1)) value.forEach((item, i) => pending.push({ schema: element, value: item, path: [...path, i] }));
+      const element = shapes.elements[0];
+      if (element) for (const [i, item] of value.entries()) pending.push({ schema: element, value: item, path: [...path, i] });
       continue;
     }
     if (!isPlainObject(value) || shapes.objects.length === 0 || shapes.objects.some((shape) => shape.open)) continue;
@@ -174,8 +175,7 @@ export function closestField(name: string, known: readonly string[]): string | u
   const same = known.find((field) => canonicalSpelling(field) === wanted);
   if (same) return same;
   // Not for short words: `id` is a word of too many names to mean any one of them.
-  const wordMore =
-    wanted.length >= 3 ? known.find((field) => field.startsWith(`${wanted}_`) || field.endsWith(`_${wanted}`) || wanted.startsWith(`${field}_`) || wanted.endsWith(`_${field}`)) : undefined;
+  const wordMore = wanted.length >= 3 ? known.find((field) => field.startsWith(`${wanted}_`) || field.endsWith(`_${wanted}`) || wanted.startsWith(`${field}_`) || wanted.endsWith(`_${field}`)) : undefined;
   if (wordMore) return wordMore;
   const allowed = wanted.length <= 4 ? 1 : 2;
   let best: { field: string; distance: number } | undefined;

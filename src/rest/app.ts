@@ -13,6 +13,7 @@ import { jsonBody } from './input.js';
 import { accessLog, createMetrics, labelRoute, recordMatchedRoutes, requestId, traceRequests, type HttpMetrics } from './observability.js';
 import { ignoreWildcardIfNoneMatch, pagePolicyAsHeadIsWritten, securityHeaders } from './security-headers.js';
 import { ApiDocs } from './openapi.js';
+import { readGuides } from './reference-guides.js';
 import { legacySsoRouter } from './routes/legacy.js';
 import { caseSensitiveRouter } from './router.js';
 import { systemRouter, type MetricsAccess, type ReadinessProbe } from './routes/system.js';
@@ -67,7 +68,7 @@ function methodsAt(stack: RouterLayer[], path: string, found = new Set<string>()
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { core, logger } = options;
   const metrics = createMetrics(core.metrics.registry);
-  const docs = new ApiDocs();
+  const docs = new ApiDocs(readGuides);
   const app = express();
   app.disable('x-powered-by');
   // One spelling per path: `/API/v2/...` is a 404, not the route without the middlewares that

@@ -7,7 +7,7 @@ import { DomainError } from '../core/errors.js';
 import { invitationForAnotherEmail, invitedEmailMatches } from '../core/roster/service.js';
 import type { Core } from '../core/index.js';
 import { z } from 'zod';
-import { decodeImageString, jsonBody } from '../rest/input.js';
+import { decodeImageString, jsonBody, requireJsonBody } from '../rest/input.js';
 import type { ApiDocs } from '../rest/openapi.js';
 import { memberAnswerWire } from '../core/roster/views.js';
 import { sendData } from '../rest/envelope.js';
@@ -155,7 +155,7 @@ export function activationRouter(core: Core, docs: ApiDocs) {
     }
   });
 
-  router.post('/activate/:token/selfie', ...json, async (req, res) => {
+  router.post('/activate/:token/selfie', requireJsonBody, ...json, async (req, res) => {
     const session = await core.oidc.session(sessionCookie(req));
     if (!session) throw new DomainError('requires_login', 'sign in first');
     const selfie = req.body?.selfie;
@@ -166,8 +166,10 @@ export function activationRouter(core: Core, docs: ApiDocs) {
   docs.add({
     method: 'post',
     path: '/activate/{token}/selfie',
-    summary: "Activation page: the signed-in person's selfie (session cookie); live and matching their account's face, they become an active member",
-    tag: 'roster',
+    summary: 'Activation page: the selfie that activates a member',
+    description:
+      "The roster activation page's one JSON call: the signed-in person's selfie (their browser session's cookie). When it is live and matches their account's face (or becomes the account's face on first use), they become an active member of the organization that invited them. Not called by your server: send invited people the activation link.",
+    tag: 'pages',
     security: 'none',
     body: z.object({ selfie: z.string().describe('a data URL or base64 JPEG from the camera') }),
     response: memberAnswerWire,

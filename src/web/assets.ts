@@ -10,7 +10,7 @@ import { caseSensitiveRouter } from '../rest/router.js';
 // names listed in its manifest; the pages' HTML lives in web/templates. Both are read once.
 
 /** The repository root: the nearest folder above this file with a package.json (from src/ or dist/src/). */
-function packageRoot(): string {
+export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir);

@@ -137,6 +137,56 @@ const tokenLookup = z.object({
   ...clientCredentials,
 });
 
+/** The authorization request's parameters (OIDC Core 3.1.2.1), for the document: core/oidc/authorization checks them one rule at a time. */
+const authorizeQuery = z.object({
+  client_id: z
+    .string()
+    .describe("your OIDC client's id")
+    .meta({ examples: ['vc_5f2b9c0d1e3a4b6c7d8e9f01'] }),
+  redirect_uri: z
+    .string()
+    .describe('one of the redirect URIs registered for the client, exactly')
+    .meta({ examples: ['https://staff.example/callback'] }),
+  response_type: z.literal('code'),
+  scope: z
+    .string()
+    .describe('space-separated; must include openid: openid, profile, verifications, doctor_license, zkp, mcp')
+    .meta({ examples: ['openid profile verifications'] }),
+  state: z
+    .string()
+    .describe('your CSRF value, echoed unchanged on the redirect: compare it before using the code')
+    .meta({ examples: ['af0ifjsldkj'] }),
+  nonce: z
+    .string()
+    .max(512)
+    .optional()
+    .describe('echoed in the id token: compare it')
+    .meta({ examples: ['n-0S6_WzA2Mj'] }),
+  code_challenge: z
+    .string()
+    .describe('PKCE: BASE64URL(SHA-256(code_verifier)); required unless the client is registered without PKCE')
+    .meta({ examples: ['E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'] }),
+  code_challenge_method: z.literal('S256'),
+  prompt: z.string().optional().describe('none, login or consent'),
+  max_age: z.string().optional().describe('seconds: ask the person to sign in again when their sign-in is older'),
+  ui_locales: z.string().optional().describe('space-separated languages for the pages (en, es, fr, de)'),
+});
+
+/** RP-initiated logout's parameters (OIDC RP-Initiated Logout 1.0, section 2). */
+const logoutQuery = z.object({
+  id_token_hint: z.string().describe('an id token issued to your client for the person (an expired one is accepted)'),
+  post_logout_redirect_uri: z
+    .string()
+    .optional()
+    .describe('one of your registered redirect URIs, exactly')
+    .meta({ examples: ['https://staff.example/signed-out'] }),
+  state: z
+    .string()
+    .optional()
+    .describe('echoed on the redirect')
+    .meta({ examples: ['xyz-7781'] }),
+});
+
 /** The discovery document of the issuer the examples use. */
 const DISCOVERY_EXAMPLE = discoveryDocument('https://verity.example');
 
@@ -403,7 +453,9 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     {
       method: 'get',
       path: '/.well-known/openid-configuration',
-      summary: 'OpenID Connect discovery (also at /api/.well-known/openid-configuration)',
+      summary: 'OpenID Connect discovery',
+      description:
+        "The provider's metadata: issuer, the endpoints (authorization, token, userinfo, JWKS, end session, revocation, introspection), and what they support (scopes, `code` response type, PKCE `S256`, RS256 id tokens, client authentication by `client_secret_post` or `client_secret_basic`). Point your relying-party library at it and it configures itself. The same document is at `/api/.well-known/openid-configuration`.",
       tag: 'login',
       security: 'none',
       bare: true,
@@ -414,7 +466,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       method: 'get',
       path: '/api/.well-known/openid-configuration',
       operationId: 'getApiWellKnownOpenidConfiguration',
-      summary: 'OpenID Connect discovery under /api (the same document)',
+      summary: 'OpenID Connect discovery (under /api)',
+      description: 'The same discovery document as `/.well-known/openid-configuration`, for clients configured with the `/api` prefix.',
       tag: 'login',
       security: 'none',
       bare: true,
@@ -424,7 +477,9 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     {
       method: 'get',
       path: '/api/auth/oidc/jwks.json',
-      summary: 'Public RS256 keys for id_token validation',
+      summary: 'Signing keys (JWKS)',
+      description:
+        "The public RSA keys that sign id tokens (RS256). Validate an id token's signature with the key whose `kid` matches its header, then its `iss`, `aud` (your client id), `exp` and `nonce`. Keys rotate: a new key is published before it signs, and a retired one stays listed until the tokens it signed have expired. Cache the set as `Cache-Control` says, and fetch it again when a token names an unknown `kid`.",
       tag: 'login',
       security: 'none',
       bare: true,
@@ -444,12 +499,48 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
         },
       },
     },
-    { method: 'get', path: '/api/auth/oidc/authorize', summary: 'Authorization code request (browser); redirects with code, state and iss', tag: 'login', security: 'none', browser: true },
-    { method: 'post', path: '/api/auth/oidc/authorize', summary: 'The same authorization request as a form post (OIDC Core 3.1.2.1)', tag: 'login', security: 'none', browser: true },
+    {
+      method: 'get',
+      path: '/api/auth/oidc/authorize',
+      summary: 'Start a login (browser)',
+      description:
+        "Send the person's browser here to log in: they sign in (or sign up), consent to the scopes on first use, and come back to your `redirect_uri` with `code` and your `state` (and `iss`). Your server then exchanges the code at the token endpoint.\n\n- `redirect_uri` must exactly match one registered for the client (scheme, host, port, path); an unknown client or redirect URI is an error page, never a redirect.\n- `scope` must include `openid`; each scope must be enabled for the client (`invalid_scope` otherwise).\n- PKCE is required: `code_challenge` (S256 of a random `code_verifier` you keep) with `code_challenge_method=S256`.\n- Compare the returned `state` with the one you stored before using the code, and the id token's `nonce` with yours.\n\nA request the client could have made wrongly (a missing scope, no PKCE) comes back to `redirect_uri` with `error` and `error_description` instead of a code.",
+      tag: 'login',
+      security: 'none',
+      browser: true,
+      query: authorizeQuery,
+      examples: { redirect: 'https://staff.example/callback?code=Yx3vQ0c9bXo2mWkqL7sJtA&state=af0ifjsldkj&iss=https%3A%2F%2Fverity.example' },
+    },
+    {
+      method: 'post',
+      path: '/api/auth/oidc/authorize',
+      summary: 'Start a login with a form post (browser)',
+      description: 'The same authorization request as `GET /api/auth/oidc/authorize`, its parameters sent as a form post (OIDC Core 3.1.2.1).',
+      tag: 'login',
+      security: 'none',
+      browser: true,
+      body: authorizeQuery,
+      bodyTypes: ['application/x-www-form-urlencoded'],
+      examples: {
+        request: {
+          client_id: 'vc_5f2b9c0d1e3a4b6c7d8e9f01',
+          redirect_uri: 'https://staff.example/callback',
+          response_type: 'code',
+          scope: 'openid profile',
+          state: 'af0ifjsldkj',
+          nonce: 'n-0S6_WzA2Mj',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        },
+        redirect: 'https://staff.example/callback?code=Yx3vQ0c9bXo2mWkqL7sJtA&state=af0ifjsldkj&iss=https%3A%2F%2Fverity.example',
+      },
+    },
     {
       method: 'post',
       path: '/api/auth/oidc/token',
-      summary: 'Token exchange: authorization_code (PKCE S256) and refresh_token (rotated on every use); JSON or form body; client_secret_post or client_secret_basic',
+      summary: 'Exchange a code or refresh token for tokens',
+      description:
+        'Your server exchanges what the login redirect brought back for tokens.\n\n- **`authorization_code`**: `code` (single use, valid about 60 seconds), the same `redirect_uri` as the authorization request, and the PKCE `code_verifier`. Answers an access token (about 15 minutes), a refresh token and the id token (RS256, with your `nonce`).\n- **`refresh_token`**: the current refresh token. Refresh tokens rotate: the answer carries a new one and the one you sent stops working. Sending a rotated-away token again revokes every refresh token of that sign-in (a stolen token is then useless).\n\nAuthenticate the client with `client_id` and `client_secret` in the body (`client_secret_post`) or in `Authorization: Basic` (`client_secret_basic`); never from a browser. Form-encoded bodies (what OAuth libraries send) get OAuth errors (`{ error, error_description }`), JSON bodies the envelope. Parameters a request does not need are ignored, as OAuth 2.0 requires.',
       tag: 'login',
       security: 'none',
       bare: true,
@@ -479,7 +570,9 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/auth/oidc/revoke',
-      summary: "RFC 7009 token revocation: the client's own access or refresh token (a refresh token takes its sign-in's access tokens); 200 whatever the token was",
+      summary: 'Revoke a token',
+      description:
+        "Revokes one of your client's access or refresh tokens (RFC 7009), e.g. when the person signs out of your app. Revoking a refresh token also revokes the access tokens of its sign-in. The answer is 200 whatever the token was (unknown, expired, another client's: nothing happens), so it reveals nothing. The client authenticates as at the token endpoint.",
       tag: 'login',
       security: 'none',
       bare: true,
@@ -495,7 +588,9 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/auth/oidc/introspect',
-      summary: "RFC 7662 token introspection of the client's own tokens: active, scope, client_id, sub, exp, iat, token_type",
+      summary: 'Introspect a token',
+      description:
+        "Says whether one of your client's tokens is active now (RFC 7662), with its `scope`, `client_id`, `sub`, `exp`, `iat` and `token_type`. A token that is expired, revoked, unknown or another client's answers only `{ active: false }`. The client authenticates as at the token endpoint.",
       tag: 'login',
       security: 'none',
       bare: true,
@@ -520,23 +615,42 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     {
       method: 'get',
       path: '/api/auth/oidc/logout',
-      summary: "RP-initiated logout: revokes the user's tokens for the client and ends the browser's sign-in; without a sign-in of the hint's user in this browser, a confirmation page first",
+      summary: 'Log the person out (browser)',
+      description:
+        "Send the person's browser here to sign them out (OIDC RP-initiated logout): `id_token_hint` (their id token; an expired one is accepted) proves who, `post_logout_redirect_uri` (exactly one of your registered redirect URIs) is where they return, with your `state`. Their refresh and access tokens for your client are revoked and the browser's sign-in ends. When this browser is not signed in as the hint's person, a page asks them to confirm first.",
       tag: 'login',
       security: 'none',
       browser: true,
+      query: logoutQuery,
+      examples: { redirect: 'https://staff.example/signed-out?state=xyz-7781' },
     },
     {
       method: 'post',
       path: '/api/auth/oidc/logout',
-      summary: "The confirmation page's form (id_token_hint, post_logout_redirect_uri, state, csrf): revokes, ends the browser's sign-in, redirects",
+      summary: 'Log out: the confirmation form (browser)',
+      description:
+        "What the sign-out confirmation page posts (the parameters of the logout request, and its CSRF token): revokes the person's tokens for the client, ends the browser's sign-in and redirects to `post_logout_redirect_uri`. Not called by your server.",
       tag: 'login',
       security: 'none',
       browser: true,
+      body: logoutQuery.extend({ csrf: z.string().describe("the confirmation page's CSRF token") }),
+      bodyTypes: ['application/x-www-form-urlencoded'],
+      examples: {
+        request: {
+          id_token_hint: 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJzdmNfMTIzIn0.c2lnbmF0dXJl',
+          post_logout_redirect_uri: 'https://staff.example/signed-out',
+          state: 'xyz-7781',
+          csrf: 'c3JmLXRva2VuLWV4YW1wbGU',
+        },
+        redirect: 'https://staff.example/signed-out?state=xyz-7781',
+      },
     },
     {
       method: 'get',
       path: '/api/auth/oidc/userinfo',
-      summary: 'Claims of the user (scope profile)',
+      summary: "The person's claims",
+      description:
+        "The signed-in person's claims for the scopes granted: `sub`, `svc_id`, `preferred_username`, `email`, `email_verified`, `name` and `id_verified`, as top-level JSON. Needs an access token with the `profile` scope (403 `insufficient_scope` otherwise, with `WWW-Authenticate` saying so). Never returns raw identity data (date of birth, document number, address).",
       tag: 'account',
       security: 'accessToken',
       bare: true,
@@ -547,7 +661,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/auth/oidc/userinfo',
-      summary: 'Claims of the user (scope profile), as a POST (OIDC Core 5.3.1)',
+      summary: "The person's claims (POST)",
+      description: 'The same claims as `GET /api/auth/oidc/userinfo`, for clients that call userinfo with POST (OIDC Core 5.3.1).',
       tag: 'account',
       security: 'accessToken',
       bare: true,
@@ -558,7 +673,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     {
       method: 'get',
       path: '/api/auth/oidc/licenses',
-      summary: "The user's licences",
+      summary: "The person's licences",
+      description: "The professional licences on the person's account (verified against the issuing boards): type, number, status, expiry and issuer. Needs an access token; no particular scope.",
       tag: 'account',
       security: 'accessToken',
       response: licensesWire,
@@ -568,7 +684,9 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     {
       method: 'get',
       path: '/api/auth/oidc/verifications',
-      summary: 'Verification status (scope verifications)',
+      summary: "The person's verification status",
+      description:
+        'Whether the person is verified (`id_verified`: their identity document was verified in an approved session; `human_verified`: a liveness check proved a live person, or `id_verified` when none is on file) and which licences were verified, from where and until when. Needs the `verifications` scope. Proofs only: no raw identity data.',
       tag: 'account',
       security: 'accessToken',
       response: verificationsWire,

@@ -8,6 +8,7 @@ import { sendData } from '../envelope.js';
 import { toDomainError } from '../errors.js';
 import type { ApiDocs } from '../openapi.js';
 import { caseSensitiveRouter } from '../router.js';
+import { refuseUndeclaredFields, requireJsonBody } from '../input.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_client'];
 
@@ -62,10 +63,12 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
     if (nextCursor) announceNextPage(res, req.query, nextCursor);
     sendData(res, { members, organization });
   });
-  router.post('/members/resolve', async (req, res) => {
+  // The roster's bad input is 400 invalid_request with data.errors (the spec's dialect for it).
+  const declaredOnly = (schema: Parameters<typeof refuseUndeclaredFields>[0]) => [requireJsonBody, refuseUndeclaredFields(schema, { code: 'invalid_request' })];
+  router.post('/members/resolve', ...declaredOnly(resolveMemberInput), async (req, res) => {
     sendData(res, await core.roster.resolve(caller(res).organizationId, req.body));
   });
-  router.post('/members', async (req, res) => {
+  router.post('/members', ...declaredOnly(addMembersInput), async (req, res) => {
     sendData(res, await core.roster.addMembers(caller(res), req.body), 201);
   });
   router.patch('/members/:member_id/deactivate', async (req, res) => {
@@ -84,7 +87,7 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
     sendData(res, await core.roster.billing(caller(res).organizationId));
   });
 
-  const doc = { tag: 'organization roster', security: 'orgClient' as const };
+  const doc = { tag: 'roster' as const, security: 'orgClient' as const };
   const path = (suffix: string) => `/api/sdk${suffix}`;
   docs.add(
     {
@@ -92,7 +95,12 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       method: 'get',
       path: path('/members'),
       query: listMembersQuery,
-      summary: `Members with the member role, oldest first, ${MEMBER_PAGE_MAX} per page by default; when more follow, the X-Next-Cursor header and a Link rel="next" header give the next page`,
+      summary: 'List members',
+      description: `The members with the \`member\` role (owners, admins and developers are left out; find anyone with resolve), oldest first, ${MEMBER_PAGE_MAX} a page by default, and your organization's id and name. When more follow, \`X-Next-Cursor\` holds the next page's \`cursor\` and \`Link\` (rel="next") its URL; the last page has neither.`,
+      responseHeaders: [
+        { name: 'X-Next-Cursor', description: "the next page's `cursor`; absent on the last page", example: 'bWVtXzZiOGQwZjJhNGM2ZThhMWIzZDVmN2E5Yw' },
+        { name: 'Link', description: 'the next page\'s URL, rel="next" (RFC 8288); absent on the last page', example: '</api/sdk/members?cursor=bWVtXzZiOGQwZjJhNGM2ZThhMWIzZDVmN2E5Yw>; rel="next"' },
+      ],
       errors: [...AUTH_ERRORS, 'invalid_request'],
       response: memberPageWire,
       examples: { response: { members: [MEMBER_EXAMPLE], organization: { id: 17, name: 'Bayside Home Health' } } },
@@ -101,7 +109,9 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       ...doc,
       method: 'post',
       path: path('/members/resolve'),
-      summary: 'Find a member (any role) by svc_id or email',
+      summary: 'Find a member',
+      description:
+        'Is this person in your organization? Give `svc_id` (the `svc_id` claim of their login) or `email`; answers `found` and the member in any role and status, or `found: false` and `member: null`. Neither given is 400 `missing_identifier`. Use it at login to map a person to their member record.',
       body: resolveMemberInput,
       response: resolvedMemberWire,
       errors: [...AUTH_ERRORS, 'missing_identifier', 'invalid_request'],
@@ -112,7 +122,9 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       method: 'post',
       path: path('/members'),
       successStatus: 201,
-      summary: 'Add 1 to 500 members; per-member outcome. invite auto = email when notify, else a face link returned to the caller',
+      summary: 'Add members',
+      description:
+        'Adds 1 to 500 people by `email` (with optional `first_name`, `last_name` and `role`, default `member`) and invites them to activate by signing in and taking a selfie. The answer says per person what happened: `created` (with `invite_method` and, for a face invite you deliver yourself, the `activation_link`) or `skipped` with the reason (e.g. already a member). A deactivated member added again is reactivated (`reactivated: true`).\n\n- `notify` (default true) emails the invitations; with `notify: false` nothing is sent.\n- `invite`: `email`, `face` (a link the person opens to connect by face; returned to you only when `notify` is false), or `auto` (email when notifying, else a face link).\n\nA bad entry is 400 `invalid_request` with `data.errors` naming it (e.g. `members[3].email`); nothing is added then.',
       body: addMembersInput,
       response: addedMembersWire,
       errors: [...AUTH_ERRORS, 'invalid_request'],
@@ -151,7 +163,9 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       ...doc,
       method: 'patch',
       path: path('/members/{member_id}/deactivate'),
-      summary: 'Deactivate ({member_id}: member id, email or svc_id): billing stops, app logins revoked, row kept',
+      summary: 'Deactivate a member',
+      description:
+        "Deactivates a member (by `member_id`, email or `svc_id`): they stop counting as a seat, their logins to your organization's apps are revoked, and the record stays so you can reactivate them. Their Verity account is not deleted.",
       response: memberAnswerWire,
       errors: MEMBER_ERRORS,
       examples: { response: { member: { ...MEMBER_EXAMPLE, status: 'deactivated', active: false } } },
@@ -160,7 +174,8 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       ...doc,
       method: 'patch',
       path: path('/members/{member_id}/reactivate'),
-      summary: 'Reactivate: active when the account exists, else invited',
+      summary: 'Reactivate a member',
+      description: 'Reactivates a deactivated member: `active` again when their account still exists, else `invited` (they activate again by face). An unknown member is 404 `not_found`.',
       response: memberAnswerWire,
       errors: MEMBER_ERRORS,
       examples: { response: { member: MEMBER_EXAMPLE } },
@@ -169,7 +184,9 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       ...doc,
       method: 'post',
       path: path('/members/{member_id}/invite'),
-      summary: 'A new face activation link (supersedes the old), emailed and returned; 10 per minute per member',
+      summary: 'Re-send an invitation',
+      description:
+        'A new face activation link for a member who has not activated yet (`invited` or `link_sent`): emailed to them and returned to you; the previous link stops working. At most 10 a minute per member (429 `rate_limited` with `Retry-After`). An active member is 409 `already_active`, a deactivated one 409 `deactivated`.',
       response: invitedMemberWire,
       errors: [...MEMBER_ERRORS, 'already_active', 'deactivated', 'rate_limited'],
       examples: { response: { member: { ...MEMBER_EXAMPLE, status: 'link_sent', svc_id: null, active: false }, activation_link: ACTIVATION_LINK } },
@@ -179,7 +196,9 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       method: 'delete',
       path: path('/members/{member_id}'),
       query: removeMemberQuery,
-      summary: 'Deactivate, or with permanent=true delete the row; idempotent (already_removed)',
+      summary: 'Remove a member',
+      description:
+        "Without `permanent`, the same as deactivate. With `permanent=true` the member record is deleted (`removed: true`); the person's Verity account is not. Idempotent: a member already gone answers `{ member: null, already_removed: true }`.",
       response: removedMemberWire,
       errors: [...MEMBER_ERRORS, 'invalid_request'],
       examples: { response: { member: { ...MEMBER_EXAMPLE, status: 'deactivated', active: false }, removed: true } },
@@ -188,7 +207,8 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       ...doc,
       method: 'get',
       path: path('/billing'),
-      summary: 'Plan, seats (active members), estimated next charge, balance and invoices',
+      summary: 'Read seats and billing',
+      description: 'Your plan (`subscription`, null before one exists), the seats in use (active members), the estimated next charge (seats x price per seat), the balance and past invoices per month.',
       response: billingWire,
       errors: AUTH_ERRORS,
       examples: {

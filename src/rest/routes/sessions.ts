@@ -13,14 +13,16 @@ import {
   sessionWire as session,
 } from '../../core/sessions/views.js';
 import type { SessionRecord } from '../../core/sessions/store.js';
+import { providerListWire, stateListWire } from '../../core/credentials/views.js';
 import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
-import { checkBody, type FieldKinds } from '../input.js';
+import { checkBody, type FieldKinds, refuseUndeclaredFields, requireJsonBody } from '../input.js';
 import { oneUploadPerSession, stepUploadRules } from '../step-uploads.js';
-import { EXAMPLE_JPEG, testOutcomeHeader, type ApiDocs } from '../openapi.js';
+import { EXAMPLE_JPEG, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs } from '../openapi.js';
 import { caseSensitiveRouter } from '../router.js';
+import { documentWebhooks } from './webhooks.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
 
@@ -97,7 +99,7 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
   const caller = (res: { locals: Record<string, unknown> }) => res.locals.apiKey as ApiKeyCaller;
   const id = (req: Request) => String(req.params.id);
 
-  router.post('/session', async (req, res) => {
+  router.post('/session', requireJsonBody, refuseUndeclaredFields(createSessionInput), async (req, res) => {
     const owner = caller(res);
     const { session, replayed } = await core.sessions.create(owner, `api_key:${owner.apiKeyId}`, req.body ?? {}, { idempotencyKey: req.get('idempotency-key') ?? undefined, testOutcome: req.get(TEST_OUTCOME_HEADER) });
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
@@ -114,7 +116,7 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
   router.get('/session/:id/decision', async (req, res) => {
     sendData(res, await core.sessions.decision(caller(res), id(req)));
   });
-  router.patch('/session/:id/status', async (req, res) => {
+  router.patch('/session/:id/status', requireJsonBody, refuseUndeclaredFields(reviewInput), async (req, res) => {
     const owner = caller(res);
     sendData(res, await core.sessions.review(owner, id(req), `api_key:${owner.apiKeyId}`, req.body ?? {}));
   });
@@ -127,7 +129,9 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
     {
       method: 'delete',
       path: '/api/v2/session/{id}/data',
-      summary: "Erase the session's sealed data (read fields, check details) and review images now; the status, decision and timeline stay. Idempotent",
+      summary: "Erase a session's data now",
+      description:
+        "Erases at once what a closed session keeps beyond its outcome: the sealed check details (the fields read from the document), the work kept between steps, and the review images (document and selfie). The status, the decision and the timeline stay, so the session still answers `GET` and its decision without the erased details.\n\nCall it when your duty to keep the data ends before the project's retention period does (by default images are purged 30 days after the decision). It is idempotent: a second call answers 200 with `already_erased: true` and the first `erased_at`. An open session (`NOT_STARTED`, `IN_PROGRESS`) is 409 `conflict`: its steps still need their data.",
       tag: 'sessions',
       security: 'apiKey',
       response: erasedWire,
@@ -137,12 +141,14 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/v2/session',
-      summary: 'Create a hosted verification session; send the user to `url`',
+      summary: 'Create a hosted verification session',
+      description:
+        "Starts a verification of one person with one of your workflows (the bundle of checks: document, selfie, location, licence; made in the console or with `verity admin workflow create`). The answer's `url` is our hosted page: send the person there (a redirect, or a link to open on a phone). `session_token` and `url` are shown only in this answer.\n\nWhen the person is done (or the session expires) the session reaches a final state and your callback receives a signed webhook; read `GET /api/v2/session/{id}/decision` for the outcome. The person returns to `redirect_url?status=<STATUS>`: a hint for your page, never the decision.\n\n- `workflow_id` is required; another project's or an unknown id is 404 `workflow_not_found`.\n- `callback` must exactly match an approved, active HTTPS destination of the project (422 `callback_not_allowed`); without it the project's default callback is used.\n- `vendor_data` (your own reference, e.g. your user id; up to 1000 characters) comes back on the session, the decision and every webhook.\n- `ttl_seconds` from 300 to 604800 (default 3600): past `expires_at` an unstarted session becomes `EXPIRED`, a started one `ABANDONED`.\n- `metadata`: `expected_lat`, `expected_lng` and `radius_m` set the location check's geofence; `min_age` (default 18) is the age the age check proves.\n- `svc_access_token` binds the person's account (from your OIDC login): what the account already proved is reused and not asked again.\n\nA session is charged once, when it is created. Send an `Idempotency-Key` so that a retry after a timeout answers the same session instead of creating (and charging) a second one.",
       tag: 'sessions',
       security: 'apiKey',
       body: createSessionInput,
       response: created,
-      headers: [testOutcomeHeader],
+      headers: [idempotencyKeyHeader, testOutcomeHeader],
       successStatus: 201,
       examples: {
         request: { workflow_id: 'wf_3c1d2e4f5a6b7c8d9e0f1a2b', vendor_data: 'applicant-8841', redirect_url: 'https://clinic.example/onboarding/done', ttl_seconds: 3600 },
@@ -157,10 +163,13 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
     {
       method: 'get',
       path: '/api/v2/session',
-      summary: "List sessions, newest first; the next page's `cursor` is in the X-Next-Cursor header",
+      summary: 'List sessions',
+      description:
+        'Your sessions, newest first, `limit` a page (default 20, at most 100), optionally only those in one `status` or with one `vendor_data` (all the sessions of one of your users). When more follow, the `X-Next-Cursor` header holds the `cursor` of the next page; the last page has none.\n\nA test key lists test sessions only, a live key live ones. The list does not repeat `url` or `session_token`, which only the create answer shows.',
       tag: 'sessions',
       security: 'apiKey',
       query: listSessionsInput,
+      responseHeaders: [{ name: 'X-Next-Cursor', description: 'the `cursor` of the next page; absent on the last page', example: 'MjAyNi0xMS0yN1QwOTowMDowMC4wMDBafHNlc185ZjhlN2Q2YzViNGEzOTI4MWEwYjJjM2Q' }],
       response: z.array(session),
       errors: [...AUTH_ERRORS, 'validation_error'],
       examples: {
@@ -180,7 +189,9 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
     {
       method: 'get',
       path: '/api/v2/session/{id}',
-      summary: "The session's current state (poll it while the user works)",
+      summary: 'Retrieve a session',
+      description:
+        "The session as it stands: `status`, the workflow and its features, `vendor_data` and the timestamps (`started_at` once the person agreed on the start screen, `decided_at` once final). Poll it while the person works if you cannot receive webhooks (every few seconds, backing off); once it is final, read the decision for the outcome.\n\nAnother project's session, or a session of the other mode (test or live), is 404 `not_found`.",
       tag: 'sessions',
       security: 'apiKey',
       response: session,
@@ -190,7 +201,9 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
     {
       method: 'get',
       path: '/api/v2/session/{id}/decision',
-      summary: 'The authoritative decision with every check run',
+      summary: "Retrieve a session's decision",
+      description:
+        "The authoritative outcome: `status`, `decision` (null until the session is final), `decided_at` and who decided (`system`, `api_key:<id>` or `admin:<id>`), and every check the session ran with its status, score and data (e.g. the fields read from the document, the face match's similarity).\n\nRead it when a webhook says the session is final: the webhook and the redirect's `?status=` are notifications, this is the record. A session bound to an account (`svc_access_token`) also carries `svc_id` and the account's reusable `identity`. After `DELETE /api/v2/session/{id}/data` the checks keep their status but not their details.",
       tag: 'sessions',
       security: 'apiKey',
       response: decision,
@@ -216,7 +229,9 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
     {
       method: 'patch',
       path: '/api/v2/session/{id}/status',
-      summary: 'Manual review: approve or decline a session IN_REVIEW',
+      summary: 'Approve or decline a session in review',
+      description:
+        "Decides a session that is `IN_REVIEW` (a check was sent to review rather than passed or failed). Only `IN_REVIEW` can be decided (409 `review_not_pending`); a final session is 409 `session_closed`. Approving requires the document read and passed liveness and face match checks (409 `required_face_checks_incomplete`).\n\nThe decision is final and irreversible, recorded in the session's timeline with your API key as the actor, and announced by a `verification.approved` or `verification.declined` webhook like any other. Of two reviewers deciding at once, exactly one wins; the other gets `session_closed`.",
       tag: 'sessions',
       security: 'apiKey',
       body: reviewInput,
@@ -228,6 +243,8 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       errors: [...AUTH_ERRORS, 'validation_error', 'not_found', 'review_not_pending', 'required_face_checks_incomplete', 'session_closed'],
     },
   );
+  // What the sessions' moves announce to the integrator's callback.
+  documentWebhooks(docs);
   return router;
 }
 
@@ -311,9 +328,33 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   docs.add(
     {
       method: 'get',
+      path: '/api/hosted/credential/states',
+      summary: 'Hosted page: states with licensing boards',
+      description: "The licence step's first list: the states whose boards can be queried (the same list as `GET /api/v2/credential/states`), for the session token.",
+      tag: 'pages',
+      security: 'none',
+      response: stateListWire,
+      errors,
+      examples: { response: { states: [{ state_name: 'California', state_code: 'CA' }] } },
+    },
+    {
+      method: 'get',
+      path: '/api/hosted/credential/states/{state}/providers',
+      summary: "Hosted page: a state's licensing boards",
+      description: "The licence step's second list: the boards of a state with the fields each needs (the same as `GET /api/v2/credential/states/{state}/providers`). An unknown state is 404 `not_found`.",
+      tag: 'pages',
+      security: 'none',
+      response: providerListWire,
+      errors: [...errors, 'not_found'],
+      examples: { response: { providers: [{ provider_code: 'ca_brn', provider_display_name: 'California Board of Registered Nursing', credential_name: 'Registered Nurse', required_fields: ['license_number'] }] } },
+    },
+    {
+      method: 'get',
       path: '/api/hosted/session',
-      summary: "Hosted page: the session's steps and state (X-Session-Token)",
-      tag: 'hosted page',
+      summary: "Hosted page: the session's steps and state",
+      description:
+        "What the hosted page shows: the project's name and branding, the steps still to do, the checks done, and where to go at the end (`redirect_to` once `finished`). Reading it moves nothing.\n\nEvery hosted call is authenticated by the session token in `X-Session-Token` (never the API key, which must not reach a browser) and counted per address and per session (429 `rate_limited`).",
+      tag: 'pages',
       security: 'none',
       response: hostedFlow,
       errors,
@@ -322,8 +363,9 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/hosted/session/start',
-      summary: 'Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS)',
-      tag: 'hosted page',
+      summary: 'Hosted page: start the session',
+      description: 'The person agreed on the start screen: the session moves from `NOT_STARTED` to `IN_PROGRESS` (once; a second call answers the same state). Past `expires_at` it is 410 `session_expired`.',
+      tag: 'pages',
       security: 'none',
       response: hostedFlow,
       errors: [...errors, 'session_expired'],
@@ -332,8 +374,10 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     {
       method: 'get',
       path: '/api/hosted/session/logo',
-      summary: "Hosted page: the project's logo (PNG re-encoded by us)",
-      tag: 'hosted page',
+      summary: "Hosted page: the project's logo",
+      description:
+        "The project's logo as a PNG we re-encoded from what the admin uploaded (at most 512 px, no metadata), sent with `X-Content-Type-Options: nosniff`. 404 `not_found` when the project has none (the session says `logo: false`).",
+      tag: 'pages',
       security: 'none',
       rawSuccess: { type: 'image/png', description: "the project's logo" },
       errors: [...errors, 'not_found'],
@@ -341,8 +385,10 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/hosted/session/handoff',
-      summary: 'Hosted page: a one-time link (10 min) that moves this session to a phone, shown as a QR code',
-      tag: 'hosted page',
+      summary: 'Hosted page: a link to continue on a phone',
+      description:
+        'A one-time link, valid 10 minutes, that continues this session on a phone; the page shows it as a QR code when the device has no camera. Only its SHA-256 is stored. A closed session is 409 `session_closed`.',
+      tag: 'pages',
       security: 'none',
       response: handoffLink,
       errors: [...errors, 'session_closed'],
@@ -351,8 +397,10 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/hosted/handoff/claim',
-      summary: "Hosted page on the phone: spend a handoff link's code (X-Session-Token) for the phone's own session token; a second claim is invalid_token",
-      tag: 'hosted page',
+      summary: 'Hosted page on the phone: claim a handoff link',
+      description:
+        "The phone's page spends the code from the handoff link's fragment (sent in `X-Session-Token`) for a session token of its own; the laptop keeps its token and follows the phone's progress. Single use: of simultaneous claims exactly one wins, and a used, expired or unknown code is 401 `invalid_token`.",
+      tag: 'pages',
       security: 'none',
       response: handoffClaim,
       errors,
@@ -361,8 +409,10 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/hosted/session/challenge',
-      summary: 'Hosted page: a gesture challenge for the selfie burst (single use, 60 s)',
-      tag: 'hosted page',
+      summary: 'Hosted page: a gesture challenge for the selfie',
+      description:
+        'A gesture (such as turning the head left) for the selfie burst, single use and valid 60 seconds. The page shows it, takes the frames while the person does it, and sends its `challenge_id` with the selfie step; the frames must show the gesture.',
+      tag: 'pages',
       security: 'none',
       response: challengeWire,
       errors: [...errors, 'session_expired', 'session_closed', 'not_found'],
@@ -371,9 +421,10 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/hosted/session/steps/{step}',
-      summary:
-        'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence), as JSON or multipart/form-data; the body is the one of the step named in the path, at most 64 MB (location and licence 64 KB); one upload per session at a time (another meanwhile: 409 conflict)',
-      tag: 'hosted page',
+      summary: 'Hosted page: submit a step',
+      description:
+        "Submits one step of the session: `document` (`front_image`, and `back_image` where a licence's barcode is on the back), `selfie` (a burst of 3 to 8 `frames` with `challenge_id` and `captured_ms` where the workflow has liveness), `location` (the browser's fix) or `licence` (state, board, number, and the name when the session has no verified one). JSON with images as base64 or data URLs, or multipart/form-data with images as files; the body is the one of the step in the path.\n\n- Each step runs once (409 `conflict` on a second submission); a step the session does not have is 404 `not_found`; one upload per session at a time (another meanwhile: 409 `conflict`).\n- A failure the person can fix (an expired document, a licence number not found, a refused location prompt) is 422 `step_retry_required` with `data.tries_left`; a selfie judged not live may be retaken (422 `face_rescan_required`); any other failed check declines the session.\n- Bodies are streamed within caps and refused as soon as one is crossed, the rest unread: 64 MB (location and licence 64 KB; 413 `payload_too_large`), 20 MB a file (413 `image_too_large`), 2 files for the document and 8 frames for the selfie.\n\nAfter the last step the session is decided and the answer says `finished` and `redirect_to`.",
+      tag: 'pages',
       security: 'none',
       body: stepBody,
       response: hostedFlow,

@@ -85,11 +85,24 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
   });
 
   docs.add(
-    { method: 'get', path: '/healthz', summary: 'The process is up', tag: 'system', security: 'none', bare: true, response: z.object({ status: z.literal('ok') }), examples: { response: { status: 'ok' } } },
+    {
+      method: 'get',
+      path: '/healthz',
+      summary: 'Liveness probe',
+      description:
+        "Answers 200 while the process runs, whatever its dependencies: a load balancer's or orchestrator's liveness probe (restart on failure). It touches nothing, so a database outage does not fail it; use `/readyz` to take traffic away.",
+      tag: 'system',
+      security: 'none',
+      bare: true,
+      response: z.object({ status: z.literal('ok') }),
+      examples: { response: { status: 'ok' } },
+    },
     {
       method: 'get',
       path: '/readyz',
-      summary: 'The database is reachable, migrations are applied and (when warmed at start) the models are loaded',
+      summary: 'Readiness probe',
+      description:
+        '200 `ready` when the database answers and its migrations are applied (and, when models are warmed at start, the models are loaded); 503 `not_ready` otherwise, with the part that is not. Route traffic to an instance only while it is ready.',
       tag: 'system',
       security: 'none',
       bare: true,
@@ -108,17 +121,24 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
     {
       method: 'get',
       path: '/metrics',
-      summary: 'Prometheus metrics: request counts and latency by route and status; Authorization: Bearer VERITY_METRICS_TOKEN (401 without it; open only with VERITY_METRICS_PUBLIC=1 and no token)',
+      summary: 'Prometheus metrics',
+      description:
+        'Request counts and latency by route template and status, check verdicts, webhook deliveries, queue depth, wallet and process metrics, in Prometheus text format. Closed by default: scrape with `Authorization: Bearer <VERITY_METRICS_TOKEN>` (401 `invalid_token` without it), or open it with `VERITY_METRICS_PUBLIC=1` when no token is set.',
       tag: 'system',
       security: 'none',
       bare: true,
       rawSuccess: { type: 'text/plain', description: 'Prometheus text exposition format 0.0.4' },
       errors: ['invalid_token'],
+      examples: {
+        raw: '# HELP verity_http_requests_total HTTP requests by route template and status\n# TYPE verity_http_requests_total counter\nverity_http_requests_total{method="POST",route="/api/v2/session",status="201"} 42\n',
+      },
     },
     {
       method: 'get',
       path: '/api/v2/openapi.json',
-      summary: 'This document',
+      summary: 'This OpenAPI document',
+      description:
+        'The OpenAPI 3.1 document of the REST API, generated from the routes themselves (their zod schemas, examples and errors), with the webhooks Verity sends. Feed it to a code generator or an API client; `/docs` renders it.',
       tag: 'system',
       security: 'none',
       bare: true,
