@@ -5,13 +5,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildSchema, parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GUIDES, GUIDES_DIR } from '../src/rest/reference-guides.js';
 import { startListeningService, type ListeningService } from './helpers/service.js';
 
-// Every curl example of the README runs, as written, with the real curl against a started
-// service: GraphQL examples must validate against the schema and answer without errors, REST
-// examples must answer 2xx or the status their comment names. An example that drifts fails here.
+// Every curl example of the README and of the guides at /docs (docs/guides) runs, as written, with
+// the real curl against a started service: GraphQL examples must validate against the schema and
+// answer without errors, REST examples must answer 2xx or the status their comment names. An
+// example that drifts fails here.
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+/** The guides shown at /docs (docs/guides): their curl examples run the same way. */
+const GUIDE_TEXTS = GUIDES.map((name) => readFileSync(join(GUIDES_DIR, `${name}.md`), 'utf8'));
 const SCHEMA = buildSchema(readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8'));
 
 /** Examples that cannot run here, and why (each must still be in the README). */
@@ -47,7 +51,9 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'readme-'));
   const demo = service.demo;
   // What the README's own first lines read from demo.json.
-  env = { API_KEY: demo.api_key, ADMIN: demo.admin_token, PROJECT: demo.project_id, KYC: demo.workflows.kyc, BODY: join(scratch, 'body') };
+  // The guides' sandbox examples use a test key.
+  const { key: testKey } = await service.core.tenancy.createApiKey({ projectId: demo.project_id, mode: 'test' });
+  env = { API_KEY: demo.api_key, TEST_KEY: testKey, ADMIN: demo.admin_token, PROJECT: demo.project_id, KYC: demo.workflows.kyc, BODY: join(scratch, 'body') };
 }, 120_000);
 afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
@@ -72,8 +78,8 @@ async function graphqlOf(command: string): Promise<string> {
   return (JSON.parse(stdout) as { query: string }).query;
 }
 
-describe('README examples', () => {
-  const examples = curlExamples(README);
+describe('README and guide examples', () => {
+  const examples = [README, ...GUIDE_TEXTS].flatMap(curlExamples);
 
   it('finds the examples, among them GraphQL ones, and each one it does not run is still there', () => {
     expect(examples.length).toBeGreaterThanOrEqual(10);
@@ -101,7 +107,7 @@ describe('README examples', () => {
       else expect(status >= 200 && status < 300, what).toBe(true);
       if (example.command.includes('/graphql')) expect(JSON.parse(body).errors, what).toBeUndefined();
       // The session the README creates is the one its decision example reads.
-      if (/\/api\/v2\/session -H/.test(example.command) && example.command.includes('-d ')) env.SESSION = JSON.parse(body).data.session_id;
+      if (/\/api\/v2\/session -H/.test(example.command) && example.command.includes('-d ') && status === 201) env.SESSION = JSON.parse(body).data.session_id;
     }
   }, 120_000);
 });

@@ -72,8 +72,7 @@ export const TAGS = {
   sessions: {
     group: 'Verification',
     name: 'Hosted verification sessions',
-    description:
-      'Create a session for a workflow, send the person to its `url`, and read the authoritative decision once a webhook says it is final (or poll the session). See the [Hosted flow guide](#tag/guide-hosted-flow).',
+    description: 'Create a session for a workflow, send the person to its `url`, and read the authoritative decision once a webhook says it is final (or poll the session). See [Hosted flow](#tag/guide-hosted-flow).',
   },
   checks: {
     group: 'Verification',
@@ -90,7 +89,7 @@ export const TAGS = {
     group: 'Verification',
     name: 'Webhooks',
     description:
-      'What Verity POSTs to your callback URL when a session reaches a final state (or review). Each is signed: verify `X-Svc-Signature` over the raw body before parsing it, answer 2xx quickly, deduplicate on `event_id`, then read `GET /api/v2/session/{id}/decision`. See the [Webhooks guide](#tag/guide-webhooks).',
+      'What Verity POSTs to your callback URL when a session reaches a final state (or review). Each is signed: verify `X-Svc-Signature` over the raw body before parsing it, answer 2xx quickly, deduplicate on `event_id`, then read `GET /api/v2/session/{id}/decision`. See [Receiving webhooks](#tag/guide-webhooks).',
   },
   login: {
     group: 'Login',
@@ -484,15 +483,15 @@ export class ApiDocs {
 /** The document's `info.description`: what Verity is, how to authenticate, and the conventions every route keeps. */
 const INTRODUCTION = `Identity verification, OpenID Connect login and a workforce roster, over one REST API.
 
-Start with the **Quickstart** guide (left), then the hosted flow: create a session, send the person to its \`url\`, receive the signed webhook, read the decision.
+Start with the [Quickstart](#tag/guide-quickstart), then the hosted flow: create a session, send the person to its \`url\`, receive the signed webhook, read the decision.
 
 ## Conventions
 
-- **Envelope.** Answers are \`{ "success": true, "data": ..., "error": null }\`, or \`{ "success": false, "data": null, "error": { "code", "message" } }\` with the HTTP status. Branch on \`error.code\` (see the **Errors** guide); the OIDC token and userinfo endpoints answer top-level JSON as OAuth requires.
+- **Envelope.** Answers are \`{ "success": true, "data": ..., "error": null }\`, or \`{ "success": false, "data": null, "error": { "code", "message" } }\` with the HTTP status. Branch on \`error.code\` (see [Errors](#tag/guide-errors)); the OIDC token and userinfo endpoints answer top-level JSON as OAuth requires.
 - **Request bodies** are JSON (\`Content-Type: application/json\`; 415 \`unsupported_media_type\` otherwise); the standalone checks also take multipart/form-data, and the OAuth endpoints form fields. A field a route does not declare is 400 \`validation_error\` naming it, with the field you probably meant.
 - **Request ids.** Every answer carries \`X-Request-Id\`; quote it when you ask about a call.
 - **Retries.** \`POST\`s that cost money take an \`Idempotency-Key\`; a 429 or 503 says how long to wait in \`Retry-After\`.
-- **Test mode.** A \`vk_test_\` key runs the same API without charges, and \`Verity-Test-Outcome\` forces an outcome (see the **Sandbox** guide).
+- **Test mode.** A \`vk_test_\` key runs the same API without charges, and \`Verity-Test-Outcome\` forces an outcome (see [Sandbox](#tag/guide-sandbox)).
 
 ## Authentication
 

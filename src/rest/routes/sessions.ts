@@ -127,18 +127,6 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
 
   docs.add(
     {
-      method: 'delete',
-      path: '/api/v2/session/{id}/data',
-      summary: "Erase a session's data now",
-      description:
-        "Erases at once what a closed session keeps beyond its outcome: the sealed check details (the fields read from the document), the work kept between steps, and the review images (document and selfie). The status, the decision and the timeline stay, so the session still answers `GET` and its decision without the erased details.\n\nCall it when your duty to keep the data ends before the project's retention period does (by default images are purged 30 days after the decision). It is idempotent: a second call answers 200 with `already_erased: true` and the first `erased_at`. An open session (`NOT_STARTED`, `IN_PROGRESS`) is 409 `conflict`: its steps still need their data.",
-      tag: 'sessions',
-      security: 'apiKey',
-      response: erasedWire,
-      errors: [...AUTH_ERRORS, 'not_found', 'conflict'],
-      examples: { response: { session_id: SESSION_EXAMPLE.session_id, status: 'APPROVED', erased: true, already_erased: false, erased_at: '2026-11-27T11:02:19.000Z' } },
-    },
-    {
       method: 'post',
       path: '/api/v2/session',
       summary: 'Create a hosted verification session',
@@ -241,6 +229,18 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
         response: { ...SESSION_EXAMPLE, status: 'APPROVED', started_at: '2026-11-27T09:01:12.000Z', decided_at: '2026-11-27T09:20:40.000Z', updated_at: '2026-11-27T09:20:40.000Z' },
       },
       errors: [...AUTH_ERRORS, 'validation_error', 'not_found', 'review_not_pending', 'required_face_checks_incomplete', 'session_closed'],
+    },
+    {
+      method: 'delete',
+      path: '/api/v2/session/{id}/data',
+      summary: "Erase a session's data now",
+      description:
+        "Erases at once what a closed session keeps beyond its outcome: the sealed check details (the fields read from the document), the work kept between steps, and the review images (document and selfie). The status, the decision and the timeline stay, so the session still answers `GET` and its decision without the erased details.\n\nCall it when your duty to keep the data ends before the project's retention period does (by default images are purged 30 days after the decision). It is idempotent: a second call answers 200 with `already_erased: true` and the first `erased_at`. An open session (`NOT_STARTED`, `IN_PROGRESS`) is 409 `conflict`: its steps still need their data.",
+      tag: 'sessions',
+      security: 'apiKey',
+      response: erasedWire,
+      errors: [...AUTH_ERRORS, 'not_found', 'conflict'],
+      examples: { response: { session_id: SESSION_EXAMPLE.session_id, status: 'APPROVED', erased: true, already_erased: false, erased_at: '2026-11-27T11:02:19.000Z' } },
     },
   );
   // What the sessions' moves announce to the integrator's callback.
