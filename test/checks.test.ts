@@ -112,10 +112,10 @@ describe('POST /api/v2/age-verification', () => {
     expect(Object.keys(res.body.data.check.data.bands)).toEqual(['18', 'is_21_plus']);
   });
 
-  it('refuses other content types and malformed JSON with validation_error', async () => {
+  it('refuses other content types (415 unsupported_media_type) and malformed JSON (400 validation_error)', async () => {
     const text = await service.http.post('/api/v2/age-verification').set('X-API-Key', key()).set('Content-Type', 'text/plain').send('dob=1990-01-01');
-    expect(text.status).toBe(400);
-    expect(text.body.error.code).toBe('validation_error');
+    expect(text.status).toBe(415);
+    expect(text.body.error.code).toBe('unsupported_media_type');
     const broken = await service.http.post('/api/v2/age-verification').set('X-API-Key', key()).set('Content-Type', 'application/json').send('{"dob": "1990');
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('validation_error');

@@ -26,9 +26,13 @@ describe('image input on POST /api/v2/id-verification', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('no_images_provided');
     }
-    const multipart = await post().field('note', 'no file here');
+    const multipart = await post().field('front_image', '');
     expect(multipart.status).toBe(400);
     expect(multipart.body.error.code).toBe('no_images_provided');
+    // A field the route does not take is named rather than dropped (test/strict-input.test.ts).
+    const unknown = await post().field('note', 'no file here');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.data.errors).toEqual({ note: 'unknown field; this object takes front_image, back_image, svc_access_token, svc_id' });
   });
 
   it('needs front_image: a back alone is 400 validation_error naming front_image, not read and not charged', async () => {
