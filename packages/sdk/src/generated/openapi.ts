@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is up */
+        /**
+         * Liveness probe
+         * @description Answers 200 while the process runs, whatever its dependencies: a load balancer's or orchestrator's liveness probe (restart on failure). It touches nothing, so a database outage does not fail it; use `/readyz` to take traffic away.
+         */
         get: operations["getHealthz"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database is reachable, migrations are applied and (when warmed at start) the models are loaded */
+        /**
+         * Readiness probe
+         * @description 200 `ready` when the database answers and its migrations are applied (and, when models are warmed at start, the models are loaded); 503 `not_ready` otherwise, with the part that is not. Route traffic to an instance only while it is ready.
+         */
         get: operations["getReadyz"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics: request counts and latency by route and status; Authorization: Bearer VERITY_METRICS_TOKEN (401 without it; open only with VERITY_METRICS_PUBLIC=1 and no token) */
+        /**
+         * Prometheus metrics
+         * @description Request counts and latency by route template and status, check verdicts, webhook deliveries, queue depth, wallet and process metrics, in Prometheus text format. Closed by default: scrape with `Authorization: Bearer <VERITY_METRICS_TOKEN>` (401 `invalid_token` without it), or open it with `VERITY_METRICS_PUBLIC=1` when no token is set.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -62,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This OpenAPI document
+         * @description The OpenAPI 3.1 document of the REST API, generated from the routes themselves (their zod schemas, examples and errors), with the webhooks Verity sends. Feed it to a code generator or an API client; `/docs` renders it.
+         */
         get: operations["getOpenapiJson"];
         put?: never;
         post?: never;
@@ -82,8 +94,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Removed: use /api/auth/oidc/*
+         * Removed: POST /api/auth/tpsso/token
          * @deprecated
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`POST /api/auth/oidc/token` with `grant_type=authorization_code` and PKCE).
          */
         post: operations["postAuthTpssoToken"];
         delete?: never;
@@ -100,8 +113,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Removed: use /api/auth/oidc/*
+         * Removed: GET /api/auth/tpsso/userinfo
          * @deprecated
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`GET /api/auth/oidc/userinfo`).
          */
         get: operations["getAuthTpssoUserinfo"];
         put?: never;
@@ -120,8 +134,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Removed: use /api/auth/oidc/*
+         * Removed: GET /api/auth/tpsso/licenses
          * @deprecated
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`GET /api/auth/oidc/licenses`).
          */
         get: operations["getAuthTpssoLicenses"];
         put?: never;
@@ -140,8 +155,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Removed: use /api/auth/oidc/*
+         * Removed: GET /api/auth/tpsso/verifications
          * @deprecated
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`GET /api/auth/oidc/verifications`).
          */
         get: operations["getAuthTpssoVerifications"];
         put?: never;
@@ -162,8 +178,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Removed: use /api/auth/oidc/*
+         * Removed: POST /api/auth/tpsso/refresh
          * @deprecated
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`POST /api/auth/oidc/token` with `grant_type=refresh_token`; refresh tokens always rotate).
          */
         post: operations["postAuthTpssoRefresh"];
         delete?: never;
@@ -179,7 +196,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenID Connect discovery (also at /api/.well-known/openid-configuration) */
+        /**
+         * OpenID Connect discovery
+         * @description The provider's metadata: issuer, the endpoints (authorization, token, userinfo, JWKS, end session, revocation, introspection), and what they support (scopes, `code` response type, PKCE `S256`, RS256 id tokens, client authentication by `client_secret_post` or `client_secret_basic`). Point your relying-party library at it and it configures itself. The same document is at `/api/.well-known/openid-configuration`.
+         */
         get: operations["getWellKnownOpenidConfiguration"];
         put?: never;
         post?: never;
@@ -196,7 +216,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenID Connect discovery under /api (the same document) */
+        /**
+         * OpenID Connect discovery (under /api)
+         * @description The same discovery document as `/.well-known/openid-configuration`, for clients configured with the `/api` prefix.
+         */
         get: operations["getApiWellKnownOpenidConfiguration"];
         put?: never;
         post?: never;
@@ -213,7 +236,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public RS256 keys for id_token validation */
+        /**
+         * Signing keys (JWKS)
+         * @description The public RSA keys that sign id tokens (RS256). Validate an id token's signature with the key whose `kid` matches its header, then its `iss`, `aud` (your client id), `exp` and `nonce`. Keys rotate: a new key is published before it signs, and a retired one stays listed until the tokens it signed have expired. Cache the set as `Cache-Control` says, and fetch it again when a token names an unknown `kid`.
+         */
         get: operations["getAuthOidcJwksJson"];
         put?: never;
         post?: never;
@@ -230,10 +256,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Authorization code request (browser); redirects with code, state and iss */
+        /**
+         * Start a login (browser)
+         * @description Send the person's browser here to log in: they sign in (or sign up), consent to the scopes on first use, and come back to your `redirect_uri` with `code` and your `state` (and `iss`). Your server then exchanges the code at the token endpoint.
+         *
+         *     - `redirect_uri` must exactly match one registered for the client (scheme, host, port, path); an unknown client or redirect URI is an error page, never a redirect.
+         *     - `scope` must include `openid`; each scope must be enabled for the client (`invalid_scope` otherwise).
+         *     - PKCE is required: `code_challenge` (S256 of a random `code_verifier` you keep) with `code_challenge_method=S256`.
+         *     - Compare the returned `state` with the one you stored before using the code, and the id token's `nonce` with yours.
+         *
+         *     A request the client could have made wrongly (a missing scope, no PKCE) comes back to `redirect_uri` with `error` and `error_description` instead of a code.
+         */
         get: operations["getAuthOidcAuthorize"];
         put?: never;
-        /** The same authorization request as a form post (OIDC Core 3.1.2.1) */
+        /**
+         * Start a login with a form post (browser)
+         * @description The same authorization request as `GET /api/auth/oidc/authorize`, its parameters sent as a form post (OIDC Core 3.1.2.1).
+         */
         post: operations["postAuthOidcAuthorize"];
         delete?: never;
         options?: never;
@@ -250,7 +289,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Token exchange: authorization_code (PKCE S256) and refresh_token (rotated on every use); JSON or form body; client_secret_post or client_secret_basic */
+        /**
+         * Exchange a code or refresh token for tokens
+         * @description Your server exchanges what the login redirect brought back for tokens.
+         *
+         *     - **`authorization_code`**: `code` (single use, valid about 60 seconds), the same `redirect_uri` as the authorization request, and the PKCE `code_verifier`. Answers an access token (about 15 minutes), a refresh token and the id token (RS256, with your `nonce`).
+         *     - **`refresh_token`**: the current refresh token. Refresh tokens rotate: the answer carries a new one and the one you sent stops working. Sending a rotated-away token again revokes every refresh token of that sign-in (a stolen token is then useless).
+         *
+         *     Authenticate the client with `client_id` and `client_secret` in the body (`client_secret_post`) or in `Authorization: Basic` (`client_secret_basic`); never from a browser. Form-encoded bodies (what OAuth libraries send) get OAuth errors (`{ error, error_description }`), JSON bodies the envelope. Parameters a request does not need are ignored, as OAuth 2.0 requires.
+         */
         post: operations["postAuthOidcToken"];
         delete?: never;
         options?: never;
@@ -267,7 +314,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RFC 7009 token revocation: the client's own access or refresh token (a refresh token takes its sign-in's access tokens); 200 whatever the token was */
+        /**
+         * Revoke a token
+         * @description Revokes one of your client's access or refresh tokens (RFC 7009), e.g. when the person signs out of your app. Revoking a refresh token also revokes the access tokens of its sign-in. The answer is 200 whatever the token was (unknown, expired, another client's: nothing happens), so it reveals nothing. The client authenticates as at the token endpoint.
+         */
         post: operations["postAuthOidcRevoke"];
         delete?: never;
         options?: never;
@@ -284,7 +334,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RFC 7662 token introspection of the client's own tokens: active, scope, client_id, sub, exp, iat, token_type */
+        /**
+         * Introspect a token
+         * @description Says whether one of your client's tokens is active now (RFC 7662), with its `scope`, `client_id`, `sub`, `exp`, `iat` and `token_type`. A token that is expired, revoked, unknown or another client's answers only `{ active: false }`. The client authenticates as at the token endpoint.
+         */
         post: operations["postAuthOidcIntrospect"];
         delete?: never;
         options?: never;
@@ -299,10 +352,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** RP-initiated logout: revokes the user's tokens for the client and ends the browser's sign-in; without a sign-in of the hint's user in this browser, a confirmation page first */
+        /**
+         * Log the person out (browser)
+         * @description Send the person's browser here to sign them out (OIDC RP-initiated logout): `id_token_hint` (their id token; an expired one is accepted) proves who, `post_logout_redirect_uri` (exactly one of your registered redirect URIs) is where they return, with your `state`. Their refresh and access tokens for your client are revoked and the browser's sign-in ends. When this browser is not signed in as the hint's person, a page asks them to confirm first.
+         */
         get: operations["getAuthOidcLogout"];
         put?: never;
-        /** The confirmation page's form (id_token_hint, post_logout_redirect_uri, state, csrf): revokes, ends the browser's sign-in, redirects */
+        /**
+         * Log out: the confirmation form (browser)
+         * @description What the sign-out confirmation page posts (the parameters of the logout request, and its CSRF token): revokes the person's tokens for the client, ends the browser's sign-in and redirects to `post_logout_redirect_uri`. Not called by your server.
+         */
         post: operations["postAuthOidcLogout"];
         delete?: never;
         options?: never;
@@ -317,10 +376,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Claims of the user (scope profile) */
+        /**
+         * The person's claims
+         * @description The signed-in person's claims for the scopes granted: `sub`, `svc_id`, `preferred_username`, `email`, `email_verified`, `name` and `id_verified`, as top-level JSON. Needs an access token with the `profile` scope (403 `insufficient_scope` otherwise, with `WWW-Authenticate` saying so). Never returns raw identity data (date of birth, document number, address).
+         */
         get: operations["getAuthOidcUserinfo"];
         put?: never;
-        /** Claims of the user (scope profile), as a POST (OIDC Core 5.3.1) */
+        /**
+         * The person's claims (POST)
+         * @description The same claims as `GET /api/auth/oidc/userinfo`, for clients that call userinfo with POST (OIDC Core 5.3.1).
+         */
         post: operations["postAuthOidcUserinfo"];
         delete?: never;
         options?: never;
@@ -335,7 +400,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The user's licences */
+        /**
+         * The person's licences
+         * @description The professional licences on the person's account (verified against the issuing boards): type, number, status, expiry and issuer. Needs an access token; no particular scope.
+         */
         get: operations["getAuthOidcLicenses"];
         put?: never;
         post?: never;
@@ -352,7 +420,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verification status (scope verifications) */
+        /**
+         * The person's verification status
+         * @description Whether the person is verified (`id_verified`: their identity document was verified in an approved session; `human_verified`: a liveness check proved a live person, or `id_verified` when none is on file) and which licences were verified, from where and until when. Needs the `verifications` scope. Proofs only: no raw identity data.
+         */
         get: operations["getAuthOidcVerifications"];
         put?: never;
         post?: never;
@@ -371,7 +442,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activation page: the signed-in person's selfie (session cookie); live and matching their account's face, they become an active member */
+        /**
+         * Activation page: the selfie that activates a member
+         * @description The roster activation page's one JSON call: the signed-in person's selfie (their browser session's cookie). When it is live and matches their account's face (or becomes the account's face on first use), they become an active member of the organization that invited them. Not called by your server: send invited people the activation link.
+         */
         post: operations["postActivateByTokenSelfie"];
         delete?: never;
         options?: never;
@@ -388,7 +462,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Read an ID document: OCR, MRZ with check digits, the AAMVA barcode (PDF417) of a North American licence, portrait, authenticity evidence */
+        /**
+         * Verify an ID document
+         * @description Reads an ID document from photos: the machine-readable zone of passports, ID cards and visas (check digits verified and used to correct the reading), the PDF417 barcode on the back of US and Canadian driver's licences (AAMVA), the printed text, and the portrait. `front_image` is required; send `back_image` for a licence (its barcode) or a card whose MRZ is on the back.
+         *
+         *     `check.data.fields` holds the document's fields (empty strings for what could not be read), `dob`, the `portrait` (a JPEG crop, base64) and `authenticity: { score, evidence }`, each piece of evidence with whether it passed, its weight and why. `failed` for an expired document or check digits that do not hold; `review` when the evidence is weak (score below 0.75) or the front disagrees with the barcode. Nothing readable at all is 422 `unprocessable` (not charged); no image is 400 `no_images_provided`.
+         *
+         *     In account mode (`svc_access_token` or `svc_id`, no image) it answers from the account's verified identity: `{ id_verified: true, reused: true }`, or 400 `no_reusable_record`.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postIdVerification"];
         delete?: never;
         options?: never;
@@ -405,7 +488,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Same person? image1 (reference portrait) against image2 (live selfie); symmetric; proves identity, not liveness */
+        /**
+         * Match two faces
+         * @description Is the person in `image1` (a reference portrait, e.g. cut from an ID document) the person in `image2` (a live selfie)? The comparison is symmetric. `check.data.similarity` is from 0 to 1 and the check passes when it reaches `threshold` (default 0.95; you may set 0.5 to 0.999). It proves the same person, not a live one: pair it with liveness or anti-spoof.
+         *
+         *     An image without a usable face is 422 `no_face` naming it. In account mode (`svc_access_token` or `svc_id`, only `image2`) the selfie is compared with the account's enrolled face (409 `face_not_enrolled` without one). Send whole, original photos: a face cut by the frame or recompressed images match worse.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postFaceMatch"];
         delete?: never;
         options?: never;
@@ -422,7 +512,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1 */
+        /**
+         * Check a selfie is live (passive)
+         * @description Is this selfie of a live person, rather than a photo of a photo or a screen? Passive: the person does nothing special. `check.data.live_score` is 1 (live), 0 (spoof) or -1 (no usable face: 422 `no_face`, not charged), with `result` and the `evidence` behind the verdict; the check passes only at 1.
+         *
+         *     A single image is the weaker test. For decisions that matter, use `POST /api/v2/antispoof` with a burst and a gesture challenge, as the hosted page does.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postLiveness"];
         delete?: never;
         options?: never;
@@ -439,7 +536,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** ID verification, liveness, face match (document portrait vs selfie) and the licence lookup against the name on the ID */
+        /**
+         * Verify identity and a professional licence together
+         * @description One call for onboarding a licensed professional: reads the ID document (`front_image`, optional `back_image`), checks the `selfie` is live, matches the selfie with the document's portrait, and looks up the licence (`license_type` or `provider_code`, `license_state`, `license_number`, optional `npi`) against the name read from the ID, never a name you send.
+         *
+         *     Answers `{ session_id, status, identity: { name, dob }, checks: [4 checks] }`; `status` is `passed` only when all four pass. No ID, or one nothing can be read from, is 400 `kyc_required`. A live board lookup takes 10 to 60 seconds: give your client a timeout of about 90 s.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postKycCredential"];
         delete?: never;
         options?: never;
@@ -456,7 +560,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Anti-spoof of one selfie (passive) or a burst of 3 to 8 frames (motion, blinks, pose; optional gesture challenge): human_score 0..1, live_score, result */
+        /**
+         * Anti-spoof a selfie or a burst of frames
+         * @description The stronger liveness test: a burst of 3 to 8 `frames` taken over about two seconds (motion, blinks and head pose between them must be a real, continuous capture), best with a gesture challenge: ask `POST /api/v2/antispoof/challenge` first, show the gesture, take the frames while the person does it, and send `challenge_id` with `captured_ms` (per frame, milliseconds after the challenge arrived). One `image` instead is judged passively.
+         *
+         *     `check.data.human_score` is from 0 to 1, with `live_score`, `result` and the evidence. Fewer than 3 frames is 400 `invalid_frames`, more than 8 400 `too_many_frames`; a wrong or used challenge 403 `invalid_challenge`, an old one 400 `challenge_expired`.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postAntispoof"];
         delete?: never;
         options?: never;
@@ -473,7 +584,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Anti-spoof plus face_id: the project's identity cluster of this face (same person, same id), for duplicate detection */
+        /**
+         * Anti-spoof and a stable face id
+         * @description Anti-spoof (as `POST /api/v2/antispoof`, one image or a burst) plus `face_id`: the same person gets the same id in your project, so you can spot one person opening several accounts. The face is kept as a sealed descriptor, never as an image; each mode (test, live) has its own register.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postAntispoofIdentity"];
         delete?: never;
         options?: never;
@@ -490,7 +606,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Is this face already enrolled in the project? passed when unique; enroll: true enrols a unique face (descriptor only, sealed) and returns its face_id */
+        /**
+         * Check a face is not already enrolled
+         * @description Has this face been enrolled in your project before? The check passes when no enrolled face is the same person (`unique: true`) and fails when one is, listing the `matches` (their `face_id`, your `reference`, `similarity`). With `enroll: true` a unique face is enrolled (a sealed descriptor, never the image) and its `face_id` returned, labelled with your `reference` (e.g. your user id); a duplicate is never enrolled. Remove an enrolment with `DELETE /api/v2/face-uniqueness/{face_id}`.
+         *
+         *     In account mode the account's enrolled face is searched, without an image. Test and live keys have separate registers.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postFaceUniqueness"];
         delete?: never;
         options?: never;
@@ -507,7 +630,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A single-use gesture challenge, valid 60 s: send its challenge_id with an anti-spoof burst that shows the gesture */
+        /**
+         * Get a gesture challenge for anti-spoof
+         * @description A gesture (e.g. `turn_left`) for your capture front end to show before taking an anti-spoof burst. Single use and valid 60 seconds: send its `challenge_id` with the burst to `POST /api/v2/antispoof` (or `/antispoof/identity`), with `captured_ms` for each frame. Not charged.
+         */
         post: operations["postAntispoofChallenge"];
         delete?: never;
         options?: never;
@@ -525,7 +651,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Unlink (delete) an enrolled face of this project */
+        /**
+         * Remove an enrolled face
+         * @description Deletes an enrolment made by `POST /api/v2/face-uniqueness` with `enroll: true`, for example when the person closes their account or asks to be forgotten: the descriptor is gone and the face no longer matches. An unknown id, another project's or the other mode's, is 404 `not_found`.
+         */
         delete: operations["deleteFaceUniquenessByFaceId"];
         options?: never;
         head?: never;
@@ -541,7 +670,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Age bands from a date of birth (fresh) or from the account (account mode: thresholds 16, 18, 21, 30, 65) */
+        /**
+         * Check age bands
+         * @description Is the person at least 18 (or 21, or any age)? Send `dob` and the `bands` to answer: `'18'`, `18`, `'18+'` and `'is_18_plus'` mean the same; none means `is_18_plus`. Each band answers `{ verified, min_age }` (an unparseable band `{ verified: null, error: 'unknown_band' }`), and the check passes only when every band is satisfied. Ages are counted on today's UTC date.
+         *
+         *     `dob` takes `YYYY-MM-DD` (preferred), `YYYY/MM/DD`, `YYYYMMDD` or an ISO date-time; `01/02/1990` is refused as ambiguous. No `dob` in fresh mode is 400 `missing_dob`. In account mode only the thresholds 16, 18, 21, 30 and 65 are answered, from the account's verified date of birth (422 `account_dob_unavailable` without one), and the date itself is never returned.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postAgeVerification"];
         delete?: never;
         options?: never;
@@ -558,7 +694,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A GPS fix, optionally against an expected point and geofence radius */
+        /**
+         * Check a location
+         * @description Records a GPS fix (`latitude`, `longitude`, `accuracy`, from the device), and with an expected point checks it: with `expected_latitude`, `expected_longitude` and `radius_m` the check passes inside the radius and fails outside (with the distance in `error`); with an expected point and no radius it passes and reports `distance_m`; without one it only captures the fix.
+         *
+         *     No fix (coordinates missing or null, or `source: "permission_denied"`) is a hard `failed`, never a pass. Out-of-range coordinates, a fix without `accuracy`, or half an expected point are 400 `validation_error`.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postLocation"];
         delete?: never;
         options?: never;
@@ -575,7 +718,18 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Licence lookup: search (no name), verify (a name), or account mode (the account's verified name; badges the licence) */
+        /**
+         * Verify a professional licence
+         * @description Looks a licence up on the issuing board, by state (`license_state`, from `GET /api/v2/credential/states`), board (`provider_code`, or `license_type`, the board's `credential_name`) and `license_number` exactly as the board writes it. Three modes:
+         *
+         *     - **search** (no name): the board's record (`found`, `match: null`); finding a licence is no proof the caller holds it.
+         *     - **verify** (`full_name`, or `first_name` and `last_name`): the name is matched against the record (`match` true or false); a wrong name fails even with the right number.
+         *     - **account** (`svc_access_token` or `svc_id`): the account's verified name is used (any name sent is ignored), and a passed licence is recorded on the account.
+         *
+         *     A live board lookup takes 10 to 60 seconds: give your client a timeout of about 90 s. `do_ai_clean: true` retries an odd number format once. An unknown state or board is 404 `not_found`.
+         *
+         *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
+         */
         post: operations["postCredentialVerification"];
         delete?: never;
         options?: never;
@@ -590,7 +744,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** States whose licensing boards can be queried */
+        /**
+         * List states with licensing boards
+         * @description The states whose licensing boards the licence checks can query, with their 2-letter codes: the `license_state` of `POST /api/v2/credential-verification`. Not charged.
+         */
         get: operations["getCredentialStates"];
         put?: never;
         post?: never;
@@ -607,8 +764,51 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Boards of a state with their credential names and required fields */
+        /**
+         * List a state's licensing boards
+         * @description The boards of one state: `provider_code` (pin the exact board with it), `credential_name` (the `license_type` it verifies) and the `required_fields` it needs. Always collect the holder's first and last name too, even when `required_fields` does not list them. An unknown state is 404 `not_found`. Not charged.
+         */
         get: operations["getCredentialStatesByStateProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hosted/credential/states": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted page: states with licensing boards
+         * @description The licence step's first list: the states whose boards can be queried (the same list as `GET /api/v2/credential/states`), for the session token.
+         */
+        get: operations["getHostedCredentialStates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hosted/credential/states/{state}/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted page: a state's licensing boards
+         * @description The licence step's second list: the boards of a state with the fields each needs (the same as `GET /api/v2/credential/states/{state}/providers`). An unknown state is 404 `not_found`.
+         */
+        get: operations["getHostedCredentialStatesByStateProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -624,7 +824,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Hosted page: the session's steps and state (X-Session-Token) */
+        /**
+         * Hosted page: the session's steps and state
+         * @description What the hosted page shows: the project's name and branding, the steps still to do, the checks done, and where to go at the end (`redirect_to` once `finished`). Reading it moves nothing.
+         *
+         *     Every hosted call is authenticated by the session token in `X-Session-Token` (never the API key, which must not reach a browser) and counted per address and per session (429 `rate_limited`).
+         */
         get: operations["getHostedSession"];
         put?: never;
         post?: never;
@@ -643,7 +848,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hosted page: the person opened the page (NOT_STARTED -> IN_PROGRESS) */
+        /**
+         * Hosted page: start the session
+         * @description The person agreed on the start screen: the session moves from `NOT_STARTED` to `IN_PROGRESS` (once; a second call answers the same state). Past `expires_at` it is 410 `session_expired`.
+         */
         post: operations["postHostedSessionStart"];
         delete?: never;
         options?: never;
@@ -658,7 +866,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Hosted page: the project's logo (PNG re-encoded by us) */
+        /**
+         * Hosted page: the project's logo
+         * @description The project's logo as a PNG we re-encoded from what the admin uploaded (at most 512 px, no metadata), sent with `X-Content-Type-Options: nosniff`. 404 `not_found` when the project has none (the session says `logo: false`).
+         */
         get: operations["getHostedSessionLogo"];
         put?: never;
         post?: never;
@@ -677,7 +888,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hosted page: a one-time link (10 min) that moves this session to a phone, shown as a QR code */
+        /**
+         * Hosted page: a link to continue on a phone
+         * @description A one-time link, valid 10 minutes, that continues this session on a phone; the page shows it as a QR code when the device has no camera. Only its SHA-256 is stored. A closed session is 409 `session_closed`.
+         */
         post: operations["postHostedSessionHandoff"];
         delete?: never;
         options?: never;
@@ -694,7 +908,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hosted page on the phone: spend a handoff link's code (X-Session-Token) for the phone's own session token; a second claim is invalid_token */
+        /**
+         * Hosted page on the phone: claim a handoff link
+         * @description The phone's page spends the code from the handoff link's fragment (sent in `X-Session-Token`) for a session token of its own; the laptop keeps its token and follows the phone's progress. Single use: of simultaneous claims exactly one wins, and a used, expired or unknown code is 401 `invalid_token`.
+         */
         post: operations["postHostedHandoffClaim"];
         delete?: never;
         options?: never;
@@ -711,7 +928,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hosted page: a gesture challenge for the selfie burst (single use, 60 s) */
+        /**
+         * Hosted page: a gesture challenge for the selfie
+         * @description A gesture (such as turning the head left) for the selfie burst, single use and valid 60 seconds. The page shows it, takes the frames while the person does it, and sends its `challenge_id` with the selfie step; the frames must show the gesture.
+         */
         post: operations["postHostedSessionChallenge"];
         delete?: never;
         options?: never;
@@ -728,26 +948,18 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence), as JSON or multipart/form-data; the body is the one of the step named in the path, at most 64 MB (location and licence 64 KB); one upload per session at a time (another meanwhile: 409 conflict) */
+        /**
+         * Hosted page: submit a step
+         * @description Submits one step of the session: `document` (`front_image`, and `back_image` where a licence's barcode is on the back), `selfie` (a burst of 3 to 8 `frames` with `challenge_id` and `captured_ms` where the workflow has liveness), `location` (the browser's fix) or `licence` (state, board, number, and the name when the session has no verified one). JSON with images as base64 or data URLs, or multipart/form-data with images as files; the body is the one of the step in the path.
+         *
+         *     - Each step runs once (409 `conflict` on a second submission); a step the session does not have is 404 `not_found`; one upload per session at a time (another meanwhile: 409 `conflict`).
+         *     - A failure the person can fix (an expired document, a licence number not found, a refused location prompt) is 422 `step_retry_required` with `data.tries_left`; a selfie judged not live may be retaken (422 `face_rescan_required`); any other failed check declines the session.
+         *     - Bodies are streamed within caps and refused as soon as one is crossed, the rest unread: 64 MB (location and licence 64 KB; 413 `payload_too_large`), 20 MB a file (413 `image_too_large`), 2 files for the document and 8 frames for the selfie.
+         *
+         *     After the last step the session is decided and the answer says `finished` and `redirect_to`.
+         */
         post: operations["postHostedSessionStepsByStep"];
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v2/session/{id}/data": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Erase the session's sealed data (read fields, check details) and review images now; the status, decision and timeline stay. Idempotent */
-        delete: operations["deleteSessionByIdData"];
         options?: never;
         head?: never;
         patch?: never;
@@ -760,10 +972,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List sessions, newest first; the next page's `cursor` is in the X-Next-Cursor header */
+        /**
+         * List sessions
+         * @description Your sessions, newest first, `limit` a page (default 20, at most 100), optionally only those in one `status` or with one `vendor_data` (all the sessions of one of your users). When more follow, the `X-Next-Cursor` header holds the `cursor` of the next page; the last page has none.
+         *
+         *     A test key lists test sessions only, a live key live ones. The list does not repeat `url` or `session_token`, which only the create answer shows.
+         */
         get: operations["getSession"];
         put?: never;
-        /** Create a hosted verification session; send the user to `url` */
+        /**
+         * Create a hosted verification session
+         * @description Starts a verification of one person with one of your workflows (the bundle of checks: document, selfie, location, licence; made in the console or with `verity admin workflow create`). The answer's `url` is our hosted page: send the person there (a redirect, or a link to open on a phone). `session_token` and `url` are shown only in this answer.
+         *
+         *     When the person is done (or the session expires) the session reaches a final state and your callback receives a signed webhook; read `GET /api/v2/session/{id}/decision` for the outcome. The person returns to `redirect_url?status=<STATUS>`: a hint for your page, never the decision.
+         *
+         *     - `workflow_id` is required; another project's or an unknown id is 404 `workflow_not_found`.
+         *     - `callback` must exactly match an approved, active HTTPS destination of the project (422 `callback_not_allowed`); without it the project's default callback is used.
+         *     - `vendor_data` (your own reference, e.g. your user id; up to 1000 characters) comes back on the session, the decision and every webhook.
+         *     - `ttl_seconds` from 300 to 604800 (default 3600): past `expires_at` an unstarted session becomes `EXPIRED`, a started one `ABANDONED`.
+         *     - `metadata`: `expected_lat`, `expected_lng` and `radius_m` set the location check's geofence; `min_age` (default 18) is the age the age check proves.
+         *     - `svc_access_token` binds the person's account (from your OIDC login): what the account already proved is reused and not asked again.
+         *
+         *     A session is charged once, when it is created. Send an `Idempotency-Key` so that a retry after a timeout answers the same session instead of creating (and charging) a second one.
+         */
         post: operations["postSession"];
         delete?: never;
         options?: never;
@@ -778,7 +1009,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's current state (poll it while the user works) */
+        /**
+         * Retrieve a session
+         * @description The session as it stands: `status`, the workflow and its features, `vendor_data` and the timestamps (`started_at` once the person agreed on the start screen, `decided_at` once final). Poll it while the person works if you cannot receive webhooks (every few seconds, backing off); once it is final, read the decision for the outcome.
+         *
+         *     Another project's session, or a session of the other mode (test or live), is 404 `not_found`.
+         */
         get: operations["getSessionById"];
         put?: never;
         post?: never;
@@ -795,7 +1031,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The authoritative decision with every check run */
+        /**
+         * Retrieve a session's decision
+         * @description The authoritative outcome: `status`, `decision` (null until the session is final), `decided_at` and who decided (`system`, `api_key:<id>` or `admin:<id>`), and every check the session ran with its status, score and data (e.g. the fields read from the document, the face match's similarity).
+         *
+         *     Read it when a webhook says the session is final: the webhook and the redirect's `?status=` are notifications, this is the record. A session bound to an account (`svc_access_token`) also carries `svc_id` and the account's reusable `identity`. After `DELETE /api/v2/session/{id}/data` the checks keep their status but not their details.
+         */
         get: operations["getSessionByIdDecision"];
         put?: never;
         post?: never;
@@ -818,8 +1059,35 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Manual review: approve or decline a session IN_REVIEW */
+        /**
+         * Approve or decline a session in review
+         * @description Decides a session that is `IN_REVIEW` (a check was sent to review rather than passed or failed). Only `IN_REVIEW` can be decided (409 `review_not_pending`); a final session is 409 `session_closed`. Approving requires the document read and passed liveness and face match checks (409 `required_face_checks_incomplete`).
+         *
+         *     The decision is final and irreversible, recorded in the session's timeline with your API key as the actor, and announced by a `verification.approved` or `verification.declined` webhook like any other. Of two reviewers deciding at once, exactly one wins; the other gets `session_closed`.
+         */
         patch: operations["patchSessionByIdStatus"];
+        trace?: never;
+    };
+    "/api/v2/session/{id}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a session's data now
+         * @description Erases at once what a closed session keeps beyond its outcome: the sealed check details (the fields read from the document), the work kept between steps, and the review images (document and selfie). The status, the decision and the timeline stay, so the session still answers `GET` and its decision without the erased details.
+         *
+         *     Call it when your duty to keep the data ends before the project's retention period does (by default images are purged 30 days after the decision). It is idempotent: a second call answers 200 with `already_erased: true` and the first `erased_at`. An open session (`NOT_STARTED`, `IN_PROGRESS`) is 409 `conflict`: its steps still need their data.
+         */
+        delete: operations["deleteSessionByIdData"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/sdk/members": {
@@ -829,10 +1097,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Members with the member role, oldest first, 1000 per page by default; when more follow, the X-Next-Cursor header and a Link rel="next" header give the next page */
+        /**
+         * List members
+         * @description The members with the `member` role (owners, admins and developers are left out; find anyone with resolve), oldest first, 1000 a page by default, and your organization's id and name. When more follow, `X-Next-Cursor` holds the next page's `cursor` and `Link` (rel="next") its URL; the last page has neither.
+         */
         get: operations["getSdkMembers"];
         put?: never;
-        /** Add 1 to 500 members; per-member outcome. invite auto = email when notify, else a face link returned to the caller */
+        /**
+         * Add members
+         * @description Adds 1 to 500 people by `email` (with optional `first_name`, `last_name` and `role`, default `member`) and invites them to activate by signing in and taking a selfie. The answer says per person what happened: `created` (with `invite_method` and, for a face invite you deliver yourself, the `activation_link`) or `skipped` with the reason (e.g. already a member). A deactivated member added again is reactivated (`reactivated: true`).
+         *
+         *     - `notify` (default true) emails the invitations; with `notify: false` nothing is sent.
+         *     - `invite`: `email`, `face` (a link the person opens to connect by face; returned to you only when `notify` is false), or `auto` (email when notifying, else a face link).
+         *
+         *     A bad entry is 400 `invalid_request` with `data.errors` naming it (e.g. `members[3].email`); nothing is added then.
+         */
         post: operations["postSdkMembers"];
         delete?: never;
         options?: never;
@@ -849,7 +1128,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Find a member (any role) by svc_id or email */
+        /**
+         * Find a member
+         * @description Is this person in your organization? Give `svc_id` (the `svc_id` claim of their login) or `email`; answers `found` and the member in any role and status, or `found: false` and `member: null`. Neither given is 400 `missing_identifier`. Use it at login to map a person to their member record.
+         */
         post: operations["postSdkMembersResolve"];
         delete?: never;
         options?: never;
@@ -870,7 +1152,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Deactivate ({member_id}: member id, email or svc_id): billing stops, app logins revoked, row kept */
+        /**
+         * Deactivate a member
+         * @description Deactivates a member (by `member_id`, email or `svc_id`): they stop counting as a seat, their logins to your organization's apps are revoked, and the record stays so you can reactivate them. Their Verity account is not deleted.
+         */
         patch: operations["patchSdkMembersByMemberIdDeactivate"];
         trace?: never;
     };
@@ -887,7 +1172,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Reactivate: active when the account exists, else invited */
+        /**
+         * Reactivate a member
+         * @description Reactivates a deactivated member: `active` again when their account still exists, else `invited` (they activate again by face). An unknown member is 404 `not_found`.
+         */
         patch: operations["patchSdkMembersByMemberIdReactivate"];
         trace?: never;
     };
@@ -900,7 +1188,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new face activation link (supersedes the old), emailed and returned; 10 per minute per member */
+        /**
+         * Re-send an invitation
+         * @description A new face activation link for a member who has not activated yet (`invited` or `link_sent`): emailed to them and returned to you; the previous link stops working. At most 10 a minute per member (429 `rate_limited` with `Retry-After`). An active member is 409 `already_active`, a deactivated one 409 `deactivated`.
+         */
         post: operations["postSdkMembersByMemberIdInvite"];
         delete?: never;
         options?: never;
@@ -918,7 +1209,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Deactivate, or with permanent=true delete the row; idempotent (already_removed) */
+        /**
+         * Remove a member
+         * @description Without `permanent`, the same as deactivate. With `permanent=true` the member record is deleted (`removed: true`); the person's Verity account is not. Idempotent: a member already gone answers `{ member: null, already_removed: true }`.
+         */
         delete: operations["deleteSdkMembersByMemberId"];
         options?: never;
         head?: never;
@@ -932,7 +1226,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plan, seats (active members), estimated next charge, balance and invoices */
+        /**
+         * Read seats and billing
+         * @description Your plan (`subscription`, null before one exists), the seats in use (active members), the estimated next charge (seats x price per seat), the balance and past invoices per month.
+         */
         get: operations["getSdkBilling"];
         put?: never;
         post?: never;
@@ -943,9 +1240,121 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "verification.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Session approved
+         * @description Sent to the session's `callback`, else the project's default callback for its mode, when a session moves to `APPROVED`: every check of the workflow passed, a reviewer approved the session (`PATCH /api/v2/session/{id}/status`), or a test key forced `approve`.
+         *
+         *     Verify `X-Svc-Signature` over the raw body, answer 2xx at once, deduplicate on `event_id`, then read `GET /api/v2/session/{session_id}/decision` for the outcome: the event is a notification, the decision is the record.
+         */
+        post: operations["webhookVerificationApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Session declined
+         * @description Sent to the session's `callback`, else the project's default callback for its mode, when a session moves to `DECLINED`: a check failed for good (a spoof, a face mismatch, a document whose check digits fail, outside the geofence, the last try of a fixable step), a reviewer declined it, or a test key forced `decline`.
+         *
+         *     Verify `X-Svc-Signature` over the raw body, answer 2xx at once, deduplicate on `event_id`, then read `GET /api/v2/session/{session_id}/decision` for the outcome: the event is a notification, the decision is the record.
+         */
+        post: operations["webhookVerificationDeclined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.in_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Session in review
+         * @description Sent to the session's `callback`, else the project's default callback for its mode, when a session moves to `IN_REVIEW`: every check is done and one was sent to review rather than passed: a person must decide (`PATCH /api/v2/session/{id}/status` or the console).
+         *
+         *     Verify `X-Svc-Signature` over the raw body, answer 2xx at once, deduplicate on `event_id`, then read `GET /api/v2/session/{session_id}/decision` for the outcome: the event is a notification, the decision is the record.
+         */
+        post: operations["webhookVerificationInReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Session expired
+         * @description Sent to the session's `callback`, else the project's default callback for its mode, when a session moves to `EXPIRED`: the person never started before `expires_at`.
+         *
+         *     Verify `X-Svc-Signature` over the raw body, answer 2xx at once, deduplicate on `event_id`, then read `GET /api/v2/session/{session_id}/decision` for the outcome: the event is a notification, the decision is the record.
+         */
+        post: operations["webhookVerificationExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.abandoned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Session abandoned
+         * @description Sent to the session's `callback`, else the project's default callback for its mode, when a session moves to `ABANDONED`: the person started but did not finish before `expires_at`.
+         *
+         *     Verify `X-Svc-Signature` over the raw body, answer 2xx at once, deduplicate on `event_id`, then read `GET /api/v2/session/{session_id}/decision` for the outcome: the event is a notification, the decision is the record.
+         */
+        post: operations["webhookVerificationAbandoned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description Every error of an enveloped route: `error.code` is the catalog code to branch on, `error.message` says what to do in words; `data` is null or details (e.g. `data.errors`, a per-field map) */
         Error: {
             /** @constant */
             success: false;
@@ -966,7 +1375,18 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description This request's id, in our logs and traces: quote it when you ask about a call. A sane `X-Request-Id` of yours (1 to 128 of `A-Za-z0-9._:-`) is kept; otherwise a new UUID.
+         * @example 4f9e1c2a-7b3d-4e5f-8a9b-0c1d2e3f4a5b
+         */
+        XRequestId: string;
+        /**
+         * @description Seconds to wait before trying again (429: until the limit lets you; 503: a short pause). Honour it, then retry with backoff.
+         * @example 1
+         */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -983,6 +1403,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1011,6 +1432,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1054,15 +1476,22 @@ export interface operations {
             /** @description Prometheus text exposition format 0.0.4 */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP verity_http_requests_total HTTP requests by route template and status
+                     *     # TYPE verity_http_requests_total counter
+                     *     verity_http_requests_total{method="POST",route="/api/v2/session",status="201"} 42
+                     */
                     "text/plain": string;
                 };
             };
             /** @description invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1083,6 +1512,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1141,6 +1571,7 @@ export interface operations {
             /** @description endpoint_removed */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1168,6 +1599,7 @@ export interface operations {
             /** @description endpoint_removed */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1195,6 +1627,7 @@ export interface operations {
             /** @description endpoint_removed */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1222,6 +1655,7 @@ export interface operations {
             /** @description endpoint_removed */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1249,6 +1683,7 @@ export interface operations {
             /** @description endpoint_removed */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1269,6 +1704,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1395,6 +1831,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1521,6 +1958,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1558,7 +1996,28 @@ export interface operations {
     };
     getAuthOidcAuthorize: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description your OIDC client's id */
+                client_id: string;
+                /** @description one of the redirect URIs registered for the client, exactly */
+                redirect_uri: string;
+                response_type: "code";
+                /** @description space-separated; must include openid: openid, profile, verifications, doctor_license, zkp, mcp */
+                scope: string;
+                /** @description your CSRF value, echoed unchanged on the redirect: compare it before using the code */
+                state: string;
+                /** @description echoed in the id token: compare it */
+                nonce?: string;
+                /** @description PKCE: BASE64URL(SHA-256(code_verifier)); required unless the client is registered without PKCE */
+                code_challenge: string;
+                code_challenge_method: "S256";
+                /** @description none, login or consent */
+                prompt?: string;
+                /** @description seconds: ask the person to sign in again when their sign-in is older */
+                max_age?: string;
+                /** @description space-separated languages for the pages (en, es, fr, de) */
+                ui_locales?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1568,16 +2027,20 @@ export interface operations {
             /** @description an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign in · Verity</title></head><body><main>…</main></body></html> */
                     "text/html": string;
                 };
             };
             /** @description redirect (Location) to the client's registered URI with the result in the query */
             303: {
                 headers: {
+                    /** @example https://staff.example/callback?code=Yx3vQ0c9bXo2mWkqL7sJtA&state=af0ifjsldkj&iss=https%3A%2F%2Fverity.example */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1585,9 +2048,11 @@ export interface operations {
             /** @description an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign-in request not valid · Verity</title></head><body><main>…</main></body></html> */
                     "text/html": string;
                 };
             };
@@ -1600,21 +2065,82 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "vc_5f2b9c0d1e3a4b6c7d8e9f01",
+                 *       "redirect_uri": "https://staff.example/callback",
+                 *       "response_type": "code",
+                 *       "scope": "openid profile",
+                 *       "state": "af0ifjsldkj",
+                 *       "nonce": "n-0S6_WzA2Mj",
+                 *       "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                 *       "code_challenge_method": "S256"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description your OIDC client's id
+                     * @example vc_5f2b9c0d1e3a4b6c7d8e9f01
+                     */
+                    client_id: string;
+                    /**
+                     * @description one of the redirect URIs registered for the client, exactly
+                     * @example https://staff.example/callback
+                     */
+                    redirect_uri: string;
+                    /** @constant */
+                    response_type: "code";
+                    /**
+                     * @description space-separated; must include openid: openid, profile, verifications, doctor_license, zkp, mcp
+                     * @example openid profile verifications
+                     */
+                    scope: string;
+                    /**
+                     * @description your CSRF value, echoed unchanged on the redirect: compare it before using the code
+                     * @example af0ifjsldkj
+                     */
+                    state: string;
+                    /**
+                     * @description echoed in the id token: compare it
+                     * @example n-0S6_WzA2Mj
+                     */
+                    nonce?: string;
+                    /**
+                     * @description PKCE: BASE64URL(SHA-256(code_verifier)); required unless the client is registered without PKCE
+                     * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+                     */
+                    code_challenge: string;
+                    /** @constant */
+                    code_challenge_method: "S256";
+                    /** @description none, login or consent */
+                    prompt?: string;
+                    /** @description seconds: ask the person to sign in again when their sign-in is older */
+                    max_age?: string;
+                    /** @description space-separated languages for the pages (en, es, fr, de) */
+                    ui_locales?: string;
+                };
+            };
+        };
         responses: {
             /** @description an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign in · Verity</title></head><body><main>…</main></body></html> */
                     "text/html": string;
                 };
             };
             /** @description redirect (Location) to the client's registered URI with the result in the query */
             303: {
                 headers: {
+                    /** @example https://staff.example/callback?code=Yx3vQ0c9bXo2mWkqL7sJtA&state=af0ifjsldkj&iss=https%3A%2F%2Fverity.example */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1622,9 +2148,11 @@ export interface operations {
             /** @description an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign-in request not valid · Verity</title></head><body><main>…</main></body></html> */
                     "text/html": string;
                 };
             };
@@ -1701,6 +2229,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1732,6 +2261,7 @@ export interface operations {
             /** @description invalid_request, invalid_grant, unsupported_grant_type, invalid_scope */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1741,6 +2271,7 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1800,6 +2331,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1810,6 +2342,7 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1819,6 +2352,7 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1876,6 +2410,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1911,6 +2446,7 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1920,6 +2456,7 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1930,7 +2467,14 @@ export interface operations {
     };
     getAuthOidcLogout: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description an id token issued to your client for the person (an expired one is accepted) */
+                id_token_hint: string;
+                /** @description one of your registered redirect URIs, exactly */
+                post_logout_redirect_uri?: string;
+                /** @description echoed on the redirect */
+                state?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1940,16 +2484,20 @@ export interface operations {
             /** @description an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign in · Verity</title></head><body><main>…</main></body></html> */
                     "text/html": string;
                 };
             };
             /** @description redirect (Location) to the client's registered URI with the result in the query */
             303: {
                 headers: {
+                    /** @example https://staff.example/signed-out?state=xyz-7781 */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1957,9 +2505,11 @@ export interface operations {
             /** @description an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign-in request not valid · Verity</title></head><body><main>…</main></body></html> */
                     "text/html": string;
                 };
             };
@@ -1972,21 +2522,52 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id_token_hint": "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJzdmNfMTIzIn0.c2lnbmF0dXJl",
+                 *       "post_logout_redirect_uri": "https://staff.example/signed-out",
+                 *       "state": "xyz-7781",
+                 *       "csrf": "c3JmLXRva2VuLWV4YW1wbGU"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description an id token issued to your client for the person (an expired one is accepted) */
+                    id_token_hint: string;
+                    /**
+                     * @description one of your registered redirect URIs, exactly
+                     * @example https://staff.example/signed-out
+                     */
+                    post_logout_redirect_uri?: string;
+                    /**
+                     * @description echoed on the redirect
+                     * @example xyz-7781
+                     */
+                    state?: string;
+                    /** @description the confirmation page's CSRF token */
+                    csrf: string;
+                };
+            };
+        };
         responses: {
             /** @description an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign in · Verity</title></head><body><main>…</main></body></html> */
                     "text/html": string;
                 };
             };
             /** @description redirect (Location) to the client's registered URI with the result in the query */
             303: {
                 headers: {
+                    /** @example https://staff.example/signed-out?state=xyz-7781 */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1994,9 +2575,11 @@ export interface operations {
             /** @description an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign-in request not valid · Verity</title></head><body><main>…</main></body></html> */
                     "text/html": string;
                 };
             };
@@ -2014,6 +2597,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2042,6 +2626,7 @@ export interface operations {
             /** @description invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2051,6 +2636,18 @@ export interface operations {
             /** @description insufficient_scope */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2071,6 +2668,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2099,6 +2697,7 @@ export interface operations {
             /** @description invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2108,6 +2707,18 @@ export interface operations {
             /** @description insufficient_scope */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2128,6 +2739,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2168,6 +2780,7 @@ export interface operations {
             /** @description invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2177,6 +2790,18 @@ export interface operations {
             /** @description insufficient_scope */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2197,6 +2822,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2243,6 +2869,7 @@ export interface operations {
             /** @description invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2252,6 +2879,18 @@ export interface operations {
             /** @description insufficient_scope */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2265,6 +2904,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the activation link's token
+                 * @example act_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbExpbmsw
+                 */
                 token: string;
             };
             cookie?: never;
@@ -2286,6 +2929,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2336,6 +2980,7 @@ export interface operations {
             /** @description validation_error, invalid_image */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2345,6 +2990,7 @@ export interface operations {
             /** @description requires_login */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2354,6 +3000,7 @@ export interface operations {
             /** @description access_denied, face_mismatch */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2363,6 +3010,7 @@ export interface operations {
             /** @description invalid_activation */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2372,6 +3020,7 @@ export interface operations {
             /** @description already_active */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2381,6 +3030,7 @@ export interface operations {
             /** @description code_expired */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2390,6 +3040,17 @@ export interface operations {
             /** @description image_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2399,6 +3060,7 @@ export interface operations {
             /** @description unprocessable, no_face, face_rescan_required */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +3073,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -2439,6 +3103,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2497,6 +3167,7 @@ export interface operations {
             /** @description validation_error, no_images_provided, no_reusable_record, reuse_not_available */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2506,6 +3177,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2515,6 +3187,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2524,6 +3197,7 @@ export interface operations {
             /** @description account_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2533,6 +3207,7 @@ export interface operations {
             /** @description idempotency_in_progress */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2542,6 +3217,17 @@ export interface operations {
             /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2551,6 +3237,7 @@ export interface operations {
             /** @description idempotency_key_reused, unprocessable */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2560,6 +3247,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2572,6 +3272,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -2602,6 +3304,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2657,6 +3365,7 @@ export interface operations {
             /** @description validation_error */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2666,6 +3375,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2675,6 +3385,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2684,6 +3395,7 @@ export interface operations {
             /** @description account_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2693,6 +3405,7 @@ export interface operations {
             /** @description idempotency_in_progress, face_not_enrolled */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2702,6 +3415,17 @@ export interface operations {
             /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2711,6 +3435,7 @@ export interface operations {
             /** @description idempotency_key_reused, unprocessable, no_face */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2720,6 +3445,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2732,6 +3470,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -2757,6 +3497,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2811,6 +3557,7 @@ export interface operations {
             /** @description validation_error */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2820,6 +3567,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2829,6 +3577,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2838,6 +3587,7 @@ export interface operations {
             /** @description account_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2847,6 +3597,7 @@ export interface operations {
             /** @description idempotency_in_progress */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2856,6 +3607,17 @@ export interface operations {
             /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2865,6 +3627,7 @@ export interface operations {
             /** @description idempotency_key_reused, unprocessable, no_face */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2874,6 +3637,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2886,6 +3662,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -2927,6 +3705,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3022,6 +3806,7 @@ export interface operations {
             /** @description validation_error, kyc_required */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,6 +3816,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3040,6 +3826,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,6 +3836,7 @@ export interface operations {
             /** @description account_not_found, not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +3846,7 @@ export interface operations {
             /** @description idempotency_in_progress */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3067,6 +3856,17 @@ export interface operations {
             /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3076,6 +3876,7 @@ export interface operations {
             /** @description idempotency_key_reused, unprocessable */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3085,15 +3886,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description engine_unreachable */
+            /** @description service_unavailable, engine_unreachable */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3106,6 +3911,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -3149,6 +3956,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3206,6 +4019,7 @@ export interface operations {
             /** @description validation_error, invalid_frames, too_many_frames, frames_required, challenge_expired */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3215,6 +4029,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3224,6 +4039,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3233,6 +4049,7 @@ export interface operations {
             /** @description invalid_challenge */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3242,6 +4059,7 @@ export interface operations {
             /** @description account_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3251,6 +4069,7 @@ export interface operations {
             /** @description idempotency_in_progress, face_not_enrolled */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3260,6 +4079,17 @@ export interface operations {
             /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3269,6 +4099,7 @@ export interface operations {
             /** @description idempotency_key_reused, unprocessable, no_face */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3278,6 +4109,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3290,6 +4134,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -3323,6 +4169,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3379,6 +4231,7 @@ export interface operations {
             /** @description validation_error, invalid_frames, too_many_frames, frames_required, challenge_expired */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3388,6 +4241,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3397,6 +4251,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,6 +4261,7 @@ export interface operations {
             /** @description invalid_challenge */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3415,6 +4271,7 @@ export interface operations {
             /** @description account_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,6 +4281,7 @@ export interface operations {
             /** @description idempotency_in_progress, face_not_enrolled */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3433,6 +4291,17 @@ export interface operations {
             /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3442,6 +4311,7 @@ export interface operations {
             /** @description idempotency_key_reused, unprocessable, no_face */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,6 +4321,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3463,6 +4346,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -3492,6 +4377,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3546,6 +4437,7 @@ export interface operations {
             /** @description validation_error */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3555,6 +4447,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3564,6 +4457,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3573,6 +4467,7 @@ export interface operations {
             /** @description account_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3582,6 +4477,7 @@ export interface operations {
             /** @description idempotency_in_progress, face_not_enrolled */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3591,6 +4487,17 @@ export interface operations {
             /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3600,6 +4507,7 @@ export interface operations {
             /** @description idempotency_key_reused, unprocessable, no_face */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,6 +4517,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3629,6 +4550,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3661,6 +4583,7 @@ export interface operations {
             /** @description invalid_api_key */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3670,6 +4593,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3683,6 +4619,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the `face_id` an enrolment answered
+                 * @example fce_2b4d6f8a0c1e3a5b7d9f1c3e
+                 */
                 face_id: string;
             };
             cookie?: never;
@@ -3692,6 +4632,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3717,9 +4658,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid_api_key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3732,6 +4706,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -3761,6 +4737,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3817,6 +4799,7 @@ export interface operations {
             /** @description validation_error, missing_dob */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3826,6 +4809,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3835,6 +4819,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3844,6 +4829,7 @@ export interface operations {
             /** @description account_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3853,6 +4839,7 @@ export interface operations {
             /** @description idempotency_in_progress */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3862,6 +4849,17 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3871,6 +4869,7 @@ export interface operations {
             /** @description idempotency_key_reused, account_dob_unavailable */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3880,6 +4879,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3892,6 +4904,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -3932,6 +4946,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3986,6 +5006,7 @@ export interface operations {
             /** @description validation_error */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3995,6 +5016,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4004,6 +5026,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4013,6 +5036,7 @@ export interface operations {
             /** @description account_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4022,6 +5046,7 @@ export interface operations {
             /** @description idempotency_in_progress */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4031,6 +5056,17 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4040,6 +5076,7 @@ export interface operations {
             /** @description idempotency_key_reused */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4049,6 +5086,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4061,6 +5111,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -4099,6 +5151,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4155,6 +5213,7 @@ export interface operations {
             /** @description validation_error, kyc_required */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4164,6 +5223,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4173,6 +5233,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4182,6 +5243,7 @@ export interface operations {
             /** @description account_not_found, not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4191,6 +5253,7 @@ export interface operations {
             /** @description idempotency_in_progress */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4200,6 +5263,17 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4209,6 +5283,7 @@ export interface operations {
             /** @description idempotency_key_reused */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4218,15 +5293,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description engine_unreachable */
+            /** @description service_unavailable, engine_unreachable */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4247,6 +5326,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4284,6 +5364,7 @@ export interface operations {
             /** @description invalid_api_key */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4293,6 +5374,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4306,6 +5400,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a 2-letter state code from GET .../credential/states
+                 * @example CA
+                 */
                 state: string;
             };
             cookie?: never;
@@ -4315,6 +5413,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4351,9 +5450,196 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid_api_key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHostedCredentialStates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "states": [
+                     *           {
+                     *             "state_name": "California",
+                     *             "state_code": "CA"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            states: {
+                                state_name: string;
+                                state_code: string;
+                            }[];
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description token_missing, invalid_token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHostedCredentialStatesByStateProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description a 2-letter state code from GET .../credential/states
+                 * @example CA
+                 */
+                state: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "providers": [
+                     *           {
+                     *             "provider_code": "ca_brn",
+                     *             "provider_display_name": "California Board of Registered Nursing",
+                     *             "credential_name": "Registered Nurse",
+                     *             "required_fields": [
+                     *               "license_number"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            providers: {
+                                provider_code: string;
+                                provider_display_name: string;
+                                credential_name: string;
+                                required_fields: string[];
+                            }[];
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description token_missing, invalid_token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4374,6 +5660,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4449,6 +5736,7 @@ export interface operations {
             /** @description token_missing, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4458,6 +5746,8 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4478,6 +5768,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4553,6 +5844,7 @@ export interface operations {
             /** @description token_missing, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4562,6 +5854,7 @@ export interface operations {
             /** @description session_expired */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4571,6 +5864,8 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4591,6 +5886,7 @@ export interface operations {
             /** @description the project's logo */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4600,6 +5896,7 @@ export interface operations {
             /** @description token_missing, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4609,6 +5906,7 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4618,6 +5916,8 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4638,6 +5938,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4665,6 +5966,7 @@ export interface operations {
             /** @description token_missing, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4674,6 +5976,7 @@ export interface operations {
             /** @description session_closed */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,6 +5986,8 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4703,6 +6008,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4730,6 +6036,7 @@ export interface operations {
             /** @description token_missing, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4739,6 +6046,8 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4759,6 +6068,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4791,6 +6101,7 @@ export interface operations {
             /** @description token_missing, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4800,6 +6111,7 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4809,6 +6121,7 @@ export interface operations {
             /** @description session_closed */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,6 +6131,7 @@ export interface operations {
             /** @description session_expired */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4827,6 +6141,8 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4840,7 +6156,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                step: string;
+                /**
+                 * @description the step of the hosted flow
+                 * @example document
+                 */
+                step: "document" | "selfie" | "location" | "licence";
             };
             cookie?: never;
         };
@@ -4891,6 +6211,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,6 +6293,7 @@ export interface operations {
             /** @description validation_error, no_images_provided, invalid_frames, too_many_frames, challenge_expired */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4981,6 +6303,7 @@ export interface operations {
             /** @description token_missing, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4990,6 +6313,7 @@ export interface operations {
             /** @description invalid_challenge */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4999,6 +6323,7 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5008,6 +6333,7 @@ export interface operations {
             /** @description session_closed, conflict */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5017,6 +6343,7 @@ export interface operations {
             /** @description session_expired */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5026,6 +6353,17 @@ export interface operations {
             /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5035,6 +6373,7 @@ export interface operations {
             /** @description unprocessable, no_face, face_rescan_required, step_retry_required */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5044,6 +6383,8 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5053,91 +6394,8 @@ export interface operations {
             /** @description engine_unreachable */
             503: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteSessionByIdData: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
-                     *         "status": "APPROVED",
-                     *         "erased": true,
-                     *         "already_erased": false,
-                     *         "erased_at": "2026-11-27T11:02:19.000Z"
-                     *       },
-                     *       "error": null
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: {
-                            session_id: string;
-                            /** @enum {string} */
-                            status: "NOT_STARTED" | "IN_PROGRESS" | "IN_REVIEW" | "APPROVED" | "DECLINED" | "EXPIRED" | "ABANDONED";
-                            /** @constant */
-                            erased: true;
-                            /** @description true when an earlier call had already erased it (the call is idempotent) */
-                            already_erased: boolean;
-                            erased_at: string;
-                        };
-                        error: null;
-                    };
-                };
-            };
-            /** @description invalid_api_key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description rate_limited */
-            429: {
-                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5163,6 +6421,12 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description the `cursor` of the next page; absent on the last page
+                     * @example MjAyNi0xMS0yN1QwOTowMDowMC4wMDBafHNlc185ZjhlN2Q2YzViNGEzOTI4MWEwYjJjM2Q
+                     */
+                    "X-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5246,6 +6510,7 @@ export interface operations {
             /** @description validation_error */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5255,6 +6520,7 @@ export interface operations {
             /** @description invalid_api_key */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5264,6 +6530,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5276,6 +6555,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional, your own unique string (e.g. a UUID) per intended call, up to 255 characters. Sent again with the same body within 24 hours, the call is not run or charged again: the first answer is replayed with `Idempotent-Replayed: true`. The same key with another body is 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_in_progress`. Keys are per project and per mode (test or live). */
+                "Idempotency-Key"?: string;
                 /** @description Test keys (vk_test_) only, ignored for live keys: approve, decline or review forces that verdict without running a model; a catalog error code (e.g. rate_limited) answers that error; anything else is 400 validation_error */
                 "Verity-Test-Outcome"?: string;
             };
@@ -5310,6 +6591,12 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)
+                     * @example true
+                     */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5378,6 +6665,7 @@ export interface operations {
             /** @description validation_error */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5387,6 +6675,7 @@ export interface operations {
             /** @description invalid_api_key, invalid_token */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5396,6 +6685,7 @@ export interface operations {
             /** @description insufficient_balance */
             402: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5405,6 +6695,7 @@ export interface operations {
             /** @description workflow_not_found, account_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5414,6 +6705,17 @@ export interface operations {
             /** @description idempotency_in_progress */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5423,6 +6725,7 @@ export interface operations {
             /** @description callback_not_allowed, idempotency_key_reused */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5432,6 +6735,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5445,6 +6761,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the `session_id` from POST /api/v2/session
+                 * @example ses_9f8e7d6c5b4a39281a0b2c3d
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5454,6 +6774,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5516,6 +6837,7 @@ export interface operations {
             /** @description invalid_api_key */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5525,6 +6847,7 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,6 +6857,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5547,6 +6883,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the `session_id` from POST /api/v2/session
+                 * @example ses_9f8e7d6c5b4a39281a0b2c3d
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5556,6 +6896,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5659,6 +7000,7 @@ export interface operations {
             /** @description invalid_api_key */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5668,6 +7010,7 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5677,6 +7020,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5690,6 +7046,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the `session_id` from POST /api/v2/session
+                 * @example ses_9f8e7d6c5b4a39281a0b2c3d
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5711,6 +7071,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5773,6 +7134,7 @@ export interface operations {
             /** @description validation_error */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5782,6 +7144,7 @@ export interface operations {
             /** @description invalid_api_key */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5791,6 +7154,7 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5800,6 +7164,17 @@ export interface operations {
             /** @description review_not_pending, required_face_checks_incomplete, session_closed */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5809,6 +7184,125 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSessionByIdData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the `session_id` from POST /api/v2/session
+                 * @example ses_9f8e7d6c5b4a39281a0b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *         "status": "APPROVED",
+                     *         "erased": true,
+                     *         "already_erased": false,
+                     *         "erased_at": "2026-11-27T11:02:19.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            session_id: string;
+                            /** @enum {string} */
+                            status: "NOT_STARTED" | "IN_PROGRESS" | "IN_REVIEW" | "APPROVED" | "DECLINED" | "EXPIRED" | "ABANDONED";
+                            /** @constant */
+                            erased: true;
+                            /** @description true when an earlier call had already erased it (the call is idempotent) */
+                            already_erased: boolean;
+                            erased_at: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description invalid_api_key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5820,7 +7314,9 @@ export interface operations {
     getSdkMembers: {
         parameters: {
             query?: {
+                /** @description members per page, 1 to 1000 (default 1000) */
                 limit?: number;
+                /** @description from the X-Next-Cursor header (or the Link rel="next" URL) of the previous page */
                 cursor?: string;
             };
             header?: never;
@@ -5832,6 +7328,17 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description the next page's `cursor`; absent on the last page
+                     * @example bWVtXzZiOGQwZjJhNGM2ZThhMWIzZDVmN2E5Yw
+                     */
+                    "X-Next-Cursor"?: string;
+                    /**
+                     * @description the next page's URL, rel="next" (RFC 8288); absent on the last page
+                     * @example </api/sdk/members?cursor=bWVtXzZiOGQwZjJhNGM2ZThhMWIzZDVmN2E5Yw>; rel="next"
+                     */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5892,6 +7399,7 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5901,6 +7409,18 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5962,6 +7482,7 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6033,6 +7554,7 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6042,6 +7564,28 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6074,6 +7618,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6126,6 +7671,7 @@ export interface operations {
             /** @description missing_identifier, invalid_request */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6135,6 +7681,28 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6148,6 +7716,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the member's `member_id`, email or `svc_id`
+                 * @example mem_6b8d0f2a4c6e8a1b3d5f7a9c
+                 */
                 member_id: string;
             };
             cookie?: never;
@@ -6157,6 +7729,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6207,6 +7780,7 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6216,6 +7790,18 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6229,6 +7815,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the member's `member_id`, email or `svc_id`
+                 * @example mem_6b8d0f2a4c6e8a1b3d5f7a9c
+                 */
                 member_id: string;
             };
             cookie?: never;
@@ -6238,6 +7828,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6288,6 +7879,7 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6297,6 +7889,18 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6310,6 +7914,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the member's `member_id`, email or `svc_id`
+                 * @example mem_6b8d0f2a4c6e8a1b3d5f7a9c
+                 */
                 member_id: string;
             };
             cookie?: never;
@@ -6319,6 +7927,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6371,6 +7980,7 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6380,6 +7990,7 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6389,6 +8000,7 @@ export interface operations {
             /** @description already_active, deactivated */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6398,6 +8010,19 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6409,10 +8034,15 @@ export interface operations {
     deleteSdkMembersByMemberId: {
         parameters: {
             query?: {
+                /** @description true deletes the row; otherwise the member is deactivated */
                 permanent?: "0" | "1" | "true" | "false";
             };
             header?: never;
             path: {
+                /**
+                 * @description the member's `member_id`, email or `svc_id`
+                 * @example mem_6b8d0f2a4c6e8a1b3d5f7a9c
+                 */
                 member_id: string;
             };
             cookie?: never;
@@ -6422,6 +8052,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6475,6 +8106,7 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6484,6 +8116,7 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6493,6 +8126,18 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6513,6 +8158,7 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6574,11 +8220,433 @@ export interface operations {
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhookVerificationApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds when this attempt was sent (each retry has its own). Refuse one more than 5 minutes from your clock: a replayed delivery. */
+                "X-Svc-Timestamp": string;
+                /** @description Lowercase hex HMAC-SHA256 of `<X-Svc-Timestamp>.<raw body>` (the timestamp, a dot, the exact bytes received) keyed with the webhook signing secret of the mode (live or test; never the API key). Compare in constant time before parsing the body: parsing and serialising again changes the bytes. */
+                "X-Svc-Signature": string;
+                /** @description The event id, the same as `event_id` in the body. Not signed: take the id from the verified body. */
+                "X-Svc-Event-Id": string;
+                /** @description During a signing secret rotation only: the same signature with the previous secret, until the overlap ends. Accept either while you switch secrets. */
+                "X-Svc-Signature-Previous"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_4c1a9e7b3d5f2a8c6e0b1d3f",
+                 *       "type": "verification.approved",
+                 *       "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                 *       "status": "APPROVED",
+                 *       "vendor_data": "applicant-8841",
+                 *       "decision": "approved",
+                 *       "occurred_at": "2026-11-27T09:04:51.000Z",
+                 *       "livemode": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description unique per event, the same as X-Svc-Event-Id: deduplicate on it (an event can arrive more than once) */
+                    event_id: string;
+                    /** @constant */
+                    type: "verification.approved";
+                    session_id: string;
+                    /**
+                     * @description the session's status after the move
+                     * @constant
+                     */
+                    status: "APPROVED";
+                    /** @description your vendor_data of the session; "" when you sent none */
+                    vendor_data: string;
+                    /**
+                     * @description the status in lower case
+                     * @constant
+                     */
+                    decision: "approved";
+                    /**
+                     * Format: date-time
+                     * @description when the session moved (UTC)
+                     */
+                    occurred_at: string;
+                    /** @description false for a session made with a test key: never act on a test event in production */
+                    livemode: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds: delivered, no more attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description What a receiver answers when the signature does not verify. Any answer but 2xx (or none in 10 s) is retried after 30 s, 1 min, 2 min ... up to 1 hour apart (Retry-After is honoured when longer), 12 attempts in about 7 hours; then the event is `failed` and can be resent from the console or the CLI. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the destination is disabled and the event is not retried (re-enable it in the console or with `verity admin`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookVerificationDeclined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds when this attempt was sent (each retry has its own). Refuse one more than 5 minutes from your clock: a replayed delivery. */
+                "X-Svc-Timestamp": string;
+                /** @description Lowercase hex HMAC-SHA256 of `<X-Svc-Timestamp>.<raw body>` (the timestamp, a dot, the exact bytes received) keyed with the webhook signing secret of the mode (live or test; never the API key). Compare in constant time before parsing the body: parsing and serialising again changes the bytes. */
+                "X-Svc-Signature": string;
+                /** @description The event id, the same as `event_id` in the body. Not signed: take the id from the verified body. */
+                "X-Svc-Event-Id": string;
+                /** @description During a signing secret rotation only: the same signature with the previous secret, until the overlap ends. Accept either while you switch secrets. */
+                "X-Svc-Signature-Previous"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_4c1a9e7b3d5f2a8c6e0b1d3f",
+                 *       "type": "verification.declined",
+                 *       "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                 *       "status": "DECLINED",
+                 *       "vendor_data": "applicant-8841",
+                 *       "decision": "declined",
+                 *       "occurred_at": "2026-11-27T09:04:51.000Z",
+                 *       "livemode": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description unique per event, the same as X-Svc-Event-Id: deduplicate on it (an event can arrive more than once) */
+                    event_id: string;
+                    /** @constant */
+                    type: "verification.declined";
+                    session_id: string;
+                    /**
+                     * @description the session's status after the move
+                     * @constant
+                     */
+                    status: "DECLINED";
+                    /** @description your vendor_data of the session; "" when you sent none */
+                    vendor_data: string;
+                    /**
+                     * @description the status in lower case
+                     * @constant
+                     */
+                    decision: "declined";
+                    /**
+                     * Format: date-time
+                     * @description when the session moved (UTC)
+                     */
+                    occurred_at: string;
+                    /** @description false for a session made with a test key: never act on a test event in production */
+                    livemode: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds: delivered, no more attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description What a receiver answers when the signature does not verify. Any answer but 2xx (or none in 10 s) is retried after 30 s, 1 min, 2 min ... up to 1 hour apart (Retry-After is honoured when longer), 12 attempts in about 7 hours; then the event is `failed` and can be resent from the console or the CLI. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the destination is disabled and the event is not retried (re-enable it in the console or with `verity admin`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookVerificationInReview: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds when this attempt was sent (each retry has its own). Refuse one more than 5 minutes from your clock: a replayed delivery. */
+                "X-Svc-Timestamp": string;
+                /** @description Lowercase hex HMAC-SHA256 of `<X-Svc-Timestamp>.<raw body>` (the timestamp, a dot, the exact bytes received) keyed with the webhook signing secret of the mode (live or test; never the API key). Compare in constant time before parsing the body: parsing and serialising again changes the bytes. */
+                "X-Svc-Signature": string;
+                /** @description The event id, the same as `event_id` in the body. Not signed: take the id from the verified body. */
+                "X-Svc-Event-Id": string;
+                /** @description During a signing secret rotation only: the same signature with the previous secret, until the overlap ends. Accept either while you switch secrets. */
+                "X-Svc-Signature-Previous"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_4c1a9e7b3d5f2a8c6e0b1d3f",
+                 *       "type": "verification.in_review",
+                 *       "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                 *       "status": "IN_REVIEW",
+                 *       "vendor_data": "applicant-8841",
+                 *       "decision": "in_review",
+                 *       "occurred_at": "2026-11-27T09:04:51.000Z",
+                 *       "livemode": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description unique per event, the same as X-Svc-Event-Id: deduplicate on it (an event can arrive more than once) */
+                    event_id: string;
+                    /** @constant */
+                    type: "verification.in_review";
+                    session_id: string;
+                    /**
+                     * @description the session's status after the move
+                     * @constant
+                     */
+                    status: "IN_REVIEW";
+                    /** @description your vendor_data of the session; "" when you sent none */
+                    vendor_data: string;
+                    /**
+                     * @description the status in lower case
+                     * @constant
+                     */
+                    decision: "in_review";
+                    /**
+                     * Format: date-time
+                     * @description when the session moved (UTC)
+                     */
+                    occurred_at: string;
+                    /** @description false for a session made with a test key: never act on a test event in production */
+                    livemode: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds: delivered, no more attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description What a receiver answers when the signature does not verify. Any answer but 2xx (or none in 10 s) is retried after 30 s, 1 min, 2 min ... up to 1 hour apart (Retry-After is honoured when longer), 12 attempts in about 7 hours; then the event is `failed` and can be resent from the console or the CLI. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the destination is disabled and the event is not retried (re-enable it in the console or with `verity admin`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookVerificationExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds when this attempt was sent (each retry has its own). Refuse one more than 5 minutes from your clock: a replayed delivery. */
+                "X-Svc-Timestamp": string;
+                /** @description Lowercase hex HMAC-SHA256 of `<X-Svc-Timestamp>.<raw body>` (the timestamp, a dot, the exact bytes received) keyed with the webhook signing secret of the mode (live or test; never the API key). Compare in constant time before parsing the body: parsing and serialising again changes the bytes. */
+                "X-Svc-Signature": string;
+                /** @description The event id, the same as `event_id` in the body. Not signed: take the id from the verified body. */
+                "X-Svc-Event-Id": string;
+                /** @description During a signing secret rotation only: the same signature with the previous secret, until the overlap ends. Accept either while you switch secrets. */
+                "X-Svc-Signature-Previous"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_4c1a9e7b3d5f2a8c6e0b1d3f",
+                 *       "type": "verification.expired",
+                 *       "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                 *       "status": "EXPIRED",
+                 *       "vendor_data": "applicant-8841",
+                 *       "decision": "expired",
+                 *       "occurred_at": "2026-11-27T09:04:51.000Z",
+                 *       "livemode": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description unique per event, the same as X-Svc-Event-Id: deduplicate on it (an event can arrive more than once) */
+                    event_id: string;
+                    /** @constant */
+                    type: "verification.expired";
+                    session_id: string;
+                    /**
+                     * @description the session's status after the move
+                     * @constant
+                     */
+                    status: "EXPIRED";
+                    /** @description your vendor_data of the session; "" when you sent none */
+                    vendor_data: string;
+                    /**
+                     * @description the status in lower case
+                     * @constant
+                     */
+                    decision: "expired";
+                    /**
+                     * Format: date-time
+                     * @description when the session moved (UTC)
+                     */
+                    occurred_at: string;
+                    /** @description false for a session made with a test key: never act on a test event in production */
+                    livemode: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds: delivered, no more attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description What a receiver answers when the signature does not verify. Any answer but 2xx (or none in 10 s) is retried after 30 s, 1 min, 2 min ... up to 1 hour apart (Retry-After is honoured when longer), 12 attempts in about 7 hours; then the event is `failed` and can be resent from the console or the CLI. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the destination is disabled and the event is not retried (re-enable it in the console or with `verity admin`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookVerificationAbandoned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds when this attempt was sent (each retry has its own). Refuse one more than 5 minutes from your clock: a replayed delivery. */
+                "X-Svc-Timestamp": string;
+                /** @description Lowercase hex HMAC-SHA256 of `<X-Svc-Timestamp>.<raw body>` (the timestamp, a dot, the exact bytes received) keyed with the webhook signing secret of the mode (live or test; never the API key). Compare in constant time before parsing the body: parsing and serialising again changes the bytes. */
+                "X-Svc-Signature": string;
+                /** @description The event id, the same as `event_id` in the body. Not signed: take the id from the verified body. */
+                "X-Svc-Event-Id": string;
+                /** @description During a signing secret rotation only: the same signature with the previous secret, until the overlap ends. Accept either while you switch secrets. */
+                "X-Svc-Signature-Previous"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_4c1a9e7b3d5f2a8c6e0b1d3f",
+                 *       "type": "verification.abandoned",
+                 *       "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                 *       "status": "ABANDONED",
+                 *       "vendor_data": "applicant-8841",
+                 *       "decision": "abandoned",
+                 *       "occurred_at": "2026-11-27T09:04:51.000Z",
+                 *       "livemode": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description unique per event, the same as X-Svc-Event-Id: deduplicate on it (an event can arrive more than once) */
+                    event_id: string;
+                    /** @constant */
+                    type: "verification.abandoned";
+                    session_id: string;
+                    /**
+                     * @description the session's status after the move
+                     * @constant
+                     */
+                    status: "ABANDONED";
+                    /** @description your vendor_data of the session; "" when you sent none */
+                    vendor_data: string;
+                    /**
+                     * @description the status in lower case
+                     * @constant
+                     */
+                    decision: "abandoned";
+                    /**
+                     * Format: date-time
+                     * @description when the session moved (UTC)
+                     */
+                    occurred_at: string;
+                    /** @description false for a session made with a test key: never act on a test event in production */
+                    livemode: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds: delivered, no more attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description What a receiver answers when the signature does not verify. Any answer but 2xx (or none in 10 s) is retried after 30 s, 1 min, 2 min ... up to 1 hour apart (Retry-After is honoured when longer), 12 attempts in about 7 hours; then the event is `failed` and can be resent from the console or the CLI. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the destination is disabled and the event is not retried (re-enable it in the console or with `verity admin`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
