@@ -2,6 +2,6 @@ export { type CheckResult, type CreatedSession, type CreateSessionBody, type Lis
 export { VerityConnectionError, VerityError } from './errors.js';
 export type { components, operations, paths } from './generated/openapi.js';
 export type { ListOperationId, OperationId, Page, PageItem, PathParams, QueryParams, RequestBody, RequestParams, ResponseData, WithFiles } from './operations.js';
-export type { AbortSignalLike, Binary, BlobLike, Fetch, HeadersInput, Upload } from './runtime-types.js';
+export type { AbortSignalLike, Binary, BlobLike, Fetch, FetchInitLike, FetchResponseLike, HeadersInput, Upload } from './runtime-types.js';
 export type { RequestOptions } from './transport.js';
 export { type VerifyWebhookInput, type VerifyWebhookResult, verifyWebhook } from './webhooks.js';

@@ -26,8 +26,25 @@ export interface Upload {
 /** Image bytes for a check: a Node Buffer or any Uint8Array, an ArrayBuffer, a Blob or File, or an Upload. */
 export type Binary = Uint8Array | ArrayBuffer | BlobLike | Upload;
 
-/** The environment's own `fetch` type (DOM lib or @types/node); `never` where neither declares one. */
-export type Fetch = typeof globalThis extends { fetch: infer F } ? F : never;
+/** What the client passes to fetch (the fallback type, where no lib declares fetch). */
+export interface FetchInitLike {
+  method: string;
+  headers: Record<string, string>;
+  body?: unknown;
+  signal?: AbortSignalLike;
+}
+
+/** What the client reads of a fetch response (the fallback type, where no lib declares fetch). */
+export interface FetchResponseLike {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** The environment's own `fetch` type (DOM lib or @types/node), or what the client needs of one where neither declares it. */
+export type Fetch = typeof globalThis extends { fetch: infer F } ? F : (input: string, init: FetchInitLike) => Promise<FetchResponseLike>;
 
 /** Request headers as Node gives them (`req.headers`) or as a Headers object. */
 export type HeadersInput = Record<string, string | string[] | undefined> | { get(name: string): string | null };
