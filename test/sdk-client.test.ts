@@ -43,10 +43,7 @@ describe('what the client sends', () => {
     const verity = client(fetch);
     expect(await verity.getSession('ses 1/2')).toEqual({ session_id: 'ses 1/2' });
     await verity.listSessions({ status: 'APPROVED', limit: 5, vendor_data: undefined });
-    expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual([
-      'GET https://verity.example/prefix/api/v2/session/ses%201%2F2',
-      'GET https://verity.example/prefix/api/v2/session?status=APPROVED&limit=5',
-    ]);
+    expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual(['GET https://verity.example/prefix/api/v2/session/ses%201%2F2', 'GET https://verity.example/prefix/api/v2/session?status=APPROVED&limit=5']);
     expect(sent[0]!.headers).toMatchObject({ 'x-api-key': 'vk_test_key', accept: 'application/json' });
     // The API key goes only to the operations that take it.
     await verity.request('getHealthz');
@@ -113,9 +110,17 @@ describe('errors', () => {
 
   it("read an OAuth error's fields, and name an answer that is no envelope", async () => {
     const oauth = scripted(() => json(400, { error: 'invalid_grant', error_description: 'the code was used' }));
-    expect(await client(oauth.fetch).request('postAuthOidcToken', { body: { grant_type: 'authorization_code' } }).catch((e: unknown) => e)).toMatchObject({ code: 'invalid_grant', message: 'the code was used' });
+    expect(
+      await client(oauth.fetch)
+        .request('postAuthOidcToken', { body: { grant_type: 'authorization_code' } })
+        .catch((e: unknown) => e),
+    ).toMatchObject({ code: 'invalid_grant', message: 'the code was used' });
     const proxy = scripted(() => new Response('<html>bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }));
-    expect(await client(proxy.fetch).getSession('s').catch((e: unknown) => e)).toMatchObject({ status: 502, code: 'unexpected_response', body: '<html>bad gateway</html>', requestId: null });
+    expect(
+      await client(proxy.fetch)
+        .getSession('s')
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 502, code: 'unexpected_response', body: '<html>bad gateway</html>', requestId: null });
   });
 });
 
@@ -136,7 +141,11 @@ describe('retries', () => {
 
   it('do not wait for a Retry-After beyond a minute (the sandbox quota resets at midnight), nor retry other errors', async () => {
     const quota = scripted(() => failure(429, 'rate_limited', 'sandbox quota', { 'retry-after': String(MAX_RETRY_WAIT_MS / 1000 + 1) }));
-    expect(await client(quota.fetch).getSession('s').catch((e: unknown) => e)).toMatchObject({ code: 'rate_limited', retryAfterMs: MAX_RETRY_WAIT_MS + 1000 });
+    expect(
+      await client(quota.fetch)
+        .getSession('s')
+        .catch((e: unknown) => e),
+    ).toMatchObject({ code: 'rate_limited', retryAfterMs: MAX_RETRY_WAIT_MS + 1000 });
     expect(quota.sent).toHaveLength(1);
     const server = scripted(() => failure(500, 'internal_error', 'boom'));
     await expect(client(server.fetch).getSession('s')).rejects.toMatchObject({ code: 'internal_error' });
@@ -205,9 +214,7 @@ describe('pagination', () => {
   });
 
   it("reads a roster page's members out of its data", async () => {
-    const { fetch } = scripted((request) =>
-      new URL(request.url).searchParams.get('cursor') ? ok({ members: [{ member_id: 'mem_2' }] }) : ok({ members: [{ member_id: 'mem_1' }] }, { 'x-next-cursor': 'n' }),
-    );
+    const { fetch } = scripted((request) => (new URL(request.url).searchParams.get('cursor') ? ok({ members: [{ member_id: 'mem_2' }] }) : ok({ members: [{ member_id: 'mem_1' }] }, { 'x-next-cursor': 'n' })));
     const members = [];
     for await (const member of client(fetch, { clientId: 'c', clientSecret: 's' }).paginate('getSdkMembers')) members.push(member.member_id);
     expect(members).toEqual(['mem_1', 'mem_2']);

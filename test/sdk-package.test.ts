@@ -20,7 +20,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
 
 /** What the ES module program does; it prints one JSON line. Only what every lib has (ES2022) is used outside the SDK. */
-const ESM_PROGRAM = String.raw`
+const ESM_PROGRAM = `
 import { type Fetch, type Session, VerityClient, VerityError, verifyWebhook } from '@verity/sdk';
 import { verifyWebhook as verifyFromSubpath } from '@verity/sdk/webhooks';
 
@@ -87,7 +87,7 @@ export function refusedByTheTypes(): void {
 `;
 
 /** The CommonJS program: `import` compiles to `require` in a .cts file. */
-const CJS_PROGRAM = String.raw`
+const CJS_PROGRAM = `
 import { VerityClient, VerityError } from '@verity/sdk';
 import { verifyWebhook } from '@verity/sdk/webhooks';
 
@@ -194,7 +194,8 @@ describe('the packed SDK in a throwaway TypeScript project', () => {
       expect({ config, ...compiled }).toMatchObject({ config, stdout: '' });
     }
     // The ES module program loads the ESM build, the CommonJS one the CJS build.
-    const resolve = "import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/'); console.log(import.meta.resolve('@verity/sdk'), require.resolve('@verity/sdk'), require.resolve('@verity/sdk/webhooks'))";
+    const resolve =
+      "import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/'); console.log(import.meta.resolve('@verity/sdk'), require.resolve('@verity/sdk'), require.resolve('@verity/sdk/webhooks'))";
     const { stdout: resolved } = await run(process.execPath, ['--input-type=module', '-e', resolve], { cwd: project });
     const [esm, cjs, webhooks] = resolved.trim().split(' ');
     expect(esm).toMatch(/node_modules\/@verity\/sdk\/dist\/esm\/index\.js$/);

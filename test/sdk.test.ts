@@ -68,7 +68,19 @@ describe('the generated types and operations', () => {
         .map(([id]) => id)
         .sort();
     expect(flagged('idempotencyKey')).toEqual(
-      ['postSession', 'postIdVerification', 'postFaceMatch', 'postLiveness', 'postKycCredential', 'postAntispoof', 'postAntispoofIdentity', 'postFaceUniqueness', 'postAgeVerification', 'postLocation', 'postCredentialVerification'].sort(),
+      [
+        'postSession',
+        'postIdVerification',
+        'postFaceMatch',
+        'postLiveness',
+        'postKycCredential',
+        'postAntispoof',
+        'postAntispoofIdentity',
+        'postFaceUniqueness',
+        'postAgeVerification',
+        'postLocation',
+        'postCredentialVerification',
+      ].sort(),
     );
     expect(flagged('uploads')).toEqual(['postIdVerification', 'postFaceMatch', 'postLiveness', 'postKycCredential', 'postAntispoof', 'postAntispoofIdentity', 'postFaceUniqueness', 'postHostedSessionStepsByStep'].sort());
     expect(OPERATIONS.getSession.pagination).toEqual({ items: null });

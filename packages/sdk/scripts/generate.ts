@@ -116,8 +116,7 @@ function entryOf(document: OpenAPI3, method: string, path: string, operation: Op
     body,
     uploads: 'multipart/form-data' in content || hasFileField(document, content['application/json']?.schema),
     idempotencyKey:
-      parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key') ||
-      responses.some(([, response]) => /\bidempotency_key_reused\b/.test(response.description ?? '')),
+      parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key') || responses.some(([, response]) => /\bidempotency_key_reused\b/.test(response.description ?? '')),
     pagination: parameters.some((parameter) => parameter.in === 'query' && parameter.name === 'cursor') ? { items: pageItems(document, operationId, success) } : null,
   };
 }

@@ -1,4 +1,17 @@
-export { type CheckResult, type CreatedSession, type CreateSessionBody, type ListSessionsQuery, type ReviewBody, type Session, type SessionDecision, type SessionStatus, VerityClient, type VerityClientOptions, type WaitOptions, waitForSession } from './client.js';
+export {
+  type CheckResult,
+  type CreatedSession,
+  type CreateSessionBody,
+  type ListSessionsQuery,
+  type ReviewBody,
+  type Session,
+  type SessionDecision,
+  type SessionStatus,
+  VerityClient,
+  type VerityClientOptions,
+  type WaitOptions,
+  waitForSession,
+} from './client.js';
 export { VerityConnectionError, VerityError } from './errors.js';
 export type { components, operations, paths } from './generated/openapi.js';
 export type { ListOperationId, OperationId, Page, PageItem, PathParams, QueryParams, RequestBody, RequestParams, ResponseData, WithFiles } from './operations.js';

@@ -9,7 +9,9 @@ type Table = typeof OPERATIONS;
 export type OperationId = keyof Table & keyof operations;
 type Operation<K extends OperationId> = operations[K];
 type Defined<T> = Exclude<T, undefined>;
-type Simplify<T> = { [P in keyof T]: T[P] } & {};
+type Simplify<T> = { [P in keyof T]: T[P] };
+/** True when nothing in T is required. */
+type AllOptional<T> = Partial<T> extends T ? true : false;
 
 type ParametersIn<K extends OperationId, Where extends 'path' | 'query'> = Operation<K>['parameters'] extends { [W in Where]?: infer P } ? Defined<P> : never;
 /** The path parameters of an operation (`never` when it has none). */
@@ -33,11 +35,11 @@ type Slot<Name extends string, T, Required extends boolean> = [T] extends [never
 
 /** `{ path, query, body }` of an operation: each present exactly when the operation has it. */
 export type RequestParams<K extends OperationId> = Simplify<
-  Slot<'path', PathParams<K>, true> & Slot<'query', QueryParams<K>, {} extends QueryParams<K> ? false : true> & Slot<'body', RequestBody<K>, BodyRequired<K>>
+  Slot<'path', PathParams<K>, true> & Slot<'query', QueryParams<K>, AllOptional<QueryParams<K>> extends true ? false : true> & Slot<'body', RequestBody<K>, BodyRequired<K>>
 >;
 
 /** The arguments after the operation id: params may be left out when nothing in them is required. */
-export type ParamsArgs<K extends OperationId, Options> = {} extends RequestParams<K> ? [params?: RequestParams<K>, options?: Options] : [params: RequestParams<K>, options?: Options];
+export type ParamsArgs<K extends OperationId, Options> = AllOptional<RequestParams<K>> extends true ? [params?: RequestParams<K>, options?: Options] : [params: RequestParams<K>, options?: Options];
 
 type Responses<K extends OperationId> = Operation<K>['responses'];
 type SuccessResponse<K extends OperationId> = Responses<K>[Extract<keyof Responses<K>, 200 | 201 | 202 | 204>];
