@@ -13,7 +13,7 @@ export {
   waitForSession,
 } from './client.js';
 export { VerityConnectionError, VerityError } from './errors.js';
-export type { components, operations, paths } from './generated/openapi.js';
+export type { components, operations, paths, webhooks } from './generated/openapi.js';
 export type { ListOperationId, OperationId, Page, PageItem, PathParams, QueryParams, RequestBody, RequestParams, ResponseData, WithFiles } from './operations.js';
 export type { AbortSignalLike, Binary, BlobLike, Fetch, FetchInitLike, FetchResponseLike, HeadersInput, Upload } from './runtime-types.js';
 export type { RequestOptions } from './transport.js';
