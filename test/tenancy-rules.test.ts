@@ -35,7 +35,16 @@ class FakeTenancyStore implements TenancyStore {
   }
   async addProject(project: Parameters<TenancyStore['addProject']>[0]) {
     const { webhookSecretSealed, balanceMinor, ...rest } = project;
-    const row = { ...rest, spendableMinor: balanceMinor, defaultCallbackUrl: null, privacyPolicyUrl: null, hasLogo: false, logoPng: null, sealed: { current: webhookSecretSealed, previous: null, previousUntil: null } };
+    const row = {
+      ...rest,
+      spendableMinor: balanceMinor,
+      defaultCallbackUrl: null,
+      privacyPolicyUrl: null,
+      supportUrl: null,
+      hasLogo: false,
+      logoPng: null,
+      sealed: { current: webhookSecretSealed, previous: null, previousUntil: null },
+    };
     this.projectRows.set(row.id, row);
     return this.record(row);
   }
@@ -73,7 +82,7 @@ class FakeTenancyStore implements TenancyStore {
   }
   async branding(id: string) {
     const row = this.projectRows.get(id);
-    return row ? { name: row.name, privacyPolicyUrl: row.privacyPolicyUrl, hasLogo: row.hasLogo } : null;
+    return row ? { name: row.name, privacyPolicyUrl: row.privacyPolicyUrl, supportUrl: row.supportUrl, hasLogo: row.hasLogo } : null;
   }
   async logo(id: string) {
     return this.projectRows.get(id)?.logoPng ?? null;

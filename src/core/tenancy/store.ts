@@ -11,6 +11,7 @@ export interface ProjectRecord {
   defaultCallbackUrl: string | null;
   evidenceRetentionDays: number;
   privacyPolicyUrl: string | null;
+  supportUrl: string | null;
   hasLogo: boolean;
   /** The balance plus the unspent part of open wallet leases (billing's `wallet` view), in minor units. */
   spendableMinor: number;
@@ -29,6 +30,8 @@ export interface ProjectSettings {
 export interface ProjectBranding {
   name: string;
   privacyPolicyUrl: string | null;
+  /** Where a declined person can ask for help (the end screen links to it). */
+  supportUrl: string | null;
   hasLogo: boolean;
 }
 
@@ -44,6 +47,7 @@ export interface ProjectChanges {
   defaultCallbackUrl?: string | null;
   evidenceRetentionDays?: number;
   privacyPolicyUrl?: string | null;
+  supportUrl?: string | null;
   /** The re-encoded logo, or null to remove it. */
   logoPng?: Buffer | null;
 }
@@ -111,7 +115,7 @@ export interface Announcement {
  * Writes naming a project that does not exist answer false or null, never throw.
  */
 export interface TenancyStore {
-  addProject(project: Omit<ProjectRecord, 'spendableMinor' | 'defaultCallbackUrl' | 'privacyPolicyUrl' | 'hasLogo'> & { balanceMinor: number; webhookSecretSealed: string }): Promise<ProjectRecord>;
+  addProject(project: Omit<ProjectRecord, 'spendableMinor' | 'defaultCallbackUrl' | 'privacyPolicyUrl' | 'supportUrl' | 'hasLogo'> & { balanceMinor: number; webhookSecretSealed: string }): Promise<ProjectRecord>;
   /** Every project, or the one with `onlyId`, oldest first. */
   projects(onlyId: string | null): Promise<ProjectRecord[]>;
   project(id: string): Promise<ProjectRecord | null>;
@@ -173,13 +177,14 @@ export interface TenancyStore {
 type SqlDate = Date | string;
 
 const PROJECT_COLUMNS =
-  'id, name, default_callback_url, evidence_retention_days, privacy_policy_url, has_logo, balance_minor, (select w.balance_minor from wallet w where w.project_id = project.id) as spendable_minor, currency, is_demo, created_at';
+  'id, name, default_callback_url, evidence_retention_days, privacy_policy_url, support_url, has_logo, balance_minor, (select w.balance_minor from wallet w where w.project_id = project.id) as spendable_minor, currency, is_demo, created_at';
 interface ProjectRow {
   id: string;
   name: string;
   default_callback_url: string | null;
   evidence_retention_days: number;
   privacy_policy_url: string | null;
+  support_url: string | null;
   has_logo: boolean;
   balance_minor: string | number;
   /** Null in an insert's RETURNING: the statement's subquery cannot see the row it inserts. */
@@ -194,6 +199,7 @@ const projectOf = (row: ProjectRow): ProjectRecord => ({
   defaultCallbackUrl: row.default_callback_url,
   evidenceRetentionDays: row.evidence_retention_days,
   privacyPolicyUrl: row.privacy_policy_url,
+  supportUrl: row.support_url,
   hasLogo: row.has_logo,
   spendableMinor: Number(row.spendable_minor ?? row.balance_minor),
   currency: row.currency,
@@ -386,17 +392,33 @@ export class PgTenancyStore implements TenancyStore {
            evidence_retention_days = coalesce($4::int, evidence_retention_days),
            privacy_policy_url = case when $5::boolean then $6::text else privacy_policy_url end,
            logo_png = case when $7::boolean then $8::bytea else logo_png end,
-           has_logo = case when $7::boolean then $8::bytea is not null else has_logo end
+           has_logo = case when $7::boolean then $8::bytea is not null else has_logo end,
+           support_url = case when $9::boolean then $10::text else support_url end
          where id = $1 returning ${PROJECT_COLUMNS}`,
-      [id, given('defaultCallbackUrl'), changes.defaultCallbackUrl ?? null, changes.evidenceRetentionDays ?? null, given('privacyPolicyUrl'), changes.privacyPolicyUrl ?? null, given('logoPng'), changes.logoPng ?? null],
+      [
+        id,
+        given('defaultCallbackUrl'),
+        changes.defaultCallbackUrl ?? null,
+        changes.evidenceRetentionDays ?? null,
+        given('privacyPolicyUrl'),
+        changes.privacyPolicyUrl ?? null,
+        given('logoPng'),
+        changes.logoPng ?? null,
+        given('supportUrl'),
+        changes.supportUrl ?? null,
+      ],
       announce,
     );
     return row ? projectOf(row) : null;
   }
 
   async branding(id: string) {
-    const [row] = await this.query<{ name: string; privacy_policy_url: string | null; has_logo: boolean }>('project_branding', 'select name, privacy_policy_url, has_logo from project where id = $1', [id]);
-    return row ? { name: row.name, privacyPolicyUrl: row.privacy_policy_url, hasLogo: row.has_logo } : null;
+    const [row] = await this.query<{ name: string; privacy_policy_url: string | null; support_url: string | null; has_logo: boolean }>(
+      'project_branding',
+      'select name, privacy_policy_url, support_url, has_logo from project where id = $1',
+      [id],
+    );
+    return row ? { name: row.name, privacyPolicyUrl: row.privacy_policy_url, supportUrl: row.support_url, hasLogo: row.has_logo } : null;
   }
 
   async logo(id: string) {
