@@ -14,11 +14,11 @@ import {
   sessionWire as session,
 } from '../../core/sessions/views.js';
 import type { SessionRecord } from '../../core/sessions/store.js';
-import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS } from '../../core/sessions/inputs.js';
+import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS, testOutcomeInput } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
-import { checkBody } from '../input.js';
+import { checkBody, jsonBody } from '../input.js';
 import { EXAMPLE_JPEG, testOutcomeHeader, type ApiDocs } from '../openapi.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
@@ -46,12 +46,15 @@ const HOSTED_FLOW_EXAMPLE = {
   status: 'IN_PROGRESS',
   project_name: 'Bayside Home Health',
   privacy_policy_url: 'https://bayside.example/privacy',
+  support_url: 'mailto:help@bayside.example',
+  retention_days: 30,
   logo: true,
   features: ['id_verification', 'liveness', 'face_match'],
   steps: [
-    { step: 'document', done: false },
-    { step: 'selfie', done: false },
+    { step: 'document', done: false, outcome: null },
+    { step: 'selfie', done: false, outcome: null },
   ],
+  continued_on_phone: false,
   checks: [],
   expires_at: '2026-11-27T10:00:00.000Z',
   geofence: false,
@@ -278,6 +281,10 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   router.post('/session/challenge', async (_req, res) => {
     sendData(res, await core.sessions.challenge(hostedSession(res)));
   });
+  // Test mode: a test session's page may pick its outcome instead of running the models.
+  router.post('/session/test-outcome', jsonBody('4kb'), async (req, res) => {
+    sendData(res, await core.sessions.pickTestOutcome(hostedSession(res), req.body ?? {}));
+  });
   router.post('/session/steps/:step', checkBody({ images: ['front_image', 'back_image'], imageArrays: ['frames'], arrays: ['captured_ms'], numbers: ['latitude', 'longitude', 'accuracy'] }), async (req, res) => {
     sendData(res, await core.sessions.submitStep(hostedSession(res), String(req.params.step), res.locals.input as Record<string, unknown>));
   });
@@ -341,6 +348,30 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     },
     {
       method: 'post',
+      path: '/api/hosted/session/test-outcome',
+      summary:
+        "Hosted page, test sessions only (vk_test_): decide the session with approve, decline or review, as the Verity-Test-Outcome header does on creation (no model runs, no quota spent); an error code answers that error. A live session's is 404",
+      tag: 'hosted page',
+      security: 'none',
+      body: testOutcomeInput,
+      response: hostedFlow,
+      errors: [...errors, 'validation_error', 'not_found', 'session_expired', 'session_closed'],
+      examples: {
+        request: { outcome: 'approve' },
+        response: {
+          ...HOSTED_FLOW_EXAMPLE,
+          status: 'APPROVED',
+          finished: true,
+          steps: [
+            { step: 'document', done: true, outcome: 'not_run' },
+            { step: 'selfie', done: true, outcome: 'not_run' },
+          ],
+          livemode: false,
+        },
+      },
+    },
+    {
+      method: 'post',
       path: '/api/hosted/session/challenge',
       summary: 'Hosted page: a gesture challenge for the selfie burst (single use, 60 s)',
       tag: 'hosted page',
@@ -362,8 +393,8 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
         response: {
           ...HOSTED_FLOW_EXAMPLE,
           steps: [
-            { step: 'document', done: true },
-            { step: 'selfie', done: false },
+            { step: 'document', done: true, outcome: 'passed' },
+            { step: 'selfie', done: false, outcome: null },
           ],
           checks: [{ type: 'id_verification', status: 'passed', error: null }],
         },

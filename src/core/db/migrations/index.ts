@@ -20,6 +20,7 @@ import { Migration20261127150000_wallet_lease } from './Migration20261127150000_
 import { Migration20261129050000_license_state } from './Migration20261129050000_license_state.js';
 import { Migration20261129160000_refresh_in_place } from './Migration20261129160000_refresh_in_place.js';
 import { Migration20261202150000_sandbox_quota } from './Migration20261202150000_sandbox_quota.js';
+import { Migration20261202170000_hosted_flow } from './Migration20261202170000_hosted_flow.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129050000_license_state', class: Migration20261129050000_license_state },
   { name: 'Migration20261129160000_refresh_in_place', class: Migration20261129160000_refresh_in_place },
   { name: 'Migration20261202150000_sandbox_quota', class: Migration20261202150000_sandbox_quota },
+  { name: 'Migration20261202170000_hosted_flow', class: Migration20261202170000_hosted_flow },
 ];
