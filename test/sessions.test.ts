@@ -5,6 +5,7 @@ import { decide } from '../src/core/sessions/service.js';
 import { markerFaceEngine, markerImage, type MarkerFace } from './helpers/face-engine.js';
 import { renderDocument, renderSpecs } from './helpers/documents.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
+import { hasWords } from '../web/hosted/words.js';
 
 // Hosted sessions through their real interfaces: the integrator's REST API and the hosted page's
 // session-token API. Faces come from the deterministic engine (this file is about the rules);
@@ -279,6 +280,17 @@ describe('GET /api/v2/session', () => {
 });
 
 describe('the hosted page API', () => {
+  it('every error the hosted API documents has words on the page (in every language: the catalogs are typed alike), never the server English', async () => {
+    const document = (await service.http.get('/api/v2/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+    const codes = new Set<string>();
+    for (const [path, operations] of Object.entries(document.paths))
+      if (path.startsWith('/api/hosted/'))
+        for (const operation of Object.values(operations))
+          for (const [status, response] of Object.entries(operation.responses)) if (Number(status) >= 400) for (const code of response.description.split(', ')) codes.add(code);
+    expect(codes.size).toBeGreaterThan(10);
+    expect([...codes].filter((code) => !hasWords(code))).toEqual([]);
+  });
+
   it('needs the session token: 401 token_missing without, invalid_token with a wrong one, and never the API key', async () => {
     const missing = await hosted(undefined, '/session');
     expect(missing.status).toBe(401);
