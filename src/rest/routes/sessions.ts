@@ -282,7 +282,7 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     sendData(res, await core.sessions.challenge(hostedSession(res)));
   });
   // Test mode: a test session's page may pick its outcome instead of running the models.
-  router.post('/session/test-outcome', jsonBody('4kb'), async (req, res) => {
+  router.post('/session/test-outcome', ...jsonBody('4kb'), async (req, res) => {
     sendData(res, await core.sessions.pickTestOutcome(hostedSession(res), req.body ?? {}));
   });
   router.post('/session/steps/:step', checkBody({ images: ['front_image', 'back_image'], imageArrays: ['frames'], arrays: ['captured_ms'], numbers: ['latitude', 'longitude', 'accuracy'] }), async (req, res) => {
