@@ -277,7 +277,6 @@ function DocumentStep({ state, advance, toPhone }: StepProps) {
   const shoot = () => {
     if (video.current?.videoWidth) setPhoto(photoOf(video.current));
   };
-  const instruction = t(`guide.${guided.hint}`) + (guided.stuck && guided.hint !== 'ready' ? ` ${t('guide.orShoot')}` : '');
   return (
     <Step title={t('title.document')} error={submit.error}>
       {camera !== false ? (
@@ -300,8 +299,12 @@ function DocumentStep({ state, advance, toPhone }: StepProps) {
             <Viewfinder stream={camera} video={video} rear>
               <div ref={guide} class="guide document" aria-hidden="true" />
             </Viewfinder>
-            <p class="instruction" role="status" aria-live="polite" data-hint={guided.hint} data-stuck={guided.stuck ? 'true' : undefined}>
-              {camera ? instruction : ''}
+            <p class="instruction" role="status" aria-live="polite" data-hint={guided.hint}>
+              {camera ? t(`guide.${guided.hint}`) : ''}
+            </p>
+            {/* A hint that stays is given up on: the person may take the photo as it is. */}
+            <p class="hint give-up" role="status" data-stuck={guided.stuck ? 'true' : undefined}>
+              {guided.stuck && guided.hint !== 'ready' ? t('guide.orShoot') : ''}
             </p>
             <Button disabled={!camera || submit.busy} onClick={shoot}>
               {t('document.shutter')}
@@ -649,7 +652,8 @@ function StartScreen({ state, onStart }: { state: HostedState; onStart: () => Pr
   }, []);
   return (
     <>
-      {logo ? <img class="project-logo" src={logo} alt={t('start.logo', { project })} /> : null}
+      {/* The logo's box is kept while it loads, so the text below does not jump. */}
+      {state.logo ? <div class="project-logo">{logo ? <img src={logo} alt={t('start.logo', { project })} /> : null}</div> : null}
       <h1>{t('start.title', { project })}</h1>
       <p>{t('start.intro')}</p>
       <ul>
@@ -717,7 +721,7 @@ function TestOutcomePicker({ onPicked, onFailed }: { onPicked: Advance; onFailed
           {t('test.review')}
         </Button>
       </div>
-      <div class="row test-error">
+      <div class="test-error">
         <label for="test-error">{t('test.error')}</label>
         <select id="test-error" value={errorCode} onChange={(event) => setErrorCode((event.target as HTMLSelectElement).value)}>
           {TEST_ERRORS.map((code) => (
