@@ -55,10 +55,14 @@ export async function videoFrames(start: number, count: number, stepMs: number, 
  * forth the loop has no cut, so any stretch of it is one continuous capture. A little temporal
  * noise, as a camera sensor adds, keeps a frame played twice from being the same image.
  */
-export async function pingPongY4m(file: string, start: number, seconds: number, crop: Crop, size: { width: number; height: number }): Promise<void> {
-  // Gamma 1.3: the stage is darker than the page accepts (mean luma about 33 of 255, the page asks
-  // for 35); a phone camera's auto-exposure would brighten it about this much.
-  const filter = `[0:v]crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},eq=gamma=1.3,fps=15,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0,noise=alls=3:allf=t,format=yuv420p`;
+export async function pingPongY4m(file: string, start: number, seconds: number, crop: Crop, size: { width: number; height: number }, look: { gamma?: number; gain?: number } = {}): Promise<void> {
+  // Gamma 1.3 by default: the stage is dark (mean luma about 33 of 255), and a phone camera's
+  // auto-exposure would brighten it about this much. `gamma: 1` keeps the dark stage as filmed
+  // (the page judges the light on the face, which is lit); `gain` below 1 dims the whole picture
+  // (a dark room).
+  const { gamma = 1.3, gain = 1 } = look;
+  const dim = gain === 1 ? '' : `,colorlevels=romax=${gain}:gomax=${gain}:bomax=${gain}`;
+  const filter = `[0:v]crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},eq=gamma=${gamma}${dim},fps=15,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0,noise=alls=3:allf=t,format=yuv420p`;
   await run('ffmpeg', ['-loglevel', 'error', '-y', '-ss', String(start), '-t', String(seconds), '-i', VIDEO, '-filter_complex', filter, '-an', file]);
 }
 

@@ -416,8 +416,9 @@ function SelfieStep({ state, advance, toPhone }: StepProps) {
           </span>
         ) : null}
       </Viewfinder>
+      {/* The live light hint, unless the error above already says it. */}
       <p class="instruction" role="status" aria-live="assertive" data-dark={dark && !instruction ? 'true' : undefined}>
-        {instruction || (dark ? t('selfie.tooDark') : '')}
+        {instruction || (dark && submit.error !== t('selfie.tooDark') ? t('selfie.tooDark') : '')}
       </p>
       <Button disabled={noCamera || !stream || submit.busy} onClick={take}>
         {countdown ? t('selfie.getReady') : recording ? t('selfie.recording') : submit.label}
