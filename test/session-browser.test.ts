@@ -9,11 +9,13 @@ import { seriousViolations } from './helpers/axe.js';
 import { chromiumAvailable, launchChromium } from './helpers/browser.js';
 import { renderDocument, renderSpecs } from './helpers/documents.js';
 import { startListeningService, type ListeningService } from './helpers/service.js';
-import { pingPongY4m, videoAvailable } from './helpers/video.js';
+import { pingPongY4m, sceneThenPingPongY4m, videoAvailable } from './helpers/video.js';
 
-// The hosted page in Debian's Chromium, end to end with the real models: a document photo with a
-// real portrait, a selfie from Chromium's fake camera (frames of a real video of a live person),
-// browser geolocation granted and refused, and the licence form with board discovery.
+// The hosted page in Debian's Chromium, end to end with the real models: the walk on a phone whose
+// fake camera films a passport rendered by the suite (valid today, with a real portrait) on a
+// table and then the person (frames of a real video of a live person), with an expired document
+// refused on the way; browser geolocation granted and refused; the licence form with board
+// discovery; the selfie's light on a dark stage and in a dark room.
 
 const DATA = path.resolve('../shared/data');
 // The camera shows a real video of a live person (shot C of ../shared/data/video-live, cropped
@@ -25,16 +27,21 @@ const DATA = path.resolve('../shared/data');
 const CAMERA = { start: 6.1, seconds: 1.2, crop: { x: 60, y: 0, width: 480, height: 360 } };
 /** The page counts 3-2-1 with the gesture shown before it records (COUNTDOWN_S in web/hosted/app.tsx). */
 const COUNTDOWN_S = 3;
-/** Waits until the looping camera will be about to start the turn when the countdown ends (its loop is 2 x CAMERA.seconds). */
-const atTurnStart = (page: Page) =>
+/**
+ * Waits until the looping camera will be about to start the turn when the countdown ends (its loop
+ * is 2 x CAMERA.seconds), in a clip whose face starts `offset` seconds in (after a document scene).
+ */
+const atTurnStart = (page: Page, offset = 0) =>
   page.waitForFunction(
-    ({ loop, countdown }) => {
+    ({ loop, countdown, offset }) => {
       const video = (globalThis as unknown as { document: { querySelector(s: string): { currentTime: number } } }).document.querySelector('video');
-      return (video.currentTime + countdown) % loop > loop - 0.15;
+      return video.currentTime > offset + 0.3 && (video.currentTime - offset + countdown) % loop > loop - 0.15;
     },
-    { loop: 2 * CAMERA.seconds, countdown: COUNTDOWN_S },
-    { polling: 10, timeout: 10_000 },
+    { loop: 2 * CAMERA.seconds, countdown: COUNTDOWN_S, offset },
+    { polling: 10, timeout: 10_000 + offset * 1000 },
   );
+/** The walk's camera shows the passport on a table this long before the person (each capture starts the file again). */
+const SCENE_S = 8;
 const PORTRAIT = path.join(DATA, 'face_recognition-obama-biden', 'lin-manuel-miranda.png');
 const hasData = existsSync(PORTRAIT) && videoAvailable;
 if (!hasData) console.info('skipping hosted-page browser tests: ../shared/data or ffmpeg is absent');
@@ -110,19 +117,29 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     const spec = { ...renderSpecs(1)[0]!, layout: 'TD3' as const, rotation: 0 as const, skew: 0, blur: 0, jpegQuality: null, portraitImage };
     const passport = await renderDocument(spec);
     expect(passport.truth.expired).toBe(false);
-    const front = path.join(workDir, 'passport.png');
-    await writeFile(front, passport.bytes);
     const expiredFront = path.join(workDir, 'expired.png');
     await writeFile(expiredFront, (await renderDocument({ ...spec, seed: 77, expired: true })).bytes);
-
-    const context = await newContext(true);
+    // The phone's camera: the valid passport on a dark table (about as wide as the page's frame),
+    // then the person; a browser of its own with that camera.
+    const table = path.join(workDir, 'walk-table.png');
+    await sharp({ create: { width: 1280, height: 960, channels: 3, background: { r: 28, g: 30, b: 34 } } })
+      .composite([{ input: await sharp(passport.bytes).resize({ width: 1040 }).png().toBuffer(), gravity: 'center' }])
+      .png()
+      .toFile(table);
+    const clip = path.join(workDir, 'walk.y4m');
+    await sceneThenPingPongY4m(clip, table, SCENE_S, CAMERA.start, CAMERA.seconds, CAMERA.crop, { width: 1280, height: 960 }, 40);
+    const phone = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${clip}`]);
+    const context = await phone.newContext({ ...PHONE, permissions: ['geolocation', 'camera'], geolocation: { ...NEW_YORK, accuracy: 15 } });
     const page = await context.newPage();
     await page.goto(session.url);
     await startFromTheStartScreen(page);
     expect(page.url()).not.toContain('#');
     await page.getByRole('heading', { name: 'Photo of your ID document' }).waitFor();
+    // The camera finds the passport and takes its photo by itself.
+    await page.getByRole('button', { name: 'Use this photo' }).waitFor({ timeout: 30_000 });
     await shot(page, '1-document');
-    // The refusal: said where the eyes are, the file cleared, a new photo asked for.
+    // First the person uploads an expired document instead. The refusal: said where the eyes are,
+    // the file cleared, a new photo asked for.
     await page.getByLabel('Front of the document').setInputFiles(expiredFront);
     await page.getByRole('button', { name: 'Continue' }).click();
     const refused = page.getByRole('alert').filter({ hasText: 'This document has expired. Take a photo of another, valid document. Tries left: 2.' });
@@ -132,16 +149,15 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     expect(await page.getByLabel('Front of the document').evaluate((input) => (input as unknown as { files: { length: number } }).files.length)).toBe(0);
     await page.screenshot({ path: path.join(ARTIFACTS, '1b-document-refused.png') });
     await accessible(page, 'walk-document-refused');
-    // The resubmission.
-    await page.getByLabel('Front of the document').setInputFiles(front);
-    await page.getByRole('button', { name: 'Continue' }).click();
+    // The resubmission: the camera's photo of the valid passport.
+    await page.getByRole('button', { name: 'Use this photo' }).click();
 
     await page.getByRole('heading', { name: 'Take a selfie' }).waitFor({ timeout: 120_000 });
     // A function, not a string: the page's CSP forbids eval, which a string predicate may need.
     await videoReady(page);
     await shot(page, '2-selfie');
     await accessible(page, 'selfie');
-    await atTurnStart(page);
+    await atTurnStart(page, SCENE_S);
     await page.getByRole('button', { name: 'Take selfie' }).click();
     await page.getByText(/Slowly turn your head to your right/).waitFor({ timeout: 10_000 });
     await page.locator('[data-countdown]').waitFor({ timeout: 5_000 });
@@ -157,7 +173,7 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
       // The reason is worded from its code, with what to do, never the server's developer English.
       expect(await page.getByRole('alert').textContent()).toMatch(RETAKE_WORDS);
       await shot(page, `2c-retake-${attempt}`);
-      await atTurnStart(page);
+      await atTurnStart(page, SCENE_S);
       await retake.click();
       await recording.waitFor({ timeout: 10_000 });
     }
@@ -169,7 +185,7 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     expect(await page.locator('ul.step-results li').allTextContents()).toEqual(['Photo of your ID document: done', 'Take a selfie: done', 'Share your location: done']);
     await shot(page, '4-done');
     await page.waitForURL(`${service.url}/?from=verity&status=APPROVED`, { timeout: 15_000 });
-    await context.close();
+    await phone.close();
 
     const decision = await decisionOf(session.session_id);
     expect(decision.checks.map((c: { type: string; status: string }) => [c.type, c.status])).toEqual([

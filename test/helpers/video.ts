@@ -85,3 +85,43 @@ export async function pingPongFrames(start: number, seconds: number, crop: Crop,
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A phone's camera for a whole walk: `scene` (a still, such as a document lying on a table) for
+ * `sceneSeconds`, then the ping-pong clip of pingPongY4m `repeats` times, all at `size`. Chromium's
+ * fake camera starts the file again for every new capture: the document step sees the scene, and
+ * the selfie step (a capture of its own) the scene first, then the face from `sceneSeconds` on.
+ */
+export async function sceneThenPingPongY4m(file: string, scene: string, sceneSeconds: number, start: number, seconds: number, crop: Crop, size: { width: number; height: number }, repeats: number): Promise<void> {
+  const loopFrames = Math.round(2 * seconds * 15);
+  const filter = [
+    `[0:v]scale=${size.width}:${size.height}:force_original_aspect_ratio=decrease,pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2:color=0x1c1e22,fps=15,format=yuv420p,setsar=1[s]`,
+    `[1:v]crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},eq=gamma=1.3,fps=15,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0,loop=loop=${repeats - 1}:size=${loopFrames}:start=0,noise=alls=3:allf=t,format=yuv420p,setsar=1[f]`,
+    '[s][f]concat=n=2:v=1:a=0[out]',
+  ].join(';');
+  await run('ffmpeg', [
+    '-loglevel',
+    'error',
+    '-y',
+    '-loop',
+    '1',
+    '-framerate',
+    '15',
+    '-t',
+    String(sceneSeconds),
+    '-i',
+    scene,
+    '-ss',
+    String(start),
+    '-t',
+    String(seconds),
+    '-i',
+    VIDEO,
+    '-filter_complex',
+    filter,
+    '-map',
+    '[out]',
+    '-an',
+    file,
+  ]);
+}
