@@ -135,6 +135,8 @@ const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), lo
 const service = await buildService(config, { logger: pino({ level: 'silent' }) });
 const { orm, sealer } = service.core;
 const projectId = service.demo!.project_id;
+/** The live uniqueness register (rows inserted below take the column's default: live). */
+const register = { projectId, purpose: 'uniqueness', livemode: true } as const;
 const em = orm.em.fork();
 console.log(`store: ${service.store.embedded ? 'embedded PGlite' : 'PostgreSQL'}; exact search over the register held in memory`);
 
@@ -170,7 +172,7 @@ try {
 
     instance.index = new FaceIndex({ orm, clock: service.core.clock, sealer });
     const openStarted = performance.now();
-    await instance.index.search(projectId, 'uniqueness', person());
+    await instance.index.search(register, person());
     const openMs = performance.now() - openStarted;
 
     const times: number[] = [];
@@ -180,7 +182,7 @@ try {
       const known = i % 2 === 0;
       const probe = photo(known ? enrolledPeople[Math.floor(uniform() * enrolledPeople.length)]! : person());
       const t = performance.now();
-      const { matches } = await instance.index.search(projectId, 'uniqueness', probe);
+      const { matches } = await instance.index.search(register, probe);
       times.push(performance.now() - t);
       if (known && matches.length) found++;
       if (!known && matches.length) falseMatches++;

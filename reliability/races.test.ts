@@ -1,9 +1,13 @@
+import pino from 'pino';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { externalStore } from '../src/core/db/store.js';
 import { digestSecret } from '../src/core/secrets.js';
+import { buildService, type Service } from '../src/main.js';
 import { renderDocument, renderSpecs } from '../test/helpers/documents.js';
 import { markerFaceEngine } from '../test/helpers/face-engine.js';
-import { sql } from '../test/helpers/service.js';
+import { authorizePath, interactionOf, PageDriver, pkce } from '../test/helpers/oidc.js';
+import { sql, type TestService } from '../test/helpers/service.js';
 import { startInProcess, type InProcessService } from './helpers/in-process.js';
 import { OidcFlow } from './helpers/oidc-flow.js';
 
@@ -128,6 +132,35 @@ describe(`${AT_ONCE} identical requests at once`, () => {
     expect(codes(answers).size === 0 || [...codes(answers)].every((code) => code === 'idempotency_in_progress')).toBe(true);
     expect(await records()).toBe(recordsBefore + 1);
     expect(await balance()).toBe(balanceBefore - 2); // location costs 2 cents, charged once
+  });
+
+  it('sign-ins with wrong passwords for one account, half of them through a second instance: five are checked, the rest 429, and then the right password waits too', async () => {
+    const account = { email: `guessed.${Date.now()}@example.com`, password: 'the right password, at last' };
+    await service.core.accounts.createAccount(account);
+    // A second instance on the same PostgreSQL (the embedded store is one process: one instance only).
+    let second: Service | undefined;
+    if (process.env.TEST_DATABASE_URL) second = await buildService({ ...service.config, seedDemo: false }, { store: { ...externalStore(service.store.url), close: async () => {} }, logger: pino({ level: 'silent' }) });
+    try {
+      const browsers = [http, second ? supertest(second.app) : http].map((client) => new PageDriver({ http: client } as unknown as TestService));
+      const redirectUri = service.demo.oidc.redirect_uris[0]!;
+      const page = await browsers[0]!.get(
+        authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 'guess', code_challenge: pkce().challenge, code_challenge_method: 'S256' }),
+      );
+      const interaction = interactionOf(page.text);
+      browsers[1]!.csrf = browsers[0]!.csrf;
+      const signIn = (i: number, password: string) => browsers[i % 2]!.post('/api/auth/oidc/login', { interaction, email: account.email, password });
+      const answers = await together((i) => signIn(i, `guess number ${i}`));
+      // Counted before the password is checked, in PostgreSQL: the five failures the account may make before its lock, however the guesses are spread.
+      expect(statuses(answers).filter((s) => s === 401)).toHaveLength(5);
+      expect(statuses(answers).filter((s) => s === 429)).toHaveLength(AT_ONCE - 5);
+      for (const i of [0, 1]) {
+        const right = await signIn(i, account.password);
+        expect(right.status).toBe(429);
+        expect(String(right.headers['set-cookie'] ?? '')).not.toContain('verity_session=');
+      }
+    } finally {
+      await second?.close();
+    }
   });
 
   it('submissions of one hosted-page step: one check recorded, the rest 409 conflict', async () => {

@@ -13,8 +13,8 @@ import { digestSecret } from '../src/core/secrets.js';
 import { webhookSignature } from '../src/core/webhooks/service.js';
 import { renderDocument, renderSpecs } from '../test/helpers/documents.js';
 import { markerFaceEngine, markerImage } from '../test/helpers/face-engine.js';
-import { authorizePath } from '../test/helpers/oidc.js';
-import { sql, startTestService } from '../test/helpers/service.js';
+import { authorizePath, PageDriver } from '../test/helpers/oidc.js';
+import { sql, startTestService, type TestService } from '../test/helpers/service.js';
 import { startInProcess, type InProcessService } from './helpers/in-process.js';
 import { OidcFlow } from './helpers/oidc-flow.js';
 
@@ -279,7 +279,15 @@ describe('open redirects', () => {
   ];
 
   it('authorize shows a page for every redirect_uri but the exact registered one, never a Location', async () => {
-    const params = { client_id: service.demo.oidc.client_id, response_type: 'code', scope: 'openid', state: 'st', prompt: 'none' };
+    const params = {
+      client_id: service.demo.oidc.client_id,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'st',
+      prompt: 'none',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    };
     for (const redirectUri of attacks) {
       const res = await api.get(authorizePath({ ...params, redirect_uri: redirectUri }));
       expect(res.status, redirectUri).toBe(400);
@@ -290,16 +298,25 @@ describe('open redirects', () => {
     expect(control.headers.location).toMatch(new RegExp(`^${registered()}\\?`));
   });
 
-  it('logout shows a page for every post_logout_redirect_uri but the exact registered one, never a Location', async () => {
+  it('logout shows a page for every post_logout_redirect_uri but the exact registered one, never a Location, asked or confirmed', async () => {
     const tokens = await flow.tokens();
+    // A browser without the person's sign-in: a registered target gets the confirmation page, whose form (with its CSRF token) is the only way on.
+    const browser = new PageDriver({ http: api } as unknown as TestService);
+    const logout = (target: string) => ({ id_token_hint: tokens.id_token, post_logout_redirect_uri: target, state: 'x' });
+    const control = await browser.get(`/api/auth/oidc/logout?${new URLSearchParams(logout(registered()))}`);
+    expect(control.status).toBe(200);
+    expect(control.headers.location).toBeUndefined();
     for (const target of attacks) {
-      const res = await api.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: target, state: 'x' })}`);
+      const res = await api.get(`/api/auth/oidc/logout?${new URLSearchParams(logout(target))}`);
       expect(res.status, target).toBe(400);
       expect(res.headers.location, target).toBeUndefined();
+      const confirmed = await browser.post('/api/auth/oidc/logout', logout(target));
+      expect(confirmed.status, target).toBe(400);
+      expect(confirmed.headers.location, target).toBeUndefined();
     }
-    const control = await api.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: registered(), state: 'x' })}`);
-    expect(control.status).toBe(303);
-    expect(control.headers.location).toBe(`${registered()}?state=x`);
+    const confirmed = await browser.post('/api/auth/oidc/logout', logout(registered()));
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.location).toBe(`${registered()}?state=x`);
   });
 });
 
@@ -325,6 +342,29 @@ describe('replayed codes and refresh tokens', () => {
     expect((await flow.refresh(parallel.refresh_token)).body.error).toBe('invalid_grant');
     expect(await flow.userinfoStatus(second.access_token)).toBe(401);
     expect(await flow.userinfoStatus(parallel.access_token)).toBe(401);
+  });
+
+  it('a made-up secret under a known refresh row id is invalid_grant and revokes nothing; a real rotated token still revokes the family', async () => {
+    const first = await flow.tokens();
+    const second = (await flow.refresh(first.refresh_token)).body;
+    const other = await flow.tokens();
+    for (const [label, value] of Object.entries({ first: first.refresh_token, second: second.refresh_token, other: other.refresh_token, access: second.access_token })) keep(`forged refresh ${label}`, value);
+    const rowId = second.refresh_token.slice(second.refresh_token.lastIndexOf('.') + 1);
+    const secretOf = (token: string) => token.slice(0, token.lastIndexOf('.'));
+    const flipped = (secret: string) => `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    // Whoever saw any token of the sign-in (or its row id in a log) can name the row; none of these was ever its token.
+    for (const forged of [`vr_${'x'.repeat(43)}.${rowId}`, `${flipped(secretOf(second.refresh_token))}.${rowId}`, `${flipped(secretOf(first.refresh_token))}.${rowId}`, `${secretOf(other.refresh_token)}.${rowId}`]) {
+      expect((await flow.refresh(forged)).body.error, forged).toBe('invalid_grant');
+    }
+    expect(await flow.userinfoStatus(second.access_token)).toBe(200);
+    const third = (await flow.refresh(second.refresh_token)).body;
+    expect(await flow.userinfoStatus(third.access_token)).toBe(200);
+    expect(await flow.userinfoStatus(other.access_token)).toBe(200);
+    // A real token two rotations back is a replay: the sign-in's tokens and the same user's other sign-in with the client end.
+    expect((await flow.refresh(first.refresh_token)).body.error).toBe('invalid_grant');
+    expect(await flow.userinfoStatus(third.access_token)).toBe(401);
+    expect((await flow.refresh(third.refresh_token)).body.error).toBe('invalid_grant');
+    expect(await flow.userinfoStatus(other.access_token)).toBe(401);
   });
 });
 

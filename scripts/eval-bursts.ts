@@ -24,7 +24,7 @@ if (!videoAvailable || !existsSync(`${DATA}face_recognition-obama-biden/LABELS.c
 const QUICK = Boolean(process.env.VERITY_EVAL_QUICK);
 
 const engine = modelFaceEngine(lazyModels());
-const context: CheckContext = { projectId: 'eval', mode: 'fresh', svcId: null, today: new Date() };
+const context: CheckContext = { projectId: 'eval', livemode: true, mode: 'fresh', svcId: null, today: new Date() };
 let asked: Gesture | null = null;
 // The challenge as the route would have it: issued just now, asking `asked`.
 const challenges = {

@@ -137,6 +137,12 @@ const list = (value: string) =>
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+/** A yes/no argument (also true/false); anything else is a validation_error. */
+function yesOrNo(value: string): boolean {
+  if (['yes', 'true'].includes(value.toLowerCase())) return true;
+  if (['no', 'false'].includes(value.toLowerCase())) return false;
+  throw new DomainError('validation_error', `say yes or no, not ${JSON.stringify(value)}`);
+}
 
 const project = admin.command('project').description('verification apps');
 project
@@ -186,21 +192,32 @@ workflow
   .addOption(projectOption())
   .action((opts) => withCore(async (core) => print(await core.tenancy.listWorkflows(await projectIdOf(core, opts.project)))));
 
-const callback = admin.command('callback').description('webhook destinations');
+const callback = admin.command('callback').description('webhook destinations and signing secrets, per mode (live, or test for the sessions of vk_test_ keys)');
+const webhookModeOption = () => new Option('--mode <mode>', 'live, or test: the settings test-mode events use').choices(['live', 'test']).default('live');
 callback
   .command('approve <url>')
-  .description('approve a destination for per-session callbacks')
+  .description("approve a destination for per-session callbacks of the mode's sessions")
   .addOption(projectOption())
-  .action((url, opts) => withCore(async (core) => print(await core.tenancy.approveCallback({ projectId: await projectIdOf(core, opts.project), url }))));
+  .addOption(webhookModeOption())
+  .action((url, opts) => withCore(async (core) => print(await core.tenancy.approveCallback({ projectId: await projectIdOf(core, opts.project), url, mode: opts.mode }))));
 callback
   .command('default <url>')
-  .description('set the app-level callback URL ("none" clears it)')
+  .description('set the mode\'s app-level callback URL ("none" clears it; test events without one are kept, not sent)')
   .addOption(projectOption())
-  .action((url, opts) => withCore(async (core) => print(await core.tenancy.setDefaultCallback({ projectId: await projectIdOf(core, opts.project), url: url === 'none' ? null : url }))));
+  .addOption(webhookModeOption())
+  .action((url, opts) => withCore(async (core) => print(await core.tenancy.setDefaultCallback({ projectId: await projectIdOf(core, opts.project), url: url === 'none' ? null : url, mode: opts.mode }))));
 callback
   .command('list')
+  .description('approved destinations of both modes')
   .addOption(projectOption())
   .action((opts) => withCore(async (core) => print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)))));
+callback
+  .command('rotate-secret')
+  .description('a new signing secret for the mode (printed once); the old one keeps signing alongside for the overlap')
+  .addOption(projectOption())
+  .addOption(webhookModeOption())
+  .option('--overlap-hours <hours>', 'hours the old secret keeps signing alongside (0 to 720)', '24')
+  .action((opts) => withCore(async (core) => print(await core.tenancy.rotateWebhookSecret({ projectId: await projectIdOf(core, opts.project), mode: opts.mode, overlapHours: Number(opts.overlapHours) }))));
 
 const session = admin.command('session').description('hosted verification sessions (what ops read at 3 a.m.)');
 session
@@ -262,20 +279,34 @@ webhook
     }),
   );
 
-admin
-  .command('oidc-client')
-  .description('OpenID Connect relying parties')
+const oidcClient = admin.command('oidc-client').description('OpenID Connect relying parties');
+oidcClient
   .command('create')
   .addOption(projectOption())
   .requiredOption('--name <name>')
   .requiredOption('--redirect-uri <uri>', 'exact redirect URI (repeatable)', collect)
   .option('--scopes <list>', 'comma-separated; openid is required', list)
   .option('--organization <id>', 'organization whose roster members sign in with it (deactivation revokes their tokens)', Number)
+  .option('--no-require-pkce', 'a confidential legacy client that cannot send a PKCE code_challenge (PKCE S256 is required by default)')
   .action((opts) =>
     withCore(async (core) =>
-      print(await core.tenancy.createOidcClient({ projectId: await projectIdOf(core, opts.project), name: opts.name, redirectUris: opts.redirectUri, scopes: opts.scopes, organizationId: opts.organization })),
+      print(
+        await core.tenancy.createOidcClient({
+          projectId: await projectIdOf(core, opts.project),
+          name: opts.name,
+          redirectUris: opts.redirectUri,
+          scopes: opts.scopes,
+          organizationId: opts.organization,
+          requirePkce: opts.requirePkce,
+        }),
+      ),
     ),
   );
+oidcClient
+  .command('require-pkce <clientId> <required>')
+  .description('whether the client must send a PKCE S256 code_challenge at authorize: yes (the default) or no (a confidential legacy client)')
+  .addOption(projectOption())
+  .action((clientId, required, opts) => withCore(async (core) => print(await core.tenancy.setOidcClientPkce({ projectId: await projectIdOf(core, opts.project), clientId, requirePkce: yesOrNo(required) }))));
 
 admin
   .command('org-app')

@@ -167,7 +167,18 @@ describe('password reset', () => {
     expect(refreshed.body.error).toBe('invalid_grant');
     expect((await userinfo(before.tokens!.access_token)).status).toBe(401);
     // and so is the browser session: prompt=none from that browser now needs a sign-in
-    const silent = await before.driver.get(authorizePath({ client_id: client.client_id, redirect_uri: client.redirect_uris[0], response_type: 'code', scope: 'openid', state: 's', prompt: 'none' }));
+    const silent = await before.driver.get(
+      authorizePath({
+        client_id: client.client_id,
+        redirect_uri: client.redirect_uris[0],
+        response_type: 'code',
+        scope: 'openid',
+        state: 's',
+        prompt: 'none',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
     expect(new URL(silent.headers.location as string).searchParams.get('error')).toBe('login_required');
     // the old password no longer works, the new one does, and the address counts as verified
     expect((await login(email, oldPassword)).status).toBe(401);

@@ -137,7 +137,7 @@ describe('accounts on a fake store', () => {
     await expect(accounts.recordVerifiedIdentity({ svcId: 'svc_nobody', ...identity })).rejects.toMatchObject({ code: 'account_not_found' });
     expect(await accounts.recordVerifiedIdentity({ svcId: id, ...identity, humanVerified: true })).toMatchObject({ idVerified: true, humanVerified: true });
     expect(JSON.stringify([...store.rows.values()])).not.toContain('X1234567');
-    expect(await accounts.reusableIdentity(id, clock.now())).toEqual(identity);
+    expect(await accounts.reusableIdentity(id, clock.now())).toEqual({ ...identity, verifiedAt: clock.now().toISOString() });
     await expect(accounts.reusableIdentity(id, new Date('2030-02-01T00:00:00Z'))).rejects.toMatchObject({ code: 'reuse_not_available' });
   });
 

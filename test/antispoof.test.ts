@@ -319,7 +319,7 @@ describe('gesture challenge', () => {
   it('works from core the way the hosted session page uses it: create, then prepare/execute with a CheckContext', async () => {
     const projectId = service.demo.project_id;
     const { challenge_id, gesture } = await service.core.challenges.create(projectId);
-    const context: CheckContext = { projectId, mode: 'fresh', svcId: null, today: clock.now() };
+    const context: CheckContext = { projectId, livemode: true, mode: 'fresh', svcId: null, today: clock.now() };
     const frames = (await framesFor(gesture)).map((b) => Buffer.from(b, 'base64'));
     const check = service.core.checks.antispoof;
     const outcome = await check.execute(await check.prepare({ frames, challengeId: challenge_id }, context), context);

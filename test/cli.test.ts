@@ -95,10 +95,23 @@ describe('verity serve and verity admin on the embedded store', () => {
       const insecure = await verity('admin', 'callback', 'default', 'http://hooks.example.com/verity');
       expect(JSON.parse(insecure.err).error.code).toBe('callback_not_allowed');
       expect((await verity('admin', 'callback', 'default', 'https://hooks.example.com/app')).out.defaultCallbackUrl).toBe('https://hooks.example.com/app');
+      // Test mode's own destination and secret, set where the live ones are.
+      const testDefault = (await verity('admin', 'callback', 'default', 'https://hooks.example.com/sandbox', '--mode', 'test')).out;
+      expect(testDefault).toMatchObject({ defaultCallbackUrl: 'https://hooks.example.com/app', testDefaultCallbackUrl: 'https://hooks.example.com/sandbox' });
+      expect((await verity('admin', 'callback', 'approve', 'https://hooks.example.com/sandbox', '--mode', 'test')).out).toMatchObject({ mode: 'test', active: true });
+      const rotatedTest = (await verity('admin', 'callback', 'rotate-secret', '--mode', 'test', '--overlap-hours', '0')).out;
+      expect(rotatedTest).toMatchObject({ mode: 'test', webhookSigningSecret: expect.stringMatching(/^whsec_test_/) });
+      expect(await verity('admin', 'callback', 'default', 'https://hooks.example.com/x', '--mode', 'staging')).toMatchObject({ code: 1 });
 
       const client = await verity('admin', 'oidc-client', 'create', '--name', 'RP', '--redirect-uri', 'https://rp.example.com/cb', '--redirect-uri', 'https://rp.example.com/cb2', '--scopes', 'openid,profile');
       expect(client.out.client.redirectUris).toEqual(['https://rp.example.com/cb', 'https://rp.example.com/cb2']);
       expect(client.out.clientSecret).toMatch(/^vcs_/);
+      expect(client.out.client.requirePkce).toBe(true);
+      // a confidential legacy client that cannot send PKCE: registered without it, and required again later
+      const legacy = await verity('admin', 'oidc-client', 'create', '--name', 'Legacy RP', '--redirect-uri', 'https://legacy.example.com/cb', '--no-require-pkce');
+      expect(legacy.out.client.requirePkce).toBe(false);
+      expect((await verity('admin', 'oidc-client', 'require-pkce', legacy.out.client.clientId, 'yes')).out.requirePkce).toBe(true);
+      expect(JSON.parse((await verity('admin', 'oidc-client', 'require-pkce', legacy.out.client.clientId, 'maybe')).err).error.code).toBe('validation_error');
 
       // rotate-keys publishes the next key at once and says when it starts signing (after the JWKS max-age)
       const rotated = await verity('admin', 'rotate-keys');

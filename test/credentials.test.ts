@@ -171,6 +171,18 @@ describe('account mode', () => {
     expect(again.body.data.licenses).toEqual(licenses.body.data.licenses);
   });
 
+  it("with a test key, neither reads the account's verified name nor badges the licence on it (kyc_required, as for an unverified account)", async () => {
+    const account = await service.core.accounts.createAccount({ email: 'sandbox-nurse@example.com', password: 'long enough' });
+    await service.core.accounts.recordVerifiedIdentity({ svcId: account.svcId, fullName: 'María García-López', dateOfBirth: '1985-02-03' });
+    const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, ['openid', 'verifications']);
+    const { key: testKey } = await service.core.tenancy.createApiKey({ projectId: service.demo.project_id, mode: 'test' });
+    const res = await service.http.post('/api/v2/credential-verification').set('X-API-Key', testKey).send({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', svc_access_token: token });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('kyc_required');
+    const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${token}`);
+    expect(licenses.body.data.licenses).toEqual([]);
+  });
+
   it('names licence expiry exactly as the spec does on each route: expires_at, expires_on, expire_at, expire_date', async () => {
     // Every key that names an expiry, anywhere in a body.
     const expiryKeys = (value: unknown): string[] => (value && typeof value === 'object' ? Object.entries(value).flatMap(([key, child]) => [...(/^expir/.test(key) ? [key] : []), ...expiryKeys(child)]) : []);

@@ -23,6 +23,8 @@ afterAll(async () => {
 
 const post = (body: Record<string, unknown>, key = service.demo.api_key) => service.http.post('/api/v2/face-uniqueness').set('X-API-Key', key).send(body);
 const unlink = (faceId: string, key = service.demo.api_key) => service.http.delete(`/api/v2/face-uniqueness/${faceId}`).set('X-API-Key', key);
+/** The demo project's live uniqueness register, as its live key searches it. */
+const liveRegister = () => ({ projectId: service.demo.project_id, purpose: 'uniqueness', livemode: true }) as const;
 const b64 = async (face: MarkerFace | null) => (await markerImage(face)).toString('base64');
 
 describe('POST /api/v2/face-uniqueness', () => {
@@ -79,7 +81,7 @@ describe('POST /api/v2/face-uniqueness', () => {
     const rows = await sql<Record<string, unknown>>(service, 'select * from face_enrollment');
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
-      expect(Object.keys(row).sort()).toEqual(['created_at', 'descriptor_kind', 'descriptor_sealed', 'id', 'project_id', 'purpose', 'reference', 'seq']);
+      expect(Object.keys(row).sort()).toEqual(['created_at', 'descriptor_kind', 'descriptor_sealed', 'id', 'livemode', 'project_id', 'purpose', 'reference', 'seq']);
       expect(row.descriptor_sealed).toMatch(/^v1\./);
       expect(row.descriptor_kind).toBe(FACE_DESCRIPTOR_KIND);
       // opened with the key: exactly one descriptor's floats, not an image
@@ -92,13 +94,13 @@ describe('POST /api/v2/face-uniqueness', () => {
     const elsewhere = new FaceIndex({ orm: service.core.orm, clock: { now: () => new Date() }, sealer: service.core.sealer });
     const descriptor = async (face: MarkerFace) => (await engine.describeLargestFace(await decodeImage(await markerImage(face))))!.descriptor;
     expect((await post({ image: await b64({ person: 11, variant: 1 }) })).body.data.check.data.unique).toBe(true); // this instance has the register open
-    const [faceId] = await elsewhere.enroll(service.demo.project_id, 'uniqueness', [{ descriptor: await descriptor({ person: 11 }), reference: 'user-11' }]);
+    const [faceId] = await elsewhere.enroll(liveRegister(), [{ descriptor: await descriptor({ person: 11 }), reference: 'user-11' }]);
     const found = await post({ image: await b64({ person: 11, variant: 1 }) });
     expect(found.body.data.check.data.matches[0]).toMatchObject({ face_id: faceId, reference: 'user-11' });
-    await elsewhere.unlink(service.demo.project_id, 'uniqueness', faceId!);
+    await elsewhere.unlink(liveRegister(), faceId!);
     expect((await post({ image: await b64({ person: 11, variant: 1 }) })).body.data.check.data.unique).toBe(true);
     // And the other way round: its first search opens the register with everything enrolled here.
-    const { matches } = await elsewhere.search(service.demo.project_id, 'uniqueness', await descriptor({ person: 1, variant: 3 }));
+    const { matches } = await elsewhere.search(liveRegister(), await descriptor({ person: 1, variant: 3 }));
     expect(matches.map((m) => m.reference)).toEqual(['user-1']);
   });
 
@@ -110,10 +112,10 @@ describe('POST /api/v2/face-uniqueness', () => {
     await sql(service, "update face_enrollment set descriptor_kind = 'old-model-64' where id = ?", [faceId]);
     const restarted = new FaceIndex({ orm: service.core.orm, clock: { now: () => new Date() }, sealer: service.core.sealer });
     const probe = (await engine.describeLargestFace(await decodeImage(await markerImage({ person: 13, variant: 1 }))))!.descriptor;
-    expect((await restarted.search(service.demo.project_id, 'uniqueness', probe)).matches).toEqual([]);
+    expect((await restarted.search(liveRegister(), probe)).matches).toEqual([]);
     // enrolling again stores the face under the current kind, and it is found from then on
-    const [again] = await restarted.enroll(service.demo.project_id, 'uniqueness', [{ descriptor: probe, reference: 'user-13' }]);
-    expect((await restarted.search(service.demo.project_id, 'uniqueness', probe)).matches.map((m) => m.faceId)).toEqual([again]);
+    const [again] = await restarted.enroll(liveRegister(), [{ descriptor: probe, reference: 'user-13' }]);
+    expect((await restarted.search(liveRegister(), probe)).matches.map((m) => m.faceId)).toEqual([again]);
   });
 
   it('enrols one face when the same new person arrives twice at once', async () => {
@@ -147,5 +149,58 @@ describe('POST /api/v2/face-uniqueness', () => {
     expect(enrolled.body.data.check.data.enrolled).toBe(true);
     const found = await post({ image: await b64({ person: 9, variant: 2 }) });
     expect(found.body.data.check.data.matches[0].reference).toBe(svcId);
+  });
+});
+
+describe('test keys and live keys keep separate registers (test mode shares no face with live mode)', () => {
+  let testKey: string;
+  beforeAll(async () => {
+    testKey = (await service.core.tenancy.createApiKey({ projectId: service.demo.project_id, mode: 'test' })).key;
+  });
+  const identity = async (face: MarkerFace, key: string) =>
+    (
+      await service.http
+        .post('/api/v2/antispoof/identity')
+        .set('X-API-Key', key)
+        .send({ image: await b64(face) })
+    ).body.data.check.data;
+
+  it('a test key neither finds a live face (nor reads its reference) nor unlinks it', async () => {
+    const faceId = (await post({ image: await b64({ person: 30 }), enroll: true, reference: 'live-user-30' })).body.data.check.data.face_id;
+    const probe = await post({ image: await b64({ person: 30, variant: 1 }) }, testKey);
+    expect(probe.status, JSON.stringify(probe.body)).toBe(200);
+    expect(probe.body.data).toMatchObject({ status: 'passed', livemode: false });
+    expect(probe.body.data.check.data).toMatchObject({ unique: true, matches: [] });
+    expect(JSON.stringify(probe.body)).not.toContain('live-user-30');
+    const steal = await unlink(faceId, testKey);
+    expect(steal.status).toBe(404);
+    expect(steal.body.error.code).toBe('not_found');
+    expect((await post({ image: await b64({ person: 30, variant: 1 }) })).body.data.check.data.matches[0]).toMatchObject({ face_id: faceId, reference: 'live-user-30' });
+  });
+
+  it("a test key's enrolments never make a live search fail, and a live key cannot unlink them", async () => {
+    const enrolled = await post({ image: await b64({ person: 31 }), enroll: true, reference: 'test-user-31' }, testKey);
+    expect(enrolled.body.data.check.data).toMatchObject({ enrolled: true });
+    const testFace = enrolled.body.data.check.data.face_id as string;
+    const live = await post({ image: await b64({ person: 31, variant: 1 }), enroll: true });
+    expect(live.body.data.status).toBe('passed');
+    expect(live.body.data.check.data).toMatchObject({ unique: true, enrolled: true });
+    expect((await unlink(testFace)).status).toBe(404);
+    // Each mode finds its own face of the person, and unlinks only that one.
+    const inTest = await post({ image: await b64({ person: 31, variant: 2 }) }, testKey);
+    expect(inTest.body.data.check.data.matches.map((m: { face_id: string; reference: string }) => [m.face_id, m.reference])).toEqual([[testFace, 'test-user-31']]);
+    expect((await unlink(testFace, testKey)).body.data).toEqual({ face_id: testFace, unlinked: true });
+    const rows = await sql<{ id: string; livemode: boolean }>(service, 'select id, livemode from face_enrollment where id in (?, ?) order by livemode', [testFace, live.body.data.check.data.face_id]);
+    expect(rows).toEqual([{ id: live.body.data.check.data.face_id, livemode: true }]);
+  });
+
+  it('/antispoof/identity gives a test key identities of its own, never the live id of the person', async () => {
+    const live = await identity({ person: 32 }, service.demo.api_key);
+    expect(live).toMatchObject({ new_identity: true });
+    const test = await identity({ person: 32, variant: 1 }, testKey);
+    expect(test).toMatchObject({ new_identity: true });
+    expect(test.face_id).not.toBe(live.face_id);
+    expect(await identity({ person: 32, variant: 2 }, testKey)).toMatchObject({ face_id: test.face_id, new_identity: false });
+    expect(await identity({ person: 32, variant: 2 }, service.demo.api_key)).toMatchObject({ face_id: live.face_id, new_identity: false });
   });
 });

@@ -14,7 +14,9 @@ import { BrowserSessions } from '../src/core/oidc/sessions.js';
 import type { AccountService } from '../src/core/accounts/service.js';
 import type { LoginThrottle } from '../src/core/accounts/login-throttle.js';
 import { TokenIntrospection } from '../src/core/oidc/introspection.js';
-import { AccessTokenService, newRefreshToken, presentedRefreshToken } from '../src/core/oidc/tokens.js';
+import { logout } from '../src/core/oidc/logout.js';
+import type { SigningKeys } from '../src/core/oidc/keys.js';
+import { AccessTokenService, newRefreshToken, presentedRefreshToken, REFRESH_DIGESTS_KEPT } from '../src/core/oidc/tokens.js';
 import { digestSecret } from '../src/core/secrets.js';
 import type { RegisteredClient } from '../src/core/tenancy/views.js';
 
@@ -45,7 +47,10 @@ class FakeGrantStore implements GrantStore {
     const token = this.access.get(digest);
     if (token?.clientId === clientId) token.revokedAt ??= now;
   }
-  async revokeForClients() {}
+  revokedFor: { accountId: string; clientIds: readonly string[] }[] = [];
+  async revokeForClients(accountId: string, clientIds: readonly string[]) {
+    this.revokedFor.push({ accountId, clientIds });
+  }
   async endEverySignIn() {}
   consents = new Map<string, string[]>();
   async rememberConsent(accountId: string, clientId: string, scopes: readonly string[]) {
@@ -82,13 +87,23 @@ class FakeGrantStore implements GrantStore {
   }
 }
 
-const client = (clientId: string): RegisteredClient => ({ clientId, projectId: 'prj_1', organizationId: null, name: clientId, clientSecretDigest: '', redirectUris: [], scopes: ['openid'], active: true });
+const client = (clientId: string): RegisteredClient => ({
+  clientId,
+  projectId: 'prj_1',
+  organizationId: null,
+  name: clientId,
+  clientSecretDigest: '',
+  redirectUris: [],
+  scopes: ['openid'],
+  active: true,
+  requirePkce: true,
+});
 
-/** What a refresh does to a sign-in's row: the successor's digest in place of the token's. Returns the successor. */
+/** What a refresh does to a sign-in's row: the successor's digest in place of the token's, which joins the last few previous ones. Returns the successor. */
 function rotate(grants: FakeGrantStore, grantId: string): string {
   const row = grants.refresh.get(`rt_${grantId}`)!;
   const successor = newRefreshToken(`rt_${grantId}`);
-  Object.assign(row, { tokenDigest: successor.digest, rotatedAt: new Date() });
+  Object.assign(row, { tokenDigest: successor.digest, previousDigests: [row.tokenDigest, ...row.previousDigests].slice(0, REFRESH_DIGESTS_KEPT), rotatedAt: new Date() });
   return successor.token;
 }
 
@@ -103,7 +118,18 @@ function setUp() {
     const later = new Date(now.getTime() + 900_000);
     grants.access.set(digestSecret(`vt_${grantId}`), { accountId: 'svc_1', clientId: 'client_a', scopes: ['openid'], createdAt: now, expiresAt: later, revokedAt: null, grantId });
     const refresh = newRefreshToken(`rt_${grantId}`);
-    grants.refresh.set(refresh.id, { grantId, clientId: 'client_a', accountId: 'svc_1', scopes: ['openid'], tokenDigest: refresh.digest, createdAt: now, expiresAt: later, rotatedAt: null, revokedAt: null });
+    grants.refresh.set(refresh.id, {
+      grantId,
+      clientId: 'client_a',
+      accountId: 'svc_1',
+      scopes: ['openid'],
+      tokenDigest: refresh.digest,
+      previousDigests: [],
+      createdAt: now,
+      expiresAt: later,
+      rotatedAt: null,
+      revokedAt: null,
+    });
     return { access: `vt_${grantId}`, refresh: refresh.token };
   };
   return { clock, grants, tokens, introspection, signIn };
@@ -150,7 +176,7 @@ describe('revocation and introspection on a fake grant store', () => {
     expect(await introspection.introspect(client('client_a'), { token: successor })).toMatchObject({ active: true, token_type: 'refresh_token' });
   });
 
-  it("knows a refresh token by its sign-in's row: the current one, one rotated away, or none of ours", async () => {
+  it("knows a refresh token by its sign-in's row: the current one, one of the last rotated away, or none of ours", async () => {
     const { grants, signIn } = setUp();
     const { refresh } = signIn('grt_1');
     const forged = `vr_forged.rt_grt_1`;
@@ -160,7 +186,19 @@ describe('revocation and introspection on a fake grant store', () => {
     const successor = rotate(grants, 'grt_1');
     expect(await presentedRefreshToken(grants, refresh)).toMatchObject({ current: false, row: { grantId: 'grt_1' } });
     expect(await presentedRefreshToken(grants, successor)).toMatchObject({ current: true });
+    // nor under a row that rotated: the row id is no secret, so a guess under it is not a replay
+    expect(await presentedRefreshToken(grants, forged)).toBeNull();
     for (const unknown of ['vr_nope', `${refresh.slice(0, -1)}x`, 'vr_x.rt_missing', `${'a'.repeat(200)}.rt_grt_1`]) expect(await presentedRefreshToken(grants, unknown)).toBeNull();
+  });
+
+  it('remembers the last REFRESH_DIGESTS_KEPT tokens of a sign-in as replays; an older one is refused like a guess', async () => {
+    const { grants, signIn } = setUp();
+    const issued = [signIn('grt_1').refresh];
+    for (let i = 0; i < REFRESH_DIGESTS_KEPT + 1; i++) issued.push(rotate(grants, 'grt_1'));
+    const [oldest, ...recent] = issued;
+    expect(await presentedRefreshToken(grants, oldest!)).toBeNull();
+    for (const token of recent.slice(0, -1)) expect(await presentedRefreshToken(grants, token)).toMatchObject({ current: false });
+    expect(await presentedRefreshToken(grants, recent.at(-1)!)).toMatchObject({ current: true });
   });
 
   it('revoking a refresh token ends the access tokens of its sign-in, and only that sign-in', async () => {
@@ -293,5 +331,45 @@ describe('sign-in, consent and the code on a fake grant store', () => {
     expect(await sessions.find('s'.repeat(101))).toBeNull();
     expect(await sessions.find(undefined)).toBeNull();
     expect(grants.sessionReads).toBe(reads);
+  });
+});
+
+describe('RP-initiated logout on a fake grant store', () => {
+  const setUpLogout = () => {
+    const clock = new ManualClock(new Date('2026-12-02T12:00:00Z'));
+    const grants = new FakeGrantStore();
+    // Two well-signed hints of svc_1 for client_a; anything else fails its signature.
+    const keys = { verify: async (token: string) => (token === 'hint_svc_1' ? { sub: 'svc_1', aud: 'client_a' } : null) } as unknown as SigningKeys;
+    const registered = { ...client('client_a'), name: 'App A', redirectUris: ['https://a.example/cb'] };
+    const deps = { grants, clock, keys, issuer: 'https://verity.test', clients: async (id: string) => (id === 'client_a' ? registered : null) };
+    const hinted = { id_token_hint: 'hint_svc_1', post_logout_redirect_uri: 'https://a.example/cb', state: 'bye' };
+    return { grants, deps, hinted };
+  };
+  const signedIn = (accountId: string) => ({ accountId, authTime: new Date('2026-12-02T11:00:00Z') });
+
+  it("signs the hint's person out at once when it is the browser's sign-in", async () => {
+    const { grants, deps, hinted } = setUpLogout();
+    expect(await logout(deps, hinted, signedIn('svc_1'), false)).toEqual({ kind: 'redirect', url: 'https://a.example/cb?state=bye' });
+    expect(grants.revokedFor).toEqual([{ accountId: 'svc_1', clientIds: ['client_a'] }]);
+  });
+
+  it("asks first, revoking nothing, when no browser sign-in or another person's goes with the hint; revokes once confirmed", async () => {
+    const { grants, deps, hinted } = setUpLogout();
+    const ask = { kind: 'confirm', clientName: 'App A', postLogoutRedirectUri: 'https://a.example/cb' };
+    expect(await logout(deps, hinted, null, false)).toEqual(ask);
+    expect(await logout(deps, hinted, signedIn('svc_2'), false)).toEqual(ask);
+    expect(grants.revokedFor).toEqual([]);
+    expect(await logout(deps, hinted, null, true)).toEqual({ kind: 'redirect', url: 'https://a.example/cb?state=bye' });
+    expect(grants.revokedFor).toEqual([{ accountId: 'svc_1', clientIds: ['client_a'] }]);
+  });
+
+  it('refuses a bad hint or an unregistered return address before asking anything; without a hint, asks a signed-in browser only', async () => {
+    const { grants, deps, hinted } = setUpLogout();
+    expect(await logout(deps, { ...hinted, id_token_hint: 'tampered' }, null, true)).toMatchObject({ kind: 'error_page' });
+    expect(await logout(deps, { ...hinted, post_logout_redirect_uri: 'https://evil.example/' }, null, false)).toMatchObject({ kind: 'error_page' });
+    expect(await logout(deps, {}, signedIn('svc_1'), false)).toEqual({ kind: 'confirm', clientName: null, postLogoutRedirectUri: null });
+    expect(await logout(deps, {}, signedIn('svc_1'), true)).toEqual({ kind: 'signed_out' });
+    expect(await logout(deps, {}, null, false)).toEqual({ kind: 'signed_out' });
+    expect(grants.revokedFor).toEqual([]);
   });
 });

@@ -111,10 +111,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)('API keys on two instances', () =>
   });
 
   it('webhook signing secrets: rotated on one instance, the other signs with the new one (and the old one beside it) at once', async () => {
-    const before = await b.core.tenancy.webhookSigningSecrets(a.demo.project_id);
+    const before = await b.core.tenancy.webhookSigningSecrets(a.demo.project_id, 'live');
     expect(before).toEqual({ current: a.demo.webhook_signing_secret, previous: null });
     const { rotateWebhookSecret } = await adminOnA('mutation($input: RotateWebhookSecretInput!) { rotateWebhookSecret(input: $input) { webhookSigningSecret } }', {});
-    expect(await b.core.tenancy.webhookSigningSecrets(a.demo.project_id)).toEqual({ current: rotateWebhookSecret.webhookSigningSecret, previous: a.demo.webhook_signing_secret });
+    expect(await b.core.tenancy.webhookSigningSecrets(a.demo.project_id, 'live')).toEqual({ current: rotateWebhookSecret.webhookSigningSecret, previous: a.demo.webhook_signing_secret });
   });
 
   it("the hosted page's branding: changed on one instance, shown by the other on its next page call", async () => {
@@ -144,9 +144,15 @@ describe.runIf(process.env.TEST_DATABASE_URL)('API keys on two instances', () =>
     expect((await b.core.tenancy.projectSettingsOf(a.demo.project_id)).evidenceRetentionDays).toBe(30); // cached on B
     await adminOnA('mutation($input: EvidenceRetentionInput!) { setEvidenceRetention(input: $input) { evidenceRetentionDays } }', { days: 0 });
     await adminOnA('mutation($input: DefaultCallbackInput!) { setDefaultCallback(input: $input) { defaultCallbackUrl } }', { url: 'https://hooks.cached.example/default' });
-    expect(await b.core.tenancy.projectSettingsOf(a.demo.project_id)).toEqual({ evidenceRetentionDays: 0, defaultCallbackUrl: 'https://hooks.cached.example/default' });
+    await adminOnA('mutation($input: DefaultCallbackInput!) { setDefaultCallback(input: $input) { testDefaultCallbackUrl } }', { url: 'https://hooks.cached.example/test', mode: 'test' });
+    expect(await b.core.tenancy.projectSettingsOf(a.demo.project_id)).toEqual({
+      evidenceRetentionDays: 0,
+      defaultCallbackUrl: 'https://hooks.cached.example/default',
+      testDefaultCallbackUrl: 'https://hooks.cached.example/test',
+    });
     await adminOnA('mutation($input: EvidenceRetentionInput!) { setEvidenceRetention(input: $input) { evidenceRetentionDays } }', { days: 30 });
     await adminOnA('mutation($input: DefaultCallbackInput!) { setDefaultCallback(input: $input) { defaultCallbackUrl } }', { url: null });
-    expect(await b.core.tenancy.projectSettingsOf(a.demo.project_id)).toEqual({ evidenceRetentionDays: 30, defaultCallbackUrl: null });
+    await adminOnA('mutation($input: DefaultCallbackInput!) { setDefaultCallback(input: $input) { testDefaultCallbackUrl } }', { url: null, mode: 'test' });
+    expect(await b.core.tenancy.projectSettingsOf(a.demo.project_id)).toEqual({ evidenceRetentionDays: 30, defaultCallbackUrl: null, testDefaultCallbackUrl: null });
   });
 });

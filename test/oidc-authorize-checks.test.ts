@@ -5,6 +5,7 @@ import {
   checkCodeChallengeFormat,
   checkCodeChallengeMethod,
   checkMaxAge,
+  checkPkceRequired,
   checkPromptNoneAlone,
   checkPromptValues,
   checkRedirectUri,
@@ -16,7 +17,7 @@ import {
 // The authorize rules one at a time: no database, no HTTP. The whole endpoint is tested through
 // HTTP in oidc.test.ts; here each named check is called alone on a context built by hand.
 
-const CLIENT: AuthorizeClient = { clientId: 'cli_1', name: 'Demo', active: true, redirectUris: ['https://app.test/cb'], scopes: ['openid', 'profile'] };
+const CLIENT: AuthorizeClient = { clientId: 'cli_1', name: 'Demo', active: true, redirectUris: ['https://app.test/cb'], scopes: ['openid', 'profile'], requirePkce: true };
 const findClient = async (clientId: string) => (clientId === CLIENT.clientId ? CLIENT : null);
 
 /** A context as the checks before `check` would have left it. */
@@ -78,6 +79,15 @@ describe('authorize checks, each alone', () => {
     expect(checkCodeChallengeFormat(ctx({}, { codeChallenge: 'a'.repeat(43) }))).toBeUndefined();
   });
 
+  it('checkPkceRequired: a challenge from every client, but one registered without PKCE (a confidential legacy client)', () => {
+    expect(checkPkceRequired(ctx({}, { codeChallenge: undefined }))).toEqual({
+      error: 'invalid_request',
+      description: 'code_challenge is required: this application must use PKCE with code_challenge_method=S256',
+    });
+    expect(checkPkceRequired(ctx({}, { codeChallenge: 'a'.repeat(43) }))).toBeUndefined();
+    expect(checkPkceRequired(ctx({}, { codeChallenge: undefined, client: { ...CLIENT, requirePkce: false } }))).toBeUndefined();
+  });
+
   it('checkMaxAge: a non-negative integer', () => {
     for (const bad of ['-1', '1.5', 'soon']) expect(checkMaxAge(ctx({ max_age: bad }))).toMatchObject({ error: 'invalid_request' });
     const good = ctx({ max_age: '0' });
@@ -94,7 +104,8 @@ describe('authorize checks, each alone', () => {
 });
 
 describe('the ordered list', () => {
-  const query = { client_id: 'cli_1', redirect_uri: 'https://app.test/cb', response_type: 'code', scope: 'openid profile', state: 'st' };
+  const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+  const query = { client_id: 'cli_1', redirect_uri: 'https://app.test/cb', response_type: 'code', scope: 'openid profile', state: 'st', code_challenge: challenge, code_challenge_method: 'S256' };
 
   it('turns the first failure after the redirect URI into a redirect with error, state and iss', async () => {
     const result = await checkAuthorizeRequest({ ...query, response_type: 'token', request: 'x' }, findClient, 'https://op.test');
@@ -114,7 +125,7 @@ describe('the ordered list', () => {
         scopes: ['openid', 'profile'],
         state: 'st',
         nonce: 'n',
-        codeChallenge: undefined,
+        codeChallenge: challenge,
         prompt: undefined,
         maxAge: undefined,
         uiLocale: 'en',
@@ -125,5 +136,16 @@ describe('the ordered list', () => {
   it('runs the checks it is given: a list without a rule does not apply it', async () => {
     const withoutState = AUTHORIZE_CHECKS.filter((check) => check.name !== 'checkState');
     expect(await checkAuthorizeRequest({ ...query, state: undefined }, findClient, 'https://op.test', withoutState)).toHaveProperty('request');
+  });
+
+  it('refuses a request without PKCE, or with the plain method, as invalid_request back at the client', async () => {
+    for (const change of [
+      { code_challenge: undefined, code_challenge_method: undefined },
+      { code_challenge: challenge, code_challenge_method: 'plain' },
+    ]) {
+      const result = await checkAuthorizeRequest({ ...query, ...change }, findClient, 'https://op.test');
+      const url = new URL((result as { step: { kind: 'redirect'; url: string } }).step.url);
+      expect(Object.fromEntries(url.searchParams)).toMatchObject({ error: 'invalid_request', state: 'st', iss: 'https://op.test' });
+    }
   });
 });

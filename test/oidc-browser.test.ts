@@ -71,13 +71,25 @@ describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () 
     expect(JSON.parse(Buffer.from(refreshed.id_token!.split('.')[0]!, 'base64url').toString('utf8')).kid).toBe(kid);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(refreshed.claims()!.sub).toBe(claims.sub);
-    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toThrow();
 
+    // Logout in a browser without the person's sign-in (as a link on another site would open it):
+    // our page asks, nothing is revoked until the person confirms, then the app gets them back.
     const logout = oidc.buildEndSessionUrl(config, { id_token_hint: refreshed.id_token!, post_logout_redirect_uri: redirectUri, state: 'after-logout' });
-    const res = await fetch(logout, { redirect: 'manual' });
-    expect(res.status).toBe(303);
-    expect(new URL(res.headers.get('location')!).searchParams.get('state')).toBe('after-logout');
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(logout.href);
+      await expect(page.getByRole('heading', { name: 'Sign out?' }).isVisible()).resolves.toBe(true);
+      await expect(oidc.fetchUserInfo(config, refreshed.access_token, claims.sub)).resolves.toMatchObject({ sub: claims.sub });
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${redirectUri}**`);
+      expect(new URL(page.url()).searchParams.get('state')).toBe('after-logout');
+    } finally {
+      await context.close();
+    }
     await expect(oidc.refreshTokenGrant(config, refreshed.refresh_token!)).rejects.toThrow();
+    // the token the refresh replaced is spent too
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toThrow();
   });
 
   it('works with client_secret_basic, and a Deny comes back as access_denied', async () => {
@@ -86,7 +98,18 @@ describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () 
       execute: [oidc.allowInsecureRequests],
     });
     const state = oidc.randomState();
-    const denied = await signInWithBrowser(oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid profile doctor_license', state, prompt: 'consent' }), redirectUri, 'Deny');
+    const denied = await signInWithBrowser(
+      oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: 'openid profile doctor_license',
+        state,
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+        prompt: 'consent',
+      }),
+      redirectUri,
+      'Deny',
+    );
     expect(denied.searchParams.get('error')).toBe('access_denied');
     expect(denied.searchParams.get('state')).toBe(state);
 

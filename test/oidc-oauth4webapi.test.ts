@@ -24,12 +24,15 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** The person's browser: signed in on our pages, it goes to logout with its sign-in too. */
+let browser: PageDriver;
+
 /** Follows an authorization URL through our sign-in and consent pages; the callback URL the app receives. */
 async function personAnswers(url: URL, answer: 'allow' | 'deny'): Promise<URL> {
-  const driver = new PageDriver(service);
-  let res = await driver.get(`${url.pathname}${url.search}`);
-  res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
-  if (res.text.includes('value="allow"')) res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: answer });
+  browser = new PageDriver(service);
+  let res = await browser.get(`${url.pathname}${url.search}`);
+  res = await browser.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+  if (res.text.includes('value="allow"')) res = await browser.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: answer });
   expect(res.status, res.text).toBe(303);
   return new URL(res.headers.location as string);
 }
@@ -90,14 +93,15 @@ describe('login with oauth4webapi', () => {
     expect(decodeProtectedHeader(later.id_token!).kid).toBe(nextKid);
     expect(oauth.getValidatedIdTokenClaims(later)!.sub).toBe(claims.sub);
 
-    // Logout with the first id_token, signed by the key that just retired: still accepted.
+    // Logout with the first id_token, signed by the key that just retired: still accepted. The app
+    // sends the person's browser, signed in as the hint's person, so it is signed out at once.
     const logout = new URL(as.end_session_endpoint!);
     logout.searchParams.set('id_token_hint', tokens.id_token!);
     logout.searchParams.set('post_logout_redirect_uri', redirectUri);
     logout.searchParams.set('state', 'bye');
-    const res = await fetch(logout, { redirect: 'manual' });
+    const res = await browser.get(`${logout.pathname}${logout.search}`);
     expect(res.status).toBe(303);
-    expect(new URL(res.headers.get('location')!).searchParams.get('state')).toBe('bye');
+    expect(new URL(res.headers.location as string).searchParams.get('state')).toBe('bye');
     // logout revoked the sign-in: the app's next refresh is an invalid_grant it reads as such
     await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, later.refresh_token!, http))).rejects.toThrow(oauth.ResponseBodyError);
   });
@@ -114,6 +118,8 @@ describe('login with oauth4webapi', () => {
       response_type: 'code',
       scope: 'openid profile doctor_license',
       state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
       prompt: 'consent',
     })) {
       url.searchParams.set(key, value);

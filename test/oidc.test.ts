@@ -80,6 +80,7 @@ describe('discovery and keys', () => {
       const tokens = (await exchange(code, verifier)).body;
       return { idToken: tokens.id_token as string, kid: decodeProtectedHeader(tokens.id_token).kid };
     };
+    // No browser sign-in goes with these requests: a hint accepted gets the confirmation page (200), a refused one a 400 page.
     const logout = (hint: string) => service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: hint, post_logout_redirect_uri: redirectUri })}`);
     const [first] = await kids();
     const { kid: second, activatesAt } = await service.core.signingKeys.rotate();
@@ -105,7 +106,7 @@ describe('discovery and keys', () => {
     clock.advance(300_000);
     expect((await signIn()).kid).toBe(third);
     expect(await kids()).toEqual([third, second, first]);
-    expect((await logout(early.idToken)).status).toBe(303); // id_token_hint signed by a retired key still published
+    expect((await logout(early.idToken)).status).toBe(200); // id_token_hint signed by a retired key still published
     expect((await service.core.signingKeys.list()).map((key) => key.state)).toEqual(['current', 'retired', 'retired']);
     // The first key retired 300 s ago; it stays published 900 s (the id_token lifetime) + 120 s after that.
     clock.advance(719_000);
@@ -113,12 +114,21 @@ describe('discovery and keys', () => {
     clock.advance(1_000);
     expect(await kids()).toEqual([third, second]);
     expect((await logout(early.idToken)).status).toBe(400); // its key is gone: the hint can no longer be checked
-    expect((await logout(late.idToken)).status).toBe(303);
+    expect((await logout(late.idToken)).status).toBe(200);
   });
 });
 
 describe('authorize', () => {
-  const base = () => ({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 'abc' });
+  // PKCE (S256) is required of every client unless it opted out: the base request carries a challenge.
+  const base = (): Record<string, string | undefined> => ({
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'abc',
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+  });
 
   it('shows errors on a page, never redirecting, until the client and exact redirect URI are trusted', async () => {
     for (const params of [
@@ -141,6 +151,8 @@ describe('authorize', () => {
     [{ scope: 'openid mcp' }, 'invalid_scope'],
     [{ state: undefined }, 'invalid_request'],
     [{ code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request'],
+    [{ code_challenge: 'x'.repeat(43), code_challenge_method: undefined }, 'invalid_request'],
+    [{ code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request'],
     [{ prompt: 'none' }, 'login_required'],
     [{ prompt: 'none login' }, 'invalid_request'],
     [{ prompt: 'login bogus' }, 'invalid_request'],
@@ -154,6 +166,53 @@ describe('authorize', () => {
     expect(location.searchParams.get('error')).toBe(error);
     expect(location.searchParams.get('iss')).toBe(service.url);
     if (change.state !== undefined || !('state' in change)) expect(location.searchParams.get('state')).toBe('abc');
+  });
+
+  it('requires PKCE (S256) of every client by default: none, or plain, goes back as invalid_request saying why; discovery offers S256 only', async () => {
+    const { code_challenge: _challenge, code_challenge_method: _method, ...withoutPkce } = base();
+    for (const [params, description] of [
+      [withoutPkce, 'code_challenge is required: this application must use PKCE with code_challenge_method=S256'],
+      [{ ...base(), code_challenge_method: 'plain' }, 'code_challenge_method must be S256'],
+    ] as const) {
+      const res = await service.http.get(authorizePath(params));
+      expect(res.status).toBe(303);
+      const location = new URL(res.headers.location as string);
+      expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
+      expect(Object.fromEntries(location.searchParams)).toEqual({ error: 'invalid_request', error_description: description, state: 'abc', iss: service.url });
+    }
+    expect((await service.http.get('/.well-known/openid-configuration')).body.code_challenge_methods_supported).toEqual(['S256']);
+  });
+
+  it('lets a confidential legacy client registered without PKCE (admin GraphQL) sign in without it, until tRPC requires it again', async () => {
+    const admin = { Authorization: `Bearer ${service.demo.admin_token}` };
+    const created = await service.http
+      .post('/graphql')
+      .set(admin)
+      .send({
+        query: 'mutation ($input: CreateOidcClientInput!) { createOidcClient(input: $input) { client { clientId requirePkce } clientSecret } }',
+        variables: { input: { projectId: service.demo.project_id, name: 'Legacy RP', redirectUris: [redirectUri], scopes: ['openid'], requirePkce: false } },
+      });
+    const legacy = created.body.data.createOidcClient;
+    expect(legacy.client.requirePkce).toBe(false);
+    const withoutPkce = { client_id: legacy.client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 'legacy' };
+    const driver = new PageDriver(service);
+    let res = await driver.get(authorizePath(withoutPkce));
+    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
+    expect(res.status).toBe(303);
+    const code = new URL(res.headers.location as string).searchParams.get('code')!;
+    const exchanged = await token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: legacy.client.clientId, client_secret: legacy.clientSecret });
+    expect(exchanged.status).toBe(200);
+
+    const required = await fetch(`${service.url}/trpc/setOidcClientPkce`, {
+      method: 'POST',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ projectId: service.demo.project_id, clientId: legacy.client.clientId, requirePkce: true }),
+    });
+    expect(((await required.json()) as { result: { data: { requirePkce: boolean } } }).result.data.requirePkce).toBe(true);
+    const refused = await driver.get(authorizePath(withoutPkce));
+    expect(new URL(refused.headers.location as string).searchParams.get('error')).toBe('invalid_request');
+    expect((await driver.get(authorizePath({ ...withoutPkce, code_challenge: pkce().challenge, code_challenge_method: 'S256' }))).headers.location).toContain('code=');
   });
 
   it('takes the request by POST as by GET, and prompt as a list ("login consent" shows both pages)', async () => {
@@ -239,6 +298,35 @@ describe('authorize', () => {
     const other = await driver.post('/api/auth/oidc/login', { interaction, email: service.demo.account.email, password: service.demo.account.password });
     expect(other.status).not.toBe(429);
     expect(driver.cookie).toMatch(/^verity_session=/);
+  });
+
+  it('counts guesses sent at once before checking them: of 20 wrong passwords 5 are checked, 15 get 429, and then the right one waits too', async () => {
+    await service.core.accounts.createAccount({ email: 'parallel@example.com', password: 'the right password' });
+    const driver = new PageDriver(service);
+    const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
+    const signIn = (password: string) => driver.post('/api/auth/oidc/login', { interaction, email: 'parallel@example.com', password });
+    const guesses = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(`guess number ${i}`)));
+    const statuses = guesses.map((res) => res.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+    const right = await signIn('the right password');
+    expect(right.status).toBe(429);
+    expect(driver.cookie).toBe('');
+  });
+
+  it('lets the right password among guesses sent at once through only in a slot a wrong one could have taken', async () => {
+    await service.core.accounts.createAccount({ email: 'parallel-right@example.com', password: 'the right password' });
+    const driver = new PageDriver(service);
+    const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
+    const signIn = (password: string) => driver.post('/api/auth/oidc/login', { interaction, email: 'parallel-right@example.com', password });
+    for (let i = 1; i <= 4; i++) expect((await signIn(`guess number ${i}`)).status).toBe(401);
+    // one failure left before the lock: of 20 attempts at once, one is checked, whichever it is
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(i === 10 ? 'the right password' : `guess number ${i + 10}`)));
+    expect(answers.filter((res) => res.status !== 429)).toHaveLength(1);
+    const rightAnswer = answers[10]!;
+    if (rightAnswer.status !== 429) return; // the right one took the last slot: a sign-in one at a time would have let it in too
+    expect((await signIn('the right password')).status).toBe(429);
+    expect(driver.cookie).toBe('');
   });
 
   it('takes ui_locales and shows the pages in the first listed language they have, else the first supported (English only today)', async () => {
@@ -459,6 +547,32 @@ describe('refresh tokens', () => {
     expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${third.access_token}`)).status).toBe(401);
   });
 
+  it('tells a guessed secret under a known row id from a replay: the guess revokes nothing, a real earlier token the sign-in', async () => {
+    const { code, verifier } = await authorize();
+    const first = (await exchange(code, verifier)).body;
+    const second = (await refresh(first.refresh_token)).body;
+    const rowId = second.refresh_token.slice(second.refresh_token.lastIndexOf('.') + 1);
+    const userinfoStatus = async (accessToken: string) => (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${accessToken}`)).status;
+    // the row has rotated and its id is in every token the sign-in was given: a made-up secret under it is a guess
+    const guess = await refresh(`vr_${'A'.repeat(43)}.${rowId}`);
+    expect(guess.status).toBe(400);
+    expect(guess.body).toEqual({ error: 'invalid_grant', error_description: 'the refresh token is invalid or was issued to another client' });
+    const revoked = await service.http
+      .post('/api/auth/oidc/revoke')
+      .type('form')
+      .send({ token: `vr_guess.${rowId}`, client_id: client.client_id, client_secret: client.client_secret });
+    expect(revoked.status).toBe(200);
+    // nothing was revoked: the sign-in goes on
+    expect(await userinfoStatus(second.access_token)).toBe(200);
+    const third = await refresh(second.refresh_token);
+    expect(third.status).toBe(200);
+    // a real token rotated away two refreshes ago is a replay: every token of the sign-in ends
+    const replay = await refresh(first.refresh_token);
+    expect(replay.body.error_description).toContain('already used');
+    expect(await userinfoStatus(third.body.access_token)).toBe(401);
+    expect((await refresh(third.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
   it("rejects another client's refresh token", async () => {
     const other = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Other RP', redirectUris: [redirectUri] });
     const { code, verifier } = await authorize();
@@ -510,7 +624,9 @@ describe('grants arriving together', () => {
   // Exchanges and refreshes that arrive at once are answered by one statement each (a group
   // commit): every answer must still carry its own request's tokens, nonce and scopes.
   it('answers each of many concurrent code exchanges and refreshes with its own tokens', async () => {
-    const signIns = await Promise.all([0, 1, 2, 3, 4, 5].map(() => authorize()));
+    // One browser signed in (six sign-ins at once would be more than the throttle checks at once): six codes at once.
+    const { driver } = await authorize();
+    const signIns = await Promise.all([0, 1, 2, 3, 4, 5].map(() => authorize({}, driver)));
     const exchanged = await Promise.all(signIns.map(({ code, verifier }) => exchange(code, verifier)));
     for (const [i, res] of exchanged.entries()) {
       expect(res.status, res.text).toBe(200);
@@ -617,6 +733,57 @@ describe('logout', () => {
     expect(res.headers.location).toContain('state=bye%20now');
     expect(driver.cookie).toBe('');
     expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
+  });
+
+  it('with only an id_token_hint and no sign-in of its person in the browser, asks first and revokes nothing until the person confirms', async () => {
+    const { code, verifier } = await authorize();
+    const tokens = (await exchange(code, verifier)).body;
+    const userinfoStatus = async () => (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${tokens.access_token}`)).status;
+    const query = new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: redirectUri, state: 'bye' });
+    // Another site sends a browser that is not signed in here (or an img tag fetches the URL): a page, no redirect, nothing revoked.
+    const stranger = new PageDriver(service);
+    const asked = await stranger.get(`/api/auth/oidc/logout?${query}`);
+    expect(asked.status).toBe(200);
+    expect(asked.headers.location).toBeUndefined();
+    expect(asked.text).toContain('Sign out?');
+    expect(asked.text).toContain('action="/api/auth/oidc/logout"');
+    expect(asked.text).toContain(`name="id_token_hint" value="${tokens.id_token}"`);
+    expect(asked.headers['content-security-policy']).toContain(`form-action 'self' ${new URL(redirectUri).origin}`);
+    expect(await userinfoStatus()).toBe(200);
+    // Someone else signed in to the browser: asked too.
+    await service.core.accounts.createAccount({ email: 'other-signed-in@example.com', password: 'another good password' });
+    const otherDriver = new PageDriver(service);
+    const page = await otherDriver.get(
+      authorizePath({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }),
+    );
+    await otherDriver.post('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: 'other-signed-in@example.com', password: 'another good password' });
+    expect(otherDriver.cookie).toMatch(/^verity_session=/);
+    expect((await otherDriver.get(`/api/auth/oidc/logout?${query}`)).text).toContain('Sign out?');
+    // A cross-site form post cannot confirm: it lacks the browser's CSRF token.
+    const forged = await service.http.post('/api/auth/oidc/logout').type('form').send(Object.fromEntries(query));
+    expect(forged.status).toBe(403);
+    expect(await userinfoStatus()).toBe(200);
+    // The person says yes: revoked, then sent back with the state.
+    const confirmed = await stranger.post('/api/auth/oidc/logout', Object.fromEntries(query));
+    expect(confirmed.status).toBe(303);
+    const location = new URL(confirmed.headers.location as string);
+    expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
+    expect(location.searchParams.get('state')).toBe('bye');
+    expect(await userinfoStatus()).toBe(401);
+    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
+  });
+
+  it('without an id_token_hint: a signed-in browser is asked before its sign-in ends, one signed out is told so', async () => {
+    const { driver } = await authorize();
+    const asked = await driver.get('/api/auth/oidc/logout');
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Sign out?');
+    expect(driver.cookie).toMatch(/^verity_session=/);
+    const confirmed = await driver.post('/api/auth/oidc/logout', {});
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.text).toContain('You are signed out of Verity.');
+    expect(driver.cookie).toBe('');
+    expect((await driver.get('/api/auth/oidc/logout')).text).toContain('You are signed out of Verity.');
   });
 });
 

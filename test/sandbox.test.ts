@@ -144,7 +144,7 @@ describe('test keys on hosted sessions', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
       const callback = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-      await service.core.tenancy.approveCallback({ projectId, url: callback });
+      await service.core.tenancy.approveCallback({ projectId, url: callback, mode: 'test' });
       const created = await post(testKey, '/session', { workflow_id: workflowId, callback }, 'decline');
       expect(created.status).toBe(201);
       for (let i = 0; i < 100 && bodies.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -94,6 +95,42 @@ describe('sessions through the SDK', () => {
     expect(verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secret, now: timestamp + 30, toleranceSeconds: 60 }).ok).toBe(true);
     const { 'x-svc-timestamp': _dropped, ...withoutTimestamp } = delivery.headers;
     expect(verifyWebhook({ rawBody: delivery.rawBody, headers: withoutTimestamp, secret })).toEqual({ ok: false, reason: 'missing_headers' });
+    // What the result names comes from the signed body: a forged or missing X-Svc-Event-Id changes nothing.
+    const eventId = JSON.parse(delivery.rawBody.toString('utf8')).event_id;
+    expect(valid).toMatchObject({ eventId, livemode: true, event: { livemode: true } });
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: { ...delivery.headers, 'x-svc-event-id': 'evt_forged' }, secret })).toMatchObject({ ok: true, eventId });
+    const { 'x-svc-event-id': _id, ...withoutEventId } = delivery.headers;
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: withoutEventId, secret })).toMatchObject({ ok: true, eventId });
+    // A signed body that is not an event (no event_id) is refused rather than handed over without an id.
+    const odd = '{"type":"verification.approved"}';
+    const oddSignature = createHmac('sha256', secret).update(`${timestamp}.${odd}`).digest('hex');
+    expect(verifyWebhook({ rawBody: odd, headers: { 'x-svc-timestamp': String(timestamp), 'x-svc-signature': oddSignature }, secret, now: timestamp })).toEqual({ ok: false, reason: 'malformed_body' });
+  });
+
+  it("a test-mode event verifies with the project's test secret only, and says livemode: false", async () => {
+    const projectId = service.demo.project_id;
+    const { key: testKey } = await service.core.tenancy.createApiKey({ projectId, mode: 'test' });
+    const { webhookSigningSecret: testSecret } = await service.core.tenancy.rotateWebhookSecret({ projectId, mode: 'test', overlapHours: 0 });
+    const testHook = `${receiverUrl}/test`;
+    await service.core.tenancy.approveCallback({ projectId, url: testHook, mode: 'test' });
+    const response = await checked(`${service.url}/api/v2/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': testKey, 'verity-test-outcome': 'approve' },
+      body: JSON.stringify({ workflow_id: workflowId, callback: testHook, vendor_data: 'sdk-test-1' }),
+    });
+    expect(response.status).toBe(201);
+    const sessionId = ((await response.json()) as { data: { session_id: string } }).data.session_id;
+    const started = Date.now();
+    const arrived = () => received.find((r) => r.rawBody.includes(sessionId));
+    while (!arrived() && Date.now() - started < 40_000) await new Promise((resolve) => setTimeout(resolve, 200));
+    const delivery = arrived()!;
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secret: testSecret })).toMatchObject({
+      ok: true,
+      livemode: false,
+      event: { session_id: sessionId, status: 'APPROVED', vendor_data: 'sdk-test-1', livemode: false },
+    });
+    // A production receiver, holding the live secret, refuses it.
+    expect(verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secret: service.demo.webhook_signing_secret })).toEqual({ ok: false, reason: 'bad_signature' });
   });
 
   it('stops polling when aborted, and carries the catalog code of an error', async () => {

@@ -10,9 +10,22 @@ import type { Notifications } from '../src/core/db/notifications.js';
 import { DomainError } from '../src/core/errors.js';
 import { digestSecret, Sealer } from '../src/core/secrets.js';
 import { TenancyService } from '../src/core/tenancy/service.js';
-import type { AdminTokenRecord, Announcement, ApiKeyRecord, CallbackRecord, OidcClientRecord, OrgAppRecord, ProjectChanges, ProjectRecord, TenancyStore, WorkflowRecord } from '../src/core/tenancy/store.js';
+import type { KeyMode } from '../src/core/tenancy/entities.js';
+import type {
+  AdminTokenRecord,
+  Announcement,
+  ApiKeyRecord,
+  CallbackRecord,
+  OidcClientRecord,
+  OrgAppRecord,
+  ProjectChanges,
+  ProjectRecord,
+  SealedWebhookSecrets,
+  TenancyStore,
+  WorkflowRecord,
+} from '../src/core/tenancy/store.js';
 
-type StoredProject = ProjectRecord & { sealed: { current: string; previous: string | null; previousUntil: Date | null }; logoPng: Buffer | null };
+type StoredProject = ProjectRecord & { sealed: Record<KeyMode, SealedWebhookSecrets>; logoPng: Buffer | null };
 
 /** Tenancy's tables in memory; every announcement a write carried is kept in `announced`. */
 class FakeTenancyStore implements TenancyStore {
@@ -34,16 +47,19 @@ class FakeTenancyStore implements TenancyStore {
     return { ...project };
   }
   async addProject(project: Parameters<TenancyStore['addProject']>[0]) {
-    const { webhookSecretSealed, balanceMinor, ...rest } = project;
+    const { webhookSecretSealed, testWebhookSecretSealed, balanceMinor, ...rest } = project;
+    const sealed = (current: string) => ({ current, previous: null, previousUntil: null });
     const row = {
       ...rest,
       spendableMinor: balanceMinor,
       defaultCallbackUrl: null,
+      testDefaultCallbackUrl: null,
+      hasTestWebhookSecret: true,
       privacyPolicyUrl: null,
       supportUrl: null,
       hasLogo: false,
       logoPng: null,
-      sealed: { current: webhookSecretSealed, previous: null, previousUntil: null },
+      sealed: { live: sealed(webhookSecretSealed), test: sealed(testWebhookSecretSealed) },
     };
     this.projectRows.set(row.id, row);
     return this.record(row);
@@ -57,19 +73,19 @@ class FakeTenancyStore implements TenancyStore {
   }
   async projectSettings(id: string) {
     const row = this.projectRows.get(id);
-    return row ? { evidenceRetentionDays: row.evidenceRetentionDays, defaultCallbackUrl: row.defaultCallbackUrl } : null;
+    return row ? { evidenceRetentionDays: row.evidenceRetentionDays, defaultCallbackUrl: row.defaultCallbackUrl, testDefaultCallbackUrl: row.testDefaultCallbackUrl } : null;
   }
   async demoProjectId() {
     return [...this.projectRows.values()].find((row) => row.isDemo)?.id ?? null;
   }
-  async webhookSecrets(id: string) {
+  async webhookSecrets(id: string, mode: KeyMode) {
     this.reads += 1;
     const row = this.projectRows.get(id);
-    return row ? { ...row.sealed } : null;
+    return row ? { ...row.sealed[mode] } : null;
   }
-  async rotateWebhookSecret(id: string, sealed: string, previousUntil: Date, announcement: Announcement) {
+  async rotateWebhookSecret(id: string, mode: KeyMode, sealed: string, previousUntil: Date, announcement: Announcement) {
     const row = this.projectRows.get(id);
-    if (row) row.sealed = { current: sealed, previous: row.sealed.current, previousUntil };
+    if (row) row.sealed[mode] = { current: sealed, previous: row.sealed[mode].current, previousUntil };
     return this.announce(row, announcement) !== null;
   }
   async updateProject(id: string, changes: ProjectChanges, announcement: Announcement) {
@@ -125,21 +141,21 @@ class FakeTenancyStore implements TenancyStore {
   }
   async approveCallback(destination: Omit<CallbackRecord, 'active'>) {
     if (!this.projectRows.has(destination.projectId)) return null;
-    const existing = this.callbackRows.find((row) => row.projectId === destination.projectId && row.url === destination.url);
+    const existing = this.callbackRows.find((row) => row.projectId === destination.projectId && row.mode === destination.mode && row.url === destination.url);
     if (existing) existing.active = true;
     else this.callbackRows.push({ ...destination, active: true });
     return { ...(existing ?? this.callbackRows.at(-1)!) };
   }
-  async setCallbackActive(projectId: string, url: string, active: boolean, announcement: Announcement) {
-    const row = this.callbackRows.find((candidate) => candidate.projectId === projectId && candidate.url === url);
+  async setCallbackActive(projectId: string, mode: KeyMode, url: string, active: boolean, announcement: Announcement) {
+    const row = this.callbackRows.find((candidate) => candidate.projectId === projectId && candidate.mode === mode && candidate.url === url);
     if (row) row.active = active;
     return this.announce(row && { ...row }, announcement);
   }
   async callbacks(projectId: string) {
     return this.callbackRows.filter((row) => row.projectId === projectId);
   }
-  async isApprovedCallback(projectId: string, url: string) {
-    return this.callbackRows.some((row) => row.projectId === projectId && row.url === url && row.active);
+  async isApprovedCallback(projectId: string, mode: KeyMode, url: string) {
+    return this.callbackRows.some((row) => row.projectId === projectId && row.mode === mode && row.url === url && row.active);
   }
   async addOidcClient(client: OidcClientRecord) {
     if (!this.projectRows.has(client.projectId)) return false;
@@ -281,6 +297,10 @@ describe('callback destinations', () => {
       'https://10.1.2.3/x',
       'https://[::1]/x',
       'https://169.254.169.254/latest',
+      // IPv6 spellings of 127.0.0.1: IPv4-compatible, 6to4, IPv4-mapped
+      'https://[::127.0.0.1]/x',
+      'https://[2002:7f00:1::]/x',
+      'https://[::ffff:127.0.0.1]/x',
       'not a url',
     ]) {
       await notFound(service.approveCallback({ projectId: project.id, url }), 'callback_not_allowed');
@@ -301,13 +321,36 @@ describe('callback destinations', () => {
     const url = 'https://hooks.example.com/x';
     const first = await service.approveCallback({ projectId: project.id, url });
     expect((await service.approveCallback({ projectId: project.id, url })).id).toBe(first.id);
-    expect(await service.isApprovedCallback(project.id, url)).toBe(true);
-    await service.disableCallback(project.id, url);
-    expect(store.announced.map(keyOf)).toEqual([`${project.id} ${url}`]);
-    expect(await service.isApprovedCallback(project.id, url)).toBe(false);
+    expect(await service.isApprovedCallback(project.id, url, 'live')).toBe(true);
+    await service.disableCallback(project.id, url, 'live');
+    expect(store.announced.map(keyOf)).toEqual([`${project.id} live ${url}`]);
+    expect(await service.isApprovedCallback(project.id, url, 'live')).toBe(false);
     expect((await service.approveCallback({ projectId: project.id, url })).active).toBe(true);
     expect(await service.listCallbacks(project.id)).toHaveLength(1);
     await notFound(service.setCallbackActive({ projectId: project.id, url: 'https://other.example.com/', active: true }));
+  });
+
+  it('are approved per mode: a live destination is not one for test sessions, nor the other way round', async () => {
+    const { service } = tenancy();
+    const { project } = await service.createProject({ name: 'Acme' });
+    const live = 'https://hooks.example.com/live';
+    const test = 'https://hooks.example.com/test';
+    expect((await service.approveCallback({ projectId: project.id, url: live })).mode).toBe('live');
+    expect((await service.approveCallback({ projectId: project.id, url: test, mode: 'test' })).mode).toBe('test');
+    expect(await service.isApprovedCallback(project.id, live, 'test')).toBe(false);
+    expect(await service.isApprovedCallback(project.id, test, 'live')).toBe(false);
+    expect(await service.isApprovedCallback(project.id, test, 'test')).toBe(true);
+    // The same URL approved for both modes is two destinations, disabled one at a time.
+    await service.approveCallback({ projectId: project.id, url: live, mode: 'test' });
+    await service.setCallbackActive({ projectId: project.id, url: live, mode: 'test', active: false });
+    expect(await service.isApprovedCallback(project.id, live, 'live')).toBe(true);
+    expect((await service.listCallbacks(project.id)).map((d) => [d.url, d.mode, d.active])).toEqual(
+      expect.arrayContaining([
+        [live, 'live', true],
+        [live, 'test', false],
+        [test, 'test', true],
+      ]),
+    );
   });
 });
 
@@ -315,24 +358,35 @@ describe('webhook signing secrets', () => {
   it('after a rotation both secrets sign until the overlap ends, then only the new one', async () => {
     const { service, store, clock } = tenancy();
     const { project, webhookSigningSecret: old } = await service.createProject({ name: 'Acme' });
-    expect(await service.webhookSigningSecrets(project.id)).toEqual({ current: old, previous: null });
+    expect(await service.webhookSigningSecrets(project.id, 'live')).toEqual({ current: old, previous: null });
     const { webhookSigningSecret: fresh } = await service.rotateWebhookSecret({ projectId: project.id, overlapHours: 2 });
-    expect(store.announced.map(keyOf)).toEqual([project.id]);
-    expect(await service.webhookSigningSecrets(project.id)).toEqual({ current: fresh, previous: old });
+    expect(store.announced.map(keyOf)).toEqual([`${project.id} live`]);
+    expect(await service.webhookSigningSecrets(project.id, 'live')).toEqual({ current: fresh, previous: old });
     clock.advance(2 * 3_600_000 + 1);
-    expect(await service.webhookSigningSecrets(project.id)).toEqual({ current: fresh, previous: null });
+    expect(await service.webhookSigningSecrets(project.id, 'live')).toEqual({ current: fresh, previous: null });
     await notFound(service.rotateWebhookSecret({ projectId: 'prj_nope', overlapHours: 1 }));
+  });
+
+  it('test mode has its own secret, made with the project and rotated apart from the live one', async () => {
+    const { service } = tenancy();
+    const { project, webhookSigningSecret: live, testWebhookSigningSecret: test } = await service.createProject({ name: 'Acme' });
+    expect(test).not.toBe(live);
+    expect(await service.webhookSigningSecrets(project.id, 'test')).toEqual({ current: test, previous: null });
+    const rotated = await service.rotateWebhookSecret({ projectId: project.id, mode: 'test', overlapHours: 0 });
+    expect(rotated.mode).toBe('test');
+    expect(await service.webhookSigningSecrets(project.id, 'test')).toEqual({ current: rotated.webhookSigningSecret, previous: null });
+    expect(await service.webhookSigningSecrets(project.id, 'live')).toEqual({ current: live, previous: null });
   });
 
   it('are cached outside an overlap only', async () => {
     const { service, store } = tenancy();
     const { project } = await service.createProject({ name: 'Acme' });
-    await service.webhookSigningSecrets(project.id);
-    await service.webhookSigningSecrets(project.id);
+    await service.webhookSigningSecrets(project.id, 'live');
+    await service.webhookSigningSecrets(project.id, 'live');
     expect(store.reads).toBe(1);
     await service.rotateWebhookSecret({ projectId: project.id, overlapHours: 1 });
-    await service.webhookSigningSecrets(project.id);
-    await service.webhookSigningSecrets(project.id);
+    await service.webhookSigningSecrets(project.id, 'live');
+    await service.webhookSigningSecrets(project.id, 'live');
     expect(store.reads).toBe(3);
   });
 });
@@ -345,7 +399,10 @@ describe('project settings', () => {
     await service.setEvidenceRetention({ projectId: project.id, days: 0 });
     const changed = await service.setDefaultCallback({ projectId: project.id, url: 'https://hooks.example.com/d' });
     expect(store.announced.map((announcement) => announcement.channel)).toEqual(['verity_project_branding_changed', 'verity_project_settings_changed', 'verity_project_settings_changed']);
-    expect(changed).toMatchObject({ privacyPolicyUrl: 'https://acme.example/privacy', evidenceRetentionDays: 0, defaultCallbackUrl: 'https://hooks.example.com/d' });
+    expect(changed).toMatchObject({ privacyPolicyUrl: 'https://acme.example/privacy', evidenceRetentionDays: 0, defaultCallbackUrl: 'https://hooks.example.com/d', testDefaultCallbackUrl: null });
+    const test = await service.setDefaultCallback({ projectId: project.id, url: 'https://hooks.example.com/t', mode: 'test' });
+    expect(test).toMatchObject({ defaultCallbackUrl: 'https://hooks.example.com/d', testDefaultCallbackUrl: 'https://hooks.example.com/t' });
+    expect(await service.projectSettingsOf(project.id)).toMatchObject({ defaultCallbackUrl: 'https://hooks.example.com/d', testDefaultCallbackUrl: 'https://hooks.example.com/t' });
     expect(await service.evidenceRetentionDays(project.id)).toBe(0);
     await notFound(service.setEvidenceRetention({ projectId: 'prj_nope', days: 3 }));
     await notFound(service.setDefaultCallback({ projectId: project.id, url: 'http://hooks.example.com/d' }), 'callback_not_allowed');
@@ -382,6 +439,22 @@ describe('OIDC clients and organization apps', () => {
     expect((await service.oidcClient(client.clientId))?.clientSecretDigest).toBe(digestSecret(rotated.clientSecret));
     const other = await service.createProject({ name: 'Other' });
     await notFound(service.setOidcClientActive({ projectId: other.project.id, clientId: client.clientId, active: true }));
+  });
+
+  it('requires PKCE of a client unless it is registered or changed without it (a confidential legacy client), announced like any change', async () => {
+    const { service, store } = tenancy();
+    const { project } = await service.createProject({ name: 'Acme' });
+    const base = { projectId: project.id, name: 'Portal', redirectUris: ['https://rp.example/cb'] };
+    const { client } = await service.createOidcClient(base);
+    expect(client.requirePkce).toBe(true);
+    const { client: legacy } = await service.createOidcClient({ ...base, name: 'Legacy', requirePkce: false });
+    expect((await service.oidcClient(legacy.clientId))?.requirePkce).toBe(false);
+    expect((await service.setOidcClientPkce({ projectId: project.id, clientId: legacy.clientId, requirePkce: true })).requirePkce).toBe(true);
+    expect((await service.oidcClient(legacy.clientId))?.requirePkce).toBe(true);
+    expect(store.announced.map(keyOf)).toEqual([legacy.clientId]);
+    await expect(service.setOidcClientPkce({ projectId: project.id, clientId: legacy.clientId })).rejects.toMatchObject({ code: 'validation_error' });
+    const other = await service.createProject({ name: 'Other' });
+    await notFound(service.setOidcClientPkce({ projectId: other.project.id, clientId: client.clientId, requirePkce: false }));
   });
 
   it('an organization app authenticates with its current secret while active only', async () => {

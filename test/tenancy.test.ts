@@ -85,8 +85,8 @@ describe('callback destinations', () => {
   it('approves HTTPS destinations and refuses plain http and junk with callback_not_allowed', async () => {
     const approved = await service.core.tenancy.approveCallback({ projectId: otherProjectId, url: 'https://hooks.example.com/verity' });
     expect(approved.active).toBe(true);
-    expect(await service.core.tenancy.isApprovedCallback(otherProjectId, 'https://hooks.example.com/verity')).toBe(true);
-    expect(await service.core.tenancy.isApprovedCallback(service.demo.project_id, 'https://hooks.example.com/verity')).toBe(false);
+    expect(await service.core.tenancy.isApprovedCallback(otherProjectId, 'https://hooks.example.com/verity', 'live')).toBe(true);
+    expect(await service.core.tenancy.isApprovedCallback(service.demo.project_id, 'https://hooks.example.com/verity', 'live')).toBe(false);
     for (const url of ['http://hooks.example.com/x', 'http://127.0.0.1:9000/hook', 'ftp://x', 'not a url', 'https://user:pw@hooks.example.com/']) {
       await expect(service.core.tenancy.approveCallback({ projectId: otherProjectId, url })).rejects.toMatchObject({ code: 'callback_not_allowed', status: 422 });
     }
@@ -98,7 +98,7 @@ describe('callback destinations', () => {
     const rows = await sql(service, 'select * from callback_destination where project_id = ? and url = ?', [otherProjectId, url]);
     expect(rows).toHaveLength(1);
     await service.core.tenancy.setCallbackActive({ projectId: otherProjectId, url, active: false });
-    expect(await service.core.tenancy.isApprovedCallback(otherProjectId, url)).toBe(false);
+    expect(await service.core.tenancy.isApprovedCallback(otherProjectId, url, 'live')).toBe(false);
   });
 
   it('sets and clears the app-level callback under the same rule', async () => {

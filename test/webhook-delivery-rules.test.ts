@@ -14,7 +14,7 @@ import type { AttemptOutcome, StoredAttempt, StoredEvent, WebhookStore } from '.
 class FakeWebhookStore implements WebhookStore {
   rows = new Map<string, StoredEvent>();
   attemptRows = new Map<string, StoredAttempt[]>();
-  async record(_em: unknown, event: { id: string; projectId: string; sessionId: string; type: string; body: string; url: string | null; now: Date }) {
+  async record(_em: unknown, event: { id: string; projectId: string; sessionId: string; type: string; livemode: boolean; body: string; url: string | null; now: Date }) {
     this.rows.set(event.id, { ...event, state: event.url ? 'pending' : 'no_destination', attempts: 0, nextAttemptAt: event.now, deliveredAt: null, createdAt: event.now });
   }
   async claimDue(limit: number, _leaseUntil: Date, now: Date) {
@@ -87,23 +87,25 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
 const SECRET = 'whsec_rules';
+const TEST_SECRET = 'whsec_test_rules';
 const policy = { baseSeconds: 30, capSeconds: 3600, maxAttempts: 3, timeoutMs: 2000 };
 
-function setUp(options: { defaultCallbackUrl?: string | null } = {}) {
+function setUp(options: { defaultCallbackUrl?: string | null; testDefaultCallbackUrl?: string | null; testSecret?: string | null } = {}) {
   received.length = 0;
   answer = { status: 200 };
   const clock = new ManualClock(new Date('2026-11-28T12:00:00Z'));
   const store = new FakeWebhookStore();
   const disabled: string[] = [];
+  const secrets = { live: SECRET, test: options.testSecret === undefined ? TEST_SECRET : options.testSecret };
   const tenancy = {
-    webhookSigningSecrets: async () => ({ current: SECRET, previous: null }),
-    projectSettingsOf: async () => ({ evidenceRetentionDays: 30, defaultCallbackUrl: options.defaultCallbackUrl ?? null }),
-    disableCallback: async (_projectId: string, callback: string) => {
-      disabled.push(callback);
+    webhookSigningSecrets: async (_projectId: string, mode: 'live' | 'test') => ({ current: secrets[mode], previous: null }),
+    projectSettingsOf: async () => ({ evidenceRetentionDays: 30, defaultCallbackUrl: options.defaultCallbackUrl ?? null, testDefaultCallbackUrl: options.testDefaultCallbackUrl ?? null }),
+    disableCallback: async (_projectId: string, callback: string, mode: string) => {
+      disabled.push(mode === 'live' ? callback : `${mode} ${callback}`);
     },
   } as unknown as TenancyService;
   const webhooks = new WebhookService({ store, clock, tenancy, policy, allowPrivateDestinations: true });
-  const record = async (callback: string | null = url) => webhooks.record({} as never, 'prj_1', 'ses_1', { type: 'session.completed', callback, body: { session_id: 'ses_1' } });
+  const record = async (callback: string | null = url, livemode = true) => webhooks.record({} as never, 'prj_1', 'ses_1', { type: 'session.completed', livemode, callback, body: { session_id: 'ses_1' } });
   return { clock, store, webhooks, disabled, record };
 }
 
@@ -116,7 +118,7 @@ describe('webhook delivery on a fake outbox', () => {
     const [sent] = received;
     expect(sent!.headers['x-svc-event-id']).toBe(id);
     expect(sent!.headers['x-svc-signature']).toBe(webhookSignature(SECRET, Number(sent!.headers['x-svc-timestamp']), sent!.body));
-    expect(JSON.parse(sent!.body)).toEqual({ event_id: id, session_id: 'ses_1' });
+    expect(JSON.parse(sent!.body)).toEqual({ event_id: id, session_id: 'ses_1', livemode: true });
     await webhooks.deliver(id); // delivered: nothing to claim, nothing sent
     expect(received).toHaveLength(1);
   });
@@ -187,11 +189,44 @@ describe('webhook delivery on a fake outbox', () => {
 
   it('resend of an event without a destination goes to the project default once there is one', async () => {
     const { store, webhooks } = setUp({ defaultCallbackUrl: 'https://hooks.example.com/in' });
-    const id = await webhooks.record({} as never, 'prj_1', 'ses_2', { type: 'session.completed', callback: null, body: {} });
+    const id = await webhooks.record({} as never, 'prj_1', 'ses_2', { type: 'session.completed', livemode: true, callback: null, body: {} });
     expect(store.rows.get(id)).toMatchObject({ url: 'https://hooks.example.com/in', state: 'pending' });
     // As if it was made before the project had a default.
     store.rows.get(id)!.url = null;
     store.rows.get(id)!.state = 'no_destination';
     expect(await webhooks.resend('prj_1', id)).toMatchObject({ url: 'https://hooks.example.com/in', state: 'pending' });
+  });
+
+  it('a test-mode event goes to the test default only, signed with the test secret, and says livemode: false inside the signed bytes', async () => {
+    const { store, webhooks, record } = setUp({ defaultCallbackUrl: 'https://hooks.example.com/live', testDefaultCallbackUrl: url });
+    const id = await record(null, false);
+    expect(store.rows.get(id)).toMatchObject({ url, livemode: false, state: 'pending' });
+    await webhooks.deliver(id);
+    const [sent] = received;
+    const timestamp = Number(sent!.headers['x-svc-timestamp']);
+    expect(sent!.headers['x-svc-signature']).toBe(webhookSignature(TEST_SECRET, timestamp, sent!.body));
+    expect(sent!.headers['x-svc-signature']).not.toBe(webhookSignature(SECRET, timestamp, sent!.body));
+    expect(JSON.parse(sent!.body)).toEqual({ event_id: id, session_id: 'ses_1', livemode: false });
+  });
+
+  it('a test-mode event with no test destination is kept as no_destination, never sent to the live default', async () => {
+    const { store, webhooks, record } = setUp({ defaultCallbackUrl: url });
+    const id = await record(null, false);
+    expect(store.rows.get(id)).toMatchObject({ url: null, state: 'no_destination', livemode: false });
+    await expect(webhooks.resend('prj_1', id)).rejects.toMatchObject({ code: 'callback_not_allowed' });
+    expect(received).toHaveLength(0);
+  });
+
+  it('a test-mode event of a project without a test secret is not sent, and its attempt says why; a 410 disables the test destination only', async () => {
+    const unsigned = setUp({ testSecret: null });
+    const id = await unsigned.record(url, false);
+    await unsigned.webhooks.deliver(id);
+    expect(received).toHaveLength(0);
+    expect((await unsigned.webhooks.attempts('prj_1', id))[0]).toMatchObject({ http_status: null, error: expect.stringContaining('no test signing secret') });
+    const gone = setUp();
+    const test = await gone.record(url, false);
+    answer = { status: 410 };
+    await gone.webhooks.deliver(test);
+    expect(gone.disabled).toEqual([`test ${url}`]);
   });
 });

@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/core/clock.js';
 import { CONCURRENT_DELIVERIES, retryDelaySeconds, DEFAULT_RETRY_POLICY } from '../src/core/webhooks/service.js';
 import { PgWebhookStore } from '../src/core/webhooks/store.js';
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { loggerIntoMemory } from './helpers/logs.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
 // Webhooks end to end: pg-boss workers deliver from the outbox to a real receiver on loopback,
@@ -23,6 +22,9 @@ interface Delivery {
   timestamp: string;
   body: string;
   validSignature: boolean;
+  signature: string;
+  /** `X-Svc-Signature-Previous`, sent during a rotation's overlap. */
+  previousSignature?: string;
 }
 
 /** A receiver that answers from a script of statuses per path, then 200. */
@@ -55,7 +57,9 @@ class Receiver {
         const expected = createHmac('sha256', this.secret()).update(`${timestamp}.${body}`).digest();
         const given = Buffer.from(String(req.headers['x-svc-signature'] ?? ''), 'hex');
         const validSignature = given.length === expected.length && timingSafeEqual(given, expected);
-        this.deliveries.push({ eventId: String(req.headers['x-svc-event-id']), at, timestamp, body, validSignature });
+        const previousSignature = req.headers['x-svc-signature-previous'] as string | undefined;
+        const signature = String(req.headers['x-svc-signature'] ?? '');
+        this.deliveries.push({ eventId: String(req.headers['x-svc-event-id']), at, timestamp, body, validSignature, signature, previousSignature });
         if (!validSignature) return void res.writeHead(400).end('bad signature');
         const next = this.scripts.get(req.url ?? '')?.shift();
         res.writeHead(next?.status ?? 200, next?.headers ?? {}).end(next ? 'not now' : 'ok');
@@ -74,13 +78,7 @@ class Receiver {
 }
 
 /** Every log line the service writes, parsed. */
-const logLines: Record<string, unknown>[] = [];
-const logSink = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-    done();
-  },
-});
+const { logger, lines: logLines } = loggerIntoMemory();
 
 let service: TestService;
 let receiver: Receiver;
@@ -115,7 +113,7 @@ async function approvedSession(path: string, tenant = { projectId: '', apiKey: '
 const eventOf = async (sessionId: string) => (await sql<{ id: string; state: string; attempts: number }>(service, 'select id, state, attempts from webhook_event where session_id = ?', [sessionId]))[0]!;
 
 beforeAll(async () => {
-  service = await startTestService({ runJobs: true, webhookRetryBaseSeconds: 1, allowInsecureCallbacks: true }, { clock, logger: pino({ level: 'info' }, logSink) });
+  service = await startTestService({ runJobs: true, webhookRetryBaseSeconds: 1, allowInsecureCallbacks: true }, { clock, logger });
   receiver = new Receiver(() => service.demo.webhook_signing_secret);
   await receiver.start();
   workflowId = (await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'loc', features: ['location'] })).id;
@@ -487,4 +485,169 @@ describe('destination health and bulk resend', () => {
       await sql(service, `delete from webhook_event where id like 'evt_bulk_%'`);
     }
   });
+});
+
+describe('test mode: its own destinations and signing secret', () => {
+  const TEST_OUTCOME = 'Verity-Test-Outcome';
+  let project: { id: string; liveKey: string; testKey: string; workflowId: string; liveSecret: string };
+  let testSecret: string;
+  let live: Receiver;
+  let sandbox: Receiver;
+  const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+    const body = (await service.http.post('/graphql').set('Authorization', `Bearer ${service.demo.admin_token}`).send({ query, variables })).body;
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    return body.data;
+  };
+  const SET_DEFAULT = 'mutation($i: DefaultCallbackInput!) { setDefaultCallback(input: $i) { defaultCallbackUrl testDefaultCallbackUrl } }';
+  const APPROVE = 'mutation($i: CallbackUrlInput!) { approveCallback(input: $i) { url mode active } }';
+  const ROTATE = 'mutation($i: RotateWebhookSecretInput!) { rotateWebhookSecret(input: $i) { mode webhookSigningSecret previousValidUntil } }';
+  const EVENTS = 'query($p: String!, $s: String) { webhookEvents(projectId: $p, sessionId: $s) { edges { node { id livemode state url } } } }';
+  const signatureWith = (secret: string, delivery: Delivery) => createHmac('sha256', secret).update(`${delivery.timestamp}.${delivery.body}`).digest('hex');
+  /** A session of `key`, finished at once: forced with the sandbox header for a test key, by its location step for a live one. */
+  const finished = async (key: string, body: Record<string, unknown> = {}) => {
+    const request = service.http.post('/api/v2/session').set('X-API-Key', key);
+    if (key === project.testKey) request.set(TEST_OUTCOME, 'approve');
+    const created = await request.send({ workflow_id: project.workflowId, vendor_data: 'user-42', ...body });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    if (key !== project.testKey) {
+      await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', created.body.data.session_token).send({ latitude: 1, longitude: 2, accuracy: 5 });
+    }
+    return created.body.data.session_id as string;
+  };
+  const eventNode = async (sessionId: string) => (await gql(EVENTS, { p: project.id, s: sessionId })).webhookEvents.edges[0]?.node as { id: string; livemode: boolean; state: string; url: string | null };
+  const deliveredTo = (receiver: Receiver, eventId: string) => until(`delivery of ${eventId}`, async () => receiver.deliveries.find((d) => d.eventId === eventId));
+
+  beforeAll(async () => {
+    const created = await gql('mutation { createProject(input: { name: "Sandbox hooks", balance: 100 }) { project { id hasTestWebhookSecret } key webhookSigningSecret testWebhookSigningSecret } }');
+    const made = created.createProject;
+    expect(made.project.hasTestWebhookSecret).toBe(true);
+    expect(made.testWebhookSigningSecret).not.toBe(made.webhookSigningSecret);
+    testSecret = made.testWebhookSigningSecret;
+    const testKey = (await service.core.tenancy.createApiKey({ projectId: made.project.id, mode: 'test' })).key;
+    const workflowId = (await service.core.tenancy.createWorkflow({ projectId: made.project.id, name: 'loc', features: ['location'] })).id;
+    project = { id: made.project.id, liveKey: made.key, testKey, workflowId, liveSecret: made.webhookSigningSecret };
+    live = new Receiver(() => project.liveSecret);
+    sandbox = new Receiver(() => testSecret);
+    await live.start();
+    await sandbox.start();
+    // Production has a default receiver; test mode has none yet.
+    await gql(SET_DEFAULT, { i: { projectId: project.id, url: `${live.url}/production` } });
+  });
+  afterAll(async () => {
+    await live?.stop();
+    await sandbox?.stop();
+  });
+
+  it("a test key's forced approval never reaches the live receiver: with no test destination it is kept as no_destination, marked test", async () => {
+    const liveSession = await finished(project.liveKey);
+    const liveEvent = await eventNode(liveSession);
+    const liveDelivery = await deliveredTo(live, liveEvent.id);
+    expect(liveDelivery.validSignature).toBe(true);
+    expect(JSON.parse(liveDelivery.body)).toMatchObject({ event_id: liveEvent.id, session_id: liveSession, livemode: true });
+
+    const testSession = await finished(project.testKey);
+    const testEvent = await eventNode(testSession);
+    expect(testEvent).toMatchObject({ livemode: false, state: 'no_destination', url: null });
+    // The dispatcher has had its chance (the live event above went out right after its commit): nothing came.
+    await finished(project.liveKey)
+      .then(eventNode)
+      .then((e) => deliveredTo(live, e.id));
+    expect(live.deliveries.some((d) => d.eventId === testEvent.id || d.body.includes(testSession))).toBe(false);
+    expect(sandbox.deliveries).toHaveLength(0);
+  }, 60_000);
+
+  it("test events go to test mode's default callback, signed with the test secret only, livemode false in the signed body", async () => {
+    expect((await gql(SET_DEFAULT, { i: { projectId: project.id, url: `${sandbox.url}/sandbox`, mode: 'test' } })).setDefaultCallback).toEqual({
+      defaultCallbackUrl: `${live.url}/production`,
+      testDefaultCallbackUrl: `${sandbox.url}/sandbox`,
+    });
+    const sessionId = await finished(project.testKey);
+    const event = await eventNode(sessionId);
+    expect(event).toMatchObject({ livemode: false, url: `${sandbox.url}/sandbox` });
+    const delivery = await deliveredTo(sandbox, event.id);
+    expect(delivery.validSignature).toBe(true);
+    expect(delivery.signature).not.toBe(signatureWith(project.liveSecret, delivery));
+    expect(delivery.previousSignature).toBeUndefined();
+    expect(JSON.parse(delivery.body)).toEqual({
+      event_id: event.id,
+      type: 'verification.approved',
+      session_id: sessionId,
+      status: 'APPROVED',
+      vendor_data: 'user-42',
+      decision: 'approved',
+      occurred_at: expect.any(String),
+      livemode: false,
+    });
+    expect(live.deliveries.some((d) => d.eventId === event.id)).toBe(false);
+    // Ops see each mode's destination apart.
+    const health = (await gql('query($p: String!) { webhookHealth(projectId: $p) { destination livemode } }', { p: project.id })).webhookHealth;
+    expect(health).toEqual(
+      expect.arrayContaining([
+        { destination: `${new URL(sandbox.url).host}/sandbox`, livemode: false },
+        { destination: `${new URL(live.url).host}/production`, livemode: true },
+      ]),
+    );
+  }, 60_000);
+
+  it("a session's callback must be approved for its key's mode, else 422 callback_not_allowed", async () => {
+    const liveHook = `${live.url}/per-session`;
+    const testHook = `${sandbox.url}/per-session`;
+    expect((await gql(APPROVE, { i: { projectId: project.id, url: liveHook } })).approveCallback).toEqual({ url: liveHook, mode: 'live', active: true });
+    expect((await gql(APPROVE, { i: { projectId: project.id, url: testHook, mode: 'test' } })).approveCallback).toEqual({ url: testHook, mode: 'test', active: true });
+    for (const [key, callback] of [
+      [project.testKey, liveHook],
+      [project.liveKey, testHook],
+    ] as const) {
+      const refused = await service.http.post('/api/v2/session').set('X-API-Key', key).set(TEST_OUTCOME, 'approve').send({ workflow_id: project.workflowId, callback });
+      expect(refused.status, callback).toBe(422);
+      expect(refused.body.error.code).toBe('callback_not_allowed');
+    }
+    const sessionId = await finished(project.testKey, { callback: testHook });
+    const event = await eventNode(sessionId);
+    expect(event.url).toBe(testHook);
+    expect((await deliveredTo(sandbox, event.id)).validSignature).toBe(true);
+  }, 60_000);
+
+  it('the test secret rotates through GraphQL apart from the live one: the new one signs, the old one rides alongside for the overlap', async () => {
+    const before = testSecret;
+    const rotated = (await gql(ROTATE, { i: { projectId: project.id, mode: 'test', overlapHours: 1 } })).rotateWebhookSecret;
+    expect(rotated).toMatchObject({ mode: 'test', webhookSigningSecret: expect.stringMatching(/^whsec_test_/) });
+    testSecret = rotated.webhookSigningSecret;
+    const testDelivery = await deliveredTo(sandbox, (await eventNode(await finished(project.testKey))).id);
+    expect(testDelivery.validSignature).toBe(true);
+    expect(testDelivery.previousSignature).toBe(signatureWith(before, testDelivery));
+    // The live secret did not move: live deliveries verify with it, with no previous signature.
+    const liveDelivery = await deliveredTo(live, (await eventNode(await finished(project.liveKey))).id);
+    expect(liveDelivery.validSignature).toBe(true);
+    expect(liveDelivery.previousSignature).toBeUndefined();
+  }, 60_000);
+
+  it('a project made before test webhooks sends no test event until it rotates a test secret, then resends it', async () => {
+    const older = (await service.core.tenancy.createProject({ name: 'Older', balance: 0 })).project.id;
+    // As the migration leaves a project that existed before: no test secret.
+    await sql(service, 'update project set test_webhook_signing_secret_sealed = null where id = ?', [older]);
+    expect((await gql('query($p: String!) { project(projectId: $p) { hasTestWebhookSecret } }', { p: older })).project.hasTestWebhookSecret).toBe(false);
+    await gql(SET_DEFAULT, { i: { projectId: older, url: `${sandbox.url}/older`, mode: 'test' } });
+    const key = (await service.core.tenancy.createApiKey({ projectId: older, mode: 'test' })).key;
+    const workflowId = (await service.core.tenancy.createWorkflow({ projectId: older, name: 'loc', features: ['location'] })).id;
+    const created = await service.http.post('/api/v2/session').set('X-API-Key', key).set(TEST_OUTCOME, 'decline').send({ workflow_id: workflowId });
+    const eventId = (await gql(EVENTS, { p: older, s: created.body.data.session_id })).webhookEvents.edges[0].node.id;
+    const attempts = await until('a refused attempt', async () => {
+      const list = (await gql('query($p: String!, $e: String!) { webhookAttempts(projectId: $p, eventId: $e) { httpStatus error } }', { p: older, e: eventId })).webhookAttempts;
+      return list.length > 0 && list;
+    });
+    expect(attempts[0]).toEqual({ httpStatus: null, error: expect.stringContaining('no test signing secret') });
+    expect(sandbox.deliveries.some((d) => d.eventId === eventId)).toBe(false);
+    const rotated = (await gql(ROTATE, { i: { projectId: older, mode: 'test', overlapHours: 0 } })).rotateWebhookSecret;
+    testSecret = rotated.webhookSigningSecret;
+    // Its retries keep failing meanwhile: a resend during one is a conflict, tried again.
+    await until('resent', async () => {
+      const answer = await service.http
+        .post('/graphql')
+        .set('Authorization', `Bearer ${service.demo.admin_token}`)
+        .send({ query: 'mutation($i: WebhookEventRefInput!) { resendWebhookEvent(input: $i) { state } }', variables: { i: { projectId: older, eventId } } });
+      return !answer.body.errors;
+    });
+    expect((await deliveredTo(sandbox, eventId)).validSignature).toBe(true);
+  }, 60_000);
 });

@@ -115,6 +115,8 @@ export class Core {
   /** Enrolled face descriptors (uniqueness register, identity clusters). */
   readonly faceIndex: FaceIndex;
   readonly signingKeys: SigningKeys;
+  /** Failed sign-ins per account and address (the sign-in and activation pages). */
+  readonly loginThrottle: LoginThrottle;
   readonly oidc: OidcProvider;
   /** Token revocation (RFC 7009) and introspection (RFC 7662). */
   readonly tokenIntrospection: TokenIntrospection;
@@ -184,7 +186,7 @@ export class Core {
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds });
     // A lock is worth an ops line: a person locked out calls support, a spike is an attack.
-    const throttle = new LoginThrottle(this.orm, options.rateLimit?.store ?? 'memory', (lock) =>
+    this.loginThrottle = new LoginThrottle({ orm: this.orm, store: options.rateLimit?.store ?? 'memory', clock: deps.clock }, (lock) =>
       options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'),
     );
     this.oidc = new OidcProvider({
@@ -196,7 +198,7 @@ export class Core {
       keys: this.signingKeys,
       accounts: this.accounts,
       accessTokens: this.accessTokens,
-      throttle,
+      throttle: this.loginThrottle,
       issuer: options.issuer ?? 'http://localhost:8080',
     });
     this.tokenIntrospection = new TokenIntrospection({ grants, clock: deps.clock, issuer: this.oidc.issuer });
@@ -288,8 +290,8 @@ export class Core {
   }
 
   /** Housekeeping that runs every few minutes: expired idempotency records and rate counters. */
-  async purgeExpired(): Promise<{ idempotency: number; rateLimits: number }> {
-    return { idempotency: await this.idempotency.purgeExpired(), rateLimits: await this.rateLimits.purgeExpired(this.orm) };
+  async purgeExpired(): Promise<{ idempotency: number; rateLimits: number; signInCounts: number }> {
+    return { idempotency: await this.idempotency.purgeExpired(), rateLimits: await this.rateLimits.purgeExpired(this.orm), signInCounts: await this.loginThrottle.purgeExpired() };
   }
 
   migrate(): Promise<string[]> {

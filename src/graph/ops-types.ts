@@ -73,8 +73,9 @@ export class WebhookEventType {
   @Field(() => String) projectId!: string;
   @Field(() => String) sessionId!: string;
   @Field(() => String) type!: string;
+  @Field(() => Boolean, { description: 'False for a test-mode event: sent only to the test destination, signed with the test secret' }) livemode!: boolean;
   @Field(() => String, { nullable: true }) url!: string | null;
-  @Field(() => String, { description: 'pending, sending, delivered, failed, disabled or no_destination' }) state!: string;
+  @Field(() => String, { description: 'pending, sending, delivered, failed, disabled or no_destination (a test event when the project has no test destination)' }) state!: string;
   @Field(() => Int) attemptCount!: number;
   @Field(() => String, { nullable: true }) nextAttemptAt!: string | null;
   @Field(() => String, { nullable: true }) deliveredAt!: string | null;
@@ -261,10 +262,11 @@ export class WebhookStatsType {
   @Field(() => Float, { nullable: true, description: 'Share of attempts answered 2xx' }) attemptSuccessRate!: number | null;
 }
 
-@ObjectType('WebhookDestinationHealth', { description: 'Health of one webhook destination (a project and a callback URL), from its recent attempts' })
+@ObjectType('WebhookDestinationHealth', { description: 'Health of one webhook destination (a project, a callback URL and a mode), from its recent attempts' })
 export class WebhookDestinationHealthType {
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'Host and path of the callback URL, without its query' }) destination!: string;
+  @Field(() => Boolean, { description: 'False: the test-mode events sent to this URL (a URL used by both modes is two destinations)' }) livemode!: boolean;
   @Field(() => Boolean, { description: 'false when it keeps failing: 5 or more failed attempts in a row, or at least 3 attempts in the last hour and none answered 2xx' }) healthy!: boolean;
   @Field(() => Int) attemptsLastHour!: number;
   @Field(() => Float, { nullable: true, description: "Share of the last hour's attempts answered 2xx; null without attempts" }) successRateLastHour!: number | null;

@@ -9,6 +9,7 @@ import {
   RotateWebhookSecretInput,
   RotatedWebhookSecretType,
   OidcClientActiveInput,
+  OidcClientPkceInput,
   OidcClientRefInput,
   OrgAppActiveInput,
   OrgAppRefInput,
@@ -161,6 +162,11 @@ export class TenancyResolver {
   @Mutation(() => CreateOidcClientPayload, { description: 'A new client secret (shown once); the old one stops working at once' })
   rotateOidcClientSecret(@Arg('input', () => OidcClientRefInput) input: OidcClientRefInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'rotateOidcClientSecret', input);
+  }
+
+  @Mutation(() => OidcClientType, { description: 'Whether the client must use PKCE (S256) at authorize (default true; turn off only for a confidential legacy client)' })
+  setOidcClientPkce(@Arg('input', () => OidcClientPkceInput) input: OidcClientPkceInput, @Ctx() ctx: GraphContext) {
+    return run(ctx, 'setOidcClientPkce', input);
   }
 
   @Mutation(() => OrgAppType, { description: 'Deactivate (or reactivate) an organization app' })

@@ -151,6 +151,7 @@ export const adminRouter = t.router({
   rotateWebhookSecret: mutation('rotateWebhookSecret'),
   setOidcClientActive: mutation('setOidcClientActive'),
   rotateOidcClientSecret: mutation('rotateOidcClientSecret'),
+  setOidcClientPkce: mutation('setOidcClientPkce'),
   setOrgAppActive: mutation('setOrgAppActive'),
   rotateOrgAppSecret: mutation('rotateOrgAppSecret'),
   revokeAdminToken: mutation('revokeAdminToken'),

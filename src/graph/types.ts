@@ -8,6 +8,8 @@ export class ProjectType {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true, description: 'App-level webhook URL' }) defaultCallbackUrl!: string | null;
+  @Field(() => String, { nullable: true, description: "Test mode's app-level webhook URL; without it test events are kept, not sent" }) testDefaultCallbackUrl!: string | null;
+  @Field(() => Boolean, { description: 'Test mode has its own signing secret (a project made before test webhooks gets one by rotating it)' }) hasTestWebhookSecret!: boolean;
   @Field(() => Int, { description: "Days a decided session's review images are kept (0: deleted at the decision)" }) evidenceRetentionDays!: number;
   @Field(() => String, { nullable: true, description: "Privacy policy linked from the hosted page's start screen (https)" }) privacyPolicyUrl!: string | null;
   @Field(() => String, { nullable: true, description: "Where a declined person can ask for help (https:// or mailto:), linked from the hosted page's end screen" }) supportUrl!: string | null;
@@ -44,6 +46,7 @@ export class CallbackDestinationType {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
+  @Field(() => String, { description: 'live or test: sessions of keys of this mode may name it' }) mode!: string;
   @Field(() => Boolean) active!: boolean;
   @Field(() => String) createdAt!: string;
 }
@@ -57,6 +60,7 @@ export class OidcClientType {
   @Field(() => [String]) scopes!: string[];
   @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' }) organizationId!: number | null;
   @Field(() => Boolean) active!: boolean;
+  @Field(() => Boolean, { description: 'Authorize requires PKCE (S256); false only for a confidential legacy client' }) requirePkce!: boolean;
   @Field(() => String) createdAt!: string;
 }
 
@@ -76,6 +80,7 @@ export class CreateProjectPayload {
   @Field(() => ApiKeyType) apiKey!: ApiKeyType;
   @Field(() => String, { description: 'Shown once' }) key!: string;
   @Field(() => String, { description: 'Shown once' }) webhookSigningSecret!: string;
+  @Field(() => String, { description: 'Signs test-mode events; shown once' }) testWebhookSigningSecret!: string;
 }
 
 @ObjectType('CreateApiKeyPayload')
@@ -153,6 +158,7 @@ export class CreateWorkflowInput {
 export class CallbackUrlInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
+  @Field(() => String, { nullable: true, description: 'live (default) or test: the sessions that may name it' }) mode?: string;
 }
 
 @InputType()
@@ -160,6 +166,7 @@ export class SetCallbackActiveInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
   @Field(() => Boolean) active!: boolean;
+  @Field(() => String, { nullable: true, description: 'live (default) or test' }) mode?: string;
 }
 
 @InputType()
@@ -172,6 +179,7 @@ export class EvidenceRetentionInput {
 export class DefaultCallbackInput {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true, description: 'null clears it' }) url!: string | null;
+  @Field(() => String, { nullable: true, description: "live (default) or test: test mode's URL, used by test-mode events only" }) mode?: string;
 }
 
 @InputType({ description: 'Hosted page branding: an omitted field stays, null clears it' })
@@ -189,6 +197,7 @@ export class CreateOidcClientInput {
   @Field(() => [String]) redirectUris!: string[];
   @Field(() => [String], { nullable: true }) scopes?: string[];
   @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' }) organizationId?: number;
+  @Field(() => Boolean, { nullable: true, description: 'PKCE (S256) at authorize, default true; false only for a confidential legacy client that cannot send it' }) requirePkce?: boolean;
 }
 
 @InputType()
@@ -270,6 +279,13 @@ export class OidcClientRefInput {
 }
 
 @InputType()
+export class OidcClientPkceInput {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) clientId!: string;
+  @Field(() => Boolean, { description: 'false only for a confidential legacy client that cannot send a code_challenge' }) requirePkce!: boolean;
+}
+
+@InputType()
 export class OrgAppActiveInput {
   @Field(() => String) clientId!: string;
   @Field(() => Boolean) active!: boolean;
@@ -284,11 +300,13 @@ export class OrgAppRefInput {
 export class RotateWebhookSecretInput {
   @Field(() => String) projectId!: string;
   @Field(() => Int, { nullable: true, description: 'Hours the old secret keeps signing alongside (default 24, at most 720)' }) overlapHours?: number;
+  @Field(() => String, { nullable: true, description: "live (default) or test: test mode's secret signs test-mode events only" }) mode?: string;
 }
 
 @ObjectType('RotatedWebhookSecret')
 export class RotatedWebhookSecretType {
   @Field(() => String) projectId!: string;
+  @Field(() => String, { description: 'live or test' }) mode!: string;
   @Field(() => String, { description: 'Shown once' }) webhookSigningSecret!: string;
   @Field(() => String, { description: 'Until then deliveries also carry X-Svc-Signature-Previous' }) previousValidUntil!: string;
 }

@@ -117,7 +117,7 @@ export function operationIdOf(route: Pick<RouteDoc, 'method' | 'path'>): string 
 
 /** A browser route's answers: its pages, the redirect, and the page shown instead of redirecting to an untrusted URI. */
 const browserResponses = {
-  '200': { description: 'an HTML page for the person: sign-in or consent (authorize), signed out (logout)', content: { 'text/html': { schema: { type: 'string' } } } },
+  '200': { description: 'an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout)', content: { 'text/html': { schema: { type: 'string' } } } },
   '303': { description: "redirect (Location) to the client's registered URI with the result in the query", headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
   '400': { description: 'an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint', content: { 'text/html': { schema: { type: 'string' } } } },
 };

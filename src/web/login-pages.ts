@@ -49,6 +49,14 @@ export function consentPage(options: { interaction: string; clientName: string; 
   return page('consent', 'Allow access', { ...options, scopes: options.scopes.map((scope) => SCOPE_TEXT[scope] ?? scope) }, options.locale);
 }
 
+/**
+ * Asks whether to sign out (RP-initiated logout the browser's sign-in does not vouch for): the
+ * form posts the request's parameters back (`fields`) with the CSRF token.
+ */
+export function signOutPage(options: { clientName: string | null; fields: { name: string; value: string }[]; csrf: string }): string {
+  return page('sign-out', 'Sign out', options);
+}
+
 /** What the sign-up page says when the account cannot be created: the field's own reason where there is one. */
 export function signUpErrorText(error: DomainError): string {
   if (error.code === 'account_exists') return 'An account with this email exists already: sign in instead.';

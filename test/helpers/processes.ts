@@ -20,6 +20,15 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Stops a test's HTTP server, cutting its open (keep-alive) connections. */
+export function closeServer(server: { close(done: () => void): unknown; closeAllConnections(): void } | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
 /** SIGTERM, then the exit code once the process has shut down. */
 export function stopProcess(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);

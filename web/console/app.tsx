@@ -1004,7 +1004,7 @@ function KeysView({ ctx }: { ctx: Ctx }) {
   const data = loaded.data;
   type Key = { id: string; name: string; prefix: string; mode: 'live' | 'test'; createdAt: string; revokedAt: string | null };
   type Workflow = { id: string; name: string; features: string[]; createdAt: string };
-  type Destination = { url: string; active: boolean };
+  type Destination = { url: string; mode: string; active: boolean };
   const admin = can(ctx.me, 'admin');
   const later = () => setTimeout(loaded.reload, 800);
   return (
@@ -1118,10 +1118,11 @@ function KeysView({ ctx }: { ctx: Ctx }) {
       </Card>
       <Card>
         <h2>Callback destinations</h2>
-        <Table heads={['URL', 'Active', '']}>
+        <Table heads={['URL', 'Mode', 'Active', '']}>
           {data.callbackDestinations.map((d: Destination) => (
             <tr>
               <td>{d.url}</td>
+              <td>{d.mode}</td>
               <td>
                 <Pill value={d.active ? 'active' : 'disabled'} />
               </td>
@@ -1132,9 +1133,9 @@ function KeysView({ ctx }: { ctx: Ctx }) {
                     variant="secondary"
                     report={report}
                     work={async () => {
-                      await gql(QUERIES.setCallbackActive, { i: { projectId: ctx.projectId, url: d.url, active: !d.active } });
+                      await gql(QUERIES.setCallbackActive, { i: { projectId: ctx.projectId, url: d.url, mode: d.mode, active: !d.active } });
                       later();
-                      return d.url + (d.active ? ' disabled' : ' enabled');
+                      return d.url + ' (' + d.mode + ')' + (d.active ? ' disabled' : ' enabled');
                     }}
                   />
                 ) : null}
@@ -1244,6 +1245,7 @@ function WebhookCard({ health, w }: { health: Health[]; w: WebhookStats }) {
           {sick.map((d) => (
             <p>
               <b>{d.destination}</b>
+              {d.livemode ? '' : ' (test mode)'}
               {' · ' + d.consecutiveFailures + ' failed in a row · ' + last(d) + ' · ' + pct(d.successRateLastHour) + ' ok in the last hour'}
               {d.lastSuccessAt ? ' · last success ' + when(d.lastSuccessAt) : ' · no success in 7 days'}
               {d.nextRetryAt ? ' · next retry ' + when(d.nextRetryAt) : ''}

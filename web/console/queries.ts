@@ -30,11 +30,11 @@ export const QUERIES = {
   inviteMembers: 'mutation($i: InviteMembersInput!) { inviteMembers(input: $i) { created { member { email status } activationLink } skipped { email reason } } }',
   billing: 'query($p: String!) { project(projectId: $p) { balance currency } charges(projectId: $p, limit: 50) { item amount currency refunded createdAt } }',
   organizationBilling: 'query($o: Int!) { organizationBilling(organizationId: $o) { seats estimatedNextCharge currency balance subscription { plan status pricePerSeat trialEndsAt } invoices { period seats amount } } }',
-  keys: 'query($p: String!) { project(projectId: $p) { evidenceRetentionDays } apiKeys(projectId: $p) { id name prefix mode createdAt revokedAt } workflows(projectId: $p) { id name features createdAt } callbackDestinations(projectId: $p) { url active } }',
+  keys: 'query($p: String!) { project(projectId: $p) { evidenceRetentionDays } apiKeys(projectId: $p) { id name prefix mode createdAt revokedAt } workflows(projectId: $p) { id name features createdAt } callbackDestinations(projectId: $p) { url mode active } }',
   revokeApiKey: 'mutation($i: RevokeApiKeyInput!) { revokeApiKey(input: $i) { id } }',
   createApiKey: 'mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { key apiKey { id } } }',
   createWorkflow: 'mutation($i: CreateWorkflowInput!) { createWorkflow(input: $i) { id name } }',
   setCallbackActive: 'mutation($i: SetCallbackActiveInput!) { setCallbackActive(input: $i) { active } }',
   dashboard:
-    'query($p: String!) { sessionsPerDay(projectId: $p) { day status count } approvalRates(projectId: $p) { workflowId workflowName sessions approvalRate } timeToDecision(projectId: $p) { decided medianSeconds p90Seconds } checkFailureReasons(projectId: $p) { source type reason count } webhookStats(projectId: $p) { events delivered failed backlog oldestPendingAt successRate attemptSuccessRate } webhookHealth(projectId: $p) { destination healthy attemptsLastHour successRateLastHour attemptsLastDay successRateLastDay consecutiveFailures nextRetryAt lastStatus lastError lastSuccessAt } }',
+    'query($p: String!) { sessionsPerDay(projectId: $p) { day status count } approvalRates(projectId: $p) { workflowId workflowName sessions approvalRate } timeToDecision(projectId: $p) { decided medianSeconds p90Seconds } checkFailureReasons(projectId: $p) { source type reason count } webhookStats(projectId: $p) { events delivered failed backlog oldestPendingAt successRate attemptSuccessRate } webhookHealth(projectId: $p) { destination livemode healthy attemptsLastHour successRateLastHour attemptsLastDay successRateLastDay consecutiveFailures nextRetryAt lastStatus lastError lastSuccessAt } }',
 } as const;

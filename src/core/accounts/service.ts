@@ -72,9 +72,72 @@ export interface AccountProfile {
 /** A licence on an account, as its board verified it. */
 export type LicenseBadge = LicenseBadgeRecord;
 
+/** A verified identity an account-mode check may reuse, with when it was verified. */
+export type ReusableIdentity = VerifiedIdentity & { verifiedAt: string | null };
+
+/** A licence badge as a decision's reusable profile: state, status, expiry; no numbers. */
+export interface LicenseSummary {
+  license_state: string | null;
+  status: string;
+  expire_date: string | null;
+}
+
+/** A licence a board verified, to badge on an account. */
+export interface VerifiedLicense {
+  type: string;
+  number: string;
+  status: string;
+  issuer: string;
+  stateCode: string;
+  expiresOn: string | null;
+  verifiedFrom: string;
+  expireAt: Date;
+}
+
+/**
+ * What checks and sessions read and write of an account's stored state: its verified identity,
+ * face reference and licence badges. A live caller gets the account itself; a test-mode caller
+ * gets SANDBOX_ACCOUNT (see AccountService.stateFor).
+ */
+export interface AccountState {
+  faceReference(svcId: string): Promise<Float32Array | null>;
+  requireFaceReference(svcId: string): Promise<Float32Array>;
+  verifiedIdentity(svcId: string): Promise<VerifiedIdentity | null>;
+  reusableIdentity(svcId: string, today: Date): Promise<ReusableIdentity>;
+  licenseSummaries(svcId: string): Promise<LicenseSummary[]>;
+  recordVerifiedIdentity(input: unknown, em?: EntityManager): Promise<unknown>;
+  badgeLicense(svcId: string, badge: VerifiedLicense, now: Date): Promise<void>;
+}
+
+/**
+ * An account as test mode sees it: nothing on file, and nothing kept. What a test key proves is
+ * no proof of the person (an outcome may be forced), and live data is not for test keys: so a
+ * sandbox check or session reads no live identity, face reference or licence (it is answered as
+ * an account that has none: `no_reusable_record`, `face_not_enrolled`, ...) and writes none (an
+ * approved sandbox session leaves the account as it was).
+ */
+export const SANDBOX_ACCOUNT: AccountState = {
+  faceReference: async () => null,
+  requireFaceReference: async () => {
+    throw new DomainError('face_not_enrolled', 'no face enrolled on account (test mode never reads the live account)');
+  },
+  verifiedIdentity: async () => null,
+  reusableIdentity: async () => {
+    throw new DomainError('no_reusable_record', 'no reusable verification on file (test mode never reads the live account)');
+  },
+  licenseSummaries: async () => [],
+  recordVerifiedIdentity: async () => undefined,
+  badgeLicense: async () => undefined,
+};
+
 /** People's accounts: sign-up, password checks, verified identities, face references and licence badges. */
-export class AccountService {
+export class AccountService implements AccountState {
   constructor(private readonly deps: { store: AccountStore; clock: Clock; sealer: Sealer; accessTokens: AccessTokenService; tenancy: TenancyService }) {}
+
+  /** The account state a caller of this mode may read and write: the account's own for live keys, none for test keys. */
+  stateFor(caller: { livemode: boolean }): AccountState {
+    return caller.livemode ? this : SANDBOX_ACCOUNT;
+  }
 
   async createAccount(input: unknown) {
     const { email, password, displayName } = parseInput(createAccountInput, input);
@@ -148,13 +211,14 @@ export class AccountService {
    * The identity an account-mode check may reuse: none on file is `no_reusable_record`; one whose
    * document has expired since is `reuse_not_available` (the person must verify fully again).
    */
-  async reusableIdentity(svcId: string, today: Date): Promise<VerifiedIdentity> {
-    const identity = await this.verifiedIdentity(svcId);
+  async reusableIdentity(svcId: string, today: Date): Promise<ReusableIdentity> {
+    const account = await this.deps.store.byId(svcId);
+    const identity = this.identityOf(account);
     if (!identity) throw new DomainError('no_reusable_record');
     if (identity.documentExpiry && identity.documentExpiry < today.toISOString().slice(0, 10)) {
       throw new DomainError('reuse_not_available', `the document on file expired on ${identity.documentExpiry}: verify fully with a current document`);
     }
-    return identity;
+    return { ...identity, verifiedAt: account?.identityVerifiedAt?.toISOString() ?? null };
   }
 
   /**
@@ -179,7 +243,7 @@ export class AccountService {
    * A licence its board verified, badged on the account (served until `expireAt`): the account's
    * badge for the same type and number is brought up to date, else a new one is added.
    */
-  badgeLicense(svcId: string, badge: { type: string; number: string; status: string; issuer: string; stateCode: string; expiresOn: string | null; verifiedFrom: string; expireAt: Date }, now: Date): Promise<void> {
+  badgeLicense(svcId: string, badge: VerifiedLicense, now: Date): Promise<void> {
     return this.deps.store.badgeLicense(svcId, { ...badge, badgeId: newId('lic'), createdAt: now });
   }
 
@@ -204,7 +268,7 @@ export class AccountService {
   }
 
   /** The account's licence badges as a decision's reusable profile: state, status, expiry; no numbers. */
-  async licenseSummaries(svcId: string): Promise<{ license_state: string | null; status: string; expire_date: string | null }[]> {
+  async licenseSummaries(svcId: string): Promise<LicenseSummary[]> {
     const summaries = await this.deps.store.licenseSummaries(svcId, this.deps.clock.now());
     return summaries.map((summary) => ({ license_state: summary.stateCode, status: summary.status, expire_date: summary.expiresOn }));
   }

@@ -53,7 +53,7 @@ export function ageCheck(accounts: AccountService): StandaloneCheck<AgeInput, Pr
     async prepare(input: AgeInput, context: CheckContext): Promise<PreparedAge> {
       const bands = input.bands ?? [];
       if (context.mode === 'account') {
-        const identity = await accounts.verifiedIdentity(context.svcId!);
+        const identity = await accounts.stateFor(context).verifiedIdentity(context.svcId!);
         const birth = identity ? parseCalendarDate(identity.dateOfBirth) : null;
         if (!birth) throw new DomainError('account_dob_unavailable');
         return { birth, bands };

@@ -98,7 +98,7 @@ export async function prepareAntispoof(input: AntispoofInput, context: CheckCont
     throw new DomainError('validation_error', `captured_ms needs one time per frame (got ${input.captured_ms.length} for ${input.frames!.length} frames)`, { data: { errors: { captured_ms: 'one per frame' } } });
   }
   if (input.frames) await inspectBurst(input.frames);
-  const reference = context.mode === 'account' ? await deps.accounts.requireFaceReference(context.svcId!) : null;
+  const reference = context.mode === 'account' ? await deps.accounts.stateFor(context).requireFaceReference(context.svcId!) : null;
   const challenge = challengeId ? await deps.challenges.open(context.projectId, challengeId) : null;
   if (challenge && input.captured_ms) {
     const problem = captureTimesProblem(challenge, input.captured_ms, deps.challenges.now());

@@ -20,7 +20,10 @@ export function faceIdentityCheck(deps: { engine: FaceEngine; index: FaceIndex; 
     async execute(prepared, context): Promise<CheckOutcome> {
       const run = await runAntispoof(deps.engine, prepared, context, deps.challenges);
       const live = run.check.data.live_score === 1;
-      const { matches, enrolledId: created } = await deps.index.search(context.projectId, 'identity', run.descriptor, { limit: 1, ...(live ? { enrollIfNew: { reference: null } } : {}) });
+      const { matches, enrolledId: created } = await deps.index.search({ projectId: context.projectId, purpose: 'identity', livemode: context.livemode }, run.descriptor, {
+        limit: 1,
+        ...(live ? { enrollIfNew: { reference: null } } : {}),
+      });
       const faceId = matches[0]?.faceId ?? created;
       run.check.data = { ...run.check.data, face_id: faceId, new_identity: Boolean(created) };
       return { check: run.check, reason: run.reason };

@@ -89,7 +89,7 @@ export function faceMatchCheck(engine: FaceEngine, accounts: AccountService): St
       if (context.mode === 'account') {
         const selfieBytes = input.image2 ?? input.image1;
         if (!selfieBytes) throw new DomainError('validation_error', 'send the selfie as image2', { data: { errors: { image2: 'required' } } });
-        const reference = await accounts.requireFaceReference(context.svcId!);
+        const reference = await accounts.stateFor(context).requireFaceReference(context.svcId!);
         return { reference, selfie: await intakeImage(input.image2 ? 'image2' : 'image1', selfieBytes), threshold: input.threshold ?? DEFAULT_FACE_MATCH_THRESHOLD };
       }
       const errors: Record<string, string> = {};

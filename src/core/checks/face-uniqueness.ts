@@ -38,12 +38,16 @@ export function faceUniquenessCheck(deps: { engine: FaceEngine; index: FaceIndex
       const enroll = input.enroll ?? false;
       if (input.image) return { source: { image: await intakeImage('image', input.image) }, enroll, reference: input.reference ?? context.svcId ?? null };
       if (context.mode !== 'account') throw new DomainError('validation_error', 'image (a selfie) is required', { data: { errors: { image: 'required' } } });
-      const descriptor = await deps.accounts.requireFaceReference(context.svcId!);
+      const descriptor = await deps.accounts.stateFor(context).requireFaceReference(context.svcId!);
       return { source: { descriptor }, enroll, reference: input.reference ?? context.svcId };
     },
     async execute(prepared, context): Promise<CheckOutcome> {
       const descriptor = 'descriptor' in prepared.source ? prepared.source.descriptor : await descriptorOf(deps.engine, prepared.source.image, 'image');
-      const { matches, compared, enrolledId: faceId } = await deps.index.search(context.projectId, 'uniqueness', descriptor, prepared.enroll ? { enrollIfNew: { reference: prepared.reference } } : {});
+      const {
+        matches,
+        compared,
+        enrolledId: faceId,
+      } = await deps.index.search({ projectId: context.projectId, purpose: 'uniqueness', livemode: context.livemode }, descriptor, prepared.enroll ? { enrollIfNew: { reference: prepared.reference } } : {});
       const unique = matches.length === 0;
       return {
         check: {

@@ -202,9 +202,8 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
     async prepare(input, context): Promise<Prepared> {
       if (context.mode === 'account') {
         // None on file: no_reusable_record; a document expired since: reuse_not_available.
-        await accounts.reusableIdentity(context.svcId!, context.today);
-        const account = await accounts.view(context.svcId!);
-        return { mode: 'account', verifiedAt: account.identityVerifiedAt };
+        const identity = await accounts.stateFor(context).reusableIdentity(context.svcId!, context.today);
+        return { mode: 'account', verifiedAt: identity.verifiedAt };
       }
       requireFrontImage(input);
       await withinPixelBudget([

@@ -106,7 +106,7 @@ export class CheckPipeline {
     const started = Date.now();
     const ref = accountRefOf(input);
     const svcId = ref ? await this.deps.accounts.resolveForProject(caller.projectId, ref) : null;
-    const context: CheckContext = { projectId: caller.projectId, mode: svcId ? 'account' : 'fresh', svcId, today: this.deps.clock.now() };
+    const context: CheckContext = { projectId: caller.projectId, livemode: caller.livemode, mode: svcId ? 'account' : 'fresh', svcId, today: this.deps.clock.now() };
     const prepared = forced ? null : await check.prepare(input, context);
     if (!caller.livemode && !forced && spendsSandboxQuota(check.type)) await this.deps.sandboxQuota.spend(caller.projectId);
 

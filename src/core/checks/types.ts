@@ -28,6 +28,8 @@ export interface CombinedOutcome {
 /** Who is asking, and about whom (account mode). */
 export interface CheckContext {
   projectId: string;
+  /** False for a test key's check or session: it reads and writes no live account state and only test-mode faces. */
+  livemode: boolean;
   mode: 'fresh' | 'account';
   svcId: string | null;
   today: Date;

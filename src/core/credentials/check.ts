@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AccountService } from '../accounts/service.js';
+import type { AccountService, AccountState } from '../accounts/service.js';
 import { compareDates, formatCalendarDate, parseCalendarDate, utcDate } from '../checks/dates.js';
 import type { StandaloneCheck } from '../checks/pipeline.js';
 import type { CheckContext, CheckOutcome } from '../checks/types.js';
@@ -71,7 +71,7 @@ export function credentialCheck(deps: { registry: CredentialRegistry; accounts: 
       const base = { provider, number, npi: input.npi, clean: input.do_ai_clean === true };
       if (context.mode === 'account') {
         // The account's verified KYC name; any name sent is ignored.
-        const identity = await deps.accounts.verifiedIdentity(context.svcId!);
+        const identity = await deps.accounts.stateFor(context).verifiedIdentity(context.svcId!);
         if (!identity) throw new DomainError('kyc_required');
         return { ...base, mode: 'account', name: identity.fullName };
       }
@@ -107,7 +107,7 @@ export function credentialCheck(deps: { registry: CredentialRegistry; accounts: 
         error = `the licence is ${license.status}`;
         reason = `license_${license.status}`;
       }
-      if (passed && prepared.mode === 'account') await badge(deps.accounts, context.svcId!, provider, record, context.today);
+      if (passed && prepared.mode === 'account') await badge(deps.accounts.stateFor(context), context.svcId!, provider, record, context.today);
       return {
         check: { type: 'credential', status: passed ? 'passed' : 'failed', data: { mode: prepared.mode, found: true, match, license, board, ...cleaning }, error },
         reason,
@@ -117,7 +117,7 @@ export function credentialCheck(deps: { registry: CredentialRegistry; accounts: 
 }
 
 /** Puts a verified licence on the account, served until the licence itself expires. */
-async function badge(accounts: AccountService, svcId: string, provider: ProviderRecord, record: BoardRecord, now: Date): Promise<void> {
+async function badge(accounts: AccountState, svcId: string, provider: ProviderRecord, record: BoardRecord, now: Date): Promise<void> {
   const expiry = record.expiresAt ? parseCalendarDate(record.expiresAt) : null;
   if (expiry && compareDates(expiry, utcDate(now)) < 0) return;
   const expireAt = expiry ? new Date(Date.UTC(expiry.year, expiry.month - 1, expiry.day, 23, 59, 59)) : new Date(now.getTime() + 365 * 24 * 3600_000);

@@ -6,8 +6,9 @@ import { DESCRIPTOR_DIMENSIONS, FACE_DESCRIPTOR_KIND, faceDistance, MATCH_DISTAN
 import { preparedQuery, preparedQueryIn, preparedQueryWith, transaction } from '../db/prepared.js';
 import type { FaceEnrollment } from './entities.js';
 
-// A project's register of face descriptors, searched for the same person; built for a million
-// descriptors per project on plain PostgreSQL or PGlite (no pgvector).
+// A project's register of face descriptors (one per purpose and mode: see FaceRegister), searched
+// for the same person; built for a million descriptors per project on plain PostgreSQL or PGlite
+// (no pgvector).
 //
 // The search is exact: every enrolled descriptor is compared with the probe by Euclidean
 // distance, so it finds exactly what face match would call the same person. No prefilter can
@@ -359,84 +360,108 @@ const fromBase64 = (text: string) => {
   return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 };
 
+/**
+ * One register: a project's faces of one purpose, enrolled in one mode. Test keys and live keys
+ * never share one (test mode shares nothing with live mode but the project's settings): a test
+ * key's search never sees a live face, its enrolment never makes a live search fail, and it
+ * cannot unlink a live face.
+ */
+export interface FaceRegister {
+  projectId: string;
+  purpose: FacePurpose;
+  /** False: the register of the project's test keys. */
+  livemode: boolean;
+}
+
+/**
+ * The register's name: the in-memory copy's key and its enrolment lock. A live register keeps the
+ * name registers had before modes were apart, so instances of the previous version, still running
+ * during a rolling deploy, take the same lock for it.
+ */
+export const registerKey = (register: FaceRegister) => `${register.projectId}:${register.purpose}${register.livemode ? '' : ':test'}`;
+
 export class FaceIndex {
   private readonly registers = new Map<string, Register>();
 
   constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer }) {}
 
   /**
-   * Enrolled faces of the project within `maxDistance` of the descriptor, nearest first, and how
+   * Enrolled faces of the register within `maxDistance` of the descriptor, nearest first, and how
    * many were compared. With `enrollIfNew`, a face with no match is enrolled in the same step,
    * under the register's lock, so two concurrent requests cannot enrol the same new person twice.
    */
   async search(
-    projectId: string,
-    purpose: FacePurpose,
+    at: FaceRegister,
     descriptor: Float32Array,
     options: { maxDistance?: number; limit?: number; enrollIfNew?: { reference: string | null } } = {},
   ): Promise<{ matches: FaceMatch[]; compared: number; enrolledId: string | null }> {
-    const register = await this.open(projectId, purpose);
+    const register = await this.open(at);
     const find = async (tx?: Em) => {
-      await this.catchUp(tx, projectId, purpose, register);
-      return { matches: await this.confirm(tx, projectId, purpose, register, descriptor, options), compared: register.table.size };
+      await this.catchUp(tx, at, register);
+      return { matches: await this.confirm(tx, at, register, descriptor, options), compared: register.table.size };
     };
     const enroll = options.enrollIfNew;
     if (!enroll) return { ...(await find()), enrolledId: null };
     const result = await transaction(this.deps.orm, async (tx) => {
-      await this.lock(tx, projectId, purpose);
+      await this.lock(tx, at);
       const found = await find(tx);
-      const [enrolledId] = found.matches.length ? [] : await this.insert(tx, projectId, purpose, [{ descriptor, reference: enroll.reference }]);
+      const [enrolledId] = found.matches.length ? [] : await this.insert(tx, at, [{ descriptor, reference: enroll.reference }]);
       return { ...found, enrolledId: enrolledId ?? null };
     });
     if (result.enrolledId) register.table.add(result.enrolledId, descriptor);
     return result;
   }
 
-  /** Stores descriptors (sealed); returns their face ids in order. */
-  async enroll(projectId: string, purpose: FacePurpose, faces: { descriptor: Float32Array; reference?: string | null }[]): Promise<string[]> {
+  /** Stores descriptors (sealed) in the register; returns their face ids in order. */
+  async enroll(at: FaceRegister, faces: { descriptor: Float32Array; reference?: string | null }[]): Promise<string[]> {
     const ids = await transaction(this.deps.orm, async (tx) => {
-      await this.lock(tx, projectId, purpose);
-      return this.insert(tx, projectId, purpose, faces);
+      await this.lock(tx, at);
+      return this.insert(tx, at, faces);
     });
     // Known here without unsealing; catching up later skips them. The register's `seq` is not
     // moved, so rows that other instances committed before these are still read.
-    const table = this.registers.get(`${projectId}:${purpose}`)?.table;
+    const table = this.registers.get(registerKey(at))?.table;
     if (table) for (const [i, id] of ids.entries()) table.add(id, faces[i]!.descriptor);
     return ids;
   }
 
-  /** Removes an enrolled face; `not_found` when it is not this project's. */
-  async unlink(projectId: string, purpose: FacePurpose, faceId: string): Promise<void> {
-    const deleted = await preparedQuery(this.deps.orm, 'face_unlink', 'delete from face_enrollment where id = $1 and project_id = $2 and purpose = $3 returning id', [faceId, projectId, purpose]);
+  /** Removes an enrolled face; `not_found` when it is not in this register (another project's, or the other mode's). */
+  async unlink(at: FaceRegister, faceId: string): Promise<void> {
+    const deleted = await preparedQuery(this.deps.orm, 'face_unlink', 'delete from face_enrollment where id = $1 and project_id = $2 and purpose = $3 and livemode = $4 returning id', [
+      faceId,
+      at.projectId,
+      at.purpose,
+      at.livemode,
+    ]);
     if (deleted.length === 0) throw new DomainError('not_found', 'no enrolled face with that id in this project');
-    this.registers.get(`${projectId}:${purpose}`)?.table.remove(faceId);
+    this.registers.get(registerKey(at))?.table.remove(faceId);
   }
 
   /** Serializes enrolments per register until the transaction ends (see `seq`). */
-  private async lock(tx: Em, projectId: string, purpose: FacePurpose): Promise<void> {
-    await preparedQueryIn(this.deps.orm, tx, 'face_register_lock', 'select pg_advisory_xact_lock(hashtext($1))', [`face_enrollment:${projectId}:${purpose}`]);
+  private async lock(tx: Em, at: FaceRegister): Promise<void> {
+    await preparedQueryIn(this.deps.orm, tx, 'face_register_lock', 'select pg_advisory_xact_lock(hashtext($1))', [`face_enrollment:${registerKey(at)}`]);
   }
 
-  private async insert(tx: Em, projectId: string, purpose: FacePurpose, faces: { descriptor: Float32Array; reference?: string | null }[]): Promise<string[]> {
+  private async insert(tx: Em, at: FaceRegister, faces: { descriptor: Float32Array; reference?: string | null }[]): Promise<string[]> {
     const ids = faces.map(() => newId('fce'));
     // Every face in one statement, one array per column.
     await preparedQueryIn(
       this.deps.orm,
       tx,
       'face_enroll',
-      `insert into face_enrollment (id, project_id, purpose, reference, descriptor_sealed, descriptor_kind, created_at)
-       select f.id, $2, $3, f.reference, f.descriptor_sealed, $4, $5 from unnest($1::varchar[], $6::varchar[], $7::text[]) as f(id, reference, descriptor_sealed)`,
-      [ids, projectId, purpose, FACE_DESCRIPTOR_KIND, this.deps.clock.now(), faces.map((face) => face.reference ?? null), faces.map((face) => this.deps.sealer.seal(toBase64(face.descriptor)))],
+      `insert into face_enrollment (id, project_id, purpose, livemode, reference, descriptor_sealed, descriptor_kind, created_at)
+       select f.id, $2, $3, $8, f.reference, f.descriptor_sealed, $4, $5 from unnest($1::varchar[], $6::varchar[], $7::text[]) as f(id, reference, descriptor_sealed)`,
+      [ids, at.projectId, at.purpose, FACE_DESCRIPTOR_KIND, this.deps.clock.now(), faces.map((face) => face.reference ?? null), faces.map((face) => this.deps.sealer.seal(toBase64(face.descriptor))), at.livemode],
     );
     return ids;
   }
 
-  private open(projectId: string, purpose: FacePurpose): Promise<Register> {
-    const key = `${projectId}:${purpose}`;
+  private open(at: FaceRegister): Promise<Register> {
+    const key = registerKey(at);
     let register = this.registers.get(key);
     if (!register) {
       const created: Register = { table: new DescriptorTable({ keepFloats: false }), lastSeq: 0, opened: Promise.resolve() };
-      created.opened = this.catchUp(undefined, projectId, purpose, created).catch((error: unknown) => {
+      created.opened = this.catchUp(undefined, at, created).catch((error: unknown) => {
         this.registers.delete(key);
         throw error;
       });
@@ -447,14 +472,14 @@ export class FaceIndex {
   }
 
   /** Reads the rows enrolled since the register's last `seq` (all of them the first time); faces of another descriptor kind are never compared. */
-  private async catchUp(tx: Em | undefined, projectId: string, purpose: FacePurpose, register: Register): Promise<void> {
+  private async catchUp(tx: Em | undefined, at: FaceRegister, register: Register): Promise<void> {
     for (;;) {
       const rows = await preparedQueryWith<{ id: string; seq: string; descriptor_sealed: string }>(
         this.deps.orm,
         tx,
         'face_register_catch_up',
-        'select id, seq, descriptor_sealed from face_enrollment where project_id = $1 and purpose = $2 and descriptor_kind = $3 and seq > $4 order by seq limit $5',
-        [projectId, purpose, FACE_DESCRIPTOR_KIND, register.lastSeq, PAGE],
+        'select id, seq, descriptor_sealed from face_enrollment where project_id = $1 and purpose = $2 and livemode = $3 and descriptor_kind = $4 and seq > $5 order by seq limit $6',
+        [at.projectId, at.purpose, at.livemode, FACE_DESCRIPTOR_KIND, register.lastSeq, PAGE],
       );
       for (const row of rows) {
         if (!register.table.has(row.id)) register.table.add(row.id, fromBase64(this.deps.sealer.open(row.descriptor_sealed)));
@@ -470,21 +495,21 @@ export class FaceIndex {
    * matches are known and no candidate left could be nearer than the furthest of them. At the
    * match distance the candidates are the matches and rarely one more: one query, as before.
    */
-  private async confirm(tx: Em | undefined, projectId: string, purpose: FacePurpose, register: Register, descriptor: Float32Array, options: { maxDistance?: number; limit?: number }): Promise<FaceMatch[]> {
+  private async confirm(tx: Em | undefined, at: FaceRegister, register: Register, descriptor: Float32Array, options: { maxDistance?: number; limit?: number }): Promise<FaceMatch[]> {
     const maxDistance = options.maxDistance ?? MATCH_DISTANCE;
     const limit = options.limit ?? 5;
     const candidates = register.table.candidates(descriptor, maxDistance);
     const matches: FaceMatch[] = [];
-    for (let at = 0; at < candidates.length && limit > 0; ) {
-      if (matches.length >= limit && candidates[at]!.atLeast > matches[limit - 1]!.distance) break;
-      const batch = candidates.slice(at, at + CONFIRM_BATCH).map((candidate) => candidate.id);
-      at += batch.length;
+    for (let next = 0; next < candidates.length && limit > 0; ) {
+      if (matches.length >= limit && candidates[next]!.atLeast > matches[limit - 1]!.distance) break;
+      const batch = candidates.slice(next, next + CONFIRM_BATCH).map((candidate) => candidate.id);
+      next += batch.length;
       const rows = await preparedQueryWith<{ id: string; reference: string | null; descriptor_sealed: string }>(
         this.deps.orm,
         tx,
         'face_enrollment_candidates',
-        'select id, reference, descriptor_sealed from face_enrollment where id = any($1::varchar[]) and project_id = $2 and purpose = $3',
-        [batch, projectId, purpose],
+        'select id, reference, descriptor_sealed from face_enrollment where id = any($1::varchar[]) and project_id = $2 and purpose = $3 and livemode = $4',
+        [batch, at.projectId, at.purpose, at.livemode],
       );
       const still = new Set(rows.map((row) => row.id));
       for (const id of batch) if (!still.has(id)) register.table.remove(id);

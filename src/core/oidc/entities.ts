@@ -101,8 +101,8 @@ export class AuthorizationCode {
 }
 
 /**
- * A sign-in's refresh tokens: one row, named by its tokens, holding the current token's digest;
- * each use rotates it in place (see newRefreshToken). The digest is not indexed, so a rotation
+ * A sign-in's refresh tokens: one row, named by its tokens, holding the current token's digest
+ * and its last few predecessors'; each use rotates it in place (see newRefreshToken). The digest is not indexed, so a rotation
  * is a HOT update.
  */
 @Entity({ tableName: 'refresh_token' })
@@ -113,6 +113,10 @@ export class RefreshToken {
 
   @Property({ type: 'string', length: 64 })
   tokenDigest!: string;
+
+  /** The digests of the tokens it replaced, newest first (REFRESH_DIGESTS_KEPT): a replay of one is told from a guess. */
+  @Property({ type: ArrayType, default: [] })
+  previousDigests: string[] = [];
 
   @Property({ type: 'string', length: 64 })
   clientId!: string;

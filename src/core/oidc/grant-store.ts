@@ -20,6 +20,8 @@ export interface StoredRefreshToken {
   accountId: string;
   scopes: string[];
   tokenDigest: string;
+  /** The digests of the tokens the current one replaced, newest first (at most REFRESH_DIGESTS_KEPT). */
+  previousDigests: string[];
   /** When the current token was issued. */
   createdAt: Date;
   expiresAt: Date;
@@ -141,11 +143,12 @@ export class PgGrantStore implements GrantStore {
       account_id: string;
       scopes: string[];
       token_digest: string;
+      previous_digests: string[];
       created_at: Date | string;
       expires_at: Date | string;
       rotated_at: Date | string | null;
       revoked_at: Date | string | null;
-    }>(this.orm, 'refresh_token_by_id', 'select grant_id, client_id, account_id, scopes, token_digest, created_at, expires_at, rotated_at, revoked_at from refresh_token where id = $1', [id]);
+    }>(this.orm, 'refresh_token_by_id', 'select grant_id, client_id, account_id, scopes, token_digest, previous_digests, created_at, expires_at, rotated_at, revoked_at from refresh_token where id = $1', [id]);
     if (!row) return null;
     return {
       grantId: row.grant_id,
@@ -153,6 +156,7 @@ export class PgGrantStore implements GrantStore {
       accountId: row.account_id,
       scopes: row.scopes,
       tokenDigest: row.token_digest,
+      previousDigests: row.previous_digests,
       createdAt: sqlDate(row.created_at),
       expiresAt: sqlDate(row.expires_at),
       rotatedAt: sqlDateOrNull(row.rotated_at),

@@ -109,11 +109,12 @@ export class OidcProvider {
    */
   async endEverySignIn(account: { svcId: string; email: string }): Promise<void> {
     await this.deps.grants.endEverySignIn(account.svcId, this.deps.clock.now());
-    await this.deps.throttle.succeeded(account.email, '');
+    await this.deps.throttle.forgetAccount(account.email);
   }
 
-  logout(query: Record<string, unknown>): Promise<LogoutStep> {
-    return logout(this.deps, query);
+  /** RP-initiated logout for the browser's sign-in (`session`); `confirmed` when the person said yes on the confirmation page. */
+  logout(query: Record<string, unknown>, session: BrowserSession | null, confirmed: boolean): Promise<LogoutStep> {
+    return logout(this.deps, query, session, confirmed);
   }
 
   // ---- account reads ----

@@ -1,3 +1,4 @@
+import type { AccountService } from '../accounts/service.js';
 import { digestSecret, newSecret } from '../secrets.js';
 import type { BrowserSession } from './authorization/types.js';
 import type { OidcDeps } from './context.js';
@@ -11,10 +12,21 @@ const SESSION_TTL_MS = 12 * 3600_000;
 export class BrowserSessions {
   constructor(private readonly deps: Pick<OidcDeps, 'grants' | 'clock' | 'accounts' | 'throttle'>) {}
 
-  /** Signs a person in: a session secret for the cookie, or null for a wrong email or password. */
+  /**
+   * Signs a person in: a session secret for the cookie, or null for a wrong email or password.
+   * The attempt is counted before the password is checked (429 rate_limited while the account or
+   * address is locked, or its other attempts being checked use up what it may still fail).
+   */
   async signIn(email: string, password: string, address: string): Promise<{ cookie: string; session: BrowserSession } | null> {
-    await this.deps.throttle.ensureOpen(email, address); // 429 rate_limited while locked, before any password check
-    const account = await this.deps.accounts.checkPassword(email, password);
+    await this.deps.throttle.reserve(email, address);
+    let account: Awaited<ReturnType<AccountService['checkPassword']>>;
+    try {
+      account = await this.deps.accounts.checkPassword(email, password);
+    } catch (error) {
+      // Not checked: the slot goes back (were the database gone, it lapses on its own).
+      await this.deps.throttle.released(email, address).catch(() => undefined);
+      throw error;
+    }
     if (!account) {
       await this.deps.throttle.failed(email, address);
       return null;

@@ -49,9 +49,9 @@ export function isLive(token: { expiresAt: Date; revokedAt: Date | null }, now: 
 
 /**
  * A refresh token names the row of its sign-in: `vr_<secret>.<row id>`. The row keeps the digest
- * of the sign-in's current token only, replaced at each rotation: one row updated in place, where
- * a row per token made PostgreSQL store and index two rows a refresh. `rowId` is the row a
- * rotation keeps; a first sign-in gets a new one.
+ * of the sign-in's current token, replaced at each rotation, and those of the tokens it replaced
+ * (REFRESH_DIGESTS_KEPT): one row updated in place, where a row per token made PostgreSQL store
+ * and index two rows a refresh. `rowId` is the row a rotation keeps; a first sign-in gets a new one.
  */
 export function newRefreshToken(rowId: string = newId('rt')): { token: string; id: string; digest: string } {
   const token = `${newSecret('vr')}.${rowId}`;
@@ -72,15 +72,23 @@ export interface PresentedRefreshToken {
 }
 
 /**
+ * How many of a sign-in's earlier refresh tokens its row remembers (their digests): a replay of
+ * one of them revokes the sign-in's tokens. The row id is in every token the sign-in was given,
+ * so whoever saw one can name the row: a secret that is none of these is a guess, not a replay,
+ * and must revoke nothing. Five covers a refresh race and a stolen token used within about five
+ * rotations of the real client's; an older one is refused like a guess.
+ */
+export const REFRESH_DIGESTS_KEPT = 5;
+
+/**
  * What a presented refresh token is: the current token of its sign-in (its digest is the row's),
- * one rotated away (the row has rotated since: only this sign-in's tokens name its row, which is
- * known from them alone, so a wrong secret under it is one of its old tokens, a replay), or
- * nothing we issued (null).
+ * one of the last ones rotated away (a replay: its digest is among the row's previous ones), or
+ * nothing we can tell apart from a guess (null): an unknown row, or a secret the row never had.
  */
 export async function presentedRefreshToken(grants: Pick<GrantStore, 'refreshToken'>, presented: string): Promise<PresentedRefreshToken | null> {
   const key = refreshTokenKey(presented);
   const row = key ? await grants.refreshToken(key.id) : null;
   if (!key || !row) return null;
   if (safeEqual(key.digest, row.tokenDigest)) return { row, current: true };
-  return row.rotatedAt ? { row, current: false } : null;
+  return row.previousDigests.some((digest) => safeEqual(key.digest, digest)) ? { row, current: false } : null;
 }

@@ -70,7 +70,7 @@ export const sessionNode = (row: Row): SessionNode => ({
 });
 export type { SessionNode };
 
-const EVENT_COLUMNS = 'id, project_id, session_id, type, url, state, attempts, next_attempt_at, delivered_at, created_at';
+const EVENT_COLUMNS = 'id, project_id, session_id, type, livemode, url, state, attempts, next_attempt_at, delivered_at, created_at';
 
 export type WebhookEventNode = WebhookEventView;
 const eventNode = (row: Row): WebhookEventNode => ({
@@ -78,6 +78,7 @@ const eventNode = (row: Row): WebhookEventNode => ({
   projectId: row.project_id as string,
   sessionId: row.session_id as string,
   type: row.type as string,
+  livemode: row.livemode !== false,
   url: (row.url ?? null) as string | null,
   state: row.state as WebhookEventNode['state'],
   attemptCount: Number(row.attempts),
@@ -439,11 +440,15 @@ export class OpsService {
     };
   }
 
-  /** Whether this project itself verified the account's identity: an approved session of its own, bound to the account, with its document checked (passed, or sent to review and approved by its reviewer). */
+  /**
+   * Whether this project itself verified the account's identity: an approved live session of its
+   * own, bound to the account, with its document checked (passed, or sent to review and approved
+   * by its reviewer). A test session proves nothing about the person: it never counts.
+   */
   private async verifiedHere(projectId: string, svcId: string): Promise<boolean> {
     const [row] = await this.sql(
       `select 1 from verification_session s join session_check c on c.session_id = s.id
-        where s.project_id = ? and s.svc_id = ? and s.status = 'APPROVED' and c.type = 'id_verification' and c.status in ('passed', 'review') limit 1`,
+        where s.project_id = ? and s.svc_id = ? and s.livemode and s.status = 'APPROVED' and c.type = 'id_verification' and c.status in ('passed', 'review') limit 1`,
       [projectId, svcId],
     );
     return Boolean(row);

@@ -66,6 +66,7 @@ export const webhookEventWire = z.object({
   projectId: z.string(),
   sessionId: z.string(),
   type: z.string(),
+  livemode: z.boolean().describe('false: a test-mode event, sent only to the test destination with the test secret (no_destination when there is none)'),
   url: z.string().nullable(),
   state: z.enum(WEBHOOK_EVENT_STATES),
   attemptCount: z.number().int(),

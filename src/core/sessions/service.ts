@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { StatementBatch } from '../db/statement-batch.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
-import type { TenancyService } from '../tenancy/service.js';
+import { type TenancyService, webhookModeOf } from '../tenancy/service.js';
 import type { SandboxAllowance } from '../billing/sandbox-quota.js';
 import { type ForcedVerdict, forcedOutcome, idempotencyOperation, sandboxOutcome } from '../sandbox.js';
 import { parseInput } from '../validation.js';
@@ -273,8 +273,8 @@ export class SessionService {
   private async createOnce(projectId: string, livemode: boolean, actor: Actor, raw: unknown, forced: ForcedVerdict | undefined) {
     const input = parseInput(createSessionInput, raw);
     const workflow = await this.deps.tenancy.getWorkflow(projectId, input.workflow_id);
-    if (input.callback !== undefined && !(await this.deps.tenancy.isApprovedCallback(projectId, input.callback))) {
-      throw new DomainError('callback_not_allowed', 'callback must exactly match an active approved HTTPS destination of the project');
+    if (input.callback !== undefined && !(await this.deps.tenancy.isApprovedCallback(projectId, input.callback, webhookModeOf(livemode)))) {
+      throw new DomainError('callback_not_allowed', `callback must exactly match an active approved HTTPS destination of the project${livemode ? '' : ' for test mode'}`);
     }
     const svcId = input.svc_access_token ? await this.deps.accounts.resolveForProject(projectId, { svcAccessToken: input.svc_access_token }) : null;
 
@@ -367,7 +367,7 @@ export class SessionService {
       features: session.features,
       vendor_data: vendorDataOnWire(session),
       checks,
-      ...(session.svcId ? { svc_id: session.svcId, identity: await this.identityOf(session.svcId) } : {}),
+      ...(session.svcId ? { svc_id: session.svcId, identity: await this.identityOf(session, session.svcId) } : {}),
       ...testMark(session),
     };
   }
@@ -553,7 +553,7 @@ export class SessionService {
   }
 
   private contextOf(session: SessionRecord, mode: 'fresh' | 'account' = 'fresh'): CheckContext {
-    return { projectId: session.projectId, mode, svcId: mode === 'account' ? (session.svcId ?? null) : null, today: this.now() };
+    return { projectId: session.projectId, livemode: session.livemode, mode, svcId: mode === 'account' ? (session.svcId ?? null) : null, today: this.now() };
   }
 
   /**
@@ -563,7 +563,10 @@ export class SessionService {
   private async reuseFromAccount(session: SessionRecord): Promise<SessionRecord> {
     if (!session.svcId) return session;
     // Nothing reusable (or a document that has expired since): the person verifies fully.
-    const identity = await this.deps.accounts.reusableIdentity(session.svcId, this.now()).catch(() => null);
+    const identity = await this.deps.accounts
+      .stateFor(session)
+      .reusableIdentity(session.svcId, this.now())
+      .catch(() => null);
     if (!identity) return session;
     const outcomes: CheckOutcome[] = [];
     const context = this.contextOf(session, 'account');
@@ -703,7 +706,7 @@ export class SessionService {
    */
   private async verifiedHolderName(session: SessionRecord, work: SessionWork): Promise<string | null> {
     if (work.fullName) return work.fullName;
-    if (session.svcId) return (await this.deps.accounts.verifiedIdentity(session.svcId))?.fullName ?? null;
+    if (session.svcId) return (await this.deps.accounts.stateFor(session).verifiedIdentity(session.svcId))?.fullName ?? null;
     return null;
   }
 
@@ -775,7 +778,7 @@ export class SessionService {
   /** Selfie against the document portrait, or against the bound account's face reference. */
   private async faceMatchInSession(session: SessionRecord, selfie: Buffer, work: SessionWork): Promise<CheckOutcome> {
     if (work.portrait) return runCheck(this.deps.checks.faceMatch, { image1: Buffer.from(work.portrait, 'base64'), image2: selfie }, this.contextOf(session));
-    if (session.svcId && (await this.deps.accounts.faceReference(session.svcId))) {
+    if (session.svcId && (await this.deps.accounts.stateFor(session).faceReference(session.svcId))) {
       const outcome = await runCheck(this.deps.checks.faceMatch, { image2: selfie }, this.contextOf(session, 'account'));
       outcome.check.data = { ...outcome.check.data, reused: true };
       return outcome;
@@ -839,7 +842,7 @@ export class SessionService {
   /**
    * Moves a session along a row of the transition table (transitions.ts; any other move is a 409)
    * inside a transaction: the timeline entry and the decision fields (on the draft, which the
-   * caller saves), the webhook outbox row and, for an approved bound session, the account's
+   * caller saves), the webhook outbox row and, for an approved bound live session, the account's
    * verified identity, all committed together (a crash loses none of them). Returns the webhook
    * event id when one is due; the caller queues it after the commit.
    */
@@ -865,18 +868,19 @@ export class SessionService {
     const lower = to.toLowerCase();
     return this.deps.webhooks.record(tx, session.projectId, session.id, {
       type: `verification.${lower}`,
+      livemode: session.livemode,
       callback: session.callback,
-      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString(), ...testMark(session) },
+      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString() },
     });
   }
 
-  /** An approved bound session records the document's identity on the account (sealed). */
+  /** An approved bound session records the document's identity on the account (sealed); a test session records nothing (AccountService.stateFor). */
   private async verifyAccount(tx: SessionTx, session: SessionRecord): Promise<void> {
     const known = this.workOf(session);
     const date = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined);
     if (!known.fullName?.trim() || !date(known.dateOfBirth)) return;
     const expiry = date(known.documentExpiry);
-    await this.deps.accounts.recordVerifiedIdentity(
+    await this.deps.accounts.stateFor(session).recordVerifiedIdentity(
       {
         svcId: session.svcId,
         fullName: known.fullName,
@@ -898,9 +902,11 @@ export class SessionService {
     });
   }
 
-  private async identityOf(svcId: string) {
-    const identity = await this.deps.accounts.verifiedIdentity(svcId).catch(() => null);
-    return { full_name: identity?.fullName ?? null, licenses: await this.deps.accounts.licenseSummaries(svcId) };
+  /** The bound account's reusable profile as the session's mode sees it (none for a test session). */
+  private async identityOf(session: SessionRecord, svcId: string) {
+    const account = this.deps.accounts.stateFor(session);
+    const identity = await account.verifiedIdentity(svcId).catch(() => null);
+    return { full_name: identity?.fullName ?? null, licenses: await account.licenseSummaries(svcId) };
   }
 
   /**

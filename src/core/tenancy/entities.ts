@@ -23,9 +23,23 @@ export class Project {
   @Property({ type: 'timestamptz', nullable: true })
   previousWebhookSecretUntil?: Date | null;
 
+  /** Test mode's own signing secret (sealed), rotated like the live one; null for a project made before test webhooks until it rotates one. */
+  @Property({ type: 'text', nullable: true })
+  testWebhookSigningSecretSealed?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  previousTestWebhookSecretSealed?: string | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  previousTestWebhookSecretUntil?: Date | null;
+
   /** App-level callback URL for webhooks when a session names no callback of its own. */
   @Property({ type: 'text', nullable: true })
   defaultCallbackUrl?: string | null;
+
+  /** Where test-mode events go when their session names no callback; without it they are kept, not sent. */
+  @Property({ type: 'text', nullable: true })
+  testDefaultCallbackUrl?: string | null;
 
   /** Wallet balance in minor units (cents) of `currency`, less what instances hold in open leases (billing's `wallet` view adds them back). */
   @Property({ type: new BigIntType('number'), default: 0 })
@@ -118,9 +132,9 @@ export class Workflow {
   createdAt!: Date;
 }
 
-/** A per-session callback URL the project approved in advance. */
+/** A per-session callback URL the project approved in advance, for the sessions of one mode. */
 @Entity({ tableName: 'callback_destination' })
-@Unique({ properties: ['project', 'url'] })
+@Unique({ properties: ['project', 'mode', 'url'] })
 export class CallbackDestination {
   @PrimaryKey({ type: 'string', length: 40 })
   id!: string;
@@ -130,6 +144,10 @@ export class CallbackDestination {
 
   @Property({ type: 'text' })
   url!: string;
+
+  /** Sessions of test keys may name only `test` destinations, live ones only `live` ones. */
+  @Property({ type: 'string', length: 4, default: 'live' })
+  mode: KeyMode = 'live';
 
   @Property({ type: 'boolean', default: true })
   active: boolean = true;
@@ -174,6 +192,10 @@ export class OidcClient {
 
   @Property({ type: 'boolean', default: true })
   active: boolean = true;
+
+  /** Whether authorize requires PKCE (S256); false only for a confidential legacy client that cannot send it (RFC 9700 2.1.1). */
+  @Property({ type: 'boolean', default: true })
+  requirePkce: boolean = true;
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;

@@ -12,7 +12,10 @@ export const createProjectInput = z.object({
   balance: z.number().nonnegative().max(1e9).optional(),
 });
 
-export const createApiKeyInput = z.object({ projectId, name: z.string().trim().max(200).optional(), mode: z.enum(['live', 'test']).default('live') });
+/** Live or test: of an API key, and of the webhook settings its sessions' events use (default live). */
+const mode = z.enum(['live', 'test']).default('live');
+
+export const createApiKeyInput = z.object({ projectId, name: z.string().trim().max(200).optional(), mode });
 export const revokeApiKeyInput = z.object({ projectId, apiKeyId: z.string().min(1).max(40) });
 
 export const createWorkflowInput = z.object({
@@ -25,8 +28,8 @@ export const createWorkflowInput = z.object({
   maxStepTries: z.number().int().min(1).max(10).nullish(),
 });
 
-export const callbackUrlInput = z.object({ projectId, url: z.string().trim().min(1).max(2000) });
-export const defaultCallbackInput = z.object({ projectId, url: z.string().trim().min(1).max(2000).nullable() });
+export const callbackUrlInput = z.object({ projectId, url: z.string().trim().min(1).max(2000), mode });
+export const defaultCallbackInput = z.object({ projectId, url: z.string().trim().min(1).max(2000).nullable(), mode });
 /** Days a decided session's review images are kept; 0 deletes them at the decision; at most 10 years. */
 export const evidenceRetentionInput = z.object({ projectId, days: z.number().int().min(0).max(3650) });
 /** An https:// URL (the privacy policy a person reads before consenting). */
@@ -48,7 +51,7 @@ export const brandingInput = z.object({
   supportUrl: supportUrl.nullable().optional(),
   logo: z.string().max(800_000).nullable().optional(),
 });
-export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean() });
+export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean(), mode });
 
 const redirectUri = z
   .string()
@@ -73,6 +76,8 @@ export const createOidcClientInput = z.object({
     .default(['openid', 'profile']),
   /** The organization whose roster members sign in with this client (optional). */
   organizationId: z.number().int().positive().optional(),
+  /** PKCE (S256) at authorize; false only for a confidential legacy client that cannot send it. */
+  requirePkce: z.boolean().default(true),
 });
 
 export const createOrgAppInput = z
@@ -98,8 +103,10 @@ export const revokeAdminTokenInput = z.object({ tokenId: z.string().min(1).max(4
 /** An OIDC client of a project: deactivate or reactivate it, or rotate its secret. */
 export const oidcClientActiveInput = z.object({ projectId, clientId: z.string().min(1).max(64), active: z.boolean() });
 export const oidcClientRefInput = z.object({ projectId, clientId: z.string().min(1).max(64) });
+/** Whether an OIDC client must use PKCE (S256) at authorize: the opt-out of a confidential legacy client. */
+export const oidcClientPkceInput = z.object({ projectId, clientId: z.string().min(1).max(64), requirePkce: z.boolean() });
 /** An organization app (roster API credentials): deactivate or reactivate it, or rotate its secret. */
 export const orgAppActiveInput = z.object({ clientId: z.string().min(1).max(64), active: z.boolean() });
 export const orgAppRefInput = z.object({ clientId: z.string().min(1).max(64) });
-/** Rotate a project's webhook signing secret; the old one keeps signing for `overlapHours` (default 24). */
-export const rotateWebhookSecretInput = z.object({ projectId, overlapHours: z.number().int().min(0).max(720).default(24) });
+/** Rotate a project's webhook signing secret of a mode; the old one keeps signing for `overlapHours` (default 24). */
+export const rotateWebhookSecretInput = z.object({ projectId, overlapHours: z.number().int().min(0).max(720).default(24), mode });

@@ -8,13 +8,14 @@ import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
 import { SharedCache } from '../db/shared-cache.js';
-import type { AdminRole } from './entities.js';
+import type { AdminRole, KeyMode } from './entities.js';
 import {
   callbackUrlInput,
   createAdminTokenInput,
   revokeAdminTokenInput,
   rotateWebhookSecretInput,
   oidcClientActiveInput,
+  oidcClientPkceInput,
   oidcClientRefInput,
   orgAppActiveInput,
   orgAppRefInput,
@@ -30,7 +31,7 @@ import {
   setCallbackActiveInput,
 } from './inputs.js';
 import { safeLogo } from './logo.js';
-import type { Announcement, OrgAppRecord, ProjectBranding, ProjectChanges, ProjectSettings, SealedWebhookSecrets, TenancyStore } from './store.js';
+import type { Announcement, OidcClientChanges, OrgAppRecord, ProjectBranding, ProjectChanges, ProjectSettings, SealedWebhookSecrets, TenancyStore } from './store.js';
 import { adminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, type RegisteredClient, type WorkflowView, workflowView } from './views.js';
 
 export type { ProjectBranding, ProjectSettings } from './store.js';
@@ -55,8 +56,17 @@ export interface OrganizationDirectory {
   names(organizationIds: readonly number[]): Promise<Map<number, string>>;
 }
 
-/** The approvedCallbacks cache key of a project's destination. */
-const approvedCallbackKey = (projectId: string, url: string) => `${projectId} ${url}`;
+/** The approvedCallbacks cache key of a project's destination of a mode. */
+const approvedCallbackKey = (projectId: string, mode: KeyMode, url: string) => `${projectId} ${mode} ${url}`;
+
+/** The webhookSecrets cache key of a project's secrets of a mode. */
+const webhookSecretsKey = (projectId: string, mode: KeyMode) => `${projectId} ${mode}`;
+
+/** The mode of the webhook settings (destinations, secret) that a session's events use. */
+export const webhookModeOf = (livemode: boolean): KeyMode => (livemode ? 'live' : 'test');
+
+/** Where a mode's events go when their session names no callback: test events never fall back to the live URL. */
+export const defaultCallbackOf = (settings: ProjectSettings, mode: KeyMode): string | null => (mode === 'live' ? settings.defaultCallbackUrl : settings.testDefaultCallbackUrl);
 
 export interface ApiKeyCaller {
   projectId: string;
@@ -93,7 +103,7 @@ export class TenancyService {
   private readonly brandings: SharedCache<ProjectBranding>;
   /** OIDC clients by client id (the token endpoint authenticates one on every call). */
   private readonly oidcClients: SharedCache<RegisteredClient>;
-  /** Projects' webhook signing secrets, sealed, by project id (every delivery signs with them). */
+  /** Projects' webhook signing secrets, sealed, by `webhookSecretsKey` (every delivery signs with them). */
   private readonly webhookSecrets: SharedCache<SealedWebhookSecrets>;
   /** What every decision reads of its project, by project id: how long evidence is kept, where webhooks go by default. */
   private readonly projectSettings: SharedCache<ProjectSettings>;
@@ -144,10 +154,12 @@ export class TenancyService {
   async createProject(input: unknown, options: { isDemo?: boolean } = {}) {
     const { name, balance } = parseInput(createProjectInput, input);
     const webhookSigningSecret = newSecret('whsec', 24);
+    const testWebhookSigningSecret = newSecret('whsec_test', 24);
     const project = await this.deps.store.addProject({
       id: newId('prj'),
       name,
       webhookSecretSealed: this.deps.sealer.seal(webhookSigningSecret),
+      testWebhookSecretSealed: this.deps.sealer.seal(testWebhookSigningSecret),
       balanceMinor: Math.round((balance ?? 0) * 100),
       evidenceRetentionDays: 30,
       currency: 'USD',
@@ -155,7 +167,7 @@ export class TenancyService {
       createdAt: this.now(),
     });
     const { apiKey, key } = await this.createApiKey({ projectId: project.id, name: 'default' });
-    return { project: projectView(project), apiKey, key, webhookSigningSecret };
+    return { project: projectView(project), apiKey, key, webhookSigningSecret, testWebhookSigningSecret };
   }
 
   async listProjects(scope?: AdminScope) {
@@ -185,38 +197,44 @@ export class TenancyService {
     return this.deps.store.demoProjectId();
   }
 
-  /** The secret a project's webhooks are signed with. */
+  /** The secret a project's live webhooks are signed with. */
   async webhookSigningSecret(projectId: string): Promise<string> {
-    return (await this.webhookSigningSecrets(projectId)).current;
+    return (await this.webhookSigningSecrets(projectId, 'live')).current!;
   }
 
   /**
-   * The secrets a project's webhooks are signed with now: the current one and, while a rotation's
-   * overlap lasts, the previous one (deliveries carry both signatures), else null. Cached sealed,
-   * outside an overlap only: while one lasts (rare, hours) its end is read from the database.
+   * The secrets a project's webhooks of a mode are signed with now: the current one and, while a
+   * rotation's overlap lasts, the previous one (deliveries carry both signatures), else null.
+   * `current` is null in test mode for a project made before test webhooks that never rotated
+   * its test secret. Cached sealed, outside an overlap only: while one lasts (rare, hours) its
+   * end is read from the database.
    */
-  async webhookSigningSecrets(projectId: string): Promise<{ current: string; previous: string | null }> {
+  async webhookSigningSecrets(projectId: string, mode: KeyMode): Promise<{ current: string | null; previous: string | null }> {
     const overlapping = (sealed: SealedWebhookSecrets) => sealed.previous !== null && sealed.previousUntil !== null && sealed.previousUntil > this.now();
     const sealed = found(
       await this.webhookSecrets.read(
-        projectId,
-        () => this.deps.store.webhookSecrets(projectId),
+        webhookSecretsKey(projectId, mode),
+        () => this.deps.store.webhookSecrets(projectId, mode),
         (read) => !overlapping(read),
       ),
       'project not found',
     );
-    return { current: this.deps.sealer.open(sealed.current), previous: overlapping(sealed) ? this.deps.sealer.open(sealed.previous!) : null };
+    return { current: sealed.current === null ? null : this.deps.sealer.open(sealed.current), previous: overlapping(sealed) ? this.deps.sealer.open(sealed.previous!) : null };
   }
 
-  /** A new webhook signing secret (shown once); the old one keeps signing alongside for the overlap. */
+  /** A new webhook signing secret of a mode (shown once); the old one keeps signing alongside for the overlap. */
   async rotateWebhookSecret(input: unknown) {
-    const { projectId, overlapHours } = parseInput(rotateWebhookSecretInput, input);
-    const webhookSigningSecret = newSecret('whsec', 24);
+    const { projectId, overlapHours, mode } = parseInput(rotateWebhookSecretInput, input);
+    const webhookSigningSecret = newSecret(mode === 'live' ? 'whsec' : 'whsec_test', 24);
     const previousValidUntil = new Date(this.now().getTime() + overlapHours * 3_600_000);
     const sealed = this.deps.sealer.seal(webhookSigningSecret);
-    const rotated = await this.changeCached(this.webhookSecrets, projectId, async (announce) => (await this.deps.store.rotateWebhookSecret(projectId, sealed, previousValidUntil, announce)) || null);
+    const rotated = await this.changeCached(
+      this.webhookSecrets,
+      webhookSecretsKey(projectId, mode),
+      async (announce) => (await this.deps.store.rotateWebhookSecret(projectId, mode, sealed, previousValidUntil, announce)) || null,
+    );
     found(rotated, 'project not found');
-    return { projectId, webhookSigningSecret, previousValidUntil: previousValidUntil.toISOString() };
+    return { projectId, mode, webhookSigningSecret, previousValidUntil: previousValidUntil.toISOString() };
   }
 
   /** Changes a project and drops what `cache` holds of it everywhere; `not_found` without the project. */
@@ -319,37 +337,38 @@ export class TenancyService {
    * are cached, so one becoming active needs no instance to forget anything.
    */
   async approveCallback(input: unknown) {
-    const { projectId, url } = parseInput(callbackUrlInput, input);
+    const { projectId, url, mode } = parseInput(callbackUrlInput, input);
     const normalized = this.checkCallbackUrl(url);
-    const destination = await this.deps.store.approveCallback({ id: newId('cbd'), projectId, url: normalized, createdAt: this.now() });
+    const destination = await this.deps.store.approveCallback({ id: newId('cbd'), projectId, url: normalized, mode, createdAt: this.now() });
     return callbackView(found(destination, 'project not found'));
   }
 
   async setCallbackActive(input: unknown) {
-    const { projectId, url, active } = parseInput(setCallbackActiveInput, input);
-    const destination = await this.changeCached(this.approvedCallbacks, approvedCallbackKey(projectId, url), (announce) => this.deps.store.setCallbackActive(projectId, url, active, announce));
+    const { projectId, url, active, mode } = parseInput(setCallbackActiveInput, input);
+    const destination = await this.changeCached(this.approvedCallbacks, approvedCallbackKey(projectId, mode, url), (announce) => this.deps.store.setCallbackActive(projectId, mode, url, active, announce));
     return callbackView(found(destination, 'callback destination not found'));
   }
 
-  /** A receiver answered 410 Gone: nothing more goes to this destination until ops enable it again. */
-  async disableCallback(projectId: string, url: string): Promise<void> {
-    await this.changeCached(this.approvedCallbacks, approvedCallbackKey(projectId, url), (announce) => this.deps.store.setCallbackActive(projectId, url, false, announce));
+  /** A receiver answered 410 Gone: nothing more of this mode goes to this destination until ops enable it again. */
+  async disableCallback(projectId: string, url: string, mode: KeyMode): Promise<void> {
+    await this.changeCached(this.approvedCallbacks, approvedCallbackKey(projectId, mode, url), (announce) => this.deps.store.setCallbackActive(projectId, mode, url, false, announce));
   }
 
   async listCallbacks(projectId: string) {
     return (await this.deps.store.callbacks(projectId)).map(callbackView);
   }
 
-  /** True when `url` is exactly an active approved destination of the project. */
-  async isApprovedCallback(projectId: string, url: string): Promise<boolean> {
-    const approved = await this.approvedCallbacks.read(approvedCallbackKey(projectId, url), async () => ((await this.deps.store.isApprovedCallback(projectId, url)) ? true : null));
+  /** True when `url` is exactly an active destination of the project approved for this mode's sessions. */
+  async isApprovedCallback(projectId: string, url: string, mode: KeyMode): Promise<boolean> {
+    const approved = await this.approvedCallbacks.read(approvedCallbackKey(projectId, mode, url), async () => ((await this.deps.store.isApprovedCallback(projectId, mode, url)) ? true : null));
     return approved === true;
   }
 
+  /** The app-level callback URL of a mode (null clears it: that mode's events are then kept, not sent). */
   async setDefaultCallback(input: unknown) {
-    const { projectId, url } = parseInput(defaultCallbackInput, input);
+    const { projectId, url, mode } = parseInput(defaultCallbackInput, input);
     const checked = url === null ? null : this.checkCallbackUrl(url);
-    return this.changeProject(this.projectSettings, projectId, { defaultCallbackUrl: checked });
+    return this.changeProject(this.projectSettings, projectId, mode === 'live' ? { defaultCallbackUrl: checked } : { testDefaultCallbackUrl: checked });
   }
 
   async setEvidenceRetention(input: unknown) {
@@ -377,7 +396,7 @@ export class TenancyService {
   // ---- OIDC clients ----
 
   async createOidcClient(input: unknown) {
-    const { projectId, name, redirectUris, scopes, organizationId } = parseInput(createOidcClientInput, input);
+    const { projectId, name, redirectUris, scopes, organizationId, requirePkce } = parseInput(createOidcClientInput, input);
     found(await this.deps.store.project(projectId), 'project not found');
     if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId))) throw new DomainError('not_found', 'organization not found');
     const clientSecret = newSecret('vcs');
@@ -390,6 +409,7 @@ export class TenancyService {
       scopes: [...new Set(scopes)],
       organizationId: organizationId ?? null,
       active: true,
+      requirePkce,
       createdAt: this.now(),
     };
     if (!(await this.deps.store.addOidcClient(client))) throw new DomainError('not_found', 'project not found');
@@ -451,7 +471,16 @@ export class TenancyService {
     return { client: oidcClientView(client), clientSecret };
   }
 
-  private async changeOidcClient(projectId: string, clientId: string, changes: { active?: boolean; clientSecretDigest?: string }) {
+  /**
+   * Whether the client must use PKCE (S256) at authorize. Every client must by default (RFC 9700);
+   * turn it off only for a confidential legacy client that cannot send a code_challenge.
+   */
+  async setOidcClientPkce(input: unknown) {
+    const { projectId, clientId, requirePkce } = parseInput(oidcClientPkceInput, input);
+    return oidcClientView(await this.changeOidcClient(projectId, clientId, { requirePkce }));
+  }
+
+  private async changeOidcClient(projectId: string, clientId: string, changes: OidcClientChanges) {
     const client = await this.changeCached(this.oidcClients, clientId, (announce) => this.deps.store.changeOidcClient(projectId, clientId, changes, announce));
     return found(client, 'OIDC client not found');
   }

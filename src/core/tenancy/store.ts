@@ -9,6 +9,9 @@ export interface ProjectRecord {
   id: string;
   name: string;
   defaultCallbackUrl: string | null;
+  testDefaultCallbackUrl: string | null;
+  /** Whether test mode has its signing secret yet (projects made before test webhooks get one by rotating). */
+  hasTestWebhookSecret: boolean;
   evidenceRetentionDays: number;
   privacyPolicyUrl: string | null;
   supportUrl: string | null;
@@ -24,6 +27,8 @@ export interface ProjectRecord {
 export interface ProjectSettings {
   evidenceRetentionDays: number;
   defaultCallbackUrl: string | null;
+  /** Test mode's default destination: test events never fall back to the live one. */
+  testDefaultCallbackUrl: string | null;
 }
 
 /** What the hosted page shows of a project. */
@@ -35,9 +40,13 @@ export interface ProjectBranding {
   hasLogo: boolean;
 }
 
-/** A project's webhook signing secrets, sealed: the current one, and the previous one until its overlap ends. */
+/**
+ * A project's webhook signing secrets of one mode, sealed: the current one (null in test mode for
+ * a project made before test webhooks, until it rotates one), and the previous one until its
+ * overlap ends.
+ */
 export interface SealedWebhookSecrets {
-  current: string;
+  current: string | null;
   previous: string | null;
   previousUntil: Date | null;
 }
@@ -45,6 +54,7 @@ export interface SealedWebhookSecrets {
 /** What an admin may change of a project; a field left out stays as it is. */
 export interface ProjectChanges {
   defaultCallbackUrl?: string | null;
+  testDefaultCallbackUrl?: string | null;
   evidenceRetentionDays?: number;
   privacyPolicyUrl?: string | null;
   supportUrl?: string | null;
@@ -75,12 +85,20 @@ export interface CallbackRecord {
   id: string;
   projectId: string;
   url: string;
+  mode: KeyMode;
   active: boolean;
   createdAt: Date;
 }
 
 export interface OidcClientRecord extends RegisteredClient {
   createdAt: Date;
+}
+
+/** What changeOidcClient may change (an absent field stays as it is). */
+export interface OidcClientChanges {
+  active?: boolean;
+  clientSecretDigest?: string;
+  requirePkce?: boolean;
 }
 
 export interface OrgAppRecord {
@@ -115,7 +133,13 @@ export interface Announcement {
  * Writes naming a project that does not exist answer false or null, never throw.
  */
 export interface TenancyStore {
-  addProject(project: Omit<ProjectRecord, 'spendableMinor' | 'defaultCallbackUrl' | 'privacyPolicyUrl' | 'supportUrl' | 'hasLogo'> & { balanceMinor: number; webhookSecretSealed: string }): Promise<ProjectRecord>;
+  addProject(
+    project: Omit<ProjectRecord, 'spendableMinor' | 'defaultCallbackUrl' | 'testDefaultCallbackUrl' | 'hasTestWebhookSecret' | 'privacyPolicyUrl' | 'supportUrl' | 'hasLogo'> & {
+      balanceMinor: number;
+      webhookSecretSealed: string;
+      testWebhookSecretSealed: string;
+    },
+  ): Promise<ProjectRecord>;
   /** Every project, or the one with `onlyId`, oldest first. */
   projects(onlyId: string | null): Promise<ProjectRecord[]>;
   project(id: string): Promise<ProjectRecord | null>;
@@ -123,9 +147,9 @@ export interface TenancyStore {
   projectSettings(id: string, tx?: EntityManager): Promise<ProjectSettings | null>;
   /** The oldest demo project's id. */
   demoProjectId(): Promise<string | null>;
-  webhookSecrets(id: string): Promise<SealedWebhookSecrets | null>;
-  /** The current secret becomes the previous one until `previousUntil`, and `sealed` the current; false without such a project. */
-  rotateWebhookSecret(id: string, sealed: string, previousUntil: Date, announce: Announcement): Promise<boolean>;
+  webhookSecrets(id: string, mode: KeyMode): Promise<SealedWebhookSecrets | null>;
+  /** The mode's current secret becomes its previous one until `previousUntil`, and `sealed` the current; false without such a project. */
+  rotateWebhookSecret(id: string, mode: KeyMode, sealed: string, previousUntil: Date, announce: Announcement): Promise<boolean>;
   updateProject(id: string, changes: ProjectChanges, announce: Announcement): Promise<ProjectRecord | null>;
   branding(id: string): Promise<ProjectBranding | null>;
   logo(id: string): Promise<Buffer | null>;
@@ -145,17 +169,18 @@ export interface TenancyStore {
   workflows(projectId: string): Promise<WorkflowRecord[]>;
   workflow(projectId: string, id: string): Promise<WorkflowRecord | null>;
 
-  /** Approves a destination, or makes the approved one active again (one row however many approve at once); null without the project. */
+  /** Approves a destination for a mode, or makes the approved one active again (one row however many approve at once); null without the project. */
   approveCallback(destination: Omit<CallbackRecord, 'active'>): Promise<CallbackRecord | null>;
-  setCallbackActive(projectId: string, url: string, active: boolean, announce: Announcement): Promise<CallbackRecord | null>;
+  setCallbackActive(projectId: string, mode: KeyMode, url: string, active: boolean, announce: Announcement): Promise<CallbackRecord | null>;
+  /** Both modes' destinations. */
   callbacks(projectId: string): Promise<CallbackRecord[]>;
-  isApprovedCallback(projectId: string, url: string): Promise<boolean>;
+  isApprovedCallback(projectId: string, mode: KeyMode, url: string): Promise<boolean>;
 
   /** False when the project does not exist. */
   addOidcClient(client: OidcClientRecord): Promise<boolean>;
   oidcClients(projectId: string): Promise<OidcClientRecord[]>;
   oidcClient(clientId: string): Promise<RegisteredClient | null>;
-  changeOidcClient(projectId: string, clientId: string, changes: { active?: boolean; clientSecretDigest?: string }, announce: Announcement): Promise<OidcClientRecord | null>;
+  changeOidcClient(projectId: string, clientId: string, changes: OidcClientChanges, announce: Announcement): Promise<OidcClientRecord | null>;
   oidcClientIdsOfOrganization(organizationId: number): Promise<string[]>;
   oidcClientIdsOfProject(projectId: string): Promise<string[]>;
 
@@ -177,11 +202,13 @@ export interface TenancyStore {
 type SqlDate = Date | string;
 
 const PROJECT_COLUMNS =
-  'id, name, default_callback_url, evidence_retention_days, privacy_policy_url, support_url, has_logo, balance_minor, (select w.balance_minor from wallet w where w.project_id = project.id) as spendable_minor, currency, is_demo, created_at';
+  'id, name, default_callback_url, test_default_callback_url, test_webhook_signing_secret_sealed is not null as has_test_webhook_secret, evidence_retention_days, privacy_policy_url, support_url, has_logo, balance_minor, (select w.balance_minor from wallet w where w.project_id = project.id) as spendable_minor, currency, is_demo, created_at';
 interface ProjectRow {
   id: string;
   name: string;
   default_callback_url: string | null;
+  test_default_callback_url: string | null;
+  has_test_webhook_secret: boolean;
   evidence_retention_days: number;
   privacy_policy_url: string | null;
   support_url: string | null;
@@ -197,6 +224,8 @@ const projectOf = (row: ProjectRow): ProjectRecord => ({
   id: row.id,
   name: row.name,
   defaultCallbackUrl: row.default_callback_url,
+  testDefaultCallbackUrl: row.test_default_callback_url,
+  hasTestWebhookSecret: row.has_test_webhook_secret,
   evidenceRetentionDays: row.evidence_retention_days,
   privacyPolicyUrl: row.privacy_policy_url,
   supportUrl: row.support_url,
@@ -238,17 +267,24 @@ interface WorkflowRow {
 }
 const workflowOf = (row: WorkflowRow): WorkflowRecord => ({ id: row.id, projectId: row.project_id, name: row.name, features: row.features, maxStepTries: row.max_step_tries, createdAt: sqlDate(row.created_at) });
 
-const CALLBACK_COLUMNS = 'id, project_id, url, active, created_at';
+const CALLBACK_COLUMNS = 'id, project_id, url, mode, active, created_at';
 interface CallbackRow {
   id: string;
   project_id: string;
   url: string;
+  mode: KeyMode;
   active: boolean;
   created_at: SqlDate;
 }
-const callbackOf = (row: CallbackRow): CallbackRecord => ({ id: row.id, projectId: row.project_id, url: row.url, active: row.active, createdAt: sqlDate(row.created_at) });
+const callbackOf = (row: CallbackRow): CallbackRecord => ({ id: row.id, projectId: row.project_id, url: row.url, mode: row.mode, active: row.active, createdAt: sqlDate(row.created_at) });
 
-const OIDC_CLIENT_COLUMNS = 'client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, created_at';
+/** A mode's webhook secret columns of `project`. */
+const SECRET_COLUMNS: Record<KeyMode, { current: string; previous: string; until: string }> = {
+  live: { current: 'webhook_signing_secret_sealed', previous: 'previous_webhook_secret_sealed', until: 'previous_webhook_secret_until' },
+  test: { current: 'test_webhook_signing_secret_sealed', previous: 'previous_test_webhook_secret_sealed', until: 'previous_test_webhook_secret_until' },
+};
+
+const OIDC_CLIENT_COLUMNS = 'client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, require_pkce, created_at';
 interface OidcClientRow {
   client_id: string;
   project_id: string;
@@ -258,6 +294,7 @@ interface OidcClientRow {
   redirect_uris: string[];
   scopes: OidcScope[];
   active: boolean;
+  require_pkce: boolean;
   created_at: SqlDate;
 }
 const oidcClientOf = (row: OidcClientRow): OidcClientRecord => ({
@@ -269,6 +306,7 @@ const oidcClientOf = (row: OidcClientRow): OidcClientRecord => ({
   redirectUris: row.redirect_uris,
   scopes: row.scopes,
   active: row.active,
+  requirePkce: row.require_pkce,
   createdAt: sqlDate(row.created_at),
 });
 
@@ -330,9 +368,9 @@ export class PgTenancyStore implements TenancyStore {
   async addProject(project: Parameters<TenancyStore['addProject']>[0]) {
     const [row] = await this.query<ProjectRow>(
       'project_add',
-      `insert into project (id, name, webhook_signing_secret_sealed, balance_minor, evidence_retention_days, currency, is_demo, has_logo, created_at)
-       values ($1, $2, $3, $4, $5, $6, $7, false, $8) returning ${PROJECT_COLUMNS}`,
-      [project.id, project.name, project.webhookSecretSealed, project.balanceMinor, project.evidenceRetentionDays, project.currency, project.isDemo, project.createdAt],
+      `insert into project (id, name, webhook_signing_secret_sealed, test_webhook_signing_secret_sealed, balance_minor, evidence_retention_days, currency, is_demo, has_logo, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, false, $9) returning ${PROJECT_COLUMNS}`,
+      [project.id, project.name, project.webhookSecretSealed, project.testWebhookSecretSealed, project.balanceMinor, project.evidenceRetentionDays, project.currency, project.isDemo, project.createdAt],
     );
     return projectOf(row!);
   }
@@ -348,14 +386,14 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async projectSettings(id: string, tx?: EntityManager) {
-    const [row] = await preparedQueryWith<{ evidence_retention_days: number; default_callback_url: string | null }>(
+    const [row] = await preparedQueryWith<{ evidence_retention_days: number; default_callback_url: string | null; test_default_callback_url: string | null }>(
       this.orm,
       tx,
       'project_settings',
-      'select evidence_retention_days, default_callback_url from project where id = $1',
+      'select evidence_retention_days, default_callback_url, test_default_callback_url from project where id = $1',
       [id],
     );
-    return row ? { evidenceRetentionDays: row.evidence_retention_days, defaultCallbackUrl: row.default_callback_url } : null;
+    return row ? { evidenceRetentionDays: row.evidence_retention_days, defaultCallbackUrl: row.default_callback_url, testDefaultCallbackUrl: row.test_default_callback_url } : null;
   }
 
   async demoProjectId() {
@@ -363,20 +401,22 @@ export class PgTenancyStore implements TenancyStore {
     return row?.id ?? null;
   }
 
-  async webhookSecrets(id: string) {
-    const [row] = await this.query<{ current: string; previous: string | null; previous_until: SqlDate | null }>(
-      'project_webhook_secrets',
-      'select webhook_signing_secret_sealed as current, previous_webhook_secret_sealed as previous, previous_webhook_secret_until as previous_until from project where id = $1',
+  async webhookSecrets(id: string, mode: KeyMode) {
+    const columns = SECRET_COLUMNS[mode];
+    const [row] = await this.query<{ current: string | null; previous: string | null; previous_until: SqlDate | null }>(
+      `project_webhook_secrets_${mode}`,
+      `select ${columns.current} as current, ${columns.previous} as previous, ${columns.until} as previous_until from project where id = $1`,
       [id],
     );
     return row ? { current: row.current, previous: row.previous, previousUntil: sqlDateOrNull(row.previous_until) } : null;
   }
 
-  async rotateWebhookSecret(id: string, sealed: string, previousUntil: Date, announce: Announcement) {
+  async rotateWebhookSecret(id: string, mode: KeyMode, sealed: string, previousUntil: Date, announce: Announcement) {
+    const columns = SECRET_COLUMNS[mode];
     const rows = await this.announcing(
-      'project_rotate_webhook_secret',
+      `project_rotate_webhook_secret_${mode}`,
       // The right-hand sides read the row as it was: the current secret becomes the previous one.
-      'update project set previous_webhook_secret_sealed = webhook_signing_secret_sealed, previous_webhook_secret_until = $3, webhook_signing_secret_sealed = $2 where id = $1 returning id',
+      `update project set ${columns.previous} = ${columns.current}, ${columns.until} = $3, ${columns.current} = $2 where id = $1 returning id`,
       [id, sealed, previousUntil],
       announce,
     );
@@ -393,7 +433,8 @@ export class PgTenancyStore implements TenancyStore {
            privacy_policy_url = case when $5::boolean then $6::text else privacy_policy_url end,
            logo_png = case when $7::boolean then $8::bytea else logo_png end,
            has_logo = case when $7::boolean then $8::bytea is not null else has_logo end,
-           support_url = case when $9::boolean then $10::text else support_url end
+           test_default_callback_url = case when $9::boolean then $10::text else test_default_callback_url end,
+           support_url = case when $11::boolean then $12::text else support_url end
          where id = $1 returning ${PROJECT_COLUMNS}`,
       [
         id,
@@ -404,6 +445,8 @@ export class PgTenancyStore implements TenancyStore {
         changes.privacyPolicyUrl ?? null,
         given('logoPng'),
         changes.logoPng ?? null,
+        given('testDefaultCallbackUrl'),
+        changes.testDefaultCallbackUrl ?? null,
         given('supportUrl'),
         changes.supportUrl ?? null,
       ],
@@ -484,40 +527,40 @@ export class PgTenancyStore implements TenancyStore {
   async approveCallback(destination: Omit<CallbackRecord, 'active'>) {
     const [row] = await this.query<CallbackRow>(
       'callback_approve',
-      `insert into callback_destination (id, project_id, url, active, created_at)
-       select $1, $2::text, $3, true, $4::timestamptz where exists (select 1 from project where id = $2::text)
-       on conflict (project_id, url) do update set active = true returning ${CALLBACK_COLUMNS}`,
-      [destination.id, destination.projectId, destination.url, destination.createdAt],
+      `insert into callback_destination (id, project_id, url, mode, active, created_at)
+       select $1, $2::text, $3, $5, true, $4::timestamptz where exists (select 1 from project where id = $2::text)
+       on conflict (project_id, mode, url) do update set active = true returning ${CALLBACK_COLUMNS}`,
+      [destination.id, destination.projectId, destination.url, destination.createdAt, destination.mode],
     );
     return row ? callbackOf(row) : null;
   }
 
-  async setCallbackActive(projectId: string, url: string, active: boolean, announce: Announcement) {
+  async setCallbackActive(projectId: string, mode: KeyMode, url: string, active: boolean, announce: Announcement) {
     const [row] = await this.announcing<CallbackRow>(
       'callback_set_active',
-      `update callback_destination set active = $3 where project_id = $1 and url = $2 returning ${CALLBACK_COLUMNS}`,
-      [projectId, url, active],
+      `update callback_destination set active = $3 where project_id = $1 and url = $2 and mode = $4 returning ${CALLBACK_COLUMNS}`,
+      [projectId, url, active, mode],
       announce,
     );
     return row ? callbackOf(row) : null;
   }
 
   async callbacks(projectId: string) {
-    const rows = await this.query<CallbackRow>('callbacks_of_project', `select ${CALLBACK_COLUMNS} from callback_destination where project_id = $1 order by created_at, id`, [projectId]);
+    const rows = await this.query<CallbackRow>('callbacks_of_project', `select ${CALLBACK_COLUMNS} from callback_destination where project_id = $1 order by mode, created_at, id`, [projectId]);
     return rows.map(callbackOf);
   }
 
-  async isApprovedCallback(projectId: string, url: string) {
-    const rows = await this.query('callback_is_approved', 'select 1 from callback_destination where project_id = $1 and url = $2 and active', [projectId, url]);
+  async isApprovedCallback(projectId: string, mode: KeyMode, url: string) {
+    const rows = await this.query('callback_is_approved', 'select 1 from callback_destination where project_id = $1 and url = $2 and mode = $3 and active', [projectId, url, mode]);
     return rows.length > 0;
   }
 
   async addOidcClient(client: OidcClientRecord) {
     const rows = await this.query(
       'oidc_client_add',
-      `insert into oidc_client (client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, created_at)
-       select $1, $2::text, $3::int, $4, $5, $6::text[], $7::text[], $8::boolean, $9::timestamptz where exists (select 1 from project where id = $2::text) returning client_id`,
-      [client.clientId, client.projectId, client.organizationId, client.name, client.clientSecretDigest, client.redirectUris, client.scopes, client.active, client.createdAt],
+      `insert into oidc_client (client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, require_pkce, created_at)
+       select $1, $2::text, $3::int, $4, $5, $6::text[], $7::text[], $8::boolean, $9::boolean, $10::timestamptz where exists (select 1 from project where id = $2::text) returning client_id`,
+      [client.clientId, client.projectId, client.organizationId, client.name, client.clientSecretDigest, client.redirectUris, client.scopes, client.active, client.requirePkce, client.createdAt],
     );
     return rows.length > 0;
   }
@@ -534,12 +577,12 @@ export class PgTenancyStore implements TenancyStore {
     return client;
   }
 
-  async changeOidcClient(projectId: string, clientId: string, changes: { active?: boolean; clientSecretDigest?: string }, announce: Announcement) {
+  async changeOidcClient(projectId: string, clientId: string, changes: OidcClientChanges, announce: Announcement) {
     const [row] = await this.announcing<OidcClientRow>(
       'oidc_client_change',
-      `update oidc_client set active = coalesce($3, active), client_secret_digest = coalesce($4, client_secret_digest)
+      `update oidc_client set active = coalesce($3, active), client_secret_digest = coalesce($4, client_secret_digest), require_pkce = coalesce($5, require_pkce)
        where client_id = $1 and project_id = $2 returning ${OIDC_CLIENT_COLUMNS}`,
-      [clientId, projectId, changes.active ?? null, changes.clientSecretDigest ?? null],
+      [clientId, projectId, changes.active ?? null, changes.clientSecretDigest ?? null, changes.requirePkce ?? null],
       announce,
     );
     return row ? oidcClientOf(row) : null;

@@ -11,6 +11,8 @@ export const projectWire = z.object({
   id: z.string(),
   name: z.string(),
   defaultCallbackUrl: z.string().nullable().describe('app-level webhook URL'),
+  testDefaultCallbackUrl: z.string().nullable().describe("test mode's app-level webhook URL; without it test events are kept, not sent"),
+  hasTestWebhookSecret: z.boolean().describe('test mode has its signing secret (a project made before test webhooks gets one by rotating it)'),
   evidenceRetentionDays: z.number().int(),
   privacyPolicyUrl: z.string().nullable(),
   supportUrl: z.string().nullable().describe("where a declined person can ask for help (https:// or mailto:), linked from the hosted page's end screen"),
@@ -26,6 +28,8 @@ export const projectView = (project: ProjectRecord): ProjectView => ({
   id: project.id,
   name: project.name,
   defaultCallbackUrl: project.defaultCallbackUrl,
+  testDefaultCallbackUrl: project.testDefaultCallbackUrl,
+  hasTestWebhookSecret: project.hasTestWebhookSecret,
   evidenceRetentionDays: project.evidenceRetentionDays,
   privacyPolicyUrl: project.privacyPolicyUrl,
   supportUrl: project.supportUrl,
@@ -79,13 +83,21 @@ export const workflowView = (workflow: WorkflowRecord): WorkflowView => ({
 });
 
 /** An approved webhook destination (GraphQL CallbackDestination). */
-export const callbackWire = z.object({ id: z.string(), projectId: z.string(), url: z.string(), active: z.boolean(), createdAt: z.string() });
+export const callbackWire = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  url: z.string(),
+  mode: z.enum(['live', 'test']).describe('the sessions that may name it: of live keys, or of test keys'),
+  active: z.boolean(),
+  createdAt: z.string(),
+});
 export type CallbackView = z.output<typeof callbackWire>;
 
 export const callbackView = (destination: CallbackRecord): CallbackView => ({
   id: destination.id,
   projectId: destination.projectId,
   url: destination.url,
+  mode: destination.mode,
   active: destination.active,
   createdAt: destination.createdAt.toISOString(),
 });
@@ -99,6 +111,7 @@ export const oidcClientWire = z.object({
   scopes: z.array(z.string()),
   organizationId: z.number().int().nullable().describe('organization whose roster members sign in with it'),
   active: z.boolean(),
+  requirePkce: z.boolean().describe('authorize requires PKCE (S256); false only for a confidential legacy client'),
   createdAt: z.string(),
 });
 export type OidcClientView = z.output<typeof oidcClientWire>;
@@ -111,6 +124,7 @@ export const oidcClientView = (client: OidcClientRecord): OidcClientView => ({
   scopes: [...client.scopes],
   organizationId: client.organizationId,
   active: client.active,
+  requirePkce: client.requirePkce,
   createdAt: client.createdAt.toISOString(),
 });
 
@@ -128,6 +142,8 @@ export interface RegisteredClient {
   redirectUris: string[];
   scopes: OidcScope[];
   active: boolean;
+  /** Authorize refuses a request without a PKCE S256 challenge (the default; RFC 9700 2.1.1). */
+  requirePkce: boolean;
 }
 
 /** An organization's roster app without its secret. */

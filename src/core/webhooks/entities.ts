@@ -27,6 +27,10 @@ export class WebhookEvent {
   @Property({ type: 'string', length: 60 })
   type!: string;
 
+  /** False for a test-mode session's event: sent only to test destinations, signed with the test secret. */
+  @Property({ type: 'boolean', default: true })
+  livemode: boolean = true;
+
   /** The exact body sent on every attempt (the signature covers these bytes). */
   @Property({ type: 'text' })
   body!: string;

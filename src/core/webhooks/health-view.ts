@@ -5,6 +5,8 @@ export interface DestinationHealth {
   projectId: string;
   /** Host and path of the callback URL, no query. */
   destination: string;
+  /** False: the test-mode events sent to it (a URL used by both modes is two destinations). */
+  livemode: boolean;
   healthy: boolean;
   attemptsLastHour: number;
   successRateLastHour: number | null;

@@ -3,7 +3,8 @@ import type { DestinationHealth } from './health-view.js';
 
 export type { DestinationHealth };
 
-// Webhook health per destination (a project and one callback URL), computed by PostgreSQL from
+// Webhook health per destination (a project, one callback URL and a mode: a test receiver that is
+// down says nothing about the live one at the same URL), computed by PostgreSQL from
 // the outbox and its attempts: what ops need at 3 a.m. is "is this receiver answering now?", not
 // the share of events that eventually got through over a month.
 
@@ -61,20 +62,20 @@ export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: 
   const params: unknown[] = [eventsSince, ...(options.projectId ? [options.projectId] : [])];
   const rows = await orm.em.getConnection().execute<Record<string, unknown>[]>(
     `with events as (
-       select e.id, e.project_id, e.url, e.state, e.next_attempt_at from webhook_event e
+       select e.id, e.project_id, e.url, e.livemode, e.state, e.next_attempt_at from webhook_event e
        where e.url is not null and (e.created_at >= ? or e.state in ('pending', 'sending')) ${byProject}
      ),
      attempts as (
-       select ev.project_id, ev.url, a.at, a.http_status, a.error, coalesce(a.http_status between 200 and 299, false) as ok
+       select ev.project_id, ev.url, ev.livemode, a.at, a.http_status, a.error, coalesce(a.http_status between 200 and 299, false) as ok
        from webhook_attempt a join events ev on ev.id = a.event_id where a.at >= ?
      ),
      ranked as (
-       select x.*, max(at) filter (where ok) over (partition by project_id, url) as last_ok,
-         row_number() over (partition by project_id, url order by at desc) as newest
+       select x.*, max(at) filter (where ok) over (partition by project_id, url, livemode) as last_ok,
+         row_number() over (partition by project_id, url, livemode order by at desc) as newest
        from attempts x
      ),
      stats as (
-       select project_id, url,
+       select project_id, url, livemode,
          count(*) filter (where at >= ?)::int as attempts_hour,
          count(*) filter (where at >= ? and ok)::int as ok_hour,
          count(*) filter (where at >= ?)::int as attempts_day,
@@ -84,22 +85,22 @@ export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: 
          max(at) as last_at,
          max(http_status) filter (where newest = 1) as last_status,
          max(error) filter (where newest = 1) as last_error
-       from ranked group by project_id, url
+       from ranked group by project_id, url, livemode
      ),
      pending as (
-       select project_id, url, count(*)::int as pending, min(next_attempt_at) as next_retry
-       from events where state in ('pending', 'sending') group by project_id, url
+       select project_id, url, livemode, count(*)::int as pending, min(next_attempt_at) as next_retry
+       from events where state in ('pending', 'sending') group by project_id, url, livemode
      ),
-     destinations as (select distinct project_id, url from events)
-     select d.project_id, d.url,
+     destinations as (select distinct project_id, url, livemode from events)
+     select d.project_id, d.url, d.livemode,
        coalesce(s.attempts_hour, 0) as attempts_hour, coalesce(s.ok_hour, 0) as ok_hour,
        coalesce(s.attempts_day, 0) as attempts_day, coalesce(s.ok_day, 0) as ok_day,
        s.last_ok, coalesce(s.consecutive, 0) as consecutive, s.last_at, s.last_status, s.last_error,
        coalesce(p.pending, 0) as pending, p.next_retry
      from destinations d
-     left join stats s on s.project_id = d.project_id and s.url = d.url
-     left join pending p on p.project_id = d.project_id and p.url = d.url
-     order by d.project_id, d.url`,
+     left join stats s on s.project_id = d.project_id and s.url = d.url and s.livemode = d.livemode
+     left join pending p on p.project_id = d.project_id and p.url = d.url and p.livemode = d.livemode
+     order by d.project_id, d.url, d.livemode desc`,
     [...params, since, new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - DAY_MS), new Date(now.getTime() - DAY_MS)],
   );
   const health = rows.map((row): DestinationHealth => {
@@ -108,6 +109,7 @@ export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: 
     return {
       projectId: row.project_id as string,
       destination: destinationLabel(row.url as string),
+      livemode: row.livemode !== false,
       healthy: isDestinationHealthy(figures),
       attemptsLastHour: figures.attemptsLastHour,
       successRateLastHour: ratio(figures.successfulLastHour, figures.attemptsLastHour),

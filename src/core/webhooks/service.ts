@@ -10,7 +10,7 @@ import { StatementBatch } from '../db/statement-batch.js';
 import { newId } from '../secrets.js';
 import { inSpan } from '../tracing.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import type { TenancyService } from '../tenancy/service.js';
+import { defaultCallbackOf, type TenancyService, webhookModeOf } from '../tenancy/service.js';
 import type { AttemptOutcome, StoredAttempt, StoredEvent, WebhookStore } from './store.js';
 
 /**
@@ -71,6 +71,7 @@ export const eventView = (event: StoredEvent) => ({
   event_id: event.id,
   session_id: event.sessionId,
   type: event.type,
+  livemode: event.livemode,
   url: event.url,
   state: event.state,
   attempts: event.attempts,
@@ -147,12 +148,16 @@ export class WebhookService {
   /**
    * Writes an event in the caller's transaction, by one statement: it commits with the state
    * change it announces. Answers the event's id; call `dispatch` with it after the commit.
+   * `livemode` is the session's: a test session's event goes to its callback or the project's
+   * test default only (none: kept as `no_destination`), and says `livemode: false` in the signed
+   * body, as a live one says `livemode: true`.
    */
-  async record(em: EntityManager, projectId: string, sessionId: string, payload: { type: string; callback?: string | null; body: Record<string, unknown> }): Promise<string> {
+  async record(em: EntityManager, projectId: string, sessionId: string, payload: { type: string; livemode: boolean; callback?: string | null; body: Record<string, unknown> }): Promise<string> {
     const id = newId('evt');
     // The project's default destination is read from the shared cache that its changes clear everywhere.
-    const url = payload.callback ?? (await this.deps.tenancy.projectSettingsOf(projectId, em)).defaultCallbackUrl;
-    await this.deps.store.record(em, { id, projectId, sessionId, type: payload.type, body: JSON.stringify({ event_id: id, ...payload.body }), url, now: this.deps.clock.now() });
+    const url = payload.callback ?? defaultCallbackOf(await this.deps.tenancy.projectSettingsOf(projectId, em), webhookModeOf(payload.livemode));
+    const body = JSON.stringify({ event_id: id, ...payload.body, livemode: payload.livemode });
+    await this.deps.store.record(em, { id, projectId, sessionId, type: payload.type, livemode: payload.livemode, body, url, now: this.deps.clock.now() });
     return id;
   }
 
@@ -266,7 +271,8 @@ export class WebhookService {
     const eventId = event.id;
     const attempt = event.attempts + 1;
     span.setAttributes({ 'verity.webhook.event_type': event.type, 'verity.webhook.attempt': attempt, ...destinationAttributes(event.url) });
-    const { current: secret, previous } = await this.deps.tenancy.webhookSigningSecrets(event.projectId);
+    const mode = webhookModeOf(event.livemode);
+    const { current: secret, previous } = await this.deps.tenancy.webhookSigningSecrets(event.projectId, mode);
     const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
     const started = Date.now();
     let status: number | null = null;
@@ -274,6 +280,8 @@ export class WebhookService {
     let snippet: string | null = null;
     let retryAfter: number | undefined;
     try {
+      // A project made before test webhooks has no test secret until it rotates one: nothing is signed with the live one.
+      if (secret === null) throw new Error('not sent: the project has no test signing secret yet; rotate it (rotateWebhookSecret, mode test)');
       const answer = await postOnce(event.url!, {
         headers: {
           'content-type': 'application/json',
@@ -305,7 +313,7 @@ export class WebhookService {
     } else if (status === 410) {
       // The receiver says this URL is gone for good: stop sending to it until ops re-enable it.
       event.state = 'disabled';
-      await this.deps.tenancy.disableCallback(event.projectId, event.url!);
+      await this.deps.tenancy.disableCallback(event.projectId, event.url!, mode);
     } else if (attempt >= this.deps.policy.maxAttempts) {
       event.state = 'failed';
     } else {
@@ -376,8 +384,8 @@ export class WebhookService {
     if (!event) throw new DomainError('not_found', 'webhook event not found');
     const running = () => new DomainError('conflict', 'an attempt of this event is running; try again in a moment');
     if (event.state === 'sending') throw running();
-    const url = event.url ?? (await this.deps.tenancy.projectSettingsOf(projectId)).defaultCallbackUrl;
-    if (!url) throw new DomainError('callback_not_allowed', 'the project has no callback URL to send to');
+    const url = event.url ?? defaultCallbackOf(await this.deps.tenancy.projectSettingsOf(projectId), webhookModeOf(event.livemode));
+    if (!url) throw new DomainError('callback_not_allowed', event.livemode ? 'the project has no callback URL to send to' : 'the project has no test callback URL to send test events to');
     // Moved only if no attempt claimed it since it was read.
     const requeued = await this.deps.store.requeue(projectId, eventId, url, this.deps.clock.now());
     if (requeued === 'sending') throw running();

@@ -9,6 +9,8 @@ export interface StoredEvent {
   projectId: string;
   sessionId: string;
   type: string;
+  /** False for a test-mode session's event: test destinations and the test secret only. */
+  livemode: boolean;
   /** The signed JSON, exactly as sent. */
   body: string;
   url: string | null;
@@ -51,7 +53,7 @@ export interface AttemptOutcome {
  */
 export interface WebhookStore {
   /** Writes a new event in the caller's transaction: it commits with the state change it announces. */
-  record(em: EntityManager, event: { id: string; projectId: string; sessionId: string; type: string; body: string; url: string | null; now: Date }): Promise<void>;
+  record(em: EntityManager, event: { id: string; projectId: string; sessionId: string; type: string; livemode: boolean; body: string; url: string | null; now: Date }): Promise<void>;
   /** Claims up to `limit` due events (pending, `nextAttemptAt` by `now`), oldest first; others' claims are skipped. */
   claimDue(limit: number, leaseUntil: Date, now: Date): Promise<StoredEvent[]>;
   /** Claims one event if it is pending and due by `dueBy`. */
@@ -75,13 +77,14 @@ export interface WebhookStore {
   attempts(eventId: string): Promise<StoredAttempt[]>;
 }
 
-const EVENT_COLUMNS = 'id, project_id, session_id, type, body, url, state, attempts, next_attempt_at, delivered_at, created_at';
+const EVENT_COLUMNS = 'id, project_id, session_id, type, livemode, body, url, state, attempts, next_attempt_at, delivered_at, created_at';
 
 interface EventRow {
   id: string;
   project_id: string;
   session_id: string;
   type: string;
+  livemode: boolean;
   body: string;
   url: string | null;
   state: WebhookEventState;
@@ -96,6 +99,7 @@ const eventOf = (row: EventRow): StoredEvent => ({
   projectId: row.project_id,
   sessionId: row.session_id,
   type: row.type,
+  livemode: row.livemode,
   body: row.body,
   url: row.url,
   state: row.state,
@@ -143,14 +147,14 @@ export class PgWebhookStore implements WebhookStore {
     this.statements = ormStatements(orm);
   }
 
-  async record(em: EntityManager, event: { id: string; projectId: string; sessionId: string; type: string; body: string; url: string | null; now: Date }): Promise<void> {
+  async record(em: EntityManager, event: { id: string; projectId: string; sessionId: string; type: string; livemode: boolean; body: string; url: string | null; now: Date }): Promise<void> {
     await preparedQueryIn(
       this.orm,
       em,
       'webhook_record',
-      `insert into webhook_event (id, project_id, session_id, type, body, url, state, attempts, next_attempt_at, created_at)
-       values ($1, $2, $3, $4, $5, $6, $7, 0, $8, $8)`,
-      [event.id, event.projectId, event.sessionId, event.type, event.body, event.url, event.url ? 'pending' : 'no_destination', event.now],
+      `insert into webhook_event (id, project_id, session_id, type, livemode, body, url, state, attempts, next_attempt_at, created_at)
+       values ($1, $2, $3, $4, $9, $5, $6, $7, 0, $8, $8)`,
+      [event.id, event.projectId, event.sessionId, event.type, event.body, event.url, event.url ? 'pending' : 'no_destination', event.now, event.livemode],
     );
   }
 

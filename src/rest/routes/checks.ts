@@ -182,7 +182,8 @@ export function checksRouter(core: Core, docs: ApiDocs) {
   );
   router.delete('/face-uniqueness/:face_id', async (req, res) => {
     const faceId = String(req.params.face_id);
-    await core.faceIndex.unlink((res.locals.apiKey as ApiKeyCaller).projectId, 'uniqueness', faceId);
+    const { projectId, livemode } = res.locals.apiKey as ApiKeyCaller;
+    await core.faceIndex.unlink({ projectId, purpose: 'uniqueness', livemode }, faceId);
     const unlinked: UnlinkedFaceView = { face_id: faceId, unlinked: true };
     sendData(res, unlinked);
   });

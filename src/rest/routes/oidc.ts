@@ -7,7 +7,7 @@ import { UI_LOCALES_SUPPORTED } from '../../core/oidc/ui-locales.js';
 import { discoveryDocument } from '../../core/oidc/discovery.js';
 import { discoveryWire, introspectionWire, jwksWire, licensesWire, revocationWire, tokenResponseWire, userinfoWire, verificationsWire } from '../../core/oidc/views.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
-import { consentPage, forgotPasswordPage, messagePage, resetPasswordPage, signInPage, signUpErrorText, signUpNotice, signUpPage } from '../../web/login-pages.js';
+import { consentPage, forgotPasswordPage, messagePage, resetPasswordPage, signInPage, signOutPage, signUpErrorText, signUpNotice, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { allowFormRedirect } from '../security-headers.js';
 import { toDomainError } from '../errors.js';
@@ -109,7 +109,7 @@ export async function signInFromPage(oidc: Core['oidc'], email: string, password
     if (!(error instanceof DomainError) || error.code !== 'rate_limited') throw error;
     const seconds = error.retryAfterSeconds ?? 60;
     res.setHeader('Retry-After', String(seconds));
-    return { signedIn: null, status: 429, message: `Too many failed sign-ins. Try again in ${seconds} seconds.` };
+    return { signedIn: null, status: 429, message: `Too many failed sign-ins. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.` };
   }
 }
 
@@ -357,17 +357,32 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   });
   router.use(['/api/auth/oidc/token', '/api/auth/oidc/revoke', '/api/auth/oidc/introspect'], tokenError);
 
-  router.get('/api/auth/oidc/logout', async (req, res) => {
-    const outcome = await oidc.logout(req.query);
-    if (outcome.kind === 'error_page') {
-      res.status(400).type('html').send(messagePage('Sign-out request not valid', outcome.message));
-      return;
+  // RP-initiated logout: at once for the browser's own sign-in, else after the person confirms
+  // on a page whose form posts the same parameters back (CSRF-protected like the other forms).
+  const logout = async (req: Request, res: Response, parameters: Record<string, unknown>, confirmed: boolean) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const outcome = await oidc.logout(parameters, await oidc.session(sessionCookie(req)), confirmed);
+    switch (outcome.kind) {
+      case 'error_page':
+        res.status(400).type('html').send(messagePage('Sign-out request not valid', outcome.message));
+        return;
+      case 'confirm': {
+        if (outcome.postLogoutRedirectUri) allowFormRedirect(res, outcome.postLogoutRedirectUri);
+        const fields = (['id_token_hint', 'post_logout_redirect_uri', 'state'] as const).flatMap((name) => {
+          const value = typeof parameters[name] === 'string' ? parameters[name] : undefined;
+          return value === undefined ? [] : [{ name, value }];
+        });
+        res.type('html').send(signOutPage({ clientName: outcome.clientName, fields, csrf: String(res.locals.csrf) }));
+        return;
+      }
     }
     await oidc.endSession(sessionCookie(req));
     clearCookie(res);
     if (outcome.kind === 'redirect') return void res.redirect(303, outcome.url);
     res.type('html').send(messagePage('Signed out', 'You are signed out of Verity.'));
-  });
+  };
+  router.get('/api/auth/oidc/logout', issueCsrf(secure), (req, res) => logout(req, res, req.query, false));
+  router.post('/api/auth/oidc/logout', form, requireCsrf, (req, res) => logout(req, res, req.body ?? {}, true));
 
   const tokenAuth = requireAccessToken(core);
   const userinfo = async (_req: Request, res: Response) => {
@@ -501,7 +516,22 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
         },
       },
     },
-    { method: 'get', path: '/api/auth/oidc/logout', summary: "RP-initiated logout: revokes the user's tokens for the client", tag: 'login', security: 'none', browser: true },
+    {
+      method: 'get',
+      path: '/api/auth/oidc/logout',
+      summary: "RP-initiated logout: revokes the user's tokens for the client and ends the browser's sign-in; without a sign-in of the hint's user in this browser, a confirmation page first",
+      tag: 'login',
+      security: 'none',
+      browser: true,
+    },
+    {
+      method: 'post',
+      path: '/api/auth/oidc/logout',
+      summary: "The confirmation page's form (id_token_hint, post_logout_redirect_uri, state, csrf): revokes, ends the browser's sign-in, redirects",
+      tag: 'login',
+      security: 'none',
+      browser: true,
+    },
     {
       method: 'get',
       path: '/api/auth/oidc/userinfo',

@@ -299,10 +299,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** RP-initiated logout: revokes the user's tokens for the client */
+        /** RP-initiated logout: revokes the user's tokens for the client and ends the browser's sign-in; without a sign-in of the hint's user in this browser, a confirmation page first */
         get: operations["getAuthOidcLogout"];
         put?: never;
-        post?: never;
+        /** The confirmation page's form (id_token_hint, post_logout_redirect_uri, state, csrf): revokes, ends the browser's sign-in, redirects */
+        post: operations["postAuthOidcLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1581,7 +1582,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description an HTML page for the person: sign-in or consent (authorize), signed out (logout) */
+            /** @description an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1618,7 +1619,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description an HTML page for the person: sign-in or consent (authorize), signed out (logout) */
+            /** @description an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1953,7 +1954,44 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description an HTML page for the person: sign-in or consent (authorize), signed out (logout) */
+            /** @description an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description redirect (Location) to the client's registered URI with the result in the query */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postAuthOidcLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -19,6 +19,9 @@ import { Migration20261127014000_session_evidence } from './Migration20261127014
 import { Migration20261127150000_wallet_lease } from './Migration20261127150000_wallet_lease.js';
 import { Migration20261129050000_license_state } from './Migration20261129050000_license_state.js';
 import { Migration20261129160000_refresh_in_place } from './Migration20261129160000_refresh_in_place.js';
+import { Migration20261202110000_face_register_mode } from './Migration20261202110000_face_register_mode.js';
+import { Migration20261202120000_test_webhooks } from './Migration20261202120000_test_webhooks.js';
+import { Migration20261202130000_login_hardening } from './Migration20261202130000_login_hardening.js';
 import { Migration20261202150000_sandbox_quota } from './Migration20261202150000_sandbox_quota.js';
 import { Migration20261202170000_hosted_flow } from './Migration20261202170000_hosted_flow.js';
 
@@ -44,6 +47,9 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127150000_wallet_lease', class: Migration20261127150000_wallet_lease },
   { name: 'Migration20261129050000_license_state', class: Migration20261129050000_license_state },
   { name: 'Migration20261129160000_refresh_in_place', class: Migration20261129160000_refresh_in_place },
+  { name: 'Migration20261202110000_face_register_mode', class: Migration20261202110000_face_register_mode },
+  { name: 'Migration20261202120000_test_webhooks', class: Migration20261202120000_test_webhooks },
+  { name: 'Migration20261202130000_login_hardening', class: Migration20261202130000_login_hardening },
   { name: 'Migration20261202150000_sandbox_quota', class: Migration20261202150000_sandbox_quota },
   { name: 'Migration20261202170000_hosted_flow', class: Migration20261202170000_hosted_flow },
 ];

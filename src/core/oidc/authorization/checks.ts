@@ -9,6 +9,8 @@ export interface AuthorizeClient {
   active: boolean;
   redirectUris: string[];
   scopes: readonly string[];
+  /** Whether a request must carry a PKCE S256 challenge (every client, unless opted out as a confidential legacy one). */
+  requirePkce: boolean;
 }
 
 /**
@@ -95,6 +97,14 @@ export const checkCodeChallengeMethod: AuthorizeCheck = (ctx) => {
 };
 
 export const checkCodeChallengeFormat: AuthorizeCheck = (ctx) => (ctx.codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(ctx.codeChallenge) ? invalidRequest('code_challenge is malformed') : undefined);
+
+/**
+ * PKCE for every client (RFC 9700 2.1.1: it binds the code to the session that asked for it, so
+ * a code stolen or injected on the way back is worth nothing), unless the client is registered
+ * without it (`requirePkce` false: a confidential legacy client, whose secret then guards the code).
+ */
+export const checkPkceRequired: AuthorizeCheck = (ctx) =>
+  ctx.codeChallenge === undefined && ctx.client!.requirePkce ? invalidRequest('code_challenge is required: this application must use PKCE with code_challenge_method=S256') : undefined;
 
 export const checkMaxAge: AuthorizeCheck = (ctx) => {
   const text = one(ctx.query.max_age);

@@ -3,7 +3,7 @@ import { batchPerOwner } from '../../db/statement-batch.js';
 import { DomainError } from '../../errors.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
 import { one, type OidcDeps } from '../context.js';
-import { presentedRefreshToken, refreshTokenKey } from '../tokens.js';
+import { presentedRefreshToken, REFRESH_DIGESTS_KEPT, refreshTokenKey } from '../tokens.js';
 import { ISSUED_SELECT, ISSUING_BATCH, issueInput, NEW_ACCESS_TOKEN, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
 
 /** The scopes a refresh asks for (`scope`, space-separated), or null when it asks for the granted ones. */
@@ -28,8 +28,9 @@ interface Rotation extends IssueRequest {
 /**
  * One statement for the refreshes arriving together: rotate each sign-in's row in place when the
  * token presented is its current one (live, this client's, the asked scopes within the granted
- * ones): the successor's digest, issue and expiry replace the token's, the scopes narrow when
- * asked, and a new access token is stored. A token presented twice in one statement rotates once
+ * ones): the successor's digest, issue and expiry replace the token's, the token's digest joins
+ * the previous ones (the last REFRESH_DIGESTS_KEPT), the scopes narrow when asked, and a new
+ * access token is stored. A token presented twice in one statement rotates once
  * (an UPDATE changes a row once): the other request finds it rotated away, a replay. The row
  * changes no indexed column, so PostgreSQL updates it without touching an index (a HOT update).
  */
@@ -40,6 +41,7 @@ const ROTATE_AND_ISSUE = `with ${issueInput([
   ['narrowed', 'boolean'],
 ])}, rotated as (
   update refresh_token t set token_digest = i.refresh_digest, created_at = i.now, expires_at = i.refresh_expires_at, rotated_at = i.now,
+    previous_digests = (array_prepend(t.token_digest::text, t.previous_digests))[1:${REFRESH_DIGESTS_KEPT}],
     scopes = case when i.narrowed then string_to_array(i.scopes, ' ') else t.scopes end
   from input i
   where t.id = i.refresh_id and t.token_digest = i.token_digest and t.client_id = i.client_id and t.revoked_at is null
@@ -55,7 +57,7 @@ const rotations = batchPerOwner(
   ISSUING_BATCH,
 );
 
-/** grant_type=refresh_token: rotates the token; a replay of a rotated-away one revokes the whole family. */
+/** grant_type=refresh_token: rotates the token; a replay of a rotated-away one revokes the whole family, a guessed one nothing. */
 export async function refreshTokenGrant(deps: OidcDeps, client: RegisteredClient, body: Record<string, unknown>): Promise<Tokens> {
   const presented = one(body.refresh_token);
   if (!presented) throw new DomainError('invalid_request', 'refresh_token is required');
