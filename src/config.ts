@@ -3,6 +3,7 @@ import path from 'node:path';
 import { GESTURES, type Gesture } from './core/faces/burst.js';
 import { DEFAULT_SANDBOX_DAILY_CHECKS } from './core/sandbox.js';
 import { Sealer } from './core/secrets.js';
+import type { TraceSampling } from './core/tracing.js';
 
 // Every environment variable the service reads, in one place (the README's configuration table
 // mirrors this file).
@@ -53,8 +54,12 @@ export interface Config {
    * default 300); the JWKS max-age is never longer, so relying parties hold a key before it signs.
    */
   keyActivationSeconds: number;
-  /** When set, `/metrics` answers only `Authorization: Bearer <this>` (`VERITY_METRICS_TOKEN`). */
+  /** `/metrics` answers only `Authorization: Bearer <this>` (`VERITY_METRICS_TOKEN`). */
   metricsToken?: string;
+  /** Without a token, `/metrics` is closed unless this is set (`VERITY_METRICS_PUBLIC`): it holds balances and traffic. */
+  metricsPublic: boolean;
+  /** Project ids as label values of the per-project gauges (`VERITY_METRICS_PROJECT_LABELS`); else one series for all projects. */
+  metricsProjectLabels: boolean;
   /**
    * Where spans go (OTLP/HTTP): `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`
    * + `/v1/traces`. Unset (or `OTEL_SDK_DISABLED=true`): no tracing SDK is loaded.
@@ -62,6 +67,8 @@ export interface Config {
   otlpTracesUrl?: string;
   /** `service.name` of the spans (`OTEL_SERVICE_NAME`, default verity). */
   otelServiceName: string;
+  /** Which requests are traced: our own ratio; a caller's `traceparent` flag only when trusted. */
+  traceSampling: TraceSampling;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -100,6 +107,33 @@ function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
   }
   if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error(`${name} must be an http:// or https:// URL (OTLP over HTTP)`);
   return parsed.href;
+}
+
+/** The samplers of OTEL_TRACES_SAMPLER we take, and the ratio each means (the `traceidratio` ones read OTEL_TRACES_SAMPLER_ARG). */
+const SAMPLERS: Record<string, number | 'arg'> = {
+  always_on: 1,
+  always_off: 0,
+  traceidratio: 'arg',
+  parentbased_always_on: 1,
+  parentbased_always_off: 0,
+  parentbased_traceidratio: 'arg',
+};
+
+/**
+ * Our sampling from the standard variables plus VERITY_TRACE_TRUST_PARENT. A `parentbased_` sampler
+ * means the same as its root: spans under our own spans always follow them, and a caller's
+ * `traceparent` flag is followed only when VERITY_TRACE_TRUST_PARENT is set.
+ */
+function traceSampling(env: NodeJS.ProcessEnv): TraceSampling {
+  const name = (env.OTEL_TRACES_SAMPLER || 'parentbased_always_on').trim().toLowerCase();
+  const ratio = Object.hasOwn(SAMPLERS, name) ? SAMPLERS[name] : undefined;
+  if (ratio === undefined) throw new Error(`OTEL_TRACES_SAMPLER: "${name}" is not supported (supported: ${Object.keys(SAMPLERS).join(', ')})`);
+  const trustParent = flag(env.VERITY_TRACE_TRUST_PARENT, false);
+  if (ratio !== 'arg') return { ratio, trustParent };
+  const arg = env.OTEL_TRACES_SAMPLER_ARG;
+  const parsed = arg === undefined || arg.trim() === '' ? 1 : Number(arg);
+  if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1) throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${arg}"`);
+  return { ratio: parsed, trustParent };
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -149,9 +183,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtpUrl: env.VERITY_SMTP_URL || undefined,
     mailFrom: env.VERITY_MAIL_FROM || undefined,
     metricsToken: env.VERITY_METRICS_TOKEN || undefined,
+    metricsPublic: flag(env.VERITY_METRICS_PUBLIC, false),
+    metricsProjectLabels: flag(env.VERITY_METRICS_PROJECT_LABELS, false),
     keyActivationSeconds: integer('VERITY_KEY_ACTIVATION_SECONDS', env.VERITY_KEY_ACTIVATION_SECONDS, 300),
     otlpTracesUrl: otlpTracesUrl(env),
     otelServiceName: env.OTEL_SERVICE_NAME || 'verity',
+    traceSampling: traceSampling(env),
   };
   return { ...config, ...overrides };
 }

@@ -72,7 +72,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
   try {
     if (config.otlpTracesUrl) {
       // Shut down after everything else has closed: the last spans are flushed then.
-      const tracing = await startTracing({ tracesUrl: config.otlpTracesUrl, serviceName: config.otelServiceName });
+      const tracing = await startTracing({ tracesUrl: config.otlpTracesUrl, serviceName: config.otelServiceName, sampling: config.traceSampling });
       closers.push(() => tracing.shutdown());
     }
     const orm = await connectOrm(store);
@@ -105,6 +105,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       webhookRetry: { baseSeconds: Math.max(1, config.webhookRetryBaseSeconds) },
       challengeGestures: config.challengeGestures,
       keyActivationSeconds: config.keyActivationSeconds,
+      metricsProjectLabels: config.metricsProjectLabels,
       logger,
     });
     // Runs before the ORM closes: what this instance leased from wallets goes back.
@@ -142,7 +143,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       probe: { parts: () => core.models.status(), requireParts: config.warmModels },
       baseUrl: config.baseUrl,
       jsonBodyLimit: config.jsonBodyLimit,
-      metricsToken: config.metricsToken,
+      metricsAccess: { token: config.metricsToken, public: config.metricsPublic },
       mounts: [
         { path: '/graphql', handlers: [graphiqlPage, ...jsonBody(config.jsonBodyLimit), graph.handler] },
         { path: '/trpc', handlers: [trpcMiddleware(core, logger)] },

@@ -230,7 +230,7 @@ describe('health, readiness, metrics, OpenAPI', () => {
     const core = (await service.http.get('/metrics')).text;
     expect(core).toMatch(/verity_check_verdicts_total\{type="age",status="passed",reason="none"\} [1-9]/);
     expect(core).toMatch(/verity_check_verdicts_total\{type="age",status="failed",reason="under_age"\} [1-9]/);
-    expect(core).toMatch(/verity_wallet_balance_minor\{project="[^"]+"\} \d+/);
+    expect(core).toMatch(/^verity_wallet_balance_minor \d+/m); // no project ids unless VERITY_METRICS_PROJECT_LABELS (test/metrics-access.test.ts)
     expect(core).toMatch(/verity_db_pool_connections\{state="in_use"\} \d+/);
     for (const family of ['verity_job_queue_depth', 'verity_job_queue_oldest_seconds', 'verity_sessions', 'verity_webhook_attempts_total', 'verity_webhook_delivery_seconds']) expect(core).toContain(`# TYPE ${family} `);
     expect(text).toContain('verity_http_request_duration_seconds_bucket');

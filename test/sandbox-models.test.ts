@@ -33,8 +33,7 @@ const faceMatch = async (key: string, a: MarkerFace, b: MarkerFace, outcome?: st
 };
 
 /** Every key anywhere in a JSON value. */
-const keysOf = (value: unknown): string[] =>
-  Array.isArray(value) ? value.flatMap(keysOf) : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => [key, ...keysOf(inner)]) : [];
+const keysOf = (value: unknown): string[] => (Array.isArray(value) ? value.flatMap(keysOf) : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => [key, ...keysOf(inner)]) : []);
 
 describe('test keys with real models', () => {
   it('answer the verdict and its reason, without similarity, threshold or score; a live key gets them', async () => {

@@ -55,7 +55,12 @@ describe('what a test key sees of a model check', () => {
   });
 
   it('applies to every check of a combined outcome', () => {
-    const outcome = sandboxOutcome({ type: 'kyc_credential' as const, status: 'passed' as const, identity: {}, checks: [{ type: 'id_verification' as const, status: 'passed' as const, score: 0.9, data: { authenticity: { score: 0.9 } }, error: null }] });
+    const outcome = sandboxOutcome({
+      type: 'kyc_credential' as const,
+      status: 'passed' as const,
+      identity: {},
+      checks: [{ type: 'id_verification' as const, status: 'passed' as const, score: 0.9, data: { authenticity: { score: 0.9 } }, error: null }],
+    });
     expect(outcome.checks[0]).toEqual({ type: 'id_verification', status: 'passed', data: {}, error: null });
   });
 

@@ -95,3 +95,30 @@ describe('continue on your phone', () => {
     expect(refused.body.error.code).toBe('session_closed');
   });
 });
+
+describe("the hosted page's per-session limit", () => {
+  it('is one allowance for the session, however many continue-on-phone tokens it has', async () => {
+    const limited = await startTestService({ hostedRateLimitPerMinute: 6 });
+    try {
+      const workflow = await limited.core.tenancy.createWorkflow({ projectId: limited.demo.project_id, name: 'location', features: ['location'] });
+      const session = (await limited.http.post('/api/v2/session').set('X-API-Key', limited.demo.api_key).send({ workflow_id: workflow.id })).body.data as { session_token: string };
+      const call = (token: string, path: string, method: 'get' | 'post' = 'get') =>
+        (method === 'get' ? limited.http.get(`/api/hosted${path}`) : limited.http.post(`/api/hosted${path}`).send({})).set('X-Session-Token', token);
+      // Two phones (two calls of the session); claiming counts against the address only.
+      const phones: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const link = await call(session.session_token, '/session/handoff', 'post');
+        expect(link.status).toBe(200);
+        const claimed = await call(new URL(link.body.data.url).hash.slice(1), '/handoff/claim', 'post');
+        phones.push(claimed.body.data.session_token);
+      }
+      // Four more calls fit the session's six; the next ones are refused whichever token sends them.
+      const tokens = [session.session_token, ...phones, session.session_token, ...phones];
+      const statuses: number[] = [];
+      for (const token of tokens) statuses.push((await call(token, '/session')).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});

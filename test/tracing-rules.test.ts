@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { describeQuery, tracer } from '../src/core/tracing.js';
+import { describeQuery, samplesSpan, tracer } from '../src/core/tracing.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 // Fast tier of tracing: where spans go, what a query span may say, and that nothing records
@@ -54,5 +54,38 @@ describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const span = tracer.startSpan('probe');
     expect(span.isRecording()).toBe(false);
     span.end();
+  });
+});
+
+describe('sampling (samplesSpan)', () => {
+  const untrusted = { ratio: 0.25, trustParent: false };
+  it("decides a caller's trace by our own draw: its sampled flag neither forces nor stops a trace", () => {
+    const caller = (sampled: boolean) => ({ sampled, remote: true });
+    expect(samplesSpan(caller(true), untrusted, 0.5)).toBe(false);
+    expect(samplesSpan(caller(true), untrusted, 0.1)).toBe(true);
+    expect(samplesSpan(caller(false), untrusted, 0.1)).toBe(true);
+    expect(samplesSpan(caller(true), { ratio: 0, trustParent: false }, 0)).toBe(false);
+  });
+
+  it("follows a caller's flag only when trusted (VERITY_TRACE_TRUST_PARENT)", () => {
+    const trusted = { ratio: 0.25, trustParent: true };
+    expect(samplesSpan({ sampled: true, remote: true }, trusted, 0.9)).toBe(true);
+    expect(samplesSpan({ sampled: false, remote: true }, trusted, 0.1)).toBe(false);
+  });
+
+  it('keeps our own traces whole: a span under one of ours follows it; a new trace is drawn', () => {
+    expect(samplesSpan({ sampled: true, remote: false }, { ratio: 0, trustParent: false }, 0.9)).toBe(true);
+    expect(samplesSpan({ sampled: false, remote: false }, { ratio: 1, trustParent: false }, 0)).toBe(false);
+    expect(samplesSpan(undefined, untrusted, 0.2)).toBe(true);
+    expect(samplesSpan(undefined, untrusted, 0.3)).toBe(false);
+  });
+
+  it('reads the ratio from OTEL_TRACES_SAMPLER and _ARG, trusts no caller unless VERITY_TRACE_TRUST_PARENT', () => {
+    expect(loadConfig({}).traceSampling).toEqual({ ratio: 1, trustParent: false });
+    expect(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }).traceSampling).toEqual({ ratio: 0.1, trustParent: false });
+    expect(loadConfig({ OTEL_TRACES_SAMPLER: 'always_off', VERITY_TRACE_TRUST_PARENT: '1' }).traceSampling).toEqual({ ratio: 0, trustParent: true });
+    expect(loadConfig({ OTEL_TRACES_SAMPLER: 'traceidratio' }).traceSampling.ratio).toBe(1);
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toThrow('OTEL_TRACES_SAMPLER: "jaeger_remote" is not supported');
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow('OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1');
   });
 });

@@ -113,7 +113,7 @@ async function approvedSession(path: string, tenant = { projectId: '', apiKey: '
 const eventOf = async (sessionId: string) => (await sql<{ id: string; state: string; attempts: number }>(service, 'select id, state, attempts from webhook_event where session_id = ?', [sessionId]))[0]!;
 
 beforeAll(async () => {
-  service = await startTestService({ runJobs: true, webhookRetryBaseSeconds: 1, allowInsecureCallbacks: true }, { clock, logger });
+  service = await startTestService({ runJobs: true, webhookRetryBaseSeconds: 1, allowInsecureCallbacks: true, metricsProjectLabels: true }, { clock, logger });
   receiver = new Receiver(() => service.demo.webhook_signing_secret);
   await receiver.start();
   workflowId = (await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'loc', features: ['location'] })).id;

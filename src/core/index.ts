@@ -87,6 +87,8 @@ export interface CoreOptions {
    * never wait behind the API's requests for a pooled connection. Without it, the ORM's pool.
    */
   webhookStatements?: StatementRunner;
+  /** Project ids as metric label values (default off: one series over every project). */
+  metricsProjectLabels?: boolean;
 }
 
 /** The domain: every front (REST, GraphQL, tRPC, CLI, pages) calls these services and nothing else. */
@@ -151,7 +153,7 @@ export class Core {
     this.clock = options.clock ?? systemClock;
     this.sealer = new Sealer(options.encryptionKey);
     const deps = { orm: this.orm, clock: this.clock };
-    this.metrics = new ServiceMetrics(this.orm);
+    this.metrics = new ServiceMetrics(this.orm, { projectLabels: options.metricsProjectLabels });
     this.tenancy = new TenancyService({
       store: new PgTenancyStore(this.orm),
       clock: deps.clock,

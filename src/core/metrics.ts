@@ -38,8 +38,14 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  constructor(orm: Orm) {
+  /**
+   * `projectLabels`: the per-project gauges (wallet balances, unhealthy webhook destinations) carry
+   * the project id as a label. Off by default: a scrape, a dashboard or a remote-write copy is then
+   * no list of tenants; each gauge is one series over every project.
+   */
+  constructor(orm: Orm, options: { projectLabels?: boolean } = {}) {
     const registry = this.registry;
+    const projectLabels = options.projectLabels === true;
     const rows = <T>(query: string) =>
       orm.em
         .getConnection()
@@ -84,24 +90,33 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'verity_wallet_balance_minor',
-      help: `Wallet balance in minor units per project (the ${MAX_WALLET_SERIES} lowest)`,
-      labelNames: ['project'] as const,
+      help: projectLabels ? `Wallet balance in minor units per project (the ${MAX_WALLET_SERIES} lowest)` : 'The lowest wallet balance of any project, in minor units (per project with VERITY_METRICS_PROJECT_LABELS=1)',
+      labelNames: projectLabels ? ['project'] : [],
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await rows<{ id: string; balance: number }>(`select project_id as id, balance_minor::float8 as balance from wallet order by balance_minor asc, project_id limit ${MAX_WALLET_SERIES}`))
-          this.set({ project: row.id }, Number(row.balance));
+        const lowest = await rows<{ id: string; balance: number }>(
+          `select project_id as id, balance_minor::float8 as balance from wallet order by balance_minor asc, project_id limit ${projectLabels ? MAX_WALLET_SERIES : 1}`,
+        );
+        for (const row of lowest) {
+          if (projectLabels) this.set({ project: row.id }, Number(row.balance));
+          else this.set(Number(row.balance));
+        }
       },
     });
     new Gauge({
       name: 'verity_webhook_destination_unhealthy',
-      help: 'Webhook destinations that keep failing (see isDestinationHealthy), counted per project; only projects with one have a series',
-      labelNames: ['project'] as const,
+      help: projectLabels
+        ? 'Webhook destinations that keep failing (see isDestinationHealthy), counted per project; only projects with one have a series'
+        : 'Webhook destinations that keep failing (see isDestinationHealthy), of every project (per project with VERITY_METRICS_PROJECT_LABELS=1)',
+      labelNames: projectLabels ? ['project'] : [],
       registers: [registry],
       async collect() {
         this.reset();
         const destinations = await webhookHealth(orm, { now: new Date() }).catch(() => []);
-        for (const destination of destinations) if (!destination.healthy) this.inc({ project: destination.projectId });
+        const unhealthy = destinations.filter((destination) => !destination.healthy);
+        if (!projectLabels) this.set(unhealthy.length);
+        else for (const destination of unhealthy) this.inc({ project: destination.projectId });
       },
     });
     const pool = () => (orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;

@@ -59,7 +59,11 @@ const SCORE_KEYS: ReadonlySet<string> = new Set(['score', 'scores', 'similarity'
 function withoutScoreKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutScoreKeys);
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !SCORE_KEYS.has(key)).map(([key, inner]) => [key, withoutScoreKeys(inner)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !SCORE_KEYS.has(key))
+      .map(([key, inner]) => [key, withoutScoreKeys(inner)]),
+  );
 }
 
 /** An error text without its figures in brackets ("the faces do not match (similarity 0.41 below 0.5)" keeps its words). */

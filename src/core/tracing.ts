@@ -9,6 +9,32 @@ import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Span } 
 
 export const tracer = trace.getTracer('verity');
 
+/** Which traces are recorded (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`, `VERITY_TRACE_TRUST_PARENT`). */
+export interface TraceSampling {
+  /** The share of traces recorded, 0 to 1. */
+  ratio: number;
+  /** Follow a caller's `traceparent` sampled flag instead of deciding: only behind a gateway that sets the header itself. */
+  trustParent: boolean;
+}
+
+/** A span's parent as sampling sees it: whether it was sampled, and whether it came from a caller (`traceparent`). */
+export interface SamplingParent {
+  sampled: boolean;
+  remote: boolean;
+}
+
+/**
+ * Whether a new span is recorded. A span of ours under one of ours follows its parent (a trace is
+ * whole or absent). Anything else is decided here, by `draw` (uniform in [0, 1)) against the
+ * ratio: a caller's sampled flag, unless trusted, would let anyone have every request of theirs
+ * traced, a cost we pay. Not by the trace id either: a caller chooses that too. The caller's trace
+ * id is kept whatever the decision, for correlation.
+ */
+export function samplesSpan(parent: SamplingParent | undefined, sampling: TraceSampling, draw: number): boolean {
+  if (parent && (!parent.remote || sampling.trustParent)) return parent.sampled;
+  return draw < sampling.ratio;
+}
+
 /** Marks a span failed by the error's type only: a message may carry identity data or a URL's token. */
 export function recordFailure(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Router } from 'express';
+import { caseSensitiveRouter } from './router.js';
 
 // The rendered API reference at /docs: Redoc's standalone bundle, served from node_modules (no
 // CDN, nothing fetched at run time), reading the document this service serves.
@@ -41,7 +41,7 @@ const PAGE = `<!doctype html>
 `;
 
 export function apiReferenceRouter() {
-  const router = Router();
+  const router = caseSensitiveRouter();
   let bundle: string | undefined;
   router.get('/docs', (_req, res) => {
     res.setHeader('Content-Security-Policy', REFERENCE_POLICY);

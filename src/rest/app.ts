@@ -14,7 +14,8 @@ import { accessLog, createMetrics, labelRoute, recordMatchedRoutes, requestId, t
 import { ignoreWildcardIfNoneMatch, pagePolicyAsHeadIsWritten, securityHeaders } from './security-headers.js';
 import { ApiDocs } from './openapi.js';
 import { legacySsoRouter } from './routes/legacy.js';
-import { systemRouter, type ReadinessProbe } from './routes/system.js';
+import { caseSensitiveRouter } from './router.js';
+import { systemRouter, type MetricsAccess, type ReadinessProbe } from './routes/system.js';
 import { homeRouter } from '../web/home.js';
 import { assetsRouter } from '../web/assets.js';
 import { activationRouter } from '../web/activation-pages.js';
@@ -29,8 +30,8 @@ export interface HttpAppOptions {
   probe?: ReadinessProbe;
   /** Mounted after the REST routes and before the 404: GraphQL, tRPC, pages. */
   mounts?: { path: string; handlers: RequestHandler[] }[];
-  /** `/metrics` needs this bearer token when set. */
-  metricsToken?: string;
+  /** Who may read `/metrics` (default: nobody). */
+  metricsAccess?: MetricsAccess;
 }
 
 export interface HttpApp {
@@ -69,6 +70,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const docs = new ApiDocs();
   const app = express();
   app.disable('x-powered-by');
+  // One spelling per path: `/API/v2/...` is a 404, not the route without the middlewares that
+  // compare paths (no-store) and with a metrics series of its own. Every router is made so too.
+  app.set('case sensitive routing', true);
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
   // No ETag on answers made by res.send: API answers are no-store and pages carry a fresh CSP nonce,
@@ -84,7 +88,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(ignoreWildcardIfNoneMatch);
 
   // Built in this order (the OpenAPI document lists their routes so), mounted in the order below.
-  const system = systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsToken);
+  const system = systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsAccess);
   const legacySso = legacySsoRouter(docs);
   const oidc = oidcRouter(core, docs);
   const activation = activationRouter(core, docs);
@@ -103,7 +107,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   // Every route needs an API key (which decides which project's objects exist) and counts against
   // that key's rate limit. Check routes read their own bodies (large JSON with base64 images, or
   // multipart files); the session routes take JSON of at most jsonBodyLimit.
-  const api = express.Router();
+  const api = caseSensitiveRouter();
   api.use(requireApiKey(core), rateLimited(core));
   api.use(checks);
   api.use(jsonBody(options.jsonBodyLimit ?? '1mb'));
@@ -124,7 +128,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.use(jsonBody(options.jsonBodyLimit ?? '1mb'));
 
-  const roster = express.Router();
+  const roster = caseSensitiveRouter();
   roster.use(requireOrgClient(core));
   roster.use(rosterRouter(core, docs));
   app.use('/api/sdk', roster, rosterBodyErrors);

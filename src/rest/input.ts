@@ -1,5 +1,5 @@
 import busboy from 'busboy';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DomainError } from '../core/errors.js';
 import { MAX_IMAGE_BYTES } from '../ml/image.js';
 
@@ -7,8 +7,62 @@ import { MAX_IMAGE_BYTES } from '../ml/image.js';
 // (images as files) under the same field names. Both become one plain object for core, with
 // every image as a Buffer of the caller's original bytes.
 
-/** Base64 of a 20 MB image plus room for a second image and the other fields. */
-export const CHECK_JSON_LIMIT = '64mb';
+/**
+ * The largest check body, whatever its encoding (JSON with base64 images, or multipart files):
+ * base64 of a 20 MB image plus room for a second image and the other fields.
+ */
+export const CHECK_BODY_LIMIT = 64 * 1024 * 1024;
+
+/** What one upload may hold and what is checked before its images are read, decided per request before the body is. */
+export interface UploadRules {
+  /** The whole body at most, in bytes; past it (declared or counted): 413 `payload_too_large` at once, the rest unread. */
+  maxBytes: number;
+  /** Multipart: the most files; one more is refused with `tooManyFiles()` as it starts. */
+  maxFiles: number;
+  tooManyFiles: () => DomainError;
+  /**
+   * Runs before any image is read (multipart: as the first file starts, with the fields sent
+   * before it) or decoded (JSON: once parsed); what it throws refuses the upload.
+   */
+  beforeImages?: (fields: Record<string, unknown>) => Promise<void>;
+}
+
+/** The standalone checks' uploads: at most CHECK_BODY_LIMIT, and 20 files. */
+export const CHECK_UPLOAD: UploadRules = { maxBytes: CHECK_BODY_LIMIT, maxFiles: 20, tooManyFiles: () => new DomainError('validation_error', 'too many files') };
+
+const bodyTooLarge = (maxBytes: number) => new DomainError('payload_too_large', `the request body is over ${maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MB` : `${Math.round(maxBytes / 1024)} KB`}`);
+
+/** How long a refused body's connection stays half-open after the answer, for the client to read it. */
+const LINGER_MS = 1000;
+
+/**
+ * After a refusal mid-upload: nothing more is read (the client's sending stalls on TCP's flow
+ * control), the answer says `Connection: close` (no client sends its next request behind a body
+ * we will not read), and the connection closes in two stages: our side right after the answer,
+ * fully LINGER_MS later. Node would close it fully at once, and a connection closed while the
+ * client still writes to it is reset, which can destroy the answer before the client reads it
+ * (RFC 9112 9.6, servers' "lingering close").
+ */
+function stopReading(req: Request, res: Response, parser?: busboy.Busboy): void {
+  // The parser is left as it is, unfed, for the collector: destroying it throws into its current
+  // file stream (and from inside its own `limit` event it touches that stream afterwards).
+  if (parser) req.unpipe(parser);
+  req.pause();
+  if (res.headersSent) return;
+  res.setHeader('Connection', 'close');
+  // What Node calls once a `Connection: close` answer is written, for this connection only.
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+}
+
+/** A declared Content-Length over `maxBytes`: refused before a byte is read. */
+function declaredTooLarge(req: Request, maxBytes: number): boolean {
+  const declared = Number(req.get('content-length'));
+  return Number.isFinite(declared) && declared > maxBytes;
+}
 
 export interface FieldKinds {
   images: readonly string[];
@@ -46,10 +100,15 @@ export function decodeImageString(field: string, value: string): Buffer {
   return Buffer.from(compact, BASE64.test(compact) ? 'base64' : 'base64url');
 }
 
-function fromJson(body: unknown, kinds: FieldKinds): Record<string, unknown> {
+/** A parsed JSON body as its fields (none for no body); anything but an object is refused. */
+function jsonFields(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new DomainError('validation_error', 'the body must be a JSON object');
-  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  return body as Record<string, unknown>;
+}
+
+function fromJson(fields: Record<string, unknown>, kinds: FieldKinds): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...fields };
   for (const field of kinds.images) {
     const value = out[field];
     if (value === undefined || value === null || value === '') {
@@ -99,11 +158,21 @@ function safeJson(text: string): unknown {
   }
 }
 
-function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, unknown>> {
+/**
+ * A multipart body, streamed: each limit of `rules` is enforced as the body arrives and refuses
+ * it at once, unread past that point; no file is read before `rules.beforeImages` has passed.
+ */
+function fromMultipart(req: Request, res: Response, kinds: FieldKinds, rules: UploadRules): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
+    if (declaredTooLarge(req, rules.maxBytes)) {
+      stopReading(req, res);
+      reject(bodyTooLarge(rules.maxBytes));
+      return;
+    }
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 20, fields: 50, fieldSize: 64 * 1024 } });
+      // One file past maxFiles still starts (and is refused by the count below); more are not parsed.
+      parser = busboy({ headers: req.headers, limits: { fileSize: MAX_IMAGE_BYTES + 1, files: rules.maxFiles + 1, fields: 50, fieldSize: 64 * 1024 } });
     } catch {
       reject(new DomainError('validation_error', 'malformed multipart/form-data request'));
       return;
@@ -113,70 +182,92 @@ function fromMultipart(req: Request, kinds: FieldKinds): Promise<Record<string, 
     const fields: Record<string, string[]> = Object.create(null);
     const files: Record<string, Buffer> = Object.create(null);
     const lists: Record<string, Buffer[]> = Object.create(null);
-    let failure: DomainError | undefined;
+    /** Images sent as base64 strings in fields: decoded at the end, once `beforeImages` has passed. */
+    const encoded: { field: string; list?: string; slot: number; value: string }[] = [];
+    let fileCount = 0;
+    let settled = false;
+    const refuse = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', countBytes);
+      stopReading(req, res, parser);
+      reject(error);
+    };
+    let received = 0;
+    function countBytes(chunk: Buffer) {
+      received += chunk.length;
+      if (received > rules.maxBytes) refuse(bodyTooLarge(rules.maxBytes));
+    }
+    req.on('data', countBytes);
+    /** The check before images: started by the first file (or at the end when there is none), run once. */
+    let checked: Promise<void> | undefined;
+    const imagesMayBeRead = () => {
+      checked ??= Promise.resolve().then(() => rules.beforeImages?.(coerce(fields, kinds)));
+      return checked;
+    };
     parser.on('file', (name, stream) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => {
-        failure ??= new DomainError('image_too_large', `${name} is over 20 MB`);
-      });
-      stream.on('error', () => {
-        failure ??= new DomainError('validation_error', 'malformed multipart/form-data body');
-      });
+      // First, before any refusal below: a file stream's error with no listener would end the process.
+      stream.on('error', () => refuse(new DomainError('validation_error', 'malformed multipart/form-data body')));
       const list = imageListOf(kinds, name);
+      if (!list && !kinds.images.includes(name)) {
+        refuse(new DomainError('validation_error', `${name}: unexpected file field`, { data: { errors: { [name]: 'not a file field' } } }));
+        return;
+      }
+      fileCount += 1;
+      if (fileCount > rules.maxFiles) {
+        refuse(rules.tooManyFiles());
+        return;
+      }
       if (list) lists[list] ??= [];
       const slot = list ? lists[list]!.push(Buffer.alloc(0)) - 1 : -1; // keep the order the parts arrived in
+      const chunks: Buffer[] = [];
+      stream.on('limit', () => refuse(new DomainError('image_too_large', `${name} is over 20 MB`)));
       stream.on('end', () => {
-        if (list) {
-          lists[list]![slot] = Buffer.concat(chunks);
-          return;
-        }
-        if (!kinds.images.includes(name)) {
-          failure ??= new DomainError('validation_error', `${name}: unexpected file field`, { data: { errors: { [name]: 'not a file field' } } });
-          return;
-        }
         const bytes = Buffer.concat(chunks);
-        if (bytes.length > 0) files[name] = bytes;
+        if (list) lists[list]![slot] = bytes;
+        else if (bytes.length > 0) files[name] = bytes;
       });
+      // Unread, the file holds the parser and the request back: nothing of it arrives before the check passes.
+      imagesMayBeRead().then(() => {
+        if (!settled) stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      }, refuse);
     });
     parser.on('field', (name, value) => {
       const list = imageListOf(kinds, name);
       if (list) {
         lists[list] ??= [];
-        lists[list].push(
-          decodeImageStringSafe(`${list}[${lists[list].length}]`, value, (error) => {
-            failure ??= error;
-          }),
-        );
+        encoded.push({ field: `${list}[${lists[list].length}]`, list, slot: lists[list].push(Buffer.alloc(0)) - 1, value });
         return;
       }
       if (kinds.images.includes(name)) {
-        if (value !== '')
-          files[name] = decodeImageStringSafe(name, value, (error) => {
-            failure ??= error;
-          });
+        if (value !== '') encoded.push({ field: name, slot: -1, value });
         return;
       }
       fields[name] ??= [];
       fields[name].push(value);
     });
-    parser.on('filesLimit', () => {
-      failure ??= new DomainError('validation_error', 'too many files');
+    parser.on('error', () => refuse(new DomainError('validation_error', 'malformed multipart/form-data body')));
+    parser.on('close', () => {
+      if (settled) return;
+      imagesMayBeRead().then(() => {
+        if (settled) return;
+        settled = true;
+        req.off('data', countBytes);
+        try {
+          for (const image of encoded) {
+            const bytes = decodeImageString(image.field, image.value);
+            if (image.list) lists[image.list]![image.slot] = bytes;
+            else files[image.field] = bytes;
+          }
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve({ ...coerce(fields, kinds), ...files, ...lists });
+      }, refuse);
     });
-    parser.on('error', () => reject(new DomainError('validation_error', 'malformed multipart/form-data body')));
-    parser.on('close', () => (failure ? reject(failure) : resolve({ ...coerce(fields, kinds), ...files, ...lists })));
     req.pipe(parser);
   });
-}
-
-function decodeImageStringSafe(field: string, value: string, onError: (error: DomainError) => void): Buffer {
-  try {
-    return decodeImageString(field, value);
-  } catch (error) {
-    if (error instanceof DomainError) onError(error);
-    else throw error;
-    return Buffer.alloc(0);
-  }
 }
 
 /** Deeper than any route's input: refused before a library walks the body recursively (tRPC re-serializes it). */
@@ -213,14 +304,27 @@ export function jsonBody(limit: string) {
   return [express.json({ limit, type: ['application/json', 'application/*+json'] }), refuseUnacceptableJson];
 }
 
-const jsonParser = express.json({ limit: CHECK_JSON_LIMIT, type: ['application/json', 'application/*+json'] });
+/** One JSON parser per body limit (the routes use two or three). */
+const jsonParsers = new Map<number, RequestHandler>();
+function jsonParserFor(limit: number): RequestHandler {
+  let parser = jsonParsers.get(limit);
+  if (!parser) {
+    parser = express.json({ limit, type: ['application/json', 'application/*+json'] });
+    jsonParsers.set(limit, parser);
+  }
+  return parser;
+}
 
-/** Reads a check body into `res.locals.input`. */
-export function checkBody(kinds: FieldKinds) {
+/**
+ * Reads a check body into `res.locals.input`, within the upload rules of the request (`rulesOf`,
+ * decided before the body is read; the standalone checks' by default).
+ */
+export function checkBody(kinds: FieldKinds, rulesOf: (req: Request, res: Response) => UploadRules = () => CHECK_UPLOAD) {
   return (req: Request, res: Response, next: NextFunction) => {
+    const rules = rulesOf(req, res);
     const type = (req.get('content-type') ?? '').toLowerCase();
     if (type.startsWith('multipart/form-data')) {
-      fromMultipart(req, kinds).then((input) => {
+      fromMultipart(req, res, kinds, rules).then((input) => {
         res.locals.input = input;
         next();
       }, next);
@@ -230,16 +334,26 @@ export function checkBody(kinds: FieldKinds) {
       next(new DomainError('validation_error', 'send application/json or multipart/form-data'));
       return;
     }
-    jsonParser(req, res, (error?: unknown) => {
+    if (declaredTooLarge(req, rules.maxBytes)) {
+      stopReading(req, res);
+      next(bodyTooLarge(rules.maxBytes));
+      return;
+    }
+    jsonParserFor(rules.maxBytes)(req, res, (error?: unknown) => {
       if (error) return next(error);
       const reason = unacceptableJson(req.body);
       if (reason) return next(new DomainError('validation_error', reason));
-      try {
-        res.locals.input = fromJson(req.body, kinds);
+      decodedJson(req.body, kinds, rules).then((input) => {
+        res.locals.input = input;
         next();
-      } catch (failure) {
-        next(failure);
-      }
+      }, next);
     });
   };
+}
+
+/** A parsed JSON body, its images decoded once `beforeImages` has passed. */
+async function decodedJson(body: unknown, kinds: FieldKinds, rules: UploadRules): Promise<Record<string, unknown>> {
+  const fields = jsonFields(body);
+  await rules.beforeImages?.(fields);
+  return fromJson(fields, kinds);
 }

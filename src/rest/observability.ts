@@ -85,7 +85,7 @@ export function recordMatchedRoutes(app: Express): void {
 /**
  * One SERVER span per request, named by method and route template (`POST /api/v2/session`) once
  * the answer is sent, so an error answer carries its route too. A caller's W3C `traceparent`
- * continues its trace. Only the method, route, status and request id are recorded: paths carry
+ * continues its trace id; whether the request is sampled is our sampler's choice (`samplesSpan`). Only the method, route, status and request id are recorded: paths carry
  * ids and tokens, queries and headers carry secrets.
  */
 export function traceRequests(req: Request, res: Response, next: NextFunction): void {

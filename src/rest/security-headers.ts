@@ -19,6 +19,8 @@ export function allowFormRedirect(res: Response, redirectUri: string): void {
   res.locals.formTargets = [url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol];
 }
 
+const API_PATH = /^\/api\//i;
+
 /**
  * Headers on every response: no MIME sniffing, no referrer leaving our pages (links carry tokens),
  * HSTS when the issuer is https, `Cache-Control: no-store` on the API (check results, decisions,
@@ -32,7 +34,8 @@ export function securityHeaders(https: boolean): RequestHandler {
     // No page of ours is meant to be framed (clickjacking); CSP frame-ancestors says the same to newer browsers.
     res.setHeader('X-Frame-Options', 'DENY');
     if (https) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
-    if (req.path.startsWith('/api/')) res.setHeader('Cache-Control', 'no-store');
+    // Any spelling: routing is case-sensitive, so `/API/...` is a 404, but that answer is no-store too.
+    if (API_PATH.test(req.path)) res.setHeader('Cache-Control', 'no-store');
     next();
   };
 }

@@ -2,7 +2,7 @@
 // up), takes a selfie with the camera, and becomes an active member of the organization once the
 // selfie is live and matches their account's face. Mounted on the base URL at /activate/{token}.
 
-import express, { Router, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import { DomainError } from '../core/errors.js';
 import { invitationForAnotherEmail, invitedEmailMatches } from '../core/roster/service.js';
 import type { Core } from '../core/index.js';
@@ -15,6 +15,7 @@ import { sessionCookie, setSessionCookie, signInFromPage } from '../rest/routes/
 import { issueCsrf, requireCsrf } from './csrf.js';
 import { renderPage } from './assets.js';
 import { messagePage, page, signUpErrorText } from './login-pages.js';
+import { caseSensitiveRouter } from '../rest/router.js';
 
 interface Target {
   organizationName: string;
@@ -63,7 +64,7 @@ function linkProblem(res: Response, error: DomainError): void {
 }
 
 export function activationRouter(core: Core, docs: ApiDocs) {
-  const router = Router();
+  const router = caseSensitiveRouter();
   const secure = core.oidc.issuer.startsWith('https:');
   const form = express.urlencoded({ extended: false, limit: '64kb' });
   // One 640x480 JPEG is far below this; the limit only guards the parser.

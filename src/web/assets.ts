@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { Router } from 'express';
+import express from 'express';
 import Mustache from 'mustache';
 import { labelRoute } from '../rest/observability.js';
+import { caseSensitiveRouter } from '../rest/router.js';
 
 // The browser code of web/ is bundled by `npm run build` (Vite) into dist/web, with hashed file
 // names listed in its manifest; the pages' HTML lives in web/templates. Both are read once.
@@ -85,7 +86,7 @@ export function renderPage(name: string, view: Record<string, unknown> & { title
 export function assetsRouter() {
   // A checkout that was never built fails at start-up with what to do, not at the first page.
   entryAssets('pages/pages.css');
-  const router = Router();
+  const router = caseSensitiveRouter();
   router.use('/assets', labelRoute('/assets'), express.static(join(BUILD, 'assets'), { immutable: true, maxAge: '365d', index: false }));
   return router;
 }

@@ -1,7 +1,8 @@
-import { type Request, Router } from 'express';
+import type { Request } from 'express';
 import { firstSupportedLocale } from '../core/oidc/ui-locales.js';
 import { HOSTED_PAGE_LANGUAGES } from '../core/vocabulary.js';
 import { renderPage } from './assets.js';
+import { caseSensitiveRouter } from '../rest/router.js';
 
 // The hosted verification page: web/templates/hosted.html and its script web/hosted/main.ts,
 // served from our origin only (no CDN, no fonts, no network beyond us).
@@ -17,7 +18,7 @@ export function pageLanguage(req: Request): (typeof HOSTED_PAGE_LANGUAGES)[numbe
 
 /** `GET /verify/{session_id}`: the page a person completes. */
 export function sessionPageRouter() {
-  const router = Router();
+  const router = caseSensitiveRouter();
   router.get('/verify/:sessionId', (req, res) => {
     res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'");
     res.setHeader('Permissions-Policy', 'camera=(self), geolocation=(self)');

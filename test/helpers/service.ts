@@ -45,6 +45,8 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
       seedLicenses: false,
       // Background jobs (pg-boss) only where a test is about webhooks or expiry.
       runJobs: false,
+      // Tests read /metrics without a token; test/metrics-access.test.ts checks it is closed by default.
+      metricsPublic: true,
       ...overrides,
     },
   );

@@ -45,6 +45,11 @@ export class VerityProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** The process id, to read its memory from /proc. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** What the process wrote (stdout and stderr), for failure messages and log scans. */
   output(): string {
     return this.logged;

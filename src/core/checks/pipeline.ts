@@ -52,9 +52,7 @@ export function errorResult(error: unknown): CallResult | undefined {
  * the wallet, the work, the stored record. Fronts only parse the wire format into `input`.
  */
 export class CheckPipeline {
-  constructor(
-    private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; sandboxQuota: SandboxAllowance; metrics?: ServiceMetrics },
-  ) {}
+  constructor(private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; sandboxQuota: SandboxAllowance; metrics?: ServiceMetrics }) {}
 
   async run<Input extends AccountRef, Prepared>(
     caller: Caller,

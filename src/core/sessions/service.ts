@@ -21,6 +21,14 @@ import { type SessionTrigger, transition } from './transitions.js';
 import { type DecisionWire, type ErasedWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, type StepOutcome, sessionView, testMark, vendorDataOnWire } from './views.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL, stepFields, testOutcomeInput } from './inputs.js';
 
+/** A liveness burst's challenge id, which the hosted selfie must name. */
+function requiredChallengeId(challengeId: unknown): string {
+  if (typeof challengeId !== 'string' || !challengeId) {
+    throw new DomainError('validation_error', 'challenge_id is required: ask for a challenge, then take the burst while doing its gesture', { data: { errors: { challenge_id: 'required' } } });
+  }
+  return challengeId;
+}
+
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
 export const SELFIE_ATTEMPTS = 3;
 
@@ -584,11 +592,29 @@ export class SessionService {
     return typeof value === 'number' ? value : 18;
   }
 
+  /**
+   * What refuses a step before its body is read (so an upload nobody would take is never
+   * buffered): a step this session does not have, a session that takes no input, a step done.
+   */
+  assertStepAccepts(session: SessionRecord, step: string): void {
+    if (!(step in STEPS) || !stepsOf(session.features).includes(step as StepName)) throw new DomainError('not_found', `this session has no ${step} step`);
+    this.assertAcceptsInput(session);
+    if ((this.workOf(session).stepsDone ?? []).includes(step as StepName)) throw new DomainError('conflict', `the ${step} step is already complete`);
+  }
+
+  /**
+   * Before a selfie's frames are read: where the workflow has liveness, the burst names its
+   * challenge and the challenge can still be answered (nothing is consumed here).
+   */
+  async assertSelfieChallenge(session: SessionRecord, challengeId: unknown): Promise<void> {
+    if (!session.features.includes('liveness')) return;
+    await this.deps.challenges.open(session.projectId, requiredChallengeId(challengeId));
+  }
+
   /** Runs the checks of one step of the hosted page and applies the automatic decision. */
   async submitStep(authenticated: SessionRecord, step: string, input: Record<string, unknown>) {
     let session = authenticated;
-    if (!(step in STEPS) || !stepsOf(session.features).includes(step as StepName)) throw new DomainError('not_found', `this session has no ${step} step`);
-    this.assertAcceptsInput(session);
+    this.assertStepAccepts(session, step);
     session = await this.open(session);
     const work = this.workOf(session);
     if (!session.livemode && MODEL_STEPS.has(step as StepName)) await this.deps.sandboxQuota.spend(session.projectId);
@@ -725,9 +751,7 @@ export class SessionService {
    * before the challenge, or over more than a few seconds, are refused.
    */
   private async livenessFromBurst(session: SessionRecord, frames: unknown[], challengeId: unknown, capturedMs: unknown): Promise<CheckOutcome> {
-    if (typeof challengeId !== 'string' || !challengeId) {
-      throw new DomainError('validation_error', 'challenge_id is required: ask for a challenge, then take the burst while doing its gesture', { data: { errors: { challenge_id: 'required' } } });
-    }
+    requiredChallengeId(challengeId);
     if (!Array.isArray(capturedMs)) {
       throw new DomainError('validation_error', 'captured_ms is required: for each frame, the milliseconds between receiving the challenge and taking the frame', { data: { errors: { captured_ms: 'required' } } });
     }

@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import type { z } from 'zod';
 import { idVerificationInput } from '../../core/checks/id-document.js';
 import { livenessInput } from '../../core/checks/liveness.js';
@@ -15,14 +14,25 @@ import { EXAMPLE_JPEG, testOutcomeHeader, type ApiDocs, type RouteExamples } fro
 
 import { challengeWire, combinedWire, standaloneWire, unlinkedFaceWire, type UnlinkedFaceView } from '../../core/checks/views.js';
 import { providerListWire, stateListWire } from '../../core/credentials/views.js';
+import { caseSensitiveRouter } from '../router.js';
 
 /** What any route behind the API key can answer. */
 const API_KEY_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
-const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'invalid_api_key', 'insufficient_balance', 'idempotency_key_reused', 'idempotency_in_progress', 'rate_limited', 'invalid_token', 'account_not_found'];
+const COMMON_ERRORS: ErrorCode[] = [
+  'validation_error',
+  'payload_too_large',
+  'invalid_api_key',
+  'insufficient_balance',
+  'idempotency_key_reused',
+  'idempotency_in_progress',
+  'rate_limited',
+  'invalid_token',
+  'account_not_found',
+];
 
 /** The standalone checks: thin routes over `core.pipeline`. */
 export function checksRouter(core: Core, docs: ApiDocs) {
-  const router = Router();
+  const router = caseSensitiveRouter();
 
   /** A check's route; its body is documented by the check's own input schema (`doc.body` only narrows it, e.g. to mark a field required). */
   function route<I extends AccountRef, P>(path: string, check: StandaloneCheck<I, P>, kinds: FieldKinds, doc: { summary: string; body?: z.ZodType; errors: ErrorCode[]; response?: z.ZodType; examples?: RouteExamples }) {

@@ -1,10 +1,10 @@
-import { Router } from 'express';
 import { DomainError } from '../../core/errors.js';
 import type { ApiDocs } from '../openapi.js';
+import { caseSensitiveRouter } from '../router.js';
 
 /** `/api/auth/tpsso/*`: removed. Every method and sub-path answers 410 `endpoint_removed`. */
 export function legacySsoRouter(docs: ApiDocs) {
-  const router = Router();
+  const router = caseSensitiveRouter();
   router.use(() => {
     throw new DomainError('endpoint_removed', 'the /api/auth/tpsso endpoints were removed; use the OpenID Connect endpoints at /api/auth/oidc/*');
   });

@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
@@ -14,6 +14,7 @@ import { toDomainError } from '../errors.js';
 import { sendData } from '../envelope.js';
 import type { ApiDocs, BodyMediaType } from '../openapi.js';
 import { jsonBody } from '../input.js';
+import { caseSensitiveRouter } from '../router.js';
 
 const COOKIE = 'verity_session';
 
@@ -150,7 +151,7 @@ const USERINFO_EXAMPLE = {
 };
 
 export function oidcRouter(core: Core, docs: ApiDocs) {
-  const router = Router();
+  const router = caseSensitiveRouter();
   const oidc = core.oidc;
   const secure = oidc.issuer.startsWith('https:');
   const form = express.urlencoded({ extended: false, limit: '64kb' });

@@ -1,4 +1,4 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { DomainError, type ErrorCode } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import { addMembersInput, listMembersQuery, MEMBER_PAGE_MAX, removeMemberQuery, resolveMemberInput } from '../../core/roster/inputs.js';
@@ -7,6 +7,7 @@ import type { OrgCaller } from '../auth.js';
 import { sendData } from '../envelope.js';
 import { toDomainError } from '../errors.js';
 import type { ApiDocs } from '../openapi.js';
+import { caseSensitiveRouter } from '../router.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_client'];
 
@@ -52,7 +53,7 @@ export function rosterBodyErrors(error: unknown, _req: Request, _res: Response, 
 
 /** The organization roster API (`/api/sdk`, after `requireOrgClient`): thin routes over `core.roster`. */
 export function rosterRouter(core: Core, docs: ApiDocs) {
-  const router = Router();
+  const router = caseSensitiveRouter();
   const caller = (res: Response) => res.locals.org as OrgCaller;
   const memberRef = (req: Request) => String(req.params.member_id);
 

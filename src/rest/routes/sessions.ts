@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
@@ -18,8 +17,10 @@ import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS, testOu
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
-import { checkBody, jsonBody } from '../input.js';
+import { checkBody, type FieldKinds, jsonBody } from '../input.js';
+import { oneUploadPerSession, stepUploadRules } from '../step-uploads.js';
 import { EXAMPLE_JPEG, testOutcomeHeader, type ApiDocs } from '../openapi.js';
+import { caseSensitiveRouter } from '../router.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];
 
@@ -70,7 +71,7 @@ const STEP_DOCS: Record<keyof typeof STEP_INPUTS, { description: string; example
   },
   selfie: {
     description:
-      'A burst of 3 to 8 frames taken while doing the gesture; challenge_id (POST /api/hosted/session/challenge) and captured_ms (per frame, ms after the challenge arrived) are required where the workflow has liveness',
+      'A burst of 3 to 8 frames taken while doing the gesture; challenge_id (POST /api/hosted/session/challenge) and captured_ms (per frame, ms after the challenge arrived) are required where the workflow has liveness, and as multipart/form-data come before the frames (the challenge is checked before any frame is read)',
     example: { frames: [EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [900, 1180, 1460, 1740, 2020, 2300] },
   },
   location: {
@@ -87,12 +88,15 @@ const STEP_DOCS: Record<keyof typeof STEP_INPUTS, { description: string; example
 /** A step's declared body, closed, so that exactly one step's schema fits a body. */
 const documentedStep = (step: keyof typeof STEP_INPUTS) => STEP_INPUTS[step].strict().meta({ title: `${step} step`, description: STEP_DOCS[step].description, examples: [STEP_DOCS[step].example] });
 
+/** The fields of every step's body by kind (images, lists, numbers), for reading JSON and multipart alike. */
+const STEP_FIELDS: FieldKinds = { images: ['front_image', 'back_image'], imageArrays: ['frames'], arrays: ['captured_ms'], numbers: ['latitude', 'longitude', 'accuracy'] };
+
 /** POST /api/hosted/session/steps/{step}: the body depends on the step (the path), one schema each. */
 const stepBody = z.xor([documentedStep('document'), documentedStep('selfie'), documentedStep('location'), documentedStep('licence')]);
 
 /** `/api/v2/session`: the integrator's side of hosted verification. */
 export function sessionsRouter(core: Core, docs: ApiDocs) {
-  const router = Router();
+  const router = caseSensitiveRouter();
   const caller = (res: { locals: Record<string, unknown> }) => res.locals.apiKey as ApiKeyCaller;
   const id = (req: Request) => String(req.params.id);
 
@@ -247,7 +251,7 @@ function hostedSession(res: Response): SessionRecord {
  * (never the API key, which must not reach a browser).
  */
 export function hostedSessionRouter(core: Core, docs: ApiDocs) {
-  const router = Router();
+  const router = caseSensitiveRouter();
   // Every hosted call counts against its address and its session before any body is read (the
   // page needs a few dozen calls; a script with a leaked token gets 429), and is authenticated
   // first: a stranger's upload is refused unread.
@@ -259,9 +263,11 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   });
   router.use(async (req, res, next) => {
     await core.hostedRateLimits.perAddress.consume(req.socket.remoteAddress ?? 'unknown');
-    const token = sessionToken(req);
-    res.locals.hostedSession = await core.sessions.authenticate(token);
-    await core.hostedRateLimits.perSession.consume(createHash('sha256').update(token!).digest('hex'));
+    const session = await core.sessions.authenticate(sessionToken(req));
+    res.locals.hostedSession = session;
+    // Counted per session, not per token: each continue-on-phone link claimed is another token
+    // of the same session, and must not be another allowance.
+    await core.hostedRateLimits.perSession.consume(session.id);
     next();
   });
   router.get('/session', async (_req, res) => {
@@ -285,9 +291,22 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   router.post('/session/test-outcome', ...jsonBody('4kb'), async (req, res) => {
     sendData(res, await core.sessions.pickTestOutcome(hostedSession(res), req.body ?? {}));
   });
-  router.post('/session/steps/:step', checkBody({ images: ['front_image', 'back_image'], imageArrays: ['frames'], arrays: ['captured_ms'], numbers: ['latitude', 'longitude', 'accuracy'] }), async (req, res) => {
-    sendData(res, await core.sessions.submitStep(hostedSession(res), String(req.params.step), res.locals.input as Record<string, unknown>));
-  });
+  // Before a byte of the body is read: the step is one this open session still takes, and no other
+  // upload of the session is being read. The body is then read within the step's limits.
+  const uploads = oneUploadPerSession(hostedSession);
+  router.post(
+    '/session/steps/:step',
+    (req, res, next) => {
+      core.sessions.assertStepAccepts(hostedSession(res), String(req.params.step));
+      next();
+    },
+    uploads.claim,
+    checkBody(STEP_FIELDS, (req, res) => stepUploadRules(core, hostedSession(res), String(req.params.step))),
+    async (req, res) => {
+      const flow = await uploads.runningStep(res, () => core.sessions.submitStep(hostedSession(res), String(req.params.step), res.locals.input as Record<string, unknown>));
+      sendData(res, flow);
+    },
+  );
   router.get('/credential/states', async (_req, res) => {
     sendData(res, { states: await core.credentials.states() });
   });
@@ -383,7 +402,8 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     {
       method: 'post',
       path: '/api/hosted/session/steps/{step}',
-      summary: 'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence), as JSON or multipart/form-data; the body is the one of the step named in the path',
+      summary:
+        'Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence), as JSON or multipart/form-data; the body is the one of the step named in the path, at most 64 MB (location and licence 64 KB); one upload per session at a time (another meanwhile: 409 conflict)',
       tag: 'hosted page',
       security: 'none',
       body: stepBody,
@@ -407,6 +427,7 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
         'conflict',
         'validation_error',
         'no_images_provided',
+        'payload_too_large',
         'unprocessable',
         'no_face',
         'image_too_large',

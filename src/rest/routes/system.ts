@@ -1,16 +1,22 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Router } from 'express';
 import { Gauge } from 'prom-client';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
 import type { HttpMetrics } from '../observability.js';
 import type { ApiDocs } from '../openapi.js';
+import { caseSensitiveRouter } from '../router.js';
 
 export interface ReadinessProbe {
   /** Extra parts that must be ready (models arrive with the face engine); name -> ready. */
   parts?: () => Record<string, boolean | string>;
   /** Not ready until every part is (when models are warmed at start). */
   requireParts?: boolean;
+}
+
+/** Who may read `/metrics`: the holder of `token`; without one, anyone only when `public` is set. */
+export interface MetricsAccess {
+  token?: string;
+  public?: boolean;
 }
 
 /** Whether an Authorization header carries `Bearer <token>` (compared in constant time). */
@@ -20,9 +26,19 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return timingSafeEqual(digest(given), digest(token));
 }
 
-/** Liveness, readiness, metrics and the OpenAPI document: top-level JSON; metrics behind an optional bearer token. */
-export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, serverUrl: string, probe: ReadinessProbe = {}, metricsToken?: string) {
-  const router = Router();
+/**
+ * Whether a scrape with this Authorization header may read the metrics (balances, traffic, queue
+ * depth): with a token configured only its holder, even when `public` is also set; without one,
+ * nobody unless the operator opened them explicitly.
+ */
+export function mayReadMetrics(authorization: string | undefined, access: MetricsAccess): boolean {
+  if (access.token) return bearerMatches(authorization, access.token);
+  return access.public === true;
+}
+
+/** Liveness, readiness, metrics and the OpenAPI document: top-level JSON; metrics behind a bearer token unless opened. */
+export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, serverUrl: string, probe: ReadinessProbe = {}, metricsAccess: MetricsAccess = {}) {
+  const router = caseSensitiveRouter();
 
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -52,9 +68,12 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
   });
 
   router.get('/metrics', async (req, res) => {
-    if (metricsToken && !bearerMatches(req.get('authorization'), metricsToken)) {
+    if (!mayReadMetrics(req.get('authorization'), metricsAccess)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
-      res.status(401).json({ error: 'invalid_token', error_description: 'metrics need Authorization: Bearer <VERITY_METRICS_TOKEN>' });
+      const description = metricsAccess.token
+        ? 'metrics need Authorization: Bearer <VERITY_METRICS_TOKEN>'
+        : 'metrics are closed: set VERITY_METRICS_TOKEN and scrape with Authorization: Bearer <token>, or open them with VERITY_METRICS_PUBLIC=1';
+      res.status(401).json({ error: 'invalid_token', error_description: description });
       return;
     }
     res.setHeader('Content-Type', metrics.registry.contentType);
@@ -89,7 +108,7 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
     {
       method: 'get',
       path: '/metrics',
-      summary: 'Prometheus metrics: request counts and latency by route and status (Authorization: Bearer VERITY_METRICS_TOKEN when that is set)',
+      summary: 'Prometheus metrics: request counts and latency by route and status; Authorization: Bearer VERITY_METRICS_TOKEN (401 without it; open only with VERITY_METRICS_PUBLIC=1 and no token)',
       tag: 'system',
       security: 'none',
       bare: true,

@@ -45,7 +45,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics: request counts and latency by route and status (Authorization: Bearer VERITY_METRICS_TOKEN when that is set) */
+        /** Prometheus metrics: request counts and latency by route and status; Authorization: Bearer VERITY_METRICS_TOKEN (401 without it; open only with VERITY_METRICS_PUBLIC=1 and no token) */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -745,7 +745,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence), as JSON or multipart/form-data; the body is the one of the step named in the path */
+        /** Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence), as JSON or multipart/form-data; the body is the one of the step named in the path, at most 64 MB (location and licence 64 KB); one upload per session at a time (another meanwhile: 409 conflict) */
         post: operations["postHostedSessionStepsByStep"];
         delete?: never;
         options?: never;
@@ -2556,7 +2556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_too_large */
+            /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2716,7 +2716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_too_large */
+            /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2870,7 +2870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_too_large */
+            /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3081,7 +3081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_too_large */
+            /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3274,7 +3274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_too_large */
+            /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3447,7 +3447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_too_large */
+            /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3605,7 +3605,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_too_large */
+            /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3876,6 +3876,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description idempotency_key_reused, account_dob_unavailable */
             422: {
                 headers: {
@@ -4036,6 +4045,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description idempotency_key_reused */
             422: {
                 headers: {
@@ -4189,6 +4207,15 @@ export interface operations {
             };
             /** @description idempotency_in_progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5242,7 +5269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_too_large */
+            /** @description payload_too_large, image_too_large */
             413: {
                 headers: {
                     [name: string]: unknown;
