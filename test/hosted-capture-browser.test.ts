@@ -419,13 +419,13 @@ describe.skipIf(!chromiumAvailable || !ffmpegAvailable)('the hosted page in Chro
     await sql(service, "update verification_session set expires_at = now() - interval '1 minute' where id = ?", [expired.session_id]);
     await service.core.sessions.expireDue();
     await page.goto(expired.url);
-    await page.getByRole('heading', { name: 'This link has expired' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('heading', { name: 'This link has expired' }).waitFor({ timeout: 30_000 });
     expect(await page.locator('#progress').count()).toBe(0);
     await shot(page, '20-link-expired');
     await accessible(page, 'link-expired');
     const invalid = await createSession(['location']);
     await page.goto(invalid.url.replace(/#.*/, '#sst_not-the-token'));
-    await page.getByText('This verification link is not valid.').waitFor({ timeout: 15_000 });
+    await page.getByText('This verification link is not valid.').waitFor({ timeout: 30_000 });
     await shot(page, '21-link-invalid');
     await accessible(page, 'link-invalid');
     await context.close();
