@@ -702,6 +702,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/hosted/session/test-outcome": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hosted page, test sessions only (vk_test_): decide the session with approve, decline or review, as the Verity-Test-Outcome header does on creation (no model runs, no quota spent); an error code answers that error. A live session's is 404 */
+        post: operations["postHostedSessionTestOutcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/hosted/session/challenge": {
         parameters: {
             query?: never;
@@ -4385,6 +4402,8 @@ export interface operations {
                      *         "status": "IN_PROGRESS",
                      *         "project_name": "Bayside Home Health",
                      *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "support_url": "mailto:help@bayside.example",
+                     *         "retention_days": 30,
                      *         "logo": true,
                      *         "features": [
                      *           "id_verification",
@@ -4394,13 +4413,16 @@ export interface operations {
                      *         "steps": [
                      *           {
                      *             "step": "document",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           },
                      *           {
                      *             "step": "selfie",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           }
                      *         ],
+                     *         "continued_on_phone": false,
                      *         "checks": [],
                      *         "expires_at": "2026-11-27T10:00:00.000Z",
                      *         "geofence": false,
@@ -4420,14 +4442,23 @@ export interface operations {
                             /** @description whom the person verifies for */
                             project_name: string;
                             privacy_policy_url?: string | null;
+                            /** @description where a declined person can ask for help (the project's https:// or mailto: link), or null */
+                            support_url: string | null;
+                            /** @description days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision */
+                            retention_days: number;
                             /** @description GET /api/hosted/session/logo has a PNG */
                             logo: boolean;
                             features: string[];
                             steps: {
                                 /** @description document, selfie, location or licence */
                                 step: string;
+                                /** @description nothing more to do on this step (also true for every step once the session is finished) */
                                 done: boolean;
+                                /** @description how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do */
+                                outcome: ("passed" | "failed" | "review" | "not_run") | null;
                             }[];
+                            /** @description a continue-on-your-phone link of this session was claimed: another device is working on it */
+                            continued_on_phone: boolean;
                             checks: {
                                 /** @enum {string} */
                                 type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
@@ -4441,6 +4472,11 @@ export interface operations {
                             finished: boolean;
                             /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
                             redirect_to: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -4489,6 +4525,8 @@ export interface operations {
                      *         "status": "IN_PROGRESS",
                      *         "project_name": "Bayside Home Health",
                      *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "support_url": "mailto:help@bayside.example",
+                     *         "retention_days": 30,
                      *         "logo": true,
                      *         "features": [
                      *           "id_verification",
@@ -4498,13 +4536,16 @@ export interface operations {
                      *         "steps": [
                      *           {
                      *             "step": "document",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           },
                      *           {
                      *             "step": "selfie",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           }
                      *         ],
+                     *         "continued_on_phone": false,
                      *         "checks": [],
                      *         "expires_at": "2026-11-27T10:00:00.000Z",
                      *         "geofence": false,
@@ -4524,14 +4565,23 @@ export interface operations {
                             /** @description whom the person verifies for */
                             project_name: string;
                             privacy_policy_url?: string | null;
+                            /** @description where a declined person can ask for help (the project's https:// or mailto: link), or null */
+                            support_url: string | null;
+                            /** @description days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision */
+                            retention_days: number;
                             /** @description GET /api/hosted/session/logo has a PNG */
                             logo: boolean;
                             features: string[];
                             steps: {
                                 /** @description document, selfie, location or licence */
                                 step: string;
+                                /** @description nothing more to do on this step (also true for every step once the session is finished) */
                                 done: boolean;
+                                /** @description how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do */
+                                outcome: ("passed" | "failed" | "review" | "not_run") | null;
                             }[];
+                            /** @description a continue-on-your-phone link of this session was claimed: another device is working on it */
+                            continued_on_phone: boolean;
                             checks: {
                                 /** @enum {string} */
                                 type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
@@ -4545,6 +4595,11 @@ export interface operations {
                             finished: boolean;
                             /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
                             redirect_to: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -4747,6 +4802,178 @@ export interface operations {
             };
         };
     };
+    postHostedSessionTestOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "outcome": "approve"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description approve, decline, review, or a catalog error code to see how the page shows it */
+                    outcome: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *         "status": "APPROVED",
+                     *         "project_name": "Bayside Home Health",
+                     *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "support_url": "mailto:help@bayside.example",
+                     *         "retention_days": 30,
+                     *         "logo": true,
+                     *         "features": [
+                     *           "id_verification",
+                     *           "liveness",
+                     *           "face_match"
+                     *         ],
+                     *         "steps": [
+                     *           {
+                     *             "step": "document",
+                     *             "done": true,
+                     *             "outcome": "not_run"
+                     *           },
+                     *           {
+                     *             "step": "selfie",
+                     *             "done": true,
+                     *             "outcome": "not_run"
+                     *           }
+                     *         ],
+                     *         "continued_on_phone": false,
+                     *         "checks": [],
+                     *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "geofence": false,
+                     *         "finished": true,
+                     *         "redirect_to": null,
+                     *         "livemode": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            session_id: string;
+                            /** @enum {string} */
+                            status: "NOT_STARTED" | "IN_PROGRESS" | "IN_REVIEW" | "APPROVED" | "DECLINED" | "EXPIRED" | "ABANDONED";
+                            /** @description whom the person verifies for */
+                            project_name: string;
+                            privacy_policy_url?: string | null;
+                            /** @description where a declined person can ask for help (the project's https:// or mailto: link), or null */
+                            support_url: string | null;
+                            /** @description days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision */
+                            retention_days: number;
+                            /** @description GET /api/hosted/session/logo has a PNG */
+                            logo: boolean;
+                            features: string[];
+                            steps: {
+                                /** @description document, selfie, location or licence */
+                                step: string;
+                                /** @description nothing more to do on this step (also true for every step once the session is finished) */
+                                done: boolean;
+                                /** @description how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do */
+                                outcome: ("passed" | "failed" | "review" | "not_run") | null;
+                            }[];
+                            /** @description a continue-on-your-phone link of this session was claimed: another device is working on it */
+                            continued_on_phone: boolean;
+                            checks: {
+                                /** @enum {string} */
+                                type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
+                                /** @enum {string} */
+                                status: "passed" | "failed" | "review";
+                                error: string | null;
+                            }[];
+                            expires_at: string;
+                            /** @description the location step is checked against an expected point */
+                            geofence: boolean;
+                            finished: boolean;
+                            /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
+                            redirect_to: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description token_missing, invalid_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description session_closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description session_expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postHostedSessionChallenge: {
         parameters: {
             query?: never;
@@ -4902,6 +5129,8 @@ export interface operations {
                      *         "status": "IN_PROGRESS",
                      *         "project_name": "Bayside Home Health",
                      *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "support_url": "mailto:help@bayside.example",
+                     *         "retention_days": 30,
                      *         "logo": true,
                      *         "features": [
                      *           "id_verification",
@@ -4911,13 +5140,16 @@ export interface operations {
                      *         "steps": [
                      *           {
                      *             "step": "document",
-                     *             "done": true
+                     *             "done": true,
+                     *             "outcome": "passed"
                      *           },
                      *           {
                      *             "step": "selfie",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           }
                      *         ],
+                     *         "continued_on_phone": false,
                      *         "checks": [
                      *           {
                      *             "type": "id_verification",
@@ -4943,14 +5175,23 @@ export interface operations {
                             /** @description whom the person verifies for */
                             project_name: string;
                             privacy_policy_url?: string | null;
+                            /** @description where a declined person can ask for help (the project's https:// or mailto: link), or null */
+                            support_url: string | null;
+                            /** @description days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision */
+                            retention_days: number;
                             /** @description GET /api/hosted/session/logo has a PNG */
                             logo: boolean;
                             features: string[];
                             steps: {
                                 /** @description document, selfie, location or licence */
                                 step: string;
+                                /** @description nothing more to do on this step (also true for every step once the session is finished) */
                                 done: boolean;
+                                /** @description how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do */
+                                outcome: ("passed" | "failed" | "review" | "not_run") | null;
                             }[];
+                            /** @description a continue-on-your-phone link of this session was claimed: another device is working on it */
+                            continued_on_phone: boolean;
                             checks: {
                                 /** @enum {string} */
                                 type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
@@ -4964,6 +5205,11 @@ export interface operations {
                             finished: boolean;
                             /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
                             redirect_to: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
