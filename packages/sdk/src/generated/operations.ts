@@ -88,6 +88,8 @@ export const OPERATIONS = {
   "postHostedSessionHandoff": {"method":"POST","path":"/api/hosted/session/handoff","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
   /** POST /api/hosted/handoff/claim: Hosted page on the phone: spend a handoff link's code (X-Session-Token) for the phone's own session token; a second claim is invalid_token */
   "postHostedHandoffClaim": {"method":"POST","path":"/api/hosted/handoff/claim","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** POST /api/hosted/session/test-outcome: Hosted page, test sessions only (vk_test_): decide the session with approve, decline or review, as the Verity-Test-Outcome header does on creation (no model runs, no quota spent); an error code answers that error. A live session's is 404 */
+  "postHostedSessionTestOutcome": {"method":"POST","path":"/api/hosted/session/test-outcome","auth":"none","body":"json","uploads":false,"idempotencyKey":false,"pagination":null},
   /** POST /api/hosted/session/challenge: Hosted page: a gesture challenge for the selfie burst (single use, 60 s) */
   "postHostedSessionChallenge": {"method":"POST","path":"/api/hosted/session/challenge","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
   /** POST /api/hosted/session/steps/{step}: Hosted page: submit a step (document; selfie: frames (3-8), challenge_id and captured_ms; location; licence), as JSON or multipart/form-data; the body is the one of the step named in the path, at most 64 MB (location and licence 64 KB); one upload per session at a time (another meanwhile: 409 conflict) */
