@@ -240,8 +240,10 @@ describe('roles, project scope and limits', () => {
 describe('manual review through the admin API', () => {
   it('lists the review queue oldest first; a viewer cannot decide, approval without face checks is 409, a reviewer declines over tRPC', async () => {
     const sessionId = reviewed.declinable;
-    const queue = await gql(tokens.viewer.token, 'query($p: String!) { reviewQueue(projectId: $p) { edges { node { id status } } } }', { p: service.demo.project_id });
+    const queue = await gql(tokens.viewer.token, 'query($p: String!) { reviewQueue(projectId: $p) { edges { node { id status approvalBlockers } } } }', { p: service.demo.project_id });
     expect(queue.body.data.reviewQueue.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([reviewed.declinable, reviewed.approvable]);
+    // The console disables Approve (and says why) where the approval rule would refuse it.
+    expect(queue.body.data.reviewQueue.edges.map((e: { node: { approvalBlockers: string[] } }) => e.node.approvalBlockers)).toEqual([['liveness', 'face_match'], []]);
     const review = 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status decidedBy } }';
     const viewer = await gql(tokens.viewer.token, review, { i: { projectId: service.demo.project_id, sessionId, status: 'DECLINED', note: 'document unreadable' } });
     expect(viewer.body.errors[0].extensions.code).toBe('forbidden');

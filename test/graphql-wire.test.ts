@@ -42,7 +42,7 @@ const PAIRS: { graph: string; wire: string; schema: z.ZodObject; graphOnly?: str
   { graph: 'Invoice', wire: 'core/roster/views.ts billingWire.invoices[]', schema: billingWire.shape.invoices.element },
   { graph: 'OrganizationBilling', wire: 'core/roster/views.ts billingWire', schema: billingWire, graphOnly: ['organizationId'] },
   // checks, timeline, webhookEvents and workflow are resolved fields (batch loaders), not the node's.
-  { graph: 'Session', wire: 'core/ops/views.ts sessionNodeWire', schema: sessionNodeWire, graphOnly: ['checks', 'timeline', 'webhookEvents', 'workflow'] },
+  { graph: 'Session', wire: 'core/ops/views.ts sessionNodeWire', schema: sessionNodeWire, graphOnly: ['checks', 'timeline', 'webhookEvents', 'workflow', 'approvalBlockers'] },
   { graph: 'SessionCheck', wire: 'core/ops/views.ts sessionCheckWire', schema: sessionCheckWire },
   { graph: 'TimelineEntry', wire: 'core/ops/views.ts timelineEntryWire', schema: timelineEntryWire },
   // session and attempts are resolved fields (batch loaders), not the event's.

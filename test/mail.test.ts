@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizePath, interactionOf, PageDriver } from './helpers/oidc.js';
+import { authorizePath, interactionOf, PageDriver, pkce } from './helpers/oidc.js';
 import { freePort } from './helpers/processes.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
@@ -75,7 +75,7 @@ describe('invitations by SMTP', () => {
       client_id: clientId,
       redirect_uris: [redirectUri],
     } = service.demo.oidc;
-    const page = await driver.get(authorizePath({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's' }));
+    const page = await driver.get(authorizePath({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
     const res = await driver.post('/api/auth/oidc/signup', { interaction: interactionOf(page.text), email: 'new.nurse@hospital.example', password: 'a fine long password' });
     expect(res.status).toBe(200);
     const mail = received.find((m) => m.to.includes('new.nurse@hospital.example'));

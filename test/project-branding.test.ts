@@ -50,6 +50,22 @@ describe('hosted page branding', () => {
     expect((await hosted(token, '/session/logo')).body.error.code).toBe('not_found');
   });
 
+  it("a support link (https or mailto) and the project's retention reach the session's page; other schemes are refused", async () => {
+    for (const url of ['http://acme.example/help', 'javascript:alert(1)']) {
+      const refused = await setBranding({ supportUrl: url });
+      expect(refused.body.errors[0].extensions.code, url).toBe('validation_error');
+    }
+    const set = await gql(admin, 'mutation($input: ProjectBrandingInput!) { setProjectBranding(input: $input) { supportUrl privacyPolicyUrl } }', {
+      input: { projectId: service.demo.project_id, supportUrl: 'mailto:help@acme.example' },
+    });
+    expect(set.body.data.setProjectBranding).toEqual({ supportUrl: 'mailto:help@acme.example', privacyPolicyUrl: 'https://acme.example/privacy' });
+    await service.core.tenancy.setEvidenceRetention({ projectId: service.demo.project_id, days: 7 });
+    const token = await openSession(service.demo.project_id, service.demo.api_key);
+    // What the start screen says is kept, and for how long, comes from the project's settings.
+    expect((await hosted(token, '/session')).body.data).toMatchObject({ support_url: 'mailto:help@acme.example', retention_days: 7 });
+    await service.core.tenancy.setEvidenceRetention({ projectId: service.demo.project_id, days: 30 });
+  });
+
   it('a JPEG logo is re-encoded as a PNG without its metadata and served to the session from our origin', async () => {
     const jpeg = await jpegWithExif();
     expect(jpeg.includes('SecretCam')).toBe(true);

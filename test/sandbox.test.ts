@@ -154,6 +154,34 @@ describe('test keys on hosted sessions', () => {
     }
   });
 
+  it("a test session's hosted page picks its outcome with the session token: decided through the state table, with its webhook, free; an error answers itself; a live session has no picker", async () => {
+    const created = await post(testKey, '/session', { workflow_id: workflowId, vendor_data: 't-picked' });
+    const token = created.body.data.session_token as string;
+    const pick = (sessionToken: string, outcome: unknown) => service.http.post('/api/hosted/session/test-outcome').set('X-Session-Token', sessionToken).send({ outcome });
+    const page = await service.http.get('/api/hosted/session').set('X-Session-Token', token);
+    expect(page.body.data).toMatchObject({ status: 'NOT_STARTED', livemode: false });
+    const error = await pick(token, 'session_expired');
+    expect([error.status, error.body.error.code]).toEqual([410, 'session_expired']);
+    expect((await pick(token, 'maybe')).body.error.code).toBe('validation_error');
+    expect((await service.http.post('/api/hosted/session/test-outcome').send({ outcome: 'approve' })).body.error.code).toBe('token_missing');
+    const approved = await pick(token, 'approve');
+    expect(approved.status).toBe(200);
+    expect(approved.body.data).toMatchObject({ status: 'APPROVED', finished: true, livemode: false });
+    expect(approved.body.data.steps.map((step: { outcome: string }) => step.outcome)).toEqual(['not_run', 'not_run']);
+    const id = created.body.data.session_id;
+    const events = await sql<{ type: string }>(service, 'select type from webhook_event where session_id = ?', [id]);
+    expect(events.map((event) => event.type)).toEqual(['verification.approved']);
+    expect(await sql(service, 'select used from sandbox_usage where project_id = ?', [projectId])).toEqual([]);
+    expect((await pick(token, 'decline')).body.error.code).toBe('session_closed');
+    // A live session's token cannot pick anything: its page runs the real checks only.
+    const { project, key } = await service.core.tenancy.createProject({ name: 'Live', balance: 10 });
+    const liveWorkflow = await service.core.tenancy.createWorkflow({ projectId: project.id, name: 'loc', features: ['location'] });
+    const live = await post(key, '/session', { workflow_id: liveWorkflow.id });
+    const refused = await pick(live.body.data.session_token, 'approve');
+    expect([refused.status, refused.body.error.code]).toEqual([404, 'not_found']);
+    expect((await service.http.get(`/api/v2/session/${live.body.data.session_id}`).set('X-API-Key', key)).body.data.status).toBe('NOT_STARTED');
+  });
+
   it('force an error on session create', async () => {
     const res = await post(testKey, '/session', { workflow_id: workflowId }, 'workflow_not_found');
     expect(res.status).toBe(404);

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { OpenAPI3 } from 'openapi-typescript';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENERATED_TYPES, generateTypes } from '../packages/sdk/scripts/generate.js';
+import { GENERATED_OPERATIONS, GENERATED_TYPES, generateOperations, generateTypes } from '../packages/sdk/scripts/generate.js';
+import { OPERATIONS } from '../packages/sdk/src/generated/operations.js';
 import { VerityClient, VerityError, verifyWebhook, waitForSession } from '../packages/sdk/src/index.js';
 import { checkedFetch, servedDocument } from './helpers/contract.js';
 import { type ListeningService, startListeningService } from './helpers/service.js';
@@ -53,10 +54,37 @@ afterAll(async () => {
   await service?.close();
 });
 
-describe('the generated types', () => {
+describe('the generated types and operations', () => {
   it('match the OpenAPI document the service serves (run npm run sdk:generate when this fails)', async () => {
     const document = (await (await checked(`${service.url}/api/v2/openapi.json`)).json()) as OpenAPI3;
     expect(await generateTypes(document)).toBe(readFileSync(GENERATED_TYPES, 'utf8'));
+    expect(generateOperations(document)).toBe(readFileSync(GENERATED_OPERATIONS, 'utf8'));
+  });
+
+  it('know which operations honour Idempotency-Key, take files and page (read from the document, so a rewording there must keep them)', () => {
+    const flagged = (flag: 'idempotencyKey' | 'uploads') =>
+      Object.entries(OPERATIONS)
+        .filter(([, entry]) => entry[flag])
+        .map(([id]) => id)
+        .sort();
+    expect(flagged('idempotencyKey')).toEqual(
+      [
+        'postSession',
+        'postIdVerification',
+        'postFaceMatch',
+        'postLiveness',
+        'postKycCredential',
+        'postAntispoof',
+        'postAntispoofIdentity',
+        'postFaceUniqueness',
+        'postAgeVerification',
+        'postLocation',
+        'postCredentialVerification',
+      ].sort(),
+    );
+    expect(flagged('uploads')).toEqual(['postIdVerification', 'postFaceMatch', 'postLiveness', 'postKycCredential', 'postAntispoof', 'postAntispoofIdentity', 'postFaceUniqueness', 'postHostedSessionStepsByStep'].sort());
+    expect(OPERATIONS.getSession.pagination).toEqual({ items: null });
+    expect(OPERATIONS.getSdkMembers.pagination).toEqual({ items: 'members' });
   });
 });
 
@@ -133,37 +161,90 @@ describe('sessions through the SDK', () => {
     expect(verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secret: service.demo.webhook_signing_secret })).toEqual({ ok: false, reason: 'bad_signature' });
   });
 
-  it('stops polling when aborted, and carries the catalog code of an error', async () => {
+  it('stops polling when aborted', async () => {
     const created = await client.createSession({ workflow_id: workflowId });
     const controller = new AbortController();
     const polling = waitForSession(client, created.session_id, { intervalMs: 50, signal: controller.signal });
     controller.abort(new Error('user left'));
     await expect(polling).rejects.toThrow('user left');
-    const missing = await client.getSession('00000000-0000-0000-0000-000000000000').catch((error: unknown) => error);
+  });
+
+  it("an error carries the status, catalog code, the service's message and the request id of the answer", async () => {
+    let requestId: string | null = null;
+    const observed = new VerityClient({
+      baseUrl: service.url,
+      apiKey: service.demo.api_key,
+      fetch: async (input, init) => {
+        const response = await checked(input, init);
+        requestId = response.headers.get('x-request-id');
+        return response;
+      },
+    });
+    const missing = (await observed.getSession('00000000-0000-0000-0000-000000000000').catch((error: unknown) => error)) as VerityError;
     expect(missing).toBeInstanceOf(VerityError);
-    expect((missing as VerityError).status).toBe(404);
-    expect((missing as VerityError).code).toBe('not_found');
+    expect(missing).toMatchObject({ status: 404, code: 'not_found', message: expect.stringMatching(/\w/) });
+    expect(missing.message).not.toContain('verity answered');
+    expect(missing.requestId).toBe(requestId);
+    expect(requestId).toBeTruthy();
+    const invalid = (await client.createSession({ workflow_id: 42 as unknown as string }).catch((error: unknown) => error)) as VerityError;
+    expect(invalid).toMatchObject({ status: 400, code: 'validation_error', data: { errors: { workflow_id: expect.any(String) } } });
+  });
+
+  it('lists sessions page by page and iterates them all, reads the decision, reviews and erases a session', async () => {
+    const projectId = service.demo.project_id;
+    const { key: testKey } = await service.core.tenancy.createApiKey({ projectId, mode: 'test' });
+    const sandbox = new VerityClient({ baseUrl: service.url, apiKey: testKey, fetch: checked });
+    const vendorData = 'sdk-list-1';
+    const made: string[] = [];
+    for (const outcome of ['approve', 'decline', 'review'] as const) made.push((await sandbox.createSession({ workflow_id: workflowId, vendor_data: vendorData }, { testOutcome: outcome })).session_id);
+    // Newest first (sessions made in one millisecond are ordered by id): the order of one big page.
+    const whole = (await sandbox.listSessions({ vendor_data: vendorData, limit: 100 })).items.map((s) => s.session_id);
+    expect([...whole].sort()).toEqual([...made].sort());
+    const first = await sandbox.listSessions({ vendor_data: vendorData, limit: 2 });
+    expect(first.items.map((s) => s.session_id)).toEqual(whole.slice(0, 2));
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const seen: string[] = [];
+    for await (const session of sandbox.iterateSessions({ vendor_data: vendorData, limit: 1 })) seen.push(session.session_id);
+    expect(seen).toEqual(whole);
+    // The live key sees none of the test sessions.
+    expect((await client.listSessions({ vendor_data: vendorData })).items).toEqual([]);
+
+    const inReview = made[2]!;
+    expect(await sandbox.getSessionDecision(inReview)).toMatchObject({ session_id: inReview, status: 'IN_REVIEW' });
+    expect(await sandbox.reviewSession(inReview, { status: 'DECLINED' })).toMatchObject({ session_id: inReview, status: 'DECLINED' });
+    expect(await sandbox.eraseSessionData(inReview)).toMatchObject({ session_id: inReview, erased: true, already_erased: false });
+    // A retried erase (DELETE: repeated safely) says so.
+    expect(await sandbox.eraseSessionData(inReview)).toMatchObject({ erased: true, already_erased: true });
   });
 });
 
 const data = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 const faces = existsSync(`${data}faceapi-bbt-identities`);
 
-describe('multipart uploads through the SDK', () => {
-  it('sends files as multipart form fields the service reads by name', async () => {
+describe('standalone checks through the SDK', () => {
+  it('sends bytes as multipart files the service reads by name', async () => {
     const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#888' } })
       .png()
       .toBuffer();
-    const image1 = { data: png, filename: 'a.png', contentType: 'image/png' };
-    const answer = await client.uploadImages('/api/v2/face-match', { image1 }).catch((error: unknown) => error);
+    const answer = (await client.faceMatch({ image1: { data: png, filename: 'a.png', contentType: 'image/png' } }).catch((error: unknown) => error)) as VerityError;
     expect(answer).toBeInstanceOf(VerityError);
     // image1 arrived as a file: only the absent image2 is reported.
-    expect(((answer as VerityError).body as { data: { errors: object } }).data.errors).toEqual({ image2: expect.anything() });
+    expect((answer.data as { errors: object }).errors).toEqual({ image2: expect.anything() });
+  });
+
+  it('forces an outcome with a test key, and unlinks a face', async () => {
+    const { key: testKey } = await service.core.tenancy.createApiKey({ projectId: service.demo.project_id, mode: 'test' });
+    const sandbox = new VerityClient({ baseUrl: service.url, apiKey: testKey, fetch: checked });
+    const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16]);
+    const forced = await sandbox.faceMatch({ image1: jpeg, image2: new Blob([jpeg]) }, { testOutcome: 'decline' });
+    expect(forced).toMatchObject({ status: 'failed', livemode: false, check: { type: 'face_match', status: 'failed' } });
+    const unlinked = (await sandbox.unlinkFace('face_0000000000000000').catch((error: unknown) => error)) as VerityError;
+    expect(unlinked).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it.skipIf(!faces)('runs a face match on two real photos', { timeout: 120_000 }, async () => {
     const photo = (name: string) => ({ data: readFileSync(`${data}faceapi-bbt-identities/${name}`), filename: name, contentType: 'image/png' });
-    const result = await client.uploadImages<{ status: string }>('/api/v2/face-match', { image1: photo('sheldon1.png'), image2: photo('sheldon2.png') });
+    const result = await client.faceMatch({ image1: photo('sheldon1.png'), image2: photo('sheldon2.png') });
     expect(result.status).toBe('passed');
   });
 });

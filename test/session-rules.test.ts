@@ -10,7 +10,7 @@ import { DomainError } from '../src/core/errors.js';
 import { Sealer } from '../src/core/secrets.js';
 import type { EvidenceKind } from '../src/core/sessions/entities.js';
 import type { EvidenceImage, EvidenceStore } from '../src/core/sessions/evidence.js';
-import { type SessionChecks, type SessionDeps, SessionService } from '../src/core/sessions/service.js';
+import { approvalBlockers, SELFIE_ATTEMPTS, type SessionChecks, type SessionDeps, SessionService, stepOutcome } from '../src/core/sessions/service.js';
 import type { HandoffRecord, SessionCheckRecord, SessionDraft, SessionEventRecord, SessionListQuery, SessionLookup, SessionRecord, SessionStore, SessionTx, SessionViewRecord } from '../src/core/sessions/store.js';
 
 const owns = (session: SessionRecord, lookup: SessionLookup) => session.id === lookup.id && session.projectId === lookup.projectId && (lookup.livemode === null || session.livemode === lookup.livemode);
@@ -121,12 +121,16 @@ class FakeSessionStore implements SessionStore {
     Object.assign(handoff, { claimedAt: now, phoneTokenDigest });
     return handoff.sessionId;
   }
+
+  async handoffClaimed(sessionId: string): Promise<boolean> {
+    return [...this.handoffs.values()].some((handoff) => handoff.sessionId === sessionId && handoff.claimedAt !== null);
+  }
 }
 
 class FakeEvidence implements EvidenceStore {
-  images = new Map<string, { kind: EvidenceKind; bytes: Buffer }[]>();
-  async keep(_tx: SessionTx, sessionId: string, images: { kind: EvidenceKind; bytes: Buffer }[]): Promise<void> {
-    this.images.set(sessionId, [...(this.images.get(sessionId) ?? []), ...images]);
+  images = new Map<string, { kind: EvidenceKind; bytes: Buffer; attempt: number }[]>();
+  async keep(_tx: SessionTx, sessionId: string, images: { kind: EvidenceKind; bytes: Buffer }[], attempt: number): Promise<void> {
+    this.images.set(sessionId, [...(this.images.get(sessionId) ?? []), ...images.map((image) => ({ ...image, attempt }))]);
   }
   async list(sessionId: string): Promise<EvidenceImage[]> {
     return (this.images.get(sessionId) ?? []).map((image, i) => ({ id: String(i), ...image, createdAt: new Date(0) }));
@@ -151,13 +155,33 @@ const locationCheck: StandaloneCheck<Record<string, unknown>, Record<string, unk
       ? { check: { type: 'location', status: 'failed', data: {}, error: 'location permission was denied' }, reason: 'permission_denied' }
       : { check: { type: 'location', status: 'passed', data: { latitude: input.latitude }, error: null } },
 };
+/** A document reader that refuses a front image reading "expired" as an expired document (fixable), and passes any other. */
+const documentCheck: StandaloneCheck<Record<string, unknown>, Record<string, unknown>> = {
+  type: 'id_verification',
+  input: z.record(z.string(), z.unknown()),
+  prepare: async (input) => input,
+  execute: async (input) =>
+    String(input.front_image) === 'expired'
+      ? { check: { type: 'id_verification', status: 'failed', data: { fields: {} }, error: 'the document expired on 2020-01-01' }, reason: 'expired' }
+      : { check: { type: 'id_verification', status: 'passed', data: { fields: { full_name: 'Ada' } }, error: null } },
+};
+/** Anti-spoof that judges a burst live only when its first frame reads "live" (else the gesture was not seen). */
+const antispoofCheck: StandaloneCheck<Record<string, unknown>, Record<string, unknown>> = {
+  type: 'antispoof',
+  input: z.record(z.string(), z.unknown()),
+  prepare: async (input) => input,
+  execute: async (input) =>
+    String((input.frames as Buffer[])[0]) === 'live'
+      ? { check: { type: 'antispoof', status: 'passed', data: { live_score: 1 }, error: null } }
+      : { check: { type: 'antispoof', status: 'failed', data: { live_score: 1 }, error: 'the challenge asked to smile, which the frames do not show' }, reason: 'gesture_not_performed' },
+};
 const unused = new Proxy({} as StandaloneCheck<unknown, unknown>, {
   get: () => {
     throw new Error('not used here');
   },
 });
 
-function setUp(options: { features?: string[]; retentionDays?: number } = {}) {
+function setUp(options: { features?: string[]; retentionDays?: number; supportUrl?: string } = {}) {
   const store = new FakeSessionStore();
   const evidence = new FakeEvidence();
   const clock = new ManualClock(new Date('2026-11-28T10:00:00Z'));
@@ -172,7 +196,7 @@ function setUp(options: { features?: string[]; retentionDays?: number } = {}) {
       getWorkflow: async (projectId: string, id: string) => ({ id, projectId, name: 'w', features, maxStepTries: 2, createdAt: '' }),
       isApprovedCallback: async () => true,
       evidenceRetentionDays: async () => options.retentionDays ?? 30,
-      projectBranding: async () => ({ name: 'Acme', privacyPolicyUrl: null, hasLogo: false }),
+      projectBranding: async () => ({ name: 'Acme', privacyPolicyUrl: null, supportUrl: options.supportUrl ?? null, hasLogo: false }),
     } as unknown as SessionDeps['tenancy'],
     accounts: {} as SessionDeps['accounts'],
     billing: { chargedTransaction: (_p: string | null, _i: string, _f: string, work: (tx: SessionTx) => Promise<unknown>) => store.inTransaction(work) } as unknown as SessionDeps['billing'],
@@ -184,7 +208,7 @@ function setUp(options: { features?: string[]; retentionDays?: number } = {}) {
       },
       dispatch: async () => {},
     } as unknown as SessionDeps['webhooks'],
-    checks: { idVerification: unused, age: unused, antispoof: unused, faceMatch: unused, location: locationCheck, credential: unused } as SessionChecks,
+    checks: { idVerification: documentCheck, age: unused, antispoof: antispoofCheck, faceMatch: unused, location: locationCheck, credential: unused } as SessionChecks,
     challenges: {} as SessionDeps['challenges'],
     sandboxQuota: { spend: async () => {} },
     baseUrl: 'https://verity.test',
@@ -270,7 +294,7 @@ describe('session rules on a fake store', () => {
     const { service, store, evidence } = setUp({ features: ['location', 'licence'] });
     const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
     await service.submitStep(await service.authenticate(session.session_token), 'location', { latitude: 1, longitude: 2 });
-    evidence.images.set(session.session_id, [{ kind: 'selfie', bytes: Buffer.from('x') }]);
+    evidence.images.set(session.session_id, [{ kind: 'selfie', bytes: Buffer.from('x'), attempt: 1 }]);
     expect(await errorCode(service.eraseData('prj_1', session.session_id, 'admin:a1'))).toBe('conflict');
     store.sessions.get(session.session_id)!.status = 'DECLINED';
     expect(await service.eraseData('prj_1', session.session_id, 'admin:a1')).toMatchObject({ erased: true, already_erased: false });
@@ -299,5 +323,106 @@ describe('session rules on a fake store', () => {
     const late = await service.createHandoff(await service.authenticate(session.session_token));
     clock.advance(11 * 60_000);
     expect(await errorCode(service.claimHandoff(late.url.split('#')[1]))).toBe('invalid_token');
+  });
+
+  it('approval blockers: the checks of the approval rule the session lacks (the document may be in review)', () => {
+    expect(approvalBlockers([])).toEqual(['id_verification', 'liveness', 'face_match']);
+    expect(
+      approvalBlockers([
+        { type: 'id_verification', status: 'review' },
+        { type: 'liveness', status: 'passed' },
+        { type: 'face_match', status: 'failed' },
+      ]),
+    ).toEqual(['face_match']);
+    expect(
+      approvalBlockers([
+        { type: 'id_verification', status: 'passed' },
+        { type: 'liveness', status: 'passed' },
+        { type: 'face_match', status: 'passed' },
+      ]),
+    ).toEqual([]);
+  });
+
+  it("a step's outcome is its checks' worst status; a step the session closed before is not_run; one to do is null", () => {
+    const checks = [
+      { type: 'id_verification', status: 'passed' as const },
+      { type: 'age', status: 'review' as const },
+      { type: 'liveness', status: 'failed' as const },
+    ];
+    expect(stepOutcome('document', true, false, checks)).toBe('review');
+    expect(stepOutcome('selfie', true, true, checks)).toBe('failed');
+    expect(stepOutcome('location', false, true, checks)).toBe('not_run');
+    expect(stepOutcome('location', false, false, checks)).toBeNull();
+  });
+
+  it('the flow state says how each step ended, how long photos are kept, the support link and test mode', async () => {
+    const { service } = setUp({ features: ['location', 'credential'], retentionDays: 14, supportUrl: 'mailto:help@acme.example' });
+    const { session } = await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', { workflow_id: 'wf_1' });
+    const denied = async () => service.submitStep(await service.authenticate(session.session_token), 'location', { source: 'permission_denied' });
+    expect(await errorCode(denied())).toBe('step_retry_required');
+    const declined = await denied();
+    expect(declined).toMatchObject({ status: 'DECLINED', retention_days: 14, support_url: 'mailto:help@acme.example', livemode: false, continued_on_phone: false });
+    expect(declined.steps).toEqual([
+      { step: 'location', done: true, outcome: 'failed' },
+      { step: 'licence', done: true, outcome: 'not_run' },
+    ]);
+  });
+
+  it('the laptop learns that the phone took over once a handoff link is claimed', async () => {
+    const { service } = setUp();
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const laptop = await service.authenticate(session.session_token);
+    expect((await service.flowState(laptop)).continued_on_phone).toBe(false);
+    const link = await service.createHandoff(laptop);
+    await service.claimHandoff(link.url.split('#')[1]);
+    expect((await service.flowState(laptop)).continued_on_phone).toBe(true);
+  });
+
+  it("a test session's page picks its outcome through the state table (with the webhook); errors answer themselves; live sessions have no picker", async () => {
+    const { service, store, webhooks } = setUp();
+    const test = (await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', { workflow_id: 'wf_1' })).session;
+    const hosted = await service.authenticate(test.session_token);
+    expect(await errorCode(service.pickTestOutcome(hosted, { outcome: 'rate_limited' }))).toBe('rate_limited');
+    expect(await errorCode(service.pickTestOutcome(hosted, { outcome: 'aprove' }))).toBe('validation_error');
+    expect(await errorCode(service.pickTestOutcome(hosted, {}))).toBe('validation_error');
+    const picked = await service.pickTestOutcome(hosted, { outcome: 'review' });
+    expect(picked).toMatchObject({ status: 'IN_REVIEW', finished: true, livemode: false, steps: [{ step: 'location', done: true, outcome: 'not_run' }] });
+    expect((await store.timeline(test.session_id)).map((event) => [event.toStatus, event.actor, event.reason])).toEqual([
+      ['NOT_STARTED', 'api_key:k1', 'created'],
+      ['IN_REVIEW', 'user', 'test outcome: review (picked on the hosted page)'],
+    ]);
+    expect(webhooks).toEqual([{ sessionId: test.session_id, type: 'verification.in_review' }]);
+    expect(await errorCode(service.pickTestOutcome(await service.authenticate(test.session_token), { outcome: 'approve' }))).toBe('session_closed');
+    const live = (await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' })).session;
+    expect(await errorCode(service.pickTestOutcome(await service.authenticate(live.session_token), { outcome: 'approve' }))).toBe('not_found');
+    expect(store.sessions.get(live.session_id)!.status).toBe('NOT_STARTED');
+  });
+
+  it("every document try keeps its images, numbered by try, and the refused one's reason is in the timeline", async () => {
+    const { service, store, evidence } = setUp({ features: ['id_verification'] });
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const send = async (front: string) => service.submitStep(await service.authenticate(session.session_token), 'document', { front_image: Buffer.from(front) });
+    expect(await errorCode(send('expired'))).toBe('step_retry_required');
+    expect(await send('valid')).toMatchObject({ status: 'APPROVED' });
+    expect(evidence.images.get(session.session_id)!.map((image) => [image.kind, image.attempt, String(image.bytes)])).toEqual([
+      ['document_front', 1, 'expired'],
+      ['document_front', 2, 'valid'],
+    ]);
+    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toContain('document: expired, asked again (try 1 of 2)');
+  });
+
+  it('a selfie asked again is in the timeline with its reason and keeps its frame; the page gets the reason code and the tries left', async () => {
+    const { service, store, evidence } = setUp({ features: ['liveness'] });
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const burst = (first: string) => ({ frames: [Buffer.from(first), Buffer.from(`${first}-2`), Buffer.from(`${first}-3`)], challenge_id: 'chl_1', captured_ms: [0, 400, 800] });
+    const send = async (first: string) => service.submitStep(await service.authenticate(session.session_token), 'selfie', burst(first));
+    const refused = await send('still').catch((error: DomainError) => error);
+    expect(refused).toMatchObject({ code: 'face_rescan_required', data: { step: 'selfie', reason: 'gesture_not_performed', tries_left: 2 } });
+    expect(await send('live')).toMatchObject({ status: 'APPROVED' });
+    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toContain(`selfie: gesture_not_performed, retake asked (try 1 of ${SELFIE_ATTEMPTS})`);
+    expect(evidence.images.get(session.session_id)!.map((image) => [image.kind, image.attempt, String(image.bytes)])).toEqual([
+      ['selfie', 1, 'still-2'],
+      ['selfie', 2, 'live-2'],
+    ]);
   });
 });

@@ -279,6 +279,19 @@ describe('GET /api/v2/session', () => {
 });
 
 describe('the hosted page API', () => {
+  it('every error the hosted API documents has words on the page (in every language: the catalogs are typed alike), never the server English', async () => {
+    const document = (await service.http.get('/api/v2/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+    const codes = new Set<string>();
+    for (const [path, operations] of Object.entries(document.paths))
+      if (path.startsWith('/api/hosted/'))
+        for (const operation of Object.values(operations))
+          for (const [status, response] of Object.entries(operation.responses)) if (Number(status) >= 400) for (const code of response.description.split(', ')) codes.add(code);
+    expect(codes.size).toBeGreaterThan(10);
+    // Loaded by a computed path: a static import would pull preact's DOM types into the server's type check.
+    const { hasWords }: { hasWords: (code: string) => boolean } = await import(`../web/hosted/${'words'}.js`);
+    expect([...codes].filter((code) => !hasWords(code))).toEqual([]);
+  });
+
   it('needs the session token: 401 token_missing without, invalid_token with a wrong one, and never the API key', async () => {
     const missing = await hosted(undefined, '/session');
     expect(missing.status).toBe(401);
@@ -298,8 +311,8 @@ describe('the hosted page API', () => {
     const first = await hosted(session.session_token, '/session/start', {});
     expect(first.body.data.status).toBe('IN_PROGRESS');
     expect(first.body.data.steps).toEqual([
-      { step: 'selfie', done: false },
-      { step: 'location', done: false },
+      { step: 'selfie', done: false, outcome: null },
+      { step: 'location', done: false, outcome: null },
     ]);
     await hosted(session.session_token, '/session/start', {});
     const timeline = await service.core.sessions.timeline(service.demo.project_id, session.session_id);
@@ -420,12 +433,27 @@ describe('the hosted page API', () => {
         expect(response.status).toBe(422);
         expect(response.body.error.code).toBe('face_rescan_required');
         expect(response.body.error.message).toContain(`${2 - i} left`);
+        // The page words the reason in the person's language from its code.
+        expect(response.body.data).toEqual({ step: 'selfie', reason: 'spoof', tries_left: 2 - i });
       } else {
         expect(response.body.data.status).toBe('DECLINED');
+        expect(response.body.data.steps).toEqual([
+          { step: 'selfie', done: true, outcome: 'failed' },
+          { step: 'location', done: true, outcome: 'not_run' },
+        ]);
       }
     }
     const [check] = await sql<{ type: string; reason: string }>(service, 'select type, reason from session_check where session_id = ?', [session.session_id]);
     expect(check).toEqual({ type: 'liveness', reason: 'spoof' });
+    // Every try is in the timeline with its reason, and keeps its frame for the review.
+    const timeline = await service.core.sessions.timeline(service.demo.project_id, session.session_id);
+    expect(timeline.map((entry) => entry.reason)).toEqual(['created', 'page opened', 'selfie: spoof, retake asked (try 1 of 3)', 'selfie: spoof, retake asked (try 2 of 3)', 'liveness: spoof']);
+    const images = await service.core.sessions.evidenceOf(service.demo.project_id, session.session_id);
+    expect(images.map((image) => [image.kind, image.attempt])).toEqual([
+      ['selfie', 1],
+      ['selfie', 2],
+      ['selfie', 3],
+    ]);
   });
 
   it('asks for a challenge per selfie: required, single use, and only where the workflow has liveness', async () => {
@@ -474,7 +502,7 @@ describe('the hosted page API', () => {
     const notFrames = await hosted(session.session_token, '/session/steps/selfie', { frames: 'abc' });
     expect(notFrames.body.error.code).toBe('validation_error');
     const ok = await hosted(session.session_token, '/session/steps/selfie', await selfie(session.session_token));
-    expect(ok.body.data.steps[0]).toEqual({ step: 'selfie', done: true });
+    expect(ok.body.data.steps[0]).toEqual({ step: 'selfie', done: true, outcome: 'passed' });
     const twice = await hosted(session.session_token, '/session/steps/selfie', await selfie(session.session_token));
     expect(twice.status).toBe(409);
     expect(twice.body.error.code).toBe('conflict');
@@ -505,8 +533,8 @@ describe('account-bound sessions', () => {
     const session = await boundSession('reuse@example.com', { documentExpiry: '2030-01-01' });
     const opened = await hosted(session.session_token, '/session/start', {});
     expect(opened.body.data.steps).toEqual([
-      { step: 'document', done: true },
-      { step: 'location', done: false },
+      { step: 'document', done: true, outcome: 'passed' },
+      { step: 'location', done: false, outcome: null },
     ]);
     const done = await hosted(session.session_token, '/session/steps/location', { latitude: 1, longitude: 2, accuracy: 5 });
     expect(done.body.data.status).toBe('APPROVED');
@@ -523,8 +551,8 @@ describe('account-bound sessions', () => {
     const session = await boundSession('expired-doc@example.com', { documentExpiry: '2025-01-01' });
     const opened = await hosted(session.session_token, '/session/start', {});
     expect(opened.body.data.steps).toEqual([
-      { step: 'document', done: false },
-      { step: 'location', done: false },
+      { step: 'document', done: false, outcome: null },
+      { step: 'location', done: false, outcome: null },
     ]);
     expect(opened.body.data.checks).toEqual([]);
   });

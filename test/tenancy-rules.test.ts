@@ -56,6 +56,7 @@ class FakeTenancyStore implements TenancyStore {
       testDefaultCallbackUrl: null,
       hasTestWebhookSecret: true,
       privacyPolicyUrl: null,
+      supportUrl: null,
       hasLogo: false,
       logoPng: null,
       sealed: { live: sealed(webhookSecretSealed), test: sealed(testWebhookSecretSealed) },
@@ -97,7 +98,7 @@ class FakeTenancyStore implements TenancyStore {
   }
   async branding(id: string) {
     const row = this.projectRows.get(id);
-    return row ? { name: row.name, privacyPolicyUrl: row.privacyPolicyUrl, hasLogo: row.hasLogo } : null;
+    return row ? { name: row.name, privacyPolicyUrl: row.privacyPolicyUrl, supportUrl: row.supportUrl, hasLogo: row.hasLogo } : null;
   }
   async logo(id: string) {
     return this.projectRows.get(id)?.logoPng ?? null;

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from './helpers/browser.js';
-import { authorizePath } from './helpers/oidc.js';
+import { authorizePath, pkce } from './helpers/oidc.js';
 import { startListeningService, type ListeningService } from './helpers/service.js';
 
 // Every page in Chromium (issue 22): no script or style refused by the CSP, nothing wider than a
@@ -45,7 +45,18 @@ beforeAll(async () => {
   pages = [
     ['home', '/'],
     // The browser follows the authorization request to the sign-in page, with its interaction cookie.
-    ['sign-in', authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid', state: 's' })],
+    [
+      'sign-in',
+      authorizePath({
+        client_id: service.demo.oidc.client_id,
+        redirect_uri: service.demo.oidc.redirect_uris[0]!,
+        response_type: 'code',
+        scope: 'openid',
+        state: 's',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    ],
     ['sign-up', '/api/auth/oidc/signup'],
     ['forgot-password', '/api/auth/oidc/forgot-password'],
     ['reset-link-invalid', '/api/auth/oidc/reset-password?token=x'],
@@ -86,7 +97,16 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
   }, 300_000);
 
   it('the consent page, after signing in: no console error, fits 320 px, shot at 390 and 1280 px', async () => {
-    const authorize = authorizePath({ client_id: service.demo.oidc.client_id, redirect_uri: service.demo.oidc.redirect_uris[0]!, response_type: 'code', scope: 'openid profile', state: 's', prompt: 'consent' });
+    const authorize = authorizePath({
+      client_id: service.demo.oidc.client_id,
+      redirect_uri: service.demo.oidc.redirect_uris[0]!,
+      response_type: 'code',
+      scope: 'openid profile',
+      state: 's',
+      prompt: 'consent',
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
     for (const width of [320, 390, 1280]) {
       const { page, errors } = await open(authorize, width);
       await page.getByLabel('Email').fill(service.demo.account.email);

@@ -133,7 +133,7 @@ export const adminOperations = {
     run: async (core, input, caller) => {
       const images = await core.sessions.evidenceOf(input.projectId, input.sessionId);
       for (const image of images) await core.ops.audit(caller, { action: `session.evidence.view:${image.kind}`, target: `${input.sessionId}/${image.id}`, projectId: input.projectId });
-      return images.map((image) => ({ id: image.id, kind: image.kind, createdAt: image.createdAt.toISOString(), dataUrl: `data:${mimeOf(image.bytes)};base64,${image.bytes.toString('base64')}` }));
+      return images.map((image) => ({ id: image.id, kind: image.kind, attempt: image.attempt, createdAt: image.createdAt.toISOString(), dataUrl: `data:${mimeOf(image.bytes)};base64,${image.bytes.toString('base64')}` }));
     },
   }),
   /** DELETE /api/v2/session/{id}/data from the console: admins only, recorded as admin:<token id>. */

@@ -3,6 +3,7 @@ import { camelView } from '../core/camel.js';
 import type { Core } from '../core/index.js';
 import { type ErasedWire, erasedWire } from '../core/sessions/views.js';
 import type { CheckNode, SessionNode, WebhookAttemptNode, WebhookEventNode } from '../core/ops/service.js';
+import { approvalBlockers } from '../core/sessions/service.js';
 import { BatchLoader } from './loader.js';
 import {
   AccountConnection,
@@ -156,6 +157,13 @@ export class SessionResolver {
   @FieldResolver(() => WorkflowType, { nullable: true })
   workflow(@Root() session: SessionNode, @Ctx() ctx: GraphContext) {
     return ctx.loaders.workflows.load(session.workflowId);
+  }
+
+  @FieldResolver(() => [String], {
+    description: 'Checks an approval needs that the session lacks (id_verification, liveness, face_match): approving is refused (required_face_checks_incomplete) unless this is empty',
+  })
+  async approvalBlockers(@Root() session: DetailedSession, @Ctx() ctx: GraphContext) {
+    return approvalBlockers((session.checks as CheckNode[] | undefined) ?? (await ctx.loaders.checks.load(session.id)));
   }
 }
 

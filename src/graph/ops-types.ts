@@ -319,6 +319,8 @@ export class ReviewSessionInput {
 export class SessionEvidenceType {
   @Field(() => ID) id!: string;
   @Field(() => String, { description: 'document_front, document_back, document_portrait or selfie (the burst frame liveness judged)' }) kind!: string;
+  @Field(() => Int, { description: "Which try of its step the image comes from (1 for the first): a refused document's and a retaken selfie's are kept too; the timeline says why each was refused" })
+  attempt!: number;
   @Field(() => String, { description: 'The image as a data: URL' }) dataUrl!: string;
   @Field(() => String) createdAt!: string;
 }

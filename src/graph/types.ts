@@ -12,6 +12,7 @@ export class ProjectType {
   @Field(() => Boolean, { description: 'Test mode has its own signing secret (a project made before test webhooks gets one by rotating it)' }) hasTestWebhookSecret!: boolean;
   @Field(() => Int, { description: "Days a decided session's review images are kept (0: deleted at the decision)" }) evidenceRetentionDays!: number;
   @Field(() => String, { nullable: true, description: "Privacy policy linked from the hosted page's start screen (https)" }) privacyPolicyUrl!: string | null;
+  @Field(() => String, { nullable: true, description: "Where a declined person can ask for help (https:// or mailto:), linked from the hosted page's end screen" }) supportUrl!: string | null;
   @Field(() => Boolean, { description: 'A logo is shown on the hosted page' }) hasLogo!: boolean;
   @Field(() => Float, { description: 'Wallet balance in currency units' }) balance!: number;
   @Field(() => String) currency!: string;
@@ -185,6 +186,7 @@ export class DefaultCallbackInput {
 export class ProjectBrandingInput {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true, description: 'https:// URL of the privacy policy' }) privacyPolicyUrl?: string | null;
+  @Field(() => String, { nullable: true, description: 'https:// or mailto: URL where a declined person can ask for help' }) supportUrl?: string | null;
   @Field(() => String, { nullable: true, description: 'PNG, JPEG or WebP as base64 (or a data URL), at most 512 KB; re-encoded as PNG, SVG refused' }) logo?: string | null;
 }
 

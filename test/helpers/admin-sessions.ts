@@ -29,12 +29,12 @@ export async function submitStep(service: TestService, token: string, step: stri
   return response.body.data as { status: string };
 }
 
-/** A live selfie burst of person 7 performing the session's gesture challenge. */
-export async function liveBurst(service: TestService, token: string) {
+/** A selfie burst of person 7 performing the session's gesture challenge: live, or (`live: false`) a photo of a photo. */
+export async function liveBurst(service: TestService, token: string, live = true) {
   const challenge = await service.http.post('/api/hosted/session/challenge').set('X-Session-Token', token).send({});
   expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
   const { challenge_id, gesture } = challenge.body.data;
-  const face: MarkerFace = { person: 7, live: true, jitter: 0.05 };
+  const face: MarkerFace = { person: 7, live, jitter: 0.05 };
   const burst = [face, { ...face, nonce: 1, ...PERFORM[gesture] }, { ...face, nonce: 2 }];
   return { frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))), challenge_id, captured_ms: [0, 200, 400] };
 }
@@ -66,4 +66,30 @@ export async function inReviewSession(service: TestService, options: { approvabl
   const [row] = await sql<{ status: string }>(service, 'select status from verification_session where id = ?', [session.session_id]);
   expect(row!.status).toBe('IN_REVIEW');
   return { sessionId: session.session_id, svcId };
+}
+
+/**
+ * A demo-project session whose history has every kind of try: an expired document asked again, a
+ * document that reads (sent to review), then three selfies judged not live, the last declining it.
+ * Its images are kept per try (document tries 1 and 2, selfie tries 1 to 3).
+ */
+export async function triedSession(service: TestService, vendorData: string): Promise<string> {
+  const features = ['id_verification', 'liveness', 'face_match'];
+  const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'tries', features });
+  const session = await createSession(service, service.demo.api_key, { workflow_id: workflow.id, vendor_data: vendorData });
+  const expired = await renderDocument({ ...renderSpecs(1)[0]!, seed: 77, expired: true, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null });
+  const refused = await service.http
+    .post('/api/hosted/session/steps/document')
+    .set('X-Session-Token', session.session_token)
+    .send({ front_image: dataUrl(expired.bytes) });
+  expect(refused.body.error?.code, JSON.stringify(refused.body)).toBe('step_retry_required');
+  await submitStep(service, session.session_token, 'document', { front_image: dataUrl(await reviewCard()) });
+  for (let i = 0; i < 3; i++) {
+    const selfie = await service.http
+      .post('/api/hosted/session/steps/selfie')
+      .set('X-Session-Token', session.session_token)
+      .send(await liveBurst(service, session.session_token, false));
+    expect(i < 2 ? selfie.body.error?.code : selfie.body.data?.status, JSON.stringify(selfie.body)).toBe(i < 2 ? 'face_rescan_required' : 'DECLINED');
+  }
+  return session.session_id;
 }

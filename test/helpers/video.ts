@@ -55,10 +55,14 @@ export async function videoFrames(start: number, count: number, stepMs: number, 
  * forth the loop has no cut, so any stretch of it is one continuous capture. A little temporal
  * noise, as a camera sensor adds, keeps a frame played twice from being the same image.
  */
-export async function pingPongY4m(file: string, start: number, seconds: number, crop: Crop, size: { width: number; height: number }): Promise<void> {
-  // Gamma 1.3: the stage is darker than the page accepts (mean luma about 33 of 255, the page asks
-  // for 35); a phone camera's auto-exposure would brighten it about this much.
-  const filter = `[0:v]crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},eq=gamma=1.3,fps=15,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0,noise=alls=3:allf=t,format=yuv420p`;
+export async function pingPongY4m(file: string, start: number, seconds: number, crop: Crop, size: { width: number; height: number }, look: { gamma?: number; gain?: number } = {}): Promise<void> {
+  // Gamma 1.3 by default: the stage is dark (mean luma about 33 of 255), and a phone camera's
+  // auto-exposure would brighten it about this much. `gamma: 1` keeps the dark stage as filmed
+  // (the page judges the light on the face, which is lit); `gain` below 1 dims the whole picture
+  // (a dark room).
+  const { gamma = 1.3, gain = 1 } = look;
+  const dim = gain === 1 ? '' : `,colorlevels=romax=${gain}:gomax=${gain}:bomax=${gain}`;
+  const filter = `[0:v]crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},eq=gamma=${gamma}${dim},fps=15,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0,noise=alls=3:allf=t,format=yuv420p`;
   await run('ffmpeg', ['-loglevel', 'error', '-y', '-ss', String(start), '-t', String(seconds), '-i', VIDEO, '-filter_complex', filter, '-an', file]);
 }
 
@@ -80,4 +84,44 @@ export async function pingPongFrames(start: number, seconds: number, crop: Crop,
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A phone's camera for a whole walk: `scene` (a still, such as a document lying on a table) for
+ * `sceneSeconds`, then the ping-pong clip of pingPongY4m `repeats` times, all at `size`. Chromium's
+ * fake camera starts the file again for every new capture: the document step sees the scene, and
+ * the selfie step (a capture of its own) the scene first, then the face from `sceneSeconds` on.
+ */
+export async function sceneThenPingPongY4m(file: string, scene: string, sceneSeconds: number, start: number, seconds: number, crop: Crop, size: { width: number; height: number }, repeats: number): Promise<void> {
+  const loopFrames = Math.round(2 * seconds * 15);
+  const filter = [
+    `[0:v]scale=${size.width}:${size.height}:force_original_aspect_ratio=decrease,pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2:color=0x1c1e22,fps=15,format=yuv420p,setsar=1[s]`,
+    `[1:v]crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},eq=gamma=1.3,fps=15,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0,loop=loop=${repeats - 1}:size=${loopFrames}:start=0,noise=alls=3:allf=t,format=yuv420p,setsar=1[f]`,
+    '[s][f]concat=n=2:v=1:a=0[out]',
+  ].join(';');
+  await run('ffmpeg', [
+    '-loglevel',
+    'error',
+    '-y',
+    '-loop',
+    '1',
+    '-framerate',
+    '15',
+    '-t',
+    String(sceneSeconds),
+    '-i',
+    scene,
+    '-ss',
+    String(start),
+    '-t',
+    String(seconds),
+    '-i',
+    VIDEO,
+    '-filter_complex',
+    filter,
+    '-map',
+    '[out]',
+    '-an',
+    file,
+  ]);
 }

@@ -35,8 +35,5 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
   return body.data as T;
 }
 
-/** An error as the console shows it: "code: message". */
-export const errorText = (error: unknown) => {
-  const failure = error as ApiError;
-  return (failure.code ? failure.code + ': ' : '') + failure.message;
-};
+/** An error as the console shows it: the server's sentence, without its catalog code in front (the code stays on the error for the console's own rules). */
+export const errorText = (error: unknown) => (error as ApiError).message;

@@ -1,12 +1,13 @@
 // The admin console (Preact): sign in with an admin token, then one view per hash route. Every
 // list is a server-side page of the GraphQL admin API; the statuses, features and roles offered
 // come from core (src/core/vocabulary.ts).
-import type { ComponentChildren } from 'preact';
+import { type ComponentChildren, Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ADMIN_ROLES, APPROVAL_RULE, MEMBER_STATUSES, SESSION_STATUSES, WEBHOOK_EVENT_STATES, WORKFLOW_FEATURES } from '../../src/core/vocabulary.js';
 import { Button, Card, Pager, Pill, Table } from '../components/index.js';
 import { errorText, gql, PROJECT_KEY, TOKEN_KEY, whenUnauthenticated } from './api.js';
 import type { DestinationHealth } from '../../src/core/webhooks/health-view.js';
+import { label, readableDetails, shown } from './details.js';
 import { QUERIES } from './queries.js';
 
 type Role = (typeof ADMIN_ROLES)[number];
@@ -121,7 +122,21 @@ function Out({ outcome }: { outcome: Outcome }) {
 }
 
 /** A button that runs `work` (disabled meanwhile) and reports its text, or its error, through `report`. */
-function ActionButton({ label, variant, disabled, work, report }: { label: string; variant?: 'primary' | 'secondary' | 'danger'; disabled?: boolean; work: () => Promise<string>; report: (outcome: Outcome) => void }) {
+function ActionButton({
+  label,
+  variant,
+  disabled,
+  describedBy,
+  work,
+  report,
+}: {
+  label: string;
+  variant?: 'primary' | 'secondary' | 'danger';
+  disabled?: boolean;
+  describedBy?: string;
+  work: () => Promise<string>;
+  report: (outcome: Outcome) => void;
+}) {
   const [busy, setBusy] = useState(false);
   const run = async (event: Event) => {
     event.preventDefault();
@@ -136,7 +151,7 @@ function ActionButton({ label, variant, disabled, work, report }: { label: strin
     }
   };
   return (
-    <Button variant={variant} disabled={disabled || busy} onClick={run}>
+    <Button variant={variant} disabled={disabled || busy} aria-describedby={describedBy} onClick={run}>
       {label}
     </Button>
   );
@@ -173,8 +188,26 @@ function Loading({ error }: { error: string | null }) {
   );
 }
 
-/** A server-side paged list: `load(after)` gives a connection; a change of `version` goes back to page 1. */
-function PagedList<T>({ heads, load, row, version }: { heads: string[]; load: (after: string | null) => Promise<Connection<T>>; row: (node: T) => ComponentChildren; version: unknown }) {
+/**
+ * A server-side paged list: `load(after)` gives a connection; a change of `version` goes back to
+ * page 1, a change of `refresh` reads the page shown again (a queue others work on). `rowKey` keeps
+ * each row's own state (a note being typed) on its row when rows above it go away.
+ */
+function PagedList<T>({
+  heads,
+  load,
+  row,
+  version,
+  refresh,
+  rowKey,
+}: {
+  heads: string[];
+  load: (after: string | null) => Promise<Connection<T>>;
+  row: (node: T) => ComponentChildren;
+  version: unknown;
+  refresh?: unknown;
+  rowKey?: (node: T) => string;
+}) {
   const [stack, setStack] = useState<(string | null)[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [page, setPage] = useState<Connection<T> | null>(null);
@@ -191,7 +224,7 @@ function PagedList<T>({ heads, load, row, version }: { heads: string[]; load: (a
       },
       (failure) => setError(errorText(failure)),
     );
-  }, [cursor, version]);
+  }, [cursor, version, refresh]);
   if (!page) return <Loading error={error} />;
   return (
     <div>
@@ -202,7 +235,7 @@ function PagedList<T>({ heads, load, row, version }: { heads: string[]; load: (a
       ) : null}
       <Table heads={heads}>
         {page.edges.length ? (
-          page.edges.map((edge) => row(edge.node))
+          page.edges.map((edge, i) => <Fragment key={rowKey ? rowKey(edge.node) : i}>{row(edge.node)}</Fragment>)
         ) : (
           <tr>
             <td colSpan={heads.length} class="hint">
@@ -261,7 +294,15 @@ function SessionRowView({ session, extra }: { session: SessionRow; extra?: Compo
   );
 }
 
-function ReviewButtons({ ctx, sessionId, report, after }: { ctx: Ctx; sessionId: string; report: (outcome: Outcome) => void; after?: () => void }) {
+/** What an approval would lack, in words (the checks of core's approval rule, from the session's approvalBlockers). */
+const MISSING_FOR_APPROVAL: Record<string, string> = { id_verification: 'a read document', liveness: 'a passed liveness check', face_match: 'a passed face match' };
+const blockedWords = (blockers: string[]) => 'Approval needs ' + blockers.map((b) => MISSING_FOR_APPROVAL[b] ?? b).join(', ') + ', which this session lacks: decline it, or ask the person to verify again.';
+
+/**
+ * Approve and Decline with the required note. Approve is disabled, with the reason beside it, where
+ * core's approval rule would refuse it (`blockers`); the rule allows no override, so none is offered.
+ */
+function ReviewButtons({ ctx, sessionId, blockers, report, after }: { ctx: Ctx; sessionId: string; blockers: string[]; report: (outcome: Outcome) => void; after?: () => void }) {
   const [note, setNote] = useState('');
   if (!can(ctx.me, 'reviewer')) return <span class="hint">reviewer role needed to decide</span>;
   // The server requires the note (why); it goes in the session's timeline with the reviewer.
@@ -270,25 +311,38 @@ function ReviewButtons({ ctx, sessionId, report, after }: { ctx: Ctx; sessionId:
     if (after) setTimeout(after, 600);
     return 'Session ' + data.reviewSession.id + ' is now ' + data.reviewSession.status;
   };
+  const why = 'approve-blocked-' + sessionId;
   return (
-    <span class="row">
+    <span class="row review-buttons">
       <input name="note" aria-label={'Review note for ' + sessionId} placeholder="Note (required)" value={note} onInput={(e) => setNote(inputValue(e))} onClick={(e) => e.stopPropagation()} />
-      <ActionButton label="Approve" work={decide('APPROVED')} report={report} />
+      <ActionButton label="Approve" disabled={blockers.length > 0} describedBy={blockers.length ? why : undefined} work={decide('APPROVED')} report={report} />
       <ActionButton label="Decline" variant="danger" work={decide('DECLINED')} report={report} />
+      {blockers.length ? (
+        <span class="hint approve-blocked" id={why}>
+          {blockedWords(blockers)}
+        </span>
+      ) : null}
     </span>
   );
 }
 
 /** The review images side by side; each load is recorded in the admin audit by the server. */
+/** An image's name: its kind, and its try when its step was tried more than once (the timeline says why each try was refused). */
+const imageName = (image: { kind: string; attempt: number }, tries: number) => image.kind.replace('_', ' ') + (tries > 1 ? ', try ' + image.attempt : '');
+
 function EvidenceImages({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
-  const images = useLoad<{ id: string; kind: string; dataUrl: string }[]>(async () => (await gql(QUERIES.sessionEvidence, { p: ctx.projectId, s: sessionId })).sessionEvidence, [ctx.projectId, sessionId]);
+  const images = useLoad<{ id: string; kind: string; attempt: number; dataUrl: string }[]>(
+    async () => (await gql(QUERIES.sessionEvidence, { p: ctx.projectId, s: sessionId })).sessionEvidence,
+    [ctx.projectId, sessionId],
+  );
   if (!images.data) return <Loading error={images.error} />;
+  const triesOf = (kind: string) => Math.max(...images.data!.filter((image) => image.kind === kind).map((image) => image.attempt));
   return (
     <div class="row" id="evidence">
       {images.data.map((image) => (
-        <figure>
-          <img src={image.dataUrl} alt={image.kind.replace('_', ' ')} style="max-width: 320px; max-height: 240px" />
-          <figcaption>{image.kind.replace('_', ' ')}</figcaption>
+        <figure data-attempt={image.attempt}>
+          <img src={image.dataUrl} alt={imageName(image, triesOf(image.kind))} style="max-width: 320px; max-height: 240px" />
+          <figcaption>{imageName(image, triesOf(image.kind))}</figcaption>
         </figure>
       ))}
     </div>
@@ -305,7 +359,7 @@ function checkData(check: ReviewCheck | undefined): Record<string, unknown> {
   return parsed.data ?? {};
 }
 
-type EvidenceRow = { name: string; value: unknown; passed: boolean };
+type EvidenceRow = { name: string; value: unknown; passed: boolean; detail?: string };
 
 /** Every item of liveness evidence a check kept: a single selfie's, or a burst's passive and motion evidence. */
 function livenessEvidence(data: Record<string, unknown>): EvidenceRow[] {
@@ -313,37 +367,74 @@ function livenessEvidence(data: Record<string, unknown>): EvidenceRow[] {
   return [...list(data), ...list(data.passive), ...list(data.burst)];
 }
 
-/** Why the session waits for a person: the reason of its last move to IN_REVIEW, and each check that asked for it. */
+/** Why the session went to a person: the reason of its last move to IN_REVIEW, and each check that asked for it. */
 function reviewReasons(checks: ReviewCheck[], timeline: ReviewMove[]): string[] {
   const move = [...timeline].reverse().find((t) => t.to === 'IN_REVIEW');
   const asked = checks.filter((c) => c.status === 'review').map((c) => c.type + ': ' + (c.reason ?? 'review'));
   return [...(move?.reason ? [move.reason] : []), ...asked];
 }
 
-const shown = (v: unknown): string => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+/** Why a session was declined: the reason of its move to DECLINED, and each check that failed. */
+function declineReasons(checks: ReviewCheck[], timeline: ReviewMove[]): string[] {
+  const move = [...timeline].reverse().find((t) => t.to === 'DECLINED');
+  const failed = checks.filter((c) => c.status === 'failed').map((c) => c.type + ': ' + (c.reason ?? 'failed'));
+  return [...(move?.reason ? [move.reason] : []), ...failed.filter((reason) => reason !== move?.reason)];
+}
+
+/**
+ * The heading and reasons the review panel opens with, by what happened: waiting for a person (why
+ * in review), sent to a person and decided since (why it went to review), declined by the rules
+ * (why declined); nothing for a session approved without review.
+ */
+function decisionReasons(status: string, checks: ReviewCheck[], timeline: ReviewMove[]): { heading: string; reasons: string[] } | null {
+  if (status === 'IN_REVIEW') return { heading: 'Why in review', reasons: reviewReasons(checks, timeline) };
+  if (timeline.some((t) => t.to === 'IN_REVIEW')) return { heading: 'Why it went to review', reasons: reviewReasons(checks, timeline) };
+  if (status === 'DECLINED') return { heading: 'Why declined', reasons: declineReasons(checks, timeline) };
+  return null;
+}
+
+function Details({ details }: { details: string }) {
+  return (
+    <dl class="details">
+      {readableDetails(details).map(([name, value]) => (
+        <div>
+          <dt>{name}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
 
 /**
  * What a reviewer decides on, beside the images: why the session is in review, the fields read
  * from the document, the face-match score and the liveness evidence, each from the session's checks.
  */
-function ReviewFacts({ checks, timeline }: { checks: ReviewCheck[]; timeline: ReviewMove[] }) {
+function ReviewFacts({ status, checks, timeline }: { status: string; checks: ReviewCheck[]; timeline: ReviewMove[] }) {
   const id = checks.find((c) => c.type === 'id_verification');
   const face = checks.find((c) => c.type === 'face_match');
   const live = checks.find((c) => c.type === 'liveness');
   const fields = (checkData(id).fields ?? {}) as Record<string, unknown>;
   const evidence = livenessEvidence(checkData(live));
   const challenge = checkData(live).challenge as { gesture: string; performed: boolean } | undefined;
-  const reasons = reviewReasons(checks, timeline);
+  const seen = Object.entries((checkData(live).burst as { gestures?: Record<string, boolean> } | undefined)?.gestures ?? {})
+    .filter(([, done]) => done)
+    .map(([gesture]) => gesture);
+  const decided = decisionReasons(status, checks, timeline);
   return (
     <div id="review-facts">
-      <h3>Why in review</h3>
-      <p id="review-reason">{reasons.length ? reasons.join('; ') : '—'}</p>
+      {decided ? (
+        <>
+          <h3>{decided.heading}</h3>
+          <p id="review-reason">{decided.reasons.length ? decided.reasons.join('; ') : '—'}</p>
+        </>
+      ) : null}
       <h3>Read fields</h3>
       {Object.keys(fields).length ? (
         <Table heads={['Field', 'Value']}>
           {Object.entries(fields).map(([k, v]) => (
             <tr>
-              <th>{k}</th>
+              <th>{label(k)}</th>
               <td>{shown(v)}</td>
             </tr>
           ))}
@@ -357,16 +448,30 @@ function ReviewFacts({ checks, timeline }: { checks: ReviewCheck[]; timeline: Re
       {live ? (
         <>
           <p id="liveness">{'live score ' + shown(live.score) + ' (' + live.status + ')'}</p>
-          {challenge ? <p id="liveness-challenge">{'gesture asked: ' + challenge.gesture + (challenge.performed ? ', performed' : ', not performed')}</p> : null}
-          <Table heads={['Evidence', 'Value', 'Passed']}>
-            {evidence.map((e) => (
-              <tr>
-                <td>{e.name}</td>
-                <td>{typeof e.value === 'number' ? Number(e.value.toFixed(3)) : shown(e.value)}</td>
-                <td>{e.passed ? 'yes' : 'no'}</td>
-              </tr>
-            ))}
-          </Table>
+          {challenge ? (
+            <p id="liveness-challenge">
+              {'gesture asked: ' + label(challenge.gesture) + (challenge.performed ? ', performed' : ', not performed')}
+              {seen.length || !challenge.performed ? <span class="hint">{' (gestures seen in the burst: ' + (seen.map(label).join(', ') || 'none') + ')'}</span> : null}
+            </p>
+          ) : null}
+          {evidence.length ? (
+            <>
+              <p class="hint">
+                Measures of the burst against their own thresholds. A measure over its threshold is not a gesture performed: a gesture counts only as the main movement (a smile or a blink with the head held still, a turn
+                that reaches the side asked).
+              </p>
+              <Table heads={['Measure', 'Value', 'Over its threshold', 'What it measures']}>
+                {evidence.map((e) => (
+                  <tr>
+                    <td>{label(e.name)}</td>
+                    <td>{typeof e.value === 'number' ? Number(e.value.toFixed(3)) : shown(e.value)}</td>
+                    <td>{e.passed ? 'yes' : 'no'}</td>
+                    <td class="hint">{e.detail ?? ''}</td>
+                  </tr>
+                ))}
+              </Table>
+            </>
+          ) : null}
         </>
       ) : (
         <p class="hint" id="liveness">
@@ -489,6 +594,15 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
   const reviewer = can(ctx.me, 'reviewer');
   const loaded = useLoad(async () => (await gql(reviewer ? QUERIES.sessionWithDetails : QUERIES.session, { p: ctx.projectId, s: sessionId })).session, [ctx.projectId, sessionId]);
   const s = loaded.data;
+  // Another reviewer may decide it meanwhile: read its status now and then, and show the decision when it moves.
+  useEffect(() => {
+    if (s?.status !== 'IN_REVIEW') return;
+    const timer = setInterval(async () => {
+      const now = await gql(QUERIES.sessionStatus, { p: ctx.projectId, s: sessionId }).catch(() => null);
+      if (now && now.session.status !== s.status) loaded.reload();
+    }, REVIEW_POLL_MS);
+    return () => clearInterval(timer);
+  }, [s?.status]);
   if (!s) return <Loading error={loaded.error} />;
   type CheckRow = { type: string; status: string; score: number | null; reason: string | null; details?: string | null };
   type TimelineRow = { from: string | null; to: string; actor: string; reason: string | null; at: string };
@@ -518,7 +632,7 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
         </Table>
         {s.status === 'IN_REVIEW' ? (
           <p>
-            <ReviewButtons ctx={ctx} sessionId={s.id} report={report} after={loaded.reload} />
+            <ReviewButtons ctx={ctx} sessionId={s.id} blockers={s.approvalBlockers} report={report} after={loaded.reload} />
           </p>
         ) : null}
         {s.status !== 'NOT_STARTED' && s.status !== 'IN_PROGRESS' ? (
@@ -539,7 +653,7 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
               </td>
               <td>{c.score ?? ''}</td>
               <td>{c.reason ?? ''}</td>
-              <td>{c.details ? <pre>{JSON.stringify(JSON.parse(c.details), null, 1)}</pre> : <span class="hint">{reviewer ? '' : 'reviewer role needed'}</span>}</td>
+              <td>{c.details ? <Details details={c.details} /> : <span class="hint">{reviewer ? '' : 'reviewer role needed'}</span>}</td>
             </tr>
           ))}
         </Table>
@@ -547,7 +661,7 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
         {s.imagesRetained && reviewer ? (
           <div class="review-side-by-side">
             <EvidenceImages ctx={ctx} sessionId={s.id} />
-            <ReviewFacts checks={s.checks} timeline={s.timeline} />
+            <ReviewFacts status={s.status} checks={s.checks} timeline={s.timeline} />
           </div>
         ) : (
           <p class="hint" id="images">
@@ -600,18 +714,30 @@ function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
   );
 }
 
+/** How often a review queue, or a session waiting for review, is read again: other reviewers decide too. */
+const REVIEW_POLL_MS = 5000;
+
+/** Sessions waiting for a person, oldest first: read again after each decision here and every few seconds (others decide too). */
 function ReviewView({ ctx }: { ctx: Ctx }) {
   const [outcome, report] = useState<Outcome>(null);
+  const [round, setRound] = useState(0);
+  const refresh = () => setRound((n) => n + 1);
+  useEffect(() => {
+    const timer = setInterval(refresh, REVIEW_POLL_MS);
+    return () => clearInterval(timer);
+  }, []);
   return (
     <Card>
       <h1>Review queue</h1>
-      <p class="hint">Sessions in IN_REVIEW, oldest first. Core's rule: {APPROVAL_RULE} (409 otherwise).</p>
+      <p class="hint">Sessions in IN_REVIEW, oldest first, kept up to date. Core's rule: {APPROVAL_RULE} (409 otherwise).</p>
       <Out outcome={outcome} />
-      <PagedList<SessionRow>
+      <PagedList<SessionRow & { approvalBlockers: string[] }>
         heads={['Session', 'Status', 'Workflow', 'Vendor data', 'Created', 'Decide']}
         version={ctx.projectId}
+        refresh={round}
+        rowKey={(s) => s.id}
         load={async (after) => (await gql(QUERIES.reviewQueue, { p: ctx.projectId, a: after })).reviewQueue}
-        row={(s) => <SessionRowView session={s} extra={<ReviewButtons ctx={ctx} sessionId={s.id} report={report} />} />}
+        row={(s) => <SessionRowView session={s} extra={<ReviewButtons ctx={ctx} sessionId={s.id} blockers={s.approvalBlockers} report={report} after={refresh} />} />}
       />
     </Card>
   );
@@ -665,16 +791,18 @@ function WebhooksView({ ctx }: { ctx: Ctx }) {
       </form>
       <Out outcome={outcome} />
       <PagedList<WebhookEventRow>
-        heads={['Event', 'Type', 'State', 'Attempts', 'Last answer', 'Created', '']}
+        heads={['Event', 'Session', 'Destination', 'Type', 'State', 'Attempts', 'Last answer', 'Created', '']}
         version={`${ctx.projectId}/${state}`}
         load={async (after) => (await gql(QUERIES.webhookEvents, { p: ctx.projectId, st: state || null, a: after })).webhookEvents}
         row={(e) => {
           const last = e.attempts.at(-1);
           return (
             <tr>
+              <td>{e.id}</td>
               <td>
-                <a href={'#/session/' + e.sessionId}>{e.id}</a>
+                <a href={'#/session/' + encodeURIComponent(e.sessionId)}>{e.sessionId}</a>
               </td>
+              <td class="destination">{e.url ?? <span class="hint">no destination</span>}</td>
               <td>{e.type}</td>
               <td>
                 <Pill value={e.state} />
@@ -1264,6 +1392,10 @@ function Console({ ctx, onProject, onSignOut }: { ctx: Ctx; onProject: (id: stri
           ))}
         </select>
         <span class="who">{ctx.me.role + (ctx.me.projectId ? ' · one project' : ' · all projects')}</span>
+        {/* The GraphQL IDE in this tab: it reads the token this console signed in with (this tab's sessionStorage). */}
+        <a class="graphiql-link" href="/graphql">
+          GraphQL
+        </a>
         <Button variant="secondary" onClick={onSignOut}>
           Sign out
         </Button>

@@ -5,7 +5,7 @@ export const SESSION_FIELDS = 'id status livemode vendorData svcId decision crea
 
 // A reviewer also reads each check's details; a viewer may not ask for them.
 const SESSION_QUERY = (details: string) =>
-  `query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id status livemode workflowId features vendorData svcId decision decidedAt decidedBy createdAt startedAt expiresAt imagesRetained workflow { name } checks { type status score reason createdAt${details} } timeline { from to actor reason at } webhookEvents { id type state url attemptCount createdAt attempts { attempt at httpStatus latencyMs error } } } }`;
+  `query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id status livemode workflowId features vendorData svcId decision decidedAt decidedBy createdAt startedAt expiresAt imagesRetained approvalBlockers workflow { name } checks { type status score reason createdAt${details} } timeline { from to actor reason at } webhookEvents { id type state url attemptCount createdAt attempts { attempt at httpStatus latencyMs error } } } }`;
 
 export const QUERIES = {
   start: '{ me { tokenId role projectId } projects { id name balance currency } organizations { id name } }',
@@ -14,14 +14,15 @@ export const QUERIES = {
   reviewSession: 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { id status } }',
   adminAudit: 'query($p: String, $a: String) { adminAudit(projectId: $p, first: 25, after: $a) { edges { node { tokenId action target at } } pageInfo { hasNextPage endCursor } } }',
   setEvidenceRetention: 'mutation($i: EvidenceRetentionInput!) { setEvidenceRetention(input: $i) { evidenceRetentionDays } }',
-  sessionEvidence: 'query($p: String!, $s: String!) { sessionEvidence(projectId: $p, sessionId: $s) { id kind dataUrl } }',
+  sessionEvidence: 'query($p: String!, $s: String!) { sessionEvidence(projectId: $p, sessionId: $s) { id kind attempt dataUrl } }',
   eraseSessionData: 'mutation($i: SessionRefInput!) { eraseSessionData(input: $i) { sessionId alreadyErased } }',
   resendWebhookEvent: 'mutation($i: WebhookEventRefInput!) { resendWebhookEvent(input: $i) { id state } }',
   session: SESSION_QUERY(''),
   sessionWithDetails: SESSION_QUERY(' details'),
-  reviewQueue: `query($p: String!, $a: String) { reviewQueue(projectId: $p, first: 25, after: $a) { edges { node { ${SESSION_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
+  reviewQueue: `query($p: String!, $a: String) { reviewQueue(projectId: $p, first: 25, after: $a) { edges { node { ${SESSION_FIELDS} approvalBlockers } } pageInfo { hasNextPage endCursor } } }`,
+  sessionStatus: 'query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id status } }',
   webhookEvents:
-    'query($p: String!, $st: String, $a: String) { webhookEvents(projectId: $p, state: $st, first: 25, after: $a) { edges { node { id type state attemptCount createdAt sessionId attempts { httpStatus error } } } pageInfo { hasNextPage endCursor } } }',
+    'query($p: String!, $st: String, $a: String) { webhookEvents(projectId: $p, state: $st, first: 25, after: $a) { edges { node { id type state url attemptCount createdAt sessionId attempts { httpStatus error } } } pageInfo { hasNextPage endCursor } } }',
   reactivateMember: 'mutation($i: MemberActionInput!) { reactivateMember(input: $i) { email status } }',
   deactivateMember: 'mutation($i: MemberActionInput!) { deactivateMember(input: $i) { email status } }',
   members:

@@ -1,16 +1,26 @@
 // The hosted page's API (/api/hosted), authenticated by the session token from the link.
 
 export type StepName = 'document' | 'selfie' | 'location' | 'licence';
+/** How a step ended (the server's STEP_OUTCOMES); null while it is to do. */
+export type StepOutcome = 'passed' | 'failed' | 'review' | 'not_run';
 export interface HostedState {
   status: string;
   project_name: string;
   privacy_policy_url?: string | null;
+  /** Where a declined person can ask for help (https: or mailto:). */
+  support_url?: string | null;
+  /** Days the project keeps the photos after the decision (0: deleted at the decision). */
+  retention_days?: number;
   /** The project has a logo (GET /session/logo). */
   logo?: boolean;
   finished: boolean;
-  steps: { step: StepName; done: boolean }[];
+  steps: { step: StepName; done: boolean; outcome?: StepOutcome | null }[];
+  /** A continue-on-your-phone link was claimed: another device works on the session. */
+  continued_on_phone?: boolean;
   geofence?: unknown;
   redirect_to?: string | null;
+  /** false on a test session (made with a vk_test_ key): the page shows Test mode and the outcome picker. */
+  livemode?: false;
 }
 export interface ApiError {
   code?: string;

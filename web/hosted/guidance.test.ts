@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardBox, crop, documentInFrame, frameInPicture, type Gray, glareFraction, hintFor, LIMITS, meanLuminance, motion, nextStreak, READY_FRAMES, sharpness, toGray } from './guidance.js';
+import { cardBox, crop, documentInFrame, faceLight, faceTooDark, frameInPicture, type Gray, glareFraction, hintFor, LIMITS, meanLuminance, motion, nextStreak, READY_FRAMES, sharpness, toGray } from './guidance.js';
 
 // The document camera's hints on synthetic frames: a light card with dark text lines on a dark table.
 
@@ -121,6 +121,36 @@ describe('document camera hints', () => {
     for (let y = 0; y < 10; y++) for (let x = 0; x < 12; x++) lamp.data[y * W + x] = 255;
     expect(glareFraction(lamp)).toBeGreaterThan(LIMITS.glare);
     expect(hintFor(lamp, null, GUIDE)).toBeNull();
+  });
+
+  it('a white page burnt out all over is not glare; a reflection on a mid-tone page is', () => {
+    // A clean white passport page filling the frame on a dark table (what stayed on "Glare" for 35 s).
+    const white = frame({ cardValue: 255, card: { x0: 0.21, y0: 0.21, x1: 0.79, y1: 0.8 } });
+    expect(hintFor(white, white, GUIDE)).toBeNull();
+    // The same framing on a page of mid-tone paper with a burnt-out reflection across a fifth of it.
+    const shiny = frame({ cardValue: 190, card: { x0: 0.21, y0: 0.21, x1: 0.79, y1: 0.8 } });
+    for (let y = Math.round(0.35 * H); y < Math.round(0.55 * H); y++) for (let x = Math.round(0.3 * W); x < Math.round(0.7 * W); x++) shiny.data[y * W + x] = 255;
+    expect(hintFor(shiny, shiny, GUIDE)).toBe('glare');
+  });
+
+  it('glare is judged on the document, not on the frame: a lamp on the table inside the frame is not glare', () => {
+    // The card fills the left part of the frame; a burnt-out lamp sits on the table beside it, inside the frame.
+    const scene = frame({ card: { x0: 0.2, y0: 0.2, x1: 0.8, y1: 0.8 } });
+    for (let y = Math.round(0.25 * H); y < Math.round(0.45 * H); y++) for (let x = Math.round(0.81 * W); x < Math.round(0.9 * W); x++) scene.data[y * W + x] = 255;
+    const wide = { x0: 0.18, y0: 0.2, x1: 0.92, y1: 0.8 };
+    expect(glareFraction(crop(scene, wide))).toBeGreaterThan(LIMITS.glare);
+    expect(hintFor(scene, scene, wide)).not.toBe('glare');
+  });
+
+  it("the selfie's light is judged on the face's region: a lit face on a dark stage passes, a dark room does not", () => {
+    // A face (a bright oval, a third of the frame) on a black stage: the whole frame's mean is low.
+    const stage = frame({ background: 8, card: { x0: 0.35, y0: 0.15, x1: 0.65, y1: 0.6 }, cardValue: 150, text: false });
+    expect(meanLuminance(stage)).toBeLessThan(LIMITS.dark);
+    const oval = { x0: 0.24, y0: 0.05, x1: 0.76, y1: 0.95 };
+    expect(faceLight(stage, oval)).toBeGreaterThan(LIMITS.faceDark);
+    expect(faceTooDark(stage, oval)).toBe(false);
+    const room = frame({ background: 10, card: { x0: 0.35, y0: 0.15, x1: 0.65, y1: 0.6 }, cardValue: 35, text: false });
+    expect(faceTooDark(room, oval)).toBe(true);
   });
 
   it('maps the on-screen frame into the picture through object-fit: cover', () => {

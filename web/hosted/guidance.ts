@@ -18,7 +18,12 @@ export const LIMITS = {
   dark: TOO_DARK,
   /** A pixel at or above this is burnt out. */
   saturated: 250,
-  /** More than this share of burnt-out pixels: glare over the text. */
+  /**
+   * A burnt-out pixel is glare only when it is this much brighter than the document's paper (its
+   * median): white paper photographed well is burnt out everywhere and hides nothing.
+   */
+  glareAbovePaper: 40,
+  /** More than this share of the document's pixels burnt out by a reflection: glare over the text. */
   glare: 0.02,
   /** A pixel at or above this is part of the (light) card on a darker surface. */
   bright: 110,
@@ -30,10 +35,19 @@ export const LIMITS = {
   sharp: 100,
   /** Mean absolute change between two frames above this: moving. */
   motion: 6,
+  /** The selfie's face region: the mean of its brightest pixels (this share of them) below `faceDark` is too dark for the checks. */
+  faceShare: 0.3,
+  faceDark: 50,
 } as const;
 
 /** Consecutive ready frames before the page takes the photo by itself. */
 export const READY_FRAMES = 3;
+
+/**
+ * How long a hint may stay before the page stops insisting: it still says what it sees, adds that
+ * the person may take the photo with the button, and lets them (guidance is advice, not a gate).
+ */
+export const GIVE_UP_MS = 4000;
 
 /** RGBA pixels (a canvas's ImageData) as luminance. */
 export function toGray(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Gray {
@@ -48,12 +62,44 @@ export function meanLuminance(frame: Gray): number {
   return sum / frame.data.length;
 }
 
-/** Share of burnt-out pixels: a reflection hides what is under it. */
+/** The median luminance: the document's paper level, whatever its print. */
+export function median(frame: Gray): number {
+  const counts = new Array<number>(256).fill(0);
+  for (const v of frame.data) counts[v]!++;
+  let seen = 0;
+  for (let v = 0; v < 256; v++) {
+    seen += counts[v]!;
+    if (seen * 2 >= frame.data.length) return v;
+  }
+  return 255;
+}
+
+/**
+ * Share of pixels burnt out by a reflection: at or above `saturated` and well above the paper's own
+ * level, so a white page (burnt out everywhere, hiding nothing) is not mistaken for glare.
+ */
 export function glareFraction(frame: Gray): number {
+  const floor = Math.max(LIMITS.saturated, median(frame) + LIMITS.glareAbovePaper);
   let n = 0;
-  for (const v of frame.data) if (v >= LIMITS.saturated) n++;
+  for (const v of frame.data) if (v >= floor) n++;
   return n / frame.data.length;
 }
+
+/**
+ * How lit the face in the selfie's oval is: the mean of the brightest `faceShare` of the oval's
+ * pixels. A lit face on a dark stage is bright there though the whole frame is dark; a dark room is
+ * dark everywhere.
+ */
+export function faceLight(frame: Gray, oval: Box = WHOLE): number {
+  const values = Array.from(crop(frame, oval).data).sort((a, b) => b - a);
+  const n = Math.max(1, Math.round(values.length * LIMITS.faceShare));
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += values[i]!;
+  return sum / n;
+}
+
+/** Whether the face region is too dark for the checks (judged before the countdown, not on the whole frame). */
+export const faceTooDark = (frame: Gray, oval: Box = WHOLE): boolean => faceLight(frame, oval) < LIMITS.faceDark;
 
 /** Variance of the 4-neighbour Laplacian: edges of text and card make it high, blur flattens it. */
 export const sharpness = (frame: Gray): number => laplacianVariance(frame.data, frame.width, frame.height);
@@ -161,6 +207,18 @@ export function documentInFrame(frame: Gray, guide: Box): Box | null {
   };
 }
 
+/**
+ * The document's own pixels, as a box of the picture: where it was found (clipped to the picture),
+ * so reflections are judged on the document and not on the table or the frame around it.
+ */
+export function documentRegion(guide: Box, doc: Box): Box {
+  const gw = guide.x1 - guide.x0;
+  const gh = guide.y1 - guide.y0;
+  const x = (share: number) => clamp01(guide.x0 + share * gw);
+  const y = (share: number) => clamp01(guide.y0 + share * gh);
+  return { x0: x(doc.x0), y0: y(doc.y0), x1: x(doc.x1), y1: y(doc.y1) };
+}
+
 /** An edge of the document lies outside the frame by more than the slack: a corner may be cut off. */
 const sticksOut = (doc: Box): boolean => doc.x0 < -LIMITS.slack || doc.y0 < -LIMITS.slack || doc.x1 > 1 + LIMITS.slack || doc.y1 > 1 + LIMITS.slack;
 
@@ -169,15 +227,16 @@ const fallsShort = (doc: Box): boolean => doc.x0 > LIMITS.slack || doc.y0 > LIMI
 
 /**
  * The one thing to fix first (light, then reflections, then framing, then steadiness), or null when
- * ready. Light, glare and sharpness are judged on the frame's pixels (`guide`, shares of the
- * picture), and the document's four edges must lie near the frame's borders.
+ * ready. Light and sharpness are judged on the frame's pixels (`guide`, shares of the picture),
+ * reflections on the document's own pixels, and the document's four edges must lie near the
+ * frame's borders.
  */
 export function hintFor(frame: Gray, previous: Gray | null, guide: Box = WHOLE): Hint | null {
   const inside = crop(frame, guide);
   if (meanLuminance(inside) < LIMITS.dark) return 'too_dark';
-  if (glareFraction(inside) > LIMITS.glare) return 'glare';
   const doc = documentInFrame(frame, guide);
   if (!doc) return 'too_far';
+  if (glareFraction(crop(frame, documentRegion(guide, doc))) > LIMITS.glare) return 'glare';
   if (sticksOut(doc)) return 'too_close';
   if (fallsShort(doc)) return 'too_far';
   if (sharpness(inside) < LIMITS.sharp || (previous && motion(crop(previous, guide), inside) > LIMITS.motion)) return 'hold_still';

@@ -1,3 +1,20 @@
-export { VerityClient, VerityError, waitForSession, type CreateSessionBody, type CreatedSession, type Session, type SessionStatus, type Upload, type VerityClientOptions, type WaitOptions } from './client.js';
-export type { components, operations, paths } from './generated/openapi.js';
-export { verifyWebhook, type VerifyWebhookInput, type VerifyWebhookResult } from './webhooks.js';
+export {
+  type CheckResult,
+  type CreatedSession,
+  type CreateSessionBody,
+  type ListSessionsQuery,
+  type ReviewBody,
+  type Session,
+  type SessionDecision,
+  type SessionStatus,
+  VerityClient,
+  type VerityClientOptions,
+  type WaitOptions,
+  waitForSession,
+} from './client.js';
+export { VerityConnectionError, VerityError } from './errors.js';
+export type { components, operations, paths, webhooks } from './generated/openapi.js';
+export type { ListOperationId, OperationId, Page, PageItem, PathParams, QueryParams, RequestBody, RequestParams, ResponseData, WithFiles } from './operations.js';
+export type { AbortSignalLike, Binary, BlobLike, Fetch, FetchInitLike, FetchResponseLike, HeadersInput, Upload } from './runtime-types.js';
+export type { RequestOptions } from './transport.js';
+export { type VerifyWebhookInput, type VerifyWebhookResult, verifyWebhook } from './webhooks.js';

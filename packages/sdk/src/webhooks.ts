@@ -1,10 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { HeadersInput } from './runtime-types.js';
 
 export interface VerifyWebhookInput {
   /** The request body exactly as received: re-serialised JSON does not verify. */
-  rawBody: Buffer | string;
-  /** Request headers (Node's lowercase IncomingHttpHeaders or a Headers object). */
-  headers: Record<string, string | string[] | undefined> | Headers;
+  rawBody: string | Uint8Array | ArrayBuffer;
+  /** Request headers: Node's `req.headers` (lowercase names) or a Headers object. */
+  headers: HeadersInput;
   /** The project's webhook signing secret (not the API key) of the mode this endpoint receives: live, or test for a test receiver. */
   secret: string;
   /** How old a delivery may be, in seconds, before it is refused as a replay. Default 300. */
@@ -25,8 +26,8 @@ export type VerifyWebhookResult =
     }
   | { ok: false; reason: 'missing_headers' | 'stale_timestamp' | 'bad_signature' | 'malformed_body' };
 
-function header(headers: VerifyWebhookInput['headers'], name: string): string | undefined {
-  if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
+function header(headers: HeadersInput, name: string): string | undefined {
+  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const value = (headers as Record<string, string | string[] | undefined>)[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -52,7 +53,7 @@ export function verifyWebhook(input: VerifyWebhookInput): VerifyWebhookResult {
   const timestamp = Number(timestampText);
   const now = input.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - timestamp) > (input.toleranceSeconds ?? 300)) return { ok: false, reason: 'stale_timestamp' };
-  const body = typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : input.rawBody;
+  const body = typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : Buffer.from(input.rawBody instanceof ArrayBuffer ? new Uint8Array(input.rawBody) : input.rawBody);
   const expected = createHmac('sha256', input.secret).update(`${timestampText}.`, 'utf8').update(body).digest();
   const signed = [header(input.headers, 'x-svc-signature'), header(input.headers, 'x-svc-signature-previous')].some((given) => signatureMatches(expected, given));
   if (!signed) return { ok: false, reason: 'bad_signature' };

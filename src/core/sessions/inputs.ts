@@ -55,6 +55,11 @@ export const listSessionsInput = z.object({
 
 export const reviewInput = z.object({ status: z.enum(['APPROVED', 'DECLINED']) });
 
+/** POST /api/hosted/session/test-outcome: what a tester picks on a test session's page (the values of the Verity-Test-Outcome header). */
+export const testOutcomeInput = z.object({
+  outcome: z.string().trim().min(1).max(60).describe('approve, decline, review, or a catalog error code to see how the page shows it'),
+});
+
 /**
  * What each step of the hosted page takes (POST /api/hosted/session/steps/{step}): the part of its
  * check's own input the person sends, picked from that check's schema, which parses it. A step

@@ -18,8 +18,8 @@ import type { EvidenceKind, SessionStatus } from './entities.js';
 import type { EvidenceStore } from './evidence.js';
 import type { SessionDraft, SessionEventRecord, SessionLookup, SessionRecord, SessionStore, SessionTx, SessionViewRecord } from './store.js';
 import { type SessionTrigger, transition } from './transitions.js';
-import { type DecisionWire, type ErasedWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, sessionView, testMark, vendorDataOnWire } from './views.js';
-import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL, stepFields } from './inputs.js';
+import { type DecisionWire, type ErasedWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, type StepOutcome, sessionView, testMark, vendorDataOnWire } from './views.js';
+import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL, stepFields, testOutcomeInput } from './inputs.js';
 
 /** A liveness burst's challenge id, which the hosted selfie must name. */
 function requiredChallengeId(challengeId: unknown): string {
@@ -91,6 +91,44 @@ export function decide(features: readonly string[], checks: readonly RecordedChe
 }
 
 /**
+ * What stands in the way of a reviewer's approval (409 `required_face_checks_incomplete`): the
+ * checks of APPROVAL_RULE that the session lacks, by type; empty when it may be approved. The
+ * document may be under review (that is what the reviewer rules on); liveness and face match must
+ * have passed.
+ */
+export function approvalBlockers(checks: readonly RecordedCheck[]): string[] {
+  const has = (type: string, statuses: readonly Check['status'][]) => checks.some((check) => check.type === type && statuses.includes(check.status));
+  return [has('id_verification', ['passed', 'review']) ? null : 'id_verification', has('liveness', ['passed']) ? null : 'liveness', has('face_match', ['passed']) ? null : 'face_match'].filter(
+    (missing): missing is string => missing !== null,
+  );
+}
+
+/** The checks each hosted step records (the face match runs with the selfie, against the document's portrait). */
+const STEP_CHECKS: Record<StepName, readonly string[]> = {
+  document: ['id_verification', 'age'],
+  selfie: ['liveness', 'face_match'],
+  location: ['location'],
+  licence: ['credential'],
+};
+
+/**
+ * How a step really ended, for the page's progress and end screen: the worst status of its checks
+ * once it was submitted (`submitted`: the open session's work says so; a decided session's work is
+ * wiped, so its recorded checks tell), `not_run` when the session closed before it (a decline at
+ * an earlier step, a forced test outcome, the deadline), null while it is still to do.
+ */
+export function stepOutcome(step: StepName, submitted: boolean, closed: boolean, checks: readonly RecordedCheck[]): StepOutcome | null {
+  const statuses = checks.filter((check) => STEP_CHECKS[step].includes(check.type)).map((check) => check.status);
+  if (!submitted && statuses.length === 0) return closed ? 'not_run' : null;
+  return statuses.includes('failed') ? 'failed' : statuses.includes('review') ? 'review' : 'passed';
+}
+
+/** Which try of a step the next submission is (1 for the first): selfies count their retakes, other steps their fixable failures. */
+function tryOf(work: SessionWork, step: StepName): number {
+  return (step === 'selfie' ? (work.failedSelfies ?? 0) : (work.fixableTries?.[step] ?? 0)) + 1;
+}
+
+/**
  * Failures a person can fix by doing the step again: an expired document (they may hold
  * another), a licence number not found (a mistyped digit), a refused location prompt. The
  * workflow says how many tries a step gets (`maxStepTries`, default 3). Spoof evidence, a face
@@ -145,6 +183,12 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const createdAt = new Date(at ?? '');
   if (!id || Number.isNaN(createdAt.getTime())) throw new DomainError('validation_error', 'cursor is not one this API gave out', { data: { errors: { cursor: 'invalid' } } });
   return { createdAt, id };
+}
+
+/** The burst frame kept for the review: the middle one, which liveness judged. */
+function reviewFrame(frames: readonly unknown[]): Buffer | null {
+  const middle = frames[Math.floor((frames.length - 1) / 2)];
+  return Buffer.isBuffer(middle) ? middle : null;
 }
 
 /** Runs a standalone check's steps (validate, prepare, execute) without the wallet or the standalone record. */
@@ -354,9 +398,7 @@ export class SessionService {
       if (FINAL.includes(session.status)) throw new DomainError('session_closed', `session is already ${session.status}`);
       if (session.status !== 'IN_REVIEW') throw new DomainError('review_not_pending', `only IN_REVIEW sessions can be decided; this one is ${session.status}`);
       if (status === 'APPROVED') {
-        const checks = await this.deps.store.checks(session.id, tx);
-        const has = (type: string, statuses: Check['status'][]) => checks.some((check) => check.type === type && statuses.includes(check.status));
-        const missing = [has('id_verification', ['passed', 'review']) ? null : 'id_verification', has('liveness', ['passed']) ? null : 'liveness', has('face_match', ['passed']) ? null : 'face_match'].filter(Boolean);
+        const missing = approvalBlockers(await this.deps.store.checks(session.id, tx));
         if (missing.length) throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
       }
       const draft = draftOf(session);
@@ -406,7 +448,7 @@ export class SessionService {
 
   private async branding(projectId: string) {
     const branding = await this.deps.tenancy.projectBranding(projectId);
-    return { project_name: branding.name, privacy_policy_url: branding.privacyPolicyUrl, logo: branding.hasLogo };
+    return { project_name: branding.name, privacy_policy_url: branding.privacyPolicyUrl, support_url: branding.supportUrl ?? null, logo: branding.hasLogo };
   }
 
   /** The logo of the session's project (PNG), for the hosted page; not_found when it has none. */
@@ -421,21 +463,55 @@ export class SessionService {
     const checks = known ?? (await this.checksOf(session.id));
     const done = this.workOf(session).stepsDone ?? [];
     const closed = !OPEN.includes(session.status);
-    const steps = stepsOf(session.features).map((step) => ({ step, done: closed || done.includes(step) }));
+    // The steps as they really ended: a decline at the selfie leaves the location step not run.
+    const steps = stepsOf(session.features).map((step) => ({ step, done: closed || done.includes(step), outcome: stepOutcome(step, done.includes(step), closed, checks) }));
+    const [branding, retentionDays, continuedOnPhone] = await Promise.all([
+      this.branding(session.projectId),
+      this.deps.tenancy.evidenceRetentionDays(session.projectId),
+      closed ? false : this.deps.store.handoffClaimed(session.id),
+    ]);
     return {
       session_id: session.id,
       status: session.status,
-      // Whom the person verifies for: the start screen names them, with their logo and privacy policy.
-      ...(await this.branding(session.projectId)),
+      // Whom the person verifies for: the start screen names them, with their logo and privacy
+      // policy, and says how long the photos are kept (the project's retention).
+      ...branding,
+      retention_days: retentionDays,
       features: session.features,
       steps,
+      continued_on_phone: continuedOnPhone,
       checks: checks.map((check) => ({ type: check.type, status: check.status, error: check.error })),
       expires_at: session.expiresAt.toISOString(),
       geofence: session.metadata?.expected_lat !== undefined,
       finished: closed,
       // A hint only: integrators read the decision endpoint for the result.
       redirect_to: closed && session.redirectUrl ? this.redirectWithStatus(session.redirectUrl, session.status) : null,
+      ...testMark(session),
     };
+  }
+
+  /**
+   * Test mode on the hosted page: a tester picks the outcome of a test session instead of running
+   * the models, with the values of the `Verity-Test-Outcome` header. approve, decline and review
+   * decide the session through the state table as a forced outcome on creation does (free: no
+   * model runs, no quota is spent); an error code answers that error, so the tester sees how the
+   * page shows it. A live session has no such thing (404).
+   */
+  async pickTestOutcome(session: SessionRecord, raw: unknown): Promise<HostedFlowWire> {
+    if (session.livemode) throw new DomainError('not_found', 'outcomes can be picked only on a test session (made with a vk_test_ key)');
+    const { outcome } = parseInput(testOutcomeInput, raw);
+    const forced = forcedOutcome({ livemode: false }, outcome)!;
+    if (forced.kind === 'error') throw forced.error;
+    const committed = await this.transaction(async (tx) => {
+      const locked = await this.lock(tx, session.projectId, session.id);
+      this.assertAcceptsInput(locked);
+      const draft = draftOf(locked);
+      const eventId = await this.move(tx, draft, FORCED_TRIGGER[forced.verdict], 'user', `test outcome: ${forced.verdict} (picked on the hosted page)`);
+      await this.deps.store.save(tx, draft);
+      return { session: draft.session, eventId };
+    });
+    await this.deps.webhooks.dispatch(committed.eventId ? [committed.eventId] : []);
+    return this.flowState(committed.session);
   }
 
   private redirectWithStatus(redirectUrl: string, status: SessionStatus): string {
@@ -546,17 +622,18 @@ export class SessionService {
     const { work: patch, images } = ran;
     const outcomes = session.livemode ? ran.outcomes : ran.outcomes.map(sandboxOutcome);
     const fixable = fixableFailure(step as StepName, outcomes);
-    if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error);
-    const committed = await this.commit(session, step as StepName, outcomes, patch, images);
+    if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error, images);
+    const committed = await this.commit(session, step as StepName, outcomes, patch, images, tryOf(work, step as StepName));
     return this.flowState(committed.session, committed.checks);
   }
 
   /**
    * A try that failed for a fixable reason: counted and written in the timeline (the session stays
    * where it is), then the person is asked again with 422 `step_retry_required`, until the step's
-   * last try, whose failure is recorded like any other.
+   * last try, whose failure is recorded like any other. The try's images are kept for the review
+   * (numbered by try), so a reviewer sees the refused document beside the one that followed.
    */
-  private async askAgainUnlessLastTry(session: SessionRecord, step: StepName, reason: string, error: string | null): Promise<void> {
+  private async askAgainUnlessLastTry(session: SessionRecord, step: StepName, reason: string, error: string | null, images: StepResult['images'] = []): Promise<void> {
     const tries = (await this.deps.tenancy.getWorkflow(session.projectId, session.workflowId)).maxStepTries;
     const tried = await this.transaction(async (tx) => {
       const locked = await this.lock(tx, session.projectId, session.id);
@@ -568,6 +645,7 @@ export class SessionService {
       const draft = draftOf(locked);
       draft.session.workSealed = this.deps.sealer.seal(JSON.stringify(work));
       draft.events.push({ fromStatus: locked.status, toStatus: locked.status, actor: 'user', reason: `${step}: ${reason}, asked again (try ${count} of ${tries})`, at: this.now() });
+      await this.deps.evidence.keep(tx, locked.id, images, count, this.now());
       await this.deps.store.save(tx, draft);
       return count;
     });
@@ -620,9 +698,9 @@ export class SessionService {
         // facing the camera (the middle frame, which passive liveness judges and the review keeps,
         // is often mid-turn, and the 512-d descriptor refuses a turned face more often than
         // face-api's did). The burst's identity link ties every frame to one person.
-        const selfie = frames[Math.floor((frames.length - 1) / 2)] as Buffer;
+        const selfie = reviewFrame(frames);
         if (has('face_match')) outcomes.push(await this.faceMatchInSession(session, frames[0] as Buffer, work));
-        return { outcomes, work: {}, images: Buffer.isBuffer(selfie) ? [{ kind: 'selfie', bytes: selfie }] : [] };
+        return { outcomes, work: {}, images: selfie ? [{ kind: 'selfie', bytes: selfie }] : [] };
       }
       case 'location': {
         const metadata = session.metadata ?? {};
@@ -680,23 +758,37 @@ export class SessionService {
     const { check, reason } = await runCheck(this.deps.checks.antispoof, { frames, challengeId, captured_ms: capturedMs }, this.contextOf(session));
     const liveness: Check = { type: 'liveness', status: check.status, score: check.data.live_score as number, data: check.data, error: check.error };
     if (check.status !== 'passed') {
-      const failures = await this.countFailedSelfie(session);
+      const why = reason ?? 'not_live';
+      const failures = await this.countFailedSelfie(session, why, reviewFrame(frames));
       if (failures < SELFIE_ATTEMPTS) {
-        throw new DomainError('face_rescan_required', `${check.error ?? 'the selfie could not be confirmed live'}. Try again (${SELFIE_ATTEMPTS - failures} left).`);
+        // The reason code lets the page say, in the person's language, what to do differently.
+        throw new DomainError('face_rescan_required', `${check.error ?? 'the selfie could not be confirmed live'}. Try again (${SELFIE_ATTEMPTS - failures} left).`, {
+          data: { step: 'selfie', reason: why, tries_left: SELFIE_ATTEMPTS - failures },
+        });
       }
     }
     return { check: liveness, reason };
   }
 
-  private async countFailedSelfie(session: SessionRecord): Promise<number> {
+  /**
+   * Counts a selfie judged not live. A retake still to come is written in the timeline with its
+   * reason and keeps its frame for the review (numbered by try); the last failure is recorded by
+   * the step's commit like any other.
+   */
+  private async countFailedSelfie(session: SessionRecord, reason: string, frame: Buffer | null): Promise<number> {
     return this.transaction(async (tx) => {
       const locked = await this.lock(tx, session.projectId, session.id);
       const work = this.workOf(locked);
-      work.failedSelfies = (work.failedSelfies ?? 0) + 1;
+      const failures = (work.failedSelfies ?? 0) + 1;
+      work.failedSelfies = failures;
       const draft = draftOf(locked);
       draft.session.workSealed = this.deps.sealer.seal(JSON.stringify(work));
+      if (failures < SELFIE_ATTEMPTS) {
+        draft.events.push({ fromStatus: locked.status, toStatus: locked.status, actor: 'user', reason: `selfie: ${reason}, retake asked (try ${failures} of ${SELFIE_ATTEMPTS})`, at: this.now() });
+        await this.deps.evidence.keep(tx, locked.id, frame ? [{ kind: 'selfie', bytes: frame }] : [], failures, this.now());
+      }
       await this.deps.store.save(tx, draft);
-      return work.failedSelfies;
+      return failures;
     });
   }
 
@@ -723,7 +815,7 @@ export class SessionService {
    * Stores a step's checks and moves the session, under the session's row lock; returns the
    * session as committed and its checks (those recorded before, then this step's).
    */
-  private async commit(session: SessionRecord, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = []): Promise<{ session: SessionRecord; checks: Check[] }> {
+  private async commit(session: SessionRecord, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = [], attempt = 1): Promise<{ session: SessionRecord; checks: Check[] }> {
     const committed = await this.transaction(async (tx) => {
       const locked = await this.lock(tx, session.projectId, session.id);
       this.assertAcceptsInput(locked);
@@ -742,7 +834,7 @@ export class SessionService {
           createdAt: now,
         });
       }
-      await this.deps.evidence.keep(tx, locked.id, images, now);
+      await this.deps.evidence.keep(tx, locked.id, images, attempt, now);
       const work: SessionWork = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)), stepsDone: [...(before.stepsDone ?? []), step] };
       draft.session.workSealed = this.deps.sealer.seal(JSON.stringify(work));
       draft.session.updatedAt = now;

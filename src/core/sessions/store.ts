@@ -131,6 +131,8 @@ export interface SessionStore {
   addHandoff(handoff: HandoffRecord): Promise<void>;
   /** Spends an unclaimed, unexpired link for the phone's token: the session id, or null when the link is used, expired or unknown. */
   claimHandoff(linkDigest: string, phoneTokenDigest: string, now: Date): Promise<string | null>;
+  /** Whether a continue-on-your-phone link of the session has been claimed (another device works on it). */
+  handoffClaimed(sessionId: string): Promise<boolean>;
 }
 
 const COLUMNS = [
@@ -421,5 +423,10 @@ export class PgSessionStore implements SessionStore {
       [linkDigest, now, phoneTokenDigest],
     );
     return row?.session_id ?? null;
+  }
+
+  async handoffClaimed(sessionId: string): Promise<boolean> {
+    const [row] = await preparedQuery<{ claimed: boolean }>(this.orm, 'session_handoff_claimed', 'select exists (select 1 from session_handoff where session_id = $1 and claimed_at is not null) as claimed', [sessionId]);
+    return row?.claimed === true;
   }
 }

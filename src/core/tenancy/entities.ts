@@ -55,6 +55,10 @@ export class Project {
   @Property({ type: 'text', nullable: true })
   privacyPolicyUrl?: string | null;
 
+  /** Where a person whose verification was declined can ask for help (https:// or mailto:); the hosted page's end screen links to it. */
+  @Property({ type: 'text', nullable: true })
+  supportUrl?: string | null;
+
   /** The hosted page's logo: a PNG we re-encoded from an admin's PNG/JPEG/WebP (logo.ts); read only to serve it. */
   @Property({ type: 'blob', nullable: true, lazy: true })
   logoPng?: Buffer | null;

@@ -38,8 +38,19 @@ const httpsUrl = z
   .trim()
   .max(2000)
   .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', 'must be an https:// URL');
+/** Where a person can ask for help: an https:// page or a mailto: address. */
+const supportUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((value) => URL.canParse(value) && ['https:', 'mailto:'].includes(new URL(value).protocol), 'must be an https:// or mailto: URL');
 /** Branding of the hosted page: omitted fields stay, null clears. The logo is base64 (or a data URL). */
-export const brandingInput = z.object({ projectId, privacyPolicyUrl: httpsUrl.nullable().optional(), logo: z.string().max(800_000).nullable().optional() });
+export const brandingInput = z.object({
+  projectId,
+  privacyPolicyUrl: httpsUrl.nullable().optional(),
+  supportUrl: supportUrl.nullable().optional(),
+  logo: z.string().max(800_000).nullable().optional(),
+});
 export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean(), mode });
 
 const redirectUri = z

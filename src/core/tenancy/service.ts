@@ -376,14 +376,14 @@ export class TenancyService {
     return this.changeProject(this.projectSettings, projectId, { evidenceRetentionDays: days });
   }
 
-  /** The hosted page's privacy policy link and logo (the logo re-encoded by safeLogo). */
+  /** The hosted page's privacy policy link, support link and logo (the logo re-encoded by safeLogo). */
   async setBranding(input: unknown) {
-    const { projectId, privacyPolicyUrl, logo } = parseInput(brandingInput, input);
+    const { projectId, privacyPolicyUrl, supportUrl, logo } = parseInput(brandingInput, input);
     const logoPng = logo === undefined || logo === null ? logo : await safeLogo(logo);
-    return this.changeProject(this.brandings, projectId, { privacyPolicyUrl, logoPng });
+    return this.changeProject(this.brandings, projectId, { privacyPolicyUrl, supportUrl, logoPng });
   }
 
-  /** What the hosted page shows of a project: its name, privacy policy link and whether it has a logo. */
+  /** What the hosted page shows of a project: its name, privacy policy and support links, and whether it has a logo. */
   async projectBranding(projectId: string): Promise<ProjectBranding> {
     return found(await this.brandings.read(projectId, () => this.deps.store.branding(projectId)), 'project not found');
   }

@@ -14,6 +14,7 @@ export interface ProjectRecord {
   hasTestWebhookSecret: boolean;
   evidenceRetentionDays: number;
   privacyPolicyUrl: string | null;
+  supportUrl: string | null;
   hasLogo: boolean;
   /** The balance plus the unspent part of open wallet leases (billing's `wallet` view), in minor units. */
   spendableMinor: number;
@@ -34,6 +35,8 @@ export interface ProjectSettings {
 export interface ProjectBranding {
   name: string;
   privacyPolicyUrl: string | null;
+  /** Where a declined person can ask for help (the end screen links to it). */
+  supportUrl: string | null;
   hasLogo: boolean;
 }
 
@@ -54,6 +57,7 @@ export interface ProjectChanges {
   testDefaultCallbackUrl?: string | null;
   evidenceRetentionDays?: number;
   privacyPolicyUrl?: string | null;
+  supportUrl?: string | null;
   /** The re-encoded logo, or null to remove it. */
   logoPng?: Buffer | null;
 }
@@ -130,7 +134,7 @@ export interface Announcement {
  */
 export interface TenancyStore {
   addProject(
-    project: Omit<ProjectRecord, 'spendableMinor' | 'defaultCallbackUrl' | 'testDefaultCallbackUrl' | 'hasTestWebhookSecret' | 'privacyPolicyUrl' | 'hasLogo'> & {
+    project: Omit<ProjectRecord, 'spendableMinor' | 'defaultCallbackUrl' | 'testDefaultCallbackUrl' | 'hasTestWebhookSecret' | 'privacyPolicyUrl' | 'supportUrl' | 'hasLogo'> & {
       balanceMinor: number;
       webhookSecretSealed: string;
       testWebhookSecretSealed: string;
@@ -198,7 +202,7 @@ export interface TenancyStore {
 type SqlDate = Date | string;
 
 const PROJECT_COLUMNS =
-  'id, name, default_callback_url, test_default_callback_url, test_webhook_signing_secret_sealed is not null as has_test_webhook_secret, evidence_retention_days, privacy_policy_url, has_logo, balance_minor, (select w.balance_minor from wallet w where w.project_id = project.id) as spendable_minor, currency, is_demo, created_at';
+  'id, name, default_callback_url, test_default_callback_url, test_webhook_signing_secret_sealed is not null as has_test_webhook_secret, evidence_retention_days, privacy_policy_url, support_url, has_logo, balance_minor, (select w.balance_minor from wallet w where w.project_id = project.id) as spendable_minor, currency, is_demo, created_at';
 interface ProjectRow {
   id: string;
   name: string;
@@ -207,6 +211,7 @@ interface ProjectRow {
   has_test_webhook_secret: boolean;
   evidence_retention_days: number;
   privacy_policy_url: string | null;
+  support_url: string | null;
   has_logo: boolean;
   balance_minor: string | number;
   /** Null in an insert's RETURNING: the statement's subquery cannot see the row it inserts. */
@@ -223,6 +228,7 @@ const projectOf = (row: ProjectRow): ProjectRecord => ({
   hasTestWebhookSecret: row.has_test_webhook_secret,
   evidenceRetentionDays: row.evidence_retention_days,
   privacyPolicyUrl: row.privacy_policy_url,
+  supportUrl: row.support_url,
   hasLogo: row.has_logo,
   spendableMinor: Number(row.spendable_minor ?? row.balance_minor),
   currency: row.currency,
@@ -427,7 +433,8 @@ export class PgTenancyStore implements TenancyStore {
            privacy_policy_url = case when $5::boolean then $6::text else privacy_policy_url end,
            logo_png = case when $7::boolean then $8::bytea else logo_png end,
            has_logo = case when $7::boolean then $8::bytea is not null else has_logo end,
-           test_default_callback_url = case when $9::boolean then $10::text else test_default_callback_url end
+           test_default_callback_url = case when $9::boolean then $10::text else test_default_callback_url end,
+           support_url = case when $11::boolean then $12::text else support_url end
          where id = $1 returning ${PROJECT_COLUMNS}`,
       [
         id,
@@ -440,6 +447,8 @@ export class PgTenancyStore implements TenancyStore {
         changes.logoPng ?? null,
         given('testDefaultCallbackUrl'),
         changes.testDefaultCallbackUrl ?? null,
+        given('supportUrl'),
+        changes.supportUrl ?? null,
       ],
       announce,
     );
@@ -447,8 +456,12 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async branding(id: string) {
-    const [row] = await this.query<{ name: string; privacy_policy_url: string | null; has_logo: boolean }>('project_branding', 'select name, privacy_policy_url, has_logo from project where id = $1', [id]);
-    return row ? { name: row.name, privacyPolicyUrl: row.privacy_policy_url, hasLogo: row.has_logo } : null;
+    const [row] = await this.query<{ name: string; privacy_policy_url: string | null; support_url: string | null; has_logo: boolean }>(
+      'project_branding',
+      'select name, privacy_policy_url, support_url, has_logo from project where id = $1',
+      [id],
+    );
+    return row ? { name: row.name, privacyPolicyUrl: row.privacy_policy_url, supportUrl: row.support_url, hasLogo: row.has_logo } : null;
   }
 
   async logo(id: string) {

@@ -14,11 +14,11 @@ import {
 } from '../../core/sessions/views.js';
 import type { SessionRecord } from '../../core/sessions/store.js';
 import { providerListWire, stateListWire } from '../../core/credentials/views.js';
-import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS } from '../../core/sessions/inputs.js';
+import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS, testOutcomeInput } from '../../core/sessions/inputs.js';
 import { sendData } from '../envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
-import { checkBody, type FieldKinds, refuseUndeclaredFields, requireJsonBody } from '../input.js';
+import { checkBody, type FieldKinds, jsonBody, refuseUndeclaredFields, requireJsonBody } from '../input.js';
 import { oneUploadPerSession, stepUploadRules } from '../step-uploads.js';
 import { EXAMPLE_JPEG, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs } from '../openapi.js';
 import { caseSensitiveRouter } from '../router.js';
@@ -49,12 +49,15 @@ const HOSTED_FLOW_EXAMPLE = {
   status: 'IN_PROGRESS',
   project_name: 'Bayside Home Health',
   privacy_policy_url: 'https://bayside.example/privacy',
+  support_url: 'mailto:help@bayside.example',
+  retention_days: 30,
   logo: true,
   features: ['id_verification', 'liveness', 'face_match'],
   steps: [
-    { step: 'document', done: false },
-    { step: 'selfie', done: false },
+    { step: 'document', done: false, outcome: null },
+    { step: 'selfie', done: false, outcome: null },
   ],
+  continued_on_phone: false,
   checks: [],
   expires_at: '2026-11-27T10:00:00.000Z',
   geofence: false,
@@ -301,6 +304,10 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   router.post('/session/challenge', async (_req, res) => {
     sendData(res, await core.sessions.challenge(hostedSession(res)));
   });
+  // Test mode: a test session's page may pick its outcome instead of running the models.
+  router.post('/session/test-outcome', requireJsonBody, ...jsonBody('4kb'), async (req, res) => {
+    sendData(res, await core.sessions.pickTestOutcome(hostedSession(res), req.body ?? {}));
+  });
   // Before a byte of the body is read: the step is one this open session still takes, and no other
   // upload of the session is being read. The body is then read within the step's limits.
   const uploads = oneUploadPerSession(hostedSession);
@@ -408,6 +415,31 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     },
     {
       method: 'post',
+      path: '/api/hosted/session/test-outcome',
+      summary: "Hosted page: pick a test session's outcome",
+      description:
+        "Test sessions only (made with a `vk_test_` key): the hosted page's outcome picker decides the session with `approve`, `decline` or `review`, through the state table as the `Verity-Test-Outcome` header does at creation; no model runs and no sandbox quota is spent. A catalog error code answers that error. A live session's is 404 `not_found`.",
+      tag: 'pages',
+      security: 'none',
+      body: testOutcomeInput,
+      response: hostedFlow,
+      errors: [...errors, 'validation_error', 'not_found', 'session_expired', 'session_closed'],
+      examples: {
+        request: { outcome: 'approve' },
+        response: {
+          ...HOSTED_FLOW_EXAMPLE,
+          status: 'APPROVED',
+          finished: true,
+          steps: [
+            { step: 'document', done: true, outcome: 'not_run' },
+            { step: 'selfie', done: true, outcome: 'not_run' },
+          ],
+          livemode: false,
+        },
+      },
+    },
+    {
+      method: 'post',
       path: '/api/hosted/session/challenge',
       summary: 'Hosted page: a gesture challenge for the selfie',
       description:
@@ -433,8 +465,8 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
         response: {
           ...HOSTED_FLOW_EXAMPLE,
           steps: [
-            { step: 'document', done: true },
-            { step: 'selfie', done: false },
+            { step: 'document', done: true, outcome: 'passed' },
+            { step: 'selfie', done: false, outcome: null },
           ],
           checks: [{ type: 'id_verification', status: 'passed', error: null }],
         },

@@ -919,6 +919,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/hosted/session/test-outcome": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hosted page: pick a test session's outcome
+         * @description Test sessions only (made with a `vk_test_` key): the hosted page's outcome picker decides the session with `approve`, `decline` or `review`, through the state table as the `Verity-Test-Outcome` header does at creation; no model runs and no sandbox quota is spent. A catalog error code answers that error. A live session's is 404 `not_found`.
+         */
+        post: operations["postHostedSessionTestOutcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/hosted/session/challenge": {
         parameters: {
             query?: never;
@@ -5672,6 +5692,8 @@ export interface operations {
                      *         "status": "IN_PROGRESS",
                      *         "project_name": "Bayside Home Health",
                      *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "support_url": "mailto:help@bayside.example",
+                     *         "retention_days": 30,
                      *         "logo": true,
                      *         "features": [
                      *           "id_verification",
@@ -5681,13 +5703,16 @@ export interface operations {
                      *         "steps": [
                      *           {
                      *             "step": "document",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           },
                      *           {
                      *             "step": "selfie",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           }
                      *         ],
+                     *         "continued_on_phone": false,
                      *         "checks": [],
                      *         "expires_at": "2026-11-27T10:00:00.000Z",
                      *         "geofence": false,
@@ -5707,14 +5732,23 @@ export interface operations {
                             /** @description whom the person verifies for */
                             project_name: string;
                             privacy_policy_url?: string | null;
+                            /** @description where a declined person can ask for help (the project's https:// or mailto: link), or null */
+                            support_url: string | null;
+                            /** @description days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision */
+                            retention_days: number;
                             /** @description GET /api/hosted/session/logo has a PNG */
                             logo: boolean;
                             features: string[];
                             steps: {
                                 /** @description document, selfie, location or licence */
                                 step: string;
+                                /** @description nothing more to do on this step (also true for every step once the session is finished) */
                                 done: boolean;
+                                /** @description how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do */
+                                outcome: ("passed" | "failed" | "review" | "not_run") | null;
                             }[];
+                            /** @description a continue-on-your-phone link of this session was claimed: another device is working on it */
+                            continued_on_phone: boolean;
                             checks: {
                                 /** @enum {string} */
                                 type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
@@ -5728,6 +5762,11 @@ export interface operations {
                             finished: boolean;
                             /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
                             redirect_to: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -5780,6 +5819,8 @@ export interface operations {
                      *         "status": "IN_PROGRESS",
                      *         "project_name": "Bayside Home Health",
                      *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "support_url": "mailto:help@bayside.example",
+                     *         "retention_days": 30,
                      *         "logo": true,
                      *         "features": [
                      *           "id_verification",
@@ -5789,13 +5830,16 @@ export interface operations {
                      *         "steps": [
                      *           {
                      *             "step": "document",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           },
                      *           {
                      *             "step": "selfie",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           }
                      *         ],
+                     *         "continued_on_phone": false,
                      *         "checks": [],
                      *         "expires_at": "2026-11-27T10:00:00.000Z",
                      *         "geofence": false,
@@ -5815,14 +5859,23 @@ export interface operations {
                             /** @description whom the person verifies for */
                             project_name: string;
                             privacy_policy_url?: string | null;
+                            /** @description where a declined person can ask for help (the project's https:// or mailto: link), or null */
+                            support_url: string | null;
+                            /** @description days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision */
+                            retention_days: number;
                             /** @description GET /api/hosted/session/logo has a PNG */
                             logo: boolean;
                             features: string[];
                             steps: {
                                 /** @description document, selfie, location or licence */
                                 step: string;
+                                /** @description nothing more to do on this step (also true for every step once the session is finished) */
                                 done: boolean;
+                                /** @description how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do */
+                                outcome: ("passed" | "failed" | "review" | "not_run") | null;
                             }[];
+                            /** @description a continue-on-your-phone link of this session was claimed: another device is working on it */
+                            continued_on_phone: boolean;
                             checks: {
                                 /** @enum {string} */
                                 type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
@@ -5836,6 +5889,11 @@ export interface operations {
                             finished: boolean;
                             /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
                             redirect_to: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };
@@ -6056,6 +6114,196 @@ export interface operations {
             };
         };
     };
+    postHostedSessionTestOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "outcome": "approve"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description approve, decline, review, or a catalog error code to see how the page shows it */
+                    outcome: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_id": "ses_9f8e7d6c5b4a39281a0b2c3d",
+                     *         "status": "APPROVED",
+                     *         "project_name": "Bayside Home Health",
+                     *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "support_url": "mailto:help@bayside.example",
+                     *         "retention_days": 30,
+                     *         "logo": true,
+                     *         "features": [
+                     *           "id_verification",
+                     *           "liveness",
+                     *           "face_match"
+                     *         ],
+                     *         "steps": [
+                     *           {
+                     *             "step": "document",
+                     *             "done": true,
+                     *             "outcome": "not_run"
+                     *           },
+                     *           {
+                     *             "step": "selfie",
+                     *             "done": true,
+                     *             "outcome": "not_run"
+                     *           }
+                     *         ],
+                     *         "continued_on_phone": false,
+                     *         "checks": [],
+                     *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "geofence": false,
+                     *         "finished": true,
+                     *         "redirect_to": null,
+                     *         "livemode": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            session_id: string;
+                            /** @enum {string} */
+                            status: "NOT_STARTED" | "IN_PROGRESS" | "IN_REVIEW" | "APPROVED" | "DECLINED" | "EXPIRED" | "ABANDONED";
+                            /** @description whom the person verifies for */
+                            project_name: string;
+                            privacy_policy_url?: string | null;
+                            /** @description where a declined person can ask for help (the project's https:// or mailto: link), or null */
+                            support_url: string | null;
+                            /** @description days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision */
+                            retention_days: number;
+                            /** @description GET /api/hosted/session/logo has a PNG */
+                            logo: boolean;
+                            features: string[];
+                            steps: {
+                                /** @description document, selfie, location or licence */
+                                step: string;
+                                /** @description nothing more to do on this step (also true for every step once the session is finished) */
+                                done: boolean;
+                                /** @description how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do */
+                                outcome: ("passed" | "failed" | "review" | "not_run") | null;
+                            }[];
+                            /** @description a continue-on-your-phone link of this session was claimed: another device is working on it */
+                            continued_on_phone: boolean;
+                            checks: {
+                                /** @enum {string} */
+                                type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
+                                /** @enum {string} */
+                                status: "passed" | "failed" | "review";
+                                error: string | null;
+                            }[];
+                            expires_at: string;
+                            /** @description the location step is checked against an expected point */
+                            geofence: boolean;
+                            finished: boolean;
+                            /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
+                            redirect_to: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description token_missing, invalid_token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description session_closed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description session_expired */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postHostedSessionChallenge: {
         parameters: {
             query?: never;
@@ -6223,6 +6471,8 @@ export interface operations {
                      *         "status": "IN_PROGRESS",
                      *         "project_name": "Bayside Home Health",
                      *         "privacy_policy_url": "https://bayside.example/privacy",
+                     *         "support_url": "mailto:help@bayside.example",
+                     *         "retention_days": 30,
                      *         "logo": true,
                      *         "features": [
                      *           "id_verification",
@@ -6232,13 +6482,16 @@ export interface operations {
                      *         "steps": [
                      *           {
                      *             "step": "document",
-                     *             "done": true
+                     *             "done": true,
+                     *             "outcome": "passed"
                      *           },
                      *           {
                      *             "step": "selfie",
-                     *             "done": false
+                     *             "done": false,
+                     *             "outcome": null
                      *           }
                      *         ],
+                     *         "continued_on_phone": false,
                      *         "checks": [
                      *           {
                      *             "type": "id_verification",
@@ -6264,14 +6517,23 @@ export interface operations {
                             /** @description whom the person verifies for */
                             project_name: string;
                             privacy_policy_url?: string | null;
+                            /** @description where a declined person can ask for help (the project's https:// or mailto: link), or null */
+                            support_url: string | null;
+                            /** @description days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision */
+                            retention_days: number;
                             /** @description GET /api/hosted/session/logo has a PNG */
                             logo: boolean;
                             features: string[];
                             steps: {
                                 /** @description document, selfie, location or licence */
                                 step: string;
+                                /** @description nothing more to do on this step (also true for every step once the session is finished) */
                                 done: boolean;
+                                /** @description how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do */
+                                outcome: ("passed" | "failed" | "review" | "not_run") | null;
                             }[];
+                            /** @description a continue-on-your-phone link of this session was claimed: another device is working on it */
+                            continued_on_phone: boolean;
                             checks: {
                                 /** @enum {string} */
                                 type: "id_verification" | "liveness" | "face_match" | "age" | "credential" | "kyc_credential" | "location" | "antispoof" | "face_uniqueness";
@@ -6285,6 +6547,11 @@ export interface operations {
                             finished: boolean;
                             /** @description where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative */
                             redirect_to: string | null;
+                            /**
+                             * @description false on data made with a test key (vk_test_...); absent on live data
+                             * @constant
+                             */
+                            livemode?: false;
                         };
                         error: null;
                     };

@@ -23,6 +23,7 @@ import { Migration20261202110000_face_register_mode } from './Migration202612021
 import { Migration20261202120000_test_webhooks } from './Migration20261202120000_test_webhooks.js';
 import { Migration20261202130000_login_hardening } from './Migration20261202130000_login_hardening.js';
 import { Migration20261202150000_sandbox_quota } from './Migration20261202150000_sandbox_quota.js';
+import { Migration20261202170000_hosted_flow } from './Migration20261202170000_hosted_flow.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261202120000_test_webhooks', class: Migration20261202120000_test_webhooks },
   { name: 'Migration20261202130000_login_hardening', class: Migration20261202130000_login_hardening },
   { name: 'Migration20261202150000_sandbox_quota', class: Migration20261202150000_sandbox_quota },
+  { name: 'Migration20261202170000_hosted_flow', class: Migration20261202170000_hosted_flow },
 ];
