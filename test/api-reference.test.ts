@@ -14,6 +14,7 @@ import { startTestService, type TestService } from './helpers/service.js';
 // scripts/redocly-reference.js), declares the webhooks with their bodies as sent, the headers
 // where they apply, the sections in an integrator's order, and the guides of docs/guides.
 
+// biome-ignore lint/suspicious/noExplicitAny: the served document is read as plain JSON
 type Json = Record<string, any>;
 let service: TestService;
 let document: Json;

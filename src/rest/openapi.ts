@@ -6,7 +6,10 @@ import { errorCatalog, type ErrorCode } from '../core/errors.js';
 
 export type Security = 'apiKey' | 'orgClient' | 'accessToken' | 'none';
 
-export type BodyMediaType = 'application/json' | 'application/x-www-form-urlencoded';
+export type BodyMediaType = 'application/json' | 'multipart/form-data' | 'application/x-www-form-urlencoded';
+
+/** The bodies that carry images: JSON with base64 or data-URL strings, or multipart/form-data with files under the same names. */
+export const IMAGE_BODY: BodyMediaType[] = ['application/json', 'multipart/form-data'];
 
 /** A request header the route reads (beyond credentials, which the security schemes say). */
 export interface HeaderDoc {

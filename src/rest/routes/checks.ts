@@ -10,7 +10,7 @@ import type { ErrorCode } from '../../core/errors.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody, type FieldKinds, refuseUndeclaredFields } from '../input.js';
-import { EXAMPLE_JPEG, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs, type RouteExamples } from '../openapi.js';
+import { EXAMPLE_JPEG, IMAGE_BODY, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs, type RouteExamples } from '../openapi.js';
 
 import { challengeWire, combinedWire, standaloneWire, unlinkedFaceWire, type UnlinkedFaceView } from '../../core/checks/views.js';
 import { providerListWire, stateListWire } from '../../core/credentials/views.js';
@@ -59,6 +59,8 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       tag: 'checks',
       security: 'apiKey',
       body,
+      // Multipart is documented where it carries files (it is read on every check route).
+      bodyTypes: kinds.images.length || kinds.imageArrays?.length ? IMAGE_BODY : undefined,
       response: doc.response ?? standaloneWire,
       headers: [idempotencyKeyHeader, testOutcomeHeader],
       errors: [...COMMON_ERRORS, ...doc.errors],

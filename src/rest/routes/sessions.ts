@@ -20,7 +20,7 @@ import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
 import { checkBody, type FieldKinds, jsonBody, refuseUndeclaredFields, requireJsonBody } from '../input.js';
 import { oneUploadPerSession, stepUploadRules } from '../step-uploads.js';
-import { EXAMPLE_JPEG, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs } from '../openapi.js';
+import { EXAMPLE_JPEG, IMAGE_BODY, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs } from '../openapi.js';
 import { caseSensitiveRouter } from '../router.js';
 import { documentWebhooks } from './webhooks.js';
 
@@ -459,6 +459,7 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       tag: 'pages',
       security: 'none',
       body: stepBody,
+      bodyTypes: IMAGE_BODY,
       response: hostedFlow,
       examples: {
         request: STEP_DOCS.document.example,

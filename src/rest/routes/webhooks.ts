@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SESSION_STATUSES } from '../../core/sessions/entities.js';
+import type { SESSION_STATUSES } from '../../core/sessions/entities.js';
 import { TRANSITIONS } from '../../core/sessions/transitions.js';
 import type { ApiDocs, HeaderDoc, WebhookDoc } from '../openapi.js';
 

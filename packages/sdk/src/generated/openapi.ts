@@ -94,9 +94,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Removed: POST /api/auth/tpsso/token
+         * Removed: legacy token exchange
          * @deprecated
-         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`POST /api/auth/oidc/token` with `grant_type=authorization_code` and PKCE).
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead: `POST /api/auth/oidc/token` with `grant_type=authorization_code` and PKCE.
          */
         post: operations["postAuthTpssoToken"];
         delete?: never;
@@ -113,9 +113,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Removed: GET /api/auth/tpsso/userinfo
+         * Removed: legacy user info
          * @deprecated
-         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`GET /api/auth/oidc/userinfo`).
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead: `GET /api/auth/oidc/userinfo`.
          */
         get: operations["getAuthTpssoUserinfo"];
         put?: never;
@@ -134,9 +134,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Removed: GET /api/auth/tpsso/licenses
+         * Removed: legacy licences
          * @deprecated
-         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`GET /api/auth/oidc/licenses`).
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead: `GET /api/auth/oidc/licenses`.
          */
         get: operations["getAuthTpssoLicenses"];
         put?: never;
@@ -155,9 +155,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Removed: GET /api/auth/tpsso/verifications
+         * Removed: legacy verifications
          * @deprecated
-         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`GET /api/auth/oidc/verifications`).
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead: `GET /api/auth/oidc/verifications`.
          */
         get: operations["getAuthTpssoVerifications"];
         put?: never;
@@ -178,9 +178,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Removed: POST /api/auth/tpsso/refresh
+         * Removed: legacy token refresh
          * @deprecated
-         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead (`POST /api/auth/oidc/token` with `grant_type=refresh_token`; refresh tokens always rotate).
+         * @description The legacy single sign-on namespace is removed: every call answers 410 `endpoint_removed`. Use the OpenID Connect endpoints instead: `POST /api/auth/oidc/token` with `grant_type=refresh_token`; refresh tokens always rotate.
          */
         post: operations["postAuthTpssoRefresh"];
         delete?: never;
@@ -3117,6 +3117,20 @@ export interface operations {
                     svc_access_token?: string;
                     svc_id?: string;
                 };
+                /**
+                 * @example {
+                 *       "front_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "back_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    front_image: string;
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    back_image?: string;
+                    svc_access_token?: string;
+                    svc_id?: string;
+                };
             };
         };
         responses: {
@@ -3318,6 +3332,22 @@ export interface operations {
                     svc_access_token?: string;
                     svc_id?: string;
                 };
+                /**
+                 * @example {
+                 *       "image1": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "image2": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "threshold": 0.8
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description the reference portrait (base64, a data URL or a file); not sent in account mode, where the enrolled face is the reference */
+                    image1?: string;
+                    /** @description the live selfie (base64, a data URL or a file) */
+                    image2?: string;
+                    threshold?: number;
+                    svc_access_token?: string;
+                    svc_id?: string;
+                };
             };
         };
         responses: {
@@ -3506,6 +3536,17 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    image: string;
+                    svc_access_token?: string;
+                    svc_id?: string;
+                };
+                /**
+                 * @example {
+                 *       "image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *     }
+                 */
+                "multipart/form-data": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     image: string;
                     svc_access_token?: string;
@@ -3703,6 +3744,33 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    front_image: string;
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    back_image?: string;
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    selfie: string;
+                    license_type?: string;
+                    provider_code?: string;
+                    license_state?: string;
+                    state?: string;
+                    license_number?: string;
+                    license_no?: string;
+                    npi?: string;
+                    svc_access_token?: string;
+                    svc_id?: string;
+                };
+                /**
+                 * @example {
+                 *       "front_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "back_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "selfie": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "license_type": "Registered Nurse",
+                 *       "license_state": "CA",
+                 *       "license_number": "648213"
+                 *     }
+                 */
+                "multipart/form-data": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     front_image: string;
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
@@ -3970,6 +4038,35 @@ export interface operations {
                     svc_access_token?: string;
                     svc_id?: string;
                 };
+                /**
+                 * @example {
+                 *       "frames": [
+                 *         "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *         "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *         "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *       ],
+                 *       "challenge_id": "chl_0e2c4a6b8d1f3e5a7c9b0d2f",
+                 *       "captured_ms": [
+                 *         120,
+                 *         480,
+                 *         910
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description one selfie (single mode); or send frames */
+                    image?: string;
+                    /** @description a burst of 3 to 8 frames, in order (multipart: repeat the field) */
+                    frames?: string[];
+                    /** @description from POST /api/v2/antispoof/challenge; the burst must show its gesture */
+                    challengeId?: string;
+                    /** @description the same as challengeId (the name the challenge route also answers with) */
+                    challenge_id?: string;
+                    /** @description per frame, milliseconds between receiving the challenge and taking the frame; frames before the challenge or spread over more than 4 s are refused */
+                    captured_ms?: number[];
+                    svc_access_token?: string;
+                    svc_id?: string;
+                };
             };
         };
         responses: {
@@ -4170,6 +4267,25 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description one selfie (single mode); or send frames */
+                    image?: string;
+                    /** @description a burst of 3 to 8 frames, in order (multipart: repeat the field) */
+                    frames?: string[];
+                    /** @description from POST /api/v2/antispoof/challenge; the burst must show its gesture */
+                    challengeId?: string;
+                    /** @description the same as challengeId (the name the challenge route also answers with) */
+                    challenge_id?: string;
+                    /** @description per frame, milliseconds between receiving the challenge and taking the frame; frames before the challenge or spread over more than 4 s are refused */
+                    captured_ms?: number[];
+                    svc_access_token?: string;
+                    svc_id?: string;
+                };
+                /**
+                 * @example {
+                 *       "image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *     }
+                 */
+                "multipart/form-data": {
                     /** @description one selfie (single mode); or send frames */
                     image?: string;
                     /** @description a burst of 3 to 8 frames, in order (multipart: repeat the field) */
@@ -4384,6 +4500,21 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    image?: string;
+                    enroll?: boolean;
+                    reference?: string;
+                    svc_access_token?: string;
+                    svc_id?: string;
+                };
+                /**
+                 * @example {
+                 *       "image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "enroll": true,
+                 *       "reference": "applicant-20931"
+                 *     }
+                 */
+                "multipart/form-data": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     image?: string;
                     enroll?: boolean;
@@ -6421,6 +6552,45 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    front_image: string;
+                    /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
+                    back_image?: string;
+                } | {
+                    /** @description a burst of 3 to 8 frames, in order (multipart: repeat the field) */
+                    frames: string[];
+                    /** @description the same as challengeId (the name the challenge route also answers with) */
+                    challenge_id?: string;
+                    /** @description per frame, milliseconds between receiving the challenge and taking the frame; frames before the challenge or spread over more than 4 s are refused */
+                    captured_ms?: number[];
+                } | {
+                    latitude?: number | null;
+                    longitude?: number | null;
+                    accuracy?: number | null;
+                    source?: string;
+                    /** Format: date-time */
+                    captured_at?: string;
+                    error?: string;
+                } | {
+                    license_state?: string;
+                    state?: string;
+                    license_number?: string;
+                    license_no?: string;
+                    license_type?: string;
+                    provider_code?: string;
+                    first_name?: string;
+                    last_name?: string;
+                    full_name?: string;
+                    npi?: string;
+                    do_ai_clean?: boolean;
+                };
+                /**
+                 * @example {
+                 *       "front_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U",
+                 *       "back_image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U"
+                 *     }
+                 */
+                "multipart/form-data": {
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */
                     front_image: string;
                     /** @description base64 or a data URL (or send multipart/form-data files under the same name) */

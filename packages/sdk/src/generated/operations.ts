@@ -10,15 +10,15 @@ export const OPERATIONS = {
   "getMetrics": {"method":"GET","path":"/metrics","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
   /** GET /api/v2/openapi.json: This OpenAPI document */
   "getOpenapiJson": {"method":"GET","path":"/api/v2/openapi.json","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
-  /** POST /api/auth/tpsso/token: Removed: POST /api/auth/tpsso/token */
+  /** POST /api/auth/tpsso/token: Removed: legacy token exchange */
   "postAuthTpssoToken": {"method":"POST","path":"/api/auth/tpsso/token","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
-  /** GET /api/auth/tpsso/userinfo: Removed: GET /api/auth/tpsso/userinfo */
+  /** GET /api/auth/tpsso/userinfo: Removed: legacy user info */
   "getAuthTpssoUserinfo": {"method":"GET","path":"/api/auth/tpsso/userinfo","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
-  /** GET /api/auth/tpsso/licenses: Removed: GET /api/auth/tpsso/licenses */
+  /** GET /api/auth/tpsso/licenses: Removed: legacy licences */
   "getAuthTpssoLicenses": {"method":"GET","path":"/api/auth/tpsso/licenses","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
-  /** GET /api/auth/tpsso/verifications: Removed: GET /api/auth/tpsso/verifications */
+  /** GET /api/auth/tpsso/verifications: Removed: legacy verifications */
   "getAuthTpssoVerifications": {"method":"GET","path":"/api/auth/tpsso/verifications","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
-  /** POST /api/auth/tpsso/refresh: Removed: POST /api/auth/tpsso/refresh */
+  /** POST /api/auth/tpsso/refresh: Removed: legacy token refresh */
   "postAuthTpssoRefresh": {"method":"POST","path":"/api/auth/tpsso/refresh","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
   /** GET /.well-known/openid-configuration: OpenID Connect discovery */
   "getWellKnownOpenidConfiguration": {"method":"GET","path":"/.well-known/openid-configuration","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
