@@ -90,7 +90,7 @@ describe('MRZ check digits and correction (no OCR)', () => {
     expect(buildReading([names, nine], LAYOUTS.TD3).valid).toBe(false);
     const repaired = buildReading([names, nine], LAYOUTS.TD3, at(16, '8'));
     expect(repaired.lines[1]).toBe(truth);
-    expect(repaired.correctedFields).toEqual([{ field: 'birthDate', from: '740912', to: '740812' }]);
+    expect(repaired.correctedFields).toEqual([{ field: 'birthDate', from: '740912', to: '740812', by: 'check_digit' }]);
   });
 
   it('reads labelled visual-zone fields, side by side or on the next line', () => {

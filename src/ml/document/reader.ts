@@ -1,5 +1,5 @@
 import type { DecodedImage } from '../image.js';
-import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf } from './mrz.js';
+import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf, settleByPrintedNumber } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
 import { mergeRows, type PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
 import { bandShear, cropGray, lineGeometry, resizeGray, rotateGray, unshear, uprightGray, type Gray, type LineGeometry } from './raster.js';
@@ -505,7 +505,7 @@ export class PaddleDocumentReader implements DocumentReader {
     const licence = barcode?.licence ?? null;
     // US licences print dates month first.
     const visualZone = readVisualZone(zoneLines, { monthFirst: licence?.country === 'USA' });
-    const mrz = chosen?.mrz ?? null;
+    const mrz = chosen?.mrz ? settleByPrintedNumber(chosen.mrz, visualZone.fields.documentNumber) : null;
     return {
       mrz,
       barcode,
