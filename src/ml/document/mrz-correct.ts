@@ -228,18 +228,17 @@ const UNDECIDED: Decision = { chosen: null, tied: [] };
 
 /**
  * The repair that keeps the most other checks passing with the fewest changes, when it is the
- * only one. A repair that puts a filler inside the document number is none (no number has one
- * there), yet it still makes a rival one ambiguous: on a card whose digit was misprinted,
- * 'L4453373<' can be met as '<4453373<' or as 'I4453373<', and neither is the card.
+ * only one; else the rivals tied with it. A repair that puts a filler inside the document number
+ * is none (no number has one there): on a card whose digit was misprinted, 'L4453373<' can be met
+ * as '<4453373<', which is not the card either.
  */
 function unambiguous(options: string[][], layout: Layout, current: string[]): Decision {
-  if (options.length === 0) return UNDECIDED;
-  const unique = [...new Map(options.map((o) => [o.join('\n'), o])).values()];
-  const scored = unique.map((o) => ({ lines: o, score: passingCount(o, layout), changes: countDiff(current, o) })).sort((a, b) => b.score - a.score || a.changes - b.changes);
+  const possible = [...new Map(options.filter((o) => numberWellFormed(o, layout)).map((o) => [o.join('\n'), o])).values()];
+  if (possible.length === 0) return UNDECIDED;
+  const scored = possible.map((o) => ({ lines: o, score: passingCount(o, layout), changes: countDiff(current, o) })).sort((a, b) => b.score - a.score || a.changes - b.changes);
   const best = scored[0]!;
   const tied = scored.filter((s) => s.score === best.score && s.changes === best.changes).map((s) => s.lines);
-  if (tied.length > 1) return { chosen: null, tied: tied.filter((t) => numberWellFormed(t, layout)) };
-  return { chosen: numberWellFormed(best.lines, layout) ? best.lines : null, tied: [] };
+  return tied.length > 1 ? { chosen: null, tied } : { chosen: best.lines, tied: [] };
 }
 
 /**

@@ -216,7 +216,7 @@ function partialReading(lines: MrzLikeLine[], whole: MrzReading | null): MrzRead
       const namesLine = (k: number) => layout.checks.every((c) => c.at.line !== k && c.covers.every((r) => r.line !== k));
       if (group.length !== place.count || !group.every((g, k) => plausible(g, place.length, namesLine(place.at[k]!)))) continue;
       // With its first line read, the document code says passport, card or visa.
-      if (place.at[0] === 0 && formatFor(place.count, place.length, group[0]!.clean[0]!) !== place.format) continue;
+      if (place.at[0] === 0 && formatFor(layout.lines, place.length, group[0]!.clean[0]!) !== place.format) continue;
       const missing = Array.from({ length: layout.lines }, (_, k) => k).filter((k) => !place.at.includes(k));
       const complete = (read: string[]) => Array.from({ length: layout.lines }, (_, k) => (place.at.includes(k) ? read[place.at.indexOf(k)]! : '<'.repeat(place.length)));
       const texts = group.map((g) => g.clean);
