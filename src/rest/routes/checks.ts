@@ -87,7 +87,8 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     core.checks.liveness,
     { images: ['image'] },
     {
-      summary: 'Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1',
+      summary:
+        'Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1. One uploaded still: data.assurance is single_image and data.limits says what it cannot rule out (an injected or generated image); the hosted capture reports hosted_capture',
       body: livenessInput.required({ image: true }),
       errors: ['image_too_large', 'unprocessable', 'no_face'],
       examples: {
@@ -95,7 +96,18 @@ export function checksRouter(core: Core, docs: ApiDocs) {
         response: {
           session_id: 'chk_4b7e1f0a9c2d6e8f0a1b3c5d',
           status: 'passed',
-          check: { type: 'liveness', status: 'passed', score: 1, data: { live_score: 1, result: 'live' }, error: null },
+          check: {
+            type: 'liveness',
+            status: 'passed',
+            score: 1,
+            data: {
+              live_score: 1,
+              result: 'live',
+              assurance: 'single_image',
+              limits: [{ code: 'synthetic_face', detail: 'a generated (synthetic) face image shows no print or screen artefacts for the passive models to find' }],
+            },
+            error: null,
+          },
         },
       },
     },
@@ -138,7 +150,13 @@ export function checksRouter(core: Core, docs: ApiDocs) {
         response: {
           session_id: 'chk_6e8a0c2b4d6f8193c5e7a9b1',
           status: 'passed',
-          check: { type: 'antispoof', status: 'passed', score: 0.96, data: { human_score: 0.96, live_score: 1, result: 'live', gesture: 'turn_left', gesture_seen: true }, error: null },
+          check: {
+            type: 'antispoof',
+            status: 'passed',
+            score: 0.96,
+            data: { human_score: 0.96, live_score: 1, result: 'live', assurance: 'challenge_burst', challenge: { challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', gesture: 'turn_left', performed: true } },
+            error: null,
+          },
         },
       },
     },
