@@ -421,7 +421,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1 */
+        /** Passive liveness of a selfie: live_score 1 live, 0 spoof, below 0 no face; passes only at 1. One uploaded still: data.assurance is single_image and data.limits says what it cannot rule out (an injected or generated image); the hosted capture reports hosted_capture */
         post: operations["postLiveness"];
         delete?: never;
         options?: never;
@@ -2734,7 +2734,14 @@ export interface operations {
                      *           "score": 1,
                      *           "data": {
                      *             "live_score": 1,
-                     *             "result": "live"
+                     *             "result": "live",
+                     *             "assurance": "single_image",
+                     *             "limits": [
+                     *               {
+                     *                 "code": "synthetic_face",
+                     *                 "detail": "a generated (synthetic) face image shows no print or screen artefacts for the passive models to find"
+                     *               }
+                     *             ]
                      *           },
                      *           "error": null
                      *         }
@@ -3128,8 +3135,12 @@ export interface operations {
                      *             "human_score": 0.96,
                      *             "live_score": 1,
                      *             "result": "live",
-                     *             "gesture": "turn_left",
-                     *             "gesture_seen": true
+                     *             "assurance": "challenge_burst",
+                     *             "challenge": {
+                     *               "challenge_id": "chl_0e2c4a6b8d1f3e5a7c9b0d2f",
+                     *               "gesture": "turn_left",
+                     *               "performed": true
+                     *             }
                      *           },
                      *           "error": null
                      *         }
