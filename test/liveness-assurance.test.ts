@@ -15,6 +15,12 @@ const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'));
 const key = () => ({ 'X-API-Key': service.demo.api_key });
 const b64 = async (face: MarkerFace) => (await markerImage(face)).toString('base64');
 const codes = (limits: Array<{ code: string; detail: string }>) => limits.map((l) => l.code);
+/** One still of a marker face, sent to a standalone route as `image`. */
+const still = async (path: string, face: MarkerFace) =>
+  service.http
+    .post(path)
+    .set(key())
+    .send({ image: await b64(face) });
 
 beforeAll(async () => {
   service = await startTestService({}, { clock, faceEngine: markerFaceEngine() });
@@ -25,28 +31,19 @@ afterAll(async () => {
 
 describe('liveness assurance', () => {
   it('says a standalone liveness call on one still is single_image, with what it cannot rule out; live_score and result as the spec has them', async () => {
-    const res = await service.http
-      .post('/api/v2/liveness')
-      .set(key())
-      .send({ image: await b64({ person: 3, live: true }) });
+    const res = await still('/api/v2/liveness', { person: 3, live: true });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const { check } = res.body.data;
     expect(check).toMatchObject({ type: 'liveness', status: 'passed', data: { live_score: 1, result: 'live', assurance: 'single_image' } });
     expect(codes(check.data.limits)).toEqual(['injected_image', 'synthetic_face', 'earlier_photo']);
     for (const limit of check.data.limits) expect(limit.detail.length).toBeGreaterThan(20);
     // A spoof still says the same of itself.
-    const spoof = await service.http
-      .post('/api/v2/liveness')
-      .set(key())
-      .send({ image: await b64({ person: 3, live: false }) });
+    const spoof = await still('/api/v2/liveness', { person: 3, live: false });
     expect(spoof.body.data.check.data).toMatchObject({ live_score: 0, result: 'spoof', assurance: 'single_image' });
   });
 
   it('says the same of a single-image anti-spoof, and burst for uploaded frames without a challenge', async () => {
-    const single = await service.http
-      .post('/api/v2/antispoof')
-      .set(key())
-      .send({ image: await b64({ person: 4, live: true }) });
+    const single = await still('/api/v2/antispoof', { person: 4, live: true });
     expect(single.status, JSON.stringify(single.body)).toBe(200);
     expect(single.body.data.check.data).toMatchObject({ live_score: 1, result: 'live', assurance: 'single_image' });
     const frames = await Promise.all([0, 1, 2].map((nonce) => b64({ person: 4, live: true, jitter: 0.05, nonce })));

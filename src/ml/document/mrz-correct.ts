@@ -167,7 +167,7 @@ type Pool = (current: string, recognised: string) => string;
  * confusions, and the other look-alikes (a digit read as another: 8 as 3, 0 as 9). All in one
  * pool: a repair stands only when it is the one single change that meets the check digit, and a
  * digit misread as another is as likely in a number as a letter read for a digit. Tried first
- * the letter/digit confusions alone decided more numbers, but "corrected" a third of numbers with a
+ * the letter/digit confusions alone decided more numbers, but "corrected" a quarter of numbers with a
  * digit misread as another into a wrong number that met its digit (simulated, see
  * docs/document-reader.md).
  */
