@@ -306,6 +306,8 @@ describe('MRZ bands read first (no OCR)', () => {
     const reading = (checks: boolean[]) => ({ valid: false, checkDigits: Object.fromEntries(checks.map((c, i) => [`d${i}`, c])) }) as unknown as MrzReading;
     expect(orientationSettled(reading([true, true, false, false]))).toBe(true);
     expect(orientationSettled(reading([true, false, false, false]))).toBe(false);
+    // A zone read in part (a band of its second line alone) leaves the rest to be looked for.
+    expect(orientationSettled({ ...reading([true, true, true]), partial: true })).toBe(false);
   });
   it('stops retrying a settled MRZ that a retry read exactly as before, names line included', () => {
     const td3 = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<<<10'];

@@ -423,10 +423,12 @@ export function mrzAbove({ page, boxes }: Pick<Located, 'page' | 'boxes'>): bool
 
 /**
  * Two check digits holding mean the orientation is right (by chance 1 in 100): another
- * orientation cannot read better, only the characters are in doubt.
+ * orientation cannot read better, only the characters are in doubt. Not for a zone read in part:
+ * the rest of it may be in lines not read yet (a band of the second line alone), so the search for
+ * the whole zone goes on, and the part is what is left when it finds none.
  */
 export function orientationSettled(reading: MrzReading): boolean {
-  return reading.valid || Object.values(reading.checkDigits).filter(Boolean).length >= 2;
+  return reading.valid || (!reading.partial && Object.values(reading.checkDigits).filter(Boolean).length >= 2);
 }
 
 /**
