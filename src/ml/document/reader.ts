@@ -432,23 +432,37 @@ export function orientationSettled(reading: MrzReading): boolean {
 }
 
 /**
- * A retry read the MRZ exactly as the read before it, with its orientation settled: the print
- * says what it says (a check digit that fails on the document itself), and more crops of the same
- * lines cannot change it, so the retries stop there. Every line is compared, the names line too:
- * while it still reads differently from crop to crop, the retries' votes can still mend it.
+ * The MRZ is placed at this orientation: settled (see orientationSettled), or a part of it that
+ * proves itself after every line of the orientation was read (the reader returns no other part).
+ * Another orientation cannot read it better, and the document has an MRZ.
  */
-export function readingRepeated(previous: MrzReading | null, next: MrzReading | null): boolean {
-  return !!previous && !!next && orientationSettled(next) && previous.lines.join('\n') === next.lines.join('\n');
+export function mrzPlaced(reading: MrzReading): boolean {
+  return orientationSettled(reading) || reading.partial;
 }
 
 /**
- * An MRZ was found on this side: valid, or with enough check digits holding to place it (one
- * failing on the document itself). Such a document is read from its MRZ; the slow, thorough
- * search for a licence barcode is for documents without one (a licence whose quick look missed
- * its PDF417).
+ * A retry read the MRZ exactly as the read before it, with the MRZ placed: the print says what
+ * it says (a check digit that fails on the document itself, a damaged line), and more crops of
+ * the same lines cannot change it, so the retries stop there. Every line is compared, the names
+ * line too: while it still reads differently from crop to crop, the retries' votes can still mend it.
+ */
+export function readingRepeated(previous: MrzReading | null, next: MrzReading | null): boolean {
+  return !!previous && !!next && mrzPlaced(next) && previous.lines.join('\n') === next.lines.join('\n');
+}
+
+/**
+ * An MRZ was found on this side: valid, with enough check digits holding to place it (one
+ * failing on the document itself), or read in part. Such a document is read from its MRZ; the
+ * slow, thorough search for a licence barcode is for documents without one (a licence whose
+ * quick look missed its PDF417).
  */
 function mrzFound(attempt: { mrz: MrzReading | null } | null): boolean {
-  return !!attempt?.mrz && orientationSettled(attempt.mrz);
+  return !!attempt?.mrz && mrzPlaced(attempt.mrz);
+}
+
+/** A whole MRZ was found on this side (see orientationSettled): no part of one. */
+function wholeMrzFound(attempt: { mrz: MrzReading | null }): boolean {
+  return !!attempt.mrz && orientationSettled(attempt.mrz);
 }
 
 /** Lines as one OCR result (their mean confidence tells the orientation). */
@@ -539,7 +553,7 @@ export class PaddleDocumentReader implements DocumentReader {
       done.set(rotation, attempt);
       if (!clearest || attempt.probe.confidence > clearest.probe.confidence) clearest = attempt;
       if (attempt.mrz && (!best?.mrz || scoreOf(attempt.mrz) > scoreOf(best.mrz))) best = attempt;
-      if (best?.mrz && orientationSettled(best.mrz)) return true;
+      if (best?.mrz && mrzPlaced(best.mrz)) return true;
       // Only the visual zone wanted: lines that read as confident text are upright.
       return !options.needMrz && attempt.probe.confidence >= 85;
     };
@@ -556,7 +570,8 @@ export class PaddleDocumentReader implements DocumentReader {
       if (await settles(rotation, located)) break;
     }
     const chosen: Attempt | null = best ?? clearest;
-    if (options.needMrz && chosen && !mrzFound(chosen)) return this.readJoined(chosen, clock);
+    // A zone read in part may be whole with its lines' pieces joined.
+    if (options.needMrz && chosen && !wholeMrzFound(chosen)) return this.readJoined(chosen, clock);
     return chosen;
   }
 
