@@ -321,6 +321,10 @@ describe('MRZ bands read first (no OCR)', () => {
     const unsettled = { ...read(wrongDigit), checkDigits: { document_number: false, birth_date: true, expiration_date: false, personal_number: false, composite: false } };
     expect(readingRepeated(unsettled, unsettled)).toBe(false);
     expect(readingRepeated(null, read(wrongDigit))).toBe(false);
+    // Its second line alone, read twice alike: a wider crop may still bring in the first.
+    const part = read([td3[1]!]);
+    expect(part.partial).toBe(true);
+    expect(readingRepeated(part, part)).toBe(false);
   });
 });
 

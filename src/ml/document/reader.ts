@@ -441,13 +441,14 @@ export function mrzPlaced(reading: MrzReading): boolean {
 }
 
 /**
- * A retry read the MRZ exactly as the read before it, with the MRZ placed: the print says what
- * it says (a check digit that fails on the document itself, a damaged line), and more crops of
- * the same lines cannot change it, so the retries stop there. Every line is compared, the names
- * line too: while it still reads differently from crop to crop, the retries' votes can still mend it.
+ * A retry read the MRZ exactly as the read before it, with its orientation settled: the print
+ * says what it says (a check digit that fails on the document itself), and more crops of the same
+ * lines cannot change it, so the retries stop there. Every line is compared, the names line too:
+ * while it still reads differently from crop to crop, the retries' votes can still mend it. A
+ * zone read in part is retried in full: a wider crop can bring in the line it missed.
  */
 export function readingRepeated(previous: MrzReading | null, next: MrzReading | null): boolean {
-  return !!previous && !!next && mrzPlaced(next) && previous.lines.join('\n') === next.lines.join('\n');
+  return !!previous && !!next && orientationSettled(next) && previous.lines.join('\n') === next.lines.join('\n');
 }
 
 /**
