@@ -244,6 +244,9 @@ describe('gesture challenge', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.status).toBe('passed');
     expect(res.body.data.check.data.challenge).toEqual({ challenge_id, gesture, performed: true });
+    // Answering a challenge, without capture times: the assurance says so.
+    expect(res.body.data.check.data.assurance).toBe('challenge_burst');
+    expect(res.body.data.check.data.limits.map((l: { code: string }) => l.code)).toContain('capture_times_unchecked');
     const again = await post('/antispoof').send({ frames: await framesFor(gesture), challengeId: challenge_id });
     expect(again.status).toBe(403);
     expect(again.body.error.code).toBe('invalid_challenge');

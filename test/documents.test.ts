@@ -90,7 +90,7 @@ describe('MRZ check digits and correction (no OCR)', () => {
     expect(buildReading([names, nine], LAYOUTS.TD3).valid).toBe(false);
     const repaired = buildReading([names, nine], LAYOUTS.TD3, at(16, '8'));
     expect(repaired.lines[1]).toBe(truth);
-    expect(repaired.correctedFields).toEqual([{ field: 'birthDate', from: '740912', to: '740812' }]);
+    expect(repaired.correctedFields).toEqual([{ field: 'birthDate', from: '740912', to: '740812', by: 'check_digit' }]);
   });
 
   it('reads labelled visual-zone fields, side by side or on the next line', () => {
@@ -306,6 +306,8 @@ describe('MRZ bands read first (no OCR)', () => {
     const reading = (checks: boolean[]) => ({ valid: false, checkDigits: Object.fromEntries(checks.map((c, i) => [`d${i}`, c])) }) as unknown as MrzReading;
     expect(orientationSettled(reading([true, true, false, false]))).toBe(true);
     expect(orientationSettled(reading([true, false, false, false]))).toBe(false);
+    // A zone read in part (a band of its second line alone) leaves the rest to be looked for.
+    expect(orientationSettled({ ...reading([true, true, true]), partial: true })).toBe(false);
   });
   it('stops retrying a settled MRZ that a retry read exactly as before, names line included', () => {
     const td3 = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<<<10'];
@@ -319,6 +321,10 @@ describe('MRZ bands read first (no OCR)', () => {
     const unsettled = { ...read(wrongDigit), checkDigits: { document_number: false, birth_date: true, expiration_date: false, personal_number: false, composite: false } };
     expect(readingRepeated(unsettled, unsettled)).toBe(false);
     expect(readingRepeated(null, read(wrongDigit))).toBe(false);
+    // Its second line alone, read twice alike: a wider crop may still bring in the first.
+    const part = read([td3[1]!]);
+    expect(part.partial).toBe(true);
+    expect(readingRepeated(part, part)).toBe(false);
   });
 });
 

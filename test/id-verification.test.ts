@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderDocument, renderNonDocument, type DocumentSpec } from './helpers/documents.js';
+import { buildReading } from '../src/ml/document/mrz.js';
+import { LAYOUTS } from '../src/ml/document/mrz-format.js';
+import { mrzLinesFor, renderDocument, renderNonDocument, type DocumentSpec } from './helpers/documents.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
 // POST /api/v2/id-verification end to end with the real OCR and face models, on documents the
@@ -97,5 +99,121 @@ describe('POST /api/v2/id-verification with real models', () => {
     expect(res.body.error.code).toBe('unprocessable');
     const after = Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
     expect(after).toBe(before);
+  });
+});
+
+/** The evidence item `name` of a check's authenticity. */
+const evidenceOf = (check: { data: { authenticity: { evidence: Array<{ name: string; passed: boolean; detail: string }> } } }, name: string) => check.data.authenticity.evidence.find((e) => e.name === name)!;
+
+/**
+ * A TD1 document number with an 8 that, printed as a B, exactly one reading meets the number's
+ * check digit (`unique`) or several do: the search uses the reader's own rule on the MRZ alone.
+ */
+function numberWithB(unique: boolean): { number: string; at: number } {
+  const holder = { documentCode: 'ID', issuingState: 'UTO', nationality: 'UTO', surname: 'NOVAK', givenNames: 'ERIKA', birthDate: '1980-01-01', expirationDate: '2031-01-01', sex: 'F' as const };
+  for (let n = 3_000_000; ; n += 7_919) {
+    const number = `X${String(n).padStart(7, '0')}8`.slice(0, 9);
+    const at = number.lastIndexOf('8');
+    const lines = mrzLinesFor('TD1', { ...holder, documentNumber: number });
+    const misread = [`${lines[0]!.slice(0, 5 + at)}B${lines[0]!.slice(6 + at)}`, lines[1]!, lines[2]!];
+    const reading = buildReading(misread, LAYOUTS.TD1);
+    if (unique ? reading.valid && reading.fields.documentNumber === number : reading.ambiguities.length > 0) return { number, at };
+  }
+}
+
+describe('POST /api/v2/id-verification: ICAO 9303 in full (real OCR)', () => {
+  it('reads a card whose document number is longer than nine characters whole, verified by its own check digit', { timeout: 180_000 }, async () => {
+    const card = await renderDocument(spec({ layout: 'TD1', seed: 101, documentNumber: 'D23145890734' }));
+    expect(card.truth.mrzLines[0]!.slice(5, 20)).toBe('D23145890<7349<');
+    const res = await post().attach('front_image', card.bytes, 'front.jpg').attach('back_image', card.back!, 'back.jpg');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { check } = res.body.data;
+    expect(check.data.fields).toMatchObject({ document_number: 'D23145890734', date_of_birth: card.truth.birthDate, date_of_expiry: card.truth.expirationDate, document_type: 'id_card' });
+    expect(check.data.mrz).toMatchObject({ format: 'TD1', valid: true, partial: false, long_number: true, check_digits: { document_number: true, birth_date: true, expiration_date: true, composite: true } });
+    expect(check.data.field_reasons).toEqual({});
+    expect(res.body.data.status).not.toBe('failed');
+  });
+
+  it('answers a zone read in part with the fields it read and a reason per field it could not verify, in review, not 422', { timeout: 180_000 }, async () => {
+    // A patch over the birth date of the passport's second line: the number and expiry still verify.
+    const passport = await renderDocument(spec({ seed: 111, damage: [{ line: 1, from: 13, to: 19 }] }));
+    const res = await post().attach('front_image', passport.bytes, 'passport.jpg');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { check } = res.body.data;
+    expect(res.body.data.status).toBe('review');
+    expect(check.error).toMatch(/^partial read of the machine-readable zone: date_of_birth unreadable/);
+    expect(check.data.mrz).toMatchObject({ format: 'TD3', valid: false, partial: true, check_digits: { document_number: true, birth_date: false, expiration_date: true } });
+    // The birth date is the printed one, and says so; the verified fields have no reason.
+    expect(check.data.fields).toMatchObject({ document_number: passport.truth.documentNumber, date_of_expiry: passport.truth.expirationDate, date_of_birth: passport.truth.birthDate });
+    expect(check.data.field_reasons).toEqual({ date_of_birth: { reason: 'unreadable', detail: "not legible in the MRZ ('<<<<<<')", source: 'printed_zone' } });
+    expect(evidenceOf(check, 'mrz_present')).toMatchObject({ passed: true, detail: 'TD3 machine-readable zone read in part' });
+
+    // A card whose first MRZ line is covered: its dates verify, its number is the printed one.
+    const card = await renderDocument(spec({ layout: 'TD1', seed: 121, damage: [{ line: 0, from: 0, to: 29 }] }));
+    const cardRes = await post().attach('front_image', card.bytes, 'front.jpg').attach('back_image', card.back!, 'back.jpg');
+    expect(cardRes.status, JSON.stringify(cardRes.body)).toBe(200);
+    expect(cardRes.body.data.status).toBe('review');
+    const cardCheck = cardRes.body.data.check;
+    expect(cardCheck.data.mrz).toMatchObject({ format: 'TD1', partial: true, check_digits: { birth_date: true, expiration_date: true } });
+    expect(cardCheck.data.fields).toMatchObject({ document_number: card.truth.documentNumber, date_of_birth: card.truth.birthDate, date_of_expiry: card.truth.expirationDate });
+    expect(cardCheck.data.field_reasons.document_number).toEqual({ reason: 'unreadable', detail: 'MRZ line 1 was not read', source: 'printed_zone' });
+    expect(evidenceOf(cardCheck, 'mrz_present').detail).toBe('TD1 machine-readable zone read in part (line 1 not read)');
+  });
+
+  it('corrects by field type (letters in dates and check digits, digits in names) and a number only by its check digit, listing every correction', { timeout: 180_000 }, async () => {
+    const { number, at } = numberWithB(true);
+    const base = spec({ layout: 'TD1', seed: 131, documentNumber: number });
+    const { truth } = await renderDocument(base);
+    // Printed as OCR confuses them: the digits of the dates and their check digits as the letters
+    // they look like (not O: between digits the recogniser reads it as 0 itself), a name's letter
+    // as a digit, the number's 8 as a B.
+    const asLetter: Record<string, string> = { '8': 'B', '5': 'S', '2': 'Z', '6': 'G', '1': 'I' };
+    const dates = truth.mrzLines[1]!.slice(0, 15);
+    const inName = [...truth.mrzLines[2]!].findIndex((c) => 'OISB'.includes(c));
+    expect(inName).toBeGreaterThanOrEqual(0);
+    const misprint = [
+      ...[...dates].flatMap((c, index) => (asLetter[c] && index !== 7 ? [{ line: 1, index, char: asLetter[c]! }] : [])),
+      { line: 2, index: inName, char: { O: '0', I: '1', S: '5', B: '8' }[truth.mrzLines[2]![inName]!]! },
+      { line: 0, index: 5 + at, char: 'B' },
+    ];
+    expect(misprint.length).toBeGreaterThan(4);
+    // Only the back: no printed number to compare with, so the check digit alone decides the number.
+    const card = await renderDocument({ ...base, misprint });
+    const res = await post().attach('front_image', card.back!, 'back.jpg');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { check } = res.body.data;
+    expect(check.data.fields).toMatchObject({ document_number: number, date_of_birth: truth.birthDate, date_of_expiry: truth.expirationDate });
+    expect(check.data.fields.full_name).toBe(`${truth.givenNames} ${truth.surname}`);
+    expect(check.data.mrz).toMatchObject({ valid: true, partial: false });
+    const corrections = evidenceOf(check, 'mrz_corrections').detail;
+    expect(corrections).toMatch(
+      new RegExp(`^corrected by field type: .*birthDate [0-9A-Z]{6} -> ${dates.slice(0, 6)}; .*expirationDate [0-9A-Z]{6} -> ${dates.slice(8, 14)}.*; names [A-Z0-9<]+ -> ${truth.mrzLines[2]}; by the check digit: `),
+    );
+    expect(corrections).toContain(`by the check digit: documentNumber ${number.slice(0, at)}B${number.slice(at + 1)} -> ${number}`);
+    expect(evidenceOf(check, 'mrz_ambiguities')).toMatchObject({ passed: true, detail: 'no ambiguous reading' });
+  });
+
+  it('lists a number several readings of which meet its check digit, fails it, and takes the printed one when the front shows it', { timeout: 180_000 }, async () => {
+    const { number, at } = numberWithB(false);
+    const card = await renderDocument(spec({ layout: 'TD1', seed: 141, documentNumber: number, misprint: [{ line: 0, index: 5 + at, char: 'B' }] }));
+    const misread = `${number.slice(0, at)}B${number.slice(at + 1)}`;
+    // The back alone: the check digit cannot decide, so nothing is taken and every reading is listed.
+    const alone = await post().attach('front_image', card.back!, 'back.jpg');
+    expect(alone.status, JSON.stringify(alone.body)).toBe(200);
+    expect(alone.body.data.status).toBe('failed');
+    const check = alone.body.data.check;
+    expect(check.error).toMatch(/invalid check digits: document_number/);
+    expect(check.data.fields.document_number).toBe(misread);
+    expect(check.data.field_reasons.document_number).toMatchObject({ reason: 'ambiguous', source: 'mrz' });
+    const ambiguities = evidenceOf(check, 'mrz_ambiguities');
+    expect(ambiguities.passed).toBe(false);
+    expect(ambiguities.detail).toMatch(/^document_number: its check digit holds for \d readings, none taken: /);
+    expect(ambiguities.detail).toContain(`documentNumber ${misread} -> ${number}`);
+    // With the front: its printed number is one of those readings, and settles it.
+    const both = await post().attach('front_image', card.bytes, 'front.jpg').attach('back_image', card.back!, 'back.jpg');
+    expect(both.status, JSON.stringify(both.body)).toBe(200);
+    expect(both.body.data.check.data.fields.document_number).toBe(number);
+    expect(both.body.data.check.data.mrz.valid).toBe(true);
+    expect(evidenceOf(both.body.data.check, 'mrz_corrections').detail).toContain(`by the printed number, among the readings the check digit allows: documentNumber ${misread} -> ${number}`);
   });
 });

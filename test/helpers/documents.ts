@@ -7,7 +7,7 @@ import { LAYOUTS } from '../../src/ml/document/mrz-format.js';
 // page, TD1 card front + back, TD2 card; with rotation, skew, blur and JPEG noise. The MRZ is
 // built from the field values with ICAO check digits computed here, so the truth is exact.
 
-export type RenderLayout = 'TD3' | 'TD1' | 'TD2';
+export type RenderLayout = 'TD3' | 'TD1' | 'TD2' | 'MRVA' | 'MRVB';
 export type RenderFont = 'sans' | 'serif' | 'condensed';
 
 export interface DocumentSpec {
@@ -32,6 +32,12 @@ export interface DocumentSpec {
    * edge and the page is foreshortened by half as much (0 = straight above; 0.25 is a strong tilt).
    */
   perspective?: number;
+  /** The document number to print instead of a generated one (longer than nine characters on TD1/TD2: ICAO's long-number rule). */
+  documentNumber?: string;
+  /** MRZ characters printed other than the truth (as an OCR confusion would read them): line, 0-based position, character. */
+  misprint?: Array<{ line: number; index: number; char: string }>;
+  /** MRZ character cells covered by an opaque patch (a damaged or stickered zone): line, first and last position (inclusive). */
+  damage?: Array<{ line: number; from: number; to: number }>;
 }
 
 export interface RenderedTruth {
@@ -90,29 +96,42 @@ const mrzName = (s: string) => s.replace(/ /g, '<');
 const fill = (s: string, n: number) => (s + '<'.repeat(n)).slice(0, n);
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&apos;');
 
+/**
+ * The number's characters as ICAO 9303 prints them: up to nine in the number field with their
+ * check digit; a longer one (TD1, TD2) has a filler for that digit and continues in the optional
+ * data, followed by its check digit (over the whole number) and a filler.
+ */
+function numberFields(number: string): { head: string; optionalHead: string } {
+  if (number.length <= 9) return { head: fill(number, 9) + checkDigit(fill(number, 9)), optionalHead: '' };
+  return { head: `${number.slice(0, 9)}<`, optionalHead: `${number.slice(9)}${checkDigit(number)}<` };
+}
+
 export function mrzLinesFor(layout: RenderLayout, t: Omit<RenderedTruth, 'mrzLines' | 'brokenCheck' | 'format' | 'expired' | 'issueDate' | 'fathersName'>): string[] {
   const birth = yymmdd(t.birthDate);
   const expiry = yymmdd(t.expirationDate);
   const names = `${mrzName(t.surname)}<<${mrzName(t.givenNames)}`;
+  const { head, optionalHead } = numberFields(t.documentNumber);
+  if (optionalHead && layout !== 'TD1' && layout !== 'TD2') throw new Error(`${layout} has no long document numbers`);
   if (layout === 'TD1') {
-    const number = fill(t.documentNumber, 9);
-    const l1 = fill(`${fill(t.documentCode, 2)}${t.issuingState}${number}${checkDigit(number)}`, 30);
+    const l1 = fill(`${fill(t.documentCode, 2)}${t.issuingState}${head}${optionalHead}`, 30);
     const l2head = `${birth}${checkDigit(birth)}${t.sex}${expiry}${checkDigit(expiry)}${t.nationality}`;
     const l2body = fill(l2head, 29);
     const composite = checkDigit(l1.slice(5, 30) + l2body.slice(0, 7) + l2body.slice(8, 15) + l2body.slice(18, 29));
     return [l1, l2body + composite, fill(names, 30)];
   }
-  const length = layout === 'TD3' ? 44 : 36;
-  const number = fill(t.documentNumber, 9);
+  const length = layout === 'TD3' || layout === 'MRVA' ? 44 : 36;
   const l1 = fill(`${fill(t.documentCode, 2)}${t.issuingState}${names}`, length);
-  let l2 = `${number}${checkDigit(number)}${t.nationality}${birth}${checkDigit(birth)}${t.sex}${expiry}${checkDigit(expiry)}`;
+  let l2 = `${head}${t.nationality}${birth}${checkDigit(birth)}${t.sex}${expiry}${checkDigit(expiry)}`;
   if (layout === 'TD3') {
     const personal = '<'.repeat(14);
     l2 += personal + checkDigit(personal);
     l2 += checkDigit(l2.slice(0, 10) + l2.slice(13, 20) + l2.slice(21, 43));
-  } else {
-    l2 = fill(l2, 35);
+  } else if (layout === 'TD2') {
+    l2 = fill(l2 + optionalHead, 35);
     l2 += checkDigit(l2.slice(0, 10) + l2.slice(13, 20) + l2.slice(21, 35));
+  } else {
+    // Visas: optional data to the end, no composite.
+    l2 = fill(l2, length);
   }
   return [l1, l2];
 }
@@ -120,6 +139,7 @@ export function mrzLinesFor(layout: RenderLayout, t: Omit<RenderedTruth, 'mrzLin
 /** Replaces the document-number check digit with a wrong one that no look-alike repair explains. */
 function breakCheckDigit(lines: string[], layout: RenderLayout): string[] {
   const at = layout === 'TD1' ? { line: 0, index: 14 } : { line: 1, index: 9 };
+  if (lines[at.line]![at.index] === '<') throw new Error('a long document number has its check digit elsewhere');
   const correct = lines[at.line]![at.index]!;
   for (const digit of '0123456789') {
     if (digit === correct) continue;
@@ -148,9 +168,9 @@ function makeTruth(spec: DocumentSpec): RenderedTruth {
     documentNumber = documentNumber.slice(0, at) + pick(rnd, [...ALNUM.slice(0, 23)]) + documentNumber.slice(at + 1);
   }
   const base = {
-    documentCode: spec.layout === 'TD3' ? 'P' : spec.layout === 'TD1' ? 'ID' : 'I',
+    documentCode: spec.layout === 'TD3' ? 'P' : spec.layout === 'TD1' ? 'ID' : spec.layout === 'TD2' ? 'I' : 'V',
     issuingState: state,
-    documentNumber,
+    documentNumber: spec.documentNumber ?? documentNumber,
     nationality: rnd() < 0.8 ? state : pick(rnd, STATES),
     surname: pick(rnd, SURNAMES),
     givenNames: pick(rnd, GIVEN),
@@ -202,12 +222,22 @@ function portrait(c: Canvas, x: number, y: number, w: number, h: number, photo?:
   c.parts.push(`<ellipse cx="${x + w / 2}" cy="${y + h * 0.95}" rx="${w * 0.45}" ry="${h * 0.3}" fill="#9aa2ad"/>`);
 }
 
-function mrzBlock(c: Canvas, lines: string[], bottomMargin: number): void {
+/** The MRZ as printed: the truth's lines with the spec's misprints. */
+function printedMrz(lines: string[], misprint: DocumentSpec['misprint'] = []): string[] {
+  const out = lines.slice();
+  for (const { line, index, char } of misprint) out[line] = out[line]!.slice(0, index) + char + out[line]!.slice(index + 1);
+  return out;
+}
+
+function mrzBlock(c: Canvas, lines: string[], bottomMargin: number, damage: DocumentSpec['damage'] = []): void {
   const n = lines[0]!.length;
   const size = Math.floor((c.width - 70) / (n * 0.602));
   const lineGap = size * 1.35;
   const y0 = c.height - bottomMargin - lineGap * (lines.length - 1);
   for (const [i, line] of lines.entries()) text(c, 35, y0 + i * lineGap, size, 'DejaVu Sans Mono', line, 'fill="#000"');
+  // A patch over the cells (DejaVu Sans Mono advances 0.602 em per character), as a sticker or a worn-off laminate would.
+  const pitch = size * 0.602;
+  for (const { line, from, to } of damage) c.parts.push(`<rect x="${35 + from * pitch - 2}" y="${y0 + line * lineGap - size * 0.95}" width="${(to - from + 1) * pitch + 4}" height="${size * 1.25}" fill="#eceae4"/>`);
 }
 
 function svg(c: Canvas): Buffer {
@@ -219,7 +249,7 @@ function frontPage(spec: DocumentSpec, t: RenderedTruth, withMrz: boolean): Buff
   const card = spec.layout === 'TD1';
   const c: Canvas = { width: card ? 856 : 1000, height: card ? 540 : 704, parts: [] };
   background(c, card ? '#eef3ea' : '#f3efe6');
-  const title = spec.layout === 'TD3' ? 'PASSPORT' : 'IDENTITY CARD';
+  const title = spec.layout === 'TD3' ? 'PASSPORT' : spec.layout === 'MRVA' || spec.layout === 'MRVB' ? 'VISA' : 'IDENTITY CARD';
   text(c, 35, 50, 30, family, title, 'fill="#35507a" font-weight="bold"');
   text(c, c.width - 300, 50, 20, family, `STATE ${t.issuingState}`, 'fill="#35507a"');
   portrait(c, 35, 80, card ? 200 : 240, card ? 260 : 300, spec.portraitImage);
@@ -231,7 +261,7 @@ function frontPage(spec: DocumentSpec, t: RenderedTruth, withMrz: boolean): Buff
     field(c, x, y, label, value, family, s);
     y += step;
   };
-  put(spec.layout === 'TD3' ? 'Passport No.' : 'Document No.', t.documentNumber);
+  put(spec.layout === 'TD3' ? 'Passport No.' : spec.layout === 'MRVA' || spec.layout === 'MRVB' ? 'Visa No.' : 'Document No.', t.documentNumber);
   put('Surname', t.surname);
   put('Given names', t.givenNames);
   if (t.fathersName) put("Father's name", t.fathersName);
@@ -242,16 +272,16 @@ function frontPage(spec: DocumentSpec, t: RenderedTruth, withMrz: boolean): Buff
   field(c, x + 280 * s, y, 'Nationality', t.nationality, family, s);
   y += step;
   put('Date of expiry', printed(t.expirationDate));
-  if (withMrz) mrzBlock(c, t.mrzLines, 40);
+  if (withMrz) mrzBlock(c, printedMrz(t.mrzLines, spec.misprint), 40, spec.damage);
   return svg(c);
 }
 
-function cardBack(t: RenderedTruth): Buffer {
+function cardBack(spec: DocumentSpec, t: RenderedTruth): Buffer {
   const c: Canvas = { width: 856, height: 540, parts: [] };
   background(c, '#eef3ea');
   text(c, 35, 60, 18, 'DejaVu Sans', 'Authority: CIVIL REGISTRY', 'fill="#35507a"');
   text(c, 35, 90, 18, 'DejaVu Sans', `Date of issue: ${printed(t.issueDate)}`, 'fill="#35507a"');
-  mrzBlock(c, t.mrzLines, 45);
+  mrzBlock(c, printedMrz(t.mrzLines, spec.misprint), 45, spec.damage);
   return svg(c);
 }
 
@@ -342,7 +372,7 @@ async function photograph(page: Buffer, spec: DocumentSpec): Promise<Buffer> {
 export async function renderDocument(spec: DocumentSpec): Promise<RenderedDocument> {
   const truth = makeTruth(spec);
   if (spec.layout === 'TD1') {
-    return { bytes: await photograph(frontPage(spec, truth, false), spec), back: await photograph(cardBack(truth), spec), truth };
+    return { bytes: await photograph(frontPage(spec, truth, false), spec), back: await photograph(cardBack(spec, truth), spec), truth };
   }
   return { bytes: await photograph(frontPage(spec, truth, true), spec), truth };
 }

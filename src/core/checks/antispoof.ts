@@ -10,6 +10,7 @@ import type { DecodedImage } from '../../ml/image.js';
 import { sceneOf } from '../../ml/liveness/scene.js';
 import { captureTimesProblem, gestureVerdict, type ChallengeService, type OpenChallenge } from './challenge.js';
 import { imageBytes, intakeImage, withinPixelBudget } from './images.js';
+import { livenessAssurance } from './liveness.js';
 import type { StandaloneCheck } from './pipeline.js';
 import type { Check, CheckContext, CheckOutcome } from './types.js';
 
@@ -44,6 +45,8 @@ export interface AntispoofPrepared {
   frames: DecodedImage[];
   burst: boolean;
   challenge: OpenChallenge | null;
+  /** The frames' capture times were checked against the challenge. */
+  captureTimes: boolean;
   /** The account's face reference in account mode. */
   reference: Float32Array | null;
 }
@@ -108,7 +111,7 @@ export async function prepareAntispoof(input: AntispoofInput, context: CheckCont
   const frames: DecodedImage[] = [];
   if (input.frames) for (const [i, bytes] of input.frames.entries()) frames.push(await intakeImage(`frames[${i}]`, bytes));
   else frames.push(await intakeImage('image', input.image!));
-  return { frames, burst: Boolean(input.frames), challenge, reference };
+  return { frames, burst: Boolean(input.frames), challenge, captureTimes: Boolean(challenge && input.captured_ms), reference };
 }
 
 /** 0..1 and >= 0.5 exactly when live: the verdict's half, placed within it by the models' confidence. */
@@ -162,6 +165,7 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
   const data: Record<string, unknown> = {
     mode: prepared.burst ? 'burst' : 'single',
     frames: prepared.frames.length,
+    ...livenessAssurance({ frames: prepared.frames.length, challenge: prepared.challenge !== null, captureTimes: prepared.captureTimes, hosted: false }),
     passive: { live_score: passive.liveScore, scores: passive.scores, evidence: passive.evidence },
   };
 

@@ -4,7 +4,7 @@ import { DomainError } from '../errors.js';
 import type { FaceEngine } from '../face-engine.js';
 import type { Models } from '../models.js';
 import type { DecodedImage } from '../../ml/image.js';
-import type { DocumentReading, Rotation } from '../../ml/document/index.js';
+import type { DocumentReading, MrzReading, Rotation } from '../../ml/document/index.js';
 import type { QuarterTurns } from '../../ml/faces/index.js';
 import { compareDates, parseCalendarDate, utcDate } from './dates.js';
 import { imageBytes, intakeImage, withinPixelBudget } from './images.js';
@@ -57,12 +57,18 @@ export function authenticityEvidence(reading: DocumentReading, facePresent: bool
         .map(([name]) => name)
     : [];
   return [
-    { name: 'mrz_present', passed: mrz !== null, weight: 0.15, detail: mrz ? `${mrz.format} machine-readable zone read` : 'no machine-readable zone found' },
+    { name: 'mrz_present', passed: mrz !== null, weight: 0.15, detail: mrz ? `${mrz.format} machine-readable zone read${mrz.partial ? ' in part' : ''}${missingLinesText(mrz)}` : 'no machine-readable zone found' },
     {
       name: 'check_digits_valid',
       passed: mrz?.valid ?? false,
       weight: 0.3,
-      detail: !mrz ? 'nothing to check' : failedDigits.length ? `invalid: ${failedDigits.join(', ')}` : `all ${Object.keys(mrz.checkDigits).length} check digits valid`,
+      detail: !mrz
+        ? 'nothing to check'
+        : failedDigits.length
+          ? `invalid: ${failedDigits.join(', ')}`
+          : mrz.valid
+            ? `all ${Object.keys(mrz.checkDigits).length} check digits valid`
+            : `the ${Object.keys(mrz.checkDigits).length} check digits read hold; the others are on lines not read`,
     },
     { name: 'not_expired', passed: expired === false, weight: 0.15, detail: expired === null ? 'expiry date not read' : expired ? 'document is expired' : 'expiry date is in the future' },
     {
@@ -74,18 +80,85 @@ export function authenticityEvidence(reading: DocumentReading, facePresent: bool
     { name: 'face_on_document', passed: facePresent, weight: 0.15, detail: facePresent ? 'a portrait was found' : 'no portrait found' },
     { name: 'layout_consistent', passed: mrz ? layoutConsistent(reading) : false, weight: 0.1, detail: mrz ? `format ${mrz.format} with document code ${mrz.fields.documentCode ?? '?'}` : 'no layout to check' },
     correctionEvidence(reading),
+    ambiguityEvidence(reading),
   ];
 }
 
-/** Which MRZ fields the check digits corrected, and how; reported, weighs nothing. */
+/** ' (line 1 not read)' for a zone read in part, else ''. */
+function missingLinesText(mrz: MrzReading): string {
+  if (mrz.missingLines.length === 0) return '';
+  return ` (line${mrz.missingLines.length > 1 ? 's' : ''} ${mrz.missingLines.map((l) => l + 1).join(' and ')} not read)`;
+}
+
+/**
+ * Which MRZ fields were corrected, and by what: the field's type (a date holds digits only, a
+ * name or a country code letters only), a check digit (the one repair that meets it) or the
+ * printed number (the one of several readings a check digit allows printed on the page);
+ * reported, weighs nothing.
+ */
 function correctionEvidence(reading: DocumentReading): Evidence {
   const corrected = reading.mrz?.correctedFields ?? [];
-  return {
-    name: 'mrz_corrections',
-    passed: true,
-    weight: 0,
-    detail: corrected.length ? `corrected by the check digits: ${corrected.map((c) => `${c.field} ${c.from} -> ${c.to}`).join('; ')}` : 'no correction needed',
+  const by = (kind: MrzReading['correctedFields'][number]['by'], label: string) => {
+    const list = corrected.filter((c) => c.by === kind);
+    return list.length ? [`${label}: ${list.map((c) => `${c.field} ${c.from} -> ${c.to}`).join('; ')}`] : [];
   };
+  const parts = [...by('field_type', 'by field type'), ...by('check_digit', 'by the check digit'), ...by('printed_zone', 'by the printed number, among the readings the check digit allows')];
+  return { name: 'mrz_corrections', passed: true, weight: 0, detail: parts.length ? `corrected ${parts.join('; ')}` : 'no correction needed' };
+}
+
+/**
+ * Check digits several readings meet equally well (letter/digit confusions in an alphanumeric
+ * number: only the check digit decides, and here it cannot): none was taken, each is listed;
+ * reported, weighs nothing (the failing check digit already does).
+ */
+function ambiguityEvidence(reading: DocumentReading): Evidence {
+  const ambiguities = reading.mrz?.ambiguities ?? [];
+  const readingText = (changes: MrzReading['ambiguities'][number]['readings'][number]) => changes.map((c) => `${c.field} ${c.from} -> ${c.to}`).join(', ');
+  return {
+    name: 'mrz_ambiguities',
+    passed: ambiguities.length === 0,
+    weight: 0,
+    detail: ambiguities.length ? ambiguities.map((a) => `${a.check}: its check digit holds for ${a.readings.length} readings, none taken: ${a.readings.map(readingText).join(' | ')}`).join('; ') : 'no ambiguous reading',
+  };
+}
+
+/** The spec's fields each MRZ field fills. */
+const SPEC_FIELD: Record<keyof MrzReading['fieldProblems'], keyof ReturnType<typeof fieldsOf>> = {
+  documentNumber: 'document_number',
+  birthDate: 'date_of_birth',
+  expirationDate: 'date_of_expiry',
+  names: 'full_name',
+  sex: 'sex',
+  issuingState: 'issuing_state',
+  nationality: 'country',
+  documentCode: 'document_type',
+};
+
+/** Why a field of the answer is not verified by the MRZ, and where its value came from. */
+export interface FieldReason {
+  /** `unreadable`, `check_digit_failed` or `ambiguous` (see MrzFieldProblem). */
+  reason: string;
+  detail: string;
+  /** `mrz` (as read there, unverified), `printed_zone` (the visual zone only) or `none` (left empty). */
+  source: 'mrz' | 'printed_zone' | 'none';
+}
+
+/**
+ * Per field of the answer that the MRZ does not verify, why and where its value came from (a
+ * field read and verified, or read from a line no check digit covers, has none). Empty without
+ * an MRZ (the status reason says so) and for a licence read from its barcode.
+ */
+export function fieldReasons(reading: DocumentReading, fields: ReturnType<typeof fieldsOf>): Record<string, FieldReason> {
+  const mrz = reading.mrz;
+  if (!mrz || readFromLicence(reading)) return {};
+  const out: Record<string, FieldReason> = {};
+  for (const [name, problem] of Object.entries(mrz.fieldProblems) as Array<[keyof MrzReading['fieldProblems'], { problem: string; detail: string }]>) {
+    const field = SPEC_FIELD[name];
+    const value = fields[field];
+    const fromMrz = problem.problem !== 'unreadable';
+    out[field] = { reason: problem.problem, detail: problem.detail, source: value === '' ? 'none' : fromMrz ? 'mrz' : 'printed_zone' };
+  }
+  return out;
 }
 
 /**
@@ -143,12 +216,18 @@ function licenceFields(reading: DocumentReading) {
   };
 }
 
+/** The MRZ's expiry, held by its check digit, lies before today. */
+function verifiedExpired(mrz: MrzReading, today: Date): boolean {
+  const expiry = mrz.checkDigits.expiration_date ? parseCalendarDate(mrz.fields.expirationDate ?? '') : null;
+  return !!expiry && compareDates(expiry, utcDate(today)) < 0;
+}
+
 /** A licence barcode decides when no valid MRZ was read. */
 const readFromLicence = (reading: DocumentReading) => !!reading.barcode?.licence && !reading.mrz?.valid;
 
 function fieldsOf(reading: DocumentReading) {
   if (readFromLicence(reading)) return licenceFields(reading);
-  const mrz = reading.mrz?.fields;
+  const mrz = legibleMrzFields(reading.mrz);
   const visual = reading.visualZone.fields;
   const fullName = visual.fullName ?? [name(mrz?.givenNames), name(mrz?.surname)].filter(Boolean).join(' ');
   return {
@@ -161,7 +240,26 @@ function fieldsOf(reading: DocumentReading) {
     sex: mrz?.sex ?? visual.sex ?? '',
     issuing_state: mrz?.issuingState ?? '',
     country: mrz?.nationality ?? visual.country ?? mrz?.issuingState ?? '',
-    document_type: DOCUMENT_TYPES[mrz?.documentCode?.[0] ?? ''] ?? (mrz ? 'other' : ''),
+    document_type: DOCUMENT_TYPES[mrz?.documentCode?.[0] ?? ''] ?? (mrz?.documentCode ? 'other' : ''),
+  };
+}
+
+/** The MRZ's fields without those it could not read (a half-read number is no number): the printed zone fills them. */
+function legibleMrzFields(mrz: MrzReading | null): MrzReading['fields'] | undefined {
+  if (!mrz) return undefined;
+  const unreadable = (name: keyof MrzReading['fieldProblems']) => mrz.fieldProblems[name]?.problem === 'unreadable';
+  const f = mrz.fields;
+  return {
+    ...f,
+    documentCode: unreadable('documentCode') ? null : f.documentCode,
+    issuingState: unreadable('issuingState') ? null : f.issuingState,
+    documentNumber: unreadable('documentNumber') ? null : f.documentNumber,
+    nationality: unreadable('nationality') ? null : f.nationality,
+    surname: unreadable('names') ? null : f.surname,
+    givenNames: unreadable('names') ? null : f.givenNames,
+    birthDate: unreadable('birthDate') ? null : f.birthDate,
+    sex: unreadable('sex') ? null : f.sex,
+    expirationDate: unreadable('expirationDate') ? null : f.expirationDate,
   };
 }
 
@@ -221,6 +319,7 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
       }
       const reading = await (await models.documents()).read(prepared.front, prepared.back);
       const fields = fieldsOf(reading);
+      const reasons = fieldReasons(reading, fields);
       const fromLicence = readFromLicence(reading);
       const barcodeProblem = reading.barcode && !reading.barcode.licence && !reading.mrz?.valid ? reading.barcode : null;
       const readable = reading.mrz !== null || fromLicence || barcodeProblem !== null || [fields.full_name, fields.document_number, fields.date_of_birth].filter(Boolean).length >= 2;
@@ -255,6 +354,19 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
         error = `barcode_front_mismatch: ${evidence.find((e) => e.name === 'barcode_matches_front')!.detail}`;
       } else if (fromLicence) {
         // A licence's last rule is the evidence score, below.
+      } else if (reading.mrz?.partial && verifiedExpired(reading.mrz, context.today)) {
+        status = 'failed';
+        reason = 'expired';
+        error = `document expired on ${reading.mrz.fields.expirationDate}`;
+      } else if (reading.mrz?.partial) {
+        // Part of the zone read: what was read is given with a reason per field it could not
+        // verify. Neither a pass (a field is unverified) nor a failure (nothing read is wrong):
+        // a person looks at the document, or the integrator asks for a better photo.
+        status = 'review';
+        reason = 'partial_read';
+        error = `partial read of the machine-readable zone: ${Object.entries(reasons)
+          .map(([field, r]) => `${field} ${r.reason.replace(/_/g, ' ')}`)
+          .join(', ')}`;
       } else if (reading.mrz && !reading.mrz.valid) {
         status = 'failed';
         reason = 'invalid_check_digits';
@@ -290,7 +402,17 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
             portrait,
             dob: fields.date_of_birth,
             authenticity: { score, evidence },
-            mrz: reading.mrz ? { format: reading.mrz.format, valid: reading.mrz.valid, check_digits: reading.mrz.checkDigits, corrections: reading.mrz.corrections } : null,
+            mrz: reading.mrz
+              ? {
+                  format: reading.mrz.format,
+                  valid: reading.mrz.valid,
+                  partial: reading.mrz.partial,
+                  long_number: reading.mrz.numberContinues > 0,
+                  check_digits: reading.mrz.checkDigits,
+                  corrections: reading.mrz.corrections,
+                }
+              : null,
+            field_reasons: reasons,
             barcode: barcodeView(reading),
             rotation: reading.rotation,
           },

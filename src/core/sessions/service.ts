@@ -4,6 +4,7 @@ import type { BillingService } from '../billing/service.js';
 import type { ChallengeService } from '../checks/challenge.js';
 import type { IdempotencyService } from '../billing/idempotency.js';
 import type { StandaloneCheck } from '../checks/pipeline.js';
+import { livenessAssurance } from '../checks/liveness.js';
 import type { Check, CheckContext, CheckOutcome, CombinedOutcome } from '../checks/types.js';
 import type { Clock } from '../clock.js';
 import { StatementBatch } from '../db/statement-batch.js';
@@ -756,7 +757,9 @@ export class SessionService {
       throw new DomainError('validation_error', 'captured_ms is required: for each frame, the milliseconds between receiving the challenge and taking the frame', { data: { errors: { captured_ms: 'required' } } });
     }
     const { check, reason } = await runCheck(this.deps.checks.antispoof, { frames, challengeId, captured_ms: capturedMs }, this.contextOf(session));
-    const liveness: Check = { type: 'liveness', status: check.status, score: check.data.live_score as number, data: check.data, error: check.error };
+    // Taken by the session's own page, with the challenge and capture times required above.
+    const data = { ...check.data, ...livenessAssurance({ frames: frames.length, challenge: true, captureTimes: true, hosted: true }) };
+    const liveness: Check = { type: 'liveness', status: check.status, score: check.data.live_score as number, data, error: check.error };
     if (check.status !== 'passed') {
       const why = reason ?? 'not_live';
       const failures = await this.countFailedSelfie(session, why, reviewFrame(frames));

@@ -1,12 +1,17 @@
 import type { Alternatives } from './mrz.js';
 import { checkPasses, type CharClass, type CheckSlot, type Layout, numberWellFormed } from './mrz-format.js';
+import type { FieldChange, MrzAmbiguity } from './types.js';
 
 // Check-digit-guided repair of OCR confusions in an MRZ. First every field is mapped to the
-// characters its type allows (a date cannot hold an O: the recogniser's own second reading of
-// the right kind, else the usual look-alike) and filler look-alikes become fillers.
-// Then each failing check digit is repaired, trying in turn: whole-field hypotheses (fill,
-// letter prefix + digits), single look-alike substitutions, and combinations of look-alikes
-// that satisfy the composite too. A repair is applied only when no other one does as well.
+// characters its type allows (a date or a check digit cannot hold an O, a name or a country code
+// cannot hold a 0: the recogniser's own second reading of the right kind, else the usual
+// look-alike) and filler look-alikes become fillers. An alphanumeric field (the document number,
+// the optional data) may hold either, so it is never mapped: only its check digit decides.
+// Then each failing check digit is repaired, fewest changes first: whole-field hypotheses (fill,
+// letter prefix + digits), single substitutions (letter/digit confusions, other look-alikes and
+// the recogniser's alternatives), and combinations of confusions that satisfy the composite too.
+// A repair is applied only when no other one does as well; when several do, none is applied and
+// the tie is reported as an ambiguity.
 
 const LETTER_TO_DIGIT: Record<string, string> = { O: '0', Q: '0', D: '0', U: '0', I: '1', L: '1', T: '1', Z: '2', S: '5', G: '6', B: '8', A: '4' };
 const SHAPE_DIGIT: Record<string, string> = { O: '0', Q: '0', D: '0', I: '1', L: '1', Z: '2', S: '5', G: '6', B: '8' };
@@ -16,8 +21,8 @@ const DIGIT_TO_LETTER: Record<string, string> = { '0': 'O', '1': 'I', '2': 'Z', 
 const LOOK_ALIKES: Record<string, string> = {
   '0': 'OQDU896',
   O: '0QD',
-  Q: '0O',
-  D: '0O',
+  Q: '0OD',
+  D: '0OQ',
   '1': 'IL7T4',
   I: '1L',
   L: '1I<',
@@ -40,9 +45,24 @@ const LOOK_ALIKES: Record<string, string> = {
   E: '<',
 };
 
+/**
+ * The confusions between a letter and a digit that OCR-B invites (ICAO 9303 prints numbers that
+ * mix both): in an alphanumeric field only the check digit can tell them apart.
+ */
+const CONFUSIONS = ['B8', 'O0DQ', 'I1L', 'S5', 'Z2', 'G6'];
+
+/** The characters `ch` is confused with (its confusion class without itself); '' when none. */
+export function confusionsOf(ch: string): string {
+  return (CONFUSIONS.find((c) => c.includes(ch)) ?? '').replace(ch, '');
+}
+
 export interface Corrected {
   lines: string[];
+  /** The lines with every field mapped to the characters its type allows, before any check-digit repair. */
+  mapped: string[];
   corrections: number;
+  /** Check digits that several repairs satisfy equally well: none of them was applied. */
+  ambiguities: MrzAmbiguity[];
 }
 
 /** The recogniser's likeliest alternative of the kind the field allows, if it offered one. */
@@ -60,7 +80,10 @@ function mapField(text: string, kind: CharClass, name: string, alternatives: str
     case 'digits':
       return [...text].map(asDigit).join('');
     case 'check':
-      return [...text].map((c, i) => (c === '<' ? c : asDigit(c, i))).join('');
+      // No digit looks like a K: it is a filler misread (a filler is allowed on some).
+      return [...text].map((c, i) => (c === '<' || c === 'K' ? '<' : asDigit(c, i))).join('');
+    case 'filler':
+      return '<'.repeat(text.length);
     case 'alpha': {
       const letters = [...text].map((c, i) => (/[A-Z<]/.test(c) ? c : (alternativeOfKind(alternatives[i], /[A-Z<]/) ?? DIGIT_TO_LETTER[c] ?? c))).join('');
       return name === 'names' ? cleanFiller(letters) : letters;
@@ -114,6 +137,8 @@ function allowed(kind: CharClass | null, ch: string): boolean {
       return /[0-9<]/.test(ch);
     case 'alpha':
       return /[A-Z<]/.test(ch);
+    case 'filler':
+      return ch === '<';
     default:
       return true;
   }
@@ -126,28 +151,41 @@ function replaceAt(lines: string[], line: number, index: number, ch: string): st
   return copy;
 }
 
-/** Single substitutions among look-alikes and the recogniser's alternatives, over the covered characters and the digit itself, that make `slot` pass. */
-function repairs(lines: string[], layout: Layout, slot: CheckSlot, alternatives?: Alternatives): string[][] {
-  const substitutions = (positions: Array<{ line: number; index: number }>): string[][] => {
-    const found: string[][] = [];
-    for (const { line, index } of positions) {
-      const current = lines[line]![index]!;
-      for (const alt of new Set((alternatives?.[line]?.[index] ?? '') + (LOOK_ALIKES[current] ?? ''))) {
-        if (alt === current) continue;
-        if (!allowed(kindAt(layout, line, index), alt)) continue;
-        const candidate = replaceAt(lines, line, index, alt);
-        if (checkPasses(candidate, slot)) found.push(candidate);
-      }
-    }
-    return found;
-  };
+/** Where a substitution may go: the positions a check covers, minus those another passing check vouches for. */
+function suspects(lines: string[], layout: Layout, slot: CheckSlot): Array<{ line: number; index: number }> {
   // Characters another passing check vouches for are not suspects.
   const vouched = layout.checks.filter((c) => c !== slot && c.name !== 'composite' && checkPasses(lines, c));
   const isVouched = (line: number, index: number) => vouched.some((c) => c.covers.some((r) => r.line === line && index >= r.start && index < r.end) || (c.at.line === line && c.at.index === index));
-  const covered = slot.covers.flatMap((c) => Array.from({ length: c.end - c.start }, (_, k) => ({ line: c.line, index: c.start + k }))).filter((p) => !isVouched(p.line, p.index));
-  // The check digit itself is changed only when no covered character explains the failure.
-  const inField = substitutions(covered);
-  return inField.length > 0 ? inField : substitutions([slot.at]);
+  return slot.covers.flatMap((c) => Array.from({ length: c.end - c.start }, (_, k) => ({ line: c.line, index: c.start + k }))).filter((p) => !isVouched(p.line, p.index));
+}
+
+/** Which substitutions a pool tries at a position: given the character there and the recogniser's alternatives. */
+type Pool = (current: string, recognised: string) => string;
+
+/**
+ * Every substitution tried at a position: the recogniser's own alternatives, the letter/digit
+ * confusions, and the other look-alikes (a digit read as another: 8 as 3, 0 as 9). All in one
+ * pool: a repair stands only when it is the one single change that meets the check digit, and a
+ * digit misread as another is as likely in a number as a letter read for a digit. Tried first
+ * the letter/digit confusions alone decided more numbers, but "corrected" a quarter of numbers with a
+ * digit misread as another into a wrong number that met its digit (simulated, see
+ * docs/document-reader.md).
+ */
+const lookAlikes: Pool = (current, recognised) => recognised + confusionsOf(current) + (LOOK_ALIKES[current] ?? '');
+
+/** Single substitutions from `pool` at `positions` that make `slot` pass. */
+function substitutions(lines: string[], layout: Layout, slot: CheckSlot, positions: Array<{ line: number; index: number }>, pool: Pool, alternatives?: Alternatives): string[][] {
+  const found: string[][] = [];
+  for (const { line, index } of positions) {
+    const current = lines[line]![index]!;
+    for (const alt of new Set(pool(current, alternatives?.[line]?.[index] ?? ''))) {
+      if (alt === current) continue;
+      if (!allowed(kindAt(layout, line, index), alt)) continue;
+      const candidate = replaceAt(lines, line, index, alt);
+      if (checkPasses(candidate, slot)) found.push(candidate);
+    }
+  }
+  return found;
 }
 
 function passingCount(lines: string[], layout: Layout): number {
@@ -170,24 +208,37 @@ function fieldHypotheses(lines: string[], slot: CheckSlot): string[][] {
     // Document numbers are often a few letters then digits: read the tail as digits.
     if (slot.name === 'document_number') {
       // Only shape confusions: U, A and T are real letters in numbers too often.
-      for (let k = 0; k <= 3; k++) put(field.slice(0, k) + [...field.slice(k)].map((c) => SHAPE_DIGIT[c] ?? c).join(''));
+      // The whole tail must then read as digits (and fillers): a number with other letters in it is not of that shape.
+      for (let k = 0; k <= 3; k++) {
+        const tail = [...field.slice(k)].map((c) => SHAPE_DIGIT[c] ?? c).join('');
+        if (/^[0-9]+<*$/.test(tail)) put(field.slice(0, k) + tail);
+      }
     }
   }
   return out.filter((candidate) => checkPasses(candidate, slot));
 }
 
+/** A repair decided: the lines chosen, or null; the rival repairs when several did equally well. */
+interface Decision {
+  chosen: string[] | null;
+  tied: string[][];
+}
+
+const UNDECIDED: Decision = { chosen: null, tied: [] };
+
 /**
  * The repair that keeps the most other checks passing with the fewest changes, when it is the
- * only one. A repair that puts a filler inside the document number is none (no number has one
- * there), yet it still makes a rival one ambiguous: on a card whose digit was misprinted,
- * 'L4453373<' can be met as '<4453373<' or as 'I4453373<', and neither is the card.
+ * only one; else the rivals tied with it. A repair that puts a filler inside the document number
+ * is none (no number has one there): on a card whose digit was misprinted, 'L4453373<' can be met
+ * as '<4453373<', which is not the card either.
  */
-function unambiguous(options: string[][], layout: Layout, current: string[]): string[] | null {
-  if (options.length === 0) return null;
-  const scored = options.map((o) => ({ lines: o, key: o.join('\n'), score: passingCount(o, layout), changes: countDiff(current, o) })).sort((a, b) => b.score - a.score || a.changes - b.changes);
+function unambiguous(options: string[][], layout: Layout, current: string[]): Decision {
+  const possible = [...new Map(options.filter((o) => numberWellFormed(o, layout)).map((o) => [o.join('\n'), o])).values()];
+  if (possible.length === 0) return UNDECIDED;
+  const scored = possible.map((o) => ({ lines: o, score: passingCount(o, layout), changes: countDiff(current, o) })).sort((a, b) => b.score - a.score || a.changes - b.changes);
   const best = scored[0]!;
-  if (!numberWellFormed(best.lines, layout)) return null;
-  return scored.every((s) => s.score < best.score || s.changes > best.changes || s.key === best.key) ? best.lines : null;
+  const tied = scored.filter((s) => s.score === best.score && s.changes === best.changes).map((s) => s.lines);
+  return tied.length > 1 ? { chosen: null, tied } : { chosen: best.lines, tied: [] };
 }
 
 /**
@@ -199,12 +250,12 @@ function unambiguous(options: string[][], layout: Layout, current: string[]): st
 function combinations(lines: string[], layout: Layout, slot: CheckSlot): string[][] {
   const composite = layout.checks.find((c) => c.name === 'composite');
   if (!composite || slot === composite) return [];
-  const positions: Array<{ line: number; index: number; alts: string }> = [];
+  const positions: Array<{ line: number; index: number; alt: string }> = [];
   for (const cover of slot.covers) {
     for (let i = cover.start; i < cover.end; i++) {
       const ch = lines[cover.line]![i]!;
       const alt = SHAPE_DIGIT[ch] ?? DIGIT_SHAPE[ch];
-      if (alt && allowed(kindAt(layout, cover.line, i), alt)) positions.push({ line: cover.line, index: i, alts: ch + alt });
+      if (alt && allowed(kindAt(layout, cover.line, i), alt)) positions.push({ line: cover.line, index: i, alt });
     }
   }
   if (positions.length < 2 || positions.length > 7) return [];
@@ -212,7 +263,7 @@ function combinations(lines: string[], layout: Layout, slot: CheckSlot): string[
   for (let mask = 1; mask < 1 << positions.length; mask++) {
     let candidate = lines;
     positions.forEach((p, k) => {
-      if (mask & (1 << k)) candidate = replaceAt(candidate, p.line, p.index, p.alts[1]!);
+      if (mask & (1 << k)) candidate = replaceAt(candidate, p.line, p.index, p.alt);
     });
     if (checkPasses(candidate, slot) && checkPasses(candidate, composite)) out.push(candidate);
   }
@@ -229,28 +280,95 @@ function failsWhereChanged(before: string[], after: string[], layout: Layout): b
   return layout.checks.some((c) => c.name !== 'composite' && !checkPasses(after, c) && c.covers.some(changed));
 }
 
-export function correctMrz(raw: string[], layout: Layout, alternatives?: Alternatives): Corrected {
-  let lines = raw.slice();
+/**
+ * Whether a whole-field hypothesis undoes one systematic misreading rather than several errors:
+ * two or more changes, all of the same character ('ZSOOOO177' as 'ZS0000177': the recogniser read
+ * the run of zeros as letters) or all to fillers (filler look-alikes in the fill).
+ */
+function systematic(before: string[], after: string[]): boolean {
+  const from = new Set<string>();
+  const to = new Set<string>();
+  for (let l = 0; l < before.length; l++) {
+    for (let i = 0; i < before[l]!.length; i++) {
+      if (before[l]![i] === after[l]![i]) continue;
+      from.add(before[l]![i]!);
+      to.add(after[l]![i]!);
+    }
+  }
+  return countDiff(before, after) >= 2 && (from.size === 1 || (to.size === 1 && to.has('<')));
+}
+
+/**
+ * The repair of one failing check digit, fewest independent changes first: a hypothesis that
+ * undoes one systematic misreading; single substitutions in the covered characters; the check
+ * digit itself when no covered character can; then repairs of
+ * several changes (other whole-field hypotheses, combinations of confusions) only when no single
+ * change meets the digit. A tie ends the search: a repair with more changes than two rival single
+ * ones is no likelier than they are ('PT0296868' met as 'PTOZ96B6B' when '0' to '9' and '0' to 'O'
+ * each met it alone). A hypothesis that changes one character is a single substitution like any
+ * other: it stands only when no other single substitution passes too ('ZS0000177' read
+ * '2S0000177': reading the tail as digits, 'S' to '5', passes as '2' to 'Z' does).
+ */
+function repairSlot(lines: string[], layout: Layout, slot: CheckSlot, alternatives?: Alternatives): Decision {
+  const hypotheses = fieldHypotheses(lines, slot);
+  const oneChange = hypotheses.filter((h) => countDiff(lines, h) === 1);
+  const systematicOnes = hypotheses.filter((h) => systematic(lines, h));
+  if (oneChange.length === 0 && systematicOnes.length > 0) {
+    const hypothesis = unambiguous(systematicOnes, layout, lines);
+    if (hypothesis.chosen) return hypothesis;
+  }
+  const singles = [...oneChange, ...substitutions(lines, layout, slot, suspects(lines, layout, slot), lookAlikes, alternatives)];
+  if (singles.length > 0) return unambiguous(singles, layout, lines);
+  const digit = substitutions(lines, layout, slot, [slot.at], lookAlikes, alternatives);
+  if (digit.length > 0) return unambiguous(digit, layout, lines);
+  const several = hypotheses.filter((h) => countDiff(lines, h) > 1 && !systematicOnes.includes(h));
+  return unambiguous([...several, ...combinations(lines, layout, slot)], layout, lines);
+}
+
+/** The fields `after` changed against `before`, as read and as repaired. */
+export function changedFields(before: string[], after: string[], layout: Layout): FieldChange[] {
+  const out: FieldChange[] = [];
+  for (const f of layout.fields) {
+    const from = (before[f.line] ?? '').slice(f.start, f.end);
+    const to = (after[f.line] ?? '').slice(f.start, f.end);
+    if (from !== to) out.push({ field: f.name, from, to });
+  }
+  return out;
+}
+
+/** The lines with every field mapped to the characters its type allows (no check digit consulted). */
+export function mapFields(raw: string[], layout: Layout, alternatives?: Alternatives): string[] {
+  const lines = raw.slice();
   for (const field of layout.fields) {
     const text = lines[field.line]!;
     const mapped = mapField(text.slice(field.start, field.end), field.kind, field.name, alternatives?.[field.line]?.slice(field.start, field.end) ?? []);
     lines[field.line] = text.slice(0, field.start) + mapped + text.slice(field.end);
   }
+  return lines;
+}
+
+export function correctMrz(raw: string[], layout: Layout, alternatives?: Alternatives): Corrected {
+  const mapped = mapFields(raw, layout, alternatives);
+  let lines = mapped.slice();
+  const ambiguities: MrzAmbiguity[] = [];
   // Field checks first, the composite last: it covers the others and decides between ties.
   const ordered = [...layout.checks.filter((c) => c.name !== 'composite'), ...layout.checks.filter((c) => c.name === 'composite')];
   for (const slot of ordered) {
     if (checkPasses(lines, slot)) continue;
-    // Whole-field hypotheses (fillers, letter-prefixed numbers) are specific; single look-alike
-    // substitutions are the general fallback. A hypothesis that changes one character is a single
-    // substitution like any other: it stands only when no other single substitution passes too
-    // ('ZS0000177' read '2S0000177': reading the tail as digits, 'S' to '5', passes as '2' to 'Z' does).
-    const hypotheses = fieldHypotheses(lines, slot);
-    const oneChange = hypotheses.filter((h) => countDiff(lines, h) === 1);
-    const chosen =
-      (oneChange.length > 0
-        ? unambiguous([...oneChange, ...repairs(lines, layout, slot, alternatives)], layout, lines)
-        : (unambiguous(hypotheses, layout, lines) ?? unambiguous(repairs(lines, layout, slot, alternatives), layout, lines))) ?? unambiguous(combinations(lines, layout, slot), layout, lines);
+    const { chosen, tied } = repairSlot(lines, layout, slot, alternatives);
     if (chosen && !failsWhereChanged(lines, chosen, layout)) lines = chosen;
+    else if (tied.length > 1) {
+      const readings = tied.map((t) => changedFields(lines, t, layout));
+      // The composite tied between the very readings a field's own digit tied between: one ambiguity, not two.
+      const key = (list: typeof readings) =>
+        list
+          .map((r) => JSON.stringify(r))
+          .sort()
+          .join();
+      if (!ambiguities.some((a) => key(a.readings) === key(readings))) ambiguities.push({ check: slot.name, readings });
+    }
   }
-  return { lines, corrections: countDiff(raw, lines) };
+  // A later repair can settle an earlier tie (the composite between two readings of a date).
+  const open = ambiguities.filter((a) => !checkPasses(lines, layout.checks.find((c) => c.name === a.check)!));
+  return { lines, mapped, corrections: countDiff(raw, lines), ambiguities: open };
 }

@@ -3,8 +3,11 @@
 
 export type MrzFormat = 'TD1' | 'TD2' | 'TD3' | 'MRVA' | 'MRVB';
 
-/** digits: 0-9 only; alpha: A-Z and filler; mixed: either; sex: M/F/X/<; check: digit (or < where allowed). */
-export type CharClass = 'digits' | 'alpha' | 'mixed' | 'sex' | 'check';
+/**
+ * digits: 0-9 only; alpha: A-Z and filler; mixed: either; sex: M/F/X/<; check: digit (or < where
+ * allowed); filler: '<' only (the check-digit position of a long document number).
+ */
+export type CharClass = 'digits' | 'alpha' | 'mixed' | 'sex' | 'check' | 'filler';
 
 export interface FieldSlot {
   name: string;
@@ -30,6 +33,8 @@ export interface Layout {
   length: number;
   fields: FieldSlot[];
   checks: CheckSlot[];
+  /** A long document number (TD1, TD2): how many of its characters continue in the optional data. */
+  numberContinues?: number;
 }
 
 const r = (line: number, start: number, end: number) => ({ line, start, end });
@@ -164,12 +169,69 @@ export function checkPasses(lines: string[], slot: CheckSlot): boolean {
   return digit === checkDigit(text);
 }
 
+/** The text of the layout's field `name` on these lines ('' when the layout has no such field). */
+export function fieldText(lines: string[], layout: Layout, name: string): string {
+  const field = layout.fields.find((f) => f.name === name);
+  return field ? (lines[field.line] ?? '').slice(field.start, field.end) : '';
+}
+
 /**
  * A document number is letters and digits, then fillers only to its end (ICAO 9303). A filler
  * counts 0 in the check digit, as a 0 does, so a 0 read as a filler (or a character dropped and
- * left as one) would still hold: such a number fails its check.
+ * left as one) would still hold: such a number fails its check. A long number has no filler in
+ * its first nine characters, and its continuation none at all.
  */
 export function numberWellFormed(lines: string[], layout: Layout): boolean {
-  const field = layout.fields.find((f) => f.name === 'documentNumber')!;
-  return /^[A-Z0-9]+<*$/.test(lines[field.line]!.slice(field.start, field.end));
+  const principal = fieldText(lines, layout, 'documentNumber');
+  if (!layout.numberContinues) return /^[A-Z0-9]+<*$/.test(principal);
+  return /^[A-Z0-9]+$/.test(principal + fieldText(lines, layout, 'documentNumberMore'));
+}
+
+/** The formats whose document number may run on into the optional data (ICAO 9303 parts 5 and 6). */
+const LONG_NUMBER_FORMATS: ReadonlySet<MrzFormat> = new Set(['TD1', 'TD2']);
+
+/**
+ * The layout of a TD1 or TD2 whose document number is longer than nine characters (ICAO 9303
+ * part 5 and 6, note j): the number's check-digit position holds a filler, the number's other
+ * `more` characters open the optional data, then comes its check digit (over the whole number),
+ * then a filler. The composite is unchanged: it covers those positions either way.
+ */
+export function longNumberLayout(layout: Layout, more: number): Layout {
+  const optional = layout.fields.find((f) => f.name === 'optional')!;
+  const check = layout.fields.find((f) => f.name === 'documentNumberCheck')!;
+  const number = layout.fields.find((f) => f.name === 'documentNumber')!;
+  const digitAt = optional.start + more;
+  const fields = layout.fields.flatMap((f): FieldSlot[] => {
+    if (f === check) return [{ ...f, name: 'documentNumberTruncation', kind: 'filler' }];
+    if (f !== optional) return [f];
+    const rest: FieldSlot[] = digitAt + 1 < f.end ? [{ ...f, start: digitAt + 1 }] : [];
+    return [{ name: 'documentNumberMore', line: f.line, start: f.start, end: digitAt, kind: 'mixed' }, { name: 'documentNumberCheck', line: f.line, start: digitAt, end: digitAt + 1, kind: 'check' }, ...rest];
+  });
+  const checks = layout.checks.map(
+    (c): CheckSlot => (c.name === 'document_number' ? { ...c, covers: [r(number.line, number.start, number.end), r(optional.line, optional.start, digitAt)], at: { line: optional.line, index: digitAt } } : c),
+  );
+  return { ...layout, fields, checks, numberContinues: more };
+}
+
+/** Characters a filler is read as, at a position that holds a filler or a digit. */
+const FILLER_READ_AS = '<K';
+
+/**
+ * The layouts these lines may follow: the format's own, and on a TD1 or TD2 whose number's
+ * check-digit position holds a filler, the long-number layouts: the number continues up to the
+ * optional data's first filler (or a K, a filler misread), the character before it being the
+ * check digit.
+ */
+export function layoutVariants(lines: string[], layout: Layout): Layout[] {
+  if (!LONG_NUMBER_FORMATS.has(layout.format)) return [layout];
+  const check = layout.fields.find((f) => f.name === 'documentNumberCheck')!;
+  if (!FILLER_READ_AS.includes(lines[check.line]?.[check.start] ?? '')) return [layout];
+  const optional = fieldText(lines, layout, 'optional');
+  const variants = [layout];
+  // `more` number characters, then the check digit at `more`, then a filler (or the field's end).
+  for (let more = 1; more < optional.length && optional[more - 1] !== '<' && optional[more] !== '<'; more++) {
+    const next = optional[more + 1];
+    if (next === undefined || FILLER_READ_AS.includes(next)) variants.push(longNumberLayout(layout, more));
+  }
+  return variants;
 }

@@ -1,9 +1,9 @@
 import { parse as parseMrz } from 'mrz';
-import { correctMrz } from './mrz-correct.js';
+import { changedFields, correctMrz, mapFields } from './mrz-correct.js';
 import { gridLines } from './mrz-grid.js';
 import type { OcrLine } from './ocr.js';
-import { checkPasses, formatFor, LAYOUTS, type Layout, type MrzFormat, numberWellFormed } from './mrz-format.js';
-import type { MrzFields, MrzReading } from './types.js';
+import { type CheckSlot, checkPasses, coveredText, fieldText, formatFor, LAYOUTS, type Layout, layoutVariants, type MrzFormat, numberWellFormed } from './mrz-format.js';
+import type { MrzCorrection, MrzFieldProblem, MrzFields, MrzProblemField, MrzReading } from './types.js';
 
 // From OCR lines to an MrzReading: pick the lines that look like an MRZ, fit them to a layout,
 // correct them with the check digits, and parse the fields.
@@ -75,10 +75,10 @@ function cartesian<T>(lists: T[][]): T[][] {
 }
 
 export function scoreOf(reading: MrzReading): number {
-  const checks = Object.values(reading.checkDigits);
-  const passing = checks.filter(Boolean).length;
-  // Valid first, then share of passing digits, then fewer corrections.
-  return (reading.valid ? 100 : 0) + (10 * passing) / Math.max(1, checks.length) - reading.corrections * 0.01;
+  const passing = Object.values(reading.checkDigits).filter(Boolean).length;
+  // Valid first, then share of the format's digits passing (one a missing line hides counts as
+  // failing), then fewer corrections.
+  return (reading.valid ? 100 : 0) + (10 * passing) / LAYOUTS[reading.format].checks.length - reading.corrections * 0.01;
 }
 
 /** The best MRZ reading that OCR lines support, or null when no group of lines fits a layout. */
@@ -148,7 +148,153 @@ export function readMrzFromOcr(ocrLines: Array<Pick<OcrLine, 'text' | 'symbols'>
     }
   }
   const found: MrzReading | null = best;
-  return found && plausibleReading(found) ? found : null;
+  if (found && plausibleReading(found)) return found;
+  return partialReading(lines, found);
+}
+
+type MrzLikeLine = { line: Pick<OcrLine, 'text' | 'symbols'>; clean: string };
+
+/**
+ * Where the lines of a zone read in part may sit: every line read, placed by the character grid
+ * (a patch over part of a line leaves a gap the grid keeps, while the text alone closes it up);
+ * one line read of a two-line zone is its second (the first, names only, has no check digit to
+ * place it), one line of a TD1 its second, two lines of a TD1 its first two or its last two.
+ * Passports and cards before visas: the same second line fits both, and a visa's check digits are
+ * a passport's too.
+ */
+const PARTIAL_PLACES: Array<{ count: number; length: number; format: MrzFormat; at: number[] }> = [
+  { count: 2, length: 44, format: 'TD3', at: [0, 1] },
+  { count: 2, length: 44, format: 'MRVA', at: [0, 1] },
+  { count: 2, length: 36, format: 'TD2', at: [0, 1] },
+  { count: 2, length: 36, format: 'MRVB', at: [0, 1] },
+  { count: 3, length: 30, format: 'TD1', at: [0, 1, 2] },
+  { count: 2, length: 30, format: 'TD1', at: [0, 1] },
+  { count: 2, length: 30, format: 'TD1', at: [1, 2] },
+  { count: 1, length: 44, format: 'TD3', at: [1] },
+  { count: 1, length: 44, format: 'MRVA', at: [1] },
+  { count: 1, length: 36, format: 'TD2', at: [1] },
+  { count: 1, length: 36, format: 'MRVB', at: [1] },
+  { count: 1, length: 30, format: 'TD1', at: [1] },
+];
+
+/**
+ * How many character cells a line read spans, from its first to its last character on the
+ * typical spacing of its neighbours; null without character positions. A patch inside a line
+ * takes characters away, not cells: the span still says how long the line is.
+ */
+export function spanCells(line: Pick<OcrLine, 'symbols'>): number | null {
+  const centres = line.symbols.map((s) => (s.bbox.x0 + s.bbox.x1) / 2).sort((a, b) => a - b);
+  if (centres.length < 8) return null;
+  const gaps = centres
+    .slice(1)
+    .map((c, i) => c - centres[i]!)
+    .sort((a, b) => a - b);
+  const pitch = gaps[Math.floor(gaps.length / 2)]!;
+  return pitch > 0 ? Math.round((centres.at(-1)! - centres[0]!) / pitch) + 1 : null;
+}
+
+/**
+ * No whole zone reads (a line or part of one damaged, covered or cut off): the best reading of
+ * the part that does, or null. The whole zone as read is a candidate too (a date it could not
+ * read), then every line or pair of lines placed in a layout with the others missing. A part
+ * must prove it is an MRZ: see partialPlausible.
+ */
+function partialReading(lines: MrzLikeLine[], whole: MrzReading | null): MrzReading | null {
+  const candidates: Array<{ reading: MrzReading; place: number }> = whole ? [{ reading: whole, place: -1 }] : [];
+  // A line read in part has fewer characters than the layout's (a patched span reads as nothing),
+  // but spans as many cells. A names line (no check digit covers it) often reads without the end
+  // of its fill, and is padded at its end.
+  const plausible = (g: MrzLikeLine, length: number, names: boolean) => {
+    const cells = spanCells(g.line);
+    if (g.clean.length > length + 16) return false;
+    return g.clean.length >= (names ? 0.6 * length : length - 4) || (cells !== null && Math.abs(cells - length) <= 3);
+  };
+  for (let i = 0; i < lines.length; i++) {
+    for (const [p, place] of PARTIAL_PLACES.entries()) {
+      const group = lines.slice(i, i + place.count);
+      const layout = LAYOUTS[place.format];
+      const namesLine = (k: number) => layout.checks.every((c) => c.at.line !== k && c.covers.every((r) => r.line !== k));
+      if (group.length !== place.count || !group.every((g, k) => plausible(g, place.length, namesLine(place.at[k]!)))) continue;
+      // With its first line read, the document code says passport, card or visa.
+      if (place.at[0] === 0 && formatFor(layout.lines, place.length, group[0]!.clean[0]!) !== place.format) continue;
+      const missing = Array.from({ length: layout.lines }, (_, k) => k).filter((k) => !place.at.includes(k));
+      const complete = (read: string[]) => Array.from({ length: layout.lines }, (_, k) => (place.at.includes(k) ? read[place.at.indexOf(k)]! : '<'.repeat(place.length)));
+      const texts = group.map((g) => g.clean);
+      const recognised = group.map((g) => recognisedAlternatives(g.line, g.clean));
+      const consider = (read: string[], alternatives?: Alternatives) => {
+        // Only lines whose own check digits hold as read (mapped to their types, never repaired) can prove a part: the rest is not worth correcting.
+        const mapped = mapFields(complete(read), layout, alternatives);
+        if (layout.checks.filter((c) => c.covers.every((r) => !missing.includes(r.line)) && checkPasses(mapped, c) && !/^<*$/.test(coveredText(mapped, c))).length < 2) return;
+        candidates.push({ reading: buildReading(complete(read), layout, alternatives, missing), place: p });
+      };
+      for (const read of cartesian(texts.map((t) => fitted(t, place.length))).slice(0, 9)) {
+        consider(
+          read,
+          complete(read).map((line, k) => (place.at.includes(k) && line === texts[place.at.indexOf(k)] ? recognised[place.at.indexOf(k)]! : null)),
+        );
+      }
+      if (group.every((g) => g.line.symbols.length > 0)) {
+        const grid = gridLines(
+          group.map((g) => g.line as OcrLine),
+          place.length,
+        );
+        if (grid) consider(grid);
+      }
+    }
+  }
+  // Most check digits proving something, then the likeliest place (most lines read first), then
+  // the best reading there.
+  const rank = (c: { reading: MrzReading; place: number }) => [provenChecks(c.reading).length, -c.place, scoreOf(c.reading)];
+  const better = (a: number[], b: number[]) => a[0]! > b[0]! || (a[0] === b[0] && (a[1]! > b[1]! || (a[1] === b[1] && a[2]! > b[2]!)));
+  let best: { reading: MrzReading; place: number } | null = null;
+  for (const candidate of candidates) {
+    if (partialPlausible(candidate.reading) && (!best || better(rank(candidate), rank(best)))) best = candidate;
+  }
+  return best?.reading ?? null;
+}
+
+/**
+ * The check digits of a reading that prove something: holding over text that is not all fillers
+ * (fillers hold a digit of 0 trivially), over a well-formed number, over a real date.
+ */
+function provenChecks(reading: MrzReading): CheckSlot[] {
+  const layout = layoutOf(reading);
+  // A check digit met by a repair proves the repair, not the reading.
+  const repaired = (slot: CheckSlot) =>
+    reading.correctedFields.some((c) => {
+      if (c.by !== 'check_digit') return false;
+      const field = layout.fields.find((f) => f.name === c.field)!;
+      return (slot.at.line === field.line && slot.at.index >= field.start && slot.at.index < field.end) || slot.covers.some((r) => r.line === field.line && r.start < field.end && field.start < r.end);
+    });
+  const fine = (slot: CheckSlot) => {
+    if (repaired(slot)) return false;
+    if (slot.name === 'document_number') return numberWellFormed(reading.lines, layout);
+    if (slot.name === 'birth_date') return reading.fields.birthDate !== null;
+    if (slot.name === 'expiration_date') return reading.fields.expirationDate !== null;
+    return true;
+  };
+  return layout.checks.filter((slot) => reading.checkDigits[slot.name] === true && !/^<*$/.test(coveredText(reading.lines, slot)) && fine(slot));
+}
+
+/** A reading of part of a zone that needed more corrections than this is text made to fit. */
+const PARTIAL_MAX_CORRECTIONS = 3;
+
+/**
+ * A reading of part of a zone is an MRZ when two of its check digits prove something as read (one
+ * holds by chance one time in ten; any text can be repaired to meet one), it needed few
+ * corrections, and the cells of fixed type it read hold what they must: a sex M, F, X or filler,
+ * a nationality of letters.
+ */
+function partialPlausible(reading: MrzReading): boolean {
+  if (!reading.partial || reading.corrections > PARTIAL_MAX_CORRECTIONS || provenChecks(reading).length < 2) return false;
+  const layout = layoutOf(reading);
+  const read = (name: string) => {
+    const field = layout.fields.find((f) => f.name === name)!;
+    return reading.missingLines.includes(field.line) ? null : fieldText(reading.lines, layout, name);
+  };
+  const sex = read('sex');
+  const nationality = read('nationality');
+  return (sex === null || /^[MFX<]$/.test(sex)) && (nationality === null || /^[A-Z][A-Z<]{2}$/.test(nationality));
 }
 
 /** Text that merely fits the line lengths is not an MRZ: some check digit must hold. */
@@ -165,7 +311,9 @@ function plausibleReading(reading: MrzReading): boolean {
 export function combineReadings(readings: MrzReading[]): MrzReading | null {
   if (readings.length === 0) return null;
   const primary = readings.reduce((a, b) => (scoreOf(b) > scoreOf(a) ? b : a));
-  const peers = [primary, ...readings.filter((r) => r !== primary && r.format === primary.format)];
+  // Only readings of the same lines vote: a line one of them did not read is fillers there.
+  const sameLines = (r: MrzReading) => r.format === primary.format && r.missingLines.join() === primary.missingLines.join();
+  const peers = [primary, ...readings.filter((r) => r !== primary && sameLines(r))];
   if (peers.length < 3) return primary;
   const voted = primary.lines.map((line, l) =>
     [...line]
@@ -181,7 +329,7 @@ export function combineReadings(readings: MrzReading[]): MrzReading | null {
       })
       .join(''),
   );
-  const reading = buildReading(voted, LAYOUTS[primary.format]);
+  const reading = buildReading(voted, LAYOUTS[primary.format], undefined, primary.missingLines);
   if (scoreOf(reading) + 0.5 < scoreOf(primary)) return primary;
   return { ...reading, corrections: primary.corrections + reading.corrections };
 }
@@ -201,29 +349,112 @@ function recognisedAlternatives(line: Pick<OcrLine, 'text' | 'symbols'>, clean: 
   );
 }
 
-export function buildReading(rawLines: string[], layout: Layout, alternatives?: Alternatives): MrzReading {
-  const { lines, corrections } = correctMrz(rawLines, layout, alternatives);
+/**
+ * The reading of MRZ lines in a layout, corrected. On a TD1 or TD2 whose number's check-digit
+ * position holds a filler the long-number layouts are tried too, and taken when they read better.
+ * `missing` lines were not read at all (they are fillers in `rawLines`): their fields are
+ * unreadable and the check digits that cover them are not computed.
+ */
+export function buildReading(rawLines: string[], layout: Layout, alternatives?: Alternatives, missing: number[] = []): MrzReading {
+  const readings = layoutVariants(rawLines, layout).map((variant) => readingIn(rawLines, variant, alternatives, missing));
+  return readings.reduce((best, r) => (scoreOf(r) > scoreOf(best) ? r : best));
+}
+
+/** The layout a reading was built in (the long-number one when its number runs on). */
+function layoutOf(reading: MrzReading): Layout {
+  const base = LAYOUTS[reading.format];
+  return layoutVariants(reading.lines, base).find((v) => (v.numberContinues ?? 0) === reading.numberContinues) ?? base;
+}
+
+function readingIn(rawLines: string[], layout: Layout, alternatives: Alternatives | undefined, missing: number[]): MrzReading {
+  // A check digit over a line not read cannot be computed: it is left out, not failed.
+  const computable: Layout = { ...layout, checks: layout.checks.filter((c) => !missing.includes(c.at.line) && c.covers.every((r) => !missing.includes(r.line))) };
+  const { lines, mapped, corrections, ambiguities } = correctMrz(rawLines, computable, alternatives);
   const checkDigits: Record<string, boolean> = {};
-  for (const slot of layout.checks) checkDigits[slot.name] = checkPasses(lines, slot);
-  if (!numberWellFormed(lines, layout)) checkDigits.document_number = false;
+  for (const slot of computable.checks) checkDigits[slot.name] = checkPasses(lines, slot);
+  if ('document_number' in checkDigits && !numberWellFormed(lines, layout)) checkDigits.document_number = false;
+  const fields = parseFields(lines, layout);
+  const fieldProblems = problemsOf(lines, layout, checkDigits, ambiguities, fields, missing);
+  const partial = missing.length > 0 || (['documentNumber', 'birthDate', 'expirationDate'] as const).some((f) => fieldProblems[f]?.problem === 'unreadable');
   return {
     format: layout.format,
     lines,
     checkDigits,
-    valid: Object.values(checkDigits).every(Boolean),
+    valid: missing.length === 0 && Object.values(checkDigits).every(Boolean),
     corrections,
-    correctedFields: correctedFields(rawLines, lines, layout),
-    fields: parseFields(lines, layout.format),
+    correctedFields: [...changedFields(rawLines, mapped, layout).map((c): MrzCorrection => ({ ...c, by: 'field_type' })), ...changedFields(mapped, lines, layout).map((c): MrzCorrection => ({ ...c, by: 'check_digit' }))],
+    ambiguities,
+    missingLines: missing,
+    partial,
+    fieldProblems,
+    numberContinues: layout.numberContinues ?? 0,
+    fields,
   };
 }
 
-/** The layout's fields that differ between the lines as read and as corrected. */
-function correctedFields(raw: string[], corrected: string[], layout: Layout): Array<{ field: string; from: string; to: string }> {
-  const out: Array<{ field: string; from: string; to: string }> = [];
-  for (const f of layout.fields) {
-    const from = (raw[f.line] ?? '').slice(f.start, f.end);
-    const to = corrected[f.line]!.slice(f.start, f.end);
-    if (from !== to) out.push({ field: f.name, from, to });
+/**
+ * The reading with its document-number ambiguity settled by the printed zone: when exactly one of
+ * the readings the check digit allows is the number printed on the page (read apart, in the
+ * visual zone), it is taken. The check digit still decides which readings are possible; the
+ * printed number only picks among them. Unchanged otherwise (no ambiguity, no printed number, or
+ * it matches none or several).
+ */
+export function settleByPrintedNumber(reading: MrzReading, printed: string | undefined): MrzReading {
+  const ambiguity = reading.ambiguities.find((a) => a.check === 'document_number');
+  const wanted = (printed ?? '').toUpperCase().replace(/[^A-Z0-9]/g, '');
+  if (!ambiguity || !wanted) return reading;
+  const layout = layoutOf(reading);
+  const applied = ambiguity.readings.map((changes) => {
+    const lines = reading.lines.slice();
+    for (const change of changes) {
+      const field = layout.fields.find((f) => f.name === change.field);
+      if (!field || lines[field.line]!.slice(field.start, field.end) !== change.from) return null;
+      lines[field.line] = lines[field.line]!.slice(0, field.start) + change.to + lines[field.line]!.slice(field.end);
+    }
+    return { lines, changes };
+  });
+  const matching = applied.filter((a): a is NonNullable<typeof a> => a !== null && (fieldText(a.lines, layout, 'documentNumber') + fieldText(a.lines, layout, 'documentNumberMore')).replace(/<+$/, '') === wanted);
+  if (matching.length !== 1) return reading;
+  const settled = buildReading(matching[0]!.lines, LAYOUTS[reading.format], undefined, reading.missingLines);
+  return {
+    ...settled,
+    corrections: reading.corrections + matching[0]!.changes.reduce((n, c) => n + [...c.from].filter((ch, i) => ch !== c.to[i]).length, 0),
+    correctedFields: [...reading.correctedFields, ...matching[0]!.changes.map((c): MrzCorrection => ({ ...c, by: 'printed_zone' })), ...settled.correctedFields],
+  };
+}
+
+/** Each field's check digit (the composite covers several, and decides none alone). */
+const FIELD_CHECKS: Partial<Record<MrzProblemField, CheckSlot['name']>> = { documentNumber: 'document_number', birthDate: 'birth_date', expirationDate: 'expiration_date' };
+
+/**
+ * Why each field is not verified. A field on a line not read, or holding what its type cannot (a
+ * date that is no date, a number with a filler inside, a code or a name of fillers only), is
+ * unreadable; a field read whose check digit fails has that reason, or an ambiguity when several
+ * readings of it would hold.
+ */
+function problemsOf(lines: string[], layout: Layout, checkDigits: Record<string, boolean>, ambiguities: MrzReading['ambiguities'], fields: MrzFields, missing: number[]): MrzReading['fieldProblems'] {
+  const out: MrzReading['fieldProblems'] = {};
+  const legible: Record<MrzProblemField, boolean> = {
+    documentCode: fields.documentCode !== null,
+    issuingState: fields.issuingState !== null,
+    documentNumber: fields.documentNumber !== null && numberWellFormed(lines, layout),
+    nationality: fields.nationality !== null,
+    names: fields.surname !== null,
+    birthDate: fields.birthDate !== null,
+    sex: fields.sex !== null,
+    expirationDate: fields.expirationDate !== null,
+  };
+  for (const name of Object.keys(legible) as MrzProblemField[]) {
+    const field = layout.fields.find((f) => f.name === name)!;
+    const check = FIELD_CHECKS[name];
+    const put = (problem: MrzFieldProblem, detail: string) => {
+      out[name] = { problem, detail };
+    };
+    if (missing.includes(field.line)) put('unreadable', `MRZ line ${field.line + 1} was not read`);
+    else if (check && checkDigits[check] !== false) continue;
+    else if (!legible[name]) put('unreadable', `not legible in the MRZ ('${fieldText(lines, layout, name)}')`);
+    else if (check && ambiguities.some((a) => a.check === check)) put('ambiguous', 'its check digit holds for several readings; none was taken');
+    else if (check) put('check_digit_failed', 'read, but its check digit does not hold');
   }
   return out;
 }
@@ -234,17 +465,15 @@ const blankToNull = (s: string | null | undefined): string | null => {
 };
 
 /** Own slicing, used wherever the `mrz` package rejects the lines or a field. */
-function sliceFields(lines: string[], format: MrzFormat): Record<string, string | null> {
-  const layout = LAYOUTS[format];
+function sliceFields(lines: string[], layout: Layout): Record<string, string | null> {
   const raw: Record<string, string> = {};
   for (const f of layout.fields) raw[f.name] = lines[f.line]!.slice(f.start, f.end);
   const names = raw.names ?? '';
   const split = names.indexOf('<<');
   const surname = split >= 0 ? names.slice(0, split) : names;
   const given = split >= 0 ? names.slice(split + 2) : '';
-  let documentNumber = raw.documentNumber ?? '';
-  // TD1 long document numbers: a filler check digit means the number continues in the optional field.
-  if (format === 'TD1' && raw.documentNumberCheck === '<') documentNumber += (raw.optional ?? '').replace(/<.*$/, '').slice(0, -1);
+  // A long document number continues in the optional data (see longNumberLayout).
+  const documentNumber = (raw.documentNumber ?? '') + (raw.documentNumberMore ?? '');
   return {
     documentCode: blankToNull(raw.documentCode),
     issuingState: blankToNull(raw.issuingState),
@@ -269,9 +498,10 @@ function parseWithPackage(lines: string[]): ParsedByPackage {
   }
 }
 
-export function parseFields(lines: string[], format: MrzFormat): MrzFields {
-  const own = sliceFields(lines, format);
-  const pkg = format === 'MRVA' || format === 'MRVB' ? {} : parseWithPackage(lines);
+export function parseFields(lines: string[], layout: Layout): MrzFields {
+  const own = sliceFields(lines, layout);
+  // The package knows neither visas nor long numbers.
+  const pkg = layout.format === 'MRVA' || layout.format === 'MRVB' || layout.numberContinues ? {} : parseWithPackage(lines);
   const pick = (pkgValue: string | null | undefined, ownValue: string | null): string | null => blankToNull(pkgValue) ?? ownValue;
   const sexRaw = own.sex;
   return {

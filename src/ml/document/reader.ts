@@ -1,5 +1,5 @@
 import type { DecodedImage } from '../image.js';
-import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf } from './mrz.js';
+import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf, settleByPrintedNumber } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
 import { mergeRows, type PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
 import { bandShear, cropGray, lineGeometry, resizeGray, rotateGray, unshear, uprightGray, type Gray, type LineGeometry } from './raster.js';
@@ -423,30 +423,47 @@ export function mrzAbove({ page, boxes }: Pick<Located, 'page' | 'boxes'>): bool
 
 /**
  * Two check digits holding mean the orientation is right (by chance 1 in 100): another
- * orientation cannot read better, only the characters are in doubt.
+ * orientation cannot read better, only the characters are in doubt. Not for a zone read in part:
+ * the rest of it may be in lines not read yet (a band of the second line alone), so the search for
+ * the whole zone goes on, and the part is what is left when it finds none.
  */
 export function orientationSettled(reading: MrzReading): boolean {
-  return reading.valid || Object.values(reading.checkDigits).filter(Boolean).length >= 2;
+  return reading.valid || (!reading.partial && Object.values(reading.checkDigits).filter(Boolean).length >= 2);
+}
+
+/**
+ * The MRZ is placed at this orientation: settled (see orientationSettled), or a part of it that
+ * proves itself after every line of the orientation was read (the reader returns no other part).
+ * Another orientation cannot read it better, and the document has an MRZ.
+ */
+export function mrzPlaced(reading: MrzReading): boolean {
+  return orientationSettled(reading) || reading.partial;
 }
 
 /**
  * A retry read the MRZ exactly as the read before it, with its orientation settled: the print
  * says what it says (a check digit that fails on the document itself), and more crops of the same
  * lines cannot change it, so the retries stop there. Every line is compared, the names line too:
- * while it still reads differently from crop to crop, the retries' votes can still mend it.
+ * while it still reads differently from crop to crop, the retries' votes can still mend it. A
+ * zone read in part is retried in full: a wider crop can bring in the line it missed.
  */
 export function readingRepeated(previous: MrzReading | null, next: MrzReading | null): boolean {
   return !!previous && !!next && orientationSettled(next) && previous.lines.join('\n') === next.lines.join('\n');
 }
 
 /**
- * An MRZ was found on this side: valid, or with enough check digits holding to place it (one
- * failing on the document itself). Such a document is read from its MRZ; the slow, thorough
- * search for a licence barcode is for documents without one (a licence whose quick look missed
- * its PDF417).
+ * An MRZ was found on this side: valid, with enough check digits holding to place it (one
+ * failing on the document itself), or read in part. Such a document is read from its MRZ; the
+ * slow, thorough search for a licence barcode is for documents without one (a licence whose
+ * quick look missed its PDF417).
  */
 function mrzFound(attempt: { mrz: MrzReading | null } | null): boolean {
-  return !!attempt?.mrz && orientationSettled(attempt.mrz);
+  return !!attempt?.mrz && mrzPlaced(attempt.mrz);
+}
+
+/** A whole MRZ was found on this side (see orientationSettled): no part of one. */
+function wholeMrzFound(attempt: { mrz: MrzReading | null }): boolean {
+  return !!attempt.mrz && orientationSettled(attempt.mrz);
 }
 
 /** Lines as one OCR result (their mean confidence tells the orientation). */
@@ -505,7 +522,7 @@ export class PaddleDocumentReader implements DocumentReader {
     const licence = barcode?.licence ?? null;
     // US licences print dates month first.
     const visualZone = readVisualZone(zoneLines, { monthFirst: licence?.country === 'USA' });
-    const mrz = chosen?.mrz ?? null;
+    const mrz = chosen?.mrz ? settleByPrintedNumber(chosen.mrz, visualZone.fields.documentNumber) : null;
     return {
       mrz,
       barcode,
@@ -537,7 +554,7 @@ export class PaddleDocumentReader implements DocumentReader {
       done.set(rotation, attempt);
       if (!clearest || attempt.probe.confidence > clearest.probe.confidence) clearest = attempt;
       if (attempt.mrz && (!best?.mrz || scoreOf(attempt.mrz) > scoreOf(best.mrz))) best = attempt;
-      if (best?.mrz && orientationSettled(best.mrz)) return true;
+      if (best?.mrz && mrzPlaced(best.mrz)) return true;
       // Only the visual zone wanted: lines that read as confident text are upright.
       return !options.needMrz && attempt.probe.confidence >= 85;
     };
@@ -554,7 +571,8 @@ export class PaddleDocumentReader implements DocumentReader {
       if (await settles(rotation, located)) break;
     }
     const chosen: Attempt | null = best ?? clearest;
-    if (options.needMrz && chosen && !mrzFound(chosen)) return this.readJoined(chosen, clock);
+    // A zone read in part may be whole with its lines' pieces joined.
+    if (options.needMrz && chosen && !wholeMrzFound(chosen)) return this.readJoined(chosen, clock);
     return chosen;
   }
 

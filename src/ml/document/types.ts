@@ -16,18 +16,60 @@ export interface MrzFields {
   optional: string | null;
 }
 
+/** A field's text as read and as changed. */
+export interface FieldChange {
+  field: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * A correction: by the field's type (a date holds digits only), by a check digit (the one repair
+ * it allows), or by the printed zone (the one of the readings a check digit allows that is printed
+ * on the page).
+ */
+export interface MrzCorrection extends FieldChange {
+  by: 'field_type' | 'check_digit' | 'printed_zone';
+}
+
+/** A check digit that several repairs satisfy equally well: none was applied, each is listed as the fields it would change. */
+export interface MrzAmbiguity {
+  check: string;
+  readings: FieldChange[][];
+}
+
+/**
+ * Why a field is not verified: `unreadable` (its line was not read, or it holds characters its
+ * type cannot), `check_digit_failed` (read, but its check digit does not hold), `ambiguous` (its
+ * check digit holds for several readings of it, none taken).
+ */
+export type MrzFieldProblem = 'unreadable' | 'check_digit_failed' | 'ambiguous';
+
+/** The layout fields a problem may concern: documentCode, issuingState, documentNumber, nationality, names, birthDate, sex, expirationDate. */
+export type MrzProblemField = 'documentCode' | 'issuingState' | 'documentNumber' | 'nationality' | 'names' | 'birthDate' | 'sex' | 'expirationDate';
+
 export interface MrzReading {
   format: MrzFormat;
-  /** Corrected MRZ lines as read. */
+  /** Corrected MRZ lines as read (a line not read at all is fillers, and listed in `missingLines`). */
   lines: string[];
-  /** Per check digit present on this format (document_number, birth_date, expiration_date, personal_number, composite): valid? */
+  /** Per check digit present on this format and computable from the lines read (document_number, birth_date, expiration_date, personal_number, composite): valid? */
   checkDigits: Record<string, boolean>;
-  /** Every check digit present on this format is valid. */
+  /** Every line read and every check digit of the format valid. */
   valid: boolean;
-  /** Characters changed by check-digit-guided correction. */
+  /** Characters changed by field-type and check-digit-guided correction. */
   corrections: number;
-  /** Fields whose text the correction changed: as read and as corrected. */
-  correctedFields: Array<{ field: string; from: string; to: string }>;
+  /** Fields whose text the correction changed: as read and as corrected, and by what. */
+  correctedFields: MrzCorrection[];
+  /** Check digits the correction could not settle: several readings hold. */
+  ambiguities: MrzAmbiguity[];
+  /** Lines of the layout (0-based) that were not read at all. */
+  missingLines: number[];
+  /** Part of the zone could not be read: a line missing, or the document number or a date illegible. */
+  partial: boolean;
+  /** A document number longer than nine characters (TD1, TD2): how many continue in the optional data; 0 otherwise. */
+  numberContinues: number;
+  /** Why a field is not verified, per field; absent for fields read and verified (or read without a check digit). */
+  fieldProblems: Partial<Record<MrzProblemField, { problem: MrzFieldProblem; detail: string }>>;
   fields: MrzFields;
 }
 

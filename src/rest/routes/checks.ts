@@ -116,7 +116,7 @@ export function checksRouter(core: Core, docs: ApiDocs) {
     {
       summary: 'Check a selfie is live (passive)',
       description:
-        'Is this selfie of a live person, rather than a photo of a photo or a screen? Passive: the person does nothing special. `check.data.live_score` is 1 (live), 0 (spoof) or -1 (no usable face: 422 `no_face`, not charged), with `result` and the `evidence` behind the verdict; the check passes only at 1.\n\nA single image is the weaker test. For decisions that matter, use `POST /api/v2/antispoof` with a burst and a gesture challenge, as the hosted page does.',
+        'Is this selfie of a live person, rather than a photo of a photo or a screen? Passive: the person does nothing special. `check.data.live_score` is 1 (live), 0 (spoof) or -1 (no usable face: 422 `no_face`, not charged), with `result` and the `evidence` behind the verdict; the check passes only at 1.\n\nWhat one uploaded still can prove: `data.assurance` is `single_image` and `data.limits` lists what it cannot rule out (an injected or generated image, an earlier photo). A single image is the weaker test: for decisions that matter, use `POST /api/v2/antispoof` with a burst and a gesture challenge, or the hosted page (`hosted_capture`).',
       body: livenessInput.required({ image: true }),
       errors: ['image_too_large', 'unprocessable', 'no_face'],
       examples: {
@@ -124,7 +124,18 @@ export function checksRouter(core: Core, docs: ApiDocs) {
         response: {
           session_id: 'chk_4b7e1f0a9c2d6e8f0a1b3c5d',
           status: 'passed',
-          check: { type: 'liveness', status: 'passed', score: 1, data: { live_score: 1, result: 'live' }, error: null },
+          check: {
+            type: 'liveness',
+            status: 'passed',
+            score: 1,
+            data: {
+              live_score: 1,
+              result: 'live',
+              assurance: 'single_image',
+              limits: [{ code: 'synthetic_face', detail: 'a generated (synthetic) face image shows no print or screen artefacts for the passive models to find' }],
+            },
+            error: null,
+          },
         },
       },
     },
@@ -171,7 +182,13 @@ export function checksRouter(core: Core, docs: ApiDocs) {
         response: {
           session_id: 'chk_6e8a0c2b4d6f8193c5e7a9b1',
           status: 'passed',
-          check: { type: 'antispoof', status: 'passed', score: 0.96, data: { human_score: 0.96, live_score: 1, result: 'live', gesture: 'turn_left', gesture_seen: true }, error: null },
+          check: {
+            type: 'antispoof',
+            status: 'passed',
+            score: 0.96,
+            data: { human_score: 0.96, live_score: 1, result: 'live', assurance: 'challenge_burst', challenge: { challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', gesture: 'turn_left', performed: true } },
+            error: null,
+          },
         },
       },
     },
