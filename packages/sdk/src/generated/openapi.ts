@@ -516,7 +516,7 @@ export interface paths {
          * Check a selfie is live (passive)
          * @description Is this selfie of a live person, rather than a photo of a photo or a screen? Passive: the person does nothing special. `check.data.live_score` is 1 (live), 0 (spoof) or -1 (no usable face: 422 `no_face`, not charged), with `result` and the `evidence` behind the verdict; the check passes only at 1.
          *
-         *     A single image is the weaker test. For decisions that matter, use `POST /api/v2/antispoof` with a burst and a gesture challenge, as the hosted page does.
+         *     What one uploaded still can prove: `data.assurance` is `single_image` and `data.limits` lists what it cannot rule out (an injected or generated image, an earlier photo). A single image is the weaker test: for decisions that matter, use `POST /api/v2/antispoof` with a burst and a gesture challenge, or the hosted page (`hosted_capture`).
          *
          *     **Every check:** without `svc_access_token` or `svc_id` it runs in fresh mode, answers from what you sent and keeps nothing raw; with one it runs in account mode and answers proofs only. Each call is charged to the project's wallet (402 `insufficient_balance` before anything runs when it is empty); bad input and calls that end without a verdict are not charged. Send an `Idempotency-Key` to retry safely; with a test key, `Verity-Test-Outcome` forces the outcome.
          */
@@ -3579,7 +3579,14 @@ export interface operations {
                      *           "score": 1,
                      *           "data": {
                      *             "live_score": 1,
-                     *             "result": "live"
+                     *             "result": "live",
+                     *             "assurance": "single_image",
+                     *             "limits": [
+                     *               {
+                     *                 "code": "synthetic_face",
+                     *                 "detail": "a generated (synthetic) face image shows no print or screen artefacts for the passive models to find"
+                     *               }
+                     *             ]
                      *           },
                      *           "error": null
                      *         }
@@ -4096,8 +4103,12 @@ export interface operations {
                      *             "human_score": 0.96,
                      *             "live_score": 1,
                      *             "result": "live",
-                     *             "gesture": "turn_left",
-                     *             "gesture_seen": true
+                     *             "assurance": "challenge_burst",
+                     *             "challenge": {
+                     *               "challenge_id": "chl_0e2c4a6b8d1f3e5a7c9b0d2f",
+                     *               "gesture": "turn_left",
+                     *               "performed": true
+                     *             }
                      *           },
                      *           "error": null
                      *         }
