@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-const errorCodeOf = (_: unknown): string | undefined => undefined;
+import { errorCodeOf } from '../src/rest/observability.js';
 import { loggerIntoMemory } from './helpers/logs.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
