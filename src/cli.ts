@@ -1,19 +1,17 @@
 #!/usr/bin/env node
+// The `verity` command. At start only commander, the error catalog and the printing helpers
+// load: every server part (configuration, database, core, HTTP, models) is imported by the
+// command that needs it, so `--version` and `--help` answer at once, and `serve` checks its port
+// before it loads anything heavy.
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { loadConfig, resolveEncryptionKey } from './config.js';
-import { createOrm, migrate } from './core/db/orm.js';
-import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
-import { openStoreForCommand } from './core/db/store.js';
 import { DomainError } from './core/errors.js';
-import { Core } from './core/index.js';
-import { resendFailedWebhooksInput } from './core/ops/inputs.js';
-import { parseInput } from './core/validation.js';
-import { webhookHealth } from './core/webhooks/health.js';
+import type { Core } from './core/index.js';
 import type { KeyStatus } from './core/oidc/keys.js';
 import type { ImportReport } from './core/credentials/registry.js';
-import { asTable, outputFormat } from './cli/format.js';
+import { asTable, outputFormat, TABLE_WIDTH } from './cli/format.js';
 import { progressBar } from './cli/progress.js';
+import { views, type TableView } from './cli/views.js';
 
 /** The version in package.json, the one npm and the changelog speak of (from src/ or the built dist/src/). */
 function packageVersion(): string {
@@ -30,25 +28,32 @@ program
   .description('Identity verification, OpenID Connect login and workforce roster service')
   .version(packageVersion(), '-V, --version', 'print the version')
   .option('--json', 'print answers as JSON (the default when stdout is not a terminal)')
-  .option('--table', 'print answers as a table (the default on a terminal)')
+  .option('--table', 'print answers as a table (the default on a terminal), at most 100 columns wide')
+  .option('--wide', 'print tables with every column, every value whole (implies --table)')
   .addHelpText(
     'after',
     `
 Examples:
-  $ verity serve                                   run the service (embedded PostgreSQL in .verity/ unless DATABASE_URL is set)
-  $ verity admin project create --name Acme        a project with its API key and webhook signing secret
-  $ verity admin webhook list --state failed       webhook events that gave up
-  $ verity admin import-licenses roster.csv        load a licence board's roster; exits 1 if any row is refused
-  $ verity admin rotate-keys --json | jq .kid      any command's answer as JSON for scripts`,
+  $ verity serve                               run the service (embedded store unless DATABASE_URL)
+  $ verity admin project create --name Acme    a project, its API key and webhook secrets
+  $ verity admin webhook list --state failed   webhook events that gave up
+  $ verity admin session list --wide           every column of the table, every value whole
+  $ verity admin import-licenses roster.csv    load a licence roster; exits 1 if a row is refused
+  $ verity admin rotate-keys --json | jq .kid  any answer as JSON, for scripts`,
   );
 
 program
   .command('serve')
   .description('run the service (embedded store in VERITY_DATA_DIR unless DATABASE_URL is set)')
   .action(async () => {
+    const { loadConfig } = await import('./config.js');
+    const config = loadConfig();
+    // A busy port fails the start here, in one line: before the store opens, migrations run, models load or jobs start.
+    const { ensurePortFree } = await import('./listen.js');
+    await ensurePortFree(config.port, config.host);
     // The server's parts (HTTP, GraphQL, jobs) load only here: `verity admin` and `--version` start without them.
-    const { startService } = await import('./main.js');
-    const service = await startService(loadConfig());
+    const [{ startService }, { isDatabaseUnavailable, outageReason }] = await Promise.all([import('./main.js'), import('./core/db/unavailable.js')]);
+    const service = await startService(config);
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
@@ -74,6 +79,12 @@ program
 
 /** Runs `work` against the store: the running service's, else the data dir opened directly. */
 async function withCore<T>(work: (core: Core) => Promise<T>): Promise<T> {
+  const [{ loadConfig, resolveEncryptionKey }, { openStoreForCommand }, { createOrm, migrate }, { Core }] = await Promise.all([
+    import('./config.js'),
+    import('./core/db/store.js'),
+    import('./core/db/orm.js'),
+    import('./core/index.js'),
+  ]);
   const config = loadConfig();
   const store = await openStoreForCommand(config.databaseUrl, config.dataDir);
   try {
@@ -94,6 +105,7 @@ program
   .command('migrate')
   .description('apply committed migrations')
   .action(async () => {
+    const [{ loadConfig }, { openStoreForCommand }, { createOrm, migrate }] = await Promise.all([import('./config.js'), import('./core/db/store.js'), import('./core/db/orm.js')]);
     const config = loadConfig();
     const store = await openStoreForCommand(config.databaseUrl, config.dataDir);
     const orm = await createOrm(store.url, { poolMax: 1 });
@@ -105,10 +117,19 @@ program
     }
   });
 
-/** An answer: a table on a terminal (or with --table), JSON for scripts (or with --json). */
-function print(value: unknown): void {
-  const format = outputFormat(program.opts<{ json?: boolean; table?: boolean }>(), process.stdout.isTTY === true);
-  process.stdout.write(`${format === 'json' ? JSON.stringify(value, null, 2) : asTable(value)}\n`);
+/**
+ * An answer: JSON for scripts (or with --json); for people (a terminal, --table, --wide) text at
+ * most TABLE_WIDTH wide, shaped by the command's `view` (its columns first, a mode column), or
+ * every column whole with --wide.
+ */
+function print(value: unknown, view?: TableView, text: { wrapCells?: boolean } = {}): void {
+  const options = program.opts<{ json?: boolean; table?: boolean; wide?: boolean }>();
+  if (outputFormat(options, process.stdout.isTTY === true) === 'json') {
+    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    return;
+  }
+  const wide = options.wide === true;
+  process.stdout.write(`${asTable(view ? view(value, wide) : value, { width: wide ? Infinity : TABLE_WIDTH, ...text })}\n`);
 }
 
 /** Runs long work with a progress bar on stderr for people (a terminal, no --json); scripts see nothing of it. */
@@ -162,7 +183,7 @@ project
       print(await core.tenancy.getProject(projectId));
     }),
   );
-project.command('list').action(() => withCore(async (core) => print(await core.tenancy.listProjects())));
+project.command('list').action(() => withCore(async (core) => print(await core.tenancy.listProjects(), views.projects)));
 
 const apikey = admin.command('apikey').description('API keys (the key is printed once)');
 apikey
@@ -178,7 +199,7 @@ apikey
 apikey
   .command('list')
   .addOption(projectOption())
-  .action((opts) => withCore(async (core) => print(await core.tenancy.listApiKeys(await projectIdOf(core, opts.project)))));
+  .action((opts) => withCore(async (core) => print(await core.tenancy.listApiKeys(await projectIdOf(core, opts.project)), views.apiKeys)));
 
 const workflow = admin.command('workflow').description('bundles of checks');
 workflow
@@ -190,7 +211,7 @@ workflow
 workflow
   .command('list')
   .addOption(projectOption())
-  .action((opts) => withCore(async (core) => print(await core.tenancy.listWorkflows(await projectIdOf(core, opts.project)))));
+  .action((opts) => withCore(async (core) => print(await core.tenancy.listWorkflows(await projectIdOf(core, opts.project)), views.workflows)));
 
 const callback = admin.command('callback').description('webhook destinations and signing secrets, per mode (live, or test for the sessions of vk_test_ keys)');
 const webhookModeOption = () => new Option('--mode <mode>', 'live, or test: the settings test-mode events use').choices(['live', 'test']).default('live');
@@ -210,7 +231,7 @@ callback
   .command('list')
   .description('approved destinations of both modes')
   .addOption(projectOption())
-  .action((opts) => withCore(async (core) => print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)))));
+  .action((opts) => withCore(async (core) => print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)), views.callbacks)));
 callback
   .command('rotate-secret')
   .description('a new signing secret for the mode (printed once); the old one keeps signing alongside for the overlap')
@@ -227,7 +248,9 @@ session
   .option('--vendor-data <value>', "the caller's correlation string")
   .option('--limit <n>', 'page size (1-100)', '20')
   .option('--cursor <cursor>', 'the next_cursor of the previous page')
-  .action((opts) => withCore(async (core) => print(await core.sessions.list(await projectIdOf(core, opts.project), { status: opts.status, vendor_data: opts.vendorData, limit: opts.limit, cursor: opts.cursor }))));
+  .action((opts) =>
+    withCore(async (core) => print(await core.sessions.list(await projectIdOf(core, opts.project), { status: opts.status, vendor_data: opts.vendorData, limit: opts.limit, cursor: opts.cursor }), views.sessionList)),
+  );
 session
   .command('show <sessionId>')
   .description('the decision, the timeline of state changes and the webhook events of a session')
@@ -235,11 +258,15 @@ session
   .action((sessionId, opts) =>
     withCore(async (core) => {
       const projectId = await projectIdOf(core, opts.project);
-      print({
-        decision: await core.sessions.decision(projectId, sessionId),
-        timeline: await core.sessions.timeline(projectId, sessionId),
-        webhooks: await core.webhooks.listEvents(projectId, { sessionId }),
-      });
+      print(
+        {
+          decision: await core.sessions.decision(projectId, sessionId),
+          timeline: await core.sessions.timeline(projectId, sessionId),
+          webhooks: await core.webhooks.listEvents(projectId, { sessionId }),
+        },
+        views.sessionShow,
+        { wrapCells: true },
+      );
     }),
   );
 
@@ -250,7 +277,7 @@ webhook
   .option('--state <state>', 'pending, sending, delivered, failed, disabled or no_destination')
   .option('--session <sessionId>', 'events of one session')
   .option('--limit <n>', 'how many, newest first', '50')
-  .action((opts) => withCore(async (core) => print(await core.webhooks.listEvents(await projectIdOf(core, opts.project), { state: opts.state, sessionId: opts.session, limit: Number(opts.limit) }))));
+  .action((opts) => withCore(async (core) => print(await core.webhooks.listEvents(await projectIdOf(core, opts.project), { state: opts.state, sessionId: opts.session, limit: Number(opts.limit) }), views.webhookEvents)));
 webhook
   .command('attempts <eventId>')
   .addOption(projectOption())
@@ -264,7 +291,12 @@ webhook
   .command('health')
   .description('per destination: success over the last hour and day, failures in a row, next retry, last error; unhealthy first')
   .addOption(projectOption())
-  .action((opts) => withCore(async (core) => print(await webhookHealth(core.orm, { now: core.clock.now(), projectId: await projectIdOf(core, opts.project) }))));
+  .action((opts) =>
+    withCore(async (core) => {
+      const { webhookHealth } = await import('./core/webhooks/health.js');
+      print(await webhookHealth(core.orm, { now: core.clock.now(), projectId: await projectIdOf(core, opts.project) }));
+    }),
+  );
 webhook
   .command('resend-failed')
   .description('send again every failed event created in [--from, --to); the running service delivers them within a minute')
@@ -273,6 +305,7 @@ webhook
   .requiredOption('--to <iso>', 'events created before (ISO 8601)')
   .action((opts) =>
     withCore(async (core) => {
+      const [{ parseInput }, { resendFailedWebhooksInput }] = await Promise.all([import('./core/validation.js'), import('./core/ops/inputs.js')]);
       const input = parseInput(resendFailedWebhooksInput, { projectId: await projectIdOf(core, opts.project), from: opts.from, to: opts.to });
       const result = await withProgress('resending failed webhooks', (update) => core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) }, update));
       print({ from: input.from, to: input.to, ...result });
@@ -441,14 +474,14 @@ admin
   .action(() =>
     withCore(async (core) => {
       const { kid, activatesAt } = await core.signingKeys.rotate();
-      print({ kid, activates_at: activatesAt.toISOString(), keys: (await core.signingKeys.list()).map(keyView) });
+      print({ kid, activates_at: activatesAt.toISOString(), keys: (await core.signingKeys.list()).map(keyView) }, (value, wide) => ({ ...(value as object), keys: views.keys((value as { keys: unknown }).keys, wide) }));
     }),
   );
 
 admin
   .command('keys')
   .description('the published id_token signing keys: next (published, not yet signing), current, retired (still published)')
-  .action(() => withCore(async (core) => print((await core.signingKeys.list()).map(keyView))));
+  .action(() => withCore(async (core) => print((await core.signingKeys.list()).map(keyView), views.keys)));
 
 admin
   .command('admin-token')

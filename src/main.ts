@@ -17,6 +17,7 @@ import { seedDemoTenant, type DemoTenant } from './core/seed.js';
 import { graphqlMiddleware } from './graph/server.js';
 import { graphiqlPage } from './web/graphiql-page.js';
 import { trpcMiddleware } from './graph/trpc.js';
+import { listenFailure } from './listen.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHttpApp } from './rest/app.js';
 import { jsonBody } from './rest/input.js';
@@ -187,9 +188,7 @@ export async function startService(config: Config, options: BuildOptions = {}): 
     const listening = service.app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   }).catch(async (error: NodeJS.ErrnoException) => {
     await service.close();
-    if (error.code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is in use: stop what listens there or set PORT`);
-    if (error.code === 'EACCES') throw new Error(`not allowed to listen on port ${config.port} on ${config.host}: use a port above 1023 or set PORT`);
-    throw error;
+    throw listenFailure(error, config.port, config.host);
   });
   server.keepAliveTimeout = 65_000;
   const address = server.address();

@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -24,6 +25,35 @@ async function verity(...args: string[]): Promise<{ code: number; out: any; err:
     const failure = error as { code: number; stdout: string; stderr: string };
     return { code: failure.code, out: failure.stdout, err: failure.stderr };
   }
+}
+
+/** The command's answer as a person reads it (`--table`), and its widest line. */
+async function forPeople(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)('node', [...cli, ...args, '--table'], { cwd: root, env, timeout: 60_000 });
+  return stdout.trimEnd();
+}
+const widest = (text: string) => Math.max(...text.split('\n').map((line) => line.length));
+
+/**
+ * Runs the CLI with a module hook that writes every module it loads to a file: what a command
+ * loads, as a list of paths under the repository (`node_modules/...`, `src/...`).
+ */
+async function modulesLoadedBy(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string; modules: string[]; ms: number }> {
+  const log = path.join(dataDir, `modules-${Date.now()}.log`);
+  const hooks = `import { appendFileSync } from 'node:fs'; export async function resolve(specifier, context, next) { const resolved = await next(specifier, context); appendFileSync(${JSON.stringify(log)}, resolved.url + '\\n'); return resolved; }`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  const started = Date.now();
+  const result = await promisify(execFile)('node', ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...cli, ...args], { cwd: root, env: { ...env, ...extraEnv }, timeout: 60_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+  );
+  const ms = Date.now() - started;
+  const modules = (await readFile(log, 'utf8'))
+    .split('\n')
+    .filter((url) => url.startsWith('file:'))
+    .map((url) => url.replace(/^.*?\/(node_modules|src)\//, '$1/'));
+  await rm(log, { force: true });
+  return { ...result, modules, ms };
 }
 
 async function serve(): Promise<ChildProcess> {
@@ -176,7 +206,42 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(listed.out.sessions.map((entry: { session_id: string }) => entry.session_id)).toEqual([sessionId]);
       const shown = await verity('admin', 'session', 'show', sessionId);
       expect(shown.out.timeline[0]).toMatchObject({ to: 'NOT_STARTED' });
-      expect((await verity('admin', 'webhook', 'list')).out).toEqual([]);
+
+      // For people: tables fit 100 columns and say test or live; --wide prints every column whole;
+      // `session show` never cuts the decision. (Test events are kept, not sent: no destination.)
+      await verity('admin', 'callback', 'default', 'none', '--mode', 'test');
+      const testKey = (await verity('admin', 'apikey', 'create', '--mode', 'test', '--name', 'sandbox')).out.key;
+      const longVendorData = 'a-correlation-string-long-enough-to-be-cut-in-a-table-0123456789@example.com';
+      const declined = await checked(`http://127.0.0.1:${port}/api/v2/session`, {
+        method: 'POST',
+        headers: { 'X-API-Key': testKey, 'Content-Type': 'application/json', 'Verity-Test-Outcome': 'decline' },
+        body: JSON.stringify({ workflow_id: demo.workflows.location, vendor_data: longVendorData }),
+      });
+      const declinedId = ((await declined.json()) as { data: { session_id: string } }).data.session_id;
+      const sessionsTable = await forPeople('admin', 'session', 'list');
+      expect(widest(sessionsTable)).toBeLessThanOrEqual(100);
+      expect(sessionsTable).toMatch(/^session_id +mode +status +vendor_data +created_at$/m);
+      expect(sessionsTable).toMatch(new RegExp(`^${declinedId} +test +DECLINED +a-correlation`, 'm'));
+      expect(sessionsTable).toMatch(new RegExp(`^${sessionId} +live +NOT_STARTED +cli `, 'm'));
+      expect(sessionsTable).not.toContain(longVendorData);
+      const wideSessions = await forPeople('admin', 'session', 'list', '--wide');
+      expect(wideSessions).toContain(longVendorData);
+      expect(wideSessions).toMatch(/^session_id +mode +status +workflow_id +features /m);
+      expect(widest(wideSessions)).toBeGreaterThan(100);
+      const showTable = await forPeople('admin', 'session', 'show', declinedId);
+      expect(widest(showTable)).toBeLessThanOrEqual(100);
+      expect(showTable).toMatch(/^ {2}decision +DECLINED$/m);
+      expect(showTable).toMatch(/^ {2}mode +test$/m);
+      expect(showTable).toContain(`vendor_data  ${longVendorData}`);
+      expect(showTable).toMatch(/^timeline:\nfrom +to +actor +reason +at$/m);
+      expect(showTable).toMatch(/^webhooks:\nevent_id +mode +type +state +created_at\nevt_\w+ +test +verification\.declined +no_destination /m);
+      const keysTable = await forPeople('admin', 'apikey', 'list');
+      expect(widest(keysTable)).toBeLessThanOrEqual(100);
+      expect(keysTable).toMatch(/^id +mode +name +prefix +createdAt/);
+      expect(keysTable).toMatch(/^key_\w+ +test +sandbox +vk_test_/m);
+      expect(keysTable).toMatch(/^key_\w+ +live +default +vk_live_/m);
+      // the one event so far: the test session's, kept (no test destination)
+      expect((await verity('admin', 'webhook', 'list')).out).toMatchObject([{ session_id: declinedId, type: 'verification.declined', livemode: false, state: 'no_destination' }]);
       expect((await verity('admin', 'webhook', 'health')).out).toEqual([]);
       expect((await verity('admin', 'webhook', 'resend-failed', '--from', '2026-01-01T00:00:00Z', '--to', '2026-02-01T00:00:00Z')).out).toEqual({
         from: '2026-01-01T00:00:00Z',
@@ -228,10 +293,39 @@ describe('verity serve and verity admin on the embedded store', () => {
     expect(collector.stderr.trim()).toBe('verity: OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (OTLP over HTTP)');
   });
 
-  it('prints its version', async () => {
-    const { stdout } = await promisify(execFile)('node', [...cli, '--version'], { cwd: root, env, timeout: 60_000 });
+  it('prints its version and its help without loading any server part', async () => {
     const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
-    expect(stdout.trim()).toBe(version);
+    const printed = await modulesLoadedBy(['--version']);
+    expect(printed.stdout.trim()).toBe(version);
+    // commander, the error catalog and the printing helpers: no configuration, database, core, HTTP or model code.
+    expect(printed.modules.filter((module) => !/^(src\/cli(\.js|\/)|src\/core\/errors\.js|node_modules\/commander\/)/.test(module))).toEqual([]);
+    const help = await modulesLoadedBy(['--help']);
+    expect(help.stdout).toContain('Usage: verity');
+    expect(widest(help.stdout)).toBeLessThanOrEqual(100);
+    expect(help.modules).toEqual(printed.modules);
+    console.info(`verity --version took ${printed.ms} ms, --help ${help.ms} ms (whole process, under the test runner's load)`);
+  });
+
+  it('fails a start on a busy port at once, before it opens the store, migrates, loads models or starts jobs', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const busy = (blocker.address() as net.AddressInfo).port;
+    const fresh = await mkdtemp(path.join(os.tmpdir(), 'verity-cli-busy-'));
+    try {
+      const start = await modulesLoadedBy(['serve'], { PORT: String(busy), VERITY_DATA_DIR: fresh, VERITY_WARM_MODELS: '1' });
+      expect(start.code).toBe(1);
+      expect(start.stderr).toBe(`verity: port ${busy} on 127.0.0.1 is in use: stop what listens there or set PORT\n`);
+      expect(start.stdout).toBe('');
+      // nothing opened: no store, lock or key in the data dir; no database, core, HTTP or model code loaded
+      expect(await readdir(fresh)).toEqual([]);
+      const heavy =
+        /^src\/(main\.js|core\/db\/|core\/index\.js|rest\/|graph\/|ml\/(tf\.js|document\/|liveness\/|faces\/(nets|runtime|pool|worker)))|^node_modules\/(@mikro-orm|@electric-sql|pg|pg-boss|express|onnxruntime-node|@tensorflow|@vladmandic|sharp)\//;
+      expect(start.modules.filter((module) => heavy.test(module))).toEqual([]);
+      console.info(`verity serve on a busy port failed after ${start.ms} ms (whole process, under the test runner's load)`);
+    } finally {
+      blocker.close();
+      await rm(fresh, { recursive: true, force: true });
+    }
   });
 
   it('refuses a second service on the same data dir or the same port', { timeout: 240_000 }, async () => {

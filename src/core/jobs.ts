@@ -1,4 +1,5 @@
 import PgBoss from 'pg-boss';
+import { ADVISORY_LOCKS, withAdvisoryLock } from './db/advisory-lock.js';
 
 /** Background work: webhook delivery, the sweep that expires sessions and rescues stuck events, billing periods. */
 export interface JobQueue {
@@ -26,12 +27,16 @@ export class PgBossJobs implements JobQueue {
   static async start(connectionString: string, options: { pollingIntervalSeconds?: number; onError?: (error: Error) => void } = {}): Promise<PgBossJobs> {
     const boss = new PgBoss({ connectionString, max: 3, application_name: 'verity-jobs', schedule: true, supervise: true });
     boss.on('error', (error) => options.onError?.(error));
-    await boss.start();
-    for (const name of JOB_NAMES) {
-      // Our handlers own their retries (webhooks keep their own schedule), so pg-boss only
-      // retries a job whose process died: expireIn returns it to the queue.
-      await boss.createQueue(name, { name, retryLimit: 3, retryDelay: 5, expireInSeconds: 120 });
-    }
+    // Instances starting together take turns: pg-boss creating the same queue (a partition of its
+    // job table) from two processes at once deadlocked, and one of them failed its start.
+    await withAdvisoryLock(connectionString, ADVISORY_LOCKS.jobQueues, async () => {
+      await boss.start();
+      for (const name of JOB_NAMES) {
+        // Our handlers own their retries (webhooks keep their own schedule), so pg-boss only
+        // retries a job whose process died: expireIn returns it to the queue.
+        await boss.createQueue(name, { name, retryLimit: 3, retryDelay: 5, expireInSeconds: 120 });
+      }
+    });
     const jobs = new PgBossJobs(boss);
     jobs.pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
     jobs.onError = options.onError;

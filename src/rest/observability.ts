@@ -127,20 +127,40 @@ export function labelRoute(label: string) {
   };
 }
 
+const ERROR_CODE = /^[a-z][a-z0-9_.]{0,63}$/;
+
 /**
- * One JSON log line per request: id, method, route, status, duration. Never the query string,
- * headers or body: they may carry tokens, secrets or identity data.
+ * The code of an error answer's JSON body: the envelope's `error.code` (the catalog's) or an
+ * OAuth answer's `error`. Never the message: it may quote what the caller sent (a name, an email).
+ */
+export function errorCodeOf(body: unknown): string | undefined {
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : error;
+  return typeof code === 'string' && ERROR_CODE.test(code) ? code : undefined;
+}
+
+/**
+ * One JSON log line per request: id, method, route, status, duration, and an error answer's code
+ * (`err_code`). Never the query string, headers, body or error message: they may carry tokens,
+ * secrets or identity data.
  */
 export function accessLog(logger: Logger, metrics: HttpMetrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
+    // Every JSON answer passes here, whichever route or error handler sends it: its code is kept for the line.
+    const json = res.json.bind(res);
+    res.json = (body?: unknown) => {
+      res.locals.errorCode = errorCodeOf(body);
+      return json(body);
+    };
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeLabel(req, res);
       const labels = { method: req.method, route, status: String(res.statusCode) };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, seconds);
-      logger.info({ req_id: res.locals.requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      const errCode = res.statusCode >= 400 ? res.locals.errorCode : undefined;
+      logger.info({ req_id: res.locals.requestId, method: req.method, route, status: res.statusCode, ...(errCode ? { err_code: errCode } : {}), ms: Math.round(seconds * 1e4) / 10 }, 'request');
     });
     next();
   };

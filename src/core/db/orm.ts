@@ -3,6 +3,7 @@ import { MikroORM, ReflectMetadataProvider } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { DomainError } from '../errors.js';
+import { ADVISORY_LOCKS, withAdvisoryLock } from './advisory-lock.js';
 import { entities } from './entities.js';
 import { migrations } from './migrations/index.js';
 import { holdsNul, preparesNamedStatements } from './prepared.js';
@@ -57,7 +58,10 @@ export async function createOrm(clientUrl: string, options: OrmOptions = {}): Pr
 
 /** Applies committed migrations that are not applied yet; returns their names. */
 export async function migrate(orm: Orm): Promise<string[]> {
-  const applied = await orm.getMigrator().up();
+  // Instances that start together on one database take turns: the first applies, the others
+  // then find nothing pending. Without it both ran the same migrations and one failed its start
+  // on "already exists".
+  const applied = await withAdvisoryLock(orm.config.get('clientUrl'), ADVISORY_LOCKS.migrations, () => orm.getMigrator().up());
   return applied.map((migration) => migration.name);
 }
 
