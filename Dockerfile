@@ -45,6 +45,7 @@ COPY package.json ./
 COPY web/templates ./web/templates
 COPY models ./models
 COPY data ./data
+COPY docs/guides ./docs/guides
 # `verity` on the PATH for `docker exec <container> verity admin ...`; the data dir (the embedded
 # store, when DATABASE_URL is unset) belongs to the service's user, 0700 as the service requires.
 RUN chmod 755 dist/src/cli.js \

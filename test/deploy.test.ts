@@ -100,8 +100,8 @@ describe('Dockerfile', () => {
     const fromStages = copies.filter((copy) => copy.getFromFlag()).map((copy) => `${copy.getFromFlag()!.getValue()}:${copy.getArgumentsContent()}`);
     expect(fromStages).toEqual(['deps:/app/node_modules ./node_modules', 'build:/app/dist ./dist']);
     const fromContext = copies.filter((copy) => !copy.getFromFlag()).flatMap((copy) => copy.getArgumentsContent()!.trim().split(/\s+/).slice(0, -1));
-    // package.json (the version, the root src/web/assets.ts looks for), page templates, the weights of models/, the sample roster
-    expect(fromContext.sort()).toEqual(['data', 'models', 'package.json', 'web/templates']);
+    // package.json (the version, the root src/web/assets.ts looks for), page templates, the weights of models/, the sample roster, the guides /docs renders
+    expect(fromContext.sort()).toEqual(['data', 'docs/guides', 'models', 'package.json', 'web/templates']);
     for (const file of fromContext) {
       expect(existsSync(path.join(root, file)), file).toBe(true);
       expect(inBuildContext(file), `${file} in .dockerignore's allow-list`).toBe(true);
