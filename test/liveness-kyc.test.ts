@@ -78,13 +78,18 @@ describe('POST /api/v2/kyc-credential', () => {
       'state_code,state_name,provider_code,provider_display_name,credential_name,license_number,first_name,middle_name,last_name,status,issued_at,expires_at,specialty,npi\n' +
         `CA,California,RN,California Board of Registered Nursing,Registered Nurse,RN-7777777,${given},,${doc.truth.surname},active,2020-01-01,2030-01-31,Registered Nurse,\n`,
     );
-    const res = await post()
-      .attach('front_image', front, 'passport.jpg')
-      .attach('selfie', image('face_recognition-obama-biden/obama2.jpg'), 'selfie.jpg')
-      .field('license_state', 'CA')
-      .field('license_type', 'RN')
-      .field('license_number', 'RN-7777777')
-      .field('full_name', 'Somebody Else');
+    const send = () =>
+      post()
+        .attach('front_image', front, 'passport.jpg')
+        .attach('selfie', image('face_recognition-obama-biden/obama2.jpg'), 'selfie.jpg')
+        .field('license_state', 'CA')
+        .field('license_type', 'RN')
+        .field('license_number', 'RN-7777777');
+    // The licence is looked up by the name on the ID: a name sent beside it is refused, never used.
+    const named = await send().field('full_name', 'Somebody Else');
+    expect(named.status).toBe(400);
+    expect(named.body.data.errors.full_name).toMatch(/unknown field/);
+    const res = await send();
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
     const { data } = res.body;
     expect(data.session_id).toMatch(/^chk_/);
