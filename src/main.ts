@@ -80,8 +80,8 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     closers.push(() => orm.close());
     if (config.otlpTracesUrl) traceQueries(orm.em.getConnection().getKnex());
     // On PostgreSQL, what one instance revokes reaches every instance's caches. The embedded store
-    // caches nothing: `verity admin` changes it from another process without a listener to tell.
-    const notifications = store.embedded ? undefined : new Notifications(store.url, (error) => logger.warn({ err: error }, 'notification connection lost; caches off until it is back'));
+    // is one instance: it caches while no outside session (`verity admin`) is connected (store.ts).
+    const notifications = store.embedded ? store.feed : new Notifications(store.url, (error) => logger.warn({ err: error }, 'notification connection lost; caches off until it is back'));
     // The webhook dispatcher's claims and outcomes on two connections of its own (closed after it
     // settles): at 100 sessions a second they waited longer for a pooled connection than for the receiver.
     const webhookConnections = store.embedded
@@ -111,7 +111,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     });
     // Runs before the ORM closes: what this instance leased from wallets goes back.
     closers.push(() => core.billing.returnLeases());
-    if (notifications) {
+    if (notifications instanceof Notifications) {
       closers.push(() => notifications.close());
       await notifications.start();
     }

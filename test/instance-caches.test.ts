@@ -9,7 +9,7 @@ import { sql, startTestService, type TestService } from './helpers/service.js';
 // keys and OIDC clients from its own cache; a key revoked (a client deactivated, its secret
 // rotated) on one instance fails on the other on the very next request (LISTEN/NOTIFY), and an
 // instance that may have missed an announcement trusts nothing cached. Needs PostgreSQL
-// (TEST_DATABASE_URL): the embedded store is one process and caches nothing. Webhook signing
+// (TEST_DATABASE_URL): the embedded store is one process (test/embedded-caches.test.ts). Webhook signing
 // secrets ride the same mechanism.
 
 let a: TestService;

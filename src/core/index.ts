@@ -35,7 +35,7 @@ import { SigningKeys } from './oidc/keys.js';
 import { OidcProvider } from './oidc/provider.js';
 import { Sealer } from './secrets.js';
 import { TenancyService } from './tenancy/service.js';
-import type { Notifications } from './db/notifications.js';
+import type { ChangeFeed } from './db/notifications.js';
 import { PgEvidenceStore } from './sessions/evidence.js';
 import { PgSessionStore } from './sessions/store.js';
 import { SessionService } from './sessions/service.js';
@@ -80,8 +80,8 @@ export interface CoreOptions {
   mail?: MailOptions;
   /** Seconds from `rotate-keys` until the new key signs (default 300, the JWKS max-age). */
   keyActivationSeconds?: number;
-  /** LISTEN/NOTIFY between instances (PostgreSQL only): without it nothing is cached that another instance could change. */
-  notifications?: Notifications;
+  /** What instances tell each other: LISTEN/NOTIFY on PostgreSQL, the sole-instance feed on the embedded store; without one nothing is cached that another process could change. */
+  notifications?: ChangeFeed;
   /**
    * Connections of the webhook dispatcher's own (PostgreSQL only): its claims and outcome writes
    * never wait behind the API's requests for a pooled connection. Without it, the ORM's pool.

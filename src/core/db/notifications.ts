@@ -6,13 +6,74 @@ export const NOTIFICATIONS_APPLICATION = 'verity-notifications';
 /** Someone to tell what another instance (or this one) announced on a channel. */
 export type NotificationHandler = (payload: string) => void;
 
+/** What instances tell each other (a cached value changed, a webhook is due), as caches and the webhook dispatcher use it. */
+export interface ChangeFeed {
+  /** True while every change is being heard: caches may keep values only then. */
+  readonly live: boolean;
+  on(channel: string, handler: NotificationHandler): void;
+  /** Calls `handler` whenever changes may have been missed. */
+  onLost(handler: () => void): void;
+  send(channel: string, payload: string): Promise<void>;
+  /** How many instances must say they dropped a changed value before the change answers. */
+  listeners(): Promise<number>;
+}
+
+/**
+ * The embedded store's feed: this process is the only instance (the data-dir lock), so what it
+ * announces it tells itself, and a change it makes is dropped from its own caches by the change
+ * itself (SharedCache.everywhereDropped). The one other writer is an outside session through the
+ * password gate (`verity admin`, psql), which PGlite cannot notify about: while one is open the
+ * feed is not live (caches read the database), and when it opens and closes every cache forgets
+ * what it held.
+ */
+export class SoleInstanceFeed implements ChangeFeed {
+  private readonly handlers = new Map<string, NotificationHandler[]>();
+  private readonly lostHandlers: (() => void)[] = [];
+  private outsideSessions = 0;
+
+  get live(): boolean {
+    return this.outsideSessions === 0;
+  }
+
+  on(channel: string, handler: NotificationHandler): void {
+    this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
+  }
+
+  onLost(handler: () => void): void {
+    this.lostHandlers.push(handler);
+  }
+
+  async send(channel: string, payload: string): Promise<void> {
+    for (const handler of this.handlers.get(channel) ?? []) handler(payload);
+  }
+
+  /** No other instance is there to wait for. */
+  async listeners(): Promise<number> {
+    return 0;
+  }
+
+  outsideOpened(): void {
+    this.outsideSessions += 1;
+    this.lost();
+  }
+
+  outsideClosed(): void {
+    this.outsideSessions -= 1;
+    this.lost();
+  }
+
+  private lost(): void {
+    for (const handler of this.lostHandlers) handler();
+  }
+}
+
 /**
  * PostgreSQL LISTEN/NOTIFY on one dedicated connection: what one instance commits (a revoked API
  * key) every instance hears at once. While the connection is down notifications may be missed,
  * so `live` is false and `lost` handlers run (caches drop everything and read the database);
  * it reconnects on its own and says so through `live` again.
  */
-export class Notifications {
+export class Notifications implements ChangeFeed {
   private client?: pg.Client;
   /** The statements sent on the connection, one after another (pg 9 refuses a query while one runs). */
   private pending: Promise<unknown> = Promise.resolve();

@@ -13,6 +13,19 @@ const PROTOCOL_3 = 196608;
 /** A startup packet is small; anything larger is not a Postgres client. */
 const MAX_STARTUP = 10_000;
 
+export interface GateOptions {
+  backendPath: string;
+  /** The password of outside sessions (`verity admin`, psql), published in `postgres.url`. */
+  password: string;
+  /**
+   * The service's own sessions: their own password, and whom to tell when an outside session
+   * opens and closes (another process may then change what the service caches).
+   */
+  own?: { password: string; outsideOpened(): void; outsideClosed(): void };
+  host?: string;
+  port?: number;
+}
+
 export interface PasswordGate {
   port: number;
   close(): Promise<void>;
@@ -37,8 +50,9 @@ function fatal(code: string, text: string): Buffer {
 }
 
 /** Serves `host:port` (0: any free port), letting through to `backendPath` the connections that give `password`. */
-export function openPasswordGate(options: { backendPath: string; password: string; host?: string; port?: number }): Promise<PasswordGate> {
+export function openPasswordGate(options: GateOptions): Promise<PasswordGate> {
   const expected = digest(options.password);
+  const own = options.own ? digest(options.own.password) : null;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     sockets.add(client);
@@ -72,7 +86,13 @@ export function openPasswordGate(options: { backendPath: string; password: strin
         .replace(/\0$/, '');
       const rest = buffered.subarray(1 + length);
       client.off('data', onData);
-      if (!timingSafeEqual(digest(given), expected)) return void client.end(fatal('28P01', 'password authentication failed for user "postgres"'));
+      const givenDigest = digest(given);
+      const isOwn = own !== null && timingSafeEqual(givenDigest, own);
+      if (!isOwn && !timingSafeEqual(givenDigest, expected)) return void client.end(fatal('28P01', 'password authentication failed for user "postgres"'));
+      if (!isOwn && options.own) {
+        options.own.outsideOpened();
+        client.once('close', () => options.own!.outsideClosed());
+      }
       const backend = net.connect(options.backendPath);
       sockets.add(backend);
       backend.on('close', () => {

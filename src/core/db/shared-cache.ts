@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Notifications } from './notifications.js';
+import type { ChangeFeed } from './notifications.js';
 
 /** How long a value read from the database is trusted without reading it again. */
 const TTL_MS = 30_000;
@@ -26,7 +26,7 @@ export class SharedCache<V> {
   private readonly dropped = new Map<string, { count: number; waiter?: () => void }>();
 
   constructor(
-    private readonly notifications: Notifications | undefined,
+    private readonly notifications: ChangeFeed | undefined,
     name: string,
     private readonly now: () => number = Date.now,
   ) {

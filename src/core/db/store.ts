@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { SoleInstanceFeed } from './notifications.js';
 import { openPasswordGate } from './password-gate.js';
 
 /** Where the data lives and how to reach it over the Postgres protocol. */
@@ -14,6 +15,12 @@ export interface Store {
   embedded: boolean;
   /** Connections our pool may open (the embedded store serialises through one PGlite). */
   poolMax: number;
+  /**
+   * The embedded store with a data dir: what tells this sole instance's caches that an outside
+   * session (`verity admin`, psql) may have changed the data. Without one (an in-memory store a
+   * test may write to directly), nothing is cached.
+   */
+  feed?: SoleInstanceFeed;
   close(): Promise<void>;
 }
 
@@ -123,15 +130,25 @@ export async function openEmbeddedStore(options: EmbeddedOptions = {}): Promise<
     const server = new PGLiteSocketServer({ db, path: socket.path, maxConnections: 16 });
     await server.start();
     await chmod(socket.path, 0o600);
+    // Two passwords, both new at each start: the service's own sessions give one, outside sessions
+    // the published one, so the gate can tell the feed when another process is connected.
     const password = randomBytes(24).toString('base64url');
-    const gate = await openPasswordGate({ backendPath: socket.path, password, port: options.port ?? 0 });
-    const url = `postgresql://postgres:${password}@127.0.0.1:${gate.port}/postgres?sslmode=disable`;
+    const ownPassword = randomBytes(24).toString('base64url');
+    const feed = new SoleInstanceFeed();
+    const gate = await openPasswordGate({
+      backendPath: socket.path,
+      password,
+      own: { password: ownPassword, outsideOpened: () => feed.outsideOpened(), outsideClosed: () => feed.outsideClosed() },
+      port: options.port ?? 0,
+    });
+    const gateUrl = (secret: string) => `postgresql://postgres:${secret}@127.0.0.1:${gate.port}/postgres?sslmode=disable`;
     const urlFile = options.publishUrl ? postgresUrlFile(options.dataDir) : undefined;
-    if (urlFile) await writeFile(urlFile, `${url}\n`, { mode: 0o600 });
+    if (urlFile) await writeFile(urlFile, `${gateUrl(password)}\n`, { mode: 0o600 });
     return {
-      url,
+      url: gateUrl(ownPassword),
       embedded: true,
       poolMax: 1,
+      feed,
       async close() {
         if (urlFile) await rm(urlFile, { force: true });
         await gate.close();

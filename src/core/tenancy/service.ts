@@ -3,7 +3,7 @@ import net from 'node:net';
 import { isPrivateAddress } from '../net/destinations.js';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
-import type { Notifications } from '../db/notifications.js';
+import type { ChangeFeed } from '../db/notifications.js';
 import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, safeEqual, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
@@ -41,8 +41,8 @@ export interface TenancyDeps {
   clock: Clock;
   sealer: Sealer;
   allowInsecureCallbacks: boolean;
-  /** LISTEN/NOTIFY between instances: without it nothing is cached. */
-  notifications?: Notifications;
+  /** What instances tell each other (notifications.ts): without it nothing is cached. */
+  notifications?: ChangeFeed;
   /** The roster's organizations, which roster apps and OIDC clients name by id. */
   organizations: OrganizationDirectory;
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
-import type { Notifications } from '../db/notifications.js';
+import type { ChangeFeed } from '../db/notifications.js';
 import { postOnce } from '../net/destinations.js';
 import { StatementBatch } from '../db/statement-batch.js';
 import { newId } from '../secrets.js';
@@ -132,7 +132,7 @@ export class WebhookService {
       logger?: WebhookLogger;
       metrics?: ServiceMetrics;
       allowPrivateDestinations?: boolean;
-      notifications?: Notifications;
+      notifications?: ChangeFeed;
     },
   ) {
     deps.notifications?.on(WEBHOOK_DUE_CHANNEL, () => this.wake());

@@ -1,0 +1,102 @@
+// The embedded store with a data dir (what `npm start` runs) is one instance by construction: it
+// keeps API keys (and the other shared caches) in memory instead of asking PGlite on every
+// request. The one other writer is an outside session through the password gate (`verity
+// admin`, psql, with the published postgres.url): while one is connected the caches read the
+// database, and when it closes they forget what they held. Through HTTP, on the real gate.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { postgresUrlFile } from '../src/core/db/store.js';
+import { Sealer } from '../src/core/secrets.js';
+import { buildService, type Service } from '../src/main.js';
+
+let service: Service;
+let dataDir: string;
+let http: ReturnType<typeof supertest>;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-embedded-caches-'));
+  const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false });
+  service = await buildService(config, { logger: pino({ level: 'silent' }) });
+  expect(service.store.embedded).toBe(true);
+  http = supertest(service.app);
+}, 120_000);
+afterAll(async () => {
+  await service?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const call = (key: string) => http.get('/api/v2/nothing').set('X-API-Key', key);
+
+async function newKey(): Promise<{ key: string; id: string }> {
+  const created = await service.core.tenancy.createApiKey({ projectId: service.demo!.project_id, name: 'cached' });
+  return { key: created.key, id: created.apiKey.id };
+}
+
+/** An outside session as `verity admin` opens it: the URL published in the data dir. */
+async function outsideSession(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: (await readFile(postgresUrlFile(dataDir), 'utf8')).trim() });
+  await client.connect();
+  return client;
+}
+
+/** Marks a key revoked without announcing it (what no code path of the service does): shows whether the service asks the database. */
+const revokeOnOwnConnection = (id: string) => service.core.orm.em.getConnection().execute('update api_key set revoked_at = now() where id = ?', [id]);
+
+describe('the embedded store with a data dir', () => {
+  it('answers a known key from memory: a revocation the service was not told of is not read back', async () => {
+    const { key, id } = await newKey();
+    expect((await call(key)).status).toBe(404);
+    await revokeOnOwnConnection(id);
+    expect((await call(key)).status).toBe(404);
+  });
+
+  it('revoked through the service, fails on the next request', async () => {
+    const { key, id } = await newKey();
+    expect((await call(key)).status).toBe(404);
+    await service.core.tenancy.revokeApiKey({ projectId: service.demo!.project_id, apiKeyId: id });
+    expect((await call(key)).status).toBe(401);
+  });
+
+  it('reads the database while an outside session is connected, and caches again once it has closed', async () => {
+    const { key, id } = await newKey();
+    expect((await call(key)).status).toBe(404); // cached
+    const admin = await outsideSession();
+    try {
+      // What the outside session changes is seen at once: what was cached before it opened is gone.
+      await admin.query('update api_key set revoked_at = now() where id = $1', [id]);
+      expect((await call(key)).status).toBe(401);
+    } finally {
+      await admin.end();
+    }
+    expect((await call(key)).status).toBe(401);
+    // Once the gate has seen the session close, keys are served from memory again.
+    const later = await newKey();
+    await waitFor(async () => {
+      expect((await call(later.key)).status).toBe(404);
+      await revokeOnOwnConnection(later.id);
+      const cached = (await call(later.key)).status === 404;
+      if (!cached) await service.core.orm.em.getConnection().execute('update api_key set revoked_at = null where id = ?', [later.id]);
+      return cached;
+    });
+    expect((await call(later.key)).status).toBe(404);
+  });
+
+  it('refuses the wrong password at the gate', async () => {
+    const url = new URL((await readFile(postgresUrlFile(dataDir), 'utf8')).trim());
+    url.password = 'wrong';
+    const client = new pg.Client({ connectionString: url.toString() });
+    await expect(client.connect()).rejects.toThrow(/password authentication failed/);
+    await client.end().catch(() => undefined);
+  });
+});
+
+/** The gate hears the outside session close a moment after the client ends it. */
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 50 && !(await condition()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+}
