@@ -2,7 +2,8 @@
 // keeps API keys (and the other shared caches) in memory instead of asking PGlite on every
 // request. The one other writer is an outside session through the password gate (`verity
 // admin`, psql, with the published postgres.url): while one is connected the caches read the
-// database, and when it closes they forget what they held. Through HTTP, on the real gate.
+// database, and when it closes they forget what they held. Through HTTP, on the real gate. With
+// the caches, a session costs only its own statements: counted here on the client's wire.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,6 +96,42 @@ describe('the embedded store with a data dir', () => {
     await client.end().catch(() => undefined);
   });
 });
+
+describe('the statements of a session', () => {
+  it('a session created and decided by its one step costs 12 statements: 4 to create it, 8 for the step', async () => {
+    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo!.project_id, name: 'statements', features: ['location'] });
+    const key = { 'X-API-Key': service.demo!.api_key };
+    const location = { latitude: 48.85, longitude: 2.35, accuracy: 10 };
+    // The first session warms what is cached (the key, the workflow, the project's settings).
+    const first = await http.post('/api/v2/session').set(key).send({ workflow_id: workflow.id });
+    await http.post('/api/hosted/session/steps/location').set('X-Session-Token', first.body.data.session_token).send(location);
+    const counted = await countStatements(async () => {
+      const created = await http.post('/api/v2/session').set(key).send({ workflow_id: workflow.id });
+      const stepped = await http.post('/api/hosted/session/steps/location').set('X-Session-Token', created.body.data.session_token).send(location);
+      expect(stepped.body.data.status).toBe('APPROVED');
+    });
+    // BEGIN, the charge, the session, COMMIT; the token's session, opened, BEGIN, the locked
+    // session, its checks, the webhook event, the decision, COMMIT.
+    expect(counted.length, counted.join('\n')).toBeLessThanOrEqual(12);
+  });
+});
+
+/** Every statement the service's connections send while `work` runs (node-postgres is the only driver). */
+async function countStatements(work: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string };
+    seen.push((typeof config === 'string' ? config : (config.text ?? '')).replace(/\s+/g, ' ').trim().slice(0, 120));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    await work();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return seen;
+}
 
 /** The gate hears the outside session close a moment after the client ends it. */
 async function waitFor(condition: () => Promise<boolean>): Promise<void> {
