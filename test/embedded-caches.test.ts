@@ -116,6 +116,32 @@ describe('the statements of a session', () => {
   });
 });
 
+describe('the statements of a billed check', () => {
+  it('one to record it with its charge; a new Idempotency-Key adds its claim, and a replay is one read', async () => {
+    const key = { 'X-API-Key': service.demo!.api_key };
+    const body = { dob: '1990-05-01', bands: [18] };
+    await service.core.billing.topUp(service.demo!.project_id, 10_000);
+    await http.post('/api/v2/age-verification').set(key).send(body); // opens the wallet lease
+    const plain = await countStatements(async () => {
+      expect((await http.post('/api/v2/age-verification').set(key).send(body)).status).toBe(200);
+    });
+    expect(plain, plain.join('\n')).toHaveLength(1);
+    let first: supertest.Response | undefined;
+    const keyed = await countStatements(async () => {
+      first = await http.post('/api/v2/age-verification').set(key).set('Idempotency-Key', 'statements-1').send(body);
+    });
+    expect(keyed, keyed.join('\n')).toHaveLength(2);
+    let again: supertest.Response | undefined;
+    const replay = await countStatements(async () => {
+      again = await http.post('/api/v2/age-verification').set(key).set('Idempotency-Key', 'statements-1').send(body);
+    });
+    expect(replay, replay.join('\n')).toHaveLength(1);
+    // The answer stored by the record's statement is the first answer, replayed.
+    expect(again!.headers['idempotent-replayed']).toBe('true');
+    expect(again!.body).toEqual(first!.body);
+  });
+});
+
 /** Every statement the service's connections send while `work` runs (node-postgres is the only driver). */
 async function countStatements(work: () => Promise<void>): Promise<string[]> {
   const seen: string[] = [];

@@ -12,14 +12,11 @@ import { Sealer } from '../src/core/secrets.js';
 class FakeIdempotencyStore implements IdempotencyStore {
   rows = new Map<string, IdempotencyRow>();
   private id = (projectId: string, key: string) => `${projectId} ${key}`;
-  async claim(c: IdempotencyClaim): Promise<boolean> {
-    if (this.rows.has(this.id(c.projectId, c.key))) return false;
+  async claim(c: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | null }> {
+    const held = this.rows.get(this.id(c.projectId, c.key));
+    if (held) return { claimed: false, existing: { ...held } };
     this.rows.set(this.id(c.projectId, c.key), { fingerprint: c.fingerprint, state: 'running', responseStatus: null, responseSealed: null, lockedUntil: c.lockedUntil, expiresAt: c.expiresAt });
-    return true;
-  }
-  async find(projectId: string, key: string): Promise<IdempotencyRow | null> {
-    const row = this.rows.get(this.id(projectId, key));
-    return row ? { ...row } : null;
+    return { claimed: true };
   }
   async takeOver(c: IdempotencyClaim): Promise<boolean> {
     const row = this.rows.get(this.id(c.projectId, c.key));

@@ -4,6 +4,7 @@ import type { Orm } from '../db/orm.js';
 import { preparedQuery, sqlDate } from '../db/prepared.js';
 import { DomainError, type ErrorCode } from '../errors.js';
 import type { Sealer } from '../secrets.js';
+import type { KeyedAnswer } from './wallet-store.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Longer than the slowest call (a live licence lookup takes up to ~90 s). */
@@ -71,11 +72,18 @@ export interface IdempotencyClaim {
   now: Date;
 }
 
-/** The idempotency records (`idempotency_record`): the only code that touches them. Each method is one statement. */
+/**
+ * The idempotency records (`idempotency_record`). Each method is one statement. The one other
+ * writer: a billed check's record statement completes its key's row (wallet-store.ts
+ * RECORD_CHECKS), so a keyed check costs one statement more than an unkeyed one, not two.
+ */
 export interface IdempotencyStore {
-  /** Claims a key no record holds; false when one does. */
-  claim(claim: IdempotencyClaim): Promise<boolean>;
-  find(projectId: string, key: string): Promise<IdempotencyRow | null>;
+  /**
+   * Claims a key no record holds, or reads the record that holds it: one statement for a first
+   * call and for a replay. `existing` is null when the claim lost to a record this statement could
+   * not see yet (committed while it ran): claim again.
+   */
+  claim(claim: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | null }>;
   /** Takes over a record that lapsed, or whose running call was abandoned (its lock ran out) by `claim.now`; false when another took it first. */
   takeOver(claim: IdempotencyClaim): Promise<boolean>;
   /** Deletes a running claim, so a retry runs again. */
@@ -86,31 +94,42 @@ export interface IdempotencyStore {
   purge(now: Date): Promise<number>;
 }
 
+// The claim, or the record that holds the key when there is one: a replay is answered from this
+// one indexed read. Both parts see the statement's snapshot, so a record committed while the
+// statement ran is neither claimed over nor read (no row: the caller claims again).
+const CLAIM_OR_READ = `
+with claimed as (
+  insert into idempotency_record (project_id, key, fingerprint, state, locked_until, expires_at, created_at)
+  values ($1, $2, $3, 'running', $4, $5, $6) on conflict (project_id, key) do nothing returning key
+)
+select true as claimed, null as fingerprint, null as state, null::int as response_status, null as response_sealed, null::timestamptz as locked_until, null::timestamptz as expires_at
+from claimed
+union all
+select false, fingerprint, state, response_status, response_sealed, locked_until, expires_at
+from idempotency_record where project_id = $1 and key = $2 and not exists (select 1 from claimed)`;
+
 /** The idempotency records in PostgreSQL, by named prepared statements. */
 export class PgIdempotencyStore implements IdempotencyStore {
   constructor(private readonly orm: Orm) {}
 
-  async claim(c: IdempotencyClaim): Promise<boolean> {
-    const rows = await preparedQuery(
-      this.orm,
-      'idempotency_claim',
-      `insert into idempotency_record (project_id, key, fingerprint, state, locked_until, expires_at, created_at)
-       values ($1, $2, $3, 'running', $4, $5, $6) on conflict (project_id, key) do nothing returning key`,
-      [c.projectId, c.key, c.fingerprint, c.lockedUntil, c.expiresAt, c.now],
-    );
-    return rows.length === 1;
-  }
-
-  async find(projectId: string, key: string): Promise<IdempotencyRow | null> {
-    const [row] = await preparedQuery<{ fingerprint: string; state: 'running' | 'done'; response_status: number | null; response_sealed: string | null; locked_until: Date | string; expires_at: Date | string }>(
-      this.orm,
-      'idempotency_find',
-      'select fingerprint, state, response_status, response_sealed, locked_until, expires_at from idempotency_record where project_id = $1 and key = $2',
-      [projectId, key],
-    );
-    return row
-      ? { fingerprint: row.fingerprint, state: row.state, responseStatus: row.response_status, responseSealed: row.response_sealed, lockedUntil: sqlDate(row.locked_until), expiresAt: sqlDate(row.expires_at) }
-      : null;
+  async claim(c: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | null }> {
+    const rows = await preparedQuery<{
+      claimed: boolean;
+      fingerprint: string;
+      state: 'running' | 'done';
+      response_status: number | null;
+      response_sealed: string | null;
+      locked_until: Date | string;
+      expires_at: Date | string;
+    }>(this.orm, 'idempotency_claim_or_read', CLAIM_OR_READ, [c.projectId, c.key, c.fingerprint, c.lockedUntil, c.expiresAt, c.now]);
+    const row = rows[0];
+    if (row?.claimed) return { claimed: true };
+    return {
+      claimed: false,
+      existing: row
+        ? { fingerprint: row.fingerprint, state: row.state, responseStatus: row.response_status, responseSealed: row.response_sealed, lockedUntil: sqlDate(row.locked_until), expiresAt: sqlDate(row.expires_at) }
+        : null,
+    };
   }
 
   async takeOver(c: IdempotencyClaim): Promise<boolean> {
@@ -156,8 +175,9 @@ export class IdempotencyService {
     const now = this.deps.clock.now();
     const claim: IdempotencyClaim = { projectId, key, fingerprint: requestFingerprint, lockedUntil: new Date(now.getTime() + RUNNING_LOCK_MS), expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS), now };
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      if (await this.deps.store.claim(claim)) return { kind: 'run' };
-      const existing = await this.deps.store.find(projectId, key);
+      const claimed = await this.deps.store.claim(claim);
+      if (claimed.claimed) return { kind: 'run' };
+      const existing = claimed.existing;
       if (!existing) continue; // expired and purged in between: claim again
       if (existing.expiresAt <= now || (existing.state === 'running' && existing.lockedUntil <= now)) {
         // Expired, or abandoned by a process that died mid-call: take it over (one winner).
@@ -169,6 +189,12 @@ export class IdempotencyService {
       return { kind: 'replay', response: { status: existing.responseStatus!, body: JSON.parse(this.deps.sealer.open(existing.responseSealed!)) } };
     }
     throw new DomainError('idempotency_in_progress');
+  }
+
+  /** The first response sealed for the statement that records the call, or null when it must not be stored (a transient failure). */
+  answerOf(key: string, response: StoredResponse): KeyedAnswer | null {
+    if (TRANSIENT(response.status)) return null;
+    return { key, status: response.status, sealed: this.deps.sealer.seal(JSON.stringify(response.body)) };
   }
 
   /** Stores the first response; transient failures release the key so a retry runs again. */

@@ -7,7 +7,7 @@ import { transaction } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { chargeView } from './views.js';
-import { type CheckRecordRow, type LeasedCharge, PostgresWalletStore, type WalletStore } from './wallet-store.js';
+import { type CheckRecordRow, type KeyedAnswer, type LeasedCharge, PostgresWalletStore, type WalletStore } from './wallet-store.js';
 
 /** How old an unsettled charge (written before wallet leases) must be before the sweep refunds it. */
 export const ABANDONED_AFTER_MS = 5 * 60_000;
@@ -138,12 +138,12 @@ export class BillingService {
 
   /**
    * Records a standalone check's verdict and its charge in one statement (a test key's, unpaid,
-   * alone). If the lease was closed meanwhile (its holder was cut from the database for longer
+   * alone), with the answer of its Idempotency-Key when it has one. If the lease was closed meanwhile (its holder was cut from the database for longer
    * than its grace), the charge is held again from a new lease.
    */
-  async recordCheck(record: CheckRecordRow, reservation: Reservation | null): Promise<void> {
+  async recordCheck(record: CheckRecordRow, reservation: Reservation | null, answer: KeyedAnswer | null = null): Promise<void> {
     if (!reservation) {
-      await this.store.recordPaidCheck(record, null);
+      await this.store.recordPaidCheck(record, null, answer);
       return;
     }
     let current = reservation;
@@ -152,7 +152,7 @@ export class BillingService {
       // price stays held (closing the lease returns it if no charge was written after all).
       let written: boolean | undefined;
       try {
-        written = await this.store.recordPaidCheck(record, this.chargeOf(current));
+        written = await this.store.recordPaidCheck(record, this.chargeOf(current), answer);
       } finally {
         this.end(current, written === false ? 'released' : 'spent');
       }

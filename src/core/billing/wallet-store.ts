@@ -34,6 +34,16 @@ export interface CheckRecordRow {
   createdAt: Date;
 }
 
+/**
+ * The answer of a call made with an `Idempotency-Key`, completed by the statement that records the
+ * call (the key's row was claimed before the work, idempotency.ts): no statement of its own.
+ */
+export interface KeyedAnswer {
+  key: string;
+  status: number;
+  sealed: string;
+}
+
 /** The wallet tables (`project.balance_minor`, `wallet_lease`, `charge`): the only code that writes them for calls. */
 export interface WalletStore {
   /** Takes up to `wantMinor` (at least `minMinor`) off the project's balance as a new lease; null when the balance is below `minMinor`. */
@@ -42,8 +52,8 @@ export interface WalletStore {
   closeLease(leaseId: string, now: Date): Promise<number | null>;
   /** Open leases past their expiry: their holder died or lost the database. */
   expiredLeases(now: Date, limit: number): Promise<string[]>;
-  /** The record and its charge in one statement; false (nothing written) when the lease was closed meanwhile. */
-  recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null): Promise<boolean>;
+  /** The record, its charge and its idempotent answer in one statement; false (nothing written) when the lease was closed meanwhile. */
+  recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null, answer?: KeyedAnswer | null): Promise<boolean>;
   /** The charge inside the caller's transaction (a session and its price commit together); false when the lease was closed. */
   chargeInTransaction(em: EntityManager, charge: LeasedCharge, paidFor: string): Promise<boolean>;
   /** What a project can spend: its row's balance and the unspent part of its open leases. */
@@ -89,8 +99,10 @@ returning amount_minor::float8 as amount_minor, currency`;
 const RECORD_CHECKS = `
 with input as (
   select * from unnest($1::varchar[], $2::varchar[], $3::text[], $4::text[], $5::varchar[], $6::varchar[], $7::boolean[], $8::varchar[], $9::int[],
-                       $10::timestamptz[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[], $15::varchar[])
-    as i(id, project_id, type, status, mode, svc_id, livemode, reason, duration_ms, created_at, lease_id, charge_id, item, amount_minor, currency)
+                       $10::timestamptz[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[], $15::varchar[],
+                       $16::varchar[], $17::int[], $18::text[])
+    as i(id, project_id, type, status, mode, svc_id, livemode, reason, duration_ms, created_at, lease_id, charge_id, item, amount_minor, currency,
+         answer_key, answer_status, answer_sealed)
 ),
 lease as (select id from wallet_lease where id in (select lease_id from input) and closed_at is null for key share),
 record as (
@@ -103,13 +115,21 @@ paid as (
   insert into charge (id, project_id, item, check_id, amount_minor, currency, refunded, created_at, lease_id)
   select input.charge_id, input.project_id, input.item, input.id, input.amount_minor, input.currency, false, input.created_at, input.lease_id
   from input join record on record.id = input.id where input.lease_id is not null
+),
+-- The idempotent calls' answers, with the records they answer (the only write to idempotency_record outside its store).
+answered as (
+  update idempotency_record set state = 'done', response_status = input.answer_status, response_sealed = input.answer_sealed
+  from input join record on record.id = input.id
+  where input.answer_key is not null and idempotency_record.project_id = input.project_id and idempotency_record.key = input.answer_key
+    and idempotency_record.state = 'running'
 )
 select id from record`;
 
-/** A record with its charge, if paid, as RECORD_CHECKS takes it. */
+/** A record with its charge, if paid, and its idempotent answer, if keyed, as RECORD_CHECKS takes it. */
 interface PaidRecord {
   record: CheckRecordRow;
   charge: LeasedCharge | null;
+  answer: KeyedAnswer | null;
 }
 
 const CHARGE_IN_TRANSACTION = `
@@ -174,8 +194,8 @@ export class PostgresWalletStore implements WalletStore {
     return rows.map((row) => row.id);
   }
 
-  recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null): Promise<boolean> {
-    return this.records.submit({ record, charge });
+  recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null, answer: KeyedAnswer | null = null): Promise<boolean> {
+    return this.records.submit({ record, charge, answer });
   }
 
   /** Writes the records (and charges) of several calls in one statement: for each, whether it was written. */
@@ -197,6 +217,9 @@ export class PostgresWalletStore implements WalletStore {
       column((r) => r.charge?.item ?? null),
       column((r) => r.charge?.amountMinor ?? null),
       column((r) => r.charge?.currency ?? null),
+      column((r) => r.answer?.key ?? null),
+      column((r) => r.answer?.status ?? null),
+      column((r) => r.answer?.sealed ?? null),
     ]);
     const ids = new Set(written.map((row) => row.id));
     return rows.map((row) => ids.has(row.record.id));

@@ -82,7 +82,10 @@ export class CheckPipeline {
         check,
         input,
         forced && { check: { type: check.type, status: forced.status, data: { test_outcome: forced.verdict }, error: null }, reason: forced.status === 'passed' ? undefined : 'test_outcome' },
+        idempotencyKey,
       );
+      // The record's statement stored the answer with it.
+      if (idempotencyKey !== undefined) return result;
     } catch (error) {
       const known = errorResult(error);
       if (!known) {
@@ -100,7 +103,7 @@ export class CheckPipeline {
    * except that a test call with real models spends the sandbox's daily quota and answers
    * without scores (src/core/sandbox.ts says why).
    */
-  private async execute<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, input: Input, forced: CheckOutcome | null): Promise<CallResult> {
+  private async execute<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, input: Input, forced: CheckOutcome | null, idempotencyKey: string | undefined): Promise<CallResult> {
     const started = Date.now();
     const ref = accountRefOf(input);
     const svcId = ref ? await this.deps.accounts.resolveForProject(caller.projectId, ref) : null;
@@ -112,11 +115,15 @@ export class CheckPipeline {
     const reservation: Reservation | null = caller.livemode ? await this.deps.billing.reserve(caller.projectId, `check:${check.type}`) : null;
     let outcome: CheckOutcome | CombinedOutcome;
     let record: CheckRecordRow;
+    let result: CallResult;
     try {
       outcome = forced ?? (await check.execute(prepared as Prepared, context));
       if (!caller.livemode) outcome = sandboxOutcome(outcome);
       const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
-      record = await this.record(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started, reservation);
+      record = this.recordOf(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started);
+      result = { ok: true, status: 200, data: answerData(caller, record, outcome) };
+      const answer = idempotencyKey === undefined ? null : this.deps.idempotency.answerOf(idempotencyKey, { status: result.status, body: result });
+      await this.deps.billing.recordCheck(record, reservation, answer);
       // A forced outcome is no verdict of the models: it stays out of the verdict metrics.
       if (!forced) this.deps.metrics?.recordVerdict(verdict.type, verdict.status, outcome.reason);
     } catch (error) {
@@ -125,17 +132,12 @@ export class CheckPipeline {
       if (reservation) await this.deps.billing.refund(reservation).catch(() => undefined);
       throw error;
     }
-    const mark = caller.livemode ? {} : { livemode: false };
-    const data =
-      'check' in outcome
-        ? { session_id: record.id, status: outcome.check.status, check: outcome.check, ...mark }
-        : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks, ...mark };
-    return { ok: true, status: 200, data };
+    return result;
   }
 
-  /** Records the verdict with its charge in one statement: a check is never recorded unpaid, nor paid unrecorded. */
-  private async record(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number, reservation: Reservation | null): Promise<CheckRecordRow> {
-    const record: CheckRecordRow = {
+  /** The stored record of a verdict (written with its charge in one statement: a check is never recorded unpaid, nor paid unrecorded). */
+  private recordOf(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number): CheckRecordRow {
+    return {
       id: newId('chk'),
       projectId: caller.projectId,
       type: verdict.type,
@@ -147,7 +149,13 @@ export class CheckPipeline {
       durationMs,
       createdAt: this.deps.clock.now(),
     };
-    await this.deps.billing.recordCheck(record, reservation);
-    return record;
   }
+}
+
+/** What a check answers: its record's id as `session_id`, and the outcome (a test key's marked). */
+function answerData(caller: Caller, record: CheckRecordRow, outcome: CheckOutcome | CombinedOutcome) {
+  const mark = caller.livemode ? {} : { livemode: false };
+  return 'check' in outcome
+    ? { session_id: record.id, status: outcome.check.status, check: outcome.check, ...mark }
+    : { session_id: record.id, status: outcome.status, identity: outcome.identity, checks: outcome.checks, ...mark };
 }
