@@ -380,6 +380,18 @@ account
     ),
   );
 
+account
+  .command('withdraw-identity')
+  .description("remove an account's verified identity (found wrong, or the person asked); every verifiable credential issued from it is revoked")
+  .requiredOption('--svc-id <svcId>')
+  .action((opts) => withCore(async (core) => print(await core.accounts.withdrawIdentity(opts.svcId))));
+
+account
+  .command('revoke-credentials')
+  .description('set the status list bit of every live verifiable credential of an account (the person asked: a lost wallet)')
+  .requiredOption('--svc-id <svcId>')
+  .action((opts) => withCore(async (core) => print({ svcId: opts.svcId, revoked: await core.vc.revokeAll(opts.svcId, 'holder_request') })));
+
 admin
   .command('import-licenses <file>')
   .description('import a licence board roster (CSV; columns in the README) into the built-in registry')

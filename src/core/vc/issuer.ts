@@ -68,7 +68,7 @@ export class CredentialIssuer {
 
   /** The credential type: an HTTPS URL that serves its type metadata (draft-ietf-oauth-sd-jwt-vc 6). */
   get vct(): string {
-    return `${this.deps.issuer}/vct/identity`;
+    return vctOf(this.deps.issuer);
   }
 
   statusListUri(listId: number): string {
@@ -82,30 +82,8 @@ export class CredentialIssuer {
     return Number(uri.slice(prefix.length));
   }
 
-  /** Credential Issuer Metadata (OpenID4VCI 1.0 section 12.2). */
   metadata() {
-    const base = `${this.deps.issuer}/api/auth/oidc`;
-    return {
-      credential_issuer: this.deps.issuer,
-      authorization_servers: [this.deps.issuer],
-      credential_endpoint: `${base}/credential`,
-      nonce_endpoint: `${base}/nonce`,
-      display: [{ name: 'Verity', locale: 'en' }],
-      credential_configurations_supported: {
-        [CREDENTIAL_CONFIGURATION_ID]: {
-          format: 'dc+sd-jwt',
-          scope: CREDENTIAL_SCOPE,
-          vct: this.vct,
-          cryptographic_binding_methods_supported: ['jwk'],
-          credential_signing_alg_values_supported: ['ES256'],
-          proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...HOLDER_KEY_ALGS] } },
-          credential_metadata: {
-            display: [{ name: 'Verified identity', locale: 'en', description: 'Proofs about a person Verity verified: age thresholds, name, nationality, document validity, licences' }],
-            claims: DISCLOSABLE_CLAIMS.map((claim) => ({ path: [claim], display: [{ name: CLAIM_LABELS[claim], locale: 'en' }] })),
-          },
-        },
-      },
-    };
+    return issuerMetadata(this.deps.issuer);
   }
 
   /** JWT VC Issuer Metadata (draft-ietf-oauth-sd-jwt-vc 5): where a verifier finds the keys that sign credentials. */
@@ -113,15 +91,8 @@ export class CredentialIssuer {
     return { issuer: this.deps.issuer, jwks: await this.deps.keys.jwks() };
   }
 
-  /** SD-JWT VC Type Metadata of `vct` (draft-ietf-oauth-sd-jwt-vc 6). */
   typeMetadata() {
-    return {
-      vct: this.vct,
-      name: 'Verity verified identity',
-      description: 'Selectively disclosable proofs about a person whose identity document Verity verified. The date of birth is never a claim: only age thresholds are.',
-      display: [{ locale: 'en', name: 'Verified identity' }],
-      claims: DISCLOSABLE_CLAIMS.map((claim) => ({ path: [claim], display: [{ locale: 'en', label: CLAIM_LABELS[claim] }], sd: 'always' })),
-    };
+    return typeMetadata(this.deps.issuer);
   }
 
   /** A credential offer (OpenID4VCI 1.0 section 4.1) for the authorization code flow: the wallet then asks for scope `zkp`. */
@@ -275,6 +246,46 @@ const CLAIM_LABELS: Record<(typeof DISCLOSABLE_CLAIMS)[number], string> = {
   document_valid: 'Identity document valid',
   licenses: 'Verified professional licences',
 };
+
+/** The credential type of an issuer: an HTTPS URL that serves its type metadata (draft-ietf-oauth-sd-jwt-vc 6). */
+export const vctOf = (issuer: string) => `${issuer}/vct/identity`;
+
+/** Credential Issuer Metadata (OpenID4VCI 1.0 section 12.2). */
+export function issuerMetadata(issuer: string) {
+  const base = `${issuer}/api/auth/oidc`;
+  return {
+    credential_issuer: issuer,
+    authorization_servers: [issuer],
+    credential_endpoint: `${base}/credential`,
+    nonce_endpoint: `${base}/nonce`,
+    display: [{ name: 'Verity', locale: 'en' }],
+    credential_configurations_supported: {
+      [CREDENTIAL_CONFIGURATION_ID]: {
+        format: 'dc+sd-jwt',
+        scope: CREDENTIAL_SCOPE,
+        vct: vctOf(issuer),
+        cryptographic_binding_methods_supported: ['jwk'],
+        credential_signing_alg_values_supported: ['ES256'],
+        proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...HOLDER_KEY_ALGS] } },
+        credential_metadata: {
+          display: [{ name: 'Verified identity', locale: 'en', description: 'Proofs about a person Verity verified: age thresholds, name, nationality, document validity, licences' }],
+          claims: DISCLOSABLE_CLAIMS.map((claim) => ({ path: [claim], display: [{ name: CLAIM_LABELS[claim], locale: 'en' }] })),
+        },
+      },
+    },
+  };
+}
+
+/** SD-JWT VC Type Metadata of the credential type (draft-ietf-oauth-sd-jwt-vc 6). */
+export function typeMetadata(issuer: string) {
+  return {
+    vct: vctOf(issuer),
+    name: 'Verity verified identity',
+    description: 'Selectively disclosable proofs about a person whose identity document Verity verified. The date of birth is never a claim: only age thresholds are.',
+    display: [{ locale: 'en', name: 'Verified identity' }],
+    claims: DISCLOSABLE_CLAIMS.map((claim) => ({ path: [claim], display: [{ locale: 'en', label: CLAIM_LABELS[claim] }], sd: 'always' })),
+  };
+}
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 

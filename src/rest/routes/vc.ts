@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
-import { STATUS_LIST_TTL_SECONDS } from '../../core/vc/issuer.js';
+import { issuerMetadata, STATUS_LIST_TTL_SECONDS, typeMetadata } from '../../core/vc/issuer.js';
 import { credentialRequestWire, credentialResponseWire, credentialRevocationWire, nonceResponseWire, presentationInput, presentationResultWire } from '../../core/vc/views.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { sendData } from '../envelope.js';
@@ -90,7 +90,7 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
       tag: 'wallet',
       security: 'none',
       bare: true,
-      examples: { response: core.vc.metadata() },
+      examples: { response: issuerMetadata(ISSUER) },
     },
     {
       method: 'get',
@@ -101,6 +101,24 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
       tag: 'wallet',
       security: 'none',
       bare: true,
+      examples: {
+        response: {
+          issuer: ISSUER,
+          jwks: {
+            keys: [
+              {
+                kty: 'EC',
+                crv: 'P-256',
+                x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+                y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+                kid: 'Wt9x0cq0gmXlIW4TVLbOW2kDmP5PXWXbQsXDkrpH2Ak',
+                alg: 'ES256',
+                use: 'sig',
+              },
+            ],
+          },
+        },
+      },
     },
     {
       method: 'get',
@@ -110,6 +128,7 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
       tag: 'wallet',
       security: 'none',
       bare: true,
+      examples: { response: typeMetadata(ISSUER) },
     },
     {
       method: 'get',
