@@ -223,7 +223,14 @@ export class Core {
       throttle: this.loginThrottle,
       issuer: options.issuer ?? 'http://localhost:8080',
     });
-    this.vc = new CredentialIssuer({ store: new PgCredentialStore(this.orm), keys: this.credentialKeys, accounts: this.accounts, clock: deps.clock, issuer: this.oidc.issuer });
+    this.vc = new CredentialIssuer({
+      store: new PgCredentialStore(this.orm),
+      keys: this.credentialKeys,
+      accounts: this.accounts,
+      clock: deps.clock,
+      sealer: this.sealer,
+      issuer: this.oidc.issuer,
+    });
     this.presentations = new PresentationVerifier({ keys: this.credentialKeys, issuer: this.vc, clock: deps.clock });
     this.tokenIntrospection = new TokenIntrospection({ grants, clock: deps.clock, issuer: this.oidc.issuer });
     this.credentials = new CredentialRegistry(this.orm);

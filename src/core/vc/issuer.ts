@@ -9,7 +9,7 @@ import { calculateJwkThumbprint, EmbeddedJWK, type JWK, jwtVerify } from 'jose';
 import type { AccountService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
-import { newId } from '../secrets.js';
+import { digestSecret, newId, type Sealer } from '../secrets.js';
 import type { SigningKeys } from '../oidc/keys.js';
 import type { ResourceGrant } from '../oidc/resources.js';
 import { parseInput } from '../validation.js';
@@ -52,6 +52,8 @@ export interface CredentialDeps {
   keys: SigningKeys;
   accounts: AccountService;
   clock: Clock;
+  /** Seals the nonces handed out (their expiry): they are checked without being stored. */
+  sealer: Sealer;
   issuer: string;
 }
 
@@ -100,12 +102,26 @@ export class CredentialIssuer {
     return { credential_issuer: this.deps.issuer, credential_configuration_ids: [CREDENTIAL_CONFIGURATION_ID], grants: { authorization_code: {} } };
   }
 
-  /** A fresh single-use nonce for a key proof (OpenID4VCI 1.0 section 7). */
-  async nonce(): Promise<{ c_nonce: string }> {
-    const now = this.deps.clock.now();
-    const nonce = randomBytes(24).toString('base64url');
-    await this.deps.store.addNonce(nonce, now, new Date(now.getTime() + NONCE_TTL_SECONDS * 1000));
-    return { c_nonce: nonce };
+  /**
+   * A fresh nonce for a key proof (OpenID4VCI 1.0 section 7): its expiry and random bytes, sealed
+   * (AES-256-GCM), so that it cannot be made up and the unauthenticated nonce endpoint writes
+   * nothing; it is remembered only once a proof used it (`useNonce`).
+   */
+  nonce(): { c_nonce: string } {
+    const expiresAt = this.deps.clock.now().getTime() + NONCE_TTL_SECONDS * 1000;
+    return { c_nonce: this.deps.sealer.seal(`${expiresAt}.${randomBytes(12).toString('base64url')}`) };
+  }
+
+  /** Whether a nonce is one of ours, not expired, and not used before; it is used up here. */
+  private async useNonce(nonce: string, now: Date): Promise<boolean> {
+    let expiresAt: number;
+    try {
+      expiresAt = Number(this.deps.sealer.open(nonce).split('.')[0]);
+    } catch {
+      return false;
+    }
+    if (!(expiresAt > now.getTime())) return false;
+    return this.deps.store.useNonce(digestSecret(nonce), now, new Date(expiresAt));
   }
 
   /**
@@ -156,7 +172,7 @@ export class CredentialIssuer {
     }
     if ('d' in jwk) throw new DomainError('invalid_proof', 'the key proof carries a private key: send the public key only');
     if (payload.iss !== undefined && payload.iss !== clientId) throw new DomainError('invalid_proof', 'the key proof iss is not the client the token was issued to');
-    if (typeof payload.nonce !== 'string' || !(await this.deps.store.useNonce(payload.nonce, now))) {
+    if (typeof payload.nonce !== 'string' || payload.nonce.length > 256 || !(await this.useNonce(payload.nonce, now))) {
       throw new DomainError('invalid_nonce', 'the key proof carries no live c_nonce: ask the nonce endpoint for a new one');
     }
     const { kty, crv, x, y } = jwk;

@@ -25,20 +25,22 @@ export interface IssuedCredentialRecord {
 export class PgCredentialStore {
   constructor(private readonly orm: Orm) {}
 
-  /** A new single-use nonce for a proof of possession. */
-  async addNonce(nonce: string, now: Date, expiresAt: Date): Promise<void> {
-    await preparedQuery(this.orm, 'credential_nonce_add', 'insert into credential_nonce (nonce, created_at, expires_at) values ($1, $2, $3)', [nonce, now, expiresAt]);
-  }
-
-  /** Uses a live nonce up, once (one winner when two proofs carry it): whether it was live. */
-  async useNonce(nonce: string, now: Date): Promise<boolean> {
-    const rows = await preparedQuery(this.orm, 'credential_nonce_use', 'update credential_nonce set used_at = $2 where nonce = $1 and used_at is null and expires_at > $2 returning nonce', [nonce, now]);
+  /**
+   * Records a nonce (its digest) as used, once: false when it was used before (one winner when two
+   * proofs carry it). Kept until it expires, after which the nonce itself is refused.
+   */
+  async useNonce(digest: string, now: Date, expiresAt: Date): Promise<boolean> {
+    const rows = await preparedQuery(this.orm, 'credential_nonce_use', 'insert into credential_nonce (digest, used_at, expires_at) values ($1, $2, $3) on conflict (digest) do nothing returning digest', [
+      digest,
+      now,
+      expiresAt,
+    ]);
     return rows.length > 0;
   }
 
-  /** Deletes nonces past their expiry; how many. */
+  /** Forgets used nonces past their expiry; how many. */
   async purgeNonces(now: Date): Promise<number> {
-    const rows = await preparedQuery(this.orm, 'credential_nonce_purge', 'delete from credential_nonce where expires_at <= $1 returning nonce', [now]);
+    const rows = await preparedQuery(this.orm, 'credential_nonce_purge', 'delete from credential_nonce where expires_at <= $1 returning digest', [now]);
     return rows.length;
   }
 

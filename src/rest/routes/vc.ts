@@ -58,9 +58,9 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
   router.get('/api/auth/oidc/credential-offer', (_req, res) => {
     res.json(vc.offer());
   });
-  router.post('/api/auth/oidc/nonce', async (_req, res) => {
+  router.post('/api/auth/oidc/nonce', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.json(await vc.nonce());
+    res.json(vc.nonce());
   });
   router.post('/api/auth/oidc/credential', tokenAuth, requireJsonBody, ...jsonBody('64kb'), async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -150,7 +150,7 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
       security: 'none',
       bare: true,
       response: nonceResponseWire,
-      examples: { response: { c_nonce: 'wKI4LT17ac15ES9bw8ac4' } },
+      examples: { response: { c_nonce: 'v1.3q2L0f1mXk9a8b7c.Zq8vV2hY0u3bR1mW6cTnPw.Vm9yZXhhbXBsZU5vbmNlMTIzNDU2Nzg5MDEy' } },
     },
     {
       method: 'post',

@@ -4,7 +4,8 @@ import { Migration } from '@mikro-orm/migrations';
  * Verifiable credentials (SD-JWT VC over OpenID4VCI, scope `zkp`): the ES256 keys that sign them
  * live beside the RS256 id_token keys (an `alg` column; each algorithm rotates on its own), every
  * issued credential has a row with its place in a status list (draft-ietf-oauth-status-list),
- * and the nonces a wallet's proof of possession must carry are single use.
+ * and the nonces a wallet's proof of possession carried are remembered until they expire (each is
+ * good once; the nonces handed out are sealed, not stored: an unauthenticated call writes nothing).
  */
 export class Migration20261203090000_credentials_vc extends Migration {
   override async up(): Promise<void> {
@@ -29,10 +30,9 @@ export class Migration20261203090000_credentials_vc extends Migration {
     );`);
     this.addSql(`create index "issued_credential_live_by_account" on "issued_credential" ("account_id") where "revoked_at" is null;`);
     this.addSql(`create table "credential_nonce" (
-      "nonce" varchar(64) primary key,
-      "created_at" timestamptz not null,
-      "expires_at" timestamptz not null,
-      "used_at" timestamptz null
+      "digest" varchar(64) primary key,
+      "used_at" timestamptz not null,
+      "expires_at" timestamptz not null
     );`);
   }
 }
