@@ -316,6 +316,7 @@ describe('status list and revocation', () => {
     expect([res.status, res.body.error.code]).toEqual([422, 'credential_revoked']);
     expect((await service.http.get('/api/auth/oidc/status-lists/999999')).status).toBe(404);
     expect((await service.http.get('/api/auth/oidc/status-lists/abc')).status).toBe(404);
+    expect((await service.http.get('/api/auth/oidc/status-lists/9999999999')).status).toBe(404);
   });
 
   it('a licence whose status changes revokes credentials that disclose it', async () => {

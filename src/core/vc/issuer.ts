@@ -80,8 +80,7 @@ export class CredentialIssuer {
   /** The list id a status list URI of ours names, or null. */
   listIdOf(uri: string): number | null {
     const prefix = `${this.deps.issuer}/api/auth/oidc/status-lists/`;
-    if (!uri.startsWith(prefix) || !/^[1-9]\d{0,9}$/.test(uri.slice(prefix.length))) return null;
-    return Number(uri.slice(prefix.length));
+    return uri.startsWith(prefix) ? listIdFrom(uri.slice(prefix.length)) : null;
   }
 
   metadata() {
@@ -262,6 +261,12 @@ const CLAIM_LABELS: Record<(typeof DISCLOSABLE_CLAIMS)[number], string> = {
   document_valid: 'Identity document valid',
   licenses: 'Verified professional licences',
 };
+
+/** A list id as a path writes it (a positive int4: a larger number names no list and must not reach SQL), or null. */
+export function listIdFrom(text: string): number | null {
+  const id = /^[1-9]\d{0,9}$/.test(text) ? Number(text) : 0;
+  return id > 0 && id <= 2_147_483_647 ? id : null;
+}
 
 /** The credential type of an issuer: an HTTPS URL that serves its type metadata (draft-ietf-oauth-sd-jwt-vc 6). */
 export const vctOf = (issuer: string) => `${issuer}/vct/identity`;

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
-import { issuerMetadata, STATUS_LIST_TTL_SECONDS, typeMetadata } from '../../core/vc/issuer.js';
+import { issuerMetadata, listIdFrom, STATUS_LIST_TTL_SECONDS, typeMetadata } from '../../core/vc/issuer.js';
 import { credentialRequestWire, credentialResponseWire, credentialRevocationWire, nonceResponseWire, presentationInput, presentationResultWire } from '../../core/vc/views.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { sendData } from '../envelope.js';
@@ -69,8 +69,8 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
   router.use(['/api/auth/oidc/credential', '/api/auth/oidc/nonce'], oauthErrors);
 
   router.get('/api/auth/oidc/status-lists/:list', async (req, res) => {
-    const id = String(req.params.list);
-    const token = /^[1-9]\d{0,9}$/.test(id) ? await vc.statusList(Number(id)) : null;
+    const id = listIdFrom(String(req.params.list));
+    const token = id === null ? null : await vc.statusList(id);
     if (!token) throw new DomainError('not_found', 'no such status list');
     // Verifiers cache it for its ttl: a revocation reaches them within that time.
     res.setHeader('Cache-Control', `public, max-age=${STATUS_LIST_TTL_SECONDS}`);
