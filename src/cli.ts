@@ -365,6 +365,7 @@ account
   .requiredOption('--full-name <name>')
   .requiredOption('--dob <YYYY-MM-DD>')
   .option('--document-number <number>')
+  .option('--nationality <code>', "the document's nationality, ISO 3166-1 alpha-3 (a verifiable credential's nationality claim)")
   .option('--human', 'a liveness check is on file')
   .action((opts) =>
     withCore(async (core) =>
@@ -374,6 +375,7 @@ account
           fullName: opts.fullName,
           dateOfBirth: opts.dob,
           documentNumber: opts.documentNumber,
+          nationality: opts.nationality,
           humanVerified: opts.human ? true : undefined,
         }),
       ),
