@@ -365,6 +365,7 @@ account
   .requiredOption('--full-name <name>')
   .requiredOption('--dob <YYYY-MM-DD>')
   .option('--document-number <number>')
+  .option('--nationality <code>', "the document's nationality, ISO 3166-1 alpha-3 (a verifiable credential's nationality claim)")
   .option('--human', 'a liveness check is on file')
   .action((opts) =>
     withCore(async (core) =>
@@ -374,11 +375,24 @@ account
           fullName: opts.fullName,
           dateOfBirth: opts.dob,
           documentNumber: opts.documentNumber,
+          nationality: opts.nationality,
           humanVerified: opts.human ? true : undefined,
         }),
       ),
     ),
   );
+
+account
+  .command('withdraw-identity')
+  .description("remove an account's verified identity (found wrong, or the person asked); every verifiable credential issued from it is revoked")
+  .requiredOption('--svc-id <svcId>')
+  .action((opts) => withCore(async (core) => print(await core.accounts.withdrawIdentity(opts.svcId))));
+
+account
+  .command('revoke-credentials')
+  .description('set the status list bit of every live verifiable credential of an account (the person asked: a lost wallet)')
+  .requiredOption('--svc-id <svcId>')
+  .action((opts) => withCore(async (core) => print({ svcId: opts.svcId, revoked: await core.vc.revokeAll(opts.svcId, 'holder_request') })));
 
 admin
   .command('import-licenses <file>')

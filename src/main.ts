@@ -118,6 +118,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     const applied = await core.migrate();
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
     await core.signingKeys.ensure();
+    await core.credentialKeys.ensure();
     const demo = config.seedDemo ? await seedDemoTenant(core, config, { licenses: config.seedLicenses }) : null;
     if (config.runJobs) {
       const jobs = await PgBossJobs.start(store.url, { onError: (error) => logger.warn({ err: error }, 'job queue error') });

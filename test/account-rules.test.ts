@@ -51,7 +51,14 @@ class FakeAccountStore implements AccountStore {
   async verifyEmail() {
     return false;
   }
-  async badgeLicense() {}
+  async badgeLicense() {
+    return false;
+  }
+  async clearIdentity(id: string) {
+    const row = this.rows.get(id);
+    if (row) Object.assign(row, { identitySealed: null, idVerified: false, identityVerifiedAt: null });
+    return !!row;
+  }
   async licenseBadges(): Promise<LicenseBadgeRecord[]> {
     return [];
   }

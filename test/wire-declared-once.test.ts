@@ -10,12 +10,13 @@ import * as opsViews from '../src/core/ops/views.js';
 import * as rosterViews from '../src/core/roster/views.js';
 import * as sessionViews from '../src/core/sessions/views.js';
 import * as tenancyViews from '../src/core/tenancy/views.js';
+import * as vcViews from '../src/core/vc/views.js';
 
 // One declaration per wire object: no `z.object({...})` under src/rest has the key set of an
 // object declared in a core views.ts (top level or nested), so routers can only document with the
 // declaration itself.
 
-const VIEW_MODULES = { billing: billingViews, checks: checkViews, credentials: credentialViews, ops: opsViews, roster: rosterViews, sessions: sessionViews, tenancy: tenancyViews };
+const VIEW_MODULES = { billing: billingViews, checks: checkViews, credentials: credentialViews, ops: opsViews, roster: rosterViews, sessions: sessionViews, tenancy: tenancyViews, vc: vcViews };
 
 /** Every zod object reachable from a schema (through arrays, nullable and optional), by its sorted key set. */
 function collectObjects(schema: unknown, into: Map<string, string>, name: string): void {

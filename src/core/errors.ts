@@ -194,7 +194,30 @@ const implied = {
   query_too_costly: { status: 400, message: 'query would cost more than the limit' },
 } as const satisfies Record<string, CatalogEntry>;
 
-export const errorCatalog = { ...specCatalog, ...chosenStatus, ...implied } as const satisfies Record<string, CatalogEntry>;
+/**
+ * What the `zkp` scope unlocks (docs/credentials.md): the OpenID4VCI errors the credential
+ * endpoint answers (OpenID4VCI 1.0 section 8.3.1.2), and one code per way a presented SD-JWT VC
+ * can fail POST /api/v2/credential-presentation.
+ */
+const credentialCodes = {
+  invalid_credential_request: { status: 400, message: 'the credential request is malformed' },
+  unknown_credential_configuration: { status: 400, message: 'this issuer offers no such credential configuration' },
+  invalid_proof: { status: 400, message: 'the key proof is missing, malformed or not signed by the key it carries' },
+  invalid_nonce: { status: 400, message: 'the key proof carries no live c_nonce: ask the nonce endpoint for a new one' },
+  credential_request_denied: { status: 400, message: 'no credential can be issued for this account (no reusable verified identity)' },
+  invalid_presentation: { status: 400, message: 'the presentation is not an SD-JWT VC' },
+  credential_issuer_untrusted: { status: 422, message: 'the credential was not issued by this service' },
+  presentation_signature_invalid: { status: 422, message: "the credential's issuer signature does not verify" },
+  disclosure_tampered: { status: 422, message: 'a disclosure was altered, added or removed after signing' },
+  key_binding_missing: { status: 422, message: 'the presentation carries no key binding JWT' },
+  key_binding_invalid: { status: 422, message: "the key binding JWT is not signed by the credential's holder key" },
+  presentation_nonce_stale: { status: 422, message: 'the key binding JWT does not carry your nonce, or was signed too long ago' },
+  presentation_audience_mismatch: { status: 422, message: 'the key binding JWT was made for another audience' },
+  credential_expired: { status: 422, message: 'the credential has expired' },
+  credential_revoked: { status: 422, message: 'the credential is revoked (its status list entry is set)' },
+} as const satisfies Record<string, CatalogEntry>;
+
+export const errorCatalog = { ...specCatalog, ...chosenStatus, ...implied, ...credentialCodes } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorCode = keyof typeof errorCatalog;
 

@@ -49,6 +49,10 @@ import { faceActivationCheck } from './roster/activation.js';
 import { RosterService } from './roster/service.js';
 import { PgRosterStore } from './roster/store.js';
 import { OpsService } from './ops/service.js';
+import { CREDENTIAL_MAX_TTL_SECONDS } from './vc/claims.js';
+import { CredentialIssuer } from './vc/issuer.js';
+import { PgCredentialStore } from './vc/store.js';
+import { PresentationVerifier } from './vc/verifier.js';
 
 export interface CoreOptions {
   orm: Orm;
@@ -117,6 +121,12 @@ export class Core {
   /** Enrolled face descriptors (uniqueness register, identity clusters). */
   readonly faceIndex: FaceIndex;
   readonly signingKeys: SigningKeys;
+  /** ES256 keys beside the RS256 ones: they sign verifiable credentials and their status lists. */
+  readonly credentialKeys: SigningKeys;
+  /** SD-JWT VC issuance over OpenID4VCI (scope `zkp`) and the status lists that revoke. */
+  readonly vc: CredentialIssuer;
+  /** Presented SD-JWT VCs checked for integrators. */
+  readonly presentations: PresentationVerifier;
   /** Failed sign-ins per account and address (the sign-in and activation pages). */
   readonly loginThrottle: LoginThrottle;
   readonly oidc: OidcProvider;
@@ -170,7 +180,15 @@ export class Core {
     const grants = new PgGrantStore(this.orm);
     this.accessTokens = new AccessTokenService({ grants, clock: deps.clock });
     const accountStore = new PgAccountStore(this.orm);
-    this.accounts = new AccountService({ store: accountStore, clock: deps.clock, sealer: this.sealer, accessTokens: this.accessTokens, tenancy: this.tenancy });
+    this.accounts = new AccountService({
+      store: accountStore,
+      clock: deps.clock,
+      sealer: this.sealer,
+      accessTokens: this.accessTokens,
+      tenancy: this.tenancy,
+      // The issuer is made after accounts (it reads them): asked at call time.
+      revokeCredentials: (svcId, reason, tx) => this.vc.revokeAll(svcId, reason, tx),
+    });
     this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR, lease: options.walletLease, logger: options.logger });
     this.idempotency = new IdempotencyService({ store: new PgIdempotencyStore(deps.orm), clock: deps.clock, sealer: this.sealer });
     this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });
@@ -187,6 +205,8 @@ export class Core {
     this.challenges = new ChallengeService({ store: new PgChallengeStore(deps.orm), clock: deps.clock, gestures: options.challengeGestures });
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
     this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds });
+    // A retired credential key stays published while credentials it signed may live.
+    this.credentialKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds, alg: 'ES256', retiredGraceSeconds: CREDENTIAL_MAX_TTL_SECONDS + 120 });
     // A lock is worth an ops line: a person locked out calls support, a spike is an attack.
     this.loginThrottle = new LoginThrottle({ orm: this.orm, store: options.rateLimit?.store ?? 'memory', clock: deps.clock }, (lock) =>
       options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'),
@@ -203,6 +223,15 @@ export class Core {
       throttle: this.loginThrottle,
       issuer: options.issuer ?? 'http://localhost:8080',
     });
+    this.vc = new CredentialIssuer({
+      store: new PgCredentialStore(this.orm),
+      keys: this.credentialKeys,
+      accounts: this.accounts,
+      clock: deps.clock,
+      sealer: this.sealer,
+      issuer: this.oidc.issuer,
+    });
+    this.presentations = new PresentationVerifier({ keys: this.credentialKeys, issuer: this.vc, clock: deps.clock });
     this.tokenIntrospection = new TokenIntrospection({ grants, clock: deps.clock, issuer: this.oidc.issuer });
     this.credentials = new CredentialRegistry(this.orm);
     this.mail = new MailService({ ...deps, sealer: this.sealer }, options.mail);
@@ -292,8 +321,13 @@ export class Core {
   }
 
   /** Housekeeping that runs every few minutes: expired idempotency records and rate counters. */
-  async purgeExpired(): Promise<{ idempotency: number; rateLimits: number; signInCounts: number }> {
-    return { idempotency: await this.idempotency.purgeExpired(), rateLimits: await this.rateLimits.purgeExpired(this.orm), signInCounts: await this.loginThrottle.purgeExpired() };
+  async purgeExpired(): Promise<{ idempotency: number; rateLimits: number; signInCounts: number; credentialNonces: number }> {
+    return {
+      idempotency: await this.idempotency.purgeExpired(),
+      rateLimits: await this.rateLimits.purgeExpired(this.orm),
+      signInCounts: await this.loginThrottle.purgeExpired(),
+      credentialNonces: await this.vc.purgeNonces(),
+    };
   }
 
   migrate(): Promise<string[]> {

@@ -8,6 +8,7 @@ import { hostedSessionRouter, sessionsRouter } from './routes/sessions.js';
 import { sessionPageRouter } from '../web/session-page.js';
 import { rosterBodyErrors, rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
+import { credentialIssuerRouter, presentationRouter } from './routes/vc.js';
 import { errorHandler } from './errors.js';
 import { jsonBody } from './input.js';
 import { accessLog, createMetrics, labelRoute, recordMatchedRoutes, requestId, traceRequests, type HttpMetrics } from './observability.js';
@@ -92,6 +93,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const system = systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsAccess);
   const legacySso = legacySsoRouter(docs);
   const oidc = oidcRouter(core, docs);
+  const credentialIssuer = credentialIssuerRouter(core, docs);
   const activation = activationRouter(core, docs);
   const checks = checksRouter(core, docs);
   const hosted = hostedSessionRouter(core, docs);
@@ -113,12 +115,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   api.use(checks);
   api.use(jsonBody(options.jsonBodyLimit ?? '1mb'));
   api.use(sessions);
+  api.use(presentationRouter(core, docs));
   app.use('/api/v2', api);
 
   // The rendered reference of the OpenAPI document (Redoc, bundled).
   app.use(apiReferenceRouter());
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySso);
   app.use(oidc);
+  // Verifiable credentials (scope zkp): OpenID4VCI issuance, metadata and status lists.
+  app.use(credentialIssuer);
   // Roster invitations: sign in, take a selfie, become an active member.
   app.use(activation);
   // The admin console (it calls /graphql with an admin token).

@@ -105,6 +105,12 @@ export const TAGS = {
     name: 'Account data',
     description: "Reads of the signed-in person's account with the access token from the token endpoint: claims (scope `profile`), licences, and verification status (scope `verifications`). Never raw identity data.",
   },
+  wallet: {
+    group: 'Login',
+    name: 'Verifiable credentials (zkp)',
+    description:
+      'A verified person carries proofs in their own wallet: an SD-JWT VC (selectively disclosable: age thresholds, name, nationality, document validity, licences) issued over OpenID for Verifiable Credential Issuance with the `zkp` scope, revocable through a status list. Integrators check what a wallet presents with `POST /api/v2/credential-presentation` and learn only what the person disclosed. See docs/credentials.md.',
+  },
   roster: {
     group: 'Workforce',
     name: 'Organization roster',
@@ -159,7 +165,9 @@ export interface RouteDoc {
   /** A browser route: success is a 303 redirect, and a request it cannot trust gets an HTML page (400). */
   browser?: boolean;
   /** A success that is not JSON (Prometheus text, a PNG): the media type and what it is. */
-  rawSuccess?: { type: 'text/plain' | 'image/png'; description: string };
+  rawSuccess?: { type: 'text/plain' | 'image/png' | 'application/statuslist+jwt'; description: string };
+  /** Errors as OAuth writes them (`{ error, error_description }`) whatever the body's type (OpenID4VCI's credential endpoint). */
+  oauthErrors?: boolean;
   /** A removed route: deprecated, and its only success is a placeholder (OpenAPI wants one) that says every call is an error. */
   removed?: boolean;
 }
@@ -197,6 +205,7 @@ const PATH_PARAMETERS: Record<string, { description: string; example: string; en
   member_id: { description: "the member's `member_id`, email or `svc_id`", example: 'mem_6b8d0f2a4c6e8a1b3d5f7a9c' },
   step: { description: 'the step of the hosted flow', example: 'document', enum: ['document', 'selfie', 'location', 'licence'] },
   token: { description: "the activation link's token", example: 'act_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbExpbmsw' },
+  list: { description: "a status list's number, from a credential's `status.status_list.uri`", example: '1' },
 };
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -297,7 +306,7 @@ function successResponse(route: RouteDoc, json: Record<string, unknown>): Record
 }
 
 /** Whether a route answers errors in OAuth's own shape (a form-encoded request to the token endpoints). */
-const answersOAuthErrors = (route: RouteDoc) => route.bare === true && (route.bodyTypes ?? []).includes('application/x-www-form-urlencoded');
+const answersOAuthErrors = (route: RouteDoc) => route.oauthErrors === true || (route.bare === true && (route.bodyTypes ?? []).includes('application/x-www-form-urlencoded'));
 
 /** One error answer as the route sends it, with the catalog's message. */
 function errorExample(route: RouteDoc, code: ErrorCode): unknown {

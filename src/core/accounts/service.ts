@@ -9,6 +9,7 @@ import { parseInput } from '../validation.js';
 import { FACE_DESCRIPTOR_KIND } from '../../ml/faces/match.js';
 import type { AccountRecord, AccountStore, LicenseBadgeRecord } from './store.js';
 import { passwordProblem } from './password-policy.js';
+import type { RevocationReason } from '../vc/store.js';
 
 export const createAccountInput = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email()),
@@ -35,6 +36,11 @@ export const verifiedIdentityInput = z.object({
   /** The verified document's expiry: past it, the identity can no longer be reused. */
   documentExpiry: isoDate.optional(),
   address: z.string().trim().min(1).max(500).optional(),
+  /** The document's nationality (ISO 3166-1 alpha-3, as the MRZ writes it). */
+  nationality: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'use the ISO 3166-1 alpha-3 code')
+    .optional(),
   humanVerified: z.boolean().optional(),
 });
 
@@ -45,6 +51,7 @@ export interface VerifiedIdentity {
   documentNumber?: string;
   documentExpiry?: string;
   address?: string;
+  nationality?: string;
 }
 
 export const accountView = (account: AccountRecord) => ({
@@ -132,7 +139,17 @@ export const SANDBOX_ACCOUNT: AccountState = {
 
 /** People's accounts: sign-up, password checks, verified identities, face references and licence badges. */
 export class AccountService implements AccountState {
-  constructor(private readonly deps: { store: AccountStore; clock: Clock; sealer: Sealer; accessTokens: AccessTokenService; tenancy: TenancyService }) {}
+  constructor(
+    private readonly deps: {
+      store: AccountStore;
+      clock: Clock;
+      sealer: Sealer;
+      accessTokens: AccessTokenService;
+      tenancy: TenancyService;
+      /** Sets the status bit of the account's live verifiable credentials (their claims no longer hold); how many. */
+      revokeCredentials?: (svcId: string, reason: RevocationReason, tx?: EntityManager) => Promise<number>;
+    },
+  ) {}
 
   /** The account state a caller of this mode may read and write: the account's own for live keys, none for test keys. */
   stateFor(caller: { livemode: boolean }): AccountState {
@@ -152,7 +169,18 @@ export class AccountService implements AccountState {
     const sealed = this.deps.sealer.seal(JSON.stringify(identity satisfies VerifiedIdentity));
     const account = await this.deps.store.setIdentity(svcId, { sealed, humanVerified, at: this.deps.clock.now() }, em);
     if (!account) throw new DomainError('account_not_found', 'no account with that svc_id');
+    // Credentials issued from the identity it replaces may say something this one does not.
+    await this.deps.revokeCredentials?.(svcId, 'identity_changed', em);
     return accountView(account);
+  }
+
+  /**
+   * Withdraws an account's verified identity (an operator found it wrong, or the person asked):
+   * it is no longer on file or reusable, and every credential issued from it is revoked.
+   */
+  async withdrawIdentity(svcId: string): Promise<{ svcId: string; revokedCredentials: number }> {
+    if (!(await this.deps.store.clearIdentity(svcId))) throw new DomainError('account_not_found', 'no account with that svc_id');
+    return { svcId, revokedCredentials: (await this.deps.revokeCredentials?.(svcId, 'identity_withdrawn')) ?? 0 };
   }
 
   /** The account's email, or null when there is no such account; read in the caller's transaction when given. */
@@ -243,8 +271,10 @@ export class AccountService implements AccountState {
    * A licence its board verified, badged on the account (served until `expireAt`): the account's
    * badge for the same type and number is brought up to date, else a new one is added.
    */
-  badgeLicense(svcId: string, badge: VerifiedLicense, now: Date): Promise<void> {
-    return this.deps.store.badgeLicense(svcId, { ...badge, badgeId: newId('lic'), createdAt: now });
+  async badgeLicense(svcId: string, badge: VerifiedLicense, now: Date): Promise<void> {
+    const changed = await this.deps.store.badgeLicense(svcId, { ...badge, badgeId: newId('lic'), createdAt: now });
+    // A licence whose status or expiry changed: credentials that disclose the old one say what no longer holds.
+    if (changed) await this.deps.revokeCredentials?.(svcId, 'license_changed');
   }
 
   /** What the account's resource endpoints answer (userinfo, verifications), by one statement; null when there is no such account. */

@@ -28,6 +28,8 @@ export interface LicenseBadgeRecord {
   expiresOn: string | null;
   verifiedFrom: string | null;
   expireAt: Date | null;
+  /** The state whose board verified it (US postal code), as badged. */
+  stateCode: string | null;
 }
 
 /** A single-use emailed link (verify an address, reset a password) as it is stored: its secret's digest only. */
@@ -61,8 +63,13 @@ export interface AccountStore {
   setPasswordHash(id: string, hash: string, was: string | null): Promise<void>;
   /** Marks the email verified if the account still has this address; whether it has it (verified now or before). */
   verifyEmail(id: string, email: string, at: Date): Promise<boolean>;
-  /** Adds a licence badge, or brings the account's badge of the same type and number up to date. */
-  badgeLicense(id: string, badge: LicenseBadgeRecord & { stateCode: string | null; badgeId: string; createdAt: Date }): Promise<void>;
+  /**
+   * Adds a licence badge, or brings the account's badge of the same type and number up to date;
+   * whether an existing badge's status, state or expiry changed.
+   */
+  badgeLicense(id: string, badge: LicenseBadgeRecord & { badgeId: string; createdAt: Date }): Promise<boolean>;
+  /** Removes the verified identity (sealed data and flags); false when there is no such account. */
+  clearIdentity(id: string): Promise<boolean>;
   /** The account's badges still served at `now`, oldest first. */
   licenseBadges(id: string, now: Date): Promise<LicenseBadgeRecord[]>;
   /** The badges still served at `now` as a decision's reusable profile: the state that issued each (as badged), status and expiry; no numbers. */
@@ -198,18 +205,32 @@ export class PgAccountStore implements AccountStore {
     return rows.length > 0;
   }
 
-  async badgeLicense(id: string, badge: LicenseBadgeRecord & { stateCode: string | null; badgeId: string; createdAt: Date }): Promise<void> {
-    await preparedQuery(
+  async badgeLicense(id: string, badge: LicenseBadgeRecord & { badgeId: string; createdAt: Date }): Promise<boolean> {
+    const [row] = await preparedQuery<{ changed: boolean }>(
       this.orm,
-      'account_license_badge_in_state',
-      `with updated as (
+      'account_license_badge_changed',
+      `with previous as (
+         select id, status, expires_on, expire_at, state_code from account_license
+         where account_id = $2 and type = $3 and number = $9 for update
+       ), updated as (
          update account_license set status = $4, issuer = $5, expires_on = $6, verified_from = $7, expire_at = $8, state_code = $11
-         where account_id = $2 and type = $3 and number = $9 returning id
+         where id in (select id from previous) returning id
+       ), inserted as (
+         insert into account_license (id, account_id, type, number, status, issuer, expires_on, verified_from, expire_at, created_at, state_code)
+         select $1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11 where not exists (select 1 from updated) returning id
        )
-       insert into account_license (id, account_id, type, number, status, issuer, expires_on, verified_from, expire_at, created_at, state_code)
-       select $1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11 where not exists (select 1 from updated)`,
+       select exists (
+         select 1 from previous p where p.status is distinct from $4 or p.expires_on is distinct from $6
+           or p.expire_at is distinct from $8::timestamptz or p.state_code is distinct from $11
+       ) as changed`,
       [badge.badgeId, id, badge.type, badge.status, badge.issuer, badge.expiresOn, badge.verifiedFrom, badge.expireAt, badge.number, badge.createdAt, badge.stateCode],
     );
+    return row?.changed ?? false;
+  }
+
+  async clearIdentity(id: string): Promise<boolean> {
+    const rows = await preparedQuery(this.orm, 'account_clear_identity', 'update account set identity_sealed = null, id_verified = false, identity_verified_at = null where id = $1 returning id', [id]);
+    return rows.length > 0;
   }
 
   async licenseSummaries(id: string, now: Date): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]> {
@@ -223,10 +244,19 @@ export class PgAccountStore implements AccountStore {
   }
 
   async licenseBadges(id: string, now: Date): Promise<LicenseBadgeRecord[]> {
-    const rows = await preparedQuery<{ type: string; number: string; status: string; issuer: string; expires_on: string | null; verified_from: string | null; expire_at: Date | string | null }>(
+    const rows = await preparedQuery<{
+      type: string;
+      number: string;
+      status: string;
+      issuer: string;
+      expires_on: string | null;
+      verified_from: string | null;
+      expire_at: Date | string | null;
+      state_code: string | null;
+    }>(
       this.orm,
-      'account_license_badges',
-      'select type, number, status, issuer, expires_on, verified_from, expire_at from account_license where account_id = $1 and (expire_at is null or expire_at > $2) order by created_at',
+      'account_license_badges_with_state',
+      'select type, number, status, issuer, expires_on, verified_from, expire_at, state_code from account_license where account_id = $1 and (expire_at is null or expire_at > $2) order by created_at',
       [id, now],
     );
     return rows.map((row) => ({
@@ -237,6 +267,7 @@ export class PgAccountStore implements AccountStore {
       expiresOn: row.expires_on,
       verifiedFrom: row.verified_from,
       expireAt: sqlDateOrNull(row.expire_at),
+      stateCode: row.state_code,
     }));
   }
 

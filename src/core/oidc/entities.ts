@@ -57,6 +57,10 @@ export class SigningKey {
 
   @Property({ type: 'timestamptz' })
   activatesAt!: Date;
+
+  /** RS256 (id_tokens) or ES256 (verifiable credentials): each algorithm's keys rotate on their own. */
+  @Property({ type: 'string', length: 10, default: 'RS256' })
+  alg!: string;
 }
 
 /** A one-time authorization code (about 2 minutes), bound to client, redirect URI and PKCE challenge. */

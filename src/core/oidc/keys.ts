@@ -31,6 +31,9 @@ const KEY_CACHE_MS = 30_000;
 
 export type KeyState = 'next' | 'current' | 'retired';
 
+/** What a key table signs with: RS256 for id_tokens, ES256 for verifiable credentials and status lists. */
+export type SigningAlg = 'RS256' | 'ES256';
+
 /** A key's place in the rotation, worked out from the table and the clock (nothing is stored but `activatesAt`). */
 export interface KeyStatus {
   kid: string;
@@ -44,7 +47,9 @@ export interface KeyStatus {
 }
 
 /**
- * RS256 signing keys in the database, shared by every instance; private halves sealed.
+ * Signing keys in the database, shared by every instance; private halves sealed. One instance of
+ * this class per algorithm (`alg`): RS256 signs id_tokens, ES256 verifiable credentials; each
+ * rotates on its own, by the same rules.
  *
  * Rotation that relying parties survive: `rotate` adds the next key as published but not yet
  * signing; it signs from `activatesAt`, at least `activationDelaySeconds` later (default the JWKS
@@ -59,9 +64,14 @@ export class SigningKeys {
   private cache?: { rows: SigningKeyRecord[]; loadedAt: number };
   private readonly imported = new Map<string, PrivateKey>();
   private readonly activationDelayMs: number;
+  readonly alg: SigningAlg;
+  /** How long a retired key stays published: as long as the longest-lived thing it signed, and a margin. */
+  private readonly retiredGraceMs: number;
 
-  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer; activationDelaySeconds?: number }) {
+  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer; activationDelaySeconds?: number; alg?: SigningAlg; retiredGraceSeconds?: number }) {
     this.activationDelayMs = (deps.activationDelaySeconds ?? JWKS_MAX_AGE_SECONDS) * 1000;
+    this.alg = deps.alg ?? 'RS256';
+    this.retiredGraceMs = (deps.retiredGraceSeconds ?? RETIRED_KEY_GRACE_SECONDS) * 1000;
   }
 
   /** The JWKS `Cache-Control: max-age`: never longer than the activation delay, so no cached JWKS lacks a key that signs. */
@@ -75,8 +85,8 @@ export class SigningKeys {
     const found = await preparedQuery<{ kid: string; public_jwk: Record<string, unknown>; private_key_sealed: string; activates_at: Date | string }>(
       this.deps.orm,
       'signing_keys',
-      'select kid, public_jwk, private_key_sealed, activates_at from signing_key order by activates_at, kid',
-      [],
+      'select kid, public_jwk, private_key_sealed, activates_at from signing_key where alg = $1 order by activates_at, kid',
+      [this.alg],
     );
     const rows = found.map((row) => ({ kid: row.kid, publicJwk: row.public_jwk, privateKeySealed: row.private_key_sealed, activatesAt: sqlDate(row.activates_at) }));
     this.cache = { rows, loadedAt: Date.now() };
@@ -89,7 +99,7 @@ export class SigningKeys {
     rows.forEach((row, index) => {
       const successor = rows[index + 1];
       const retiresAt = successor && successor.activatesAt <= now ? successor.activatesAt : null;
-      const publishedUntil = successor ? new Date(successor.activatesAt.getTime() + RETIRED_KEY_GRACE_SECONDS * 1000) : null;
+      const publishedUntil = successor ? new Date(successor.activatesAt.getTime() + this.retiredGraceMs) : null;
       if (publishedUntil && publishedUntil <= now) return;
       const state: KeyState = row.activatesAt > now ? 'next' : retiresAt ? 'retired' : 'current';
       out.push({ kid: row.kid, state, activatesAt: row.activatesAt, retiresAt: successor?.activatesAt ?? null, publishedUntil, row });
@@ -118,7 +128,7 @@ export class SigningKeys {
    * (`immediately` only for a database without keys). Keys no longer published are deleted.
    */
   async rotate(options: { immediately?: boolean } = {}): Promise<{ kid: string; activatesAt: Date }> {
-    const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+    const { publicKey, privateKey } = await generateKeyPair(this.alg, { modulusLength: 2048, extractable: true });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
     const rows = await this.rows(true);
@@ -134,8 +144,8 @@ export class SigningKeys {
       this.deps.orm,
       'signing_key_rotate',
       `with gone as (delete from signing_key where kid = any($6::varchar[]))
-       insert into signing_key (kid, public_jwk, private_key_sealed, created_at, activates_at) values ($1, $2, $3, $4, $5)`,
-      [kid, JSON.stringify({ ...publicJwk, kid, alg: 'RS256', use: 'sig' }), this.deps.sealer.seal(await exportPKCS8(privateKey)), now, activatesAt, gone],
+       insert into signing_key (kid, public_jwk, private_key_sealed, created_at, activates_at, alg) values ($1, $2, $3, $4, $5, $7)`,
+      [kid, JSON.stringify({ ...publicJwk, kid, alg: this.alg, use: 'sig' }), this.deps.sealer.seal(await exportPKCS8(privateKey)), now, activatesAt, gone, this.alg],
     );
     this.cache = undefined;
     return { kid, activatesAt };
@@ -159,13 +169,32 @@ export class SigningKeys {
    * WebCrypto (jose's SignJWT) the token endpoint's event loop spent twice as long per token.
    */
   async sign(claims: JWTPayload, lifetimeSeconds: number): Promise<string> {
-    const { kid, key } = await this.signingKey();
+    const { kid, sign } = await this.signer();
     const now = Math.floor(this.deps.clock.now().getTime() / 1000);
-    const header = Buffer.from(JSON.stringify({ alg: 'RS256', kid, typ: 'JWT' })).toString('base64url');
+    const header = Buffer.from(JSON.stringify({ alg: this.alg, kid, typ: 'JWT' })).toString('base64url');
     const payload = Buffer.from(JSON.stringify({ ...claims, iat: now, exp: now + lifetimeSeconds })).toString('base64url');
     const signingInput = `${header}.${payload}`;
-    const signature = await new Promise<Buffer>((resolve, reject) => signBytes('sha256', Buffer.from(signingInput), key, (error, bytes) => (error ? reject(error) : resolve(bytes))));
-    return `${signingInput}.${signature.toString('base64url')}`;
+    return `${signingInput}.${await sign(signingInput)}`;
+  }
+
+  /**
+   * The current key's id and a function that signs a JWS signing input with it (the signature,
+   * base64url): for libraries that build the JWS themselves (SD-JWT VC). ECDSA signatures are
+   * in the JWS form (r || s, RFC 7518 3.4), not DER.
+   */
+  async signer(): Promise<{ kid: string; sign: (signingInput: string) => Promise<string> }> {
+    const { kid, key } = await this.signingKey();
+    const sign = (signingInput: string) =>
+      new Promise<string>((resolve, reject) => signBytes('sha256', Buffer.from(signingInput), { key, dsaEncoding: 'ieee-p1363' }, (error, bytes) => (error ? reject(error) : resolve(bytes.toString('base64url')))));
+    return { kid, sign };
+  }
+
+  /** The public JWK of a key of this table still published (a token names it by `kid`), or null. */
+  async publishedKey(kid: string): Promise<Record<string, unknown> | null> {
+    let key = this.statuses(await this.rows(), this.deps.clock.now()).find((candidate) => candidate.kid === kid);
+    // a key another instance added since this one last read the table
+    if (!key) key = this.statuses(await this.rows(true), this.deps.clock.now()).find((candidate) => candidate.kid === kid);
+    return key ? { ...key.row.publicJwk } : null;
   }
 
   /**
@@ -176,15 +205,13 @@ export class SigningKeys {
   async verify(token: string, issuer: string, options: { ignoreExpiry?: boolean } = {}): Promise<JWTPayload | null> {
     try {
       const { kid, alg } = decodeProtectedHeader(token);
-      if (alg !== 'RS256' || typeof kid !== 'string') return null;
-      let key = this.statuses(await this.rows(), this.deps.clock.now()).find((candidate) => candidate.kid === kid);
-      // a key another instance added since this one last read the table
-      if (!key) key = this.statuses(await this.rows(true), this.deps.clock.now()).find((candidate) => candidate.kid === kid);
-      if (!key) return null;
-      const publicKey = await importJWK(key.row.publicJwk as Parameters<typeof importJWK>[0], 'RS256');
+      if (alg !== this.alg || typeof kid !== 'string') return null;
+      const jwk = await this.publishedKey(kid);
+      if (!jwk) return null;
+      const publicKey = await importJWK(jwk as Parameters<typeof importJWK>[0], this.alg);
       const claims = decodeJwt(token);
       const currentDate = options.ignoreExpiry && typeof claims.iat === 'number' ? new Date(claims.iat * 1000) : this.deps.clock.now();
-      const { payload } = await jwtVerify(token, publicKey, { issuer, algorithms: ['RS256'], currentDate });
+      const { payload } = await jwtVerify(token, publicKey, { issuer, algorithms: [this.alg], currentDate });
       return payload;
     } catch {
       return null;

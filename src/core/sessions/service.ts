@@ -65,6 +65,8 @@ interface SessionWork {
   dateOfBirth?: string;
   documentNumber?: string;
   documentExpiry?: string;
+  /** The document's nationality (MRZ) or country, as read. */
+  country?: string;
 }
 
 /** What a hosted step produced: its checks, what it leaves for later steps, and the images kept for review. */
@@ -674,6 +676,7 @@ export class SessionService {
           dateOfBirth: data.dob,
           documentNumber: fields.document_number,
           documentExpiry: fields.date_of_expiry,
+          country: fields.country,
         };
         const outcomes: CheckOutcome[] = [];
         if (has('id_verification')) {
@@ -914,6 +917,7 @@ export class SessionService {
         dateOfBirth: known.dateOfBirth,
         ...(known.documentNumber ? { documentNumber: known.documentNumber } : {}),
         ...(expiry ? { documentExpiry: expiry } : {}),
+        ...(known.country && /^[A-Z]{3}$/.test(known.country) ? { nationality: known.country } : {}),
         humanVerified: session.features.includes('liveness') || undefined,
       },
       tx,

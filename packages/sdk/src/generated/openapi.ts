@@ -433,6 +433,168 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/openid-credential-issuer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credential issuer metadata (OpenID4VCI)
+         * @description What a wallet reads first (OpenID4VCI 1.0 section 12.2): this service is its own authorization server; the credential and nonce endpoints; and the one credential offered, `verity_identity_sd_jwt` (format `dc+sd-jwt`, scope `zkp`, holder binding by `jwk` with an ES256 or ES384 key proof), with its claims.
+         */
+        get: operations["getWellKnownOpenidCredentialIssuer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwt-vc-issuer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credential signing keys (JWT VC issuer metadata)
+         * @description The ES256 public keys that sign credentials and status lists (draft-ietf-oauth-sd-jwt-vc section 5), beside the RS256 id token keys of the JWKS. Keys rotate like the JWKS: published before they sign, and a retired key stays listed while credentials it signed may live (30 days).
+         */
+        get: operations["getWellKnownJwtVcIssuer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vct/identity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credential type metadata
+         * @description The SD-JWT VC type metadata of the credential's `vct` (draft-ietf-oauth-sd-jwt-vc section 6): its name and every claim, each always selectively disclosable.
+         */
+        get: operations["getVctIdentity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/credential-offer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credential offer
+         * @description A credential offer by value (OpenID4VCI 1.0 section 4.1) for the authorization code flow. Show it to a wallet as `openid-credential-offer://?credential_offer_uri=<this URL, encoded>` (a link or QR code); the wallet reads the metadata and starts an authorization request with scope `openid zkp` at this provider.
+         */
+        get: operations["getAuthOidcCredentialOffer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/nonce": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A nonce for a key proof (OpenID4VCI)
+         * @description A fresh `c_nonce` (OpenID4VCI 1.0 section 7): single use, valid 5 minutes. The wallet signs it into the key proof it sends to the credential endpoint.
+         */
+        post: operations["postAuthOidcNonce"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a credential (OpenID4VCI)
+         * @description The credential endpoint (OpenID4VCI 1.0 section 8). Needs an access token with the `zkp` scope and an account with a reusable verified identity. The body names `verity_identity_sd_jwt` and carries one key proof: a JWT with typ `openid4vci-proof+jwt`, the holder's public key in its `jwk` header, `aud` this issuer, `iat` now and `nonce` a `c_nonce` from the nonce endpoint (used up here).
+         *
+         *     The answer is an SD-JWT VC (`dc+sd-jwt`, ES256, keys at `/.well-known/jwt-vc-issuer`) bound to that key (`cnf.jwk`), with every claim selectively disclosable: `age_over_18`, `age_over_21`, `age_over_65` (never the date of birth), `given_name`, `family_name`, `nationality`, `document_valid`, and each verified licence on its own (`type`, `state`, `status`, `expire_at`). It expires after 30 days or sooner, when a claim would stop holding (the document or a licence expires, a birthday turns an age claim true), and carries a status list entry that is set when the identity or a licence is withdrawn or changes, or the person revokes. Errors are OAuth's shape: `{ error, error_description }`.
+         */
+        post: operations["postAuthOidcCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/status-lists/{list}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A credential status list
+         * @description The status list token a credential names in `status.status_list.uri` (draft-ietf-oauth-status-list): a JWT (typ `statuslist+jwt`, ES256) whose `status_list.lst` holds one bit per credential, 1 when it is revoked. Cache it for `ttl` seconds (300, also the `Cache-Control: max-age`): a revocation reaches cached verifiers within that time, and `POST /api/v2/credential-presentation` sees it at once.
+         */
+        get: operations["getAuthOidcStatusListsByList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/credentials/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke my credentials
+         * @description The person's own revocation (an access token with the `zkp` scope): every credential issued to their account that is still live gets its status bit set. A wallet lost or a device sold: revoke, then ask for a new credential from the new wallet.
+         */
+        post: operations["postAuthOidcCredentialsRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/activate/{token}/selfie": {
         parameters: {
             query?: never;
@@ -1105,6 +1267,40 @@ export interface paths {
          *     Call it when your duty to keep the data ends before the project's retention period does (by default images are purged 30 days after the decision). It is idempotent: a second call answers 200 with `already_erased: true` and the first `erased_at`. An open session (`NOT_STARTED`, `IN_PROGRESS`) is 409 `conflict`: its steps still need their data.
          */
         delete: operations["deleteSessionByIdData"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/credential-presentation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a presented credential
+         * @description Checks an SD-JWT VC presentation a person's wallet gave you, and answers proofs only: the claims the person disclosed (and nothing else), the issuer, the credential type, its status and expiry.
+         *
+         *     Before asking the wallet, make a fresh random `nonce` and decide your `audience` (your client id or URL); the wallet signs both into the key binding JWT. Send the presentation as the wallet gave it, with the same nonce and audience. The checks, in order, each with its own code (422 unless said):
+         *
+         *     - `invalid_presentation` (400): not an SD-JWT VC of ours in form (parts, types, status entry).
+         *     - `credential_issuer_untrusted`: issued by someone else.
+         *     - `presentation_signature_invalid`: the issuer signature does not verify with a published credential key.
+         *     - `disclosure_tampered`: a disclosure altered, added, repeated, or removed after the holder signed (the key binding `sd_hash`).
+         *     - `key_binding_missing`: no key binding JWT (a copied credential is not a presentation).
+         *     - `key_binding_invalid`: the key binding JWT is not signed by the holder key in the credential.
+         *     - `presentation_nonce_stale`: not your nonce, or signed more than 5 minutes ago.
+         *     - `presentation_audience_mismatch`: made for another audience.
+         *     - `credential_expired`, `credential_revoked`: its expiry passed, or its status list entry is set (read at the source, not from a cache).
+         *
+         *     Not billed: no model runs and nothing is kept.
+         */
+        post: operations["postCredentialPresentation"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2881,6 +3077,620 @@ export interface operations {
                                     expire_at: string | null;
                                 }[];
                             };
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description invalid_token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWellKnownOpenidCredentialIssuer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credential_issuer": "https://verity.example",
+                     *       "authorization_servers": [
+                     *         "https://verity.example"
+                     *       ],
+                     *       "credential_endpoint": "https://verity.example/api/auth/oidc/credential",
+                     *       "nonce_endpoint": "https://verity.example/api/auth/oidc/nonce",
+                     *       "display": [
+                     *         {
+                     *           "name": "Verity",
+                     *           "locale": "en"
+                     *         }
+                     *       ],
+                     *       "credential_configurations_supported": {
+                     *         "verity_identity_sd_jwt": {
+                     *           "format": "dc+sd-jwt",
+                     *           "scope": "zkp",
+                     *           "vct": "https://verity.example/vct/identity",
+                     *           "cryptographic_binding_methods_supported": [
+                     *             "jwk"
+                     *           ],
+                     *           "credential_signing_alg_values_supported": [
+                     *             "ES256"
+                     *           ],
+                     *           "proof_types_supported": {
+                     *             "jwt": {
+                     *               "proof_signing_alg_values_supported": [
+                     *                 "ES256",
+                     *                 "ES384"
+                     *               ]
+                     *             }
+                     *           },
+                     *           "credential_metadata": {
+                     *             "display": [
+                     *               {
+                     *                 "name": "Verified identity",
+                     *                 "locale": "en",
+                     *                 "description": "Proofs about a person Verity verified: age thresholds, name, nationality, document validity, licences"
+                     *               }
+                     *             ],
+                     *             "claims": [
+                     *               {
+                     *                 "path": [
+                     *                   "age_over_18"
+                     *                 ],
+                     *                 "display": [
+                     *                   {
+                     *                     "name": "Age 18 or over",
+                     *                     "locale": "en"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "path": [
+                     *                   "age_over_21"
+                     *                 ],
+                     *                 "display": [
+                     *                   {
+                     *                     "name": "Age 21 or over",
+                     *                     "locale": "en"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "path": [
+                     *                   "age_over_65"
+                     *                 ],
+                     *                 "display": [
+                     *                   {
+                     *                     "name": "Age 65 or over",
+                     *                     "locale": "en"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "path": [
+                     *                   "given_name"
+                     *                 ],
+                     *                 "display": [
+                     *                   {
+                     *                     "name": "Given name",
+                     *                     "locale": "en"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "path": [
+                     *                   "family_name"
+                     *                 ],
+                     *                 "display": [
+                     *                   {
+                     *                     "name": "Family name",
+                     *                     "locale": "en"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "path": [
+                     *                   "nationality"
+                     *                 ],
+                     *                 "display": [
+                     *                   {
+                     *                     "name": "Nationality",
+                     *                     "locale": "en"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "path": [
+                     *                   "document_valid"
+                     *                 ],
+                     *                 "display": [
+                     *                   {
+                     *                     "name": "Identity document valid",
+                     *                     "locale": "en"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "path": [
+                     *                   "licenses"
+                     *                 ],
+                     *                 "display": [
+                     *                   {
+                     *                     "name": "Verified professional licences",
+                     *                     "locale": "en"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": unknown;
+                };
+            };
+        };
+    };
+    getWellKnownJwtVcIssuer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://verity.example",
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "EC",
+                     *             "crv": "P-256",
+                     *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *             "kid": "Wt9x0cq0gmXlIW4TVLbOW2kDmP5PXWXbQsXDkrpH2Ak",
+                     *             "alg": "ES256",
+                     *             "use": "sig"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": unknown;
+                };
+            };
+        };
+    };
+    getVctIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "vct": "https://verity.example/vct/identity",
+                     *       "name": "Verity verified identity",
+                     *       "description": "Selectively disclosable proofs about a person whose identity document Verity verified. The date of birth is never a claim: only age thresholds are.",
+                     *       "display": [
+                     *         {
+                     *           "locale": "en",
+                     *           "name": "Verified identity"
+                     *         }
+                     *       ],
+                     *       "claims": [
+                     *         {
+                     *           "path": [
+                     *             "age_over_18"
+                     *           ],
+                     *           "display": [
+                     *             {
+                     *               "locale": "en",
+                     *               "label": "Age 18 or over"
+                     *             }
+                     *           ],
+                     *           "sd": "always"
+                     *         },
+                     *         {
+                     *           "path": [
+                     *             "age_over_21"
+                     *           ],
+                     *           "display": [
+                     *             {
+                     *               "locale": "en",
+                     *               "label": "Age 21 or over"
+                     *             }
+                     *           ],
+                     *           "sd": "always"
+                     *         },
+                     *         {
+                     *           "path": [
+                     *             "age_over_65"
+                     *           ],
+                     *           "display": [
+                     *             {
+                     *               "locale": "en",
+                     *               "label": "Age 65 or over"
+                     *             }
+                     *           ],
+                     *           "sd": "always"
+                     *         },
+                     *         {
+                     *           "path": [
+                     *             "given_name"
+                     *           ],
+                     *           "display": [
+                     *             {
+                     *               "locale": "en",
+                     *               "label": "Given name"
+                     *             }
+                     *           ],
+                     *           "sd": "always"
+                     *         },
+                     *         {
+                     *           "path": [
+                     *             "family_name"
+                     *           ],
+                     *           "display": [
+                     *             {
+                     *               "locale": "en",
+                     *               "label": "Family name"
+                     *             }
+                     *           ],
+                     *           "sd": "always"
+                     *         },
+                     *         {
+                     *           "path": [
+                     *             "nationality"
+                     *           ],
+                     *           "display": [
+                     *             {
+                     *               "locale": "en",
+                     *               "label": "Nationality"
+                     *             }
+                     *           ],
+                     *           "sd": "always"
+                     *         },
+                     *         {
+                     *           "path": [
+                     *             "document_valid"
+                     *           ],
+                     *           "display": [
+                     *             {
+                     *               "locale": "en",
+                     *               "label": "Identity document valid"
+                     *             }
+                     *           ],
+                     *           "sd": "always"
+                     *         },
+                     *         {
+                     *           "path": [
+                     *             "licenses"
+                     *           ],
+                     *           "display": [
+                     *             {
+                     *               "locale": "en",
+                     *               "label": "Verified professional licences"
+                     *             }
+                     *           ],
+                     *           "sd": "always"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": unknown;
+                };
+            };
+        };
+    };
+    getAuthOidcCredentialOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credential_issuer": "https://verity.example",
+                     *       "credential_configuration_ids": [
+                     *         "verity_identity_sd_jwt"
+                     *       ],
+                     *       "grants": {
+                     *         "authorization_code": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": unknown;
+                };
+            };
+        };
+    };
+    postAuthOidcNonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "c_nonce": "v1.3q2L0f1mXk9a8b7c.Zq8vV2hY0u3bR1mW6cTnPw.Vm9yZXhhbXBsZU5vbmNlMTIzNDU2Nzg5MDEy"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description single use; put it in the key proof within 5 minutes */
+                        c_nonce: string;
+                    };
+                };
+            };
+        };
+    };
+    postAuthOidcCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credential_configuration_id": "verity_identity_sd_jwt",
+                 *       "proofs": {
+                 *         "jwt": [
+                 *           "eyJ0eXAiOiJvcGVuaWQ0dmNpLXByb29mK2p3dCIsImFsZyI6IkVTMjU2IiwiandrIjp7fX0.eyJhdWQiOiJodHRwczovL3Zlcml0eS5leGFtcGxlIn0.c2ln"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the one this issuer offers: `verity_identity_sd_jwt` */
+                    credential_configuration_id: string;
+                    proofs: {
+                        /** @description one key proof: a JWT with typ `openid4vci-proof+jwt`, the holder public key in its `jwk` header, `aud` the issuer and `nonce` a fresh `c_nonce` */
+                        jwt: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credentials": [
+                     *         {
+                     *           "credential": "eyJ0eXAiOiJkYytzZC1qd3QiLCJraWQiOiJ2Yy1rZXktMSIsImFsZyI6IkVTMjU2In0.eyJpc3MiOiJodHRwczovL3Zlcml0eS5leGFtcGxlIiwidmN0IjoiaHR0cHM6Ly92ZXJpdHkuZXhhbXBsZS92Y3QvaWRlbnRpdHkifQ.c2lnbmF0dXJl~WyJzYWx0IiwiYWdlX292ZXJfMTgiLHRydWVd~"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        credentials: {
+                            /** @description the SD-JWT VC: issuer JWT ~ disclosure ~ ... ~ */
+                            credential: string;
+                        }[];
+                        notification_id?: string;
+                    };
+                };
+            };
+            /** @description invalid_credential_request, unknown_credential_configuration, invalid_proof, invalid_nonce, credential_request_denied */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthOidcStatusListsByList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description a status list's number, from a credential's `status.status_list.uri`
+                 * @example 1
+                 */
+                list: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the status list token (a compact JWT) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example eyJhbGciOiJFUzI1NiIsInR5cCI6InN0YXR1c2xpc3Qrand0In0.eyJzdGF0dXNfbGlzdCI6eyJiaXRzIjoxLCJsc3QiOiJlTnJ0d0RFQkFBQUF3cUQ2cDJ0eFAifX0.c2lnbmF0dXJl */
+                    "application/statuslist+jwt": string;
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthOidcCredentialsRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "revoked": 2
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description how many live credentials were revoked */
+                            revoked: number;
                         };
                         error: null;
                     };
@@ -7727,6 +8537,172 @@ export interface operations {
             };
             /** @description conflict */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postCredentialPresentation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "presentation": "eyJ0eXAiOiJkYytzZC1qd3QiLCJraWQiOiJ2Yy1rZXktMSIsImFsZyI6IkVTMjU2In0.eyJpc3MiOiJodHRwczovL3Zlcml0eS5leGFtcGxlIiwidmN0IjoiaHR0cHM6Ly92ZXJpdHkuZXhhbXBsZS92Y3QvaWRlbnRpdHkifQ.c2lnbmF0dXJl~WyJzYWx0IiwiYWdlX292ZXJfMTgiLHRydWVd~eyJ0eXAiOiJrYitqd3QiLCJhbGciOiJFUzI1NiJ9.eyJub25jZSI6Im4tOGQ5ZjJhIn0.c2lnbmF0dXJl",
+                 *       "nonce": "n-8d9f2a61c4e0b7",
+                 *       "audience": "https://shop.example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the SD-JWT VC presentation as the wallet sent it: issuer JWT, the disclosures it chose, and a key binding JWT (`...~<disclosure>~<kb-jwt>`) */
+                    presentation: string;
+                    /** @description the nonce you gave the wallet for this presentation (fresh per request): the key binding JWT must carry it */
+                    nonce: string;
+                    /** @description who the presentation is for, as you told the wallet (your client id or URL): the key binding JWT `aud` must equal it */
+                    audience: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "verified": true,
+                     *         "issuer": "https://verity.example",
+                     *         "vct": "https://verity.example/vct/identity",
+                     *         "claims": {
+                     *           "age_over_18": true
+                     *         },
+                     *         "status": "valid",
+                     *         "expires_at": "2027-01-01T00:00:00.000Z",
+                     *         "key_binding": {
+                     *           "audience": "https://shop.example",
+                     *           "issued_at": "2026-12-02T10:15:00.000Z"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @constant */
+                            verified: true;
+                            /** @description the credential issuer (this service) */
+                            issuer: string;
+                            /** @description the credential type */
+                            vct: string;
+                            /** @description each disclosed claim with its value: nothing the holder did not disclose */
+                            claims: {
+                                age_over_18?: boolean;
+                                age_over_21?: boolean;
+                                age_over_65?: boolean;
+                                given_name?: string;
+                                family_name?: string;
+                                /** @description ISO 3166-1 alpha-3 */
+                                nationality?: string;
+                                document_valid?: boolean;
+                                /** @description only the licences the holder disclosed */
+                                licenses?: {
+                                    /** @description the licence type key, as /api/auth/oidc/licenses names it */
+                                    type: string;
+                                    /** @description the state whose board verified it */
+                                    state: string | null;
+                                    status: string;
+                                    /** @description ISO 8601: the verification is not served past it */
+                                    expire_at: string | null;
+                                }[];
+                            };
+                            /**
+                             * @description the status list entry says valid at the time of the check
+                             * @constant
+                             */
+                            status: "valid";
+                            /** @description ISO 8601: when the credential expires */
+                            expires_at: string;
+                            key_binding: {
+                                audience: string;
+                                /** @description ISO 8601: when the holder signed the presentation */
+                                issued_at: string;
+                            };
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description validation_error, invalid_presentation */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_api_key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description credential_issuer_untrusted, presentation_signature_invalid, disclosure_tampered, key_binding_missing, key_binding_invalid, presentation_nonce_stale, presentation_audience_mismatch, credential_expired, credential_revoked */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

@@ -48,6 +48,22 @@ export const OPERATIONS = {
   "getAuthOidcLicenses": {"method":"GET","path":"/api/auth/oidc/licenses","auth":"accessToken","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
   /** GET /api/auth/oidc/verifications: The person's verification status */
   "getAuthOidcVerifications": {"method":"GET","path":"/api/auth/oidc/verifications","auth":"accessToken","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** GET /.well-known/openid-credential-issuer: Credential issuer metadata (OpenID4VCI) */
+  "getWellKnownOpenidCredentialIssuer": {"method":"GET","path":"/.well-known/openid-credential-issuer","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** GET /.well-known/jwt-vc-issuer: Credential signing keys (JWT VC issuer metadata) */
+  "getWellKnownJwtVcIssuer": {"method":"GET","path":"/.well-known/jwt-vc-issuer","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** GET /vct/identity: Credential type metadata */
+  "getVctIdentity": {"method":"GET","path":"/vct/identity","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** GET /api/auth/oidc/credential-offer: Credential offer */
+  "getAuthOidcCredentialOffer": {"method":"GET","path":"/api/auth/oidc/credential-offer","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** POST /api/auth/oidc/nonce: A nonce for a key proof (OpenID4VCI) */
+  "postAuthOidcNonce": {"method":"POST","path":"/api/auth/oidc/nonce","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** POST /api/auth/oidc/credential: Issue a credential (OpenID4VCI) */
+  "postAuthOidcCredential": {"method":"POST","path":"/api/auth/oidc/credential","auth":"accessToken","body":"json","uploads":false,"idempotencyKey":false,"pagination":null},
+  /** GET /api/auth/oidc/status-lists/{list}: A credential status list */
+  "getAuthOidcStatusListsByList": {"method":"GET","path":"/api/auth/oidc/status-lists/{list}","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** POST /api/auth/oidc/credentials/revoke: Revoke my credentials */
+  "postAuthOidcCredentialsRevoke": {"method":"POST","path":"/api/auth/oidc/credentials/revoke","auth":"accessToken","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
   /** POST /activate/{token}/selfie: Activation page: the selfie that activates a member */
   "postActivateByTokenSelfie": {"method":"POST","path":"/activate/{token}/selfie","auth":"none","body":"json","uploads":false,"idempotencyKey":false,"pagination":null},
   /** POST /api/v2/id-verification: Verify an ID document */
@@ -110,6 +126,8 @@ export const OPERATIONS = {
   "patchSessionByIdStatus": {"method":"PATCH","path":"/api/v2/session/{id}/status","auth":"apiKey","body":"json","uploads":false,"idempotencyKey":false,"pagination":null},
   /** DELETE /api/v2/session/{id}/data: Erase a session's data now */
   "deleteSessionByIdData": {"method":"DELETE","path":"/api/v2/session/{id}/data","auth":"apiKey","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** POST /api/v2/credential-presentation: Check a presented credential */
+  "postCredentialPresentation": {"method":"POST","path":"/api/v2/credential-presentation","auth":"apiKey","body":"json","uploads":false,"idempotencyKey":false,"pagination":null},
   /** GET /api/sdk/members: List members */
   "getSdkMembers": {"method":"GET","path":"/api/sdk/members","auth":"orgClient","body":null,"uploads":false,"idempotencyKey":false,"pagination":{"items":"members"}},
   /** POST /api/sdk/members: Add members */
