@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Centreline, centreAt } from '../src/ml/document/paddle.js';
 import type { Gray } from '../src/ml/document/raster.js';
+import { fillersMisread } from '../src/ml/document/reader.js';
 import { joinedLines, rectifyZone, warped, zoneStacks } from '../src/ml/document/zone-warp.js';
 import { photoSpec, photoSpecs, PHOTO_KINDS, PHOTO_LAYOUTS } from './helpers/document-photos.js';
 
@@ -56,6 +57,17 @@ describe('MRZ zone straightening', () => {
     const rows = [0.1, 0.5, 0.9].map((share) => darkestRow(zone, Math.round(share * zone.width)));
     // The same row at both ends and in the middle: level within two pixels.
     expect(Math.max(...rows) - Math.min(...rows)).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('a zone whose fillers read as characters is no reading', () => {
+  it('refuses a run of one letter and a whole zone without a filler, and keeps real zones', () => {
+    const misread = ['HDPOLNWUO0SOKX4LDOAAAAAAAAAAAA', '9007116F3002153POL545555444140', 'OKATORAALCCASAARAAAARARAAAAAAR'];
+    expect(fillersMisread({ lines: misread, missingLines: [] })).toBe(true);
+    expect(fillersMisread({ lines: ['IDPOLNWUQ25Q4X31287AB4C9D0E1F2', '9007116F3002153POL7Q3R4S5T6U70', 'OKAFORXLUCASXJOHNXXPAULXXXXXXX'], missingLines: [] })).toBe(true);
+    // Digits may repeat (a personal number of ones, a number of zeros); a part read keeps its missing line as fillers.
+    expect(fillersMisread({ lines: ['PALVAMOHAMADA<<FARIDA<<<<<<<<<<<<<<<<<<<<<<<', 'LT00000004XXC8605102F1210314111111<11648<<86'], missingLines: [] })).toBe(false);
+    expect(fillersMisread({ lines: ['IDPOLNWUQ25QKX<128<<<<<<<<<<<<', '9007116F3002153POL<<<<<<<<<<<0', 'OKAFOR<<LUCAS<<<<<<<<<<<<<<<<<'], missingLines: [] })).toBe(false);
   });
 });
 

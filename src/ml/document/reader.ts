@@ -1,5 +1,5 @@
 import type { DecodedImage } from '../image.js';
-import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf, settleByPrintedNumber } from './mrz.js';
+import { combineReadings, mrzLikeLines, readMrzFromOcr as readAnyMrz, scoreOf, settleByPrintedNumber } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
 import { mergeRows, type PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
 import { bandShear, cropGray, lineGeometry, resizeGray, rotateGray, unshear, uprightGray, type Gray, type LineGeometry } from './raster.js';
@@ -478,6 +478,24 @@ function wholeMrzFound(attempt: { mrz: MrzReading | null }): boolean {
   return !!attempt.mrz && orientationSettled(attempt.mrz);
 }
 
+/**
+ * Fillers read as characters: a run of five or more of one letter (no name, code or number holds
+ * one; a long filler run misread on a blurred, noisy zone reads 'AAAAAAAAAAAA'), or a whole zone
+ * with no filler at all (every names line has one). Such a reading can meet its check digits by
+ * chance after corrections (seen on the generated hard set: 'IDPOLNWUQ25QKX<128<<<…' read
+ * 'HDPOLNWUO0SOKX4LDOAAAAAAAAAAAA', valid with a wrong number), so it is no reading. No
+ * document of the shared set, the rendered set or 450 generated hard photos has either.
+ */
+export function fillersMisread(reading: Pick<MrzReading, 'lines' | 'missingLines'>): boolean {
+  if (reading.lines.some((l) => /([A-Z])\1{4,}/.test(l))) return true;
+  return reading.missingLines.length === 0 && !reading.lines.some((l) => l.includes('<'));
+}
+
+const plausible = (reading: MrzReading | null): MrzReading | null => (reading && !fillersMisread(reading) ? reading : null);
+
+/** The MRZ read from OCR lines, when it is plausible (see fillersMisread). */
+const readMrzFromOcr = (lines: OcrLine[]): MrzReading | null => plausible(readAnyMrz(lines));
+
 /** Lines as one OCR result (their mean confidence tells the orientation). */
 function resultOf(lines: OcrLine[]): OcrResult {
   const confidence = lines.length ? lines.reduce((s, l) => s + l.confidence, 0) / lines.length : 0;
@@ -724,7 +742,7 @@ export class PaddleDocumentReader implements DocumentReader {
       }
     }
     if (!repeated && !readings.some((r) => r?.valid) && again.length >= 2) readings.push(await this.readUnsheared(page, again, clock));
-    return { probe: resultOf(lines), mrz: combineReadings(readings.filter((r): r is MrzReading => r !== null)) };
+    return { probe: resultOf(lines), mrz: plausible(combineReadings(readings.filter((r): r is MrzReading => r !== null))) };
   }
 
   /**
