@@ -1,7 +1,7 @@
 // Evaluates the ID-document reader on the shared labelled MRZ images (outside the repository)
 // and on N synthetic documents rendered in memory. Prints per-document results and summaries.
 //
-//   node --import @swc-node/register/esm-register scripts/eval-documents.ts [--rendered 40] [--only name] [--skip-shared] [--debug] [--perspective 0.15]
+//   node --import @swc-node/register/esm-register scripts/eval-documents.ts [--rendered 40] [--hard 45] [--aamva 24] [--only name] [--skip-shared] [--debug] [--perspective 0.15]
 //
 // --debug prints the MRZ lines read next to the expected ones (specimen data only).
 
@@ -12,6 +12,7 @@ import { decodeImage } from '../src/ml/image.js';
 import { createDocumentReader, type DocumentReading } from '../src/ml/document/index.js';
 import { renderDocument, renderSpecs, type RenderedTruth } from '../test/helpers/documents.js';
 import { licenceSet, type Holder } from './aamva-set.js';
+import { PHOTO_KINDS, PHOTO_LAYOUTS, photoSpecs, photographDocument } from '../test/helpers/document-photos.js';
 import { labelledLines, readLabels, type LabelRow } from '../test/helpers/documents-labels.js';
 
 const args = process.argv.slice(2);
@@ -24,6 +25,8 @@ const debug = flag('--debug');
 const only = option('--only');
 const renderedCount = Number(option('--rendered') ?? 40);
 const aamvaCount = Number(option('--aamva') ?? 24);
+/** --hard 45: the generated hard photos (test/helpers/document-photos.ts), every layout by every kind. */
+const hardCount = Number(option('--hard') ?? 45);
 /** --perspective 0.15: each rendered document photographed at an angle (its far edge that share narrower). */
 const perspective = option('--perspective') ? Number(option('--perspective')) : undefined;
 /** --fill 0.33: each shared image is photographed small, its width a third of the frame's. */
@@ -269,6 +272,26 @@ try {
       outcomes.push(report(spec.name, reading, expectedFromTruth(doc.truth), stop()));
     }
     summary(perspective ? `rendered set, photographed at an angle (far edge ${perspective * 100}% narrower)` : 'rendered set', outcomes);
+  }
+  if (hardCount > 0) {
+    const outcomes: Array<Outcome & { kind: string; layout: string }> = [];
+    for (const spec of photoSpecs(hardCount)) {
+      if (only && !spec.name.includes(only)) continue;
+      const photo = await photographDocument(spec);
+      // Timed from the bytes: decoding a 12 MP photo is part of the cost.
+      const stop = clocks();
+      const front = await decodeImage(photo.front);
+      const back = photo.back ? await decodeImage(photo.back) : undefined;
+      const reading = await reader.read(front, back);
+      const size = `${spec.width}x${spec.height} ${Math.round((photo.front.length + (photo.back?.length ?? 0)) / 1024)} KB`;
+      outcomes.push({ ...report(`${spec.name} (${size})`, reading, expectedFromTruth(photo.truth), stop()), kind: spec.kind, layout: spec.layout });
+    }
+    summary('generated hard photos (every kind)', outcomes);
+    console.log('\n   number, birth, expiry exact by kind / by layout:');
+    for (const group of [...PHOTO_KINDS, ...PHOTO_LAYOUTS]) {
+      const some = outcomes.filter((o) => o.kind === group || o.layout === group);
+      if (some.length) console.log(`     ${group.padEnd(12)} ${some.filter((o) => o.keyFields).length}/${some.length}, valid yet wrong ${some.filter((o) => o.validWrong).length}`);
+    }
   }
   if (aamvaCount > 0) {
     const outcomes: LicenceOutcome[] = [];

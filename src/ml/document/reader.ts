@@ -1,5 +1,5 @@
 import type { DecodedImage } from '../image.js';
-import { combineReadings, mrzLikeLines, readMrzFromOcr, scoreOf, settleByPrintedNumber } from './mrz.js';
+import { combineReadings, mrzLikeLines, readMrzFromOcr as readAnyMrz, scoreOf, settleByPrintedNumber } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
 import { mergeRows, type PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
 import { bandShear, cropGray, lineGeometry, resizeGray, rotateGray, unshear, uprightGray, type Gray, type LineGeometry } from './raster.js';
@@ -7,6 +7,7 @@ import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rota
 import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
 import { readDocumentBarcodes } from './barcode.js';
 import { compareLicenceWithVisualZone, compareMrzWithVisualZone, readVisualZone } from './visual-zone.js';
+import { longLines, rectifyZone, warped, zoneBounds, zoneStacks } from './zone-warp.js';
 
 // The reading pipeline for one document with PaddleOCR: per side, try orientations (the likeliest
 // first, never one where the text runs down the page), deskew, detect the text lines, read the
@@ -56,6 +57,8 @@ interface Located {
   skew: number;
   page: Gray;
   boxes: Box[];
+  /** The detector's regions as found (unmerged), with their centrelines. */
+  detected: DetectedBox[];
 }
 
 interface Attempt extends Located {
@@ -400,7 +403,7 @@ function isSubsequence(short: string, long: string): boolean {
 }
 
 /** The located page turned upside down: the same text boxes, their corners swapped. */
-async function turned({ skew, page, boxes }: Located): Promise<Located> {
+async function turned({ skew, page, boxes, detected }: Located): Promise<Located> {
   const { width: w, height: h } = page;
   // Found upside down, a line's box can end tight on its last character, which then starts it:
   // grown by a share of the line height at both ends.
@@ -408,7 +411,16 @@ async function turned({ skew, page, boxes }: Located): Promise<Located> {
     const grow = TURNED_BOX_GROWTH * (b.y1 - b.y0);
     return { ...b, x0: Math.max(0, w - b.x1 - grow), x1: Math.min(w, w - b.x0 + grow), y0: h - b.y1, y1: h - b.y0 };
   });
-  return { skew, page: await rotateGray(page, 180), boxes: flipped.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0) };
+  // A centreline y = c0 + c1 u + c2 u^2 (u = x - xm) turned: u -> -u, y -> h - y.
+  const lines = detected.map((d) => ({
+    ...d,
+    x0: w - d.x1,
+    x1: w - d.x0,
+    y0: h - d.y1,
+    y1: h - d.y0,
+    centre: d.centre && { ...d.centre, xm: w - d.centre.xm, x0: w - d.centre.x1, x1: w - d.centre.x0, c: [h - d.centre.c[0], d.centre.c[1], -d.centre.c[2]] as [number, number, number] },
+  }));
+  return { skew, page: await rotateGray(page, 180), boxes: flipped.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0), detected: lines };
 }
 
 /**
@@ -465,6 +477,24 @@ function mrzFound(attempt: { mrz: MrzReading | null } | null): boolean {
 function wholeMrzFound(attempt: { mrz: MrzReading | null }): boolean {
   return !!attempt.mrz && orientationSettled(attempt.mrz);
 }
+
+/**
+ * Fillers read as characters: a run of five or more of one letter (no name, code or number holds
+ * one; a long filler run misread on a blurred, noisy zone reads 'AAAAAAAAAAAA'), or a whole zone
+ * with no filler at all (every names line has one). Such a reading can meet its check digits by
+ * chance after corrections (seen on the generated hard set: 'IDPOLNWUQ25QKX<128<<<…' read
+ * 'HDPOLNWUO0SOKX4LDOAAAAAAAAAAAA', valid with a wrong number), so it is no reading. No
+ * document of the shared set, the rendered set or 450 generated hard photos has either.
+ */
+export function fillersMisread(reading: Pick<MrzReading, 'lines' | 'missingLines'>): boolean {
+  if (reading.lines.some((l) => /([A-Z])\1{4,}/.test(l))) return true;
+  return reading.missingLines.length === 0 && !reading.lines.some((l) => l.includes('<'));
+}
+
+const plausible = (reading: MrzReading | null): MrzReading | null => (reading && !fillersMisread(reading) ? reading : null);
+
+/** The MRZ read from OCR lines, when it is plausible (see fillersMisread). */
+const readMrzFromOcr = (lines: OcrLine[]): MrzReading | null => plausible(readAnyMrz(lines));
 
 /** Lines as one OCR result (their mean confidence tells the orientation). */
 function resultOf(lines: OcrLine[]): OcrResult {
@@ -594,7 +624,7 @@ export class PaddleDocumentReader implements DocumentReader {
       skew = Math.round((skew + residual) * 2) / 2;
       found = await this.detectDocument(turnedPage, skew);
     }
-    return { skew, page: found.page, boxes: mergeRows(found.detected) };
+    return { skew, page: found.page, boxes: mergeRows(found.detected), detected: found.detected };
   }
 
   /**
@@ -614,7 +644,11 @@ export class PaddleDocumentReader implements DocumentReader {
   }
 
   /** The MRZ candidates of a located page read at one orientation. */
-  private async readAt(rotation: Rotation, { skew, page, boxes }: Located, clock: Stopwatch, needMrz: boolean): Promise<Attempt> {
+  private async readAt(rotation: Rotation, located: Located, clock: Stopwatch, needMrz: boolean): Promise<Attempt> {
+    const { skew, page, boxes } = located;
+    // A slanted or bowed zone is read straightened first; when it settles, the page's own crops need not be read.
+    const straight = needMrz ? await this.readWarpedZone(located, clock) : null;
+    if (straight?.mrz && orientationSettled(straight.mrz)) return { rotation, skew, page, boxes, detected: located.detected, ...straight };
     let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0)
@@ -623,7 +657,38 @@ export class PaddleDocumentReader implements DocumentReader {
         .slice(0, 3)
         .sort((a, b) => a.y0 - b.y0);
     const { probe, mrz } = await this.readMrz(page, long, clock, needMrz);
-    return { rotation, skew, page, boxes, probe, probeBoxes: long, mrz };
+    if (straight?.mrz && (!mrz || scoreOf(straight.mrz) > scoreOf(mrz))) return { rotation, skew, page, boxes, detected: located.detected, ...straight };
+    return { rotation, skew, page, boxes, detected: located.detected, probe, probeBoxes: long, mrz };
+  }
+
+  /**
+   * A slanted or bowed MRZ read straightened (see zone-warp.ts): null when the page's long lines
+   * stack level (the page's own crops read them) or there are none. The zone is found again at a
+   * finer scale around the long lines first (on the whole page, slanted lines a line apart can
+   * merge into one region), then its lowest stack is resampled straight and its lines read there.
+   * The probe boxes are where the lines lie on the page (the printed zone is read around them).
+   */
+  private async readWarpedZone(located: Located, clock: Stopwatch): Promise<{ probe: OcrResult; probeBoxes: Rect[]; mrz: MrzReading | null } | null> {
+    const { page } = located;
+    const lines = longLines(located.detected);
+    const stacks = zoneStacks(lines);
+    if (lines.length === 0 || (stacks.length > 0 && !stacks.some(warped))) return null;
+    const bounds = zoneBounds(lines, page);
+    if (!bounds) return null;
+    const crop = await cropGray(page, bounds);
+    const left = Math.max(0, Math.floor(bounds.left));
+    const top = Math.max(0, Math.floor(bounds.top));
+    const found = (await this.ocr.detect(crop)).map((d) => ({
+      ...d,
+      centre: d.centre && { ...d.centre, xm: d.centre.xm + left, x0: d.centre.x0 + left, x1: d.centre.x1 + left, c: [d.centre.c[0] + top, d.centre.c[1], d.centre.c[2]] as [number, number, number] },
+    }));
+    const stack = zoneStacks(longLines(found))[0];
+    if (!stack) return null;
+    const { zone, pageBoxes } = rectifyZone(page, stack);
+    const long = mrzCandidates(mergeRows(mergeRows(await this.ocr.detect(zone)), MRZ_MAX_GAP));
+    if (long.length === 0) return null;
+    const { probe, mrz } = await this.readMrz(zone, long, clock, true);
+    return { probe, probeBoxes: pageBoxes, mrz };
   }
 
   /**
@@ -677,7 +742,7 @@ export class PaddleDocumentReader implements DocumentReader {
       }
     }
     if (!repeated && !readings.some((r) => r?.valid) && again.length >= 2) readings.push(await this.readUnsheared(page, again, clock));
-    return { probe: resultOf(lines), mrz: combineReadings(readings.filter((r): r is MrzReading => r !== null)) };
+    return { probe: resultOf(lines), mrz: plausible(combineReadings(readings.filter((r): r is MrzReading => r !== null))) };
   }
 
   /**
