@@ -8,6 +8,8 @@ import { hostedSessionRouter, sessionsRouter } from './routes/sessions.js';
 import { sessionPageRouter } from '../web/session-page.js';
 import { rosterBodyErrors, rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
+import { mcpRouter } from './routes/mcp.js';
+import { accountPagesRouter } from '../web/account-pages.js';
 import { errorHandler } from './errors.js';
 import { jsonBody } from './input.js';
 import { accessLog, createMetrics, labelRoute, recordMatchedRoutes, requestId, traceRequests, type HttpMetrics } from './observability.js';
@@ -92,6 +94,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const system = systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsAccess);
   const legacySso = legacySsoRouter(docs);
   const oidc = oidcRouter(core, docs);
+  const mcp = mcpRouter(core, docs);
   const activation = activationRouter(core, docs);
   const checks = checksRouter(core, docs);
   const hosted = hostedSessionRouter(core, docs);
@@ -119,6 +122,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(apiReferenceRouter());
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySso);
   app.use(oidc);
+  // The MCP endpoint for agents (an OAuth protected resource of the provider above) and the page where a person revokes them.
+  app.use(mcp);
+  app.use(accountPagesRouter(core));
   // Roster invitations: sign in, take a selfie, become an active member.
   app.use(activation);
   // The admin console (it calls /graphql with an admin token).
