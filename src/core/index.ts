@@ -130,6 +130,8 @@ export class Core {
   /** The MCP tools an agent calls for a person (docs/mcp.md), and their audit. */
   readonly mcpAudit: McpAudit;
   readonly agentTools: AgentTools;
+  /** MCP calls per agent and person: 120 a minute, shared between instances like the API keys' limit. */
+  readonly mcpRateLimits: RateLimits;
   /** Background jobs; attached by the running service (`startJobs`), absent in CLI commands. */
   jobs?: JobQueue;
   readonly mail: MailService;
@@ -268,6 +270,7 @@ export class Core {
     });
     this.ops = new OpsService({ ...deps, sealer: this.sealer, accounts: this.accounts });
     this.mcpAudit = new McpAudit(deps.orm);
+    this.mcpRateLimits = new RateLimits(this.orm, { points: 120, windowSeconds: 60, store: options.rateLimit?.store ?? 'memory', keyPrefix: 'mcp', per: 'agent and person' });
     this.agentTools = new AgentTools({
       accounts: this.accounts,
       sessions: this.sessions,

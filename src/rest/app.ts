@@ -94,7 +94,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const system = systemRouter(core, metrics, docs, options.baseUrl, options.probe, options.metricsAccess);
   const legacySso = legacySsoRouter(docs);
   const oidc = oidcRouter(core, docs);
-  const mcp = mcpRouter(core, docs);
+  const mcp = mcpRouter(core, docs, logger);
   const activation = activationRouter(core, docs);
   const checks = checksRouter(core, docs);
   const hosted = hostedSessionRouter(core, docs);

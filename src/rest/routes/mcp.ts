@@ -14,6 +14,7 @@ import { toDomainError } from '../errors.js';
 import { jsonBody } from '../input.js';
 import type { ApiDocs } from '../openapi.js';
 import { caseSensitiveRouter } from '../router.js';
+import type { Logger } from '../../logger.js';
 
 // The MCP server (Model Context Protocol, streamable HTTP) at /mcp, an OAuth protected resource
 // whose authorization server is our OIDC provider (MCP authorization specification; docs/mcp.md).
@@ -95,17 +96,16 @@ function mcpChallenge(issuer: string) {
 }
 
 /** A tool's answer: its JSON as text and as structured content; a refusal (a catalog error) as an error result. */
-async function toolResult(work: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
+async function answerTool(work: () => Promise<Record<string, unknown>>, logger: Logger): Promise<CallToolResult> {
   try {
     const value = await work();
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
   } catch (error) {
-    if (!(error instanceof DomainError) || error.status >= 500) throw error;
-    return {
-      isError: true,
-      content: [{ type: 'text', text: `${error.code}: ${error.message}` }],
-      structuredContent: { error: error.code, message: error.message },
-    };
+    // Our fault: logged here, and the agent is told no more than any API caller would be.
+    const known = error instanceof DomainError && error.status < 500 ? error : new DomainError('internal_error');
+    if (known !== error) logger.error({ err: error }, 'MCP tool failed');
+    const structuredContent = { error: known.code, message: known.message };
+    return { isError: true, content: [{ type: 'text', text: `${known.code}: ${known.message}` }], structuredContent };
   }
 }
 
@@ -113,7 +113,8 @@ async function toolResult(work: () => Promise<Record<string, unknown>>): Promise
  * The MCP server of one call: its tools act for `caller` only (no tool takes an account, so no
  * call reaches another person's).
  */
-export function agentServer(tools: AgentTools, caller: AgentCaller): McpServer {
+export function agentServer(tools: AgentTools, caller: AgentCaller, logger: Logger): McpServer {
+  const toolResult = (work: () => Promise<Record<string, unknown>>) => answerTool(work, logger);
   const server = new McpServer(
     { name: 'verity', version: '1.0.0' },
     { instructions: 'Acts for the signed-in Verity account holder: proofs only, never raw identity data.' },
@@ -181,7 +182,7 @@ export function agentServer(tools: AgentTools, caller: AgentCaller): McpServer {
   return server;
 }
 
-export function mcpRouter(core: Core, docs: ApiDocs) {
+export function mcpRouter(core: Core, docs: ApiDocs, logger: Logger) {
   const router = caseSensitiveRouter();
   const issuer = core.oidc.issuer;
 
@@ -198,13 +199,15 @@ export function mcpRouter(core: Core, docs: ApiDocs) {
 
   // The token is checked before the body is read: a caller without one learns where to get one, and costs no parse.
   const authenticate = async (req: Request, res: Response, next: NextFunction) => {
-    res.locals.agent = await mcpCaller(core, req);
+    const caller = await mcpCaller(core, req);
+    await core.mcpRateLimits.consume(`${caller.clientId}:${caller.svcId}`);
+    res.locals.agent = caller;
     next();
   };
   // Stateless streamable HTTP: each POST is answered on its own (JSON, no session id), so any
   // instance answers any call; the token is checked on every one.
   router.post(MCP_PATH, authenticate, ...jsonBody('256kb'), async (req, res) => {
-    const server = agentServer(core.agentTools, res.locals.agent as AgentCaller);
+    const server = agentServer(core.agentTools, res.locals.agent as AgentCaller, logger);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
