@@ -213,6 +213,21 @@ describe('MCP with a token from the authorization code flow', () => {
       .get('/api/auth/oidc/userinfo')
       .set('Authorization', `Bearer ${ada.provider.saved!.access_token}`)
       .expect(401);
+    // a refresh keeps the binding: the new access token is for /mcp too
+    const refreshed = await service.http.post('/api/auth/oidc/token').type('form').send({
+      grant_type: 'refresh_token',
+      refresh_token: ada.provider.saved!.refresh_token,
+      client_id: agent.clientId,
+      client_secret: agent.clientSecret,
+    });
+    expect(refreshed.status).toBe(200);
+    ada.provider.saveTokens(refreshed.body);
+    const resources = await sql<{ resource: string }>(
+      service,
+      'select resource from access_token where client_id = ?',
+      [agent.clientId],
+    );
+    expect(resources.map((row) => row.resource)).toEqual([mcpResource(service.url), mcpResource(service.url)]);
   });
 
   it('lists the three tools', async () => {
