@@ -442,7 +442,7 @@ export interface paths {
         };
         /**
          * Protected resource metadata (root)
-         * @description RFC 9728 metadata of the MCP endpoint (`/mcp`): its resource identifier, the authorization server (this OIDC issuer) and the scopes to ask (`openid mcp`). MCP clients find it from the `resource_metadata` of the `WWW-Authenticate` header /mcp answers a request without a valid token with. See docs/mcp.md.
+         * @description RFC 9728 metadata of the MCP endpoint (`/mcp`): its resource identifier, the authorization server (this OIDC issuer) and the scopes to ask (`openid mcp`). MCP clients find it from the `resource_metadata` of the `WWW-Authenticate` header of /mcp refusing a request without a valid token. See docs/mcp.md.
          */
         get: operations["getWellKnownOauthProtectedResource"];
         put?: never;
@@ -462,7 +462,7 @@ export interface paths {
         };
         /**
          * MCP protected resource metadata
-         * @description RFC 9728 metadata of the MCP endpoint (`/mcp`): its resource identifier, the authorization server (this OIDC issuer) and the scopes to ask (`openid mcp`). MCP clients find it from the `resource_metadata` of the `WWW-Authenticate` header /mcp answers a request without a valid token with. See docs/mcp.md.
+         * @description RFC 9728 metadata of the MCP endpoint (`/mcp`): its resource identifier, the authorization server (this OIDC issuer) and the scopes to ask (`openid mcp`). MCP clients find it from the `resource_metadata` of the `WWW-Authenticate` header of /mcp refusing a request without a valid token. See docs/mcp.md.
          */
         get: operations["getMcpProtectedResourceMetadata"];
         put?: never;
