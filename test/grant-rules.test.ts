@@ -116,7 +116,7 @@ function setUp() {
   const signIn = (grantId: string) => {
     const now = clock.now();
     const later = new Date(now.getTime() + 900_000);
-    grants.access.set(digestSecret(`vt_${grantId}`), { accountId: 'svc_1', clientId: 'client_a', scopes: ['openid'], createdAt: now, expiresAt: later, revokedAt: null, grantId });
+    grants.access.set(digestSecret(`vt_${grantId}`), { accountId: 'svc_1', clientId: 'client_a', scopes: ['openid'], resource: null, createdAt: now, expiresAt: later, revokedAt: null, grantId });
     const refresh = newRefreshToken(`rt_${grantId}`);
     grants.refresh.set(refresh.id, {
       grantId,

@@ -9,6 +9,7 @@ import {
   checkPromptNoneAlone,
   checkPromptValues,
   checkRedirectUri,
+  checkResource,
   checkScopesEnabled,
   loadClient,
   rejectRequestObject,
@@ -147,5 +148,18 @@ describe('the ordered list', () => {
       const url = new URL((result as { step: { kind: 'redirect'; url: string } }).step.url);
       expect(Object.fromEntries(url.searchParams)).toMatchObject({ error: 'invalid_request', state: 'st', iss: 'https://op.test' });
     }
+  });
+
+  it('takes a resource (RFC 8707) only when it is one the provider serves, exactly', async () => {
+    const resources = ['https://op.test/mcp'];
+    const named = ctx({ resource: 'https://op.test/mcp' }, { resources });
+    expect(checkResource(named)).toBeUndefined();
+    expect(named.resource).toBe('https://op.test/mcp');
+    expect(checkResource(ctx({}, { resources }))).toBeUndefined();
+    for (const resource of ['https://op.test/mcp/', 'https://evil.test/mcp', ['https://op.test/mcp', 'https://op.test/mcp']]) {
+      expect(checkResource(ctx({ resource }, { resources }))).toMatchObject({ error: 'invalid_target' });
+    }
+    const result = await checkAuthorizeRequest({ ...query, resource: 'https://op.test/mcp' }, findClient, 'https://op.test');
+    expect(result).toMatchObject({ request: { resource: 'https://op.test/mcp' } });
   });
 });

@@ -189,6 +189,10 @@ const implied = {
   conflict: { status: 409, message: 'the request conflicts with the current state; read it again' },
   internal_error: { status: 500, message: 'unexpected error; safe to retry with backoff' },
   service_unavailable: { status: 503, message: 'service temporarily unavailable; retry with backoff' },
+  // An MCP agent asked for a proof the account cannot give (docs/mcp.md).
+  not_verified: { status: 422, message: 'the account cannot prove that claim' },
+  // RFC 8707 2: `resource` names no resource this provider serves, or not the one authorized (docs/mcp.md).
+  invalid_target: { status: 400, message: 'resource is not one this provider issues tokens for' },
   // The admin GraphQL API's query limits (README: Admin console and ops API).
   query_too_deep: { status: 400, message: 'query nests fields deeper than the limit' },
   query_too_costly: { status: 400, message: 'query would cost more than the limit' },

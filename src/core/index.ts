@@ -39,6 +39,8 @@ import type { ChangeFeed } from './db/notifications.js';
 import { PgEvidenceStore } from './sessions/evidence.js';
 import { PgSessionStore } from './sessions/store.js';
 import { SessionService } from './sessions/service.js';
+import { AgentTools } from './mcp/agent.js';
+import { McpAudit } from './mcp/audit.js';
 import { ServiceMetrics } from './metrics.js';
 import { DEFAULT_RETRY_POLICY, WebhookService, type RetryPolicy, type WebhookLogger } from './webhooks/service.js';
 import type { StatementRunner } from './db/prepared.js';
@@ -135,6 +137,11 @@ export class Core {
   readonly credentials: CredentialRegistry;
   readonly webhooks: WebhookService;
   readonly sessions: SessionService;
+  /** The MCP tools an agent calls for a person (docs/mcp.md), and their audit. */
+  readonly mcpAudit: McpAudit;
+  readonly agentTools: AgentTools;
+  /** MCP calls per agent and person: 120 a minute, shared between instances like the API keys' limit. */
+  readonly mcpRateLimits: RateLimits;
   /** Background jobs; attached by the running service (`startJobs`), absent in CLI commands. */
   jobs?: JobQueue;
   readonly mail: MailService;
@@ -291,6 +298,17 @@ export class Core {
       logger: options.logger,
     });
     this.ops = new OpsService({ ...deps, sealer: this.sealer, accounts: this.accounts });
+    this.mcpAudit = new McpAudit(deps.orm);
+    this.mcpRateLimits = new RateLimits(this.orm, { points: 120, windowSeconds: 60, store: options.rateLimit?.store ?? 'memory', keyPrefix: 'mcp', per: 'agent and person' });
+    this.agentTools = new AgentTools({
+      accounts: this.accounts,
+      sessions: this.sessions,
+      tenancy: this.tenancy,
+      keys: this.signingKeys,
+      audit: this.mcpAudit,
+      clock: deps.clock,
+      issuer: this.oidc.issuer,
+    });
   }
 
   /**

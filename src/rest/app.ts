@@ -9,6 +9,8 @@ import { sessionPageRouter } from '../web/session-page.js';
 import { rosterBodyErrors, rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
 import { credentialIssuerRouter, presentationRouter } from './routes/vc.js';
+import { mcpRouter } from './routes/mcp.js';
+import { accountPagesRouter } from '../web/account-pages.js';
 import { errorHandler } from './errors.js';
 import { jsonBody } from './input.js';
 import { accessLog, createMetrics, labelRoute, recordMatchedRoutes, requestId, traceRequests, type HttpMetrics } from './observability.js';
@@ -94,6 +96,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const legacySso = legacySsoRouter(docs);
   const oidc = oidcRouter(core, docs);
   const credentialIssuer = credentialIssuerRouter(core, docs);
+  const mcp = mcpRouter(core, docs, logger);
   const activation = activationRouter(core, docs);
   const checks = checksRouter(core, docs);
   const hosted = hostedSessionRouter(core, docs);
@@ -124,6 +127,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(oidc);
   // Verifiable credentials (scope zkp): OpenID4VCI issuance, metadata and status lists.
   app.use(credentialIssuer);
+  // The MCP endpoint for agents (an OAuth protected resource of the provider above) and the page where a person revokes them.
+  app.use(mcp);
+  app.use(accountPagesRouter(core));
   // Roster invitations: sign in, take a selfie, become an active member.
   app.use(activation);
   // The admin console (it calls /graphql with an admin token).

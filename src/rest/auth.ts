@@ -52,6 +52,8 @@ export function requireAccessToken(core: Core) {
     const token = bearer(req);
     const grant = token ? await core.accessTokens.verify(token) : null;
     if (!grant) throw new DomainError('invalid_token', token ? 'access token is invalid or expired' : 'missing bearer access token');
+    // A token bound to another resource (RFC 8707: the MCP endpoint) is good there only.
+    if (grant.resource !== null) throw new DomainError('invalid_token', 'this access token is for another resource');
     res.locals.token = { svcId: grant.svcId, clientId: grant.clientId, scopes: grant.scopes } satisfies TokenCaller;
     next();
   };

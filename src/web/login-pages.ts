@@ -16,7 +16,7 @@ export const SCOPE_TEXT: Record<string, string> = {
   verifications: 'Whether your identity and humanity are verified (yes or no, never the documents)',
   doctor_license: 'Ask about your professional licences (they are already shown with the first item; nothing more is shared)',
   zkp: 'Proofs about you that reveal no raw data',
-  mcp: 'Act for you through connected assistants',
+  mcp: 'Act for you as an assistant (MCP): read whether you are verified and your licences, present proofs of your age or a licence to verifiers it names, and start verification sessions for you. Each action is listed on your account page (/account/agents), where you can revoke it',
 };
 
 /** A login page: web/templates/{name}.html in the layout, titled "{title} · Verity", in `lang` (only English is written today). */

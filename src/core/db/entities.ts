@@ -5,6 +5,7 @@ import { CredentialProvider, CredentialState, LicenseRecord } from '../credentia
 import { FaceEnrollment } from '../faces/entities.js';
 import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken, SigningKey } from '../oidc/entities.js';
 import { MailOutboxMessage } from '../mail/entities.js';
+import { McpToolCall } from '../mcp/entities.js';
 import { Member, Organization, RosterAudit, RosterInviteWindow, RosterInvoice, RosterPlan, RosterSeat } from '../roster/entities.js';
 import { SessionCheck, SessionEvent, SessionEvidence, SessionHandoff, VerificationSession } from '../sessions/entities.js';
 import { WebhookAttempt, WebhookEvent } from '../webhooks/entities.js';
@@ -32,6 +33,7 @@ export const entities = [
   LoginSession,
   Interaction,
   Consent,
+  McpToolCall,
   CredentialState,
   CredentialProvider,
   LicenseRecord,

@@ -27,6 +27,10 @@ export class AccessToken {
   @Index()
   grantId?: string | null;
 
+  /** The resource the grant is for (RFC 8707 `resource`; the MCP endpoint), or null for the account endpoints. */
+  @Property({ type: 'text', nullable: true })
+  resource?: string | null;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 
@@ -91,6 +95,10 @@ export class AuthorizationCode {
   @Property({ type: 'string', length: 128, nullable: true })
   codeChallenge?: string | null;
 
+  /** The resource the grant is for (RFC 8707 `resource`; the MCP endpoint), or null for the account endpoints. */
+  @Property({ type: 'text', nullable: true })
+  resource?: string | null;
+
   @Property({ type: 'timestamptz' })
   authTime!: Date;
 
@@ -134,6 +142,10 @@ export class RefreshToken {
   @Property({ type: 'string', length: 40 })
   @Index()
   grantId!: string;
+
+  /** The resource the grant is for (RFC 8707 `resource`; the MCP endpoint), or null for the account endpoints. */
+  @Property({ type: 'text', nullable: true })
+  resource?: string | null;
 
   @Property({ type: 'timestamptz' })
   authTime!: Date;

@@ -8,6 +8,8 @@ export interface StoredAccessToken {
   accountId: string;
   clientId: string;
   scopes: string[];
+  /** The resource it is for (RFC 8707), null for the account endpoints. */
+  resource: string | null;
   createdAt: Date;
   expiresAt: Date;
   revokedAt: Date | null;
@@ -37,6 +39,7 @@ export interface NewAccessToken {
   accountId: string;
   clientId: string;
   scopes: string[];
+  resource: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -51,6 +54,7 @@ export interface NewCode {
   scopes: string[];
   nonce: string | null;
   codeChallenge: string | null;
+  resource: string | null;
   authTime: Date;
   createdAt: Date;
   expiresAt: Date;
@@ -110,15 +114,12 @@ export class PgGrantStore implements GrantStore {
 
   async addAccessToken(token: NewAccessToken): Promise<void> {
     try {
-      await preparedQuery(this.orm, 'access_token_add', 'insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at) values ($1, $2, $3, $4, $5, null, $6, $7)', [
-        token.id,
-        token.digest,
-        token.accountId,
-        token.clientId,
-        token.scopes,
-        token.createdAt,
-        token.expiresAt,
-      ]);
+      await preparedQuery(
+        this.orm,
+        'access_token_add',
+        'insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at, resource) values ($1, $2, $3, $4, $5, null, $6, $7, $8)',
+        [token.id, token.digest, token.accountId, token.clientId, token.scopes, token.createdAt, token.expiresAt, token.resource],
+      );
     } catch (error) {
       if (failedWith(error, SQLSTATE.foreignKeyViolation)) throw new DomainError('not_found', 'account or client not found');
       throw error;
@@ -126,14 +127,25 @@ export class PgGrantStore implements GrantStore {
   }
 
   async accessToken(digest: string): Promise<StoredAccessToken | null> {
-    const [row] = await preparedQuery<{ account_id: string; client_id: string; scopes: string[]; created_at: Date | string; expires_at: Date | string; revoked_at: Date | string | null }>(
-      this.orm,
-      'access_token_by_digest',
-      'select account_id, client_id, scopes, created_at, expires_at, revoked_at from access_token where token_digest = $1',
-      [digest],
-    );
+    const [row] = await preparedQuery<{
+      account_id: string;
+      client_id: string;
+      scopes: string[];
+      resource: string | null;
+      created_at: Date | string;
+      expires_at: Date | string;
+      revoked_at: Date | string | null;
+    }>(this.orm, 'access_token_by_digest', 'select account_id, client_id, scopes, resource, created_at, expires_at, revoked_at from access_token where token_digest = $1', [digest]);
     if (!row) return null;
-    return { accountId: row.account_id, clientId: row.client_id, scopes: row.scopes, createdAt: sqlDate(row.created_at), expiresAt: sqlDate(row.expires_at), revokedAt: sqlDateOrNull(row.revoked_at) };
+    return {
+      accountId: row.account_id,
+      clientId: row.client_id,
+      scopes: row.scopes,
+      resource: row.resource,
+      createdAt: sqlDate(row.created_at),
+      expiresAt: sqlDate(row.expires_at),
+      revokedAt: sqlDateOrNull(row.revoked_at),
+    };
   }
 
   async refreshToken(id: string): Promise<StoredRefreshToken | null> {
@@ -229,9 +241,9 @@ export class PgGrantStore implements GrantStore {
     await preparedQuery(
       this.orm,
       'authorization_code_issue',
-      `insert into authorization_code (id, code_digest, client_id, account_id, redirect_uri, scopes, nonce, code_challenge, auth_time, created_at, expires_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [code.grantId, code.digest, code.clientId, code.accountId, code.redirectUri, code.scopes, code.nonce, code.codeChallenge, code.authTime, code.createdAt, code.expiresAt],
+      `insert into authorization_code (id, code_digest, client_id, account_id, redirect_uri, scopes, nonce, code_challenge, auth_time, created_at, expires_at, resource)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [code.grantId, code.digest, code.clientId, code.accountId, code.redirectUri, code.scopes, code.nonce, code.codeChallenge, code.authTime, code.createdAt, code.expiresAt, code.resource],
     );
   }
 

@@ -167,11 +167,12 @@ export class SigningKeys {
    * A JWT of `claims` signed RS256 (RSASSA-PKCS1-v1_5 with SHA-256) by the current key, with `iat`
    * and `exp`. Signed by node:crypto's callback form, which runs on libuv's thread pool: through
    * WebCrypto (jose's SignJWT) the token endpoint's event loop spent twice as long per token.
+   * `typ` tells other tokens apart from id_tokens (an MCP proof is `verity-proof+jwt`).
    */
-  async sign(claims: JWTPayload, lifetimeSeconds: number): Promise<string> {
+  async sign(claims: JWTPayload, lifetimeSeconds: number, typ = 'JWT'): Promise<string> {
     const { kid, sign } = await this.signer();
     const now = Math.floor(this.deps.clock.now().getTime() / 1000);
-    const header = Buffer.from(JSON.stringify({ alg: this.alg, kid, typ: 'JWT' })).toString('base64url');
+    const header = Buffer.from(JSON.stringify({ alg: this.alg, kid, typ })).toString('base64url');
     const payload = Buffer.from(JSON.stringify({ ...claims, iat: now, exp: now + lifetimeSeconds })).toString('base64url');
     const signingInput = `${header}.${payload}`;
     return `${signingInput}.${await sign(signingInput)}`;

@@ -12,6 +12,8 @@ export interface AccessGrant {
   svcId: string;
   clientId: string;
   scopes: string[];
+  /** The resource the token is for (RFC 8707 audience), null for the account endpoints. */
+  resource: string | null;
   expiresAt: Date;
 }
 
@@ -20,11 +22,11 @@ export class AccessTokenService {
   constructor(private readonly deps: { grants: GrantStore; clock: Clock }) {}
 
   /** Issues an access token on its own (operators and tests; the token endpoint issues its own). `not_found` for an unknown account or client. */
-  async issue(svcId: string, clientId: string, scopes: string[], ttlSeconds = ACCESS_TOKEN_TTL_SECONDS) {
+  async issue(svcId: string, clientId: string, scopes: string[], ttlSeconds = ACCESS_TOKEN_TTL_SECONDS, resource: string | null = null) {
     const token = newSecret('vt');
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
-    await this.deps.grants.addAccessToken({ id: newId('at'), digest: digestSecret(token), accountId: svcId, clientId, scopes, createdAt: now, expiresAt });
+    await this.deps.grants.addAccessToken({ id: newId('at'), digest: digestSecret(token), accountId: svcId, clientId, scopes, resource, createdAt: now, expiresAt });
     return { token, expiresAt };
   }
 
@@ -38,7 +40,7 @@ export class AccessTokenService {
     if (!token || token.length > 200) return null;
     const stored = await this.deps.grants.accessToken(digestSecret(token));
     if (!stored || !isLive(stored, this.deps.clock.now())) return null;
-    return { svcId: stored.accountId, clientId: stored.clientId, scopes: stored.scopes, expiresAt: stored.expiresAt };
+    return { svcId: stored.accountId, clientId: stored.clientId, scopes: stored.scopes, resource: stored.resource, expiresAt: stored.expiresAt };
   }
 }
 

@@ -129,6 +129,7 @@ const tokenRequest = z.object({
   code_verifier: z.string().optional().describe('authorization_code: the PKCE S256 verifier (43 to 128 characters)'),
   refresh_token: z.string().optional().describe('refresh_token: the current refresh token (rotated: the answer carries its successor)'),
   scope: z.string().optional().describe('refresh_token: a narrower scope than granted (optional)'),
+  resource: z.string().optional().describe('authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint; another is invalid_target'),
   ...clientCredentials,
 });
 const tokenLookup = z.object({
@@ -170,6 +171,7 @@ const authorizeQuery = z.object({
   prompt: z.string().optional().describe('none, login or consent'),
   max_age: z.string().optional().describe('seconds: ask the person to sign in again when their sign-in is older'),
   ui_locales: z.string().optional().describe('space-separated languages for the pages (en, es, fr, de)'),
+  resource: z.string().optional().describe('RFC 8707: the resource the token is for; only the MCP endpoint ({issuer}/mcp, docs/mcp.md), else invalid_target'),
 });
 
 /** RP-initiated logout's parameters (OIDC RP-Initiated Logout 1.0, section 2). */
@@ -547,7 +549,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       body: tokenRequest,
       bodyTypes: OAUTH_BODY,
       response: tokenResponseWire,
-      errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'],
+      errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope', 'invalid_target'],
       examples: {
         request: {
           grant_type: 'authorization_code',

@@ -595,6 +595,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected resource metadata (root)
+         * @description RFC 9728 metadata of the MCP endpoint (`/mcp`): its resource identifier, the authorization server (this OIDC issuer) and the scopes to ask (`openid mcp`). MCP clients find it from the `resource_metadata` of the `WWW-Authenticate` header of /mcp refusing a request without a valid token. See docs/mcp.md.
+         */
+        get: operations["getWellKnownOauthProtectedResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * MCP protected resource metadata
+         * @description RFC 9728 metadata of the MCP endpoint (`/mcp`): its resource identifier, the authorization server (this OIDC issuer) and the scopes to ask (`openid mcp`). MCP clients find it from the `resource_metadata` of the `WWW-Authenticate` header of /mcp refusing a request without a valid token. See docs/mcp.md.
+         */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth authorization server metadata
+         * @description RFC 8414 metadata of the authorization server: the same document as `/.well-known/openid-configuration`, where OAuth clients (MCP clients among them) look first.
+         */
+        get: operations["getWellKnownOauthAuthorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/activate/{token}/selfie": {
         parameters: {
             query?: never;
@@ -2233,6 +2293,8 @@ export interface operations {
                 max_age?: string;
                 /** @description space-separated languages for the pages (en, es, fr, de) */
                 ui_locales?: string;
+                /** @description RFC 8707: the resource the token is for; only the MCP endpoint ({issuer}/mcp, docs/mcp.md), else invalid_target */
+                resource?: string;
             };
             header?: never;
             path?: never;
@@ -2336,6 +2398,8 @@ export interface operations {
                     max_age?: string;
                     /** @description space-separated languages for the pages (en, es, fr, de) */
                     ui_locales?: string;
+                    /** @description RFC 8707: the resource the token is for; only the MCP endpoint ({issuer}/mcp, docs/mcp.md), else invalid_target */
+                    resource?: string;
                 };
             };
         };
@@ -2406,6 +2470,8 @@ export interface operations {
                     refresh_token?: string;
                     /** @description refresh_token: a narrower scope than granted (optional) */
                     scope?: string;
+                    /** @description authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint; another is invalid_target */
+                    resource?: string;
                     /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
                     client_id?: string;
                     /** @description client_secret_post; or Authorization: Basic */
@@ -2434,6 +2500,8 @@ export interface operations {
                     refresh_token?: string;
                     /** @description refresh_token: a narrower scope than granted (optional) */
                     scope?: string;
+                    /** @description authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint; another is invalid_target */
+                    resource?: string;
                     /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
                     client_id?: string;
                     /** @description client_secret_post; or Authorization: Basic */
@@ -2474,7 +2542,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_request, invalid_grant, unsupported_grant_type, invalid_scope */
+            /** @description invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3725,6 +3793,227 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resource": "https://verity.example/mcp",
+                     *       "authorization_servers": [
+                     *         "https://verity.example"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "openid",
+                     *         "mcp"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_name": "Verity account (MCP)",
+                     *       "resource_documentation": "https://verity.example/docs"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description the MCP endpoint: the `resource` to send on authorize and token requests (RFC 8707) */
+                        resource: string;
+                        /** @description the OIDC issuer; its discovery document is at /.well-known/openid-configuration */
+                        authorization_servers: string[];
+                        scopes_supported: string[];
+                        bearer_methods_supported: string[];
+                        resource_name: string;
+                        resource_documentation: string;
+                    };
+                };
+            };
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resource": "https://verity.example/mcp",
+                     *       "authorization_servers": [
+                     *         "https://verity.example"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "openid",
+                     *         "mcp"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_name": "Verity account (MCP)",
+                     *       "resource_documentation": "https://verity.example/docs"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description the MCP endpoint: the `resource` to send on authorize and token requests (RFC 8707) */
+                        resource: string;
+                        /** @description the OIDC issuer; its discovery document is at /.well-known/openid-configuration */
+                        authorization_servers: string[];
+                        scopes_supported: string[];
+                        bearer_methods_supported: string[];
+                        resource_name: string;
+                        resource_documentation: string;
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownOauthAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://verity.example",
+                     *       "authorization_endpoint": "https://verity.example/api/auth/oidc/authorize",
+                     *       "token_endpoint": "https://verity.example/api/auth/oidc/token",
+                     *       "userinfo_endpoint": "https://verity.example/api/auth/oidc/userinfo",
+                     *       "jwks_uri": "https://verity.example/api/auth/oidc/jwks.json",
+                     *       "end_session_endpoint": "https://verity.example/api/auth/oidc/logout",
+                     *       "revocation_endpoint": "https://verity.example/api/auth/oidc/revoke",
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic"
+                     *       ],
+                     *       "introspection_endpoint": "https://verity.example/api/auth/oidc/introspect",
+                     *       "introspection_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "openid",
+                     *         "profile",
+                     *         "verifications",
+                     *         "doctor_license",
+                     *         "zkp",
+                     *         "mcp"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "response_modes_supported": [
+                     *         "query"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic"
+                     *       ],
+                     *       "id_token_signing_alg_values_supported": [
+                     *         "RS256"
+                     *       ],
+                     *       "subject_types_supported": [
+                     *         "public"
+                     *       ],
+                     *       "claims_supported": [
+                     *         "iss",
+                     *         "sub",
+                     *         "aud",
+                     *         "exp",
+                     *         "iat",
+                     *         "auth_time",
+                     *         "nonce",
+                     *         "at_hash",
+                     *         "svc_id",
+                     *         "svc_org_member_id",
+                     *         "email",
+                     *         "email_verified",
+                     *         "name",
+                     *         "preferred_username",
+                     *         "id_verified"
+                     *       ],
+                     *       "prompt_values_supported": [
+                     *         "none",
+                     *         "login",
+                     *         "consent"
+                     *       ],
+                     *       "authorization_response_iss_parameter_supported": true,
+                     *       "request_parameter_supported": false,
+                     *       "request_uri_parameter_supported": false,
+                     *       "claims_parameter_supported": false,
+                     *       "ui_locales_supported": [
+                     *         "en"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        issuer: string;
+                        authorization_endpoint: string;
+                        token_endpoint: string;
+                        userinfo_endpoint: string;
+                        jwks_uri: string;
+                        end_session_endpoint: string;
+                        revocation_endpoint: string;
+                        revocation_endpoint_auth_methods_supported: string[];
+                        introspection_endpoint: string;
+                        introspection_endpoint_auth_methods_supported: string[];
+                        scopes_supported: string[];
+                        response_types_supported: string[];
+                        response_modes_supported: string[];
+                        grant_types_supported: string[];
+                        code_challenge_methods_supported: string[];
+                        token_endpoint_auth_methods_supported: string[];
+                        id_token_signing_alg_values_supported: string[];
+                        subject_types_supported: string[];
+                        claims_supported: string[];
+                        prompt_values_supported: string[];
+                        authorization_response_iss_parameter_supported: boolean;
+                        request_parameter_supported: boolean;
+                        request_uri_parameter_supported: boolean;
+                        claims_parameter_supported: boolean;
+                        ui_locales_supported: string[];
+                    };
                 };
             };
         };

@@ -64,6 +64,12 @@ export const OPERATIONS = {
   "getAuthOidcStatusListsByList": {"method":"GET","path":"/api/auth/oidc/status-lists/{list}","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
   /** POST /api/auth/oidc/credentials/revoke: Revoke my credentials */
   "postAuthOidcCredentialsRevoke": {"method":"POST","path":"/api/auth/oidc/credentials/revoke","auth":"accessToken","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** GET /.well-known/oauth-protected-resource: Protected resource metadata (root) */
+  "getWellKnownOauthProtectedResource": {"method":"GET","path":"/.well-known/oauth-protected-resource","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** GET /.well-known/oauth-protected-resource/mcp: MCP protected resource metadata */
+  "getMcpProtectedResourceMetadata": {"method":"GET","path":"/.well-known/oauth-protected-resource/mcp","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
+  /** GET /.well-known/oauth-authorization-server: OAuth authorization server metadata */
+  "getWellKnownOauthAuthorizationServer": {"method":"GET","path":"/.well-known/oauth-authorization-server","auth":"none","body":null,"uploads":false,"idempotencyKey":false,"pagination":null},
   /** POST /activate/{token}/selfie: Activation page: the selfie that activates a member */
   "postActivateByTokenSelfie": {"method":"POST","path":"/activate/{token}/selfie","auth":"none","body":"json","uploads":false,"idempotencyKey":false,"pagination":null},
   /** POST /api/v2/id-verification: Verify an ID document */

@@ -24,6 +24,7 @@ import { Migration20261202120000_test_webhooks } from './Migration20261202120000
 import { Migration20261202130000_login_hardening } from './Migration20261202130000_login_hardening.js';
 import { Migration20261202150000_sandbox_quota } from './Migration20261202150000_sandbox_quota.js';
 import { Migration20261202170000_hosted_flow } from './Migration20261202170000_hosted_flow.js';
+import { Migration20261202190000_mcp_agents } from './Migration20261202190000_mcp_agents.js';
 import { Migration20261203090000_credentials_vc } from './Migration20261203090000_credentials_vc.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
@@ -53,5 +54,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261202130000_login_hardening', class: Migration20261202130000_login_hardening },
   { name: 'Migration20261202150000_sandbox_quota', class: Migration20261202150000_sandbox_quota },
   { name: 'Migration20261202170000_hosted_flow', class: Migration20261202170000_hosted_flow },
+  { name: 'Migration20261202190000_mcp_agents', class: Migration20261202190000_mcp_agents },
   { name: 'Migration20261203090000_credentials_vc', class: Migration20261203090000_credentials_vc },
 ];

@@ -21,6 +21,8 @@ export interface AuthorizeContext {
   readonly query: Record<string, unknown>;
   /** Finds a client by id: the only I/O any check does. */
   readonly findClient: (clientId: string) => Promise<AuthorizeClient | null>;
+  /** The resource identifiers a request may name in `resource` (RFC 8707); none when absent. */
+  readonly resources?: readonly string[];
   clientId?: string;
   client?: AuthorizeClient;
   /** Set once it is one of the client's registered URIs exactly: from then on errors go back there. */
@@ -32,6 +34,7 @@ export interface AuthorizeContext {
   maxAge?: number;
   nonce?: string;
   uiLocale?: UiLocale;
+  resource?: string;
 }
 
 /**
@@ -126,6 +129,19 @@ export const checkPromptNoneAlone: AuthorizeCheck = (ctx) => {
 export const checkNonce: AuthorizeCheck = (ctx) => {
   ctx.nonce = one(ctx.query.nonce);
   return ctx.nonce !== undefined && ctx.nonce.length > 512 ? invalidRequest('nonce is too long') : undefined;
+};
+
+/**
+ * RFC 8707: `resource` names the one resource the token is for (its audience), exactly one the
+ * provider knows (the MCP endpoint); anything else is `invalid_target`. Without it the token is
+ * for the account endpoints.
+ */
+export const checkResource: AuthorizeCheck = (ctx) => {
+  const value = ctx.query.resource;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(ctx.resources ?? []).includes(value)) return { error: 'invalid_target', description: 'resource must be the URL of a resource this provider serves (one)' };
+  ctx.resource = value;
+  return undefined;
 };
 
 /** Never fails: the pages' language from `ui_locales`, English when none is written. */

@@ -9,6 +9,7 @@ import {
   checkPromptNoneAlone,
   checkPromptValues,
   checkRedirectUri,
+  checkResource,
   checkResponseType,
   checkScopesEnabled,
   checkState,
@@ -20,6 +21,7 @@ import {
   type AuthorizeClient,
   type AuthorizeContext,
 } from './checks.js';
+import { knownResources } from '../resource-indicators.js';
 import { errorRedirect, type AuthorizeRequest, type AuthorizeStep } from './types.js';
 
 /**
@@ -44,6 +46,7 @@ export const AUTHORIZE_CHECKS: readonly AuthorizeCheck[] = [
   checkPromptValues,
   checkPromptNoneAlone,
   checkNonce,
+  checkResource,
   pickLocale,
 ];
 
@@ -54,7 +57,7 @@ export async function checkAuthorizeRequest(
   issuer: string,
   checks: readonly AuthorizeCheck[] = AUTHORIZE_CHECKS,
 ): Promise<{ request: AuthorizeRequest } | { step: AuthorizeStep }> {
-  const ctx: AuthorizeContext = { query, findClient, scopes: [] };
+  const ctx: AuthorizeContext = { query, findClient, resources: knownResources(issuer), scopes: [] };
   for (const check of checks) {
     const failure = await check(ctx);
     if (!failure) continue;
@@ -62,8 +65,8 @@ export async function checkAuthorizeRequest(
     if (!ctx.redirectUri) throw new Error(`${check.name} redirects an error before the redirect URI is checked`);
     return { step: errorRedirect(issuer, ctx.redirectUri, failure.error, failure.description, ctx.state) };
   }
-  const { clientId, client, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge, uiLocale } = ctx;
-  return { request: { clientId: clientId!, clientName: client!.name, redirectUri: redirectUri!, scopes, state: state!, nonce, codeChallenge, prompt, maxAge, uiLocale } };
+  const { clientId, client, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge, uiLocale, resource } = ctx;
+  return { request: { clientId: clientId!, clientName: client!.name, redirectUri: redirectUri!, scopes, state: state!, nonce, codeChallenge, prompt, maxAge, uiLocale, resource } };
 }
 
 export type { AuthorizeCheck, AuthorizeClient, AuthorizeContext, CheckFailure } from './checks.js';

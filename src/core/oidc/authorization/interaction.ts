@@ -94,6 +94,7 @@ export class AuthorizationInteraction {
       scopes: request.scopes,
       nonce: request.nonce ?? null,
       codeChallenge: request.codeChallenge ?? null,
+      resource: request.resource ?? null,
       authTime: session.authTime,
       createdAt: now,
       expiresAt: new Date(now.getTime() + CODE_TTL_MS),

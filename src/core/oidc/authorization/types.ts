@@ -13,6 +13,8 @@ export interface AuthorizeRequest {
   maxAge?: number;
   /** The pages' language, picked from `ui_locales` (see ui-locales.ts). */
   uiLocale?: UiLocale;
+  /** The resource the token is for (RFC 8707), or undefined for the account endpoints. */
+  resource?: string;
 }
 
 export type AuthorizeStep =

@@ -35,6 +35,8 @@ interface ClaimRow extends Partial<IssuedRow> {
   expires_at: Date | string;
   redirect_uri: string;
   code_challenge: string | null;
+  /** The resource the code was asked for (RFC 8707), null for the account endpoints. */
+  code_resource: string | null;
   /** Whether the tokens were stored (the code passed `codeProblem`'s rules). */
   issued: boolean;
 }
@@ -44,6 +46,8 @@ interface Exchange extends IssueRequest {
   codeDigest: string;
   redirectUri: string;
   verifier: string | undefined;
+  /** The token request's `resource` (RFC 8707 2.2): when sent, the code's own. */
+  resource: string | undefined;
 }
 
 /**
@@ -57,16 +61,18 @@ const CLAIM_AND_ISSUE = `with ${issueInput([
   ['redirect_uri', 'text'],
   ['without_verifier', 'boolean'],
   ['challenge', 'text'],
+  ['resource', 'text'],
 ])}, claimed as (
   update authorization_code c set used_at = i.now from input i
   where c.code_digest = i.code_digest and c.client_id = i.client_id and c.used_at is null
-  returning i.ord, c.id, c.account_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time, c.expires_at
+  returning i.ord, c.id, c.account_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time, c.expires_at, c.resource
 ), granted as (
-  select c.ord, c.account_id, c.scopes, c.id as grant_id, c.auth_time, c.nonce from claimed c join input i using (ord)
+  select c.ord, c.account_id, c.scopes, c.id as grant_id, c.auth_time, c.nonce, c.resource from claimed c join input i using (ord)
   where c.expires_at > i.now and c.redirect_uri = i.redirect_uri
     and (case when c.code_challenge is null then i.without_verifier else c.code_challenge = i.challenge end)
+    and (i.resource is null or i.resource = c.resource)
 ), ${NEW_REFRESH_ROW}, ${NEW_ACCESS_TOKEN}
-select c.ord, c.expires_at, c.redirect_uri, c.code_challenge, s.account_id is not null as issued,
+select c.ord, c.expires_at, c.redirect_uri, c.code_challenge, c.resource as code_resource, s.account_id is not null as issued,
   s.account_id, s.scopes, s.auth_time, s.nonce, s.email, s.email_verified_at, s.display_name, s.member_id
 from claimed c left join (${ISSUED_SELECT}) s using (ord)`;
 
@@ -77,6 +83,7 @@ const exchanges = batchPerOwner(
       requests.map((r) => r.redirectUri),
       requests.map((r) => r.verifier === undefined),
       requests.map((r) => presentedChallenge(r.verifier)),
+      requests.map((r) => r.resource ?? null),
     ]),
   ISSUING_BATCH,
 );
@@ -89,9 +96,11 @@ export async function authorizationCodeGrant(deps: OidcDeps, client: RegisteredC
   const now = deps.clock.now();
   const verifier = one(body.code_verifier);
   const minted = mintTokens(now);
-  const claim = await exchanges(deps.orm).submit({ client, minted, codeDigest: digestSecret(code), redirectUri, verifier });
+  const resource = one(body.resource);
+  const claim = await exchanges(deps.orm).submit({ client, minted, codeDigest: digestSecret(code), redirectUri, verifier, resource });
   if (claim?.issued) return signTokens(deps, client, minted, claim as ClaimRow & IssuedRow);
   if (claim) {
+    if (resource !== undefined && resource !== claim.code_resource) throw new DomainError('invalid_target', 'resource differs from the authorization request');
     throw (
       codeProblem({ expiresAt: sqlDate(claim.expires_at), redirectUri: claim.redirect_uri, codeChallenge: claim.code_challenge }, redirectUri, verifier, now) ??
       new DomainError('invalid_grant', 'the code cannot be exchanged')

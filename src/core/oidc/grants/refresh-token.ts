@@ -46,8 +46,8 @@ const ROTATE_AND_ISSUE = `with ${issueInput([
   from input i
   where t.id = i.refresh_id and t.token_digest = i.token_digest and t.client_id = i.client_id and t.revoked_at is null
     and t.expires_at > i.now and string_to_array(i.scopes, ' ') <@ t.scopes
-  returning i.ord, t.account_id, t.grant_id, t.auth_time, t.scopes
-), granted as (select ord, account_id, scopes, grant_id, auth_time, null::text as nonce from rotated),
+  returning i.ord, t.account_id, t.grant_id, t.auth_time, t.scopes, t.resource
+), granted as (select ord, account_id, scopes, grant_id, auth_time, null::text as nonce, resource from rotated),
 ${NEW_ACCESS_TOKEN}
 ${ISSUED_SELECT}`;
 
