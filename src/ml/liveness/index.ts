@@ -68,8 +68,8 @@ export const LIVENESS_THRESHOLDS = {
   maxFramedSides: 2,
   /**
    * darkest level (of the darkest colour channel, 0..255) reached by the darkest 0.1% of pixels
-   * around the head above which the blacks are lifted: a print or a screen, not a scene. Ordinary
-   * portraits reach 15 at most, the generated prints and screens 23 and up
+   * around the head above which the blacks are lifted: a print, not a scene. Ordinary portraits
+   * reach 15 at most, the generated prints 23 and up (screens held close about 15: moire catches them)
    */
   maxBlackLevel: 16,
 };
