@@ -18,7 +18,7 @@ import { decodeImage } from '../src/ml/image.js';
 import { LIVENESS_THRESHOLDS, livenessDecision, loadLivenessModels, type LivenessAssessment, type LivenessThresholds } from '../src/ml/liveness/index.js';
 import { chooseOperatingPoint } from '../src/ml/liveness/operating-point.js';
 import { loadTf } from '../src/ml/tf.js';
-import { videoAvailable, videoFrames } from '../test/helpers/video.js';
+import { pingPongFrames, videoAvailable, videoFrames } from '../test/helpers/video.js';
 import { ATTACK_KINDS, ATTACKS } from './liveness-attacks.js';
 
 const DATA = process.env.VERITY_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
@@ -66,8 +66,12 @@ for (const folder of BONA_FIDE_FOLDERS) {
 }
 const videoTimes = some([3.8, 4.3, 4.8, 5.3, 5.8, 6.3, 6.8, 7.3], 2);
 const videoFrame = (t: number) => async () => (await videoFrames(t, 1, 100, { x: 60, y: 0, width: 480, height: 360 }))[0]!;
+// The looped clip the browser tests' fake camera plays (shot C brightened, gamma 1.3, with noise,
+// through 4:2:0): a webcam's lifted shadows on a live person, which the black level must pass.
+const clipFrame = (ms: number) => async () => (await pingPongFrames(6.1, 1.2, { x: 60, y: 0, width: 480, height: 360 }, { width: 640, height: 480 }, ms, 1, 400))[0]!;
 if (videoAvailable) {
   for (const t of videoTimes) items.push({ set: 'video-live', name: `shot C at ${t} s`, presents: 'bona_fide', bytes: videoFrame(t) });
+  for (const ms of some([0, 400, 800, 1200, 1600, 2000], 1)) items.push({ set: 'video-live', name: `looped clip at ${ms} ms`, presents: 'bona_fide', bytes: clipFrame(ms) });
 }
 
 /** Runs the models on every item (and makes the attacks): one row per item, with its time. */

@@ -14,7 +14,7 @@ export interface ScoredPresentation {
 const GRID = {
   miniFasNet: Array.from({ length: 19 }, (_, i) => Number((0.05 * (i + 1)).toFixed(2))),
   maxPeakRatio: [150, 200, 250, 300, 350, 400, 450, 500, 600, 700, 800],
-  maxBlackLevel: Array.from({ length: 16 }, (_, i) => 10 + 2 * i),
+  maxBlackLevel: Array.from({ length: 31 }, (_, i) => 10 + i),
 };
 type Tuned = keyof typeof GRID;
 
