@@ -51,7 +51,10 @@ export const LIVENESS_THRESHOLDS = {
   minFaceScore: 0.5,
   /** the face box's shorter side, in pixels of the analysed frame */
   minFacePixels: 48,
-  /** MiniFASNet P(real) at or above this is live: ordinary portraits scored 0.12 and up, the real print 0.15, the real tablet 0.02 */
+  /**
+   * MiniFASNet P(real) at or above this is live: ordinary portraits scored 0.12 and up (one below
+   * 0.25), the real print sample 0.15, the real tablet 0.02
+   */
   miniFasNet: 0.25,
   /** face box area / frame area above which the face fills the frame: the models then see no surroundings (a close-up print or screen, a face crop) */
   maxFaceAreaFraction: 0.45,
@@ -224,7 +227,7 @@ async function assess(graphs: LivenessGraphs, detectFaces: FaceModels['detectFac
       name: 'black_level',
       value: black,
       passed: black <= T.maxBlackLevel,
-      detail: `the darkest 0.1% of pixels around the head reach ${black} of 255; above ${T.maxBlackLevel} the blacks are lifted as on paper or a lit screen, where a real scene has deep shadows`,
+      detail: `the darkest 0.1% of pixels around the head reach ${black} of 255; above ${T.maxBlackLevel} ` + 'the blacks are lifted as on paper or a lit screen, where a real scene has deep shadows',
     },
     {
       name: 'frame_edges',
