@@ -280,3 +280,34 @@ export function frameEdges(img: Rgb, box: Box, minFaceLengths = 1.2): { sides: n
   const lengths: [number, number, number, number] = [above, below, left, right];
   return { sides: lengths.filter((l) => l >= minFaceLengths).length, lengths };
 }
+
+/**
+ * Black level: the darkest channel value reached by the darkest `share` of pixels around the face
+ * (the box widened `scale` times about its centre, clamped to the frame: hair, eyes, nostrils,
+ * clothes and some background). A real scene nearly always holds deep shadows (pupils, nostrils,
+ * hair) near 0; a photo of a print or a screen cannot: ink on paper reflects a few per cent of
+ * the light and a lit screen glows, so the camera sees their black lifted well above 0.
+ */
+export function blackLevel(img: Rgb, box: Box, scale = 2, share = 0.001): number {
+  const { data, width, height, channels } = img;
+  const cx = box.x + box.width / 2;
+  const cy = box.y + box.height / 2;
+  const x0 = Math.max(0, Math.floor(cx - (box.width * scale) / 2));
+  const x1 = Math.min(width, Math.ceil(cx + (box.width * scale) / 2));
+  const y0 = Math.max(0, Math.floor(cy - (box.height * scale) / 2));
+  const y1 = Math.min(height, Math.ceil(cy + (box.height * scale) / 2));
+  const histogram = new Uint32Array(256);
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      const o = (y * width + x) * channels;
+      histogram[Math.min(data[o]!, data[o + 1]!, data[o + 2]!)]!++;
+    }
+  }
+  const wanted = Math.max(1, share * (x1 - x0) * (y1 - y0));
+  let seen = 0;
+  for (let level = 0; level < 256; level++) {
+    seen += histogram[level]!;
+    if (seen >= wanted) return level;
+  }
+  return 255;
+}
