@@ -3,7 +3,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpResource } from '../src/core/oidc/resource-indicators.js';
 import { authorizePath, interactionOf, PageDriver, pkce } from './helpers/oidc.js';
@@ -17,6 +16,13 @@ import { sql, startListeningService, type ListeningService } from './helpers/ser
 
 let service: ListeningService;
 let agent: { clientId: string; clientSecret: string; redirectUri: string };
+/** The integrator's check of a presentation (the `zkp` verifier), with its API key. */
+const verifyPresentation = (presentation: string, nonce: string, audience: string) =>
+  service.http
+    .post('/api/v2/credential-presentation')
+    .set('X-API-Key', service.demo.api_key)
+    .send({ presentation, nonce, audience });
+
 const person = { email: 'ada.mcp@example.com', password: 'correct horse battery staple', svcId: '' };
 const other = { email: 'bo.mcp@example.com', password: 'another horse battery staple', svcId: '' };
 
@@ -258,23 +264,27 @@ describe('MCP with a token from the authorization code flow', () => {
     for (const raw of ['1990', 'X1234567', 'RN-998877', 'Lovelace']) expect(text).not.toContain(raw);
   });
 
-  it('presents a proof of age to a named verifier: signed, for that audience, holding the claim only', async () => {
+  it('presents a proof of age to a named verifier through the zkp credential: for that audience and nonce, the claim only', async () => {
     const result = await ada.client.callTool({
       name: 'present_proof',
-      arguments: { verifier: 'https://shop.example/checkout', claim: 'age_over_21', nonce: 'n-42' },
+      arguments: { verifier: 'https://shop.example/checkout', claim: 'age_over_21', nonce: 'n-verifier-42' },
     });
-    const answer = structured(result) as { proof: string; verifier: string };
-    expect(answer.verifier).toBe('https://shop.example');
-    expect(decodeProtectedHeader(answer.proof).typ).toBe('verity-proof+jwt');
-    // what the verifier does: check it against the provider's JWKS, for itself
-    const { payload } = await jwtVerify(
-      answer.proof,
-      createRemoteJWKSet(new URL(`${service.url}/api/auth/oidc/jwks.json`)),
-      { issuer: service.url, audience: 'https://shop.example' },
-    );
-    expect(Object.keys(payload).sort()).toEqual(['age_over_21', 'aud', 'exp', 'iat', 'iss', 'jti', 'nonce']);
-    expect(payload).toMatchObject({ age_over_21: true, nonce: 'n-42' });
-    expect(payload.exp! - payload.iat!).toBe(300);
+    const answer = structured(result) as { presentation: string; verifier: string; format: string; nonce: string };
+    expect(answer).toMatchObject({ verifier: 'https://shop.example', format: 'dc+sd-jwt', nonce: 'n-verifier-42' });
+    // one disclosure (the claim) between the credential and the key-binding JWT
+    expect(answer.presentation.split('~')).toHaveLength(3);
+    // what the verifier does: the integrator's check, with its nonce and its own origin
+    const checked = await verifyPresentation(answer.presentation, 'n-verifier-42', 'https://shop.example');
+    expect(checked.status).toBe(200);
+    expect(checked.body.data).toMatchObject({ verified: true, issuer: service.url, status: 'valid' });
+    expect(checked.body.data.claims).toEqual({ age_over_21: true });
+    // shown to another verifier, or with another nonce, it is refused
+    expect(
+      (await verifyPresentation(answer.presentation, 'n-verifier-42', 'https://other.example')).body.error.code,
+    ).toBe('presentation_audience_mismatch');
+    expect(
+      (await verifyPresentation(answer.presentation, 'n-verifier-43', 'https://shop.example')).body.error.code,
+    ).toBe('presentation_nonce_stale');
   });
 
   it('presents a verified licence; refuses what the account cannot prove, and a verifier not on https', async () => {
@@ -293,6 +303,15 @@ describe('MCP with a token from the authorization code flow', () => {
         expires_on: '2030-01-01',
       },
     });
+    const checked = await verifyPresentation(
+      licence.presentation as string,
+      licence.nonce as string,
+      'https://hospital.example',
+    );
+    expect(checked.body.data.claims).toMatchObject({
+      licenses: [{ type: 'nurse_licenses', state: 'CA', status: 'active' }],
+    });
+    expect(Object.keys(checked.body.data.claims)).toEqual(['licenses']);
     const none = await ada.client.callTool({
       name: 'present_proof',
       arguments: { verifier: 'https://hospital.example', claim: 'licence', license_type: 'physician' },

@@ -304,7 +304,7 @@ export class Core {
       accounts: this.accounts,
       sessions: this.sessions,
       tenancy: this.tenancy,
-      keys: this.signingKeys,
+      credentials: this.vc,
       audit: this.mcpAudit,
       clock: deps.clock,
       issuer: this.oidc.issuer,

@@ -4,12 +4,15 @@ import { ageOn, parseCalendarDate, utcDate } from '../checks/dates.js';
 import { answerBands } from '../checks/age.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
-import type { SigningKeys } from '../oidc/keys.js';
 import { licenseTypeKey } from '../oidc/resources.js';
-import { newId } from '../secrets.js';
 import type { SessionService } from '../sessions/service.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { McpAudit } from './audit.js';
+import type { CredentialIssuer } from '../vc/issuer.js';
+import { ES256, digest, generateSalt } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { exportJWK, generateKeyPair } from 'jose';
+import { randomBytes } from 'node:crypto';
 
 /**
  * Who an MCP call is for: the person of the access token, the agent (OIDC client) it was issued
@@ -22,10 +25,8 @@ export interface AgentCaller {
   accessToken: string;
 }
 
-/** The JOSE `typ` of a proof, so that no verifier takes it for an id_token (it has no `sub` either). */
-export const PROOF_TYP = 'verity-proof+jwt';
-/** A proof is for one presentation: five minutes. */
-export const PROOF_TTL_SECONDS = 300;
+/** The format of a presentation the agent makes: an SD-JWT VC with key binding (the `zkp` credential). */
+export const PROOF_FORMAT = 'dc+sd-jwt';
 /** Verification sessions an account's agents may start per hour (each is charged to the agent's project). */
 export const SESSIONS_PER_HOUR = 5;
 
@@ -48,9 +49,12 @@ export const presentProofInput = z.object({
     .describe('for claim=licence: the licence type, e.g. nurse_licenses (see get_verification_status)'),
   nonce: z
     .string()
-    .max(200)
+    .min(8)
+    .max(256)
     .optional()
-    .describe('a value the verifier asked to see in the proof (binds it to their request)'),
+    .describe(
+      'the nonce the verifier gave for this presentation (8 to 256 characters, as its check takes it); made here if absent',
+    ),
 });
 export type PresentProofInput = z.infer<typeof presentProofInput>;
 
@@ -101,7 +105,7 @@ export interface AgentDeps {
   accounts: AccountService;
   sessions: SessionService;
   tenancy: TenancyService;
-  keys: SigningKeys;
+  credentials: CredentialIssuer;
   audit: McpAudit;
   clock: Clock;
   issuer: string;
@@ -184,11 +188,12 @@ export class AgentTools {
   }
 
   /**
-   * Presents a proof to a named verifier: a short-lived JWT signed with the provider's keys
-   * (JWKS at /api/auth/oidc/jwks.json), `aud` the verifier's origin, `typ` verity-proof+jwt,
-   * holding only the claim and the verifier's nonce: no `sub`, so verifiers cannot link two
-   * proofs to one person. The claim comes from `provableClaim`; when selective-disclosure
-   * credentials exist (issue #52, `zkp`), this is the function that presents one instead.
+   * Presents a proof to a named verifier through the `zkp` credential (vc/issuer.ts): an SD-JWT VC
+   * of the person's verified identity, bound to a key made for this one presentation, disclosing
+   * the one claim only, with a key-binding JWT for the verifier's origin and nonce (the verifier's,
+   * or one made here and answered). The verifier checks it like any wallet's presentation: with
+   * POST /api/v2/credential-presentation, or itself against /.well-known/jwt-vc-issuer. No `sub`
+   * and no holder key of the person's: two presentations cannot be linked by either.
    */
   async presentProof(caller: AgentCaller, input: PresentProofInput) {
     // Checked here, not by the schema: a refused verifier is a tool call too, and audited.
@@ -198,24 +203,31 @@ export class AgentTools {
         data: { errors: { verifier: 'an https URL' } },
       });
     const claims = await this.provableClaim(caller.svcId, input);
-    const proof = await this.deps.keys.sign(
-      {
-        iss: this.deps.issuer,
-        aud: audience,
-        jti: newId('prf'),
-        ...claims,
-        ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
-      },
-      PROOF_TTL_SECONDS,
-      PROOF_TYP,
-    );
+    const holder = await generateKeyPair('ES256', { extractable: true });
+    const credential = await this.deps.credentials
+      .issueTo(caller.svcId, caller.clientId, await exportJWK(holder.publicKey))
+      .catch((error: unknown) => {
+        if (error instanceof DomainError) throw new DomainError('not_verified', error.message);
+        throw error;
+      });
+    const sdjwt = new SDJwtVcInstance({
+      hasher: digest,
+      saltGenerator: generateSalt,
+      kbSigner: await ES256.getSigner(await exportJWK(holder.privateKey)),
+      kbSignAlg: 'ES256',
+    });
+    const nonce = input.nonce ?? randomBytes(16).toString('base64url');
+    const frame = await disclosureOf(sdjwt, credential, input);
+    const presentation = await sdjwt.present(credential, frame as never, {
+      kb: { payload: { iat: Math.floor(this.deps.clock.now().getTime() / 1000), aud: audience, nonce } },
+    });
     return {
       verifier: audience,
       claims,
-      proof,
-      format: PROOF_TYP,
-      expires_in: PROOF_TTL_SECONDS,
-      jwks_uri: `${this.deps.issuer}/api/auth/oidc/jwks.json`,
+      presentation,
+      format: PROOF_FORMAT,
+      nonce,
+      verify_with: `${this.deps.issuer}/api/v2/credential-presentation`,
     };
   }
 
@@ -241,4 +253,17 @@ export class AgentTools {
     });
     return { session_id: session.session_id, url: session.url, status: session.status, expires_at: session.expires_at };
   }
+}
+
+/** What a presentation discloses: the age claim asked for, or the one licence of the type asked for. */
+async function disclosureOf(
+  sdjwt: SDJwtVcInstance,
+  credential: string,
+  input: PresentProofInput,
+): Promise<Record<string, unknown>> {
+  if (input.claim !== 'licence') return { [input.claim]: true };
+  const { licenses } = (await sdjwt.getClaims(credential)) as { licenses?: { type: string }[] };
+  const index = (licenses ?? []).findIndex((licence) => licence.type === licenseTypeKey(input.license_type!));
+  if (index < 0) throw new DomainError('not_verified', 'no licence of that type is verified on the account');
+  return { licenses: { [index]: true } };
 }

@@ -132,17 +132,25 @@ export class CredentialIssuer {
     if (!grant.scopes.includes(CREDENTIAL_SCOPE)) throw new DomainError('insufficient_scope', 'the token lacks the zkp scope', { data: { scope: CREDENTIAL_SCOPE } });
     const request = parseCredentialRequest(body);
     const holderJwk = await this.checkProof(request.proofs.jwt[0]!, grant.clientId);
+    return { credentials: [{ credential: await this.issueTo(grant.svcId, grant.clientId, holderJwk) }] };
+  }
+
+  /**
+   * The SD-JWT VC of an account's verified identity, bound to `holderJwk`, with its status list
+   * entry: what the credential endpoint answers a wallet, and what an agent presents for the
+   * person (mcp/agent.ts). `credential_request_denied` when the account has no usable identity.
+   */
+  async issueTo(svcId: string, clientId: string, holderJwk: JWK): Promise<string> {
     const now = this.deps.clock.now();
-    const identity = await this.deps.accounts.reusableIdentity(grant.svcId, now).catch((error: unknown) => {
+    const identity = await this.deps.accounts.reusableIdentity(svcId, now).catch((error: unknown) => {
       if (error instanceof DomainError) throw new DomainError('credential_request_denied', error.message);
       throw error;
     });
-    const badges = (await this.deps.accounts.licenseBadges(grant.svcId, now)).filter((badge) => badge.verifiedFrom != null);
+    const badges = (await this.deps.accounts.licenseBadges(svcId, now)).filter((badge) => badge.verifiedFrom != null);
     const claims = identityClaims(identity, badges, now);
     const expiresAt = credentialExpiry(identity, badges, now);
-    const entry = await this.allocateStatus({ accountId: grant.svcId, clientId: grant.clientId, holderJkt: await calculateJwkThumbprint(holderJwk), issuedAt: now, expiresAt });
-    const credential = await this.sign(claims, holderJwk, entry, now, expiresAt);
-    return { credentials: [{ credential }] };
+    const entry = await this.allocateStatus({ accountId: svcId, clientId, holderJkt: await calculateJwkThumbprint(holderJwk), issuedAt: now, expiresAt });
+    return this.sign(claims, holderJwk, entry, now, expiresAt);
   }
 
   /**

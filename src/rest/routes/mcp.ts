@@ -138,8 +138,9 @@ export function agentServer(tools: AgentTools, caller: AgentCaller, logger: Logg
       title: 'Present a proof to a verifier',
       description: [
         'Makes a proof of age (age_over_18, age_over_21, age_over_65) or of a verified licence for the',
-        'verifier named by its https origin: a signed JWT (5 minutes) holding that claim only, to hand',
-        'to the verifier. Fails with not_verified when the account cannot prove it.',
+        'verifier named by its https origin: an SD-JWT VC presentation (dc+sd-jwt) disclosing that claim',
+        "only, key-bound to the verifier's origin and nonce, to hand to the verifier (who checks it with",
+        'POST /api/v2/credential-presentation). Fails with not_verified when the account cannot prove it.',
       ].join(' '),
       inputSchema: presentProofInput.shape,
       annotations: { readOnlyHint: false, openWorldHint: true },
