@@ -201,6 +201,6 @@ describe('sections and guides', () => {
     const shown = (document.tags as Json[]).slice(0, guides.length);
     expect(shown.map((tag) => [tag.name, tag['x-displayName'], tag['x-traitTag']])).toEqual(guides.map((guide) => [guide.name, guide.title, true]));
     expect(shown.map((tag) => tag.description)).toEqual(guides.map((guide) => guide.body));
-    expect(guides.map((guide) => guide.title)).toEqual(['Quickstart', 'Hosted flow', 'Receiving webhooks', 'Sandbox', 'AI agents (MCP)', 'Errors']);
+    expect(guides.map((guide) => guide.title)).toEqual(['Quickstart', 'Hosted flow', 'Receiving webhooks', 'Sandbox', 'Verifiable credentials', 'AI agents (MCP)', 'Errors']);
   });
 });

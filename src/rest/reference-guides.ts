@@ -7,7 +7,7 @@ import type { Guide } from './openapi.js';
 // operations (each a Redoc "trait tag": a section of prose in the sidebar).
 
 /** The guides, in the order an integrator reads them (each is docs/guides/<name>.md). */
-export const GUIDES = ['quickstart', 'hosted-flow', 'webhooks', 'sandbox', 'agents', 'errors'] as const;
+export const GUIDES = ['quickstart', 'hosted-flow', 'webhooks', 'sandbox', 'credentials', 'agents', 'errors'] as const;
 
 export const GUIDES_DIR = join(packageRoot(), 'docs', 'guides');
 
