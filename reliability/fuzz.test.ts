@@ -89,6 +89,8 @@ function bodyFields(schema: Record<string, any> | undefined): Pick<Route, 'field
 const PAGES = new Set(['/api/auth/oidc/authorize', '/api/auth/oidc/logout']);
 /** The client-authenticated OAuth endpoints: RFC 6749 errors to form bodies, the envelope to JSON. */
 const OAUTH = new Set(['/api/auth/oidc/token', '/api/auth/oidc/revoke', '/api/auth/oidc/introspect']);
+/** Endpoints that answer errors in RFC 6749's shape though a bearer token authenticates them (OpenID4VCI's credential endpoint). */
+const OAUTH_SHAPED = new Set([...OAUTH, '/api/auth/oidc/credential']);
 
 function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }): Route[] {
   const out: Route[] = [];
@@ -108,7 +110,7 @@ function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }):
                 : 'none';
       const success = op.responses?.['200'] ?? op.responses?.['201'];
       const enveloped = Boolean(success?.content?.['application/json']?.schema?.properties?.success);
-      const shape: Shape = PAGES.has(path) ? 'page' : path === '/metrics' ? 'text' : OAUTH.has(path) ? 'oauth' : enveloped ? 'envelope' : 'bare';
+      const shape: Shape = PAGES.has(path) ? 'page' : path === '/metrics' ? 'text' : OAUTH_SHAPED.has(path) ? 'oauth' : enveloped ? 'envelope' : 'bare';
       const surface = path.startsWith('/api/hosted')
         ? 'hosted page'
         : path.startsWith('/api/sdk')

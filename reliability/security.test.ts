@@ -471,7 +471,7 @@ describe('timing-safe comparisons (read from the source)', () => {
       ['core/oidc/tokens.ts', /const key = refreshTokenKey\(presented\);[\s\S]*?safeEqual\(key\.digest, row\.tokenDigest\)/],
       ['core/oidc/grants/refresh-token.ts', /where t\.id = i\.refresh_id and t\.token_digest = i\.token_digest/],
       ['core/oidc/grants/authorization-code.ts', /deps\.grants\.code\(digestSecret\(code\)\)/],
-      ['core/oidc/grant-store.ts', /'select account_id, client_id, scopes, created_at, expires_at, revoked_at from access_token where token_digest = \$1'/],
+      ['core/oidc/grant-store.ts', /'select account_id, client_id, scopes, resource, created_at, expires_at, revoked_at from access_token where token_digest = \$1'/],
       ['core/oidc/grant-store.ts', /from refresh_token where id = \$1'/],
       ['core/oidc/grant-store.ts', /'select id, client_id from authorization_code where code_digest = \$1'/],
       ['core/oidc/sessions.ts', /this\.deps\.grants\.browserSession\(digestSecret\(cookie\)\)/],

@@ -5,6 +5,7 @@ import { Disclosure } from '@sd-jwt/utils';
 import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
+import { safeEqual } from '../secrets.js';
 import type { SigningKeys } from '../oidc/keys.js';
 import { parseInput } from '../validation.js';
 import { DISCLOSABLE_CLAIMS } from './claims.js';
@@ -143,7 +144,7 @@ async function keyBinding(parts: PresentationParts, payload: Record<string, unkn
     throw new DomainError('key_binding_invalid');
   }
   const sdHash = createHash('sha256').update(parts.signedOver, 'ascii').digest('base64url');
-  if (claims.sd_hash !== sdHash) throw new DomainError('disclosure_tampered', 'the key binding JWT was signed over other disclosures than those presented');
+  if (typeof claims.sd_hash !== 'string' || !safeEqual(claims.sd_hash, sdHash)) throw new DomainError('disclosure_tampered', 'the key binding JWT was signed over other disclosures than those presented');
   return claims;
 }
 
