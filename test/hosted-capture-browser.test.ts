@@ -164,13 +164,19 @@ describe.skipIf(!chromiumAvailable || !ffmpegAvailable)('the hosted page in Chro
     await retake.waitFor({ timeout: 30_000 });
     await shot(page, '2-document-preview');
     await accessible(page, 'document-preview');
+    // Retake: the person rejected what the camera sees, so the page takes no photo by itself until
+    // the document moves (this camera's picture never does); the shutter is always there: pressed,
+    // it takes the photo at once.
     await retake.click();
     await cameraPlaying(page);
-    // The shutter is always there: pressed, it takes the photo at once.
     const shutter = page.getByRole('button', { name: 'Take photo' });
     expect(await shutter.isVisible()).toBe(true);
     await shot(page, '3-document-camera');
     await accessible(page, 'document-camera');
+    // The picture is steady and ready for longer than an automatic photo needs, and none was taken.
+    await page.locator('.instruction[data-hint=ready]').waitFor();
+    await page.waitForTimeout(1_500);
+    expect(await retake.count()).toBe(0);
     await shutter.click();
     await retake.waitFor({ timeout: 5_000 });
     await retake.click();

@@ -182,7 +182,13 @@ const photoOf = (camera: HTMLVideoElement) => toCanvas(camera, camera.videoWidth
  * picture from where both are on screen, so what the person sees framed is what is measured. A hint
  * that stays GIVE_UP_MS is given up on (`stuck`): the page keeps saying it and offers the shutter.
  */
-function useGuidedCapture(video: { current: HTMLVideoElement | null }, guide: { current: HTMLDivElement | null }, active: boolean, onCapture: (photo: string) => void) {
+function useGuidedCapture(
+  video: { current: HTMLVideoElement | null },
+  guide: { current: HTMLDivElement | null },
+  active: boolean,
+  afterRetake: boolean,
+  onCapture: (photo: string) => void,
+) {
   const [hint, setHint] = useState<Hint | 'searching' | 'ready'>('searching');
   const [stuck, setStuck] = useState(false);
   useEffect(() => {
@@ -190,13 +196,17 @@ function useGuidedCapture(video: { current: HTMLVideoElement | null }, guide: { 
     let previous: Gray | null = null;
     let streak = 0;
     let hintedSince = performance.now();
+    // After Retake the person rejected what the camera sees now: the page waits for a change (a
+    // hint: moved, out of the frame) before it takes a photo by itself again; the shutter still works.
+    let waitingForChange = afterRetake;
     const timer = setInterval(() => {
       const camera = video.current;
       if (!camera?.videoWidth) return;
       const { frame, box } = lookAt(camera, guide.current);
       const now = hintFor(frame, previous, box);
       previous = frame;
-      streak = nextStreak(streak, now);
+      if (now !== null) waitingForChange = false;
+      streak = waitingForChange ? 0 : nextStreak(streak, now);
       setHint(now ?? 'ready');
       if (now === null) hintedSince = performance.now();
       else if (performance.now() - hintedSince >= GIVE_UP_MS) setStuck(true);
@@ -206,7 +216,7 @@ function useGuidedCapture(video: { current: HTMLVideoElement | null }, guide: { 
       }
     }, GUIDE_EVERY_MS);
     return () => clearInterval(timer);
-  }, [active]);
+  }, [active, afterRetake]);
   return { hint, stuck };
 }
 
@@ -241,8 +251,9 @@ function DocumentStep({ state, advance, toPhone }: StepProps) {
   const guide = useRef<HTMLDivElement>(null);
   const camera = useCamera('environment', { width: 1920, height: 1080 });
   const [photo, setPhoto] = useState<string | null>(null);
+  const [retaken, setRetaken] = useState(false);
   const submit = useStepSubmit('document', t('document.continue'), advance, false);
-  const guided = useGuidedCapture(video, guide, Boolean(camera) && !photo && !submit.busy, setPhoto);
+  const guided = useGuidedCapture(video, guide, Boolean(camera) && !photo && !submit.busy, retaken, setPhoto);
   const backImage = async () => {
     const backFile = back.current?.files?.[0];
     return backFile ? { back_image: await fileToDataUrl(backFile) } : {};
@@ -252,6 +263,8 @@ function DocumentStep({ state, advance, toPhone }: StepProps) {
     for (const input of [front.current, back.current]) if (input) input.value = '';
   };
   const send = async (frontImage: string) => {
+    // A photo sent starts a new try: if it is refused, the camera takes the next one by itself again.
+    setRetaken(false);
     await submit.send({ front_image: frontImage, ...(await backImage()) });
     clearFiles();
   };
@@ -274,6 +287,10 @@ function DocumentStep({ state, advance, toPhone }: StepProps) {
     }
     setPhoto(null);
   };
+  const retake = () => {
+    setRetaken(true);
+    setPhoto(null);
+  };
   const shoot = () => {
     if (video.current?.videoWidth) setPhoto(photoOf(video.current));
   };
@@ -285,7 +302,7 @@ function DocumentStep({ state, advance, toPhone }: StepProps) {
             <p class="hint">{t('document.previewHint')}</p>
             <img src={photo} alt={t('document.preview')} class="photo" />
             <div class="actions">
-              <Button variant="secondary" disabled={submit.busy} onClick={() => setPhoto(null)}>
+              <Button variant="secondary" disabled={submit.busy} onClick={retake}>
                 {t('document.retake')}
               </Button>
               <Button disabled={submit.busy} onClick={use}>
