@@ -182,13 +182,7 @@ const photoOf = (camera: HTMLVideoElement) => toCanvas(camera, camera.videoWidth
  * picture from where both are on screen, so what the person sees framed is what is measured. A hint
  * that stays GIVE_UP_MS is given up on (`stuck`): the page keeps saying it and offers the shutter.
  */
-function useGuidedCapture(
-  video: { current: HTMLVideoElement | null },
-  guide: { current: HTMLDivElement | null },
-  active: boolean,
-  afterRetake: boolean,
-  onCapture: (photo: string) => void,
-) {
+function useGuidedCapture(video: { current: HTMLVideoElement | null }, guide: { current: HTMLDivElement | null }, active: boolean, afterRetake: boolean, onCapture: (photo: string) => void) {
   const [hint, setHint] = useState<Hint | 'searching' | 'ready'>('searching');
   const [stuck, setStuck] = useState(false);
   useEffect(() => {
