@@ -5,7 +5,7 @@ import { DEFAULT_SANDBOX_DAILY_CHECKS } from './core/sandbox.js';
 import { Sealer } from './core/secrets.js';
 import type { TraceSampling } from './core/tracing.js';
 
-// Every environment variable the service reads, in one place (the README's configuration table
+// Every environment variable the service reads, in one place (the configuration table of docs/operations.md
 // mirrors this file).
 export interface Config {
   port: number;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,17 +8,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUIDES, GUIDES_DIR } from '../src/rest/reference-guides.js';
 import { startListeningService, type ListeningService } from './helpers/service.js';
 
-// Every curl example of the README and of the guides at /docs (docs/guides) runs, as written, with
+// Every curl example of the README, of docs/ and of the guides at /docs (docs/guides) runs, as written, with
 // the real curl against a started service: GraphQL examples must validate against the schema and
 // answer without errors, REST examples must answer 2xx or the status their comment names. An
 // example that drifts fails here.
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+/** The documents README links to (docs/*.md): their examples are as much the product's word as the README's. */
+const DOCS_DIR = new URL('../docs/', import.meta.url);
+const DOC_TEXTS = readdirSync(DOCS_DIR)
+  .filter((name) => name.endsWith('.md'))
+  .map((name) => readFileSync(new URL(name, DOCS_DIR), 'utf8'));
 /** The guides shown at /docs (docs/guides): their curl examples run the same way. */
 const GUIDE_TEXTS = GUIDES.map((name) => readFileSync(join(GUIDES_DIR, `${name}.md`), 'utf8'));
 const SCHEMA = buildSchema(readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8'));
 
-/** Examples that cannot run here, and why (each must still be in the README). */
+/** Examples that cannot run here, and why (each must still be in the README or docs/). */
 const NOT_RUN: Record<string, string> = {
   'front_image=@passport.jpg': 'needs a photo of a real document, which the repository does not ship (test/id-verification.test.ts reads documents)',
 };
@@ -79,7 +84,7 @@ async function graphqlOf(command: string): Promise<string> {
 }
 
 describe('README and guide examples', () => {
-  const examples = [README, ...GUIDE_TEXTS].flatMap(curlExamples);
+  const examples = [README, ...DOC_TEXTS, ...GUIDE_TEXTS].flatMap(curlExamples);
 
   it('finds the examples, among them GraphQL ones, and each one it does not run is still there', () => {
     expect(examples.length).toBeGreaterThanOrEqual(10);

@@ -5,7 +5,7 @@ import { SESSION_STATUSES } from '../src/core/vocabulary.js';
 import { type SessionTrigger, stateDiagram, transition, TRANSITIONS } from '../src/core/sessions/transitions.js';
 
 // The session state machine's table (fast tier: no database): every move in it is allowed, every
-// other (from, event) pair is refused, and the README's diagram is the table's.
+// other (from, event) pair is refused, and docs/sessions.md's diagram is the table's.
 
 const TRIGGERS: SessionTrigger[] = ['created', 'opened', 'checks_passed', 'needs_review', 'check_failed', 'reviewer_approved', 'reviewer_declined', 'deadline'];
 const FINAL = ['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'];
@@ -39,8 +39,8 @@ describe('the session transition table', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it("the README shows the table's own diagram", () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    expect(readme).toContain('```mermaid\n' + stateDiagram() + '\n```');
+  it("the sessions guide (docs/sessions.md) shows the table's own diagram", () => {
+    const guide = readFileSync(new URL('../docs/sessions.md', import.meta.url), 'utf8');
+    expect(guide).toContain('```mermaid\n' + stateDiagram() + '\n```');
   });
 });

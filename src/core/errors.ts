@@ -148,7 +148,7 @@ const specCatalog = {
 
 /**
  * Codes the spec names without a status (its "Codes without a stated status" list, plus
- * `session_not_found`): the status is our choice, documented in the README.
+ * `session_not_found`): the status is our choice, documented in docs/checks.md and docs/sessions.md.
  */
 const chosenStatus = {
   session_not_found: { status: 404, message: 'wrong or expired session id' },
@@ -193,7 +193,7 @@ const implied = {
   not_verified: { status: 422, message: 'the account cannot prove that claim' },
   // RFC 8707 2: `resource` names no resource this provider serves, or not the one authorized (docs/mcp.md).
   invalid_target: { status: 400, message: 'resource is not one this provider issues tokens for' },
-  // The admin GraphQL API's query limits (README: Admin console and ops API).
+  // The admin GraphQL API's query limits (docs/admin.md: Admin console and ops API).
   query_too_deep: { status: 400, message: 'query nests fields deeper than the limit' },
   query_too_costly: { status: 400, message: 'query would cost more than the limit' },
 } as const satisfies Record<string, CatalogEntry>;

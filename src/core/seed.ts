@@ -56,7 +56,7 @@ export async function seedDemoTenant(core: Core, urls: { baseUrl: string; orgApi
   const password = randomBytes(12).toString('base64url');
   const account = await core.accounts.createAccount({ email: 'demo@verity.example', password, displayName: 'Demo User' });
   const admin = await core.tenancy.createAdminToken({ role: 'admin', name: 'demo' });
-  // The fictional licence roster behind the built-in board adapter (README: "Licence rosters").
+  // The fictional licence roster behind the built-in board adapter (docs/licences.md: "Licence rosters").
   const roster = options.licenses === false ? null : sampleRoster();
   if (roster) await core.credentials.importCsv(await readFile(roster, 'utf8'));
   return {

@@ -30,7 +30,7 @@ export interface RouteExamples {
   raw?: string;
 }
 
-/** Sandbox (README: Sandbox): a test key forces the outcome of a standalone check or a new session. */
+/** Sandbox (docs/sandbox.md): a test key forces the outcome of a standalone check or a new session. */
 /** An image field's example: the start of a JPEG as a data URL (examples show the shape, not a photo). */
 export const EXAMPLE_JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U';
 

@@ -12,7 +12,7 @@ const DEFAULT_REQUIRED_FIELDS = ['license_number', 'first_name', 'last_name'];
 /** An import reports its progress every this many rows. */
 const PROGRESS_EVERY = 500;
 
-/** The CSV columns of `verity admin import-licenses` (README: "Licence rosters"). */
+/** The CSV columns of `verity admin import-licenses` (docs/licences.md: "Licence rosters"). */
 export const LICENSE_CSV_COLUMNS = [
   'state_code',
   'state_name',

@@ -3,7 +3,7 @@ import { APPROVAL_RULE } from '../vocabulary.js';
 import type { SessionStatus } from './entities.js';
 
 // The hosted session's state machine, as one table. `SessionService.move` takes an event and
-// moves a session only along a row of this table; every other move is refused. The README's
+// moves a session only along a row of this table; every other move is refused. docs/sessions.md's
 // state diagram is `stateDiagram()` of this table (a test keeps the two equal).
 
 export type SessionTrigger = 'created' | 'opened' | 'checks_passed' | 'needs_review' | 'check_failed' | 'reviewer_approved' | 'reviewer_declined' | 'deadline';
@@ -39,7 +39,7 @@ export function transition(from: SessionStatus | null, event: SessionTrigger): S
   return row.to;
 }
 
-/** The table as a Mermaid state diagram (the README shows it). */
+/** The table as a Mermaid state diagram (docs/sessions.md shows it). */
 export function stateDiagram(): string {
   const lines = TRANSITIONS.map(({ from, event, to, guard }) => `  ${from ?? '[*]'} --> ${to}: ${event}${guard ? ` (${guard})` : ''}`);
   return ['stateDiagram-v2', ...lines, ...['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'].map((final) => `  ${final} --> [*]`)].join('\n');

@@ -62,7 +62,7 @@ const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 /**
  * The spec types `vendor_data` a string on the session, the decision and the webhook: when the
- * caller sent none it is `""`, always present, never null (README: Hosted verification sessions).
+ * caller sent none it is `""`, always present, never null (docs/sessions.md).
  */
 export const vendorDataOnWire = (session: Pick<SessionRecord, 'vendorData'>): string => session.vendorData ?? '';
 
