@@ -9,6 +9,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { freePort, freshDatabase, percentile, runBuiltVerity, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
 import { createOrm, migrate } from '../src/core/db/orm.js';
+import { entities } from '../src/core/entities.js';
 import { CredentialRegistry } from '../src/core/credentials/registry.js';
 import { summary } from './summary.js';
 
@@ -23,7 +24,7 @@ const database = await freshDatabase(server, 'verity_bench_licences');
 let child: ChildProcess | undefined;
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-licences-'));
 try {
-  const orm = await createOrm(database.url, { poolMax: 4 });
+  const orm = await createOrm(database.url, { entities, poolMax: 4 });
   await migrate(orm);
   const connection = orm.em.getConnection();
   const loadStarted = Date.now();

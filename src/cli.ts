@@ -79,16 +79,17 @@ program
 
 /** Runs `work` against the store: the running service's, else the data dir opened directly. */
 async function withCore<T>(work: (core: Core) => Promise<T>): Promise<T> {
-  const [{ loadConfig, resolveEncryptionKey }, { openStoreForCommand }, { createOrm, migrate }, { Core }] = await Promise.all([
+  const [{ loadConfig, resolveEncryptionKey }, { openStoreForCommand }, { createOrm, migrate }, { entities }, { Core }] = await Promise.all([
     import('./config.js'),
     import('./core/db/store.js'),
     import('./core/db/orm.js'),
+    import('./core/entities.js'),
     import('./core/index.js'),
   ]);
   const config = loadConfig();
   const store = await openStoreForCommand(config.databaseUrl, config.dataDir);
   try {
-    const orm = await createOrm(store.url, { poolMax: 1 });
+    const orm = await createOrm(store.url, { entities, poolMax: 1 });
     try {
       await migrate(orm);
       const core = new Core({ orm, encryptionKey: await resolveEncryptionKey(config), allowInsecureCallbacks: config.allowInsecureCallbacks, keyActivationSeconds: config.keyActivationSeconds });
@@ -105,10 +106,15 @@ program
   .command('migrate')
   .description('apply committed migrations')
   .action(async () => {
-    const [{ loadConfig }, { openStoreForCommand }, { createOrm, migrate }] = await Promise.all([import('./config.js'), import('./core/db/store.js'), import('./core/db/orm.js')]);
+    const [{ loadConfig }, { openStoreForCommand }, { createOrm, migrate }, { entities }] = await Promise.all([
+      import('./config.js'),
+      import('./core/db/store.js'),
+      import('./core/db/orm.js'),
+      import('./core/entities.js'),
+    ]);
     const config = loadConfig();
     const store = await openStoreForCommand(config.databaseUrl, config.dataDir);
-    const orm = await createOrm(store.url, { poolMax: 1 });
+    const orm = await createOrm(store.url, { entities, poolMax: 1 });
     try {
       print({ applied: await migrate(orm) });
     } finally {

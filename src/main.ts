@@ -6,6 +6,7 @@ import { resolveEncryptionKey, type Config } from './config.js';
 import type { Clock } from './core/clock.js';
 import type { FaceEngine } from './core/face-engine.js';
 import { createOrm, type Orm } from './core/db/orm.js';
+import { entities } from './core/entities.js';
 import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
 import { Notifications } from './core/db/notifications.js';
 import { ownConnections } from './core/db/prepared.js';
@@ -37,7 +38,7 @@ export interface Service {
 /** Opens the ORM and makes one query; a database that cannot be reached fails the start with one line naming its host and why. */
 async function connectOrm(store: Store): Promise<Orm> {
   try {
-    const orm = await createOrm(store.url, { poolMax: store.poolMax, ownSessions: !store.embedded });
+    const orm = await createOrm(store.url, { entities, poolMax: store.poolMax, ownSessions: !store.embedded });
     await orm.em
       .getConnection()
       .execute('select 1')

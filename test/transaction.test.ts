@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrm, type Orm } from '../src/core/db/orm.js';
+import { entities } from '../src/core/entities.js';
 import { preparedQuery, preparedQueryIn, transaction } from '../src/core/db/prepared.js';
 import type { Store } from '../src/core/db/store.js';
 import { freshStore } from './helpers/store.js';
@@ -14,7 +15,7 @@ describe('transaction', () => {
 
   beforeAll(async () => {
     store = await freshStore();
-    orm = await createOrm(store.url, { poolMax: store.poolMax, ownSessions: !store.embedded });
+    orm = await createOrm(store.url, { entities, poolMax: store.poolMax, ownSessions: !store.embedded });
     await orm.em.getConnection().execute('create table tx_test (id int primary key)');
   });
   afterAll(async () => {

@@ -1,4 +1,4 @@
-// Every GraphQL document the console sends. test/web-console-queries.test.ts validates each one
+// Every GraphQL document the console sends. test/fast/web-console-queries.test.ts validates each one
 // against the server's schema, so renaming a field breaks the build's tests, not production.
 
 export const SESSION_FIELDS = 'id status livemode vendorData svcId decision createdAt decidedAt workflow { name }';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ChargeRow } from './wallet-store.js';
 
 // The billing objects the admin API returns, declared once: the view is typed by its schema and
-// test/graphql-wire.test.ts checks the GraphQL Charge type against it.
+// test/fast/graphql-wire.test.ts checks the GraphQL Charge type against it.
 
 /** One debit of a project wallet for one billable call. */
 export const chargeWire = z.object({

@@ -1,10 +1,9 @@
 import 'reflect-metadata';
-import { MikroORM, ReflectMetadataProvider } from '@mikro-orm/core';
+import { type AnyEntity, type EntityClass, MikroORM, ReflectMetadataProvider } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { DomainError } from '../errors.js';
 import { ADVISORY_LOCKS, withAdvisoryLock } from './advisory-lock.js';
-import { entities } from './entities.js';
 import { migrations } from './migrations/index.js';
 import { holdsNul, preparesNamedStatements } from './prepared.js';
 
@@ -22,6 +21,8 @@ export function refuseNul(sql: string, params: readonly unknown[]): string {
 }
 
 export interface OrmOptions {
+  /** The entities the ORM maps: `entities` of src/core/entities.ts (db/ knows no area's tables). */
+  entities: readonly EntityClass<AnyEntity>[];
   /** Connections in the pool. The embedded store multiplexes one PGlite connection: keep it at 1. */
   poolMax?: number;
   /**
@@ -31,11 +32,11 @@ export interface OrmOptions {
   ownSessions?: boolean;
 }
 
-export async function createOrm(clientUrl: string, options: OrmOptions = {}): Promise<Orm> {
+export async function createOrm(clientUrl: string, options: OrmOptions): Promise<Orm> {
   const orm = await MikroORM.init<PostgreSqlDriver>({
     driver: PostgreSqlDriver,
     clientUrl,
-    entities,
+    entities: [...options.entities],
     metadataProvider: ReflectMetadataProvider,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     extensions: [Migrator],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CHECK_STATUSES, CHECK_TYPES, SESSION_STATUSES, WEBHOOK_EVENT_STATES } from '../vocabulary.js';
 
 // The admin API's session node, declared once: sessionNode is typed by it, SESSION_COLUMNS is
-// derived from its keys and test/graphql-wire.test.ts checks the GraphQL Session type against it.
+// derived from its keys and test/fast/graphql-wire.test.ts checks the GraphQL Session type against it.
 // Why it is not sessionWire (core/sessions/views.ts) in camelCase: ops see what an integrator must
 // not (projectId, decision, decidedBy, imagesRetained), the id is `id` (a GraphQL node), and
 // vendorData stays null when none was sent (ops filter on it) where the public wire answers "".
@@ -33,7 +33,7 @@ export const sessionNodeWire = z.object({
 export type SessionNode = z.output<typeof sessionNodeWire>;
 
 // The other objects of the admin API's ops reads, declared once the same way: the mappers in
-// ops/service.ts are typed by them and test/graphql-wire.test.ts checks the GraphQL types (field
+// ops/service.ts are typed by them and test/fast/graphql-wire.test.ts checks the GraphQL types (field
 // names and nullability) against them. Fields a mapper keeps for itself (a parent id to group by,
 // a sealed blob) are added to the node type beside the declaration, never sent.
 

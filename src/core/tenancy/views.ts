@@ -4,7 +4,7 @@ import type { OidcScope } from './entities.js';
 import type { AdminTokenRecord, ApiKeyRecord, CallbackRecord, OidcClientRecord, OrgAppRecord, ProjectRecord, WorkflowRecord } from './store.js';
 
 // The tenancy objects the admin API returns (GraphQL, tRPC, the CLI), declared once: each view is
-// typed by its schema and test/graphql-wire.test.ts checks the GraphQL types against them. No
+// typed by its schema and test/fast/graphql-wire.test.ts checks the GraphQL types against them. No
 // view ever carries a secret or its digest.
 
 export const projectWire = z.object({

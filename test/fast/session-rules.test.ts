@@ -1,0 +1,428 @@
+// The hosted session's rules on a fake store, in milliseconds: creation, the state machine through
+// a step, a step done twice, a fixable failure asked again until its last try, review, expiry,
+// erasure, a forced test outcome. The SQL behind the store is exercised by the HTTP tests
+// (sessions, session-transitions, session-evidence) and the races in reliability/.
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { StandaloneCheck } from '../../src/core/checks/pipeline.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { DomainError } from '../../src/core/errors.js';
+import { Sealer } from '../../src/core/secrets.js';
+import type { EvidenceKind } from '../../src/core/sessions/entities.js';
+import type { EvidenceImage, EvidenceStore } from '../../src/core/sessions/evidence.js';
+import { approvalBlockers, SELFIE_ATTEMPTS, type SessionChecks, type SessionDeps, SessionService, stepOutcome } from '../../src/core/sessions/service.js';
+import type { HandoffRecord, SessionCheckRecord, SessionDraft, SessionEventRecord, SessionListQuery, SessionLookup, SessionRecord, SessionStore, SessionTx, SessionViewRecord } from '../../src/core/sessions/store.js';
+
+const owns = (session: SessionRecord, lookup: SessionLookup) => session.id === lookup.id && session.projectId === lookup.projectId && (lookup.livemode === null || session.livemode === lookup.livemode);
+
+/** The session tables in memory. A transaction's writes apply when it ends without throwing, as a commit. */
+class FakeSessionStore implements SessionStore {
+  sessions = new Map<string, SessionRecord>();
+  events = new Map<string, SessionEventRecord[]>();
+  checkRows = new Map<string, SessionCheckRecord[]>();
+  handoffs = new Map<string, HandoffRecord & { claimedAt: Date | null; phoneTokenDigest: string | null }>();
+  private pending = new WeakMap<SessionTx, (() => void)[]>();
+
+  async transaction<T>(work: (tx: SessionTx) => Promise<T>): Promise<T> {
+    const tx = {} as SessionTx;
+    const writes: (() => void)[] = [];
+    this.pending.set(tx, writes);
+    const result = await work(tx);
+    for (const write of writes) write();
+    return result;
+  }
+
+  /** As billing's charged transaction hands the store its transaction. */
+  inTransaction<T>(work: (tx: SessionTx) => Promise<T>): Promise<T> {
+    return this.transaction(work);
+  }
+
+  private later(tx: SessionTx, write: () => void): void {
+    const writes = this.pending.get(tx);
+    if (!writes) throw new Error('a write outside a transaction');
+    writes.push(write);
+  }
+
+  private append(draft: SessionDraft): void {
+    const id = draft.session.id;
+    this.sessions.set(id, structuredClone(draft.session));
+    this.events.set(id, [...(this.events.get(id) ?? []), ...draft.events]);
+    this.checkRows.set(id, [...(this.checkRows.get(id) ?? []), ...draft.checks]);
+  }
+
+  async insert(tx: SessionTx, draft: SessionDraft): Promise<void> {
+    this.later(tx, () => this.append(draft));
+  }
+
+  async save(tx: SessionTx, draft: SessionDraft): Promise<void> {
+    this.later(tx, () => this.append(draft));
+  }
+
+  async lock(_tx: SessionTx, lookup: SessionLookup): Promise<SessionRecord | null> {
+    return this.find(lookup);
+  }
+
+  async find(lookup: SessionLookup): Promise<SessionRecord | null> {
+    const session = this.sessions.get(lookup.id);
+    return session && owns(session, lookup) ? structuredClone(session) : null;
+  }
+
+  async views(lookups: SessionLookup[]): Promise<(SessionViewRecord | null)[]> {
+    return Promise.all(lookups.map((lookup) => this.find(lookup)));
+  }
+
+  async byTokenDigest(digest: string): Promise<SessionRecord | null> {
+    const own = [...this.sessions.values()].find((session) => session.tokenDigest === digest);
+    const phone = [...this.handoffs.values()].find((handoff) => handoff.phoneTokenDigest === digest);
+    const session = own ?? (phone ? this.sessions.get(phone.sessionId) : undefined);
+    return session ? structuredClone(session) : null;
+  }
+
+  async open(sessionId: string, event: SessionEventRecord): Promise<boolean> {
+    const session = this.sessions.get(sessionId);
+    if (session?.status !== 'NOT_STARTED') return false;
+    Object.assign(session, { status: event.toStatus, startedAt: event.at, updatedAt: event.at });
+    this.events.get(sessionId)!.push(event);
+    return true;
+  }
+
+  async checks(sessionId: string): Promise<SessionCheckRecord[]> {
+    return [...(this.checkRows.get(sessionId) ?? [])];
+  }
+
+  async sealChecks(tx: SessionTx, sessionId: string, detailSealed: string): Promise<void> {
+    this.later(tx, () =>
+      this.checkRows.set(
+        sessionId,
+        (this.checkRows.get(sessionId) ?? []).map((check) => ({ ...check, detailSealed })),
+      ),
+    );
+  }
+
+  async timeline(sessionId: string): Promise<SessionEventRecord[]> {
+    return [...(this.events.get(sessionId) ?? [])];
+  }
+
+  async list(query: SessionListQuery): Promise<SessionRecord[]> {
+    return [...this.sessions.values()].filter((session) => session.projectId === query.projectId).slice(0, query.limit);
+  }
+
+  async due(statuses: readonly string[], now: Date, limit: number): Promise<{ id: string; projectId: string }[]> {
+    return [...this.sessions.values()].filter((session) => statuses.includes(session.status) && session.expiresAt <= now).slice(0, limit);
+  }
+
+  async addHandoff(handoff: HandoffRecord): Promise<void> {
+    this.handoffs.set(handoff.linkDigest, { ...handoff, claimedAt: null, phoneTokenDigest: null });
+  }
+
+  async claimHandoff(linkDigest: string, phoneTokenDigest: string, now: Date): Promise<string | null> {
+    const handoff = this.handoffs.get(linkDigest);
+    if (!handoff || handoff.claimedAt || handoff.expiresAt <= now) return null;
+    Object.assign(handoff, { claimedAt: now, phoneTokenDigest });
+    return handoff.sessionId;
+  }
+
+  async handoffClaimed(sessionId: string): Promise<boolean> {
+    return [...this.handoffs.values()].some((handoff) => handoff.sessionId === sessionId && handoff.claimedAt !== null);
+  }
+}
+
+class FakeEvidence implements EvidenceStore {
+  images = new Map<string, { kind: EvidenceKind; bytes: Buffer; attempt: number }[]>();
+  async keep(_tx: SessionTx, sessionId: string, images: { kind: EvidenceKind; bytes: Buffer }[], attempt: number): Promise<void> {
+    this.images.set(sessionId, [...(this.images.get(sessionId) ?? []), ...images.map((image) => ({ ...image, attempt }))]);
+  }
+  async list(sessionId: string): Promise<EvidenceImage[]> {
+    return (this.images.get(sessionId) ?? []).map((image, i) => ({ id: String(i), ...image, createdAt: new Date(0) }));
+  }
+  async erase(_tx: SessionTx, sessionId: string): Promise<number> {
+    const count = this.images.get(sessionId)?.length ?? 0;
+    this.images.delete(sessionId);
+    return count;
+  }
+  async purgeExpired(): Promise<number> {
+    return 0;
+  }
+}
+
+/** A location check that answers by the body's `source`, as the real one does for a refused prompt. */
+const locationCheck: StandaloneCheck<Record<string, unknown>, Record<string, unknown>> = {
+  type: 'location',
+  input: z.record(z.string(), z.unknown()),
+  prepare: async (input) => input,
+  execute: async (input) =>
+    input.source === 'permission_denied'
+      ? { check: { type: 'location', status: 'failed', data: {}, error: 'location permission was denied' }, reason: 'permission_denied' }
+      : { check: { type: 'location', status: 'passed', data: { latitude: input.latitude }, error: null } },
+};
+/** A document reader that refuses a front image reading "expired" as an expired document (fixable), and passes any other. */
+const documentCheck: StandaloneCheck<Record<string, unknown>, Record<string, unknown>> = {
+  type: 'id_verification',
+  input: z.record(z.string(), z.unknown()),
+  prepare: async (input) => input,
+  execute: async (input) =>
+    String(input.front_image) === 'expired'
+      ? { check: { type: 'id_verification', status: 'failed', data: { fields: {} }, error: 'the document expired on 2020-01-01' }, reason: 'expired' }
+      : { check: { type: 'id_verification', status: 'passed', data: { fields: { full_name: 'Ada' } }, error: null } },
+};
+/** Anti-spoof that judges a burst live only when its first frame reads "live" (else the gesture was not seen). */
+const antispoofCheck: StandaloneCheck<Record<string, unknown>, Record<string, unknown>> = {
+  type: 'antispoof',
+  input: z.record(z.string(), z.unknown()),
+  prepare: async (input) => input,
+  execute: async (input) =>
+    String((input.frames as Buffer[])[0]) === 'live'
+      ? { check: { type: 'antispoof', status: 'passed', data: { live_score: 1 }, error: null } }
+      : { check: { type: 'antispoof', status: 'failed', data: { live_score: 1 }, error: 'the challenge asked to smile, which the frames do not show' }, reason: 'gesture_not_performed' },
+};
+const unused = new Proxy({} as StandaloneCheck<unknown, unknown>, {
+  get: () => {
+    throw new Error('not used here');
+  },
+});
+
+function setUp(options: { features?: string[]; retentionDays?: number; supportUrl?: string } = {}) {
+  const store = new FakeSessionStore();
+  const evidence = new FakeEvidence();
+  const clock = new ManualClock(new Date('2026-11-28T10:00:00Z'));
+  const webhooks: { sessionId: string; type: string }[] = [];
+  const features = options.features ?? ['location'];
+  const deps: SessionDeps = {
+    store,
+    evidence,
+    clock,
+    sealer: new Sealer(Sealer.generateKey()),
+    tenancy: {
+      getWorkflow: async (projectId: string, id: string) => ({ id, projectId, name: 'w', features, maxStepTries: 2, createdAt: '' }),
+      isApprovedCallback: async () => true,
+      evidenceRetentionDays: async () => options.retentionDays ?? 30,
+      projectBranding: async () => ({ name: 'Acme', privacyPolicyUrl: null, supportUrl: options.supportUrl ?? null, hasLogo: false }),
+    } as unknown as SessionDeps['tenancy'],
+    accounts: {} as SessionDeps['accounts'],
+    billing: { chargedTransaction: (_p: string | null, _i: string, _f: string, work: (tx: SessionTx) => Promise<unknown>) => store.inTransaction(work) } as unknown as SessionDeps['billing'],
+    idempotency: { once: async (_p: string, _k: string | undefined, _o: string, _r: unknown, work: () => Promise<unknown>) => ({ value: await work(), replayed: false }) } as unknown as SessionDeps['idempotency'],
+    webhooks: {
+      record: async (_tx: SessionTx, _projectId: string, sessionId: string, payload: { type: string }) => {
+        webhooks.push({ sessionId, type: payload.type });
+        return `evt_${webhooks.length}`;
+      },
+      dispatch: async () => {},
+    } as unknown as SessionDeps['webhooks'],
+    checks: { idVerification: documentCheck, age: unused, antispoof: antispoofCheck, faceMatch: unused, location: locationCheck, credential: unused } as SessionChecks,
+    challenges: {} as SessionDeps['challenges'],
+    sandboxQuota: { spend: async () => {} },
+    baseUrl: 'https://verity.test',
+  };
+  return { service: new SessionService(deps), store, evidence, clock, webhooks };
+}
+
+const errorCode = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'no error',
+    (error: unknown) => (error instanceof DomainError ? error.code : String(error)),
+  );
+
+describe('session rules on a fake store', () => {
+  it('creates a NOT_STARTED session whose token is kept only as a digest, with its first timeline entry', async () => {
+    const { service, store } = setUp();
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    expect(session.status).toBe('NOT_STARTED');
+    const stored = store.sessions.get(session.session_id)!;
+    expect(stored.tokenDigest).not.toContain(session.session_token);
+    expect(session.url).toBe(`https://verity.test/verify/${session.session_id}#${session.session_token}`);
+    expect(await store.timeline(session.session_id)).toEqual([expect.objectContaining({ fromStatus: null, toStatus: 'NOT_STARTED', actor: 'api_key:k1', reason: 'created' })]);
+    expect(await service.get('prj_2', session.session_id).catch((error: DomainError) => error.code)).toBe('not_found');
+  });
+
+  it('a passing step opens the session, records its check and approves it with one webhook; nothing raw outlives the decision', async () => {
+    const { service, store, webhooks } = setUp();
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const hosted = await service.authenticate(session.session_token);
+    const flow = await service.submitStep(hosted, 'location', { latitude: 1, longitude: 2, source: 'gps' });
+    expect(flow).toMatchObject({ status: 'APPROVED', finished: true, checks: [{ type: 'location', status: 'passed' }] });
+    expect((await store.timeline(session.session_id)).map((event) => `${event.fromStatus}>${event.toStatus}`)).toEqual(['null>NOT_STARTED', 'NOT_STARTED>IN_PROGRESS', 'IN_PROGRESS>APPROVED']);
+    expect(webhooks).toEqual([{ sessionId: session.session_id, type: 'verification.approved' }]);
+    const stored = store.sessions.get(session.session_id)!;
+    expect(stored).toMatchObject({ decision: 'APPROVED', decidedBy: 'system', workSealed: null });
+    const decision = await service.decision({ projectId: 'prj_1', livemode: true }, session.session_id);
+    expect(decision.checks).toEqual([{ type: 'location', status: 'passed', data: { latitude: 1 }, error: null }]);
+  });
+
+  it('a step already done is a conflict, and a closed session takes no more input', async () => {
+    const { service } = setUp({ features: ['location', 'licence'] });
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const hosted = await service.authenticate(session.session_token);
+    await service.submitStep(hosted, 'location', { latitude: 1, longitude: 2, source: 'gps' });
+    expect(await errorCode(service.submitStep(await service.authenticate(session.session_token), 'location', { latitude: 1, longitude: 2 }))).toBe('conflict');
+  });
+
+  it('a fixable failure is asked again until the last try, whose failure declines the session', async () => {
+    const { service, store } = setUp();
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const denied = async () => service.submitStep(await service.authenticate(session.session_token), 'location', { source: 'permission_denied' });
+    expect(await errorCode(denied())).toBe('step_retry_required');
+    expect(store.sessions.get(session.session_id)!.status).toBe('IN_PROGRESS');
+    expect(await denied()).toMatchObject({ status: 'DECLINED', checks: [{ type: 'location', status: 'failed' }] });
+    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toEqual(['created', 'page opened', 'location: permission_denied, asked again (try 1 of 2)', 'location: permission_denied']);
+  });
+
+  it('review decides only IN_REVIEW, and approval needs the face checks', async () => {
+    const { service, store } = setUp();
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    expect(await errorCode(service.review('prj_1', session.session_id, 'admin:a1', { status: 'APPROVED' }))).toBe('review_not_pending');
+    store.sessions.get(session.session_id)!.status = 'IN_REVIEW';
+    expect(await errorCode(service.review('prj_1', session.session_id, 'admin:a1', { status: 'APPROVED' }))).toBe('required_face_checks_incomplete');
+    expect(await service.review('prj_1', session.session_id, 'admin:a1', { status: 'DECLINED' }, 'blurry')).toMatchObject({ status: 'DECLINED' });
+    expect(store.sessions.get(session.session_id)).toMatchObject({ decision: 'DECLINED', decidedBy: 'admin:a1' });
+    expect(await errorCode(service.review('prj_1', session.session_id, 'admin:a1', { status: 'APPROVED' }))).toBe('session_closed');
+  });
+
+  it('the sweep expires a session never opened and abandons one opened, and a lapsed link takes no input', async () => {
+    const { service, store, clock } = setUp({ features: ['location', 'licence'] });
+    const never = (await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1', ttl_seconds: 300 })).session;
+    const opened = (await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1', ttl_seconds: 300 })).session;
+    await service.start(await service.authenticate(opened.session_token));
+    clock.advance(301_000);
+    expect(await errorCode(service.submitStep(await service.authenticate(never.session_token), 'location', { latitude: 1, longitude: 2 }))).toBe('session_expired');
+    expect(await service.expireDue()).toBe(2);
+    expect(store.sessions.get(never.session_id)!.status).toBe('EXPIRED');
+    expect(store.sessions.get(opened.session_id)!.status).toBe('ABANDONED');
+    expect(await service.expireDue()).toBe(0);
+  });
+
+  it('erasure is refused while open, then wipes the check details and images once, and says so the second time', async () => {
+    const { service, store, evidence } = setUp({ features: ['location', 'licence'] });
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    await service.submitStep(await service.authenticate(session.session_token), 'location', { latitude: 1, longitude: 2 });
+    evidence.images.set(session.session_id, [{ kind: 'selfie', bytes: Buffer.from('x'), attempt: 1 }]);
+    expect(await errorCode(service.eraseData('prj_1', session.session_id, 'admin:a1'))).toBe('conflict');
+    store.sessions.get(session.session_id)!.status = 'DECLINED';
+    expect(await service.eraseData('prj_1', session.session_id, 'admin:a1')).toMatchObject({ erased: true, already_erased: false });
+    expect((await service.decision('prj_1', session.session_id)).checks).toEqual([{ type: 'location', status: 'passed', data: { erased: true }, error: null }]);
+    expect(evidence.images.has(session.session_id)).toBe(false);
+    expect(await service.eraseData('prj_1', session.session_id, 'admin:a1')).toMatchObject({ already_erased: true });
+  });
+
+  it('a forced test outcome decides at creation through the state table, with its webhook', async () => {
+    const { service, store, webhooks } = setUp();
+    const { session } = await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', { workflow_id: 'wf_1' }, { testOutcome: 'decline' });
+    expect(session).toMatchObject({ status: 'DECLINED', livemode: false });
+    expect((await store.timeline(session.session_id)).map((event) => event.toStatus)).toEqual(['NOT_STARTED', 'DECLINED']);
+    expect(webhooks).toEqual([{ sessionId: session.session_id, type: 'verification.declined' }]);
+    expect(await errorCode(service.get({ projectId: 'prj_1', livemode: true }, session.session_id))).toBe('not_found');
+  });
+
+  it('a handoff link is claimed once, and the phone token opens the same session', async () => {
+    const { service, clock } = setUp();
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const link = await service.createHandoff(await service.authenticate(session.session_token));
+    const code = link.url.split('#')[1];
+    const claim = await service.claimHandoff(code);
+    expect((await service.authenticate(claim.session_token)).id).toBe(session.session_id);
+    expect(await errorCode(service.claimHandoff(code))).toBe('invalid_token');
+    const late = await service.createHandoff(await service.authenticate(session.session_token));
+    clock.advance(11 * 60_000);
+    expect(await errorCode(service.claimHandoff(late.url.split('#')[1]))).toBe('invalid_token');
+  });
+
+  it('approval blockers: the checks of the approval rule the session lacks (the document may be in review)', () => {
+    expect(approvalBlockers([])).toEqual(['id_verification', 'liveness', 'face_match']);
+    expect(
+      approvalBlockers([
+        { type: 'id_verification', status: 'review' },
+        { type: 'liveness', status: 'passed' },
+        { type: 'face_match', status: 'failed' },
+      ]),
+    ).toEqual(['face_match']);
+    expect(
+      approvalBlockers([
+        { type: 'id_verification', status: 'passed' },
+        { type: 'liveness', status: 'passed' },
+        { type: 'face_match', status: 'passed' },
+      ]),
+    ).toEqual([]);
+  });
+
+  it("a step's outcome is its checks' worst status; a step the session closed before is not_run; one to do is null", () => {
+    const checks = [
+      { type: 'id_verification', status: 'passed' as const },
+      { type: 'age', status: 'review' as const },
+      { type: 'liveness', status: 'failed' as const },
+    ];
+    expect(stepOutcome('document', true, false, checks)).toBe('review');
+    expect(stepOutcome('selfie', true, true, checks)).toBe('failed');
+    expect(stepOutcome('location', false, true, checks)).toBe('not_run');
+    expect(stepOutcome('location', false, false, checks)).toBeNull();
+  });
+
+  it('the flow state says how each step ended, how long photos are kept, the support link and test mode', async () => {
+    const { service } = setUp({ features: ['location', 'credential'], retentionDays: 14, supportUrl: 'mailto:help@acme.example' });
+    const { session } = await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', { workflow_id: 'wf_1' });
+    const denied = async () => service.submitStep(await service.authenticate(session.session_token), 'location', { source: 'permission_denied' });
+    expect(await errorCode(denied())).toBe('step_retry_required');
+    const declined = await denied();
+    expect(declined).toMatchObject({ status: 'DECLINED', retention_days: 14, support_url: 'mailto:help@acme.example', livemode: false, continued_on_phone: false });
+    expect(declined.steps).toEqual([
+      { step: 'location', done: true, outcome: 'failed' },
+      { step: 'licence', done: true, outcome: 'not_run' },
+    ]);
+  });
+
+  it('the laptop learns that the phone took over once a handoff link is claimed', async () => {
+    const { service } = setUp();
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const laptop = await service.authenticate(session.session_token);
+    expect((await service.flowState(laptop)).continued_on_phone).toBe(false);
+    const link = await service.createHandoff(laptop);
+    await service.claimHandoff(link.url.split('#')[1]);
+    expect((await service.flowState(laptop)).continued_on_phone).toBe(true);
+  });
+
+  it("a test session's page picks its outcome through the state table (with the webhook); errors answer themselves; live sessions have no picker", async () => {
+    const { service, store, webhooks } = setUp();
+    const test = (await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', { workflow_id: 'wf_1' })).session;
+    const hosted = await service.authenticate(test.session_token);
+    expect(await errorCode(service.pickTestOutcome(hosted, { outcome: 'rate_limited' }))).toBe('rate_limited');
+    expect(await errorCode(service.pickTestOutcome(hosted, { outcome: 'aprove' }))).toBe('validation_error');
+    expect(await errorCode(service.pickTestOutcome(hosted, {}))).toBe('validation_error');
+    const picked = await service.pickTestOutcome(hosted, { outcome: 'review' });
+    expect(picked).toMatchObject({ status: 'IN_REVIEW', finished: true, livemode: false, steps: [{ step: 'location', done: true, outcome: 'not_run' }] });
+    expect((await store.timeline(test.session_id)).map((event) => [event.toStatus, event.actor, event.reason])).toEqual([
+      ['NOT_STARTED', 'api_key:k1', 'created'],
+      ['IN_REVIEW', 'user', 'test outcome: review (picked on the hosted page)'],
+    ]);
+    expect(webhooks).toEqual([{ sessionId: test.session_id, type: 'verification.in_review' }]);
+    expect(await errorCode(service.pickTestOutcome(await service.authenticate(test.session_token), { outcome: 'approve' }))).toBe('session_closed');
+    const live = (await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' })).session;
+    expect(await errorCode(service.pickTestOutcome(await service.authenticate(live.session_token), { outcome: 'approve' }))).toBe('not_found');
+    expect(store.sessions.get(live.session_id)!.status).toBe('NOT_STARTED');
+  });
+
+  it("every document try keeps its images, numbered by try, and the refused one's reason is in the timeline", async () => {
+    const { service, store, evidence } = setUp({ features: ['id_verification'] });
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const send = async (front: string) => service.submitStep(await service.authenticate(session.session_token), 'document', { front_image: Buffer.from(front) });
+    expect(await errorCode(send('expired'))).toBe('step_retry_required');
+    expect(await send('valid')).toMatchObject({ status: 'APPROVED' });
+    expect(evidence.images.get(session.session_id)!.map((image) => [image.kind, image.attempt, String(image.bytes)])).toEqual([
+      ['document_front', 1, 'expired'],
+      ['document_front', 2, 'valid'],
+    ]);
+    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toContain('document: expired, asked again (try 1 of 2)');
+  });
+
+  it('a selfie asked again is in the timeline with its reason and keeps its frame; the page gets the reason code and the tries left', async () => {
+    const { service, store, evidence } = setUp({ features: ['liveness'] });
+    const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
+    const burst = (first: string) => ({ frames: [Buffer.from(first), Buffer.from(`${first}-2`), Buffer.from(`${first}-3`)], challenge_id: 'chl_1', captured_ms: [0, 400, 800] });
+    const send = async (first: string) => service.submitStep(await service.authenticate(session.session_token), 'selfie', burst(first));
+    const refused = await send('still').catch((error: DomainError) => error);
+    expect(refused).toMatchObject({ code: 'face_rescan_required', data: { step: 'selfie', reason: 'gesture_not_performed', tries_left: 2 } });
+    expect(await send('live')).toMatchObject({ status: 'APPROVED' });
+    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toContain(`selfie: gesture_not_performed, retake asked (try 1 of ${SELFIE_ATTEMPTS})`);
+    expect(evidence.images.get(session.session_id)!.map((image) => [image.kind, image.attempt, String(image.bytes)])).toEqual([
+      ['selfie', 1, 'still-2'],
+      ['selfie', 2, 'live-2'],
+    ]);
+  });
+});
