@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GESTURES, type Gesture } from './core/faces/burst.js';
-import { DEFAULT_SANDBOX_DAILY_CHECKS } from './core/sandbox.js';
+import { DEFAULT_SANDBOX_DAILY_CHECKS } from './core/checks/sandbox.js';
 import { Sealer } from './core/secrets.js';
 import type { TraceSampling } from './core/tracing.js';
 

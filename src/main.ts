@@ -21,7 +21,7 @@ import { trpcMiddleware } from './graph/trpc.js';
 import { listenFailure } from './listen.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHttpApp } from './rest/app.js';
-import { jsonBody } from './rest/input.js';
+import { jsonBody } from './http/input.js';
 import { traceQueries } from './core/tracing.js';
 import { startTracing } from './tracing.js';
 

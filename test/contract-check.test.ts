@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiDocs } from '../src/rest/openapi.js';
+import { ApiDocs } from '../src/http/openapi.js';
 import { fetchChecker, responseChecker } from './helpers/contract.js';
 
 // The response check every HTTP test runs (helpers/service.ts): drift between an answer and its

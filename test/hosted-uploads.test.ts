@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FRAMES } from '../src/core/checks/antispoof.js';
 import type { Core } from '../src/core/index.js';
 import type { SessionRecord } from '../src/core/sessions/store.js';
-import { CHECK_BODY_LIMIT } from '../src/rest/input.js';
+import { CHECK_BODY_LIMIT } from '../src/http/input.js';
 import { FIELDS_ONLY_LIMIT, oneUploadPerSession, stepUploadRules } from '../src/rest/step-uploads.js';
 import { markerFaceEngine, markerImage } from './helpers/face-engine.js';
 import { sql, startListeningService, type ListeningService } from './helpers/service.js';

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiDocs, type RouteDoc } from '../src/rest/openapi.js';
+import { ApiDocs, type RouteDoc } from '../src/http/openapi.js';
 import { addFormats, inlineRefs } from './helpers/contract.js';
 import { startTestService, type TestService } from './helpers/service.js';
 

@@ -1,7 +1,7 @@
 import express from 'express';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caseSensitiveRouter } from '../src/rest/router.js';
+import { caseSensitiveRouter } from '../src/http/router.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 // Paths match with their case, on every router: `/API/v2/...` is no path of ours. Before, it

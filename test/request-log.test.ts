@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCodeOf } from '../src/rest/observability.js';
+import { errorCodeOf } from '../src/http/observability.js';
 import { loggerIntoMemory } from './helpers/logs.js';
 import { startTestService, type TestService } from './helpers/service.js';
 

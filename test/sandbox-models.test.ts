@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markerFaceEngine, markerImage, type MarkerFace } from './helpers/face-engine.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-// What test mode is for (src/core/sandbox.ts): a test key's calls that run real models answer
+// What test mode is for (src/core/checks/sandbox.ts): a test key's calls that run real models answer
 // verdicts and reasons without scores, thresholds or model evidence, and only a few times a day
 // per project; forced outcomes and checks without models stay free and unlimited.
 

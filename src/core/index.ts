@@ -5,7 +5,7 @@ import { LoginThrottle } from './accounts/login-throttle.js';
 import { TokenIntrospection } from './oidc/introspection.js';
 import { RateLimits, type RateLimitOptions } from './billing/rate-limit.js';
 import { SandboxQuota } from './billing/sandbox-quota.js';
-import { DEFAULT_SANDBOX_DAILY_CHECKS } from './sandbox.js';
+import { DEFAULT_SANDBOX_DAILY_CHECKS } from './checks/sandbox.js';
 import { BillingService, DEFAULT_PRICES_MINOR, type WalletLeaseOptions } from './billing/service.js';
 import { ageCheck } from './checks/age.js';
 import { locationCheck } from './checks/location.js';

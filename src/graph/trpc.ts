@@ -8,7 +8,7 @@ import type { Core } from '../core/index.js';
 import type { AdminCaller } from '../core/ops/service.js';
 import type { Logger } from '../logger.js';
 import { bearer } from '../rest/auth.js';
-import { unacceptableJson } from '../rest/input.js';
+import { unacceptableJson } from '../http/input.js';
 import { MAX_PAGE, QUERY_LIMITS } from './limits.js';
 
 interface TrpcContext {

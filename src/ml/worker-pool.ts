@@ -1,5 +1,5 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { SerialQueue } from './faces/queue.js';
+import { SerialQueue } from './queue.js';
 
 // Inference on worker threads, so that the event loop stays free for HTTP while a model runs
 // (onnxruntime-node's `run` and TF.js WASM both hold the calling thread until they finish). Each

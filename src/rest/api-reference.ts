@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { caseSensitiveRouter } from './router.js';
+import { caseSensitiveRouter } from '../http/router.js';
 
 // The rendered API reference at /docs: Redoc's standalone bundle, served from node_modules (no
 // CDN, nothing fetched at run time), reading the document this service serves.

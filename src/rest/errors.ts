@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { outageError, outageReason } from '../core/db/unavailable.js';
 import { DomainError } from '../core/errors.js';
-import { sendError } from './envelope.js';
+import { sendError } from '../http/envelope.js';
 
 interface BodyParserError extends Error {
   type?: string;

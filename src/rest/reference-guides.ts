@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../web/assets.js';
-import type { Guide } from './openapi.js';
+import type { Guide } from '../http/openapi.js';
 
 // The guides of the API reference: markdown files in docs/guides, shown at /docs before the
 // operations (each a Redoc "trait tag": a section of prose in the sidebar).

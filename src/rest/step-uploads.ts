@@ -3,7 +3,7 @@ import { MAX_FRAMES } from '../core/checks/antispoof.js';
 import { DomainError } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import type { SessionRecord } from '../core/sessions/store.js';
-import { CHECK_BODY_LIMIT, type UploadRules } from './input.js';
+import { CHECK_BODY_LIMIT, type UploadRules } from '../http/input.js';
 
 // What a hosted step's upload may be, and how many of a session's are read at once. The page has
 // only a session token, so this is where a leaked or scripted token would make us buffer.

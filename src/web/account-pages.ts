@@ -6,8 +6,8 @@
 import express, { type Request, type Response } from 'express';
 import type { Core } from '../core/index.js';
 import type { ToolCallEntry } from '../core/mcp/audit.js';
-import { sessionCookie, setSessionCookie, signInFromPage } from '../rest/routes/oidc.js';
-import { caseSensitiveRouter } from '../rest/router.js';
+import { sessionCookie, setSessionCookie, signInFromPage } from './browser-session.js';
+import { caseSensitiveRouter } from '../http/router.js';
 import { issueCsrf, requireCsrf } from './csrf.js';
 import { page } from './login-pages.js';
 

@@ -7,15 +7,15 @@ import { DomainError } from '../core/errors.js';
 import { invitationForAnotherEmail, invitedEmailMatches } from '../core/roster/service.js';
 import type { Core } from '../core/index.js';
 import { z } from 'zod';
-import { decodeImageString, jsonBody, requireJsonBody } from '../rest/input.js';
-import type { ApiDocs } from '../rest/openapi.js';
+import { decodeImageString, jsonBody, requireJsonBody } from '../http/input.js';
+import type { ApiDocs } from '../http/openapi.js';
 import { memberAnswerWire } from '../core/roster/views.js';
-import { sendData } from '../rest/envelope.js';
-import { sessionCookie, setSessionCookie, signInFromPage } from '../rest/routes/oidc.js';
+import { sendData } from '../http/envelope.js';
+import { sessionCookie, setSessionCookie, signInFromPage } from './browser-session.js';
 import { issueCsrf, requireCsrf } from './csrf.js';
 import { renderPage } from './assets.js';
 import { messagePage, page, signUpErrorText } from './login-pages.js';
-import { caseSensitiveRouter } from '../rest/router.js';
+import { caseSensitiveRouter } from '../http/router.js';
 
 interface Target {
   organizationName: string;

@@ -1,5 +1,5 @@
 import { renderPage } from './assets.js';
-import { caseSensitiveRouter } from '../rest/router.js';
+import { caseSensitiveRouter } from '../http/router.js';
 
 // The admin console at /admin: web/templates/console.html and its script web/console/main.ts. It
 // speaks only the GraphQL admin API, with the admin token kept in sessionStorage (gone when the

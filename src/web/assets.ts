@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import Mustache from 'mustache';
-import { labelRoute } from '../rest/observability.js';
-import { caseSensitiveRouter } from '../rest/router.js';
+import { labelRoute } from '../http/observability.js';
+import { caseSensitiveRouter } from '../http/router.js';
 
 // The browser code of web/ is bundled by `npm run build` (Vite) into dist/web, with hashed file
 // names listed in its manifest; the pages' HTML lives in web/templates. Both are read once.

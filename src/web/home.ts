@@ -1,5 +1,5 @@
 import { renderPage } from './assets.js';
-import { caseSensitiveRouter } from '../rest/router.js';
+import { caseSensitiveRouter } from '../http/router.js';
 
 /** `/`: what this server is and where to go next, for a person who opens it in a browser. */
 export function homeRouter() {

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { firstSupportedLocale } from '../core/oidc/ui-locales.js';
 import { HOSTED_PAGE_LANGUAGES } from '../core/vocabulary.js';
 import { renderPage } from './assets.js';
-import { caseSensitiveRouter } from '../rest/router.js';
+import { caseSensitiveRouter } from '../http/router.js';
 
 // The hosted verification page: web/templates/hosted.html and its script web/hosted/main.ts,
 // served from our origin only (no CDN, no fonts, no network beyond us).

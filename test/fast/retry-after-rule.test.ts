@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterSeconds } from '../../src/rest/envelope.js';
+import { retryAfterSeconds } from '../../src/http/envelope.js';
 
 // Retry-After of an error answer, the rule on its own (test/api-reference.test.ts sees it on a 503 through HTTP).
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/core/errors.js';
 import { nextUtcDay } from '../../src/core/billing/sandbox-quota.js';
-import { forcedOutcome, sandboxCheck, sandboxOutcome, spendsSandboxQuota } from '../../src/core/sandbox.js';
+import { forcedOutcome, sandboxCheck, sandboxOutcome, spendsSandboxQuota } from '../../src/core/checks/sandbox.js';
 
 // The forcing rule alone (fast tier): only test keys force; words map to verdicts, codes to catalog errors.
 const test = { livemode: false };

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import type { AccessTokenService } from '../oidc/tokens.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
@@ -9,7 +8,6 @@ import { parseInput } from '../validation.js';
 import { FACE_DESCRIPTOR_KIND } from '../../ml/faces/match.js';
 import type { AccountRecord, AccountStore, LicenseBadgeRecord } from './store.js';
 import { passwordProblem } from './password-policy.js';
-import type { RevocationReason } from '../vc/store.js';
 
 export const createAccountInput = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email()),
@@ -138,16 +136,30 @@ export const SANDBOX_ACCOUNT: AccountState = {
 };
 
 /** People's accounts: sign-up, password checks, verified identities, face references and licence badges. */
+/**
+ * What accounts ask of the login's access tokens (AccessTokenService answers it). Declared here,
+ * by the side that asks, so accounts/ does not import oidc/, which imports accounts/.
+ */
+export interface AccountTokens {
+  /** The live grant of an access token: whose, and to which client; null when unknown or expired. */
+  verify(token: string): Promise<{ svcId: string; clientId: string } | null>;
+  /** Whether a token was ever issued for the person to one of these clients. */
+  issuedToAny(svcId: string, clientIds: string[]): Promise<boolean>;
+}
+
+/** Why the person's credentials are revoked when their identity changes (the credential store's reasons include these). */
+export type IdentityChange = 'identity_changed' | 'identity_withdrawn' | 'license_changed';
+
 export class AccountService implements AccountState {
   constructor(
     private readonly deps: {
       store: AccountStore;
       clock: Clock;
       sealer: Sealer;
-      accessTokens: AccessTokenService;
+      accessTokens: AccountTokens;
       tenancy: TenancyService;
       /** Sets the status bit of the account's live verifiable credentials (their claims no longer hold); how many. */
-      revokeCredentials?: (svcId: string, reason: RevocationReason, tx?: EntityManager) => Promise<number>;
+      revokeCredentials?: (svcId: string, reason: IdentityChange, tx?: EntityManager) => Promise<number>;
     },
   ) {}
 

@@ -10,7 +10,7 @@ import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import type { SandboxAllowance } from '../billing/sandbox-quota.js';
-import { forcedOutcome, idempotencyOperation, sandboxOutcome, spendsSandboxQuota } from '../sandbox.js';
+import { forcedOutcome, idempotencyOperation, sandboxOutcome, spendsSandboxQuota } from './sandbox.js';
 import { parseInput } from '../validation.js';
 import { accountRefOf, type AccountRef, type CheckContext, type CheckOutcome, type CombinedOutcome } from './types.js';
 
@@ -101,7 +101,7 @@ export class CheckPipeline {
   /**
    * `forced` (test keys only) stands in for the models' work; everything else runs as usual,
    * except that a test call with real models spends the sandbox's daily quota and answers
-   * without scores (src/core/sandbox.ts says why).
+   * without scores (src/core/checks/sandbox.ts says why).
    */
   private async execute<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, input: Input, forced: CheckOutcome | null, idempotencyKey: string | undefined): Promise<CallResult> {
     const started = Date.now();

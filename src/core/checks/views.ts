@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GESTURES } from '../faces/burst.js';
-import { livemodeField } from '../sandbox.js';
+import { livemodeField } from './sandbox.js';
 import { CHECK_STATUSES, CHECK_TYPES } from '../vocabulary.js';
 
 // The check objects on the wire, declared once: standalone routes, session decisions and the

@@ -12,7 +12,7 @@ import { DomainError } from '../errors.js';
 import { digestSecret, newId, newSecret, type Sealer } from '../secrets.js';
 import { type TenancyService, webhookModeOf } from '../tenancy/service.js';
 import type { SandboxAllowance } from '../billing/sandbox-quota.js';
-import { type ForcedVerdict, forcedOutcome, idempotencyOperation, sandboxOutcome } from '../sandbox.js';
+import { type ForcedVerdict, forcedOutcome, idempotencyOperation, sandboxOutcome } from '../checks/sandbox.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { EvidenceKind, SessionStatus } from './entities.js';

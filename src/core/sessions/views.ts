@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkWire } from '../checks/views.js';
-import { livemodeField } from '../sandbox.js';
+import { livemodeField } from '../checks/sandbox.js';
 import { SESSION_STATUSES } from './entities.js';
 import type { SessionRecord, SessionViewRecord } from './store.js';
 

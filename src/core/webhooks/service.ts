@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock } from '../clock.js';
-import type { ServiceMetrics } from '../metrics.js';
 import { DomainError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
 import type { ChangeFeed } from '../db/notifications.js';
@@ -118,6 +117,12 @@ function destinationAttributes(url: string | null | undefined): Record<string, s
   }
 }
 
+/** What delivery reports to the service's metrics (ServiceMetrics has these): the port is ours, so webhooks/ does not import metrics.ts, which reads webhook health. */
+export interface DeliveryMetrics {
+  webhookAttempts: { inc(labels: { outcome: string }): void };
+  webhookDeliverySeconds: { observe(seconds: number): void };
+}
+
 export class WebhookService {
   /** Jobs are attached when the service runs; CLI commands only write the outbox. */
   jobs?: JobQueue;
@@ -130,7 +135,7 @@ export class WebhookService {
       tenancy: TenancyService;
       policy: RetryPolicy;
       logger?: WebhookLogger;
-      metrics?: ServiceMetrics;
+      metrics?: DeliveryMetrics;
       allowPrivateDestinations?: boolean;
       notifications?: ChangeFeed;
     },

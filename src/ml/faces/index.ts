@@ -2,7 +2,7 @@ import type { DecodedImage } from '../image.js';
 import { cropFaceJpeg } from './crop.js';
 import type { FaceQuality } from './quality.js';
 import type { QuarterTurns } from './raster.js';
-import { SerialQueue } from './queue.js';
+import { SerialQueue } from '../queue.js';
 import { tfWasmFeatures } from '../tf.js';
 import { faceRuntime } from './runtime.js';
 import { FaceWorkerPool } from './pool.js';

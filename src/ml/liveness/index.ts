@@ -1,5 +1,5 @@
 import { faceWorkerPool, loadFaceModels, type DetectedFace, type FaceModels } from '../faces/index.js';
-import { SerialQueue } from '../faces/queue.js';
+import { SerialQueue } from '../queue.js';
 import { pixels, WORKING_COPY, type DecodedImage } from '../image.js';
 import { blackLevel, frameEdges, glareFraction, greySquare, laplacianVariance, spectrum, type Box, type Rgb } from './evidence.js';
 import { miniFasNetReal } from './minifasnet.js';

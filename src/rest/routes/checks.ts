@@ -2,19 +2,19 @@ import type { z } from 'zod';
 import { idVerificationInput } from '../../core/checks/id-document.js';
 import { livenessInput } from '../../core/checks/liveness.js';
 import { kycCredentialInput } from '../../core/credentials/kyc.js';
-import { sendData, sendResult } from '../envelope.js';
+import { sendData, sendResult } from '../../http/envelope.js';
 import type { StandaloneCheck } from '../../core/checks/pipeline.js';
 import type { AccountRef } from '../../core/checks/types.js';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
 import type { ApiKeyCaller } from '../auth.js';
-import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
-import { checkBody, type FieldKinds, refuseUndeclaredFields } from '../input.js';
-import { EXAMPLE_JPEG, IMAGE_BODY, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs, type RouteExamples } from '../openapi.js';
+import { TEST_OUTCOME_HEADER } from '../../core/checks/sandbox.js';
+import { checkBody, type FieldKinds, refuseUndeclaredFields } from '../../http/input.js';
+import { EXAMPLE_JPEG, IMAGE_BODY, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs, type RouteExamples } from '../../http/openapi.js';
 
 import { challengeWire, combinedWire, standaloneWire, unlinkedFaceWire, type UnlinkedFaceView } from '../../core/checks/views.js';
 import { providerListWire, stateListWire } from '../../core/credentials/views.js';
-import { caseSensitiveRouter } from '../router.js';
+import { caseSensitiveRouter } from '../../http/router.js';
 
 /** What any route behind the API key can answer. */
 const API_KEY_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];

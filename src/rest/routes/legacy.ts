@@ -1,6 +1,6 @@
 import { DomainError } from '../../core/errors.js';
-import type { ApiDocs } from '../openapi.js';
-import { caseSensitiveRouter } from '../router.js';
+import type { ApiDocs } from '../../http/openapi.js';
+import { caseSensitiveRouter } from '../../http/router.js';
 
 /** Each removed route: what it did, and where that is done now. */
 const REMOVED = [

@@ -11,9 +11,9 @@ import { MCP_PATH, mcpResource } from '../../core/oidc/resource-indicators.js';
 import { discoveryWire } from '../../core/oidc/views.js';
 import { bearer } from '../auth.js';
 import { toDomainError } from '../errors.js';
-import { jsonBody } from '../input.js';
-import type { ApiDocs } from '../openapi.js';
-import { caseSensitiveRouter } from '../router.js';
+import { jsonBody } from '../../http/input.js';
+import type { ApiDocs } from '../../http/openapi.js';
+import { caseSensitiveRouter } from '../../http/router.js';
 import type { Logger } from '../../logger.js';
 
 // The MCP server (Model Context Protocol, streamable HTTP) at /mcp, an OAuth protected resource

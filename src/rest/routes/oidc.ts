@@ -2,36 +2,20 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
-import type { AuthorizeStep, BrowserSession } from '../../core/oidc/provider.js';
+import type { AuthorizeStep } from '../../core/oidc/provider.js';
 import { UI_LOCALES_SUPPORTED } from '../../core/oidc/ui-locales.js';
 import { discoveryDocument } from '../../core/oidc/discovery.js';
 import { discoveryWire, introspectionWire, jwksWire, licensesWire, revocationWire, tokenResponseWire, userinfoWire, verificationsWire } from '../../core/oidc/views.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
+import { clearSessionCookie, sessionCookie, setSessionCookie, signInFromPage } from '../../web/browser-session.js';
 import { consentPage, forgotPasswordPage, messagePage, resetPasswordPage, signInPage, signOutPage, signUpErrorText, signUpNotice, signUpPage } from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { allowFormRedirect } from '../security-headers.js';
 import { toDomainError } from '../errors.js';
-import { sendData } from '../envelope.js';
-import type { ApiDocs, BodyMediaType } from '../openapi.js';
-import { jsonBody } from '../input.js';
-import { caseSensitiveRouter } from '../router.js';
-
-const COOKIE = 'verity_session';
-
-/** The browser session secret from the request's cookie (login pages and the roster activation page). */
-export function sessionCookie(req: Request): string | undefined {
-  const header = req.get('cookie') ?? '';
-  for (const part of header.split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === COOKIE) return decodeURIComponent(rest.join('='));
-  }
-  return undefined;
-}
-
-/** Starts the browser session: HttpOnly, SameSite=Lax, 12 hours, Secure on an https issuer. */
-export function setSessionCookie(res: Response, value: string, secure: boolean): void {
-  res.append('Set-Cookie', `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200${secure ? '; Secure' : ''}`);
-}
+import { sendData } from '../../http/envelope.js';
+import type { ApiDocs, BodyMediaType } from '../../http/openapi.js';
+import { jsonBody } from '../../http/input.js';
+import { caseSensitiveRouter } from '../../http/router.js';
 
 /** `Authorization: Basic` with URL-encoded client id and secret (RFC 6749 2.3.1). */
 function basicCredentials(req: Request): { id: string; secret: string } | undefined {
@@ -94,24 +78,6 @@ function bearerChallengeHeader(error: DomainError, tokenSent: boolean): string {
   const quoted = (value: string) => value.replace(/["\\]/g, '');
   const scope = (error.data as { scope?: string } | undefined)?.scope;
   return `Bearer realm="verity", error="${error.code}", error_description="${quoted(error.message)}"${scope ? `, scope="${quoted(scope)}"` : ''}`;
-}
-
-type SignInAttempt = { signedIn: { cookie: string; session: BrowserSession } } | { signedIn: null; status: 401 | 429; message: string };
-
-/**
- * Signs a person in from a page's form: the session, or why not (a wrong email or password, 401;
- * too many failed attempts, 429 with Retry-After already set; see LoginThrottle).
- */
-export async function signInFromPage(oidc: Core['oidc'], email: string, password: string, req: Request, res: Response): Promise<SignInAttempt> {
-  try {
-    const signedIn = await oidc.signIn(email, password, req.socket.remoteAddress ?? 'unknown');
-    return signedIn ? { signedIn } : { signedIn: null, status: 401, message: 'Wrong email or password.' };
-  } catch (error) {
-    if (!(error instanceof DomainError) || error.code !== 'rate_limited') throw error;
-    const seconds = error.retryAfterSeconds ?? 60;
-    res.setHeader('Retry-After', String(seconds));
-    return { signedIn: null, status: 429, message: `Too many failed sign-ins. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.` };
-  }
 }
 
 /** Login and account endpoints under /api/auth/oidc, discovery at both well-known paths. */
@@ -210,7 +176,7 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   const body = [form, ...jsonBody('64kb')];
 
   const setCookie = (res: Response, value: string) => setSessionCookie(res, value, secure);
-  const clearCookie = (res: Response) => res.append('Set-Cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
+  const clearCookie = (res: Response) => clearSessionCookie(res, secure);
 
   /** The page's language (from the request's `ui_locales`) as a header too. */
   const language = (res: Response, locale: string | undefined) => res.setHeader('Content-Language', locale ?? UI_LOCALES_SUPPORTED[0]);

@@ -4,11 +4,11 @@ import type { Core } from '../../core/index.js';
 import { addMembersInput, listMembersQuery, MEMBER_PAGE_MAX, removeMemberQuery, resolveMemberInput } from '../../core/roster/inputs.js';
 import { addedMembersWire, billingWire, invitedMemberWire, memberAnswerWire, memberPageWire, removedMemberWire, resolvedMemberWire } from '../../core/roster/views.js';
 import type { OrgCaller } from '../auth.js';
-import { sendData } from '../envelope.js';
+import { sendData } from '../../http/envelope.js';
 import { toDomainError } from '../errors.js';
-import type { ApiDocs } from '../openapi.js';
-import { caseSensitiveRouter } from '../router.js';
-import { refuseUndeclaredFields, requireJsonBody } from '../input.js';
+import type { ApiDocs } from '../../http/openapi.js';
+import { caseSensitiveRouter } from '../../http/router.js';
+import { refuseUndeclaredFields, requireJsonBody } from '../../http/input.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_client'];
 

@@ -15,13 +15,13 @@ import {
 import type { SessionRecord } from '../../core/sessions/store.js';
 import { providerListWire, stateListWire } from '../../core/credentials/views.js';
 import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS, testOutcomeInput } from '../../core/sessions/inputs.js';
-import { sendData } from '../envelope.js';
+import { sendData } from '../../http/envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
-import { TEST_OUTCOME_HEADER } from '../../core/sandbox.js';
-import { checkBody, type FieldKinds, jsonBody, refuseUndeclaredFields, requireJsonBody } from '../input.js';
+import { TEST_OUTCOME_HEADER } from '../../core/checks/sandbox.js';
+import { checkBody, type FieldKinds, jsonBody, refuseUndeclaredFields, requireJsonBody } from '../../http/input.js';
 import { oneUploadPerSession, stepUploadRules } from '../step-uploads.js';
-import { EXAMPLE_JPEG, IMAGE_BODY, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs } from '../openapi.js';
-import { caseSensitiveRouter } from '../router.js';
+import { EXAMPLE_JPEG, IMAGE_BODY, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs } from '../../http/openapi.js';
+import { caseSensitiveRouter } from '../../http/router.js';
 import { documentWebhooks } from './webhooks.js';
 
 const AUTH_ERRORS: ErrorCode[] = ['invalid_api_key', 'rate_limited'];

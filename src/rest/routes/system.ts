@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { z } from 'zod';
 import type { Core } from '../../core/index.js';
-import type { HttpMetrics } from '../observability.js';
-import type { ApiDocs } from '../openapi.js';
-import { caseSensitiveRouter } from '../router.js';
+import type { HttpMetrics } from '../../http/observability.js';
+import type { ApiDocs } from '../../http/openapi.js';
+import { caseSensitiveRouter } from '../../http/router.js';
 
 export interface ReadinessProbe {
   /** Extra parts that must be ready (models arrive with the face engine); name -> ready. */

@@ -5,11 +5,11 @@ import type { ErrorCode } from '../../core/errors.js';
 import { issuerMetadata, listIdFrom, STATUS_LIST_TTL_SECONDS, typeMetadata } from '../../core/vc/issuer.js';
 import { credentialRequestWire, credentialResponseWire, credentialRevocationWire, nonceResponseWire, presentationInput, presentationResultWire } from '../../core/vc/views.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
-import { sendData } from '../envelope.js';
+import { sendData } from '../../http/envelope.js';
 import { toDomainError } from '../errors.js';
-import { jsonBody, refuseUndeclaredFields, requireJsonBody } from '../input.js';
-import type { ApiDocs } from '../openapi.js';
-import { caseSensitiveRouter } from '../router.js';
+import { jsonBody, refuseUndeclaredFields, requireJsonBody } from '../../http/input.js';
+import type { ApiDocs } from '../../http/openapi.js';
+import { caseSensitiveRouter } from '../../http/router.js';
 
 const ISSUER = 'https://verity.example';
 const EXAMPLE_CREDENTIAL =

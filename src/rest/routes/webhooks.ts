@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SESSION_STATUSES } from '../../core/sessions/entities.js';
 import { TRANSITIONS } from '../../core/sessions/transitions.js';
-import type { ApiDocs, HeaderDoc, WebhookDoc } from '../openapi.js';
+import type { ApiDocs, HeaderDoc, WebhookDoc } from '../../http/openapi.js';
 
 // The webhooks Verity sends (OpenAPI 3.1 `webhooks`): one per event type, with the body exactly
 // as signed and sent (SessionService.move builds it, WebhookService.record adds `event_id` and

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { CheckStatus, CheckType } from './checks/entities.js';
-import type { CheckOutcome, CombinedOutcome } from './checks/types.js';
-import { DomainError, isErrorCode } from './errors.js';
+import type { CheckStatus, CheckType } from './entities.js';
+import type { CheckOutcome, CombinedOutcome } from './types.js';
+import { DomainError, isErrorCode } from '../errors.js';
 
 // The sandbox: a test API key (`vk_test_...`) may force a check's or session's outcome with the
 // `Verity-Test-Outcome` header, so integrators can reach every branch without models or a wallet.
