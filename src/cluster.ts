@@ -324,12 +324,11 @@ class Primary {
     }
   }
 
-  /** SIGTERM: every worker drains and exits, then the models close. */
+  /** Every worker drains and exits. */
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     await Promise.all(Object.values(cluster.workers ?? {}).map((worker) => (worker ? this.retire(worker) : undefined)));
-    await this.models.close();
   }
 }
 
@@ -351,6 +350,7 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await primary.stop();
+    await models.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -365,9 +365,10 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
   }
   try {
     await primary.start();
-  } catch (error) {
+  } catch {
+    // The worker has said why on stderr, in one line; models still loading are not waited for.
     await primary.stop();
-    throw error;
+    process.exit(1);
   }
   logger.info({ workers: count, port: config.port }, 'cluster is serving');
 }
