@@ -5,7 +5,9 @@
 //   npm run bench            (builds first; about a minute)
 //   BENCH_SECONDS=20 npm run bench
 //   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench
-//     also measures a second instance on a fresh database of that PostgreSQL server
+//     also measures a second instance on a fresh database of that PostgreSQL server, and then
+//     `verity serve` with 1 and with 2 workers (docs/workers.md): the billed check and GET session,
+//     each beside bare Express, and the resident memory of the whole cluster (BENCH_WORKERS_ONLY=1: only that)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,9 +21,17 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-/** `verity serve` on the built code; a rate limit high enough not to be what is measured. */
-function startVerity(dataDir: string, port: number, databaseUrl = '') {
-  return startBuiltVerity({ VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', VERITY_RATE_LIMIT_PER_MINUTE: '100000000' });
+/** `verity serve` on the built code (one worker unless told); a rate limit high enough not to be what is measured. */
+function startVerity(dataDir: string, port: number, databaseUrl = '', workers = 1) {
+  return startBuiltVerity({ VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', VERITY_RATE_LIMIT_PER_MINUTE: '100000000', VERITY_WORKERS: String(workers) });
+}
+
+/** Resident memory of a process and every process below it (a cluster's primary and workers), in MB. */
+async function treeRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const own = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).split(' ').filter(Boolean).map(Number);
+  return own + (await Promise.all(children.map(treeRssMb))).reduce((sum, rss) => sum + rss, 0);
 }
 
 async function startBare(): Promise<{ child: ChildProcess; url: string }> {
@@ -90,13 +100,12 @@ async function postgresRows(): Promise<Figures[]> {
     const base = `http://127.0.0.1:${pgPort}`;
     await load('warm-up', `${base}/healthz`);
     // An integrator polling a session it created.
-    const created = await fetch(`${base}/api/v2/session`, { method: 'POST', headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: demo.workflows.location }) });
-    const sessionId = ((await created.json()) as { data: { session_id: string } }).data.session_id;
+    const sessionId = await demoSession(base, demo);
     return [
       await besideBare('verity GET /healthz (PostgreSQL)', `${base}/healthz`),
       await besideBare('verity authenticated 404 (PostgreSQL)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
       await besideBare('verity GET /api/v2/session/{id} (PostgreSQL)', `${base}/api/v2/session/${sessionId}`, { 'X-API-Key': demo.api_key }),
-      await besideBare('verity POST /api/v2/age-verification (PostgreSQL)', `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, { dob: '1990-05-01', bands: [18, '21+'] }),
+      await besideBare('verity POST /api/v2/age-verification (PostgreSQL)', `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, AGE_CHECK),
       await besideBare(
         'verity POST /api/v2/location (PostgreSQL)',
         `${base}/api/v2/location`,
@@ -116,6 +125,95 @@ async function postgresRows(): Promise<Figures[]> {
     await rm(pgDir, { recursive: true, force: true });
     await database.drop();
   }
+}
+
+/** The billed check's body. */
+const AGE_CHECK = { dob: '1990-05-01', bands: [18, '21+'] };
+
+/** A session of the demo project to read back (an integrator polling it). */
+async function demoSession(base: string, demo: { api_key: string; workflows: Record<string, string> }): Promise<string> {
+  const created = await fetch(`${base}/api/v2/session`, { method: 'POST', headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: demo.workflows.location }) });
+  return ((await created.json()) as { data: { session_id: string } }).data.session_id;
+}
+
+interface ClusterFigures {
+  workers: number;
+  age: Figures;
+  session: Figures;
+  /** Resident memory of the primary and its workers after the load, models loaded, MB. */
+  rssMb: number;
+}
+
+/**
+ * `verity serve --workers 1`, then `--workers 2`, on one fresh PostgreSQL database (models warmed,
+ * as a deployment runs): the billed check and GET session each beside bare Express, and the
+ * resident memory of every process of the service.
+ */
+async function workerRows(): Promise<ClusterFigures[]> {
+  const database = await freshDatabase(process.env.BENCH_DATABASE_URL!, 'verity_bench_workers');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-workers-'));
+  const figures: ClusterFigures[] = [];
+  try {
+    for (const workers of [1, 2]) {
+      const port = await freePort();
+      const instance = await startVerity(dir, port, database.url, workers);
+      try {
+        const demo = JSON.parse(await readFile(path.join(dir, 'demo.json'), 'utf8'));
+        if (workers === 1) await topUp(dir, database.url);
+        const base = `http://127.0.0.1:${port}`;
+        await load('warm-up', `${base}/healthz`);
+        const sessionId = await demoSession(base, demo);
+        const age = await besideBare(`verity POST /api/v2/age-verification (PostgreSQL, ${workers} worker${workers > 1 ? 's' : ''})`, `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, AGE_CHECK);
+        const session = await besideBare(`verity GET /api/v2/session/{id} (PostgreSQL, ${workers} worker${workers > 1 ? 's' : ''})`, `${base}/api/v2/session/${sessionId}`, { 'X-API-Key': demo.api_key });
+        figures.push({ workers, age, session, rssMb: Math.round(await treeRssMb(instance.child.pid!)) });
+      } finally {
+        await stopProcess(instance.child);
+      }
+    }
+    return figures;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await database.drop();
+  }
+}
+
+/** The workers table: each count's figures, and 2 workers against 1 (goals: at least 1.6x the billed check's throughput, at most 1.3x the memory). */
+function printWorkers(figures: ClusterFigures[]): void {
+  const [one, two] = figures as [ClusterFigures, ClusterFigures];
+  console.log(
+    `\nworkers (PostgreSQL, models loaded; load from this process on the same 2 cores; load average ${os
+      .loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')})`,
+  );
+  console.log('| workers | age check req/s | bare just before | ratio to bare | GET session req/s | bare just before | ratio to bare | RSS of all processes MB |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const row of figures) {
+    console.log(
+      `| ${row.workers} | ${row.age.rps} | ${row.age.baseline} | ${(row.age.rps / row.age.baseline).toFixed(2)} | ${row.session.rps} | ${row.session.baseline} | ${(row.session.rps / row.session.baseline).toFixed(2)} | ${row.rssMb} |`,
+    );
+  }
+  // Each count against its own bare run, so that the machine's drift between the two does not count.
+  const gain = (pick: (row: ClusterFigures) => Figures) => pick(two).rps / pick(two).baseline / (pick(one).rps / pick(one).baseline);
+  console.log(`2 workers against 1: age check ${gain((row) => row.age).toFixed(2)}x (goal >= 1.6), GET session ${gain((row) => row.session).toFixed(2)}x, memory ${(two.rssMb / one.rssMb).toFixed(2)}x (goal <= 1.3)`);
+  summary(
+    { area: 'workers', what: 'age check req/s, 2 workers (baseline: 1 worker)', verity: two.age.rps, unit: 'req/s', baseline: { name: '1 worker', value: one.age.rps } },
+    { area: 'workers', what: 'GET session req/s, 2 workers (baseline: 1 worker)', verity: two.session.rps, unit: 'req/s', baseline: { name: '1 worker', value: one.session.rps } },
+    { area: 'workers', what: 'RSS of all processes, 2 workers (baseline: 1 worker)', verity: two.rssMb, unit: 'MB', baseline: { name: '1 worker', value: one.rssMb } },
+  );
+}
+
+// BENCH_WORKERS_ONLY=1: the workers table alone (about 2 minutes plus the model loads).
+if (process.env.BENCH_WORKERS_ONLY === '1' && process.env.BENCH_DATABASE_URL) {
+  const bare = await startBare();
+  bareUrl = bare.url;
+  try {
+    await load('warm-up', `${bare.url}/healthz`);
+    printWorkers(await workerRows());
+  } finally {
+    await stopProcess(bare.child);
+  }
+  process.exit(0);
 }
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-'));
@@ -138,7 +236,7 @@ try {
     const rows: Figures[] = [
       await besideBare('verity GET /healthz (embedded store)', `${base}/healthz`),
       await besideBare('verity authenticated 404 (embedded store)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
-      await besideBare('verity POST /api/v2/age-verification (embedded store)', `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, { dob: '1990-05-01', bands: [18, '21+'] }),
+      await besideBare('verity POST /api/v2/age-verification (embedded store)', `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, AGE_CHECK),
       await besideBare(
         'verity POST /api/v2/location (embedded store)',
         `${base}/api/v2/location`,
@@ -147,6 +245,7 @@ try {
       ),
     ];
     if (process.env.BENCH_DATABASE_URL) rows.push(...(await postgresRows()));
+    const clusters = process.env.BENCH_DATABASE_URL && process.env.BENCH_WORKERS !== '0' ? await workerRows() : [];
     const authenticated404 = rows.find((row) => row.name.startsWith('verity authenticated 404'))!.rps;
     console.log(`\n${seconds} s each, ${connections} connections, loopback, 2 cores shared by load and server`);
     console.log('| route | req/s | bare Express just before, req/s | ratio to bare | ratio to auth. 404 (embedded) | p50 ms | p90 ms | p99 ms | non-2xx | errors |');
@@ -165,6 +264,7 @@ try {
         baseline: { name: 'bare Express GET /healthz, just before', value: row.baseline },
       })),
     );
+    if (clusters.length) printWorkers(clusters);
   } finally {
     await stopProcess(bare.child);
     await stopProcess(again.child);

@@ -45,14 +45,19 @@ Examples:
 program
   .command('serve')
   .description('run the service (embedded store in VERITY_DATA_DIR unless DATABASE_URL is set)')
-  .action(async () => {
-    const { loadConfig } = await import('./config.js');
+  .option('--workers <n>', 'HTTP worker processes on the one port (default: VERITY_WORKERS, else one per core on PostgreSQL, one on the embedded store); SIGHUP replaces them one at a time')
+  .action(async (opts: { workers?: string }) => {
+    const [{ loadConfig }, { isClusterWorker, runWorker, runPrimary, workerCount }] = await Promise.all([import('./config.js'), import('./cluster.js')]);
     const config = loadConfig();
+    // A forked worker shares the port its primary already checked (and may hold through a reload).
+    if (isClusterWorker()) return runWorker(config);
+    const workers = workerCount(opts.workers, config);
     // A busy port fails the start here, in one line: before the store opens, migrations run, models load or jobs start.
     const { ensurePortFree } = await import('./listen.js');
     await ensurePortFree(config.port, config.host);
+    if (workers > 1) return runPrimary(config, workers);
     // The server's parts (HTTP, GraphQL, jobs) load only here: `verity admin` and `--version` start without them.
-    const [{ startService }, { isDatabaseUnavailable, outageReason }] = await Promise.all([import('./main.js'), import('./core/db/unavailable.js')]);
+    const { startService, tolerateDatabaseOutages } = await import('./main.js');
     const service = await startService(config);
     let stopping = false;
     const stop = async (signal: string) => {
@@ -64,17 +69,7 @@ program
     };
     process.on('SIGINT', () => void stop('SIGINT'));
     process.on('SIGTERM', () => void stop('SIGTERM'));
-    // pg-boss 10 marks a job done without awaiting it, so while PostgreSQL restarts that promise
-    // rejects unhandled and would end the process. The job comes back after its expiry (our
-    // handlers are idempotent): tolerate exactly that; anything else still ends the process.
-    process.on('unhandledRejection', (reason) => {
-      if (isDatabaseUnavailable(reason)) {
-        service.logger.warn({ database: outageReason(reason) }, 'database unavailable in a background task');
-        return;
-      }
-      service.logger.fatal({ err: reason }, 'unhandled rejection');
-      process.exit(1);
-    });
+    tolerateDatabaseOutages(service.logger);
   });
 
 /** Runs `work` against the store: the running service's, else the data dir opened directly. */

@@ -41,6 +41,8 @@ export interface Config {
   warmModels: boolean;
   /** Run background jobs (webhook delivery, session expiry) in this process (`VERITY_JOBS`). */
   runJobs: boolean;
+  /** HTTP worker processes of `verity serve` (`VERITY_WORKERS`; `--workers` wins); unset: src/cluster.ts decides. */
+  workers?: number;
   /** First webhook retry delay in seconds, doubling per attempt (`VERITY_WEBHOOK_RETRY_BASE_SECONDS`). */
   webhookRetryBaseSeconds: number;
   /** Gestures the liveness challenge may ask for (`VERITY_CHALLENGE_GESTURES`, comma-separated; empty: all). */
@@ -175,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pricesJson: env.VERITY_PRICES || undefined,
     warmModels: flag(env.VERITY_WARM_MODELS, true),
     runJobs: flag(env.VERITY_JOBS, true),
+    workers: env.VERITY_WORKERS ? integer('VERITY_WORKERS', env.VERITY_WORKERS, 0) : undefined,
     webhookRetryBaseSeconds: integer('VERITY_WEBHOOK_RETRY_BASE_SECONDS', env.VERITY_WEBHOOK_RETRY_BASE_SECONDS, 30),
     challengeGestures: gestures(env.VERITY_CHALLENGE_GESTURES),
     rateLimitPerMinute: integer('VERITY_RATE_LIMIT_PER_MINUTE', env.VERITY_RATE_LIMIT_PER_MINUTE, 600),

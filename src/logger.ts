@@ -3,12 +3,13 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 /**
  * JSON logs. Errors are reduced to type, code, message and stack: database errors carry
  * `detail` and `parameters` that may hold identity data, so those never reach the log.
- * `destination` defaults to stdout (tests pass a buffer to scan what would be logged).
+ * `destination` defaults to stdout (tests pass a buffer to scan what would be logged). `fields`
+ * go on every line (a cluster's processes say which one wrote it).
  */
-export function createLogger(level = 'info', destination?: DestinationStream): Logger {
+export function createLogger(level = 'info', destination?: DestinationStream, fields: Record<string, unknown> = {}): Logger {
   const options: pino.LoggerOptions = {
     level,
-    base: { service: 'verity' },
+    base: { service: 'verity', ...fields },
     serializers: {
       err: (error: unknown) => {
         if (!(error instanceof Error)) return { message: String(error).slice(0, 200) };

@@ -5,6 +5,7 @@ import type { Express } from 'express';
 import { resolveEncryptionKey, type Config } from './config.js';
 import type { Clock } from './core/clock.js';
 import type { FaceEngine } from './core/face-engine.js';
+import type { Models } from './core/models.js';
 import { createOrm, type Orm } from './core/db/orm.js';
 import { entities } from './core/entities.js';
 import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
@@ -32,6 +33,8 @@ export interface Service {
   logger: Logger;
   /** Credentials of the demo tenant when this start seeded it; null when it existed already. */
   demo: DemoTenant | null;
+  /** Starts the background duties when the build deferred them (`dutiesLater`); a second call does nothing. */
+  startDuties(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,6 +64,47 @@ export interface BuildOptions {
   faceEngine?: FaceEngine;
   /** Use this store instead of opening one from the config (tests). */
   store?: Store;
+  /** The models (default: loaded in this process); a cluster worker passes the primary's (src/cluster.ts). */
+  models?: Models;
+  /** Leave the background duties to a later `startDuties()`: a cluster runs them in one worker only. */
+  dutiesLater?: boolean;
+}
+
+/** How often expired idempotency records, rate counters and nonces are purged. */
+const HOUSEKEEPING_MS = 10 * 60 * 1000;
+
+/**
+ * The work one process does for every instance: the job queue's handlers (webhooks, the sweep,
+ * billing periods; only with `runJobs`) and the housekeeping purge. In a cluster one worker runs
+ * them, not each (src/cluster.ts).
+ */
+function backgroundDuties(core: Core, storeUrl: string, runJobs: boolean, logger: Logger): { start(): Promise<void>; stop(): Promise<void> } {
+  let started: Promise<void> | undefined;
+  let jobs: PgBossJobs | undefined;
+  let housekeeping: NodeJS.Timeout | undefined;
+  return {
+    start() {
+      started ??= (async () => {
+        if (runJobs) {
+          jobs = await PgBossJobs.start(storeUrl, { onError: (error) => logger.warn({ err: error }, 'job queue error') });
+          await core.startJobs(jobs);
+        }
+        housekeeping = setInterval(() => {
+          core.purgeExpired().catch((error) => logger.warn({ err: error }, 'purging expired records failed'));
+        }, HOUSEKEEPING_MS);
+        housekeeping.unref();
+      })();
+      return started;
+    },
+    async stop() {
+      await started?.catch(() => undefined);
+      clearInterval(housekeeping);
+      if (!jobs) return;
+      // Before the queue stops: first attempts started in this process finish or are cut by their timeout.
+      await core.webhooks.settle();
+      await jobs.stop();
+    },
+  };
 }
 
 /** Opens the store, migrates, seeds the demo tenant once, and builds the HTTP app. */
@@ -96,6 +140,7 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       encryptionKey: await resolveEncryptionKey(config),
       clock: options.clock,
       faceEngine: options.faceEngine,
+      models: options.models,
       allowInsecureCallbacks: config.allowInsecureCallbacks,
       prices: parsePrices(config.pricesJson),
       issuer: config.baseUrl,
@@ -121,24 +166,12 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     await core.signingKeys.ensure();
     await core.credentialKeys.ensure();
     const demo = config.seedDemo ? await seedDemoTenant(core, config, { licenses: config.seedLicenses }) : null;
-    if (config.runJobs) {
-      const jobs = await PgBossJobs.start(store.url, { onError: (error) => logger.warn({ err: error }, 'job queue error') });
-      // Stopped before the ORM and the store close (closers run in reverse order).
-      closers.push(() => jobs.stop());
-      // Runs before the queue stops: first attempts started in this process finish or are cut by their timeout.
-      closers.push(() => core.webhooks.settle());
-      await core.startJobs(jobs);
-    }
+    const duties = backgroundDuties(core, store.url, config.runJobs, logger);
+    // Stopped before the ORM and the store close (closers run in reverse order).
+    closers.push(() => duties.stop());
+    if (!options.dutiesLater) await duties.start();
     const graph = await graphqlMiddleware(core, logger);
     closers.push(graph.stop);
-    const housekeeping = setInterval(
-      () => {
-        core.purgeExpired().catch((error) => logger.warn({ err: error }, 'purging expired records failed'));
-      },
-      10 * 60 * 1000,
-    );
-    housekeeping.unref();
-    closers.push(async () => clearInterval(housekeeping));
     closers.push(() => core.models.close());
     const { app } = createHttpApp({
       core,
@@ -152,11 +185,27 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
         { path: '/trpc', handlers: [trpcMiddleware(core, logger)] },
       ],
     });
-    return { app, core, store, logger, demo, close };
+    return { app, core, store, logger, demo, startDuties: duties.start, close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/**
+ * pg-boss 10 marks a job done without awaiting it, so while PostgreSQL restarts that promise
+ * rejects unhandled and would end the process. The job comes back after its expiry (our handlers
+ * are idempotent): tolerate exactly that; anything else still ends the process.
+ */
+export function tolerateDatabaseOutages(logger: Logger): void {
+  process.on('unhandledRejection', (reason) => {
+    if (isDatabaseUnavailable(reason)) {
+      logger.warn({ database: outageReason(reason) }, 'database unavailable in a background task');
+      return;
+    }
+    logger.fatal({ err: reason }, 'unhandled rejection');
+    process.exit(1);
+  });
 }
 
 /** How long a stopping instance waits for requests in flight (a live licence lookup may take a minute). */

@@ -63,7 +63,8 @@ export async function startBuiltVerity(env: NodeJS.ProcessEnv & { PORT: string }
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // BENCH_SERVER_LOG=<file>: the servers' log lines (stdout) are appended there, e.g. to see why a bench got a 503.
   const stdout = process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, 'a') : 'ignore';
-  const child = spawn('node', [...profile, path.join(root, 'dist/src/cli.js'), 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
+  // One process unless the bench asks for a cluster (VERITY_WORKERS): the default on PostgreSQL is one worker per core.
+  const child = spawn('node', [...profile, path.join(root, 'dist/src/cli.js'), 'serve'], { env: { VERITY_WORKERS: '1', ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
   const url = `http://127.0.0.1:${env.PORT}`;
   return { child, url, ms: await waitReady(url, child, started) };
 }

@@ -26,6 +26,8 @@ export function verityEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): N
     VERITY_RATE_LIMIT_PER_MINUTE: '100000000',
     VERITY_HOSTED_RATE_LIMIT_PER_MINUTE: '100000000',
     VERITY_WEBHOOK_RETRY_BASE_SECONDS: '1',
+    // One process per instance: these suites start their instances themselves (test/workers.test.ts runs a cluster).
+    VERITY_WORKERS: '1',
     LOG_LEVEL: 'warn',
     ...extra,
   };
