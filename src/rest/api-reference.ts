@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { caseSensitiveRouter } from '../http/router.js';
+import { standalonePage } from '../web/assets.js';
 
 // The rendered API reference at /docs: Redoc's standalone bundle, served from node_modules (no
 // CDN, nothing fetched at run time), reading the document this service serves.
@@ -26,26 +27,13 @@ function offlineBundle(): string {
 const REFERENCE_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; worker-src blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Verity API reference</title>
-</head>
-<body>
-<redoc spec-url="/api/v2/openapi.json"></redoc>
-<script src="/docs/redoc.standalone.js"></script>
-</body>
-</html>
-`;
 
 export function apiReferenceRouter() {
   const router = caseSensitiveRouter();
   let bundle: string | undefined;
   router.get('/docs', (_req, res) => {
     res.setHeader('Content-Security-Policy', REFERENCE_POLICY);
-    res.type('html').send(PAGE);
+    res.type('html').send(standalonePage('api-reference'));
   });
   router.get('/docs/redoc.standalone.js', (_req, res) => {
     bundle ??= offlineBundle();

@@ -69,6 +69,9 @@ function template(name: string): string {
   return text;
 }
 
+/** A whole page of web/templates with nothing to fill in (no layout): for example the API reference's Redoc shell. */
+export const standalonePage = (name: string): string => template(name);
+
 /** HTML escaping of the five characters that matter (Mustache's default also rewrites '/' and '='). */
 export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
