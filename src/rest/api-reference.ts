@@ -27,7 +27,6 @@ function offlineBundle(): string {
 const REFERENCE_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; worker-src blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-
 export function apiReferenceRouter() {
   const router = caseSensitiveRouter();
   let bundle: string | undefined;
