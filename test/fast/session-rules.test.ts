@@ -10,7 +10,9 @@ import { DomainError } from '../../src/core/errors.js';
 import { Sealer } from '../../src/core/secrets.js';
 import type { EvidenceKind } from '../../src/core/sessions/entities.js';
 import type { EvidenceImage, EvidenceStore } from '../../src/core/sessions/evidence.js';
-import { approvalBlockers, SELFIE_ATTEMPTS, type SessionChecks, type SessionDeps, SessionService, stepOutcome } from '../../src/core/sessions/service.js';
+import { approvalBlockers, type SessionDeps, SessionService, stepOutcome } from '../../src/core/sessions/service.js';
+import { SELFIE_ATTEMPTS } from '../../src/core/sessions/steps/selfie.js';
+import type { SessionChecks } from '../../src/core/sessions/steps/step.js';
 import type { HandoffRecord, SessionCheckRecord, SessionDraft, SessionEventRecord, SessionListQuery, SessionLookup, SessionRecord, SessionStore, SessionTx, SessionViewRecord } from '../../src/core/sessions/store.js';
 
 const owns = (session: SessionRecord, lookup: SessionLookup) => session.id === lookup.id && session.projectId === lookup.projectId && (lookup.livemode === null || session.livemode === lookup.livemode);

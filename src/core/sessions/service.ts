@@ -3,9 +3,7 @@ import type { AccountService } from '../accounts/service.js';
 import type { BillingService } from '../billing/service.js';
 import type { ChallengeService } from '../checks/challenge.js';
 import type { IdempotencyService } from '../billing/idempotency.js';
-import type { StandaloneCheck } from '../checks/pipeline.js';
-import { livenessAssurance } from '../checks/liveness.js';
-import type { Check, CheckContext, CheckOutcome, CombinedOutcome } from '../checks/types.js';
+import type { Check, CheckContext, CheckOutcome } from '../checks/types.js';
 import type { Clock } from '../clock.js';
 import { StatementBatch } from '../db/statement-batch.js';
 import { DomainError } from '../errors.js';
@@ -15,66 +13,23 @@ import type { SandboxAllowance } from '../billing/sandbox-quota.js';
 import { type ForcedVerdict, forcedOutcome, idempotencyOperation, sandboxOutcome } from '../checks/sandbox.js';
 import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
-import type { EvidenceKind, SessionStatus } from './entities.js';
+import type { SessionStatus } from './entities.js';
 import type { EvidenceStore } from './evidence.js';
 import type { SessionDraft, SessionEventRecord, SessionLookup, SessionRecord, SessionStore, SessionTx, SessionViewRecord } from './store.js';
 import { type SessionTrigger, transition } from './transitions.js';
 import { type DecisionWire, type ErasedWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, type StepOutcome, sessionView, testMark, vendorDataOnWire } from './views.js';
 import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL, stepFields, testOutcomeInput } from './inputs.js';
-
-/** A liveness burst's challenge id, which the hosted selfie must name. */
-function requiredChallengeId(challengeId: unknown): string {
-  if (typeof challengeId !== 'string' || !challengeId) {
-    throw new DomainError('validation_error', 'challenge_id is required: ask for a challenge, then take the burst while doing its gesture', { data: { errors: { challenge_id: 'required' } } });
-  }
-  return challengeId;
-}
-
-/** Failed selfies a person may retake before the liveness check is recorded as failed. */
-export const SELFIE_ATTEMPTS = 3;
+import { HOSTED_STEPS } from './steps/index.js';
+import { requiredChallengeId, SELFIE_ATTEMPTS } from './steps/selfie.js';
+import { runCheck, type SessionChecks, type SessionWork, STEPS, type StepName, type StepPorts, type StepResult } from './steps/step.js';
 
 /** States in which the person can still work on the session. */
 const OPEN: SessionStatus[] = ['NOT_STARTED', 'IN_PROGRESS'];
 /** Final: nothing moves the session any more (IN_REVIEW is announced but still decidable). */
 const FINAL: SessionStatus[] = ['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'];
 
-/** The hosted page's steps and the features that need each (face match needs the document's portrait). */
-export const STEPS = {
-  document: ['id_verification', 'age', 'face_match'],
-  selfie: ['liveness', 'face_match'],
-  location: ['location'],
-  licence: ['credential'],
-} as const;
-export type StepName = keyof typeof STEPS;
-
 /** Who moved a session: the hosted page's user, the rules and jobs, or a reviewer. */
 export type Actor = 'user' | 'system' | `api_key:${string}` | `admin:${string}`;
-
-/** What one step leaves for a later one; sealed on the session and wiped when it closes. */
-interface SessionWork {
-  /** Steps already submitted: each runs once (no fishing for a pass by retrying). */
-  stepsDone?: StepName[];
-  /** Selfie bursts judged not live so far (retakes are allowed up to SELFIE_ATTEMPTS). */
-  failedSelfies?: number;
-  /** Tries of each step that failed for a reason the person can fix (see FIXABLE_REASONS). */
-  fixableTries?: Partial<Record<StepName, number>>;
-  portrait?: string;
-  fullName?: string;
-  firstName?: string;
-  lastName?: string;
-  dateOfBirth?: string;
-  documentNumber?: string;
-  documentExpiry?: string;
-  /** The document's nationality (MRZ) or country, as read. */
-  country?: string;
-}
-
-/** What a hosted step produced: its checks, what it leaves for later steps, and the images kept for review. */
-interface StepResult {
-  outcomes: CheckOutcome[];
-  work: SessionWork;
-  images?: { kind: EvidenceKind; bytes: Buffer }[];
-}
 
 interface RecordedCheck {
   type: string;
@@ -188,28 +143,6 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   return { createdAt, id };
 }
 
-/** The burst frame kept for the review: the middle one, which liveness judged. */
-function reviewFrame(frames: readonly unknown[]): Buffer | null {
-  const middle = frames[Math.floor((frames.length - 1) / 2)];
-  return Buffer.isBuffer(middle) ? middle : null;
-}
-
-/** Runs a standalone check's steps (validate, prepare, execute) without the wallet or the standalone record. */
-async function runCheck<I, P>(check: StandaloneCheck<I, P>, raw: Record<string, unknown>, context: CheckContext): Promise<CheckOutcome> {
-  const outcome: CheckOutcome | CombinedOutcome = await check.execute(await check.prepare(parseInput(check.input, raw), context), context);
-  if (!('check' in outcome)) throw new Error(`${check.type} returned a combined outcome inside a session`);
-  return outcome;
-}
-
-export interface SessionChecks {
-  idVerification: StandaloneCheck<any, any>;
-  age: StandaloneCheck<any, any>;
-  antispoof: StandaloneCheck<any, any>;
-  faceMatch: StandaloneCheck<any, any>;
-  location: StandaloneCheck<any, any>;
-  credential: StandaloneCheck<any, any>;
-}
-
 export interface SessionDeps {
   /** The session tables: the only way this service reaches them. */
   store: SessionStore;
@@ -259,7 +192,18 @@ export class SessionService {
   /** Polls of GET /session/{id} arriving together are read by one statement. */
   private readonly views = new StatementBatch<SessionLookup, SessionViewRecord | null>((lookups) => this.deps.store.views(lookups));
 
-  constructor(private readonly deps: SessionDeps) {}
+  /** What the steps (steps/) use of this service. */
+  private readonly stepPorts: StepPorts;
+
+  constructor(private readonly deps: SessionDeps) {
+    this.stepPorts = {
+      checks: deps.checks,
+      accounts: deps.accounts,
+      contextOf: (session, mode) => this.contextOf(session, mode),
+      minAgeOf: (session) => this.minAgeOf(session),
+      countFailedSelfie: (session, reason, frame) => this.countFailedSelfie(session, reason, frame),
+    };
+  }
 
   private now(): Date {
     return this.deps.clock.now();
@@ -621,7 +565,7 @@ export class SessionService {
     session = await this.open(session);
     const work = this.workOf(session);
     if (!session.livemode && MODEL_STEPS.has(step as StepName)) await this.deps.sandboxQuota.spend(session.projectId);
-    const ran = await this.runStep(session, step as StepName, stepFields(step as StepName, input), work);
+    const ran = await HOSTED_STEPS[step as StepName](session, stepFields(step as StepName, input), work, this.stepPorts);
     const { work: patch, images } = ran;
     const outcomes = session.livemode ? ran.outcomes : ran.outcomes.map(sandboxOutcome);
     const fixable = fixableFailure(step as StepName, outcomes);
@@ -661,119 +605,11 @@ export class SessionService {
     return session.workSealed ? (JSON.parse(this.deps.sealer.open(session.workSealed)) as SessionWork) : {};
   }
 
-  private async runStep(session: SessionRecord, step: StepName, input: Record<string, unknown>, work: SessionWork): Promise<StepResult> {
-    const has = (feature: string) => session.features.includes(feature);
-    const fresh = this.contextOf(session);
-    const { checks } = this.deps;
-    switch (step) {
-      case 'document': {
-        const reading = await runCheck(checks.idVerification, { front_image: input.front_image, back_image: input.back_image }, fresh);
-        const data = reading.check.data as { fields?: Record<string, string | undefined>; portrait?: string; dob?: string };
-        const fields = data.fields ?? {};
-        const patch: SessionWork = {
-          portrait: data.portrait || undefined,
-          fullName: fields.full_name,
-          dateOfBirth: data.dob,
-          documentNumber: fields.document_number,
-          documentExpiry: fields.date_of_expiry,
-          country: fields.country,
-        };
-        const outcomes: CheckOutcome[] = [];
-        if (has('id_verification')) {
-          // The portrait stays in the sealed work for the face match; the record keeps the fields.
-          const { portrait: _portrait, ...kept } = reading.check.data;
-          outcomes.push({ ...reading, check: { ...reading.check, data: kept } });
-        }
-        if (has('age')) outcomes.push(await this.ageFromDocument(session, data.dob));
-        const candidates: { kind: EvidenceKind; bytes: unknown }[] = [
-          { kind: 'document_front', bytes: input.front_image },
-          { kind: 'document_back', bytes: input.back_image },
-          { kind: 'document_portrait', bytes: data.portrait ? Buffer.from(data.portrait, 'base64') : undefined },
-        ];
-        const images = candidates.filter((image): image is { kind: EvidenceKind; bytes: Buffer } => Buffer.isBuffer(image.bytes));
-        return { outcomes, work: patch, images };
-      }
-      case 'selfie': {
-        const frames = input.frames;
-        if (!Array.isArray(frames) || frames.length === 0) throw new DomainError('validation_error', 'frames (a burst of 3 to 8 selfie images) are required', { data: { errors: { frames: 'required' } } });
-        const outcomes: CheckOutcome[] = [];
-        if (has('liveness')) outcomes.push(await this.livenessFromBurst(session, frames, input.challenge_id, input.captured_ms));
-        // The face match uses the burst's first frame: taken as the gesture starts, it is the one
-        // facing the camera (the middle frame, which passive liveness judges and the review keeps,
-        // is often mid-turn, and the 512-d descriptor refuses a turned face more often than
-        // face-api's did). The burst's identity link ties every frame to one person.
-        const selfie = reviewFrame(frames);
-        if (has('face_match')) outcomes.push(await this.faceMatchInSession(session, frames[0] as Buffer, work));
-        return { outcomes, work: {}, images: selfie ? [{ kind: 'selfie', bytes: selfie }] : [] };
-      }
-      case 'location': {
-        const metadata = session.metadata ?? {};
-        const geofence = {
-          ...(typeof metadata.expected_lat === 'number' ? { expected_latitude: metadata.expected_lat, expected_longitude: metadata.expected_lng } : {}),
-          ...(typeof metadata.radius_m === 'number' ? { radius_m: metadata.radius_m } : {}),
-        };
-        return { outcomes: [await runCheck(checks.location, { ...input, ...geofence }, fresh)], work: {} };
-      }
-      case 'licence': {
-        // A licence proves something only when it is the person's: it is matched against a
-        // verified name when the session has one, else against the name typed in the form.
-        const verified = await this.verifiedHolderName(session, work);
-        if (verified) return { outcomes: [await runCheck(checks.credential, { ...input, full_name: verified, first_name: undefined, last_name: undefined }, fresh)], work: {} };
-        if (!input.full_name && !(input.first_name && input.last_name)) {
-          throw new DomainError('validation_error', "the licence holder's name is required (full_name, or first_name and last_name): a licence found without a name is not proof it is yours", {
-            data: { errors: { full_name: 'required' } },
-          });
-        }
-        return { outcomes: [await runCheck(checks.credential, input, fresh)], work: {} };
-      }
-    }
-  }
-
-  /**
-   * The verified name a licence in this session must carry: the name read from the document in
-   * this session, else the bound account's verified identity; null when the session has neither
-   * (then the name typed in the form is matched). Any name typed is ignored when one exists.
-   */
-  private async verifiedHolderName(session: SessionRecord, work: SessionWork): Promise<string | null> {
-    if (work.fullName) return work.fullName;
-    if (session.svcId) return (await this.deps.accounts.stateFor(session).verifiedIdentity(session.svcId))?.fullName ?? null;
-    return null;
-  }
-
   /** A gesture challenge for the selfie burst (single use, 60 s). */
   async challenge(session: SessionRecord) {
     this.assertAcceptsInput(session);
     if (!session.features.includes('liveness')) throw new DomainError('not_found', 'this session has no liveness step');
     return this.deps.challenges.create(session.projectId);
-  }
-
-  /**
-   * Liveness on the hosted page: the anti-spoof burst with its gesture challenge, as the
-   * session's `liveness` check. A burst judged not live may be retaken (bad light and a slow turn
-   * happen); the SELFIE_ATTEMPTS-th failure is recorded, which declines the session. The page
-   * sends when it took each frame (`captured_ms`, after receiving the challenge), so frames taken
-   * before the challenge, or over more than a few seconds, are refused.
-   */
-  private async livenessFromBurst(session: SessionRecord, frames: unknown[], challengeId: unknown, capturedMs: unknown): Promise<CheckOutcome> {
-    requiredChallengeId(challengeId);
-    if (!Array.isArray(capturedMs)) {
-      throw new DomainError('validation_error', 'captured_ms is required: for each frame, the milliseconds between receiving the challenge and taking the frame', { data: { errors: { captured_ms: 'required' } } });
-    }
-    const { check, reason } = await runCheck(this.deps.checks.antispoof, { frames, challengeId, captured_ms: capturedMs }, this.contextOf(session));
-    // Taken by the session's own page, with the challenge and capture times required above.
-    const data = { ...check.data, ...livenessAssurance({ frames: frames.length, challenge: true, captureTimes: true, hosted: true }) };
-    const liveness: Check = { type: 'liveness', status: check.status, score: check.data.live_score as number, data, error: check.error };
-    if (check.status !== 'passed') {
-      const why = reason ?? 'not_live';
-      const failures = await this.countFailedSelfie(session, why, reviewFrame(frames));
-      if (failures < SELFIE_ATTEMPTS) {
-        // The reason code lets the page say, in the person's language, what to do differently.
-        throw new DomainError('face_rescan_required', `${check.error ?? 'the selfie could not be confirmed live'}. Try again (${SELFIE_ATTEMPTS - failures} left).`, {
-          data: { step: 'selfie', reason: why, tries_left: SELFIE_ATTEMPTS - failures },
-        });
-      }
-    }
-    return { check: liveness, reason };
   }
 
   /**
@@ -796,25 +632,6 @@ export class SessionService {
       await this.deps.store.save(tx, draft);
       return failures;
     });
-  }
-
-  private async ageFromDocument(session: SessionRecord, dob: string | undefined): Promise<CheckOutcome> {
-    if (!dob) {
-      return { check: { type: 'age', status: 'review', data: { dob: null, bands: {} }, error: 'the date of birth could not be read from the document' }, reason: 'dob_unreadable' };
-    }
-    return runCheck(this.deps.checks.age, { dob, bands: [this.minAgeOf(session)] }, this.contextOf(session));
-  }
-
-  /** Selfie against the document portrait, or against the bound account's face reference. */
-  private async faceMatchInSession(session: SessionRecord, selfie: Buffer, work: SessionWork): Promise<CheckOutcome> {
-    if (work.portrait) return runCheck(this.deps.checks.faceMatch, { image1: Buffer.from(work.portrait, 'base64'), image2: selfie }, this.contextOf(session));
-    if (session.svcId && (await this.deps.accounts.stateFor(session).faceReference(session.svcId))) {
-      const outcome = await runCheck(this.deps.checks.faceMatch, { image2: selfie }, this.contextOf(session, 'account'));
-      outcome.check.data = { ...outcome.check.data, reused: true };
-      return outcome;
-    }
-    if (!(work.stepsDone ?? []).includes('document')) throw new DomainError('conflict', 'take the photo of the document first: the selfie is compared with its portrait');
-    return { check: { type: 'face_match', status: 'failed', data: { similarity: null }, error: 'no face on the document to compare the selfie with' }, reason: 'no_reference' };
   }
 
   /**
