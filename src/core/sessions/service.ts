@@ -30,6 +30,10 @@ function requiredChallengeId(challengeId: unknown): string {
   return challengeId;
 }
 
+/** Review images one purge round deletes, and the rounds one sweep runs (see purgeEvidence). */
+export const EVIDENCE_PURGE_BATCH = 500;
+export const EVIDENCE_PURGE_ROUNDS = 10;
+
 /** Failed selfies a person may retake before the liveness check is recorded as failed. */
 export const SELFIE_ATTEMPTS = 3;
 
@@ -968,9 +972,19 @@ export class SessionService {
     return this.deps.evidence.list(sessionId);
   }
 
-  /** Part of the sweep: deletes review images past their project's retention. */
+  /**
+   * Part of the sweep: deletes review images past their project's retention, in rounds of
+   * EVIDENCE_PURGE_BATCH and at most EVIDENCE_PURGE_ROUNDS of them: a backlog (a retention
+   * shortened, a first start on old data) goes over the next minutes' sweeps, none of them long.
+   */
   async purgeEvidence(): Promise<number> {
-    return this.deps.evidence.purgeExpired(this.now());
+    let purged = 0;
+    for (let round = 0; round < EVIDENCE_PURGE_ROUNDS; round++) {
+      const deleted = await this.deps.evidence.purgeExpired(this.now(), EVIDENCE_PURGE_BATCH);
+      purged += deleted;
+      if (deleted < EVIDENCE_PURGE_BATCH) break;
+    }
+    return purged;
   }
 
   // ---- the sweep (a pg-boss job) ----
