@@ -22,7 +22,6 @@ import { loadConfig } from '../src/config.js';
 import type { DemoTenant } from '../src/core/seed.js';
 import { buildService } from '../src/main.js';
 import { DESCRIPTOR_DIMENSIONS } from '../src/ml/faces/match.js';
-import { percentile } from '../test/helpers/processes.js';
 import { QUERIES, SESSION_FIELDS } from '../web/console/queries.js';
 import { summary, type Timing, timeCalls } from './summary.js';
 
