@@ -200,36 +200,36 @@ async function seedEvidence(db: pg.Client, images: Buffer[]) {
 }
 
 async function seedWebhooks(db: pg.Client, attempts: number) {
+  const announced = "s.status in ('APPROVED', 'DECLINED', 'IN_REVIEW', 'EXPIRED', 'ABANDONED')";
+  const { rows } = await db.query<{ n: string }>(`select count(*) as n from verification_session s where ${announced}`);
+  // Attempts per event spread evenly over 1 .. 2k - 1 (k the mean that gives --attempts); the last
+  // one is the 2xx of a delivered event, the others failed (timeouts, 5xx), minutes apart.
+  const spread = Math.max(1, Math.round((2 * attempts) / Math.max(1, Number(rows[0]!.n))) - 1);
   // One event a session that reached a state announced to the integrator, to its project's callback.
   await db.query(
     `insert into webhook_event (id, project_id, session_id, type, body, url, state, attempts, next_attempt_at, lease_until, delivered_at, created_at, livemode)
      select 'evt_' || substr(md5('evt' || s.id), 1, 24), s.project_id, s.id, 'verification.' || lower(s.status),
        json_build_object('event_id', 'evt_' || substr(md5('evt' || s.id), 1, 24), 'type', 'verification.' || lower(s.status), 'session_id', s.id, 'status', s.status,
          'vendor_data', s.vendor_data, 'decision', lower(s.status), 'occurred_at', to_char(e.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'livemode', s.livemode)::text,
-       p.default_callback_url, e.state, 0, e.at, null, case when e.state = 'delivered' then e.at + interval '1 second' end, e.at, s.livemode
+       p.default_callback_url, e.state, case when e.state = 'pending' then 1 else 1 + abs(hashtext('a' || s.id)) % $1::int end,
+       e.at, null, case when e.state = 'delivered' then e.at + interval '1 second' end, e.at, s.livemode
      from verification_session s join project p on p.id = s.project_id
      cross join lateral (select coalesce(s.decided_at, s.updated_at) as at) t
      cross join lateral (select t.at, case when abs(hashtext(s.id)) % 50 = 0 then 'failed' when t.at > now() - interval '10 minutes' and abs(hashtext(s.id)) % 4 = 0 then 'pending' else 'delivered' end as state) e
-     where s.status in ('APPROVED', 'DECLINED', 'IN_REVIEW', 'EXPIRED', 'ABANDONED')`,
+     where ${announced}`,
+    [spread],
   );
-  const { rows } = await db.query<{ n: string }>('select count(*) as n from webhook_event');
-  const events = Number(rows[0]!.n);
-  // Attempts per event spread evenly over 1 .. 2k - 1 (k the mean that gives --attempts); the last
-  // one is the 2xx of a delivered event, the others failed (timeouts, 5xx), minutes apart.
-  const spread = Math.max(1, Math.round((2 * attempts) / Math.max(1, events)) - 1);
   await db.query(
     `insert into webhook_attempt (id, event_id, attempt, at, http_status, latency_ms, error, response_snippet)
      select 'wat_' || substr(md5(e.id || n), 1, 24), e.id, n, e.created_at + (n - 1) * (n - 1) * interval '30 seconds',
-       case when e.state = 'delivered' and n = k.last then 200 when n % 3 = 0 then null else 503 end,
-       case when n % 3 = 0 and not (e.state = 'delivered' and n = k.last) then 10000 else 40 + abs(hashtext(e.id)) % 400 end,
-       case when n % 3 = 0 and not (e.state = 'delivered' and n = k.last) then 'timeout after 10000 ms' end,
-       case when e.state = 'delivered' and n = k.last then '{"ok":true}' when n % 3 <> 0 then 'Service Unavailable' end
+       case when last then 200 when n % 3 = 0 then null else 503 end,
+       case when n % 3 = 0 and not last then 10000 else 40 + abs(hashtext(e.id)) % 400 end,
+       case when n % 3 = 0 and not last then 'timeout after 10000 ms' end,
+       case when last then '{"ok":true}' when n % 3 <> 0 then 'Service Unavailable' end
      from webhook_event e
-     cross join lateral (select case when e.state = 'pending' then 1 else 1 + abs(hashtext(e.id)) % $1::int end as last) k
-     cross join lateral generate_series(1, k.last) as n`,
-    [spread],
+     cross join lateral generate_series(1, e.attempts) as n
+     cross join lateral (select e.state = 'delivered' and n = e.attempts as last) k`,
   );
-  await db.query(`update webhook_event e set attempts = a.n from (select event_id, count(*)::int as n from webhook_attempt group by event_id) a where a.event_id = e.id`);
 }
 
 /** Synthetic unit descriptors of the real dimension, sealed as enrolment seals them, in batches. */
