@@ -2,7 +2,7 @@
 // a service's history by set-based SQL, in the shapes the service writes. See bench/seed.ts.
 import type pg from 'pg';
 import type { DemoTenant } from '../src/core/seed.js';
-import { RECOUNT_SESSION_STATUSES } from '../src/core/db/migrations/Migration20261204090000_growth.js';
+import { RECOUNT_SESSION_STATUSES, STREAKS_FROM_ATTEMPTS } from '../src/core/db/migrations/Migration20261204090000_growth.js';
 import { newId, type Sealer } from '../src/core/secrets.js';
 import { DESCRIPTOR_DIMENSIONS, FACE_DESCRIPTOR_KIND } from '../src/ml/faces/match.js';
 
@@ -292,6 +292,7 @@ export async function seedHistory(db: pg.Client, sizes: GrowthSizes, demo: DemoT
   await step(log, 'charges', () => seedCharges(db));
   await step(log, 'review images', () => seedEvidence(db, samples.images));
   await step(log, 'webhook events and attempts', () => seedWebhooks(db, sizes.attempts));
+  await db.query(STREAKS_FROM_ATTEMPTS);
   await step(log, `${sizes.faces} enrolled faces`, () => seedFaces(db, sizes.faces, demo.project_id, sealer));
   await step(log, `indexes and constraints rebuilt (${rebuild.length})`, async () => {
     for (const statement of rebuild) await db.query(statement);

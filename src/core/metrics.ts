@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Orm } from './db/orm.js';
-import { webhookHealth } from './webhooks/health.js';
+import { unhealthyDestinations } from './webhooks/health.js';
 
 // What ops watch besides HTTP: verdicts, webhook deliveries, the job queue, sessions, wallets and
 // the database pool. Counters are bumped where the thing happens; gauges are read from the
@@ -114,8 +114,7 @@ export class ServiceMetrics {
       registers: [registry],
       async collect() {
         this.reset();
-        const destinations = await webhookHealth(orm, { now: new Date() }).catch(() => []);
-        const unhealthy = destinations.filter((destination) => !destination.healthy);
+        const unhealthy = await unhealthyDestinations(orm, new Date()).catch(() => []);
         if (!projectLabels) this.set(unhealthy.length);
         else for (const destination of unhealthy) this.inc({ project: destination.projectId });
       },
