@@ -60,13 +60,15 @@ async function measure(database: string): Promise<{ figures: Figure[]; sessions:
   const db = new pg.Client({ connectionString: url.toString() });
   await db.connect();
   const config = loadConfig({}, { dataDir, databaseUrl: url.toString(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false, rateLimitPerMinute: 100_000_000, metricsPublic: true });
+  const starting = performance.now();
   const service = await buildService(config, { logger: pino({ level: 'silent' }) });
+  const startMs = performance.now() - starting;
   const server = service.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     const [{ n }] = (await db.query<{ n: string }>('select count(*) as n from verification_session')).rows as [{ n: string }];
-    console.log(`${database}: ${Number(n).toLocaleString('en')} sessions; load average ${load()}`);
+    console.log(`${database}: ${Number(n).toLocaleString('en')} sessions; the service started in ${(startMs / 1000).toFixed(1)} s (pending migrations included); load average ${load()}`);
     const p = demo.project_id;
     // Live sessions of the demo project (the live key sees those), newest to a year old.
     const { rows: picks } = await db.query<{ id: string; created_at: Date }>(`select id, created_at from verification_session where project_id = $1 and livemode order by random() limit 200`, [p]);
