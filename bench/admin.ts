@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { chromiumAvailable, launchChromium } from '../test/helpers/browser.js';
 import { freePort, freshDatabase, percentile, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
-import { summary } from './summary.js';
+import { summary, timeCalls } from './summary.js';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const sessions = Number(process.env.BENCH_SESSIONS ?? 100_000);
@@ -88,19 +88,7 @@ async function seed(projectId: string): Promise<string[]> {
   }
 }
 
-async function time(label: string, run: () => Promise<void>): Promise<{ label: string; p50: number; p95: number }> {
-  for (let i = 0; i < 3; i++) await run();
-  const samples: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    const started = performance.now();
-    await run();
-    samples.push(performance.now() - started);
-  }
-  samples.sort((a, b) => a - b);
-  const result = { label, p50: percentile(samples, 50), p95: percentile(samples, 95) };
-  console.log(`${label.padEnd(44)} p50 ${result.p50.toFixed(1).padStart(7)} ms   p95 ${result.p95.toFixed(1).padStart(7)} ms`);
-  return result;
-}
+const time = (label: string, run: () => Promise<void>) => timeCalls(label, run, { repeats });
 
 try {
   const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8')) as { project_id: string; admin_token: string };

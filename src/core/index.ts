@@ -323,19 +323,26 @@ export class Core {
     await jobs.work('webhook.deliver', async (data) => this.webhooks.deliver(String(data.eventId)), { batchSize: 20 });
     // Events committed while no dispatcher ran here (a restart) are due already.
     this.webhooks.wake();
-    await jobs.work('maintenance.sweep', async () => {
-      await this.sessions.expireDue();
-      await this.sessions.purgeEvidence();
-      await this.webhooks.rescue();
-      await this.billing.refundAbandoned();
-      await this.billing.returnExpiredLeases();
-    });
+    await jobs.work('maintenance.sweep', () => this.sweep());
     await jobs.schedule('maintenance.sweep', '* * * * *');
     // Daily, so a missed run (all instances down at midnight on the 1st) closes the month the next day.
     await jobs.work('billing.close-periods', async () => {
       await this.roster.closeBillingPeriods();
     });
     await jobs.schedule('billing.close-periods', '5 0 * * *');
+  }
+
+  /**
+   * The minute's maintenance (the `maintenance.sweep` job): sessions past their deadline, review
+   * images past retention, lost webhook jobs, unsettled charges and dead wallet leases. Each step
+   * takes a bounded batch, so a backlog is worked off over several minutes, never in one long run.
+   */
+  async sweep(): Promise<void> {
+    await this.sessions.expireDue();
+    await this.sessions.purgeEvidence();
+    await this.webhooks.rescue();
+    await this.billing.refundAbandoned();
+    await this.billing.returnExpiredLeases();
   }
 
   /** Housekeeping that runs every few minutes: expired idempotency records and rate counters. */

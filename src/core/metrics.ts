@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Orm } from './db/orm.js';
-import { webhookHealth } from './webhooks/health.js';
+import { unhealthyDestinations } from './webhooks/health.js';
 
 // What ops watch besides HTTP: verdicts, webhook deliveries, the job queue, sessions, wallets and
 // the database pool. Counters are bumped where the thing happens; gauges are read from the
@@ -85,7 +85,8 @@ export class ServiceMetrics {
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await rows<{ status: string; n: number }>('select status, count(*)::int as n from verification_session group by status')) this.set({ status: row.status }, Number(row.n));
+        // The trigger-kept counts (Migration20261204090000_growth): a count of the table grew with its history.
+        for (const row of await rows<{ status: string; n: string }>('select status, sum(n) as n from session_status_count group by status having sum(n) > 0')) this.set({ status: row.status }, Number(row.n));
       },
     });
     new Gauge({
@@ -113,8 +114,7 @@ export class ServiceMetrics {
       registers: [registry],
       async collect() {
         this.reset();
-        const destinations = await webhookHealth(orm, { now: new Date() }).catch(() => []);
-        const unhealthy = destinations.filter((destination) => !destination.healthy);
+        const unhealthy = await unhealthyDestinations(orm, new Date()).catch(() => []);
         if (!projectLabels) this.set(unhealthy.length);
         else for (const destination of unhealthy) this.inc({ project: destination.projectId });
       },

@@ -10,7 +10,7 @@ import { DomainError } from '../../src/core/errors.js';
 import { Sealer } from '../../src/core/secrets.js';
 import type { EvidenceKind } from '../../src/core/sessions/entities.js';
 import type { EvidenceImage, EvidenceStore } from '../../src/core/sessions/evidence.js';
-import { approvalBlockers, type SessionDeps, SessionService, stepOutcome } from '../../src/core/sessions/service.js';
+import { approvalBlockers, EVIDENCE_PURGE_BATCH, EVIDENCE_PURGE_ROUNDS, type SessionDeps, SessionService, stepOutcome } from '../../src/core/sessions/service.js';
 import { SELFIE_ATTEMPTS } from '../../src/core/sessions/steps/selfie.js';
 import type { SessionChecks } from '../../src/core/sessions/steps/step.js';
 import type { HandoffRecord, SessionCheckRecord, SessionDraft, SessionEventRecord, SessionListQuery, SessionLookup, SessionRecord, SessionStore, SessionTx, SessionViewRecord } from '../../src/core/sessions/store.js';
@@ -142,8 +142,14 @@ class FakeEvidence implements EvidenceStore {
     this.images.delete(sessionId);
     return count;
   }
-  async purgeExpired(): Promise<number> {
-    return 0;
+  /** The batch size of each purge round asked; `backlog` images are due, deleted up to the batch. */
+  purgeRounds: number[] = [];
+  backlog = 0;
+  async purgeExpired(_now: Date, limit: number): Promise<number> {
+    this.purgeRounds.push(limit);
+    const deleted = Math.min(limit, this.backlog);
+    this.backlog -= deleted;
+    return deleted;
   }
 }
 
@@ -290,6 +296,23 @@ describe('session rules on a fake store', () => {
     expect(store.sessions.get(never.session_id)!.status).toBe('EXPIRED');
     expect(store.sessions.get(opened.session_id)!.status).toBe('ABANDONED');
     expect(await service.expireDue()).toBe(0);
+  });
+
+  it('the sweep works in bounded batches: a purge backlog goes in rounds over several sweeps, and at most a batch of due sessions a run', async () => {
+    const { service, store, evidence, clock } = setUp();
+    evidence.backlog = EVIDENCE_PURGE_BATCH * EVIDENCE_PURGE_ROUNDS * 2 + 7;
+    expect(await service.purgeEvidence()).toBe(EVIDENCE_PURGE_BATCH * EVIDENCE_PURGE_ROUNDS);
+    expect(evidence.purgeRounds).toEqual(Array(EVIDENCE_PURGE_ROUNDS).fill(EVIDENCE_PURGE_BATCH));
+    expect(await service.purgeEvidence()).toBe(EVIDENCE_PURGE_BATCH * EVIDENCE_PURGE_ROUNDS);
+    expect(await service.purgeEvidence()).toBe(7);
+    // The last round came back short: nothing more is due, so that sweep asked no further.
+    expect(evidence.purgeRounds.length).toBe(2 * EVIDENCE_PURGE_ROUNDS + 1);
+
+    for (let i = 0; i < 5; i++) await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1', ttl_seconds: 300 });
+    clock.advance(301_000);
+    expect(await service.expireDue(3)).toBe(3);
+    expect(await service.expireDue(3)).toBe(2);
+    expect([...store.sessions.values()].map((session) => session.status)).toEqual(Array(5).fill('EXPIRED'));
   });
 
   it('erasure is refused while open, then wipes the check details and images once, and says so the second time', async () => {

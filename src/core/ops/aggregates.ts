@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import type { aggregatesInput } from './inputs.js';
+import { SESSION_TTL } from '../sessions/inputs.js';
 
 // The figures ops ask for, computed by Postgres over [from, to) of session creation (last 30
 // days by default). Each reads covering indexes of the ops migration, so none loads rows into Node.
@@ -12,6 +13,13 @@ const MAX_RANGE_DAYS = 366;
 
 type Range = { projectId: string; from: Date; to: Date };
 type Row = Record<string, any>;
+
+/**
+ * The earliest a session can have been created and still record a check at `from`: a session
+ * takes input only until its deadline. Bounding the sessions too lets PostgreSQL start from the
+ * project's sessions of the range (an index range) instead of every project's failed checks.
+ */
+const sessionsFrom = (from: Date) => new Date(from.getTime() - SESSION_TTL.maxSeconds * 1000);
 
 const ratio = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : null);
 
@@ -83,7 +91,7 @@ export class OpsAggregates {
     const rows = await this.sql(
       `select 'session' as source, c.type, coalesce(c.reason, 'unspecified') as reason, c.status, count(*)::int as count
        from session_check c join verification_session s on s.id = c.session_id
-       where s.project_id = ? and c.status <> 'passed' and c.created_at >= ? and c.created_at < ?
+       where s.project_id = ? and s.created_at >= ? and s.created_at < ? and c.status <> 'passed' and c.created_at >= ? and c.created_at < ?
        group by c.type, c.reason, c.status
        union all
        select 'standalone' as source, r.type, coalesce(r.reason, 'unspecified') as reason, r.status, count(*)::int as count
@@ -91,7 +99,7 @@ export class OpsAggregates {
        where r.project_id = ? and r.status <> 'passed' and r.created_at >= ? and r.created_at < ?
        group by r.type, r.reason, r.status
        order by count desc, source, type, reason`,
-      [range.projectId, range.from, range.to, range.projectId, range.from, range.to],
+      [range.projectId, sessionsFrom(range.from), range.to, range.from, range.to, range.projectId, range.from, range.to],
     );
     return rows.map((row) => ({ source: row.source as string, type: row.type as string, reason: row.reason as string, status: row.status as string, count: Number(row.count) }));
   }

@@ -23,10 +23,11 @@ export interface EvidenceStore {
   /** Deletes a session's images in the caller's transaction; returns how many there were. */
   erase(tx: SessionTx, sessionId: string): Promise<number>;
   /**
-   * The purge: images of sessions decided (or expired, abandoned) longer ago than their project's
-   * retention. Open and IN_REVIEW sessions have no `decided_at`, so theirs are never touched.
+   * One round of the purge: up to `limit` images of sessions decided (or expired, abandoned)
+   * longer ago than their project's retention, oldest images first. Open and IN_REVIEW sessions
+   * have no `decided_at`, so theirs are never touched.
    */
-  purgeExpired(now: Date): Promise<number>;
+  purgeExpired(now: Date, limit: number): Promise<number>;
 }
 
 /** The review images in PostgreSQL: the only code that touches `session_evidence`. */
@@ -62,14 +63,24 @@ export class PgEvidenceStore implements EvidenceStore {
     return (await preparedQueryIn(this.orm, tx, 'evidence_erase', 'delete from session_evidence where session_id = $1 returning id', [sessionId])).length;
   }
 
-  async purgeExpired(now: Date): Promise<number> {
-    const rows = await this.orm.em.getConnection().execute<{ id: string }[]>(
-      `delete from session_evidence e using verification_session s, project p
-       where e.session_id = s.id and s.project_id = p.id and s.decided_at is not null
-         and s.decided_at + make_interval(days => p.evidence_retention_days) <= ?
-       returning e.id`,
-      [now],
-    );
+  async purgeExpired(now: Date, limit: number): Promise<number> {
+    const rows = await preparedQuery<{ id: string }>(this.orm, 'evidence_purge', EVIDENCE_PURGE, [now, limit]);
     return rows.length;
   }
 }
+
+/**
+ * An image is at least as old as its session's decision, so none younger than the shortest
+ * retention of any project (a day at least: a project that keeps none erases at the decision) can
+ * be due: the round reads images by age from the oldest and stops at that line, whatever the
+ * size of the history behind it. The ids as an array, so the delete finds them by its key.
+ */
+export const EVIDENCE_PURGE = `delete from session_evidence where id = any(array(
+  select e.id from session_evidence e
+  join verification_session s on s.id = e.session_id
+  join project p on p.id = s.project_id
+  where e.created_at <= $1::timestamptz - make_interval(days => greatest(1, (select min(evidence_retention_days) from project)))
+    and s.decided_at is not null and s.decided_at + make_interval(days => p.evidence_retention_days) <= $1
+  order by e.created_at
+  limit $2
+)) returning id`;

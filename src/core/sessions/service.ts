@@ -23,6 +23,10 @@ import { HOSTED_STEPS } from './steps/index.js';
 import { requiredChallengeId, SELFIE_ATTEMPTS } from './steps/selfie.js';
 import { runCheck, type SessionChecks, type SessionWork, STEPS, type StepName, type StepPorts, type StepResult } from './steps/step.js';
 
+/** Review images one purge round deletes, and the rounds one sweep runs (see purgeEvidence). */
+export const EVIDENCE_PURGE_BATCH = 500;
+export const EVIDENCE_PURGE_ROUNDS = 10;
+
 /** States in which the person can still work on the session. */
 const OPEN: SessionStatus[] = ['NOT_STARTED', 'IN_PROGRESS'];
 /** Final: nothing moves the session any more (IN_REVIEW is announced but still decidable). */
@@ -785,9 +789,19 @@ export class SessionService {
     return this.deps.evidence.list(sessionId);
   }
 
-  /** Part of the sweep: deletes review images past their project's retention. */
+  /**
+   * Part of the sweep: deletes review images past their project's retention, in rounds of
+   * EVIDENCE_PURGE_BATCH and at most EVIDENCE_PURGE_ROUNDS of them: a backlog (a retention
+   * shortened, a first start on old data) goes over the next minutes' sweeps, none of them long.
+   */
   async purgeEvidence(): Promise<number> {
-    return this.deps.evidence.purgeExpired(this.now());
+    let purged = 0;
+    for (let round = 0; round < EVIDENCE_PURGE_ROUNDS; round++) {
+      const deleted = await this.deps.evidence.purgeExpired(this.now(), EVIDENCE_PURGE_BATCH);
+      purged += deleted;
+      if (deleted < EVIDENCE_PURGE_BATCH) break;
+    }
+    return purged;
   }
 
   // ---- the sweep (a pg-boss job) ----

@@ -126,3 +126,24 @@ export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: 
   });
   return health.sort((a, b) => Number(a.healthy) - Number(b.healthy));
 }
+
+/**
+ * The destinations of every project that the health rule calls unhealthy, for the metric: from
+ * each destination's run of failures (kept with the attempts) and the last hour's attempts, so a
+ * scrape reads a row a destination and an hour of attempts, whatever the outbox holds.
+ */
+export async function unhealthyDestinations(orm: Orm, now: Date): Promise<{ projectId: string }[]> {
+  const rows = await orm.em.getConnection().execute<{ project_id: string; consecutive: number; attempts_hour: number; ok_hour: number }[]>(
+    `with hour as (
+       select e.project_id, e.url, e.livemode, count(*)::int as attempts_hour, count(*) filter (where a.http_status between 200 and 299)::int as ok_hour
+       from webhook_attempt a join webhook_event e on e.id = a.event_id where a.at >= ? and e.url is not null group by e.project_id, e.url, e.livemode
+     ),
+     streak as (select project_id, url, livemode, failures from webhook_destination_streak where failures > 0 and last_attempt_at >= ?)
+     select coalesce(s.project_id, h.project_id) as project_id, coalesce(s.failures, 0) as consecutive, coalesce(h.attempts_hour, 0) as attempts_hour, coalesce(h.ok_hour, 0) as ok_hour
+     from streak s full join hour h on h.project_id = s.project_id and h.url = s.url and h.livemode = s.livemode`,
+    [new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - HEALTH_LOOKBACK_DAYS * DAY_MS)],
+  );
+  return rows
+    .filter((row) => !isDestinationHealthy({ consecutiveFailures: Number(row.consecutive), attemptsLastHour: Number(row.attempts_hour), successfulLastHour: Number(row.ok_hour) }))
+    .map((row) => ({ projectId: row.project_id }));
+}

@@ -109,6 +109,23 @@ const eventOf = (row: EventRow): StoredEvent => ({
   createdAt: sqlDate(row.created_at),
 });
 
+/**
+ * Each destination's run of failed attempts (kept per destination so that the health of every
+ * project, the metric, reads one row a destination instead of a week of attempts): a batch with a
+ * 2xx restarts the run with its failures after that 2xx, one without adds its failures to it.
+ */
+const DESTINATION_STREAK = `streak as (
+  insert into webhook_destination_streak (project_id, url, livemode, failures, last_attempt_at, last_ok_at)
+  select b.project_id, b.url, b.livemode,
+    (select count(*) from tried t where t.project_id = b.project_id and t.url = b.url and t.livemode = b.livemode and not t.ok and (b.last_ok is null or t.at > b.last_ok)),
+    b.last_at, b.last_ok
+  from batch b
+  on conflict (project_id, url, livemode) do update set
+    failures = case when excluded.last_ok_at is null then webhook_destination_streak.failures + excluded.failures else excluded.failures end,
+    last_attempt_at = greatest(webhook_destination_streak.last_attempt_at, excluded.last_attempt_at),
+    last_ok_at = coalesce(excluded.last_ok_at, webhook_destination_streak.last_ok_at)
+)`;
+
 const RECORD_OUTCOMES = `
 with input as (
   select * from unnest($1::varchar[], $2::varchar[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::varchar[], $8::varchar[], $9::varchar[], $10::timestamptz[], $11::timestamptz[])
@@ -116,7 +133,12 @@ with input as (
 ), logged as (
   insert into webhook_attempt (id, event_id, attempt, at, http_status, latency_ms, error, response_snippet)
   select attempt_id, event_id, attempt, at, http_status, latency_ms, error, snippet from input
-)
+), tried as (
+  select e.project_id, e.url, e.livemode, i.at, coalesce(i.http_status between 200 and 299, false) as ok
+  from input i join webhook_event e on e.id = i.event_id where e.url is not null
+), batch as (
+  select project_id, url, livemode, max(at) as last_at, max(at) filter (where ok) as last_ok from tried group by project_id, url, livemode
+), ${DESTINATION_STREAK}
 update webhook_event e set state = i.state, attempts = i.attempt, lease_until = null, delivered_at = i.delivered_at, next_attempt_at = i.next_attempt_at
 from input i where e.id = i.event_id`;
 

@@ -26,6 +26,7 @@ import { Migration20261202150000_sandbox_quota } from './Migration20261202150000
 import { Migration20261202170000_hosted_flow } from './Migration20261202170000_hosted_flow.js';
 import { Migration20261202190000_mcp_agents } from './Migration20261202190000_mcp_agents.js';
 import { Migration20261203090000_credentials_vc } from './Migration20261203090000_credentials_vc.js';
+import { Migration20261204090000_growth } from './Migration20261204090000_growth.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -56,4 +57,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261202170000_hosted_flow', class: Migration20261202170000_hosted_flow },
   { name: 'Migration20261202190000_mcp_agents', class: Migration20261202190000_mcp_agents },
   { name: 'Migration20261203090000_credentials_vc', class: Migration20261203090000_credentials_vc },
+  { name: 'Migration20261204090000_growth', class: Migration20261204090000_growth },
 ];
