@@ -14,7 +14,12 @@ export default defineConfig({
       jsc: {
         parser: { syntax: 'typescript', decorators: true },
         // TSX (web/) is Preact's automatic JSX runtime.
-        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false, react: { runtime: 'automatic', importSource: 'preact' } },
+        transform: {
+          legacyDecorator: true,
+          decoratorMetadata: true,
+          useDefineForClassFields: false,
+          react: { runtime: 'automatic', importSource: 'preact' },
+        },
         target: 'es2022',
       },
     }),

@@ -9,5 +9,11 @@ import base from './vitest.config.js';
 // them halves the time spent importing.
 export default defineConfig({
   ...base,
-  test: { ...base.test, include: ['test/fast/**/*.test.ts', 'web/**/*.test.{ts,tsx}'], globalSetup: [], pool: 'threads', isolate: false },
+  test: {
+    ...base.test,
+    include: ['test/fast/**/*.test.ts', 'web/**/*.test.{ts,tsx}'],
+    globalSetup: [],
+    pool: 'threads',
+    isolate: false,
+  },
 });

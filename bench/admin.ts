@@ -20,7 +20,14 @@ const repeats = Number(process.env.BENCH_REPEATS ?? 40);
 const database = await freshDatabase(serverUrl, 'verity_bench_admin');
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-admin-'));
 const port = await freePort();
-const instance = await startBuiltVerity({ VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: database.url, LOG_LEVEL: 'warn', VERITY_WARM_MODELS: '0', VERITY_SEED_LICENSES: '0' });
+const instance = await startBuiltVerity({
+  VERITY_DATA_DIR: dataDir,
+  PORT: String(port),
+  DATABASE_URL: database.url,
+  LOG_LEVEL: 'warn',
+  VERITY_WARM_MODELS: '0',
+  VERITY_SEED_LICENSES: '0',
+});
 
 /** Bulk data: sessions spread over 30 days, 4 workflows, a realistic mix of outcomes, checks and webhooks. */
 async function seed(projectId: string): Promise<string[]> {
@@ -29,7 +36,10 @@ async function seed(projectId: string): Promise<string[]> {
   try {
     const started = Date.now();
     const workflows = ['bench_wf_a', 'bench_wf_b', 'bench_wf_c', 'bench_wf_d'];
-    await client.query(`insert into workflow (id, project_id, name, features, created_at) select unnest($1::text[]), $2, unnest($1::text[]), '{liveness,location}', now() - interval '31 days'`, [workflows, projectId]);
+    await client.query(
+      `insert into workflow (id, project_id, name, features, created_at) select unnest($1::text[]), $2, unnest($1::text[]), '{liveness,location}', now() - interval '31 days'`,
+      [workflows, projectId],
+    );
     await client.query(
       `
       insert into verification_session (id, project_id, workflow_id, status, features, token_digest, vendor_data, svc_id, decision, decided_at, decided_by, started_at, expires_at, created_at, updated_at)
@@ -81,7 +91,9 @@ async function seed(projectId: string): Promise<string[]> {
       [projectId, sessions],
     );
     await client.query('vacuum analyze');
-    console.log(`seeded ${sessions} sessions (with checks, webhook events and attempts) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${sessions} sessions (with checks, webhook events and attempts) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     return workflows;
   } finally {
     await client.end();
@@ -91,7 +103,10 @@ async function seed(projectId: string): Promise<string[]> {
 const time = (label: string, run: () => Promise<void>) => timeCalls(label, run, { repeats });
 
 try {
-  const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8')) as { project_id: string; admin_token: string };
+  const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8')) as {
+    project_id: string;
+    admin_token: string;
+  };
   const workflows = await seed(demo.project_id);
   const gql = async (query: string, variables: Record<string, unknown>) => {
     const response = await fetch(`${instance.url}/graphql`, {
@@ -107,12 +122,25 @@ try {
   const results = [
     await time('sessions, first page (no filter)', () => gql(page, { p })),
     await time('sessions, first page (status=IN_REVIEW)', () => gql(page, { p, f: { status: 'IN_REVIEW' } })),
-    await time('sessions, first page (workflow + status)', () => gql(page, { p, f: { workflowId: workflows[1], status: 'DECLINED' } })),
+    await time('sessions, first page (workflow + status)', () =>
+      gql(page, { p, f: { workflowId: workflows[1], status: 'DECLINED' } }),
+    ),
     await time('sessions, first page (vendor_data)', () => gql(page, { p, f: { vendorData: 'user-4242' } })),
     await time('sessions, first page (created in one day)', () =>
-      gql(page, { p, f: { createdFrom: new Date(Date.now() - 10 * 86_400_000).toISOString(), createdTo: new Date(Date.now() - 9 * 86_400_000).toISOString() } }),
+      gql(page, {
+        p,
+        f: {
+          createdFrom: new Date(Date.now() - 10 * 86_400_000).toISOString(),
+          createdTo: new Date(Date.now() - 9 * 86_400_000).toISOString(),
+        },
+      }),
     ),
-    await time('review queue, first page', () => gql(`query($p: String!) { reviewQueue(projectId: $p, first: 25) { edges { node { id createdAt checks { type status reason } } } } }`, { p })),
+    await time('review queue, first page', () =>
+      gql(
+        `query($p: String!) { reviewQueue(projectId: $p, first: 25) { edges { node { id createdAt checks { type status reason } } } } }`,
+        { p },
+      ),
+    ),
   ];
   const aggregates = [
     ['sessionsPerDay', 'day status count'],
@@ -121,7 +149,12 @@ try {
     ['checkFailureReasons', 'type reason count'],
     ['webhookStats', 'successRate backlog attemptSuccessRate'],
   ] as const;
-  for (const [name, fields] of aggregates) results.push(await time(`aggregate ${name} (30 days)`, () => gql(`query($p: String!) { ${name}(projectId: $p) { ${fields} } }`, { p })));
+  for (const [name, fields] of aggregates)
+    results.push(
+      await time(`aggregate ${name} (30 days)`, () =>
+        gql(`query($p: String!) { ${name}(projectId: $p) { ${fields} } }`, { p }),
+      ),
+    );
 
   // 3. The console's first load: a fresh browser context, signed in, until the dashboard charts show.
   let loads: number[] = [];
@@ -130,7 +163,9 @@ try {
     try {
       for (let i = 0; i < 6; i++) {
         const context = await browser.newContext();
-        await context.addInitScript(`sessionStorage.setItem('verity-admin-token', ${JSON.stringify(demo.admin_token)})`);
+        await context.addInitScript(
+          `sessionStorage.setItem('verity-admin-token', ${JSON.stringify(demo.admin_token)})`,
+        );
         const tab = await context.newPage();
         const started = performance.now();
         await tab.goto(`${instance.url}/admin#/dashboard`);
@@ -143,12 +178,23 @@ try {
       await browser.close();
     }
     loads = loads.slice(1).sort((a, b) => a - b);
-    console.log(`console first load (dashboard with charts)     p50 ${percentile(loads, 50).toFixed(0)} ms   max ${loads.at(-1)!.toFixed(0)} ms (${loads.length} cold contexts)`);
+    console.log(
+      `console first load (dashboard with charts)     p50 ${percentile(loads, 50).toFixed(0)} ms   max ${loads.at(-1)!.toFixed(0)} ms (${loads.length} cold contexts)`,
+    );
   }
   summary(
     ...results.map((r) => ({ area: 'admin', what: `${r.label} p50`, verity: Math.round(r.p50 * 10) / 10, unit: 'ms' })),
     ...results.map((r) => ({ area: 'admin', what: `${r.label} p95`, verity: Math.round(r.p95 * 10) / 10, unit: 'ms' })),
-    ...(loads.length ? [{ area: 'admin', what: 'console first load (dashboard) p50', verity: Math.round(percentile(loads, 50)), unit: 'ms' }] : []),
+    ...(loads.length
+      ? [
+          {
+            area: 'admin',
+            what: 'console first load (dashboard) p50',
+            verity: Math.round(percentile(loads, 50)),
+            unit: 'ms',
+          },
+        ]
+      : []),
   );
 } finally {
   await stopProcess(instance.child);

@@ -7,7 +7,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, freshDatabase, percentile, runBuiltVerity, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
+import {
+  freePort,
+  freshDatabase,
+  percentile,
+  runBuiltVerity,
+  startBuiltVerity,
+  stopProcess,
+} from '../test/helpers/processes.js';
 import { createOrm, migrate } from '../src/core/db/orm.js';
 import { entities } from '../src/core/entities.js';
 import { CredentialRegistry } from '../src/core/credentials/registry.js';
@@ -49,12 +56,18 @@ try {
     if (!record) throw new Error('a generated licence was not found');
   }
   times.sort((a, b) => a - b);
-  const plan = await connection.execute(`explain select * from license_record where state_code = 'CA' and provider_code = 'RN' and license_number = 'RN-0500000'`);
-  console.log(`lookup through the registry (${lookups} random numbers): p50 ${ms(percentile(times, 50))} ms, p95 ${ms(percentile(times, 95))} ms`);
+  const plan = await connection.execute(
+    `explain select * from license_record where state_code = 'CA' and provider_code = 'RN' and license_number = 'RN-0500000'`,
+  );
+  console.log(
+    `lookup through the registry (${lookups} random numbers): p50 ${ms(percentile(times, 50))} ms, p95 ${ms(percentile(times, 95))} ms`,
+  );
   console.log(`plan: ${plan.map((line: Record<string, string>) => Object.values(line)[0]).join(' | ')}`);
 
   // The same lookup without the index, for contrast (a handful: each scans every row).
-  await connection.execute('alter table license_record drop constraint license_record_state_code_provider_code_license_number_unique');
+  await connection.execute(
+    'alter table license_record drop constraint license_record_state_code_provider_code_license_number_unique',
+  );
   const slow: number[] = [];
   for (let i = 0; i < 10; i += 1) {
     const started = performance.now();
@@ -62,9 +75,19 @@ try {
     slow.push(performance.now() - started);
   }
   slow.sort((a, b) => a - b);
-  console.log(`without the unique (state_code, provider_code, license_number) index: p50 ${ms(percentile(slow, 50))} ms over 10 lookups`);
-  summary({ area: 'licences', what: `lookup among ${rows} licences, p50`, verity: ms(percentile(times, 50)), unit: 'ms', baseline: { name: 'the same query without the unique index', value: ms(percentile(slow, 50)) } });
-  await connection.execute('alter table license_record add constraint license_record_state_code_provider_code_license_number_unique unique (state_code, provider_code, license_number)');
+  console.log(
+    `without the unique (state_code, provider_code, license_number) index: p50 ${ms(percentile(slow, 50))} ms over 10 lookups`,
+  );
+  summary({
+    area: 'licences',
+    what: `lookup among ${rows} licences, p50`,
+    verity: ms(percentile(times, 50)),
+    unit: 'ms',
+    baseline: { name: 'the same query without the unique index', value: ms(percentile(slow, 50)) },
+  });
+  await connection.execute(
+    'alter table license_record add constraint license_record_state_code_provider_code_license_number_unique unique (state_code, provider_code, license_number)',
+  );
   await orm.close();
 
   const port = await freePort();
@@ -80,14 +103,28 @@ try {
   child = started.child;
   const base = started.url;
   const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
-  await runBuiltVerity(['admin', 'project', 'topup', '--amount', '1000000'], { DATABASE_URL: database.url, VERITY_DATA_DIR: dataDir });
-  const common = { url: `${base}/api/v2/credential-verification`, method: 'POST' as const, connections: 32, duration: seconds, headers: { 'x-api-key': demo.api_key, 'content-type': 'application/json' } };
-  const search = await autocannon({ ...common, body: JSON.stringify({ state: 'CA', provider_code: 'RN', license_no: 'RN-0500000' }) });
+  await runBuiltVerity(['admin', 'project', 'topup', '--amount', '1000000'], {
+    DATABASE_URL: database.url,
+    VERITY_DATA_DIR: dataDir,
+  });
+  const common = {
+    url: `${base}/api/v2/credential-verification`,
+    method: 'POST' as const,
+    connections: 32,
+    duration: seconds,
+    headers: { 'x-api-key': demo.api_key, 'content-type': 'application/json' },
+  };
+  const search = await autocannon({
+    ...common,
+    body: JSON.stringify({ state: 'CA', provider_code: 'RN', license_no: 'RN-0500000' }),
+  });
   const notFound = await autocannon({ ...common, url: `${base}/api/v2/nothing`, method: 'GET' });
   console.log(
     `\nPOST /api/v2/credential-verification, search mode, ${seconds} s, 32 connections: ${Math.round(search.requests.average)} req/s, p50 ${search.latency.p50} ms, p99 ${search.latency.p99} ms, non-2xx ${search.non2xx}`,
   );
-  console.log(`authenticated 404 in the same run: ${Math.round(notFound.requests.average)} req/s (ratio ${(search.requests.average / notFound.requests.average).toFixed(2)})`);
+  console.log(
+    `authenticated 404 in the same run: ${Math.round(notFound.requests.average)} req/s (ratio ${(search.requests.average / notFound.requests.average).toFixed(2)})`,
+  );
   summary({
     area: 'licences',
     what: `POST /api/v2/credential-verification (search) req/s (p50 ${search.latency.p50} ms)`,

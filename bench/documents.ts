@@ -30,10 +30,23 @@ async function hardDocuments(): Promise<Array<{ bytes: Buffer; back?: Buffer | u
   }
   return out;
 }
-const documents = hard ? await hardDocuments() : await Promise.all(renderSpecs(count).map((spec) => renderDocument(spec)));
+const documents = hard
+  ? await hardDocuments()
+  : await Promise.all(renderSpecs(count).map((spec) => renderDocument(spec)));
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-documents-'));
-const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false, rateLimitPerMinute: 100_000_000 });
+const config = loadConfig(
+  {},
+  {
+    dataDir,
+    encryptionKey: Sealer.generateKey(),
+    logLevel: 'silent',
+    warmModels: false,
+    seedLicenses: false,
+    runJobs: false,
+    rateLimitPerMinute: 100_000_000,
+  },
+);
 const service = await buildService(config, { logger: pino({ level: 'silent' }) });
 await service.core.billing.topUp(service.demo!.project_id, 100_000);
 const port = await freePort();
@@ -54,7 +67,10 @@ try {
     const res = await fetch(`http://127.0.0.1:${port}/api/v2/id-verification`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ front_image: document.bytes.toString('base64'), ...(document.back ? { back_image: document.back.toString('base64') } : {}) }),
+      body: JSON.stringify({
+        front_image: document.bytes.toString('base64'),
+        ...(document.back ? { back_image: document.back.toString('base64') } : {}),
+      }),
     });
     await res.json();
     http.push(performance.now() - started);
@@ -62,9 +78,12 @@ try {
     await reader.read(await decodeImage(document.bytes), document.back ? await decodeImage(document.back) : undefined);
     raw.push(performance.now() - started);
     if (perDocument)
-      console.log(`  ${specs[i]!.name}${'wrongCheckDigit' in specs[i]! && specs[i]!.wrongCheckDigit ? ' (wrong check digit)' : ''}: route ${Math.round(http.at(-1)!)} ms, reader ${Math.round(raw.at(-1)!)} ms`);
+      console.log(
+        `  ${specs[i]!.name}${'wrongCheckDigit' in specs[i]! && specs[i]!.wrongCheckDigit ? ' (wrong check digit)' : ''}: route ${Math.round(http.at(-1)!)} ms, reader ${Math.round(raw.at(-1)!)} ms`,
+      );
   }
-  // What the other requests of the instance wait meanwhile: GET /healthz every 20 ms while documents go through the route.
+  // What the other requests of the instance wait meanwhile: GET /healthz every 20 ms while documents go through the
+  // route.
   const stalls: number[] = [];
   let reading = true;
   const pinger = (async () => {
@@ -79,7 +98,10 @@ try {
     const res = await fetch(`http://127.0.0.1:${port}/api/v2/id-verification`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ front_image: document.bytes.toString('base64'), ...(document.back ? { back_image: document.back.toString('base64') } : {}) }),
+      body: JSON.stringify({
+        front_image: document.bytes.toString('base64'),
+        ...(document.back ? { back_image: document.back.toString('base64') } : {}),
+      }),
     });
     await res.json();
   }
@@ -89,10 +111,20 @@ try {
   http.sort((a, b) => a - b);
   raw.sort((a, b) => a - b);
   const round = Math.round;
-  console.log(hard ? `${count} generated hard photos (every ICAO 9303 format, 1-12 MP; see docs/document-reader.md):` : `${count} rendered documents (TD3, TD1 front+back, TD2; rotations, skew, blur, JPEG):`);
-  console.log(`  POST /api/v2/id-verification: p50 ${round(percentile(http, 50))} ms, p95 ${round(percentile(http, 95))} ms`);
-  console.log(`  document reader alone:        p50 ${round(percentile(raw, 50))} ms, p95 ${round(percentile(raw, 95))} ms`);
-  console.log(`  GET /healthz while documents are read: p50 ${round(percentile(stalls, 50))} ms, p99 ${round(percentile(stalls, 99))} ms, max ${round(stalls.at(-1)!)} ms (${stalls.length} requests)`);
+  console.log(
+    hard
+      ? `${count} generated hard photos (every ICAO 9303 format, 1-12 MP; see docs/document-reader.md):`
+      : `${count} rendered documents (TD3, TD1 front+back, TD2; rotations, skew, blur, JPEG):`,
+  );
+  console.log(
+    `  POST /api/v2/id-verification: p50 ${round(percentile(http, 50))} ms, p95 ${round(percentile(http, 95))} ms`,
+  );
+  console.log(
+    `  document reader alone:        p50 ${round(percentile(raw, 50))} ms, p95 ${round(percentile(raw, 95))} ms`,
+  );
+  console.log(
+    `  GET /healthz while documents are read: p50 ${round(percentile(stalls, 50))} ms, p99 ${round(percentile(stalls, 99))} ms, max ${round(stalls.at(-1)!)} ms (${stalls.length} requests)`,
+  );
   summary({
     area: 'documents',
     what: `POST /api/v2/id-verification per document, p50 (p95 ${round(percentile(http, 95))} ms)`,

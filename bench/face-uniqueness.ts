@@ -28,7 +28,13 @@ import vm from 'node:vm';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { FaceIndex } from '../src/core/faces/face-index.js';
-import { DESCRIPTOR_DIMENSIONS, FACE_DESCRIPTOR_KIND, faceCosine, MATCH_COSINE, MATCH_DISTANCE } from '../src/ml/faces/match.js';
+import {
+  DESCRIPTOR_DIMENSIONS,
+  FACE_DESCRIPTOR_KIND,
+  faceCosine,
+  MATCH_COSINE,
+  MATCH_DISTANCE,
+} from '../src/ml/faces/match.js';
 import { newId, Sealer } from '../src/core/secrets.js';
 import { buildService } from '../src/main.js';
 import { freshDatabase, percentile } from '../test/helpers/processes.js';
@@ -38,7 +44,10 @@ const searches = Number(process.env.BENCH_SEARCHES ?? 200);
 const D = DESCRIPTOR_DIMENSIONS;
 /** Weight of the common direction in a person: impostor cosines average 0.10 once photo noise is added. */
 const COMMON = 0.41;
-/** The random part's variance falls as exp(-i / SPREAD) over its dimensions: about 2 x SPREAD effective dimensions, impostor cosines' sd 0.08. */
+/**
+ * The random part's variance falls as exp(-i / SPREAD) over its dimensions: about 2 x SPREAD effective dimensions,
+ * impostor cosines' sd 0.08.
+ */
 const SPREAD = 36;
 /** Length of a photo's noise against its unit person: two photos' cosine is about 1 / (1 + PHOTO_NOISE^2) = 0.70. */
 const PHOTO_NOISE = Math.sqrt(1 / 0.7 - 1);
@@ -96,8 +105,10 @@ const rotate = (v: Float64Array) => {
   return v;
 };
 const spreadNorm = Math.sqrt(spread.reduce((sum, s) => sum + s * s, 0));
-const person = () => unit(rotate(Float64Array.from({ length: D }, (_, i) => COMMON * common[i]! + (spread[i]! / spreadNorm) * gauss())));
-const photo = (center: Float32Array) => unit(Float64Array.from(center, (c) => c + (PHOTO_NOISE / Math.sqrt(D)) * gauss()));
+const person = () =>
+  unit(rotate(Float64Array.from({ length: D }, (_, i) => COMMON * common[i]! + (spread[i]! / spreadNorm) * gauss())));
+const photo = (center: Float32Array) =>
+  unit(Float64Array.from(center, (c) => c + (PHOTO_NOISE / Math.sqrt(D)) * gauss()));
 const base64 = (d: Float32Array) => Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('base64');
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
@@ -129,16 +140,31 @@ const settled = async () => {
   );
 }
 
-const database = process.env.BENCH_POSTGRES ? await freshDatabase(process.env.BENCH_POSTGRES, 'verity_bench_uniq') : null;
+const database = process.env.BENCH_POSTGRES
+  ? await freshDatabase(process.env.BENCH_POSTGRES, 'verity_bench_uniq')
+  : null;
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-uniq-'));
-const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false, databaseUrl: database?.url ?? '' });
+const config = loadConfig(
+  {},
+  {
+    dataDir,
+    encryptionKey: Sealer.generateKey(),
+    logLevel: 'silent',
+    warmModels: false,
+    seedLicenses: false,
+    runJobs: false,
+    databaseUrl: database?.url ?? '',
+  },
+);
 const service = await buildService(config, { logger: pino({ level: 'silent' }) });
 const { orm, sealer } = service.core;
 const projectId = service.demo!.project_id;
 /** The live uniqueness register (rows inserted below take the column's default: live). */
 const register = { projectId, purpose: 'uniqueness', livemode: true } as const;
 const em = orm.em.fork();
-console.log(`store: ${service.store.embedded ? 'embedded PGlite' : 'PostgreSQL'}; exact search over the register held in memory`);
+console.log(
+  `store: ${service.store.embedded ? 'embedded PGlite' : 'PostgreSQL'}; exact search over the register held in memory`,
+);
 
 // One person in 16 of the register is kept for the "new photo of an enrolled person" probes.
 const enrolledPeople: Float32Array[] = [];

@@ -32,7 +32,9 @@ if (!existsSync(`${SHARED_DATA}liveness-samples`)) {
   process.exit(0);
 }
 
-/** Milliseconds during which the engine was working (calls overlap on the worker threads: their union, not their sum). */
+/**
+ * Milliseconds during which the engine was working (calls overlap on the worker threads: their union, not their sum).
+ */
 const spent = { ms: 0 };
 let inFlight = 0;
 let busySince = 0;
@@ -63,16 +65,32 @@ function timed(engine: FaceEngine): FaceEngine {
  */
 const selfie = async (file: string, area?: { left: number; top: number; width: number; height: number }) => {
   const photo = sharp(readFileSync(`${SHARED_DATA}${file}`)).autoOrient();
-  return (area ? photo.extract(area).resize(640, 480) : photo.resize(640, 480, { fit: 'cover', position: 'top' })).jpeg({ quality: 90 }).toBuffer();
+  return (area ? photo.extract(area).resize(640, 480) : photo.resize(640, 480, { fit: 'cover', position: 'top' }))
+    .jpeg({ quality: 90 })
+    .toBuffer();
 };
 const reference = await selfie('face_recognition-obama-biden/obama.jpg');
 const probe = await selfie('face_recognition-obama-biden/obama2.jpg', { left: 0, top: 200, width: 626, height: 470 });
 const live = await selfie('liveness-samples/live_image_T1.jpg');
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-faces-'));
-const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false, rateLimitPerMinute: 100_000_000 });
+const config = loadConfig(
+  {},
+  {
+    dataDir,
+    encryptionKey: Sealer.generateKey(),
+    logLevel: 'silent',
+    warmModels: false,
+    seedLicenses: false,
+    runJobs: false,
+    rateLimitPerMinute: 100_000_000,
+  },
+);
 const models = lazyModels();
-const service = await buildService(config, { logger: pino({ level: 'silent' }), faceEngine: timed(modelFaceEngine(models)) });
+const service = await buildService(config, {
+  logger: pino({ level: 'silent' }),
+  faceEngine: timed(modelFaceEngine(models)),
+});
 await service.core.billing.topUp(service.demo!.project_id, 100_000);
 const port = await freePort();
 const server = await new Promise<Server>((resolve) => {
@@ -120,7 +138,9 @@ try {
     done += latencyRuns;
     const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
     const share = runs.reduce((sum, r) => sum + r.modelMs, 0) / runs.reduce((sum, r) => sum + r.ms, 0);
-    console.log(`${route}: p50 ${Math.round(percentile(ms, 50))} ms, p95 ${Math.round(percentile(ms, 95))} ms over ${latencyRuns} requests; ${(100 * share).toFixed(1)}% in the face engine`);
+    console.log(
+      `${route}: p50 ${Math.round(percentile(ms, 50))} ms, p95 ${Math.round(percentile(ms, 95))} ms over ${latencyRuns} requests; ${(100 * share).toFixed(1)}% in the face engine`,
+    );
     const modelMs = runs.map((r) => r.modelMs).sort((a, b) => a - b);
     summary({
       area: 'faces',
@@ -136,7 +156,12 @@ try {
     if (done % 250 === 0) console.log(`  after ${done} requests: ${memory()}`);
   }
   console.log(`after ${done} requests: ${memory()}`);
-  summary({ area: 'faces', what: `RSS after ${done} requests (models loaded)`, verity: Math.round(process.memoryUsage().rss / 1048576), unit: 'MB' });
+  summary({
+    area: 'faces',
+    what: `RSS after ${done} requests (models loaded)`,
+    verity: Math.round(process.memoryUsage().rss / 1048576),
+    unit: 'MB',
+  });
 } finally {
   await new Promise((resolve) => server.close(resolve));
   await service.close();

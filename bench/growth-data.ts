@@ -2,7 +2,10 @@
 // a service's history by set-based SQL, in the shapes the service writes. See bench/seed.ts.
 import type pg from 'pg';
 import type { DemoTenant } from '../src/core/seed.js';
-import { RECOUNT_SESSION_STATUSES, STREAKS_FROM_ATTEMPTS } from '../src/core/db/migrations/Migration20261204090000_growth.js';
+import {
+  RECOUNT_SESSION_STATUSES,
+  STREAKS_FROM_ATTEMPTS,
+} from '../src/core/db/migrations/Migration20261204090000_growth.js';
 import { newId, type Sealer } from '../src/core/secrets.js';
 import { DESCRIPTOR_DIMENSIONS, FACE_DESCRIPTOR_KIND } from '../src/ml/faces/match.js';
 
@@ -15,7 +18,16 @@ export interface GrowthSizes {
   faces: number;
 }
 /** The tables bulk-loaded here: their indexes and constraints are rebuilt once, after the load. */
-const BULK_TABLES = ['verification_session', 'session_check', 'session_evidence', 'webhook_event', 'webhook_attempt', 'charge', 'account', 'face_enrollment'];
+const BULK_TABLES = [
+  'verification_session',
+  'session_check',
+  'session_evidence',
+  'webhook_event',
+  'webhook_attempt',
+  'charge',
+  'account',
+  'face_enrollment',
+];
 
 export type Log = (message: string) => void;
 
@@ -51,10 +63,24 @@ function sealedSamples(sealer: Sealer) {
     }),
   );
   const work = names.map(([first, middle, last], i) =>
-    seal({ stepsDone: ['document'], portrait: 'x'.repeat(400), fullName: `${first} ${middle} ${last}`, firstName: `${first} ${middle}`, lastName: last, dateOfBirth: `19${80 + i}-01-01`, country: 'DEU' }),
+    seal({
+      stepsDone: ['document'],
+      portrait: 'x'.repeat(400),
+      fullName: `${first} ${middle} ${last}`,
+      firstName: `${first} ${middle}`,
+      lastName: last,
+      dateOfBirth: `19${80 + i}-01-01`,
+      country: 'DEU',
+    }),
   );
   const identities = names.map(([first, middle, last], i) =>
-    seal({ fullName: `${first} ${middle} ${last}`, dateOfBirth: `19${80 + i}-01-01`, documentNumber: `C0${i}X${4000 + i}7`, documentExpiry: `203${i}-06-30`, nationality: 'DEU' }),
+    seal({
+      fullName: `${first} ${middle} ${last}`,
+      dateOfBirth: `19${80 + i}-01-01`,
+      documentNumber: `C0${i}X${4000 + i}7`,
+      documentExpiry: `203${i}-06-30`,
+      nationality: 'DEU',
+    }),
   );
   // A review image: a small JPEG-sized blob (real ones are tens of KB; the purge does not read them).
   const images = [0, 1, 2].map((i) => sealer.sealBytes(Buffer.alloc(1500, i + 1)));
@@ -78,8 +104,10 @@ async function setAside(db: pg.Client, table: string): Promise<string[]> {
     [table],
   );
   for (const fk of incoming) await db.query(`alter table ${fk.source} drop constraint if exists ${fk.name}`);
-  for (const c of constraints.filter((c) => c.type === 'f')) await db.query(`alter table ${table} drop constraint ${c.name}`);
-  for (const c of constraints.filter((c) => c.type !== 'f')) await db.query(`alter table ${table} drop constraint ${c.name}`);
+  for (const c of constraints.filter((c) => c.type === 'f'))
+    await db.query(`alter table ${table} drop constraint ${c.name}`);
+  for (const c of constraints.filter((c) => c.type !== 'f'))
+    await db.query(`alter table ${table} drop constraint ${c.name}`);
   for (const i of indexes) await db.query(`drop index ${i.name}`);
   return [
     ...constraints.filter((c) => c.type !== 'f').map((c) => `alter table ${table} add constraint ${c.name} ${c.def}`),
@@ -89,11 +117,17 @@ async function setAside(db: pg.Client, table: string): Promise<string[]> {
   ];
 }
 
-/** A project-like row for each of `count` new ids, copied from the demo's with overrides (jsonb keys are column names). */
+/**
+ * A project-like row for each of `count` new ids, copied from the demo's with overrides (jsonb keys are column names).
+ */
 const cloneSql = (table: string, where: string, overrides: string) =>
   `insert into ${table} select (jsonb_populate_record(null::${table}, to_jsonb(d) || ${overrides})).* from ${table} d cross join generate_series(1, $1::int - 1) as i where ${where}`;
 
-async function seedTenants(db: pg.Client, projects: number, demoProjectId: string): Promise<{ projectIds: string[]; workflowIds: string[] }> {
+async function seedTenants(
+  db: pg.Client,
+  projects: number,
+  demoProjectId: string,
+): Promise<{ projectIds: string[]; workflowIds: string[] }> {
   // Projects 2..n: the demo's settings (sealed webhook secrets included), their own ids and callback.
   await db.query(
     cloneSql(
@@ -103,7 +137,9 @@ async function seedTenants(db: pg.Client, projects: number, demoProjectId: strin
     ),
     [projects, demoProjectId],
   );
-  await db.query(`update project set default_callback_url = 'https://hooks.demo.example.com/verity' where id = $1`, [demoProjectId]);
+  await db.query(`update project set default_callback_url = 'https://hooks.demo.example.com/verity' where id = $1`, [
+    demoProjectId,
+  ]);
   const { rows } = await db.query<{ id: string }>(`select id from project order by is_demo desc, id`);
   const projectIds = rows.map((row) => row.id);
   // Each project's live callback destination (the demo gets one like the others).
@@ -118,7 +154,9 @@ async function seedTenants(db: pg.Client, projects: number, demoProjectId: strin
      select 'wf_' || substr(md5('wf' || p.id), 1, 24), p.id, 'kyc', '{id_verification,liveness,face_match}', p.created_at, 3 from project p where p.id <> $1`,
     [demoProjectId],
   );
-  const { rows: workflows } = await db.query<{ project_id: string; id: string }>(`select distinct on (project_id) project_id, id from workflow where name = 'kyc' order by project_id, created_at`);
+  const { rows: workflows } = await db.query<{ project_id: string; id: string }>(
+    `select distinct on (project_id) project_id, id from workflow where name = 'kyc' order by project_id, created_at`,
+  );
   const workflowOf = new Map(workflows.map((w) => [w.project_id, w.id]));
   return { projectIds, workflowIds: projectIds.map((id) => workflowOf.get(id)!) };
 }
@@ -138,7 +176,14 @@ async function seedAccounts(db: pg.Client, accounts: number, demoSvcId: string, 
 }
 
 /** Sessions `from`..`to` (1-based); project and time come from the number, the status from the time. */
-async function seedSessions(db: pg.Client, from: number, to: number, accounts: number, tenants: { projectIds: string[]; workflowIds: string[] }, work: string[]) {
+async function seedSessions(
+  db: pg.Client,
+  from: number,
+  to: number,
+  accounts: number,
+  tenants: { projectIds: string[]; workflowIds: string[] },
+  work: string[],
+) {
   await db.query(
     `insert into verification_session (id, project_id, workflow_id, status, features, token_digest, redirect_url, callback, vendor_data, livemode, metadata, svc_id, work_sealed,
        decision, decided_at, decided_by, started_at, data_erased_at, expires_at, created_at, updated_at)
@@ -271,16 +316,28 @@ async function seedCharges(db: pg.Client) {
 }
 
 /** Everything after the service's first start on the database (its demo tenant is project one). */
-export async function seedHistory(db: pg.Client, sizes: GrowthSizes, demo: DemoTenant, sealer: Sealer, log: Log): Promise<void> {
+export async function seedHistory(
+  db: pg.Client,
+  sizes: GrowthSizes,
+  demo: DemoTenant,
+  sealer: Sealer,
+  log: Log,
+): Promise<void> {
   const samples = sealedSamples(sealer);
   // A bulk load: nothing here needs to survive a crash of the server mid-way.
-  await db.query(`set synchronous_commit = off; set maintenance_work_mem = '1GB'; set work_mem = '256MB'; select setseed(0.42)`);
-  const tenants = await step(log, `${sizes.projects} projects with a workflow and callback each`, () => seedTenants(db, sizes.projects, demo.project_id));
+  await db.query(
+    `set synchronous_commit = off; set maintenance_work_mem = '1GB'; set work_mem = '256MB'; select setseed(0.42)`,
+  );
+  const tenants = await step(log, `${sizes.projects} projects with a workflow and callback each`, () =>
+    seedTenants(db, sizes.projects, demo.project_id),
+  );
   const rebuild: string[] = [];
   for (const table of BULK_TABLES) rebuild.push(...(await setAside(db, table)));
   // The status counts are taken once after the load, not row by row.
   await db.query('alter table verification_session disable trigger session_status_count_row');
-  await step(log, `${sizes.accounts} accounts`, () => seedAccounts(db, sizes.accounts, demo.account.svc_id, samples.identities));
+  await step(log, `${sizes.accounts} accounts`, () =>
+    seedAccounts(db, sizes.accounts, demo.account.svc_id, samples.identities),
+  );
   const chunk = 1_000_000;
   for (let from = 1; from <= sizes.sessions; from += chunk) {
     const to = Math.min(sizes.sessions, from + chunk - 1);
@@ -298,7 +355,8 @@ export async function seedHistory(db: pg.Client, sizes: GrowthSizes, demo: DemoT
     for (const statement of rebuild) await db.query(statement);
   });
   // Sequences behind bigserial ids continue after the loaded rows.
-  for (const table of ['session_check', 'session_evidence']) await db.query(`select setval(pg_get_serial_sequence('${table}', 'id'), coalesce(max(id), 1)) from ${table}`);
+  for (const table of ['session_check', 'session_evidence'])
+    await db.query(`select setval(pg_get_serial_sequence('${table}', 'id'), coalesce(max(id), 1)) from ${table}`);
   await step(log, 'vacuum analyze', () => db.query('vacuum analyze'));
 }
 

@@ -29,7 +29,10 @@ import { EVIDENCE_PURGE_BATCH, EVIDENCE_PURGE_ROUNDS } from '../src/core/session
 
 const { values: args } = parseArgs({
   options: {
-    server: { type: 'string', default: process.env.GROWTH_SERVER_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+    server: {
+      type: 'string',
+      default: process.env.GROWTH_SERVER_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+    },
     databases: { type: 'string', default: 'verity_growth_10k,verity_growth_10m' },
     repeats: { type: 'string', default: '30' },
   },
@@ -39,7 +42,8 @@ const databases = args.databases!.split(',').filter(Boolean);
 
 type Figure = Timing;
 
-const time = (label: string, run: () => Promise<unknown>) => timeCalls(label, run, { repeats, warmUps: 2, indent: '  ', width: 46 });
+const time = (label: string, run: () => Promise<unknown>) =>
+  timeCalls(label, run, { repeats, warmUps: 2, indent: '  ', width: 46 });
 
 const load = () =>
   os
@@ -61,7 +65,19 @@ async function measure(database: string): Promise<{ figures: Figure[]; sessions:
   const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8')) as DemoTenant;
   const db = new pg.Client({ connectionString: url.toString() });
   await db.connect();
-  const config = loadConfig({}, { dataDir, databaseUrl: url.toString(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false, rateLimitPerMinute: 100_000_000, metricsPublic: true });
+  const config = loadConfig(
+    {},
+    {
+      dataDir,
+      databaseUrl: url.toString(),
+      logLevel: 'silent',
+      warmModels: false,
+      seedLicenses: false,
+      runJobs: false,
+      rateLimitPerMinute: 100_000_000,
+      metricsPublic: true,
+    },
+  );
   const starting = performance.now();
   const service = await buildService(config, { logger: pino({ level: 'silent' }) });
   const startMs = performance.now() - starting;
@@ -69,11 +85,18 @@ async function measure(database: string): Promise<{ figures: Figure[]; sessions:
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const [{ n }] = (await db.query<{ n: string }>('select count(*) as n from verification_session')).rows as [{ n: string }];
-    console.log(`${database}: ${Number(n).toLocaleString('en')} sessions; the service started in ${(startMs / 1000).toFixed(1)} s (pending migrations included); load average ${load()}`);
+    const [{ n }] = (await db.query<{ n: string }>('select count(*) as n from verification_session')).rows as [
+      { n: string },
+    ];
+    console.log(
+      `${database}: ${Number(n).toLocaleString('en')} sessions; the service started in ${(startMs / 1000).toFixed(1)} s (pending migrations included); load average ${load()}`,
+    );
     const p = demo.project_id;
     // Live sessions of the demo project (the live key sees those), newest to a year old.
-    const { rows: picks } = await db.query<{ id: string; created_at: Date }>(`select id, created_at from verification_session where project_id = $1 and livemode order by random() limit 200`, [p]);
+    const { rows: picks } = await db.query<{ id: string; created_at: Date }>(
+      `select id, created_at from verification_session where project_id = $1 and livemode order by random() limit 200`,
+      [p],
+    );
     const { rows: deep } = await db.query<{ id: string; created_at: Date }>(
       `select id, created_at from verification_session where project_id = $1 and livemode and created_at < now() - interval '300 days' order by created_at desc limit 50`,
       [p],
@@ -94,16 +117,28 @@ async function measure(database: string): Promise<{ figures: Figure[]; sessions:
       const body = (await response.json()) as { errors?: unknown[] };
       if (body.errors) throw new Error(JSON.stringify(body.errors));
     };
-    const cursorOf = (row: { id: string; created_at: Date }) => Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
+    const cursorOf = (row: { id: string; created_at: Date }) =>
+      Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
     const figures: Figure[] = [];
     figures.push(await time('GET /api/v2/session/{id}', () => api(`/api/v2/session/${pick(picks).id}`)));
-    figures.push(await time('GET /api/v2/session, cursor 300+ days back', () => api(`/api/v2/session?limit=20&cursor=${cursorOf(pick(deep.length ? deep : picks))}`)));
+    figures.push(
+      await time('GET /api/v2/session, cursor 300+ days back', () =>
+        api(`/api/v2/session?limit=20&cursor=${cursorOf(pick(deep.length ? deep : picks))}`),
+      ),
+    );
     figures.push(await time('review queue (console, GraphQL)', () => gql(QUERIES.reviewQueue, { p })));
     figures.push(await time('dashboard (console, GraphQL, 6 queries)', () => gql(QUERIES.dashboard, { p })));
-    figures.push(await time('webhook health of the project (GraphQL)', () => gql('query($p: String!) { webhookHealth(projectId: $p) { destination healthy } }', { p })));
+    figures.push(
+      await time('webhook health of the project (GraphQL)', () =>
+        gql('query($p: String!) { webhookHealth(projectId: $p) { destination healthy } }', { p }),
+      ),
+    );
     figures.push(
       await time('sessions page, status filter (console)', () =>
-        gql(`query($p: String!, $f: SessionFilterInput) { sessions(projectId: $p, filter: $f, first: 25) { edges { node { ${SESSION_FIELDS} } } } }`, { p, f: { status: 'DECLINED' } }),
+        gql(
+          `query($p: String!, $f: SessionFilterInput) { sessions(projectId: $p, filter: $f, first: 25) { edges { node { ${SESSION_FIELDS} } } } }`,
+          { p, f: { status: 'DECLINED' } },
+        ),
       ),
     );
     figures.push(await time('GET /metrics (scrape)', () => get('/metrics')));
@@ -120,15 +155,26 @@ async function measure(database: string): Promise<{ figures: Figure[]; sessions:
       if (n < full) break;
     }
     sweeps.sort((a, b) => a - b);
-    console.log(`  evidence purge backlog: ${purged} images, ${sweeps.length} full sweeps of ${full}: p50 ${percentile(sweeps, 50).toFixed(0)} ms, p95 ${percentile(sweeps, 95).toFixed(0)} ms`);
-    if (sweeps.length) figures.push({ label: `evidence purge, a sweep of ${full} (backlog)`, p50: percentile(sweeps, 50), p95: percentile(sweeps, 95) });
+    console.log(
+      `  evidence purge backlog: ${purged} images, ${sweeps.length} full sweeps of ${full}: p50 ${percentile(sweeps, 50).toFixed(0)} ms, p95 ${percentile(sweeps, 95).toFixed(0)} ms`,
+    );
+    if (sweeps.length)
+      figures.push({
+        label: `evidence purge, a sweep of ${full} (backlog)`,
+        p50: percentile(sweeps, 50),
+        p95: percentile(sweeps, 95),
+      });
     figures.push(await time('evidence purge (nothing due)', () => service.core.sessions.purgeEvidence()));
     figures.push(await time('minute sweep (Core.sweep)', () => service.core.sweep()));
     const register = { projectId: p, purpose: 'uniqueness', livemode: true } as const;
     const opened = performance.now();
     const { compared } = await service.core.faceIndex.search(register, probe());
-    console.log(`  face register opened on the first search       ${(performance.now() - opened).toFixed(0).padStart(8)} ms (${compared} faces)`);
-    figures.push(await time(`face uniqueness search (${compared} faces)`, () => service.core.faceIndex.search(register, probe())));
+    console.log(
+      `  face register opened on the first search       ${(performance.now() - opened).toFixed(0).padStart(8)} ms (${compared} faces)`,
+    );
+    figures.push(
+      await time(`face uniqueness search (${compared} faces)`, () => service.core.faceIndex.search(register, probe())),
+    );
     return { figures, sessions: Number(n), load: load() };
   } finally {
     server.closeAllConnections();
@@ -142,11 +188,17 @@ const runs: { database: string; figures: Figure[]; sessions: number; load: strin
 for (const database of databases) runs.push({ database, ...(await measure(database)) });
 if (runs.length >= 2) {
   const [small, large] = [runs[0]!, runs.at(-1)!];
-  console.log(`\n${'query'.padEnd(46)} ${`p50 @ ${small.sessions.toLocaleString('en')}`.padStart(14)} ${`p50 @ ${large.sessions.toLocaleString('en')}`.padStart(16)}  ratio`);
+  console.log(
+    `\n${'query'.padEnd(46)} ${`p50 @ ${small.sessions.toLocaleString('en')}`.padStart(14)} ${`p50 @ ${large.sessions.toLocaleString('en')}`.padStart(16)}  ratio`,
+  );
   for (const figure of large.figures) {
-    const base = small.figures.find((f) => f.label.replace(/\(\d+ faces\)/, '') === figure.label.replace(/\(\d+ faces\)/, ''));
+    const base = small.figures.find(
+      (f) => f.label.replace(/\(\d+ faces\)/, '') === figure.label.replace(/\(\d+ faces\)/, ''),
+    );
     const ratio = base ? (figure.p50 / Math.max(base.p50, 0.01)).toFixed(2) : '-';
-    console.log(`${figure.label.padEnd(46)} ${(base ? `${base.p50.toFixed(1)} ms` : '-').padStart(14)} ${`${figure.p50.toFixed(1)} ms`.padStart(16)}  ${ratio.padStart(5)}`);
+    console.log(
+      `${figure.label.padEnd(46)} ${(base ? `${base.p50.toFixed(1)} ms` : '-').padStart(14)} ${`${figure.p50.toFixed(1)} ms`.padStart(16)}  ${ratio.padStart(5)}`,
+    );
   }
   console.log(`load average after each: ${runs.map((run) => `${run.database} ${run.load}`).join('; ')}`);
 }
@@ -158,6 +210,13 @@ summary(
     what: `${f.label} p50 @ ${last.sessions} sessions`,
     verity: Math.round(f.p50 * 10) / 10,
     unit: 'ms',
-    ...(first === last ? {} : { baseline: { name: `${first.sessions} sessions`, value: Math.round((first.figures.find((g) => g.label === f.label)?.p50 ?? Number.NaN) * 10) / 10 } }),
+    ...(first === last
+      ? {}
+      : {
+          baseline: {
+            name: `${first.sessions} sessions`,
+            value: Math.round((first.figures.find((g) => g.label === f.label)?.p50 ?? Number.NaN) * 10) / 10,
+          },
+        }),
   })),
 );

@@ -23,14 +23,24 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
 /** `verity serve` on the built code (one worker unless told); a rate limit high enough not to be what is measured. */
 function startVerity(dataDir: string, port: number, databaseUrl = '', workers = 1) {
-  return startBuiltVerity({ VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', VERITY_RATE_LIMIT_PER_MINUTE: '100000000', VERITY_WORKERS: String(workers) });
+  return startBuiltVerity({
+    VERITY_DATA_DIR: dataDir,
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'info',
+    VERITY_RATE_LIMIT_PER_MINUTE: '100000000',
+    VERITY_WORKERS: String(workers),
+  });
 }
 
 /** Resident memory of a process and every process below it (a cluster's primary and workers), in MB. */
 async function treeRssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const own = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).split(' ').filter(Boolean).map(Number);
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => ''))
+    .split(' ')
+    .filter(Boolean)
+    .map(Number);
   return own + (await Promise.all(children.map(treeRssMb))).reduce((sum, rss) => sum + rss, 0);
 }
 
@@ -39,7 +49,9 @@ async function startBare(): Promise<{ child: ChildProcess; url: string }> {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk) => resolve(JSON.parse(String(chunk)).url)));
+  const url = await new Promise<string>((resolve) =>
+    child.stdout!.once('data', (chunk) => resolve(JSON.parse(String(chunk)).url)),
+  );
   return { child, url };
 }
 
@@ -55,7 +67,13 @@ interface Figures {
   errors: number;
 }
 
-async function load(name: string, url: string, headers: Record<string, string> = {}, body?: unknown, options: { newIdempotencyKeys?: boolean } = {}): Promise<Omit<Figures, 'baseline'>> {
+async function load(
+  name: string,
+  url: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+  options: { newIdempotencyKeys?: boolean } = {},
+): Promise<Omit<Figures, 'baseline'>> {
   let keys = 0;
   const result = await autocannon({
     url,
@@ -64,7 +82,18 @@ async function load(name: string, url: string, headers: Record<string, string> =
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { method: 'POST' as const, body: JSON.stringify(body) }),
     // Each call its own Idempotency-Key, as an integrator's retry-safe client sends them.
-    ...(options.newIdempotencyKeys ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${++keys}` } }) }] } : {}),
+    ...(options.newIdempotencyKeys
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${++keys}` },
+              }),
+            },
+          ],
+        }
+      : {}),
   });
   return {
     name,
@@ -86,7 +115,11 @@ async function besideBare(...args: Parameters<typeof load>): Promise<Figures> {
 }
 
 /** Enough wallet for every billed call of the run (the demo tenant starts with 1000). */
-const topUp = (dir: string, databaseUrl: string) => runBuiltVerity(['admin', 'project', 'topup', '--amount', '1000000'], { VERITY_DATA_DIR: dir, DATABASE_URL: databaseUrl });
+const topUp = (dir: string, databaseUrl: string) =>
+  runBuiltVerity(['admin', 'project', 'topup', '--amount', '1000000'], {
+    VERITY_DATA_DIR: dir,
+    DATABASE_URL: databaseUrl,
+  });
 
 /** The same rows on a second instance that uses PostgreSQL (a fresh database, dropped after). */
 async function postgresRows(): Promise<Figures[]> {
@@ -103,20 +136,43 @@ async function postgresRows(): Promise<Figures[]> {
     const sessionId = await demoSession(base, demo);
     return [
       await besideBare('verity GET /healthz (PostgreSQL)', `${base}/healthz`),
-      await besideBare('verity authenticated 404 (PostgreSQL)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
-      await besideBare('verity GET /api/v2/session/{id} (PostgreSQL)', `${base}/api/v2/session/${sessionId}`, { 'X-API-Key': demo.api_key }),
-      await besideBare('verity POST /api/v2/age-verification (PostgreSQL)', `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, AGE_CHECK),
+      await besideBare('verity authenticated 404 (PostgreSQL)', `${base}/api/v2/nothing`, {
+        'X-API-Key': demo.api_key,
+      }),
+      await besideBare('verity GET /api/v2/session/{id} (PostgreSQL)', `${base}/api/v2/session/${sessionId}`, {
+        'X-API-Key': demo.api_key,
+      }),
+      await besideBare(
+        'verity POST /api/v2/age-verification (PostgreSQL)',
+        `${base}/api/v2/age-verification`,
+        { 'X-API-Key': demo.api_key },
+        AGE_CHECK,
+      ),
       await besideBare(
         'verity POST /api/v2/location (PostgreSQL)',
         `${base}/api/v2/location`,
         { 'X-API-Key': demo.api_key },
-        { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 },
+        {
+          latitude: 48.8566,
+          longitude: 2.3522,
+          accuracy: 10,
+          expected_latitude: 48.8584,
+          expected_longitude: 2.2945,
+          radius_m: 5000,
+        },
       ),
       await besideBare(
         'verity POST /api/v2/location with a new Idempotency-Key each call (PostgreSQL)',
         `${base}/api/v2/location`,
         { 'X-API-Key': demo.api_key },
-        { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 },
+        {
+          latitude: 48.8566,
+          longitude: 2.3522,
+          accuracy: 10,
+          expected_latitude: 48.8584,
+          expected_longitude: 2.2945,
+          radius_m: 5000,
+        },
         { newIdempotencyKeys: true },
       ),
     ];
@@ -131,8 +187,15 @@ async function postgresRows(): Promise<Figures[]> {
 const AGE_CHECK = { dob: '1990-05-01', bands: [18, '21+'] };
 
 /** A session of the demo project to read back (an integrator polling it). */
-async function demoSession(base: string, demo: { api_key: string; workflows: Record<string, string> }): Promise<string> {
-  const created = await fetch(`${base}/api/v2/session`, { method: 'POST', headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: demo.workflows.location }) });
+async function demoSession(
+  base: string,
+  demo: { api_key: string; workflows: Record<string, string> },
+): Promise<string> {
+  const created = await fetch(`${base}/api/v2/session`, {
+    method: 'POST',
+    headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json' },
+    body: JSON.stringify({ workflow_id: demo.workflows.location }),
+  });
   return ((await created.json()) as { data: { session_id: string } }).data.session_id;
 }
 
@@ -163,8 +226,17 @@ async function workerRows(): Promise<ClusterFigures[]> {
         const base = `http://127.0.0.1:${port}`;
         await load('warm-up', `${base}/healthz`);
         const sessionId = await demoSession(base, demo);
-        const age = await besideBare(`verity POST /api/v2/age-verification (PostgreSQL, ${workers} worker${workers > 1 ? 's' : ''})`, `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, AGE_CHECK);
-        const session = await besideBare(`verity GET /api/v2/session/{id} (PostgreSQL, ${workers} worker${workers > 1 ? 's' : ''})`, `${base}/api/v2/session/${sessionId}`, { 'X-API-Key': demo.api_key });
+        const age = await besideBare(
+          `verity POST /api/v2/age-verification (PostgreSQL, ${workers} worker${workers > 1 ? 's' : ''})`,
+          `${base}/api/v2/age-verification`,
+          { 'X-API-Key': demo.api_key },
+          AGE_CHECK,
+        );
+        const session = await besideBare(
+          `verity GET /api/v2/session/{id} (PostgreSQL, ${workers} worker${workers > 1 ? 's' : ''})`,
+          `${base}/api/v2/session/${sessionId}`,
+          { 'X-API-Key': demo.api_key },
+        );
         figures.push({ workers, age, session, rssMb: Math.round(await treeRssMb(instance.child.pid!)) });
       } finally {
         await stopProcess(instance.child);
@@ -177,7 +249,10 @@ async function workerRows(): Promise<ClusterFigures[]> {
   }
 }
 
-/** The workers table: each count's figures, and 2 workers against 1 (goals: at least 1.6x the billed check's throughput, at most 1.3x the memory). */
+/**
+ * The workers table: each count's figures, and 2 workers against 1 (goals: at least 1.6x the billed check's throughput,
+ * at most 1.3x the memory).
+ */
 function printWorkers(figures: ClusterFigures[]): void {
   const [one, two] = figures as [ClusterFigures, ClusterFigures];
   console.log(
@@ -186,7 +261,9 @@ function printWorkers(figures: ClusterFigures[]): void {
       .map((load) => load.toFixed(2))
       .join(' ')})`,
   );
-  console.log('| workers | age check req/s | bare just before | ratio to bare | GET session req/s | bare just before | ratio to bare | RSS of all processes MB |');
+  console.log(
+    '| workers | age check req/s | bare just before | ratio to bare | GET session req/s | bare just before | ratio to bare | RSS of all processes MB |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const row of figures) {
     console.log(
@@ -194,12 +271,33 @@ function printWorkers(figures: ClusterFigures[]): void {
     );
   }
   // Each count against its own bare run, so that the machine's drift between the two does not count.
-  const gain = (pick: (row: ClusterFigures) => Figures) => pick(two).rps / pick(two).baseline / (pick(one).rps / pick(one).baseline);
-  console.log(`2 workers against 1: age check ${gain((row) => row.age).toFixed(2)}x (goal >= 1.6), GET session ${gain((row) => row.session).toFixed(2)}x, memory ${(two.rssMb / one.rssMb).toFixed(2)}x (goal <= 1.3)`);
+  const gain = (pick: (row: ClusterFigures) => Figures) =>
+    pick(two).rps / pick(two).baseline / (pick(one).rps / pick(one).baseline);
+  console.log(
+    `2 workers against 1: age check ${gain((row) => row.age).toFixed(2)}x (goal >= 1.6), GET session ${gain((row) => row.session).toFixed(2)}x, memory ${(two.rssMb / one.rssMb).toFixed(2)}x (goal <= 1.3)`,
+  );
   summary(
-    { area: 'workers', what: 'age check req/s, 2 workers (baseline: 1 worker)', verity: two.age.rps, unit: 'req/s', baseline: { name: '1 worker', value: one.age.rps } },
-    { area: 'workers', what: 'GET session req/s, 2 workers (baseline: 1 worker)', verity: two.session.rps, unit: 'req/s', baseline: { name: '1 worker', value: one.session.rps } },
-    { area: 'workers', what: 'RSS of all processes, 2 workers (baseline: 1 worker)', verity: two.rssMb, unit: 'MB', baseline: { name: '1 worker', value: one.rssMb } },
+    {
+      area: 'workers',
+      what: 'age check req/s, 2 workers (baseline: 1 worker)',
+      verity: two.age.rps,
+      unit: 'req/s',
+      baseline: { name: '1 worker', value: one.age.rps },
+    },
+    {
+      area: 'workers',
+      what: 'GET session req/s, 2 workers (baseline: 1 worker)',
+      verity: two.session.rps,
+      unit: 'req/s',
+      baseline: { name: '1 worker', value: one.session.rps },
+    },
+    {
+      area: 'workers',
+      what: 'RSS of all processes, 2 workers (baseline: 1 worker)',
+      verity: two.rssMb,
+      unit: 'MB',
+      baseline: { name: '1 worker', value: one.rssMb },
+    },
   );
 }
 
@@ -235,20 +333,36 @@ try {
     await load('warm-up', `${base}/healthz`);
     const rows: Figures[] = [
       await besideBare('verity GET /healthz (embedded store)', `${base}/healthz`),
-      await besideBare('verity authenticated 404 (embedded store)', `${base}/api/v2/nothing`, { 'X-API-Key': demo.api_key }),
-      await besideBare('verity POST /api/v2/age-verification (embedded store)', `${base}/api/v2/age-verification`, { 'X-API-Key': demo.api_key }, AGE_CHECK),
+      await besideBare('verity authenticated 404 (embedded store)', `${base}/api/v2/nothing`, {
+        'X-API-Key': demo.api_key,
+      }),
+      await besideBare(
+        'verity POST /api/v2/age-verification (embedded store)',
+        `${base}/api/v2/age-verification`,
+        { 'X-API-Key': demo.api_key },
+        AGE_CHECK,
+      ),
       await besideBare(
         'verity POST /api/v2/location (embedded store)',
         `${base}/api/v2/location`,
         { 'X-API-Key': demo.api_key },
-        { latitude: 48.8566, longitude: 2.3522, accuracy: 10, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 },
+        {
+          latitude: 48.8566,
+          longitude: 2.3522,
+          accuracy: 10,
+          expected_latitude: 48.8584,
+          expected_longitude: 2.2945,
+          radius_m: 5000,
+        },
       ),
     ];
     if (process.env.BENCH_DATABASE_URL) rows.push(...(await postgresRows()));
     const clusters = process.env.BENCH_DATABASE_URL && process.env.BENCH_WORKERS !== '0' ? await workerRows() : [];
     const authenticated404 = rows.find((row) => row.name.startsWith('verity authenticated 404'))!.rps;
     console.log(`\n${seconds} s each, ${connections} connections, loopback, 2 cores shared by load and server`);
-    console.log('| route | req/s | bare Express just before, req/s | ratio to bare | ratio to auth. 404 (embedded) | p50 ms | p90 ms | p99 ms | non-2xx | errors |');
+    console.log(
+      '| route | req/s | bare Express just before, req/s | ratio to bare | ratio to auth. 404 (embedded) | p50 ms | p90 ms | p99 ms | non-2xx | errors |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) {
       console.log(

@@ -42,8 +42,12 @@ for (const bench of BENCHES.filter((b) => !only || only.includes(b.name))) {
     if (line.startsWith('BENCH_SUMMARY ')) rows.push(JSON.parse(line.slice('BENCH_SUMMARY '.length)) as SummaryRow);
     else console.log(line);
   }
-  const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
-  console.log(`=== ${bench.name}: ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${Math.round((Date.now() - started) / 1000)} s ===`);
+  const code = await new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve),
+  );
+  console.log(
+    `=== ${bench.name}: ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${Math.round((Date.now() - started) / 1000)} s ===`,
+  );
   if (code !== 0) failures.push(bench.name);
 }
 

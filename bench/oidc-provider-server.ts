@@ -36,7 +36,15 @@ const provider = new Provider(issuer, {
   pkce: { required: () => true },
   issueRefreshToken: async () => true,
   rotateRefreshToken: () => true,
-  ttl: { AccessToken: 900, AuthorizationCode: 120, IdToken: 900, RefreshToken: 30 * 24 * 3600, Grant: 30 * 24 * 3600, Session: 3600, Interaction: 600 },
+  ttl: {
+    AccessToken: 900,
+    AuthorizationCode: 120,
+    IdToken: 900,
+    RefreshToken: 30 * 24 * 3600,
+    Grant: 30 * 24 * 3600,
+    Session: 3600,
+    Interaction: 600,
+  },
   features: { devInteractions: { enabled: false } },
 });
 provider.proxy = false;
@@ -66,5 +74,7 @@ async function mintCode(): Promise<string> {
 const minted: string[] = [];
 for (let i = 0; i < codes + chains; i += 1) minted.push(await mintCode());
 provider.listen(port, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ issuer, client, verifier, codes: minted.slice(0, codes), chainCodes: minted.slice(codes) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ issuer, client, verifier, codes: minted.slice(0, codes), chainCodes: minted.slice(codes) })}\n`,
+  );
 });

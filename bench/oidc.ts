@@ -8,7 +8,8 @@
 // last access tokens: our GET /licenses (the token's row and the account's badges) beside
 // oidc-provider's userinfo.
 //   npm run bench:oidc
-//   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres BENCH_CODES=2000 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 npm run bench:oidc
+// BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres BENCH_CODES=2000 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3
+// npm run bench:oidc
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -76,12 +77,15 @@ const newTally = (): Tally => ({ latencies: [], ok: 0, failed: 0, seconds: 0, cp
 async function procCpuMs(pid: number | string, reaped = false): Promise<number | null> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
   if (!stat) return null;
-  // Fields after the command's closing parenthesis: utime, stime, cutime and cstime are the 12th to 15th, in ticks of 1/100 s.
+  // Fields after the command's closing parenthesis: utime, stime, cutime and cstime are the 12th to 15th, in ticks of
+  // 1/100 s.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0)) * 10;
 }
 
-/** CPU time every postgres process has used so far, with that of backends that ended (the postmaster's reaped children). */
+/**
+ * CPU time every postgres process has used so far, with that of backends that ended (the postmaster's reaped children).
+ */
 async function databaseCpuMs(): Promise<number | null> {
   const pids = await readdir('/proc').catch(() => null);
   if (!pids) return null;
@@ -94,7 +98,8 @@ async function databaseCpuMs(): Promise<number | null> {
 }
 
 /** Adds the CPU used since `before` (null: unknown) to a running total. */
-const addCpu = (total: number | null, before: number | null, after: number | null) => (total === null || before === null || after === null ? null : total + after - before);
+const addCpu = (total: number | null, before: number | null, after: number | null) =>
+  total === null || before === null || after === null ? null : total + after - before;
 
 function figures(tally: Tally): Figures {
   const latencies = [...tally.latencies].sort((a, b) => a - b);
@@ -113,7 +118,10 @@ function perRequest(ms: number | null, tally: Tally): number | null {
   return ms === null ? null : Math.round((ms / (tally.ok + tally.failed)) * 100) / 100;
 }
 
-async function tokenCall(target: Target, body: Record<string, string>): Promise<{ ok: boolean; ms: number; json: any }> {
+async function tokenCall(
+  target: Target,
+  body: Record<string, string>,
+): Promise<{ ok: boolean; ms: number; json: any }> {
   const started = performance.now();
   const res = await fetch(target.tokenUrl, {
     method: 'POST',
@@ -125,7 +133,11 @@ async function tokenCall(target: Target, body: Record<string, string>): Promise<
 }
 
 /** Runs `work` on `connections` workers until each returns null, adding each answer and the time taken to `tally`. */
-async function run(tally: Tally, pid: number, work: (worker: number) => Promise<{ ok: boolean; ms: number } | null>): Promise<void> {
+async function run(
+  tally: Tally,
+  pid: number,
+  work: (worker: number) => Promise<{ ok: boolean; ms: number } | null>,
+): Promise<void> {
   const cpuBefore = await procCpuMs(pid);
   const databaseBefore = await databaseCpuMs();
   const started = performance.now();
@@ -151,7 +163,12 @@ async function codeGrant(target: Target, round: number, tally: Tally): Promise<v
   return run(tally, target.pid, async () => {
     const code = pool.pop();
     if (!code) return null;
-    return tokenCall(target, { grant_type: 'authorization_code', code, redirect_uri: target.redirectUri, code_verifier: target.verifier });
+    return tokenCall(target, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: target.redirectUri,
+      code_verifier: target.verifier,
+    });
   });
 }
 
@@ -159,7 +176,12 @@ async function codeGrant(target: Target, round: number, tally: Tally): Promise<v
 async function startChains(target: Target): Promise<string[]> {
   const chains: string[] = [];
   for (const code of target.chainCodes) {
-    const first = await tokenCall(target, { grant_type: 'authorization_code', code, redirect_uri: target.redirectUri, code_verifier: target.verifier });
+    const first = await tokenCall(target, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: target.redirectUri,
+      code_verifier: target.verifier,
+    });
     chains.push(first.json.refresh_token);
   }
   return chains;
@@ -201,12 +223,27 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-oidc-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const { child } = await startBuiltVerity({ VERITY_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: database.url, VERITY_BASE_URL: base, LOG_LEVEL: 'warn', VERITY_WARM_MODELS: '0' });
+  const { child } = await startBuiltVerity({
+    VERITY_DATA_DIR: dataDir,
+    PORT: String(port),
+    DATABASE_URL: database.url,
+    VERITY_BASE_URL: base,
+    LOG_LEVEL: 'warn',
+    VERITY_WARM_MODELS: '0',
+  });
   const demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const redirectUri = demo.oidc.redirect_uris[0];
-  const query = new URLSearchParams({ client_id: demo.oidc.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+  const query = new URLSearchParams({
+    client_id: demo.oidc.client_id,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid',
+    state: 's',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
   // Sign in and consent once; then each authorize request with the session cookie yields a code.
   const first = await fetch(`${base}/api/auth/oidc/authorize?${query}`);
   // the forms carry the CSRF cookie's value in a hidden field, as a browser would send it
@@ -234,7 +271,12 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${cookie}; ${csrfCookie}` },
     body: new URLSearchParams({ interaction: consentInteraction, csrf, decision: 'allow' }),
   });
-  const mint = async () => new URL((await fetch(`${base}/api/auth/oidc/authorize?${query}`, { redirect: 'manual', headers: { cookie } })).headers.get('location')!).searchParams.get('code')!;
+  const mint = async () =>
+    new URL(
+      (
+        await fetch(`${base}/api/auth/oidc/authorize?${query}`, { redirect: 'manual', headers: { cookie } })
+      ).headers.get('location')!,
+    ).searchParams.get('code')!;
   const codes: string[] = [];
   const mintMs: number[] = [];
   for (let i = 0; i < codeCount * rounds + connections; i += 1) {
@@ -243,7 +285,9 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
     mintMs.push(performance.now() - started);
   }
   mintMs.sort((a, b) => a - b);
-  console.log(`authorize, signed in and consented -> code (one at a time, ${mintMs.length} requests): p50 ${percentile(mintMs, 50).toFixed(1)} ms, p95 ${percentile(mintMs, 95).toFixed(1)} ms`);
+  console.log(
+    `authorize, signed in and consented -> code (one at a time, ${mintMs.length} requests): p50 ${percentile(mintMs, 50).toFixed(1)} ms, p95 ${percentile(mintMs, 95).toFixed(1)} ms`,
+  );
   return {
     child,
     target: {
@@ -269,11 +313,15 @@ async function startOurs(): Promise<{ target: Target; child: ChildProcess; clean
 async function startTheirs(database?: { url: string }): Promise<{ target: Target; child: ChildProcess }> {
   const port = await freePort();
   const args = [String(port), String(codeCount * rounds), String(connections), ...(database ? [database.url] : [])];
-  const child = spawn('node', ['--import', '@swc-node/register/esm-register', path.join(root, 'bench/oidc-provider-server.ts'), ...args], {
-    cwd: root,
-    // its warnings (development keys, Node.js 20) are not the bench's
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const child = spawn(
+    'node',
+    ['--import', '@swc-node/register/esm-register', path.join(root, 'bench/oidc-provider-server.ts'), ...args],
+    {
+      cwd: root,
+      // its warnings (development keys, Node.js 20) are not the bench's
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   let output = '';
   const info = await new Promise<any>((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
@@ -317,18 +365,32 @@ const durable = await startTheirs(theirDatabase);
 try {
   // Theirs first in each turn, as before the PostgreSQL baseline was added.
   const contenders: Contender[] = [];
-  for (const { target } of [memory, durable, ours]) contenders.push({ target, codes: newTally(), refresh: newTally(), chains: await startChains(target), accessTokens: [] });
+  for (const { target } of [memory, durable, ours])
+    contenders.push({
+      target,
+      codes: newTally(),
+      refresh: newTally(),
+      chains: await startChains(target),
+      accessTokens: [],
+    });
   for (let round = 0; round < rounds; round += 1) {
     for (const contender of contenders) await codeGrant(contender.target, round, contender.codes);
-    for (const contender of contenders) await refreshGrant(contender.target, contender.chains, contender.accessTokens, contender.refresh);
+    for (const contender of contenders)
+      await refreshGrant(contender.target, contender.chains, contender.accessTokens, contender.refresh);
   }
   const [theirs, theirsDurable, mine] = contenders as [Contender, Contender, Contender];
   const reads = [];
   for (const contender of contenders) reads.push(await resourceCalls(contender.target, contender.accessTokens));
   const [theirReads, theirDurableReads, ourReads] = reads as [Figures, Figures, Figures];
-  console.log(`\n${connections} concurrent clients; ${rounds} rounds taking turns, each ${codeCount} codes and ${connections} chains x ${refreshesPerChain} refreshes per server; loopback, 2 cores shared`);
-  console.log('CPU ms per request: the server process (every thread) + PostgreSQL (every postgres process) during its rounds');
-  console.log('| grant | verity req/s, p50 / p95 ms | oidc-provider (memory) | ratio | oidc-provider (PostgreSQL) | ratio | CPU ms per request: verity, memory, PostgreSQL | failures |');
+  console.log(
+    `\n${connections} concurrent clients; ${rounds} rounds taking turns, each ${codeCount} codes and ${connections} chains x ${refreshesPerChain} refreshes per server; loopback, 2 cores shared`,
+  );
+  console.log(
+    'CPU ms per request: the server process (every thread) + PostgreSQL (every postgres process) during its rounds',
+  );
+  console.log(
+    '| grant | verity req/s, p50 / p95 ms | oidc-provider (memory) | ratio | oidc-provider (PostgreSQL) | ratio | CPU ms per request: verity, memory, PostgreSQL | failures |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   const rows = [
     ['authorization_code', figures(mine.codes), figures(theirs.codes), figures(theirsDurable.codes)],
@@ -340,11 +402,19 @@ try {
       `| ${grant} | ${cell(ourFigures)} | ${cell(memoryFigures)} | ${(ourFigures.rps / memoryFigures.rps).toFixed(2)} | ${cell(durableFigures)} | ${(ourFigures.rps / durableFigures.rps).toFixed(2)} | ${cpu(ourFigures)}; ${cpu(memoryFigures)}; ${cpu(durableFigures)} | ${ourFigures.failed}, ${memoryFigures.failed}, ${durableFigures.failed} |`,
     );
   }
-  console.log(`\n| resource read, bearer token (${connections} clients x ${resourceCallsPerClient}) | req/s | p50 / p95 ms | failures |`);
+  console.log(
+    `\n| resource read, bearer token (${connections} clients x ${resourceCallsPerClient}) | req/s | p50 / p95 ms | failures |`,
+  );
   console.log('|---|---|---|---|');
-  console.log(`| verity GET /api/auth/oidc/licenses | ${ourReads.rps} | ${ourReads.p50} / ${ourReads.p95} | ${ourReads.failed} |`);
-  console.log(`| oidc-provider (memory) GET /me (userinfo) | ${theirReads.rps} | ${theirReads.p50} / ${theirReads.p95} | ${theirReads.failed} |`);
-  console.log(`| oidc-provider (PostgreSQL) GET /me (userinfo) | ${theirDurableReads.rps} | ${theirDurableReads.p50} / ${theirDurableReads.p95} | ${theirDurableReads.failed} |`);
+  console.log(
+    `| verity GET /api/auth/oidc/licenses | ${ourReads.rps} | ${ourReads.p50} / ${ourReads.p95} | ${ourReads.failed} |`,
+  );
+  console.log(
+    `| oidc-provider (memory) GET /me (userinfo) | ${theirReads.rps} | ${theirReads.p50} / ${theirReads.p95} | ${theirReads.failed} |`,
+  );
+  console.log(
+    `| oidc-provider (PostgreSQL) GET /me (userinfo) | ${theirDurableReads.rps} | ${theirDurableReads.p50} / ${theirDurableReads.p95} | ${theirDurableReads.failed} |`,
+  );
   summary(
     ...rows.flatMap(([grant, ourFigures, memoryFigures, durableFigures]) =>
       [memoryFigures, durableFigures].map((base, i) => ({

@@ -30,26 +30,53 @@ if (server) {
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-bench-roster-'));
 const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
-const config = loadConfig({}, { baseUrl: url, orgApiUrl: url, dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false });
+const config = loadConfig(
+  {},
+  {
+    baseUrl: url,
+    orgApiUrl: url,
+    dataDir,
+    encryptionKey: Sealer.generateKey(),
+    logLevel: 'silent',
+    warmModels: false,
+    seedLicenses: false,
+  },
+);
 const service = await buildService(config, { store, logger: pino({ level: 'silent' }) });
 const listening = await new Promise<Server>((resolve) => {
   const s = service.app.listen(port, '127.0.0.1', () => resolve(s));
 });
 const org = service.demo!.org;
-const headers = { 'X-Client-Id': org.client_id, 'X-Client-Secret': org.client_secret, 'Content-Type': 'application/json' };
+const headers = {
+  'X-Client-Id': org.client_id,
+  'X-Client-Secret': org.client_secret,
+  'Content-Type': 'application/json',
+};
 
-async function call(method: string, route: string, body?: unknown): Promise<{ status: number; json: { data: Record<string, unknown[]> } }> {
-  const res = await fetch(`${url}/api/sdk${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+async function call(
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<{ status: number; json: { data: Record<string, unknown[]> } }> {
+  const res = await fetch(`${url}/api/sdk${route}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as { data: Record<string, unknown[]> } };
 }
 
-/** Every member, page after page (GET /members answers at most 1000 and names the next page's cursor in X-Next-Cursor). */
+/**
+ * Every member, page after page (GET /members answers at most 1000 and names the next page's cursor in X-Next-Cursor).
+ */
 async function listAll(): Promise<{ members: unknown[]; pages: number }> {
   const members: unknown[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res = await fetch(`${url}/api/sdk/members${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, { headers });
+    const res = await fetch(`${url}/api/sdk/members${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, {
+      headers,
+    });
     if (res.status !== 200) throw new Error(`list failed: ${res.status}`);
     members.push(...((await res.json()) as { data: { members: unknown[] } }).data.members);
     cursor = res.headers.get('x-next-cursor');
@@ -77,11 +104,16 @@ async function fillTo(total: number) {
 
 try {
   for (const round of [1, 2]) {
-    const members = Array.from({ length: 500 }, (_, i) => ({ email: `round${round}-${i}@corp.example`, first_name: 'Ada', last_name: `N${i}` }));
+    const members = Array.from({ length: 500 }, (_, i) => ({
+      email: `round${round}-${i}@corp.example`,
+      first_name: 'Ada',
+      last_name: `N${i}`,
+    }));
     const [res, elapsed] = await timed(() => call('POST', '/members', { members, invite: 'email', notify: true }));
     if (res.status !== 201 || res.json.data.created!.length !== 500) throw new Error(`add failed: ${res.status}`);
     console.log(`add 500 members in one call (round ${round}, 500 invitations to the outbox): ${ms(elapsed)} ms`);
-    if (round === 2) summary({ area: 'roster', what: 'POST /members, 500 members in one call', verity: ms(elapsed), unit: 'ms' });
+    if (round === 2)
+      summary({ area: 'roster', what: 'POST /members, 500 members in one call', verity: ms(elapsed), unit: 'ms' });
   }
   for (const total of [10_000, 100_000]) {
     await fillTo(total);
@@ -92,8 +124,15 @@ try {
       times.push(elapsed);
     }
     times.sort((a, b) => a - b);
-    console.log(`GET /members with ${total} members, every page of 1000 in turn: median ${ms(percentile(times, 50))} ms (of 3)`);
-    summary({ area: 'roster', what: `GET /members with ${total} members, all pages of 1000, median`, verity: ms(percentile(times, 50)), unit: 'ms' });
+    console.log(
+      `GET /members with ${total} members, every page of 1000 in turn: median ${ms(percentile(times, 50))} ms (of 3)`,
+    );
+    summary({
+      area: 'roster',
+      what: `GET /members with ${total} members, all pages of 1000, median`,
+      verity: ms(percentile(times, 50)),
+      unit: 'ms',
+    });
   }
   const times: number[] = [];
   for (let i = 0; i < resolves; i++) {
@@ -103,8 +142,15 @@ try {
     times.push(elapsed);
   }
   times.sort((a, b) => a - b);
-  console.log(`POST /members/resolve by email (${resolves}, 100,000 members): p50 ${ms(percentile(times, 50))} ms, p95 ${ms(percentile(times, 95))} ms`);
-  summary({ area: 'roster', what: 'POST /members/resolve among 100,000, p50', verity: ms(percentile(times, 50)), unit: 'ms' });
+  console.log(
+    `POST /members/resolve by email (${resolves}, 100,000 members): p50 ${ms(percentile(times, 50))} ms, p95 ${ms(percentile(times, 95))} ms`,
+  );
+  summary({
+    area: 'roster',
+    what: 'POST /members/resolve among 100,000, p50',
+    verity: ms(percentile(times, 50)),
+    unit: 'ms',
+  });
   console.log(`store: ${server ? 'PostgreSQL' : 'embedded PGlite'}`);
 } finally {
   await new Promise((resolve) => listening.close(resolve));

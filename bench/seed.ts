@@ -28,7 +28,10 @@ import { addCharges, seedHistory } from './growth-data.js';
 
 const { values: args } = parseArgs({
   options: {
-    server: { type: 'string', default: process.env.GROWTH_SERVER_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+    server: {
+      type: 'string',
+      default: process.env.GROWTH_SERVER_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+    },
     database: { type: 'string' },
     sessions: { type: 'string', default: '10000000' },
     projects: { type: 'string', default: '1000' },
@@ -44,7 +47,8 @@ const { values: args } = parseArgs({
 /** A whole number option, at least `min`; anything else stops the run with the option's name. */
 function count(name: string, value: string | undefined, fallback: number, min = 0): number {
   const n = value === undefined ? fallback : Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number of at least ${min}, not ${value}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new Error(`--${name} must be a whole number of at least ${min}, not ${value}`);
   return n;
 }
 
@@ -55,14 +59,18 @@ const accounts = count('accounts', args.accounts, Math.ceil(sessions / 10));
 const faces = count('faces', args.faces, Math.ceil(sessions / 10));
 
 /** 10000 -> 10k, 10000000 -> 10m: the default database's suffix. */
-const sizeName = (n: number) => (n % 1_000_000 === 0 ? `${n / 1_000_000}m` : n % 1000 === 0 ? `${n / 1000}k` : String(n));
+const sizeName = (n: number) =>
+  n % 1_000_000 === 0 ? `${n / 1_000_000}m` : n % 1000 === 0 ? `${n / 1000}k` : String(n);
 const databaseName = args.database ?? `verity_growth_${sizeName(sessions)}`;
 
 /** Only a database of our own: never the test database, the server's own, or a template. */
 export function checkGrowthDatabaseName(name: string): string {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`--database must be a plain lower-case name, not ${JSON.stringify(name)}`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name))
+    throw new Error(`--database must be a plain lower-case name, not ${JSON.stringify(name)}`);
   if (['test', 'postgres', 'template0', 'template1'].includes(name) || !name.startsWith('verity_growth')) {
-    throw new Error(`--database ${name}: the seed drops and refills its database, so it only takes a name starting with verity_growth`);
+    throw new Error(
+      `--database ${name}: the seed drops and refills its database, so it only takes a name starting with verity_growth`,
+    );
   }
   return name;
 }
@@ -84,7 +92,10 @@ async function recreateDatabase(serverUrl: string, name: string): Promise<string
 
 /** What the service itself makes on a first start: schema, keys, the demo tenant (written to demo.json). */
 async function startOnce(databaseUrl: string, dataDir: string) {
-  const config = loadConfig({}, { dataDir, databaseUrl, logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false });
+  const config = loadConfig(
+    {},
+    { dataDir, databaseUrl, logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false },
+  );
   const service = await buildService(config, { logger: pino({ level: 'silent' }) });
   try {
     if (!service.demo) throw new Error('the demo tenant was not seeded on the fresh database');
@@ -108,7 +119,9 @@ if (args.only) {
   await db.connect();
   await addCharges(db, log).finally(() => db.end());
 } else {
-  log(`seeding ${databaseName}: ${sessions} sessions over ${projects} projects, ${attempts} webhook attempts, ${accounts} accounts, ${faces} faces; data dir ${dataDir}`);
+  log(
+    `seeding ${databaseName}: ${sessions} sessions over ${projects} projects, ${attempts} webhook attempts, ${accounts} accounts, ${faces} faces; data dir ${dataDir}`,
+  );
   const startedOnce = Date.now();
   const { demo, sealer } = await startOnce(databaseUrl, dataDir);
   log(`service started once (migrations, keys, demo tenant) (${((Date.now() - startedOnce) / 1000).toFixed(1)} s)`);

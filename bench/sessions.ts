@@ -12,7 +12,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, freshDatabase, percentile, runBuiltVerity, startBuiltVerity, stopProcess } from '../test/helpers/processes.js';
+import {
+  freePort,
+  freshDatabase,
+  percentile,
+  runBuiltVerity,
+  startBuiltVerity,
+  stopProcess,
+} from '../test/helpers/processes.js';
 import { summary } from './summary.js';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -78,7 +85,14 @@ try {
   const base = instance.url;
 
   // 1. Throughput of session creation against the authenticated 404 baseline.
-  const run = (url: string, body?: unknown) => autocannon({ url, connections: 32, duration: seconds, headers, ...(body ? { method: 'POST' as const, body: JSON.stringify(body) } : {}) });
+  const run = (url: string, body?: unknown) =>
+    autocannon({
+      url,
+      connections: 32,
+      duration: seconds,
+      headers,
+      ...(body ? { method: 'POST' as const, body: JSON.stringify(body) } : {}),
+    });
   await run(`${base}/api/v2/nothing`);
   const baseline = await run(`${base}/api/v2/nothing`);
   const creation = await run(`${base}/api/v2/session`, { workflow_id: demo.workflows.location, vendor_data: 'bench' });
@@ -106,7 +120,11 @@ try {
 
   /** Creates a session that reports to the receiver and finishes it (APPROVED) at once. */
   async function finishedSession(vendorData: string): Promise<string> {
-    const created = await fetch(`${base}/api/v2/session`, { method: 'POST', headers, body: JSON.stringify({ workflow_id: demo.workflows.location, callback, vendor_data: vendorData }) });
+    const created = await fetch(`${base}/api/v2/session`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ workflow_id: demo.workflows.location, callback, vendor_data: vendorData }),
+    });
     const { data } = (await created.json()) as { data: { session_id: string; session_token: string } };
     const step = await fetch(`${base}/api/hosted/session/steps/location`, {
       method: 'POST',
@@ -131,7 +149,8 @@ try {
 
   async function waitFor(ids: string[], timeoutMs: number): Promise<number> {
     const started = Date.now();
-    while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() - started < timeoutMs) await new Promise((resolve) => setTimeout(resolve, 250));
+    while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() - started < timeoutMs)
+      await new Promise((resolve) => setTimeout(resolve, 250));
     return ids.filter((id) => receiver.arrivals.has(id)).length;
   }
 
@@ -157,20 +176,36 @@ try {
       .sort((a, b) => a - b);
   const stepPart = split((id) => answered.get(id)! - receiver.arrivals.get(id)!.occurredAt);
   const hookPart = split((id) => receiver.arrivals.get(id)!.at - answered.get(id)!);
-  console.log(`   of which terminal state -> step answered p50 ${percentile(stepPart, 50)} ms; step answered -> webhook received p50 ${percentile(hookPart, 50)} ms, p95 ${percentile(hookPart, 95)} ms`);
+  console.log(
+    `   of which terminal state -> step answered p50 ${percentile(stepPart, 50)} ms; step answered -> webhook received p50 ${percentile(hookPart, 50)} ms, p95 ${percentile(hookPart, 95)} ms`,
+  );
   summary(
-    { area: 'webhooks', what: `terminal state -> webhook received at ${rate} sessions/s, p50`, verity: percentile(latencies, 50), unit: 'ms' },
-    { area: 'webhooks', what: `terminal state -> webhook received at ${rate} sessions/s, p95`, verity: percentile(latencies, 95), unit: 'ms' },
+    {
+      area: 'webhooks',
+      what: `terminal state -> webhook received at ${rate} sessions/s, p50`,
+      verity: percentile(latencies, 50),
+      unit: 'ms',
+    },
+    {
+      area: 'webhooks',
+      what: `terminal state -> webhook received at ${rate} sessions/s, p95`,
+      verity: percentile(latencies, 95),
+      unit: 'ms',
+    },
   );
 
   // 3. Receiver down, service restarted mid-retry, receiver back: all arrive.
   await receiver.down();
   const outageStarted = Date.now();
   const during = await paced(200, 20, 'outage');
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, (outageSeconds * 1000) / 2 - (Date.now() - outageStarted))));
+  await new Promise((resolve) =>
+    setTimeout(resolve, Math.max(0, (outageSeconds * 1000) / 2 - (Date.now() - outageStarted))),
+  );
   await stopProcess(instance.child);
   instance = await startBuiltVerity(env);
-  console.log(`\n3. outage: ${during.length} sessions finished while the receiver was down; service restarted after ${Math.round((Date.now() - outageStarted) / 1000)} s`);
+  console.log(
+    `\n3. outage: ${during.length} sessions finished while the receiver was down; service restarted after ${Math.round((Date.now() - outageStarted) / 1000)} s`,
+  );
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageSeconds * 1000 - (Date.now() - outageStarted))));
   await receiver.up();
   const back = Date.now();
@@ -179,7 +214,12 @@ try {
   console.log(
     `   receiver back after ${Math.round((back - outageStarted) / 1000)} s down: ${delivered}/${during.length} events arrived within ${Math.round((Date.now() - back) / 1000)} s of its return; lost ${during.length - delivered}; duplicates ${duplicates}`,
   );
-  summary({ area: 'webhooks', what: `events delivered after a ${outageSeconds} s receiver outage with a restart mid-retry (of ${during.length})`, verity: delivered, unit: 'events' });
+  summary({
+    area: 'webhooks',
+    what: `events delivered after a ${outageSeconds} s receiver outage with a restart mid-retry (of ${during.length})`,
+    verity: delivered,
+    unit: 'events',
+  });
 } finally {
   await receiver.down();
   await stopProcess(instance.child);

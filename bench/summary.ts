@@ -23,7 +23,11 @@ export interface Timing {
 }
 
 /** Times `run` `repeats` times after `warmUps` untimed calls, and prints the label's p50 and p95. */
-export async function timeCalls(label: string, run: () => Promise<unknown>, options: { repeats: number; warmUps?: number; indent?: string; width?: number }): Promise<Timing> {
+export async function timeCalls(
+  label: string,
+  run: () => Promise<unknown>,
+  options: { repeats: number; warmUps?: number; indent?: string; width?: number },
+): Promise<Timing> {
   for (let i = 0; i < (options.warmUps ?? 3); i++) await run();
   const samples: number[] = [];
   for (let i = 0; i < options.repeats; i++) {
@@ -34,6 +38,8 @@ export async function timeCalls(label: string, run: () => Promise<unknown>, opti
   samples.sort((a, b) => a - b);
   const at = (p: number) => samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))] ?? 0;
   const result = { label, p50: at(50), p95: at(95) };
-  console.log(`${options.indent ?? ''}${label.padEnd(options.width ?? 44)} p50 ${result.p50.toFixed(1).padStart(7)} ms   p95 ${result.p95.toFixed(1).padStart(7)} ms`);
+  console.log(
+    `${options.indent ?? ''}${label.padEnd(options.width ?? 44)} p50 ${result.p50.toFixed(1).padStart(7)} ms   p95 ${result.p95.toFixed(1).padStart(7)} ms`,
+  );
   return result;
 }

@@ -23,22 +23,53 @@ const service = await startListeningService();
 try {
   const { core, demo, url } = service;
   const svcId = demo.account.svc_id;
-  await core.accounts.recordVerifiedIdentity({ svcId, fullName: 'Dana Marie Whitfield', dateOfBirth: '1990-04-12', documentExpiry: '2031-05-01', nationality: 'USA' });
+  await core.accounts.recordVerifiedIdentity({
+    svcId,
+    fullName: 'Dana Marie Whitfield',
+    dateOfBirth: '1990-04-12',
+    documentExpiry: '2031-05-01',
+    nationality: 'USA',
+  });
   await core.accounts.badgeLicense(
     svcId,
-    { type: 'Registered Nurse', number: 'RN-648213', status: 'active', issuer: 'California BRN', stateCode: 'CA', expiresOn: '2031-06-30', verifiedFrom: 'California BRN', expireAt: new Date('2031-06-30T23:59:59Z') },
+    {
+      type: 'Registered Nurse',
+      number: 'RN-648213',
+      status: 'active',
+      issuer: 'California BRN',
+      stateCode: 'CA',
+      expiresOn: '2031-06-30',
+      verifiedFrom: 'California BRN',
+      expireAt: new Date('2031-06-30T23:59:59Z'),
+    },
     new Date(),
   );
-  const { client } = await core.tenancy.createOidcClient({ projectId: demo.project_id, name: 'Bench wallet', redirectUris: ['https://wallet.example/cb'], scopes: ['openid', 'zkp'] });
+  const { client } = await core.tenancy.createOidcClient({
+    projectId: demo.project_id,
+    name: 'Bench wallet',
+    redirectUris: ['https://wallet.example/cb'],
+    scopes: ['openid', 'zkp'],
+  });
   // The authorization code flow is measured by bench:oidc; here the token is issued directly.
   const { token } = await core.accessTokens.issue(svcId, client.clientId, ['openid', 'zkp']);
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
   const publicJwk = await exportJWK(publicKey);
-  const holder = new SDJwtVcInstance({ hasher: digest, saltGenerator: generateSalt, kbSigner: await ES256.getSigner(await exportJWK(privateKey)), kbSignAlg: 'ES256' });
+  const holder = new SDJwtVcInstance({
+    hasher: digest,
+    saltGenerator: generateSalt,
+    kbSigner: await ES256.getSigner(await exportJWK(privateKey)),
+    kbSignAlg: 'ES256',
+  });
 
   async function issue(): Promise<string> {
-    const nonce = ((await (await fetch(`${url}/api/auth/oidc/nonce`, { method: 'POST' })).json()) as { c_nonce: string }).c_nonce;
-    const proof = await new SignJWT({ nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: publicJwk }).setAudience(url).setIssuedAt().sign(privateKey);
+    const nonce = (
+      (await (await fetch(`${url}/api/auth/oidc/nonce`, { method: 'POST' })).json()) as { c_nonce: string }
+    ).c_nonce;
+    const proof = await new SignJWT({ nonce })
+      .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: publicJwk })
+      .setAudience(url)
+      .setIssuedAt()
+      .sign(privateKey);
     const res = await fetch(`${url}/api/auth/oidc/credential`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -49,7 +80,9 @@ try {
   }
 
   const present = (credential: string, frame: Record<string, unknown>, nonce: string) =>
-    holder.present(credential, frame as never, { kb: { payload: { iat: Math.floor(Date.now() / 1000), aud: 'https://shop.example', nonce } } });
+    holder.present(credential, frame as never, {
+      kb: { payload: { iat: Math.floor(Date.now() / 1000), aud: 'https://shop.example', nonce } },
+    });
 
   async function verify(presentation: string, nonce: string): Promise<void> {
     const res = await fetch(`${url}/api/v2/credential-presentation`, {
@@ -69,8 +102,14 @@ try {
   const nonceAndIssuing: number[] = [];
   for (let i = 0; i < rounds; i += 1) {
     const started = performance.now();
-    const nonce = ((await (await fetch(`${url}/api/auth/oidc/nonce`, { method: 'POST' })).json()) as { c_nonce: string }).c_nonce;
-    const proof = await new SignJWT({ nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: publicJwk }).setAudience(url).setIssuedAt().sign(privateKey);
+    const nonce = (
+      (await (await fetch(`${url}/api/auth/oidc/nonce`, { method: 'POST' })).json()) as { c_nonce: string }
+    ).c_nonce;
+    const proof = await new SignJWT({ nonce })
+      .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: publicJwk })
+      .setAudience(url)
+      .setIssuedAt()
+      .sign(privateKey);
     const sent = performance.now();
     const res = await fetch(`${url}/api/auth/oidc/credential`, {
       method: 'POST',
@@ -91,7 +130,11 @@ try {
     verifying.push(performance.now() - started);
   }
 
-  const statusUri = (JSON.parse(Buffer.from(credential.split('~')[0]!.split('.')[1]!, 'base64url').toString()) as { status: { status_list: { uri: string } } }).status.status_list.uri;
+  const statusUri = (
+    JSON.parse(Buffer.from(credential.split('~')[0]!.split('.')[1]!, 'base64url').toString()) as {
+      status: { status_list: { uri: string } };
+    }
+  ).status.status_list.uri;
   const listing: number[] = [];
   let listToken = '';
   for (let i = 0; i < 50; i += 1) {
@@ -103,10 +146,21 @@ try {
   const onlyAge = await present(credential, { age_over_18: true }, 'n-size-0001');
   const everything = await present(
     credential,
-    { age_over_18: true, age_over_21: true, age_over_65: true, given_name: true, family_name: true, nationality: true, document_valid: true, licenses: { 0: true } },
+    {
+      age_over_18: true,
+      age_over_21: true,
+      age_over_65: true,
+      given_name: true,
+      family_name: true,
+      nationality: true,
+      document_valid: true,
+      licenses: { 0: true },
+    },
     'n-size-0002',
   );
-  console.log(`store: ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; ${rounds} rounds, one at a time`);
+  console.log(
+    `store: ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; ${rounds} rounds, one at a time`,
+  );
   console.log(`issuance, POST /api/auth/oidc/credential: ${spread(issuing)}`);
   console.log(`issuance with its nonce request and key proof: ${spread(nonceAndIssuing)}`);
   console.log(`verification, POST /api/v2/credential-presentation (age_over_18): ${spread(verifying)}`);

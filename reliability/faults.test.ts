@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoTenant } from '../src/core/seed.js';
 import { freshDatabase, percentile } from '../test/helpers/processes.js';
 import { BOARD_FIELDS, SlowBoard } from './helpers/board.js';
-import { outboxEvents, sessionInvariants, unsettledCharges, violations, walletFacts, withDatabase } from './helpers/invariants.js';
+import {
+  outboxEvents,
+  sessionInvariants,
+  unsettledCharges,
+  violations,
+  walletFacts,
+  withDatabase,
+} from './helpers/invariants.js';
 import { addMembers, figures, figuresTable, runLoad, type Outcome } from './helpers/load.js';
 import { DedicatedPostgres, dedicatedPostgresUnavailable } from './helpers/postgres.js';
 import { WebhookReceiver } from './helpers/receiver.js';
@@ -45,17 +52,25 @@ let walletTotal = 0;
 
 const apiHeaders = () => ({ 'X-API-Key': demo.api_key, 'content-type': 'application/json' });
 const post = (path: string, body: unknown, headers: Record<string, string> = apiHeaders()) =>
-  fetch(`${verity.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${verity.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** A new session of `workflow` reporting to `callback`: its id and hosted-page token. */
-async function createSession(workflow: keyof DemoTenant['workflows'], callback: string): Promise<{ id: string; token: string }> {
+async function createSession(
+  workflow: keyof DemoTenant['workflows'],
+  callback: string,
+): Promise<{ id: string; token: string }> {
   const res = await post('/api/v2/session', { workflow_id: demo.workflows[workflow], callback });
   const body = (await res.json()) as { data: { session_id: string; session_token: string } };
   expect(res.status).toBe(201);
   return { id: body.data.session_id, token: body.data.session_token };
 }
 
-const step = (token: string, name: string, input: unknown) => post(`/api/hosted/session/steps/${name}`, input, { 'X-Session-Token': token });
+const step = (token: string, name: string, input: unknown) =>
+  post(`/api/hosted/session/steps/${name}`, input, { 'X-Session-Token': token });
 const locationFix = { latitude: 48.85, longitude: 2.35, accuracy: 10 };
 
 /** Polls /readyz until it answers 200; the time it took. */
@@ -80,10 +95,15 @@ async function everyEventDelivered(to: WebhookReceiver, timeoutMs: number): Prom
   let events: Awaited<ReturnType<typeof outboxEvents>> = [];
   while (Date.now() - started < timeoutMs) {
     events = await outboxEvents(database.url, 'url = $1', [to.url]);
-    if (events.every((event) => event.state === 'delivered') && !to.missing(events.map((event) => event.id)).length) break;
+    if (events.every((event) => event.state === 'delivered') && !to.missing(events.map((event) => event.id)).length)
+      break;
     await sleep(500);
   }
-  expect(events.filter((event) => event.state !== 'delivered').map((event) => `${event.id} ${event.state} after ${event.attempts} attempts`)).toEqual([]);
+  expect(
+    events
+      .filter((event) => event.state !== 'delivered')
+      .map((event) => `${event.id} ${event.state} after ${event.attempts} attempts`),
+  ).toEqual([]);
   expect(to.missing(events.map((event) => event.id))).toEqual([]);
   expect(to.badSignatures).toBe(0);
 }
@@ -93,7 +113,8 @@ async function everyEventDelivered(to: WebhookReceiver, timeoutMs: number): Prom
  * of them at once (their waits overlap: retries and the minute sweep take most of it).
  */
 const owed: { fault: string; to: WebhookReceiver; ids: string[]; since: number }[] = [];
-const eventIdsFor = async (to: WebhookReceiver) => (await outboxEvents(database.url, 'url = $1', [to.url])).map((event) => event.id);
+const eventIdsFor = async (to: WebhookReceiver) =>
+  (await outboxEvents(database.url, 'url = $1', [to.url])).map((event) => event.id);
 
 async function expectNothingHalfWritten(): Promise<void> {
   const found = await sessionInvariants(database.url);
@@ -115,7 +136,11 @@ type AdminAnswer = { status: number; code: unknown };
 /** What GraphQL and tRPC answer an admin read (status and catalog code), e.g. while PostgreSQL is down. */
 async function adminAnswers(): Promise<{ graphql: AdminAnswer; trpc: AdminAnswer }> {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${demo.admin_token}` };
-  const graphql = await fetch(`${verity.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ projects { id } }' }) });
+  const graphql = await fetch(`${verity.url}/graphql`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: '{ projects { id } }' }),
+  });
   const graphqlBody = (await graphql.json()) as { errors?: { extensions?: { code?: unknown } }[] };
   const trpc = await fetch(`${verity.url}/trpc/projects`, { headers });
   const trpcBody = (await trpc.json()) as { error?: { data?: { domainCode?: unknown } } };
@@ -126,7 +151,8 @@ async function adminAnswers(): Promise<{ graphql: AdminAnswer; trpc: AdminAnswer
 }
 
 /** A failed answer that is clean: a 503 service_unavailable in the envelope, no stack. */
-const cleanOutage = (outcome: Outcome) => outcome.status === 503 && outcome.code === 'service_unavailable' && outcome.enveloped && !outcome.stack;
+const cleanOutage = (outcome: Outcome) =>
+  outcome.status === 503 && outcome.code === 'service_unavailable' && outcome.enveloped && !outcome.stack;
 
 describe.skipIf(unavailable)('faults', () => {
   beforeAll(async () => {
@@ -137,7 +163,8 @@ describe.skipIf(unavailable)('faults', () => {
     receiver = await WebhookReceiver.start(demo.webhook_signing_secret);
     outageReceiver = await WebhookReceiver.start(demo.webhook_signing_secret);
     board = await SlowBoard.start();
-    for (const url of [receiver.url, outageReceiver.url]) await verity.trpc(demo.admin_token, 'approveCallback', { projectId: demo.project_id, url });
+    for (const url of [receiver.url, outageReceiver.url])
+      await verity.trpc(demo.admin_token, 'approveCallback', { projectId: demo.project_id, url });
     await verity.trpc(demo.admin_token, 'topUpWallet', { projectId: demo.project_id, amount: 1_000_000 });
     walletTotal = (await walletFacts(database.url, demo.project_id)).total;
     await addMembers(verity.url, demo, 20);
@@ -173,8 +200,21 @@ describe.skipIf(unavailable)('faults', () => {
   it('PostgreSQL stopped, and crashed, under load: clean 503s, recovery on its own, nothing half-written', async () => {
     const LOAD_MS = 26_000;
     const target = { url: () => verity.url, demo, callback: receiver.url };
-    const load = runLoad(target, { workers: 8, durationMs: LOAD_MS, kinds: ['session.create', 'age', 'roster'], timeoutMs: 20_000 });
-    const outages: { how: string; stoppingAt: number; downAt: number; restartingAt: number; backAt: number; readyMs: number; readinessWhileDown: number }[] = [];
+    const load = runLoad(target, {
+      workers: 8,
+      durationMs: LOAD_MS,
+      kinds: ['session.create', 'age', 'roster'],
+      timeoutMs: 20_000,
+    });
+    const outages: {
+      how: string;
+      stoppingAt: number;
+      downAt: number;
+      restartingAt: number;
+      backAt: number;
+      readyMs: number;
+      readinessWhileDown: number;
+    }[] = [];
     /** Takes PostgreSQL away (a fast shutdown, or kill -9 of every process), then starts it again. */
     const outage = async (how: 'stop' | 'kill -9', downMs: number) => {
       const stoppingAt = Date.now();
@@ -204,9 +244,17 @@ describe.skipIf(unavailable)('faults', () => {
       const during = outcomes.filter((outcome) => outcome.start >= downAt && outcome.start < restartingAt);
       // Sent once /readyz said so and answered before the next outage began: every one succeeded.
       const until = outages[i + 1]?.stoppingAt ?? Infinity;
-      const afterReady = outcomes.filter((outcome) => outcome.start >= backAt + readyMs && outcome.start + outcome.ms < until);
-      const firstServed = Math.min(...outcomes.filter((outcome) => outcome.start >= backAt && outcome.status! < 300).map((outcome) => outcome.start + outcome.ms));
-      figuresFound.push(`PostgreSQL ${how}, down ${seconds(backAt - downAt)} under load: /readyz 200 again ${readyMs} ms after it was back, first request served ${firstServed - backAt} ms after`);
+      const afterReady = outcomes.filter(
+        (outcome) => outcome.start >= backAt + readyMs && outcome.start + outcome.ms < until,
+      );
+      const firstServed = Math.min(
+        ...outcomes
+          .filter((outcome) => outcome.start >= backAt && outcome.status! < 300)
+          .map((outcome) => outcome.start + outcome.ms),
+      );
+      figuresFound.push(
+        `PostgreSQL ${how}, down ${seconds(backAt - downAt)} under load: /readyz 200 again ${readyMs} ms after it was back, first request served ${firstServed - backAt} ms after`,
+      );
       expect(readinessWhileDown, how).toBe(503);
       expect(during.length, how).toBeGreaterThan(0);
       expect(
@@ -214,7 +262,9 @@ describe.skipIf(unavailable)('faults', () => {
         how,
       ).toEqual([]);
       expect(afterReady.length, how).toBeGreaterThan(0);
-      expect(afterReady.filter((outcome) => outcome.status !== 200 && outcome.status !== 201).slice(0, 5), how).toEqual([]);
+      expect(afterReady.filter((outcome) => outcome.status !== 200 && outcome.status !== 201).slice(0, 5), how).toEqual(
+        [],
+      );
     }
     figuresFound.push(
       `under those two outages (8 workers, ${LOAD_MS / 1000} s): ${outcomes.length} requests, ${failed.length} failed, ${failed.filter(cleanOutage).length} of them 503 service_unavailable; ` +
@@ -231,7 +281,9 @@ describe.skipIf(unavailable)('faults', () => {
 
     await expectNothingHalfWritten();
     const unsettled = await unsettledCharges(database.url);
-    figuresFound.push(`charges the outages left unsettled: ${unsettled.sessions} of sessions, ${unsettled.checks} of checks`);
+    figuresFound.push(
+      `charges the outages left unsettled: ${unsettled.sessions} of sessions, ${unsettled.checks} of checks`,
+    );
     expect(unsettled).toEqual({ sessions: 0, checks: 0 });
     owed.push({ fault: 'the PostgreSQL outages', to: receiver, ids: await eventIdsFor(receiver), since: loadEndedAt });
   }, 300_000);
@@ -257,14 +309,35 @@ describe.skipIf(unavailable)('faults', () => {
   }, 120_000);
 
   it('a licence board that answers late or never: 503 engine_unreachable within its timeout, other routes fast, nothing charged', async () => {
-    const charged = () => withDatabase(database.url, async (client) => Number((await client.query(`select count(*) as n from charge where item = 'check:credential' and not refunded`)).rows[0].n));
+    const charged = () =>
+      withDatabase(database.url, async (client) =>
+        Number(
+          (await client.query(`select count(*) as n from charge where item = 'check:credential' and not refunded`))
+            .rows[0].n,
+        ),
+      );
     const chargedBefore = await charged();
     const lookup = async (number: string) => {
       const started = Date.now();
-      const res = await post('/api/v2/credential-verification', { license_state: 'ZZ', provider_code: 'SLOW', license_number: number, full_name: 'Ada Lovelace' });
-      return { status: res.status, body: (await res.json()) as { success: boolean; error: { code: string; message: string } | null }, ms: Date.now() - started, at: Date.now() };
+      const res = await post('/api/v2/credential-verification', {
+        license_state: 'ZZ',
+        provider_code: 'SLOW',
+        license_number: number,
+        full_name: 'Ada Lovelace',
+      });
+      return {
+        status: res.status,
+        body: (await res.json()) as { success: boolean; error: { code: string; message: string } | null },
+        ms: Date.now() - started,
+        at: Date.now(),
+      };
     };
-    const slow = Promise.all([lookup('HANG-1'), lookup('HANG-2'), lookup(`DELAY${BOARD_TIMEOUT_MS * 2}-1`), lookup(`DELAY${BOARD_TIMEOUT_MS * 2}-2`)]);
+    const slow = Promise.all([
+      lookup('HANG-1'),
+      lookup('HANG-2'),
+      lookup(`DELAY${BOARD_TIMEOUT_MS * 2}-1`),
+      lookup(`DELAY${BOARD_TIMEOUT_MS * 2}-2`),
+    ]);
     await board.waitForLookups(4);
     // While four lookups wait on the board, the rest of the service answers as usual.
     const fast: { status: number; ms: number; at: number }[] = [];
@@ -302,14 +375,21 @@ describe.skipIf(unavailable)('faults', () => {
   }, 60_000);
 
   it('the process SIGKILLed mid-request: after a restart nothing is half-written and cut work can be done again', async () => {
-    const licence = (number: string) => ({ license_state: 'ZZ', provider_code: 'SLOW', license_number: number, full_name: 'Ada Lovelace' });
+    const licence = (number: string) => ({
+      license_state: 'ZZ',
+      provider_code: 'SLOW',
+      license_number: number,
+      full_name: 'Ada Lovelace',
+    });
     // Hosted licence steps that will be waiting on the board (1.5 s) when the process dies.
     const inFlight = await Promise.all(Array.from({ length: 4 }, () => createSession('credential', receiver.url)));
     // Sessions awaiting review, with reviews in flight at the kill. Producing IN_REVIEW through
     // the page needs the document models, so the setup moves them there in SQL.
     const inReview = await Promise.all(Array.from({ length: 10 }, () => createSession('location', receiver.url)));
     await withDatabase(database.url, async (client) => {
-      await client.query(`update verification_session set status = 'IN_REVIEW' where id = any($1)`, [inReview.map((session) => session.id)]);
+      await client.query(`update verification_session set status = 'IN_REVIEW' where id = any($1)`, [
+        inReview.map((session) => session.id),
+      ]);
       await client.query(
         `insert into session_event (session_id, from_status, to_status, actor, reason, at) select id, 'NOT_STARTED', 'IN_REVIEW', 'system', 'test setup', now() from verification_session where id = any($1)`,
         [inReview.map((session) => session.id)],
@@ -328,8 +408,21 @@ describe.skipIf(unavailable)('faults', () => {
     const burst: Promise<number | typeof cut>[] = [];
     const traffic = (async () => {
       for (let i = 0; i < 40; i++) {
-        burst.push(settle(createSession('location', receiver.url).then((session) => step(session.token, 'location', locationFix))));
-        if (i < inReview.length) burst.push(settle(fetch(`${verity.url}/api/v2/session/${inReview[i]!.id}/status`, { method: 'PATCH', headers: apiHeaders(), body: JSON.stringify({ status: 'DECLINED' }) })));
+        burst.push(
+          settle(
+            createSession('location', receiver.url).then((session) => step(session.token, 'location', locationFix)),
+          ),
+        );
+        if (i < inReview.length)
+          burst.push(
+            settle(
+              fetch(`${verity.url}/api/v2/session/${inReview[i]!.id}/status`, {
+                method: 'PATCH',
+                headers: apiHeaders(),
+                body: JSON.stringify({ status: 'DECLINED' }),
+              }),
+            ),
+          );
         await sleep(20);
       }
     })();
@@ -344,7 +437,15 @@ describe.skipIf(unavailable)('faults', () => {
     const restartMs = await verity.start();
     await expectNothingHalfWritten();
     // The licence steps cut mid-lookup left nothing: no check recorded, and they can be done now.
-    const checks = await withDatabase(database.url, async (client) => (await client.query(`select count(*) as n from session_check where session_id = any($1)`, [inFlight.map((session) => session.id)])).rows[0].n);
+    const checks = await withDatabase(
+      database.url,
+      async (client) =>
+        (
+          await client.query(`select count(*) as n from session_check where session_id = any($1)`, [
+            inFlight.map((session) => session.id),
+          ])
+        ).rows[0].n,
+    );
     expect(Number(checks)).toBe(0);
     for (const [i, session] of inFlight.entries()) {
       const res = await step(session.token, 'licence', licence(`DELAY100-${i}`));
@@ -353,16 +454,27 @@ describe.skipIf(unavailable)('faults', () => {
     }
     // A review cut by the kill holds no lock: it was either decided, or can be decided now.
     for (const session of inReview) {
-      const res = await fetch(`${verity.url}/api/v2/session/${session.id}/status`, { method: 'PATCH', headers: apiHeaders(), body: JSON.stringify({ status: 'DECLINED' }) });
+      const res = await fetch(`${verity.url}/api/v2/session/${session.id}/status`, {
+        method: 'PATCH',
+        headers: apiHeaders(),
+        body: JSON.stringify({ status: 'DECLINED' }),
+      });
       const body = (await res.json()) as { error: { code: string } | null };
-      expect(res.status === 200 || body.error?.code === 'session_closed', `${res.status} ${body.error?.code}`).toBe(true);
+      expect(res.status === 200 || body.error?.code === 'session_closed', `${res.status} ${body.error?.code}`).toBe(
+        true,
+      );
     }
     figuresFound.push(
       `SIGKILL with ${inFlight.length} licence steps and ${burst.length} other requests in flight (${burstAnswers.filter((answer) => answer === cut).length} cut): restart to /readyz 200 in ${restartMs} ms`,
     );
     // Every decided session's webhook must still arrive, those committed just before the kill too.
     const earlier = new Set(owed.flatMap((group) => group.ids));
-    owed.push({ fault: 'the SIGKILL', to: receiver, ids: (await eventIdsFor(receiver)).filter((id) => !earlier.has(id)), since: killedAt });
+    owed.push({
+      fault: 'the SIGKILL',
+      to: receiver,
+      ids: (await eventIdsFor(receiver)).filter((id) => !earlier.has(id)),
+      since: killedAt,
+    });
     // The killed process held wallet leases: they stay open until they expire, and the wallet adds up meanwhile.
     const wallet = await walletFacts(database.url, demo.project_id);
     expect(wallet.total).toBe(walletTotal);
@@ -375,11 +487,18 @@ describe.skipIf(unavailable)('faults', () => {
     await sleep(Math.max(0, outageStarted + RECEIVER_DOWN_MS - Date.now()));
     await outageReceiver.up();
     const back = Date.now();
-    owed.push({ fault: `the receiver down ${seconds(back - outageStarted)} (the process killed and restarted meanwhile)`, to: outageReceiver, ids: await eventIdsFor(outageReceiver), since: back });
+    owed.push({
+      fault: `the receiver down ${seconds(back - outageStarted)} (the process killed and restarted meanwhile)`,
+      to: outageReceiver,
+      ids: await eventIdsFor(outageReceiver),
+      since: back,
+    });
     await Promise.all([everyEventDelivered(receiver, 240_000), everyEventDelivered(outageReceiver, 240_000)]);
 
     // The receiver deduplicates on the event id: one arrival per session decided while it was down.
-    expect(new Set([...outageReceiver.arrivals.values()].map((arrival) => arrival.sessionId))).toEqual(new Set(outageSessions));
+    expect(new Set([...outageReceiver.arrivals.values()].map((arrival) => arrival.sessionId))).toEqual(
+      new Set(outageSessions),
+    );
     expect(owed.map((group) => group.fault)).toHaveLength(3);
     for (const { fault, to, ids, since } of owed) {
       expect(to.missing(ids), fault).toEqual([]);
@@ -405,10 +524,18 @@ describe.skipIf(unavailable)('faults', () => {
     expect(wallet.rowBalance).toBeGreaterThanOrEqual(0);
     const [killedLeases] = await withDatabase(
       database.url,
-      async (client) => (await client.query(`select count(*) filter (where closed_at is not null) as closed, count(*) as opened from wallet_lease where created_at < $1`, [new Date(killedAtForLeases)])).rows,
+      async (client) =>
+        (
+          await client.query(
+            `select count(*) filter (where closed_at is not null) as closed, count(*) as opened from wallet_lease where created_at < $1`,
+            [new Date(killedAtForLeases)],
+          )
+        ).rows,
     );
     expect(Number(killedLeases.opened)).toBeGreaterThan(0);
     expect(Number(killedLeases.closed)).toBe(Number(killedLeases.opened));
-    figuresFound.push(`wallet: ${killedLeases.opened} leases opened before the SIGKILL, all closed; balance plus charges ${wallet.total} minor units, as funded; ${wallet.openLeases} open now`);
+    figuresFound.push(
+      `wallet: ${killedLeases.opened} leases opened before the SIGKILL, all closed; balance plus charges ${wallet.total} minor units, as funded; ${wallet.openLeases} open now`,
+    );
   }, 200_000);
 });

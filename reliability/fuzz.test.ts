@@ -6,7 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminOperations } from '../src/core/admin.js';
 import { markerFaceEngine } from '../test/helpers/face-engine.js';
 import { contractViolation, type Shape } from './helpers/contract.js';
-import { fuzzBody, fuzzString, fuzzValue, headerValue, imageBytes, imageSamples, imageValue, json, multipart, pngClaiming, type Body, type ImageSamples } from './helpers/fuzz-inputs.js';
+import {
+  fuzzBody,
+  fuzzString,
+  fuzzValue,
+  headerValue,
+  imageBytes,
+  imageSamples,
+  imageValue,
+  json,
+  multipart,
+  pngClaiming,
+  type Body,
+  type ImageSamples,
+} from './helpers/fuzz-inputs.js';
 import { startInProcess, type InProcessService } from './helpers/in-process.js';
 import { OidcFlow } from './helpers/oidc-flow.js';
 import { encodePathSegment, send, type RawRequest, type RawResponse } from './helpers/raw-http.js';
@@ -57,7 +70,15 @@ async function call(request: RawRequest): Promise<RawResponse> {
 
 // ---- the route table ----
 
-const route = (surface: string, method: string, path: string, shape: Shape, auth: Auth, fields: string[] = [], extra: Partial<Route> = {}): Route => ({
+const route = (
+  surface: string,
+  method: string,
+  path: string,
+  shape: Shape,
+  auth: Auth,
+  fields: string[] = [],
+  extra: Partial<Route> = {},
+): Route => ({
   surface,
   method,
   path,
@@ -89,7 +110,10 @@ function bodyFields(schema: Record<string, any> | undefined): Pick<Route, 'field
 const PAGES = new Set(['/api/auth/oidc/authorize', '/api/auth/oidc/logout']);
 /** The client-authenticated OAuth endpoints: RFC 6749 errors to form bodies, the envelope to JSON. */
 const OAUTH = new Set(['/api/auth/oidc/token', '/api/auth/oidc/revoke', '/api/auth/oidc/introspect']);
-/** Endpoints that answer errors in RFC 6749's shape though a bearer token authenticates them (OpenID4VCI's credential endpoint). */
+/**
+ * Endpoints that answer errors in RFC 6749's shape though a bearer token authenticates them (OpenID4VCI's credential
+ * endpoint).
+ */
 const OAUTH_SHAPED = new Set([...OAUTH, '/api/auth/oidc/credential']);
 
 function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }): Route[] {
@@ -110,7 +134,15 @@ function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }):
                 : 'none';
       const success = op.responses?.['200'] ?? op.responses?.['201'];
       const enveloped = Boolean(success?.content?.['application/json']?.schema?.properties?.success);
-      const shape: Shape = PAGES.has(path) ? 'page' : path === '/metrics' ? 'text' : OAUTH_SHAPED.has(path) ? 'oauth' : enveloped ? 'envelope' : 'bare';
+      const shape: Shape = PAGES.has(path)
+        ? 'page'
+        : path === '/metrics'
+          ? 'text'
+          : OAUTH_SHAPED.has(path)
+            ? 'oauth'
+            : enveloped
+              ? 'envelope'
+              : 'bare';
       const surface = path.startsWith('/api/hosted')
         ? 'hosted page'
         : path.startsWith('/api/sdk')
@@ -121,7 +153,9 @@ function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }):
               ? 'OIDC'
               : 'system';
       const body = bodyFields(op.requestBody?.content?.['application/json']?.schema);
-      const query = (op.parameters ?? []).filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name);
+      const query = (op.parameters ?? [])
+        .filter((p: { in: string }) => p.in === 'query')
+        .map((p: { name: string }) => p.name);
       out.push(route(surface, method.toUpperCase(), path, shape, auth, body.fields, { ...body, query }));
     }
   }
@@ -130,7 +164,16 @@ function routesFromOpenApi(doc: { paths: Record<string, Record<string, any>> }):
 
 /** Routes the OpenAPI document does not describe (or describes without a body): pages, GraphQL, tRPC. */
 function otherRoutes(): Route[] {
-  const token = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret', 'refresh_token', 'scope'];
+  const token = [
+    'grant_type',
+    'code',
+    'redirect_uri',
+    'code_verifier',
+    'client_id',
+    'client_secret',
+    'refresh_token',
+    'scope',
+  ];
   return [
     route('OIDC', 'POST', '/api/auth/oidc/token', 'oauth', 'client', token),
     route('OIDC', 'POST', '/api/auth/oidc/userinfo', 'bare', 'accessToken'),
@@ -168,7 +211,8 @@ function otherRoutes(): Route[] {
 /** A plausible value for a known field most of the time, so requests get past the first check. */
 function valueFor(field: string, route: Route): fc.Arbitrary<unknown> {
   if (route.images.includes(field)) return imageValue(samples);
-  if (route.imageLists.includes(field)) return fc.oneof(fc.array(imageValue(samples), { maxLength: 10 }), fuzzValue(2_000));
+  if (route.imageLists.includes(field))
+    return fc.oneof(fc.array(imageValue(samples), { maxLength: 10 }), fuzzValue(2_000));
   if (field === 'members') {
     const member = fc.record(
       {
@@ -179,10 +223,15 @@ function valueFor(field: string, route: Route): fc.Arbitrary<unknown> {
       },
       { requiredKeys: ['email'] },
     );
-    return fc.oneof({ weight: 4, arbitrary: fc.array(member, { maxLength: 6 }) }, { weight: 1, arbitrary: fuzzValue() });
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.array(member, { maxLength: 6 }) },
+      { weight: 1, arbitrary: fuzzValue() },
+    );
   }
   const known = plausible[field];
-  return known ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: fuzzValue() }) : fuzzValue();
+  return known
+    ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: fuzzValue() })
+    : fuzzValue();
 }
 
 function fieldsOf(route: Route, names = route.fields): fc.Arbitrary<Record<string, unknown>> {
@@ -193,8 +242,14 @@ function fieldsOf(route: Route, names = route.fields): fc.Arbitrary<Record<strin
 
 function filesOf(route: Route): fc.Arbitrary<{ name: string; value: Buffer; filename?: string }[]> {
   const names = [...route.images, ...route.imageLists, ...route.imageLists.map((name) => `${name}[]`), 'unexpected'];
-  const part = fc.record({ name: fc.constantFrom(...names), value: imageBytes(samples), filename: fc.constantFrom('a.png', 'b.jpg', '', '../../x', 'ü 😀.png') });
-  return route.images.length || route.imageLists.length ? fc.array(part, { maxLength: 5 }) : fc.constant<{ name: string; value: Buffer }[]>([]);
+  const part = fc.record({
+    name: fc.constantFrom(...names),
+    value: imageBytes(samples),
+    filename: fc.constantFrom('a.png', 'b.jpg', '', '../../x', 'ü 😀.png'),
+  });
+  return route.images.length || route.imageLists.length
+    ? fc.array(part, { maxLength: 5 })
+    : fc.constant<{ name: string; value: Buffer }[]>([]);
 }
 
 /** The credential headers of a route: usually valid, sometimes missing, wrong, doubled or huge. */
@@ -207,11 +262,22 @@ function authHeaders(auth: Auth): fc.Arbitrary<OutgoingHttpHeaders> {
       fc.constantFrom(...sessionTokens).map((token) => ({ authorization: `Session ${token}` })),
     ),
     orgClient: fc.constant({ 'x-client-id': demo.org.client_id, 'x-client-secret': demo.org.client_secret }),
-    accessToken: fc.constantFrom(...(plausible.svc_access_token as string[])).map((token) => ({ authorization: `Bearer ${token}` })),
+    accessToken: fc
+      .constantFrom(...(plausible.svc_access_token as string[]))
+      .map((token) => ({ authorization: `Bearer ${token}` })),
     admin: fc.constant({ authorization: `Bearer ${demo.admin_token}` }),
     client: fc.oneof(
-      fc.constant({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(demo.oidc.client_id)}:${encodeURIComponent(demo.oidc.client_secret)}`).toString('base64')}` }),
-      fc.constantFrom('Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from('%zz:%E0%A4%A').toString('base64')}`, 'Basic').map((authorization) => ({ authorization })),
+      fc.constant({
+        authorization: `Basic ${Buffer.from(`${encodeURIComponent(demo.oidc.client_id)}:${encodeURIComponent(demo.oidc.client_secret)}`).toString('base64')}`,
+      }),
+      fc
+        .constantFrom(
+          'Basic !!!',
+          `Basic ${Buffer.from('no-colon').toString('base64')}`,
+          `Basic ${Buffer.from('%zz:%E0%A4%A').toString('base64')}`,
+          'Basic',
+        )
+        .map((authorization) => ({ authorization })),
       fc.constant({}),
     ),
     none: fc.constant({}),
@@ -220,9 +286,15 @@ function authHeaders(auth: Auth): fc.Arbitrary<OutgoingHttpHeaders> {
   const broken: fc.Arbitrary<OutgoingHttpHeaders> = fc.oneof(
     fc.constant({}),
     fc.tuple(fc.constantFrom(...headerNames), headerValue(8_000)).map(([name, value]) => ({ [name]: value })),
-    fc.tuple(fc.constantFrom(...headerNames), headerValue(200), headerValue(200)).map(([name, a, b]) => ({ [name]: [a, b] })),
-    valid[auth].map((headers) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [String(value), String(value)]]))),
-    valid[auth].map((headers) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `${String(value)} `]))),
+    fc
+      .tuple(fc.constantFrom(...headerNames), headerValue(200), headerValue(200))
+      .map(([name, a, b]) => ({ [name]: [a, b] })),
+    valid[auth].map((headers) =>
+      Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [String(value), String(value)]])),
+    ),
+    valid[auth].map((headers) =>
+      Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `${String(value)} `])),
+    ),
   );
   return fc.oneof({ weight: 4, arbitrary: valid[auth] }, { weight: 1, arbitrary: broken });
 }
@@ -257,13 +329,26 @@ function paramValue(name: string): fc.Arbitrary<string> {
   const real = plausible[`param:${name}`] as string[] | undefined;
   const anything = fuzzString(1_000).map(encodePathSegment);
   const broken = fc.constantFrom('%E0%A4%A', '%', '%zz', '%00', '%2F..%2F', '..', '.', '%C0%AE', '%FF%FE', '%ED%A0%80');
-  return fc.oneof({ weight: real ? 4 : 0, arbitrary: fc.constantFrom(...(real ?? ['x'])).map(encodePathSegment) }, { weight: 3, arbitrary: anything }, { weight: 1, arbitrary: broken });
+  return fc.oneof(
+    { weight: real ? 4 : 0, arbitrary: fc.constantFrom(...(real ?? ['x'])).map(encodePathSegment) },
+    { weight: 3, arbitrary: anything },
+    { weight: 1, arbitrary: broken },
+  );
 }
 
 function queryString(route: Route): fc.Arbitrary<string> {
   const keys = [...route.query, 'x'];
   const value = fc
-    .oneof(...keys.filter((key) => plausible[key]).map((key) => fc.constantFrom(...(plausible[key] as unknown[])).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? '')))), fuzzString(500))
+    .oneof(
+      ...keys
+        .filter((key) => plausible[key])
+        .map((key) =>
+          fc
+            .constantFrom(...(plausible[key] as unknown[]))
+            .map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
+        ),
+      fuzzString(500),
+    )
     .map(encodePathSegment);
   const pair = fc.oneof(
     fc.tuple(fc.constantFrom(...keys), value).map(([key, v]) => `${key}=${v}`),
@@ -273,7 +358,11 @@ function queryString(route: Route): fc.Arbitrary<string> {
 }
 
 function bodyOf(route: Route): fc.Arbitrary<Body | undefined> {
-  if (route.surface === 'GraphQL' && route.method === 'POST') return fc.oneof({ weight: 4, arbitrary: graphqlBody() }, { weight: 1, arbitrary: fuzzBody(fieldsOf(route), fc.constant([])) });
+  if (route.surface === 'GraphQL' && route.method === 'POST')
+    return fc.oneof(
+      { weight: 4, arbitrary: graphqlBody() },
+      { weight: 1, arbitrary: fuzzBody(fieldsOf(route), fc.constant([])) },
+    );
   if (route.surface === 'tRPC') return fuzzBody(trpcInput(), fc.constant([]));
   const body = fuzzBody(fieldsOf(route), filesOf(route));
   return route.method === 'GET' ? fc.option(body, { freq: 5, nil: undefined }) : body;
@@ -286,7 +375,22 @@ function graphLiteral(field: string): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: known ? 3 : 0, arbitrary: fc.constantFrom(...(known ?? [''])).map((v) => JSON.stringify(v)) },
     { weight: 2, arbitrary: fuzzString(2_000).map((s) => JSON.stringify(s)) },
-    { weight: 1, arbitrary: fc.constantFrom('1', '-1', '2147483648', '1.5', 'true', 'null', 'APPROVED', '[1, "a"]', '{ a: 1 }', '$v', '"""block"""') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '1',
+        '-1',
+        '2147483648',
+        '1.5',
+        'true',
+        'null',
+        'APPROVED',
+        '[1, "a"]',
+        '{ a: 1 }',
+        '$v',
+        '"""block"""',
+      ),
+    },
   );
 }
 
@@ -300,19 +404,33 @@ function graphqlBody(): fc.Arbitrary<Body> {
   const mutation = fc.constantFrom(...graphFields.mutation).chain(({ name, inputFields }) =>
     fc
       .array(fc.constantFrom(...inputFields, 'bogus'), { maxLength: 5 })
-      .chain((names) => fc.tuple(...[...new Set(names)].map((field) => graphLiteral(field).map((v) => `${field}: ${v}`))))
+      .chain((names) =>
+        fc.tuple(...[...new Set(names)].map((field) => graphLiteral(field).map((v) => `${field}: ${v}`))),
+      )
       .map((pairs) => `mutation { ${name}(input: { ${pairs.join(', ')} }) { __typename } }`),
   );
   const abusive = fc.oneof(
     fuzzString(20_000),
     fc.integer({ min: 1, max: 5_000 }).map((depth) => `{ ${'projects { '.repeat(depth)}id${' }'.repeat(depth)} }`),
-    fc.integer({ min: 1, max: 3_000 }).map((n) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: projects { id }`).join(' ')} }`),
-    fc.constant('{ __schema { types { name fields { name args { name type { name ofType { name ofType { name } } } } } } } }'),
+    fc
+      .integer({ min: 1, max: 3_000 })
+      .map((n) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: projects { id }`).join(' ')} }`),
+    fc.constant(
+      '{ __schema { types { name fields { name args { name type { name ofType { name ofType { name } } } } } } } }',
+    ),
     fc.constant('query Q($p: String!) { project(projectId: $p) { id } }'),
   );
   return fc
     .record(
-      { query: fc.oneof({ weight: 3, arbitrary: query }, { weight: 3, arbitrary: mutation }, { weight: 2, arbitrary: abusive }), variables: fc.option(fuzzValue(2_000)), operationName: fc.option(fuzzValue(100)) },
+      {
+        query: fc.oneof(
+          { weight: 3, arbitrary: query },
+          { weight: 3, arbitrary: mutation },
+          { weight: 2, arbitrary: abusive },
+        ),
+        variables: fc.option(fuzzValue(2_000)),
+        operationName: fc.option(fuzzValue(100)),
+      },
       { requiredKeys: ['query'] },
     )
     .map((object) => json(object));
@@ -322,7 +440,14 @@ function trpcInput(): fc.Arbitrary<Record<string, unknown>> {
   const fields = new Set<string>();
   for (const operation of Object.values(adminOperations)) {
     try {
-      for (const name of Object.keys((z.toJSONSchema(operation.input as z.ZodType, { io: 'input', unrepresentable: 'any' }) as { properties?: object }).properties ?? {})) fields.add(name);
+      for (const name of Object.keys(
+        (
+          z.toJSONSchema(operation.input as z.ZodType, { io: 'input', unrepresentable: 'any' }) as {
+            properties?: object;
+          }
+        ).properties ?? {},
+      ))
+        fields.add(name);
     } catch {
       /* schemas JSON Schema cannot express still get fuzzed with the names collected */
     }
@@ -367,7 +492,8 @@ function describeCase({ request }: Case, response: RawResponse): string {
 /** The size of the request line and headers, for telling Node's 431 apart from a route's answer. */
 function headBytes(request: RawRequest): number {
   let size = request.method.length + request.path.length + 12;
-  for (const [name, value] of Object.entries(request.headers ?? {})) for (const one of [value].flat()) size += name.length + String(one).length + 4;
+  for (const [name, value] of Object.entries(request.headers ?? {}))
+    for (const one of [value].flat()) size += name.length + String(one).length + 4;
   return size;
 }
 
@@ -388,7 +514,11 @@ async function fuzzSurface(surface: string): Promise<void> {
   const before = inputs;
   for (const r of selected) {
     const share = Math.max(200, (deadline - Date.now()) / routesLeft--);
-    await fc.assert(fc.asyncProperty(caseOf(r), expectContract), { numRuns: MAX_RUNS_PER_ROUTE, interruptAfterTimeLimit: share, markInterruptAsFailure: false });
+    await fc.assert(fc.asyncProperty(caseOf(r), expectContract), {
+      numRuns: MAX_RUNS_PER_ROUTE,
+      interruptAfterTimeLimit: share,
+      markInterruptAsFailure: false,
+    });
   }
   perSurface.set(surface, inputs - before);
   expect((await call({ method: 'GET', path: '/healthz' })).status).toBe(200);
@@ -400,19 +530,42 @@ let started = 0;
 
 beforeAll(async () => {
   started = Date.now();
-  service = await startInProcess({ rateLimitPerMinute: 1e9, hostedRateLimitPerMinute: 1e9 }, { faceEngine: markerFaceEngine() });
+  service = await startInProcess(
+    { rateLimitPerMinute: 1e9, hostedRateLimitPerMinute: 1e9 },
+    { faceEngine: markerFaceEngine() },
+  );
   const { core, demo } = service;
   await core.billing.topUp(demo.project_id, 1e6);
   samples = await imageSamples();
   const other = await core.tenancy.createProject({ name: 'Other', balance: 10 });
-  const otherWorkflow = await core.tenancy.createWorkflow({ projectId: other.project.id, name: 'other', features: ['location'] });
+  const otherWorkflow = await core.tenancy.createWorkflow({
+    projectId: other.project.id,
+    name: 'other',
+    features: ['location'],
+  });
   const key = { 'x-api-key': demo.api_key, 'content-type': 'application/json' };
   const createSession = async (workflowId: string) =>
-    JSON.parse((await send(service.url, { method: 'POST', path: '/api/v2/session', headers: key, body: JSON.stringify({ workflow_id: workflowId }) })).text).data as { session_id: string; session_token: string };
-  const sessions = await Promise.all(Array.from({ length: 30 }, (_, i) => createSession(i % 2 ? demo.workflows.full : demo.workflows.location)));
+    JSON.parse(
+      (
+        await send(service.url, {
+          method: 'POST',
+          path: '/api/v2/session',
+          headers: key,
+          body: JSON.stringify({ workflow_id: workflowId }),
+        })
+      ).text,
+    ).data as { session_id: string; session_token: string };
+  const sessions = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => createSession(i % 2 ? demo.workflows.full : demo.workflows.location)),
+  );
   sessionTokens = sessions.map((s) => s.session_token);
-  const otherSession = (await core.sessions.create(other.project.id, 'system', { workflow_id: otherWorkflow.id })).session.session_id;
-  const { token: accessToken } = await core.accessTokens.issue(demo.account.svc_id, demo.oidc.client_id, ['openid', 'profile', 'verifications']);
+  const otherSession = (await core.sessions.create(other.project.id, 'system', { workflow_id: otherWorkflow.id }))
+    .session.session_id;
+  const { token: accessToken } = await core.accessTokens.issue(demo.account.svc_id, demo.oidc.client_id, [
+    'openid',
+    'profile',
+    'verifications',
+  ]);
   const { token: narrowToken } = await core.accessTokens.issue(demo.account.svc_id, demo.oidc.client_id, ['openid']);
   const refresh = (await new OidcFlow(service).tokens()).refresh_token;
   const added = JSON.parse(
@@ -420,12 +573,22 @@ beforeAll(async () => {
       await send(service.url, {
         method: 'POST',
         path: '/api/sdk/members',
-        headers: { 'x-client-id': demo.org.client_id, 'x-client-secret': demo.org.client_secret, 'content-type': 'application/json' },
-        body: JSON.stringify({ members: [1, 2, 3].map((i) => ({ email: `fuzz.member${i}@corp.example` })), notify: false, invite: 'face' }),
+        headers: {
+          'x-client-id': demo.org.client_id,
+          'x-client-secret': demo.org.client_secret,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          members: [1, 2, 3].map((i) => ({ email: `fuzz.member${i}@corp.example` })),
+          notify: false,
+          invite: 'face',
+        }),
       })
     ).text,
   ).data.created as { member_id: string; email: string; activation_link: string }[];
-  const challenges = await Promise.all([1, 2, 3].map(async () => (await core.challenges.create(demo.project_id)).challenge_id));
+  const challenges = await Promise.all(
+    [1, 2, 3].map(async () => (await core.challenges.create(demo.project_id)).challenge_id),
+  );
 
   plausible = {
     'param:id': [...sessions.map((s) => s.session_id), otherSession],
@@ -433,7 +596,11 @@ beforeAll(async () => {
     'param:face_id': ['fid_nope', otherSession],
     'param:state': ['CA', 'ca', 'ZZ'],
     'param:step': ['document', 'selfie', 'location', 'licence', 'license'],
-    'param:member_id': [...added.map((m) => m.member_id), ...added.map((m) => m.email.toUpperCase()), demo.account.svc_id],
+    'param:member_id': [
+      ...added.map((m) => m.member_id),
+      ...added.map((m) => m.email.toUpperCase()),
+      demo.account.svc_id,
+    ],
     'param:token': added.map((m) => new URL(m.activation_link).pathname.split('/').pop()!),
     'param:procedure': Object.keys(adminOperations),
     'param:anything': ['x', 'token', 'a/b'],
@@ -442,10 +609,24 @@ beforeAll(async () => {
     callback: ['https://hooks.example.com/verity', 'http://127.0.0.1/x'],
     vendor_data: ['user-1', 'x'.repeat(1001)],
     ttl_seconds: [300, 299, 604_800, 604_801, 'soon', 1e20],
-    metadata: [{ expected_lat: 40.7, expected_lng: -74, radius_m: 500 }, { min_age: 21 }, { expected_lat: 95 }, { ['k'.repeat(101)]: 1 }],
+    metadata: [
+      { expected_lat: 40.7, expected_lng: -74, radius_m: 500 },
+      { min_age: 21 },
+      { expected_lat: 95 },
+      { ['k'.repeat(101)]: 1 },
+    ],
     svc_access_token: [accessToken, narrowToken, 'nope'],
     svc_id: [demo.account.svc_id, 'svc_nope'],
-    dob: ['1990-01-01', '1990/01/01', '19900101', '01/02/1990', '2990-01-01', '2001-02-29', '1990-01-01T23:59:59+14:00', '0000-00-00'],
+    dob: [
+      '1990-01-01',
+      '1990/01/01',
+      '19900101',
+      '01/02/1990',
+      '2990-01-01',
+      '2001-02-29',
+      '1990-01-01T23:59:59+14:00',
+      '0000-00-00',
+    ],
     bands: [[18, '21+', 'is_18_plus', 65], ['x'], [], [151], [-1], 'nope'],
     latitude: [0, 48.85, 91, -181, 'x', null],
     longitude: [0, 2.35, 181, 'x'],
@@ -521,16 +702,29 @@ beforeAll(async () => {
         method: 'POST',
         path: '/graphql',
         headers: { authorization: `Bearer ${demo.admin_token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name args { type { ofType { name } } } } } types { name inputFields { name } } } }' }),
+        body: JSON.stringify({
+          query:
+            '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name args { type { ofType { name } } } } } types { name inputFields { name } } } }',
+        }),
       })
     ).text,
   ).data.__schema;
   const inputTypes = new Map<string, string[]>(
-    introspection.types.filter((t: { inputFields: unknown }) => t.inputFields).map((t: { name: string; inputFields: { name: string }[] }) => [t.name, t.inputFields.map((f) => f.name)]),
+    introspection.types
+      .filter((t: { inputFields: unknown }) => t.inputFields)
+      .map((t: { name: string; inputFields: { name: string }[] }) => [t.name, t.inputFields.map((f) => f.name)]),
   );
   graphFields = {
-    query: introspection.queryType.fields.map((f: { name: string; args: { name: string }[] }) => ({ name: f.name, args: f.args.map((a) => a.name) })),
-    mutation: introspection.mutationType.fields.map((f: { name: string; args: { type: { ofType: { name: string } } }[] }) => ({ name: f.name, inputFields: inputTypes.get(f.args[0]?.type.ofType?.name ?? '') ?? [] })),
+    query: introspection.queryType.fields.map((f: { name: string; args: { name: string }[] }) => ({
+      name: f.name,
+      args: f.args.map((a) => a.name),
+    })),
+    mutation: introspection.mutationType.fields.map(
+      (f: { name: string; args: { type: { ofType: { name: string } } }[] }) => ({
+        name: f.name,
+        inputFields: inputTypes.get(f.args[0]?.type.ofType?.name ?? '') ?? [],
+      }),
+    ),
   };
   // Where both describe a route, the hand-written entry (with the body's fields) wins.
   const table = new Map([...routesFromOpenApi(doc), ...otherRoutes()].map((r) => [`${r.method} ${r.path}`, r]));
@@ -543,7 +737,9 @@ afterAll(async () => {
     .sort()
     .map(([statusClass, count]) => `${statusClass} ${count}`)
     .join(', ');
-  console.info(`fuzz: ${inputs} inputs over ${routes.length} routes in ${Math.round((Date.now() - started) / 1000)} s (${surfaces}; answers ${classes})`);
+  console.info(
+    `fuzz: ${inputs} inputs over ${routes.length} routes in ${Math.round((Date.now() - started) / 1000)} s (${surfaces}; answers ${classes})`,
+  );
   await service?.close();
 });
 
@@ -559,7 +755,14 @@ describe('the route table', () => {
         surface,
       ).toBe(true);
     expect(routes.filter((r) => r.images.length || r.imageLists.length).map((r) => r.path)).toEqual(
-      expect.arrayContaining(['/api/v2/id-verification', '/api/v2/face-match', '/api/v2/liveness', '/api/v2/antispoof', '/api/hosted/session/steps/{step}', '/activate/{token}/selfie']),
+      expect.arrayContaining([
+        '/api/v2/id-verification',
+        '/api/v2/face-match',
+        '/api/v2/liveness',
+        '/api/v2/antispoof',
+        '/api/hosted/session/steps/{step}',
+        '/activate/{token}/selfie',
+      ]),
     );
   });
 });
@@ -569,18 +772,58 @@ describe('regressions and transport edge cases', () => {
   const cases: [string, () => RawRequest, number?, Shape?][] = [
     // Found by this fuzzer: router URIError and body-parser zlib errors were 500 internal_error.
     ['undecodable path parameter', () => ({ method: 'GET', path: '/api/v2/session/%E0%A4%A', headers: key() }), 400],
-    ['undecodable roster member id', () => ({ method: 'PATCH', path: '/api/sdk/members/%zz/deactivate', headers: { 'x-client-id': service.demo.org.client_id, 'x-client-secret': service.demo.org.client_secret } }), 400],
+    [
+      'undecodable roster member id',
+      () => ({
+        method: 'PATCH',
+        path: '/api/sdk/members/%zz/deactivate',
+        headers: { 'x-client-id': service.demo.org.client_id, 'x-client-secret': service.demo.org.client_secret },
+      }),
+      400,
+    ],
     ['undecodable activation token', () => ({ method: 'GET', path: '/activate/%E0%A4%A' }), 400],
-    ['gzip that is not gzip', () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'notgzip' }), 400],
-    ['brotli that is not brotli, on a check', () => ({ method: 'POST', path: '/api/v2/age-verification', headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'br' }, body: 'xx' }), 400],
+    [
+      'gzip that is not gzip',
+      () => ({
+        method: 'POST',
+        path: '/api/v2/session',
+        headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: 'notgzip',
+      }),
+      400,
+    ],
+    [
+      'brotli that is not brotli, on a check',
+      () => ({
+        method: 'POST',
+        path: '/api/v2/age-verification',
+        headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'br' },
+        body: 'xx',
+      }),
+      400,
+    ],
     [
       'gzip garbage to GraphQL',
-      () => ({ method: 'POST', path: '/graphql', headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'zz' }),
+      () => ({
+        method: 'POST',
+        path: '/graphql',
+        headers: {
+          authorization: `Bearer ${service.demo.admin_token}`,
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+        },
+        body: 'zz',
+      }),
       400,
     ],
     [
       'gzip garbage to the token endpoint',
-      () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }, body: 'a=b' }),
+      () => ({
+        method: 'POST',
+        path: '/api/auth/oidc/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' },
+        body: 'a=b',
+      }),
       400,
       'oauth',
     ],
@@ -588,12 +831,22 @@ describe('regressions and transport edge cases', () => {
     ['a NUL in a session id', () => ({ method: 'GET', path: '/api/v2/session/%00', headers: key() }), 400],
     [
       'a NUL in vendor_data',
-      () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: service.demo.workflows.location, vendor_data: 'a\u0000b' }) }),
+      () => ({
+        method: 'POST',
+        path: '/api/v2/session',
+        headers: { ...key(), 'content-type': 'application/json' },
+        body: JSON.stringify({ workflow_id: service.demo.workflows.location, vendor_data: 'a\u0000b' }),
+      }),
       400,
     ],
     [
       'an escaped NUL in jsonb metadata',
-      () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: service.demo.workflows.location, metadata: { note: '\u0000' } }) }),
+      () => ({
+        method: 'POST',
+        path: '/api/v2/session',
+        headers: { ...key(), 'content-type': 'application/json' },
+        body: JSON.stringify({ workflow_id: service.demo.workflows.location, metadata: { note: '\u0000' } }),
+      }),
       400,
     ],
     [
@@ -605,10 +858,23 @@ describe('regressions and transport edge cases', () => {
       }),
       400,
     ],
-    ['a NUL in a roster member id', () => ({ method: 'DELETE', path: '/api/sdk/members/a%00b', headers: { 'x-client-id': service.demo.org.client_id, 'x-client-secret': service.demo.org.client_secret } }), 400],
+    [
+      'a NUL in a roster member id',
+      () => ({
+        method: 'DELETE',
+        path: '/api/sdk/members/a%00b',
+        headers: { 'x-client-id': service.demo.org.client_id, 'x-client-secret': service.demo.org.client_secret },
+      }),
+      400,
+    ],
     [
       'an escaped NUL in a token endpoint client_id',
-      () => ({ method: 'POST', path: '/api/auth/oidc/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=%7B%22%5Cu0000%22%7D&client_secret=x&grant_type=refresh_token' }),
+      () => ({
+        method: 'POST',
+        path: '/api/auth/oidc/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'client_id=%7B%22%5Cu0000%22%7D&client_secret=x&grant_type=refresh_token',
+      }),
       undefined,
       'oauth',
     ],
@@ -618,12 +884,15 @@ describe('regressions and transport edge cases', () => {
         method: 'POST',
         path: '/graphql',
         headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: `{ session(projectId: "${service.demo.project_id}", sessionId: "a\\u0000b") { id } }` }),
+        body: JSON.stringify({
+          query: `{ session(projectId: "${service.demo.project_id}", sessionId: "a\\u0000b") { id } }`,
+        }),
       }),
       200,
       'graphql',
     ],
-    // Found by this fuzzer: a multipart field named `constructor` threw inside busboy's event handler: the process died.
+    // Found by this fuzzer: a multipart field named `constructor` threw inside busboy's event handler: the process
+    // died.
     [
       'a multipart field named constructor',
       () => ({
@@ -641,25 +910,63 @@ describe('regressions and transport edge cases', () => {
     // Found by this fuzzer: tRPC re-serializes the parsed body recursively (stack overflow, 500).
     [
       'a deeply nested body to tRPC',
-      () => ({ method: 'POST', path: '/trpc/projects', headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json' }, body: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}` }),
+      () => ({
+        method: 'POST',
+        path: '/trpc/projects',
+        headers: { authorization: `Bearer ${service.demo.admin_token}`, 'content-type': 'application/json' },
+        body: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`,
+      }),
       400,
     ],
     // Found by this fuzzer: the Idempotency-Key fingerprint recursed once per nesting level (stack overflow, 500).
     [
       'a deeply nested body with an Idempotency-Key',
-      () => ({ method: 'POST', path: '/api/v2/antispoof/identity', headers: { ...key(), 'idempotency-key': 'deep-1', 'content-type': 'application/json' }, body: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}` }),
+      () => ({
+        method: 'POST',
+        path: '/api/v2/antispoof/identity',
+        headers: { ...key(), 'idempotency-key': 'deep-1', 'content-type': 'application/json' },
+        body: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`,
+      }),
       400,
     ],
     [
       'deflated JSON is read',
-      () => ({ method: 'POST', path: '/api/v2/age-verification', headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'deflate' }, body: deflateSync('{"dob":"1990-01-01"}') }),
+      () => ({
+        method: 'POST',
+        path: '/api/v2/age-verification',
+        headers: { ...key(), 'content-type': 'application/json', 'content-encoding': 'deflate' },
+        body: deflateSync('{"dob":"1990-01-01"}'),
+      }),
       200,
     ],
-    ['a JSON body over the 1 MB limit', () => ({ method: 'POST', path: '/api/v2/session', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ vendor_data: 'x'.repeat(1_100_000) }) }), 413],
-    ['a check body over 64 MB', () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': 'application/json' }, body: Buffer.alloc(64 * 1024 * 1024 + 10, 0x41) }), 413],
+    [
+      'a JSON body over the 1 MB limit',
+      () => ({
+        method: 'POST',
+        path: '/api/v2/session',
+        headers: { ...key(), 'content-type': 'application/json' },
+        body: JSON.stringify({ vendor_data: 'x'.repeat(1_100_000) }),
+      }),
+      413,
+    ],
+    [
+      'a check body over 64 MB',
+      () => ({
+        method: 'POST',
+        path: '/api/v2/liveness',
+        headers: { ...key(), 'content-type': 'application/json' },
+        body: Buffer.alloc(64 * 1024 * 1024 + 10, 0x41),
+      }),
+      413,
+    ],
     [
       'a 21 MB image as base64',
-      () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ image: Buffer.alloc(21 * 1024 * 1024, 1).toString('base64') }) }),
+      () => ({
+        method: 'POST',
+        path: '/api/v2/liveness',
+        headers: { ...key(), 'content-type': 'application/json' },
+        body: JSON.stringify({ image: Buffer.alloc(21 * 1024 * 1024, 1).toString('base64') }),
+      }),
       413,
     ],
     [
@@ -674,7 +981,12 @@ describe('regressions and transport edge cases', () => {
     ],
     [
       'a PNG claiming 100000x100000',
-      () => ({ method: 'POST', path: '/api/v2/liveness', headers: { ...key(), 'content-type': 'application/json' }, body: JSON.stringify({ image: pngClaiming(100_000, 100_000).toString('base64') }) }),
+      () => ({
+        method: 'POST',
+        path: '/api/v2/liveness',
+        headers: { ...key(), 'content-type': 'application/json' },
+        body: JSON.stringify({ image: pngClaiming(100_000, 100_000).toString('base64') }),
+      }),
       422,
     ],
     [
@@ -700,8 +1012,23 @@ describe('regressions and transport edge cases', () => {
       }),
       422,
     ],
-    ['two different Authorization headers', () => ({ method: 'GET', path: '/api/v2/session', headers: { authorization: [`Bearer ${service.demo.api_key}`, 'Bearer vk_live_other'] as unknown as string } })],
-    ['two X-API-Key headers', () => ({ method: 'GET', path: '/api/v2/session', headers: { 'x-api-key': [service.demo.api_key, service.demo.api_key] } }), 401],
+    [
+      'two different Authorization headers',
+      () => ({
+        method: 'GET',
+        path: '/api/v2/session',
+        headers: { authorization: [`Bearer ${service.demo.api_key}`, 'Bearer vk_live_other'] as unknown as string },
+      }),
+    ],
+    [
+      'two X-API-Key headers',
+      () => ({
+        method: 'GET',
+        path: '/api/v2/session',
+        headers: { 'x-api-key': [service.demo.api_key, service.demo.api_key] },
+      }),
+      401,
+    ],
     ['OPTIONS on a check route', () => ({ method: 'OPTIONS', path: '/api/v2/liveness', headers: key() })],
     ['HEAD on the session list', () => ({ method: 'HEAD', path: '/api/v2/session', headers: key() })],
   ];
@@ -715,7 +1042,11 @@ describe('regressions and transport edge cases', () => {
   });
 
   it('refuses headers over 16 KB at the transport (431) and keeps serving', async () => {
-    const response = await call({ method: 'GET', path: '/api/v2/session', headers: { 'x-api-key': 'k'.repeat(20_000) } });
+    const response = await call({
+      method: 'GET',
+      path: '/api/v2/session',
+      headers: { 'x-api-key': 'k'.repeat(20_000) },
+    });
     expect(response.status).toBe(431);
     expect((await call({ method: 'GET', path: '/healthz' })).status).toBe(200);
   });

@@ -59,19 +59,33 @@ async function rssRise<T>(attack: () => Promise<T>): Promise<{ result: T; riseMb
 }
 
 const json = async (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) => {
-  const response = await fetch(`${verity.url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { data: Record<string, string> } };
+  const response = await fetch(`${verity.url}${path}`, {
+    ...init,
+    headers: { 'content-type': 'application/json', ...init.headers },
+  });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { data: Record<string, string> },
+  };
 };
 
 async function openSession(): Promise<string> {
-  const created = await json('/api/v2/session', { method: 'POST', headers: { 'X-API-Key': demo.api_key }, body: JSON.stringify({ workflow_id: workflowId }) });
+  const created = await json('/api/v2/session', {
+    method: 'POST',
+    headers: { 'X-API-Key': demo.api_key },
+    body: JSON.stringify({ workflow_id: workflowId }),
+  });
   expect(created.status).toBe(201);
   return created.body.data.session_token;
 }
 
 /** The flood's body: a valid challenge, then 20 frames of the same 19 MB of random bytes (380 MB), chunked. */
 async function flood(token: string, frame: Buffer) {
-  const challenge = await json('/api/hosted/session/challenge', { method: 'POST', headers: { 'X-Session-Token': token } });
+  const challenge = await json('/api/hosted/session/challenge', {
+    method: 'POST',
+    headers: { 'X-Session-Token': token },
+  });
   const parts: Part[] = [
     { field: 'challenge_id', value: challenge.body.data.challenge_id },
     { file: 'frames', bytes: frame, times: 20 },
@@ -98,7 +112,9 @@ describe('an upload flood on a hosted step', () => {
     const { result: alone, riseMb: one } = await rssRise(() => flood(token, frame));
     expect([alone.status, alone.body.error?.code, alone.complete]).toEqual([413, 'payload_too_large', false]);
 
-    const { result: together, riseMb: three } = await rssRise(() => Promise.all([1, 2, 3].map(() => flood(token, frame))));
+    const { result: together, riseMb: three } = await rssRise(() =>
+      Promise.all([1, 2, 3].map(() => flood(token, frame))),
+    );
     const outcomes = together.map((answer) => `${answer.status} ${answer.body.error?.code}`).sort();
     // One of them is read up to the cap; the others find the session busy and are refused unread
     // (or, arriving after it was refused, are cut at the cap themselves).
@@ -121,13 +137,27 @@ describe('an upload flood on a hosted step', () => {
 describe('mixed-case paths', () => {
   it('answer 404 with no-store and add no metrics route series', async () => {
     const scrape = async () => {
-      const text = await (await fetch(`${verity.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-      return new Set([...text.matchAll(/^verity_http_requests_total\{[^}]*route="([^"]*)"/gm)].map((match) => match[1]!));
+      const text = await (
+        await fetch(`${verity.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
+      ).text();
+      return new Set(
+        [...text.matchAll(/^verity_http_requests_total\{[^}]*route="([^"]*)"/gm)].map((match) => match[1]!),
+      );
     };
     await scrape();
     const before = await scrape();
     const key = { 'X-API-Key': demo.api_key };
-    for (const path of ['/API/v2/session', '/Api/V2/Session', '/api/v2/SESSION', '/API/v2/age-verification', '/API/hosted/session', '/Metrics', '/HEALTHZ', '/GraphQL', '/VERIFY/ses_x']) {
+    for (const path of [
+      '/API/v2/session',
+      '/Api/V2/Session',
+      '/api/v2/SESSION',
+      '/API/v2/age-verification',
+      '/API/hosted/session',
+      '/Metrics',
+      '/HEALTHZ',
+      '/GraphQL',
+      '/VERIFY/ses_x',
+    ]) {
       for (let i = 0; i < 3; i++) {
         const answer = await fetch(`${verity.url}${path}`, { headers: key });
         expect(answer.status, path).toBe(404);

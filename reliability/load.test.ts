@@ -17,7 +17,8 @@ const WARMUP_MS = 3_000;
 const DURATION_MS = Number(process.env.RELIABILITY_LOAD_SECONDS ?? 20) * 1000;
 
 const noPostgres = process.env.TEST_DATABASE_URL ? null : dedicatedPostgresUnavailable();
-if (noPostgres) console.info(`skipping the load run: no TEST_DATABASE_URL and no PostgreSQL of our own (${noPostgres})`);
+if (noPostgres)
+  console.info(`skipping the load run: no TEST_DATABASE_URL and no PostgreSQL of our own (${noPostgres})`);
 
 let server: DedicatedPostgres | undefined;
 let database: { url: string; drop: () => Promise<void> };
@@ -51,18 +52,23 @@ describe.skipIf(noPostgres)('load', () => {
     const outcomes = await runLoad(target, { workers: WORKERS, durationMs: DURATION_MS, kinds: [...kinds] });
 
     const table = figures(outcomes, DURATION_MS / 1000);
-    console.info(`\nload: ${WORKERS} workers for ${DURATION_MS / 1000} s against verity serve (PostgreSQL ${server ? 'of the suite' : 'TEST_DATABASE_URL'})\n${figuresTable(table)}\n`);
+    console.info(
+      `\nload: ${WORKERS} workers for ${DURATION_MS / 1000} s against verity serve (PostgreSQL ${server ? 'of the suite' : 'TEST_DATABASE_URL'})\n${figuresTable(table)}\n`,
+    );
 
     const failures = outcomes.filter((outcome) => outcome.status === null || outcome.status >= 500);
     expect(failures.slice(0, 5), `${failures.length} answers were 5xx or missing`).toEqual([]);
     // Everything the load does is valid: each kind ran, and every answer was a success.
-    for (const kind of ['session.create', 'session.step', 'age', 'refresh', 'roster']) expect(table.find((row) => row.kind === kind)?.requests, kind).toBeGreaterThan(0);
+    for (const kind of ['session.create', 'session.step', 'age', 'refresh', 'roster'])
+      expect(table.find((row) => row.kind === kind)?.requests, kind).toBeGreaterThan(0);
     const refused = outcomes.filter((outcome) => outcome.status! >= 300);
     expect(refused.slice(0, 5).map((outcome) => `${outcome.kind} ${outcome.status} ${outcome.code}`)).toEqual([]);
 
     const found = await sessionInvariants(database.url);
     expect(violations(found)).toEqual([]);
     // Every session whose step was answered is decided, warm-up included; no other is.
-    expect(found.terminal).toBe([...warmup, ...outcomes].filter((outcome) => outcome.kind === 'session.step' && outcome.status === 200).length);
+    expect(found.terminal).toBe(
+      [...warmup, ...outcomes].filter((outcome) => outcome.kind === 'session.step' && outcome.status === 200).length,
+    );
   });
 });

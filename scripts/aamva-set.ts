@@ -59,15 +59,75 @@ export interface LicenceSample {
   back: Buffer;
 }
 
-const JURISDICTIONS: Array<{ code: string; name: string; iin: string; country: 'USA' | 'CAN'; cities: string[]; postal: (r: () => number) => string }> = [
-  { code: 'CA', name: 'CALIFORNIA', iin: '636014', country: 'USA', cities: ['SACRAMENTO', 'FRESNO', 'OAKLAND'], postal: (r) => `9${digits(r, 4)}-${digits(r, 4)}` },
-  { code: 'NY', name: 'NEW YORK', iin: '636001', country: 'USA', cities: ['ALBANY', 'BUFFALO', 'ITHACA'], postal: (r) => `1${digits(r, 4)}` },
-  { code: 'TX', name: 'TEXAS', iin: '636015', country: 'USA', cities: ['AUSTIN', 'EL PASO', 'WACO'], postal: (r) => `7${digits(r, 4)}` },
-  { code: 'FL', name: 'FLORIDA', iin: '636010', country: 'USA', cities: ['TAMPA', 'OCALA', 'NAPLES'], postal: (r) => `3${digits(r, 4)}` },
-  { code: 'ON', name: 'ONTARIO', iin: '636012', country: 'CAN', cities: ['OTTAWA', 'TORONTO', 'LONDON'], postal: (r) => `K${digits(r, 1)}A ${digits(r, 1)}B${digits(r, 1)}` },
-  { code: 'BC', name: 'BRITISH COLUMBIA', iin: '636028', country: 'CAN', cities: ['VICTORIA', 'KELOWNA', 'SURREY'], postal: (r) => `V${digits(r, 1)}C ${digits(r, 1)}T${digits(r, 1)}` },
+const JURISDICTIONS: Array<{
+  code: string;
+  name: string;
+  iin: string;
+  country: 'USA' | 'CAN';
+  cities: string[];
+  postal: (r: () => number) => string;
+}> = [
+  {
+    code: 'CA',
+    name: 'CALIFORNIA',
+    iin: '636014',
+    country: 'USA',
+    cities: ['SACRAMENTO', 'FRESNO', 'OAKLAND'],
+    postal: (r) => `9${digits(r, 4)}-${digits(r, 4)}`,
+  },
+  {
+    code: 'NY',
+    name: 'NEW YORK',
+    iin: '636001',
+    country: 'USA',
+    cities: ['ALBANY', 'BUFFALO', 'ITHACA'],
+    postal: (r) => `1${digits(r, 4)}`,
+  },
+  {
+    code: 'TX',
+    name: 'TEXAS',
+    iin: '636015',
+    country: 'USA',
+    cities: ['AUSTIN', 'EL PASO', 'WACO'],
+    postal: (r) => `7${digits(r, 4)}`,
+  },
+  {
+    code: 'FL',
+    name: 'FLORIDA',
+    iin: '636010',
+    country: 'USA',
+    cities: ['TAMPA', 'OCALA', 'NAPLES'],
+    postal: (r) => `3${digits(r, 4)}`,
+  },
+  {
+    code: 'ON',
+    name: 'ONTARIO',
+    iin: '636012',
+    country: 'CAN',
+    cities: ['OTTAWA', 'TORONTO', 'LONDON'],
+    postal: (r) => `K${digits(r, 1)}A ${digits(r, 1)}B${digits(r, 1)}`,
+  },
+  {
+    code: 'BC',
+    name: 'BRITISH COLUMBIA',
+    iin: '636028',
+    country: 'CAN',
+    cities: ['VICTORIA', 'KELOWNA', 'SURREY'],
+    postal: (r) => `V${digits(r, 1)}C ${digits(r, 1)}T${digits(r, 1)}`,
+  },
 ];
-const FAMILY = ['SAMPLE', 'SPECIMEN', 'EXAMPLE', 'DOE', 'TESTER', 'FICTION', "O'NEIL-TEST", 'QUINTERO', 'NGUYEN-SAMPLE', 'LAROCHE'];
+const FAMILY = [
+  'SAMPLE',
+  'SPECIMEN',
+  'EXAMPLE',
+  'DOE',
+  'TESTER',
+  'FICTION',
+  "O'NEIL-TEST",
+  'QUINTERO',
+  'NGUYEN-SAMPLE',
+  'LAROCHE',
+];
 const GIVEN = ['ALEX', 'JORDAN', 'CASEY', 'MORGAN', 'TAYLOR', 'RILEY', 'JAMIE', 'AVERY', 'SAM', 'DREW'];
 const MIDDLE = ['LEE', 'MARIE', 'JAMES', 'ANN', '', 'RAY'];
 const STREETS = ['MAIN ST', 'OAK AVE', 'ELM DR', 'PINE RD', 'LAKESHORE BLVD', 'RUE PRINCIPALE'];
@@ -163,16 +223,21 @@ export function encodeAamva(h: Holder): string {
   const entries = 2;
   const head = `@\n\x1e\rANSI ${h.iin}${pad(h.version)}${h.version >= 2 ? '00' : ''}${pad(entries)}`;
   const mainAt = head.length + 10 * entries;
-  const designator = (type: string, offset: number, length: number) => `${type}${String(offset).padStart(4, '0')}${String(length).padStart(4, '0')}`;
+  const designator = (type: string, offset: number, length: number) =>
+    `${type}${String(offset).padStart(4, '0')}${String(length).padStart(4, '0')}`;
   return `${head}${designator(h.type, mainAt, main.length)}${designator(`Z${h.jurisdiction[0]}`, mainAt + main.length, extra.length)}${main}${extra}`;
 }
 
-const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&apos;');
+const escapeXml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&apos;');
 const usDate = (iso: string) => `${iso.slice(5, 7)}/${iso.slice(8, 10)}/${iso.slice(0, 4)}`;
 
 function cardBackground(width: number, height: number, tint: string): string[] {
   const parts = [`<rect width="${width}" height="${height}" rx="28" fill="${tint}"/>`];
-  for (let y = 12; y < height; y += 18) parts.push(`<path d="M0 ${y} Q ${width / 2} ${y + 22} ${width} ${y}" stroke="#ffffff" stroke-opacity="0.35" stroke-width="2" fill="none"/>`);
+  for (let y = 12; y < height; y += 18)
+    parts.push(
+      `<path d="M0 ${y} Q ${width / 2} ${y + 22} ${width} ${y}" stroke="#ffffff" stroke-opacity="0.35" stroke-width="2" fill="none"/>`,
+    );
   return parts;
 }
 
@@ -180,10 +245,15 @@ function cardBackground(width: number, height: number, tint: string): string[] {
 export function renderFront(h: Holder): Buffer {
   const j = JURISDICTIONS.find((x) => x.code === h.jurisdiction)!;
   const parts = cardBackground(856, 540, h.country === 'USA' ? '#d9e6f2' : '#e3eedf');
-  const t = (x: number, y: number, size: number, value: string, extra = '') => parts.push(`<text x="${x}" y="${y}" font-family="DejaVu Sans" font-size="${size}" ${extra}>${escapeXml(value)}</text>`);
+  const t = (x: number, y: number, size: number, value: string, extra = '') =>
+    parts.push(
+      `<text x="${x}" y="${y}" font-family="DejaVu Sans" font-size="${size}" ${extra}>${escapeXml(value)}</text>`,
+    );
   t(30, 52, 34, j.name, 'fill="#1d3b66" font-weight="bold"');
   t(560, 52, 22, h.type === 'DL' ? 'DRIVER LICENSE' : 'IDENTIFICATION CARD', 'fill="#1d3b66"');
-  parts.push('<rect x="30" y="80" width="210" height="270" fill="#b9c2cc"/><ellipse cx="135" cy="185" rx="62" ry="74" fill="#8d98a5"/><ellipse cx="135" cy="345" rx="100" ry="70" fill="#8d98a5"/>');
+  parts.push(
+    '<rect x="30" y="80" width="210" height="270" fill="#b9c2cc"/><ellipse cx="135" cy="185" rx="62" ry="74" fill="#8d98a5"/><ellipse cx="135" cy="345" rx="100" ry="70" fill="#8d98a5"/>',
+  );
   const dates = (iso: string) => (h.country === 'USA' ? usDate(iso) : iso.replace(/-/g, '/'));
   const rows: Array<[string, string]> = [
     [h.type === 'DL' ? 'DL' : 'ID', h.number],
@@ -205,15 +275,28 @@ export function renderFront(h: Holder): Buffer {
 }
 
 /** The back: the PDF417 across most of the card (or, for negative tests, a QR code), with fine print above it. */
-export async function renderBack(h: Holder, payload: string, symbology: 'pdf417' | 'qrcode' = 'pdf417'): Promise<Buffer> {
+export async function renderBack(
+  h: Holder,
+  payload: string,
+  symbology: 'pdf417' | 'qrcode' = 'pdf417',
+): Promise<Buffer> {
   const options = symbology === 'pdf417' ? { columns: 13, eclevel: 4, scale: 2, rowmult: 3 } : { scale: 6 };
-  const barcode = await bwipjs.toBuffer({ bcid: symbology, text: payload, paddingwidth: 6, paddingheight: 6, backgroundcolor: 'FFFFFF', ...options } as Parameters<typeof bwipjs.toBuffer>[0]);
+  const barcode = await bwipjs.toBuffer({
+    bcid: symbology,
+    text: payload,
+    paddingwidth: 6,
+    paddingheight: 6,
+    backgroundcolor: 'FFFFFF',
+    ...options,
+  } as Parameters<typeof bwipjs.toBuffer>[0]);
   const meta = await sharp(barcode).metadata();
   const width = symbology === 'pdf417' ? 780 : 360;
   const height = Math.round((meta.height! * width) / meta.width!);
   const code = await sharp(barcode).resize(width, height, { kernel: 'nearest' }).png().toBuffer();
   const parts = cardBackground(856, 540, h.country === 'USA' ? '#d9e6f2' : '#e3eedf');
-  parts.push(`<text x="38" y="48" font-family="DejaVu Sans" font-size="16" fill="#333">This card is the property of the issuing jurisdiction. Fictional specimen.</text>`);
+  parts.push(
+    `<text x="38" y="48" font-family="DejaVu Sans" font-size="16" fill="#333">This card is the property of the issuing jurisdiction. Fictional specimen.</text>`,
+  );
   const card = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="856" height="540">${parts.join('')}</svg>`);
   return sharp(card)
     .composite([{ input: code, left: 38, top: Math.max(70, Math.round(300 - height / 2)) }])
@@ -269,7 +352,14 @@ export async function photograph(card: Buffer, p: Photography): Promise<Buffer> 
   const frameWidth = Math.round(856 / p.fill);
   const frameHeight = Math.round(frameWidth * 0.75);
   const margin = { x: Math.round((frameWidth - 856) / 2), y: Math.round((frameHeight - 540) / 2) };
-  let photo: Buffer = await sharp({ create: { width: frameWidth, height: frameHeight, channels: 3, background: { r: table[0], g: table[1], b: table[2] } } })
+  let photo: Buffer = await sharp({
+    create: {
+      width: frameWidth,
+      height: frameHeight,
+      channels: 3,
+      background: { r: table[0], g: table[1], b: table[2] },
+    },
+  })
     .composite([{ input: cardPng, left: margin.x, top: Math.max(0, margin.y) }])
     .png()
     .toBuffer();
@@ -315,7 +405,10 @@ export async function licenceSet(count: number, firstSeed = 7000): Promise<Licen
       fill: pick(r, [0.9, 0.7, 0.55]),
     };
     const payload = encodeAamva(holder);
-    const [front, back] = await Promise.all([photograph(renderFront(holder), photography), photograph(await renderBack(holder, payload), photography)]);
+    const [front, back] = await Promise.all([
+      photograph(renderFront(holder), photography),
+      photograph(await renderBack(holder, payload), photography),
+    ]);
     const name = `${holder.jurisdiction}-v${holder.version}-${i}-r${photography.rotation}-t${photography.tilt}-p${photography.perspective}${photography.blur ? '-blur' : ''}${photography.glare ? '-glare' : ''}-q${photography.jpegQuality}`;
     out.push({ name, holder, photography, payload, front, back });
   }

@@ -8,10 +8,17 @@ export const FRAME = { width: 480, height: 640 };
 
 /** A photo at the burst's frame size (cover, anchored at the top where the heads are), re-encoded as a camera frame. */
 export function asFrame(photo: Buffer): Promise<Buffer> {
-  return sharp(photo).rotate().resize(FRAME.width, FRAME.height, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
+  return sharp(photo)
+    .rotate()
+    .resize(FRAME.width, FRAME.height, { fit: 'cover', position: 'top' })
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
-/** Different photos of one person, resized to one size: one burst per ordered choice of `count` photos (at most `limit`). */
+/**
+ * Different photos of one person, resized to one size: one burst per ordered choice of `count` photos (at most
+ * `limit`).
+ */
 export async function differentPhotos(photos: Buffer[], count: number, limit: number): Promise<Buffer[][]> {
   const frames = await Promise.all(photos.map(asFrame));
   const bursts: number[][] = [];
@@ -39,7 +46,11 @@ export function handMoves(frames: number, seed: number): Placement[] {
     state = (state * 48271) % 2147483647;
     return (state / 2147483647) * 2 - 1;
   };
-  return Array.from({ length: frames }, (_, i) => (i === 0 ? { dx: 0, dy: 0, scale: 1, angle: 0 } : { dx: 25 * next(), dy: 20 * next(), scale: 1 + 0.08 * next(), angle: 5 * next() }));
+  return Array.from({ length: frames }, (_, i) =>
+    i === 0
+      ? { dx: 0, dy: 0, scale: 1, angle: 0 }
+      : { dx: 25 * next(), dy: 20 * next(), scale: 1 + 0.08 * next(), angle: 5 * next() },
+  );
 }
 
 /** One photo held in front of a camera in a room (a fixed backdrop), moved by `moves`. */
@@ -50,7 +61,11 @@ export async function movedPhoto(photo: Buffer, backdrop: Buffer, moves: Placeme
     moves.map(async (move) => {
       const held = await sharp(photo)
         .rotate()
-        .resize({ width: Math.round(base * move.scale), height: Math.round(FRAME.height * 0.7 * move.scale), fit: 'inside' })
+        .resize({
+          width: Math.round(base * move.scale),
+          height: Math.round(FRAME.height * 0.7 * move.scale),
+          fit: 'inside',
+        })
         .rotate(move.angle, { background: { r: 0, g: 0, b: 0, alpha: 0 } })
         .png()
         .toBuffer();

@@ -42,11 +42,25 @@ async function judge(kind: Kind, name: string, frames: Buffer[], gesture: Gestur
   const started = performance.now();
   let line: string;
   try {
-    const prepared = await prepareAntispoof({ frames, ...(gesture ? { challengeId: 'chl_eval' } : {}) }, context, { challenges, accounts });
+    const prepared = await prepareAntispoof({ frames, ...(gesture ? { challengeId: 'chl_eval' } : {}) }, context, {
+      challenges,
+      accounts,
+    });
     const { check } = await runAntispoof(engine, prepared, context, challenges);
-    const data = check.data as { result: string; burst: { evidence: { name: string; passed: boolean }[] }; passive: { evidence: { name: string; passed: boolean }[] } };
-    const failed = [...data.burst.evidence, ...data.passive.evidence].filter((e) => !e.passed && e.name !== 'blink' && e.name !== 'smile').map((e) => e.name);
-    const reasons = [check.error ? check.error.replace(/:.*?(;|$)/g, '$1') : '', failed.length ? `[${failed.join(', ')}]` : ''].join(' ').trim();
+    const data = check.data as {
+      result: string;
+      burst: { evidence: { name: string; passed: boolean }[] };
+      passive: { evidence: { name: string; passed: boolean }[] };
+    };
+    const failed = [...data.burst.evidence, ...data.passive.evidence]
+      .filter((e) => !e.passed && e.name !== 'blink' && e.name !== 'smile')
+      .map((e) => e.name);
+    const reasons = [
+      check.error ? check.error.replace(/:.*?(;|$)/g, '$1') : '',
+      failed.length ? `[${failed.join(', ')}]` : '',
+    ]
+      .join(' ')
+      .trim();
     results.push({ kind, name, live: data.result === 'live', passed: check.status === 'passed', reasons });
     line = `${check.status.padEnd(6)} ${data.result.padEnd(5)} ${reasons}`;
   } catch (error) {
@@ -54,7 +68,9 @@ async function judge(kind: Kind, name: string, frames: Buffer[], gesture: Gestur
     results.push({ kind, name, live: false, passed: false, reasons: code });
     line = `refused ${code}: ${(error as Error).message}`;
   }
-  console.log(`${kind.padEnd(16)} ${name.padEnd(58)} ${String(Math.round(performance.now() - started)).padStart(6)} ms  ${line}`);
+  console.log(
+    `${kind.padEnd(16)} ${name.padEnd(58)} ${String(Math.round(performance.now() - started)).padStart(6)} ms  ${line}`,
+  );
 }
 
 const HEAD = { x: 60, y: 0, width: 480, height: 360 };
@@ -66,7 +82,11 @@ const starts = QUICK ? [4.0, 6.0] : [3.7, 4.2, 4.7, 5.2, 5.7, 6.2, 6.7, 7.2];
 for (const start of starts) {
   for (const step of [100, 200, 400].filter((ms) => start + (5 * ms) / 1000 <= 7.6)) {
     // within the shot: C ends with a cut at 7.88 s
-    await judge('live', `video shot C ${start.toFixed(1)} s, 6 frames ${step} ms apart`, await videoFrames(start, 6, step, HEAD));
+    await judge(
+      'live',
+      `video shot C ${start.toFixed(1)} s, 6 frames ${step} ms apart`,
+      await videoFrames(start, 6, step, HEAD),
+    );
   }
 }
 // He turns his head to his right from 6.1 s and from 3.7 s: six frames over 1.2 s, as the page
@@ -82,14 +102,23 @@ for (const start of turns) {
   }
 }
 for (const offset of QUICK ? [0] : [0, 100, 200]) {
-  await judge('live', `looped clip (browser camera) from ${offset} ms, asked turn_right`, await pingPongFrames(6.1, 1.2, HEAD, SIZE, offset, 6, 400), 'turn_right');
+  await judge(
+    'live',
+    `looped clip (browser camera) from ${offset} ms, asked turn_right`,
+    await pingPongFrames(6.1, 1.2, HEAD, SIZE, offset, 6, 400),
+    'turn_right',
+  );
 }
 
 // The live bursts played on a tablet held up to the camera (one device, one place: every frame
 // is the same scene, only the video on the screen moves).
 for (const start of QUICK ? [4.7] : [3.7, 4.7, 5.7, 6.7]) {
   const frames = await videoFrames(start, 6, 100, HEAD);
-  await judge('screen_video', `video shot C ${start.toFixed(1)} s on a tablet`, await Promise.all(frames.map((frame) => screenReplay(frame, 7))));
+  await judge(
+    'screen_video',
+    `video shot C ${start.toFixed(1)} s on a tablet`,
+    await Promise.all(frames.map((frame) => screenReplay(frame, 7))),
+  );
 }
 
 // Attacks from photos.
@@ -104,7 +133,8 @@ function labels(set: string): { file: string; identity: string }[] {
 }
 const people = new Map<string, string[]>();
 for (const set of ['face_recognition-obama-biden', 'faceapi-bbt-identities']) {
-  for (const { file, identity } of labels(set)) people.set(`${set}/${identity}`, [...(people.get(`${set}/${identity}`) ?? []), `${set}/${file}`]);
+  for (const { file, identity } of labels(set))
+    people.set(`${set}/${identity}`, [...(people.get(`${set}/${identity}`) ?? []), `${set}/${file}`]);
 }
 const perPerson = QUICK ? 1 : 3;
 for (const [person, files] of people) {
@@ -114,14 +144,25 @@ for (const [person, files] of people) {
     3,
     perPerson,
   );
-  for (const [i, burst] of bursts.entries()) await judge('different_photos', `${person} #${i + 1} (3 photos at one size)`, burst);
+  for (const [i, burst] of bursts.entries())
+    await judge('different_photos', `${person} #${i + 1} (3 photos at one size)`, burst);
 }
-const rooms = readdirSync(`${DATA}no-face-negatives`).filter((f) => /landscape|object|text/i.test(f) && /\.(jpe?g|png)$/i.test(f));
+const rooms = readdirSync(`${DATA}no-face-negatives`).filter(
+  (f) => /landscape|object|text/i.test(f) && /\.(jpe?g|png)$/i.test(f),
+);
 let seed = 0;
 for (const [person, files] of people) {
   for (const file of files.slice(0, QUICK ? 1 : 2)) {
     const room = rooms[seed % rooms.length]!;
-    await judge('moved_photo', `${file} held up in ${room}`, await movedPhoto(readFileSync(`${DATA}${file}`), readFileSync(`${DATA}no-face-negatives/${room}`), handMoves(4, ++seed)));
+    await judge(
+      'moved_photo',
+      `${file} held up in ${room}`,
+      await movedPhoto(
+        readFileSync(`${DATA}${file}`),
+        readFileSync(`${DATA}no-face-negatives/${room}`),
+        handMoves(4, ++seed),
+      ),
+    );
   }
 }
 

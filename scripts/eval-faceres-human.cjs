@@ -24,7 +24,10 @@ const networkFetch = globalThis.fetch;
 globalThis.fetch = async (url, options) => {
   const href = String(url);
   if (!href.startsWith('file://')) return networkFetch(url, options);
-  return new Response(fs.readFileSync(new URL(href)), { status: 200, headers: { 'content-type': href.endsWith('.json') ? 'application/json' : 'application/octet-stream' } });
+  return new Response(fs.readFileSync(new URL(href)), {
+    status: 200,
+    headers: { 'content-type': href.endsWith('.json') ? 'application/json' : 'application/octet-stream' },
+  });
 };
 
 const off = { enabled: false };
@@ -33,7 +36,16 @@ const human = new Human({
   wasmPath: wasmDir,
   debug: false,
   modelBasePath: `file://${path.join(root, 'node_modules/@vladmandic/human/models')}/`,
-  face: { enabled: true, detector: { rotation: true, maxDetected: 5, minConfidence: 0.2 }, mesh: { enabled: true }, iris: off, description: { enabled: true }, emotion: off, antispoof: off, liveness: off },
+  face: {
+    enabled: true,
+    detector: { rotation: true, maxDetected: 5, minConfidence: 0.2 },
+    mesh: { enabled: true },
+    iris: off,
+    description: { enabled: true },
+    emotion: off,
+    antispoof: off,
+    liveness: off,
+  },
   body: off,
   hand: off,
   object: off,
@@ -51,11 +63,23 @@ async function scores(set) {
     .map((line) => line.split(','));
   const embedding = {};
   for (const file of new Set(rows.flatMap((r) => [r[0], r[1]]))) {
-    const { data: rgb, info } = await sharp(path.join(dir, file)).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-    const input = human.tf.tidy(() => human.tf.cast(human.tf.expandDims(human.tf.tensor3d(new Uint8Array(rgb), [info.height, info.width, 3]), 0), 'float32'));
+    const { data: rgb, info } = await sharp(path.join(dir, file))
+      .rotate()
+      .removeAlpha()
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const input = human.tf.tidy(() =>
+      human.tf.cast(
+        human.tf.expandDims(human.tf.tensor3d(new Uint8Array(rgb), [info.height, info.width, 3]), 0),
+        'float32',
+      ),
+    );
     const result = await human.detect(input);
     input.dispose();
-    const largest = result.face.filter((f) => f.embedding?.length).sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3])[0];
+    const largest = result.face
+      .filter((f) => f.embedding?.length)
+      .sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3])[0];
     embedding[file] = largest?.embedding;
   }
   const same = [];
@@ -66,7 +90,10 @@ async function scores(set) {
       missing++;
       continue;
     }
-    (label === 'Yes' ? same : different).push({ score: human.match.similarity(embedding[a], embedding[b]), pair: `${a}~${b}` });
+    (label === 'Yes' ? same : different).push({
+      score: human.match.similarity(embedding[a], embedding[b]),
+      pair: `${a}~${b}`,
+    });
   }
   same.sort((x, y) => x.score - y.score);
   different.sort((x, y) => y.score - x.score);
@@ -85,14 +112,18 @@ function eer({ same, different }) {
 
 (async () => {
   await human.load();
-  const sets = ['face_recognition-obama-biden', 'faceapi-bbt-identities'].filter((s) => fs.existsSync(path.join(data, s)));
+  const sets = ['face_recognition-obama-biden', 'faceapi-bbt-identities'].filter((s) =>
+    fs.existsSync(path.join(data, s)),
+  );
   const measured = [];
   for (const set of sets) measured.push(await scores(set));
   for (const [i, m] of measured.entries()) {
     const e = eer(m);
     const other = measured[1 - i];
     const pct = (n, d) => `${((100 * n) / d).toFixed(1)}% (${n}/${d})`;
-    console.log(`${m.set}: ${m.same.length} same, ${m.different.length} different pairs (${m.missing} without a face); EER ${(100 * e.rate).toFixed(1)}% at ${e.at.toFixed(3)}`);
+    console.log(
+      `${m.set}: ${m.same.length} same, ${m.different.length} different pairs (${m.missing} without a face); EER ${(100 * e.rate).toFixed(1)}% at ${e.at.toFixed(3)}`,
+    );
     console.log(
       `  weakest same: ${m.same
         .slice(0, 4)

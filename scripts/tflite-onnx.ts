@@ -159,7 +159,10 @@ export interface TfliteOperator {
   options: TfliteOptions;
 }
 
-/** The main subgraph of a model: its tensors (constants with their data), operators in execution order, graph inputs and outputs. */
+/**
+ * The main subgraph of a model: its tensors (constants with their data), operators in execution order, graph inputs and
+ * outputs.
+ */
 export interface TfliteModel {
   description: string;
   tensors: TfliteTensor[];
@@ -171,7 +174,8 @@ export interface TfliteModel {
 /** Reads subgraph 0 of a .tflite flatbuffer. */
 export function readTflite(bytes: Uint8Array): TfliteModel {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (new TextDecoder().decode(bytes.subarray(4, 8)) !== 'TFL3') throw new Error('not a TFLite flatbuffer (no TFL3 identifier)');
+  if (new TextDecoder().decode(bytes.subarray(4, 8)) !== 'TFL3')
+    throw new Error('not a TFLite flatbuffer (no TFL3 identifier)');
   // Model: version 0, operator_codes 1, subgraphs 2, description 3, buffers 4
   const model = new Table(view, view.getUint32(0, true));
   const buffers = model.tables(4).map((buffer) => {
@@ -210,14 +214,34 @@ export function readTflite(bytes: Uint8Array): TfliteModel {
 }
 
 function readOptions(op: string, t: Table | null): TfliteOptions {
-  const o: TfliteOptions = { padding: 'SAME', strides: [1, 1], dilations: [1, 1], depthMultiplier: 1, activation: 0, newShape: [] };
+  const o: TfliteOptions = {
+    padding: 'SAME',
+    strides: [1, 1],
+    dilations: [1, 1],
+    depthMultiplier: 1,
+    activation: 0,
+    newShape: [],
+  };
   if (!t) return o;
   const padding = t.int8(0) === 1 ? 'VALID' : 'SAME'; // enum Padding { SAME, VALID }, slot 0 of the conv options
   switch (op) {
     case 'CONV_2D': // padding 0, stride_w 1, stride_h 2, fused_activation_function 3, dilation_w_factor 4, dilation_h_factor 5
-      return { ...o, padding, strides: [t.int32(2), t.int32(1)], activation: t.int8(3), dilations: [t.int32(5, 1), t.int32(4, 1)] };
+      return {
+        ...o,
+        padding,
+        strides: [t.int32(2), t.int32(1)],
+        activation: t.int8(3),
+        dilations: [t.int32(5, 1), t.int32(4, 1)],
+      };
     case 'DEPTHWISE_CONV_2D': // padding 0, stride_w 1, stride_h 2, depth_multiplier 3, fused_activation_function 4, dilation_w_factor 5, dilation_h_factor 6
-      return { ...o, padding, strides: [t.int32(2), t.int32(1)], depthMultiplier: t.int32(3), activation: t.int8(4), dilations: [t.int32(6, 1), t.int32(5, 1)] };
+      return {
+        ...o,
+        padding,
+        strides: [t.int32(2), t.int32(1)],
+        depthMultiplier: t.int32(3),
+        activation: t.int8(4),
+        dilations: [t.int32(6, 1), t.int32(5, 1)],
+      };
     case 'ADD':
     case 'SUB':
     case 'MUL': // fused_activation_function 0
@@ -229,7 +253,9 @@ function readOptions(op: string, t: Table | null): TfliteOptions {
   }
 }
 
-/** A constant's values as float32: float32 as stored, float16 widened, int8/uint8 dequantised (per tensor or per axis). */
+/**
+ * A constant's values as float32: float32 as stored, float16 widened, int8/uint8 dequantised (per tensor or per axis).
+ */
 export function constantValues(t: TfliteTensor): Float32Array {
   if (!t.data) throw new Error(`${t.name} is not a constant`);
   const bytes = Uint8Array.from(t.data); // a copy: the model's buffers are not always aligned for a Float32Array view
@@ -255,17 +281,29 @@ function half(h: number): number {
   return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
 }
 
-/** TFLite's SAME padding of one spatial axis, [before, after]: an output of ceil(size / stride), any odd pixel after. */
+/**
+ * TFLite's SAME padding of one spatial axis, [before, after]: an output of ceil(size / stride), any odd pixel after.
+ */
 function samePadding(size: number, kernel: number, stride: number, dilation: number): [number, number] {
   const total = Math.max((Math.ceil(size / stride) - 1) * stride + (kernel - 1) * dilation + 1 - size, 0);
   return [Math.floor(total / 2), total - Math.floor(total / 2)];
 }
 
-const ONNX_ELEMENTWISE: Record<string, string> = { ADD: 'Add', SUB: 'Sub', MUL: 'Mul', RELU: 'Relu', ABS: 'Abs', TANH: 'Tanh', LOGISTIC: 'Sigmoid' };
+const ONNX_ELEMENTWISE: Record<string, string> = {
+  ADD: 'Add',
+  SUB: 'Sub',
+  MUL: 'Mul',
+  RELU: 'Relu',
+  ABS: 'Abs',
+  TANH: 'Tanh',
+  LOGISTIC: 'Sigmoid',
+};
 
 /**
- * The main subgraph of a float TFLite model (float16 or int8 constants are dequantised to float32) as an ONNX model (opset 13)
- * with batch 1: input `input` NHWC float32 as in TFLite, outputs under their TFLite names. Rank-4 activations are NCHW inside,
+ * The main subgraph of a float TFLite model (float16 or int8 constants are dequantised to float32) as an ONNX model
+ * (opset 13)
+ * with batch 1: input `input` NHWC float32 as in TFLite, outputs under their TFLite names. Rank-4 activations are NCHW
+ * inside,
  * so convolutions follow each other without transposes; only the input, RESHAPE and rank-4 outputs transpose.
  */
 export function tfliteToOnnx(bytes: Uint8Array): Uint8Array {
@@ -277,11 +315,14 @@ export function tfliteToOnnx(bytes: Uint8Array): Uint8Array {
   };
   const rank4 = (i: number) => tensor(i).shape.length === 4;
   const input = tensor(inputs[0]!);
-  if (inputs.length !== 1 || input.type !== TensorType.FLOAT32) throw new Error('only models with one float32 input are converted');
+  if (inputs.length !== 1 || input.type !== TensorType.FLOAT32)
+    throw new Error('only models with one float32 input are converted');
 
   // DEQUANTIZE of a constant (float16 or int8 weights) folds into a float32 constant.
   const folded = new Map<number, Float32Array>();
-  for (const op of operators) if (op.op === 'DEQUANTIZE' && tensor(op.inputs[0]!).data) folded.set(op.outputs[0]!, constantValues(tensor(op.inputs[0]!)));
+  for (const op of operators)
+    if (op.op === 'DEQUANTIZE' && tensor(op.inputs[0]!).data)
+      folded.set(op.outputs[0]!, constantValues(tensor(op.inputs[0]!)));
   const isConstant = (i: number) => folded.has(i) || tensor(i).data !== null;
   const constant = (i: number): Float32Array => folded.get(i) ?? constantValues(tensor(i));
 
@@ -304,7 +345,10 @@ export function tfliteToOnnx(bytes: Uint8Array): Uint8Array {
     if (!nchw || shape.length > 4) return g.weight(`c${n++}`, shape, data);
     const [batch, h, w, c] = [...Array<number>(4 - shape.length).fill(1), ...shape] as [number, number, number, number];
     const out = new Float32Array(data.length);
-    for (let b = 0; b < batch; b++) for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) for (let k = 0; k < c; k++) out[((b * c + k) * h + y) * w + x] = data[((b * h + y) * w + x) * c + k]!;
+    for (let b = 0; b < batch; b++)
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++)
+          for (let k = 0; k < c; k++) out[((b * c + k) * h + y) * w + x] = data[((b * h + y) * w + x) * c + k]!;
     return g.weight(`c${n++}`, [batch, c, h, w], out);
   };
   const scalar = (v: number) => g.weight(`c${n++}`, [], Float32Array.of(v));
@@ -321,14 +365,18 @@ export function tfliteToOnnx(bytes: Uint8Array): Uint8Array {
     const [, inH, inW, inC] = tensor(x).shape as [number, number, number, number];
     const [o0, kh, kw, o3] = tensor(w).shape as [number, number, number, number];
     const filters = constant(w);
-    // ONNX Conv wants [out, in / group, kh, kw]: TFLite conv filters are OHWI, depthwise ones 1HW(C*M), output channel c*M + m
+    // ONNX Conv wants [out, in / group, kh, kw]: TFLite conv filters are OHWI, depthwise ones 1HW(C*M), output channel
+    // c*M + m
     const depthwise = op.op === 'DEPTHWISE_CONV_2D';
     const out = depthwise ? o3 : o0;
     const per = depthwise ? 1 : o3;
     const data = new Float32Array(filters.length);
     for (let o = 0; o < out; o++)
       for (let i = 0; i < per; i++)
-        for (let y = 0; y < kh; y++) for (let xx = 0; xx < kw; xx++) data[((o * per + i) * kh + y) * kw + xx] = filters[depthwise ? (y * kw + xx) * out + o : ((o * kh + y) * kw + xx) * per + i]!;
+        for (let y = 0; y < kh; y++)
+          for (let xx = 0; xx < kw; xx++)
+            data[((o * per + i) * kh + y) * kw + xx] =
+              filters[depthwise ? (y * kw + xx) * out + o : ((o * kh + y) * kw + xx) * per + i]!;
     const { strides, dilations } = op.options;
     // explicit pads, as TFLite computes them, rather than trusting auto_pad to agree
     let pads = [0, 0, 0, 0];
@@ -339,7 +387,10 @@ export function tfliteToOnnx(bytes: Uint8Array): Uint8Array {
     }
     const args = [value(x), g.weight(`w${n++}`, [out, per, kh, kw], data)];
     if (bias >= 0) args.push(operand(bias, false));
-    return activate(g.node('Conv', args, { kernel_shape: [kh, kw], strides, dilations, pads, group: depthwise ? inC : 1 }), op.options.activation);
+    return activate(
+      g.node('Conv', args, { kernel_shape: [kh, kw], strides, dilations, pads, group: depthwise ? inC : 1 }),
+      op.options.activation,
+    );
   };
   const convert = (op: TfliteOperator): string => {
     const [a = -1, b = -1] = op.inputs;
@@ -351,7 +402,10 @@ export function tfliteToOnnx(bytes: Uint8Array): Uint8Array {
       case 'ADD':
       case 'SUB':
       case 'MUL':
-        return activate(g.node(ONNX_ELEMENTWISE[op.op]!, [operand(a, rank4(out)), operand(b, rank4(out))]), op.options.activation);
+        return activate(
+          g.node(ONNX_ELEMENTWISE[op.op]!, [operand(a, rank4(out)), operand(b, rank4(out))]),
+          op.options.activation,
+        );
       case 'RELU':
       case 'ABS':
       case 'TANH':
@@ -360,7 +414,10 @@ export function tfliteToOnnx(bytes: Uint8Array): Uint8Array {
       case 'RELU6':
         return activate(value(a), 3);
       case 'PRELU': // relu(x) + alpha * min(x, 0): the values of ONNX PRelu, whose kernel measured slower (see below)
-        return g.node('Add', [g.node('Relu', [value(a)]), g.node('Mul', [g.node('Min', [value(a), scalar(0)]), operand(b, rank4(out))])]);
+        return g.node('Add', [
+          g.node('Relu', [value(a)]),
+          g.node('Mul', [g.node('Min', [value(a), scalar(0)]), operand(b, rank4(out))]),
+        ]);
       case 'RESHAPE': {
         // TFLite reshapes in NHWC order, so back from NCHW first; the target is the output's shape with batch 1
         const from = tensor(a).shape;
@@ -378,12 +435,16 @@ export function tfliteToOnnx(bytes: Uint8Array): Uint8Array {
   };
 
   names.set(inputs[0]!, rank4(inputs[0]!) ? g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] }) : 'input');
-  // Op for op. TOCO writes tf's PReLU as RELU, ABS, SUB, MUL, ADD; fusing those into one ONNX PRelu (the same bits) made the whole
-  // model up to 1.8x slower on onnxruntime-node's CPU (11.8 against 6.7 ms on noise), and relu + alpha * min(x, 0) saved only ~5%.
+  // Op for op. TOCO writes tf's PReLU as RELU, ABS, SUB, MUL, ADD; fusing those into one ONNX PRelu (the same bits)
+  // made the whole
+  // model up to 1.8x slower on onnxruntime-node's CPU (11.8 against 6.7 ms on noise), and relu + alpha * min(x, 0)
+  // saved only ~5%.
   for (const op of operators) if (!folded.has(op.outputs[0]!)) names.set(op.outputs[0]!, convert(op));
   const outputNames = outputs.map((o) => {
     const t = tensor(o);
-    return rank4(o) ? g.node('Transpose', [value(o)], { perm: [0, 2, 3, 1] }, t.name) : g.node('Identity', [value(o)], {}, t.name);
+    return rank4(o)
+      ? g.node('Transpose', [value(o)], { perm: [0, 2, 3, 1] }, t.name)
+      : g.node('Identity', [value(o)], {}, t.name);
   });
   return g.toModel({ name: 'input', dims: [1, ...input.shape.slice(1)] }, outputNames);
 }
@@ -410,12 +471,17 @@ export async function mobileFaceNetSession(path: string, threads = 1): Promise<M
   const { tensors, inputs, outputs } = readTflite(bytes);
   const side = tensors[inputs[0]!]!.shape[1]!;
   const output = tensors[outputs[0]!]!;
-  const session = await ort.InferenceSession.create(tfliteToOnnx(bytes), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(tfliteToOnnx(bytes), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
   return {
     side,
     dims: output.shape.at(-1)!,
     async embed(chip) {
-      if (chip.width !== side || chip.height !== side || chip.data.length !== side * side * 3) throw new RangeError(`a ${side}x${side} RGB chip is expected`);
+      if (chip.width !== side || chip.height !== side || chip.data.length !== side * side * 3)
+        throw new RangeError(`a ${side}x${side} RGB chip is expected`);
       // the model's input: (v - 127.5) / 128 of each RGB byte (a loop: Float32Array.from with a map took 8 ms)
       const pixels = new Float32Array(chip.data.length);
       for (let i = 0; i < pixels.length; i++) pixels[i] = (chip.data[i]! - 127.5) / 128;

@@ -45,9 +45,15 @@ Examples:
 program
   .command('serve')
   .description('run the service (embedded store in VERITY_DATA_DIR unless DATABASE_URL is set)')
-  .option('--workers <n>', 'HTTP worker processes on the one port (default: VERITY_WORKERS, else one per core on PostgreSQL, one on the embedded store); SIGHUP replaces them one at a time')
+  .option(
+    '--workers <n>',
+    'HTTP worker processes on the one port (default: VERITY_WORKERS, else one per core on PostgreSQL, one on the embedded store); SIGHUP replaces them one at a time',
+  )
   .action(async (opts: { workers?: string }) => {
-    const [{ loadConfig }, { isClusterWorker, runWorker, runPrimary, workerCount }] = await Promise.all([import('./config.js'), import('./cluster.js')]);
+    const [{ loadConfig }, { isClusterWorker, runWorker, runPrimary, workerCount }] = await Promise.all([
+      import('./config.js'),
+      import('./cluster.js'),
+    ]);
     const config = loadConfig();
     // A forked worker shares the port its primary already checked (and may hold through a reload).
     if (isClusterWorker()) return runWorker(config);
@@ -74,7 +80,13 @@ program
 
 /** Runs `work` against the store: the running service's, else the data dir opened directly. */
 async function withCore<T>(work: (core: Core) => Promise<T>): Promise<T> {
-  const [{ loadConfig, resolveEncryptionKey }, { openStoreForCommand }, { createOrm, migrate }, { entities }, { Core }] = await Promise.all([
+  const [
+    { loadConfig, resolveEncryptionKey },
+    { openStoreForCommand },
+    { createOrm, migrate },
+    { entities },
+    { Core },
+  ] = await Promise.all([
     import('./config.js'),
     import('./core/db/store.js'),
     import('./core/db/orm.js'),
@@ -87,7 +99,12 @@ async function withCore<T>(work: (core: Core) => Promise<T>): Promise<T> {
     const orm = await createOrm(store.url, { entities, poolMax: 1 });
     try {
       await migrate(orm);
-      const core = new Core({ orm, encryptionKey: await resolveEncryptionKey(config), allowInsecureCallbacks: config.allowInsecureCallbacks, keyActivationSeconds: config.keyActivationSeconds });
+      const core = new Core({
+        orm,
+        encryptionKey: await resolveEncryptionKey(config),
+        allowInsecureCallbacks: config.allowInsecureCallbacks,
+        keyActivationSeconds: config.keyActivationSeconds,
+      });
       return await work(core);
     } finally {
       await orm.close();
@@ -130,11 +147,16 @@ function print(value: unknown, view?: TableView, text: { wrapCells?: boolean } =
     return;
   }
   const wide = options.wide === true;
-  process.stdout.write(`${asTable(view ? view(value, wide) : value, { width: wide ? Infinity : TABLE_WIDTH, ...text })}\n`);
+  process.stdout.write(
+    `${asTable(view ? view(value, wide) : value, { width: wide ? Infinity : TABLE_WIDTH, ...text })}\n`,
+  );
 }
 
 /** Runs long work with a progress bar on stderr for people (a terminal, no --json); scripts see nothing of it. */
-async function withProgress<T>(label: string, work: (update: (done: number, total: number) => void) => Promise<T>): Promise<T> {
+async function withProgress<T>(
+  label: string,
+  work: (update: (done: number, total: number) => void) => Promise<T>,
+): Promise<T> {
   const progress = progressBar(label, process.stderr, { quiet: program.opts<{ json?: boolean }>().json === true });
   try {
     return await work((done, total) => progress.update(done, total));
@@ -143,7 +165,9 @@ async function withProgress<T>(label: string, work: (update: (done: number, tota
   }
 }
 
-const admin = program.command('admin').description('operate tenants and credentials (a table on a terminal, JSON otherwise)');
+const admin = program
+  .command('admin')
+  .description('operate tenants and credentials (a table on a terminal, JSON otherwise)');
 const projectOption = () => new Option('--project <id>', 'project id (default: the demo project)');
 
 async function projectIdOf(core: Core, given: string | undefined): Promise<string> {
@@ -171,7 +195,9 @@ project
   .command('create')
   .requiredOption('--name <name>')
   .option('--balance <amount>', 'opening wallet balance', Number)
-  .action((opts) => withCore(async (core) => print(await core.tenancy.createProject({ name: opts.name, balance: opts.balance }))));
+  .action((opts) =>
+    withCore(async (core) => print(await core.tenancy.createProject({ name: opts.name, balance: opts.balance }))),
+  );
 project
   .command('topup')
   .description('add money to a project wallet')
@@ -184,7 +210,9 @@ project
       print(await core.tenancy.getProject(projectId));
     }),
   );
-project.command('list').action(() => withCore(async (core) => print(await core.tenancy.listProjects(), views.projects)));
+project
+  .command('list')
+  .action(() => withCore(async (core) => print(await core.tenancy.listProjects(), views.projects)));
 
 const apikey = admin.command('apikey').description('API keys (the key is printed once)');
 apikey
@@ -192,54 +220,125 @@ apikey
   .addOption(projectOption())
   .option('--name <name>')
   .option('--mode <mode>', 'live, or test for a sandbox key (vk_test_...)', 'live')
-  .action((opts) => withCore(async (core) => print(await core.tenancy.createApiKey({ projectId: await projectIdOf(core, opts.project), name: opts.name, mode: opts.mode }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(
+        await core.tenancy.createApiKey({
+          projectId: await projectIdOf(core, opts.project),
+          name: opts.name,
+          mode: opts.mode,
+        }),
+      ),
+    ),
+  );
 apikey
   .command('revoke <apiKeyId>')
   .addOption(projectOption())
-  .action((apiKeyId, opts) => withCore(async (core) => print(await core.tenancy.revokeApiKey({ projectId: await projectIdOf(core, opts.project), apiKeyId }))));
+  .action((apiKeyId, opts) =>
+    withCore(async (core) =>
+      print(await core.tenancy.revokeApiKey({ projectId: await projectIdOf(core, opts.project), apiKeyId })),
+    ),
+  );
 apikey
   .command('list')
   .addOption(projectOption())
-  .action((opts) => withCore(async (core) => print(await core.tenancy.listApiKeys(await projectIdOf(core, opts.project)), views.apiKeys)));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(await core.tenancy.listApiKeys(await projectIdOf(core, opts.project)), views.apiKeys),
+    ),
+  );
 
 const workflow = admin.command('workflow').description('bundles of checks');
 workflow
   .command('create')
   .addOption(projectOption())
-  .requiredOption('--features <list>', 'comma-separated: id_verification,liveness,face_match,age,credential,location', list)
+  .requiredOption(
+    '--features <list>',
+    'comma-separated: id_verification,liveness,face_match,age,credential,location',
+    list,
+  )
   .option('--name <name>', 'name', 'workflow')
-  .action((opts) => withCore(async (core) => print(await core.tenancy.createWorkflow({ projectId: await projectIdOf(core, opts.project), name: opts.name, features: opts.features }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(
+        await core.tenancy.createWorkflow({
+          projectId: await projectIdOf(core, opts.project),
+          name: opts.name,
+          features: opts.features,
+        }),
+      ),
+    ),
+  );
 workflow
   .command('list')
   .addOption(projectOption())
-  .action((opts) => withCore(async (core) => print(await core.tenancy.listWorkflows(await projectIdOf(core, opts.project)), views.workflows)));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(await core.tenancy.listWorkflows(await projectIdOf(core, opts.project)), views.workflows),
+    ),
+  );
 
-const callback = admin.command('callback').description('webhook destinations and signing secrets, per mode (live, or test for the sessions of vk_test_ keys)');
-const webhookModeOption = () => new Option('--mode <mode>', 'live, or test: the settings test-mode events use').choices(['live', 'test']).default('live');
+const callback = admin
+  .command('callback')
+  .description('webhook destinations and signing secrets, per mode (live, or test for the sessions of vk_test_ keys)');
+const webhookModeOption = () =>
+  new Option('--mode <mode>', 'live, or test: the settings test-mode events use')
+    .choices(['live', 'test'])
+    .default('live');
 callback
   .command('approve <url>')
   .description("approve a destination for per-session callbacks of the mode's sessions")
   .addOption(projectOption())
   .addOption(webhookModeOption())
-  .action((url, opts) => withCore(async (core) => print(await core.tenancy.approveCallback({ projectId: await projectIdOf(core, opts.project), url, mode: opts.mode }))));
+  .action((url, opts) =>
+    withCore(async (core) =>
+      print(
+        await core.tenancy.approveCallback({ projectId: await projectIdOf(core, opts.project), url, mode: opts.mode }),
+      ),
+    ),
+  );
 callback
   .command('default <url>')
   .description('set the mode\'s app-level callback URL ("none" clears it; test events without one are kept, not sent)')
   .addOption(projectOption())
   .addOption(webhookModeOption())
-  .action((url, opts) => withCore(async (core) => print(await core.tenancy.setDefaultCallback({ projectId: await projectIdOf(core, opts.project), url: url === 'none' ? null : url, mode: opts.mode }))));
+  .action((url, opts) =>
+    withCore(async (core) =>
+      print(
+        await core.tenancy.setDefaultCallback({
+          projectId: await projectIdOf(core, opts.project),
+          url: url === 'none' ? null : url,
+          mode: opts.mode,
+        }),
+      ),
+    ),
+  );
 callback
   .command('list')
   .description('approved destinations of both modes')
   .addOption(projectOption())
-  .action((opts) => withCore(async (core) => print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)), views.callbacks)));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(await core.tenancy.listCallbacks(await projectIdOf(core, opts.project)), views.callbacks),
+    ),
+  );
 callback
   .command('rotate-secret')
   .description('a new signing secret for the mode (printed once); the old one keeps signing alongside for the overlap')
   .addOption(projectOption())
   .addOption(webhookModeOption())
   .option('--overlap-hours <hours>', 'hours the old secret keeps signing alongside (0 to 720)', '24')
-  .action((opts) => withCore(async (core) => print(await core.tenancy.rotateWebhookSecret({ projectId: await projectIdOf(core, opts.project), mode: opts.mode, overlapHours: Number(opts.overlapHours) }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(
+        await core.tenancy.rotateWebhookSecret({
+          projectId: await projectIdOf(core, opts.project),
+          mode: opts.mode,
+          overlapHours: Number(opts.overlapHours),
+        }),
+      ),
+    ),
+  );
 
 const session = admin.command('session').description('hosted verification sessions (what ops read at 3 a.m.)');
 session
@@ -250,7 +349,17 @@ session
   .option('--limit <n>', 'page size (1-100)', '20')
   .option('--cursor <cursor>', 'the next_cursor of the previous page')
   .action((opts) =>
-    withCore(async (core) => print(await core.sessions.list(await projectIdOf(core, opts.project), { status: opts.status, vendor_data: opts.vendorData, limit: opts.limit, cursor: opts.cursor }), views.sessionList)),
+    withCore(async (core) =>
+      print(
+        await core.sessions.list(await projectIdOf(core, opts.project), {
+          status: opts.status,
+          vendor_data: opts.vendorData,
+          limit: opts.limit,
+          cursor: opts.cursor,
+        }),
+        views.sessionList,
+      ),
+    ),
   );
 session
   .command('show <sessionId>')
@@ -278,19 +387,36 @@ webhook
   .option('--state <state>', 'pending, sending, delivered, failed, disabled or no_destination')
   .option('--session <sessionId>', 'events of one session')
   .option('--limit <n>', 'how many, newest first', '50')
-  .action((opts) => withCore(async (core) => print(await core.webhooks.listEvents(await projectIdOf(core, opts.project), { state: opts.state, sessionId: opts.session, limit: Number(opts.limit) }), views.webhookEvents)));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(
+        await core.webhooks.listEvents(await projectIdOf(core, opts.project), {
+          state: opts.state,
+          sessionId: opts.session,
+          limit: Number(opts.limit),
+        }),
+        views.webhookEvents,
+      ),
+    ),
+  );
 webhook
   .command('attempts <eventId>')
   .addOption(projectOption())
-  .action((eventId, opts) => withCore(async (core) => print(await core.webhooks.attempts(await projectIdOf(core, opts.project), eventId))));
+  .action((eventId, opts) =>
+    withCore(async (core) => print(await core.webhooks.attempts(await projectIdOf(core, opts.project), eventId))),
+  );
 webhook
   .command('resend <eventId>')
   .description('send an event again; the running service delivers it within a minute')
   .addOption(projectOption())
-  .action((eventId, opts) => withCore(async (core) => print(await core.webhooks.resend(await projectIdOf(core, opts.project), eventId))));
+  .action((eventId, opts) =>
+    withCore(async (core) => print(await core.webhooks.resend(await projectIdOf(core, opts.project), eventId))),
+  );
 webhook
   .command('health')
-  .description('per destination: success over the last hour and day, failures in a row, next retry, last error; unhealthy first')
+  .description(
+    'per destination: success over the last hour and day, failures in a row, next retry, last error; unhealthy first',
+  )
   .addOption(projectOption())
   .action((opts) =>
     withCore(async (core) => {
@@ -300,15 +426,26 @@ webhook
   );
 webhook
   .command('resend-failed')
-  .description('send again every failed event created in [--from, --to); the running service delivers them within a minute')
+  .description(
+    'send again every failed event created in [--from, --to); the running service delivers them within a minute',
+  )
   .addOption(projectOption())
   .requiredOption('--from <iso>', 'events created at or after (ISO 8601 with an offset, e.g. 2026-11-25T10:00:00Z)')
   .requiredOption('--to <iso>', 'events created before (ISO 8601)')
   .action((opts) =>
     withCore(async (core) => {
-      const [{ parseInput }, { resendFailedWebhooksInput }] = await Promise.all([import('./core/validation.js'), import('./core/ops/inputs.js')]);
-      const input = parseInput(resendFailedWebhooksInput, { projectId: await projectIdOf(core, opts.project), from: opts.from, to: opts.to });
-      const result = await withProgress('resending failed webhooks', (update) => core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) }, update));
+      const [{ parseInput }, { resendFailedWebhooksInput }] = await Promise.all([
+        import('./core/validation.js'),
+        import('./core/ops/inputs.js'),
+      ]);
+      const input = parseInput(resendFailedWebhooksInput, {
+        projectId: await projectIdOf(core, opts.project),
+        from: opts.from,
+        to: opts.to,
+      });
+      const result = await withProgress('resending failed webhooks', (update) =>
+        core.webhooks.resendFailed(input.projectId, { from: new Date(input.from), to: new Date(input.to) }, update),
+      );
       print({ from: input.from, to: input.to, ...result });
     }),
   );
@@ -320,8 +457,15 @@ oidcClient
   .requiredOption('--name <name>')
   .requiredOption('--redirect-uri <uri>', 'exact redirect URI (repeatable)', collect)
   .option('--scopes <list>', 'comma-separated; openid is required', list)
-  .option('--organization <id>', 'organization whose roster members sign in with it (deactivation revokes their tokens)', Number)
-  .option('--no-require-pkce', 'a confidential legacy client that cannot send a PKCE code_challenge (PKCE S256 is required by default)')
+  .option(
+    '--organization <id>',
+    'organization whose roster members sign in with it (deactivation revokes their tokens)',
+    Number,
+  )
+  .option(
+    '--no-require-pkce',
+    'a confidential legacy client that cannot send a PKCE code_challenge (PKCE S256 is required by default)',
+  )
   .action((opts) =>
     withCore(async (core) =>
       print(
@@ -338,9 +482,21 @@ oidcClient
   );
 oidcClient
   .command('require-pkce <clientId> <required>')
-  .description('whether the client must send a PKCE S256 code_challenge at authorize: yes (the default) or no (a confidential legacy client)')
+  .description(
+    'whether the client must send a PKCE S256 code_challenge at authorize: yes (the default) or no (a confidential legacy client)',
+  )
   .addOption(projectOption())
-  .action((clientId, required, opts) => withCore(async (core) => print(await core.tenancy.setOidcClientPkce({ projectId: await projectIdOf(core, opts.project), clientId, requirePkce: yesOrNo(required) }))));
+  .action((clientId, required, opts) =>
+    withCore(async (core) =>
+      print(
+        await core.tenancy.setOidcClientPkce({
+          projectId: await projectIdOf(core, opts.project),
+          clientId,
+          requirePkce: yesOrNo(required),
+        }),
+      ),
+    ),
+  );
 
 admin
   .command('org-app')
@@ -349,7 +505,17 @@ admin
   .option('--org-id <id>', 'an existing organization', Number)
   .option('--org-name <name>', 'create a new organization with this name')
   .option('--name <name>', 'name of the app')
-  .action((opts) => withCore(async (core) => print(await core.tenancy.createOrgApp({ organizationId: opts.orgId, organizationName: opts.orgName, name: opts.name }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(
+        await core.tenancy.createOrgApp({
+          organizationId: opts.orgId,
+          organizationName: opts.orgName,
+          name: opts.name,
+        }),
+      ),
+    ),
+  );
 
 const account = admin.command('account').description("people's accounts");
 account
@@ -357,7 +523,11 @@ account
   .requiredOption('--email <email>')
   .requiredOption('--password <password>')
   .option('--name <name>')
-  .action((opts) => withCore(async (core) => print(await core.accounts.createAccount({ email: opts.email, password: opts.password, displayName: opts.name }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(await core.accounts.createAccount({ email: opts.email, password: opts.password, displayName: opts.name })),
+    ),
+  );
 
 account
   .command('verify')
@@ -366,7 +536,10 @@ account
   .requiredOption('--full-name <name>')
   .requiredOption('--dob <YYYY-MM-DD>')
   .option('--document-number <number>')
-  .option('--nationality <code>', "the document's nationality, ISO 3166-1 alpha-3 (a verifiable credential's nationality claim)")
+  .option(
+    '--nationality <code>',
+    "the document's nationality, ISO 3166-1 alpha-3 (a verifiable credential's nationality claim)",
+  )
   .option('--human', 'a liveness check is on file')
   .action((opts) =>
     withCore(async (core) =>
@@ -385,15 +558,23 @@ account
 
 account
   .command('withdraw-identity')
-  .description("remove an account's verified identity (found wrong, or the person asked); every verifiable credential issued from it is revoked")
+  .description(
+    "remove an account's verified identity (found wrong, or the person asked); every verifiable credential issued from it is revoked",
+  )
   .requiredOption('--svc-id <svcId>')
   .action((opts) => withCore(async (core) => print(await core.accounts.withdrawIdentity(opts.svcId))));
 
 account
   .command('revoke-credentials')
-  .description('set the status list bit of every live verifiable credential of an account (the person asked: a lost wallet)')
+  .description(
+    'set the status list bit of every live verifiable credential of an account (the person asked: a lost wallet)',
+  )
   .requiredOption('--svc-id <svcId>')
-  .action((opts) => withCore(async (core) => print({ svcId: opts.svcId, revoked: await core.vc.revokeAll(opts.svcId, 'holder_request') })));
+  .action((opts) =>
+    withCore(async (core) =>
+      print({ svcId: opts.svcId, revoked: await core.vc.revokeAll(opts.svcId, 'holder_request') }),
+    ),
+  );
 
 admin
   .command('import-licenses <file>')
@@ -415,7 +596,9 @@ function refuseOnRejectedRows(report: ImportReport): void {
     .slice(0, 5)
     .map((row) => `line ${row.line}: ${row.reason}`)
     .join('; ');
-  process.stderr.write(`verity: ${report.rejectedCount} row${report.rejectedCount === 1 ? '' : 's'} refused (${report.licenses} imported): ${listed}${report.rejectedCount > 5 ? '; ...' : ''}\n`);
+  process.stderr.write(
+    `verity: ${report.rejectedCount} row${report.rejectedCount === 1 ? '' : 's'} refused (${report.licenses} imported): ${listed}${report.rejectedCount > 5 ? '; ...' : ''}\n`,
+  );
   process.exitCode = 1;
 }
 
@@ -428,7 +611,10 @@ admin
   .requiredOption('--name <display name>')
   .requiredOption('--credential <credential name>')
   .requiredOption('--url <template>', 'with {state}, {provider}, {license_number}, {npi}')
-  .requiredOption('--fields <json>', 'our field -> path in its answer, e.g. {"licenseNumber":"number","lastName":"name.last"}')
+  .requiredOption(
+    '--fields <json>',
+    'our field -> path in its answer, e.g. {"licenseNumber":"number","lastName":"name.last"}',
+  )
   .option('--timeout-ms <ms>', 'give up after this long (default 90000)', Number)
   .action((opts) =>
     withCore(async (core) =>
@@ -454,7 +640,19 @@ admin
   .requiredOption('--price-per-seat <amount>', 'currency units per active seat per month', Number)
   .option('--currency <code>', 'ISO 4217', 'USD')
   .option('--trial-days <days>', 'free days from the first plan', Number)
-  .action((opts) => withCore(async (core) => print(await core.roster.setPlan({ organizationId: opts.orgId, plan: opts.plan, pricePerSeat: opts.pricePerSeat, currency: opts.currency, trialDays: opts.trialDays }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(
+        await core.roster.setPlan({
+          organizationId: opts.orgId,
+          plan: opts.plan,
+          pricePerSeat: opts.pricePerSeat,
+          currency: opts.currency,
+          trialDays: opts.trialDays,
+        }),
+      ),
+    ),
+  );
 
 admin
   .command('outbox')
@@ -471,7 +669,11 @@ admin
   .requiredOption('--org-id <id>', 'the organization', Number)
   .option('--member <memberId>', 'only this member (mem_...)')
   .option('--limit <n>', 'newest first, at most this many', Number, 100)
-  .action((opts) => withCore(async (core) => print(await core.roster.auditTrail(opts.orgId, { memberId: opts.member, limit: opts.limit }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(await core.roster.auditTrail(opts.orgId, { memberId: opts.member, limit: opts.limit })),
+    ),
+  );
 
 const keyView = (key: KeyStatus) => ({
   kid: key.kid,
@@ -489,13 +691,18 @@ admin
   .action(() =>
     withCore(async (core) => {
       const { kid, activatesAt } = await core.signingKeys.rotate();
-      print({ kid, activates_at: activatesAt.toISOString(), keys: (await core.signingKeys.list()).map(keyView) }, (value, wide) => ({ ...(value as object), keys: views.keys((value as { keys: unknown }).keys, wide) }));
+      print(
+        { kid, activates_at: activatesAt.toISOString(), keys: (await core.signingKeys.list()).map(keyView) },
+        (value, wide) => ({ ...(value as object), keys: views.keys((value as { keys: unknown }).keys, wide) }),
+      );
     }),
   );
 
 admin
   .command('keys')
-  .description('the published id_token signing keys: next (published, not yet signing), current, retired (still published)')
+  .description(
+    'the published id_token signing keys: next (published, not yet signing), current, retired (still published)',
+  )
   .action(() => withCore(async (core) => print((await core.signingKeys.list()).map(keyView), views.keys)));
 
 admin
@@ -505,11 +712,17 @@ admin
   .addOption(new Option('--role <role>').choices(['viewer', 'reviewer', 'admin']).default('admin'))
   .option('--project <id>', 'scope the token to one project')
   .option('--name <name>')
-  .action((opts) => withCore(async (core) => print(await core.tenancy.createAdminToken({ role: opts.role, projectId: opts.project, name: opts.name }))));
+  .action((opts) =>
+    withCore(async (core) =>
+      print(await core.tenancy.createAdminToken({ role: opts.role, projectId: opts.project, name: opts.name })),
+    ),
+  );
 
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof DomainError) {
-    process.stderr.write(`${JSON.stringify({ error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } }, null, 2)}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } }, null, 2)}\n`,
+    );
   } else {
     process.stderr.write(`verity: ${error instanceof Error ? error.message : String(error)}\n`);
   }

@@ -18,7 +18,11 @@ import type { Logger } from './logger.js';
 export const MAX_WORKERS = 64;
 
 /** The model parts and the calls a worker may make on each (`load` loads the part and says what it loaded). */
-const MODEL_CALLS = { documents: ['read'], faces: ['detectFaces', 'describeLargestFace', 'cropFace'], liveness: ['assess', 'headPose'] } as const;
+const MODEL_CALLS = {
+  documents: ['read'],
+  faces: ['detectFaces', 'describeLargestFace', 'cropFace'],
+  liveness: ['assess', 'headPose'],
+} as const;
 type Part = keyof typeof MODEL_CALLS;
 
 interface ModelCall {
@@ -37,7 +41,8 @@ interface ModelReply {
 /** What the primary tells a worker: run the background duties, or finish what is in flight and exit. */
 type Order = { verity: 'duty' } | { verity: 'stop' };
 
-const isMessage = <T extends { verity: string }>(message: unknown, kind: T['verity']): message is T => typeof message === 'object' && message !== null && (message as { verity?: unknown }).verity === kind;
+const isMessage = <T extends { verity: string }>(message: unknown, kind: T['verity']): message is T =>
+  typeof message === 'object' && message !== null && (message as { verity?: unknown }).verity === kind;
 
 /**
  * How many HTTP workers `verity serve` runs: `--workers`, else VERITY_WORKERS, else one per core
@@ -50,9 +55,12 @@ export function workerCount(given: string | undefined, config: Pick<Config, 'dat
   const value = given ?? config.workers;
   if (value === undefined) return config.databaseUrl ? os.availableParallelism() : 1;
   const count = Number(value);
-  if (!Number.isInteger(count) || count < 1 || count > MAX_WORKERS) throw new Error(`${source} takes a whole number from 1 to ${MAX_WORKERS}, got "${value}"`);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_WORKERS)
+    throw new Error(`${source} takes a whole number from 1 to ${MAX_WORKERS}, got "${value}"`);
   if (count > 1 && !config.databaseUrl) {
-    throw new Error(`${source} ${count} needs PostgreSQL (DATABASE_URL): the embedded store lives in one process. Run one worker (--workers 1) or set DATABASE_URL`);
+    throw new Error(
+      `${source} ${count} needs PostgreSQL (DATABASE_URL): the embedded store lives in one process. Run one worker (--workers 1) or set DATABASE_URL`,
+    );
   }
   return count;
 }
@@ -86,11 +94,16 @@ export function primaryModels(): Models {
     new Promise<T>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      const sent = process.send?.({ verity: 'model', id, part, method, args } satisfies ModelCall, undefined, undefined, (error: Error | null) => {
-        if (!error) return;
-        pending.delete(id);
-        reject(error);
-      });
+      const sent = process.send?.(
+        { verity: 'model', id, part, method, args } satisfies ModelCall,
+        undefined,
+        undefined,
+        (error: Error | null) => {
+          if (!error) return;
+          pending.delete(id);
+          reject(error);
+        },
+      );
       if (!sent && !process.connected) {
         pending.delete(id);
         reject(new Error('the cluster primary is gone: no models'));
@@ -117,7 +130,11 @@ export function primaryModels(): Models {
     },
     async liveness(): Promise<LivenessModels> {
       await load('liveness');
-      return { assess: (image, options) => call('liveness', 'assess', [image, options]), headPose: (image, face) => call('liveness', 'headPose', [image, face]), close: async () => {} };
+      return {
+        assess: (image, options) => call('liveness', 'assess', [image, options]),
+        headPose: (image, face) => call('liveness', 'headPose', [image, face]),
+        close: async () => {},
+      };
     },
     status: () => ({
       ocr: loaded.documents !== undefined,
@@ -136,7 +153,10 @@ export function primaryModels(): Models {
  * when the primary says so, and on `stop` (or SIGTERM) finishes the requests in flight and exits.
  */
 export async function runWorker(config: Config): Promise<void> {
-  const [{ startService, tolerateDatabaseOutages }, { createLogger }] = await Promise.all([import('./main.js'), import('./logger.js')]);
+  const [{ startService, tolerateDatabaseOutages }, { createLogger }] = await Promise.all([
+    import('./main.js'),
+    import('./logger.js'),
+  ]);
   const logger = createLogger(config.logLevel, undefined, { pid: process.pid, worker: cluster.worker?.id });
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let stopping = false;
@@ -180,13 +200,23 @@ export async function runWorker(config: Config): Promise<void> {
 async function answerModelCall(models: Models, worker: Worker, call: ModelCall): Promise<void> {
   let reply: ModelReply;
   try {
-    const allowed: readonly string[] | undefined = Object.hasOwn(MODEL_CALLS, call.part) ? MODEL_CALLS[call.part] : undefined;
-    if (!allowed || (call.method !== 'load' && !allowed.includes(call.method))) throw new Error(`no model call ${call.part}.${call.method}`);
+    const allowed: readonly string[] | undefined = Object.hasOwn(MODEL_CALLS, call.part)
+      ? MODEL_CALLS[call.part]
+      : undefined;
+    if (!allowed || (call.method !== 'load' && !allowed.includes(call.method)))
+      throw new Error(`no model call ${call.part}.${call.method}`);
     const part = (await models[call.part]()) as unknown as Record<string, unknown>;
-    const value = call.method === 'load' ? { backend: part.backend, wasm: part.wasm } : await (part[call.method] as (...args: unknown[]) => Promise<unknown>)(...call.args);
+    const value =
+      call.method === 'load'
+        ? { backend: part.backend, wasm: part.wasm }
+        : await (part[call.method] as (...args: unknown[]) => Promise<unknown>)(...call.args);
     reply = { verity: 'model-reply', id: call.id, value };
   } catch (error) {
-    reply = { verity: 'model-reply', id: call.id, error: { name: (error as Error).name ?? 'Error', message: (error as Error).message ?? String(error) } };
+    reply = {
+      verity: 'model-reply',
+      id: call.id,
+      error: { name: (error as Error).name ?? 'Error', message: (error as Error).message ?? String(error) },
+    };
   }
   if (worker.isConnected()) worker.send(reply, undefined, () => undefined);
 }
@@ -211,7 +241,10 @@ class Primary {
     private readonly logger: Logger,
   ) {}
 
-  /** Forks every worker; the first alone, so that it migrates and seeds before the others start. Rejects if one exits before it listens. */
+  /**
+   * Forks every worker; the first alone, so that it migrates and seeds before the others start. Rejects if one exits
+   * before it listens.
+   */
   async start(): Promise<void> {
     cluster.on('exit', (worker, code, signal) => this.exited(worker, code, signal));
     this.slots[0] = await this.fork();
@@ -230,7 +263,8 @@ class Primary {
       if (isMessage<ModelCall>(message, 'model')) void answerModelCall(this.models, worker, message);
     });
     return new Promise((resolve, reject) => {
-      const early = (code: number | null, signal: string | null) => reject(new Error(`worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) before it listened`));
+      const early = (code: number | null, signal: string | null) =>
+        reject(new Error(`worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) before it listened`));
       worker.once('exit', early);
       worker.once('listening', () => {
         worker.off('exit', early);
@@ -242,7 +276,9 @@ class Primary {
   /** One live worker runs the background duties: the first of the slots, when none does. */
   private assignDuty(): void {
     if (this.stopping || (this.dutyHolder && !this.dutyHolder.isDead() && !this.retiring.has(this.dutyHolder))) return;
-    const next = this.slots.find((worker) => worker && !worker.isDead() && !this.retiring.has(worker) && worker.isConnected());
+    const next = this.slots.find(
+      (worker) => worker && !worker.isDead() && !this.retiring.has(worker) && worker.isConnected(),
+    );
     this.dutyHolder = next;
     if (!next) return;
     next.send({ verity: 'duty' } satisfies Order);

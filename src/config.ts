@@ -58,9 +58,14 @@ export interface Config {
   keyActivationSeconds: number;
   /** `/metrics` answers only `Authorization: Bearer <this>` (`VERITY_METRICS_TOKEN`). */
   metricsToken?: string;
-  /** Without a token, `/metrics` is closed unless this is set (`VERITY_METRICS_PUBLIC`): it holds balances and traffic. */
+  /**
+   * Without a token, `/metrics` is closed unless this is set (`VERITY_METRICS_PUBLIC`): it holds balances and traffic.
+   */
   metricsPublic: boolean;
-  /** Project ids as label values of the per-project gauges (`VERITY_METRICS_PROJECT_LABELS`); else one series for all projects. */
+  /**
+   * Project ids as label values of the per-project gauges (`VERITY_METRICS_PROJECT_LABELS`); else one series for all
+   * projects.
+   */
   metricsProjectLabels: boolean;
   /**
    * Where spans go (OTLP/HTTP): `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`
@@ -78,7 +83,9 @@ function flag(value: string | undefined, fallback: boolean): boolean {
   return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
 }
 
-/** DATABASE_URL, when set, must name a PostgreSQL database: a typo is a one-line error at start, not a driver's riddle. */
+/**
+ * DATABASE_URL, when set, must name a PostgreSQL database: a typo is a one-line error at start, not a driver's riddle.
+ */
 function databaseUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
   let url: URL;
@@ -87,8 +94,10 @@ function databaseUrl(value: string | undefined): string | undefined {
   } catch {
     throw new Error('DATABASE_URL is not a URL: expected postgresql://user:password@host:5432/database');
   }
-  if (!['postgres:', 'postgresql:'].includes(url.protocol)) throw new Error(`DATABASE_URL must start with postgresql:// (got ${url.protocol}//)`);
-  if (url.pathname.replace(/^\//, '') === '') throw new Error('DATABASE_URL names no database: expected postgresql://user:password@host:5432/database');
+  if (!['postgres:', 'postgresql:'].includes(url.protocol))
+    throw new Error(`DATABASE_URL must start with postgresql:// (got ${url.protocol}//)`);
+  if (url.pathname.replace(/^\//, '') === '')
+    throw new Error('DATABASE_URL names no database: expected postgresql://user:password@host:5432/database');
   return value;
 }
 
@@ -107,11 +116,15 @@ function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
   } catch {
     throw new Error(`${name} is not a URL: expected e.g. http://collector:4318`);
   }
-  if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error(`${name} must be an http:// or https:// URL (OTLP over HTTP)`);
+  if (!['http:', 'https:'].includes(parsed.protocol))
+    throw new Error(`${name} must be an http:// or https:// URL (OTLP over HTTP)`);
   return parsed.href;
 }
 
-/** The samplers of OTEL_TRACES_SAMPLER we take, and the ratio each means (the `traceidratio` ones read OTEL_TRACES_SAMPLER_ARG). */
+/**
+ * The samplers of OTEL_TRACES_SAMPLER we take, and the ratio each means (the `traceidratio` ones read
+ * OTEL_TRACES_SAMPLER_ARG).
+ */
 const SAMPLERS: Record<string, number | 'arg'> = {
   always_on: 1,
   always_off: 0,
@@ -129,19 +142,22 @@ const SAMPLERS: Record<string, number | 'arg'> = {
 function traceSampling(env: NodeJS.ProcessEnv): TraceSampling {
   const name = (env.OTEL_TRACES_SAMPLER || 'parentbased_always_on').trim().toLowerCase();
   const ratio = Object.hasOwn(SAMPLERS, name) ? SAMPLERS[name] : undefined;
-  if (ratio === undefined) throw new Error(`OTEL_TRACES_SAMPLER: "${name}" is not supported (supported: ${Object.keys(SAMPLERS).join(', ')})`);
+  if (ratio === undefined)
+    throw new Error(`OTEL_TRACES_SAMPLER: "${name}" is not supported (supported: ${Object.keys(SAMPLERS).join(', ')})`);
   const trustParent = flag(env.VERITY_TRACE_TRUST_PARENT, false);
   if (ratio !== 'arg') return { ratio, trustParent };
   const arg = env.OTEL_TRACES_SAMPLER_ARG;
   const parsed = arg === undefined || arg.trim() === '' ? 1 : Number(arg);
-  if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1) throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${arg}"`);
+  if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1)
+    throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${arg}"`);
   return { ratio: parsed, trustParent };
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new Error(`${name} must be a non-negative integer, got "${value}"`);
   return parsed;
 }
 
@@ -150,7 +166,9 @@ function gestures(value: string | undefined): Gesture[] {
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  for (const name of names) if (!(GESTURES as readonly string[]).includes(name)) throw new Error(`VERITY_CHALLENGE_GESTURES: unknown gesture "${name}" (known: ${GESTURES.join(', ')})`);
+  for (const name of names)
+    if (!(GESTURES as readonly string[]).includes(name))
+      throw new Error(`VERITY_CHALLENGE_GESTURES: unknown gesture "${name}" (known: ${GESTURES.join(', ')})`);
   return names as Gesture[];
 }
 
@@ -181,8 +199,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookRetryBaseSeconds: integer('VERITY_WEBHOOK_RETRY_BASE_SECONDS', env.VERITY_WEBHOOK_RETRY_BASE_SECONDS, 30),
     challengeGestures: gestures(env.VERITY_CHALLENGE_GESTURES),
     rateLimitPerMinute: integer('VERITY_RATE_LIMIT_PER_MINUTE', env.VERITY_RATE_LIMIT_PER_MINUTE, 600),
-    hostedRateLimitPerMinute: integer('VERITY_HOSTED_RATE_LIMIT_PER_MINUTE', env.VERITY_HOSTED_RATE_LIMIT_PER_MINUTE, 120),
-    sandboxDailyChecks: integer('VERITY_SANDBOX_DAILY_CHECKS', env.VERITY_SANDBOX_DAILY_CHECKS, DEFAULT_SANDBOX_DAILY_CHECKS),
+    hostedRateLimitPerMinute: integer(
+      'VERITY_HOSTED_RATE_LIMIT_PER_MINUTE',
+      env.VERITY_HOSTED_RATE_LIMIT_PER_MINUTE,
+      120,
+    ),
+    sandboxDailyChecks: integer(
+      'VERITY_SANDBOX_DAILY_CHECKS',
+      env.VERITY_SANDBOX_DAILY_CHECKS,
+      DEFAULT_SANDBOX_DAILY_CHECKS,
+    ),
     smtpUrl: env.VERITY_SMTP_URL || undefined,
     mailFrom: env.VERITY_MAIL_FROM || undefined,
     metricsToken: env.VERITY_METRICS_TOKEN || undefined,
@@ -200,7 +226,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 export async function resolveEncryptionKey(config: Config): Promise<string> {
   if (config.encryptionKey) return config.encryptionKey;
   // A generated key lies beside the data it protects, and each instance would make its own.
-  if (config.production) throw new Error('VERITY_ENCRYPTION_KEY is not set: in production supply it from your secret store (base64 of 32 bytes, e.g. openssl rand -base64 32), the same on every instance');
+  if (config.production)
+    throw new Error(
+      'VERITY_ENCRYPTION_KEY is not set: in production supply it from your secret store (base64 of 32 bytes, e.g. openssl rand -base64 32), the same on every instance',
+    );
   const file = path.join(config.dataDir, 'encryption.key');
   const existing = (await readFile(file, 'utf8').catch(() => '')).trim();
   if (existing) return existing;

@@ -6,7 +6,11 @@ import pino, { type DestinationStream, type Logger } from 'pino';
  * `destination` defaults to stdout (tests pass a buffer to scan what would be logged). `fields`
  * go on every line (a cluster's processes say which one wrote it).
  */
-export function createLogger(level = 'info', destination?: DestinationStream, fields: Record<string, unknown> = {}): Logger {
+export function createLogger(
+  level = 'info',
+  destination?: DestinationStream,
+  fields: Record<string, unknown> = {},
+): Logger {
   const options: pino.LoggerOptions = {
     level,
     base: { service: 'verity', ...fields },

@@ -38,7 +38,10 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** Opens the ORM and makes one query; a database that cannot be reached fails the start with one line naming its host and why. */
+/**
+ * Opens the ORM and makes one query; a database that cannot be reached fails the start with one line naming its host
+ * and why.
+ */
 async function connectOrm(store: Store): Promise<Orm> {
   try {
     const orm = await createOrm(store.url, { entities, poolMax: store.poolMax, ownSessions: !store.embedded });
@@ -51,8 +54,14 @@ async function connectOrm(store: Store): Promise<Orm> {
       });
     return orm;
   } catch (error) {
-    if (!isDatabaseUnavailable(error) && !/password|authentication|role .* does not exist/i.test((error as Error).message)) throw error;
-    const where = store.embedded ? 'the embedded PostgreSQL' : `the database at ${new URL(store.url).host} (DATABASE_URL)`;
+    if (
+      !isDatabaseUnavailable(error) &&
+      !/password|authentication|role .* does not exist/i.test((error as Error).message)
+    )
+      throw error;
+    const where = store.embedded
+      ? 'the embedded PostgreSQL'
+      : `the database at ${new URL(store.url).host} (DATABASE_URL)`;
     throw new Error(`cannot reach ${where}: ${outageReason(error).reason ?? (error as Error).message}`);
   }
 }
@@ -78,7 +87,12 @@ const HOUSEKEEPING_MS = 10 * 60 * 1000;
  * billing periods; only with `runJobs`) and the housekeeping purge. In a cluster one worker runs
  * them, not each (src/cluster.ts).
  */
-function backgroundDuties(core: Core, storeUrl: string, runJobs: boolean, logger: Logger): { start(): Promise<void>; stop(): Promise<void> } {
+function backgroundDuties(
+  core: Core,
+  storeUrl: string,
+  runJobs: boolean,
+  logger: Logger,
+): { start(): Promise<void>; stop(): Promise<void> } {
   let started: Promise<void> | undefined;
   let jobs: PgBossJobs | undefined;
   let housekeeping: NodeJS.Timeout | undefined;
@@ -86,7 +100,9 @@ function backgroundDuties(core: Core, storeUrl: string, runJobs: boolean, logger
     start() {
       started ??= (async () => {
         if (runJobs) {
-          jobs = await PgBossJobs.start(storeUrl, { onError: (error) => logger.warn({ err: error }, 'job queue error') });
+          jobs = await PgBossJobs.start(storeUrl, {
+            onError: (error) => logger.warn({ err: error }, 'job queue error'),
+          });
           await core.startJobs(jobs);
         }
         housekeeping = setInterval(() => {
@@ -110,15 +126,24 @@ function backgroundDuties(core: Core, storeUrl: string, runJobs: boolean, logger
 /** Opens the store, migrates, seeds the demo tenant once, and builds the HTTP app. */
 export async function buildService(config: Config, options: BuildOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = options.store ?? (config.databaseUrl ? externalStore(config.databaseUrl) : await openEmbeddedStore({ dataDir: config.dataDir, port: config.embeddedDbPort, publishUrl: true }));
+  const store =
+    options.store ??
+    (config.databaseUrl
+      ? externalStore(config.databaseUrl)
+      : await openEmbeddedStore({ dataDir: config.dataDir, port: config.embeddedDbPort, publishUrl: true }));
   const closers: (() => Promise<void>)[] = [() => store.close()];
   const close = async () => {
-    for (const closer of closers.reverse()) await closer().catch((error) => logger.error({ err: error }, 'close failed'));
+    for (const closer of closers.reverse())
+      await closer().catch((error) => logger.error({ err: error }, 'close failed'));
   };
   try {
     if (config.otlpTracesUrl) {
       // Shut down after everything else has closed: the last spans are flushed then.
-      const tracing = await startTracing({ tracesUrl: config.otlpTracesUrl, serviceName: config.otelServiceName, sampling: config.traceSampling });
+      const tracing = await startTracing({
+        tracesUrl: config.otlpTracesUrl,
+        serviceName: config.otelServiceName,
+        sampling: config.traceSampling,
+      });
       closers.push(() => tracing.shutdown());
     }
     const orm = await connectOrm(store);
@@ -126,12 +151,21 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
     if (config.otlpTracesUrl) traceQueries(orm.em.getConnection().getKnex());
     // On PostgreSQL, what one instance revokes reaches every instance's caches. The embedded store
     // is one instance: it caches while no outside session (`verity admin`) is connected (store.ts).
-    const notifications = store.embedded ? store.feed : new Notifications(store.url, (error) => logger.warn({ err: error }, 'notification connection lost; caches off until it is back'));
+    const notifications = store.embedded
+      ? store.feed
+      : new Notifications(store.url, (error) =>
+          logger.warn({ err: error }, 'notification connection lost; caches off until it is back'),
+        );
     // The webhook dispatcher's claims and outcomes on two connections of its own (closed after it
     // settles): at 100 sessions a second they waited longer for a pooled connection than for the receiver.
     const webhookConnections = store.embedded
       ? undefined
-      : ownConnections(store.url, { max: 2, applicationName: 'verity-webhooks', onError: (error) => logger.warn({ err: error }, 'a webhook dispatcher connection was lost; the next statement reconnects') });
+      : ownConnections(store.url, {
+          max: 2,
+          applicationName: 'verity-webhooks',
+          onError: (error) =>
+            logger.warn({ err: error }, 'a webhook dispatcher connection was lost; the next statement reconnects'),
+        });
     if (webhookConnections) closers.push(() => webhookConnections.close());
     const core = new Core({
       orm,
@@ -146,7 +180,11 @@ export async function buildService(config: Config, options: BuildOptions = {}): 
       issuer: config.baseUrl,
       mail: { smtpUrl: config.smtpUrl, from: config.mailFrom },
       // The embedded store is one process by construction (data-dir lock), so counters can live in memory.
-      rateLimit: { points: config.rateLimitPerMinute, windowSeconds: 60, store: store.embedded ? 'memory' : 'postgres' },
+      rateLimit: {
+        points: config.rateLimitPerMinute,
+        windowSeconds: 60,
+        store: store.embedded ? 'memory' : 'postgres',
+      },
       hostedRateLimitPerMinute: config.hostedRateLimitPerMinute,
       sandboxDailyChecks: config.sandboxDailyChecks,
       webhookRetry: { baseSeconds: Math.max(1, config.webhookRetryBaseSeconds) },
@@ -236,7 +274,9 @@ export async function startService(config: Config, options: BuildOptions = {}): 
   const server = await new Promise<Server>((resolve, reject) => {
     // Express 5 hands a listen error to this callback too: without the check, a port in use
     // was reported as listening and the process stayed up, unbound.
-    const listening = service.app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    const listening = service.app.listen(config.port, config.host, (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    );
   }).catch(async (error: NodeJS.ErrnoException) => {
     await service.close();
     throw listenFailure(error, config.port, config.host);

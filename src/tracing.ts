@@ -12,8 +12,16 @@ export interface Tracing {
  * The exporter still reads the standard OTEL_EXPORTER_OTLP_HEADERS / _TIMEOUT; sampling is ours
  * (`samplesSpan`), from the config.
  */
-export async function startTracing(options: { tracesUrl: string; serviceName: string; sampling: TraceSampling }): Promise<Tracing> {
-  const [{ NodeTracerProvider, BatchSpanProcessor, SamplingDecision }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+export async function startTracing(options: {
+  tracesUrl: string;
+  serviceName: string;
+  sampling: TraceSampling;
+}): Promise<Tracing> {
+  const [
+    { NodeTracerProvider, BatchSpanProcessor, SamplingDecision },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+  ] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
@@ -25,8 +33,15 @@ export async function startTracing(options: { tracesUrl: string; serviceName: st
     sampler: {
       shouldSample(parentContext: Context) {
         const parent = trace.getSpanContext(parentContext);
-        const known = parent && isSpanContextValid(parent) ? { sampled: (parent.traceFlags & TraceFlags.SAMPLED) !== 0, remote: parent.isRemote === true } : undefined;
-        return { decision: samplesSpan(known, sampling, Math.random()) ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
+        const known =
+          parent && isSpanContextValid(parent)
+            ? { sampled: (parent.traceFlags & TraceFlags.SAMPLED) !== 0, remote: parent.isRemote === true }
+            : undefined;
+        return {
+          decision: samplesSpan(known, sampling, Math.random())
+            ? SamplingDecision.RECORD_AND_SAMPLED
+            : SamplingDecision.NOT_RECORD,
+        };
       },
       toString: () => `verity{ratio=${sampling.ratio}, trustParent=${sampling.trustParent}}`,
     },

@@ -24,7 +24,15 @@ afterAll(async () => {
 async function signInPage(driver = new PageDriver(service)) {
   const { verifier, challenge } = pkce();
   const res = await driver.get(
-    authorizePath({ client_id: client.client_id, redirect_uri: client.redirect_uris[0], response_type: 'code', scope: 'openid profile', state: 's', code_challenge: challenge, code_challenge_method: 'S256' }),
+    authorizePath({
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uris[0],
+      response_type: 'code',
+      scope: 'openid profile',
+      state: 's',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }),
   );
   return { driver, verifier, interaction: interactionOf(res.text) };
 }
@@ -33,20 +41,31 @@ async function signInPage(driver = new PageDriver(service)) {
 async function login(email: string, password: string) {
   const { driver, verifier, interaction } = await signInPage();
   let res = await driver.post('/api/auth/oidc/login', { interaction, email, password });
-  if (res.status === 200 && res.text.includes('value="allow"')) res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
+  if (res.status === 200 && res.text.includes('value="allow"'))
+    res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
   if (res.status !== 303) return { status: res.status, tokens: null, driver };
   const code = new URL(res.headers.location as string).searchParams.get('code')!;
-  const tokens = await service.http
-    .post('/api/auth/oidc/token')
-    .type('form')
-    .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0], code_verifier: verifier, client_id: client.client_id, client_secret: client.client_secret });
+  const tokens = await service.http.post('/api/auth/oidc/token').type('form').send({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: client.redirect_uris[0],
+    code_verifier: verifier,
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+  });
   expect(tokens.status).toBe(200);
-  return { status: 303, tokens: tokens.body as { access_token: string; refresh_token: string; id_token: string }, driver };
+  return {
+    status: 303,
+    tokens: tokens.body as { access_token: string; refresh_token: string; id_token: string },
+    driver,
+  };
 }
 
-const userinfo = (accessToken: string) => service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${accessToken}`);
+const userinfo = (accessToken: string) =>
+  service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${accessToken}`);
 const mails = (to: string) => service.core.mail.outbox.list({ to });
-const linkIn = (text: string, path: string) => new RegExp(`http://verity\\.test(/api/auth/oidc/${path}\\?token=[^\\s]+)`).exec(text)?.[1];
+const linkIn = (text: string, path: string) =>
+  new RegExp(`http://verity\\.test(/api/auth/oidc/${path}\\?token=[^\\s]+)`).exec(text)?.[1];
 
 async function signUp(email: string, password: string) {
   const { driver, interaction } = await signInPage();
@@ -90,7 +109,11 @@ describe('sign-up and email verification', () => {
     const res = await service.http.get(link);
     expect(res.status).toBe(400);
     expect(res.text).toContain('invalid, used or expired');
-    const [account] = await sql<{ email_verified_at: Date | null }>(service, 'select email_verified_at from account where email = ?', ['late@example.com']);
+    const [account] = await sql<{ email_verified_at: Date | null }>(
+      service,
+      'select email_verified_at from account where email = ?',
+      ['late@example.com'],
+    );
     expect(account!.email_verified_at).toBeNull();
   });
 
@@ -99,7 +122,8 @@ describe('sign-up and email verification', () => {
     const fresh = await signUp('brand-new@example.com', 'another fine password');
     const taken = await signUp(email, 'attacker chosen pass');
     expect(taken.status).toBe(fresh.status);
-    const normalize = (html: string, address: string) => html.replaceAll(address, 'EMAIL').replace(/(value="|interaction=)[A-Za-z0-9_-]{20,}/g, '$1X');
+    const normalize = (html: string, address: string) =>
+      html.replaceAll(address, 'EMAIL').replace(/(value="|interaction=)[A-Za-z0-9_-]{20,}/g, '$1X');
     expect(normalize(taken.text, email)).toBe(normalize(fresh.text, 'brand-new@example.com'));
     expect(Object.keys(taken.headers).sort()).toEqual(Object.keys(fresh.headers).sort());
     // no account, no password change: the owner's password still works, the attempt's does not
@@ -126,7 +150,10 @@ describe('password reset', () => {
 
   it("needs the page's CSRF token, and answers the same whether the address has an account", async () => {
     await service.core.accounts.createAccount({ email, password: oldPassword });
-    const forged = await new PageDriver(service).post('/api/auth/oidc/forgot-password', { email, csrf: 'A'.repeat(32) });
+    const forged = await new PageDriver(service).post('/api/auth/oidc/forgot-password', {
+      email,
+      csrf: 'A'.repeat(32),
+    });
     expect(forged.status).toBe(403);
     const known = await requestReset(email);
     const unknown = await requestReset('nobody@example.com');
@@ -150,7 +177,15 @@ describe('password reset', () => {
     const page = await driver.get(link);
     expect(page.status).toBe(200);
     expect(page.text).toContain('Choose a new password');
-    expect((await new PageDriver(service).post('/api/auth/oidc/reset-password', { token: secret, password: newPassword, csrf: 'B'.repeat(32) })).status).toBe(403);
+    expect(
+      (
+        await new PageDriver(service).post('/api/auth/oidc/reset-password', {
+          token: secret,
+          password: newPassword,
+          csrf: 'B'.repeat(32),
+        })
+      ).status,
+    ).toBe(403);
     const weak = await driver.post('/api/auth/oidc/reset-password', { token: secret, password: 'password12' });
     expect(weak.status).toBe(400);
     expect(weak.text).toContain('most common');
@@ -159,10 +194,12 @@ describe('password reset', () => {
     expect(done.text).toContain('Password changed');
 
     // the refresh token and access token from before the reset are dead
-    const refreshed = await service.http
-      .post('/api/auth/oidc/token')
-      .type('form')
-      .send({ grant_type: 'refresh_token', refresh_token: before.tokens!.refresh_token, client_id: client.client_id, client_secret: client.client_secret });
+    const refreshed = await service.http.post('/api/auth/oidc/token').type('form').send({
+      grant_type: 'refresh_token',
+      refresh_token: before.tokens!.refresh_token,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(refreshed.status).toBe(400);
     expect(refreshed.body.error).toBe('invalid_grant');
     expect((await userinfo(before.tokens!.access_token)).status).toBe(401);
@@ -186,7 +223,10 @@ describe('password reset', () => {
     expect(decodeJwt(after.tokens!.id_token)).toMatchObject({ email, email_verified: true });
     // the link worked once
     expect((await driver.get(link)).status).toBe(400);
-    expect((await driver.post('/api/auth/oidc/reset-password', { token: secret, password: 'yet another passphrase' })).status).toBe(400);
+    expect(
+      (await driver.post('/api/auth/oidc/reset-password', { token: secret, password: 'yet another passphrase' }))
+        .status,
+    ).toBe(400);
     expect(await service.core.accounts.checkPassword(email, 'yet another passphrase')).toBeNull();
   });
 
@@ -201,7 +241,10 @@ describe('password reset', () => {
     clock.advance(60_000);
     expect((await driver.get(link)).status).toBe(400);
     const secret = new URL(link, 'http://x').searchParams.get('token')!;
-    const late = await driver.post('/api/auth/oidc/reset-password', { token: secret, password: 'too late a passphrase' });
+    const late = await driver.post('/api/auth/oidc/reset-password', {
+      token: secret,
+      password: 'too late a passphrase',
+    });
     expect(late.status).toBe(400);
     expect(late.text).toContain('invalid, used or expired');
     expect(await service.core.accounts.checkPassword(email, newPassword)).not.toBeNull();

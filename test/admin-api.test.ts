@@ -17,7 +17,9 @@ beforeAll(async () => {
   service = await startTestService();
   const other = await service.core.tenancy.createProject({ name: 'Other' });
   otherProjectId = other.project.id;
-  otherWorkflowId = (await service.core.tenancy.createWorkflow({ projectId: otherProjectId, name: 'age', features: ['age'] })).id;
+  otherWorkflowId = (
+    await service.core.tenancy.createWorkflow({ projectId: otherProjectId, name: 'age', features: ['age'] })
+  ).id;
   server = await new Promise((resolve) => {
     const s = service.app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -45,33 +47,53 @@ describe('GraphQL admin API', () => {
   });
 
   it('creates an API key that works on the REST API at once, and never lists secrets', async () => {
-    const created = await gql(service.demo.admin_token, 'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { id prefix } } }', {
-      input: { projectId: service.demo.project_id, name: 'from graphql' },
-    });
+    const created = await gql(
+      service.demo.admin_token,
+      'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { id prefix } } }',
+      {
+        input: { projectId: service.demo.project_id, name: 'from graphql' },
+      },
+    );
     expect(created.body.errors).toBeUndefined();
     const { key, apiKey } = created.body.data.createApiKey;
     expect(key.startsWith(apiKey.prefix)).toBe(true);
     expect((await service.http.get('/api/v2/unknown').set('X-API-Key', key)).status).toBe(404);
 
-    const listed = await gql(service.demo.admin_token, 'query($p: String!) { apiKeys(projectId: $p) { id name prefix revokedAt } }', { p: service.demo.project_id });
+    const listed = await gql(
+      service.demo.admin_token,
+      'query($p: String!) { apiKeys(projectId: $p) { id name prefix revokedAt } }',
+      { p: service.demo.project_id },
+    );
     expect(JSON.stringify(listed.body)).not.toContain(key);
 
-    const revoked = await gql(service.demo.admin_token, 'mutation($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { revokedAt } }', {
-      input: { projectId: service.demo.project_id, apiKeyId: apiKey.id },
-    });
+    const revoked = await gql(
+      service.demo.admin_token,
+      'mutation($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { revokedAt } }',
+      {
+        input: { projectId: service.demo.project_id, apiKeyId: apiKey.id },
+      },
+    );
     expect(revoked.body.data.revokeApiKey.revokedAt).toBeTruthy();
     expect((await service.http.get('/api/v2/unknown').set('X-API-Key', key)).status).toBe(401);
   });
 
   it('answers domain errors with their catalog code in extensions', async () => {
-    const bad = await gql(service.demo.admin_token, 'mutation($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id } }', {
-      input: { projectId: service.demo.project_id, name: 'x', features: ['telepathy'] },
-    });
+    const bad = await gql(
+      service.demo.admin_token,
+      'mutation($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id } }',
+      {
+        input: { projectId: service.demo.project_id, name: 'x', features: ['telepathy'] },
+      },
+    );
     expect(bad.body.errors[0].extensions.code).toBe('validation_error');
     expect(bad.body.errors[0].extensions.data.errors['features[0]']).toBeTruthy();
-    const callback = await gql(service.demo.admin_token, 'mutation($input: CallbackUrlInput!) { approveCallback(input: $input) { id } }', {
-      input: { projectId: service.demo.project_id, url: 'http://plain.example.com/hook' },
-    });
+    const callback = await gql(
+      service.demo.admin_token,
+      'mutation($input: CallbackUrlInput!) { approveCallback(input: $input) { id } }',
+      {
+        input: { projectId: service.demo.project_id, url: 'http://plain.example.com/hook' },
+      },
+    );
     expect(callback.body.errors[0].extensions.code).toBe('callback_not_allowed');
     const syntax = await gql(service.demo.admin_token, '{ projects { id ');
     expect(syntax.body.errors[0].extensions.code).toBe('validation_error');
@@ -89,14 +111,24 @@ describe('GraphQL admin API', () => {
     const scoped = await service.core.tenancy.createAdminToken({ role: 'admin', projectId: service.demo.project_id });
     const projects = await gql(scoped.token, '{ projects { id } }');
     expect(projects.body.data.projects).toEqual([{ id: service.demo.project_id }]);
-    for (const query of ['query($p: String!) { project(projectId: $p) { id } }', 'query($p: String!) { workflows(projectId: $p) { id } }', 'query($p: String!) { apiKeys(projectId: $p) { id } }']) {
+    for (const query of [
+      'query($p: String!) { project(projectId: $p) { id } }',
+      'query($p: String!) { workflows(projectId: $p) { id } }',
+      'query($p: String!) { apiKeys(projectId: $p) { id } }',
+    ]) {
       const res = await gql(scoped.token, query, { p: otherProjectId });
       expect(res.body.errors[0].extensions.code, query).toBe('not_found');
       expect(JSON.stringify(res.body)).not.toContain(otherWorkflowId);
     }
-    const create = await gql(scoped.token, 'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }', { input: { projectId: otherProjectId } });
+    const create = await gql(
+      scoped.token,
+      'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }',
+      { input: { projectId: otherProjectId } },
+    );
     expect(create.body.errors[0].extensions.code).toBe('not_found');
-    const own = await gql(scoped.token, 'query($p: String!) { workflows(projectId: $p) { id } }', { p: service.demo.project_id });
+    const own = await gql(scoped.token, 'query($p: String!) { workflows(projectId: $p) { id } }', {
+      p: service.demo.project_id,
+    });
     expect(own.body.data.workflows.length).toBeGreaterThanOrEqual(5);
   });
 
@@ -114,7 +146,11 @@ describe('tRPC admin API', () => {
 
   it('runs the same operations with the same input schemas, typed', async () => {
     const admin = client(service.demo.admin_token);
-    const workflow = await admin.createWorkflow.mutate({ projectId: service.demo.project_id, name: 'trpc', features: ['age', 'location'] });
+    const workflow = await admin.createWorkflow.mutate({
+      projectId: service.demo.project_id,
+      name: 'trpc',
+      features: ['age', 'location'],
+    });
     expect(workflow.features).toEqual(['age', 'location']);
     const listed = await admin.workflows.query({ projectId: service.demo.project_id });
     expect(listed.map((w) => w.id)).toContain(workflow.id);

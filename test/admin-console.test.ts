@@ -42,11 +42,21 @@ beforeAll(async () => {
       })
       .listen(0, '127.0.0.1', () => resolve(s));
   });
-  await service.core.tenancy.setDefaultCallback({ projectId: service.demo.project_id, url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
+  await service.core.tenancy.setDefaultCallback({
+    projectId: service.demo.project_id,
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+  });
 
-  const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'location only', features: ['location'] });
+  const workflow = await service.core.tenancy.createWorkflow({
+    projectId: service.demo.project_id,
+    name: 'location only',
+    features: ['location'],
+  });
   for (let i = 0; i < 3; i++) {
-    const session = await createSession(service, service.demo.api_key, { workflow_id: workflow.id, vendor_data: i === 1 ? 'console-find' : `other-${i}` });
+    const session = await createSession(service, service.demo.api_key, {
+      workflow_id: workflow.id,
+      vendor_data: i === 1 ? 'console-find' : `other-${i}`,
+    });
     await submitStep(service, session.session_token, 'location', { latitude: 1, longitude: 2, accuracy: 5 });
     if (i === 1) found = session.session_id;
   }
@@ -63,9 +73,15 @@ beforeAll(async () => {
   // A destination that keeps failing: three attempts in a row answered 503 (each made due at once).
   const down = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/down`;
   await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: down });
-  const failing = await createSession(service, service.demo.api_key, { workflow_id: workflow.id, vendor_data: 'console-down', callback: down });
+  const failing = await createSession(service, service.demo.api_key, {
+    workflow_id: workflow.id,
+    vendor_data: 'console-down',
+    callback: down,
+  });
   await submitStep(service, failing.session_token, 'location', { latitude: 1, longitude: 2, accuracy: 5 });
-  const [downEvent] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [failing.session_id]);
+  const [downEvent] = await sql<{ id: string }>(service, 'select id from webhook_event where session_id = ?', [
+    failing.session_id,
+  ]);
   for (let i = 0; i < 3; i++) {
     await sql(service, 'update webhook_event set next_attempt_at = now() where id = ?', [downEvent!.id]);
     await service.core.webhooks.deliver(downEvent!.id);
@@ -138,9 +154,13 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     // Approval needs passed liveness and face match, which this workflow never ran: the button is off and says why.
     const approve = row.getByRole('button', { name: 'Approve' });
     expect(await approve.isDisabled()).toBe(true);
-    expect(await row.locator('.approve-blocked').textContent()).toBe('Approval needs a passed liveness check, a passed face match, which this session lacks: decline it, or ask the person to verify again.');
+    expect(await row.locator('.approve-blocked').textContent()).toBe(
+      'Approval needs a passed liveness check, a passed face match, which this session lacks: decline it, or ask the person to verify again.',
+    );
     expect(await approve.getAttribute('aria-describedby')).toBe(`approve-blocked-${reviewId}`);
-    expect(await page.locator('tr', { hasText: evidenceId }).getByRole('button', { name: 'Approve' }).isDisabled()).toBe(false);
+    expect(
+      await page.locator('tr', { hasText: evidenceId }).getByRole('button', { name: 'Approve' }).isDisabled(),
+    ).toBe(false);
     await shot('03-review-queue');
     await accessible('review-queue');
     // Without a note the server refuses the decision, in words.
@@ -160,12 +180,23 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
       .set('Authorization', `Bearer ${other.token}`)
       .send({
         query: 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status } }',
-        variables: { i: { projectId: service.demo.project_id, sessionId: otherReviewId, status: 'DECLINED', note: 'decided elsewhere' } },
+        variables: {
+          i: {
+            projectId: service.demo.project_id,
+            sessionId: otherReviewId,
+            status: 'DECLINED',
+            note: 'decided elsewhere',
+          },
+        },
       });
     expect(decided.body.data.reviewSession.status).toBe('DECLINED');
     await expect.poll(() => page.locator('tr', { hasText: otherReviewId }).count(), { timeout: 15_000 }).toBe(0);
     expect(await page.locator('tr', { hasText: evidenceId }).count()).toBe(1);
-    const [session] = await sql<{ status: string; decided_by: string }>(service, 'select status, decided_by from verification_session where id = ?', [reviewId]);
+    const [session] = await sql<{ status: string; decided_by: string }>(
+      service,
+      'select status, decided_by from verification_session where id = ?',
+      [reviewId],
+    );
     expect(session!.status).toBe('DECLINED');
     expect(session!.decided_by).toMatch(/^admin:adm_/);
     await shot('04-review-decided');
@@ -186,9 +217,17 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     // Beside the images: why it is in review, the fields read, the face-match score and the liveness evidence.
     const facts = page.locator('.review-side-by-side #review-facts');
     expect(await facts.isVisible()).toBe(true);
-    const [checks] = await sql<{ n: string }>(service, "select count(*) as n from session_check where session_id = ? and type in ('face_match', 'liveness')", [evidenceId]);
+    const [checks] = await sql<{ n: string }>(
+      service,
+      "select count(*) as n from session_check where session_id = ? and type in ('face_match', 'liveness')",
+      [evidenceId],
+    );
     expect(Number(checks!.n)).toBe(2);
-    const [move] = await sql<{ reason: string }>(service, "select reason from session_event where session_id = ? and to_status = 'IN_REVIEW' order by id desc limit 1", [evidenceId]);
+    const [move] = await sql<{ reason: string }>(
+      service,
+      "select reason from session_event where session_id = ? and to_status = 'IN_REVIEW' order by id desc limit 1",
+      [evidenceId],
+    );
     expect(move!.reason).toBeTruthy();
     expect(await facts.locator('#review-reason').textContent()).toContain(move!.reason);
     expect(await facts.locator('#review-reason').isVisible()).toBe(true);
@@ -203,7 +242,8 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     const evidenceTable = facts.locator('table').nth(1);
     expect(await evidenceTable.isVisible()).toBe(true);
     expect(await evidenceTable.locator('tbody tr').count()).toBeGreaterThan(0);
-    // Measures are over or under their own thresholds, which is not the gesture's verdict: the table says which it shows.
+    // Measures are over or under their own thresholds, which is not the gesture's verdict: the table says which it
+    // shows.
     expect(await evidenceTable.locator('thead').textContent()).toBe('MeasureValueOver its thresholdWhat it measures');
     // Side by side: the facts start to the right of the images, at about the same height.
     const images = (await page.locator('#evidence').boundingBox())!;
@@ -215,7 +255,9 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     await page.getByLabel(`Review note for ${evidenceId}`).fill('document genuine, checked by hand');
     await page.getByRole('button', { name: 'Decline' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain(`${evidenceId} is now DECLINED`);
-    await expect.poll(() => page.locator('main').textContent()).toContain('manual review: document genuine, checked by hand');
+    await expect
+      .poll(() => page.locator('main').textContent())
+      .toContain('manual review: document genuine, checked by hand');
     await shot('04c-review-decided-with-note');
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('heading', { name: 'Audit' }).waitFor();
@@ -234,16 +276,24 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
   it('resends a delivered webhook', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByLabel('State').selectOption('delivered');
-    const row = page.locator('tbody tr', { hasText: 'verification.approved' }).filter({ has: page.getByRole('button', { name: 'Resend' }) });
+    const row = page
+      .locator('tbody tr', { hasText: 'verification.approved' })
+      .filter({ has: page.getByRole('button', { name: 'Resend' }) });
     await expect.poll(() => row.count()).toBeGreaterThan(0);
-    const [event] = await sql<{ id: string; url: string }>(service, 'select id, url from webhook_event where session_id = ?', [found]);
+    const [event] = await sql<{ id: string; url: string }>(
+      service,
+      'select id, url from webhook_event where session_id = ?',
+      [found],
+    );
     // Each event says which session it is about (a link to it) and where it goes.
     const eventRow = page.locator('tbody tr', { hasText: event!.id });
     expect(await eventRow.getByRole('link', { name: found }).getAttribute('href')).toBe(`#/session/${found}`);
     expect(await eventRow.locator('td.destination').textContent()).toBe(event!.url);
     await accessible('webhooks');
     await eventRow.getByRole('button', { name: 'Resend' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain(`Event ${event!.id} queued again (pending)`);
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toContain(`Event ${event!.id} queued again (pending)`);
     const [after] = await sql<{ state: string }>(service, 'select state from webhook_event where id = ?', [event!.id]);
     expect(after!.state).toBe('pending');
     await shot('05-webhook-resent');
@@ -254,9 +304,13 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     await page.locator('input[name=email]').fill('console-invite@example.com');
     await page.locator('input[name=firstName]').fill('Grace');
     await page.getByRole('button', { name: 'Invite' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/Invited console-invite@example\.com: activation link http.*\/activate\//);
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toMatch(/Invited console-invite@example\.com: activation link http.*\/activate\//);
     await page.locator('tbody tr', { hasText: 'console-invite@example.com' }).waitFor();
-    const [member] = await sql<{ status: string }>(service, 'select status from member where email = ?', ['console-invite@example.com']);
+    const [member] = await sql<{ status: string }>(service, 'select status from member where email = ?', [
+      'console-invite@example.com',
+    ]);
     expect(member!.status).toBe('link_sent');
     await shot('06-roster-invited');
     await accessible('roster');
@@ -277,12 +331,20 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     await page.getByLabel('Key name').fill('console-sandbox-key');
     await page.getByLabel('Key mode').selectOption('test');
     await page.getByRole('button', { name: 'Create API key' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/New test key \(shown once, copy it now\): vk_test_/);
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toMatch(/New test key \(shown once, copy it now\): vk_test_/);
     const testKey = (await page.getByRole('status').textContent())!.match(/vk_test_[A-Za-z0-9_-]+/)![0];
-    await expect.poll(() => page.locator('tbody tr', { hasText: 'console-sandbox-key' }).textContent()).toContain('test');
+    await expect
+      .poll(() => page.locator('tbody tr', { hasText: 'console-sandbox-key' }).textContent())
+      .toContain('test');
     await shot('08-test-key-created');
 
-    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'sandbox', features: ['location'] });
+    const workflow = await service.core.tenancy.createWorkflow({
+      projectId: service.demo.project_id,
+      name: 'sandbox',
+      features: ['location'],
+    });
     const sandbox = await createSession(service, testKey, { workflow_id: workflow.id, vendor_data: 'console-sandbox' });
     await page.getByRole('link', { name: 'Sessions' }).click();
     const search = async (vendorData: string) => {
@@ -310,13 +372,25 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     await page.goto(`${service.url}/admin#/session/${triedId}`);
     await page.getByRole('heading', { name: `Session ${triedId}` }).waitFor();
     await page.locator('#evidence figure').first().waitFor();
-    expect(await page.locator('#evidence figcaption').allTextContents()).toEqual(['document front, try 1', 'document front, try 2', 'selfie, try 1', 'selfie, try 2', 'selfie, try 3']);
+    expect(await page.locator('#evidence figcaption').allTextContents()).toEqual([
+      'document front, try 1',
+      'document front, try 2',
+      'selfie, try 1',
+      'selfie, try 2',
+      'selfie, try 3',
+    ]);
     const facts = page.locator('#review-facts');
     expect(await facts.locator('h3').first().textContent()).toBe('Why declined');
     expect(await facts.textContent()).not.toContain('Why in review');
     expect(await page.locator('#review-reason').textContent()).toContain('liveness: spoof');
     const timeline = (await page.locator('main').textContent())!;
-    for (const reason of ['document: expired, asked again (try 1 of 3)', 'selfie: spoof, retake asked (try 1 of 3)', 'selfie: spoof, retake asked (try 2 of 3)', 'liveness: spoof']) expect(timeline).toContain(reason);
+    for (const reason of [
+      'document: expired, asked again (try 1 of 3)',
+      'selfie: spoof, retake asked (try 1 of 3)',
+      'selfie: spoof, retake asked (try 2 of 3)',
+      'liveness: spoof',
+    ])
+      expect(timeline).toContain(reason);
     await shot('11-session-tries');
     await accessible('session-declined-tries');
   });
@@ -326,9 +400,13 @@ describe.skipIf(!chromiumAvailable)('the admin console', () => {
     await page.getByRole('link', { name: 'GraphQL' }).click();
     await page.waitForURL(`${service.url}/graphql`);
     expect(await page.getByLabel('Admin token').inputValue()).toBe(service.demo.admin_token);
-    await expect.poll(() => page.locator('.graphiql-query-editor .CodeMirror-code').first().textContent(), { timeout: 20_000 }).toContain('projects');
+    await expect
+      .poll(() => page.locator('.graphiql-query-editor .CodeMirror-code').first().textContent(), { timeout: 20_000 })
+      .toContain('projects');
     await page.getByRole('button', { name: /Execute query/ }).click();
-    await expect.poll(() => page.locator('.result-window').textContent(), { timeout: 20_000 }).toContain(service.demo.project_id);
+    await expect
+      .poll(() => page.locator('.result-window').textContent(), { timeout: 20_000 })
+      .toContain(service.demo.project_id);
     await shot('12-graphiql-with-console-token');
   });
 });

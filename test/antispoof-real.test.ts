@@ -11,18 +11,21 @@ import { videoAvailable, videoFrames } from './helpers/video.js';
 
 const DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 const hasPhotos = existsSync(`${DATA}face_recognition-obama-biden/obama.jpg`);
-if (!videoAvailable || !hasPhotos) console.info('skipping real-model anti-spoof tests: ../shared/data or ffmpeg is absent');
+if (!videoAvailable || !hasPhotos)
+  console.info('skipping real-model anti-spoof tests: ../shared/data or ffmpeg is absent');
 
 /** Around the performer's head in shot C of the video (a camera held still would see this). */
 const HEAD = { x: 60, y: 0, width: 480, height: 360 };
 const photo = (name: string) => readFileSync(`${DATA}face_recognition-obama-biden/${name}`);
 /** What an attacker does first: every photo at one size, as a phone camera held upright would give. */
-const sameSize = (bytes: Buffer) => sharp(bytes).rotate().resize(480, 640, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
+const sameSize = (bytes: Buffer) =>
+  sharp(bytes).rotate().resize(480, 640, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
 
 let service: TestService;
 const post = (body: object) => service.http.post('/api/v2/antispoof').set('X-API-Key', service.demo.api_key).send(body);
 const b64 = (frames: Buffer[]) => frames.map((f) => f.toString('base64'));
-const evidence = (data: { burst: { evidence: { name: string; passed: boolean }[] } }, name: string) => data.burst.evidence.find((e) => e.name === name);
+const evidence = (data: { burst: { evidence: { name: string; passed: boolean }[] } }, name: string) =>
+  data.burst.evidence.find((e) => e.name === name);
 
 describe.skipIf(!videoAvailable || !hasPhotos)('anti-spoof bursts on real images, real models', () => {
   beforeAll(async () => {
@@ -36,7 +39,11 @@ describe.skipIf(!videoAvailable || !hasPhotos)('anti-spoof bursts on real images
     const frames = await videoFrames(7.0, 6, 100, HEAD);
     const res = await post({ frames: b64(frames) });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.check.data, JSON.stringify(res.body.data.check)).toMatchObject({ result: 'live', live_score: 1, burst: { one_capture: true } });
+    expect(res.body.data.check.data, JSON.stringify(res.body.data.check)).toMatchObject({
+      result: 'live',
+      live_score: 1,
+      burst: { one_capture: true },
+    });
     expect(res.body.data.status).toBe('passed');
   });
 
@@ -53,11 +60,20 @@ describe.skipIf(!videoAvailable || !hasPhotos)('anti-spoof bursts on real images
     const asIs = await post({ frames: b64(files.map(photo)) });
     expect(asIs.status).toBe(400);
     expect(asIs.body.error.code).toBe('invalid_frames');
-    const challenge = (await service.http.post('/api/v2/antispoof/challenge').set('X-API-Key', service.demo.api_key).send({})).body.data;
-    const resized = await post({ frames: b64(await Promise.all(files.map((f) => sameSize(photo(f))))), challenge_id: challenge.challenge_id });
+    const challenge = (
+      await service.http.post('/api/v2/antispoof/challenge').set('X-API-Key', service.demo.api_key).send({})
+    ).body.data;
+    const resized = await post({
+      frames: b64(await Promise.all(files.map((f) => sameSize(photo(f))))),
+      challenge_id: challenge.challenge_id,
+    });
     expect(resized.status, JSON.stringify(resized.body)).toBe(200);
     expect(resized.body.data.status).toBe('failed');
-    expect(resized.body.data.check.data).toMatchObject({ result: 'spoof', live_score: 0, burst: { one_capture: false } });
+    expect(resized.body.data.check.data).toMatchObject({
+      result: 'spoof',
+      live_score: 0,
+      burst: { one_capture: false },
+    });
     expect(evidence(resized.body.data.check.data, 'background')).toMatchObject({ passed: false });
   });
 

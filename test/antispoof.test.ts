@@ -27,8 +27,16 @@ const post = (path: string, key = service.demo.api_key) => service.http.post(`/a
 const b64 = async (face: MarkerFace | null) => (await markerImage(face)).toString('base64');
 const burst = (faces: MarkerFace[]) => Promise.all(faces.map(b64));
 /** A live person holding still: tiny non-rigid motion between frames. */
-const still = (person: number, n = 4, extra: Partial<MarkerFace> = {}): MarkerFace[] => Array.from({ length: n }, (_, i) => ({ person, jitter: 0.05, nonce: i, ...extra }));
-const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
+const still = (person: number, n = 4, extra: Partial<MarkerFace> = {}): MarkerFace[] =>
+  Array.from({ length: n }, (_, i) => ({ person, jitter: 0.05, nonce: i, ...extra }));
+const balance = async () =>
+  Number(
+    (
+      await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [
+        service.demo.project_id,
+      ])
+    )[0]!.balance_minor,
+  );
 
 describe('POST /api/v2/antispoof: input', () => {
   it('takes 3 to 8 frames: invalid_frames below, too_many_frames above, both before any model runs or charge', async () => {
@@ -50,9 +58,14 @@ describe('POST /api/v2/antispoof: input', () => {
     const notImages = await post('/antispoof').send({ frames: 'abc' });
     expect(notImages.status).toBe(400);
     expect(notImages.body.error.code).toBe('validation_error');
-    const badElement = await post('/antispoof').send({ frames: [await b64({ person: 1 }), 12, await b64({ person: 1 })] });
+    const badElement = await post('/antispoof').send({
+      frames: [await b64({ person: 1 }), 12, await b64({ person: 1 })],
+    });
     expect(badElement.body.error.code).toBe('validation_error');
-    const challengeWithoutBurst = await post('/antispoof').send({ image: await b64({ person: 1 }), challengeId: 'chl_x' });
+    const challengeWithoutBurst = await post('/antispoof').send({
+      image: await b64({ person: 1 }),
+      challengeId: 'chl_x',
+    });
     expect(challengeWithoutBurst.status).toBe(400);
     expect(challengeWithoutBurst.body.error.code).toBe('frames_required');
     expect(engine.calls).toBe(calls);
@@ -64,7 +77,11 @@ describe('POST /api/v2/antispoof: input', () => {
     for (const [i, face] of still(2, 3).entries()) req = req.attach('frames', await markerImage(face), `f${i}.png`);
     const res = await req;
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.check).toMatchObject({ type: 'antispoof', status: 'passed', data: { mode: 'burst', frames: 3, live_score: 1, result: 'live' } });
+    expect(res.body.data.check).toMatchObject({
+      type: 'antispoof',
+      status: 'passed',
+      data: { mode: 'burst', frames: 3, live_score: 1, result: 'live' },
+    });
   });
 
   it('answers 422 no_face naming the frame, uncharged', async () => {
@@ -95,10 +112,19 @@ describe('POST /api/v2/antispoof: verdicts', () => {
   });
 
   it('calls a burst of a picture only shifted and scaled a spoof', async () => {
-    const held = await post('/antispoof').send({ frames: await burst([{ person: 3 }, { person: 3, dx: 12, dy: -5 }, { person: 3, dx: 25, scale: 1.3 }, { person: 3, dy: 9, scale: 0.8 }]) });
+    const held = await post('/antispoof').send({
+      frames: await burst([
+        { person: 3 },
+        { person: 3, dx: 12, dy: -5 },
+        { person: 3, dx: 25, scale: 1.3 },
+        { person: 3, dy: 9, scale: 0.8 },
+      ]),
+    });
     expect(held.body.data.status).toBe('failed');
     expect(held.body.data.check.data.result).toBe('spoof');
-    const motion = held.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === 'non_rigid_motion');
+    const motion = held.body.data.check.data.burst.evidence.find(
+      (e: { name: string }) => e.name === 'non_rigid_motion',
+    );
     expect(motion.passed).toBe(false);
     expect(motion.value).toBeLessThan(0.01);
   });
@@ -106,10 +132,17 @@ describe('POST /api/v2/antispoof: verdicts', () => {
   it('takes micro-motion, a blink or a head turn as evidence of life', async () => {
     const micro = await post('/antispoof').send({ frames: await burst(still(4)) });
     expect(micro.body.data.check.data.result).toBe('live');
-    const blink = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, ear: 0.05 }, { person: 4, dx: 3 }]) });
+    const blink = await post('/antispoof').send({
+      frames: await burst([{ person: 4 }, { person: 4, ear: 0.05 }, { person: 4, dx: 3 }]),
+    });
     expect(blink.body.data.check.data).toMatchObject({ result: 'live', burst: { gestures: { blink: true } } });
-    const turn = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.1 }, { person: 4, yaw: 0.2 }]) });
-    expect(turn.body.data.check.data).toMatchObject({ result: 'live', burst: { gestures: { turn_left: true, turn_right: false } } });
+    const turn = await post('/antispoof').send({
+      frames: await burst([{ person: 4 }, { person: 4, yaw: 0.1 }, { person: 4, yaw: 0.2 }]),
+    });
+    expect(turn.body.data.check.data).toMatchObject({
+      result: 'live',
+      burst: { gestures: { turn_left: true, turn_right: false } },
+    });
     expect(turn.body.data.check.data.human_score).toBeGreaterThanOrEqual(0.5);
     const pose = turn.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === 'pose_change');
     expect(pose).toMatchObject({ passed: true, value: 22 });
@@ -118,7 +151,9 @@ describe('POST /api/v2/antispoof: verdicts', () => {
 
   it('reads head turns from the absolute yaw: coming back to the camera from one side is not a turn to the other', async () => {
     // Already turned to the left when the burst starts, then facing the camera again.
-    const back = await post('/antispoof').send({ frames: await burst([{ person: 4, yaw: 0.2 }, { person: 4, yaw: 0.1 }, { person: 4 }]) });
+    const back = await post('/antispoof').send({
+      frames: await burst([{ person: 4, yaw: 0.2 }, { person: 4, yaw: 0.1 }, { person: 4 }]),
+    });
     expect(back.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, turn_right: false });
     // A small sway across the middle (±5 degrees) is motion, but neither turn.
     const sway = await post('/antispoof').send({
@@ -130,20 +165,38 @@ describe('POST /api/v2/antispoof: verdicts', () => {
     });
     expect(sway.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, turn_right: false });
     // Left, then right: both were shown.
-    const both = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.2 }, { person: 4, yaw: -0.2 }]) });
+    const both = await post('/antispoof').send({
+      frames: await burst([{ person: 4 }, { person: 4, yaw: 0.2 }, { person: 4, yaw: -0.2 }]),
+    });
     expect(both.body.data.check.data.burst.gestures).toMatchObject({ turn_left: true, turn_right: true });
     // Looking down and back up is not looking up: up is measured from the first frame.
-    const nod = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, pitch: 0.15 }, { person: 4, nonce: 1 }]) });
+    const nod = await post('/antispoof').send({
+      frames: await burst([{ person: 4 }, { person: 4, pitch: 0.15 }, { person: 4, nonce: 1 }]),
+    });
     expect(nod.body.data.check.data.burst.gestures.look_up).toBe(false);
     // The asked movement must be the main one: a 22 degree turn that lifts the chin 12 degrees is
     // a turn, not looking up; looking up 15 degrees with a 5 degree sway is looking up.
-    const turnAndLift = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.1, pitch: -0.06 }, { person: 4, yaw: 0.2, pitch: -0.12 }]) });
+    const turnAndLift = await post('/antispoof').send({
+      frames: await burst([
+        { person: 4 },
+        { person: 4, yaw: 0.1, pitch: -0.06 },
+        { person: 4, yaw: 0.2, pitch: -0.12 },
+      ]),
+    });
     expect(turnAndLift.body.data.check.data.burst.gestures).toMatchObject({ turn_left: true, look_up: false });
-    const lookUp = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.045, pitch: -0.08 }, { person: 4, pitch: -0.15 }]) });
+    const lookUp = await post('/antispoof').send({
+      frames: await burst([{ person: 4 }, { person: 4, yaw: 0.045, pitch: -0.08 }, { person: 4, pitch: -0.15 }]),
+    });
     expect(lookUp.body.data.check.data.burst.gestures).toMatchObject({ turn_left: false, look_up: true });
     // Asked to smile or blink, a person keeps the head still: talking while turning is no smile.
-    const talkingTurn = await post('/antispoof').send({ frames: await burst([{ person: 4 }, { person: 4, yaw: 0.1, mouth: 1.3, ear: 0.05 }, { person: 4, yaw: 0.2 }]) });
-    expect(talkingTurn.body.data.check.data.burst.gestures).toMatchObject({ turn_left: true, smile: false, blink: false });
+    const talkingTurn = await post('/antispoof').send({
+      frames: await burst([{ person: 4 }, { person: 4, yaw: 0.1, mouth: 1.3, ear: 0.05 }, { person: 4, yaw: 0.2 }]),
+    });
+    expect(talkingTurn.body.data.check.data.burst.gestures).toMatchObject({
+      turn_left: true,
+      smile: false,
+      blink: false,
+    });
   });
 
   it('fails a burst whose frames show different people, or whose passive evidence is a spoof', async () => {
@@ -160,13 +213,21 @@ describe('POST /api/v2/antispoof: one continuous capture', () => {
     const calls = engine.calls;
     const before = await balance();
     const frames = await burst(still(8, 3));
-    const larger = (await sharp(Buffer.from(frames[2]!, 'base64')).resize(120, 120).png().toBuffer()).toString('base64');
+    const larger = (await sharp(Buffer.from(frames[2]!, 'base64')).resize(120, 120).png().toBuffer()).toString(
+      'base64',
+    );
     const sizes = await post('/antispoof').send({ frames: [frames[0], frames[1], larger] });
     expect(sizes.status).toBe(400);
-    expect(sizes.body.error).toMatchObject({ code: 'invalid_frames', message: expect.stringContaining('frames[2] is 120x120') });
+    expect(sizes.body.error).toMatchObject({
+      code: 'invalid_frames',
+      message: expect.stringContaining('frames[2] is 120x120'),
+    });
     const twice = await post('/antispoof').send({ frames: [frames[0], frames[1], frames[0]] });
     expect(twice.status).toBe(400);
-    expect(twice.body.error).toMatchObject({ code: 'invalid_frames', message: expect.stringContaining('frames[2] is the same image as frames[0]') });
+    expect(twice.body.error).toMatchObject({
+      code: 'invalid_frames',
+      message: expect.stringContaining('frames[2] is the same image as frames[0]'),
+    });
     // Eight 60 MP frames (small files: one flat colour), refused on their headers, never decoded.
     const flat = await sharp({ create: { width: 7745, height: 7745, channels: 3, background: { r: 1, g: 2, b: 3 } } })
       .png()
@@ -180,18 +241,33 @@ describe('POST /api/v2/antispoof: one continuous capture', () => {
   });
 
   it('fails a burst of different photos of one person (each taken somewhere else), naming the background', async () => {
-    const photos = await post('/antispoof').send({ frames: await burst([1, 2, 3].map((scene) => ({ person: 8, jitter: 0.05, nonce: scene, scene }))) });
+    const photos = await post('/antispoof').send({
+      frames: await burst([1, 2, 3].map((scene) => ({ person: 8, jitter: 0.05, nonce: scene, scene }))),
+    });
     expect(photos.status).toBe(200);
     expect(photos.body.data.status).toBe('failed');
-    expect(photos.body.data.check.data).toMatchObject({ result: 'spoof', live_score: 0, burst: { one_capture: false } });
+    expect(photos.body.data.check.data).toMatchObject({
+      result: 'spoof',
+      live_score: 0,
+      burst: { one_capture: false },
+    });
     expect(photos.body.data.check.error).toMatch(/not one continuous capture \(background/);
-    const background = photos.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === 'background');
+    const background = photos.body.data.check.data.burst.evidence.find(
+      (e: { name: string }) => e.name === 'background',
+    );
     expect(background.passed).toBe(false);
     expect(background.value).toBeGreaterThan(20);
     // The same person in one place, moving a little: one capture.
     const oneCapture = await post('/antispoof').send({ frames: await burst(still(8, 3, { scene: 2 })) });
     expect(oneCapture.body.data.check.data).toMatchObject({ result: 'live', burst: { one_capture: true } });
-    for (const name of ['face_track', 'face_scale_track', 'pose_track', 'background', 'illumination', 'image_quality']) {
+    for (const name of [
+      'face_track',
+      'face_scale_track',
+      'pose_track',
+      'background',
+      'illumination',
+      'image_quality',
+    ]) {
       expect(
         oneCapture.body.data.check.data.burst.evidence.find((e: { name: string }) => e.name === name),
         name,
@@ -273,14 +349,23 @@ describe('gesture challenge', () => {
     const late = await post('/antispoof').send({ frames: await framesFor(gesture), challengeId: challenge_id });
     expect(late.status).toBe(400);
     expect(late.body.error.code).toBe('challenge_expired');
-    const unknown = await post('/antispoof').send({ frames: await framesFor(gesture), challengeId: 'chl_000000000000000000000000' });
+    const unknown = await post('/antispoof').send({
+      frames: await framesFor(gesture),
+      challengeId: 'chl_000000000000000000000000',
+    });
     expect(unknown.status).toBe(403);
     expect(unknown.body.error.code).toBe('invalid_challenge');
     const theirs = (await post('/antispoof/challenge', other.key).send({})).body.data;
-    const stolen = await post('/antispoof').send({ frames: await framesFor(theirs.gesture), challengeId: theirs.challenge_id });
+    const stolen = await post('/antispoof').send({
+      frames: await framesFor(theirs.gesture),
+      challengeId: theirs.challenge_id,
+    });
     expect(stolen.status).toBe(403);
     expect(stolen.body.error.code).toBe('invalid_challenge');
-    const own = await post('/antispoof', other.key).send({ frames: await framesFor(theirs.gesture), challengeId: theirs.challenge_id });
+    const own = await post('/antispoof', other.key).send({
+      frames: await framesFor(theirs.gesture),
+      challengeId: theirs.challenge_id,
+    });
     expect(own.body.data.status).toBe('passed');
   });
 
@@ -292,9 +377,16 @@ describe('gesture challenge', () => {
     expect(res.body.data.status).toBe('failed');
     expect(res.body.data.check.data.challenge).toMatchObject({ challenge_id: created.challenge_id, performed: false });
     const right = (await post('/antispoof/challenge').send({})).body.data;
-    const ok = await post('/antispoof').send({ frames: await framesFor(right.gesture), challenge_id: right.challenge_id });
+    const ok = await post('/antispoof').send({
+      frames: await framesFor(right.gesture),
+      challenge_id: right.challenge_id,
+    });
     expect(ok.body.data.status).toBe('passed');
-    const both = await post('/antispoof').send({ frames: await framesFor(right.gesture), challengeId: right.challenge_id, challenge_id: created.challenge_id });
+    const both = await post('/antispoof').send({
+      frames: await framesFor(right.gesture),
+      challengeId: right.challenge_id,
+      challenge_id: created.challenge_id,
+    });
     expect(both.status).toBe(400);
     expect(both.body.error.code).toBe('validation_error');
   });
@@ -327,7 +419,9 @@ describe('gesture challenge', () => {
     const check = service.core.checks.antispoof;
     const outcome = await check.execute(await check.prepare({ frames, challengeId: challenge_id }, context), context);
     expect('check' in outcome && outcome.check.status).toBe('passed');
-    await expect(check.prepare({ frames, challengeId: challenge_id }, context)).rejects.toMatchObject({ code: 'invalid_challenge' });
+    await expect(check.prepare({ frames, challengeId: challenge_id }, context)).rejects.toMatchObject({
+      code: 'invalid_challenge',
+    });
   });
 });
 
@@ -342,7 +436,9 @@ describe('POST /api/v2/antispoof/identity', () => {
     expect(again.body.data.check.data).toMatchObject({ face_id: faceId, new_identity: false });
     const someoneElse = await post('/antispoof/identity').send({ image: await b64({ person: 21, variant: 1 }) });
     expect(someoneElse.body.data.check.data.face_id).not.toBe(faceId);
-    const otherProject = await post('/antispoof/identity', other.key).send({ image: await b64({ person: 20, variant: 1 }) });
+    const otherProject = await post('/antispoof/identity', other.key).send({
+      image: await b64({ person: 20, variant: 1 }),
+    });
     expect(otherProject.body.data.check.data.face_id).not.toBe(faceId);
   });
 
@@ -359,9 +455,14 @@ describe('account mode', () => {
     const none = await post('/antispoof').send({ image: await b64({ person: 30 }), svc_access_token: token });
     expect(none.status).toBe(409);
     expect(none.body.error.code).toBe('face_not_enrolled');
-    const reference = await engine.describeLargestFace(await import('../src/ml/image.js').then(async (m) => m.decodeImage(await markerImage({ person: 30 }))));
+    const reference = await engine.describeLargestFace(
+      await import('../src/ml/image.js').then(async (m) => m.decodeImage(await markerImage({ person: 30 }))),
+    );
     await service.core.accounts.setFaceReference(svcId, reference!.descriptor);
-    const same = await post('/antispoof').send({ image: await b64({ person: 30, variant: 3 }), svc_access_token: token });
+    const same = await post('/antispoof').send({
+      image: await b64({ person: 30, variant: 3 }),
+      svc_access_token: token,
+    });
     expect(same.body.data.status).toBe('passed');
     expect(same.body.data.check.data.face_match.similarity).toBeGreaterThanOrEqual(0.95);
     const stranger = await post('/antispoof').send({ image: await b64({ person: 31 }), svc_access_token: token });

@@ -28,7 +28,8 @@ function operations(doc: Json): { where: string; operation: Json }[] {
     ['webhooks', doc.webhooks ?? {}],
   ] as const) {
     for (const [path, item] of Object.entries(entries as Json))
-      for (const [method, operation] of Object.entries(item as Json)) found.push({ where: `${section} ${method.toUpperCase()} ${path}`, operation: operation as Json });
+      for (const [method, operation] of Object.entries(item as Json))
+        found.push({ where: `${section} ${method.toUpperCase()} ${path}`, operation: operation as Json });
   }
   return found;
 }
@@ -46,13 +47,18 @@ describe('every operation explains itself', () => {
   it('has a description and an example, webhooks included (the lint rule, on the served document)', () => {
     const all = operations(document);
     expect(all.length).toBeGreaterThan(60);
-    expect(all.flatMap(({ where, operation }) => operationProblems(operation).map((problem) => `${where} ${problem}`))).toEqual([]);
+    expect(
+      all.flatMap(({ where, operation }) => operationProblems(operation).map((problem) => `${where} ${problem}`)),
+    ).toEqual([]);
   });
 
   it('the rule names an operation without a description, and one without any example', () => {
-    expect(operationProblems({ operationId: 'x', responses: { '200': { description: 'ok', content: { 'application/json': { example: {} } } } } })).toEqual([
-      'has no description (at least 40 characters saying what it is for and how to use it)',
-    ]);
+    expect(
+      operationProblems({
+        operationId: 'x',
+        responses: { '200': { description: 'ok', content: { 'application/json': { example: {} } } } },
+      }),
+    ).toEqual(['has no description (at least 40 characters saying what it is for and how to use it)']);
     expect(
       operationProblems({
         description: 'A description long enough to say what this is for.',
@@ -79,14 +85,21 @@ describe('credentials and statuses', () => {
       if (!operation.security?.length) continue;
       expect(operation.responses['401'], where).toBeDefined();
     }
-    expect(document.paths['/api/v2/credential/states/{state}/providers'].get.responses['401'].description).toContain('invalid_api_key');
-    expect(document.paths['/api/v2/face-uniqueness/{face_id}'].delete.responses['401'].description).toContain('invalid_api_key');
+    expect(document.paths['/api/v2/credential/states/{state}/providers'].get.responses['401'].description).toContain(
+      'invalid_api_key',
+    );
+    expect(document.paths['/api/v2/face-uniqueness/{face_id}'].delete.responses['401'].description).toContain(
+      'invalid_api_key',
+    );
   });
 
   it('answers those 401s as declared (service.http checks every answer against the document)', async () => {
     const providers = await service.http.get('/api/v2/credential/states/CA/providers').expect(401);
     expect(providers.body.error.code).toBe('invalid_api_key');
-    const unlink = await service.http.delete('/api/v2/face-uniqueness/fce_unknown').set('X-API-Key', 'vk_live_wrong').expect(401);
+    const unlink = await service.http
+      .delete('/api/v2/face-uniqueness/fce_unknown')
+      .set('X-API-Key', 'vk_live_wrong')
+      .expect(401);
     expect(unlink.body.error.code).toBe('invalid_api_key');
   });
 });
@@ -96,14 +109,19 @@ describe('headers', () => {
     Object.entries(document.paths as Json)
       .filter(
         ([path, item]) =>
-          item.post && /^\/api\/v2\/(session|id-verification|liveness|face-match|age-verification|location|credential-verification|kyc-credential|antispoof|antispoof\/identity|face-uniqueness)$/.test(path),
+          item.post &&
+          /^\/api\/v2\/(session|id-verification|liveness|face-match|age-verification|location|credential-verification|kyc-credential|antispoof|antispoof\/identity|face-uniqueness)$/.test(
+            path,
+          ),
       )
       .map(([path, item]) => ({ path, operation: item.post as Json }));
 
   it('Idempotency-Key and Verity-Test-Outcome on every billable POST, and Idempotent-Replayed on its success', () => {
     expect(billable().length).toBe(11);
     for (const { path, operation } of billable()) {
-      const names = (operation.parameters as Json[]).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
+      const names = (operation.parameters as Json[])
+        .filter((parameter) => parameter.in === 'header')
+        .map((parameter) => parameter.name);
       expect(names, path).toEqual(['Idempotency-Key', 'Verity-Test-Outcome']);
       const success = Object.entries(operation.responses as Json).find(([status]) => status.startsWith('2'))![1];
       expect(Object.keys(success.headers), path).toContain('Idempotent-Replayed');
@@ -115,14 +133,24 @@ describe('headers', () => {
       if (where.startsWith('webhooks')) continue;
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         if (operation.deprecated && status === '200') continue; // a removed route's placeholder, never sent
-        expect(response.headers?.['X-Request-Id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/XRequestId' });
-        if (status === '429' || status === '503') expect(response.headers['Retry-After'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/RetryAfter' });
+        expect(response.headers?.['X-Request-Id'], `${where} ${status}`).toEqual({
+          $ref: '#/components/headers/XRequestId',
+        });
+        if (status === '429' || status === '503')
+          expect(response.headers['Retry-After'], `${where} ${status}`).toEqual({
+            $ref: '#/components/headers/RetryAfter',
+          });
       }
     }
   });
 
   it('a 503 says Retry-After, as declared (a test key forcing engine_unreachable)', async () => {
-    const res = await service.http.post('/api/v2/liveness').set('X-API-Key', testKey).set('Verity-Test-Outcome', 'engine_unreachable').send({}).expect(503);
+    const res = await service.http
+      .post('/api/v2/liveness')
+      .set('X-API-Key', testKey)
+      .set('Verity-Test-Outcome', 'engine_unreachable')
+      .send({})
+      .expect(503);
     expect(res.headers['retry-after']).toBe('2');
     expect(res.headers['x-request-id']).toMatch(/.+/);
   });
@@ -130,14 +158,38 @@ describe('headers', () => {
 
 describe('webhooks', () => {
   it('one per event a session move announces, each with its body and the signature headers', () => {
-    expect(Object.keys(document.webhooks)).toEqual(['verification.approved', 'verification.declined', 'verification.in_review', 'verification.expired', 'verification.abandoned']);
-    expect(ANNOUNCED_STATUSES.map((status) => `verification.${status.toLowerCase()}`).sort()).toEqual(Object.keys(document.webhooks).sort());
+    expect(Object.keys(document.webhooks)).toEqual([
+      'verification.approved',
+      'verification.declined',
+      'verification.in_review',
+      'verification.expired',
+      'verification.abandoned',
+    ]);
+    expect(ANNOUNCED_STATUSES.map((status) => `verification.${status.toLowerCase()}`).sort()).toEqual(
+      Object.keys(document.webhooks).sort(),
+    );
     for (const [type, item] of Object.entries(document.webhooks as Json)) {
-      const headers = (item.post.parameters as Json[]).map((parameter) => `${parameter.name}${parameter.required ? '' : '?'}`);
-      expect(headers, type).toEqual(['X-Svc-Timestamp', 'X-Svc-Signature', 'X-Svc-Event-Id', 'X-Svc-Signature-Previous?']);
+      const headers = (item.post.parameters as Json[]).map(
+        (parameter) => `${parameter.name}${parameter.required ? '' : '?'}`,
+      );
+      expect(headers, type).toEqual([
+        'X-Svc-Timestamp',
+        'X-Svc-Signature',
+        'X-Svc-Event-Id',
+        'X-Svc-Signature-Previous?',
+      ]);
       const body = item.post.requestBody.content['application/json'];
       expect(body.schema.properties.type.const, type).toBe(type);
-      expect(body.schema.required, type).toEqual(['event_id', 'type', 'session_id', 'status', 'vendor_data', 'decision', 'occurred_at', 'livemode']);
+      expect(body.schema.required, type).toEqual([
+        'event_id',
+        'type',
+        'session_id',
+        'status',
+        'vendor_data',
+        'decision',
+        'occurred_at',
+        'livemode',
+      ]);
     }
   });
 
@@ -155,18 +207,33 @@ describe('webhooks', () => {
     try {
       const callback = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       await service.core.tenancy.approveCallback({ projectId: service.demo.project_id, url: callback });
-      const created = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: service.demo.workflows.location, callback }).expect(201);
-      await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', created.body.data.session_token).send({ latitude: 37.7793, longitude: -122.4193, accuracy: 12 }).expect(200);
-      for (let waited = 0; received.length === 0 && waited < 20_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      const created = await service.http
+        .post('/api/v2/session')
+        .set('X-API-Key', service.demo.api_key)
+        .send({ workflow_id: service.demo.workflows.location, callback })
+        .expect(201);
+      await service.http
+        .post('/api/hosted/session/steps/location')
+        .set('X-Session-Token', created.body.data.session_token)
+        .send({ latitude: 37.7793, longitude: -122.4193, accuracy: 12 })
+        .expect(200);
+      for (let waited = 0; received.length === 0 && waited < 20_000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(received).toHaveLength(1);
       const [delivery] = received;
       const event = JSON.parse(delivery!.body);
       expect(event.type).toBe('verification.approved');
       const ajv = new Ajv2020({ strict: false, allErrors: true });
       addFormats(ajv);
-      const validate = ajv.compile(inlineRefs(document.webhooks['verification.approved'].post.requestBody.content['application/json'].schema, document.components.schemas) as Json);
+      const validate = ajv.compile(
+        inlineRefs(
+          document.webhooks['verification.approved'].post.requestBody.content['application/json'].schema,
+          document.components.schemas,
+        ) as Json,
+      );
       expect(validate(event) ? [] : validate.errors).toEqual([]);
-      for (const header of ['x-svc-timestamp', 'x-svc-signature', 'x-svc-event-id']) expect(delivery!.headers[header], header).toMatch(/.+/);
+      for (const header of ['x-svc-timestamp', 'x-svc-signature', 'x-svc-event-id'])
+        expect(delivery!.headers[header], header).toMatch(/.+/);
       expect(delivery!.headers['x-svc-event-id']).toBe(event.event_id);
     } finally {
       await new Promise((resolve) => {
@@ -199,8 +266,18 @@ describe('sections and guides', () => {
     ).toEqual([...GUIDES].sort());
     const guides = readGuides();
     const shown = (document.tags as Json[]).slice(0, guides.length);
-    expect(shown.map((tag) => [tag.name, tag['x-displayName'], tag['x-traitTag']])).toEqual(guides.map((guide) => [guide.name, guide.title, true]));
+    expect(shown.map((tag) => [tag.name, tag['x-displayName'], tag['x-traitTag']])).toEqual(
+      guides.map((guide) => [guide.name, guide.title, true]),
+    );
     expect(shown.map((tag) => tag.description)).toEqual(guides.map((guide) => guide.body));
-    expect(guides.map((guide) => guide.title)).toEqual(['Quickstart', 'Hosted flow', 'Receiving webhooks', 'Sandbox', 'Verifiable credentials', 'AI agents (MCP)', 'Errors']);
+    expect(guides.map((guide) => guide.title)).toEqual([
+      'Quickstart',
+      'Hosted flow',
+      'Receiving webhooks',
+      'Sandbox',
+      'Verifiable credentials',
+      'AI agents (MCP)',
+      'Errors',
+    ]);
   });
 });

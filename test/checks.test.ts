@@ -34,7 +34,11 @@ describe('POST /api/v2/age-verification', () => {
     expect(check.score).toBeUndefined();
     expect(check.data.age).toBe(36);
     expect(check.data.dob).toBe('1990-05-01');
-    expect(check.data.bands).toEqual({ '18': { verified: true, min_age: 18 }, '18+': { verified: true, min_age: 18 }, is_18_plus: { verified: true, min_age: 18 } });
+    expect(check.data.bands).toEqual({
+      '18': { verified: true, min_age: 18 },
+      '18+': { verified: true, min_age: 18 },
+      is_18_plus: { verified: true, min_age: 18 },
+    });
   });
 
   it('defaults to is_18_plus when bands is empty or absent', async () => {
@@ -99,7 +103,12 @@ describe('POST /api/v2/age-verification', () => {
     const missing = await post('/age-verification', { bands: [18] });
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe('missing_dob');
-    for (const body of [{ dob: 19900101 }, { dob: '1990-01-01', bands: '18' }, { dob: '1990-01-01', bands: [{ min: 18 }] }, ['1990-01-01']]) {
+    for (const body of [
+      { dob: 19900101 },
+      { dob: '1990-01-01', bands: '18' },
+      { dob: '1990-01-01', bands: [{ min: 18 }] },
+      ['1990-01-01'],
+    ]) {
       const res = await post('/age-verification', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
@@ -107,16 +116,29 @@ describe('POST /api/v2/age-verification', () => {
   });
 
   it('takes the same fields as multipart/form-data', async () => {
-    const res = await service.http.post('/api/v2/age-verification').set('X-API-Key', key()).field('dob', '1990-01-01').field('bands', '18').field('bands', 'is_21_plus');
+    const res = await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', key())
+      .field('dob', '1990-01-01')
+      .field('bands', '18')
+      .field('bands', 'is_21_plus');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data.check.data.bands)).toEqual(['18', 'is_21_plus']);
   });
 
   it('refuses other content types (415 unsupported_media_type) and malformed JSON (400 validation_error)', async () => {
-    const text = await service.http.post('/api/v2/age-verification').set('X-API-Key', key()).set('Content-Type', 'text/plain').send('dob=1990-01-01');
+    const text = await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', key())
+      .set('Content-Type', 'text/plain')
+      .send('dob=1990-01-01');
     expect(text.status).toBe(415);
     expect(text.body.error.code).toBe('unsupported_media_type');
-    const broken = await service.http.post('/api/v2/age-verification').set('X-API-Key', key()).set('Content-Type', 'application/json').send('{"dob": "1990');
+    const broken = await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', key())
+      .set('Content-Type', 'application/json')
+      .send('{"dob": "1990');
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('validation_error');
   });
@@ -133,7 +155,11 @@ describe('account mode', () => {
   });
 
   it('answers only the account thresholds and returns proofs, never the date of birth', async () => {
-    const res = await post('/age-verification', { svc_access_token: token, dob: '2015-01-01', bands: [18, '21+', 25, 'is_65_plus'] });
+    const res = await post('/age-verification', {
+      svc_access_token: token,
+      dob: '2015-01-01',
+      bands: [18, '21+', 25, 'is_65_plus'],
+    });
     expect(res.status).toBe(200);
     const { data } = res.body.data.check;
     expect(data.bands).toEqual({
@@ -145,7 +171,11 @@ describe('account mode', () => {
     expect(data.age).toBeUndefined();
     expect(data.dob).toBeUndefined();
     expect(JSON.stringify(res.body)).not.toContain('1999');
-    const record = await sql<{ mode: string; svc_id: string }>(service, 'select mode, svc_id from check_record where id = ?', [res.body.data.session_id]);
+    const record = await sql<{ mode: string; svc_id: string }>(
+      service,
+      'select mode, svc_id from check_record where id = ?',
+      [res.body.data.session_id],
+    );
     expect(record[0]).toEqual({ mode: 'account', svc_id: svcId });
   });
 
@@ -156,7 +186,9 @@ describe('account mode', () => {
 
   it('answers account_dob_unavailable when the account has no verified date of birth', async () => {
     const other = await service.core.accounts.createAccount({ email: 'nodob@example.com', password: 'long enough' });
-    const { token: otherToken } = await service.core.accessTokens.issue(other.svcId, service.demo.oidc.client_id, ['openid']);
+    const { token: otherToken } = await service.core.accessTokens.issue(other.svcId, service.demo.oidc.client_id, [
+      'openid',
+    ]);
     const res = await post('/age-verification', { svc_access_token: otherToken, bands: [18] });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('account_dob_unavailable');
@@ -165,16 +197,29 @@ describe('account mode', () => {
   it('reuses a verified identity for id-verification, with the codes for none on file and for an expired document', async () => {
     const reused = await post('/id-verification', { svc_access_token: token });
     expect(reused.status).toBe(200);
-    expect(reused.body.data.check).toMatchObject({ type: 'id_verification', status: 'passed', data: { id_verified: true, reused: true } });
+    expect(reused.body.data.check).toMatchObject({
+      type: 'id_verification',
+      status: 'passed',
+      data: { id_verified: true, reused: true },
+    });
     expect(JSON.stringify(reused.body)).not.toContain('Demo User');
 
-    const fresh = await service.core.accounts.createAccount({ email: 'unverified@example.com', password: 'long enough' });
-    const freshToken = (await service.core.accessTokens.issue(fresh.svcId, service.demo.oidc.client_id, ['openid'])).token;
+    const fresh = await service.core.accounts.createAccount({
+      email: 'unverified@example.com',
+      password: 'long enough',
+    });
+    const freshToken = (await service.core.accessTokens.issue(fresh.svcId, service.demo.oidc.client_id, ['openid']))
+      .token;
     const none = await post('/id-verification', { svc_access_token: freshToken });
     expect(none.status).toBe(400);
     expect(none.body.error.code).toBe('no_reusable_record');
 
-    await service.core.accounts.recordVerifiedIdentity({ svcId: fresh.svcId, fullName: 'Old Passport', dateOfBirth: '1980-01-01', documentExpiry: '2026-11-22' });
+    await service.core.accounts.recordVerifiedIdentity({
+      svcId: fresh.svcId,
+      fullName: 'Old Passport',
+      dateOfBirth: '1980-01-01',
+      documentExpiry: '2026-11-22',
+    });
     const expired = await post('/id-verification', { svc_access_token: freshToken });
     expect(expired.status).toBe(400);
     expect(expired.body.error.code).toBe('reuse_not_available');
@@ -208,22 +253,42 @@ describe('POST /api/v2/location', () => {
   const paris = { latitude: 48.8566, longitude: 2.3522, accuracy: 12 };
 
   it('passes inside the geofence with the distance as score', async () => {
-    const res = await post('/location', { ...paris, expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 });
+    const res = await post('/location', {
+      ...paris,
+      expected_latitude: 48.8584,
+      expected_longitude: 2.2945,
+      radius_m: 5000,
+    });
     expect(res.status).toBe(200);
     const { check } = res.body.data;
     expect(check.status).toBe('passed');
     expect(check.data.match).toBe(true);
     expect(check.score).toBeCloseTo(4230, -2);
     expect(check.data.distance_m).toBe(check.score);
-    expect(check.data).toMatchObject({ latitude: 48.8566, longitude: 2.3522, accuracy: 12, source: 'gps', expected_latitude: 48.8584, expected_longitude: 2.2945, radius_m: 5000 });
+    expect(check.data).toMatchObject({
+      latitude: 48.8566,
+      longitude: 2.3522,
+      accuracy: 12,
+      source: 'gps',
+      expected_latitude: 48.8584,
+      expected_longitude: 2.2945,
+      radius_m: 5000,
+    });
     expect(check.error).toBeNull();
   });
 
   it('fails outside the geofence with a readable distance message', async () => {
-    const res = await post('/location', { ...paris, expected_latitude: 51.5074, expected_longitude: -0.1278, radius_m: 1000 });
+    const res = await post('/location', {
+      ...paris,
+      expected_latitude: 51.5074,
+      expected_longitude: -0.1278,
+      radius_m: 1000,
+    });
     expect(res.body.data.status).toBe('failed');
     expect(res.body.data.check.data.match).toBe(false);
-    expect(res.body.data.check.error).toMatch(/outside the geofence: 343\.\d km from the expected point, radius 1000 m/);
+    expect(res.body.data.check.error).toMatch(
+      /outside the geofence: 343\.\d km from the expected point, radius 1000 m/,
+    );
   });
 
   it('reports the distance without a verdict when no radius is given', async () => {
@@ -243,7 +308,11 @@ describe('POST /api/v2/location', () => {
   });
 
   it('fails hard with permission_denied when there is no fix', async () => {
-    for (const body of [{}, { latitude: null, longitude: null }, { source: 'permission_denied', expected_latitude: 1, expected_longitude: 1, radius_m: 10 }]) {
+    for (const body of [
+      {},
+      { latitude: null, longitude: null },
+      { source: 'permission_denied', expected_latitude: 1, expected_longitude: 1, radius_m: 10 },
+    ]) {
       const res = await post('/location', body);
       expect(res.status).toBe(200);
       expect(res.body.data.status).toBe('failed');
@@ -278,12 +347,24 @@ describe('POST /api/v2/location', () => {
 });
 
 describe('the pipeline: records, wallet, idempotency', () => {
-  const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
+  const balance = async () =>
+    Number(
+      (
+        await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [
+          service.demo.project_id,
+        ])
+      )[0]!.balance_minor,
+    );
 
   it('stores a record of each call without raw identity data', async () => {
     const res = await post('/age-verification', { dob: '1987-03-04', bands: [18] });
     const rows = await sql(service, 'select * from check_record where id = ?', [res.body.data.session_id]);
-    expect(rows[0]).toMatchObject({ project_id: service.demo.project_id, type: 'age', status: 'passed', mode: 'fresh' });
+    expect(rows[0]).toMatchObject({
+      project_id: service.demo.project_id,
+      type: 'age',
+      status: 'passed',
+      mode: 'fresh',
+    });
     expect(JSON.stringify(rows)).not.toContain('1987');
   });
 
@@ -295,17 +376,32 @@ describe('the pipeline: records, wallet, idempotency', () => {
     await post('/location', { latitude: 'x' });
     expect(await balance()).toBe(before - 5);
     const charges = await service.core.billing.listCharges(service.demo.project_id, { limit: 1 });
-    expect(charges[0]).toMatchObject({ item: 'check:age', amount: 0.05, refunded: false, checkId: expect.stringMatching(/^chk_/) });
+    expect(charges[0]).toMatchObject({
+      item: 'check:age',
+      amount: 0.05,
+      refunded: false,
+      checkId: expect.stringMatching(/^chk_/),
+    });
   });
 
   it('calls at once share statements, yet each has its own record and its own charge, and the wallet pays exactly their sum', async () => {
     const before = await balance();
-    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => post('/age-verification', { dob: `19${50 + i}-01-01`, bands: [18] })));
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => post('/age-verification', { dob: `19${50 + i}-01-01`, bands: [18] })),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(30).fill(200));
     const ids = responses.map((r) => r.body.data.session_id as string);
-    const records = await sql<{ id: string; type: string }>(service, `select id, type from check_record where id in (${ids.map(() => '?').join(', ')})`, ids);
+    const records = await sql<{ id: string; type: string }>(
+      service,
+      `select id, type from check_record where id in (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
     expect(records).toHaveLength(30);
-    const charges = await sql<{ check_id: string; amount_minor: string }>(service, `select check_id, amount_minor from charge where check_id in (${ids.map(() => '?').join(', ')})`, ids);
+    const charges = await sql<{ check_id: string; amount_minor: string }>(
+      service,
+      `select check_id, amount_minor from charge where check_id in (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
     expect(charges.map((c) => c.check_id).sort()).toEqual([...ids].sort());
     expect(charges.every((c) => Number(c.amount_minor) === 5)).toBe(true);
     expect(await balance()).toBe(before - 30 * 5);
@@ -313,18 +409,49 @@ describe('the pipeline: records, wallet, idempotency', () => {
 
   it('a wallet lease whose instance died comes back with the sweep, less what it paid for, once; a call paying from a swept lease pays from a new one', async () => {
     const projectId = service.demo.project_id;
-    const rowBalance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [projectId]))[0]!.balance_minor);
-    const openLeases = async () => Number((await sql<{ n: string }>(service, 'select count(*) as n from wallet_lease where project_id = ? and closed_at is null', [projectId]))[0]!.n);
+    const rowBalance = async () =>
+      Number(
+        (
+          await sql<{ balance_minor: string }>(service, 'select balance_minor from project where id = ?', [projectId])
+        )[0]!.balance_minor,
+      );
+    const openLeases = async () =>
+      Number(
+        (
+          await sql<{ n: string }>(
+            service,
+            'select count(*) as n from wallet_lease where project_id = ? and closed_at is null',
+            [projectId],
+          )
+        )[0]!.n,
+      );
     const before = await balance();
     // Another instance takes a lease, records one paid check, then dies holding the rest.
     const other = new BillingService({ orm: service.core.orm, clock, prices: DEFAULT_PRICES_MINOR });
     const held = await other.reserve(projectId, 'check:age');
-    await other.recordCheck({ id: 'chk_dead_instance', projectId, type: 'age', status: 'passed', mode: 'fresh', svcId: null, livemode: true, reason: null, durationMs: 1, createdAt: clock.now() }, held);
+    await other.recordCheck(
+      {
+        id: 'chk_dead_instance',
+        projectId,
+        type: 'age',
+        status: 'passed',
+        mode: 'fresh',
+        svcId: null,
+        livemode: true,
+        reason: null,
+        durationMs: 1,
+        createdAt: clock.now(),
+      },
+      held,
+    );
     expect(await balance()).toBe(before - 5);
     expect(await rowBalance()).toBeLessThan(before - 5); // the rest of the lease is held away from the row
     expect(await service.core.billing.returnExpiredLeases()).toBe(0); // its calls may still be running
     clock.advance(2 * 60_000);
-    const sweeps = await Promise.all([service.core.billing.returnExpiredLeases(), service.core.billing.returnExpiredLeases()]);
+    const sweeps = await Promise.all([
+      service.core.billing.returnExpiredLeases(),
+      service.core.billing.returnExpiredLeases(),
+    ]);
     expect(sweeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
     expect(await openLeases()).toBe(0);
     expect(await rowBalance()).toBe(before - 5);
@@ -337,15 +464,25 @@ describe('the pipeline: records, wallet, idempotency', () => {
 
   it('answers 402 before any work when the wallet is empty', async () => {
     const poor = await service.core.tenancy.createProject({ name: 'Poor', balance: 0.04 });
-    const first = await service.http.post('/api/v2/location').set('X-API-Key', poor.key).send({ latitude: 1, longitude: 1, accuracy: 1 });
+    const first = await service.http
+      .post('/api/v2/location')
+      .set('X-API-Key', poor.key)
+      .send({ latitude: 1, longitude: 1, accuracy: 1 });
     expect(first.status).toBe(200);
     const records = (await sql(service, 'select id from check_record where project_id = ?', [poor.project.id])).length;
-    const broke = await service.http.post('/api/v2/age-verification').set('X-API-Key', poor.key).send({ dob: '1990-01-01' });
+    const broke = await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', poor.key)
+      .send({ dob: '1990-01-01' });
     expect(broke.status).toBe(402);
     expect(broke.body.error.code).toBe('insufficient_balance');
-    expect((await sql(service, 'select id from check_record where project_id = ?', [poor.project.id])).length).toBe(records);
+    expect((await sql(service, 'select id from check_record where project_id = ?', [poor.project.id])).length).toBe(
+      records,
+    );
     // Bad input is still answered as bad input, not as 402.
-    expect((await service.http.post('/api/v2/age-verification').set('X-API-Key', poor.key).send({})).body.error.code).toBe('missing_dob');
+    expect(
+      (await service.http.post('/api/v2/age-verification').set('X-API-Key', poor.key).send({})).body.error.code,
+    ).toBe('missing_dob');
   });
 
   it('replays the first response for the same key and body, charging once', async () => {
@@ -376,10 +513,17 @@ describe('the pipeline: records, wallet, idempotency', () => {
     await service.core.idempotency.begin(service.demo.project_id, 'running-key', 'x'.repeat(64));
     const res = await post('/age-verification', { dob: '1990-01-01' }, { 'Idempotency-Key': 'running-key' });
     expect(res.status).toBe(422); // different body than the running one
-    const fingerprintOfRunning = await sql<{ fingerprint: string }>(service, "select fingerprint from idempotency_record where key = 'running-key'");
+    const fingerprintOfRunning = await sql<{ fingerprint: string }>(
+      service,
+      "select fingerprint from idempotency_record where key = 'running-key'",
+    );
     expect(fingerprintOfRunning).toHaveLength(1);
     const { fingerprint } = await import('../src/core/billing/idempotency.js');
-    await service.core.idempotency.begin(service.demo.project_id, 'running-2', fingerprint('check:age', { dob: '1990-01-01' }));
+    await service.core.idempotency.begin(
+      service.demo.project_id,
+      'running-2',
+      fingerprint('check:age', { dob: '1990-01-01' }),
+    );
     const busy = await post('/age-verification', { dob: '1990-01-01' }, { 'Idempotency-Key': 'running-2' });
     expect(busy.status).toBe(409);
     expect(busy.body.error.code).toBe('idempotency_in_progress');
@@ -387,7 +531,11 @@ describe('the pipeline: records, wallet, idempotency', () => {
 
   it('lets exactly one of several concurrent retries run', async () => {
     const before = await balance();
-    const results = await Promise.all([1, 2, 3, 4].map(() => post('/location', { latitude: 1, longitude: 2, accuracy: 3 }, { 'Idempotency-Key': 'race-1' })));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        post('/location', { latitude: 1, longitude: 2, accuracy: 3 }, { 'Idempotency-Key': 'race-1' }),
+      ),
+    );
     const ok = results.filter((res) => res.status === 200);
     const sessionIds = new Set(ok.map((res) => res.body.data.session_id));
     expect(sessionIds.size).toBe(1);
@@ -397,15 +545,32 @@ describe('the pipeline: records, wallet, idempotency', () => {
 
   it('refunds a charge an older version left unsettled once, however many sweeps race; top-ups and the charge list', async () => {
     const { project } = await service.core.tenancy.createProject({ name: 'Upgraded', balance: 1 });
-    const walletOf = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [project.id]))[0]!.balance_minor);
+    const walletOf = async () =>
+      Number(
+        (
+          await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [
+            project.id,
+          ])
+        )[0]!.balance_minor,
+      );
     // What a version before wallet leases wrote when it died between the debit and the record.
     const anHourAgo = new Date(clock.now().getTime() - 3600_000);
-    await sql(service, "insert into charge (id, project_id, item, check_id, amount_minor, currency, refunded, created_at) values ('chg_unsettled', ?, 'check:age', null, 7, 'USD', false, ?)", [project.id, anHourAgo]);
+    await sql(
+      service,
+      "insert into charge (id, project_id, item, check_id, amount_minor, currency, refunded, created_at) values ('chg_unsettled', ?, 'check:age', null, 7, 'USD', false, ?)",
+      [project.id, anHourAgo],
+    );
     await Promise.all([1, 2, 3].map(() => service.core.billing.refundAbandoned()));
     expect(await walletOf()).toBe(100 + 7);
     expect(await service.core.billing.topUp(project.id, 0.5)).toBe(1.57);
     const [charge] = await service.core.billing.listCharges(project.id);
-    expect(charge).toMatchObject({ id: 'chg_unsettled', item: 'check:age', checkId: null, amount: 0.07, refunded: true });
+    expect(charge).toMatchObject({
+      id: 'chg_unsettled',
+      item: 'check:age',
+      checkId: null,
+      amount: 0.07,
+      refunded: true,
+    });
     await expect(service.core.billing.topUp('prj_missing', 1)).rejects.toMatchObject({ code: 'not_found' });
   });
 
@@ -420,7 +585,11 @@ describe('rate limits', () => {
   it('answers 429 rate_limited with Retry-After past the per-key limit', async () => {
     const limited = await startTestService({ rateLimitPerMinute: 3 });
     try {
-      const call = () => limited.http.post('/api/v2/location').set('X-API-Key', limited.demo.api_key).send({ latitude: 1, longitude: 1, accuracy: 1 });
+      const call = () =>
+        limited.http
+          .post('/api/v2/location')
+          .set('X-API-Key', limited.demo.api_key)
+          .send({ latitude: 1, longitude: 1, accuracy: 1 });
       for (let i = 0; i < 3; i += 1) expect((await call()).status).toBe(200);
       const res = await call();
       expect(res.status).toBe(429);
@@ -428,7 +597,14 @@ describe('rate limits', () => {
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       // Another key of the same project has its own budget.
       const { key: second } = await limited.core.tenancy.createApiKey({ projectId: limited.demo.project_id });
-      expect((await limited.http.post('/api/v2/location').set('X-API-Key', second).send({ latitude: 1, longitude: 1, accuracy: 1 })).status).toBe(200);
+      expect(
+        (
+          await limited.http
+            .post('/api/v2/location')
+            .set('X-API-Key', second)
+            .send({ latitude: 1, longitude: 1, accuracy: 1 })
+        ).status,
+      ).toBe(200);
     } finally {
       await limited.close();
     }

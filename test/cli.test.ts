@@ -19,7 +19,11 @@ let env: NodeJS.ProcessEnv;
 
 async function verity(...args: string[]): Promise<{ code: number; out: any; err: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)('node', [...cli, ...args], { cwd: root, env, timeout: 60_000 });
+    const { stdout, stderr } = await promisify(execFile)('node', [...cli, ...args], {
+      cwd: root,
+      env,
+      timeout: 60_000,
+    });
     return { code: 0, out: JSON.parse(stdout), err: stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
@@ -29,7 +33,11 @@ async function verity(...args: string[]): Promise<{ code: number; out: any; err:
 
 /** The command's answer as a person reads it (`--table`), and its widest line. */
 async function forPeople(...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)('node', [...cli, ...args, '--table'], { cwd: root, env, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)('node', [...cli, ...args, '--table'], {
+    cwd: root,
+    env,
+    timeout: 60_000,
+  });
   return stdout.trimEnd();
 }
 const widest = (text: string) => Math.max(...text.split('\n').map((line) => line.length));
@@ -38,14 +46,25 @@ const widest = (text: string) => Math.max(...text.split('\n').map((line) => line
  * Runs the CLI with a module hook that writes every module it loads to a file: what a command
  * loads, as a list of paths under the repository (`node_modules/...`, `src/...`).
  */
-async function modulesLoadedBy(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string; modules: string[]; ms: number }> {
+async function modulesLoadedBy(
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string; modules: string[]; ms: number }> {
   const log = path.join(dataDir, `modules-${Date.now()}.log`);
   const hooks = `import { appendFileSync } from 'node:fs'; export async function resolve(specifier, context, next) { const resolved = await next(specifier, context); appendFileSync(${JSON.stringify(log)}, resolved.url + '\\n'); return resolved; }`;
   const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
   const started = Date.now();
-  const result = await promisify(execFile)('node', ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...cli, ...args], { cwd: root, env: { ...env, ...extraEnv }, timeout: 60_000 }).then(
+  const result = await promisify(execFile)(
+    'node',
+    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...cli, ...args],
+    { cwd: root, env: { ...env, ...extraEnv }, timeout: 60_000 },
+  ).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
   );
   const ms = Date.now() - started;
   const modules = (await readFile(log, 'utf8'))
@@ -74,15 +93,25 @@ async function serve(): Promise<ChildProcess> {
   return child;
 }
 
-/** fetch whose JSON answers are checked against the OpenAPI document (helpers/contract.ts); set once the service runs. */
+/**
+ * fetch whose JSON answers are checked against the OpenAPI document (helpers/contract.ts); set once the service runs.
+ */
 let checked: typeof fetch;
-const get = (url: string, headers: Record<string, string> = {}) => checked(`http://127.0.0.1:${port}${url}`, { headers });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  checked(`http://127.0.0.1:${port}${url}`, { headers });
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-cli-'));
   port = await freePort();
   // Models are not what this file tests: they load on first use instead of at start.
-  env = { ...process.env, VERITY_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '', VERITY_WARM_MODELS: '0' };
+  env = {
+    ...process.env,
+    VERITY_DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: '',
+    VERITY_WARM_MODELS: '0',
+  };
 });
 afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
@@ -98,7 +127,19 @@ describe('verity serve and verity admin on the embedded store', () => {
     let workflowId: string;
     try {
       demo = JSON.parse(await readFile(path.join(dataDir, 'demo.json'), 'utf8'));
-      expect(Object.keys(demo)).toEqual(expect.arrayContaining(['base_url', 'org_api_url', 'api_key', 'webhook_signing_secret', 'workflows', 'oidc', 'org', 'account', 'admin_token']));
+      expect(Object.keys(demo)).toEqual(
+        expect.arrayContaining([
+          'base_url',
+          'org_api_url',
+          'api_key',
+          'webhook_signing_secret',
+          'workflows',
+          'oidc',
+          'org',
+          'account',
+          'admin_token',
+        ]),
+      );
       expect(Object.keys(demo.workflows).sort()).toEqual(['age', 'credential', 'full', 'kyc', 'location']);
       expect(demo.base_url).toBe(`http://localhost:${port}`);
       expect(existsSync(path.join(dataDir, 'postgres.url'))).toBe(true);
@@ -124,24 +165,62 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(callback.out).toMatchObject({ url: 'https://hooks.example.com/verity', active: true });
       const insecure = await verity('admin', 'callback', 'default', 'http://hooks.example.com/verity');
       expect(JSON.parse(insecure.err).error.code).toBe('callback_not_allowed');
-      expect((await verity('admin', 'callback', 'default', 'https://hooks.example.com/app')).out.defaultCallbackUrl).toBe('https://hooks.example.com/app');
+      expect(
+        (await verity('admin', 'callback', 'default', 'https://hooks.example.com/app')).out.defaultCallbackUrl,
+      ).toBe('https://hooks.example.com/app');
       // Test mode's own destination and secret, set where the live ones are.
-      const testDefault = (await verity('admin', 'callback', 'default', 'https://hooks.example.com/sandbox', '--mode', 'test')).out;
-      expect(testDefault).toMatchObject({ defaultCallbackUrl: 'https://hooks.example.com/app', testDefaultCallbackUrl: 'https://hooks.example.com/sandbox' });
-      expect((await verity('admin', 'callback', 'approve', 'https://hooks.example.com/sandbox', '--mode', 'test')).out).toMatchObject({ mode: 'test', active: true });
-      const rotatedTest = (await verity('admin', 'callback', 'rotate-secret', '--mode', 'test', '--overlap-hours', '0')).out;
+      const testDefault = (
+        await verity('admin', 'callback', 'default', 'https://hooks.example.com/sandbox', '--mode', 'test')
+      ).out;
+      expect(testDefault).toMatchObject({
+        defaultCallbackUrl: 'https://hooks.example.com/app',
+        testDefaultCallbackUrl: 'https://hooks.example.com/sandbox',
+      });
+      expect(
+        (await verity('admin', 'callback', 'approve', 'https://hooks.example.com/sandbox', '--mode', 'test')).out,
+      ).toMatchObject({ mode: 'test', active: true });
+      const rotatedTest = (await verity('admin', 'callback', 'rotate-secret', '--mode', 'test', '--overlap-hours', '0'))
+        .out;
       expect(rotatedTest).toMatchObject({ mode: 'test', webhookSigningSecret: expect.stringMatching(/^whsec_test_/) });
-      expect(await verity('admin', 'callback', 'default', 'https://hooks.example.com/x', '--mode', 'staging')).toMatchObject({ code: 1 });
+      expect(
+        await verity('admin', 'callback', 'default', 'https://hooks.example.com/x', '--mode', 'staging'),
+      ).toMatchObject({ code: 1 });
 
-      const client = await verity('admin', 'oidc-client', 'create', '--name', 'RP', '--redirect-uri', 'https://rp.example.com/cb', '--redirect-uri', 'https://rp.example.com/cb2', '--scopes', 'openid,profile');
+      const client = await verity(
+        'admin',
+        'oidc-client',
+        'create',
+        '--name',
+        'RP',
+        '--redirect-uri',
+        'https://rp.example.com/cb',
+        '--redirect-uri',
+        'https://rp.example.com/cb2',
+        '--scopes',
+        'openid,profile',
+      );
       expect(client.out.client.redirectUris).toEqual(['https://rp.example.com/cb', 'https://rp.example.com/cb2']);
       expect(client.out.clientSecret).toMatch(/^vcs_/);
       expect(client.out.client.requirePkce).toBe(true);
       // a confidential legacy client that cannot send PKCE: registered without it, and required again later
-      const legacy = await verity('admin', 'oidc-client', 'create', '--name', 'Legacy RP', '--redirect-uri', 'https://legacy.example.com/cb', '--no-require-pkce');
+      const legacy = await verity(
+        'admin',
+        'oidc-client',
+        'create',
+        '--name',
+        'Legacy RP',
+        '--redirect-uri',
+        'https://legacy.example.com/cb',
+        '--no-require-pkce',
+      );
       expect(legacy.out.client.requirePkce).toBe(false);
-      expect((await verity('admin', 'oidc-client', 'require-pkce', legacy.out.client.clientId, 'yes')).out.requirePkce).toBe(true);
-      expect(JSON.parse((await verity('admin', 'oidc-client', 'require-pkce', legacy.out.client.clientId, 'maybe')).err).error.code).toBe('validation_error');
+      expect(
+        (await verity('admin', 'oidc-client', 'require-pkce', legacy.out.client.clientId, 'yes')).out.requirePkce,
+      ).toBe(true);
+      expect(
+        JSON.parse((await verity('admin', 'oidc-client', 'require-pkce', legacy.out.client.clientId, 'maybe')).err)
+          .error.code,
+      ).toBe('validation_error');
 
       // rotate-keys publishes the next key at once and says when it starts signing (after the JWKS max-age)
       const rotated = await verity('admin', 'rotate-keys');
@@ -154,7 +233,11 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(jwks.keys.map((key) => key.kid)).toEqual(rotated.out.keys.map((key: { kid: string }) => key.kid));
       expect((await verity('admin', 'keys')).out).toEqual(rotated.out.keys);
       // for people: the same answer as a table (the default on a terminal), after the subcommand too
-      const { stdout: table } = await promisify(execFile)('node', [...cli, 'admin', 'keys', '--table'], { cwd: root, env, timeout: 60_000 });
+      const { stdout: table } = await promisify(execFile)('node', [...cli, 'admin', 'keys', '--table'], {
+        cwd: root,
+        env,
+        timeout: 60_000,
+      });
       expect(table.split('\n')[0]).toMatch(/^kid +state +/);
       expect(table).toContain(rotated.out.kid);
 
@@ -170,19 +253,33 @@ describe('verity serve and verity admin on the embedded store', () => {
       );
       const imported = await verity('admin', 'import-licenses', roster);
       expect(imported.code).toBe(1);
-      expect(JSON.parse(imported.out as unknown as string)).toMatchObject({ licenses: 1, rejectedCount: 1, rejected: [{ line: 3 }] });
+      expect(JSON.parse(imported.out as unknown as string)).toMatchObject({
+        licenses: 1,
+        rejectedCount: 1,
+        rejected: [{ line: 3 }],
+      });
       expect(imported.err).toMatch(/^verity: 1 row refused \(1 imported\): line 3: /);
 
       const org = await verity('admin', 'org-app', 'create', '--org-name', 'Acme');
-      expect((await get('/api/sdk/x', { 'X-Client-Id': org.out.app.clientId, 'X-Client-Secret': org.out.clientSecret })).status).toBe(404);
+      expect(
+        (await get('/api/sdk/x', { 'X-Client-Id': org.out.app.clientId, 'X-Client-Secret': org.out.clientSecret }))
+          .status,
+      ).toBe(404);
 
-      expect((await verity('admin', 'account', 'create', '--email', 'Nurse@Example.com', '--password', 'correct horse')).out.email).toBe('nurse@example.com');
+      expect(
+        (await verity('admin', 'account', 'create', '--email', 'Nurse@Example.com', '--password', 'correct horse')).out
+          .email,
+      ).toBe('nurse@example.com');
       const token = await verity('admin', 'admin-token', 'create', '--role', 'viewer');
       expect(token.out).toMatchObject({ role: 'viewer', projectId: null });
       // Roster operations: plans, the development outbox, the audit trail.
       const invited = await checked(`http://127.0.0.1:${port}/api/sdk/members`, {
         method: 'POST',
-        headers: { 'X-Client-Id': demo.org.client_id, 'X-Client-Secret': demo.org.client_secret, 'Content-Type': 'application/json' },
+        headers: {
+          'X-Client-Id': demo.org.client_id,
+          'X-Client-Secret': demo.org.client_secret,
+          'Content-Type': 'application/json',
+        },
         body: JSON.stringify({ members: [{ email: 'Cli.Invite@Example.com' }], invite: 'email', notify: true }),
       });
       expect(invited.status).toBe(201);
@@ -191,9 +288,21 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(outbox.out[0].text).toContain('/activate/');
       const audit = await verity('admin', 'roster', 'audit', '--org-id', String(demo.org.id));
       expect(audit.out.map((entry: { action: string }) => entry.action)).toContain('add');
-      const plan = await verity('admin', 'plan', 'set', '--org-id', String(demo.org.id), '--plan', 'pro', '--price-per-seat', '7.5');
+      const plan = await verity(
+        'admin',
+        'plan',
+        'set',
+        '--org-id',
+        String(demo.org.id),
+        '--plan',
+        'pro',
+        '--price-per-seat',
+        '7.5',
+      );
       expect(plan.out).toMatchObject({ plan: 'pro', pricePerSeat: 7.5 });
-      expect((await verity('admin', 'plan', 'set', '--org-id', '999999', '--plan', 'pro', '--price-per-seat', '1')).code).toBe(1);
+      expect(
+        (await verity('admin', 'plan', 'set', '--org-id', '999999', '--plan', 'pro', '--price-per-seat', '1')).code,
+      ).toBe(1);
 
       // Sessions and webhooks, as ops read them.
       const session = await checked(`http://127.0.0.1:${port}/api/v2/session`, {
@@ -234,16 +343,32 @@ describe('verity serve and verity admin on the embedded store', () => {
       expect(showTable).toMatch(/^ {2}mode +test$/m);
       expect(showTable).toContain(`vendor_data  ${longVendorData}`);
       expect(showTable).toMatch(/^timeline:\nfrom +to +actor +reason +at$/m);
-      expect(showTable).toMatch(/^webhooks:\nevent_id +mode +type +state +created_at\nevt_\w+ +test +verification\.declined +no_destination /m);
+      expect(showTable).toMatch(
+        /^webhooks:\nevent_id +mode +type +state +created_at\nevt_\w+ +test +verification\.declined +no_destination /m,
+      );
       const keysTable = await forPeople('admin', 'apikey', 'list');
       expect(widest(keysTable)).toBeLessThanOrEqual(100);
       expect(keysTable).toMatch(/^id +mode +name +prefix +createdAt/);
       expect(keysTable).toMatch(/^key_\w+ +test +sandbox +vk_test_/m);
       expect(keysTable).toMatch(/^key_\w+ +live +default +vk_live_/m);
       // the one event so far: the test session's, kept (no test destination)
-      expect((await verity('admin', 'webhook', 'list')).out).toMatchObject([{ session_id: declinedId, type: 'verification.declined', livemode: false, state: 'no_destination' }]);
+      expect((await verity('admin', 'webhook', 'list')).out).toMatchObject([
+        { session_id: declinedId, type: 'verification.declined', livemode: false, state: 'no_destination' },
+      ]);
       expect((await verity('admin', 'webhook', 'health')).out).toEqual([]);
-      expect((await verity('admin', 'webhook', 'resend-failed', '--from', '2026-01-01T00:00:00Z', '--to', '2026-02-01T00:00:00Z')).out).toEqual({
+      expect(
+        (
+          await verity(
+            'admin',
+            'webhook',
+            'resend-failed',
+            '--from',
+            '2026-01-01T00:00:00Z',
+            '--to',
+            '2026-02-01T00:00:00Z',
+          )
+        ).out,
+      ).toEqual({
         from: '2026-01-01T00:00:00Z',
         to: '2026-02-01T00:00:00Z',
         queued: 0,
@@ -278,19 +403,30 @@ describe('verity serve and verity admin on the embedded store', () => {
   });
 
   it('fails a start it cannot make with one line and exit 1', async () => {
-    const start = (extra: NodeJS.ProcessEnv) => promisify(execFile)('node', [...cli, 'serve'], { cwd: root, env: { ...env, PORT: '0', ...extra }, timeout: 60_000 }).catch((e) => e);
+    const start = (extra: NodeJS.ProcessEnv) =>
+      promisify(execFile)('node', [...cli, 'serve'], {
+        cwd: root,
+        env: { ...env, PORT: '0', ...extra },
+        timeout: 60_000,
+      }).catch((e) => e);
     const unreachable = await start({ DATABASE_URL: 'postgresql://verity@127.0.0.1:1/verity' });
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr.trim()).toMatch(/^verity: cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\): .*ECONNREFUSED/);
+    expect(unreachable.stderr.trim()).toMatch(
+      /^verity: cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\): .*ECONNREFUSED/,
+    );
     const typo = await start({ DATABASE_URL: 'postgres//localhost/verity' });
     expect(typo.code).toBe(1);
-    expect(typo.stderr.trim()).toBe('verity: DATABASE_URL is not a URL: expected postgresql://user:password@host:5432/database');
+    expect(typo.stderr.trim()).toBe(
+      'verity: DATABASE_URL is not a URL: expected postgresql://user:password@host:5432/database',
+    );
     const keyless = await start({ NODE_ENV: 'production', VERITY_ENCRYPTION_KEY: '' });
     expect(keyless.code).toBe(1);
     expect(keyless.stderr.trim()).toMatch(/^verity: VERITY_ENCRYPTION_KEY is not set: in production /);
     const collector = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' });
     expect(collector.code).toBe(1);
-    expect(collector.stderr.trim()).toBe('verity: OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (OTLP over HTTP)');
+    expect(collector.stderr.trim()).toBe(
+      'verity: OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (OTLP over HTTP)',
+    );
   });
 
   it('prints its version and its help without loading any server part', async () => {
@@ -298,12 +434,18 @@ describe('verity serve and verity admin on the embedded store', () => {
     const printed = await modulesLoadedBy(['--version']);
     expect(printed.stdout.trim()).toBe(version);
     // commander, the error catalog and the printing helpers: no configuration, database, core, HTTP or model code.
-    expect(printed.modules.filter((module) => !/^(src\/cli(\.js|\/)|src\/core\/errors\.js|node_modules\/commander\/)/.test(module))).toEqual([]);
+    expect(
+      printed.modules.filter(
+        (module) => !/^(src\/cli(\.js|\/)|src\/core\/errors\.js|node_modules\/commander\/)/.test(module),
+      ),
+    ).toEqual([]);
     const help = await modulesLoadedBy(['--help']);
     expect(help.stdout).toContain('Usage: verity');
     expect(widest(help.stdout)).toBeLessThanOrEqual(100);
     expect(help.modules).toEqual(printed.modules);
-    console.info(`verity --version took ${printed.ms} ms, --help ${help.ms} ms (whole process, under the test runner's load)`);
+    console.info(
+      `verity --version took ${printed.ms} ms, --help ${help.ms} ms (whole process, under the test runner's load)`,
+    );
   });
 
   it('fails a start on a busy port at once, before it opens the store, migrates, loads models or starts jobs', async () => {
@@ -312,7 +454,11 @@ describe('verity serve and verity admin on the embedded store', () => {
     const busy = (blocker.address() as net.AddressInfo).port;
     const fresh = await mkdtemp(path.join(os.tmpdir(), 'verity-cli-busy-'));
     try {
-      const start = await modulesLoadedBy(['serve'], { PORT: String(busy), VERITY_DATA_DIR: fresh, VERITY_WARM_MODELS: '1' });
+      const start = await modulesLoadedBy(['serve'], {
+        PORT: String(busy),
+        VERITY_DATA_DIR: fresh,
+        VERITY_WARM_MODELS: '1',
+      });
       expect(start.code).toBe(1);
       expect(start.stderr).toBe(`verity: port ${busy} on 127.0.0.1 is in use: stop what listens there or set PORT\n`);
       expect(start.stdout).toBe('');
@@ -321,7 +467,9 @@ describe('verity serve and verity admin on the embedded store', () => {
       const heavy =
         /^src\/(main\.js|core\/db\/|core\/index\.js|rest\/|graph\/|ml\/(tf\.js|document\/|liveness\/|faces\/(nets|runtime|pool|worker)))|^node_modules\/(@mikro-orm|@electric-sql|pg|pg-boss|express|onnxruntime-node|@tensorflow|@vladmandic|sharp)\//;
       expect(start.modules.filter((module) => heavy.test(module))).toEqual([]);
-      console.info(`verity serve on a busy port failed after ${start.ms} ms (whole process, under the test runner's load)`);
+      console.info(
+        `verity serve on a busy port failed after ${start.ms} ms (whole process, under the test runner's load)`,
+      );
     } finally {
       blocker.close();
       await rm(fresh, { recursive: true, force: true });
@@ -331,13 +479,21 @@ describe('verity serve and verity admin on the embedded store', () => {
   it('refuses a second service on the same data dir or the same port', { timeout: 240_000 }, async () => {
     const first = await serve();
     try {
-      const clash = await promisify(execFile)('node', [...cli, 'serve'], { cwd: root, env: { ...env, PORT: String(await freePort()) }, timeout: 60_000 }).catch((e) => e);
+      const clash = await promisify(execFile)('node', [...cli, 'serve'], {
+        cwd: root,
+        env: { ...env, PORT: String(await freePort()) },
+        timeout: 60_000,
+      }).catch((e) => e);
       expect(clash.code).toBe(1);
       expect(clash.stderr).toContain('is in use by process');
       // another data dir, the same port: one clear line and exit 1, not a service left running unbound
       const otherDir = await mkdtemp(path.join(os.tmpdir(), 'verity-cli-port-'));
       try {
-        const taken = await promisify(execFile)('node', [...cli, 'serve'], { cwd: root, env: { ...env, VERITY_DATA_DIR: otherDir }, timeout: 90_000 }).catch((e) => e);
+        const taken = await promisify(execFile)('node', [...cli, 'serve'], {
+          cwd: root,
+          env: { ...env, VERITY_DATA_DIR: otherDir },
+          timeout: 90_000,
+        }).catch((e) => e);
         expect(taken.code).toBe(1);
         expect(taken.stderr).toContain(`verity: port ${port} on`);
         expect(taken.stderr).toContain('is in use');
@@ -350,14 +506,30 @@ describe('verity serve and verity admin on the embedded store', () => {
     }
   });
 
-  it('draws a progress bar on a terminal while it imports, and nothing with --json or when piped', { timeout: 240_000 }, async () => {
+  it('draws a progress bar on a terminal while it imports, and nothing with --json or when piped', {
+    timeout: 240_000,
+  }, async () => {
     const roster = path.join(dataDir, 'progress.csv');
-    const rows = Array.from({ length: 3000 }, (_, i) => `OR,Oregon,RN,Oregon Nursing Board,Registered Nurse,RN-BAR-${i},Ada,,Lovelace,${i === 7 ? 'sleeping' : 'active'},2020-01-01,2030-01-01,,`);
-    await writeFile(roster, ['state_code,state_name,provider_code,provider_display_name,credential_name,license_number,first_name,middle_name,last_name,status,issued_at,expires_at,specialty,npi', ...rows].join('\n'));
+    const rows = Array.from(
+      { length: 3000 },
+      (_, i) =>
+        `OR,Oregon,RN,Oregon Nursing Board,Registered Nurse,RN-BAR-${i},Ada,,Lovelace,${i === 7 ? 'sleeping' : 'active'},2020-01-01,2030-01-01,,`,
+    );
+    await writeFile(
+      roster,
+      [
+        'state_code,state_name,provider_code,provider_display_name,credential_name,license_number,first_name,middle_name,last_name,status,issued_at,expires_at,specialty,npi',
+        ...rows,
+      ].join('\n'),
+    );
     // `script` (util-linux) runs the command on a pseudo-terminal: stdout and stderr are a TTY, as for a person.
     const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
     const onTerminal = (...args: string[]) =>
-      promisify(execFile)('script', ['-qefc', ['node', ...cli, ...args].map(quote).join(' '), '/dev/null'], { cwd: root, env, timeout: 120_000 }).then(
+      promisify(execFile)('script', ['-qefc', ['node', ...cli, ...args].map(quote).join(' '), '/dev/null'], {
+        cwd: root,
+        env,
+        timeout: 120_000,
+      }).then(
         ({ stdout }) => ({ code: 0, screen: stdout }),
         (error: { code: number; stdout: string }) => ({ code: error.code, screen: error.stdout }),
       );
@@ -375,10 +547,15 @@ describe('verity serve and verity admin on the embedded store', () => {
     expect(script.code).toBe(1);
     expect(script.screen).not.toContain('importing licences');
     expect(script.screen).not.toContain('\x1b');
-    expect(JSON.parse(script.screen.slice(0, script.screen.indexOf('verity: ')))).toMatchObject({ licenses: 2999, rejectedCount: 1 });
+    expect(JSON.parse(script.screen.slice(0, script.screen.indexOf('verity: ')))).toMatchObject({
+      licenses: 2999,
+      rejectedCount: 1,
+    });
 
     const piped = await verity('admin', 'import-licenses', roster);
     expect(piped.code).toBe(1);
-    expect(piped.err).toBe('verity: 1 row refused (2999 imported): line 9: status must be one of active, expired, suspended, revoked\n');
+    expect(piped.err).toBe(
+      'verity: 1 row refused (2999 imported): line 9: status must be one of active, expired, suspended, revoked\n',
+    );
   });
 });

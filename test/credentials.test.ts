@@ -8,8 +8,16 @@ import { sql, startTestService, type TestService } from './helpers/service.js';
 let service: TestService;
 let board: http.Server;
 let boardUrl: string;
-const post = (body: Record<string, unknown>) => service.http.post('/api/v2/credential-verification').set('X-API-Key', service.demo.api_key).send(body);
-const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
+const post = (body: Record<string, unknown>) =>
+  service.http.post('/api/v2/credential-verification').set('X-API-Key', service.demo.api_key).send(body);
+const balance = async () =>
+  Number(
+    (
+      await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [
+        service.demo.project_id,
+      ])
+    )[0]!.balance_minor,
+  );
 
 beforeAll(async () => {
   service = await startTestService({ seedLicenses: true });
@@ -22,9 +30,18 @@ beforeAll(async () => {
         res.writeHead(404).end();
         return;
       }
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ result: { number: 'TX-778899', person: { first: 'Renée', last: 'Dubois' }, state: 'ACTIVE', issued: '2021-04-01', expires: '06/30/2029', kind: 'Pharmacist' } }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          result: {
+            number: 'TX-778899',
+            person: { first: 'Renée', last: 'Dubois' },
+            state: 'ACTIVE',
+            issued: '2021-04-01',
+            expires: '06/30/2029',
+            kind: 'Pharmacist',
+          },
+        }),
+      );
     };
     if (url.pathname === '/slow') setTimeout(answer, 1500);
     else if (url.pathname === '/broken') res.writeHead(500).end('oops');
@@ -69,17 +86,26 @@ describe('credential discovery', () => {
         { state_name: 'Texas', state_code: 'TX' },
       ]),
     );
-    const providers = await service.http.get('/api/v2/credential/states/ca/providers').set('X-API-Key', service.demo.api_key);
+    const providers = await service.http
+      .get('/api/v2/credential/states/ca/providers')
+      .set('X-API-Key', service.demo.api_key);
     expect(providers.body.data.providers).toEqual(
       expect.arrayContaining([
-        { provider_code: 'RN', provider_display_name: 'California Board of Registered Nursing', credential_name: 'Registered Nurse', required_fields: ['license_number', 'first_name', 'last_name'] },
+        {
+          provider_code: 'RN',
+          provider_display_name: 'California Board of Registered Nursing',
+          credential_name: 'Registered Nurse',
+          required_fields: ['license_number', 'first_name', 'last_name'],
+        },
       ]),
     );
   });
 
   it('answers 404 for an unknown state', async () => {
     for (const state of ['ZZ', 'California', '1']) {
-      const res = await service.http.get(`/api/v2/credential/states/${state}/providers`).set('X-API-Key', service.demo.api_key);
+      const res = await service.http
+        .get(`/api/v2/credential/states/${state}/providers`)
+        .set('X-API-Key', service.demo.api_key);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
@@ -92,7 +118,13 @@ describe('search mode', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.status).toBe('passed');
     expect(res.body.data.check.data).toMatchObject({ mode: 'search', found: true, match: null });
-    expect(res.body.data.check.data.license).toEqual({ license_number: 'RN-0012345', status: 'active', issued_at: '2019-07-01', expires_at: '2028-06-30', specialty: 'Clinical Nurse Specialist' });
+    expect(res.body.data.check.data.license).toEqual({
+      license_number: 'RN-0012345',
+      status: 'active',
+      issued_at: '2019-07-01',
+      expires_at: '2028-06-30',
+      specialty: 'Clinical Nurse Specialist',
+    });
     expect(JSON.stringify(res.body)).not.toMatch(/Garc/);
   });
 
@@ -108,7 +140,9 @@ describe('search mode', () => {
     const lapsed = await post({ state: 'CA', provider_code: 'RN', license_no: 'RN-0099999' });
     expect(lapsed.body.data.check.data.license.status).toBe('expired');
     expect(lapsed.body.data.status).toBe('failed');
-    expect((await post({ state: 'TX', provider_code: 'RN', license_no: '111111' })).body.data.check.error).toBe('the licence is revoked');
+    expect((await post({ state: 'TX', provider_code: 'RN', license_no: '111111' })).body.data.check.error).toBe(
+      'the licence is revoked',
+    );
   });
 
   it('reports not found, and with do_ai_clean retries odd formats and says what it tried', async () => {
@@ -123,22 +157,44 @@ describe('search mode', () => {
 });
 
 describe('verify mode', () => {
-  it.each(['Maria Garcia-Lopez', 'MARÍA GARCÍA LÓPEZ', 'María José García-López', 'maria jose garcia lopez'])('matches %s', async (name) => {
-    const res = await post({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', full_name: name });
-    expect(res.body.data.check.data).toMatchObject({ mode: 'verify', found: true, match: true });
-    expect(res.body.data.status).toBe('passed');
-  });
+  it.each(['Maria Garcia-Lopez', 'MARÍA GARCÍA LÓPEZ', 'María José García-López', 'maria jose garcia lopez'])(
+    'matches %s',
+    async (name) => {
+      const res = await post({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', full_name: name });
+      expect(res.body.data.check.data).toMatchObject({ mode: 'verify', found: true, match: true });
+      expect(res.body.data.status).toBe('passed');
+    },
+  );
 
   it('fails a wrong name even with the right number', async () => {
-    const res = await post({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', first_name: 'John', last_name: 'Garcia-Lopez' });
+    const res = await post({
+      state: 'CA',
+      provider_code: 'RN',
+      license_number: 'RN-0012345',
+      first_name: 'John',
+      last_name: 'Garcia-Lopez',
+    });
     expect(res.body.data.status).toBe('failed');
     expect(res.body.data.check.data.match).toBe(false);
     expect(res.body.data.check.error).toMatch(/name does not match/);
   });
 
   it('sets suffixes aside', async () => {
-    expect((await post({ state: 'TX', provider_code: 'RN', license_number: '654321', first_name: 'Kwame', last_name: 'Mensah' })).body.data.check.data.match).toBe(true);
-    expect((await post({ state: 'TX', provider_code: 'RN', license_number: '654321', full_name: 'Kwame Mensah, Jr.' })).body.data.check.data.match).toBe(true);
+    expect(
+      (
+        await post({
+          state: 'TX',
+          provider_code: 'RN',
+          license_number: '654321',
+          first_name: 'Kwame',
+          last_name: 'Mensah',
+        })
+      ).body.data.check.data.match,
+    ).toBe(true);
+    expect(
+      (await post({ state: 'TX', provider_code: 'RN', license_number: '654321', full_name: 'Kwame Mensah, Jr.' })).body
+        .data.check.data.match,
+    ).toBe(true);
   });
 
   it('matches names by first and family name', () => {
@@ -154,29 +210,76 @@ describe('verify mode', () => {
 describe('account mode', () => {
   it("matches the account's verified name, ignores a sent name, and badges the licence", async () => {
     const account = await service.core.accounts.createAccount({ email: 'nurse@example.com', password: 'long enough' });
-    await service.core.accounts.recordVerifiedIdentity({ svcId: account.svcId, fullName: 'María García-López', dateOfBirth: '1985-02-03' });
-    const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, ['openid', 'verifications']);
-    const res = await post({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', full_name: 'Somebody Else', svc_access_token: token });
+    await service.core.accounts.recordVerifiedIdentity({
+      svcId: account.svcId,
+      fullName: 'María García-López',
+      dateOfBirth: '1985-02-03',
+    });
+    const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, [
+      'openid',
+      'verifications',
+    ]);
+    const res = await post({
+      state: 'CA',
+      provider_code: 'RN',
+      license_number: 'RN-0012345',
+      full_name: 'Somebody Else',
+      svc_access_token: token,
+    });
     expect(res.body.data.status).toBe('passed');
     expect(res.body.data.check.data).toMatchObject({ mode: 'account', match: true });
-    const verifications = await service.http.get('/api/auth/oidc/verifications').set('Authorization', `Bearer ${token}`);
+    const verifications = await service.http
+      .get('/api/auth/oidc/verifications')
+      .set('Authorization', `Bearer ${token}`);
     expect(verifications.body.data.verifications.licenses).toEqual([
-      { license_type: 'Registered Nurse', verified: true, verified_from: 'California Board of Registered Nursing (CA)', expire_at: '2028-06-30T23:59:59.000Z' },
+      {
+        license_type: 'Registered Nurse',
+        verified: true,
+        verified_from: 'California Board of Registered Nursing (CA)',
+        expire_at: '2028-06-30T23:59:59.000Z',
+      },
     ]);
     const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${token}`);
-    expect(licenses.body.data.licenses).toEqual([{ type: 'nurse_licenses', number: 'RN-0012345', status: 'active', expires_on: '2028-06-30', issuer: 'California Board of Registered Nursing' }]);
+    expect(licenses.body.data.licenses).toEqual([
+      {
+        type: 'nurse_licenses',
+        number: 'RN-0012345',
+        status: 'active',
+        expires_on: '2028-06-30',
+        issuer: 'California Board of Registered Nursing',
+      },
+    ]);
     // Checked again: the badge is brought up to date, not added twice.
-    expect((await post({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', svc_access_token: token })).body.data.status).toBe('passed');
+    expect(
+      (await post({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', svc_access_token: token })).body
+        .data.status,
+    ).toBe('passed');
     const again = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${token}`);
     expect(again.body.data.licenses).toEqual(licenses.body.data.licenses);
   });
 
   it("with a test key, neither reads the account's verified name nor badges the licence on it (kyc_required, as for an unverified account)", async () => {
-    const account = await service.core.accounts.createAccount({ email: 'sandbox-nurse@example.com', password: 'long enough' });
-    await service.core.accounts.recordVerifiedIdentity({ svcId: account.svcId, fullName: 'María García-López', dateOfBirth: '1985-02-03' });
-    const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, ['openid', 'verifications']);
-    const { key: testKey } = await service.core.tenancy.createApiKey({ projectId: service.demo.project_id, mode: 'test' });
-    const res = await service.http.post('/api/v2/credential-verification').set('X-API-Key', testKey).send({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', svc_access_token: token });
+    const account = await service.core.accounts.createAccount({
+      email: 'sandbox-nurse@example.com',
+      password: 'long enough',
+    });
+    await service.core.accounts.recordVerifiedIdentity({
+      svcId: account.svcId,
+      fullName: 'María García-López',
+      dateOfBirth: '1985-02-03',
+    });
+    const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, [
+      'openid',
+      'verifications',
+    ]);
+    const { key: testKey } = await service.core.tenancy.createApiKey({
+      projectId: service.demo.project_id,
+      mode: 'test',
+    });
+    const res = await service.http
+      .post('/api/v2/credential-verification')
+      .set('X-API-Key', testKey)
+      .send({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', svc_access_token: token });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('kyc_required');
     const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${token}`);
@@ -185,11 +288,29 @@ describe('account mode', () => {
 
   it('names licence expiry exactly as the spec does on each route: expires_at, expires_on, expire_at, expire_date', async () => {
     // Every key that names an expiry, anywhere in a body.
-    const expiryKeys = (value: unknown): string[] => (value && typeof value === 'object' ? Object.entries(value).flatMap(([key, child]) => [...(/^expir/.test(key) ? [key] : []), ...expiryKeys(child)]) : []);
-    const account = await service.core.accounts.createAccount({ email: 'expiry-names@example.com', password: 'long enough' });
-    await service.core.accounts.recordVerifiedIdentity({ svcId: account.svcId, fullName: 'María García-López', dateOfBirth: '1985-02-03' });
-    const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, ['openid', 'verifications']);
-    const check = await post({ state: 'CA', provider_code: 'RN', license_number: 'RN-0012345', svc_access_token: token });
+    const expiryKeys = (value: unknown): string[] =>
+      value && typeof value === 'object'
+        ? Object.entries(value).flatMap(([key, child]) => [...(/^expir/.test(key) ? [key] : []), ...expiryKeys(child)])
+        : [];
+    const account = await service.core.accounts.createAccount({
+      email: 'expiry-names@example.com',
+      password: 'long enough',
+    });
+    await service.core.accounts.recordVerifiedIdentity({
+      svcId: account.svcId,
+      fullName: 'María García-López',
+      dateOfBirth: '1985-02-03',
+    });
+    const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, [
+      'openid',
+      'verifications',
+    ]);
+    const check = await post({
+      state: 'CA',
+      provider_code: 'RN',
+      license_number: 'RN-0012345',
+      svc_access_token: token,
+    });
     expect(expiryKeys(check.body.data.check)).toEqual(['expires_at']);
     expect(check.body.data.check.data.license.expires_at).toBe('2028-06-30');
 
@@ -197,15 +318,28 @@ describe('account mode', () => {
     expect(expiryKeys(licenses.body.data)).toEqual(['expires_on']);
     expect(licenses.body.data.licenses[0]).toMatchObject({ type: 'nurse_licenses', expires_on: '2028-06-30' });
 
-    const verifications = await service.http.get('/api/auth/oidc/verifications').set('Authorization', `Bearer ${token}`);
+    const verifications = await service.http
+      .get('/api/auth/oidc/verifications')
+      .set('Authorization', `Bearer ${token}`);
     expect(expiryKeys(verifications.body.data)).toEqual(['expire_at']);
 
-    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'licence expiry', features: ['credential'] });
-    const session = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id, svc_access_token: token });
+    const workflow = await service.core.tenancy.createWorkflow({
+      projectId: service.demo.project_id,
+      name: 'licence expiry',
+      features: ['credential'],
+    });
+    const session = await service.http
+      .post('/api/v2/session')
+      .set('X-API-Key', service.demo.api_key)
+      .send({ workflow_id: workflow.id, svc_access_token: token });
     expect(session.status, JSON.stringify(session.body)).toBe(201);
-    const decision = await service.http.get(`/api/v2/session/${session.body.data.session_id}/decision`).set('X-API-Key', service.demo.api_key);
+    const decision = await service.http
+      .get(`/api/v2/session/${session.body.data.session_id}/decision`)
+      .set('X-API-Key', service.demo.api_key);
     expect(expiryKeys(decision.body.data.identity)).toEqual(['expire_date']);
-    expect(decision.body.data.identity.licenses).toEqual([{ license_state: 'CA', status: 'active', expire_date: '2028-06-30' }]);
+    expect(decision.body.data.identity.licenses).toEqual([
+      { license_state: 'CA', status: 'active', expire_date: '2028-06-30' },
+    ]);
   });
 
   it('answers /licenses type as a key: nurse_licenses, cpr_certification, else the credential name in snake_case', () => {
@@ -243,11 +377,26 @@ describe('bad input and boards that misbehave', () => {
   });
 
   it('reads a board over HTTP with a field mapping, and a slow one within its timeout', async () => {
-    const fast = await post({ state: 'WA', provider_code: 'FAST', license_number: 'TX-778899', full_name: 'Renee Dubois' });
+    const fast = await post({
+      state: 'WA',
+      provider_code: 'FAST',
+      license_number: 'TX-778899',
+      full_name: 'Renee Dubois',
+    });
     expect(fast.body.data.status).toBe('passed');
-    expect(fast.body.data.check.data.license).toEqual({ license_number: 'TX-778899', status: 'active', issued_at: '2021-04-01', expires_at: '2029-06-30', specialty: 'Pharmacist' });
-    expect((await post({ state: 'WA', provider_code: 'FAST', license_number: 'NOPE' })).body.data.check.data.found).toBe(false);
-    expect((await post({ state: 'WA', provider_code: 'SLOW', license_number: 'TX-778899' })).body.data.status).toBe('passed');
+    expect(fast.body.data.check.data.license).toEqual({
+      license_number: 'TX-778899',
+      status: 'active',
+      issued_at: '2021-04-01',
+      expires_at: '2029-06-30',
+      specialty: 'Pharmacist',
+    });
+    expect(
+      (await post({ state: 'WA', provider_code: 'FAST', license_number: 'NOPE' })).body.data.check.data.found,
+    ).toBe(false);
+    expect((await post({ state: 'WA', provider_code: 'SLOW', license_number: 'TX-778899' })).body.data.status).toBe(
+      'passed',
+    );
   });
 
   it('answers a board timeout and a board failure with engine_unreachable, quickly and without charge', async () => {

@@ -23,7 +23,10 @@ import { freePort, freshDatabase, stopProcess } from './helpers/processes.js';
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 const dockerfileText = read('Dockerfile');
 const dockerfile = DockerfileParser.parse(dockerfileText);
-const compose = parse(read('compose.yaml'), { merge: true }) as { services: Record<string, Service>; 'x-verity': Service };
+const compose = parse(read('compose.yaml'), { merge: true }) as {
+  services: Record<string, Service>;
+  'x-verity': Service;
+};
 const nginxConf = read('ops/nginx.conf');
 
 interface Service {
@@ -43,7 +46,8 @@ function runtimeStage(): Instruction[] {
   const lastFrom = instructions.map((instruction) => instruction.getKeyword()).lastIndexOf('FROM');
   return instructions.slice(lastFrom + 1);
 }
-const stageInstructions = (keyword: string) => runtimeStage().filter((instruction) => instruction.getKeyword() === keyword);
+const stageInstructions = (keyword: string) =>
+  runtimeStage().filter((instruction) => instruction.getKeyword() === keyword);
 /** `ENV` of the runtime stage as a map. */
 function runtimeEnv(): Record<string, string> {
   return Object.fromEntries(
@@ -57,7 +61,8 @@ function runtimeEnv(): Record<string, string> {
   );
 }
 /** The exec form of an instruction (`["node", "-e", "..."]`) as its argument list. */
-const execForm = (instruction: Instruction, skip = 0): string[] => JSON.parse(instruction.getArgumentsContent()!.slice(skip).trim()) as string[];
+const execForm = (instruction: Instruction, skip = 0): string[] =>
+  JSON.parse(instruction.getArgumentsContent()!.slice(skip).trim()) as string[];
 const healthcheckCommand = () => execForm(stageInstructions('HEALTHCHECK')[0]!, 'CMD'.length);
 
 /** What `.dockerignore` lets into the build context: it excludes everything and lists what it allows. */
@@ -67,7 +72,13 @@ function inBuildContext(file: string): boolean {
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith('#'));
   expect(rules[0]).toBe('*');
-  return rules.slice(1).some((rule) => rule.startsWith('!') && (file === rule.slice(1).replace(/\/$/, '') || file.startsWith(rule.slice(1).replace(/\/?$/, '/'))));
+  return rules
+    .slice(1)
+    .some(
+      (rule) =>
+        rule.startsWith('!') &&
+        (file === rule.slice(1).replace(/\/$/, '') || file.startsWith(rule.slice(1).replace(/\/?$/, '/'))),
+    );
 }
 
 /** The servers of an nginx `upstream NAME { ... }` block. */
@@ -78,7 +89,9 @@ function upstreamServers(conf: string, name: string): string[] {
 
 describe('Dockerfile', () => {
   it('passes the linter with nothing to say', () => {
-    expect(validate(dockerfileText).map((diagnostic) => `line ${diagnostic.range.start.line + 1}: ${diagnostic.message}`)).toEqual([]);
+    expect(
+      validate(dockerfileText).map((diagnostic) => `line ${diagnostic.range.start.line + 1}: ${diagnostic.message}`),
+    ).toEqual([]);
   });
 
   it('builds in stages and runs as a non-root user, on the port it exposes, checked on /readyz', () => {
@@ -97,10 +110,15 @@ describe('Dockerfile', () => {
 
   it('puts into the image what the service reads at run time, from a build context that lets it in', () => {
     const copies = stageInstructions('COPY') as Copy[];
-    const fromStages = copies.filter((copy) => copy.getFromFlag()).map((copy) => `${copy.getFromFlag()!.getValue()}:${copy.getArgumentsContent()}`);
+    const fromStages = copies
+      .filter((copy) => copy.getFromFlag())
+      .map((copy) => `${copy.getFromFlag()!.getValue()}:${copy.getArgumentsContent()}`);
     expect(fromStages).toEqual(['deps:/app/node_modules ./node_modules', 'build:/app/dist ./dist']);
-    const fromContext = copies.filter((copy) => !copy.getFromFlag()).flatMap((copy) => copy.getArgumentsContent()!.trim().split(/\s+/).slice(0, -1));
-    // package.json (the version, the root src/web/assets.ts looks for), page templates, the weights of models/, the sample roster, the guides /docs renders
+    const fromContext = copies
+      .filter((copy) => !copy.getFromFlag())
+      .flatMap((copy) => copy.getArgumentsContent()!.trim().split(/\s+/).slice(0, -1));
+    // package.json (the version, the root src/web/assets.ts looks for), page templates, the weights of models/, the
+    // sample roster, the guides /docs renders
     expect(fromContext.sort()).toEqual(['data', 'docs/guides', 'models', 'package.json', 'web/templates']);
     for (const file of fromContext) {
       expect(existsSync(path.join(root, file)), file).toBe(true);
@@ -130,9 +148,14 @@ describe('compose.yaml and ops/nginx.conf', () => {
   it('runs PostgreSQL, the migrations once, two instances of the image and a proxy', () => {
     expect(Object.keys(services).sort()).toEqual(['migrate', 'postgres', 'proxy', 'verity-1', 'verity-2']);
     expect(instances).toEqual(['verity-1', 'verity-2']);
-    expect(services.migrate).toMatchObject({ build: '.', command: ['migrate'], depends_on: { postgres: { condition: 'service_healthy' } } });
+    expect(services.migrate).toMatchObject({
+      build: '.',
+      command: ['migrate'],
+      depends_on: { postgres: { condition: 'service_healthy' } },
+    });
     expect(services.postgres!.healthcheck!.test).toContain('pg_isready');
-    for (const name of instances) expect(services[name]!.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } });
+    for (const name of instances)
+      expect(services[name]!.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } });
   });
 
   it('wires every instance to the compose PostgreSQL and requires the secrets', () => {
@@ -152,7 +175,9 @@ describe('compose.yaml and ops/nginx.conf', () => {
 
   it('puts the proxy in front of both instances, on the port the image exposes', () => {
     expect(services.proxy!.volumes).toContain('./ops/nginx.conf:/etc/nginx/nginx.conf:ro');
-    expect(services.proxy!.depends_on).toEqual(Object.fromEntries(instances.map((name) => [name, { condition: 'service_healthy' }])));
+    expect(services.proxy!.depends_on).toEqual(
+      Object.fromEntries(instances.map((name) => [name, { condition: 'service_healthy' }])),
+    );
     expect(upstreamServers(nginxConf, 'verity')).toEqual(instances.map((name) => `${name}:${runtimeEnv().PORT}`));
     expect(nginxConf).toMatch(/location \/ \{[^}]*proxy_pass http:\/\/verity;/);
     // the check routes' largest body (64 MB of base64 images) gets through
@@ -165,19 +190,32 @@ const server = process.env.TEST_DATABASE_URL;
 if (!server) console.info('skipping instances starting together: they need TEST_DATABASE_URL (a PostgreSQL server)');
 
 describe.runIf(server)('instances starting together on one database', () => {
-  it('apply the migrations once: two `verity migrate` at the same time both succeed', { timeout: 180_000 }, async () => {
+  it('apply the migrations once: two `verity migrate` at the same time both succeed', {
+    timeout: 180_000,
+  }, async () => {
     const database = await freshDatabase(server!, 'verity_deploy');
     const dir = await mkdtemp(path.join(os.tmpdir(), 'verity-deploy-'));
-    const env = { ...process.env, DATABASE_URL: database.url, VERITY_DATA_DIR: dir, NODE_ENV: 'production', VERITY_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    const env = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      VERITY_DATA_DIR: dir,
+      NODE_ENV: 'production',
+      VERITY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    };
     const migrate = () =>
       promisify(execFile)('node', [...verityCommand, '--json', 'migrate'], { cwd: root, env, timeout: 120_000 }).then(
         ({ stdout }) => ({ code: 0, out: stdout }),
-        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, out: `${error.stdout}${error.stderr}` }),
+        (error: { code: number; stdout: string; stderr: string }) => ({
+          code: error.code,
+          out: `${error.stdout}${error.stderr}`,
+        }),
       );
     try {
       const [first, second] = await Promise.all([migrate(), migrate()]);
       expect([first.code, second.code], `${first.out}\n${second.out}`).toEqual([0, 0]);
-      const applied = [JSON.parse(first.out).applied as string[], JSON.parse(second.out).applied as string[]].map((names) => names.length).sort((a, b) => a - b);
+      const applied = [JSON.parse(first.out).applied as string[], JSON.parse(second.out).applied as string[]]
+        .map((names) => names.length)
+        .sort((a, b) => a - b);
       // one applied every migration, the other waited for it and found nothing to do
       expect(applied[0]).toBe(0);
       expect(applied[1]).toBeGreaterThan(20);
@@ -192,7 +230,9 @@ describe.runIf(server)('instances starting together on one database', () => {
       const database = await freshDatabase(server!, 'verity_deploy');
       try {
         const started = await Promise.allSettled(Array.from({ length: 4 }, () => PgBossJobs.start(database.url)));
-        const failures = started.filter((result) => result.status === 'rejected').map((result) => String((result as PromiseRejectedResult).reason));
+        const failures = started
+          .filter((result) => result.status === 'rejected')
+          .map((result) => String((result as PromiseRejectedResult).reason));
         await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined)));
         expect(failures).toEqual([]);
       } finally {
@@ -203,7 +243,10 @@ describe.runIf(server)('instances starting together on one database', () => {
 });
 
 const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((file) => existsSync(file));
-if (!server || !nginx) console.info(`skipping the compose arrangement on loopback: it needs ${server ? '' : 'TEST_DATABASE_URL '}${nginx ? '' : 'nginx (apt-get install nginx)'}`);
+if (!server || !nginx)
+  console.info(
+    `skipping the compose arrangement on loopback: it needs ${server ? '' : 'TEST_DATABASE_URL '}${nginx ? '' : 'nginx (apt-get install nginx)'}`,
+  );
 
 describe.runIf(server && nginx)("compose.yaml's arrangement on loopback, with the same files", () => {
   let dir: string;
@@ -218,19 +261,29 @@ describe.runIf(server && nginx)("compose.yaml's arrangement on loopback, with th
   const verity = (args: string[]) =>
     promisify(execFile)('node', [...verityCommand, ...args], { cwd: root, env, timeout: 120_000 }).then(
       ({ stdout }) => ({ code: 0, stdout }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: `${error.stdout}${error.stderr}` }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        stdout: `${error.stdout}${error.stderr}`,
+      }),
     );
 
   /** The Dockerfile's HEALTHCHECK command, run as Docker runs it, against the instance on `port`. */
   const healthcheck = (port: number) =>
-    promisify(execFile)(healthcheckCommand()[0]!, healthcheckCommand().slice(1), { env: { ...env, PORT: String(port) }, timeout: 10_000 }).then(
+    promisify(execFile)(healthcheckCommand()[0]!, healthcheckCommand().slice(1), {
+      env: { ...env, PORT: String(port) },
+      timeout: 10_000,
+    }).then(
       () => true,
       () => false,
     );
 
   function startInstance(port: number) {
     let output = '';
-    const child = spawn('node', [...verityCommand, 'serve'], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node', [...verityCommand, 'serve'], {
+      cwd: root,
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.on('data', (chunk) => {
       output += chunk;
     });
@@ -259,7 +312,9 @@ describe.runIf(server && nginx)("compose.yaml's arrangement on loopback, with th
       VERITY_DATA_DIR: path.join(dir, 'data'),
       VERITY_WARM_MODELS: '0',
     };
-    expect(Object.keys(compose['x-verity'].environment!).every((name) => name in env || name === 'VERITY_SMTP_URL')).toBe(true);
+    expect(
+      Object.keys(compose['x-verity'].environment!).every((name) => name in env || name === 'VERITY_SMTP_URL'),
+    ).toBe(true);
   }, 60_000);
 
   afterAll(async () => {
@@ -269,7 +324,9 @@ describe.runIf(server && nginx)("compose.yaml's arrangement on loopback, with th
     await rm(dir, { recursive: true, force: true });
   }, 120_000);
 
-  it('serves through nginx with ops/nginx.conf: both instances answer, request ids pass through, /metrics stays per instance', { timeout: 300_000 }, async () => {
+  it('serves through nginx with ops/nginx.conf: both instances answer, request ids pass through, /metrics stays per instance', {
+    timeout: 300_000,
+  }, async () => {
     // compose's `migrate` service, then both instances at once
     expect((await verity(['--json', 'migrate'])).code).toBe(0);
     instances.push(startInstance(await freePort()), startInstance(await freePort()));
@@ -277,7 +334,8 @@ describe.runIf(server && nginx)("compose.yaml's arrangement on loopback, with th
     for (const instance of instances) {
       const started = Date.now();
       while (!(await healthcheck(instance.port))) {
-        if (instance.child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`instance on ${instance.port} not healthy: ${instance.log()}`);
+        if (instance.child.exitCode !== null || Date.now() - started > 120_000)
+          throw new Error(`instance on ${instance.port} not healthy: ${instance.log()}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }
@@ -292,7 +350,20 @@ describe.runIf(server && nginx)("compose.yaml's arrangement on loopback, with th
       .replace(/http \{/, `http {\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;`);
     expect(conf).not.toContain('verity-1:');
     await writeFile(path.join(dir, 'nginx.conf'), conf);
-    proxy = spawn(nginx!, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'nginx-error.log'), '-g', `daemon off; pid ${dir}/nginx.pid;`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    proxy = spawn(
+      nginx!,
+      [
+        '-p',
+        dir,
+        '-c',
+        path.join(dir, 'nginx.conf'),
+        '-e',
+        path.join(dir, 'nginx-error.log'),
+        '-g',
+        `daemon off; pid ${dir}/nginx.pid;`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     proxy.stdout!.on('data', (chunk) => {
       proxyLog += chunk;
     });
@@ -311,8 +382,13 @@ describe.runIf(server && nginx)("compose.yaml's arrangement on loopback, with th
     }
 
     // An operator's first steps (docs/deploy.md): a project and a workflow, by the CLI on the same database.
-    const project = JSON.parse((await verity(['--json', 'admin', 'project', 'create', '--name', 'Deploy', '--balance', '100'])).stdout) as { project: { id: string }; key: string };
-    const workflow = JSON.parse((await verity(['--json', 'admin', 'workflow', 'create', '--project', project.project.id, '--features', 'age'])).stdout) as { id: string };
+    const project = JSON.parse(
+      (await verity(['--json', 'admin', 'project', 'create', '--name', 'Deploy', '--balance', '100'])).stdout,
+    ) as { project: { id: string }; key: string };
+    const workflow = JSON.parse(
+      (await verity(['--json', 'admin', 'workflow', 'create', '--project', project.project.id, '--features', 'age']))
+        .stdout,
+    ) as { id: string };
     const created = await fetch(`${proxyUrl}/api/v2/session`, {
       method: 'POST',
       headers: { 'X-API-Key': project.key, 'Content-Type': 'application/json' },
@@ -323,13 +399,17 @@ describe.runIf(server && nginx)("compose.yaml's arrangement on loopback, with th
 
     const ids = Array.from({ length: 16 }, (_, i) => `deploy-${i}-${randomBytes(4).toString('hex')}`);
     for (const id of ids) {
-      const res = await fetch(`${proxyUrl}/api/v2/session/${sessionId}`, { headers: { 'X-API-Key': project.key, 'X-Request-Id': id } });
+      const res = await fetch(`${proxyUrl}/api/v2/session/${sessionId}`, {
+        headers: { 'X-API-Key': project.key, 'X-Request-Id': id },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('x-request-id')).toBe(id);
     }
     // least_conn shares the requests: each instance logged some of them, under the caller's id
-    const servedBy = () => instances.map((instance) => ids.filter((id) => instance.log().includes(`"req_id":"${id}"`)).length);
-    for (let wait = 0; wait < 40 && servedBy()[0]! + servedBy()[1]! < ids.length; wait++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const servedBy = () =>
+      instances.map((instance) => ids.filter((id) => instance.log().includes(`"req_id":"${id}"`)).length);
+    for (let wait = 0; wait < 40 && servedBy()[0]! + servedBy()[1]! < ids.length; wait++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const served = servedBy();
     expect(
       served.every((count) => count > 0),
@@ -342,12 +422,20 @@ describe.runIf(server && nginx)("compose.yaml's arrangement on loopback, with th
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(readFileSync(path.join(dir, 'access.log'), 'utf8')).toContain(anonymous.headers.get('x-request-id')!);
 
-    expect((await fetch(`${proxyUrl}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } })).status).toBe(404);
-    expect((await fetch(`http://127.0.0.1:${one!.port}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } })).status).toBe(200);
+    expect((await fetch(`${proxyUrl}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } })).status).toBe(
+      404,
+    );
+    expect(
+      (await fetch(`http://127.0.0.1:${one!.port}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } }))
+        .status,
+    ).toBe(200);
 
     // One instance stops (SIGTERM, as `docker compose stop verity-1` sends): the proxy keeps answering.
     expect(await stopProcess(one!.child)).toBe(0);
-    for (let i = 0; i < 6; i++) expect((await fetch(`${proxyUrl}/api/v2/session/${sessionId}`, { headers: { 'X-API-Key': project.key } })).status).toBe(200);
+    for (let i = 0; i < 6; i++)
+      expect(
+        (await fetch(`${proxyUrl}/api/v2/session/${sessionId}`, { headers: { 'X-API-Key': project.key } })).status,
+      ).toBe(200);
     expect(await healthcheck(one!.port)).toBe(false);
   });
 });

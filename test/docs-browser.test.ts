@@ -36,10 +36,15 @@ describe.skipIf(!chromiumAvailable)('GET /docs', () => {
     // Its scripts, styles, images, fonts and the document may not fail, nor may the CSP refuse
     // anything (the browser's own favicon probe is the one 404 allowed, as in web-browser.test.ts).
     page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        errors.push(message.text());
     });
     page.on('response', (response) => {
-      if (response.status() >= 400 && ['script', 'stylesheet', 'image', 'font', 'fetch', 'xhr'].includes(response.request().resourceType())) errors.push(`${response.status()} ${response.url()}`);
+      if (
+        response.status() >= 400 &&
+        ['script', 'stylesheet', 'image', 'font', 'fetch', 'xhr'].includes(response.request().resourceType())
+      )
+        errors.push(`${response.status()} ${response.url()}`);
     });
     page.on('pageerror', (error) => errors.push(error.message));
     const answer = await page.goto(`${service.url}/docs`);
@@ -52,7 +57,9 @@ describe.skipIf(!chromiumAvailable)('GET /docs', () => {
     await context.close();
 
     const origin = new URL(service.url).origin;
-    const outside = requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:'));
+    const outside = requests.filter(
+      (url) => !url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:'),
+    );
     expect(outside).toEqual([]);
     expect(requests).toContain(`${origin}/api/v2/openapi.json`);
     expect(errors).toEqual([]);

@@ -8,7 +8,20 @@ import { checkDigit, LAYOUTS } from '../src/ml/document/mrz-format.js';
 import { gridLines } from '../src/ml/document/mrz-grid.js';
 import { readVisualZone } from '../src/ml/document/visual-zone.js';
 import { decodeImage } from '../src/ml/image.js';
-import { filledHole, holeCut, joinRowPieces, mrzAbove, mrzBands, mrzLikeBoxes, namesLineCut, orientationSettled, piecesOfShortLine, preferPieces, readingRepeated, shortLineCut } from '../src/ml/document/reader.js';
+import {
+  filledHole,
+  holeCut,
+  joinRowPieces,
+  mrzAbove,
+  mrzBands,
+  mrzLikeBoxes,
+  namesLineCut,
+  orientationSettled,
+  piecesOfShortLine,
+  preferPieces,
+  readingRepeated,
+  shortLineCut,
+} from '../src/ml/document/reader.js';
 import { textSkew } from '../src/ml/document/paddle.js';
 import { bandShear, unshear, type Gray } from '../src/ml/document/raster.js';
 import type { OcrLine } from '../src/ml/document/ocr.js';
@@ -18,7 +31,13 @@ import { labelledLines, readLabels } from './helpers/documents-labels.js';
 // Real PaddleOCR on a handful of rendered documents and, when present, a few easy images of the
 // shared labelled set. The full evaluation is scripts/eval-documents.ts.
 
-const base: Omit<DocumentSpec, 'name' | 'layout' | 'seed'> = { font: 'sans', rotation: 0, skew: 0, blur: 0, jpegQuality: null };
+const base: Omit<DocumentSpec, 'name' | 'layout' | 'seed'> = {
+  font: 'sans',
+  rotation: 0,
+  skew: 0,
+  blur: 0,
+  jpegQuality: null,
+};
 
 describe('MRZ check digits and correction (no OCR)', () => {
   it('computes ICAO 9303 check digits', () => {
@@ -33,7 +52,13 @@ describe('MRZ check digits and correction (no OCR)', () => {
     expect(reading.lines[1]).toBe('L898902C36UTO7408122F1204159ZE184226B<<<<<10');
     expect(reading.valid).toBe(true);
     expect(reading.corrections).toBe(4);
-    expect(reading.fields).toMatchObject({ surname: 'ERIKSSON', givenNames: 'ANNA MARIA', birthDate: '1974-08-12', expirationDate: '2012-04-15', sex: 'F' });
+    expect(reading.fields).toMatchObject({
+      surname: 'ERIKSSON',
+      givenNames: 'ANNA MARIA',
+      birthDate: '1974-08-12',
+      expirationDate: '2012-04-15',
+      sex: 'F',
+    });
   });
 
   it('leaves a check digit failing when two single look-alikes would each make it hold', () => {
@@ -44,35 +69,62 @@ describe('MRZ check digits and correction (no OCR)', () => {
     expect(reading.valid).toBe(false);
     expect(reading.fields.documentNumber).toBe('2S0000177');
     // One look-alike alone passes: it is taken ('ZSOOOO177' has digits in its tail read as letters).
-    expect(buildReading([names, 'ZSOOOO1774POL7203305F1607130<<<<<<<<<<<<<<08'], LAYOUTS.TD3).lines[1]).toBe('ZS00001774POL7203305F1607130<<<<<<<<<<<<<<08');
+    expect(buildReading([names, 'ZSOOOO1774POL7203305F1607130<<<<<<<<<<<<<<08'], LAYOUTS.TD3).lines[1]).toBe(
+      'ZS00001774POL7203305F1607130<<<<<<<<<<<<<<08',
+    );
   });
 
   it('fails the number check when a filler sits inside the number (a filler counts as a 0 would)', () => {
-    const lines = ['IDSWEN83757<3<8<<<<<<<<<<<<<<<', '5906255M3102097SWE<<<<<<<<<<<4', 'TANAKA<<LEE<<<<<<<<<<<<<<<<<<<'];
+    const lines = [
+      'IDSWEN83757<3<8<<<<<<<<<<<<<<<',
+      '5906255M3102097SWE<<<<<<<<<<<4',
+      'TANAKA<<LEE<<<<<<<<<<<<<<<<<<<',
+    ];
     expect(checkDigit('N83757<3<')).toBe(checkDigit('N8375703<'));
     const reading = buildReading(lines, LAYOUTS.TD1);
     expect(reading.checkDigits.document_number).toBe(false);
     expect(reading.valid).toBe(false);
-    expect(buildReading([lines[0]!.replace('N83757<3<8', 'N8375703<8'), lines[1]!, lines[2]!], LAYOUTS.TD1).valid).toBe(true);
+    expect(buildReading([lines[0]!.replace('N83757<3<8', 'N8375703<8'), lines[1]!, lines[2]!], LAYOUTS.TD1).valid).toBe(
+      true,
+    );
   });
 
   it('leaves a card with a misprinted number digit as printed: no repair that only moves the failure', () => {
     // The number's digit fails as printed. L to '<' meets it (a filler inside a number: none);
     // L to I meets the composite while the number's own digit still fails.
-    const lines = ['IDGBRL4453373<1<<<<<<<<<<<<<<<', '6108193M3302130ESP<<<<<<<<<<<2', 'MARTIN<<JEAN<PIERRE<<<<<<<<<<<'];
+    const lines = [
+      'IDGBRL4453373<1<<<<<<<<<<<<<<<',
+      '6108193M3302130ESP<<<<<<<<<<<2',
+      'MARTIN<<JEAN<PIERRE<<<<<<<<<<<',
+    ];
     const reading = buildReading(lines, LAYOUTS.TD1);
     expect(reading.lines).toEqual(lines);
     expect(reading.valid).toBe(false);
   });
 
   it('places symbols on the character grid by their spacing, and keeps a line read at its full length as read', () => {
-    const symbolsOf = (text: string, x: number, pitch: number) => text.split('').map((ch, i) => ({ text: ch, confidence: 90, bbox: { x0: x + i * pitch - 8, x1: x + i * pitch + 8, y0: 0, y1: 20 } }));
-    const line = (symbols: OcrLine['symbols']) => ({ text: symbols.map((s) => s.text).join(''), symbols, confidence: 90, bbox: { x0: 0, y0: 0, x1: 1000, y1: 20 }, baseline: { x0: 0, y0: 20, x1: 1000, y1: 20 } });
+    const symbolsOf = (text: string, x: number, pitch: number) =>
+      text.split('').map((ch, i) => ({
+        text: ch,
+        confidence: 90,
+        bbox: { x0: x + i * pitch - 8, x1: x + i * pitch + 8, y0: 0, y1: 20 },
+      }));
+    const line = (symbols: OcrLine['symbols']) => ({
+      text: symbols.map((s) => s.text).join(''),
+      symbols,
+      confidence: 90,
+      bbox: { x0: 0, y0: 0, x1: 1000, y1: 20 },
+      baseline: { x0: 0, y0: 20, x1: 1000, y1: 20 },
+    });
     // At an angle: the top line starts 18 px further right and its pitch is 29, the others' 31.5.
     const top = symbolsOf('IDSWEN072912934<<<<<<<<<<<<<<<', 174, 29);
     const middle = symbolsOf('7305081F3010046GBR<<<<<<<<<<<4', 160, 31.5);
     const bottom = symbolsOf('NOVAK<<AMINA<<<<<<<<<<<<<<<<<<', 156, 31.5);
-    expect(gridLines([line(top), line(middle), line(bottom)], 30)).toEqual(['IDSWEN072912934<<<<<<<<<<<<<<<', '7305081F3010046GBR<<<<<<<<<<<4', 'NOVAK<<AMINA<<<<<<<<<<<<<<<<<<']);
+    expect(gridLines([line(top), line(middle), line(bottom)], 30)).toEqual([
+      'IDSWEN072912934<<<<<<<<<<<<<<<',
+      '7305081F3010046GBR<<<<<<<<<<<4',
+      'NOVAK<<AMINA<<<<<<<<<<<<<<<<<<',
+    ]);
     // Its 'E' and '0' dropped: the others stay in their cells, counted by spacing, not from the origin.
     const dropped = top.filter((_, i) => i !== 4 && i !== 6);
     expect(gridLines([line(dropped), line(middle), line(bottom)], 30)![0]).toBe('IDSW<N<72912934<<<<<<<<<<<<<<<');
@@ -81,7 +133,10 @@ describe('MRZ check digits and correction (no OCR)', () => {
   it("uses the recogniser's own alternatives: by field type first, and for repairs no look-alike table holds", () => {
     const names = 'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<';
     const truth = 'L898902C36UTO7408122F1204159ZE184226B<<<<<10';
-    const at = (index: number, alternatives: string) => [null, Array.from({ length: 44 }, (_, i) => (i === index ? alternatives : ''))];
+    const at = (index: number, alternatives: string) => [
+      null,
+      Array.from({ length: 44 }, (_, i) => (i === index ? alternatives : '')),
+    ];
     // A letter in the birth date (index 14) that no look-alike maps: its second reading of the right kind, a digit.
     const letter = truth.slice(0, 14) + 'H' + truth.slice(15);
     expect(buildReading([names, letter], LAYOUTS.TD3, at(14, 'N4')).lines[1]).toBe(truth);
@@ -94,8 +149,25 @@ describe('MRZ check digits and correction (no OCR)', () => {
   });
 
   it('reads labelled visual-zone fields, side by side or on the next line', () => {
-    const zone = readVisualZone(['PASSPORT', 'Surname', 'NOVAK', 'Given names', 'ANNA MARIA', "Father's name: JOSEF", 'Date of birth Sex', '07 JUN 1984 F', 'Date of issue / Date de délivrance', '01.03.2014']);
-    expect(zone.fields).toEqual({ fullName: 'ANNA MARIA NOVAK', fathersName: 'JOSEF', dateOfBirth: '1984-06-07', sex: 'F', dateOfIssue: '2014-03-01' });
+    const zone = readVisualZone([
+      'PASSPORT',
+      'Surname',
+      'NOVAK',
+      'Given names',
+      'ANNA MARIA',
+      "Father's name: JOSEF",
+      'Date of birth Sex',
+      '07 JUN 1984 F',
+      'Date of issue / Date de délivrance',
+      '01.03.2014',
+    ]);
+    expect(zone.fields).toEqual({
+      fullName: 'ANNA MARIA NOVAK',
+      fathersName: 'JOSEF',
+      dateOfBirth: '1984-06-07',
+      sex: 'F',
+      dateOfIssue: '2014-03-01',
+    });
   });
 
   it('resolves the century: births in the past, expiry within about 50 years', () => {
@@ -110,7 +182,11 @@ describe('MRZ check digits and correction (no OCR)', () => {
 
 /** An OCR line of one character per cell (`pitch` px, first centred at `from`). */
 function ocrLine(text: string, from = 10, pitch = 20): OcrLine {
-  const symbols = [...text].map((ch, i) => ({ text: ch, confidence: 90, bbox: { x0: from + i * pitch - pitch / 2, y0: 0, x1: from + i * pitch + pitch / 2, y1: 30 } }));
+  const symbols = [...text].map((ch, i) => ({
+    text: ch,
+    confidence: 90,
+    bbox: { x0: from + i * pitch - pitch / 2, y0: 0, x1: from + i * pitch + pitch / 2, y1: 30 },
+  }));
   const bbox = { x0: symbols[0]!.bbox.x0, y0: 0, x1: symbols[symbols.length - 1]!.bbox.x1, y1: 30 };
   return { text, symbols, confidence: 90, bbox, baseline: bbox };
 }
@@ -161,7 +237,11 @@ describe('MRZ line the recogniser gave up on (no OCR)', () => {
 describe('MRZ line that dropped a character (no OCR)', () => {
   // 'IDSWEN8375703<8<<…' read with its 0 (cell 11) dropped: the next characters keep their place.
   const truth = ocrLine('IDSWEN8375703<8<<<<<<<<<<<<<<<', 10, 20);
-  const dropped = { ...truth, text: 'IDSWEN837573<8<<<<<<<<<<<<<<<<', symbols: truth.symbols.filter((_, i) => i !== 11) };
+  const dropped = {
+    ...truth,
+    text: 'IDSWEN837573<8<<<<<<<<<<<<<<<<',
+    symbols: truth.symbols.filter((_, i) => i !== 11),
+  };
   dropped.text = dropped.symbols.map((s) => s.text).join('');
   it('finds the hole between two characters other than fillers, on MRZ-like lines only', () => {
     expect(holeCut(dropped)).toBe(10 + 11 * 20);
@@ -177,7 +257,9 @@ describe('MRZ line that dropped a character (no OCR)', () => {
     expect(filledHole(dropped, piece, hole, 20).text).toBe(truth.text);
     // What fills the hole is the check digits' to judge; a character of the line read otherwise
     // before it, nothing more read, or nothing read at all, leaves the line as read.
-    expect(filledHole(dropped, ocrLine('IDSWEN8375783', 10, 20), hole, 20).text).toBe(truth.text.replace('8375703', '8375783'));
+    expect(filledHole(dropped, ocrLine('IDSWEN8375783', 10, 20), hole, 20).text).toBe(
+      truth.text.replace('8375703', '8375783'),
+    );
     expect(filledHole(dropped, ocrLine('IDSWEM8375703', 10, 20), hole, 20)).toBe(dropped);
     expect(filledHole(dropped, ocrLine('IDSWEN83757', 10, 20), hole, 20)).toBe(dropped);
     expect(filledHole(dropped, undefined, hole, 20)).toBe(dropped);
@@ -215,7 +297,9 @@ describe('photographed at an angle (rendering, no OCR)', () => {
     );
     const apply = ([x, y]: [number, number]) => {
       const z = m[6]! * x + m[7]! * y + 1;
-      return [(m[0]! * x + m[1]! * y + m[2]!) / z, (m[3]! * x + m[4]! * y + m[5]!) / z].map((v) => Math.round(v * 1000) / 1000);
+      return [(m[0]! * x + m[1]! * y + m[2]!) / z, (m[3]! * x + m[4]! * y + m[5]!) / z].map(
+        (v) => Math.round(v * 1000) / 1000,
+      );
     };
     expect(apply([10, 5])).toEqual([0, 0]);
     expect(apply([90, 5])).toEqual([100, 0]);
@@ -271,7 +355,13 @@ describe('MRZ bands read first (no OCR)', () => {
     // printed-zone lines are short: not MRZ candidates
     const header = [box(100, 100, 350), box(100, 140, 350)].map(scored);
     const mrz = [box(50, 600, 950), box(52, 640, 950)].map(scored);
-    const turned = (b: ReturnType<typeof scored>) => ({ ...b, x0: 1200 - b.x1, x1: 1200 - b.x0, y0: 700 - b.y1, y1: 700 - b.y0 });
+    const turned = (b: ReturnType<typeof scored>) => ({
+      ...b,
+      x0: 1200 - b.x1,
+      x1: 1200 - b.x0,
+      y0: 700 - b.y1,
+      y1: 700 - b.y0,
+    });
     expect(mrzAbove({ page, boxes: [...header, ...mrz] })).toBe(false);
     expect(mrzAbove({ page, boxes: [...header, ...mrz].map(turned) })).toBe(true);
     // no stack at all: nothing tells the orientation
@@ -291,7 +381,10 @@ describe('MRZ bands read first (no OCR)', () => {
   });
   it('reads again only the lines that look like MRZ lines and their neighbours', () => {
     const boxes = [box(0, 0, 900), box(0, 100, 900), box(0, 140, 900), box(0, 180, 900), box(0, 400, 900)];
-    const line = (b: (typeof boxes)[number], text: string) => ({ text, bbox: { x0: Math.floor(b.x0), y0: Math.floor(b.y0), x1: b.x1, y1: b.y1 } });
+    const line = (b: (typeof boxes)[number], text: string) => ({
+      text,
+      bbox: { x0: Math.floor(b.x0), y0: Math.floor(b.y0), x1: b.x1, y1: b.y1 },
+    });
     const lines = [
       line(boxes[0]!, 'REPUBLIKAHRVATSKA'),
       line(boxes[1]!, 'PASSPORT'),
@@ -303,7 +396,8 @@ describe('MRZ bands read first (no OCR)', () => {
     expect(mrzLikeBoxes([lines[0]!, lines[1]!], boxes)).toEqual([]);
   });
   it('settles the orientation on two holding check digits', () => {
-    const reading = (checks: boolean[]) => ({ valid: false, checkDigits: Object.fromEntries(checks.map((c, i) => [`d${i}`, c])) }) as unknown as MrzReading;
+    const reading = (checks: boolean[]) =>
+      ({ valid: false, checkDigits: Object.fromEntries(checks.map((c, i) => [`d${i}`, c])) }) as unknown as MrzReading;
     expect(orientationSettled(reading([true, true, false, false]))).toBe(true);
     expect(orientationSettled(reading([true, false, false, false]))).toBe(false);
     // A zone read in part (a band of its second line alone) leaves the rest to be looked for.
@@ -318,7 +412,16 @@ describe('MRZ bands read first (no OCR)', () => {
     // The names line read otherwise: a further crop's vote may still mend it.
     expect(readingRepeated(read(wrongDigit), read([td3[0]!.replace('ANNA', 'ANMA'), wrongDigit[1]!]))).toBe(false);
     // Not settled (one check digit or none holds): another crop may still place it.
-    const unsettled = { ...read(wrongDigit), checkDigits: { document_number: false, birth_date: true, expiration_date: false, personal_number: false, composite: false } };
+    const unsettled = {
+      ...read(wrongDigit),
+      checkDigits: {
+        document_number: false,
+        birth_date: true,
+        expiration_date: false,
+        personal_number: false,
+        composite: false,
+      },
+    };
     expect(readingRepeated(unsettled, unsettled)).toBe(false);
     expect(readingRepeated(null, read(wrongDigit))).toBe(false);
     // Its second line alone, read twice alike: a wider crop may still bring in the first.
@@ -350,7 +453,13 @@ describe('document reader (PaddleOCR)', () => {
     expect(mrz.format).toBe('TD3');
     expect(mrz.lines).toEqual(truth.mrzLines);
     expect(mrz.valid).toBe(true);
-    expect(mrz.checkDigits).toEqual({ document_number: true, birth_date: true, expiration_date: true, personal_number: true, composite: true });
+    expect(mrz.checkDigits).toEqual({
+      document_number: true,
+      birth_date: true,
+      expiration_date: true,
+      personal_number: true,
+      composite: true,
+    });
     expect(mrz.fields).toMatchObject({
       documentCode: 'P',
       issuingState: truth.issuingState,
@@ -373,13 +482,27 @@ describe('document reader (PaddleOCR)', () => {
   it("reads names lines whose letters follow a '<' (the whole line read at once drops them)", async () => {
     // The first specs' names: HANSEN<<OMAR of UTO, TANAKA<<LEE, PETROV<<SOFIA.
     for (const spec of renderSpecs(3)) {
-      const { reading, truth } = await read({ ...spec, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null });
+      const { reading, truth } = await read({
+        ...spec,
+        layout: 'TD3',
+        rotation: 0,
+        skew: 0,
+        blur: 0,
+        jpegQuality: null,
+      });
       expect(reading.mrz?.lines, spec.name).toEqual(truth.mrzLines);
     }
   });
 
   it('reads a TD1 card from its back and the visual zone from its front, rotated 90 degrees', async () => {
-    const { reading, truth } = await read({ ...base, name: 'td1', layout: 'TD1', seed: 12, rotation: 90, jpegQuality: 80 });
+    const { reading, truth } = await read({
+      ...base,
+      name: 'td1',
+      layout: 'TD1',
+      seed: 12,
+      rotation: 90,
+      jpegQuality: 80,
+    });
     expect(reading.mrz?.format).toBe('TD1');
     expect(reading.mrz?.lines).toEqual(truth.mrzLines);
     expect(reading.mrz?.valid).toBe(true);
@@ -390,7 +513,15 @@ describe('document reader (PaddleOCR)', () => {
   });
 
   it('reads an upside-down, skewed TD2 card', async () => {
-    const { reading, truth } = await read({ ...base, name: 'td2', layout: 'TD2', seed: 13, rotation: 180, skew: 5, font: 'serif' });
+    const { reading, truth } = await read({
+      ...base,
+      name: 'td2',
+      layout: 'TD2',
+      seed: 13,
+      rotation: 180,
+      skew: 5,
+      font: 'serif',
+    });
     expect(reading.mrz?.format).toBe('TD2');
     expect(reading.mrz?.lines).toEqual(truth.mrzLines);
     expect(reading.rotation).toBe(180);
@@ -398,13 +529,28 @@ describe('document reader (PaddleOCR)', () => {
   });
 
   it('reads a passport photographed at an angle (its far edge 15% narrower), upside down', async () => {
-    const { reading, truth } = await read({ ...base, name: 'tilted', layout: 'TD3', seed: 21, rotation: 180, perspective: 0.15 });
+    const { reading, truth } = await read({
+      ...base,
+      name: 'tilted',
+      layout: 'TD3',
+      seed: 21,
+      rotation: 180,
+      perspective: 0.15,
+    });
     expect(reading.mrz?.valid).toBe(true);
     expect(reading.mrz?.lines).toEqual(truth.mrzLines);
   });
 
   it('reports a wrongly printed check digit as invalid, and reads an expired date as printed', async () => {
-    const { reading, truth } = await read({ ...base, name: 'bad', layout: 'TD3', seed: 14, wrongCheckDigit: true, expired: true, jpegQuality: 70 });
+    const { reading, truth } = await read({
+      ...base,
+      name: 'bad',
+      layout: 'TD3',
+      seed: 14,
+      wrongCheckDigit: true,
+      expired: true,
+      jpegQuality: 70,
+    });
     expect(reading.mrz?.lines).toEqual(truth.mrzLines);
     expect(reading.mrz?.valid).toBe(false);
     expect(reading.mrz?.checkDigits.document_number).toBe(false);
@@ -416,7 +562,11 @@ describe('document reader (PaddleOCR)', () => {
   it('honours the EXIF orientation: pixels stored on their side, tagged to be turned upright', async () => {
     const doc = await renderDocument({ ...base, name: 'exif', layout: 'TD3', seed: 15, jpegQuality: 85 });
     // Orientation 6: the viewer turns the stored pixels 90 degrees clockwise, so store them turned the other way.
-    const sideways = await sharp(doc.bytes).rotate(270).withMetadata({ orientation: 6 }).jpeg({ quality: 85 }).toBuffer();
+    const sideways = await sharp(doc.bytes)
+      .rotate(270)
+      .withMetadata({ orientation: 6 })
+      .jpeg({ quality: 85 })
+      .toBuffer();
     const reading = await reader.read(await decodeImage(sideways));
     expect(reading.mrz?.lines).toEqual(doc.truth.mrzLines);
     expect(reading.rotation).toBe(0);
@@ -429,7 +579,10 @@ describe('document reader (PaddleOCR)', () => {
   });
 
   it('queues concurrent reads on the one engine', async () => {
-    const [a, b] = await Promise.all([read({ ...base, name: 'c1', layout: 'TD2', seed: 21 }), read({ ...base, name: 'c2', layout: 'TD2', seed: 22 })]);
+    const [a, b] = await Promise.all([
+      read({ ...base, name: 'c1', layout: 'TD2', seed: 21 }),
+      read({ ...base, name: 'c2', layout: 'TD2', seed: 22 }),
+    ]);
     expect(a.reading.mrz?.fields.documentNumber).toBe(a.truth.documentNumber);
     expect(b.reading.mrz?.fields.documentNumber).toBe(b.truth.documentNumber);
   });

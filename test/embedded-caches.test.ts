@@ -22,7 +22,17 @@ let http: ReturnType<typeof supertest>;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-embedded-caches-'));
-  const config = loadConfig({}, { dataDir, encryptionKey: Sealer.generateKey(), logLevel: 'silent', warmModels: false, seedLicenses: false, runJobs: false });
+  const config = loadConfig(
+    {},
+    {
+      dataDir,
+      encryptionKey: Sealer.generateKey(),
+      logLevel: 'silent',
+      warmModels: false,
+      seedLicenses: false,
+      runJobs: false,
+    },
+  );
   service = await buildService(config, { logger: pino({ level: 'silent' }) });
   expect(service.store.embedded).toBe(true);
   http = supertest(service.app);
@@ -46,8 +56,12 @@ async function outsideSession(): Promise<pg.Client> {
   return client;
 }
 
-/** Marks a key revoked without announcing it (what no code path of the service does): shows whether the service asks the database. */
-const revokeOnOwnConnection = (id: string) => service.core.orm.em.getConnection().execute('update api_key set revoked_at = now() where id = ?', [id]);
+/**
+ * Marks a key revoked without announcing it (what no code path of the service does): shows whether the service asks the
+ * database.
+ */
+const revokeOnOwnConnection = (id: string) =>
+  service.core.orm.em.getConnection().execute('update api_key set revoked_at = now() where id = ?', [id]);
 
 describe('the embedded store with a data dir', () => {
   it('answers a known key from memory: a revocation the service was not told of is not read back', async () => {
@@ -82,7 +96,10 @@ describe('the embedded store with a data dir', () => {
       expect((await call(later.key)).status).toBe(404);
       await revokeOnOwnConnection(later.id);
       const cached = (await call(later.key)).status === 404;
-      if (!cached) await service.core.orm.em.getConnection().execute('update api_key set revoked_at = null where id = ?', [later.id]);
+      if (!cached)
+        await service.core.orm.em
+          .getConnection()
+          .execute('update api_key set revoked_at = null where id = ?', [later.id]);
       return cached;
     });
     expect((await call(later.key)).status).toBe(404);
@@ -99,15 +116,25 @@ describe('the embedded store with a data dir', () => {
 
 describe('the statements of a session', () => {
   it('a session created and decided by its one step costs 12 statements: 4 to create it, 8 for the step', async () => {
-    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo!.project_id, name: 'statements', features: ['location'] });
+    const workflow = await service.core.tenancy.createWorkflow({
+      projectId: service.demo!.project_id,
+      name: 'statements',
+      features: ['location'],
+    });
     const key = { 'X-API-Key': service.demo!.api_key };
     const location = { latitude: 48.85, longitude: 2.35, accuracy: 10 };
     // The first session warms what is cached (the key, the workflow, the project's settings).
     const first = await http.post('/api/v2/session').set(key).send({ workflow_id: workflow.id });
-    await http.post('/api/hosted/session/steps/location').set('X-Session-Token', first.body.data.session_token).send(location);
+    await http
+      .post('/api/hosted/session/steps/location')
+      .set('X-Session-Token', first.body.data.session_token)
+      .send(location);
     const counted = await countStatements(async () => {
       const created = await http.post('/api/v2/session').set(key).send({ workflow_id: workflow.id });
-      const stepped = await http.post('/api/hosted/session/steps/location').set('X-Session-Token', created.body.data.session_token).send(location);
+      const stepped = await http
+        .post('/api/hosted/session/steps/location')
+        .set('X-Session-Token', created.body.data.session_token)
+        .send(location);
       expect(stepped.body.data.status).toBe('APPROVED');
     });
     // BEGIN, the charge, the session, COMMIT; the token's session, opened, BEGIN, the locked

@@ -22,15 +22,28 @@ const key = () => ({ 'X-API-Key': service.demo.api_key });
 
 describe('the embedded store, one pooled connection', () => {
   it('creates a session and decides it through its last step, at once', { timeout: 20_000 }, async () => {
-    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'one connection', features: ['location'] });
+    const workflow = await service.core.tenancy.createWorkflow({
+      projectId: service.demo.project_id,
+      name: 'one connection',
+      features: ['location'],
+    });
     const created = await service.http.post('/api/v2/session').set(key()).send({ workflow_id: workflow.id });
     expect(created.status).toBe(201);
-    const stepped = await service.http.post('/api/hosted/session/steps/location').set('X-Session-Token', created.body.data.session_token).send({ latitude: 48.85, longitude: 2.35, accuracy: 10 });
+    const stepped = await service.http
+      .post('/api/hosted/session/steps/location')
+      .set('X-Session-Token', created.body.data.session_token)
+      .send({ latitude: 48.85, longitude: 2.35, accuracy: 10 });
     expect(stepped.status, JSON.stringify(stepped.body)).toBe(200);
     expect(stepped.body.data.status).toBe('APPROVED');
     // The polled view reads its own columns by a statement of its own: the same answer on PGlite.
     const read = await service.http.get(`/api/v2/session/${created.body.data.session_id}`).set(key());
-    expect(read.body.data).toMatchObject({ status: 'APPROVED', features: ['location'], vendor_data: '', expires_at: created.body.data.expires_at, created_at: created.body.data.created_at });
+    expect(read.body.data).toMatchObject({
+      status: 'APPROVED',
+      features: ['location'],
+      vendor_data: '',
+      expires_at: created.body.data.expires_at,
+      created_at: created.body.data.created_at,
+    });
     expect(Date.parse(read.body.data.decided_at)).toBeGreaterThanOrEqual(Date.parse(created.body.data.created_at));
   });
 

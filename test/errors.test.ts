@@ -45,7 +45,9 @@ describe('error catalog', () => {
 
   it('gives a status to every code the spec names without one', () => {
     const text = readFileSync(specPath, 'utf8');
-    const list = text.split('Codes without a stated status or meaning in the catalog:')[1]!.split('HTTP status of these')[0]!;
+    const list = text
+      .split('Codes without a stated status or meaning in the catalog:')[1]!
+      .split('HTTP status of these')[0]!;
     const codes = [...list.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
     expect(codes.length).toBeGreaterThan(10);
     for (const code of codes) {
@@ -76,7 +78,8 @@ describe('error catalog', () => {
   });
 
   it("captures no stack for an answer the caller earns (4xx), keeps one for errors of ours (5xx), and leaves other errors' stacks alone", () => {
-    const frames = (error: Error) => (error.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at ')).length;
+    const frames = (error: Error) =>
+      (error.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at ')).length;
     expect(frames(new DomainError('not_found'))).toBe(0);
     expect(frames(new DomainError('invalid_grant', undefined, { status: 401 }))).toBe(0);
     expect(frames(new DomainError('internal_error'))).toBeGreaterThan(0);

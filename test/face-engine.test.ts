@@ -63,7 +63,9 @@ async function faces(frames: Buffer[]): Promise<BurstFace[]> {
 const file = (path: string) => readFileSync(`${SHARED_DATA}${path}`);
 
 describe.skipIf(!hasSharedData)('burst evidence from the real models', () => {
-  it('sees no life in a photo held still, shifted, scaled or turned: landmark jitter stays far below the motion threshold', { timeout: 120_000 }, async () => {
+  it('sees no life in a photo held still, shifted, scaled or turned: landmark jitter stays far below the motion threshold', {
+    timeout: 120_000,
+  }, async () => {
     for (const path of [LIVE, ob('obama.jpg')]) {
       const analysis = analyseBurst(await faces(await heldPhoto(path)));
       const motion = analysis.evidence.find((e) => e.name === 'non_rigid_motion')!;
@@ -74,12 +76,18 @@ describe.skipIf(!hasSharedData)('burst evidence from the real models', () => {
     }
   });
 
-  it('sees a face that moved in several photos of one person, and a smile between expressions', { timeout: 120_000 }, async () => {
+  it('sees a face that moved in several photos of one person, and a smile between expressions', {
+    timeout: 120_000,
+  }, async () => {
     const obama = analyseBurst(await faces([file(ob('obama.jpg')), file(ob('obama2.jpg')), file(ob('obama3.jpg'))]));
     expect(obama.samePerson).toBe(true);
     expect(obama.motion).toBe(true);
     expect(obama.evidence.find((e) => e.name === 'pose_change')!.passed).toBe(true);
-    const expressions = analyseBurst(await faces(['expr_neutral.jpg', 'expr_happy.jpg', 'expr_neutral.jpg'].map((f) => file(`faceapi-bbt-identities/${f}`))));
+    const expressions = analyseBurst(
+      await faces(
+        ['expr_neutral.jpg', 'expr_happy.jpg', 'expr_neutral.jpg'].map((f) => file(`faceapi-bbt-identities/${f}`)),
+      ),
+    );
     // The mouth widens between the photos; as a gesture it also needs the head held still.
     expect(expressions.evidence.find((e) => e.name === 'smile')!.passed).toBe(true);
     expect(expressions.gestures.smile).toBe(!expressions.evidence.find((e) => e.name === 'pose_change')!.passed);
@@ -102,7 +110,9 @@ describe.skipIf(!hasSharedData)('head pose from the face mesh', () => {
     return pose!;
   }
 
-  it('flips the sign of the yaw when the photo is mirrored, and reads an in-plane turn as roll', { timeout: 180_000 }, async () => {
+  it('flips the sign of the yaw when the photo is mirrored, and reads an in-plane turn as roll', {
+    timeout: 180_000,
+  }, async () => {
     // Measured on every shared photo: the mirror flips the sign of the yaw, never its size by much.
     for (const [bytes, side] of [
       [bbt('bernadette2.png'), 1],
@@ -131,7 +141,9 @@ describe.skipIf(!hasSharedData)('head pose from the face mesh', () => {
     expect(Math.abs(leaning.yaw - upright.yaw)).toBeLessThan(5);
   });
 
-  it('tells a turn to the left from a turn to the right in bursts of real photos of one person', { timeout: 180_000 }, async () => {
+  it('tells a turn to the left from a turn to the right in bursts of real photos of one person', {
+    timeout: 180_000,
+  }, async () => {
     // bernadette1 faces the camera (yaw ~1), bernadette2 is turned to her left (~15), bernadette4 to her right (~-13).
     const left = analyseBurst(await faces([bbt('bernadette1.png'), bbt('bernadette2.png'), bbt('bernadette1.png')]));
     expect(left.gestures).toMatchObject({ turn_left: true, turn_right: false });
@@ -151,7 +163,9 @@ describe.skipIf(!hasSharedData)('POST /api/v2/antispoof with the real models', (
   });
   const post = () => service.http.post('/api/v2/antispoof').set('X-API-Key', service.demo.api_key);
 
-  it('passes the live selfie alone, and calls the same selfie held still in a burst a spoof', { timeout: 180_000 }, async () => {
+  it('passes the live selfie alone, and calls the same selfie held still in a burst a spoof', {
+    timeout: 180_000,
+  }, async () => {
     const single = await post().attach('image', file(LIVE), 'live.jpg');
     expect(single.status, JSON.stringify(single.body)).toBe(200);
     expect(single.body.data.check.data).toMatchObject({ mode: 'single', live_score: 1, result: 'live' });
@@ -163,7 +177,11 @@ describe.skipIf(!hasSharedData)('POST /api/v2/antispoof with the real models', (
     // As a camera sees a photo held up: every frame at the camera's size.
     const [a, ...moved] = await heldPhoto(LIVE);
     const { width, height } = await sharp(a!).metadata();
-    const [b, c] = await Promise.all(moved.slice(0, 2).map((frame) => sharp(frame).resize(width, height, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer()));
+    const [b, c] = await Promise.all(
+      moved
+        .slice(0, 2)
+        .map((frame) => sharp(frame).resize(width, height, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer()),
+    );
     const held = await post().attach('frames', a!, '0.jpg').attach('frames', b!, '1.jpg').attach('frames', c!, '2.jpg');
     expect(held.status, JSON.stringify(held.body)).toBe(200);
     expect(held.body.data.check.data).toMatchObject({ mode: 'burst', frames: 3, live_score: 0, result: 'spoof' });

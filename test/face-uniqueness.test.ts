@@ -21,8 +21,10 @@ afterAll(async () => {
   await service?.close();
 });
 
-const post = (body: Record<string, unknown>, key = service.demo.api_key) => service.http.post('/api/v2/face-uniqueness').set('X-API-Key', key).send(body);
-const unlink = (faceId: string, key = service.demo.api_key) => service.http.delete(`/api/v2/face-uniqueness/${faceId}`).set('X-API-Key', key);
+const post = (body: Record<string, unknown>, key = service.demo.api_key) =>
+  service.http.post('/api/v2/face-uniqueness').set('X-API-Key', key).send(body);
+const unlink = (faceId: string, key = service.demo.api_key) =>
+  service.http.delete(`/api/v2/face-uniqueness/${faceId}`).set('X-API-Key', key);
 /** The demo project's live uniqueness register, as its live key searches it. */
 const liveRegister = () => ({ projectId: service.demo.project_id, purpose: 'uniqueness', livemode: true }) as const;
 const b64 = async (face: MarkerFace | null) => (await markerImage(face)).toString('base64');
@@ -81,20 +83,39 @@ describe('POST /api/v2/face-uniqueness', () => {
     const rows = await sql<Record<string, unknown>>(service, 'select * from face_enrollment');
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
-      expect(Object.keys(row).sort()).toEqual(['created_at', 'descriptor_kind', 'descriptor_sealed', 'id', 'livemode', 'project_id', 'purpose', 'reference', 'seq']);
+      expect(Object.keys(row).sort()).toEqual([
+        'created_at',
+        'descriptor_kind',
+        'descriptor_sealed',
+        'id',
+        'livemode',
+        'project_id',
+        'purpose',
+        'reference',
+        'seq',
+      ]);
       expect(row.descriptor_sealed).toMatch(/^v1\./);
       expect(row.descriptor_kind).toBe(FACE_DESCRIPTOR_KIND);
       // opened with the key: exactly one descriptor's floats, not an image
-      expect(Buffer.from(service.core.sealer.open(row.descriptor_sealed as string), 'base64').length).toBe(4 * DESCRIPTOR_DIMENSIONS);
+      expect(Buffer.from(service.core.sealer.open(row.descriptor_sealed as string), 'base64').length).toBe(
+        4 * DESCRIPTOR_DIMENSIONS,
+      );
     }
   });
 
   it('sees what another instance enrols and unlinks in the shared database', async () => {
     // A second server on the same database: its own in-memory copy of the register.
-    const elsewhere = new FaceIndex({ orm: service.core.orm, clock: { now: () => new Date() }, sealer: service.core.sealer });
-    const descriptor = async (face: MarkerFace) => (await engine.describeLargestFace(await decodeImage(await markerImage(face))))!.descriptor;
+    const elsewhere = new FaceIndex({
+      orm: service.core.orm,
+      clock: { now: () => new Date() },
+      sealer: service.core.sealer,
+    });
+    const descriptor = async (face: MarkerFace) =>
+      (await engine.describeLargestFace(await decodeImage(await markerImage(face))))!.descriptor;
     expect((await post({ image: await b64({ person: 11, variant: 1 }) })).body.data.check.data.unique).toBe(true); // this instance has the register open
-    const [faceId] = await elsewhere.enroll(liveRegister(), [{ descriptor: await descriptor({ person: 11 }), reference: 'user-11' }]);
+    const [faceId] = await elsewhere.enroll(liveRegister(), [
+      { descriptor: await descriptor({ person: 11 }), reference: 'user-11' },
+    ]);
     const found = await post({ image: await b64({ person: 11, variant: 1 }) });
     expect(found.body.data.check.data.matches[0]).toMatchObject({ face_id: faceId, reference: 'user-11' });
     await elsewhere.unlink(liveRegister(), faceId!);
@@ -110,8 +131,13 @@ describe('POST /api/v2/face-uniqueness', () => {
     const enrolled = await post({ image: await b64({ person: 13 }), enroll: true, reference: 'user-13' });
     const faceId = enrolled.body.data.check.data.face_id as string;
     await sql(service, "update face_enrollment set descriptor_kind = 'old-model-64' where id = ?", [faceId]);
-    const restarted = new FaceIndex({ orm: service.core.orm, clock: { now: () => new Date() }, sealer: service.core.sealer });
-    const probe = (await engine.describeLargestFace(await decodeImage(await markerImage({ person: 13, variant: 1 }))))!.descriptor;
+    const restarted = new FaceIndex({
+      orm: service.core.orm,
+      clock: { now: () => new Date() },
+      sealer: service.core.sealer,
+    });
+    const probe = (await engine.describeLargestFace(await decodeImage(await markerImage({ person: 13, variant: 1 }))))!
+      .descriptor;
     expect((await restarted.search(liveRegister(), probe)).matches).toEqual([]);
     // enrolling again stores the face under the current kind, and it is found from then on
     const [again] = await restarted.enroll(liveRegister(), [{ descriptor: probe, reference: 'user-13' }]);
@@ -121,7 +147,9 @@ describe('POST /api/v2/face-uniqueness', () => {
   it('enrols one face when the same new person arrives twice at once', async () => {
     const image = await b64({ person: 12 });
     const results = await Promise.all([post({ image, enroll: true }), post({ image, enroll: true })]);
-    const [enrolled, duplicate] = results.map((res) => res.body.data.check.data).sort((a, b) => Number(b.enrolled) - Number(a.enrolled));
+    const [enrolled, duplicate] = results
+      .map((res) => res.body.data.check.data)
+      .sort((a, b) => Number(b.enrolled) - Number(a.enrolled));
     expect([enrolled.enrolled, duplicate.enrolled]).toEqual([true, false]);
     expect(duplicate.matches[0].face_id).toBe(enrolled.face_id);
   });
@@ -166,7 +194,8 @@ describe('test keys and live keys keep separate registers (test mode shares no f
     ).body.data.check.data;
 
   it('a test key neither finds a live face (nor reads its reference) nor unlinks it', async () => {
-    const faceId = (await post({ image: await b64({ person: 30 }), enroll: true, reference: 'live-user-30' })).body.data.check.data.face_id;
+    const faceId = (await post({ image: await b64({ person: 30 }), enroll: true, reference: 'live-user-30' })).body.data
+      .check.data.face_id;
     const probe = await post({ image: await b64({ person: 30, variant: 1 }) }, testKey);
     expect(probe.status, JSON.stringify(probe.body)).toBe(200);
     expect(probe.body.data).toMatchObject({ status: 'passed', livemode: false });
@@ -175,7 +204,9 @@ describe('test keys and live keys keep separate registers (test mode shares no f
     const steal = await unlink(faceId, testKey);
     expect(steal.status).toBe(404);
     expect(steal.body.error.code).toBe('not_found');
-    expect((await post({ image: await b64({ person: 30, variant: 1 }) })).body.data.check.data.matches[0]).toMatchObject({ face_id: faceId, reference: 'live-user-30' });
+    expect(
+      (await post({ image: await b64({ person: 30, variant: 1 }) })).body.data.check.data.matches[0],
+    ).toMatchObject({ face_id: faceId, reference: 'live-user-30' });
   });
 
   it("a test key's enrolments never make a live search fail, and a live key cannot unlink them", async () => {
@@ -188,9 +219,15 @@ describe('test keys and live keys keep separate registers (test mode shares no f
     expect((await unlink(testFace)).status).toBe(404);
     // Each mode finds its own face of the person, and unlinks only that one.
     const inTest = await post({ image: await b64({ person: 31, variant: 2 }) }, testKey);
-    expect(inTest.body.data.check.data.matches.map((m: { face_id: string; reference: string }) => [m.face_id, m.reference])).toEqual([[testFace, 'test-user-31']]);
+    expect(
+      inTest.body.data.check.data.matches.map((m: { face_id: string; reference: string }) => [m.face_id, m.reference]),
+    ).toEqual([[testFace, 'test-user-31']]);
     expect((await unlink(testFace, testKey)).body.data).toEqual({ face_id: testFace, unlinked: true });
-    const rows = await sql<{ id: string; livemode: boolean }>(service, 'select id, livemode from face_enrollment where id in (?, ?) order by livemode', [testFace, live.body.data.check.data.face_id]);
+    const rows = await sql<{ id: string; livemode: boolean }>(
+      service,
+      'select id, livemode from face_enrollment where id in (?, ?) order by livemode',
+      [testFace, live.body.data.check.data.face_id],
+    );
     expect(rows).toEqual([{ id: live.body.data.check.data.face_id, livemode: true }]);
   });
 
@@ -200,7 +237,13 @@ describe('test keys and live keys keep separate registers (test mode shares no f
     const test = await identity({ person: 32, variant: 1 }, testKey);
     expect(test).toMatchObject({ new_identity: true });
     expect(test.face_id).not.toBe(live.face_id);
-    expect(await identity({ person: 32, variant: 2 }, testKey)).toMatchObject({ face_id: test.face_id, new_identity: false });
-    expect(await identity({ person: 32, variant: 2 }, service.demo.api_key)).toMatchObject({ face_id: live.face_id, new_identity: false });
+    expect(await identity({ person: 32, variant: 2 }, testKey)).toMatchObject({
+      face_id: test.face_id,
+      new_identity: false,
+    });
+    expect(await identity({ person: 32, variant: 2 }, service.demo.api_key)).toMatchObject({
+      face_id: live.face_id,
+      new_identity: false,
+    });
   });
 });

@@ -3,8 +3,20 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity, loadFaceModels } from '../src/ml/faces/index.js';
-import { DESCRIPTOR_DIMENSIONS, faceCosine, MATCH_COSINE, MATCH_DISTANCE, similarityFromDistance } from '../src/ml/faces/match.js';
+import {
+  DEFAULT_FACE_MATCH_THRESHOLD,
+  type FaceModels,
+  faceDistance,
+  faceSimilarity,
+  loadFaceModels,
+} from '../src/ml/faces/index.js';
+import {
+  DESCRIPTOR_DIMENSIONS,
+  faceCosine,
+  MATCH_COSINE,
+  MATCH_DISTANCE,
+  similarityFromDistance,
+} from '../src/ml/faces/match.js';
 import type { Worker } from 'node:worker_threads';
 import type { Tensor3D } from '@tensorflow/tfjs';
 import type { TNetInput } from '@vladmandic/face-api';
@@ -44,7 +56,10 @@ async function descriptor(path: string): Promise<Float32Array> {
 
 describe('face similarity', () => {
   it('is about 1 for one descriptor, rises with the cosine, and crosses the default threshold at the match cosine', () => {
-    const unit = (angle: number) => Float32Array.from({ length: DESCRIPTOR_DIMENSIONS }, (_, i) => (i === 0 ? Math.cos(angle) : i === 1 ? Math.sin(angle) : 0));
+    const unit = (angle: number) =>
+      Float32Array.from({ length: DESCRIPTOR_DIMENSIONS }, (_, i) =>
+        i === 0 ? Math.cos(angle) : i === 1 ? Math.sin(angle) : 0,
+      );
     const a = unit(0);
     const atMatch = unit(Math.acos(MATCH_COSINE));
     expect(faceDistance(a, a)).toBe(0);
@@ -77,17 +92,24 @@ describe('the descriptor on photos every clone has (face-api demo photos)', () =
   async function facesOf(n: 1 | 2 | 3 | 4 | 5 | 6): Promise<DecodedImage[]> {
     const image = await demoPhoto(n);
     const faces = await models.detectFaces(image);
-    return Promise.all(faces.map(async (face) => decodeImage(await models.cropFace(image, face.box, { margin: 0.6, maxSide: 480 }))));
+    return Promise.all(
+      faces.map(async (face) => decodeImage(await models.cropFace(image, face.box, { margin: 0.6, maxSide: 480 }))),
+    );
   }
 
-  it('matches one face with itself shrunk, mirrored and turned, and keeps the people of one photo apart', { timeout: 120_000 }, async () => {
+  it('matches one face with itself shrunk, mirrored and turned, and keeps the people of one photo apart', {
+    timeout: 120_000,
+  }, async () => {
     const people = await facesOf(1);
     expect(people.length).toBeGreaterThanOrEqual(3);
     const described = await Promise.all(people.map((p) => models.describeLargestFace(p)));
     for (const d of described) expect(d?.descriptor).toHaveLength(DESCRIPTOR_DIMENSIONS);
     // different people: every pair of the photo
     for (let i = 0; i < described.length; i++)
-      for (let j = i + 1; j < described.length; j++) expect(faceSimilarity(described[i]!.descriptor, described[j]!.descriptor), `faces ${i} and ${j}`).toBeLessThan(DEFAULT_FACE_MATCH_THRESHOLD);
+      for (let j = i + 1; j < described.length; j++)
+        expect(faceSimilarity(described[i]!.descriptor, described[j]!.descriptor), `faces ${i} and ${j}`).toBeLessThan(
+          DEFAULT_FACE_MATCH_THRESHOLD,
+        );
     // the same person: the first face shrunk to half and re-encoded, mirrored, turned 15 degrees
     const bytes = await sharp(people[0]!.bytes).png().toBuffer();
     const width = people[0]!.width;
@@ -103,14 +125,18 @@ describe('the descriptor on photos every clone has (face-api demo photos)', () =
     ] as const) {
       const again = await models.describeLargestFace(await decodeImage(await variant.toBuffer()));
       expect(again, name).not.toBeNull();
-      expect(faceSimilarity(again!.descriptor, described[0]!.descriptor), name).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
+      expect(faceSimilarity(again!.descriptor, described[0]!.descriptor), name).toBeGreaterThanOrEqual(
+        DEFAULT_FACE_MATCH_THRESHOLD,
+      );
     }
   });
 });
 
 describe.skipIf(!hasSharedData)('face models on the shared evaluation images', () => {
   it('match the same person and separate different people (tight 150x150 grey crops)', async () => {
-    const [amy1, amy3, penny1, sheldon2, sheldon5] = await Promise.all(['amy1.png', 'amy3.png', 'penny1.png', 'sheldon2.png', 'sheldon5.png'].map((f) => descriptor(bbt(f))));
+    const [amy1, amy3, penny1, sheldon2, sheldon5] = await Promise.all(
+      ['amy1.png', 'amy3.png', 'penny1.png', 'sheldon2.png', 'sheldon5.png'].map((f) => descriptor(bbt(f))),
+    );
     expect(faceSimilarity(amy1!, amy3!)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
     expect(faceSimilarity(sheldon2!, sheldon5!)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
     expect(faceSimilarity(amy1!, penny1!)).toBeLessThan(DEFAULT_FACE_MATCH_THRESHOLD);
@@ -131,7 +157,9 @@ describe.skipIf(!hasSharedData)('face models on the shared evaluation images', (
     // Told how the image stands upright (three clockwise turns), the one orientation finds the same face.
     const [hinted] = await models.detectFaces(turned, { upright: 3 });
     expect(hinted).toBeDefined();
-    expect(Math.abs(hinted!.box.x - faces[0]!.box.x) + Math.abs(hinted!.box.y - faces[0]!.box.y)).toBeLessThan(0.1 * faces[0]!.box.width);
+    expect(Math.abs(hinted!.box.x - faces[0]!.box.x) + Math.abs(hinted!.box.y - faces[0]!.box.y)).toBeLessThan(
+      0.1 * faces[0]!.box.width,
+    );
     const face = await models.describeLargestFace(turned);
     expect(face).not.toBeNull();
     expect(faceSimilarity(face!.descriptor, obama)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
@@ -171,7 +199,11 @@ describe.skipIf(!hasSharedData)('face models on the shared evaluation images', (
     await work.detectFaces(b);
     expect(tf.memory().numTensors).toBe(before);
     // the worker pool: three requests at once, each answered as alone (and as in-process)
-    const [x, y, z] = await Promise.all([models.describeLargestFace(a), models.describeLargestFace(b), models.detectFaces(b)]);
+    const [x, y, z] = await Promise.all([
+      models.describeLargestFace(a),
+      models.describeLargestFace(b),
+      models.detectFaces(b),
+    ]);
     expect(faceDistance(x!.descriptor, alone!.descriptor)).toBeLessThan(1e-5);
     expect(y).not.toBeNull();
     expect(z.length).toBeGreaterThanOrEqual(1);
@@ -210,7 +242,8 @@ function expectSameDetections(found: Detection[], expected: Detection[], path: s
   found.forEach((face, i) => {
     const want = expected[i]!;
     expect(Math.abs(face.score - want.score), path).toBeLessThan(1e-3);
-    for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(face.box[k] - want.box[k]), `${path} ${k}`).toBeLessThan(0.05);
+    for (const k of ['x', 'y', 'width', 'height'] as const)
+      expect(Math.abs(face.box[k] - want.box[k]), `${path} ${k}`).toBeLessThan(0.05);
   });
 }
 
@@ -238,7 +271,10 @@ describe('the native tiny detector', () => {
       const { rgb } = await detectionPixels(image);
       const input = rt.tf.tensor3d(rgb.data, [rgb.height, rgb.width, 3], 'int32');
       try {
-        const expected = await rt.faceapi.nets.tinyFaceDetector.locateFaces(input as unknown as TNetInput, new rt.faceapi.TinyFaceDetectorOptions({ inputSize: QUICK_SIDE, scoreThreshold: 0.3 }));
+        const expected = await rt.faceapi.nets.tinyFaceDetector.locateFaces(
+          input as unknown as TNetInput,
+          new rt.faceapi.TinyFaceDetectorOptions({ inputSize: QUICK_SIDE, scoreThreshold: 0.3 }),
+        );
         expectSameDetections(await rt.tiny.locateFaces(rgb, { scoreThreshold: 0.3 }), expected, path);
       } finally {
         input.dispose();
@@ -277,11 +313,18 @@ describe.skipIf(!hasSharedData)('the quick way to a face match', () => {
     }
     const upright = await work.describeLargestFace(await sharedImage(ob('knn_test_obama1.jpg')), { quick: true });
     const upsideDown = await work.describeLargestFace(await turned(ob('knn_test_obama1.jpg'), 180), { quick: true });
-    expect(faceSimilarity(upsideDown!.descriptor, upright!.descriptor)).toBeGreaterThanOrEqual(DEFAULT_FACE_MATCH_THRESHOLD);
+    expect(faceSimilarity(upsideDown!.descriptor, upright!.descriptor)).toBeGreaterThanOrEqual(
+      DEFAULT_FACE_MATCH_THRESHOLD,
+    );
   });
 
   it('finds nothing on pictures without a face', async () => {
-    for (const path of ['no-face-negatives/object_mask_blue.jpg', 'no-face-negatives/landscape_view.jpg', 'no-face-negatives/object_dome_pacman.jpg']) expect(await quickly(await sharedImage(path)), path).toBeNull();
+    for (const path of [
+      'no-face-negatives/object_mask_blue.jpg',
+      'no-face-negatives/landscape_view.jpg',
+      'no-face-negatives/object_dome_pacman.jpg',
+    ])
+      expect(await quickly(await sharedImage(path)), path).toBeNull();
     expect(await quickly(await syntheticNoFace())).toBeNull();
   });
 });
@@ -291,7 +334,10 @@ describe.skipIf(!hasSharedData)('the quick way to a face match', () => {
  * for face-api, disposed after `check`, and as the area of the photo our nets read. Then the same
  * crop mirrored left to right (face-api's input through tf.reverse).
  */
-async function onCrops(crops: readonly (readonly [1 | 2 | 3 | 4 | 5 | 6, number, number])[], check: (crop: Tensor3D, area: ImageArea, path: string) => Promise<void>): Promise<void> {
+async function onCrops(
+  crops: readonly (readonly [1 | 2 | 3 | 4 | 5 | 6, number, number])[],
+  check: (crop: Tensor3D, area: ImageArea, path: string) => Promise<void>,
+): Promise<void> {
   const rt = await faceRuntime();
   for (const [n, h, w] of crops) {
     const path = `demo sample${n}`;
@@ -329,7 +375,9 @@ describe("the old kind's recognition net (face-api's 128-d, kept for npm run eva
         [6, 100, 160],
       ],
       async (crop, area, path) => {
-        const expected = (await rt.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crop as unknown as TNetInput)) as Float32Array;
+        const expected = (await rt.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(
+          crop as unknown as TNetInput,
+        )) as Float32Array;
         expect(faceDistance(await recognition.describe(area), expected), path).toBeLessThan(1e-4);
       },
     );
@@ -340,7 +388,9 @@ describe('the native landmark net', () => {
   it("gives face-api's own 68 points (to float rounding) for square, tall and wide crops", async () => {
     const rt = await faceRuntime();
     await onCrops(CROPS, async (crop, area, path) => {
-      const expected = (await rt.faceapi.nets.faceLandmark68Net.detectLandmarks(crop as unknown as TNetInput)) as { positions: { x: number; y: number }[] };
+      const expected = (await rt.faceapi.nets.faceLandmark68Net.detectLandmarks(crop as unknown as TNetInput)) as {
+        positions: { x: number; y: number }[];
+      };
       const found = await rt.landmarks.detect(area);
       expect(found).toHaveLength(68);
       found.forEach((p, i) => {
@@ -355,7 +405,9 @@ describe('the native age net', () => {
   it("gives face-api's own age estimate (to float rounding) for square, tall and wide crops", async () => {
     const rt = await faceRuntime();
     await onCrops(CROPS, async (crop, area, path) => {
-      const expected = (await rt.faceapi.nets.ageGenderNet.predictAgeAndGender(crop as unknown as TNetInput)) as { age: number };
+      const expected = (await rt.faceapi.nets.ageGenderNet.predictAgeAndGender(crop as unknown as TNetInput)) as {
+        age: number;
+      };
       expect(Math.abs((await rt.age.estimate(area)) - expected.age), path).toBeLessThan(1e-3);
     });
   });

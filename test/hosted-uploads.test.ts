@@ -25,7 +25,14 @@ let location: string;
 
 beforeAll(async () => {
   service = await startListeningService({ challengeGestures: ['blink'] }, { faceEngine: markerFaceEngine() });
-  const workflow = async (features: string[]) => (await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: features.join('+'), features })).id;
+  const workflow = async (features: string[]) =>
+    (
+      await service.core.tenancy.createWorkflow({
+        projectId: service.demo.project_id,
+        name: features.join('+'),
+        features,
+      })
+    ).id;
   liveness = await workflow(['liveness']);
   location = await workflow(['location']);
 }, 120_000);
@@ -34,13 +41,20 @@ afterAll(async () => {
 });
 
 async function openSession(workflowId: string): Promise<{ session_id: string; session_token: string }> {
-  const response = await fetch(`${service.url}/api/v2/session`, { method: 'POST', headers: { 'X-API-Key': service.demo.api_key, 'content-type': 'application/json' }, body: JSON.stringify({ workflow_id: workflowId }) });
+  const response = await fetch(`${service.url}/api/v2/session`, {
+    method: 'POST',
+    headers: { 'X-API-Key': service.demo.api_key, 'content-type': 'application/json' },
+    body: JSON.stringify({ workflow_id: workflowId }),
+  });
   expect(response.status).toBe(201);
   return ((await response.json()) as { data: { session_id: string; session_token: string } }).data;
 }
 
 async function challengeOf(token: string): Promise<string> {
-  const response = await fetch(`${service.url}/api/hosted/session/challenge`, { method: 'POST', headers: { 'X-Session-Token': token } });
+  const response = await fetch(`${service.url}/api/hosted/session/challenge`, {
+    method: 'POST',
+    headers: { 'X-Session-Token': token },
+  });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: { challenge_id: string } }).data.challenge_id;
 }
@@ -54,7 +68,9 @@ const frame = (bytes: number): Part => ({ file: 'frames', bytes: randomBytes(byt
 describe('refused before the body is read', () => {
   it('a step the session does not take, a closed session, a step already done', async () => {
     const session = await openSession(liveness);
-    const lacking = await step(session.session_token, 'document', [{ file: 'front_image', bytes: randomBytes(MB) }], { holdOpen: true });
+    const lacking = await step(session.session_token, 'document', [{ file: 'front_image', bytes: randomBytes(MB) }], {
+      holdOpen: true,
+    });
     expect([lacking.status, lacking.body.error?.code, lacking.complete]).toEqual([404, 'not_found', false]);
 
     const placed = await openSession(location);
@@ -76,10 +92,24 @@ describe('refused before the body is read', () => {
 
   it('a selfie whose challenge is unknown, or that sends frames before its challenge_id, before any frame is read', async () => {
     const session = await openSession(liveness);
-    const unknown = await step(session.session_token, 'selfie', [{ field: 'challenge_id', value: 'chl_000000000000000000000000' }, frame(MB)], { holdOpen: true });
+    const unknown = await step(
+      session.session_token,
+      'selfie',
+      [{ field: 'challenge_id', value: 'chl_000000000000000000000000' }, frame(MB)],
+      { holdOpen: true },
+    );
     expect([unknown.status, unknown.body.error?.code, unknown.complete]).toEqual([403, 'invalid_challenge', false]);
-    const framesFirst = await step(session.session_token, 'selfie', [frame(MB), { field: 'challenge_id', value: await challengeOf(session.session_token) }], { holdOpen: true });
-    expect([framesFirst.status, framesFirst.body.error?.code, framesFirst.complete]).toEqual([400, 'validation_error', false]);
+    const framesFirst = await step(
+      session.session_token,
+      'selfie',
+      [frame(MB), { field: 'challenge_id', value: await challengeOf(session.session_token) }],
+      { holdOpen: true },
+    );
+    expect([framesFirst.status, framesFirst.body.error?.code, framesFirst.complete]).toEqual([
+      400,
+      'validation_error',
+      false,
+    ]);
     expect(framesFirst.body.error?.message).toContain('challenge_id');
   });
 
@@ -89,19 +119,33 @@ describe('refused before the body is read', () => {
       { field: 'challenge_id', value: await challengeOf(session.session_token) },
       { ...frame(19 * MB), times: 20 },
     ];
-    const declared = await step(session.session_token, 'selfie', parts.slice(0, 1), { declareLength: multipartLength(parts), holdOpen: true });
+    const declared = await step(session.session_token, 'selfie', parts.slice(0, 1), {
+      declareLength: multipartLength(parts),
+      holdOpen: true,
+    });
     expect([declared.status, declared.body.error?.code, declared.complete]).toEqual([413, 'payload_too_large', false]);
   });
 
   it('a second upload of the same session while one is being read, whichever token sends it; the next one after it goes through', async () => {
     const session = await openSession(liveness);
-    const link = await fetch(`${service.url}/api/hosted/session/handoff`, { method: 'POST', headers: { 'X-Session-Token': session.session_token } });
+    const link = await fetch(`${service.url}/api/hosted/session/handoff`, {
+      method: 'POST',
+      headers: { 'X-Session-Token': session.session_token },
+    });
     const code = new URL(((await link.json()) as { data: { url: string } }).data.url).hash.slice(1);
-    const claimed = await fetch(`${service.url}/api/hosted/handoff/claim`, { method: 'POST', headers: { 'X-Session-Token': code } });
+    const claimed = await fetch(`${service.url}/api/hosted/handoff/claim`, {
+      method: 'POST',
+      headers: { 'X-Session-Token': code },
+    });
     const phone = ((await claimed.json()) as { data: { session_token: string } }).data.session_token;
 
     const first = new AbortController();
-    const reading = step(session.session_token, 'selfie', [{ field: 'challenge_id', value: await challengeOf(session.session_token) }, frame(MB)], { holdOpen: true, signal: first.signal }).catch(() => null);
+    const reading = step(
+      session.session_token,
+      'selfie',
+      [{ field: 'challenge_id', value: await challengeOf(session.session_token) }, frame(MB)],
+      { holdOpen: true, signal: first.signal },
+    ).catch(() => null);
     // Wait until the first upload holds the session: a second one is refused unread.
     let second = await step(phone, 'selfie', [frame(MB)], { holdOpen: true });
     for (let tries = 0; second.status !== 409 && tries < 50; tries++) {
@@ -139,7 +183,12 @@ describe('read within caps, and refused as soon as one is crossed', () => {
   it('a frame over 20 MB: 413 image_too_large; a ninth frame: 400 too_many_frames, as it starts', async () => {
     const session = await openSession(liveness);
     const challenge = await challengeOf(session.session_token);
-    const huge = await step(session.session_token, 'selfie', [{ field: 'challenge_id', value: challenge }, frame(21 * MB)], { holdOpen: true });
+    const huge = await step(
+      session.session_token,
+      'selfie',
+      [{ field: 'challenge_id', value: challenge }, frame(21 * MB)],
+      { holdOpen: true },
+    );
     expect([huge.status, huge.body.error?.code, huge.complete]).toEqual([413, 'image_too_large', false]);
     const many = await step(
       session.session_token,
@@ -155,7 +204,9 @@ describe('read within caps, and refused as soon as one is crossed', () => {
 
   it('a step without images takes no file and a few fields only', async () => {
     const session = await openSession(location);
-    const file = await step(session.session_token, 'location', [{ file: 'front_image', bytes: randomBytes(1024) }], { holdOpen: true });
+    const file = await step(session.session_token, 'location', [{ file: 'front_image', bytes: randomBytes(1024) }], {
+      holdOpen: true,
+    });
     expect([file.status, file.body.error?.code, file.complete]).toEqual([400, 'validation_error', false]);
     const padded = await step(
       session.session_token,
@@ -173,8 +224,14 @@ describe('read within caps, and refused as soon as one is crossed', () => {
     const session = await openSession(liveness);
     const challenge = await challengeOf(session.session_token);
     const face = { person: 7, jitter: 0.03 };
-    const frames = await Promise.all([face, { ...face, nonce: 1, ear: 0.05 }, { ...face, nonce: 2 }].map((f) => markerImage(f)));
-    const parts: Part[] = [{ field: 'challenge_id', value: challenge }, ...[0, 200, 400].map((ms) => ({ field: 'captured_ms', value: String(ms) })), ...frames.map((bytes) => ({ file: 'frames', bytes }))];
+    const frames = await Promise.all(
+      [face, { ...face, nonce: 1, ear: 0.05 }, { ...face, nonce: 2 }].map((f) => markerImage(f)),
+    );
+    const parts: Part[] = [
+      { field: 'challenge_id', value: challenge },
+      ...[0, 200, 400].map((ms) => ({ field: 'captured_ms', value: String(ms) })),
+      ...frames.map((bytes) => ({ file: 'frames', bytes })),
+    ];
     const answer = await step(session.session_token, 'selfie', parts);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.complete).toBe(true);
@@ -190,12 +247,14 @@ describe('stepUploadRules', () => {
     expect(selfie).toMatchObject({ maxBytes: CHECK_BODY_LIMIT, maxFiles: MAX_FRAMES });
     expect(selfie.tooManyFiles().code).toBe('too_many_frames');
     expect(selfie.beforeImages).toBeTypeOf('function');
-    for (const name of ['location', 'licence']) expect(stepUploadRules(core, session, name)).toMatchObject({ maxBytes: FIELDS_ONLY_LIMIT, maxFiles: 0 });
+    for (const name of ['location', 'licence'])
+      expect(stepUploadRules(core, session, name)).toMatchObject({ maxBytes: FIELDS_ONLY_LIMIT, maxFiles: 0 });
   });
 });
 
 describe('oneUploadPerSession', () => {
-  const response = (sessionId: string) => Object.assign(new EventEmitter(), { locals: { session: { id: sessionId } } }) as unknown as Response & EventEmitter;
+  const response = (sessionId: string) =>
+    Object.assign(new EventEmitter(), { locals: { session: { id: sessionId } } }) as unknown as Response & EventEmitter;
   const uploads = oneUploadPerSession((res) => res.locals.session as SessionRecord);
   const claim = (res: Response) => uploads.claim(undefined as never, res, () => undefined);
 

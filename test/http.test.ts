@@ -50,7 +50,11 @@ describe('envelope and request ids', () => {
       const res = await service.http[method.toLowerCase() as 'get'](path).set(headers);
       expect(res.status, `${method} ${path}`).toBe(405);
       expect(res.headers.allow, `${method} ${path}`).toBe(allow);
-      expect(res.body).toEqual({ success: false, data: null, error: { code: 'method_not_allowed', message: expect.stringContaining(allow) } });
+      expect(res.body).toEqual({
+        success: false,
+        data: null,
+        error: { code: 'method_not_allowed', message: expect.stringContaining(allow) },
+      });
       expect(res.headers['x-request-id']).toBeTruthy();
     }
     for (const [method, path, headers] of [
@@ -65,7 +69,11 @@ describe('envelope and request ids', () => {
   });
 
   it('answers malformed JSON with 400 validation_error', async () => {
-    const res = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).set('Content-Type', 'application/json').send('{"workflow_id": ');
+    const res = await service.http
+      .post('/api/v2/session')
+      .set('X-API-Key', service.demo.api_key)
+      .set('Content-Type', 'application/json')
+      .send('{"workflow_id": ');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect(res.body.success).toBe(false);
@@ -83,13 +91,20 @@ describe('envelope and request ids', () => {
       expect(res.status, path).toBe(400);
       expect(res.body.error.code, path).toBe('validation_error');
     }
-    const graph = await service.http.post('/graphql').set('Content-Type', 'application/json').send(`{"query":"{ __typename }","variables":{"a":${lone}}}`);
+    const graph = await service.http
+      .post('/graphql')
+      .set('Content-Type', 'application/json')
+      .send(`{"query":"{ __typename }","variables":{"a":${lone}}}`);
     expect(graph.status).toBe(400);
   });
 
   it('answers a body over the limit with 413 in the envelope', async () => {
     const big = JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) });
-    const res = await service.http.post('/api/v2/anything').set('X-API-Key', service.demo.api_key).set('Content-Type', 'application/json').send(big);
+    const res = await service.http
+      .post('/api/v2/anything')
+      .set('X-API-Key', service.demo.api_key)
+      .set('Content-Type', 'application/json')
+      .send(big);
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
   });
@@ -128,12 +143,17 @@ describe('authentication', () => {
     // With a good key the request gets past authentication (here to the 404 of an unknown route).
     const header = await service.http.get('/api/v2/unknown-route').set('X-API-Key', service.demo.api_key);
     expect(header.status).toBe(404);
-    const asBearer = await service.http.get('/api/v2/unknown-route').set('Authorization', `Bearer ${service.demo.api_key}`);
+    const asBearer = await service.http
+      .get('/api/v2/unknown-route')
+      .set('Authorization', `Bearer ${service.demo.api_key}`);
     expect(asBearer.status).toBe(404);
   });
 
   it('stops a revoked key at once', async () => {
-    const { apiKey, key } = await service.core.tenancy.createApiKey({ projectId: service.demo.project_id, name: 'temp' });
+    const { apiKey, key } = await service.core.tenancy.createApiKey({
+      projectId: service.demo.project_id,
+      name: 'temp',
+    });
     expect((await service.http.get('/api/v2/x').set('X-API-Key', key)).status).toBe(404);
     await service.core.tenancy.revokeApiKey({ projectId: service.demo.project_id, apiKeyId: apiKey.id });
     const res = await service.http.get('/api/v2/x').set('X-API-Key', key);
@@ -145,10 +165,16 @@ describe('authentication', () => {
     const none = await service.http.get('/api/sdk/members');
     expect(none.status).toBe(401);
     expect(none.body.error.code).toBe('invalid_client');
-    const wrongSecret = await service.http.get('/api/sdk/members').set('X-Client-Id', service.demo.org.client_id).set('X-Client-Secret', 'ocs_wrong');
+    const wrongSecret = await service.http
+      .get('/api/sdk/members')
+      .set('X-Client-Id', service.demo.org.client_id)
+      .set('X-Client-Secret', 'ocs_wrong');
     expect(wrongSecret.status).toBe(401);
     expect(wrongSecret.body.error.code).toBe('invalid_client');
-    const good = await service.http.get('/api/sdk/unknown').set('X-Client-Id', service.demo.org.client_id).set('X-Client-Secret', service.demo.org.client_secret);
+    const good = await service.http
+      .get('/api/sdk/unknown')
+      .set('X-Client-Id', service.demo.org.client_id)
+      .set('X-Client-Secret', service.demo.org.client_secret);
     expect(good.status).toBe(404);
   });
 
@@ -162,11 +188,23 @@ describe('authentication', () => {
     const none = await http.get('/me');
     expect(none.status).toBe(401);
     expect(none.body.error.code).toBe('invalid_token');
-    const { token } = await service.core.accessTokens.issue(service.demo.account.svc_id, service.demo.oidc.client_id, ['openid', 'profile']);
+    const { token } = await service.core.accessTokens.issue(service.demo.account.svc_id, service.demo.oidc.client_id, [
+      'openid',
+      'profile',
+    ]);
     const ok = await http.get('/me').set('Authorization', `Bearer ${token}`);
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ svcId: service.demo.account.svc_id, clientId: service.demo.oidc.client_id, scopes: ['openid', 'profile'] });
-    const { token: stale } = await service.core.accessTokens.issue(service.demo.account.svc_id, service.demo.oidc.client_id, ['openid'], -1);
+    expect(ok.body).toEqual({
+      svcId: service.demo.account.svc_id,
+      clientId: service.demo.oidc.client_id,
+      scopes: ['openid', 'profile'],
+    });
+    const { token: stale } = await service.core.accessTokens.issue(
+      service.demo.account.svc_id,
+      service.demo.oidc.client_id,
+      ['openid'],
+      -1,
+    );
     const expired = await http.get('/me').set('Authorization', `Bearer ${stale}`);
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe('invalid_token');
@@ -210,15 +248,21 @@ describe('health, readiness, metrics, OpenAPI', () => {
     await service.http.post('/graphql').send({ query: '{ projects { id } }' });
     // error answers carry the full template of the route they came from, not the router's tail
     await service.http.get('/api/v2/session/ses_000000000000000000000000').set('X-API-Key', service.demo.api_key);
-    await service.http.post('/api/v2/age-verification').set('X-API-Key', service.demo.api_key).send({ dob: 'not a date' });
+    await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', service.demo.api_key)
+      .send({ dob: 'not a date' });
     const text = (await service.http.get('/metrics')).text;
     expect(text).toMatch(/verity_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
     expect(text).toMatch(/verity_http_requests_total\{method="GET",route="unmatched",status="404"\} \d+/);
     expect(text).toMatch(/verity_http_requests_total\{method="POST",route="\/graphql",status="401"\} \d+/);
     expect(text).toMatch(/verity_http_requests_total\{method="GET",route="\/api\/v2\/session\/:id",status="404"\} \d+/);
-    expect(text).toMatch(/verity_http_requests_total\{method="POST",route="\/api\/v2\/age-verification",status="400"\} \d+/);
+    expect(text).toMatch(
+      /verity_http_requests_total\{method="POST",route="\/api\/v2\/age-verification",status="400"\} \d+/,
+    );
     expect(text).not.toMatch(/route="\/session/);
-    // the core's families: verdicts (the refused dob above never got one: it is not a verdict), queue, sessions, wallets, pool
+    // the core's families: verdicts (the refused dob above never got one: it is not a verdict), queue, sessions,
+    // wallets, pool
     await service.http
       .post('/api/v2/age-verification')
       .set('X-API-Key', service.demo.api_key)
@@ -232,7 +276,14 @@ describe('health, readiness, metrics, OpenAPI', () => {
     expect(core).toMatch(/verity_check_verdicts_total\{type="age",status="failed",reason="under_age"\} [1-9]/);
     expect(core).toMatch(/^verity_wallet_balance_minor \d+/m); // no project ids unless VERITY_METRICS_PROJECT_LABELS (test/metrics-access.test.ts)
     expect(core).toMatch(/verity_db_pool_connections\{state="in_use"\} \d+/);
-    for (const family of ['verity_job_queue_depth', 'verity_job_queue_oldest_seconds', 'verity_sessions', 'verity_webhook_attempts_total', 'verity_webhook_delivery_seconds']) expect(core).toContain(`# TYPE ${family} `);
+    for (const family of [
+      'verity_job_queue_depth',
+      'verity_job_queue_oldest_seconds',
+      'verity_sessions',
+      'verity_webhook_attempts_total',
+      'verity_webhook_delivery_seconds',
+    ])
+      expect(core).toContain(`# TYPE ${family} `);
     expect(text).toContain('verity_http_request_duration_seconds_bucket');
   });
 
@@ -240,11 +291,33 @@ describe('health, readiness, metrics, OpenAPI', () => {
     const { readFile } = await import('node:fs/promises');
     const rules = JSON.parse(await readFile(new URL('../ops/prometheus-rules.json', import.meta.url), 'utf8'));
     const dashboard = JSON.parse(await readFile(new URL('../ops/grafana-dashboard.json', import.meta.url), 'utf8'));
-    const alerts = rules.groups.flatMap((group: { rules: { alert: string; expr: string; for: string; labels: Record<string, string> }[] }) => group.rules);
-    expect(alerts.map((rule: { alert: string }) => rule.alert).sort()).toEqual(['VerityJobQueueStale', 'VerityNotReady', 'VerityServerErrors', 'VerityWebhookDestinationUnhealthy', 'VerityWebhookFailures']);
-    for (const rule of alerts) expect(rule).toMatchObject({ expr: expect.any(String), for: expect.stringMatching(/^\d+m$/), labels: { severity: expect.any(String) } });
-    const expressions = [...alerts.map((rule: { expr: string }) => rule.expr), ...dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) => panel.targets.map((target) => target.expr))];
-    const queried = new Set(expressions.flatMap((expr: string) => expr.match(/\bverity_[a-z_]+/g) ?? []).map((name: string) => name.replace(/_(bucket|count|sum)$/, '')));
+    const alerts = rules.groups.flatMap(
+      (group: { rules: { alert: string; expr: string; for: string; labels: Record<string, string> }[] }) => group.rules,
+    );
+    expect(alerts.map((rule: { alert: string }) => rule.alert).sort()).toEqual([
+      'VerityJobQueueStale',
+      'VerityNotReady',
+      'VerityServerErrors',
+      'VerityWebhookDestinationUnhealthy',
+      'VerityWebhookFailures',
+    ]);
+    for (const rule of alerts)
+      expect(rule).toMatchObject({
+        expr: expect.any(String),
+        for: expect.stringMatching(/^\d+m$/),
+        labels: { severity: expect.any(String) },
+      });
+    const expressions = [
+      ...alerts.map((rule: { expr: string }) => rule.expr),
+      ...dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) =>
+        panel.targets.map((target) => target.expr),
+      ),
+    ];
+    const queried = new Set(
+      expressions
+        .flatMap((expr: string) => expr.match(/\bverity_[a-z_]+/g) ?? [])
+        .map((name: string) => name.replace(/_(bucket|count|sum)$/, '')),
+    );
     const exported = (await service.http.get('/metrics')).text;
     const missing = [...queried].filter((name) => !exported.includes(`# TYPE ${name} `));
     expect(missing).toEqual([]);
@@ -257,11 +330,19 @@ describe('health, readiness, metrics, OpenAPI', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.info.version).toBe('2.0.0');
-    expect(res.body.paths['/readyz'].get.responses['200'].content['application/json'].schema.properties.status.enum).toEqual(['ready', 'not_ready']);
+    expect(
+      res.body.paths['/readyz'].get.responses['200'].content['application/json'].schema.properties.status.enum,
+    ).toEqual(['ready', 'not_ready']);
     expect(res.body.paths['/api/auth/tpsso/token'].post.responses['410']).toBeDefined();
-    expect(res.body.components.securitySchemes.ApiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    expect(res.body.components.securitySchemes.ApiKeyHeader).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+    });
     // Every operation has an operationId, unique in the document (SDK generators name methods by it).
-    const operations = Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) => Object.values(ops));
+    const operations = Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
+      (ops) => Object.values(ops),
+    );
     expect(operations.every((op) => /^[a-z]+[A-Za-z0-9]+$/.test(op.operationId))).toBe(true);
     expect(new Set(operations.map((op) => op.operationId)).size).toBe(operations.length);
     expect(res.body.paths['/api/v2/session/{id}/decision'].get.operationId).toBe('getSessionByIdDecision');

@@ -7,7 +7,14 @@ import { sql, startTestService, type TestService } from './helpers/service.js';
 let service: TestService;
 let jpeg: Buffer;
 const post = () => service.http.post('/api/v2/id-verification').set('X-API-Key', service.demo.api_key);
-const balance = async () => Number((await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [service.demo.project_id]))[0]!.balance_minor);
+const balance = async () =>
+  Number(
+    (
+      await sql<{ balance_minor: string }>(service, 'select balance_minor from wallet where project_id = ?', [
+        service.demo.project_id,
+      ])
+    )[0]!.balance_minor,
+  );
 
 beforeAll(async () => {
   service = await startTestService();
@@ -32,18 +39,31 @@ describe('image input on POST /api/v2/id-verification', () => {
     // A field the route does not take is named rather than dropped (test/strict-input.test.ts).
     const unknown = await post().field('note', 'no file here');
     expect(unknown.status).toBe(400);
-    expect(unknown.body.data.errors).toEqual({ note: 'unknown field; this object takes front_image, back_image, svc_access_token, svc_id' });
+    expect(unknown.body.data.errors).toEqual({
+      note: 'unknown field; this object takes front_image, back_image, svc_access_token, svc_id',
+    });
   });
 
   it('needs front_image: a back alone is 400 validation_error naming front_image, not read and not charged', async () => {
     const before = await balance();
-    const checks = async () => Number((await sql<{ n: string }>(service, 'select count(*) as n from check_record where project_id = ?', [service.demo.project_id]))[0]!.n);
+    const checks = async () =>
+      Number(
+        (
+          await sql<{ n: string }>(service, 'select count(*) as n from check_record where project_id = ?', [
+            service.demo.project_id,
+          ])
+        )[0]!.n,
+      );
     const recorded = await checks();
     const json = await post().send({ back_image: jpeg.toString('base64') });
     const multipart = await post().attach('back_image', jpeg, 'back.jpg');
     for (const res of [json, multipart]) {
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, data: { errors: { front_image: 'required' } }, error: { code: 'validation_error', message: expect.stringContaining('front_image') } });
+      expect(res.body).toEqual({
+        success: false,
+        data: { errors: { front_image: 'required' } },
+        error: { code: 'validation_error', message: expect.stringContaining('front_image') },
+      });
     }
     expect(await balance()).toBe(before);
     expect(await checks()).toBe(recorded);
@@ -65,7 +85,9 @@ describe('image input on POST /api/v2/id-verification', () => {
   });
 
   it('refuses a data URL of another media type, and bytes that are not an image, with 422 unprocessable', async () => {
-    const text = await post().send({ front_image: `data:text/plain;base64,${Buffer.from('hello').toString('base64')}` });
+    const text = await post().send({
+      front_image: `data:text/plain;base64,${Buffer.from('hello').toString('base64')}`,
+    });
     expect(text.status).toBe(422);
     expect(text.body.error.code).toBe('unprocessable');
     expect(text.body.error.message).toContain('text/plain');
@@ -75,7 +97,15 @@ describe('image input on POST /api/v2/id-verification', () => {
   });
 
   it('refuses a truncated image as corrupt', async () => {
-    const big = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+    const big = await sharp({
+      create: {
+        width: 800,
+        height: 600,
+        channels: 3,
+        background: '#808080',
+        noise: { type: 'gaussian', mean: 128, sigma: 40 },
+      },
+    })
       .jpeg()
       .toBuffer();
     const res = await post().send({ front_image: big.subarray(0, Math.floor(big.length / 2)).toString('base64') });
@@ -85,7 +115,10 @@ describe('image input on POST /api/v2/id-verification', () => {
   });
 
   it('refuses a decompression bomb by its pixel count before decoding it', async () => {
-    const bomb = await sharp({ create: { width: 12000, height: 12000, channels: 3, background: '#000' }, limitInputPixels: false })
+    const bomb = await sharp({
+      create: { width: 12000, height: 12000, channels: 3, background: '#000' },
+      limitInputPixels: false,
+    })
       .png({ compressionLevel: 9 })
       .toBuffer();
     expect(bomb.length).toBeLessThan(2_000_000);
@@ -108,7 +141,9 @@ describe('image input on POST /api/v2/id-verification', () => {
     const extra = await post().attach('selfie', jpeg, 'selfie.jpg');
     expect(extra.status).toBe(400);
     expect(extra.body.error.code).toBe('validation_error');
-    const broken = await post().set('Content-Type', 'multipart/form-data; boundary=xyz').send('--xyz\r\nContent-Disposition: form-data; name="front_image"; filename="a.jpg"\r\n\r\nabc');
+    const broken = await post()
+      .set('Content-Type', 'multipart/form-data; boundary=xyz')
+      .send('--xyz\r\nContent-Disposition: form-data; name="front_image"; filename="a.jpg"\r\n\r\nabc');
     expect(broken.status).toBeGreaterThanOrEqual(400);
     expect(broken.status).toBeLessThan(500);
     expect(broken.body.success).toBe(false);

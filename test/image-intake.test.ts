@@ -35,7 +35,10 @@ describe('image intake', () => {
       .jpeg()
       .toBuffer();
     const image = await decodeImage(photo);
-    const [detector, evidence] = await Promise.all([pixels(image, { maxSide: 640, channels: 3 }), pixels(image, { maxSide: 640, channels: 3 })]);
+    const [detector, evidence] = await Promise.all([
+      pixels(image, { maxSide: 640, channels: 3 }),
+      pixels(image, { maxSide: 640, channels: 3 }),
+    ]);
     expect(evidence).toBe(detector);
     expect([detector.width, detector.height, detector.channels]).toEqual([640, 480, 3]);
     const grey = await pixels(image, { maxSide: 640, channels: 1 });
@@ -60,7 +63,13 @@ describe('image intake', () => {
   });
 
   it('refuses a cut-off file as corrupt, also when the working copy is shrunk while decoding', async () => {
-    const noisy = { width: 2000, height: 1500, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } as const;
+    const noisy = {
+      width: 2000,
+      height: 1500,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    } as const;
     const jpeg = await sharp({ create: noisy }).jpeg().toBuffer();
     const png = await sharp({ create: { ...noisy, width: 700, height: 500 } })
       .png()
@@ -70,7 +79,10 @@ describe('image intake', () => {
       ['png', png],
     ] as const) {
       for (const kept of [0.5, 0.95]) {
-        await expect(decodeImage(bytes.subarray(0, Math.floor(bytes.length * kept))), `${name} cut at ${kept}`).rejects.toMatchObject({ problem: 'corrupt' });
+        await expect(
+          decodeImage(bytes.subarray(0, Math.floor(bytes.length * kept))),
+          `${name} cut at ${kept}`,
+        ).rejects.toMatchObject({ problem: 'corrupt' });
       }
       await expect(decodeImage(bytes)).resolves.toMatchObject({ format: name });
     }

@@ -34,7 +34,11 @@ describe('liveness assurance', () => {
     const res = await still('/api/v2/liveness', { person: 3, live: true });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const { check } = res.body.data;
-    expect(check).toMatchObject({ type: 'liveness', status: 'passed', data: { live_score: 1, result: 'live', assurance: 'single_image' } });
+    expect(check).toMatchObject({
+      type: 'liveness',
+      status: 'passed',
+      data: { live_score: 1, result: 'live', assurance: 'single_image' },
+    });
     expect(codes(check.data.limits)).toEqual(['injected_image', 'synthetic_face', 'earlier_photo']);
     for (const limit of check.data.limits) expect(limit.detail.length).toBeGreaterThan(20);
     // A spoof still says the same of itself.
@@ -54,26 +58,47 @@ describe('liveness assurance', () => {
   });
 
   it("reports hosted_capture for the hosted page's burst (challenge, capture times, continuity), above single_image", async () => {
-    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'selfie', features: ['liveness'] });
+    const workflow = await service.core.tenancy.createWorkflow({
+      projectId: service.demo.project_id,
+      name: 'selfie',
+      features: ['liveness'],
+    });
     const session = await createSession(service, service.demo.api_key, { workflow_id: workflow.id });
-    expect((await submitStep(service, session.session_token, 'selfie', await liveBurst(service, session.session_token))).status).toBe('APPROVED');
+    expect(
+      (await submitStep(service, session.session_token, 'selfie', await liveBurst(service, session.session_token)))
+        .status,
+    ).toBe('APPROVED');
     const decision = (await service.http.get(`/api/v2/session/${session.session_id}/decision`).set(key())).body.data;
     const [liveness] = decision.checks;
-    expect(liveness).toMatchObject({ type: 'liveness', status: 'passed', data: { live_score: 1, result: 'live', assurance: 'hosted_capture' } });
+    expect(liveness).toMatchObject({
+      type: 'liveness',
+      status: 'passed',
+      data: { live_score: 1, result: 'live', assurance: 'hosted_capture' },
+    });
     expect(codes(liveness.data.limits)).toEqual(['real_time_face_swap']);
-    expect(LIVENESS_ASSURANCES.indexOf(liveness.data.assurance)).toBeGreaterThan(LIVENESS_ASSURANCES.indexOf('single_image'));
+    expect(LIVENESS_ASSURANCES.indexOf(liveness.data.assurance)).toBeGreaterThan(
+      LIVENESS_ASSURANCES.indexOf('single_image'),
+    );
   });
 });
 
 describe('livenessAssurance (rule)', () => {
   it('ranks a still, an uploaded burst, a burst answering a challenge and the hosted capture, each with its limits', () => {
-    expect(livenessAssurance({ frames: 1, challenge: false, captureTimes: false, hosted: false }).assurance).toBe('single_image');
-    expect(livenessAssurance({ frames: 4, challenge: false, captureTimes: false, hosted: false }).assurance).toBe('burst');
+    expect(livenessAssurance({ frames: 1, challenge: false, captureTimes: false, hosted: false }).assurance).toBe(
+      'single_image',
+    );
+    expect(livenessAssurance({ frames: 4, challenge: false, captureTimes: false, hosted: false }).assurance).toBe(
+      'burst',
+    );
     const timed = livenessAssurance({ frames: 4, challenge: true, captureTimes: true, hosted: false });
     expect(timed.assurance).toBe('challenge_burst');
     expect(codes(timed.limits)).toEqual(['injected_frames', 'real_time_face_swap']);
-    expect(codes(livenessAssurance({ frames: 4, challenge: true, captureTimes: false, hosted: false }).limits)).toEqual(['capture_times_unchecked', 'injected_frames', 'real_time_face_swap']);
-    expect(livenessAssurance({ frames: 3, challenge: true, captureTimes: true, hosted: true }).assurance).toBe('hosted_capture');
+    expect(codes(livenessAssurance({ frames: 4, challenge: true, captureTimes: false, hosted: false }).limits)).toEqual(
+      ['capture_times_unchecked', 'injected_frames', 'real_time_face_swap'],
+    );
+    expect(livenessAssurance({ frames: 3, challenge: true, captureTimes: true, hosted: true }).assurance).toBe(
+      'hosted_capture',
+    );
     expect(LIVENESS_ASSURANCES).toEqual(['single_image', 'burst', 'challenge_burst', 'hosted_capture']);
   });
 });

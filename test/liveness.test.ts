@@ -10,7 +10,8 @@ import { loadTf } from '../src/ml/tf.js';
 
 const DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 const hasData = existsSync(`${DATA}liveness-samples/LABELS.csv`) && existsSync(`${DATA}no-face-negatives/LABELS.csv`);
-if (!hasData) console.warn(`liveness tests skipped: no evaluation images at ${DATA}liveness-samples and no-face-negatives`);
+if (!hasData)
+  console.warn(`liveness tests skipped: no evaluation images at ${DATA}liveness-samples and no-face-negatives`);
 
 const image = (path: string): Promise<DecodedImage> => decodeImage(readFileSync(`${DATA}${path}`));
 const LIVE = 'liveness-samples/live_image_T1.jpg';
@@ -43,14 +44,17 @@ describe.skipIf(!hasData)('passive liveness on the shared samples', () => {
     expect(none).toMatchObject({ liveScore: -1, result: 'no_face', faceCount: 0 });
 
     for (const a of [live, print, replay]) {
-      expect(a.evidence.map((e) => e.name)).toEqual(expect.arrayContaining(['minifasnet', 'face_area_fraction', 'sharpness', 'glare', 'moire', 'frame_edges']));
+      expect(a.evidence.map((e) => e.name)).toEqual(
+        expect.arrayContaining(['minifasnet', 'face_area_fraction', 'sharpness', 'glare', 'moire', 'frame_edges']),
+      );
       for (const e of a.evidence) expect(e.detail.length).toBeGreaterThan(0);
     }
     // MiniFASNet decides: the live selfie is clearly real, the print and the tablet clearly not.
     expect(live.scores.minifasnet).toBeGreaterThan(0.9);
     expect(print.scores.minifasnet).toBeLessThan(0.3);
     expect(replay.scores.minifasnet).toBeLessThan(0.3);
-    for (const a of [print, replay]) expect(a.evidence.find((e) => e.name === 'minifasnet')).toMatchObject({ passed: false });
+    for (const a of [print, replay])
+      expect(a.evidence.find((e) => e.name === 'minifasnet')).toMatchObject({ passed: false });
 
     expect(tf.memory().numTensors).toBe(before);
   });

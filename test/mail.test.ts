@@ -75,8 +75,22 @@ describe('invitations by SMTP', () => {
       client_id: clientId,
       redirect_uris: [redirectUri],
     } = service.demo.oidc;
-    const page = await driver.get(authorizePath({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
-    const res = await driver.post('/api/auth/oidc/signup', { interaction: interactionOf(page.text), email: 'new.nurse@hospital.example', password: 'a fine long password' });
+    const page = await driver.get(
+      authorizePath({
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'openid',
+        state: 's',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
+    const res = await driver.post('/api/auth/oidc/signup', {
+      interaction: interactionOf(page.text),
+      email: 'new.nurse@hospital.example',
+      password: 'a fine long password',
+    });
     expect(res.status).toBe(200);
     const mail = received.find((m) => m.to.includes('new.nurse@hospital.example'));
     expect(mail?.body).toContain('http://verity.test/api/auth/oidc/verify-email');

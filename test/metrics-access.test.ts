@@ -21,11 +21,17 @@ describe('mayReadMetrics', () => {
 
   it('reads VERITY_METRICS_PUBLIC and VERITY_METRICS_PROJECT_LABELS, both off by default', () => {
     expect(loadConfig({})).toMatchObject({ metricsPublic: false, metricsProjectLabels: false });
-    expect(loadConfig({ VERITY_METRICS_PUBLIC: '1', VERITY_METRICS_PROJECT_LABELS: 'true' })).toMatchObject({ metricsPublic: true, metricsProjectLabels: true });
+    expect(loadConfig({ VERITY_METRICS_PUBLIC: '1', VERITY_METRICS_PROJECT_LABELS: 'true' })).toMatchObject({
+      metricsPublic: true,
+      metricsProjectLabels: true,
+    });
   });
 });
 
-async function withService(overrides: Parameters<typeof startTestService>[0], run: (service: TestService) => Promise<void>): Promise<void> {
+async function withService(
+  overrides: Parameters<typeof startTestService>[0],
+  run: (service: TestService) => Promise<void>,
+): Promise<void> {
   const service = await startTestService(overrides);
   try {
     await run(service);
@@ -64,7 +70,9 @@ describe('GET /metrics', () => {
     await withService({ metricsPublic: true, metricsProjectLabels: true }, async (service) => {
       const scraped = await service.http.get('/metrics');
       expect(scraped.status).toBe(200);
-      expect(scraped.text).toMatch(new RegExp(`^verity_wallet_balance_minor\\{project="${service.demo.project_id}"\\} \\d+$`, 'm'));
+      expect(scraped.text).toMatch(
+        new RegExp(`^verity_wallet_balance_minor\\{project="${service.demo.project_id}"\\} \\d+$`, 'm'),
+      );
     });
   });
 });

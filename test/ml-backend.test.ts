@@ -34,12 +34,18 @@ async function pickBackend(forced?: string): Promise<{ backend: string; wasm?: s
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.VERITY_TF_BACKEND;
   if (forced) env.VERITY_TF_BACKEND = forced;
-  const { stdout } = await promisify(execFile)('node', ['--input-type=module', '-e', script], { cwd: root, env, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)('node', ['--input-type=module', '-e', script], {
+    cwd: root,
+    env,
+    timeout: 60_000,
+  });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
 describe('the TF.js backend', () => {
-  it('is tfjs-node when it loads, else WASM with SIMD; VERITY_TF_BACKEND forces WASM or CPU', { timeout: 120_000 }, async () => {
+  it('is tfjs-node when it loads, else WASM with SIMD; VERITY_TF_BACKEND forces WASM or CPU', {
+    timeout: 120_000,
+  }, async () => {
     const best = await pickBackend();
     expect(best.matmul).toEqual([17, 39]);
     if (nativeTfInstalled()) {
@@ -65,7 +71,9 @@ describe('verity serve with VERITY_WARM_MODELS=1', () => {
     await instance?.destroy();
   });
 
-  it('is ready only once every model is loaded, and /readyz and the log name the backend', { timeout: 240_000 }, async () => {
+  it('is ready only once every model is loaded, and /readyz and the log name the backend', {
+    timeout: 240_000,
+  }, async () => {
     // The embedded store: this is about the models, not the database.
     instance = await VerityProcess.start(verityEnv('', { VERITY_WARM_MODELS: '1', LOG_LEVEL: 'info' }));
     // The answer is checked against the OpenAPI document, as service.http's are (helpers/contract.ts).
@@ -73,7 +81,15 @@ describe('verity serve with VERITY_WARM_MODELS=1', () => {
     expect(ready.status).toBe(200);
     const body = (await ready.json()) as Record<string, unknown>;
     const backend = nativeTfInstalled() ? 'tensorflow' : 'wasm';
-    expect(body).toMatchObject({ status: 'ready', database: true, migrations: true, ocr: true, faces: true, liveness: true, tf_backend: backend });
+    expect(body).toMatchObject({
+      status: 'ready',
+      database: true,
+      migrations: true,
+      ocr: true,
+      faces: true,
+      liveness: true,
+      tf_backend: backend,
+    });
     if (backend === 'wasm') expect(body.tf_wasm).toMatch(/^simd/);
 
     // The log line is written right after the models settle; give it a moment to arrive.

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { MrzReading } from '../src/ml/document/index.js';
-import { buildReading, readMrzFromLines, readMrzFromOcr, settleByPrintedNumber, spanCells } from '../src/ml/document/mrz.js';
+import {
+  buildReading,
+  readMrzFromLines,
+  readMrzFromOcr,
+  settleByPrintedNumber,
+  spanCells,
+} from '../src/ml/document/mrz.js';
 import { confusionsOf } from '../src/ml/document/mrz-correct.js';
 import { checkDigit, LAYOUTS, type MrzFormat } from '../src/ml/document/mrz-format.js';
 import { mrzLinesFor, random } from './helpers/documents.js';
@@ -33,8 +39,10 @@ function holder(seed: number, format: MrzFormat, number?: string): Holder {
   const digit = () => String(Math.floor(rnd() * 10));
   const mixed = rnd() < 0.3;
   let generated = '';
-  while (generated.length < 9) generated += generated.length < 1 + Math.floor(rnd() * 2) || (mixed && rnd() < 0.3) ? pick([...LETTERS]) : digit();
-  const date = (from: number, span: number) => `${from + Math.floor(rnd() * span)}-${String(1 + Math.floor(rnd() * 12)).padStart(2, '0')}-${String(1 + Math.floor(rnd() * 28)).padStart(2, '0')}`;
+  while (generated.length < 9)
+    generated += generated.length < 1 + Math.floor(rnd() * 2) || (mixed && rnd() < 0.3) ? pick([...LETTERS]) : digit();
+  const date = (from: number, span: number) =>
+    `${from + Math.floor(rnd() * span)}-${String(1 + Math.floor(rnd() * 12)).padStart(2, '0')}-${String(1 + Math.floor(rnd() * 28)).padStart(2, '0')}`;
   const state = pick(STATES);
   return {
     documentCode: CODE[format],
@@ -55,19 +63,44 @@ const failing = (reading: MrzReading) =>
     .filter(([, ok]) => !ok)
     .map(([name]) => name)
     .sort();
-const put = (line: string, index: number, text: string) => line.slice(0, index) + text + line.slice(index + text.length);
+const put = (line: string, index: number, text: string) =>
+  line.slice(0, index) + text + line.slice(index + text.length);
 /** Where the document number sits: line and first position. */
-const NUMBER_AT: Record<MrzFormat, { line: number; start: number }> = { TD1: { line: 0, start: 5 }, TD2: { line: 1, start: 0 }, TD3: { line: 1, start: 0 }, MRVA: { line: 1, start: 0 }, MRVB: { line: 1, start: 0 } };
+const NUMBER_AT: Record<MrzFormat, { line: number; start: number }> = {
+  TD1: { line: 0, start: 5 },
+  TD2: { line: 1, start: 0 },
+  TD3: { line: 1, start: 0 },
+  MRVA: { line: 1, start: 0 },
+  MRVB: { line: 1, start: 0 },
+};
 /** Where the birth date sits: line and first position. */
-const BIRTH_AT: Record<MrzFormat, { line: number; start: number }> = { TD1: { line: 1, start: 0 }, TD2: { line: 1, start: 13 }, TD3: { line: 1, start: 13 }, MRVA: { line: 1, start: 13 }, MRVB: { line: 1, start: 13 } };
+const BIRTH_AT: Record<MrzFormat, { line: number; start: number }> = {
+  TD1: { line: 1, start: 0 },
+  TD2: { line: 1, start: 13 },
+  TD3: { line: 1, start: 13 },
+  MRVA: { line: 1, start: 13 },
+  MRVB: { line: 1, start: 13 },
+};
 
 describe('every check digit of every ICAO 9303 format (no OCR)', () => {
   it('validates the ICAO specimens of TD1, TD2, TD3, MRV-A and MRV-B, composites included', () => {
     const specimens: Array<[MrzFormat, string[], string]> = [
-      ['TD1', ['I<UTOD231458907<<<<<<<<<<<<<<<', '7408122F1204159UTO<<<<<<<<<<<6', 'ERIKSSON<<ANNA<MARIA<<<<<<<<<<'], 'D23145890'],
+      [
+        'TD1',
+        ['I<UTOD231458907<<<<<<<<<<<<<<<', '7408122F1204159UTO<<<<<<<<<<<6', 'ERIKSSON<<ANNA<MARIA<<<<<<<<<<'],
+        'D23145890',
+      ],
       ['TD2', ['I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<', 'D231458907UTO7408122F1204159<<<<<<<6'], 'D23145890'],
-      ['TD3', ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<<<10'], 'L898902C3'],
-      ['MRVA', ['V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L8988901C4XXX4009078F96121096ZE184226B<<<<<<'], 'L8988901C'],
+      [
+        'TD3',
+        ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<<<10'],
+        'L898902C3',
+      ],
+      [
+        'MRVA',
+        ['V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L8988901C4XXX4009078F96121096ZE184226B<<<<<<'],
+        'L8988901C',
+      ],
       ['MRVB', ['V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<', 'L8988901C4XXX4009078F9612109<<<<<<<<'], 'L8988901C'],
     ];
     for (const [format, lines, number] of specimens) {
@@ -86,7 +119,13 @@ describe('every check digit of every ICAO 9303 format (no OCR)', () => {
         const reading = read(format, mrzLinesFor(format, truth));
         expect(reading.valid, `${format} ${seed}`).toBe(true);
         expect(reading.corrections).toBe(0);
-        expect(reading.fields).toMatchObject({ documentNumber: truth.documentNumber, birthDate: truth.birthDate, expirationDate: truth.expirationDate, sex: truth.sex, surname: truth.surname });
+        expect(reading.fields).toMatchObject({
+          documentNumber: truth.documentNumber,
+          birthDate: truth.birthDate,
+          expirationDate: truth.expirationDate,
+          sex: truth.sex,
+          surname: truth.surname,
+        });
       }
     }
   });
@@ -97,9 +136,15 @@ describe('every check digit of every ICAO 9303 format (no OCR)', () => {
       for (let seed = 1; seed <= 20; seed++) {
         const lines = mrzLinesFor(format, holder(seed, format));
         for (const slot of layout.checks) {
-          const compositeOver = layout.checks.find((c) => c.name === 'composite' && c !== slot && c.covers.some((r) => r.line === slot.at.line && slot.at.index >= r.start && slot.at.index < r.end));
+          const compositeOver = layout.checks.find(
+            (c) =>
+              c.name === 'composite' &&
+              c !== slot &&
+              c.covers.some((r) => r.line === slot.at.line && slot.at.index >= r.start && slot.at.index < r.end),
+          );
           const expected = [slot.name, ...(compositeOver ? ['composite'] : [])].sort();
-          // Every wrong digit the correction leaves as printed (none looks like the right one, no single change explains it).
+          // Every wrong digit the correction leaves as printed (none looks like the right one, no single change
+          // explains it).
           const left = [...'0123456789']
             .filter((d) => d !== lines[slot.at.line]![slot.at.index])
             .map((d) => lines.map((l, k) => (k === slot.at.line ? put(l, slot.at.index, d) : l)))
@@ -118,7 +163,11 @@ describe('every check digit of every ICAO 9303 format (no OCR)', () => {
 
 describe('long document numbers, ICAO 9303 parts 5 and 6 (no OCR)', () => {
   it("reads the ICAO TD1 specimen's 12-character number whole, its check digit over all of it", () => {
-    const reading = read('TD1', ['I<UTOD23145890<7349<<<<<<<<<<<', '3407127M9507122UTO<<<<<<<<<<<2', 'STEVENSON<<PETER<JOHN<<<<<<<<<']);
+    const reading = read('TD1', [
+      'I<UTOD23145890<7349<<<<<<<<<<<',
+      '3407127M9507122UTO<<<<<<<<<<<2',
+      'STEVENSON<<PETER<JOHN<<<<<<<<<',
+    ]);
     expect(reading.valid).toBe(true);
     expect(reading.numberContinues).toBe(3);
     expect(reading.fields.documentNumber).toBe('D23145890734');
@@ -134,7 +183,9 @@ describe('long document numbers, ICAO 9303 parts 5 and 6 (no OCR)', () => {
       for (let length = 10; length <= longest; length++) {
         for (let seed = 1; seed <= 10; seed++) {
           const rnd = random(seed * 100 + length);
-          const number = Array.from({ length }, (_, i) => (i < 2 ? LETTERS[Math.floor(rnd() * LETTERS.length)] : String(Math.floor(rnd() * 10)))).join('');
+          const number = Array.from({ length }, (_, i) =>
+            i < 2 ? LETTERS[Math.floor(rnd() * LETTERS.length)] : String(Math.floor(rnd() * 10)),
+          ).join('');
           const reading = read(format, mrzLinesFor(format, holder(seed, format, number)));
           expect(reading.valid, `${format} ${number}`).toBe(true);
           expect(reading.fields.documentNumber).toBe(number);
@@ -147,14 +198,21 @@ describe('long document numbers, ICAO 9303 parts 5 and 6 (no OCR)', () => {
   it('fails a long number whose check digit is wrong, and corrects a misread continuation only where its digit and the composite agree on one reading', () => {
     const lines = mrzLinesFor('TD1', holder(3, 'TD1', 'XA98765432105'));
     expect(lines[0]!.slice(14, 20)).toBe(`<2105${checkDigit('XA98765432105')}`);
-    const wrongDigit = read('TD1', [put(lines[0]!, 19, String((Number(lines[0]![19]) + 5) % 10)), lines[1]!, lines[2]!]);
+    const wrongDigit = read('TD1', [
+      put(lines[0]!, 19, String((Number(lines[0]![19]) + 5) % 10)),
+      lines[1]!,
+      lines[2]!,
+    ]);
     expect(wrongDigit.checkDigits.document_number).toBe(false);
     expect(wrongDigit.valid).toBe(false);
-    // The continuation's '0' read as 'O': the composite weighs it differently from the number's digit, so both must hold.
+    // The continuation's '0' read as 'O': the composite weighs it differently from the number's digit, so both must
+    // hold.
     const misread = read('TD1', [put(lines[0]!, 17, 'O'), lines[1]!, lines[2]!]);
     expect(misread.fields.documentNumber).toBe('XA98765432105');
     expect(misread.valid).toBe(true);
-    expect(misread.correctedFields).toEqual([{ field: 'documentNumberMore', from: '21O5', to: '2105', by: 'check_digit' }]);
+    expect(misread.correctedFields).toEqual([
+      { field: 'documentNumberMore', from: '21O5', to: '2105', by: 'check_digit' },
+    ]);
   });
 
   it("reads a K at the number's check-digit position as the filler it was, and no passport or visa number as long", () => {
@@ -173,7 +231,21 @@ describe('long document numbers, ICAO 9303 parts 5 and 6 (no OCR)', () => {
 });
 
 /** Each letter/digit confusion a check digit can see (L/1 and G/6 share a value mod 10: none can). */
-const VISIBLE_CONFUSIONS: Record<string, string> = { B: '8', '8': 'B', O: '0DQ', '0': 'ODQ', D: '0OQ', Q: '0OD', I: '1L', '1': 'I', L: 'I', S: '5', '5': 'S', Z: '2', '2': 'Z' };
+const VISIBLE_CONFUSIONS: Record<string, string> = {
+  B: '8',
+  '8': 'B',
+  O: '0DQ',
+  '0': 'ODQ',
+  D: '0OQ',
+  Q: '0OD',
+  I: '1L',
+  '1': 'I',
+  L: 'I',
+  S: '5',
+  '5': 'S',
+  Z: '2',
+  '2': 'Z',
+};
 
 describe('correction by field type (no OCR)', () => {
   it('reads the letters found in dates and check digits as the digits they look like, in every format', () => {
@@ -203,15 +275,26 @@ describe('correction by field type (no OCR)', () => {
   it('reads the digits found in names, country codes and document codes as the letters they look like', () => {
     const asDigit: Record<string, string> = { O: '0', I: '1', Z: '2', S: '5', G: '6', B: '8' };
     for (const format of FORMATS) {
-      const truth = mrzLinesFor(format, { ...holder(7, format), issuingState: 'BOS', nationality: 'GBR', surname: 'SILVA', givenNames: 'ZOE' });
+      const truth = mrzLinesFor(format, {
+        ...holder(7, format),
+        issuingState: 'BOS',
+        nationality: 'GBR',
+        surname: 'SILVA',
+        givenNames: 'ZOE',
+      });
       const namesLine = format === 'TD1' ? 2 : 0;
       const misread = truth.slice();
       misread[0] = put(misread[0]!, 2, '805');
-      misread[namesLine] = misread[namesLine]!.replace('SILVA<<ZOE', [...'SILVA'].map((c) => asDigit[c] ?? c).join('') + '<<Z0E');
+      misread[namesLine] = misread[namesLine]!.replace(
+        'SILVA<<ZOE',
+        [...'SILVA'].map((c) => asDigit[c] ?? c).join('') + '<<Z0E',
+      );
       const reading = read(format, misread);
       expect(reading.lines, format).toEqual(truth);
       expect(reading.fields).toMatchObject({ issuingState: 'BOS', surname: 'SILVA', givenNames: 'ZOE' });
-      expect(reading.correctedFields.filter((c) => c.by === 'field_type').map((c) => c.field)).toEqual(expect.arrayContaining(['issuingState', 'names']));
+      expect(reading.correctedFields.filter((c) => c.by === 'field_type').map((c) => c.field)).toEqual(
+        expect.arrayContaining(['issuingState', 'names']),
+      );
     }
   });
 
@@ -245,15 +328,21 @@ describe('correction by field type (no OCR)', () => {
           lines.map((l, k) => (k === line ? put(l, start + at, wrong) : l)),
         );
         if (reading.valid) {
-          expect(reading.fields.documentNumber, `${format} ${truth.documentNumber} read with ${wrong} at ${at}`).toBe(truth.documentNumber);
-          expect(reading.correctedFields).toEqual([{ field: 'documentNumber', from: expect.any(String), to: truth.documentNumber, by: 'check_digit' }]);
+          expect(reading.fields.documentNumber, `${format} ${truth.documentNumber} read with ${wrong} at ${at}`).toBe(
+            truth.documentNumber,
+          );
+          expect(reading.correctedFields).toEqual([
+            { field: 'documentNumber', from: expect.any(String), to: truth.documentNumber, by: 'check_digit' },
+          ]);
           fixed++;
           continue;
         }
         // Not taken: the readings its digit allows are listed, the right one among them.
         const listed = reading.ambiguities.find((a) => a.check === 'document_number');
         expect(listed, `${format} ${truth.documentNumber} read with ${wrong} at ${at}`).toBeDefined();
-        expect(listed!.readings.map((r) => r.find((c) => c.field === 'documentNumber')?.to)).toContain(truth.documentNumber);
+        expect(listed!.readings.map((r) => r.find((c) => c.field === 'documentNumber')?.to)).toContain(
+          truth.documentNumber,
+        );
         expect(reading.fieldProblems.documentNumber?.problem).toBe('ambiguous');
         ambiguous++;
       }
@@ -305,7 +394,9 @@ describe('ambiguities (no OCR)', () => {
     const settled = settleByPrintedNumber(reading, ` ${truth.documentNumber} `);
     expect(settled.valid).toBe(true);
     expect(settled.fields.documentNumber).toBe(truth.documentNumber);
-    expect(settled.correctedFields.filter((c) => c.by === 'printed_zone')).toEqual([{ field: 'documentNumber', from: reading.fields.documentNumber, to: truth.documentNumber, by: 'printed_zone' }]);
+    expect(settled.correctedFields.filter((c) => c.by === 'printed_zone')).toEqual([
+      { field: 'documentNumber', from: reading.fields.documentNumber, to: truth.documentNumber, by: 'printed_zone' },
+    ]);
     expect(settleByPrintedNumber(reading, 'ZZ0000000')).toBe(reading);
     expect(settleByPrintedNumber(reading, undefined)).toBe(reading);
   });
@@ -320,7 +411,12 @@ describe('zones read in part (no OCR)', () => {
         const reading = readMrzFromLines(['PHOTO PAGE', lines[1]!])!;
         expect(reading, `${format} ${seed}`).not.toBeNull();
         expect(reading).toMatchObject({ format, partial: true, valid: false, missingLines: [0] });
-        expect(reading.fields).toMatchObject({ documentNumber: truth.documentNumber, birthDate: truth.birthDate, expirationDate: truth.expirationDate, surname: null });
+        expect(reading.fields).toMatchObject({
+          documentNumber: truth.documentNumber,
+          birthDate: truth.birthDate,
+          expirationDate: truth.expirationDate,
+          surname: null,
+        });
         expect(Object.keys(reading.fieldProblems).sort()).toEqual(['documentCode', 'issuingState', 'names']);
         expect(reading.fieldProblems.names).toEqual({ problem: 'unreadable', detail: 'MRZ line 1 was not read' });
       }
@@ -331,11 +427,21 @@ describe('zones read in part (no OCR)', () => {
     const truth = holder(11, 'TD1');
     const [l1, l2, l3] = mrzLinesFor('TD1', truth);
     const noNumber = readMrzFromLines([l2!, l3!])!;
-    expect(noNumber).toMatchObject({ format: 'TD1', partial: true, missingLines: [0], checkDigits: { birth_date: true, expiration_date: true } });
+    expect(noNumber).toMatchObject({
+      format: 'TD1',
+      partial: true,
+      missingLines: [0],
+      checkDigits: { birth_date: true, expiration_date: true },
+    });
     expect(noNumber.fieldProblems.documentNumber?.problem).toBe('unreadable');
     expect(noNumber.fields).toMatchObject({ documentNumber: null, birthDate: truth.birthDate, surname: truth.surname });
     const noNames = readMrzFromLines([l1!, l2!])!;
-    expect(noNames).toMatchObject({ format: 'TD1', partial: true, missingLines: [2], checkDigits: { document_number: true, birth_date: true, expiration_date: true, composite: true } });
+    expect(noNames).toMatchObject({
+      format: 'TD1',
+      partial: true,
+      missingLines: [2],
+      checkDigits: { document_number: true, birth_date: true, expiration_date: true, composite: true },
+    });
     expect(noNames.fields.documentNumber).toBe(truth.documentNumber);
   });
 
@@ -346,9 +452,20 @@ describe('zones read in part (no OCR)', () => {
       const { line, start } = BIRTH_AT[format];
       const reading = readMrzFromLines(lines.map((l, k) => (k === line ? put(l, start, '<<<<<<<') : l)))!;
       expect(reading, format).not.toBeNull();
-      expect(reading).toMatchObject({ partial: true, valid: false, missingLines: [], checkDigits: { document_number: true, birth_date: false, expiration_date: true } });
-      expect(reading.fieldProblems).toEqual({ birthDate: { problem: 'unreadable', detail: "not legible in the MRZ ('<<<<<<')" } });
-      expect(reading.fields).toMatchObject({ documentNumber: truth.documentNumber, birthDate: null, expirationDate: truth.expirationDate });
+      expect(reading).toMatchObject({
+        partial: true,
+        valid: false,
+        missingLines: [],
+        checkDigits: { document_number: true, birth_date: false, expiration_date: true },
+      });
+      expect(reading.fieldProblems).toEqual({
+        birthDate: { problem: 'unreadable', detail: "not legible in the MRZ ('<<<<<<')" },
+      });
+      expect(reading.fields).toMatchObject({
+        documentNumber: truth.documentNumber,
+        birthDate: null,
+        expirationDate: truth.expirationDate,
+      });
     }
   });
 
@@ -363,7 +480,12 @@ describe('zones read in part (no OCR)', () => {
   });
 
   it("counts the cells a line spans by its characters' spacing, a patched gap included", () => {
-    const symbols = (text: string, skip: number[]) => [...text].flatMap((ch, i) => (skip.includes(i) ? [] : [{ text: ch, confidence: 90, bbox: { x0: 10 + 20 * i, x1: 28 + 20 * i, y0: 0, y1: 30 } }]));
+    const symbols = (text: string, skip: number[]) =>
+      [...text].flatMap((ch, i) =>
+        skip.includes(i)
+          ? []
+          : [{ text: ch, confidence: 90, bbox: { x0: 10 + 20 * i, x1: 28 + 20 * i, y0: 0, y1: 30 } }],
+      );
     const line = 'PA02662948FRA7407239F3207095<<<<<<<<<<<<<<06';
     const patched = symbols(line, [13, 14, 15, 16, 17, 18, 19]);
     expect(spanCells({ symbols: patched })).toBe(44);
@@ -374,7 +496,11 @@ describe('zones read in part (no OCR)', () => {
       { text, symbols: patched },
     ])!;
     expect(reading.lines).toEqual([names, 'PA02662948FRA<<<<<<<F3207095<<<<<<<<<<<<<<06']);
-    expect(reading).toMatchObject({ format: 'TD3', partial: true, fields: { documentNumber: 'PA0266294', birthDate: null, expirationDate: '2032-07-09' } });
+    expect(reading).toMatchObject({
+      format: 'TD3',
+      partial: true,
+      fields: { documentNumber: 'PA0266294', birthDate: null, expirationDate: '2032-07-09' },
+    });
   });
 
   it('reads a whole, valid zone as never partial', () => {

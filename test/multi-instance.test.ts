@@ -28,7 +28,10 @@ let checked: typeof fetch;
 
 const json = (response: Response): Promise<any> => response.json();
 const api = (instance: VerityProcess, route: string, init: RequestInit = {}) =>
-  checked(`${instance.url}${route}`, { ...init, headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  checked(`${instance.url}${route}`, {
+    ...init,
+    headers: { 'X-API-Key': demo.api_key, 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
 
 describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   beforeAll(async () => {
@@ -45,7 +48,15 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
     // A licensing board that takes 1.5 s to answer: a request still in flight at shutdown.
-    board = http.createServer((_req, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ number: 'SLOW-1', first: 'Ada', last: 'Slow', status: 'active' })), 1500));
+    board = http.createServer((_req, res) =>
+      setTimeout(
+        () =>
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ number: 'SLOW-1', first: 'Ada', last: 'Slow', status: 'active' })),
+        1500,
+      ),
+    );
     await new Promise<void>((resolve) => board.listen(0, '127.0.0.1', resolve));
     boardUrl = `http://127.0.0.1:${(board.address() as AddressInfo).port}/lookup/{license_number}`;
 
@@ -91,12 +102,20 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     // Relying parties cache whichever instance answered: both must show the next key before it signs.
     const rotated = (await a.admin('rotate-keys')) as { kid: string };
     const [ra, rb] = await jwks();
-    expect(ra.keys.map((key: { kid: string }) => key.kid)).toEqual([rotated.kid, ...ja.keys.map((key: { kid: string }) => key.kid)]);
+    expect(ra.keys.map((key: { kid: string }) => key.kid)).toEqual([
+      rotated.kid,
+      ...ja.keys.map((key: { kid: string }) => key.kid),
+    ]);
     expect(rb).toEqual(ra);
   });
 
   it('moves a session created on one instance through the other, and delivers its webhook once', async () => {
-    const created = await json(await api(a, '/api/v2/session', { method: 'POST', body: JSON.stringify({ workflow_id: demo.workflows.location, callback: receiverUrl }) }));
+    const created = await json(
+      await api(a, '/api/v2/session', {
+        method: 'POST',
+        body: JSON.stringify({ workflow_id: demo.workflows.location, callback: receiverUrl }),
+      }),
+    );
     const { session_id: sessionId, session_token: token } = created.data;
     const step = await checked(`${b.url}/api/hosted/session/steps/location`, {
       method: 'POST',
@@ -106,16 +125,28 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
     expect((await json(step)).data.status).toBe('APPROVED');
     const decision = await json(await api(a, `/api/v2/session/${sessionId}/decision`));
     expect(decision.data.status).toBe('APPROVED');
-    for (let waited = 0; !hooks.some((h) => h.sessionId === sessionId) && waited < 20_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
+    for (let waited = 0; !hooks.some((h) => h.sessionId === sessionId) && waited < 20_000; waited += 200)
+      await new Promise((r) => setTimeout(r, 200));
     // Both instances run delivery workers; wait a little longer to see that nobody sends it twice.
     await new Promise((r) => setTimeout(r, 3000));
     expect(hooks.filter((h) => h.sessionId === sessionId)).toHaveLength(1);
   }, 60_000);
 
   it('has a webhook decided on an instance that runs no jobs sent at once by one that does (NOTIFY), not at the sweep', async () => {
-    const c = await VerityProcess.start(verityEnv(database.url, { VERITY_BASE_URL: 'http://verity.test', VERITY_RATE_LIMIT_PER_MINUTE: '40', VERITY_JOBS: '0' }));
+    const c = await VerityProcess.start(
+      verityEnv(database.url, {
+        VERITY_BASE_URL: 'http://verity.test',
+        VERITY_RATE_LIMIT_PER_MINUTE: '40',
+        VERITY_JOBS: '0',
+      }),
+    );
     try {
-      const created = await json(await api(c, '/api/v2/session', { method: 'POST', body: JSON.stringify({ workflow_id: demo.workflows.location, callback: receiverUrl }) }));
+      const created = await json(
+        await api(c, '/api/v2/session', {
+          method: 'POST',
+          body: JSON.stringify({ workflow_id: demo.workflows.location, callback: receiverUrl }),
+        }),
+      );
       const decided = Date.now();
       const step = await checked(`${c.url}/api/hosted/session/steps/location`, {
         method: 'POST',
@@ -123,7 +154,8 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
         body: JSON.stringify({ latitude: 1, longitude: 2, accuracy: 5 }),
       });
       expect((await json(step)).data.status).toBe('APPROVED');
-      while (!hooks.some((h) => h.sessionId === created.data.session_id) && Date.now() - decided < 20_000) await new Promise((r) => setTimeout(r, 100));
+      while (!hooks.some((h) => h.sessionId === created.data.session_id) && Date.now() - decided < 20_000)
+        await new Promise((r) => setTimeout(r, 100));
       // The sweep runs once a minute for events overdue by 30 s: this one came in seconds.
       expect(Date.now() - decided).toBeLessThan(10_000);
       expect(hooks.filter((h) => h.sessionId === created.data.session_id)).toHaveLength(1);
@@ -135,7 +167,13 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   it('counts one rate limit across both instances', async () => {
     // A key of its own, so the limit (40 a minute per key) starts from zero.
     const { key } = (await a.admin('apikey', 'create', '--name', 'rate')) as { key: string };
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => checked(`${(i % 2 ? a : b).url}/api/v2/session?limit=1`, { headers: { 'X-API-Key': key } }).then((r) => r.status)));
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        checked(`${(i % 2 ? a : b).url}/api/v2/session?limit=1`, { headers: { 'X-API-Key': key } }).then(
+          (r) => r.status,
+        ),
+      ),
+    );
     expect(answers.filter((s) => s === 200)).toHaveLength(40);
     expect(answers.filter((s) => s === 429)).toHaveLength(20);
   }, 60_000);
@@ -143,7 +181,10 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   it('replays an idempotent call made on one instance from the other, and charges once', async () => {
     const body = JSON.stringify({ dob: '1990-01-01', bands: [18] });
     const headers = { 'Idempotency-Key': 'multi-instance-1' };
-    const [first, second] = await Promise.all([api(a, '/api/v2/age-verification', { method: 'POST', body, headers }), api(b, '/api/v2/age-verification', { method: 'POST', body, headers })]);
+    const [first, second] = await Promise.all([
+      api(a, '/api/v2/age-verification', { method: 'POST', body, headers }),
+      api(b, '/api/v2/age-verification', { method: 'POST', body, headers }),
+    ]);
     const statuses = [first.status, second.status].sort();
     // Either the second waited for the first and replays it, or it found it still running.
     expect([
@@ -157,7 +198,10 @@ describe.skipIf(!server)('several instances on one PostgreSQL', () => {
   }, 30_000);
 
   it('finishes a request in flight when an instance is stopped, then exits cleanly', async () => {
-    const pending = api(b, '/api/v2/credential-verification', { method: 'POST', body: JSON.stringify({ license_state: 'ZZ', provider_code: 'SLOW', license_number: 'SLOW-1' }) });
+    const pending = api(b, '/api/v2/credential-verification', {
+      method: 'POST',
+      body: JSON.stringify({ license_state: 'ZZ', provider_code: 'SLOW', license_number: 'SLOW-1' }),
+    });
     await new Promise((r) => setTimeout(r, 400));
     const exited = b.stop();
     const response = await pending;

@@ -22,7 +22,10 @@ import { startListeningService, type ListeningService } from './helpers/service.
 const APACHE = process.env.APACHE_PATH ?? '/usr/sbin/apache2';
 const MODULES = process.env.APACHE_MODULES ?? '/usr/lib/apache2/modules';
 const apacheAvailable = existsSync(APACHE) && existsSync(path.join(MODULES, 'mod_auth_openidc.so'));
-if (!apacheAvailable) console.info(`skipping the Apache mod_auth_openidc test: no ${APACHE} or ${MODULES}/mod_auth_openidc.so (apt-get install apache2 libapache2-mod-auth-openidc)`);
+if (!apacheAvailable)
+  console.info(
+    `skipping the Apache mod_auth_openidc test: no ${APACHE} or ${MODULES}/mod_auth_openidc.so (apt-get install apache2 libapache2-mod-auth-openidc)`,
+  );
 
 interface Apache {
   url: string;
@@ -102,16 +105,25 @@ async function startApache(): Promise<Apache> {
     scopes: ['openid', 'profile'],
   });
   await mkdir(path.join(dir, 'htdocs'));
-  await writeFile(path.join(dir, 'htdocs', 'loggedout.html'), '<!doctype html><title>Signed out</title><p>Signed out of the Apache app.</p>\n');
+  await writeFile(
+    path.join(dir, 'htdocs', 'loggedout.html'),
+    '<!doctype html><title>Signed out</title><p>Signed out of the Apache app.</p>\n',
+  );
   await writeFile(path.join(dir, 'whoami.cgi'), WHOAMI, { mode: 0o755 });
   const credentials = { id: client.clientId, secret: clientSecret };
   await writeFile(path.join(dir, 'httpd.conf'), apacheConfig(dir, port, credentials));
   // Its own process group: on shutdown the prefork parent signals its whole group, which would
   // otherwise include the test runner.
-  const child = spawn(APACHE, ['-f', path.join(dir, 'httpd.conf'), '-DFOREGROUND'], { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  const child = spawn(APACHE, ['-f', path.join(dir, 'httpd.conf'), '-DFOREGROUND'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
+  });
   const started = Date.now();
   while (Date.now() - started < 10_000) {
-    if (child.exitCode !== null) throw new Error(`apache exited with ${child.exitCode}: ${await readFile(path.join(dir, 'error.log'), 'utf8').catch(() => '')}`);
+    if (child.exitCode !== null)
+      throw new Error(
+        `apache exited with ${child.exitCode}: ${await readFile(path.join(dir, 'error.log'), 'utf8').catch(() => '')}`,
+      );
     if (
       await fetch(`${url}/loggedout.html`).then(
         (res) => res.ok,
@@ -151,7 +163,11 @@ const lines = (text: string) =>
   );
 
 /** From the protected page to our sign-in page, through consent (`answer`), back to Apache. */
-async function signIn(page: Page, answer: 'Allow' | 'Deny', account: { email: string; password: string } = service.demo.account): Promise<void> {
+async function signIn(
+  page: Page,
+  answer: 'Allow' | 'Deny',
+  account: { email: string; password: string } = service.demo.account,
+): Promise<void> {
   page.setDefaultTimeout(10_000);
   await page.goto(`${apache.url}/protected/whoami`);
   expect(page.url().startsWith(`${service.url}/api/auth/oidc/authorize?`)).toBe(true);
@@ -170,17 +186,26 @@ describe.skipIf(!apacheAvailable || !chromiumAvailable)('login with Apache mod_a
     // What mod_auth_openidc sends to the authorization endpoint: PKCE S256, state and nonce.
     const authorizeRequests: URL[] = [];
     page.on('request', (request) => {
-      if (request.url().startsWith(`${service.url}/api/auth/oidc/authorize`)) authorizeRequests.push(new URL(request.url()));
+      if (request.url().startsWith(`${service.url}/api/auth/oidc/authorize`))
+        authorizeRequests.push(new URL(request.url()));
     });
     await signIn(page, 'Allow');
     const first = authorizeRequests[0]!;
-    expect(Object.fromEntries(first.searchParams)).toMatchObject({ response_type: 'code', code_challenge_method: 'S256', scope: 'openid profile' });
+    expect(Object.fromEntries(first.searchParams)).toMatchObject({
+      response_type: 'code',
+      code_challenge_method: 'S256',
+      scope: 'openid profile',
+    });
     expect(first.searchParams.get('state')).toBeTruthy();
     expect(first.searchParams.get('nonce')).toBeTruthy();
 
     const who = lines(await page.locator('body').innerText());
     expect(who.REMOTE_USER).toBe(service.demo.account.svc_id);
-    expect(who).toMatchObject({ OIDC_CLAIM_sub: service.demo.account.svc_id, OIDC_CLAIM_email: service.demo.account.email, OIDC_CLAIM_iss: service.url });
+    expect(who).toMatchObject({
+      OIDC_CLAIM_sub: service.demo.account.svc_id,
+      OIDC_CLAIM_email: service.demo.account.email,
+      OIDC_CLAIM_iss: service.url,
+    });
     // id_verified is only in userinfo, so mod_auth_openidc called it with the access token.
     expect(who.OIDC_CLAIM_id_verified).toBeDefined();
 
@@ -190,38 +215,56 @@ describe.skipIf(!apacheAvailable || !chromiumAvailable)('login with Apache mod_a
     expect(decodeProtectedHeader(await service.core.signingKeys.sign({ probe: true }, 60)).kid).toBe(kid);
 
     // The session holds our tokens; a refresh (access_token_refresh_interval=0) rotates them.
-    const info = async (query = '') => JSON.parse(await (await page.request.get(`${apache.url}/protected/redirect_uri?info=json${query}`)).text());
+    const info = async (query = '') =>
+      JSON.parse(await (await page.request.get(`${apache.url}/protected/redirect_uri?info=json${query}`)).text());
     const before = await info();
     expect(before.access_token).toMatch(/^\S+$/);
     const after = await info('&access_token_refresh_interval=0');
     expect(after.access_token).not.toBe(before.access_token);
     expect(after.refresh_token).not.toBe(before.refresh_token);
     expect(after.id_token.sub).toBe(service.demo.account.svc_id);
-    expect(lines(await (await page.request.get(`${apache.url}/protected/whoami`)).text()).REMOTE_USER).toBe(service.demo.account.svc_id);
+    expect(lines(await (await page.request.get(`${apache.url}/protected/whoami`)).text()).REMOTE_USER).toBe(
+      service.demo.account.svc_id,
+    );
     // The old refresh token was rotated away: our token endpoint refuses it, even to its client.
     const refresh = (refreshToken: string) =>
       checked(`${service.url}/api/auth/oidc/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: apache.client.id, client_secret: apache.client.secret }),
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: apache.client.id,
+          client_secret: apache.client.secret,
+        }),
       });
     expect(await (await refresh(before.refresh_token)).json()).toMatchObject({ error: 'invalid_grant' });
 
     // Someone else signs in after the rotation: mod_auth_openidc validates an id_token from a key
     // its cached JWKS does not hold, so it must fetch the JWKS again.
-    const person = { email: `apache-${randomBytes(4).toString('hex')}@example.test`, password: 'a long enough passphrase 7' };
+    const person = {
+      email: `apache-${randomBytes(4).toString('hex')}@example.test`,
+      password: 'a long enough passphrase 7',
+    };
     const account = await service.core.accounts.createAccount(person);
     const second = await browser.newContext();
     onTestFinished(() => second.close());
     const secondPage = await second.newPage();
     await signIn(secondPage, 'Allow', person);
-    expect(lines(await secondPage.locator('body').innerText())).toMatchObject({ REMOTE_USER: account.svcId, OIDC_CLAIM_email: person.email });
+    expect(lines(await secondPage.locator('body').innerText())).toMatchObject({
+      REMOTE_USER: account.svcId,
+      OIDC_CLAIM_email: person.email,
+    });
 
     // Logout: mod_auth_openidc sends the id_token_hint to our end_session_endpoint, which revokes and comes back.
-    await page.goto(`${apache.url}/protected/redirect_uri?logout=${encodeURIComponent(`${apache.url}/loggedout.html`)}`);
+    await page.goto(
+      `${apache.url}/protected/redirect_uri?logout=${encodeURIComponent(`${apache.url}/loggedout.html`)}`,
+    );
     await page.waitForURL(`${apache.url}/loggedout.html**`);
     await expect(page.locator('body').innerText()).resolves.toContain('Signed out');
-    const userinfo = await checked(`${service.url}/api/auth/oidc/userinfo`, { headers: { authorization: `Bearer ${after.access_token}` } });
+    const userinfo = await checked(`${service.url}/api/auth/oidc/userinfo`, {
+      headers: { authorization: `Bearer ${after.access_token}` },
+    });
     expect(userinfo.status).toBe(401);
     expect(await (await refresh(after.refresh_token)).json()).toMatchObject({ error: 'invalid_grant' });
     // The Apache session is gone too: the protected page sends the browser to sign in again.
@@ -231,7 +274,10 @@ describe.skipIf(!apacheAvailable || !chromiumAvailable)('login with Apache mod_a
 
   it('brings a denial back as access_denied, and lets nobody in', async () => {
     // Someone who has not consented to this app yet (the demo account has, in the test above).
-    const person = { email: `apache-deny-${randomBytes(4).toString('hex')}@example.test`, password: 'a long enough passphrase 7' };
+    const person = {
+      email: `apache-deny-${randomBytes(4).toString('hex')}@example.test`,
+      password: 'a long enough passphrase 7',
+    };
     await service.core.accounts.createAccount(person);
     const context = await browser.newContext();
     try {

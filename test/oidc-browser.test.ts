@@ -21,7 +21,12 @@ afterAll(async () => {
 });
 
 /** Opens the authorization URL, signs in, answers consent; returns the URL the browser was sent back to. */
-async function signInWithBrowser(authorizationUrl: URL, redirectUri: string, answer: 'Allow' | 'Deny', account = service.demo.account): Promise<URL> {
+async function signInWithBrowser(
+  authorizationUrl: URL,
+  redirectUri: string,
+  answer: 'Allow' | 'Deny',
+  account = service.demo.account,
+): Promise<URL> {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(authorizationUrl.href);
@@ -39,9 +44,15 @@ async function signInWithBrowser(authorizationUrl: URL, redirectUri: string, ans
 describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () => {
   it('runs discovery, PKCE login, code exchange, id_token validation, userinfo, a key rotation, refresh and logout', async () => {
     const redirectUri = service.demo.oidc.redirect_uris[0]!;
-    const config = await oidc.discovery(new URL(service.url), service.demo.oidc.client_id, service.demo.oidc.client_secret, undefined, {
-      execute: [oidc.allowInsecureRequests],
-    });
+    const config = await oidc.discovery(
+      new URL(service.url),
+      service.demo.oidc.client_id,
+      service.demo.oidc.client_secret,
+      undefined,
+      {
+        execute: [oidc.allowInsecureRequests],
+      },
+    );
     const verifier = oidc.randomPKCECodeVerifier();
     const nonce = oidc.randomNonce();
     const state = oidc.randomState();
@@ -56,7 +67,12 @@ describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () 
 
     const callback = await signInWithBrowser(url, redirectUri, 'Allow');
     expect(callback.searchParams.get('iss')).toBe(service.url);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedNonce: nonce, expectedState: state, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedNonce: nonce,
+      expectedState: state,
+      idTokenExpected: true,
+    });
     const claims = tokens.claims()!;
     expect(claims.sub).toBe(service.demo.account.svc_id);
     expect(claims.aud).toBe(service.demo.oidc.client_id);
@@ -74,13 +90,19 @@ describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () 
 
     // Logout in a browser without the person's sign-in (as a link on another site would open it):
     // our page asks, nothing is revoked until the person confirms, then the app gets them back.
-    const logout = oidc.buildEndSessionUrl(config, { id_token_hint: refreshed.id_token!, post_logout_redirect_uri: redirectUri, state: 'after-logout' });
+    const logout = oidc.buildEndSessionUrl(config, {
+      id_token_hint: refreshed.id_token!,
+      post_logout_redirect_uri: redirectUri,
+      state: 'after-logout',
+    });
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
       await page.goto(logout.href);
       await expect(page.getByRole('heading', { name: 'Sign out?' }).isVisible()).resolves.toBe(true);
-      await expect(oidc.fetchUserInfo(config, refreshed.access_token, claims.sub)).resolves.toMatchObject({ sub: claims.sub });
+      await expect(oidc.fetchUserInfo(config, refreshed.access_token, claims.sub)).resolves.toMatchObject({
+        sub: claims.sub,
+      });
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL(`${redirectUri}**`);
       expect(new URL(page.url()).searchParams.get('state')).toBe('after-logout');
@@ -94,9 +116,15 @@ describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () 
 
   it('works with client_secret_basic, and a Deny comes back as access_denied', async () => {
     const redirectUri = service.demo.oidc.redirect_uris[0]!;
-    const config = await oidc.discovery(new URL(service.url), service.demo.oidc.client_id, undefined, oidc.ClientSecretBasic(service.demo.oidc.client_secret), {
-      execute: [oidc.allowInsecureRequests],
-    });
+    const config = await oidc.discovery(
+      new URL(service.url),
+      service.demo.oidc.client_id,
+      undefined,
+      oidc.ClientSecretBasic(service.demo.oidc.client_secret),
+      {
+        execute: [oidc.allowInsecureRequests],
+      },
+    );
     const state = oidc.randomState();
     const denied = await signInWithBrowser(
       oidc.buildAuthorizationUrl(config, {
@@ -127,7 +155,11 @@ describe.skipIf(!chromiumAvailable)('login with openid-client and Chromium', () 
       redirectUri,
       'Allow',
     );
-    const tokens = await oidc.authorizationCodeGrant(config, allowed, { pkceCodeVerifier: verifier, expectedState: allowState, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, allowed, {
+      pkceCodeVerifier: verifier,
+      expectedState: allowState,
+      idTokenExpected: true,
+    });
     expect(tokens.claims()!.sub).toBe(service.demo.account.svc_id);
   });
 });

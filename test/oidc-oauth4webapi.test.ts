@@ -31,8 +31,13 @@ let browser: PageDriver;
 async function personAnswers(url: URL, answer: 'allow' | 'deny'): Promise<URL> {
   browser = new PageDriver(service);
   let res = await browser.get(`${url.pathname}${url.search}`);
-  res = await browser.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
-  if (res.text.includes('value="allow"')) res = await browser.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: answer });
+  res = await browser.post('/api/auth/oidc/login', {
+    interaction: interactionOf(res.text),
+    email: service.demo.account.email,
+    password: service.demo.account.password,
+  });
+  if (res.text.includes('value="allow"'))
+    res = await browser.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: answer });
   expect(res.status, res.text).toBe(303);
   return new URL(res.headers.location as string);
 }
@@ -41,7 +46,10 @@ describe('login with oauth4webapi', () => {
   it('runs PKCE, state, nonce, id_token validation, userinfo, refresh, a key rotation mid-run and logout', async () => {
     vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
     const issuer = new URL(service.url);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...http }));
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...http }),
+    );
     const client: oauth.Client = { client_id: service.demo.oidc.client_id };
     const clientAuth = oauth.ClientSecretPost(service.demo.oidc.client_secret);
     const redirectUri = service.demo.oidc.redirect_uris[0]!;
@@ -66,14 +74,30 @@ describe('login with oauth4webapi', () => {
     // a callback carrying another state is refused by the app
     expect(() => oauth.validateAuthResponse(as, client, callback, oauth.generateRandomState())).toThrow();
     const params = oauth.validateAuthResponse(as, client, callback, state); // checks iss too
-    const codeResponse = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, verifier, http);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, codeResponse, { expectedNonce: nonce, requireIdToken: true });
+    const codeResponse = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      params,
+      redirectUri,
+      verifier,
+      http,
+    );
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, codeResponse, {
+      expectedNonce: nonce,
+      requireIdToken: true,
+    });
     await oauth.validateApplicationLevelSignature(as, codeResponse, http); // the id_token's signature, against the JWKS (now cached)
     const claims = oauth.getValidatedIdTokenClaims(tokens)!;
     expect(claims).toMatchObject({ sub: service.demo.account.svc_id, aud: client.client_id, nonce });
     const firstKid = decodeProtectedHeader(tokens.id_token!).kid;
 
-    const info = await oauth.processUserInfoResponse(as, client, claims.sub, await oauth.userInfoRequest(as, client, tokens.access_token, http));
+    const info = await oauth.processUserInfoResponse(
+      as,
+      client,
+      claims.sub,
+      await oauth.userInfoRequest(as, client, tokens.access_token, http),
+    );
     expect(info).toMatchObject({ sub: claims.sub, email: service.demo.account.email, email_verified: false });
 
     // Rotation mid-run, seconds after the app cached the JWKS: the next refresh must still validate
@@ -103,12 +127,21 @@ describe('login with oauth4webapi', () => {
     expect(res.status).toBe(303);
     expect(new URL(res.headers.location as string).searchParams.get('state')).toBe('bye');
     // logout revoked the sign-in: the app's next refresh is an invalid_grant it reads as such
-    await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, later.refresh_token!, http))).rejects.toThrow(oauth.ResponseBodyError);
+    await expect(
+      oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, clientAuth, later.refresh_token!, http),
+      ),
+    ).rejects.toThrow(oauth.ResponseBodyError);
   });
 
   it('sees a denial as an authorization error', async () => {
     const issuer = new URL(service.url);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...http }));
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...http }),
+    );
     const client: oauth.Client = { client_id: service.demo.oidc.client_id };
     const state = oauth.generateRandomState();
     const url = new URL(as.authorization_endpoint!);

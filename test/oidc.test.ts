@@ -1,4 +1,11 @@
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  jwtVerify,
+  type JWTPayload,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { atHash } from '../src/core/oidc/provider.js';
@@ -24,22 +31,52 @@ async function authorize(extra: Record<string, string | undefined> = {}, driver 
   const { verifier, challenge } = pkce();
   const state = `st-${Math.random()}`;
   const nonce = `n-${Math.random()}`;
-  const params = { client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile verifications', state, nonce, code_challenge: challenge, code_challenge_method: 'S256', ...extra };
+  const params = {
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid profile verifications',
+    state,
+    nonce,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...extra,
+  };
   let res = await driver.get(authorizePath(params));
   if (res.status === 200 && res.text.includes('name="password"')) {
-    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    res = await driver.post('/api/auth/oidc/login', {
+      interaction: interactionOf(res.text),
+      email: service.demo.account.email,
+      password: service.demo.account.password,
+    });
   }
   if (res.status === 200 && res.text.includes('value="allow"')) {
     res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
   }
   expect(res.status, res.text).toBe(303);
   const location = new URL(res.headers.location as string);
-  return { location, raw: res.headers.location as string, code: location.searchParams.get('code')!, state, nonce, verifier, driver };
+  return {
+    location,
+    raw: res.headers.location as string,
+    code: location.searchParams.get('code')!,
+    state,
+    nonce,
+    verifier,
+    driver,
+  };
 }
 
 const token = (body: Record<string, string>) => service.http.post('/api/auth/oidc/token').type('form').send(body);
 const exchange = (code: string, verifier: string, extra: Record<string, string> = {}) =>
-  token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: client.client_id, client_secret: client.client_secret, ...extra });
+  token({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+    ...extra,
+  });
 
 describe('discovery and keys', () => {
   it('serves discovery at both paths with the required fields', async () => {
@@ -56,9 +93,15 @@ describe('discovery and keys', () => {
       expect(doc.token_endpoint_auth_methods_supported).toEqual(['client_secret_post', 'client_secret_basic']);
       expect(doc.id_token_signing_alg_values_supported).toEqual(['RS256']);
       expect(doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
-      expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'verifications', 'doctor_license', 'zkp', 'mcp']));
+      expect(doc.scopes_supported).toEqual(
+        expect.arrayContaining(['openid', 'profile', 'verifications', 'doctor_license', 'zkp', 'mcp']),
+      );
       expect(doc.authorization_response_iss_parameter_supported).toBe(true);
-      expect(doc).toMatchObject({ request_parameter_supported: false, request_uri_parameter_supported: false, claims_parameter_supported: false });
+      expect(doc).toMatchObject({
+        request_parameter_supported: false,
+        request_uri_parameter_supported: false,
+        claims_parameter_supported: false,
+      });
       expect(doc.claims_supported).toEqual(expect.arrayContaining(['sub', 'nonce', 'auth_time', 'at_hash']));
     }
   });
@@ -74,14 +117,19 @@ describe('discovery and keys', () => {
   });
 
   it('publishes a rotated key for the JWKS max-age before it signs, and keeps a retired key until its id_tokens have expired', async () => {
-    const kids = async () => (await service.http.get('/api/auth/oidc/jwks.json')).body.keys.map((key: { kid: string }) => key.kid);
+    const kids = async () =>
+      (await service.http.get('/api/auth/oidc/jwks.json')).body.keys.map((key: { kid: string }) => key.kid);
     const signIn = async () => {
       const { code, verifier } = await authorize();
       const tokens = (await exchange(code, verifier)).body;
       return { idToken: tokens.id_token as string, kid: decodeProtectedHeader(tokens.id_token).kid };
     };
-    // No browser sign-in goes with these requests: a hint accepted gets the confirmation page (200), a refused one a 400 page.
-    const logout = (hint: string) => service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: hint, post_logout_redirect_uri: redirectUri })}`);
+    // No browser sign-in goes with these requests: a hint accepted gets the confirmation page (200), a refused one a
+    // 400 page.
+    const logout = (hint: string) =>
+      service.http.get(
+        `/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: hint, post_logout_redirect_uri: redirectUri })}`,
+      );
     const [first] = await kids();
     const { kid: second, activatesAt } = await service.core.signingKeys.rotate();
     expect(activatesAt.getTime() - clock.now().getTime()).toBe(300_000);
@@ -96,9 +144,18 @@ describe('discovery and keys', () => {
     const late = await signIn();
     expect(late.kid).toBe(second);
     // ...and its cached copy validates the new key's tokens the moment they appear
-    await expect(jwtVerify(late.idToken, createLocalJWKSet(cached), { issuer: service.url, audience: client.client_id, currentDate: clock.now() })).resolves.toBeTruthy();
     await expect(
-      jwtVerify(early.idToken, createLocalJWKSet((await service.http.get('/api/auth/oidc/jwks.json')).body), { issuer: service.url, currentDate: new Date((decodeJwt(early.idToken).iat as number) * 1000) }),
+      jwtVerify(late.idToken, createLocalJWKSet(cached), {
+        issuer: service.url,
+        audience: client.client_id,
+        currentDate: clock.now(),
+      }),
+    ).resolves.toBeTruthy();
+    await expect(
+      jwtVerify(early.idToken, createLocalJWKSet((await service.http.get('/api/auth/oidc/jwks.json')).body), {
+        issuer: service.url,
+        currentDate: new Date((decodeJwt(early.idToken).iat as number) * 1000),
+      }),
     ).resolves.toBeTruthy();
 
     // A second rotation: the first key, two rotations old, is still published while its tokens may live.
@@ -178,9 +235,16 @@ describe('authorize', () => {
       expect(res.status).toBe(303);
       const location = new URL(res.headers.location as string);
       expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
-      expect(Object.fromEntries(location.searchParams)).toEqual({ error: 'invalid_request', error_description: description, state: 'abc', iss: service.url });
+      expect(Object.fromEntries(location.searchParams)).toEqual({
+        error: 'invalid_request',
+        error_description: description,
+        state: 'abc',
+        iss: service.url,
+      });
     }
-    expect((await service.http.get('/.well-known/openid-configuration')).body.code_challenge_methods_supported).toEqual(['S256']);
+    expect((await service.http.get('/.well-known/openid-configuration')).body.code_challenge_methods_supported).toEqual(
+      ['S256'],
+    );
   });
 
   it('lets a confidential legacy client registered without PKCE (admin GraphQL) sign in without it, until tRPC requires it again', async () => {
@@ -189,19 +253,44 @@ describe('authorize', () => {
       .post('/graphql')
       .set(admin)
       .send({
-        query: 'mutation ($input: CreateOidcClientInput!) { createOidcClient(input: $input) { client { clientId requirePkce } clientSecret } }',
-        variables: { input: { projectId: service.demo.project_id, name: 'Legacy RP', redirectUris: [redirectUri], scopes: ['openid'], requirePkce: false } },
+        query:
+          'mutation ($input: CreateOidcClientInput!) { createOidcClient(input: $input) { client { clientId requirePkce } clientSecret } }',
+        variables: {
+          input: {
+            projectId: service.demo.project_id,
+            name: 'Legacy RP',
+            redirectUris: [redirectUri],
+            scopes: ['openid'],
+            requirePkce: false,
+          },
+        },
       });
     const legacy = created.body.data.createOidcClient;
     expect(legacy.client.requirePkce).toBe(false);
-    const withoutPkce = { client_id: legacy.client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 'legacy' };
+    const withoutPkce = {
+      client_id: legacy.client.clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'legacy',
+    };
     const driver = new PageDriver(service);
     let res = await driver.get(authorizePath(withoutPkce));
-    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    res = await driver.post('/api/auth/oidc/login', {
+      interaction: interactionOf(res.text),
+      email: service.demo.account.email,
+      password: service.demo.account.password,
+    });
     res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
     expect(res.status).toBe(303);
     const code = new URL(res.headers.location as string).searchParams.get('code')!;
-    const exchanged = await token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: legacy.client.clientId, client_secret: legacy.clientSecret });
+    const exchanged = await token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: legacy.client.clientId,
+      client_secret: legacy.clientSecret,
+    });
     expect(exchanged.status).toBe(200);
 
     const required = await fetch(`${service.url}/trpc/setOidcClientPkce`, {
@@ -209,20 +298,38 @@ describe('authorize', () => {
       headers: { ...admin, 'content-type': 'application/json' },
       body: JSON.stringify({ projectId: service.demo.project_id, clientId: legacy.client.clientId, requirePkce: true }),
     });
-    expect(((await required.json()) as { result: { data: { requirePkce: boolean } } }).result.data.requirePkce).toBe(true);
+    expect(((await required.json()) as { result: { data: { requirePkce: boolean } } }).result.data.requirePkce).toBe(
+      true,
+    );
     const refused = await driver.get(authorizePath(withoutPkce));
     expect(new URL(refused.headers.location as string).searchParams.get('error')).toBe('invalid_request');
-    expect((await driver.get(authorizePath({ ...withoutPkce, code_challenge: pkce().challenge, code_challenge_method: 'S256' }))).headers.location).toContain('code=');
+    expect(
+      (
+        await driver.get(
+          authorizePath({ ...withoutPkce, code_challenge: pkce().challenge, code_challenge_method: 'S256' }),
+        )
+      ).headers.location,
+    ).toContain('code=');
   });
 
   it('takes the request by POST as by GET, and prompt as a list ("login consent" shows both pages)', async () => {
     const driver = new PageDriver(service);
     const { challenge } = pkce();
-    const params = { ...base(), scope: 'openid profile', code_challenge: challenge, code_challenge_method: 'S256', prompt: 'login consent' };
+    const params = {
+      ...base(),
+      scope: 'openid profile',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      prompt: 'login consent',
+    };
     let res = await driver.post('/api/auth/oidc/authorize', params);
     expect(res.status).toBe(200);
     expect(res.text).toContain('name="password"');
-    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    res = await driver.post('/api/auth/oidc/login', {
+      interaction: interactionOf(res.text),
+      email: service.demo.account.email,
+      password: service.demo.account.password,
+    });
     expect(res.text).toContain('value="allow"'); // consent asked again although given before
     res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'allow' });
     expect(res.status).toBe(303);
@@ -254,7 +361,9 @@ describe('authorize', () => {
       expect(forged.text).toContain('Form not accepted');
     }
     await victim.get('/api/auth/oidc/signup?interaction=x'); // now the victim has a cookie of its own
-    expect((await victim.post('/api/auth/oidc/login', { interaction, email, password, csrf: attacker.csrf })).status).toBe(403);
+    expect(
+      (await victim.post('/api/auth/oidc/login', { interaction, email, password, csrf: attacker.csrf })).status,
+    ).toBe(403);
     expect(victim.cookie).toBe('');
     expect(await service.core.accounts.checkPassword('mallory@evil.example', 'mallory-password')).toBeNull();
     // the page's own form, from its own browser, goes through
@@ -271,12 +380,20 @@ describe('authorize', () => {
       ['Password123', 'most common'],
       ['qwertyuiop', 'most common'],
     ]) {
-      const res = await driver.post('/api/auth/oidc/signup', { interaction, email: 'new-person@example.com', password: password! });
+      const res = await driver.post('/api/auth/oidc/signup', {
+        interaction,
+        email: 'new-person@example.com',
+        password: password!,
+      });
       expect(res.status, password).toBe(400);
       expect(res.text).toContain(why);
       expect(await service.core.accounts.checkPassword('new-person@example.com', password!)).toBeNull();
     }
-    const ok = await driver.post('/api/auth/oidc/signup', { interaction, email: 'new-person@example.com', password: 'violet elephant tuesday' });
+    const ok = await driver.post('/api/auth/oidc/signup', {
+      interaction,
+      email: 'new-person@example.com',
+      password: 'violet elephant tuesday',
+    });
     expect(ok.status).not.toBe(400);
   });
 
@@ -285,17 +402,29 @@ describe('authorize', () => {
     const driver = new PageDriver(service);
     const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
     for (let i = 1; i <= 5; i++) {
-      const wrong = await driver.post('/api/auth/oidc/login', { interaction, email: 'guessed@example.com', password: `guess number ${i}` });
+      const wrong = await driver.post('/api/auth/oidc/login', {
+        interaction,
+        email: 'guessed@example.com',
+        password: `guess number ${i}`,
+      });
       expect(wrong.status, `attempt ${i}`).toBe(401);
     }
-    const locked = await driver.post('/api/auth/oidc/login', { interaction, email: 'Guessed@Example.com', password: 'the right password' });
+    const locked = await driver.post('/api/auth/oidc/login', {
+      interaction,
+      email: 'Guessed@Example.com',
+      password: 'the right password',
+    });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(30);
     expect(locked.text).toContain('Too many failed sign-ins');
     expect(driver.cookie).toBe('');
     // another account from the same address is not locked by this one's failures
-    const other = await driver.post('/api/auth/oidc/login', { interaction, email: service.demo.account.email, password: service.demo.account.password });
+    const other = await driver.post('/api/auth/oidc/login', {
+      interaction,
+      email: service.demo.account.email,
+      password: service.demo.account.password,
+    });
     expect(other.status).not.toBe(429);
     expect(driver.cookie).toMatch(/^verity_session=/);
   });
@@ -304,7 +433,8 @@ describe('authorize', () => {
     await service.core.accounts.createAccount({ email: 'parallel@example.com', password: 'the right password' });
     const driver = new PageDriver(service);
     const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
-    const signIn = (password: string) => driver.post('/api/auth/oidc/login', { interaction, email: 'parallel@example.com', password });
+    const signIn = (password: string) =>
+      driver.post('/api/auth/oidc/login', { interaction, email: 'parallel@example.com', password });
     const guesses = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(`guess number ${i}`)));
     const statuses = guesses.map((res) => res.status);
     expect(statuses.filter((status) => status === 401)).toHaveLength(5);
@@ -318,10 +448,13 @@ describe('authorize', () => {
     await service.core.accounts.createAccount({ email: 'parallel-right@example.com', password: 'the right password' });
     const driver = new PageDriver(service);
     const interaction = interactionOf((await driver.get(authorizePath({ ...base(), scope: 'openid' }))).text);
-    const signIn = (password: string) => driver.post('/api/auth/oidc/login', { interaction, email: 'parallel-right@example.com', password });
+    const signIn = (password: string) =>
+      driver.post('/api/auth/oidc/login', { interaction, email: 'parallel-right@example.com', password });
     for (let i = 1; i <= 4; i++) expect((await signIn(`guess number ${i}`)).status).toBe(401);
     // one failure left before the lock: of 20 attempts at once, one is checked, whichever it is
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(i === 10 ? 'the right password' : `guess number ${i + 10}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => signIn(i === 10 ? 'the right password' : `guess number ${i + 10}`)),
+    );
     expect(answers.filter((res) => res.status !== 429)).toHaveLength(1);
     const rightAnswer = answers[10]!;
     if (rightAnswer.status !== 429) return; // the right one took the last slot: a sign-in one at a time would have let it in too
@@ -333,14 +466,20 @@ describe('authorize', () => {
     expect((await service.http.get('/.well-known/openid-configuration')).body.ui_locales_supported).toEqual(['en']);
     for (const uiLocales of ['en', 'EN-gb', 'fr-CA en-US', 'de', undefined]) {
       const driver = new PageDriver(service);
-      const signIn = await driver.get(authorizePath({ ...base(), scope: 'openid profile', prompt: 'consent', ui_locales: uiLocales }));
+      const signIn = await driver.get(
+        authorizePath({ ...base(), scope: 'openid profile', prompt: 'consent', ui_locales: uiLocales }),
+      );
       expect(signIn.status, uiLocales).toBe(200);
       expect(signIn.headers['content-language']).toBe('en');
       expect(signIn.text).toContain('<html lang="en">');
       const interaction = interactionOf(signIn.text);
       const signUp = await driver.get(`/api/auth/oidc/signup?interaction=${interaction}`);
       expect(signUp.headers['content-language']).toBe('en');
-      const consent = await driver.post('/api/auth/oidc/login', { interaction, email: service.demo.account.email, password: service.demo.account.password });
+      const consent = await driver.post('/api/auth/oidc/login', {
+        interaction,
+        email: service.demo.account.email,
+        password: service.demo.account.password,
+      });
       expect(consent.text).toContain('value="allow"');
       expect(consent.headers['content-language']).toBe('en');
     }
@@ -373,23 +512,36 @@ describe('authorize', () => {
     // Browsers apply form-action to the redirects after a form post: with 'self' alone, Chromium
     // stopped every app on another origin from getting its code (mod_auth_openidc's test found it).
     const other = client.redirect_uris.find((uri) => new URL(uri).origin !== service.url)!;
-    const formAction = (res: { headers: Record<string, unknown> }) => /form-action ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1];
+    const formAction = (res: { headers: Record<string, unknown> }) =>
+      /form-action ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1];
     const driver = new PageDriver(service);
-    let res = await driver.get(authorizePath({ ...base(), redirect_uri: other, scope: 'openid profile', prompt: 'consent' }));
+    let res = await driver.get(
+      authorizePath({ ...base(), redirect_uri: other, scope: 'openid profile', prompt: 'consent' }),
+    );
     expect(res.text).toContain('name="password"');
     expect(formAction(res)).toBe(`'self' ${new URL(other).origin}`);
-    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    res = await driver.post('/api/auth/oidc/login', {
+      interaction: interactionOf(res.text),
+      email: service.demo.account.email,
+      password: service.demo.account.password,
+    });
     expect(res.text).toContain('value="allow"');
     expect(formAction(res)).toBe(`'self' ${new URL(other).origin}`);
     // Pages of no request (and error pages) keep forms to our origin.
     expect(formAction(await driver.get('/api/auth/oidc/forgot-password'))).toBe("'self'");
-    expect(formAction(await driver.get(authorizePath({ ...base(), redirect_uri: 'https://evil.example/cb' })))).toBe("'self'");
+    expect(formAction(await driver.get(authorizePath({ ...base(), redirect_uri: 'https://evil.example/cb' })))).toBe(
+      "'self'",
+    );
   });
 
   it('redirects with access_denied when the person denies', async () => {
     const driver = new PageDriver(service);
     let res = await driver.get(authorizePath({ ...base(), scope: 'openid profile doctor_license', prompt: 'consent' }));
-    res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(res.text), email: service.demo.account.email, password: service.demo.account.password });
+    res = await driver.post('/api/auth/oidc/login', {
+      interaction: interactionOf(res.text),
+      email: service.demo.account.email,
+      password: service.demo.account.password,
+    });
     expect(res.text).toContain('value="deny"');
     res = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(res.text), decision: 'deny' });
     const location = new URL(res.headers.location as string);
@@ -400,7 +552,11 @@ describe('authorize', () => {
   it('rejects a wrong password on the page and keeps the request', async () => {
     const driver = new PageDriver(service);
     const page = await driver.get(authorizePath(base()));
-    const res = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: service.demo.account.email, password: 'wrong' });
+    const res = await driver.post('/api/auth/oidc/login', {
+      interaction: interactionOf(page.text),
+      email: service.demo.account.email,
+      password: 'wrong',
+    });
     expect(res.status).toBe(401);
     expect(res.text).toContain('Wrong email or password');
     expect(driver.cookie).toBe('');
@@ -408,14 +564,20 @@ describe('authorize', () => {
 
   it('answers prompt=none from a signed-in browser without pages, and honours max_age', async () => {
     const first = await authorize();
-    const silent = await first.driver.get(authorizePath({ ...base(), scope: 'openid profile verifications', prompt: 'none' }));
+    const silent = await first.driver.get(
+      authorizePath({ ...base(), scope: 'openid profile verifications', prompt: 'none' }),
+    );
     expect(silent.status).toBe(303);
     expect(new URL(silent.headers.location as string).searchParams.get('code')).toBeTruthy();
     clock.advance(120_000);
-    const stale = await first.driver.get(authorizePath({ ...base(), scope: 'openid profile verifications', max_age: '60' }));
+    const stale = await first.driver.get(
+      authorizePath({ ...base(), scope: 'openid profile verifications', max_age: '60' }),
+    );
     expect(stale.status).toBe(200);
     expect(stale.text).toContain('name="password"');
-    const staleSilent = await first.driver.get(authorizePath({ ...base(), scope: 'openid profile verifications', max_age: '60', prompt: 'none' }));
+    const staleSilent = await first.driver.get(
+      authorizePath({ ...base(), scope: 'openid profile verifications', max_age: '60', prompt: 'none' }),
+    );
     expect(new URL(staleSilent.headers.location as string).searchParams.get('error')).toBe('login_required');
   });
 });
@@ -428,7 +590,11 @@ describe('token endpoint', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: 'openid profile verifications' });
     const jwks = createRemoteJWKSet(new URL(`${service.url}/api/auth/oidc/jwks.json`));
-    const { payload, protectedHeader } = await jwtVerify(res.body.id_token, jwks, { issuer: service.url, audience: client.client_id, currentDate: clock.now() });
+    const { payload, protectedHeader } = await jwtVerify(res.body.id_token, jwks, {
+      issuer: service.url,
+      audience: client.client_id,
+      currentDate: clock.now(),
+    });
     expect(protectedHeader.alg).toBe('RS256');
     expect(payload.sub).toBe(service.demo.account.svc_id);
     expect(payload.nonce).toBe(nonce);
@@ -438,14 +604,25 @@ describe('token endpoint', () => {
 
   it('takes JSON bodies and client_secret_basic with URL-encoded credentials', async () => {
     const { code, verifier } = await authorize();
-    const basic = Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64');
-    const res = await service.http.post('/api/auth/oidc/token').set('Authorization', `Basic ${basic}`).send({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
+    const basic = Buffer.from(
+      `${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`,
+    ).toString('base64');
+    const res = await service.http
+      .post('/api/auth/oidc/token')
+      .set('Authorization', `Basic ${basic}`)
+      .send({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
     expect(res.status).toBe(200);
     expect(res.body.access_token).toBeTruthy();
   });
 
   it("answers token errors in the client's dialect: RFC 6749 5.2 to a form body, the envelope to JSON", async () => {
-    const wrong = { grant_type: 'authorization_code', code: 'x', redirect_uri: redirectUri, client_id: client.client_id, client_secret: 'wrong' };
+    const wrong = {
+      grant_type: 'authorization_code',
+      code: 'x',
+      redirect_uri: redirectUri,
+      client_id: client.client_id,
+      client_secret: 'wrong',
+    };
     const form = await token(wrong);
     expect(form.status).toBe(401);
     expect(form.headers['cache-control']).toBe('no-store');
@@ -462,10 +639,18 @@ describe('token endpoint', () => {
     expect(basic.headers['www-authenticate']).toContain('Basic');
     expect(basic.body.error).toBe('invalid_client');
     // a JSON body that does not parse is invalid_request, not validation_error
-    const broken = await service.http.post('/api/auth/oidc/token').set('Content-Type', 'application/json').send('{"grant_type": ');
+    const broken = await service.http
+      .post('/api/auth/oidc/token')
+      .set('Content-Type', 'application/json')
+      .send('{"grant_type": ');
     expect(broken.status).toBe(400);
     expect(broken.body).toMatchObject({ success: false, error: { code: 'invalid_request' } });
-    const grant = await service.http.post('/api/auth/oidc/token').send({ grant_type: 'refresh_token', refresh_token: 'nope', client_id: client.client_id, client_secret: client.client_secret });
+    const grant = await service.http.post('/api/auth/oidc/token').send({
+      grant_type: 'refresh_token',
+      refresh_token: 'nope',
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(grant.body.error.code).toBe('invalid_grant');
   });
 
@@ -480,17 +665,34 @@ describe('token endpoint', () => {
     const { code, verifier } = await authorize();
     const first = await exchange(code, verifier);
     expect(first.status).toBe(200);
-    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${first.body.access_token}`)).status).toBe(200);
+    expect(
+      (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${first.body.access_token}`))
+        .status,
+    ).toBe(200);
     const replay = await exchange(code, verifier);
     expect(replay.status).toBe(400);
     expect(replay.body.error).toBe('invalid_grant');
-    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${first.body.access_token}`)).status).toBe(401);
-    expect((await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
+    expect(
+      (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${first.body.access_token}`))
+        .status,
+    ).toBe(401);
+    expect(
+      (
+        await token({
+          grant_type: 'refresh_token',
+          refresh_token: first.body.refresh_token,
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        })
+      ).body.error,
+    ).toBe('invalid_grant');
   });
 
   it('binds codes to the redirect URI, the PKCE verifier and about two minutes', async () => {
     const a = await authorize();
-    expect((await exchange(a.code, a.verifier, { redirect_uri: client.redirect_uris[1]! })).body.error).toBe('invalid_grant');
+    expect((await exchange(a.code, a.verifier, { redirect_uri: client.redirect_uris[1]! })).body.error).toBe(
+      'invalid_grant',
+    );
     const b = await authorize();
     expect((await exchange(b.code, pkce().verifier)).body.error).toBe('invalid_grant');
     const c = await authorize();
@@ -499,7 +701,11 @@ describe('token endpoint', () => {
   });
 
   it("refuses another client's code", async () => {
-    const other = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Other', redirectUris: [redirectUri] });
+    const other = await service.core.tenancy.createOidcClient({
+      projectId: service.demo.project_id,
+      name: 'Other',
+      redirectUris: [redirectUri],
+    });
     const { code, verifier } = await authorize();
     const res = await exchange(code, verifier, { client_id: other.client.clientId, client_secret: other.clientSecret });
     expect(res.status).toBe(400);
@@ -508,7 +714,13 @@ describe('token endpoint', () => {
 });
 
 describe('refresh tokens', () => {
-  const refresh = (refreshToken: string, creds = client) => token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: creds.client_id, client_secret: creds.client_secret });
+  const refresh = (refreshToken: string, creds = client) =>
+    token({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: creds.client_id,
+      client_secret: creds.client_secret,
+    });
 
   it('rotate on every use; a replay revokes every refresh token of that user and client', async () => {
     const { code, verifier } = await authorize();
@@ -531,7 +743,8 @@ describe('refresh tokens', () => {
   it('rotates in the one row of its sign-in; an older token than the last is a replay too, a made-up secret is no token', async () => {
     const { code, verifier } = await authorize();
     const first = (await exchange(code, verifier)).body;
-    // a token names its sign-in's row after the dot; a wrong secret under a row that never rotated was never issued, and spends nothing
+    // a token names its sign-in's row after the dot; a wrong secret under a row that never rotated was never issued,
+    // and spends nothing
     const rowId = first.refresh_token.slice(first.refresh_token.lastIndexOf('.') + 1);
     const forged = await refresh(`vr_madeup.${rowId}`);
     expect(forged.body.error).toBe('invalid_grant');
@@ -539,12 +752,18 @@ describe('refresh tokens', () => {
     const second = (await refresh(first.refresh_token)).body;
     const third = (await refresh(second.refresh_token)).body;
     expect(third.refresh_token).toMatch(new RegExp(`^vr_[A-Za-z0-9_-]+\\.${rowId}$`));
-    const rows = await sql<{ id: string }>(service, 'select id from refresh_token where grant_id = (select grant_id from refresh_token where id = ?)', [rowId]);
+    const rows = await sql<{ id: string }>(
+      service,
+      'select id from refresh_token where grant_id = (select grant_id from refresh_token where id = ?)',
+      [rowId],
+    );
     expect(rows).toEqual([{ id: rowId }]);
     // two rotations back: still a replay, which ends the sign-in
     expect((await refresh(first.refresh_token)).body.error).toBe('invalid_grant');
     expect((await refresh(third.refresh_token)).body.error).toBe('invalid_grant');
-    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${third.access_token}`)).status).toBe(401);
+    expect(
+      (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${third.access_token}`)).status,
+    ).toBe(401);
   });
 
   it('tells a guessed secret under a known row id from a replay: the guess revokes nothing, a real earlier token the sign-in', async () => {
@@ -552,11 +771,15 @@ describe('refresh tokens', () => {
     const first = (await exchange(code, verifier)).body;
     const second = (await refresh(first.refresh_token)).body;
     const rowId = second.refresh_token.slice(second.refresh_token.lastIndexOf('.') + 1);
-    const userinfoStatus = async (accessToken: string) => (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${accessToken}`)).status;
+    const userinfoStatus = async (accessToken: string) =>
+      (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${accessToken}`)).status;
     // the row has rotated and its id is in every token the sign-in was given: a made-up secret under it is a guess
     const guess = await refresh(`vr_${'A'.repeat(43)}.${rowId}`);
     expect(guess.status).toBe(400);
-    expect(guess.body).toEqual({ error: 'invalid_grant', error_description: 'the refresh token is invalid or was issued to another client' });
+    expect(guess.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'the refresh token is invalid or was issued to another client',
+    });
     const revoked = await service.http
       .post('/api/auth/oidc/revoke')
       .type('form')
@@ -574,10 +797,18 @@ describe('refresh tokens', () => {
   });
 
   it("rejects another client's refresh token", async () => {
-    const other = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Other RP', redirectUris: [redirectUri] });
+    const other = await service.core.tenancy.createOidcClient({
+      projectId: service.demo.project_id,
+      name: 'Other RP',
+      redirectUris: [redirectUri],
+    });
     const { code, verifier } = await authorize();
     const tokens = (await exchange(code, verifier)).body;
-    const res = await refresh(tokens.refresh_token, { client_id: other.client.clientId, client_secret: other.clientSecret, redirect_uris: [] });
+    const res = await refresh(tokens.refresh_token, {
+      client_id: other.client.clientId,
+      client_secret: other.clientSecret,
+      redirect_uris: [],
+    });
     expect(res.body.error).toBe('invalid_grant');
     expect((await refresh(tokens.refresh_token)).status).toBe(200);
   });
@@ -586,11 +817,23 @@ describe('refresh tokens', () => {
     const { code, verifier } = await authorize();
     const first = (await exchange(code, verifier)).body;
     expect(first.scope).toBe('openid profile verifications');
-    const narrowed = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'openid', client_id: client.client_id, client_secret: client.client_secret });
+    const narrowed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      scope: 'openid',
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(narrowed.status).toBe(200);
     expect(narrowed.body.scope).toBe('openid');
     expect(decodeJwt(narrowed.body.id_token).email).toBeUndefined();
-    const widened = await token({ grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token, scope: 'openid profile', client_id: client.client_id, client_secret: client.client_secret });
+    const widened = await token({
+      grant_type: 'refresh_token',
+      refresh_token: narrowed.body.refresh_token,
+      scope: 'openid profile',
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(widened.status).toBe(400);
     expect(widened.body.error).toBe('invalid_scope');
     const again = await refresh(narrowed.body.refresh_token);
@@ -605,7 +848,13 @@ describe('refresh tokens', () => {
     expect(bad.body.error).toBe('invalid_request');
     const good = await exchange(code, verifier);
     expect(good.status).toBe(200);
-    const scoped = await token({ grant_type: 'refresh_token', refresh_token: good.body.refresh_token, scope: 'openid\u0000', client_id: client.client_id, client_secret: client.client_secret });
+    const scoped = await token({
+      grant_type: 'refresh_token',
+      refresh_token: good.body.refresh_token,
+      scope: 'openid\u0000',
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(scoped.status).toBe(400);
     expect(scoped.body.error).toBe('invalid_request');
     expect((await refresh(good.body.refresh_token)).status).toBe(200);
@@ -636,9 +885,24 @@ describe('grants arriving together', () => {
     }
     expect(new Set(exchanged.map((res) => res.body.refresh_token)).size).toBe(6);
 
-    const asked = ['openid', 'openid profile', undefined, 'openid verifications', 'openid profile verifications', 'openid'];
+    const asked = [
+      'openid',
+      'openid profile',
+      undefined,
+      'openid verifications',
+      'openid profile verifications',
+      'openid',
+    ];
     const refreshed = await Promise.all(
-      exchanged.map((res, i) => token({ grant_type: 'refresh_token', refresh_token: res.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret, ...(asked[i] ? { scope: asked[i] } : {}) })),
+      exchanged.map((res, i) =>
+        token({
+          grant_type: 'refresh_token',
+          refresh_token: res.body.refresh_token,
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+          ...(asked[i] ? { scope: asked[i] } : {}),
+        }),
+      ),
     );
     for (const [i, res] of refreshed.entries()) {
       expect(res.status, res.text).toBe(200);
@@ -646,11 +910,23 @@ describe('grants arriving together', () => {
       const claims = decodeJwt(res.body.id_token);
       expect(claims.at_hash).toBe(atHash(res.body.access_token));
       expect(claims.email !== undefined).toBe(res.body.scope.includes('profile'));
-      const introspected = await service.http.post('/api/auth/oidc/introspect').type('form').send({ client_id: client.client_id, client_secret: client.client_secret, token: res.body.access_token });
+      const introspected = await service.http
+        .post('/api/auth/oidc/introspect')
+        .type('form')
+        .send({ client_id: client.client_id, client_secret: client.client_secret, token: res.body.access_token });
       expect(introspected.body).toMatchObject({ active: true, scope: res.body.scope });
     }
     // Each old token was rotated once, by its own request: presented again, it is a replay.
-    expect((await token({ grant_type: 'refresh_token', refresh_token: exchanged[0]!.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
+    expect(
+      (
+        await token({
+          grant_type: 'refresh_token',
+          refresh_token: exchanged[0]!.body.refresh_token,
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        })
+      ).body.error,
+    ).toBe('invalid_grant');
   });
 });
 
@@ -669,7 +945,10 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
 
   it('are in discovery', async () => {
     const doc = (await service.http.get('/.well-known/openid-configuration')).body;
-    expect(doc).toMatchObject({ revocation_endpoint: `${service.url}/api/auth/oidc/revoke`, introspection_endpoint: `${service.url}/api/auth/oidc/introspect` });
+    expect(doc).toMatchObject({
+      revocation_endpoint: `${service.url}/api/auth/oidc/revoke`,
+      introspection_endpoint: `${service.url}/api/auth/oidc/introspect`,
+    });
   });
 
   it("introspect only the client's own live tokens; another client learns nothing and revokes nothing", async () => {
@@ -678,12 +957,27 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     const access = await introspect(tokens.access_token);
     expect(access.status).toBe(200);
     expect(access.headers['cache-control']).toBe('no-store');
-    expect(access.body).toMatchObject({ active: true, token_type: 'Bearer', client_id: client.client_id, sub: service.demo.account.svc_id, scope: 'openid profile verifications', iss: service.url });
+    expect(access.body).toMatchObject({
+      active: true,
+      token_type: 'Bearer',
+      client_id: client.client_id,
+      sub: service.demo.account.svc_id,
+      scope: 'openid profile verifications',
+      iss: service.url,
+    });
     expect(access.body.exp - access.body.iat).toBe(900);
-    expect((await introspect(tokens.refresh_token)).body).toMatchObject({ active: true, token_type: 'refresh_token', sub: service.demo.account.svc_id });
+    expect((await introspect(tokens.refresh_token)).body).toMatchObject({
+      active: true,
+      token_type: 'refresh_token',
+      sub: service.demo.account.svc_id,
+    });
     expect((await introspect('vt_unknown')).body).toEqual({ active: false });
 
-    const other = await service.core.tenancy.createOidcClient({ projectId: service.demo.project_id, name: 'Nosy app', redirectUris: [redirectUri] });
+    const other = await service.core.tenancy.createOidcClient({
+      projectId: service.demo.project_id,
+      name: 'Nosy app',
+      redirectUris: [redirectUri],
+    });
     const nosy = { client_id: other.client.clientId, client_secret: other.clientSecret };
     expect((await introspect(tokens.access_token, nosy)).body).toEqual({ active: false });
     expect((await revoke(tokens.refresh_token, nosy)).status).toBe(200);
@@ -702,14 +996,19 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     const a = (await exchange(first.code, first.verifier)).body;
     expect((await revoke(a.access_token)).status).toBe(200);
     expect((await introspect(a.access_token)).body).toEqual({ active: false });
-    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${a.access_token}`)).status).toBe(401);
+    expect(
+      (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${a.access_token}`)).status,
+    ).toBe(401);
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: a.refresh_token, ...creds() });
     expect(refreshed.status).toBe(200);
 
     expect((await revoke(refreshed.body.refresh_token)).status).toBe(200);
     expect((await introspect(refreshed.body.refresh_token)).body).toEqual({ active: false });
     expect((await introspect(refreshed.body.access_token)).body).toEqual({ active: false });
-    expect((await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, ...creds() })).body.error).toBe('invalid_grant');
+    expect(
+      (await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, ...creds() })).body
+        .error,
+    ).toBe('invalid_grant');
     expect((await revoke(refreshed.body.refresh_token)).status).toBe(200); // again: still 200
   });
 });
@@ -718,29 +1017,54 @@ describe('logout', () => {
   it('revokes the tokens and redirects only to a registered URI, echoing state', async () => {
     const { code, verifier, driver } = await authorize();
     const tokens = (await exchange(code, verifier)).body;
-    const open = await service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: 'https://evil.example.com/' })}`);
+    const open = await service.http.get(
+      `/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: 'https://evil.example.com/' })}`,
+    );
     expect(open.status).toBe(400);
     expect(open.headers.location).toBeUndefined();
     const tampered = tokens.id_token.slice(0, -4) + (tokens.id_token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
-    expect((await service.http.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tampered, post_logout_redirect_uri: redirectUri })}`)).status).toBe(400);
+    expect(
+      (
+        await service.http.get(
+          `/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tampered, post_logout_redirect_uri: redirectUri })}`,
+        )
+      ).status,
+    ).toBe(400);
 
     clock.advance(3600_000); // the hint is expired by now, which logout accepts
-    const res = await driver.get(`/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: redirectUri, state: 'bye now' })}`);
+    const res = await driver.get(
+      `/api/auth/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: redirectUri, state: 'bye now' })}`,
+    );
     expect(res.status).toBe(303);
     const location = new URL(res.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
     expect(location.searchParams.get('state')).toBe('bye now');
     expect(res.headers.location).toContain('state=bye%20now');
     expect(driver.cookie).toBe('');
-    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
+    expect(
+      (
+        await token({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token,
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        })
+      ).body.error,
+    ).toBe('invalid_grant');
   });
 
   it('with only an id_token_hint and no sign-in of its person in the browser, asks first and revokes nothing until the person confirms', async () => {
     const { code, verifier } = await authorize();
     const tokens = (await exchange(code, verifier)).body;
-    const userinfoStatus = async () => (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${tokens.access_token}`)).status;
-    const query = new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: redirectUri, state: 'bye' });
-    // Another site sends a browser that is not signed in here (or an img tag fetches the URL): a page, no redirect, nothing revoked.
+    const userinfoStatus = async () =>
+      (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${tokens.access_token}`)).status;
+    const query = new URLSearchParams({
+      id_token_hint: tokens.id_token,
+      post_logout_redirect_uri: redirectUri,
+      state: 'bye',
+    });
+    // Another site sends a browser that is not signed in here (or an img tag fetches the URL): a page, no redirect,
+    // nothing revoked.
     const stranger = new PageDriver(service);
     const asked = await stranger.get(`/api/auth/oidc/logout?${query}`);
     expect(asked.status).toBe(200);
@@ -751,12 +1075,27 @@ describe('logout', () => {
     expect(asked.headers['content-security-policy']).toContain(`form-action 'self' ${new URL(redirectUri).origin}`);
     expect(await userinfoStatus()).toBe(200);
     // Someone else signed in to the browser: asked too.
-    await service.core.accounts.createAccount({ email: 'other-signed-in@example.com', password: 'another good password' });
+    await service.core.accounts.createAccount({
+      email: 'other-signed-in@example.com',
+      password: 'another good password',
+    });
     const otherDriver = new PageDriver(service);
     const page = await otherDriver.get(
-      authorizePath({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }),
+      authorizePath({
+        client_id: client.client_id,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'openid',
+        state: 's',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
     );
-    await otherDriver.post('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: 'other-signed-in@example.com', password: 'another good password' });
+    await otherDriver.post('/api/auth/oidc/login', {
+      interaction: interactionOf(page.text),
+      email: 'other-signed-in@example.com',
+      password: 'another good password',
+    });
     expect(otherDriver.cookie).toMatch(/^verity_session=/);
     expect((await otherDriver.get(`/api/auth/oidc/logout?${query}`)).text).toContain('Sign out?');
     // A cross-site form post cannot confirm: it lacks the browser's CSRF token.
@@ -770,7 +1109,16 @@ describe('logout', () => {
     expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
     expect(location.searchParams.get('state')).toBe('bye');
     expect(await userinfoStatus()).toBe(401);
-    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret })).body.error).toBe('invalid_grant');
+    expect(
+      (
+        await token({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token,
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        })
+      ).body.error,
+    ).toBe('invalid_grant');
   });
 
   it('without an id_token_hint: a signed-in browser is asked before its sign-in ends, one signed out is told so', async () => {
@@ -789,11 +1137,19 @@ describe('logout', () => {
 
 describe('account reads', () => {
   it('serves userinfo (GET and POST) with profile, never identity data; 403 without the scope', async () => {
-    await service.core.accounts.recordVerifiedIdentity({ svcId: service.demo.account.svc_id, fullName: 'Dana Demo', dateOfBirth: '1988-04-05', documentNumber: 'X1234567', address: '1 Main St' });
+    await service.core.accounts.recordVerifiedIdentity({
+      svcId: service.demo.account.svc_id,
+      fullName: 'Dana Demo',
+      dateOfBirth: '1988-04-05',
+      documentNumber: 'X1234567',
+      address: '1 Main St',
+    });
     const { code, verifier } = await authorize();
     const tokens = (await exchange(code, verifier)).body;
     for (const method of ['get', 'post'] as const) {
-      const res = await service.http[method]('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${tokens.access_token}`).set('Accept', 'application/json');
+      const res = await service.http[method]('/api/auth/oidc/userinfo')
+        .set('Authorization', `Bearer ${tokens.access_token}`)
+        .set('Accept', 'application/json');
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         sub: service.demo.account.svc_id,
@@ -807,17 +1163,37 @@ describe('account reads', () => {
     }
     const narrow = await authorize({ scope: 'openid' });
     const narrowTokens = (await exchange(narrow.code, narrow.verifier)).body;
-    const forbidden = await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${narrowTokens.access_token}`);
+    const forbidden = await service.http
+      .get('/api/auth/oidc/userinfo')
+      .set('Authorization', `Bearer ${narrowTokens.access_token}`);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('insufficient_scope');
-    expect((await service.http.get('/api/auth/oidc/verifications').set('Authorization', `Bearer ${narrowTokens.access_token}`)).status).toBe(403);
-    expect((await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${narrowTokens.access_token}`)).status).toBe(200);
+    expect(
+      (
+        await service.http
+          .get('/api/auth/oidc/verifications')
+          .set('Authorization', `Bearer ${narrowTokens.access_token}`)
+      ).status,
+    ).toBe(403);
+    expect(
+      (await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${narrowTokens.access_token}`))
+        .status,
+    ).toBe(200);
 
-    const verifications = await service.http.get('/api/auth/oidc/verifications').set('Authorization', `Bearer ${tokens.access_token}`);
-    expect(verifications.body).toEqual({ success: true, data: { verifications: { human_verified: true, id_verified: true, licenses: [] } }, error: null });
-    const licenses = await service.http.get('/api/auth/oidc/licenses').set('Authorization', `Bearer ${tokens.access_token}`);
+    const verifications = await service.http
+      .get('/api/auth/oidc/verifications')
+      .set('Authorization', `Bearer ${tokens.access_token}`);
+    expect(verifications.body).toEqual({
+      success: true,
+      data: { verifications: { human_verified: true, id_verified: true, licenses: [] } },
+      error: null,
+    });
+    const licenses = await service.http
+      .get('/api/auth/oidc/licenses')
+      .set('Authorization', `Bearer ${tokens.access_token}`);
     expect(licenses.body.data).toEqual({ licenses: [] });
-    // email_verified goes with email, in the id_token as in userinfo (the demo account never followed a verification link: false)
+    // email_verified goes with email, in the id_token as in userinfo (the demo account never followed a verification
+    // link: false)
     expect(decodeJwt(tokens.id_token)).toMatchObject({ email: service.demo.account.email, email_verified: false });
     const everything = JSON.stringify([verifications.body, licenses.body]) + JSON.stringify(decodeJwt(tokens.id_token));
     for (const raw of ['1988', 'X1234567', 'Main St']) expect(everything).not.toContain(raw);
@@ -830,7 +1206,9 @@ describe('account reads', () => {
     expect(none.headers['www-authenticate']).toBe('Bearer realm="verity"');
     const bad = await service.http.get('/api/auth/oidc/licenses').set('Authorization', 'Bearer not-a-token');
     expect(bad.status).toBe(401);
-    expect(bad.headers['www-authenticate']).toMatch(/^Bearer realm="verity", error="invalid_token", error_description="[^"]+"$/);
+    expect(bad.headers['www-authenticate']).toMatch(
+      /^Bearer realm="verity", error="invalid_token", error_description="[^"]+"$/,
+    );
     const narrow = await authorize({ scope: 'openid' });
     const narrowTokens = (await exchange(narrow.code, narrow.verifier)).body;
     for (const [path, scope] of [
@@ -839,7 +1217,9 @@ describe('account reads', () => {
     ] as const) {
       const res = await service.http.get(path).set('Authorization', `Bearer ${narrowTokens.access_token}`);
       expect(res.status).toBe(403);
-      expect(res.headers['www-authenticate']).toMatch(new RegExp(`^Bearer realm="verity", error="insufficient_scope", error_description="[^"]+", scope="${scope}"$`));
+      expect(res.headers['www-authenticate']).toMatch(
+        new RegExp(`^Bearer realm="verity", error="insufficient_scope", error_description="[^"]+", scope="${scope}"$`),
+      );
     }
   });
 });

@@ -36,10 +36,20 @@ function checkExamples(served: unknown): { where: string; problems: string }[] {
   const results: { where: string; problems: string }[] = [];
   const check = (where: string, media: Media) => {
     if (!media.schema) return;
-    const shown = [...(media.example === undefined ? [] : [{ where, value: media.example }]), ...Object.entries(media.examples ?? {}).map(([name, example]) => ({ where: `${where} ${name}`, value: example.value }))];
+    const shown = [
+      ...(media.example === undefined ? [] : [{ where, value: media.example }]),
+      ...Object.entries(media.examples ?? {}).map(([name, example]) => ({
+        where: `${where} ${name}`,
+        value: example.value,
+      })),
+    ];
     if (shown.length === 0) return;
     const validate = ajv.compile(inlineRefs(media.schema, document.components.schemas) as Schema);
-    for (const example of shown) results.push({ where: example.where, problems: validate(example.value) ? '' : ajv.errorsText(validate.errors, { separator: '; ' }) });
+    for (const example of shown)
+      results.push({
+        where: example.where,
+        problems: validate(example.value) ? '' : ajv.errorsText(validate.errors, { separator: '; ' }),
+      });
   };
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -48,11 +58,13 @@ function checkExamples(served: unknown): { where: string; problems: string }[] {
         // A body that is one of several (the hosted steps): each alternative's example must fit the
         // whole schema, that is exactly one alternative.
         for (const [i, branch] of alternatives(media.schema).entries()) {
-          for (const example of branch.examples ?? []) check(`${method.toUpperCase()} ${path} request ${type} oneOf[${i}]`, { schema: media.schema, example });
+          for (const example of branch.examples ?? [])
+            check(`${method.toUpperCase()} ${path} request ${type} oneOf[${i}]`, { schema: media.schema, example });
         }
       }
       for (const [status, response] of Object.entries(operation.responses)) {
-        for (const [type, media] of Object.entries(response.content ?? {})) check(`${method.toUpperCase()} ${path} ${status} ${type}`, media);
+        for (const [type, media] of Object.entries(response.content ?? {}))
+          check(`${method.toUpperCase()} ${path} ${status} ${type}`, media);
       }
     }
   }
@@ -68,7 +80,8 @@ function missingExamples(served: unknown): string[] {
       const where = `${method.toUpperCase()} ${path}`;
       for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
         if (media.example === undefined) missing.push(`${where} request ${type}`);
-        for (const [i, branch] of alternatives(media.schema).entries()) if (!branch.examples?.length) missing.push(`${where} request ${type} oneOf[${i}]`);
+        for (const [i, branch] of alternatives(media.schema).entries())
+          if (!branch.examples?.length) missing.push(`${where} request ${type} oneOf[${i}]`);
       }
       for (const [status, response] of Object.entries(operation.responses)) {
         const json = response.content?.['application/json'];
@@ -82,7 +95,16 @@ function missingExamples(served: unknown): string[] {
 /** A document of one route, `POST /api/v2/thing`, for the checks' own tests. */
 function thing(route: Partial<RouteDoc>): unknown {
   const docs = new ApiDocs();
-  docs.add({ method: 'post', path: '/api/v2/thing', summary: 'a thing', description: 'a thing to test with', tag: 'system', security: 'apiKey', response: z.object({ id: z.string() }), ...route });
+  docs.add({
+    method: 'post',
+    path: '/api/v2/thing',
+    summary: 'a thing',
+    description: 'a thing to test with',
+    tag: 'system',
+    security: 'apiKey',
+    response: z.object({ id: z.string() }),
+    ...route,
+  });
   return docs.document('http://test');
 }
 
@@ -116,22 +138,34 @@ describe('examples in the OpenAPI document', () => {
   });
 
   it('catches an example its schema refuses', () => {
-    const served = thing({ body: z.object({ name: z.string() }), examples: { request: { name: 1 }, response: { id: '1', extra: true } } });
+    const served = thing({
+      body: z.object({ name: z.string() }),
+      examples: { request: { name: 1 }, response: { id: '1', extra: true } },
+    });
     const problems = checkExamples(served)
       .filter((result) => result.problems)
       .map((result) => `${result.where}: ${result.problems}`);
-    expect(problems).toEqual([expect.stringMatching(/request application\/json: .*must be string/), expect.stringMatching(/200 application\/json: .*additional properties/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/request application\/json: .*must be string/),
+      expect.stringMatching(/200 application\/json: .*additional properties/),
+    ]);
   });
 
   it('names a body or a success without an example', () => {
-    expect(missingExamples(thing({ body: z.object({ name: z.string() }) }))).toEqual(['POST /api/v2/thing request application/json', 'POST /api/v2/thing 200']);
+    expect(missingExamples(thing({ body: z.object({ name: z.string() }) }))).toEqual([
+      'POST /api/v2/thing request application/json',
+      'POST /api/v2/thing 200',
+    ]);
   });
 
   it('wants an example of each alternative of a oneOf body, each fitting exactly one alternative', () => {
     const named = z.strictObject({ name: z.string() }).meta({ examples: [{ name: 'a' }] });
     const open = z.object({ name: z.string() }).meta({ examples: [{ name: 'b', extra: 1 }] });
     const counted = z.strictObject({ count: z.number() });
-    const served = thing({ body: z.xor([named, open, counted]), examples: { request: { count: 1 }, response: { id: '1' } } });
+    const served = thing({
+      body: z.xor([named, open, counted]),
+      examples: { request: { count: 1 }, response: { id: '1' } },
+    });
     expect(missingExamples(served)).toEqual(['POST /api/v2/thing request application/json oneOf[2]']);
     // { name: 'a' } fits the open alternative too: not exactly one.
     expect(

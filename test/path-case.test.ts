@@ -26,7 +26,8 @@ async function routeSeries(): Promise<Set<string>> {
 }
 
 /** Every letter of the path in the other case: `/api/v2/session` -> `/API/V2/SESSION`. */
-const otherCase = (path: string) => [...path].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+const otherCase = (path: string) =>
+  [...path].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
 
 describe('caseSensitiveRouter', () => {
   it('matches its routes and mounts only as spelled', async () => {
@@ -36,13 +37,17 @@ describe('caseSensitiveRouter', () => {
     outer.use('/api/v2', inner);
     const app = express().use(outer);
     expect((await supertest(app).get('/api/v2/session/Ses_A')).text).toBe('route');
-    for (const path of ['/API/v2/session/x', '/api/v2/Session/x']) expect((await supertest(app).get(path)).status, path).toBe(404);
+    for (const path of ['/API/v2/session/x', '/api/v2/Session/x'])
+      expect((await supertest(app).get(path)).status, path).toBe(404);
   });
 });
 
 describe('a path spelled in another case', () => {
   it('/API/v2/... is a 404 with no-store, as /api/v2/... always has no-store', async () => {
-    const canonical = await http.post('/api/v2/age-verification').set('X-API-Key', service.demo.api_key).send({ dob: '1990-01-01' });
+    const canonical = await http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', service.demo.api_key)
+      .send({ dob: '1990-01-01' });
     expect(canonical.status).toBe(200);
     expect(canonical.headers['cache-control']).toBe('no-store');
     for (const path of ['/API/v2/age-verification', '/api/V2/age-verification', '/api/v2/Age-Verification']) {
@@ -54,18 +59,34 @@ describe('a path spelled in another case', () => {
   });
 
   it('every documented path, page and mount answers 404 in another case, and adds no metrics route series', async () => {
-    const document = (await http.get('/api/v2/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const document = (await http.get('/api/v2/openapi.json')).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     await routeSeries(); // its own series (/metrics) is counted once it has answered
     const before = await routeSeries();
     const asked: [string, string][] = Object.entries(document.paths).flatMap(([template, operations]) =>
-      Object.keys(operations).map((method): [string, string] => [method, template.replace(/\{[^}]+\}/g, 'ses_0a1b2c3d4e5f6a7b8c9d0e1f')]),
+      Object.keys(operations).map((method): [string, string] => [
+        method,
+        template.replace(/\{[^}]+\}/g, 'ses_0a1b2c3d4e5f6a7b8c9d0e1f'),
+      ]),
     );
-    for (const path of ['/verify/ses_0a1b2c3d4e5f6a7b8c9d0e1f', '/admin', '/graphql', '/trpc/projects.list', '/assets/x.js', '/metrics', '/api/hosted/session']) asked.push(['get', path]);
+    for (const path of [
+      '/verify/ses_0a1b2c3d4e5f6a7b8c9d0e1f',
+      '/admin',
+      '/graphql',
+      '/trpc/projects.list',
+      '/assets/x.js',
+      '/metrics',
+      '/api/hosted/session',
+    ])
+      asked.push(['get', path]);
     expect(asked.length).toBeGreaterThan(50);
     for (const [method, path] of asked) {
       for (const variant of [otherCase(path), path.replace(/^\/[^/]+/, (first) => first.toUpperCase())]) {
         if (variant === path) continue;
-        const answer = await (http as unknown as Record<string, (url: string) => supertest.Test>)[method]!(variant).set('X-API-Key', service.demo.api_key).set('X-Session-Token', 'sst_x');
+        const answer = await (http as unknown as Record<string, (url: string) => supertest.Test>)[method]!(variant)
+          .set('X-API-Key', service.demo.api_key)
+          .set('X-Session-Token', 'sst_x');
         expect(answer.status, `${method.toUpperCase()} ${variant}`).toBe(404);
         if (/^\/api\//i.test(variant)) expect(answer.headers['cache-control'], variant).toBe('no-store');
       }

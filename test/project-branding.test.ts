@@ -10,13 +10,22 @@ let service: TestService;
 let admin: string;
 
 const gql = (token: string, query: string, variables: Record<string, unknown> = {}) =>
-  service.http.post('/graphql').set('Content-Type', 'application/json').set('Authorization', `Bearer ${token}`).send({ query, variables });
-const SET = 'mutation($input: ProjectBrandingInput!) { setProjectBranding(input: $input) { privacyPolicyUrl hasLogo } }';
-const setBranding = (input: Record<string, unknown>, token = admin) => gql(token, SET, { input: { projectId: service.demo.project_id, ...input } });
+  service.http
+    .post('/graphql')
+    .set('Content-Type', 'application/json')
+    .set('Authorization', `Bearer ${token}`)
+    .send({ query, variables });
+const SET =
+  'mutation($input: ProjectBrandingInput!) { setProjectBranding(input: $input) { privacyPolicyUrl hasLogo } }';
+const setBranding = (input: Record<string, unknown>, token = admin) =>
+  gql(token, SET, { input: { projectId: service.demo.project_id, ...input } });
 
 async function openSession(projectId: string, apiKey: string): Promise<string> {
   const workflow = await service.core.tenancy.createWorkflow({ projectId, name: 'location', features: ['location'] });
-  const response = await service.http.post('/api/v2/session').set('X-API-Key', apiKey).send({ workflow_id: workflow.id });
+  const response = await service.http
+    .post('/api/v2/session')
+    .set('X-API-Key', apiKey)
+    .send({ workflow_id: workflow.id });
   expect(response.status).toBe(201);
   return response.body.data.session_token;
 }
@@ -44,9 +53,15 @@ describe('hosted page branding', () => {
       expect(refused.body.errors[0].extensions.code, url).toBe('validation_error');
     }
     const set = await setBranding({ privacyPolicyUrl: 'https://acme.example/privacy' });
-    expect(set.body.data.setProjectBranding).toEqual({ privacyPolicyUrl: 'https://acme.example/privacy', hasLogo: false });
+    expect(set.body.data.setProjectBranding).toEqual({
+      privacyPolicyUrl: 'https://acme.example/privacy',
+      hasLogo: false,
+    });
     const token = await openSession(service.demo.project_id, service.demo.api_key);
-    expect((await hosted(token, '/session')).body.data).toMatchObject({ privacy_policy_url: 'https://acme.example/privacy', logo: false });
+    expect((await hosted(token, '/session')).body.data).toMatchObject({
+      privacy_policy_url: 'https://acme.example/privacy',
+      logo: false,
+    });
     expect((await hosted(token, '/session/logo')).body.error.code).toBe('not_found');
   });
 
@@ -55,14 +70,24 @@ describe('hosted page branding', () => {
       const refused = await setBranding({ supportUrl: url });
       expect(refused.body.errors[0].extensions.code, url).toBe('validation_error');
     }
-    const set = await gql(admin, 'mutation($input: ProjectBrandingInput!) { setProjectBranding(input: $input) { supportUrl privacyPolicyUrl } }', {
-      input: { projectId: service.demo.project_id, supportUrl: 'mailto:help@acme.example' },
+    const set = await gql(
+      admin,
+      'mutation($input: ProjectBrandingInput!) { setProjectBranding(input: $input) { supportUrl privacyPolicyUrl } }',
+      {
+        input: { projectId: service.demo.project_id, supportUrl: 'mailto:help@acme.example' },
+      },
+    );
+    expect(set.body.data.setProjectBranding).toEqual({
+      supportUrl: 'mailto:help@acme.example',
+      privacyPolicyUrl: 'https://acme.example/privacy',
     });
-    expect(set.body.data.setProjectBranding).toEqual({ supportUrl: 'mailto:help@acme.example', privacyPolicyUrl: 'https://acme.example/privacy' });
     await service.core.tenancy.setEvidenceRetention({ projectId: service.demo.project_id, days: 7 });
     const token = await openSession(service.demo.project_id, service.demo.api_key);
     // What the start screen says is kept, and for how long, comes from the project's settings.
-    expect((await hosted(token, '/session')).body.data).toMatchObject({ support_url: 'mailto:help@acme.example', retention_days: 7 });
+    expect((await hosted(token, '/session')).body.data).toMatchObject({
+      support_url: 'mailto:help@acme.example',
+      retention_days: 7,
+    });
     await service.core.tenancy.setEvidenceRetention({ projectId: service.demo.project_id, days: 30 });
   });
 
@@ -89,12 +114,18 @@ describe('hosted page branding', () => {
   it("another project's session never gets this logo", async () => {
     const other = await service.core.tenancy.createProject({ name: 'Other', balance: 10 });
     const token = await openSession(other.project.id, other.key);
-    expect((await hosted(token, '/session')).body.data).toMatchObject({ project_name: 'Other', logo: false, privacy_policy_url: null });
+    expect((await hosted(token, '/session')).body.data).toMatchObject({
+      project_name: 'Other',
+      logo: false,
+      privacy_policy_url: null,
+    });
     expect((await hosted(token, '/session/logo')).status).toBe(404);
   });
 
   it('refuses SVG, GIF, non-images and oversized logos; null clears', async () => {
-    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script><rect width="10" height="10"/></svg>');
+    const svg = Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script><rect width="10" height="10"/></svg>',
+    );
     const gif = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } })
       .gif()
       .toBuffer();
@@ -106,13 +137,20 @@ describe('hosted page branding', () => {
       const refused = await setBranding({ logo: bytes.toString('base64') });
       expect(refused.body.errors[0].extensions.code, name).toBe('validation_error');
     }
-    await expect(service.core.tenancy.setBranding({ projectId: service.demo.project_id, logo: Buffer.alloc(LOGO_MAX_BYTES + 1, 1).toString('base64') })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(
+      service.core.tenancy.setBranding({
+        projectId: service.demo.project_id,
+        logo: Buffer.alloc(LOGO_MAX_BYTES + 1, 1).toString('base64'),
+      }),
+    ).rejects.toMatchObject({ code: 'validation_error' });
     const cleared = await setBranding({ logo: null, privacyPolicyUrl: null });
     expect(cleared.body.data.setProjectBranding).toEqual({ privacyPolicyUrl: null, hasLogo: false });
   });
 
   it('a viewer cannot change the branding', async () => {
     const viewer = (await service.core.tenancy.createAdminToken({ role: 'viewer' })).token;
-    expect((await setBranding({ privacyPolicyUrl: 'https://x.example/p' }, viewer)).body.errors[0].extensions.code).toBe('forbidden');
+    expect(
+      (await setBranding({ privacyPolicyUrl: 'https://x.example/p' }, viewer)).body.errors[0].extensions.code,
+    ).toBe('forbidden');
   });
 });

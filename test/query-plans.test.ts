@@ -9,10 +9,20 @@ import { startTestService, type TestService } from './helpers/service.js';
 // service while it answers (every statement its connections send is recorded), then explained on
 // a few thousand rows of seeded history with sequential scans off: a big table that is read by
 // a sequential scan, or by an index scan with no condition on the index's first column (the whole
-// index, in order or filtered as it goes), has no index that fits the statement. PostgreSQL only (EXPLAIN of the server's planner).
+// index, in order or filtered as it goes), has no index that fits the statement. PostgreSQL only (EXPLAIN of the
+// server's planner).
 
 /** Tables that grow with the history: each read of them must seek an index. */
-const GROWING = ['verification_session', 'session_check', 'session_evidence', 'webhook_event', 'webhook_attempt', 'charge', 'face_enrollment', 'account'];
+const GROWING = [
+  'verification_session',
+  'session_check',
+  'session_evidence',
+  'webhook_event',
+  'webhook_attempt',
+  'charge',
+  'face_enrollment',
+  'account',
+];
 const mentionsGrowing = new RegExp(`\\b(${GROWING.join('|')})\\b`);
 
 interface Statement {
@@ -20,7 +30,13 @@ interface Statement {
   values: unknown[];
 }
 
-type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Index Cond'?: string; Plans?: PlanNode[] };
+type PlanNode = {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+};
 
 /** Every statement the service's connections send while `run` runs. */
 async function statementsOf(run: () => Promise<unknown>): Promise<Statement[]> {
@@ -37,19 +53,29 @@ async function statementsOf(run: () => Promise<unknown>): Promise<Statement[]> {
   } finally {
     pg.Client.prototype.query = original;
   }
-  return seen.filter((statement) => /^\s*(select|with|insert|update|delete)\b/i.test(statement.text) && mentionsGrowing.test(statement.text));
+  return seen.filter(
+    (statement) =>
+      /^\s*(select|with|insert|update|delete)\b/i.test(statement.text) && mentionsGrowing.test(statement.text),
+  );
 }
 
 /**
  * Scans of growing tables that read all of it: sequential, or an index walked without a
  * condition on its first column (the whole index, in order or filtered as it goes).
  */
-function fullScans(node: PlanNode, indexes: Map<string, { table: string; first: string }>, found: string[] = []): string[] {
-  if (node['Relation Name'] && GROWING.includes(node['Relation Name']) && node['Node Type'] === 'Seq Scan') found.push(`Seq Scan on ${node['Relation Name']}`);
+function fullScans(
+  node: PlanNode,
+  indexes: Map<string, { table: string; first: string }>,
+  found: string[] = [],
+): string[] {
+  if (node['Relation Name'] && GROWING.includes(node['Relation Name']) && node['Node Type'] === 'Seq Scan')
+    found.push(`Seq Scan on ${node['Relation Name']}`);
   // Bitmap index scans name no table: the index says which.
   const index = indexes.get(node['Index Name'] ?? '');
   if (index && !new RegExp(`\\b${index.first}\\b`).test(node['Index Cond'] ?? '')) {
-    found.push(`${node['Node Type']} on ${index.table} using ${node['Index Name']} without a condition on ${index.first}`);
+    found.push(
+      `${node['Node Type']} on ${index.table} using ${node['Index Name']} without a condition on ${index.first}`,
+    );
   }
   for (const child of node.Plans ?? []) fullScans(child, indexes, found);
   return found;
@@ -64,7 +90,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('query plans of what must stay fla
     db = new pg.Client({ connectionString: service.store.url });
     await db.connect();
     // Sizes where the planner's statistics say "many rows" (seedHistory ends with ANALYZE).
-    await seedHistory(db, { sessions: 6000, projects: 20, attempts: 18_000, accounts: 600, faces: 300 }, service.demo, service.core.sealer, () => {});
+    await seedHistory(
+      db,
+      { sessions: 6000, projects: 20, attempts: 18_000, accounts: 600, faces: 300 },
+      service.demo,
+      service.core.sealer,
+      () => {},
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -86,8 +118,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('query plans of what must stay fla
     await db.query('set enable_seqscan = off');
     try {
       for (const statement of statements) {
-        const plan = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({ text: `explain (format json) ${statement.text}`, values: statement.values });
-        for (const scan of fullScans(plan.rows[0]!['QUERY PLAN'][0].Plan, indexes)) found.push(`${scan}: ${statement.text.replace(/\s+/g, ' ').slice(0, 160)}`);
+        const plan = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
+          text: `explain (format json) ${statement.text}`,
+          values: statement.values,
+        });
+        for (const scan of fullScans(plan.rows[0]!['QUERY PLAN'][0].Plan, indexes))
+          found.push(`${scan}: ${statement.text.replace(/\s+/g, ' ').slice(0, 160)}`);
       }
     } finally {
       await db.query('reset enable_seqscan');
@@ -104,17 +140,32 @@ describe.runIf(process.env.TEST_DATABASE_URL)('query plans of what must stay fla
     expect(response.body.errors).toBeUndefined();
   };
   const liveSession = async (order: 'asc' | 'desc') =>
-    (await db.query<{ id: string; created_at: Date }>(`select id, created_at from verification_session where project_id = $1 and livemode order by created_at ${order} limit 1`, [service.demo.project_id])).rows[0]!;
+    (
+      await db.query<{ id: string; created_at: Date }>(
+        `select id, created_at from verification_session where project_id = $1 and livemode order by created_at ${order} limit 1`,
+        [service.demo.project_id],
+      )
+    ).rows[0]!;
 
   it('GET /api/v2/session/{id}', async () => {
     const { id } = await liveSession('desc');
-    expect(await fullScansOf(async () => expect((await service.http.get(`/api/v2/session/${id}`).set(api())).status).toBe(200))).toEqual([]);
+    expect(
+      await fullScansOf(async () =>
+        expect((await service.http.get(`/api/v2/session/${id}`).set(api())).status).toBe(200),
+      ),
+    ).toEqual([]);
   });
 
   it('the session list with a cursor deep in the history', async () => {
     const oldest = await liveSession('asc');
-    const cursor = Buffer.from(`${new Date(oldest.created_at.getTime() + 86_400_000).toISOString()}|${oldest.id}`).toString('base64url');
-    expect(await fullScansOf(async () => expect((await service.http.get(`/api/v2/session?limit=20&cursor=${cursor}`).set(api())).status).toBe(200))).toEqual([]);
+    const cursor = Buffer.from(
+      `${new Date(oldest.created_at.getTime() + 86_400_000).toISOString()}|${oldest.id}`,
+    ).toString('base64url');
+    expect(
+      await fullScansOf(async () =>
+        expect((await service.http.get(`/api/v2/session?limit=20&cursor=${cursor}`).set(api())).status).toBe(200),
+      ),
+    ).toEqual([]);
   });
 
   it("the console's review queue and dashboard (webhook health of the project included)", async () => {
@@ -133,6 +184,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('query plans of what must stay fla
 
   it('a face uniqueness search of the register', async () => {
     const probe = Float32Array.from({ length: DESCRIPTOR_DIMENSIONS }, (_, i) => Math.sin(i));
-    expect(await fullScansOf(() => service.core.faceIndex.search({ projectId: service.demo.project_id, purpose: 'uniqueness', livemode: true }, probe))).toEqual([]);
+    expect(
+      await fullScansOf(() =>
+        service.core.faceIndex.search(
+          { projectId: service.demo.project_id, purpose: 'uniqueness', livemode: true },
+          probe,
+        ),
+      ),
+    ).toEqual([]);
   });
 });

@@ -58,13 +58,19 @@ describe('rate limits in slices across instances', () => {
     const grants: number[] = [];
     for (let i = 0; i < 100; i++) {
       await a.consume('key-1');
-      const [row] = await sql<{ points: number; last_grant: number }>(service, 'select points, last_grant from rate_limit where key = ?', ['slices-writes:key-1']);
+      const [row] = await sql<{ points: number; last_grant: number }>(
+        service,
+        'select points, last_grant from rate_limit where key = ?',
+        ['slices-writes:key-1'],
+      );
       if (grants.at(-1) !== row!.points) grants.push(row!.points);
     }
     expect(grants.length).toBeLessThanOrEqual(4); // slices of 30 (a twentieth of 600)
     const { a: near } = instances(16, 'slices-near');
     await near.consume('key-1');
-    const [row] = await sql<{ last_grant: number }>(service, 'select last_grant from rate_limit where key = ?', ['slices-near:key-1']);
+    const [row] = await sql<{ last_grant: number }>(service, 'select last_grant from rate_limit where key = ?', [
+      'slices-near:key-1',
+    ]);
     expect(row!.last_grant).toBe(1); // 16 / 20 rounds up to 1
   });
 

@@ -25,7 +25,8 @@ const SCHEMA = buildSchema(readFileSync(new URL('../schema.graphql', import.meta
 
 /** Examples that cannot run here, and why (each must still be in the README or docs/). */
 const NOT_RUN: Record<string, string> = {
-  'front_image=@passport.jpg': 'needs a photo of a real document, which the repository does not ship (test/id-verification.test.ts reads documents)',
+  'front_image=@passport.jpg':
+    'needs a photo of a real document, which the repository does not ship (test/id-verification.test.ts reads documents)',
 };
 
 interface Example {
@@ -43,7 +44,10 @@ function curlExamples(markdown: string): Example[] {
     .map((line) => {
       const comment = /\s#\s*(.*)$/.exec(line);
       const status = comment ? /\b([1-5]\d\d)\b/.exec(comment[1]!)?.[1] : undefined;
-      return { command: (comment ? line.slice(0, comment.index) : line).trim(), status: status ? Number(status) : undefined };
+      return {
+        command: (comment ? line.slice(0, comment.index) : line).trim(),
+        status: status ? Number(status) : undefined,
+      };
     });
 }
 
@@ -58,7 +62,14 @@ beforeAll(async () => {
   // What the README's own first lines read from demo.json.
   // The guides' sandbox examples use a test key.
   const { key: testKey } = await service.core.tenancy.createApiKey({ projectId: demo.project_id, mode: 'test' });
-  env = { API_KEY: demo.api_key, TEST_KEY: testKey, ADMIN: demo.admin_token, PROJECT: demo.project_id, KYC: demo.workflows.kyc, BODY: join(scratch, 'body') };
+  env = {
+    API_KEY: demo.api_key,
+    TEST_KEY: testKey,
+    ADMIN: demo.admin_token,
+    PROJECT: demo.project_id,
+    KYC: demo.workflows.kyc,
+    BODY: join(scratch, 'body'),
+  };
 }, 120_000);
 afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
@@ -73,13 +84,19 @@ async function runCurl(command: string): Promise<{ status: number; body: string 
     .replace(/localhost:8080/g, host)
     .replace(/<session_id>/g, '$SESSION')
     .split(' | ')[0]!;
-  const { stdout } = await promisify(execFile)('bash', ['-c', `${request} -sS -o "$BODY" -w '\\n%{http_code}'`], { env: { ...process.env, ...env } });
+  const { stdout } = await promisify(execFile)('bash', ['-c', `${request} -sS -o "$BODY" -w '\\n%{http_code}'`], {
+    env: { ...process.env, ...env },
+  });
   return { status: Number(stdout.trim().split('\n').pop()), body: readFileSync(env.BODY!, 'utf8') };
 }
 
 /** The GraphQL document a curl example posts, read from its `-d` body as bash expands it. */
 async function graphqlOf(command: string): Promise<string> {
-  const { stdout } = await promisify(execFile)('bash', ['-c', `curl() { while [ "$#" -gt 0 ]; do if [ "$1" = -d ]; then printf '%s' "$2"; fi; shift; done; }; ${command}`], { env: { ...process.env, ...env } });
+  const { stdout } = await promisify(execFile)(
+    'bash',
+    ['-c', `curl() { while [ "$#" -gt 0 ]; do if [ "$1" = -d ]; then printf '%s' "$2"; fi; shift; done; }; ${command}`],
+    { env: { ...process.env, ...env } },
+  );
   return (JSON.parse(stdout) as { query: string }).query;
 }
 
@@ -112,7 +129,8 @@ describe('README and guide examples', () => {
       else expect(status >= 200 && status < 300, what).toBe(true);
       if (example.command.includes('/graphql')) expect(JSON.parse(body).errors, what).toBeUndefined();
       // The session the README creates is the one its decision example reads.
-      if (/\/api\/v2\/session -H/.test(example.command) && example.command.includes('-d ') && status === 201) env.SESSION = JSON.parse(body).data.session_id;
+      if (/\/api\/v2\/session -H/.test(example.command) && example.command.includes('-d ') && status === 201)
+        env.SESSION = JSON.parse(body).data.session_id;
     }
   }, 120_000);
 });

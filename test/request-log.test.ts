@@ -9,8 +9,16 @@ import { startTestService, type TestService } from './helpers/service.js';
 
 describe('errorCodeOf (the code an error answer logs)', () => {
   it("reads the envelope's code and an OAuth answer's error, and nothing else", () => {
-    expect(errorCodeOf({ success: false, data: null, error: { code: 'validation_error', message: 'jane@example.com is not a workflow' } })).toBe('validation_error');
-    expect(errorCodeOf({ error: 'invalid_grant', error_description: 'code_verifier does not match' })).toBe('invalid_grant');
+    expect(
+      errorCodeOf({
+        success: false,
+        data: null,
+        error: { code: 'validation_error', message: 'jane@example.com is not a workflow' },
+      }),
+    ).toBe('validation_error');
+    expect(errorCodeOf({ error: 'invalid_grant', error_description: 'code_verifier does not match' })).toBe(
+      'invalid_grant',
+    );
     expect(errorCodeOf({ success: true, data: {}, error: null })).toBeUndefined();
     expect(errorCodeOf('text')).toBeUndefined();
     // a string that is not a code (free text) is not logged
@@ -43,12 +51,21 @@ describe('request log lines of error answers', () => {
     expect(JSON.stringify(line)).not.toContain(refused.body.error.message);
     expect(Object.keys(line!)).not.toContain('message');
 
-    await service.http.get('/api/v2/session/ses_x').set('X-API-Key', 'vk_live_wrong').set('X-Request-Id', 'log-bad-key').expect(401);
+    await service.http
+      .get('/api/v2/session/ses_x')
+      .set('X-API-Key', 'vk_live_wrong')
+      .set('X-Request-Id', 'log-bad-key')
+      .expect(401);
     expect(lineOf('log-bad-key')).toMatchObject({ status: 401, err_code: 'invalid_api_key' });
   });
 
   it('of OAuth answers carry their error, and a success carries none', async () => {
-    await service.http.post('/api/auth/oidc/token').type('form').send({ grant_type: 'authorization_code', code: 'nope' }).set('X-Request-Id', 'log-oauth').expect(401);
+    await service.http
+      .post('/api/auth/oidc/token')
+      .type('form')
+      .send({ grant_type: 'authorization_code', code: 'nope' })
+      .set('X-Request-Id', 'log-oauth')
+      .expect(401);
     expect(lineOf('log-oauth')).toMatchObject({ status: 401, err_code: 'invalid_client' });
 
     await service.http.get('/healthz').set('X-Request-Id', 'log-ok').expect(200);

@@ -35,18 +35,28 @@ async function browserWithCamera(name: string, images: string[]): Promise<Browse
     images.map((image) => path.join(FACES, image)),
     { scale: 1, secondsPerImage: 1.5, fps: 10 },
   );
-  const browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${video}`]);
+  const browser = await launchChromium([
+    '--use-fake-ui-for-media-stream',
+    '--use-fake-device-for-media-stream',
+    `--use-file-for-fake-video-capture=${video}`,
+  ]);
   browsers.push(browser);
   return browser;
 }
 
 const sdk = (method: 'post' | 'get', route: string, creds: { clientId: string; clientSecret: string }) =>
-  service.http[method](`/api/sdk${route}`).set('X-Client-Id', creds.clientId).set('X-Client-Secret', creds.clientSecret);
+  service.http[method](`/api/sdk${route}`)
+    .set('X-Client-Id', creds.clientId)
+    .set('X-Client-Secret', creds.clientSecret);
 const demoOrg = () => ({ clientId: service.demo.org.client_id, clientSecret: service.demo.org.client_secret });
 
 /** A face invitation whose link comes back to the caller (notify: false). */
 async function invite(creds: { clientId: string; clientSecret: string }, email: string) {
-  const res = await sdk('post', '/members', creds).send({ members: [{ email, first_name: 'Sam' }], invite: 'face', notify: false });
+  const res = await sdk('post', '/members', creds).send({
+    members: [{ email, first_name: 'Sam' }],
+    invite: 'face',
+    notify: false,
+  });
   expect(res.status).toBe(201);
   return res.body.data.created[0] as { member_id: string; activation_link: string };
 }
@@ -58,12 +68,15 @@ async function takeSelfie(page: Page, shot: string): Promise<string> {
   await page.waitForTimeout(500);
   await button.click();
   const status = page.getByRole('status');
-  await expect.poll(async () => (await status.textContent()) ?? '', { timeout: 90_000 }).not.toMatch(/^(Checking your selfie…)?$/);
+  await expect
+    .poll(async () => (await status.textContent()) ?? '', { timeout: 90_000 })
+    .not.toMatch(/^(Checking your selfie…)?$/);
   await page.screenshot({ path: path.join(ARTIFACTS, `${shot}.png`), fullPage: true });
   return (await status.textContent()) ?? '';
 }
 
-const member = async (creds: { clientId: string; clientSecret: string }, email: string) => (await sdk('post', '/members/resolve', creds).send({ email })).body.data.member;
+const member = async (creds: { clientId: string; clientSecret: string }, email: string) =>
+  (await sdk('post', '/members/resolve', creds).send({ email })).body.data.member;
 
 describe.skipIf(!chromiumAvailable || !hasFaces)('face activation in Chromium', () => {
   beforeAll(async () => {
@@ -106,7 +119,12 @@ describe.skipIf(!chromiumAvailable || !hasFaces)('face activation in Chromium', 
     expect(result).toContain('you are now an active member of Demo Health');
 
     const account = await service.core.accounts.checkPassword(person.email, person.password);
-    expect(await member(demoOrg(), person.email)).toMatchObject({ member_id: entry.member_id, status: 'active', active: true, svc_id: account!.svcId });
+    expect(await member(demoOrg(), person.email)).toMatchObject({
+      member_id: entry.member_id,
+      status: 'active',
+      active: true,
+      svc_id: account!.svcId,
+    });
     expect(await service.core.accounts.faceReference(account!.svcId)).toBeInstanceOf(Float32Array);
     const trail = await service.core.roster.auditTrail(service.demo.org.id, { memberId: entry.member_id });
     expect(trail[0]).toMatchObject({ action: 'activate', actor: 'activation', after: { status: 'active' } });
@@ -116,7 +134,10 @@ describe.skipIf(!chromiumAvailable || !hasFaces)('face activation in Chromium', 
 
   it('matches the selfie against the face already on the account when signing in', async () => {
     const entry = await invite(other, person.email);
-    const page = await signInThroughLink(await browserWithCamera('alex-again', ['knn_test_alex_lacamoire1.jpg']), entry.activation_link);
+    const page = await signInThroughLink(
+      await browserWithCamera('alex-again', ['knn_test_alex_lacamoire1.jpg']),
+      entry.activation_link,
+    );
     expect(await takeSelfie(page, 'activated-by-match')).toContain('you are now an active member of Second Clinic');
     expect((await member(other, person.email)).status).toBe('active');
   });
@@ -133,7 +154,10 @@ describe.skipIf(!chromiumAvailable || !hasFaces)('face activation in Chromium', 
 
   it('refuses a link sent to another email, signed in or not, before the camera is asked for', async () => {
     const entry = await invite(other, 'someone-else@second.example');
-    const page = await signInThroughLink(await browserWithCamera('rose-again', ['rose_leslie_1.jpg']), entry.activation_link);
+    const page = await signInThroughLink(
+      await browserWithCamera('rose-again', ['rose_leslie_1.jpg']),
+      entry.activation_link,
+    );
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('sent to someone-else@second.example');
     expect(await member(other, 'someone-else@second.example')).toMatchObject({ status: 'link_sent', svc_id: null });
   });

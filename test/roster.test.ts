@@ -21,7 +21,8 @@ afterAll(async () => {
 
 type Creds = { clientId: string; clientSecret: string };
 const own = (): Creds => ({ clientId: org.client_id, clientSecret: org.client_secret });
-const api = (method: 'get' | 'post' | 'patch' | 'delete', path: string, creds: Creds = own()) => service.http[method](`/api/sdk${path}`).set('X-Client-Id', creds.clientId).set('X-Client-Secret', creds.clientSecret);
+const api = (method: 'get' | 'post' | 'patch' | 'delete', path: string, creds: Creds = own()) =>
+  service.http[method](`/api/sdk${path}`).set('X-Client-Id', creds.clientId).set('X-Client-Secret', creds.clientSecret);
 
 let counter = 0;
 const uniqueEmail = (name = 'p') => `${name}.${++counter}.${Date.now()}@corp.example`;
@@ -43,9 +44,20 @@ const linkStatus = async (link: string) => (await service.http.get(new URL(link)
 /** Connects a member to a new account the way a face activation ends (the browser test runs the real page). */
 async function connectAccount(memberId: string) {
   const email = uniqueEmail('acct');
-  const account = await service.core.accounts.createAccount({ email, password: 'correct horse battery', displayName: 'Member Person' });
-  await sql(service, `update member set status = 'active', svc_id = ?, activation_digest = null where member_id = ?`, [account.svcId, memberId]);
-  await sql(service, `insert into roster_seat (organization_id, member_id, started_at) values (?, ?, ?)`, [org.id, memberId, clock.now()]);
+  const account = await service.core.accounts.createAccount({
+    email,
+    password: 'correct horse battery',
+    displayName: 'Member Person',
+  });
+  await sql(service, `update member set status = 'active', svc_id = ?, activation_digest = null where member_id = ?`, [
+    account.svcId,
+    memberId,
+  ]);
+  await sql(service, `insert into roster_seat (organization_id, member_id, started_at) values (?, ?, ?)`, [
+    org.id,
+    memberId,
+    clock.now(),
+  ]);
   return { ...account, password: 'correct horse battery' };
 }
 
@@ -67,7 +79,17 @@ describe('add members', () => {
     expect(res.status).toBe(201);
     const [entry] = res.body.data.created;
     expect(entry.member_id).toMatch(/^mem_[0-9a-f]{24}$/);
-    expect(entry).toMatchObject({ email, first_name: 'Grace', last_name: 'Hopper', role: 'developer', status: 'link_sent', active: false, svc_id: null, activation_link: null, invite_method: 'email' });
+    expect(entry).toMatchObject({
+      email,
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      role: 'developer',
+      status: 'link_sent',
+      active: false,
+      svc_id: null,
+      activation_link: null,
+      invite_method: 'email',
+    });
     expect(entry.reactivated).toBeUndefined();
     expect(Number.isInteger(entry.id)).toBe(true);
     expect(res.body.data).toMatchObject({ skipped: [], notified: true });
@@ -75,7 +97,11 @@ describe('add members', () => {
     expect(mail!.text).toMatch(/\/activate\/act_/);
     expect(mail!.subject).toContain('Demo Health');
     // The outbox holds the link sealed, never in clear.
-    const rows = await sql<{ body_sealed: string }>(service, 'select body_sealed from mail_outbox where recipient = ?', [email.toLowerCase()]);
+    const rows = await sql<{ body_sealed: string }>(
+      service,
+      'select body_sealed from mail_outbox where recipient = ?',
+      [email.toLowerCase()],
+    );
     expect(rows[0]!.body_sealed).not.toContain('act_');
   });
 
@@ -90,7 +116,10 @@ describe('add members', () => {
   });
 
   it('applies the invite rules: auto is email when notifying, a face link when not; email without notify is invited', async () => {
-    expect(await addOne({ invite: 'auto', notify: false })).toMatchObject({ status: 'link_sent', invite_method: 'face' });
+    expect(await addOne({ invite: 'auto', notify: false })).toMatchObject({
+      status: 'link_sent',
+      invite_method: 'face',
+    });
     const emailQuiet = await addOne({ invite: 'email', notify: false });
     expect(emailQuiet).toMatchObject({ status: 'invited', invite_method: 'none', activation_link: null });
     expect(await service.core.mail.outbox.list({ to: emailQuiet.email })).toHaveLength(0);
@@ -108,7 +137,18 @@ describe('add members', () => {
     ['an empty list', { members: [] }, 'members'],
     ['501 members', { members: Array.from({ length: 501 }, (_, i) => ({ email: `m${i}@corp.example` })) }, 'members'],
     ['a member without email', { members: [{ email: 'a@corp.example' }, { first_name: 'X' }] }, 'members[1].email'],
-    ['an invalid email', { members: [{ email: 'a@corp.example' }, { email: 'b@corp.example' }, { email: 'c@corp.example' }, { email: 'not an email' }] }, 'members[3].email'],
+    [
+      'an invalid email',
+      {
+        members: [
+          { email: 'a@corp.example' },
+          { email: 'b@corp.example' },
+          { email: 'c@corp.example' },
+          { email: 'not an email' },
+        ],
+      },
+      'members[3].email',
+    ],
     ['an unknown role', { members: [{ email: 'a@corp.example', role: 'boss' }] }, 'members[0].role'],
     ['a wrong type', { members: 'everyone' }, 'members'],
     ['an unknown invite method', { members: [{ email: 'a@corp.example' }], invite: 'sms' }, 'invite'],
@@ -141,7 +181,12 @@ describe('add members', () => {
   it('keeps the first of an address repeated inside one call and skips the rest as duplicate', async () => {
     const email = uniqueEmail('twice');
     const other = uniqueEmail();
-    const res = await add([{ email, first_name: 'First' }, { email: email.toUpperCase(), first_name: 'Second' }, { email: other }, { email }]);
+    const res = await add([
+      { email, first_name: 'First' },
+      { email: email.toUpperCase(), first_name: 'Second' },
+      { email: other },
+      { email },
+    ]);
     expect(res.status).toBe(201);
     expect(res.body.data.created.map((m: { email: string; first_name: string }) => [m.email, m.first_name])).toEqual([
       [email, 'First'],
@@ -156,11 +201,16 @@ describe('add members', () => {
 
   it('leaves one member when two bulk adds race on the same email', async () => {
     const email = uniqueEmail('race');
-    const lists = [0, 1].map((n) => [{ email }, ...Array.from({ length: 30 }, (_, i) => ({ email: `race${n}-${i}-${counter}@corp.example` }))]);
+    const lists = [0, 1].map((n) => [
+      { email },
+      ...Array.from({ length: 30 }, (_, i) => ({ email: `race${n}-${i}-${counter}@corp.example` })),
+    ]);
     const [a, b] = await Promise.all(lists.map((members) => add(members)));
     expect(a!.status).toBe(201);
     expect(b!.status).toBe(201);
-    const createdRace = [...a!.body.data.created, ...b!.body.data.created].filter((entry: { email: string }) => entry.email === email);
+    const createdRace = [...a!.body.data.created, ...b!.body.data.created].filter(
+      (entry: { email: string }) => entry.email === email,
+    );
     const skippedRace = [...a!.body.data.skipped, ...b!.body.data.skipped];
     expect(createdRace).toHaveLength(1);
     expect(skippedRace).toEqual([{ email, reason: 'duplicate' }]);
@@ -201,10 +251,11 @@ describe('list and resolve', () => {
     let next: string | undefined = '/api/sdk/members?limit=300';
     let pages = 0;
     while (next) {
-      const res: { status: number; body: { data: { members: { email: string }[] } }; headers: Record<string, string | undefined> } = await service.http
-        .get(next)
-        .set('X-Client-Id', paging.clientId)
-        .set('X-Client-Secret', paging.clientSecret);
+      const res: {
+        status: number;
+        body: { data: { members: { email: string }[] } };
+        headers: Record<string, string | undefined>;
+      } = await service.http.get(next).set('X-Client-Id', paging.clientId).set('X-Client-Secret', paging.clientSecret);
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.data).sort()).toEqual(['members', 'organization']);
       expect(res.body.data.members.length).toBeLessThanOrEqual(300);
@@ -242,8 +293,16 @@ describe('list and resolve', () => {
     expect(byEmail.body.data).toMatchObject({ found: true, member: { member_id: owner.member_id, role: 'owner' } });
     const account = await connectAccount(owner.member_id);
     const bySvc = await api('post', '/members/resolve').send({ svc_id: account.svcId });
-    expect(bySvc.body.data.member).toMatchObject({ member_id: owner.member_id, svc_id: account.svcId, status: 'active', active: true });
-    expect((await api('post', '/members/resolve').send({ email: 'nobody@corp.example' })).body.data).toEqual({ found: false, member: null });
+    expect(bySvc.body.data.member).toMatchObject({
+      member_id: owner.member_id,
+      svc_id: account.svcId,
+      status: 'active',
+      active: true,
+    });
+    expect((await api('post', '/members/resolve').send({ email: 'nobody@corp.example' })).body.data).toEqual({
+      found: false,
+      member: null,
+    });
     const missing = await api('post', '/members/resolve').send({});
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe('missing_identifier');
@@ -264,7 +323,9 @@ describe('list and resolve', () => {
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe('not_found');
       }
-      expect((await api('delete', `/members/${encodeURIComponent(ref)}?permanent=true`, other)).body.error.code).toBe('not_found');
+      expect((await api('delete', `/members/${encodeURIComponent(ref)}?permanent=true`, other)).body.error.code).toBe(
+        'not_found',
+      );
     }
     expect((await api('get', '/members', other)).body.data.members).toEqual([]);
   });
@@ -277,7 +338,9 @@ describe('member state table', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.member).toMatchObject({ member_id: byId.member_id, status: 'deactivated', active: false });
     const byEmail = await addOne();
-    expect((await api('patch', `/members/${encodeURIComponent(byEmail.email)}/deactivate`)).body.data.member.status).toBe('deactivated');
+    expect(
+      (await api('patch', `/members/${encodeURIComponent(byEmail.email)}/deactivate`)).body.data.member.status,
+    ).toBe('deactivated');
     const bySvc = await addOne();
     const account = await connectAccount(bySvc.member_id);
     expect((await api('patch', `/members/${account.svcId}/deactivate`)).body.data.member.status).toBe('deactivated');
@@ -285,7 +348,13 @@ describe('member state table', () => {
     const mailedBefore = (await service.core.mail.outbox.list({ to: bySvc.email })).length;
     const readd = await add([{ email: bySvc.email }, { email: byId.email }]);
     const entries = Object.fromEntries(readd.body.data.created.map((entry: { email: string }) => [entry.email, entry]));
-    expect(entries[bySvc.email]).toMatchObject({ status: 'active', svc_id: account.svcId, reactivated: true, invite_method: 'none', activation_link: null });
+    expect(entries[bySvc.email]).toMatchObject({
+      status: 'active',
+      svc_id: account.svcId,
+      reactivated: true,
+      invite_method: 'none',
+      activation_link: null,
+    });
     expect(entries[byId.email]).toMatchObject({ status: 'invited', reactivated: true });
     // Nothing was mailed for a re-added member: not notified, whatever notify asked for.
     expect(readd.body.data.notified).toBe(false);
@@ -293,7 +362,12 @@ describe('member state table', () => {
   });
 
   it('answers 404 not_found for an unknown member reference', async () => {
-    for (const ref of ['mem_000000000000000000000000', 'ghost@corp.example', 'svc_000000000000000000000000', 'whatever']) {
+    for (const ref of [
+      'mem_000000000000000000000000',
+      'ghost@corp.example',
+      'svc_000000000000000000000000',
+      'whatever',
+    ]) {
       const res = await api('patch', `/members/${encodeURIComponent(ref)}/reactivate`);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
@@ -323,12 +397,19 @@ describe('member state table', () => {
     const kept = await addOne();
     await connectAccount(kept.member_id);
     await api('patch', `/members/${kept.member_id}/deactivate`);
-    expect((await api('patch', `/members/${kept.member_id}/reactivate`)).body.data.member).toMatchObject({ status: 'active', active: true });
+    expect((await api('patch', `/members/${kept.member_id}/reactivate`)).body.data.member).toMatchObject({
+      status: 'active',
+      active: true,
+    });
     const gone = await addOne();
     const account = await connectAccount(gone.member_id);
     await api('patch', `/members/${gone.member_id}/deactivate`);
     await sql(service, 'delete from account where id = ?', [account.svcId]);
-    expect((await api('patch', `/members/${gone.member_id}/reactivate`)).body.data.member).toMatchObject({ status: 'invited', svc_id: null, active: false });
+    expect((await api('patch', `/members/${gone.member_id}/reactivate`)).body.data.member).toMatchObject({
+      status: 'invited',
+      svc_id: null,
+      active: false,
+    });
   });
 
   it('re-invites: a new link supersedes the old, emailed and returned; 409 when active or deactivated', async () => {
@@ -343,7 +424,9 @@ describe('member state table', () => {
     const [mail] = await service.core.mail.outbox.list({ to: entry.email });
     expect(mail!.text).toContain(res.body.data.activation_link);
     const invited = await addOne({ invite: 'email', notify: false });
-    expect((await api('post', `/members/${encodeURIComponent(invited.email)}/invite`)).body.data.member.status).toBe('link_sent');
+    expect((await api('post', `/members/${encodeURIComponent(invited.email)}/invite`)).body.data.member.status).toBe(
+      'link_sent',
+    );
 
     const active = await addOne();
     await connectAccount(active.member_id);
@@ -396,20 +479,33 @@ describe('activation links belong to the invited email', () => {
     const path = new URL(entry.activation_link).pathname;
     const driver = new PageDriver(service);
     await driver.get(path); // the page gives this browser its CSRF cookie
-    const signIn = await driver.post(`${path}/signin`, { email: service.demo.account.email, password: service.demo.account.password });
+    const signIn = await driver.post(`${path}/signin`, {
+      email: service.demo.account.email,
+      password: service.demo.account.password,
+    });
     expect(signIn.status).toBe(403);
     expect(signIn.text).toContain('sent to invited-person@clinic.example');
     expect(driver.cookie).toBe(''); // not signed in
-    const forged = await service.http.post(`${path}/signin`).type('form').send({ email: 'invited-person@clinic.example', password: 'whatever-password' });
+    const forged = await service.http
+      .post(`${path}/signin`)
+      .type('form')
+      .send({ email: 'invited-person@clinic.example', password: 'whatever-password' });
     expect(forged.status).toBe(403); // no CSRF token: not the page's own form
     expect(forged.text).toContain('Form not accepted');
-    const signUp = await driver.post(`${path}/signup`, { email: 'attacker@evil.example', password: 'a-long-password', name: 'Mallory' });
+    const signUp = await driver.post(`${path}/signup`, {
+      email: 'attacker@evil.example',
+      password: 'a-long-password',
+      name: 'Mallory',
+    });
     expect(signUp.status).toBe(403);
     expect(await service.core.accounts.checkPassword('attacker@evil.example', 'a-long-password')).toBeNull();
 
     // Signed in as someone else (through a link that was theirs): the page refuses, and so does the selfie call.
     const mine = await addOne({ invite: 'face', notify: false }, { email: service.demo.account.email.toUpperCase() });
-    const signedIn = await driver.post(`${new URL(mine.activation_link).pathname}/signin`, { email: service.demo.account.email, password: service.demo.account.password });
+    const signedIn = await driver.post(`${new URL(mine.activation_link).pathname}/signin`, {
+      email: service.demo.account.email,
+      password: service.demo.account.password,
+    });
     expect(signedIn.status).toBe(303); // emails compare case-insensitively
     const page = await driver.get(path);
     expect(page.status).toBe(403);
@@ -441,9 +537,21 @@ describe('deactivation ends app logins', () => {
     const driver = new PageDriver(service);
     const { verifier, challenge } = pkce();
     let page = await driver.get(
-      authorizePath({ client_id: client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 's1', code_challenge: challenge, code_challenge_method: 'S256' }),
+      authorizePath({
+        client_id: client.clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'openid profile',
+        state: 's1',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
     );
-    page = await driver.post('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: account.email, password: account.password });
+    page = await driver.post('/api/auth/oidc/login', {
+      interaction: interactionOf(page.text),
+      email: account.email,
+      password: account.password,
+    });
     page = await driver.post('/api/auth/oidc/consent', { interaction: interactionOf(page.text), decision: 'allow' });
     const code = new URL(page.headers.location as string).searchParams.get('code')!;
     const token = (body: Record<string, string>) =>
@@ -451,23 +559,41 @@ describe('deactivation ends app logins', () => {
         .post('/api/auth/oidc/token')
         .type('form')
         .send({ client_id: client.clientId, client_secret: clientSecret, ...body });
-    const tokens = (await token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier })).body;
+    const tokens = (
+      await token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier })
+    ).body;
     expect(decodeJwt(tokens.id_token).svc_org_member_id).toBe(entry.member_id);
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
     expect(refreshed.status).toBe(200);
-    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${refreshed.body.access_token}`)).status).toBe(200);
+    expect(
+      (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${refreshed.body.access_token}`))
+        .status,
+    ).toBe(200);
 
     await api('patch', `/members/${entry.member_id}/deactivate`);
     const afterRefresh = await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token });
     expect(afterRefresh.body.error).toBe('invalid_grant');
-    expect((await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${refreshed.body.access_token}`)).status).toBe(401);
+    expect(
+      (await service.http.get('/api/auth/oidc/userinfo').set('Authorization', `Bearer ${refreshed.body.access_token}`))
+        .status,
+    ).toBe(401);
     // The row is kept and the account is not deleted.
-    expect((await api('post', '/members/resolve').send({ svc_id: account.svcId })).body.data.member.status).toBe('deactivated');
+    expect((await api('post', '/members/resolve').send({ svc_id: account.svcId })).body.data.member.status).toBe(
+      'deactivated',
+    );
     expect(await sql(service, 'select 1 from account where id = ?', [account.svcId])).toHaveLength(1);
 
     // A new sign-in to the organization's app is refused while deactivated.
     const again = await driver.get(
-      authorizePath({ client_id: client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 's2', code_challenge: challenge, code_challenge_method: 'S256' }),
+      authorizePath({
+        client_id: client.clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'openid profile',
+        state: 's2',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
     );
     const refused = new URL(again.headers.location as string);
     expect(refused.searchParams.get('error')).toBe('access_denied');
@@ -481,7 +607,14 @@ describe('billing and audit', () => {
     const fresh = await service.core.tenancy.createOrgApp({ organizationName: 'Billing Org' });
     const creds = { clientId: fresh.app.clientId, clientSecret: fresh.clientSecret };
     const empty = await api('get', '/billing', creds);
-    expect(empty.body.data).toEqual({ subscription: null, seats: 0, estimated_next_charge: 0, currency: 'USD', balance: 0, invoices: [] });
+    expect(empty.body.data).toEqual({
+      subscription: null,
+      seats: 0,
+      estimated_next_charge: 0,
+      currency: 'USD',
+      balance: 0,
+      invoices: [],
+    });
 
     clock.set(new Date('2026-04-01T00:00:00Z'));
     const admin = service.demo.admin_token;
@@ -489,8 +622,17 @@ describe('billing and audit', () => {
       .post('/graphql')
       .set('Authorization', `Bearer ${admin}`)
       .send({
-        query: 'mutation($input: SetPlanInput!) { setPlan(input: $input) { organizationId plan pricePerSeat currency trialEndsAt } }',
-        variables: { input: { organizationId: fresh.app.organizationId, plan: 'team', pricePerSeat: 30, currency: 'EUR', trialDays: 0 } },
+        query:
+          'mutation($input: SetPlanInput!) { setPlan(input: $input) { organizationId plan pricePerSeat currency trialEndsAt } }',
+        variables: {
+          input: {
+            organizationId: fresh.app.organizationId,
+            plan: 'team',
+            pricePerSeat: 30,
+            currency: 'EUR',
+            trialDays: 0,
+          },
+        },
       });
     expect(gql.body.errors, JSON.stringify(gql.body)).toBeUndefined();
     expect(gql.body.data.setPlan).toMatchObject({ plan: 'team', pricePerSeat: 30, currency: 'EUR', trialEndsAt: null });
@@ -498,13 +640,29 @@ describe('billing and audit', () => {
     const added = await add([{ email: uniqueEmail('b1') }, { email: uniqueEmail('b2') }], {}, creds);
     const [first, second] = added.body.data.created;
     for (const entry of [first, second]) {
-      const account = await service.core.accounts.createAccount({ email: uniqueEmail('ba'), password: 'correct horse battery' });
-      await sql(service, `update member set status = 'active', svc_id = ? where member_id = ?`, [account.svcId, entry.member_id]);
-      await sql(service, `insert into roster_seat (organization_id, member_id, started_at) values (?, ?, ?)`, [fresh.app.organizationId, entry.member_id, clock.now()]);
+      const account = await service.core.accounts.createAccount({
+        email: uniqueEmail('ba'),
+        password: 'correct horse battery',
+      });
+      await sql(service, `update member set status = 'active', svc_id = ? where member_id = ?`, [
+        account.svcId,
+        entry.member_id,
+      ]);
+      await sql(service, `insert into roster_seat (organization_id, member_id, started_at) values (?, ?, ?)`, [
+        fresh.app.organizationId,
+        entry.member_id,
+        clock.now(),
+      ]);
     }
     const withPlan = (await api('get', '/billing', creds)).body.data;
     expect(withPlan).toMatchObject({ seats: 2, estimated_next_charge: 60, currency: 'EUR', balance: 0, invoices: [] });
-    expect(withPlan.subscription).toMatchObject({ plan: 'team', status: 'active', price_per_seat: 30, in_trial: false, current_period_end: '2026-05-01T00:00:00.000Z' });
+    expect(withPlan.subscription).toMatchObject({
+      plan: 'team',
+      status: 'active',
+      price_per_seat: 30,
+      in_trial: false,
+      current_period_end: '2026-05-01T00:00:00.000Z',
+    });
 
     // The second member leaves after 15 of April's 30 days: half a month of seat-time.
     clock.set(new Date('2026-04-16T00:00:00Z'));
@@ -514,15 +672,24 @@ describe('billing and audit', () => {
     const early = (await billing.closeBillingPeriods(new Date('2026-04-30T23:00:00Z'))).closed;
     expect(early.filter((entry) => entry.organizationId === fresh.app.organizationId)).toEqual([]);
     clock.set(new Date('2026-05-01T00:05:00Z'));
-    const [closedA, closedB] = await Promise.all([billing.closeBillingPeriods(clock.now()), billing.closeBillingPeriods(clock.now())]);
-    const ours = [...closedA.closed, ...closedB.closed].filter((entry) => entry.organizationId === fresh.app.organizationId);
+    const [closedA, closedB] = await Promise.all([
+      billing.closeBillingPeriods(clock.now()),
+      billing.closeBillingPeriods(clock.now()),
+    ]);
+    const ours = [...closedA.closed, ...closedB.closed].filter(
+      (entry) => entry.organizationId === fresh.app.organizationId,
+    );
     expect(ours).toEqual([{ organizationId: fresh.app.organizationId, period: '2026-04' }]);
     const invoiced = (await api('get', '/billing', creds)).body.data;
-    expect(invoiced.invoices).toEqual([{ period: '2026-04', seats: 2, amount: 45, created_at: '2026-05-01T00:05:00.000Z' }]);
+    expect(invoiced.invoices).toEqual([
+      { period: '2026-04', seats: 2, amount: 45, created_at: '2026-05-01T00:05:00.000Z' },
+    ]);
     expect(invoiced.balance).toBe(45);
     clock.set(new Date('2026-07-02T00:00:00Z'));
     await billing.closeBillingPeriods(clock.now());
-    const later = (await api('get', '/billing', creds)).body.data.invoices.map((invoice: { period: string; amount: number }) => [invoice.period, invoice.amount]);
+    const later = (await api('get', '/billing', creds)).body.data.invoices.map(
+      (invoice: { period: string; amount: number }) => [invoice.period, invoice.amount],
+    );
     expect(later).toEqual([
       ['2026-04', 45],
       ['2026-05', 30],
@@ -534,30 +701,55 @@ describe('billing and audit', () => {
     const fresh = await service.core.tenancy.createOrgApp({ organizationName: 'Trial Org' });
     const creds = { clientId: fresh.app.clientId, clientSecret: fresh.clientSecret };
     clock.set(new Date('2026-08-01T00:00:00Z'));
-    await service.core.roster.setPlan({ organizationId: fresh.app.organizationId, plan: 'starter', pricePerSeat: 10, trialDays: 14 });
+    await service.core.roster.setPlan({
+      organizationId: fresh.app.organizationId,
+      plan: 'starter',
+      pricePerSeat: 10,
+      trialDays: 14,
+    });
     const billing = (await api('get', '/billing', creds)).body.data;
-    expect(billing.subscription).toMatchObject({ status: 'trialing', in_trial: true, trial_ends_at: '2026-08-15T00:00:00.000Z' });
+    expect(billing.subscription).toMatchObject({
+      status: 'trialing',
+      in_trial: true,
+      trial_ends_at: '2026-08-15T00:00:00.000Z',
+    });
 
-    const entry = (await add([{ email: uniqueEmail('audit') }], { invite: 'face', notify: false }, creds)).body.data.created[0];
+    const entry = (await add([{ email: uniqueEmail('audit') }], { invite: 'face', notify: false }, creds)).body.data
+      .created[0];
     await api('post', `/members/${entry.member_id}/invite`, creds);
     await api('patch', `/members/${entry.member_id}/deactivate`, creds);
     await api('delete', `/members/${entry.member_id}?permanent=true`, creds);
     const trail = await service.core.roster.auditTrail(fresh.app.organizationId);
     expect(trail.map((row) => row.action)).toEqual(['remove', 'deactivate', 'invite', 'add', 'plan_set']);
-    expect(trail.every((row) => row.actor === (row.action === 'plan_set' ? 'operator' : fresh.app.clientId))).toBe(true);
+    expect(trail.every((row) => row.actor === (row.action === 'plan_set' ? 'operator' : fresh.app.clientId))).toBe(
+      true,
+    );
     const deactivation = trail.find((row) => row.action === 'deactivate')!;
     expect(deactivation.before).toMatchObject({ status: 'link_sent' });
     expect(deactivation.after).toMatchObject({ status: 'deactivated' });
     expect(trail[0]!.after).toBeNull();
     // One member's entries, and a limit: newest first.
-    expect((await service.core.roster.auditTrail(fresh.app.organizationId, { memberId: entry.member_id })).map((row) => row.action)).toEqual(['remove', 'deactivate', 'invite', 'add']);
-    expect((await service.core.roster.auditTrail(fresh.app.organizationId, { limit: 2 })).map((row) => row.action)).toEqual(['remove', 'deactivate']);
+    expect(
+      (await service.core.roster.auditTrail(fresh.app.organizationId, { memberId: entry.member_id })).map(
+        (row) => row.action,
+      ),
+    ).toEqual(['remove', 'deactivate', 'invite', 'add']);
+    expect(
+      (await service.core.roster.auditTrail(fresh.app.organizationId, { limit: 2 })).map((row) => row.action),
+    ).toEqual(['remove', 'deactivate']);
   });
 });
 
 describe('documentation', () => {
   it('lists the roster routes in the OpenAPI document', async () => {
     const doc = (await service.http.get('/api/v2/openapi.json')).body;
-    for (const path of ['/api/sdk/members', '/api/sdk/members/resolve', '/api/sdk/members/{member_id}', '/api/sdk/members/{member_id}/invite', '/api/sdk/billing']) expect(doc.paths[path], path).toBeTruthy();
+    for (const path of [
+      '/api/sdk/members',
+      '/api/sdk/members/resolve',
+      '/api/sdk/members/{member_id}',
+      '/api/sdk/members/{member_id}/invite',
+      '/api/sdk/billing',
+    ])
+      expect(doc.paths[path], path).toBeTruthy();
   });
 });

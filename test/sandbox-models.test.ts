@@ -19,7 +19,8 @@ beforeAll(async () => {
   liveKey = created.key;
   testKey = (await service.core.tenancy.createApiKey({ projectId: created.project.id, name: 'ci', mode: 'test' })).key;
   const other = await service.core.tenancy.createProject({ name: 'Other', balance: 0 });
-  otherTestKey = (await service.core.tenancy.createApiKey({ projectId: other.project.id, name: 'ci', mode: 'test' })).key;
+  otherTestKey = (await service.core.tenancy.createApiKey({ projectId: other.project.id, name: 'ci', mode: 'test' }))
+    .key;
 });
 afterAll(async () => {
   await service?.close();
@@ -33,7 +34,12 @@ const faceMatch = async (key: string, a: MarkerFace, b: MarkerFace, outcome?: st
 };
 
 /** Every key anywhere in a JSON value. */
-const keysOf = (value: unknown): string[] => (Array.isArray(value) ? value.flatMap(keysOf) : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => [key, ...keysOf(inner)]) : []);
+const keysOf = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value.flatMap(keysOf)
+    : value && typeof value === 'object'
+      ? Object.entries(value).flatMap(([key, inner]) => [key, ...keysOf(inner)])
+      : [];
 
 describe('test keys with real models', () => {
   it('answer the verdict and its reason, without similarity, threshold or score; a live key gets them', async () => {
@@ -70,7 +76,10 @@ describe('test keys with real models', () => {
     expect(new Date(over.body.data.resets_at).getUTCHours()).toBe(0);
 
     expect((await faceMatch(testKey, { person: 3 }, { person: 4 }, 'approve')).body.data.status).toBe('passed');
-    const age = await service.http.post('/api/v2/age-verification').set('X-API-Key', testKey).send({ dob: '1990-01-01' });
+    const age = await service.http
+      .post('/api/v2/age-verification')
+      .set('X-API-Key', testKey)
+      .send({ dob: '1990-01-01' });
     expect(age.status).toBe(200);
     expect((await faceMatch(otherTestKey, { person: 3 }, { person: 3, variant: 1 })).status).toBe(200);
     expect((await faceMatch(liveKey, { person: 3 }, { person: 3, variant: 1 })).status).toBe(200);
@@ -78,17 +87,27 @@ describe('test keys with real models', () => {
 
   it('racing for the last units of a day never grants more than the quota', async () => {
     const project = await service.core.tenancy.createProject({ name: 'Race', balance: 0 });
-    const key = (await service.core.tenancy.createApiKey({ projectId: project.project.id, name: 'ci', mode: 'test' })).key;
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => faceMatch(key, { person: 5 }, { person: 5, variant: i })));
+    const key = (await service.core.tenancy.createApiKey({ projectId: project.project.id, name: 'ci', mode: 'test' }))
+      .key;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => faceMatch(key, { person: 5 }, { person: 5, variant: i })),
+    );
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(DAILY);
     expect(answers.filter((answer) => answer.status === 429)).toHaveLength(8 - DAILY);
   });
 });
 
 describe('test sessions with real models', () => {
-  const hosted = (token: string, path: string, body: object) => service.http.post(`/api/hosted${path}`).set('X-Session-Token', token).send(body);
+  const hosted = (token: string, path: string, body: object) =>
+    service.http.post(`/api/hosted${path}`).set('X-Session-Token', token).send(body);
   const dataUrl = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
-  const GESTURE: Record<string, Partial<MarkerFace>> = { turn_left: { yaw: 0.2 }, turn_right: { yaw: -0.2 }, look_up: { pitch: -0.15 }, blink: { ear: 0.05 }, smile: { mouth: 1.3 } };
+  const GESTURE: Record<string, Partial<MarkerFace>> = {
+    turn_left: { yaw: 0.2 },
+    turn_right: { yaw: -0.2 },
+    look_up: { pitch: -0.15 },
+    blink: { ear: 0.05 },
+    smile: { mouth: 1.3 },
+  };
 
   async function selfieStep(token: string) {
     const { challenge_id, gesture } = (await hosted(token, '/session/challenge', {})).body.data;
@@ -97,15 +116,27 @@ describe('test sessions with real models', () => {
       { person: 8, jitter: 0.03, nonce: 1, ...GESTURE[gesture] },
       { person: 8, jitter: 0.03, nonce: 2 },
     ];
-    return hosted(token, '/session/steps/selfie', { frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))), challenge_id, captured_ms: [0, 200, 400] });
+    return hosted(token, '/session/steps/selfie', {
+      frames: await Promise.all(burst.map(async (f) => dataUrl(await markerImage(f)))),
+      challenge_id,
+      captured_ms: [0, 200, 400],
+    });
   }
 
   it('decide on the real checks, record them without scores, and spend the quota per model step', async () => {
     const project = await service.core.tenancy.createProject({ name: 'Hosted sandbox', balance: 0 });
-    const key = (await service.core.tenancy.createApiKey({ projectId: project.project.id, name: 'ci', mode: 'test' })).key;
-    const workflow = await service.core.tenancy.createWorkflow({ projectId: project.project.id, name: 'selfie', features: ['liveness'] });
+    const key = (await service.core.tenancy.createApiKey({ projectId: project.project.id, name: 'ci', mode: 'test' }))
+      .key;
+    const workflow = await service.core.tenancy.createWorkflow({
+      projectId: project.project.id,
+      name: 'selfie',
+      features: ['liveness'],
+    });
     const start = async () => {
-      const created = await service.http.post('/api/v2/session').set('X-API-Key', key).send({ workflow_id: workflow.id });
+      const created = await service.http
+        .post('/api/v2/session')
+        .set('X-API-Key', key)
+        .send({ workflow_id: workflow.id });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       await hosted(created.body.data.session_token, '/session/start', {});
       return created.body.data as { session_id: string; session_token: string };
@@ -115,8 +146,13 @@ describe('test sessions with real models', () => {
     const step = await selfieStep(session.session_token);
     expect(step.status, JSON.stringify(step.body)).toBe(200);
     expect(step.body.data.status).toBe('APPROVED');
-    const decision = (await service.http.get(`/api/v2/session/${session.session_id}/decision`).set('X-API-Key', key)).body.data;
-    expect(decision.checks[0]).toMatchObject({ type: 'liveness', status: 'passed', data: { live_score: 1, result: 'live' } });
+    const decision = (await service.http.get(`/api/v2/session/${session.session_id}/decision`).set('X-API-Key', key))
+      .body.data;
+    expect(decision.checks[0]).toMatchObject({
+      type: 'liveness',
+      status: 'passed',
+      data: { live_score: 1, result: 'live' },
+    });
     const keys = keysOf(decision.checks[0]);
     for (const hidden of ['score', 'scores', 'evidence', 'similarity', 'threshold']) expect(keys).not.toContain(hidden);
 

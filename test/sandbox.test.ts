@@ -13,7 +13,14 @@ let liveKey: string;
 let testKey: string;
 
 const charges = async () => (await sql(service, 'select id from charge where project_id = ?', [projectId])).length;
-const balance = async () => Number((await sql<{ balance_minor: number }>(service, 'select balance_minor from wallet where project_id = ?', [projectId]))[0]!.balance_minor);
+const balance = async () =>
+  Number(
+    (
+      await sql<{ balance_minor: number }>(service, 'select balance_minor from wallet where project_id = ?', [
+        projectId,
+      ])
+    )[0]!.balance_minor,
+  );
 const post = (key: string, path: string, body: object, outcome?: string) => {
   const request = service.http.post(`/api/v2${path}`).set('X-API-Key', key);
   if (outcome) request.set('Verity-Test-Outcome', outcome);
@@ -47,12 +54,17 @@ describe('test keys on standalone checks', () => {
     expect(test.body.data.check.data.age).toBeGreaterThan(30); // the real rule ran
     expect(await charges()).toBe(0);
     expect(await balance()).toBe(0);
-    const rows = await sql<{ livemode: boolean }>(service, 'select livemode from check_record where id = ?', [test.body.data.session_id]);
+    const rows = await sql<{ livemode: boolean }>(service, 'select livemode from check_record where id = ?', [
+      test.body.data.session_id,
+    ]);
     expect(rows[0]!.livemode).toBe(false);
   });
 
   it('force approve, decline and review without running the check', async () => {
-    const faceMatchVerdicts = async () => (await service.core.metrics.checkVerdicts.get()).values.filter((value) => value.labels.type === 'face_match').reduce((sum, value) => sum + value.value, 0);
+    const faceMatchVerdicts = async () =>
+      (await service.core.metrics.checkVerdicts.get()).values
+        .filter((value) => value.labels.type === 'face_match')
+        .reduce((sum, value) => sum + value.value, 0);
     const verdictsBefore = await faceMatchVerdicts();
     // Input the real check would refuse to score: a forced verdict does not look at the images.
     for (const [outcome, status] of [
@@ -62,14 +74,25 @@ describe('test keys on standalone checks', () => {
     ]) {
       const res = await post(testKey, '/face-match', { image1: 'aGVsbG8=', image2: 'aGVsbG8=' }, outcome);
       expect(res.status, outcome).toBe(200);
-      expect(res.body.data).toMatchObject({ status, livemode: false, check: { type: 'face_match', status, data: { test_outcome: outcome } } });
+      expect(res.body.data).toMatchObject({
+        status,
+        livemode: false,
+        check: { type: 'face_match', status, data: { test_outcome: outcome } },
+      });
     }
     expect(await charges()).toBe(0);
     expect(await faceMatchVerdicts()).toBe(verdictsBefore); // forced verdicts stay out of the models' metrics
   });
 
   it('force each error code with its catalog status and envelope', async () => {
-    for (const code of ['validation_error', 'insufficient_balance', 'rate_limited', 'engine_unreachable', 'account_not_found', 'idempotency_key_reused'] as const) {
+    for (const code of [
+      'validation_error',
+      'insufficient_balance',
+      'rate_limited',
+      'engine_unreachable',
+      'account_not_found',
+      'idempotency_key_reused',
+    ] as const) {
       const res = await post(testKey, '/liveness', {}, code);
       expect(res.status, code).toBe(errorCatalog[code].status);
       expect(res.body).toMatchObject({ success: false, error: { code } });
@@ -100,7 +123,13 @@ describe('test keys on standalone checks', () => {
 describe('test keys on hosted sessions', () => {
   let workflowId: string;
   beforeAll(async () => {
-    workflowId = (await service.core.tenancy.createWorkflow({ projectId, name: 'kyc', features: ['id_verification', 'liveness', 'face_match'] })).id;
+    workflowId = (
+      await service.core.tenancy.createWorkflow({
+        projectId,
+        name: 'kyc',
+        features: ['id_verification', 'liveness', 'face_match'],
+      })
+    ).id;
   });
 
   it('create a session with a zero balance, uncharged, marked test; a live key gets 402', async () => {
@@ -118,13 +147,22 @@ describe('test keys on hosted sessions', () => {
       ['decline', 'DECLINED'],
       ['review', 'IN_REVIEW'],
     ]) {
-      const created = await post(testKey, '/session', { workflow_id: workflowId, vendor_data: `t-${outcome}` }, outcome);
+      const created = await post(
+        testKey,
+        '/session',
+        { workflow_id: workflowId, vendor_data: `t-${outcome}` },
+        outcome,
+      );
       expect(created.status, outcome).toBe(201);
       expect(created.body.data.status).toBe(status);
       const id = created.body.data.session_id;
       const decision = await service.http.get(`/api/v2/session/${id}/decision`).set('X-API-Key', testKey);
       expect(decision.body.data).toMatchObject({ status, livemode: false, vendor_data: `t-${outcome}` });
-      const events = await sql<{ type: string; body: string }>(service, 'select type, body from webhook_event where session_id = ?', [id]);
+      const events = await sql<{ type: string; body: string }>(
+        service,
+        'select type, body from webhook_event where session_id = ?',
+        [id],
+      );
       expect(events.map((event) => event.type)).toEqual([`verification.${status.toLowerCase()}`]);
       expect(JSON.parse(events[0]!.body)).toMatchObject({ session_id: id, status, livemode: false });
     }
@@ -148,7 +186,12 @@ describe('test keys on hosted sessions', () => {
       const created = await post(testKey, '/session', { workflow_id: workflowId, callback }, 'decline');
       expect(created.status).toBe(201);
       for (let i = 0; i < 100 && bodies.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(JSON.parse(bodies[0]!)).toMatchObject({ type: 'verification.declined', session_id: created.body.data.session_id, status: 'DECLINED', livemode: false });
+      expect(JSON.parse(bodies[0]!)).toMatchObject({
+        type: 'verification.declined',
+        session_id: created.body.data.session_id,
+        status: 'DECLINED',
+        livemode: false,
+      });
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
     }
@@ -157,13 +200,16 @@ describe('test keys on hosted sessions', () => {
   it("a test session's hosted page picks its outcome with the session token: decided through the state table, with its webhook, free; an error answers itself; a live session has no picker", async () => {
     const created = await post(testKey, '/session', { workflow_id: workflowId, vendor_data: 't-picked' });
     const token = created.body.data.session_token as string;
-    const pick = (sessionToken: string, outcome: unknown) => service.http.post('/api/hosted/session/test-outcome').set('X-Session-Token', sessionToken).send({ outcome });
+    const pick = (sessionToken: string, outcome: unknown) =>
+      service.http.post('/api/hosted/session/test-outcome').set('X-Session-Token', sessionToken).send({ outcome });
     const page = await service.http.get('/api/hosted/session').set('X-Session-Token', token);
     expect(page.body.data).toMatchObject({ status: 'NOT_STARTED', livemode: false });
     const error = await pick(token, 'session_expired');
     expect([error.status, error.body.error.code]).toEqual([410, 'session_expired']);
     expect((await pick(token, 'maybe')).body.error.code).toBe('validation_error');
-    expect((await service.http.post('/api/hosted/session/test-outcome').send({ outcome: 'approve' })).body.error.code).toBe('token_missing');
+    expect(
+      (await service.http.post('/api/hosted/session/test-outcome').send({ outcome: 'approve' })).body.error.code,
+    ).toBe('token_missing');
     const approved = await pick(token, 'approve');
     expect(approved.status).toBe(200);
     expect(approved.body.data).toMatchObject({ status: 'APPROVED', finished: true, livemode: false });
@@ -175,11 +221,17 @@ describe('test keys on hosted sessions', () => {
     expect((await pick(token, 'decline')).body.error.code).toBe('session_closed');
     // A live session's token cannot pick anything: its page runs the real checks only.
     const { project, key } = await service.core.tenancy.createProject({ name: 'Live', balance: 10 });
-    const liveWorkflow = await service.core.tenancy.createWorkflow({ projectId: project.id, name: 'loc', features: ['location'] });
+    const liveWorkflow = await service.core.tenancy.createWorkflow({
+      projectId: project.id,
+      name: 'loc',
+      features: ['location'],
+    });
     const live = await post(key, '/session', { workflow_id: liveWorkflow.id });
     const refused = await pick(live.body.data.session_token, 'approve');
     expect([refused.status, refused.body.error.code]).toEqual([404, 'not_found']);
-    expect((await service.http.get(`/api/v2/session/${live.body.data.session_id}`).set('X-API-Key', key)).body.data.status).toBe('NOT_STARTED');
+    expect(
+      (await service.http.get(`/api/v2/session/${live.body.data.session_id}`).set('X-API-Key', key)).body.data.status,
+    ).toBe('NOT_STARTED');
   });
 
   it('force an error on session create', async () => {
@@ -191,7 +243,9 @@ describe('test keys on hosted sessions', () => {
   it('keeps test and live data apart: 404 across modes, lists filtered', async () => {
     const rich = await service.core.tenancy.createProject({ name: 'Both', balance: 10 });
     const richTest = (await service.core.tenancy.createApiKey({ projectId: rich.project.id, mode: 'test' })).key;
-    const flow = (await service.core.tenancy.createWorkflow({ projectId: rich.project.id, name: 'loc', features: ['location'] })).id;
+    const flow = (
+      await service.core.tenancy.createWorkflow({ projectId: rich.project.id, name: 'loc', features: ['location'] })
+    ).id;
     const liveSession = (await post(rich.key, '/session', { workflow_id: flow })).body.data.session_id;
     const testSession = (await post(richTest, '/session', { workflow_id: flow }, 'approve')).body.data.session_id;
     for (const [key, other] of [
@@ -230,7 +284,9 @@ describe('idempotency across modes', () => {
     const again = await post(rich.key, '/age-verification', body).set('Idempotency-Key', 'same-key');
     expect(again.headers['idempotent-replayed']).toBe('true');
     // Within test mode, another forced outcome under the same key is refused, not replayed.
-    expect((await post(richTest, '/age-verification', body, 'approve').set('Idempotency-Key', 'test-key')).status).toBe(200);
+    expect((await post(richTest, '/age-verification', body, 'approve').set('Idempotency-Key', 'test-key')).status).toBe(
+      200,
+    );
     const switched = await post(richTest, '/age-verification', body, 'decline').set('Idempotency-Key', 'test-key');
     expect(switched.status).toBe(422);
   });
@@ -242,14 +298,20 @@ describe('creating test keys', () => {
     const res = await service.http
       .post('/graphql')
       .set('Authorization', `Bearer ${token}`)
-      .send({ query: `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { mode prefix } } }`, variables: { input: { projectId, mode: 'test' } } });
+      .send({
+        query: `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { mode prefix } } }`,
+        variables: { input: { projectId, mode: 'test' } },
+      });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.createApiKey.apiKey).toMatchObject({ mode: 'test' });
     expect(res.body.data.createApiKey.key.startsWith('vk_test_')).toBe(true);
     const live = await service.http
       .post('/graphql')
       .set('Authorization', `Bearer ${token}`)
-      .send({ query: `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { mode } } }`, variables: { input: { projectId } } });
+      .send({
+        query: `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { mode } } }`,
+        variables: { input: { projectId } },
+      });
     expect(live.body.data.createApiKey.apiKey.mode).toBe('live');
   });
 
@@ -260,7 +322,10 @@ describe('creating test keys', () => {
     const res = await service.http
       .post('/graphql')
       .set('Authorization', `Bearer ${token}`)
-      .send({ query: 'query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id livemode } }', variables: { p: projectId, s: testSession } });
+      .send({
+        query: 'query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { id livemode } }',
+        variables: { p: projectId, s: testSession },
+      });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.session).toEqual({ id: testSession, livemode: false });
   });

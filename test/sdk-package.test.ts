@@ -19,7 +19,9 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
 
-/** What the ES module program does; it prints one JSON line. Only what every lib has (ES2022) is used outside the SDK. */
+/**
+ * What the ES module program does; it prints one JSON line. Only what every lib has (ES2022) is used outside the SDK.
+ */
 const ESM_PROGRAM = `
 import { type Fetch, type Session, VerityClient, VerityError, verifyWebhook } from '@verity/sdk';
 import { verifyWebhook as verifyFromSubpath } from '@verity/sdk/webhooks';
@@ -115,7 +117,14 @@ main().catch((error: unknown) => {
 
 const tsconfig = (compilerOptions: Record<string, unknown>) =>
   JSON.stringify({
-    compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: false, ...compilerOptions },
+    compilerOptions: {
+      strict: true,
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      skipLibCheck: false,
+      ...compilerOptions,
+    },
     files: ['esm.ts', 'cjs.cts'],
   });
 
@@ -133,21 +142,38 @@ async function runProgram(file: string): Promise<Record<string, unknown>> {
 beforeAll(async () => {
   project = await mkdtemp(path.join(os.tmpdir(), 'verity-sdk-consumer-'));
   // `npm pack` runs the package's prepack: the ESM and CJS builds.
-  await run('npm', ['pack', '--pack-destination', project, '--silent'], { cwd: path.join(root, 'packages/sdk'), timeout: 240_000 });
+  await run('npm', ['pack', '--pack-destination', project, '--silent'], {
+    cwd: path.join(root, 'packages/sdk'),
+    timeout: 240_000,
+  });
   const tarball = (await readdir(project)).find((file) => file.endsWith('.tgz'))!;
-  await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
-  await run('npm', ['install', `./${tarball}`, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeout: 120_000 });
+  await writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }),
+  );
+  await run('npm', ['install', `./${tarball}`, '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: project,
+    timeout: 120_000,
+  });
   await writeFile(path.join(project, 'esm.ts'), ESM_PROGRAM);
   await writeFile(path.join(project, 'cjs.cts'), CJS_PROGRAM);
   await writeFile(path.join(project, 'tsconfig.json'), tsconfig({ lib: ['ES2022', 'DOM'], types: [] }));
-  await writeFile(path.join(project, 'tsconfig.node.json'), tsconfig({ lib: ['ES2022'], typeRoots: [path.join(root, 'node_modules/@types')], types: ['node'], noEmit: true }));
+  await writeFile(
+    path.join(project, 'tsconfig.node.json'),
+    tsconfig({ lib: ['ES2022'], typeRoots: [path.join(root, 'node_modules/@types')], types: ['node'], noEmit: true }),
+  );
   await writeFile(path.join(project, 'tsconfig.bare.json'), tsconfig({ lib: ['ES2022'], types: [], noEmit: true }));
 
   service = await startListeningService({ runJobs: true, allowInsecureCallbacks: true });
   const projectId = service.demo.project_id;
   const { key: testKey } = await service.core.tenancy.createApiKey({ projectId, mode: 'test' });
-  const { webhookSigningSecret } = await service.core.tenancy.rotateWebhookSecret({ projectId, mode: 'test', overlapHours: 0 });
-  const workflowId = (await service.core.tenancy.createWorkflow({ projectId, name: 'package', features: ['location'] })).id;
+  const { webhookSigningSecret } = await service.core.tenancy.rotateWebhookSecret({
+    projectId,
+    mode: 'test',
+    overlapHours: 0,
+  });
+  const workflowId = (await service.core.tenancy.createWorkflow({ projectId, name: 'package', features: ['location'] }))
+    .id;
   // A real delivery for the programs' verifyWebhook: a forced approval sent to a test receiver.
   const deliveries: { rawBody: string; headers: http.IncomingHttpHeaders }[] = [];
   receiver = http.createServer((req, res) => {
@@ -168,7 +194,8 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   const started = Date.now();
-  while (deliveries.length === 0 && Date.now() - started < 40_000) await new Promise((resolve) => setTimeout(resolve, 200));
+  while (deliveries.length === 0 && Date.now() - started < 40_000)
+    await new Promise((resolve) => setTimeout(resolve, 200));
   const delivery = deliveries[0]!;
   programEnv = {
     PATH: process.env.PATH,
@@ -190,7 +217,9 @@ afterAll(async () => {
 describe('the packed SDK in a throwaway TypeScript project', () => {
   it('type-checks strictly with the DOM lib, with @types/node, and with neither', { timeout: 240_000 }, async () => {
     for (const config of ['tsconfig.json', 'tsconfig.node.json', 'tsconfig.bare.json']) {
-      const compiled = await run(process.execPath, [tsc, '-p', config], { cwd: project, timeout: 120_000 }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+      const compiled = await run(process.execPath, [tsc, '-p', config], { cwd: project, timeout: 120_000 }).catch(
+        (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
+      );
       expect({ config, ...compiled }).toMatchObject({ config, stdout: '' });
     }
     // The ES module program loads the ESM build, the CommonJS one the CJS build.
@@ -203,23 +232,42 @@ describe('the packed SDK in a throwaway TypeScript project', () => {
     expect(webhooks).toMatch(/node_modules\/@verity\/sdk\/dist\/cjs\/webhooks\.js$/);
   });
 
-  it('runs with plain node as an ES module: sessions, list iteration, a forced check, errors, retries, webhooks', { timeout: 120_000 }, async () => {
+  it('runs with plain node as an ES module: sessions, list iteration, a forced check, errors, retries, webhooks', {
+    timeout: 120_000,
+  }, async () => {
     const report = await runProgram('esm.js');
     const made = report.made as string[];
     expect(made).toHaveLength(3);
     expect(report.read).toEqual({ session_id: made[0], status: 'APPROVED', livemode: false });
     expect([...(report.listed as string[])].sort()).toEqual([...made].sort());
     expect(report.check).toEqual({ status: 'passed', type: 'face_match' });
-    expect(report.notFound).toMatchObject({ name: 'VerityError', status: 404, code: 'not_found', message: expect.stringMatching(/\w/), requestId: expect.stringMatching(/\S/) });
+    expect(report.notFound).toMatchObject({
+      name: 'VerityError',
+      status: 404,
+      code: 'not_found',
+      message: expect.stringMatching(/\w/),
+      requestId: expect.stringMatching(/\S/),
+    });
     expect(report.rateLimited).toMatchObject({ code: 'rate_limited', retryAfterMs: 1000, attempts: 2 });
     expect((report.rateLimited as { waitedMs: number }).waitedMs).toBeGreaterThanOrEqual(1000);
-    expect(report.webhook).toEqual({ ok: true, eventId: JSON.parse(JSON.parse(programEnv.VERITY_DELIVERY!).rawBody).event_id, livemode: false });
+    expect(report.webhook).toEqual({
+      ok: true,
+      eventId: JSON.parse(JSON.parse(programEnv.VERITY_DELIVERY!).rawBody).event_id,
+      livemode: false,
+    });
     expect(report.tampered).toEqual({ ok: false, reason: 'bad_signature' });
   });
 
-  it('runs with plain node as CommonJS: an idempotent create replayed, a decision, an error, a webhook', { timeout: 120_000 }, async () => {
+  it('runs with plain node as CommonJS: an idempotent create replayed, a decision, an error, a webhook', {
+    timeout: 120_000,
+  }, async () => {
     const report = await runProgram('cjs.cjs');
-    expect(report).toMatchObject({ created: expect.any(String), decision: 'DECLINED', error: { code: 'not_found', requestId: expect.any(String) }, webhook: true });
+    expect(report).toMatchObject({
+      created: expect.any(String),
+      decision: 'DECLINED',
+      error: { code: 'not_found', requestId: expect.any(String) },
+      webhook: true,
+    });
     expect(report.replayed).toBe(report.created);
   });
 });

@@ -34,7 +34,9 @@ const COUNTDOWN_S = 3;
 const atTurnStart = (page: Page, offset = 0) =>
   page.waitForFunction(
     ({ loop, countdown, offset }) => {
-      const video = (globalThis as unknown as { document: { querySelector(s: string): { currentTime: number } } }).document.querySelector('video');
+      const video = (
+        globalThis as unknown as { document: { querySelector(s: string): { currentTime: number } } }
+      ).document.querySelector('video');
       return video.currentTime > offset + 0.3 && (video.currentTime - offset + countdown) % loop > loop - 0.15;
     },
     { loop: 2 * CAMERA.seconds, countdown: COUNTDOWN_S, offset },
@@ -53,7 +55,11 @@ let workDir: string;
 const NEW_YORK = { latitude: 40.7128, longitude: -74.006 };
 
 async function createSession(features: string[], extra: Record<string, unknown> = {}) {
-  const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: features.join('+'), features });
+  const workflow = await service.core.tenancy.createWorkflow({
+    projectId: service.demo.project_id,
+    name: features.join('+'),
+    features,
+  });
   const response = await service.http
     .post('/api/v2/session')
     .set('X-API-Key', service.demo.api_key)
@@ -69,7 +75,8 @@ async function startFromTheStartScreen(page: Page): Promise<void> {
 }
 
 async function decisionOf(sessionId: string) {
-  return (await service.http.get(`/api/v2/session/${sessionId}/decision`).set('X-API-Key', service.demo.api_key)).body.data;
+  return (await service.http.get(`/api/v2/session/${sessionId}/decision`).set('X-API-Key', service.demo.api_key)).body
+    .data;
 }
 
 async function shot(page: Page, name: string) {
@@ -77,20 +84,30 @@ async function shot(page: Page, name: string) {
 }
 
 /** Every screen of the hosted page is scanned with axe-core: no serious or critical violation. */
-const accessible = async (page: Page, name: string) => expect(await seriousViolations(page, `hosted-${name}`)).toEqual([]);
+const accessible = async (page: Page, name: string) =>
+  expect(await seriousViolations(page, `hosted-${name}`)).toEqual([]);
 
 /** A phone: 390x844 with touch. */
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
 /** The selfie's retake reasons, as the page words them from the server's reason code (web/hosted/i18n.ts). */
-const RETAKE_WORDS = /^(We could not confirm that a live person|We did not see the movement|We saw more than one person|We could not confirm your selfie)/;
+const RETAKE_WORDS =
+  /^(We could not confirm that a live person|We did not see the movement|We saw more than one person|We could not confirm your selfie)/;
 
-const videoReady = (page: Page) => page.waitForFunction(() => ((globalThis as unknown as { document: { querySelector(s: string): { videoWidth: number } | null } }).document.querySelector('video')?.videoWidth ?? 0) > 0);
+const videoReady = (page: Page) =>
+  page.waitForFunction(
+    () =>
+      ((
+        globalThis as unknown as { document: { querySelector(s: string): { videoWidth: number } | null } }
+      ).document.querySelector('video')?.videoWidth ?? 0) > 0,
+  );
 
 async function newContext(geolocation: boolean): Promise<BrowserContext> {
   return browser.newContext({
     ...PHONE,
-    ...(geolocation ? { permissions: ['geolocation', 'camera'], geolocation: { ...NEW_YORK, accuracy: 15 } } : { permissions: ['camera'] }),
+    ...(geolocation
+      ? { permissions: ['geolocation', 'camera'], geolocation: { ...NEW_YORK, accuracy: 15 } }
+      : { permissions: ['camera'] }),
   });
 }
 
@@ -100,7 +117,11 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     workDir = await mkdtemp(path.join(os.tmpdir(), 'verity-page-'));
     const video = path.join(workDir, 'selfie.y4m');
     await pingPongY4m(video, CAMERA.start, CAMERA.seconds, CAMERA.crop, { width: 640, height: 480 });
-    browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${video}`]);
+    browser = await launchChromium([
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-video-capture=${video}`,
+    ]);
     service = await startListeningService({ seedLicenses: true, challengeGestures: ['turn_right'] });
   }, 180_000);
 
@@ -111,10 +132,20 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
   });
 
   it('the walk: an expired document refused and another sent, the selfie (retaken if asked) and the location: approved, then back to the caller with a status hint', async () => {
-    const session = await createSession(['id_verification', 'liveness', 'face_match', 'location'], { metadata: { expected_lat: NEW_YORK.latitude, expected_lng: NEW_YORK.longitude, radius_m: 1000 } });
+    const session = await createSession(['id_verification', 'liveness', 'face_match', 'location'], {
+      metadata: { expected_lat: NEW_YORK.latitude, expected_lng: NEW_YORK.longitude, radius_m: 1000 },
+    });
     // A passport valid today whose portrait is the same person the camera shows, and an expired one of the same person.
     const portraitImage = await sharp(PORTRAIT).resize({ width: 300 }).jpeg().toBuffer();
-    const spec = { ...renderSpecs(1)[0]!, layout: 'TD3' as const, rotation: 0 as const, skew: 0, blur: 0, jpegQuality: null, portraitImage };
+    const spec = {
+      ...renderSpecs(1)[0]!,
+      layout: 'TD3' as const,
+      rotation: 0 as const,
+      skew: 0,
+      blur: 0,
+      jpegQuality: null,
+      portraitImage,
+    };
     const passport = await renderDocument(spec);
     expect(passport.truth.expired).toBe(false);
     const expiredFront = path.join(workDir, 'expired.png');
@@ -127,9 +158,26 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
       .png()
       .toFile(table);
     const clip = path.join(workDir, 'walk.y4m');
-    await sceneThenPingPongY4m(clip, table, SCENE_S, CAMERA.start, CAMERA.seconds, CAMERA.crop, { width: 1280, height: 960 }, 40);
-    const phone = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${clip}`]);
-    const context = await phone.newContext({ ...PHONE, permissions: ['geolocation', 'camera'], geolocation: { ...NEW_YORK, accuracy: 15 } });
+    await sceneThenPingPongY4m(
+      clip,
+      table,
+      SCENE_S,
+      CAMERA.start,
+      CAMERA.seconds,
+      CAMERA.crop,
+      { width: 1280, height: 960 },
+      40,
+    );
+    const phone = await launchChromium([
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-video-capture=${clip}`,
+    ]);
+    const context = await phone.newContext({
+      ...PHONE,
+      permissions: ['geolocation', 'camera'],
+      geolocation: { ...NEW_YORK, accuracy: 15 },
+    });
     const page = await context.newPage();
     await page.goto(session.url);
     await startFromTheStartScreen(page);
@@ -142,11 +190,17 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     // the file cleared, a new photo asked for.
     await page.getByLabel('Front of the document').setInputFiles(expiredFront);
     await page.getByRole('button', { name: 'Continue' }).click();
-    const refused = page.getByRole('alert').filter({ hasText: 'This document has expired. Take a photo of another, valid document. Tries left: 2.' });
+    const refused = page
+      .getByRole('alert')
+      .filter({ hasText: 'This document has expired. Take a photo of another, valid document. Tries left: 2.' });
     await refused.waitFor({ timeout: 120_000 });
     const box = (await refused.boundingBox())!;
     expect(box.y >= 0 && box.y + box.height <= 844).toBe(true);
-    expect(await page.getByLabel('Front of the document').evaluate((input) => (input as unknown as { files: { length: number } }).files.length)).toBe(0);
+    expect(
+      await page
+        .getByLabel('Front of the document')
+        .evaluate((input) => (input as unknown as { files: { length: number } }).files.length),
+    ).toBe(0);
     await page.screenshot({ path: path.join(ARTIFACTS, '1b-document-refused.png') });
     await accessible(page, 'walk-document-refused');
     // The resubmission: the camera's photo of the valid passport.
@@ -182,7 +236,11 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     await shot(page, '3-location');
     await page.getByRole('button', { name: 'Share my location' }).click();
     await page.getByRole('heading', { name: 'Verification complete' }).waitFor({ timeout: 60_000 });
-    expect(await page.locator('ul.step-results li').allTextContents()).toEqual(['Photo of your ID document: done', 'Take a selfie: done', 'Share your location: done']);
+    expect(await page.locator('ul.step-results li').allTextContents()).toEqual([
+      'Photo of your ID document: done',
+      'Take a selfie: done',
+      'Share your location: done',
+    ]);
     await shot(page, '4-done');
     await page.waitForURL(`${service.url}/?from=verity&status=APPROVED`, { timeout: 15_000 });
     await phone.close();
@@ -196,7 +254,12 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     ]);
     expect(decision.status).toBe('APPROVED');
     expect(decision.checks[0].data.fields.document_number).toBe(passport.truth.documentNumber);
-    expect(decision.checks[1].data).toMatchObject({ mode: 'burst', frames: 6, challenge: { gesture: 'turn_right', performed: true }, burst: { one_capture: true } });
+    expect(decision.checks[1].data).toMatchObject({
+      mode: 'burst',
+      frames: 6,
+      challenge: { gesture: 'turn_right', performed: true },
+      burst: { one_capture: true },
+    });
     // Every try is kept for the review and is in the timeline with its reason.
     const images = await service.core.sessions.evidenceOf(service.demo.project_id, session.session_id);
     expect(images.filter((image) => image.kind === 'document_front').map((image) => image.attempt)).toEqual([1, 2]);
@@ -213,7 +276,12 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     await page.goto(session.url);
     await startFromTheStartScreen(page);
     await page.getByRole('button', { name: 'Share my location' }).click();
-    await page.getByRole('alert').filter({ hasText: 'We need your location to continue. Allow it when your browser asks, then try again. Tries left: 2.' }).waitFor({ timeout: 30_000 });
+    await page
+      .getByRole('alert')
+      .filter({
+        hasText: 'We need your location to continue. Allow it when your browser asks, then try again. Tries left: 2.',
+      })
+      .waitFor({ timeout: 30_000 });
     await shot(page, '5-location-asked-again');
     await accessible(page, 'location-asked-again');
     await page.getByRole('button', { name: 'Try again' }).click();
@@ -225,7 +293,11 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
     await context.close();
     const decision = await decisionOf(session.session_id);
     expect(decision.status).toBe('DECLINED');
-    expect(decision.checks[0]).toMatchObject({ type: 'location', status: 'failed', data: { source: 'permission_denied' } });
+    expect(decision.checks[0]).toMatchObject({
+      type: 'location',
+      status: 'failed',
+      data: { source: 'permission_denied' },
+    });
   }, 60_000);
 
   it('the licence form discovers states and boards and verifies the licence', async () => {
@@ -260,13 +332,25 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
 
   // The selfie's light on a face lit on a dark stage, and in a dark room, each with a camera of its own.
   for (const [name, look, dark] of [
-    ['a lit face on a dark stage (the frame about 30 of 255) is not too dark: the countdown starts', { gamma: 1 }, false],
-    ['a face in a dark room is said too dark at once, before any countdown, without asking for a challenge', { gamma: 1, gain: 0.3 }, true],
+    [
+      'a lit face on a dark stage (the frame about 30 of 255) is not too dark: the countdown starts',
+      { gamma: 1 },
+      false,
+    ],
+    [
+      'a face in a dark room is said too dark at once, before any countdown, without asking for a challenge',
+      { gamma: 1, gain: 0.3 },
+      true,
+    ],
   ] as const) {
     it(name, async () => {
       const clip = path.join(workDir, dark ? 'dark-room.y4m' : 'dark-stage.y4m');
       await pingPongY4m(clip, CAMERA.start, CAMERA.seconds, CAMERA.crop, { width: 640, height: 480 }, look);
-      const own = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${clip}`]);
+      const own = await launchChromium([
+        '--use-fake-ui-for-media-stream',
+        '--use-fake-device-for-media-stream',
+        `--use-file-for-fake-video-capture=${clip}`,
+      ]);
       try {
         const session = await createSession(['liveness']);
         const page = await (await own.newContext({ ...PHONE, permissions: ['camera'] })).newPage();
@@ -274,7 +358,9 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
         page.on('request', (request) => {
           if (request.url().endsWith('/api/hosted/session/challenge')) challenges.push(request.url());
         });
-        const burstSent = page.waitForRequest((request) => request.url().endsWith('/api/hosted/session/steps/selfie'), { timeout: 15_000 });
+        const burstSent = page.waitForRequest((request) => request.url().endsWith('/api/hosted/session/steps/selfie'), {
+          timeout: 15_000,
+        });
         await page.goto(session.url);
         await startFromTheStartScreen(page);
         await videoReady(page);
@@ -282,7 +368,10 @@ describe.skipIf(!chromiumAvailable || !hasData)('the hosted verification page in
         await page.getByRole('button', { name: 'Take selfie' }).click();
         if (dark) {
           burstSent.catch(() => undefined);
-          await page.getByRole('alert').filter({ hasText: 'Your face is too dark. Turn on a light or face a window, then try again.' }).waitFor({ timeout: 5_000 });
+          await page
+            .getByRole('alert')
+            .filter({ hasText: 'Your face is too dark. Turn on a light or face a window, then try again.' })
+            .waitFor({ timeout: 5_000 });
           expect(await page.locator('[data-countdown]').count()).toBe(0);
           expect(challenges).toEqual([]);
           await shot(page, '7-selfie-dark-room');

@@ -23,9 +23,17 @@ let documentOnly: string;
 
 beforeAll(async () => {
   service = await startTestService({}, { clock, faceEngine: markerFaceEngine() });
-  documentOnly = (await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'document', features: ['id_verification'] })).id;
+  documentOnly = (
+    await service.core.tenancy.createWorkflow({
+      projectId: service.demo.project_id,
+      name: 'document',
+      features: ['id_verification'],
+    })
+  ).id;
   // The front of an ID card without its back: no machine-readable zone, so the check is `review`.
-  front = (await renderDocument({ ...renderSpecs(2)[1]!, layout: 'TD1', rotation: 0, skew: 0, blur: 0, jpegQuality: null })).bytes;
+  front = (
+    await renderDocument({ ...renderSpecs(2)[1]!, layout: 'TD1', rotation: 0, skew: 0, blur: 0, jpegQuality: null })
+  ).bytes;
 }, 120_000);
 
 afterAll(async () => {
@@ -46,10 +54,17 @@ async function inReview(): Promise<string> {
   return session_id;
 }
 
-const images = (sessionId: string) => sql<{ kind: string; sealed: Buffer }>(service, 'select kind, sealed from session_evidence where session_id = ? order by id', [sessionId]);
-const decline = (sessionId: string) => service.http.patch(`/api/v2/session/${sessionId}/status`).set(key()).send({ status: 'DECLINED' });
+const images = (sessionId: string) =>
+  sql<{ kind: string; sealed: Buffer }>(
+    service,
+    'select kind, sealed from session_evidence where session_id = ? order by id',
+    [sessionId],
+  );
+const decline = (sessionId: string) =>
+  service.http.patch(`/api/v2/session/${sessionId}/status`).set(key()).send({ status: 'DECLINED' });
 // Through the service, as the dashboards set it: each instance caches the setting, and a change is dropped everywhere.
-const setRetention = (days: number) => service.core.tenancy.setEvidenceRetention({ projectId: service.demo.project_id, days });
+const setRetention = (days: number) =>
+  service.core.tenancy.setEvidenceRetention({ projectId: service.demo.project_id, days });
 
 describe('review evidence', () => {
   it('keeps the document image sealed (AES-256-GCM), never in clear', async () => {
@@ -62,7 +77,11 @@ describe('review evidence', () => {
   }, 60_000);
 
   it("keeps the selfie burst's middle frame (the one liveness judged), sealed", async () => {
-    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'selfie', features: ['liveness'] });
+    const workflow = await service.core.tenancy.createWorkflow({
+      projectId: service.demo.project_id,
+      name: 'selfie',
+      features: ['liveness'],
+    });
     const session = await createSession(service, service.demo.api_key, { workflow_id: workflow.id });
     const burst = await liveBurst(service, session.session_token);
     expect((await submitStep(service, session.session_token, 'selfie', burst)).status).toBe('APPROVED');
@@ -115,13 +134,25 @@ describe('DELETE /api/v2/session/{id}/data', () => {
 
     const first = await service.http.delete(`/api/v2/session/${sessionId}/data`).set(key());
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(first.body.data).toMatchObject({ session_id: sessionId, status: 'IN_REVIEW', erased: true, already_erased: false });
+    expect(first.body.data).toMatchObject({
+      session_id: sessionId,
+      status: 'IN_REVIEW',
+      erased: true,
+      already_erased: false,
+    });
     expect(await images(sessionId)).toEqual([]);
     const decision = (await service.http.get(`/api/v2/session/${sessionId}/decision`).set(key())).body.data;
     expect(decision.status).toBe('IN_REVIEW');
-    expect(decision.checks.map((c: { type: string; status: string; data: object }) => [c.type, c.status, c.data])).toEqual([['id_verification', 'review', { erased: true }]]);
+    expect(
+      decision.checks.map((c: { type: string; status: string; data: object }) => [c.type, c.status, c.data]),
+    ).toEqual([['id_verification', 'review', { erased: true }]]);
     const timeline = await service.core.sessions.timeline(service.demo.project_id, sessionId);
-    expect(timeline.at(-1)).toMatchObject({ from: 'IN_REVIEW', to: 'IN_REVIEW', actor: expect.stringMatching(/^api_key:/), reason: 'data erased' });
+    expect(timeline.at(-1)).toMatchObject({
+      from: 'IN_REVIEW',
+      to: 'IN_REVIEW',
+      actor: expect.stringMatching(/^api_key:/),
+      reason: 'data erased',
+    });
 
     const again = await service.http.delete(`/api/v2/session/${sessionId}/data`).set(key());
     expect(again.status).toBe(200);
@@ -139,9 +170,12 @@ describe('DELETE /api/v2/session/{id}/data', () => {
 });
 
 describe('the review screen over GraphQL', () => {
-  const gql = (token: string, query: string, variables: Record<string, unknown> = {}) => service.http.post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, variables });
-  const EVIDENCE = 'query($p: String!, $s: String!) { sessionEvidence(projectId: $p, sessionId: $s) { id kind dataUrl } }';
-  const REVIEW = 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status timeline { to actor reason } } }';
+  const gql = (token: string, query: string, variables: Record<string, unknown> = {}) =>
+    service.http.post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, variables });
+  const EVIDENCE =
+    'query($p: String!, $s: String!) { sessionEvidence(projectId: $p, sessionId: $s) { id kind dataUrl } }';
+  const REVIEW =
+    'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { status timeline { to actor reason } } }';
 
   it('serves the images to reviewers of the project only, audits every image served, and requires a note to decide', async () => {
     const sessionId = await inReview();
@@ -155,27 +189,47 @@ describe('the review screen over GraphQL', () => {
     expect((await gql(viewer.token, EVIDENCE, { p, s: sessionId })).body.errors[0].extensions.code).toBe('forbidden');
     // Another tenant's token is told the project does not exist for it, and its own project has no such session.
     expect((await gql(foreign.token, EVIDENCE, { p, s: sessionId })).body.errors[0].extensions.code).toBe('not_found');
-    expect((await gql(foreign.token, EVIDENCE, { p: other.id, s: sessionId })).body.errors[0].extensions.code).toBe('not_found');
+    expect((await gql(foreign.token, EVIDENCE, { p: other.id, s: sessionId })).body.errors[0].extensions.code).toBe(
+      'not_found',
+    );
 
     const served = await gql(reviewer.token, EVIDENCE, { p, s: sessionId });
     expect(served.body.errors).toBeUndefined();
     const images = served.body.data.sessionEvidence as { id: string; kind: string; dataUrl: string }[];
     const shown = images.find((image) => image.kind === 'document_front')!;
     expect(Buffer.from(shown.dataUrl.split(',')[1]!, 'base64').equals(front)).toBe(true);
-    const session = await gql(reviewer.token, 'query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { imagesRetained } }', { p, s: sessionId });
+    const session = await gql(
+      reviewer.token,
+      'query($p: String!, $s: String!) { session(projectId: $p, sessionId: $s) { imagesRetained } }',
+      { p, s: sessionId },
+    );
     expect(session.body.data.session.imagesRetained).toBe(true);
 
-    const audit = await gql(admin.token, 'query($p: String) { adminAudit(projectId: $p, first: 50) { edges { node { tokenId action target } } } }', { p });
-    const views = audit.body.data.adminAudit.edges.map((e: { node: { tokenId: string; action: string; target: string } }) => e.node).filter((n: { tokenId: string }) => n.tokenId === reviewer.id);
-    expect(views.map((v: { action: string; target: string }) => [v.action, v.target]).sort()).toEqual(images.map((image) => [`session.evidence.view:${image.kind}`, `${sessionId}/${image.id}`]).sort());
+    const audit = await gql(
+      admin.token,
+      'query($p: String) { adminAudit(projectId: $p, first: 50) { edges { node { tokenId action target } } } }',
+      { p },
+    );
+    const views = audit.body.data.adminAudit.edges
+      .map((e: { node: { tokenId: string; action: string; target: string } }) => e.node)
+      .filter((n: { tokenId: string }) => n.tokenId === reviewer.id);
+    expect(views.map((v: { action: string; target: string }) => [v.action, v.target]).sort()).toEqual(
+      images.map((image) => [`session.evidence.view:${image.kind}`, `${sessionId}/${image.id}`]).sort(),
+    );
 
     for (const note of ['', '   ']) {
       const refused = await gql(reviewer.token, REVIEW, { i: { projectId: p, sessionId, status: 'DECLINED', note } });
       expect(refused.body.errors[0].extensions.code).toBe('validation_error');
     }
-    const decided = await gql(reviewer.token, REVIEW, { i: { projectId: p, sessionId, status: 'DECLINED', note: 'photo of a screen' } });
+    const decided = await gql(reviewer.token, REVIEW, {
+      i: { projectId: p, sessionId, status: 'DECLINED', note: 'photo of a screen' },
+    });
     expect(decided.body.data.reviewSession.status).toBe('DECLINED');
-    expect(decided.body.data.reviewSession.timeline.at(-1)).toEqual({ to: 'DECLINED', actor: `admin:${reviewer.id}`, reason: 'manual review: photo of a screen' });
+    expect(decided.body.data.reviewSession.timeline.at(-1)).toEqual({
+      to: 'DECLINED',
+      actor: `admin:${reviewer.id}`,
+      reason: 'manual review: photo of a screen',
+    });
   }, 60_000);
 
   it('lets admins of the project set the retention (0 to 3650 days); reviewers may not', async () => {
@@ -183,9 +237,15 @@ describe('the review screen over GraphQL', () => {
     const SET = 'mutation($i: EvidenceRetentionInput!) { setEvidenceRetention(input: $i) { evidenceRetentionDays } }';
     const reviewer = await service.core.tenancy.createAdminToken({ role: 'reviewer', projectId: p });
     const admin = await service.core.tenancy.createAdminToken({ role: 'admin', projectId: p });
-    expect((await gql(reviewer.token, SET, { i: { projectId: p, days: 7 } })).body.errors[0].extensions.code).toBe('forbidden');
-    expect((await gql(admin.token, SET, { i: { projectId: p, days: -1 } })).body.errors[0].extensions.code).toBe('validation_error');
-    expect((await gql(admin.token, SET, { i: { projectId: p, days: 7 } })).body.data.setEvidenceRetention).toEqual({ evidenceRetentionDays: 7 });
+    expect((await gql(reviewer.token, SET, { i: { projectId: p, days: 7 } })).body.errors[0].extensions.code).toBe(
+      'forbidden',
+    );
+    expect((await gql(admin.token, SET, { i: { projectId: p, days: -1 } })).body.errors[0].extensions.code).toBe(
+      'validation_error',
+    );
+    expect((await gql(admin.token, SET, { i: { projectId: p, days: 7 } })).body.data.setEvidenceRetention).toEqual({
+      evidenceRetentionDays: 7,
+    });
     expect(await service.core.tenancy.evidenceRetentionDays(p)).toBe(7);
     await setRetention(30);
   });
@@ -196,7 +256,9 @@ describe('the review screen over GraphQL', () => {
     const ERASE = 'mutation($i: SessionRefInput!) { eraseSessionData(input: $i) { sessionId status alreadyErased } }';
     const reviewer = await service.core.tenancy.createAdminToken({ role: 'reviewer', projectId: p });
     const admin = await service.core.tenancy.createAdminToken({ role: 'admin', projectId: p });
-    expect((await gql(reviewer.token, ERASE, { i: { projectId: p, sessionId } })).body.errors[0].extensions.code).toBe('forbidden');
+    expect((await gql(reviewer.token, ERASE, { i: { projectId: p, sessionId } })).body.errors[0].extensions.code).toBe(
+      'forbidden',
+    );
     const erased = await gql(admin.token, ERASE, { i: { projectId: p, sessionId } });
     expect(erased.body.data.eraseSessionData).toEqual({ sessionId, status: 'IN_REVIEW', alreadyErased: false });
     expect(await images(sessionId)).toEqual([]);
@@ -212,7 +274,13 @@ describe.skipIf(!existsSync(PORTRAIT))('the document portrait as evidence (real 
   let workflowId: string;
   beforeAll(async () => {
     real = await startTestService({});
-    workflowId = (await real.core.tenancy.createWorkflow({ projectId: real.demo.project_id, name: 'document', features: ['id_verification'] })).id;
+    workflowId = (
+      await real.core.tenancy.createWorkflow({
+        projectId: real.demo.project_id,
+        name: 'document',
+        features: ['id_verification'],
+      })
+    ).id;
   }, 120_000);
   afterAll(async () => {
     await real?.close();
@@ -220,7 +288,10 @@ describe.skipIf(!existsSync(PORTRAIT))('the document portrait as evidence (real 
 
   /** Sends `document` as the front in a new hosted session; the kinds and sealed bytes it kept. */
   async function keptFor(document: Buffer) {
-    const created = await real.http.post('/api/v2/session').set('X-API-Key', real.demo.api_key).send({ workflow_id: workflowId });
+    const created = await real.http
+      .post('/api/v2/session')
+      .set('X-API-Key', real.demo.api_key)
+      .send({ workflow_id: workflowId });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const { session_id, session_token } = created.body.data;
     const read = await real.http
@@ -228,10 +299,23 @@ describe.skipIf(!existsSync(PORTRAIT))('the document portrait as evidence (real 
       .set('X-Session-Token', session_token)
       .send({ front_image: dataUrl(document) });
     expect(read.status, JSON.stringify(read.body)).toBe(200);
-    return sql<{ kind: string; sealed: Buffer }>(real, 'select kind, sealed from session_evidence where session_id = ? order by id', [session_id]);
+    return sql<{ kind: string; sealed: Buffer }>(
+      real,
+      'select kind, sealed from session_evidence where session_id = ? order by id',
+      [session_id],
+    );
   }
 
-  const passport = (portraitImage?: Buffer) => renderDocument({ ...renderSpecs(1)[0]!, layout: 'TD3', rotation: 0, skew: 0, blur: 0, jpegQuality: null, portraitImage });
+  const passport = (portraitImage?: Buffer) =>
+    renderDocument({
+      ...renderSpecs(1)[0]!,
+      layout: 'TD3',
+      rotation: 0,
+      skew: 0,
+      blur: 0,
+      jpegQuality: null,
+      portraitImage,
+    });
 
   it('keeps the portrait crop (document_portrait), sealed, when the document has a face', async () => {
     const document = (await passport(await sharp(PORTRAIT).resize({ width: 300 }).jpeg().toBuffer())).bytes;

@@ -11,13 +11,21 @@ let service: TestService;
 const clock = new ManualClock(new Date('2026-11-27T10:00:00Z'));
 
 const hosted = (token: string | undefined, path: string, body?: object) => {
-  const request = body === undefined ? service.http.get(`/api/hosted${path}`) : service.http.post(`/api/hosted${path}`).send(body);
+  const request =
+    body === undefined ? service.http.get(`/api/hosted${path}`) : service.http.post(`/api/hosted${path}`).send(body);
   return token === undefined ? request : request.set('X-Session-Token', token);
 };
 
 async function openSession(): Promise<{ session_id: string; session_token: string }> {
-  const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'location', features: ['location'] });
-  const response = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id });
+  const workflow = await service.core.tenancy.createWorkflow({
+    projectId: service.demo.project_id,
+    name: 'location',
+    features: ['location'],
+  });
+  const response = await service.http
+    .post('/api/v2/session')
+    .set('X-API-Key', service.demo.api_key)
+    .send({ workflow_id: workflow.id });
   expect(response.status).toBe(201);
   return response.body.data;
 }
@@ -59,14 +67,22 @@ describe('continue on your phone', () => {
     // The code is not a session token either.
     expect((await hosted(code, '/session')).status).toBe(401);
 
-    const [row] = await sql<{ link_digest: string; phone_token_digest: string }>(service, 'select link_digest, phone_token_digest from session_handoff where session_id = ?', [session.session_id]);
+    const [row] = await sql<{ link_digest: string; phone_token_digest: string }>(
+      service,
+      'select link_digest, phone_token_digest from session_handoff where session_id = ?',
+      [session.session_id],
+    );
     expect(row).toEqual({ link_digest: digestSecret(code), phone_token_digest: digestSecret(phoneToken) });
   });
 
   it('two phones claiming one link at once: exactly one wins', async () => {
     const session = await openSession();
     const code = await handoffCode(session.session_token);
-    const answers = await Promise.all([hosted(code, '/handoff/claim', {}), hosted(code, '/handoff/claim', {}), hosted(code, '/handoff/claim', {})]);
+    const answers = await Promise.all([
+      hosted(code, '/handoff/claim', {}),
+      hosted(code, '/handoff/claim', {}),
+      hosted(code, '/handoff/claim', {}),
+    ]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401, 401]);
   });
 
@@ -100,10 +116,22 @@ describe("the hosted page's per-session limit", () => {
   it('is one allowance for the session, however many continue-on-phone tokens it has', async () => {
     const limited = await startTestService({ hostedRateLimitPerMinute: 6 });
     try {
-      const workflow = await limited.core.tenancy.createWorkflow({ projectId: limited.demo.project_id, name: 'location', features: ['location'] });
-      const session = (await limited.http.post('/api/v2/session').set('X-API-Key', limited.demo.api_key).send({ workflow_id: workflow.id })).body.data as { session_token: string };
+      const workflow = await limited.core.tenancy.createWorkflow({
+        projectId: limited.demo.project_id,
+        name: 'location',
+        features: ['location'],
+      });
+      const session = (
+        await limited.http
+          .post('/api/v2/session')
+          .set('X-API-Key', limited.demo.api_key)
+          .send({ workflow_id: workflow.id })
+      ).body.data as { session_token: string };
       const call = (token: string, path: string, method: 'get' | 'post' = 'get') =>
-        (method === 'get' ? limited.http.get(`/api/hosted${path}`) : limited.http.post(`/api/hosted${path}`).send({})).set('X-Session-Token', token);
+        (method === 'get'
+          ? limited.http.get(`/api/hosted${path}`)
+          : limited.http.post(`/api/hosted${path}`).send({})
+        ).set('X-Session-Token', token);
       // Two phones (two calls of the session); claiming counts against the address only.
       const phones: string[] = [];
       for (let i = 0; i < 2; i++) {

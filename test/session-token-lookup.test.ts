@@ -15,11 +15,17 @@ afterAll(async () => {
 
 describe('the session token lookup', () => {
   it('keeps answering after a migration adds a column to the sessions table', async () => {
-    const created = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: service.demo.workflows.location });
+    const created = await service.http
+      .post('/api/v2/session')
+      .set('X-API-Key', service.demo.api_key)
+      .send({ workflow_id: service.demo.workflows.location });
     expect(created.status).toBe(201);
     const token = created.body.data.session_token as string;
     // Enough calls at once that every pooled connection has prepared the statement.
-    const page = () => Promise.all(Array.from({ length: 12 }, () => service.http.get('/api/hosted/session').set('X-Session-Token', token)));
+    const page = () =>
+      Promise.all(
+        Array.from({ length: 12 }, () => service.http.get('/api/hosted/session').set('X-Session-Token', token)),
+      );
     for (const res of await page()) expect(res.status).toBe(200);
     await sql(service, 'alter table verification_session add column added_by_a_later_release integer');
     try {

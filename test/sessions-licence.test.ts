@@ -17,7 +17,11 @@ afterAll(async () => {
 });
 
 async function session(extra: Record<string, unknown> = {}) {
-  const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'licence', features: ['credential'] });
+  const workflow = await service.core.tenancy.createWorkflow({
+    projectId: service.demo.project_id,
+    name: 'licence',
+    features: ['credential'],
+  });
   const res = await service.http
     .post('/api/v2/session')
     .set(key())
@@ -34,8 +38,15 @@ const decision = async (id: string) => (await service.http.get(`/api/v2/session/
 
 describe('the hosted licence step', () => {
   it("of a bound session matches the account's verified name, whatever name is typed: Maria cannot pass on Kwame's licence", async () => {
-    const account = await service.core.accounts.createAccount({ email: 'maria@people.example', password: 'correct horse battery 7' });
-    await service.core.accounts.recordVerifiedIdentity({ svcId: account.svcId, fullName: 'Maria Garcia', dateOfBirth: '1985-03-04' });
+    const account = await service.core.accounts.createAccount({
+      email: 'maria@people.example',
+      password: 'correct horse battery 7',
+    });
+    await service.core.accounts.recordVerifiedIdentity({
+      svcId: account.svcId,
+      fullName: 'Maria Garcia',
+      dateOfBirth: '1985-03-04',
+    });
     const { token } = await service.core.accessTokens.issue(account.svcId, service.demo.oidc.client_id, ['openid']);
     const bound = await session({ svc_access_token: token });
     const res = await licence(bound.session_token, { first_name: 'Kwame', last_name: 'Mensah' });
@@ -63,7 +74,11 @@ describe('the hosted licence step', () => {
 
   it('asks again, with the reason, when the licence number is not found (a mistyped digit); the right number then passes', async () => {
     const open = await session();
-    const mistyped = await licence(open.session_token, { first_name: 'Kwame', last_name: 'Mensah', license_number: '654312' });
+    const mistyped = await licence(open.session_token, {
+      first_name: 'Kwame',
+      last_name: 'Mensah',
+      license_number: '654312',
+    });
     expect(mistyped.status, JSON.stringify(mistyped.body)).toBe(422);
     expect(mistyped.body.error.code).toBe('step_retry_required');
     expect(mistyped.body.data).toEqual({ step: 'licence', reason: 'not_found', tries_left: 2 });
@@ -75,10 +90,18 @@ describe('the hosted licence step', () => {
   it('the third licence number not found is recorded and declines', async () => {
     const open = await session();
     for (const tries_left of [2, 1]) {
-      const miss = await licence(open.session_token, { first_name: 'Kwame', last_name: 'Mensah', license_number: '000000' });
+      const miss = await licence(open.session_token, {
+        first_name: 'Kwame',
+        last_name: 'Mensah',
+        license_number: '000000',
+      });
       expect(miss.body.data.tries_left).toBe(tries_left);
     }
-    const last = await licence(open.session_token, { first_name: 'Kwame', last_name: 'Mensah', license_number: '000000' });
+    const last = await licence(open.session_token, {
+      first_name: 'Kwame',
+      last_name: 'Mensah',
+      license_number: '000000',
+    });
     expect(last.status).toBe(200);
     const made = await decision(open.session_id);
     expect(made.status).toBe('DECLINED');

@@ -11,7 +11,8 @@ import { freshStore } from './helpers/store.js';
 describe('transaction', () => {
   let store: Store;
   let orm: Orm;
-  const count = async () => Number((await preparedQuery<{ n: string }>(orm, 'tx_test_count', 'select count(*) as n from tx_test', []))[0]!.n);
+  const count = async () =>
+    Number((await preparedQuery<{ n: string }>(orm, 'tx_test_count', 'select count(*) as n from tx_test', []))[0]!.n);
 
   beforeAll(async () => {
     store = await freshStore();
@@ -26,7 +27,9 @@ describe('transaction', () => {
   it('commits what work wrote, on one connection that sees its own writes', async () => {
     const seen = await transaction(orm, async (em) => {
       await preparedQueryIn(orm, em, 'tx_test_insert', 'insert into tx_test (id) values ($1)', [1]);
-      return (await preparedQueryIn<{ n: string }>(orm, em, 'tx_test_count_in', 'select count(*) as n from tx_test', []))[0]!.n;
+      return (
+        await preparedQueryIn<{ n: string }>(orm, em, 'tx_test_count_in', 'select count(*) as n from tx_test', [])
+      )[0]!.n;
     });
     expect(Number(seen)).toBe(1);
     expect(await count()).toBe(1);
@@ -44,7 +47,9 @@ describe('transaction', () => {
   it('runs no AsyncLocalStorage', async () => {
     const run = vi.spyOn(AsyncLocalStorage.prototype, 'run');
     try {
-      await transaction(orm, (em) => preparedQueryIn(orm, em, 'tx_test_insert', 'insert into tx_test (id) values ($1)', [3]));
+      await transaction(orm, (em) =>
+        preparedQueryIn(orm, em, 'tx_test_insert', 'insert into tx_test (id) values ($1)', [3]),
+      );
       expect(run).not.toHaveBeenCalled();
     } finally {
       run.mockRestore();
@@ -52,6 +57,8 @@ describe('transaction', () => {
   });
 
   it('refuses a statement for a transaction outside one', async () => {
-    await expect(preparedQueryIn(orm, orm.em.fork(), 'tx_test_insert', 'insert into tx_test (id) values ($1)', [4])).rejects.toThrow('must run inside a transaction');
+    await expect(
+      preparedQueryIn(orm, orm.em.fork(), 'tx_test_insert', 'insert into tx_test (id) values ($1)', [4]),
+    ).rejects.toThrow('must run inside a transaction');
   });
 });

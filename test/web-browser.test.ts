@@ -17,18 +17,31 @@ let service: ListeningService;
 let browser: Browser;
 let pages: [string, string][];
 
-/** Opens `url` in a fresh context of `width`; returns the page and the console errors it logged (CSP refusals among them). */
-async function open(url: string, width: number, colorScheme: 'light' | 'dark' = 'light', locale = 'en-US'): Promise<{ page: Page; errors: string[] }> {
+/**
+ * Opens `url` in a fresh context of `width`; returns the page and the console errors it logged (CSP refusals among
+ * them).
+ */
+async function open(
+  url: string,
+  width: number,
+  colorScheme: 'light' | 'dark' = 'light',
+  locale = 'en-US',
+): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width, height: 800 }, colorScheme, locale });
   const page = await context.newPage();
   const errors: string[] = [];
   // A page may answer 4xx on purpose (an invalid link), and so may the API it calls; its own
   // scripts, styles, images and fonts may not fail, nor may the CSP refuse anything.
   page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      errors.push(message.text());
   });
   page.on('response', (response) => {
-    if (response.status() >= 400 && ['script', 'stylesheet', 'image', 'font'].includes(response.request().resourceType())) errors.push(`${response.status()} ${response.url()}`);
+    if (
+      response.status() >= 400 &&
+      ['script', 'stylesheet', 'image', 'font'].includes(response.request().resourceType())
+    )
+      errors.push(`${response.status()} ${response.url()}`);
   });
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(service.url + url);
@@ -40,8 +53,15 @@ beforeAll(async () => {
   if (!chromiumAvailable) return;
   await mkdir(ARTIFACTS, { recursive: true });
   service = await startListeningService();
-  const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'document', features: ['id_verification'] });
-  const session = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id });
+  const workflow = await service.core.tenancy.createWorkflow({
+    projectId: service.demo.project_id,
+    name: 'document',
+    features: ['id_verification'],
+  });
+  const session = await service.http
+    .post('/api/v2/session')
+    .set('X-API-Key', service.demo.api_key)
+    .send({ workflow_id: workflow.id });
   pages = [
     ['home', '/'],
     // The browser follows the authorization request to the sign-in page, with its interaction cookie.
@@ -87,9 +107,15 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
         if (name.startsWith('hosted')) await page.locator('#step h1').filter({ hasNotText: 'Loading' }).waitFor();
         expect(errors, `${name} at ${width}`).toEqual([]);
         if (width === 320 && name !== 'graphiql') {
-          expect(await page.evaluate('document.documentElement.scrollWidth'), `${name} overflows 320 px`).toBeLessThanOrEqual(320);
+          expect(
+            await page.evaluate('document.documentElement.scrollWidth'),
+            `${name} overflows 320 px`,
+          ).toBeLessThanOrEqual(320);
         } else if (width !== 320) {
-          await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true });
+          await page.screenshot({
+            path: path.join(ARTIFACTS, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`),
+            fullPage: true,
+          });
         }
         await page.context().close();
       }
@@ -121,8 +147,15 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
   });
 
   it('a Spanish phone gets the hosted page in Spanish, and the person can switch language', async () => {
-    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'spanish', features: ['id_verification'] });
-    const session = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id });
+    const workflow = await service.core.tenancy.createWorkflow({
+      projectId: service.demo.project_id,
+      name: 'spanish',
+      features: ['id_verification'],
+    });
+    const session = await service.http
+      .post('/api/v2/session')
+      .set('X-API-Key', service.demo.api_key)
+      .send({ workflow_id: workflow.id });
     const url = new URL(session.body.data.url);
     const { page, errors } = await open(url.pathname + url.hash, 390, 'light', 'es-ES');
     await page.getByRole('heading', { name: 'Verifica tu identidad para Demo' }).waitFor();
@@ -142,9 +175,13 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
     await page.getByLabel('Admin token').fill(service.demo.admin_token);
     await page.getByLabel('Admin token').press('Enter');
     // Entering the token mounts GraphiQL again: run only once the new editor shows the default query.
-    await expect.poll(() => page.locator('.graphiql-query-editor .CodeMirror-code').first().textContent(), { timeout: 20_000 }).toContain('projects');
+    await expect
+      .poll(() => page.locator('.graphiql-query-editor .CodeMirror-code').first().textContent(), { timeout: 20_000 })
+      .toContain('projects');
     await page.getByRole('button', { name: /Execute query/ }).click();
-    await expect.poll(() => page.locator('.result-window').textContent(), { timeout: 20_000 }).toContain(service.demo.project_id);
+    await expect
+      .poll(() => page.locator('.result-window').textContent(), { timeout: 20_000 })
+      .toContain(service.demo.project_id);
     await page.screenshot({ path: path.join(ARTIFACTS, 'graphiql-result-1280.png') });
     expect(errors).toEqual([]);
     await page.context().close();
@@ -165,10 +202,17 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
     await page.context().close();
 
     // Cold loads: a new context each time (empty cache), a new session each time (the page starts it).
-    const workflow = await service.core.tenancy.createWorkflow({ projectId: service.demo.project_id, name: 'timed', features: ['id_verification'] });
+    const workflow = await service.core.tenancy.createWorkflow({
+      projectId: service.demo.project_id,
+      name: 'timed',
+      features: ['id_verification'],
+    });
     const times: number[] = [];
     for (let run = 0; run < 5; run++) {
-      const session = await service.http.post('/api/v2/session').set('X-API-Key', service.demo.api_key).send({ workflow_id: workflow.id });
+      const session = await service.http
+        .post('/api/v2/session')
+        .set('X-API-Key', service.demo.api_key)
+        .send({ workflow_id: workflow.id });
       const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
       const cold = await context.newPage();
       const started = Date.now();
@@ -178,6 +222,9 @@ describe.skipIf(!chromiumAvailable)('the pages in Chromium', () => {
       await context.close();
     }
     const sorted = [...times].sort((a, b) => a - b);
-    await writeFile(path.join(ARTIFACTS, 'first-step.json'), JSON.stringify({ gzippedBytes: gzipped, files: urls.length, coldLoadMs: times, p50Ms: sorted[2] }, null, 2));
+    await writeFile(
+      path.join(ARTIFACTS, 'first-step.json'),
+      JSON.stringify({ gzippedBytes: gzipped, files: urls.length, coldLoadMs: times, p50Ms: sorted[2] }, null, 2),
+    );
   }, 120_000);
 });

@@ -13,7 +13,15 @@ afterAll(async () => {
   await service?.close();
 });
 
-const PAGES = ['/', '/verify/ses_x', '/admin', '/activate/not-a-real-invitation', '/api/auth/oidc/signup', '/api/auth/oidc/forgot-password', '/api/auth/oidc/reset-password?token=x'];
+const PAGES = [
+  '/',
+  '/verify/ses_x',
+  '/admin',
+  '/activate/not-a-real-invitation',
+  '/api/auth/oidc/signup',
+  '/api/auth/oidc/forgot-password',
+  '/api/auth/oidc/reset-password?token=x',
+];
 const assetUrls = (html: string) => [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1]!);
 
 describe('pages and their assets', () => {
@@ -33,7 +41,8 @@ describe('pages and their assets', () => {
 
   it('serves every linked asset with a hashed name, the right type and a year of immutable caching', async () => {
     const urls = new Set<string>();
-    for (const path of ['/verify/ses_x', '/admin', '/']) for (const url of assetUrls((await service.http.get(path)).text)) urls.add(url);
+    for (const path of ['/verify/ses_x', '/admin', '/'])
+      for (const url of assetUrls((await service.http.get(path)).text)) urls.add(url);
     expect([...urls].some((url) => /\/assets\/hosted-[\w-]{8}\.js$/.test(url))).toBe(true);
     expect([...urls].some((url) => /\/assets\/console-[\w-]{8}\.js$/.test(url))).toBe(true);
     for (const url of urls) {
@@ -50,7 +59,10 @@ describe('pages and their assets', () => {
       expect(page.status, path).not.toBe(304);
       expect(page.text.length, path).toBeGreaterThan(0);
     }
-    const api = await service.http.get('/api/v2/session?limit=1').set('X-API-Key', service.demo.api_key).set('If-None-Match', '*');
+    const api = await service.http
+      .get('/api/v2/session?limit=1')
+      .set('X-API-Key', service.demo.api_key)
+      .set('If-None-Match', '*');
     expect(api.status).toBe(200);
     // Answers made per request carry no ETag (none could ever match); assets do.
     expect(api.headers.etag).toBeUndefined();

@@ -46,19 +46,38 @@ const logged = (msg: string) => lines().filter((line) => line.msg === msg);
 async function untilLogged(msg: string, count: number, timeoutMs = 60_000): Promise<LogLine[]> {
   const started = Date.now();
   while (logged(msg).length < count) {
-    if (Date.now() - started > timeoutMs) throw new Error(`"${msg}" logged ${logged(msg).length} times, not ${count}:\n${output.slice(-3000)}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`"${msg}" logged ${logged(msg).length} times, not ${count}:\n${output.slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return logged(msg);
 }
 
-/** One request on a connection of its own (the cluster deals connections to the workers in turn); its status and request id. */
-function request(route: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<{ status: number; id: string }> {
+/**
+ * One request on a connection of its own (the cluster deals connections to the workers in turn); its status and request
+ * id.
+ */
+function request(
+  route: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+  body?: string,
+): Promise<{ status: number; id: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: route, method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, id: String(res.headers['x-request-id'] ?? '') }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: route,
+        method,
+        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+        agent: false,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, id: String(res.headers['x-request-id'] ?? '') }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -68,21 +87,34 @@ function request(route: string, headers: Record<string, string> = {}, method = '
 async function answeredBy(ids: string[]): Promise<Set<number>> {
   const started = Date.now();
   for (;;) {
-    const byId = new Map(lines().flatMap((line) => (line.msg === 'request' && line.req_id ? [[line.req_id, line.pid!] as const] : [])));
-    if (ids.every((id) => byId.has(id)) || Date.now() - started > 5000) return new Set(ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
+    const byId = new Map(
+      lines().flatMap((line) => (line.msg === 'request' && line.req_id ? [[line.req_id, line.pid!] as const] : [])),
+    );
+    if (ids.every((id) => byId.has(id)) || Date.now() - started > 5000)
+      return new Set(ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
-const verity = async (...args: string[]) => JSON.parse((await promisify(execFile)('node', [...verityCommand, ...args], { cwd: root, env, timeout: 60_000 })).stdout);
+const verity = async (...args: string[]) =>
+  JSON.parse(
+    (await promisify(execFile)('node', [...verityCommand, ...args], { cwd: root, env, timeout: 60_000 })).stdout,
+  );
 
 describe.skipIf(!server)('verity serve --workers 2', () => {
   beforeAll(async () => {
     database = await freshDatabase(server!, 'verity_workers');
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-workers-'));
     port = await freePort();
-    env = { ...verityEnv(database.url, { LOG_LEVEL: 'info', PORT: String(port), VERITY_DATA_DIR: dataDir }), VERITY_WORKERS: undefined };
-    child = spawn('node', [...verityCommand, 'serve', '--workers', '2'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    env = {
+      ...verityEnv(database.url, { LOG_LEVEL: 'info', PORT: String(port), VERITY_DATA_DIR: dataDir }),
+      VERITY_WORKERS: undefined,
+    };
+    child = spawn('node', [...verityCommand, 'serve', '--workers', '2'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.on('data', (chunk) => {
       output += chunk;
     });
@@ -118,12 +150,23 @@ describe.skipIf(!server)('verity serve --workers 2', () => {
   it('refuses on both workers a key revoked through one of them', async () => {
     const { token } = await verity('admin', 'admin-token', 'create', '--role', 'admin');
     const { apiKey, key } = await verity('admin', 'apikey', 'create', '--name', 'revoked-on-one');
-    const age = () => request('/api/v2/age-verification', { 'X-API-Key': key }, 'POST', JSON.stringify({ dob: '1990-05-01', bands: [18] }));
+    const age = () =>
+      request(
+        '/api/v2/age-verification',
+        { 'X-API-Key': key },
+        'POST',
+        JSON.stringify({ dob: '1990-05-01', bands: [18] }),
+      );
     // Both workers have checked (and cached) the key.
     const before = await Promise.all(Array.from({ length: 6 }, age));
     expect(before.map((answer) => answer.status)).toEqual(Array(6).fill(200));
     expect((await answeredBy(before.map((answer) => answer.id))).size).toBe(2);
-    const revoked = await request('/trpc/revokeApiKey', { authorization: `Bearer ${token}` }, 'POST', JSON.stringify({ projectId: demo.project_id, apiKeyId: apiKey.id }));
+    const revoked = await request(
+      '/trpc/revokeApiKey',
+      { authorization: `Bearer ${token}` },
+      'POST',
+      JSON.stringify({ projectId: demo.project_id, apiKeyId: apiKey.id }),
+    );
     expect(revoked.status).toBe(200);
     const after = await Promise.all(Array.from({ length: 6 }, age));
     expect(after.map((answer) => answer.status)).toEqual(Array(6).fill(401));
@@ -137,7 +180,12 @@ describe.skipIf(!server)('verity serve --workers 2', () => {
     const stream = (async () => {
       while (!reloaded) {
         statuses.push(
-          await request('/api/v2/age-verification', { 'X-API-Key': demo.api_key }, 'POST', JSON.stringify({ dob: '1990-05-01', bands: [18] })).then(
+          await request(
+            '/api/v2/age-verification',
+            { 'X-API-Key': demo.api_key },
+            'POST',
+            JSON.stringify({ dob: '1990-05-01', bands: [18] }),
+          ).then(
             (answer) => answer.status,
             (error: Error) => error.message,
           ),
@@ -185,7 +233,14 @@ describe('verity serve --workers, refused', () => {
     try {
       await promisify(execFile)('node', [...verityCommand, 'serve', ...args], {
         cwd: root,
-        env: { ...process.env, DATABASE_URL: '', VERITY_WORKERS: '', VERITY_DATA_DIR: dir, PORT: String(await freePort()), ...extra },
+        env: {
+          ...process.env,
+          DATABASE_URL: '',
+          VERITY_WORKERS: '',
+          VERITY_DATA_DIR: dir,
+          PORT: String(await freePort()),
+          ...extra,
+        },
         timeout: 30_000,
       });
       return { code: 0, stderr: '' };
@@ -199,7 +254,9 @@ describe('verity serve --workers, refused', () => {
   it('on the embedded store, with a line that says what to do', async () => {
     const { code, stderr } = await serve(['--workers', '2'], {});
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe('verity: --workers 2 needs PostgreSQL (DATABASE_URL): the embedded store lives in one process. Run one worker (--workers 1) or set DATABASE_URL');
+    expect(stderr.trim()).toBe(
+      'verity: --workers 2 needs PostgreSQL (DATABASE_URL): the embedded store lives in one process. Run one worker (--workers 1) or set DATABASE_URL',
+    );
   });
 
   it('when the count is not a whole number from 1 to 64', async () => {

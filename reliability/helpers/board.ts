@@ -23,7 +23,10 @@ export class SlowBoard {
       if (number.startsWith('HANG-')) return;
       const delay = Number(/^DELAY(\d+)-/.exec(number)?.[1] ?? 0);
       setTimeout(() => {
-        if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ number, first: 'Ada', last: 'Lovelace', status: 'active' }));
+        if (!res.destroyed)
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ number, first: 'Ada', last: 'Lovelace', status: 'active' }));
       }, delay);
     });
   }

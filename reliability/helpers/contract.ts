@@ -21,7 +21,8 @@ function safeJson(text: string): unknown {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function statusAllowed(code: string, status: number): boolean {
   const entry = errorCatalog[code as keyof typeof errorCatalog] as { status: number; also?: readonly number[] };
@@ -31,9 +32,13 @@ function statusAllowed(code: string, status: number): boolean {
 /** Why an envelope body is not one, or null. */
 export function envelopeViolation(body: unknown, status: number): string | null {
   if (!isObject(body) || typeof body.success !== 'boolean') return 'not the envelope';
-  if (body.success) return status < 300 && body.error === null && 'data' in body ? null : 'success envelope with an error or a non-2xx status';
+  if (body.success)
+    return status < 300 && body.error === null && 'data' in body
+      ? null
+      : 'success envelope with an error or a non-2xx status';
   const error = body.error;
-  if (!isObject(error) || typeof error.code !== 'string' || typeof error.message !== 'string') return 'error envelope without { code, message }';
+  if (!isObject(error) || typeof error.code !== 'string' || typeof error.message !== 'string')
+    return 'error envelope without { code, message }';
   if (!isErrorCode(error.code)) return `code ${error.code} is not in the catalog`;
   if (!statusAllowed(error.code, status)) return `status ${status} is not the catalog's for ${error.code}`;
   return null;
@@ -42,7 +47,8 @@ export function envelopeViolation(body: unknown, status: number): string | null 
 /** Why an RFC 6749 section 5.2 error body is not one (with a catalog code and its status), or null. */
 function oauthErrorViolation(body: unknown, status: number): string | null {
   if (!isObject(body) || typeof body.error !== 'string') return 'neither the envelope nor an RFC 6749 error';
-  if (body.error_description !== undefined && typeof body.error_description !== 'string') return 'error_description is not a string';
+  if (body.error_description !== undefined && typeof body.error_description !== 'string')
+    return 'error_description is not a string';
   if (!isErrorCode(body.error)) return `code ${body.error} is not in the catalog`;
   return statusAllowed(body.error, status) ? null : `status ${status} is not the catalog's for ${body.error}`;
 }
@@ -53,7 +59,8 @@ function graphqlViolation(body: unknown): string | null {
   if (!Array.isArray(body.errors) || body.errors.length === 0) return 'errors is not a non-empty list';
   for (const error of body.errors) {
     const code = isObject(error) && isObject(error.extensions) ? error.extensions.code : undefined;
-    if (typeof code !== 'string' || !isErrorCode(code)) return `GraphQL error code ${String(code)} is not in the catalog`;
+    if (typeof code !== 'string' || !isErrorCode(code))
+      return `GraphQL error code ${String(code)} is not in the catalog`;
   }
   return null;
 }
@@ -63,7 +70,8 @@ function trpcViolation(body: unknown): string | null {
   if (!isObject(body)) return 'not a tRPC response';
   if ('result' in body) return null;
   const data = isObject(body.error) ? body.error.data : undefined;
-  if (!isObject(data) || typeof data.domainCode !== 'string' || !isErrorCode(data.domainCode)) return 'tRPC error without a catalog domainCode';
+  if (!isObject(data) || typeof data.domainCode !== 'string' || !isErrorCode(data.domainCode))
+    return 'tRPC error without a catalog domainCode';
   return null;
 }
 
@@ -78,10 +86,13 @@ export function contractViolation(shape: Shape, response: RawResponse, requestHe
   if (!response.headers['x-request-id']) return 'no X-Request-Id';
   const type = String(response.headers['content-type'] ?? '');
   // tRPC answers a path it cannot decode with its JSON error shape, labelled text/plain.
-  if (shape === 'trpc' && type.startsWith('text/plain') && response.text.startsWith('{')) return trpcViolation(safeJson(response.text));
-  if (status >= 300 && status < 400) return shape === 'page' && response.headers.location ? null : `redirect ${status} from a ${shape} route`;
+  if (shape === 'trpc' && type.startsWith('text/plain') && response.text.startsWith('{'))
+    return trpcViolation(safeJson(response.text));
+  if (status >= 300 && status < 400)
+    return shape === 'page' && response.headers.location ? null : `redirect ${status} from a ${shape} route`;
   if (type.startsWith('text/html')) return shape === 'page' ? null : `HTML from a ${shape} route`;
-  if (!type.startsWith('application/json')) return shape === 'text' && status === 200 ? null : `content-type "${type}" from a ${shape} route`;
+  if (!type.startsWith('application/json'))
+    return shape === 'text' && status === 200 ? null : `content-type "${type}" from a ${shape} route`;
   const body = safeJson(response.text);
   if (body === INVALID) return 'invalid JSON';
   // Bodies that never reach the GraphQL or tRPC handler (malformed JSON, too large) get the envelope.

@@ -27,12 +27,16 @@ export function capturingLogger(level = 'info') {
   });
   const log: CapturedLog = {
     lines,
-    errors: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => Number(entry.level) >= 50),
+    errors: () =>
+      lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => Number(entry.level) >= 50),
   };
   return { logger: createLogger(level, sink), log };
 }
 
-export async function startInProcess(overrides: Parameters<typeof startListeningService>[0] = {}, options: Omit<TestOptions, 'logger'> = {}): Promise<InProcessService> {
+export async function startInProcess(
+  overrides: Parameters<typeof startListeningService>[0] = {},
+  options: Omit<TestOptions, 'logger'> = {},
+): Promise<InProcessService> {
   const { logger, log } = capturingLogger();
   return { ...(await startListeningService(overrides, { ...options, logger })), log };
 }

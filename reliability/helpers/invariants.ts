@@ -30,11 +30,15 @@ export async function withDatabase<T>(url: string, work: (client: pg.Client) => 
   }
 }
 
-const ids = async (client: pg.Client, sql: string, params: unknown[] = []) => (await client.query<{ id: string }>(sql, params)).rows.map((row) => row.id);
+const ids = async (client: pg.Client, sql: string, params: unknown[] = []) =>
+  (await client.query<{ id: string }>(sql, params)).rows.map((row) => row.id);
 
 export function sessionInvariants(databaseUrl: string): Promise<SessionInvariants> {
   return withDatabase(databaseUrl, async (client) => {
-    const counts = await client.query<{ sessions: string; terminal: string }>(`select count(*) as sessions, count(*) filter (where status = any($1)) as terminal from verification_session`, [TERMINAL]);
+    const counts = await client.query<{ sessions: string; terminal: string }>(
+      `select count(*) as sessions, count(*) filter (where status = any($1)) as terminal from verification_session`,
+      [TERMINAL],
+    );
     return {
       sessions: Number(counts.rows[0]!.sessions),
       terminal: Number(counts.rows[0]!.terminal),
@@ -57,7 +61,11 @@ export function sessionInvariants(databaseUrl: string): Promise<SessionInvariant
         where s.status = any($1) and not exists (select 1 from webhook_event w where w.session_id = s.id and w.type = 'verification.' || lower(s.status))`,
         [TERMINAL],
       ),
-      terminalWithWork: await ids(client, `select id from verification_session where status = any($1) and work_sealed is not null`, [TERMINAL]),
+      terminalWithWork: await ids(
+        client,
+        `select id from verification_session where status = any($1) and work_sealed is not null`,
+        [TERMINAL],
+      ),
       checksWithoutMove: await ids(
         client,
         `
@@ -69,14 +77,28 @@ export function sessionInvariants(databaseUrl: string): Promise<SessionInvariant
 }
 
 /** Outbox events that have somewhere to go: id, session, state. */
-export function outboxEvents(databaseUrl: string, where = 'true', params: unknown[] = []): Promise<{ id: string; session_id: string; state: string; attempts: number }[]> {
-  return withDatabase(databaseUrl, async (client) => (await client.query(`select id, session_id, state, attempts from webhook_event where url is not null and (${where}) order by created_at`, params)).rows);
+export function outboxEvents(
+  databaseUrl: string,
+  where = 'true',
+  params: unknown[] = [],
+): Promise<{ id: string; session_id: string; state: string; attempts: number }[]> {
+  return withDatabase(
+    databaseUrl,
+    async (client) =>
+      (
+        await client.query(
+          `select id, session_id, state, attempts from webhook_event where url is not null and (${where}) order by created_at`,
+          params,
+        )
+      ).rows,
+  );
 }
 
 /** The problems found, as readable lines (empty when everything holds). */
 export function violations(found: SessionInvariants): string[] {
   const lines: string[] = [];
-  for (const [name, list] of Object.entries(found)) if (Array.isArray(list) && list.length) lines.push(`${name}: ${list.length} (${list.slice(0, 5).join(', ')})`);
+  for (const [name, list] of Object.entries(found))
+    if (Array.isArray(list) && list.length) lines.push(`${name}: ${list.length} (${list.slice(0, 5).join(', ')})`);
   return lines;
 }
 
@@ -85,7 +107,10 @@ export function violations(found: SessionInvariants): string[] {
  * part of open wallet leases) plus every charge not refunded; the row's balance alone, never
  * below zero; and the open leases already past their expiry (a dead holder's, not yet swept).
  */
-export function walletFacts(databaseUrl: string, projectId: string): Promise<{ total: number; rowBalance: number; openLeases: number; expiredOpenLeases: number }> {
+export function walletFacts(
+  databaseUrl: string,
+  projectId: string,
+): Promise<{ total: number; rowBalance: number; openLeases: number; expiredOpenLeases: number }> {
   return withDatabase(databaseUrl, async (client) => {
     const { rows } = await client.query(
       `select (select balance_minor from wallet where project_id = $1) + (select coalesce(sum(amount_minor), 0) from charge where project_id = $1 and not refunded) as total,
@@ -94,7 +119,12 @@ export function walletFacts(databaseUrl: string, projectId: string): Promise<{ t
               (select count(*) from wallet_lease where project_id = $1 and closed_at is null and expires_at < now()) as expired_open_leases`,
       [projectId],
     );
-    return { total: Number(rows[0].total), rowBalance: Number(rows[0].row_balance), openLeases: Number(rows[0].open_leases), expiredOpenLeases: Number(rows[0].expired_open_leases) };
+    return {
+      total: Number(rows[0].total),
+      rowBalance: Number(rows[0].row_balance),
+      openLeases: Number(rows[0].open_leases),
+      expiredOpenLeases: Number(rows[0].expired_open_leases),
+    };
   });
 }
 
@@ -104,7 +134,9 @@ export function walletFacts(databaseUrl: string, projectId: string): Promise<{ t
  */
 export function unsettledCharges(databaseUrl: string): Promise<{ sessions: number; checks: number }> {
   return withDatabase(databaseUrl, async (client) => {
-    const { rows } = await client.query(`select count(*) filter (where item = 'session') as sessions, count(*) filter (where item <> 'session') as checks from charge where not refunded and check_id is null`);
+    const { rows } = await client.query(
+      `select count(*) filter (where item = 'session') as sessions, count(*) filter (where item <> 'session') as checks from charge where not refunded and check_id is null`,
+    );
     return { sessions: Number(rows[0].sessions), checks: Number(rows[0].checks) };
   });
 }

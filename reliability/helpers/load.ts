@@ -44,7 +44,12 @@ export interface LoadOptions {
   timeoutMs?: number;
 }
 
-async function call(kind: Kind, url: string, init: RequestInit, timeoutMs: number): Promise<{ outcome: Outcome; body: any }> {
+async function call(
+  kind: Kind,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ outcome: Outcome; body: any }> {
   const start = Date.now();
   try {
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
@@ -57,14 +62,32 @@ async function call(kind: Kind, url: string, init: RequestInit, timeoutMs: numbe
     }
     const ok = res.status >= 200 && res.status < 300;
     const code = ok ? null : typeof body?.error?.code === 'string' ? body.error.code : null;
-    return { outcome: { kind, start, ms: Date.now() - start, status: res.status, code, enveloped: !ok && body?.success === false && code !== null, stack: /\n\s+at /.test(text) }, body };
+    return {
+      outcome: {
+        kind,
+        start,
+        ms: Date.now() - start,
+        status: res.status,
+        code,
+        enveloped: !ok && body?.success === false && code !== null,
+        stack: /\n\s+at /.test(text),
+      },
+      body,
+    };
   } catch (error) {
     const code = (error as Error).name === 'TimeoutError' ? 'timeout' : 'network';
-    return { outcome: { kind, start, ms: Date.now() - start, status: null, code, enveloped: false, stack: false }, body: null };
+    return {
+      outcome: { kind, start, ms: Date.now() - start, status: null, code, enveloped: false, stack: false },
+      body: null,
+    };
   }
 }
 
-const json = (headers: Record<string, string>, body: unknown): RequestInit => ({ method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (headers: Record<string, string>, body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { ...headers, 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 /** Runs `workers` loops for `durationMs`, each going round the kinds; every answer recorded. */
 export async function runLoad(target: LoadTarget, options: LoadOptions): Promise<Outcome[]> {
@@ -86,10 +109,22 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
     };
     switch (kind) {
       case 'session.create': {
-        const created = await run('session.create', '/api/v2/session', json(apiKey, { workflow_id: demo.workflows.location, vendor_data: `load-${worker}`, ...(target.callback ? { callback: target.callback } : {}) }));
+        const created = await run(
+          'session.create',
+          '/api/v2/session',
+          json(apiKey, {
+            workflow_id: demo.workflows.location,
+            vendor_data: `load-${worker}`,
+            ...(target.callback ? { callback: target.callback } : {}),
+          }),
+        );
         const token = created.body?.data?.session_token;
         if (created.outcome.status === 201 && token) {
-          await run('session.step', '/api/hosted/session/steps/location', json({ 'X-Session-Token': token }, { latitude: 48.85, longitude: 2.35, accuracy: 10 }));
+          await run(
+            'session.step',
+            '/api/hosted/session/steps/location',
+            json({ 'X-Session-Token': token }, { latitude: 48.85, longitude: 2.35, accuracy: 10 }),
+          );
         }
         return;
       }
@@ -100,8 +135,17 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
         await run('roster', '/api/sdk/members', { headers: orgApp });
         return;
       case 'refresh': {
-        const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens[worker % tokens.length]!, client_id: demo.oidc.client_id, client_secret: demo.oidc.client_secret });
-        const refreshed = await run('refresh', '/api/auth/oidc/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+        const form = new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: tokens[worker % tokens.length]!,
+          client_id: demo.oidc.client_id,
+          client_secret: demo.oidc.client_secret,
+        });
+        const refreshed = await run('refresh', '/api/auth/oidc/token', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: form,
+        });
         if (refreshed.outcome.status === 200) tokens[worker % tokens.length] = refreshed.body.refresh_token;
         return;
       }
@@ -151,7 +195,10 @@ export function figuresTable(rows: KindFigures[]): string {
   return [
     '| kind | requests | req/s | p50 ms | p95 ms | p99 ms | non-2xx |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((row) => `| ${row.kind} | ${row.requests} | ${row.perSecond} | ${row.p50} | ${row.p95} | ${row.p99} | ${row.non2xx} |`),
+    ...rows.map(
+      (row) =>
+        `| ${row.kind} | ${row.requests} | ${row.perSecond} | ${row.p50} | ${row.p95} | ${row.p99} | ${row.non2xx} |`,
+    ),
   ].join('\n');
 }
 
@@ -174,7 +221,10 @@ export async function signIn(baseUrl: string, demo: DemoTenant): Promise<string>
     const res = await fetch(`${baseUrl}${path}`, {
       redirect: 'manual',
       ...(form ? { method: 'POST', body: new URLSearchParams({ csrf: jar.get('verity_csrf') ?? '', ...form }) } : {}),
-      headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: {
+        cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
     });
     keepCookies(jar, res);
     return { res, text: await res.text() };
@@ -182,16 +232,37 @@ export async function signIn(baseUrl: string, demo: DemoTenant): Promise<string>
   const redirectUri = demo.oidc.redirect_uris[0]!;
   const { verifier, challenge } = pkce();
   let page = await send(
-    authorizePath({ client_id: demo.oidc.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid profile', state: 'load', code_challenge: challenge, code_challenge_method: 'S256' }),
+    authorizePath({
+      client_id: demo.oidc.client_id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid profile',
+      state: 'load',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }),
   );
-  if (page.text.includes('name="password"')) page = await send('/api/auth/oidc/login', { interaction: interactionOf(page.text), email: demo.account.email, password: demo.account.password });
-  if (page.text.includes('value="allow"')) page = await send('/api/auth/oidc/consent', { interaction: interactionOf(page.text), decision: 'allow' });
+  if (page.text.includes('name="password"'))
+    page = await send('/api/auth/oidc/login', {
+      interaction: interactionOf(page.text),
+      email: demo.account.email,
+      password: demo.account.password,
+    });
+  if (page.text.includes('value="allow"'))
+    page = await send('/api/auth/oidc/consent', { interaction: interactionOf(page.text), decision: 'allow' });
   const code = new URL(page.res.headers.get('location') ?? 'about:blank').searchParams.get('code');
   if (!code) throw new Error(`sign-in did not end with a code: ${page.res.status} ${page.text.slice(0, 300)}`);
   const token = await fetch(`${baseUrl}/api/auth/oidc/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: demo.oidc.client_id, client_secret: demo.oidc.client_secret }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id: demo.oidc.client_id,
+      client_secret: demo.oidc.client_secret,
+    }),
   });
   const body = (await token.json()) as { refresh_token?: string };
   if (!body.refresh_token) throw new Error(`no refresh token: ${JSON.stringify(body)}`);
@@ -200,7 +271,14 @@ export async function signIn(baseUrl: string, demo: DemoTenant): Promise<string>
 
 /** Adds `count` roster members (no invitations sent) so roster reads return a real page. */
 export async function addMembers(baseUrl: string, demo: DemoTenant, count: number): Promise<void> {
-  const members = Array.from({ length: count }, (_, i) => ({ email: `load-member-${i}@example.com`, first_name: 'Load', last_name: `Member ${i}` }));
-  const res = await fetch(`${baseUrl}/api/sdk/members`, json({ 'X-Client-Id': demo.org.client_id, 'X-Client-Secret': demo.org.client_secret }, { members, notify: false }));
+  const members = Array.from({ length: count }, (_, i) => ({
+    email: `load-member-${i}@example.com`,
+    first_name: 'Load',
+    last_name: `Member ${i}`,
+  }));
+  const res = await fetch(
+    `${baseUrl}/api/sdk/members`,
+    json({ 'X-Client-Id': demo.org.client_id, 'X-Client-Secret': demo.org.client_secret }, { members, notify: false }),
+  );
   if (res.status !== 201) throw new Error(`adding members: ${res.status} ${await res.text()}`);
 }

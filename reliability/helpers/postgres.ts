@@ -15,8 +15,10 @@ const BIN = process.env.VERITY_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
 /** Why the dedicated server cannot run here, or null when it can. */
 export function dedicatedPostgresUnavailable(): string | null {
-  for (const tool of ['initdb', 'pg_ctl']) if (!existsSync(path.join(BIN, tool))) return `${path.join(BIN, tool)} is missing (set VERITY_PG_BIN)`;
-  if (process.getuid?.() === 0 && !existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser')) return 'running as root without runuser: initdb refuses root';
+  for (const tool of ['initdb', 'pg_ctl'])
+    if (!existsSync(path.join(BIN, tool))) return `${path.join(BIN, tool)} is missing (set VERITY_PG_BIN)`;
+  if (process.getuid?.() === 0 && !existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser'))
+    return 'running as root without runuser: initdb refuses root';
   return null;
 }
 
@@ -70,7 +72,18 @@ export class DedicatedPostgres {
    */
   async start(): Promise<void> {
     const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
-    await this.exec('pg_ctl', ['-D', this.dataDir, '-o', options, '-l', path.join(this.dir, 'server.log'), '-w', '-t', '60', 'start']);
+    await this.exec('pg_ctl', [
+      '-D',
+      this.dataDir,
+      '-o',
+      options,
+      '-l',
+      path.join(this.dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
   }
 
   /** A clean stop: open connections are terminated, new ones refused until start(). */
@@ -108,7 +121,8 @@ export class DedicatedPostgres {
       }
     };
     for (const target of targets) if (alive(target)) process.kill(target, 'SIGKILL');
-    for (let waited = 0; targets.some(alive) && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; targets.some(alive) && waited < 10_000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   /** The server log (for a failing test's message). */

@@ -22,7 +22,12 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 export function send(baseUrl: string, request: RawRequest): Promise<RawResponse> {
   const target = new URL(baseUrl);
-  const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
+  const body =
+    request.body === undefined
+      ? undefined
+      : Buffer.isBuffer(request.body)
+        ? request.body
+        : Buffer.from(request.body, 'utf8');
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -36,7 +41,9 @@ export function send(baseUrl: string, request: RawRequest): Promise<RawResponse>
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );

@@ -50,7 +50,14 @@ export class WebhookReceiver {
         const body = JSON.parse(raw) as { event_id: string; session_id: string; status: string };
         const seen = this.arrivals.get(body.event_id);
         if (seen) seen.count += 1;
-        else this.arrivals.set(body.event_id, { eventId: body.event_id, sessionId: body.session_id, status: body.status, count: 1, firstAt: Date.now() });
+        else
+          this.arrivals.set(body.event_id, {
+            eventId: body.event_id,
+            sessionId: body.session_id,
+            status: body.status,
+            count: 1,
+            firstAt: Date.now(),
+          });
         res.writeHead(200).end('ok');
       });
     });
@@ -77,7 +84,8 @@ export class WebhookReceiver {
   /** Waits until every event of `wanted` arrived (or the time is up); the ids still missing. */
   async waitFor(wanted: string[], timeoutMs: number): Promise<string[]> {
     const deadline = Date.now() + timeoutMs;
-    while (this.missing(wanted).length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while (this.missing(wanted).length && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     return this.missing(wanted);
   }
 

@@ -31,7 +31,11 @@ export function progressLine(label: string, done: number, total: number, columns
 const silent: Progress = { update() {}, finish() {} };
 
 /** A bar on `stream` when it is a terminal and `quiet` is not set (--json); otherwise one that draws nothing. */
-export function progressBar(label: string, stream: ProgressStream, options: { quiet?: boolean; now?: () => number } = {}): Progress {
+export function progressBar(
+  label: string,
+  stream: ProgressStream,
+  options: { quiet?: boolean; now?: () => number } = {},
+): Progress {
   if (stream.isTTY !== true || options.quiet) return silent;
   const now = options.now ?? Date.now;
   let drawnAt = -Infinity;

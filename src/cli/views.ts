@@ -27,14 +27,18 @@ export function withMode(row: Row): Row {
 
 /** Only `columns`, in that order (unless `wide`). */
 function pick(row: Row, columns: readonly string[], wide: boolean): Row {
-  return wide ? row : Object.fromEntries(columns.filter((column) => column in row).map((column) => [column, row[column]]));
+  return wide
+    ? row
+    : Object.fromEntries(columns.filter((column) => column in row).map((column) => [column, row[column]]));
 }
 
 /** A list of rows: each with its mode, narrowed to `columns`. */
 export const rowsView =
   (columns: readonly string[], options: { mode?: boolean } = {}): TableView =>
   (value, wide) =>
-    Array.isArray(value) ? value.map((row) => (isRow(row) ? pick(options.mode ? withMode(row) : row, columns, wide) : row)) : value;
+    Array.isArray(value)
+      ? value.map((row) => (isRow(row) ? pick(options.mode ? withMode(row) : row, columns, wide) : row))
+      : value;
 
 const WEBHOOK_EVENT_COLUMNS = ['event_id', 'mode', 'type', 'state', 'created_at'] as const;
 const webhookEvents = rowsView(WEBHOOK_EVENT_COLUMNS, { mode: true });
@@ -42,7 +46,13 @@ const webhookEvents = rowsView(WEBHOOK_EVENT_COLUMNS, { mode: true });
 /** `admin session list`: `{ sessions, nextCursor }`. */
 export const sessionListView: TableView = (value, wide) => {
   if (!isRow(value) || !Array.isArray(value.sessions)) return value;
-  return { ...value, sessions: rowsView(['session_id', 'mode', 'status', 'vendor_data', 'created_at'], { mode: true })(value.sessions, wide) };
+  return {
+    ...value,
+    sessions: rowsView(['session_id', 'mode', 'status', 'vendor_data', 'created_at'], { mode: true })(
+      value.sessions,
+      wide,
+    ),
+  };
 };
 
 /**
@@ -53,7 +63,10 @@ export const sessionShowView: TableView = (value, wide) => {
   if (!isRow(value) || !isRow(value.decision)) return value;
   const { checks, ...decision } = value.decision;
   return {
-    decision: { ...withMode(decision), ...(Array.isArray(checks) ? { checks: rowsView(['type', 'status', 'score', 'error'])(checks, wide) } : {}) },
+    decision: {
+      ...withMode(decision),
+      ...(Array.isArray(checks) ? { checks: rowsView(['type', 'status', 'score', 'error'])(checks, wide) } : {}),
+    },
     timeline: value.timeline,
     webhooks: Array.isArray(value.webhooks) ? webhookEvents(value.webhooks, wide) : value.webhooks,
   };

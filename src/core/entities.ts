@@ -3,11 +3,33 @@ import { Charge, IdempotencyRecord } from './billing/entities.js';
 import { CheckRecord, FaceChallenge } from './checks/entities.js';
 import { CredentialProvider, CredentialState, LicenseRecord } from './credentials/entities.js';
 import { FaceEnrollment } from './faces/entities.js';
-import { AccessToken, AuthorizationCode, Consent, Interaction, LoginSession, RefreshToken, SigningKey } from './oidc/entities.js';
+import {
+  AccessToken,
+  AuthorizationCode,
+  Consent,
+  Interaction,
+  LoginSession,
+  RefreshToken,
+  SigningKey,
+} from './oidc/entities.js';
 import { MailOutboxMessage } from './mail/entities.js';
 import { McpToolCall } from './mcp/entities.js';
-import { Member, Organization, RosterAudit, RosterInviteWindow, RosterInvoice, RosterPlan, RosterSeat } from './roster/entities.js';
-import { SessionCheck, SessionEvent, SessionEvidence, SessionHandoff, VerificationSession } from './sessions/entities.js';
+import {
+  Member,
+  Organization,
+  RosterAudit,
+  RosterInviteWindow,
+  RosterInvoice,
+  RosterPlan,
+  RosterSeat,
+} from './roster/entities.js';
+import {
+  SessionCheck,
+  SessionEvent,
+  SessionEvidence,
+  SessionHandoff,
+  VerificationSession,
+} from './sessions/entities.js';
 import { WebhookAttempt, WebhookEvent } from './webhooks/entities.js';
 import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from './tenancy/entities.js';
 

@@ -68,7 +68,11 @@ const specCatalog = {
   invalid_date: { status: 400, message: 'invalid expire_at format' },
   invalid_feature: { status: 400, message: 'invalid face vector' },
   invalid_frames: { status: 400, message: 'live verification needs at least 3 frames; one selfie for single mode' },
-  invalid_grant: { status: 400, also: [401], message: 'code or refresh token expired, used, or issued to another client' },
+  invalid_grant: {
+    status: 400,
+    also: [401],
+    message: 'code or refresh token expired, used, or issued to another client',
+  },
   invalid_image: { status: 400, also: [422], message: 'a selfie is required' },
   invalid_recovery_phrases: { status: 403, message: 'invalid recovery phrases' },
   invalid_redirect_uri: { status: 400, message: 'redirect_uris non-empty array required' },
@@ -179,7 +183,10 @@ const implied = {
   validation_error: { status: 400, message: 'request body or parameters are invalid' },
   missing_identifier: { status: 400, message: 'provide svc_id or email' },
   payload_too_large: { status: 413, message: 'request body is too large' },
-  unsupported_media_type: { status: 415, message: 'the body is not in a media type this route reads; send application/json' },
+  unsupported_media_type: {
+    status: 415,
+    message: 'the body is not in a media type this route reads; send application/json',
+  },
   method_not_allowed: { status: 405, message: 'this path does not take that method; see the Allow header' },
   unprocessable: { status: 422, message: 'input could not be processed' },
   insufficient_balance: { status: 402, message: 'wallet balance exhausted' },
@@ -207,21 +214,35 @@ const credentialCodes = {
   invalid_credential_request: { status: 400, message: 'the credential request is malformed' },
   unknown_credential_configuration: { status: 400, message: 'this issuer offers no such credential configuration' },
   invalid_proof: { status: 400, message: 'the key proof is missing, malformed or not signed by the key it carries' },
-  invalid_nonce: { status: 400, message: 'the key proof carries no live c_nonce: ask the nonce endpoint for a new one' },
-  credential_request_denied: { status: 400, message: 'no credential can be issued for this account (no reusable verified identity)' },
+  invalid_nonce: {
+    status: 400,
+    message: 'the key proof carries no live c_nonce: ask the nonce endpoint for a new one',
+  },
+  credential_request_denied: {
+    status: 400,
+    message: 'no credential can be issued for this account (no reusable verified identity)',
+  },
   invalid_presentation: { status: 400, message: 'the presentation is not an SD-JWT VC' },
   credential_issuer_untrusted: { status: 422, message: 'the credential was not issued by this service' },
   presentation_signature_invalid: { status: 422, message: "the credential's issuer signature does not verify" },
   disclosure_tampered: { status: 422, message: 'a disclosure was altered, added or removed after signing' },
   key_binding_missing: { status: 422, message: 'the presentation carries no key binding JWT' },
   key_binding_invalid: { status: 422, message: "the key binding JWT is not signed by the credential's holder key" },
-  presentation_nonce_stale: { status: 422, message: 'the key binding JWT does not carry your nonce, or was signed too long ago' },
+  presentation_nonce_stale: {
+    status: 422,
+    message: 'the key binding JWT does not carry your nonce, or was signed too long ago',
+  },
   presentation_audience_mismatch: { status: 422, message: 'the key binding JWT was made for another audience' },
   credential_expired: { status: 422, message: 'the credential has expired' },
   credential_revoked: { status: 422, message: 'the credential is revoked (its status list entry is set)' },
 } as const satisfies Record<string, CatalogEntry>;
 
-export const errorCatalog = { ...specCatalog, ...chosenStatus, ...implied, ...credentialCodes } as const satisfies Record<string, CatalogEntry>;
+export const errorCatalog = {
+  ...specCatalog,
+  ...chosenStatus,
+  ...implied,
+  ...credentialCodes,
+} as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorCode = keyof typeof errorCatalog;
 
@@ -239,7 +260,11 @@ export class DomainError extends Error {
   /** For `rate_limited`: seconds until the caller may try again (the Retry-After header). */
   readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, message?: string, options: { status?: number; data?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { status?: number; data?: unknown; retryAfterSeconds?: number } = {},
+  ) {
     const entry: CatalogEntry = errorCatalog[code];
     // An answer the caller's request earns (4xx) is an outcome, not our bug, and is never logged
     // with a stack: capturing one was a twentieth of an unknown path's answer, also for floods

@@ -19,7 +19,10 @@ export interface FaceEngine {
   describeLargestFace(image: DecodedImage, options?: DescribeOptions): Promise<FaceDescription | null>;
   /** A JPEG crop of a face (a document portrait). */
   cropFace(image: DecodedImage, box: FaceBox, options?: { margin?: number; maxSide?: number }): Promise<Buffer>;
-  /** Passive liveness: learned models plus explained pixel evidence; with the other frames of a burst (and their faces), the model's score is the median over all. */
+  /**
+   * Passive liveness: learned models plus explained pixel evidence; with the other frames of a burst (and their faces),
+   * the model's score is the median over all.
+   */
   assessLiveness(image: DecodedImage, others?: { image: DecodedImage; face: FaceBox }[]): Promise<LivenessAssessment>;
   /** Head pose (yaw, pitch, roll in degrees) of a face found in `image`; null when it cannot be posed. */
   headPose(image: DecodedImage, face: DetectedFace): Promise<HeadPose | null>;
@@ -31,7 +34,10 @@ export function modelFaceEngine(models: Models): FaceEngine {
     detectFaces: async (image, options) => (await models.faces()).detectFaces(image, options),
     describeLargestFace: async (image, options) => (await models.faces()).describeLargestFace(image, options),
     cropFace: async (image, box, options) => (await models.faces()).cropFace(image, box, options),
-    assessLiveness: async (image, others) => (await models.liveness()).assess(image, { frames: others?.map((other) => ({ image: other.image, box: other.face })) }),
+    assessLiveness: async (image, others) =>
+      (await models.liveness()).assess(image, {
+        frames: others?.map((other) => ({ image: other.image, box: other.face })),
+      }),
     headPose: async (image, face) => (await models.liveness()).headPose(image, face),
   };
 }

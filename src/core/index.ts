@@ -72,7 +72,9 @@ export interface CoreOptions {
   sandboxDailyChecks?: number;
   /** The models checks call (default: the real ones, loaded on first use). */
   models?: Models;
-  /** What checks ask of faces (default: an adapter over `models`); tests not about the models pass a deterministic one. */
+  /**
+   * What checks ask of faces (default: an adapter over `models`); tests not about the models pass a deterministic one.
+   */
   faceEngine?: FaceEngine;
   /** The OpenID Connect issuer: the public base URL. */
   issuer?: string;
@@ -86,7 +88,10 @@ export interface CoreOptions {
   mail?: MailOptions;
   /** Seconds from `rotate-keys` until the new key signs (default 300, the JWKS max-age). */
   keyActivationSeconds?: number;
-  /** What instances tell each other: LISTEN/NOTIFY on PostgreSQL, the sole-instance feed on the embedded store; without one nothing is cached that another process could change. */
+  /**
+   * What instances tell each other: LISTEN/NOTIFY on PostgreSQL, the sole-instance feed on the embedded store; without
+   * one nothing is cached that another process could change.
+   */
   notifications?: ChangeFeed;
   /**
    * Connections of the webhook dispatcher's own (PostgreSQL only): its claims and outcome writes
@@ -113,7 +118,10 @@ export class Core {
   /** The hosted page's API: per session token and per client address. */
   readonly hostedRateLimits: { perSession: RateLimits; perAddress: RateLimits };
   readonly pipeline: CheckPipeline;
-  /** Prometheus metrics of the core (verdicts, webhooks, queue, sessions, wallets, pool); the HTTP front adds its own to the same registry. */
+  /**
+   * Prometheus metrics of the core (verdicts, webhooks, queue, sessions, wallets, pool); the HTTP front adds its own to
+   * the same registry.
+   */
   readonly metrics: ServiceMetrics;
   /** The standalone checks, each run through `pipeline`. */
   readonly models: Models;
@@ -196,27 +204,76 @@ export class Core {
       // The issuer is made after accounts (it reads them): asked at call time.
       revokeCredentials: (svcId, reason, tx) => this.vc.revokeAll(svcId, reason, tx),
     });
-    this.billing = new BillingService({ ...deps, prices: options.prices ?? DEFAULT_PRICES_MINOR, lease: options.walletLease, logger: options.logger });
-    this.idempotency = new IdempotencyService({ store: new PgIdempotencyStore(deps.orm), clock: deps.clock, sealer: this.sealer });
-    this.rateLimits = new RateLimits(this.orm, options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' });
-    const hosted = { points: options.hostedRateLimitPerMinute ?? 120, windowSeconds: 60, store: options.rateLimit?.store ?? 'memory' } as const;
+    this.billing = new BillingService({
+      ...deps,
+      prices: options.prices ?? DEFAULT_PRICES_MINOR,
+      lease: options.walletLease,
+      logger: options.logger,
+    });
+    this.idempotency = new IdempotencyService({
+      store: new PgIdempotencyStore(deps.orm),
+      clock: deps.clock,
+      sealer: this.sealer,
+    });
+    this.rateLimits = new RateLimits(
+      this.orm,
+      options.rateLimit ?? { points: 600, windowSeconds: 60, store: 'memory' },
+    );
+    const hosted = {
+      points: options.hostedRateLimitPerMinute ?? 120,
+      windowSeconds: 60,
+      store: options.rateLimit?.store ?? 'memory',
+    } as const;
     this.hostedRateLimits = {
       perSession: new RateLimits(this.orm, { ...hosted, keyPrefix: 'hosted_session', per: 'verification session' }),
       // One address may be many people (an office, a carrier's NAT): ten sessions' worth.
-      perAddress: new RateLimits(this.orm, { ...hosted, points: 10 * hosted.points, keyPrefix: 'hosted_address', per: 'address' }),
+      perAddress: new RateLimits(this.orm, {
+        ...hosted,
+        points: 10 * hosted.points,
+        keyPrefix: 'hosted_address',
+        per: 'address',
+      }),
     };
     this.sandboxQuota = new SandboxQuota(deps, options.sandboxDailyChecks ?? DEFAULT_SANDBOX_DAILY_CHECKS);
-    this.pipeline = new CheckPipeline({ ...deps, billing: this.billing, idempotency: this.idempotency, accounts: this.accounts, sandboxQuota: this.sandboxQuota, metrics: this.metrics });
-    this.models = timedModels(options.models ?? lazyModels(), (model, seconds) => this.metrics.inferenceSeconds.observe({ model }, seconds));
+    this.pipeline = new CheckPipeline({
+      ...deps,
+      billing: this.billing,
+      idempotency: this.idempotency,
+      accounts: this.accounts,
+      sandboxQuota: this.sandboxQuota,
+      metrics: this.metrics,
+    });
+    this.models = timedModels(options.models ?? lazyModels(), (model, seconds) =>
+      this.metrics.inferenceSeconds.observe({ model }, seconds),
+    );
     this.faceEngine = options.faceEngine ?? modelFaceEngine(this.models);
-    this.challenges = new ChallengeService({ store: new PgChallengeStore(deps.orm), clock: deps.clock, gestures: options.challengeGestures });
+    this.challenges = new ChallengeService({
+      store: new PgChallengeStore(deps.orm),
+      clock: deps.clock,
+      gestures: options.challengeGestures,
+    });
     this.faceIndex = new FaceIndex({ ...deps, sealer: this.sealer });
-    this.signingKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds });
+    this.signingKeys = new SigningKeys({
+      ...deps,
+      sealer: this.sealer,
+      activationDelaySeconds: options.keyActivationSeconds,
+    });
     // A retired credential key stays published while credentials it signed may live.
-    this.credentialKeys = new SigningKeys({ ...deps, sealer: this.sealer, activationDelaySeconds: options.keyActivationSeconds, alg: 'ES256', retiredGraceSeconds: CREDENTIAL_MAX_TTL_SECONDS + 120 });
+    this.credentialKeys = new SigningKeys({
+      ...deps,
+      sealer: this.sealer,
+      activationDelaySeconds: options.keyActivationSeconds,
+      alg: 'ES256',
+      retiredGraceSeconds: CREDENTIAL_MAX_TTL_SECONDS + 120,
+    });
     // A lock is worth an ops line: a person locked out calls support, a spike is an attack.
-    this.loginThrottle = new LoginThrottle({ orm: this.orm, store: options.rateLimit?.store ?? 'memory', clock: deps.clock }, (lock) =>
-      options.logger?.warn({ event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures }, 'sign-in locked after failed passwords'),
+    this.loginThrottle = new LoginThrottle(
+      { orm: this.orm, store: options.rateLimit?.store ?? 'memory', clock: deps.clock },
+      (lock) =>
+        options.logger?.warn(
+          { event: 'signin_locked', key: lock.key, seconds: lock.seconds, failures: lock.failures },
+          'sign-in locked after failed passwords',
+        ),
     );
     this.oidc = new OidcProvider({
       ...deps,
@@ -256,7 +313,8 @@ export class Core {
       accounts: this.accounts,
       mail: this.mail,
       baseUrl: this.oidc.issuer,
-      revokeLogins: async (svcId, organizationId) => this.oidc.revokeForClients(svcId, await this.tenancy.oidcClientIdsOfOrganization(organizationId)),
+      revokeLogins: async (svcId, organizationId) =>
+        this.oidc.revokeForClients(svcId, await this.tenancy.oidcClientIdsOfOrganization(organizationId)),
       faceCheck: faceActivationCheck(this.faceEngine, this.accounts),
     });
     this.checks = {
@@ -266,9 +324,20 @@ export class Core {
       credential: credentialCheck({ registry: this.credentials, accounts: this.accounts }),
       faceMatch: faceMatchCheck(this.faceEngine, this.accounts),
       liveness: livenessCheck(this.faceEngine),
-      kycCredential: kycCredentialCheck({ orm: this.orm, models: this.models, faces: this.faceEngine, accounts: this.accounts, registry: this.credentials }),
+      kycCredential: kycCredentialCheck({
+        orm: this.orm,
+        models: this.models,
+        faces: this.faceEngine,
+        accounts: this.accounts,
+        registry: this.credentials,
+      }),
       antispoof: antispoofCheck({ engine: this.faceEngine, challenges: this.challenges, accounts: this.accounts }),
-      faceIdentity: faceIdentityCheck({ engine: this.faceEngine, index: this.faceIndex, challenges: this.challenges, accounts: this.accounts }),
+      faceIdentity: faceIdentityCheck({
+        engine: this.faceEngine,
+        index: this.faceIndex,
+        challenges: this.challenges,
+        accounts: this.accounts,
+      }),
       faceUniqueness: faceUniquenessCheck({ engine: this.faceEngine, index: this.faceIndex, accounts: this.accounts }),
     };
     this.webhooks = new WebhookService({
@@ -299,7 +368,13 @@ export class Core {
     });
     this.ops = new OpsService({ ...deps, sealer: this.sealer, accounts: this.accounts });
     this.mcpAudit = new McpAudit(deps.orm);
-    this.mcpRateLimits = new RateLimits(this.orm, { points: 120, windowSeconds: 60, store: options.rateLimit?.store ?? 'memory', keyPrefix: 'mcp', per: 'agent and person' });
+    this.mcpRateLimits = new RateLimits(this.orm, {
+      points: 120,
+      windowSeconds: 60,
+      store: options.rateLimit?.store ?? 'memory',
+      keyPrefix: 'mcp',
+      per: 'agent and person',
+    });
     this.agentTools = new AgentTools({
       accounts: this.accounts,
       sessions: this.sessions,
@@ -346,7 +421,12 @@ export class Core {
   }
 
   /** Housekeeping that runs every few minutes: expired idempotency records and rate counters. */
-  async purgeExpired(): Promise<{ idempotency: number; rateLimits: number; signInCounts: number; credentialNonces: number }> {
+  async purgeExpired(): Promise<{
+    idempotency: number;
+    rateLimits: number;
+    signInCounts: number;
+    credentialNonces: number;
+  }> {
     return {
       idempotency: await this.idempotency.purgeExpired(),
       rateLimits: await this.rateLimits.purgeExpired(this.orm),

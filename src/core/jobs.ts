@@ -9,7 +9,11 @@ export interface JobQueue {
    * throws is logged, not retried here: every job's truth lives in its own table (the webhook
    * outbox, the session row) and the sweep picks up what a failed handler left.
    */
-  work(name: string, handler: (data: Record<string, unknown>) => Promise<void>, options?: { batchSize?: number }): Promise<void>;
+  work(
+    name: string,
+    handler: (data: Record<string, unknown>) => Promise<void>,
+    options?: { batchSize?: number },
+  ): Promise<void>;
   /** Runs `name` on a cron schedule; with many instances, one of them runs it per tick. */
   schedule(name: string, cron: string): Promise<void>;
   stop(): Promise<void>;
@@ -24,8 +28,17 @@ export const JOB_NAMES = ['webhook.deliver', 'maintenance.sweep', 'billing.close
 export class PgBossJobs implements JobQueue {
   private constructor(private readonly boss: PgBoss) {}
 
-  static async start(connectionString: string, options: { pollingIntervalSeconds?: number; onError?: (error: Error) => void } = {}): Promise<PgBossJobs> {
-    const boss = new PgBoss({ connectionString, max: 3, application_name: 'verity-jobs', schedule: true, supervise: true });
+  static async start(
+    connectionString: string,
+    options: { pollingIntervalSeconds?: number; onError?: (error: Error) => void } = {},
+  ): Promise<PgBossJobs> {
+    const boss = new PgBoss({
+      connectionString,
+      max: 3,
+      application_name: 'verity-jobs',
+      schedule: true,
+      supervise: true,
+    });
     boss.on('error', (error) => options.onError?.(error));
     // Instances starting together take turns: pg-boss creating the same queue (a partition of its
     // job table) from two processes at once deadlocked, and one of them failed its start.
@@ -48,7 +61,11 @@ export class PgBossJobs implements JobQueue {
   /** Local workers per queue, woken right after a send instead of at their next poll. */
   private readonly workers = new Map<string, string[]>();
 
-  async send(name: string, data: object, options: { startAfterSeconds?: number; singletonKey?: string } = {}): Promise<void> {
+  async send(
+    name: string,
+    data: object,
+    options: { startAfterSeconds?: number; singletonKey?: string } = {},
+  ): Promise<void> {
     await this.boss.send(name, data, {
       ...(options.startAfterSeconds ? { startAfter: Math.max(1, Math.ceil(options.startAfterSeconds)) } : {}),
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
@@ -56,11 +73,19 @@ export class PgBossJobs implements JobQueue {
     if (!options.startAfterSeconds) for (const id of this.workers.get(name) ?? []) this.boss.notifyWorker(id);
   }
 
-  async work(name: string, handler: (data: Record<string, unknown>) => Promise<void>, options: { batchSize?: number } = {}): Promise<void> {
-    const id = await this.boss.work<Record<string, unknown>>(name, { pollingIntervalSeconds: this.pollingIntervalSeconds, batchSize: options.batchSize ?? 1 }, async (jobs) => {
-      const results = await Promise.allSettled(jobs.map((job) => handler(job.data)));
-      for (const result of results) if (result.status === 'rejected') this.onError?.(result.reason as Error);
-    });
+  async work(
+    name: string,
+    handler: (data: Record<string, unknown>) => Promise<void>,
+    options: { batchSize?: number } = {},
+  ): Promise<void> {
+    const id = await this.boss.work<Record<string, unknown>>(
+      name,
+      { pollingIntervalSeconds: this.pollingIntervalSeconds, batchSize: options.batchSize ?? 1 },
+      async (jobs) => {
+        const results = await Promise.allSettled(jobs.map((job) => handler(job.data)));
+        for (const result of results) if (result.status === 'rejected') this.onError?.(result.reason as Error);
+      },
+    );
     this.workers.set(name, [...(this.workers.get(name) ?? []), id]);
   }
 

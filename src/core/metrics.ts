@@ -86,12 +86,17 @@ export class ServiceMetrics {
       async collect() {
         this.reset();
         // The trigger-kept counts (Migration20261204090000_growth): a count of the table grew with its history.
-        for (const row of await rows<{ status: string; n: string }>('select status, sum(n) as n from session_status_count group by status having sum(n) > 0')) this.set({ status: row.status }, Number(row.n));
+        for (const row of await rows<{ status: string; n: string }>(
+          'select status, sum(n) as n from session_status_count group by status having sum(n) > 0',
+        ))
+          this.set({ status: row.status }, Number(row.n));
       },
     });
     new Gauge({
       name: 'verity_wallet_balance_minor',
-      help: projectLabels ? `Wallet balance in minor units per project (the ${MAX_WALLET_SERIES} lowest)` : 'The lowest wallet balance of any project, in minor units (per project with VERITY_METRICS_PROJECT_LABELS=1)',
+      help: projectLabels
+        ? `Wallet balance in minor units per project (the ${MAX_WALLET_SERIES} lowest)`
+        : 'The lowest wallet balance of any project, in minor units (per project with VERITY_METRICS_PROJECT_LABELS=1)',
       labelNames: projectLabels ? ['project'] : [],
       registers: [registry],
       async collect() {
@@ -119,7 +124,12 @@ export class ServiceMetrics {
         else for (const destination of unhealthy) this.inc({ project: destination.projectId });
       },
     });
-    const pool = () => (orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+    const pool = () =>
+      (
+        orm.em.getConnection().getKnex().client as {
+          pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number };
+        }
+      ).pool;
     new Gauge({
       name: 'verity_db_pool_connections',
       help: 'Database pool connections of this instance: in use, idle, and requests waiting for one',

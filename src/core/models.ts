@@ -18,7 +18,11 @@ export interface Models {
 }
 
 /** Loads once on first call and shares the result; a failed load is retried by the next call. */
-function once<T>(load: () => Promise<T>): { get: () => Promise<T>; loaded: () => T | undefined; settled: () => Promise<T | undefined> } {
+function once<T>(load: () => Promise<T>): {
+  get: () => Promise<T>;
+  loaded: () => T | undefined;
+  settled: () => Promise<T | undefined>;
+} {
   let pending: Promise<T> | undefined;
   let value: T | undefined;
   return {
@@ -82,7 +86,10 @@ export function timedModels(models: Models, observe: (model: string, seconds: nu
   return {
     async documents() {
       const reader = await models.documents();
-      return { read: (front, back) => time('document_read', () => reader.read(front, back)), close: () => reader.close() };
+      return {
+        read: (front, back) => time('document_read', () => reader.read(front, back)),
+        close: () => reader.close(),
+      };
     },
     async faces() {
       const faces = await models.faces();

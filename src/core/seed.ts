@@ -40,21 +40,50 @@ function sampleRoster(): string | null {
  * Seeds the demo tenant on an empty database and returns its credentials (shown once), or null
  * when a demo tenant exists already: a second start never reseeds.
  */
-export async function seedDemoTenant(core: Core, urls: { baseUrl: string; orgApiUrl: string }, options: { licenses?: boolean } = {}): Promise<DemoTenant | null> {
+export async function seedDemoTenant(
+  core: Core,
+  urls: { baseUrl: string; orgApiUrl: string },
+  options: { licenses?: boolean } = {},
+): Promise<DemoTenant | null> {
   if (await core.tenancy.demoProjectId()) return null;
-  const { project, key, webhookSigningSecret } = await core.tenancy.createProject({ name: 'Demo', balance: 1000 }, { isDemo: true });
+  const { project, key, webhookSigningSecret } = await core.tenancy.createProject(
+    { name: 'Demo', balance: 1000 },
+    { isDemo: true },
+  );
   const workflows = {} as DemoTenant['workflows'];
-  for (const [name, features] of Object.entries(DEMO_WORKFLOWS) as [keyof DemoTenant['workflows'], WorkflowFeature[]][]) {
+  for (const [name, features] of Object.entries(DEMO_WORKFLOWS) as [
+    keyof DemoTenant['workflows'],
+    WorkflowFeature[],
+  ][]) {
     workflows[name] = (await core.tenancy.createWorkflow({ projectId: project.id, name, features })).id;
   }
   const redirectUris = [`${urls.baseUrl}/demo/callback`, 'http://localhost:3000/callback'];
   const scopes = ['openid', 'profile', 'verifications', 'doctor_license'];
-  const { app, clientSecret: orgSecret } = await core.tenancy.createOrgApp({ organizationName: 'Demo Health', name: 'Demo roster' });
+  const { app, clientSecret: orgSecret } = await core.tenancy.createOrgApp({
+    organizationName: 'Demo Health',
+    name: 'Demo roster',
+  });
   // The demo app belongs to the demo organization: its members' id_tokens carry svc_org_member_id.
-  const { client, clientSecret } = await core.tenancy.createOidcClient({ projectId: project.id, name: 'Demo app', redirectUris, scopes, organizationId: app.organizationId });
-  await core.roster.setPlan({ organizationId: app.organizationId, plan: 'team', pricePerSeat: 5, currency: 'USD', trialDays: 14 });
+  const { client, clientSecret } = await core.tenancy.createOidcClient({
+    projectId: project.id,
+    name: 'Demo app',
+    redirectUris,
+    scopes,
+    organizationId: app.organizationId,
+  });
+  await core.roster.setPlan({
+    organizationId: app.organizationId,
+    plan: 'team',
+    pricePerSeat: 5,
+    currency: 'USD',
+    trialDays: 14,
+  });
   const password = randomBytes(12).toString('base64url');
-  const account = await core.accounts.createAccount({ email: 'demo@verity.example', password, displayName: 'Demo User' });
+  const account = await core.accounts.createAccount({
+    email: 'demo@verity.example',
+    password,
+    displayName: 'Demo User',
+  });
   const admin = await core.tenancy.createAdminToken({ role: 'admin', name: 'demo' });
   // The fictional licence roster behind the built-in board adapter (docs/licences.md: "Licence rosters").
   const roster = options.licenses === false ? null : sampleRoster();
@@ -66,7 +95,12 @@ export async function seedDemoTenant(core: Core, urls: { baseUrl: string; orgApi
     api_key: key,
     webhook_signing_secret: webhookSigningSecret,
     workflows,
-    oidc: { client_id: client.clientId, client_secret: clientSecret, redirect_uris: client.redirectUris, scopes: client.scopes },
+    oidc: {
+      client_id: client.clientId,
+      client_secret: clientSecret,
+      redirect_uris: client.redirectUris,
+      scopes: client.scopes,
+    },
     org: { id: app.organizationId, client_id: app.clientId, client_secret: orgSecret },
     account: { email: account.email, password, svc_id: account.svcId },
     admin_token: admin.token,

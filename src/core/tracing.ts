@@ -13,7 +13,10 @@ export const tracer = trace.getTracer('verity');
 export interface TraceSampling {
   /** The share of traces recorded, 0 to 1. */
   ratio: number;
-  /** Follow a caller's `traceparent` sampled flag instead of deciding: only behind a gateway that sets the header itself. */
+  /**
+   * Follow a caller's `traceparent` sampled flag instead of deciding: only behind a gateway that sets the header
+   * itself.
+   */
   trustParent: boolean;
 }
 
@@ -41,7 +44,11 @@ export function recordFailure(span: Span, error: unknown): void {
 }
 
 /** Runs `work` as the active span `name` (its queries nest under it), ending the span however it ends. */
-export function inSpan<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes }, work: (span: Span) => Promise<T>): Promise<T> {
+export function inSpan<T>(
+  name: string,
+  options: { kind?: SpanKind; attributes?: Attributes },
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   return tracer.startActiveSpan(name, options, async (span) => {
     try {
       return await work(span);
@@ -54,10 +61,14 @@ export function inSpan<T>(name: string, options: { kind?: SpanKind; attributes?:
   });
 }
 
-/** The statement's verb and first table (`SELECT webhook_event`), read from its start; never its values. `unnest(...)` (rows from array parameters) is no table. */
+/**
+ * The statement's verb and first table (`SELECT webhook_event`), read from its start; never its values. `unnest(...)`
+ * (rows from array parameters) is no table.
+ */
 export function describeQuery(sql: string): { operation: string; table?: string } {
   const operation = /^\s*\(?\s*([a-z]+)/i.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
-  const table = /\b(?:from|into|update|join)\s+(?!unnest\s*\()"?([a-z_][a-z0-9_]*)"?(?:\."?([a-z_][a-z0-9_]*)"?)?/i.exec(sql);
+  const table =
+    /\b(?:from|into|update|join)\s+(?!unnest\s*\()"?([a-z_][a-z0-9_]*)"?(?:\."?([a-z_][a-z0-9_]*)"?)?/i.exec(sql);
   return { operation, table: table ? (table[2] ?? table[1])!.toLowerCase() : undefined };
 }
 
@@ -75,7 +86,11 @@ const queryAttributes = (operation: string, table: string | undefined): Attribut
 export function traceStatement<T>(sql: string, run: () => Promise<T>): Promise<T> {
   if (!trace.getSpan(context.active())) return run();
   const { operation, table } = describeQuery(sql);
-  return inSpan(table ? `${operation} ${table}` : operation, { kind: SpanKind.CLIENT, attributes: queryAttributes(operation, table) }, run);
+  return inSpan(
+    table ? `${operation} ${table}` : operation,
+    { kind: SpanKind.CLIENT, attributes: queryAttributes(operation, table) },
+    run,
+  );
 }
 
 interface KnexQueryEvents {
@@ -98,7 +113,10 @@ export function traceQueries(knex: KnexQueryEvents): void {
   knex.on('query', (query) => {
     if (!query.__knexQueryUid || !query.sql || !trace.getSpan(context.active())) return;
     const { operation, table } = describeQuery(query.sql);
-    const span = tracer.startSpan(table ? `${operation} ${table}` : operation, { kind: SpanKind.CLIENT, attributes: queryAttributes(operation, table) });
+    const span = tracer.startSpan(table ? `${operation} ${table}` : operation, {
+      kind: SpanKind.CLIENT,
+      attributes: queryAttributes(operation, table),
+    });
     if (open.size >= MAX_OPEN_QUERY_SPANS) {
       const [oldest, stale] = open.entries().next().value!;
       stale.end();

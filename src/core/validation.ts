@@ -9,7 +9,10 @@ export function issuePath(path: PropertyKey[]): string {
 }
 
 /** A zod failure as the catalog's `validation_error`, with a per-field map in `data.errors`. */
-export function validationError(error: z.ZodError, code: 'validation_error' | 'invalid_request' = 'validation_error'): DomainError {
+export function validationError(
+  error: z.ZodError,
+  code: 'validation_error' | 'invalid_request' = 'validation_error',
+): DomainError {
   const errors: Record<string, string> = {};
   for (const issue of error.issues) errors[issuePath(issue.path)] ??= issue.message;
   const summary = Object.entries(errors)
@@ -36,7 +39,8 @@ function nulPath(input: unknown): string | null {
       return issuePath(path);
     }
     if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
-      for (const [key, child] of Object.entries(value)) pending.push({ value: child, key: Array.isArray(value) ? Number(key) : key, parent: node });
+      for (const [key, child] of Object.entries(value))
+        pending.push({ value: child, key: Array.isArray(value) ? Number(key) : key, parent: node });
     }
   }
   return null;
@@ -45,7 +49,10 @@ function nulPath(input: unknown): string | null {
 /** Parses input for a core service; every front goes through this, so rules live once. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const nul = nulPath(input);
-  if (nul) throw new DomainError('validation_error', `${nul}: must not contain NUL (U+0000) characters`, { data: { errors: { [nul]: 'must not contain NUL (U+0000) characters' } } });
+  if (nul)
+    throw new DomainError('validation_error', `${nul}: must not contain NUL (U+0000) characters`, {
+      data: { errors: { [nul]: 'must not contain NUL (U+0000) characters' } },
+    });
   const result = schema.safeParse(input);
   if (!result.success) throw validationError(result.error);
   return result.data;
@@ -74,13 +81,22 @@ const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Schema
  * pipes, unions, lazy): object shapes with the fields they declare (`open` when they take any
  * field: a record, a loose object, an unknown), and array elements.
  */
-function shapesOf(schema: z.ZodType, out: { objects: { fields: Record<string, z.ZodType>; open: boolean }[]; elements: z.ZodType[] } = { objects: [], elements: [] }) {
+function shapesOf(
+  schema: z.ZodType,
+  out: { objects: { fields: Record<string, z.ZodType>; open: boolean }[]; elements: z.ZodType[] } = {
+    objects: [],
+    elements: [],
+  },
+) {
   const def = defOf(schema);
   switch (def.type) {
     case 'object':
       // z.object strips what it does not declare, z.strictObject refuses it: both are closed
       // here. A catchall other than never (z.looseObject, .catchall()) takes any field.
-      out.objects.push({ fields: def.shape ?? {}, open: def.catchall !== undefined && defOf(def.catchall).type !== 'never' });
+      out.objects.push({
+        fields: def.shape ?? {},
+        open: def.catchall !== undefined && defOf(def.catchall).type !== 'never',
+      });
       break;
     case 'record':
     case 'unknown':
@@ -118,7 +134,8 @@ export interface UnknownField {
   suggestion?: string;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
 
 /** Every field of `input`, at any depth, that `schema` does not declare where it stands. */
 export function unknownFields(schema: z.ZodType, input: unknown): UnknownField[] {
@@ -129,7 +146,8 @@ export function unknownFields(schema: z.ZodType, input: unknown): UnknownField[]
     const shapes = shapesOf(at);
     if (Array.isArray(value)) {
       const element = shapes.elements[0];
-      if (element) for (const [i, item] of value.entries()) pending.push({ schema: element, value: item, path: [...path, i] });
+      if (element)
+        for (const [i, item] of value.entries()) pending.push({ schema: element, value: item, path: [...path, i] });
       continue;
     }
     if (!isPlainObject(value) || shapes.objects.length === 0 || shapes.objects.some((shape) => shape.open)) continue;
@@ -152,12 +170,15 @@ const canonicalSpelling = (name: string) =>
 
 /** Edits (insert, delete, substitute, swap two neighbours) from one word to the other. */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = best;
     }
   }
@@ -175,7 +196,16 @@ export function closestField(name: string, known: readonly string[]): string | u
   const same = known.find((field) => canonicalSpelling(field) === wanted);
   if (same) return same;
   // Not for short words: `id` is a word of too many names to mean any one of them.
-  const wordMore = wanted.length >= 3 ? known.find((field) => field.startsWith(`${wanted}_`) || field.endsWith(`_${wanted}`) || wanted.startsWith(`${field}_`) || wanted.endsWith(`_${field}`)) : undefined;
+  const wordMore =
+    wanted.length >= 3
+      ? known.find(
+          (field) =>
+            field.startsWith(`${wanted}_`) ||
+            field.endsWith(`_${wanted}`) ||
+            wanted.startsWith(`${field}_`) ||
+            wanted.endsWith(`_${field}`),
+        )
+      : undefined;
   if (wordMore) return wordMore;
   const allowed = wanted.length <= 4 ? 1 : 2;
   let best: { field: string; distance: number } | undefined;
@@ -189,7 +219,9 @@ export function closestField(name: string, known: readonly string[]): string | u
 /** What the answer says of one unknown field. */
 function unknownFieldMessage(field: UnknownField): string {
   if (field.suggestion) return `unknown field; did you mean ${field.suggestion}?`;
-  return field.known.length ? `unknown field; this object takes ${field.known.join(', ')}` : 'unknown field; this object takes no fields';
+  return field.known.length
+    ? `unknown field; this object takes ${field.known.join(', ')}`
+    : 'unknown field; this object takes no fields';
 }
 
 /**
@@ -197,7 +229,11 @@ function unknownFieldMessage(field: UnknownField): string {
  * the field it most likely meant: a misspelt optional field (`redirect_uri`) would otherwise be
  * dropped without a word, and the call succeed without what the caller asked for.
  */
-export function refuseUnknownFields(schema: z.ZodType, input: unknown, code: 'validation_error' | 'invalid_request' = 'validation_error'): void {
+export function refuseUnknownFields(
+  schema: z.ZodType,
+  input: unknown,
+  code: 'validation_error' | 'invalid_request' = 'validation_error',
+): void {
   const unknown = unknownFields(schema, input);
   if (unknown.length === 0) return;
   const errors = Object.fromEntries(unknown.map((field) => [field.path, unknownFieldMessage(field)]));

@@ -1,12 +1,44 @@
 // The domain's named values, in one module with no imports so that the browser code (web/) can
 // bundle them: the admin console's filters and labels come from here, never from copied lists.
 
-export const SESSION_STATUSES = ['NOT_STARTED', 'IN_PROGRESS', 'IN_REVIEW', 'APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'] as const;
-export const WORKFLOW_FEATURES = ['id_verification', 'liveness', 'face_match', 'age', 'credential', 'location'] as const;
+export const SESSION_STATUSES = [
+  'NOT_STARTED',
+  'IN_PROGRESS',
+  'IN_REVIEW',
+  'APPROVED',
+  'DECLINED',
+  'EXPIRED',
+  'ABANDONED',
+] as const;
+export const WORKFLOW_FEATURES = [
+  'id_verification',
+  'liveness',
+  'face_match',
+  'age',
+  'credential',
+  'location',
+] as const;
 export const ADMIN_ROLES = ['viewer', 'reviewer', 'admin'] as const;
 export const MEMBER_STATUSES = ['invited', 'link_sent', 'active', 'deactivated'] as const;
-export const WEBHOOK_EVENT_STATES = ['pending', 'sending', 'delivered', 'failed', 'disabled', 'no_destination'] as const;
-export const CHECK_TYPES = ['id_verification', 'liveness', 'face_match', 'age', 'credential', 'kyc_credential', 'location', 'antispoof', 'face_uniqueness'] as const;
+export const WEBHOOK_EVENT_STATES = [
+  'pending',
+  'sending',
+  'delivered',
+  'failed',
+  'disabled',
+  'no_destination',
+] as const;
+export const CHECK_TYPES = [
+  'id_verification',
+  'liveness',
+  'face_match',
+  'age',
+  'credential',
+  'kyc_credential',
+  'location',
+  'antispoof',
+  'face_uniqueness',
+] as const;
 export const CHECK_STATUSES = ['passed', 'failed', 'review'] as const;
 
 /** What a reviewer's approval needs (SessionService.review enforces it; the console says it). */

@@ -1,5 +1,17 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { getNamedType, getNullableType, GraphQLError, isListType, isObjectType, Kind, valueFromASTUntyped, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  isListType,
+  isObjectType,
+  Kind,
+  valueFromASTUntyped,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
 
 // Query depth and cost limits, checked before anything runs. Cost: every field costs 1, and what
 // is under a list is multiplied by the list's size: its `first` argument for connections (default
@@ -25,13 +37,20 @@ export const MAX_PAGE = 100;
 function pageSize(value: unknown): number {
   if (value === null || value === undefined) return DEFAULT_PAGE;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PAGE) {
-    throw new GraphQLError(`first must be a whole number from 1 to ${MAX_PAGE}`, { extensions: { code: 'validation_error', http: { status: 400 } } });
+    throw new GraphQLError(`first must be a whole number from 1 to ${MAX_PAGE}`, {
+      extensions: { code: 'validation_error', http: { status: 400 } },
+    });
   }
   return value;
 }
 
 /** Depth (nested field levels, introspection excluded) and cost of a selection. */
-export function measure(walk: Walk, selection: SelectionSetNode, parent: GraphQLNamedType | undefined, seen = new Set<string>()): { depth: number; cost: number } {
+export function measure(
+  walk: Walk,
+  selection: SelectionSetNode,
+  parent: GraphQLNamedType | undefined,
+  seen = new Set<string>(),
+): { depth: number; cost: number } {
   let depth = 0;
   let cost = 0;
   for (const node of selection.selections) {
@@ -44,14 +63,21 @@ export function measure(walk: Walk, selection: SelectionSetNode, parent: GraphQL
       const first = node.arguments?.find((argument) => argument.name.value === 'first');
       if (first) multiplier = pageSize(valueFromASTUntyped(first.value, walk.variables));
       else if (field?.args.some((argument) => argument.name === 'first')) multiplier = DEFAULT_PAGE;
-      const inner = node.selectionSet ? measure(walk, node.selectionSet, field ? getNamedType(field.type) : undefined, seen) : { depth: 0, cost: 0 };
+      const inner = node.selectionSet
+        ? measure(walk, node.selectionSet, field ? getNamedType(field.type) : undefined, seen)
+        : { depth: 0, cost: 0 };
       depth = Math.max(depth, 1 + inner.depth);
       cost += 1 + multiplier * inner.cost;
     } else {
       const fragment = node.kind === Kind.INLINE_FRAGMENT ? node : walk.fragments.get(node.name.value);
       if (!fragment || (node.kind === Kind.FRAGMENT_SPREAD && seen.has(node.name.value))) continue;
       const typeName = fragment.typeCondition?.name.value;
-      const inner = measure(walk, fragment.selectionSet, typeName ? (walk.schema.getType(typeName) ?? parent) : parent, node.kind === Kind.FRAGMENT_SPREAD ? new Set([...seen, node.name.value]) : seen);
+      const inner = measure(
+        walk,
+        fragment.selectionSet,
+        typeName ? (walk.schema.getType(typeName) ?? parent) : parent,
+        node.kind === Kind.FRAGMENT_SPREAD ? new Set([...seen, node.name.value]) : seen,
+      );
       depth = Math.max(depth, inner.depth);
       cost += inner.cost;
     }
@@ -66,16 +92,29 @@ export function queryLimitsPlugin(limits: { maxDepth: number; maxCost: number } 
       return {
         async didResolveOperation({ document, operation, schema, request }) {
           if (!operation) return;
-          const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+          const fragments = new Map(
+            document.definitions
+              .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+              .map((d) => [d.name.value, d]),
+          );
           const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-          const { depth, cost } = measure({ schema, fragments, variables: request.variables ?? {} }, operation.selectionSet, root ?? undefined);
+          const { depth, cost } = measure(
+            { schema, fragments, variables: request.variables ?? {} },
+            operation.selectionSet,
+            root ?? undefined,
+          );
           if (depth > limits.maxDepth) {
-            throw new GraphQLError(`query depth ${depth} is over the limit of ${limits.maxDepth}`, { extensions: { code: 'query_too_deep', http: { status: 400 }, depth, maxDepth: limits.maxDepth } });
+            throw new GraphQLError(`query depth ${depth} is over the limit of ${limits.maxDepth}`, {
+              extensions: { code: 'query_too_deep', http: { status: 400 }, depth, maxDepth: limits.maxDepth },
+            });
           }
           if (cost > limits.maxCost) {
-            throw new GraphQLError(`query cost ${cost} is over the limit of ${limits.maxCost}: ask for smaller pages or fewer nested lists`, {
-              extensions: { code: 'query_too_costly', http: { status: 400 }, cost, maxCost: limits.maxCost },
-            });
+            throw new GraphQLError(
+              `query cost ${cost} is over the limit of ${limits.maxCost}: ask for smaller pages or fewer nested lists`,
+              {
+                extensions: { code: 'query_too_costly', http: { status: 400 }, cost, maxCost: limits.maxCost },
+              },
+            );
           }
         },
       };

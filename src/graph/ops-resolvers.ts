@@ -45,7 +45,10 @@ import {
 import { run, type GraphContext } from './resolvers.js';
 import { WorkflowType } from './types.js';
 
-/** Per-request loaders: nested fields of a list (checks, timeline, webhooks, workflow) cost one query per field, not per row. */
+/**
+ * Per-request loaders: nested fields of a list (checks, timeline, webhooks, workflow) cost one query per field, not per
+ * row.
+ */
 export function opsLoaders(core: Core) {
   return {
     checks: new BatchLoader(
@@ -77,7 +80,10 @@ export function opsLoaders(core: Core) {
 export type OpsLoaders = ReturnType<typeof opsLoaders>;
 
 /** GraphQL nulls as absent values: the operations' zod schemas treat optional fields as undefined. */
-const defined = <T extends object>(value: T | null | undefined) => (value ? Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null && inner !== undefined)) : undefined);
+const defined = <T extends object>(value: T | null | undefined) =>
+  value
+    ? Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null && inner !== undefined))
+    : undefined;
 
 @ArgsType()
 class PageArgs {
@@ -88,7 +94,8 @@ class PageArgs {
 @ArgsType()
 class AggregateArgs {
   @Field(() => String) projectId!: string;
-  @Field(() => String, { nullable: true, description: 'Start (ISO 8601, inclusive); default: 30 days before to' }) from?: string | null;
+  @Field(() => String, { nullable: true, description: 'Start (ISO 8601, inclusive); default: 30 days before to' })
+  from?: string | null;
   @Field(() => String, { nullable: true, description: 'End (ISO 8601, exclusive); default: now' }) to?: string | null;
 }
 
@@ -113,28 +120,47 @@ export class SessionResolver {
   }
 
   @Query(() => SessionConnection, { description: 'Sessions waiting for a manual review (IN_REVIEW), oldest first' })
-  reviewQueue(@Arg('projectId', () => String) projectId: string, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
+  reviewQueue(
+    @Arg('projectId', () => String) projectId: string,
+    @Args(() => PageArgs) pageArgs: PageArgs,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'reviewQueue', { projectId, ...defined(pageArgs) });
   }
 
   @Query(() => SessionType, { description: 'One session with its checks, decision, timeline and webhook attempts' })
-  session(@Arg('projectId', () => String) projectId: string, @Arg('sessionId', () => String) sessionId: string, @Ctx() ctx: GraphContext) {
+  session(
+    @Arg('projectId', () => String) projectId: string,
+    @Arg('sessionId', () => String) sessionId: string,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'session', { projectId, sessionId });
   }
 
   @Mutation(() => SessionType, {
-    description: 'Approve or decline a session in review: the rules of the REST PATCH (409 review_not_pending, session_closed, required_face_checks_incomplete), recorded as admin:<token id>',
+    description:
+      'Approve or decline a session in review: the rules of the REST PATCH (409 review_not_pending, session_closed, required_face_checks_incomplete), recorded as admin:<token id>',
   })
   reviewSession(@Arg('input', () => ReviewSessionInput) input: ReviewSessionInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'reviewSession', input);
   }
 
-  @Query(() => [SessionEvidenceType], { description: "A session's review images: reviewers and admins of its project; every image served is recorded in the admin audit" })
-  sessionEvidence(@Arg('projectId', () => String) projectId: string, @Arg('sessionId', () => String) sessionId: string, @Ctx() ctx: GraphContext) {
+  @Query(() => [SessionEvidenceType], {
+    description:
+      "A session's review images: reviewers and admins of its project; every image served is recorded in the admin audit",
+  })
+  sessionEvidence(
+    @Arg('projectId', () => String) projectId: string,
+    @Arg('sessionId', () => String) sessionId: string,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'sessionEvidence', { projectId, sessionId });
   }
 
-  @Mutation(() => SessionDataErasedType, { description: "Erase a session's sealed data and review images now, keeping its decision (REST: DELETE /api/v2/session/{id}/data); admin role" })
+  @Mutation(() => SessionDataErasedType, {
+    description:
+      "Erase a session's sealed data and review images now, keeping its decision (REST: DELETE /api/v2/session/{id}/data); admin role",
+  })
   async eraseSessionData(@Arg('input', () => SessionRefInput) input: SessionRefInput, @Ctx() ctx: GraphContext) {
     return camelView(erasedWire, (await run(ctx, 'eraseSessionData', input)) as ErasedWire);
   }
@@ -160,7 +186,8 @@ export class SessionResolver {
   }
 
   @FieldResolver(() => [String], {
-    description: 'Checks an approval needs that the session lacks (id_verification, liveness, face_match): approving is refused (required_face_checks_incomplete) unless this is empty',
+    description:
+      'Checks an approval needs that the session lacks (id_verification, liveness, face_match): approving is refused (required_face_checks_incomplete) unless this is empty',
   })
   async approvalBlockers(@Root() session: DetailedSession, @Ctx() ctx: GraphContext) {
     return approvalBlockers((session.checks as CheckNode[] | undefined) ?? (await ctx.loaders.checks.load(session.id)));
@@ -170,15 +197,24 @@ export class SessionResolver {
 @Resolver(() => SessionCheckType)
 export class SessionCheckResolver {
   /** Opened only when asked for (and allowed): a page of checks without details never unseals anything. */
-  @FieldResolver(() => String, { nullable: true, description: 'The check data and error as JSON, opened for reviewers and admins only (null for viewers); never images' })
-  details(@Root() check: CheckNode | (Omit<CheckNode, 'detailSealed'> & { details: string | null }), @Ctx() ctx: GraphContext) {
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'The check data and error as JSON, opened for reviewers and admins only (null for viewers); never images',
+  })
+  details(
+    @Root() check: CheckNode | (Omit<CheckNode, 'detailSealed'> & { details: string | null }),
+    @Ctx() ctx: GraphContext,
+  ) {
     return 'detailSealed' in check ? ctx.core.ops.openDetails(check.detailSealed, ctx.scope.role) : check.details;
   }
 }
 
 @Resolver(() => WebhookEventType)
 export class WebhookEventResolver {
-  @Query(() => WebhookEventConnection, { description: 'Webhook events of a project, newest first; filter by state (failed, pending ...) or session' })
+  @Query(() => WebhookEventConnection, {
+    description: 'Webhook events of a project, newest first; filter by state (failed, pending ...) or session',
+  })
   webhookEvents(
     @Arg('projectId', () => String) projectId: string,
     @Arg('state', () => String, { nullable: true }) state: string | null,
@@ -186,11 +222,20 @@ export class WebhookEventResolver {
     @Args(() => PageArgs) pageArgs: PageArgs,
     @Ctx() ctx: GraphContext,
   ) {
-    return run(ctx, 'webhookEvents', { projectId, state: state ?? undefined, sessionId: sessionId ?? undefined, ...defined(pageArgs) });
+    return run(ctx, 'webhookEvents', {
+      projectId,
+      state: state ?? undefined,
+      sessionId: sessionId ?? undefined,
+      ...defined(pageArgs),
+    });
   }
 
   @Query(() => [WebhookAttemptType], { description: 'Delivery attempts of one webhook event' })
-  webhookAttempts(@Arg('projectId', () => String) projectId: string, @Arg('eventId', () => String) eventId: string, @Ctx() ctx: GraphContext) {
+  webhookAttempts(
+    @Arg('projectId', () => String) projectId: string,
+    @Arg('eventId', () => String) eventId: string,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'webhookAttempts', { projectId, eventId });
   }
 
@@ -199,12 +244,21 @@ export class WebhookEventResolver {
     return run(ctx, 'resendWebhookEvent', input);
   }
 
-  @Mutation(() => ResendFailedWebhooksPayload, { description: 'Send again every failed event of the project created in [from, to) (at most 5000 a call); returns how many were queued' })
-  resendFailedWebhooks(@Arg('input', () => ResendFailedWebhooksInput) input: ResendFailedWebhooksInput, @Ctx() ctx: GraphContext) {
+  @Mutation(() => ResendFailedWebhooksPayload, {
+    description:
+      'Send again every failed event of the project created in [from, to) (at most 5000 a call); returns how many were queued',
+  })
+  resendFailedWebhooks(
+    @Arg('input', () => ResendFailedWebhooksInput) input: ResendFailedWebhooksInput,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'resendFailedWebhooks', input);
   }
 
-  @Query(() => [WebhookDestinationHealthType], { description: 'Health of each webhook destination of the project (events in the last 7 days or pending), unhealthy first' })
+  @Query(() => [WebhookDestinationHealthType], {
+    description:
+      'Health of each webhook destination of the project (events in the last 7 days or pending), unhealthy first',
+  })
   webhookHealth(@Arg('projectId', () => String) projectId: string, @Ctx() ctx: GraphContext) {
     return run(ctx, 'webhookHealth', { projectId });
   }
@@ -230,36 +284,68 @@ export class OpsResolver {
     @Args(() => PageArgs) pageArgs: PageArgs,
     @Ctx() ctx: GraphContext,
   ) {
-    return run(ctx, 'checkRecords', { projectId, type: type ?? undefined, status: status ?? undefined, ...defined(pageArgs) });
+    return run(ctx, 'checkRecords', {
+      projectId,
+      type: type ?? undefined,
+      status: status ?? undefined,
+      ...defined(pageArgs),
+    });
   }
 
-  @Query(() => AccountConnection, { description: "Accounts seen in the project's sessions and checks, without identity data" })
-  accounts(@Arg('projectId', () => String) projectId: string, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
+  @Query(() => AccountConnection, {
+    description: "Accounts seen in the project's sessions and checks, without identity data",
+  })
+  accounts(
+    @Arg('projectId', () => String) projectId: string,
+    @Args(() => PageArgs) pageArgs: PageArgs,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'accounts', { projectId, ...defined(pageArgs) });
   }
 
-  @Query(() => AccountIdentityType, { description: 'Raw identity data of an account: admin role only; every read is recorded in the admin audit' })
-  accountIdentity(@Arg('projectId', () => String) projectId: string, @Arg('svcId', () => String) svcId: string, @Ctx() ctx: GraphContext) {
+  @Query(() => AccountIdentityType, {
+    description: 'Raw identity data of an account: admin role only; every read is recorded in the admin audit',
+  })
+  accountIdentity(
+    @Arg('projectId', () => String) projectId: string,
+    @Arg('svcId', () => String) svcId: string,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'accountIdentity', { projectId, svcId });
   }
 
   @Query(() => AdminAuditConnection, { description: 'Sensitive admin reads, newest first (admin role)' })
-  adminAudit(@Arg('projectId', () => String, { nullable: true }) projectId: string | null, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
+  adminAudit(
+    @Arg('projectId', () => String, { nullable: true }) projectId: string | null,
+    @Args(() => PageArgs) pageArgs: PageArgs,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'adminAudit', { projectId: projectId ?? undefined, ...defined(pageArgs) });
   }
 
-  @Query(() => [OrganizationType], { description: 'Organizations the token can see (a project-scoped token: those of its OIDC clients)' })
+  @Query(() => [OrganizationType], {
+    description: 'Organizations the token can see (a project-scoped token: those of its OIDC clients)',
+  })
   organizations(@Ctx() ctx: GraphContext) {
     return run(ctx, 'organizations');
   }
 
   @Query(() => MemberConnection, { description: 'Members of an organization, oldest first' })
-  members(@Arg('organizationId', () => Int) organizationId: number, @Arg('status', () => String, { nullable: true }) status: string | null, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
+  members(
+    @Arg('organizationId', () => Int) organizationId: number,
+    @Arg('status', () => String, { nullable: true }) status: string | null,
+    @Args(() => PageArgs) pageArgs: PageArgs,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'members', { organizationId, status: status ?? undefined, ...defined(pageArgs) });
   }
 
   @Query(() => MemberConnection, { description: 'Open invitations (invited or link_sent) of an organization' })
-  invitations(@Arg('organizationId', () => Int) organizationId: number, @Args(() => PageArgs) pageArgs: PageArgs, @Ctx() ctx: GraphContext) {
+  invitations(
+    @Arg('organizationId', () => Int) organizationId: number,
+    @Args(() => PageArgs) pageArgs: PageArgs,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'invitations', { organizationId, ...defined(pageArgs) });
   }
 
@@ -268,12 +354,17 @@ export class OpsResolver {
     return run(ctx, 'organizationBilling', { organizationId });
   }
 
-  @Mutation(() => InviteMembersPayload, { description: 'Add and invite members (the same rules as POST /api/sdk/members)' })
+  @Mutation(() => InviteMembersPayload, {
+    description: 'Add and invite members (the same rules as POST /api/sdk/members)',
+  })
   inviteMembers(@Arg('input', () => InviteMembersInput) input: InviteMembersInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'inviteMembers', { ...input, members: input.members.map((member) => defined(member)) });
   }
 
-  @Mutation(() => MemberType, { nullable: true, description: 'Deactivate a member: billing stops, their app logins are revoked' })
+  @Mutation(() => MemberType, {
+    nullable: true,
+    description: 'Deactivate a member: billing stops, their app logins are revoked',
+  })
   deactivateMember(@Arg('input', () => MemberActionInput) input: MemberActionInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'deactivateMember', input);
   }
@@ -283,12 +374,16 @@ export class OpsResolver {
     return run(ctx, 'reactivateMember', input);
   }
 
-  @Mutation(() => InvitedMemberType, { description: 'A new activation link for an invited member (the old one stops working)' })
+  @Mutation(() => InvitedMemberType, {
+    description: 'A new activation link for an invited member (the old one stops working)',
+  })
   resendInvitation(@Arg('input', () => MemberActionInput) input: MemberActionInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'resendInvitation', input);
   }
 
-  @Query(() => [StatusDayCountType], { description: 'Sessions created per UTC day and status in [from, to) (default: the last 30 days)' })
+  @Query(() => [StatusDayCountType], {
+    description: 'Sessions created per UTC day and status in [from, to) (default: the last 30 days)',
+  })
   sessionsPerDay(@Args(() => AggregateArgs) args: AggregateArgs, @Ctx() ctx: GraphContext) {
     return run(ctx, 'sessionsPerDay', defined(args));
   }

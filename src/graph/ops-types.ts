@@ -35,7 +35,9 @@ function connection<N>(name: string, node: new () => N) {
 export class MeType {
   @Field(() => ID) tokenId!: string;
   @Field(() => String, { description: 'viewer, reviewer or admin' }) role!: string;
-  @Field(() => String, { nullable: true, description: 'The one project the token may see; null: all' }) projectId!: string | null;
+  @Field(() => String, { nullable: true, description: 'The one project the token may see; null: all' }) projectId!:
+    | string
+    | null;
 }
 
 @ObjectType('SessionCheck', { description: 'One check run inside a session' })
@@ -73,9 +75,16 @@ export class WebhookEventType {
   @Field(() => String) projectId!: string;
   @Field(() => String) sessionId!: string;
   @Field(() => String) type!: string;
-  @Field(() => Boolean, { description: 'False for a test-mode event: sent only to the test destination, signed with the test secret' }) livemode!: boolean;
+  @Field(() => Boolean, {
+    description: 'False for a test-mode event: sent only to the test destination, signed with the test secret',
+  })
+  livemode!: boolean;
   @Field(() => String, { nullable: true }) url!: string | null;
-  @Field(() => String, { description: 'pending, sending, delivered, failed, disabled or no_destination (a test event when the project has no test destination)' }) state!: string;
+  @Field(() => String, {
+    description:
+      'pending, sending, delivered, failed, disabled or no_destination (a test event when the project has no test destination)',
+  })
+  state!: string;
   @Field(() => Int) attemptCount!: number;
   @Field(() => String, { nullable: true }) nextAttemptAt!: string | null;
   @Field(() => String, { nullable: true }) deliveredAt!: string | null;
@@ -93,15 +102,21 @@ export class SessionType {
   @Field(() => String, { nullable: true }) svcId!: string | null;
   @Field(() => String, { nullable: true }) decision!: string | null;
   @Field(() => String, { nullable: true }) decidedAt!: string | null;
-  @Field(() => String, { nullable: true, description: 'system, api_key:<id> or admin:<token id>' }) decidedBy!: string | null;
+  @Field(() => String, { nullable: true, description: 'system, api_key:<id> or admin:<token id>' }) decidedBy!:
+    | string
+    | null;
   @Field(() => String, { nullable: true }) startedAt!: string | null;
   @Field(() => String) expiresAt!: string;
   @Field(() => String) createdAt!: string;
   @Field(() => String) updatedAt!: string;
   @Field(() => String, { nullable: true }) callback!: string | null;
   @Field(() => String, { nullable: true }) redirectUrl!: string | null;
-  @Field(() => Boolean, { description: 'False for a session made with a test API key (vk_test_...)' }) livemode!: boolean;
-  @Field(() => Boolean, { description: "Whether review images are kept (while open or in review, then for the project's retention); read them with sessionEvidence" })
+  @Field(() => Boolean, { description: 'False for a session made with a test API key (vk_test_...)' })
+  livemode!: boolean;
+  @Field(() => Boolean, {
+    description:
+      "Whether review images are kept (while open or in review, then for the project's retention); read them with sessionEvidence",
+  })
   imagesRetained!: boolean;
 }
 
@@ -112,7 +127,11 @@ export const CheckRecordConnection = connection('CheckRecord', CheckRecordType);
 @ObjectType('Account', { description: "A person's account, without identity data" })
 export class AccountType {
   @Field(() => ID) svcId!: string;
-  @Field(() => String, { nullable: true, description: "Only when the person granted the profile scope to one of the project's apps" }) email!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "Only when the person granted the profile scope to one of the project's apps",
+  })
+  email!: string | null;
   @Field(() => Boolean) idVerified!: boolean;
   @Field(() => Boolean) humanVerified!: boolean;
   @Field(() => String, { nullable: true }) identityVerifiedAt!: string | null;
@@ -121,12 +140,19 @@ export class AccountType {
 }
 export const AccountConnection = connection('Account', AccountType);
 
-@ObjectType('AccountIdentity', { description: 'Raw identity data when this project verified it in a session of its own; otherwise proofs only. Admins only, every read audited' })
+@ObjectType('AccountIdentity', {
+  description:
+    'Raw identity data when this project verified it in a session of its own; otherwise proofs only. Admins only, every read audited',
+})
 export class AccountIdentityType {
   @Field(() => ID) svcId!: string;
-  @Field(() => Boolean, { description: 'The raw fields are null: the identity was not verified in a session of this project' }) proofsOnly!: boolean;
+  @Field(() => Boolean, {
+    description: 'The raw fields are null: the identity was not verified in a session of this project',
+  })
+  proofsOnly!: boolean;
   @Field(() => Boolean) identityVerified!: boolean;
-  @Field(() => Boolean, { nullable: true, description: 'The verified document has not expired (null: no identity)' }) documentValid!: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'The verified document has not expired (null: no identity)' })
+  documentValid!: boolean | null;
   @Field(() => String, { nullable: true }) fullName!: string | null;
   @Field(() => String, { nullable: true }) dateOfBirth!: string | null;
   @Field(() => String, { nullable: true }) documentNumber!: string | null;
@@ -169,7 +195,9 @@ export const MemberConnection = connection('Member', MemberType);
 @ObjectType('InvitedMember')
 export class InvitedMemberType {
   @Field(() => MemberType) member!: MemberType;
-  @Field(() => String, { nullable: true, description: 'The activation link when it was not emailed' }) activationLink!: string | null;
+  @Field(() => String, { nullable: true, description: 'The activation link when it was not emailed' }) activationLink!:
+    | string
+    | null;
   @Field(() => String) inviteMethod!: string;
 }
 
@@ -229,19 +257,23 @@ export class WorkflowApprovalType {
   @Field(() => Int) sessions!: number;
   @Field(() => Int) approved!: number;
   @Field(() => Int) declined!: number;
-  @Field(() => Float, { nullable: true, description: 'approved / (approved + declined); null when none is decided' }) approvalRate!: number | null;
+  @Field(() => Float, { nullable: true, description: 'approved / (approved + declined); null when none is decided' })
+  approvalRate!: number | null;
 }
 
 @ObjectType('TimeToDecision')
 export class TimeToDecisionType {
   @Field(() => Int, { description: 'Sessions approved or declined' }) decided!: number;
-  @Field(() => Float, { nullable: true, description: 'Median seconds from creation to the decision' }) medianSeconds!: number | null;
+  @Field(() => Float, { nullable: true, description: 'Median seconds from creation to the decision' }) medianSeconds!:
+    | number
+    | null;
   @Field(() => Float, { nullable: true }) p90Seconds!: number | null;
 }
 
 @ObjectType('CheckFailureReason')
 export class CheckFailureReasonType {
-  @Field(() => String, { description: 'session (a check in a session) or standalone (a check record)' }) source!: string;
+  @Field(() => String, { description: 'session (a check in a session) or standalone (a check record)' })
+  source!: string;
   @Field(() => String) type!: string;
   @Field(() => String) reason!: string;
   @Field(() => String, { description: 'failed or review' }) status!: string;
@@ -257,27 +289,54 @@ export class WebhookStatsType {
   @Field(() => Int) noDestination!: number;
   @Field(() => Int, { description: 'Events still to send (pending or sending)' }) backlog!: number;
   @Field(() => String, { nullable: true }) oldestPendingAt!: string | null;
-  @Field(() => Float, { nullable: true, description: 'delivered / (delivered + failed + disabled)' }) successRate!: number | null;
+  @Field(() => Float, { nullable: true, description: 'delivered / (delivered + failed + disabled)' }) successRate!:
+    | number
+    | null;
   @Field(() => Int) attempts!: number;
-  @Field(() => Float, { nullable: true, description: 'Share of attempts answered 2xx' }) attemptSuccessRate!: number | null;
+  @Field(() => Float, { nullable: true, description: 'Share of attempts answered 2xx' }) attemptSuccessRate!:
+    | number
+    | null;
 }
 
-@ObjectType('WebhookDestinationHealth', { description: 'Health of one webhook destination (a project, a callback URL and a mode), from its recent attempts' })
+@ObjectType('WebhookDestinationHealth', {
+  description: 'Health of one webhook destination (a project, a callback URL and a mode), from its recent attempts',
+})
 export class WebhookDestinationHealthType {
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'Host and path of the callback URL, without its query' }) destination!: string;
-  @Field(() => Boolean, { description: 'False: the test-mode events sent to this URL (a URL used by both modes is two destinations)' }) livemode!: boolean;
-  @Field(() => Boolean, { description: 'false when it keeps failing: 5 or more failed attempts in a row, or at least 3 attempts in the last hour and none answered 2xx' }) healthy!: boolean;
+  @Field(() => Boolean, {
+    description: 'False: the test-mode events sent to this URL (a URL used by both modes is two destinations)',
+  })
+  livemode!: boolean;
+  @Field(() => Boolean, {
+    description:
+      'false when it keeps failing: 5 or more failed attempts in a row, or at least 3 attempts in the last hour and none answered 2xx',
+  })
+  healthy!: boolean;
   @Field(() => Int) attemptsLastHour!: number;
-  @Field(() => Float, { nullable: true, description: "Share of the last hour's attempts answered 2xx; null without attempts" }) successRateLastHour!: number | null;
+  @Field(() => Float, {
+    nullable: true,
+    description: "Share of the last hour's attempts answered 2xx; null without attempts",
+  })
+  successRateLastHour!: number | null;
   @Field(() => Int) attemptsLastDay!: number;
-  @Field(() => Float, { nullable: true, description: "Share of the last day's attempts answered 2xx; null without attempts" }) successRateLastDay!: number | null;
+  @Field(() => Float, {
+    nullable: true,
+    description: "Share of the last day's attempts answered 2xx; null without attempts",
+  })
+  successRateLastDay!: number | null;
   @Field(() => Int, { description: 'Attempts since the last 2xx (within 7 days)' }) consecutiveFailures!: number;
-  @Field(() => String, { nullable: true, description: 'When the next retry of a pending event is due' }) nextRetryAt!: string | null;
+  @Field(() => String, { nullable: true, description: 'When the next retry of a pending event is due' }) nextRetryAt!:
+    | string
+    | null;
   @Field(() => Int, { description: 'Events waiting to be sent (pending or sending)' }) pendingEvents!: number;
   @Field(() => String, { nullable: true }) lastAttemptAt!: string | null;
-  @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt; null: no answer' }) lastStatus!: number | null;
-  @Field(() => String, { nullable: true, description: 'Error of the last attempt (refused, timeout ...)' }) lastError!: string | null;
+  @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt; null: no answer' }) lastStatus!:
+    | number
+    | null;
+  @Field(() => String, { nullable: true, description: 'Error of the last attempt (refused, timeout ...)' }) lastError!:
+    | string
+    | null;
   @Field(() => String, { nullable: true }) lastSuccessAt!: string | null;
 }
 
@@ -286,7 +345,8 @@ export class ResendFailedWebhooksPayload {
   @Field(() => String) from!: string;
   @Field(() => String) to!: string;
   @Field(() => Int, { description: 'Failed events queued again' }) queued!: number;
-  @Field(() => Boolean, { description: 'true: the per-call limit (5000) was reached; run it again for the rest' }) limitReached!: boolean;
+  @Field(() => Boolean, { description: 'true: the per-call limit (5000) was reached; run it again for the rest' })
+  limitReached!: boolean;
 }
 
 @InputType()
@@ -312,14 +372,21 @@ export class ReviewSessionInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) sessionId!: string;
   @Field(() => String, { description: 'APPROVED or DECLINED' }) status!: string;
-  @Field(() => String, { description: 'Why (required, 1-180 characters): recorded in the timeline with the reviewer' }) note!: string;
+  @Field(() => String, { description: 'Why (required, 1-180 characters): recorded in the timeline with the reviewer' })
+  note!: string;
 }
 
 @ObjectType({ description: 'A review image of a session, sealed at rest; every read is recorded in the admin audit' })
 export class SessionEvidenceType {
   @Field(() => ID) id!: string;
-  @Field(() => String, { description: 'document_front, document_back, document_portrait or selfie (the burst frame liveness judged)' }) kind!: string;
-  @Field(() => Int, { description: "Which try of its step the image comes from (1 for the first): a refused document's and a retaken selfie's are kept too; the timeline says why each was refused" })
+  @Field(() => String, {
+    description: 'document_front, document_back, document_portrait or selfie (the burst frame liveness judged)',
+  })
+  kind!: string;
+  @Field(() => Int, {
+    description:
+      "Which try of its step the image comes from (1 for the first): a refused document's and a retaken selfie's are kept too; the timeline says why each was refused",
+  })
   attempt!: number;
   @Field(() => String, { description: 'The image as a data: URL' }) dataUrl!: string;
   @Field(() => String) createdAt!: string;
@@ -329,7 +396,8 @@ export class SessionEvidenceType {
 export class SessionDataErasedType {
   @Field(() => ID) sessionId!: string;
   @Field(() => String) status!: string;
-  @Field(() => Boolean, { description: 'true when it had been erased before (the call is idempotent)' }) alreadyErased!: boolean;
+  @Field(() => Boolean, { description: 'true when it had been erased before (the call is idempotent)' })
+  alreadyErased!: boolean;
   @Field(() => String) erasedAt!: string;
 }
 

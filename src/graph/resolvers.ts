@@ -50,7 +50,8 @@ export interface GraphContext {
 
 // type-graphql hands input objects over as class instances; core wants plain data.
 const plain = (input: object) => Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
-export const run = (ctx: GraphContext, name: AdminOperationName, input: object = {}) => runAdminOperation(ctx.core, ctx.scope, name, plain(input));
+export const run = (ctx: GraphContext, name: AdminOperationName, input: object = {}) =>
+  runAdminOperation(ctx.core, ctx.scope, name, plain(input));
 
 @Resolver()
 export class TenancyResolver {
@@ -90,7 +91,11 @@ export class TenancyResolver {
   }
 
   @Query(() => [ChargeType], { description: 'Wallet charges of a project, newest first' })
-  charges(@Arg('projectId', () => String) projectId: string, @Arg('limit', () => Int, { nullable: true }) limit: number | undefined, @Ctx() ctx: GraphContext) {
+  charges(
+    @Arg('projectId', () => String) projectId: string,
+    @Arg('limit', () => Int, { nullable: true }) limit: number | undefined,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'charges', { projectId, limit: limit ?? undefined });
   }
 
@@ -125,12 +130,20 @@ export class TenancyResolver {
   }
 
   @Mutation(() => CallbackDestinationType, { description: 'Disable or enable an approved destination' })
-  setCallbackActive(@Arg('input', () => SetCallbackActiveInput) input: SetCallbackActiveInput, @Ctx() ctx: GraphContext) {
+  setCallbackActive(
+    @Arg('input', () => SetCallbackActiveInput) input: SetCallbackActiveInput,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'setCallbackActive', input);
   }
 
-  @Mutation(() => ProjectType, { description: "Set how many days a decided session's review images are kept (0: deleted at the decision)" })
-  setEvidenceRetention(@Arg('input', () => EvidenceRetentionInput) input: EvidenceRetentionInput, @Ctx() ctx: GraphContext) {
+  @Mutation(() => ProjectType, {
+    description: "Set how many days a decided session's review images are kept (0: deleted at the decision)",
+  })
+  setEvidenceRetention(
+    @Arg('input', () => EvidenceRetentionInput) input: EvidenceRetentionInput,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'setEvidenceRetention', input);
   }
 
@@ -155,16 +168,24 @@ export class TenancyResolver {
   }
 
   @Mutation(() => OidcClientType, { description: 'Deactivate (or reactivate) an OIDC client' })
-  setOidcClientActive(@Arg('input', () => OidcClientActiveInput) input: OidcClientActiveInput, @Ctx() ctx: GraphContext) {
+  setOidcClientActive(
+    @Arg('input', () => OidcClientActiveInput) input: OidcClientActiveInput,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'setOidcClientActive', input);
   }
 
-  @Mutation(() => CreateOidcClientPayload, { description: 'A new client secret (shown once); the old one stops working at once' })
+  @Mutation(() => CreateOidcClientPayload, {
+    description: 'A new client secret (shown once); the old one stops working at once',
+  })
   rotateOidcClientSecret(@Arg('input', () => OidcClientRefInput) input: OidcClientRefInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'rotateOidcClientSecret', input);
   }
 
-  @Mutation(() => OidcClientType, { description: 'Whether the client must use PKCE (S256) at authorize (default true; turn off only for a confidential legacy client)' })
+  @Mutation(() => OidcClientType, {
+    description:
+      'Whether the client must use PKCE (S256) at authorize (default true; turn off only for a confidential legacy client)',
+  })
   setOidcClientPkce(@Arg('input', () => OidcClientPkceInput) input: OidcClientPkceInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'setOidcClientPkce', input);
   }
@@ -174,13 +195,20 @@ export class TenancyResolver {
     return run(ctx, 'setOrgAppActive', input);
   }
 
-  @Mutation(() => CreateOrgAppPayload, { description: 'A new organization app secret (shown once); the old one stops working at once' })
+  @Mutation(() => CreateOrgAppPayload, {
+    description: 'A new organization app secret (shown once); the old one stops working at once',
+  })
   rotateOrgAppSecret(@Arg('input', () => OrgAppRefInput) input: OrgAppRefInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'rotateOrgAppSecret', input);
   }
 
-  @Mutation(() => RotatedWebhookSecretType, { description: 'A new webhook signing secret; the old one keeps signing alongside for the overlap' })
-  rotateWebhookSecret(@Arg('input', () => RotateWebhookSecretInput) input: RotateWebhookSecretInput, @Ctx() ctx: GraphContext) {
+  @Mutation(() => RotatedWebhookSecretType, {
+    description: 'A new webhook signing secret; the old one keeps signing alongside for the overlap',
+  })
+  rotateWebhookSecret(
+    @Arg('input', () => RotateWebhookSecretInput) input: RotateWebhookSecretInput,
+    @Ctx() ctx: GraphContext,
+  ) {
     return run(ctx, 'rotateWebhookSecret', input);
   }
 
@@ -194,12 +222,16 @@ export class TenancyResolver {
     return run(ctx, 'revokeAdminToken', input);
   }
 
-  @Query(() => [AdminTokenType], { description: 'Admin tokens, newest first, never the tokens themselves (admin, unscoped)' })
+  @Query(() => [AdminTokenType], {
+    description: 'Admin tokens, newest first, never the tokens themselves (admin, unscoped)',
+  })
   adminTokens(@Ctx() ctx: GraphContext) {
     return run(ctx, 'adminTokens', {});
   }
 
-  @Mutation(() => RosterPlanType, { description: "Set an organization's roster plan (price per seat, currency, trial)" })
+  @Mutation(() => RosterPlanType, {
+    description: "Set an organization's roster plan (price per seat, currency, trial)",
+  })
   setPlan(@Arg('input', () => SetPlanInput) input: SetPlanInput, @Ctx() ctx: GraphContext) {
     return run(ctx, 'setPlan', input);
   }

@@ -8,6 +8,10 @@ let built: Promise<GraphQLSchema> | undefined;
 
 /** The GraphQL schema from the resolvers; `schema.graphql` is this, printed. */
 export function graphSchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [TenancyResolver, SessionResolver, SessionCheckResolver, WebhookEventResolver, OpsResolver], validate: false, emitSchemaFile: false });
+  built ??= buildSchema({
+    resolvers: [TenancyResolver, SessionResolver, SessionCheckResolver, WebhookEventResolver, OpsResolver],
+    validate: false,
+    emitSchemaFile: false,
+  });
   return built;
 }

@@ -29,13 +29,22 @@ export function formatGraphError(logger: Logger) {
     if (typeof code === 'string' && isErrorCode(code)) return formatted;
     if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {
       // GraphQL's own errors (parse, validation, bad input): the client can fix them.
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'validation_error', graphql: code } };
+      return {
+        message: formatted.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'validation_error', graphql: code },
+      };
     }
     const outage = outageError(original);
     if (outage) {
       // PostgreSQL restarting or failing over: the same retryable answer as REST's 503.
       logger.warn({ database: outageReason(original) }, 'database unavailable');
-      return { message: outage.message, path: formatted.path, extensions: { code: outage.code, status: outage.status } };
+      return {
+        message: outage.message,
+        path: formatted.path,
+        extensions: { code: outage.code, status: outage.status },
+      };
     }
     logger.error({ err: original }, 'graphql error');
     return { message: 'unexpected error', path: formatted.path, extensions: { code: 'internal_error' } };
@@ -49,18 +58,24 @@ async function authenticateOrOutage(core: Core, token: string) {
   } catch (error) {
     const outage = outageError(error);
     if (!outage) throw error;
-    throw new GraphQLError(outage.message, { extensions: { code: outage.code, status: outage.status, http: { status: outage.status } } });
+    throw new GraphQLError(outage.message, {
+      extensions: { code: outage.code, status: outage.status, http: { status: outage.status } },
+    });
   }
 }
 
 /** Apollo Server at /graphql, admin-token protected: `Authorization: Bearer <admin token>`. */
-export async function graphqlMiddleware(core: Core, logger: Logger): Promise<{ handler: RequestHandler; stop: () => Promise<void> }> {
+export async function graphqlMiddleware(
+  core: Core,
+  logger: Logger,
+): Promise<{ handler: RequestHandler; stop: () => Promise<void> }> {
   const server = new ApolloServer<GraphContext>({
     schema: await graphSchema(),
     formatError: formatGraphError(logger),
     includeStacktraceInErrorResponses: false,
     introspection: true,
-    // No Apollo landing page (it loads its sandbox from a CDN): browsers get our bundled GraphiQL (src/web/graphiql-page.ts).
+    // No Apollo landing page (it loads its sandbox from a CDN): browsers get our bundled GraphiQL
+    // (src/web/graphiql-page.ts).
     plugins: [queryLimitsPlugin(), ApolloServerPluginLandingPageDisabled()],
     // The service owns shutdown order (HTTP, then GraphQL, then the store).
     stopOnTerminationSignals: false,
@@ -71,9 +86,12 @@ export async function graphqlMiddleware(core: Core, logger: Logger): Promise<{ h
       const token = bearer(req);
       const scope = token ? await authenticateOrOutage(core, token) : null;
       if (!scope) {
-        throw new GraphQLError(token ? 'invalid admin token' : 'missing admin token: send Authorization: Bearer <admin token>', {
-          extensions: { code: 'unauthenticated', http: { status: 401 } },
-        });
+        throw new GraphQLError(
+          token ? 'invalid admin token' : 'missing admin token: send Authorization: Bearer <admin token>',
+          {
+            extensions: { code: 'unauthenticated', http: { status: 401 } },
+          },
+        );
       }
       return { core, scope, loaders: opsLoaders(core) };
     },

@@ -28,10 +28,15 @@ const TRPC_BUDGET = QUERY_LIMITS.maxCost / 10;
  * (`first`), anything else 1. Five full pages fit in one request; ten do not.
  */
 function chargeCost(ctx: TrpcContext, input: unknown): void {
-  const first = input && typeof input === 'object' && 'first' in input ? Number((input as { first?: unknown }).first) : NaN;
+  const first =
+    input && typeof input === 'object' && 'first' in input ? Number((input as { first?: unknown }).first) : NaN;
   ctx.cost.spent += Number.isInteger(first) && first > 0 ? Math.min(first, MAX_PAGE) : 1;
   if (ctx.cost.spent > TRPC_BUDGET) {
-    throw new TRPCError({ code: 'BAD_REQUEST', message: `request cost over the limit of ${TRPC_BUDGET}: ask for smaller pages or fewer calls`, cause: new DomainError('validation_error', 'request cost over the limit') });
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `request cost over the limit of ${TRPC_BUDGET}: ask for smaller pages or fewer calls`,
+      cause: new DomainError('validation_error', 'request cost over the limit'),
+    });
   }
 }
 
@@ -50,12 +55,19 @@ const TRPC_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
 };
 
 /** The catalog error behind a failure: a domain error, or 503 service_unavailable for a database outage. */
-const domainOf = (cause: unknown): DomainError | undefined => (cause instanceof DomainError ? cause : outageError(cause));
+const domainOf = (cause: unknown): DomainError | undefined =>
+  cause instanceof DomainError ? cause : outageError(cause);
 
 /** A failure as a tRPC error that keeps the catalog code (the original stays its cause, for the log). */
 function asTrpcError(error: unknown): unknown {
   const domain = domainOf(error);
-  return domain ? new TRPCError({ code: TRPC_CODE[domain.status] ?? 'INTERNAL_SERVER_ERROR', message: domain.message, cause: error as Error }) : error;
+  return domain
+    ? new TRPCError({
+        code: TRPC_CODE[domain.status] ?? 'INTERNAL_SERVER_ERROR',
+        message: domain.message,
+        cause: error as Error,
+      })
+    : error;
 }
 
 const t = initTRPC.context<TrpcContext>().create({
@@ -64,16 +76,30 @@ const t = initTRPC.context<TrpcContext>().create({
     return {
       ...shape,
       message: domain ? domain.message : error.code === 'INTERNAL_SERVER_ERROR' ? 'unexpected error' : shape.message,
-      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, domainCode: domain?.code ?? (error.code === 'INTERNAL_SERVER_ERROR' ? 'internal_error' : 'validation_error') },
+      data: {
+        code: shape.data.code,
+        httpStatus: shape.data.httpStatus,
+        domainCode: domain?.code ?? (error.code === 'INTERNAL_SERVER_ERROR' ? 'internal_error' : 'validation_error'),
+      },
     };
   },
 });
 
 const authed = t.procedure.use(async ({ ctx, next, getRawInput }) => {
-  if (!ctx.scope) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'missing or invalid admin token', cause: new DomainError('unauthenticated', 'missing or invalid admin token') });
+  if (!ctx.scope)
+    throw new TRPCError({
+      code: 'UNAUTHORIZED',
+      message: 'missing or invalid admin token',
+      cause: new DomainError('unauthenticated', 'missing or invalid admin token'),
+    });
   const input = await getRawInput();
   const unacceptable = unacceptableJson(input);
-  if (unacceptable) throw new TRPCError({ code: 'BAD_REQUEST', message: unacceptable, cause: new DomainError('validation_error', unacceptable) });
+  if (unacceptable)
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: unacceptable,
+      cause: new DomainError('validation_error', unacceptable),
+    });
   chargeCost(ctx, input);
   return next({ ctx: { core: ctx.core, scope: ctx.scope } });
 });
@@ -95,8 +121,12 @@ function kindOf(name: AdminOperationName, kind: 'query' | 'mutation'): AdminOper
 }
 
 /** A tRPC query (or mutation, below) per admin operation, with the operation's own zod input schema. */
-const query = <K extends AdminOperationName>(name: K) => authed.input(adminOperations[name].input as AdminOperations[K]['input']).query(resolver(kindOf(name, 'query') as K));
-const mutation = <K extends AdminOperationName>(name: K) => authed.input(adminOperations[name].input as AdminOperations[K]['input']).mutation(resolver(kindOf(name, 'mutation') as K));
+const query = <K extends AdminOperationName>(name: K) =>
+  authed.input(adminOperations[name].input as AdminOperations[K]['input']).query(resolver(kindOf(name, 'query') as K));
+const mutation = <K extends AdminOperationName>(name: K) =>
+  authed
+    .input(adminOperations[name].input as AdminOperations[K]['input'])
+    .mutation(resolver(kindOf(name, 'mutation') as K));
 
 export const adminRouter = t.router({
   projects: query('projects'),
@@ -174,8 +204,10 @@ export function trpcMiddleware(core: Core, logger: Logger) {
       }
     },
     onError: ({ error }) => {
-      if (isDatabaseUnavailable(error.cause)) logger.warn({ database: outageReason(error.cause) }, 'database unavailable');
-      if (error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause instanceof DomainError)) logger.error({ err: error.cause ?? error }, 'trpc error');
+      if (isDatabaseUnavailable(error.cause))
+        logger.warn({ database: outageReason(error.cause) }, 'database unavailable');
+      if (error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause instanceof DomainError))
+        logger.error({ err: error.cause ?? error }, 'trpc error');
     },
   });
 }

@@ -8,11 +8,28 @@ export class ProjectType {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true, description: 'App-level webhook URL' }) defaultCallbackUrl!: string | null;
-  @Field(() => String, { nullable: true, description: "Test mode's app-level webhook URL; without it test events are kept, not sent" }) testDefaultCallbackUrl!: string | null;
-  @Field(() => Boolean, { description: 'Test mode has its own signing secret (a project made before test webhooks gets one by rotating it)' }) hasTestWebhookSecret!: boolean;
-  @Field(() => Int, { description: "Days a decided session's review images are kept (0: deleted at the decision)" }) evidenceRetentionDays!: number;
-  @Field(() => String, { nullable: true, description: "Privacy policy linked from the hosted page's start screen (https)" }) privacyPolicyUrl!: string | null;
-  @Field(() => String, { nullable: true, description: "Where a declined person can ask for help (https:// or mailto:), linked from the hosted page's end screen" }) supportUrl!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "Test mode's app-level webhook URL; without it test events are kept, not sent",
+  })
+  testDefaultCallbackUrl!: string | null;
+  @Field(() => Boolean, {
+    description: 'Test mode has its own signing secret (a project made before test webhooks gets one by rotating it)',
+  })
+  hasTestWebhookSecret!: boolean;
+  @Field(() => Int, { description: "Days a decided session's review images are kept (0: deleted at the decision)" })
+  evidenceRetentionDays!: number;
+  @Field(() => String, {
+    nullable: true,
+    description: "Privacy policy linked from the hosted page's start screen (https)",
+  })
+  privacyPolicyUrl!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Where a declined person can ask for help (https:// or mailto:), linked from the hosted page's end screen",
+  })
+  supportUrl!: string | null;
   @Field(() => Boolean, { description: 'A logo is shown on the hosted page' }) hasLogo!: boolean;
   @Field(() => Float, { description: 'Wallet balance in currency units' }) balance!: number;
   @Field(() => String) currency!: string;
@@ -26,7 +43,8 @@ export class ApiKeyType {
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
   @Field(() => String, { description: 'First characters of the key' }) prefix!: string;
-  @Field(() => String, { description: 'live, or test (vk_test_...: never charged, sees only test data)' }) mode!: string;
+  @Field(() => String, { description: 'live, or test (vk_test_...: never charged, sees only test data)' })
+  mode!: string;
   @Field(() => String) createdAt!: string;
   @Field(() => String, { nullable: true }) revokedAt!: string | null;
 }
@@ -37,7 +55,8 @@ export class WorkflowType {
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
   @Field(() => [String]) features!: string[];
-  @Field(() => Int, { description: 'Tries the hosted page gives a step that fails for a reason the person can fix' }) maxStepTries!: number;
+  @Field(() => Int, { description: 'Tries the hosted page gives a step that fails for a reason the person can fix' })
+  maxStepTries!: number;
   @Field(() => String) createdAt!: string;
 }
 
@@ -58,9 +77,11 @@ export class OidcClientType {
   @Field(() => String) name!: string;
   @Field(() => [String]) redirectUris!: string[];
   @Field(() => [String]) scopes!: string[];
-  @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' }) organizationId!: number | null;
+  @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' })
+  organizationId!: number | null;
   @Field(() => Boolean) active!: boolean;
-  @Field(() => Boolean, { description: 'Authorize requires PKCE (S256); false only for a confidential legacy client' }) requirePkce!: boolean;
+  @Field(() => Boolean, { description: 'Authorize requires PKCE (S256); false only for a confidential legacy client' })
+  requirePkce!: boolean;
   @Field(() => String) createdAt!: string;
 }
 
@@ -150,15 +171,21 @@ export class RevokeApiKeyInput {
 export class CreateWorkflowInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
-  @Field(() => [String], { description: 'id_verification, liveness, face_match, age, credential, location' }) features!: string[];
-  @Field(() => Int, { nullable: true, description: 'Tries (1 to 10, default 3) for a hosted step that fails for a reason the person can fix' }) maxStepTries?: number;
+  @Field(() => [String], { description: 'id_verification, liveness, face_match, age, credential, location' })
+  features!: string[];
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Tries (1 to 10, default 3) for a hosted step that fails for a reason the person can fix',
+  })
+  maxStepTries?: number;
 }
 
 @InputType()
 export class CallbackUrlInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
-  @Field(() => String, { nullable: true, description: 'live (default) or test: the sessions that may name it' }) mode?: string;
+  @Field(() => String, { nullable: true, description: 'live (default) or test: the sessions that may name it' })
+  mode?: string;
 }
 
 @InputType()
@@ -179,15 +206,29 @@ export class EvidenceRetentionInput {
 export class DefaultCallbackInput {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true, description: 'null clears it' }) url!: string | null;
-  @Field(() => String, { nullable: true, description: "live (default) or test: test mode's URL, used by test-mode events only" }) mode?: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "live (default) or test: test mode's URL, used by test-mode events only",
+  })
+  mode?: string;
 }
 
 @InputType({ description: 'Hosted page branding: an omitted field stays, null clears it' })
 export class ProjectBrandingInput {
   @Field(() => String) projectId!: string;
-  @Field(() => String, { nullable: true, description: 'https:// URL of the privacy policy' }) privacyPolicyUrl?: string | null;
-  @Field(() => String, { nullable: true, description: 'https:// or mailto: URL where a declined person can ask for help' }) supportUrl?: string | null;
-  @Field(() => String, { nullable: true, description: 'PNG, JPEG or WebP as base64 (or a data URL), at most 512 KB; re-encoded as PNG, SVG refused' }) logo?: string | null;
+  @Field(() => String, { nullable: true, description: 'https:// URL of the privacy policy' }) privacyPolicyUrl?:
+    | string
+    | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'https:// or mailto: URL where a declined person can ask for help',
+  })
+  supportUrl?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'PNG, JPEG or WebP as base64 (or a data URL), at most 512 KB; re-encoded as PNG, SVG refused',
+  })
+  logo?: string | null;
 }
 
 @InputType()
@@ -196,8 +237,14 @@ export class CreateOidcClientInput {
   @Field(() => String) name!: string;
   @Field(() => [String]) redirectUris!: string[];
   @Field(() => [String], { nullable: true }) scopes?: string[];
-  @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' }) organizationId?: number;
-  @Field(() => Boolean, { nullable: true, description: 'PKCE (S256) at authorize, default true; false only for a confidential legacy client that cannot send it' }) requirePkce?: boolean;
+  @Field(() => Int, { nullable: true, description: 'Organization whose roster members sign in with it' })
+  organizationId?: number;
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'PKCE (S256) at authorize, default true; false only for a confidential legacy client that cannot send it',
+  })
+  requirePkce?: boolean;
 }
 
 @InputType()
@@ -212,7 +259,8 @@ export class CreateAdminTokenInput {
   @Field(() => String, { description: 'viewer, reviewer or admin' }) role!: string;
   @Field(() => String, { nullable: true, description: 'Scope the token to one project' }) projectId?: string | null;
   @Field(() => String, { nullable: true }) name?: string;
-  @Field(() => Int, { nullable: true, description: 'Days until the token stops working (default: until revoked)' }) expiresInDays?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Days until the token stops working (default: until revoked)' })
+  expiresInDays?: number | null;
 }
 
 @ObjectType('Charge', { description: 'One debit of a project wallet for one billable call' })
@@ -220,7 +268,9 @@ export class ChargeType {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'What was bought, e.g. check:age' }) item!: string;
-  @Field(() => String, { nullable: true, description: 'The check record it paid for (its session_id)' }) checkId!: string | null;
+  @Field(() => String, { nullable: true, description: 'The check record it paid for (its session_id)' }) checkId!:
+    | string
+    | null;
   @Field(() => Float) amount!: number;
   @Field(() => String) currency!: string;
   @Field(() => Boolean, { description: 'Given back because the call failed without a verdict' }) refunded!: boolean;
@@ -246,7 +296,9 @@ export class TopUpWalletInput {
   @Field(() => Float, { description: 'Currency units to add' }) amount!: number;
 }
 
-@ObjectType('RosterPlan', { description: "An organization's roster plan: price per active seat per month and the trial" })
+@ObjectType('RosterPlan', {
+  description: "An organization's roster plan: price per active seat per month and the trial",
+})
 export class RosterPlanType {
   @Field(() => Int) organizationId!: number;
   @Field(() => String) plan!: string;
@@ -282,7 +334,10 @@ export class OidcClientRefInput {
 export class OidcClientPkceInput {
   @Field(() => String) projectId!: string;
   @Field(() => String) clientId!: string;
-  @Field(() => Boolean, { description: 'false only for a confidential legacy client that cannot send a code_challenge' }) requirePkce!: boolean;
+  @Field(() => Boolean, {
+    description: 'false only for a confidential legacy client that cannot send a code_challenge',
+  })
+  requirePkce!: boolean;
 }
 
 @InputType()
@@ -299,8 +354,16 @@ export class OrgAppRefInput {
 @InputType()
 export class RotateWebhookSecretInput {
   @Field(() => String) projectId!: string;
-  @Field(() => Int, { nullable: true, description: 'Hours the old secret keeps signing alongside (default 24, at most 720)' }) overlapHours?: number;
-  @Field(() => String, { nullable: true, description: "live (default) or test: test mode's secret signs test-mode events only" }) mode?: string;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Hours the old secret keeps signing alongside (default 24, at most 720)',
+  })
+  overlapHours?: number;
+  @Field(() => String, {
+    nullable: true,
+    description: "live (default) or test: test mode's secret signs test-mode events only",
+  })
+  mode?: string;
 }
 
 @ObjectType('RotatedWebhookSecret')
@@ -308,5 +371,6 @@ export class RotatedWebhookSecretType {
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'live or test' }) mode!: string;
   @Field(() => String, { description: 'Shown once' }) webhookSigningSecret!: string;
-  @Field(() => String, { description: 'Until then deliveries also carry X-Svc-Signature-Previous' }) previousValidUntil!: string;
+  @Field(() => String, { description: 'Until then deliveries also carry X-Svc-Signature-Previous' })
+  previousValidUntil!: string;
 }

@@ -11,14 +11,21 @@ export function sendError(res: Response, error: DomainError): void {
   sendResult(res, errorResult(error)!);
 }
 
-/** A 503 (the store or an engine away) is retried after a short pause: long enough for a failover to finish, short enough not to stall. */
+/**
+ * A 503 (the store or an engine away) is retried after a short pause: long enough for a failover to finish, short
+ * enough not to stall.
+ */
 const UNAVAILABLE_RETRY_SECONDS = 2;
 
 /**
  * `Retry-After` of an error answer: what the rule that refused it said (a rate limit's window, the
  * sandbox quota's midnight), else 1 s for a 429 and a short pause for a 503; none otherwise.
  */
-export function retryAfterSeconds(result: { status: number; error: { code: string }; retryAfterSeconds?: number }): number | undefined {
+export function retryAfterSeconds(result: {
+  status: number;
+  error: { code: string };
+  retryAfterSeconds?: number;
+}): number | undefined {
   if (result.retryAfterSeconds !== undefined) return result.retryAfterSeconds;
   if (result.status === 429) return 1;
   if (result.status === 503) return UNAVAILABLE_RETRY_SECONDS;

@@ -17,7 +17,9 @@ export const CHECK_BODY_LIMIT = 64 * 1024 * 1024;
 
 /** What one upload may hold and what is checked before its images are read, decided per request before the body is. */
 export interface UploadRules {
-  /** The whole body at most, in bytes; past it (declared or counted): 413 `payload_too_large` at once, the rest unread. */
+  /**
+   * The whole body at most, in bytes; past it (declared or counted): 413 `payload_too_large` at once, the rest unread.
+   */
   maxBytes: number;
   /** Multipart: the most files; one more is refused with `tooManyFiles()` as it starts. */
   maxFiles: number;
@@ -30,9 +32,17 @@ export interface UploadRules {
 }
 
 /** The standalone checks' uploads: at most CHECK_BODY_LIMIT, and 20 files. */
-export const CHECK_UPLOAD: UploadRules = { maxBytes: CHECK_BODY_LIMIT, maxFiles: 20, tooManyFiles: () => new DomainError('validation_error', 'too many files') };
+export const CHECK_UPLOAD: UploadRules = {
+  maxBytes: CHECK_BODY_LIMIT,
+  maxFiles: 20,
+  tooManyFiles: () => new DomainError('validation_error', 'too many files'),
+};
 
-const bodyTooLarge = (maxBytes: number) => new DomainError('payload_too_large', `the request body is over ${maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MB` : `${Math.round(maxBytes / 1024)} KB`}`);
+const bodyTooLarge = (maxBytes: number) =>
+  new DomainError(
+    'payload_too_large',
+    `the request body is over ${maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MB` : `${Math.round(maxBytes / 1024)} KB`}`,
+  );
 
 /** How long a refused body's connection stays half-open after the answer, for the client to read it. */
 const LINGER_MS = 1000;
@@ -77,7 +87,8 @@ export interface FieldKinds {
 }
 
 /** The multipart field name of an image list element (`frames` or `frames[]`), or undefined. */
-const imageListOf = (kinds: FieldKinds, name: string): string | undefined => kinds.imageArrays?.find((field) => name === field || name === `${field}[]`);
+const imageListOf = (kinds: FieldKinds, name: string): string | undefined =>
+  kinds.imageArrays?.find((field) => name === field || name === `${field}[]`);
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
@@ -91,21 +102,28 @@ export function decodeImageString(field: string, value: string): Buffer {
     if (!mediaType.startsWith('image/')) {
       throw new DomainError('unprocessable', `${field}: the data URL holds ${mediaType}, not an image`);
     }
-    if (!/;base64$/i.test(dataUrl[2] ?? '')) throw new DomainError('validation_error', `${field}: data URLs must be base64-encoded`, { data: { errors: { [field]: 'data URL is not base64' } } });
+    if (!/;base64$/i.test(dataUrl[2] ?? ''))
+      throw new DomainError('validation_error', `${field}: data URLs must be base64-encoded`, {
+        data: { errors: { [field]: 'data URL is not base64' } },
+      });
     payload = value.slice(dataUrl[0].length);
   }
   const compact = payload.replace(/\s+/g, '');
   if (compact.length === 0 || compact.length % 4 === 1 || !(BASE64.test(compact) || BASE64URL.test(compact))) {
-    throw new DomainError('validation_error', `${field}: not valid base64`, { data: { errors: { [field]: 'not valid base64' } } });
+    throw new DomainError('validation_error', `${field}: not valid base64`, {
+      data: { errors: { [field]: 'not valid base64' } },
+    });
   }
-  if (Math.floor((compact.length * 3) / 4) > MAX_IMAGE_BYTES + 3) throw new DomainError('image_too_large', `${field} is over 20 MB`);
+  if (Math.floor((compact.length * 3) / 4) > MAX_IMAGE_BYTES + 3)
+    throw new DomainError('image_too_large', `${field} is over 20 MB`);
   return Buffer.from(compact, BASE64.test(compact) ? 'base64' : 'base64url');
 }
 
 /** A parsed JSON body as its fields (none for no body); anything but an object is refused. */
 function jsonFields(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new DomainError('validation_error', 'the body must be a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new DomainError('validation_error', 'the body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -118,7 +136,11 @@ function fromJson(fields: Record<string, unknown>, kinds: FieldKinds): Record<st
     } else if (typeof value === 'string') {
       out[field] = decodeImageString(field, value);
     } else {
-      throw new DomainError('validation_error', `${field}: expected a base64 or data-URL string (or send multipart/form-data files)`, { data: { errors: { [field]: 'expected a string' } } });
+      throw new DomainError(
+        'validation_error',
+        `${field}: expected a base64 or data-URL string (or send multipart/form-data files)`,
+        { data: { errors: { [field]: 'expected a string' } } },
+      );
     }
   }
   for (const field of kinds.imageArrays ?? []) {
@@ -128,7 +150,9 @@ function fromJson(fields: Record<string, unknown>, kinds: FieldKinds): Record<st
     } else if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '')) {
       out[field] = value.map((item: string, i) => decodeImageString(`${field}[${i}]`, item));
     } else {
-      throw new DomainError('validation_error', `${field}: expected an array of base64 or data-URL strings`, { data: { errors: { [field]: 'expected an array of image strings' } } });
+      throw new DomainError('validation_error', `${field}: expected an array of base64 or data-URL strings`, {
+        data: { errors: { [field]: 'expected an array of image strings' } },
+      });
     }
   }
   return out;
@@ -140,7 +164,9 @@ function coerce(fields: Record<string, string[]>, kinds: FieldKinds): Record<str
     const last = values[values.length - 1]!;
     if (kinds.arrays?.includes(name)) {
       const list = values.length === 1 && last.trim().startsWith('[') ? safeJson(last) : values;
-      out[name] = Array.isArray(list) ? list.map((item) => (typeof item === 'string' && /^\d+$/.test(item) ? Number(item) : item)) : list;
+      out[name] = Array.isArray(list)
+        ? list.map((item) => (typeof item === 'string' && /^\d+$/.test(item) ? Number(item) : item))
+        : list;
     } else if (kinds.numbers?.includes(name)) {
       out[name] = last.trim() === '' ? undefined : Number(last);
     } else if (kinds.booleans?.includes(name)) {
@@ -164,7 +190,12 @@ function safeJson(text: string): unknown {
  * A multipart body, streamed: each limit of `rules` is enforced as the body arrives and refuses
  * it at once, unread past that point; no file is read before `rules.beforeImages` has passed.
  */
-function fromMultipart(req: Request, res: Response, kinds: FieldKinds, rules: UploadRules): Promise<Record<string, unknown>> {
+function fromMultipart(
+  req: Request,
+  res: Response,
+  kinds: FieldKinds,
+  rules: UploadRules,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     if (declaredTooLarge(req, rules.maxBytes)) {
       stopReading(req, res);
@@ -174,7 +205,10 @@ function fromMultipart(req: Request, res: Response, kinds: FieldKinds, rules: Up
     let parser: busboy.Busboy;
     try {
       // One file past maxFiles still starts (and is refused by the count below); more are not parsed.
-      parser = busboy({ headers: req.headers, limits: { fileSize: MAX_IMAGE_BYTES + 1, files: rules.maxFiles + 1, fields: 50, fieldSize: 64 * 1024 } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { fileSize: MAX_IMAGE_BYTES + 1, files: rules.maxFiles + 1, fields: 50, fieldSize: 64 * 1024 },
+      });
     } catch {
       reject(new DomainError('validation_error', 'malformed multipart/form-data request'));
       return;
@@ -212,7 +246,11 @@ function fromMultipart(req: Request, res: Response, kinds: FieldKinds, rules: Up
       stream.on('error', () => refuse(new DomainError('validation_error', 'malformed multipart/form-data body')));
       const list = imageListOf(kinds, name);
       if (!list && !kinds.images.includes(name)) {
-        refuse(new DomainError('validation_error', `${name}: unexpected file field`, { data: { errors: { [name]: 'not a file field' } } }));
+        refuse(
+          new DomainError('validation_error', `${name}: unexpected file field`, {
+            data: { errors: { [name]: 'not a file field' } },
+          }),
+        );
         return;
       }
       fileCount += 1;
@@ -238,7 +276,12 @@ function fromMultipart(req: Request, res: Response, kinds: FieldKinds, rules: Up
       const list = imageListOf(kinds, name);
       if (list) {
         lists[list] ??= [];
-        encoded.push({ field: `${list}[${lists[list].length}]`, list, slot: lists[list].push(Buffer.alloc(0)) - 1, value });
+        encoded.push({
+          field: `${list}[${lists[list].length}]`,
+          list,
+          slot: lists[list].push(Buffer.alloc(0)) - 1,
+          value,
+        });
         return;
       }
       if (kinds.images.includes(name)) {
@@ -287,7 +330,8 @@ export function unacceptableJson(body: unknown): string | null {
   const pending: [unknown, number][] = [[body, 0]];
   while (pending.length) {
     const [value, depth] = pending.pop()!;
-    if (typeof value === 'string' && LONE_SURROGATE.test(value)) return 'the JSON body has a string with a lone surrogate (\\ud800-\\udfff without its pair)';
+    if (typeof value === 'string' && LONE_SURROGATE.test(value))
+      return 'the JSON body has a string with a lone surrogate (\\ud800-\\udfff without its pair)';
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) return `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`;
     for (const [key, child] of Object.entries(value)) pending.push([key, depth + 1], [child, depth + 1]);
@@ -321,7 +365,10 @@ function jsonParserFor(limit: number): RequestHandler {
  * Reads a check body into `res.locals.input`, within the upload rules of the request (`rulesOf`,
  * decided before the body is read; the standalone checks' by default).
  */
-export function checkBody(kinds: FieldKinds, rulesOf: (req: Request, res: Response) => UploadRules = () => CHECK_UPLOAD) {
+export function checkBody(
+  kinds: FieldKinds,
+  rulesOf: (req: Request, res: Response) => UploadRules = () => CHECK_UPLOAD,
+) {
   return (req: Request, res: Response, next: NextFunction) => {
     const rules = rulesOf(req, res);
     const type = (req.get('content-type') ?? '').toLowerCase();
@@ -333,7 +380,14 @@ export function checkBody(kinds: FieldKinds, rulesOf: (req: Request, res: Respon
       return;
     }
     if (carriesBody(req) && !isJson(req)) {
-      next(unsupportedMediaType(req, res, ['application/json', 'multipart/form-data'], 'application/json (images as base64 or data-URL strings) or multipart/form-data (images as files)'));
+      next(
+        unsupportedMediaType(
+          req,
+          res,
+          ['application/json', 'multipart/form-data'],
+          'application/json (images as base64 or data-URL strings) or multipart/form-data (images as files)',
+        ),
+      );
       return;
     }
     if (declaredTooLarge(req, rules.maxBytes)) {
@@ -378,13 +432,19 @@ function carriesBody(req: Request): boolean {
 function unsupportedMediaType(req: Request, res: Response, accepted: string[], what: string): DomainError {
   res.setHeader(req.method === 'PATCH' ? 'Accept-Patch' : 'Accept-Post', accepted.join(', '));
   const sent = req.get('content-type');
-  const read = sent ? `the body is ${sent.split(';')[0]!.trim()}, which this route does not read` : 'the body has no Content-Type';
+  const read = sent
+    ? `the body is ${sent.split(';')[0]!.trim()}, which this route does not read`
+    : 'the body has no Content-Type';
   return new DomainError('unsupported_media_type', `${read}: send ${what}`);
 }
 
 /** A JSON route's guard: a body, when there is one, is JSON (415 otherwise). */
 export function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
-  next(carriesBody(req) && !isJson(req) ? unsupportedMediaType(req, res, ['application/json'], 'Content-Type: application/json') : undefined);
+  next(
+    carriesBody(req) && !isJson(req)
+      ? unsupportedMediaType(req, res, ['application/json'], 'Content-Type: application/json')
+      : undefined,
+  );
 }
 
 /**
@@ -392,7 +452,10 @@ export function requireJsonBody(req: Request, res: Response, next: NextFunction)
  * field it most likely meant), before the route runs. The body is `req.body` unless `bodyOf`
  * says where the route keeps it (the check bodies: `res.locals.input`).
  */
-export function refuseUndeclaredFields(schema: z.ZodType, options: { code?: 'validation_error' | 'invalid_request'; bodyOf?: (req: Request, res: Response) => unknown } = {}): RequestHandler {
+export function refuseUndeclaredFields(
+  schema: z.ZodType,
+  options: { code?: 'validation_error' | 'invalid_request'; bodyOf?: (req: Request, res: Response) => unknown } = {},
+): RequestHandler {
   const bodyOf = options.bodyOf ?? ((req: Request) => req.body);
   return (req, res, next) => {
     refuseUnknownFields(schema, bodyOf(req, res) ?? {}, options.code);

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  isSpanContextValid,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
 import { tracer } from '../core/tracing.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -29,7 +37,11 @@ export interface HttpMetrics {
 export function createMetrics(registry: Registry = new Registry()): HttpMetrics {
   const existing = registry.getSingleMetric('verity_http_requests_total');
   if (existing) {
-    return { registry, requests: existing as HttpMetrics['requests'], duration: registry.getSingleMetric('verity_http_request_duration_seconds') as HttpMetrics['duration'] };
+    return {
+      registry,
+      requests: existing as HttpMetrics['requests'],
+      duration: registry.getSingleMetric('verity_http_request_duration_seconds') as HttpMetrics['duration'],
+    };
   }
   collectDefaultMetrics({ register: registry });
   return {
@@ -85,12 +97,17 @@ export function recordMatchedRoutes(app: Express): void {
 /**
  * One SERVER span per request, named by method and route template (`POST /api/v2/session`) once
  * the answer is sent, so an error answer carries its route too. A caller's W3C `traceparent`
- * continues its trace id; whether the request is sampled is our sampler's choice (`samplesSpan`). Only the method, route, status and request id are recorded: paths carry
+ * continues its trace id; whether the request is sampled is our sampler's choice (`samplesSpan`). Only the method,
+ * route, status and request id are recorded: paths carry
  * ids and tokens, queries and headers carry secrets.
  */
 export function traceRequests(req: Request, res: Response, next: NextFunction): void {
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-  const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } }, parent);
+  const span = tracer.startSpan(
+    req.method,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
+    parent,
+  );
   // No tracing SDK registered (no OTLP endpoint): the span is a no-op with nothing to carry, and
   // binding the request's streams to it cost every request a tenth of its time.
   if (!isSpanContextValid(span.spanContext())) {
@@ -160,7 +177,17 @@ export function accessLog(logger: Logger, metrics: HttpMetrics) {
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, seconds);
       const errCode = res.statusCode >= 400 ? res.locals.errorCode : undefined;
-      logger.info({ req_id: res.locals.requestId, method: req.method, route, status: res.statusCode, ...(errCode ? { err_code: errCode } : {}), ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      logger.info(
+        {
+          req_id: res.locals.requestId,
+          method: req.method,
+          route,
+          status: res.statusCode,
+          ...(errCode ? { err_code: errCode } : {}),
+          ms: Math.round(seconds * 1e4) / 10,
+        },
+        'request',
+      );
     });
     next();
   };

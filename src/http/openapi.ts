@@ -8,7 +8,10 @@ export type Security = 'apiKey' | 'orgClient' | 'accessToken' | 'none';
 
 export type BodyMediaType = 'application/json' | 'multipart/form-data' | 'application/x-www-form-urlencoded';
 
-/** The bodies that carry images: JSON with base64 or data-URL strings, or multipart/form-data with files under the same names. */
+/**
+ * The bodies that carry images: JSON with base64 or data-URL strings, or multipart/form-data with files under the same
+ * names.
+ */
 export const IMAGE_BODY: BodyMediaType[] = ['application/json', 'multipart/form-data'];
 
 /** A request header the route reads (beyond credentials, which the security schemes say). */
@@ -32,7 +35,8 @@ export interface RouteExamples {
 
 /** Sandbox (docs/sandbox.md): a test key forces the outcome of a standalone check or a new session. */
 /** An image field's example: the start of a JPEG as a data URL (examples show the shape, not a photo). */
-export const EXAMPLE_JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U';
+export const EXAMPLE_JPEG =
+  'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U';
 
 export const testOutcomeHeader: HeaderDoc = {
   name: 'Verity-Test-Outcome',
@@ -62,7 +66,8 @@ export interface ResponseHeaderDoc {
 /** `Idempotent-Replayed` on the success of a route that takes an `Idempotency-Key`. */
 const replayedHeader: ResponseHeaderDoc = {
   name: 'Idempotent-Replayed',
-  description: '`true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)',
+  description:
+    '`true` when this answer is the replay of an earlier call with the same Idempotency-Key and body (absent otherwise)',
   example: 'true',
 };
 
@@ -75,7 +80,8 @@ export const TAGS = {
   sessions: {
     group: 'Verification',
     name: 'Hosted verification sessions',
-    description: 'Create a session for a workflow, send the person to its `url`, and read the authoritative decision once a webhook says it is final (or poll the session). See [Hosted flow](#tag/guide-hosted-flow).',
+    description:
+      'Create a session for a workflow, send the person to its `url`, and read the authoritative decision once a webhook says it is final (or poll the session). See [Hosted flow](#tag/guide-hosted-flow).',
   },
   checks: {
     group: 'Verification',
@@ -86,7 +92,8 @@ export const TAGS = {
   credentials: {
     group: 'Verification',
     name: 'Credential discovery',
-    description: 'The states and licensing boards the licence checks can query, with the fields each board needs. Read them before `POST /api/v2/credential-verification` to pick `license_state` and `provider_code`.',
+    description:
+      'The states and licensing boards the licence checks can query, with the fields each board needs. Read them before `POST /api/v2/credential-verification` to pick `license_state` and `provider_code`.',
   },
   webhooks: {
     group: 'Verification',
@@ -103,7 +110,8 @@ export const TAGS = {
   account: {
     group: 'Login',
     name: 'Account data',
-    description: "Reads of the signed-in person's account with the access token from the token endpoint: claims (scope `profile`), licences, and verification status (scope `verifications`). Never raw identity data.",
+    description:
+      "Reads of the signed-in person's account with the access token from the token endpoint: claims (scope `profile`), licences, and verification status (scope `verifications`). Never raw identity data.",
   },
   wallet: {
     group: 'Login',
@@ -130,8 +138,17 @@ export const TAGS = {
     description:
       "The calls our own pages make: the hosted verification page (`/verify/{session_id}`, authenticated by the session token in `X-Session-Token`) and the roster activation page (the person's browser session). Listed for completeness and for integrators who build their own capture front end on a session; a server never calls them.",
   },
-  system: { group: 'Service', name: 'System', description: 'Liveness and readiness probes, Prometheus metrics, and this document.' },
-  legacy: { group: 'Service', name: 'Removed (legacy SSO)', description: 'The `/api/auth/tpsso` namespace is removed: every call answers 410 `endpoint_removed`. Migrate to the OpenID Connect endpoints.' },
+  system: {
+    group: 'Service',
+    name: 'System',
+    description: 'Liveness and readiness probes, Prometheus metrics, and this document.',
+  },
+  legacy: {
+    group: 'Service',
+    name: 'Removed (legacy SSO)',
+    description:
+      'The `/api/auth/tpsso` namespace is removed: every call answers 410 `endpoint_removed`. Migrate to the OpenID Connect endpoints.',
+  },
 } as const satisfies Record<string, { group: string; name: string; description: string; trait?: boolean }>;
 
 export type Tag = keyof typeof TAGS;
@@ -166,9 +183,15 @@ export interface RouteDoc {
   browser?: boolean;
   /** A success that is not JSON (Prometheus text, a PNG): the media type and what it is. */
   rawSuccess?: { type: 'text/plain' | 'image/png' | 'application/statuslist+jwt'; description: string };
-  /** Errors as OAuth writes them (`{ error, error_description }`) whatever the body's type (OpenID4VCI's credential endpoint). */
+  /**
+   * Errors as OAuth writes them (`{ error, error_description }`) whatever the body's type (OpenID4VCI's credential
+   * endpoint).
+   */
   oauthErrors?: boolean;
-  /** A removed route: deprecated, and its only success is a placeholder (OpenAPI wants one) that says every call is an error. */
+  /**
+   * A removed route: deprecated, and its only success is a placeholder (OpenAPI wants one) that says every call is an
+   * error.
+   */
   removed?: boolean;
 }
 
@@ -190,11 +213,18 @@ const CREDENTIAL_ERRORS: Record<Security, ErrorCode[]> = {
 };
 
 /** Whether a route reads JSON (or multipart) only: any other body is 415 there. */
-const readsJsonBody = (route: RouteDoc) => route.body !== undefined && !(route.bodyTypes ?? []).includes('application/x-www-form-urlencoded');
+const readsJsonBody = (route: RouteDoc) =>
+  route.body !== undefined && !(route.bodyTypes ?? []).includes('application/x-www-form-urlencoded');
 
 /** Every error a route can answer: its credentials', a body in another media type, and its own. */
 export function errorsOf(route: RouteDoc): ErrorCode[] {
-  return [...new Set<ErrorCode>([...CREDENTIAL_ERRORS[route.security], ...(readsJsonBody(route) ? (['unsupported_media_type'] as const) : []), ...(route.errors ?? [])])];
+  return [
+    ...new Set<ErrorCode>([
+      ...CREDENTIAL_ERRORS[route.security],
+      ...(readsJsonBody(route) ? (['unsupported_media_type'] as const) : []),
+      ...(route.errors ?? []),
+    ]),
+  ];
 }
 
 /** The path parameters of every route, by name: what they are and an example. */
@@ -203,13 +233,21 @@ const PATH_PARAMETERS: Record<string, { description: string; example: string; en
   state: { description: 'a 2-letter state code from GET .../credential/states', example: 'CA' },
   face_id: { description: 'the `face_id` an enrolment answered', example: 'fce_2b4d6f8a0c1e3a5b7d9f1c3e' },
   member_id: { description: "the member's `member_id`, email or `svc_id`", example: 'mem_6b8d0f2a4c6e8a1b3d5f7a9c' },
-  step: { description: 'the step of the hosted flow', example: 'document', enum: ['document', 'selfie', 'location', 'licence'] },
+  step: {
+    description: 'the step of the hosted flow',
+    example: 'document',
+    enum: ['document', 'selfie', 'location', 'licence'],
+  },
   token: { description: "the activation link's token", example: 'act_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbExpbmsw' },
   list: { description: "a status list's number, from a credential's `status.status_list.uri`", example: '1' },
 };
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  });
   return rest;
 }
 
@@ -223,7 +261,8 @@ function envelopeOf(data: Record<string, unknown>): Record<string, unknown> {
 
 const errorEnvelope = {
   type: 'object',
-  description: 'Every error of an enveloped route: `error.code` is the catalog code to branch on, `error.message` says what to do in words; `data` is null or details (e.g. `data.errors`, a per-field map)',
+  description:
+    'Every error of an enveloped route: `error.code` is the catalog code to branch on, `error.message` says what to do in words; `data` is null or details (e.g. `data.errors`, a per-field map)',
   required: ['success', 'error'],
   properties: {
     success: { type: 'boolean', const: false },
@@ -239,20 +278,26 @@ const errorEnvelope = {
 /** RFC 6749 section 5.2 at the token endpoint; RFC 6750 section 3.1 on the bearer routes. */
 const oauthError = {
   type: 'object',
-  description: 'An OAuth error: RFC 6749 5.2 (invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope) or RFC 6750 3.1 (invalid_token, insufficient_scope)',
+  description:
+    'An OAuth error: RFC 6749 5.2 (invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope) or RFC 6750 3.1 (invalid_token, insufficient_scope)',
   required: ['error'],
-  properties: { error: { type: 'string', examples: ['invalid_grant'] }, error_description: { type: 'string', examples: ['code_verifier does not match the code_challenge'] } },
+  properties: {
+    error: { type: 'string', examples: ['invalid_grant'] },
+    error_description: { type: 'string', examples: ['code_verifier does not match the code_challenge'] },
+  },
 };
 
 /** Headers every answer, or every answer of a kind, carries. */
 const HEADERS = {
   XRequestId: {
-    description: "This request's id, in our logs and traces: quote it when you ask about a call. A sane `X-Request-Id` of yours (1 to 128 of `A-Za-z0-9._:-`) is kept; otherwise a new UUID.",
+    description:
+      "This request's id, in our logs and traces: quote it when you ask about a call. A sane `X-Request-Id` of yours (1 to 128 of `A-Za-z0-9._:-`) is kept; otherwise a new UUID.",
     schema: { type: 'string' },
     example: '4f9e1c2a-7b3d-4e5f-8a9b-0c1d2e3f4a5b',
   },
   RetryAfter: {
-    description: 'Seconds to wait before trying again (429: until the limit lets you; 503: a short pause). Honour it, then retry with backoff.',
+    description:
+      'Seconds to wait before trying again (429: until the limit lets you; 503: a short pause). Honour it, then retry with backoff.',
     schema: { type: 'integer', minimum: 1 },
     example: 1,
   },
@@ -271,22 +316,33 @@ export function operationIdOf(route: Pick<RouteDoc, 'method' | 'path'>): string 
   return route.method + words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
 }
 
-const htmlExample = (title: string) => `<!doctype html><html lang="en"><head><title>${title} · Verity</title></head><body><main>…</main></body></html>`;
+const htmlExample = (title: string) =>
+  `<!doctype html><html lang="en"><head><title>${title} · Verity</title></head><body><main>…</main></body></html>`;
 
-/** A browser route's answers: its pages, the redirect, and the page shown instead of redirecting to an untrusted URI. */
+/**
+ * A browser route's answers: its pages, the redirect, and the page shown instead of redirecting to an untrusted URI.
+ */
 function browserResponses(route: RouteDoc): Record<string, unknown> {
   return {
     '200': {
-      description: 'an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout)',
+      description:
+        'an HTML page for the person: sign-in or consent (authorize), the sign-out question or signed out (logout)',
       headers: { 'X-Request-Id': headerRef('XRequestId') },
       content: { 'text/html': { schema: { type: 'string' }, example: htmlExample('Sign in') } },
     },
     '303': {
       description: "redirect (Location) to the client's registered URI with the result in the query",
-      headers: { Location: { schema: { type: 'string', format: 'uri' }, ...(route.examples?.redirect ? { example: route.examples.redirect } : {}) }, 'X-Request-Id': headerRef('XRequestId') },
+      headers: {
+        Location: {
+          schema: { type: 'string', format: 'uri' },
+          ...(route.examples?.redirect ? { example: route.examples.redirect } : {}),
+        },
+        'X-Request-Id': headerRef('XRequestId'),
+      },
     },
     '400': {
-      description: 'an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint',
+      description:
+        'an HTML page saying what is wrong, never a redirect: unknown client, unregistered redirect URI, bad id_token_hint',
       headers: { 'X-Request-Id': headerRef('XRequestId') },
       content: { 'text/html': { schema: { type: 'string' }, example: htmlExample('Sign-in request not valid') } },
     },
@@ -294,35 +350,71 @@ function browserResponses(route: RouteDoc): Record<string, unknown> {
 }
 
 /** A removed route answers nothing but its errors; the 2xx is there only because OpenAPI requires one. */
-const removedResponses = { '200': { description: 'never sent: the route is removed and every call answers its error' } };
+const removedResponses = {
+  '200': { description: 'never sent: the route is removed and every call answers its error' },
+};
 
 /** The success answer: JSON (enveloped or bare), or the raw media a route sends instead. */
 function successResponse(route: RouteDoc, json: Record<string, unknown>): Record<string, unknown> {
-  const extra = [...(route.responseHeaders ?? []), ...((route.headers ?? []).includes(idempotencyKeyHeader) ? [replayedHeader] : [])];
-  const headers = { 'X-Request-Id': headerRef('XRequestId'), ...Object.fromEntries(extra.map((header) => [header.name, { description: header.description, schema: { type: 'string' }, example: header.example }])) };
+  const extra = [
+    ...(route.responseHeaders ?? []),
+    ...((route.headers ?? []).includes(idempotencyKeyHeader) ? [replayedHeader] : []),
+  ];
+  const headers = {
+    'X-Request-Id': headerRef('XRequestId'),
+    ...Object.fromEntries(
+      extra.map((header) => [
+        header.name,
+        { description: header.description, schema: { type: 'string' }, example: header.example },
+      ]),
+    ),
+  };
   if (!route.rawSuccess) return { description: 'success', headers, content: { 'application/json': json } };
-  const schema = route.rawSuccess.type === 'image/png' ? { type: 'string', contentMediaType: 'image/png' } : { type: 'string' };
-  return { description: route.rawSuccess.description, headers, content: { [route.rawSuccess.type]: { schema, ...(route.examples?.raw ? { example: route.examples.raw } : {}) } } };
+  const schema =
+    route.rawSuccess.type === 'image/png' ? { type: 'string', contentMediaType: 'image/png' } : { type: 'string' };
+  return {
+    description: route.rawSuccess.description,
+    headers,
+    content: { [route.rawSuccess.type]: { schema, ...(route.examples?.raw ? { example: route.examples.raw } : {}) } },
+  };
 }
 
 /** Whether a route answers errors in OAuth's own shape (a form-encoded request to the token endpoints). */
-const answersOAuthErrors = (route: RouteDoc) => route.oauthErrors === true || (route.bare === true && (route.bodyTypes ?? []).includes('application/x-www-form-urlencoded'));
+const answersOAuthErrors = (route: RouteDoc) =>
+  route.oauthErrors === true ||
+  (route.bare === true && (route.bodyTypes ?? []).includes('application/x-www-form-urlencoded'));
 
 /** One error answer as the route sends it, with the catalog's message. */
 function errorExample(route: RouteDoc, code: ErrorCode): unknown {
   const message = errorCatalog[code].message;
-  return answersOAuthErrors(route) ? { error: code, error_description: message } : { success: false, data: null, error: { code, message } };
+  return answersOAuthErrors(route)
+    ? { error: code, error_description: message }
+    : { success: false, data: null, error: { code, message } };
 }
 
-/** The answers of one status: the codes it carries (the description lists them), an example of each, and its headers. */
+/**
+ * The answers of one status: the codes it carries (the description lists them), an example of each, and its headers.
+ */
 function errorResponse(route: RouteDoc, status: number, codes: ErrorCode[]): Record<string, unknown> {
   // The OAuth routes (token, revoke, introspect, userinfo) answer grant errors as RFC 6749 does
   // and client or token failures in the envelope: the document says both.
-  const schema = route.bare ? { anyOf: [{ $ref: '#/components/schemas/OAuthError' }, { $ref: '#/components/schemas/Error' }] } : { $ref: '#/components/schemas/Error' };
+  const schema = route.bare
+    ? { anyOf: [{ $ref: '#/components/schemas/OAuthError' }, { $ref: '#/components/schemas/Error' }] }
+    : { $ref: '#/components/schemas/Error' };
   return {
     description: codes.join(', '),
-    headers: { 'X-Request-Id': headerRef('XRequestId'), ...(status === 429 || status === 503 ? { 'Retry-After': headerRef('RetryAfter') } : {}) },
-    content: { 'application/json': { schema, examples: Object.fromEntries(codes.map((code) => [code, { summary: errorCatalog[code].message, value: errorExample(route, code) }])) } },
+    headers: {
+      'X-Request-Id': headerRef('XRequestId'),
+      ...(status === 429 || status === 503 ? { 'Retry-After': headerRef('RetryAfter') } : {}),
+    },
+    content: {
+      'application/json': {
+        schema,
+        examples: Object.fromEntries(
+          codes.map((code) => [code, { summary: errorCatalog[code].message, value: errorExample(route, code) }]),
+        ),
+      },
+    },
   };
 }
 
@@ -350,7 +442,13 @@ export interface Guide {
 }
 
 function headerParameter(header: HeaderDoc, required = false): Record<string, unknown> {
-  return { name: header.name, in: 'header', required, description: header.description, schema: jsonSchema(header.schema, 'input') };
+  return {
+    name: header.name,
+    in: 'header',
+    required,
+    description: header.description,
+    schema: jsonSchema(header.schema, 'input'),
+  };
 }
 
 export class ApiDocs {
@@ -384,11 +482,20 @@ export class ApiDocs {
   private operation(route: RouteDoc): Record<string, unknown> {
     const success = route.response ? jsonSchema(route.response, 'output') : {};
     const successContent: Record<string, unknown> = { schema: route.bare ? success : envelopeOf(success) };
-    if (route.examples && 'response' in route.examples) successContent.example = route.bare ? route.examples.response : { success: true, data: route.examples.response, error: null };
-    const responses: Record<string, unknown> = route.browser ? browserResponses(route) : route.removed ? { ...removedResponses } : { [String(route.successStatus ?? 200)]: successResponse(route, successContent) };
+    if (route.examples && 'response' in route.examples)
+      successContent.example = route.bare
+        ? route.examples.response
+        : { success: true, data: route.examples.response, error: null };
+    const responses: Record<string, unknown> = route.browser
+      ? browserResponses(route)
+      : route.removed
+        ? { ...removedResponses }
+        : { [String(route.successStatus ?? 200)]: successResponse(route, successContent) };
     const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of errorsOf(route)) byStatus.set(errorCatalog[code].status, [...(byStatus.get(errorCatalog[code].status) ?? []), code]);
-    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponse(route, status, codes);
+    for (const code of errorsOf(route))
+      byStatus.set(errorCatalog[code].status, [...(byStatus.get(errorCatalog[code].status) ?? []), code]);
+    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b))
+      responses[String(status)] = errorResponse(route, status, codes);
     const operation: Record<string, unknown> = {
       operationId: route.operationId ?? operationIdOf(route),
       summary: route.summary,
@@ -400,9 +507,21 @@ export class ApiDocs {
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
       const known = PATH_PARAMETERS[name!];
       if (!known) throw new Error(`${route.path}: say what {${name}} is in PATH_PARAMETERS`);
-      return { name, in: 'path', required: true, description: known.description, schema: { type: 'string', ...(known.enum ? { enum: known.enum } : {}) }, example: known.example };
+      return {
+        name,
+        in: 'path',
+        required: true,
+        description: known.description,
+        schema: { type: 'string', ...(known.enum ? { enum: known.enum } : {}) },
+        example: known.example,
+      };
     });
-    const shape = route.query ? (jsonSchema(route.query, 'input') as { properties?: Record<string, { description?: string }>; required?: string[] }) : {};
+    const shape = route.query
+      ? (jsonSchema(route.query, 'input') as {
+          properties?: Record<string, { description?: string }>;
+          required?: string[];
+        })
+      : {};
     const queryParams = Object.entries(shape.properties ?? {}).map(([name, schema]) => ({
       name,
       in: 'query',
@@ -410,12 +529,22 @@ export class ApiDocs {
       ...(schema.description ? { description: schema.description } : {}),
       schema,
     }));
-    const parameters = [...pathParams, ...queryParams, ...(route.headers ?? []).map((header) => headerParameter(header))];
+    const parameters = [
+      ...pathParams,
+      ...queryParams,
+      ...(route.headers ?? []).map((header) => headerParameter(header)),
+    ];
     if (parameters.length) operation.parameters = parameters;
     if (route.body) {
       const schema = jsonSchema(route.body, 'input');
-      const media = { schema, ...(route.examples && 'request' in route.examples ? { example: route.examples.request } : {}) };
-      operation.requestBody = { required: true, content: Object.fromEntries((route.bodyTypes ?? ['application/json']).map((type) => [type, media])) };
+      const media = {
+        schema,
+        ...(route.examples && 'request' in route.examples ? { example: route.examples.request } : {}),
+      };
+      operation.requestBody = {
+        required: true,
+        content: Object.fromEntries((route.bodyTypes ?? ['application/json']).map((type) => [type, media])),
+      };
     }
     operation.responses = responses;
     return operation;
@@ -430,8 +559,13 @@ export class ApiDocs {
         tags: ['webhooks'],
         security: [],
         parameters: event.headers.map((header) => headerParameter(header, header.name !== 'X-Svc-Signature-Previous')),
-        requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(event.payload, 'output'), example: event.example } } },
-        responses: Object.fromEntries(Object.entries(event.responses).map(([status, description]) => [status, { description }])),
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: jsonSchema(event.payload, 'output'), example: event.example } },
+        },
+        responses: Object.fromEntries(
+          Object.entries(event.responses).map(([status, description]) => [status, { description }]),
+        ),
       },
     };
   }
@@ -449,8 +583,18 @@ export class ApiDocs {
     }
     const guides = this.guides();
     const tags = [
-      ...guides.map((guide) => ({ name: guide.name, 'x-displayName': guide.title, description: guide.body, 'x-traitTag': true })),
-      ...Object.entries(TAGS).map(([name, tag]) => ({ name, 'x-displayName': tag.name, description: tag.description, ...('trait' in tag ? { 'x-traitTag': true } : {}) })),
+      ...guides.map((guide) => ({
+        name: guide.name,
+        'x-displayName': guide.title,
+        description: guide.body,
+        'x-traitTag': true,
+      })),
+      ...Object.entries(TAGS).map(([name, tag]) => ({
+        name,
+        'x-displayName': tag.name,
+        description: tag.description,
+        ...('trait' in tag ? { 'x-traitTag': true } : {}),
+      })),
     ];
     // Redoc's sidebar: the guides, then each group of tags in the order TAGS lists them.
     const groups = new Map<string, string[]>();
@@ -480,12 +624,31 @@ export class ApiDocs {
             type: 'apiKey',
             in: 'header',
             name: 'X-API-Key',
-            description: "Your project's API key (`vk_live_...`, or `vk_test_...` for the sandbox). Server side only: never ship it to a browser or an app.",
+            description:
+              "Your project's API key (`vk_live_...`, or `vk_test_...` for the sandbox). Server side only: never ship it to a browser or an app.",
           },
-          ApiKeyBearer: { type: 'http', scheme: 'bearer', description: 'The same API key as `Authorization: Bearer <key>`' },
-          ClientId: { type: 'apiKey', in: 'header', name: 'X-Client-Id', description: "The organization app's client id (roster API)" },
-          ClientSecret: { type: 'apiKey', in: 'header', name: 'X-Client-Secret', description: "The organization app's client secret (roster API; server side only)" },
-          AccessToken: { type: 'http', scheme: 'bearer', description: "A person's access token from the OIDC token endpoint (about 15 minutes)" },
+          ApiKeyBearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The same API key as `Authorization: Bearer <key>`',
+          },
+          ClientId: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Client-Id',
+            description: "The organization app's client id (roster API)",
+          },
+          ClientSecret: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Client-Secret',
+            description: "The organization app's client secret (roster API; server side only)",
+          },
+          AccessToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "A person's access token from the OIDC token endpoint (about 15 minutes)",
+          },
         },
       },
     };

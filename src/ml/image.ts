@@ -39,14 +39,18 @@ export interface DecodedImage {
   working?: Pixels;
 }
 
-/** The copy of an image the detector, the liveness evidence and the face mesh read: upright RGB, at most 640 px on its long side. */
+/**
+ * The copy of an image the detector, the liveness evidence and the face mesh read: upright RGB, at most 640 px on its
+ * long side.
+ */
 export const WORKING_COPY = { maxSide: 640, channels: 3 } as const;
 
 const FORMATS = new Set(['jpeg', 'png', 'webp', 'heif', 'avif', 'tiff', 'gif']);
 
 /** Validates and inspects an image without decoding its pixels. */
 export async function inspectImage(bytes: Buffer): Promise<DecodedImage> {
-  if (bytes.length > MAX_IMAGE_BYTES) throw new ImageRejected('too_large', `image is ${(bytes.length / 1048576).toFixed(1)} MB; the limit is 20 MB`);
+  if (bytes.length > MAX_IMAGE_BYTES)
+    throw new ImageRejected('too_large', `image is ${(bytes.length / 1048576).toFixed(1)} MB; the limit is 20 MB`);
   if (bytes.length === 0) throw new ImageRejected('not_an_image', 'image is empty');
   let meta: Metadata;
   try {
@@ -58,12 +62,23 @@ export async function inspectImage(bytes: Buffer): Promise<DecodedImage> {
     throw new ImageRejected('not_an_image', 'not an image (expected JPEG, PNG, WebP, HEIC or TIFF)');
   }
   if (meta.width * meta.height > MAX_IMAGE_PIXELS) {
-    throw new ImageRejected('too_many_pixels', `image is ${meta.width}x${meta.height} pixels; at most ${MAX_IMAGE_PIXELS / 1e6} megapixels are accepted`);
+    throw new ImageRejected(
+      'too_many_pixels',
+      `image is ${meta.width}x${meta.height} pixels; at most ${MAX_IMAGE_PIXELS / 1e6} megapixels are accepted`,
+    );
   }
-  if (meta.width < 32 || meta.height < 32) throw new ImageRejected('too_small', `image is ${meta.width}x${meta.height} pixels; at least 32x32 is needed`);
+  if (meta.width < 32 || meta.height < 32)
+    throw new ImageRejected('too_small', `image is ${meta.width}x${meta.height} pixels; at least 32x32 is needed`);
   const orientation = meta.orientation ?? 1;
   const swap = orientation >= 5 && orientation <= 8;
-  return { bytes, format: meta.format, width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height, orientation, alpha: meta.hasAlpha === true };
+  return {
+    bytes,
+    format: meta.format,
+    width: swap ? meta.height : meta.width,
+    height: swap ? meta.width : meta.height,
+    orientation,
+    alpha: meta.hasAlpha === true,
+  };
 }
 
 /**
@@ -83,7 +98,11 @@ export async function decodeImage(bytes: Buffer): Promise<DecodedImage> {
 /** An image as posted to a worker thread: its Buffers arrive as plain Uint8Arrays, and sharp wants Buffers. */
 export function receivedImage(image: DecodedImage): DecodedImage {
   const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { ...image, bytes: buffer(image.bytes), ...(image.working ? { working: { ...image.working, data: buffer(image.working.data) } } : {}) };
+  return {
+    ...image,
+    bytes: buffer(image.bytes),
+    ...(image.working ? { working: { ...image.working, data: buffer(image.working.data) } } : {}),
+  };
 }
 
 export interface Pixels {
@@ -122,9 +141,14 @@ export function pixels(image: DecodedImage, options: { maxSide?: number; channel
   return result;
 }
 
-const decodeKey = (options: { maxSide?: number; channels?: 1 | 3 }) => `${options.maxSide ?? 0}:${options.channels ?? 0}`;
+const decodeKey = (options: { maxSide?: number; channels?: 1 | 3 }) =>
+  `${options.maxSide ?? 0}:${options.channels ?? 0}`;
 
-async function decode(image: DecodedImage, options: { maxSide?: number; channels?: 1 | 3 }, failOn?: 'truncated'): Promise<Pixels> {
+async function decode(
+  image: DecodedImage,
+  options: { maxSide?: number; channels?: 1 | 3 },
+  failOn?: 'truncated',
+): Promise<Pixels> {
   let pipeline = sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS, ...(failOn ? { failOn } : {}) }).rotate();
   if (options.maxSide && Math.max(image.width, image.height) > options.maxSide) {
     pipeline = pipeline.resize({ width: options.maxSide, height: options.maxSide, fit: 'inside' });

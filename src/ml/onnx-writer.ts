@@ -72,7 +72,12 @@ export class OnnxGraph {
 
   /** A constant float tensor (weights), by name. */
   weight(name: string, dims: number[], data: Float32Array): string {
-    this.initializers.push({ name, dims, type: FLOAT, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
+    this.initializers.push({
+      name,
+      dims,
+      type: FLOAT,
+      data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    });
     return name;
   }
 
@@ -85,7 +90,12 @@ export class OnnxGraph {
   }
 
   /** Adds a node and returns the name of its (single) output. */
-  node(op: string, inputs: string[], attributes: Record<string, Attribute> = {}, output = `${op.toLowerCase()}_${this.count++}`): string {
+  node(
+    op: string,
+    inputs: string[],
+    attributes: Record<string, Attribute> = {},
+    output = `${op.toLowerCase()}_${this.count++}`,
+  ): string {
     this.nodes.push({ op, inputs, outputs: [output], attributes });
     return output;
   }
@@ -142,10 +152,17 @@ function attribute(a: Wire, name: string, value: Attribute): void {
 }
 
 /** TF.js conv filters [kh, kw, in, out] (as data and shape) in ONNX Conv's layout [out, in, kh, kw]. */
-export function convWeights(filters: { shape: number[]; dataSync(): ArrayLike<number> }): { dims: number[]; data: Float32Array } {
+export function convWeights(filters: { shape: number[]; dataSync(): ArrayLike<number> }): {
+  dims: number[];
+  data: Float32Array;
+} {
   const [kh, kw, cin, cout] = filters.shape as [number, number, number, number];
   const src = filters.dataSync();
   const data = new Float32Array(src.length);
-  for (let y = 0; y < kh; y++) for (let x = 0; x < kw; x++) for (let i = 0; i < cin; i++) for (let o = 0; o < cout; o++) data[((o * cin + i) * kh + y) * kw + x] = src[((y * kw + x) * cin + i) * cout + o]!;
+  for (let y = 0; y < kh; y++)
+    for (let x = 0; x < kw; x++)
+      for (let i = 0; i < cin; i++)
+        for (let o = 0; o < cout; o++)
+          data[((o * cin + i) * kh + y) * kw + x] = src[((y * kw + x) * cin + i) * cout + o]!;
   return { dims: [cout, cin, kh, kw], data };
 }

@@ -31,7 +31,8 @@ function workerSpec(script: PoolOptions['script']): { url: URL; execArgv: string
   const fromSource = script.from.endsWith('.ts');
   const url = new URL(`./${script.name}.${fromSource ? 'ts' : 'js'}`, script.from);
   const loader = ['--import', '@swc-node/register/esm-register'];
-  const execArgv = fromSource && !process.execArgv.includes(loader[1]!) ? [...process.execArgv, ...loader] : [...process.execArgv];
+  const execArgv =
+    fromSource && !process.execArgv.includes(loader[1]!) ? [...process.execArgv, ...loader] : [...process.execArgv];
   return { url, execArgv };
 }
 
@@ -118,7 +119,8 @@ export class WorkerPool<Request extends object> {
     });
     slot.worker.on('exit', (code) => {
       this.slots = this.slots.filter((s) => s !== slot);
-      for (const waiting of slot.pending.values()) waiting.reject(new Error(`${this.options.name} worker exited with code ${code}`));
+      for (const waiting of slot.pending.values())
+        waiting.reject(new Error(`${this.options.name} worker exited with code ${code}`));
       slot.pending.clear();
       if (!this.closed) void this.replace();
     });
@@ -161,7 +163,9 @@ function spawn(options: PoolOptions): Promise<{ slot: Slot; info: unknown }> {
  * The worker's side: loads its models with `load(workerData)`, says ready (with what it loaded),
  * then answers each request with `handle`, one at a time in arrival order.
  */
-export async function serveRequests<Request extends { id: number }>(load: (data: unknown) => Promise<{ info: unknown; handle: (request: Request) => Promise<unknown> }>): Promise<void> {
+export async function serveRequests<Request extends { id: number }>(
+  load: (data: unknown) => Promise<{ info: unknown; handle: (request: Request) => Promise<unknown> }>,
+): Promise<void> {
   const port = parentPort;
   if (!port) return;
   try {
@@ -172,7 +176,11 @@ export async function serveRequests<Request extends { id: number }>(load: (data:
         .run(() => handle(request))
         .then(
           (value) => port.postMessage({ id: request.id, value } satisfies Reply),
-          (error: unknown) => port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies Reply),
+          (error: unknown) =>
+            port.postMessage({
+              id: request.id,
+              error: error instanceof Error ? error.message : String(error),
+            } satisfies Reply),
         );
     });
     port.postMessage({ ready: true, info } satisfies Status);

@@ -13,7 +13,15 @@ import { mcpRouter } from './routes/mcp.js';
 import { accountPagesRouter } from '../web/account-pages.js';
 import { errorHandler } from './errors.js';
 import { jsonBody } from '../http/input.js';
-import { accessLog, createMetrics, labelRoute, recordMatchedRoutes, requestId, traceRequests, type HttpMetrics } from '../http/observability.js';
+import {
+  accessLog,
+  createMetrics,
+  labelRoute,
+  recordMatchedRoutes,
+  requestId,
+  traceRequests,
+  type HttpMetrics,
+} from '../http/observability.js';
 import { ignoreWildcardIfNoneMatch, pagePolicyAsHeadIsWritten, securityHeaders } from './security-headers.js';
 import { ApiDocs } from '../http/openapi.js';
 import { readGuides } from './reference-guides.js';
@@ -127,7 +135,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(oidc);
   // Verifiable credentials (scope zkp): OpenID4VCI issuance, metadata and status lists.
   app.use(credentialIssuer);
-  // The MCP endpoint for agents (an OAuth protected resource of the provider above) and the page where a person revokes them.
+  // The MCP endpoint for agents (an OAuth protected resource of the provider above) and the page where a person revokes
+  // them.
   app.use(mcp);
   app.use(accountPagesRouter(core));
   // Roster invitations: sign in, take a selfie, become an active member.

@@ -39,7 +39,10 @@ export function requireApiKey(core: Core) {
 /** Organization roster API: `X-Client-Id` and `X-Client-Secret`. */
 export function requireOrgClient(core: Core) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const caller = await core.tenancy.authenticateOrgApp(req.get('x-client-id') ?? '', req.get('x-client-secret') ?? '');
+    const caller = await core.tenancy.authenticateOrgApp(
+      req.get('x-client-id') ?? '',
+      req.get('x-client-secret') ?? '',
+    );
     if (!caller) throw new DomainError('invalid_client', 'wrong client_id/client_secret or app inactive');
     res.locals.org = caller satisfies OrgCaller;
     next();
@@ -51,7 +54,11 @@ export function requireAccessToken(core: Core) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const token = bearer(req);
     const grant = token ? await core.accessTokens.verify(token) : null;
-    if (!grant) throw new DomainError('invalid_token', token ? 'access token is invalid or expired' : 'missing bearer access token');
+    if (!grant)
+      throw new DomainError(
+        'invalid_token',
+        token ? 'access token is invalid or expired' : 'missing bearer access token',
+      );
     // A token bound to another resource (RFC 8707: the MCP endpoint) is good there only.
     if (grant.resource !== null) throw new DomainError('invalid_token', 'this access token is for another resource');
     res.locals.token = { svcId: grant.svcId, clientId: grant.clientId, scopes: grant.scopes } satisfies TokenCaller;

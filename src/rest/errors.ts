@@ -33,9 +33,12 @@ export function toDomainError(error: unknown): DomainError | undefined {
   // The router's undecodable path parameters (`%E0%A4%A`) and body-parser's failures without a
   // type (a Content-Encoding whose bytes do not inflate) are the caller's fault: http-errors 4xx.
   const status = (error as { status?: unknown })?.status;
-  if (error instanceof URIError && status === 400) return new DomainError('validation_error', 'the path is not valid percent-encoded UTF-8');
+  if (error instanceof URIError && status === 400)
+    return new DomainError('validation_error', 'the path is not valid percent-encoded UTF-8');
   if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose === true) {
-    return status === 413 ? new DomainError('payload_too_large') : new DomainError('validation_error', 'the request body could not be read');
+    return status === 413
+      ? new DomainError('payload_too_large')
+      : new DomainError('validation_error', 'the request body could not be read');
   }
   return undefined;
 }

@@ -49,8 +49,14 @@ export function securityHeaders(https: boolean): RequestHandler {
 export function pagePolicyAsHeadIsWritten(app: Express): void {
   const writeHead = app.response.writeHead;
   app.response.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
-    if (!this.getHeader('Content-Security-Policy') && /^text\/html/i.test(String(this.getHeader('Content-Type') ?? ''))) {
-      this.setHeader('Content-Security-Policy', defaultPolicy(randomBytes(16).toString('base64'), this.locals.formTargets as string[] | undefined));
+    if (
+      !this.getHeader('Content-Security-Policy') &&
+      /^text\/html/i.test(String(this.getHeader('Content-Type') ?? ''))
+    ) {
+      this.setHeader(
+        'Content-Security-Policy',
+        defaultPolicy(randomBytes(16).toString('base64'), this.locals.formTargets as string[] | undefined),
+      );
     }
     return writeHead.apply(this, args);
   } as Response['writeHead'];

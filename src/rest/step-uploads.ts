@@ -19,7 +19,12 @@ export const FIELDS_ONLY_LIMIT = 64 * 1024;
 export function stepUploadRules(core: Core, session: SessionRecord, step: string): UploadRules {
   switch (step) {
     case 'document':
-      return { maxBytes: CHECK_BODY_LIMIT, maxFiles: 2, tooManyFiles: () => new DomainError('validation_error', 'the document step takes two files: front_image and back_image') };
+      return {
+        maxBytes: CHECK_BODY_LIMIT,
+        maxFiles: 2,
+        tooManyFiles: () =>
+          new DomainError('validation_error', 'the document step takes two files: front_image and back_image'),
+      };
     case 'selfie':
       return {
         maxBytes: CHECK_BODY_LIMIT,
@@ -30,7 +35,11 @@ export function stepUploadRules(core: Core, session: SessionRecord, step: string
         beforeImages: (fields) => core.sessions.assertSelfieChallenge(session, fields.challenge_id),
       };
     default:
-      return { maxBytes: FIELDS_ONLY_LIMIT, maxFiles: 0, tooManyFiles: () => new DomainError('validation_error', `the ${step} step takes no files`) };
+      return {
+        maxBytes: FIELDS_ONLY_LIMIT,
+        maxFiles: 0,
+        tooManyFiles: () => new DomainError('validation_error', `the ${step} step takes no files`),
+      };
   }
 }
 
@@ -54,7 +63,8 @@ export function oneUploadPerSession(sessionOf: (res: Response) => SessionRecord)
   return {
     claim(_req: Request, res: Response, next: NextFunction): void {
       const id = sessionOf(res).id;
-      if (slots.has(id)) throw new DomainError('conflict', "another step of this session is being sent; wait for that one's answer");
+      if (slots.has(id))
+        throw new DomainError('conflict', "another step of this session is being sent; wait for that one's answer");
       const slot: UploadSlot = { closed: false, running: false };
       slots.set(id, slot);
       res.locals.uploadSlot = slot;

@@ -22,7 +22,12 @@ interface Target {
   email: string;
 }
 
-function signInPage(token: string, target: Target, csrf: string, options: { error?: string; email?: string } = {}): string {
+function signInPage(
+  token: string,
+  target: Target,
+  csrf: string,
+  options: { error?: string; email?: string } = {},
+): string {
   return page('activation-sign-in', 'Join your team', {
     organizationName: target.organizationName,
     invitedEmail: target.email,
@@ -33,7 +38,12 @@ function signInPage(token: string, target: Target, csrf: string, options: { erro
   });
 }
 
-function signUpPage(token: string, target: Target, csrf: string, options: { error?: string; email?: string; name?: string } = {}): string {
+function signUpPage(
+  token: string,
+  target: Target,
+  csrf: string,
+  options: { error?: string; email?: string; name?: string } = {},
+): string {
   return page('sign-up', 'Create your account', {
     lead: `Then take a selfie to join ${target.organizationName}.`,
     action: `/activate/${encodeURIComponent(token)}/signup`,
@@ -44,9 +54,20 @@ function signUpPage(token: string, target: Target, csrf: string, options: { erro
   });
 }
 
-/** The camera step (web/activation/selfie.ts): one frame from the camera, checked live and against the account's face. */
+/**
+ * The camera step (web/activation/selfie.ts): one frame from the camera, checked live and against the account's face.
+ */
 function selfiePage(target: Target, accountEmail: string): string {
-  return renderPage('activation-selfie', { title: 'Take a selfie · Verity', organizationName: target.organizationName, organization: target.organizationName, accountEmail }, 'activation/selfie.ts');
+  return renderPage(
+    'activation-selfie',
+    {
+      title: 'Take a selfie · Verity',
+      organizationName: target.organizationName,
+      organization: target.organizationName,
+      accountEmail,
+    },
+    'activation/selfie.ts',
+  );
 }
 
 /** The link is unknown, used, superseded (404) or expired (410): a page saying so, with that status. */
@@ -58,7 +79,9 @@ function linkProblem(res: Response, error: DomainError): void {
     .send(
       messagePage(
         expired ? 'This link expired' : 'This link is not valid',
-        expired ? 'Activation links work for 7 days. Ask your organization to send you a new one.' : 'It was used already, replaced by a newer link, or never existed. Ask your organization for a new one.',
+        expired
+          ? 'Activation links work for 7 days. Ask your organization to send you a new one.'
+          : 'It was used already, replaced by a newer link, or never existed. Ask your organization for a new one.',
       ),
     );
 }
@@ -91,7 +114,13 @@ export function activationRouter(core: Core, docs: ApiDocs) {
     if (!found) return;
     const session = await core.oidc.session(sessionCookie(req));
     if (!session) {
-      res.type('html').send(req.query.signup ? signUpPage(tokenOf(req), found, String(res.locals.csrf)) : signInPage(tokenOf(req), found, String(res.locals.csrf)));
+      res
+        .type('html')
+        .send(
+          req.query.signup
+            ? signUpPage(tokenOf(req), found, String(res.locals.csrf))
+            : signInPage(tokenOf(req), found, String(res.locals.csrf)),
+        );
       return;
     }
     const account = await core.accounts.view(session.accountId);
@@ -99,7 +128,11 @@ export function activationRouter(core: Core, docs: ApiDocs) {
       res
         .status(403)
         .type('html')
-        .send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: `You are signed in as ${account.email}, but this invitation was sent to ${found.email}. Sign in with the invited email.` }));
+        .send(
+          signInPage(tokenOf(req), found, String(res.locals.csrf), {
+            error: `You are signed in as ${account.email}, but this invitation was sent to ${found.email}. Sign in with the invited email.`,
+          }),
+        );
       return;
     }
     res.type('html').send(selfiePage(found, account.email));
@@ -113,7 +146,12 @@ export function activationRouter(core: Core, docs: ApiDocs) {
       res
         .status(403)
         .type('html')
-        .send(signInPage(tokenOf(req), found, String(res.locals.csrf), { error: invitationForAnotherEmail(found.email).message, email }));
+        .send(
+          signInPage(tokenOf(req), found, String(res.locals.csrf), {
+            error: invitationForAnotherEmail(found.email).message,
+            email,
+          }),
+        );
       return;
     }
     const attempt = await signInFromPage(core.oidc, email, String(req.body?.password ?? ''), req, res);
@@ -132,12 +170,22 @@ export function activationRouter(core: Core, docs: ApiDocs) {
   router.post('/activate/:token/signup', form, requireCsrf, async (req, res) => {
     const found = await target(req, res);
     if (!found) return;
-    const fields = { email: String(req.body?.email ?? ''), password: String(req.body?.password ?? ''), name: String(req.body?.name ?? '') };
+    const fields = {
+      email: String(req.body?.email ?? ''),
+      password: String(req.body?.password ?? ''),
+      name: String(req.body?.name ?? ''),
+    };
     if (!invitedEmailMatches(found.email, fields.email)) {
       res
         .status(403)
         .type('html')
-        .send(signUpPage(tokenOf(req), found, String(res.locals.csrf), { error: invitationForAnotherEmail(found.email).message, email: fields.email, name: fields.name }));
+        .send(
+          signUpPage(tokenOf(req), found, String(res.locals.csrf), {
+            error: invitationForAnotherEmail(found.email).message,
+            email: fields.email,
+            name: fields.name,
+          }),
+        );
       return;
     }
     try {
@@ -151,7 +199,13 @@ export function activationRouter(core: Core, docs: ApiDocs) {
       res
         .status(400)
         .type('html')
-        .send(signUpPage(tokenOf(req), found, String(res.locals.csrf), { error: message, email: fields.email, name: fields.name }));
+        .send(
+          signUpPage(tokenOf(req), found, String(res.locals.csrf), {
+            error: message,
+            email: fields.email,
+            name: fields.name,
+          }),
+        );
     }
   });
 
@@ -159,7 +213,10 @@ export function activationRouter(core: Core, docs: ApiDocs) {
     const session = await core.oidc.session(sessionCookie(req));
     if (!session) throw new DomainError('requires_login', 'sign in first');
     const selfie = req.body?.selfie;
-    if (typeof selfie !== 'string' || !selfie) throw new DomainError('invalid_image', 'a selfie is required', { data: { errors: { selfie: 'required: a data URL or base64 image' } } });
+    if (typeof selfie !== 'string' || !selfie)
+      throw new DomainError('invalid_image', 'a selfie is required', {
+        data: { errors: { selfie: 'required: a data URL or base64 image' } },
+      });
     sendData(res, await core.roster.activate(tokenOf(req), session.accountId, decodeImageString('selfie', selfie)));
   });
   // The page's one JSON call (web/activation/selfie.ts); its other routes answer HTML and redirects.
@@ -174,7 +231,9 @@ export function activationRouter(core: Core, docs: ApiDocs) {
     body: z.object({ selfie: z.string().describe('a data URL or base64 JPEG from the camera') }),
     response: memberAnswerWire,
     examples: {
-      request: { selfie: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U' },
+      request: {
+        selfie: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U',
+      },
       response: {
         member: {
           id: 42,

@@ -9,7 +9,10 @@ import { caseSensitiveRouter } from '../http/router.js';
 export function adminConsoleRouter() {
   const router = caseSensitiveRouter();
   router.get(['/admin', '/admin/'], (_req, res) => {
-    res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    );
     res.type('html').send(renderPage('console', { title: 'Verity admin' }, 'console/main.tsx'));
   });
   return router;

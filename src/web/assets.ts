@@ -25,7 +25,12 @@ const BUILD = join(ROOT, 'dist', 'web');
 const TEMPLATES = join(ROOT, 'web', 'templates');
 
 /** The page scripts and stylesheets the build emits (web/vite.config.ts names them). */
-export type Entry = 'hosted/main.tsx' | 'console/main.tsx' | 'activation/selfie.ts' | 'graphiql/main.ts' | 'pages/pages.css';
+export type Entry =
+  | 'hosted/main.tsx'
+  | 'console/main.tsx'
+  | 'activation/selfie.ts'
+  | 'graphiql/main.ts'
+  | 'pages/pages.css';
 interface ManifestChunk {
   file: string;
   css?: string[];
@@ -73,16 +78,26 @@ function template(name: string): string {
 export const standalonePage = (name: string): string => template(name);
 
 /** HTML escaping of the five characters that matter (Mustache's default also rewrites '/' and '='). */
-export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
  * Renders web/templates/{name}.html inside web/templates/layout.html, with the entry's stylesheets
  * and script. Templates are Mustache: `{{x}}` is always escaped; no template uses the raw form.
  */
-export function renderPage(name: string, view: Record<string, unknown> & { title: string; lang?: string }, entry: Entry = 'pages/pages.css'): string {
+export function renderPage(
+  name: string,
+  view: Record<string, unknown> & { title: string; lang?: string },
+  entry: Entry = 'pages/pages.css',
+): string {
   const assets = entryAssets(entry);
   const data = { lang: 'en', ...view, styles: assets.styles, script: assets.script };
-  return Mustache.render(template('layout'), data, { body: template(name) }, { escape: (value: unknown) => escapeHtml(String(value)) });
+  return Mustache.render(
+    template('layout'),
+    data,
+    { body: template(name) },
+    { escape: (value: unknown) => escapeHtml(String(value)) },
+  );
 }
 
 /** `/assets/*`: the hashed build files, cached for a year (a new build has new names). */
@@ -90,6 +105,10 @@ export function assetsRouter() {
   // A checkout that was never built fails at start-up with what to do, not at the first page.
   entryAssets('pages/pages.css');
   const router = caseSensitiveRouter();
-  router.use('/assets', labelRoute('/assets'), express.static(join(BUILD, 'assets'), { immutable: true, maxAge: '365d', index: false }));
+  router.use(
+    '/assets',
+    labelRoute('/assets'),
+    express.static(join(BUILD, 'assets'), { immutable: true, maxAge: '365d', index: false }),
+  );
   return router;
 }

@@ -20,7 +20,10 @@ export function sessionCookie(req: Request): string | undefined {
 
 /** Starts the browser session: HttpOnly, SameSite=Lax, 12 hours, Secure on an https issuer. */
 export function setSessionCookie(res: Response, value: string, secure: boolean): void {
-  res.append('Set-Cookie', `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200${secure ? '; Secure' : ''}`);
+  res.append(
+    'Set-Cookie',
+    `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200${secure ? '; Secure' : ''}`,
+  );
 }
 
 /** Ends the browser session: the same cookie, emptied and expired. */
@@ -28,13 +31,21 @@ export function clearSessionCookie(res: Response, secure: boolean): void {
   res.append('Set-Cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
 }
 
-export type SignInAttempt = { signedIn: { cookie: string; session: BrowserSession } } | { signedIn: null; status: 401 | 429; message: string };
+export type SignInAttempt =
+  | { signedIn: { cookie: string; session: BrowserSession } }
+  | { signedIn: null; status: 401 | 429; message: string };
 
 /**
  * Signs a person in from a page's form: the session, or why not (a wrong email or password, 401;
  * too many failed attempts, 429 with Retry-After already set; see LoginThrottle).
  */
-export async function signInFromPage(oidc: Core['oidc'], email: string, password: string, req: Request, res: Response): Promise<SignInAttempt> {
+export async function signInFromPage(
+  oidc: Core['oidc'],
+  email: string,
+  password: string,
+  req: Request,
+  res: Response,
+): Promise<SignInAttempt> {
   try {
     const signedIn = await oidc.signIn(email, password, req.socket.remoteAddress ?? 'unknown');
     return signedIn ? { signedIn } : { signedIn: null, status: 401, message: 'Wrong email or password.' };
@@ -42,6 +53,10 @@ export async function signInFromPage(oidc: Core['oidc'], email: string, password
     if (!(error instanceof DomainError) || error.code !== 'rate_limited') throw error;
     const seconds = error.retryAfterSeconds ?? 60;
     res.setHeader('Retry-After', String(seconds));
-    return { signedIn: null, status: 429, message: `Too many failed sign-ins. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.` };
+    return {
+      signedIn: null,
+      status: 429,
+      message: `Too many failed sign-ins. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
+    };
   }
 }

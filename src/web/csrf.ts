@@ -21,7 +21,10 @@ function csrfCookie(req: Request): string | undefined {
   return undefined;
 }
 
-/** Middleware for the routes that render these forms: the browser's token in `res.locals.csrf`, set as a cookie when it has none. */
+/**
+ * Middleware for the routes that render these forms: the browser's token in `res.locals.csrf`, set as a cookie when it
+ * has none.
+ */
 export function issueCsrf(secure: boolean) {
   return (req: Request, res: Response, next: NextFunction) => {
     let token = csrfCookie(req);
@@ -43,5 +46,12 @@ export function requireCsrf(req: Request, res: Response, next: NextFunction): vo
     return;
   }
   res.status(403).setHeader('Cache-Control', 'no-store');
-  res.type('html').send(messagePage('Form not accepted', 'This form was not sent from this site, or your browser refused our cookie. Go back, reload the page and try again.'));
+  res
+    .type('html')
+    .send(
+      messagePage(
+        'Form not accepted',
+        'This form was not sent from this site, or your browser refused our cookie. Go back, reload the page and try again.',
+      ),
+    );
 }

@@ -12,15 +12,23 @@ import { caseSensitiveRouter } from '../http/router.js';
  * an integrator may add to the link), else the best of Accept-Language, else English.
  */
 export function pageLanguage(req: Request): (typeof HOSTED_PAGE_LANGUAGES)[number] {
-  const fromLink = firstSupportedLocale(typeof req.query.ui_locales === 'string' ? req.query.ui_locales : undefined, HOSTED_PAGE_LANGUAGES);
-  return fromLink ?? ((req.acceptsLanguages(...HOSTED_PAGE_LANGUAGES) || 'en') as (typeof HOSTED_PAGE_LANGUAGES)[number]);
+  const fromLink = firstSupportedLocale(
+    typeof req.query.ui_locales === 'string' ? req.query.ui_locales : undefined,
+    HOSTED_PAGE_LANGUAGES,
+  );
+  return (
+    fromLink ?? ((req.acceptsLanguages(...HOSTED_PAGE_LANGUAGES) || 'en') as (typeof HOSTED_PAGE_LANGUAGES)[number])
+  );
 }
 
 /** `GET /verify/{session_id}`: the page a person completes. */
 export function sessionPageRouter() {
   const router = caseSensitiveRouter();
   router.get('/verify/:sessionId', (req, res) => {
-    res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'");
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
     res.setHeader('Permissions-Policy', 'camera=(self), geolocation=(self)');
     const lang = pageLanguage(req);
     res.setHeader('Content-Language', lang);

@@ -40,13 +40,33 @@ describe('AAMVA DL/ID parser', () => {
     const holder = makeHolder(1, { version: 1, country: 'USA', jurisdiction: 'NY', iin: '636001', middleName: 'LEE' });
     const licence = parseAamva(encodeAamva(holder));
     expect(parseHeader(encodeAamva(holder)).jurisdictionVersion).toBeNull();
-    expect(licence).toMatchObject({ version: 1, familyName: holder.familyName, givenNames: `${holder.givenNames} LEE`, birthDate: holder.birthDate, expiryDate: holder.expiryDate, sex: holder.sex });
+    expect(licence).toMatchObject({
+      version: 1,
+      familyName: holder.familyName,
+      givenNames: `${holder.givenNames} LEE`,
+      birthDate: holder.birthDate,
+      expiryDate: holder.expiryDate,
+      sex: holder.sex,
+    });
   });
 
   it('reads versions 2 and 3 given names from DCT, and Canadian CCYYMMDD dates', () => {
-    const holder = makeHolder(2, { version: 3, country: 'CAN', jurisdiction: 'ON', iin: '636012', postalCode: 'K1A 0B1', middleName: 'MARIE' });
+    const holder = makeHolder(2, {
+      version: 3,
+      country: 'CAN',
+      jurisdiction: 'ON',
+      iin: '636012',
+      postalCode: 'K1A 0B1',
+      middleName: 'MARIE',
+    });
     const licence = parseAamva(encodeAamva(holder));
-    expect(licence).toMatchObject({ country: 'CAN', givenNames: `${holder.givenNames} MARIE`, birthDate: holder.birthDate, issueDate: holder.issueDate, address: { postalCode: 'K1A 0B1' } });
+    expect(licence).toMatchObject({
+      country: 'CAN',
+      givenNames: `${holder.givenNames} MARIE`,
+      birthDate: holder.birthDate,
+      issueDate: holder.issueDate,
+      address: { postalCode: 'K1A 0B1' },
+    });
   });
 
   it('reads every version 1 to 10 of generated holders exactly', () => {
@@ -54,14 +74,14 @@ describe('AAMVA DL/ID parser', () => {
       const holder = makeHolder(100 + version, { version });
       const licence = parseAamva(encodeAamva(holder));
       expect(licence.version).toBe(version);
-      expect([licence.familyName, licence.number, licence.birthDate, licence.expiryDate, licence.issueDate, licence.sex]).toEqual([
-        holder.familyName,
-        holder.number,
-        holder.birthDate,
-        holder.expiryDate,
-        holder.issueDate,
-        holder.sex,
-      ]);
+      expect([
+        licence.familyName,
+        licence.number,
+        licence.birthDate,
+        licence.expiryDate,
+        licence.issueDate,
+        licence.sex,
+      ]).toEqual([holder.familyName, holder.number, holder.birthDate, holder.expiryDate, holder.issueDate, holder.sex]);
     }
   });
 

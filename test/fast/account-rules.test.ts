@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/core/accounts/service.js';
 import type { AccountLinkPurpose } from '../../src/core/accounts/entities.js';
 import { AccountRecovery } from '../../src/core/accounts/recovery.js';
-import type { AccountLinkRecord, AccountRecord, AccountStore, LicenseBadgeRecord } from '../../src/core/accounts/store.js';
+import type {
+  AccountLinkRecord,
+  AccountRecord,
+  AccountStore,
+  LicenseBadgeRecord,
+} from '../../src/core/accounts/store.js';
 import type { MailMessage, MailService } from '../../src/core/mail/index.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { AccessTokenService } from '../../src/core/oidc/tokens.js';
@@ -20,7 +25,16 @@ class FakeAccountStore implements AccountStore {
   rows = new Map<string, AccountRecord>();
   async add(account: { id: string; email: string; passwordHash: string; displayName: string | null; createdAt: Date }) {
     if ([...this.rows.values()].some((row) => row.email === account.email)) return false;
-    this.rows.set(account.id, { ...account, emailVerifiedAt: null, identitySealed: null, idVerified: false, humanVerified: null, identityVerifiedAt: null, faceDescriptorSealed: null, faceDescriptorKind: null });
+    this.rows.set(account.id, {
+      ...account,
+      emailVerifiedAt: null,
+      identitySealed: null,
+      idVerified: false,
+      humanVerified: null,
+      identityVerifiedAt: null,
+      faceDescriptorSealed: null,
+      faceDescriptorKind: null,
+    });
     return true;
   }
   async byId(id: string) {
@@ -36,7 +50,12 @@ class FakeAccountStore implements AccountStore {
   async setIdentity(id: string, identity: { sealed: string; humanVerified: boolean | undefined; at: Date }) {
     const row = this.rows.get(id);
     if (!row) return null;
-    Object.assign(row, { identitySealed: identity.sealed, idVerified: true, humanVerified: identity.humanVerified ?? row.humanVerified, identityVerifiedAt: identity.at });
+    Object.assign(row, {
+      identitySealed: identity.sealed,
+      idVerified: true,
+      humanVerified: identity.humanVerified ?? row.humanVerified,
+      identityVerifiedAt: identity.at,
+    });
     return { ...row };
   }
   async setFaceReference(id: string, sealed: string, kind: string) {
@@ -84,21 +103,35 @@ class FakeAccountStore implements AccountStore {
     if (link && !link.usedAt) link.usedAt = now;
   }
   async linksSentSince(accountId: string, purpose: AccountLinkPurpose, since: Date) {
-    return [...this.links.values()].filter((link) => link.accountId === accountId && link.purpose === purpose && link.createdAt > since).length;
+    return [...this.links.values()].filter(
+      (link) => link.accountId === accountId && link.purpose === purpose && link.createdAt > since,
+    ).length;
   }
   async endLinks(accountId: string, purpose: AccountLinkPurpose, now: Date) {
-    for (const link of this.links.values()) if (link.accountId === accountId && link.purpose === purpose && !link.usedAt) link.usedAt = now;
+    for (const link of this.links.values())
+      if (link.accountId === accountId && link.purpose === purpose && !link.usedAt) link.usedAt = now;
   }
 }
 
 function setUp() {
   const store = new FakeAccountStore();
   const clock = new ManualClock(new Date('2026-11-28T12:00:00Z'));
-  const accounts = new AccountService({ store, clock, sealer: new Sealer(Sealer.generateKey()), accessTokens: {} as AccessTokenService, tenancy: {} as TenancyService });
+  const accounts = new AccountService({
+    store,
+    clock,
+    sealer: new Sealer(Sealer.generateKey()),
+    accessTokens: {} as AccessTokenService,
+    tenancy: {} as TenancyService,
+  });
   return { store, clock, accounts };
 }
 
-const identity = { fullName: 'Ada Lovelace', dateOfBirth: '1990-12-10', documentNumber: 'X1234567', documentExpiry: '2030-01-31' };
+const identity = {
+  fullName: 'Ada Lovelace',
+  dateOfBirth: '1990-12-10',
+  documentNumber: 'X1234567',
+  documentExpiry: '2030-01-31',
+};
 
 /** An account straight into the store (no scrypt at today's cost: these rules do not need one). */
 function seeded(store: FakeAccountStore, id = 'svc_ada') {
@@ -123,17 +156,22 @@ describe('accounts on a fake store', () => {
   it('one account per address, whatever its case: a second sign-up is account_exists', async () => {
     const { accounts } = setUp();
     await accounts.createAccount({ email: 'Ada@Example.com', password: 'a long enough passphrase 1' });
-    await expect(accounts.createAccount({ email: 'ada@example.com', password: 'another passphrase 22' })).rejects.toMatchObject({ code: 'account_exists' });
+    await expect(
+      accounts.createAccount({ email: 'ada@example.com', password: 'another passphrase 22' }),
+    ).rejects.toMatchObject({ code: 'account_exists' });
   });
 
   it('an older password hash is replaced by one at the current cost once the password proved right', async () => {
     const { store, accounts } = setUp();
     const id = seeded(store);
     const salt = randomBytes(16);
-    store.rows.get(id)!.passwordHash = `scrypt$16384$8$1$${salt.toString('base64')}$${scryptSync('old passphrase here', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
+    store.rows.get(id)!.passwordHash =
+      `scrypt$16384$8$1$${salt.toString('base64')}$${scryptSync('old passphrase here', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
     expect(await accounts.checkPassword(`${id}@example.com`, 'wrong passphrase')).toBeNull();
     expect(isCurrentHash(store.rows.get(id)!.passwordHash)).toBe(false);
-    expect(await accounts.checkPassword(` ${id.toUpperCase()}@EXAMPLE.COM `, 'old passphrase here')).toMatchObject({ svcId: id });
+    expect(await accounts.checkPassword(` ${id.toUpperCase()}@EXAMPLE.COM `, 'old passphrase here')).toMatchObject({
+      svcId: id,
+    });
     expect(isCurrentHash(store.rows.get(id)!.passwordHash)).toBe(true);
   });
 
@@ -141,11 +179,21 @@ describe('accounts on a fake store', () => {
     const { store, clock, accounts } = setUp();
     const id = seeded(store);
     await expect(accounts.reusableIdentity(id, clock.now())).rejects.toMatchObject({ code: 'no_reusable_record' });
-    await expect(accounts.recordVerifiedIdentity({ svcId: 'svc_nobody', ...identity })).rejects.toMatchObject({ code: 'account_not_found' });
-    expect(await accounts.recordVerifiedIdentity({ svcId: id, ...identity, humanVerified: true })).toMatchObject({ idVerified: true, humanVerified: true });
+    await expect(accounts.recordVerifiedIdentity({ svcId: 'svc_nobody', ...identity })).rejects.toMatchObject({
+      code: 'account_not_found',
+    });
+    expect(await accounts.recordVerifiedIdentity({ svcId: id, ...identity, humanVerified: true })).toMatchObject({
+      idVerified: true,
+      humanVerified: true,
+    });
     expect(JSON.stringify([...store.rows.values()])).not.toContain('X1234567');
-    expect(await accounts.reusableIdentity(id, clock.now())).toEqual({ ...identity, verifiedAt: clock.now().toISOString() });
-    await expect(accounts.reusableIdentity(id, new Date('2030-02-01T00:00:00Z'))).rejects.toMatchObject({ code: 'reuse_not_available' });
+    expect(await accounts.reusableIdentity(id, clock.now())).toEqual({
+      ...identity,
+      verifiedAt: clock.now().toISOString(),
+    });
+    await expect(accounts.reusableIdentity(id, new Date('2030-02-01T00:00:00Z'))).rejects.toMatchObject({
+      code: 'reuse_not_available',
+    });
   });
 
   it('a profile names the verified person but never carries the date of birth, document or address', async () => {
@@ -161,8 +209,13 @@ describe('accounts on a fake store', () => {
   it('a face reference made by another descriptor model is no reference: the person enrols again', async () => {
     const { store, accounts } = setUp();
     const id = seeded(store);
-    await expect(accounts.setFaceReference('svc_nobody', new Float32Array(DESCRIPTOR_DIMENSIONS))).rejects.toMatchObject({ code: 'account_not_found' });
-    await expect(accounts.requireFaceReference(id)).rejects.toMatchObject({ code: 'face_not_enrolled', data: undefined });
+    await expect(
+      accounts.setFaceReference('svc_nobody', new Float32Array(DESCRIPTOR_DIMENSIONS)),
+    ).rejects.toMatchObject({ code: 'account_not_found' });
+    await expect(accounts.requireFaceReference(id)).rejects.toMatchObject({
+      code: 'face_not_enrolled',
+      data: undefined,
+    });
     await accounts.setFaceReference(
       id,
       Float32Array.from({ length: DESCRIPTOR_DIMENSIONS }, (_, i) => i / DESCRIPTOR_DIMENSIONS),
@@ -173,7 +226,10 @@ describe('accounts on a fake store', () => {
     // face-api's 128-d descriptor, the kind before this one
     store.rows.get(id)!.faceDescriptorKind = 'face-api-128';
     expect(await accounts.faceReference(id)).toBeNull();
-    await expect(accounts.requireFaceReference(id)).rejects.toMatchObject({ code: 'face_not_enrolled', data: { reason: 'reference_outdated' } });
+    await expect(accounts.requireFaceReference(id)).rejects.toMatchObject({
+      code: 'face_not_enrolled',
+      data: { reason: 'reference_outdated' },
+    });
   });
 });
 
@@ -203,12 +259,16 @@ describe('emailed links on a fake store', () => {
     expect(mail).toHaveLength(1);
     const secret = secretIn(mail[0]!);
     expect(await service.resetLinkUsable(secret)).toBe(true);
-    await expect(service.resetPassword(secret, { password: 'short' })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(service.resetPassword(secret, { password: 'short' })).rejects.toMatchObject({
+      code: 'validation_error',
+    });
     expect(await service.resetLinkUsable(secret)).toBe(true); // a refused password leaves the link usable
     await service.resetPassword(secret, { password: 'a brand new passphrase 7' });
     expect(ended).toEqual([id]);
     expect(store.rows.get(id)!.passwordHash).toMatch(/^scrypt\$/);
-    await expect(service.resetPassword(secret, { password: 'another new passphrase 8' })).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(service.resetPassword(secret, { password: 'another new passphrase 8' })).rejects.toMatchObject({
+      code: 'invalid_token',
+    });
     clock.advance(61_000);
     await service.requestReset({ email: `${id}@example.com` });
     expect(mail).toHaveLength(2);
@@ -220,6 +280,8 @@ describe('emailed links on a fake store', () => {
     await service.requestReset({ email: `${id}@example.com` });
     clock.advance(16 * 60_000);
     expect(await service.resetLinkUsable(secretIn(mail[0]!))).toBe(false);
-    await expect(service.resetPassword(secretIn(mail[0]!), { password: 'a brand new passphrase 7' })).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(
+      service.resetPassword(secretIn(mail[0]!), { password: 'a brand new passphrase 7' }),
+    ).rejects.toMatchObject({ code: 'invalid_token' });
   });
 });

@@ -5,8 +5,11 @@ import type { FrameScene } from '../../src/ml/liveness/scene.js';
 
 // The burst rules as pure functions, in milliseconds: no models, no database.
 
-/** A descriptor `steps` of 0.25 along one axis from the origin (distance between two = 0.25 x their step difference). */
-const along = (steps: number, axis = 0) => Float32Array.from({ length: 128 }, (_, i) => (i === axis ? 0.25 * steps : 0));
+/**
+ * A descriptor `steps` of 0.25 along one axis from the origin (distance between two = 0.25 x their step difference).
+ */
+const along = (steps: number, axis = 0) =>
+  Float32Array.from({ length: 128 }, (_, i) => (i === axis ? 0.25 * steps : 0));
 
 describe('same person across a burst', () => {
   it('links a head turning through the burst (ends far apart, every frame close to another)', () => {
@@ -23,7 +26,19 @@ describe('same person across a burst', () => {
 
 function scene(over: Partial<FrameScene> = {}): FrameScene {
   const thumb = new Float32Array(64 * 48).map((_, i) => 100 + 50 * Math.sin(i / 7));
-  return { width: 640, height: 480, thumb, thumbWidth: 64, thumbHeight: 48, background: new Uint8Array(64 * 48).fill(1), faceLuma: 120, faceChroma: [0.1, -0.05], noise: 3, sharpness: 200, ...over };
+  return {
+    width: 640,
+    height: 480,
+    thumb,
+    thumbWidth: 64,
+    thumbHeight: 48,
+    background: new Uint8Array(64 * 48).fill(1),
+    faceLuma: 120,
+    faceChroma: [0.1, -0.05],
+    noise: 3,
+    sharpness: 200,
+    ...over,
+  };
 }
 const frame = (over: Partial<CaptureFrame> = {}, sceneOver: Partial<FrameScene> = {}): CaptureFrame => ({
   box: { x: 280, y: 180, width: 100, height: 120 },
@@ -34,7 +49,11 @@ const frame = (over: Partial<CaptureFrame> = {}, sceneOver: Partial<FrameScene> 
 
 describe('one continuous capture', () => {
   it('passes frames that move a little', () => {
-    const verdict = judgeContinuity([frame(), frame({ box: { x: 300, y: 185, width: 104, height: 124 } }), frame({ pose: { yaw: 12, pitch: 3, roll: 1, confidence: 1 } })]);
+    const verdict = judgeContinuity([
+      frame(),
+      frame({ box: { x: 300, y: 185, width: 104, height: 124 } }),
+      frame({ pose: { yaw: 12, pitch: 3, roll: 1, confidence: 1 } }),
+    ]);
     expect(verdict.oneCapture).toBe(true);
   });
   it.each([
@@ -51,7 +70,14 @@ describe('one continuous capture', () => {
     expect(verdict.evidence.find((e) => e.name === rule)!.detail).toContain('frames 1 to 2');
   });
   it('fails frames where the face leaves no background to compare', () => {
-    const verdict = judgeContinuity([frame({}, { background: new Uint8Array(64 * 48) }), frame({}, { background: new Uint8Array(64 * 48) }), frame({}, { background: new Uint8Array(64 * 48) })]);
-    expect(verdict.evidence.find((e) => e.name === 'background')).toMatchObject({ passed: false, detail: expect.stringContaining('fills the frame') });
+    const verdict = judgeContinuity([
+      frame({}, { background: new Uint8Array(64 * 48) }),
+      frame({}, { background: new Uint8Array(64 * 48) }),
+      frame({}, { background: new Uint8Array(64 * 48) }),
+    ]);
+    expect(verdict.evidence.find((e) => e.name === 'background')).toMatchObject({
+      passed: false,
+      detail: expect.stringContaining('fills the frame'),
+    });
   });
 });

@@ -58,7 +58,9 @@ describe('gesture challenges on a fake store', () => {
 
   it('asks only for the gestures the operator allows', async () => {
     const { challenges } = setUp(['smile']);
-    const asked = new Set(await Promise.all(Array.from({ length: 20 }, async () => (await challenges.create('prj_a')).gesture)));
+    const asked = new Set(
+      await Promise.all(Array.from({ length: 20 }, async () => (await challenges.create('prj_a')).gesture)),
+    );
     expect([...asked]).toEqual(['smile']);
   });
 });

@@ -37,8 +37,14 @@ describe('CLI output', () => {
   });
 
   it('prints a nested record as an indented block, lists of words with commas, times to the second', () => {
-    expect(asTable({ decision: { status: 'APPROVED', features: ['age', 'location'], decided_at: '2026-12-02T03:46:26.397Z' } })).toBe(
-      ['decision:', '  status      APPROVED', '  features    age, location', '  decided_at  2026-12-02T03:46:26Z'].join('\n'),
+    expect(
+      asTable({
+        decision: { status: 'APPROVED', features: ['age', 'location'], decided_at: '2026-12-02T03:46:26.397Z' },
+      }),
+    ).toBe(
+      ['decision:', '  status      APPROVED', '  features    age, location', '  decided_at  2026-12-02T03:46:26Z'].join(
+        '\n',
+      ),
     );
   });
 
@@ -101,13 +107,24 @@ describe('CLI table views', () => {
     expect(modeOf({ livemode: false })).toBe('test');
     expect(modeOf({})).toBe('live');
     expect(modeOf({ mode: 'test' })).toBe('test');
-    expect(withMode({ event_id: 'evt_1', type: 'x', livemode: false })).toEqual({ event_id: 'evt_1', mode: 'test', type: 'x' });
+    expect(withMode({ event_id: 'evt_1', type: 'x', livemode: false })).toEqual({
+      event_id: 'evt_1',
+      mode: 'test',
+      type: 'x',
+    });
   });
 
   it('list sessions by id, mode, status, vendor_data and creation, and everything with --wide', () => {
     const answer = {
       sessions: [
-        { session_id: 'ses_1', status: 'APPROVED', workflow_id: 'wf_1', vendor_data: 'a', created_at: 't', livemode: false },
+        {
+          session_id: 'ses_1',
+          status: 'APPROVED',
+          workflow_id: 'wf_1',
+          vendor_data: 'a',
+          created_at: 't',
+          livemode: false,
+        },
         { session_id: 'ses_2', status: 'NOT_STARTED', workflow_id: 'wf_1', vendor_data: 'b', created_at: 't' },
       ],
       nextCursor: null,
@@ -118,7 +135,9 @@ describe('CLI table views', () => {
       ['session_id', 'mode', 'status', 'vendor_data', 'created_at'],
     ]);
     expect(narrow.sessions.map((row) => row.mode)).toEqual(['test', 'live']);
-    expect(Object.keys((views.sessionList(answer, true) as { sessions: Record<string, unknown>[] }).sessions[0]!)).toContain('workflow_id');
+    expect(
+      Object.keys((views.sessionList(answer, true) as { sessions: Record<string, unknown>[] }).sessions[0]!),
+    ).toContain('workflow_id');
   });
 
   it("show a session's whole decision, checks as a table, in 100 columns", () => {
@@ -130,7 +149,15 @@ describe('CLI table views', () => {
           status: 'DECLINED',
           decision: 'DECLINED',
           decided_by: decidedBy,
-          checks: [{ type: 'id_verification', status: 'failed', score: 0.2, data: { big: 'x'.repeat(300) }, error: 'document_expired' }],
+          checks: [
+            {
+              type: 'id_verification',
+              status: 'failed',
+              score: 0.2,
+              data: { big: 'x'.repeat(300) },
+              error: 'document_expired',
+            },
+          ],
           livemode: false,
         },
         timeline: [],

@@ -13,11 +13,14 @@ function fakeStream(isTTY: boolean, columns = 80) {
 
 describe('the CLI progress bar', () => {
   it('draws label, bar, share and counts, within the terminal width', () => {
-    expect(progressLine('importing licences', 30_000, 60_000, 80)).toBe(`importing licences [${'#'.repeat(20)}${'.'.repeat(20)}] 50% 30,000/60,000`);
+    expect(progressLine('importing licences', 30_000, 60_000, 80)).toBe(
+      `importing licences [${'#'.repeat(20)}${'.'.repeat(20)}] 50% 30,000/60,000`,
+    );
     expect(progressLine('importing licences', 0, 0, 80)).toMatch(/\[\.+\] 0% 0\/0$/);
     // More done than the estimate said (a quoted field spanning lines): never past 100%.
     expect(progressLine('x', 12, 10, 80)).toMatch(/\[#+\] 100% 12\/10$/);
-    for (const columns of [80, 40, 20, 5]) expect(progressLine('importing licences', 1, 3, columns).length).toBeLessThan(columns);
+    for (const columns of [80, 40, 20, 5])
+      expect(progressLine('importing licences', 1, 3, columns).length).toBeLessThan(columns);
   });
 
   it('writes nothing when stderr is not a terminal, or when --json asks for quiet', () => {
@@ -45,7 +48,12 @@ describe('the CLI progress bar', () => {
     clock = 160;
     bar.update(10, 10); // the last one is drawn however soon
     bar.finish();
-    expect(stream.writes).toEqual([`${CLEAR}${progressLine('resending', 1, 10)}`, `${CLEAR}${progressLine('resending', 3, 10)}`, `${CLEAR}${progressLine('resending', 10, 10)}`, CLEAR]);
+    expect(stream.writes).toEqual([
+      `${CLEAR}${progressLine('resending', 1, 10)}`,
+      `${CLEAR}${progressLine('resending', 3, 10)}`,
+      `${CLEAR}${progressLine('resending', 10, 10)}`,
+      CLEAR,
+    ]);
     expect(stream.writes.join('')).not.toContain('\n');
   });
 

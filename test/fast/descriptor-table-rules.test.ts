@@ -58,7 +58,8 @@ function register(size: number, probes: Float32Array[]) {
   for (let i = 0; i < size; i++) rows.set(`r${i}`, randomUnit());
   for (const [p, probe] of probes.entries()) {
     for (const limit of LIMITS) {
-      for (let k = 0; k < 12; k++) rows.set(`p${p}-${limit}-${k}`, at(probe, limit + (k < 6 ? -1 : 1) * (k % 6 === 0 ? 1e-6 : random() * 1e-4)));
+      for (let k = 0; k < 12; k++)
+        rows.set(`p${p}-${limit}-${k}`, at(probe, limit + (k < 6 ? -1 : 1) * (k % 6 === 0 ? 1e-6 : random() * 1e-4)));
     }
     // Clearly the same person, and in the candidates' margin of the int8 bound.
     for (let k = 0; k < 5; k++) rows.set(`p${p}-near-${k}`, at(probe, 0.2 + random() * 0.6));
@@ -188,7 +189,8 @@ describe('the int8 descriptor table', () => {
       [0.8, 1],
       [0.9, 2],
     ] as const) {
-      for (let n = 0; n < 8; n++) odd.set(`scaled-${k}-${n}`, scaled(at(probe, limit / (1 + k * 0.1) + (random() - 0.5) * 2e-4), 1 + k * 0.1));
+      for (let n = 0; n < 8; n++)
+        odd.set(`scaled-${k}-${n}`, scaled(at(probe, limit / (1 + k * 0.1) + (random() - 0.5) * 2e-4), 1 + k * 0.1));
     }
     const rows = new Map([...register(500, [probe]), ...odd]);
     const t = fill(rows);

@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
-/** The folder a source file belongs to: an area of core/ or ml/ (a file at their root stands alone), else its top folder. */
+/**
+ * The folder a source file belongs to: an area of core/ or ml/ (a file at their root stands alone), else its top
+ * folder.
+ */
 export function folderOf(file: string): string {
   const parts = file.split('/');
   if (parts[0] === 'core' || parts[0] === 'ml') return parts.length > 2 ? parts.slice(0, 2).join('/') : file;
@@ -16,7 +19,13 @@ export function folderOf(file: string): string {
 }
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
 }
 
 /** Folder -> the folders its files import (relative specifiers only: packages are not ours). */

@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { DomainError } from '../../src/core/errors.js';
-import type { GrantStore, NewAccessToken, NewCode, StoredAccessToken, StoredBrowserSession, StoredRefreshToken } from '../../src/core/oidc/grant-store.js';
+import type {
+  GrantStore,
+  NewAccessToken,
+  NewCode,
+  StoredAccessToken,
+  StoredBrowserSession,
+  StoredRefreshToken,
+} from '../../src/core/oidc/grant-store.js';
 import { AuthorizationInteraction } from '../../src/core/oidc/authorization/interaction.js';
 import type { AuthorizeRequest } from '../../src/core/oidc/authorization/types.js';
 import { BrowserSessions } from '../../src/core/oidc/sessions.js';
@@ -16,11 +23,19 @@ import type { LoginThrottle } from '../../src/core/accounts/login-throttle.js';
 import { TokenIntrospection } from '../../src/core/oidc/introspection.js';
 import { logout } from '../../src/core/oidc/logout.js';
 import type { SigningKeys } from '../../src/core/oidc/keys.js';
-import { AccessTokenService, newRefreshToken, presentedRefreshToken, REFRESH_DIGESTS_KEPT } from '../../src/core/oidc/tokens.js';
+import {
+  AccessTokenService,
+  newRefreshToken,
+  presentedRefreshToken,
+  REFRESH_DIGESTS_KEPT,
+} from '../../src/core/oidc/tokens.js';
 import { digestSecret } from '../../src/core/secrets.js';
 import type { RegisteredClient } from '../../src/core/tenancy/views.js';
 
-/** Grants in memory: access tokens by digest, refresh-token rows by id; a grant id ties a refresh token to the access tokens of its sign-in. */
+/**
+ * Grants in memory: access tokens by digest, refresh-token rows by id; a grant id ties a refresh token to the access
+ * tokens of its sign-in.
+ */
 class FakeGrantStore implements GrantStore {
   access = new Map<string, StoredAccessToken & { grantId: string | null }>();
   refresh = new Map<string, StoredRefreshToken>();
@@ -38,10 +53,13 @@ class FakeGrantStore implements GrantStore {
     return null;
   }
   async issuedToAny(accountId: string, clientIds: readonly string[]) {
-    return [...this.access.values()].some((token) => token.accountId === accountId && clientIds.includes(token.clientId));
+    return [...this.access.values()].some(
+      (token) => token.accountId === accountId && clientIds.includes(token.clientId),
+    );
   }
   async revokeGrant(grantId: string, now: Date) {
-    for (const token of [...this.access.values(), ...this.refresh.values()]) if (token.grantId === grantId) token.revokedAt ??= now;
+    for (const token of [...this.access.values(), ...this.refresh.values()])
+      if (token.grantId === grantId) token.revokedAt ??= now;
   }
   async revokeAccessToken(digest: string, clientId: string, now: Date) {
     const token = this.access.get(digest);
@@ -99,11 +117,18 @@ const client = (clientId: string): RegisteredClient => ({
   requirePkce: true,
 });
 
-/** What a refresh does to a sign-in's row: the successor's digest in place of the token's, which joins the last few previous ones. Returns the successor. */
+/**
+ * What a refresh does to a sign-in's row: the successor's digest in place of the token's, which joins the last few
+ * previous ones. Returns the successor.
+ */
 function rotate(grants: FakeGrantStore, grantId: string): string {
   const row = grants.refresh.get(`rt_${grantId}`)!;
   const successor = newRefreshToken(`rt_${grantId}`);
-  Object.assign(row, { tokenDigest: successor.digest, previousDigests: [row.tokenDigest, ...row.previousDigests].slice(0, REFRESH_DIGESTS_KEPT), rotatedAt: new Date() });
+  Object.assign(row, {
+    tokenDigest: successor.digest,
+    previousDigests: [row.tokenDigest, ...row.previousDigests].slice(0, REFRESH_DIGESTS_KEPT),
+    rotatedAt: new Date(),
+  });
   return successor.token;
 }
 
@@ -116,7 +141,16 @@ function setUp() {
   const signIn = (grantId: string) => {
     const now = clock.now();
     const later = new Date(now.getTime() + 900_000);
-    grants.access.set(digestSecret(`vt_${grantId}`), { accountId: 'svc_1', clientId: 'client_a', scopes: ['openid'], resource: null, createdAt: now, expiresAt: later, revokedAt: null, grantId });
+    grants.access.set(digestSecret(`vt_${grantId}`), {
+      accountId: 'svc_1',
+      clientId: 'client_a',
+      scopes: ['openid'],
+      resource: null,
+      createdAt: now,
+      expiresAt: later,
+      revokedAt: null,
+      grantId,
+    });
     const refresh = newRefreshToken(`rt_${grantId}`);
     grants.refresh.set(refresh.id, {
       grantId,
@@ -139,7 +173,11 @@ describe('bearer tokens on a fake grant store', () => {
   it('is live until it expires, and dead once revoked', async () => {
     const { clock, grants, tokens } = setUp();
     const { token } = await tokens.issue('svc_1', 'client_a', ['openid', 'profile'], 60);
-    expect(await tokens.verify(token)).toMatchObject({ svcId: 'svc_1', clientId: 'client_a', scopes: ['openid', 'profile'] });
+    expect(await tokens.verify(token)).toMatchObject({
+      svcId: 'svc_1',
+      clientId: 'client_a',
+      scopes: ['openid', 'profile'],
+    });
     clock.advance(60_000);
     expect(await tokens.verify(token)).toBeNull();
     const { token: revoked } = await tokens.issue('svc_1', 'client_a', ['openid']);
@@ -160,8 +198,18 @@ describe('revocation and introspection on a fake grant store', () => {
   it("introspects only the calling client's live tokens; another client's looks unknown", async () => {
     const { clock, introspection, signIn } = setUp();
     const { access, refresh } = signIn('grt_1');
-    expect(await introspection.introspect(client('client_a'), { token: access })).toMatchObject({ active: true, token_type: 'Bearer', sub: 'svc_1', client_id: 'client_a', iss: 'https://verity.test' });
-    expect(await introspection.introspect(client('client_a'), { token: refresh })).toMatchObject({ active: true, token_type: 'refresh_token', sub: 'svc_1' });
+    expect(await introspection.introspect(client('client_a'), { token: access })).toMatchObject({
+      active: true,
+      token_type: 'Bearer',
+      sub: 'svc_1',
+      client_id: 'client_a',
+      iss: 'https://verity.test',
+    });
+    expect(await introspection.introspect(client('client_a'), { token: refresh })).toMatchObject({
+      active: true,
+      token_type: 'refresh_token',
+      sub: 'svc_1',
+    });
     expect(await introspection.introspect(client('client_b'), { token: access })).toEqual({ active: false });
     expect(await introspection.introspect(client('client_a'), { token: 'vt_unknown' })).toEqual({ active: false });
     clock.advance(900_000);
@@ -173,7 +221,10 @@ describe('revocation and introspection on a fake grant store', () => {
     const { refresh } = signIn('grt_1');
     const successor = rotate(grants, 'grt_1');
     expect(await introspection.introspect(client('client_a'), { token: refresh })).toEqual({ active: false });
-    expect(await introspection.introspect(client('client_a'), { token: successor })).toMatchObject({ active: true, token_type: 'refresh_token' });
+    expect(await introspection.introspect(client('client_a'), { token: successor })).toMatchObject({
+      active: true,
+      token_type: 'refresh_token',
+    });
   });
 
   it("knows a refresh token by its sign-in's row: the current one, one of the last rotated away, or none of ours", async () => {
@@ -188,7 +239,8 @@ describe('revocation and introspection on a fake grant store', () => {
     expect(await presentedRefreshToken(grants, successor)).toMatchObject({ current: true });
     // nor under a row that rotated: the row id is no secret, so a guess under it is not a replay
     expect(await presentedRefreshToken(grants, forged)).toBeNull();
-    for (const unknown of ['vr_nope', `${refresh.slice(0, -1)}x`, 'vr_x.rt_missing', `${'a'.repeat(200)}.rt_grt_1`]) expect(await presentedRefreshToken(grants, unknown)).toBeNull();
+    for (const unknown of ['vr_nope', `${refresh.slice(0, -1)}x`, 'vr_x.rt_missing', `${'a'.repeat(200)}.rt_grt_1`])
+      expect(await presentedRefreshToken(grants, unknown)).toBeNull();
   });
 
   it('remembers the last REFRESH_DIGESTS_KEPT tokens of a sign-in as replays; an older one is refused like a guess', async () => {
@@ -197,7 +249,8 @@ describe('revocation and introspection on a fake grant store', () => {
     for (let i = 0; i < REFRESH_DIGESTS_KEPT + 1; i++) issued.push(rotate(grants, 'grt_1'));
     const [oldest, ...recent] = issued;
     expect(await presentedRefreshToken(grants, oldest!)).toBeNull();
-    for (const token of recent.slice(0, -1)) expect(await presentedRefreshToken(grants, token)).toMatchObject({ current: false });
+    for (const token of recent.slice(0, -1))
+      expect(await presentedRefreshToken(grants, token)).toMatchObject({ current: false });
     expect(await presentedRefreshToken(grants, recent.at(-1)!)).toMatchObject({ current: true });
   });
 
@@ -222,7 +275,9 @@ describe('revocation and introspection on a fake grant store', () => {
   it('asks for the token: invalid_request without one', async () => {
     const { introspection } = setUp();
     await expect(introspection.introspect(client('client_a'), {})).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(introspection.revoke(client('client_a'), { token: 42 })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(introspection.revoke(client('client_a'), { token: 42 })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
   });
 });
 
@@ -241,9 +296,23 @@ describe('sign-in, consent and the code on a fake grant store', () => {
 
   function authorize(options: { deactivated?: boolean } = {}) {
     const { clock, grants } = setUp();
-    const clients = async (clientId: string) => ({ ...client(clientId), organizationId: clientId === 'client_org' ? 7 : null });
-    const interaction = new AuthorizationInteraction({ grants, clock, issuer: ISSUER, clients, memberDeactivated: async () => options.deactivated ?? false });
-    const sessions = new BrowserSessions({ grants, clock, accounts: {} as AccountService, throttle: {} as LoginThrottle });
+    const clients = async (clientId: string) => ({
+      ...client(clientId),
+      organizationId: clientId === 'client_org' ? 7 : null,
+    });
+    const interaction = new AuthorizationInteraction({
+      grants,
+      clock,
+      issuer: ISSUER,
+      clients,
+      memberDeactivated: async () => options.deactivated ?? false,
+    });
+    const sessions = new BrowserSessions({
+      grants,
+      clock,
+      accounts: {} as AccountService,
+      throttle: {} as LoginThrottle,
+    });
     return { clock, grants, interaction, sessions };
   }
 
@@ -256,7 +325,10 @@ describe('sign-in, consent and the code on a fake grant store', () => {
   it('sends a browser without a sign-in to log in, or back with login_required under prompt=none', async () => {
     const { interaction } = authorize();
     expect(await interaction.nextStep(request(), null)).toMatchObject({ kind: 'login', clientName: 'App A' });
-    expect(redirectQuery(await interaction.nextStep(request({ prompt: 'none' }), null))).toMatchObject({ error: 'login_required', state: 'st' });
+    expect(redirectQuery(await interaction.nextStep(request({ prompt: 'none' }), null))).toMatchObject({
+      error: 'login_required',
+      state: 'st',
+    });
   });
 
   it('asks for consent once; allowed, the code carries the sign-in time, nonce and PKCE challenge, and the request is used up', async () => {
@@ -269,20 +341,31 @@ describe('sign-in, consent and the code on a fake grant store', () => {
     const query = redirectQuery(await interaction.decide(waiting, session, true));
     expect(query.state).toBe('st');
     expect(grants.codes).toHaveLength(1);
-    expect(grants.codes[0]).toMatchObject({ digest: digestSecret(query.code!), accountId: 'svc_1', clientId: 'client_a', nonce: 'n-1', codeChallenge: 'c'.repeat(43), authTime: session.authTime });
+    expect(grants.codes[0]).toMatchObject({
+      digest: digestSecret(query.code!),
+      accountId: 'svc_1',
+      clientId: 'client_a',
+      nonce: 'n-1',
+      codeChallenge: 'c'.repeat(43),
+      authTime: session.authTime,
+    });
     expect(grants.codes[0]!.expiresAt.getTime() - clock.now().getTime()).toBe(120_000);
     expect(await interaction.decide(waiting, session, true)).toMatchObject({ kind: 'error_page' });
     // Consent remembered: the next request goes straight to a code, unless it asks for consent again.
     expect((await interaction.nextStep(request(), session)).kind).toBe('redirect');
     expect((await interaction.nextStep(request({ prompt: 'consent' }), session)).kind).toBe('consent');
-    expect((await interaction.nextStep(request({ scopes: ['openid', 'profile', 'verifications'] }), session)).kind).toBe('consent');
+    expect(
+      (await interaction.nextStep(request({ scopes: ['openid', 'profile', 'verifications'] }), session)).kind,
+    ).toBe('consent');
   });
 
   it('denied, the client hears access_denied and gets no code', async () => {
     const { grants, interaction, sessions } = authorize();
     const { session } = await sessions.open('svc_1');
     const consent = (await interaction.nextStep(request(), session)) as { interaction: string };
-    expect(redirectQuery(await interaction.decide(consent.interaction, session, false))).toMatchObject({ error: 'access_denied' });
+    expect(redirectQuery(await interaction.decide(consent.interaction, session, false))).toMatchObject({
+      error: 'access_denied',
+    });
     expect(grants.codes).toEqual([]);
   });
 
@@ -294,14 +377,18 @@ describe('sign-in, consent and the code on a fake grant store', () => {
     expect((await interaction.nextStep(request({ maxAge: 60 }), session)).kind).toBe('login');
     expect((await interaction.nextStep(request({ maxAge: 120 }), session)).kind).toBe('redirect');
     expect((await interaction.nextStep(request({ prompt: 'login' }), session)).kind).toBe('login');
-    expect((await interaction.nextStep(request({ prompt: 'login' }), session, { freshLogin: true })).kind).toBe('redirect');
+    expect((await interaction.nextStep(request({ prompt: 'login' }), session, { freshLogin: true })).kind).toBe(
+      'redirect',
+    );
   });
 
   it("a deactivated member of the client's organization is refused with access_denied and gets no code", async () => {
     const { grants, interaction, sessions } = authorize({ deactivated: true });
     const { session } = await sessions.open('svc_1');
     await grants.rememberConsent('svc_1', 'client_org', ['openid', 'profile']);
-    expect(redirectQuery(await interaction.nextStep(request({ clientId: 'client_org' }), session))).toMatchObject({ error: 'access_denied' });
+    expect(redirectQuery(await interaction.nextStep(request({ clientId: 'client_org' }), session))).toMatchObject({
+      error: 'access_denied',
+    });
     expect((await interaction.nextStep(request(), session)).kind).toBe('consent');
     expect(grants.codes).toEqual([]);
   });
@@ -339,9 +426,17 @@ describe('RP-initiated logout on a fake grant store', () => {
     const clock = new ManualClock(new Date('2026-12-02T12:00:00Z'));
     const grants = new FakeGrantStore();
     // Two well-signed hints of svc_1 for client_a; anything else fails its signature.
-    const keys = { verify: async (token: string) => (token === 'hint_svc_1' ? { sub: 'svc_1', aud: 'client_a' } : null) } as unknown as SigningKeys;
+    const keys = {
+      verify: async (token: string) => (token === 'hint_svc_1' ? { sub: 'svc_1', aud: 'client_a' } : null),
+    } as unknown as SigningKeys;
     const registered = { ...client('client_a'), name: 'App A', redirectUris: ['https://a.example/cb'] };
-    const deps = { grants, clock, keys, issuer: 'https://verity.test', clients: async (id: string) => (id === 'client_a' ? registered : null) };
+    const deps = {
+      grants,
+      clock,
+      keys,
+      issuer: 'https://verity.test',
+      clients: async (id: string) => (id === 'client_a' ? registered : null),
+    };
     const hinted = { id_token_hint: 'hint_svc_1', post_logout_redirect_uri: 'https://a.example/cb', state: 'bye' };
     return { grants, deps, hinted };
   };
@@ -349,7 +444,10 @@ describe('RP-initiated logout on a fake grant store', () => {
 
   it("signs the hint's person out at once when it is the browser's sign-in", async () => {
     const { grants, deps, hinted } = setUpLogout();
-    expect(await logout(deps, hinted, signedIn('svc_1'), false)).toEqual({ kind: 'redirect', url: 'https://a.example/cb?state=bye' });
+    expect(await logout(deps, hinted, signedIn('svc_1'), false)).toEqual({
+      kind: 'redirect',
+      url: 'https://a.example/cb?state=bye',
+    });
     expect(grants.revokedFor).toEqual([{ accountId: 'svc_1', clientIds: ['client_a'] }]);
   });
 
@@ -365,9 +463,17 @@ describe('RP-initiated logout on a fake grant store', () => {
 
   it('refuses a bad hint or an unregistered return address before asking anything; without a hint, asks a signed-in browser only', async () => {
     const { grants, deps, hinted } = setUpLogout();
-    expect(await logout(deps, { ...hinted, id_token_hint: 'tampered' }, null, true)).toMatchObject({ kind: 'error_page' });
-    expect(await logout(deps, { ...hinted, post_logout_redirect_uri: 'https://evil.example/' }, null, false)).toMatchObject({ kind: 'error_page' });
-    expect(await logout(deps, {}, signedIn('svc_1'), false)).toEqual({ kind: 'confirm', clientName: null, postLogoutRedirectUri: null });
+    expect(await logout(deps, { ...hinted, id_token_hint: 'tampered' }, null, true)).toMatchObject({
+      kind: 'error_page',
+    });
+    expect(
+      await logout(deps, { ...hinted, post_logout_redirect_uri: 'https://evil.example/' }, null, false),
+    ).toMatchObject({ kind: 'error_page' });
+    expect(await logout(deps, {}, signedIn('svc_1'), false)).toEqual({
+      kind: 'confirm',
+      clientName: null,
+      postLogoutRedirectUri: null,
+    });
     expect(await logout(deps, {}, signedIn('svc_1'), true)).toEqual({ kind: 'signed_out' });
     expect(await logout(deps, {}, null, false)).toEqual({ kind: 'signed_out' });
     expect(grants.revokedFor).toEqual([]);

@@ -17,7 +17,15 @@ import {
 import { addedMembersWire, billingWire, memberWire } from '../../src/core/roster/views.js';
 import { erasedWire, sessionWire } from '../../src/core/sessions/views.js';
 import { chargeWire } from '../../src/core/billing/views.js';
-import { adminTokenWire, apiKeyWire, callbackWire, oidcClientWire, orgAppWire, projectWire, workflowWire } from '../../src/core/tenancy/views.js';
+import {
+  adminTokenWire,
+  apiKeyWire,
+  callbackWire,
+  oidcClientWire,
+  orgAppWire,
+  projectWire,
+  workflowWire,
+} from '../../src/core/tenancy/views.js';
 import { graphSchema } from '../../src/graph/schema.js';
 
 // GraphQL object types that describe the same object as a zod wire declaration: the same field
@@ -25,7 +33,12 @@ import { graphSchema } from '../../src/graph/schema.js';
 
 /** field name (camelCase) -> may it be absent or null */
 function zodFields(schema: z.ZodObject): Record<string, boolean> {
-  return Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [camelName(name), (field as z.ZodType).safeParse(null).success || (field as z.ZodType).safeParse(undefined).success]));
+  return Object.fromEntries(
+    Object.entries(schema.shape).map(([name, field]) => [
+      camelName(name),
+      (field as z.ZodType).safeParse(null).success || (field as z.ZodType).safeParse(undefined).success,
+    ]),
+  );
 }
 
 async function graphFields(typeName: string): Promise<Record<string, boolean>> {
@@ -34,19 +47,45 @@ async function graphFields(typeName: string): Promise<Record<string, boolean>> {
   return Object.fromEntries(Object.values(type.getFields()).map((field) => [field.name, !isNonNullType(field.type)]));
 }
 
-/** Pairs that describe one object; `graphOnly` lists fields the admin API adds on purpose, `wireOnly` (camelCase) those it leaves out. */
+/**
+ * Pairs that describe one object; `graphOnly` lists fields the admin API adds on purpose, `wireOnly` (camelCase) those
+ * it leaves out.
+ */
 const PAIRS: { graph: string; wire: string; schema: z.ZodObject; graphOnly?: string[]; wireOnly?: string[] }[] = [
   { graph: 'Member', wire: 'core/roster/views.ts memberWire', schema: memberWire },
-  { graph: 'SkippedMember', wire: 'core/roster/views.ts addedMembersWire.skipped[]', schema: addedMembersWire.shape.skipped.element },
-  { graph: 'Subscription', wire: 'core/roster/views.ts billingWire.subscription', schema: billingWire.shape.subscription.unwrap() },
+  {
+    graph: 'SkippedMember',
+    wire: 'core/roster/views.ts addedMembersWire.skipped[]',
+    schema: addedMembersWire.shape.skipped.element,
+  },
+  {
+    graph: 'Subscription',
+    wire: 'core/roster/views.ts billingWire.subscription',
+    schema: billingWire.shape.subscription.unwrap(),
+  },
   { graph: 'Invoice', wire: 'core/roster/views.ts billingWire.invoices[]', schema: billingWire.shape.invoices.element },
-  { graph: 'OrganizationBilling', wire: 'core/roster/views.ts billingWire', schema: billingWire, graphOnly: ['organizationId'] },
+  {
+    graph: 'OrganizationBilling',
+    wire: 'core/roster/views.ts billingWire',
+    schema: billingWire,
+    graphOnly: ['organizationId'],
+  },
   // checks, timeline, webhookEvents and workflow are resolved fields (batch loaders), not the node's.
-  { graph: 'Session', wire: 'core/ops/views.ts sessionNodeWire', schema: sessionNodeWire, graphOnly: ['checks', 'timeline', 'webhookEvents', 'workflow', 'approvalBlockers'] },
+  {
+    graph: 'Session',
+    wire: 'core/ops/views.ts sessionNodeWire',
+    schema: sessionNodeWire,
+    graphOnly: ['checks', 'timeline', 'webhookEvents', 'workflow', 'approvalBlockers'],
+  },
   { graph: 'SessionCheck', wire: 'core/ops/views.ts sessionCheckWire', schema: sessionCheckWire },
   { graph: 'TimelineEntry', wire: 'core/ops/views.ts timelineEntryWire', schema: timelineEntryWire },
   // session and attempts are resolved fields (batch loaders), not the event's.
-  { graph: 'WebhookEvent', wire: 'core/ops/views.ts webhookEventWire', schema: webhookEventWire, graphOnly: ['session', 'attempts'] },
+  {
+    graph: 'WebhookEvent',
+    wire: 'core/ops/views.ts webhookEventWire',
+    schema: webhookEventWire,
+    graphOnly: ['session', 'attempts'],
+  },
   { graph: 'WebhookAttempt', wire: 'core/ops/views.ts webhookAttemptWire', schema: webhookAttemptWire },
   { graph: 'CheckRecord', wire: 'core/ops/views.ts checkRecordWire', schema: checkRecordWire },
   { graph: 'Account', wire: 'core/ops/views.ts accountNodeWire', schema: accountNodeWire },
@@ -62,7 +101,12 @@ const PAIRS: { graph: string; wire: string; schema: z.ZodObject; graphOnly?: str
   { graph: 'AdminToken', wire: 'core/tenancy/views.ts adminTokenWire', schema: adminTokenWire },
   { graph: 'Charge', wire: 'core/billing/views.ts chargeWire', schema: chargeWire },
   // `erased` is always true on the REST answer; the mutation's payload does not repeat it.
-  { graph: 'SessionDataErasedType', wire: 'core/sessions/views.ts erasedWire', schema: erasedWire, wireOnly: ['erased'] },
+  {
+    graph: 'SessionDataErasedType',
+    wire: 'core/sessions/views.ts erasedWire',
+    schema: erasedWire,
+    wireOnly: ['erased'],
+  },
 ];
 
 describe('GraphQL types against their zod wire declarations', () => {

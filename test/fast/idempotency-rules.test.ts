@@ -3,7 +3,13 @@
 // own failures release the key, and a key lapses after 24 h or when its caller died mid-call.
 // The SQL behind the store is exercised over HTTP (checks, sessions) and by the races in reliability/.
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type IdempotencyRow, IdempotencyService, type IdempotencyStore } from '../../src/core/billing/idempotency.js';
+import {
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyClaim,
+  type IdempotencyRow,
+  IdempotencyService,
+  type IdempotencyStore,
+} from '../../src/core/billing/idempotency.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { DomainError } from '../../src/core/errors.js';
 import { Sealer } from '../../src/core/secrets.js';
@@ -15,13 +21,27 @@ class FakeIdempotencyStore implements IdempotencyStore {
   async claim(c: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | null }> {
     const held = this.rows.get(this.id(c.projectId, c.key));
     if (held) return { claimed: false, existing: { ...held } };
-    this.rows.set(this.id(c.projectId, c.key), { fingerprint: c.fingerprint, state: 'running', responseStatus: null, responseSealed: null, lockedUntil: c.lockedUntil, expiresAt: c.expiresAt });
+    this.rows.set(this.id(c.projectId, c.key), {
+      fingerprint: c.fingerprint,
+      state: 'running',
+      responseStatus: null,
+      responseSealed: null,
+      lockedUntil: c.lockedUntil,
+      expiresAt: c.expiresAt,
+    });
     return { claimed: true };
   }
   async takeOver(c: IdempotencyClaim): Promise<boolean> {
     const row = this.rows.get(this.id(c.projectId, c.key));
     if (!row || !(row.expiresAt <= c.now || (row.state === 'running' && row.lockedUntil <= c.now))) return false;
-    this.rows.set(this.id(c.projectId, c.key), { fingerprint: c.fingerprint, state: 'running', responseStatus: null, responseSealed: null, lockedUntil: c.lockedUntil, expiresAt: c.expiresAt });
+    this.rows.set(this.id(c.projectId, c.key), {
+      fingerprint: c.fingerprint,
+      state: 'running',
+      responseStatus: null,
+      responseSealed: null,
+      lockedUntil: c.lockedUntil,
+      expiresAt: c.expiresAt,
+    });
     return true;
   }
   async release(projectId: string, key: string): Promise<void> {
@@ -46,7 +66,11 @@ const codeOf = (promise: Promise<unknown>) =>
 function setUp() {
   const clock = new ManualClock(new Date('2026-11-28T12:00:00Z'));
   const store = new FakeIdempotencyStore();
-  return { clock, store, idempotency: new IdempotencyService({ store, clock, sealer: new Sealer(Sealer.generateKey()) }) };
+  return {
+    clock,
+    store,
+    idempotency: new IdempotencyService({ store, clock, sealer: new Sealer(Sealer.generateKey()) }),
+  };
 }
 
 describe('Idempotency-Key on a fake store', () => {
@@ -58,8 +82,14 @@ describe('Idempotency-Key on a fake store', () => {
     expect(await idempotency.once('prj', 'k1', 'op', { a: 1 }, work)).toEqual({ value: { run: 1 }, replayed: true });
     expect(await codeOf(idempotency.once('prj', 'k1', 'op', { a: 2 }, work))).toBe('idempotency_key_reused');
     expect(await codeOf(idempotency.once('prj', 'k1', 'other-op', { a: 1 }, work))).toBe('idempotency_key_reused');
-    expect(await idempotency.once('other-prj', 'k1', 'op', { a: 1 }, work)).toEqual({ value: { run: 2 }, replayed: false });
-    expect(await idempotency.once('prj', undefined, 'op', { a: 1 }, work)).toEqual({ value: { run: 3 }, replayed: false });
+    expect(await idempotency.once('other-prj', 'k1', 'op', { a: 1 }, work)).toEqual({
+      value: { run: 2 },
+      replayed: false,
+    });
+    expect(await idempotency.once('prj', undefined, 'op', { a: 1 }, work)).toEqual({
+      value: { run: 3 },
+      replayed: false,
+    });
   });
 
   it('answers 409 while the first call runs, and replays a domain error as the same error', async () => {
@@ -70,7 +100,8 @@ describe('Idempotency-Key on a fake store', () => {
     expect(await codeOf(idempotency.once('prj', 'k', 'op', {}, async () => {}))).toBe('idempotency_in_progress');
     finish();
     await first;
-    const refused = () => idempotency.once('prj', 'e', 'op', {}, async () => Promise.reject(new DomainError('session_closed', 'closed')));
+    const refused = () =>
+      idempotency.once('prj', 'e', 'op', {}, async () => Promise.reject(new DomainError('session_closed', 'closed')));
     expect(await codeOf(refused())).toBe('session_closed');
     expect(await codeOf(idempotency.once('prj', 'e', 'op', {}, async () => 'would pass now'))).toBe('session_closed');
   });
@@ -84,7 +115,10 @@ describe('Idempotency-Key on a fake store', () => {
     ];
     for (const [i, [failure, code]] of failures.entries()) {
       expect(await codeOf(idempotency.once('prj', `k${i}`, 'op', {}, async () => Promise.reject(failure)))).toBe(code);
-      expect(await idempotency.once('prj', `k${i}`, 'op', {}, async () => 'ran')).toEqual({ value: 'ran', replayed: false });
+      expect(await idempotency.once('prj', `k${i}`, 'op', {}, async () => 'ran')).toEqual({
+        value: 'ran',
+        replayed: false,
+      });
     }
   });
 
@@ -92,7 +126,10 @@ describe('Idempotency-Key on a fake store', () => {
     const { idempotency, clock, store } = setUp();
     await idempotency.once('prj', 'k', 'op', { a: 1 }, async () => 'first');
     clock.advance(IDEMPOTENCY_TTL_MS);
-    expect(await idempotency.once('prj', 'k', 'op', { a: 2 }, async () => 'after a day')).toEqual({ value: 'after a day', replayed: false });
+    expect(await idempotency.once('prj', 'k', 'op', { a: 2 }, async () => 'after a day')).toEqual({
+      value: 'after a day',
+      replayed: false,
+    });
     expect(await idempotency.begin('prj', 'dead', 'f')).toEqual({ kind: 'run' }); // its process dies: never finished
     expect(await codeOf(idempotency.begin('prj', 'dead', 'f'))).toBe('idempotency_in_progress');
     clock.advance(5 * 60_000);

@@ -9,7 +9,8 @@ import { chooseOperatingPoint, errorRates, type ScoredPresentation } from '../..
 /** A 100x100 RGB frame at `level` with a 6x6 patch at `shadow` (a pupil, a nostril) inside the face box. */
 function frame(level: number, shadow: number): Rgb {
   const data = Buffer.alloc(100 * 100 * 3, level);
-  for (let y = 45; y < 51; y++) for (let x = 45; x < 51; x++) data.fill(shadow, (y * 100 + x) * 3, (y * 100 + x) * 3 + 3);
+  for (let y = 45; y < 51; y++)
+    for (let x = 45; x < 51; x++) data.fill(shadow, (y * 100 + x) * 3, (y * 100 + x) * 3 + 3);
   return { data, width: 100, height: 100, channels: 3 };
 }
 const box = { x: 30, y: 30, width: 40, height: 40 };

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_TIER, ADDRESS_TIER, LoginThrottle, lockSeconds, releaseSlot, settleFailure, SLOT_LEASE_MS, takeSlot, type KeyCount, type LockedOut } from '../../src/core/accounts/login-throttle.js';
+import {
+  ACCOUNT_TIER,
+  ADDRESS_TIER,
+  LoginThrottle,
+  lockSeconds,
+  releaseSlot,
+  settleFailure,
+  SLOT_LEASE_MS,
+  takeSlot,
+  type KeyCount,
+  type LockedOut,
+} from '../../src/core/accounts/login-throttle.js';
 import { ManualClock } from '../../src/core/clock.js';
 
 // Fast tier: the brute-force rule on the in-memory store (the sign-in page's 429, and attempts at
@@ -72,16 +83,25 @@ describe('LoginThrottle', () => {
     const { throttle, locks } = setUp();
     for (let i = 0; i < 4; i++) await fail(throttle, 'ada@example.com', '10.0.0.1');
     await fail(throttle, 'ADA@example.com', '10.0.0.2');
-    await expect(throttle.reserve('ada@example.com', '10.0.0.3')).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 30 });
+    await expect(throttle.reserve('ada@example.com', '10.0.0.3')).rejects.toMatchObject({
+      code: 'rate_limited',
+      retryAfterSeconds: 30,
+    });
     expect(locks).toEqual([{ key: 'account', seconds: 30, failures: 5 }]);
     await expect(throttle.reserve('grace@example.com', '10.0.0.1')).resolves.toBeUndefined();
   });
 
   it('checks no more attempts sent at once than it would one after the other', async () => {
     const { throttle } = setUp();
-    const reserved = await Promise.allSettled(Array.from({ length: 20 }, () => throttle.reserve('ada@example.com', '10.0.0.1')));
+    const reserved = await Promise.allSettled(
+      Array.from({ length: 20 }, () => throttle.reserve('ada@example.com', '10.0.0.1')),
+    );
     expect(reserved.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
-    expect(reserved.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason)).toEqual(
+    expect(
+      reserved
+        .filter((result) => result.status === 'rejected')
+        .map((result) => (result as PromiseRejectedResult).reason),
+    ).toEqual(
       Array.from({ length: 15 }, () => expect.objectContaining({ code: 'rate_limited', retryAfterSeconds: 1 })),
     );
   });
@@ -89,7 +109,10 @@ describe('LoginThrottle', () => {
   it('locks an address that sprays many accounts, and a success clears only the account and counts nothing against the address', async () => {
     const { throttle } = setUp();
     for (let i = 0; i < 30; i++) await fail(throttle, `person${i}@example.com`, '10.9.9.9');
-    await expect(throttle.reserve('fresh@example.com', '10.9.9.9')).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 60 });
+    await expect(throttle.reserve('fresh@example.com', '10.9.9.9')).rejects.toMatchObject({
+      code: 'rate_limited',
+      retryAfterSeconds: 60,
+    });
     await expect(throttle.reserve('fresh@example.com', '10.1.1.1')).resolves.toBeUndefined();
 
     for (let i = 0; i < 4; i++) await fail(throttle, 'ada@example.com', '10.0.0.1');
@@ -110,7 +133,10 @@ describe('LoginThrottle', () => {
     await expect(throttle.reserve('ada@example.com', '10.0.0.1')).rejects.toMatchObject({ code: 'rate_limited' });
     await throttle.released('ada@example.com', '10.0.0.1');
     await fail(throttle, 'ada@example.com', '10.0.0.1');
-    await expect(throttle.reserve('ada@example.com', '10.0.0.1')).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 30 });
+    await expect(throttle.reserve('ada@example.com', '10.0.0.1')).rejects.toMatchObject({
+      code: 'rate_limited',
+      retryAfterSeconds: 30,
+    });
     await throttle.forgetAccount('Ada@example.com');
     await expect(throttle.reserve('ada@example.com', '10.0.0.1')).resolves.toBeUndefined();
   });

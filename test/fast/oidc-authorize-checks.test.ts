@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AUTHORIZE_CHECKS, checkAuthorizeRequest, type AuthorizeClient, type AuthorizeContext } from '../../src/core/oidc/authorization/index.js';
+import {
+  AUTHORIZE_CHECKS,
+  checkAuthorizeRequest,
+  type AuthorizeClient,
+  type AuthorizeContext,
+} from '../../src/core/oidc/authorization/index.js';
 import {
   checkClientId,
   checkCodeChallengeFormat,
@@ -18,7 +23,14 @@ import {
 // The authorize rules one at a time: no database, no HTTP. The whole endpoint is tested through
 // HTTP in oidc.test.ts; here each named check is called alone on a context built by hand.
 
-const CLIENT: AuthorizeClient = { clientId: 'cli_1', name: 'Demo', active: true, redirectUris: ['https://app.test/cb'], scopes: ['openid', 'profile'], requirePkce: true };
+const CLIENT: AuthorizeClient = {
+  clientId: 'cli_1',
+  name: 'Demo',
+  active: true,
+  redirectUris: ['https://app.test/cb'],
+  scopes: ['openid', 'profile'],
+  requirePkce: true,
+};
 const findClient = async (clientId: string) => (clientId === CLIENT.clientId ? CLIENT : null);
 
 /** A context as the checks before `check` would have left it. */
@@ -47,7 +59,9 @@ describe('authorize checks, each alone', () => {
   });
 
   it('loadClient: an unknown or inactive client is a page', async () => {
-    expect(await loadClient(ctx({}, { clientId: 'nope', client: undefined }))).toEqual({ page: 'This application is unknown or not active.' });
+    expect(await loadClient(ctx({}, { clientId: 'nope', client: undefined }))).toEqual({
+      page: 'This application is unknown or not active.',
+    });
     const inactive = ctx({}, { client: undefined, findClient: async () => ({ ...CLIENT, active: false }) });
     expect(await loadClient(inactive)).toEqual({ page: 'This application is unknown or not active.' });
   });
@@ -56,7 +70,10 @@ describe('authorize checks, each alone', () => {
     const open = ctx({ redirect_uri: 'https://app.test/cb/../evil' }, { redirectUri: undefined });
     expect(checkRedirectUri(open)).toEqual({ page: 'The redirect_uri is not registered for this application.' });
     expect(open.redirectUri).toBeUndefined();
-    const good = ctx({ redirect_uri: 'https://app.test/cb', state: 'xyz' }, { redirectUri: undefined, state: undefined });
+    const good = ctx(
+      { redirect_uri: 'https://app.test/cb', state: 'xyz' },
+      { redirectUri: undefined, state: undefined },
+    );
     expect(checkRedirectUri(good)).toBeUndefined();
     expect(good).toMatchObject({ redirectUri: 'https://app.test/cb', state: 'xyz' });
   });
@@ -67,16 +84,29 @@ describe('authorize checks, each alone', () => {
   });
 
   it('checkScopesEnabled: names the scopes the client does not have', () => {
-    expect(checkScopesEnabled(ctx({}, { scopes: ['openid', 'zkp', 'mcp'] }))).toEqual({ error: 'invalid_scope', description: 'scope not enabled for this application: zkp mcp' });
+    expect(checkScopesEnabled(ctx({}, { scopes: ['openid', 'zkp', 'mcp'] }))).toEqual({
+      error: 'invalid_scope',
+      description: 'scope not enabled for this application: zkp mcp',
+    });
     expect(checkScopesEnabled(ctx({}, { scopes: ['openid', 'profile'] }))).toBeUndefined();
   });
 
   it('PKCE: S256 only, and a challenge of the right form', () => {
-    expect(checkCodeChallengeMethod(ctx({ code_challenge: 'a'.repeat(43) }))).toMatchObject({ error: 'invalid_request', description: 'code_challenge_method must be S256' });
-    expect(checkCodeChallengeMethod(ctx({ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }))).toMatchObject({ error: 'invalid_request' });
-    expect(checkCodeChallengeMethod(ctx({ code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }))).toBeUndefined();
+    expect(checkCodeChallengeMethod(ctx({ code_challenge: 'a'.repeat(43) }))).toMatchObject({
+      error: 'invalid_request',
+      description: 'code_challenge_method must be S256',
+    });
+    expect(
+      checkCodeChallengeMethod(ctx({ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })),
+    ).toMatchObject({ error: 'invalid_request' });
+    expect(
+      checkCodeChallengeMethod(ctx({ code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' })),
+    ).toBeUndefined();
     expect(checkCodeChallengeMethod(ctx({}))).toBeUndefined();
-    expect(checkCodeChallengeFormat(ctx({}, { codeChallenge: 'short' }))).toEqual({ error: 'invalid_request', description: 'code_challenge is malformed' });
+    expect(checkCodeChallengeFormat(ctx({}, { codeChallenge: 'short' }))).toEqual({
+      error: 'invalid_request',
+      description: 'code_challenge is malformed',
+    });
     expect(checkCodeChallengeFormat(ctx({}, { codeChallenge: 'a'.repeat(43) }))).toBeUndefined();
   });
 
@@ -86,11 +116,14 @@ describe('authorize checks, each alone', () => {
       description: 'code_challenge is required: this application must use PKCE with code_challenge_method=S256',
     });
     expect(checkPkceRequired(ctx({}, { codeChallenge: 'a'.repeat(43) }))).toBeUndefined();
-    expect(checkPkceRequired(ctx({}, { codeChallenge: undefined, client: { ...CLIENT, requirePkce: false } }))).toBeUndefined();
+    expect(
+      checkPkceRequired(ctx({}, { codeChallenge: undefined, client: { ...CLIENT, requirePkce: false } })),
+    ).toBeUndefined();
   });
 
   it('checkMaxAge: a non-negative integer', () => {
-    for (const bad of ['-1', '1.5', 'soon']) expect(checkMaxAge(ctx({ max_age: bad }))).toMatchObject({ error: 'invalid_request' });
+    for (const bad of ['-1', '1.5', 'soon'])
+      expect(checkMaxAge(ctx({ max_age: bad }))).toMatchObject({ error: 'invalid_request' });
     const good = ctx({ max_age: '0' });
     expect(checkMaxAge(good)).toBeUndefined();
     expect(good.maxAge).toBe(0);
@@ -98,7 +131,10 @@ describe('authorize checks, each alone', () => {
 
   it('prompt: a list of known values, none alone', () => {
     expect(checkPromptValues(ctx({ prompt: 'login consent' }))).toBeUndefined();
-    expect(checkPromptValues(ctx({ prompt: 'login bogus' }))).toEqual({ error: 'invalid_request', description: 'unsupported prompt value' });
+    expect(checkPromptValues(ctx({ prompt: 'login bogus' }))).toEqual({
+      error: 'invalid_request',
+      description: 'unsupported prompt value',
+    });
     expect(checkPromptNoneAlone(ctx({}, { prompt: 'none login' }))).toMatchObject({ error: 'invalid_request' });
     expect(checkPromptNoneAlone(ctx({}, { prompt: 'none' }))).toBeUndefined();
   });
@@ -106,18 +142,38 @@ describe('authorize checks, each alone', () => {
 
 describe('the ordered list', () => {
   const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
-  const query = { client_id: 'cli_1', redirect_uri: 'https://app.test/cb', response_type: 'code', scope: 'openid profile', state: 'st', code_challenge: challenge, code_challenge_method: 'S256' };
+  const query = {
+    client_id: 'cli_1',
+    redirect_uri: 'https://app.test/cb',
+    response_type: 'code',
+    scope: 'openid profile',
+    state: 'st',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  };
 
   it('turns the first failure after the redirect URI into a redirect with error, state and iss', async () => {
-    const result = await checkAuthorizeRequest({ ...query, response_type: 'token', request: 'x' }, findClient, 'https://op.test');
+    const result = await checkAuthorizeRequest(
+      { ...query, response_type: 'token', request: 'x' },
+      findClient,
+      'https://op.test',
+    );
     expect('step' in result && result.step.kind).toBe('redirect');
     const url = new URL((result as { step: { url: string } }).step.url);
     // request comes before response_type in the list, so it answers.
-    expect(Object.fromEntries(url.searchParams)).toMatchObject({ error: 'request_not_supported', state: 'st', iss: 'https://op.test' });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      error: 'request_not_supported',
+      state: 'st',
+      iss: 'https://op.test',
+    });
   });
 
   it('gives the trusted request when every check passes', async () => {
-    const result = await checkAuthorizeRequest({ ...query, nonce: 'n', ui_locales: 'fr en' }, findClient, 'https://op.test');
+    const result = await checkAuthorizeRequest(
+      { ...query, nonce: 'n', ui_locales: 'fr en' },
+      findClient,
+      'https://op.test',
+    );
     expect(result).toEqual({
       request: {
         clientId: 'cli_1',
@@ -136,7 +192,9 @@ describe('the ordered list', () => {
 
   it('runs the checks it is given: a list without a rule does not apply it', async () => {
     const withoutState = AUTHORIZE_CHECKS.filter((check) => check.name !== 'checkState');
-    expect(await checkAuthorizeRequest({ ...query, state: undefined }, findClient, 'https://op.test', withoutState)).toHaveProperty('request');
+    expect(
+      await checkAuthorizeRequest({ ...query, state: undefined }, findClient, 'https://op.test', withoutState),
+    ).toHaveProperty('request');
   });
 
   it('refuses a request without PKCE, or with the plain method, as invalid_request back at the client', async () => {
@@ -146,7 +204,11 @@ describe('the ordered list', () => {
     ]) {
       const result = await checkAuthorizeRequest({ ...query, ...change }, findClient, 'https://op.test');
       const url = new URL((result as { step: { kind: 'redirect'; url: string } }).step.url);
-      expect(Object.fromEntries(url.searchParams)).toMatchObject({ error: 'invalid_request', state: 'st', iss: 'https://op.test' });
+      expect(Object.fromEntries(url.searchParams)).toMatchObject({
+        error: 'invalid_request',
+        state: 'st',
+        iss: 'https://op.test',
+      });
     }
   });
 
@@ -156,10 +218,18 @@ describe('the ordered list', () => {
     expect(checkResource(named)).toBeUndefined();
     expect(named.resource).toBe('https://op.test/mcp');
     expect(checkResource(ctx({}, { resources }))).toBeUndefined();
-    for (const resource of ['https://op.test/mcp/', 'https://evil.test/mcp', ['https://op.test/mcp', 'https://op.test/mcp']]) {
+    for (const resource of [
+      'https://op.test/mcp/',
+      'https://evil.test/mcp',
+      ['https://op.test/mcp', 'https://op.test/mcp'],
+    ]) {
       expect(checkResource(ctx({ resource }, { resources }))).toMatchObject({ error: 'invalid_target' });
     }
-    const result = await checkAuthorizeRequest({ ...query, resource: 'https://op.test/mcp' }, findClient, 'https://op.test');
+    const result = await checkAuthorizeRequest(
+      { ...query, resource: 'https://op.test/mcp' },
+      findClient,
+      'https://op.test',
+    );
     expect(result).toMatchObject({ request: { resource: 'https://op.test/mcp' } });
   });
 });

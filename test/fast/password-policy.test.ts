@@ -11,7 +11,8 @@ describe('passwordProblem', () => {
   });
 
   it('refuses the passwords most common in leaks, whatever their case', () => {
-    for (const common of ['1234567890', 'qwertyuiop', 'password123', 'PassWord123', 'basketball']) expect(passwordProblem(common), common).toContain('most common');
+    for (const common of ['1234567890', 'qwertyuiop', 'password123', 'PassWord123', 'basketball'])
+      expect(passwordProblem(common), common).toContain('most common');
     expect(passwordProblem('violet elephant tuesday')).toBeNull();
   });
 });

@@ -37,7 +37,12 @@ interface RosterTables {
 }
 
 const keyMatches = (member: MemberRecord, organizationId: number, key: MemberKey) =>
-  member.organizationId === organizationId && (key.column === 'member_id' ? member.memberId === key.value : key.column === 'email' ? member.email.toLowerCase() === key.value : member.svcId === key.value);
+  member.organizationId === organizationId &&
+  (key.column === 'member_id'
+    ? member.memberId === key.value
+    : key.column === 'email'
+      ? member.email.toLowerCase() === key.value
+      : member.svcId === key.value);
 
 const copyOf = <T extends object>(row: T | undefined): T | null => (row ? { ...row } : null);
 
@@ -47,7 +52,15 @@ const copyOf = <T extends object>(row: T | undefined): T | null => (row ? { ...r
  * leaves the tables as they were, as a rollback.
  */
 class FakeRosterStore implements RosterStore {
-  tables: RosterTables = { organizations: [], members: [], seats: [], plans: [], invoices: [], audits: [], inviteWindows: [] };
+  tables: RosterTables = {
+    organizations: [],
+    members: [],
+    seats: [],
+    plans: [],
+    invoices: [],
+    audits: [],
+    inviteWindows: [],
+  };
   private lastId = 0;
 
   private nextId(): number {
@@ -69,16 +82,26 @@ class FakeRosterStore implements RosterStore {
     const tables = () => this.tables;
     return {
       tx: {} as RosterTx,
-      lockMember: async (organizationId, key) => copyOf(tables().members.find((member) => keyMatches(member, organizationId, key))),
-      lockMemberByActivation: async (digest) => copyOf(tables().members.find((member) => member.activationDigest === digest)),
+      lockMember: async (organizationId, key) =>
+        copyOf(tables().members.find((member) => keyMatches(member, organizationId, key))),
+      lockMemberByActivation: async (digest) =>
+        copyOf(tables().members.find((member) => member.activationDigest === digest)),
       membersByEmail: async (organizationId, emails) =>
         tables()
-          .members.filter((member) => member.organizationId === organizationId && emails.includes(member.email.toLowerCase()))
+          .members.filter(
+            (member) => member.organizationId === organizationId && emails.includes(member.email.toLowerCase()),
+          )
           .map((member) => ({ ...member })),
       addMembers: async (members: readonly NewMemberRecord[]) => {
         const added: { id: number; memberId: string }[] = [];
         for (const member of members) {
-          if (tables().members.some((row) => row.organizationId === member.organizationId && row.email.toLowerCase() === member.email.toLowerCase())) continue;
+          if (
+            tables().members.some(
+              (row) =>
+                row.organizationId === member.organizationId && row.email.toLowerCase() === member.email.toLowerCase(),
+            )
+          )
+            continue;
           const id = this.nextId();
           tables().members.push({ ...member, id, svcId: null });
           added.push({ id, memberId: member.memberId });
@@ -86,11 +109,21 @@ class FakeRosterStore implements RosterStore {
         return added;
       },
       saveMember: async (member) => {
-        if (member.svcId && tables().members.some((row) => row.id !== member.id && row.organizationId === member.organizationId && row.svcId === member.svcId)) {
+        if (
+          member.svcId &&
+          tables().members.some(
+            (row) => row.id !== member.id && row.organizationId === member.organizationId && row.svcId === member.svcId,
+          )
+        ) {
           throw new DomainError('already_active', "this account is already on the organization's roster");
         }
         const row = tables().members.find((row) => row.id === member.id)!;
-        Object.assign(row, { status: member.status, svcId: member.svcId, activationDigest: member.activationDigest, activationExpiresAt: member.activationExpiresAt });
+        Object.assign(row, {
+          status: member.status,
+          svcId: member.svcId,
+          activationDigest: member.activationDigest,
+          activationExpiresAt: member.activationExpiresAt,
+        });
       },
       deleteMember: async (id) => {
         this.tables.members = tables().members.filter((member) => member.id !== id);
@@ -132,20 +165,37 @@ class FakeRosterStore implements RosterStore {
     return copyOf(this.tables.members.find((member) => keyMatches(member, organizationId, key)));
   }
   async memberPage(organizationId: number, afterId: number, limit: number) {
-    return this.tables.members.filter((member) => member.organizationId === organizationId && member.role === 'member' && member.id > afterId).slice(0, limit);
+    return this.tables.members
+      .filter((member) => member.organizationId === organizationId && member.role === 'member' && member.id > afterId)
+      .slice(0, limit);
   }
   async isDeactivated(organizationId: number, svcId: string) {
-    return this.tables.members.some((member) => member.organizationId === organizationId && member.svcId === svcId && member.status === 'deactivated');
+    return this.tables.members.some(
+      (member) => member.organizationId === organizationId && member.svcId === svcId && member.status === 'deactivated',
+    );
   }
   async activationTarget(digest: string): Promise<ActivationTargetRecord | null> {
     const member = this.tables.members.find((row) => row.activationDigest === digest);
     if (!member) return null;
-    const organizationName = this.tables.organizations.find((organization) => organization.id === member.organizationId)!.name;
-    return { memberId: member.memberId, email: member.email, firstName: member.firstName, status: member.status, activationExpiresAt: member.activationExpiresAt, organizationName };
+    const organizationName = this.tables.organizations.find(
+      (organization) => organization.id === member.organizationId,
+    )!.name;
+    return {
+      memberId: member.memberId,
+      email: member.email,
+      firstName: member.firstName,
+      status: member.status,
+      activationExpiresAt: member.activationExpiresAt,
+      organizationName,
+    };
   }
   async countInvite(memberPk: number, windowStart: Date) {
-    this.tables.inviteWindows = this.tables.inviteWindows.filter((window) => window.memberPk !== memberPk || window.windowStart >= windowStart);
-    const window = this.tables.inviteWindows.find((row) => row.memberPk === memberPk && row.windowStart.getTime() === windowStart.getTime());
+    this.tables.inviteWindows = this.tables.inviteWindows.filter(
+      (window) => window.memberPk !== memberPk || window.windowStart >= windowStart,
+    );
+    const window = this.tables.inviteWindows.find(
+      (row) => row.memberPk === memberPk && row.windowStart.getTime() === windowStart.getTime(),
+    );
     if (window) return ++window.count;
     this.tables.inviteWindows.push({ memberPk, windowStart, count: 1 });
     return 1;
@@ -159,7 +209,11 @@ class FakeRosterStore implements RosterStore {
   async wasRemoved(organizationId: number, ref: string) {
     return this.tables.audits.some((entry) => {
       const before = entry.before as { email?: string; svc_id?: string } | null;
-      return entry.organizationId === organizationId && entry.action === 'remove' && (entry.memberId === ref || before?.email?.toLowerCase() === ref.toLowerCase() || before?.svc_id === ref);
+      return (
+        entry.organizationId === organizationId &&
+        entry.action === 'remove' &&
+        (entry.memberId === ref || before?.email?.toLowerCase() === ref.toLowerCase() || before?.svc_id === ref)
+      );
     });
   }
   async plan(organizationId: number) {
@@ -169,19 +223,31 @@ class FakeRosterStore implements RosterStore {
     return this.tables.plans.map((plan) => ({ ...plan }));
   }
   async activeSeats(organizationId: number) {
-    return this.tables.members.filter((member) => member.organizationId === organizationId && member.status === 'active').length;
+    return this.tables.members.filter(
+      (member) => member.organizationId === organizationId && member.status === 'active',
+    ).length;
   }
   async invoices(organizationId: number) {
-    return this.tables.invoices.filter((invoice) => invoice.organizationId === organizationId).sort((a, b) => a.period.localeCompare(b.period));
+    return this.tables.invoices
+      .filter((invoice) => invoice.organizationId === organizationId)
+      .sort((a, b) => a.period.localeCompare(b.period));
   }
   async lastInvoicedPeriod(organizationId: number) {
     return (await this.invoices(organizationId)).at(-1)?.period ?? null;
   }
   async seatStretches(organizationId: number, before: Date, heldAfter: Date) {
-    return this.tables.seats.filter((seat) => seat.organizationId === organizationId && seat.startedAt < before && (seat.endedAt === null || seat.endedAt > heldAfter));
+    return this.tables.seats.filter(
+      (seat) =>
+        seat.organizationId === organizationId &&
+        seat.startedAt < before &&
+        (seat.endedAt === null || seat.endedAt > heldAfter),
+    );
   }
   async addInvoice(invoice: InvoiceRecord) {
-    if (this.tables.invoices.some((row) => row.organizationId === invoice.organizationId && row.period === invoice.period)) return false;
+    if (
+      this.tables.invoices.some((row) => row.organizationId === invoice.organizationId && row.period === invoice.period)
+    )
+      return false;
     this.tables.invoices.push({ ...invoice });
     return true;
   }
@@ -225,17 +291,24 @@ async function setUp() {
     return (await roster.activate(token, svcId, Buffer.alloc(0))).member;
   };
   const audited = (action: string) => store.tables.audits.filter((entry) => entry.action === action);
-  const openSeats = (memberId: string) => store.tables.seats.filter((seat) => seat.memberId === memberId && seat.endedAt === null);
+  const openSeats = (memberId: string) =>
+    store.tables.seats.filter((seat) => seat.memberId === memberId && seat.endedAt === null);
   return { store, clock, accounts, sent, revoked, roster, caller, addWithLink, activeMember, audited, openSeats };
 }
 
 describe('adding members on a fake store', () => {
   it('skips an address given twice in one call, or already on the roster, as duplicate, whatever its case', async () => {
     const { roster, caller, audited } = await setUp();
-    const first = await roster.addMembers(caller, { members: [{ email: 'ada@acme.example' }, { email: 'ADA@Acme.example' }, { email: 'grace@acme.example' }], notify: false });
+    const first = await roster.addMembers(caller, {
+      members: [{ email: 'ada@acme.example' }, { email: 'ADA@Acme.example' }, { email: 'grace@acme.example' }],
+      notify: false,
+    });
     expect(first.created.map((member) => member.email)).toEqual(['ada@acme.example', 'grace@acme.example']);
     expect(first.skipped).toEqual([{ email: 'ADA@Acme.example', reason: 'duplicate' }]);
-    const second = await roster.addMembers(caller, { members: [{ email: 'Grace@ACME.example' }, { email: 'alan@acme.example' }], notify: false });
+    const second = await roster.addMembers(caller, {
+      members: [{ email: 'Grace@ACME.example' }, { email: 'alan@acme.example' }],
+      notify: false,
+    });
     expect(second.created.map((member) => member.email)).toEqual(['alan@acme.example']);
     expect(second.skipped).toEqual([{ email: 'Grace@ACME.example', reason: 'duplicate' }]);
     expect(audited('add')).toHaveLength(3);
@@ -244,11 +317,18 @@ describe('adding members on a fake store', () => {
   it('emails a link when notifying, adds without one for a later email otherwise, and with nothing to send says it notified no one', async () => {
     const { roster, caller, sent } = await setUp();
     const emailed = await roster.addMembers(caller, { members: [{ email: 'ada@acme.example', first_name: 'Ada' }] });
-    expect(emailed).toMatchObject({ created: [{ status: 'link_sent', invite_method: 'email', activation_link: null }], notified: true });
+    expect(emailed).toMatchObject({
+      created: [{ status: 'link_sent', invite_method: 'email', activation_link: null }],
+      notified: true,
+    });
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ to: 'ada@acme.example', subject: 'Acme invites you to join its team on Verity' });
     expect((await roster.addMembers(caller, { members: [{ email: 'ada@acme.example' }] })).notified).toBe(false);
-    const quiet = await roster.addMembers(caller, { members: [{ email: 'grace@acme.example' }], notify: false, invite: 'email' });
+    const quiet = await roster.addMembers(caller, {
+      members: [{ email: 'grace@acme.example' }],
+      notify: false,
+      invite: 'email',
+    });
     expect(quiet.created[0]).toMatchObject({ status: 'invited', invite_method: 'none', activation_link: null });
   });
 
@@ -259,7 +339,10 @@ describe('adding members on a fake store', () => {
     await roster.deactivate(caller, kept.member_id);
     await roster.deactivate(caller, gone.member_id);
     accounts.delete(svc('b'));
-    const { created, skipped } = await roster.addMembers(caller, { members: [{ email: 'ADA@acme.example' }, { email: 'grace@acme.example' }], notify: false });
+    const { created, skipped } = await roster.addMembers(caller, {
+      members: [{ email: 'ADA@acme.example' }, { email: 'grace@acme.example' }],
+      notify: false,
+    });
     expect(skipped).toEqual([]);
     expect(created).toMatchObject([
       { member_id: kept.member_id, status: 'active', svc_id: svc('a'), reactivated: true, invite_method: 'none' },
@@ -275,7 +358,10 @@ describe('member state changes on a fake store', () => {
     const { roster, caller, revoked, activeMember, audited, openSeats } = await setUp();
     const member = await activeMember('ada@acme.example', svc('a'));
     expect(openSeats(member.member_id)).toHaveLength(1);
-    expect((await roster.deactivate(caller, 'ADA@ACME.EXAMPLE')).member).toMatchObject({ status: 'deactivated', active: false });
+    expect((await roster.deactivate(caller, 'ADA@ACME.EXAMPLE')).member).toMatchObject({
+      status: 'deactivated',
+      active: false,
+    });
     expect((await roster.deactivate(caller, member.member_id)).member.status).toBe('deactivated');
     expect(openSeats(member.member_id)).toHaveLength(0);
     expect(audited('deactivate')).toHaveLength(1);
@@ -286,10 +372,14 @@ describe('member state changes on a fake store', () => {
   it('a permanent removal deletes the row and closes the seat; again it is already_removed, by any reference', async () => {
     const { roster, caller, store, activeMember, audited, openSeats } = await setUp();
     const member = await activeMember('ada@acme.example', svc('a'));
-    expect(await roster.remove(caller, member.member_id, { permanent: 'true' })).toEqual({ member: null, removed: true });
+    expect(await roster.remove(caller, member.member_id, { permanent: 'true' })).toEqual({
+      member: null,
+      removed: true,
+    });
     expect(store.tables.members).toHaveLength(0);
     expect(openSeats(member.member_id)).toHaveLength(0);
-    for (const ref of [member.member_id, 'Ada@Acme.Example', svc('a')]) expect(await roster.remove(caller, ref, { permanent: 'true' })).toEqual({ member: null, already_removed: true });
+    for (const ref of [member.member_id, 'Ada@Acme.Example', svc('a')])
+      expect(await roster.remove(caller, ref, { permanent: 'true' })).toEqual({ member: null, already_removed: true });
     expect(audited('remove')).toHaveLength(1);
     await expect(roster.remove(caller, 'nobody@acme.example', {})).rejects.toMatchObject({ code: 'not_found' });
   });
@@ -302,7 +392,10 @@ describe('member state changes on a fake store', () => {
     expect((await roster.reactivate(caller, active.member_id)).member.status).toBe('active');
     expect(audited('reactivate')).toHaveLength(0);
     await roster.deactivate(caller, active.member_id);
-    expect((await roster.reactivate(caller, active.member_id)).member).toMatchObject({ status: 'active', svc_id: svc('b') });
+    expect((await roster.reactivate(caller, active.member_id)).member).toMatchObject({
+      status: 'active',
+      svc_id: svc('b'),
+    });
     expect(audited('reactivate')).toHaveLength(1);
   });
 });
@@ -318,14 +411,20 @@ describe('invitations and activation on a fake store', () => {
     const { activation_link } = await roster.invite(caller, member.member_id);
     expect(sent.at(-1)?.text).toContain(activation_link);
     await expect(roster.activationTarget(old)).rejects.toMatchObject({ code: 'invalid_activation' });
-    expect(await roster.activationTarget(activation_link.split('/activate/')[1]!)).toMatchObject({ email: 'grace@acme.example', organizationName: 'Acme' });
+    expect(await roster.activationTarget(activation_link.split('/activate/')[1]!)).toMatchObject({
+      email: 'grace@acme.example',
+      organizationName: 'Acme',
+    });
   });
 
   it(`re-invites a member at most ${INVITES_PER_MINUTE} times a minute, then rate_limited until the next minute`, async () => {
     const { roster, caller, clock, addWithLink } = await setUp();
     const { member } = await addWithLink('ada@acme.example');
     for (let i = 0; i < INVITES_PER_MINUTE; i++) await roster.invite(caller, member.member_id);
-    await expect(roster.invite(caller, member.member_id)).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 60 });
+    await expect(roster.invite(caller, member.member_id)).rejects.toMatchObject({
+      code: 'rate_limited',
+      retryAfterSeconds: 60,
+    });
     clock.advance(60_000);
     expect((await roster.invite(caller, member.member_id)).member.status).toBe('link_sent');
   });
@@ -336,7 +435,10 @@ describe('invitations and activation on a fake store', () => {
     accounts.set(svc('e'), 'eve@acme.example');
     await expect(roster.activate(token, svc('e'), Buffer.alloc(0))).rejects.toMatchObject({ code: 'access_denied' });
     accounts.set(svc('a'), 'ADA@acme.example');
-    expect((await roster.activate(token, svc('a'), Buffer.alloc(0))).member).toMatchObject({ status: 'active', svc_id: svc('a') });
+    expect((await roster.activate(token, svc('a'), Buffer.alloc(0))).member).toMatchObject({
+      status: 'active',
+      svc_id: svc('a'),
+    });
     expect(openSeats(member.member_id)).toHaveLength(1);
   });
 
@@ -345,7 +447,9 @@ describe('invitations and activation on a fake store', () => {
     const { token } = await addWithLink('ada@acme.example');
     accounts.set(svc('a'), 'ada@acme.example');
     await roster.activate(token, svc('a'), Buffer.alloc(0));
-    await expect(roster.activate(token, svc('a'), Buffer.alloc(0))).rejects.toMatchObject({ code: 'invalid_activation' });
+    await expect(roster.activate(token, svc('a'), Buffer.alloc(0))).rejects.toMatchObject({
+      code: 'invalid_activation',
+    });
     const { token: late } = await addWithLink('grace@acme.example');
     clock.advance(ACTIVATION_TTL_MS);
     await expect(roster.activationTarget(late)).rejects.toMatchObject({ code: 'code_expired' });
@@ -366,13 +470,38 @@ describe('invitations and activation on a fake store', () => {
 describe('plans and billing on a fake store', () => {
   it('audits each plan change with its terms before and after; a trial counts from the first plan', async () => {
     const { roster, caller, clock, store, audited } = await setUp();
-    const first = await roster.setPlan({ organizationId: caller.organizationId, plan: 'team', pricePerSeat: 5, trialDays: 14 });
-    expect(first).toMatchObject({ plan: 'team', pricePerSeat: 5, currency: 'USD', trialEndsAt: '2026-12-12T12:00:00.000Z' });
+    const first = await roster.setPlan({
+      organizationId: caller.organizationId,
+      plan: 'team',
+      pricePerSeat: 5,
+      trialDays: 14,
+    });
+    expect(first).toMatchObject({
+      plan: 'team',
+      pricePerSeat: 5,
+      currency: 'USD',
+      trialEndsAt: '2026-12-12T12:00:00.000Z',
+    });
     clock.advance(86_400_000);
-    const second = await roster.setPlan({ organizationId: caller.organizationId, plan: 'business', pricePerSeat: 7.5, currency: 'eur', trialDays: 14 }, 'admin');
-    expect(second).toMatchObject({ plan: 'business', currency: 'EUR', trialEndsAt: first.trialEndsAt, startedAt: first.startedAt });
-    expect(audited('plan_set').map(({ actor, memberId, before, after }) => ({ actor, memberId, before, after }))).toEqual([
-      { actor: 'operator', memberId: null, before: null, after: { plan: 'team', price_per_seat: 5, currency: 'USD', trial_ends_at: first.trialEndsAt } },
+    const second = await roster.setPlan(
+      { organizationId: caller.organizationId, plan: 'business', pricePerSeat: 7.5, currency: 'eur', trialDays: 14 },
+      'admin',
+    );
+    expect(second).toMatchObject({
+      plan: 'business',
+      currency: 'EUR',
+      trialEndsAt: first.trialEndsAt,
+      startedAt: first.startedAt,
+    });
+    expect(
+      audited('plan_set').map(({ actor, memberId, before, after }) => ({ actor, memberId, before, after })),
+    ).toEqual([
+      {
+        actor: 'operator',
+        memberId: null,
+        before: null,
+        after: { plan: 'team', price_per_seat: 5, currency: 'USD', trial_ends_at: first.trialEndsAt },
+      },
       {
         actor: 'admin',
         memberId: null,
@@ -381,7 +510,9 @@ describe('plans and billing on a fake store', () => {
       },
     ]);
     expect(store.tables.plans).toHaveLength(1);
-    await expect(roster.setPlan({ organizationId: 999, plan: 'team', pricePerSeat: 5 })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(roster.setPlan({ organizationId: 999, plan: 'team', pricePerSeat: 5 })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('bills seat-time after the trial and closes each finished month once', async () => {
@@ -391,11 +522,20 @@ describe('plans and billing on a fake store', () => {
     await activeMember('ada@acme.example', svc('a'));
     clock.set(new Date('2026-03-16T00:00:00Z'));
     await activeMember('grace@acme.example', svc('b'));
-    expect(await roster.billing(caller.organizationId)).toMatchObject({ seats: 2, estimated_next_charge: 62, balance: 0, invoices: [] });
+    expect(await roster.billing(caller.organizationId)).toMatchObject({
+      seats: 2,
+      estimated_next_charge: 62,
+      balance: 0,
+      invoices: [],
+    });
     clock.set(new Date('2026-04-02T00:00:00Z'));
-    expect((await roster.closeBillingPeriods()).closed).toEqual([{ organizationId: caller.organizationId, period: '2026-03' }]);
+    expect((await roster.closeBillingPeriods()).closed).toEqual([
+      { organizationId: caller.organizationId, period: '2026-03' },
+    ]);
     expect((await roster.closeBillingPeriods()).closed).toEqual([]);
     // A whole month of one seat and 16 of 31 days of another, at 31 a seat.
-    expect((await roster.billing(caller.organizationId)).invoices).toMatchObject([{ period: '2026-03', seats: 2, amount: 47 }]);
+    expect((await roster.billing(caller.organizationId)).invoices).toMatchObject([
+      { period: '2026-03', seats: 2, amount: 47 },
+    ]);
   });
 });

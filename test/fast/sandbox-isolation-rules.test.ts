@@ -17,7 +17,13 @@ function accountsWithSpyStore() {
       return null;
     },
   });
-  const accounts = new AccountService({ store, clock: { now: () => new Date('2026-12-02T00:00:00Z') }, sealer: new Sealer(Sealer.generateKey()), accessTokens: {} as never, tenancy: {} as never });
+  const accounts = new AccountService({
+    store,
+    clock: { now: () => new Date('2026-12-02T00:00:00Z') },
+    sealer: new Sealer(Sealer.generateKey()),
+    accessTokens: {} as never,
+    tenancy: {} as never,
+  });
   return { accounts, calls };
 }
 
@@ -37,10 +43,27 @@ describe('AccountService.stateFor', () => {
     await expect(sandbox.requireFaceReference('svc_1')).rejects.toMatchObject({ code: 'face_not_enrolled' });
     await expect(sandbox.reusableIdentity('svc_1', new Date())).rejects.toMatchObject({ code: 'no_reusable_record' });
     await sandbox.recordVerifiedIdentity({ svcId: 'svc_1', fullName: 'Ada Lovelace', dateOfBirth: '1990-12-10' });
-    await sandbox.badgeLicense('svc_1', { type: 'RN', number: '1', status: 'active', issuer: 'Board', stateCode: 'CA', expiresOn: null, verifiedFrom: 'Board (CA)', expireAt: new Date() }, new Date());
+    await sandbox.badgeLicense(
+      'svc_1',
+      {
+        type: 'RN',
+        number: '1',
+        status: 'active',
+        issuer: 'Board',
+        stateCode: 'CA',
+        expiresOn: null,
+        verifiedFrom: 'Board (CA)',
+        expireAt: new Date(),
+      },
+      new Date(),
+    );
     expect(calls).toEqual([]);
     // The live state reads and writes the account.
-    await expect(accounts.stateFor({ livemode: true }).recordVerifiedIdentity({ svcId: 'svc_1', fullName: 'Ada Lovelace', dateOfBirth: '1990-12-10' })).rejects.toMatchObject({ code: 'account_not_found' });
+    await expect(
+      accounts
+        .stateFor({ livemode: true })
+        .recordVerifiedIdentity({ svcId: 'svc_1', fullName: 'Ada Lovelace', dateOfBirth: '1990-12-10' }),
+    ).rejects.toMatchObject({ code: 'account_not_found' });
     expect(calls).toEqual(['setIdentity']);
   });
 });

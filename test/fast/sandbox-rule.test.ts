@@ -30,7 +30,8 @@ describe('forcedOutcome', () => {
   });
 
   it('ignores the value for a live key, even an unknown one', () => {
-    for (const value of ['approve', 'decline', 'review', 'insufficient_balance', 'nonsense']) expect(forcedOutcome(live, value)).toBeNull();
+    for (const value of ['approve', 'decline', 'review', 'insufficient_balance', 'nonsense'])
+      expect(forcedOutcome(live, value)).toBeNull();
   });
 });
 
@@ -40,14 +41,32 @@ describe('what a test key sees of a model check', () => {
       type: 'antispoof' as const,
       status: 'failed' as const,
       score: 0.31,
-      data: { human_score: 0.31, live_score: 0, result: 'spoof', passive: { live_score: 0, scores: { minifasnet: 0.2 }, evidence: ['moire'] }, face_match: { similarity: 0.41, threshold: 0.5 }, frames: 3 },
+      data: {
+        human_score: 0.31,
+        live_score: 0,
+        result: 'spoof',
+        passive: { live_score: 0, scores: { minifasnet: 0.2 }, evidence: ['moire'] },
+        face_match: { similarity: 0.41, threshold: 0.5 },
+        frames: 3,
+      },
       error: "not the account's face (similarity 0.41)",
     };
-    expect(sandboxCheck(check)).toEqual({ type: 'antispoof', status: 'failed', data: { live_score: 0, result: 'spoof', passive: { live_score: 0 }, face_match: {}, frames: 3 }, error: "not the account's face" });
+    expect(sandboxCheck(check)).toEqual({
+      type: 'antispoof',
+      status: 'failed',
+      data: { live_score: 0, result: 'spoof', passive: { live_score: 0 }, face_match: {}, frames: 3 },
+      error: "not the account's face",
+    });
   });
 
   it('leaves checks without models alone: a location keeps its distance, an age its age', () => {
-    const location = { type: 'location' as const, status: 'passed' as const, score: 12.5, data: { distance_m: 12.5 }, error: null };
+    const location = {
+      type: 'location' as const,
+      status: 'passed' as const,
+      score: 12.5,
+      data: { distance_m: 12.5 },
+      error: null,
+    };
     expect(sandboxCheck(location)).toBe(location);
     expect(spendsSandboxQuota('location')).toBe(false);
     expect(spendsSandboxQuota('age')).toBe(false);
@@ -59,7 +78,15 @@ describe('what a test key sees of a model check', () => {
       type: 'kyc_credential' as const,
       status: 'passed' as const,
       identity: {},
-      checks: [{ type: 'id_verification' as const, status: 'passed' as const, score: 0.9, data: { authenticity: { score: 0.9 } }, error: null }],
+      checks: [
+        {
+          type: 'id_verification' as const,
+          status: 'passed' as const,
+          score: 0.9,
+          data: { authenticity: { score: 0.9 } },
+          error: null,
+        },
+      ],
     });
     expect(outcome.checks[0]).toEqual({ type: 'id_verification', status: 'passed', data: {}, error: null });
   });

@@ -10,12 +10,33 @@ import { DomainError } from '../../src/core/errors.js';
 import { Sealer } from '../../src/core/secrets.js';
 import type { EvidenceKind } from '../../src/core/sessions/entities.js';
 import type { EvidenceImage, EvidenceStore } from '../../src/core/sessions/evidence.js';
-import { approvalBlockers, EVIDENCE_PURGE_BATCH, EVIDENCE_PURGE_ROUNDS, type SessionDeps, SessionService, stepOutcome } from '../../src/core/sessions/service.js';
+import {
+  approvalBlockers,
+  EVIDENCE_PURGE_BATCH,
+  EVIDENCE_PURGE_ROUNDS,
+  type SessionDeps,
+  SessionService,
+  stepOutcome,
+} from '../../src/core/sessions/service.js';
 import { SELFIE_ATTEMPTS } from '../../src/core/sessions/steps/selfie.js';
 import type { SessionChecks } from '../../src/core/sessions/steps/step.js';
-import type { HandoffRecord, SessionCheckRecord, SessionDraft, SessionEventRecord, SessionListQuery, SessionLookup, SessionRecord, SessionStore, SessionTx, SessionViewRecord } from '../../src/core/sessions/store.js';
+import type {
+  HandoffRecord,
+  SessionCheckRecord,
+  SessionDraft,
+  SessionEventRecord,
+  SessionListQuery,
+  SessionLookup,
+  SessionRecord,
+  SessionStore,
+  SessionTx,
+  SessionViewRecord,
+} from '../../src/core/sessions/store.js';
 
-const owns = (session: SessionRecord, lookup: SessionLookup) => session.id === lookup.id && session.projectId === lookup.projectId && (lookup.livemode === null || session.livemode === lookup.livemode);
+const owns = (session: SessionRecord, lookup: SessionLookup) =>
+  session.id === lookup.id &&
+  session.projectId === lookup.projectId &&
+  (lookup.livemode === null || session.livemode === lookup.livemode);
 
 /** The session tables in memory. A transaction's writes apply when it ends without throwing, as a commit. */
 class FakeSessionStore implements SessionStore {
@@ -110,7 +131,9 @@ class FakeSessionStore implements SessionStore {
   }
 
   async due(statuses: readonly string[], now: Date, limit: number): Promise<{ id: string; projectId: string }[]> {
-    return [...this.sessions.values()].filter((session) => statuses.includes(session.status) && session.expiresAt <= now).slice(0, limit);
+    return [...this.sessions.values()]
+      .filter((session) => statuses.includes(session.status) && session.expiresAt <= now)
+      .slice(0, limit);
   }
 
   async addHandoff(handoff: HandoffRecord): Promise<void> {
@@ -131,8 +154,16 @@ class FakeSessionStore implements SessionStore {
 
 class FakeEvidence implements EvidenceStore {
   images = new Map<string, { kind: EvidenceKind; bytes: Buffer; attempt: number }[]>();
-  async keep(_tx: SessionTx, sessionId: string, images: { kind: EvidenceKind; bytes: Buffer }[], attempt: number): Promise<void> {
-    this.images.set(sessionId, [...(this.images.get(sessionId) ?? []), ...images.map((image) => ({ ...image, attempt }))]);
+  async keep(
+    _tx: SessionTx,
+    sessionId: string,
+    images: { kind: EvidenceKind; bytes: Buffer }[],
+    attempt: number,
+  ): Promise<void> {
+    this.images.set(sessionId, [
+      ...(this.images.get(sessionId) ?? []),
+      ...images.map((image) => ({ ...image, attempt })),
+    ]);
   }
   async list(sessionId: string): Promise<EvidenceImage[]> {
     return (this.images.get(sessionId) ?? []).map((image, i) => ({ id: String(i), ...image, createdAt: new Date(0) }));
@@ -160,17 +191,31 @@ const locationCheck: StandaloneCheck<Record<string, unknown>, Record<string, unk
   prepare: async (input) => input,
   execute: async (input) =>
     input.source === 'permission_denied'
-      ? { check: { type: 'location', status: 'failed', data: {}, error: 'location permission was denied' }, reason: 'permission_denied' }
+      ? {
+          check: { type: 'location', status: 'failed', data: {}, error: 'location permission was denied' },
+          reason: 'permission_denied',
+        }
       : { check: { type: 'location', status: 'passed', data: { latitude: input.latitude }, error: null } },
 };
-/** A document reader that refuses a front image reading "expired" as an expired document (fixable), and passes any other. */
+/**
+ * A document reader that refuses a front image reading "expired" as an expired document (fixable), and passes any
+ * other.
+ */
 const documentCheck: StandaloneCheck<Record<string, unknown>, Record<string, unknown>> = {
   type: 'id_verification',
   input: z.record(z.string(), z.unknown()),
   prepare: async (input) => input,
   execute: async (input) =>
     String(input.front_image) === 'expired'
-      ? { check: { type: 'id_verification', status: 'failed', data: { fields: {} }, error: 'the document expired on 2020-01-01' }, reason: 'expired' }
+      ? {
+          check: {
+            type: 'id_verification',
+            status: 'failed',
+            data: { fields: {} },
+            error: 'the document expired on 2020-01-01',
+          },
+          reason: 'expired',
+        }
       : { check: { type: 'id_verification', status: 'passed', data: { fields: { full_name: 'Ada' } }, error: null } },
 };
 /** Anti-spoof that judges a burst live only when its first frame reads "live" (else the gesture was not seen). */
@@ -181,7 +226,15 @@ const antispoofCheck: StandaloneCheck<Record<string, unknown>, Record<string, un
   execute: async (input) =>
     String((input.frames as Buffer[])[0]) === 'live'
       ? { check: { type: 'antispoof', status: 'passed', data: { live_score: 1 }, error: null } }
-      : { check: { type: 'antispoof', status: 'failed', data: { live_score: 1 }, error: 'the challenge asked to smile, which the frames do not show' }, reason: 'gesture_not_performed' },
+      : {
+          check: {
+            type: 'antispoof',
+            status: 'failed',
+            data: { live_score: 1 },
+            error: 'the challenge asked to smile, which the frames do not show',
+          },
+          reason: 'gesture_not_performed',
+        },
 };
 const unused = new Proxy({} as StandaloneCheck<unknown, unknown>, {
   get: () => {
@@ -201,14 +254,34 @@ function setUp(options: { features?: string[]; retentionDays?: number; supportUr
     clock,
     sealer: new Sealer(Sealer.generateKey()),
     tenancy: {
-      getWorkflow: async (projectId: string, id: string) => ({ id, projectId, name: 'w', features, maxStepTries: 2, createdAt: '' }),
+      getWorkflow: async (projectId: string, id: string) => ({
+        id,
+        projectId,
+        name: 'w',
+        features,
+        maxStepTries: 2,
+        createdAt: '',
+      }),
       isApprovedCallback: async () => true,
       evidenceRetentionDays: async () => options.retentionDays ?? 30,
-      projectBranding: async () => ({ name: 'Acme', privacyPolicyUrl: null, supportUrl: options.supportUrl ?? null, hasLogo: false }),
+      projectBranding: async () => ({
+        name: 'Acme',
+        privacyPolicyUrl: null,
+        supportUrl: options.supportUrl ?? null,
+        hasLogo: false,
+      }),
     } as unknown as SessionDeps['tenancy'],
     accounts: {} as SessionDeps['accounts'],
-    billing: { chargedTransaction: (_p: string | null, _i: string, _f: string, work: (tx: SessionTx) => Promise<unknown>) => store.inTransaction(work) } as unknown as SessionDeps['billing'],
-    idempotency: { once: async (_p: string, _k: string | undefined, _o: string, _r: unknown, work: () => Promise<unknown>) => ({ value: await work(), replayed: false }) } as unknown as SessionDeps['idempotency'],
+    billing: {
+      chargedTransaction: (_p: string | null, _i: string, _f: string, work: (tx: SessionTx) => Promise<unknown>) =>
+        store.inTransaction(work),
+    } as unknown as SessionDeps['billing'],
+    idempotency: {
+      once: async (_p: string, _k: string | undefined, _o: string, _r: unknown, work: () => Promise<unknown>) => ({
+        value: await work(),
+        replayed: false,
+      }),
+    } as unknown as SessionDeps['idempotency'],
     webhooks: {
       record: async (_tx: SessionTx, _projectId: string, sessionId: string, payload: { type: string }) => {
         webhooks.push({ sessionId, type: payload.type });
@@ -216,7 +289,14 @@ function setUp(options: { features?: string[]; retentionDays?: number; supportUr
       },
       dispatch: async () => {},
     } as unknown as SessionDeps['webhooks'],
-    checks: { idVerification: documentCheck, age: unused, antispoof: antispoofCheck, faceMatch: unused, location: locationCheck, credential: unused } as SessionChecks,
+    checks: {
+      idVerification: documentCheck,
+      age: unused,
+      antispoof: antispoofCheck,
+      faceMatch: unused,
+      location: locationCheck,
+      credential: unused,
+    } as SessionChecks,
     challenges: {} as SessionDeps['challenges'],
     sandboxQuota: { spend: async () => {} },
     baseUrl: 'https://verity.test',
@@ -238,7 +318,9 @@ describe('session rules on a fake store', () => {
     const stored = store.sessions.get(session.session_id)!;
     expect(stored.tokenDigest).not.toContain(session.session_token);
     expect(session.url).toBe(`https://verity.test/verify/${session.session_id}#${session.session_token}`);
-    expect(await store.timeline(session.session_id)).toEqual([expect.objectContaining({ fromStatus: null, toStatus: 'NOT_STARTED', actor: 'api_key:k1', reason: 'created' })]);
+    expect(await store.timeline(session.session_id)).toEqual([
+      expect.objectContaining({ fromStatus: null, toStatus: 'NOT_STARTED', actor: 'api_key:k1', reason: 'created' }),
+    ]);
     expect(await service.get('prj_2', session.session_id).catch((error: DomainError) => error.code)).toBe('not_found');
   });
 
@@ -247,8 +329,16 @@ describe('session rules on a fake store', () => {
     const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
     const hosted = await service.authenticate(session.session_token);
     const flow = await service.submitStep(hosted, 'location', { latitude: 1, longitude: 2, source: 'gps' });
-    expect(flow).toMatchObject({ status: 'APPROVED', finished: true, checks: [{ type: 'location', status: 'passed' }] });
-    expect((await store.timeline(session.session_id)).map((event) => `${event.fromStatus}>${event.toStatus}`)).toEqual(['null>NOT_STARTED', 'NOT_STARTED>IN_PROGRESS', 'IN_PROGRESS>APPROVED']);
+    expect(flow).toMatchObject({
+      status: 'APPROVED',
+      finished: true,
+      checks: [{ type: 'location', status: 'passed' }],
+    });
+    expect((await store.timeline(session.session_id)).map((event) => `${event.fromStatus}>${event.toStatus}`)).toEqual([
+      'null>NOT_STARTED',
+      'NOT_STARTED>IN_PROGRESS',
+      'IN_PROGRESS>APPROVED',
+    ]);
     expect(webhooks).toEqual([{ sessionId: session.session_id, type: 'verification.approved' }]);
     const stored = store.sessions.get(session.session_id)!;
     expect(stored).toMatchObject({ decision: 'APPROVED', decidedBy: 'system', workSealed: null });
@@ -261,28 +351,51 @@ describe('session rules on a fake store', () => {
     const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
     const hosted = await service.authenticate(session.session_token);
     await service.submitStep(hosted, 'location', { latitude: 1, longitude: 2, source: 'gps' });
-    expect(await errorCode(service.submitStep(await service.authenticate(session.session_token), 'location', { latitude: 1, longitude: 2 }))).toBe('conflict');
+    expect(
+      await errorCode(
+        service.submitStep(await service.authenticate(session.session_token), 'location', {
+          latitude: 1,
+          longitude: 2,
+        }),
+      ),
+    ).toBe('conflict');
   });
 
   it('a fixable failure is asked again until the last try, whose failure declines the session', async () => {
     const { service, store } = setUp();
     const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
-    const denied = async () => service.submitStep(await service.authenticate(session.session_token), 'location', { source: 'permission_denied' });
+    const denied = async () =>
+      service.submitStep(await service.authenticate(session.session_token), 'location', {
+        source: 'permission_denied',
+      });
     expect(await errorCode(denied())).toBe('step_retry_required');
     expect(store.sessions.get(session.session_id)!.status).toBe('IN_PROGRESS');
     expect(await denied()).toMatchObject({ status: 'DECLINED', checks: [{ type: 'location', status: 'failed' }] });
-    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toEqual(['created', 'page opened', 'location: permission_denied, asked again (try 1 of 2)', 'location: permission_denied']);
+    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toEqual([
+      'created',
+      'page opened',
+      'location: permission_denied, asked again (try 1 of 2)',
+      'location: permission_denied',
+    ]);
   });
 
   it('review decides only IN_REVIEW, and approval needs the face checks', async () => {
     const { service, store } = setUp();
     const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
-    expect(await errorCode(service.review('prj_1', session.session_id, 'admin:a1', { status: 'APPROVED' }))).toBe('review_not_pending');
+    expect(await errorCode(service.review('prj_1', session.session_id, 'admin:a1', { status: 'APPROVED' }))).toBe(
+      'review_not_pending',
+    );
     store.sessions.get(session.session_id)!.status = 'IN_REVIEW';
-    expect(await errorCode(service.review('prj_1', session.session_id, 'admin:a1', { status: 'APPROVED' }))).toBe('required_face_checks_incomplete');
-    expect(await service.review('prj_1', session.session_id, 'admin:a1', { status: 'DECLINED' }, 'blurry')).toMatchObject({ status: 'DECLINED' });
+    expect(await errorCode(service.review('prj_1', session.session_id, 'admin:a1', { status: 'APPROVED' }))).toBe(
+      'required_face_checks_incomplete',
+    );
+    expect(
+      await service.review('prj_1', session.session_id, 'admin:a1', { status: 'DECLINED' }, 'blurry'),
+    ).toMatchObject({ status: 'DECLINED' });
     expect(store.sessions.get(session.session_id)).toMatchObject({ decision: 'DECLINED', decidedBy: 'admin:a1' });
-    expect(await errorCode(service.review('prj_1', session.session_id, 'admin:a1', { status: 'APPROVED' }))).toBe('session_closed');
+    expect(await errorCode(service.review('prj_1', session.session_id, 'admin:a1', { status: 'APPROVED' }))).toBe(
+      'session_closed',
+    );
   });
 
   it('the sweep expires a session never opened and abandons one opened, and a lapsed link takes no input', async () => {
@@ -291,7 +404,11 @@ describe('session rules on a fake store', () => {
     const opened = (await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1', ttl_seconds: 300 })).session;
     await service.start(await service.authenticate(opened.session_token));
     clock.advance(301_000);
-    expect(await errorCode(service.submitStep(await service.authenticate(never.session_token), 'location', { latitude: 1, longitude: 2 }))).toBe('session_expired');
+    expect(
+      await errorCode(
+        service.submitStep(await service.authenticate(never.session_token), 'location', { latitude: 1, longitude: 2 }),
+      ),
+    ).toBe('session_expired');
     expect(await service.expireDue()).toBe(2);
     expect(store.sessions.get(never.session_id)!.status).toBe('EXPIRED');
     expect(store.sessions.get(opened.session_id)!.status).toBe('ABANDONED');
@@ -318,21 +435,37 @@ describe('session rules on a fake store', () => {
   it('erasure is refused while open, then wipes the check details and images once, and says so the second time', async () => {
     const { service, store, evidence } = setUp({ features: ['location', 'licence'] });
     const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
-    await service.submitStep(await service.authenticate(session.session_token), 'location', { latitude: 1, longitude: 2 });
+    await service.submitStep(await service.authenticate(session.session_token), 'location', {
+      latitude: 1,
+      longitude: 2,
+    });
     evidence.images.set(session.session_id, [{ kind: 'selfie', bytes: Buffer.from('x'), attempt: 1 }]);
     expect(await errorCode(service.eraseData('prj_1', session.session_id, 'admin:a1'))).toBe('conflict');
     store.sessions.get(session.session_id)!.status = 'DECLINED';
-    expect(await service.eraseData('prj_1', session.session_id, 'admin:a1')).toMatchObject({ erased: true, already_erased: false });
-    expect((await service.decision('prj_1', session.session_id)).checks).toEqual([{ type: 'location', status: 'passed', data: { erased: true }, error: null }]);
+    expect(await service.eraseData('prj_1', session.session_id, 'admin:a1')).toMatchObject({
+      erased: true,
+      already_erased: false,
+    });
+    expect((await service.decision('prj_1', session.session_id)).checks).toEqual([
+      { type: 'location', status: 'passed', data: { erased: true }, error: null },
+    ]);
     expect(evidence.images.has(session.session_id)).toBe(false);
     expect(await service.eraseData('prj_1', session.session_id, 'admin:a1')).toMatchObject({ already_erased: true });
   });
 
   it('a forced test outcome decides at creation through the state table, with its webhook', async () => {
     const { service, store, webhooks } = setUp();
-    const { session } = await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', { workflow_id: 'wf_1' }, { testOutcome: 'decline' });
+    const { session } = await service.create(
+      { projectId: 'prj_1', livemode: false },
+      'api_key:k1',
+      { workflow_id: 'wf_1' },
+      { testOutcome: 'decline' },
+    );
     expect(session).toMatchObject({ status: 'DECLINED', livemode: false });
-    expect((await store.timeline(session.session_id)).map((event) => event.toStatus)).toEqual(['NOT_STARTED', 'DECLINED']);
+    expect((await store.timeline(session.session_id)).map((event) => event.toStatus)).toEqual([
+      'NOT_STARTED',
+      'DECLINED',
+    ]);
     expect(webhooks).toEqual([{ sessionId: session.session_id, type: 'verification.declined' }]);
     expect(await errorCode(service.get({ projectId: 'prj_1', livemode: true }, session.session_id))).toBe('not_found');
   });
@@ -381,12 +514,27 @@ describe('session rules on a fake store', () => {
   });
 
   it('the flow state says how each step ended, how long photos are kept, the support link and test mode', async () => {
-    const { service } = setUp({ features: ['location', 'credential'], retentionDays: 14, supportUrl: 'mailto:help@acme.example' });
-    const { session } = await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', { workflow_id: 'wf_1' });
-    const denied = async () => service.submitStep(await service.authenticate(session.session_token), 'location', { source: 'permission_denied' });
+    const { service } = setUp({
+      features: ['location', 'credential'],
+      retentionDays: 14,
+      supportUrl: 'mailto:help@acme.example',
+    });
+    const { session } = await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', {
+      workflow_id: 'wf_1',
+    });
+    const denied = async () =>
+      service.submitStep(await service.authenticate(session.session_token), 'location', {
+        source: 'permission_denied',
+      });
     expect(await errorCode(denied())).toBe('step_retry_required');
     const declined = await denied();
-    expect(declined).toMatchObject({ status: 'DECLINED', retention_days: 14, support_url: 'mailto:help@acme.example', livemode: false, continued_on_phone: false });
+    expect(declined).toMatchObject({
+      status: 'DECLINED',
+      retention_days: 14,
+      support_url: 'mailto:help@acme.example',
+      livemode: false,
+      continued_on_phone: false,
+    });
     expect(declined.steps).toEqual([
       { step: 'location', done: true, outcome: 'failed' },
       { step: 'licence', done: true, outcome: 'not_run' },
@@ -405,47 +553,78 @@ describe('session rules on a fake store', () => {
 
   it("a test session's page picks its outcome through the state table (with the webhook); errors answer themselves; live sessions have no picker", async () => {
     const { service, store, webhooks } = setUp();
-    const test = (await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', { workflow_id: 'wf_1' })).session;
+    const test = (await service.create({ projectId: 'prj_1', livemode: false }, 'api_key:k1', { workflow_id: 'wf_1' }))
+      .session;
     const hosted = await service.authenticate(test.session_token);
     expect(await errorCode(service.pickTestOutcome(hosted, { outcome: 'rate_limited' }))).toBe('rate_limited');
     expect(await errorCode(service.pickTestOutcome(hosted, { outcome: 'aprove' }))).toBe('validation_error');
     expect(await errorCode(service.pickTestOutcome(hosted, {}))).toBe('validation_error');
     const picked = await service.pickTestOutcome(hosted, { outcome: 'review' });
-    expect(picked).toMatchObject({ status: 'IN_REVIEW', finished: true, livemode: false, steps: [{ step: 'location', done: true, outcome: 'not_run' }] });
-    expect((await store.timeline(test.session_id)).map((event) => [event.toStatus, event.actor, event.reason])).toEqual([
-      ['NOT_STARTED', 'api_key:k1', 'created'],
-      ['IN_REVIEW', 'user', 'test outcome: review (picked on the hosted page)'],
-    ]);
+    expect(picked).toMatchObject({
+      status: 'IN_REVIEW',
+      finished: true,
+      livemode: false,
+      steps: [{ step: 'location', done: true, outcome: 'not_run' }],
+    });
+    expect((await store.timeline(test.session_id)).map((event) => [event.toStatus, event.actor, event.reason])).toEqual(
+      [
+        ['NOT_STARTED', 'api_key:k1', 'created'],
+        ['IN_REVIEW', 'user', 'test outcome: review (picked on the hosted page)'],
+      ],
+    );
     expect(webhooks).toEqual([{ sessionId: test.session_id, type: 'verification.in_review' }]);
-    expect(await errorCode(service.pickTestOutcome(await service.authenticate(test.session_token), { outcome: 'approve' }))).toBe('session_closed');
+    expect(
+      await errorCode(service.pickTestOutcome(await service.authenticate(test.session_token), { outcome: 'approve' })),
+    ).toBe('session_closed');
     const live = (await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' })).session;
-    expect(await errorCode(service.pickTestOutcome(await service.authenticate(live.session_token), { outcome: 'approve' }))).toBe('not_found');
+    expect(
+      await errorCode(service.pickTestOutcome(await service.authenticate(live.session_token), { outcome: 'approve' })),
+    ).toBe('not_found');
     expect(store.sessions.get(live.session_id)!.status).toBe('NOT_STARTED');
   });
 
   it("every document try keeps its images, numbered by try, and the refused one's reason is in the timeline", async () => {
     const { service, store, evidence } = setUp({ features: ['id_verification'] });
     const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
-    const send = async (front: string) => service.submitStep(await service.authenticate(session.session_token), 'document', { front_image: Buffer.from(front) });
+    const send = async (front: string) =>
+      service.submitStep(await service.authenticate(session.session_token), 'document', {
+        front_image: Buffer.from(front),
+      });
     expect(await errorCode(send('expired'))).toBe('step_retry_required');
     expect(await send('valid')).toMatchObject({ status: 'APPROVED' });
-    expect(evidence.images.get(session.session_id)!.map((image) => [image.kind, image.attempt, String(image.bytes)])).toEqual([
+    expect(
+      evidence.images.get(session.session_id)!.map((image) => [image.kind, image.attempt, String(image.bytes)]),
+    ).toEqual([
       ['document_front', 1, 'expired'],
       ['document_front', 2, 'valid'],
     ]);
-    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toContain('document: expired, asked again (try 1 of 2)');
+    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toContain(
+      'document: expired, asked again (try 1 of 2)',
+    );
   });
 
   it('a selfie asked again is in the timeline with its reason and keeps its frame; the page gets the reason code and the tries left', async () => {
     const { service, store, evidence } = setUp({ features: ['liveness'] });
     const { session } = await service.create('prj_1', 'api_key:k1', { workflow_id: 'wf_1' });
-    const burst = (first: string) => ({ frames: [Buffer.from(first), Buffer.from(`${first}-2`), Buffer.from(`${first}-3`)], challenge_id: 'chl_1', captured_ms: [0, 400, 800] });
-    const send = async (first: string) => service.submitStep(await service.authenticate(session.session_token), 'selfie', burst(first));
+    const burst = (first: string) => ({
+      frames: [Buffer.from(first), Buffer.from(`${first}-2`), Buffer.from(`${first}-3`)],
+      challenge_id: 'chl_1',
+      captured_ms: [0, 400, 800],
+    });
+    const send = async (first: string) =>
+      service.submitStep(await service.authenticate(session.session_token), 'selfie', burst(first));
     const refused = await send('still').catch((error: DomainError) => error);
-    expect(refused).toMatchObject({ code: 'face_rescan_required', data: { step: 'selfie', reason: 'gesture_not_performed', tries_left: 2 } });
+    expect(refused).toMatchObject({
+      code: 'face_rescan_required',
+      data: { step: 'selfie', reason: 'gesture_not_performed', tries_left: 2 },
+    });
     expect(await send('live')).toMatchObject({ status: 'APPROVED' });
-    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toContain(`selfie: gesture_not_performed, retake asked (try 1 of ${SELFIE_ATTEMPTS})`);
-    expect(evidence.images.get(session.session_id)!.map((image) => [image.kind, image.attempt, String(image.bytes)])).toEqual([
+    expect((await store.timeline(session.session_id)).map((event) => event.reason)).toContain(
+      `selfie: gesture_not_performed, retake asked (try 1 of ${SELFIE_ATTEMPTS})`,
+    );
+    expect(
+      evidence.images.get(session.session_id)!.map((image) => [image.kind, image.attempt, String(image.bytes)]),
+    ).toEqual([
       ['selfie', 1, 'still-2'],
       ['selfie', 2, 'live-2'],
     ]);

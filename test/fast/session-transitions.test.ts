@@ -7,7 +7,16 @@ import { type SessionTrigger, stateDiagram, transition, TRANSITIONS } from '../.
 // The session state machine's table (fast tier: no database): every move in it is allowed, every
 // other (from, event) pair is refused, and docs/sessions.md's diagram is the table's.
 
-const TRIGGERS: SessionTrigger[] = ['created', 'opened', 'checks_passed', 'needs_review', 'check_failed', 'reviewer_approved', 'reviewer_declined', 'deadline'];
+const TRIGGERS: SessionTrigger[] = [
+  'created',
+  'opened',
+  'checks_passed',
+  'needs_review',
+  'check_failed',
+  'reviewer_approved',
+  'reviewer_declined',
+  'deadline',
+];
 const FINAL = ['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'];
 
 describe('the session transition table', () => {

@@ -46,7 +46,9 @@ describe('StatementBatch', () => {
   });
 
   it('fails only the call whose row the database refuses: the others are written again alone', async () => {
-    const statement = fakeStatement((row) => (row === 2 ? new Error('value too long for type character varying(80)') : null));
+    const statement = fakeStatement((row) =>
+      row === 2 ? new Error('value too long for type character varying(80)') : null,
+    );
     const batch = new StatementBatch(statement.write);
     const results = await Promise.allSettled([1, 2, 3].map((row) => batch.submit(row)));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -76,7 +78,11 @@ describe('batchPerOwner', () => {
     const b = { name: 'b' };
     expect(batchOf(a)).toBe(batchOf(a));
     expect(batchOf(a)).not.toBe(batchOf(b));
-    expect(await Promise.all([batchOf(a).submit(1), batchOf(b).submit(2), batchOf(a).submit(3)])).toEqual(['a:1', 'b:2', 'a:3']);
+    expect(await Promise.all([batchOf(a).submit(1), batchOf(b).submit(2), batchOf(a).submit(3)])).toEqual([
+      'a:1',
+      'b:2',
+      'a:3',
+    ]);
     expect(written).toEqual([
       ['a', [1, 3]],
       ['b', [2]],

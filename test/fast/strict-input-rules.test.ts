@@ -15,8 +15,13 @@ const session = z.object({
 
 describe('unknownFields', () => {
   it('names each field the schema does not declare, at any depth, with the declared ones beside it', () => {
-    const roster = z.object({ members: z.array(z.object({ email: z.string(), first_name: z.string().optional() })).min(1), notify: z.boolean().default(true) });
-    expect(unknownFields(roster, { members: [{ email: 'a@b.c' }, { email: 'd@e.f', firstName: 'D' }], notfy: false })).toEqual([
+    const roster = z.object({
+      members: z.array(z.object({ email: z.string(), first_name: z.string().optional() })).min(1),
+      notify: z.boolean().default(true),
+    });
+    expect(
+      unknownFields(roster, { members: [{ email: 'a@b.c' }, { email: 'd@e.f', firstName: 'D' }], notfy: false }),
+    ).toEqual([
       { path: 'members[1].firstName', known: ['email', 'first_name'], suggestion: 'first_name' },
       { path: 'notfy', known: ['members', 'notify'], suggestion: 'notify' },
     ]);
@@ -29,7 +34,9 @@ describe('unknownFields', () => {
       .superRefine(() => undefined)
       .optional()
       .default({ workflow_id: 'x' });
-    expect(unknownFields(refined, { workflow_id: 'wf', redirect_uri: 'https://x' }).map((field) => field.path)).toEqual(['redirect_uri']);
+    expect(unknownFields(refined, { workflow_id: 'wf', redirect_uri: 'https://x' }).map((field) => field.path)).toEqual(
+      ['redirect_uri'],
+    );
     expect(
       unknownFields(
         z.preprocess((value) => value, session),
@@ -48,7 +55,15 @@ describe('unknownFields', () => {
 });
 
 describe('closestField', () => {
-  const known = ['workflow_id', 'redirect_url', 'callback', 'vendor_data', 'ttl_seconds', 'metadata', 'svc_access_token'];
+  const known = [
+    'workflow_id',
+    'redirect_url',
+    'callback',
+    'vendor_data',
+    'ttl_seconds',
+    'metadata',
+    'svc_access_token',
+  ];
 
   it('finds a typing slip, another spelling, and a name one word short', () => {
     expect(closestField('redirect_uri', known)).toBe('redirect_url');
@@ -79,12 +94,21 @@ describe('refuseUnknownFields', () => {
     expect(refusal).toBeInstanceOf(DomainError);
     expect(refusal.status).toBe(400);
     expect(refusal.code).toBe('validation_error');
-    expect(refusal.message).toBe('colour: unknown field; this object takes workflow_id, redirect_url, vendor_data, metadata; redirect_uri: unknown field; did you mean redirect_url?');
-    expect(refusal.data).toEqual({ errors: { colour: 'unknown field; this object takes workflow_id, redirect_url, vendor_data, metadata', redirect_uri: 'unknown field; did you mean redirect_url?' } });
+    expect(refusal.message).toBe(
+      'colour: unknown field; this object takes workflow_id, redirect_url, vendor_data, metadata; redirect_uri: unknown field; did you mean redirect_url?',
+    );
+    expect(refusal.data).toEqual({
+      errors: {
+        colour: 'unknown field; this object takes workflow_id, redirect_url, vendor_data, metadata',
+        redirect_uri: 'unknown field; did you mean redirect_url?',
+      },
+    });
   });
 
   it('lets a body of declared fields through, and answers in the code asked for', () => {
     expect(() => refuseUnknownFields(session, { workflow_id: 'wf', vendor_data: 'x' })).not.toThrow();
-    expect(() => refuseUnknownFields(session, { workflw_id: 'wf' }, 'invalid_request')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(() => refuseUnknownFields(session, { workflw_id: 'wf' }, 'invalid_request')).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
   });
 });

@@ -65,7 +65,9 @@ class FakeTenancyStore implements TenancyStore {
     return this.record(row);
   }
   async projects(onlyId: string | null) {
-    return [...this.projectRows.values()].filter((row) => onlyId === null || row.id === onlyId).map((row) => this.record(row));
+    return [...this.projectRows.values()]
+      .filter((row) => onlyId === null || row.id === onlyId)
+      .map((row) => this.record(row));
   }
   async project(id: string) {
     const row = this.projectRows.get(id);
@@ -73,7 +75,13 @@ class FakeTenancyStore implements TenancyStore {
   }
   async projectSettings(id: string) {
     const row = this.projectRows.get(id);
-    return row ? { evidenceRetentionDays: row.evidenceRetentionDays, defaultCallbackUrl: row.defaultCallbackUrl, testDefaultCallbackUrl: row.testDefaultCallbackUrl } : null;
+    return row
+      ? {
+          evidenceRetentionDays: row.evidenceRetentionDays,
+          defaultCallbackUrl: row.defaultCallbackUrl,
+          testDefaultCallbackUrl: row.testDefaultCallbackUrl,
+        }
+      : null;
   }
   async demoProjectId() {
     return [...this.projectRows.values()].find((row) => row.isDemo)?.id ?? null;
@@ -83,7 +91,13 @@ class FakeTenancyStore implements TenancyStore {
     const row = this.projectRows.get(id);
     return row ? { ...row.sealed[mode] } : null;
   }
-  async rotateWebhookSecret(id: string, mode: KeyMode, sealed: string, previousUntil: Date, announcement: Announcement) {
+  async rotateWebhookSecret(
+    id: string,
+    mode: KeyMode,
+    sealed: string,
+    previousUntil: Date,
+    announcement: Announcement,
+  ) {
     const row = this.projectRows.get(id);
     if (row) row.sealed[mode] = { current: sealed, previous: row.sealed[mode].current, previousUntil };
     return this.announce(row, announcement) !== null;
@@ -98,7 +112,9 @@ class FakeTenancyStore implements TenancyStore {
   }
   async branding(id: string) {
     const row = this.projectRows.get(id);
-    return row ? { name: row.name, privacyPolicyUrl: row.privacyPolicyUrl, supportUrl: row.supportUrl, hasLogo: row.hasLogo } : null;
+    return row
+      ? { name: row.name, privacyPolicyUrl: row.privacyPolicyUrl, supportUrl: row.supportUrl, hasLogo: row.hasLogo }
+      : null;
   }
   async logo(id: string) {
     return this.projectRows.get(id)?.logoPng ?? null;
@@ -141,13 +157,17 @@ class FakeTenancyStore implements TenancyStore {
   }
   async approveCallback(destination: Omit<CallbackRecord, 'active'>) {
     if (!this.projectRows.has(destination.projectId)) return null;
-    const existing = this.callbackRows.find((row) => row.projectId === destination.projectId && row.mode === destination.mode && row.url === destination.url);
+    const existing = this.callbackRows.find(
+      (row) => row.projectId === destination.projectId && row.mode === destination.mode && row.url === destination.url,
+    );
     if (existing) existing.active = true;
     else this.callbackRows.push({ ...destination, active: true });
     return { ...(existing ?? this.callbackRows.at(-1)!) };
   }
   async setCallbackActive(projectId: string, mode: KeyMode, url: string, active: boolean, announcement: Announcement) {
-    const row = this.callbackRows.find((candidate) => candidate.projectId === projectId && candidate.mode === mode && candidate.url === url);
+    const row = this.callbackRows.find(
+      (candidate) => candidate.projectId === projectId && candidate.mode === mode && candidate.url === url,
+    );
     if (row) row.active = active;
     return this.announce(row && { ...row }, announcement);
   }
@@ -155,7 +175,9 @@ class FakeTenancyStore implements TenancyStore {
     return this.callbackRows.filter((row) => row.projectId === projectId);
   }
   async isApprovedCallback(projectId: string, mode: KeyMode, url: string) {
-    return this.callbackRows.some((row) => row.projectId === projectId && row.mode === mode && row.url === url && row.active);
+    return this.callbackRows.some(
+      (row) => row.projectId === projectId && row.mode === mode && row.url === url && row.active,
+    );
   }
   async addOidcClient(client: OidcClientRecord) {
     if (!this.projectRows.has(client.projectId)) return false;
@@ -169,14 +191,21 @@ class FakeTenancyStore implements TenancyStore {
     const client = this.clients.get(clientId);
     return client ? { ...client } : null;
   }
-  async changeOidcClient(projectId: string, clientId: string, changes: { active?: boolean; clientSecretDigest?: string }, announcement: Announcement) {
+  async changeOidcClient(
+    projectId: string,
+    clientId: string,
+    changes: { active?: boolean; clientSecretDigest?: string },
+    announcement: Announcement,
+  ) {
     const client = this.clients.get(clientId);
     if (client?.projectId !== projectId) return null;
     Object.assign(client, Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)));
     return this.announce({ ...client }, announcement);
   }
   async oidcClientIdsOfOrganization(organizationId: number) {
-    return [...this.clients.values()].filter((client) => client.organizationId === organizationId).map((client) => client.clientId);
+    return [...this.clients.values()]
+      .filter((client) => client.organizationId === organizationId)
+      .map((client) => client.clientId);
   }
   async oidcClientIdsOfProject(projectId: string) {
     return (await this.oidcClients(projectId)).map((client) => client.clientId);
@@ -211,7 +240,11 @@ class FakeTenancyStore implements TenancyStore {
     return token ? { ...token } : null;
   }
   async liveAdminToken(tokenDigest: string, now: Date) {
-    return [...this.tokens.values()].find((token) => token.tokenDigest === tokenDigest && !token.revokedAt && (!token.expiresAt || token.expiresAt > now)) ?? null;
+    return (
+      [...this.tokens.values()].find(
+        (token) => token.tokenDigest === tokenDigest && !token.revokedAt && (!token.expiresAt || token.expiresAt > now),
+      ) ?? null
+    );
   }
 }
 
@@ -227,8 +260,19 @@ const aloneAndListening = {
 function tenancy(options: { insecure?: boolean } = {}) {
   const store = new FakeTenancyStore();
   const clock = new ManualClock(new Date('2026-11-29T12:00:00Z'));
-  const organizations = { exists: async (id: number) => id === 7, create: async () => 8, names: async (ids: readonly number[]) => new Map(ids.map((id) => [id, `org ${id}`])) };
-  const service = new TenancyService({ store, clock, sealer: new Sealer(Buffer.alloc(32, 7).toString('base64')), allowInsecureCallbacks: options.insecure ?? false, notifications: aloneAndListening, organizations });
+  const organizations = {
+    exists: async (id: number) => id === 7,
+    create: async () => 8,
+    names: async (ids: readonly number[]) => new Map(ids.map((id) => [id, `org ${id}`])),
+  };
+  const service = new TenancyService({
+    store,
+    clock,
+    sealer: new Sealer(Buffer.alloc(32, 7).toString('base64')),
+    allowInsecureCallbacks: options.insecure ?? false,
+    notifications: aloneAndListening,
+    organizations,
+  });
   return { service, store, clock };
 }
 
@@ -242,12 +286,19 @@ const keyOf = (announcement: Announcement) => announcement.payload.slice(announc
 describe('projects and API keys', () => {
   it('a new project comes with a live default key that authenticates, and its balance in minor units', async () => {
     const { service } = tenancy();
-    const { project, key, apiKey, webhookSigningSecret } = await service.createProject({ name: 'Acme', balance: 12.345 });
+    const { project, key, apiKey, webhookSigningSecret } = await service.createProject({
+      name: 'Acme',
+      balance: 12.345,
+    });
     expect(project.balance).toBe(12.35);
     expect(apiKey.name).toBe('default');
     expect(key).toMatch(/^vk_live_/);
     expect(webhookSigningSecret).toMatch(/^whsec_/);
-    expect(await service.authenticateApiKey(key)).toEqual({ projectId: project.id, apiKeyId: apiKey.id, livemode: true });
+    expect(await service.authenticateApiKey(key)).toEqual({
+      projectId: project.id,
+      apiKeyId: apiKey.id,
+      livemode: true,
+    });
     const test = await service.createApiKey({ projectId: project.id, mode: 'test' });
     expect((await service.authenticateApiKey(test.key))?.livemode).toBe(false);
   });
@@ -265,7 +316,9 @@ describe('projects and API keys', () => {
     expect(store.announced[0]!.channel).toBe('verity_api_key_changed');
     expect(await service.authenticateApiKey(key)).toBeNull();
     clock.advance(60_000);
-    expect((await service.revokeApiKey({ projectId: project.id, apiKeyId: apiKey.id })).revokedAt).toBe(first.revokedAt);
+    expect((await service.revokeApiKey({ projectId: project.id, apiKeyId: apiKey.id })).revokedAt).toBe(
+      first.revokedAt,
+    );
   });
 
   it("another project's key is not_found, and revoking it changes nothing", async () => {
@@ -305,14 +358,21 @@ describe('callback destinations', () => {
     ]) {
       await notFound(service.approveCallback({ projectId: project.id, url }), 'callback_not_allowed');
     }
-    expect((await service.approveCallback({ projectId: project.id, url: 'https://hooks.example.com/x' })).url).toBe('https://hooks.example.com/x');
+    expect((await service.approveCallback({ projectId: project.id, url: 'https://hooks.example.com/x' })).url).toBe(
+      'https://hooks.example.com/x',
+    );
   });
 
   it('plain http to loopback only with VERITY_ALLOW_INSECURE_CALLBACKS', async () => {
     const { service } = tenancy({ insecure: true });
     const { project } = await service.createProject({ name: 'Acme' });
-    expect((await service.approveCallback({ projectId: project.id, url: 'http://127.0.0.1:9/hook' })).active).toBe(true);
-    await notFound(service.approveCallback({ projectId: project.id, url: 'http://hooks.example.com/x' }), 'callback_not_allowed');
+    expect((await service.approveCallback({ projectId: project.id, url: 'http://127.0.0.1:9/hook' })).active).toBe(
+      true,
+    );
+    await notFound(
+      service.approveCallback({ projectId: project.id, url: 'http://hooks.example.com/x' }),
+      'callback_not_allowed',
+    );
   });
 
   it('approving twice keeps one destination; a disabled one is approved again, and disabling is announced under project and URL', async () => {
@@ -327,7 +387,9 @@ describe('callback destinations', () => {
     expect(await service.isApprovedCallback(project.id, url, 'live')).toBe(false);
     expect((await service.approveCallback({ projectId: project.id, url })).active).toBe(true);
     expect(await service.listCallbacks(project.id)).toHaveLength(1);
-    await notFound(service.setCallbackActive({ projectId: project.id, url: 'https://other.example.com/', active: true }));
+    await notFound(
+      service.setCallbackActive({ projectId: project.id, url: 'https://other.example.com/', active: true }),
+    );
   });
 
   it('are approved per mode: a live destination is not one for test sessions, nor the other way round', async () => {
@@ -359,7 +421,10 @@ describe('webhook signing secrets', () => {
     const { service, store, clock } = tenancy();
     const { project, webhookSigningSecret: old } = await service.createProject({ name: 'Acme' });
     expect(await service.webhookSigningSecrets(project.id, 'live')).toEqual({ current: old, previous: null });
-    const { webhookSigningSecret: fresh } = await service.rotateWebhookSecret({ projectId: project.id, overlapHours: 2 });
+    const { webhookSigningSecret: fresh } = await service.rotateWebhookSecret({
+      projectId: project.id,
+      overlapHours: 2,
+    });
     expect(store.announced.map(keyOf)).toEqual([`${project.id} live`]);
     expect(await service.webhookSigningSecrets(project.id, 'live')).toEqual({ current: fresh, previous: old });
     clock.advance(2 * 3_600_000 + 1);
@@ -369,12 +434,19 @@ describe('webhook signing secrets', () => {
 
   it('test mode has its own secret, made with the project and rotated apart from the live one', async () => {
     const { service } = tenancy();
-    const { project, webhookSigningSecret: live, testWebhookSigningSecret: test } = await service.createProject({ name: 'Acme' });
+    const {
+      project,
+      webhookSigningSecret: live,
+      testWebhookSigningSecret: test,
+    } = await service.createProject({ name: 'Acme' });
     expect(test).not.toBe(live);
     expect(await service.webhookSigningSecrets(project.id, 'test')).toEqual({ current: test, previous: null });
     const rotated = await service.rotateWebhookSecret({ projectId: project.id, mode: 'test', overlapHours: 0 });
     expect(rotated.mode).toBe('test');
-    expect(await service.webhookSigningSecrets(project.id, 'test')).toEqual({ current: rotated.webhookSigningSecret, previous: null });
+    expect(await service.webhookSigningSecrets(project.id, 'test')).toEqual({
+      current: rotated.webhookSigningSecret,
+      previous: null,
+    });
     expect(await service.webhookSigningSecrets(project.id, 'live')).toEqual({ current: live, previous: null });
   });
 
@@ -398,14 +470,36 @@ describe('project settings', () => {
     await service.setBranding({ projectId: project.id, privacyPolicyUrl: 'https://acme.example/privacy' });
     await service.setEvidenceRetention({ projectId: project.id, days: 0 });
     const changed = await service.setDefaultCallback({ projectId: project.id, url: 'https://hooks.example.com/d' });
-    expect(store.announced.map((announcement) => announcement.channel)).toEqual(['verity_project_branding_changed', 'verity_project_settings_changed', 'verity_project_settings_changed']);
-    expect(changed).toMatchObject({ privacyPolicyUrl: 'https://acme.example/privacy', evidenceRetentionDays: 0, defaultCallbackUrl: 'https://hooks.example.com/d', testDefaultCallbackUrl: null });
-    const test = await service.setDefaultCallback({ projectId: project.id, url: 'https://hooks.example.com/t', mode: 'test' });
-    expect(test).toMatchObject({ defaultCallbackUrl: 'https://hooks.example.com/d', testDefaultCallbackUrl: 'https://hooks.example.com/t' });
-    expect(await service.projectSettingsOf(project.id)).toMatchObject({ defaultCallbackUrl: 'https://hooks.example.com/d', testDefaultCallbackUrl: 'https://hooks.example.com/t' });
+    expect(store.announced.map((announcement) => announcement.channel)).toEqual([
+      'verity_project_branding_changed',
+      'verity_project_settings_changed',
+      'verity_project_settings_changed',
+    ]);
+    expect(changed).toMatchObject({
+      privacyPolicyUrl: 'https://acme.example/privacy',
+      evidenceRetentionDays: 0,
+      defaultCallbackUrl: 'https://hooks.example.com/d',
+      testDefaultCallbackUrl: null,
+    });
+    const test = await service.setDefaultCallback({
+      projectId: project.id,
+      url: 'https://hooks.example.com/t',
+      mode: 'test',
+    });
+    expect(test).toMatchObject({
+      defaultCallbackUrl: 'https://hooks.example.com/d',
+      testDefaultCallbackUrl: 'https://hooks.example.com/t',
+    });
+    expect(await service.projectSettingsOf(project.id)).toMatchObject({
+      defaultCallbackUrl: 'https://hooks.example.com/d',
+      testDefaultCallbackUrl: 'https://hooks.example.com/t',
+    });
     expect(await service.evidenceRetentionDays(project.id)).toBe(0);
     await notFound(service.setEvidenceRetention({ projectId: 'prj_nope', days: 3 }));
-    await notFound(service.setDefaultCallback({ projectId: project.id, url: 'http://hooks.example.com/d' }), 'callback_not_allowed');
+    await notFound(
+      service.setDefaultCallback({ projectId: project.id, url: 'http://hooks.example.com/d' }),
+      'callback_not_allowed',
+    );
   });
 });
 
@@ -414,7 +508,11 @@ describe('workflows', () => {
     const { service, store } = tenancy();
     const { project } = await service.createProject({ name: 'Acme' });
     const other = await service.createProject({ name: 'Other' });
-    const workflow = await service.createWorkflow({ projectId: project.id, name: 'kyc', features: ['id_verification'] });
+    const workflow = await service.createWorkflow({
+      projectId: project.id,
+      name: 'kyc',
+      features: ['id_verification'],
+    });
     const first = await service.getWorkflow(project.id, workflow.id);
     first.features.push('liveness');
     expect((await service.getWorkflow(project.id, workflow.id)).features).toEqual(['id_verification']);
@@ -427,18 +525,27 @@ describe('OIDC clients and organization apps', () => {
   it('a client needs its project and an organization that exists; deactivation and rotation are announced under the client id', async () => {
     const { service, store } = tenancy();
     const { project } = await service.createProject({ name: 'Acme' });
-    const base = { projectId: project.id, name: 'Portal', redirectUris: ['https://rp.example/cb', 'https://rp.example/cb'], scopes: ['openid'] };
+    const base = {
+      projectId: project.id,
+      name: 'Portal',
+      redirectUris: ['https://rp.example/cb', 'https://rp.example/cb'],
+      scopes: ['openid'],
+    };
     await notFound(service.createOidcClient({ ...base, organizationId: 99 }));
     await notFound(service.createOidcClient({ ...base, projectId: 'prj_nope' }));
     const { client, clientSecret } = await service.createOidcClient({ ...base, organizationId: 7 });
     expect(client.redirectUris).toEqual(['https://rp.example/cb']);
     expect((await service.oidcClient(client.clientId))?.clientSecretDigest).toBe(digestSecret(clientSecret));
-    expect((await service.setOidcClientActive({ projectId: project.id, clientId: client.clientId, active: false })).active).toBe(false);
+    expect(
+      (await service.setOidcClientActive({ projectId: project.id, clientId: client.clientId, active: false })).active,
+    ).toBe(false);
     const rotated = await service.rotateOidcClientSecret({ projectId: project.id, clientId: client.clientId });
     expect(store.announced.map(keyOf)).toEqual([client.clientId, client.clientId]);
     expect((await service.oidcClient(client.clientId))?.clientSecretDigest).toBe(digestSecret(rotated.clientSecret));
     const other = await service.createProject({ name: 'Other' });
-    await notFound(service.setOidcClientActive({ projectId: other.project.id, clientId: client.clientId, active: true }));
+    await notFound(
+      service.setOidcClientActive({ projectId: other.project.id, clientId: client.clientId, active: true }),
+    );
   });
 
   it('requires PKCE of a client unless it is registered or changed without it (a confidential legacy client), announced like any change', async () => {
@@ -449,19 +556,29 @@ describe('OIDC clients and organization apps', () => {
     expect(client.requirePkce).toBe(true);
     const { client: legacy } = await service.createOidcClient({ ...base, name: 'Legacy', requirePkce: false });
     expect((await service.oidcClient(legacy.clientId))?.requirePkce).toBe(false);
-    expect((await service.setOidcClientPkce({ projectId: project.id, clientId: legacy.clientId, requirePkce: true })).requirePkce).toBe(true);
+    expect(
+      (await service.setOidcClientPkce({ projectId: project.id, clientId: legacy.clientId, requirePkce: true }))
+        .requirePkce,
+    ).toBe(true);
     expect((await service.oidcClient(legacy.clientId))?.requirePkce).toBe(true);
     expect(store.announced.map(keyOf)).toEqual([legacy.clientId]);
-    await expect(service.setOidcClientPkce({ projectId: project.id, clientId: legacy.clientId })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(service.setOidcClientPkce({ projectId: project.id, clientId: legacy.clientId })).rejects.toMatchObject(
+      { code: 'validation_error' },
+    );
     const other = await service.createProject({ name: 'Other' });
-    await notFound(service.setOidcClientPkce({ projectId: other.project.id, clientId: client.clientId, requirePkce: false }));
+    await notFound(
+      service.setOidcClientPkce({ projectId: other.project.id, clientId: client.clientId, requirePkce: false }),
+    );
   });
 
   it('an organization app authenticates with its current secret while active only', async () => {
     const { service } = tenancy();
     const { app, clientSecret } = await service.createOrgApp({ organizationName: 'Clinic', name: 'HR' });
     expect(app).toMatchObject({ organizationId: 8, organizationName: 'org 8' });
-    expect(await service.authenticateOrgApp(app.clientId, clientSecret)).toEqual({ organizationId: 8, clientId: app.clientId });
+    expect(await service.authenticateOrgApp(app.clientId, clientSecret)).toEqual({
+      organizationId: 8,
+      clientId: app.clientId,
+    });
     expect(await service.authenticateOrgApp(app.clientId, `${clientSecret}x`)).toBeNull();
     const rotated = await service.rotateOrgAppSecret({ clientId: app.clientId });
     expect(await service.authenticateOrgApp(app.clientId, clientSecret)).toBeNull();
@@ -482,7 +599,9 @@ describe('admin tokens', () => {
     expect(() => service.requireRole(scope, 'viewer')).not.toThrow();
     expect(() => service.requireRole(scope, 'admin')).toThrow(expect.objectContaining({ code: 'forbidden' }));
     expect(() => service.requireProjectAccess(scope, project.id)).not.toThrow();
-    expect(() => service.requireProjectAccess(scope, 'prj_other')).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(() => service.requireProjectAccess(scope, 'prj_other')).toThrow(
+      expect.objectContaining({ code: 'not_found' }),
+    );
     await notFound(service.createAdminToken({ role: 'admin', projectId: 'prj_nope' }));
   });
 

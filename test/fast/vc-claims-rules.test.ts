@@ -1,12 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { birthdayAt, CREDENTIAL_MAX_TTL_SECONDS, credentialExpiry, documentValid, identityClaims, splitName } from '../../src/core/vc/claims.js';
+import {
+  birthdayAt,
+  CREDENTIAL_MAX_TTL_SECONDS,
+  credentialExpiry,
+  documentValid,
+  identityClaims,
+  splitName,
+} from '../../src/core/vc/claims.js';
 
 // The claim rules of a verifiable credential, without a database: what is claimed from the
 // stored identity, and until when every claim holds.
 
 const NOW = new Date('2026-12-02T10:00:00Z');
-const identity = { fullName: 'Dana Marie Whitfield', dateOfBirth: '1990-04-12', documentExpiry: '2031-05-01', nationality: 'USA' };
-const badge = { type: 'Registered Nurse', number: 'RN-1', status: 'active', issuer: 'CA BRN', expiresOn: '2030-01-31', verifiedFrom: 'CA BRN', expireAt: new Date('2030-01-31T23:59:59Z'), stateCode: 'CA' };
+const identity = {
+  fullName: 'Dana Marie Whitfield',
+  dateOfBirth: '1990-04-12',
+  documentExpiry: '2031-05-01',
+  nationality: 'USA',
+};
+const badge = {
+  type: 'Registered Nurse',
+  number: 'RN-1',
+  status: 'active',
+  issuer: 'CA BRN',
+  expiresOn: '2030-01-31',
+  verifiedFrom: 'CA BRN',
+  expireAt: new Date('2030-01-31T23:59:59Z'),
+  stateCode: 'CA',
+};
 
 describe('credential claims', () => {
   it('answers thresholds, never the date of birth, and licences without their numbers', () => {
@@ -50,12 +71,20 @@ describe('credential expiry: no claim outlives it', () => {
   });
 
   it('is the end of the document expiry day, or a licence expiry, when sooner', () => {
-    expect(credentialExpiry({ ...identity, documentExpiry: '2026-12-10' }, [], NOW)).toEqual(new Date('2026-12-11T00:00:00Z'));
-    expect(credentialExpiry(identity, [{ expireAt: new Date('2026-12-05T12:00:00Z') }], NOW)).toEqual(new Date('2026-12-05T12:00:00Z'));
+    expect(credentialExpiry({ ...identity, documentExpiry: '2026-12-10' }, [], NOW)).toEqual(
+      new Date('2026-12-11T00:00:00Z'),
+    );
+    expect(credentialExpiry(identity, [{ expireAt: new Date('2026-12-05T12:00:00Z') }], NOW)).toEqual(
+      new Date('2026-12-05T12:00:00Z'),
+    );
   });
 
   it('is the birthday that turns a false age claim true, when sooner', () => {
-    expect(credentialExpiry({ ...identity, dateOfBirth: '2005-12-20' }, [], NOW)).toEqual(new Date('2026-12-20T00:00:00Z'));
-    expect(credentialExpiry({ ...identity, dateOfBirth: '1961-12-24' }, [], NOW)).toEqual(new Date('2026-12-24T00:00:00Z'));
+    expect(credentialExpiry({ ...identity, dateOfBirth: '2005-12-20' }, [], NOW)).toEqual(
+      new Date('2026-12-20T00:00:00Z'),
+    );
+    expect(credentialExpiry({ ...identity, dateOfBirth: '1961-12-24' }, [], NOW)).toEqual(
+      new Date('2026-12-24T00:00:00Z'),
+    );
   });
 });

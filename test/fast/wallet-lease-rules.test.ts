@@ -4,7 +4,13 @@
 // instance takes larger blocks.
 import { describe, expect, it } from 'vitest';
 import { BillingService, type WalletLeaseOptions } from '../../src/core/billing/service.js';
-import type { ChargeRow, CheckRecordRow, LeasedCharge, LeaseGrant, WalletStore } from '../../src/core/billing/wallet-store.js';
+import type {
+  ChargeRow,
+  CheckRecordRow,
+  LeasedCharge,
+  LeaseGrant,
+  WalletStore,
+} from '../../src/core/billing/wallet-store.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Orm } from '../../src/core/db/orm.js';
 import { DomainError } from '../../src/core/errors.js';
@@ -23,7 +29,13 @@ class FakeWalletStore implements WalletStore {
   paid: LeasedCharge[] = [];
   records: CheckRecordRow[] = [];
 
-  async openLease(lease: { id: string; projectId: string; wantMinor: number; minMinor: number; expiresAt: Date }): Promise<LeaseGrant | null> {
+  async openLease(lease: {
+    id: string;
+    projectId: string;
+    wantMinor: number;
+    minMinor: number;
+    expiresAt: Date;
+  }): Promise<LeaseGrant | null> {
     const balance = this.balance.get(lease.projectId) ?? 0;
     if (balance < lease.minMinor) return null;
     const amountMinor = Math.min(balance, lease.wantMinor);
@@ -58,7 +70,10 @@ class FakeWalletStore implements WalletStore {
 
   async balanceOf(projectId: string): Promise<number | null> {
     const open = [...this.leases].filter(([, lease]) => lease.projectId === projectId && !lease.closed);
-    return (this.balance.get(projectId) ?? 0) + open.reduce((sum, [id, lease]) => sum + lease.amountMinor - this.spentFrom(id), 0);
+    return (
+      (this.balance.get(projectId) ?? 0) +
+      open.reduce((sum, [id, lease]) => sum + lease.amountMinor - this.spentFrom(id), 0)
+    );
   }
 
   async credit(projectId: string, amountMinor: number): Promise<boolean> {
@@ -82,7 +97,9 @@ class FakeWalletStore implements WalletStore {
   }
 
   spentFrom(leaseId: string): number {
-    return this.paid.filter((charge) => charge.leaseId === leaseId).reduce((sum, charge) => sum + charge.amountMinor, 0);
+    return this.paid
+      .filter((charge) => charge.leaseId === leaseId)
+      .reduce((sum, charge) => sum + charge.amountMinor, 0);
   }
 
   openLeases(): number {
@@ -100,7 +117,18 @@ function wallet(balanceMinor: number, lease: Partial<WalletLeaseOptions> = {}) {
   return { store, clock, billing };
 }
 
-const recordOf = (id: string): CheckRecordRow => ({ id, projectId: 'prj_a', type: 'age', status: 'passed', mode: 'fresh', svcId: null, livemode: true, reason: null, durationMs: 1, createdAt: new Date() });
+const recordOf = (id: string): CheckRecordRow => ({
+  id,
+  projectId: 'prj_a',
+  type: 'age',
+  status: 'passed',
+  mode: 'fresh',
+  svcId: null,
+  livemode: true,
+  reason: null,
+  durationMs: 1,
+  createdAt: new Date(),
+});
 
 /** Reserves and records one paid age check; the 402 comes back as its error. */
 async function paidCall(billing: BillingService, id: string): Promise<'paid' | string> {
@@ -149,7 +177,9 @@ describe('wallet leases', () => {
     const { store, billing } = wallet(103, { calls: 4 }); // 20 calls of 5, and 3 left over
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => paidCall(billing, `chk_${i}`)));
     expect(answers.filter((answer) => answer === 'paid')).toHaveLength(20);
-    expect(answers.filter((answer) => answer !== 'paid').every((answer) => answer === 'insufficient_balance')).toBe(true);
+    expect(answers.filter((answer) => answer !== 'paid').every((answer) => answer === 'insufficient_balance')).toBe(
+      true,
+    );
     expect(store.paid).toHaveLength(20);
     expect(new Set(store.paid.map((charge) => charge.id)).size).toBe(20);
     await billing.returnLeases();

@@ -14,11 +14,32 @@ import type { AttemptOutcome, StoredAttempt, StoredEvent, WebhookStore } from '.
 class FakeWebhookStore implements WebhookStore {
   rows = new Map<string, StoredEvent>();
   attemptRows = new Map<string, StoredAttempt[]>();
-  async record(_em: unknown, event: { id: string; projectId: string; sessionId: string; type: string; livemode: boolean; body: string; url: string | null; now: Date }) {
-    this.rows.set(event.id, { ...event, state: event.url ? 'pending' : 'no_destination', attempts: 0, nextAttemptAt: event.now, deliveredAt: null, createdAt: event.now });
+  async record(
+    _em: unknown,
+    event: {
+      id: string;
+      projectId: string;
+      sessionId: string;
+      type: string;
+      livemode: boolean;
+      body: string;
+      url: string | null;
+      now: Date;
+    },
+  ) {
+    this.rows.set(event.id, {
+      ...event,
+      state: event.url ? 'pending' : 'no_destination',
+      attempts: 0,
+      nextAttemptAt: event.now,
+      deliveredAt: null,
+      createdAt: event.now,
+    });
   }
   async claimDue(limit: number, _leaseUntil: Date, now: Date) {
-    const due = [...this.rows.values()].filter((event) => event.state === 'pending' && event.nextAttemptAt <= now).slice(0, limit);
+    const due = [...this.rows.values()]
+      .filter((event) => event.state === 'pending' && event.nextAttemptAt <= now)
+      .slice(0, limit);
     for (const event of due) event.state = 'sending';
     return due.map((event) => ({ ...event }));
   }
@@ -31,9 +52,21 @@ class FakeWebhookStore implements WebhookStore {
   async writeOutcomes(outcomes: AttemptOutcome[]) {
     for (const outcome of outcomes) {
       const event = this.rows.get(outcome.eventId)!;
-      Object.assign(event, { state: outcome.state, attempts: outcome.attempt, deliveredAt: outcome.deliveredAt, nextAttemptAt: outcome.nextAttemptAt });
+      Object.assign(event, {
+        state: outcome.state,
+        attempts: outcome.attempt,
+        deliveredAt: outcome.deliveredAt,
+        nextAttemptAt: outcome.nextAttemptAt,
+      });
       const rows = this.attemptRows.get(outcome.eventId) ?? [];
-      rows.push({ attempt: outcome.attempt, at: outcome.at, httpStatus: outcome.httpStatus, latencyMs: outcome.latencyMs, error: outcome.error, responseSnippet: outcome.snippet });
+      rows.push({
+        attempt: outcome.attempt,
+        at: outcome.at,
+        httpStatus: outcome.httpStatus,
+        latencyMs: outcome.latencyMs,
+        error: outcome.error,
+        responseSnippet: outcome.snippet,
+      });
       this.attemptRows.set(outcome.eventId, rows);
     }
   }
@@ -90,7 +123,13 @@ const SECRET = 'whsec_rules';
 const TEST_SECRET = 'whsec_test_rules';
 const policy = { baseSeconds: 30, capSeconds: 3600, maxAttempts: 3, timeoutMs: 2000 };
 
-function setUp(options: { defaultCallbackUrl?: string | null; testDefaultCallbackUrl?: string | null; testSecret?: string | null } = {}) {
+function setUp(
+  options: {
+    defaultCallbackUrl?: string | null;
+    testDefaultCallbackUrl?: string | null;
+    testSecret?: string | null;
+  } = {},
+) {
   received.length = 0;
   answer = { status: 200 };
   const clock = new ManualClock(new Date('2026-11-28T12:00:00Z'));
@@ -98,14 +137,27 @@ function setUp(options: { defaultCallbackUrl?: string | null; testDefaultCallbac
   const disabled: string[] = [];
   const secrets = { live: SECRET, test: options.testSecret === undefined ? TEST_SECRET : options.testSecret };
   const tenancy = {
-    webhookSigningSecrets: async (_projectId: string, mode: 'live' | 'test') => ({ current: secrets[mode], previous: null }),
-    projectSettingsOf: async () => ({ evidenceRetentionDays: 30, defaultCallbackUrl: options.defaultCallbackUrl ?? null, testDefaultCallbackUrl: options.testDefaultCallbackUrl ?? null }),
+    webhookSigningSecrets: async (_projectId: string, mode: 'live' | 'test') => ({
+      current: secrets[mode],
+      previous: null,
+    }),
+    projectSettingsOf: async () => ({
+      evidenceRetentionDays: 30,
+      defaultCallbackUrl: options.defaultCallbackUrl ?? null,
+      testDefaultCallbackUrl: options.testDefaultCallbackUrl ?? null,
+    }),
     disableCallback: async (_projectId: string, callback: string, mode: string) => {
       disabled.push(mode === 'live' ? callback : `${mode} ${callback}`);
     },
   } as unknown as TenancyService;
   const webhooks = new WebhookService({ store, clock, tenancy, policy, allowPrivateDestinations: true });
-  const record = async (callback: string | null = url, livemode = true) => webhooks.record({} as never, 'prj_1', 'ses_1', { type: 'session.completed', livemode, callback, body: { session_id: 'ses_1' } });
+  const record = async (callback: string | null = url, livemode = true) =>
+    webhooks.record({} as never, 'prj_1', 'ses_1', {
+      type: 'session.completed',
+      livemode,
+      callback,
+      body: { session_id: 'ses_1' },
+    });
   return { clock, store, webhooks, disabled, record };
 }
 
@@ -117,7 +169,9 @@ describe('webhook delivery on a fake outbox', () => {
     expect(store.rows.get(id)).toMatchObject({ state: 'delivered', attempts: 1 });
     const [sent] = received;
     expect(sent!.headers['x-svc-event-id']).toBe(id);
-    expect(sent!.headers['x-svc-signature']).toBe(webhookSignature(SECRET, Number(sent!.headers['x-svc-timestamp']), sent!.body));
+    expect(sent!.headers['x-svc-signature']).toBe(
+      webhookSignature(SECRET, Number(sent!.headers['x-svc-timestamp']), sent!.body),
+    );
     expect(JSON.parse(sent!.body)).toEqual({ event_id: id, session_id: 'ses_1', livemode: true });
     await webhooks.deliver(id); // delivered: nothing to claim, nothing sent
     expect(received).toHaveLength(1);
@@ -189,7 +243,12 @@ describe('webhook delivery on a fake outbox', () => {
 
   it('resend of an event without a destination goes to the project default once there is one', async () => {
     const { store, webhooks } = setUp({ defaultCallbackUrl: 'https://hooks.example.com/in' });
-    const id = await webhooks.record({} as never, 'prj_1', 'ses_2', { type: 'session.completed', livemode: true, callback: null, body: {} });
+    const id = await webhooks.record({} as never, 'prj_1', 'ses_2', {
+      type: 'session.completed',
+      livemode: true,
+      callback: null,
+      body: {},
+    });
     expect(store.rows.get(id)).toMatchObject({ url: 'https://hooks.example.com/in', state: 'pending' });
     // As if it was made before the project had a default.
     store.rows.get(id)!.url = null;
@@ -198,7 +257,10 @@ describe('webhook delivery on a fake outbox', () => {
   });
 
   it('a test-mode event goes to the test default only, signed with the test secret, and says livemode: false inside the signed bytes', async () => {
-    const { store, webhooks, record } = setUp({ defaultCallbackUrl: 'https://hooks.example.com/live', testDefaultCallbackUrl: url });
+    const { store, webhooks, record } = setUp({
+      defaultCallbackUrl: 'https://hooks.example.com/live',
+      testDefaultCallbackUrl: url,
+    });
     const id = await record(null, false);
     expect(store.rows.get(id)).toMatchObject({ url, livemode: false, state: 'pending' });
     await webhooks.deliver(id);
@@ -222,7 +284,10 @@ describe('webhook delivery on a fake outbox', () => {
     const id = await unsigned.record(url, false);
     await unsigned.webhooks.deliver(id);
     expect(received).toHaveLength(0);
-    expect((await unsigned.webhooks.attempts('prj_1', id))[0]).toMatchObject({ http_status: null, error: expect.stringContaining('no test signing secret') });
+    expect((await unsigned.webhooks.attempts('prj_1', id))[0]).toMatchObject({
+      http_status: null,
+      error: expect.stringContaining('no test signing secret'),
+    });
     const gone = setUp();
     const test = await gone.record(url, false);
     answer = { status: 410 };

@@ -4,7 +4,11 @@ import { destinationLabel, isDestinationHealthy } from '../../src/core/webhooks/
 // The health rule alone: no database, no service.
 
 describe('isDestinationHealthy', () => {
-  const figures = (consecutiveFailures: number, attemptsLastHour: number, successfulLastHour: number) => ({ consecutiveFailures, attemptsLastHour, successfulLastHour });
+  const figures = (consecutiveFailures: number, attemptsLastHour: number, successfulLastHour: number) => ({
+    consecutiveFailures,
+    attemptsLastHour,
+    successfulLastHour,
+  });
 
   it('is healthy with no attempts, with occasional failures, and with some success in the last hour', () => {
     expect(isDestinationHealthy(figures(0, 0, 0))).toBe(true);
@@ -25,7 +29,9 @@ describe('isDestinationHealthy', () => {
 
 describe('destinationLabel', () => {
   it('shows host and path, never the query or fragment', () => {
-    expect(destinationLabel('https://hooks.example.com:8443/verity/in?token=secret#x')).toBe('hooks.example.com:8443/verity/in');
+    expect(destinationLabel('https://hooks.example.com:8443/verity/in?token=secret#x')).toBe(
+      'hooks.example.com:8443/verity/in',
+    );
     expect(destinationLabel('not a url')).toBe('invalid url');
   });
 });

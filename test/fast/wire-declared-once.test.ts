@@ -16,7 +16,16 @@ import * as vcViews from '../../src/core/vc/views.js';
 // object declared in a core views.ts (top level or nested), so routers can only document with the
 // declaration itself.
 
-const VIEW_MODULES = { billing: billingViews, checks: checkViews, credentials: credentialViews, ops: opsViews, roster: rosterViews, sessions: sessionViews, tenancy: tenancyViews, vc: vcViews };
+const VIEW_MODULES = {
+  billing: billingViews,
+  checks: checkViews,
+  credentials: credentialViews,
+  ops: opsViews,
+  roster: rosterViews,
+  sessions: sessionViews,
+  tenancy: tenancyViews,
+  vc: vcViews,
+};
 
 /** Every zod object reachable from a schema (through arrays, nullable and optional), by its sorted key set. */
 function collectObjects(schema: unknown, into: Map<string, string>, name: string): void {
@@ -25,19 +34,27 @@ function collectObjects(schema: unknown, into: Map<string, string>, name: string
     if (!into.has(keys)) into.set(keys, name);
     for (const [key, field] of Object.entries(schema.shape)) collectObjects(field, into, `${name}.${key}`);
   } else if (schema instanceof z.ZodArray) collectObjects(schema.element, into, `${name}[]`);
-  else if (schema instanceof z.ZodNullable || schema instanceof z.ZodOptional) collectObjects(schema.unwrap(), into, name);
+  else if (schema instanceof z.ZodNullable || schema instanceof z.ZodOptional)
+    collectObjects(schema.unwrap(), into, name);
 }
 
 function declaredObjects(): Map<string, string> {
   const declared = new Map<string, string>();
   for (const [area, module] of Object.entries(VIEW_MODULES)) {
-    for (const [exported, value] of Object.entries(module)) collectObjects(value, declared, `core/${area}/views.ts ${exported}`);
+    for (const [exported, value] of Object.entries(module))
+      collectObjects(value, declared, `core/${area}/views.ts ${exported}`);
   }
   return declared;
 }
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
 }
 
 /** The key sets of every `z.object({...})` literal in a file, with its line. */
@@ -45,8 +62,15 @@ function objectLiterals(file: string): { keys: string; line: number }[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: { keys: string; line: number }[] = [];
   const visit = (node: ts.Node) => {
-    if (ts.isCallExpression(node) && node.expression.getText(source) === 'z.object' && node.arguments[0] && ts.isObjectLiteralExpression(node.arguments[0])) {
-      const keys = node.arguments[0].properties.map((property) => property.name?.getText(source).replace(/['"]/g, '') ?? '...').sort();
+    if (
+      ts.isCallExpression(node) &&
+      node.expression.getText(source) === 'z.object' &&
+      node.arguments[0] &&
+      ts.isObjectLiteralExpression(node.arguments[0])
+    ) {
+      const keys = node.arguments[0].properties
+        .map((property) => property.name?.getText(source).replace(/['"]/g, '') ?? '...')
+        .sort();
       found.push({ keys: keys.join(','), line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
     }
     ts.forEachChild(node, visit);
@@ -58,7 +82,9 @@ function objectLiterals(file: string): { keys: string; line: number }[] {
 describe('wire objects are declared once', () => {
   it('finds the declarations (the check has something to compare with)', () => {
     const declared = declaredObjects();
-    expect(declared.get(Object.keys(rosterViews.memberWire.shape).sort().join(','))).toBe('core/roster/views.ts memberWire');
+    expect(declared.get(Object.keys(rosterViews.memberWire.shape).sort().join(','))).toBe(
+      'core/roster/views.ts memberWire',
+    );
     expect(declared.size).toBeGreaterThan(15);
   });
 

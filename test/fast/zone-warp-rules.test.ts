@@ -19,7 +19,8 @@ function pageWith(lines: Centreline[], width = 1200, height = 500, thick = 6): G
   for (const l of lines) {
     for (let x = Math.ceil(l.x0); x < l.x1; x++) {
       const y = Math.round(centreAt(l, x));
-      for (let dy = -thick / 2; dy < thick / 2; dy++) if (y + dy >= 0 && y + dy < height) data[(y + dy) * width + x] = 0;
+      for (let dy = -thick / 2; dy < thick / 2; dy++)
+        if (y + dy >= 0 && y + dy < height) data[(y + dy) * width + x] = 0;
     }
   }
   return { data, width, height };
@@ -34,7 +35,11 @@ function darkestRow(g: Gray, x: number): number {
 
 describe('MRZ zone straightening', () => {
   it('joins the pieces of a line split at its filler run, and keeps the line below apart', () => {
-    const lines = joinedLines([{ centre: line(200, 0.05, 0, 100, 600) }, { centre: line(200 + 0.05 * 550, 0.05, 0, 700, 1100) }, { centre: line(240, 0.05, 0) }]);
+    const lines = joinedLines([
+      { centre: line(200, 0.05, 0, 100, 600) },
+      { centre: line(200 + 0.05 * 550, 0.05, 0, 700, 1100) },
+      { centre: line(240, 0.05, 0) },
+    ]);
     expect(lines).toHaveLength(2);
     expect(Math.min(...lines.map((l) => l.x0))).toBe(100);
     expect(Math.max(...lines.map((l) => l.x1))).toBe(1100);
@@ -62,19 +67,39 @@ describe('MRZ zone straightening', () => {
 
 describe('a zone whose fillers read as characters is no reading', () => {
   it('refuses a run of one letter and a whole zone without a filler, and keeps real zones', () => {
-    const misread = ['HDPOLNWUO0SOKX4LDOAAAAAAAAAAAA', '9007116F3002153POL545555444140', 'OKATORAALCCASAARAAAARARAAAAAAR'];
+    const misread = [
+      'HDPOLNWUO0SOKX4LDOAAAAAAAAAAAA',
+      '9007116F3002153POL545555444140',
+      'OKATORAALCCASAARAAAARARAAAAAAR',
+    ];
     expect(fillersMisread({ lines: misread, missingLines: [] })).toBe(true);
-    expect(fillersMisread({ lines: ['IDPOLNWUQ25Q4X31287AB4C9D0E1F2', '9007116F3002153POL7Q3R4S5T6U70', 'OKAFORXLUCASXJOHNXXPAULXXXXXXX'], missingLines: [] })).toBe(true);
+    expect(
+      fillersMisread({
+        lines: ['IDPOLNWUQ25Q4X31287AB4C9D0E1F2', '9007116F3002153POL7Q3R4S5T6U70', 'OKAFORXLUCASXJOHNXXPAULXXXXXXX'],
+        missingLines: [],
+      }),
+    ).toBe(true);
     // Digits may repeat (a personal number of ones, a number of zeros); a part read keeps its missing line as fillers.
-    expect(fillersMisread({ lines: ['PALVAMOHAMADA<<FARIDA<<<<<<<<<<<<<<<<<<<<<<<', 'LT00000004XXC8605102F1210314111111<11648<<86'], missingLines: [] })).toBe(false);
-    expect(fillersMisread({ lines: ['IDPOLNWUQ25QKX<128<<<<<<<<<<<<', '9007116F3002153POL<<<<<<<<<<<0', 'OKAFOR<<LUCAS<<<<<<<<<<<<<<<<<'], missingLines: [] })).toBe(false);
+    expect(
+      fillersMisread({
+        lines: ['PALVAMOHAMADA<<FARIDA<<<<<<<<<<<<<<<<<<<<<<<', 'LT00000004XXC8605102F1210314111111<11648<<86'],
+        missingLines: [],
+      }),
+    ).toBe(false);
+    expect(
+      fillersMisread({
+        lines: ['IDPOLNWUQ25QKX<128<<<<<<<<<<<<', '9007116F3002153POL<<<<<<<<<<<0', 'OKAFOR<<LUCAS<<<<<<<<<<<<<<<<<'],
+        missingLines: [],
+      }),
+    ).toBe(false);
   });
 });
 
 describe('generated hard photos', () => {
   it('cover every layout and every kind, deterministically', () => {
     const specs = photoSpecs(PHOTO_KINDS.length * PHOTO_LAYOUTS.length);
-    for (const layout of PHOTO_LAYOUTS) for (const kind of PHOTO_KINDS) expect(specs.some((s) => s.layout === layout && s.kind === kind)).toBe(true);
+    for (const layout of PHOTO_LAYOUTS)
+      for (const kind of PHOTO_KINDS) expect(specs.some((s) => s.layout === layout && s.kind === kind)).toBe(true);
     expect(photoSpec(7)).toEqual(photoSpec(7));
     for (const s of specs) {
       expect(s.jpegQuality).toBeGreaterThanOrEqual(40);
@@ -86,6 +111,10 @@ describe('generated hard photos', () => {
     expect(perspective.every((s) => Math.abs(s.tiltX) >= 20 && Math.abs(s.tiltX) <= 30)).toBe(true);
     // Long numbers (ICAO's rule for TD1 and TD2) and numbers mixing letters and digits are among them.
     expect(specs.some((s) => s.document.documentNumber!.length > 9)).toBe(true);
-    expect(specs.some((s) => /\d/.test(s.document.documentNumber!.slice(2)) && /[A-Z]/.test(s.document.documentNumber!.slice(2)))).toBe(true);
+    expect(
+      specs.some(
+        (s) => /\d/.test(s.document.documentNumber!.slice(2)) && /[A-Z]/.test(s.document.documentNumber!.slice(2)),
+      ),
+    ).toBe(true);
   });
 });

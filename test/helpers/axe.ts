@@ -18,7 +18,9 @@ export interface AxeViolation {
   nodes: string[];
 }
 
-/** The violations axe finds on `page` now, serious and critical ones only; the full report is written as `name`.json. */
+/**
+ * The violations axe finds on `page` now, serious and critical ones only; the full report is written as `name`.json.
+ */
 export async function seriousViolations(page: Page, name: string): Promise<AxeViolation[]> {
   // Evaluated through the DevTools protocol, which the page's CSP (script-src 'self') does not govern.
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE);
@@ -29,5 +31,10 @@ export async function seriousViolations(page: Page, name: string): Promise<AxeVi
   await writeFile(path.join(REPORTS, `${name}.json`), JSON.stringify(result.violations, null, 2));
   return result.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.map((node) => node.target.join(' ')) }));
+    .map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      nodes: violation.nodes.map((node) => node.target.join(' ')),
+    }));
 }

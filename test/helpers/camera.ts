@@ -24,7 +24,13 @@ export interface FakeCameraOptions {
 }
 
 /** One image as RGB pixels of the frame: resized, centred, padded with the background. */
-async function frameOf(image: string, width: number, height: number, scale: number, background: { r: number; g: number; b: number }): Promise<Buffer> {
+async function frameOf(
+  image: string,
+  width: number,
+  height: number,
+  scale: number,
+  background: { r: number; g: number; b: number },
+): Promise<Buffer> {
   const inner = { width: Math.round(width * scale), height: Math.round(height * scale) };
   const fitted = await sharp(image)
     .autoOrient()
@@ -96,9 +102,21 @@ const blend = (a: Buffer, b: Buffer, t: number) => {
  * Writes a YUV4MPEG2 (C420jpeg) video showing `images` one after another (each `secondsPerImage`,
  * cross-faded into the next), for Chromium's fake camera. Returns the frame count.
  */
-export async function writeFakeCameraVideo(file: string, images: string[], opts: FakeCameraOptions = {}): Promise<{ frames: number }> {
+export async function writeFakeCameraVideo(
+  file: string,
+  images: string[],
+  opts: FakeCameraOptions = {},
+): Promise<{ frames: number }> {
   if (!images.length) throw new Error('writeFakeCameraVideo needs at least one image');
-  const { width = 640, height = 480, fps = 15, secondsPerImage = 1, crossFadeSeconds = 0.3, scale = 1, background = { r: 128, g: 128, b: 128 } } = opts;
+  const {
+    width = 640,
+    height = 480,
+    fps = 15,
+    secondsPerImage = 1,
+    crossFadeSeconds = 0.3,
+    scale = 1,
+    background = { r: 128, g: 128, b: 128 },
+  } = opts;
   if (width % 2 || height % 2) throw new Error('width and height must be even');
   const stills = await Promise.all(images.map((image) => frameOf(image, width, height, scale, background)));
   const perImage = Math.max(1, Math.round(secondsPerImage * fps));

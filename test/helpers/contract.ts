@@ -27,12 +27,14 @@ export function inlineRefs(schema: unknown, components: Record<string, Schema>):
   if (Array.isArray(schema)) return schema.map((item) => inlineRefs(item, components));
   if (!schema || typeof schema !== 'object') return schema;
   const ref = (schema as { $ref?: string }).$ref;
-  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return components[ref.slice('#/components/schemas/'.length)];
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/'))
+    return components[ref.slice('#/components/schemas/'.length)];
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inlineRefs(value, components)]));
 }
 
 /** Whether the request asked a test key's forced outcome (the header as superagent sent it). */
-const forcedByTestHeader = (res: Response) => Boolean((res as unknown as { req?: { getHeader(name: string): unknown } }).req?.getHeader('verity-test-outcome'));
+const forcedByTestHeader = (res: Response) =>
+  Boolean((res as unknown as { req?: { getHeader(name: string): unknown } }).req?.getHeader('verity-test-outcome'));
 
 export type ResponseCheck = (method: string, url: string, res: Response) => void;
 
@@ -48,7 +50,13 @@ interface Answer {
 /** `served` is the document as GET /api/v2/openapi.json serves it. */
 export function responseChecker(served: unknown): ResponseCheck {
   const check = answerChecker(served);
-  return (method, url, res) => check(method, url, { status: res.status, contentType: String(res.headers['content-type'] ?? ''), body: res.body, forced: forcedByTestHeader(res) });
+  return (method, url, res) =>
+    check(method, url, {
+      status: res.status,
+      contentType: String(res.headers['content-type'] ?? ''),
+      body: res.body,
+      forced: forcedByTestHeader(res),
+    });
 }
 
 /**
@@ -56,12 +64,19 @@ export function responseChecker(served: unknown): ResponseCheck {
  * over a real socket): its status, its Content-Type and its JSON body, read from a clone so the
  * caller can still read the body. `sent` are the request's headers.
  */
-export function fetchChecker(served: unknown): (method: string, url: string | URL, response: globalThis.Response, sent?: RequestInit['headers']) => Promise<void> {
+export function fetchChecker(
+  served: unknown,
+): (method: string, url: string | URL, response: globalThis.Response, sent?: RequestInit['headers']) => Promise<void> {
   const check = answerChecker(served);
   return async (method, url, response, sent) => {
     const contentType = response.headers.get('content-type') ?? '';
     if (!contentType.includes('json')) return;
-    check(method, String(url), { status: response.status, contentType, body: await response.clone().json(), forced: new Headers(sent).has('verity-test-outcome') });
+    check(method, String(url), {
+      status: response.status,
+      contentType,
+      body: await response.clone().json(),
+      forced: new Headers(sent).has('verity-test-outcome'),
+    });
   };
 }
 
@@ -71,7 +86,12 @@ export function checkedFetch(served: unknown): typeof fetch {
   return async (input, init = {}) => {
     const response = await fetch(input, init);
     const request = input instanceof Request ? input : undefined;
-    await check(init.method ?? request?.method ?? 'GET', request?.url ?? input.toString(), response, init.headers ?? request?.headers);
+    await check(
+      init.method ?? request?.method ?? 'GET',
+      request?.url ?? input.toString(),
+      response,
+      init.headers ?? request?.headers,
+    );
     return response;
   };
 }
@@ -129,11 +149,16 @@ function answerChecker(served: unknown): (method: string, url: string, answer: A
     if (!schema) throw new Error(`${where}: documented without a JSON body`);
     const validate = validatorOf(schema);
     if (!validate(res.body)) {
-      throw new Error(`${where}: body does not match ${match!.template}: ${ajv.errorsText(validate.errors, { separator: '; ' })}\n${JSON.stringify(res.body).slice(0, 600)}`);
+      throw new Error(
+        `${where}: body does not match ${match!.template}: ${ajv.errorsText(validate.errors, { separator: '; ' })}\n${JSON.stringify(res.body).slice(0, 600)}`,
+      );
     }
     if (res.status >= 400 && code) {
       const codes = documented.description.split(', ');
-      if (!codes.includes(code)) throw new Error(`${where}: error code ${code} is not among the route's documented errors (${codes.join(', ')})`);
+      if (!codes.includes(code))
+        throw new Error(
+          `${where}: error code ${code} is not among the route's documented errors (${codes.join(', ')})`,
+        );
     }
   };
 }

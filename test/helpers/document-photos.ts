@@ -1,5 +1,13 @@
 import sharp from 'sharp';
-import { type DocumentSpec, documentPages, homography, type MrzFont, random, type RenderedTruth, type RenderLayout } from './documents.js';
+import {
+  type DocumentSpec,
+  documentPages,
+  homography,
+  type MrzFont,
+  random,
+  type RenderedTruth,
+  type RenderLayout,
+} from './documents.js';
 
 // Hard document photos, generated (issue 47): documents in every ICAO 9303 format photographed as
 // phones do. The page is rendered flat (documents.ts), a laminate's glare and a hologram laid over
@@ -8,12 +16,27 @@ import { type DocumentSpec, documentPages, homography, type MrzFont, random, typ
 // choice comes from the seed, so a document and its truth are the same on every run and clone.
 
 /** What makes a photo hard; each document has one at full strength, the others mild or absent. */
-export const PHOTO_KINDS = ['perspective', 'curved', 'glare', 'hologram', 'low-light', 'motion', 'small', 'large', 'mixed'] as const;
+export const PHOTO_KINDS = [
+  'perspective',
+  'curved',
+  'glare',
+  'hologram',
+  'low-light',
+  'motion',
+  'small',
+  'large',
+  'mixed',
+] as const;
 export type PhotoKind = (typeof PHOTO_KINDS)[number];
 export const PHOTO_LAYOUTS: RenderLayout[] = ['TD1', 'TD2', 'TD3', 'MRVA', 'MRVB'];
 
 /** Monospace faces standing in for OCR-B (none installed): two families, bold, and wider spacing. */
-const MRZ_FONTS: MrzFont[] = [{ family: 'DejaVu Sans Mono' }, { family: 'Liberation Mono' }, { family: 'DejaVu Sans Mono', bold: true }, { family: 'Liberation Mono', spacing: 0.08 }];
+const MRZ_FONTS: MrzFont[] = [
+  { family: 'DejaVu Sans Mono' },
+  { family: 'Liberation Mono' },
+  { family: 'DejaVu Sans Mono', bold: true },
+  { family: 'Liberation Mono', spacing: 0.08 },
+];
 
 export interface PhotoSpec {
   name: string;
@@ -130,7 +153,9 @@ function overlays(spec: PhotoSpec, width: number, height: number, rnd: () => num
     const top = height * 0.55;
     parts.push(
       `<defs><linearGradient id="holo" x1="0" y1="0" x2="1" y2="0.3">` +
-        ['#ff4fd8', '#4fd8ff', '#c8ff4f', '#ffb84f', '#8a4fff', '#4fffb0'].map((c, k) => `<stop offset="${(k / 5).toFixed(2)}" stop-color="${c}"/>`).join('') +
+        ['#ff4fd8', '#4fd8ff', '#c8ff4f', '#ffb84f', '#8a4fff', '#4fffb0']
+          .map((c, k) => `<stop offset="${(k / 5).toFixed(2)}" stop-color="${c}"/>`)
+          .join('') +
         `</linearGradient></defs>`,
     );
     parts.push(`<g opacity="${spec.hologram.toFixed(2)}">`);
@@ -140,7 +165,9 @@ function overlays(spec: PhotoSpec, width: number, height: number, rnd: () => num
       const cx = between(rnd, 0, width);
       const cy = between(rnd, top, height);
       const r = between(rnd, 20, 90);
-      parts.push(`<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${r.toFixed(1)}" fill="none" stroke="#fff" stroke-width="${between(rnd, 2, 5).toFixed(1)}"/>`);
+      parts.push(
+        `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${r.toFixed(1)}" fill="none" stroke="#fff" stroke-width="${between(rnd, 2, 5).toFixed(1)}"/>`,
+      );
     }
     parts.push('</g>');
   }
@@ -152,13 +179,20 @@ function overlays(spec: PhotoSpec, width: number, height: number, rnd: () => num
       `<defs><radialGradient id="glare"><stop offset="0" stop-color="#fff" stop-opacity="${spec.glare.toFixed(2)}"/>` +
         `<stop offset="0.5" stop-color="#fff" stop-opacity="${(spec.glare * 0.6).toFixed(2)}"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></radialGradient></defs>`,
     );
-    parts.push(`<ellipse cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" rx="${(width * between(rnd, 0.15, 0.3)).toFixed(1)}" ry="${(height * between(rnd, 0.08, 0.15)).toFixed(1)}" fill="url(#glare)"/>`);
+    parts.push(
+      `<ellipse cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" rx="${(width * between(rnd, 0.15, 0.3)).toFixed(1)}" ry="${(height * between(rnd, 0.08, 0.15)).toFixed(1)}" fill="url(#glare)"/>`,
+    );
   }
   return parts.join('');
 }
 
 /** The flat page as RGBA pixels, `width` wide, with its overlays. */
-async function pageRaster(svg: Buffer, spec: PhotoSpec, width: number, rnd: () => number): Promise<{ data: Buffer; width: number; height: number }> {
+async function pageRaster(
+  svg: Buffer,
+  spec: PhotoSpec,
+  width: number,
+  rnd: () => number,
+): Promise<{ data: Buffer; width: number; height: number }> {
   const source = svg.toString();
   const w = Number(/width="(\d+)"/.exec(source)![1]);
   const h = Number(/height="(\d+)"/.exec(source)![1]);
@@ -191,7 +225,17 @@ async function scene(spec: PhotoSpec, rnd: () => number): Promise<Buffer> {
     );
   }
   const unit = Math.min(w, h);
-  const words = ['RECEIPT', 'TOTAL 12.40', 'THANK YOU', 'CASH', 'VAT 20%', 'No. 004512', 'MILK 1.20', 'BREAD 2.10', 'CARD **** 4411'];
+  const words = [
+    'RECEIPT',
+    'TOTAL 12.40',
+    'THANK YOU',
+    'CASH',
+    'VAT 20%',
+    'No. 004512',
+    'MILK 1.20',
+    'BREAD 2.10',
+    'CARD **** 4411',
+  ];
   for (let k = 0; k < 3 + Math.floor(rnd() * 4); k++) {
     const x = between(rnd, -0.1, 0.95) * w;
     const y = between(rnd, -0.1, 0.95) * h;
@@ -202,13 +246,20 @@ async function scene(spec: PhotoSpec, rnd: () => number): Promise<Buffer> {
       const pw = unit * between(rnd, 0.2, 0.35);
       const lines = Array.from(
         { length: 5 },
-        (_, j) => `<text x="${pw * 0.08}" y="${(j + 1.5) * pw * 0.12}" font-family="DejaVu Sans Mono" font-size="${(pw * 0.07).toFixed(1)}" fill="#333">${words[Math.floor(rnd() * words.length)]}</text>`,
+        (_, j) =>
+          `<text x="${pw * 0.08}" y="${(j + 1.5) * pw * 0.12}" font-family="DejaVu Sans Mono" font-size="${(pw * 0.07).toFixed(1)}" fill="#333">${words[Math.floor(rnd() * words.length)]}</text>`,
       );
-      parts.push(`<g transform="translate(${x.toFixed(0)} ${y.toFixed(0)}) rotate(${angle.toFixed(1)})"><rect width="${pw.toFixed(0)}" height="${(pw * 0.9).toFixed(0)}" fill="#f4f2ea"/>${lines.join('')}</g>`);
+      parts.push(
+        `<g transform="translate(${x.toFixed(0)} ${y.toFixed(0)}) rotate(${angle.toFixed(1)})"><rect width="${pw.toFixed(0)}" height="${(pw * 0.9).toFixed(0)}" fill="#f4f2ea"/>${lines.join('')}</g>`,
+      );
     } else if (what < 0.6) {
-      parts.push(`<circle cx="${x.toFixed(0)}" cy="${y.toFixed(0)}" r="${(unit * between(rnd, 0.02, 0.04)).toFixed(0)}" fill="#b8a060" stroke="#7a6a30" stroke-width="3"/>`);
+      parts.push(
+        `<circle cx="${x.toFixed(0)}" cy="${y.toFixed(0)}" r="${(unit * between(rnd, 0.02, 0.04)).toFixed(0)}" fill="#b8a060" stroke="#7a6a30" stroke-width="3"/>`,
+      );
     } else if (what < 0.8) {
-      parts.push(`<g transform="translate(${x.toFixed(0)} ${y.toFixed(0)}) rotate(${angle.toFixed(1)})"><rect width="${(unit * 0.4).toFixed(0)}" height="${(unit * 0.02).toFixed(0)}" rx="6" fill="#1d3c8a"/></g>`);
+      parts.push(
+        `<g transform="translate(${x.toFixed(0)} ${y.toFixed(0)}) rotate(${angle.toFixed(1)})"><rect width="${(unit * 0.4).toFixed(0)}" height="${(unit * 0.02).toFixed(0)}" rx="6" fill="#1d3c8a"/></g>`,
+      );
     } else {
       parts.push(
         `<g transform="translate(${x.toFixed(0)} ${y.toFixed(0)}) rotate(${angle.toFixed(1)})"><rect width="${(unit * 0.2).toFixed(0)}" height="${(unit * 0.4).toFixed(0)}" rx="20" fill="#111"/><rect x="8" y="8" width="${(unit * 0.2 - 16).toFixed(0)}" height="${(unit * 0.4 - 16).toFixed(0)}" rx="14" fill="#27313f"/></g>`,
@@ -267,7 +318,13 @@ const gauss = (rnd: () => number) => rnd() + rnd() + rnd() - 1.5;
  * page (bilinear) where the inverse homography puts it, its lines bowed by `bow`; then light and
  * noise over the whole frame.
  */
-function compose(spec: PhotoSpec, sceneRgb: Buffer, page: { data: Buffer; width: number; height: number }, corners: Point[], rnd: () => number): Buffer {
+function compose(
+  spec: PhotoSpec,
+  sceneRgb: Buffer,
+  page: { data: Buffer; width: number; height: number },
+  corners: Point[],
+  rnd: () => number,
+): Buffer {
   const { width: W, height: H } = spec;
   const { width: pw, height: ph, data: pd } = page;
   const m = homography(corners, [
@@ -301,7 +358,11 @@ function compose(spec: PhotoSpec, sceneRgb: Buffer, page: { data: Buffer; width:
       const p = (iy * pw + ix) * 4;
       const at = (k: number, c: number) => pd[p + k + c]!;
       const row = pw * 4;
-      const sample = (c: number) => at(0, c) * (1 - fx) * (1 - fy) + at(4, c) * fx * (1 - fy) + at(row, c) * (1 - fx) * fy + at(row + 4, c) * fx * fy;
+      const sample = (c: number) =>
+        at(0, c) * (1 - fx) * (1 - fy) +
+        at(4, c) * fx * (1 - fy) +
+        at(row, c) * (1 - fx) * fy +
+        at(row + 4, c) * fx * fy;
       const alpha = sample(3) / 255;
       for (let c = 0; c < 3; c++) out[o + c] = Math.round(sample(c) * alpha + out[o + c]! * (1 - alpha));
     }
@@ -316,7 +377,8 @@ function compose(spec: PhotoSpec, sceneRgb: Buffer, page: { data: Buffer; width:
       const gain = spec.light * (1 + gx * dx * 2 + gy * dy * 2) * (1 - 0.35 * (dx * dx + dy * dy));
       const o = (y * W + x) * 3;
       const n = gauss(rnd) * 2 * spec.noise;
-      for (let c = 0; c < 3; c++) out[o + c] = Math.max(0, Math.min(255, out[o + c]! * gain + n + gauss(rnd) * spec.noise * 0.6));
+      for (let c = 0; c < 3; c++)
+        out[o + c] = Math.max(0, Math.min(255, out[o + c]! * gain + n + gauss(rnd) * spec.noise * 0.6));
     }
   }
   return out;

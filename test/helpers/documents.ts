@@ -38,13 +38,22 @@ export interface DocumentSpec {
    * edge and the page is foreshortened by half as much (0 = straight above; 0.25 is a strong tilt).
    */
   perspective?: number;
-  /** The document number to print instead of a generated one (longer than nine characters on TD1/TD2: ICAO's long-number rule). */
+  /**
+   * The document number to print instead of a generated one (longer than nine characters on TD1/TD2: ICAO's long-number
+   * rule).
+   */
   documentNumber?: string;
-  /** MRZ characters printed other than the truth (as an OCR confusion would read them): line, 0-based position, character. */
+  /**
+   * MRZ characters printed other than the truth (as an OCR confusion would read them): line, 0-based position,
+   * character.
+   */
   misprint?: Array<{ line: number; index: number; char: string }>;
   /** The MRZ typeface; default DejaVu Sans Mono. */
   mrzFont?: MrzFont;
-  /** MRZ character cells covered by an opaque patch (a damaged or stickered zone): line, first and last position (inclusive). */
+  /**
+   * MRZ character cells covered by an opaque patch (a damaged or stickered zone): line, first and last position
+   * (inclusive).
+   */
   damage?: Array<{ line: number; from: number; to: number }>;
 }
 
@@ -87,12 +96,44 @@ export function random(seed: number): () => number {
   };
 }
 
-const SURNAMES = ['ERIKSSON', 'MUSTERMANN', 'KOWALSKA', 'NOVAK', 'OKAFOR', 'SILVA', 'TANAKA', 'MARTIN', 'HANSEN', 'ROSSI', 'DUBOIS', 'PETROV', 'VAN DER BERG', 'GARCIA LOPEZ'];
-const GIVEN = ['ANNA MARIA', 'ERIKA', 'JOHN', 'LEE', 'SARAH', 'KENJI', 'AMINA', 'LUCAS', 'SOFIA', 'OMAR', 'JEAN PIERRE', 'MEI'];
+const SURNAMES = [
+  'ERIKSSON',
+  'MUSTERMANN',
+  'KOWALSKA',
+  'NOVAK',
+  'OKAFOR',
+  'SILVA',
+  'TANAKA',
+  'MARTIN',
+  'HANSEN',
+  'ROSSI',
+  'DUBOIS',
+  'PETROV',
+  'VAN DER BERG',
+  'GARCIA LOPEZ',
+];
+const GIVEN = [
+  'ANNA MARIA',
+  'ERIKA',
+  'JOHN',
+  'LEE',
+  'SARAH',
+  'KENJI',
+  'AMINA',
+  'LUCAS',
+  'SOFIA',
+  'OMAR',
+  'JEAN PIERRE',
+  'MEI',
+];
 const FATHERS = ['HENRIK', 'JOSEF', 'MARCO', 'AHMED', 'PAUL', 'IVAN'];
 const STATES = ['UTO', 'NLD', 'FRA', 'CAN', 'GBR', 'ESP', 'SWE', 'POL'];
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
-const FONTS: Record<RenderFont, string> = { sans: 'DejaVu Sans', serif: 'DejaVu Serif', condensed: 'DejaVu Sans Condensed' };
+const FONTS: Record<RenderFont, string> = {
+  sans: 'DejaVu Sans',
+  serif: 'DejaVu Serif',
+  condensed: 'DejaVu Sans Condensed',
+};
 const ALNUM = 'ABCDEFGHJKLMNPRSTUVWXYZ0123456789';
 
 const pick = <T>(rnd: () => number, list: T[]): T => list[Math.floor(rnd() * list.length)]!;
@@ -102,7 +143,8 @@ const yymmdd = (iso: string) => iso.slice(2).replace(/-/g, '');
 const printed = (iso: string) => `${iso.slice(8, 10)} ${MONTHS[Number(iso.slice(5, 7)) - 1]} ${iso.slice(0, 4)}`;
 const mrzName = (s: string) => s.replace(/ /g, '<');
 const fill = (s: string, n: number) => (s + '<'.repeat(n)).slice(0, n);
-const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&apos;');
+const escapeXml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&apos;');
 
 /**
  * The number's characters as ICAO 9303 prints them: up to nine in the number field with their
@@ -114,7 +156,10 @@ function numberFields(number: string): { head: string; optionalHead: string } {
   return { head: `${number.slice(0, 9)}<`, optionalHead: `${number.slice(9)}${checkDigit(number)}<` };
 }
 
-export function mrzLinesFor(layout: RenderLayout, t: Omit<RenderedTruth, 'mrzLines' | 'brokenCheck' | 'format' | 'expired' | 'issueDate' | 'fathersName'>): string[] {
+export function mrzLinesFor(
+  layout: RenderLayout,
+  t: Omit<RenderedTruth, 'mrzLines' | 'brokenCheck' | 'format' | 'expired' | 'issueDate' | 'fathersName'>,
+): string[] {
   const birth = yymmdd(t.birthDate);
   const expiry = yymmdd(t.expirationDate);
   const names = `${mrzName(t.surname)}<<${mrzName(t.givenNames)}`;
@@ -206,7 +251,9 @@ interface Canvas {
 }
 
 function text(c: Canvas, x: number, y: number, size: number, family: string, value: string, extra = ''): void {
-  c.parts.push(`<text x="${x}" y="${y}" font-family="${family}" font-size="${size}" ${extra}>${escapeXml(value)}</text>`);
+  c.parts.push(
+    `<text x="${x}" y="${y}" font-family="${family}" font-size="${size}" ${extra}>${escapeXml(value)}</text>`,
+  );
 }
 
 function field(c: Canvas, x: number, y: number, label: string, value: string, family: string, scale = 1): void {
@@ -216,13 +263,18 @@ function field(c: Canvas, x: number, y: number, label: string, value: string, fa
 
 function background(c: Canvas, tint: string): void {
   c.parts.push(`<rect width="${c.width}" height="${c.height}" rx="24" fill="${tint}"/>`);
-  for (let y = 20; y < c.height; y += 26) c.parts.push(`<path d="M0 ${y} Q ${c.width / 2} ${y + 14} ${c.width} ${y}" stroke="#dde4ee" stroke-width="1" fill="none"/>`);
+  for (let y = 20; y < c.height; y += 26)
+    c.parts.push(
+      `<path d="M0 ${y} Q ${c.width / 2} ${y + 14} ${c.width} ${y}" stroke="#dde4ee" stroke-width="1" fill="none"/>`,
+    );
 }
 
 function portrait(c: Canvas, x: number, y: number, w: number, h: number, photo?: Buffer): void {
   if (photo) {
     const type = photo[0] === 0x89 ? 'png' : 'jpeg';
-    c.parts.push(`<image x="${x}" y="${y}" width="${w}" height="${h}" preserveAspectRatio="xMidYMid slice" href="data:image/${type};base64,${photo.toString('base64')}"/>`);
+    c.parts.push(
+      `<image x="${x}" y="${y}" width="${w}" height="${h}" preserveAspectRatio="xMidYMid slice" href="data:image/${type};base64,${photo.toString('base64')}"/>`,
+    );
     return;
   }
   c.parts.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="#c9ced6"/>`);
@@ -233,11 +285,18 @@ function portrait(c: Canvas, x: number, y: number, w: number, h: number, photo?:
 /** The MRZ as printed: the truth's lines with the spec's misprints. */
 function printedMrz(lines: string[], misprint: DocumentSpec['misprint'] = []): string[] {
   const out = lines.slice();
-  for (const { line, index, char } of misprint) out[line] = out[line]!.slice(0, index) + char + out[line]!.slice(index + 1);
+  for (const { line, index, char } of misprint)
+    out[line] = out[line]!.slice(0, index) + char + out[line]!.slice(index + 1);
   return out;
 }
 
-function mrzBlock(c: Canvas, lines: string[], bottomMargin: number, damage: DocumentSpec['damage'] = [], font: MrzFont = { family: 'DejaVu Sans Mono' }): void {
+function mrzBlock(
+  c: Canvas,
+  lines: string[],
+  bottomMargin: number,
+  damage: DocumentSpec['damage'] = [],
+  font: MrzFont = { family: 'DejaVu Sans Mono' },
+): void {
   const n = lines[0]!.length;
   // DejaVu Sans Mono and Liberation Mono advance about 0.6 em per character, plus the spacing.
   const advance = 0.602 + (font.spacing ?? 0);
@@ -248,11 +307,16 @@ function mrzBlock(c: Canvas, lines: string[], bottomMargin: number, damage: Docu
   for (const [i, line] of lines.entries()) text(c, 35, y0 + i * lineGap, size, font.family, line, style);
   // A patch over the cells, as a sticker or a worn-off laminate would.
   const pitch = size * advance;
-  for (const { line, from, to } of damage) c.parts.push(`<rect x="${35 + from * pitch - 2}" y="${y0 + line * lineGap - size * 0.95}" width="${(to - from + 1) * pitch + 4}" height="${size * 1.25}" fill="#eceae4"/>`);
+  for (const { line, from, to } of damage)
+    c.parts.push(
+      `<rect x="${35 + from * pitch - 2}" y="${y0 + line * lineGap - size * 0.95}" width="${(to - from + 1) * pitch + 4}" height="${size * 1.25}" fill="#eceae4"/>`,
+    );
 }
 
 function svg(c: Canvas): Buffer {
-  return Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${c.width}" height="${c.height}">${c.parts.join('')}</svg>`);
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${c.width}" height="${c.height}">${c.parts.join('')}</svg>`,
+  );
 }
 
 function frontPage(spec: DocumentSpec, t: RenderedTruth, withMrz: boolean): Buffer {
@@ -260,7 +324,8 @@ function frontPage(spec: DocumentSpec, t: RenderedTruth, withMrz: boolean): Buff
   const card = spec.layout === 'TD1';
   const c: Canvas = { width: card ? 856 : 1000, height: card ? 540 : 704, parts: [] };
   background(c, card ? '#eef3ea' : '#f3efe6');
-  const title = spec.layout === 'TD3' ? 'PASSPORT' : spec.layout === 'MRVA' || spec.layout === 'MRVB' ? 'VISA' : 'IDENTITY CARD';
+  const title =
+    spec.layout === 'TD3' ? 'PASSPORT' : spec.layout === 'MRVA' || spec.layout === 'MRVB' ? 'VISA' : 'IDENTITY CARD';
   text(c, 35, 50, 30, family, title, 'fill="#35507a" font-weight="bold"');
   text(c, c.width - 300, 50, 20, family, `STATE ${t.issuingState}`, 'fill="#35507a"');
   portrait(c, 35, 80, card ? 200 : 240, card ? 260 : 300, spec.portraitImage);
@@ -272,7 +337,14 @@ function frontPage(spec: DocumentSpec, t: RenderedTruth, withMrz: boolean): Buff
     field(c, x, y, label, value, family, s);
     y += step;
   };
-  put(spec.layout === 'TD3' ? 'Passport No.' : spec.layout === 'MRVA' || spec.layout === 'MRVB' ? 'Visa No.' : 'Document No.', t.documentNumber);
+  put(
+    spec.layout === 'TD3'
+      ? 'Passport No.'
+      : spec.layout === 'MRVA' || spec.layout === 'MRVB'
+        ? 'Visa No.'
+        : 'Document No.',
+    t.documentNumber,
+  );
   put('Surname', t.surname);
   put('Given names', t.givenNames);
   if (t.fathersName) put("Father's name", t.fathersName);
@@ -359,7 +431,12 @@ async function tilted(png: Buffer, amount: number, table: { r: number; g: number
       const fy = sy - y0;
       for (let c = 0; c < channels; c++) {
         const at = (xx: number, yy: number) => data[(yy * w + xx) * channels + c]!;
-        out[o + c] = Math.round(at(x0, y0) * (1 - fx) * (1 - fy) + at(x0 + 1, y0) * fx * (1 - fy) + at(x0, y0 + 1) * (1 - fx) * fy + at(x0 + 1, y0 + 1) * fx * fy);
+        out[o + c] = Math.round(
+          at(x0, y0) * (1 - fx) * (1 - fy) +
+            at(x0 + 1, y0) * fx * (1 - fy) +
+            at(x0, y0 + 1) * (1 - fx) * fy +
+            at(x0 + 1, y0 + 1) * fx * fy,
+        );
       }
     }
   }
@@ -371,8 +448,15 @@ async function tilted(png: Buffer, amount: number, table: { r: number; g: number
 /** Puts the page on a table, rotates, skews, blurs and encodes it like a phone picture. */
 async function photograph(page: Buffer, spec: DocumentSpec): Promise<Buffer> {
   const table = { r: 92, g: 84, b: 74 };
-  let image = sharp(await sharp(page).png().toBuffer()).extend({ top: 40, bottom: 40, left: 40, right: 40, background: table });
-  if (spec.perspective) image = sharp(await tilted(await image.removeAlpha().png().toBuffer(), spec.perspective, table));
+  let image = sharp(await sharp(page).png().toBuffer()).extend({
+    top: 40,
+    bottom: 40,
+    left: 40,
+    right: 40,
+    background: table,
+  });
+  if (spec.perspective)
+    image = sharp(await tilted(await image.removeAlpha().png().toBuffer(), spec.perspective, table));
   if (spec.rotation) image = sharp(await image.png().toBuffer()).rotate(spec.rotation);
   if (spec.skew) image = sharp(await image.png().toBuffer()).rotate(spec.skew, { background: table });
   if (spec.blur > 0) image = image.blur(spec.blur);
@@ -390,7 +474,11 @@ export function documentPages(spec: DocumentSpec): { front: Buffer; back?: Buffe
 export async function renderDocument(spec: DocumentSpec): Promise<RenderedDocument> {
   const truth = makeTruth(spec);
   if (spec.layout === 'TD1') {
-    return { bytes: await photograph(frontPage(spec, truth, false), spec), back: await photograph(cardBack(spec, truth), spec), truth };
+    return {
+      bytes: await photograph(frontPage(spec, truth, false), spec),
+      back: await photograph(cardBack(spec, truth), spec),
+      truth,
+    };
   }
   return { bytes: await photograph(frontPage(spec, truth, true), spec), truth };
 }
@@ -398,7 +486,9 @@ export async function renderDocument(spec: DocumentSpec): Promise<RenderedDocume
 /** An image with no document: soft shapes and a little non-MRZ text. */
 export async function renderNonDocument(): Promise<Buffer> {
   const c: Canvas = { width: 900, height: 600, parts: [] };
-  c.parts.push('<rect width="900" height="600" fill="#7fa7c9"/><circle cx="300" cy="260" r="160" fill="#e8c170"/><rect x="500" y="300" width="300" height="200" fill="#4a6b3a"/>');
+  c.parts.push(
+    '<rect width="900" height="600" fill="#7fa7c9"/><circle cx="300" cy="260" r="160" fill="#e8c170"/><rect x="500" y="300" width="300" height="200" fill="#4a6b3a"/>',
+  );
   text(c, 80, 560, 28, 'DejaVu Serif', 'Summer afternoon by the lake', 'fill="#fff"');
   return sharp(svg(c)).jpeg({ quality: 85 }).toBuffer();
 }

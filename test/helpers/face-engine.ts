@@ -11,7 +11,10 @@ import { pixels, type DecodedImage } from '../../src/ml/image.js';
 // (burst motion, gestures, uniqueness search) run unchanged on what it returns.
 
 export interface MarkerFace {
-  /** Who: the same person gives descriptors within ~0.35 of each other (cosine ~0.94), different people ~1.4 apart (cosine ~0). */
+  /**
+   * Who: the same person gives descriptors within ~0.35 of each other (cosine ~0.94), different people ~1.4 apart
+   * (cosine ~0).
+   */
   person: number;
   /** Photo of that person (varies the descriptor a little). */
   variant?: number;
@@ -127,7 +130,14 @@ function landmarks(m: Marker): { x: number; y: number }[] {
   for (const x of [42, 46, 50, 54, 58]) points.push({ x, y: 60 });
   const h = m.ear * 7; // EAR = 2h / 14
   for (const cx of [35, 65]) {
-    points.push({ x: cx - 7, y: 40 }, { x: cx - 2.3, y: 40 - h }, { x: cx + 2.3, y: 40 - h }, { x: cx + 7, y: 40 }, { x: cx + 2.3, y: 40 + h }, { x: cx - 2.3, y: 40 + h });
+    points.push(
+      { x: cx - 7, y: 40 },
+      { x: cx - 2.3, y: 40 - h },
+      { x: cx + 2.3, y: 40 - h },
+      { x: cx + 7, y: 40 },
+      { x: cx + 2.3, y: 40 + h },
+      { x: cx - 2.3, y: 40 + h },
+    );
   }
   const ring = (count: number, a: number, b: number) => {
     for (let k = 0; k < count; k++) {
@@ -138,7 +148,17 @@ function landmarks(m: Marker): { x: number; y: number }[] {
   ring(12, 12 * m.mouth, 4);
   ring(8, 8 * m.mouth, 2);
   // Head pose moves the nose (it sticks out of the face plane), the tip the most.
-  const noseWeight: Record<number, number> = { 27: 0.25, 28: 0.5, 29: 0.75, 30: 1, 31: 0.8, 32: 0.8, 33: 0.8, 34: 0.8, 35: 0.8 };
+  const noseWeight: Record<number, number> = {
+    27: 0.25,
+    28: 0.5,
+    29: 0.75,
+    30: 1,
+    31: 0.8,
+    32: 0.8,
+    33: 0.8,
+    34: 0.8,
+    35: 0.8,
+  };
   for (const [i, w] of Object.entries(noseWeight)) {
     const p = points[Number(i)]!;
     points[Number(i)] = { x: p.x + w * m.yaw * 30, y: p.y + w * m.pitch * 35 };
@@ -154,14 +174,21 @@ function descriptor(m: Marker): Float32Array {
   const person = random(m.person + 1);
   const photo = random(7919 * (m.person + 1) + m.variant);
   // A unit vector, as the real descriptor: a random direction per person, nudged per photo.
-  return normalised(Array.from({ length: DESCRIPTOR_DIMENSIONS }, () => gauss(person) + (m.variant ? 0.35 * gauss(photo) : 0)));
+  return normalised(
+    Array.from({ length: DESCRIPTOR_DIMENSIONS }, () => gauss(person) + (m.variant ? 0.35 * gauss(photo) : 0)),
+  );
 }
 
 function describe(m: Marker): FaceDescription {
   const marks = landmarks(m);
   const xs = marks.map((p) => p.x);
   const ys = marks.map((p) => p.y);
-  const box = { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
+  const box = {
+    x: Math.min(...xs),
+    y: Math.min(...ys),
+    width: Math.max(...xs) - Math.min(...xs),
+    height: Math.max(...ys) - Math.min(...ys),
+  };
   return { box, score: 0.99, landmarks: marks, rollDegrees: 0, descriptor: descriptor(m) };
 }
 
@@ -184,7 +211,10 @@ export function markerFaceEngine(): FaceEngine & { calls: number } {
     async cropFace(image: DecodedImage) {
       return sharp(image.bytes).jpeg().toBuffer();
     },
-    /** The marker's pose in degrees, at the ratios the real mesh shows against landmark offsets (~110 per eye distance of yaw, ~100 per eye-mouth distance of pitch). */
+    /**
+     * The marker's pose in degrees, at the ratios the real mesh shows against landmark offsets (~110 per eye distance
+     * of yaw, ~100 per eye-mouth distance of pitch).
+     */
     async headPose(image: DecodedImage): Promise<HeadPose | null> {
       engine.calls++;
       const m = await readMarker(image);
@@ -193,7 +223,14 @@ export function markerFaceEngine(): FaceEngine & { calls: number } {
     async assessLiveness(image: DecodedImage): Promise<LivenessAssessment> {
       engine.calls++;
       const m = await readMarker(image);
-      if (!m) return { liveScore: -1, result: 'no_face', scores: {}, evidence: [{ name: 'face', value: 0, passed: false, detail: 'no face detected' }], faceCount: 0 };
+      if (!m)
+        return {
+          liveScore: -1,
+          result: 'no_face',
+          scores: {},
+          evidence: [{ name: 'face', value: 0, passed: false, detail: 'no face detected' }],
+          faceCount: 0,
+        };
       return {
         liveScore: m.live ? 1 : 0,
         result: m.live ? 'live' : 'spoof',

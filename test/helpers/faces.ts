@@ -8,7 +8,9 @@ import { decodeImage, type DecodedImage } from '../../src/ml/image.js';
 // The shared evaluation images live OUTSIDE the repository (../shared/data) and are never copied
 // in; face tests read them in place and skip when they are absent.
 export const SHARED_DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
-export const hasSharedData = existsSync(`${SHARED_DATA}faceapi-bbt-identities/PAIRS.csv`) && existsSync(`${SHARED_DATA}face_recognition-obama-biden/PAIRS.csv`);
+export const hasSharedData =
+  existsSync(`${SHARED_DATA}faceapi-bbt-identities/PAIRS.csv`) &&
+  existsSync(`${SHARED_DATA}face_recognition-obama-biden/PAIRS.csv`);
 
 if (!hasSharedData) console.warn(`face data tests skipped: no evaluation images at ${SHARED_DATA}`);
 
@@ -56,20 +58,29 @@ export async function syntheticNoFace(): Promise<DecodedImage> {
  * @vladmandic/face-api dependency: real faces that every clone has, for the face tests the suite
  * cannot do without. Read in place from node_modules, never copied.
  */
-export const DEMO_PHOTOS = join(dirname(createRequire(import.meta.url).resolve('@vladmandic/face-api/package.json')), 'demo');
+export const DEMO_PHOTOS = join(
+  dirname(createRequire(import.meta.url).resolve('@vladmandic/face-api/package.json')),
+  'demo',
+);
 
 export function demoPhoto(n: 1 | 2 | 3 | 4 | 5 | 6): Promise<DecodedImage> {
   return decodeImage(readFileSync(join(DEMO_PHOTOS, `sample${n}.jpg`)));
 }
 
-/** The single-person photos of a shared face set with their person, from its LABELS.csv (unlabelled, multi-face and unknown photos left out). */
+/**
+ * The single-person photos of a shared face set with their person, from its LABELS.csv (unlabelled, multi-face and
+ * unknown photos left out).
+ */
 export function labelledPhotos(set: string, root = SHARED_DATA): { file: string; person: string }[] {
   return csvRows(`${root}/${set}/LABELS.csv`)
     .map(([file, label]) => ({ file: file!, person: (label ?? '').trim().split(/\s+/)[0] ?? '' }))
     .filter((row) => /^[a-z][a-z0-9_]*$/.test(row.person) && row.person !== 'same');
 }
 
-/** Every pair of a set's labelled photos, same person or not: PAIRS.csv's label where it gives one, else the photos' people. */
+/**
+ * Every pair of a set's labelled photos, same person or not: PAIRS.csv's label where it gives one, else the photos'
+ * people.
+ */
 export function labelledPairs(set: string, root = SHARED_DATA): { a: string; b: string; same: boolean }[] {
   const stated = new Map(csvRows(`${root}/${set}/PAIRS.csv`).map(([a, b, same]) => [`${a}|${b}`, same === 'Yes']));
   const photos = labelledPhotos(set, root);
@@ -77,7 +88,11 @@ export function labelledPairs(set: string, root = SHARED_DATA): { a: string; b: 
   for (let i = 0; i < photos.length; i++)
     for (let j = i + 1; j < photos.length; j++) {
       const [a, b] = [photos[i]!, photos[j]!];
-      pairs.push({ a: a.file, b: b.file, same: stated.get(`${a.file}|${b.file}`) ?? stated.get(`${b.file}|${a.file}`) ?? a.person === b.person });
+      pairs.push({
+        a: a.file,
+        b: b.file,
+        same: stated.get(`${a.file}|${b.file}`) ?? stated.get(`${b.file}|${a.file}`) ?? a.person === b.person,
+      });
     }
   return pairs;
 }
@@ -88,5 +103,7 @@ function csvRows(path: string): string[][] {
     .trim()
     .split(/\r?\n/)
     .slice(1)
-    .map((line) => (line.match(/("(?:[^"]|"")*"|[^,]*)(,|$)/g) ?? []).map((cell) => cell.replace(/,$/, '').replace(/^"|"$/g, '')));
+    .map((line) =>
+      (line.match(/("(?:[^"]|"")*"|[^,]*)(,|$)/g) ?? []).map((cell) => cell.replace(/,$/, '').replace(/^"|"$/g, '')),
+    );
 }

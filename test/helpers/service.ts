@@ -29,7 +29,10 @@ export interface TestOptions {
   logger?: Logger;
 }
 
-export async function startTestService(overrides: Partial<Config> = {}, options: TestOptions = {}): Promise<TestService> {
+export async function startTestService(
+  overrides: Partial<Config> = {},
+  options: TestOptions = {},
+): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'verity-test-'));
   const config = loadConfig(
     {},
@@ -51,13 +54,21 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
     },
   );
   const store = await freshStore();
-  const service = await buildService(config, { store, logger: options.logger ?? pino({ level: 'silent' }), clock: options.clock, faceEngine: options.faceEngine });
+  const service = await buildService(config, {
+    store,
+    logger: options.logger ?? pino({ level: 'silent' }),
+    clock: options.clock,
+    faceEngine: options.faceEngine,
+  });
   if (!service.demo) throw new Error('a fresh database must seed the demo tenant');
   return {
     ...service,
     demo: service.demo,
     config,
-    http: checkedHttp(supertest(service.app), responseChecker((await supertest(service.app).get('/api/v2/openapi.json').expect(200)).body)),
+    http: checkedHttp(
+      supertest(service.app),
+      responseChecker((await supertest(service.app).get('/api/v2/openapi.json').expect(200)).body),
+    ),
     async close() {
       await service.close();
       await rm(dataDir, { recursive: true, force: true });
@@ -73,13 +84,18 @@ function checkedHttp(http: ReturnType<typeof supertest>, check: ResponseCheck): 
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof property !== 'string' || !METHODS.has(property) || typeof value !== 'function') return value;
-      return (url: string, ...rest: unknown[]) => value.call(target, url, ...rest).expect((res: supertest.Response) => check(property, url, res));
+      return (url: string, ...rest: unknown[]) =>
+        value.call(target, url, ...rest).expect((res: supertest.Response) => check(property, url, res));
     },
   });
 }
 
 /** Raw SQL against the service's database, for checking what is (not) stored. */
-export async function sql<T = Record<string, unknown>>(service: Service, query: string, params: unknown[] = []): Promise<T[]> {
+export async function sql<T = Record<string, unknown>>(
+  service: Service,
+  query: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   return service.core.orm.em.getConnection().execute(query, params);
 }
 
@@ -88,7 +104,10 @@ export interface ListeningService extends TestService {
 }
 
 /** The service on a real loopback port whose base URL (the OIDC issuer) is that address. */
-export async function startListeningService(overrides: Partial<Config> = {}, options: TestOptions = {}): Promise<ListeningService> {
+export async function startListeningService(
+  overrides: Partial<Config> = {},
+  options: TestOptions = {},
+): Promise<ListeningService> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const service = await startTestService({ baseUrl: url, orgApiUrl: url, ...overrides }, options);

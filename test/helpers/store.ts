@@ -11,7 +11,9 @@ export async function freshStore(): Promise<Store> {
   const base = process.env.TEST_DATABASE_URL;
   if (!announced) {
     announced = true;
-    console.info(base ? 'store: PostgreSQL from TEST_DATABASE_URL' : 'store: embedded PGlite (TEST_DATABASE_URL is not set)');
+    console.info(
+      base ? 'store: PostgreSQL from TEST_DATABASE_URL' : 'store: embedded PGlite (TEST_DATABASE_URL is not set)',
+    );
   }
   if (!base) return openEmbeddedStore();
   const database = await freshDatabase(base, 'verity_t');

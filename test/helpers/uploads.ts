@@ -19,16 +19,24 @@ export interface UploadAnswer {
 const BOUNDARY = '----verity-upload-test';
 const CHUNK = 256 * 1024;
 
-/** The multipart body of `parts` as chunks, never more than CHUNK bytes each (a 380 MB body is a generator, not a buffer). */
+/**
+ * The multipart body of `parts` as chunks, never more than CHUNK bytes each (a 380 MB body is a generator, not a
+ * buffer).
+ */
 function* multipartChunks(parts: Part[], finish: boolean): Generator<Buffer> {
   for (const part of parts) {
     if ('field' in part) {
-      yield Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.field}"\r\n\r\n${part.value}\r\n`);
+      yield Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.field}"\r\n\r\n${part.value}\r\n`,
+      );
       continue;
     }
     for (let i = 0; i < (part.times ?? 1); i++) {
-      yield Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.file}"; filename="frame${i}.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
-      for (let offset = 0; offset < part.bytes.length; offset += CHUNK) yield part.bytes.subarray(offset, offset + CHUNK);
+      yield Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.file}"; filename="frame${i}.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+      );
+      for (let offset = 0; offset < part.bytes.length; offset += CHUNK)
+        yield part.bytes.subarray(offset, offset + CHUNK);
       yield Buffer.from('\r\n');
     }
   }
@@ -74,7 +82,11 @@ export function uploadUntilAnswered(
       path,
       agent: false,
       signal: options.signal,
-      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, ...(options.declareLength !== undefined ? { 'content-length': String(options.declareLength) } : {}) },
+      headers: {
+        ...headers,
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        ...(options.declareLength !== undefined ? { 'content-length': String(options.declareLength) } : {}),
+      },
     });
     req.on('response', (res) => {
       answered = true;

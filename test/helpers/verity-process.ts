@@ -8,7 +8,8 @@ import type { DemoTenant } from '../../src/core/seed.js';
 import { root, verityCommand } from './compiled.js';
 import { freePort, stopProcess, waitReady } from './processes.js';
 
-// `verity serve` as a real process, run from the compiled source (test/build-server.ts), for the multi-instance test and
+// `verity serve` as a real process, run from the compiled source (test/build-server.ts), for the multi-instance test
+// and
 // the reliability suite, on a PostgreSQL they choose. It can be stopped, SIGKILLed and started again
 // on the same port and data dir.
 
@@ -66,7 +67,11 @@ export class VerityProcess {
   /** Starts (again) on the same port and data dir; resolves once /readyz answers 200. */
   async start(): Promise<number> {
     const started = Date.now();
-    const child = spawn('node', [...cli, 'serve'], { cwd: root, env: { ...this.env, PORT: String(this.port), VERITY_DATA_DIR: this.dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node', [...cli, 'serve'], {
+      cwd: root,
+      env: { ...this.env, PORT: String(this.port), VERITY_DATA_DIR: this.dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.on('data', (chunk) => {
       this.logged += chunk;
     });
@@ -109,13 +114,21 @@ export class VerityProcess {
 
   /** `verity admin ...` against the same database; its JSON output. */
   async admin(...args: string[]): Promise<unknown> {
-    const { stdout } = await promisify(execFile)('node', [...cli, 'admin', ...args], { cwd: root, env: { ...this.env, VERITY_DATA_DIR: this.dataDir }, timeout: 60_000 });
+    const { stdout } = await promisify(execFile)('node', [...cli, 'admin', ...args], {
+      cwd: root,
+      env: { ...this.env, VERITY_DATA_DIR: this.dataDir },
+      timeout: 60_000,
+    });
     return JSON.parse(stdout);
   }
 
   /** A tRPC mutation of the admin API (faster than an admin command: no process to start). */
   async trpc(token: string, operation: string, input: object): Promise<unknown> {
-    const res = await fetch(`${this.url}/trpc/${operation}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(input) });
+    const res = await fetch(`${this.url}/trpc/${operation}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(input),
+    });
     if (!res.ok) throw new Error(`trpc ${operation}: ${res.status} ${await res.text()}`);
     return res.json();
   }

@@ -55,7 +55,14 @@ export async function videoFrames(start: number, count: number, stepMs: number, 
  * forth the loop has no cut, so any stretch of it is one continuous capture. A little temporal
  * noise, as a camera sensor adds, keeps a frame played twice from being the same image.
  */
-export async function pingPongY4m(file: string, start: number, seconds: number, crop: Crop, size: { width: number; height: number }, look: { gamma?: number; gain?: number } = {}): Promise<void> {
+export async function pingPongY4m(
+  file: string,
+  start: number,
+  seconds: number,
+  crop: Crop,
+  size: { width: number; height: number },
+  look: { gamma?: number; gain?: number } = {},
+): Promise<void> {
   // Gamma 1.3 by default: the stage is dark (mean luma about 33 of 255), and a phone camera's
   // auto-exposure would brighten it about this much. `gamma: 1` keeps the dark stage as filmed
   // (the page judges the light on the face, which is lit); `gain` below 1 dims the whole picture
@@ -63,11 +70,36 @@ export async function pingPongY4m(file: string, start: number, seconds: number, 
   const { gamma = 1.3, gain = 1 } = look;
   const dim = gain === 1 ? '' : `,colorlevels=romax=${gain}:gomax=${gain}:bomax=${gain}`;
   const filter = `[0:v]crop=${crop.width}:${crop.height}:${crop.x}:${crop.y},scale=${size.width}:${size.height},eq=gamma=${gamma}${dim},fps=15,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0,noise=alls=3:allf=t,format=yuv420p`;
-  await run('ffmpeg', ['-loglevel', 'error', '-y', '-ss', String(start), '-t', String(seconds), '-i', VIDEO, '-filter_complex', filter, '-an', file]);
+  await run('ffmpeg', [
+    '-loglevel',
+    'error',
+    '-y',
+    '-ss',
+    String(start),
+    '-t',
+    String(seconds),
+    '-i',
+    VIDEO,
+    '-filter_complex',
+    filter,
+    '-an',
+    file,
+  ]);
 }
 
-/** The frames of a .y4m-like ping-pong clip as JPEGs (what a camera would hand the page), `stepMs` apart from `offsetMs`. */
-export async function pingPongFrames(start: number, seconds: number, crop: Crop, size: { width: number; height: number }, offsetMs: number, count: number, stepMs: number): Promise<Buffer[]> {
+/**
+ * The frames of a .y4m-like ping-pong clip as JPEGs (what a camera would hand the page), `stepMs` apart from
+ * `offsetMs`.
+ */
+export async function pingPongFrames(
+  start: number,
+  seconds: number,
+  crop: Crop,
+  size: { width: number; height: number },
+  offsetMs: number,
+  count: number,
+  stepMs: number,
+): Promise<Buffer[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'verity-video-'));
   try {
     const clip = path.join(dir, 'clip.y4m');
@@ -77,7 +109,20 @@ export async function pingPongFrames(start: number, seconds: number, crop: Crop,
     for (let i = 0; i < count; i++) {
       const at = ((offsetMs + i * stepMs) / 1000) % period;
       const out = path.join(dir, `f${i}.jpg`);
-      await run('ffmpeg', ['-loglevel', 'error', '-y', '-ss', at.toFixed(3), '-i', clip, '-frames:v', '1', '-q:v', '2', out]);
+      await run('ffmpeg', [
+        '-loglevel',
+        'error',
+        '-y',
+        '-ss',
+        at.toFixed(3),
+        '-i',
+        clip,
+        '-frames:v',
+        '1',
+        '-q:v',
+        '2',
+        out,
+      ]);
       frames.push(await readFile(out));
     }
     return frames;
@@ -92,7 +137,16 @@ export async function pingPongFrames(start: number, seconds: number, crop: Crop,
  * fake camera starts the file again for every new capture: the document step sees the scene, and
  * the selfie step (a capture of its own) the scene first, then the face from `sceneSeconds` on.
  */
-export async function sceneThenPingPongY4m(file: string, scene: string, sceneSeconds: number, start: number, seconds: number, crop: Crop, size: { width: number; height: number }, repeats: number): Promise<void> {
+export async function sceneThenPingPongY4m(
+  file: string,
+  scene: string,
+  sceneSeconds: number,
+  start: number,
+  seconds: number,
+  crop: Crop,
+  size: { width: number; height: number },
+  repeats: number,
+): Promise<void> {
   const loopFrames = Math.round(2 * seconds * 15);
   const filter = [
     `[0:v]scale=${size.width}:${size.height}:force_original_aspect_ratio=decrease,pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2:color=0x1c1e22,fps=15,format=yuv420p,setsar=1[s]`,

@@ -26,7 +26,11 @@ button.addEventListener('click', async () => {
   const canvas = h('canvas', { width: video.videoWidth, height: video.videoHeight });
   canvas.getContext('2d')!.drawImage(video, 0, 0);
   try {
-    const response = await fetch(location.pathname + '/selfie', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ selfie: canvas.toDataURL('image/jpeg', 0.92) }) });
+    const response = await fetch(location.pathname + '/selfie', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ selfie: canvas.toDataURL('image/jpeg', 0.92) }),
+    });
     const answer = await response.json();
     if (answer.success) {
       result.textContent = 'Done: you are now an active member of ' + organizationName + '.';

@@ -7,7 +7,13 @@ type ButtonProps = ComponentProps<'button'> & { variant?: 'primary' | 'secondary
 
 /** A button; `variant` picks its tone (primary by default). It is type="button" unless told otherwise. */
 export function Button({ variant = 'primary', type = 'button', class: extra, ...props }: ButtonProps) {
-  return <button type={type} class={[variant === 'primary' ? '' : variant, extra].filter(Boolean).join(' ') || undefined} {...props} />;
+  return (
+    <button
+      type={type}
+      class={[variant === 'primary' ? '' : variant, extra].filter(Boolean).join(' ') || undefined}
+      {...props}
+    />
+  );
 }
 
 /** A labelled field: the label points at the control by `id`. */
@@ -41,7 +47,8 @@ const GOOD = ['APPROVED', 'delivered', 'passed', 'active'];
 const BAD = ['DECLINED', 'failed', 'deactivated', 'disabled'];
 const WAITING = ['IN_REVIEW', 'review', 'pending', 'link_sent', 'invited'];
 /** The tone of a status word: good, bad, waiting or neutral. */
-export const pillTone = (value: string) => (GOOD.includes(value) ? 'pill--good' : BAD.includes(value) ? 'pill--bad' : WAITING.includes(value) ? 'pill--wait' : '');
+export const pillTone = (value: string) =>
+  GOOD.includes(value) ? 'pill--good' : BAD.includes(value) ? 'pill--bad' : WAITING.includes(value) ? 'pill--wait' : '';
 
 export function Pill({ value }: { value: string }) {
   return <span class={`pill ${pillTone(value)}`.trim()}>{value}</span>;
@@ -64,7 +71,19 @@ export function Table({ heads, children }: { heads: string[]; children: Componen
   );
 }
 
-export function Pager({ page, hasPrevious, hasNext, onPrevious, onNext }: { page: number; hasPrevious: boolean; hasNext: boolean; onPrevious: () => void; onNext: () => void }) {
+export function Pager({
+  page,
+  hasPrevious,
+  hasNext,
+  onPrevious,
+  onNext,
+}: {
+  page: number;
+  hasPrevious: boolean;
+  hasNext: boolean;
+  onPrevious: () => void;
+  onNext: () => void;
+}) {
   return (
     <div class="pager">
       <Button variant="secondary" disabled={!hasPrevious} onClick={onPrevious}>
@@ -79,7 +98,17 @@ export function Pager({ page, hasPrevious, hasNext, onPrevious, onNext }: { page
 }
 
 /** A modal dialog (the browser's own, so focus and Escape work): shown while `open`. */
-export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ComponentChildren }) {
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -105,7 +134,13 @@ export function Toast({ children }: { children: ComponentChildren }) {
 }
 
 /** The camera's picture, mirrored like a mirror; shows `stream` once there is one. */
-export function CameraView({ stream, videoRef }: { stream: MediaStream | null; videoRef?: { current: HTMLVideoElement | null } }) {
+export function CameraView({
+  stream,
+  videoRef,
+}: {
+  stream: MediaStream | null;
+  videoRef?: { current: HTMLVideoElement | null };
+}) {
   const own = useRef<HTMLVideoElement>(null);
   const ref = videoRef ?? own;
   useEffect(() => {

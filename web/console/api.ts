@@ -19,14 +19,17 @@ export const whenUnauthenticated = (handler: () => void) => {
   onUnauthenticated = handler;
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are shaped by the documents in queries.ts, which a test validates against the schema
+// Answers are shaped by the documents in queries.ts, which a test validates against the schema.
+// biome-ignore lint/suspicious/noExplicitAny: typed by the query documents (above)
 export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer ' + sessionStorage.getItem(TOKEN_KEY) },
     body: JSON.stringify({ query, variables }),
   });
-  const body = await response.json().catch(() => ({ errors: [{ message: 'unreadable answer', extensions: { code: 'internal_error' } }] }));
+  const body = await response
+    .json()
+    .catch(() => ({ errors: [{ message: 'unreadable answer', extensions: { code: 'internal_error' } }] }));
   if (body.errors?.length) {
     const error = body.errors[0];
     if (error.extensions?.code === 'unauthenticated') onUnauthenticated();
@@ -35,5 +38,8 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
   return body.data as T;
 }
 
-/** An error as the console shows it: the server's sentence, without its catalog code in front (the code stays on the error for the console's own rules). */
+/**
+ * An error as the console shows it: the server's sentence, without its catalog code in front (the code stays on the
+ * error for the console's own rules).
+ */
 export const errorText = (error: unknown) => (error as ApiError).message;

@@ -30,7 +30,16 @@ function SignIn({ error, onSignIn }: { error: string | null; onSignIn: (token: s
         >
           <h1>Verity admin</h1>
           <p class="hint">Sign in with an admin token (viewer, reviewer or admin). It stays in this tab only.</p>
-          <input type="password" name="token" placeholder="vat_..." autocomplete="off" required aria-label="Admin token" value={token} onInput={(e) => setToken(inputValue(e))} />
+          <input
+            type="password"
+            name="token"
+            placeholder="vat_..."
+            autocomplete="off"
+            required
+            aria-label="Admin token"
+            value={token}
+            onInput={(e) => setToken(inputValue(e))}
+          />
           <p>
             <Button type="submit">Sign in</Button>
           </p>

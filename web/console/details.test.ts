@@ -9,7 +9,11 @@ describe('check details as readable fields', () => {
       data: {
         document_type: 'passport',
         fields: { full_name: 'Ada Lovelace', document_number: 'X123' },
-        passive: { live_score: 1, scores: { minifasnet: 0.98765 }, evidence: [{ name: 'texture', value: 1, passed: true }] },
+        passive: {
+          live_score: 1,
+          scores: { minifasnet: 0.98765 },
+          evidence: [{ name: 'texture', value: 1, passed: true }],
+        },
         reasons: ['glare', 'blur'],
         portrait: null,
       },

@@ -12,9 +12,12 @@ export const QUERIES = {
   workflowNames: 'query($p: String!) { workflows(projectId: $p) { id name } }',
   sessions: `query($p: String!, $f: SessionFilterInput, $s: SessionSort, $a: String) { sessions(projectId: $p, filter: $f, sort: $s, first: 25, after: $a) { edges { node { ${SESSION_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
   reviewSession: 'mutation($i: ReviewSessionInput!) { reviewSession(input: $i) { id status } }',
-  adminAudit: 'query($p: String, $a: String) { adminAudit(projectId: $p, first: 25, after: $a) { edges { node { tokenId action target at } } pageInfo { hasNextPage endCursor } } }',
-  setEvidenceRetention: 'mutation($i: EvidenceRetentionInput!) { setEvidenceRetention(input: $i) { evidenceRetentionDays } }',
-  sessionEvidence: 'query($p: String!, $s: String!) { sessionEvidence(projectId: $p, sessionId: $s) { id kind attempt dataUrl } }',
+  adminAudit:
+    'query($p: String, $a: String) { adminAudit(projectId: $p, first: 25, after: $a) { edges { node { tokenId action target at } } pageInfo { hasNextPage endCursor } } }',
+  setEvidenceRetention:
+    'mutation($i: EvidenceRetentionInput!) { setEvidenceRetention(input: $i) { evidenceRetentionDays } }',
+  sessionEvidence:
+    'query($p: String!, $s: String!) { sessionEvidence(projectId: $p, sessionId: $s) { id kind attempt dataUrl } }',
   eraseSessionData: 'mutation($i: SessionRefInput!) { eraseSessionData(input: $i) { sessionId alreadyErased } }',
   resendWebhookEvent: 'mutation($i: WebhookEventRefInput!) { resendWebhookEvent(input: $i) { id state } }',
   session: SESSION_QUERY(''),
@@ -27,9 +30,12 @@ export const QUERIES = {
   deactivateMember: 'mutation($i: MemberActionInput!) { deactivateMember(input: $i) { email status } }',
   members:
     'query($o: Int!, $st: String, $a: String) { members(organizationId: $o, status: $st, first: 25, after: $a) { edges { node { memberId email firstName lastName role status createdAt } } pageInfo { hasNextPage endCursor } } }',
-  inviteMembers: 'mutation($i: InviteMembersInput!) { inviteMembers(input: $i) { created { member { email status } activationLink } skipped { email reason } } }',
-  billing: 'query($p: String!) { project(projectId: $p) { balance currency } charges(projectId: $p, limit: 50) { item amount currency refunded createdAt } }',
-  organizationBilling: 'query($o: Int!) { organizationBilling(organizationId: $o) { seats estimatedNextCharge currency balance subscription { plan status pricePerSeat trialEndsAt } invoices { period seats amount } } }',
+  inviteMembers:
+    'mutation($i: InviteMembersInput!) { inviteMembers(input: $i) { created { member { email status } activationLink } skipped { email reason } } }',
+  billing:
+    'query($p: String!) { project(projectId: $p) { balance currency } charges(projectId: $p, limit: 50) { item amount currency refunded createdAt } }',
+  organizationBilling:
+    'query($o: Int!) { organizationBilling(organizationId: $o) { seats estimatedNextCharge currency balance subscription { plan status pricePerSeat trialEndsAt } invoices { period seats amount } } }',
   keys: 'query($p: String!) { project(projectId: $p) { evidenceRetentionDays } apiKeys(projectId: $p) { id name prefix mode createdAt revokedAt } workflows(projectId: $p) { id name features createdAt } callbackDestinations(projectId: $p) { url mode active } }',
   revokeApiKey: 'mutation($i: RevokeApiKeyInput!) { revokeApiKey(input: $i) { id } }',
   createApiKey: 'mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { key apiKey { id } } }',

@@ -1,4 +1,5 @@
-// The parts of a review the session view, the review queue and the webhooks view share: decision buttons, evidence, facts, erase and resend.
+// The parts of a review the session view, the review queue and the webhooks view share: decision buttons, evidence,
+// facts, erase and resend.
 import { useState } from 'preact/hooks';
 import { Table } from '../components/index.js';
 import { gql } from './api.js';
@@ -7,14 +8,33 @@ import { QUERIES } from './queries.js';
 import { ActionButton, type Ctx, Loading, type Outcome, can, inputValue, useLoad } from './shared.js';
 
 /** What an approval would lack, in words (the checks of core's approval rule, from the session's approvalBlockers). */
-const MISSING_FOR_APPROVAL: Record<string, string> = { id_verification: 'a read document', liveness: 'a passed liveness check', face_match: 'a passed face match' };
-const blockedWords = (blockers: string[]) => 'Approval needs ' + blockers.map((b) => MISSING_FOR_APPROVAL[b] ?? b).join(', ') + ', which this session lacks: decline it, or ask the person to verify again.';
+const MISSING_FOR_APPROVAL: Record<string, string> = {
+  id_verification: 'a read document',
+  liveness: 'a passed liveness check',
+  face_match: 'a passed face match',
+};
+const blockedWords = (blockers: string[]) =>
+  'Approval needs ' +
+  blockers.map((b) => MISSING_FOR_APPROVAL[b] ?? b).join(', ') +
+  ', which this session lacks: decline it, or ask the person to verify again.';
 
 /**
  * Approve and Decline with the required note. Approve is disabled, with the reason beside it, where
  * core's approval rule would refuse it (`blockers`); the rule allows no override, so none is offered.
  */
-export function ReviewButtons({ ctx, sessionId, blockers, report, after }: { ctx: Ctx; sessionId: string; blockers: string[]; report: (outcome: Outcome) => void; after?: () => void }) {
+export function ReviewButtons({
+  ctx,
+  sessionId,
+  blockers,
+  report,
+  after,
+}: {
+  ctx: Ctx;
+  sessionId: string;
+  blockers: string[];
+  report: (outcome: Outcome) => void;
+  after?: () => void;
+}) {
   const [note, setNote] = useState('');
   if (!can(ctx.me, 'reviewer')) return <span class="hint">reviewer role needed to decide</span>;
   // The server requires the note (why); it goes in the session's timeline with the reviewer.
@@ -26,8 +46,21 @@ export function ReviewButtons({ ctx, sessionId, blockers, report, after }: { ctx
   const why = 'approve-blocked-' + sessionId;
   return (
     <span class="row review-buttons">
-      <input name="note" aria-label={'Review note for ' + sessionId} placeholder="Note (required)" value={note} onInput={(e) => setNote(inputValue(e))} onClick={(e) => e.stopPropagation()} />
-      <ActionButton label="Approve" disabled={blockers.length > 0} describedBy={blockers.length ? why : undefined} work={decide('APPROVED')} report={report} />
+      <input
+        name="note"
+        aria-label={'Review note for ' + sessionId}
+        placeholder="Note (required)"
+        value={note}
+        onInput={(e) => setNote(inputValue(e))}
+        onClick={(e) => e.stopPropagation()}
+      />
+      <ActionButton
+        label="Approve"
+        disabled={blockers.length > 0}
+        describedBy={blockers.length ? why : undefined}
+        work={decide('APPROVED')}
+        report={report}
+      />
       <ActionButton label="Decline" variant="danger" work={decide('DECLINED')} report={report} />
       {blockers.length ? (
         <span class="hint approve-blocked" id={why}>
@@ -39,8 +72,12 @@ export function ReviewButtons({ ctx, sessionId, blockers, report, after }: { ctx
 }
 
 /** The review images side by side; each load is recorded in the admin audit by the server. */
-/** An image's name: its kind, and its try when its step was tried more than once (the timeline says why each try was refused). */
-const imageName = (image: { kind: string; attempt: number }, tries: number) => image.kind.replace('_', ' ') + (tries > 1 ? ', try ' + image.attempt : '');
+/**
+ * An image's name: its kind, and its try when its step was tried more than once (the timeline says why each try was
+ * refused).
+ */
+const imageName = (image: { kind: string; attempt: number }, tries: number) =>
+  image.kind.replace('_', ' ') + (tries > 1 ? ', try ' + image.attempt : '');
 
 export function EvidenceImages({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
   const images = useLoad<{ id: string; kind: string; attempt: number; dataUrl: string }[]>(
@@ -48,12 +85,17 @@ export function EvidenceImages({ ctx, sessionId }: { ctx: Ctx; sessionId: string
     [ctx.projectId, sessionId],
   );
   if (!images.data) return <Loading error={images.error} />;
-  const triesOf = (kind: string) => Math.max(...images.data!.filter((image) => image.kind === kind).map((image) => image.attempt));
+  const triesOf = (kind: string) =>
+    Math.max(...images.data!.filter((image) => image.kind === kind).map((image) => image.attempt));
   return (
     <div class="row" id="evidence">
       {images.data.map((image) => (
         <figure data-attempt={image.attempt}>
-          <img src={image.dataUrl} alt={imageName(image, triesOf(image.kind))} style="max-width: 320px; max-height: 240px" />
+          <img
+            src={image.dataUrl}
+            alt={imageName(image, triesOf(image.kind))}
+            style="max-width: 320px; max-height: 240px"
+          />
           <figcaption>{imageName(image, triesOf(image.kind))}</figcaption>
         </figure>
       ))}
@@ -61,7 +103,13 @@ export function EvidenceImages({ ctx, sessionId }: { ctx: Ctx; sessionId: string
   );
 }
 
-type ReviewCheck = { type: string; status: string; score: number | null; reason: string | null; details?: string | null };
+type ReviewCheck = {
+  type: string;
+  status: string;
+  score: number | null;
+  reason: string | null;
+  details?: string | null;
+};
 type ReviewMove = { to: string; reason: string | null };
 
 /** A check's own data from its details (the sealed check as JSON); empty when the role may not read it. */
@@ -98,9 +146,14 @@ function declineReasons(checks: ReviewCheck[], timeline: ReviewMove[]): string[]
  * in review), sent to a person and decided since (why it went to review), declined by the rules
  * (why declined); nothing for a session approved without review.
  */
-function decisionReasons(status: string, checks: ReviewCheck[], timeline: ReviewMove[]): { heading: string; reasons: string[] } | null {
+function decisionReasons(
+  status: string,
+  checks: ReviewCheck[],
+  timeline: ReviewMove[],
+): { heading: string; reasons: string[] } | null {
   if (status === 'IN_REVIEW') return { heading: 'Why in review', reasons: reviewReasons(checks, timeline) };
-  if (timeline.some((t) => t.to === 'IN_REVIEW')) return { heading: 'Why it went to review', reasons: reviewReasons(checks, timeline) };
+  if (timeline.some((t) => t.to === 'IN_REVIEW'))
+    return { heading: 'Why it went to review', reasons: reviewReasons(checks, timeline) };
   if (status === 'DECLINED') return { heading: 'Why declined', reasons: declineReasons(checks, timeline) };
   return null;
 }
@@ -122,14 +175,24 @@ export function Details({ details }: { details: string }) {
  * What a reviewer decides on, beside the images: why the session is in review, the fields read
  * from the document, the face-match score and the liveness evidence, each from the session's checks.
  */
-export function ReviewFacts({ status, checks, timeline }: { status: string; checks: ReviewCheck[]; timeline: ReviewMove[] }) {
+export function ReviewFacts({
+  status,
+  checks,
+  timeline,
+}: {
+  status: string;
+  checks: ReviewCheck[];
+  timeline: ReviewMove[];
+}) {
   const id = checks.find((c) => c.type === 'id_verification');
   const face = checks.find((c) => c.type === 'face_match');
   const live = checks.find((c) => c.type === 'liveness');
   const fields = (checkData(id).fields ?? {}) as Record<string, unknown>;
   const evidence = livenessEvidence(checkData(live));
   const challenge = checkData(live).challenge as { gesture: string; performed: boolean } | undefined;
-  const seen = Object.entries((checkData(live).burst as { gestures?: Record<string, boolean> } | undefined)?.gestures ?? {})
+  const seen = Object.entries(
+    (checkData(live).burst as { gestures?: Record<string, boolean> } | undefined)?.gestures ?? {},
+  )
     .filter(([, done]) => done)
     .map(([gesture]) => gesture);
   const decided = decisionReasons(status, checks, timeline);
@@ -163,14 +226,19 @@ export function ReviewFacts({ status, checks, timeline }: { status: string; chec
           {challenge ? (
             <p id="liveness-challenge">
               {'gesture asked: ' + label(challenge.gesture) + (challenge.performed ? ', performed' : ', not performed')}
-              {seen.length || !challenge.performed ? <span class="hint">{' (gestures seen in the burst: ' + (seen.map(label).join(', ') || 'none') + ')'}</span> : null}
+              {seen.length || !challenge.performed ? (
+                <span class="hint">
+                  {' (gestures seen in the burst: ' + (seen.map(label).join(', ') || 'none') + ')'}
+                </span>
+              ) : null}
             </p>
           ) : null}
           {evidence.length ? (
             <>
               <p class="hint">
-                Measures of the burst against their own thresholds. A measure over its threshold is not a gesture performed: a gesture counts only as the main movement (a smile or a blink with the head held still, a turn
-                that reaches the side asked).
+                Measures of the burst against their own thresholds. A measure over its threshold is not a gesture
+                performed: a gesture counts only as the main movement (a smile or a blink with the head held still, a
+                turn that reaches the side asked).
               </p>
               <Table heads={['Measure', 'Value', 'Over its threshold', 'What it measures']}>
                 {evidence.map((e) => (
@@ -194,7 +262,17 @@ export function ReviewFacts({ status, checks, timeline }: { status: string; chec
   );
 }
 
-export function EraseDataButton({ ctx, sessionId, report, after }: { ctx: Ctx; sessionId: string; report: (outcome: Outcome) => void; after: () => void }) {
+export function EraseDataButton({
+  ctx,
+  sessionId,
+  report,
+  after,
+}: {
+  ctx: Ctx;
+  sessionId: string;
+  report: (outcome: Outcome) => void;
+  after: () => void;
+}) {
   if (!can(ctx.me, 'admin')) return null;
   return (
     <ActionButton
@@ -205,13 +283,25 @@ export function EraseDataButton({ ctx, sessionId, report, after }: { ctx: Ctx; s
         if (!confirm("Erase this session's sealed data and images now? The decision stays.")) return 'Nothing erased';
         const data = await gql(QUERIES.eraseSessionData, { i: { projectId: ctx.projectId, sessionId } });
         setTimeout(after, 600);
-        return 'Data of ' + data.eraseSessionData.sessionId + (data.eraseSessionData.alreadyErased ? ' was already erased' : ' erased');
+        return (
+          'Data of ' +
+          data.eraseSessionData.sessionId +
+          (data.eraseSessionData.alreadyErased ? ' was already erased' : ' erased')
+        );
       }}
     />
   );
 }
 
-export function ResendButton({ ctx, eventId, report }: { ctx: Ctx; eventId: string; report: (outcome: Outcome) => void }) {
+export function ResendButton({
+  ctx,
+  eventId,
+  report,
+}: {
+  ctx: Ctx;
+  eventId: string;
+  report: (outcome: Outcome) => void;
+}) {
   if (!can(ctx.me, 'admin')) return null;
   return (
     <ActionButton

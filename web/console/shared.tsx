@@ -86,7 +86,15 @@ export interface Ctx {
 export type Outcome = { kind: 'error' | 'ok'; text: string } | null;
 
 // Chart colours per status (pills use the design system's tones).
-export const COLORS: Record<SessionStatus, string> = { NOT_STARTED: '#b9c3d4', IN_PROGRESS: '#6f9cf2', IN_REVIEW: '#f2c14e', APPROVED: '#2e9e6a', DECLINED: '#d0443a', EXPIRED: '#8a94a6', ABANDONED: '#5a6577' };
+export const COLORS: Record<SessionStatus, string> = {
+  NOT_STARTED: '#b9c3d4',
+  IN_PROGRESS: '#6f9cf2',
+  IN_REVIEW: '#f2c14e',
+  APPROVED: '#2e9e6a',
+  DECLINED: '#d0443a',
+  EXPIRED: '#8a94a6',
+  ABANDONED: '#5a6577',
+};
 export const VIEWS = [
   ['dashboard', 'Dashboard'],
   ['sessions', 'Sessions'],
@@ -98,11 +106,16 @@ export const VIEWS = [
   ['audit', 'Audit'],
 ] as const;
 
-export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 19) : '');
+export const when = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 19) : '';
 export const pct = (v: number | null) => (v === null ? '—' : (v * 100).toFixed(1) + '%');
-export const secs = (v: number | null) => (v === null ? '—' : v < 120 ? v.toFixed(0) + ' s' : (v / 60).toFixed(1) + ' min');
+export const secs = (v: number | null) =>
+  v === null ? '—' : v < 120 ? v.toFixed(0) + ' s' : (v / 60).toFixed(1) + ' min';
 export const can = (me: Me, role: Role) => ADMIN_ROLES.indexOf(me.role) >= ADMIN_ROLES.indexOf(role);
-export const options = (values: readonly string[], any: string) => [<option value="">{any}</option>, ...values.map((value) => <option value={value}>{value}</option>)];
+export const options = (values: readonly string[], any: string) => [
+  <option value="">{any}</option>,
+  ...values.map((value) => <option value={value}>{value}</option>),
+];
 export const inputValue = (event: Event) => (event.target as HTMLInputElement).value;
 
 /** The result of the last action: an alert or a status line. */
@@ -154,7 +167,10 @@ export function ActionButton({
 }
 
 /** Loads once per change of `deps`; the view shows "Loading…" until then and the error if it fails. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; error: string | null; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | null; error: string | null; reload: () => void } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [round, setRound] = useState(0);
@@ -262,7 +278,10 @@ export function PagedList<T>({
 /** Marks a session made with a test key, so sandbox traffic is never mistaken for a real person's. */
 export function TestBadge({ livemode }: { livemode: boolean }) {
   return livemode ? null : (
-    <span class="pill pill--wait test-badge" title="Made with a test API key (vk_test_): not charged, outcomes may be forced">
+    <span
+      class="pill pill--wait test-badge"
+      title="Made with a test API key (vk_test_): not charged, outcomes may be forced"
+    >
       Test
     </span>
   );

@@ -6,13 +6,16 @@ import { describe, expect, it } from 'vitest';
 
 const css = readFileSync(new URL('./tokens.css', import.meta.url), 'utf8');
 const darkStart = css.indexOf('@media (prefers-color-scheme: dark)');
-const tokensOf = (block: string) => Object.fromEntries([...block.matchAll(/--([a-z-]+):\s*(#[0-9a-f]{6});/gi)].map((match) => [match[1]!, match[2]!]));
+const tokensOf = (block: string) =>
+  Object.fromEntries([...block.matchAll(/--([a-z-]+):\s*(#[0-9a-f]{6});/gi)].map((match) => [match[1]!, match[2]!]));
 const light = tokensOf(css.slice(0, darkStart));
 const dark = { ...light, ...tokensOf(css.slice(darkStart)) };
 
 /** Relative luminance of an sRGB colour (WCAG 2.1). */
 function luminance(hex: string): number {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  const [r, g, b] = [1, 3, 5]
+    .map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+    .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
   return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
 }
 export function contrast(a: string, b: string): number {
@@ -42,7 +45,9 @@ describe('the design tokens meet WCAG 2.1 AA contrast', () => {
     ['light', light],
     ['dark', dark],
   ] as const)('%s theme', (_theme, tokens) => {
-    const failing = PAIRS.map(([fg, bg]) => [fg, bg, contrast(tokens[fg]!, tokens[bg]!)] as const).filter(([, , ratio]) => ratio < 4.5);
+    const failing = PAIRS.map(([fg, bg]) => [fg, bg, contrast(tokens[fg]!, tokens[bg]!)] as const).filter(
+      ([, , ratio]) => ratio < 4.5,
+    );
     expect(failing).toEqual([]);
   });
 

@@ -17,7 +17,11 @@ async function fetcher(params: unknown, options?: { headers?: Record<string, str
   if (!token) return { errors: [{ message: 'Type an admin token in the field above.' }] };
   const response = await fetch('/graphql', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...options?.headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...options?.headers,
+    },
     body: JSON.stringify(params),
   });
   return response.json();
@@ -37,9 +41,19 @@ let mounts = 0;
  * `graphiql:query`), or the default when that is blank. A remount can otherwise read the blank
  * text the previous mount stored before its editor filled in the default, and show an empty editor.
  */
-const startingQuery = () => (localStorage.getItem('graphiql:query')?.trim() ? (localStorage.getItem('graphiql:query') as string) : DEFAULT_QUERY);
+const startingQuery = () =>
+  localStorage.getItem('graphiql:query')?.trim() ? (localStorage.getItem('graphiql:query') as string) : DEFAULT_QUERY;
 /** Mounts the IDE afresh, so it reads the schema with the token now in the field. */
-const mount = () => root.render(createElement(GraphiQL, { key: ++mounts, fetcher, query: startingQuery(), defaultQuery: DEFAULT_QUERY, shouldPersistHeaders: false }));
+const mount = () =>
+  root.render(
+    createElement(GraphiQL, {
+      key: ++mounts,
+      fetcher,
+      query: startingQuery(),
+      defaultQuery: DEFAULT_QUERY,
+      shouldPersistHeaders: false,
+    }),
+  );
 tokenInput.addEventListener('change', () => {
   sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
   mount();

@@ -44,7 +44,10 @@ export interface Provider {
 
 const API = '/api/hosted';
 
-/** The link's token: it arrives in the URL fragment (never sent to servers), moves to sessionStorage and out of the address bar. */
+/**
+ * The link's token: it arrives in the URL fragment (never sent to servers), moves to sessionStorage and out of the
+ * address bar.
+ */
 const storeKey = () => 'verity-session-' + location.pathname.split('/').filter(Boolean)[1];
 
 export function takeSessionToken(): string | null {
@@ -70,7 +73,10 @@ export async function call<T>(path: string, body?: unknown): Promise<T> {
   return envelope.data as T;
 }
 
-/** A "continue on your phone" link carries a one-time code (shl_…): this device spends it for a session token of its own. */
+/**
+ * A "continue on your phone" link carries a one-time code (shl_…): this device spends it for a session token of its
+ * own.
+ */
 export async function claimHandoffLink(): Promise<void> {
   if (!token?.startsWith('shl_')) return;
   const claimed = await call<{ session_token: string }>('/handoff/claim', {});

@@ -41,7 +41,10 @@ async function mount(): Promise<HTMLElement> {
   await settle();
   return root;
 }
-const started = (steps: { step: string; done: boolean; outcome?: string | null }[], extra: object = {}) => ({ success: true, data: { status: 'IN_PROGRESS', project_name: 'Acme', finished: false, steps, ...extra } });
+const started = (steps: { step: string; done: boolean; outcome?: string | null }[], extra: object = {}) => ({
+  success: true,
+  data: { status: 'IN_PROGRESS', project_name: 'Acme', finished: false, steps, ...extra },
+});
 
 describe('the hosted page app', () => {
   it('moves the link token out of the address bar and sends it with every call', async () => {
@@ -60,32 +63,55 @@ describe('the hosted page app', () => {
             { step: 'document', done: true },
             { step: 'location', done: false },
           ])
-        : { success: false, error: { code: 'step_retry_required', message: 'location permission denied. Try again (1 try left).' }, data: { step: 'location', reason: 'permission_denied', tries_left: 1 } };
-    vi.stubGlobal('navigator', { ...navigator, geolocation: { getCurrentPosition: (_ok: unknown, fail: (error: { code: number }) => void) => fail({ code: 1 }) } });
+        : {
+            success: false,
+            error: { code: 'step_retry_required', message: 'location permission denied. Try again (1 try left).' },
+            data: { step: 'location', reason: 'permission_denied', tries_left: 1 },
+          };
+    vi.stubGlobal('navigator', {
+      ...navigator,
+      geolocation: { getCurrentPosition: (_ok: unknown, fail: (error: { code: number }) => void) => fail({ code: 1 }) },
+    });
     const page = await mount();
     expect([...page.querySelectorAll('#progress li')].map((li) => li.className)).toEqual(['done', 'current']);
     expect(page.querySelector('h1')!.textContent).toBe('Share your location');
     act(() => page.querySelector('button')!.click());
     await settle();
-    expect(answers.at(-1)).toEqual({ path: '/session/steps/location', body: { source: 'permission_denied', error: 'location permission denied' } });
+    expect(answers.at(-1)).toEqual({
+      path: '/session/steps/location',
+      body: { source: 'permission_denied', error: 'location permission denied' },
+    });
     expect(page.querySelector('button')!.textContent).toBe('Try again');
-    expect(page.querySelector('[role=alert]')!.textContent).toBe('We need your location to continue. Allow it when your browser asks, then try again. Tries left: 1.');
+    expect(page.querySelector('[role=alert]')!.textContent).toBe(
+      'We need your location to continue. Allow it when your browser asks, then try again. Tries left: 1.',
+    );
   });
 
   it('an error the person can act on is said in plain words', async () => {
     reply = () => ({ success: false, error: { code: 'token_missing', message: 'session token required' } });
     const page = await mount();
     expect(page.querySelector('h1')!.textContent).toBe('We could not open this verification');
-    expect(page.querySelector('[role=alert]')!.textContent).toBe('This verification link is incomplete. Open the full link you were sent.');
+    expect(page.querySelector('[role=alert]')!.textContent).toBe(
+      'This verification link is incomplete. Open the full link you were sent.',
+    );
   });
 
   it('an expired, abandoned or finished session opened again gets its own page, without a progress bar', async () => {
     const cases: [unknown, string][] = [
       [{ success: false, error: { code: 'session_expired', message: 'expired' } }, 'This link has expired'],
       [started([{ step: 'document', done: true }], { finished: true, status: 'EXPIRED' }), 'This link has expired'],
-      [started([{ step: 'document', done: true }], { finished: true, status: 'ABANDONED' }), 'This verification was not finished in time'],
-      [started([{ step: 'document', done: true }], { finished: true, status: 'APPROVED' }), 'This verification is already finished'],
-      [{ success: false, error: { code: 'session_closed', message: 'closed' } }, 'This verification is already finished'],
+      [
+        started([{ step: 'document', done: true }], { finished: true, status: 'ABANDONED' }),
+        'This verification was not finished in time',
+      ],
+      [
+        started([{ step: 'document', done: true }], { finished: true, status: 'APPROVED' }),
+        'This verification is already finished',
+      ],
+      [
+        { success: false, error: { code: 'session_closed', message: 'closed' } },
+        'This verification is already finished',
+      ],
     ];
     for (const [answer, heading] of cases) {
       reply = () => answer;
@@ -98,8 +124,17 @@ describe('the hosted page app', () => {
   });
 
   it('says the outcome at the end of a flow finished on the page', async () => {
-    reply = (path) => (path === '/session' ? started([{ step: 'location', done: false }]) : started([{ step: 'location', done: true }], { finished: true, status: 'IN_REVIEW' }));
-    vi.stubGlobal('navigator', { ...navigator, geolocation: { getCurrentPosition: (ok: (position: unknown) => void) => ok({ coords: { latitude: 1, longitude: 2, accuracy: 5 }, timestamp: Date.now() }) } });
+    reply = (path) =>
+      path === '/session'
+        ? started([{ step: 'location', done: false }])
+        : started([{ step: 'location', done: true }], { finished: true, status: 'IN_REVIEW' });
+    vi.stubGlobal('navigator', {
+      ...navigator,
+      geolocation: {
+        getCurrentPosition: (ok: (position: unknown) => void) =>
+          ok({ coords: { latitude: 1, longitude: 2, accuracy: 5 }, timestamp: Date.now() }),
+      },
+    });
     const page = await mount();
     act(() => page.querySelector('button')!.click());
     await settle();
@@ -109,12 +144,22 @@ describe('the hosted page app', () => {
   });
 
   it('the licence step asks for the missing fields before sending anything', async () => {
-    reply = (path) => (path === '/session' ? started([{ step: 'licence', done: false }]) : { success: true, data: { states: [{ state_code: 'NY', state_name: 'New York' }] } });
+    reply = (path) =>
+      path === '/session'
+        ? started([{ step: 'licence', done: false }])
+        : { success: true, data: { states: [{ state_code: 'NY', state_name: 'New York' }] } };
     const page = await mount();
-    await vi.waitFor(() => expect([...page.querySelectorAll('#state option')].map((option) => option.textContent)).toEqual(['Choose a state', 'New York']));
+    await vi.waitFor(() =>
+      expect([...page.querySelectorAll('#state option')].map((option) => option.textContent)).toEqual([
+        'Choose a state',
+        'New York',
+      ]),
+    );
     act(() => page.querySelector('button')!.click());
     await settle();
-    expect(page.querySelector('[role=alert]')!.textContent).toBe('Fill in the state, the board, your name and the licence number.');
+    expect(page.querySelector('[role=alert]')!.textContent).toBe(
+      'Fill in the state, the board, your name and the licence number.',
+    );
     expect(answers.map((answer) => answer.path)).toEqual(['/session', '/credential/states']);
   });
 
@@ -141,11 +186,16 @@ describe('the hosted page app', () => {
           { step: 'document', done: false },
           { step: 'selfie', done: false },
         ],
-        path === '/session' ? { status: 'NOT_STARTED', privacy_policy_url: 'https://acme.example/privacy', retention_days: 14 } : {},
+        path === '/session'
+          ? { status: 'NOT_STARTED', privacy_policy_url: 'https://acme.example/privacy', retention_days: 14 }
+          : {},
       );
     const page = await mount();
     expect(page.querySelector('h1')!.textContent).toBe('Verify your identity for Acme');
-    expect([...page.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['take a photo of your ID document', 'take a short selfie with a small head movement']);
+    expect([...page.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
+      'take a photo of your ID document',
+      'take a short selfie with a small head movement',
+    ]);
     expect(page.textContent).toContain('It takes about 4 minutes.');
     // What is kept, for how long (the project's retention) and who sees it: never "not stored".
     expect(page.querySelector('#kept')!.textContent).toBe(
@@ -174,7 +224,9 @@ describe('the hosted page app', () => {
       page.remove();
       return text;
     };
-    expect(await kept('en', 0)).toBe('Your photos are used for these checks and deleted as soon as the decision is made; no one looks at them afterwards.');
+    expect(await kept('en', 0)).toBe(
+      'Your photos are used for these checks and deleted as soon as the decision is made; no one looks at them afterwards.',
+    );
     expect(await kept('en', 1)).toContain('for 1 day after the decision');
     expect(await kept('es', 30)).toContain('durante 30 días después de la decisión');
     expect(await kept('fr', 30)).toContain('30 jours après la décision');
@@ -186,15 +238,23 @@ describe('the hosted page app', () => {
     const { translator } = await import('./i18n.js');
     const error = {
       code: 'face_rescan_required',
-      message: 'the frames are not one continuous capture (face_track): take the burst in one go with the camera. Try again (2 left).',
+      message:
+        'the frames are not one continuous capture (face_track): take the burst in one go with the camera. Try again (2 left).',
       data: { step: 'selfie', reason: 'spoof', tries_left: 2 },
     };
     expect(friendly(translator('es'), error)).toBe(
       'No pudimos confirmar que haya una persona real delante de la cámara. Sujeta el teléfono a la altura de los ojos, con buena luz, con solo tu cara en la imagen, y haz el movimiento de una vez. Intentos restantes: 2.',
     );
-    expect(friendly(translator('es'), { code: 'face_rescan_required', data: { step: 'selfie', reason: 'something_new', tries_left: 1 } })).toContain('No pudimos confirmar tu selfi.');
+    expect(
+      friendly(translator('es'), {
+        code: 'face_rescan_required',
+        data: { step: 'selfie', reason: 'something_new', tries_left: 1 },
+      }),
+    ).toContain('No pudimos confirmar tu selfi.');
     // A code without words of its own gets the generic sentence in the language, not the message.
-    expect(friendly(translator('de'), { code: 'brand_new_code', message: 'developer text' })).toBe('Etwas ist schiefgelaufen. Versuchen Sie es erneut.');
+    expect(friendly(translator('de'), { code: 'brand_new_code', message: 'developer text' })).toBe(
+      'Etwas ist schiefgelaufen. Versuchen Sie es erneut.',
+    );
   });
 
   it('the declined end screen shows each step as it ended and what happens next, with the support link', async () => {
@@ -209,15 +269,29 @@ describe('the hosted page app', () => {
             ],
             { finished: true, status: 'DECLINED', support_url: 'mailto:help@acme.example' },
           );
-    vi.stubGlobal('navigator', { ...navigator, geolocation: { getCurrentPosition: (ok: (position: unknown) => void) => ok({ coords: { latitude: 1, longitude: 2, accuracy: 5 }, timestamp: Date.now() }) } });
+    vi.stubGlobal('navigator', {
+      ...navigator,
+      geolocation: {
+        getCurrentPosition: (ok: (position: unknown) => void) =>
+          ok({ coords: { latitude: 1, longitude: 2, accuracy: 5 }, timestamp: Date.now() }),
+      },
+    });
     const page = await mount();
     act(() => page.querySelector('button')!.click());
     await settle();
     expect(page.textContent).toContain('We could not verify you.');
-    expect([...page.querySelectorAll('ul.step-results li')].map((li) => li.textContent)).toEqual(['Take a selfie: not confirmed', 'Share your location: not done']);
-    expect([...page.querySelectorAll('#progress li')].map((li) => li.className)).toEqual(['done failed', 'done not_run']);
+    expect([...page.querySelectorAll('ul.step-results li')].map((li) => li.textContent)).toEqual([
+      'Take a selfie: not confirmed',
+      'Share your location: not done',
+    ]);
+    expect([...page.querySelectorAll('#progress li')].map((li) => li.className)).toEqual([
+      'done failed',
+      'done not_run',
+    ]);
     expect(page.textContent).toContain('If you think this is a mistake, or you want to try again, contact Acme.');
-    expect(page.querySelector<HTMLAnchorElement>('a[href="mailto:help@acme.example"]')!.textContent).toBe('Contact Acme');
+    expect(page.querySelector<HTMLAnchorElement>('a[href="mailto:help@acme.example"]')!.textContent).toBe(
+      'Contact Acme',
+    );
   });
 
   it('progress items tell assistive technology which step is current and how each ended', async () => {
@@ -230,11 +304,19 @@ describe('the hosted page app', () => {
     const page = await mount();
     const items = [...page.querySelectorAll('#progress li')];
     expect(items.map((li) => li.getAttribute('aria-current'))).toEqual([null, 'step', null]);
-    expect(items.map((li) => li.textContent)).toEqual(['Step 1 of 3: Photo of your ID document (done)', 'Step 2 of 3: Take a selfie (current step)', 'Step 3 of 3: Share your location (to do)']);
+    expect(items.map((li) => li.textContent)).toEqual([
+      'Step 1 of 3: Photo of your ID document (done)',
+      'Step 2 of 3: Take a selfie (current step)',
+      'Step 3 of 3: Share your location (to do)',
+    ]);
   });
 
   it('a test session says Test mode and picks its outcome instead of running the checks; a picked error shows as the page shows it', async () => {
-    let next: unknown = started([{ step: 'location', done: true, outcome: 'not_run' }], { finished: true, status: 'APPROVED', livemode: false });
+    let next: unknown = started([{ step: 'location', done: true, outcome: 'not_run' }], {
+      finished: true,
+      status: 'APPROVED',
+      livemode: false,
+    });
     reply = (path) => (path === '/session' ? started([{ step: 'location', done: false }], { livemode: false }) : next);
     const page = await mount();
     expect(page.querySelector('.test-banner')!.textContent).toContain('Test mode');

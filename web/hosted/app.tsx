@@ -3,10 +3,42 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Button, CameraView, Card, Field, Message } from '../components/index.js';
 import QRCode from 'qrcode';
-import { type ApiError, type Challenge, call, claimHandoffLink, type Handoff, type HostedState, type LicenceState, logoUrl, type Provider, type StepName, type StepOutcome } from './api.js';
+import {
+  type ApiError,
+  type Challenge,
+  call,
+  claimHandoffLink,
+  type Handoff,
+  type HostedState,
+  type LicenceState,
+  logoUrl,
+  type Provider,
+  type StepName,
+  type StepOutcome,
+} from './api.js';
 import { fileToDataUrl, toCanvas } from './capture.js';
-import { faceTooDark, frameInPicture, GIVE_UP_MS, type Gray, type Hint, hintFor, nextStreak, READY_FRAMES, toGray, WHOLE } from './guidance.js';
-import { I18n, initialLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, rememberLanguage, translator, useT } from './i18n.js';
+import {
+  faceTooDark,
+  frameInPicture,
+  GIVE_UP_MS,
+  type Gray,
+  type Hint,
+  hintFor,
+  nextStreak,
+  READY_FRAMES,
+  toGray,
+  WHOLE,
+} from './guidance.js';
+import {
+  I18n,
+  initialLanguage,
+  LANGUAGE_NAMES,
+  LANGUAGES,
+  type Language,
+  rememberLanguage,
+  translator,
+  useT,
+} from './i18n.js';
 import { fieldLabel, friendly, wordsFor } from './words.js';
 
 type Advance = (state: HostedState) => void;
@@ -16,10 +48,17 @@ type StepProps = { state: HostedState; advance: Advance; toPhone: () => void };
 /** How often a page waiting on the phone reads the session (ms). */
 const FOLLOW_EVERY_MS = 2000;
 
-/** What a page following another device compares: a new status or step, or the phone claiming the link (even while it retries a step). */
-const progressOf = (state: HostedState) => JSON.stringify([state.status, state.steps, state.continued_on_phone ?? false]);
+/**
+ * What a page following another device compares: a new status or step, or the phone claiming the link (even while it
+ * retries a step).
+ */
+const progressOf = (state: HostedState) =>
+  JSON.stringify([state.status, state.steps, state.continued_on_phone ?? false]);
 
-/** Follows the session while another device moves it on: when its steps or status change, or the phone takes over, the page moves with them. */
+/**
+ * Follows the session while another device moves it on: when its steps or status change, or the phone takes over, the
+ * page moves with them.
+ */
 function useFollowSession(state: HostedState, advance: Advance, onMoved?: () => void) {
   useEffect(() => {
     const seen = progressOf(state);
@@ -40,7 +79,12 @@ function ContinueOnPhone({ state, advance, toPhone }: StepProps) {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     call<Handoff>('/session/handoff', {})
-      .then(async (handoff) => setLink({ url: handoff.url, svg: await QRCode.toString(handoff.url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) }))
+      .then(async (handoff) =>
+        setLink({
+          url: handoff.url,
+          svg: await QRCode.toString(handoff.url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }),
+        }),
+      )
       .catch((failure) => setError(friendly(t, failure)));
   }, []);
   useFollowSession(state, advance, toPhone);
@@ -55,13 +99,28 @@ function ContinueOnPhone({ state, advance, toPhone }: StepProps) {
       <h2>{t('phone.title')}</h2>
       <p class="hint">{t('phone.hint')}</p>
       {/* The SVG is the qrcode package's own drawing of our link: no markup from elsewhere. */}
-      {link ? <div class="qr" role="img" aria-label={t('phone.qr')} data-handoff-url={link.url} dangerouslySetInnerHTML={{ __html: link.svg }} /> : <div class="qr qr--waiting" aria-hidden="true" />}
+      {link ? (
+        <div
+          class="qr"
+          role="img"
+          aria-label={t('phone.qr')}
+          data-handoff-url={link.url}
+          dangerouslySetInnerHTML={{ __html: link.svg }}
+        />
+      ) : (
+        <div class="qr qr--waiting" aria-hidden="true" />
+      )}
       {link ? (
         <div class="copy-link">
           <label for="handoff-link" class="visually-hidden">
             {t('phone.link')}
           </label>
-          <input id="handoff-link" readOnly value={link.url} onFocus={(event) => (event.target as HTMLInputElement).select()} />
+          <input
+            id="handoff-link"
+            readOnly
+            value={link.url}
+            onFocus={(event) => (event.target as HTMLInputElement).select()}
+          />
           <Button variant="secondary" onClick={copy}>
             {t('phone.copy')}
           </Button>
@@ -112,7 +171,15 @@ function useStepSubmit(step: StepName, label: string, advance: Advance, sameAgai
     setFailed(true);
     setError(message);
   };
-  return { busy, error, setError, fail, send, setBusy, label: busy ? t('button.checking') : failed && sameAgain ? t('button.tryAgain') : label };
+  return {
+    busy,
+    error,
+    setError,
+    fail,
+    send,
+    setBusy,
+    label: busy ? t('button.checking') : failed && sameAgain ? t('button.tryAgain') : label,
+  };
 }
 
 /** A step's error, right under its title where the eyes are, brought into view whenever it changes. */
@@ -128,7 +195,15 @@ function StepError({ error }: { error: string }) {
   );
 }
 
-function Step({ title, error, children }: { title: string; error?: string | null; children?: preact.ComponentChildren }) {
+function Step({
+  title,
+  error,
+  children,
+}: {
+  title: string;
+  error?: string | null;
+  children?: preact.ComponentChildren;
+}) {
   return (
     <>
       <h1>{title}</h1>
@@ -138,8 +213,14 @@ function Step({ title, error, children }: { title: string; error?: string | null
   );
 }
 
-/** The camera facing `facing`, off when the step is done (or the page moves on); null until it opens, `false` when there is none or it is refused. */
-function useCamera(facing: 'user' | 'environment', ideal: { width: number; height: number }): MediaStream | null | false {
+/**
+ * The camera facing `facing`, off when the step is done (or the page moves on); null until it opens, `false` when there
+ * is none or it is refused.
+ */
+function useCamera(
+  facing: 'user' | 'environment',
+  ideal: { width: number; height: number },
+): MediaStream | null | false {
   const [stream, setStream] = useState<MediaStream | null | false>(null);
   useEffect(() => {
     let opened: MediaStream | null = null;
@@ -148,13 +229,18 @@ function useCamera(facing: 'user' | 'environment', ideal: { width: number; heigh
       setStream(false);
       return;
     }
-    media.getUserMedia({ video: { facingMode: facing, width: { ideal: ideal.width }, height: { ideal: ideal.height } }, audio: false }).then(
-      (camera) => {
-        opened = camera;
-        setStream(camera);
-      },
-      () => setStream(false),
-    );
+    media
+      .getUserMedia({
+        video: { facingMode: facing, width: { ideal: ideal.width }, height: { ideal: ideal.height } },
+        audio: false,
+      })
+      .then(
+        (camera) => {
+          opened = camera;
+          setStream(camera);
+        },
+        () => setStream(false),
+      );
     return () => {
       for (const track of opened?.getTracks() ?? []) track.stop();
     };
@@ -167,14 +253,25 @@ const GUIDE_EVERY_MS = 250;
 const GUIDE_WIDTH = 160;
 
 /** A small grey copy of the video's current frame, and where the overlay element `guide` lies in it. */
-function lookAt(camera: HTMLVideoElement, guide: HTMLElement | null): { frame: Gray; box: ReturnType<typeof frameInPicture> } {
+function lookAt(
+  camera: HTMLVideoElement,
+  guide: HTMLElement | null,
+): { frame: Gray; box: ReturnType<typeof frameInPicture> } {
   const small = toCanvas(camera, camera.videoWidth, camera.videoHeight, GUIDE_WIDTH);
-  const frame = toGray(small.getContext('2d')!.getImageData(0, 0, small.width, small.height).data, small.width, small.height);
-  return { frame, box: guide ? frameInPicture(frame, camera.getBoundingClientRect(), guide.getBoundingClientRect()) : WHOLE };
+  const frame = toGray(
+    small.getContext('2d')!.getImageData(0, 0, small.width, small.height).data,
+    small.width,
+    small.height,
+  );
+  return {
+    frame,
+    box: guide ? frameInPicture(frame, camera.getBoundingClientRect(), guide.getBoundingClientRect()) : WHOLE,
+  };
 }
 
 /** The camera's current frame as the photo the API takes (JPEG, at most 2400 px). */
-const photoOf = (camera: HTMLVideoElement) => toCanvas(camera, camera.videoWidth, camera.videoHeight, 2400).toDataURL('image/jpeg', 0.92);
+const photoOf = (camera: HTMLVideoElement) =>
+  toCanvas(camera, camera.videoWidth, camera.videoHeight, 2400).toDataURL('image/jpeg', 0.92);
 
 /**
  * Watches the video for hints until the document has been ready READY_FRAMES times in a row, then
@@ -182,7 +279,13 @@ const photoOf = (camera: HTMLVideoElement) => toCanvas(camera, camera.videoWidth
  * picture from where both are on screen, so what the person sees framed is what is measured. A hint
  * that stays GIVE_UP_MS is given up on (`stuck`): the page keeps saying it and offers the shutter.
  */
-function useGuidedCapture(video: { current: HTMLVideoElement | null }, guide: { current: HTMLDivElement | null }, active: boolean, afterRetake: boolean, onCapture: (photo: string) => void) {
+function useGuidedCapture(
+  video: { current: HTMLVideoElement | null },
+  guide: { current: HTMLDivElement | null },
+  active: boolean,
+  afterRetake: boolean,
+  onCapture: (photo: string) => void,
+) {
   const [hint, setHint] = useState<Hint | 'searching' | 'ready'>('searching');
   const [stuck, setStuck] = useState(false);
   useEffect(() => {
@@ -215,7 +318,17 @@ function useGuidedCapture(video: { current: HTMLVideoElement | null }, guide: { 
 }
 
 /** The camera's picture, or, while it opens, a box of the same shape: the page does not jump when it arrives. */
-function Viewfinder({ stream, video, rear, children }: { stream: MediaStream | null; video: { current: HTMLVideoElement | null }; rear?: boolean; children?: preact.ComponentChildren }) {
+function Viewfinder({
+  stream,
+  video,
+  rear,
+  children,
+}: {
+  stream: MediaStream | null;
+  video: { current: HTMLVideoElement | null };
+  rear?: boolean;
+  children?: preact.ComponentChildren;
+}) {
   const t = useT();
   return (
     <div class={rear ? 'viewfinder rear' : 'viewfinder'}>
@@ -342,7 +455,9 @@ function DocumentStep({ state, advance, toPhone }: StepProps) {
   );
 }
 
-/** Six frames over two seconds while the person does the gesture; each with its time in ms after the challenge arrived. */
+/**
+ * Six frames over two seconds while the person does the gesture; each with its time in ms after the challenge arrived.
+ */
 const FRAMES = 6;
 const FRAME_GAP_MS = 400;
 
@@ -449,8 +564,19 @@ function LocationStep({ state, advance }: { state: HostedState; advance: Advance
       void submit.send(body);
     };
     navigator.geolocation.getCurrentPosition(
-      (position) => send({ latitude: position.coords.latitude, longitude: position.coords.longitude, accuracy: position.coords.accuracy, source: 'gps', captured_at: new Date(position.timestamp).toISOString() }),
-      (error) => send({ source: 'permission_denied', error: error.code === 1 ? 'location permission denied' : 'location unavailable' }),
+      (position) =>
+        send({
+          latitude: position.coords.latitude,
+          longitude: position.coords.longitude,
+          accuracy: position.coords.accuracy,
+          source: 'gps',
+          captured_at: new Date(position.timestamp).toISOString(),
+        }),
+      (error) =>
+        send({
+          source: 'permission_denied',
+          error: error.code === 1 ? 'location permission denied' : 'location unavailable',
+        }),
       { enableHighAccuracy: true, timeout: 20000, maximumAge: 0 },
     );
   };
@@ -471,9 +597,16 @@ function LicenceStep({ advance }: { advance: Advance }) {
   const submit = useStepSubmit('licence', t('licence.check'), advance);
   const [states, setStates] = useState<LicenceState[]>([]);
   const [providers, setProviders] = useState<Provider[]>([]);
-  const [form, setForm] = useState<Record<string, string>>({ state: '', provider: '', first: '', last: '', number: '' });
+  const [form, setForm] = useState<Record<string, string>>({
+    state: '',
+    provider: '',
+    first: '',
+    last: '',
+    number: '',
+  });
   const [extra, setExtra] = useState<Record<string, string>>({});
-  const set = (name: string) => (event: Event) => setForm((current) => ({ ...current, [name]: (event.target as HTMLInputElement).value }));
+  const set = (name: string) => (event: Event) =>
+    setForm((current) => ({ ...current, [name]: (event.target as HTMLInputElement).value }));
 
   useEffect(() => {
     call<{ states: LicenceState[] }>('/credential/states').then(
@@ -485,14 +618,22 @@ function LicenceStep({ advance }: { advance: Advance }) {
     const code = (event.target as HTMLSelectElement).value;
     setForm((current) => ({ ...current, state: code, provider: '' }));
     setProviders([]);
-    if (code) setProviders((await call<{ providers: Provider[] }>('/credential/states/' + code + '/providers')).providers);
+    if (code)
+      setProviders((await call<{ providers: Provider[] }>('/credential/states/' + code + '/providers')).providers);
   };
   const chosen = providers.find((p) => p.provider_code === form.provider);
   const extraFields = chosen ? chosen.required_fields.filter((field) => !KNOWN_FIELDS.includes(field)) : [];
   const check = () => {
     const trimmed = (value: string | undefined) => (value ?? '').trim();
-    if (!form.state || !form.provider || !trimmed(form.number) || !trimmed(form.first) || !trimmed(form.last)) return submit.setError(t('licence.missing'));
-    const body: Record<string, string> = { license_state: form.state!, provider_code: form.provider!, license_number: trimmed(form.number), first_name: trimmed(form.first), last_name: trimmed(form.last) };
+    if (!form.state || !form.provider || !trimmed(form.number) || !trimmed(form.first) || !trimmed(form.last))
+      return submit.setError(t('licence.missing'));
+    const body: Record<string, string> = {
+      license_state: form.state!,
+      provider_code: form.provider!,
+      license_number: trimmed(form.number),
+      first_name: trimmed(form.first),
+      last_name: trimmed(form.last),
+    };
     for (const field of extraFields) if (trimmed(extra[field])) body[field] = trimmed(extra[field]);
     void submit.send(body);
   };
@@ -509,7 +650,12 @@ function LicenceStep({ advance }: { advance: Advance }) {
         </select>
       </Field>
       <Field id="provider" label={t('licence.board')}>
-        <select id="provider" value={form.provider} disabled={!form.state || !providers.length} onChange={set('provider')}>
+        <select
+          id="provider"
+          value={form.provider}
+          disabled={!form.state || !providers.length}
+          onChange={set('provider')}
+        >
           <option value="">{t(form.state ? 'licence.chooseBoard' : 'licence.chooseStateFirst')}</option>
           {providers.map((p) => (
             <option key={p.provider_code} value={p.provider_code}>
@@ -529,7 +675,14 @@ function LicenceStep({ advance }: { advance: Advance }) {
       </Field>
       {extraFields.map((field) => (
         <Field key={field} id={'f-' + field} label={fieldLabel(field)}>
-          <input id={'f-' + field} data-field={field} value={extra[field] ?? ''} onInput={(event) => setExtra((current) => ({ ...current, [field]: (event.target as HTMLInputElement).value }))} />
+          <input
+            id={'f-' + field}
+            data-field={field}
+            value={extra[field] ?? ''}
+            onInput={(event) =>
+              setExtra((current) => ({ ...current, [field]: (event.target as HTMLInputElement).value }))
+            }
+          />
         </Field>
       ))}
       <Button disabled={submit.busy} onClick={check}>
@@ -548,7 +701,10 @@ function stepState(step: HostedState['steps'][number], current: boolean): StepOu
   return step.outcome ?? (current ? 'current' : step.done ? 'passed' : 'todo');
 }
 
-/** The end: the outcome, each step as it really ended, and what happens next (with the project's support link after a decline). */
+/**
+ * The end: the outcome, each step as it really ended, and what happens next (with the project's support link after a
+ * decline).
+ */
 function Finished({ state }: { state: HostedState }) {
   const t = useT();
   const project = state.project_name;
@@ -556,7 +712,8 @@ function Finished({ state }: { state: HostedState }) {
     const redirect = state.redirect_to;
     if (redirect) setTimeout(() => location.assign(redirect), REDIRECT_AFTER_MS[state.status] ?? REDIRECT_OTHERWISE_MS);
   }, []);
-  const next = state.status === 'DECLINED' || state.status === 'IN_REVIEW' ? t(`end.next.${state.status}`, { project }) : null;
+  const next =
+    state.status === 'DECLINED' || state.status === 'IN_REVIEW' ? t(`end.next.${state.status}`, { project }) : null;
   return (
     <>
       <h1>{t('page.complete')}</h1>
@@ -589,7 +746,10 @@ function Finished({ state }: { state: HostedState }) {
   );
 }
 
-/** The progress bar: one item per step, coloured by how it ended, each named for assistive technology (the current one is aria-current). */
+/**
+ * The progress bar: one item per step, coloured by how it ended, each named for assistive technology (the current one
+ * is aria-current).
+ */
 function Progress({ state }: { state: HostedState }) {
   const t = useT();
   const current = state.finished ? -1 : state.steps.findIndex((s) => !s.done);
@@ -597,10 +757,24 @@ function Progress({ state }: { state: HostedState }) {
     <ol class="progress" id="progress" aria-label={t('page.progress')}>
       {state.steps.map((s, i) => {
         const result = stepState(s, current === i);
-        const classes = [s.done || s.outcome ? 'done' : '', current === i ? 'current' : '', s.outcome ?? ''].filter(Boolean).join(' ');
+        const classes = [s.done || s.outcome ? 'done' : '', current === i ? 'current' : '', s.outcome ?? '']
+          .filter(Boolean)
+          .join(' ');
         return (
-          <li key={s.step} class={classes} aria-current={current === i ? 'step' : undefined} title={t(`title.${s.step}`)}>
-            <span class="visually-hidden">{t('progress.item', { n: i + 1, total: state.steps.length, title: t(`title.${s.step}`), state: t(`progress.${result}`) })}</span>
+          <li
+            key={s.step}
+            class={classes}
+            aria-current={current === i ? 'step' : undefined}
+            title={t(`title.${s.step}`)}
+          >
+            <span class="visually-hidden">
+              {t('progress.item', {
+                n: i + 1,
+                total: state.steps.length,
+                title: t(`title.${s.step}`),
+                state: t(`progress.${result}`),
+              })}
+            </span>
           </li>
         );
       })}
@@ -633,7 +807,12 @@ function CurrentStep({ state, advance, toPhone }: StepProps) {
 function LanguageSwitch({ language, onChange }: { language: Language; onChange: (language: Language) => void }) {
   const t = useT();
   return (
-    <select class="language" aria-label={t('page.language')} value={language} onChange={(event) => onChange((event.target as HTMLSelectElement).value as Language)}>
+    <select
+      class="language"
+      aria-label={t('page.language')}
+      value={language}
+      onChange={(event) => onChange((event.target as HTMLSelectElement).value as Language)}
+    >
       {LANGUAGES.map((code) => (
         <option key={code} value={code} lang={code}>
           {LANGUAGE_NAMES[code]}
@@ -665,7 +844,9 @@ function StartScreen({ state, onStart }: { state: HostedState; onStart: () => Pr
   return (
     <>
       {/* The logo's box is kept while it loads, so the text below does not jump. */}
-      {state.logo ? <div class="project-logo">{logo ? <img src={logo} alt={t('start.logo', { project })} /> : null}</div> : null}
+      {state.logo ? (
+        <div class="project-logo">{logo ? <img src={logo} alt={t('start.logo', { project })} /> : null}</div>
+      ) : null}
       <h1>{t('start.title', { project })}</h1>
       <p>{t('start.intro')}</p>
       <ul>
@@ -735,7 +916,11 @@ function TestOutcomePicker({ onPicked, onFailed }: { onPicked: Advance; onFailed
       </div>
       <div class="test-error">
         <label for="test-error">{t('test.error')}</label>
-        <select id="test-error" value={errorCode} onChange={(event) => setErrorCode((event.target as HTMLSelectElement).value)}>
+        <select
+          id="test-error"
+          value={errorCode}
+          onChange={(event) => setErrorCode((event.target as HTMLSelectElement).value)}
+        >
           {TEST_ERRORS.map((code) => (
             <option key={code} value={code}>
               {code}
@@ -763,7 +948,10 @@ function TestBanner() {
 /** Why a link opens no flow: each has its own page, with no progress bar. */
 type Ended = 'expired' | 'abandoned' | 'closed' | 'handoff';
 
-/** A link opened after its session ended (or refused for that reason), told apart from a flow just finished on this page. */
+/**
+ * A link opened after its session ended (or refused for that reason), told apart from a flow just finished on this
+ * page.
+ */
 function endedOnOpen(state: HostedState): Ended | null {
   if (!state.finished) return null;
   return state.status === 'EXPIRED' ? 'expired' : state.status === 'ABANDONED' ? 'abandoned' : 'closed';
@@ -793,7 +981,11 @@ export function App() {
   };
   /** An error that ends the page (an ended link, a bad token) takes it over; true when it did. */
   const endedBy = (error: ApiError): boolean => {
-    if (!error?.code || !(error.code in ENDED_BY_ERROR || error.code === 'invalid_token' || error.code === 'token_missing')) return false;
+    if (
+      !error?.code ||
+      !(error.code in ENDED_BY_ERROR || error.code === 'invalid_token' || error.code === 'token_missing')
+    )
+      return false;
     failedToOpen(error);
     return true;
   };
@@ -824,7 +1016,9 @@ export function App() {
         </header>
         {testing ? <TestBanner /> : null}
         {state && !ended && state.status !== 'NOT_STARTED' ? <Progress state={state} /> : null}
-        {testing && state && !state.finished && !ended && !openError ? <TestOutcomePicker onPicked={setState} onFailed={endedBy} /> : null}
+        {testing && state && !state.finished && !ended && !openError ? (
+          <TestOutcomePicker onPicked={setState} onFailed={endedBy} />
+        ) : null}
         <Card id="step" aria-live="polite" data-status={state?.finished ? state.status : undefined}>
           {ended ? (
             <EndedPage ended={ended} />

@@ -1,5 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { cardBox, crop, documentInFrame, faceLight, faceTooDark, frameInPicture, type Gray, glareFraction, hintFor, LIMITS, meanLuminance, motion, nextStreak, READY_FRAMES, sharpness, toGray } from './guidance.js';
+import {
+  cardBox,
+  crop,
+  documentInFrame,
+  faceLight,
+  faceTooDark,
+  frameInPicture,
+  type Gray,
+  glareFraction,
+  hintFor,
+  LIMITS,
+  meanLuminance,
+  motion,
+  nextStreak,
+  READY_FRAMES,
+  sharpness,
+  toGray,
+} from './guidance.js';
 
 // The document camera's hints on synthetic frames: a light card with dark text lines on a dark table.
 
@@ -13,7 +30,14 @@ interface Scene {
   glare?: number;
   shift?: number;
 }
-function frame({ background = 30, card = { x0: 0.1, y0: 0.15, x1: 0.9, y1: 0.85 }, cardValue = 200, text = true, glare = 0, shift = 0 }: Scene = {}): Gray {
+function frame({
+  background = 30,
+  card = { x0: 0.1, y0: 0.15, x1: 0.9, y1: 0.85 },
+  cardValue = 200,
+  text = true,
+  glare = 0,
+  shift = 0,
+}: Scene = {}): Gray {
   const data = new Uint8Array(W * H).fill(background);
   if (card)
     for (let y = Math.round(card.y0 * H); y < Math.round(card.y1 * H); y++)
@@ -129,14 +153,16 @@ describe('document camera hints', () => {
     expect(hintFor(white, white, GUIDE)).toBeNull();
     // The same framing on a page of mid-tone paper with a burnt-out reflection across a fifth of it.
     const shiny = frame({ cardValue: 190, card: { x0: 0.21, y0: 0.21, x1: 0.79, y1: 0.8 } });
-    for (let y = Math.round(0.35 * H); y < Math.round(0.55 * H); y++) for (let x = Math.round(0.3 * W); x < Math.round(0.7 * W); x++) shiny.data[y * W + x] = 255;
+    for (let y = Math.round(0.35 * H); y < Math.round(0.55 * H); y++)
+      for (let x = Math.round(0.3 * W); x < Math.round(0.7 * W); x++) shiny.data[y * W + x] = 255;
     expect(hintFor(shiny, shiny, GUIDE)).toBe('glare');
   });
 
   it('glare is judged on the document, not on the frame: a lamp on the table inside the frame is not glare', () => {
     // The card fills the left part of the frame; a burnt-out lamp sits on the table beside it, inside the frame.
     const scene = frame({ card: { x0: 0.2, y0: 0.2, x1: 0.8, y1: 0.8 } });
-    for (let y = Math.round(0.25 * H); y < Math.round(0.45 * H); y++) for (let x = Math.round(0.81 * W); x < Math.round(0.9 * W); x++) scene.data[y * W + x] = 255;
+    for (let y = Math.round(0.25 * H); y < Math.round(0.45 * H); y++)
+      for (let x = Math.round(0.81 * W); x < Math.round(0.9 * W); x++) scene.data[y * W + x] = 255;
     const wide = { x0: 0.18, y0: 0.2, x1: 0.92, y1: 0.8 };
     expect(glareFraction(crop(scene, wide))).toBeGreaterThan(LIMITS.glare);
     expect(hintFor(scene, scene, wide)).not.toBe('glare');
@@ -144,7 +170,12 @@ describe('document camera hints', () => {
 
   it("the selfie's light is judged on the face's region: a lit face on a dark stage passes, a dark room does not", () => {
     // A face (a bright oval, a third of the frame) on a black stage: the whole frame's mean is low.
-    const stage = frame({ background: 8, card: { x0: 0.35, y0: 0.15, x1: 0.65, y1: 0.6 }, cardValue: 150, text: false });
+    const stage = frame({
+      background: 8,
+      card: { x0: 0.35, y0: 0.15, x1: 0.65, y1: 0.6 },
+      cardValue: 150,
+      text: false,
+    });
     expect(meanLuminance(stage)).toBeLessThan(LIMITS.dark);
     const oval = { x0: 0.24, y0: 0.05, x1: 0.76, y1: 0.95 };
     expect(faceLight(stage, oval)).toBeGreaterThan(LIMITS.faceDark);
@@ -155,7 +186,11 @@ describe('document camera hints', () => {
 
   it('maps the on-screen frame into the picture through object-fit: cover', () => {
     // A 1280x800 picture shown in a 4:3 box 400x300: scaled by 0.375, 40 px cut off each side.
-    const box = frameInPicture({ width: 1280, height: 800 }, { left: 10, top: 20, width: 400, height: 300 }, { left: 10 + 32, top: 20 + 48, width: 336, height: 212 });
+    const box = frameInPicture(
+      { width: 1280, height: 800 },
+      { left: 10, top: 20, width: 400, height: 300 },
+      { left: 10 + 32, top: 20 + 48, width: 336, height: 212 },
+    );
     expect(box.x0).toBeCloseTo((32 + 40) / 0.375 / 1280, 3);
     expect(box.y0).toBeCloseTo(48 / 0.375 / 800, 3);
     expect(box.x1).toBeCloseTo((368 + 40) / 0.375 / 1280, 3);

@@ -35,7 +35,10 @@ export const LIMITS = {
   sharp: 100,
   /** Mean absolute change between two frames above this: moving. */
   motion: 6,
-  /** The selfie's face region: the mean of its brightest pixels (this share of them) below `faceDark` is too dark for the checks. */
+  /**
+   * The selfie's face region: the mean of its brightest pixels (this share of them) below `faceDark` is too dark for
+   * the checks.
+   */
   faceShare: 0.3,
   faceDark: 50,
 } as const;
@@ -52,7 +55,8 @@ export const GIVE_UP_MS = 4000;
 /** RGBA pixels (a canvas's ImageData) as luminance. */
 export function toGray(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Gray {
   const data = new Uint8Array(width * height);
-  for (let i = 0; i < data.length; i++) data[i] = Math.round(0.299 * rgba[i * 4]! + 0.587 * rgba[i * 4 + 1]! + 0.114 * rgba[i * 4 + 2]!);
+  for (let i = 0; i < data.length; i++)
+    data[i] = Math.round(0.299 * rgba[i * 4]! + 0.587 * rgba[i * 4 + 1]! + 0.114 * rgba[i * 4 + 2]!);
   return { width, height, data };
 }
 
@@ -153,7 +157,8 @@ export function crop(frame: Gray, box: Box): Gray {
   const width = Math.max(1, Math.ceil(box.x1 * frame.width) - x0);
   const height = Math.max(1, Math.ceil(box.y1 * frame.height) - y0);
   const data = new Uint8Array(width * height);
-  for (let y = 0; y < height; y++) data.set(frame.data.subarray((y0 + y) * frame.width + x0, (y0 + y) * frame.width + x0 + width), y * width);
+  for (let y = 0; y < height; y++)
+    data.set(frame.data.subarray((y0 + y) * frame.width + x0, (y0 + y) * frame.width + x0 + width), y * width);
   return { width, height, data };
 }
 
@@ -220,10 +225,12 @@ export function documentRegion(guide: Box, doc: Box): Box {
 }
 
 /** An edge of the document lies outside the frame by more than the slack: a corner may be cut off. */
-const sticksOut = (doc: Box): boolean => doc.x0 < -LIMITS.slack || doc.y0 < -LIMITS.slack || doc.x1 > 1 + LIMITS.slack || doc.y1 > 1 + LIMITS.slack;
+const sticksOut = (doc: Box): boolean =>
+  doc.x0 < -LIMITS.slack || doc.y0 < -LIMITS.slack || doc.x1 > 1 + LIMITS.slack || doc.y1 > 1 + LIMITS.slack;
 
 /** An edge of the document lies inside the frame by more than the slack: it fills too little of it. */
-const fallsShort = (doc: Box): boolean => doc.x0 > LIMITS.slack || doc.y0 > LIMITS.slack || doc.x1 < 1 - LIMITS.slack || doc.y1 < 1 - LIMITS.slack;
+const fallsShort = (doc: Box): boolean =>
+  doc.x0 > LIMITS.slack || doc.y0 > LIMITS.slack || doc.x1 < 1 - LIMITS.slack || doc.y1 < 1 - LIMITS.slack;
 
 /**
  * The one thing to fix first (light, then reflections, then framing, then steadiness), or null when
@@ -239,7 +246,8 @@ export function hintFor(frame: Gray, previous: Gray | null, guide: Box = WHOLE):
   if (glareFraction(crop(frame, documentRegion(guide, doc))) > LIMITS.glare) return 'glare';
   if (sticksOut(doc)) return 'too_close';
   if (fallsShort(doc)) return 'too_far';
-  if (sharpness(inside) < LIMITS.sharp || (previous && motion(crop(previous, guide), inside) > LIMITS.motion)) return 'hold_still';
+  if (sharpness(inside) < LIMITS.sharp || (previous && motion(crop(previous, guide), inside) > LIMITS.motion))
+    return 'hold_still';
   return null;
 }
 

@@ -2,7 +2,10 @@
 import type { ApiError } from './api.js';
 import { CATALOGS, type MessageKey, type Translate } from './i18n.js';
 
-/** Codes that ask the person to do a step again: the answer's data says which step, why (a reason code) and how many tries are left. */
+/**
+ * Codes that ask the person to do a step again: the answer's data says which step, why (a reason code) and how many
+ * tries are left.
+ */
 const RETRY_CODES = ['step_retry_required', 'face_rescan_required'];
 
 /**
@@ -15,7 +18,12 @@ export function friendly(t: Translate, error: unknown): string {
   if (code && RETRY_CODES.includes(code)) {
     const reason = `retry.${data?.step}.${data?.reason}`;
     const fallback = `retry.${data?.step}.other`;
-    const words = reason in CATALOGS.en ? t(reason as MessageKey) : fallback in CATALOGS.en ? t(fallback as MessageKey) : t('error.generic');
+    const words =
+      reason in CATALOGS.en
+        ? t(reason as MessageKey)
+        : fallback in CATALOGS.en
+          ? t(fallback as MessageKey)
+          : t('error.generic');
     return data?.tries_left === undefined ? words : `${words} ${t('retry.triesLeft', { n: data.tries_left })}`;
   }
   if (code && `error.${code}` in CATALOGS.en) return t(`error.${code}` as MessageKey);

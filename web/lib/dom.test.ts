@@ -6,7 +6,14 @@ import { h, showError, svg } from './dom.js';
 
 describe('h()', () => {
   it('sets attributes, leaves out null, undefined and false, and writes true as an empty attribute', () => {
-    const input = h('input', { id: 'email', required: true, disabled: false, placeholder: null, title: undefined, maxlength: 10 });
+    const input = h('input', {
+      id: 'email',
+      required: true,
+      disabled: false,
+      placeholder: null,
+      title: undefined,
+      maxlength: 10,
+    });
     expect(input.outerHTML).toBe('<input id="email" required="" maxlength="10">');
   });
 

@@ -3,13 +3,21 @@
 // `on<event>` keys add listeners. Children may be nodes, strings, numbers or (nested) arrays.
 
 export type Child = Node | string | number | null | undefined | false | Child[];
-export type Attributes = Record<string, string | number | boolean | null | undefined | EventListener | ((event: never) => unknown)>;
+export type Attributes = Record<
+  string,
+  string | number | boolean | null | undefined | EventListener | ((event: never) => unknown)
+>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes?: Attributes | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes?: Attributes | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes ?? {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value as EventListener);
+    if (key.startsWith('on') && typeof value === 'function')
+      node.addEventListener(key.slice(2), value as EventListener);
     else node.setAttribute(key, value === true ? '' : String(value));
   }
   append(node, children);

@@ -46,14 +46,23 @@ interface Operation {
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** Security scheme names of the document, by the credential the client holds for them. */
-const CREDENTIALS: Record<string, OperationEntry['auth']> = { ApiKeyHeader: 'apiKey', ApiKeyBearer: 'apiKey', ClientId: 'orgClient', ClientSecret: 'orgClient', AccessToken: 'accessToken' };
+const CREDENTIALS: Record<string, OperationEntry['auth']> = {
+  ApiKeyHeader: 'apiKey',
+  ApiKeyBearer: 'apiKey',
+  ClientId: 'orgClient',
+  ClientSecret: 'orgClient',
+  AccessToken: 'accessToken',
+};
 
 function resolve<T extends { $ref?: string }>(document: OpenAPI3, value: T): T {
   if (!value.$ref) return value;
   const target = value.$ref
     .replace(/^#\//, '')
     .split('/')
-    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+    .reduce<unknown>(
+      (node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+      document,
+    );
   if (!target) throw new Error(`unresolvable $ref ${value.$ref}`);
   return resolve(document, target as T);
 }
@@ -63,12 +72,16 @@ function authOf(operationId: string, security: Record<string, string[]>[]): Oper
     security.flatMap((requirement) =>
       Object.keys(requirement).map((scheme) => {
         const credential = CREDENTIALS[scheme];
-        if (!credential) throw new Error(`${operationId}: security scheme ${scheme} is new to the SDK generator (packages/sdk/scripts/generate.ts CREDENTIALS)`);
+        if (!credential)
+          throw new Error(
+            `${operationId}: security scheme ${scheme} is new to the SDK generator (packages/sdk/scripts/generate.ts CREDENTIALS)`,
+          );
         return credential;
       }),
     ),
   );
-  if (credentials.size > 1) throw new Error(`${operationId}: more than one kind of credential (${[...credentials].join(', ')})`);
+  if (credentials.size > 1)
+    throw new Error(`${operationId}: more than one kind of credential (${[...credentials].join(', ')})`);
   return [...credentials][0] ?? 'none';
 }
 
@@ -84,7 +97,12 @@ function isFileField(schema: Schema): boolean {
 function hasFileField(document: OpenAPI3, schema: Schema | undefined): boolean {
   if (!schema) return false;
   const resolved = resolve(document, schema);
-  if ([...(resolved.oneOf ?? []), ...(resolved.anyOf ?? []), ...(resolved.allOf ?? [])].some((part) => hasFileField(document, part))) return true;
+  if (
+    [...(resolved.oneOf ?? []), ...(resolved.anyOf ?? []), ...(resolved.allOf ?? [])].some((part) =>
+      hasFileField(document, part),
+    )
+  )
+    return true;
   return Object.values(resolved.properties ?? {}).some((field) => {
     const property = resolve(document, field);
     return isFileField(property) || (property.items !== undefined && isFileField(resolve(document, property.items)));
@@ -97,7 +115,9 @@ function pageItems(document: OpenAPI3, operationId: string, success: Schema | un
   const resolved = data && resolve(document, data);
   if (!resolved) throw new Error(`${operationId}: a list operation without an enveloped success`);
   if (resolved.type === 'array') return null;
-  const arrays = Object.entries(resolved.properties ?? {}).filter(([, field]) => resolve(document, field).type === 'array');
+  const arrays = Object.entries(resolved.properties ?? {}).filter(
+    ([, field]) => resolve(document, field).type === 'array',
+  );
   if (arrays.length !== 1) throw new Error(`${operationId}: a list operation whose data holds ${arrays.length} arrays`);
   return arrays[0]![0];
 }
@@ -106,18 +126,31 @@ function entryOf(document: OpenAPI3, method: string, path: string, operation: Op
   const operationId = operation.operationId!;
   const parameters = (operation.parameters ?? []).map((parameter) => resolve(document, parameter));
   const content = operation.requestBody ? (resolve(document, operation.requestBody).content ?? {}) : {};
-  const body = 'application/json' in content || 'multipart/form-data' in content ? 'json' : 'application/x-www-form-urlencoded' in content ? 'form' : null;
-  const responses = Object.entries(operation.responses ?? {}).map(([status, response]) => [status, resolve(document, response)] as const);
+  const body =
+    'application/json' in content || 'multipart/form-data' in content
+      ? 'json'
+      : 'application/x-www-form-urlencoded' in content
+        ? 'form'
+        : null;
+  const responses = Object.entries(operation.responses ?? {}).map(
+    ([status, response]) => [status, resolve(document, response)] as const,
+  );
   const success = responses.find(([status]) => status.startsWith('2'))?.[1].content?.['application/json']?.schema;
   return {
     method: method.toUpperCase(),
     path,
-    auth: authOf(operationId, operation.security ?? (document.security as Record<string, string[]>[] | undefined) ?? []),
+    auth: authOf(
+      operationId,
+      operation.security ?? (document.security as Record<string, string[]>[] | undefined) ?? [],
+    ),
     body,
     uploads: 'multipart/form-data' in content || hasFileField(document, content['application/json']?.schema),
     idempotencyKey:
-      parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key') || responses.some(([, response]) => /\bidempotency_key_reused\b/.test(response.description ?? '')),
-    pagination: parameters.some((parameter) => parameter.in === 'query' && parameter.name === 'cursor') ? { items: pageItems(document, operationId, success) } : null,
+      parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key') ||
+      responses.some(([, response]) => /\bidempotency_key_reused\b/.test(response.description ?? '')),
+    pagination: parameters.some((parameter) => parameter.in === 'query' && parameter.name === 'cursor')
+      ? { items: pageItems(document, operationId, success) }
+      : null,
   };
 }
 
@@ -130,7 +163,8 @@ export function generateOperations(document: OpenAPI3): string {
       if (!operation) continue;
       if (!operation.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
       const entry = entryOf(document, method, path, operation);
-      if (operation.summary) lines.push(`  /** ${method.toUpperCase()} ${path}: ${operation.summary.replace(/\*\//g, '*\\/')} */`);
+      if (operation.summary)
+        lines.push(`  /** ${method.toUpperCase()} ${path}: ${operation.summary.replace(/\*\//g, '*\\/')} */`);
       lines.push(`  ${JSON.stringify(operation.operationId)}: ${JSON.stringify(entry)},`);
     }
   }

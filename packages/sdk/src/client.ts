@@ -1,5 +1,14 @@
 import { OPERATIONS } from './generated/operations.js';
-import type { ListOperationId, OperationId, Page, PageItem, ParamsArgs, QueryParams, RequestBody, ResponseData } from './operations.js';
+import type {
+  ListOperationId,
+  OperationId,
+  Page,
+  PageItem,
+  ParamsArgs,
+  QueryParams,
+  RequestBody,
+  ResponseData,
+} from './operations.js';
 import type { AbortSignalLike, Fetch } from './runtime-types.js';
 import { type Answer, type Params, type RequestOptions, send, sleep, type TransportSettings } from './transport.js';
 
@@ -39,7 +48,9 @@ export interface VerityClientOptions {
 
 function unwrap(payload: unknown): unknown {
   const envelope = payload as { success?: unknown; data?: unknown } | null;
-  return typeof envelope === 'object' && envelope !== null && envelope.success === true && 'data' in envelope ? envelope.data : payload;
+  return typeof envelope === 'object' && envelope !== null && envelope.success === true && 'data' in envelope
+    ? envelope.data
+    : payload;
 }
 
 export class VerityClient {
@@ -62,7 +73,11 @@ export class VerityClient {
     };
   }
 
-  private send(operationId: OperationId, params: Params | undefined, options: RequestOptions | undefined): Promise<Answer> {
+  private send(
+    operationId: OperationId,
+    params: Params | undefined,
+    options: RequestOptions | undefined,
+  ): Promise<Answer> {
     const entry = OPERATIONS[operationId];
     if (!entry) throw new TypeError(`unknown operation ${String(operationId)}`);
     return send(this.settings, entry, params ?? {}, options);
@@ -73,12 +88,19 @@ export class VerityClient {
    * from the OpenAPI document: `request('getSessionById', { path: { id } })`. Answers the
    * envelope's `data` (an unenveloped route's JSON, text or bytes as they are).
    */
-  async request<K extends OperationId>(operationId: K, ...[params, options]: ParamsArgs<K, RequestOptions>): Promise<ResponseData<K>> {
+  async request<K extends OperationId>(
+    operationId: K,
+    ...[params, options]: ParamsArgs<K, RequestOptions>
+  ): Promise<ResponseData<K>> {
     const answer = await this.send(operationId, params as Params | undefined, options);
     return unwrap(answer.payload) as ResponseData<K>;
   }
 
-  private async fetchPage<K extends ListOperationId>(operationId: K, params: Params, options: RequestOptions | undefined): Promise<Page<PageItem<K>>> {
+  private async fetchPage<K extends ListOperationId>(
+    operationId: K,
+    params: Params,
+    options: RequestOptions | undefined,
+  ): Promise<Page<PageItem<K>>> {
     const answer = await this.send(operationId, params, options);
     const data = unwrap(answer.payload);
     const field = OPERATIONS[operationId].pagination.items;
@@ -87,12 +109,18 @@ export class VerityClient {
   }
 
   /** One page of a list operation, with the cursor of the next (null on the last page). */
-  page<K extends ListOperationId>(operationId: K, ...[params, options]: ParamsArgs<K, RequestOptions>): Promise<Page<PageItem<K>>> {
+  page<K extends ListOperationId>(
+    operationId: K,
+    ...[params, options]: ParamsArgs<K, RequestOptions>
+  ): Promise<Page<PageItem<K>>> {
     return this.fetchPage(operationId, (params ?? {}) as Params, options);
   }
 
   /** Every item of a list operation, page after page (`limit` per page), as an async iterator. */
-  async *paginate<K extends ListOperationId>(operationId: K, ...[params, options]: ParamsArgs<K, RequestOptions>): AsyncGenerator<PageItem<K>, void, undefined> {
+  async *paginate<K extends ListOperationId>(
+    operationId: K,
+    ...[params, options]: ParamsArgs<K, RequestOptions>
+  ): AsyncGenerator<PageItem<K>, void, undefined> {
     const base = (params ?? {}) as Params;
     let cursor = base.query?.cursor;
     do {
@@ -118,7 +146,10 @@ export class VerityClient {
     return this.page('getSession', { query }, options);
   }
 
-  /** Every session matching the query, newest first, following the cursor: `for await (const s of verity.iterateSessions({ status: 'IN_REVIEW' }))`. */
+  /**
+   * Every session matching the query, newest first, following the cursor: `for await (const s of
+   * verity.iterateSessions({ status: 'IN_REVIEW' }))`.
+   */
   iterateSessions(query: ListSessionsQuery = {}, options?: RequestOptions): AsyncGenerator<Session, void, undefined> {
     return this.paginate('getSession', { query }, options);
   }
@@ -129,7 +160,11 @@ export class VerityClient {
   }
 
   /** PATCH /api/v2/session/{id}/status: a reviewer's decision on a session IN_REVIEW. */
-  reviewSession(id: string, body: ReviewBody, options?: RequestOptions): Promise<ResponseData<'patchSessionByIdStatus'>> {
+  reviewSession(
+    id: string,
+    body: ReviewBody,
+    options?: RequestOptions,
+  ): Promise<ResponseData<'patchSessionByIdStatus'>> {
     return this.request('patchSessionByIdStatus', { path: { id }, body }, options);
   }
 
@@ -145,7 +180,10 @@ export class VerityClient {
 
   // Standalone checks: image fields take bytes (sent as multipart files) or base64 / data-URL strings.
 
-  idVerification(body: RequestBody<'postIdVerification'>, options?: RequestOptions): Promise<ResponseData<'postIdVerification'>> {
+  idVerification(
+    body: RequestBody<'postIdVerification'>,
+    options?: RequestOptions,
+  ): Promise<ResponseData<'postIdVerification'>> {
     return this.request('postIdVerification', { body }, options);
   }
 
@@ -157,7 +195,10 @@ export class VerityClient {
     return this.request('postLiveness', { body }, options);
   }
 
-  kycCredential(body: RequestBody<'postKycCredential'>, options?: RequestOptions): Promise<ResponseData<'postKycCredential'>> {
+  kycCredential(
+    body: RequestBody<'postKycCredential'>,
+    options?: RequestOptions,
+  ): Promise<ResponseData<'postKycCredential'>> {
     return this.request('postKycCredential', { body }, options);
   }
 
@@ -165,7 +206,10 @@ export class VerityClient {
     return this.request('postAntispoof', { body }, options);
   }
 
-  antispoofIdentity(body: RequestBody<'postAntispoofIdentity'>, options?: RequestOptions): Promise<ResponseData<'postAntispoofIdentity'>> {
+  antispoofIdentity(
+    body: RequestBody<'postAntispoofIdentity'>,
+    options?: RequestOptions,
+  ): Promise<ResponseData<'postAntispoofIdentity'>> {
     return this.request('postAntispoofIdentity', { body }, options);
   }
 
@@ -174,7 +218,10 @@ export class VerityClient {
     return this.request('postAntispoofChallenge', {}, options);
   }
 
-  faceUniqueness(body: RequestBody<'postFaceUniqueness'>, options?: RequestOptions): Promise<ResponseData<'postFaceUniqueness'>> {
+  faceUniqueness(
+    body: RequestBody<'postFaceUniqueness'>,
+    options?: RequestOptions,
+  ): Promise<ResponseData<'postFaceUniqueness'>> {
     return this.request('postFaceUniqueness', { body }, options);
   }
 
@@ -183,7 +230,10 @@ export class VerityClient {
     return this.request('deleteFaceUniquenessByFaceId', { path: { face_id: faceId } }, options);
   }
 
-  ageVerification(body: RequestBody<'postAgeVerification'>, options?: RequestOptions): Promise<ResponseData<'postAgeVerification'>> {
+  ageVerification(
+    body: RequestBody<'postAgeVerification'>,
+    options?: RequestOptions,
+  ): Promise<ResponseData<'postAgeVerification'>> {
     return this.request('postAgeVerification', { body }, options);
   }
 
@@ -191,7 +241,10 @@ export class VerityClient {
     return this.request('postLocation', { body }, options);
   }
 
-  credentialVerification(body: RequestBody<'postCredentialVerification'>, options?: RequestOptions): Promise<ResponseData<'postCredentialVerification'>> {
+  credentialVerification(
+    body: RequestBody<'postCredentialVerification'>,
+    options?: RequestOptions,
+  ): Promise<ResponseData<'postCredentialVerification'>> {
     return this.request('postCredentialVerification', { body }, options);
   }
 
@@ -199,7 +252,10 @@ export class VerityClient {
     return this.request('getCredentialStates', {}, options);
   }
 
-  credentialProviders(state: string, options?: RequestOptions): Promise<ResponseData<'getCredentialStatesByStateProviders'>> {
+  credentialProviders(
+    state: string,
+    options?: RequestOptions,
+  ): Promise<ResponseData<'getCredentialStatesByStateProviders'>> {
     return this.request('getCredentialStatesByStateProviders', { path: { state } }, options);
   }
 }
@@ -225,7 +281,8 @@ export async function waitForSession(client: VerityClient, id: string, options: 
   for (;;) {
     const session = await client.getSession(id, { signal: options.signal });
     if (until(session)) return session;
-    if (Date.now() + delay > deadline) throw new Error(`session ${id} did not reach the awaited state in time (last status ${session.status})`);
+    if (Date.now() + delay > deadline)
+      throw new Error(`session ${id} did not reach the awaited state in time (last status ${session.status})`);
     await sleep(delay, options.signal);
     delay = Math.min(delay * 2, options.maxIntervalMs ?? 15_000);
   }

@@ -14,7 +14,15 @@ export class VerityError extends Error {
   /** The parsed body as it arrived. */
   readonly body: unknown;
 
-  constructor(init: { status: number; code: string; message: string; requestId: string | null; data?: unknown; retryAfterMs?: number | null; body?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    requestId: string | null;
+    data?: unknown;
+    retryAfterMs?: number | null;
+    body?: unknown;
+  }) {
     super(init.message);
     this.name = 'VerityError';
     this.status = init.status;
@@ -38,15 +46,38 @@ export class VerityConnectionError extends Error {
 }
 
 /** The error of a non-2xx answer, from its body (the envelope, an OAuth error, or anything else). */
-export function errorOfAnswer(status: number, body: unknown, requestId: string | null, retryAfterMs: number | null): VerityError {
+export function errorOfAnswer(
+  status: number,
+  body: unknown,
+  requestId: string | null,
+  retryAfterMs: number | null,
+): VerityError {
   const envelope = body as { error?: unknown; error_description?: unknown; data?: unknown } | null;
-  const inner = envelope && typeof envelope.error === 'object' && envelope.error !== null ? (envelope.error as { code?: unknown; message?: unknown }) : null;
+  const inner =
+    envelope && typeof envelope.error === 'object' && envelope.error !== null
+      ? (envelope.error as { code?: unknown; message?: unknown })
+      : null;
   if (inner && typeof inner.code === 'string') {
-    return new VerityError({ status, code: inner.code, message: typeof inner.message === 'string' ? inner.message : inner.code, requestId, data: envelope?.data, retryAfterMs, body });
+    return new VerityError({
+      status,
+      code: inner.code,
+      message: typeof inner.message === 'string' ? inner.message : inner.code,
+      requestId,
+      data: envelope?.data,
+      retryAfterMs,
+      body,
+    });
   }
   if (envelope && typeof envelope.error === 'string') {
     const description = typeof envelope.error_description === 'string' ? envelope.error_description : envelope.error;
     return new VerityError({ status, code: envelope.error, message: description, requestId, retryAfterMs, body });
   }
-  return new VerityError({ status, code: 'unexpected_response', message: `verity answered ${status} without an error envelope`, requestId, retryAfterMs, body });
+  return new VerityError({
+    status,
+    code: 'unexpected_response',
+    message: `verity answered ${status} without an error envelope`,
+    requestId,
+    retryAfterMs,
+    body,
+  });
 }

@@ -43,8 +43,13 @@ export interface FetchResponseLike {
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 
-/** The environment's own `fetch` type (DOM lib or @types/node), or what the client needs of one where neither declares it. */
-export type Fetch = typeof globalThis extends { fetch: infer F } ? F : (input: string, init: FetchInitLike) => Promise<FetchResponseLike>;
+/**
+ * The environment's own `fetch` type (DOM lib or @types/node), or what the client needs of one where neither declares
+ * it.
+ */
+export type Fetch = typeof globalThis extends { fetch: infer F }
+  ? F
+  : (input: string, init: FetchInitLike) => Promise<FetchResponseLike>;
 
 /** Request headers as Node gives them (`req.headers`) or as a Headers object. */
 export type HeadersInput = Record<string, string | string[] | undefined> | { get(name: string): string | null };

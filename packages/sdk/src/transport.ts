@@ -50,7 +50,10 @@ export interface Answer {
 /** Methods that do the same thing however often they are sent (RFC 9110 9.2.2). */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const RETRIED_STATUSES = new Set([429, 503]);
-/** A `Retry-After` longer than this (e.g. the sandbox's daily quota: until midnight) is not waited for: the error is thrown at once. */
+/**
+ * A `Retry-After` longer than this (e.g. the sandbox's daily quota: until midnight) is not waited for: the error is
+ * thrown at once.
+ */
 export const MAX_RETRY_WAIT_MS = 60_000;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 8_000;
@@ -73,7 +76,8 @@ export function backoffMs(attempt: number, random = Math.random()): number {
 function pathOf(entry: OperationEntry, values: Record<string, unknown> = {}): string {
   return entry.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = values[name];
-    if (value === undefined || value === null || value === '') throw new TypeError(`${entry.method} ${entry.path}: path parameter ${name} is missing`);
+    if (value === undefined || value === null || value === '')
+      throw new TypeError(`${entry.method} ${entry.path}: path parameter ${name} is missing`);
     return encodeURIComponent(String(value));
   });
 }
@@ -90,7 +94,8 @@ function queryOf(query: Record<string, unknown> = {}): string {
 
 function credentialHeaders(settings: TransportSettings, entry: OperationEntry): Record<string, string> {
   if (entry.auth === 'apiKey' && settings.apiKey) return { 'x-api-key': settings.apiKey };
-  if (entry.auth === 'orgClient' && settings.clientId && settings.clientSecret) return { 'x-client-id': settings.clientId, 'x-client-secret': settings.clientSecret };
+  if (entry.auth === 'orgClient' && settings.clientId && settings.clientSecret)
+    return { 'x-client-id': settings.clientId, 'x-client-secret': settings.clientSecret };
   return {};
 }
 
@@ -99,7 +104,8 @@ async function encodeBody(entry: OperationEntry, body: unknown): Promise<{ body?
   if (entry.uploads && carriesFiles(body)) return { body: await multipartBody(body as Record<string, unknown>) };
   if (entry.body === 'form') {
     const form = new URLSearchParams();
-    for (const [name, value] of Object.entries(body as Record<string, unknown>)) if (value !== undefined && value !== null) form.append(name, String(value));
+    for (const [name, value] of Object.entries(body as Record<string, unknown>))
+      if (value !== undefined && value !== null) form.append(name, String(value));
     return { body: form.toString(), type: 'application/x-www-form-urlencoded' };
   }
   return { body: JSON.stringify(body), type: 'application/json' };
@@ -144,7 +150,13 @@ export function sleep(ms: number, signal?: AbortSignalLike): Promise<void> {
 type Attempt = { response: Response; payload: unknown } | { failure: unknown; timedOut: boolean };
 
 /** One attempt: the request and the whole answer read, within `timeoutMs`, abortable by the caller. */
-async function attempt(settings: TransportSettings, url: string, init: RequestInit, timeoutMs: number, signal?: AbortSignalLike): Promise<Attempt> {
+async function attempt(
+  settings: TransportSettings,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+  signal?: AbortSignalLike,
+): Promise<Attempt> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -166,10 +178,16 @@ async function attempt(settings: TransportSettings, url: string, init: RequestIn
 }
 
 /** Sends one operation, retrying as the options allow; a non-2xx answer throws VerityError. */
-export async function send(settings: TransportSettings, entry: OperationEntry, params: Params, options: RequestOptions = {}): Promise<Answer> {
+export async function send(
+  settings: TransportSettings,
+  entry: OperationEntry,
+  params: Params,
+  options: RequestOptions = {},
+): Promise<Answer> {
   const url = `${settings.baseUrl.replace(/\/+$/, '')}${pathOf(entry, params.path)}${queryOf(params.query)}`;
   const encoded = await encodeBody(entry, params.body);
-  const idempotencyKey = options.idempotencyKey ?? (settings.autoIdempotencyKey && entry.idempotencyKey ? crypto.randomUUID() : undefined);
+  const idempotencyKey =
+    options.idempotencyKey ?? (settings.autoIdempotencyKey && entry.idempotencyKey ? crypto.randomUUID() : undefined);
   const headers: Record<string, string> = {
     accept: 'application/json',
     ...settings.headers,
@@ -193,7 +211,10 @@ export async function send(settings: TransportSettings, entry: OperationEntry, p
         continue;
       }
       const what = result.timedOut ? `no answer within ${timeoutMs} ms` : 'the connection failed';
-      throw new VerityConnectionError(`${entry.method} ${url}: ${what}`, { timedOut: result.timedOut, cause: result.failure });
+      throw new VerityConnectionError(`${entry.method} ${url}: ${what}`, {
+        timedOut: result.timedOut,
+        cause: result.failure,
+      });
     }
     const { response, payload } = result;
     if (response.ok) return { status: response.status, payload, headers: response.headers };

@@ -4,7 +4,12 @@
 import type { Binary, BlobLike, Upload } from './runtime-types.js';
 
 function isBlobLike(value: unknown): value is BlobLike {
-  return typeof value === 'object' && value !== null && typeof (value as BlobLike).arrayBuffer === 'function' && typeof (value as BlobLike).size === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as BlobLike).arrayBuffer === 'function' &&
+    typeof (value as BlobLike).size === 'number'
+  );
 }
 
 function isBytes(value: unknown): value is Uint8Array | ArrayBuffer | BlobLike {

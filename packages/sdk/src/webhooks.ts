@@ -6,7 +6,10 @@ export interface VerifyWebhookInput {
   rawBody: string | Uint8Array | ArrayBuffer;
   /** Request headers: Node's `req.headers` (lowercase names) or a Headers object. */
   headers: HeadersInput;
-  /** The project's webhook signing secret (not the API key) of the mode this endpoint receives: live, or test for a test receiver. */
+  /**
+   * The project's webhook signing secret (not the API key) of the mode this endpoint receives: live, or test for a test
+   * receiver.
+   */
   secret: string;
   /** How old a delivery may be, in seconds, before it is refused as a replay. Default 300. */
   toleranceSeconds?: number;
@@ -19,7 +22,10 @@ export type VerifyWebhookResult =
       ok: true;
       /** The signed body's `event_id`: deduplicate on it (the `X-Svc-Event-Id` header is not signed). */
       eventId: string;
-      /** The signed body's `livemode`: false for an event of a test-mode session (a `vk_test_` key), which no live flow should act on. */
+      /**
+       * The signed body's `livemode`: false for an event of a test-mode session (a `vk_test_` key), which no live flow
+       * should act on.
+       */
       livemode: boolean;
       timestamp: number;
       event: Record<string, unknown>;
@@ -27,7 +33,8 @@ export type VerifyWebhookResult =
   | { ok: false; reason: 'missing_headers' | 'stale_timestamp' | 'bad_signature' | 'malformed_body' };
 
 function header(headers: HeadersInput, name: string): string | undefined {
-  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  if (typeof headers.get === 'function')
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const value = (headers as Record<string, string | string[] | undefined>)[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -53,9 +60,14 @@ export function verifyWebhook(input: VerifyWebhookInput): VerifyWebhookResult {
   const timestamp = Number(timestampText);
   const now = input.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - timestamp) > (input.toleranceSeconds ?? 300)) return { ok: false, reason: 'stale_timestamp' };
-  const body = typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : Buffer.from(input.rawBody instanceof ArrayBuffer ? new Uint8Array(input.rawBody) : input.rawBody);
+  const body =
+    typeof input.rawBody === 'string'
+      ? Buffer.from(input.rawBody, 'utf8')
+      : Buffer.from(input.rawBody instanceof ArrayBuffer ? new Uint8Array(input.rawBody) : input.rawBody);
   const expected = createHmac('sha256', input.secret).update(`${timestampText}.`, 'utf8').update(body).digest();
-  const signed = [header(input.headers, 'x-svc-signature'), header(input.headers, 'x-svc-signature-previous')].some((given) => signatureMatches(expected, given));
+  const signed = [header(input.headers, 'x-svc-signature'), header(input.headers, 'x-svc-signature-previous')].some(
+    (given) => signatureMatches(expected, given),
+  );
   if (!signed) return { ok: false, reason: 'bad_signature' };
   const event = signedEvent(body);
   if (!event) return { ok: false, reason: 'malformed_body' };

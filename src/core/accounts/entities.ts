@@ -15,7 +15,9 @@ export class Account {
   @Property({ type: 'text' })
   passwordHash!: string;
 
-  /** When the person proved they receive mail at `email` (a verification or reset link); null: `email_verified` false. */
+  /**
+   * When the person proved they receive mail at `email` (a verification or reset link); null: `email_verified` false.
+   */
   @Property({ type: 'timestamptz', nullable: true })
   emailVerifiedAt?: Date | null;
 

@@ -69,7 +69,11 @@ export function countAt(count: KeyCount | null, now: number): KeyCount {
  * once it has locked before); attempts being checked hold them, and an attempt finding none left
  * waits a second, within which they settle.
  */
-export function takeSlot(tier: Tier, count: KeyCount | null, now: number): { count: KeyCount } | { waitSeconds: number } {
+export function takeSlot(
+  tier: Tier,
+  count: KeyCount | null,
+  now: number,
+): { count: KeyCount } | { waitSeconds: number } {
   const current = countAt(count, now);
   if (current.lockedUntil > now) return { waitSeconds: Math.max(1, Math.ceil((current.lockedUntil - now) / 1000)) };
   if (current.checking >= Math.max(1, tier.free - current.failures)) return { waitSeconds: 1 };
@@ -77,17 +81,30 @@ export function takeSlot(tier: Tier, count: KeyCount | null, now: number): { cou
 }
 
 /** A checked password was wrong: its slot becomes a failure, which locks the key once past the free ones. */
-export function settleFailure(tier: Tier, count: KeyCount | null, now: number): { count: KeyCount; lockSeconds: number } {
+export function settleFailure(
+  tier: Tier,
+  count: KeyCount | null,
+  now: number,
+): { count: KeyCount; lockSeconds: number } {
   const current = countAt(count, now);
   const failures = current.failures + 1;
   const seconds = lockSeconds(tier, failures);
   return {
-    count: { ...current, failures, checking: Math.max(0, current.checking - 1), lockedUntil: seconds > 0 ? now + seconds * 1000 : current.lockedUntil, forgetAt: now + MEMORY_MS },
+    count: {
+      ...current,
+      failures,
+      checking: Math.max(0, current.checking - 1),
+      lockedUntil: seconds > 0 ? now + seconds * 1000 : current.lockedUntil,
+      forgetAt: now + MEMORY_MS,
+    },
     lockSeconds: seconds,
   };
 }
 
-/** A slot given back: the password was right (for the address: successes are not held against it), or could not be checked. */
+/**
+ * A slot given back: the password was right (for the address: successes are not held against it), or could not be
+ * checked.
+ */
 export function releaseSlot(count: KeyCount | null, now: number): KeyCount {
   const current = countAt(count, now);
   return { ...current, checking: Math.max(0, current.checking - 1) };
@@ -98,7 +115,11 @@ export function releaseSlot(count: KeyCount | null, now: number): KeyCount {
  * `decide` answers in their place, as one step no other change of those keys can interleave with.
  */
 interface CountStore {
-  change<T>(keys: readonly string[], now: number, decide: (counts: (KeyCount | null)[]) => { counts: KeyCount[]; result: T }): Promise<T>;
+  change<T>(
+    keys: readonly string[],
+    now: number,
+    decide: (counts: (KeyCount | null)[]) => { counts: KeyCount[]; result: T },
+  ): Promise<T>;
   /** Drops the counts that hold nothing any more; returns how many. */
   purge(now: number): Promise<number>;
 }
@@ -112,7 +133,11 @@ const holdsNothing = (count: KeyCount, now: number) => count.forgetAt <= now && 
 class MemoryCounts implements CountStore {
   private readonly counts = new Map<string, KeyCount>();
 
-  async change<T>(keys: readonly string[], now: number, decide: (counts: (KeyCount | null)[]) => { counts: KeyCount[]; result: T }): Promise<T> {
+  async change<T>(
+    keys: readonly string[],
+    now: number,
+    decide: (counts: (KeyCount | null)[]) => { counts: KeyCount[]; result: T },
+  ): Promise<T> {
     const { counts, result } = decide(keys.map((key) => this.counts.get(key) ?? null));
     for (const [i, key] of keys.entries()) this.counts.set(key, counts[i]!);
     if (this.counts.size > MAX_HELD_KEYS) await this.purge(now);
@@ -143,10 +168,20 @@ interface CountRow {
 class PgCounts implements CountStore {
   constructor(private readonly orm: Orm) {}
 
-  change<T>(keys: readonly string[], _now: number, decide: (counts: (KeyCount | null)[]) => { counts: KeyCount[]; result: T }): Promise<T> {
+  change<T>(
+    keys: readonly string[],
+    _now: number,
+    decide: (counts: (KeyCount | null)[]) => { counts: KeyCount[]; result: T },
+  ): Promise<T> {
     const sorted = [...keys].sort();
     return transaction(this.orm, async (em) => {
-      await preparedQueryIn(this.orm, em, 'signin_throttle_hold', 'insert into signin_throttle (key) select unnest($1::varchar[]) on conflict do nothing', [sorted]);
+      await preparedQueryIn(
+        this.orm,
+        em,
+        'signin_throttle_hold',
+        'insert into signin_throttle (key) select unnest($1::varchar[]) on conflict do nothing',
+        [sorted],
+      );
       const rows = await preparedQueryIn<CountRow>(
         this.orm,
         em,
@@ -163,20 +198,38 @@ class PgCounts implements CountStore {
         `update signin_throttle t set failures = c.failures, checking = c.checking, checking_until = c.checking_until, locked_until = c.locked_until, forget_at = c.forget_at
          from unnest($1::varchar[], $2::int[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[]) as c(key, failures, checking, checking_until, locked_until, forget_at)
          where t.key = c.key`,
-        [keys, ...(['failures', 'checking', 'checkingUntil', 'lockedUntil', 'forgetAt'] as const).map((field) => counts.map((count) => count[field]))],
+        [
+          keys,
+          ...(['failures', 'checking', 'checkingUntil', 'lockedUntil', 'forgetAt'] as const).map((field) =>
+            counts.map((count) => count[field]),
+          ),
+        ],
       );
       return result;
     });
   }
 
   async purge(now: number): Promise<number> {
-    const rows = await preparedQuery(this.orm, 'signin_throttle_purge', 'delete from signin_throttle where forget_at <= $1 and checking_until <= $1 returning 1', [now]);
+    const rows = await preparedQuery(
+      this.orm,
+      'signin_throttle_purge',
+      'delete from signin_throttle where forget_at <= $1 and checking_until <= $1 returning 1',
+      [now],
+    );
     return rows.length;
   }
 }
 
 const countOf = (row: CountRow | undefined): KeyCount | null =>
-  row ? { failures: row.failures, checking: row.checking, checkingUntil: Number(row.checking_until), lockedUntil: Number(row.locked_until), forgetAt: Number(row.forget_at) } : null;
+  row
+    ? {
+        failures: row.failures,
+        checking: row.checking,
+        checkingUntil: Number(row.checking_until),
+        lockedUntil: Number(row.locked_until),
+        forgetAt: Number(row.forget_at),
+      }
+    : null;
 
 export interface LockedOut {
   key: 'account' | 'address';
@@ -219,34 +272,50 @@ export class LoginThrottle {
       if (waits.length > 0) return { counts: counts.map((count) => countAt(count, now)), result: Math.max(...waits) };
       return { counts: taken.map((slot) => (slot as { count: KeyCount }).count), result: 0 };
     });
-    if (wait > 0) throw new DomainError('rate_limited', `too many failed sign-ins: try again in ${wait} s`, { retryAfterSeconds: wait });
+    if (wait > 0)
+      throw new DomainError('rate_limited', `too many failed sign-ins: try again in ${wait} s`, {
+        retryAfterSeconds: wait,
+      });
   }
 
-  /** The reserved attempt's password was wrong: a failure on the account and the address, locking either past its free failures. */
+  /**
+   * The reserved attempt's password was wrong: a failure on the account and the address, locking either past its free
+   * failures.
+   */
   async failed(email: string, address: string): Promise<void> {
     const now = this.now();
     const settled = await this.counts.change(LoginThrottle.keys(email, address), now, (counts) => {
       const each = KINDS.map((kind, i) => settleFailure(TIERS[kind], counts[i] ?? null, now));
       return { counts: each.map((one) => one.count), result: each };
     });
-    for (const [i, { count, lockSeconds: seconds }] of settled.entries()) if (seconds > 0) this.onLock({ key: KINDS[i]!, seconds, failures: count.failures });
+    for (const [i, { count, lockSeconds: seconds }] of settled.entries())
+      if (seconds > 0) this.onLock({ key: KINDS[i]!, seconds, failures: count.failures });
   }
 
   /** The reserved attempt's password was right: the account's failures are forgiven, the address gets its slot back. */
   async succeeded(email: string, address: string): Promise<void> {
     const now = this.now();
-    await this.counts.change(LoginThrottle.keys(email, address), now, ([, addressCount]) => ({ counts: [NO_COUNT, releaseSlot(addressCount ?? null, now)], result: undefined }));
+    await this.counts.change(LoginThrottle.keys(email, address), now, ([, addressCount]) => ({
+      counts: [NO_COUNT, releaseSlot(addressCount ?? null, now)],
+      result: undefined,
+    }));
   }
 
   /** The reserved attempt could not be checked (an error): both get their slot back, nothing is counted. */
   async released(email: string, address: string): Promise<void> {
     const now = this.now();
-    await this.counts.change(LoginThrottle.keys(email, address), now, (counts) => ({ counts: counts.map((count) => releaseSlot(count, now)), result: undefined }));
+    await this.counts.change(LoginThrottle.keys(email, address), now, (counts) => ({
+      counts: counts.map((count) => releaseSlot(count, now)),
+      result: undefined,
+    }));
   }
 
   /** Forgets an account's failures and lock (its password was reset). */
   async forgetAccount(email: string): Promise<void> {
-    await this.counts.change([`account:${accountKey(email)}`], this.now(), () => ({ counts: [NO_COUNT], result: undefined }));
+    await this.counts.change([`account:${accountKey(email)}`], this.now(), () => ({
+      counts: [NO_COUNT],
+      result: undefined,
+    }));
   }
 
   /** Drops the counts that hold nothing any more (housekeeping); returns how many. */

@@ -52,10 +52,21 @@ export class AccountRecovery {
     return this.deps.clock.now();
   }
 
-  private async createLink(purpose: AccountLinkPurpose, account: { id: string; email: string }, ttlMs: number): Promise<string> {
+  private async createLink(
+    purpose: AccountLinkPurpose,
+    account: { id: string; email: string },
+    ttlMs: number,
+  ): Promise<string> {
     const secret = newSecret(purpose === 'verify_email' ? 've' : 'pr');
     const now = this.now();
-    await this.deps.store.addLink({ digest: digestSecret(secret), purpose, accountId: account.id, email: account.email, createdAt: now, expiresAt: new Date(now.getTime() + ttlMs) });
+    await this.deps.store.addLink({
+      digest: digestSecret(secret),
+      purpose,
+      accountId: account.id,
+      email: account.email,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ttlMs),
+    });
     return secret;
   }
 
@@ -142,7 +153,11 @@ export class AccountRecovery {
     const { email } = parseInput(emailInput, input);
     const account = await this.deps.store.byEmail(email);
     if (!account) return;
-    const recent = await this.deps.store.linksSentSince(account.id, 'reset_password', new Date(this.now().getTime() - RESET_MAIL_INTERVAL_MS));
+    const recent = await this.deps.store.linksSentSince(
+      account.id,
+      'reset_password',
+      new Date(this.now().getTime() - RESET_MAIL_INTERVAL_MS),
+    );
     if (recent) return;
     const link = this.link('reset-password', await this.createLink('reset_password', account, RESET_LINK_TTL_MS));
     await this.deps.mail.send([
@@ -166,7 +181,8 @@ export class AccountRecovery {
     const link = await this.claim('reset_password', secret);
     if (!link) throw new DomainError('invalid_token', 'this reset link is invalid, used or expired');
     const account = await this.deps.store.byId(link.accountId);
-    if (!account || account.email !== link.email) throw new DomainError('invalid_token', 'this reset link is invalid, used or expired');
+    if (!account || account.email !== link.email)
+      throw new DomainError('invalid_token', 'this reset link is invalid, used or expired');
     await this.deps.store.setPasswordHash(account.id, passwordHash, null);
     await this.deps.store.endLinks(account.id, 'reset_password', this.now());
     await this.markVerified(link);

@@ -24,7 +24,11 @@ export const createAccountInput = z.object({
 const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'use YYYY-MM-DD')
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'not a calendar date');
+  .refine(
+    (value) =>
+      !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+    'not a calendar date',
+  );
 
 export const verifiedIdentityInput = z.object({
   svcId: z.string().min(1).max(40),
@@ -128,7 +132,10 @@ export const SANDBOX_ACCOUNT: AccountState = {
   },
   verifiedIdentity: async () => null,
   reusableIdentity: async () => {
-    throw new DomainError('no_reusable_record', 'no reusable verification on file (test mode never reads the live account)');
+    throw new DomainError(
+      'no_reusable_record',
+      'no reusable verification on file (test mode never reads the live account)',
+    );
   },
   licenseSummaries: async () => [],
   recordVerifiedIdentity: async () => undefined,
@@ -147,7 +154,9 @@ export interface AccountTokens {
   issuedToAny(svcId: string, clientIds: string[]): Promise<boolean>;
 }
 
-/** Why the person's credentials are revoked when their identity changes (the credential store's reasons include these). */
+/**
+ * Why the person's credentials are revoked when their identity changes (the credential store's reasons include these).
+ */
 export type IdentityChange = 'identity_changed' | 'identity_withdrawn' | 'license_changed';
 
 export class AccountService implements AccountState {
@@ -163,16 +172,33 @@ export class AccountService implements AccountState {
     },
   ) {}
 
-  /** The account state a caller of this mode may read and write: the account's own for live keys, none for test keys. */
+  /**
+   * The account state a caller of this mode may read and write: the account's own for live keys, none for test keys.
+   */
   stateFor(caller: { livemode: boolean }): AccountState {
     return caller.livemode ? this : SANDBOX_ACCOUNT;
   }
 
   async createAccount(input: unknown) {
     const { email, password, displayName } = parseInput(createAccountInput, input);
-    const account = { id: newId('svc'), email, passwordHash: await hashPassword(password), displayName: displayName ?? null, createdAt: this.deps.clock.now() };
+    const account = {
+      id: newId('svc'),
+      email,
+      passwordHash: await hashPassword(password),
+      displayName: displayName ?? null,
+      createdAt: this.deps.clock.now(),
+    };
     if (!(await this.deps.store.add(account))) throw new DomainError('account_exists');
-    return accountView({ ...account, emailVerifiedAt: null, identitySealed: null, idVerified: false, humanVerified: null, identityVerifiedAt: null, faceDescriptorSealed: null, faceDescriptorKind: null });
+    return accountView({
+      ...account,
+      emailVerifiedAt: null,
+      identitySealed: null,
+      idVerified: false,
+      humanVerified: null,
+      identityVerifiedAt: null,
+      faceDescriptorSealed: null,
+      faceDescriptorKind: null,
+    });
   }
 
   /** Stores a verified identity on an account (operators; approved sessions pass their transaction's `em`). */
@@ -191,7 +217,8 @@ export class AccountService implements AccountState {
    * it is no longer on file or reusable, and every credential issued from it is revoked.
    */
   async withdrawIdentity(svcId: string): Promise<{ svcId: string; revokedCredentials: number }> {
-    if (!(await this.deps.store.clearIdentity(svcId))) throw new DomainError('account_not_found', 'no account with that svc_id');
+    if (!(await this.deps.store.clearIdentity(svcId)))
+      throw new DomainError('account_not_found', 'no account with that svc_id');
     return { svcId, revokedCredentials: (await this.deps.revokeCredentials?.(svcId, 'identity_withdrawn')) ?? 0 };
   }
 
@@ -209,10 +236,14 @@ export class AccountService implements AccountState {
   /** Stores the account's face reference: the descriptor only, sealed, with its kind; never an image. */
   async setFaceReference(svcId: string, descriptor: Float32Array): Promise<void> {
     const sealed = this.deps.sealer.seal(JSON.stringify(Array.from(descriptor)));
-    if (!(await this.deps.store.setFaceReference(svcId, sealed, FACE_DESCRIPTOR_KIND))) throw new DomainError('account_not_found');
+    if (!(await this.deps.store.setFaceReference(svcId, sealed, FACE_DESCRIPTOR_KIND)))
+      throw new DomainError('account_not_found');
   }
 
-  /** The account's face reference; null when none is on file or it was made by another descriptor model (the person enrols again). */
+  /**
+   * The account's face reference; null when none is on file or it was made by another descriptor model (the person
+   * enrols again).
+   */
   async faceReference(svcId: string): Promise<Float32Array | null> {
     return this.referenceOf(await this.deps.store.byId(svcId));
   }
@@ -227,7 +258,11 @@ export class AccountService implements AccountState {
     const reference = this.referenceOf(account);
     if (reference) return reference;
     if (account?.faceDescriptorSealed)
-      throw new DomainError('face_not_enrolled', 'the face on file was enrolled with an earlier face model and cannot be compared: the person enrols their face again', { data: { reason: 'reference_outdated' } });
+      throw new DomainError(
+        'face_not_enrolled',
+        'the face on file was enrolled with an earlier face model and cannot be compared: the person enrols their face again',
+        { data: { reason: 'reference_outdated' } },
+      );
     throw new DomainError('face_not_enrolled');
   }
 
@@ -256,7 +291,10 @@ export class AccountService implements AccountState {
     const identity = this.identityOf(account);
     if (!identity) throw new DomainError('no_reusable_record');
     if (identity.documentExpiry && identity.documentExpiry < today.toISOString().slice(0, 10)) {
-      throw new DomainError('reuse_not_available', `the document on file expired on ${identity.documentExpiry}: verify fully with a current document`);
+      throw new DomainError(
+        'reuse_not_available',
+        `the document on file expired on ${identity.documentExpiry}: verify fully with a current document`,
+      );
     }
     return { ...identity, verifiedAt: account?.identityVerifiedAt?.toISOString() ?? null };
   }
@@ -270,12 +308,14 @@ export class AccountService implements AccountState {
     if (ref.svcAccessToken !== undefined) {
       const grant = await this.deps.accessTokens.verify(ref.svcAccessToken);
       if (!grant) throw new DomainError('invalid_token', 'svc_access_token is invalid or expired');
-      if ((await this.deps.tenancy.oidcClient(grant.clientId))?.projectId !== projectId) throw new DomainError('account_not_found');
+      if ((await this.deps.tenancy.oidcClient(grant.clientId))?.projectId !== projectId)
+        throw new DomainError('account_not_found');
       return grant.svcId;
     }
     const svcId = ref.svcId ?? '';
     const linked = await this.deps.accessTokens.issuedToAny(svcId, await this.deps.tenancy.oidcClientIdsOf(projectId));
-    if (!linked) throw new DomainError('account_not_found', 'no account with that svc_id has signed in to this project');
+    if (!linked)
+      throw new DomainError('account_not_found', 'no account with that svc_id has signed in to this project');
     return svcId;
   }
 
@@ -289,7 +329,10 @@ export class AccountService implements AccountState {
     if (changed) await this.deps.revokeCredentials?.(svcId, 'license_changed');
   }
 
-  /** What the account's resource endpoints answer (userinfo, verifications), by one statement; null when there is no such account. */
+  /**
+   * What the account's resource endpoints answer (userinfo, verifications), by one statement; null when there is no
+   * such account.
+   */
   async profile(svcId: string): Promise<AccountProfile | null> {
     const account = await this.deps.store.byId(svcId);
     if (!account) return null;
@@ -312,7 +355,11 @@ export class AccountService implements AccountState {
   /** The account's licence badges as a decision's reusable profile: state, status, expiry; no numbers. */
   async licenseSummaries(svcId: string): Promise<LicenseSummary[]> {
     const summaries = await this.deps.store.licenseSummaries(svcId, this.deps.clock.now());
-    return summaries.map((summary) => ({ license_state: summary.stateCode, status: summary.status, expire_date: summary.expiresOn }));
+    return summaries.map((summary) => ({
+      license_state: summary.stateCode,
+      status: summary.status,
+      expire_date: summary.expiresOn,
+    }));
   }
 
   /**
@@ -323,7 +370,8 @@ export class AccountService implements AccountState {
     const account = await this.deps.store.byEmail(email.trim().toLowerCase());
     const ok = await verifyPassword(password, account?.passwordHash ?? (await dummyHash()));
     if (!account || !ok) return null;
-    if (!isCurrentHash(account.passwordHash)) await this.deps.store.setPasswordHash(account.id, await hashPassword(password), account.passwordHash);
+    if (!isCurrentHash(account.passwordHash))
+      await this.deps.store.setPasswordHash(account.id, await hashPassword(password), account.passwordHash);
     return accountView(account);
   }
 }

@@ -45,21 +45,37 @@ export interface AccountLinkRecord {
 
 /**
  * People's accounts (`account`), their licence badges (`account_license`) and emailed links
- * (`account_link`): the only code that touches those tables. Writes that belong to a caller's transaction (an approved session's
+ * (`account_link`): the only code that touches those tables. Writes that belong to a caller's transaction (an approved
+ * session's
  * identity) take its unit of work, and run as a statement in it.
  */
 export interface AccountStore {
-  /** A new account; false when its email is taken (the unique index decides, so two sign-ups of one address leave one). */
-  add(account: { id: string; email: string; passwordHash: string; displayName: string | null; createdAt: Date }): Promise<boolean>;
+  /**
+   * A new account; false when its email is taken (the unique index decides, so two sign-ups of one address leave one).
+   */
+  add(account: {
+    id: string;
+    email: string;
+    passwordHash: string;
+    displayName: string | null;
+    createdAt: Date;
+  }): Promise<boolean>;
   byId(id: string): Promise<AccountRecord | null>;
   /** By email, already lower-cased. */
   byEmail(email: string): Promise<AccountRecord | null>;
   emailOf(id: string, tx?: EntityManager): Promise<string | null>;
   /** Stores a verified identity (sealed); the account afterwards, or null when there is none. */
-  setIdentity(id: string, identity: { sealed: string; humanVerified: boolean | undefined; at: Date }, tx?: EntityManager): Promise<AccountRecord | null>;
+  setIdentity(
+    id: string,
+    identity: { sealed: string; humanVerified: boolean | undefined; at: Date },
+    tx?: EntityManager,
+  ): Promise<AccountRecord | null>;
   /** Stores the face reference (sealed) with the descriptor model that made it; false when there is no such account. */
   setFaceReference(id: string, sealed: string, kind: string): Promise<boolean>;
-  /** Replaces the password hash if it is still `was` (an upgrade of an older hash), or whatever it is when `was` is null. */
+  /**
+   * Replaces the password hash if it is still `was` (an upgrade of an older hash), or whatever it is when `was` is
+   * null.
+   */
   setPasswordHash(id: string, hash: string, was: string | null): Promise<void>;
   /** Marks the email verified if the account still has this address; whether it has it (verified now or before). */
   verifyEmail(id: string, email: string, at: Date): Promise<boolean>;
@@ -72,12 +88,21 @@ export interface AccountStore {
   clearIdentity(id: string): Promise<boolean>;
   /** The account's badges still served at `now`, oldest first. */
   licenseBadges(id: string, now: Date): Promise<LicenseBadgeRecord[]>;
-  /** The badges still served at `now` as a decision's reusable profile: the state that issued each (as badged), status and expiry; no numbers. */
-  licenseSummaries(id: string, now: Date): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]>;
+  /**
+   * The badges still served at `now` as a decision's reusable profile: the state that issued each (as badged), status
+   * and expiry; no numbers.
+   */
+  licenseSummaries(
+    id: string,
+    now: Date,
+  ): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]>;
   addLink(link: Omit<AccountLinkRecord, 'usedAt'> & { createdAt: Date }): Promise<void>;
   /** The link with this digest and purpose, used or not, expired or not. */
   link(digest: string, purpose: AccountLinkPurpose): Promise<AccountLinkRecord | null>;
-  /** Uses a live link up, once (one winner when two arrive together): the link, or null when it is used, expired or unknown. */
+  /**
+   * Uses a live link up, once (one winner when two arrive together): the link, or null when it is used, expired or
+   * unknown.
+   */
   useLink(digest: string, purpose: AccountLinkPurpose, now: Date): Promise<AccountLinkRecord | null>;
   /** Marks a link used unless it was already (following a verification link again changes nothing). */
   markLinkUsed(digest: string, now: Date): Promise<void>;
@@ -107,7 +132,8 @@ const linkOf = (row: LinkRow): AccountLinkRecord => ({
   usedAt: row.used_at === null ? null : sqlDate(row.used_at),
 });
 
-const ACCOUNT_COLUMNS = 'id, email, password_hash, email_verified_at, display_name, identity_sealed, id_verified, human_verified, identity_verified_at, face_descriptor_sealed, face_descriptor_kind, created_at';
+const ACCOUNT_COLUMNS =
+  'id, email, password_hash, email_verified_at, display_name, identity_sealed, id_verified, human_verified, identity_verified_at, face_descriptor_sealed, face_descriptor_kind, created_at';
 
 interface AccountRow {
   id: string;
@@ -142,15 +168,20 @@ const recordOf = (row: AccountRow): AccountRecord => ({
 export class PgAccountStore implements AccountStore {
   constructor(private readonly orm: Orm) {}
 
-  async add(account: { id: string; email: string; passwordHash: string; displayName: string | null; createdAt: Date }): Promise<boolean> {
+  async add(account: {
+    id: string;
+    email: string;
+    passwordHash: string;
+    displayName: string | null;
+    createdAt: Date;
+  }): Promise<boolean> {
     try {
-      await preparedQuery(this.orm, 'account_add', 'insert into account (id, email, password_hash, display_name, id_verified, created_at) values ($1, $2, $3, $4, false, $5)', [
-        account.id,
-        account.email,
-        account.passwordHash,
-        account.displayName,
-        account.createdAt,
-      ]);
+      await preparedQuery(
+        this.orm,
+        'account_add',
+        'insert into account (id, email, password_hash, display_name, id_verified, created_at) values ($1, $2, $3, $4, false, $5)',
+        [account.id, account.email, account.passwordHash, account.displayName, account.createdAt],
+      );
       return true;
     } catch (error) {
       if (failedWith(error, SQLSTATE.uniqueViolation)) return false; // the email is taken
@@ -159,21 +190,41 @@ export class PgAccountStore implements AccountStore {
   }
 
   async byId(id: string): Promise<AccountRecord | null> {
-    const [row] = await preparedQuery<AccountRow>(this.orm, 'account_by_id', `select ${ACCOUNT_COLUMNS} from account where id = $1`, [id]);
+    const [row] = await preparedQuery<AccountRow>(
+      this.orm,
+      'account_by_id',
+      `select ${ACCOUNT_COLUMNS} from account where id = $1`,
+      [id],
+    );
     return row ? recordOf(row) : null;
   }
 
   async byEmail(email: string): Promise<AccountRecord | null> {
-    const [row] = await preparedQuery<AccountRow>(this.orm, 'account_by_email', `select ${ACCOUNT_COLUMNS} from account where email = $1`, [email]);
+    const [row] = await preparedQuery<AccountRow>(
+      this.orm,
+      'account_by_email',
+      `select ${ACCOUNT_COLUMNS} from account where email = $1`,
+      [email],
+    );
     return row ? recordOf(row) : null;
   }
 
   async emailOf(id: string, tx?: EntityManager): Promise<string | null> {
-    const [row] = await preparedQueryWith<{ email: string }>(this.orm, tx, 'account_email_of', 'select email from account where id = $1', [id]);
+    const [row] = await preparedQueryWith<{ email: string }>(
+      this.orm,
+      tx,
+      'account_email_of',
+      'select email from account where id = $1',
+      [id],
+    );
     return row?.email ?? null;
   }
 
-  async setIdentity(id: string, identity: { sealed: string; humanVerified: boolean | undefined; at: Date }, tx?: EntityManager): Promise<AccountRecord | null> {
+  async setIdentity(
+    id: string,
+    identity: { sealed: string; humanVerified: boolean | undefined; at: Date },
+    tx?: EntityManager,
+  ): Promise<AccountRecord | null> {
     const [row] = await preparedQueryWith<AccountRow>(
       this.orm,
       tx,
@@ -186,12 +237,22 @@ export class PgAccountStore implements AccountStore {
   }
 
   async setFaceReference(id: string, sealed: string, kind: string): Promise<boolean> {
-    const rows = await preparedQuery(this.orm, 'account_set_face_reference', 'update account set face_descriptor_sealed = $2, face_descriptor_kind = $3 where id = $1 returning id', [id, sealed, kind]);
+    const rows = await preparedQuery(
+      this.orm,
+      'account_set_face_reference',
+      'update account set face_descriptor_sealed = $2, face_descriptor_kind = $3 where id = $1 returning id',
+      [id, sealed, kind],
+    );
     return rows.length > 0;
   }
 
   async setPasswordHash(id: string, hash: string, was: string | null): Promise<void> {
-    await preparedQuery(this.orm, 'account_set_password_hash', 'update account set password_hash = $2 where id = $1 and ($3::text is null or password_hash = $3)', [id, hash, was]);
+    await preparedQuery(
+      this.orm,
+      'account_set_password_hash',
+      'update account set password_hash = $2 where id = $1 and ($3::text is null or password_hash = $3)',
+      [id, hash, was],
+    );
   }
 
   async verifyEmail(id: string, email: string, at: Date): Promise<boolean> {
@@ -223,17 +284,37 @@ export class PgAccountStore implements AccountStore {
          select 1 from previous p where p.status is distinct from $4 or p.expires_on is distinct from $6
            or p.expire_at is distinct from $8::timestamptz or p.state_code is distinct from $11
        ) as changed`,
-      [badge.badgeId, id, badge.type, badge.status, badge.issuer, badge.expiresOn, badge.verifiedFrom, badge.expireAt, badge.number, badge.createdAt, badge.stateCode],
+      [
+        badge.badgeId,
+        id,
+        badge.type,
+        badge.status,
+        badge.issuer,
+        badge.expiresOn,
+        badge.verifiedFrom,
+        badge.expireAt,
+        badge.number,
+        badge.createdAt,
+        badge.stateCode,
+      ],
     );
     return row?.changed ?? false;
   }
 
   async clearIdentity(id: string): Promise<boolean> {
-    const rows = await preparedQuery(this.orm, 'account_clear_identity', 'update account set identity_sealed = null, id_verified = false, identity_verified_at = null where id = $1 returning id', [id]);
+    const rows = await preparedQuery(
+      this.orm,
+      'account_clear_identity',
+      'update account set identity_sealed = null, id_verified = false, identity_verified_at = null where id = $1 returning id',
+      [id],
+    );
     return rows.length > 0;
   }
 
-  async licenseSummaries(id: string, now: Date): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]> {
+  async licenseSummaries(
+    id: string,
+    now: Date,
+  ): Promise<{ stateCode: string | null; status: string; expiresOn: string | null }[]> {
     const rows = await preparedQuery<{ state_code: string | null; status: string; expires_on: string | null }>(
       this.orm,
       'account_license_summaries_as_badged',
@@ -272,44 +353,59 @@ export class PgAccountStore implements AccountStore {
   }
 
   async addLink(link: Omit<AccountLinkRecord, 'usedAt'> & { createdAt: Date }): Promise<void> {
-    await preparedQuery(this.orm, 'account_link_add', 'insert into account_link (digest, purpose, account_id, email, created_at, expires_at) values ($1, $2, $3, $4, $5, $6)', [
-      link.digest,
-      link.purpose,
-      link.accountId,
-      link.email,
-      link.createdAt,
-      link.expiresAt,
-    ]);
+    await preparedQuery(
+      this.orm,
+      'account_link_add',
+      'insert into account_link (digest, purpose, account_id, email, created_at, expires_at) values ($1, $2, $3, $4, $5, $6)',
+      [link.digest, link.purpose, link.accountId, link.email, link.createdAt, link.expiresAt],
+    );
   }
 
   async link(digest: string, purpose: AccountLinkPurpose): Promise<AccountLinkRecord | null> {
-    const [row] = await preparedQuery<LinkRow>(this.orm, 'account_link_by_digest', `select ${LINK_COLUMNS} from account_link where digest = $1 and purpose = $2`, [digest, purpose]);
+    const [row] = await preparedQuery<LinkRow>(
+      this.orm,
+      'account_link_by_digest',
+      `select ${LINK_COLUMNS} from account_link where digest = $1 and purpose = $2`,
+      [digest, purpose],
+    );
     return row ? linkOf(row) : null;
   }
 
   async useLink(digest: string, purpose: AccountLinkPurpose, now: Date): Promise<AccountLinkRecord | null> {
-    const [row] = await preparedQuery<LinkRow>(this.orm, 'account_link_use', `update account_link set used_at = $3 where digest = $1 and purpose = $2 and used_at is null and expires_at > $3 returning ${LINK_COLUMNS}`, [
-      digest,
-      purpose,
-      now,
-    ]);
+    const [row] = await preparedQuery<LinkRow>(
+      this.orm,
+      'account_link_use',
+      `update account_link set used_at = $3 where digest = $1 and purpose = $2 and used_at is null and expires_at > $3 returning ${LINK_COLUMNS}`,
+      [digest, purpose, now],
+    );
     return row ? linkOf(row) : null;
   }
 
   async markLinkUsed(digest: string, now: Date): Promise<void> {
-    await preparedQuery(this.orm, 'account_link_mark_used', 'update account_link set used_at = $2 where digest = $1 and used_at is null', [digest, now]);
+    await preparedQuery(
+      this.orm,
+      'account_link_mark_used',
+      'update account_link set used_at = $2 where digest = $1 and used_at is null',
+      [digest, now],
+    );
   }
 
   async linksSentSince(accountId: string, purpose: AccountLinkPurpose, since: Date): Promise<number> {
-    const [row] = await preparedQuery<{ sent: number }>(this.orm, 'account_links_sent_since', 'select count(*)::int as sent from account_link where account_id = $1 and purpose = $2 and created_at > $3', [
-      accountId,
-      purpose,
-      since,
-    ]);
+    const [row] = await preparedQuery<{ sent: number }>(
+      this.orm,
+      'account_links_sent_since',
+      'select count(*)::int as sent from account_link where account_id = $1 and purpose = $2 and created_at > $3',
+      [accountId, purpose, since],
+    );
     return row?.sent ?? 0;
   }
 
   async endLinks(accountId: string, purpose: AccountLinkPurpose, now: Date): Promise<void> {
-    await preparedQuery(this.orm, 'account_links_end', 'update account_link set used_at = $3 where account_id = $1 and purpose = $2 and used_at is null', [accountId, purpose, now]);
+    await preparedQuery(
+      this.orm,
+      'account_links_end',
+      'update account_link set used_at = $3 where account_id = $1 and purpose = $2 and used_at is null',
+      [accountId, purpose, now],
+    );
   }
 }

@@ -42,7 +42,8 @@ export function fingerprint(operation: string, parts: unknown): string {
     } else if (value && typeof value === 'object') {
       hash.update('{');
       pending.push(new Emit('}'));
-      for (const key of Object.keys(value).sort().reverse()) pending.push((value as Record<string, unknown>)[key], new Emit(JSON.stringify(key)));
+      for (const key of Object.keys(value).sort().reverse())
+        pending.push((value as Record<string, unknown>)[key], new Emit(JSON.stringify(key)));
     } else {
       hash.update(JSON.stringify(value ?? null));
     }
@@ -84,7 +85,10 @@ export interface IdempotencyStore {
    * not see yet (committed while it ran): claim again.
    */
   claim(claim: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | null }>;
-  /** Takes over a record that lapsed, or whose running call was abandoned (its lock ran out) by `claim.now`; false when another took it first. */
+  /**
+   * Takes over a record that lapsed, or whose running call was abandoned (its lock ran out) by `claim.now`; false when
+   * another took it first.
+   */
   takeOver(claim: IdempotencyClaim): Promise<boolean>;
   /** Deletes a running claim, so a retry runs again. */
   release(projectId: string, key: string): Promise<void>;
@@ -121,13 +125,27 @@ export class PgIdempotencyStore implements IdempotencyStore {
       response_sealed: string | null;
       locked_until: Date | string;
       expires_at: Date | string;
-    }>(this.orm, 'idempotency_claim_or_read', CLAIM_OR_READ, [c.projectId, c.key, c.fingerprint, c.lockedUntil, c.expiresAt, c.now]);
+    }>(this.orm, 'idempotency_claim_or_read', CLAIM_OR_READ, [
+      c.projectId,
+      c.key,
+      c.fingerprint,
+      c.lockedUntil,
+      c.expiresAt,
+      c.now,
+    ]);
     const row = rows[0];
     if (row?.claimed) return { claimed: true };
     return {
       claimed: false,
       existing: row
-        ? { fingerprint: row.fingerprint, state: row.state, responseStatus: row.response_status, responseSealed: row.response_sealed, lockedUntil: sqlDate(row.locked_until), expiresAt: sqlDate(row.expires_at) }
+        ? {
+            fingerprint: row.fingerprint,
+            state: row.state,
+            responseStatus: row.response_status,
+            responseSealed: row.response_sealed,
+            lockedUntil: sqlDate(row.locked_until),
+            expiresAt: sqlDate(row.expires_at),
+          }
         : null,
     };
   }
@@ -144,20 +162,32 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async release(projectId: string, key: string): Promise<void> {
-    await preparedQuery(this.orm, 'idempotency_release', "delete from idempotency_record where project_id = $1 and key = $2 and state = 'running'", [projectId, key]);
+    await preparedQuery(
+      this.orm,
+      'idempotency_release',
+      "delete from idempotency_record where project_id = $1 and key = $2 and state = 'running'",
+      [projectId, key],
+    );
   }
 
   async complete(projectId: string, key: string, status: number, responseSealed: string): Promise<void> {
-    await preparedQuery(this.orm, 'idempotency_complete', "update idempotency_record set state = 'done', response_status = $3, response_sealed = $4 where project_id = $1 and key = $2", [
-      projectId,
-      key,
-      status,
-      responseSealed,
-    ]);
+    await preparedQuery(
+      this.orm,
+      'idempotency_complete',
+      "update idempotency_record set state = 'done', response_status = $3, response_sealed = $4 where project_id = $1 and key = $2",
+      [projectId, key, status, responseSealed],
+    );
   }
 
   async purge(now: Date): Promise<number> {
-    return (await preparedQuery(this.orm, 'idempotency_purge', 'delete from idempotency_record where expires_at <= $1 returning key', [now])).length;
+    return (
+      await preparedQuery(
+        this.orm,
+        'idempotency_purge',
+        'delete from idempotency_record where expires_at <= $1 returning key',
+        [now],
+      )
+    ).length;
   }
 }
 
@@ -171,9 +201,17 @@ export class IdempotencyService {
 
   /** Claims the key for this request, or says how to answer instead (replay, 409, 422). */
   async begin(projectId: string, key: string, requestFingerprint: string): Promise<Begin> {
-    if (!this.validKey(key)) throw new DomainError('validation_error', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+    if (!this.validKey(key))
+      throw new DomainError('validation_error', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     const now = this.deps.clock.now();
-    const claim: IdempotencyClaim = { projectId, key, fingerprint: requestFingerprint, lockedUntil: new Date(now.getTime() + RUNNING_LOCK_MS), expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS), now };
+    const claim: IdempotencyClaim = {
+      projectId,
+      key,
+      fingerprint: requestFingerprint,
+      lockedUntil: new Date(now.getTime() + RUNNING_LOCK_MS),
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      now,
+    };
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const claimed = await this.deps.store.claim(claim);
       if (claimed.claimed) return { kind: 'run' };
@@ -186,12 +224,21 @@ export class IdempotencyService {
       }
       if (existing.fingerprint !== requestFingerprint) throw new DomainError('idempotency_key_reused');
       if (existing.state === 'running') throw new DomainError('idempotency_in_progress');
-      return { kind: 'replay', response: { status: existing.responseStatus!, body: JSON.parse(this.deps.sealer.open(existing.responseSealed!)) } };
+      return {
+        kind: 'replay',
+        response: {
+          status: existing.responseStatus!,
+          body: JSON.parse(this.deps.sealer.open(existing.responseSealed!)),
+        },
+      };
     }
     throw new DomainError('idempotency_in_progress');
   }
 
-  /** The first response sealed for the statement that records the call, or null when it must not be stored (a transient failure). */
+  /**
+   * The first response sealed for the statement that records the call, or null when it must not be stored (a transient
+   * failure).
+   */
   answerOf(key: string, response: StoredResponse): KeyedAnswer | null {
     if (TRANSIENT(response.status)) return null;
     return { key, status: response.status, sealed: this.deps.sealer.seal(JSON.stringify(response.body)) };
@@ -200,7 +247,12 @@ export class IdempotencyService {
   /** Stores the first response; transient failures release the key so a retry runs again. */
   async finish(projectId: string, key: string, response: StoredResponse): Promise<void> {
     if (TRANSIENT(response.status)) return this.deps.store.release(projectId, key);
-    await this.deps.store.complete(projectId, key, response.status, this.deps.sealer.seal(JSON.stringify(response.body)));
+    await this.deps.store.complete(
+      projectId,
+      key,
+      response.status,
+      this.deps.sealer.seal(JSON.stringify(response.body)),
+    );
   }
 
   /**
@@ -209,12 +261,23 @@ export class IdempotencyService {
    * `idempotency_in_progress`. A domain error is an answer too (the retry gets the same error); an
    * unexpected failure releases the key. Without a key, `work` just runs.
    */
-  async once<T>(projectId: string, key: string | undefined, operation: string, request: unknown, work: () => Promise<T>): Promise<{ value: T; replayed: boolean }> {
+  async once<T>(
+    projectId: string,
+    key: string | undefined,
+    operation: string,
+    request: unknown,
+    work: () => Promise<T>,
+  ): Promise<{ value: T; replayed: boolean }> {
     if (key === undefined) return { value: await work(), replayed: false };
     const begun = await this.begin(projectId, key, fingerprint(operation, request));
     if (begun.kind === 'replay') {
       const stored = begun.response.body as { value?: T; error?: { code: ErrorCode; message: string; data?: unknown } };
-      if (stored.error) throw new DomainError(stored.error.code, stored.error.message, stored.error.data === undefined ? {} : { data: stored.error.data });
+      if (stored.error)
+        throw new DomainError(
+          stored.error.code,
+          stored.error.message,
+          stored.error.data === undefined ? {} : { data: stored.error.data },
+        );
       return { value: stored.value as T, replayed: true };
     }
     try {
@@ -222,7 +285,10 @@ export class IdempotencyService {
       await this.finish(projectId, key, { status: 200, body: { value } });
       return { value, replayed: false };
     } catch (error) {
-      const known = error instanceof DomainError ? { status: error.status, body: { error: { code: error.code, message: error.message, data: error.data } } } : { status: 500, body: null };
+      const known =
+        error instanceof DomainError
+          ? { status: error.status, body: { error: { code: error.code, message: error.message, data: error.data } } }
+          : { status: 500, body: null };
       await this.finish(projectId, key, known);
       throw error;
     }

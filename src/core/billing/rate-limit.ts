@@ -48,8 +48,21 @@ on conflict (key) do update set
 returning last_grant, expire::float8 as expire`;
 
 /** Grants slices of a key's window from PostgreSQL, so every instance together stays within the limit. */
-export async function grantSlice(orm: Orm, key: string, maxSlice: number, points: number, windowMs: number, nowMs: number): Promise<WindowGrant> {
-  const rows = await preparedQuery<{ last_grant: number; expire: number }>(orm, 'rate_limit_grant_slice', GRANT_SLICE, [key, maxSlice, points, nowMs, windowMs]);
+export async function grantSlice(
+  orm: Orm,
+  key: string,
+  maxSlice: number,
+  points: number,
+  windowMs: number,
+  nowMs: number,
+): Promise<WindowGrant> {
+  const rows = await preparedQuery<{ last_grant: number; expire: number }>(orm, 'rate_limit_grant_slice', GRANT_SLICE, [
+    key,
+    maxSlice,
+    points,
+    nowMs,
+    windowMs,
+  ]);
   return { granted: Number(rows[0]!.last_grant), windowEnds: Number(rows[0]!.expire) };
 }
 
@@ -77,7 +90,14 @@ export class RateLimits {
     private readonly options: RateLimitOptions,
     private readonly now: () => number = Date.now,
   ) {
-    this.memory = options.store === 'memory' ? new RateLimiterMemory({ points: options.points, duration: options.windowSeconds, keyPrefix: options.keyPrefix ?? 'api' }) : undefined;
+    this.memory =
+      options.store === 'memory'
+        ? new RateLimiterMemory({
+            points: options.points,
+            duration: options.windowSeconds,
+            keyPrefix: options.keyPrefix ?? 'api',
+          })
+        : undefined;
     this.counted = Math.min(options.points, MAX_COUNTED);
     this.maxSlice = Math.max(1, Math.ceil(this.counted / 20));
   }
@@ -104,7 +124,14 @@ export class RateLimits {
     if (pending) return pending;
     const granting = (async () => {
       const now = this.now();
-      const { granted, windowEnds } = await grantSlice(this.orm, `${this.options.keyPrefix ?? 'api'}:${key}`, this.maxSlice, this.counted, this.options.windowSeconds * 1000, now);
+      const { granted, windowEnds } = await grantSlice(
+        this.orm,
+        `${this.options.keyPrefix ?? 'api'}:${key}`,
+        this.maxSlice,
+        this.counted,
+        this.options.windowSeconds * 1000,
+        now,
+      );
       const slice = { left: granted, spent: granted === 0, windowEnds };
       if (this.slices.size >= MAX_HELD_KEYS) this.dropEnded(now);
       this.slices.set(key, slice);
@@ -129,9 +156,13 @@ export class RateLimits {
 
   private limited(msBeforeNext: number): DomainError {
     const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-    return new DomainError('rate_limited', `more than ${this.options.points} requests in ${this.options.windowSeconds} s for this ${this.options.per ?? 'API key'}; retry in ${seconds} s`, {
-      retryAfterSeconds: seconds,
-    });
+    return new DomainError(
+      'rate_limited',
+      `more than ${this.options.points} requests in ${this.options.windowSeconds} s for this ${this.options.per ?? 'API key'}; retry in ${seconds} s`,
+      {
+        retryAfterSeconds: seconds,
+      },
+    );
   }
 
   /** Deletes expired counters (Postgres store); returns how many. */

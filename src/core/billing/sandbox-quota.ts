@@ -32,12 +32,23 @@ export class SandboxQuota implements SandboxAllowance {
   async spend(projectId: string): Promise<void> {
     const now = this.deps.clock.now();
     const day = now.toISOString().slice(0, 10);
-    const rows = this.dailyLimit > 0 ? await preparedQuery<{ used: number }>(this.deps.orm, 'sandbox_quota_spend', SPEND, [projectId, day, this.dailyLimit]) : [];
+    const rows =
+      this.dailyLimit > 0
+        ? await preparedQuery<{ used: number }>(this.deps.orm, 'sandbox_quota_spend', SPEND, [
+            projectId,
+            day,
+            this.dailyLimit,
+          ])
+        : [];
     if (rows.length > 0) return;
     const resetsAt = nextUtcDay(now);
-    throw new DomainError('rate_limited', `the sandbox's ${this.dailyLimit} checks with real models for today are used up: send Verity-Test-Outcome to force an outcome (free, unlimited), or use a live key`, {
-      retryAfterSeconds: Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000)),
-      data: { reason: 'sandbox_quota', limit: this.dailyLimit, resets_at: resetsAt.toISOString() },
-    });
+    throw new DomainError(
+      'rate_limited',
+      `the sandbox's ${this.dailyLimit} checks with real models for today are used up: send Verity-Test-Outcome to force an outcome (free, unlimited), or use a live key`,
+      {
+        retryAfterSeconds: Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000)),
+        data: { reason: 'sandbox_quota', limit: this.dailyLimit, resets_at: resetsAt.toISOString() },
+      },
+    );
   }
 }

@@ -7,7 +7,13 @@ import { transaction } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../secrets.js';
 import { chargeView } from './views.js';
-import { type CheckRecordRow, type KeyedAnswer, type LeasedCharge, PostgresWalletStore, type WalletStore } from './wallet-store.js';
+import {
+  type CheckRecordRow,
+  type KeyedAnswer,
+  type LeasedCharge,
+  PostgresWalletStore,
+  type WalletStore,
+} from './wallet-store.js';
 
 /** How old an unsettled charge (written before wallet leases) must be before the sweep refunds it. */
 export const ABANDONED_AFTER_MS = 5 * 60_000;
@@ -33,7 +39,8 @@ const pricesInput = z.record(z.string(), z.number().int().nonnegative());
 export function parsePrices(json: string | undefined): Record<string, number> {
   if (!json) return { ...DEFAULT_PRICES_MINOR };
   const parsed = pricesInput.safeParse(JSON.parse(json));
-  if (!parsed.success) throw new Error('VERITY_PRICES must be a JSON object of item -> non-negative integer minor units');
+  if (!parsed.success)
+    throw new Error('VERITY_PRICES must be a JSON object of item -> non-negative integer minor units');
   return { ...DEFAULT_PRICES_MINOR, ...parsed.data };
 }
 
@@ -74,13 +81,26 @@ export interface WalletLeaseOptions {
   drawSeconds: number;
   /** An unused lease is returned after this long. */
   idleSeconds: number;
-  /** Past drawing, how long its calls may still be recorded before the sweep closes it (a dead holder's money comes back then). */
+  /**
+   * Past drawing, how long its calls may still be recorded before the sweep closes it (a dead holder's money comes back
+   * then).
+   */
   graceSeconds: number;
 }
 
-export const DEFAULT_WALLET_LEASE: WalletLeaseOptions = { calls: 50, maxCalls: 800, drawSeconds: 10, idleSeconds: 2, graceSeconds: 60 };
+export const DEFAULT_WALLET_LEASE: WalletLeaseOptions = {
+  calls: 50,
+  maxCalls: 800,
+  drawSeconds: 10,
+  idleSeconds: 2,
+  graceSeconds: 60,
+};
 
-const insufficientBalance = (amountMinor: number) => new DomainError('insufficient_balance', `wallet balance is below the price of this call (${(amountMinor / 100).toFixed(2)}); top up to continue`);
+const insufficientBalance = (amountMinor: number) =>
+  new DomainError(
+    'insufficient_balance',
+    `wallet balance is below the price of this call (${(amountMinor / 100).toFixed(2)}); top up to continue`,
+  );
 
 /**
  * The project wallet: every billable call holds its price before the work and is charged only if
@@ -101,7 +121,16 @@ export class BillingService {
   private readonly lease: WalletLeaseOptions;
   private idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: { orm: Orm; clock: Clock; prices: Record<string, number>; store?: WalletStore; lease?: Partial<WalletLeaseOptions>; logger?: { warn(object: object, message: string): void } }) {
+  constructor(
+    private readonly deps: {
+      orm: Orm;
+      clock: Clock;
+      prices: Record<string, number>;
+      store?: WalletStore;
+      lease?: Partial<WalletLeaseOptions>;
+      logger?: { warn(object: object, message: string): void };
+    },
+  ) {
     this.store = deps.store ?? new PostgresWalletStore(deps.orm);
     this.lease = { ...DEFAULT_WALLET_LEASE, ...deps.lease };
   }
@@ -138,10 +167,15 @@ export class BillingService {
 
   /**
    * Records a standalone check's verdict and its charge in one statement (a test key's, unpaid,
-   * alone), with the answer of its Idempotency-Key when it has one. If the lease was closed meanwhile (its holder was cut from the database for longer
+   * alone), with the answer of its Idempotency-Key when it has one. If the lease was closed meanwhile (its holder was
+   * cut from the database for longer
    * than its grace), the charge is held again from a new lease.
    */
-  async recordCheck(record: CheckRecordRow, reservation: Reservation | null, answer: KeyedAnswer | null = null): Promise<void> {
+  async recordCheck(
+    record: CheckRecordRow,
+    reservation: Reservation | null,
+    answer: KeyedAnswer | null = null,
+  ): Promise<void> {
     if (!reservation) {
       await this.store.recordPaidCheck(record, null, answer);
       return;
@@ -166,7 +200,12 @@ export class BillingService {
    * Charges a call inside the caller's transaction, for work written in that same transaction (a
    * session), so the charge and what it paid for exist together or not at all.
    */
-  async chargedTransaction<T>(projectId: string | null, item: string, paidFor: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  async chargedTransaction<T>(
+    projectId: string | null,
+    item: string,
+    paidFor: string,
+    work: (em: EntityManager) => Promise<T>,
+  ): Promise<T> {
     if (projectId === null) return transaction(this.deps.orm, work);
     for (;;) {
       const reservation = await this.reserve(projectId, item);
@@ -175,7 +214,8 @@ export class BillingService {
       let how: 'spent' | 'released' = 'spent';
       try {
         const outcome = await transaction(this.deps.orm, async (em) => {
-          if (!(await this.store.chargeInTransaction(em, this.chargeOf(reservation), paidFor))) return { paid: false as const };
+          if (!(await this.store.chargeInTransaction(em, this.chargeOf(reservation), paidFor)))
+            return { paid: false as const };
           try {
             return { paid: true as const, value: await work(em) };
           } catch (error) {
@@ -197,10 +237,14 @@ export class BillingService {
     return this.store.balanceOf(projectId);
   }
 
-  /** Part of the maintenance sweep: closes leases whose holder died (past their expiry), returning what they did not spend. */
+  /**
+   * Part of the maintenance sweep: closes leases whose holder died (past their expiry), returning what they did not
+   * spend.
+   */
   async returnExpiredLeases(): Promise<number> {
     let closed = 0;
-    for (const id of await this.store.expiredLeases(this.deps.clock.now(), 1000)) closed += (await this.store.closeLease(id, this.deps.clock.now())) === null ? 0 : 1;
+    for (const id of await this.store.expiredLeases(this.deps.clock.now(), 1000))
+      closed += (await this.store.closeLease(id, this.deps.clock.now())) === null ? 0 : 1;
     return closed;
   }
 
@@ -216,7 +260,15 @@ export class BillingService {
 
   private chargeOf(reservation: Reservation): LeasedCharge {
     const { lease } = reservation;
-    return { id: newId('chg'), leaseId: lease.id, projectId: lease.projectId, item: reservation.item, amountMinor: reservation.amountMinor, currency: lease.currency, createdAt: this.deps.clock.now() };
+    return {
+      id: newId('chg'),
+      leaseId: lease.id,
+      projectId: lease.projectId,
+      item: reservation.item,
+      amountMinor: reservation.amountMinor,
+      currency: lease.currency,
+      createdAt: this.deps.clock.now(),
+    };
   }
 
   /** One lease opens at a time per project; calls arriving meanwhile wait for it. */
@@ -228,7 +280,15 @@ export class BillingService {
       const now = this.deps.clock.now();
       const expiresAt = new Date(now.getTime() + (this.lease.drawSeconds + this.lease.graceSeconds) * 1000);
       const calls = this.leaseCalls.get(projectId) ?? this.lease.calls;
-      const grant = await this.store.openLease({ id, projectId, wantMinor: Math.max(minMinor, minMinor * calls), minMinor, holder: this.holder, expiresAt, now });
+      const grant = await this.store.openLease({
+        id,
+        projectId,
+        wantMinor: Math.max(minMinor, minMinor * calls),
+        minMinor,
+        holder: this.holder,
+        expiresAt,
+        now,
+      });
       if (!grant) throw insufficientBalance(minMinor);
       const started = Date.now();
       const lease: OpenLease = {
@@ -300,7 +360,12 @@ export class BillingService {
     const closing = this.store
       .closeLease(lease.id, this.deps.clock.now())
       .then(() => undefined)
-      .catch((error: unknown) => this.deps.logger?.warn({ err: error, lease: lease.id }, 'returning a wallet lease failed; the sweep returns it when it expires'))
+      .catch((error: unknown) =>
+        this.deps.logger?.warn(
+          { err: error, lease: lease.id },
+          'returning a wallet lease failed; the sweep returns it when it expires',
+        ),
+      )
       .finally(() => this.closing.delete(closing));
     this.closing.add(closing);
   }
@@ -311,7 +376,8 @@ export class BillingService {
     this.idleTimer = setInterval(() => {
       const now = Date.now();
       for (const lease of [...this.leases.values()]) {
-        if (lease.inFlight === 0 && (now - lease.lastUsed >= this.lease.idleSeconds * 1000 || now >= lease.drawUntil)) this.drainUnused(lease);
+        if (lease.inFlight === 0 && (now - lease.lastUsed >= this.lease.idleSeconds * 1000 || now >= lease.drawUntil))
+          this.drainUnused(lease);
       }
       if (this.leases.size === 0) {
         clearInterval(this.idleTimer);
@@ -330,14 +396,16 @@ export class BillingService {
     const cutoff = new Date(this.deps.clock.now().getTime() - ABANDONED_AFTER_MS);
     let refunded = 0;
     // A settled charge is left alone: what it paid for was recorded (e.g. a commit whose answer was lost).
-    for (const id of await this.store.abandonedCharges(cutoff, 1000)) refunded += (await this.store.refundCharge(id)) ? 1 : 0;
+    for (const id of await this.store.abandonedCharges(cutoff, 1000))
+      refunded += (await this.store.refundCharge(id)) ? 1 : 0;
     return refunded;
   }
 
   /** Adds money to a wallet; returns the new balance in currency units. */
   async topUp(projectId: string, amount: number): Promise<number> {
     const minor = Math.round(amount * 100);
-    if (!Number.isFinite(minor) || minor <= 0 || minor > 1e11) throw new DomainError('validation_error', 'amount must be a positive number of currency units');
+    if (!Number.isFinite(minor) || minor <= 0 || minor > 1e11)
+      throw new DomainError('validation_error', 'amount must be a positive number of currency units');
     if (!(await this.store.credit(projectId, minor))) throw new DomainError('not_found', 'project not found');
     return ((await this.store.balanceOf(projectId)) ?? 0) / 100;
   }

@@ -46,15 +46,34 @@ export interface KeyedAnswer {
 
 /** The wallet tables (`project.balance_minor`, `wallet_lease`, `charge`): the only code that writes them for calls. */
 export interface WalletStore {
-  /** Takes up to `wantMinor` (at least `minMinor`) off the project's balance as a new lease; null when the balance is below `minMinor`. */
-  openLease(lease: { id: string; projectId: string; wantMinor: number; minMinor: number; holder: string; expiresAt: Date; now: Date }): Promise<LeaseGrant | null>;
-  /** Closes an open lease and returns to the balance what its charges did not spend; null when it was closed already. */
+  /**
+   * Takes up to `wantMinor` (at least `minMinor`) off the project's balance as a new lease; null when the balance is
+   * below `minMinor`.
+   */
+  openLease(lease: {
+    id: string;
+    projectId: string;
+    wantMinor: number;
+    minMinor: number;
+    holder: string;
+    expiresAt: Date;
+    now: Date;
+  }): Promise<LeaseGrant | null>;
+  /**
+   * Closes an open lease and returns to the balance what its charges did not spend; null when it was closed already.
+   */
   closeLease(leaseId: string, now: Date): Promise<number | null>;
   /** Open leases past their expiry: their holder died or lost the database. */
   expiredLeases(now: Date, limit: number): Promise<string[]>;
-  /** The record, its charge and its idempotent answer in one statement; false (nothing written) when the lease was closed meanwhile. */
+  /**
+   * The record, its charge and its idempotent answer in one statement; false (nothing written) when the lease was
+   * closed meanwhile.
+   */
   recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null, answer?: KeyedAnswer | null): Promise<boolean>;
-  /** The charge inside the caller's transaction (a session and its price commit together); false when the lease was closed. */
+  /**
+   * The charge inside the caller's transaction (a session and its price commit together); false when the lease was
+   * closed.
+   */
   chargeInTransaction(em: EntityManager, charge: LeasedCharge, paidFor: string): Promise<boolean>;
   /** What a project can spend: its row's balance and the unspent part of its open leases. */
   balanceOf(projectId: string): Promise<number | null>;
@@ -64,7 +83,10 @@ export interface WalletStore {
   charges(projectId: string, limit: number): Promise<ChargeRow[]>;
   /** Unsettled, unrefunded charges written before `before` (only versions before wallet leases wrote them). */
   abandonedCharges(before: Date, limit: number): Promise<string[]>;
-  /** Marks an unsettled charge refunded and credits its amount back, once; false when it was settled or refunded already. */
+  /**
+   * Marks an unsettled charge refunded and credits its amount back, once; false when it was settled or refunded
+   * already.
+   */
   refundCharge(chargeId: string): Promise<boolean>;
 }
 
@@ -164,16 +186,21 @@ export class PostgresWalletStore implements WalletStore {
 
   constructor(private readonly orm: Orm) {}
 
-  async openLease(lease: { id: string; projectId: string; wantMinor: number; minMinor: number; holder: string; expiresAt: Date; now: Date }): Promise<LeaseGrant | null> {
-    const rows = await preparedQuery<{ amount_minor: number; currency: string }>(this.orm, 'wallet_open_lease', OPEN_LEASE, [
-      lease.id,
-      lease.projectId,
-      lease.wantMinor,
-      lease.minMinor,
-      lease.holder,
-      lease.expiresAt,
-      lease.now,
-    ]);
+  async openLease(lease: {
+    id: string;
+    projectId: string;
+    wantMinor: number;
+    minMinor: number;
+    holder: string;
+    expiresAt: Date;
+    now: Date;
+  }): Promise<LeaseGrant | null> {
+    const rows = await preparedQuery<{ amount_minor: number; currency: string }>(
+      this.orm,
+      'wallet_open_lease',
+      OPEN_LEASE,
+      [lease.id, lease.projectId, lease.wantMinor, lease.minMinor, lease.holder, lease.expiresAt, lease.now],
+    );
     return rows[0] ? { amountMinor: Number(rows[0].amount_minor), currency: rows[0].currency } : null;
   }
 
@@ -182,7 +209,12 @@ export class PostgresWalletStore implements WalletStore {
       const connection = em.getConnection();
       const context = em.getTransactionContext();
       // First wait for the calls still writing charges to this lease, then count them.
-      const open = await connection.execute('select id from wallet_lease where id = ? and closed_at is null for update', [leaseId], 'all', context);
+      const open = await connection.execute(
+        'select id from wallet_lease where id = ? and closed_at is null for update',
+        [leaseId],
+        'all',
+        context,
+      );
       if (open.length === 0) return null;
       const rows = await connection.execute(CLOSE_LEASE, [leaseId, now, leaseId], 'all', context);
       return rows[0] ? Number(rows[0].unspent) : null;
@@ -190,11 +222,20 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async expiredLeases(now: Date, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.orm.em.getConnection().execute('select id from wallet_lease where closed_at is null and expires_at < ? order by expires_at limit ?', [now, limit]);
+    const rows: { id: string }[] = await this.orm.em
+      .getConnection()
+      .execute('select id from wallet_lease where closed_at is null and expires_at < ? order by expires_at limit ?', [
+        now,
+        limit,
+      ]);
     return rows.map((row) => row.id);
   }
 
-  recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null, answer: KeyedAnswer | null = null): Promise<boolean> {
+  recordPaidCheck(
+    record: CheckRecordRow,
+    charge: LeasedCharge | null,
+    answer: KeyedAnswer | null = null,
+  ): Promise<boolean> {
     return this.records.submit({ record, charge, answer });
   }
 
@@ -240,7 +281,12 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async credit(projectId: string, amountMinor: number): Promise<boolean> {
-    const rows = await preparedQuery(this.orm, 'wallet_credit', 'update project set balance_minor = balance_minor + $2 where id = $1 returning id', [projectId, amountMinor]);
+    const rows = await preparedQuery(
+      this.orm,
+      'wallet_credit',
+      'update project set balance_minor = balance_minor + $2 where id = $1 returning id',
+      [projectId, amountMinor],
+    );
     return rows.length > 0;
   }
 
@@ -273,7 +319,12 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async abandonedCharges(before: Date, limit: number): Promise<string[]> {
-    const rows = await preparedQuery<{ id: string }>(this.orm, 'wallet_abandoned_charges', 'select id from charge where check_id is null and not refunded and created_at < $1 limit $2', [before, limit]);
+    const rows = await preparedQuery<{ id: string }>(
+      this.orm,
+      'wallet_abandoned_charges',
+      'select id from charge where check_id is null and not refunded and created_at < $1 limit $2',
+      [before, limit],
+    );
     return rows.map((row) => row.id);
   }
 
@@ -282,7 +333,9 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async balanceOf(projectId: string): Promise<number | null> {
-    const rows = await this.orm.em.getConnection().execute('select balance_minor::float8 as balance_minor from wallet where project_id = ?', [projectId]);
+    const rows = await this.orm.em
+      .getConnection()
+      .execute('select balance_minor::float8 as balance_minor from wallet where project_id = ?', [projectId]);
     return rows[0] ? Number(rows[0].balance_minor) : null;
   }
 }

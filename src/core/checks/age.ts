@@ -31,12 +31,18 @@ export function parseBand(band: string | number): number | null {
 export type BandAnswer = { verified: boolean; min_age: number } | { verified: null; error: 'unknown_band' };
 
 /** Answers each band; in account mode only the account thresholds are answered. */
-export function answerBands(bands: (string | number)[], age: number, mode: 'fresh' | 'account'): Record<string, BandAnswer> {
+export function answerBands(
+  bands: (string | number)[],
+  age: number,
+  mode: 'fresh' | 'account',
+): Record<string, BandAnswer> {
   const answers: Record<string, BandAnswer> = {};
   for (const band of bands.length ? bands : [DEFAULT_BAND]) {
     const minAge = parseBand(band);
     const allowed = minAge !== null && (mode === 'fresh' || ACCOUNT_MODE_THRESHOLDS.includes(minAge));
-    answers[String(band)] = allowed ? { verified: age >= minAge, min_age: minAge } : { verified: null, error: 'unknown_band' };
+    answers[String(band)] = allowed
+      ? { verified: age >= minAge, min_age: minAge }
+      : { verified: null, error: 'unknown_band' };
   }
   return answers;
 }
@@ -61,13 +67,19 @@ export function ageCheck(accounts: AccountService): StandaloneCheck<AgeInput, Pr
       if (input.dob === undefined || input.dob.trim() === '') throw new DomainError('missing_dob');
       const birth = parseCalendarDate(input.dob);
       if (!birth) {
-        throw new DomainError('validation_error', 'dob must be a date: YYYY-MM-DD (preferred), YYYY/MM/DD, YYYYMMDD or an ISO 8601 date-time', {
-          data: { errors: { dob: 'not a date in an accepted format' } },
-        });
+        throw new DomainError(
+          'validation_error',
+          'dob must be a date: YYYY-MM-DD (preferred), YYYY/MM/DD, YYYYMMDD or an ISO 8601 date-time',
+          {
+            data: { errors: { dob: 'not a date in an accepted format' } },
+          },
+        );
       }
       const today = utcDate(context.today);
       if (compareDates(birth, today) > 0 || birth.year < 1850) {
-        throw new DomainError('validation_error', 'dob must be in the past', { data: { errors: { dob: 'must be in the past' } } });
+        throw new DomainError('validation_error', 'dob must be in the past', {
+          data: { errors: { dob: 'must be in the past' } },
+        });
       }
       return { birth, bands };
     },
@@ -79,9 +91,15 @@ export function ageCheck(accounts: AccountService): StandaloneCheck<AgeInput, Pr
         .map(([band]) => band);
       const status = unmet.length === 0 ? 'passed' : 'failed';
       // Account mode proves the bands only: the age and date of birth stay in the account.
-      const data = context.mode === 'account' ? { bands: answers } : { age, dob: formatCalendarDate(birth), bands: answers };
+      const data =
+        context.mode === 'account' ? { bands: answers } : { age, dob: formatCalendarDate(birth), bands: answers };
       return {
-        check: { type: 'age', status, data, error: status === 'passed' ? null : `not every band is satisfied: ${unmet.join(', ')}` },
+        check: {
+          type: 'age',
+          status,
+          data,
+          error: status === 'passed' ? null : `not every band is satisfied: ${unmet.join(', ')}`,
+        },
         reason: Object.values(answers).some((answer) => answer.verified === null) ? 'unknown_band' : 'under_age',
       };
     },

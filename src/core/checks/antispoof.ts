@@ -29,13 +29,19 @@ export const antispoofInput = z.object({
   image: imageBytes.optional().describe('one selfie (single mode); or send frames'),
   frames: z.array(imageBytes).optional().describe('a burst of 3 to 8 frames, in order (multipart: repeat the field)'),
   /** The spec's name; `challenge_id` (the name the challenge route answers with) is accepted too. */
-  challengeId: challengeIdField.optional().describe('from POST /api/v2/antispoof/challenge; the burst must show its gesture'),
-  challenge_id: challengeIdField.optional().describe('the same as challengeId (the name the challenge route also answers with)'),
+  challengeId: challengeIdField
+    .optional()
+    .describe('from POST /api/v2/antispoof/challenge; the burst must show its gesture'),
+  challenge_id: challengeIdField
+    .optional()
+    .describe('the same as challengeId (the name the challenge route also answers with)'),
   /** Per frame, milliseconds after the challenge was received (see challenge.ts). */
   captured_ms: z
     .array(z.coerce.number().finite())
     .optional()
-    .describe('per frame, milliseconds between receiving the challenge and taking the frame; frames before the challenge or spread over more than 4 s are refused'),
+    .describe(
+      'per frame, milliseconds between receiving the challenge and taking the frame; frames before the challenge or spread over more than 4 s are refused',
+    ),
   svc_access_token: z.string().min(1).max(200).optional(),
   svc_id: z.string().min(1).max(40).optional(),
 });
@@ -61,7 +67,9 @@ export interface AntispoofRun {
 /** The challenge id under either accepted name; two different ids are refused. */
 function challengeIdOf(input: AntispoofInput): string | undefined {
   if (new Set([input.challengeId, input.challenge_id].filter(Boolean)).size > 1) {
-    throw new DomainError('validation_error', 'challengeId and challenge_id name different challenges: send one', { data: { errors: { challenge_id: 'differs from challengeId' } } });
+    throw new DomainError('validation_error', 'challengeId and challenge_id name different challenges: send one', {
+      data: { errors: { challenge_id: 'differs from challengeId' } },
+    });
   }
   return input.challengeId ?? input.challenge_id;
 }
@@ -72,7 +80,11 @@ async function inspectBurst(frames: Buffer[]): Promise<void> {
   frames.forEach((bytes, i) => {
     const digest = createHash('sha256').update(bytes).digest('hex');
     const earlier = seen.get(digest);
-    if (earlier !== undefined) throw new DomainError('invalid_frames', `frames[${i}] is the same image as frames[${earlier}]: send frames of one continuous capture`);
+    if (earlier !== undefined)
+      throw new DomainError(
+        'invalid_frames',
+        `frames[${i}] is the same image as frames[${earlier}]: send frames of one continuous capture`,
+      );
     seen.set(digest, i);
   });
   const headers = await withinPixelBudget(
@@ -89,19 +101,43 @@ async function inspectBurst(frames: Buffer[]): Promise<void> {
 }
 
 /** Validates an anti-spoof body: one image or a 3-8 frame burst, an open challenge, the account's reference. */
-export async function prepareAntispoof(input: AntispoofInput, context: CheckContext, deps: { challenges: ChallengeService; accounts: AccountService }): Promise<AntispoofPrepared> {
-  if (input.image && input.frames) throw new DomainError('validation_error', 'send either image (one selfie) or frames (a burst), not both', { data: { errors: { frames: 'not with image' } } });
-  if (!input.image && !input.frames) throw new DomainError('validation_error', 'image (one selfie) or frames (a burst of 3 to 8) is required', { data: { errors: { image: 'required unless frames are sent' } } });
-  if (input.frames && input.frames.length < MIN_FRAMES) throw new DomainError('invalid_frames', `a burst needs at least ${MIN_FRAMES} frames (got ${input.frames.length}); send one selfie as image for single mode`);
-  if (input.frames && input.frames.length > MAX_FRAMES) throw new DomainError('too_many_frames', `at most ${MAX_FRAMES} frames (got ${input.frames.length})`);
+export async function prepareAntispoof(
+  input: AntispoofInput,
+  context: CheckContext,
+  deps: { challenges: ChallengeService; accounts: AccountService },
+): Promise<AntispoofPrepared> {
+  if (input.image && input.frames)
+    throw new DomainError('validation_error', 'send either image (one selfie) or frames (a burst), not both', {
+      data: { errors: { frames: 'not with image' } },
+    });
+  if (!input.image && !input.frames)
+    throw new DomainError('validation_error', 'image (one selfie) or frames (a burst of 3 to 8) is required', {
+      data: { errors: { image: 'required unless frames are sent' } },
+    });
+  if (input.frames && input.frames.length < MIN_FRAMES)
+    throw new DomainError(
+      'invalid_frames',
+      `a burst needs at least ${MIN_FRAMES} frames (got ${input.frames.length}); send one selfie as image for single mode`,
+    );
+  if (input.frames && input.frames.length > MAX_FRAMES)
+    throw new DomainError('too_many_frames', `at most ${MAX_FRAMES} frames (got ${input.frames.length})`);
   const challengeId = challengeIdOf(input);
-  if (challengeId && !input.frames) throw new DomainError('frames_required', 'a gesture challenge is answered with a burst of 3 to 8 frames');
-  if (input.captured_ms && !input.frames) throw new DomainError('validation_error', 'captured_ms goes with frames', { data: { errors: { captured_ms: 'only with frames' } } });
+  if (challengeId && !input.frames)
+    throw new DomainError('frames_required', 'a gesture challenge is answered with a burst of 3 to 8 frames');
+  if (input.captured_ms && !input.frames)
+    throw new DomainError('validation_error', 'captured_ms goes with frames', {
+      data: { errors: { captured_ms: 'only with frames' } },
+    });
   if (input.captured_ms && input.captured_ms.length !== input.frames!.length) {
-    throw new DomainError('validation_error', `captured_ms needs one time per frame (got ${input.captured_ms.length} for ${input.frames!.length} frames)`, { data: { errors: { captured_ms: 'one per frame' } } });
+    throw new DomainError(
+      'validation_error',
+      `captured_ms needs one time per frame (got ${input.captured_ms.length} for ${input.frames!.length} frames)`,
+      { data: { errors: { captured_ms: 'one per frame' } } },
+    );
   }
   if (input.frames) await inspectBurst(input.frames);
-  const reference = context.mode === 'account' ? await deps.accounts.stateFor(context).requireFaceReference(context.svcId!) : null;
+  const reference =
+    context.mode === 'account' ? await deps.accounts.stateFor(context).requireFaceReference(context.svcId!) : null;
   const challenge = challengeId ? await deps.challenges.open(context.projectId, challengeId) : null;
   if (challenge && input.captured_ms) {
     const problem = captureTimesProblem(challenge, input.captured_ms, deps.challenges.now());
@@ -109,9 +145,16 @@ export async function prepareAntispoof(input: AntispoofInput, context: CheckCont
   }
   // One frame decoded at a time: the burst's memory is one frame's, not eight.
   const frames: DecodedImage[] = [];
-  if (input.frames) for (const [i, bytes] of input.frames.entries()) frames.push(await intakeImage(`frames[${i}]`, bytes));
+  if (input.frames)
+    for (const [i, bytes] of input.frames.entries()) frames.push(await intakeImage(`frames[${i}]`, bytes));
   else frames.push(await intakeImage('image', input.image!));
-  return { frames, burst: Boolean(input.frames), challenge, captureTimes: Boolean(challenge && input.captured_ms), reference };
+  return {
+    frames,
+    burst: Boolean(input.frames),
+    challenge,
+    captureTimes: Boolean(challenge && input.captured_ms),
+    reference,
+  };
 }
 
 /** 0..1 and >= 0.5 exactly when live: the verdict's half, placed within it by the models' confidence. */
@@ -120,14 +163,20 @@ function humanScore(live: boolean, confidence: number[]): number {
   return Math.round((live ? 0.5 + 0.5 * q : 0.5 * q) * 1000) / 1000;
 }
 
-const noFace = (field: string) => new DomainError('no_face', `no usable face in ${field}: send a sharp, well-lit, front-facing photo`);
+const noFace = (field: string) =>
+  new DomainError('no_face', `no usable face in ${field}: send a sharp, well-lit, front-facing photo`);
 
 /**
  * Anti-spoof of one selfie (passive evidence only) or of a burst (passive evidence on the middle
  * frame plus the burst's motion, and the challenge's gesture when one was sent). Live needs every
  * part to agree; `error` names what did not.
  */
-export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepared, context: CheckContext, challenges: ChallengeService): Promise<AntispoofRun> {
+export async function runAntispoof(
+  engine: FaceEngine,
+  prepared: AntispoofPrepared,
+  context: CheckContext,
+  challenges: ChallengeService,
+): Promise<AntispoofRun> {
   const faces: BurstFace[] = [];
   const captured: CaptureFrame[] = [];
   // Every frame is described at once (the engine spreads them over the cores); reasons stay in frame order.
@@ -147,7 +196,9 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
     captured.push({ box: face.box, pose, scene: await sceneOf(frame, face.box) });
   }
   const middle = Math.floor((prepared.frames.length - 1) / 2);
-  const others = prepared.burst ? prepared.frames.flatMap((image, i) => (i === middle ? [] : [{ image, face: captured[i]!.box }])) : [];
+  const others = prepared.burst
+    ? prepared.frames.flatMap((image, i) => (i === middle ? [] : [{ image, face: captured[i]!.box }]))
+    : [];
   const passive: LivenessAssessment = await engine.assessLiveness(prepared.frames[middle]!, others);
   if (passive.liveScore === -1) throw noFace(prepared.burst ? `frames[${middle}]` : 'image');
 
@@ -165,7 +216,12 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
   const data: Record<string, unknown> = {
     mode: prepared.burst ? 'burst' : 'single',
     frames: prepared.frames.length,
-    ...livenessAssurance({ frames: prepared.frames.length, challenge: prepared.challenge !== null, captureTimes: prepared.captureTimes, hosted: false }),
+    ...livenessAssurance({
+      frames: prepared.frames.length,
+      challenge: prepared.challenge !== null,
+      captureTimes: prepared.captureTimes,
+      hosted: false,
+    }),
     passive: { live_score: passive.liveScore, scores: passive.scores, evidence: passive.evidence },
   };
 
@@ -174,29 +230,45 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
     burst = analyseBurst(faces);
     const continuity = judgeContinuity(captured);
     confidence.push(burst.motionStrength);
-    data.burst = { evidence: [...burst.evidence, ...continuity.evidence], gestures: burst.gestures, one_capture: continuity.oneCapture };
+    data.burst = {
+      evidence: [...burst.evidence, ...continuity.evidence],
+      gestures: burst.gestures,
+      one_capture: continuity.oneCapture,
+    };
     if (!burst.samePerson) problems.push({ reason: 'different_people', text: 'the frames show different people' });
     if (!continuity.oneCapture) {
       const broken = continuity.evidence
         .filter((e) => !e.passed)
         .map((e) => e.name)
         .join(', ');
-      problems.push({ reason: 'spoof', text: `the frames are not one continuous capture (${broken}): take the burst in one go with the camera` });
+      problems.push({
+        reason: 'spoof',
+        text: `the frames are not one continuous capture (${broken}): take the burst in one go with the camera`,
+      });
     }
-    if (!burst.motion) problems.push({ reason: 'spoof', text: 'no natural motion between the frames (identical, or only shifted/scaled like a photo held up): blink or move the head slightly' });
+    if (!burst.motion)
+      problems.push({
+        reason: 'spoof',
+        text: 'no natural motion between the frames (identical, or only shifted/scaled like a photo held up): blink or move the head slightly',
+      });
   }
   if (prepared.challenge && burst) {
     // Consumed after the frames were read, so an unreadable burst does not burn the challenge.
     await challenges.consume(context.projectId, prepared.challenge.id);
     const verdict = gestureVerdict(prepared.challenge.gesture, burst);
-    data.challenge = { challenge_id: prepared.challenge.id, gesture: prepared.challenge.gesture, performed: verdict.performed };
+    data.challenge = {
+      challenge_id: prepared.challenge.id,
+      gesture: prepared.challenge.gesture,
+      performed: verdict.performed,
+    };
     if (verdict.error) problems.push({ reason: 'gesture_not_performed', text: verdict.error });
   }
   const descriptor = faces[middle]!.descriptor;
   if (prepared.reference) {
     const similarity = Math.round(faceSimilarity(prepared.reference, descriptor) * 10_000) / 10_000;
     data.face_match = { similarity, threshold: DEFAULT_FACE_MATCH_THRESHOLD };
-    if (similarity < DEFAULT_FACE_MATCH_THRESHOLD) problems.push({ reason: 'face_mismatch', text: `not the account's face (similarity ${similarity})` });
+    if (similarity < DEFAULT_FACE_MATCH_THRESHOLD)
+      problems.push({ reason: 'face_mismatch', text: `not the account's face (similarity ${similarity})` });
   }
 
   const live = !problems.some((p) => p.reason === 'spoof' || p.reason === 'different_people');
@@ -217,7 +289,11 @@ export async function runAntispoof(engine: FaceEngine, prepared: AntispoofPrepar
  * POST /api/v2/antispoof: one `image` or a burst of 3 to 8 `frames`, optional `challengeId`.
  * Also run by the hosted session page through prepare/execute with a CheckContext.
  */
-export function antispoofCheck(deps: { engine: FaceEngine; challenges: ChallengeService; accounts: AccountService }): StandaloneCheck<AntispoofInput, AntispoofPrepared> {
+export function antispoofCheck(deps: {
+  engine: FaceEngine;
+  challenges: ChallengeService;
+  accounts: AccountService;
+}): StandaloneCheck<AntispoofInput, AntispoofPrepared> {
   return {
     type: 'antispoof',
     input: antispoofInput,

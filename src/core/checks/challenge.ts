@@ -38,9 +38,21 @@ export class ChallengeService {
 
   async create(projectId: string): Promise<ChallengeView> {
     const now = this.deps.clock.now();
-    const challenge = { id: newId('chl'), projectId, gesture: this.gestures[randomInt(this.gestures.length)]!, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS), usedAt: null };
+    const challenge = {
+      id: newId('chl'),
+      projectId,
+      gesture: this.gestures[randomInt(this.gestures.length)]!,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
+      usedAt: null,
+    };
     await this.deps.store.add(challenge);
-    return { challenge_id: challenge.id, challengeId: challenge.id, gesture: challenge.gesture, expires_at: challenge.expiresAt.toISOString() };
+    return {
+      challenge_id: challenge.id,
+      challengeId: challenge.id,
+      gesture: challenge.gesture,
+      expires_at: challenge.expiresAt.toISOString(),
+    };
   }
 
   now(): Date {
@@ -50,8 +62,10 @@ export class ChallengeService {
   /** The challenge's gesture when it can still be answered by this project; nothing is consumed. */
   async open(projectId: string, challengeId: string): Promise<OpenChallenge> {
     const challenge = await this.deps.store.find(projectId, challengeId);
-    if (!challenge || challenge.usedAt) throw new DomainError('invalid_challenge', 'unknown or already used challengeId: create a new challenge');
-    if (challenge.expiresAt.getTime() < this.deps.clock.now().getTime()) throw new DomainError('challenge_expired', 'the challenge expired (valid 60 s): create a new one');
+    if (!challenge || challenge.usedAt)
+      throw new DomainError('invalid_challenge', 'unknown or already used challengeId: create a new challenge');
+    if (challenge.expiresAt.getTime() < this.deps.clock.now().getTime())
+      throw new DomainError('challenge_expired', 'the challenge expired (valid 60 s): create a new one');
     return { id: challenge.id, gesture: challenge.gesture as Gesture, createdAt: challenge.createdAt };
   }
 
@@ -72,9 +86,15 @@ const GESTURE_WORDS: Record<Gesture, string> = {
 };
 
 /** Whether the burst shows the challenge's gesture, with a sentence for the check's `error`. */
-export function gestureVerdict(gesture: Gesture, analysis: BurstAnalysis): { performed: boolean; error: string | null } {
+export function gestureVerdict(
+  gesture: Gesture,
+  analysis: BurstAnalysis,
+): { performed: boolean; error: string | null } {
   const performed = analysis.gestures[gesture];
-  return { performed, error: performed ? null : `the challenge asked to ${GESTURE_WORDS[gesture]}, which the frames do not show` };
+  return {
+    performed,
+    error: performed ? null : `the challenge asked to ${GESTURE_WORDS[gesture]}, which the frames do not show`,
+  };
 }
 
 /**
@@ -86,11 +106,14 @@ export function gestureVerdict(gesture: Gesture, analysis: BurstAnalysis): { per
  */
 export function captureTimesProblem(challenge: OpenChallenge, capturedMs: readonly number[], now: Date): string | null {
   const age = now.getTime() - challenge.createdAt.getTime();
-  if (capturedMs.some((t) => t < 0)) return 'a frame was taken before the challenge was received: take the burst after asking for the challenge';
-  if (capturedMs.some((t, i) => i > 0 && t < capturedMs[i - 1]!)) return 'captured_ms must not go back in time: send the frames in the order they were taken';
+  if (capturedMs.some((t) => t < 0))
+    return 'a frame was taken before the challenge was received: take the burst after asking for the challenge';
+  if (capturedMs.some((t, i) => i > 0 && t < capturedMs[i - 1]!))
+    return 'captured_ms must not go back in time: send the frames in the order they were taken';
   if (capturedMs.some((t) => t > age + CAPTURE_CLOCK_SLACK_MS))
     return `a frame's capture time is ${Math.round(Math.max(...capturedMs) / 1000)} s after the challenge, but the challenge is only ${Math.round(age / 1000)} s old`;
   const span = capturedMs[capturedMs.length - 1]! - capturedMs[0]!;
-  if (span > MAX_BURST_SPAN_MS) return `the frames were taken over ${(span / 1000).toFixed(1)} s; one burst is taken within ${MAX_BURST_SPAN_MS / 1000} s`;
+  if (span > MAX_BURST_SPAN_MS)
+    return `the frames were taken over ${(span / 1000).toFixed(1)} s; one burst is taken within ${MAX_BURST_SPAN_MS / 1000} s`;
   return null;
 }

@@ -18,7 +18,10 @@ function valid(year: number, month: number, day: number): CalendarDate | null {
  */
 export function parseCalendarDate(text: string): CalendarDate | null {
   const trimmed = text.trim();
-  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(trimmed) ?? /^(\d{4})\/(\d{2})\/(\d{2})$/.exec(trimmed) ?? /^(\d{4})(\d{2})(\d{2})$/.exec(trimmed);
+  const match =
+    /^(\d{4})-(\d{2})-(\d{2})(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(trimmed) ??
+    /^(\d{4})\/(\d{2})\/(\d{2})$/.exec(trimmed) ??
+    /^(\d{4})(\d{2})(\d{2})$/.exec(trimmed);
   if (!match) return null;
   return valid(Number(match[1]), Number(match[2]), Number(match[3]));
 }

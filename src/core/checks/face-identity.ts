@@ -14,16 +14,25 @@ import type { CheckOutcome } from './types.js';
  * "same person", and two people share one only when face match would confuse them. A spoof never
  * creates an identity (it may still be recognised as an existing one).
  */
-export function faceIdentityCheck(deps: { engine: FaceEngine; index: FaceIndex; challenges: ChallengeService; accounts: AccountService }): StandaloneCheck<AntispoofInput, AntispoofPrepared> {
+export function faceIdentityCheck(deps: {
+  engine: FaceEngine;
+  index: FaceIndex;
+  challenges: ChallengeService;
+  accounts: AccountService;
+}): StandaloneCheck<AntispoofInput, AntispoofPrepared> {
   return {
     ...antispoofCheck(deps),
     async execute(prepared, context): Promise<CheckOutcome> {
       const run = await runAntispoof(deps.engine, prepared, context, deps.challenges);
       const live = run.check.data.live_score === 1;
-      const { matches, enrolledId: created } = await deps.index.search({ projectId: context.projectId, purpose: 'identity', livemode: context.livemode }, run.descriptor, {
-        limit: 1,
-        ...(live ? { enrollIfNew: { reference: null } } : {}),
-      });
+      const { matches, enrolledId: created } = await deps.index.search(
+        { projectId: context.projectId, purpose: 'identity', livemode: context.livemode },
+        run.descriptor,
+        {
+          limit: 1,
+          ...(live ? { enrollIfNew: { reference: null } } : {}),
+        },
+      );
       const faceId = matches[0]?.faceId ?? created;
       run.check.data = { ...run.check.data, face_id: faceId, new_identity: Boolean(created) };
       return { check: run.check, reason: run.reason };

@@ -19,7 +19,9 @@ export const idVerificationInput = z.object({
 });
 export type IdVerificationInput = z.infer<typeof idVerificationInput>;
 
-type Prepared = { mode: 'fresh'; front?: DecodedImage; back?: DecodedImage } | { mode: 'account'; verifiedAt: string | null };
+type Prepared =
+  | { mode: 'fresh'; front?: DecodedImage; back?: DecodedImage }
+  | { mode: 'account'; verifiedAt: string | null };
 
 /** One piece of evidence behind the authenticity score, listed in the check's data. */
 export interface Evidence {
@@ -47,7 +49,11 @@ function layoutConsistent(reading: DocumentReading): boolean {
  * agreement with the printed (visual) zone, a face on the document, and a layout that fits the
  * document code. The score is the weighted share of passed evidence.
  */
-export function authenticityEvidence(reading: DocumentReading, facePresent: boolean, expired: boolean | null): Evidence[] {
+export function authenticityEvidence(
+  reading: DocumentReading,
+  facePresent: boolean,
+  expired: boolean | null,
+): Evidence[] {
   const mrz = reading.mrz;
   const agreement = Object.values(reading.mrzVisualAgreement);
   const agreeing = agreement.filter(Boolean).length;
@@ -57,7 +63,14 @@ export function authenticityEvidence(reading: DocumentReading, facePresent: bool
         .map(([name]) => name)
     : [];
   return [
-    { name: 'mrz_present', passed: mrz !== null, weight: 0.15, detail: mrz ? `${mrz.format} machine-readable zone read${mrz.partial ? ' in part' : ''}${missingLinesText(mrz)}` : 'no machine-readable zone found' },
+    {
+      name: 'mrz_present',
+      passed: mrz !== null,
+      weight: 0.15,
+      detail: mrz
+        ? `${mrz.format} machine-readable zone read${mrz.partial ? ' in part' : ''}${missingLinesText(mrz)}`
+        : 'no machine-readable zone found',
+    },
     {
       name: 'check_digits_valid',
       passed: mrz?.valid ?? false,
@@ -70,15 +83,33 @@ export function authenticityEvidence(reading: DocumentReading, facePresent: bool
             ? `all ${Object.keys(mrz.checkDigits).length} check digits valid`
             : `the ${Object.keys(mrz.checkDigits).length} check digits read hold; the others are on lines not read`,
     },
-    { name: 'not_expired', passed: expired === false, weight: 0.15, detail: expired === null ? 'expiry date not read' : expired ? 'document is expired' : 'expiry date is in the future' },
+    {
+      name: 'not_expired',
+      passed: expired === false,
+      weight: 0.15,
+      detail:
+        expired === null ? 'expiry date not read' : expired ? 'document is expired' : 'expiry date is in the future',
+    },
     {
       name: 'mrz_matches_visual_zone',
       passed: agreement.length > 0 && agreeing === agreement.length,
       weight: 0.15,
-      detail: agreement.length ? `${agreeing} of ${agreement.length} printed fields agree with the MRZ` : 'no printed field to compare',
+      detail: agreement.length
+        ? `${agreeing} of ${agreement.length} printed fields agree with the MRZ`
+        : 'no printed field to compare',
     },
-    { name: 'face_on_document', passed: facePresent, weight: 0.15, detail: facePresent ? 'a portrait was found' : 'no portrait found' },
-    { name: 'layout_consistent', passed: mrz ? layoutConsistent(reading) : false, weight: 0.1, detail: mrz ? `format ${mrz.format} with document code ${mrz.fields.documentCode ?? '?'}` : 'no layout to check' },
+    {
+      name: 'face_on_document',
+      passed: facePresent,
+      weight: 0.15,
+      detail: facePresent ? 'a portrait was found' : 'no portrait found',
+    },
+    {
+      name: 'layout_consistent',
+      passed: mrz ? layoutConsistent(reading) : false,
+      weight: 0.1,
+      detail: mrz ? `format ${mrz.format} with document code ${mrz.fields.documentCode ?? '?'}` : 'no layout to check',
+    },
     correctionEvidence(reading),
     ambiguityEvidence(reading),
   ];
@@ -102,8 +133,17 @@ function correctionEvidence(reading: DocumentReading): Evidence {
     const list = corrected.filter((c) => c.by === kind);
     return list.length ? [`${label}: ${list.map((c) => `${c.field} ${c.from} -> ${c.to}`).join('; ')}`] : [];
   };
-  const parts = [...by('field_type', 'by field type'), ...by('check_digit', 'by the check digit'), ...by('printed_zone', 'by the printed number, among the readings the check digit allows')];
-  return { name: 'mrz_corrections', passed: true, weight: 0, detail: parts.length ? `corrected ${parts.join('; ')}` : 'no correction needed' };
+  const parts = [
+    ...by('field_type', 'by field type'),
+    ...by('check_digit', 'by the check digit'),
+    ...by('printed_zone', 'by the printed number, among the readings the check digit allows'),
+  ];
+  return {
+    name: 'mrz_corrections',
+    passed: true,
+    weight: 0,
+    detail: parts.length ? `corrected ${parts.join('; ')}` : 'no correction needed',
+  };
 }
 
 /**
@@ -113,12 +153,20 @@ function correctionEvidence(reading: DocumentReading): Evidence {
  */
 function ambiguityEvidence(reading: DocumentReading): Evidence {
   const ambiguities = reading.mrz?.ambiguities ?? [];
-  const readingText = (changes: MrzReading['ambiguities'][number]['readings'][number]) => changes.map((c) => `${c.field} ${c.from} -> ${c.to}`).join(', ');
+  const readingText = (changes: MrzReading['ambiguities'][number]['readings'][number]) =>
+    changes.map((c) => `${c.field} ${c.from} -> ${c.to}`).join(', ');
   return {
     name: 'mrz_ambiguities',
     passed: ambiguities.length === 0,
     weight: 0,
-    detail: ambiguities.length ? ambiguities.map((a) => `${a.check}: its check digit holds for ${a.readings.length} readings, none taken: ${a.readings.map(readingText).join(' | ')}`).join('; ') : 'no ambiguous reading',
+    detail: ambiguities.length
+      ? ambiguities
+          .map(
+            (a) =>
+              `${a.check}: its check digit holds for ${a.readings.length} readings, none taken: ${a.readings.map(readingText).join(' | ')}`,
+          )
+          .join('; ')
+      : 'no ambiguous reading',
   };
 }
 
@@ -148,15 +196,24 @@ export interface FieldReason {
  * field read and verified, or read from a line no check digit covers, has none). Empty without
  * an MRZ (the status reason says so) and for a licence read from its barcode.
  */
-export function fieldReasons(reading: DocumentReading, fields: ReturnType<typeof fieldsOf>): Record<string, FieldReason> {
+export function fieldReasons(
+  reading: DocumentReading,
+  fields: ReturnType<typeof fieldsOf>,
+): Record<string, FieldReason> {
   const mrz = reading.mrz;
   if (!mrz || readFromLicence(reading)) return {};
   const out: Record<string, FieldReason> = {};
-  for (const [name, problem] of Object.entries(mrz.fieldProblems) as Array<[keyof MrzReading['fieldProblems'], { problem: string; detail: string }]>) {
+  for (const [name, problem] of Object.entries(mrz.fieldProblems) as Array<
+    [keyof MrzReading['fieldProblems'], { problem: string; detail: string }]
+  >) {
     const field = SPEC_FIELD[name];
     const value = fields[field];
     const fromMrz = problem.problem !== 'unreadable';
-    out[field] = { reason: problem.problem, detail: problem.detail, source: value === '' ? 'none' : fromMrz ? 'mrz' : 'printed_zone' };
+    out[field] = {
+      reason: problem.problem,
+      detail: problem.detail,
+      source: value === '' ? 'none' : fromMrz ? 'mrz' : 'printed_zone',
+    };
   }
   return out;
 }
@@ -170,8 +227,19 @@ export function licenceEvidence(reading: DocumentReading, facePresent: boolean, 
   const agreement = Object.entries(reading.barcodeVisualAgreement);
   const disagreeing = agreement.filter(([, ok]) => !ok).map(([field]) => field);
   return [
-    { name: 'aamva_barcode_valid', passed: true, weight: 0.45, detail: `AAMVA version ${licence.version} ${licence.documentType} file read from the ${reading.barcode!.side} (IIN ${licence.iin})` },
-    { name: 'not_expired', passed: expired === false, weight: 0.15, detail: expired === null ? 'expiry date not read' : expired ? 'document is expired' : 'expiry date is in the future' },
+    {
+      name: 'aamva_barcode_valid',
+      passed: true,
+      weight: 0.45,
+      detail: `AAMVA version ${licence.version} ${licence.documentType} file read from the ${reading.barcode!.side} (IIN ${licence.iin})`,
+    },
+    {
+      name: 'not_expired',
+      passed: expired === false,
+      weight: 0.15,
+      detail:
+        expired === null ? 'expiry date not read' : expired ? 'document is expired' : 'expiry date is in the future',
+    },
     {
       name: 'barcode_matches_front',
       passed: agreement.length > 0 && disagreeing.length === 0,
@@ -183,8 +251,18 @@ export function licenceEvidence(reading: DocumentReading, facePresent: boolean, 
             ? `the front disagrees with the barcode on: ${disagreeing.join(', ')}`
             : `${agreement.length} printed fields agree with the barcode`,
     },
-    { name: 'face_on_document', passed: facePresent, weight: 0.15, detail: facePresent ? 'a portrait was found' : 'no portrait found' },
-    { name: 'issuer_consistent', passed: licence.iin.startsWith('636') || licence.iin.startsWith('604'), weight: 0.1, detail: `issuer identification number ${licence.iin}` },
+    {
+      name: 'face_on_document',
+      passed: facePresent,
+      weight: 0.15,
+      detail: facePresent ? 'a portrait was found' : 'no portrait found',
+    },
+    {
+      name: 'issuer_consistent',
+      passed: licence.iin.startsWith('636') || licence.iin.startsWith('604'),
+      weight: 0.1,
+      detail: `issuer identification number ${licence.iin}`,
+    },
   ];
 }
 
@@ -272,7 +350,16 @@ function barcodeView(reading: DocumentReading) {
     format: barcode.format,
     side: barcode.side,
     aamva: licence
-      ? { version: licence.version, iin: licence.iin, address: { street: licence.address.street, city: licence.address.city, jurisdiction: licence.address.jurisdiction, postal_code: licence.address.postalCode } }
+      ? {
+          version: licence.version,
+          iin: licence.iin,
+          address: {
+            street: licence.address.street,
+            city: licence.address.city,
+            jurisdiction: licence.address.jurisdiction,
+            postal_code: licence.address.postalCode,
+          },
+        }
       : null,
     problem: barcode.problem,
   };
@@ -285,7 +372,9 @@ function barcodeView(reading: DocumentReading) {
 function requireFrontImage(input: IdVerificationInput): void {
   if (!input.front_image && !input.back_image) throw new DomainError('no_images_provided');
   if (!input.front_image) {
-    throw new DomainError('validation_error', 'front_image is required (back_image is optional and comes with it)', { data: { errors: { front_image: 'required' } } });
+    throw new DomainError('validation_error', 'front_image is required (back_image is optional and comes with it)', {
+      data: { errors: { front_image: 'required' } },
+    });
   }
 }
 
@@ -293,7 +382,11 @@ function requireFrontImage(input: IdVerificationInput): void {
 const quarterTurns = (rotation: Rotation) => (rotation / 90) as QuarterTurns;
 
 /** POST /api/v2/id-verification: real OCR and MRZ, a portrait, explained authenticity. */
-export function idVerificationCheck(models: Models, faces: FaceEngine, accounts: AccountService): StandaloneCheck<IdVerificationInput, Prepared> {
+export function idVerificationCheck(
+  models: Models,
+  faces: FaceEngine,
+  accounts: AccountService,
+): StandaloneCheck<IdVerificationInput, Prepared> {
   return {
     type: 'id_verification',
     input: idVerificationInput,
@@ -315,25 +408,49 @@ export function idVerificationCheck(models: Models, faces: FaceEngine, accounts:
     async execute(prepared, context: CheckContext): Promise<CheckOutcome> {
       if (prepared.mode === 'account') {
         // Proofs only: that a verified identity is on file, never its contents.
-        return { check: { type: 'id_verification', status: 'passed', data: { id_verified: true, reused: true, verified_at: prepared.verifiedAt }, error: null } };
+        return {
+          check: {
+            type: 'id_verification',
+            status: 'passed',
+            data: { id_verified: true, reused: true, verified_at: prepared.verifiedAt },
+            error: null,
+          },
+        };
       }
       const reading = await (await models.documents()).read(prepared.front, prepared.back);
       const fields = fieldsOf(reading);
       const reasons = fieldReasons(reading, fields);
       const fromLicence = readFromLicence(reading);
-      const barcodeProblem = reading.barcode && !reading.barcode.licence && !reading.mrz?.valid ? reading.barcode : null;
-      const readable = reading.mrz !== null || fromLicence || barcodeProblem !== null || [fields.full_name, fields.document_number, fields.date_of_birth].filter(Boolean).length >= 2;
-      if (!readable) throw new DomainError('unprocessable', 'no document could be read: send a sharp, well-lit photo of the whole document');
+      const barcodeProblem =
+        reading.barcode && !reading.barcode.licence && !reading.mrz?.valid ? reading.barcode : null;
+      const readable =
+        reading.mrz !== null ||
+        fromLicence ||
+        barcodeProblem !== null ||
+        [fields.full_name, fields.document_number, fields.date_of_birth].filter(Boolean).length >= 2;
+      if (!readable)
+        throw new DomainError(
+          'unprocessable',
+          'no document could be read: send a sharp, well-lit photo of the whole document',
+        );
 
       // The portrait is on the front of every layout (cards carry their MRZ on the back).
       const portraitSource = prepared.front ?? prepared.back;
-      // Upright with the document: a face at any other turn is not its portrait, and skipping them saves three detector runs.
-      const [face] = portraitSource ? await faces.detectFaces(portraitSource, { upright: quarterTurns(reading.frontRotation) }) : [];
-      const portrait = face && portraitSource ? (await faces.cropFace(portraitSource, face.box, { margin: 0.25, maxSide: 480 })).toString('base64') : '';
+      // Upright with the document: a face at any other turn is not its portrait, and skipping them saves three detector
+      // runs.
+      const [face] = portraitSource
+        ? await faces.detectFaces(portraitSource, { upright: quarterTurns(reading.frontRotation) })
+        : [];
+      const portrait =
+        face && portraitSource
+          ? (await faces.cropFace(portraitSource, face.box, { margin: 0.25, maxSide: 480 })).toString('base64')
+          : '';
 
       const expiry = parseCalendarDate(fields.date_of_expiry);
       const expired = expiry ? compareDates(expiry, utcDate(context.today)) < 0 : null;
-      const evidence = fromLicence ? licenceEvidence(reading, Boolean(face), expired) : authenticityEvidence(reading, Boolean(face), expired);
+      const evidence = fromLicence
+        ? licenceEvidence(reading, Boolean(face), expired)
+        : authenticityEvidence(reading, Boolean(face), expired);
       const score = authenticityScore(evidence);
 
       let status: 'passed' | 'failed' | 'review' = 'passed';

@@ -35,33 +35,53 @@ export interface AssuranceLimit {
 }
 
 const LIMITS = {
-  injected_image: 'an uploaded still need not come from a camera: an image injected into the upload is judged as a selfie would be',
-  synthetic_face: 'a generated (synthetic) face image shows no print or screen artefacts for the passive models to find',
+  injected_image:
+    'an uploaded still need not come from a camera: an image injected into the upload is judged as a selfie would be',
+  synthetic_face:
+    'a generated (synthetic) face image shows no print or screen artefacts for the passive models to find',
   earlier_photo: 'a photo of the person taken earlier cannot be told from a selfie taken now',
-  injected_frames: 'the frames are uploaded by the client: a recorded or generated video fed in place of the camera is judged as a capture would be',
+  injected_frames:
+    'the frames are uploaded by the client: a recorded or generated video fed in place of the camera is judged as a capture would be',
   replayed_capture: 'without a challenge, a burst recorded earlier can be sent again',
-  capture_times_unchecked: 'no capture times were sent, so when the frames were taken after the challenge was not checked',
-  real_time_face_swap: 'a real-time face swap or a virtual camera performing the gesture is not ruled out: no camera attestation',
+  capture_times_unchecked:
+    'no capture times were sent, so when the frames were taken after the challenge was not checked',
+  real_time_face_swap:
+    'a real-time face swap or a virtual camera performing the gesture is not ruled out: no camera attestation',
 } as const satisfies Record<string, string>;
 
-const limitsOf = (...codes: Array<keyof typeof LIMITS>): AssuranceLimit[] => codes.map((code) => ({ code, detail: LIMITS[code] }));
+const limitsOf = (...codes: Array<keyof typeof LIMITS>): AssuranceLimit[] =>
+  codes.map((code) => ({ code, detail: LIMITS[code] }));
 
 /**
  * The assurance a liveness answer carries, and what it cannot rule out, from how it was captured:
  * a still, an uploaded burst, a burst answering a challenge (with capture times or without), or
  * the hosted page's capture.
  */
-export function livenessAssurance(capture: { frames: number; challenge: boolean; captureTimes: boolean; hosted: boolean }): { assurance: LivenessAssurance; limits: AssuranceLimit[] } {
+export function livenessAssurance(capture: {
+  frames: number;
+  challenge: boolean;
+  captureTimes: boolean;
+  hosted: boolean;
+}): { assurance: LivenessAssurance; limits: AssuranceLimit[] } {
   if (capture.hosted) return { assurance: 'hosted_capture', limits: limitsOf('real_time_face_swap') };
-  if (capture.frames <= 1) return { assurance: 'single_image', limits: limitsOf('injected_image', 'synthetic_face', 'earlier_photo') };
+  if (capture.frames <= 1)
+    return { assurance: 'single_image', limits: limitsOf('injected_image', 'synthetic_face', 'earlier_photo') };
   if (!capture.challenge) return { assurance: 'burst', limits: limitsOf('injected_frames', 'replayed_capture') };
-  return { assurance: 'challenge_burst', limits: limitsOf(...(capture.captureTimes ? [] : (['capture_times_unchecked'] as const)), 'injected_frames', 'real_time_face_swap') };
+  return {
+    assurance: 'challenge_burst',
+    limits: limitsOf(
+      ...(capture.captureTimes ? [] : (['capture_times_unchecked'] as const)),
+      'injected_frames',
+      'real_time_face_swap',
+    ),
+  };
 }
 
 /** Passive liveness of one selfie as a Check: `live_score` 1 live, 0 spoof, below 0 no face. */
 export async function livenessOf(engine: FaceEngine, selfie: DecodedImage): Promise<Check> {
   const assessment = await engine.assessLiveness(selfie);
-  const several = assessment.faceCount > 1 ? ` ${assessment.faceCount} faces in the image; the largest was judged.` : '';
+  const several =
+    assessment.faceCount > 1 ? ` ${assessment.faceCount} faces in the image; the largest was judged.` : '';
   const error =
     assessment.liveScore === 1
       ? several.trim() || null
@@ -92,12 +112,16 @@ export function livenessCheck(engine: FaceEngine): StandaloneCheck<LivenessInput
     type: 'liveness',
     input: livenessInput,
     async prepare(input) {
-      if (!input.image) throw new DomainError('validation_error', 'image (the selfie) is required', { data: { errors: { image: 'required' } } });
+      if (!input.image)
+        throw new DomainError('validation_error', 'image (the selfie) is required', {
+          data: { errors: { image: 'required' } },
+        });
       return intakeImage('image', input.image);
     },
     async execute(selfie): Promise<CheckOutcome> {
       const check = await livenessOf(engine, selfie);
-      if (check.data.live_score === -1) throw new DomainError('no_face', 'no usable face in the selfie: send a sharp, well-lit, front-facing photo');
+      if (check.data.live_score === -1)
+        throw new DomainError('no_face', 'no usable face in the selfie: send a sharp, well-lit, front-facing photo');
       return { check, reason: check.status === 'passed' ? undefined : 'spoof' };
     },
   };

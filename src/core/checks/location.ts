@@ -24,10 +24,18 @@ export const locationFields = z.object({
 
 export const locationInput = locationFields.superRefine((input, ctx) => {
   if ((input.expected_latitude === undefined) !== (input.expected_longitude === undefined)) {
-    ctx.addIssue({ code: 'custom', path: ['expected_longitude'], message: 'expected_latitude and expected_longitude go together' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['expected_longitude'],
+      message: 'expected_latitude and expected_longitude go together',
+    });
   }
   if (input.radius_m !== undefined && input.expected_latitude === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['radius_m'], message: 'radius_m needs expected_latitude and expected_longitude' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['radius_m'],
+      message: 'radius_m needs expected_latitude and expected_longitude',
+    });
   }
 });
 export type LocationInput = z.infer<typeof locationInput>;
@@ -55,10 +63,14 @@ export const locationCheck: StandaloneCheck<LocationInput, PreparedLocation> = {
   async prepare(input: LocationInput): Promise<PreparedLocation> {
     const hasFix = input.latitude != null && input.longitude != null;
     if (hasFix && input.accuracy == null) {
-      throw new DomainError('validation_error', 'accuracy (metres) is required with a GPS fix', { data: { errors: { accuracy: 'required with latitude and longitude' } } });
+      throw new DomainError('validation_error', 'accuracy (metres) is required with a GPS fix', {
+        data: { errors: { accuracy: 'required with latitude and longitude' } },
+      });
     }
     if ((input.latitude == null) !== (input.longitude == null)) {
-      throw new DomainError('validation_error', 'latitude and longitude go together', { data: { errors: { longitude: 'latitude and longitude go together' } } });
+      throw new DomainError('validation_error', 'latitude and longitude go together', {
+        data: { errors: { longitude: 'latitude and longitude go together' } },
+      });
     }
     return input;
   },
@@ -67,7 +79,13 @@ export const locationCheck: StandaloneCheck<LocationInput, PreparedLocation> = {
     const base = {
       source: input.source ?? 'gps',
       captured_at: input.captured_at ?? context.today.toISOString(),
-      ...(expected ? { expected_latitude: input.expected_latitude, expected_longitude: input.expected_longitude, radius_m: input.radius_m ?? null } : {}),
+      ...(expected
+        ? {
+            expected_latitude: input.expected_latitude,
+            expected_longitude: input.expected_longitude,
+            radius_m: input.radius_m ?? null,
+          }
+        : {}),
     };
     if (input.latitude == null || input.longitude == null || input.source === 'permission_denied') {
       // No real fix (blocked permission or missing coordinates) is a hard fail, never a pass or review.
@@ -75,7 +93,14 @@ export const locationCheck: StandaloneCheck<LocationInput, PreparedLocation> = {
         check: {
           type: 'location',
           status: 'failed',
-          data: { latitude: null, longitude: null, accuracy: null, ...base, source: 'permission_denied', ...(expected ? { distance_m: null, match: false } : {}) },
+          data: {
+            latitude: null,
+            longitude: null,
+            accuracy: null,
+            ...base,
+            source: 'permission_denied',
+            ...(expected ? { distance_m: null, match: false } : {}),
+          },
           error: 'permission_denied: no GPS fix was provided (location permission blocked or coordinates missing)',
         },
         reason: 'permission_denied',
@@ -85,9 +110,19 @@ export const locationCheck: StandaloneCheck<LocationInput, PreparedLocation> = {
     if (!expected) {
       return { check: { type: 'location', status: 'passed', data: { ...fix, ...base }, error: null } };
     }
-    const distance = round1(haversineMetres(input.latitude, input.longitude, input.expected_latitude!, input.expected_longitude!));
+    const distance = round1(
+      haversineMetres(input.latitude, input.longitude, input.expected_latitude!, input.expected_longitude!),
+    );
     if (input.radius_m === undefined) {
-      return { check: { type: 'location', status: 'passed', score: distance, data: { ...fix, ...base, distance_m: distance, match: null }, error: null } };
+      return {
+        check: {
+          type: 'location',
+          status: 'passed',
+          score: distance,
+          data: { ...fix, ...base, distance_m: distance, match: null },
+          error: null,
+        },
+      };
     }
     const inside = distance <= input.radius_m;
     return {
@@ -96,7 +131,9 @@ export const locationCheck: StandaloneCheck<LocationInput, PreparedLocation> = {
         status: inside ? 'passed' : 'failed',
         score: distance,
         data: { ...fix, ...base, distance_m: distance, match: inside },
-        error: inside ? null : `outside the geofence: ${metres(distance)} from the expected point, radius ${metres(input.radius_m)}`,
+        error: inside
+          ? null
+          : `outside the geofence: ${metres(distance)} from the expected point, radius ${metres(input.radius_m)}`,
       },
       reason: 'outside_geofence',
     };

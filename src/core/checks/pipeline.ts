@@ -22,7 +22,9 @@ export interface Caller {
 }
 
 /** The answer of a billable call, as stored for idempotent replay and shaped by a front. */
-export type CallResult = { ok: true; status: number; data: unknown } | { ok: false; status: number; error: { code: string; message: string }; data?: unknown; retryAfterSeconds?: number };
+export type CallResult =
+  | { ok: true; status: number; data: unknown }
+  | { ok: false; status: number; error: { code: string; message: string }; data?: unknown; retryAfterSeconds?: number };
 
 /**
  * A standalone check in two steps: `prepare` validates the input (bad input is answered before
@@ -52,7 +54,17 @@ export function errorResult(error: unknown): CallResult | undefined {
  * the wallet, the work, the stored record. Fronts only parse the wire format into `input`.
  */
 export class CheckPipeline {
-  constructor(private readonly deps: { orm: Orm; clock: Clock; billing: BillingService; idempotency: IdempotencyService; accounts: AccountService; sandboxQuota: SandboxAllowance; metrics?: ServiceMetrics }) {}
+  constructor(
+    private readonly deps: {
+      orm: Orm;
+      clock: Clock;
+      billing: BillingService;
+      idempotency: IdempotencyService;
+      accounts: AccountService;
+      sandboxQuota: SandboxAllowance;
+      metrics?: ServiceMetrics;
+    },
+  ) {}
 
   async run<Input extends AccountRef, Prepared>(
     caller: Caller,
@@ -64,7 +76,11 @@ export class CheckPipeline {
     if (idempotencyKey !== undefined) {
       let begun: Begin;
       try {
-        begun = await this.deps.idempotency.begin(caller.projectId, idempotencyKey, fingerprint(idempotencyOperation(caller.livemode, `check:${check.type}`, testOutcome), rawInput));
+        begun = await this.deps.idempotency.begin(
+          caller.projectId,
+          idempotencyKey,
+          fingerprint(idempotencyOperation(caller.livemode, `check:${check.type}`, testOutcome), rawInput),
+        );
       } catch (error) {
         const result = errorResult(error);
         if (result) return result;
@@ -81,7 +97,10 @@ export class CheckPipeline {
         caller,
         check,
         input,
-        forced && { check: { type: check.type, status: forced.status, data: { test_outcome: forced.verdict }, error: null }, reason: forced.status === 'passed' ? undefined : 'test_outcome' },
+        forced && {
+          check: { type: check.type, status: forced.status, data: { test_outcome: forced.verdict }, error: null },
+          reason: forced.status === 'passed' ? undefined : 'test_outcome',
+        },
         idempotencyKey,
       );
       // The record's statement stored the answer with it.
@@ -89,12 +108,14 @@ export class CheckPipeline {
     } catch (error) {
       const known = errorResult(error);
       if (!known) {
-        if (idempotencyKey !== undefined) await this.deps.idempotency.finish(caller.projectId, idempotencyKey, { status: 500, body: null });
+        if (idempotencyKey !== undefined)
+          await this.deps.idempotency.finish(caller.projectId, idempotencyKey, { status: 500, body: null });
         throw error;
       }
       result = known;
     }
-    if (idempotencyKey !== undefined) await this.deps.idempotency.finish(caller.projectId, idempotencyKey, { status: result.status, body: result });
+    if (idempotencyKey !== undefined)
+      await this.deps.idempotency.finish(caller.projectId, idempotencyKey, { status: result.status, body: result });
     return result;
   }
 
@@ -103,26 +124,47 @@ export class CheckPipeline {
    * except that a test call with real models spends the sandbox's daily quota and answers
    * without scores (src/core/checks/sandbox.ts says why).
    */
-  private async execute<Input extends AccountRef, Prepared>(caller: Caller, check: StandaloneCheck<Input, Prepared>, input: Input, forced: CheckOutcome | null, idempotencyKey: string | undefined): Promise<CallResult> {
+  private async execute<Input extends AccountRef, Prepared>(
+    caller: Caller,
+    check: StandaloneCheck<Input, Prepared>,
+    input: Input,
+    forced: CheckOutcome | null,
+    idempotencyKey: string | undefined,
+  ): Promise<CallResult> {
     const started = Date.now();
     const ref = accountRefOf(input);
     const svcId = ref ? await this.deps.accounts.resolveForProject(caller.projectId, ref) : null;
-    const context: CheckContext = { projectId: caller.projectId, livemode: caller.livemode, mode: svcId ? 'account' : 'fresh', svcId, today: this.deps.clock.now() };
+    const context: CheckContext = {
+      projectId: caller.projectId,
+      livemode: caller.livemode,
+      mode: svcId ? 'account' : 'fresh',
+      svcId,
+      today: this.deps.clock.now(),
+    };
     const prepared = forced ? null : await check.prepare(input, context);
-    if (!caller.livemode && !forced && spendsSandboxQuota(check.type)) await this.deps.sandboxQuota.spend(caller.projectId);
+    if (!caller.livemode && !forced && spendsSandboxQuota(check.type))
+      await this.deps.sandboxQuota.spend(caller.projectId);
 
     // Test keys never touch the wallet: they work with a zero balance and leave no charge.
-    const reservation: Reservation | null = caller.livemode ? await this.deps.billing.reserve(caller.projectId, `check:${check.type}`) : null;
+    const reservation: Reservation | null = caller.livemode
+      ? await this.deps.billing.reserve(caller.projectId, `check:${check.type}`)
+      : null;
     let outcome: CheckOutcome | CombinedOutcome;
     let record: CheckRecordRow;
     let result: CallResult;
     try {
       outcome = forced ?? (await check.execute(prepared as Prepared, context));
       if (!caller.livemode) outcome = sandboxOutcome(outcome);
-      const verdict = 'check' in outcome ? { type: outcome.check.type, status: outcome.check.status } : { type: outcome.type, status: outcome.status };
+      const verdict =
+        'check' in outcome
+          ? { type: outcome.check.type, status: outcome.check.status }
+          : { type: outcome.type, status: outcome.status };
       record = this.recordOf(caller, context, { ...verdict, reason: outcome.reason }, Date.now() - started);
       result = { ok: true, status: 200, data: answerData(caller, record, outcome) };
-      const answer = idempotencyKey === undefined ? null : this.deps.idempotency.answerOf(idempotencyKey, { status: result.status, body: result });
+      const answer =
+        idempotencyKey === undefined
+          ? null
+          : this.deps.idempotency.answerOf(idempotencyKey, { status: result.status, body: result });
       await this.deps.billing.recordCheck(record, reservation, answer);
       // A forced outcome is no verdict of the models: it stays out of the verdict metrics.
       if (!forced) this.deps.metrics?.recordVerdict(verdict.type, verdict.status, outcome.reason);
@@ -135,8 +177,16 @@ export class CheckPipeline {
     return result;
   }
 
-  /** The stored record of a verdict (written with its charge in one statement: a check is never recorded unpaid, nor paid unrecorded). */
-  private recordOf(caller: Caller, context: CheckContext, verdict: { type: CheckType; status: CheckStatus; reason?: string }, durationMs: number): CheckRecordRow {
+  /**
+   * The stored record of a verdict (written with its charge in one statement: a check is never recorded unpaid, nor
+   * paid unrecorded).
+   */
+  private recordOf(
+    caller: Caller,
+    context: CheckContext,
+    verdict: { type: CheckType; status: CheckStatus; reason?: string },
+    durationMs: number,
+  ): CheckRecordRow {
     return {
       id: newId('chk'),
       projectId: caller.projectId,

@@ -14,7 +14,12 @@ export const checkWire = z.object({
   error: z.string().nullable(),
 });
 
-export const standaloneWire = z.object({ session_id: z.string(), status: z.enum(CHECK_STATUSES), check: checkWire, livemode: livemodeField });
+export const standaloneWire = z.object({
+  session_id: z.string(),
+  status: z.enum(CHECK_STATUSES),
+  check: checkWire,
+  livemode: livemodeField,
+});
 
 /** The combined KYC + credential answer: `passed` only when every check passes. */
 export const combinedWire = z.object({
@@ -26,7 +31,12 @@ export const combinedWire = z.object({
 });
 
 /** The challenge route's answer: the id under the spec's name `challengeId` and as `challenge_id`. */
-export const challengeWire = z.object({ challenge_id: z.string(), challengeId: z.string(), gesture: z.enum(GESTURES), expires_at: z.string() });
+export const challengeWire = z.object({
+  challenge_id: z.string(),
+  challengeId: z.string(),
+  gesture: z.enum(GESTURES),
+  expires_at: z.string(),
+});
 export type ChallengeView = z.output<typeof challengeWire>;
 
 /** DELETE /api/v2/face-uniqueness/{face_id}. */

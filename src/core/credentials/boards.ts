@@ -24,7 +24,8 @@ export interface BoardAdapter {
 /** Boards answer in 10 to 60 s; callers allow about 90. */
 export const BOARD_TIMEOUT_MS = 90_000;
 
-const LICENSE_COLUMNS = 'license_number, first_name, middle_name, last_name, status, issued_at, expires_at, specialty, npi';
+const LICENSE_COLUMNS =
+  'license_number, first_name, middle_name, last_name, status, issued_at, expires_at, specialty, npi';
 
 interface LicenseRow {
   license_number: string;
@@ -54,23 +55,30 @@ const toRecord = (row: LicenseRow): BoardRecord => ({
 export class BuiltinBoard implements BoardAdapter {
   constructor(private readonly orm: Orm) {}
 
-  async lookup(stateCode: string, providerCode: string, licenseNumber: string, npi?: string): Promise<BoardRecord | null> {
-    const [row] = await preparedQuery<LicenseRow>(this.orm, 'license_record_by_number', `select ${LICENSE_COLUMNS} from license_record where state_code = $1 and provider_code = $2 and license_number = $3`, [
-      stateCode,
-      providerCode,
-      licenseNumber,
-    ]);
+  async lookup(
+    stateCode: string,
+    providerCode: string,
+    licenseNumber: string,
+    npi?: string,
+  ): Promise<BoardRecord | null> {
+    const [row] = await preparedQuery<LicenseRow>(
+      this.orm,
+      'license_record_by_number',
+      `select ${LICENSE_COLUMNS} from license_record where state_code = $1 and provider_code = $2 and license_number = $3`,
+      [stateCode, providerCode, licenseNumber],
+    );
     if (!row || (npi && row.npi && row.npi !== npi)) return null;
     return toRecord(row);
   }
 
   /** Rows whose number matches once punctuation, case and leading zeros are set aside. */
   async lookupByKey(stateCode: string, providerCode: string, licenseKey: string): Promise<BoardRecord | null> {
-    const [row] = await preparedQuery<LicenseRow>(this.orm, 'license_record_by_key', `select ${LICENSE_COLUMNS} from license_record where state_code = $1 and provider_code = $2 and license_key = $3 limit 1`, [
-      stateCode,
-      providerCode,
-      licenseKey,
-    ]);
+    const [row] = await preparedQuery<LicenseRow>(
+      this.orm,
+      'license_record_by_key',
+      `select ${LICENSE_COLUMNS} from license_record where state_code = $1 and provider_code = $2 and license_key = $3 limit 1`,
+      [stateCode, providerCode, licenseKey],
+    );
     return row ? toRecord(row) : null;
   }
 }
@@ -90,10 +98,16 @@ export interface HttpBoardConfig {
 
 function pick(value: unknown, path: string | undefined): unknown {
   if (!path) return undefined;
-  return path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), value);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      value,
+    );
 }
 
-const text = (value: unknown): string | null => (value === undefined || value === null || value === '' ? null : String(value));
+const text = (value: unknown): string | null =>
+  value === undefined || value === null || value === '' ? null : String(value);
 
 /** Dates from boards come in many shapes; we keep YYYY-MM-DD or nothing. */
 function isoDate(value: unknown): string | null {
@@ -112,7 +126,12 @@ export class HttpBoard implements BoardAdapter {
     private readonly fetchImpl: typeof fetch = fetch,
   ) {}
 
-  async lookup(stateCode: string, providerCode: string, licenseNumber: string, npi?: string): Promise<BoardRecord | null> {
+  async lookup(
+    stateCode: string,
+    providerCode: string,
+    licenseNumber: string,
+    npi?: string,
+  ): Promise<BoardRecord | null> {
     const url = this.config.url
       .replace('{state}', encodeURIComponent(stateCode))
       .replace('{provider}', encodeURIComponent(providerCode))
@@ -127,24 +146,38 @@ export class HttpBoard implements BoardAdapter {
       let res: Response;
       try {
         // Redirects are not followed: a board's answer comes from the board's configured address.
-        res = await this.fetchImpl(url, { headers: { accept: 'application/json', ...this.config.headers }, redirect: 'manual', signal: AbortSignal.timeout(remaining) });
+        res = await this.fetchImpl(url, {
+          headers: { accept: 'application/json', ...this.config.headers },
+          redirect: 'manual',
+          signal: AbortSignal.timeout(remaining),
+        });
       } catch (error) {
         lastProblem = (error as Error).name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached';
         if ((error as Error).name === 'TimeoutError') break;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(250 * 2 ** attempt, Math.max(0, deadline - Date.now()))),
+        );
         continue;
       }
       if (res.status === 404) return null;
-      if (res.status >= 300 && res.status < 400) throw new DomainError('engine_unreachable', `the licensing board redirected the lookup (HTTP ${res.status}); redirects are not followed`);
+      if (res.status >= 300 && res.status < 400)
+        throw new DomainError(
+          'engine_unreachable',
+          `the licensing board redirected the lookup (HTTP ${res.status}); redirects are not followed`,
+        );
       if (res.status >= 500 || res.status === 429) {
         lastProblem = `failed (HTTP ${res.status})`;
         await res.body?.cancel();
-        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(250 * 2 ** attempt, Math.max(0, deadline - Date.now()))),
+        );
         continue;
       }
-      if (!res.ok) throw new DomainError('engine_unreachable', `the licensing board refused the lookup (HTTP ${res.status})`);
+      if (!res.ok)
+        throw new DomainError('engine_unreachable', `the licensing board refused the lookup (HTTP ${res.status})`);
       const body = (await res.json().catch(() => null)) as unknown;
-      if (!body || typeof body !== 'object') throw new DomainError('engine_unreachable', 'the licensing board answered with something that is not JSON');
+      if (!body || typeof body !== 'object')
+        throw new DomainError('engine_unreachable', 'the licensing board answered with something that is not JSON');
       const fields = this.config.fields;
       const number = text(pick(body, fields.licenseNumber));
       if (!number) return null;

@@ -42,7 +42,8 @@ interface Prepared {
   name?: string;
 }
 
-const missing = (name: string, message: string) => new DomainError('validation_error', message, { data: { errors: { [name]: message } } });
+const missing = (name: string, message: string) =>
+  new DomainError('validation_error', message, { data: { errors: { [name]: message } } });
 
 /** The licence as the spec's `license` object, with the status the dates imply. */
 function licenseOf(record: BoardRecord, today: string) {
@@ -57,7 +58,10 @@ function licenseOf(record: BoardRecord, today: string) {
 }
 
 /** POST /api/v2/credential-verification: search, verify or account mode, as the spec's mode rules say. */
-export function credentialCheck(deps: { registry: CredentialRegistry; accounts: AccountService }): StandaloneCheck<CredentialInput, Prepared> {
+export function credentialCheck(deps: {
+  registry: CredentialRegistry;
+  accounts: AccountService;
+}): StandaloneCheck<CredentialInput, Prepared> {
   return {
     type: 'credential',
     input: credentialInput,
@@ -66,8 +70,12 @@ export function credentialCheck(deps: { registry: CredentialRegistry; accounts: 
       const number = input.license_number ?? input.license_no;
       if (!stateCode) throw missing('license_state', 'license_state (or state) is required');
       if (!number) throw missing('license_number', 'license_number (or license_no) is required');
-      if (!input.provider_code && !input.license_type) throw missing('license_type', 'send provider_code (recommended) or license_type');
-      const provider = await deps.registry.resolveProvider(stateCode, { providerCode: input.provider_code, credentialName: input.license_type });
+      if (!input.provider_code && !input.license_type)
+        throw missing('license_type', 'send provider_code (recommended) or license_type');
+      const provider = await deps.registry.resolveProvider(stateCode, {
+        providerCode: input.provider_code,
+        credentialName: input.license_type,
+      });
       const base = { provider, number, npi: input.npi, clean: input.do_ai_clean === true };
       if (context.mode === 'account') {
         // The account's verified KYC name; any name sent is ignored.
@@ -80,15 +88,30 @@ export function credentialCheck(deps: { registry: CredentialRegistry; accounts: 
     },
     async execute(prepared, context: CheckContext): Promise<CheckOutcome> {
       const { provider } = prepared;
-      const { record, tried } = await deps.registry.lookup(provider, prepared.number, { npi: prepared.npi, clean: prepared.clean });
-      const board = { state_code: provider.stateCode, provider_code: provider.providerCode, provider_display_name: provider.providerDisplayName, credential_name: provider.credentialName };
+      const { record, tried } = await deps.registry.lookup(provider, prepared.number, {
+        npi: prepared.npi,
+        clean: prepared.clean,
+      });
+      const board = {
+        state_code: provider.stateCode,
+        provider_code: provider.providerCode,
+        provider_display_name: provider.providerDisplayName,
+        credential_name: provider.credentialName,
+      };
       const cleaning = prepared.clean ? { tried } : {};
       if (!record) {
         return {
           check: {
             type: 'credential',
             status: 'failed',
-            data: { mode: prepared.mode, found: false, match: prepared.mode === 'search' ? null : false, license: null, board, ...cleaning },
+            data: {
+              mode: prepared.mode,
+              found: false,
+              match: prepared.mode === 'search' ? null : false,
+              license: null,
+              board,
+              ...cleaning,
+            },
             error: `no licence ${prepared.number} with ${provider.providerDisplayName} (${provider.stateCode})${prepared.clean ? '' : '; do_ai_clean retries odd formats'}`,
           },
           reason: 'not_found',
@@ -96,7 +119,14 @@ export function credentialCheck(deps: { registry: CredentialRegistry; accounts: 
       }
       const license = licenseOf(record, formatCalendarDate(utcDate(context.today)));
       const active = license.status === 'active';
-      const match = prepared.mode === 'search' ? null : namesMatch(prepared.name!, [record.firstName, record.middleName].filter(Boolean).join(' '), record.lastName);
+      const match =
+        prepared.mode === 'search'
+          ? null
+          : namesMatch(
+              prepared.name!,
+              [record.firstName, record.middleName].filter(Boolean).join(' '),
+              record.lastName,
+            );
       const passed = active && match !== false;
       let error: string | null = null;
       let reason: string | undefined;
@@ -107,9 +137,15 @@ export function credentialCheck(deps: { registry: CredentialRegistry; accounts: 
         error = `the licence is ${license.status}`;
         reason = `license_${license.status}`;
       }
-      if (passed && prepared.mode === 'account') await badge(deps.accounts.stateFor(context), context.svcId!, provider, record, context.today);
+      if (passed && prepared.mode === 'account')
+        await badge(deps.accounts.stateFor(context), context.svcId!, provider, record, context.today);
       return {
-        check: { type: 'credential', status: passed ? 'passed' : 'failed', data: { mode: prepared.mode, found: true, match, license, board, ...cleaning }, error },
+        check: {
+          type: 'credential',
+          status: passed ? 'passed' : 'failed',
+          data: { mode: prepared.mode, found: true, match, license, board, ...cleaning },
+          error,
+        },
         reason,
       };
     },
@@ -117,10 +153,18 @@ export function credentialCheck(deps: { registry: CredentialRegistry; accounts: 
 }
 
 /** Puts a verified licence on the account, served until the licence itself expires. */
-async function badge(accounts: AccountState, svcId: string, provider: ProviderRecord, record: BoardRecord, now: Date): Promise<void> {
+async function badge(
+  accounts: AccountState,
+  svcId: string,
+  provider: ProviderRecord,
+  record: BoardRecord,
+  now: Date,
+): Promise<void> {
   const expiry = record.expiresAt ? parseCalendarDate(record.expiresAt) : null;
   if (expiry && compareDates(expiry, utcDate(now)) < 0) return;
-  const expireAt = expiry ? new Date(Date.UTC(expiry.year, expiry.month - 1, expiry.day, 23, 59, 59)) : new Date(now.getTime() + 365 * 24 * 3600_000);
+  const expireAt = expiry
+    ? new Date(Date.UTC(expiry.year, expiry.month - 1, expiry.day, 23, 59, 59))
+    : new Date(now.getTime() + 365 * 24 * 3600_000);
   await accounts.badgeLicense(
     svcId,
     {

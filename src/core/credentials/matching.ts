@@ -1,6 +1,24 @@
 // Names and licence numbers as people and boards write them.
 
-const SUFFIXES = new Set(['jr', 'sr', 'ii', 'iii', 'iv', 'v', 'md', 'do', 'rn', 'lpn', 'np', 'pa', 'phd', 'dds', 'dmd', 'pharmd', 'esq']);
+const SUFFIXES = new Set([
+  'jr',
+  'sr',
+  'ii',
+  'iii',
+  'iv',
+  'v',
+  'md',
+  'do',
+  'rn',
+  'lpn',
+  'np',
+  'pa',
+  'phd',
+  'dds',
+  'dmd',
+  'pharmd',
+  'esq',
+]);
 
 /** Lower case, accents removed, hyphens and punctuation as spaces, suffixes (Jr, III, MD) dropped. */
 export function nameTokens(name: string): string[] {

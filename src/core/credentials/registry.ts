@@ -30,7 +30,10 @@ export const LICENSE_CSV_COLUMNS = [
   'npi',
 ] as const;
 
-export const stateView = (state: { stateCode: string; stateName: string }): StateView => ({ state_name: state.stateName, state_code: state.stateCode });
+export const stateView = (state: { stateCode: string; stateName: string }): StateView => ({
+  state_name: state.stateName,
+  state_code: state.stateCode,
+});
 export const providerView = (provider: ProviderRecord): ProviderView => ({
   provider_code: provider.providerCode,
   provider_display_name: provider.providerDisplayName,
@@ -38,7 +41,8 @@ export const providerView = (provider: ProviderRecord): ProviderView => ({
   required_fields: [...provider.requiredFields],
 });
 
-const PROVIDER_COLUMNS = 'id, state_code, provider_code, provider_display_name, credential_name, required_fields, adapter, adapter_config';
+const PROVIDER_COLUMNS =
+  'id, state_code, provider_code, provider_display_name, credential_name, required_fields, adapter, adapter_config';
 
 interface ProviderRow {
   id: string;
@@ -80,22 +84,41 @@ export class CredentialRegistry {
   }
 
   async states() {
-    const rows = await preparedQuery<{ state_code: string; state_name: string }>(this.orm, 'credential_states', 'select state_code, state_name from credential_state order by state_name', []);
+    const rows = await preparedQuery<{ state_code: string; state_name: string }>(
+      this.orm,
+      'credential_states',
+      'select state_code, state_name from credential_state order by state_name',
+      [],
+    );
     return rows.map((row) => stateView({ stateCode: row.state_code, stateName: row.state_name }));
   }
 
   /** A known state's code, upper-case; `not_found` for anything else. */
   private async state(stateCode: string): Promise<string> {
     const [row] = /^[A-Za-z]{2}$/.test(stateCode)
-      ? await preparedQuery<{ state_code: string }>(this.orm, 'credential_state_by_code', 'select state_code from credential_state where state_code = $1', [stateCode.toUpperCase()])
+      ? await preparedQuery<{ state_code: string }>(
+          this.orm,
+          'credential_state_by_code',
+          'select state_code from credential_state where state_code = $1',
+          [stateCode.toUpperCase()],
+        )
       : [];
-    if (!row) throw new DomainError('not_found', `unknown state ${JSON.stringify(stateCode)}: see GET /api/v2/credential/states`);
+    if (!row)
+      throw new DomainError(
+        'not_found',
+        `unknown state ${JSON.stringify(stateCode)}: see GET /api/v2/credential/states`,
+      );
     return row.state_code;
   }
 
   /** The boards of a state, by display name. */
   private async providersOf(stateCode: string): Promise<ProviderRecord[]> {
-    const rows = await preparedQuery<ProviderRow>(this.orm, 'credential_providers_of_state', `select ${PROVIDER_COLUMNS} from credential_provider where state_code = $1 order by provider_display_name`, [stateCode]);
+    const rows = await preparedQuery<ProviderRow>(
+      this.orm,
+      'credential_providers_of_state',
+      `select ${PROVIDER_COLUMNS} from credential_provider where state_code = $1 order by provider_display_name`,
+      [stateCode],
+    );
     return rows.map(providerOf);
   }
 
@@ -104,25 +127,43 @@ export class CredentialRegistry {
   }
 
   /** The board for a state and a provider code (pinned) or a credential name. */
-  async resolveProvider(stateCode: string, by: { providerCode?: string; credentialName?: string }): Promise<ProviderRecord> {
+  async resolveProvider(
+    stateCode: string,
+    by: { providerCode?: string; credentialName?: string },
+  ): Promise<ProviderRecord> {
     const state = await this.state(stateCode);
     if (by.providerCode) {
-      const [row] = await preparedQuery<ProviderRow>(this.orm, 'credential_provider_by_code', `select ${PROVIDER_COLUMNS} from credential_provider where state_code = $1 and provider_code = $2`, [
-        state,
-        by.providerCode.trim().toUpperCase(),
-      ]);
-      if (!row) throw new DomainError('not_found', `unknown provider ${JSON.stringify(by.providerCode)} in ${state}: see GET /api/v2/credential/states/${state}/providers`);
+      const [row] = await preparedQuery<ProviderRow>(
+        this.orm,
+        'credential_provider_by_code',
+        `select ${PROVIDER_COLUMNS} from credential_provider where state_code = $1 and provider_code = $2`,
+        [state, by.providerCode.trim().toUpperCase()],
+      );
+      if (!row)
+        throw new DomainError(
+          'not_found',
+          `unknown provider ${JSON.stringify(by.providerCode)} in ${state}: see GET /api/v2/credential/states/${state}/providers`,
+        );
       return providerOf(row);
     }
     const wanted = (by.credentialName ?? '').trim().toLowerCase();
     const matches = (await this.providersOf(state)).filter((p) => p.credentialName.toLowerCase() === wanted);
-    if (matches.length === 0) throw new DomainError('not_found', `no provider in ${state} issues ${JSON.stringify(by.credentialName)}`);
-    if (matches.length > 1) throw new DomainError('validation_error', `several boards in ${state} issue ${JSON.stringify(by.credentialName)}: send provider_code`);
+    if (matches.length === 0)
+      throw new DomainError('not_found', `no provider in ${state} issues ${JSON.stringify(by.credentialName)}`);
+    if (matches.length > 1)
+      throw new DomainError(
+        'validation_error',
+        `several boards in ${state} issue ${JSON.stringify(by.credentialName)}: send provider_code`,
+      );
     return matches[0]!;
   }
 
   /** Looks a number up as sent, then (with `clean`) in its cleaned forms; says what it tried. */
-  async lookup(provider: ProviderRecord, number: string, options: { npi?: string; clean?: boolean } = {}): Promise<{ record: BoardRecord | null; tried: string[] }> {
+  async lookup(
+    provider: ProviderRecord,
+    number: string,
+    options: { npi?: string; clean?: boolean } = {},
+  ): Promise<{ record: BoardRecord | null; tried: string[] }> {
     const board = boardFor(provider, this.builtin);
     const tried = [number];
     let record = await board.lookup(provider.stateCode, provider.providerCode, number, options.npi);
@@ -139,7 +180,15 @@ export class CredentialRegistry {
   }
 
   /** Registers (or updates) a board reached over HTTP: its state and itself in one statement. */
-  async upsertHttpProvider(input: { stateCode: string; stateName: string; providerCode: string; providerDisplayName: string; credentialName: string; requiredFields?: string[]; config: HttpBoardConfig }) {
+  async upsertHttpProvider(input: {
+    stateCode: string;
+    stateName: string;
+    providerCode: string;
+    providerDisplayName: string;
+    credentialName: string;
+    requiredFields?: string[];
+    config: HttpBoardConfig;
+  }) {
     const [row] = await preparedQuery<ProviderRow>(
       this.orm,
       'credential_http_provider_upsert',
@@ -174,7 +223,9 @@ export class CredentialRegistry {
     const rows = csvRows(text);
     const first = rows.next();
     const header = (first.done ? [] : first.value).map((column: string) => column.trim().toLowerCase());
-    const missing = LICENSE_CSV_COLUMNS.filter((column) => !['middle_name', 'specialty', 'npi', 'issued_at'].includes(column) && !header.includes(column));
+    const missing = LICENSE_CSV_COLUMNS.filter(
+      (column) => !['middle_name', 'specialty', 'npi', 'issued_at'].includes(column) && !header.includes(column),
+    );
     if (missing.length) throw new DomainError('validation_error', `the CSV lacks columns: ${missing.join(', ')}`);
     const at = (row: string[], column: string) => (row[header.indexOf(column)] ?? '').trim();
     const report: ImportReport = { states: 0, providers: 0, licenses: 0, rejected: [], rejectedCount: 0 };
@@ -184,7 +235,10 @@ export class CredentialRegistry {
     const connection = this.orm.em.getConnection();
     // A roster names few states and boards: each is upserted once, when first seen.
     const saveState = (stateCode: string, stateName: string) =>
-      connection.execute('insert into credential_state (state_code, state_name) values (?, ?) on conflict (state_code) do update set state_name = excluded.state_name', [stateCode, stateName]);
+      connection.execute(
+        'insert into credential_state (state_code, state_name) values (?, ?) on conflict (state_code) do update set state_name = excluded.state_name',
+        [stateCode, stateName],
+      );
     const saveProvider = (stateCode: string, providerCode: string, displayName: string, credentialName: string) =>
       connection.execute(
         `insert into credential_provider (id, state_code, provider_code, provider_display_name, credential_name, required_fields, adapter)
@@ -193,7 +247,11 @@ export class CredentialRegistry {
       );
     const flushBatch = async () => {
       if (!batch.length) return;
-      await connection.getKnex()('license_record').insert(batch).onConflict(['state_code', 'provider_code', 'license_number']).merge();
+      await connection
+        .getKnex()('license_record')
+        .insert(batch)
+        .onConflict(['state_code', 'provider_code', 'license_number'])
+        .merge();
       report.licenses += batch.length;
       batch = [];
     };
@@ -232,7 +290,12 @@ export class CredentialRegistry {
       const providerKey = `${stateCode}/${providerCode}`;
       if (!providers.has(providerKey)) {
         providers.add(providerKey);
-        await saveProvider(stateCode, providerCode, at(row, 'provider_display_name') || providerCode, at(row, 'credential_name') || providerCode);
+        await saveProvider(
+          stateCode,
+          providerCode,
+          at(row, 'provider_display_name') || providerCode,
+          at(row, 'credential_name') || providerCode,
+        );
       }
       batch.push({
         state_code: stateCode,

@@ -7,7 +7,12 @@ import type { BoardAdapterKind } from './entities.js';
 export const stateWire = z.object({ state_name: z.string(), state_code: z.string() });
 export type StateView = z.output<typeof stateWire>;
 
-export const providerWire = z.object({ provider_code: z.string(), provider_display_name: z.string(), credential_name: z.string(), required_fields: z.array(z.string()) });
+export const providerWire = z.object({
+  provider_code: z.string(),
+  provider_display_name: z.string(),
+  credential_name: z.string(),
+  required_fields: z.array(z.string()),
+});
 export type ProviderView = z.output<typeof providerWire>;
 
 /** A licensing board as the registry stores it: how to reach it (`adapter`, `adapterConfig`) and what it issues. */

@@ -6,7 +6,10 @@ export const NOTIFICATIONS_APPLICATION = 'verity-notifications';
 /** Someone to tell what another instance (or this one) announced on a channel. */
 export type NotificationHandler = (payload: string) => void;
 
-/** What instances tell each other (a cached value changed, a webhook is due), as caches and the webhook dispatcher use it. */
+/**
+ * What instances tell each other (a cached value changed, a webhook is due), as caches and the webhook dispatcher use
+ * it.
+ */
 export interface ChangeFeed {
   /** True while every change is being heard: caches may keep values only then. */
   readonly live: boolean;
@@ -110,7 +113,11 @@ export class Notifications implements ChangeFeed {
 
   private async connect(): Promise<void> {
     // keepAlive: a peer gone without a word (a cut network) is noticed, not waited on forever.
-    const client = new pg.Client({ connectionString: this.url, keepAlive: true, application_name: NOTIFICATIONS_APPLICATION });
+    const client = new pg.Client({
+      connectionString: this.url,
+      keepAlive: true,
+      application_name: NOTIFICATIONS_APPLICATION,
+    });
     client.on('notification', (message) => {
       for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? '');
     });
@@ -163,7 +170,12 @@ export class Notifications implements ChangeFeed {
 
   /** How many instances listen on this database now (this one included). */
   async listeners(): Promise<number> {
-    const result = await this.inTurn(() => this.client?.query<{ count: string }>('select count(*) from pg_stat_activity where datname = current_database() and application_name = $1', [NOTIFICATIONS_APPLICATION]));
+    const result = await this.inTurn(() =>
+      this.client?.query<{ count: string }>(
+        'select count(*) from pg_stat_activity where datname = current_database() and application_name = $1',
+        [NOTIFICATIONS_APPLICATION],
+      ),
+    );
     return Number(result?.rows[0]?.count ?? 0);
   }
 

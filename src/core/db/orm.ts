@@ -16,7 +16,10 @@ export type Orm = MikroORM<PostgreSqlDriver>;
  */
 export function refuseNul(sql: string, params: readonly unknown[]): string {
   // The ORM wraps what is thrown here in a DriverException, which keeps `cause`: fronts answer that.
-  if (params.some(holdsNul)) throw new Error('refused: NUL in a query parameter', { cause: new DomainError('validation_error', 'text must not contain NUL (U+0000) characters') });
+  if (params.some(holdsNul))
+    throw new Error('refused: NUL in a query parameter', {
+      cause: new DomainError('validation_error', 'text must not contain NUL (U+0000) characters'),
+    });
   return sql;
 }
 
@@ -62,7 +65,9 @@ export async function migrate(orm: Orm): Promise<string[]> {
   // Instances that start together on one database take turns: the first applies, the others
   // then find nothing pending. Without it both ran the same migrations and one failed its start
   // on "already exists".
-  const applied = await withAdvisoryLock(orm.config.get('clientUrl'), ADVISORY_LOCKS.migrations, () => orm.getMigrator().up());
+  const applied = await withAdvisoryLock(orm.config.get('clientUrl'), ADVISORY_LOCKS.migrations, () =>
+    orm.getMigrator().up(),
+  );
   return applied.map((migration) => migration.name);
 }
 

@@ -88,7 +88,8 @@ export function openPasswordGate(options: GateOptions): Promise<PasswordGate> {
       client.off('data', onData);
       const givenDigest = digest(given);
       const isOwn = own !== null && timingSafeEqual(givenDigest, own);
-      if (!isOwn && !timingSafeEqual(givenDigest, expected)) return void client.end(fatal('28P01', 'password authentication failed for user "postgres"'));
+      if (!isOwn && !timingSafeEqual(givenDigest, expected))
+        return void client.end(fatal('28P01', 'password authentication failed for user "postgres"'));
       if (!isOwn && options.own) {
         options.own.outsideOpened();
         client.once('close', () => options.own!.outsideClosed());

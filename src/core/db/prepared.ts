@@ -48,7 +48,11 @@ export async function preparedQuery<T>(orm: Orm, name: string, text: string, val
   const knexClient = orm.em.getConnection().getKnex().client;
   const connection: PgConnection = await knexClient.acquireConnection();
   try {
-    return await traceStatement(text, async () => (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[]);
+    return await traceStatement(
+      text,
+      async () =>
+        (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[],
+    );
   } finally {
     await knexClient.releaseConnection(connection);
   }
@@ -58,13 +62,22 @@ export async function preparedQuery<T>(orm: Orm, name: string, text: string, val
  * preparedQuery inside the caller's transaction, on the connection that transaction holds: for
  * writes that must commit with others (a session and its charge, a decision and its webhook).
  */
-export async function preparedQueryIn<T>(orm: Orm, em: EntityManager, name: string, text: string, values: unknown[]): Promise<T[]> {
+export async function preparedQueryIn<T>(
+  orm: Orm,
+  em: EntityManager,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
   const transaction = em.getTransactionContext<{ client: { acquireConnection(): Promise<PgConnection> } }>();
   if (!transaction) throw new Error(`${name} must run inside a transaction`);
   refuseNulParameters(values);
   // A transaction's client answers its own connection and never releases it before the end.
   const connection = await transaction.client.acquireConnection();
-  return traceStatement(text, async () => (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[]);
+  return traceStatement(
+    text,
+    async () => (await connection.query(ownSessions.has(orm) ? { name, text, values } : { text, values })).rows as T[],
+  );
 }
 
 /**
@@ -87,7 +100,13 @@ export function transaction<T>(orm: Orm, work: (em: Orm['em']) => Promise<T>): P
 }
 
 /** A statement in the caller's transaction when there is one (preparedQueryIn), else on the pool (preparedQuery). */
-export function preparedQueryWith<T>(orm: Orm, tx: EntityManager | undefined, name: string, text: string, values: unknown[]): Promise<T[]> {
+export function preparedQueryWith<T>(
+  orm: Orm,
+  tx: EntityManager | undefined,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
   return tx ? preparedQueryIn<T>(orm, tx, name, text, values) : preparedQuery<T>(orm, name, text, values);
 }
 
@@ -105,9 +124,17 @@ export const ormStatements =
  * the API's requests must not starve of connections, nor it them. A connection lost while idle
  * (a restart) is dropped and the next statement connects anew.
  */
-export function ownConnections(url: string, options: { max: number; applicationName: string; onError: (error: Error) => void }): { run: StatementRunner; close: () => Promise<void> } {
+export function ownConnections(
+  url: string,
+  options: { max: number; applicationName: string; onError: (error: Error) => void },
+): { run: StatementRunner; close: () => Promise<void> } {
   // keepAlive: a peer gone without a word (a cut network) is noticed, not waited on forever.
-  const pool = new pg.Pool({ connectionString: url, max: options.max, keepAlive: true, application_name: options.applicationName });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max,
+    keepAlive: true,
+    application_name: options.applicationName,
+  });
   pool.on('error', options.onError);
   return {
     run: async <T>(name: string, text: string, values: unknown[]) => {
@@ -122,7 +149,8 @@ export function ownConnections(url: string, options: { max: number; applicationN
 export const SQLSTATE = { uniqueViolation: '23505', foreignKeyViolation: '23503' } as const;
 
 /** Whether a failed statement failed with this SQLSTATE (node-postgres puts it on the error as `code`). */
-export const failedWith = (error: unknown, sqlState: (typeof SQLSTATE)[keyof typeof SQLSTATE]): boolean => (error as { code?: unknown } | null)?.code === sqlState;
+export const failedWith = (error: unknown, sqlState: (typeof SQLSTATE)[keyof typeof SQLSTATE]): boolean =>
+  (error as { code?: unknown } | null)?.code === sqlState;
 
 /** A timestamp read by raw SQL: the ORM's connection leaves them as text (PGlite gives a Date). */
 export const sqlDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));

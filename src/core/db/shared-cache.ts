@@ -41,7 +41,9 @@ export class SharedCache<V> {
     return this.notifications?.live ?? false;
   }
 
-  /** Reads through the cache: `load` asks the database; a value found there is kept for TTL_MS (when `keep` says so). */
+  /**
+   * Reads through the cache: `load` asks the database; a value found there is kept for TTL_MS (when `keep` says so).
+   */
   async read(key: string, load: () => Promise<V | null>, keep: (value: V) => boolean = () => true): Promise<V | null> {
     const entry = this.enabled ? this.entries.get(key) : undefined;
     if (entry && entry.until > this.now()) return entry.value;
@@ -62,7 +64,11 @@ export class SharedCache<V> {
    */
   change(key: string): { channel: string; payload: string; everywhereDropped: () => Promise<void> } {
     const changeId = randomBytes(8).toString('hex');
-    return { channel: this.changedChannel, payload: `${changeId}:${key}`, everywhereDropped: () => this.everywhereDropped(key, changeId) };
+    return {
+      channel: this.changedChannel,
+      payload: `${changeId}:${key}`,
+      everywhereDropped: () => this.everywhereDropped(key, changeId),
+    };
   }
 
   private async everywhereDropped(key: string, changeId: string): Promise<void> {

@@ -45,7 +45,9 @@ async function takeLock(dataDir: string): Promise<() => Promise<void>> {
   const lockPath = path.join(dataDir, LOCK_FILE);
   const held = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
   if (held && held !== process.pid && processAlive(held)) {
-    throw new Error(`the data dir ${dataDir} is in use by process ${held}; stop it or set VERITY_DATA_DIR to another folder`);
+    throw new Error(
+      `the data dir ${dataDir} is in use by process ${held}; stop it or set VERITY_DATA_DIR to another folder`,
+    );
   }
   await writeFile(lockPath, String(process.pid), { mode: 0o600 });
   return () => rm(lockPath, { force: true });
@@ -68,7 +70,9 @@ export async function secureDataDir(dataDir: string): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const { mode } = await stat(dataDir);
   if (mode & 0o022) {
-    throw new Error(`the data dir ${dataDir} is writable by other users (mode ${(mode & 0o777).toString(8)}): anyone on this machine could replace the database or the key. Run: chmod 700 ${dataDir}`);
+    throw new Error(
+      `the data dir ${dataDir} is writable by other users (mode ${(mode & 0o777).toString(8)}): anyone on this machine could replace the database or the key. Run: chmod 700 ${dataDir}`,
+    );
   }
   await chmod(dataDir, 0o700);
 }
@@ -138,10 +142,15 @@ export async function openEmbeddedStore(options: EmbeddedOptions = {}): Promise<
     const gate = await openPasswordGate({
       backendPath: socket.path,
       password,
-      own: { password: ownPassword, outsideOpened: () => feed.outsideOpened(), outsideClosed: () => feed.outsideClosed() },
+      own: {
+        password: ownPassword,
+        outsideOpened: () => feed.outsideOpened(),
+        outsideClosed: () => feed.outsideClosed(),
+      },
       port: options.port ?? 0,
     });
-    const gateUrl = (secret: string) => `postgresql://postgres:${secret}@127.0.0.1:${gate.port}/postgres?sslmode=disable`;
+    const gateUrl = (secret: string) =>
+      `postgresql://postgres:${secret}@127.0.0.1:${gate.port}/postgres?sslmode=disable`;
     const urlFile = options.publishUrl ? postgresUrlFile(options.dataDir) : undefined;
     if (urlFile) await writeFile(urlFile, `${gateUrl(password)}\n`, { mode: 0o600 });
     return {

@@ -4,7 +4,16 @@ import { DomainError } from '../errors.js';
 // our own bugs: the first is a 503 the caller retries, the second a 500.
 
 /** Socket errors of the connection to PostgreSQL. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
 
 /**
  * SQLSTATEs of a server that is going away or not there yet: class 08 (connection exception),
@@ -28,12 +37,17 @@ const UNAVAILABLE_MESSAGES = [
 
 /** True when `error` (or what caused it) says PostgreSQL is unreachable, not that a query was wrong. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let current = error, depth = 0;
+    current && depth < 5;
+    current = (current as { cause?: unknown }).cause, depth += 1
+  ) {
     if (!(current instanceof Error)) return false;
     const { code, name } = current as Error & { code?: unknown };
     if (typeof code === 'string' && (SOCKET_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return true;
     if (name === 'KnexTimeoutError' || name === 'ConnectionException') return true;
-    if (UNAVAILABLE_MESSAGES.some((message) => current instanceof Error && current.message.includes(message))) return true;
+    if (UNAVAILABLE_MESSAGES.some((message) => current instanceof Error && current.message.includes(message)))
+      return true;
   }
   return false;
 }

@@ -121,7 +121,10 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
   const poseChange = yawRange >= T.turn || pitchRange >= T.lookUp;
   const deformed = nonRigid >= T.microMotion;
   const motion = deformed || blink || poseChange;
-  const motionStrength = Math.min(1, Math.max(nonRigid / (2 * T.microMotion), yawRange / (2 * T.turn), pitchRange / (2 * T.lookUp), blink ? 1 : 0));
+  const motionStrength = Math.min(
+    1,
+    Math.max(nonRigid / (2 * T.microMotion), yawRange / (2 * T.turn), pitchRange / (2 * T.lookUp), blink ? 1 : 0),
+  );
   const samePerson = linkDistance <= MATCH_DISTANCE;
   const unposed = faces.length - poses.length;
 
@@ -155,7 +158,8 @@ export function analyseBurst(faces: BurstFace[]): BurstAnalysis {
       value: round(Math.max(yawRange, pitchRange)),
       passed: poseChange,
       detail:
-        `head pose from the face mesh: yaw ${describeRange(yaws)} (a turn moves it >= ${T.turn}), pitch ${describeRange(pitches)} (>= ${T.lookUp}) degrees` + (unposed ? `; ${unposed} frame(s) could not be posed` : ''),
+        `head pose from the face mesh: yaw ${describeRange(yaws)} (a turn moves it >= ${T.turn}), pitch ${describeRange(pitches)} (>= ${T.lookUp}) degrees` +
+        (unposed ? `; ${unposed} frame(s) could not be posed` : ''),
     },
   ];
   return { motion, motionStrength, samePerson, gestures, evidence };

@@ -102,19 +102,41 @@ export function judgeContinuity(frames: CaptureFrame[]): ContinuityVerdict {
       name,
       value: value === null ? 0 : round(value),
       passed,
-      detail: value === null ? `${what}: not measurable on these frames` : `largest ${what} between neighbouring frames ${value.toFixed(2)} (frames ${at - 1} to ${at}); above ${limit} ${why}`,
+      detail:
+        value === null
+          ? `${what}: not measurable on these frames`
+          : `largest ${what} between neighbouring frames ${value.toFixed(2)} (frames ${at - 1} to ${at}); above ${limit} ${why}`,
     });
   };
-  rule('face_track', (s) => s.faceJump, T.faceJump, 'move of the face, in face widths', 'the face jumped: not one capture');
-  rule('face_scale_track', (s) => s.faceScale, T.faceScale, 'change of the face size (ratio)', 'the face jumped in size: not one capture');
+  rule(
+    'face_track',
+    (s) => s.faceJump,
+    T.faceJump,
+    'move of the face, in face widths',
+    'the face jumped: not one capture',
+  );
+  rule(
+    'face_scale_track',
+    (s) => s.faceScale,
+    T.faceScale,
+    'change of the face size (ratio)',
+    'the face jumped in size: not one capture',
+  );
   rule(
     'pose_track',
-    (s) => (s.yaw === null ? null : Math.max(s.yaw / T.yawStep, (s.pitch ?? 0) / T.pitchStep, (s.roll ?? 0) / T.rollStep)),
+    (s) =>
+      s.yaw === null ? null : Math.max(s.yaw / T.yawStep, (s.pitch ?? 0) / T.pitchStep, (s.roll ?? 0) / T.rollStep),
     1,
     `head pose step, as a share of the limits (yaw ${T.yawStep}, pitch ${T.pitchStep}, roll ${T.rollStep} degrees)`,
     'the head pose jumped: not one capture',
   );
-  rule('background', (s) => s.scene.background, T.background, 'background difference at the best camera shift, grey levels', 'the scene behind the person changed: different photos or a cut');
+  rule(
+    'background',
+    (s) => s.scene.background,
+    T.background,
+    'background difference at the best camera shift, grey levels',
+    'the scene behind the person changed: different photos or a cut',
+  );
   rule(
     'illumination',
     (s) => Math.max(s.scene.faceLight / T.faceLight, s.scene.faceColour / T.faceColour),
@@ -134,7 +156,8 @@ export function judgeContinuity(frames: CaptureFrame[]): ContinuityVerdict {
     // Without background the scene cannot be compared: a face filling the frame is how a print or
     // a screen is held to a camera, and how a burst of face crops looks. Ask for a step back.
     background.passed = false;
-    background.detail = "the face fills the frame: too little background around the head to confirm one capture (hold the camera at arm's length)";
+    background.detail =
+      "the face fills the frame: too little background around the head to confirm one capture (hold the camera at arm's length)";
   }
   return { oneCapture: evidence.every((e) => e.passed), evidence };
 }

@@ -50,7 +50,10 @@ export interface FaceMatch {
 const STRIDE = Math.ceil(DESCRIPTOR_SIZE / 32) * 32;
 /** Rows per kernel call: 512 KB of codes, which stay in cache while the kernel reads them. */
 const BLOCK = 1024;
-/** Rows per chunk of storage (2 MB of codes): a register grows without copying, and never needs one buffer of its whole size. */
+/**
+ * Rows per chunk of storage (2 MB of codes): a register grows without copying, and never needs one buffer of its whole
+ * size.
+ */
 const CHUNK = 4096;
 /** Per row in `meta`: the code scale, the norm of the rounding error, the norm of the descriptor. */
 const META = 3;
@@ -74,8 +77,9 @@ interface WasmApi {
 // The kernel as WebAssembly, assembled here (293 bytes), the equivalent of:
 //   (func (export "dots") (param $probe i32) (param $row i32) (param $count i32) (param $out i32) (param $stride i32)
 //     for each of $count rows: acc = 0; for $i in 0, 32, .. $stride: for both 16-code halves:
-//       x = v128.load($row + $i [+ 16]); acc += i32x4.dot_i16x8_s(i16x8.extend_low_i8x16_s(x), v128.load($probe + 2 $i [+ 32]))
-//                                        acc += i32x4.dot_i16x8_s(i16x8.extend_high_i8x16_s(x), v128.load($probe + 2 $i + 16 [+ 32]))
+// x = v128.load($row + $i [+ 16]); acc += i32x4.dot_i16x8_s(i16x8.extend_low_i8x16_s(x), v128.load($probe + 2 $i [+
+// 32]))
+// acc += i32x4.dot_i16x8_s(i16x8.extend_high_i8x16_s(x), v128.load($probe + 2 $i + 16 [+ 32]))
 //     i32.store($out, sum of acc's 4 lanes); $row += $stride; $out += 4)
 // Codes are within +-127 and rows are 512 codes, so no sum overflows.
 function dotsModule(): Uint8Array {
@@ -98,8 +102,30 @@ function dotsModule(): Uint8Array {
   const load = (offset: number) => [...simd(0x00), 0, ...leb(offset)];
   const [extendLow, extendHigh, dot, add, lane] = [0x87, 0x88, 0xba, 0xae, 0x1b];
   // acc + dot(extend(x), probe[2i + offset ..])
-  const half = (extend: number, offset: number) => [...get(x), ...simd(extend), ...get(probe), ...get(i), 0x41, 1, 0x74, 0x6a, ...load(offset), ...simd(dot), ...simd(add)];
-  const step = (offset: number) => [...get(row), ...get(i), 0x6a, ...load(offset), ...set(x), ...get(acc), ...half(extendLow, 2 * offset), ...half(extendHigh, 2 * offset + 16), ...set(acc)];
+  const half = (extend: number, offset: number) => [
+    ...get(x),
+    ...simd(extend),
+    ...get(probe),
+    ...get(i),
+    0x41,
+    1,
+    0x74,
+    0x6a,
+    ...load(offset),
+    ...simd(dot),
+    ...simd(add),
+  ];
+  const step = (offset: number) => [
+    ...get(row),
+    ...get(i),
+    0x6a,
+    ...load(offset),
+    ...set(x),
+    ...get(acc),
+    ...half(extendLow, 2 * offset),
+    ...half(extendHigh, 2 * offset + 16),
+    ...set(acc),
+  ];
   const body = [
     ...[3, 1, 0x7f, 2, 0x7b, 1, 0x7f], // locals: $i i32, $acc $x v128, $end i32
     ...[...get(out), ...get(count), 0x41, 2, 0x74, 0x6a, ...set(end)], // $end = $out + 4 $count
@@ -107,8 +133,42 @@ function dotsModule(): Uint8Array {
     ...[0x03, 0x40, ...simd(0x0c), ...new Array<number>(16).fill(0), ...set(acc), 0x41, 0, ...set(i)], // loop (rows): $acc = 0, $i = 0
     ...[0x03, 0x40, ...step(0), ...step(16)], // loop (codes): 32 codes
     ...[...get(i), 0x41, 32, 0x6a, ...tee(i), ...get(stride), 0x49, 0x0d, 0, 0x0b], // $i += 32; while $i < $stride
-    ...[...get(out), ...get(acc), ...simd(lane), 0, ...get(acc), ...simd(lane), 1, 0x6a, ...get(acc), ...simd(lane), 2, 0x6a, ...get(acc), ...simd(lane), 3, 0x6a, 0x36, 2, 0],
-    ...[...get(row), ...get(stride), 0x6a, ...set(row), ...get(out), 0x41, 4, 0x6a, ...tee(out), ...get(end), 0x49, 0x0d, 0], // next row while $out < $end
+    ...[
+      ...get(out),
+      ...get(acc),
+      ...simd(lane),
+      0,
+      ...get(acc),
+      ...simd(lane),
+      1,
+      0x6a,
+      ...get(acc),
+      ...simd(lane),
+      2,
+      0x6a,
+      ...get(acc),
+      ...simd(lane),
+      3,
+      0x6a,
+      0x36,
+      2,
+      0,
+    ],
+    ...[
+      ...get(row),
+      ...get(stride),
+      0x6a,
+      ...set(row),
+      ...get(out),
+      0x41,
+      4,
+      0x6a,
+      ...tee(out),
+      ...get(end),
+      0x49,
+      0x0d,
+      0,
+    ], // next row while $out < $end
     ...[0x0b, 0x0b, 0x0b],
   ];
   return new Uint8Array([
@@ -121,7 +181,10 @@ function dotsModule(): Uint8Array {
   ]);
 }
 
-/** One instance per process, with its own small memory: the probe, the results and a block of codes copied in (no slower than scanning in place, measured). */
+/**
+ * One instance per process, with its own small memory: the probe, the results and a block of codes copied in (no slower
+ * than scanning in place, measured).
+ */
 function wasmKernel(): DotKernel | null {
   const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (!api) return null;
@@ -130,7 +193,13 @@ function wasmKernel(): DotKernel | null {
     const outAt = STRIDE * 2;
     const codesAt = outAt + BLOCK * 4;
     const memory = new api.Memory({ initial: Math.ceil((codesAt + BLOCK * STRIDE) / 65_536) });
-    const dots = new api.Instance(new api.Module(dotsModule()), { m: { memory } }).exports.dots as (probe: number, row: number, count: number, out: number, stride: number) => void;
+    const dots = new api.Instance(new api.Module(dotsModule()), { m: { memory } }).exports.dots as (
+      probe: number,
+      row: number,
+      count: number,
+      out: number,
+      stride: number,
+    ) => void;
     const probe = new Int16Array(memory.buffer, probeAt, STRIDE);
     const out = new Int32Array(memory.buffer, outAt, BLOCK);
     const block = new Int8Array(memory.buffer, codesAt, BLOCK * STRIDE);
@@ -169,7 +238,11 @@ let sharedKernel: DotKernel | undefined;
  * Codes `v` into `codes` from `at` (the padding stays zero), and returns its scale, the norm of
  * its rounding error and its norm. A non-finite value makes the error NaN.
  */
-function quantise(v: Float32Array, codes: Int8Array | Int16Array, at: number): [scale: number, error: number, norm: number] {
+function quantise(
+  v: Float32Array,
+  codes: Int8Array | Int16Array,
+  at: number,
+): [scale: number, error: number, norm: number] {
   let maxAbs = 0;
   let squares = 0;
   for (let i = 0; i < DESCRIPTOR_SIZE; i++) {
@@ -233,7 +306,8 @@ export class DescriptorTable {
   }
 
   add(id: string, descriptor: Float32Array): void {
-    if (descriptor.length !== DESCRIPTOR_SIZE) throw new RangeError(`a descriptor has ${DESCRIPTOR_SIZE} values, not ${descriptor.length}`);
+    if (descriptor.length !== DESCRIPTOR_SIZE)
+      throw new RangeError(`a descriptor has ${DESCRIPTOR_SIZE} values, not ${descriptor.length}`);
     if (this.slots.has(id)) return;
     const row = this.ids.length;
     const chunk = this.room(row);
@@ -272,7 +346,8 @@ export class DescriptorTable {
    * all of those `within()` returns, and the few others the int8 codes cannot rule out.
    */
   candidates(descriptor: Float32Array, maxDistance: number): { id: string; atLeast: number }[] {
-    if (descriptor.length !== DESCRIPTOR_SIZE) throw new RangeError(`a descriptor has ${DESCRIPTOR_SIZE} values, not ${descriptor.length}`);
+    if (descriptor.length !== DESCRIPTOR_SIZE)
+      throw new RangeError(`a descriptor has ${DESCRIPTOR_SIZE} values, not ${descriptor.length}`);
     // Nothing is within a negative or NaN distance.
     if (!this.ids.length || !(maxDistance >= 0)) return [];
     // A non-finite probe is at a NaN or infinite distance from every row.
@@ -298,7 +373,11 @@ export class DescriptorTable {
           const least = pp + vv - 2 * (probeScale * meta[m]! * dots[r]! + codedNorm * meta[m + 1]! + probeError * norm);
           const margin = ROUNDING * (pp + vv + limit);
           // Written so that a NaN bound keeps the row.
-          if (!(least > limit + margin)) found.push({ id: this.ids[c * CHUNK + start + r]!, atLeast: least > margin ? Math.sqrt(least - margin) : 0 });
+          if (!(least > limit + margin))
+            found.push({
+              id: this.ids[c * CHUNK + start + r]!,
+              atLeast: least > margin ? Math.sqrt(least - margin) : 0,
+            });
         }
       }
     }
@@ -307,12 +386,16 @@ export class DescriptorTable {
 
   /** Every face within `maxDistance` (faceDistance), nearest first. Needs the float copy (`keepFloats`). */
   within(descriptor: Float32Array, maxDistance: number): { id: string; distance: number }[] {
-    if (!this.keepFloats) throw new Error('this table keeps no float copy: decide its candidates() from the descriptors kept elsewhere');
+    if (!this.keepFloats)
+      throw new Error('this table keeps no float copy: decide its candidates() from the descriptors kept elsewhere');
     const found: { id: string; distance: number }[] = [];
     for (const { id } of this.candidates(descriptor, maxDistance)) {
       const row = this.slots.get(id)!;
       const at = (row % CHUNK) * DESCRIPTOR_SIZE;
-      const distance = faceDistance(descriptor, this.chunks[Math.floor(row / CHUNK)]!.floats!.subarray(at, at + DESCRIPTOR_SIZE));
+      const distance = faceDistance(
+        descriptor,
+        this.chunks[Math.floor(row / CHUNK)]!.floats!.subarray(at, at + DESCRIPTOR_SIZE),
+      );
       if (distance <= maxDistance) found.push({ id, distance });
     }
     return found.sort((a, b) => a.distance - b.distance);
@@ -354,7 +437,8 @@ const PAGE = 10_000;
 /** Candidates read back per query in confirm(). */
 const CONFIRM_BATCH = 64;
 
-const toBase64 = (descriptor: Float32Array) => Buffer.from(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength).toString('base64');
+const toBase64 = (descriptor: Float32Array) =>
+  Buffer.from(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength).toString('base64');
 const fromBase64 = (text: string) => {
   const bytes = Buffer.from(text, 'base64');
   return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
@@ -378,7 +462,8 @@ export interface FaceRegister {
  * name registers had before modes were apart, so instances of the previous version, still running
  * during a rolling deploy, take the same lock for it.
  */
-export const registerKey = (register: FaceRegister) => `${register.projectId}:${register.purpose}${register.livemode ? '' : ':test'}`;
+export const registerKey = (register: FaceRegister) =>
+  `${register.projectId}:${register.purpose}${register.livemode ? '' : ':test'}`;
 
 export class FaceIndex {
   private readonly registers = new Map<string, Register>();
@@ -405,7 +490,9 @@ export class FaceIndex {
     const result = await transaction(this.deps.orm, async (tx) => {
       await this.lock(tx, at);
       const found = await find(tx);
-      const [enrolledId] = found.matches.length ? [] : await this.insert(tx, at, [{ descriptor, reference: enroll.reference }]);
+      const [enrolledId] = found.matches.length
+        ? []
+        : await this.insert(tx, at, [{ descriptor, reference: enroll.reference }]);
       return { ...found, enrolledId: enrolledId ?? null };
     });
     if (result.enrolledId) register.table.add(result.enrolledId, descriptor);
@@ -427,22 +514,28 @@ export class FaceIndex {
 
   /** Removes an enrolled face; `not_found` when it is not in this register (another project's, or the other mode's). */
   async unlink(at: FaceRegister, faceId: string): Promise<void> {
-    const deleted = await preparedQuery(this.deps.orm, 'face_unlink', 'delete from face_enrollment where id = $1 and project_id = $2 and purpose = $3 and livemode = $4 returning id', [
-      faceId,
-      at.projectId,
-      at.purpose,
-      at.livemode,
-    ]);
+    const deleted = await preparedQuery(
+      this.deps.orm,
+      'face_unlink',
+      'delete from face_enrollment where id = $1 and project_id = $2 and purpose = $3 and livemode = $4 returning id',
+      [faceId, at.projectId, at.purpose, at.livemode],
+    );
     if (deleted.length === 0) throw new DomainError('not_found', 'no enrolled face with that id in this project');
     this.registers.get(registerKey(at))?.table.remove(faceId);
   }
 
   /** Serializes enrolments per register until the transaction ends (see `seq`). */
   private async lock(tx: Em, at: FaceRegister): Promise<void> {
-    await preparedQueryIn(this.deps.orm, tx, 'face_register_lock', 'select pg_advisory_xact_lock(hashtext($1))', [`face_enrollment:${registerKey(at)}`]);
+    await preparedQueryIn(this.deps.orm, tx, 'face_register_lock', 'select pg_advisory_xact_lock(hashtext($1))', [
+      `face_enrollment:${registerKey(at)}`,
+    ]);
   }
 
-  private async insert(tx: Em, at: FaceRegister, faces: { descriptor: Float32Array; reference?: string | null }[]): Promise<string[]> {
+  private async insert(
+    tx: Em,
+    at: FaceRegister,
+    faces: { descriptor: Float32Array; reference?: string | null }[],
+  ): Promise<string[]> {
     const ids = faces.map(() => newId('fce'));
     // Every face in one statement, one array per column.
     await preparedQueryIn(
@@ -451,7 +544,16 @@ export class FaceIndex {
       'face_enroll',
       `insert into face_enrollment (id, project_id, purpose, livemode, reference, descriptor_sealed, descriptor_kind, created_at)
        select f.id, $2, $3, $8, f.reference, f.descriptor_sealed, $4, $5 from unnest($1::varchar[], $6::varchar[], $7::text[]) as f(id, reference, descriptor_sealed)`,
-      [ids, at.projectId, at.purpose, FACE_DESCRIPTOR_KIND, this.deps.clock.now(), faces.map((face) => face.reference ?? null), faces.map((face) => this.deps.sealer.seal(toBase64(face.descriptor))), at.livemode],
+      [
+        ids,
+        at.projectId,
+        at.purpose,
+        FACE_DESCRIPTOR_KIND,
+        this.deps.clock.now(),
+        faces.map((face) => face.reference ?? null),
+        faces.map((face) => this.deps.sealer.seal(toBase64(face.descriptor))),
+        at.livemode,
+      ],
     );
     return ids;
   }
@@ -460,7 +562,11 @@ export class FaceIndex {
     const key = registerKey(at);
     let register = this.registers.get(key);
     if (!register) {
-      const created: Register = { table: new DescriptorTable({ keepFloats: false }), lastSeq: 0, opened: Promise.resolve() };
+      const created: Register = {
+        table: new DescriptorTable({ keepFloats: false }),
+        lastSeq: 0,
+        opened: Promise.resolve(),
+      };
       created.opened = this.catchUp(undefined, at, created).catch((error: unknown) => {
         this.registers.delete(key);
         throw error;
@@ -471,7 +577,10 @@ export class FaceIndex {
     return register.opened.then(() => register);
   }
 
-  /** Reads the rows enrolled since the register's last `seq` (all of them the first time); faces of another descriptor kind are never compared. */
+  /**
+   * Reads the rows enrolled since the register's last `seq` (all of them the first time); faces of another descriptor
+   * kind are never compared.
+   */
   private async catchUp(tx: Em | undefined, at: FaceRegister, register: Register): Promise<void> {
     for (;;) {
       const rows = await preparedQueryWith<{ id: string; seq: string; descriptor_sealed: string }>(
@@ -482,7 +591,8 @@ export class FaceIndex {
         [at.projectId, at.purpose, at.livemode, FACE_DESCRIPTOR_KIND, register.lastSeq, PAGE],
       );
       for (const row of rows) {
-        if (!register.table.has(row.id)) register.table.add(row.id, fromBase64(this.deps.sealer.open(row.descriptor_sealed)));
+        if (!register.table.has(row.id))
+          register.table.add(row.id, fromBase64(this.deps.sealer.open(row.descriptor_sealed)));
       }
       if (rows.length) register.lastSeq = Math.max(register.lastSeq, Number(rows.at(-1)!.seq));
       if (rows.length < PAGE) return;
@@ -495,7 +605,13 @@ export class FaceIndex {
    * matches are known and no candidate left could be nearer than the furthest of them. At the
    * match distance the candidates are the matches and rarely one more: one query, as before.
    */
-  private async confirm(tx: Em | undefined, at: FaceRegister, register: Register, descriptor: Float32Array, options: { maxDistance?: number; limit?: number }): Promise<FaceMatch[]> {
+  private async confirm(
+    tx: Em | undefined,
+    at: FaceRegister,
+    register: Register,
+    descriptor: Float32Array,
+    options: { maxDistance?: number; limit?: number },
+  ): Promise<FaceMatch[]> {
     const maxDistance = options.maxDistance ?? MATCH_DISTANCE;
     const limit = options.limit ?? 5;
     const candidates = register.table.candidates(descriptor, maxDistance);

@@ -66,7 +66,10 @@ export function expressionOf(points: readonly Point[]): FaceExpression {
 
 /** Solves the 3x3 system m·x = b (Cramer); null when singular. */
 function solve3(m: number[][], b: number[]): number[] | null {
-  const d = (a: number[][]) => a[0]![0]! * (a[1]![1]! * a[2]![2]! - a[1]![2]! * a[2]![1]!) - a[0]![1]! * (a[1]![0]! * a[2]![2]! - a[1]![2]! * a[2]![0]!) + a[0]![2]! * (a[1]![0]! * a[2]![1]! - a[1]![1]! * a[2]![0]!);
+  const d = (a: number[][]) =>
+    a[0]![0]! * (a[1]![1]! * a[2]![2]! - a[1]![2]! * a[2]![1]!) -
+    a[0]![1]! * (a[1]![0]! * a[2]![2]! - a[1]![2]! * a[2]![0]!) +
+    a[0]![2]! * (a[1]![0]! * a[2]![1]! - a[1]![1]! * a[2]![0]!);
   const det = d(m);
   if (Math.abs(det) < 1e-12) return null;
   return [0, 1, 2].map((c) => d(m.map((row, i) => row.map((v, j) => (j === c ? b[i]! : v)))) / det);

@@ -53,7 +53,9 @@ export class SmtpMailer implements Mailer {
   }
 }
 
-/** Stores mail in Postgres (`mail_outbox`, bodies sealed) instead of sending it: the only code that touches that table. */
+/**
+ * Stores mail in Postgres (`mail_outbox`, bodies sealed) instead of sending it: the only code that touches that table.
+ */
 export class OutboxMailer implements Mailer {
   readonly kind = 'outbox';
 
@@ -71,7 +73,9 @@ export class OutboxMailer implements Mailer {
         messages.map(() => newId('mail')),
         messages.map((message) => message.to.trim().toLowerCase()),
         messages.map((message) => message.subject),
-        messages.map((message) => this.deps.sealer.seal(JSON.stringify({ text: message.text, html: message.html ?? null }))),
+        messages.map((message) =>
+          this.deps.sealer.seal(JSON.stringify({ text: message.text, html: message.html ?? null })),
+        ),
         this.deps.clock.now(),
       ],
     );
@@ -80,7 +84,13 @@ export class OutboxMailer implements Mailer {
 
   /** Newest first; optionally only mail to one address. */
   async list(options: { to?: string; limit?: number } = {}) {
-    const rows = await preparedQuery<{ id: string; recipient: string; subject: string; body_sealed: string; created_at: Date | string }>(
+    const rows = await preparedQuery<{
+      id: string;
+      recipient: string;
+      subject: string;
+      body_sealed: string;
+      created_at: Date | string;
+    }>(
       this.deps.orm,
       'mail_outbox_list',
       'select id, recipient, subject, body_sealed, created_at from mail_outbox where ($1::varchar is null or recipient = $1) order by created_at desc, id desc limit $2',
@@ -88,7 +98,14 @@ export class OutboxMailer implements Mailer {
     );
     return rows.map((row) => {
       const body = JSON.parse(this.deps.sealer.open(row.body_sealed)) as { text: string; html: string | null };
-      return { id: row.id, to: row.recipient, subject: row.subject, text: body.text, html: body.html, createdAt: sqlDate(row.created_at).toISOString() };
+      return {
+        id: row.id,
+        to: row.recipient,
+        subject: row.subject,
+        text: body.text,
+        html: body.html,
+        createdAt: sqlDate(row.created_at).toISOString(),
+      };
     });
   }
 }

@@ -129,26 +129,49 @@ export interface Answer {
  * One POST, no redirects followed, to a public address only (unless `allowPrivate`); at most
  * `maxBody` characters of the answer are read. An IP literal is checked before connecting.
  */
-export function postOnce(url: string, options: { headers: Record<string, string>; body: string; timeoutMs: number; allowPrivate: boolean; maxBody?: number }): Promise<Answer> {
+export function postOnce(
+  url: string,
+  options: {
+    headers: Record<string, string>;
+    body: string;
+    timeoutMs: number;
+    allowPrivate: boolean;
+    maxBody?: number;
+  },
+): Promise<Answer> {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host) && isPrivateAddress(host) && !options.allowPrivate) return Promise.reject(new PrivateDestination());
+  if (net.isIP(host) && isPrivateAddress(host) && !options.allowPrivate)
+    return Promise.reject(new PrivateDestination());
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const request = client.request(
       target,
-      { method: 'POST', headers: { ...options.headers, 'content-length': Buffer.byteLength(options.body) }, lookup: guardedLookup(options.allowPrivate) as never, timeout: options.timeoutMs },
+      {
+        method: 'POST',
+        headers: { ...options.headers, 'content-length': Buffer.byteLength(options.body) },
+        lookup: guardedLookup(options.allowPrivate) as never,
+        timeout: options.timeoutMs,
+      },
       (response) => {
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => {
           if (body.length < (options.maxBody ?? 1024)) body += chunk;
         });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: body.slice(0, options.maxBody ?? 1024) }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: body.slice(0, options.maxBody ?? 1024),
+          }),
+        );
         response.on('error', reject);
       },
     );
-    request.on('timeout', () => request.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { name: 'TimeoutError' })));
+    request.on('timeout', () =>
+      request.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { name: 'TimeoutError' })),
+    );
     request.on('error', reject);
     request.end(options.body);
   });

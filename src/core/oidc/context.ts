@@ -25,4 +25,5 @@ export interface OidcDeps {
 }
 
 /** A request parameter as one string: the first of a repeated one, undefined for anything else. */
-export const one = (value: unknown): string | undefined => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined);
+export const one = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;

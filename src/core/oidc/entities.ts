@@ -114,7 +114,8 @@ export class AuthorizationCode {
 
 /**
  * A sign-in's refresh tokens: one row, named by its tokens, holding the current token's digest
- * and its last few predecessors'; each use rotates it in place (see newRefreshToken). The digest is not indexed, so a rotation
+ * and its last few predecessors'; each use rotates it in place (see newRefreshToken). The digest is not indexed, so a
+ * rotation
  * is a HOT update.
  */
 @Entity({ tableName: 'refresh_token' })
@@ -126,7 +127,9 @@ export class RefreshToken {
   @Property({ type: 'string', length: 64 })
   tokenDigest!: string;
 
-  /** The digests of the tokens it replaced, newest first (REFRESH_DIGESTS_KEPT): a replay of one is told from a guess. */
+  /**
+   * The digests of the tokens it replaced, newest first (REFRESH_DIGESTS_KEPT): a replay of one is told from a guess.
+   */
   @Property({ type: ArrayType, default: [] })
   previousDigests: string[] = [];
 

@@ -118,10 +118,20 @@ export class PgGrantStore implements GrantStore {
         this.orm,
         'access_token_add',
         'insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at, resource) values ($1, $2, $3, $4, $5, null, $6, $7, $8)',
-        [token.id, token.digest, token.accountId, token.clientId, token.scopes, token.createdAt, token.expiresAt, token.resource],
+        [
+          token.id,
+          token.digest,
+          token.accountId,
+          token.clientId,
+          token.scopes,
+          token.createdAt,
+          token.expiresAt,
+          token.resource,
+        ],
       );
     } catch (error) {
-      if (failedWith(error, SQLSTATE.foreignKeyViolation)) throw new DomainError('not_found', 'account or client not found');
+      if (failedWith(error, SQLSTATE.foreignKeyViolation))
+        throw new DomainError('not_found', 'account or client not found');
       throw error;
     }
   }
@@ -135,7 +145,12 @@ export class PgGrantStore implements GrantStore {
       created_at: Date | string;
       expires_at: Date | string;
       revoked_at: Date | string | null;
-    }>(this.orm, 'access_token_by_digest', 'select account_id, client_id, scopes, resource, created_at, expires_at, revoked_at from access_token where token_digest = $1', [digest]);
+    }>(
+      this.orm,
+      'access_token_by_digest',
+      'select account_id, client_id, scopes, resource, created_at, expires_at, revoked_at from access_token where token_digest = $1',
+      [digest],
+    );
     if (!row) return null;
     return {
       accountId: row.account_id,
@@ -160,7 +175,12 @@ export class PgGrantStore implements GrantStore {
       expires_at: Date | string;
       rotated_at: Date | string | null;
       revoked_at: Date | string | null;
-    }>(this.orm, 'refresh_token_by_id', 'select grant_id, client_id, account_id, scopes, token_digest, previous_digests, created_at, expires_at, rotated_at, revoked_at from refresh_token where id = $1', [id]);
+    }>(
+      this.orm,
+      'refresh_token_by_id',
+      'select grant_id, client_id, account_id, scopes, token_digest, previous_digests, created_at, expires_at, rotated_at, revoked_at from refresh_token where id = $1',
+      [id],
+    );
     if (!row) return null;
     return {
       grantId: row.grant_id,
@@ -177,13 +197,23 @@ export class PgGrantStore implements GrantStore {
   }
 
   async code(digest: string): Promise<{ grantId: string; clientId: string } | null> {
-    const [row] = await preparedQuery<{ id: string; client_id: string }>(this.orm, 'authorization_code_by_digest', 'select id, client_id from authorization_code where code_digest = $1', [digest]);
+    const [row] = await preparedQuery<{ id: string; client_id: string }>(
+      this.orm,
+      'authorization_code_by_digest',
+      'select id, client_id from authorization_code where code_digest = $1',
+      [digest],
+    );
     return row ? { grantId: row.id, clientId: row.client_id } : null;
   }
 
   async issuedToAny(accountId: string, clientIds: readonly string[]): Promise<boolean> {
     if (clientIds.length === 0) return false;
-    const rows = await preparedQuery(this.orm, 'access_token_issued_to_any', 'select 1 from access_token where account_id = $1 and client_id = any($2::varchar[]) limit 1', [accountId, clientIds]);
+    const rows = await preparedQuery(
+      this.orm,
+      'access_token_issued_to_any',
+      'select 1 from access_token where account_id = $1 and client_id = any($2::varchar[]) limit 1',
+      [accountId, clientIds],
+    );
     return rows.length > 0;
   }
 
@@ -198,7 +228,12 @@ export class PgGrantStore implements GrantStore {
   }
 
   async revokeAccessToken(digest: string, clientId: string, now: Date): Promise<void> {
-    await preparedQuery(this.orm, 'oidc_revoke_access_token', 'update access_token set revoked_at = $3 where token_digest = $1 and client_id = $2 and revoked_at is null', [digest, clientId, now]);
+    await preparedQuery(
+      this.orm,
+      'oidc_revoke_access_token',
+      'update access_token set revoked_at = $3 where token_digest = $1 and client_id = $2 and revoked_at is null',
+      [digest, clientId, now],
+    );
   }
 
   async revokeForClients(accountId: string, clientIds: readonly string[], now: Date): Promise<void> {
@@ -234,7 +269,12 @@ export class PgGrantStore implements GrantStore {
   }
 
   async consent(accountId: string, clientId: string): Promise<string[] | null> {
-    const [row] = await preparedQuery<{ scopes: string[] }>(this.orm, 'oidc_consent_of', 'select scopes from oidc_consent where account_id = $1 and client_id = $2', [accountId, clientId]);
+    const [row] = await preparedQuery<{ scopes: string[] }>(
+      this.orm,
+      'oidc_consent_of',
+      'select scopes from oidc_consent where account_id = $1 and client_id = $2',
+      [accountId, clientId],
+    );
     return row?.scopes ?? null;
   }
   async addCode(code: NewCode): Promise<void> {
@@ -243,12 +283,30 @@ export class PgGrantStore implements GrantStore {
       'authorization_code_issue',
       `insert into authorization_code (id, code_digest, client_id, account_id, redirect_uri, scopes, nonce, code_challenge, auth_time, created_at, expires_at, resource)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [code.grantId, code.digest, code.clientId, code.accountId, code.redirectUri, code.scopes, code.nonce, code.codeChallenge, code.authTime, code.createdAt, code.expiresAt, code.resource],
+      [
+        code.grantId,
+        code.digest,
+        code.clientId,
+        code.accountId,
+        code.redirectUri,
+        code.scopes,
+        code.nonce,
+        code.codeChallenge,
+        code.authTime,
+        code.createdAt,
+        code.expiresAt,
+        code.resource,
+      ],
     );
   }
 
   async openBrowserSession(digest: string, session: StoredBrowserSession): Promise<void> {
-    await preparedQuery(this.orm, 'login_session_open', 'insert into login_session (digest, account_id, auth_time, expires_at) values ($1, $2, $3, $4)', [digest, session.accountId, session.authTime, session.expiresAt]);
+    await preparedQuery(
+      this.orm,
+      'login_session_open',
+      'insert into login_session (digest, account_id, auth_time, expires_at) values ($1, $2, $3, $4)',
+      [digest, session.accountId, session.authTime, session.expiresAt],
+    );
   }
 
   async browserSession(digest: string): Promise<StoredBrowserSession | null> {
@@ -258,7 +316,9 @@ export class PgGrantStore implements GrantStore {
       'select account_id, auth_time, expires_at from login_session where digest = $1',
       [digest],
     );
-    return row ? { accountId: row.account_id, authTime: sqlDate(row.auth_time), expiresAt: sqlDate(row.expires_at) } : null;
+    return row
+      ? { accountId: row.account_id, authTime: sqlDate(row.auth_time), expiresAt: sqlDate(row.expires_at) }
+      : null;
   }
 
   async endBrowserSession(digest: string): Promise<void> {
@@ -266,11 +326,21 @@ export class PgGrantStore implements GrantStore {
   }
 
   async saveInteraction(digest: string, request: AuthorizeRequest, expiresAt: Date): Promise<void> {
-    await preparedQuery(this.orm, 'oidc_interaction_save', 'insert into oidc_interaction (digest, request, expires_at) values ($1, $2, $3)', [digest, JSON.stringify(request), expiresAt]);
+    await preparedQuery(
+      this.orm,
+      'oidc_interaction_save',
+      'insert into oidc_interaction (digest, request, expires_at) values ($1, $2, $3)',
+      [digest, JSON.stringify(request), expiresAt],
+    );
   }
 
   async interaction(digest: string): Promise<{ request: AuthorizeRequest; expiresAt: Date } | null> {
-    const [row] = await preparedQuery<{ request: AuthorizeRequest; expires_at: Date | string }>(this.orm, 'oidc_interaction_load', 'select request, expires_at from oidc_interaction where digest = $1', [digest]);
+    const [row] = await preparedQuery<{ request: AuthorizeRequest; expires_at: Date | string }>(
+      this.orm,
+      'oidc_interaction_load',
+      'select request, expires_at from oidc_interaction where digest = $1',
+      [digest],
+    );
     return row ? { request: row.request, expiresAt: sqlDate(row.expires_at) } : null;
   }
 

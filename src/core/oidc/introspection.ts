@@ -24,7 +24,9 @@ function presentedToken(body: Record<string, unknown>): string {
 export class TokenIntrospection {
   constructor(private readonly deps: { grants: GrantStore; clock: Clock; issuer: string }) {}
 
-  /** RFC 7009: revokes the client's access or refresh token; a refresh token takes its sign-in's access tokens with it. */
+  /**
+   * RFC 7009: revokes the client's access or refresh token; a refresh token takes its sign-in's access tokens with it.
+   */
   async revoke(client: RegisteredClient, body: Record<string, unknown>): Promise<void> {
     const token = presentedToken(body);
     const now = this.deps.clock.now();
@@ -40,11 +42,16 @@ export class TokenIntrospection {
     const access = await this.deps.grants.accessToken(digestSecret(token));
     if (access?.clientId === client.clientId && isLive(access, now)) return this.active('Bearer', client, access);
     const refresh = await presentedRefreshToken(this.deps.grants, token);
-    if (refresh?.current && refresh.row.clientId === client.clientId && isLive(refresh.row, now)) return this.active('refresh_token', client, refresh.row);
+    if (refresh?.current && refresh.row.clientId === client.clientId && isLive(refresh.row, now))
+      return this.active('refresh_token', client, refresh.row);
     return { active: false };
   }
 
-  private active(tokenType: 'Bearer' | 'refresh_token', client: RegisteredClient, token: { accountId: string; scopes: string[]; createdAt: Date; expiresAt: Date }): Introspection {
+  private active(
+    tokenType: 'Bearer' | 'refresh_token',
+    client: RegisteredClient,
+    token: { accountId: string; scopes: string[]; createdAt: Date; expiresAt: Date },
+  ): Introspection {
     return {
       active: true,
       token_type: tokenType,

@@ -1,5 +1,15 @@
 import { createPrivateKey, sign as signBytes, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, exportPKCS8, generateKeyPair, importJWK, jwtVerify, type JWTPayload } from 'jose';
+import {
+  calculateJwkThumbprint,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  exportPKCS8,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  type JWTPayload,
+} from 'jose';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import type { Sealer } from '../secrets.js';
@@ -60,7 +70,10 @@ export interface KeyStatus {
  * instances agree without coordinating.
  */
 export class SigningKeys {
-  /** The key table as last read, with private keys imported on first use (unsealing and parsing PKCS#8 per token is costly). */
+  /**
+   * The key table as last read, with private keys imported on first use (unsealing and parsing PKCS#8 per token is
+   * costly).
+   */
   private cache?: { rows: SigningKeyRecord[]; loadedAt: number };
   private readonly imported = new Map<string, PrivateKey>();
   private readonly activationDelayMs: number;
@@ -68,13 +81,25 @@ export class SigningKeys {
   /** How long a retired key stays published: as long as the longest-lived thing it signed, and a margin. */
   private readonly retiredGraceMs: number;
 
-  constructor(private readonly deps: { orm: Orm; clock: Clock; sealer: Sealer; activationDelaySeconds?: number; alg?: SigningAlg; retiredGraceSeconds?: number }) {
+  constructor(
+    private readonly deps: {
+      orm: Orm;
+      clock: Clock;
+      sealer: Sealer;
+      activationDelaySeconds?: number;
+      alg?: SigningAlg;
+      retiredGraceSeconds?: number;
+    },
+  ) {
     this.activationDelayMs = (deps.activationDelaySeconds ?? JWKS_MAX_AGE_SECONDS) * 1000;
     this.alg = deps.alg ?? 'RS256';
     this.retiredGraceMs = (deps.retiredGraceSeconds ?? RETIRED_KEY_GRACE_SECONDS) * 1000;
   }
 
-  /** The JWKS `Cache-Control: max-age`: never longer than the activation delay, so no cached JWKS lacks a key that signs. */
+  /**
+   * The JWKS `Cache-Control: max-age`: never longer than the activation delay, so no cached JWKS lacks a key that
+   * signs.
+   */
   get jwksMaxAgeSeconds(): number {
     return Math.min(JWKS_MAX_AGE_SECONDS, Math.floor(this.activationDelayMs / 1000));
   }
@@ -82,13 +107,23 @@ export class SigningKeys {
   /** Every key, oldest activation first. */
   private async rows(fresh = false): Promise<SigningKeyRecord[]> {
     if (!fresh && this.cache && Date.now() - this.cache.loadedAt < KEY_CACHE_MS) return this.cache.rows;
-    const found = await preparedQuery<{ kid: string; public_jwk: Record<string, unknown>; private_key_sealed: string; activates_at: Date | string }>(
+    const found = await preparedQuery<{
+      kid: string;
+      public_jwk: Record<string, unknown>;
+      private_key_sealed: string;
+      activates_at: Date | string;
+    }>(
       this.deps.orm,
       'signing_keys',
       'select kid, public_jwk, private_key_sealed, activates_at from signing_key where alg = $1 order by activates_at, kid',
       [this.alg],
     );
-    const rows = found.map((row) => ({ kid: row.kid, publicJwk: row.public_jwk, privateKeySealed: row.private_key_sealed, activatesAt: sqlDate(row.activates_at) }));
+    const rows = found.map((row) => ({
+      kid: row.kid,
+      publicJwk: row.public_jwk,
+      privateKeySealed: row.private_key_sealed,
+      activatesAt: sqlDate(row.activates_at),
+    }));
     this.cache = { rows, loadedAt: Date.now() };
     return rows;
   }
@@ -102,7 +137,14 @@ export class SigningKeys {
       const publishedUntil = successor ? new Date(successor.activatesAt.getTime() + this.retiredGraceMs) : null;
       if (publishedUntil && publishedUntil <= now) return;
       const state: KeyState = row.activatesAt > now ? 'next' : retiresAt ? 'retired' : 'current';
-      out.push({ kid: row.kid, state, activatesAt: row.activatesAt, retiresAt: successor?.activatesAt ?? null, publishedUntil, row });
+      out.push({
+        kid: row.kid,
+        state,
+        activatesAt: row.activatesAt,
+        retiresAt: successor?.activatesAt ?? null,
+        publishedUntil,
+        row,
+      });
     });
     return out.reverse();
   }
@@ -113,7 +155,9 @@ export class SigningKeys {
   }
 
   private async signingKey(): Promise<{ kid: string; key: PrivateKey }> {
-    const current = this.statuses(await this.rows(), this.deps.clock.now()).find((status) => status.state === 'current');
+    const current = this.statuses(await this.rows(), this.deps.clock.now()).find(
+      (status) => status.state === 'current',
+    );
     if (!current) throw new Error('no signing key');
     let key = this.imported.get(current.kid);
     if (!key) {
@@ -145,18 +189,32 @@ export class SigningKeys {
       'signing_key_rotate',
       `with gone as (delete from signing_key where kid = any($6::varchar[]))
        insert into signing_key (kid, public_jwk, private_key_sealed, created_at, activates_at, alg) values ($1, $2, $3, $4, $5, $7)`,
-      [kid, JSON.stringify({ ...publicJwk, kid, alg: this.alg, use: 'sig' }), this.deps.sealer.seal(await exportPKCS8(privateKey)), now, activatesAt, gone, this.alg],
+      [
+        kid,
+        JSON.stringify({ ...publicJwk, kid, alg: this.alg, use: 'sig' }),
+        this.deps.sealer.seal(await exportPKCS8(privateKey)),
+        now,
+        activatesAt,
+        gone,
+        this.alg,
+      ],
     );
     this.cache = undefined;
     return { kid, activatesAt };
   }
 
-  /** Creates the first key on a fresh database, signing at once: no relying party has seen a JWKS yet (two instances starting at once may both add one: harmless). */
+  /**
+   * Creates the first key on a fresh database, signing at once: no relying party has seen a JWKS yet (two instances
+   * starting at once may both add one: harmless).
+   */
   async ensure(): Promise<void> {
     if ((await this.rows(true)).length === 0) await this.rotate({ immediately: true });
   }
 
-  /** The public JWK set, newest first: the next key, the current one, and retired ones whose tokens may still be alive. No private material. */
+  /**
+   * The public JWK set, newest first: the next key, the current one, and retired ones whose tokens may still be alive.
+   * No private material.
+   */
   async jwks(): Promise<{ keys: Record<string, unknown>[] }> {
     // read afresh: a relying party caches this for max-age, so it must hold a key another instance just added
     const statuses = this.statuses(await this.rows(true), this.deps.clock.now());
@@ -173,7 +231,9 @@ export class SigningKeys {
     const { kid, sign } = await this.signer();
     const now = Math.floor(this.deps.clock.now().getTime() / 1000);
     const header = Buffer.from(JSON.stringify({ alg: this.alg, kid, typ })).toString('base64url');
-    const payload = Buffer.from(JSON.stringify({ ...claims, iat: now, exp: now + lifetimeSeconds })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ ...claims, iat: now, exp: now + lifetimeSeconds })).toString(
+      'base64url',
+    );
     const signingInput = `${header}.${payload}`;
     return `${signingInput}.${await sign(signingInput)}`;
   }
@@ -186,7 +246,11 @@ export class SigningKeys {
   async signer(): Promise<{ kid: string; sign: (signingInput: string) => Promise<string> }> {
     const { kid, key } = await this.signingKey();
     const sign = (signingInput: string) =>
-      new Promise<string>((resolve, reject) => signBytes('sha256', Buffer.from(signingInput), { key, dsaEncoding: 'ieee-p1363' }, (error, bytes) => (error ? reject(error) : resolve(bytes.toString('base64url')))));
+      new Promise<string>((resolve, reject) =>
+        signBytes('sha256', Buffer.from(signingInput), { key, dsaEncoding: 'ieee-p1363' }, (error, bytes) =>
+          error ? reject(error) : resolve(bytes.toString('base64url')),
+        ),
+      );
     return { kid, sign };
   }
 
@@ -194,7 +258,8 @@ export class SigningKeys {
   async publishedKey(kid: string): Promise<Record<string, unknown> | null> {
     let key = this.statuses(await this.rows(), this.deps.clock.now()).find((candidate) => candidate.kid === kid);
     // a key another instance added since this one last read the table
-    if (!key) key = this.statuses(await this.rows(true), this.deps.clock.now()).find((candidate) => candidate.kid === kid);
+    if (!key)
+      key = this.statuses(await this.rows(true), this.deps.clock.now()).find((candidate) => candidate.kid === kid);
     return key ? { ...key.row.publicJwk } : null;
   }
 
@@ -211,7 +276,8 @@ export class SigningKeys {
       if (!jwk) return null;
       const publicKey = await importJWK(jwk as Parameters<typeof importJWK>[0], this.alg);
       const claims = decodeJwt(token);
-      const currentDate = options.ignoreExpiry && typeof claims.iat === 'number' ? new Date(claims.iat * 1000) : this.deps.clock.now();
+      const currentDate =
+        options.ignoreExpiry && typeof claims.iat === 'number' ? new Date(claims.iat * 1000) : this.deps.clock.now();
       const { payload } = await jwtVerify(token, publicKey, { issuer, algorithms: [this.alg], currentDate });
       return payload;
     } catch {

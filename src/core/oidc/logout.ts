@@ -4,7 +4,10 @@ import { withQueryParams, type BrowserSession } from './authorization/types.js';
 export type LogoutStep =
   | { kind: 'redirect'; url: string }
   | { kind: 'signed_out' }
-  /** Ask the person first: `clientName` is the application named by the hint (null without one), `postLogoutRedirectUri` registered for it. */
+  /**
+   * Ask the person first: `clientName` is the application named by the hint (null without one), `postLogoutRedirectUri`
+   * registered for it.
+   */
   | { kind: 'confirm'; clientName: string | null; postLogoutRedirectUri: string | null }
   | { kind: 'error_page'; message: string };
 
@@ -18,21 +21,32 @@ export type LogoutStep =
  * signed in to this browser) is first put to the person (section 2: the OP MUST ask then), and
  * only their `confirmed` answer, a form post with its CSRF token, signs out.
  */
-export async function logout(deps: Pick<OidcDeps, 'grants' | 'clients' | 'clock' | 'keys' | 'issuer'>, query: Record<string, unknown>, session: BrowserSession | null, confirmed: boolean): Promise<LogoutStep> {
+export async function logout(
+  deps: Pick<OidcDeps, 'grants' | 'clients' | 'clock' | 'keys' | 'issuer'>,
+  query: Record<string, unknown>,
+  session: BrowserSession | null,
+  confirmed: boolean,
+): Promise<LogoutStep> {
   const hint = one(query.id_token_hint);
   const postLogout = one(query.post_logout_redirect_uri);
   const state = one(query.state);
   if (!hint) {
     if (postLogout) return { kind: 'error_page', message: 'post_logout_redirect_uri needs an id_token_hint.' };
-    return session && !confirmed ? { kind: 'confirm', clientName: null, postLogoutRedirectUri: null } : { kind: 'signed_out' };
+    return session && !confirmed
+      ? { kind: 'confirm', clientName: null, postLogoutRedirectUri: null }
+      : { kind: 'signed_out' };
   }
   const claims = await deps.keys.verify(hint, deps.issuer, { ignoreExpiry: true });
-  const clientId = typeof claims?.aud === 'string' ? claims.aud : Array.isArray(claims?.aud) ? claims.aud[0] : undefined;
-  if (!claims || typeof claims.sub !== 'string' || !clientId) return { kind: 'error_page', message: 'The id_token_hint is not valid.' };
+  const clientId =
+    typeof claims?.aud === 'string' ? claims.aud : Array.isArray(claims?.aud) ? claims.aud[0] : undefined;
+  if (!claims || typeof claims.sub !== 'string' || !clientId)
+    return { kind: 'error_page', message: 'The id_token_hint is not valid.' };
   const client = await deps.clients(clientId);
   if (!client) return { kind: 'error_page', message: 'The id_token_hint names an unknown application.' };
-  if (postLogout && !client.redirectUris.includes(postLogout)) return { kind: 'error_page', message: 'The post_logout_redirect_uri is not registered for this application.' };
-  if (!confirmed && !signedInAs(session, claims.sub)) return { kind: 'confirm', clientName: client.name, postLogoutRedirectUri: postLogout ?? null };
+  if (postLogout && !client.redirectUris.includes(postLogout))
+    return { kind: 'error_page', message: 'The post_logout_redirect_uri is not registered for this application.' };
+  if (!confirmed && !signedInAs(session, claims.sub))
+    return { kind: 'confirm', clientName: client.name, postLogoutRedirectUri: postLogout ?? null };
   await deps.grants.revokeForClients(claims.sub, [clientId], deps.clock.now());
   if (!postLogout) return { kind: 'signed_out' };
   return { kind: 'redirect', url: withQueryParams(postLogout, { state }) };

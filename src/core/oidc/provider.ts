@@ -1,5 +1,10 @@
 import type { RegisteredClient } from '../tenancy/views.js';
-import { checkAuthorizeRequest, type AuthorizeRequest, type AuthorizeStep, type BrowserSession } from './authorization/index.js';
+import {
+  checkAuthorizeRequest,
+  type AuthorizeRequest,
+  type AuthorizeStep,
+  type BrowserSession,
+} from './authorization/index.js';
 import { AuthorizationInteraction } from './authorization/interaction.js';
 import { authenticateClient } from './client-auth.js';
 import type { OidcDeps } from './context.js';
@@ -50,7 +55,11 @@ export class OidcProvider {
   }
 
   /** What happens next for a checked request, given who is signed in to this browser. */
-  nextStep(request: AuthorizeRequest, session: BrowserSession | null, options: { freshLogin?: boolean } = {}): Promise<AuthorizeStep> {
+  nextStep(
+    request: AuthorizeRequest,
+    session: BrowserSession | null,
+    options: { freshLogin?: boolean } = {},
+  ): Promise<AuthorizeStep> {
     return this.interaction.nextStep(request, session, options);
   }
 
@@ -65,11 +74,19 @@ export class OidcProvider {
 
   // ---- browser sessions ----
 
-  signIn(email: string, password: string, address: string): Promise<{ cookie: string; session: BrowserSession } | null> {
+  signIn(
+    email: string,
+    password: string,
+    address: string,
+  ): Promise<{ cookie: string; session: BrowserSession } | null> {
     return this.sessions.signIn(email, password, address);
   }
 
-  signUp(input: { email: string; password: string; name?: string }): Promise<{ cookie: string; session: BrowserSession }> {
+  signUp(input: {
+    email: string;
+    password: string;
+    name?: string;
+  }): Promise<{ cookie: string; session: BrowserSession }> {
     return this.sessions.signUp(input);
   }
 
@@ -87,7 +104,10 @@ export class OidcProvider {
 
   // ---- token endpoint ----
 
-  authenticateClient(body: Record<string, unknown>, basic: { id: string; secret: string } | undefined): Promise<RegisteredClient> {
+  authenticateClient(
+    body: Record<string, unknown>,
+    basic: { id: string; secret: string } | undefined,
+  ): Promise<RegisteredClient> {
     return authenticateClient(this.deps, body, basic);
   }
 
@@ -98,7 +118,10 @@ export class OidcProvider {
 
   // ---- revocation and logout ----
 
-  /** Revokes every access and refresh token of a person for these clients (a roster member deactivated or removed: the organization's clients). */
+  /**
+   * Revokes every access and refresh token of a person for these clients (a roster member deactivated or removed: the
+   * organization's clients).
+   */
   revokeForClients(accountId: string, clientIds: readonly string[]): Promise<void> {
     return this.deps.grants.revokeForClients(accountId, clientIds, this.deps.clock.now());
   }
@@ -112,7 +135,10 @@ export class OidcProvider {
     await this.deps.throttle.forgetAccount(account.email);
   }
 
-  /** RP-initiated logout for the browser's sign-in (`session`); `confirmed` when the person said yes on the confirmation page. */
+  /**
+   * RP-initiated logout for the browser's sign-in (`session`); `confirmed` when the person said yes on the confirmation
+   * page.
+   */
   logout(query: Record<string, unknown>, session: BrowserSession | null, confirmed: boolean): Promise<LogoutStep> {
     return logout(this.deps, query, session, confirmed);
   }

@@ -31,8 +31,10 @@ export class AccountResources {
   constructor(private readonly deps: Pick<OidcDeps, 'clock' | 'accounts'>) {}
 
   private requireScope(grant: ResourceGrant, scope: string | null): void {
-    if (!grant.scopes.includes('openid')) throw new DomainError('insufficient_scope', 'the token lacks the openid scope', { data: { scope: 'openid' } });
-    if (scope && !grant.scopes.includes(scope)) throw new DomainError('insufficient_scope', `the token lacks the ${scope} scope`, { data: { scope } });
+    if (!grant.scopes.includes('openid'))
+      throw new DomainError('insufficient_scope', 'the token lacks the openid scope', { data: { scope: 'openid' } });
+    if (scope && !grant.scopes.includes(scope))
+      throw new DomainError('insufficient_scope', `the token lacks the ${scope} scope`, { data: { scope } });
   }
 
   async userinfo(grant: ResourceGrant): Promise<UserinfoWire> {
@@ -63,7 +65,15 @@ export class AccountResources {
   async licenses(grant: ResourceGrant): Promise<LicensesWire> {
     this.requireScope(grant, null);
     const rows = await this.currentLicenses(grant.svcId);
-    return { licenses: rows.map((row) => ({ type: licenseTypeKey(row.type), number: row.number, status: row.status, expires_on: row.expiresOn ?? null, issuer: row.issuer })) };
+    return {
+      licenses: rows.map((row) => ({
+        type: licenseTypeKey(row.type),
+        number: row.number,
+        status: row.status,
+        expires_on: row.expiresOn ?? null,
+        issuer: row.issuer,
+      })),
+    };
   }
 
   async verifications(grant: ResourceGrant): Promise<VerificationsWire> {
@@ -73,7 +83,12 @@ export class AccountResources {
       verifications: {
         human_verified: account.humanVerified ?? account.idVerified,
         id_verified: account.idVerified,
-        licenses: rows.map((row) => ({ license_type: row.type, verified: row.verifiedFrom != null, verified_from: row.verifiedFrom ?? null, expire_at: row.expireAt?.toISOString() ?? null })),
+        licenses: rows.map((row) => ({
+          license_type: row.type,
+          verified: row.verifiedFrom != null,
+          verified_from: row.verifiedFrom ?? null,
+          expire_at: row.expireAt?.toISOString() ?? null,
+        })),
       },
     };
   }

@@ -17,7 +17,11 @@ export class BrowserSessions {
    * The attempt is counted before the password is checked (429 rate_limited while the account or
    * address is locked, or its other attempts being checked use up what it may still fail).
    */
-  async signIn(email: string, password: string, address: string): Promise<{ cookie: string; session: BrowserSession } | null> {
+  async signIn(
+    email: string,
+    password: string,
+    address: string,
+  ): Promise<{ cookie: string; session: BrowserSession } | null> {
     await this.deps.throttle.reserve(email, address);
     let account: Awaited<ReturnType<AccountService['checkPassword']>>;
     try {
@@ -40,15 +44,27 @@ export class BrowserSessions {
    * page's sign-up, where the invited address is known already. The login pages' sign-up is
    * AccountRecovery.signUp, which does not tell whether an address has an account.
    */
-  async signUp(input: { email: string; password: string; name?: string }): Promise<{ cookie: string; session: BrowserSession }> {
-    const account = await this.deps.accounts.createAccount({ email: input.email, password: input.password, displayName: input.name || undefined });
+  async signUp(input: {
+    email: string;
+    password: string;
+    name?: string;
+  }): Promise<{ cookie: string; session: BrowserSession }> {
+    const account = await this.deps.accounts.createAccount({
+      email: input.email,
+      password: input.password,
+      displayName: input.name || undefined,
+    });
     return this.open(account.svcId);
   }
 
   async open(accountId: string): Promise<{ cookie: string; session: BrowserSession }> {
     const cookie = newSecret('ses');
     const authTime = new Date(Math.floor(this.deps.clock.now().getTime() / 1000) * 1000);
-    await this.deps.grants.openBrowserSession(digestSecret(cookie), { accountId, authTime, expiresAt: new Date(authTime.getTime() + SESSION_TTL_MS) });
+    await this.deps.grants.openBrowserSession(digestSecret(cookie), {
+      accountId,
+      authTime,
+      expiresAt: new Date(authTime.getTime() + SESSION_TTL_MS),
+    });
     return { cookie, session: { accountId, authTime } };
   }
 

@@ -21,12 +21,30 @@ export interface AccessGrant {
 export class AccessTokenService {
   constructor(private readonly deps: { grants: GrantStore; clock: Clock }) {}
 
-  /** Issues an access token on its own (operators and tests; the token endpoint issues its own). `not_found` for an unknown account or client. */
-  async issue(svcId: string, clientId: string, scopes: string[], ttlSeconds = ACCESS_TOKEN_TTL_SECONDS, resource: string | null = null) {
+  /**
+   * Issues an access token on its own (operators and tests; the token endpoint issues its own). `not_found` for an
+   * unknown account or client.
+   */
+  async issue(
+    svcId: string,
+    clientId: string,
+    scopes: string[],
+    ttlSeconds = ACCESS_TOKEN_TTL_SECONDS,
+    resource: string | null = null,
+  ) {
     const token = newSecret('vt');
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
-    await this.deps.grants.addAccessToken({ id: newId('at'), digest: digestSecret(token), accountId: svcId, clientId, scopes, resource, createdAt: now, expiresAt });
+    await this.deps.grants.addAccessToken({
+      id: newId('at'),
+      digest: digestSecret(token),
+      accountId: svcId,
+      clientId,
+      scopes,
+      resource,
+      createdAt: now,
+      expiresAt,
+    });
     return { token, expiresAt };
   }
 
@@ -40,7 +58,13 @@ export class AccessTokenService {
     if (!token || token.length > 200) return null;
     const stored = await this.deps.grants.accessToken(digestSecret(token));
     if (!stored || !isLive(stored, this.deps.clock.now())) return null;
-    return { svcId: stored.accountId, clientId: stored.clientId, scopes: stored.scopes, resource: stored.resource, expiresAt: stored.expiresAt };
+    return {
+      svcId: stored.accountId,
+      clientId: stored.clientId,
+      scopes: stored.scopes,
+      resource: stored.resource,
+      expiresAt: stored.expiresAt,
+    };
   }
 }
 
@@ -87,7 +111,10 @@ export const REFRESH_DIGESTS_KEPT = 5;
  * one of the last ones rotated away (a replay: its digest is among the row's previous ones), or
  * nothing we can tell apart from a guess (null): an unknown row, or a secret the row never had.
  */
-export async function presentedRefreshToken(grants: Pick<GrantStore, 'refreshToken'>, presented: string): Promise<PresentedRefreshToken | null> {
+export async function presentedRefreshToken(
+  grants: Pick<GrantStore, 'refreshToken'>,
+  presented: string,
+): Promise<PresentedRefreshToken | null> {
   const key = refreshTokenKey(presented);
   const row = key ? await grants.refreshToken(key.id) : null;
   if (!key || !row) return null;

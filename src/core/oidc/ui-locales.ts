@@ -7,8 +7,13 @@
 export const UI_LOCALES_SUPPORTED = ['en'] as const;
 export type UiLocale = (typeof UI_LOCALES_SUPPORTED)[number];
 
-/** The first of `supported` that a tag of `uiLocales` (space-separated BCP 47, in order of preference) names, or null. */
-export function firstSupportedLocale<L extends string>(uiLocales: string | undefined, supported: readonly L[]): L | null {
+/**
+ * The first of `supported` that a tag of `uiLocales` (space-separated BCP 47, in order of preference) names, or null.
+ */
+export function firstSupportedLocale<L extends string>(
+  uiLocales: string | undefined,
+  supported: readonly L[],
+): L | null {
   for (const tag of (uiLocales ?? '').split(' ').filter(Boolean)) {
     const lower = tag.toLowerCase();
     const match = supported.find((locale) => lower === locale || lower.startsWith(`${locale}-`));

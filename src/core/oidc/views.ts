@@ -105,5 +105,14 @@ export type DiscoveryWire = z.output<typeof discoveryWire>;
 
 /** RFC 7517 JWK Set of the RS256 signing keys, newest first (public parts only). */
 export const jwksWire = z.object({
-  keys: z.array(z.object({ kty: z.literal('RSA'), n: z.string(), e: z.string(), kid: z.string().describe('RFC 7638 thumbprint'), alg: z.literal('RS256'), use: z.literal('sig') })),
+  keys: z.array(
+    z.object({
+      kty: z.literal('RSA'),
+      n: z.string(),
+      e: z.string(),
+      kid: z.string().describe('RFC 7638 thumbprint'),
+      alg: z.literal('RS256'),
+      use: z.literal('sig'),
+    }),
+  ),
 });

@@ -35,7 +35,9 @@ export class OpsAggregates {
     const to = input.to ? new Date(input.to) : this.deps.clock.now();
     const from = input.from ? new Date(input.from) : new Date(to.getTime() - 30 * DAY_MS);
     if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) {
-      throw new DomainError('validation_error', `an aggregate covers at most ${MAX_RANGE_DAYS} days`, { data: { errors: { from: `at most ${MAX_RANGE_DAYS} days before to` } } });
+      throw new DomainError('validation_error', `an aggregate covers at most ${MAX_RANGE_DAYS} days`, {
+        data: { errors: { from: `at most ${MAX_RANGE_DAYS} days before to` } },
+      });
     }
     return { projectId: input.projectId, from, to };
   }
@@ -82,7 +84,8 @@ export class OpsAggregates {
        where project_id = ? and created_at >= ? and created_at < ? and decision in ('APPROVED', 'DECLINED') and decided_at is not null`,
       [range.projectId, range.from, range.to],
     );
-    const seconds = (value: unknown) => (value === null || value === undefined ? null : Math.round(Number(value) * 1000) / 1000);
+    const seconds = (value: unknown) =>
+      value === null || value === undefined ? null : Math.round(Number(value) * 1000) / 1000;
     return { decided: Number(row?.decided ?? 0), medianSeconds: seconds(row?.median), p90Seconds: seconds(row?.p90) };
   }
 
@@ -99,9 +102,24 @@ export class OpsAggregates {
        where r.project_id = ? and r.status <> 'passed' and r.created_at >= ? and r.created_at < ?
        group by r.type, r.reason, r.status
        order by count desc, source, type, reason`,
-      [range.projectId, sessionsFrom(range.from), range.to, range.from, range.to, range.projectId, range.from, range.to],
+      [
+        range.projectId,
+        sessionsFrom(range.from),
+        range.to,
+        range.from,
+        range.to,
+        range.projectId,
+        range.from,
+        range.to,
+      ],
     );
-    return rows.map((row) => ({ source: row.source as string, type: row.type as string, reason: row.reason as string, status: row.status as string, count: Number(row.count) }));
+    return rows.map((row) => ({
+      source: row.source as string,
+      type: row.type as string,
+      reason: row.reason as string,
+      status: row.status as string,
+      count: Number(row.count),
+    }));
   }
 
   /**

@@ -35,15 +35,35 @@ export const sessionFilter = z.object({
 });
 export type SessionFilter = z.output<typeof sessionFilter>;
 
-export const sessionsInput = z.object({ projectId, filter: sessionFilter.default({}), sort: z.enum(SORT_ORDERS).default('CREATED_AT_DESC'), ...page });
+export const sessionsInput = z.object({
+  projectId,
+  filter: sessionFilter.default({}),
+  sort: z.enum(SORT_ORDERS).default('CREATED_AT_DESC'),
+  ...page,
+});
 export const reviewQueueInput = z.object({ projectId, ...page });
 export const sessionInput = z.object({ projectId, sessionId: id });
 /** A reviewer's decision from the console: the note (why) is required and goes in the timeline. */
-export const reviewSessionInput = z.object({ projectId, sessionId: id, status: z.enum(['APPROVED', 'DECLINED']), note: z.string().trim().min(1, 'a note saying why is required').max(180) });
+export const reviewSessionInput = z.object({
+  projectId,
+  sessionId: id,
+  status: z.enum(['APPROVED', 'DECLINED']),
+  note: z.string().trim().min(1, 'a note saying why is required').max(180),
+});
 
-export const checkRecordsInput = z.object({ projectId, type: z.enum(CHECK_TYPES).optional(), status: z.enum(CHECK_STATUSES).optional(), ...page });
+export const checkRecordsInput = z.object({
+  projectId,
+  type: z.enum(CHECK_TYPES).optional(),
+  status: z.enum(CHECK_STATUSES).optional(),
+  ...page,
+});
 
-export const webhookEventsInput = z.object({ projectId, state: z.enum(WEBHOOK_EVENT_STATES).optional(), sessionId: id.optional(), ...page });
+export const webhookEventsInput = z.object({
+  projectId,
+  state: z.enum(WEBHOOK_EVENT_STATES).optional(),
+  sessionId: id.optional(),
+  ...page,
+});
 export const webhookEventInput = z.object({ projectId, eventId: id });
 
 export const accountsInput = z.object({ projectId, ...page });
@@ -55,7 +75,14 @@ export const memberActionInput = z.object({ organizationId, memberId: z.string()
 export const inviteMembersInput = z.object({
   organizationId,
   members: z
-    .array(z.object({ email: z.string().max(320), firstName: z.string().max(100).optional(), lastName: z.string().max(100).optional(), role: z.enum(MEMBER_ROLES).optional() }))
+    .array(
+      z.object({
+        email: z.string().max(320),
+        firstName: z.string().max(100).optional(),
+        lastName: z.string().max(100).optional(),
+        role: z.enum(MEMBER_ROLES).optional(),
+      }),
+    )
     .min(1)
     .max(500),
   notify: z.boolean().default(true),
@@ -65,12 +92,21 @@ export const inviteMembersInput = z.object({
 /** Aggregates cover [from, to): the last 30 days by default, at most 366 days. */
 export const aggregatesInput = z
   .object({ projectId, from: isoDateTime.optional(), to: isoDateTime.optional() })
-  .refine((input) => !input.from || !input.to || Date.parse(input.from) < Date.parse(input.to), { message: 'from must be before to', path: ['from'] });
+  .refine((input) => !input.from || !input.to || Date.parse(input.from) < Date.parse(input.to), {
+    message: 'from must be before to',
+    path: ['from'],
+  });
 
 export const adminAuditInput = z.object({ projectId: projectId.optional(), ...page });
 
 /** Bulk resend of failed webhook events created in [from, to) (both required, at most 366 days). */
 export const resendFailedWebhooksInput = z
   .object({ projectId, from: isoDateTime, to: isoDateTime })
-  .refine((input) => Date.parse(input.from) < Date.parse(input.to), { message: 'from must be before to', path: ['from'] })
-  .refine((input) => Date.parse(input.to) - Date.parse(input.from) <= 366 * 86_400_000, { message: 'at most 366 days', path: ['from'] });
+  .refine((input) => Date.parse(input.from) < Date.parse(input.to), {
+    message: 'from must be before to',
+    path: ['from'],
+  })
+  .refine((input) => Date.parse(input.to) - Date.parse(input.from) <= 366 * 86_400_000, {
+    message: 'at most 366 days',
+    path: ['from'],
+  });

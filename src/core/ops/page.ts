@@ -22,13 +22,20 @@ export function encodeCursor(createdAt: string, id: string | number): string {
 export function decodeCursor(cursor: string): [string, string] {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === 'string') && !Number.isNaN(Date.parse(value[0]))) {
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      value.every((part) => typeof part === 'string') &&
+      !Number.isNaN(Date.parse(value[0]))
+    ) {
       return value as [string, string];
     }
   } catch {
     // answered below
   }
-  throw new DomainError('validation_error', 'after is not a cursor this API gave out', { data: { errors: { after: 'invalid cursor' } } });
+  throw new DomainError('validation_error', 'after is not a cursor this API gave out', {
+    data: { errors: { after: 'invalid cursor' } },
+  });
 }
 
 export interface KeysetQuery {
@@ -43,7 +50,11 @@ export interface KeysetQuery {
 }
 
 /** One page of rows in (created_at, id) order, mapped to nodes. */
-export async function keysetPage<R extends { cursor_at: string; id: string | number }, N>(orm: Orm, query: KeysetQuery, toNode: (row: R) => N): Promise<Connection<N>> {
+export async function keysetPage<R extends { cursor_at: string; id: string | number }, N>(
+  orm: Orm,
+  query: KeysetQuery,
+  toNode: (row: R) => N,
+): Promise<Connection<N>> {
   const where = [...query.where];
   const params = [...query.params];
   if (query.after) {
@@ -57,6 +68,8 @@ export async function keysetPage<R extends { cursor_at: string; id: string | num
      order by created_at ${query.order}, id ${query.order} limit ${query.first + 1}`,
     params,
   );
-  const edges = rows.slice(0, query.first).map((row) => ({ cursor: encodeCursor(row.cursor_at, row.id), node: toNode(row) }));
+  const edges = rows
+    .slice(0, query.first)
+    .map((row) => ({ cursor: encodeCursor(row.cursor_at, row.id), node: toNode(row) }));
   return { edges, pageInfo: { hasNextPage: rows.length > query.first, endCursor: edges.at(-1)?.cursor ?? null } };
 }

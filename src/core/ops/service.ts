@@ -8,7 +8,15 @@ import { memberView, memberWire, type MemberFields, type MemberView } from '../r
 import type { Sealer } from '../secrets.js';
 import type { AdminRole } from '../tenancy/entities.js';
 import { roleAtLeast, type AdminScope } from '../tenancy/service.js';
-import type { accountsInput, adminAuditInput, checkRecordsInput, membersInput, reviewQueueInput, sessionsInput, webhookEventsInput } from './inputs.js';
+import type {
+  accountsInput,
+  adminAuditInput,
+  checkRecordsInput,
+  membersInput,
+  reviewQueueInput,
+  sessionsInput,
+  webhookEventsInput,
+} from './inputs.js';
 import { OpsAggregates } from './aggregates.js';
 import { keysetPage, type Connection } from './page.js';
 import type { WorkflowView } from '../tenancy/views.js';
@@ -70,7 +78,8 @@ export const sessionNode = (row: Row): SessionNode => ({
 });
 export type { SessionNode };
 
-const EVENT_COLUMNS = 'id, project_id, session_id, type, livemode, url, state, attempts, next_attempt_at, delivered_at, created_at';
+const EVENT_COLUMNS =
+  'id, project_id, session_id, type, livemode, url, state, attempts, next_attempt_at, delivered_at, created_at';
 
 export type WebhookEventNode = WebhookEventView;
 const eventNode = (row: Row): WebhookEventNode => ({
@@ -177,13 +186,22 @@ export class OpsService {
     const [row] =
       caller.projectId === null
         ? await this.sql(`select id from organization where id = ?`, [organizationId])
-        : await this.sql(`select organization_id as id from oidc_client where project_id = ? and organization_id = ? limit 1`, [caller.projectId, organizationId]);
+        : await this.sql(
+            `select organization_id as id from oidc_client where project_id = ? and organization_id = ? limit 1`,
+            [caller.projectId, organizationId],
+          );
     if (!row) throw new DomainError('not_found', 'organization not found');
   }
 
   /** Records an admin action that reveals or changes something sensitive (e.g. reading raw identity data). */
-  async audit(caller: AdminCaller, entry: { action: string; target: string; projectId?: string | null }): Promise<void> {
-    await this.sql(`insert into admin_audit (token_id, project_id, action, target, created_at) values (?, ?, ?, ?, ?)`, [caller.tokenId, entry.projectId ?? null, entry.action, entry.target, this.deps.clock.now()]);
+  async audit(
+    caller: AdminCaller,
+    entry: { action: string; target: string; projectId?: string | null },
+  ): Promise<void> {
+    await this.sql(
+      `insert into admin_audit (token_id, project_id, action, target, created_at) values (?, ?, ?, ?, ?)`,
+      [caller.tokenId, entry.projectId ?? null, entry.action, entry.target, this.deps.clock.now()],
+    );
   }
 
   adminAudit(caller: AdminCaller, input: z.output<typeof adminAuditInput>) {
@@ -199,7 +217,13 @@ export class OpsService {
         where: projectId ? ['project_id = ?'] : [],
         params: projectId ? [projectId] : [],
       },
-      (row: Row): AdminAuditEntryView => ({ tokenId: row.token_id as string, projectId: (row.project_id ?? null) as string | null, action: row.action as string, target: row.target as string, at: iso(row.created_at)! }),
+      (row: Row): AdminAuditEntryView => ({
+        tokenId: row.token_id as string,
+        projectId: (row.project_id ?? null) as string | null,
+        action: row.action as string,
+        target: row.target as string,
+        at: iso(row.created_at)!,
+      }),
     );
   }
 
@@ -244,11 +268,20 @@ export class OpsService {
 
   /** Sessions waiting for a person, oldest first. */
   reviewQueue(input: z.output<typeof reviewQueueInput>) {
-    return this.sessions({ projectId: input.projectId, filter: { status: 'IN_REVIEW' }, sort: 'CREATED_AT_ASC', first: input.first, after: input.after });
+    return this.sessions({
+      projectId: input.projectId,
+      filter: { status: 'IN_REVIEW' },
+      sort: 'CREATED_AT_ASC',
+      first: input.first,
+      after: input.after,
+    });
   }
 
   async session(projectId: string, sessionId: string): Promise<SessionNode> {
-    const [row] = await this.sql(`select ${SESSION_COLUMNS} from verification_session where id = ? and project_id = ?`, [sessionId, projectId]);
+    const [row] = await this.sql(
+      `select ${SESSION_COLUMNS} from verification_session where id = ? and project_id = ?`,
+      [sessionId, projectId],
+    );
     if (!row) throw new DomainError('not_found', 'session not found');
     return sessionNode(row);
   }
@@ -256,12 +289,21 @@ export class OpsService {
   /** A session with everything ops look at: checks, timeline, webhook events and their attempts. */
   async sessionDetail(projectId: string, sessionId: string, role: AdminRole) {
     const session = await this.session(projectId, sessionId);
-    const [checks, timeline, events] = await Promise.all([this.checksBySessions([sessionId]), this.timelineBySessions([sessionId]), this.webhookEventsBySessions([sessionId])]);
+    const [checks, timeline, events] = await Promise.all([
+      this.checksBySessions([sessionId]),
+      this.timelineBySessions([sessionId]),
+      this.webhookEventsBySessions([sessionId]),
+    ]);
     const sessionEvents = events.get(sessionId) ?? [];
     const attempts = await this.attemptsByEvents(sessionEvents.map((event) => event.id));
     return {
       ...session,
-      checks: (checks.get(sessionId) ?? []).map(({ detailSealed, ...check }): SessionCheckView & { sessionId: string } => ({ ...check, details: this.openDetails(detailSealed, role) })),
+      checks: (checks.get(sessionId) ?? []).map(
+        ({ detailSealed, ...check }): SessionCheckView & { sessionId: string } => ({
+          ...check,
+          details: this.openDetails(detailSealed, role),
+        }),
+      ),
       timeline: timeline.get(sessionId) ?? [],
       webhookEvents: sessionEvents.map((event) => ({ ...event, attempts: attempts.get(event.id) ?? [] })),
     };
@@ -272,7 +314,10 @@ export class OpsService {
   /** Checks of sessions, in the order they ran, with their details still sealed (see `openDetails`). */
   async checksBySessions(sessionIds: readonly string[]): Promise<Map<string, CheckNode[]>> {
     if (!sessionIds.length) return new Map();
-    const rows = await this.sql(`select id, session_id, type, status, score, reason, detail_sealed, created_at from session_check where session_id in (?) order by id`, [sessionIds]);
+    const rows = await this.sql(
+      `select id, session_id, type, status, score, reason, detail_sealed, created_at from session_check where session_id in (?) order by id`,
+      [sessionIds],
+    );
     const checks = rows.map(
       (row): CheckNode => ({
         id: String(row.id),
@@ -294,9 +339,14 @@ export class OpsService {
     return JSON.stringify(withoutImages(JSON.parse(this.deps.sealer.open(detailSealed))));
   }
 
-  async timelineBySessions(sessionIds: readonly string[]): Promise<Map<string, (TimelineEntryView & { sessionId: string })[]>> {
+  async timelineBySessions(
+    sessionIds: readonly string[],
+  ): Promise<Map<string, (TimelineEntryView & { sessionId: string })[]>> {
     if (!sessionIds.length) return new Map();
-    const rows = await this.sql(`select session_id, from_status, to_status, actor, reason, at from session_event where session_id in (?) order by id`, [sessionIds]);
+    const rows = await this.sql(
+      `select session_id, from_status, to_status, actor, reason, at from session_event where session_id in (?) order by id`,
+      [sessionIds],
+    );
     return groupBy(
       rows.map((row): TimelineEntryView & { sessionId: string } => ({
         sessionId: row.session_id as string,
@@ -312,13 +362,19 @@ export class OpsService {
 
   async webhookEventsBySessions(sessionIds: readonly string[]): Promise<Map<string, WebhookEventNode[]>> {
     if (!sessionIds.length) return new Map();
-    const rows = await this.sql(`select ${EVENT_COLUMNS} from webhook_event where session_id in (?) order by created_at, id`, [sessionIds]);
+    const rows = await this.sql(
+      `select ${EVENT_COLUMNS} from webhook_event where session_id in (?) order by created_at, id`,
+      [sessionIds],
+    );
     return groupBy(rows.map(eventNode), (event) => event.sessionId);
   }
 
   async attemptsByEvents(eventIds: readonly string[]): Promise<Map<string, WebhookAttemptNode[]>> {
     if (!eventIds.length) return new Map();
-    const rows = await this.sql(`select event_id, attempt, at, http_status, latency_ms, error, response_snippet from webhook_attempt where event_id in (?) order by at, attempt`, [eventIds]);
+    const rows = await this.sql(
+      `select event_id, attempt, at, http_status, latency_ms, error, response_snippet from webhook_attempt where event_id in (?) order by at, attempt`,
+      [eventIds],
+    );
     return groupBy(rows.map(attemptNode), (attempt) => attempt.eventId);
   }
 
@@ -330,11 +386,21 @@ export class OpsService {
 
   async workflowsByIds(workflowIds: readonly string[]): Promise<Map<string, WorkflowView>> {
     if (!workflowIds.length) return new Map();
-    const rows = await this.sql(`select id, project_id, name, features, max_step_tries, created_at from workflow where id in (?)`, [workflowIds]);
+    const rows = await this.sql(
+      `select id, project_id, name, features, max_step_tries, created_at from workflow where id in (?)`,
+      [workflowIds],
+    );
     return new Map(
       rows.map((row): [string, WorkflowView] => [
         row.id as string,
-        { id: row.id as string, projectId: row.project_id as string, name: row.name as string, features: row.features as string[], maxStepTries: Number(row.max_step_tries), createdAt: iso(row.created_at)! },
+        {
+          id: row.id as string,
+          projectId: row.project_id as string,
+          name: row.name as string,
+          features: row.features as string[],
+          maxStepTries: Number(row.max_step_tries),
+          createdAt: iso(row.created_at)!,
+        },
       ]),
     );
   }
@@ -352,11 +418,26 @@ export class OpsService {
       where.push('session_id = ?');
       params.push(input.sessionId);
     }
-    return keysetPage(this.deps.orm, { columns: EVENT_COLUMNS, from: 'webhook_event', where, params, order: 'desc', first: input.first, after: input.after }, eventNode);
+    return keysetPage(
+      this.deps.orm,
+      {
+        columns: EVENT_COLUMNS,
+        from: 'webhook_event',
+        where,
+        params,
+        order: 'desc',
+        first: input.first,
+        after: input.after,
+      },
+      eventNode,
+    );
   }
 
   async webhookEvent(projectId: string, eventId: string): Promise<WebhookEventNode> {
-    const [row] = await this.sql(`select ${EVENT_COLUMNS} from webhook_event where id = ? and project_id = ?`, [eventId, projectId]);
+    const [row] = await this.sql(`select ${EVENT_COLUMNS} from webhook_event where id = ? and project_id = ?`, [
+      eventId,
+      projectId,
+    ]);
     if (!row) throw new DomainError('not_found', 'webhook event not found');
     return eventNode(row);
   }
@@ -401,7 +482,9 @@ export class OpsService {
                  where g.account_id = account.id and k.project_id = ? and 'profile' = any(g.scopes)) then email end as email,
                  id_verified, human_verified, identity_verified_at, face_descriptor_sealed is not null as has_face, created_at`,
         from: 'account',
-        where: [`id in (select svc_id from verification_session where project_id = ? and svc_id is not null union select svc_id from check_record where project_id = ? and svc_id is not null)`],
+        where: [
+          `id in (select svc_id from verification_session where project_id = ? and svc_id is not null union select svc_id from check_record where project_id = ? and svc_id is not null)`,
+        ],
         params: [input.projectId, input.projectId, input.projectId],
         order: 'desc',
         first: input.first,
@@ -413,20 +496,30 @@ export class OpsService {
 
   /** Raw identity data of one account of the project: admins only, and every read is audited. */
   async accountIdentity(caller: AdminCaller, projectId: string, svcId: string): Promise<AccountIdentityView> {
-    const [linked] = await this.sql(`select 1 from verification_session where project_id = ? and svc_id = ? union all select 1 from check_record where project_id = ? and svc_id = ? limit 1`, [
-      projectId,
-      svcId,
-      projectId,
-      svcId,
-    ]);
+    const [linked] = await this.sql(
+      `select 1 from verification_session where project_id = ? and svc_id = ? union all select 1 from check_record where project_id = ? and svc_id = ? limit 1`,
+      [projectId, svcId, projectId, svcId],
+    );
     if (!linked) throw new DomainError('not_found', 'account not found in this project');
     await this.audit(caller, { action: 'account.identity.read', target: svcId, projectId });
     const identity = await this.deps.accounts.verifiedIdentity(svcId);
     const today = this.deps.clock.now().toISOString().slice(0, 10);
-    const proofs = { identityVerified: identity !== null, documentValid: identity ? !identity.documentExpiry || identity.documentExpiry >= today : null };
+    const proofs = {
+      identityVerified: identity !== null,
+      documentValid: identity ? !identity.documentExpiry || identity.documentExpiry >= today : null,
+    };
     if (!(await this.verifiedHere(projectId, svcId))) {
       // Verified for someone else (or not at all): this project gets proofs, as in account mode.
-      return { svcId, proofsOnly: true, ...proofs, fullName: null, dateOfBirth: null, documentNumber: null, documentExpiry: null, address: null };
+      return {
+        svcId,
+        proofsOnly: true,
+        ...proofs,
+        fullName: null,
+        dateOfBirth: null,
+        documentNumber: null,
+        documentExpiry: null,
+        address: null,
+      };
     }
     return {
       svcId,
@@ -460,7 +553,10 @@ export class OpsService {
     const rows =
       caller.projectId === null
         ? await this.sql(`select id, name, created_at from organization order by id`)
-        : await this.sql(`select distinct o.id, o.name, o.created_at from organization o join oidc_client c on c.organization_id = o.id where c.project_id = ? order by o.id`, [caller.projectId]);
+        : await this.sql(
+            `select distinct o.id, o.name, o.created_at from organization o join oidc_client c on c.organization_id = o.id where c.project_id = ? order by o.id`,
+            [caller.projectId],
+          );
     return rows.map((row) => ({ id: Number(row.id), name: row.name as string, createdAt: iso(row.created_at)! }));
   }
 
@@ -475,7 +571,8 @@ export class OpsService {
     return keysetPage(
       this.deps.orm,
       {
-        columns: 'id, member_id as "memberId", first_name as "firstName", last_name as "lastName", email, role, status, svc_id as "svcId", created_at as "createdAt"',
+        columns:
+          'id, member_id as "memberId", first_name as "firstName", last_name as "lastName", email, role, status, svc_id as "svcId", created_at as "createdAt"',
         from: 'member',
         where,
         params,

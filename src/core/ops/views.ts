@@ -66,7 +66,11 @@ export const webhookEventWire = z.object({
   projectId: z.string(),
   sessionId: z.string(),
   type: z.string(),
-  livemode: z.boolean().describe('false: a test-mode event, sent only to the test destination with the test secret (no_destination when there is none)'),
+  livemode: z
+    .boolean()
+    .describe(
+      'false: a test-mode event, sent only to the test destination with the test secret (no_destination when there is none)',
+    ),
   url: z.string().nullable(),
   state: z.enum(WEBHOOK_EVENT_STATES),
   attemptCount: z.number().int(),
@@ -128,7 +132,13 @@ export const accountIdentityWire = z.object({
 export type AccountIdentityView = z.output<typeof accountIdentityWire>;
 
 /** A sensitive admin read or change (GraphQL AdminAuditEntry). */
-export const adminAuditEntryWire = z.object({ tokenId: z.string(), projectId: z.string().nullable(), action: z.string(), target: z.string(), at: z.string() });
+export const adminAuditEntryWire = z.object({
+  tokenId: z.string(),
+  projectId: z.string().nullable(),
+  action: z.string(),
+  target: z.string(),
+  at: z.string(),
+});
 export type AdminAuditEntryView = z.output<typeof adminAuditEntryWire>;
 
 /** A roster organization (GraphQL Organization). */

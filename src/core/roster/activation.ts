@@ -15,14 +15,23 @@ export function faceActivationCheck(engine: FaceEngine, accounts: AccountService
   return async (svcId, bytes) => {
     const selfie = await intakeImage('selfie', bytes);
     const liveness = await livenessOf(engine, selfie);
-    if (liveness.data.live_score === -1) throw new DomainError('no_face', 'no usable face in the selfie: face the camera in good light');
-    if (liveness.status !== 'passed') throw new DomainError('face_rescan_required', 'the selfie did not pass the liveness check: take it again, facing the camera in good light');
+    if (liveness.data.live_score === -1)
+      throw new DomainError('no_face', 'no usable face in the selfie: face the camera in good light');
+    if (liveness.status !== 'passed')
+      throw new DomainError(
+        'face_rescan_required',
+        'the selfie did not pass the liveness check: take it again, facing the camera in good light',
+      );
     const reference = await accounts.faceReference(svcId);
     if (!reference) {
       await accounts.setFaceReference(svcId, await descriptorOf(engine, selfie, 'selfie'));
       return;
     }
-    const match = await faceMatchOf(engine, reference, selfie, undefined, { reference: 'the face reference', selfie: 'selfie' });
-    if (match.status !== 'passed') throw new DomainError('face_mismatch', 'the selfie does not match the face on this account');
+    const match = await faceMatchOf(engine, reference, selfie, undefined, {
+      reference: 'the face reference',
+      selfie: 'selfie',
+    });
+    if (match.status !== 'passed')
+      throw new DomainError('face_mismatch', 'the selfie does not match the face on this account');
   };
 }

@@ -25,7 +25,11 @@ export function trialEnd(startedAt: Date, trialDays: number): Date | null {
 }
 
 /** Seat-time of a period as seats held and the amount: price x (seat-time / length of the month). */
-export async function chargeForPeriod(store: RosterStore, plan: PlanRecord, period: string): Promise<{ seats: number; amountMinor: number }> {
+export async function chargeForPeriod(
+  store: RosterStore,
+  plan: PlanRecord,
+  period: string,
+): Promise<{ seats: number; amountMinor: number }> {
   const { start, end } = periodBounds(period);
   const billedFrom = new Date(Math.max(start.getTime(), plan.trialEndsAt?.getTime() ?? 0, plan.startedAt.getTime()));
   const stretches = await store.seatStretches(plan.organizationId, end, billedFrom);
@@ -38,25 +42,50 @@ export async function chargeForPeriod(store: RosterStore, plan: PlanRecord, peri
     seatMs += to - from;
     members.add(stretch.memberId);
   }
-  return { seats: members.size, amountMinor: Math.round((plan.pricePerSeatMinor * seatMs) / (end.getTime() - start.getTime())) };
+  return {
+    seats: members.size,
+    amountMinor: Math.round((plan.pricePerSeatMinor * seatMs) / (end.getTime() - start.getTime())),
+  };
 }
 
 /** Closes every finished month of every plan that has no invoice yet; returns the invoices made. */
-export async function closeFinishedPeriods(store: RosterStore, now: Date): Promise<{ organizationId: number; period: string }[]> {
+export async function closeFinishedPeriods(
+  store: RosterStore,
+  now: Date,
+): Promise<{ organizationId: number; period: string }[]> {
   const closed: { organizationId: number; period: string }[] = [];
   for (const plan of await store.plans()) {
     const last = await store.lastInvoicedPeriod(plan.organizationId);
-    for (let period = last ? nextPeriod(last) : periodOf(plan.startedAt); periodBounds(period).end <= now; period = nextPeriod(period)) {
+    for (
+      let period = last ? nextPeriod(last) : periodOf(plan.startedAt);
+      periodBounds(period).end <= now;
+      period = nextPeriod(period)
+    ) {
       const { seats, amountMinor } = await chargeForPeriod(store, plan, period);
       // Two closers at once: the unique (organization, period) lets exactly one insert win.
-      if (await store.addInvoice({ organizationId: plan.organizationId, period, seats, amountMinor, currency: plan.currency, createdAt: now })) closed.push({ organizationId: plan.organizationId, period });
+      if (
+        await store.addInvoice({
+          organizationId: plan.organizationId,
+          period,
+          seats,
+          amountMinor,
+          currency: plan.currency,
+          createdAt: now,
+        })
+      )
+        closed.push({ organizationId: plan.organizationId, period });
     }
   }
   return closed;
 }
 
 /** The spec's Billing object: the plan, its active seats and its invoices (oldest first) at `now`. */
-export function billingView(plan: PlanRecord | null, seats: number, invoices: readonly InvoiceRecord[], now: Date): BillingView {
+export function billingView(
+  plan: PlanRecord | null,
+  seats: number,
+  invoices: readonly InvoiceRecord[],
+  now: Date,
+): BillingView {
   const price = plan ? plan.pricePerSeatMinor / 100 : 0;
   const inTrial = Boolean(plan?.trialEndsAt && plan.trialEndsAt > now);
   return {
@@ -75,6 +104,11 @@ export function billingView(plan: PlanRecord | null, seats: number, invoices: re
     currency: plan?.currency ?? 'USD',
     // What is owed: every closed period (payments are not taken through this service).
     balance: invoices.reduce((sum, invoice) => sum + invoice.amountMinor, 0) / 100,
-    invoices: invoices.map((invoice) => ({ period: invoice.period, seats: invoice.seats, amount: invoice.amountMinor / 100, created_at: invoice.createdAt.toISOString() })),
+    invoices: invoices.map((invoice) => ({
+      period: invoice.period,
+      seats: invoice.seats,
+      amount: invoice.amountMinor / 100,
+      created_at: invoice.createdAt.toISOString(),
+    })),
   };
 }

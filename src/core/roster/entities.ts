@@ -26,7 +26,11 @@ export type MemberStatus = (typeof MEMBER_STATUSES)[number];
  * (a unique index on lower(email)), so two concurrent adds of one address leave one row.
  */
 @Entity({ tableName: 'member' })
-@Index({ name: 'member_organization_id_lower_email_unique', expression: 'create unique index "member_organization_id_lower_email_unique" on "member" ("organization_id", lower("email"))' })
+@Index({
+  name: 'member_organization_id_lower_email_unique',
+  expression:
+    'create unique index "member_organization_id_lower_email_unique" on "member" ("organization_id", lower("email"))',
+})
 @Unique({ properties: ['organization', 'svcId'] })
 @Index({ properties: ['organization', 'role'] })
 export class Member {

@@ -18,7 +18,10 @@ export const newMemberInput = z.object({
 export const INVITE_METHODS = ['auto', 'email', 'face'] as const;
 
 export const addMembersInput = z.object({
-  members: z.array(newMemberInput).min(1, 'give at least one member').max(MAX_MEMBERS_PER_CALL, `at most ${MAX_MEMBERS_PER_CALL} members per call`),
+  members: z
+    .array(newMemberInput)
+    .min(1, 'give at least one member')
+    .max(MAX_MEMBERS_PER_CALL, `at most ${MAX_MEMBERS_PER_CALL} members per call`),
   notify: z.boolean().default(true),
   invite: z.enum(INVITE_METHODS).default('auto'),
 });
@@ -28,8 +31,18 @@ export type AddMembersInput = z.output<typeof addMembersInput>;
 export const MEMBER_PAGE_MAX = 1000;
 
 export const listMembersQuery = z.object({
-  limit: z.coerce.number().int('limit must be an integer').min(1).max(MEMBER_PAGE_MAX).default(MEMBER_PAGE_MAX).describe(`members per page, 1 to ${MEMBER_PAGE_MAX} (default ${MEMBER_PAGE_MAX})`),
-  cursor: z.string().max(100).optional().describe('from the X-Next-Cursor header (or the Link rel="next" URL) of the previous page'),
+  limit: z.coerce
+    .number()
+    .int('limit must be an integer')
+    .min(1)
+    .max(MEMBER_PAGE_MAX)
+    .default(MEMBER_PAGE_MAX)
+    .describe(`members per page, 1 to ${MEMBER_PAGE_MAX} (default ${MEMBER_PAGE_MAX})`),
+  cursor: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('from the X-Next-Cursor header (or the Link rel="next" URL) of the previous page'),
 });
 
 export const resolveMemberInput = z.object({
@@ -38,7 +51,10 @@ export const resolveMemberInput = z.object({
 });
 
 export const removeMemberQuery = z.object({
-  permanent: z.enum(['true', 'false', '1', '0']).optional().describe('true deletes the row; otherwise the member is deactivated'),
+  permanent: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .describe('true deletes the row; otherwise the member is deactivated'),
 });
 
 export const setPlanInput = z.object({

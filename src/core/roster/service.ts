@@ -6,9 +6,27 @@ import { digestSecret, newId, newSecret } from '../secrets.js';
 import { parseInput, validationError } from '../validation.js';
 import { billingView, closeFinishedPeriods, trialEnd } from './billing.js';
 import { addMembersInput, listMembersQuery, removeMemberQuery, resolveMemberInput, setPlanInput } from './inputs.js';
-import type { AuditEntry, MemberKey, MemberRecord, MemberStatus, NewMemberRecord, PlanRecord, RosterStore, RosterTransaction } from './store.js';
+import type {
+  AuditEntry,
+  MemberKey,
+  MemberRecord,
+  MemberStatus,
+  NewMemberRecord,
+  PlanRecord,
+  RosterStore,
+  RosterTransaction,
+} from './store.js';
 import type { z } from 'zod';
-import { memberView, type addedMembersWire, type CreatedMemberView, type invitedMemberWire, type memberAnswerWire, type memberPageWire, type RemovedMemberView, type resolvedMemberWire } from './views.js';
+import {
+  memberView,
+  type addedMembersWire,
+  type CreatedMemberView,
+  type invitedMemberWire,
+  type memberAnswerWire,
+  type memberPageWire,
+  type RemovedMemberView,
+  type resolvedMemberWire,
+} from './views.js';
 
 /** Activation links live 7 days and work once; a newer link for the member supersedes the older. */
 export const ACTIVATION_TTL_MS = 7 * 86_400_000;
@@ -24,7 +42,10 @@ export interface RosterCaller {
   clientId: string;
 }
 
-/** Checks a selfie for an account (live, and the account's face, enrolling it when the account has none); throws when it fails. */
+/**
+ * Checks a selfie for an account (live, and the account's face, enrolling it when the account has none); throws when it
+ * fails.
+ */
 export type FaceActivationCheck = (svcId: string, selfie: Buffer) => Promise<void>;
 
 /**
@@ -37,7 +58,10 @@ export function invitedEmailMatches(invited: string, email: string): boolean {
 }
 
 export function invitationForAnotherEmail(invited: string): DomainError {
-  return new DomainError('access_denied', `this invitation was sent to ${invited}: sign in or create an account with that email`);
+  return new DomainError(
+    'access_denied',
+    `this invitation was sent to ${invited}: sign in or create an account with that email`,
+  );
 }
 
 export interface RosterDeps {
@@ -63,7 +87,10 @@ interface NewLink {
   expiresAt: Date;
 }
 
-/** Which column a member reference names: a member id, an email (matched case-insensitively) or an svc_id; null when it is none of them. */
+/**
+ * Which column a member reference names: a member id, an email (matched case-insensitively) or an svc_id; null when it
+ * is none of them.
+ */
 function memberKey(ref: string): MemberKey | null {
   const value = ref.trim();
   if (/^mem_[0-9a-f]{24}$/.test(value)) return { column: 'member_id', value };
@@ -109,7 +136,11 @@ export class RosterService {
     return organization;
   }
 
-  private invitationMail(member: Pick<MemberRecord, 'email' | 'firstName'>, organizationName: string, link: NewLink): MailMessage {
+  private invitationMail(
+    member: Pick<MemberRecord, 'email' | 'firstName'>,
+    organizationName: string,
+    link: NewLink,
+  ): MailMessage {
     const hello = member.firstName ? `Hello ${member.firstName},` : 'Hello,';
     const expires = link.expiresAt.toISOString().slice(0, 10);
     const url = this.activationUrl(link.token);
@@ -126,14 +157,21 @@ export class RosterService {
    * GET /members: one page of members with the `member` role, oldest first, with the organization.
    * `nextCursor` (null on the last page) continues after the page's last member.
    */
-  async listMembers(organizationId: number, query: unknown = {}): Promise<z.output<typeof memberPageWire> & { nextCursor: string | null }> {
+  async listMembers(
+    organizationId: number,
+    query: unknown = {},
+  ): Promise<z.output<typeof memberPageWire> & { nextCursor: string | null }> {
     const { limit, cursor } = parseRoster(listMembersQuery, query);
     const afterId = cursor === undefined ? 0 : memberIdOfCursor(cursor);
     const organization = await this.organization(organizationId);
     const rows = await this.deps.store.memberPage(organizationId, afterId, limit + 1);
     const page = rows.slice(0, limit);
     const nextCursor = rows.length > limit ? cursorOfMemberId(page[page.length - 1]!.id) : null;
-    return { members: page.map(memberView), organization: { id: organization.id, name: organization.name }, nextCursor };
+    return {
+      members: page.map(memberView),
+      organization: { id: organization.id, name: organization.name },
+      nextCursor,
+    };
   }
 
   // ---- organizations (tenancy's roster apps and OIDC clients name them by id) ----
@@ -169,7 +207,11 @@ export class RosterService {
 
   /** The audit trail of an organization (newest first), optionally of one member. */
   async auditTrail(organizationId: number, options: { memberId?: string; limit?: number } = {}) {
-    const entries = await this.deps.store.auditTrail(organizationId, options.memberId ?? null, Math.min(options.limit ?? 100, 1000));
+    const entries = await this.deps.store.auditTrail(
+      organizationId,
+      options.memberId ?? null,
+      Math.min(options.limit ?? 100, 1000),
+    );
     return entries.map((entry) => ({
       id: entry.id,
       member_id: entry.memberId,
@@ -196,7 +238,10 @@ export class RosterService {
     const now = this.now();
     const created: CreatedMemberView[] = [];
     const { firsts, repeats } = firstOfEachEmail(input.members);
-    const skipped: { email: string; reason: string }[] = repeats.map((repeat) => ({ email: repeat.email, reason: 'duplicate' }));
+    const skipped: { email: string; reason: string }[] = repeats.map((repeat) => ({
+      email: repeat.email,
+      reason: 'duplicate',
+    }));
     const mail: MailMessage[] = [];
 
     await this.deps.store.transaction(async (tx) => {
@@ -214,7 +259,8 @@ export class RosterService {
           // Lock and re-read: of two concurrent re-adds only the first finds it still deactivated.
           const locked = await tx.lockMember(organization.id, { column: 'member_id', value: current.memberId });
           const reactivated = locked !== null && (await this.reactivateLocked(tx, locked, caller.clientId));
-          if (reactivated) created.push({ ...memberView(locked), activation_link: null, invite_method: 'none', reactivated: true });
+          if (reactivated)
+            created.push({ ...memberView(locked), activation_link: null, invite_method: 'none', reactivated: true });
           else skipped.push({ email: wanted.email, reason: 'duplicate' });
           continue;
         }
@@ -244,7 +290,9 @@ export class RosterService {
         });
       }
       if (!fresh.length) return;
-      const ids = new Map((await tx.addMembers(fresh.map((entry) => entry.member))).map((row) => [row.memberId, row.id]));
+      const ids = new Map(
+        (await tx.addMembers(fresh.map((entry) => entry.member))).map((row) => [row.memberId, row.id]),
+      );
       const audits: AuditEntry[] = [];
       for (const entry of fresh) {
         const id = ids.get(entry.member.memberId);
@@ -253,9 +301,21 @@ export class RosterService {
           continue;
         }
         const view = memberView({ ...entry.member, id, svcId: null });
-        created.push({ ...view, activation_link: entry.link && !input.notify ? this.activationUrl(entry.link.token) : null, invite_method: entry.inviteMethod });
+        created.push({
+          ...view,
+          activation_link: entry.link && !input.notify ? this.activationUrl(entry.link.token) : null,
+          invite_method: entry.inviteMethod,
+        });
         if (entry.link && input.notify) mail.push(this.invitationMail(entry.member, organization.name, entry.link));
-        audits.push({ organizationId: organization.id, memberId: view.member_id, actor: caller.clientId, action: 'add', before: null, after: view, createdAt: now });
+        audits.push({
+          organizationId: organization.id,
+          memberId: view.member_id,
+          actor: caller.clientId,
+          action: 'add',
+          before: null,
+          after: view,
+          createdAt: now,
+        });
       }
       await tx.appendAudit(audits);
     });
@@ -266,7 +326,11 @@ export class RosterService {
   // ---- state changes on one member ----
 
   /** Runs `work` on one member under a row lock; 404 `not_found` when it is not on this roster. */
-  private async withMember<T>(organizationId: number, ref: string, work: (tx: RosterTransaction, member: MemberRecord) => Promise<T>): Promise<T> {
+  private async withMember<T>(
+    organizationId: number,
+    ref: string,
+    work: (tx: RosterTransaction, member: MemberRecord) => Promise<T>,
+  ): Promise<T> {
     const key = memberKey(ref);
     if (!key) throw new DomainError('not_found', 'no such member in this organization');
     return this.deps.store.transaction(async (tx) => {
@@ -277,11 +341,26 @@ export class RosterService {
   }
 
   /** Applies `change` to a locked member, writes it and records it in the audit trail (when something changed). */
-  private async record(tx: RosterTransaction, member: MemberRecord, actor: Actor, action: string, change: () => Promise<boolean> | boolean): Promise<boolean> {
+  private async record(
+    tx: RosterTransaction,
+    member: MemberRecord,
+    actor: Actor,
+    action: string,
+    change: () => Promise<boolean> | boolean,
+  ): Promise<boolean> {
     const before = memberView(member);
     if (!(await change())) return false;
     await tx.saveMember(member);
-    await tx.appendAudit([this.auditEntry({ organizationId: member.organizationId, memberId: member.memberId, actor, action, before, after: memberView(member) })]);
+    await tx.appendAudit([
+      this.auditEntry({
+        organizationId: member.organizationId,
+        memberId: member.memberId,
+        actor,
+        action,
+        before,
+        after: memberView(member),
+      }),
+    ]);
     return true;
   }
 
@@ -319,11 +398,25 @@ export class RosterService {
         const before = memberView(member);
         if (member.status === 'active') await tx.closeSeat(member.memberId, this.now());
         await tx.deleteMember(member.id);
-        await tx.appendAudit([this.auditEntry({ organizationId: caller.organizationId, memberId: member.memberId, actor: caller.clientId, action: 'remove', before, after: null })]);
+        await tx.appendAudit([
+          this.auditEntry({
+            organizationId: caller.organizationId,
+            memberId: member.memberId,
+            actor: caller.clientId,
+            action: 'remove',
+            before,
+            after: null,
+          }),
+        ]);
         return member;
       });
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'not_found' && (await this.wasRemoved(caller.organizationId, ref))) return { member: null, already_removed: true };
+      if (
+        error instanceof DomainError &&
+        error.code === 'not_found' &&
+        (await this.wasRemoved(caller.organizationId, ref))
+      )
+        return { member: null, already_removed: true };
       throw error;
     }
     if (member.svcId) await this.deps.revokeLogins(member.svcId, caller.organizationId);
@@ -365,7 +458,11 @@ export class RosterService {
     const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
     if ((await this.deps.store.countInvite(memberPk, windowStart)) > INVITES_PER_MINUTE) {
       const retryAfterSeconds = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
-      throw new DomainError('rate_limited', `at most ${INVITES_PER_MINUTE} invitations per minute for one member; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
+      throw new DomainError(
+        'rate_limited',
+        `at most ${INVITES_PER_MINUTE} invitations per minute for one member; retry in ${retryAfterSeconds} s`,
+        { retryAfterSeconds },
+      );
     }
   }
 
@@ -380,7 +477,8 @@ export class RosterService {
     const organizationName = (await this.organization(caller.organizationId)).name;
     const member = await this.withMember(caller.organizationId, ref, async (tx, member) => {
       if (member.status === 'active') throw new DomainError('already_active', 'the member is already active');
-      if (member.status === 'deactivated') throw new DomainError('deactivated', 'the member is deactivated: reactivate them first');
+      if (member.status === 'deactivated')
+        throw new DomainError('deactivated', 'the member is deactivated: reactivate them first');
       await this.record(tx, member, caller.clientId, 'invite', () => {
         member.status = 'link_sent';
         member.activationDigest = link.digest;
@@ -399,7 +497,12 @@ export class RosterService {
   async activationTarget(token: string) {
     const member = token && token.length <= 100 ? await this.deps.store.activationTarget(digestSecret(token)) : null;
     refuseUnusableLink(member, this.now());
-    return { memberId: member.memberId, email: member.email, firstName: member.firstName, organizationName: member.organizationName };
+    return {
+      memberId: member.memberId,
+      email: member.email,
+      firstName: member.firstName,
+      organizationName: member.organizationName,
+    };
   }
 
   /**
@@ -455,11 +558,28 @@ export class RosterService {
         startedAt,
         updatedAt: now,
       });
-      await tx.appendAudit([{ organizationId: input.organizationId, memberId: null, actor, action: 'plan_set', before: existing && planTerms(existing), after: planTerms(saved), createdAt: now }]);
+      await tx.appendAudit([
+        {
+          organizationId: input.organizationId,
+          memberId: null,
+          actor,
+          action: 'plan_set',
+          before: existing && planTerms(existing),
+          after: planTerms(saved),
+          createdAt: now,
+        },
+      ]);
       return saved;
     });
     const terms = planTerms(plan);
-    return { organizationId: input.organizationId, plan: plan.plan, pricePerSeat: terms.price_per_seat, currency: plan.currency, trialEndsAt: terms.trial_ends_at, startedAt: plan.startedAt.toISOString() };
+    return {
+      organizationId: input.organizationId,
+      plan: plan.plan,
+      pricePerSeat: terms.price_per_seat,
+      currency: plan.currency,
+      trialEndsAt: terms.trial_ends_at,
+      startedAt: plan.startedAt.toISOString(),
+    };
   }
 
   /** Closes every finished monthly period once (idempotent; safe to run concurrently). Scheduled monthly. */
@@ -470,16 +590,25 @@ export class RosterService {
 
 /** A plan's terms as the audit trail records them. */
 function planTerms(plan: PlanRecord) {
-  return { plan: plan.plan, price_per_seat: plan.pricePerSeatMinor / 100, currency: plan.currency, trial_ends_at: plan.trialEndsAt?.toISOString() ?? null };
+  return {
+    plan: plan.plan,
+    price_per_seat: plan.pricePerSeatMinor / 100,
+    currency: plan.currency,
+    trial_ends_at: plan.trialEndsAt?.toISOString() ?? null,
+  };
 }
 
 /**
  * An activation link works once, until it expires: 404 `invalid_activation` when no member holds
  * it or theirs was used or superseded, 410 `code_expired` past its expiry.
  */
-function refuseUnusableLink<M extends { status: MemberStatus; activationExpiresAt: Date | null }>(member: M | null, now: Date): asserts member is M {
+function refuseUnusableLink<M extends { status: MemberStatus; activationExpiresAt: Date | null }>(
+  member: M | null,
+  now: Date,
+): asserts member is M {
   if (!member || !['invited', 'link_sent'].includes(member.status)) throw new DomainError('invalid_activation');
-  if (!member.activationExpiresAt || member.activationExpiresAt <= now) throw new DomainError('code_expired', 'this activation link expired: ask your organization for a new one');
+  if (!member.activationExpiresAt || member.activationExpiresAt <= now)
+    throw new DomainError('code_expired', 'this activation link expired: ask your organization for a new one');
 }
 
 /** A member page cursor: the last member's row id, opaque to callers. */
@@ -489,7 +618,10 @@ function cursorOfMemberId(id: number): string {
 
 function memberIdOfCursor(cursor: string): number {
   const match = /^m(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  if (!match) throw new DomainError('invalid_request', 'cursor is not one this API gave out', { data: { errors: { cursor: 'invalid cursor' } } });
+  if (!match)
+    throw new DomainError('invalid_request', 'cursor is not one this API gave out', {
+      data: { errors: { cursor: 'invalid cursor' } },
+    });
   return Number(match[1]);
 }
 

@@ -1,6 +1,14 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
-import { failedWith, preparedQuery, preparedQueryIn, SQLSTATE, sqlDate, sqlDateOrNull, transaction } from '../db/prepared.js';
+import {
+  failedWith,
+  preparedQuery,
+  preparedQueryIn,
+  SQLSTATE,
+  sqlDate,
+  sqlDateOrNull,
+  transaction,
+} from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import type { MemberRole, MemberStatus } from './entities.js';
 
@@ -116,7 +124,9 @@ export interface RosterTransaction {
    * (organization, lower(email)) decides, so of two concurrent adds one wins): the ids of those added.
    */
   addMembers(members: readonly NewMemberRecord[]): Promise<{ id: number; memberId: string }[]>;
-  /** Writes a member's status, account and activation link; `already_active` when the account is already on the roster. */
+  /**
+   * Writes a member's status, account and activation link; `already_active` when the account is already on the roster.
+   */
   saveMember(member: MemberRecord): Promise<void>;
   deleteMember(id: number): Promise<void>;
   openSeat(organizationId: number, memberId: string, at: Date): Promise<void>;
@@ -151,7 +161,10 @@ export interface RosterStore {
   isDeactivated(organizationId: number, svcId: string): Promise<boolean>;
   /** The member an activation link's digest is for, whatever its state; null when none. */
   activationTarget(digest: string): Promise<ActivationTargetRecord | null>;
-  /** Counts one re-invite of a member in the minute starting `windowStart` (earlier minutes dropped); the minute's count. */
+  /**
+   * Counts one re-invite of a member in the minute starting `windowStart` (earlier minutes dropped); the minute's
+   * count.
+   */
   countInvite(memberPk: number, windowStart: Date): Promise<number>;
 
   /** The audit trail, newest first, of the organization or of one member. */
@@ -172,7 +185,8 @@ export interface RosterStore {
   addInvoice(invoice: InvoiceRecord): Promise<boolean>;
 }
 
-const MEMBER_COLUMNS = 'id, member_id, organization_id, email, first_name, last_name, role, status, svc_id, activation_digest, activation_expires_at, created_at';
+const MEMBER_COLUMNS =
+  'id, member_id, organization_id, email, first_name, last_name, role, status, svc_id, activation_digest, activation_expires_at, created_at';
 
 interface MemberRow {
   id: number;
@@ -261,17 +275,28 @@ class PgRosterTransaction implements RosterTransaction {
   }
 
   async lockMember(organizationId: number, key: MemberKey): Promise<MemberRecord | null> {
-    const [row] = await this.run<MemberRow>(`member_lock_by_${key.column}`, `${MEMBER_BY[key.column]} for update`, [organizationId, key.value]);
+    const [row] = await this.run<MemberRow>(`member_lock_by_${key.column}`, `${MEMBER_BY[key.column]} for update`, [
+      organizationId,
+      key.value,
+    ]);
     return row ? memberOf(row) : null;
   }
 
   async lockMemberByActivation(digest: string): Promise<MemberRecord | null> {
-    const [row] = await this.run<MemberRow>('member_lock_by_activation_digest', `select ${MEMBER_COLUMNS} from member where activation_digest = $1 for update`, [digest]);
+    const [row] = await this.run<MemberRow>(
+      'member_lock_by_activation_digest',
+      `select ${MEMBER_COLUMNS} from member where activation_digest = $1 for update`,
+      [digest],
+    );
     return row ? memberOf(row) : null;
   }
 
   async membersByEmail(organizationId: number, emails: readonly string[]): Promise<MemberRecord[]> {
-    const rows = await this.run<MemberRow>('members_by_lower_email', `select ${MEMBER_COLUMNS} from member where organization_id = $1 and lower(email) = any($2::varchar[])`, [organizationId, emails]);
+    const rows = await this.run<MemberRow>(
+      'members_by_lower_email',
+      `select ${MEMBER_COLUMNS} from member where organization_id = $1 and lower(email) = any($2::varchar[])`,
+      [organizationId, emails],
+    );
     return rows.map(memberOf);
   }
 
@@ -295,16 +320,15 @@ class PgRosterTransaction implements RosterTransaction {
 
   async saveMember(member: MemberRecord): Promise<void> {
     try {
-      await this.run('member_save', 'update member set status = $2, svc_id = $3, activation_digest = $4, activation_expires_at = $5 where id = $1', [
-        member.id,
-        member.status,
-        member.svcId,
-        member.activationDigest,
-        member.activationExpiresAt,
-      ]);
+      await this.run(
+        'member_save',
+        'update member set status = $2, svc_id = $3, activation_digest = $4, activation_expires_at = $5 where id = $1',
+        [member.id, member.status, member.svcId, member.activationDigest, member.activationExpiresAt],
+      );
     } catch (error) {
       // The unique (organization, svc_id): the account is already another member of this roster.
-      if (failedWith(error, SQLSTATE.uniqueViolation)) throw new DomainError('already_active', "this account is already on the organization's roster");
+      if (failedWith(error, SQLSTATE.uniqueViolation))
+        throw new DomainError('already_active', "this account is already on the organization's roster");
       throw error;
     }
   }
@@ -314,11 +338,19 @@ class PgRosterTransaction implements RosterTransaction {
   }
 
   async openSeat(organizationId: number, memberId: string, at: Date): Promise<void> {
-    await this.run('roster_seat_open', 'insert into roster_seat (organization_id, member_id, started_at, ended_at) values ($1, $2, $3, null)', [organizationId, memberId, at]);
+    await this.run(
+      'roster_seat_open',
+      'insert into roster_seat (organization_id, member_id, started_at, ended_at) values ($1, $2, $3, null)',
+      [organizationId, memberId, at],
+    );
   }
 
   async closeSeat(memberId: string, at: Date): Promise<void> {
-    await this.run('roster_seat_close', 'update roster_seat set ended_at = $2 where member_id = $1 and ended_at is null', [memberId, at]);
+    await this.run(
+      'roster_seat_close',
+      'update roster_seat set ended_at = $2 where member_id = $1 and ended_at is null',
+      [memberId, at],
+    );
   }
 
   async appendAudit(entries: readonly AuditEntry[]): Promise<void> {
@@ -336,12 +368,24 @@ class PgRosterTransaction implements RosterTransaction {
   }
 
   async lockPlan(organizationId: number): Promise<PlanRecord | null> {
-    const [row] = await this.run<PlanRow>('roster_plan_lock', `select ${PLAN_COLUMNS} from roster_plan where organization_id = $1 for update`, [organizationId]);
+    const [row] = await this.run<PlanRow>(
+      'roster_plan_lock',
+      `select ${PLAN_COLUMNS} from roster_plan where organization_id = $1 for update`,
+      [organizationId],
+    );
     return row ? planOf(row) : null;
   }
 
   async savePlan(plan: PlanRecord): Promise<PlanRecord> {
-    const [row] = await this.run<PlanRow>('roster_plan_save', SAVE_PLAN, [plan.organizationId, plan.plan, plan.pricePerSeatMinor, plan.currency, plan.trialEndsAt, plan.startedAt, plan.updatedAt]);
+    const [row] = await this.run<PlanRow>('roster_plan_save', SAVE_PLAN, [
+      plan.organizationId,
+      plan.plan,
+      plan.pricePerSeatMinor,
+      plan.currency,
+      plan.trialEndsAt,
+      plan.startedAt,
+      plan.updatedAt,
+    ]);
     return planOf(row!);
   }
 }
@@ -355,46 +399,83 @@ export class PgRosterStore implements RosterStore {
   }
 
   async organization(organizationId: number): Promise<{ id: number; name: string } | null> {
-    const [row] = await preparedQuery<{ id: number; name: string }>(this.orm, 'organization_by_id', 'select id, name from organization where id = $1', [organizationId]);
+    const [row] = await preparedQuery<{ id: number; name: string }>(
+      this.orm,
+      'organization_by_id',
+      'select id, name from organization where id = $1',
+      [organizationId],
+    );
     return row ?? null;
   }
 
   async organizationExists(organizationId: number): Promise<boolean> {
-    return (await preparedQuery(this.orm, 'organization_exists', 'select 1 from organization where id = $1', [organizationId])).length > 0;
+    return (
+      (
+        await preparedQuery(this.orm, 'organization_exists', 'select 1 from organization where id = $1', [
+          organizationId,
+        ])
+      ).length > 0
+    );
   }
 
   async createOrganization(name: string, createdAt: Date): Promise<number> {
-    const [row] = await preparedQuery<{ id: number }>(this.orm, 'organization_create', 'insert into organization (name, created_at) values ($1, $2) returning id', [name, createdAt]);
+    const [row] = await preparedQuery<{ id: number }>(
+      this.orm,
+      'organization_create',
+      'insert into organization (name, created_at) values ($1, $2) returning id',
+      [name, createdAt],
+    );
     return row!.id;
   }
 
   organizationNames(organizationIds: readonly number[]): Promise<{ id: number; name: string }[]> {
-    return preparedQuery<{ id: number; name: string }>(this.orm, 'organization_names', 'select id, name from organization where id = any($1::int[])', [organizationIds]);
+    return preparedQuery<{ id: number; name: string }>(
+      this.orm,
+      'organization_names',
+      'select id, name from organization where id = any($1::int[])',
+      [organizationIds],
+    );
   }
 
   async member(organizationId: number, key: MemberKey): Promise<MemberRecord | null> {
     // A per-call lookup of org apps: one named statement, no entity built.
-    const [row] = await preparedQuery<MemberRow>(this.orm, `member_by_${key.column}`, MEMBER_BY[key.column], [organizationId, key.value]);
+    const [row] = await preparedQuery<MemberRow>(this.orm, `member_by_${key.column}`, MEMBER_BY[key.column], [
+      organizationId,
+      key.value,
+    ]);
     return row ? memberOf(row) : null;
   }
 
   async memberPage(organizationId: number, afterId: number, limit: number): Promise<MemberRecord[]> {
     // Plain rows, not entities: a roster can hold 100,000 members and hydrating each costs.
-    const rows = await preparedQuery<MemberRow>(this.orm, 'member_page', `select ${MEMBER_COLUMNS} from member where organization_id = $1 and role = 'member' and id > $2 order by id limit $3`, [
-      organizationId,
-      afterId,
-      limit,
-    ]);
+    const rows = await preparedQuery<MemberRow>(
+      this.orm,
+      'member_page',
+      `select ${MEMBER_COLUMNS} from member where organization_id = $1 and role = 'member' and id > $2 order by id limit $3`,
+      [organizationId, afterId, limit],
+    );
     return rows.map(memberOf);
   }
 
   async isDeactivated(organizationId: number, svcId: string): Promise<boolean> {
-    const rows = await preparedQuery(this.orm, 'member_deactivated', "select 1 from member where organization_id = $1 and svc_id = $2 and status = 'deactivated' limit 1", [organizationId, svcId]);
+    const rows = await preparedQuery(
+      this.orm,
+      'member_deactivated',
+      "select 1 from member where organization_id = $1 and svc_id = $2 and status = 'deactivated' limit 1",
+      [organizationId, svcId],
+    );
     return rows.length > 0;
   }
 
   async activationTarget(digest: string): Promise<ActivationTargetRecord | null> {
-    const [row] = await preparedQuery<{ member_id: string; email: string; first_name: string; status: MemberStatus; activation_expires_at: Date | string | null; organization_name: string }>(
+    const [row] = await preparedQuery<{
+      member_id: string;
+      email: string;
+      first_name: string;
+      status: MemberStatus;
+      activation_expires_at: Date | string | null;
+      organization_name: string;
+    }>(
       this.orm,
       'member_by_activation_digest',
       `select m.member_id, m.email, m.first_name, m.status, m.activation_expires_at, o.name as organization_name
@@ -402,7 +483,14 @@ export class PgRosterStore implements RosterStore {
       [digest],
     );
     if (!row) return null;
-    return { memberId: row.member_id, email: row.email, firstName: row.first_name, status: row.status, activationExpiresAt: sqlDateOrNull(row.activation_expires_at), organizationName: row.organization_name };
+    return {
+      memberId: row.member_id,
+      email: row.email,
+      firstName: row.first_name,
+      status: row.status,
+      activationExpiresAt: sqlDateOrNull(row.activation_expires_at),
+      organizationName: row.organization_name,
+    };
   }
 
   async countInvite(memberPk: number, windowStart: Date): Promise<number> {
@@ -419,7 +507,15 @@ export class PgRosterStore implements RosterStore {
   }
 
   async auditTrail(organizationId: number, memberId: string | null, limit: number): Promise<AuditRecord[]> {
-    const rows = await preparedQuery<{ id: number | string; member_id: string | null; actor: string; action: string; before: unknown; after: unknown; created_at: Date | string }>(
+    const rows = await preparedQuery<{
+      id: number | string;
+      member_id: string | null;
+      actor: string;
+      action: string;
+      before: unknown;
+      after: unknown;
+      created_at: Date | string;
+    }>(
       this.orm,
       'roster_audit_trail',
       `select id, member_id, actor, action, before, after, created_at from roster_audit
@@ -427,7 +523,15 @@ export class PgRosterStore implements RosterStore {
       [organizationId, memberId, limit],
     );
     // The id is a bigint, which node-postgres reads as text.
-    return rows.map((row) => ({ id: Number(row.id), memberId: row.member_id, actor: row.actor, action: row.action, before: row.before, after: row.after, createdAt: sqlDate(row.created_at) }));
+    return rows.map((row) => ({
+      id: Number(row.id),
+      memberId: row.member_id,
+      actor: row.actor,
+      action: row.action,
+      before: row.before,
+      after: row.after,
+      createdAt: sqlDate(row.created_at),
+    }));
   }
 
   async wasRemoved(organizationId: number, ref: string): Promise<boolean> {
@@ -442,32 +546,63 @@ export class PgRosterStore implements RosterStore {
   }
 
   async plan(organizationId: number): Promise<PlanRecord | null> {
-    const [row] = await preparedQuery<PlanRow>(this.orm, 'roster_plan_of_organization', `select ${PLAN_COLUMNS} from roster_plan where organization_id = $1`, [organizationId]);
+    const [row] = await preparedQuery<PlanRow>(
+      this.orm,
+      'roster_plan_of_organization',
+      `select ${PLAN_COLUMNS} from roster_plan where organization_id = $1`,
+      [organizationId],
+    );
     return row ? planOf(row) : null;
   }
 
   async plans(): Promise<PlanRecord[]> {
-    return (await preparedQuery<PlanRow>(this.orm, 'roster_plans', `select ${PLAN_COLUMNS} from roster_plan`, [])).map(planOf);
+    return (await preparedQuery<PlanRow>(this.orm, 'roster_plans', `select ${PLAN_COLUMNS} from roster_plan`, [])).map(
+      planOf,
+    );
   }
 
   async activeSeats(organizationId: number): Promise<number> {
-    const [row] = await preparedQuery<{ count: string }>(this.orm, 'member_active_count', "select count(*) as count from member where organization_id = $1 and status = 'active'", [organizationId]);
+    const [row] = await preparedQuery<{ count: string }>(
+      this.orm,
+      'member_active_count',
+      "select count(*) as count from member where organization_id = $1 and status = 'active'",
+      [organizationId],
+    );
     // count(*) is a bigint, which node-postgres reads as text.
     return Number(row!.count);
   }
 
   async invoices(organizationId: number): Promise<InvoiceRecord[]> {
-    const rows = await preparedQuery<{ organization_id: number; period: string; seats: number; amount_minor: number; currency: string; created_at: Date | string }>(
+    const rows = await preparedQuery<{
+      organization_id: number;
+      period: string;
+      seats: number;
+      amount_minor: number;
+      currency: string;
+      created_at: Date | string;
+    }>(
       this.orm,
       'roster_invoices_of_organization',
       'select organization_id, period, seats, amount_minor, currency, created_at from roster_invoice where organization_id = $1 order by period asc',
       [organizationId],
     );
-    return rows.map((row) => ({ organizationId: row.organization_id, period: row.period, seats: row.seats, amountMinor: row.amount_minor, currency: row.currency, createdAt: sqlDate(row.created_at) }));
+    return rows.map((row) => ({
+      organizationId: row.organization_id,
+      period: row.period,
+      seats: row.seats,
+      amountMinor: row.amount_minor,
+      currency: row.currency,
+      createdAt: sqlDate(row.created_at),
+    }));
   }
 
   async lastInvoicedPeriod(organizationId: number): Promise<string | null> {
-    const [row] = await preparedQuery<{ period: string }>(this.orm, 'roster_last_invoiced_period', 'select period from roster_invoice where organization_id = $1 order by period desc limit 1', [organizationId]);
+    const [row] = await preparedQuery<{ period: string }>(
+      this.orm,
+      'roster_last_invoiced_period',
+      'select period from roster_invoice where organization_id = $1 order by period desc limit 1',
+      [organizationId],
+    );
     return row?.period ?? null;
   }
 
@@ -478,7 +613,11 @@ export class PgRosterStore implements RosterStore {
       'select member_id, started_at, ended_at from roster_seat where organization_id = $1 and started_at < $2 and (ended_at is null or ended_at > $3)',
       [organizationId, before, heldAfter],
     );
-    return rows.map((row) => ({ memberId: row.member_id, startedAt: sqlDate(row.started_at), endedAt: sqlDateOrNull(row.ended_at) }));
+    return rows.map((row) => ({
+      memberId: row.member_id,
+      startedAt: sqlDate(row.started_at),
+      endedAt: sqlDateOrNull(row.ended_at),
+    }));
   }
 
   async addInvoice(invoice: InvoiceRecord): Promise<boolean> {

@@ -28,7 +28,10 @@ export const createdMemberWire = memberWire.extend({
 });
 export type CreatedMemberView = z.output<typeof createdMemberWire>;
 
-export const memberPageWire = z.object({ members: z.array(memberWire), organization: z.object({ id: z.number().int(), name: z.string() }) });
+export const memberPageWire = z.object({
+  members: z.array(memberWire),
+  organization: z.object({ id: z.number().int(), name: z.string() }),
+});
 export const resolvedMemberWire = z.object({ found: z.boolean(), member: memberWire.nullable() });
 export const addedMembersWire = z.object({
   created: z.array(createdMemberWire),
@@ -37,21 +40,39 @@ export const addedMembersWire = z.object({
 });
 export const memberAnswerWire = z.object({ member: memberWire });
 export const invitedMemberWire = z.object({ member: memberWire, activation_link: z.string() });
-export const removedMemberWire = z.object({ member: memberWire.nullable(), removed: z.boolean().optional(), already_removed: z.boolean().optional() });
+export const removedMemberWire = z.object({
+  member: memberWire.nullable(),
+  removed: z.boolean().optional(),
+  already_removed: z.boolean().optional(),
+});
 export type RemovedMemberView = z.output<typeof removedMemberWire>;
 
 /** The spec's Billing object. */
 export const billingWire = z.object({
-  subscription: z.object({ plan: z.string(), status: z.string(), price_per_seat: z.number(), in_trial: z.boolean(), trial_ends_at: z.string().nullable(), current_period_end: z.string() }).nullable(),
+  subscription: z
+    .object({
+      plan: z.string(),
+      status: z.string(),
+      price_per_seat: z.number(),
+      in_trial: z.boolean(),
+      trial_ends_at: z.string().nullable(),
+      current_period_end: z.string(),
+    })
+    .nullable(),
   seats: z.number().int(),
   estimated_next_charge: z.number(),
   currency: z.string(),
   balance: z.number(),
-  invoices: z.array(z.object({ period: z.string(), seats: z.number().int(), amount: z.number(), created_at: z.string() })),
+  invoices: z.array(
+    z.object({ period: z.string(), seats: z.number().int(), amount: z.number(), created_at: z.string() }),
+  ),
 });
 export type BillingView = z.output<typeof billingWire>;
 
-export type MemberFields = Pick<Member, 'id' | 'memberId' | 'firstName' | 'lastName' | 'email' | 'role' | 'status' | 'svcId' | 'createdAt'>;
+export type MemberFields = Pick<
+  Member,
+  'id' | 'memberId' | 'firstName' | 'lastName' | 'email' | 'role' | 'status' | 'svcId' | 'createdAt'
+>;
 
 export const memberView = (member: MemberFields): MemberView => ({
   id: member.id,

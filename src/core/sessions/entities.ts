@@ -172,7 +172,10 @@ export class SessionEvidence {
   @Property({ type: 'blob' })
   sealed!: Buffer;
 
-  /** Which try of its step the image belongs to (1 for the first): a refused document or a selfie asked again keeps its images too. */
+  /**
+   * Which try of its step the image belongs to (1 for the first): a refused document or a selfie asked again keeps its
+   * images too.
+   */
   @Property({ type: 'smallint', default: 1 })
   attempt: number = 1;
 

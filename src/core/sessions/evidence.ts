@@ -16,8 +16,17 @@ export interface EvidenceImage {
 
 /** The review images of hosted sessions (`session_evidence`), sealed at rest. */
 export interface EvidenceStore {
-  /** Seals and keeps images of one try of a step (`attempt`, from 1) in the caller's transaction (the step's commit, or the try's). */
-  keep(tx: SessionTx, sessionId: string, images: { kind: EvidenceKind; bytes: Buffer }[], attempt: number, now: Date): Promise<void>;
+  /**
+   * Seals and keeps images of one try of a step (`attempt`, from 1) in the caller's transaction (the step's commit, or
+   * the try's).
+   */
+  keep(
+    tx: SessionTx,
+    sessionId: string,
+    images: { kind: EvidenceKind; bytes: Buffer }[],
+    attempt: number,
+    now: Date,
+  ): Promise<void>;
   /** A session's images, opened, oldest first. */
   list(sessionId: string): Promise<EvidenceImage[]>;
   /** Deletes a session's images in the caller's transaction; returns how many there were. */
@@ -37,7 +46,13 @@ export class PgEvidenceStore implements EvidenceStore {
     private readonly sealer: Sealer,
   ) {}
 
-  async keep(tx: SessionTx, sessionId: string, images: { kind: EvidenceKind; bytes: Buffer }[], attempt: number, now: Date): Promise<void> {
+  async keep(
+    tx: SessionTx,
+    sessionId: string,
+    images: { kind: EvidenceKind; bytes: Buffer }[],
+    attempt: number,
+    now: Date,
+  ): Promise<void> {
     if (images.length === 0) return;
     await preparedQueryIn(
       this.orm,
@@ -45,22 +60,48 @@ export class PgEvidenceStore implements EvidenceStore {
       'evidence_keep',
       `insert into session_evidence (session_id, kind, sealed, attempt, created_at)
        select $1, i.kind, i.sealed, $4, $5 from unnest($2::varchar[], $3::bytea[]) with ordinality as i(kind, sealed, n) order by i.n`,
-      [sessionId, images.map((image) => image.kind), images.map((image) => this.sealer.sealBytes(image.bytes)), attempt, now],
+      [
+        sessionId,
+        images.map((image) => image.kind),
+        images.map((image) => this.sealer.sealBytes(image.bytes)),
+        attempt,
+        now,
+      ],
     );
   }
 
   async list(sessionId: string): Promise<EvidenceImage[]> {
-    const rows = await preparedQuery<{ id: string; kind: EvidenceKind; sealed: Buffer; attempt: number; created_at: Date | string }>(
+    const rows = await preparedQuery<{
+      id: string;
+      kind: EvidenceKind;
+      sealed: Buffer;
+      attempt: number;
+      created_at: Date | string;
+    }>(
       this.orm,
       'evidence_list',
       'select id, kind, sealed, attempt, created_at from session_evidence where session_id = $1 order by id',
       [sessionId],
     );
-    return rows.map((row) => ({ id: String(row.id), kind: row.kind, bytes: this.sealer.openBytes(row.sealed), attempt: Number(row.attempt), createdAt: sqlDate(row.created_at) }));
+    return rows.map((row) => ({
+      id: String(row.id),
+      kind: row.kind,
+      bytes: this.sealer.openBytes(row.sealed),
+      attempt: Number(row.attempt),
+      createdAt: sqlDate(row.created_at),
+    }));
   }
 
   async erase(tx: SessionTx, sessionId: string): Promise<number> {
-    return (await preparedQueryIn(this.orm, tx, 'evidence_erase', 'delete from session_evidence where session_id = $1 returning id', [sessionId])).length;
+    return (
+      await preparedQueryIn(
+        this.orm,
+        tx,
+        'evidence_erase',
+        'delete from session_evidence where session_id = $1 returning id',
+        [sessionId],
+      )
+    ).length;
   }
 
   async purgeExpired(now: Date, limit: number): Promise<number> {

@@ -19,14 +19,19 @@ const metadataInput = z
     const number = (key: string, min: number, max: number) => {
       if (value[key] === undefined) return;
       const n = value[key];
-      if (typeof n !== 'number' || !Number.isFinite(n) || n < min || n > max) context.addIssue({ code: 'custom', path: [key], message: `a number from ${min} to ${max}` });
+      if (typeof n !== 'number' || !Number.isFinite(n) || n < min || n > max)
+        context.addIssue({ code: 'custom', path: [key], message: `a number from ${min} to ${max}` });
     };
     number('expected_lat', -90, 90);
     number('expected_lng', -180, 180);
     number('radius_m', 1, 2e7);
     number('min_age', 1, 120);
     if ((value.expected_lat === undefined) !== (value.expected_lng === undefined)) {
-      context.addIssue({ code: 'custom', path: ['expected_lng'], message: 'expected_lat and expected_lng go together' });
+      context.addIssue({
+        code: 'custom',
+        path: ['expected_lng'],
+        message: 'expected_lat and expected_lng go together',
+      });
     }
     if (value.radius_m !== undefined && value.expected_lat === undefined) {
       context.addIssue({ code: 'custom', path: ['radius_m'], message: 'radius_m needs expected_lat and expected_lng' });
@@ -55,9 +60,17 @@ export const listSessionsInput = z.object({
 
 export const reviewInput = z.object({ status: z.enum(['APPROVED', 'DECLINED']) });
 
-/** POST /api/hosted/session/test-outcome: what a tester picks on a test session's page (the values of the Verity-Test-Outcome header). */
+/**
+ * POST /api/hosted/session/test-outcome: what a tester picks on a test session's page (the values of the
+ * Verity-Test-Outcome header).
+ */
 export const testOutcomeInput = z.object({
-  outcome: z.string().trim().min(1).max(60).describe('approve, decline, review, or a catalog error code to see how the page shows it'),
+  outcome: z
+    .string()
+    .trim()
+    .min(1)
+    .max(60)
+    .describe('approve, decline, review, or a catalog error code to see how the page shows it'),
 });
 
 /**
@@ -70,11 +83,20 @@ export const STEP_INPUTS = {
   document: idVerificationInput.pick({ front_image: true, back_image: true }).required({ front_image: true }),
   /** `challenge_id` and `captured_ms` are required where the workflow has liveness. */
   selfie: antispoofInput.pick({ frames: true, challenge_id: true, captured_ms: true }).required({ frames: true }),
-  location: locationFields.pick({ latitude: true, longitude: true, accuracy: true, source: true, captured_at: true, error: true }),
+  location: locationFields.pick({
+    latitude: true,
+    longitude: true,
+    accuracy: true,
+    source: true,
+    captured_at: true,
+    error: true,
+  }),
   licence: credentialInput.omit({ svc_access_token: true, svc_id: true }),
 } as const;
 
 /** The fields of a step's body that its declaration names (the rest is not passed on). */
 export function stepFields(step: keyof typeof STEP_INPUTS, body: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.keys(STEP_INPUTS[step].shape).flatMap((field) => (Object.hasOwn(body, field) ? [[field, body[field]]] : [])));
+  return Object.fromEntries(
+    Object.keys(STEP_INPUTS[step].shape).flatMap((field) => (Object.hasOwn(body, field) ? [[field, body[field]]] : [])),
+  );
 }

@@ -15,13 +15,46 @@ import { parseInput } from '../validation.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { SessionStatus } from './entities.js';
 import type { EvidenceStore } from './evidence.js';
-import type { SessionDraft, SessionEventRecord, SessionLookup, SessionRecord, SessionStore, SessionTx, SessionViewRecord } from './store.js';
+import type {
+  SessionDraft,
+  SessionEventRecord,
+  SessionLookup,
+  SessionRecord,
+  SessionStore,
+  SessionTx,
+  SessionViewRecord,
+} from './store.js';
 import { type SessionTrigger, transition } from './transitions.js';
-import { type DecisionWire, type ErasedWire, type HandoffClaimWire, type HandoffLinkWire, type HostedFlowWire, type StepOutcome, sessionView, testMark, vendorDataOnWire } from './views.js';
-import { createSessionInput, listSessionsInput, reviewInput, SESSION_TTL, stepFields, testOutcomeInput } from './inputs.js';
+import {
+  type DecisionWire,
+  type ErasedWire,
+  type HandoffClaimWire,
+  type HandoffLinkWire,
+  type HostedFlowWire,
+  type StepOutcome,
+  sessionView,
+  testMark,
+  vendorDataOnWire,
+} from './views.js';
+import {
+  createSessionInput,
+  listSessionsInput,
+  reviewInput,
+  SESSION_TTL,
+  stepFields,
+  testOutcomeInput,
+} from './inputs.js';
 import { HOSTED_STEPS } from './steps/index.js';
 import { requiredChallengeId, SELFIE_ATTEMPTS } from './steps/selfie.js';
-import { runCheck, type SessionChecks, type SessionWork, STEPS, type StepName, type StepPorts, type StepResult } from './steps/step.js';
+import {
+  runCheck,
+  type SessionChecks,
+  type SessionWork,
+  STEPS,
+  type StepName,
+  type StepPorts,
+  type StepResult,
+} from './steps/step.js';
 
 /** Review images one purge round deletes, and the rounds one sweep runs (see purgeEvidence). */
 export const EVIDENCE_PURGE_BATCH = 500;
@@ -45,7 +78,10 @@ interface RecordedCheck {
  * forged document, outside the geofence, refused location, licence not found); once every feature
  * has its check, any `review` sends the session to manual review, else it is approved.
  */
-export function decide(features: readonly string[], checks: readonly RecordedCheck[]): 'check_failed' | 'needs_review' | 'checks_passed' | null {
+export function decide(
+  features: readonly string[],
+  checks: readonly RecordedCheck[],
+): 'check_failed' | 'needs_review' | 'checks_passed' | null {
   if (checks.some((check) => check.status === 'failed')) return 'check_failed';
   const done = new Set(checks.map((check) => check.type));
   if (!features.every((feature) => done.has(feature))) return null;
@@ -59,10 +95,13 @@ export function decide(features: readonly string[], checks: readonly RecordedChe
  * have passed.
  */
 export function approvalBlockers(checks: readonly RecordedCheck[]): string[] {
-  const has = (type: string, statuses: readonly Check['status'][]) => checks.some((check) => check.type === type && statuses.includes(check.status));
-  return [has('id_verification', ['passed', 'review']) ? null : 'id_verification', has('liveness', ['passed']) ? null : 'liveness', has('face_match', ['passed']) ? null : 'face_match'].filter(
-    (missing): missing is string => missing !== null,
-  );
+  const has = (type: string, statuses: readonly Check['status'][]) =>
+    checks.some((check) => check.type === type && statuses.includes(check.status));
+  return [
+    has('id_verification', ['passed', 'review']) ? null : 'id_verification',
+    has('liveness', ['passed']) ? null : 'liveness',
+    has('face_match', ['passed']) ? null : 'face_match',
+  ].filter((missing): missing is string => missing !== null);
 }
 
 /** The checks each hosted step records (the face match runs with the selfie, against the document's portrait). */
@@ -79,13 +118,21 @@ const STEP_CHECKS: Record<StepName, readonly string[]> = {
  * wiped, so its recorded checks tell), `not_run` when the session closed before it (a decline at
  * an earlier step, a forced test outcome, the deadline), null while it is still to do.
  */
-export function stepOutcome(step: StepName, submitted: boolean, closed: boolean, checks: readonly RecordedCheck[]): StepOutcome | null {
+export function stepOutcome(
+  step: StepName,
+  submitted: boolean,
+  closed: boolean,
+  checks: readonly RecordedCheck[],
+): StepOutcome | null {
   const statuses = checks.filter((check) => STEP_CHECKS[step].includes(check.type)).map((check) => check.status);
   if (!submitted && statuses.length === 0) return closed ? 'not_run' : null;
   return statuses.includes('failed') ? 'failed' : statuses.includes('review') ? 'review' : 'passed';
 }
 
-/** Which try of a step the next submission is (1 for the first): selfies count their retakes, other steps their fixable failures. */
+/**
+ * Which try of a step the next submission is (1 for the first): selfies count their retakes, other steps their fixable
+ * failures.
+ */
 function tryOf(work: SessionWork, step: StepName): number {
   return (step === 'selfie' ? (work.failedSelfies ?? 0) : (work.fixableTries?.[step] ?? 0)) + 1;
 }
@@ -104,10 +151,14 @@ export const FIXABLE_REASONS: Partial<Record<StepName, readonly string[]>> = {
 };
 
 /** The failed check of a step the person may fix by trying again: every failure of the step must be fixable. */
-export function fixableFailure(step: StepName, outcomes: readonly { check: { status: string; error: string | null }; reason?: string }[]): { reason: string; error: string | null } | null {
+export function fixableFailure(
+  step: StepName,
+  outcomes: readonly { check: { status: string; error: string | null }; reason?: string }[],
+): { reason: string; error: string | null } | null {
   const reasons = FIXABLE_REASONS[step];
   const failed = outcomes.filter((outcome) => outcome.check.status === 'failed');
-  if (!reasons || failed.length === 0 || !failed.every((outcome) => reasons.includes(outcome.reason ?? ''))) return null;
+  if (!reasons || failed.length === 0 || !failed.every((outcome) => reasons.includes(outcome.reason ?? '')))
+    return null;
   return { reason: failed[0]!.reason!, error: failed[0]!.check.error };
 }
 
@@ -124,17 +175,24 @@ const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
  */
 export type SessionOwner = string | { projectId: string; livemode: boolean };
 /** The owner's project, and the mode it sees (null: both). */
-const ownerOf = (owner: SessionOwner): Omit<SessionLookup, 'id'> => (typeof owner === 'string' ? { projectId: owner, livemode: null } : owner);
+const ownerOf = (owner: SessionOwner): Omit<SessionLookup, 'id'> =>
+  typeof owner === 'string' ? { projectId: owner, livemode: null } : owner;
 const lookupOf = (owner: SessionOwner, id: string): SessionLookup => ({ id, ...ownerOf(owner) });
 
-/** A transaction's working copy of a session: what it changes, and what it appends, written by one statement at its end. */
+/**
+ * A transaction's working copy of a session: what it changes, and what it appends, written by one statement at its end.
+ */
 const draftOf = (session: SessionRecord): SessionDraft => ({ session: { ...session }, events: [], checks: [] });
 
 /** The hosted steps that run real models: in a test session each spends the sandbox's daily quota. */
 const MODEL_STEPS: ReadonlySet<StepName> = new Set<StepName>(['document', 'selfie']);
 
 /** The move a forced test outcome makes from NOT_STARTED. */
-const FORCED_TRIGGER = { approve: 'checks_passed', decline: 'check_failed', review: 'needs_review' } as const satisfies Record<ForcedVerdict, SessionTrigger>;
+const FORCED_TRIGGER = {
+  approve: 'checks_passed',
+  decline: 'check_failed',
+  review: 'needs_review',
+} as const satisfies Record<ForcedVerdict, SessionTrigger>;
 
 function encodeCursor(session: SessionRecord): string {
   return Buffer.from(`${session.createdAt.toISOString()}|${session.id}`).toString('base64url');
@@ -143,7 +201,10 @@ function encodeCursor(session: SessionRecord): string {
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw new DomainError('validation_error', 'cursor is not one this API gave out', { data: { errors: { cursor: 'invalid' } } });
+  if (!id || Number.isNaN(createdAt.getTime()))
+    throw new DomainError('validation_error', 'cursor is not one this API gave out', {
+      data: { errors: { cursor: 'invalid' } },
+    });
   return { createdAt, id };
 }
 
@@ -169,7 +230,10 @@ export interface SessionDeps {
   logger?: { info(object: object, message: string): void };
 }
 
-/** One move of a session's state machine, as ops read it in the log (ids, states, actor and reason: never identity data). */
+/**
+ * One move of a session's state machine, as ops read it in the log (ids, states, actor and reason: never identity
+ * data).
+ */
 interface SessionMove {
   session_id: string;
   project_id: string;
@@ -194,7 +258,9 @@ export const HANDOFF_TTL_MS = 10 * 60_000;
 /** Hosted verification sessions: creation, the state machine, the hosted steps, review, expiry. */
 export class SessionService {
   /** Polls of GET /session/{id} arriving together are read by one statement. */
-  private readonly views = new StatementBatch<SessionLookup, SessionViewRecord | null>((lookups) => this.deps.store.views(lookups));
+  private readonly views = new StatementBatch<SessionLookup, SessionViewRecord | null>((lookups) =>
+    this.deps.store.views(lookups),
+  );
 
   /** What the steps (steps/) use of this service. */
   private readonly stepPorts: StepPorts;
@@ -215,63 +281,96 @@ export class SessionService {
 
   // ---- integrator API ----
 
-  /** A new session; with an `Idempotency-Key`, a retry answers the first session (`replayed`) instead of creating (and charging) another. */
-  async create(owner: SessionOwner, actor: Actor, raw: unknown, options: { idempotencyKey?: string; testOutcome?: string } = {}) {
+  /**
+   * A new session; with an `Idempotency-Key`, a retry answers the first session (`replayed`) instead of creating (and
+   * charging) another.
+   */
+  async create(
+    owner: SessionOwner,
+    actor: Actor,
+    raw: unknown,
+    options: { idempotencyKey?: string; testOutcome?: string } = {},
+  ) {
     const { projectId, livemode: mode } = ownerOf(owner);
     const livemode = mode ?? true;
     const forced = forcedOutcome({ livemode }, options.testOutcome);
     if (forced?.kind === 'error') throw forced.error;
-    const { value, replayed } = await this.deps.idempotency.once(projectId, options.idempotencyKey, idempotencyOperation(livemode, 'session:create', options.testOutcome), raw, () =>
-      this.createOnce(projectId, livemode, actor, raw, forced?.verdict),
+    const { value, replayed } = await this.deps.idempotency.once(
+      projectId,
+      options.idempotencyKey,
+      idempotencyOperation(livemode, 'session:create', options.testOutcome),
+      raw,
+      () => this.createOnce(projectId, livemode, actor, raw, forced?.verdict),
     );
     if (!replayed) await this.deps.webhooks.dispatch(value.eventIds);
     const { eventIds: _, ...session } = value;
     return { session, replayed };
   }
 
-  private async createOnce(projectId: string, livemode: boolean, actor: Actor, raw: unknown, forced: ForcedVerdict | undefined) {
+  private async createOnce(
+    projectId: string,
+    livemode: boolean,
+    actor: Actor,
+    raw: unknown,
+    forced: ForcedVerdict | undefined,
+  ) {
     const input = parseInput(createSessionInput, raw);
     const workflow = await this.deps.tenancy.getWorkflow(projectId, input.workflow_id);
-    if (input.callback !== undefined && !(await this.deps.tenancy.isApprovedCallback(projectId, input.callback, webhookModeOf(livemode)))) {
-      throw new DomainError('callback_not_allowed', `callback must exactly match an active approved HTTPS destination of the project${livemode ? '' : ' for test mode'}`);
+    if (
+      input.callback !== undefined &&
+      !(await this.deps.tenancy.isApprovedCallback(projectId, input.callback, webhookModeOf(livemode)))
+    ) {
+      throw new DomainError(
+        'callback_not_allowed',
+        `callback must exactly match an active approved HTTPS destination of the project${livemode ? '' : ' for test mode'}`,
+      );
     }
-    const svcId = input.svc_access_token ? await this.deps.accounts.resolveForProject(projectId, { svcAccessToken: input.svc_access_token }) : null;
+    const svcId = input.svc_access_token
+      ? await this.deps.accounts.resolveForProject(projectId, { svcAccessToken: input.svc_access_token })
+      : null;
 
     const token = newSecret('sst');
     const now = this.now();
     const id = newId('ses');
     // The debit and the session commit together: no session unpaid, no payment without a session.
     // A test key's session is never charged.
-    const { session, eventIds } = await this.deps.billing.chargedTransaction(livemode ? projectId : null, 'session', id, async (tx) => {
-      const draft = draftOf({
-        id,
-        projectId,
-        workflowId: workflow.id,
-        status: transition(null, 'created'),
-        features: workflow.features,
-        tokenDigest: digestSecret(token),
-        redirectUrl: input.redirect_url ?? null,
-        callback: input.callback ?? null,
-        vendorData: input.vendor_data ?? null,
-        metadata: input.metadata ?? null,
-        svcId,
-        livemode,
-        workSealed: null,
-        decision: null,
-        decidedAt: null,
-        decidedBy: null,
-        startedAt: null,
-        dataErasedAt: null,
-        expiresAt: new Date(now.getTime() + (input.ttl_seconds ?? SESSION_TTL.defaultSeconds) * 1000),
-        createdAt: now,
-        updatedAt: now,
-      });
-      draft.events.push({ fromStatus: null, toStatus: draft.session.status, actor, reason: 'created', at: now });
-      // A forced test outcome decides at once, through the state table like any other decision.
-      const eventId = forced ? await this.move(tx, draft, FORCED_TRIGGER[forced], actor, `test outcome: ${forced}`) : null;
-      await this.deps.store.insert(tx, draft);
-      return { session: draft.session, eventIds: eventId ? [eventId] : [] };
-    });
+    const { session, eventIds } = await this.deps.billing.chargedTransaction(
+      livemode ? projectId : null,
+      'session',
+      id,
+      async (tx) => {
+        const draft = draftOf({
+          id,
+          projectId,
+          workflowId: workflow.id,
+          status: transition(null, 'created'),
+          features: workflow.features,
+          tokenDigest: digestSecret(token),
+          redirectUrl: input.redirect_url ?? null,
+          callback: input.callback ?? null,
+          vendorData: input.vendor_data ?? null,
+          metadata: input.metadata ?? null,
+          svcId,
+          livemode,
+          workSealed: null,
+          decision: null,
+          decidedAt: null,
+          decidedBy: null,
+          startedAt: null,
+          dataErasedAt: null,
+          expiresAt: new Date(now.getTime() + (input.ttl_seconds ?? SESSION_TTL.defaultSeconds) * 1000),
+          createdAt: now,
+          updatedAt: now,
+        });
+        draft.events.push({ fromStatus: null, toStatus: draft.session.status, actor, reason: 'created', at: now });
+        // A forced test outcome decides at once, through the state table like any other decision.
+        const eventId = forced
+          ? await this.move(tx, draft, FORCED_TRIGGER[forced], actor, `test outcome: ${forced}`)
+          : null;
+        await this.deps.store.insert(tx, draft);
+        return { session: draft.session, eventIds: eventId ? [eventId] : [] };
+      },
+    );
     return {
       ...sessionView(session),
       eventIds,
@@ -283,9 +382,18 @@ export class SessionService {
 
   async list(owner: SessionOwner, raw: unknown) {
     const { status, vendor_data: vendorData, limit, cursor } = parseInput(listSessionsInput, raw);
-    const rows = await this.deps.store.list({ ...ownerOf(owner), status, vendorData, after: cursor ? decodeCursor(cursor) : null, limit: limit + 1 });
+    const rows = await this.deps.store.list({
+      ...ownerOf(owner),
+      status,
+      vendorData,
+      after: cursor ? decodeCursor(cursor) : null,
+      limit: limit + 1,
+    });
     const page = rows.slice(0, limit);
-    return { sessions: page.map(sessionView), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
+    return {
+      sessions: page.map(sessionView),
+      nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+    };
   }
 
   /** The owner's session, locked until the transaction ends: two requests moving it at once take turns. */
@@ -334,7 +442,13 @@ export class SessionService {
   async timeline(projectId: string, sessionId: string) {
     await this.read(projectId, sessionId);
     const events = await this.deps.store.timeline(sessionId);
-    return events.map((event) => ({ from: event.fromStatus ?? null, to: event.toStatus, actor: event.actor, reason: event.reason ?? null, at: event.at.toISOString() }));
+    return events.map((event) => ({
+      from: event.fromStatus ?? null,
+      to: event.toStatus,
+      actor: event.actor,
+      reason: event.reason ?? null,
+      at: event.at.toISOString(),
+    }));
   }
 
   /**
@@ -346,14 +460,26 @@ export class SessionService {
     const { status } = parseInput(reviewInput, raw);
     const outcome = await this.transaction(async (tx) => {
       const session = await this.lock(tx, owner, sessionId);
-      if (FINAL.includes(session.status)) throw new DomainError('session_closed', `session is already ${session.status}`);
-      if (session.status !== 'IN_REVIEW') throw new DomainError('review_not_pending', `only IN_REVIEW sessions can be decided; this one is ${session.status}`);
+      if (FINAL.includes(session.status))
+        throw new DomainError('session_closed', `session is already ${session.status}`);
+      if (session.status !== 'IN_REVIEW')
+        throw new DomainError(
+          'review_not_pending',
+          `only IN_REVIEW sessions can be decided; this one is ${session.status}`,
+        );
       if (status === 'APPROVED') {
         const missing = approvalBlockers(await this.deps.store.checks(session.id, tx));
-        if (missing.length) throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
+        if (missing.length)
+          throw new DomainError('required_face_checks_incomplete', `${APPROVAL_RULE}; missing: ${missing.join(', ')}`);
       }
       const draft = draftOf(session);
-      const eventId = await this.move(tx, draft, status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined', actor, note ? `manual review: ${note}` : 'manual review');
+      const eventId = await this.move(
+        tx,
+        draft,
+        status === 'APPROVED' ? 'reviewer_approved' : 'reviewer_declined',
+        actor,
+        note ? `manual review: ${note}` : 'manual review',
+      );
       await this.deps.store.save(tx, draft);
       return { session: draft.session, eventId };
     });
@@ -380,7 +506,13 @@ export class SessionService {
     const code = newSecret('shl');
     const now = this.now();
     const expiresAt = new Date(now.getTime() + HANDOFF_TTL_MS);
-    await this.deps.store.addHandoff({ id: newId('shf'), sessionId: session.id, linkDigest: digestSecret(code), createdAt: now, expiresAt });
+    await this.deps.store.addHandoff({
+      id: newId('shf'),
+      sessionId: session.id,
+      linkDigest: digestSecret(code),
+      createdAt: now,
+      expiresAt,
+    });
     // Like the session link, the code rides in the fragment, never sent to a server or a log.
     return { url: `${this.deps.baseUrl}/verify/${session.id}#${code}`, expires_at: expiresAt.toISOString() };
   }
@@ -393,13 +525,19 @@ export class SessionService {
     if (!code) throw new DomainError('token_missing', 'handoff link code required');
     const phoneToken = newSecret('sst');
     const sessionId = await this.deps.store.claimHandoff(digestSecret(code), digestSecret(phoneToken), this.now());
-    if (!sessionId) throw new DomainError('invalid_token', 'this continue-on-phone link was already used or has expired');
+    if (!sessionId)
+      throw new DomainError('invalid_token', 'this continue-on-phone link was already used or has expired');
     return { session_id: sessionId, session_token: phoneToken };
   }
 
   private async branding(projectId: string) {
     const branding = await this.deps.tenancy.projectBranding(projectId);
-    return { project_name: branding.name, privacy_policy_url: branding.privacyPolicyUrl, support_url: branding.supportUrl ?? null, logo: branding.hasLogo };
+    return {
+      project_name: branding.name,
+      privacy_policy_url: branding.privacyPolicyUrl,
+      support_url: branding.supportUrl ?? null,
+      logo: branding.hasLogo,
+    };
   }
 
   /** The logo of the session's project (PNG), for the hosted page; not_found when it has none. */
@@ -409,13 +547,20 @@ export class SessionService {
     return logo;
   }
 
-  /** What the page shows: the steps, which are done, and where to go at the end (`checks`: when the caller has just read them). */
+  /**
+   * What the page shows: the steps, which are done, and where to go at the end (`checks`: when the caller has just read
+   * them).
+   */
   async flowState(session: SessionRecord, known?: readonly Check[]): Promise<HostedFlowWire> {
     const checks = known ?? (await this.checksOf(session.id));
     const done = this.workOf(session).stepsDone ?? [];
     const closed = !OPEN.includes(session.status);
     // The steps as they really ended: a decline at the selfie leaves the location step not run.
-    const steps = stepsOf(session.features).map((step) => ({ step, done: closed || done.includes(step), outcome: stepOutcome(step, done.includes(step), closed, checks) }));
+    const steps = stepsOf(session.features).map((step) => ({
+      step,
+      done: closed || done.includes(step),
+      outcome: stepOutcome(step, done.includes(step), closed, checks),
+    }));
     const [branding, retentionDays, continuedOnPhone] = await Promise.all([
       this.branding(session.projectId),
       this.deps.tenancy.evidenceRetentionDays(session.projectId),
@@ -449,7 +594,8 @@ export class SessionService {
    * page shows it. A live session has no such thing (404).
    */
   async pickTestOutcome(session: SessionRecord, raw: unknown): Promise<HostedFlowWire> {
-    if (session.livemode) throw new DomainError('not_found', 'outcomes can be picked only on a test session (made with a vk_test_ key)');
+    if (session.livemode)
+      throw new DomainError('not_found', 'outcomes can be picked only on a test session (made with a vk_test_ key)');
     const { outcome } = parseInput(testOutcomeInput, raw);
     const forced = forcedOutcome({ livemode: false }, outcome)!;
     if (forced.kind === 'error') throw forced.error;
@@ -457,7 +603,13 @@ export class SessionService {
       const locked = await this.lock(tx, session.projectId, session.id);
       this.assertAcceptsInput(locked);
       const draft = draftOf(locked);
-      const eventId = await this.move(tx, draft, FORCED_TRIGGER[forced.verdict], 'user', `test outcome: ${forced.verdict} (picked on the hosted page)`);
+      const eventId = await this.move(
+        tx,
+        draft,
+        FORCED_TRIGGER[forced.verdict],
+        'user',
+        `test outcome: ${forced.verdict} (picked on the hosted page)`,
+      );
       await this.deps.store.save(tx, draft);
       return { session: draft.session, eventId };
     });
@@ -495,7 +647,13 @@ export class SessionService {
    */
   private async openOnce(session: SessionRecord): Promise<SessionRecord | null> {
     const now = this.now();
-    const event: SessionEventRecord = { fromStatus: 'NOT_STARTED', toStatus: transition('NOT_STARTED', 'opened'), actor: 'user', reason: 'page opened', at: now };
+    const event: SessionEventRecord = {
+      fromStatus: 'NOT_STARTED',
+      toStatus: transition('NOT_STARTED', 'opened'),
+      actor: 'user',
+      reason: 'page opened',
+      at: now,
+    };
     if (!(await this.deps.store.open(session.id, event))) return null;
     this.deps.logger?.info(moveOf(session, event), 'session moved');
     return { ...session, status: event.toStatus, startedAt: now, updatedAt: now };
@@ -503,7 +661,8 @@ export class SessionService {
 
   /** A session past its deadline takes no more input, even before the sweep has moved it. */
   private assertNotLapsed(session: SessionRecord): void {
-    if (OPEN.includes(session.status) && this.now() >= session.expiresAt) throw new DomainError('session_expired', 'this verification link has expired; ask for a new one');
+    if (OPEN.includes(session.status) && this.now() >= session.expiresAt)
+      throw new DomainError('session_expired', 'this verification link has expired; ask for a new one');
   }
 
   private assertAcceptsInput(session: SessionRecord): void {
@@ -512,7 +671,13 @@ export class SessionService {
   }
 
   private contextOf(session: SessionRecord, mode: 'fresh' | 'account' = 'fresh'): CheckContext {
-    return { projectId: session.projectId, livemode: session.livemode, mode, svcId: mode === 'account' ? (session.svcId ?? null) : null, today: this.now() };
+    return {
+      projectId: session.projectId,
+      livemode: session.livemode,
+      mode,
+      svcId: mode === 'account' ? (session.svcId ?? null) : null,
+      today: this.now(),
+    };
   }
 
   /**
@@ -529,13 +694,21 @@ export class SessionService {
     if (!identity) return session;
     const outcomes: CheckOutcome[] = [];
     const context = this.contextOf(session, 'account');
-    if (session.features.includes('id_verification')) outcomes.push(await runCheck(this.deps.checks.idVerification, {}, context));
+    if (session.features.includes('id_verification'))
+      outcomes.push(await runCheck(this.deps.checks.idVerification, {}, context));
     if (session.features.includes('age')) {
       const outcome = await runCheck(this.deps.checks.age, { bands: [this.minAgeOf(session)] }, context);
       outcome.check.data = { ...outcome.check.data, reused: true };
       outcomes.push(outcome);
     }
-    return outcomes.length ? (await this.commit(session, 'document', outcomes, { fullName: identity.fullName, dateOfBirth: identity.dateOfBirth })).session : session;
+    return outcomes.length
+      ? (
+          await this.commit(session, 'document', outcomes, {
+            fullName: identity.fullName,
+            dateOfBirth: identity.dateOfBirth,
+          })
+        ).session
+      : session;
   }
 
   private minAgeOf(session: SessionRecord): number {
@@ -548,9 +721,11 @@ export class SessionService {
    * buffered): a step this session does not have, a session that takes no input, a step done.
    */
   assertStepAccepts(session: SessionRecord, step: string): void {
-    if (!(step in STEPS) || !stepsOf(session.features).includes(step as StepName)) throw new DomainError('not_found', `this session has no ${step} step`);
+    if (!(step in STEPS) || !stepsOf(session.features).includes(step as StepName))
+      throw new DomainError('not_found', `this session has no ${step} step`);
     this.assertAcceptsInput(session);
-    if ((this.workOf(session).stepsDone ?? []).includes(step as StepName)) throw new DomainError('conflict', `the ${step} step is already complete`);
+    if ((this.workOf(session).stepsDone ?? []).includes(step as StepName))
+      throw new DomainError('conflict', `the ${step} step is already complete`);
   }
 
   /**
@@ -569,12 +744,24 @@ export class SessionService {
     session = await this.open(session);
     const work = this.workOf(session);
     if (!session.livemode && MODEL_STEPS.has(step as StepName)) await this.deps.sandboxQuota.spend(session.projectId);
-    const ran = await HOSTED_STEPS[step as StepName](session, stepFields(step as StepName, input), work, this.stepPorts);
+    const ran = await HOSTED_STEPS[step as StepName](
+      session,
+      stepFields(step as StepName, input),
+      work,
+      this.stepPorts,
+    );
     const { work: patch, images } = ran;
     const outcomes = session.livemode ? ran.outcomes : ran.outcomes.map(sandboxOutcome);
     const fixable = fixableFailure(step as StepName, outcomes);
     if (fixable) await this.askAgainUnlessLastTry(session, step as StepName, fixable.reason, fixable.error, images);
-    const committed = await this.commit(session, step as StepName, outcomes, patch, images, tryOf(work, step as StepName));
+    const committed = await this.commit(
+      session,
+      step as StepName,
+      outcomes,
+      patch,
+      images,
+      tryOf(work, step as StepName),
+    );
     return this.flowState(committed.session, committed.checks);
   }
 
@@ -584,7 +771,13 @@ export class SessionService {
    * last try, whose failure is recorded like any other. The try's images are kept for the review
    * (numbered by try), so a reviewer sees the refused document beside the one that followed.
    */
-  private async askAgainUnlessLastTry(session: SessionRecord, step: StepName, reason: string, error: string | null, images: StepResult['images'] = []): Promise<void> {
+  private async askAgainUnlessLastTry(
+    session: SessionRecord,
+    step: StepName,
+    reason: string,
+    error: string | null,
+    images: StepResult['images'] = [],
+  ): Promise<void> {
     const tries = (await this.deps.tenancy.getWorkflow(session.projectId, session.workflowId)).maxStepTries;
     const tried = await this.transaction(async (tx) => {
       const locked = await this.lock(tx, session.projectId, session.id);
@@ -595,13 +788,23 @@ export class SessionService {
       work.fixableTries = { ...work.fixableTries, [step]: count };
       const draft = draftOf(locked);
       draft.session.workSealed = this.deps.sealer.seal(JSON.stringify(work));
-      draft.events.push({ fromStatus: locked.status, toStatus: locked.status, actor: 'user', reason: `${step}: ${reason}, asked again (try ${count} of ${tries})`, at: this.now() });
+      draft.events.push({
+        fromStatus: locked.status,
+        toStatus: locked.status,
+        actor: 'user',
+        reason: `${step}: ${reason}, asked again (try ${count} of ${tries})`,
+        at: this.now(),
+      });
       await this.deps.evidence.keep(tx, locked.id, images, count, this.now());
       await this.deps.store.save(tx, draft);
       return count;
     });
     if (tried < tries) {
-      throw new DomainError('step_retry_required', `${error ?? reason}. Try again (${tries - tried} ${tries - tried === 1 ? 'try' : 'tries'} left).`, { data: { step, reason, tries_left: tries - tried } });
+      throw new DomainError(
+        'step_retry_required',
+        `${error ?? reason}. Try again (${tries - tried} ${tries - tried === 1 ? 'try' : 'tries'} left).`,
+        { data: { step, reason, tries_left: tries - tried } },
+      );
     }
   }
 
@@ -630,8 +833,20 @@ export class SessionService {
       const draft = draftOf(locked);
       draft.session.workSealed = this.deps.sealer.seal(JSON.stringify(work));
       if (failures < SELFIE_ATTEMPTS) {
-        draft.events.push({ fromStatus: locked.status, toStatus: locked.status, actor: 'user', reason: `selfie: ${reason}, retake asked (try ${failures} of ${SELFIE_ATTEMPTS})`, at: this.now() });
-        await this.deps.evidence.keep(tx, locked.id, frame ? [{ kind: 'selfie', bytes: frame }] : [], failures, this.now());
+        draft.events.push({
+          fromStatus: locked.status,
+          toStatus: locked.status,
+          actor: 'user',
+          reason: `selfie: ${reason}, retake asked (try ${failures} of ${SELFIE_ATTEMPTS})`,
+          at: this.now(),
+        });
+        await this.deps.evidence.keep(
+          tx,
+          locked.id,
+          frame ? [{ kind: 'selfie', bytes: frame }] : [],
+          failures,
+          this.now(),
+        );
       }
       await this.deps.store.save(tx, draft);
       return failures;
@@ -642,12 +857,20 @@ export class SessionService {
    * Stores a step's checks and moves the session, under the session's row lock; returns the
    * session as committed and its checks (those recorded before, then this step's).
    */
-  private async commit(session: SessionRecord, step: StepName, outcomes: CheckOutcome[], patch: SessionWork, images: StepResult['images'] = [], attempt = 1): Promise<{ session: SessionRecord; checks: Check[] }> {
+  private async commit(
+    session: SessionRecord,
+    step: StepName,
+    outcomes: CheckOutcome[],
+    patch: SessionWork,
+    images: StepResult['images'] = [],
+    attempt = 1,
+  ): Promise<{ session: SessionRecord; checks: Check[] }> {
     const committed = await this.transaction(async (tx) => {
       const locked = await this.lock(tx, session.projectId, session.id);
       this.assertAcceptsInput(locked);
       const before = this.workOf(locked);
-      if ((before.stepsDone ?? []).includes(step)) throw new DomainError('conflict', `the ${step} step is already complete`);
+      if ((before.stepsDone ?? []).includes(step))
+        throw new DomainError('conflict', `the ${step} step is already complete`);
       const recorded = await this.checksOf(locked.id, tx);
       const now = this.now();
       const draft = draftOf(locked);
@@ -662,13 +885,25 @@ export class SessionService {
         });
       }
       await this.deps.evidence.keep(tx, locked.id, images, attempt, now);
-      const work: SessionWork = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)), stepsDone: [...(before.stepsDone ?? []), step] };
+      const work: SessionWork = {
+        ...before,
+        ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)),
+        stepsDone: [...(before.stepsDone ?? []), step],
+      };
       draft.session.workSealed = this.deps.sealer.seal(JSON.stringify(work));
       draft.session.updatedAt = now;
       const checks = [...recorded, ...outcomes.map(({ check }) => check)];
       const next = decide(locked.features, checks);
       const failed = outcomes.find(({ check }) => check.status === 'failed');
-      const eventId = next ? await this.move(tx, draft, next, 'system', failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`) : null;
+      const eventId = next
+        ? await this.move(
+            tx,
+            draft,
+            next,
+            'system',
+            failed ? `${failed.check.type}: ${failed.reason ?? 'failed'}` : `${step} completed`,
+          )
+        : null;
       await this.deps.store.save(tx, draft);
       return { session: draft.session, checks, eventId };
     });
@@ -679,7 +914,10 @@ export class SessionService {
   /** The moves made inside each open transaction, logged once it commits. */
   private readonly movesIn = new WeakMap<SessionTx, SessionMove[]>();
 
-  /** A transaction whose session moves are logged after it has committed: a rolled-back move (a lost race) never happened. */
+  /**
+   * A transaction whose session moves are logged after it has committed: a rolled-back move (a lost race) never
+   * happened.
+   */
   private async transaction<T>(work: (tx: SessionTx) => Promise<T>): Promise<T> {
     const moves: SessionMove[] = [];
     const result = await this.deps.store.transaction(async (tx) => {
@@ -697,9 +935,21 @@ export class SessionService {
    * verified identity, all committed together (a crash loses none of them). Returns the webhook
    * event id when one is due; the caller queues it after the commit.
    */
-  private async move(tx: SessionTx, draft: SessionDraft, trigger: SessionTrigger, actor: Actor, reason: string): Promise<string | null> {
+  private async move(
+    tx: SessionTx,
+    draft: SessionDraft,
+    trigger: SessionTrigger,
+    actor: Actor,
+    reason: string,
+  ): Promise<string | null> {
     const session = draft.session;
-    const event: SessionEventRecord = { fromStatus: session.status, toStatus: transition(session.status, trigger), actor, reason: reason.slice(0, 200), at: this.now() };
+    const event: SessionEventRecord = {
+      fromStatus: session.status,
+      toStatus: transition(session.status, trigger),
+      actor,
+      reason: reason.slice(0, 200),
+      at: this.now(),
+    };
     const { toStatus: to, at: now } = event;
     this.movesIn.get(tx)?.push(moveOf(session, event));
     draft.events.push(event);
@@ -714,18 +964,29 @@ export class SessionService {
       // Nothing raw outlives the decision: the portrait and the read fields go in the same
       // commit (a crash right after it must not leave them behind).
       session.workSealed = null;
-      if ((await this.deps.tenancy.evidenceRetentionDays(session.projectId, tx)) === 0) await this.deps.evidence.erase(tx, session.id);
+      if ((await this.deps.tenancy.evidenceRetentionDays(session.projectId, tx)) === 0)
+        await this.deps.evidence.erase(tx, session.id);
     }
     const lower = to.toLowerCase();
     return this.deps.webhooks.record(tx, session.projectId, session.id, {
       type: `verification.${lower}`,
       livemode: session.livemode,
       callback: session.callback,
-      body: { type: `verification.${lower}`, session_id: session.id, status: to, vendor_data: vendorDataOnWire(session), decision: lower, occurred_at: now.toISOString() },
+      body: {
+        type: `verification.${lower}`,
+        session_id: session.id,
+        status: to,
+        vendor_data: vendorDataOnWire(session),
+        decision: lower,
+        occurred_at: now.toISOString(),
+      },
     });
   }
 
-  /** An approved bound session records the document's identity on the account (sealed); a test session records nothing (AccountService.stateFor). */
+  /**
+   * An approved bound session records the document's identity on the account (sealed); a test session records nothing
+   * (AccountService.stateFor).
+   */
   private async verifyAccount(tx: SessionTx, session: SessionRecord): Promise<void> {
     const known = this.workOf(session);
     const date = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined);
@@ -749,8 +1010,17 @@ export class SessionService {
   private async checksOf(sessionId: string, tx?: SessionTx): Promise<Check[]> {
     const rows = await this.deps.store.checks(sessionId, tx);
     return rows.map((row) => {
-      const detail = JSON.parse(this.deps.sealer.open(row.detailSealed)) as { data: Record<string, unknown>; error: string | null };
-      return { type: row.type as Check['type'], status: row.status, ...(row.score != null ? { score: row.score } : {}), data: detail.data, error: detail.error };
+      const detail = JSON.parse(this.deps.sealer.open(row.detailSealed)) as {
+        data: Record<string, unknown>;
+        error: string | null;
+      };
+      return {
+        type: row.type as Check['type'],
+        status: row.status,
+        ...(row.score != null ? { score: row.score } : {}),
+        data: detail.data,
+        error: detail.error,
+      };
     });
   }
 
@@ -770,16 +1040,43 @@ export class SessionService {
   async eraseData(owner: SessionOwner, sessionId: string, actor: Actor): Promise<ErasedWire> {
     return this.transaction(async (tx) => {
       const session = await this.lock(tx, owner, sessionId);
-      if (session.dataErasedAt) return { session_id: session.id, status: session.status, erased: true, already_erased: true, erased_at: session.dataErasedAt.toISOString() };
-      if (OPEN.includes(session.status)) throw new DomainError('conflict', `session is ${session.status}: erase its data once it is decided or has expired`);
+      if (session.dataErasedAt)
+        return {
+          session_id: session.id,
+          status: session.status,
+          erased: true,
+          already_erased: true,
+          erased_at: session.dataErasedAt.toISOString(),
+        };
+      if (OPEN.includes(session.status))
+        throw new DomainError(
+          'conflict',
+          `session is ${session.status}: erase its data once it is decided or has expired`,
+        );
       const now = this.now();
       await this.deps.evidence.erase(tx, session.id);
-      await this.deps.store.sealChecks(tx, session.id, this.deps.sealer.seal(JSON.stringify({ data: { erased: true }, error: null })));
+      await this.deps.store.sealChecks(
+        tx,
+        session.id,
+        this.deps.sealer.seal(JSON.stringify({ data: { erased: true }, error: null })),
+      );
       const draft = draftOf(session);
       Object.assign(draft.session, { workSealed: null, dataErasedAt: now, updatedAt: now });
-      draft.events.push({ fromStatus: session.status, toStatus: session.status, actor, reason: 'data erased', at: now });
+      draft.events.push({
+        fromStatus: session.status,
+        toStatus: session.status,
+        actor,
+        reason: 'data erased',
+        at: now,
+      });
       await this.deps.store.save(tx, draft);
-      return { session_id: session.id, status: session.status, erased: true, already_erased: false, erased_at: now.toISOString() };
+      return {
+        session_id: session.id,
+        status: session.status,
+        erased: true,
+        already_erased: false,
+        erased_at: now.toISOString(),
+      };
     });
   }
 

@@ -73,7 +73,20 @@ export interface SessionLookup {
 /** What GET /session/{id} reads, and nothing more. */
 export type SessionViewRecord = Pick<
   SessionRecord,
-  'id' | 'status' | 'workflowId' | 'features' | 'vendorData' | 'redirectUrl' | 'callback' | 'svcId' | 'livemode' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'startedAt' | 'decidedAt'
+  | 'id'
+  | 'status'
+  | 'workflowId'
+  | 'features'
+  | 'vendorData'
+  | 'redirectUrl'
+  | 'callback'
+  | 'svcId'
+  | 'livemode'
+  | 'expiresAt'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'startedAt'
+  | 'decidedAt'
 >;
 
 /** The filters of a page of the session list, newest first. */
@@ -116,7 +129,10 @@ export interface SessionStore {
   views(lookups: SessionLookup[]): Promise<(SessionViewRecord | null)[]>;
   /** The session a hosted-page token opens: its own token, or a phone's token from a claimed handoff link. */
   byTokenDigest(digest: string): Promise<SessionRecord | null>;
-  /** Moves a NOT_STARTED session to `event.toStatus` and logs the move, only if it is still NOT_STARTED; false when another request did first. */
+  /**
+   * Moves a NOT_STARTED session to `event.toStatus` and logs the move, only if it is still NOT_STARTED; false when
+   * another request did first.
+   */
   open(sessionId: string, event: SessionEventRecord): Promise<boolean>;
   /** A session's checks, oldest first (inside the caller's transaction when given). */
   checks(sessionId: string, tx?: SessionTx): Promise<SessionCheckRecord[]>;
@@ -129,7 +145,10 @@ export interface SessionStore {
   /** Open sessions past their deadline, oldest deadline first. */
   due(statuses: readonly SessionStatus[], now: Date, limit: number): Promise<{ id: string; projectId: string }[]>;
   addHandoff(handoff: HandoffRecord): Promise<void>;
-  /** Spends an unclaimed, unexpired link for the phone's token: the session id, or null when the link is used, expired or unknown. */
+  /**
+   * Spends an unclaimed, unexpired link for the phone's token: the session id, or null when the link is used, expired
+   * or unknown.
+   */
   claimHandoff(linkDigest: string, phoneTokenDigest: string, now: Date): Promise<string | null>;
   /** Whether a continue-on-your-phone link of the session has been claimed (another device works on it). */
   handoffClaimed(sessionId: string): Promise<boolean>;
@@ -160,7 +179,8 @@ const COLUMNS = [
 ] as const;
 type SessionRow = Record<(typeof COLUMNS)[number], unknown>;
 const SELECT = (alias: string) => COLUMNS.map((column) => `${alias}.${column}`).join(', ');
-const VIEW_COLUMNS = 's.id, s.status, s.workflow_id, s.features, s.vendor_data, s.redirect_url, s.callback, s.svc_id, s.livemode, s.expires_at, s.created_at, s.updated_at, s.started_at, s.decided_at';
+const VIEW_COLUMNS =
+  's.id, s.status, s.workflow_id, s.features, s.vendor_data, s.redirect_url, s.callback, s.svc_id, s.livemode, s.expires_at, s.created_at, s.updated_at, s.started_at, s.decided_at';
 
 const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : sqlDate(value as Date | string));
 
@@ -299,21 +319,46 @@ export class PgSessionStore implements SessionStore {
   }
 
   async insert(tx: SessionTx, draft: SessionDraft): Promise<void> {
-    await preparedQueryIn(this.orm, tx, 'session_insert', INSERT, [...rowValues(draft.session), ...appendValues(draft)]);
+    await preparedQueryIn(this.orm, tx, 'session_insert', INSERT, [
+      ...rowValues(draft.session),
+      ...appendValues(draft),
+    ]);
   }
 
   async save(tx: SessionTx, draft: SessionDraft): Promise<void> {
     const s = draft.session;
-    await preparedQueryIn(this.orm, tx, 'session_save', SAVE, [s.id, s.status, s.workSealed, s.decision, s.decidedAt, s.decidedBy, s.startedAt, s.dataErasedAt, s.updatedAt, ...appendValues(draft)]);
+    await preparedQueryIn(this.orm, tx, 'session_save', SAVE, [
+      s.id,
+      s.status,
+      s.workSealed,
+      s.decision,
+      s.decidedAt,
+      s.decidedBy,
+      s.startedAt,
+      s.dataErasedAt,
+      s.updatedAt,
+      ...appendValues(draft),
+    ]);
   }
 
   async lock(tx: SessionTx, lookup: SessionLookup): Promise<SessionRecord | null> {
-    const [row] = await preparedQueryIn<SessionRow>(this.orm, tx, 'session_lock', `select ${SELECT('s')} from verification_session s where ${OF_OWNER} for update`, [lookup.id, lookup.projectId, lookup.livemode]);
+    const [row] = await preparedQueryIn<SessionRow>(
+      this.orm,
+      tx,
+      'session_lock',
+      `select ${SELECT('s')} from verification_session s where ${OF_OWNER} for update`,
+      [lookup.id, lookup.projectId, lookup.livemode],
+    );
     return row ? recordOf(row) : null;
   }
 
   async find(lookup: SessionLookup): Promise<SessionRecord | null> {
-    const [row] = await preparedQuery<SessionRow>(this.orm, 'session_of_owner', `select ${SELECT('s')} from verification_session s where ${OF_OWNER}`, [lookup.id, lookup.projectId, lookup.livemode]);
+    const [row] = await preparedQuery<SessionRow>(
+      this.orm,
+      'session_of_owner',
+      `select ${SELECT('s')} from verification_session s where ${OF_OWNER}`,
+      [lookup.id, lookup.projectId, lookup.livemode],
+    );
     return row ? recordOf(row) : null;
   }
 
@@ -362,17 +407,31 @@ export class PgSessionStore implements SessionStore {
   }
 
   async checks(sessionId: string, tx?: SessionTx): Promise<SessionCheckRecord[]> {
-    const text = 'select type, status, score, detail_sealed, reason, created_at from session_check where session_id = $1 order by id';
-    const rows = tx ? await preparedQueryIn<Record<string, unknown>>(this.orm, tx, 'session_checks', text, [sessionId]) : await preparedQuery<Record<string, unknown>>(this.orm, 'session_checks', text, [sessionId]);
+    const text =
+      'select type, status, score, detail_sealed, reason, created_at from session_check where session_id = $1 order by id';
+    const rows = tx
+      ? await preparedQueryIn<Record<string, unknown>>(this.orm, tx, 'session_checks', text, [sessionId])
+      : await preparedQuery<Record<string, unknown>>(this.orm, 'session_checks', text, [sessionId]);
     return rows.map(checkOf);
   }
 
   async sealChecks(tx: SessionTx, sessionId: string, detailSealed: string): Promise<void> {
-    await preparedQueryIn(this.orm, tx, 'session_seal_checks', 'update session_check set detail_sealed = $2 where session_id = $1', [sessionId, detailSealed]);
+    await preparedQueryIn(
+      this.orm,
+      tx,
+      'session_seal_checks',
+      'update session_check set detail_sealed = $2 where session_id = $1',
+      [sessionId, detailSealed],
+    );
   }
 
   async timeline(sessionId: string): Promise<SessionEventRecord[]> {
-    const rows = await preparedQuery<Record<string, unknown>>(this.orm, 'session_timeline', 'select from_status, to_status, actor, reason, at from session_event where session_id = $1 order by id', [sessionId]);
+    const rows = await preparedQuery<Record<string, unknown>>(
+      this.orm,
+      'session_timeline',
+      'select from_status, to_status, actor, reason, at from session_event where session_id = $1 order by id',
+      [sessionId],
+    );
     return rows.map(eventOf);
   }
 
@@ -394,7 +453,11 @@ export class PgSessionStore implements SessionStore {
     return ((await sql) as SessionRow[]).map(recordOf);
   }
 
-  async due(statuses: readonly SessionStatus[], now: Date, limit: number): Promise<{ id: string; projectId: string }[]> {
+  async due(
+    statuses: readonly SessionStatus[],
+    now: Date,
+    limit: number,
+  ): Promise<{ id: string; projectId: string }[]> {
     const rows = await preparedQuery<{ id: string; project_id: string }>(
       this.orm,
       'sessions_due',
@@ -405,13 +468,12 @@ export class PgSessionStore implements SessionStore {
   }
 
   async addHandoff(handoff: HandoffRecord): Promise<void> {
-    await preparedQuery(this.orm, 'session_handoff_add', 'insert into session_handoff (id, session_id, link_digest, created_at, expires_at) values ($1, $2, $3, $4, $5)', [
-      handoff.id,
-      handoff.sessionId,
-      handoff.linkDigest,
-      handoff.createdAt,
-      handoff.expiresAt,
-    ]);
+    await preparedQuery(
+      this.orm,
+      'session_handoff_add',
+      'insert into session_handoff (id, session_id, link_digest, created_at, expires_at) values ($1, $2, $3, $4, $5)',
+      [handoff.id, handoff.sessionId, handoff.linkDigest, handoff.createdAt, handoff.expiresAt],
+    );
   }
 
   async claimHandoff(linkDigest: string, phoneTokenDigest: string, now: Date): Promise<string | null> {
@@ -426,7 +488,12 @@ export class PgSessionStore implements SessionStore {
   }
 
   async handoffClaimed(sessionId: string): Promise<boolean> {
-    const [row] = await preparedQuery<{ claimed: boolean }>(this.orm, 'session_handoff_claimed', 'select exists (select 1 from session_handoff where session_id = $1 and claimed_at is not null) as claimed', [sessionId]);
+    const [row] = await preparedQuery<{ claimed: boolean }>(
+      this.orm,
+      'session_handoff_claimed',
+      'select exists (select 1 from session_handoff where session_id = $1 and claimed_at is not null) as claimed',
+      [sessionId],
+    );
     return row?.claimed === true;
   }
 }

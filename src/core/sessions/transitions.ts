@@ -6,7 +6,15 @@ import type { SessionStatus } from './entities.js';
 // moves a session only along a row of this table; every other move is refused. docs/sessions.md's
 // state diagram is `stateDiagram()` of this table (a test keeps the two equal).
 
-export type SessionTrigger = 'created' | 'opened' | 'checks_passed' | 'needs_review' | 'check_failed' | 'reviewer_approved' | 'reviewer_declined' | 'deadline';
+export type SessionTrigger =
+  | 'created'
+  | 'opened'
+  | 'checks_passed'
+  | 'needs_review'
+  | 'check_failed'
+  | 'reviewer_approved'
+  | 'reviewer_declined'
+  | 'deadline';
 
 export interface Transition {
   from: SessionStatus | null;
@@ -41,6 +49,12 @@ export function transition(from: SessionStatus | null, event: SessionTrigger): S
 
 /** The table as a Mermaid state diagram (docs/sessions.md shows it). */
 export function stateDiagram(): string {
-  const lines = TRANSITIONS.map(({ from, event, to, guard }) => `  ${from ?? '[*]'} --> ${to}: ${event}${guard ? ` (${guard})` : ''}`);
-  return ['stateDiagram-v2', ...lines, ...['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'].map((final) => `  ${final} --> [*]`)].join('\n');
+  const lines = TRANSITIONS.map(
+    ({ from, event, to, guard }) => `  ${from ?? '[*]'} --> ${to}: ${event}${guard ? ` (${guard})` : ''}`,
+  );
+  return [
+    'stateDiagram-v2',
+    ...lines,
+    ...['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'].map((final) => `  ${final} --> [*]`),
+  ].join('\n');
 }

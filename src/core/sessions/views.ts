@@ -43,7 +43,14 @@ export const decisionWire = z.object({
   vendor_data: vendorData,
   checks: z.array(checkWire),
   svc_id: z.string().optional(),
-  identity: z.object({ full_name: z.string().nullable(), licenses: z.array(z.object({ license_state: z.string().nullable(), status: z.string(), expire_date: z.string().nullable() })) }).optional(),
+  identity: z
+    .object({
+      full_name: z.string().nullable(),
+      licenses: z.array(
+        z.object({ license_state: z.string().nullable(), status: z.string(), expire_date: z.string().nullable() }),
+      ),
+    })
+    .optional(),
   livemode: livemodeField,
 });
 export type DecisionWire = z.output<typeof decisionWire>;
@@ -84,9 +91,13 @@ export const sessionView = (session: SessionViewRecord): SessionWire => ({
 });
 
 /** Test data says so on the wire (`livemode: false`); live data is unchanged. */
-export const testMark = (session: Pick<SessionRecord, 'livemode'>) => (session.livemode ? {} : { livemode: false as const });
+export const testMark = (session: Pick<SessionRecord, 'livemode'>) =>
+  session.livemode ? {} : { livemode: false as const };
 
-/** How a hosted step ended: its checks' worst status, `not_run` when the session ended before it; null while it is still to do. */
+/**
+ * How a hosted step ended: its checks' worst status, `not_run` when the session ended before it; null while it is still
+ * to do.
+ */
 export const STEP_OUTCOMES = ['passed', 'failed', 'review', 'not_run'] as const;
 export type StepOutcome = (typeof STEP_OUTCOMES)[number];
 
@@ -96,23 +107,45 @@ export const hostedFlowWire = z.object({
   status: z.enum(SESSION_STATUSES),
   project_name: z.string().describe('whom the person verifies for'),
   privacy_policy_url: z.string().nullable().optional(),
-  support_url: z.string().nullable().describe("where a declined person can ask for help (the project's https:// or mailto: link), or null"),
-  retention_days: z.number().int().describe('days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision'),
+  support_url: z
+    .string()
+    .nullable()
+    .describe("where a declined person can ask for help (the project's https:// or mailto: link), or null"),
+  retention_days: z
+    .number()
+    .int()
+    .describe(
+      'days the project keeps the photos (document and selfie) after the decision, for its reviewers; 0: deleted at the decision',
+    ),
   logo: z.boolean().describe('GET /api/hosted/session/logo has a PNG'),
   features: z.array(z.string()),
   steps: z.array(
     z.object({
       step: z.string().describe('document, selfie, location or licence'),
-      done: z.boolean().describe('nothing more to do on this step (also true for every step once the session is finished)'),
-      outcome: z.enum(STEP_OUTCOMES).nullable().describe('how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do'),
+      done: z
+        .boolean()
+        .describe('nothing more to do on this step (also true for every step once the session is finished)'),
+      outcome: z
+        .enum(STEP_OUTCOMES)
+        .nullable()
+        .describe(
+          'how the step ended: passed, failed or review (its checks), not_run when the session ended before it; null while it is to do',
+        ),
     }),
   ),
-  continued_on_phone: z.boolean().describe('a continue-on-your-phone link of this session was claimed: another device is working on it'),
+  continued_on_phone: z
+    .boolean()
+    .describe('a continue-on-your-phone link of this session was claimed: another device is working on it'),
   checks: z.array(checkWire.pick({ type: true, status: true, error: true })),
   expires_at: z.string(),
   geofence: z.boolean().describe('the location step is checked against an expected point'),
   finished: z.boolean(),
-  redirect_to: z.string().nullable().describe("where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative"),
+  redirect_to: z
+    .string()
+    .nullable()
+    .describe(
+      "where to send the person when finished (the integrator's redirect_url with ?status=); a hint, the decision endpoint is authoritative",
+    ),
   livemode: livemodeField,
 });
 export type HostedFlowWire = z.output<typeof hostedFlowWire>;

@@ -23,7 +23,10 @@ export class Project {
   @Property({ type: 'timestamptz', nullable: true })
   previousWebhookSecretUntil?: Date | null;
 
-  /** Test mode's own signing secret (sealed), rotated like the live one; null for a project made before test webhooks until it rotates one. */
+  /**
+   * Test mode's own signing secret (sealed), rotated like the live one; null for a project made before test webhooks
+   * until it rotates one.
+   */
   @Property({ type: 'text', nullable: true })
   testWebhookSigningSecretSealed?: string | null;
 
@@ -41,7 +44,10 @@ export class Project {
   @Property({ type: 'text', nullable: true })
   testDefaultCallbackUrl?: string | null;
 
-  /** Wallet balance in minor units (cents) of `currency`, less what instances hold in open leases (billing's `wallet` view adds them back). */
+  /**
+   * Wallet balance in minor units (cents) of `currency`, less what instances hold in open leases (billing's `wallet`
+   * view adds them back).
+   */
   @Property({ type: new BigIntType('number'), default: 0 })
   balanceMinor: number = 0;
 
@@ -55,7 +61,10 @@ export class Project {
   @Property({ type: 'text', nullable: true })
   privacyPolicyUrl?: string | null;
 
-  /** Where a person whose verification was declined can ask for help (https:// or mailto:); the hosted page's end screen links to it. */
+  /**
+   * Where a person whose verification was declined can ask for help (https:// or mailto:); the hosted page's end screen
+   * links to it.
+   */
   @Property({ type: 'text', nullable: true })
   supportUrl?: string | null;
 
@@ -193,7 +202,10 @@ export class OidcClient {
   @Property({ type: 'boolean', default: true })
   active: boolean = true;
 
-  /** Whether authorize requires PKCE (S256); false only for a confidential legacy client that cannot send it (RFC 9700 2.1.1). */
+  /**
+   * Whether authorize requires PKCE (S256); false only for a confidential legacy client that cannot send it (RFC 9700
+   * 2.1.1).
+   */
   @Property({ type: 'boolean', default: true })
   requirePkce: boolean = true;
 

@@ -43,7 +43,10 @@ const supportUrl = z
   .string()
   .trim()
   .max(2000)
-  .refine((value) => URL.canParse(value) && ['https:', 'mailto:'].includes(new URL(value).protocol), 'must be an https:// or mailto: URL');
+  .refine(
+    (value) => URL.canParse(value) && ['https:', 'mailto:'].includes(new URL(value).protocol),
+    'must be an https:// or mailto: URL',
+  );
 /** Branding of the hosted page: omitted fields stay, null clears. The logo is base64 (or a data URL). */
 export const brandingInput = z.object({
   projectId,
@@ -51,7 +54,12 @@ export const brandingInput = z.object({
   supportUrl: supportUrl.nullable().optional(),
   logo: z.string().max(800_000).nullable().optional(),
 });
-export const setCallbackActiveInput = z.object({ projectId, url: z.string().min(1).max(2000), active: z.boolean(), mode });
+export const setCallbackActiveInput = z.object({
+  projectId,
+  url: z.string().min(1).max(2000),
+  active: z.boolean(),
+  mode,
+});
 
 const redirectUri = z
   .string()
@@ -104,9 +112,17 @@ export const revokeAdminTokenInput = z.object({ tokenId: z.string().min(1).max(4
 export const oidcClientActiveInput = z.object({ projectId, clientId: z.string().min(1).max(64), active: z.boolean() });
 export const oidcClientRefInput = z.object({ projectId, clientId: z.string().min(1).max(64) });
 /** Whether an OIDC client must use PKCE (S256) at authorize: the opt-out of a confidential legacy client. */
-export const oidcClientPkceInput = z.object({ projectId, clientId: z.string().min(1).max(64), requirePkce: z.boolean() });
+export const oidcClientPkceInput = z.object({
+  projectId,
+  clientId: z.string().min(1).max(64),
+  requirePkce: z.boolean(),
+});
 /** An organization app (roster API credentials): deactivate or reactivate it, or rotate its secret. */
 export const orgAppActiveInput = z.object({ clientId: z.string().min(1).max(64), active: z.boolean() });
 export const orgAppRefInput = z.object({ clientId: z.string().min(1).max(64) });
 /** Rotate a project's webhook signing secret of a mode; the old one keeps signing for `overlapHours` (default 24). */
-export const rotateWebhookSecretInput = z.object({ projectId, overlapHours: z.number().int().min(0).max(720).default(24), mode });
+export const rotateWebhookSecretInput = z.object({
+  projectId,
+  overlapHours: z.number().int().min(0).max(720).default(24),
+  mode,
+});

@@ -8,7 +8,8 @@ const LOGO_FORMATS = ['png', 'jpeg', 'webp'];
 /** The logo's longer side after re-encoding (px). */
 const LOGO_MAX_SIDE = 512;
 
-const refuse = (why: string) => new DomainError('validation_error', `logo: ${why}`, { data: { errors: { logo: why } } });
+const refuse = (why: string) =>
+  new DomainError('validation_error', `logo: ${why}`, { data: { errors: { logo: why } } });
 
 /**
  * An admin's logo (base64 or a data URL) as a fresh PNG: only PNG, JPEG or WebP by their bytes,

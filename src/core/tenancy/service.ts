@@ -31,8 +31,27 @@ import {
   setCallbackActiveInput,
 } from './inputs.js';
 import { safeLogo } from './logo.js';
-import type { Announcement, OidcClientChanges, OrgAppRecord, ProjectBranding, ProjectChanges, ProjectSettings, SealedWebhookSecrets, TenancyStore } from './store.js';
-import { adminTokenView, apiKeyView, callbackView, oidcClientView, orgAppView, projectView, type RegisteredClient, type WorkflowView, workflowView } from './views.js';
+import type {
+  Announcement,
+  OidcClientChanges,
+  OrgAppRecord,
+  ProjectBranding,
+  ProjectChanges,
+  ProjectSettings,
+  SealedWebhookSecrets,
+  TenancyStore,
+} from './store.js';
+import {
+  adminTokenView,
+  apiKeyView,
+  callbackView,
+  oidcClientView,
+  orgAppView,
+  projectView,
+  type RegisteredClient,
+  type WorkflowView,
+  workflowView,
+} from './views.js';
 
 export type { ProjectBranding, ProjectSettings } from './store.js';
 
@@ -66,7 +85,8 @@ const webhookSecretsKey = (projectId: string, mode: KeyMode) => `${projectId} ${
 export const webhookModeOf = (livemode: boolean): KeyMode => (livemode ? 'live' : 'test');
 
 /** Where a mode's events go when their session names no callback: test events never fall back to the live URL. */
-export const defaultCallbackOf = (settings: ProjectSettings, mode: KeyMode): string | null => (mode === 'live' ? settings.defaultCallbackUrl : settings.testDefaultCallbackUrl);
+export const defaultCallbackOf = (settings: ProjectSettings, mode: KeyMode): string | null =>
+  mode === 'live' ? settings.defaultCallbackUrl : settings.testDefaultCallbackUrl;
 
 export interface ApiKeyCaller {
   projectId: string;
@@ -105,9 +125,13 @@ export class TenancyService {
   private readonly oidcClients: SharedCache<RegisteredClient>;
   /** Projects' webhook signing secrets, sealed, by `webhookSecretsKey` (every delivery signs with them). */
   private readonly webhookSecrets: SharedCache<SealedWebhookSecrets>;
-  /** What every decision reads of its project, by project id: how long evidence is kept, where webhooks go by default. */
+  /**
+   * What every decision reads of its project, by project id: how long evidence is kept, where webhooks go by default.
+   */
   private readonly projectSettings: SharedCache<ProjectSettings>;
-  /** Active approved callback destinations, by `approvedCallbackKey` (every session created with a callback checks one). */
+  /**
+   * Active approved callback destinations, by `approvedCallbackKey` (every session created with a callback checks one).
+   */
   private readonly approvedCallbacks: SharedCache<true>;
 
   constructor(private readonly deps: TenancyDeps) {
@@ -124,7 +148,11 @@ export class TenancyService {
    * when the write commits), then waits until every instance has dropped it, so the next request
    * anywhere sees the change. A write that found nothing to change (null) announced nothing.
    */
-  private async changeCached<T>(cache: SharedCache<unknown>, key: string, write: (announce: Announcement) => Promise<T | null>): Promise<T | null> {
+  private async changeCached<T>(
+    cache: SharedCache<unknown>,
+    key: string,
+    write: (announce: Announcement) => Promise<T | null>,
+  ): Promise<T | null> {
     const change = cache.change(key);
     const changed = await write({ channel: change.channel, payload: change.payload });
     if (changed !== null) await change.everywhereDropped();
@@ -146,7 +174,8 @@ export class TenancyService {
 
   /** A project-scoped token sees only its own project; anything else is "not found", never 403. */
   requireProjectAccess(scope: AdminScope, projectId: string): void {
-    if (scope.projectId !== null && scope.projectId !== projectId) throw new DomainError('not_found', 'project not found');
+    if (scope.projectId !== null && scope.projectId !== projectId)
+      throw new DomainError('not_found', 'project not found');
   }
 
   // ---- projects ----
@@ -209,8 +238,12 @@ export class TenancyService {
    * its test secret. Cached sealed, outside an overlap only: while one lasts (rare, hours) its
    * end is read from the database.
    */
-  async webhookSigningSecrets(projectId: string, mode: KeyMode): Promise<{ current: string | null; previous: string | null }> {
-    const overlapping = (sealed: SealedWebhookSecrets) => sealed.previous !== null && sealed.previousUntil !== null && sealed.previousUntil > this.now();
+  async webhookSigningSecrets(
+    projectId: string,
+    mode: KeyMode,
+  ): Promise<{ current: string | null; previous: string | null }> {
+    const overlapping = (sealed: SealedWebhookSecrets) =>
+      sealed.previous !== null && sealed.previousUntil !== null && sealed.previousUntil > this.now();
     const sealed = found(
       await this.webhookSecrets.read(
         webhookSecretsKey(projectId, mode),
@@ -219,7 +252,10 @@ export class TenancyService {
       ),
       'project not found',
     );
-    return { current: sealed.current === null ? null : this.deps.sealer.open(sealed.current), previous: overlapping(sealed) ? this.deps.sealer.open(sealed.previous!) : null };
+    return {
+      current: sealed.current === null ? null : this.deps.sealer.open(sealed.current),
+      previous: overlapping(sealed) ? this.deps.sealer.open(sealed.previous!) : null,
+    };
   }
 
   /** A new webhook signing secret of a mode (shown once); the old one keeps signing alongside for the overlap. */
@@ -231,7 +267,8 @@ export class TenancyService {
     const rotated = await this.changeCached(
       this.webhookSecrets,
       webhookSecretsKey(projectId, mode),
-      async (announce) => (await this.deps.store.rotateWebhookSecret(projectId, mode, sealed, previousValidUntil, announce)) || null,
+      async (announce) =>
+        (await this.deps.store.rotateWebhookSecret(projectId, mode, sealed, previousValidUntil, announce)) || null,
     );
     found(rotated, 'project not found');
     return { projectId, mode, webhookSigningSecret, previousValidUntil: previousValidUntil.toISOString() };
@@ -239,7 +276,9 @@ export class TenancyService {
 
   /** Changes a project and drops what `cache` holds of it everywhere; `not_found` without the project. */
   private async changeProject(cache: SharedCache<unknown>, projectId: string, changes: ProjectChanges) {
-    const project = await this.changeCached(cache, projectId, (announce) => this.deps.store.updateProject(projectId, changes, announce));
+    const project = await this.changeCached(cache, projectId, (announce) =>
+      this.deps.store.updateProject(projectId, changes, announce),
+    );
     return projectView(found(project, 'project not found'));
   }
 
@@ -248,8 +287,16 @@ export class TenancyService {
   async createApiKey(input: unknown) {
     const { projectId, name, mode } = parseInput(createApiKeyInput, input);
     const key = newSecret(mode === 'test' ? 'vk_test' : 'vk_live');
-    const apiKey = { id: newId('key'), projectId, name: name ?? '', prefix: key.slice(0, 12), mode, createdAt: this.now() };
-    if (!(await this.deps.store.addApiKey({ ...apiKey, secretDigest: digestSecret(key) }))) throw new DomainError('not_found', 'project not found');
+    const apiKey = {
+      id: newId('key'),
+      projectId,
+      name: name ?? '',
+      prefix: key.slice(0, 12),
+      mode,
+      createdAt: this.now(),
+    };
+    if (!(await this.deps.store.addApiKey({ ...apiKey, secretDigest: digestSecret(key) })))
+      throw new DomainError('not_found', 'project not found');
     return { apiKey: apiKeyView({ ...apiKey, revokedAt: null }), key };
   }
 
@@ -262,11 +309,16 @@ export class TenancyService {
     const { projectId, apiKeyId } = parseInput(revokeApiKeyInput, input);
     // Keys are cached by digest, which never changes: read it first to name the change.
     const digest = found(await this.deps.store.apiKeyDigest(projectId, apiKeyId), 'API key not found');
-    const apiKey = await this.changeCached(this.apiKeys, digest, (announce) => this.deps.store.revokeApiKey(projectId, apiKeyId, this.now(), announce));
+    const apiKey = await this.changeCached(this.apiKeys, digest, (announce) =>
+      this.deps.store.revokeApiKey(projectId, apiKeyId, this.now(), announce),
+    );
     return apiKeyView(found(apiKey, 'API key not found'));
   }
 
-  /** The project an API key belongs to, or null for an unknown or revoked key (from the cache while revocations are heard). */
+  /**
+   * The project an API key belongs to, or null for an unknown or revoked key (from the cache while revocations are
+   * heard).
+   */
   async authenticateApiKey(key: string): Promise<ApiKeyCaller | null> {
     if (!key || key.length > 200) return null;
     const digest = digestSecret(key);
@@ -280,7 +332,14 @@ export class TenancyService {
 
   async createWorkflow(input: unknown) {
     const { projectId, name, features, maxStepTries } = parseInput(createWorkflowInput, input);
-    const workflow = { id: newId('wf'), projectId, name, features, maxStepTries: maxStepTries ?? DEFAULT_STEP_TRIES, createdAt: this.now() };
+    const workflow = {
+      id: newId('wf'),
+      projectId,
+      name,
+      features,
+      maxStepTries: maxStepTries ?? DEFAULT_STEP_TRIES,
+      createdAt: this.now(),
+    };
     if (!(await this.deps.store.addWorkflow(workflow))) throw new DomainError('not_found', 'project not found');
     return workflowView(workflow);
   }
@@ -323,11 +382,20 @@ export class TenancyService {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (!this.deps.allowInsecureCallbacks && (host === 'localhost' || (net.isIP(host) && isPrivateAddress(host)))) {
       // Names are checked again at each delivery, on the address actually connected to.
-      throw new DomainError('callback_not_allowed', 'callback must be a public address: loopback, private and link-local addresses need VERITY_ALLOW_INSECURE_CALLBACKS=1');
+      throw new DomainError(
+        'callback_not_allowed',
+        'callback must be a public address: loopback, private and link-local addresses need VERITY_ALLOW_INSECURE_CALLBACKS=1',
+      );
     }
-    const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && loopback && this.deps.allowInsecureCallbacks);
+    const allowed =
+      url.protocol === 'https:' || (url.protocol === 'http:' && loopback && this.deps.allowInsecureCallbacks);
     if (!allowed) {
-      throw new DomainError('callback_not_allowed', loopback ? 'plain http callbacks to loopback need VERITY_ALLOW_INSECURE_CALLBACKS=1' : 'callback must be an HTTPS URL');
+      throw new DomainError(
+        'callback_not_allowed',
+        loopback
+          ? 'plain http callbacks to loopback need VERITY_ALLOW_INSECURE_CALLBACKS=1'
+          : 'callback must be an HTTPS URL',
+      );
     }
     return url.toString();
   }
@@ -339,19 +407,31 @@ export class TenancyService {
   async approveCallback(input: unknown) {
     const { projectId, url, mode } = parseInput(callbackUrlInput, input);
     const normalized = this.checkCallbackUrl(url);
-    const destination = await this.deps.store.approveCallback({ id: newId('cbd'), projectId, url: normalized, mode, createdAt: this.now() });
+    const destination = await this.deps.store.approveCallback({
+      id: newId('cbd'),
+      projectId,
+      url: normalized,
+      mode,
+      createdAt: this.now(),
+    });
     return callbackView(found(destination, 'project not found'));
   }
 
   async setCallbackActive(input: unknown) {
     const { projectId, url, active, mode } = parseInput(setCallbackActiveInput, input);
-    const destination = await this.changeCached(this.approvedCallbacks, approvedCallbackKey(projectId, mode, url), (announce) => this.deps.store.setCallbackActive(projectId, mode, url, active, announce));
+    const destination = await this.changeCached(
+      this.approvedCallbacks,
+      approvedCallbackKey(projectId, mode, url),
+      (announce) => this.deps.store.setCallbackActive(projectId, mode, url, active, announce),
+    );
     return callbackView(found(destination, 'callback destination not found'));
   }
 
   /** A receiver answered 410 Gone: nothing more of this mode goes to this destination until ops enable it again. */
   async disableCallback(projectId: string, url: string, mode: KeyMode): Promise<void> {
-    await this.changeCached(this.approvedCallbacks, approvedCallbackKey(projectId, mode, url), (announce) => this.deps.store.setCallbackActive(projectId, mode, url, false, announce));
+    await this.changeCached(this.approvedCallbacks, approvedCallbackKey(projectId, mode, url), (announce) =>
+      this.deps.store.setCallbackActive(projectId, mode, url, false, announce),
+    );
   }
 
   async listCallbacks(projectId: string) {
@@ -360,7 +440,9 @@ export class TenancyService {
 
   /** True when `url` is exactly an active destination of the project approved for this mode's sessions. */
   async isApprovedCallback(projectId: string, url: string, mode: KeyMode): Promise<boolean> {
-    const approved = await this.approvedCallbacks.read(approvedCallbackKey(projectId, mode, url), async () => ((await this.deps.store.isApprovedCallback(projectId, mode, url)) ? true : null));
+    const approved = await this.approvedCallbacks.read(approvedCallbackKey(projectId, mode, url), async () =>
+      (await this.deps.store.isApprovedCallback(projectId, mode, url)) ? true : null,
+    );
     return approved === true;
   }
 
@@ -368,7 +450,11 @@ export class TenancyService {
   async setDefaultCallback(input: unknown) {
     const { projectId, url, mode } = parseInput(defaultCallbackInput, input);
     const checked = url === null ? null : this.checkCallbackUrl(url);
-    return this.changeProject(this.projectSettings, projectId, mode === 'live' ? { defaultCallbackUrl: checked } : { testDefaultCallbackUrl: checked });
+    return this.changeProject(
+      this.projectSettings,
+      projectId,
+      mode === 'live' ? { defaultCallbackUrl: checked } : { testDefaultCallbackUrl: checked },
+    );
   }
 
   async setEvidenceRetention(input: unknown) {
@@ -396,9 +482,13 @@ export class TenancyService {
   // ---- OIDC clients ----
 
   async createOidcClient(input: unknown) {
-    const { projectId, name, redirectUris, scopes, organizationId, requirePkce } = parseInput(createOidcClientInput, input);
+    const { projectId, name, redirectUris, scopes, organizationId, requirePkce } = parseInput(
+      createOidcClientInput,
+      input,
+    );
     found(await this.deps.store.project(projectId), 'project not found');
-    if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId))) throw new DomainError('not_found', 'organization not found');
+    if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId)))
+      throw new DomainError('not_found', 'organization not found');
     const clientSecret = newSecret('vcs');
     const client = {
       clientId: newId('vc'),
@@ -424,12 +514,20 @@ export class TenancyService {
 
   async createOrgApp(input: unknown) {
     const { organizationId, organizationName, name } = parseInput(createOrgAppInput, input);
-    if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId))) throw new DomainError('not_found', 'organization not found');
+    if (organizationId !== undefined && !(await this.deps.organizations.exists(organizationId)))
+      throw new DomainError('not_found', 'organization not found');
     // A new organization is the roster's to create; should the app's insert then fail (a new
     // random id, a live database), the organization stays, empty, and a retry names it by id.
     const appOrganizationId = organizationId ?? (await this.deps.organizations.create(organizationName!));
     const clientSecret = newSecret('ocs');
-    const app = { clientId: newId('oc'), organizationId: appOrganizationId, name, clientSecretDigest: digestSecret(clientSecret), active: true, createdAt: this.now() };
+    const app = {
+      clientId: newId('oc'),
+      organizationId: appOrganizationId,
+      name,
+      clientSecretDigest: digestSecret(clientSecret),
+      active: true,
+      createdAt: this.now(),
+    };
     await this.deps.store.addOrgApp(app);
     return { app: await this.orgAppWithName(app), clientSecret };
   }
@@ -446,13 +544,18 @@ export class TenancyService {
   }
 
   /** The organization behind roster API credentials, or null when they are wrong or inactive. */
-  async authenticateOrgApp(clientId: string, clientSecret: string): Promise<{ organizationId: number; clientId: string } | null> {
+  async authenticateOrgApp(
+    clientId: string,
+    clientSecret: string,
+  ): Promise<{ organizationId: number; clientId: string } | null> {
     if (!clientId || !clientSecret || clientId.length > 64 || clientSecret.length > 200) return null;
     const app = await this.deps.store.orgApp(clientId);
     // Digest comparison in constant time; an unknown client id still pays for one digest.
     const presented = digestSecret(clientSecret);
     if (!app?.active) return null;
-    return safeEqual(presented, app.clientSecretDigest) ? { organizationId: app.organizationId, clientId: app.clientId } : null;
+    return safeEqual(presented, app.clientSecretDigest)
+      ? { organizationId: app.organizationId, clientId: app.clientId }
+      : null;
   }
 
   // ---- deactivation and secret rotation ----
@@ -481,11 +584,16 @@ export class TenancyService {
   }
 
   private async changeOidcClient(projectId: string, clientId: string, changes: OidcClientChanges) {
-    const client = await this.changeCached(this.oidcClients, clientId, (announce) => this.deps.store.changeOidcClient(projectId, clientId, changes, announce));
+    const client = await this.changeCached(this.oidcClients, clientId, (announce) =>
+      this.deps.store.changeOidcClient(projectId, clientId, changes, announce),
+    );
     return found(client, 'OIDC client not found');
   }
 
-  /** An OIDC client by id (from the cache while changes are heard), or null. Read-only: change clients through this service. */
+  /**
+   * An OIDC client by id (from the cache while changes are heard), or null. Read-only: change clients through this
+   * service.
+   */
   oidcClient(clientId: string): Promise<RegisteredClient | null> {
     return this.oidcClients.read(clientId, () => this.deps.store.oidcClient(clientId));
   }
@@ -503,14 +611,19 @@ export class TenancyService {
   /** Deactivates (or reactivates) an organization app: an inactive one is refused by the roster API. */
   async setOrgAppActive(input: unknown) {
     const { clientId, active } = parseInput(orgAppActiveInput, input);
-    return this.orgAppWithName(found(await this.deps.store.changeOrgApp(clientId, { active }), 'organization app not found'));
+    return this.orgAppWithName(
+      found(await this.deps.store.changeOrgApp(clientId, { active }), 'organization app not found'),
+    );
   }
 
   /** A new organization app secret, shown once; the old one stops working at once. */
   async rotateOrgAppSecret(input: unknown) {
     const { clientId } = parseInput(orgAppRefInput, input);
     const clientSecret = newSecret('ocs');
-    const app = found(await this.deps.store.changeOrgApp(clientId, { clientSecretDigest: digestSecret(clientSecret) }), 'organization app not found');
+    const app = found(
+      await this.deps.store.changeOrgApp(clientId, { clientSecretDigest: digestSecret(clientSecret) }),
+      'organization app not found',
+    );
     return { app: await this.orgAppWithName(app), clientSecret };
   }
 
@@ -520,8 +633,16 @@ export class TenancyService {
     const { role, projectId, name, expiresInDays } = parseInput(createAdminTokenInput, input);
     const token = newSecret('vat');
     const now = this.now();
-    const row = { id: newId('adm'), name: name ?? '', role, projectId: projectId ?? null, createdAt: now, expiresAt: expiresInDays ? new Date(now.getTime() + expiresInDays * 86_400_000) : null };
-    if (!(await this.deps.store.addAdminToken({ ...row, tokenDigest: digestSecret(token) }))) throw new DomainError('not_found', 'project not found');
+    const row = {
+      id: newId('adm'),
+      name: name ?? '',
+      role,
+      projectId: projectId ?? null,
+      createdAt: now,
+      expiresAt: expiresInDays ? new Date(now.getTime() + expiresInDays * 86_400_000) : null,
+    };
+    if (!(await this.deps.store.addAdminToken({ ...row, tokenDigest: digestSecret(token) })))
+      throw new DomainError('not_found', 'project not found');
     return { id: row.id, role, projectId: row.projectId, token, expiresAt: row.expiresAt?.toISOString() ?? null };
   }
 

@@ -134,7 +134,16 @@ export interface Announcement {
  */
 export interface TenancyStore {
   addProject(
-    project: Omit<ProjectRecord, 'spendableMinor' | 'defaultCallbackUrl' | 'testDefaultCallbackUrl' | 'hasTestWebhookSecret' | 'privacyPolicyUrl' | 'supportUrl' | 'hasLogo'> & {
+    project: Omit<
+      ProjectRecord,
+      | 'spendableMinor'
+      | 'defaultCallbackUrl'
+      | 'testDefaultCallbackUrl'
+      | 'hasTestWebhookSecret'
+      | 'privacyPolicyUrl'
+      | 'supportUrl'
+      | 'hasLogo'
+    > & {
       balanceMinor: number;
       webhookSecretSealed: string;
       testWebhookSecretSealed: string;
@@ -148,8 +157,17 @@ export interface TenancyStore {
   /** The oldest demo project's id. */
   demoProjectId(): Promise<string | null>;
   webhookSecrets(id: string, mode: KeyMode): Promise<SealedWebhookSecrets | null>;
-  /** The mode's current secret becomes its previous one until `previousUntil`, and `sealed` the current; false without such a project. */
-  rotateWebhookSecret(id: string, mode: KeyMode, sealed: string, previousUntil: Date, announce: Announcement): Promise<boolean>;
+  /**
+   * The mode's current secret becomes its previous one until `previousUntil`, and `sealed` the current; false without
+   * such a project.
+   */
+  rotateWebhookSecret(
+    id: string,
+    mode: KeyMode,
+    sealed: string,
+    previousUntil: Date,
+    announce: Announcement,
+  ): Promise<boolean>;
   updateProject(id: string, changes: ProjectChanges, announce: Announcement): Promise<ProjectRecord | null>;
   branding(id: string): Promise<ProjectBranding | null>;
   logo(id: string): Promise<Buffer | null>;
@@ -169,9 +187,18 @@ export interface TenancyStore {
   workflows(projectId: string): Promise<WorkflowRecord[]>;
   workflow(projectId: string, id: string): Promise<WorkflowRecord | null>;
 
-  /** Approves a destination for a mode, or makes the approved one active again (one row however many approve at once); null without the project. */
+  /**
+   * Approves a destination for a mode, or makes the approved one active again (one row however many approve at once);
+   * null without the project.
+   */
   approveCallback(destination: Omit<CallbackRecord, 'active'>): Promise<CallbackRecord | null>;
-  setCallbackActive(projectId: string, mode: KeyMode, url: string, active: boolean, announce: Announcement): Promise<CallbackRecord | null>;
+  setCallbackActive(
+    projectId: string,
+    mode: KeyMode,
+    url: string,
+    active: boolean,
+    announce: Announcement,
+  ): Promise<CallbackRecord | null>;
   /** Both modes' destinations. */
   callbacks(projectId: string): Promise<CallbackRecord[]>;
   isApprovedCallback(projectId: string, mode: KeyMode, url: string): Promise<boolean>;
@@ -180,14 +207,22 @@ export interface TenancyStore {
   addOidcClient(client: OidcClientRecord): Promise<boolean>;
   oidcClients(projectId: string): Promise<OidcClientRecord[]>;
   oidcClient(clientId: string): Promise<RegisteredClient | null>;
-  changeOidcClient(projectId: string, clientId: string, changes: OidcClientChanges, announce: Announcement): Promise<OidcClientRecord | null>;
+  changeOidcClient(
+    projectId: string,
+    clientId: string,
+    changes: OidcClientChanges,
+    announce: Announcement,
+  ): Promise<OidcClientRecord | null>;
   oidcClientIdsOfOrganization(organizationId: number): Promise<string[]>;
   oidcClientIdsOfProject(projectId: string): Promise<string[]>;
 
   addOrgApp(app: OrgAppRecord): Promise<void>;
   orgApps(): Promise<OrgAppRecord[]>;
   orgApp(clientId: string): Promise<OrgAppRecord | null>;
-  changeOrgApp(clientId: string, changes: { active?: boolean; clientSecretDigest?: string }): Promise<OrgAppRecord | null>;
+  changeOrgApp(
+    clientId: string,
+    changes: { active?: boolean; clientSecretDigest?: string },
+  ): Promise<OrgAppRecord | null>;
 
   /** False when it names a project that does not exist. */
   addAdminToken(token: Omit<AdminTokenRecord, 'revokedAt'> & { tokenDigest: string }): Promise<boolean>;
@@ -265,7 +300,14 @@ interface WorkflowRow {
   max_step_tries: number;
   created_at: SqlDate;
 }
-const workflowOf = (row: WorkflowRow): WorkflowRecord => ({ id: row.id, projectId: row.project_id, name: row.name, features: row.features, maxStepTries: row.max_step_tries, createdAt: sqlDate(row.created_at) });
+const workflowOf = (row: WorkflowRow): WorkflowRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  name: row.name,
+  features: row.features,
+  maxStepTries: row.max_step_tries,
+  createdAt: sqlDate(row.created_at),
+});
 
 const CALLBACK_COLUMNS = 'id, project_id, url, mode, active, created_at';
 interface CallbackRow {
@@ -276,15 +318,31 @@ interface CallbackRow {
   active: boolean;
   created_at: SqlDate;
 }
-const callbackOf = (row: CallbackRow): CallbackRecord => ({ id: row.id, projectId: row.project_id, url: row.url, mode: row.mode, active: row.active, createdAt: sqlDate(row.created_at) });
+const callbackOf = (row: CallbackRow): CallbackRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  url: row.url,
+  mode: row.mode,
+  active: row.active,
+  createdAt: sqlDate(row.created_at),
+});
 
 /** A mode's webhook secret columns of `project`. */
 const SECRET_COLUMNS: Record<KeyMode, { current: string; previous: string; until: string }> = {
-  live: { current: 'webhook_signing_secret_sealed', previous: 'previous_webhook_secret_sealed', until: 'previous_webhook_secret_until' },
-  test: { current: 'test_webhook_signing_secret_sealed', previous: 'previous_test_webhook_secret_sealed', until: 'previous_test_webhook_secret_until' },
+  live: {
+    current: 'webhook_signing_secret_sealed',
+    previous: 'previous_webhook_secret_sealed',
+    until: 'previous_webhook_secret_until',
+  },
+  test: {
+    current: 'test_webhook_signing_secret_sealed',
+    previous: 'previous_test_webhook_secret_sealed',
+    until: 'previous_test_webhook_secret_until',
+  },
 };
 
-const OIDC_CLIENT_COLUMNS = 'client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, require_pkce, created_at';
+const OIDC_CLIENT_COLUMNS =
+  'client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, require_pkce, created_at';
 interface OidcClientRow {
   client_id: string;
   project_id: string;
@@ -362,7 +420,11 @@ export class PgTenancyStore implements TenancyStore {
    */
   private announcing<T>(name: string, write: string, values: unknown[], announce: Announcement): Promise<T[]> {
     const channel = values.length + 1;
-    return this.query<T>(name, `with changed as (${write}) select changed.*, pg_notify($${channel}, $${channel + 1}) from changed`, [...values, announce.channel, announce.payload]);
+    return this.query<T>(
+      name,
+      `with changed as (${write}) select changed.*, pg_notify($${channel}, $${channel + 1}) from changed`,
+      [...values, announce.channel, announce.payload],
+    );
   }
 
   async addProject(project: Parameters<TenancyStore['addProject']>[0]) {
@@ -370,34 +432,66 @@ export class PgTenancyStore implements TenancyStore {
       'project_add',
       `insert into project (id, name, webhook_signing_secret_sealed, test_webhook_signing_secret_sealed, balance_minor, evidence_retention_days, currency, is_demo, has_logo, created_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, false, $9) returning ${PROJECT_COLUMNS}`,
-      [project.id, project.name, project.webhookSecretSealed, project.testWebhookSecretSealed, project.balanceMinor, project.evidenceRetentionDays, project.currency, project.isDemo, project.createdAt],
+      [
+        project.id,
+        project.name,
+        project.webhookSecretSealed,
+        project.testWebhookSecretSealed,
+        project.balanceMinor,
+        project.evidenceRetentionDays,
+        project.currency,
+        project.isDemo,
+        project.createdAt,
+      ],
     );
     return projectOf(row!);
   }
 
   async projects(onlyId: string | null) {
-    const rows = await this.query<ProjectRow>('projects', `select ${PROJECT_COLUMNS} from project where $1::text is null or id = $1 order by created_at, id`, [onlyId]);
+    const rows = await this.query<ProjectRow>(
+      'projects',
+      `select ${PROJECT_COLUMNS} from project where $1::text is null or id = $1 order by created_at, id`,
+      [onlyId],
+    );
     return rows.map(projectOf);
   }
 
   async project(id: string) {
-    const [row] = await this.query<ProjectRow>('project_by_id', `select ${PROJECT_COLUMNS} from project where id = $1`, [id]);
+    const [row] = await this.query<ProjectRow>(
+      'project_by_id',
+      `select ${PROJECT_COLUMNS} from project where id = $1`,
+      [id],
+    );
     return row ? projectOf(row) : null;
   }
 
   async projectSettings(id: string, tx?: EntityManager) {
-    const [row] = await preparedQueryWith<{ evidence_retention_days: number; default_callback_url: string | null; test_default_callback_url: string | null }>(
+    const [row] = await preparedQueryWith<{
+      evidence_retention_days: number;
+      default_callback_url: string | null;
+      test_default_callback_url: string | null;
+    }>(
       this.orm,
       tx,
       'project_settings',
       'select evidence_retention_days, default_callback_url, test_default_callback_url from project where id = $1',
       [id],
     );
-    return row ? { evidenceRetentionDays: row.evidence_retention_days, defaultCallbackUrl: row.default_callback_url, testDefaultCallbackUrl: row.test_default_callback_url } : null;
+    return row
+      ? {
+          evidenceRetentionDays: row.evidence_retention_days,
+          defaultCallbackUrl: row.default_callback_url,
+          testDefaultCallbackUrl: row.test_default_callback_url,
+        }
+      : null;
   }
 
   async demoProjectId() {
-    const [row] = await this.query<{ id: string }>('project_demo', 'select id from project where is_demo order by created_at limit 1', []);
+    const [row] = await this.query<{ id: string }>(
+      'project_demo',
+      'select id from project where is_demo order by created_at limit 1',
+      [],
+    );
     return row?.id ?? null;
   }
 
@@ -408,7 +502,9 @@ export class PgTenancyStore implements TenancyStore {
       `select ${columns.current} as current, ${columns.previous} as previous, ${columns.until} as previous_until from project where id = $1`,
       [id],
     );
-    return row ? { current: row.current, previous: row.previous, previousUntil: sqlDateOrNull(row.previous_until) } : null;
+    return row
+      ? { current: row.current, previous: row.previous, previousUntil: sqlDateOrNull(row.previous_until) }
+      : null;
   }
 
   async rotateWebhookSecret(id: string, mode: KeyMode, sealed: string, previousUntil: Date, announce: Announcement) {
@@ -456,16 +552,23 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async branding(id: string) {
-    const [row] = await this.query<{ name: string; privacy_policy_url: string | null; support_url: string | null; has_logo: boolean }>(
-      'project_branding',
-      'select name, privacy_policy_url, support_url, has_logo from project where id = $1',
-      [id],
-    );
-    return row ? { name: row.name, privacyPolicyUrl: row.privacy_policy_url, supportUrl: row.support_url, hasLogo: row.has_logo } : null;
+    const [row] = await this.query<{
+      name: string;
+      privacy_policy_url: string | null;
+      support_url: string | null;
+      has_logo: boolean;
+    }>('project_branding', 'select name, privacy_policy_url, support_url, has_logo from project where id = $1', [id]);
+    return row
+      ? { name: row.name, privacyPolicyUrl: row.privacy_policy_url, supportUrl: row.support_url, hasLogo: row.has_logo }
+      : null;
   }
 
   async logo(id: string) {
-    const [row] = await this.query<{ logo_png: Uint8Array | null }>('project_logo', 'select logo_png from project where id = $1', [id]);
+    const [row] = await this.query<{ logo_png: Uint8Array | null }>(
+      'project_logo',
+      'select logo_png from project where id = $1',
+      [id],
+    );
     return row?.logo_png ? Buffer.from(row.logo_png) : null;
   }
 
@@ -480,12 +583,20 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async apiKeys(projectId: string) {
-    const rows = await this.query<ApiKeyRow>('api_keys_of_project', `select ${API_KEY_COLUMNS} from api_key where project_id = $1 order by created_at, id`, [projectId]);
+    const rows = await this.query<ApiKeyRow>(
+      'api_keys_of_project',
+      `select ${API_KEY_COLUMNS} from api_key where project_id = $1 order by created_at, id`,
+      [projectId],
+    );
     return rows.map(apiKeyOf);
   }
 
   async apiKeyDigest(projectId: string, id: string) {
-    const [row] = await this.query<{ secret_digest: string }>('api_key_digest', 'select secret_digest from api_key where id = $1 and project_id = $2', [id, projectId]);
+    const [row] = await this.query<{ secret_digest: string }>(
+      'api_key_digest',
+      'select secret_digest from api_key where id = $1 and project_id = $2',
+      [id, projectId],
+    );
     return row?.secret_digest ?? null;
   }
 
@@ -500,7 +611,11 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async liveApiKey(secretDigest: string) {
-    const [row] = await this.query<{ id: string; project_id: string; mode: KeyMode }>('api_key_live', 'select id, project_id, mode from api_key where secret_digest = $1 and revoked_at is null', [secretDigest]);
+    const [row] = await this.query<{ id: string; project_id: string; mode: KeyMode }>(
+      'api_key_live',
+      'select id, project_id, mode from api_key where secret_digest = $1 and revoked_at is null',
+      [secretDigest],
+    );
     return row ? { id: row.id, projectId: row.project_id, mode: row.mode } : null;
   }
 
@@ -515,12 +630,20 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async workflows(projectId: string) {
-    const rows = await this.query<WorkflowRow>('workflows_of_project', `select ${WORKFLOW_COLUMNS} from workflow where project_id = $1 order by created_at, id`, [projectId]);
+    const rows = await this.query<WorkflowRow>(
+      'workflows_of_project',
+      `select ${WORKFLOW_COLUMNS} from workflow where project_id = $1 order by created_at, id`,
+      [projectId],
+    );
     return rows.map(workflowOf);
   }
 
   async workflow(projectId: string, id: string) {
-    const [row] = await this.query<WorkflowRow>('workflow_by_id', `select ${WORKFLOW_COLUMNS} from workflow where id = $1 and project_id = $2`, [id, projectId]);
+    const [row] = await this.query<WorkflowRow>(
+      'workflow_by_id',
+      `select ${WORKFLOW_COLUMNS} from workflow where id = $1 and project_id = $2`,
+      [id, projectId],
+    );
     return row ? workflowOf(row) : null;
   }
 
@@ -546,12 +669,20 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async callbacks(projectId: string) {
-    const rows = await this.query<CallbackRow>('callbacks_of_project', `select ${CALLBACK_COLUMNS} from callback_destination where project_id = $1 order by mode, created_at, id`, [projectId]);
+    const rows = await this.query<CallbackRow>(
+      'callbacks_of_project',
+      `select ${CALLBACK_COLUMNS} from callback_destination where project_id = $1 order by mode, created_at, id`,
+      [projectId],
+    );
     return rows.map(callbackOf);
   }
 
   async isApprovedCallback(projectId: string, mode: KeyMode, url: string) {
-    const rows = await this.query('callback_is_approved', 'select 1 from callback_destination where project_id = $1 and url = $2 and mode = $3 and active', [projectId, url, mode]);
+    const rows = await this.query(
+      'callback_is_approved',
+      'select 1 from callback_destination where project_id = $1 and url = $2 and mode = $3 and active',
+      [projectId, url, mode],
+    );
     return rows.length > 0;
   }
 
@@ -560,18 +691,37 @@ export class PgTenancyStore implements TenancyStore {
       'oidc_client_add',
       `insert into oidc_client (client_id, project_id, organization_id, name, client_secret_digest, redirect_uris, scopes, active, require_pkce, created_at)
        select $1, $2::text, $3::int, $4, $5, $6::text[], $7::text[], $8::boolean, $9::boolean, $10::timestamptz where exists (select 1 from project where id = $2::text) returning client_id`,
-      [client.clientId, client.projectId, client.organizationId, client.name, client.clientSecretDigest, client.redirectUris, client.scopes, client.active, client.requirePkce, client.createdAt],
+      [
+        client.clientId,
+        client.projectId,
+        client.organizationId,
+        client.name,
+        client.clientSecretDigest,
+        client.redirectUris,
+        client.scopes,
+        client.active,
+        client.requirePkce,
+        client.createdAt,
+      ],
     );
     return rows.length > 0;
   }
 
   async oidcClients(projectId: string) {
-    const rows = await this.query<OidcClientRow>('oidc_clients_of_project', `select ${OIDC_CLIENT_COLUMNS} from oidc_client where project_id = $1 order by created_at, client_id`, [projectId]);
+    const rows = await this.query<OidcClientRow>(
+      'oidc_clients_of_project',
+      `select ${OIDC_CLIENT_COLUMNS} from oidc_client where project_id = $1 order by created_at, client_id`,
+      [projectId],
+    );
     return rows.map(oidcClientOf);
   }
 
   async oidcClient(clientId: string): Promise<RegisteredClient | null> {
-    const [row] = await this.query<OidcClientRow>('oidc_client_by_id', `select ${OIDC_CLIENT_COLUMNS} from oidc_client where client_id = $1`, [clientId]);
+    const [row] = await this.query<OidcClientRow>(
+      'oidc_client_by_id',
+      `select ${OIDC_CLIENT_COLUMNS} from oidc_client where client_id = $1`,
+      [clientId],
+    );
     if (!row) return null;
     const { createdAt: _, ...client } = oidcClientOf(row);
     return client;
@@ -589,33 +739,46 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async oidcClientIdsOfOrganization(organizationId: number) {
-    const rows = await this.query<{ client_id: string }>('oidc_client_ids_of_organization', 'select client_id from oidc_client where organization_id = $1', [organizationId]);
+    const rows = await this.query<{ client_id: string }>(
+      'oidc_client_ids_of_organization',
+      'select client_id from oidc_client where organization_id = $1',
+      [organizationId],
+    );
     return rows.map((row) => row.client_id);
   }
 
   async oidcClientIdsOfProject(projectId: string) {
-    const rows = await this.query<{ client_id: string }>('oidc_client_ids_of_project', 'select client_id from oidc_client where project_id = $1', [projectId]);
+    const rows = await this.query<{ client_id: string }>(
+      'oidc_client_ids_of_project',
+      'select client_id from oidc_client where project_id = $1',
+      [projectId],
+    );
     return rows.map((row) => row.client_id);
   }
 
   async addOrgApp(app: OrgAppRecord) {
-    await this.query('org_app_add', 'insert into org_app (client_id, organization_id, name, client_secret_digest, active, created_at) values ($1, $2, $3, $4, $5, $6)', [
-      app.clientId,
-      app.organizationId,
-      app.name,
-      app.clientSecretDigest,
-      app.active,
-      app.createdAt,
-    ]);
+    await this.query(
+      'org_app_add',
+      'insert into org_app (client_id, organization_id, name, client_secret_digest, active, created_at) values ($1, $2, $3, $4, $5, $6)',
+      [app.clientId, app.organizationId, app.name, app.clientSecretDigest, app.active, app.createdAt],
+    );
   }
 
   async orgApps() {
-    const rows = await this.query<OrgAppRow>('org_apps', `select ${ORG_APP_COLUMNS} from org_app order by created_at, client_id`, []);
+    const rows = await this.query<OrgAppRow>(
+      'org_apps',
+      `select ${ORG_APP_COLUMNS} from org_app order by created_at, client_id`,
+      [],
+    );
     return rows.map(orgAppOf);
   }
 
   async orgApp(clientId: string) {
-    const [row] = await this.query<OrgAppRow>('org_app_by_id', `select ${ORG_APP_COLUMNS} from org_app where client_id = $1`, [clientId]);
+    const [row] = await this.query<OrgAppRow>(
+      'org_app_by_id',
+      `select ${ORG_APP_COLUMNS} from org_app where client_id = $1`,
+      [clientId],
+    );
     return row ? orgAppOf(row) : null;
   }
 
@@ -639,20 +802,29 @@ export class PgTenancyStore implements TenancyStore {
   }
 
   async adminTokens() {
-    const rows = await this.query<AdminTokenRow>('admin_tokens', `select ${ADMIN_TOKEN_COLUMNS} from admin_token order by created_at desc, id desc`, []);
+    const rows = await this.query<AdminTokenRow>(
+      'admin_tokens',
+      `select ${ADMIN_TOKEN_COLUMNS} from admin_token order by created_at desc, id desc`,
+      [],
+    );
     return rows.map(adminTokenOf);
   }
 
   async revokeAdminToken(id: string, at: Date) {
-    const [row] = await this.query<AdminTokenRow>('admin_token_revoke', `update admin_token set revoked_at = coalesce(revoked_at, $2) where id = $1 returning ${ADMIN_TOKEN_COLUMNS}`, [id, at]);
+    const [row] = await this.query<AdminTokenRow>(
+      'admin_token_revoke',
+      `update admin_token set revoked_at = coalesce(revoked_at, $2) where id = $1 returning ${ADMIN_TOKEN_COLUMNS}`,
+      [id, at],
+    );
     return row ? adminTokenOf(row) : null;
   }
 
   async liveAdminToken(tokenDigest: string, now: Date) {
-    const [row] = await this.query<AdminTokenRow>('admin_token_live', `select ${ADMIN_TOKEN_COLUMNS} from admin_token where token_digest = $1 and revoked_at is null and (expires_at is null or expires_at > $2)`, [
-      tokenDigest,
-      now,
-    ]);
+    const [row] = await this.query<AdminTokenRow>(
+      'admin_token_live',
+      `select ${ADMIN_TOKEN_COLUMNS} from admin_token where token_digest = $1 and revoked_at is null and (expires_at is null or expires_at > $2)`,
+      [tokenDigest, now],
+    );
     return row ? adminTokenOf(row) : null;
   }
 }

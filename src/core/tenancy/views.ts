@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { ADMIN_ROLES } from '../vocabulary.js';
 import type { OidcScope } from './entities.js';
-import type { AdminTokenRecord, ApiKeyRecord, CallbackRecord, OidcClientRecord, OrgAppRecord, ProjectRecord, WorkflowRecord } from './store.js';
+import type {
+  AdminTokenRecord,
+  ApiKeyRecord,
+  CallbackRecord,
+  OidcClientRecord,
+  OrgAppRecord,
+  ProjectRecord,
+  WorkflowRecord,
+} from './store.js';
 
 // The tenancy objects the admin API returns (GraphQL, tRPC, the CLI), declared once: each view is
 // typed by its schema and test/fast/graphql-wire.test.ts checks the GraphQL types against them. No
@@ -11,11 +19,21 @@ export const projectWire = z.object({
   id: z.string(),
   name: z.string(),
   defaultCallbackUrl: z.string().nullable().describe('app-level webhook URL'),
-  testDefaultCallbackUrl: z.string().nullable().describe("test mode's app-level webhook URL; without it test events are kept, not sent"),
-  hasTestWebhookSecret: z.boolean().describe('test mode has its signing secret (a project made before test webhooks gets one by rotating it)'),
+  testDefaultCallbackUrl: z
+    .string()
+    .nullable()
+    .describe("test mode's app-level webhook URL; without it test events are kept, not sent"),
+  hasTestWebhookSecret: z
+    .boolean()
+    .describe('test mode has its signing secret (a project made before test webhooks gets one by rotating it)'),
   evidenceRetentionDays: z.number().int(),
   privacyPolicyUrl: z.string().nullable(),
-  supportUrl: z.string().nullable().describe("where a declined person can ask for help (https:// or mailto:), linked from the hosted page's end screen"),
+  supportUrl: z
+    .string()
+    .nullable()
+    .describe(
+      "where a declined person can ask for help (https:// or mailto:), linked from the hosted page's end screen",
+    ),
   hasLogo: z.boolean(),
   balance: z.number().describe('wallet balance in currency units'),
   currency: z.string(),
@@ -68,7 +86,10 @@ export const workflowWire = z.object({
   projectId: z.string(),
   name: z.string(),
   features: z.array(z.string()),
-  maxStepTries: z.number().int().describe('tries the hosted page gives a step that fails for a reason the person can fix'),
+  maxStepTries: z
+    .number()
+    .int()
+    .describe('tries the hosted page gives a step that fails for a reason the person can fix'),
   createdAt: z.string(),
 });
 export type WorkflowView = z.output<typeof workflowWire>;
@@ -147,7 +168,14 @@ export interface RegisteredClient {
 }
 
 /** An organization's roster app without its secret. */
-export const orgAppWire = z.object({ clientId: z.string(), organizationId: z.number().int(), organizationName: z.string().nullable(), name: z.string(), active: z.boolean(), createdAt: z.string() });
+export const orgAppWire = z.object({
+  clientId: z.string(),
+  organizationId: z.number().int(),
+  organizationName: z.string().nullable(),
+  name: z.string(),
+  active: z.boolean(),
+  createdAt: z.string(),
+});
 export type OrgAppView = z.output<typeof orgAppWire>;
 
 export const orgAppView = (app: OrgAppRecord, organizationName: string | null): OrgAppView => ({

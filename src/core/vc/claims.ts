@@ -33,7 +33,16 @@ export interface IdentityClaims {
 }
 
 /** The claim names a holder may disclose, in the order the type metadata lists them. */
-export const DISCLOSABLE_CLAIMS = ['age_over_18', 'age_over_21', 'age_over_65', 'given_name', 'family_name', 'nationality', 'document_valid', 'licenses'] as const;
+export const DISCLOSABLE_CLAIMS = [
+  'age_over_18',
+  'age_over_21',
+  'age_over_65',
+  'given_name',
+  'family_name',
+  'nationality',
+  'document_valid',
+  'licenses',
+] as const;
 export type DisclosableClaim = (typeof DISCLOSABLE_CLAIMS)[number];
 
 /**
@@ -68,7 +77,12 @@ export function documentValid(identity: Pick<VerifiedIdentity, 'documentExpiry'>
 
 /** A licence badge as a claim: its type key (as /licenses answers it), state, status and expiry. */
 export function licenseClaim(badge: LicenseBadgeRecord): LicenseClaim {
-  return { type: licenseTypeKey(badge.type), state: badge.stateCode, status: badge.status, expire_at: badge.expireAt?.toISOString() ?? null };
+  return {
+    type: licenseTypeKey(badge.type),
+    state: badge.stateCode,
+    status: badge.status,
+    expire_at: badge.expireAt?.toISOString() ?? null,
+  };
 }
 
 /** The nationality a document gave (ISO 3166-1 alpha-3, as the MRZ writes it), or none. */
@@ -104,6 +118,7 @@ export function credentialExpiry(identity: VerifiedIdentity, badges: { expireAt:
   if (documentEnd) candidates.push(documentEnd);
   for (const badge of badges) if (badge.expireAt) candidates.push(badge.expireAt);
   const birth = parseCalendarDate(identity.dateOfBirth);
-  if (birth) for (const years of AGE_THRESHOLDS) if (birthdayAt(birth, years) > now) candidates.push(birthdayAt(birth, years));
+  if (birth)
+    for (const years of AGE_THRESHOLDS) if (birthdayAt(birth, years) > now) candidates.push(birthdayAt(birth, years));
   return new Date(Math.min(...candidates.map((date) => date.getTime())));
 }

@@ -96,9 +96,16 @@ export class CredentialIssuer {
     return typeMetadata(this.deps.issuer);
   }
 
-  /** A credential offer (OpenID4VCI 1.0 section 4.1) for the authorization code flow: the wallet then asks for scope `zkp`. */
+  /**
+   * A credential offer (OpenID4VCI 1.0 section 4.1) for the authorization code flow: the wallet then asks for scope
+   * `zkp`.
+   */
   offer() {
-    return { credential_issuer: this.deps.issuer, credential_configuration_ids: [CREDENTIAL_CONFIGURATION_ID], grants: { authorization_code: {} } };
+    return {
+      credential_issuer: this.deps.issuer,
+      credential_configuration_ids: [CREDENTIAL_CONFIGURATION_ID],
+      grants: { authorization_code: {} },
+    };
   }
 
   /**
@@ -128,8 +135,14 @@ export class CredentialIssuer {
    * a key proof over a live nonce; answers an SD-JWT VC bound to the proof's key, with every claim
    * selectively disclosable, and a status list entry.
    */
-  async issue(grant: ResourceGrant & { clientId: string }, body: unknown): Promise<{ credentials: { credential: string }[] }> {
-    if (!grant.scopes.includes(CREDENTIAL_SCOPE)) throw new DomainError('insufficient_scope', 'the token lacks the zkp scope', { data: { scope: CREDENTIAL_SCOPE } });
+  async issue(
+    grant: ResourceGrant & { clientId: string },
+    body: unknown,
+  ): Promise<{ credentials: { credential: string }[] }> {
+    if (!grant.scopes.includes(CREDENTIAL_SCOPE))
+      throw new DomainError('insufficient_scope', 'the token lacks the zkp scope', {
+        data: { scope: CREDENTIAL_SCOPE },
+      });
     const request = parseCredentialRequest(body);
     const holderJwk = await this.checkProof(request.proofs.jwt[0]!, grant.clientId);
     return { credentials: [{ credential: await this.issueTo(grant.svcId, grant.clientId, holderJwk) }] };
@@ -149,7 +162,13 @@ export class CredentialIssuer {
     const badges = (await this.deps.accounts.licenseBadges(svcId, now)).filter((badge) => badge.verifiedFrom != null);
     const claims = identityClaims(identity, badges, now);
     const expiresAt = credentialExpiry(identity, badges, now);
-    const entry = await this.allocateStatus({ accountId: svcId, clientId, holderJkt: await calculateJwkThumbprint(holderJwk), issuedAt: now, expiresAt });
+    const entry = await this.allocateStatus({
+      accountId: svcId,
+      clientId,
+      holderJkt: await calculateJwkThumbprint(holderJwk),
+      issuedAt: now,
+      expiresAt,
+    });
     return this.sign(claims, holderJwk, entry, now, expiresAt);
   }
 
@@ -177,17 +196,28 @@ export class CredentialIssuer {
     } catch (error) {
       throw new DomainError('invalid_proof', `the key proof does not verify: ${(error as Error).message}`);
     }
-    if ('d' in jwk) throw new DomainError('invalid_proof', 'the key proof carries a private key: send the public key only');
-    if (payload.iss !== undefined && payload.iss !== clientId) throw new DomainError('invalid_proof', 'the key proof iss is not the client the token was issued to');
+    if ('d' in jwk)
+      throw new DomainError('invalid_proof', 'the key proof carries a private key: send the public key only');
+    if (payload.iss !== undefined && payload.iss !== clientId)
+      throw new DomainError('invalid_proof', 'the key proof iss is not the client the token was issued to');
     if (typeof payload.nonce !== 'string' || payload.nonce.length > 256 || !(await this.useNonce(payload.nonce, now))) {
-      throw new DomainError('invalid_nonce', 'the key proof carries no live c_nonce: ask the nonce endpoint for a new one');
+      throw new DomainError(
+        'invalid_nonce',
+        'the key proof carries no live c_nonce: ask the nonce endpoint for a new one',
+      );
     }
     const { kty, crv, x, y } = jwk;
     return { kty, crv, x, y };
   }
 
   /** A free random index in the open status list, stored with the credential's row. */
-  private async allocateStatus(credential: { accountId: string; clientId: string; holderJkt: string; issuedAt: Date; expiresAt: Date }): Promise<{ listId: number; idx: number }> {
+  private async allocateStatus(credential: {
+    accountId: string;
+    clientId: string;
+    holderJkt: string;
+    issuedAt: Date;
+    expiresAt: Date;
+  }): Promise<{ listId: number; idx: number }> {
     const listId = await this.deps.store.openList(STATUS_LIST_SIZE, STATUS_LIST_FILL, credential.issuedAt);
     // Half the list is free, so the chance of 32 taken draws in a row is 2^-32.
     for (let draw = 0; draw < 32; draw++) {
@@ -198,9 +228,21 @@ export class CredentialIssuer {
   }
 
   /** The SD-JWT VC: every claim selectively disclosable, each licence on its own. */
-  private async sign(claims: IdentityClaims, holderJwk: JWK, entry: { listId: number; idx: number }, now: Date, expiresAt: Date): Promise<string> {
+  private async sign(
+    claims: IdentityClaims,
+    holderJwk: JWK,
+    entry: { listId: number; idx: number },
+    now: Date,
+    expiresAt: Date,
+  ): Promise<string> {
     const { kid, sign } = await this.deps.keys.signer();
-    const sdjwt = new SDJwtVcInstance({ signer: sign, signAlg: 'ES256', hasher: digest, hashAlg: 'sha-256', saltGenerator: generateSalt });
+    const sdjwt = new SDJwtVcInstance({
+      signer: sign,
+      signAlg: 'ES256',
+      hasher: digest,
+      hashAlg: 'sha-256',
+      saltGenerator: generateSalt,
+    });
     const payload = {
       iss: this.deps.issuer,
       iat: seconds(now),
@@ -230,7 +272,13 @@ export class CredentialIssuer {
     const { kid, sign } = await this.deps.keys.signer();
     const { header, payload } = createHeaderAndPayload(
       new StatusList(statuses, 1),
-      { iss: this.deps.issuer, sub: this.statusListUri(listId), iat: now, exp: now + STATUS_LIST_LIFETIME_SECONDS, ttl: STATUS_LIST_TTL_SECONDS },
+      {
+        iss: this.deps.issuer,
+        sub: this.statusListUri(listId),
+        iat: now,
+        exp: now + STATUS_LIST_LIFETIME_SECONDS,
+        ttl: STATUS_LIST_TTL_SECONDS,
+      },
       { alg: 'ES256', typ: 'statuslist+jwt', kid },
     );
     return new Jwt({ header, payload }).sign(sign);
@@ -248,7 +296,10 @@ export class CredentialIssuer {
 
   /** The person asks: every credential of theirs revoked (a token with scope `zkp`). */
   async revokeMine(grant: ResourceGrant): Promise<{ revoked: number }> {
-    if (!grant.scopes.includes(CREDENTIAL_SCOPE)) throw new DomainError('insufficient_scope', 'the token lacks the zkp scope', { data: { scope: CREDENTIAL_SCOPE } });
+    if (!grant.scopes.includes(CREDENTIAL_SCOPE))
+      throw new DomainError('insufficient_scope', 'the token lacks the zkp scope', {
+        data: { scope: CREDENTIAL_SCOPE },
+      });
     return { revoked: await this.revokeAll(grant.svcId, 'holder_request') };
   }
 
@@ -297,8 +348,18 @@ export function issuerMetadata(issuer: string) {
         credential_signing_alg_values_supported: ['ES256'],
         proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...HOLDER_KEY_ALGS] } },
         credential_metadata: {
-          display: [{ name: 'Verified identity', locale: 'en', description: 'Proofs about a person Verity verified: age thresholds, name, nationality, document validity, licences' }],
-          claims: DISCLOSABLE_CLAIMS.map((claim) => ({ path: [claim], display: [{ name: CLAIM_LABELS[claim], locale: 'en' }] })),
+          display: [
+            {
+              name: 'Verified identity',
+              locale: 'en',
+              description:
+                'Proofs about a person Verity verified: age thresholds, name, nationality, document validity, licences',
+            },
+          ],
+          claims: DISCLOSABLE_CLAIMS.map((claim) => ({
+            path: [claim],
+            display: [{ name: CLAIM_LABELS[claim], locale: 'en' }],
+          })),
         },
       },
     },
@@ -310,9 +371,14 @@ export function typeMetadata(issuer: string) {
   return {
     vct: vctOf(issuer),
     name: 'Verity verified identity',
-    description: 'Selectively disclosable proofs about a person whose identity document Verity verified. The date of birth is never a claim: only age thresholds are.',
+    description:
+      'Selectively disclosable proofs about a person whose identity document Verity verified. The date of birth is never a claim: only age thresholds are.',
     display: [{ locale: 'en', name: 'Verified identity' }],
-    claims: DISCLOSABLE_CLAIMS.map((claim) => ({ path: [claim], display: [{ locale: 'en', label: CLAIM_LABELS[claim] }], sd: 'always' })),
+    claims: DISCLOSABLE_CLAIMS.map((claim) => ({
+      path: [claim],
+      display: [{ locale: 'en', label: CLAIM_LABELS[claim] }],
+      sd: 'always',
+    })),
   };
 }
 

@@ -30,17 +30,23 @@ export class PgCredentialStore {
    * proofs carry it). Kept until it expires, after which the nonce itself is refused.
    */
   async useNonce(digest: string, now: Date, expiresAt: Date): Promise<boolean> {
-    const rows = await preparedQuery(this.orm, 'credential_nonce_use', 'insert into credential_nonce (digest, used_at, expires_at) values ($1, $2, $3) on conflict (digest) do nothing returning digest', [
-      digest,
-      now,
-      expiresAt,
-    ]);
+    const rows = await preparedQuery(
+      this.orm,
+      'credential_nonce_use',
+      'insert into credential_nonce (digest, used_at, expires_at) values ($1, $2, $3) on conflict (digest) do nothing returning digest',
+      [digest, now, expiresAt],
+    );
     return rows.length > 0;
   }
 
   /** Forgets used nonces past their expiry; how many. */
   async purgeNonces(now: Date): Promise<number> {
-    const rows = await preparedQuery(this.orm, 'credential_nonce_purge', 'delete from credential_nonce where expires_at <= $1 returning digest', [now]);
+    const rows = await preparedQuery(
+      this.orm,
+      'credential_nonce_purge',
+      'delete from credential_nonce where expires_at <= $1 returning digest',
+      [now],
+    );
     return rows.length;
   }
 
@@ -58,7 +64,12 @@ export class PgCredentialStore {
       [fill],
     );
     if (open) return open.id;
-    const [created] = await preparedQuery<{ id: number }>(this.orm, 'credential_status_list_add', 'insert into credential_status_list (size, created_at) values ($1, $2) returning id', [size, now]);
+    const [created] = await preparedQuery<{ id: number }>(
+      this.orm,
+      'credential_status_list_add',
+      'insert into credential_status_list (size, created_at) values ($1, $2) returning id',
+      [size, now],
+    );
     return created!.id;
   }
 
@@ -70,7 +81,16 @@ export class PgCredentialStore {
         'issued_credential_add',
         `insert into issued_credential (id, account_id, client_id, holder_jkt, list_id, idx, issued_at, expires_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [record.id, record.accountId, record.clientId, record.holderJkt, record.listId, record.idx, record.issuedAt, record.expiresAt],
+        [
+          record.id,
+          record.accountId,
+          record.clientId,
+          record.holderJkt,
+          record.listId,
+          record.idx,
+          record.issuedAt,
+          record.expiresAt,
+        ],
       );
       return true;
     } catch (error) {
@@ -81,19 +101,34 @@ export class PgCredentialStore {
 
   /** A list's size, or null when there is no such list. */
   async listSize(listId: number): Promise<number | null> {
-    const [row] = await preparedQuery<{ size: number }>(this.orm, 'credential_status_list_size', 'select size from credential_status_list where id = $1', [listId]);
+    const [row] = await preparedQuery<{ size: number }>(
+      this.orm,
+      'credential_status_list_size',
+      'select size from credential_status_list where id = $1',
+      [listId],
+    );
     return row?.size ?? null;
   }
 
   /** The indexes of a list whose credentials are revoked. */
   async revokedIndexes(listId: number): Promise<number[]> {
-    const rows = await preparedQuery<{ idx: number }>(this.orm, 'issued_credential_revoked_in_list', 'select idx from issued_credential where list_id = $1 and revoked_at is not null', [listId]);
+    const rows = await preparedQuery<{ idx: number }>(
+      this.orm,
+      'issued_credential_revoked_in_list',
+      'select idx from issued_credential where list_id = $1 and revoked_at is not null',
+      [listId],
+    );
     return rows.map((row) => row.idx);
   }
 
   /** Whether the credential at `idx` of a list is revoked; an index no credential holds is not. */
   async isRevoked(listId: number, idx: number): Promise<boolean> {
-    const rows = await preparedQuery(this.orm, 'issued_credential_is_revoked', 'select 1 from issued_credential where list_id = $1 and idx = $2 and revoked_at is not null', [listId, idx]);
+    const rows = await preparedQuery(
+      this.orm,
+      'issued_credential_is_revoked',
+      'select 1 from issued_credential where list_id = $1 and idx = $2 and revoked_at is not null',
+      [listId, idx],
+    );
     return rows.length > 0;
   }
 

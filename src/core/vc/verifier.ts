@@ -31,9 +31,17 @@ interface PresentationParts {
 function partsOf(presentation: string): PresentationParts {
   const pieces = presentation.split('~');
   if (pieces.length < 2 || pieces.some((piece, index) => piece === '' && index > 0 && index < pieces.length - 1)) {
-    throw new DomainError('invalid_presentation', 'an SD-JWT presentation is <issuer JWT>~<disclosure>~...~<key binding JWT>');
+    throw new DomainError(
+      'invalid_presentation',
+      'an SD-JWT presentation is <issuer JWT>~<disclosure>~...~<key binding JWT>',
+    );
   }
-  return { jwt: pieces[0]!, disclosures: pieces.slice(1, -1), kbJwt: pieces.at(-1)!, signedOver: presentation.slice(0, presentation.lastIndexOf('~') + 1) };
+  return {
+    jwt: pieces[0]!,
+    disclosures: pieces.slice(1, -1),
+    kbJwt: pieces.at(-1)!,
+    signedOver: presentation.slice(0, presentation.lastIndexOf('~') + 1),
+  };
 }
 
 /**
@@ -77,10 +85,20 @@ export class PresentationVerifier {
     } catch {
       throw new DomainError('invalid_presentation', 'the issuer JWT of the presentation is not a JWT');
     }
-    if (!CREDENTIAL_TYPES.includes(String(header.typ))) throw new DomainError('invalid_presentation', `the issuer JWT is of type ${String(header.typ)}, not dc+sd-jwt`);
-    if (claims.iss !== this.deps.issuer.issuer) throw new DomainError('credential_issuer_untrusted', `the credential was issued by ${String(claims.iss)}, not by ${this.deps.issuer.issuer}`);
-    const jwk = header.alg === 'ES256' && typeof header.kid === 'string' ? await this.deps.keys.publishedKey(header.kid) : null;
-    if (!jwk) throw new DomainError('presentation_signature_invalid', 'the credential is not signed by a published credential key of this issuer');
+    if (!CREDENTIAL_TYPES.includes(String(header.typ)))
+      throw new DomainError('invalid_presentation', `the issuer JWT is of type ${String(header.typ)}, not dc+sd-jwt`);
+    if (claims.iss !== this.deps.issuer.issuer)
+      throw new DomainError(
+        'credential_issuer_untrusted',
+        `the credential was issued by ${String(claims.iss)}, not by ${this.deps.issuer.issuer}`,
+      );
+    const jwk =
+      header.alg === 'ES256' && typeof header.kid === 'string' ? await this.deps.keys.publishedKey(header.kid) : null;
+    if (!jwk)
+      throw new DomainError(
+        'presentation_signature_invalid',
+        'the credential is not signed by a published credential key of this issuer',
+      );
     try {
       await compactVerify(jwt, await importJWK(jwk as JWK, 'ES256'), { algorithms: ['ES256'] });
     } catch {
@@ -93,7 +111,8 @@ export class PresentationVerifier {
   private async checkStatus(payload: Record<string, unknown>): Promise<void> {
     const entry = (payload.status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)?.status_list;
     const listId = typeof entry?.uri === 'string' ? this.deps.issuer.listIdOf(entry.uri) : null;
-    if (listId === null || !Number.isInteger(entry?.idx)) throw new DomainError('invalid_presentation', 'the credential carries no status list entry of this issuer');
+    if (listId === null || !Number.isInteger(entry?.idx))
+      throw new DomainError('invalid_presentation', 'the credential carries no status list entry of this issuer');
     if (await this.deps.issuer.isRevoked(listId, entry!.idx as number)) throw new DomainError('credential_revoked');
   }
 }
@@ -103,10 +122,13 @@ export class PresentationVerifier {
  * a digest in the signed payload, once: one that is not was altered or made up.
  */
 async function disclosedClaims(payload: Record<string, unknown>, encoded: string[]): Promise<Record<string, unknown>> {
-  if (payload._sd_alg !== undefined && payload._sd_alg !== 'sha-256') throw new DomainError('invalid_presentation', 'only sha-256 disclosure digests are accepted');
+  if (payload._sd_alg !== undefined && payload._sd_alg !== 'sha-256')
+    throw new DomainError('invalid_presentation', 'only sha-256 disclosure digests are accepted');
   let disclosures: Disclosure[];
   try {
-    disclosures = await Promise.all(encoded.map((text) => Disclosure.fromEncode(text, { hasher: digest, alg: 'sha-256' })));
+    disclosures = await Promise.all(
+      encoded.map((text) => Disclosure.fromEncode(text, { hasher: digest, alg: 'sha-256' })),
+    );
   } catch {
     throw new DomainError('disclosure_tampered', 'a disclosure is not a base64url JSON array');
   }
@@ -114,7 +136,10 @@ async function disclosedClaims(payload: Record<string, unknown>, encoded: string
   const referenced = new Set(Object.values(disclosureKeymap));
   const digests = disclosures.map((disclosure) => disclosure._digest);
   if (new Set(digests).size !== digests.length || digests.some((value) => !value || !referenced.has(value))) {
-    throw new DomainError('disclosure_tampered', 'a disclosure is not one the issuer signed (altered, added or repeated)');
+    throw new DomainError(
+      'disclosure_tampered',
+      'a disclosure is not one the issuer signed (altered, added or repeated)',
+    );
   }
   return unpackedObj as Record<string, unknown>;
 }
@@ -124,7 +149,10 @@ async function disclosedClaims(payload: Record<string, unknown>, encoded: string
  * put in `cnf.jwk`; and its `sd_hash` over exactly the issuer JWT and disclosures presented (a
  * disclosure removed after the holder signed breaks it).
  */
-async function keyBinding(parts: PresentationParts, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function keyBinding(
+  parts: PresentationParts,
+  payload: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   if (!parts.kbJwt) throw new DomainError('key_binding_missing');
   const holder = (payload.cnf as { jwk?: JWK } | undefined)?.jwk;
   if (!holder) throw new DomainError('key_binding_missing', 'the credential names no holder key (cnf.jwk)');
@@ -135,7 +163,8 @@ async function keyBinding(parts: PresentationParts, payload: Record<string, unkn
     throw new DomainError('key_binding_invalid', 'the key binding JWT is not a JWT');
   }
   const alg = HOLDER_KEY_ALGS.find((candidate) => candidate === header.alg);
-  if (header.typ !== 'kb+jwt' || !alg) throw new DomainError('key_binding_invalid', 'the key binding JWT must be typ kb+jwt, signed ES256 or ES384');
+  if (header.typ !== 'kb+jwt' || !alg)
+    throw new DomainError('key_binding_invalid', 'the key binding JWT must be typ kb+jwt, signed ES256 or ES384');
   let claims: Record<string, unknown>;
   try {
     const verified = await compactVerify(parts.kbJwt, await importJWK(holder, alg), { algorithms: [alg] });
@@ -144,31 +173,50 @@ async function keyBinding(parts: PresentationParts, payload: Record<string, unkn
     throw new DomainError('key_binding_invalid');
   }
   const sdHash = createHash('sha256').update(parts.signedOver, 'ascii').digest('base64url');
-  if (typeof claims.sd_hash !== 'string' || !safeEqual(claims.sd_hash, sdHash)) throw new DomainError('disclosure_tampered', 'the key binding JWT was signed over other disclosures than those presented');
+  if (typeof claims.sd_hash !== 'string' || !safeEqual(claims.sd_hash, sdHash))
+    throw new DomainError(
+      'disclosure_tampered',
+      'the key binding JWT was signed over other disclosures than those presented',
+    );
   return claims;
 }
 
 /** The integrator's nonce and audience, and a key binding made now (not replayed from an earlier exchange). */
-function checkNonceAndAudience(kb: Record<string, unknown>, expected: { nonce: string; audience: string }, now: Date): void {
-  if (kb.nonce !== expected.nonce) throw new DomainError('presentation_nonce_stale', 'the key binding JWT does not carry the nonce you gave for this presentation');
+function checkNonceAndAudience(
+  kb: Record<string, unknown>,
+  expected: { nonce: string; audience: string },
+  now: Date,
+): void {
+  if (kb.nonce !== expected.nonce)
+    throw new DomainError(
+      'presentation_nonce_stale',
+      'the key binding JWT does not carry the nonce you gave for this presentation',
+    );
   const iat = kb.iat;
   const age = typeof iat === 'number' ? now.getTime() / 1000 - iat : Number.NaN;
   if (!(age <= KEY_BINDING_MAX_AGE_SECONDS && age >= -CLOCK_SKEW_SECONDS)) {
-    throw new DomainError('presentation_nonce_stale', `the key binding JWT must be signed within the last ${KEY_BINDING_MAX_AGE_SECONDS} seconds`);
+    throw new DomainError(
+      'presentation_nonce_stale',
+      `the key binding JWT must be signed within the last ${KEY_BINDING_MAX_AGE_SECONDS} seconds`,
+    );
   }
   const audiences = Array.isArray(kb.aud) ? kb.aud : [kb.aud];
-  if (audiences.length !== 1 || audiences[0] !== expected.audience) throw new DomainError('presentation_audience_mismatch');
+  if (audiences.length !== 1 || audiences[0] !== expected.audience)
+    throw new DomainError('presentation_audience_mismatch');
 }
 
 /** The credential's expiry, which must lie ahead. */
 function checkExpiry(payload: Record<string, unknown>, now: Date): Date {
   if (typeof payload.exp !== 'number') throw new DomainError('invalid_presentation', 'the credential has no exp');
   const expiresAt = new Date(payload.exp * 1000);
-  if (expiresAt <= now) throw new DomainError('credential_expired', `the credential expired at ${expiresAt.toISOString()}`);
+  if (expiresAt <= now)
+    throw new DomainError('credential_expired', `the credential expired at ${expiresAt.toISOString()}`);
   return expiresAt;
 }
 
 /** Only the selectively disclosable claims: the payload's own (iss, cnf, status, ...) are not the holder's proofs. */
 function pickDisclosable(claims: Record<string, unknown>): Record<string, never> {
-  return Object.fromEntries(DISCLOSABLE_CLAIMS.filter((claim) => Object.hasOwn(claims, claim)).map((claim) => [claim, claims[claim]])) as Record<string, never>;
+  return Object.fromEntries(
+    DISCLOSABLE_CLAIMS.filter((claim) => Object.hasOwn(claims, claim)).map((claim) => [claim, claims[claim]]),
+  ) as Record<string, never>;
 }

@@ -8,7 +8,13 @@ export const credentialRequestWire = z.object({
   credential_configuration_id: z.string().max(100).describe('the one this issuer offers: `verity_identity_sd_jwt`'),
   proofs: z
     .object({
-      jwt: z.array(z.string().max(8000)).min(1).max(1).describe('one key proof: a JWT with typ `openid4vci-proof+jwt`, the holder public key in its `jwk` header, `aud` the issuer and `nonce` a fresh `c_nonce`'),
+      jwt: z
+        .array(z.string().max(8000))
+        .min(1)
+        .max(1)
+        .describe(
+          'one key proof: a JWT with typ `openid4vci-proof+jwt`, the holder public key in its `jwk` header, `aud` the issuer and `nonce` a fresh `c_nonce`',
+        ),
     })
     .strict(),
 });
@@ -32,9 +38,27 @@ export const credentialRevocationWire = z.object({
 
 /** POST /api/v2/credential-presentation: what the holder gave the integrator, and what the integrator asked for. */
 export const presentationInput = z.object({
-  presentation: z.string().min(1).max(32_768).describe('the SD-JWT VC presentation as the wallet sent it: issuer JWT, the disclosures it chose, and a key binding JWT (`...~<disclosure>~<kb-jwt>`)'),
-  nonce: z.string().min(8).max(256).describe('the nonce you gave the wallet for this presentation (fresh per request): the key binding JWT must carry it'),
-  audience: z.string().min(1).max(512).describe('who the presentation is for, as you told the wallet (your client id or URL): the key binding JWT `aud` must equal it'),
+  presentation: z
+    .string()
+    .min(1)
+    .max(32_768)
+    .describe(
+      'the SD-JWT VC presentation as the wallet sent it: issuer JWT, the disclosures it chose, and a key binding JWT (`...~<disclosure>~<kb-jwt>`)',
+    ),
+  nonce: z
+    .string()
+    .min(8)
+    .max(256)
+    .describe(
+      'the nonce you gave the wallet for this presentation (fresh per request): the key binding JWT must carry it',
+    ),
+  audience: z
+    .string()
+    .min(1)
+    .max(512)
+    .describe(
+      'who the presentation is for, as you told the wallet (your client id or URL): the key binding JWT `aud` must equal it',
+    ),
 });
 export type PresentationInput = z.output<typeof presentationInput>;
 
@@ -68,6 +92,9 @@ export const presentationResultWire = z.object({
   claims: disclosedClaimsWire.describe('each disclosed claim with its value: nothing the holder did not disclose'),
   status: z.literal('valid').describe('the status list entry says valid at the time of the check'),
   expires_at: z.string().describe('ISO 8601: when the credential expires'),
-  key_binding: z.object({ audience: z.string(), issued_at: z.string().describe('ISO 8601: when the holder signed the presentation') }),
+  key_binding: z.object({
+    audience: z.string(),
+    issued_at: z.string().describe('ISO 8601: when the holder signed the presentation'),
+  }),
 });
 export type PresentationResultWire = z.output<typeof presentationResultWire>;

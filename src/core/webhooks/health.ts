@@ -54,7 +54,10 @@ const iso = (value: unknown) => (value ? new Date(value as string).toISOString()
  * Health of every destination that had an event in the lookback (or still has one pending), of
  * one project or of all (the metric). Unhealthy first, then by project and destination.
  */
-export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: string | null }): Promise<DestinationHealth[]> {
+export async function webhookHealth(
+  orm: Orm,
+  options: { now: Date; projectId?: string | null },
+): Promise<DestinationHealth[]> {
   const now = options.now;
   const since = new Date(now.getTime() - HEALTH_LOOKBACK_DAYS * DAY_MS);
   const eventsSince = new Date(since.getTime() - DAY_MS); // an event's attempts run for up to about a day after it
@@ -101,11 +104,22 @@ export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: 
      left join stats s on s.project_id = d.project_id and s.url = d.url and s.livemode = d.livemode
      left join pending p on p.project_id = d.project_id and p.url = d.url and p.livemode = d.livemode
      order by d.project_id, d.url, d.livemode desc`,
-    [...params, since, new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - DAY_MS), new Date(now.getTime() - DAY_MS)],
+    [
+      ...params,
+      since,
+      new Date(now.getTime() - HOUR_MS),
+      new Date(now.getTime() - HOUR_MS),
+      new Date(now.getTime() - DAY_MS),
+      new Date(now.getTime() - DAY_MS),
+    ],
   );
   const health = rows.map((row): DestinationHealth => {
     const n = (key: string) => Number(row[key] ?? 0);
-    const figures = { consecutiveFailures: n('consecutive'), attemptsLastHour: n('attempts_hour'), successfulLastHour: n('ok_hour') };
+    const figures = {
+      consecutiveFailures: n('consecutive'),
+      attemptsLastHour: n('attempts_hour'),
+      successfulLastHour: n('ok_hour'),
+    };
     return {
       projectId: row.project_id as string,
       destination: destinationLabel(row.url as string),
@@ -133,17 +147,26 @@ export async function webhookHealth(orm: Orm, options: { now: Date; projectId?: 
  * scrape reads a row a destination and an hour of attempts, whatever the outbox holds.
  */
 export async function unhealthyDestinations(orm: Orm, now: Date): Promise<{ projectId: string }[]> {
-  const rows = await orm.em.getConnection().execute<{ project_id: string; consecutive: number; attempts_hour: number; ok_hour: number }[]>(
-    `with hour as (
+  const rows = await orm.em
+    .getConnection()
+    .execute<{ project_id: string; consecutive: number; attempts_hour: number; ok_hour: number }[]>(
+      `with hour as (
        select e.project_id, e.url, e.livemode, count(*)::int as attempts_hour, count(*) filter (where a.http_status between 200 and 299)::int as ok_hour
        from webhook_attempt a join webhook_event e on e.id = a.event_id where a.at >= ? and e.url is not null group by e.project_id, e.url, e.livemode
      ),
      streak as (select project_id, url, livemode, failures from webhook_destination_streak where failures > 0 and last_attempt_at >= ?)
      select coalesce(s.project_id, h.project_id) as project_id, coalesce(s.failures, 0) as consecutive, coalesce(h.attempts_hour, 0) as attempts_hour, coalesce(h.ok_hour, 0) as ok_hour
      from streak s full join hour h on h.project_id = s.project_id and h.url = s.url and h.livemode = s.livemode`,
-    [new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - HEALTH_LOOKBACK_DAYS * DAY_MS)],
-  );
+      [new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - HEALTH_LOOKBACK_DAYS * DAY_MS)],
+    );
   return rows
-    .filter((row) => !isDestinationHealthy({ consecutiveFailures: Number(row.consecutive), attemptsLastHour: Number(row.attempts_hour), successfulLastHour: Number(row.ok_hour) }))
+    .filter(
+      (row) =>
+        !isDestinationHealthy({
+          consecutiveFailures: Number(row.consecutive),
+          attemptsLastHour: Number(row.attempts_hour),
+          successfulLastHour: Number(row.ok_hour),
+        }),
+    )
     .map((row) => ({ projectId: row.project_id }));
 }

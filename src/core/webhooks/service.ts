@@ -42,7 +42,12 @@ export const BULK_RESEND_LIMIT = 5000;
 /** How many of them one statement moves back to pending. */
 const RESEND_BATCH = 250;
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseSeconds: 30, capSeconds: 3600, maxAttempts: 12, timeoutMs: 10_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  baseSeconds: 30,
+  capSeconds: 3600,
+  maxAttempts: 12,
+  timeoutMs: 10_000,
+};
 
 export function retryDelaySeconds(policy: RetryPolicy, attempt: number, random = Math.random): number {
   const plain = Math.min(policy.capSeconds, policy.baseSeconds * 2 ** (attempt - 1));
@@ -111,13 +116,19 @@ function destinationHost(url: string | null | undefined): string {
 function destinationAttributes(url: string | null | undefined): Record<string, string | number> {
   try {
     const parsed = new URL(url!);
-    return { 'server.address': parsed.hostname, 'server.port': Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
+    return {
+      'server.address': parsed.hostname,
+      'server.port': Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)),
+    };
   } catch {
     return {};
   }
 }
 
-/** What delivery reports to the service's metrics (ServiceMetrics has these): the port is ours, so webhooks/ does not import metrics.ts, which reads webhook health. */
+/**
+ * What delivery reports to the service's metrics (ServiceMetrics has these): the port is ours, so webhooks/ does not
+ * import metrics.ts, which reads webhook health.
+ */
 export interface DeliveryMetrics {
   webhookAttempts: { inc(labels: { outcome: string }): void };
   webhookDeliverySeconds: { observe(seconds: number): void };
@@ -157,12 +168,28 @@ export class WebhookService {
    * test default only (none: kept as `no_destination`), and says `livemode: false` in the signed
    * body, as a live one says `livemode: true`.
    */
-  async record(em: EntityManager, projectId: string, sessionId: string, payload: { type: string; livemode: boolean; callback?: string | null; body: Record<string, unknown> }): Promise<string> {
+  async record(
+    em: EntityManager,
+    projectId: string,
+    sessionId: string,
+    payload: { type: string; livemode: boolean; callback?: string | null; body: Record<string, unknown> },
+  ): Promise<string> {
     const id = newId('evt');
     // The project's default destination is read from the shared cache that its changes clear everywhere.
-    const url = payload.callback ?? defaultCallbackOf(await this.deps.tenancy.projectSettingsOf(projectId, em), webhookModeOf(payload.livemode));
+    const url =
+      payload.callback ??
+      defaultCallbackOf(await this.deps.tenancy.projectSettingsOf(projectId, em), webhookModeOf(payload.livemode));
     const body = JSON.stringify({ event_id: id, ...payload.body, livemode: payload.livemode });
-    await this.deps.store.record(em, { id, projectId, sessionId, type: payload.type, livemode: payload.livemode, body, url, now: this.deps.clock.now() });
+    await this.deps.store.record(em, {
+      id,
+      projectId,
+      sessionId,
+      type: payload.type,
+      livemode: payload.livemode,
+      body,
+      url,
+      now: this.deps.clock.now(),
+    });
     return id;
   }
 
@@ -174,7 +201,11 @@ export class WebhookService {
   async dispatch(eventIds: string[]): Promise<void> {
     if (eventIds.length === 0) return;
     if (this.jobs) return this.wake();
-    await this.deps.notifications?.send(WEBHOOK_DUE_CHANNEL, '').catch((error: unknown) => this.deps.logger?.warn({ err: error }, 'announcing a webhook failed; the sweep will send it'));
+    await this.deps.notifications
+      ?.send(WEBHOOK_DUE_CHANNEL, '')
+      .catch((error: unknown) =>
+        this.deps.logger?.warn({ err: error }, 'announcing a webhook failed; the sweep will send it'),
+      );
   }
 
   /** Attempts the dispatcher started and not finished yet. */
@@ -221,8 +252,17 @@ export class WebhookService {
   }
 
   private start(event: StoredEvent): void {
-    const attempt: Promise<void> = inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': event.id } }, (span) => this.send(event, span))
-      .catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId: event.id }, 'a webhook attempt could not finish; its lease runs out and the sweep retries it'))
+    const attempt: Promise<void> = inSpan(
+      'webhook deliver',
+      { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': event.id } },
+      (span) => this.send(event, span),
+    )
+      .catch((error: unknown) =>
+        this.deps.logger?.warn(
+          { err: error, eventId: event.id },
+          'a webhook attempt could not finish; its lease runs out and the sweep retries it',
+        ),
+      )
       .finally(() => {
         this.running.delete(attempt);
         void this.fill();
@@ -253,7 +293,11 @@ export class WebhookService {
 
   /** One attempt of one event (a retry job, ops), traced as a `webhook deliver` span (its queries nest under it). */
   deliver(eventId: string): Promise<void> {
-    return inSpan('webhook deliver', { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': eventId } }, (span) => this.attempt(eventId, span));
+    return inSpan(
+      'webhook deliver',
+      { kind: SpanKind.CLIENT, attributes: { 'verity.webhook.event_id': eventId } },
+      (span) => this.attempt(eventId, span),
+    );
   }
 
   /** Safe to run twice at once: only the one that claims the row sends. */
@@ -275,7 +319,11 @@ export class WebhookService {
     const event = { ...claimed };
     const eventId = event.id;
     const attempt = event.attempts + 1;
-    span.setAttributes({ 'verity.webhook.event_type': event.type, 'verity.webhook.attempt': attempt, ...destinationAttributes(event.url) });
+    span.setAttributes({
+      'verity.webhook.event_type': event.type,
+      'verity.webhook.attempt': attempt,
+      ...destinationAttributes(event.url),
+    });
     const mode = webhookModeOf(event.livemode);
     const { current: secret, previous } = await this.deps.tenancy.webhookSigningSecrets(event.projectId, mode);
     const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
@@ -285,8 +333,12 @@ export class WebhookService {
     let snippet: string | null = null;
     let retryAfter: number | undefined;
     try {
-      // A project made before test webhooks has no test secret until it rotates one: nothing is signed with the live one.
-      if (secret === null) throw new Error('not sent: the project has no test signing secret yet; rotate it (rotateWebhookSecret, mode test)');
+      // A project made before test webhooks has no test secret until it rotates one: nothing is signed with the live
+      // one.
+      if (secret === null)
+        throw new Error(
+          'not sent: the project has no test signing secret yet; rotate it (rotateWebhookSecret, mode test)',
+        );
       const answer = await postOnce(event.url!, {
         headers: {
           'content-type': 'application/json',
@@ -303,10 +355,16 @@ export class WebhookService {
         maxBody: 256,
       });
       status = answer.status;
-      retryAfter = retryAfterSeconds(typeof answer.headers['retry-after'] === 'string' ? answer.headers['retry-after'] : null, this.deps.clock.now());
+      retryAfter = retryAfterSeconds(
+        typeof answer.headers['retry-after'] === 'string' ? answer.headers['retry-after'] : null,
+        this.deps.clock.now(),
+      );
       snippet = sanitisedSnippet(answer.body);
     } catch (failure) {
-      error = (failure as Error).name === 'TimeoutError' ? `no answer within ${this.deps.policy.timeoutMs} ms` : `${(failure as Error).message}`.slice(0, 300);
+      error =
+        (failure as Error).name === 'TimeoutError'
+          ? `no answer within ${this.deps.policy.timeoutMs} ms`
+          : `${(failure as Error).message}`.slice(0, 300);
     }
     const finished = this.deps.clock.now();
     const latencyMs = Date.now() - started;
@@ -345,16 +403,21 @@ export class WebhookService {
     if (status !== null) span.setAttribute('http.response.status_code', status);
     if (event.state !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
     this.deps.metrics?.webhookAttempts.inc({ outcome });
-    if (event.state === 'delivered') this.deps.metrics?.webhookDeliverySeconds.observe((finished.getTime() - event.createdAt.getTime()) / 1000);
+    if (event.state === 'delivered')
+      this.deps.metrics?.webhookDeliverySeconds.observe((finished.getTime() - event.createdAt.getTime()) / 1000);
     else this.logFailedAttempt(event, { status, error, retryInSeconds });
-    if (retryInSeconds !== undefined && this.jobs) await this.jobs.send('webhook.deliver', { eventId }, { startAfterSeconds: retryInSeconds });
+    if (retryInSeconds !== undefined && this.jobs)
+      await this.jobs.send('webhook.deliver', { eventId }, { startAfterSeconds: retryInSeconds });
   }
 
   /**
    * One warning per failed attempt, for the ops engineer watching a receiver go down: the
    * destination's host only (a path or query may carry the integrator's tokens), never the body.
    */
-  private logFailedAttempt(event: StoredEvent, outcome: { status: number | null; error: string | null; retryInSeconds?: number }): void {
+  private logFailedAttempt(
+    event: StoredEvent,
+    outcome: { status: number | null; error: string | null; retryInSeconds?: number },
+  ): void {
     this.deps.logger?.warn(
       {
         event_id: event.id,
@@ -389,8 +452,16 @@ export class WebhookService {
     if (!event) throw new DomainError('not_found', 'webhook event not found');
     const running = () => new DomainError('conflict', 'an attempt of this event is running; try again in a moment');
     if (event.state === 'sending') throw running();
-    const url = event.url ?? defaultCallbackOf(await this.deps.tenancy.projectSettingsOf(projectId), webhookModeOf(event.livemode));
-    if (!url) throw new DomainError('callback_not_allowed', event.livemode ? 'the project has no callback URL to send to' : 'the project has no test callback URL to send test events to');
+    const url =
+      event.url ??
+      defaultCallbackOf(await this.deps.tenancy.projectSettingsOf(projectId), webhookModeOf(event.livemode));
+    if (!url)
+      throw new DomainError(
+        'callback_not_allowed',
+        event.livemode
+          ? 'the project has no callback URL to send to'
+          : 'the project has no test callback URL to send test events to',
+      );
     // Moved only if no attempt claimed it since it was read.
     const requeued = await this.deps.store.requeue(projectId, eventId, url, this.deps.clock.now());
     if (requeued === 'sending') throw running();
@@ -405,7 +476,11 @@ export class WebhookService {
    * `BULK_RESEND_LIMIT` events per call, oldest first, queued in batches (`onProgress` after each,
    * for the CLI's progress bar); returns how many were queued.
    */
-  async resendFailed(projectId: string, range: { from: Date; to: Date }, onProgress?: (done: number, total: number) => void): Promise<{ queued: number; limitReached: boolean }> {
+  async resendFailed(
+    projectId: string,
+    range: { from: Date; to: Date },
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<{ queued: number; limitReached: boolean }> {
     const selected = await this.deps.store.failedIn(projectId, range, BULK_RESEND_LIMIT);
     let queued = 0;
     for (let start = 0; start < selected.length; start += RESEND_BATCH) {
@@ -420,12 +495,17 @@ export class WebhookService {
   }
 
   async listEvents(projectId: string, filter: { sessionId?: string; state?: string; limit?: number } = {}) {
-    const events = await this.deps.store.events(projectId, { sessionId: filter.sessionId || undefined, state: filter.state || undefined }, Math.min(filter.limit ?? 50, 500));
+    const events = await this.deps.store.events(
+      projectId,
+      { sessionId: filter.sessionId || undefined, state: filter.state || undefined },
+      Math.min(filter.limit ?? 50, 500),
+    );
     return events.map(eventView);
   }
 
   async attempts(projectId: string, eventId: string) {
-    if (!(await this.deps.store.event(projectId, eventId))) throw new DomainError('not_found', 'webhook event not found');
+    if (!(await this.deps.store.event(projectId, eventId)))
+      throw new DomainError('not_found', 'webhook event not found');
     return (await this.deps.store.attempts(eventId)).map(attemptView);
   }
 }

@@ -53,7 +53,19 @@ export interface AttemptOutcome {
  */
 export interface WebhookStore {
   /** Writes a new event in the caller's transaction: it commits with the state change it announces. */
-  record(em: EntityManager, event: { id: string; projectId: string; sessionId: string; type: string; livemode: boolean; body: string; url: string | null; now: Date }): Promise<void>;
+  record(
+    em: EntityManager,
+    event: {
+      id: string;
+      projectId: string;
+      sessionId: string;
+      type: string;
+      livemode: boolean;
+      body: string;
+      url: string | null;
+      now: Date;
+    },
+  ): Promise<void>;
   /** Claims up to `limit` due events (pending, `nextAttemptAt` by `now`), oldest first; others' claims are skipped. */
   claimDue(limit: number, leaseUntil: Date, now: Date): Promise<StoredEvent[]>;
   /** Claims one event if it is pending and due by `dueBy`. */
@@ -68,7 +80,9 @@ export interface WebhookStore {
   failedIn(projectId: string, range: { from: Date; to: Date }, limit: number): Promise<string[]>;
   /** Moves these events back to pending, due now, if they are still failed; the ids moved. */
   requeueFailed(eventIds: readonly string[], now: Date): Promise<string[]>;
-  /** Sends an event again (pending, due now, to `url`) unless an attempt is running; null when it is not the project's. */
+  /**
+   * Sends an event again (pending, due now, to `url`) unless an attempt is running; null when it is not the project's.
+   */
   requeue(projectId: string, eventId: string, url: string, now: Date): Promise<StoredEvent | 'sending' | null>;
   event(projectId: string, eventId: string): Promise<StoredEvent | null>;
   /** A project's events, newest first. */
@@ -77,7 +91,8 @@ export interface WebhookStore {
   attempts(eventId: string): Promise<StoredAttempt[]>;
 }
 
-const EVENT_COLUMNS = 'id, project_id, session_id, type, livemode, body, url, state, attempts, next_attempt_at, delivered_at, created_at';
+const EVENT_COLUMNS =
+  'id, project_id, session_id, type, livemode, body, url, state, attempts, next_attempt_at, delivered_at, created_at';
 
 interface EventRow {
   id: string;
@@ -169,14 +184,36 @@ export class PgWebhookStore implements WebhookStore {
     this.statements = ormStatements(orm);
   }
 
-  async record(em: EntityManager, event: { id: string; projectId: string; sessionId: string; type: string; livemode: boolean; body: string; url: string | null; now: Date }): Promise<void> {
+  async record(
+    em: EntityManager,
+    event: {
+      id: string;
+      projectId: string;
+      sessionId: string;
+      type: string;
+      livemode: boolean;
+      body: string;
+      url: string | null;
+      now: Date;
+    },
+  ): Promise<void> {
     await preparedQueryIn(
       this.orm,
       em,
       'webhook_record',
       `insert into webhook_event (id, project_id, session_id, type, livemode, body, url, state, attempts, next_attempt_at, created_at)
        values ($1, $2, $3, $4, $9, $5, $6, $7, 0, $8, $8)`,
-      [event.id, event.projectId, event.sessionId, event.type, event.body, event.url, event.url ? 'pending' : 'no_destination', event.now, event.livemode],
+      [
+        event.id,
+        event.projectId,
+        event.sessionId,
+        event.type,
+        event.body,
+        event.url,
+        event.url ? 'pending' : 'no_destination',
+        event.now,
+        event.livemode,
+      ],
     );
   }
 
@@ -218,11 +255,19 @@ export class PgWebhookStore implements WebhookStore {
   }
 
   async releaseLapsedClaims(now: Date): Promise<void> {
-    await this.statements('webhook_release_lapsed', `update webhook_event set state = 'pending', lease_until = null where state = 'sending' and lease_until < $1`, [now]);
+    await this.statements(
+      'webhook_release_lapsed',
+      `update webhook_event set state = 'pending', lease_until = null where state = 'sending' and lease_until < $1`,
+      [now],
+    );
   }
 
   async overdue(before: Date, limit: number): Promise<string[]> {
-    const rows = await this.statements<{ id: string }>('webhook_overdue', `select id from webhook_event where state = 'pending' and next_attempt_at < $1 order by next_attempt_at limit $2`, [before, limit]);
+    const rows = await this.statements<{ id: string }>(
+      'webhook_overdue',
+      `select id from webhook_event where state = 'pending' and next_attempt_at < $1 order by next_attempt_at limit $2`,
+      [before, limit],
+    );
     return rows.map((row) => row.id);
   }
 
@@ -245,17 +290,30 @@ export class PgWebhookStore implements WebhookStore {
   }
 
   async requeue(projectId: string, eventId: string, url: string, now: Date): Promise<StoredEvent | 'sending' | null> {
-    const [row] = await this.statements<EventRow & { found_state: string }>('webhook_requeue', REQUEUE, [eventId, projectId, url, now]);
+    const [row] = await this.statements<EventRow & { found_state: string }>('webhook_requeue', REQUEUE, [
+      eventId,
+      projectId,
+      url,
+      now,
+    ]);
     if (!row) return null;
     return row.id === null ? 'sending' : eventOf(row);
   }
 
   async event(projectId: string, eventId: string): Promise<StoredEvent | null> {
-    const [row] = await this.statements<EventRow>('webhook_event_of_project', `select ${EVENT_COLUMNS} from webhook_event where id = $1 and project_id = $2`, [eventId, projectId]);
+    const [row] = await this.statements<EventRow>(
+      'webhook_event_of_project',
+      `select ${EVENT_COLUMNS} from webhook_event where id = $1 and project_id = $2`,
+      [eventId, projectId],
+    );
     return row ? eventOf(row) : null;
   }
 
-  async events(projectId: string, filter: { sessionId?: string; state?: string }, limit: number): Promise<StoredEvent[]> {
+  async events(
+    projectId: string,
+    filter: { sessionId?: string; state?: string },
+    limit: number,
+  ): Promise<StoredEvent[]> {
     const rows = await this.statements<EventRow>(
       'webhook_events_of_project',
       `select ${EVENT_COLUMNS} from webhook_event
@@ -267,11 +325,25 @@ export class PgWebhookStore implements WebhookStore {
   }
 
   async attempts(eventId: string): Promise<StoredAttempt[]> {
-    const rows = await this.statements<{ attempt: number; at: Date | string; http_status: number | null; latency_ms: number; error: string | null; response_snippet: string | null }>(
+    const rows = await this.statements<{
+      attempt: number;
+      at: Date | string;
+      http_status: number | null;
+      latency_ms: number;
+      error: string | null;
+      response_snippet: string | null;
+    }>(
       'webhook_attempts_of_event',
       'select attempt, at, http_status, latency_ms, error, response_snippet from webhook_attempt where event_id = $1 order by attempt, at',
       [eventId],
     );
-    return rows.map((row) => ({ attempt: row.attempt, at: sqlDate(row.at), httpStatus: row.http_status, latencyMs: row.latency_ms, error: row.error, responseSnippet: row.response_snippet }));
+    return rows.map((row) => ({
+      attempt: row.attempt,
+      at: sqlDate(row.at),
+      httpStatus: row.http_status,
+      latencyMs: row.latency_ms,
+      error: row.error,
+      responseSnippet: row.response_snippet,
+    }));
   }
 }

@@ -70,18 +70,29 @@ export function parseHeader(text: string): AamvaHeader {
   const m = HEADER.exec(text);
   if (!m) throw new AamvaError('aamva_header_invalid', 'the barcode header is not a valid AAMVA DL/ID header');
   const version = Number(m[6]);
-  if (version < 1 || version > 10) throw new AamvaError('aamva_header_invalid', `AAMVA version ${m[6]} is not one of 01 to 10`);
+  if (version < 1 || version > 10)
+    throw new AamvaError('aamva_header_invalid', `AAMVA version ${m[6]} is not one of 01 to 10`);
   let at = m[0].length;
   // Version 1 has no jurisdiction version: the entry count follows the version directly.
   let jurisdictionVersion: number | null = null;
   if (version >= 2) {
-    if (!/^\d{2}/.test(text.slice(at, at + 2))) throw new AamvaError('aamva_header_invalid', 'the jurisdiction version is missing from the header');
+    if (!/^\d{2}/.test(text.slice(at, at + 2)))
+      throw new AamvaError('aamva_header_invalid', 'the jurisdiction version is missing from the header');
     jurisdictionVersion = Number(text.slice(at, at + 2));
     at += 2;
   }
   const count = text.slice(at, at + 2);
-  if (!/^\d{2}$/.test(count) || Number(count) < 1) throw new AamvaError('aamva_header_invalid', 'the number of entries is missing from the header');
-  return { version, iin: m[5]!, jurisdictionVersion, entries: Number(count), designatorsAt: at + 2, separator: m[1]!, terminator: m[3]! };
+  if (!/^\d{2}$/.test(count) || Number(count) < 1)
+    throw new AamvaError('aamva_header_invalid', 'the number of entries is missing from the header');
+  return {
+    version,
+    iin: m[5]!,
+    jurisdictionVersion,
+    entries: Number(count),
+    designatorsAt: at + 2,
+    separator: m[1]!,
+    terminator: m[3]!,
+  };
 }
 
 interface Designator {
@@ -111,12 +122,15 @@ export function parseSubfile(text: string, designator: Designator, header: Aamva
   let start = designator.offset;
   if (text.slice(start, start + 2) !== designator.type) {
     const near = text.indexOf(designator.type, Math.max(0, start - 8));
-    if (near < 0 || Math.abs(near - start) > 8) throw new AamvaError('aamva_subfile_invalid', `subfile ${designator.type} is not at its offset`);
+    if (near < 0 || Math.abs(near - start) > 8)
+      throw new AamvaError('aamva_subfile_invalid', `subfile ${designator.type} is not at its offset`);
     start = near;
   }
   const body = text.slice(start + 2, start + designator.length);
   const elements: Record<string, string> = {};
-  for (const part of body.split(new RegExp(`[${escapeClass(header.separator)}\\n${escapeClass(header.terminator)}\\r]`))) {
+  for (const part of body.split(
+    new RegExp(`[${escapeClass(header.separator)}\\n${escapeClass(header.terminator)}\\r]`),
+  )) {
     const m = /^([A-Z]{3})(.*)$/s.exec(part.replace(/^\s+/, ''));
     if (m && elements[m[1]!] === undefined) elements[m[1]!] = m[2]!.trim();
   }
@@ -132,7 +146,12 @@ export function aamvaDate(value: string | undefined, country: 'USA' | 'CAN' | nu
   const monthFirst = { y: value.slice(4, 8), m: value.slice(0, 2), d: value.slice(2, 4) };
   const valid = (p: { y: string; m: string; d: string }) => {
     const date = new Date(Date.UTC(Number(p.y), Number(p.m) - 1, Number(p.d)));
-    return Number(p.y) >= 1900 && Number(p.y) <= 2100 && date.getUTCMonth() === Number(p.m) - 1 && date.getUTCDate() === Number(p.d);
+    return (
+      Number(p.y) >= 1900 &&
+      Number(p.y) <= 2100 &&
+      date.getUTCMonth() === Number(p.m) - 1 &&
+      date.getUTCDate() === Number(p.d)
+    );
   };
   const preferred = country === 'CAN' || version === 1 ? [yearFirst, monthFirst] : [monthFirst, yearFirst];
   const p = preferred.find(valid);
@@ -199,7 +218,8 @@ export function parseAamva(text: string): AamvaLicence {
   const country = countryOf(e, jurisdiction);
   const { family, given } = aamvaNames(e);
   const number = clean(e.DAQ);
-  if (!family || !number) throw new AamvaError('aamva_fields_missing', 'the DL/ID subfile lacks the name or the document number');
+  if (!family || !number)
+    throw new AamvaError('aamva_fields_missing', 'the DL/ID subfile lacks the name or the document number');
   return {
     version: header.version,
     iin: header.iin,
@@ -211,7 +231,12 @@ export function parseAamva(text: string): AamvaLicence {
     issueDate: aamvaDate(e.DBD, country, header.version),
     expiryDate: aamvaDate(e.DBA, country, header.version),
     sex: aamvaSex(e.DBC),
-    address: { street: clean([e.DAG, e.DAH].filter(Boolean).join(' ')), city: clean(e.DAI), jurisdiction, postalCode: postalCode(e.DAK) },
+    address: {
+      street: clean([e.DAG, e.DAH].filter(Boolean).join(' ')),
+      city: clean(e.DAI),
+      jurisdiction,
+      postalCode: postalCode(e.DAK),
+    },
     country,
     elements: e,
   };

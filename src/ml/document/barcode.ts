@@ -51,15 +51,26 @@ function toImageData(g: Gray): ImageInput {
 }
 
 async function decode(g: Gray): Promise<BarcodeRead[]> {
-  const results = await readBarcodes(toImageData(g), { formats: [...FORMATS], tryHarder: true, tryRotate: true, tryInvert: false, maxNumberOfSymbols: 4 });
-  return results.filter((r) => r.isValid).map((r) => ({ format: r.format, text: Buffer.from(r.bytes).toString('latin1') }));
+  const results = await readBarcodes(toImageData(g), {
+    formats: [...FORMATS],
+    tryHarder: true,
+    tryRotate: true,
+    tryInvert: false,
+    maxNumberOfSymbols: 4,
+  });
+  return results
+    .filter((r) => r.isValid)
+    .map((r) => ({ format: r.format, text: Buffer.from(r.bytes).toString('latin1') }));
 }
 
 /**
  * Every 2D barcode found on an upright gray page. Quick: the page as it is (about 0.1 s).
  * Thorough: also levelled, at a few small angles and enlarged (about 1 s when there is none).
  */
-export async function readDocumentBarcodes(page: Gray, options: { thorough: boolean } = { thorough: true }): Promise<BarcodeRead[]> {
+export async function readDocumentBarcodes(
+  page: Gray,
+  options: { thorough: boolean } = { thorough: true },
+): Promise<BarcodeRead[]> {
   await prepare();
   const long = Math.max(page.width, page.height);
   const g = long > BARCODE_MAX_SIDE ? await resizeGray(page, BARCODE_MAX_SIDE / long) : page;

@@ -8,7 +8,16 @@ import type { DocumentRequest } from './worker.js';
 // AAMVA PDF417 of North American licences, with PaddleOCR on onnxruntime-node and zxing-wasm,
 // all offline from node_modules.
 
-export type { DocumentBarcode, DocumentReader, DocumentReading, MrzFields, MrzReading, Rotation, VisualZoneFields, VisualZoneReading } from './types.js';
+export type {
+  DocumentBarcode,
+  DocumentReader,
+  DocumentReading,
+  MrzFields,
+  MrzReading,
+  Rotation,
+  VisualZoneFields,
+  VisualZoneReading,
+} from './types.js';
 export type { AamvaLicence, AamvaProblem } from './aamva.js';
 export type { MrzFormat } from './mrz-format.js';
 export { checkDigit } from './mrz-format.js';
@@ -25,7 +34,11 @@ export async function createDocumentReader(): Promise<DocumentReader> {
  * worker: OCR already runs one document at a time on every core.
  */
 export async function startDocumentWorker(): Promise<DocumentReader> {
-  const pool = await WorkerPool.start<Unnumbered<DocumentRequest>>({ name: 'document', script: { from: import.meta.url, name: 'worker' }, count: 1 });
+  const pool = await WorkerPool.start<Unnumbered<DocumentRequest>>({
+    name: 'document',
+    script: { from: import.meta.url, name: 'worker' },
+    count: 1,
+  });
   return {
     read: (front, back) => pool.send({ front, back }) as Promise<DocumentReading>,
     close: () => pool.close(),

@@ -13,10 +13,32 @@ import type { FieldChange, MrzAmbiguity } from './types.js';
 // A repair is applied only when no other one does as well; when several do, none is applied and
 // the tie is reported as an ambiguity.
 
-const LETTER_TO_DIGIT: Record<string, string> = { O: '0', Q: '0', D: '0', U: '0', I: '1', L: '1', T: '1', Z: '2', S: '5', G: '6', B: '8', A: '4' };
+const LETTER_TO_DIGIT: Record<string, string> = {
+  O: '0',
+  Q: '0',
+  D: '0',
+  U: '0',
+  I: '1',
+  L: '1',
+  T: '1',
+  Z: '2',
+  S: '5',
+  G: '6',
+  B: '8',
+  A: '4',
+};
 const SHAPE_DIGIT: Record<string, string> = { O: '0', Q: '0', D: '0', I: '1', L: '1', Z: '2', S: '5', G: '6', B: '8' };
 const DIGIT_SHAPE: Record<string, string> = { '0': 'O', '1': 'I', '2': 'Z', '5': 'S', '6': 'G', '8': 'B' };
-const DIGIT_TO_LETTER: Record<string, string> = { '0': 'O', '1': 'I', '2': 'Z', '4': 'A', '5': 'S', '6': 'G', '7': 'T', '8': 'B' };
+const DIGIT_TO_LETTER: Record<string, string> = {
+  '0': 'O',
+  '1': 'I',
+  '2': 'Z',
+  '4': 'A',
+  '5': 'S',
+  '6': 'G',
+  '7': 'T',
+  '8': 'B',
+};
 /** Look-alikes tried when a check digit fails; letters and digits both ways, plus digit-digit shapes. */
 const LOOK_ALIKES: Record<string, string> = {
   '0': 'OQDU896',
@@ -75,7 +97,8 @@ function mapField(text: string, kind: CharClass, name: string, alternatives: str
   if (name === 'documentCode' && text[1] === 'K') return text[0]! + '<';
   // A character the field cannot hold: the recogniser's own next reading of the right kind first,
   // the usual look-alike otherwise.
-  const asDigit = (c: string, i: number) => (/[0-9]/.test(c) ? c : (alternativeOfKind(alternatives[i], /[0-9]/) ?? LETTER_TO_DIGIT[c] ?? c));
+  const asDigit = (c: string, i: number) =>
+    /[0-9]/.test(c) ? c : (alternativeOfKind(alternatives[i], /[0-9]/) ?? LETTER_TO_DIGIT[c] ?? c);
   switch (kind) {
     case 'digits':
       return [...text].map(asDigit).join('');
@@ -85,16 +108,30 @@ function mapField(text: string, kind: CharClass, name: string, alternatives: str
     case 'filler':
       return '<'.repeat(text.length);
     case 'alpha': {
-      const letters = [...text].map((c, i) => (/[A-Z<]/.test(c) ? c : (alternativeOfKind(alternatives[i], /[A-Z<]/) ?? DIGIT_TO_LETTER[c] ?? c))).join('');
+      const letters = [...text]
+        .map((c, i) =>
+          /[A-Z<]/.test(c) ? c : (alternativeOfKind(alternatives[i], /[A-Z<]/) ?? DIGIT_TO_LETTER[c] ?? c),
+        )
+        .join('');
       return name === 'names' ? cleanFiller(letters) : letters;
     }
     case 'sex':
-      return /^[MFX<]$/.test(text) ? text : text === 'H' || text === 'N' ? 'M' : text === 'P' || text === 'E' ? 'F' : text === 'K' ? '<' : text;
+      return /^[MFX<]$/.test(text)
+        ? text
+        : text === 'H' || text === 'N'
+          ? 'M'
+          : text === 'P' || text === 'E'
+            ? 'F'
+            : text === 'K'
+              ? '<'
+              : text;
     case 'mixed': {
       if (name === 'documentNumber') return text;
       // Optional data ends in fill; K and '<' even share a check-digit value, so no digit catches it.
       const trailing = /<[<KCL]*$/.exec(text);
-      return trailing && trailing[0].length >= 2 ? text.slice(0, trailing.index) + '<'.repeat(trailing[0].length) : text;
+      return trailing && trailing[0].length >= 2
+        ? text.slice(0, trailing.index) + '<'.repeat(trailing[0].length)
+        : text;
     }
   }
 }
@@ -155,8 +192,15 @@ function replaceAt(lines: string[], line: number, index: number, ch: string): st
 function suspects(lines: string[], layout: Layout, slot: CheckSlot): Array<{ line: number; index: number }> {
   // Characters another passing check vouches for are not suspects.
   const vouched = layout.checks.filter((c) => c !== slot && c.name !== 'composite' && checkPasses(lines, c));
-  const isVouched = (line: number, index: number) => vouched.some((c) => c.covers.some((r) => r.line === line && index >= r.start && index < r.end) || (c.at.line === line && c.at.index === index));
-  return slot.covers.flatMap((c) => Array.from({ length: c.end - c.start }, (_, k) => ({ line: c.line, index: c.start + k }))).filter((p) => !isVouched(p.line, p.index));
+  const isVouched = (line: number, index: number) =>
+    vouched.some(
+      (c) =>
+        c.covers.some((r) => r.line === line && index >= r.start && index < r.end) ||
+        (c.at.line === line && c.at.index === index),
+    );
+  return slot.covers
+    .flatMap((c) => Array.from({ length: c.end - c.start }, (_, k) => ({ line: c.line, index: c.start + k })))
+    .filter((p) => !isVouched(p.line, p.index));
 }
 
 /** Which substitutions a pool tries at a position: given the character there and the recogniser's alternatives. */
@@ -174,7 +218,14 @@ type Pool = (current: string, recognised: string) => string;
 const lookAlikes: Pool = (current, recognised) => recognised + confusionsOf(current) + (LOOK_ALIKES[current] ?? '');
 
 /** Single substitutions from `pool` at `positions` that make `slot` pass. */
-function substitutions(lines: string[], layout: Layout, slot: CheckSlot, positions: Array<{ line: number; index: number }>, pool: Pool, alternatives?: Alternatives): string[][] {
+function substitutions(
+  lines: string[],
+  layout: Layout,
+  slot: CheckSlot,
+  positions: Array<{ line: number; index: number }>,
+  pool: Pool,
+  alternatives?: Alternatives,
+): string[][] {
   const found: string[][] = [];
   for (const { line, index } of positions) {
     const current = lines[line]![index]!;
@@ -233,9 +284,13 @@ const UNDECIDED: Decision = { chosen: null, tied: [] };
  * as '<4453373<', which is not the card either.
  */
 function unambiguous(options: string[][], layout: Layout, current: string[]): Decision {
-  const possible = [...new Map(options.filter((o) => numberWellFormed(o, layout)).map((o) => [o.join('\n'), o])).values()];
+  const possible = [
+    ...new Map(options.filter((o) => numberWellFormed(o, layout)).map((o) => [o.join('\n'), o])).values(),
+  ];
   if (possible.length === 0) return UNDECIDED;
-  const scored = possible.map((o) => ({ lines: o, score: passingCount(o, layout), changes: countDiff(current, o) })).sort((a, b) => b.score - a.score || a.changes - b.changes);
+  const scored = possible
+    .map((o) => ({ lines: o, score: passingCount(o, layout), changes: countDiff(current, o) }))
+    .sort((a, b) => b.score - a.score || a.changes - b.changes);
   const best = scored[0]!;
   const tied = scored.filter((s) => s.score === best.score && s.changes === best.changes).map((s) => s.lines);
   return tied.length > 1 ? { chosen: null, tied } : { chosen: best.lines, tied: [] };
@@ -276,7 +331,8 @@ function combinations(lines: string[], layout: Layout, slot: CheckSlot): string[
  * digit, 'L4453373<' as 'I4453373<').
  */
 function failsWhereChanged(before: string[], after: string[], layout: Layout): boolean {
-  const changed = (r: { line: number; start: number; end: number }) => before[r.line]!.slice(r.start, r.end) !== after[r.line]!.slice(r.start, r.end);
+  const changed = (r: { line: number; start: number; end: number }) =>
+    before[r.line]!.slice(r.start, r.end) !== after[r.line]!.slice(r.start, r.end);
   return layout.checks.some((c) => c.name !== 'composite' && !checkPasses(after, c) && c.covers.some(changed));
 }
 
@@ -317,7 +373,10 @@ function repairSlot(lines: string[], layout: Layout, slot: CheckSlot, alternativ
     const hypothesis = unambiguous(systematicOnes, layout, lines);
     if (hypothesis.chosen) return hypothesis;
   }
-  const singles = [...oneChange, ...substitutions(lines, layout, slot, suspects(lines, layout, slot), lookAlikes, alternatives)];
+  const singles = [
+    ...oneChange,
+    ...substitutions(lines, layout, slot, suspects(lines, layout, slot), lookAlikes, alternatives),
+  ];
   if (singles.length > 0) return unambiguous(singles, layout, lines);
   const digit = substitutions(lines, layout, slot, [slot.at], lookAlikes, alternatives);
   if (digit.length > 0) return unambiguous(digit, layout, lines);
@@ -341,7 +400,12 @@ export function mapFields(raw: string[], layout: Layout, alternatives?: Alternat
   const lines = raw.slice();
   for (const field of layout.fields) {
     const text = lines[field.line]!;
-    const mapped = mapField(text.slice(field.start, field.end), field.kind, field.name, alternatives?.[field.line]?.slice(field.start, field.end) ?? []);
+    const mapped = mapField(
+      text.slice(field.start, field.end),
+      field.kind,
+      field.name,
+      alternatives?.[field.line]?.slice(field.start, field.end) ?? [],
+    );
     lines[field.line] = text.slice(0, field.start) + mapped + text.slice(field.end);
   }
   return lines;
@@ -352,7 +416,10 @@ export function correctMrz(raw: string[], layout: Layout, alternatives?: Alterna
   let lines = mapped.slice();
   const ambiguities: MrzAmbiguity[] = [];
   // Field checks first, the composite last: it covers the others and decides between ties.
-  const ordered = [...layout.checks.filter((c) => c.name !== 'composite'), ...layout.checks.filter((c) => c.name === 'composite')];
+  const ordered = [
+    ...layout.checks.filter((c) => c.name !== 'composite'),
+    ...layout.checks.filter((c) => c.name === 'composite'),
+  ];
   for (const slot of ordered) {
     if (checkPasses(lines, slot)) continue;
     const { chosen, tied } = repairSlot(lines, layout, slot, alternatives);

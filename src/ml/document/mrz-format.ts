@@ -92,15 +92,33 @@ export const LAYOUTS: Record<MrzFormat, Layout> = {
       { name: 'document_number', covers: [r(0, 5, 14)], at: { line: 0, index: 14 }, fillerAllowed: false },
       { name: 'birth_date', covers: [r(1, 0, 6)], at: { line: 1, index: 6 }, fillerAllowed: false },
       { name: 'expiration_date', covers: [r(1, 8, 14)], at: { line: 1, index: 14 }, fillerAllowed: false },
-      { name: 'composite', covers: [r(0, 5, 30), r(1, 0, 7), r(1, 8, 15), r(1, 18, 29)], at: { line: 1, index: 29 }, fillerAllowed: false },
+      {
+        name: 'composite',
+        covers: [r(0, 5, 30), r(1, 0, 7), r(1, 8, 15), r(1, 18, 29)],
+        at: { line: 1, index: 29 },
+        fillerAllowed: false,
+      },
     ],
   },
   TD2: {
     format: 'TD2',
     lines: 2,
     length: 36,
-    fields: [...line1Names(36), ...line2Head(1), { name: 'optional', line: 1, start: 28, end: 35, kind: 'mixed' }, { name: 'compositeCheck', line: 1, start: 35, end: 36, kind: 'check' }],
-    checks: [...head2Checks, { name: 'composite', covers: [r(1, 0, 10), r(1, 13, 20), r(1, 21, 35)], at: { line: 1, index: 35 }, fillerAllowed: false }],
+    fields: [
+      ...line1Names(36),
+      ...line2Head(1),
+      { name: 'optional', line: 1, start: 28, end: 35, kind: 'mixed' },
+      { name: 'compositeCheck', line: 1, start: 35, end: 36, kind: 'check' },
+    ],
+    checks: [
+      ...head2Checks,
+      {
+        name: 'composite',
+        covers: [r(1, 0, 10), r(1, 13, 20), r(1, 21, 35)],
+        at: { line: 1, index: 35 },
+        fillerAllowed: false,
+      },
+    ],
   },
   TD3: {
     format: 'TD3',
@@ -116,7 +134,12 @@ export const LAYOUTS: Record<MrzFormat, Layout> = {
     checks: [
       ...head2Checks,
       { name: 'personal_number', covers: [r(1, 28, 42)], at: { line: 1, index: 42 }, fillerAllowed: true },
-      { name: 'composite', covers: [r(1, 0, 10), r(1, 13, 20), r(1, 21, 43)], at: { line: 1, index: 43 }, fillerAllowed: false },
+      {
+        name: 'composite',
+        covers: [r(1, 0, 10), r(1, 13, 20), r(1, 21, 43)],
+        at: { line: 1, index: 43 },
+        fillerAllowed: false,
+      },
     ],
   },
   MRVA: {
@@ -205,10 +228,21 @@ export function longNumberLayout(layout: Layout, more: number): Layout {
     if (f === check) return [{ ...f, name: 'documentNumberTruncation', kind: 'filler' }];
     if (f !== optional) return [f];
     const rest: FieldSlot[] = digitAt + 1 < f.end ? [{ ...f, start: digitAt + 1 }] : [];
-    return [{ name: 'documentNumberMore', line: f.line, start: f.start, end: digitAt, kind: 'mixed' }, { name: 'documentNumberCheck', line: f.line, start: digitAt, end: digitAt + 1, kind: 'check' }, ...rest];
+    return [
+      { name: 'documentNumberMore', line: f.line, start: f.start, end: digitAt, kind: 'mixed' },
+      { name: 'documentNumberCheck', line: f.line, start: digitAt, end: digitAt + 1, kind: 'check' },
+      ...rest,
+    ];
   });
   const checks = layout.checks.map(
-    (c): CheckSlot => (c.name === 'document_number' ? { ...c, covers: [r(number.line, number.start, number.end), r(optional.line, optional.start, digitAt)], at: { line: optional.line, index: digitAt } } : c),
+    (c): CheckSlot =>
+      c.name === 'document_number'
+        ? {
+            ...c,
+            covers: [r(number.line, number.start, number.end), r(optional.line, optional.start, digitAt)],
+            at: { line: optional.line, index: digitAt },
+          }
+        : c,
   );
   return { ...layout, fields, checks, numberContinues: more };
 }

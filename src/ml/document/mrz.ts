@@ -2,7 +2,18 @@ import { parse as parseMrz } from 'mrz';
 import { changedFields, correctMrz, mapFields } from './mrz-correct.js';
 import { gridLines } from './mrz-grid.js';
 import type { OcrLine } from './ocr.js';
-import { type CheckSlot, checkPasses, coveredText, fieldText, formatFor, LAYOUTS, type Layout, layoutVariants, type MrzFormat, numberWellFormed } from './mrz-format.js';
+import {
+  type CheckSlot,
+  checkPasses,
+  coveredText,
+  fieldText,
+  formatFor,
+  LAYOUTS,
+  type Layout,
+  layoutVariants,
+  type MrzFormat,
+  numberWellFormed,
+} from './mrz-format.js';
 import type { MrzCorrection, MrzFieldProblem, MrzFields, MrzProblemField, MrzReading } from './types.js';
 
 // From OCR lines to an MrzReading: pick the lines that look like an MRZ, fit them to a layout,
@@ -78,7 +89,9 @@ export function scoreOf(reading: MrzReading): number {
   const passing = Object.values(reading.checkDigits).filter(Boolean).length;
   // Valid first, then share of the format's digits passing (one a missing line hides counts as
   // failing), then fewer corrections.
-  return (reading.valid ? 100 : 0) + (10 * passing) / LAYOUTS[reading.format].checks.length - reading.corrections * 0.01;
+  return (
+    (reading.valid ? 100 : 0) + (10 * passing) / LAYOUTS[reading.format].checks.length - reading.corrections * 0.01
+  );
 }
 
 /** The best MRZ reading that OCR lines support, or null when no group of lines fits a layout. */
@@ -117,7 +130,9 @@ export function readMrzFromOcr(ocrLines: Array<Pick<OcrLine, 'text' | 'symbols'>
     const texts = group.map((g) => g.clean);
     // Two-line layouts differ in length only: the length nearest to what was read wins over a
     // chance-valid composite of the other one.
-    const nearest = group.length === 3 || Math.abs(readLength(texts) - length) <= Math.abs(readLength(texts) - (length === 44 ? 36 : 44));
+    const nearest =
+      group.length === 3 ||
+      Math.abs(readLength(texts) - length) <= Math.abs(readLength(texts) - (length === 44 ? 36 : 44));
     const lengthBonus = nearest ? 0 : -150;
     const recognised = group.map((g) => recognisedAlternatives(g.line, g.clean));
     for (const candidate of cartesian(texts.map((l) => fitted(l, length))).slice(0, 27)) {
@@ -213,24 +228,40 @@ function partialReading(lines: MrzLikeLine[], whole: MrzReading | null): MrzRead
     for (const [p, place] of PARTIAL_PLACES.entries()) {
       const group = lines.slice(i, i + place.count);
       const layout = LAYOUTS[place.format];
-      const namesLine = (k: number) => layout.checks.every((c) => c.at.line !== k && c.covers.every((r) => r.line !== k));
-      if (group.length !== place.count || !group.every((g, k) => plausible(g, place.length, namesLine(place.at[k]!)))) continue;
+      const namesLine = (k: number) =>
+        layout.checks.every((c) => c.at.line !== k && c.covers.every((r) => r.line !== k));
+      if (group.length !== place.count || !group.every((g, k) => plausible(g, place.length, namesLine(place.at[k]!))))
+        continue;
       // With its first line read, the document code says passport, card or visa.
       if (place.at[0] === 0 && formatFor(layout.lines, place.length, group[0]!.clean[0]!) !== place.format) continue;
       const missing = Array.from({ length: layout.lines }, (_, k) => k).filter((k) => !place.at.includes(k));
-      const complete = (read: string[]) => Array.from({ length: layout.lines }, (_, k) => (place.at.includes(k) ? read[place.at.indexOf(k)]! : '<'.repeat(place.length)));
+      const complete = (read: string[]) =>
+        Array.from({ length: layout.lines }, (_, k) =>
+          place.at.includes(k) ? read[place.at.indexOf(k)]! : '<'.repeat(place.length),
+        );
       const texts = group.map((g) => g.clean);
       const recognised = group.map((g) => recognisedAlternatives(g.line, g.clean));
       const consider = (read: string[], alternatives?: Alternatives) => {
-        // Only lines whose own check digits hold as read (mapped to their types, never repaired) can prove a part: the rest is not worth correcting.
+        // Only lines whose own check digits hold as read (mapped to their types, never repaired) can prove a part: the
+        // rest is not worth correcting.
         const mapped = mapFields(complete(read), layout, alternatives);
-        if (layout.checks.filter((c) => c.covers.every((r) => !missing.includes(r.line)) && checkPasses(mapped, c) && !/^<*$/.test(coveredText(mapped, c))).length < 2) return;
+        if (
+          layout.checks.filter(
+            (c) =>
+              c.covers.every((r) => !missing.includes(r.line)) &&
+              checkPasses(mapped, c) &&
+              !/^<*$/.test(coveredText(mapped, c)),
+          ).length < 2
+        )
+          return;
         candidates.push({ reading: buildReading(complete(read), layout, alternatives, missing), place: p });
       };
       for (const read of cartesian(texts.map((t) => fitted(t, place.length))).slice(0, 9)) {
         consider(
           read,
-          complete(read).map((line, k) => (place.at.includes(k) && line === texts[place.at.indexOf(k)] ? recognised[place.at.indexOf(k)]! : null)),
+          complete(read).map((line, k) =>
+            place.at.includes(k) && line === texts[place.at.indexOf(k)] ? recognised[place.at.indexOf(k)]! : null,
+          ),
         );
       }
       if (group.every((g) => g.line.symbols.length > 0)) {
@@ -244,8 +275,13 @@ function partialReading(lines: MrzLikeLine[], whole: MrzReading | null): MrzRead
   }
   // Most check digits proving something, then the likeliest place (most lines read first), then
   // the best reading there.
-  const rank = (c: { reading: MrzReading; place: number }) => [provenChecks(c.reading).length, -c.place, scoreOf(c.reading)];
-  const better = (a: number[], b: number[]) => a[0]! > b[0]! || (a[0] === b[0] && (a[1]! > b[1]! || (a[1] === b[1] && a[2]! > b[2]!)));
+  const rank = (c: { reading: MrzReading; place: number }) => [
+    provenChecks(c.reading).length,
+    -c.place,
+    scoreOf(c.reading),
+  ];
+  const better = (a: number[], b: number[]) =>
+    a[0]! > b[0]! || (a[0] === b[0] && (a[1]! > b[1]! || (a[1] === b[1] && a[2]! > b[2]!)));
   let best: { reading: MrzReading; place: number } | null = null;
   for (const candidate of candidates) {
     if (partialPlausible(candidate.reading) && (!best || better(rank(candidate), rank(best)))) best = candidate;
@@ -264,7 +300,10 @@ function provenChecks(reading: MrzReading): CheckSlot[] {
     reading.correctedFields.some((c) => {
       if (c.by !== 'check_digit') return false;
       const field = layout.fields.find((f) => f.name === c.field)!;
-      return (slot.at.line === field.line && slot.at.index >= field.start && slot.at.index < field.end) || slot.covers.some((r) => r.line === field.line && r.start < field.end && field.start < r.end);
+      return (
+        (slot.at.line === field.line && slot.at.index >= field.start && slot.at.index < field.end) ||
+        slot.covers.some((r) => r.line === field.line && r.start < field.end && field.start < r.end)
+      );
     });
   const fine = (slot: CheckSlot) => {
     if (repaired(slot)) return false;
@@ -273,7 +312,9 @@ function provenChecks(reading: MrzReading): CheckSlot[] {
     if (slot.name === 'expiration_date') return reading.fields.expirationDate !== null;
     return true;
   };
-  return layout.checks.filter((slot) => reading.checkDigits[slot.name] === true && !/^<*$/.test(coveredText(reading.lines, slot)) && fine(slot));
+  return layout.checks.filter(
+    (slot) => reading.checkDigits[slot.name] === true && !/^<*$/.test(coveredText(reading.lines, slot)) && fine(slot),
+  );
 }
 
 /** A reading of part of a zone that needed more corrections than this is text made to fit. */
@@ -286,7 +327,8 @@ const PARTIAL_MAX_CORRECTIONS = 3;
  * a nationality of letters.
  */
 function partialPlausible(reading: MrzReading): boolean {
-  if (!reading.partial || reading.corrections > PARTIAL_MAX_CORRECTIONS || provenChecks(reading).length < 2) return false;
+  if (!reading.partial || reading.corrections > PARTIAL_MAX_CORRECTIONS || provenChecks(reading).length < 2)
+    return false;
   const layout = layoutOf(reading);
   const read = (name: string) => {
     const field = layout.fields.find((f) => f.name === name)!;
@@ -312,7 +354,8 @@ export function combineReadings(readings: MrzReading[]): MrzReading | null {
   if (readings.length === 0) return null;
   const primary = readings.reduce((a, b) => (scoreOf(b) > scoreOf(a) ? b : a));
   // Only readings of the same lines vote: a line one of them did not read is fillers there.
-  const sameLines = (r: MrzReading) => r.format === primary.format && r.missingLines.join() === primary.missingLines.join();
+  const sameLines = (r: MrzReading) =>
+    r.format === primary.format && r.missingLines.join() === primary.missingLines.join();
   const peers = [primary, ...readings.filter((r) => r !== primary && sameLines(r))];
   if (peers.length < 3) return primary;
   const voted = primary.lines.map((line, l) =>
@@ -355,8 +398,15 @@ function recognisedAlternatives(line: Pick<OcrLine, 'text' | 'symbols'>, clean: 
  * `missing` lines were not read at all (they are fillers in `rawLines`): their fields are
  * unreadable and the check digits that cover them are not computed.
  */
-export function buildReading(rawLines: string[], layout: Layout, alternatives?: Alternatives, missing: number[] = []): MrzReading {
-  const readings = layoutVariants(rawLines, layout).map((variant) => readingIn(rawLines, variant, alternatives, missing));
+export function buildReading(
+  rawLines: string[],
+  layout: Layout,
+  alternatives?: Alternatives,
+  missing: number[] = [],
+): MrzReading {
+  const readings = layoutVariants(rawLines, layout).map((variant) =>
+    readingIn(rawLines, variant, alternatives, missing),
+  );
   return readings.reduce((best, r) => (scoreOf(r) > scoreOf(best) ? r : best));
 }
 
@@ -366,23 +416,40 @@ function layoutOf(reading: MrzReading): Layout {
   return layoutVariants(reading.lines, base).find((v) => (v.numberContinues ?? 0) === reading.numberContinues) ?? base;
 }
 
-function readingIn(rawLines: string[], layout: Layout, alternatives: Alternatives | undefined, missing: number[]): MrzReading {
+function readingIn(
+  rawLines: string[],
+  layout: Layout,
+  alternatives: Alternatives | undefined,
+  missing: number[],
+): MrzReading {
   // A check digit over a line not read cannot be computed: it is left out, not failed.
-  const computable: Layout = { ...layout, checks: layout.checks.filter((c) => !missing.includes(c.at.line) && c.covers.every((r) => !missing.includes(r.line))) };
+  const computable: Layout = {
+    ...layout,
+    checks: layout.checks.filter(
+      (c) => !missing.includes(c.at.line) && c.covers.every((r) => !missing.includes(r.line)),
+    ),
+  };
   const { lines, mapped, corrections, ambiguities } = correctMrz(rawLines, computable, alternatives);
   const checkDigits: Record<string, boolean> = {};
   for (const slot of computable.checks) checkDigits[slot.name] = checkPasses(lines, slot);
   if ('document_number' in checkDigits && !numberWellFormed(lines, layout)) checkDigits.document_number = false;
   const fields = parseFields(lines, layout);
   const fieldProblems = problemsOf(lines, layout, checkDigits, ambiguities, fields, missing);
-  const partial = missing.length > 0 || (['documentNumber', 'birthDate', 'expirationDate'] as const).some((f) => fieldProblems[f]?.problem === 'unreadable');
+  const partial =
+    missing.length > 0 ||
+    (['documentNumber', 'birthDate', 'expirationDate'] as const).some(
+      (f) => fieldProblems[f]?.problem === 'unreadable',
+    );
   return {
     format: layout.format,
     lines,
     checkDigits,
     valid: missing.length === 0 && Object.values(checkDigits).every(Boolean),
     corrections,
-    correctedFields: [...changedFields(rawLines, mapped, layout).map((c): MrzCorrection => ({ ...c, by: 'field_type' })), ...changedFields(mapped, lines, layout).map((c): MrzCorrection => ({ ...c, by: 'check_digit' }))],
+    correctedFields: [
+      ...changedFields(rawLines, mapped, layout).map((c): MrzCorrection => ({ ...c, by: 'field_type' })),
+      ...changedFields(mapped, lines, layout).map((c): MrzCorrection => ({ ...c, by: 'check_digit' })),
+    ],
     ambiguities,
     missingLines: missing,
     partial,
@@ -413,18 +480,35 @@ export function settleByPrintedNumber(reading: MrzReading, printed: string | und
     }
     return { lines, changes };
   });
-  const matching = applied.filter((a): a is NonNullable<typeof a> => a !== null && (fieldText(a.lines, layout, 'documentNumber') + fieldText(a.lines, layout, 'documentNumberMore')).replace(/<+$/, '') === wanted);
+  const matching = applied.filter(
+    (a): a is NonNullable<typeof a> =>
+      a !== null &&
+      (fieldText(a.lines, layout, 'documentNumber') + fieldText(a.lines, layout, 'documentNumberMore')).replace(
+        /<+$/,
+        '',
+      ) === wanted,
+  );
   if (matching.length !== 1) return reading;
   const settled = buildReading(matching[0]!.lines, LAYOUTS[reading.format], undefined, reading.missingLines);
   return {
     ...settled,
-    corrections: reading.corrections + matching[0]!.changes.reduce((n, c) => n + [...c.from].filter((ch, i) => ch !== c.to[i]).length, 0),
-    correctedFields: [...reading.correctedFields, ...matching[0]!.changes.map((c): MrzCorrection => ({ ...c, by: 'printed_zone' })), ...settled.correctedFields],
+    corrections:
+      reading.corrections +
+      matching[0]!.changes.reduce((n, c) => n + [...c.from].filter((ch, i) => ch !== c.to[i]).length, 0),
+    correctedFields: [
+      ...reading.correctedFields,
+      ...matching[0]!.changes.map((c): MrzCorrection => ({ ...c, by: 'printed_zone' })),
+      ...settled.correctedFields,
+    ],
   };
 }
 
 /** Each field's check digit (the composite covers several, and decides none alone). */
-const FIELD_CHECKS: Partial<Record<MrzProblemField, CheckSlot['name']>> = { documentNumber: 'document_number', birthDate: 'birth_date', expirationDate: 'expiration_date' };
+const FIELD_CHECKS: Partial<Record<MrzProblemField, CheckSlot['name']>> = {
+  documentNumber: 'document_number',
+  birthDate: 'birth_date',
+  expirationDate: 'expiration_date',
+};
 
 /**
  * Why each field is not verified. A field on a line not read, or holding what its type cannot (a
@@ -432,7 +516,14 @@ const FIELD_CHECKS: Partial<Record<MrzProblemField, CheckSlot['name']>> = { docu
  * unreadable; a field read whose check digit fails has that reason, or an ambiguity when several
  * readings of it would hold.
  */
-function problemsOf(lines: string[], layout: Layout, checkDigits: Record<string, boolean>, ambiguities: MrzReading['ambiguities'], fields: MrzFields, missing: number[]): MrzReading['fieldProblems'] {
+function problemsOf(
+  lines: string[],
+  layout: Layout,
+  checkDigits: Record<string, boolean>,
+  ambiguities: MrzReading['ambiguities'],
+  fields: MrzFields,
+  missing: number[],
+): MrzReading['fieldProblems'] {
   const out: MrzReading['fieldProblems'] = {};
   const legible: Record<MrzProblemField, boolean> = {
     documentCode: fields.documentCode !== null,
@@ -453,7 +544,8 @@ function problemsOf(lines: string[], layout: Layout, checkDigits: Record<string,
     if (missing.includes(field.line)) put('unreadable', `MRZ line ${field.line + 1} was not read`);
     else if (check && checkDigits[check] !== false) continue;
     else if (!legible[name]) put('unreadable', `not legible in the MRZ ('${fieldText(lines, layout, name)}')`);
-    else if (check && ambiguities.some((a) => a.check === check)) put('ambiguous', 'its check digit holds for several readings; none was taken');
+    else if (check && ambiguities.some((a) => a.check === check))
+      put('ambiguous', 'its check digit holds for several readings; none was taken');
     else if (check) put('check_digit_failed', 'read, but its check digit does not hold');
   }
   return out;
@@ -501,8 +593,10 @@ function parseWithPackage(lines: string[]): ParsedByPackage {
 export function parseFields(lines: string[], layout: Layout): MrzFields {
   const own = sliceFields(lines, layout);
   // The package knows neither visas nor long numbers.
-  const pkg = layout.format === 'MRVA' || layout.format === 'MRVB' || layout.numberContinues ? {} : parseWithPackage(lines);
-  const pick = (pkgValue: string | null | undefined, ownValue: string | null): string | null => blankToNull(pkgValue) ?? ownValue;
+  const pkg =
+    layout.format === 'MRVA' || layout.format === 'MRVB' || layout.numberContinues ? {} : parseWithPackage(lines);
+  const pick = (pkgValue: string | null | undefined, ownValue: string | null): string | null =>
+    blankToNull(pkgValue) ?? ownValue;
   const sexRaw = own.sex;
   return {
     documentCode: own.documentCode,

@@ -11,10 +11,16 @@ import { solve3 } from './zone-warp.js';
 // alphabet (the MRZ's): the CTC argmax is then taken over those classes only, which removes
 // confusions with characters an MRZ cannot hold instead of repairing them afterwards.
 
-/** Inference threads per model: the machine's cores, at most 4 so that a large host keeps cores for the rest of the service. */
+/**
+ * Inference threads per model: the machine's cores, at most 4 so that a large host keeps cores for the rest of the
+ * service.
+ */
 const OCR_THREADS = Math.min(4, availableParallelism());
 
-/** Longest side the detector sees: small enough for speed, large enough for MRZ characters of a page a third of the frame. */
+/**
+ * Longest side the detector sees: small enough for speed, large enough for MRZ characters of a page a third of the
+ * frame.
+ */
 export const DETECT_MAX_SIDE = 1280;
 const DETECT_THRESHOLD = 0.3;
 /** A detected region is text when its mean probability reaches this (PaddleOCR's default box_thresh). */
@@ -24,7 +30,9 @@ const UNCLIP_RATIO = 1.6;
 const REC_HEIGHT = 48;
 const REC_MAX_WIDTH = 2400;
 /** The detector's input per gray level and channel: ImageNet's mean and deviation, as PaddleOCR normalises. */
-const DETECT_INPUT = [0.485, 0.456, 0.406].map((mean, c) => Float32Array.from({ length: 256 }, (_, v) => (v / 255 - mean) / [0.229, 0.224, 0.225][c]!));
+const DETECT_INPUT = [0.485, 0.456, 0.406].map((mean, c) =>
+  Float32Array.from({ length: 256 }, (_, v) => (v / 255 - mean) / [0.229, 0.224, 0.225][c]!),
+);
 /** Lines per recognition batch. */
 const REC_BATCH = 8;
 /** Alternatives kept per recognised character (for check-digit-driven correction). */
@@ -92,8 +100,15 @@ export class PaddleOcr {
     // Every core (at most 4): OCR runs one document at a time (`serial`), and a document's wait is
     // its inference. On 2 cores, alternating runs over the shared passports with other work on the
     // machine: one thread p50 1109/1192 ms, p95 2794/2988; two threads p50 726/823, p95 1823/2031.
-    const sessionOptions: ort.InferenceSession.SessionOptions = { intraOpNumThreads: options.threads ?? OCR_THREADS, interOpNumThreads: 1, graphOptimizationLevel: 'all' };
-    const [detector, recognizer] = await Promise.all([ort.InferenceSession.create(paths.detection, sessionOptions), ort.InferenceSession.create(paths.recognition, sessionOptions)]);
+    const sessionOptions: ort.InferenceSession.SessionOptions = {
+      intraOpNumThreads: options.threads ?? OCR_THREADS,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+    };
+    const [detector, recognizer] = await Promise.all([
+      ort.InferenceSession.create(paths.detection, sessionOptions),
+      ort.InferenceSession.create(paths.recognition, sessionOptions),
+    ]);
     const keys = readFileSync(paths.dictionary, 'utf8')
       .split('\n')
       .filter((k, i, all) => k.length > 0 || i < all.length - 1);
@@ -174,7 +189,11 @@ export class PaddleOcr {
         ...axisOf(b.moments, sx, sy),
         centre: b.centre && {
           xm: b.centre.xm * sx,
-          c: [b.centre.c[0] * sy, (b.centre.c[1] * sy) / sx, (b.centre.c[2] * sy) / (sx * sx)] as [number, number, number],
+          c: [b.centre.c[0] * sy, (b.centre.c[1] * sy) / sx, (b.centre.c[2] * sy) / (sx * sx)] as [
+            number,
+            number,
+            number,
+          ],
           x0: b.x0 * sx,
           x1: b.x1 * sx,
           height: b.centre.height * sy,
@@ -207,7 +226,10 @@ export class PaddleOcr {
     return lines.filter((l): l is OcrLine => l !== null && l.text.trim().length > 0);
   }
 
-  private async recognize(crops: Crop[], alphabet?: Set<number>): Promise<Array<{ symbols: Decoded[]; steps: number }>> {
+  private async recognize(
+    crops: Crop[],
+    alphabet?: Set<number>,
+  ): Promise<Array<{ symbols: Decoded[]; steps: number }>> {
     const width = Math.max(...crops.map((c) => c.width));
     const plane = width * REC_HEIGHT;
     // Padding is 0 after normalisation, as PaddleOCR pads.
@@ -224,7 +246,9 @@ export class PaddleOcr {
         }
       }
     });
-    const output = await this.recognizer.run({ x: new ort.Tensor('float32', input, [crops.length, 3, REC_HEIGHT, width]) });
+    const output = await this.recognizer.run({
+      x: new ort.Tensor('float32', input, [crops.length, 3, REC_HEIGHT, width]),
+    });
     const tensor = Object.values(output)[0] as ort.Tensor;
     const [, steps, classes] = tensor.dims as [number, number, number];
     const data = tensor.data as Float32Array;
@@ -270,12 +294,23 @@ function toLine(crop: Crop, decoded: { symbols: Decoded[]; steps: number }): Ocr
     text: s.text,
     confidence: s.p * 100,
     alternatives: s.alternatives,
-    bbox: { x0: crop.left + s.from * stepWidth, y0: crop.top, x1: crop.left + (s.to + 1) * stepWidth, y1: crop.top + crop.h },
+    bbox: {
+      x0: crop.left + s.from * stepWidth,
+      y0: crop.top,
+      x1: crop.left + (s.to + 1) * stepWidth,
+      y1: crop.top + crop.h,
+    },
   }));
   const text = symbols.map((s) => s.text).join('');
   const confidence = symbols.length ? symbols.reduce((sum, s) => sum + s.confidence, 0) / symbols.length : 0;
   const { left, top, w, h } = crop;
-  return { text, symbols, confidence, bbox: { x0: left, y0: top, x1: left + w, y1: top + h }, baseline: { x0: left, y0: top + h, x1: left + w, y1: top + h } };
+  return {
+    text,
+    symbols,
+    confidence,
+    bbox: { x0: left, y0: top, x1: left + w, y1: top + h },
+    baseline: { x0: left, y0: top + h, x1: left + w, y1: top + h },
+  };
 }
 
 interface Decoded {
@@ -291,7 +326,13 @@ interface Decoded {
  * With an alphabet, only its classes (and the blank) compete. Each character keeps the best other
  * classes seen over its time steps as alternatives.
  */
-export function ctcDecode(probs: Float32Array, steps: number, classes: number, names: string[], alphabet?: Set<number>): Decoded[] {
+export function ctcDecode(
+  probs: Float32Array,
+  steps: number,
+  classes: number,
+  names: string[],
+  alphabet?: Set<number>,
+): Decoded[] {
   const out: Decoded[] = [];
   let previous = 0;
   const allowed = alphabet ? [0, ...alphabet] : null;
@@ -325,7 +366,15 @@ export function ctcDecode(probs: Float32Array, steps: number, classes: number, n
   return out;
 }
 
-function addAlternatives(symbol: Decoded, probs: Float32Array, row: number, best: number, allowed: number[] | null, classes: number, names: string[]): void {
+function addAlternatives(
+  symbol: Decoded,
+  probs: Float32Array,
+  row: number,
+  best: number,
+  allowed: number[] | null,
+  classes: number,
+  names: string[],
+): void {
   // Unrestricted, every class is a candidate: counted through, not listed (thousands per time step).
   const count = allowed ? allowed.length : classes;
   for (let k = 0; k < count; k++) {
@@ -364,7 +413,11 @@ function axisOf(m: Moments, sx: number, sy: number): { angle: number | null; len
 }
 
 /** Connected regions of the probability map above the threshold, grown back (unclipped), as boxes. */
-function regions(map: Float32Array, width: number, height: number): Array<Box & { moments: Moments; centre: Centreline | null }> {
+function regions(
+  map: Float32Array,
+  width: number,
+  height: number,
+): Array<Box & { moments: Moments; centre: Centreline | null }> {
   const label = new Int32Array(width * height);
   const boxes: Array<Box & { moments: Moments; centre: Centreline | null }> = [];
   const stack: number[] = [];
@@ -423,13 +476,30 @@ function regions(map: Float32Array, width: number, height: number): Array<Box & 
     // Its height unclipped as DB grows a box, from the strip's own thickness (not its slanted box's).
     const thickness = count / w;
     if (centre) centre.height = thickness + (w * thickness * UNCLIP_RATIO) / (w + thickness);
-    boxes.push({ x0: x0 - offset, y0: y0 - offset, x1: x1 + 1 + offset, y1: y1 + 1 + offset, score: sum / count, moments, centre });
+    boxes.push({
+      x0: x0 - offset,
+      y0: y0 - offset,
+      x1: x1 + 1 + offset,
+      y1: y1 + 1 + offset,
+      score: sum / count,
+      moments,
+      centre,
+    });
   }
   return boxes;
 }
 
 /** Least-squares quadratic y(x) over the pixels labelled `id` in a box of the map. */
-function fitCentre(label: Int32Array, id: number, width: number, x0: number, y0: number, x1: number, y1: number, xm: number): Centreline | null {
+function fitCentre(
+  label: Int32Array,
+  id: number,
+  width: number,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  xm: number,
+): Centreline | null {
   // Normal equations for y = a + b u + c u^2, u = (x - xm) / scale (scaled for conditioning).
   const scale = Math.max(1, (x1 - x0) / 2);
   const s = new Float64Array(5);
@@ -464,7 +534,9 @@ function fitCentre(label: Int32Array, id: number, width: number, x0: number, y0:
  * elongated ones, each weighted by its length (long lines say it best). Null without such lines.
  */
 export function textSkew(boxes: Array<Pick<DetectedBox, 'angle' | 'length'>>): number | null {
-  const lines = boxes.filter((b): b is { angle: number; length: number } => b.angle !== null).sort((a, b) => a.angle - b.angle);
+  const lines = boxes
+    .filter((b): b is { angle: number; length: number } => b.angle !== null)
+    .sort((a, b) => a.angle - b.angle);
   const total = lines.reduce((s, b) => s + b.length, 0);
   let seen = 0;
   for (const line of lines) {
@@ -487,7 +559,11 @@ export function mergeRows<T extends Box>(boxes: T[], maxGap = 0.5): T[] {
     const row = merged.find((m) => {
       const overlap = Math.min(m.y1, box.y1) - Math.max(m.y0, box.y0);
       const mh = m.y1 - m.y0;
-      return overlap > 0.6 * Math.min(h, mh) && Math.max(h, mh) < 1.6 * Math.min(h, mh) && box.x0 - m.x1 < maxGap * Math.max(h, mh);
+      return (
+        overlap > 0.6 * Math.min(h, mh) &&
+        Math.max(h, mh) < 1.6 * Math.min(h, mh) &&
+        box.x0 - m.x1 < maxGap * Math.max(h, mh)
+      );
     });
     if (row) {
       row.x1 = Math.max(row.x1, box.x1);

@@ -58,7 +58,10 @@ export async function resizeGrayTo(g: Gray, width: number, height: number): Prom
   return toGray(raw(g).resize(width, height, { fit: 'fill', kernel: width > g.width ? 'cubic' : 'lanczos3' }));
 }
 
-export async function cropGray(g: Gray, box: { left: number; top: number; width: number; height: number }): Promise<Gray> {
+export async function cropGray(
+  g: Gray,
+  box: { left: number; top: number; width: number; height: number },
+): Promise<Gray> {
   const left = Math.max(0, Math.floor(box.left));
   const top = Math.max(0, Math.floor(box.top));
   const width = Math.min(g.width - left, Math.ceil(box.width));
@@ -177,7 +180,10 @@ export function bandShear(g: Gray, band: { x0: number; y0: number; x1: number; y
   return { centre, at, slope };
 }
 
-/** The page with the band's strokes stood upright: each row of the band shifted by its slant at each x (linear interpolation). */
+/**
+ * The page with the band's strokes stood upright: each row of the band shifted by its slant at each x (linear
+ * interpolation).
+ */
 export function unshear(g: Gray, band: { x0: number; y0: number; x1: number; y1: number }, shear: Shear): Gray {
   const out = Buffer.from(g.data);
   const y0 = Math.max(0, Math.floor(band.y0));

@@ -2,7 +2,17 @@ import type { DecodedImage } from '../image.js';
 import { combineReadings, mrzLikeLines, readMrzFromOcr as readAnyMrz, scoreOf, settleByPrintedNumber } from './mrz.js';
 import { MRZ_WHITELIST, type OcrLine, type OcrResult } from './ocr.js';
 import { mergeRows, type PaddleOcr, textSkew, type DetectedBox } from './paddle.js';
-import { bandShear, cropGray, lineGeometry, resizeGray, rotateGray, unshear, uprightGray, type Gray, type LineGeometry } from './raster.js';
+import {
+  bandShear,
+  cropGray,
+  lineGeometry,
+  resizeGray,
+  rotateGray,
+  unshear,
+  uprightGray,
+  type Gray,
+  type LineGeometry,
+} from './raster.js';
 import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
 import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
 import { readDocumentBarcodes } from './barcode.js';
@@ -14,7 +24,10 @@ import { longLines, rectifyZone, warped, zoneBounds, zoneStacks } from './zone-w
 // long lines with the MRZ alphabet, and stop at the first orientation that gives a valid MRZ.
 // The other lines (the printed zone) are read once, at the orientation chosen.
 
-/** Pages are kept at most this large for recognition: a document a third of the frame wide still has MRZ characters about 20 px tall. */
+/**
+ * Pages are kept at most this large for recognition: a document a third of the frame wide still has MRZ characters
+ * about 20 px tall.
+ */
 const PAGE_MAX_SIDE = 3200;
 /** Small scans are upscaled to this long side first: the detector misses characters under about 8 px. */
 const PAGE_MIN_SIDE = 1200;
@@ -35,7 +48,10 @@ const MRZ_MAX_GAP = 1.2;
 const MRZ_PIECE_MAX_GAP = 10;
 /** No MRZ line is longer than this (width over height): 44 characters. */
 const MRZ_MAX_ASPECT = 40;
-/** Strokes whose slant changes by this much (dx/dy) from the MRZ band's centre to its ends were photographed at an angle. */
+/**
+ * Strokes whose slant changes by this much (dx/dy) from the MRZ band's centre to its ends were photographed at an
+ * angle.
+ */
 const SHEAR_MIN_CHANGE = 0.05;
 /** The largest skew corrected (degrees), as the projection profile searches it. */
 const SKEW_MAX = 20;
@@ -43,7 +59,10 @@ const SKEW_MAX = 20;
 const TURNED_BOX_GROWTH = 0.3;
 /** Text lines still this many degrees off level after deskewing: the page is deskewed again by their direction. */
 const SKEW_RESIDUAL_MAX = 1.5;
-/** A names line is re-read in pieces of at most this many characters: PP-OCRv4 drops letters of long, filler-padded crops. */
+/**
+ * A names line is re-read in pieces of at most this many characters: PP-OCRv4 drops letters of long, filler-padded
+ * crops.
+ */
 const NAMES_PIECE_MAX = 24;
 /** Letters read in a piece below this confidence (percent) are noise, not a letter the whole line dropped. */
 const PIECE_MIN_CONFIDENCE = 30;
@@ -97,7 +116,10 @@ async function atLeast(page: Gray, side: number): Promise<Gray> {
  */
 const REGION_MAX_SHARE = 0.4;
 
-export function documentRegion(boxes: Rect[], page: Gray): { left: number; top: number; width: number; height: number } | null {
+export function documentRegion(
+  boxes: Rect[],
+  page: Gray,
+): { left: number; top: number; width: number; height: number } | null {
   if (boxes.length < 3) return null;
   const h = boxes.map((b) => b.y1 - b.y0).sort((a, b) => a - b)[Math.floor(boxes.length / 2)]!;
   const x0 = Math.max(0, Math.min(...boxes.map((b) => b.x0)) - 3 * h);
@@ -111,14 +133,25 @@ export function documentRegion(boxes: Rect[], page: Gray): { left: number; top: 
 /** The box grown by `margin` line heights left and right (a third of that up and down), inside the page. */
 function widen<T extends Rect>(b: T, margin: number, page: Gray): T {
   const h = b.y1 - b.y0;
-  return { ...b, x0: Math.max(0, b.x0 - margin * h), x1: Math.min(page.width, b.x1 + margin * h), y0: Math.max(0, b.y0 - (margin * h) / 3), y1: Math.min(page.height, b.y1 + (margin * h) / 3) };
+  return {
+    ...b,
+    x0: Math.max(0, b.x0 - margin * h),
+    x1: Math.min(page.width, b.x1 + margin * h),
+    y0: Math.max(0, b.y0 - (margin * h) / 3),
+    y1: Math.min(page.height, b.y1 + (margin * h) / 3),
+  };
 }
 
-const overlaps = (a: Rect, b: Rect) => Math.min(a.x1, b.x1) > Math.max(a.x0, b.x0) && Math.min(a.y1, b.y1) > Math.max(a.y0, b.y0);
+const overlaps = (a: Rect, b: Rect) =>
+  Math.min(a.x1, b.x1) > Math.max(a.x0, b.x0) && Math.min(a.y1, b.y1) > Math.max(a.y0, b.y0);
 const aspect = (b: { x0: number; y0: number; x1: number; y1: number }) => (b.x1 - b.x0) / Math.max(1, b.y1 - b.y0);
 
 /** The first 2D barcode on one side, read as an AAMVA licence when it claims to be one (an AAMVA one first). */
-async function barcodeOn(image: DecodedImage, side: 'front' | 'back', thorough: boolean): Promise<DocumentBarcode | null> {
+async function barcodeOn(
+  image: DecodedImage,
+  side: 'front' | 'back',
+  thorough: boolean,
+): Promise<DocumentBarcode | null> {
   const found = await readDocumentBarcodes(await uprightGray(image, PAGE_MAX_SIDE), { thorough });
   if (found.length === 0) return null;
   const first = found.find((b) => looksLikeAamva(b.text)) ?? found[0]!;
@@ -139,7 +172,9 @@ export function textRows(lines: OcrLine[]): string[] {
   const centre = (l: OcrLine) => (l.bbox.y0 + l.bbox.y1) / 2;
   for (const line of [...lines].sort((a, b) => centre(a) - centre(b))) {
     const h = line.bbox.y1 - line.bbox.y0;
-    const row = rows.find((r) => r.some((o) => Math.abs(centre(o) - centre(line)) < 0.35 * Math.max(h, o.bbox.y1 - o.bbox.y0)));
+    const row = rows.find((r) =>
+      r.some((o) => Math.abs(centre(o) - centre(line)) < 0.35 * Math.max(h, o.bbox.y1 - o.bbox.y0)),
+    );
     if (row) row.push(line);
     else rows.push([line]);
   }
@@ -166,8 +201,18 @@ export function joinRowPieces<T extends Rect>(rows: T[]): T[] {
   const inRow = (a: Rect, b: Rect) => {
     const h = Math.max(a.y1 - a.y0, b.y1 - b.y0);
     const gap = Math.max(a.x0, b.x0) - Math.min(a.x1, b.x1);
-    const joined = { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
-    return Math.abs(a.y0 - b.y0) < 0.25 * h && Math.abs(a.y1 - b.y1) < 0.25 * h && gap < MRZ_PIECE_MAX_GAP * h && aspect(joined) <= MRZ_MAX_ASPECT;
+    const joined = {
+      x0: Math.min(a.x0, b.x0),
+      y0: Math.min(a.y0, b.y0),
+      x1: Math.max(a.x1, b.x1),
+      y1: Math.max(a.y1, b.y1),
+    };
+    return (
+      Math.abs(a.y0 - b.y0) < 0.25 * h &&
+      Math.abs(a.y1 - b.y1) < 0.25 * h &&
+      gap < MRZ_PIECE_MAX_GAP * h &&
+      aspect(joined) <= MRZ_MAX_ASPECT
+    );
   };
   const joined: T[] = [];
   for (const box of [...rows].sort((a, b) => a.x0 - b.x0)) {
@@ -183,7 +228,9 @@ export function joinRowPieces<T extends Rect>(rows: T[]): T[] {
   return joined.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
 }
 
-const sameBoxes = (a: Rect[], b: Rect[]) => a.length === b.length && a.every((r, i) => r.x0 === b[i]!.x0 && r.y0 === b[i]!.y0 && r.x1 === b[i]!.x1 && r.y1 === b[i]!.y1);
+const sameBoxes = (a: Rect[], b: Rect[]) =>
+  a.length === b.length &&
+  a.every((r, i) => r.x0 === b[i]!.x0 && r.y0 === b[i]!.y0 && r.x1 === b[i]!.x1 && r.y1 === b[i]!.y1);
 
 /**
  * Boxes to read as MRZ lines: the long ones, plus the lines stacked right against them and
@@ -194,7 +241,11 @@ export function mrzCandidates<T extends Rect>(boxes: T[]): T[] {
   const long = boxes.filter((b) => aspect(b) >= MRZ_MIN_ASPECT);
   const stacked = (a: Rect, b: Rect) => {
     const h = Math.max(a.y1 - a.y0, b.y1 - b.y0);
-    return Math.abs(a.x0 - b.x0) < 2 * h && Math.max(a.y0, b.y0) - Math.min(a.y1, b.y1) < 1.2 * h && Math.abs(a.y0 - b.y0) > 0.5 * h;
+    return (
+      Math.abs(a.x0 - b.x0) < 2 * h &&
+      Math.max(a.y0, b.y0) - Math.min(a.y1, b.y1) < 1.2 * h &&
+      Math.abs(a.y0 - b.y0) > 0.5 * h
+    );
   };
   const picked = new Set<T>(long);
   for (const b of boxes) if (!picked.has(b) && aspect(b) >= 4 && long.some((l) => stacked(l, b))) picked.add(b);
@@ -277,7 +328,13 @@ export function pitchOf(line: Pick<OcrLine, 'symbols'>): number | null {
 export function preferPieces(whole: OcrLine, pieces: OcrLine[], cut: number, pitch: number | null): OcrLine {
   const ordered = [...pieces].sort((a, b) => a.bbox.x0 - b.bbox.x0);
   // A piece of fillers alone can read a stray, unlikely letter ('<<<<<' as 'A' at 11%): dropped.
-  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? symbolCentre(s) < cut : symbolCentre(s) >= cut) && (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE)));
+  const symbols = ordered.flatMap((p, k) =>
+    p.symbols.filter(
+      (s) =>
+        (k === 0 ? symbolCentre(s) < cut : symbolCentre(s) >= cut) &&
+        (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE),
+    ),
+  );
   const letters = lettersOf(symbols.map((s) => s.text).join(''));
   const wholeLetters = lettersOf(whole.text);
   if (letters.length < wholeLetters.length || letters.length > wholeLetters.length + 6) return whole;
@@ -289,7 +346,8 @@ export function preferPieces(whole: OcrLine, pieces: OcrLine[], cut: number, pit
   const last = whole.symbols[whole.symbols.length - 1]!;
   const byPitch = step ? Math.round((symbolCentre(last) - symbolCentre(kept[0]!)) / step) + 1 : 0;
   // No MRZ line is longer than 44 characters: past that the pitch was not this zone's.
-  const cells = byPitch > letters.length && byPitch <= 44 ? byPitch : whole.symbols.length - wholeLetters.length + letters.length;
+  const cells =
+    byPitch > letters.length && byPitch <= 44 ? byPitch : whole.symbols.length - wholeLetters.length + letters.length;
   // Each filler in its own cell (the grid reading places characters by position).
   const end = kept[kept.length - 1]!;
   const fillers = step
@@ -311,8 +369,15 @@ export function preferPieces(whole: OcrLine, pieces: OcrLine[], cut: number, pit
 export function zoneLine(names: Pick<OcrLine, 'bbox'>, lines: OcrLine[]): OcrLine | null {
   const h = names.bbox.y1 - names.bbox.y0;
   const near = lines
-    .filter((l) => l !== names && l.symbols.length >= 28 && mrzLikeLines([l.text]).length === 1 && namesLineCut(l) === null)
-    .filter((l) => Math.abs(l.bbox.y1 - l.bbox.y0 - h) < 0.35 * h && Math.abs(l.bbox.x0 - names.bbox.x0) < 2 * h && Math.abs(l.bbox.y0 - names.bbox.y0) < 3.5 * h)
+    .filter(
+      (l) => l !== names && l.symbols.length >= 28 && mrzLikeLines([l.text]).length === 1 && namesLineCut(l) === null,
+    )
+    .filter(
+      (l) =>
+        Math.abs(l.bbox.y1 - l.bbox.y0 - h) < 0.35 * h &&
+        Math.abs(l.bbox.x0 - names.bbox.x0) < 2 * h &&
+        Math.abs(l.bbox.y0 - names.bbox.y0) < 3.5 * h,
+    )
     .sort((a, b) => Math.abs(a.bbox.y0 - names.bbox.y0) - Math.abs(b.bbox.y0 - names.bbox.y0));
   return near[0] ?? null;
 }
@@ -323,7 +388,10 @@ export function zonePitch(names: OcrLine, lines: OcrLine[]): number | null {
   return line ? pitchOf(line) : null;
 }
 
-/** A line read with fewer than this share of the characters its width holds at the zone's pitch was given up on by the recogniser. */
+/**
+ * A line read with fewer than this share of the characters its width holds at the zone's pitch was given up on by the
+ * recogniser.
+ */
 const SHORT_READ_MAX = 0.5;
 
 /**
@@ -346,10 +414,22 @@ export function shortLineCut(line: OcrLine, lines: OcrLine[]): number | null {
  */
 export function piecesOfShortLine(whole: OcrLine, pieces: OcrLine[], cut: number, zone: OcrLine): OcrLine {
   const ordered = [...pieces].sort((a, b) => a.bbox.x0 - b.bbox.x0);
-  const symbols = ordered.flatMap((p, k) => p.symbols.filter((s) => (k === 0 ? symbolCentre(s) < cut : symbolCentre(s) >= cut) && (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE)));
+  const symbols = ordered.flatMap((p, k) =>
+    p.symbols.filter(
+      (s) =>
+        (k === 0 ? symbolCentre(s) < cut : symbolCentre(s) >= cut) &&
+        (s.text === '<' || s.confidence >= PIECE_MIN_CONFIDENCE),
+    ),
+  );
   const text = symbols.map((s) => s.text).join('');
   const letters = lettersOf(text);
-  if (!/^[A-Z]/.test(text) || letters.length < 5 || (letters.match(/\d/g) ?? []).length > 2 || symbols.length > zone.symbols.length) return whole;
+  if (
+    !/^[A-Z]/.test(text) ||
+    letters.length < 5 ||
+    (letters.match(/\d/g) ?? []).length > 2 ||
+    symbols.length > zone.symbols.length
+  )
+    return whole;
   // Each filler in its own cell on the zone's pitch (the grid reading places characters by position).
   const last = symbols[symbols.length - 1]!;
   const step = pitchOf(zone) ?? last.bbox.x1 - last.bbox.x0;
@@ -373,7 +453,9 @@ export function holeCut(line: Pick<OcrLine, 'text' | 'symbols'>): number | null 
   if (symbols.length < 8 || mrzLikeLines([line.text]).length !== 1) return null;
   const gaps = symbols.slice(1).map((s, i) => symbolCentre(s) - symbolCentre(symbols[i]!));
   const pitch = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
-  const at = gaps.findIndex((gap, i) => gap >= HOLE_MIN_PITCHES * pitch && symbols[i]!.text !== '<' && symbols[i + 1]!.text !== '<');
+  const at = gaps.findIndex(
+    (gap, i) => gap >= HOLE_MIN_PITCHES * pitch && symbols[i]!.text !== '<' && symbols[i + 1]!.text !== '<',
+  );
   return at < 0 ? null : (symbolCentre(symbols[at]!) + symbolCentre(symbols[at + 1]!)) / 2;
 }
 
@@ -418,9 +500,20 @@ async function turned({ skew, page, boxes, detected }: Located): Promise<Located
     x1: w - d.x0,
     y0: h - d.y1,
     y1: h - d.y0,
-    centre: d.centre && { ...d.centre, xm: w - d.centre.xm, x0: w - d.centre.x1, x1: w - d.centre.x0, c: [h - d.centre.c[0], d.centre.c[1], -d.centre.c[2]] as [number, number, number] },
+    centre: d.centre && {
+      ...d.centre,
+      xm: w - d.centre.xm,
+      x0: w - d.centre.x1,
+      x1: w - d.centre.x0,
+      c: [h - d.centre.c[0], d.centre.c[1], -d.centre.c[2]] as [number, number, number],
+    },
   }));
-  return { skew, page: await rotateGray(page, 180), boxes: flipped.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0), detected: lines };
+  return {
+    skew,
+    page: await rotateGray(page, 180),
+    boxes: flipped.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0),
+    detected: lines,
+  };
 }
 
 /**
@@ -491,7 +584,8 @@ export function fillersMisread(reading: Pick<MrzReading, 'lines' | 'missingLines
   return reading.missingLines.length === 0 && !reading.lines.some((l) => l.includes('<'));
 }
 
-const plausible = (reading: MrzReading | null): MrzReading | null => (reading && !fillersMisread(reading) ? reading : null);
+const plausible = (reading: MrzReading | null): MrzReading | null =>
+  reading && !fillersMisread(reading) ? reading : null;
 
 /** The MRZ read from OCR lines, when it is plausible (see fillersMisread). */
 const readMrzFromOcr = (lines: OcrLine[]): MrzReading | null => plausible(readAnyMrz(lines));
@@ -510,7 +604,8 @@ export function mrzLikeBoxes<T extends Rect>(lines: Array<Pick<OcrLine, 'text' |
   const like = lines.map((l) => mrzLikeLines([l.text]).length === 1);
   const wanted = lines.filter((_, i) => like[i] || like[i - 1] || like[i + 1]);
   // A line's box is the one it was cut from: the nearest top-left corner.
-  const boxOf = (l: Pick<OcrLine, 'bbox'>) => boxes.reduce((best, b) => (corner(b, l.bbox) < corner(best, l.bbox) ? b : best));
+  const boxOf = (l: Pick<OcrLine, 'bbox'>) =>
+    boxes.reduce((best, b) => (corner(b, l.bbox) < corner(best, l.bbox) ? b : best));
   return boxes.length === 0 ? [] : [...new Set(wanted.map(boxOf))].sort((a, b) => a.y0 - b.y0);
 }
 
@@ -535,9 +630,12 @@ export class PaddleDocumentReader implements DocumentReader {
     // Two images are a card: the front then only needs its visual zone unless the back had no
     // valid MRZ or licence.
     const backValid = !!backResult?.mrz?.valid || !!barcode?.licence;
-    const frontResult = front ? await this.readSide(front, clock, { needMrz: !backValid, preferred: backResult?.rotation }) : null;
+    const frontResult = front
+      ? await this.readSide(front, clock, { needMrz: !backValid, preferred: backResult?.rotation })
+      : null;
     // Nothing valid anywhere: the barcode may be on the image sent as the front.
-    if (front && !barcode && !mrzFound(frontResult) && !mrzFound(backResult)) barcode = await barcodeOn(front, 'front', true);
+    if (front && !barcode && !mrzFound(frontResult) && !mrzFound(backResult))
+      barcode = await barcodeOn(front, 'front', true);
     const frontMrz = frontResult?.mrz ?? null;
     const backMrz = backResult?.mrz ?? null;
     let side: 'front' | 'back' = 'front';
@@ -556,7 +654,8 @@ export class PaddleDocumentReader implements DocumentReader {
     return {
       mrz,
       barcode,
-      barcodeVisualAgreement: licence && barcode?.side === 'back' && front ? compareLicenceWithVisualZone(licence, visualZone) : {},
+      barcodeVisualAgreement:
+        licence && barcode?.side === 'back' && front ? compareLicenceWithVisualZone(licence, visualZone) : {},
       visualZone,
       rotation: chosen?.rotation ?? zoneAttempt?.rotation ?? 0,
       frontRotation: zoneAttempt?.rotation ?? 0,
@@ -572,7 +671,11 @@ export class PaddleDocumentReader implements DocumentReader {
   }
 
   /** The orientation with a valid MRZ, else the best MRZ, else the one whose long lines read most confidently. */
-  private async readSide(image: DecodedImage, clock: Stopwatch, options: { needMrz: boolean; preferred?: Rotation | undefined }): Promise<Attempt | null> {
+  private async readSide(
+    image: DecodedImage,
+    clock: Stopwatch,
+    options: { needMrz: boolean; preferred?: Rotation | undefined },
+  ): Promise<Attempt | null> {
     const upright = await uprightGray(image, PAGE_MAX_SIDE);
     const geometry = await lineGeometry(upright);
     let best: Attempt | null = null;
@@ -593,11 +696,14 @@ export class PaddleDocumentReader implements DocumentReader {
       const oppositeRotation = ((rotation + 180) % 360) as Rotation;
       // Upside down from an orientation already tried: its page and text boxes turned, not found again.
       const opposite = done.get(oppositeRotation);
-      const located = opposite ? await turned(opposite) : await this.locate(upright, rotation, rotation === 0 ? geometry : undefined);
+      const located = opposite
+        ? await turned(opposite)
+        : await this.locate(upright, rotation, rotation === 0 ? geometry : undefined);
       if (!located) continue;
       // The MRZ stack above the middle of the page: the page is likely upside down, so it is read
       // turned first (a wrong orientation costs a read and its retries).
-      if (!opposite && options.needMrz && mrzAbove(located) && (await settles(oppositeRotation, await turned(located)))) break;
+      if (!opposite && options.needMrz && mrzAbove(located) && (await settles(oppositeRotation, await turned(located))))
+        break;
       if (await settles(rotation, located)) break;
     }
     const chosen: Attempt | null = best ?? clearest;
@@ -648,7 +754,8 @@ export class PaddleDocumentReader implements DocumentReader {
     const { skew, page, boxes } = located;
     // A slanted or bowed zone is read straightened first; when it settles, the page's own crops need not be read.
     const straight = needMrz ? await this.readWarpedZone(located, clock) : null;
-    if (straight?.mrz && orientationSettled(straight.mrz)) return { rotation, skew, page, boxes, detected: located.detected, ...straight };
+    if (straight?.mrz && orientationSettled(straight.mrz))
+      return { rotation, skew, page, boxes, detected: located.detected, ...straight };
     let long = mrzCandidates(mergeRows(boxes, MRZ_MAX_GAP));
     // No long line: the longest few tell the orientation by how confidently they read.
     if (long.length === 0)
@@ -657,7 +764,8 @@ export class PaddleDocumentReader implements DocumentReader {
         .slice(0, 3)
         .sort((a, b) => a.y0 - b.y0);
     const { probe, mrz } = await this.readMrz(page, long, clock, needMrz);
-    if (straight?.mrz && (!mrz || scoreOf(straight.mrz) > scoreOf(mrz))) return { rotation, skew, page, boxes, detected: located.detected, ...straight };
+    if (straight?.mrz && (!mrz || scoreOf(straight.mrz) > scoreOf(mrz)))
+      return { rotation, skew, page, boxes, detected: located.detected, ...straight };
     return { rotation, skew, page, boxes, detected: located.detected, probe, probeBoxes: long, mrz };
   }
 
@@ -668,7 +776,10 @@ export class PaddleDocumentReader implements DocumentReader {
    * merge into one region), then its lowest stack is resampled straight and its lines read there.
    * The probe boxes are where the lines lie on the page (the printed zone is read around them).
    */
-  private async readWarpedZone(located: Located, clock: Stopwatch): Promise<{ probe: OcrResult; probeBoxes: Rect[]; mrz: MrzReading | null } | null> {
+  private async readWarpedZone(
+    located: Located,
+    clock: Stopwatch,
+  ): Promise<{ probe: OcrResult; probeBoxes: Rect[]; mrz: MrzReading | null } | null> {
     const { page } = located;
     const lines = longLines(located.detected);
     const stacks = zoneStacks(lines);
@@ -680,7 +791,13 @@ export class PaddleDocumentReader implements DocumentReader {
     const top = Math.max(0, Math.floor(bounds.top));
     const found = (await this.ocr.detect(crop)).map((d) => ({
       ...d,
-      centre: d.centre && { ...d.centre, xm: d.centre.xm + left, x0: d.centre.x0 + left, x1: d.centre.x1 + left, c: [d.centre.c[0] + top, d.centre.c[1], d.centre.c[2]] as [number, number, number] },
+      centre: d.centre && {
+        ...d.centre,
+        xm: d.centre.xm + left,
+        x0: d.centre.x0 + left,
+        x1: d.centre.x1 + left,
+        c: [d.centre.c[0] + top, d.centre.c[1], d.centre.c[2]] as [number, number, number],
+      },
     }));
     const stack = zoneStacks(longLines(found))[0];
     if (!stack) return null;
@@ -699,7 +816,9 @@ export class PaddleDocumentReader implements DocumentReader {
     const joined = mrzCandidates(joinRowPieces(mergeRows(attempt.boxes, MRZ_MAX_GAP)));
     if (joined.length === 0 || sameBoxes(joined, attempt.probeBoxes)) return attempt;
     const { probe, mrz } = await this.readMrz(attempt.page, joined, clock, true);
-    return mrz && (!attempt.mrz || scoreOf(mrz) > scoreOf(attempt.mrz)) ? { ...attempt, probe, probeBoxes: joined, mrz } : attempt;
+    return mrz && (!attempt.mrz || scoreOf(mrz) > scoreOf(attempt.mrz))
+      ? { ...attempt, probe, probeBoxes: joined, mrz }
+      : attempt;
   }
 
   /**
@@ -708,7 +827,12 @@ export class PaddleDocumentReader implements DocumentReader {
    * alphabet only to find the MRZ) need not be read. Not on a side read for its printed zone only
    * (a licence or card front): it seldom has an MRZ, and its bands would be read twice.
    */
-  private async readMrz(page: Gray, long: Rect[], clock: Stopwatch, needMrz: boolean): Promise<{ probe: OcrResult; mrz: MrzReading | null }> {
+  private async readMrz(
+    page: Gray,
+    long: Rect[],
+    clock: Stopwatch,
+    needMrz: boolean,
+  ): Promise<{ probe: OcrResult; mrz: MrzReading | null }> {
     const lines: OcrLine[] = [];
     const done = new Set<Rect>();
     let found = false;
@@ -741,8 +865,12 @@ export class PaddleDocumentReader implements DocumentReader {
         if (reading?.valid || repeated) break;
       }
     }
-    if (!repeated && !readings.some((r) => r?.valid) && again.length >= 2) readings.push(await this.readUnsheared(page, again, clock));
-    return { probe: resultOf(lines), mrz: plausible(combineReadings(readings.filter((r): r is MrzReading => r !== null))) };
+    if (!repeated && !readings.some((r) => r?.valid) && again.length >= 2)
+      readings.push(await this.readUnsheared(page, again, clock));
+    return {
+      probe: resultOf(lines),
+      mrz: plausible(combineReadings(readings.filter((r): r is MrzReading => r !== null))),
+    };
   }
 
   /**
@@ -751,7 +879,12 @@ export class PaddleDocumentReader implements DocumentReader {
    * the slant is even.
    */
   private async readUnsheared(page: Gray, lines: Rect[], clock: Stopwatch): Promise<MrzReading | null> {
-    const band = { x0: Math.min(...lines.map((b) => b.x0)), y0: Math.min(...lines.map((b) => b.y0)), x1: Math.max(...lines.map((b) => b.x1)), y1: Math.max(...lines.map((b) => b.y1)) };
+    const band = {
+      x0: Math.min(...lines.map((b) => b.x0)),
+      y0: Math.min(...lines.map((b) => b.y0)),
+      x1: Math.max(...lines.map((b) => b.x1)),
+      y1: Math.max(...lines.map((b) => b.y1)),
+    };
     const shear = bandShear(page, band);
     // The slant's change from the band's centre to its ends, as dx/dy.
     if (Math.abs(shear.slope * (band.x1 - band.x0)) / 2 < SHEAR_MIN_CHANGE) return null;
@@ -801,7 +934,11 @@ export class PaddleDocumentReader implements DocumentReader {
         stretch,
       );
       ms += pieces.ms;
-      lines.push(cut !== null ? preferPieces(line, pieces.lines, cut, pitch) : piecesOfShortLine(line, pieces.lines, at, zoneLine(line, whole.lines)!));
+      lines.push(
+        cut !== null
+          ? preferPieces(line, pieces.lines, cut, pitch)
+          : piecesOfShortLine(line, pieces.lines, at, zoneLine(line, whole.lines)!),
+      );
     }
     const confidence = lines.length ? lines.reduce((s, l) => s + l.confidence, 0) / lines.length : 0;
     return { text: lines.map((l) => l.text).join('\n'), confidence, lines, ms };
@@ -810,7 +947,9 @@ export class PaddleDocumentReader implements DocumentReader {
   /** Every line of the chosen orientation read without restriction, for the printed zone. */
   private async printedLines(attempt: Attempt, clock: Stopwatch): Promise<string[]> {
     // The MRZ lines are already read, and printed-zone labels never sit on them.
-    const printed = attempt.mrz ? attempt.boxes.filter((b) => !attempt.probeBoxes.some((m) => overlaps(m, b))) : attempt.boxes;
+    const printed = attempt.mrz
+      ? attempt.boxes.filter((b) => !attempt.probeBoxes.some((m) => overlaps(m, b)))
+      : attempt.boxes;
     const result = clock.add(await this.ocr.lines(attempt.page, printed));
     return textRows(result.lines);
   }

@@ -32,7 +32,10 @@ export interface MrzCorrection extends FieldChange {
   by: 'field_type' | 'check_digit' | 'printed_zone';
 }
 
-/** A check digit that several repairs satisfy equally well: none was applied, each is listed as the fields it would change. */
+/**
+ * A check digit that several repairs satisfy equally well: none was applied, each is listed as the fields it would
+ * change.
+ */
 export interface MrzAmbiguity {
   check: string;
   readings: FieldChange[][];
@@ -45,14 +48,28 @@ export interface MrzAmbiguity {
  */
 export type MrzFieldProblem = 'unreadable' | 'check_digit_failed' | 'ambiguous';
 
-/** The layout fields a problem may concern: documentCode, issuingState, documentNumber, nationality, names, birthDate, sex, expirationDate. */
-export type MrzProblemField = 'documentCode' | 'issuingState' | 'documentNumber' | 'nationality' | 'names' | 'birthDate' | 'sex' | 'expirationDate';
+/**
+ * The layout fields a problem may concern: documentCode, issuingState, documentNumber, nationality, names, birthDate,
+ * sex, expirationDate.
+ */
+export type MrzProblemField =
+  | 'documentCode'
+  | 'issuingState'
+  | 'documentNumber'
+  | 'nationality'
+  | 'names'
+  | 'birthDate'
+  | 'sex'
+  | 'expirationDate';
 
 export interface MrzReading {
   format: MrzFormat;
   /** Corrected MRZ lines as read (a line not read at all is fillers, and listed in `missingLines`). */
   lines: string[];
-  /** Per check digit present on this format and computable from the lines read (document_number, birth_date, expiration_date, personal_number, composite): valid? */
+  /**
+   * Per check digit present on this format and computable from the lines read (document_number, birth_date,
+   * expiration_date, personal_number, composite): valid?
+   */
   checkDigits: Record<string, boolean>;
   /** Every line read and every check digit of the format valid. */
   valid: boolean;
@@ -109,7 +126,9 @@ export interface DocumentReading {
   visualZone: VisualZoneReading;
   /** Rotation applied to read it upright. */
   rotation: Rotation;
-  /** Rotation that stands the front upright (the only image, when just one was sent): where its portrait is upright too. */
+  /**
+   * Rotation that stands the front upright (the only image, when just one was sent): where its portrait is upright too.
+   */
   frontRotation: Rotation;
   /** Small-angle deskew applied, if any. */
   skewDegrees: number;

@@ -5,23 +5,53 @@ import type { MrzReading, VisualZoneFields, VisualZoneReading } from './types.js
 // a label such as "Date of issue" followed by its value on the same line or the next one.
 // Only what a label vouches for is returned; nothing is guessed from position.
 
-type LabelKey = 'surname' | 'givenNames' | 'name' | 'fathersName' | 'documentNumber' | 'dateOfBirth' | 'dateOfIssue' | 'dateOfExpiry' | 'sex' | 'country';
+type LabelKey =
+  | 'surname'
+  | 'givenNames'
+  | 'name'
+  | 'fathersName'
+  | 'documentNumber'
+  | 'dateOfBirth'
+  | 'dateOfIssue'
+  | 'dateOfExpiry'
+  | 'sex'
+  | 'country';
 
 const LABELS: Array<{ key: LabelKey; pattern: RegExp }> = [
   { key: 'fathersName', pattern: /father'?s?\s*name/i },
   // LN, FN, DL(N), ISS, EXP: the abbreviations North American licences print.
   { key: 'surname', pattern: /\b(surname|last\s*name|family\s*name|LN)\b/i },
   { key: 'givenNames', pattern: /\b(given\s*names?|first\s*names?|forenames?|FN)\b/i },
-  { key: 'documentNumber', pattern: /\b(document|passport|card|id)\s*(no\b|no\.|number|nr\b|#)|\b(DLN?|lic\.?\s*no\.?)(?=[\s:#]|$)/i },
+  {
+    key: 'documentNumber',
+    pattern: /\b(document|passport|card|id)\s*(no\b|no\.|number|nr\b|#)|\b(DLN?|lic\.?\s*no\.?)(?=[\s:#]|$)/i,
+  },
   { key: 'dateOfBirth', pattern: /\b(date\s*of\s*birth|birth\s*date|born|dob)\b/i },
   { key: 'dateOfIssue', pattern: /\b(date\s*of\s*issue|issue\s*date|issued\s*on|date\s*issued|ISS)\b/i },
-  { key: 'dateOfExpiry', pattern: /\b(date\s*of\s*expiry|expiry\s*date|date\s*of\s*expiration|expiration\s*date|expires|valid\s*until|EXP)\b/i },
+  {
+    key: 'dateOfExpiry',
+    pattern:
+      /\b(date\s*of\s*expiry|expiry\s*date|date\s*of\s*expiration|expiration\s*date|expires|valid\s*until|EXP)\b/i,
+  },
   { key: 'sex', pattern: /\b(sex|gender)\b/i },
   { key: 'country', pattern: /\b(nationality|citizenship|country)\b/i },
   { key: 'name', pattern: /^\s*(full\s*)?name\b/i },
 ];
 
-const MONTHS: Record<string, number> = { JAN: 1, FEB: 2, MAR: 3, APR: 4, MAY: 5, JUN: 6, JUL: 7, AUG: 8, SEP: 9, OCT: 10, NOV: 11, DEC: 12 };
+const MONTHS: Record<string, number> = {
+  JAN: 1,
+  FEB: 2,
+  MAR: 3,
+  APR: 4,
+  MAY: 5,
+  JUN: 6,
+  JUL: 7,
+  AUG: 8,
+  SEP: 9,
+  OCT: 10,
+  NOV: 11,
+  DEC: 12,
+};
 
 const iso = (y: number, m: number, d: number): string | undefined => {
   if (y < 1900 || y > 2100 || m < 1 || m > 12 || d < 1 || d > 31) return undefined;
@@ -32,13 +62,18 @@ const iso = (y: number, m: number, d: number): string | undefined => {
 
 /** A printed date in a common layout (07 JUN 1984, 07.06.1984, 07/06/1984, 1984-06-07) as YYYY-MM-DD. */
 export function parsePrintedDate(text: string, options: { monthFirst?: boolean } = {}): string | undefined {
-  const t = text.toUpperCase().replace(/[O]/g, (c, i, s) => (/\d/.test(s[i - 1] ?? '') || /\d/.test(s[i + 1] ?? '') ? '0' : c));
+  const t = text
+    .toUpperCase()
+    .replace(/[O]/g, (c, i, s) => (/\d/.test(s[i - 1] ?? '') || /\d/.test(s[i + 1] ?? '') ? '0' : c));
   let m = /(\d{4})[-./ ](\d{1,2})[-./ ](\d{1,2})/.exec(t);
   if (m) return iso(Number(m[1]), Number(m[2]), Number(m[3]));
   m = /(\d{1,2})\s*[-./ ]?\s*([A-Z]{3})[A-Z]*(?:\s*\/\s*[A-Z]{3,})?\s*[-./ ]?\s*(\d{4})/.exec(t);
   if (m && MONTHS[m[2]!]) return iso(Number(m[3]), MONTHS[m[2]!]!, Number(m[1]));
   m = /(\d{1,2})\s*[-./ ]\s*(\d{1,2})\s*[-./ ]\s*(\d{4})/.exec(t);
-  if (m) return options.monthFirst ? iso(Number(m[3]), Number(m[1]), Number(m[2])) : iso(Number(m[3]), Number(m[2]), Number(m[1]));
+  if (m)
+    return options.monthFirst
+      ? iso(Number(m[3]), Number(m[1]), Number(m[2]))
+      : iso(Number(m[3]), Number(m[2]), Number(m[1]));
   return undefined;
 }
 
@@ -62,9 +97,14 @@ function valueAfter(line: string, end: number): string {
 }
 
 const DATE_KEYS = new Set<LabelKey>(['dateOfBirth', 'dateOfIssue', 'dateOfExpiry']);
-const DATE_TEXT = /\d{1,2}\s*[-./ ]?\s*[A-Za-z]{3}[A-Za-z]*\s*[-./ ]?\s*\d{4}|\d{1,2}\s*[-./]\s*\d{1,2}\s*[-./]\s*\d{4}|\d{4}-\d{1,2}-\d{1,2}/g;
+const DATE_TEXT =
+  /\d{1,2}\s*[-./ ]?\s*[A-Za-z]{3}[A-Za-z]*\s*[-./ ]?\s*\d{4}|\d{1,2}\s*[-./]\s*\d{1,2}\s*[-./]\s*\d{4}|\d{4}-\d{1,2}-\d{1,2}/g;
 
-function assignColumns(labels: Array<{ key: LabelKey }>, valueLine: string, values: Partial<Record<LabelKey, string>>): void {
+function assignColumns(
+  labels: Array<{ key: LabelKey }>,
+  valueLine: string,
+  values: Partial<Record<LabelKey, string>>,
+): void {
   const dates = valueLine.match(DATE_TEXT) ?? [];
   let rest = valueLine;
   for (const d of dates) rest = rest.replace(d, ' ');
@@ -174,10 +214,28 @@ function compareWithVisualZone(f: ComparableFields, zone: VisualZoneReading): Re
 
 export function compareMrzWithVisualZone(mrz: MrzReading, zone: VisualZoneReading): Record<string, boolean> {
   const f = mrz.fields;
-  return compareWithVisualZone({ documentNumber: f.documentNumber, birthDate: f.birthDate, expiryDate: f.expirationDate, sex: f.sex, names: `${f.givenNames ?? ''} ${f.surname ?? ''}` }, zone);
+  return compareWithVisualZone(
+    {
+      documentNumber: f.documentNumber,
+      birthDate: f.birthDate,
+      expiryDate: f.expirationDate,
+      sex: f.sex,
+      names: `${f.givenNames ?? ''} ${f.surname ?? ''}`,
+    },
+    zone,
+  );
 }
 
 /** The licence barcode against the printed front: a forged front or a swapped back disagree. */
 export function compareLicenceWithVisualZone(licence: AamvaLicence, zone: VisualZoneReading): Record<string, boolean> {
-  return compareWithVisualZone({ documentNumber: licence.number, birthDate: licence.birthDate, expiryDate: licence.expiryDate, sex: licence.sex, names: `${licence.givenNames} ${licence.familyName}` }, zone);
+  return compareWithVisualZone(
+    {
+      documentNumber: licence.number,
+      birthDate: licence.birthDate,
+      expiryDate: licence.expiryDate,
+      sex: licence.sex,
+      names: `${licence.givenNames} ${licence.familyName}`,
+    },
+    zone,
+  );
 }

@@ -11,6 +11,7 @@ await serveRequests<DocumentRequest>(async () => {
   const reader = await createDocumentReader();
   return {
     info: null,
-    handle: (request) => reader.read(request.front && receivedImage(request.front), request.back && receivedImage(request.back)),
+    handle: (request) =>
+      reader.read(request.front && receivedImage(request.front), request.back && receivedImage(request.back)),
   };
 });

@@ -61,7 +61,8 @@ function fitPieces(pieces: Centreline[]): Centreline {
       t[2]! += w * u * u * y;
     }
   }
-  const height = pieces.reduce((sum, p) => sum + p.height * (p.x1 - p.x0), 0) / pieces.reduce((sum, p) => sum + (p.x1 - p.x0), 0);
+  const height =
+    pieces.reduce((sum, p) => sum + p.height * (p.x1 - p.x0), 0) / pieces.reduce((sum, p) => sum + (p.x1 - p.x0), 0);
   const solved = solve3([
     [s[0]!, s[1]!, s[2]!, t[0]!],
     [s[1]!, s[2]!, s[3]!, t[1]!],
@@ -84,7 +85,12 @@ export function joinedLines(detected: Array<Pick<DetectedBox, 'centre'>>): Centr
       const gap = Math.max(fit.x0, piece.x0) - Math.min(fit.x1, piece.x1);
       const mid = (piece.x0 + piece.x1) / 2;
       const ratio = piece.height / fit.height;
-      return ratio > 0.6 && ratio < 1.6 && gap < PIECE_MAX_GAP * fit.height && Math.abs(centreAt(fit, mid) - centreAt(piece, mid)) < SAME_LINE * fit.height;
+      return (
+        ratio > 0.6 &&
+        ratio < 1.6 &&
+        gap < PIECE_MAX_GAP * fit.height &&
+        Math.abs(centreAt(fit, mid) - centreAt(piece, mid)) < SAME_LINE * fit.height
+      );
     });
     if (line) line.push(piece);
     else lines.push([piece]);
@@ -120,7 +126,10 @@ export function zoneStacks(lines: Centreline[]): Centreline[][] {
  * Where to look for the zone again at a finer scale: around the longest lines (at least half as
  * long as the longest, the MRZ's lines and any line they merged with), grown by 1.5 line heights.
  */
-export function zoneBounds(lines: Centreline[], page: Pick<Gray, 'width' | 'height'>): { left: number; top: number; width: number; height: number } | null {
+export function zoneBounds(
+  lines: Centreline[],
+  page: Pick<Gray, 'width' | 'height'>,
+): { left: number; top: number; width: number; height: number } | null {
   if (lines.length === 0) return null;
   const longest = Math.max(...lines.map((l) => l.x1 - l.x0));
   const kept = lines.filter((l) => l.x1 - l.x0 >= 0.5 * longest);
@@ -138,10 +147,16 @@ export function zoneBounds(lines: Centreline[], page: Pick<Gray, 'width' | 'heig
 function follows(line: Centreline, next: Centreline): boolean {
   const h = (line.height + next.height) / 2;
   const overlap = Math.min(line.x1, next.x1) - Math.max(line.x0, next.x0);
-  if (overlap < 0.5 * Math.min(line.x1 - line.x0, next.x1 - next.x0) || Math.abs(line.x0 - next.x0) > 4 * h) return false;
+  if (overlap < 0.5 * Math.min(line.x1 - line.x0, next.x1 - next.x0) || Math.abs(line.x0 - next.x0) > 4 * h)
+    return false;
   const x = (Math.max(line.x0, next.x0) + Math.min(line.x1, next.x1)) / 2;
   const spacing = centreAt(next, x) - centreAt(line, x);
-  return spacing >= SPACING.min * h && spacing <= SPACING.max * h && next.height / line.height > 0.6 && next.height / line.height < 1.6;
+  return (
+    spacing >= SPACING.min * h &&
+    spacing <= SPACING.max * h &&
+    next.height / line.height > 0.6 &&
+    next.height / line.height < 1.6
+  );
 }
 
 /** Whether a line of the stack is slanted or curved: its ends off the level through its middle. */
@@ -212,5 +227,7 @@ function sample(g: Gray, x: number, y: number): number {
   const d = g.data;
   const x1 = x0 + 1 < g.width ? 1 : 0;
   const y1 = y0 + 1 < g.height ? g.width : 0;
-  return Math.round(d[i]! * (1 - fx) * (1 - fy) + d[i + x1]! * fx * (1 - fy) + d[i + y1]! * (1 - fx) * fy + d[i + x1 + y1]! * fx * fy);
+  return Math.round(
+    d[i]! * (1 - fx) * (1 - fy) + d[i + x1]! * fx * (1 - fy) + d[i + y1]! * (1 - fx) * fy + d[i + x1 + y1]! * fx * fy,
+  );
 }

@@ -1,7 +1,15 @@
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@tensorflow/tfjs';
 import { OnnxGraph } from '../onnx-writer.js';
-import { type ConvParams, faceApiLayers, type ImageArea, netInput, runOnImage, type SeparableParams, FACE_MEAN_RGB } from './onnx-input.js';
+import {
+  type ConvParams,
+  faceApiLayers,
+  type ImageArea,
+  netInput,
+  runOnImage,
+  type SeparableParams,
+  FACE_MEAN_RGB,
+} from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's age net (AgeGenderNet: a TinyXception with two main blocks and an age regression) on
@@ -31,12 +39,19 @@ function buildGraph(xception: XceptionParams, age: { weights: Tensor; bias: Tens
   /** TinyXception.ts reductionBlock: two separable convs, a 3x3 max pool by 2, plus a strided 1x1 of the input. */
   const reduction = (x: string, p: ReductionBlock, activateInput: boolean) => {
     let out = separable(activateInput ? relu(x) : x, p.separable_conv0);
-    out = g.node('MaxPool', [separable(relu(out), p.separable_conv1)], { kernel_shape: [3, 3], strides: [2, 2], auto_pad: 'SAME_UPPER' });
+    out = g.node('MaxPool', [separable(relu(out), p.separable_conv1)], {
+      kernel_shape: [3, 3],
+      strides: [2, 2],
+      auto_pad: 'SAME_UPPER',
+    });
     return g.node('Add', [out, conv(x, p.expansion_conv, 2)]);
   };
   /** TinyXception.ts mainBlock: three activated separable convs and the identity. */
   const main = (x: string, p: MainBlock) => {
-    const out = separable(relu(separable(relu(separable(relu(x), p.separable_conv0)), p.separable_conv1)), p.separable_conv2);
+    const out = separable(
+      relu(separable(relu(separable(relu(x), p.separable_conv0)), p.separable_conv1)),
+      p.separable_conv2,
+    );
     return g.node('Add', [out, x]);
   };
   const { entry_flow: entry, middle_flow: middle, exit_flow: exit } = xception;
@@ -57,12 +72,22 @@ export interface OnnxAge {
 /** Builds the age net's ONNX graph from face-api's loaded weights and opens a session on it. */
 export async function onnxAge(rt: Pick<FaceRuntime, 'faceapi'>, threads: number): Promise<OnnxAge> {
   const { faceapi } = rt;
-  const net = faceapi.nets.ageGenderNet as unknown as { params: { fc: { age: { weights: Tensor; bias: Tensor } } }; faceFeatureExtractor: { params: XceptionParams } };
-  const session = await ort.InferenceSession.create(buildGraph(net.faceFeatureExtractor.params, net.params.fc.age), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const net = faceapi.nets.ageGenderNet as unknown as {
+    params: { fc: { age: { weights: Tensor; bias: Tensor } } };
+    faceFeatureExtractor: { params: XceptionParams };
+  };
+  const session = await ort.InferenceSession.create(buildGraph(net.faceFeatureExtractor.params, net.params.fc.age), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
   return {
     async estimate(face) {
       // NetInput.toBatchTensor(112, true), minus the mean, / 255
-      return ((await runOnImage(session, netInput(face, INPUT_SIZE, true, FACE_MEAN_RGB, 255), INPUT_SIZE)).age!.data as Float32Array)[0]!;
+      return (
+        (await runOnImage(session, netInput(face, INPUT_SIZE, true, FACE_MEAN_RGB, 255), INPUT_SIZE)).age!
+          .data as Float32Array
+      )[0]!;
     },
   };
 }

@@ -27,7 +27,10 @@ export function fivePoints(landmarks: readonly Point[]): Point[] {
 }
 
 /** Least-squares similarity (Umeyama without reflection) mapping `from` onto `to`: to ~ s R from + t. */
-export function similarity(from: readonly Point[], to: readonly Point[]): { a: number; b: number; tx: number; ty: number } {
+export function similarity(
+  from: readonly Point[],
+  to: readonly Point[],
+): { a: number; b: number; tx: number; ty: number } {
   const n = from.length;
   let fx = 0,
     fy = 0,
@@ -64,7 +67,12 @@ export function similarity(from: readonly Point[], to: readonly Point[]): { a: n
 /** Upright full-resolution pixels of an image, shrunk by `k` (<= 1) with a proper filter. */
 export async function uprightRgb(image: DecodedImage, k = 1): Promise<Rgb> {
   let pipe = sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate();
-  if (k < 1) pipe = pipe.resize({ width: Math.max(1, Math.round(image.width * k)), height: Math.max(1, Math.round(image.height * k)), fit: 'fill' });
+  if (k < 1)
+    pipe = pipe.resize({
+      width: Math.max(1, Math.round(image.width * k)),
+      height: Math.max(1, Math.round(image.height * k)),
+      fit: 'fill',
+    });
   const { data, info } = await pipe.removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 }
@@ -79,7 +87,10 @@ export function faceChip(rgb: Rgb, k: number, landmarks: readonly Point[], side:
   let map: Affine;
   if (mode.kind === 'similarity') {
     const c = side / 2;
-    const template = ARCFACE_112.map((p) => ({ x: c + ((p.x - 56) * mode.zoom * side) / 112, y: c + ((p.y - 56) * mode.zoom * side) / 112 }));
+    const template = ARCFACE_112.map((p) => ({
+      x: c + ((p.x - 56) * mode.zoom * side) / 112,
+      y: c + ((p.y - 56) * mode.zoom * side) / 112,
+    }));
     // chip -> source: the similarity from template points onto the face's points
     const m = similarity(template, fivePoints(pts));
     map = { a: m.a, b: -m.b, c: m.tx, d: m.b, e: m.a, f: m.ty };

@@ -3,7 +3,11 @@ import { type DecodedImage, MAX_IMAGE_PIXELS } from '../image.js';
 import { type Box, clipBox, padBox } from './geometry.js';
 
 /** A JPEG of the face area plus `margin` (fraction of the box on each side), long side <= maxSide. */
-export async function cropFaceJpeg(image: DecodedImage, box: Box, options: { margin?: number; maxSide?: number } = {}): Promise<Buffer> {
+export async function cropFaceJpeg(
+  image: DecodedImage,
+  box: Box,
+  options: { margin?: number; maxSide?: number } = {},
+): Promise<Buffer> {
   const margin = options.margin ?? 0.3;
   const maxSide = options.maxSide ?? 480;
   const area = clipBox(padBox(box, margin), image.width, image.height);

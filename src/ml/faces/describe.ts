@@ -21,7 +21,10 @@ import { chipQuality, type FaceQuality, visibleShare } from './quality.js';
 
 /** face-api's crop nets' input side. */
 const NET_SIDE = 150;
-/** Pad around the landmark bounds for face-api's crop nets, per side (10% separated faces better than its own 20% with its 128-d descriptor). */
+/**
+ * Pad around the landmark bounds for face-api's crop nets, per side (10% separated faces better than its own 20% with
+ * its 128-d descriptor).
+ */
 const DESCRIPTOR_PAD = 0.1;
 /** The chip is scaled so face-api's usual box (landmark bounds + 20%) would be NET_SIDE wide; the
  * tighter 10% crop is then enlarged a little by the net. Measured best of the variants tried. */
@@ -46,11 +49,18 @@ export async function describe(rt: FaceRuntime, image: DecodedImage, face: RawFa
 }
 
 /** The description of a face from what the nets read of it (descriptorInputs). */
-export async function describeInputs(rt: FaceRuntime, image: DecodedImage, inputs: DescriptorInputs): Promise<Description> {
+export async function describeInputs(
+  rt: FaceRuntime,
+  image: DecodedImage,
+  inputs: DescriptorInputs,
+): Promise<Description> {
   const descriptor = await rt.descriptor.describe(inputs.chip);
   const estimatedAge = await rt.age.estimate(inputs.crop);
   const landmarks = inputs.marks.map(inputs.level.toOriginal);
-  const quality = { ...chipQuality(inputs.level.rgb, inputs.marks), visible: visibleShare(landmarks, image.width, image.height) };
+  const quality = {
+    ...chipQuality(inputs.level.rgb, inputs.marks),
+    visible: visibleShare(landmarks, image.width, image.height),
+  };
   return { descriptor, landmarks, rollDegrees: rollDegrees(landmarks), quality, estimatedAge };
 }
 
@@ -61,12 +71,19 @@ export interface DescriptorInputs {
   marks: Point[];
   /** The 112 px chip on ArcFace's five-point template, for the descriptor net. */
   chip: Rgb;
-  /** The landmark bounds padded by DESCRIPTOR_PAD on the level chip: what face-api's crop nets (age; the old 128-d descriptor) read. */
+  /**
+   * The landmark bounds padded by DESCRIPTOR_PAD on the level chip: what face-api's crop nets (age; the old 128-d
+   * descriptor) read.
+   */
   crop: ImageArea;
 }
 
 /** The descriptor's and the age net's inputs of a face; null when it is too small or its landmarks collapse. */
-export async function descriptorInputs(rt: FaceRuntime, image: DecodedImage, face: RawFace): Promise<DescriptorInputs | null> {
+export async function descriptorInputs(
+  rt: FaceRuntime,
+  image: DecodedImage,
+  face: RawFace,
+): Promise<DescriptorInputs | null> {
   const extent = boundsOf(face.landmarks);
   if (Math.max(extent.width, extent.height) < MIN_FACE_PIXELS) return null;
   const level = await alignedChip(image, face);
@@ -87,7 +104,9 @@ export async function descriptorInputs(rt: FaceRuntime, image: DecodedImage, fac
 async function chipLandmarks(rt: FaceRuntime, chip: Chip, face: RawFace): Promise<Point[]> {
   const side = Math.max(8, Math.min(chip.rgb.width, Math.round(Math.max(face.box.width, face.box.height) * chip.k)));
   const off = Math.floor((chip.rgb.width - side) / 2);
-  return (await rt.landmarks.detect({ rgb: chip.rgb, box: { x: off, y: off, width: side, height: side } })).map((p) => ({ x: p.x + off, y: p.y + off }));
+  return (await rt.landmarks.detect({ rgb: chip.rgb, box: { x: off, y: off, width: side, height: side } })).map(
+    (p) => ({ x: p.x + off, y: p.y + off }),
+  );
 }
 
 interface Chip {
@@ -149,11 +168,19 @@ export async function alignedChip(image: DecodedImage, face: RawFace): Promise<C
  * sharp resizes premultiplied: those, and larger images, are read from the original bytes.
  */
 async function readRegion(image: DecodedImage, area: Box, k: number): Promise<Rgb> {
-  const decoded = Math.max(image.width, image.height) <= DETECT_SIDE && !image.alpha ? await pixels(image, WORKING_COPY) : null;
+  const decoded =
+    Math.max(image.width, image.height) <= DETECT_SIDE && !image.alpha ? await pixels(image, WORKING_COPY) : null;
   // From the bytes, the EXIF orientation first, so `area` is in upright coordinates (decoded pixels are upright).
-  const source = decoded ? sharp(decoded.data, { raw: { width: decoded.width, height: decoded.height, channels: decoded.channels } }) : sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate();
+  const source = decoded
+    ? sharp(decoded.data, { raw: { width: decoded.width, height: decoded.height, channels: decoded.channels } })
+    : sharp(image.bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).rotate();
   let pipeline = source.extract({ left: area.x, top: area.y, width: area.width, height: area.height });
-  if (k < 1) pipeline = pipeline.resize({ width: Math.max(1, Math.round(area.width * k)), height: Math.max(1, Math.round(area.height * k)), fit: 'fill' });
+  if (k < 1)
+    pipeline = pipeline.resize({
+      width: Math.max(1, Math.round(area.width * k)),
+      height: Math.max(1, Math.round(area.height * k)),
+      fit: 'fill',
+    });
   const { data, info } = await pipeline.removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   if (info.channels !== 3) throw new Error(`expected 3 channels, got ${info.channels}`);
   return { data, width: info.width, height: info.height };

@@ -19,19 +19,30 @@ import { mirrored, type Rgb } from './raster.js';
 export const DESCRIPTOR_SIDE = 112;
 
 export interface OnnxDescriptor {
-  /** The service's descriptor of one aligned 112 x 112 chip: the net on the chip and its mirror, averaged, L2-normalised. */
+  /**
+   * The service's descriptor of one aligned 112 x 112 chip: the net on the chip and its mirror, averaged,
+   * L2-normalised.
+   */
   describe(chip: Rgb): Promise<Float32Array>;
   /** The net's output on the chip alone, L2-normalised (for the evaluation). */
   embed(chip: Rgb): Promise<Float32Array>;
 }
 
 export async function onnxDescriptor(threads: number): Promise<OnnxDescriptor> {
-  const session = await ort.InferenceSession.create(join(modelFolder('fr-feature'), 'fr_feature.onnx'), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(join(modelFolder('fr-feature'), 'fr_feature.onnx'), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
   const run = async (chip: Rgb): Promise<Float32Array> => {
-    if (chip.width !== DESCRIPTOR_SIDE || chip.height !== DESCRIPTOR_SIDE) throw new RangeError(`the descriptor reads ${DESCRIPTOR_SIDE} px chips, not ${chip.width} x ${chip.height}`);
-    const out = await session.run({ input: new ort.Tensor('float32', planarInput(chip), [1, 3, DESCRIPTOR_SIDE, DESCRIPTOR_SIDE]) });
+    if (chip.width !== DESCRIPTOR_SIDE || chip.height !== DESCRIPTOR_SIDE)
+      throw new RangeError(`the descriptor reads ${DESCRIPTOR_SIDE} px chips, not ${chip.width} x ${chip.height}`);
+    const out = await session.run({
+      input: new ort.Tensor('float32', planarInput(chip), [1, 3, DESCRIPTOR_SIDE, DESCRIPTOR_SIDE]),
+    });
     const values = out.output!.data as Float32Array;
-    if (values.length !== DESCRIPTOR_DIMENSIONS) throw new Error(`the descriptor net gave ${values.length} values, not ${DESCRIPTOR_DIMENSIONS}`);
+    if (values.length !== DESCRIPTOR_DIMENSIONS)
+      throw new Error(`the descriptor net gave ${values.length} values, not ${DESCRIPTOR_DIMENSIONS}`);
     return normalised(values);
   };
   return {

@@ -51,7 +51,12 @@ export async function detectionPixels(image: DecodedImage): Promise<{ rgb: Rgb; 
 const EVERY_TURN: QuarterTurns[] = [0, 1, 3, 2];
 
 /** Faces in the image, trying `turns` in order until one finds some (step 3). */
-export async function findFaces(rt: FaceRuntime, rgb: Rgb, scale: number, turns: QuarterTurns[] = EVERY_TURN): Promise<RawFace[]> {
+export async function findFaces(
+  rt: FaceRuntime,
+  rgb: Rgb,
+  scale: number,
+  turns: QuarterTurns[] = EVERY_TURN,
+): Promise<RawFace[]> {
   const small = Math.max(rgb.width, rgb.height) <= SMALL_SIDE;
   for (const t of turns) {
     const turned = turn(rgb, t);
@@ -88,16 +93,28 @@ async function detectOnce(rt: FaceRuntime, rgb: Rgb, minConfidence: number, bord
     const found = await rt.landmarks.detect({ rgb, box: crop });
     // as face-api's extendWithFaceLandmarks: points on the crop, shifted by the box's own corner
     const landmarks = found.map((p) => ({ x: p.x + b.x - border, y: p.y + b.y - border }));
-    faces.push({ box: { x: b.x - border, y: b.y - border, width: b.width, height: b.height }, score: detection.score, landmarks, rollDegrees: rollDegrees(landmarks) });
+    faces.push({
+      box: { x: b.x - border, y: b.y - border, width: b.width, height: b.height },
+      score: detection.score,
+      landmarks,
+      rollDegrees: rollDegrees(landmarks),
+    });
   }
   return faces;
 }
 
-/** face-api's extractFaceTensors: the box clipped at the image's borders, in whole pixels; null when nothing is left. */
+/**
+ * face-api's extractFaceTensors: the box clipped at the image's borders, in whole pixels; null when nothing is left.
+ */
 export function faceCrop(box: Box, width: number, height: number): Box | null {
   const x = Math.max(box.x, 0);
   const y = Math.max(box.y, 0);
-  const crop = { x: Math.floor(x), y: Math.floor(y), width: Math.floor(Math.min(box.x + box.width - x, width - x)), height: Math.floor(Math.min(box.y + box.height - y, height - y)) };
+  const crop = {
+    x: Math.floor(x),
+    y: Math.floor(y),
+    width: Math.floor(Math.min(box.x + box.width - x, width - x)),
+    height: Math.floor(Math.min(box.y + box.height - y, height - y)),
+  };
   return crop.width > 0 && crop.height > 0 ? crop : null;
 }
 

@@ -57,5 +57,10 @@ export function padBox(box: Box, fraction: number): Box {
 export function clipBox(box: Box, width: number, height: number): Box {
   const x = Math.max(0, box.x);
   const y = Math.max(0, box.y);
-  return { x, y, width: Math.max(0, Math.min(width, box.x + box.width) - x), height: Math.max(0, Math.min(height, box.y + box.height) - y) };
+  return {
+    x,
+    y,
+    width: Math.max(0, Math.min(width, box.x + box.width) - x),
+    height: Math.max(0, Math.min(height, box.y + box.height) - y),
+  };
 }

@@ -27,7 +27,10 @@ export interface DetectedFace {
 }
 export interface FaceDescription extends DetectedFace {
   descriptor: Float32Array; // 512-d unit vector (FACE_DESCRIPTOR_KIND)
-  /** How far the descriptor can be trusted (blur, drawing, cut by the frame); absent from engines that do not measure it. */
+  /**
+   * How far the descriptor can be trusted (blur, drawing, cut by the frame); absent from engines that do not measure
+   * it.
+   */
   quality?: FaceQuality;
   /** Age in years estimated from the face (face-api's age net); absent from engines that do not estimate it. */
   estimatedAge?: number;
@@ -57,7 +60,10 @@ export interface FaceModels {
   wasm: string | undefined;
   /** Every face, largest first. Detection runs on a downscaled copy (long side ~640) for speed, boxes mapped back. */
   detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;
-  /** The largest face with its descriptor, computed on an aligned crop taken from the FULL-resolution image; null when there is no usable face. */
+  /**
+   * The largest face with its descriptor, computed on an aligned crop taken from the FULL-resolution image; null when
+   * there is no usable face.
+   */
   describeLargestFace(image: DecodedImage, options?: DescribeOptions): Promise<FaceDescription | null>;
   /** A tight JPEG crop (with margin) of a face, for a document portrait. */
   cropFace(image: DecodedImage, box: FaceBox, options?: { margin?: number; maxSide?: number }): Promise<Buffer>;
@@ -76,8 +82,10 @@ function sharedEngine(): Promise<FaceWork & { backend: string; wasm: string | un
       return {
         backend: rt.backend,
         wasm: tfWasmFeatures(),
-        detectFaces: (image: DecodedImage, options?: DetectOptions) => queue.run(() => work.detectFaces(image, options)),
-        describeLargestFace: (image: DecodedImage, options?: DescribeOptions) => queue.run(() => work.describeLargestFace(image, options)),
+        detectFaces: (image: DecodedImage, options?: DetectOptions) =>
+          queue.run(() => work.detectFaces(image, options)),
+        describeLargestFace: (image: DecodedImage, options?: DescribeOptions) =>
+          queue.run(() => work.describeLargestFace(image, options)),
       };
     }
     return FaceWorkerPool.start();
@@ -88,7 +96,10 @@ function sharedEngine(): Promise<FaceWork & { backend: string; wasm: string | un
   return engine;
 }
 
-/** The face worker pool the process runs (liveness runs on it too), or null when face inference is in-process (VERITY_FACE_WORKERS=0). */
+/**
+ * The face worker pool the process runs (liveness runs on it too), or null when face inference is in-process
+ * (VERITY_FACE_WORKERS=0).
+ */
 export async function faceWorkerPool(): Promise<FaceWorkerPool | null> {
   const work = await sharedEngine();
   return work instanceof FaceWorkerPool ? work : null;

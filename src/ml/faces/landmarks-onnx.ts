@@ -2,7 +2,15 @@ import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@tensorflow/tfjs';
 import { OnnxGraph } from '../onnx-writer.js';
 import type { Point } from './geometry.js';
-import { type ConvParams, faceApiLayers, type ImageArea, netInput, runOnImage, type SeparableParams, FACE_MEAN_RGB } from './onnx-input.js';
+import {
+  type ConvParams,
+  faceApiLayers,
+  type ImageArea,
+  netInput,
+  runOnImage,
+  type SeparableParams,
+  FACE_MEAN_RGB,
+} from './onnx-input.js';
 import type { FaceRuntime } from './runtime.js';
 
 // face-api's 68-point landmark net on onnxruntime-node instead of TF.js WASM: the same weights
@@ -29,32 +37,47 @@ function buildGraph(extractor: Record<string, DenseBlock>, fc: { weights: Tensor
     return relu(add(out1, out2, out3, out4));
   };
   let x = g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] });
-  for (const [i, block] of ['dense0', 'dense1', 'dense2', 'dense3'].entries()) x = denseBlock(x, extractor[block]!, i === 0);
+  for (const [i, block] of ['dense0', 'dense1', 'dense2', 'dense3'].entries())
+    x = denseBlock(x, extractor[block]!, i === 0);
   dense(g.node('Flatten', [g.node('AveragePool', [x], { kernel_shape: [7, 7], strides: [2, 2] })]), fc, 'landmarks');
   return g.toModel({ name: 'input', dims: [1, INPUT_SIZE, INPUT_SIZE, 3] }, ['landmarks']);
 }
 
 export interface OnnxLandmarks {
-  /** face-api's `faceLandmark68Net.detectLandmarks(face).positions` for one face crop, natively: 68 points in the area's pixels (of the mirrored area when it is). */
+  /**
+   * face-api's `faceLandmark68Net.detectLandmarks(face).positions` for one face crop, natively: 68 points in the area's
+   * pixels (of the mirrored area when it is).
+   */
   detect(face: ImageArea): Promise<Point[]>;
 }
 
 /** Builds the landmark net's ONNX graph from face-api's loaded weights and opens a session on it. */
 export async function onnxLandmarks(rt: Pick<FaceRuntime, 'faceapi'>, threads: number): Promise<OnnxLandmarks> {
   const { faceapi } = rt;
-  const net = faceapi.nets.faceLandmark68Net as unknown as { params: { fc: { weights: Tensor; bias: Tensor } }; faceFeatureExtractor: { params: Record<string, DenseBlock> } };
-  const session = await ort.InferenceSession.create(buildGraph(net.faceFeatureExtractor.params, net.params.fc), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const net = faceapi.nets.faceLandmark68Net as unknown as {
+    params: { fc: { weights: Tensor; bias: Tensor } };
+    faceFeatureExtractor: { params: Record<string, DenseBlock> };
+  };
+  const session = await ort.InferenceSession.create(buildGraph(net.faceFeatureExtractor.params, net.params.fc), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
   return {
     async detect(face) {
       const { width, height } = face.box ?? face.rgb;
       // NetInput.toBatchTensor(112, true), minus the mean, / 255
-      const out = (await runOnImage(session, netInput(face, INPUT_SIZE, true, FACE_MEAN_RGB, 255), INPUT_SIZE)).landmarks!.data as Float32Array;
+      const out = (await runOnImage(session, netInput(face, INPUT_SIZE, true, FACE_MEAN_RGB, 255), INPUT_SIZE))
+        .landmarks!.data as Float32Array;
       // FaceLandmark68NetBase.postProcess, then FaceLandmarks68's relative -> crop pixels
       const scale = INPUT_SIZE / Math.max(width, height);
       const [w, h] = [width * scale, height * scale];
       const padX = w < h ? Math.abs(w - h) / 2 : 0;
       const padY = h < w ? Math.abs(w - h) / 2 : 0;
-      return Array.from({ length: 68 }, (_, i) => ({ x: ((out[2 * i]! * INPUT_SIZE - padX) / w) * width, y: ((out[2 * i + 1]! * INPUT_SIZE - padY) / h) * height }));
+      return Array.from({ length: 68 }, (_, i) => ({
+        x: ((out[2 * i]! * INPUT_SIZE - padX) / w) * width,
+        y: ((out[2 * i + 1]! * INPUT_SIZE - padY) / h) * height,
+      }));
     },
   };
 }

@@ -5,7 +5,8 @@
 //   similarity(cos) = 1 / (1 + exp(-(cos - MIDPOINT) / SPREAD))
 //
 // with MIDPOINT = MATCH_COSINE - SPREAD * ln(19), so that similarity = 0.95 exactly at the
-// decision cosine MATCH_COSINE (fitted by `npm run eval:faces`; docs/face-engine.md, "Face match: the descriptor"). For unit
+// decision cosine MATCH_COSINE (fitted by `npm run eval:faces`; docs/face-engine.md, "Face match: the descriptor"). For
+// unit
 // vectors the Euclidean distance is sqrt(2 - 2 cos): the face register and bursts compare
 // distances, at MATCH_DISTANCE, which is the same decision.
 

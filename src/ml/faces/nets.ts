@@ -53,7 +53,9 @@ async function loadGraph(tf: TfModule, name: string): Promise<Tf.GraphModel> {
     weightsManifest: { paths: string[]; weights: Tf.io.WeightsManifestEntry[] }[];
   };
   const weightSpecs = json.weightsManifest.flatMap((group) => group.weights);
-  const all = Buffer.concat(json.weightsManifest.flatMap((group) => group.paths.map((p) => readFileSync(join(dir, p)))));
+  const all = Buffer.concat(
+    json.weightsManifest.flatMap((group) => group.paths.map((p) => readFileSync(join(dir, p)))),
+  );
   const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer;
   return tf.loadGraphModel(tf.io.fromMemory({ modelTopology: json.modelTopology as object, weightSpecs, weightData }));
 }
@@ -78,7 +80,9 @@ export function descriptorNet(name: DescriptorNetName): Promise<DescriptorNet> {
           const res = model.execute(x);
           const outs = Array.isArray(res) ? res : [res];
           // the embedding is the widest 2-D output (faceres also gives age and gender)
-          const emb = outs.filter((t) => t.shape.length === 2).sort((a, b) => (b.shape[1] ?? 0) - (a.shape[1] ?? 0))[0]!;
+          const emb = outs
+            .filter((t) => t.shape.length === 2)
+            .sort((a, b) => (b.shape[1] ?? 0) - (a.shape[1] ?? 0))[0]!;
           return tf.div(emb, tf.add(tf.norm(emb), 1e-12)).reshape([-1]);
         });
         try {

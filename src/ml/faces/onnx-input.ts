@@ -5,11 +5,18 @@ import type { Rgb } from './raster.js';
 import * as ort from 'onnxruntime-node';
 
 /** Runs an NHWC graph on one image's pixels (side x side x 3, float; `netInput`). */
-export function runOnImage(session: ort.InferenceSession, pixels: Float32Array, side: number): Promise<ort.InferenceSession.OnnxValueMapType> {
+export function runOnImage(
+  session: ort.InferenceSession,
+  pixels: Float32Array,
+  side: number,
+): Promise<ort.InferenceSession.OnnxValueMapType> {
   return session.run({ input: new ort.Tensor('float32', pixels, [1, side, side, 3]) });
 }
 
-/** What a face net reads: an area of an RGB image (whole pixels inside it; all of it when absent), mirrored left to right when asked. */
+/**
+ * What a face net reads: an area of an RGB image (whole pixels inside it; all of it when absent), mirrored left to
+ * right when asked.
+ */
 export interface ImageArea {
   rgb: Rgb;
   box?: Box;
@@ -27,7 +34,13 @@ export const FACE_MEAN_RGB = [122.782, 117.001, 104.298];
  * the image, slice, reverse, cast, concat, resize) took 30 of the 40 ms of the quick way's
  * detector and three landmark runs.
  */
-export function netInput(area: ImageArea, side: number, centred: boolean, mean: readonly number[], divisor: number): Float32Array {
+export function netInput(
+  area: ImageArea,
+  side: number,
+  centred: boolean,
+  mean: readonly number[],
+  divisor: number,
+): Float32Array {
   const { rgb, box = { x: 0, y: 0, width: rgb.width, height: rgb.height }, mirrored = false } = area;
   const { width, height } = box;
   const square = Math.max(width, height);
@@ -103,19 +116,32 @@ export function faceApiLayers(g: OnnxGraph) {
   const conv = (x: string, p: ConvParams, stride = 1, padding: 'SAME_UPPER' | 'VALID' = 'SAME_UPPER'): string => {
     const id = n++;
     const { dims, data } = convWeights(p.filters);
-    return g.node('Conv', [x, g.weight(`w${id}`, dims, data), g.weight(`b${id}`, [dims[0]!], Float32Array.from(p.bias.dataSync()))], { auto_pad: padding, strides: [stride, stride] });
+    return g.node(
+      'Conv',
+      [x, g.weight(`w${id}`, dims, data), g.weight(`b${id}`, [dims[0]!], Float32Array.from(p.bias.dataSync()))],
+      { auto_pad: padding, strides: [stride, stride] },
+    );
   };
   const separable = (x: string, p: SeparableParams, stride = 1): string => {
     const id = n++;
     // [kh, kw, c, 1] read as a conv's [1, c, kh, kw] is, in memory, the depthwise [c, 1, kh, kw]
     const [kh, kw, channels] = p.depthwise_filter.shape as [number, number, number];
-    const depthwise = g.node('Conv', [x, g.weight(`d${id}`, [channels, 1, kh, kw], convWeights(p.depthwise_filter).data)], { auto_pad: 'SAME_UPPER', strides: [stride, stride], group: channels });
+    const depthwise = g.node(
+      'Conv',
+      [x, g.weight(`d${id}`, [channels, 1, kh, kw], convWeights(p.depthwise_filter).data)],
+      { auto_pad: 'SAME_UPPER', strides: [stride, stride], group: channels },
+    );
     return conv(depthwise, { filters: p.pointwise_filter, bias: p.bias });
   };
   const dense = (x: string, p: { weights: Tensor; bias: Tensor }, output?: string): string => {
     const id = n++;
     const w = g.weight(`fc${id}`, p.weights.shape, Float32Array.from(p.weights.dataSync()));
-    return g.node('Add', [g.node('MatMul', [x, w]), g.weight(`fcb${id}`, [p.bias.shape[0]!], Float32Array.from(p.bias.dataSync()))], {}, output);
+    return g.node(
+      'Add',
+      [g.node('MatMul', [x, w]), g.weight(`fcb${id}`, [p.bias.shape[0]!], Float32Array.from(p.bias.dataSync()))],
+      {},
+      output,
+    );
   };
   return { conv, separable, dense };
 }

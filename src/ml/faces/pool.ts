@@ -7,7 +7,8 @@ import type { DescribeOptions, DetectedFace, DetectOptions, FaceDescription } fr
 import type { FaceWork } from './work.js';
 import type { FaceRequest, FaceWorkerInfo } from './worker.js';
 
-// Face inference, and liveness beside it, on worker threads (../worker-pool.ts), one TF.js backend each. TF.js WASM runs
+// Face inference, and liveness beside it, on worker threads (../worker-pool.ts), one TF.js backend each. TF.js WASM
+// runs
 // on one core per thread, so on 2 cores two workers describe the two images of a face match at
 // once, and the event loop stays free for HTTP while they do.
 
@@ -34,7 +35,14 @@ export class FaceWorkerPool implements FaceWork {
   static async start(count = faceWorkerCount()): Promise<FaceWorkerPool> {
     // the cores shared out: each worker's native detector gets its share of threads
     const threads = Math.max(1, Math.floor(os.availableParallelism() / count));
-    return new FaceWorkerPool(await WorkerPool.start({ name: 'face', script: { from: import.meta.url, name: 'worker' }, count, workerData: { threads } }));
+    return new FaceWorkerPool(
+      await WorkerPool.start({
+        name: 'face',
+        script: { from: import.meta.url, name: 'worker' },
+        count,
+        workerData: { threads },
+      }),
+    );
   }
 
   detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]> {

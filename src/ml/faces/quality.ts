@@ -8,11 +8,20 @@ import type { Rgb } from './raster.js';
 // (docs/face-engine.md, "Quality gates").
 
 export interface FaceQuality {
-  /** Detail of the inner face: variance of the Laplacian over the variance of the grey levels (blur lowers it; contrast does not). */
+  /**
+   * Detail of the inner face: variance of the Laplacian over the variance of the grey levels (blur lowers it; contrast
+   * does not).
+   */
   sharpness: number;
-  /** Share of the inner face's pixels on isolated peaks of its grey histogram: flat tones of a cartoon or posterised picture raise it; a photograph's tones are continuous. */
+  /**
+   * Share of the inner face's pixels on isolated peaks of its grey histogram: flat tones of a cartoon or posterised
+   * picture raise it; a photograph's tones are continuous.
+   */
   tonalPeaks: number;
-  /** Share of the face (landmark bounds, padded 10%) inside the image: a face cut by the frame holds less than all of it. */
+  /**
+   * Share of the face (landmark bounds, padded 10%) inside the image: a face cut by the frame holds less than all of
+   * it.
+   */
   visible: number;
 }
 
@@ -27,7 +36,8 @@ function innerFace(marks: Point[], width: number, height: number): { x0: number;
   return { x0, y0, x1, y1 };
 }
 
-const grey = (rgb: Rgb, i: number) => 0.299 * rgb.data[i * 3]! + 0.587 * rgb.data[i * 3 + 1]! + 0.114 * rgb.data[i * 3 + 2]!;
+const grey = (rgb: Rgb, i: number) =>
+  0.299 * rgb.data[i * 3]! + 0.587 * rgb.data[i * 3 + 1]! + 0.114 * rgb.data[i * 3 + 2]!;
 
 /** Sharpness of the inner face of a chip whose 68 landmarks are `marks`. */
 export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpness' | 'tonalPeaks'> {
@@ -63,7 +73,10 @@ export function chipQuality(rgb: Rgb, marks: Point[]): Pick<FaceQuality, 'sharpn
 /** Half-width of the window a histogram bin is compared with. */
 const PEAK_WINDOW = 6;
 
-/** Mass standing above the local mean of a grey histogram (window of 2 * PEAK_WINDOW + 1 bins), as a share of all pixels. */
+/**
+ * Mass standing above the local mean of a grey histogram (window of 2 * PEAK_WINDOW + 1 bins), as a share of all
+ * pixels.
+ */
 function histogramPeaks(histogram: Float64Array): number {
   const n = histogram.reduce((a, b) => a + b, 0);
   if (n === 0) return 0;
@@ -88,6 +101,7 @@ export function visibleShare(landmarks: Point[], width: number, height: number):
   const y0 = b.y - pad;
   const x1 = b.x + b.width + pad;
   const y1 = b.y + b.height + pad;
-  const inside = Math.max(0, Math.min(x1, width) - Math.max(x0, 0)) * Math.max(0, Math.min(y1, height) - Math.max(y0, 0));
+  const inside =
+    Math.max(0, Math.min(x1, width) - Math.max(x0, 0)) * Math.max(0, Math.min(y1, height) - Math.max(y0, 0));
   return inside / Math.max(1, (x1 - x0) * (y1 - y0));
 }

@@ -48,7 +48,13 @@ export async function findUprightFaceQuickly(rt: FaceRuntime, rgb: Rgb, scale: n
   const landmarks = await landmarksIn(rt, rgb, crop);
   if (uprightMargin(landmarks, box) < 0) return null;
   if ((await mirrorDisagreement(rt, rgb, crop, landmarks)) > MAX_MIRROR_DISAGREEMENT) return null;
-  return toOriginal({ box, score: largest.score, landmarks, rollDegrees: rollDegrees(landmarks) }, 0, rgb.width, rgb.height, scale);
+  return toOriginal(
+    { box, score: largest.score, landmarks, rollDegrees: rollDegrees(landmarks) },
+    0,
+    rgb.width,
+    rgb.height,
+    scale,
+  );
 }
 
 /** 68 landmarks of the face in `crop` (whole pixels inside the image), in the image's pixels. */

@@ -5,7 +5,8 @@ import { type ImageArea, netInput, runOnImage, FACE_MEAN_RGB } from './onnx-inpu
 import type { FaceRuntime } from './runtime.js';
 
 // The OLD descriptor kind (face-api-128), kept for npm run eval:faces only: face-api's face
-// recognition net (a ResNet-34-like, dlib's 128-d descriptor) on onnxruntime-node instead of TF.js WASM: the same weights (read from face-api's loaded net), layers and input as
+// recognition net (a ResNet-34-like, dlib's 128-d descriptor) on onnxruntime-node instead of TF.js WASM: the same
+// weights (read from face-api's loaded net), layers and input as
 // face-api's FaceRecognitionNet.computeFaceDescriptor, so the descriptors are the same to float
 // rounding. Layers follow face-api's src/faceRecognitionNet (FaceRecognitionNet.ts, convLayer.ts,
 // residualLayer.ts, scaleLayer.ts).
@@ -25,7 +26,13 @@ function buildGraph(params: Record<string, unknown>): Uint8Array {
   const g = new OnnxGraph();
   let n = 0;
   /** convLayer.ts: conv + bias, then the scale layer (x * w + b), folded into the conv; relu optional. */
-  const conv = (x: { name: string; side: number }, p: ConvLayerParams, stride: number, relu: boolean, padding: 'SAME_UPPER' | 'VALID') => {
+  const conv = (
+    x: { name: string; side: number },
+    p: ConvLayerParams,
+    stride: number,
+    relu: boolean,
+    padding: 'SAME_UPPER' | 'VALID',
+  ) => {
     const id = n++;
     const { dims, data } = convWeights(p.conv.filters);
     const w = p.scale.weights.dataSync();
@@ -38,7 +45,10 @@ function buildGraph(params: Record<string, unknown>): Uint8Array {
       for (let j = 0; j < per; j++) data[o * per + j] = data[o * per + j]! * w[o]!;
       folded[o] = bias[o]! * w[o]! + b[o]!;
     }
-    let name = g.node('Conv', [x.name, g.weight(`w${id}`, dims, data), g.weight(`b${id}`, [out], folded)], { auto_pad: padding, strides: [stride, stride] });
+    let name = g.node('Conv', [x.name, g.weight(`w${id}`, dims, data), g.weight(`b${id}`, [out], folded)], {
+      auto_pad: padding,
+      strides: [stride, stride],
+    });
     if (relu) name = g.node('Relu', [name]);
     const side = padding === 'VALID' ? Math.floor((x.side - kh) / stride) + 1 : Math.ceil(x.side / stride);
     return { name, side, channels: out };
@@ -55,14 +65,20 @@ function buildGraph(params: Record<string, unknown>): Uint8Array {
     let b = conv(a, p.conv2, 1, false, 'SAME_UPPER');
     const poolSide = Math.floor((x.side - 2) / 2) + 1;
     let pooled = g.node('AveragePool', [x.name], { kernel_shape: [2, 2], strides: [2, 2] });
-    if (poolSide !== b.side) b = { ...b, name: g.node('Pad', [b.name, g.int64s([0, 0, 0, 0, 0, 0, poolSide - b.side, poolSide - b.side])]) };
-    if (b.channels !== x.channels) pooled = g.node('Pad', [pooled, g.int64s([0, 0, 0, 0, 0, b.channels - x.channels, 0, 0])]);
+    if (poolSide !== b.side)
+      b = { ...b, name: g.node('Pad', [b.name, g.int64s([0, 0, 0, 0, 0, 0, poolSide - b.side, poolSide - b.side])]) };
+    if (b.channels !== x.channels)
+      pooled = g.node('Pad', [pooled, g.int64s([0, 0, 0, 0, 0, b.channels - x.channels, 0, 0])]);
     return { name: g.node('Relu', [g.node('Add', [pooled, b.name])]), side: poolSide, channels: b.channels };
   };
   const p = params as Record<string, ResidualParams> & { conv32_down: ConvLayerParams; fc: Tensor };
   const input = { name: g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] }), side: INPUT_SIZE, channels: 3 };
   const first = conv(input, p.conv32_down, 2, true, 'VALID');
-  let x = { name: g.node('MaxPool', [first.name], { kernel_shape: [3, 3], strides: [2, 2] }), side: Math.floor((first.side - 3) / 2) + 1, channels: first.channels };
+  let x = {
+    name: g.node('MaxPool', [first.name], { kernel_shape: [3, 3], strides: [2, 2] }),
+    side: Math.floor((first.side - 3) / 2) + 1,
+    channels: first.channels,
+  };
   for (const layer of ['conv32_1', 'conv32_2', 'conv32_3']) x = { ...residual(x, p[layer]!), channels: x.channels };
   for (const [down, rest] of [
     ['conv64_down', ['conv64_1', 'conv64_2', 'conv64_3']],
@@ -87,7 +103,11 @@ export interface OnnxRecognition {
 export async function onnxRecognition(rt: Pick<FaceRuntime, 'faceapi'>, threads: number): Promise<OnnxRecognition> {
   const { faceapi } = rt;
   const params = (faceapi.nets.faceRecognitionNet as unknown as { params: Record<string, unknown> }).params;
-  const session = await ort.InferenceSession.create(buildGraph(params), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(buildGraph(params), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
   return {
     async describe(crop) {
       // face-api's NetInput.toBatchTensor(150, true), minus the mean, / 255

@@ -53,7 +53,9 @@ export function faceRuntime(options: FaceRuntimeOptions = {}): Promise<FaceRunti
 async function load(threads: number): Promise<FaceRuntime> {
   const tf = await loadTf();
   // face-api's node builds take @tensorflow/tfjs(-node) as external packages, so they share our engine.
-  const build = usesNativeTf() ? '@vladmandic/face-api/dist/face-api.node.js' : '@vladmandic/face-api/dist/face-api.node-wasm.js';
+  const build = usesNativeTf()
+    ? '@vladmandic/face-api/dist/face-api.node.js'
+    : '@vladmandic/face-api/dist/face-api.node-wasm.js';
   const faceapi = require(build) as FaceApiModule;
   // Weights ship in the package; read from disk (nothing is fetched).
   const modelDir = faceApiModelDir();
@@ -77,7 +79,13 @@ export function faceApiModelDir(): string {
 }
 
 /** First inference compiles kernels and allocates buffers; pay that at start, not on a request. */
-async function warmUp({ ssd, tiny, landmarks, descriptor, age }: Pick<FaceRuntime, 'ssd' | 'tiny' | 'landmarks' | 'descriptor' | 'age'>): Promise<void> {
+async function warmUp({
+  ssd,
+  tiny,
+  landmarks,
+  descriptor,
+  age,
+}: Pick<FaceRuntime, 'ssd' | 'tiny' | 'landmarks' | 'descriptor' | 'age'>): Promise<void> {
   const image = { data: new Uint8Array(160 * 160 * 3), width: 160, height: 160 };
   await ssd.locateFaces(image, { minConfidence: 0.99, maxResults: 1 });
   await tiny.locateFaces(image, { scoreThreshold: 0.99 });

@@ -39,7 +39,15 @@ function buildGraph(params: Params): Uint8Array {
   const six = g.weight('six', [], Float32Array.of(6));
   let n = 0;
   /** conv + bias (+ relu6): face-api's pointwiseConvLayer (with the batch-norm offset) and convLayer. */
-  const conv = (x: string, p: ConvParams, stride: number, relu6: boolean, group = 1, weights = convWeights(p.filters), bias = (p.batch_norm_offset ?? p.bias)!.dataSync() as Float32Array): string => {
+  const conv = (
+    x: string,
+    p: ConvParams,
+    stride: number,
+    relu6: boolean,
+    group = 1,
+    weights = convWeights(p.filters),
+    bias = (p.batch_norm_offset ?? p.bias)!.dataSync() as Float32Array,
+  ): string => {
     const id = n++;
     const w = g.weight(`w${id}`, weights.dims, weights.data);
     const b = g.weight(`b${id}`, [bias.length], Float32Array.from(bias));
@@ -65,7 +73,10 @@ function buildGraph(params: Params): Uint8Array {
     }
     return conv(x, p as unknown as ConvParams, stride, true, channels, { dims, data }, bias);
   };
-  const m = params.mobilenetv1 as unknown as Record<string, ConvParams & { depthwise_conv: DepthwiseParams; pointwise_conv: ConvParams }>;
+  const m = params.mobilenetv1 as unknown as Record<
+    string,
+    ConvParams & { depthwise_conv: DepthwiseParams; pointwise_conv: ConvParams }
+  >;
   let x = g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] }); // NHWC -> NCHW
   x = conv(x, m.conv_0!, 2, true);
   let conv11 = '';
@@ -74,7 +85,10 @@ function buildGraph(params: Params): Uint8Array {
     x = conv(x, m[`conv_${layer}`]!.pointwise_conv, 1, true);
     if (layer === 11) conv11 = x;
   }
-  const pl = params.prediction_layer as unknown as Record<string, ConvParams & { box_encoding_predictor: ConvParams; class_predictor: ConvParams }>;
+  const pl = params.prediction_layer as unknown as Record<
+    string,
+    ConvParams & { box_encoding_predictor: ConvParams; class_predictor: ConvParams }
+  >;
   const extra: string[] = [];
   let y = x;
   for (let i = 0; i < 8; i++) {
@@ -82,7 +96,8 @@ function buildGraph(params: Params): Uint8Array {
     extra.push(y);
   }
   const sources = [conv11, x, extra[1]!, extra[3]!, extra[5]!, extra[7]!];
-  const flat = (t: string, width: number) => g.node('Reshape', [g.node('Transpose', [t], { perm: [0, 2, 3, 1] }), g.int64s([1, -1, width])]);
+  const flat = (t: string, width: number) =>
+    g.node('Reshape', [g.node('Transpose', [t], { perm: [0, 2, 3, 1] }), g.int64s([1, -1, width])]);
   const boxes = sources.map((s, i) => flat(conv(s, pl[`box_predictor_${i}`]!.box_encoding_predictor, 1, false), 4));
   const classes = sources.map((s, i) => flat(conv(s, pl[`box_predictor_${i}`]!.class_predictor, 1, false), 3));
   g.node('Concat', boxes, { axis: 1 }, 'boxes');
@@ -99,13 +114,21 @@ export interface OnnxSsd {
 export async function onnxSsd(rt: Pick<FaceRuntime, 'faceapi'>, threads: number): Promise<OnnxSsd> {
   const { faceapi } = rt;
   const params = (faceapi.nets.ssdMobilenetv1 as unknown as { params: Params }).params;
-  const session = await ort.InferenceSession.create(buildGraph(params), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(buildGraph(params), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
   const priors = params.output_layer!.extra_dim!.dataSync() as Float32Array; // [count, 4]: ymin, xmin, ymax, xmax
   return {
     async locateFaces(input, { minConfidence, maxResults }) {
       const { width, height } = input;
       // face-api's NetInput.toBatchTensor(512, false), then x / 127.5 - 1
-      const out = await runOnImage(session, netInput({ rgb: input }, INPUT_SIZE, false, [127.5, 127.5, 127.5], 127.5), INPUT_SIZE);
+      const out = await runOnImage(
+        session,
+        netInput({ rgb: input }, INPUT_SIZE, false, [127.5, 127.5, 127.5], 127.5),
+        INPUT_SIZE,
+      );
       const encodings = out.boxes!.data as Float32Array;
       const logits = out.classes!.data as Float32Array;
       const count = priors.length / 4;
@@ -114,7 +137,12 @@ export async function onnxSsd(rt: Pick<FaceRuntime, 'faceapi'>, threads: number)
       for (let i = 0; i < count; i++) {
         // outputLayer.ts: decode against the prior box, score = sigmoid of class 1
         const [p0, p1, p2, p3] = [priors[4 * i]!, priors[4 * i + 1]!, priors[4 * i + 2]!, priors[4 * i + 3]!];
-        const [v0, v1, v2, v3] = [encodings[4 * i]!, encodings[4 * i + 1]!, encodings[4 * i + 2]!, encodings[4 * i + 3]!];
+        const [v0, v1, v2, v3] = [
+          encodings[4 * i]!,
+          encodings[4 * i + 1]!,
+          encodings[4 * i + 2]!,
+          encodings[4 * i + 3]!,
+        ];
         const h = p2 - p0;
         const w = p3 - p1;
         const cy = (v0 / 10) * h + (p0 + h / 2);
@@ -134,7 +162,10 @@ export async function onnxSsd(rt: Pick<FaceRuntime, 'faceapi'>, threads: number)
         const bottom = Math.min(1, boxes[4 * i + 2]!) * padY;
         const left = Math.max(0, boxes[4 * i + 1]!) * padX;
         const right = Math.min(1, boxes[4 * i + 3]!) * padX;
-        return new faceapi.FaceDetection(scores[i]!, new faceapi.Rect(left, top, right - left, bottom - top), { height, width });
+        return new faceapi.FaceDetection(scores[i]!, new faceapi.Rect(left, top, right - left, bottom - top), {
+          height,
+          width,
+        });
       });
     },
   };

@@ -34,7 +34,8 @@ function buildGraph(params: Record<string, unknown>, side: number): Uint8Array {
   const conv = (x: string, p: ConvParams) => layers.conv(x, p, 1, 'VALID');
   /** depthwiseSeparableConv.ts: pad 1 and a 'valid' depthwise 3x3 (that is 'same'), pointwise 1x1 + bias, leaky. */
   const separable = (x: string, p: SeparableParams) => leaky(layers.separable(x, p));
-  const pool = (x: string, stride: number) => g.node('MaxPool', [x], { kernel_shape: [2, 2], strides: [stride, stride], auto_pad: 'SAME_UPPER' });
+  const pool = (x: string, stride: number) =>
+    g.node('MaxPool', [x], { kernel_shape: [2, 2], strides: [stride, stride], auto_pad: 'SAME_UPPER' });
   const p = params as { conv0: ConvParams; conv8: ConvParams } & Record<string, SeparableParams>;
   let x = leaky(conv(g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] }), p.conv0));
   for (let layer = 1; layer <= 5; layer++) x = separable(pool(x, 2), p[`conv${layer}`]!);
@@ -51,10 +52,18 @@ export interface OnnxTinyDetector {
 }
 
 /** Builds the detector's ONNX graph for `side` (a multiple of 32) from face-api's loaded weights. */
-export async function onnxTinyDetector(rt: Pick<FaceRuntime, 'faceapi'>, threads: number, side: number): Promise<OnnxTinyDetector> {
+export async function onnxTinyDetector(
+  rt: Pick<FaceRuntime, 'faceapi'>,
+  threads: number,
+  side: number,
+): Promise<OnnxTinyDetector> {
   const { faceapi } = rt;
   const params = (faceapi.nets.tinyFaceDetector as unknown as { params: Record<string, unknown> }).params;
-  const session = await ort.InferenceSession.create(buildGraph(params, side), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(buildGraph(params, side), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
   return {
     async locateFaces(input, { scoreThreshold }) {
       const { width, height } = input;
@@ -83,10 +92,15 @@ export async function onnxTinyDetector(rt: Pick<FaceRuntime, 'faceapi'>, threads
           }
         }
       }
-      return nonMaxSuppression(Float32Array.from(boxes), scores, scores.length, IOU_THRESHOLD, scoreThreshold).map((i) => {
-        const [left, top, right, bottom] = boxes.slice(4 * i, 4 * i + 4) as [number, number, number, number];
-        return new faceapi.FaceDetection(scores[i]!, new faceapi.Rect(left, top, right - left, bottom - top), { height, width });
-      });
+      return nonMaxSuppression(Float32Array.from(boxes), scores, scores.length, IOU_THRESHOLD, scoreThreshold).map(
+        (i) => {
+          const [left, top, right, bottom] = boxes.slice(4 * i, 4 * i + 4) as [number, number, number, number];
+          return new faceapi.FaceDetection(scores[i]!, new faceapi.Rect(left, top, right - left, bottom - top), {
+            height,
+            width,
+          });
+        },
+      );
     },
   };
 }

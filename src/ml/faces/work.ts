@@ -25,13 +25,27 @@ export function faceWork(rt: FaceRuntime): FaceWork {
       if (!largest) return null;
       const described = await describe(rt, image, largest);
       if (!described) return null;
-      return { ...publicFace(largest), landmarks: described.landmarks, rollDegrees: described.rollDegrees, descriptor: described.descriptor, quality: described.quality, estimatedAge: described.estimatedAge };
+      return {
+        ...publicFace(largest),
+        landmarks: described.landmarks,
+        rollDegrees: described.rollDegrees,
+        descriptor: described.descriptor,
+        quality: described.quality,
+        estimatedAge: described.estimatedAge,
+      };
     },
   };
 }
 
-/** The largest face of an image, found the quick way when asked and plainly upright, else by the full search; undefined when there is none. */
-export async function largestFace(rt: FaceRuntime, image: DecodedImage, options: DescribeOptions = {}): Promise<RawFace | undefined> {
+/**
+ * The largest face of an image, found the quick way when asked and plainly upright, else by the full search; undefined
+ * when there is none.
+ */
+export async function largestFace(
+  rt: FaceRuntime,
+  image: DecodedImage,
+  options: DescribeOptions = {},
+): Promise<RawFace | undefined> {
   const { rgb, scale } = await detectionPixels(image);
   const quick = options.quick ? await findUprightFaceQuickly(rt, rgb, scale) : null;
   return quick ?? (await findFaces(rt, rgb, scale))[0];

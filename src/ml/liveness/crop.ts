@@ -12,7 +12,12 @@ export function faceCrop(tf: TfModule, rgb: Rgb, box: Box, scale: number, size: 
   const cx = box.x + box.width / 2;
   const cy = box.y + box.height / 2;
   // normalised [y1, x1, y2, x2]
-  const norm: [number, number, number, number] = [(cy - side / 2) / rgb.height, (cx - side / 2) / rgb.width, (cy + side / 2) / rgb.height, (cx + side / 2) / rgb.width];
+  const norm: [number, number, number, number] = [
+    (cy - side / 2) / rgb.height,
+    (cx - side / 2) / rgb.width,
+    (cy + side / 2) / rgb.height,
+    (cx + side / 2) / rgb.width,
+  ];
   const frame = tf.tensor4d(new Float32Array(rgbBytes(rgb)), [1, rgb.height, rgb.width, 3]);
   return tf.image.cropAndResize(frame, [norm], [0], [size, size]).div(255) as Tf.Tensor4D;
 }

@@ -18,7 +18,10 @@ export interface Rgb {
   channels: number;
 }
 
-/** Samples a square region (side `side` px centred on the box) to n x n grey (0..255), bilinear; outside the frame reads as edge-clamped. */
+/**
+ * Samples a square region (side `side` px centred on the box) to n x n grey (0..255), bilinear; outside the frame reads
+ * as edge-clamped.
+ */
 export function greySquare(img: Rgb, box: Box, scale: number, n: number): Float32Array {
   const side = Math.max(box.width, box.height) * scale;
   const cx = box.x + box.width / 2;
@@ -41,7 +44,8 @@ export function greySquare(img: Rgb, box: Box, scale: number, n: number): Float3
       const fx = x0 + ((i + 0.5) * side) / n - 0.5;
       const x = Math.floor(fx);
       const wx = fx - x;
-      out[j * n + i] = (1 - wy) * ((1 - wx) * at(x, y) + wx * at(x + 1, y)) + wy * ((1 - wx) * at(x, y + 1) + wx * at(x + 1, y + 1));
+      out[j * n + i] =
+        (1 - wy) * ((1 - wx) * at(x, y) + wx * at(x + 1, y)) + wy * ((1 - wx) * at(x, y + 1) + wx * at(x + 1, y + 1));
     }
   }
   return out;
@@ -70,7 +74,9 @@ export function laplacianVariance(grey: ArrayLike<number>, n: number, height = n
   return sum2 / count - mean * mean;
 }
 
-/** Specular glare: fraction of face pixels that are clipped near-white in every channel (glossy print, screen glass). */
+/**
+ * Specular glare: fraction of face pixels that are clipped near-white in every channel (glossy print, screen glass).
+ */
 export function glareFraction(img: Rgb, box: Box): number {
   const { data, width, height, channels } = img;
   const x0 = Math.max(0, Math.floor(box.x));
@@ -123,7 +129,10 @@ function fft(re: Float64Array, im: Float64Array): void {
 export interface Spectrum {
   /** share of (windowed, mean-removed) spectral energy above half the Nyquist radius */
   highFrequencyShare: number;
-  /** strongest isolated peak in the mid/high band over the local median: periodic (moire / screen-pixel / halftone) structure */
+  /**
+   * strongest isolated peak in the mid/high band over the local median: periodic (moire / screen-pixel / halftone)
+   * structure
+   */
   peakRatio: number;
 }
 
@@ -207,13 +216,30 @@ export function spectrum(grey: Float32Array, n: number): Spectrum {
  * Returns the per-side longest segment length in face widths/heights and the count of sides
  * with a segment longer than `minFaceLengths`.
  */
-export function frameEdges(img: Rgb, box: Box, minFaceLengths = 1.2): { sides: number; lengths: [number, number, number, number] } {
+export function frameEdges(
+  img: Rgb,
+  box: Box,
+  minFaceLengths = 1.2,
+): { sides: number; lengths: [number, number, number, number] } {
   const { data, width: w, height: h, channels } = img;
   const grey = new Float32Array(w * h);
-  for (let i = 0; i < w * h; i++) grey[i] = 0.299 * data[i * channels]! + 0.587 * data[i * channels + 1]! + 0.114 * data[i * channels + 2]!;
+  for (let i = 0; i < w * h; i++)
+    grey[i] = 0.299 * data[i * channels]! + 0.587 * data[i * channels + 1]! + 0.114 * data[i * channels + 2]!;
   const strong = 40; // Sobel magnitude (0..~1020) for a clear, high-contrast step
-  const gx = (x: number, y: number): number => grey[(y - 1) * w + x + 1]! + 2 * grey[y * w + x + 1]! + grey[(y + 1) * w + x + 1]! - grey[(y - 1) * w + x - 1]! - 2 * grey[y * w + x - 1]! - grey[(y + 1) * w + x - 1]!;
-  const gy = (x: number, y: number): number => grey[(y + 1) * w + x - 1]! + 2 * grey[(y + 1) * w + x]! + grey[(y + 1) * w + x + 1]! - grey[(y - 1) * w + x - 1]! - 2 * grey[(y - 1) * w + x]! - grey[(y - 1) * w + x + 1]!;
+  const gx = (x: number, y: number): number =>
+    grey[(y - 1) * w + x + 1]! +
+    2 * grey[y * w + x + 1]! +
+    grey[(y + 1) * w + x + 1]! -
+    grey[(y - 1) * w + x - 1]! -
+    2 * grey[y * w + x - 1]! -
+    grey[(y + 1) * w + x - 1]!;
+  const gy = (x: number, y: number): number =>
+    grey[(y + 1) * w + x - 1]! +
+    2 * grey[(y + 1) * w + x]! +
+    grey[(y + 1) * w + x + 1]! -
+    grey[(y - 1) * w + x - 1]! -
+    2 * grey[(y - 1) * w + x]! -
+    grey[(y - 1) * w + x + 1]!;
   // Horizontal edge pixels (|gy| dominant) and vertical ones (|gx| dominant).
   const hEdge = new Uint8Array(w * h);
   const vEdge = new Uint8Array(w * h);

@@ -1,7 +1,16 @@
 import { faceWorkerPool, loadFaceModels, type DetectedFace, type FaceModels } from '../faces/index.js';
 import { SerialQueue } from '../queue.js';
 import { pixels, WORKING_COPY, type DecodedImage } from '../image.js';
-import { blackLevel, frameEdges, glareFraction, greySquare, laplacianVariance, spectrum, type Box, type Rgb } from './evidence.js';
+import {
+  blackLevel,
+  frameEdges,
+  glareFraction,
+  greySquare,
+  laplacianVariance,
+  spectrum,
+  type Box,
+  type Rgb,
+} from './evidence.js';
 import { miniFasNetReal } from './minifasnet.js';
 import { livenessGraphs, type LivenessGraphs } from './models.js';
 import { headPoseAt, type HeadPose } from './pose.js';
@@ -30,7 +39,10 @@ export interface OtherFrames {
 export interface LivenessModels {
   /** Passive liveness of `image`; with other frames of a burst, MiniFASNet's score is the median over all of them. */
   assess(image: DecodedImage, options?: OtherFrames): Promise<LivenessAssessment>;
-  /** Head pose of a face found in `image` (its box in upright original pixels), from the face mesh; null when the mesh sees no face there. */
+  /**
+   * Head pose of a face found in `image` (its box in upright original pixels), from the face mesh; null when the mesh
+   * sees no face there.
+   */
   headPose(image: DecodedImage, face: { box: Box }): Promise<HeadPose | null>;
   close(): Promise<void>;
 }
@@ -56,7 +68,10 @@ export const LIVENESS_THRESHOLDS = {
    * 0.25), the real print sample 0.15, the real tablet 0.02
    */
   miniFasNet: 0.25,
-  /** face box area / frame area above which the face fills the frame: the models then see no surroundings (a close-up print or screen, a face crop) */
+  /**
+   * face box area / frame area above which the face fills the frame: the models then see no surroundings (a close-up
+   * print or screen, a face crop)
+   */
   maxFaceAreaFraction: 0.45,
   /** reported only: Laplacian variance of the 128x128 face patch below which the face is soft */
   minSharpness: 30,
@@ -78,7 +93,10 @@ export const LIVENESS_THRESHOLDS = {
   maxBlackLevel: 22,
 };
 
-/** The two liveness inferences on one set of graphs: run in-process or inside a face worker thread, the same code either way. */
+/**
+ * The two liveness inferences on one set of graphs: run in-process or inside a face worker thread, the same code either
+ * way.
+ */
 export interface LivenessWork {
   assess(image: DecodedImage, frames: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment>;
   headPose(image: DecodedImage, box: Box): Promise<HeadPose | null>;
@@ -107,11 +125,17 @@ function sharedLiveness(): Promise<LivenessWork> {
     const pool = await faceWorkerPool();
     if (pool) {
       await pool.warmLiveness();
-      return { assess: (image, frames) => pool.assess(image, frames), headPose: (image, box) => pool.headPose(image, box) };
+      return {
+        assess: (image, frames) => pool.assess(image, frames),
+        headPose: (image, box) => pool.headPose(image, box),
+      };
     }
     const work = livenessWork(await livenessGraphs(), (await loadFaceModels()).detectFaces);
     const inference = new SerialQueue();
-    return { assess: (image, frames) => inference.run(() => work.assess(image, frames)), headPose: (image, box) => inference.run(() => work.headPose(image, box)) };
+    return {
+      assess: (image, frames) => inference.run(() => work.assess(image, frames)),
+      headPose: (image, box) => inference.run(() => work.headPose(image, box)),
+    };
   })().catch((error: unknown) => {
     shared = undefined;
     throw error;
@@ -142,12 +166,19 @@ export async function loadLivenessModels(): Promise<LivenessModels> {
   };
 }
 
-async function assess(graphs: LivenessGraphs, detectFaces: FaceModels['detectFaces'], image: DecodedImage, others: { image: DecodedImage; box: Box }[]): Promise<LivenessAssessment> {
+async function assess(
+  graphs: LivenessGraphs,
+  detectFaces: FaceModels['detectFaces'],
+  image: DecodedImage,
+  others: { image: DecodedImage; box: Box }[],
+): Promise<LivenessAssessment> {
   const T = LIVENESS_THRESHOLDS;
   const detected = await detectFaces(image);
   const rgb: Rgb = await pixels(image, WORKING_COPY);
   const k = rgb.width / image.width; // original upright pixels -> analysis pixels
-  const usable = detected.filter((f) => f.score >= T.minFaceScore && Math.min(f.box.width, f.box.height) * k >= T.minFacePixels);
+  const usable = detected.filter(
+    (f) => f.score >= T.minFaceScore && Math.min(f.box.width, f.box.height) * k >= T.minFacePixels,
+  );
   const face: DetectedFace | undefined = usable[0];
   if (!face) {
     const best = detected[0];
@@ -172,7 +203,10 @@ async function assess(graphs: LivenessGraphs, detectFaces: FaceModels['detectFac
 
   // 1. MiniFASNet, each network on its own crop around the face; their mean P(real). For a burst,
   // the median over its frames: one frame caught mid-blur or mid-turn does not decide.
-  const [fasV2, fasV1se] = graphs.miniFasNets.map((net) => miniFasNetReal(graphs.tf, net, rgb, box)) as [number, number];
+  const [fasV2, fasV1se] = graphs.miniFasNets.map((net) => miniFasNetReal(graphs.tf, net, rgb, box)) as [
+    number,
+    number,
+  ];
   const frameScores = [(fasV2 + fasV1se) / 2];
   for (const other of others) frameScores.push(await realScore(graphs, other.image, other.box));
   const fas = median(frameScores);
@@ -227,7 +261,9 @@ async function assess(graphs: LivenessGraphs, detectFaces: FaceModels['detectFac
       name: 'black_level',
       value: black,
       passed: black <= T.maxBlackLevel,
-      detail: `the darkest 0.1% of pixels around the head reach ${black} of 255; above ${T.maxBlackLevel} ` + 'the blacks are lifted as on paper or a lit screen, where a real scene has deep shadows',
+      detail:
+        `the darkest 0.1% of pixels around the head reach ${black} of 255; above ${T.maxBlackLevel} ` +
+        'the blacks are lifted as on paper or a lit screen, where a real scene has deep shadows',
     },
     {
       name: 'frame_edges',
@@ -259,7 +295,12 @@ export type LivenessScores = LivenessAssessment['scores'];
 
 /** The verdict on a found face: every decisive measure within its threshold. */
 export function livenessDecision(s: LivenessScores, t: LivenessThresholds = LIVENESS_THRESHOLDS): boolean {
-  return (s.minifasnet ?? 0) >= t.miniFasNet && (s.faceAreaFraction ?? 1) <= t.maxFaceAreaFraction && (s.moirePeakRatio ?? Infinity) <= t.maxPeakRatio && (s.blackLevel ?? 255) <= t.maxBlackLevel;
+  return (
+    (s.minifasnet ?? 0) >= t.miniFasNet &&
+    (s.faceAreaFraction ?? 1) <= t.maxFaceAreaFraction &&
+    (s.moirePeakRatio ?? Infinity) <= t.maxPeakRatio &&
+    (s.blackLevel ?? 255) <= t.maxBlackLevel
+  );
 }
 
 /** MiniFASNet's P(real) (mean of its two networks) for a face found in another frame. */

@@ -74,15 +74,21 @@ export function miniFasNetLogits(tf: TfModule, net: MiniFasNet, input: Tf.Tensor
       : x;
   const block = (x: Tf.Tensor4D, prefix: string, stride: number, padding: number): Tf.Tensor4D => {
     const depthwise = net.weights.get(`${prefix}.depthwise`);
-    let y = depthwise ? tf.depthwiseConv2d(pad(x, padding), depthwise as Tf.Tensor4D, stride, 'valid') : tf.conv2d(pad(x, padding), w(`${prefix}.filter`) as Tf.Tensor4D, stride, 'valid');
+    let y = depthwise
+      ? tf.depthwiseConv2d(pad(x, padding), depthwise as Tf.Tensor4D, stride, 'valid')
+      : tf.conv2d(pad(x, padding), w(`${prefix}.filter`) as Tf.Tensor4D, stride, 'valid');
     y = tf.add(y, w(`${prefix}.bias`)) as Tf.Tensor4D;
     const alpha = net.weights.get(`${prefix}.alpha`);
     return alpha ? (tf.prelu(y, alpha) as Tf.Tensor4D) : y;
   };
   const squeezeExcite = (x: Tf.Tensor4D, prefix: string): Tf.Tensor4D => {
     const pooled = tf.mean(x, [1, 2]) as Tf.Tensor2D;
-    const hidden = tf.relu(tf.add(tf.matMul(pooled, w(`${prefix}.fc1.matrix`) as Tf.Tensor2D), w(`${prefix}.fc1.bias`)));
-    const gate = tf.sigmoid(tf.add(tf.matMul(hidden as Tf.Tensor2D, w(`${prefix}.fc2.matrix`) as Tf.Tensor2D), w(`${prefix}.fc2.bias`)));
+    const hidden = tf.relu(
+      tf.add(tf.matMul(pooled, w(`${prefix}.fc1.matrix`) as Tf.Tensor2D), w(`${prefix}.fc1.bias`)),
+    );
+    const gate = tf.sigmoid(
+      tf.add(tf.matMul(hidden as Tf.Tensor2D, w(`${prefix}.fc2.matrix`) as Tf.Tensor2D), w(`${prefix}.fc2.bias`)),
+    );
     return tf.mul(x, tf.reshape(gate, [1, 1, 1, -1]));
   };
   const bottleneck = (x: Tf.Tensor4D, prefix: string, stride: number, residual: boolean): Tf.Tensor4D => {

@@ -52,7 +52,17 @@ export function chooseOperatingPoint(scored: ScoredPresentation[]): LivenessThre
     const values = tied.map((t) => t[key]).sort((a, b) => a - b);
     return values[Math.floor(values.length / 2)]!;
   };
-  const point = { ...LIVENESS_THRESHOLDS, miniFasNet: centre('miniFasNet'), maxPeakRatio: centre('maxPeakRatio'), maxBlackLevel: centre('maxBlackLevel') };
-  const inside = tied.some((t) => t.miniFasNet === point.miniFasNet && t.maxPeakRatio === point.maxPeakRatio && t.maxBlackLevel === point.maxBlackLevel);
+  const point = {
+    ...LIVENESS_THRESHOLDS,
+    miniFasNet: centre('miniFasNet'),
+    maxPeakRatio: centre('maxPeakRatio'),
+    maxBlackLevel: centre('maxBlackLevel'),
+  };
+  const inside = tied.some(
+    (t) =>
+      t.miniFasNet === point.miniFasNet &&
+      t.maxPeakRatio === point.maxPeakRatio &&
+      t.maxBlackLevel === point.maxBlackLevel,
+  );
   return inside ? point : tied[Math.floor(tied.length / 2)]!;
 }

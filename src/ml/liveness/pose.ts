@@ -34,7 +34,11 @@ const CHEEK_IMAGE_RIGHT = 454;
 
 type Vec = [number, number, number];
 const sub = (a: Vec, b: Vec): Vec => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-const cross = (a: Vec, b: Vec): Vec => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const cross = (a: Vec, b: Vec): Vec => [
+  a[1] * b[2] - a[2] * b[1],
+  a[2] * b[0] - a[0] * b[2],
+  a[0] * b[1] - a[1] * b[0],
+];
 const unit = (v: Vec): Vec => {
   const n = Math.hypot(v[0], v[1], v[2]) || 1;
   return [v[0] / n, v[1] / n, v[2] / n];
@@ -57,7 +61,9 @@ export function poseFromMesh(mesh: readonly Vec[]): Omit<HeadPose, 'confidence'>
 /** Runs the face mesh on human's square crop around `box` (analysis pixels); null when it sees no face there. */
 export function headPoseAt(graphs: LivenessGraphs, rgb: Rgb, box: Box): HeadPose | null {
   const { tf } = graphs;
-  const outputs = tf.tidy(() => graphs.facemesh.execute(faceCrop(tf, rgb, box, MESH_CROP_SCALE, MESH_INPUT)) as Tf.Tensor[]);
+  const outputs = tf.tidy(
+    () => graphs.facemesh.execute(faceCrop(tf, rgb, box, MESH_CROP_SCALE, MESH_INPUT)) as Tf.Tensor[],
+  );
   try {
     const flag = outputs.find((t) => t.shape[t.shape.length - 1] === 1)!;
     const points = outputs.find((t) => t.shape[t.shape.length - 1] === 1404)!;

@@ -32,7 +32,10 @@ export interface FrameScene {
 }
 
 export interface SceneChange {
-  /** Mean absolute luma difference of the background at the best camera shift, grey levels; null when too little background shows. */
+  /**
+   * Mean absolute luma difference of the background at the best camera shift, grey levels; null when too little
+   * background shows.
+   */
   background: number | null;
   /** Ratio (>= 1) of the brighter to the darker face. */
   faceLight: number;
@@ -123,7 +126,16 @@ function noiseSigma(data: Buffer, width: number, height: number, channels: numbe
   let sum = 0;
   for (let y = 1; y < height - 1; y++) {
     for (let x = 1; x < width - 1; x++) {
-      const v = at(x - 1, y - 1) - 2 * at(x, y - 1) + at(x + 1, y - 1) - 2 * at(x - 1, y) + 4 * at(x, y) - 2 * at(x + 1, y) + at(x - 1, y + 1) - 2 * at(x, y + 1) + at(x + 1, y + 1);
+      const v =
+        at(x - 1, y - 1) -
+        2 * at(x, y - 1) +
+        at(x + 1, y - 1) -
+        2 * at(x - 1, y) +
+        4 * at(x, y) -
+        2 * at(x + 1, y) +
+        at(x - 1, y + 1) -
+        2 * at(x, y + 1) +
+        at(x + 1, y + 1);
       sum += Math.abs(v);
     }
   }

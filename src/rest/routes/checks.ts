@@ -10,9 +10,22 @@ import type { ErrorCode } from '../../core/errors.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/checks/sandbox.js';
 import { checkBody, type FieldKinds, refuseUndeclaredFields } from '../../http/input.js';
-import { EXAMPLE_JPEG, IMAGE_BODY, idempotencyKeyHeader, testOutcomeHeader, type ApiDocs, type RouteExamples } from '../../http/openapi.js';
+import {
+  EXAMPLE_JPEG,
+  IMAGE_BODY,
+  idempotencyKeyHeader,
+  testOutcomeHeader,
+  type ApiDocs,
+  type RouteExamples,
+} from '../../http/openapi.js';
 
-import { challengeWire, combinedWire, standaloneWire, unlinkedFaceWire, type UnlinkedFaceView } from '../../core/checks/views.js';
+import {
+  challengeWire,
+  combinedWire,
+  standaloneWire,
+  unlinkedFaceWire,
+  type UnlinkedFaceView,
+} from '../../core/checks/views.js';
 import { providerListWire, stateListWire } from '../../core/credentials/views.js';
 import { caseSensitiveRouter } from '../../http/router.js';
 
@@ -38,19 +51,37 @@ const EVERY_CHECK =
 export function checksRouter(core: Core, docs: ApiDocs) {
   const router = caseSensitiveRouter();
 
-  /** A check's route; its body is documented by the check's own input schema (`doc.body` only narrows it, e.g. to mark a field required). */
+  /**
+   * A check's route; its body is documented by the check's own input schema (`doc.body` only narrows it, e.g. to mark a
+   * field required).
+   */
   function route<I extends AccountRef, P>(
     path: string,
     check: StandaloneCheck<I, P>,
     kinds: FieldKinds,
-    doc: { summary: string; description: string; body?: z.ZodType; errors: ErrorCode[]; response?: z.ZodType; examples?: RouteExamples },
+    doc: {
+      summary: string;
+      description: string;
+      body?: z.ZodType;
+      errors: ErrorCode[];
+      response?: z.ZodType;
+      examples?: RouteExamples;
+    },
   ) {
     const body = doc.body ?? check.input;
-    router.post(path, checkBody(kinds), refuseUndeclaredFields(body, { bodyOf: (_req, res) => res.locals.input }), async (req, res) => {
-      const caller = res.locals.apiKey as ApiKeyCaller;
-      const result = await core.pipeline.run(caller, check, res.locals.input, { idempotencyKey: req.get('idempotency-key') ?? undefined, testOutcome: req.get(TEST_OUTCOME_HEADER) });
-      sendResult(res, result);
-    });
+    router.post(
+      path,
+      checkBody(kinds),
+      refuseUndeclaredFields(body, { bodyOf: (_req, res) => res.locals.input }),
+      async (req, res) => {
+        const caller = res.locals.apiKey as ApiKeyCaller;
+        const result = await core.pipeline.run(caller, check, res.locals.input, {
+          idempotencyKey: req.get('idempotency-key') ?? undefined,
+          testOutcome: req.get(TEST_OUTCOME_HEADER),
+        });
+        sendResult(res, result);
+      },
+    );
     docs.add({
       method: 'post',
       path: `/api/v2${path}`,
@@ -87,7 +118,14 @@ export function checksRouter(core: Core, docs: ApiDocs) {
             type: 'id_verification',
             status: 'passed',
             score: 0.97,
-            data: { document_type: 'driver_license', issuing_state: 'CA', full_name: 'DANA M WHITFIELD', date_of_birth: '1988-04-12', expiration_date: '2029-04-12', barcode_matches_front: true },
+            data: {
+              document_type: 'driver_license',
+              issuing_state: 'CA',
+              full_name: 'DANA M WHITFIELD',
+              date_of_birth: '1988-04-12',
+              expiration_date: '2029-04-12',
+              barcode_matches_front: true,
+            },
             error: null,
           },
         },
@@ -105,7 +143,17 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       errors: ['image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'],
       examples: {
         request: { image1: EXAMPLE_JPEG, image2: EXAMPLE_JPEG, threshold: 0.8 },
-        response: { session_id: 'chk_8c2e4a6f1b3d5079c2e4a6f1', status: 'passed', check: { type: 'face_match', status: 'passed', score: 0.91, data: { similarity: 0.91, threshold: 0.8, match: true }, error: null } },
+        response: {
+          session_id: 'chk_8c2e4a6f1b3d5079c2e4a6f1',
+          status: 'passed',
+          check: {
+            type: 'face_match',
+            status: 'passed',
+            score: 0.91,
+            data: { similarity: 0.91, threshold: 0.8, match: true },
+            error: null,
+          },
+        },
       },
     },
   );
@@ -132,7 +180,13 @@ export function checksRouter(core: Core, docs: ApiDocs) {
               live_score: 1,
               result: 'live',
               assurance: 'single_image',
-              limits: [{ code: 'synthetic_face', detail: 'a generated (synthetic) face image shows no print or screen artefacts for the passive models to find' }],
+              limits: [
+                {
+                  code: 'synthetic_face',
+                  detail:
+                    'a generated (synthetic) face image shows no print or screen artefacts for the passive models to find',
+                },
+              ],
             },
             error: null,
           },
@@ -152,22 +206,50 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       response: combinedWire,
       errors: ['kyc_required', 'image_too_large', 'unprocessable', 'not_found', 'engine_unreachable'],
       examples: {
-        request: { front_image: EXAMPLE_JPEG, back_image: EXAMPLE_JPEG, selfie: EXAMPLE_JPEG, license_type: 'Registered Nurse', license_state: 'CA', license_number: '648213' },
+        request: {
+          front_image: EXAMPLE_JPEG,
+          back_image: EXAMPLE_JPEG,
+          selfie: EXAMPLE_JPEG,
+          license_type: 'Registered Nurse',
+          license_state: 'CA',
+          license_number: '648213',
+        },
         response: {
           session_id: 'chk_5d7f9b1a3c5e7092b4d6f8a0',
           status: 'passed',
           identity: { name: 'Dana M Whitfield', dob: '1988-04-12' },
           checks: [
-            { type: 'id_verification', status: 'passed', score: 0.97, data: { document_type: 'driver_license', issuing_state: 'CA' }, error: null },
+            {
+              type: 'id_verification',
+              status: 'passed',
+              score: 0.97,
+              data: { document_type: 'driver_license', issuing_state: 'CA' },
+              error: null,
+            },
             { type: 'liveness', status: 'passed', score: 1, data: { live_score: 1, result: 'live' }, error: null },
             { type: 'face_match', status: 'passed', score: 0.9, data: { similarity: 0.9, match: true }, error: null },
-            { type: 'credential', status: 'passed', data: { license_number: '648213', status: 'active', expiration_date: '2027-06-30', name_matches: true }, error: null },
+            {
+              type: 'credential',
+              status: 'passed',
+              data: { license_number: '648213', status: 'active', expiration_date: '2027-06-30', name_matches: true },
+              error: null,
+            },
           ],
         },
       },
     },
   );
-  const burstErrors: ErrorCode[] = ['invalid_frames', 'too_many_frames', 'frames_required', 'invalid_challenge', 'challenge_expired', 'image_too_large', 'unprocessable', 'no_face', 'face_not_enrolled'];
+  const burstErrors: ErrorCode[] = [
+    'invalid_frames',
+    'too_many_frames',
+    'frames_required',
+    'invalid_challenge',
+    'challenge_expired',
+    'image_too_large',
+    'unprocessable',
+    'no_face',
+    'face_not_enrolled',
+  ];
   route(
     '/antispoof',
     core.checks.antispoof,
@@ -178,7 +260,11 @@ export function checksRouter(core: Core, docs: ApiDocs) {
         'The stronger liveness test: a burst of 3 to 8 `frames` taken over about two seconds (motion, blinks and head pose between them must be a real, continuous capture), best with a gesture challenge: ask `POST /api/v2/antispoof/challenge` first, show the gesture, take the frames while the person does it, and send `challenge_id` with `captured_ms` (per frame, milliseconds after the challenge arrived). One `image` instead is judged passively.\n\n`check.data.human_score` is from 0 to 1, with `live_score`, `result` and the evidence. Fewer than 3 frames is 400 `invalid_frames`, more than 8 400 `too_many_frames`; a wrong or used challenge 403 `invalid_challenge`, an old one 400 `challenge_expired`.',
       errors: burstErrors,
       examples: {
-        request: { frames: [EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [120, 480, 910] },
+        request: {
+          frames: [EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG],
+          challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f',
+          captured_ms: [120, 480, 910],
+        },
         response: {
           session_id: 'chk_6e8a0c2b4d6f8193c5e7a9b1',
           status: 'passed',
@@ -186,7 +272,13 @@ export function checksRouter(core: Core, docs: ApiDocs) {
             type: 'antispoof',
             status: 'passed',
             score: 0.96,
-            data: { human_score: 0.96, live_score: 1, result: 'live', assurance: 'challenge_burst', challenge: { challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', gesture: 'turn_left', performed: true } },
+            data: {
+              human_score: 0.96,
+              live_score: 1,
+              result: 'live',
+              assurance: 'challenge_burst',
+              challenge: { challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', gesture: 'turn_left', performed: true },
+            },
             error: null,
           },
         },
@@ -207,7 +299,13 @@ export function checksRouter(core: Core, docs: ApiDocs) {
         response: {
           session_id: 'chk_7f9b1d3c5e7a92a4d6f8b0c2',
           status: 'passed',
-          check: { type: 'antispoof', status: 'passed', score: 0.94, data: { human_score: 0.94, live_score: 1, result: 'live', face_id: 'fce_1a3c5e7f9b2d4f6a8c0e2b4d' }, error: null },
+          check: {
+            type: 'antispoof',
+            status: 'passed',
+            score: 0.94,
+            data: { human_score: 0.94, live_score: 1, result: 'live', face_id: 'fce_1a3c5e7f9b2d4f6a8c0e2b4d' },
+            error: null,
+          },
         },
       },
     },
@@ -229,7 +327,12 @@ export function checksRouter(core: Core, docs: ApiDocs) {
         response: {
           session_id: 'chk_9a1c3e5b7d9f1a2b4c6d8e0f',
           status: 'passed',
-          check: { type: 'face_uniqueness', status: 'passed', data: { unique: true, enrolled: true, face_id: 'fce_2b4d6f8a0c1e3a5b7d9f1c3e' }, error: null },
+          check: {
+            type: 'face_uniqueness',
+            status: 'passed',
+            data: { unique: true, enrolled: true, face_id: 'fce_2b4d6f8a0c1e3a5b7d9f1c3e' },
+            error: null,
+          },
         },
       },
     },
@@ -252,7 +355,14 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       errors: API_KEY_ERRORS,
       response: challengeWire,
-      examples: { response: { challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', challengeId: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', gesture: 'turn_left', expires_at: '2026-11-27T09:41:00.000Z' } },
+      examples: {
+        response: {
+          challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f',
+          challengeId: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f',
+          gesture: 'turn_left',
+          expires_at: '2026-11-27T09:41:00.000Z',
+        },
+      },
     },
     {
       method: 'delete',
@@ -278,22 +388,47 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       errors: ['missing_dob', 'account_dob_unavailable'],
       examples: {
         request: { dob: '1988-04-12', bands: [18, 21] },
-        response: { session_id: 'chk_1b3d5f7a9c0e2a4c6e8b0d2f', status: 'passed', check: { type: 'age', status: 'passed', data: { age: 38, bands: { '18': true, '21': true } }, error: null } },
+        response: {
+          session_id: 'chk_1b3d5f7a9c0e2a4c6e8b0d2f',
+          status: 'passed',
+          check: { type: 'age', status: 'passed', data: { age: 38, bands: { '18': true, '21': true } }, error: null },
+        },
       },
     },
   );
   route(
     '/location',
     core.checks.location,
-    { images: [], numbers: ['latitude', 'longitude', 'accuracy', 'expected_latitude', 'expected_longitude', 'radius_m'] },
+    {
+      images: [],
+      numbers: ['latitude', 'longitude', 'accuracy', 'expected_latitude', 'expected_longitude', 'radius_m'],
+    },
     {
       summary: 'Check a location',
       description:
         'Records a GPS fix (`latitude`, `longitude`, `accuracy`, from the device), and with an expected point checks it: with `expected_latitude`, `expected_longitude` and `radius_m` the check passes inside the radius and fails outside (with the distance in `error`); with an expected point and no radius it passes and reports `distance_m`; without one it only captures the fix.\n\nNo fix (coordinates missing or null, or `source: "permission_denied"`) is a hard `failed`, never a pass. Out-of-range coordinates, a fix without `accuracy`, or half an expected point are 400 `validation_error`.',
       errors: [],
       examples: {
-        request: { latitude: 37.7793, longitude: -122.4193, accuracy: 12, expected_latitude: 37.7749, expected_longitude: -122.4194, radius_m: 1000, source: 'gps', captured_at: '2026-11-27T09:40:12Z' },
-        response: { session_id: 'chk_2c4e6a8b0d1f3b5d7f9a1c3e', status: 'passed', check: { type: 'location', status: 'passed', data: { distance_m: 491, within_radius: true, accuracy: 12 }, error: null } },
+        request: {
+          latitude: 37.7793,
+          longitude: -122.4193,
+          accuracy: 12,
+          expected_latitude: 37.7749,
+          expected_longitude: -122.4194,
+          radius_m: 1000,
+          source: 'gps',
+          captured_at: '2026-11-27T09:40:12Z',
+        },
+        response: {
+          session_id: 'chk_2c4e6a8b0d1f3b5d7f9a1c3e',
+          status: 'passed',
+          check: {
+            type: 'location',
+            status: 'passed',
+            data: { distance_m: 491, within_radius: true, accuracy: 12 },
+            error: null,
+          },
+        },
       },
     },
   );
@@ -307,11 +442,28 @@ export function checksRouter(core: Core, docs: ApiDocs) {
         "Looks a licence up on the issuing board, by state (`license_state`, from `GET /api/v2/credential/states`), board (`provider_code`, or `license_type`, the board's `credential_name`) and `license_number` exactly as the board writes it. Three modes:\n\n- **search** (no name): the board's record (`found`, `match: null`); finding a licence is no proof the caller holds it.\n- **verify** (`full_name`, or `first_name` and `last_name`): the name is matched against the record (`match` true or false); a wrong name fails even with the right number.\n- **account** (`svc_access_token` or `svc_id`): the account's verified name is used (any name sent is ignored), and a passed licence is recorded on the account.\n\nA live board lookup takes 10 to 60 seconds: give your client a timeout of about 90 s. `do_ai_clean: true` retries an odd number format once. An unknown state or board is 404 `not_found`.",
       errors: ['not_found', 'kyc_required', 'engine_unreachable'],
       examples: {
-        request: { license_state: 'CA', license_type: 'Registered Nurse', license_number: '648213', first_name: 'Dana', last_name: 'Whitfield' },
+        request: {
+          license_state: 'CA',
+          license_type: 'Registered Nurse',
+          license_number: '648213',
+          first_name: 'Dana',
+          last_name: 'Whitfield',
+        },
         response: {
           session_id: 'chk_3d5f7b9c1e2a4c6e8a0b2d4f',
           status: 'passed',
-          check: { type: 'credential', status: 'passed', data: { mode: 'verify', license_number: '648213', status: 'active', expiration_date: '2027-06-30', name_matches: true }, error: null },
+          check: {
+            type: 'credential',
+            status: 'passed',
+            data: {
+              mode: 'verify',
+              license_number: '648213',
+              status: 'active',
+              expiration_date: '2027-06-30',
+              name_matches: true,
+            },
+            error: null,
+          },
         },
       },
     },
@@ -328,7 +480,8 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       method: 'get',
       path: '/api/v2/credential/states',
       summary: 'List states with licensing boards',
-      description: 'The states whose licensing boards the licence checks can query, with their 2-letter codes: the `license_state` of `POST /api/v2/credential-verification`. Not charged.',
+      description:
+        'The states whose licensing boards the licence checks can query, with their 2-letter codes: the `license_state` of `POST /api/v2/credential-verification`. Not charged.',
       tag: 'credentials',
       security: 'apiKey',
       errors: API_KEY_ERRORS,
@@ -354,7 +507,14 @@ export function checksRouter(core: Core, docs: ApiDocs) {
       response: providerListWire,
       examples: {
         response: {
-          providers: [{ provider_code: 'ca_brn', provider_display_name: 'California Board of Registered Nursing', credential_name: 'Registered Nurse', required_fields: ['license_number'] }],
+          providers: [
+            {
+              provider_code: 'ca_brn',
+              provider_display_name: 'California Board of Registered Nursing',
+              credential_name: 'Registered Nurse',
+              required_fields: ['license_number'],
+            },
+          ],
         },
       },
     },

@@ -5,10 +5,29 @@ import type { Core } from '../../core/index.js';
 import type { AuthorizeStep } from '../../core/oidc/provider.js';
 import { UI_LOCALES_SUPPORTED } from '../../core/oidc/ui-locales.js';
 import { discoveryDocument } from '../../core/oidc/discovery.js';
-import { discoveryWire, introspectionWire, jwksWire, licensesWire, revocationWire, tokenResponseWire, userinfoWire, verificationsWire } from '../../core/oidc/views.js';
+import {
+  discoveryWire,
+  introspectionWire,
+  jwksWire,
+  licensesWire,
+  revocationWire,
+  tokenResponseWire,
+  userinfoWire,
+  verificationsWire,
+} from '../../core/oidc/views.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie, signInFromPage } from '../../web/browser-session.js';
-import { consentPage, forgotPasswordPage, messagePage, resetPasswordPage, signInPage, signOutPage, signUpErrorText, signUpNotice, signUpPage } from '../../web/login-pages.js';
+import {
+  consentPage,
+  forgotPasswordPage,
+  messagePage,
+  resetPasswordPage,
+  signInPage,
+  signOutPage,
+  signUpErrorText,
+  signUpNotice,
+  signUpPage,
+} from '../../web/login-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { allowFormRedirect } from '../security-headers.js';
 import { toDomainError } from '../errors.js';
@@ -25,7 +44,10 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new DomainError('invalid_client', 'malformed Basic credentials');
   try {
-    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    };
   } catch {
     throw new DomainError('invalid_client', 'malformed Basic credentials');
   }
@@ -36,7 +58,8 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
  * (a NUL, a lone surrogate: `validation_error` elsewhere), is `invalid_request` here.
  */
 function oauthError(error: unknown): DomainError | undefined {
-  if ((error as { type?: string })?.type === 'entity.parse.failed') return new DomainError('invalid_request', 'malformed JSON body');
+  if ((error as { type?: string })?.type === 'entity.parse.failed')
+    return new DomainError('invalid_request', 'malformed JSON body');
   const known = toDomainError(error);
   return known?.code === 'validation_error' ? new DomainError('invalid_request', known.message) : known;
 }
@@ -53,7 +76,8 @@ function tokenError(error: unknown, req: Request, res: Response, next: NextFunct
     next(error);
     return;
   }
-  if (known.code === 'invalid_client' && req.get('authorization')) res.setHeader('WWW-Authenticate', 'Basic realm="verity"');
+  if (known.code === 'invalid_client' && req.get('authorization'))
+    res.setHeader('WWW-Authenticate', 'Basic realm="verity"');
   if (!req.is('application/x-www-form-urlencoded')) {
     next(known);
     return;
@@ -69,7 +93,8 @@ function tokenError(error: unknown, req: Request, res: Response, next: NextFunct
  */
 function bearerChallenge(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const known = toDomainError(error);
-  if (known?.code === 'invalid_token' || known?.code === 'insufficient_scope') res.setHeader('WWW-Authenticate', bearerChallengeHeader(known, bearer(req) !== undefined));
+  if (known?.code === 'invalid_token' || known?.code === 'insufficient_scope')
+    res.setHeader('WWW-Authenticate', bearerChallengeHeader(known, bearer(req) !== undefined));
   next(error);
 }
 
@@ -85,17 +110,31 @@ function bearerChallengeHeader(error: DomainError, tokenSent: boolean): string {
 // (core/oidc/grants) so that each error is the one RFC 6749 names.
 const OAUTH_BODY: BodyMediaType[] = ['application/x-www-form-urlencoded', 'application/json'];
 const clientCredentials = {
-  client_id: z.string().optional().describe('client_secret_post; or send both in Authorization: Basic (client_secret_basic)'),
+  client_id: z
+    .string()
+    .optional()
+    .describe('client_secret_post; or send both in Authorization: Basic (client_secret_basic)'),
   client_secret: z.string().optional().describe('client_secret_post; or Authorization: Basic'),
 };
 const tokenRequest = z.object({
   grant_type: z.enum(['authorization_code', 'refresh_token']),
   code: z.string().optional().describe('authorization_code: the code from the redirect (single use, 60 s)'),
-  redirect_uri: z.string().optional().describe('authorization_code: the redirect_uri of the authorization request, exactly'),
+  redirect_uri: z
+    .string()
+    .optional()
+    .describe('authorization_code: the redirect_uri of the authorization request, exactly'),
   code_verifier: z.string().optional().describe('authorization_code: the PKCE S256 verifier (43 to 128 characters)'),
-  refresh_token: z.string().optional().describe('refresh_token: the current refresh token (rotated: the answer carries its successor)'),
+  refresh_token: z
+    .string()
+    .optional()
+    .describe('refresh_token: the current refresh token (rotated: the answer carries its successor)'),
   scope: z.string().optional().describe('refresh_token: a narrower scope than granted (optional)'),
-  resource: z.string().optional().describe('authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint; another is invalid_target'),
+  resource: z
+    .string()
+    .optional()
+    .describe(
+      'authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint; another is invalid_target',
+    ),
   ...clientCredentials,
 });
 const tokenLookup = z.object({
@@ -104,7 +143,10 @@ const tokenLookup = z.object({
   ...clientCredentials,
 });
 
-/** The authorization request's parameters (OIDC Core 3.1.2.1), for the document: core/oidc/authorization checks them one rule at a time. */
+/**
+ * The authorization request's parameters (OIDC Core 3.1.2.1), for the document: core/oidc/authorization checks them one
+ * rule at a time.
+ */
 const authorizeQuery = z.object({
   client_id: z
     .string()
@@ -137,7 +179,12 @@ const authorizeQuery = z.object({
   prompt: z.string().optional().describe('none, login or consent'),
   max_age: z.string().optional().describe('seconds: ask the person to sign in again when their sign-in is older'),
   ui_locales: z.string().optional().describe('space-separated languages for the pages (en, es, fr, de)'),
-  resource: z.string().optional().describe('RFC 8707: the resource the token is for; only the MCP endpoint ({issuer}/mcp, docs/mcp.md), else invalid_target'),
+  resource: z
+    .string()
+    .optional()
+    .describe(
+      'RFC 8707: the resource the token is for; only the MCP endpoint ({issuer}/mcp, docs/mcp.md), else invalid_target',
+    ),
 });
 
 /** RP-initiated logout's parameters (OIDC RP-Initiated Logout 1.0, section 2). */
@@ -179,7 +226,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   const clearCookie = (res: Response) => clearSessionCookie(res, secure);
 
   /** The page's language (from the request's `ui_locales`) as a header too. */
-  const language = (res: Response, locale: string | undefined) => res.setHeader('Content-Language', locale ?? UI_LOCALES_SUPPORTED[0]);
+  const language = (res: Response, locale: string | undefined) =>
+    res.setHeader('Content-Language', locale ?? UI_LOCALES_SUPPORTED[0]);
 
   function render(res: Response, step: AuthorizeStep, status = 200): void {
     res.setHeader('Cache-Control', 'no-store');
@@ -195,14 +243,30 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
         res
           .status(status)
           .type('html')
-          .send(signInPage({ interaction: step.interaction, clientName: step.clientName, csrf: String(res.locals.csrf), error: step.error, locale: step.locale }));
+          .send(
+            signInPage({
+              interaction: step.interaction,
+              clientName: step.clientName,
+              csrf: String(res.locals.csrf),
+              error: step.error,
+              locale: step.locale,
+            }),
+          );
         return;
       case 'consent':
         language(res, step.locale);
         res
           .status(status)
           .type('html')
-          .send(consentPage({ interaction: step.interaction, clientName: step.clientName, scopes: step.scopes, csrf: String(res.locals.csrf), locale: step.locale }));
+          .send(
+            consentPage({
+              interaction: step.interaction,
+              clientName: step.clientName,
+              scopes: step.scopes,
+              csrf: String(res.locals.csrf),
+              locale: step.locale,
+            }),
+          );
     }
   }
 
@@ -218,7 +282,17 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   });
 
   // Every route that may show the sign-in, sign-up or consent form gives the browser its CSRF token.
-  router.use(['/api/auth/oidc/authorize', '/api/auth/oidc/login', '/api/auth/oidc/signup', '/api/auth/oidc/consent', '/api/auth/oidc/forgot-password', '/api/auth/oidc/reset-password'], issueCsrf(secure));
+  router.use(
+    [
+      '/api/auth/oidc/authorize',
+      '/api/auth/oidc/login',
+      '/api/auth/oidc/signup',
+      '/api/auth/oidc/consent',
+      '/api/auth/oidc/forgot-password',
+      '/api/auth/oidc/reset-password',
+    ],
+    issueCsrf(secure),
+  );
 
   // OIDC Core 3.1.2.1: the authorization endpoint takes GET (query) and POST (form body) alike.
   const authorize = async (req: Request, res: Response, parameters: Record<string, unknown>) => {
@@ -233,7 +307,11 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.post('/api/auth/oidc/login', form, requireCsrf, async (req, res) => {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
-    if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    if (!request)
+      return render(res, {
+        kind: 'error_page',
+        message: 'This sign-in request expired. Go back to the application and start again.',
+      });
     allowFormRedirect(res, request.redirectUri);
     const email = String(req.body?.email ?? '');
     const attempt = await signInFromPage(oidc, email, String(req.body?.password ?? ''), req, res);
@@ -243,7 +321,16 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       res
         .status(attempt.status)
         .type('html')
-        .send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), error: attempt.message, email, locale: request.uiLocale }));
+        .send(
+          signInPage({
+            interaction,
+            clientName: request.clientName,
+            csrf: String(res.locals.csrf),
+            error: attempt.message,
+            email,
+            locale: request.uiLocale,
+          }),
+        );
       return;
     }
     setCookie(res, signedIn.cookie);
@@ -253,7 +340,11 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.get('/api/auth/oidc/signup', async (req, res) => {
     const interaction = String(req.query.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
-    if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    if (!request)
+      return render(res, {
+        kind: 'error_page',
+        message: 'This sign-in request expired. Go back to the application and start again.',
+      });
     language(res, request.uiLocale);
     res.type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), locale: request.uiLocale }));
   });
@@ -263,24 +354,54 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.post('/api/auth/oidc/signup', form, requireCsrf, async (req, res) => {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
-    if (!request) return render(res, { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' });
+    if (!request)
+      return render(res, {
+        kind: 'error_page',
+        message: 'This sign-in request expired. Go back to the application and start again.',
+      });
     allowFormRedirect(res, request.redirectUri);
-    const fields = { email: String(req.body?.email ?? ''), password: String(req.body?.password ?? ''), name: String(req.body?.name ?? '') };
+    const fields = {
+      email: String(req.body?.email ?? ''),
+      password: String(req.body?.password ?? ''),
+      name: String(req.body?.name ?? ''),
+    };
     try {
-      await core.accountRecovery.signUp({ email: fields.email, password: fields.password, displayName: fields.name.trim() || undefined });
+      await core.accountRecovery.signUp({
+        email: fields.email,
+        password: fields.password,
+        displayName: fields.name.trim() || undefined,
+      });
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       language(res, request.uiLocale);
       res
         .status(400)
         .type('html')
-        .send(signUpPage({ interaction, csrf: String(res.locals.csrf), error: signUpErrorText(error), email: fields.email, name: fields.name, locale: request.uiLocale }));
+        .send(
+          signUpPage({
+            interaction,
+            csrf: String(res.locals.csrf),
+            error: signUpErrorText(error),
+            email: fields.email,
+            name: fields.name,
+            locale: request.uiLocale,
+          }),
+        );
       return;
     }
     const email = fields.email.trim().toLowerCase();
     res.setHeader('Cache-Control', 'no-store');
     language(res, request.uiLocale);
-    res.type('html').send(signInPage({ interaction, clientName: request.clientName, csrf: String(res.locals.csrf), notice: signUpNotice(email), email, locale: request.uiLocale }));
+    res.type('html').send(
+      signInPage({
+        interaction,
+        clientName: request.clientName,
+        csrf: String(res.locals.csrf),
+        notice: signUpNotice(email),
+        email,
+        locale: request.uiLocale,
+      }),
+    );
   });
 
   // The link mailed at sign-up: following it proves the address (idempotent, so a mail scanner
@@ -288,14 +409,24 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   router.get('/api/auth/oidc/verify-email', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     if (await core.accountRecovery.verifyEmail(String(req.query.token ?? ''))) {
-      res.type('html').send(messagePage('Email address confirmed', 'Thank you: your email address is confirmed. You can close this page.'));
+      res
+        .type('html')
+        .send(
+          messagePage(
+            'Email address confirmed',
+            'Thank you: your email address is confirmed. You can close this page.',
+          ),
+        );
       return;
     }
     res
       .status(400)
       .type('html')
       .send(
-        messagePage('Link not valid', 'This confirmation link is invalid, used or expired (links work for 24 hours). Choosing a new password with "Forgot your password?" on the sign-in page also confirms your address.'),
+        messagePage(
+          'Link not valid',
+          'This confirmation link is invalid, used or expired (links work for 24 hours). Choosing a new password with "Forgot your password?" on the sign-in page also confirms your address.',
+        ),
       );
   });
 
@@ -317,14 +448,21 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
         .send(forgotPasswordPage({ csrf: String(res.locals.csrf), error: 'Check your email address.', email }));
       return;
     }
-    res.type('html').send(forgotPasswordPage({ csrf: String(res.locals.csrf), sent: true, email: email.trim().toLowerCase() }));
+    res
+      .type('html')
+      .send(forgotPasswordPage({ csrf: String(res.locals.csrf), sent: true, email: email.trim().toLowerCase() }));
   });
 
   const deadResetLink = (res: Response) =>
     res
       .status(400)
       .type('html')
-      .send(messagePage('Link not valid', 'This password reset link is invalid, used or expired (links work once, for 15 minutes). Ask for a new one with "Forgot your password?" on the sign-in page.'));
+      .send(
+        messagePage(
+          'Link not valid',
+          'This password reset link is invalid, used or expired (links work once, for 15 minutes). Ask for a new one with "Forgot your password?" on the sign-in page.',
+        ),
+      );
   router.get('/api/auth/oidc/reset-password', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     const token = String(req.query.token ?? '');
@@ -347,7 +485,14 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     }
     // This browser's session ended with every other one: clear its cookie too.
     clearCookie(res);
-    res.type('html').send(messagePage('Password changed', 'Your password is changed and you are signed out of every application. Go back to the application and sign in with the new password.'));
+    res
+      .type('html')
+      .send(
+        messagePage(
+          'Password changed',
+          'Your password is changed and you are signed out of every application. Go back to the application and sign in with the new password.',
+        ),
+      );
   });
 
   router.post('/api/auth/oidc/consent', form, requireCsrf, async (req, res) => {
@@ -367,12 +512,20 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
   // RFC 7009 and RFC 7662: the client authenticates as at the token endpoint and reaches only its own tokens.
   router.post('/api/auth/oidc/revoke', ...body, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    await core.tokenIntrospection.revoke(await oidc.authenticateClient(req.body ?? {}, basicCredentials(req)), req.body ?? {});
+    await core.tokenIntrospection.revoke(
+      await oidc.authenticateClient(req.body ?? {}, basicCredentials(req)),
+      req.body ?? {},
+    );
     res.status(200).json({});
   });
   router.post('/api/auth/oidc/introspect', ...body, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.json(await core.tokenIntrospection.introspect(await oidc.authenticateClient(req.body ?? {}, basicCredentials(req)), req.body ?? {}));
+    res.json(
+      await core.tokenIntrospection.introspect(
+        await oidc.authenticateClient(req.body ?? {}, basicCredentials(req)),
+        req.body ?? {},
+      ),
+    );
   });
   router.use(['/api/auth/oidc/token', '/api/auth/oidc/revoke', '/api/auth/oidc/introspect'], tokenError);
 
@@ -435,7 +588,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       path: '/api/.well-known/openid-configuration',
       operationId: 'getApiWellKnownOpenidConfiguration',
       summary: 'OpenID Connect discovery (under /api)',
-      description: 'The same discovery document as `/.well-known/openid-configuration`, for clients configured with the `/api` prefix.',
+      description:
+        'The same discovery document as `/.well-known/openid-configuration`, for clients configured with the `/api` prefix.',
       tag: 'login',
       security: 'none',
       bare: true,
@@ -477,13 +631,17 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       security: 'none',
       browser: true,
       query: authorizeQuery,
-      examples: { redirect: 'https://staff.example/callback?code=Yx3vQ0c9bXo2mWkqL7sJtA&state=af0ifjsldkj&iss=https%3A%2F%2Fverity.example' },
+      examples: {
+        redirect:
+          'https://staff.example/callback?code=Yx3vQ0c9bXo2mWkqL7sJtA&state=af0ifjsldkj&iss=https%3A%2F%2Fverity.example',
+      },
     },
     {
       method: 'post',
       path: '/api/auth/oidc/authorize',
       summary: 'Start a login with a form post (browser)',
-      description: 'The same authorization request as `GET /api/auth/oidc/authorize`, its parameters sent as a form post (OIDC Core 3.1.2.1).',
+      description:
+        'The same authorization request as `GET /api/auth/oidc/authorize`, its parameters sent as a form post (OIDC Core 3.1.2.1).',
       tag: 'login',
       security: 'none',
       browser: true,
@@ -500,7 +658,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
           code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
           code_challenge_method: 'S256',
         },
-        redirect: 'https://staff.example/callback?code=Yx3vQ0c9bXo2mWkqL7sJtA&state=af0ifjsldkj&iss=https%3A%2F%2Fverity.example',
+        redirect:
+          'https://staff.example/callback?code=Yx3vQ0c9bXo2mWkqL7sJtA&state=af0ifjsldkj&iss=https%3A%2F%2Fverity.example',
       },
     },
     {
@@ -515,7 +674,14 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       body: tokenRequest,
       bodyTypes: OAUTH_BODY,
       response: tokenResponseWire,
-      errors: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope', 'invalid_target'],
+      errors: [
+        'invalid_request',
+        'invalid_client',
+        'invalid_grant',
+        'unsupported_grant_type',
+        'invalid_scope',
+        'invalid_target',
+      ],
       examples: {
         request: {
           grant_type: 'authorization_code',
@@ -549,7 +715,12 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       response: revocationWire,
       errors: ['invalid_request', 'invalid_client'],
       examples: {
-        request: { token: 'vr_T2hSbmV2ZXJMb29rc0xpa2VBUmVhbFRva2VuMTIz', token_type_hint: 'refresh_token', client_id: 'vc_5f2b9c0d1e3a4b6c7d8e9f01', client_secret: 'vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA' },
+        request: {
+          token: 'vr_T2hSbmV2ZXJMb29rc0xpa2VBUmVhbFRva2VuMTIz',
+          token_type_hint: 'refresh_token',
+          client_id: 'vc_5f2b9c0d1e3a4b6c7d8e9f01',
+          client_secret: 'vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA',
+        },
         response: {},
       },
     },
@@ -567,7 +738,11 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       response: introspectionWire,
       errors: ['invalid_request', 'invalid_client'],
       examples: {
-        request: { token: 'vt_Qm9Xb2R5c0dQd2p2a1hWbE9yN2tzTjJjWXh4cUFm', client_id: 'vc_5f2b9c0d1e3a4b6c7d8e9f01', client_secret: 'vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA' },
+        request: {
+          token: 'vt_Qm9Xb2R5c0dQd2p2a1hWbE9yN2tzTjJjWXh4cUFm',
+          client_id: 'vc_5f2b9c0d1e3a4b6c7d8e9f01',
+          client_secret: 'vcs_Zm9yRXhhbXBsZU9ubHlOb3RBUmVhbFNlY3JldDA',
+        },
         response: {
           active: true,
           token_type: 'Bearer',
@@ -630,7 +805,8 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       method: 'post',
       path: '/api/auth/oidc/userinfo',
       summary: "The person's claims (POST)",
-      description: 'The same claims as `GET /api/auth/oidc/userinfo`, for clients that call userinfo with POST (OIDC Core 5.3.1).',
+      description:
+        'The same claims as `GET /api/auth/oidc/userinfo`, for clients that call userinfo with POST (OIDC Core 5.3.1).',
       tag: 'account',
       security: 'accessToken',
       bare: true,
@@ -642,12 +818,25 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
       method: 'get',
       path: '/api/auth/oidc/licenses',
       summary: "The person's licences",
-      description: "The professional licences on the person's account (verified against the issuing boards): type, number, status, expiry and issuer. Needs an access token; no particular scope.",
+      description:
+        "The professional licences on the person's account (verified against the issuing boards): type, number, status, expiry and issuer. Needs an access token; no particular scope.",
       tag: 'account',
       security: 'accessToken',
       response: licensesWire,
       errors: ['invalid_token', 'insufficient_scope'],
-      examples: { response: { licenses: [{ type: 'nurse_licenses', number: 'RN-648213', status: 'active', expires_on: '2027-06-30', issuer: 'California Board of Registered Nursing' }] } },
+      examples: {
+        response: {
+          licenses: [
+            {
+              type: 'nurse_licenses',
+              number: 'RN-648213',
+              status: 'active',
+              expires_on: '2027-06-30',
+              issuer: 'California Board of Registered Nursing',
+            },
+          ],
+        },
+      },
     },
     {
       method: 'get',
@@ -664,7 +853,14 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
           verifications: {
             human_verified: true,
             id_verified: true,
-            licenses: [{ license_type: 'Registered Nurse', verified: true, verified_from: 'California Board of Registered Nursing', expire_at: '2027-06-30T23:59:59.000Z' }],
+            licenses: [
+              {
+                license_type: 'Registered Nurse',
+                verified: true,
+                verified_from: 'California Board of Registered Nursing',
+                expire_at: '2027-06-30T23:59:59.000Z',
+              },
+            ],
           },
         },
       },

@@ -1,8 +1,22 @@
 import type { NextFunction, Request, Response } from 'express';
 import { DomainError, type ErrorCode } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
-import { addMembersInput, listMembersQuery, MEMBER_PAGE_MAX, removeMemberQuery, resolveMemberInput } from '../../core/roster/inputs.js';
-import { addedMembersWire, billingWire, invitedMemberWire, memberAnswerWire, memberPageWire, removedMemberWire, resolvedMemberWire } from '../../core/roster/views.js';
+import {
+  addMembersInput,
+  listMembersQuery,
+  MEMBER_PAGE_MAX,
+  removeMemberQuery,
+  resolveMemberInput,
+} from '../../core/roster/inputs.js';
+import {
+  addedMembersWire,
+  billingWire,
+  invitedMemberWire,
+  memberAnswerWire,
+  memberPageWire,
+  removedMemberWire,
+  resolvedMemberWire,
+} from '../../core/roster/views.js';
 import type { OrgCaller } from '../auth.js';
 import { sendData } from '../../http/envelope.js';
 import { toDomainError } from '../errors.js';
@@ -64,7 +78,10 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
     sendData(res, { members, organization });
   });
   // The roster's bad input is 400 invalid_request with data.errors (the spec's dialect for it).
-  const declaredOnly = (schema: Parameters<typeof refuseUndeclaredFields>[0]) => [requireJsonBody, refuseUndeclaredFields(schema, { code: 'invalid_request' })];
+  const declaredOnly = (schema: Parameters<typeof refuseUndeclaredFields>[0]) => [
+    requireJsonBody,
+    refuseUndeclaredFields(schema, { code: 'invalid_request' }),
+  ];
   router.post('/members/resolve', ...declaredOnly(resolveMemberInput), async (req, res) => {
     sendData(res, await core.roster.resolve(caller(res).organizationId, req.body));
   });
@@ -98,8 +115,16 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       summary: 'List members',
       description: `The members with the \`member\` role (owners, admins and developers are left out; find anyone with resolve), oldest first, ${MEMBER_PAGE_MAX} a page by default, and your organization's id and name. When more follow, \`X-Next-Cursor\` holds the next page's \`cursor\` and \`Link\` (rel="next") its URL; the last page has neither.`,
       responseHeaders: [
-        { name: 'X-Next-Cursor', description: "the next page's `cursor`; absent on the last page", example: 'bWVtXzZiOGQwZjJhNGM2ZThhMWIzZDVmN2E5Yw' },
-        { name: 'Link', description: 'the next page\'s URL, rel="next" (RFC 8288); absent on the last page', example: '</api/sdk/members?cursor=bWVtXzZiOGQwZjJhNGM2ZThhMWIzZDVmN2E5Yw>; rel="next"' },
+        {
+          name: 'X-Next-Cursor',
+          description: "the next page's `cursor`; absent on the last page",
+          example: 'bWVtXzZiOGQwZjJhNGM2ZThhMWIzZDVmN2E5Yw',
+        },
+        {
+          name: 'Link',
+          description: 'the next page\'s URL, rel="next" (RFC 8288); absent on the last page',
+          example: '</api/sdk/members?cursor=bWVtXzZiOGQwZjJhNGM2ZThhMWIzZDVmN2E5Yw>; rel="next"',
+        },
       ],
       errors: [...AUTH_ERRORS, 'invalid_request'],
       response: memberPageWire,
@@ -175,7 +200,8 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       method: 'patch',
       path: path('/members/{member_id}/reactivate'),
       summary: 'Reactivate a member',
-      description: 'Reactivates a deactivated member: `active` again when their account still exists, else `invited` (they activate again by face). An unknown member is 404 `not_found`.',
+      description:
+        'Reactivates a deactivated member: `active` again when their account still exists, else `invited` (they activate again by face). An unknown member is 404 `not_found`.',
       response: memberAnswerWire,
       errors: MEMBER_ERRORS,
       examples: { response: { member: MEMBER_EXAMPLE } },
@@ -189,7 +215,12 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
         'A new face activation link for a member who has not activated yet (`invited` or `link_sent`): emailed to them and returned to you; the previous link stops working. At most 10 a minute per member (429 `rate_limited` with `Retry-After`). An active member is 409 `already_active`, a deactivated one 409 `deactivated`.',
       response: invitedMemberWire,
       errors: [...MEMBER_ERRORS, 'already_active', 'deactivated', 'rate_limited'],
-      examples: { response: { member: { ...MEMBER_EXAMPLE, status: 'link_sent', svc_id: null, active: false }, activation_link: ACTIVATION_LINK } },
+      examples: {
+        response: {
+          member: { ...MEMBER_EXAMPLE, status: 'link_sent', svc_id: null, active: false },
+          activation_link: ACTIVATION_LINK,
+        },
+      },
     },
     {
       ...doc,
@@ -208,12 +239,20 @@ export function rosterRouter(core: Core, docs: ApiDocs) {
       method: 'get',
       path: path('/billing'),
       summary: 'Read seats and billing',
-      description: 'Your plan (`subscription`, null before one exists), the seats in use (active members), the estimated next charge (seats x price per seat), the balance and past invoices per month.',
+      description:
+        'Your plan (`subscription`, null before one exists), the seats in use (active members), the estimated next charge (seats x price per seat), the balance and past invoices per month.',
       response: billingWire,
       errors: AUTH_ERRORS,
       examples: {
         response: {
-          subscription: { plan: 'team', status: 'active', price_per_seat: 4, in_trial: false, trial_ends_at: null, current_period_end: '2026-12-01T00:00:00.000Z' },
+          subscription: {
+            plan: 'team',
+            status: 'active',
+            price_per_seat: 4,
+            in_trial: false,
+            trial_ends_at: null,
+            current_period_end: '2026-12-01T00:00:00.000Z',
+          },
           seats: 38,
           estimated_next_charge: 152,
           currency: 'USD',

@@ -14,7 +14,13 @@ import {
 } from '../../core/sessions/views.js';
 import type { SessionRecord } from '../../core/sessions/store.js';
 import { providerListWire, stateListWire } from '../../core/credentials/views.js';
-import { createSessionInput, listSessionsInput, reviewInput, STEP_INPUTS, testOutcomeInput } from '../../core/sessions/inputs.js';
+import {
+  createSessionInput,
+  listSessionsInput,
+  reviewInput,
+  STEP_INPUTS,
+  testOutcomeInput,
+} from '../../core/sessions/inputs.js';
 import { sendData } from '../../http/envelope.js';
 import type { ApiKeyCaller } from '../auth.js';
 import { TEST_OUTCOME_HEADER } from '../../core/checks/sandbox.js';
@@ -68,33 +74,64 @@ const HOSTED_FLOW_EXAMPLE = {
 /** Each hosted step's body as the document shows it: what it is for, and an example. */
 const STEP_DOCS: Record<keyof typeof STEP_INPUTS, { description: string; example: Record<string, unknown> }> = {
   document: {
-    description: 'The ID document: front_image, and back_image where the barcode of a North American licence is on the back',
+    description:
+      'The ID document: front_image, and back_image where the barcode of a North American licence is on the back',
     example: { front_image: EXAMPLE_JPEG, back_image: EXAMPLE_JPEG },
   },
   selfie: {
     description:
       'A burst of 3 to 8 frames taken while doing the gesture; challenge_id (POST /api/hosted/session/challenge) and captured_ms (per frame, ms after the challenge arrived) are required where the workflow has liveness, and as multipart/form-data come before the frames (the challenge is checked before any frame is read)',
-    example: { frames: [EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG], challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', captured_ms: [900, 1180, 1460, 1740, 2020, 2300] },
+    example: {
+      frames: [EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG, EXAMPLE_JPEG],
+      challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f',
+      captured_ms: [900, 1180, 1460, 1740, 2020, 2300],
+    },
   },
   location: {
-    description: "The browser's fix, or source permission_denied (with error) when it was refused; the expected point and radius come from the session's metadata",
-    example: { latitude: 37.7793, longitude: -122.4193, accuracy: 12, source: 'gps', captured_at: '2026-11-27T09:03:12Z' },
+    description:
+      "The browser's fix, or source permission_denied (with error) when it was refused; the expected point and radius come from the session's metadata",
+    example: {
+      latitude: 37.7793,
+      longitude: -122.4193,
+      accuracy: 12,
+      source: 'gps',
+      captured_at: '2026-11-27T09:03:12Z',
+    },
   },
   licence: {
     description:
       "State and board (license_state or state; license_type or provider_code), the number (license_number or license_no) and npi where the board asks for it; the holder's name (full_name, or first_name and last_name) is required when the session has no verified name, and ignored when it has one",
-    example: { license_state: 'CA', provider_code: 'ca_brn', license_number: '648213', first_name: 'Dana', last_name: 'Whitfield' },
+    example: {
+      license_state: 'CA',
+      provider_code: 'ca_brn',
+      license_number: '648213',
+      first_name: 'Dana',
+      last_name: 'Whitfield',
+    },
   },
 };
 
 /** A step's declared body, closed, so that exactly one step's schema fits a body. */
-const documentedStep = (step: keyof typeof STEP_INPUTS) => STEP_INPUTS[step].strict().meta({ title: `${step} step`, description: STEP_DOCS[step].description, examples: [STEP_DOCS[step].example] });
+const documentedStep = (step: keyof typeof STEP_INPUTS) =>
+  STEP_INPUTS[step]
+    .strict()
+    .meta({ title: `${step} step`, description: STEP_DOCS[step].description, examples: [STEP_DOCS[step].example] });
 
 /** The fields of every step's body by kind (images, lists, numbers), for reading JSON and multipart alike. */
-const STEP_FIELDS: FieldKinds = { images: ['front_image', 'back_image'], imageArrays: ['frames'], arrays: ['captured_ms'], numbers: ['latitude', 'longitude', 'accuracy'] };
+const STEP_FIELDS: FieldKinds = {
+  images: ['front_image', 'back_image'],
+  imageArrays: ['frames'],
+  arrays: ['captured_ms'],
+  numbers: ['latitude', 'longitude', 'accuracy'],
+};
 
 /** POST /api/hosted/session/steps/{step}: the body depends on the step (the path), one schema each. */
-const stepBody = z.xor([documentedStep('document'), documentedStep('selfie'), documentedStep('location'), documentedStep('licence')]);
+const stepBody = z.xor([
+  documentedStep('document'),
+  documentedStep('selfie'),
+  documentedStep('location'),
+  documentedStep('licence'),
+]);
 
 /** `/api/v2/session`: the integrator's side of hosted verification. */
 export function sessionsRouter(core: Core, docs: ApiDocs) {
@@ -104,7 +141,10 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
 
   router.post('/session', requireJsonBody, refuseUndeclaredFields(createSessionInput), async (req, res) => {
     const owner = caller(res);
-    const { session, replayed } = await core.sessions.create(owner, `api_key:${owner.apiKeyId}`, req.body ?? {}, { idempotencyKey: req.get('idempotency-key') ?? undefined, testOutcome: req.get(TEST_OUTCOME_HEADER) });
+    const { session, replayed } = await core.sessions.create(owner, `api_key:${owner.apiKeyId}`, req.body ?? {}, {
+      idempotencyKey: req.get('idempotency-key') ?? undefined,
+      testOutcome: req.get(TEST_OUTCOME_HEADER),
+    });
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     sendData(res, session, 201);
   });
@@ -142,14 +182,29 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       headers: [idempotencyKeyHeader, testOutcomeHeader],
       successStatus: 201,
       examples: {
-        request: { workflow_id: 'wf_3c1d2e4f5a6b7c8d9e0f1a2b', vendor_data: 'applicant-8841', redirect_url: 'https://clinic.example/onboarding/done', ttl_seconds: 3600 },
+        request: {
+          workflow_id: 'wf_3c1d2e4f5a6b7c8d9e0f1a2b',
+          vendor_data: 'applicant-8841',
+          redirect_url: 'https://clinic.example/onboarding/done',
+          ttl_seconds: 3600,
+        },
         response: {
           ...SESSION_EXAMPLE,
           url: 'https://verity.example/verify/ses_9f8e7d6c5b4a39281a0b2c3d#st_Qm9vZ2llV29vZ2llMTIz',
           session_token: 'st_Qm9vZ2llV29vZ2llMTIz',
         },
       },
-      errors: [...AUTH_ERRORS, 'validation_error', 'workflow_not_found', 'callback_not_allowed', 'insufficient_balance', 'invalid_token', 'account_not_found', 'idempotency_key_reused', 'idempotency_in_progress'],
+      errors: [
+        ...AUTH_ERRORS,
+        'validation_error',
+        'workflow_not_found',
+        'callback_not_allowed',
+        'insufficient_balance',
+        'invalid_token',
+        'account_not_found',
+        'idempotency_key_reused',
+        'idempotency_in_progress',
+      ],
     },
     {
       method: 'get',
@@ -160,12 +215,24 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       tag: 'sessions',
       security: 'apiKey',
       query: listSessionsInput,
-      responseHeaders: [{ name: 'X-Next-Cursor', description: 'the `cursor` of the next page; absent on the last page', example: 'MjAyNi0xMS0yN1QwOTowMDowMC4wMDBafHNlc185ZjhlN2Q2YzViNGEzOTI4MWEwYjJjM2Q' }],
+      responseHeaders: [
+        {
+          name: 'X-Next-Cursor',
+          description: 'the `cursor` of the next page; absent on the last page',
+          example: 'MjAyNi0xMS0yN1QwOTowMDowMC4wMDBafHNlc185ZjhlN2Q2YzViNGEzOTI4MWEwYjJjM2Q',
+        },
+      ],
       response: z.array(session),
       errors: [...AUTH_ERRORS, 'validation_error'],
       examples: {
         response: [
-          { ...SESSION_EXAMPLE, status: 'APPROVED', started_at: '2026-11-27T09:01:12.000Z', decided_at: '2026-11-27T09:04:51.000Z', updated_at: '2026-11-27T09:04:51.000Z' },
+          {
+            ...SESSION_EXAMPLE,
+            status: 'APPROVED',
+            started_at: '2026-11-27T09:01:12.000Z',
+            decided_at: '2026-11-27T09:04:51.000Z',
+            updated_at: '2026-11-27T09:04:51.000Z',
+          },
           {
             ...SESSION_EXAMPLE,
             session_id: 'ses_1e3a5c7b9d0f2a4c6e8b0d2f',
@@ -187,7 +254,14 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       response: session,
       errors: [...AUTH_ERRORS, 'not_found'],
-      examples: { response: { ...SESSION_EXAMPLE, status: 'IN_PROGRESS', started_at: '2026-11-27T09:01:12.000Z', updated_at: '2026-11-27T09:01:12.000Z' } },
+      examples: {
+        response: {
+          ...SESSION_EXAMPLE,
+          status: 'IN_PROGRESS',
+          started_at: '2026-11-27T09:01:12.000Z',
+          updated_at: '2026-11-27T09:01:12.000Z',
+        },
+      },
     },
     {
       method: 'get',
@@ -210,7 +284,13 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
           features: SESSION_EXAMPLE.features,
           vendor_data: SESSION_EXAMPLE.vendor_data,
           checks: [
-            { type: 'id_verification', status: 'passed', score: 0.97, data: { document_type: 'driver_license', issuing_state: 'CA' }, error: null },
+            {
+              type: 'id_verification',
+              status: 'passed',
+              score: 0.97,
+              data: { document_type: 'driver_license', issuing_state: 'CA' },
+              error: null,
+            },
             { type: 'liveness', status: 'passed', score: 1, data: { live_score: 1, result: 'live' }, error: null },
             { type: 'face_match', status: 'passed', score: 0.9, data: { similarity: 0.9, match: true }, error: null },
           ],
@@ -229,9 +309,22 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       response: session,
       examples: {
         request: { status: 'APPROVED' },
-        response: { ...SESSION_EXAMPLE, status: 'APPROVED', started_at: '2026-11-27T09:01:12.000Z', decided_at: '2026-11-27T09:20:40.000Z', updated_at: '2026-11-27T09:20:40.000Z' },
+        response: {
+          ...SESSION_EXAMPLE,
+          status: 'APPROVED',
+          started_at: '2026-11-27T09:01:12.000Z',
+          decided_at: '2026-11-27T09:20:40.000Z',
+          updated_at: '2026-11-27T09:20:40.000Z',
+        },
       },
-      errors: [...AUTH_ERRORS, 'validation_error', 'not_found', 'review_not_pending', 'required_face_checks_incomplete', 'session_closed'],
+      errors: [
+        ...AUTH_ERRORS,
+        'validation_error',
+        'not_found',
+        'review_not_pending',
+        'required_face_checks_incomplete',
+        'session_closed',
+      ],
     },
     {
       method: 'delete',
@@ -243,7 +336,15 @@ export function sessionsRouter(core: Core, docs: ApiDocs) {
       security: 'apiKey',
       response: erasedWire,
       errors: [...AUTH_ERRORS, 'not_found', 'conflict'],
-      examples: { response: { session_id: SESSION_EXAMPLE.session_id, status: 'APPROVED', erased: true, already_erased: false, erased_at: '2026-11-27T11:02:19.000Z' } },
+      examples: {
+        response: {
+          session_id: SESSION_EXAMPLE.session_id,
+          status: 'APPROVED',
+          erased: true,
+          already_erased: false,
+          erased_at: '2026-11-27T11:02:19.000Z',
+        },
+      },
     },
   );
   // What the sessions' moves announce to the integrator's callback.
@@ -296,7 +397,14 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
   // The logo from our own origin, always a PNG we encoded: never sniffed as anything else.
   router.get('/session/logo', async (_req, res) => {
     const png = await core.sessions.logo(hostedSession(res));
-    res.set({ 'Content-Type': 'image/png', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, max-age=300', 'Content-Disposition': 'inline' }).send(png);
+    res
+      .set({
+        'Content-Type': 'image/png',
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'private, max-age=300',
+        'Content-Disposition': 'inline',
+      })
+      .send(png);
   });
   router.post('/session/handoff', async (_req, res) => {
     sendData(res, await core.sessions.createHandoff(hostedSession(res)));
@@ -320,7 +428,13 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
     uploads.claim,
     checkBody(STEP_FIELDS, (req, res) => stepUploadRules(core, hostedSession(res), String(req.params.step))),
     async (req, res) => {
-      const flow = await uploads.runningStep(res, () => core.sessions.submitStep(hostedSession(res), String(req.params.step), res.locals.input as Record<string, unknown>));
+      const flow = await uploads.runningStep(res, () =>
+        core.sessions.submitStep(
+          hostedSession(res),
+          String(req.params.step),
+          res.locals.input as Record<string, unknown>,
+        ),
+      );
       sendData(res, flow);
     },
   );
@@ -337,7 +451,8 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       method: 'get',
       path: '/api/hosted/credential/states',
       summary: 'Hosted page: states with licensing boards',
-      description: "The licence step's first list: the states whose boards can be queried (the same list as `GET /api/v2/credential/states`), for the session token.",
+      description:
+        "The licence step's first list: the states whose boards can be queried (the same list as `GET /api/v2/credential/states`), for the session token.",
       tag: 'pages',
       security: 'none',
       response: stateListWire,
@@ -348,12 +463,24 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       method: 'get',
       path: '/api/hosted/credential/states/{state}/providers',
       summary: "Hosted page: a state's licensing boards",
-      description: "The licence step's second list: the boards of a state with the fields each needs (the same as `GET /api/v2/credential/states/{state}/providers`). An unknown state is 404 `not_found`.",
+      description:
+        "The licence step's second list: the boards of a state with the fields each needs (the same as `GET /api/v2/credential/states/{state}/providers`). An unknown state is 404 `not_found`.",
       tag: 'pages',
       security: 'none',
       response: providerListWire,
       errors: [...errors, 'not_found'],
-      examples: { response: { providers: [{ provider_code: 'ca_brn', provider_display_name: 'California Board of Registered Nursing', credential_name: 'Registered Nurse', required_fields: ['license_number'] }] } },
+      examples: {
+        response: {
+          providers: [
+            {
+              provider_code: 'ca_brn',
+              provider_display_name: 'California Board of Registered Nursing',
+              credential_name: 'Registered Nurse',
+              required_fields: ['license_number'],
+            },
+          ],
+        },
+      },
     },
     {
       method: 'get',
@@ -371,7 +498,8 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       method: 'post',
       path: '/api/hosted/session/start',
       summary: 'Hosted page: start the session',
-      description: 'The person agreed on the start screen: the session moves from `NOT_STARTED` to `IN_PROGRESS` (once; a second call answers the same state). Past `expires_at` it is 410 `session_expired`.',
+      description:
+        'The person agreed on the start screen: the session moves from `NOT_STARTED` to `IN_PROGRESS` (once; a second call answers the same state). Past `expires_at` it is 410 `session_expired`.',
       tag: 'pages',
       security: 'none',
       response: hostedFlow,
@@ -399,7 +527,12 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       security: 'none',
       response: handoffLink,
       errors: [...errors, 'session_closed'],
-      examples: { response: { url: 'https://verity.example/verify/ses_9f8e7d6c5b4a39281a0b2c3d#shl_UGhvbmVIYW5kb2ZmTGlua0NvZGVFeGFtcGxlMDAw', expires_at: '2026-11-27T09:12:00.000Z' } },
+      examples: {
+        response: {
+          url: 'https://verity.example/verify/ses_9f8e7d6c5b4a39281a0b2c3d#shl_UGhvbmVIYW5kb2ZmTGlua0NvZGVFeGFtcGxlMDAw',
+          expires_at: '2026-11-27T09:12:00.000Z',
+        },
+      },
     },
     {
       method: 'post',
@@ -411,7 +544,12 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       security: 'none',
       response: handoffClaim,
       errors,
-      examples: { response: { session_id: 'ses_9f8e7d6c5b4a39281a0b2c3d', session_token: 'sst_UGhvbmVTZXNzaW9uVG9rZW5FeGFtcGxlMDAwMDAw' } },
+      examples: {
+        response: {
+          session_id: 'ses_9f8e7d6c5b4a39281a0b2c3d',
+          session_token: 'sst_UGhvbmVTZXNzaW9uVG9rZW5FeGFtcGxlMDAwMDAw',
+        },
+      },
     },
     {
       method: 'post',
@@ -448,7 +586,14 @@ export function hostedSessionRouter(core: Core, docs: ApiDocs) {
       security: 'none',
       response: challengeWire,
       errors: [...errors, 'session_expired', 'session_closed', 'not_found'],
-      examples: { response: { challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', challengeId: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f', gesture: 'turn_left', expires_at: '2026-11-27T09:03:00.000Z' } },
+      examples: {
+        response: {
+          challenge_id: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f',
+          challengeId: 'chl_0e2c4a6b8d1f3e5a7c9b0d2f',
+          gesture: 'turn_left',
+          expires_at: '2026-11-27T09:03:00.000Z',
+        },
+      },
     },
     {
       method: 'post',

@@ -36,8 +36,17 @@ export function mayReadMetrics(authorization: string | undefined, access: Metric
   return access.public === true;
 }
 
-/** Liveness, readiness, metrics and the OpenAPI document: top-level JSON; metrics behind a bearer token unless opened. */
-export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, serverUrl: string, probe: ReadinessProbe = {}, metricsAccess: MetricsAccess = {}) {
+/**
+ * Liveness, readiness, metrics and the OpenAPI document: top-level JSON; metrics behind a bearer token unless opened.
+ */
+export function systemRouter(
+  core: Core,
+  metrics: HttpMetrics,
+  docs: ApiDocs,
+  serverUrl: string,
+  probe: ReadinessProbe = {},
+  metricsAccess: MetricsAccess = {},
+) {
   const router = caseSensitiveRouter();
 
   router.get('/healthz', (_req, res) => {
@@ -48,7 +57,10 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
   const readiness = async () => {
     const store = await core.readiness();
     const parts = probe.parts?.() ?? {};
-    const ready = store.database && store.migrations && (!probe.requireParts || Object.values(parts).every((value) => value !== false));
+    const ready =
+      store.database &&
+      store.migrations &&
+      (!probe.requireParts || Object.values(parts).every((value) => value !== false));
     return { ready, body: { status: ready ? 'ready' : 'not_ready', ...store, ...parts } };
   };
   if (!metrics.registry.getSingleMetric('verity_ready')) {
@@ -116,7 +128,17 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
         tf_backend: z.enum(['tensorflow', 'wasm', 'cpu', 'not loaded']).optional(),
         tf_wasm: z.string().optional().describe("the WASM backend's features: simd, simd+threads or plain"),
       }),
-      examples: { response: { status: 'ready', database: true, migrations: true, ocr: true, faces: true, liveness: true, tf_backend: 'tensorflow' } },
+      examples: {
+        response: {
+          status: 'ready',
+          database: true,
+          migrations: true,
+          ocr: true,
+          faces: true,
+          liveness: true,
+          tf_backend: 'tensorflow',
+        },
+      },
     },
     {
       method: 'get',
@@ -142,8 +164,20 @@ export function systemRouter(core: Core, metrics: HttpMetrics, docs: ApiDocs, se
       tag: 'system',
       security: 'none',
       bare: true,
-      response: z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) }).describe('an OpenAPI 3.1 document'),
-      examples: { response: { openapi: '3.1.0', info: { title: 'Verity', version: '2.0.0' }, paths: { '/healthz': { get: { operationId: 'getHealthz', summary: 'The process is up' } } } } },
+      response: z
+        .looseObject({
+          openapi: z.literal('3.1.0'),
+          info: z.looseObject({ title: z.string(), version: z.string() }),
+          paths: z.record(z.string(), z.unknown()),
+        })
+        .describe('an OpenAPI 3.1 document'),
+      examples: {
+        response: {
+          openapi: '3.1.0',
+          info: { title: 'Verity', version: '2.0.0' },
+          paths: { '/healthz': { get: { operationId: 'getHealthz', summary: 'The process is up' } } },
+        },
+      },
     },
   );
   return router;

@@ -3,7 +3,14 @@ import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
 import type { ErrorCode } from '../../core/errors.js';
 import { issuerMetadata, listIdFrom, STATUS_LIST_TTL_SECONDS, typeMetadata } from '../../core/vc/issuer.js';
-import { credentialRequestWire, credentialResponseWire, credentialRevocationWire, nonceResponseWire, presentationInput, presentationResultWire } from '../../core/vc/views.js';
+import {
+  credentialRequestWire,
+  credentialResponseWire,
+  credentialRevocationWire,
+  nonceResponseWire,
+  presentationInput,
+  presentationResultWire,
+} from '../../core/vc/views.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { sendData } from '../../http/envelope.js';
 import { toDomainError } from '../errors.js';
@@ -28,14 +35,27 @@ function oauthErrors(error: unknown, req: Request, res: Response, next: NextFunc
   }
   if (known.code === 'invalid_token' || known.code === 'insufficient_scope') {
     const scope = (known.data as { scope?: string } | undefined)?.scope;
-    res.setHeader('WWW-Authenticate', bearer(req) ? `Bearer realm="verity", error="${known.code}"${scope ? `, scope="${scope}"` : ''}` : 'Bearer realm="verity"');
+    res.setHeader(
+      'WWW-Authenticate',
+      bearer(req)
+        ? `Bearer realm="verity", error="${known.code}"${scope ? `, scope="${scope}"` : ''}`
+        : 'Bearer realm="verity"',
+    );
   }
   res.setHeader('Cache-Control', 'no-store');
   res.status(known.status).json({ error: known.code, error_description: known.message });
 }
 
 /** The credential endpoint's own errors, beyond the bearer token's. */
-const CREDENTIAL_ERRORS: ErrorCode[] = ['insufficient_scope', 'invalid_credential_request', 'unknown_credential_configuration', 'invalid_proof', 'invalid_nonce', 'credential_request_denied', 'payload_too_large'];
+const CREDENTIAL_ERRORS: ErrorCode[] = [
+  'insufficient_scope',
+  'invalid_credential_request',
+  'unknown_credential_configuration',
+  'invalid_proof',
+  'invalid_nonce',
+  'credential_request_denied',
+  'payload_too_large',
+];
 
 /** The issuer side (OpenID4VCI, metadata, status lists) under the OIDC provider's paths. */
 export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
@@ -124,7 +144,8 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
       method: 'get',
       path: '/vct/identity',
       summary: 'Credential type metadata',
-      description: "The SD-JWT VC type metadata of the credential's `vct` (draft-ietf-oauth-sd-jwt-vc section 6): its name and every claim, each always selectively disclosable.",
+      description:
+        "The SD-JWT VC type metadata of the credential's `vct` (draft-ietf-oauth-sd-jwt-vc section 6): its name and every claim, each always selectively disclosable.",
       tag: 'wallet',
       security: 'none',
       bare: true,
@@ -139,18 +160,27 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
       tag: 'wallet',
       security: 'none',
       bare: true,
-      examples: { response: { credential_issuer: ISSUER, credential_configuration_ids: ['verity_identity_sd_jwt'], grants: { authorization_code: {} } } },
+      examples: {
+        response: {
+          credential_issuer: ISSUER,
+          credential_configuration_ids: ['verity_identity_sd_jwt'],
+          grants: { authorization_code: {} },
+        },
+      },
     },
     {
       method: 'post',
       path: '/api/auth/oidc/nonce',
       summary: 'A nonce for a key proof (OpenID4VCI)',
-      description: 'A fresh `c_nonce` (OpenID4VCI 1.0 section 7): single use, valid 5 minutes. The wallet signs it into the key proof it sends to the credential endpoint.',
+      description:
+        'A fresh `c_nonce` (OpenID4VCI 1.0 section 7): single use, valid 5 minutes. The wallet signs it into the key proof it sends to the credential endpoint.',
       tag: 'wallet',
       security: 'none',
       bare: true,
       response: nonceResponseWire,
-      examples: { response: { c_nonce: 'v1.3q2L0f1mXk9a8b7c.Zq8vV2hY0u3bR1mW6cTnPw.Vm9yZXhhbXBsZU5vbmNlMTIzNDU2Nzg5MDEy' } },
+      examples: {
+        response: { c_nonce: 'v1.3q2L0f1mXk9a8b7c.Zq8vV2hY0u3bR1mW6cTnPw.Vm9yZXhhbXBsZU5vbmNlMTIzNDU2Nzg5MDEy' },
+      },
     },
     {
       method: 'post',
@@ -166,7 +196,14 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
       response: credentialResponseWire,
       errors: CREDENTIAL_ERRORS,
       examples: {
-        request: { credential_configuration_id: 'verity_identity_sd_jwt', proofs: { jwt: ['eyJ0eXAiOiJvcGVuaWQ0dmNpLXByb29mK2p3dCIsImFsZyI6IkVTMjU2IiwiandrIjp7fX0.eyJhdWQiOiJodHRwczovL3Zlcml0eS5leGFtcGxlIn0.c2ln'] } },
+        request: {
+          credential_configuration_id: 'verity_identity_sd_jwt',
+          proofs: {
+            jwt: [
+              'eyJ0eXAiOiJvcGVuaWQ0dmNpLXByb29mK2p3dCIsImFsZyI6IkVTMjU2IiwiandrIjp7fX0.eyJhdWQiOiJodHRwczovL3Zlcml0eS5leGFtcGxlIn0.c2ln',
+            ],
+          },
+        },
         response: { credentials: [{ credential: EXAMPLE_CREDENTIAL }] },
       },
     },
@@ -180,7 +217,9 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
       security: 'none',
       rawSuccess: { type: 'application/statuslist+jwt', description: 'the status list token (a compact JWT)' },
       errors: ['not_found'],
-      examples: { raw: 'eyJhbGciOiJFUzI1NiIsInR5cCI6InN0YXR1c2xpc3Qrand0In0.eyJzdGF0dXNfbGlzdCI6eyJiaXRzIjoxLCJsc3QiOiJlTnJ0d0RFQkFBQUF3cUQ2cDJ0eFAifX0.c2lnbmF0dXJl' },
+      examples: {
+        raw: 'eyJhbGciOiJFUzI1NiIsInR5cCI6InN0YXR1c2xpc3Qrand0In0.eyJzdGF0dXNfbGlzdCI6eyJiaXRzIjoxLCJsc3QiOiJlTnJ0d0RFQkFBQUF3cUQ2cDJ0eFAifX0.c2lnbmF0dXJl',
+      },
     },
     {
       method: 'post',
@@ -202,16 +241,25 @@ export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
 /** The revocation route answers in the envelope, with the bearer challenge header (RFC 6750 3). */
 function oauthChallengeOnly(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const known = toDomainError(error);
-  if (known?.code === 'invalid_token' || known?.code === 'insufficient_scope') res.setHeader('WWW-Authenticate', bearer(req) ? `Bearer realm="verity", error="${known.code}"` : 'Bearer realm="verity"');
+  if (known?.code === 'invalid_token' || known?.code === 'insufficient_scope')
+    res.setHeader(
+      'WWW-Authenticate',
+      bearer(req) ? `Bearer realm="verity", error="${known.code}"` : 'Bearer realm="verity"',
+    );
   next(error);
 }
 
 /** POST /api/v2/credential-presentation, behind the API key (mounted in the /api/v2 router). */
 export function presentationRouter(core: Core, docs: ApiDocs) {
   const router = caseSensitiveRouter();
-  router.post('/credential-presentation', requireJsonBody, refuseUndeclaredFields(presentationInput), async (req, res) => {
-    sendData(res, await core.presentations.verify(req.body));
-  });
+  router.post(
+    '/credential-presentation',
+    requireJsonBody,
+    refuseUndeclaredFields(presentationInput),
+    async (req, res) => {
+      sendData(res, await core.presentations.verify(req.body));
+    },
+  );
   docs.add({
     method: 'post',
     path: '/api/v2/credential-presentation',

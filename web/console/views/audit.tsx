@@ -16,7 +16,10 @@ export function AuditView({ ctx }: { ctx: Ctx }) {
   return (
     <Card>
       <h1>Audit</h1>
-      <p class="hint">Each identity read and each review image served, with the admin token that did it. Decisions and their notes are in each session's timeline.</p>
+      <p class="hint">
+        Each identity read and each review image served, with the admin token that did it. Decisions and their notes are
+        in each session's timeline.
+      </p>
       <PagedList<AuditRow>
         heads={['At', 'Token', 'Action', 'Target']}
         version={ctx.projectId}

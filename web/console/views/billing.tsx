@@ -8,7 +8,8 @@ export function BillingView({ ctx }: { ctx: Ctx }) {
   const loaded = useLoad(async () => {
     const wallet = await gql(QUERIES.billing, { p: ctx.projectId });
     const organizations = [];
-    for (const org of ctx.organizations) organizations.push({ org, billing: (await gql(QUERIES.organizationBilling, { o: org.id })).organizationBilling });
+    for (const org of ctx.organizations)
+      organizations.push({ org, billing: (await gql(QUERIES.organizationBilling, { o: org.id })).organizationBilling });
     return { wallet, organizations };
   }, [ctx.projectId]);
   if (!loaded.data) return <Loading error={loaded.error} />;
@@ -21,7 +22,8 @@ export function BillingView({ ctx }: { ctx: Ctx }) {
       <Card>
         <h1>Billing</h1>
         <p>
-          Wallet of {project ? project.name : ctx.projectId}: <span class="big">{wallet.project.balance.toFixed(2) + ' ' + wallet.project.currency}</span>
+          Wallet of {project ? project.name : ctx.projectId}:{' '}
+          <span class="big">{wallet.project.balance.toFixed(2) + ' ' + wallet.project.currency}</span>
         </p>
         <h2>Latest charges</h2>
         <Table heads={['When', 'Item', 'Amount', '']}>
@@ -39,8 +41,27 @@ export function BillingView({ ctx }: { ctx: Ctx }) {
         <Card>
           <h2>Roster billing: {org.name}</h2>
           <p>
-            {b.subscription ? 'Plan ' + b.subscription.plan + ' (' + b.subscription.status + '), ' + b.subscription.pricePerSeat + ' ' + b.currency + ' per seat' : 'No plan'}
-            {' · seats ' + b.seats + ' · next charge ' + b.estimatedNextCharge + ' ' + b.currency + ' · owed ' + b.balance + ' ' + b.currency}
+            {b.subscription
+              ? 'Plan ' +
+                b.subscription.plan +
+                ' (' +
+                b.subscription.status +
+                '), ' +
+                b.subscription.pricePerSeat +
+                ' ' +
+                b.currency +
+                ' per seat'
+              : 'No plan'}
+            {' · seats ' +
+              b.seats +
+              ' · next charge ' +
+              b.estimatedNextCharge +
+              ' ' +
+              b.currency +
+              ' · owed ' +
+              b.balance +
+              ' ' +
+              b.currency}
           </p>
           <Table heads={['Period', 'Seats', 'Amount']}>
             {b.invoices.map((i: Invoice) => (

@@ -1,16 +1,41 @@
-// The dashboard (#/dashboard): webhooks, sessions per day, approval rate per workflow, time to decision, check failures.
+// The dashboard (#/dashboard): webhooks, sessions per day, approval rate per workflow, time to decision, check
+// failures.
 import { SESSION_STATUSES } from '../../../src/core/vocabulary.js';
 import { Card } from '../../components/index.js';
 import { gql } from '../api.js';
 import { QUERIES } from '../queries.js';
-import { COLORS, type Ctx, type Health, Loading, type SessionStatus, type WebhookStats, pct, secs, useLoad, when } from '../shared.js';
+import {
+  COLORS,
+  type Ctx,
+  type Health,
+  Loading,
+  type SessionStatus,
+  type WebhookStats,
+  pct,
+  secs,
+  useLoad,
+  when,
+} from '../shared.js';
 
-function BarChart({ items, label, format }: { items: { label: string; value: number; color: string }[]; label: string; format?: (value: number) => string }) {
+function BarChart({
+  items,
+  label,
+  format,
+}: {
+  items: { label: string; value: number; color: string }[];
+  label: string;
+  format?: (value: number) => string;
+}) {
   if (!items.length) return <p class="hint">No data in this range.</p>;
   const [width, barH, gap, labelW] = [560, 22, 6, 190];
   const max = Math.max(1, ...items.map((i) => i.value));
   return (
-    <svg width="100%" viewBox={`0 0 ${width} ${Math.max(30, items.length * (barH + gap))}`} role="img" aria-label={label}>
+    <svg
+      width="100%"
+      viewBox={`0 0 ${width} ${Math.max(30, items.length * (barH + gap))}`}
+      role="img"
+      aria-label={label}
+    >
       {items.map((item, index) => {
         const y = index * (barH + gap);
         const w = ((width - labelW - 60) * item.value) / max;
@@ -49,7 +74,13 @@ function StackedDays({ rows }: { rows: { day: string; status: SessionStatus; cou
                 const barHeight = (height * row.count) / max;
                 y -= barHeight;
                 return (
-                  <rect x={40 + i * slot + 2} y={y} width={Math.max(2, slot - 4)} height={barHeight} fill={COLORS[status]}>
+                  <rect
+                    x={40 + i * slot + 2}
+                    y={y}
+                    width={Math.max(2, slot - 4)}
+                    height={barHeight}
+                    fill={COLORS[status]}
+                  >
                     <title>{day + ' ' + status + ': ' + row.count}</title>
                   </rect>
                 );
@@ -80,15 +111,26 @@ function StackedDays({ rows }: { rows: { day: string; status: SessionStatus; cou
   );
 }
 
-/** The webhook headline: how receivers answer now (attempts of the last hour), unhealthy destinations first; the 30-day event figures below. */
+/**
+ * The webhook headline: how receivers answer now (attempts of the last hour), unhealthy destinations first; the 30-day
+ * event figures below.
+ */
 function WebhookCard({ health, w }: { health: Health[]; w: WebhookStats }) {
-  const weighted = (attempts: 'attemptsLastHour' | 'attemptsLastDay', rate: 'successRateLastHour' | 'successRateLastDay') => health.reduce((sum, d) => sum + d[attempts] * (d[rate] ?? 0), 0);
+  const weighted = (
+    attempts: 'attemptsLastHour' | 'attemptsLastDay',
+    rate: 'successRateLastHour' | 'successRateLastDay',
+  ) => health.reduce((sum, d) => sum + d[attempts] * (d[rate] ?? 0), 0);
   const hourAttempts = health.reduce((sum, d) => sum + d.attemptsLastHour, 0);
   const dayAttempts = health.reduce((sum, d) => sum + d.attemptsLastDay, 0);
   const hourRate = hourAttempts ? weighted('attemptsLastHour', 'successRateLastHour') / hourAttempts : null;
   const dayRate = dayAttempts ? weighted('attemptsLastDay', 'successRateLastDay') / dayAttempts : null;
   const sick = health.filter((d) => !d.healthy);
-  const last = (d: Health) => (d.lastStatus !== null ? 'last answer ' + d.lastStatus : d.lastError ? 'last error: ' + d.lastError : 'no attempt yet');
+  const last = (d: Health) =>
+    d.lastStatus !== null
+      ? 'last answer ' + d.lastStatus
+      : d.lastError
+        ? 'last error: ' + d.lastError
+        : 'no attempt yet';
   return (
     <Card id="webhook-health">
       <h2>Webhooks</h2>
@@ -101,7 +143,13 @@ function WebhookCard({ health, w }: { health: Health[]; w: WebhookStats }) {
             <p>
               <b>{d.destination}</b>
               {d.livemode ? '' : ' (test mode)'}
-              {' · ' + d.consecutiveFailures + ' failed in a row · ' + last(d) + ' · ' + pct(d.successRateLastHour) + ' ok in the last hour'}
+              {' · ' +
+                d.consecutiveFailures +
+                ' failed in a row · ' +
+                last(d) +
+                ' · ' +
+                pct(d.successRateLastHour) +
+                ' ok in the last hour'}
               {d.lastSuccessAt ? ' · last success ' + when(d.lastSuccessAt) : ' · no success in 7 days'}
               {d.nextRetryAt ? ' · next retry ' + when(d.nextRetryAt) : ''}
             </p>
@@ -115,7 +163,14 @@ function WebhookCard({ health, w }: { health: Health[]; w: WebhookStats }) {
         </span>
         {' (' + hourAttempts + ' attempts) · last day ' + pct(dayRate) + ' (' + dayAttempts + ')'}
       </p>
-      <p>{health.length + ' destination' + (health.length === 1 ? '' : 's') + ', ' + (health.length - sick.length) + ' healthy'}</p>
+      <p>
+        {health.length +
+          ' destination' +
+          (health.length === 1 ? '' : 's') +
+          ', ' +
+          (health.length - sick.length) +
+          ' healthy'}
+      </p>
       <p class="hint">
         {'30 days: events eventually delivered ' + pct(w.successRate) + ' · backlog '}
         <b>{w.backlog}</b>
@@ -146,7 +201,11 @@ export function DashboardView({ ctx }: { ctx: Ctx }) {
           <BarChart
             label="Approval rate per workflow"
             format={pct}
-            items={data.approvalRates.map((r: Rate) => ({ label: (r.workflowName || r.workflowId) + ' (' + r.sessions + ')', value: r.approvalRate ?? 0, color: '#2e9e6a' }))}
+            items={data.approvalRates.map((r: Rate) => ({
+              label: (r.workflowName || r.workflowId) + ' (' + r.sessions + ')',
+              value: r.approvalRate ?? 0,
+              color: '#2e9e6a',
+            }))}
           />
         </Card>
         <Card>
@@ -163,7 +222,11 @@ export function DashboardView({ ctx }: { ctx: Ctx }) {
           <h2>Check failure reasons</h2>
           <BarChart
             label="Check failure reasons"
-            items={data.checkFailureReasons.slice(0, 12).map((r: Reason) => ({ label: r.type + ': ' + r.reason + (r.source === 'standalone' ? ' (standalone)' : ''), value: r.count, color: '#d0443a' }))}
+            items={data.checkFailureReasons.slice(0, 12).map((r: Reason) => ({
+              label: r.type + ': ' + r.reason + (r.source === 'standalone' ? ' (standalone)' : ''),
+              value: r.count,
+              color: '#d0443a',
+            }))}
           />
         </Card>
         <WebhookCard health={data.webhookHealth} w={data.webhookStats} />

@@ -16,7 +16,14 @@ export function KeysView({ ctx }: { ctx: Ctx }) {
   const loaded = useLoad(() => gql(QUERIES.keys, { p: ctx.projectId }), [ctx.projectId]);
   if (!loaded.data) return <Loading error={loaded.error} />;
   const data = loaded.data;
-  type Key = { id: string; name: string; prefix: string; mode: 'live' | 'test'; createdAt: string; revokedAt: string | null };
+  type Key = {
+    id: string;
+    name: string;
+    prefix: string;
+    mode: 'live' | 'test';
+    createdAt: string;
+    revokedAt: string | null;
+  };
   type Workflow = { id: string; name: string; features: string[]; createdAt: string };
   type Destination = { url: string; mode: string; active: boolean };
   const admin = can(ctx.me, 'admin');
@@ -26,19 +33,36 @@ export function KeysView({ ctx }: { ctx: Ctx }) {
       <Out outcome={outcome} />
       <Card>
         <h2>Review images</h2>
-        <p class="hint">Document images and the selfie frame are kept sealed while a session is open or in review, then for this many days after the decision (0: deleted at the decision).</p>
+        <p class="hint">
+          Document images and the selfie frame are kept sealed while a session is open or in review, then for this many
+          days after the decision (0: deleted at the decision).
+        </p>
         <form class="row" onSubmit={(e) => e.preventDefault()}>
           <label>
             Days kept after the decision
-            <input name="retention" type="number" min="0" max="3650" disabled={!admin} value={retention ?? String(data.project.evidenceRetentionDays)} onInput={(e) => setRetention(inputValue(e))} />
+            <input
+              name="retention"
+              type="number"
+              min="0"
+              max="3650"
+              disabled={!admin}
+              value={retention ?? String(data.project.evidenceRetentionDays)}
+              onInput={(e) => setRetention(inputValue(e))}
+            />
           </label>
           {admin ? (
             <ActionButton
               label="Save retention"
               report={report}
               work={async () => {
-                const saved = await gql(QUERIES.setEvidenceRetention, { i: { projectId: ctx.projectId, days: Number(retention ?? data.project.evidenceRetentionDays) } });
-                return 'Review images are kept ' + saved.setEvidenceRetention.evidenceRetentionDays + ' days after the decision';
+                const saved = await gql(QUERIES.setEvidenceRetention, {
+                  i: { projectId: ctx.projectId, days: Number(retention ?? data.project.evidenceRetentionDays) },
+                });
+                return (
+                  'Review images are kept ' +
+                  saved.setEvidenceRetention.evidenceRetentionDays +
+                  ' days after the decision'
+                );
               }}
             />
           ) : null}
@@ -73,10 +97,20 @@ export function KeysView({ ctx }: { ctx: Ctx }) {
           ))}
         </Table>
         <form class="row">
-          <input placeholder="Key name" aria-label="Key name" value={keyName} onInput={(e) => setKeyName(inputValue(e))} />
+          <input
+            placeholder="Key name"
+            aria-label="Key name"
+            value={keyName}
+            onInput={(e) => setKeyName(inputValue(e))}
+          />
           <label>
             Mode
-            <select name="keyMode" aria-label="Key mode" value={keyMode} onChange={(e) => setKeyMode((e.target as HTMLSelectElement).value as 'live' | 'test')}>
+            <select
+              name="keyMode"
+              aria-label="Key mode"
+              value={keyMode}
+              onChange={(e) => setKeyMode((e.target as HTMLSelectElement).value as 'live' | 'test')}
+            >
               <option value="live">live (charged, real sessions)</option>
               <option value="test">test (vk_test_, never charged)</option>
             </select>
@@ -86,7 +120,11 @@ export function KeysView({ ctx }: { ctx: Ctx }) {
             disabled={!admin}
             report={report}
             work={async () => {
-              const made = (await gql(QUERIES.createApiKey, { i: { projectId: ctx.projectId, name: keyName.trim() || null, mode: keyMode } })).createApiKey;
+              const made = (
+                await gql(QUERIES.createApiKey, {
+                  i: { projectId: ctx.projectId, name: keyName.trim() || null, mode: keyMode },
+                })
+              ).createApiKey;
               later();
               return 'New ' + keyMode + ' key (shown once, copy it now): ' + made.key;
             }}
@@ -106,7 +144,12 @@ export function KeysView({ ctx }: { ctx: Ctx }) {
           ))}
         </Table>
         <form class="row">
-          <input placeholder="Workflow name" aria-label="Workflow name" value={workflowName} onInput={(e) => setWorkflowName(inputValue(e))} />
+          <input
+            placeholder="Workflow name"
+            aria-label="Workflow name"
+            value={workflowName}
+            onInput={(e) => setWorkflowName(inputValue(e))}
+          />
           {WORKFLOW_FEATURES.map((feature) => (
             <label>
               {feature}
@@ -114,7 +157,13 @@ export function KeysView({ ctx }: { ctx: Ctx }) {
                 type="checkbox"
                 value={feature}
                 checked={features.includes(feature)}
-                onChange={(e) => setFeatures((e.target as HTMLInputElement).checked ? [...features, feature] : features.filter((f) => f !== feature))}
+                onChange={(e) =>
+                  setFeatures(
+                    (e.target as HTMLInputElement).checked
+                      ? [...features, feature]
+                      : features.filter((f) => f !== feature),
+                  )
+                }
               />
             </label>
           ))}
@@ -123,7 +172,11 @@ export function KeysView({ ctx }: { ctx: Ctx }) {
             disabled={!admin}
             report={report}
             work={async () => {
-              const wf = (await gql(QUERIES.createWorkflow, { i: { projectId: ctx.projectId, name: workflowName.trim(), features } })).createWorkflow;
+              const wf = (
+                await gql(QUERIES.createWorkflow, {
+                  i: { projectId: ctx.projectId, name: workflowName.trim(), features },
+                })
+              ).createWorkflow;
               later();
               return 'Workflow ' + wf.name + ' created: ' + wf.id;
             }}
@@ -147,7 +200,9 @@ export function KeysView({ ctx }: { ctx: Ctx }) {
                     variant="secondary"
                     report={report}
                     work={async () => {
-                      await gql(QUERIES.setCallbackActive, { i: { projectId: ctx.projectId, url: d.url, mode: d.mode, active: !d.active } });
+                      await gql(QUERIES.setCallbackActive, {
+                        i: { projectId: ctx.projectId, url: d.url, mode: d.mode, active: !d.active },
+                      });
                       later();
                       return d.url + ' (' + d.mode + ')' + (d.active ? ' disabled' : ' enabled');
                     }}

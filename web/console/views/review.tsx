@@ -10,7 +10,10 @@ import { type Ctx, Out, type Outcome, PagedList, type SessionRow, SessionRowView
 /** How often a review queue, or a session waiting for review, is read again: other reviewers decide too. */
 export const REVIEW_POLL_MS = 5000;
 
-/** Sessions waiting for a person, oldest first: read again after each decision here and every few seconds (others decide too). */
+/**
+ * Sessions waiting for a person, oldest first: read again after each decision here and every few seconds (others decide
+ * too).
+ */
 export function ReviewView({ ctx }: { ctx: Ctx }) {
   const [outcome, report] = useState<Outcome>(null);
   const [round, setRound] = useState(0);
@@ -22,7 +25,9 @@ export function ReviewView({ ctx }: { ctx: Ctx }) {
   return (
     <Card>
       <h1>Review queue</h1>
-      <p class="hint">Sessions in IN_REVIEW, oldest first, kept up to date. Core's rule: {APPROVAL_RULE} (409 otherwise).</p>
+      <p class="hint">
+        Sessions in IN_REVIEW, oldest first, kept up to date. Core's rule: {APPROVAL_RULE} (409 otherwise).
+      </p>
       <Out outcome={outcome} />
       <PagedList<SessionRow & { approvalBlockers: string[] }>
         heads={['Session', 'Status', 'Workflow', 'Vendor data', 'Created', 'Decide']}
@@ -30,7 +35,14 @@ export function ReviewView({ ctx }: { ctx: Ctx }) {
         refresh={round}
         rowKey={(s) => s.id}
         load={async (after) => (await gql(QUERIES.reviewQueue, { p: ctx.projectId, a: after })).reviewQueue}
-        row={(s) => <SessionRowView session={s} extra={<ReviewButtons ctx={ctx} sessionId={s.id} blockers={s.approvalBlockers} report={report} after={refresh} />} />}
+        row={(s) => (
+          <SessionRowView
+            session={s}
+            extra={
+              <ReviewButtons ctx={ctx} sessionId={s.id} blockers={s.approvalBlockers} report={report} after={refresh} />
+            }
+          />
+        )}
       />
     </Card>
   );

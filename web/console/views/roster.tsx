@@ -4,7 +4,18 @@ import { MEMBER_STATUSES } from '../../../src/core/vocabulary.js';
 import { Button, Card, Pill } from '../../components/index.js';
 import { errorText, gql } from '../api.js';
 import { QUERIES } from '../queries.js';
-import { ActionButton, type Ctx, type Member, Out, type Outcome, PagedList, can, inputValue, options, when } from '../shared.js';
+import {
+  ActionButton,
+  type Ctx,
+  type Member,
+  Out,
+  type Outcome,
+  PagedList,
+  can,
+  inputValue,
+  options,
+  when,
+} from '../shared.js';
 
 export function RosterView({ ctx }: { ctx: Ctx }) {
   const [organizationId, setOrganizationId] = useState(ctx.organizations[0]?.id ?? null);
@@ -39,16 +50,29 @@ export function RosterView({ ctx }: { ctx: Ctx }) {
       const data = await gql(QUERIES.inviteMembers, {
         i: {
           organizationId,
-          members: [{ email: invite.email.trim(), firstName: invite.firstName.trim() || null, lastName: invite.lastName.trim() || null }],
+          members: [
+            {
+              email: invite.email.trim(),
+              firstName: invite.firstName.trim() || null,
+              lastName: invite.lastName.trim() || null,
+            },
+          ],
           notify: invite.notify,
           invite: invite.notify ? 'email' : 'face',
         },
       });
-      const result: { created: { member: { email: string }; activationLink: string | null }[]; skipped: { email: string; reason: string }[] } = data.inviteMembers;
+      const result: {
+        created: { member: { email: string }; activationLink: string | null }[];
+        skipped: { email: string; reason: string }[];
+      } = data.inviteMembers;
       const made = result.created[0];
       report({
         kind: 'ok',
-        text: made ? 'Invited ' + made.member.email + (made.activationLink ? ': activation link ' + made.activationLink : ' (emailed)') : 'Not invited: ' + result.skipped.map((s) => s.email + ' ' + s.reason).join(', '),
+        text: made
+          ? 'Invited ' +
+            made.member.email +
+            (made.activationLink ? ': activation link ' + made.activationLink : ' (emailed)')
+          : 'Not invited: ' + result.skipped.map((s) => s.email + ' ' + s.reason).join(', '),
       });
       setInvite({ email: '', firstName: '', lastName: '', notify: false });
       setRound((n) => n + 1);
@@ -56,14 +80,22 @@ export function RosterView({ ctx }: { ctx: Ctx }) {
       report({ kind: 'error', text: errorText(error) });
     }
   };
-  const text = (name: 'email' | 'firstName' | 'lastName') => ({ name, value: invite[name], onInput: (e: Event) => setInvite({ ...invite, [name]: inputValue(e) }) });
+  const text = (name: 'email' | 'firstName' | 'lastName') => ({
+    name,
+    value: invite[name],
+    onInput: (e: Event) => setInvite({ ...invite, [name]: inputValue(e) }),
+  });
   return (
     <Card>
       <h1>Roster</h1>
       <form class="row">
         <label>
           Organization
-          <select aria-label="Organization" value={String(organizationId)} onChange={(e) => setOrganizationId(Number(inputValue(e)))}>
+          <select
+            aria-label="Organization"
+            value={String(organizationId)}
+            onChange={(e) => setOrganizationId(Number(inputValue(e)))}
+          >
             {ctx.organizations.map((o) => (
               <option value={String(o.id)}>{o.name + ' (#' + o.id + ')'}</option>
             ))}
@@ -92,7 +124,12 @@ export function RosterView({ ctx }: { ctx: Ctx }) {
         </label>
         <label>
           Email the link
-          <input type="checkbox" name="notify" checked={invite.notify} onChange={(e) => setInvite({ ...invite, notify: (e.target as HTMLInputElement).checked })} />
+          <input
+            type="checkbox"
+            name="notify"
+            checked={invite.notify}
+            onChange={(e) => setInvite({ ...invite, notify: (e.target as HTMLInputElement).checked })}
+          />
         </label>
         <Button type="submit" disabled={!admin}>
           Invite
@@ -103,7 +140,9 @@ export function RosterView({ ctx }: { ctx: Ctx }) {
       <PagedList<Member>
         heads={['Member', 'Email', 'Name', 'Role', 'Status', 'Since', '']}
         version={`${organizationId}/${status}/${round}`}
-        load={async (after) => (await gql(QUERIES.members, { o: organizationId, st: status || null, a: after })).members}
+        load={async (after) =>
+          (await gql(QUERIES.members, { o: organizationId, st: status || null, a: after })).members
+        }
         row={(m) => (
           <tr>
             <td>{m.memberId}</td>
@@ -114,7 +153,11 @@ export function RosterView({ ctx }: { ctx: Ctx }) {
               <Pill value={m.status} />
             </td>
             <td>{when(m.createdAt)}</td>
-            <td>{m.status === 'deactivated' ? memberAction('reactivateMember', 'Reactivate', m.memberId) : memberAction('deactivateMember', 'Deactivate', m.memberId)}</td>
+            <td>
+              {m.status === 'deactivated'
+                ? memberAction('reactivateMember', 'Reactivate', m.memberId)
+                : memberAction('deactivateMember', 'Deactivate', m.memberId)}
+            </td>
           </tr>
         )}
       />

@@ -5,13 +5,27 @@ import { Card, Pill, Table } from '../../components/index.js';
 import { gql } from '../api.js';
 import { QUERIES } from '../queries.js';
 import { Details, EraseDataButton, EvidenceImages, ResendButton, ReviewButtons, ReviewFacts } from '../review-parts.js';
-import { type Ctx, Loading, Out, type Outcome, TestBadge, type WebhookEventRow, can, useLoad, when } from '../shared.js';
+import {
+  type Ctx,
+  Loading,
+  Out,
+  type Outcome,
+  TestBadge,
+  type WebhookEventRow,
+  can,
+  useLoad,
+  when,
+} from '../shared.js';
 import { REVIEW_POLL_MS } from './review.js';
 
 export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
   const [outcome, report] = useState<Outcome>(null);
   const reviewer = can(ctx.me, 'reviewer');
-  const loaded = useLoad(async () => (await gql(reviewer ? QUERIES.sessionWithDetails : QUERIES.session, { p: ctx.projectId, s: sessionId })).session, [ctx.projectId, sessionId]);
+  const loaded = useLoad(
+    async () =>
+      (await gql(reviewer ? QUERIES.sessionWithDetails : QUERIES.session, { p: ctx.projectId, s: sessionId })).session,
+    [ctx.projectId, sessionId],
+  );
   const s = loaded.data;
   // Another reviewer may decide it meanwhile: read its status now and then, and show the decision when it moves.
   useEffect(() => {
@@ -23,7 +37,13 @@ export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string })
     return () => clearInterval(timer);
   }, [s?.status]);
   if (!s) return <Loading error={loaded.error} />;
-  type CheckRow = { type: string; status: string; score: number | null; reason: string | null; details?: string | null };
+  type CheckRow = {
+    type: string;
+    status: string;
+    score: number | null;
+    reason: string | null;
+    details?: string | null;
+  };
   type TimelineRow = { from: string | null; to: string; actor: string; reason: string | null; at: string };
   const facts: [string, ComponentChildren][] = [
     ['Status', <Pill value={s.status} />],
@@ -51,7 +71,13 @@ export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string })
         </Table>
         {s.status === 'IN_REVIEW' ? (
           <p>
-            <ReviewButtons ctx={ctx} sessionId={s.id} blockers={s.approvalBlockers} report={report} after={loaded.reload} />
+            <ReviewButtons
+              ctx={ctx}
+              sessionId={s.id}
+              blockers={s.approvalBlockers}
+              report={report}
+              after={loaded.reload}
+            />
           </p>
         ) : null}
         {s.status !== 'NOT_STARTED' && s.status !== 'IN_PROGRESS' ? (
@@ -72,7 +98,13 @@ export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string })
               </td>
               <td>{c.score ?? ''}</td>
               <td>{c.reason ?? ''}</td>
-              <td>{c.details ? <Details details={c.details} /> : <span class="hint">{reviewer ? '' : 'reviewer role needed'}</span>}</td>
+              <td>
+                {c.details ? (
+                  <Details details={c.details} />
+                ) : (
+                  <span class="hint">{reviewer ? '' : 'reviewer role needed'}</span>
+                )}
+              </td>
             </tr>
           ))}
         </Table>
@@ -84,7 +116,9 @@ export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string })
           </div>
         ) : (
           <p class="hint" id="images">
-            {s.imagesRetained ? 'Images are kept for this session: reviewer role needed to see them.' : "Images: none (never taken, past the project's retention, or erased)."}
+            {s.imagesRetained
+              ? 'Images are kept for this session: reviewer role needed to see them.'
+              : "Images: none (never taken, past the project's retention, or erased)."}
           </p>
         )}
       </Card>
@@ -110,7 +144,8 @@ export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string })
           s.webhookEvents.map((e: WebhookEventRow) => (
             <div>
               <p>
-                <b>{e.type}</b> <Pill value={e.state} /> → {e.url || 'no destination'} <ResendButton ctx={ctx} eventId={e.id} report={report} />
+                <b>{e.type}</b> <Pill value={e.state} /> → {e.url || 'no destination'}{' '}
+                <ResendButton ctx={ctx} eventId={e.id} report={report} />
               </p>
               <Table heads={['#', 'At', 'HTTP', 'ms', 'Error']}>
                 {e.attempts.map((a) => (

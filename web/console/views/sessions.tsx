@@ -4,16 +4,42 @@ import { SESSION_STATUSES } from '../../../src/core/vocabulary.js';
 import { Button, Card } from '../../components/index.js';
 import { gql } from '../api.js';
 import { QUERIES } from '../queries.js';
-import { type Ctx, Loading, PagedList, type SessionRow, SessionRowView, type SessionStatus, inputValue, options, useLoad } from '../shared.js';
+import {
+  type Ctx,
+  Loading,
+  PagedList,
+  type SessionRow,
+  SessionRowView,
+  type SessionStatus,
+  inputValue,
+  options,
+  useLoad,
+} from '../shared.js';
 
-const EMPTY_FILTER = { status: '', workflowId: '', vendorData: '', svcId: '', decision: '', createdFrom: '', createdTo: '' };
+const EMPTY_FILTER = {
+  status: '',
+  workflowId: '',
+  vendorData: '',
+  svcId: '',
+  decision: '',
+  createdFrom: '',
+  createdTo: '',
+};
 
 export function SessionsView({ ctx }: { ctx: Ctx }) {
-  const workflows = useLoad<{ id: string; name: string }[]>(async () => (await gql(QUERIES.workflowNames, { p: ctx.projectId })).workflows, [ctx.projectId]);
+  const workflows = useLoad<{ id: string; name: string }[]>(
+    async () => (await gql(QUERIES.workflowNames, { p: ctx.projectId })).workflows,
+    [ctx.projectId],
+  );
   const [form, setForm] = useState(EMPTY_FILTER);
   const [sort, setSort] = useState('CREATED_AT_DESC');
   const [applied, setApplied] = useState({ filter: EMPTY_FILTER, sort: 'CREATED_AT_DESC', round: 0 });
-  const field = (name: keyof typeof EMPTY_FILTER) => ({ name, value: form[name], onInput: (e: Event) => setForm({ ...form, [name]: inputValue(e) }), onChange: (e: Event) => setForm({ ...form, [name]: inputValue(e) }) });
+  const field = (name: keyof typeof EMPTY_FILTER) => ({
+    name,
+    value: form[name],
+    onInput: (e: Event) => setForm({ ...form, [name]: inputValue(e) }),
+    onChange: (e: Event) => setForm({ ...form, [name]: inputValue(e) }),
+  });
   const filter = () =>
     Object.fromEntries(
       Object.entries(applied.filter)
@@ -52,7 +78,10 @@ export function SessionsView({ ctx }: { ctx: Ctx }) {
           <input {...field('svcId')} placeholder="svc_…" />
         </label>
         <label>
-          Decision<select {...field('decision')}>{options(['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'] satisfies SessionStatus[], 'any')}</select>
+          Decision
+          <select {...field('decision')}>
+            {options(['APPROVED', 'DECLINED', 'EXPIRED', 'ABANDONED'] satisfies SessionStatus[], 'any')}
+          </select>
         </label>
         <label>
           Created from
@@ -74,7 +103,9 @@ export function SessionsView({ ctx }: { ctx: Ctx }) {
       <PagedList<SessionRow>
         heads={['Session', 'Status', 'Workflow', 'Vendor data', 'Created']}
         version={`${ctx.projectId}/${applied.round}`}
-        load={async (after) => (await gql(QUERIES.sessions, { p: ctx.projectId, f: filter(), s: applied.sort, a: after })).sessions}
+        load={async (after) =>
+          (await gql(QUERIES.sessions, { p: ctx.projectId, f: filter(), s: applied.sort, a: after })).sessions
+        }
         row={(s) => <SessionRowView session={s} />}
       />
     </Card>

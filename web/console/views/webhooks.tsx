@@ -25,7 +25,9 @@ export function WebhooksView({ ctx }: { ctx: Ctx }) {
       <PagedList<WebhookEventRow>
         heads={['Event', 'Session', 'Destination', 'Type', 'State', 'Attempts', 'Last answer', 'Created', '']}
         version={`${ctx.projectId}/${state}`}
-        load={async (after) => (await gql(QUERIES.webhookEvents, { p: ctx.projectId, st: state || null, a: after })).webhookEvents}
+        load={async (after) =>
+          (await gql(QUERIES.webhookEvents, { p: ctx.projectId, st: state || null, a: after })).webhookEvents
+        }
         row={(e) => {
           const last = e.attempts.at(-1);
           return (

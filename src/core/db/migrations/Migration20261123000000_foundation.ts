@@ -7,7 +7,9 @@ export class Migration20261123000000_foundation extends Migration {
       `create table "account" ("id" varchar(40) not null, "email" varchar(320) not null, "password_hash" text not null, "display_name" varchar(200) null, "created_at" timestamptz not null, constraint "account_pkey" primary key ("id"));`,
     );
     this.addSql(`alter table "account" add constraint "account_email_unique" unique ("email");`);
-    this.addSql(`create table "organization" ("id" serial primary key, "name" varchar(200) not null, "created_at" timestamptz not null);`);
+    this.addSql(
+      `create table "organization" ("id" serial primary key, "name" varchar(200) not null, "created_at" timestamptz not null);`,
+    );
     this.addSql(
       `create table "org_app" ("client_id" varchar(64) not null, "organization_id" int not null, "name" varchar(120) not null, "client_secret_digest" varchar(64) not null, "active" boolean not null default true, "created_at" timestamptz not null, constraint "org_app_pkey" primary key ("client_id"));`,
     );
@@ -22,12 +24,16 @@ export class Migration20261123000000_foundation extends Migration {
     this.addSql(
       `create table "access_token" ("id" varchar(40) not null, "token_digest" varchar(64) not null, "account_id" varchar(40) not null, "client_id" varchar(64) not null, "scopes" text[] not null, "created_at" timestamptz not null, "expires_at" timestamptz not null, "revoked_at" timestamptz null, constraint "access_token_pkey" primary key ("id"));`,
     );
-    this.addSql(`alter table "access_token" add constraint "access_token_token_digest_unique" unique ("token_digest");`);
+    this.addSql(
+      `alter table "access_token" add constraint "access_token_token_digest_unique" unique ("token_digest");`,
+    );
     this.addSql(`create index "access_token_account_id_index" on "access_token" ("account_id");`);
     this.addSql(
       `create table "callback_destination" ("id" varchar(40) not null, "project_id" varchar(40) not null, "url" text not null, "active" boolean not null default true, "created_at" timestamptz not null, constraint "callback_destination_pkey" primary key ("id"));`,
     );
-    this.addSql(`alter table "callback_destination" add constraint "callback_destination_project_id_url_unique" unique ("project_id", "url");`);
+    this.addSql(
+      `alter table "callback_destination" add constraint "callback_destination_project_id_url_unique" unique ("project_id", "url");`,
+    );
     this.addSql(
       `create table "api_key" ("id" varchar(40) not null, "project_id" varchar(40) not null, "name" varchar(200) not null default '', "prefix" varchar(16) not null, "secret_digest" varchar(64) not null, "created_at" timestamptz not null, "revoked_at" timestamptz null, constraint "api_key_pkey" primary key ("id"));`,
     );
@@ -41,13 +47,29 @@ export class Migration20261123000000_foundation extends Migration {
       `create table "workflow" ("id" varchar(40) not null, "project_id" varchar(40) not null, "name" varchar(200) not null, "features" text[] not null, "created_at" timestamptz not null, constraint "workflow_pkey" primary key ("id"));`,
     );
     this.addSql(`create index "workflow_project_id_index" on "workflow" ("project_id");`);
-    this.addSql(`alter table "org_app" add constraint "org_app_organization_id_foreign" foreign key ("organization_id") references "organization" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "oidc_client" add constraint "oidc_client_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "access_token" add constraint "access_token_account_id_foreign" foreign key ("account_id") references "account" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "access_token" add constraint "access_token_client_id_foreign" foreign key ("client_id") references "oidc_client" ("client_id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "callback_destination" add constraint "callback_destination_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "api_key" add constraint "api_key_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "admin_token" add constraint "admin_token_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "workflow" add constraint "workflow_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`);
+    this.addSql(
+      `alter table "org_app" add constraint "org_app_organization_id_foreign" foreign key ("organization_id") references "organization" ("id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "oidc_client" add constraint "oidc_client_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "access_token" add constraint "access_token_account_id_foreign" foreign key ("account_id") references "account" ("id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "access_token" add constraint "access_token_client_id_foreign" foreign key ("client_id") references "oidc_client" ("client_id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "callback_destination" add constraint "callback_destination_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "api_key" add constraint "api_key_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "admin_token" add constraint "admin_token_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "workflow" add constraint "workflow_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`,
+    );
   }
 }

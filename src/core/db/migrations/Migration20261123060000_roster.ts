@@ -14,13 +14,23 @@ export class Migration20261123060000_roster extends Migration {
     this.addSql(`alter table "member" add constraint "member_member_id_unique" unique ("member_id");`);
     this.addSql(`alter table "member" add constraint "member_activation_digest_unique" unique ("activation_digest");`);
     this.addSql(`create index "member_organization_id_role_index" on "member" ("organization_id", "role");`);
-    this.addSql(`create unique index "member_organization_id_lower_email_unique" on "member" ("organization_id", lower("email"));`);
-    this.addSql(`alter table "member" add constraint "member_organization_id_svc_id_unique" unique ("organization_id", "svc_id");`);
-    this.addSql(`alter table "member" add constraint "member_organization_id_foreign" foreign key ("organization_id") references "organization" ("id") on update cascade on delete cascade;`);
+    this.addSql(
+      `create unique index "member_organization_id_lower_email_unique" on "member" ("organization_id", lower("email"));`,
+    );
+    this.addSql(
+      `alter table "member" add constraint "member_organization_id_svc_id_unique" unique ("organization_id", "svc_id");`,
+    );
+    this.addSql(
+      `alter table "member" add constraint "member_organization_id_foreign" foreign key ("organization_id") references "organization" ("id") on update cascade on delete cascade;`,
+    );
 
-    this.addSql(`create table "roster_seat" ("id" serial primary key, "organization_id" int not null, "member_id" varchar(28) not null, "started_at" timestamptz not null, "ended_at" timestamptz null);`);
+    this.addSql(
+      `create table "roster_seat" ("id" serial primary key, "organization_id" int not null, "member_id" varchar(28) not null, "started_at" timestamptz not null, "ended_at" timestamptz null);`,
+    );
     this.addSql(`create index "roster_seat_member_id_index" on "roster_seat" ("member_id");`);
-    this.addSql(`create index "roster_seat_organization_id_started_at_index" on "roster_seat" ("organization_id", "started_at");`);
+    this.addSql(
+      `create index "roster_seat_organization_id_started_at_index" on "roster_seat" ("organization_id", "started_at");`,
+    );
 
     this.addSql(
       `create table "roster_plan" ("organization_id" int not null, "plan" varchar(60) not null, "price_per_seat_minor" int not null, "currency" varchar(3) not null, "trial_ends_at" timestamptz null, "started_at" timestamptz not null, "updated_at" timestamptz not null, constraint "roster_plan_pkey" primary key ("organization_id"));`,
@@ -29,7 +39,9 @@ export class Migration20261123060000_roster extends Migration {
     this.addSql(
       `create table "roster_invoice" ("id" serial primary key, "organization_id" int not null, "period" varchar(7) not null, "seats" int not null, "amount_minor" int not null, "currency" varchar(3) not null, "created_at" timestamptz not null);`,
     );
-    this.addSql(`alter table "roster_invoice" add constraint "roster_invoice_organization_id_period_unique" unique ("organization_id", "period");`);
+    this.addSql(
+      `alter table "roster_invoice" add constraint "roster_invoice_organization_id_period_unique" unique ("organization_id", "period");`,
+    );
 
     this.addSql(
       `create table "roster_audit" ("id" bigserial primary key, "organization_id" int not null, "member_id" varchar(28) null, "actor" varchar(100) not null, "action" varchar(40) not null, "before" jsonb null, "after" jsonb null, "created_at" timestamptz not null);`,
@@ -48,7 +60,9 @@ export class Migration20261123060000_roster extends Migration {
     this.addSql(`create index "mail_outbox_created_at_index" on "mail_outbox" ("created_at");`);
 
     this.addSql(`alter table "oidc_client" add column "organization_id" int null;`);
-    this.addSql(`alter table "oidc_client" add constraint "oidc_client_organization_id_foreign" foreign key ("organization_id") references "organization" ("id") on update cascade on delete set null;`);
+    this.addSql(
+      `alter table "oidc_client" add constraint "oidc_client_organization_id_foreign" foreign key ("organization_id") references "organization" ("id") on update cascade on delete set null;`,
+    );
     this.addSql(`create index "oidc_client_organization_id_index" on "oidc_client" ("organization_id");`);
   }
 }

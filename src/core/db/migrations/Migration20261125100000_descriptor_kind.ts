@@ -9,10 +9,14 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261125100000_descriptor_kind extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`alter table "face_enrollment" add column "descriptor_kind" varchar(40) not null default 'face-api-128';`);
+    this.addSql(
+      `alter table "face_enrollment" add column "descriptor_kind" varchar(40) not null default 'face-api-128';`,
+    );
     // from here on every insert names its kind
     this.addSql(`alter table "face_enrollment" alter column "descriptor_kind" drop default;`);
     this.addSql(`alter table "account" add column "face_descriptor_kind" varchar(40) null;`);
-    this.addSql(`update "account" set "face_descriptor_kind" = 'face-api-128' where "face_descriptor_sealed" is not null;`);
+    this.addSql(
+      `update "account" set "face_descriptor_kind" = 'face-api-128' where "face_descriptor_sealed" is not null;`,
+    );
   }
 }

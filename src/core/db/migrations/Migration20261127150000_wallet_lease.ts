@@ -12,7 +12,9 @@ export class Migration20261127150000_wallet_lease extends Migration {
     this.addSql(
       `create table "wallet_lease" ("id" varchar(40) not null, "project_id" varchar(40) not null, "amount_minor" bigint not null, "currency" varchar(3) not null, "holder" varchar(80) not null, "expires_at" timestamptz not null, "spent_minor" bigint null, "closed_at" timestamptz null, "created_at" timestamptz not null, constraint "wallet_lease_pkey" primary key ("id"));`,
     );
-    this.addSql(`alter table "wallet_lease" add constraint "wallet_lease_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`);
+    this.addSql(
+      `alter table "wallet_lease" add constraint "wallet_lease_project_id_foreign" foreign key ("project_id") references "project" ("id") on update cascade on delete cascade;`,
+    );
     this.addSql(`create index "wallet_lease_open_index" on "wallet_lease" ("project_id") where "closed_at" is null;`);
     this.addSql(`create index "wallet_lease_expiry_index" on "wallet_lease" ("expires_at") where "closed_at" is null;`);
     this.addSql(`alter table "charge" add column "lease_id" varchar(40) null;`);

@@ -10,6 +10,8 @@ export class Migration20261202110000_face_register_mode extends Migration {
   override async up(): Promise<void> {
     this.addSql(`alter table "face_enrollment" add column "livemode" boolean not null default true;`);
     this.addSql(`drop index "face_enrollment_project_id_purpose_seq_index";`);
-    this.addSql(`create index "face_enrollment_project_id_purpose_livemode_seq_index" on "face_enrollment" ("project_id", "purpose", "livemode", "seq");`);
+    this.addSql(
+      `create index "face_enrollment_project_id_purpose_livemode_seq_index" on "face_enrollment" ("project_id", "purpose", "livemode", "seq");`,
+    );
   }
 }

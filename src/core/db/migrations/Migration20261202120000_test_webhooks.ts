@@ -14,8 +14,12 @@ export class Migration20261202120000_test_webhooks extends Migration {
     );
     this.addSql(`alter table "callback_destination" add column "mode" varchar(4) not null default 'live';`);
     this.addSql(`alter table "callback_destination" drop constraint "callback_destination_project_id_url_unique";`);
-    this.addSql(`alter table "callback_destination" add constraint "callback_destination_project_id_mode_url_unique" unique ("project_id", "mode", "url");`);
+    this.addSql(
+      `alter table "callback_destination" add constraint "callback_destination_project_id_mode_url_unique" unique ("project_id", "mode", "url");`,
+    );
     this.addSql(`alter table "webhook_event" add column "livemode" boolean not null default true;`);
-    this.addSql(`update "webhook_attempt" set "error" = 'refused: private address' where "error" like '% resolves to %, an address of a private network: not sent';`);
+    this.addSql(
+      `update "webhook_attempt" set "error" = 'refused: private address' where "error" like '% resolves to %, an address of a private network: not sent';`,
+    );
   }
 }

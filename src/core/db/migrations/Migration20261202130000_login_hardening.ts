@@ -35,6 +35,8 @@ export class Migration20261202130000_login_hardening extends Migration {
        where r."key" = 'signin_lock:' || t."key" and r."points" > 1;`,
     );
     this.addSql(`alter table "oidc_client" add column "require_pkce" boolean not null default true;`);
-    this.addSql(`delete from "rate_limit" where starts_with("key", 'signin_failures:') or starts_with("key", 'signin_lock:');`);
+    this.addSql(
+      `delete from "rate_limit" where starts_with("key", 'signin_failures:') or starts_with("key", 'signin_lock:');`,
+    );
   }
 }

@@ -28,7 +28,9 @@ export class Migration20261203090000_credentials_vc extends Migration {
       "revoked_reason" varchar(40) null,
       constraint "issued_credential_list_idx_unique" unique ("list_id", "idx")
     );`);
-    this.addSql(`create index "issued_credential_live_by_account" on "issued_credential" ("account_id") where "revoked_at" is null;`);
+    this.addSql(
+      `create index "issued_credential_live_by_account" on "issued_credential" ("account_id") where "revoked_at" is null;`,
+    );
     this.addSql(`create table "credential_nonce" (
       "digest" varchar(64) primary key,
       "used_at" timestamptz not null,

@@ -33,9 +33,13 @@ export class Migration20261204090000_growth extends Migration {
     this.addSql(`create index "session_evidence_created_at_index" on "session_evidence" ("created_at");`);
     this.addSql(`create index "webhook_event_recent_index" on "webhook_event" ("created_at") where "url" is not null;`);
     this.addSql(`create index "webhook_attempt_at_index" on "webhook_attempt" ("at");`);
-    this.addSql(`create index "charge_unsettled_index" on "charge" ("created_at") where "check_id" is null and not "refunded";`);
+    this.addSql(
+      `create index "charge_unsettled_index" on "charge" ("created_at") where "check_id" is null and not "refunded";`,
+    );
 
-    this.addSql(`create table "session_status_count" ("status" varchar(20) not null, "shard" smallint not null, "n" bigint not null, primary key ("status", "shard"));`);
+    this.addSql(
+      `create table "session_status_count" ("status" varchar(20) not null, "shard" smallint not null, "n" bigint not null, primary key ("status", "shard"));`,
+    );
     this.addSql(`create function "session_status_count_row"() returns trigger language plpgsql as $$
 begin
   if tg_op = 'UPDATE' and old.status = new.status then return null; end if;
@@ -49,9 +53,15 @@ begin
   end if;
   return null;
 end $$;`);
-    this.addSql(`create function "session_status_count_truncate"() returns trigger language plpgsql as $$ begin delete from session_status_count; return null; end $$;`);
-    this.addSql(`create trigger "session_status_count_row" after insert or delete or update of "status" on "verification_session" for each row execute function "session_status_count_row"();`);
-    this.addSql(`create trigger "session_status_count_truncate" after truncate on "verification_session" for each statement execute function "session_status_count_truncate"();`);
+    this.addSql(
+      `create function "session_status_count_truncate"() returns trigger language plpgsql as $$ begin delete from session_status_count; return null; end $$;`,
+    );
+    this.addSql(
+      `create trigger "session_status_count_row" after insert or delete or update of "status" on "verification_session" for each row execute function "session_status_count_row"();`,
+    );
+    this.addSql(
+      `create trigger "session_status_count_truncate" after truncate on "verification_session" for each statement execute function "session_status_count_truncate"();`,
+    );
     // After the trigger: its lock holds writers back until this commits, so no session is missed or counted twice.
     this.addSql(RECOUNT_SESSION_STATUSES);
 

@@ -9,7 +9,9 @@ export interface AuthorizeClient {
   active: boolean;
   redirectUris: string[];
   scopes: readonly string[];
-  /** Whether a request must carry a PKCE S256 challenge (every client, unless opted out as a confidential legacy one). */
+  /**
+   * Whether a request must carry a PKCE S256 challenge (every client, unless opted out as a confidential legacy one).
+   */
   requirePkce: boolean;
 }
 
@@ -64,7 +66,8 @@ export const loadClient: AuthorizeCheck = async (ctx) => {
 
 export const checkRedirectUri: AuthorizeCheck = (ctx) => {
   const redirectUri = one(ctx.query.redirect_uri);
-  if (!redirectUri || !ctx.client!.redirectUris.includes(redirectUri)) return { page: 'The redirect_uri is not registered for this application.' };
+  if (!redirectUri || !ctx.client!.redirectUris.includes(redirectUri))
+    return { page: 'The redirect_uri is not registered for this application.' };
   ctx.redirectUri = redirectUri;
   ctx.state = one(ctx.query.state);
   return undefined;
@@ -74,32 +77,53 @@ export const checkRedirectUri: AuthorizeCheck = (ctx) => {
 
 /** Request objects are not supported (discovery says so); OIDC Core 6 names the error. */
 export const rejectRequestObject: AuthorizeCheck = (ctx) =>
-  ctx.query.request !== undefined ? { error: 'request_not_supported', description: 'request objects are not supported: send the parameters themselves' } : undefined;
+  ctx.query.request !== undefined
+    ? {
+        error: 'request_not_supported',
+        description: 'request objects are not supported: send the parameters themselves',
+      }
+    : undefined;
 
 export const rejectRequestUri: AuthorizeCheck = (ctx) =>
-  ctx.query.request_uri !== undefined ? { error: 'request_uri_not_supported', description: 'request_uri is not supported: send the parameters themselves' } : undefined;
+  ctx.query.request_uri !== undefined
+    ? {
+        error: 'request_uri_not_supported',
+        description: 'request_uri is not supported: send the parameters themselves',
+      }
+    : undefined;
 
-export const checkResponseType: AuthorizeCheck = (ctx) => (one(ctx.query.response_type) !== 'code' ? { error: 'unsupported_response_type', description: 'only response_type=code is supported' } : undefined);
+export const checkResponseType: AuthorizeCheck = (ctx) =>
+  one(ctx.query.response_type) !== 'code'
+    ? { error: 'unsupported_response_type', description: 'only response_type=code is supported' }
+    : undefined;
 
 export const checkState: AuthorizeCheck = (ctx) => (ctx.state ? undefined : invalidRequest('state is required'));
 
 export const checkOpenidScope: AuthorizeCheck = (ctx) => {
   ctx.scopes = [...new Set((one(ctx.query.scope) ?? '').split(' ').filter(Boolean))];
-  return ctx.scopes.includes('openid') ? undefined : { error: 'invalid_scope', description: 'the openid scope is required' };
+  return ctx.scopes.includes('openid')
+    ? undefined
+    : { error: 'invalid_scope', description: 'the openid scope is required' };
 };
 
 export const checkScopesEnabled: AuthorizeCheck = (ctx) => {
   const notEnabled = ctx.scopes.filter((scope) => !ctx.client!.scopes.includes(scope));
-  return notEnabled.length ? { error: 'invalid_scope', description: `scope not enabled for this application: ${notEnabled.join(' ')}` } : undefined;
+  return notEnabled.length
+    ? { error: 'invalid_scope', description: `scope not enabled for this application: ${notEnabled.join(' ')}` }
+    : undefined;
 };
 
 export const checkCodeChallengeMethod: AuthorizeCheck = (ctx) => {
   ctx.codeChallenge = one(ctx.query.code_challenge);
-  if (ctx.codeChallenge !== undefined && (one(ctx.query.code_challenge_method) ?? 'plain') !== 'S256') return invalidRequest('code_challenge_method must be S256');
+  if (ctx.codeChallenge !== undefined && (one(ctx.query.code_challenge_method) ?? 'plain') !== 'S256')
+    return invalidRequest('code_challenge_method must be S256');
   return undefined;
 };
 
-export const checkCodeChallengeFormat: AuthorizeCheck = (ctx) => (ctx.codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(ctx.codeChallenge) ? invalidRequest('code_challenge is malformed') : undefined);
+export const checkCodeChallengeFormat: AuthorizeCheck = (ctx) =>
+  ctx.codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(ctx.codeChallenge)
+    ? invalidRequest('code_challenge is malformed')
+    : undefined;
 
 /**
  * PKCE for every client (RFC 9700 2.1.1: it binds the code to the session that asked for it, so
@@ -107,23 +131,30 @@ export const checkCodeChallengeFormat: AuthorizeCheck = (ctx) => (ctx.codeChalle
  * without it (`requirePkce` false: a confidential legacy client, whose secret then guards the code).
  */
 export const checkPkceRequired: AuthorizeCheck = (ctx) =>
-  ctx.codeChallenge === undefined && ctx.client!.requirePkce ? invalidRequest('code_challenge is required: this application must use PKCE with code_challenge_method=S256') : undefined;
+  ctx.codeChallenge === undefined && ctx.client!.requirePkce
+    ? invalidRequest('code_challenge is required: this application must use PKCE with code_challenge_method=S256')
+    : undefined;
 
 export const checkMaxAge: AuthorizeCheck = (ctx) => {
   const text = one(ctx.query.max_age);
   ctx.maxAge = text === undefined ? undefined : Number(text);
-  if (ctx.maxAge !== undefined && (!Number.isInteger(ctx.maxAge) || ctx.maxAge < 0)) return invalidRequest('max_age must be a non-negative integer');
+  if (ctx.maxAge !== undefined && (!Number.isInteger(ctx.maxAge) || ctx.maxAge < 0))
+    return invalidRequest('max_age must be a non-negative integer');
   return undefined;
 };
 
 export const checkPromptValues: AuthorizeCheck = (ctx) => {
   ctx.prompt = one(ctx.query.prompt);
-  return promptsOf(ctx.prompt).some((value) => !PROMPT_VALUES.includes(value)) ? invalidRequest('unsupported prompt value') : undefined;
+  return promptsOf(ctx.prompt).some((value) => !PROMPT_VALUES.includes(value))
+    ? invalidRequest('unsupported prompt value')
+    : undefined;
 };
 
 export const checkPromptNoneAlone: AuthorizeCheck = (ctx) => {
   const prompts = promptsOf(ctx.prompt);
-  return prompts.includes('none') && prompts.length > 1 ? invalidRequest('prompt=none cannot be combined with another value') : undefined;
+  return prompts.includes('none') && prompts.length > 1
+    ? invalidRequest('prompt=none cannot be combined with another value')
+    : undefined;
 };
 
 export const checkNonce: AuthorizeCheck = (ctx) => {
@@ -139,7 +170,11 @@ export const checkNonce: AuthorizeCheck = (ctx) => {
 export const checkResource: AuthorizeCheck = (ctx) => {
   const value = ctx.query.resource;
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !(ctx.resources ?? []).includes(value)) return { error: 'invalid_target', description: 'resource must be the URL of a resource this provider serves (one)' };
+  if (typeof value !== 'string' || !(ctx.resources ?? []).includes(value))
+    return {
+      error: 'invalid_target',
+      description: 'resource must be the URL of a resource this provider serves (one)',
+    };
   ctx.resource = value;
   return undefined;
 };

@@ -65,8 +65,23 @@ export async function checkAuthorizeRequest(
     if (!ctx.redirectUri) throw new Error(`${check.name} redirects an error before the redirect URI is checked`);
     return { step: errorRedirect(issuer, ctx.redirectUri, failure.error, failure.description, ctx.state) };
   }
-  const { clientId, client, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge, uiLocale, resource } = ctx;
-  return { request: { clientId: clientId!, clientName: client!.name, redirectUri: redirectUri!, scopes, state: state!, nonce, codeChallenge, prompt, maxAge, uiLocale, resource } };
+  const { clientId, client, redirectUri, scopes, state, nonce, codeChallenge, prompt, maxAge, uiLocale, resource } =
+    ctx;
+  return {
+    request: {
+      clientId: clientId!,
+      clientName: client!.name,
+      redirectUri: redirectUri!,
+      scopes,
+      state: state!,
+      nonce,
+      codeChallenge,
+      prompt,
+      maxAge,
+      uiLocale,
+      resource,
+    },
+  };
 }
 
 export type { AuthorizeCheck, AuthorizeClient, AuthorizeContext, CheckFailure } from './checks.js';

@@ -1,6 +1,13 @@
 import { digestSecret, newId, newSecret } from '../../secrets.js';
 import type { OidcDeps } from '../context.js';
-import { errorRedirect, promptsOf, redirectWith, type AuthorizeRequest, type AuthorizeStep, type BrowserSession } from './types.js';
+import {
+  errorRedirect,
+  promptsOf,
+  redirectWith,
+  type AuthorizeRequest,
+  type AuthorizeStep,
+  type BrowserSession,
+} from './types.js';
 
 const CODE_TTL_MS = 120_000;
 const INTERACTION_TTL_MS = 10 * 60_000;
@@ -22,20 +29,38 @@ export class AuthorizationInteraction {
   }
 
   /** What happens next for a checked request, given who is signed in to this browser. */
-  async nextStep(request: AuthorizeRequest, session: BrowserSession | null, options: { freshLogin?: boolean } = {}): Promise<AuthorizeStep> {
-    const tooOld = session && request.maxAge !== undefined && this.now().getTime() - session.authTime.getTime() > request.maxAge * 1000;
+  async nextStep(
+    request: AuthorizeRequest,
+    session: BrowserSession | null,
+    options: { freshLogin?: boolean } = {},
+  ): Promise<AuthorizeStep> {
+    const tooOld =
+      session &&
+      request.maxAge !== undefined &&
+      this.now().getTime() - session.authTime.getTime() > request.maxAge * 1000;
     const prompts = promptsOf(request.prompt);
     const needsLogin = !session || tooOld || (prompts.includes('login') && !options.freshLogin);
     if (needsLogin) {
       if (prompts.includes('none')) return this.fail(request, 'login_required', 'the user is not signed in');
-      return { kind: 'login', interaction: await this.save(request), clientName: request.clientName, locale: request.uiLocale };
+      return {
+        kind: 'login',
+        interaction: await this.save(request),
+        clientName: request.clientName,
+        locale: request.uiLocale,
+      };
     }
     if (await this.deactivatedMember(request.clientId, session.accountId)) return this.deactivated(request);
     const consented = await this.deps.grants.consent(session.accountId, request.clientId);
     const covered = consented && request.scopes.every((scope) => consented.includes(scope));
     if (!covered || prompts.includes('consent')) {
       if (prompts.includes('none')) return this.fail(request, 'consent_required', 'the user has not consented');
-      return { kind: 'consent', interaction: await this.save(request), clientName: request.clientName, scopes: request.scopes, locale: request.uiLocale };
+      return {
+        kind: 'consent',
+        interaction: await this.save(request),
+        clientName: request.clientName,
+        scopes: request.scopes,
+        locale: request.uiLocale,
+      };
     }
     return { kind: 'redirect', url: await this.issueCode(request, session) };
   }
@@ -43,7 +68,11 @@ export class AuthorizationInteraction {
   /** The person allowed or denied the request on the consent page. */
   async decide(interaction: string, session: BrowserSession | null, allow: boolean): Promise<AuthorizeStep> {
     const request = await this.load(interaction);
-    if (!request) return { kind: 'error_page', message: 'This sign-in request expired. Go back to the application and start again.' };
+    if (!request)
+      return {
+        kind: 'error_page',
+        message: 'This sign-in request expired. Go back to the application and start again.',
+      };
     if (!session) return { kind: 'login', interaction, clientName: request.clientName, locale: request.uiLocale };
     await this.drop(interaction);
     if (!allow) return this.fail(request, 'access_denied', 'the user denied the request');
@@ -54,7 +83,11 @@ export class AuthorizationInteraction {
 
   private async save(request: AuthorizeRequest): Promise<string> {
     const secret = newSecret('int', 24);
-    await this.deps.grants.saveInteraction(digestSecret(secret), request, new Date(this.now().getTime() + INTERACTION_TTL_MS));
+    await this.deps.grants.saveInteraction(
+      digestSecret(secret),
+      request,
+      new Date(this.now().getTime() + INTERACTION_TTL_MS),
+    );
     return secret;
   }
 

@@ -28,7 +28,10 @@ export interface BrowserSession {
   authTime: Date;
 }
 
-/** The prompt values a request may list (space-separated, OIDC Core 3.1.2.1); select_account is accepted and means nothing here (one account per browser). */
+/**
+ * The prompt values a request may list (space-separated, OIDC Core 3.1.2.1); select_account is accepted and means
+ * nothing here (one account per browser).
+ */
 export const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'];
 
 export const promptsOf = (prompt: string | undefined): string[] => (prompt ?? '').split(' ').filter(Boolean);
@@ -55,6 +58,12 @@ export function redirectWith(issuer: string, redirectUri: string, params: Record
 }
 
 /** An error sent back to the client: `error`, `error_description`, `state` and `iss`. */
-export function errorRedirect(issuer: string, redirectUri: string, error: string, description: string, state?: string): AuthorizeStep {
+export function errorRedirect(
+  issuer: string,
+  redirectUri: string,
+  error: string,
+  description: string,
+  state?: string,
+): AuthorizeStep {
   return { kind: 'redirect', url: redirectWith(issuer, redirectUri, { error, error_description: description, state }) };
 }

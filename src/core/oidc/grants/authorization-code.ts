@@ -7,23 +7,44 @@ import { digestSecret, safeEqual } from '../../secrets.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
 import { one, type OidcDeps } from '../context.js';
 import type { AuthorizationCode } from '../entities.js';
-import { ISSUED_SELECT, ISSUING_BATCH, issueInput, NEW_ACCESS_TOKEN, NEW_REFRESH_ROW, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
+import {
+  ISSUED_SELECT,
+  ISSUING_BATCH,
+  issueInput,
+  NEW_ACCESS_TOKEN,
+  NEW_REFRESH_ROW,
+  mintTokens,
+  runIssuing,
+  signTokens,
+  type IssueRequest,
+  type IssuedRow,
+  type Tokens,
+} from './issue.js';
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /** The S256 challenge of a well-formed PKCE verifier; null for a missing or malformed one (it fits no challenge). */
 export function presentedChallenge(verifier: string | undefined): string | null {
-  return verifier !== undefined && VERIFIER.test(verifier) ? createHash('sha256').update(verifier).digest('base64url') : null;
+  return verifier !== undefined && VERIFIER.test(verifier)
+    ? createHash('sha256').update(verifier).digest('base64url')
+    : null;
 }
 
 /** Why a claimed code cannot be exchanged: expired, another redirect URI, or a PKCE verifier that does not fit. */
-export function codeProblem(row: Pick<AuthorizationCode, 'expiresAt' | 'redirectUri' | 'codeChallenge'>, redirectUri: string, verifier: string | undefined, now: Date): DomainError | null {
+export function codeProblem(
+  row: Pick<AuthorizationCode, 'expiresAt' | 'redirectUri' | 'codeChallenge'>,
+  redirectUri: string,
+  verifier: string | undefined,
+  now: Date,
+): DomainError | null {
   if (row.expiresAt <= now) return new DomainError('invalid_grant', 'the code expired');
-  if (row.redirectUri !== redirectUri) return new DomainError('invalid_grant', 'redirect_uri differs from the authorization request');
+  if (row.redirectUri !== redirectUri)
+    return new DomainError('invalid_grant', 'redirect_uri differs from the authorization request');
   if (row.codeChallenge) {
     const challenge = presentedChallenge(verifier);
     if (challenge === null) return new DomainError('invalid_grant', 'code_verifier is missing or malformed');
-    if (!safeEqual(challenge, row.codeChallenge)) return new DomainError('invalid_grant', 'code_verifier does not match the code_challenge');
+    if (!safeEqual(challenge, row.codeChallenge))
+      return new DomainError('invalid_grant', 'code_verifier does not match the code_challenge');
   } else if (verifier !== undefined) {
     return new DomainError('invalid_grant', 'code_verifier sent for a code issued without PKCE');
   }
@@ -89,7 +110,11 @@ const exchanges = batchPerOwner(
 );
 
 /** grant_type=authorization_code: a code, once, by the client it was issued to, with its PKCE verifier. */
-export async function authorizationCodeGrant(deps: OidcDeps, client: RegisteredClient, body: Record<string, unknown>): Promise<Tokens> {
+export async function authorizationCodeGrant(
+  deps: OidcDeps,
+  client: RegisteredClient,
+  body: Record<string, unknown>,
+): Promise<Tokens> {
   const code = one(body.code);
   const redirectUri = one(body.redirect_uri);
   if (!code || !redirectUri) throw new DomainError('invalid_request', 'code and redirect_uri are required');
@@ -97,18 +122,31 @@ export async function authorizationCodeGrant(deps: OidcDeps, client: RegisteredC
   const verifier = one(body.code_verifier);
   const minted = mintTokens(now);
   const resource = one(body.resource);
-  const claim = await exchanges(deps.orm).submit({ client, minted, codeDigest: digestSecret(code), redirectUri, verifier, resource });
+  const claim = await exchanges(deps.orm).submit({
+    client,
+    minted,
+    codeDigest: digestSecret(code),
+    redirectUri,
+    verifier,
+    resource,
+  });
   if (claim?.issued) return signTokens(deps, client, minted, claim as ClaimRow & IssuedRow);
   if (claim) {
-    if (resource !== undefined && resource !== claim.code_resource) throw new DomainError('invalid_target', 'resource differs from the authorization request');
+    if (resource !== undefined && resource !== claim.code_resource)
+      throw new DomainError('invalid_target', 'resource differs from the authorization request');
     throw (
-      codeProblem({ expiresAt: sqlDate(claim.expires_at), redirectUri: claim.redirect_uri, codeChallenge: claim.code_challenge }, redirectUri, verifier, now) ??
-      new DomainError('invalid_grant', 'the code cannot be exchanged')
+      codeProblem(
+        { expiresAt: sqlDate(claim.expires_at), redirectUri: claim.redirect_uri, codeChallenge: claim.code_challenge },
+        redirectUri,
+        verifier,
+        now,
+      ) ?? new DomainError('invalid_grant', 'the code cannot be exchanged')
     );
   }
   // Nothing claimed: an unknown code, another client's, or one already used.
   const used = await deps.grants.code(digestSecret(code));
-  if (!used || used.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the code is invalid or was issued to another client');
+  if (!used || used.clientId !== client.clientId)
+    throw new DomainError('invalid_grant', 'the code is invalid or was issued to another client');
   // A replayed code: whoever holds it may be an attacker, so everything it issued is revoked.
   await deps.grants.revokeGrant(used.grantId, deps.clock.now());
   throw new DomainError('invalid_grant', 'the code was already used; the tokens issued from it are revoked');

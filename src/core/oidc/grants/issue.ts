@@ -31,14 +31,21 @@ export interface MintedTokens {
   now: Date;
 }
 
-/** New tokens; a rotation's refresh token names the row of the sign-in it rotates (`refreshRowId`), a first one a new row. */
+/**
+ * New tokens; a rotation's refresh token names the row of the sign-in it rotates (`refreshRowId`), a first one a new
+ * row.
+ */
 export function mintTokens(now: Date, refreshRowId?: string): MintedTokens {
   const accessToken = newSecret('vt');
   const refresh = newRefreshToken(refreshRowId);
   return {
     accessToken,
     refreshToken: refresh.token,
-    access: { id: newId('at'), digest: digestSecret(accessToken), expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000) },
+    access: {
+      id: newId('at'),
+      digest: digestSecret(accessToken),
+      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000),
+    },
     refresh: { id: refresh.id, digest: refresh.digest, expiresAt: new Date(now.getTime() + REFRESH_TTL_MS) },
     now,
   };
@@ -132,13 +139,21 @@ export const NEW_ACCESS_TOKEN = `new_access as (
   from granted g join input i using (ord) returning id
 )`;
 
-/** IssuedRow for each granted request. An active roster member of the client's organization is told apart by their member id. */
+/**
+ * IssuedRow for each granted request. An active roster member of the client's organization is told apart by their
+ * member id.
+ */
 export const ISSUED_SELECT = `select g.ord, g.account_id, g.scopes, g.auth_time, g.nonce, a.email, a.email_verified_at, a.display_name, m.member_id
   from granted g join input i using (ord) join account a on a.id = g.account_id
   left join member m on m.organization_id = i.organization_id and m.svc_id = g.account_id and m.status = 'active'`;
 
 /** The tokens answered for an issued row: the minted secrets and an id_token signed now. */
-export async function signTokens(deps: Pick<OidcDeps, 'keys' | 'issuer'>, client: RegisteredClient, minted: MintedTokens, row: IssuedRow): Promise<Tokens> {
+export async function signTokens(
+  deps: Pick<OidcDeps, 'keys' | 'issuer'>,
+  client: RegisteredClient,
+  minted: MintedTokens,
+  row: IssuedRow,
+): Promise<Tokens> {
   const claims = {
     iss: deps.issuer,
     sub: row.account_id,
@@ -148,17 +163,32 @@ export async function signTokens(deps: Pick<OidcDeps, 'keys' | 'issuer'>, client
     ...(row.nonce != null ? { nonce: row.nonce } : {}),
     svc_id: row.account_id,
     ...(row.member_id ? { svc_org_member_id: row.member_id } : {}),
-    ...(row.scopes.includes('profile') ? { email: row.email, email_verified: row.email_verified_at != null, name: row.display_name ?? row.email } : {}),
+    ...(row.scopes.includes('profile')
+      ? { email: row.email, email_verified: row.email_verified_at != null, name: row.display_name ?? row.email }
+      : {}),
   };
   const idToken = await deps.keys.sign(claims, ID_TOKEN_TTL_SECONDS);
-  return { access_token: minted.accessToken, refresh_token: minted.refreshToken, id_token: idToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: row.scopes.join(' ') };
+  return {
+    access_token: minted.accessToken,
+    refresh_token: minted.refreshToken,
+    id_token: idToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    scope: row.scopes.join(' '),
+  };
 }
 
 /**
  * Runs an issuing statement (`issueInput`'s parameters, then `extra`) for `requests` and answers
  * each request's row, in order, or null where the statement answered none.
  */
-export async function runIssuing<Row extends { ord: number | string }>(orm: Orm, name: string, text: string, requests: readonly IssueRequest[], extra: unknown[][]): Promise<(Row | null)[]> {
+export async function runIssuing<Row extends { ord: number | string }>(
+  orm: Orm,
+  name: string,
+  text: string,
+  requests: readonly IssueRequest[],
+  extra: unknown[][],
+): Promise<(Row | null)[]> {
   const rows = await preparedQuery<Row>(orm, name, text, [...issueParams(requests), ...extra]);
   const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
   return requests.map((_, i) => byOrd.get(i + 1) ?? null);

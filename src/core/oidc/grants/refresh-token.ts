@@ -4,7 +4,18 @@ import { DomainError } from '../../errors.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
 import { one, type OidcDeps } from '../context.js';
 import { presentedRefreshToken, REFRESH_DIGESTS_KEPT, refreshTokenKey } from '../tokens.js';
-import { ISSUED_SELECT, ISSUING_BATCH, issueInput, NEW_ACCESS_TOKEN, mintTokens, runIssuing, signTokens, type IssueRequest, type IssuedRow, type Tokens } from './issue.js';
+import {
+  ISSUED_SELECT,
+  ISSUING_BATCH,
+  issueInput,
+  NEW_ACCESS_TOKEN,
+  mintTokens,
+  runIssuing,
+  signTokens,
+  type IssueRequest,
+  type IssuedRow,
+  type Tokens,
+} from './issue.js';
 
 /** The scopes a refresh asks for (`scope`, space-separated), or null when it asks for the granted ones. */
 export function requestedScopes(requested: string | undefined): string[] | null {
@@ -15,11 +26,15 @@ export function requestedScopes(requested: string | undefined): string[] | null 
 export function narrowScopes(granted: string[], requested: string | undefined): string[] {
   const narrowed = requestedScopes(requested);
   if (narrowed === null) return granted;
-  if (narrowed.some((scope) => !granted.includes(scope))) throw new DomainError('invalid_scope', 'a refresh cannot widen the granted scopes');
+  if (narrowed.some((scope) => !granted.includes(scope)))
+    throw new DomainError('invalid_scope', 'a refresh cannot widen the granted scopes');
   return narrowed;
 }
 
-/** A refresh asked of ROTATE_AND_ISSUE: the presented token's digest (its row is the minted token's) and the scopes asked (null: the granted ones). */
+/**
+ * A refresh asked of ROTATE_AND_ISSUE: the presented token's digest (its row is the minted token's) and the scopes
+ * asked (null: the granted ones).
+ */
 interface Rotation extends IssueRequest {
   tokenDigest: string;
   scopes: string[] | null;
@@ -53,30 +68,50 @@ ${ISSUED_SELECT}`;
 
 const rotations = batchPerOwner(
   (orm: Orm, requests: Rotation[]) =>
-    runIssuing<IssuedRow>(orm, 'oidc_refresh_rotate_and_issue', ROTATE_AND_ISSUE, requests, [requests.map((r) => r.tokenDigest), requests.map((r) => (r.scopes ?? []).join(' ')), requests.map((r) => r.scopes !== null)]),
+    runIssuing<IssuedRow>(orm, 'oidc_refresh_rotate_and_issue', ROTATE_AND_ISSUE, requests, [
+      requests.map((r) => r.tokenDigest),
+      requests.map((r) => (r.scopes ?? []).join(' ')),
+      requests.map((r) => r.scopes !== null),
+    ]),
   ISSUING_BATCH,
 );
 
-/** grant_type=refresh_token: rotates the token; a replay of a rotated-away one revokes the whole family, a guessed one nothing. */
-export async function refreshTokenGrant(deps: OidcDeps, client: RegisteredClient, body: Record<string, unknown>): Promise<Tokens> {
+/**
+ * grant_type=refresh_token: rotates the token; a replay of a rotated-away one revokes the whole family, a guessed one
+ * nothing.
+ */
+export async function refreshTokenGrant(
+  deps: OidcDeps,
+  client: RegisteredClient,
+  body: Record<string, unknown>,
+): Promise<Tokens> {
   const presented = one(body.refresh_token);
   if (!presented) throw new DomainError('invalid_request', 'refresh_token is required');
   const now = deps.clock.now();
   const key = refreshTokenKey(presented);
   if (key) {
     const minted = mintTokens(now, key.id);
-    const issued = await rotations(deps.orm).submit({ client, minted, tokenDigest: key.digest, scopes: requestedScopes(one(body.scope)) });
+    const issued = await rotations(deps.orm).submit({
+      client,
+      minted,
+      tokenDigest: key.digest,
+      scopes: requestedScopes(one(body.scope)),
+    });
     if (issued) return signTokens(deps, client, minted, issued);
   }
   // Nothing rotated: say why, in the order the rules are checked.
   const found = await presentedRefreshToken(deps.grants, presented);
   const row = found?.row;
-  if (!row || row.clientId !== client.clientId) throw new DomainError('invalid_grant', 'the refresh token is invalid or was issued to another client');
+  if (!row || row.clientId !== client.clientId)
+    throw new DomainError('invalid_grant', 'the refresh token is invalid or was issued to another client');
   if (row.revokedAt) throw new DomainError('invalid_grant', 'the refresh token was revoked');
   if (row.expiresAt <= now) throw new DomainError('invalid_grant', 'the refresh token expired');
   narrowScopes(row.scopes, one(body.scope));
   if (found.current) throw new DomainError('invalid_grant', 'the refresh token cannot be used');
   // Replay of a rotated-away token: revoke every refresh token of this user and client.
   await deps.grants.revokeForClients(row.accountId, [row.clientId], now);
-  throw new DomainError('invalid_grant', 'the refresh token was already used; every refresh token of this sign-in is revoked');
+  throw new DomainError(
+    'invalid_grant',
+    'the refresh token was already used; every refresh token of this sign-in is revoked',
+  );
 }

@@ -8,7 +8,11 @@ import { type HostedStep, runCheck, type SessionWork, type StepPorts } from './s
 
 export const documentStep: HostedStep = async (session, input, _work, ports) => {
   const has = (feature: string) => session.features.includes(feature);
-  const reading = await runCheck(ports.checks.idVerification, { front_image: input.front_image, back_image: input.back_image }, ports.contextOf(session));
+  const reading = await runCheck(
+    ports.checks.idVerification,
+    { front_image: input.front_image, back_image: input.back_image },
+    ports.contextOf(session),
+  );
   const data = reading.check.data as { fields?: Record<string, string | undefined>; portrait?: string; dob?: string };
   const fields = data.fields ?? {};
   const patch: SessionWork = {
@@ -31,14 +35,28 @@ export const documentStep: HostedStep = async (session, input, _work, ports) => 
     { kind: 'document_back', bytes: input.back_image },
     { kind: 'document_portrait', bytes: data.portrait ? Buffer.from(data.portrait, 'base64') : undefined },
   ];
-  const images = candidates.filter((image): image is { kind: EvidenceKind; bytes: Buffer } => Buffer.isBuffer(image.bytes));
+  const images = candidates.filter((image): image is { kind: EvidenceKind; bytes: Buffer } =>
+    Buffer.isBuffer(image.bytes),
+  );
   return { outcomes, work: patch, images };
 };
 
 /** The age band the workflow asks for, from the date of birth read; to review when none could be read. */
-async function ageFromDocument(session: SessionRecord, dob: string | undefined, ports: StepPorts): Promise<CheckOutcome> {
+async function ageFromDocument(
+  session: SessionRecord,
+  dob: string | undefined,
+  ports: StepPorts,
+): Promise<CheckOutcome> {
   if (!dob) {
-    return { check: { type: 'age', status: 'review', data: { dob: null, bands: {} }, error: 'the date of birth could not be read from the document' }, reason: 'dob_unreadable' };
+    return {
+      check: {
+        type: 'age',
+        status: 'review',
+        data: { dob: null, bands: {} },
+        error: 'the date of birth could not be read from the document',
+      },
+      reason: 'dob_unreadable',
+    };
   }
   return runCheck(ports.checks.age, { dob, bands: [ports.minAgeOf(session)] }, ports.contextOf(session));
 }

@@ -9,11 +9,25 @@ export const licenceStep: HostedStep = async (session, input, work, ports) => {
   // A licence proves something only when it is the person's: it is matched against a
   // verified name when the session has one, else against the name typed in the form.
   const verified = await verifiedHolderName(session, work, ports);
-  if (verified) return { outcomes: [await runCheck(ports.checks.credential, { ...input, full_name: verified, first_name: undefined, last_name: undefined }, fresh)], work: {} };
+  if (verified)
+    return {
+      outcomes: [
+        await runCheck(
+          ports.checks.credential,
+          { ...input, full_name: verified, first_name: undefined, last_name: undefined },
+          fresh,
+        ),
+      ],
+      work: {},
+    };
   if (!input.full_name && !(input.first_name && input.last_name)) {
-    throw new DomainError('validation_error', "the licence holder's name is required (full_name, or first_name and last_name): a licence found without a name is not proof it is yours", {
-      data: { errors: { full_name: 'required' } },
-    });
+    throw new DomainError(
+      'validation_error',
+      "the licence holder's name is required (full_name, or first_name and last_name): a licence found without a name is not proof it is yours",
+      {
+        data: { errors: { full_name: 'required' } },
+      },
+    );
   }
   return { outcomes: [await runCheck(ports.checks.credential, input, fresh)], work: {} };
 };

@@ -66,11 +66,23 @@ export interface StepPorts {
 }
 
 /** One step of the hosted flow (steps/<name>.ts). */
-export type HostedStep = (session: SessionRecord, input: Record<string, unknown>, work: SessionWork, ports: StepPorts) => Promise<StepResult>;
+export type HostedStep = (
+  session: SessionRecord,
+  input: Record<string, unknown>,
+  work: SessionWork,
+  ports: StepPorts,
+) => Promise<StepResult>;
 
 /** Runs a standalone check's steps (validate, prepare, execute) without the wallet or the standalone record. */
-export async function runCheck<I, P>(check: StandaloneCheck<I, P>, raw: Record<string, unknown>, context: CheckContext): Promise<CheckOutcome> {
-  const outcome: CheckOutcome | CombinedOutcome = await check.execute(await check.prepare(parseInput(check.input, raw), context), context);
+export async function runCheck<I, P>(
+  check: StandaloneCheck<I, P>,
+  raw: Record<string, unknown>,
+  context: CheckContext,
+): Promise<CheckOutcome> {
+  const outcome: CheckOutcome | CombinedOutcome = await check.execute(
+    await check.prepare(parseInput(check.input, raw), context),
+    context,
+  );
   if (!('check' in outcome)) throw new Error(`${check.type} returned a combined outcome inside a session`);
   return outcome;
 }
