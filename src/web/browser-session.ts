@@ -18,17 +18,18 @@ export function sessionCookie(req: Request): string | undefined {
   return undefined;
 }
 
-/** Starts the browser session: HttpOnly, SameSite=Lax, 12 hours, Secure on an https issuer. */
+/** The session cookie's header: HttpOnly, SameSite=Lax, Secure on an https issuer, living `maxAgeSeconds`. */
+const sessionCookieHeader = (value: string, maxAgeSeconds: number, secure: boolean) =>
+  `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+
+/** Starts the browser session, for 12 hours. */
 export function setSessionCookie(res: Response, value: string, secure: boolean): void {
-  res.append(
-    'Set-Cookie',
-    `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200${secure ? '; Secure' : ''}`,
-  );
+  res.append('Set-Cookie', sessionCookieHeader(value, 43200, secure));
 }
 
 /** Ends the browser session: the same cookie, emptied and expired. */
 export function clearSessionCookie(res: Response, secure: boolean): void {
-  res.append('Set-Cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
+  res.append('Set-Cookie', sessionCookieHeader('', 0, secure));
 }
 
 export type SignInAttempt =
