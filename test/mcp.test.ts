@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  type OAuthClientInformationMixed,
+  OAuthMetadataSchema,
+  OAuthProtectedResourceMetadataSchema,
+  type OAuthTokens,
+  OpenIdProviderDiscoveryMetadataSchema,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpResource } from '../src/core/oidc/resource-indicators.js';
 import { authorizePath, interactionOf, PageDriver, pkce } from './helpers/oidc.js';
@@ -166,6 +172,8 @@ describe('MCP discovery', () => {
   it('publishes RFC 9728 metadata at both well-known paths, pointing at the issuer', async () => {
     for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
       const res = await service.http.get(path).expect(200);
+      // Valid by the SDK's own schema (RFC 9728), and exactly this document.
+      expect(OAuthProtectedResourceMetadataSchema.safeParse(res.body).error).toBeUndefined();
       expect(res.body).toEqual({
         resource: `${service.url}/mcp`,
         authorization_servers: [service.url],
@@ -176,6 +184,9 @@ describe('MCP discovery', () => {
       });
     }
     const discovery = await service.http.get('/.well-known/openid-configuration').expect(200);
+    // Valid as OpenID Connect discovery and as RFC 8414 metadata, by the SDK's own schemas.
+    expect(OpenIdProviderDiscoveryMetadataSchema.safeParse(discovery.body).error).toBeUndefined();
+    expect(OAuthMetadataSchema.safeParse(discovery.body).error).toBeUndefined();
     expect(discovery.body).toMatchObject({ issuer: service.url, code_challenge_methods_supported: ['S256'] });
     expect(discovery.body.scopes_supported).toContain('mcp');
     // RFC 8414's path, where MCP clients look first: the same document

@@ -49,8 +49,12 @@ export function requireOrgClient(core: Core) {
   };
 }
 
-/** Account resource endpoints: a bearer access token from the token endpoint. */
-export function requireAccessToken(core: Core) {
+/**
+ * Account resource endpoints: a bearer access token from the token endpoint. `ownResource` names
+ * the RFC 8707 resource of the routes it guards, whose bound tokens are accepted there too.
+ */
+export function requireAccessToken(core: Core, ownResource?: (issuer: string) => string) {
+  const accepted = ownResource?.(core.oidc.issuer) ?? null;
   return async (req: Request, res: Response, next: NextFunction) => {
     const token = bearer(req);
     const grant = token ? await core.accessTokens.verify(token) : null;
@@ -59,8 +63,10 @@ export function requireAccessToken(core: Core) {
         'invalid_token',
         token ? 'access token is invalid or expired' : 'missing bearer access token',
       );
-    // A token bound to another resource (RFC 8707: the MCP endpoint) is good there only.
-    if (grant.resource !== null) throw new DomainError('invalid_token', 'this access token is for another resource');
+    // A token bound to a resource (RFC 8707) is good there only; one bound to none, at the account
+    // endpoints and at a route that names its own resource.
+    if (grant.resource !== null && grant.resource !== accepted)
+      throw new DomainError('invalid_token', 'this access token is for another resource');
     res.locals.token = { svcId: grant.svcId, clientId: grant.clientId, scopes: grant.scopes } satisfies TokenCaller;
     next();
   };

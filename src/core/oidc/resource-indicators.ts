@@ -8,5 +8,12 @@ export const MCP_PATH = '/mcp';
 /** The MCP endpoint's resource identifier: its absolute URL (RFC 9728 `resource`). */
 export const mcpResource = (issuer: string): string => `${issuer}${MCP_PATH}`;
 
+/**
+ * The credential issuer's identifier (OpenID4VCI: this service is its own credential issuer). A
+ * wallet names it in `resource` because the issuer metadata lists an authorization server; a
+ * token bound to it is good at the credential endpoints only.
+ */
+export const credentialIssuerResource = (issuer: string): string => issuer;
+
 /** Every resource identifier a client may name in `resource`, exactly. */
-export const knownResources = (issuer: string): string[] => [mcpResource(issuer)];
+export const knownResources = (issuer: string): string[] => [mcpResource(issuer), credentialIssuerResource(issuer)];

@@ -11,6 +11,7 @@ import {
   presentationInput,
   presentationResultWire,
 } from '../../core/vc/views.js';
+import { credentialIssuerResource } from '../../core/oidc/resource-indicators.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
 import { sendData } from '../../http/envelope.js';
 import { toDomainError } from '../errors.js';
@@ -61,7 +62,8 @@ const CREDENTIAL_ERRORS: ErrorCode[] = [
 export function credentialIssuerRouter(core: Core, docs: ApiDocs) {
   const router = caseSensitiveRouter();
   const vc = core.vc;
-  const tokenAuth = requireAccessToken(core);
+  // A wallet's token may be bound to the credential issuer (OpenID4VCI sends `resource`) or to nothing.
+  const tokenAuth = requireAccessToken(core, credentialIssuerResource);
 
   router.get('/.well-known/openid-credential-issuer', (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=3600');

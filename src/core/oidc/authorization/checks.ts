@@ -164,8 +164,8 @@ export const checkNonce: AuthorizeCheck = (ctx) => {
 
 /**
  * RFC 8707: `resource` names the one resource the token is for (its audience), exactly one the
- * provider knows (the MCP endpoint); anything else is `invalid_target`. Without it the token is
- * for the account endpoints.
+ * provider knows (the MCP endpoint, the credential issuer); anything else is `invalid_target`.
+ * Without it the token is for the account endpoints.
  */
 export const checkResource: AuthorizeCheck = (ctx) => {
   const value = ctx.query.resource;
