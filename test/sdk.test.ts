@@ -281,6 +281,14 @@ describe('sessions through the SDK', () => {
     expect(missing.message).not.toContain('verity answered');
     expect(missing.requestId).toBe(requestId);
     expect(requestId).toBeTruthy();
+    const notAPresentation = (await client
+      .credentialPresentation({
+        presentation: 'not-an-sd-jwt',
+        nonce: 'n-verifier-0001',
+        audience: 'https://shop.example',
+      })
+      .catch((error: unknown) => error)) as VerityError;
+    expect(notAPresentation).toMatchObject({ status: 400, code: 'invalid_presentation' });
     const invalid = (await client
       .createSession({ workflow_id: 42 as unknown as string })
       .catch((error: unknown) => error)) as VerityError;

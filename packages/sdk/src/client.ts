@@ -248,6 +248,17 @@ export class VerityClient {
     return this.request('postCredentialVerification', { body }, options);
   }
 
+  /**
+   * Checks an SD-JWT VC presentation a person's wallet gave you, against the nonce and audience
+   * you gave the wallet: the disclosed claims, issuer, status and expiry (proofs only).
+   */
+  credentialPresentation(
+    body: RequestBody<'postCredentialPresentation'>,
+    options?: RequestOptions,
+  ): Promise<ResponseData<'postCredentialPresentation'>> {
+    return this.request('postCredentialPresentation', { body }, options);
+  }
+
   credentialStates(options?: RequestOptions): Promise<ResponseData<'getCredentialStates'>> {
     return this.request('getCredentialStates', {}, options);
   }
