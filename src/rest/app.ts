@@ -8,6 +8,7 @@ import { hostedSessionRouter, sessionsRouter } from './routes/sessions.js';
 import { sessionPageRouter } from '../web/session-page.js';
 import { rosterBodyErrors, rosterRouter } from './routes/roster.js';
 import { oidcRouter } from './routes/oidc.js';
+import { signInPagesRouter } from '../web/sign-in-pages.js';
 import { credentialIssuerRouter, presentationRouter } from './routes/vc.js';
 import { mcpRouter } from './routes/mcp.js';
 import { accountPagesRouter } from '../web/account-pages.js';
@@ -22,7 +23,7 @@ import {
   traceRequests,
   type HttpMetrics,
 } from '../http/observability.js';
-import { ignoreWildcardIfNoneMatch, pagePolicyAsHeadIsWritten, securityHeaders } from './security-headers.js';
+import { ignoreWildcardIfNoneMatch, pagePolicyAsHeadIsWritten, securityHeaders } from '../http/security-headers.js';
 import { ApiDocs } from '../http/openapi.js';
 import { readGuides } from './reference-guides.js';
 import { legacySsoRouter } from './routes/legacy.js';
@@ -133,6 +134,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(apiReferenceRouter());
   app.use('/api/auth/tpsso', labelRoute('/api/auth/tpsso'), legacySso);
   app.use(oidc);
+  app.use(signInPagesRouter(core));
   // Verifiable credentials (scope zkp): OpenID4VCI issuance, metadata and status lists.
   app.use(credentialIssuer);
   // The MCP endpoint for agents (an OAuth protected resource of the provider above) and the page where a person revokes

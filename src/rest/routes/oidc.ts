@@ -2,8 +2,6 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import { DomainError } from '../../core/errors.js';
 import type { Core } from '../../core/index.js';
-import type { AuthorizeStep } from '../../core/oidc/provider.js';
-import { UI_LOCALES_SUPPORTED } from '../../core/oidc/ui-locales.js';
 import { discoveryDocument } from '../../core/oidc/discovery.js';
 import {
   discoveryWire,
@@ -16,20 +14,11 @@ import {
   verificationsWire,
 } from '../../core/oidc/views.js';
 import { issueCsrf, requireCsrf } from '../../web/csrf.js';
-import { clearSessionCookie, sessionCookie, setSessionCookie, signInFromPage } from '../../web/browser-session.js';
-import {
-  consentPage,
-  forgotPasswordPage,
-  messagePage,
-  resetPasswordPage,
-  signInPage,
-  signOutPage,
-  signUpErrorText,
-  signUpNotice,
-  signUpPage,
-} from '../../web/login-pages.js';
+import { clearSessionCookie, sessionCookie } from '../../web/browser-session.js';
+import { messagePage, signOutPage } from '../../web/login-pages.js';
+import { renderAuthorizeStep } from '../../web/sign-in-pages.js';
 import { bearer, requireAccessToken, type TokenCaller } from '../auth.js';
-import { allowFormRedirect } from '../security-headers.js';
+import { allowFormRedirect } from '../../http/security-headers.js';
 import { toDomainError } from '../errors.js';
 import { sendData } from '../../http/envelope.js';
 import type { ApiDocs, BodyMediaType } from '../../http/openapi.js';
@@ -105,7 +94,6 @@ function bearerChallengeHeader(error: DomainError, tokenSent: boolean): string {
   return `Bearer realm="verity", error="${error.code}", error_description="${quoted(error.message)}"${scope ? `, scope="${quoted(scope)}"` : ''}`;
 }
 
-/** Login and account endpoints under /api/auth/oidc, discovery at both well-known paths. */
 // The OAuth endpoints' requests, for the document only: the grants read the fields themselves
 // (core/oidc/grants) so that each error is the one RFC 6749 names.
 const OAUTH_BODY: BodyMediaType[] = ['application/x-www-form-urlencoded', 'application/json'];
@@ -215,60 +203,17 @@ const USERINFO_EXAMPLE = {
   id_verified: true,
 };
 
+/**
+ * The protocol endpoints under /api/auth/oidc (the pages are in src/web/sign-in-pages.ts), discovery at both
+ * well-known paths.
+ */
 export function oidcRouter(core: Core, docs: ApiDocs) {
   const router = caseSensitiveRouter();
   const oidc = core.oidc;
   const secure = oidc.issuer.startsWith('https:');
   const form = express.urlencoded({ extended: false, limit: '64kb' });
   const body = [form, ...jsonBody('64kb')];
-
-  const setCookie = (res: Response, value: string) => setSessionCookie(res, value, secure);
   const clearCookie = (res: Response) => clearSessionCookie(res, secure);
-
-  /** The page's language (from the request's `ui_locales`) as a header too. */
-  const language = (res: Response, locale: string | undefined) =>
-    res.setHeader('Content-Language', locale ?? UI_LOCALES_SUPPORTED[0]);
-
-  function render(res: Response, step: AuthorizeStep, status = 200): void {
-    res.setHeader('Cache-Control', 'no-store');
-    switch (step.kind) {
-      case 'redirect':
-        res.redirect(303, step.url);
-        return;
-      case 'error_page':
-        res.status(400).type('html').send(messagePage('Sign-in request not valid', step.message));
-        return;
-      case 'login':
-        language(res, step.locale);
-        res
-          .status(status)
-          .type('html')
-          .send(
-            signInPage({
-              interaction: step.interaction,
-              clientName: step.clientName,
-              csrf: String(res.locals.csrf),
-              error: step.error,
-              locale: step.locale,
-            }),
-          );
-        return;
-      case 'consent':
-        language(res, step.locale);
-        res
-          .status(status)
-          .type('html')
-          .send(
-            consentPage({
-              interaction: step.interaction,
-              clientName: step.clientName,
-              scopes: step.scopes,
-              csrf: String(res.locals.csrf),
-              locale: step.locale,
-            }),
-          );
-    }
-  }
 
   const discovery = (_req: Request, res: Response) => {
     res.json(oidc.discovery());
@@ -281,228 +226,18 @@ export function oidcRouter(core: Core, docs: ApiDocs) {
     res.json(await core.signingKeys.jwks());
   });
 
-  // Every route that may show the sign-in, sign-up or consent form gives the browser its CSRF token.
-  router.use(
-    [
-      '/api/auth/oidc/authorize',
-      '/api/auth/oidc/login',
-      '/api/auth/oidc/signup',
-      '/api/auth/oidc/consent',
-      '/api/auth/oidc/forgot-password',
-      '/api/auth/oidc/reset-password',
-    ],
-    issueCsrf(secure),
-  );
+  // The authorization endpoint may show the sign-in or consent form: it gives the browser its CSRF token.
+  router.use('/api/auth/oidc/authorize', issueCsrf(secure));
 
   // OIDC Core 3.1.2.1: the authorization endpoint takes GET (query) and POST (form body) alike.
   const authorize = async (req: Request, res: Response, parameters: Record<string, unknown>) => {
     const checked = await oidc.checkAuthorize(parameters);
-    if ('step' in checked) return render(res, checked.step);
+    if ('step' in checked) return renderAuthorizeStep(res, checked.step);
     allowFormRedirect(res, checked.request.redirectUri);
-    render(res, await oidc.nextStep(checked.request, await oidc.session(sessionCookie(req))));
+    renderAuthorizeStep(res, await oidc.nextStep(checked.request, await oidc.session(sessionCookie(req))));
   };
   router.get('/api/auth/oidc/authorize', (req, res) => authorize(req, res, req.query));
   router.post('/api/auth/oidc/authorize', form, (req, res) => authorize(req, res, req.body ?? {}));
-
-  router.post('/api/auth/oidc/login', form, requireCsrf, async (req, res) => {
-    const interaction = String(req.body?.interaction ?? '');
-    const request = await oidc.loadInteraction(interaction);
-    if (!request)
-      return render(res, {
-        kind: 'error_page',
-        message: 'This sign-in request expired. Go back to the application and start again.',
-      });
-    allowFormRedirect(res, request.redirectUri);
-    const email = String(req.body?.email ?? '');
-    const attempt = await signInFromPage(oidc, email, String(req.body?.password ?? ''), req, res);
-    const signedIn = attempt.signedIn;
-    if (!signedIn) {
-      language(res, request.uiLocale);
-      res
-        .status(attempt.status)
-        .type('html')
-        .send(
-          signInPage({
-            interaction,
-            clientName: request.clientName,
-            csrf: String(res.locals.csrf),
-            error: attempt.message,
-            email,
-            locale: request.uiLocale,
-          }),
-        );
-      return;
-    }
-    setCookie(res, signedIn.cookie);
-    render(res, await oidc.nextStep(request, signedIn.session, { freshLogin: true }));
-  });
-
-  router.get('/api/auth/oidc/signup', async (req, res) => {
-    const interaction = String(req.query.interaction ?? '');
-    const request = await oidc.loadInteraction(interaction);
-    if (!request)
-      return render(res, {
-        kind: 'error_page',
-        message: 'This sign-in request expired. Go back to the application and start again.',
-      });
-    language(res, request.uiLocale);
-    res.type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), locale: request.uiLocale }));
-  });
-
-  // Sign-up answers the same for a new and a taken address (the sign-in page with the same notice,
-  // 200): the new one gets an account and a verification link, the taken one's owner a notice.
-  router.post('/api/auth/oidc/signup', form, requireCsrf, async (req, res) => {
-    const interaction = String(req.body?.interaction ?? '');
-    const request = await oidc.loadInteraction(interaction);
-    if (!request)
-      return render(res, {
-        kind: 'error_page',
-        message: 'This sign-in request expired. Go back to the application and start again.',
-      });
-    allowFormRedirect(res, request.redirectUri);
-    const fields = {
-      email: String(req.body?.email ?? ''),
-      password: String(req.body?.password ?? ''),
-      name: String(req.body?.name ?? ''),
-    };
-    try {
-      await core.accountRecovery.signUp({
-        email: fields.email,
-        password: fields.password,
-        displayName: fields.name.trim() || undefined,
-      });
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      language(res, request.uiLocale);
-      res
-        .status(400)
-        .type('html')
-        .send(
-          signUpPage({
-            interaction,
-            csrf: String(res.locals.csrf),
-            error: signUpErrorText(error),
-            email: fields.email,
-            name: fields.name,
-            locale: request.uiLocale,
-          }),
-        );
-      return;
-    }
-    const email = fields.email.trim().toLowerCase();
-    res.setHeader('Cache-Control', 'no-store');
-    language(res, request.uiLocale);
-    res.type('html').send(
-      signInPage({
-        interaction,
-        clientName: request.clientName,
-        csrf: String(res.locals.csrf),
-        notice: signUpNotice(email),
-        email,
-        locale: request.uiLocale,
-      }),
-    );
-  });
-
-  // The link mailed at sign-up: following it proves the address (idempotent, so a mail scanner
-  // that opens it first does no harm).
-  router.get('/api/auth/oidc/verify-email', async (req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
-    if (await core.accountRecovery.verifyEmail(String(req.query.token ?? ''))) {
-      res
-        .type('html')
-        .send(
-          messagePage(
-            'Email address confirmed',
-            'Thank you: your email address is confirmed. You can close this page.',
-          ),
-        );
-      return;
-    }
-    res
-      .status(400)
-      .type('html')
-      .send(
-        messagePage(
-          'Link not valid',
-          'This confirmation link is invalid, used or expired (links work for 24 hours). Choosing a new password with "Forgot your password?" on the sign-in page also confirms your address.',
-        ),
-      );
-  });
-
-  // Password reset: the form asks for the address and answers the same whether it has an account.
-  router.get('/api/auth/oidc/forgot-password', (_req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
-    res.type('html').send(forgotPasswordPage({ csrf: String(res.locals.csrf) }));
-  });
-  router.post('/api/auth/oidc/forgot-password', form, requireCsrf, async (req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
-    const email = String(req.body?.email ?? '');
-    try {
-      await core.accountRecovery.requestReset({ email });
-    } catch (error) {
-      if (!(error instanceof DomainError) || error.code !== 'validation_error') throw error;
-      res
-        .status(400)
-        .type('html')
-        .send(forgotPasswordPage({ csrf: String(res.locals.csrf), error: 'Check your email address.', email }));
-      return;
-    }
-    res
-      .type('html')
-      .send(forgotPasswordPage({ csrf: String(res.locals.csrf), sent: true, email: email.trim().toLowerCase() }));
-  });
-
-  const deadResetLink = (res: Response) =>
-    res
-      .status(400)
-      .type('html')
-      .send(
-        messagePage(
-          'Link not valid',
-          'This password reset link is invalid, used or expired (links work once, for 15 minutes). Ask for a new one with "Forgot your password?" on the sign-in page.',
-        ),
-      );
-  router.get('/api/auth/oidc/reset-password', async (req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
-    const token = String(req.query.token ?? '');
-    if (!(await core.accountRecovery.resetLinkUsable(token))) return void deadResetLink(res);
-    res.type('html').send(resetPasswordPage({ token, csrf: String(res.locals.csrf) }));
-  });
-  router.post('/api/auth/oidc/reset-password', form, requireCsrf, async (req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
-    const token = String(req.body?.token ?? '');
-    try {
-      await core.accountRecovery.resetPassword(token, { password: String(req.body?.password ?? '') });
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      if (error.code === 'invalid_token') return void deadResetLink(res);
-      res
-        .status(400)
-        .type('html')
-        .send(resetPasswordPage({ token, csrf: String(res.locals.csrf), error: signUpErrorText(error) }));
-      return;
-    }
-    // This browser's session ended with every other one: clear its cookie too.
-    clearCookie(res);
-    res
-      .type('html')
-      .send(
-        messagePage(
-          'Password changed',
-          'Your password is changed and you are signed out of every application. Go back to the application and sign in with the new password.',
-        ),
-      );
-  });
-
-  router.post('/api/auth/oidc/consent', form, requireCsrf, async (req, res) => {
-    const interaction = String(req.body?.interaction ?? '');
-    const session = await oidc.session(sessionCookie(req));
-    // Without a session the answer is the sign-in page, whose form ends at the client too.
-    const request = session ? null : await oidc.loadInteraction(interaction);
-    if (request) allowFormRedirect(res, request.redirectUri);
-    render(res, await oidc.decide(interaction, session, req.body?.decision === 'allow'));
-  });
 
   router.post('/api/auth/oidc/token', ...body, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
