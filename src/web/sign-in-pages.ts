@@ -68,6 +68,12 @@ export function renderAuthorizeStep(res: Response, step: AuthorizeStep, status =
   }
 }
 
+/** What a form of a sign-in request that is gone (expired, or never was) shows. */
+const EXPIRED_REQUEST: AuthorizeStep = {
+  kind: 'error_page',
+  message: 'This sign-in request expired. Go back to the application and start again.',
+};
+
 /** The sign-in, consent and account pages under /api/auth/oidc. */
 export function signInPagesRouter(core: Core) {
   const router = caseSensitiveRouter();
@@ -93,10 +99,7 @@ export function signInPagesRouter(core: Core) {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
     if (!request)
-      return renderAuthorizeStep(res, {
-        kind: 'error_page',
-        message: 'This sign-in request expired. Go back to the application and start again.',
-      });
+      return renderAuthorizeStep(res, EXPIRED_REQUEST);
     allowFormRedirect(res, request.redirectUri);
     const email = String(req.body?.email ?? '');
     const attempt = await signInFromPage(oidc, email, String(req.body?.password ?? ''), req, res);
@@ -126,10 +129,7 @@ export function signInPagesRouter(core: Core) {
     const interaction = String(req.query.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
     if (!request)
-      return renderAuthorizeStep(res, {
-        kind: 'error_page',
-        message: 'This sign-in request expired. Go back to the application and start again.',
-      });
+      return renderAuthorizeStep(res, EXPIRED_REQUEST);
     language(res, request.uiLocale);
     res.type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), locale: request.uiLocale }));
   });
@@ -140,10 +140,7 @@ export function signInPagesRouter(core: Core) {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
     if (!request)
-      return renderAuthorizeStep(res, {
-        kind: 'error_page',
-        message: 'This sign-in request expired. Go back to the application and start again.',
-      });
+      return renderAuthorizeStep(res, EXPIRED_REQUEST);
     allowFormRedirect(res, request.redirectUri);
     const fields = {
       email: String(req.body?.email ?? ''),
