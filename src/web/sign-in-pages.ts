@@ -98,8 +98,7 @@ export function signInPagesRouter(core: Core) {
   router.post('/api/auth/oidc/login', form, requireCsrf, async (req, res) => {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
-    if (!request)
-      return renderAuthorizeStep(res, EXPIRED_REQUEST);
+    if (!request) return renderAuthorizeStep(res, EXPIRED_REQUEST);
     allowFormRedirect(res, request.redirectUri);
     const email = String(req.body?.email ?? '');
     const attempt = await signInFromPage(oidc, email, String(req.body?.password ?? ''), req, res);
@@ -128,8 +127,7 @@ export function signInPagesRouter(core: Core) {
   router.get('/api/auth/oidc/signup', async (req, res) => {
     const interaction = String(req.query.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
-    if (!request)
-      return renderAuthorizeStep(res, EXPIRED_REQUEST);
+    if (!request) return renderAuthorizeStep(res, EXPIRED_REQUEST);
     language(res, request.uiLocale);
     res.type('html').send(signUpPage({ interaction, csrf: String(res.locals.csrf), locale: request.uiLocale }));
   });
@@ -139,8 +137,7 @@ export function signInPagesRouter(core: Core) {
   router.post('/api/auth/oidc/signup', form, requireCsrf, async (req, res) => {
     const interaction = String(req.body?.interaction ?? '');
     const request = await oidc.loadInteraction(interaction);
-    if (!request)
-      return renderAuthorizeStep(res, EXPIRED_REQUEST);
+    if (!request) return renderAuthorizeStep(res, EXPIRED_REQUEST);
     allowFormRedirect(res, request.redirectUri);
     const fields = {
       email: String(req.body?.email ?? ''),
