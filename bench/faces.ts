@@ -18,7 +18,7 @@ import { modelFaceEngine, type FaceEngine } from '../src/core/face-engine.js';
 import { lazyModels } from '../src/core/models.js';
 import { Sealer } from '../src/core/secrets.js';
 import { buildService } from '../src/main.js';
-import { faceWorkerCount } from '../src/ml/faces/pool.js';
+import { faceWorkerCount } from '../src/ml/inference/pool.js';
 import { loadTf } from '../src/ml/tf.js';
 import { freePort, percentile } from '../test/helpers/processes.js';
 import { SHARED_DATA } from '../test/helpers/faces.js';

@@ -12,7 +12,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { decodeImage } from '../src/ml/image.js';
-import { loadFaceModels, type FaceQuality } from '../src/ml/faces/index.js';
+import type { FaceQuality } from '../src/ml/faces/index.js';
+import { loadFaceModels } from '../src/ml/inference/index.js';
 import { boundsOf, type Box } from '../src/ml/faces/geometry.js';
 import { faceQualityProblem } from '../src/core/checks/face-match.js';
 

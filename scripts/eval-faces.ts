@@ -9,13 +9,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { decodeImage } from '../src/ml/image.js';
-import {
-  DEFAULT_FACE_MATCH_THRESHOLD,
-  faceSimilarity,
-  faceDistance,
-  loadFaceModels,
-  MATCH_DISTANCE,
-} from '../src/ml/faces/index.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity, faceDistance, MATCH_DISTANCE } from '../src/ml/faces/index.js';
+import { loadFaceModels } from '../src/ml/inference/index.js';
 import { DescriptorTable } from '../src/core/faces/face-index.js';
 
 const DATA = process.env.VERITY_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));

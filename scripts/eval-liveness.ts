@@ -13,12 +13,11 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { loadFaceModels } from '../src/ml/faces/index.js';
+import { loadFaceModels, loadLivenessModels } from '../src/ml/inference/index.js';
 import { decodeImage } from '../src/ml/image.js';
 import {
   LIVENESS_THRESHOLDS,
   livenessDecision,
-  loadLivenessModels,
   type LivenessAssessment,
   type LivenessThresholds,
 } from '../src/ml/liveness/index.js';

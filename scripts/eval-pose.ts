@@ -7,9 +7,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { loadFaceModels } from '../src/ml/faces/index.js';
+import { loadFaceModels, loadLivenessModels } from '../src/ml/inference/index.js';
 import { decodeImage } from '../src/ml/image.js';
-import { loadLivenessModels, type HeadPose } from '../src/ml/liveness/index.js';
+import type { HeadPose } from '../src/ml/liveness/index.js';
 import { percentile } from '../test/helpers/processes.js';
 
 const DATA = process.env.VERITY_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));

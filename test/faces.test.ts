@@ -3,13 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_FACE_MATCH_THRESHOLD,
-  type FaceModels,
-  faceDistance,
-  faceSimilarity,
-  loadFaceModels,
-} from '../src/ml/faces/index.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, type FaceModels, faceDistance, faceSimilarity } from '../src/ml/faces/index.js';
+import { loadFaceModels } from '../src/ml/inference/index.js';
 import {
   DESCRIPTOR_DIMENSIONS,
   faceCosine,
@@ -23,7 +18,7 @@ import type { TNetInput } from '@vladmandic/face-api';
 import sharp from 'sharp';
 import { detectionPixels } from '../src/ml/faces/detect.js';
 import { type DecodedImage, decodeImage } from '../src/ml/image.js';
-import { FaceWorkerPool } from '../src/ml/faces/pool.js';
+import { FaceWorkerPool } from '../src/ml/inference/pool.js';
 import type { ImageArea } from '../src/ml/faces/onnx-input.js';
 import { faceApiModelDir, faceRuntime } from '../src/ml/faces/runtime.js';
 import { onnxRecognition } from '../src/ml/faces/recognition-onnx.js';
@@ -421,7 +416,7 @@ describe('the face worker pool', () => {
       script,
       `
       import sharp from 'sharp';
-      import { FaceWorkerPool } from './src/ml/faces/pool.js';
+      import { FaceWorkerPool } from './src/ml/inference/pool.js';
       import { decodeImage } from './src/ml/image.js';
       const pool = await FaceWorkerPool.start(2);
       const blank = await decodeImage(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).png().toBuffer());

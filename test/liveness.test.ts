@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage, type DecodedImage } from '../src/ml/image.js';
-import { loadLivenessModels, type LivenessModels } from '../src/ml/liveness/index.js';
+import { loadLivenessModels } from '../src/ml/inference/index.js';
+import type { LivenessModels } from '../src/ml/liveness/index.js';
 import { loadTf } from '../src/ml/tf.js';
 
 // Real models on the shared samples (read in place, never copied into the repo). Kept to four

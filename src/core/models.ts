@@ -44,8 +44,8 @@ function once<T>(load: () => Promise<T>): {
 
 export function lazyModels(): Models {
   const documents = once(async () => (await import('../ml/document/index.js')).startDocumentWorker());
-  const faces = once(async () => (await import('../ml/faces/index.js')).loadFaceModels());
-  const liveness = once(async () => (await import('../ml/liveness/index.js')).loadLivenessModels());
+  const faces = once(async () => (await import('../ml/inference/index.js')).loadFaceModels());
+  const liveness = once(async () => (await import('../ml/inference/index.js')).loadLivenessModels());
   const parts = [documents, faces, liveness];
   return {
     documents: documents.get,

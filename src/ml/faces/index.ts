@@ -1,12 +1,6 @@
 import type { DecodedImage } from '../image.js';
-import { cropFaceJpeg } from './crop.js';
 import type { FaceQuality } from './quality.js';
 import type { QuarterTurns } from './raster.js';
-import { SerialQueue } from '../queue.js';
-import { tfWasmFeatures } from '../tf.js';
-import { faceRuntime } from './runtime.js';
-import { FaceWorkerPool } from './pool.js';
-import { faceWork, type FaceWork } from './work.js';
 
 export type { FaceQuality } from './quality.js';
 export type { QuarterTurns } from './raster.js';
@@ -68,70 +62,4 @@ export interface FaceModels {
   /** A tight JPEG crop (with margin) of a face, for a document portrait. */
   cropFace(image: DecodedImage, box: FaceBox, options?: { margin?: number; maxSide?: number }): Promise<Buffer>;
   close(): Promise<void>;
-}
-
-/** The process's face inference: a worker pool, or in-process with VERITY_FACE_WORKERS=0. Started once. */
-let engine: Promise<FaceWork & { backend: string; wasm: string | undefined }> | undefined;
-
-function sharedEngine(): Promise<FaceWork & { backend: string; wasm: string | undefined }> {
-  engine ??= (async () => {
-    if (process.env.VERITY_FACE_WORKERS === '0') {
-      const rt = await faceRuntime();
-      const work = faceWork(rt);
-      const queue = new SerialQueue(); // one TF.js backend: one inference at a time
-      return {
-        backend: rt.backend,
-        wasm: tfWasmFeatures(),
-        detectFaces: (image: DecodedImage, options?: DetectOptions) =>
-          queue.run(() => work.detectFaces(image, options)),
-        describeLargestFace: (image: DecodedImage, options?: DescribeOptions) =>
-          queue.run(() => work.describeLargestFace(image, options)),
-      };
-    }
-    return FaceWorkerPool.start();
-  })().catch((error: unknown) => {
-    engine = undefined;
-    throw error;
-  });
-  return engine;
-}
-
-/**
- * The face worker pool the process runs (liveness runs on it too), or null when face inference is in-process
- * (VERITY_FACE_WORKERS=0).
- */
-export async function faceWorkerPool(): Promise<FaceWorkerPool | null> {
-  const work = await sharedEngine();
-  return work instanceof FaceWorkerPool ? work : null;
-}
-
-/**
- * Loads the SSD MobileNet v1 detector, 68-point landmarks, the recognition and age nets once per
- * process (on worker threads, see pool.ts; later calls reuse them), warmed. Each call returns a
- * handle; close() waits for the handle's own work and refuses new work (the shared models stay
- * loaded for other handles).
- */
-export async function loadFaceModels(): Promise<FaceModels> {
-  const work = await sharedEngine();
-  let closed = false;
-  const running = new Set<Promise<unknown>>();
-  const guard = <T>(task: () => Promise<T>): Promise<T> => {
-    if (closed) return Promise.reject(new Error('face models handle is closed'));
-    const result = task();
-    running.add(result);
-    const forget = () => running.delete(result);
-    result.then(forget, forget);
-    return result;
-  };
-  return {
-    backend: work.backend,
-    wasm: work.wasm,
-    detectFaces: (image, options) => guard(() => work.detectFaces(image, options)),
-    describeLargestFace: (image, options) => guard(() => work.describeLargestFace(image, options)),
-    cropFace: (image, box, options) => cropFaceJpeg(image, box, options),
-    close: async () => {
-      closed = true;
-      await Promise.allSettled([...running]); // drain what this handle started before close
-    },
-  };
 }

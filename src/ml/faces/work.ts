@@ -6,7 +6,7 @@ import type { DescribeOptions, DetectedFace, DetectOptions, FaceDescription } fr
 import type { FaceRuntime } from './runtime.js';
 
 // The two inferences a face-models handle offers, on one runtime: run in-process or inside a
-// worker thread (pool.ts), the same code either way.
+// worker thread (../inference/pool.ts), the same code either way.
 
 export interface FaceWork {
   detectFaces(image: DecodedImage, options?: DetectOptions): Promise<DetectedFace[]>;

@@ -1,5 +1,4 @@
-import { faceWorkerPool, loadFaceModels, type DetectedFace, type FaceModels } from '../faces/index.js';
-import { SerialQueue } from '../queue.js';
+import type { DetectedFace, FaceModels } from '../faces/index.js';
 import { pixels, WORKING_COPY, type DecodedImage } from '../image.js';
 import {
   blackLevel,
@@ -109,59 +108,6 @@ export function livenessWork(graphs: LivenessGraphs, detectFaces: FaceModels['de
       const rgb: Rgb = await pixels(image, WORKING_COPY);
       const k = rgb.width / image.width;
       return headPoseAt(graphs, rgb, { x: face.x * k, y: face.y * k, width: face.width * k, height: face.height * k });
-    },
-  };
-}
-
-/**
- * Where liveness runs: on the face worker threads, beside the face nets (TF.js holds the thread it
- * runs on, so on the main thread every other request waited for a burst's frames), or in-process
- * with VERITY_FACE_WORKERS=0, one request at a time. Started once.
- */
-let shared: Promise<LivenessWork> | undefined;
-
-function sharedLiveness(): Promise<LivenessWork> {
-  shared ??= (async (): Promise<LivenessWork> => {
-    const pool = await faceWorkerPool();
-    if (pool) {
-      await pool.warmLiveness();
-      return {
-        assess: (image, frames) => pool.assess(image, frames),
-        headPose: (image, box) => pool.headPose(image, box),
-      };
-    }
-    const work = livenessWork(await livenessGraphs(), (await loadFaceModels()).detectFaces);
-    const inference = new SerialQueue();
-    return {
-      assess: (image, frames) => inference.run(() => work.assess(image, frames)),
-      headPose: (image, box) => inference.run(() => work.headPose(image, box)),
-    };
-  })().catch((error: unknown) => {
-    shared = undefined;
-    throw error;
-  });
-  return shared;
-}
-
-/** Loads the face detector and both liveness graphs once per process, warmed; each call returns a handle. */
-export async function loadLivenessModels(): Promise<LivenessModels> {
-  const work = await sharedLiveness();
-  let closed = false;
-  const running = new Set<Promise<unknown>>();
-  const guard = <T>(task: () => Promise<T>): Promise<T> => {
-    if (closed) return Promise.reject(new Error('liveness models handle is closed'));
-    const result = task();
-    running.add(result);
-    const forget = () => running.delete(result);
-    result.then(forget, forget);
-    return result;
-  };
-  return {
-    assess: (image, options) => guard(() => work.assess(image, options?.frames ?? [])),
-    headPose: (image, face) => guard(() => work.headPose(image, face.box)),
-    close: async () => {
-      closed = true;
-      await Promise.allSettled([...running]); // drain what this handle started before close
     },
   };
 }

@@ -4,9 +4,9 @@ import { livenessWork, type LivenessWork } from '../liveness/index.js';
 import { livenessGraphs } from '../liveness/models.js';
 import { tfWasmFeatures } from '../tf.js';
 import { serveRequests } from '../worker-pool.js';
-import type { DescribeOptions, DetectOptions } from './index.js';
-import { faceRuntime } from './runtime.js';
-import { faceWork } from './work.js';
+import type { DescribeOptions, DetectOptions } from '../faces/index.js';
+import { faceRuntime } from '../faces/runtime.js';
+import { faceWork } from '../faces/work.js';
 
 // A face-inference worker thread (see pool.ts): loads its own TF.js backend and nets, says
 // `ready`, then answers requests one at a time in arrival order. The liveness graphs are loaded

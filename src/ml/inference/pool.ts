@@ -3,8 +3,8 @@ import type { DecodedImage } from '../image.js';
 import type { Box } from '../liveness/evidence.js';
 import type { HeadPose, LivenessAssessment } from '../liveness/index.js';
 import { type Unnumbered, WorkerPool } from '../worker-pool.js';
-import type { DescribeOptions, DetectedFace, DetectOptions, FaceDescription } from './index.js';
-import type { FaceWork } from './work.js';
+import type { DescribeOptions, DetectedFace, DetectOptions, FaceDescription } from '../faces/index.js';
+import type { FaceWork } from '../faces/work.js';
 import type { FaceRequest, FaceWorkerInfo } from './worker.js';
 
 // Face inference, and liveness beside it, on worker threads (../worker-pool.ts), one TF.js backend each. TF.js WASM
