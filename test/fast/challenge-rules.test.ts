@@ -2,28 +2,12 @@
 // and only the gestures the operator asks for. The SQL behind the store is exercised through
 // POST /api/v2/antispoof/challenge and the bursts in antispoof.test.ts and sessions.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { ChallengeRecord, ChallengeStore } from '../../src/core/checks/challenge-store.js';
+import { FakeChallengeStore } from '../fakes/challenge-store.js';
 import { CHALLENGE_TTL_MS, ChallengeService } from '../../src/core/checks/challenge.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { DomainError } from '../../src/core/errors.js';
 
 /** The challenges in memory, with the SQL's rule: consumed once, by its project, before it expires. */
-class FakeChallengeStore implements ChallengeStore {
-  rows = new Map<string, ChallengeRecord>();
-  async add(challenge: ChallengeRecord): Promise<void> {
-    this.rows.set(challenge.id, { ...challenge });
-  }
-  async find(projectId: string, id: string): Promise<ChallengeRecord | null> {
-    const row = this.rows.get(id);
-    return row?.projectId === projectId ? { ...row } : null;
-  }
-  async consume(projectId: string, id: string, now: Date): Promise<boolean> {
-    const row = this.rows.get(id);
-    if (row?.projectId !== projectId || row.usedAt || row.expiresAt < now) return false;
-    row.usedAt = now;
-    return true;
-  }
-}
 
 const codeOf = (promise: Promise<unknown>) =>
   promise.then(

@@ -1,61 +1,14 @@
 // Idempotency-Key's rules on a fake store, in milliseconds: a retry replays the first answer
 // (errors too), another body is 422, a call still running is 409, payment, rate-limit and our
 // own failures release the key, and a key lapses after 24 h or when its caller died mid-call.
-// The SQL behind the store is exercised over HTTP (checks, sessions) and by the races in reliability/.
+// The store itself is held to one contract, fake and PostgreSQL alike (test/contracts/idempotency-store.ts).
 import { describe, expect, it } from 'vitest';
-import {
-  IDEMPOTENCY_TTL_MS,
-  type IdempotencyClaim,
-  type IdempotencyRow,
-  IdempotencyService,
-  type IdempotencyStore,
-} from '../../src/core/billing/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, IdempotencyService } from '../../src/core/billing/idempotency.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { DomainError } from '../../src/core/errors.js';
 import { Sealer } from '../../src/core/secrets.js';
 
-/** The records in memory, with the SQL's conditions. */
-class FakeIdempotencyStore implements IdempotencyStore {
-  rows = new Map<string, IdempotencyRow>();
-  private id = (projectId: string, key: string) => `${projectId} ${key}`;
-  async claim(c: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | null }> {
-    const held = this.rows.get(this.id(c.projectId, c.key));
-    if (held) return { claimed: false, existing: { ...held } };
-    this.rows.set(this.id(c.projectId, c.key), {
-      fingerprint: c.fingerprint,
-      state: 'running',
-      responseStatus: null,
-      responseSealed: null,
-      lockedUntil: c.lockedUntil,
-      expiresAt: c.expiresAt,
-    });
-    return { claimed: true };
-  }
-  async takeOver(c: IdempotencyClaim): Promise<boolean> {
-    const row = this.rows.get(this.id(c.projectId, c.key));
-    if (!row || !(row.expiresAt <= c.now || (row.state === 'running' && row.lockedUntil <= c.now))) return false;
-    this.rows.set(this.id(c.projectId, c.key), {
-      fingerprint: c.fingerprint,
-      state: 'running',
-      responseStatus: null,
-      responseSealed: null,
-      lockedUntil: c.lockedUntil,
-      expiresAt: c.expiresAt,
-    });
-    return true;
-  }
-  async release(projectId: string, key: string): Promise<void> {
-    if (this.rows.get(this.id(projectId, key))?.state === 'running') this.rows.delete(this.id(projectId, key));
-  }
-  async complete(projectId: string, key: string, status: number, responseSealed: string): Promise<void> {
-    Object.assign(this.rows.get(this.id(projectId, key))!, { state: 'done', responseStatus: status, responseSealed });
-  }
-  async purge(now: Date): Promise<number> {
-    const lapsed = [...this.rows].filter(([, row]) => row.expiresAt <= now);
-    for (const [id] of lapsed) this.rows.delete(id);
-    return lapsed.length;
-  }
-}
+import { FakeIdempotencyStore } from '../fakes/idempotency-store.js';
 
 const codeOf = (promise: Promise<unknown>) =>
   promise.then(

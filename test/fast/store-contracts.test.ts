@@ -1,0 +1,14 @@
+import { challengeStoreContract } from '../contracts/challenge-store.js';
+import { idempotencyStoreContract } from '../contracts/idempotency-store.js';
+import { FakeChallengeStore } from '../fakes/challenge-store.js';
+import { FakeIdempotencyStore } from '../fakes/idempotency-store.js';
+
+// The fakes the rule tests run on, held to the contracts their PostgreSQL stores are held to in
+// test/store-contracts.test.ts: a rule that passes here on a fake that lies would fail there.
+challengeStoreContract('fake', () => ({
+  store: new FakeChallengeStore(),
+  projectId: 'prj_a',
+  otherProjectId: 'prj_b',
+}));
+const idempotency = new FakeIdempotencyStore();
+idempotencyStoreContract('fake', () => ({ store: idempotency, projectId: 'prj_a', otherProjectId: 'prj_b' }));
