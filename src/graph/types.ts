@@ -1,10 +1,24 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { AdminResult } from '../core/admin.js';
+import type { ChargeView } from '../core/billing/views.js';
+import type { CheckRecordView } from '../core/ops/views.js';
+import type {
+  AdminTokenView,
+  ApiKeyView,
+  CallbackView,
+  OidcClientView,
+  OrgAppView,
+  ProjectView,
+  WorkflowView,
+} from '../core/tenancy/views.js';
+import type { Mirror } from './wire.js';
 
-// GraphQL shapes of the tenancy views and inputs. Inputs are validated again by core's zod
-// schemas (the same ones tRPC uses), so these classes only describe the wire.
+// GraphQL shapes of the tenancy views and inputs. Each object type implements Mirror of the wire
+// (or core result) it describes (./wire.ts), so it follows that declaration at compile time. Inputs
+// are validated again by core's zod schemas (the same ones tRPC uses), so these classes only describe the wire.
 
 @ObjectType('Project')
-export class ProjectType {
+export class ProjectType implements Mirror<ProjectType, ProjectView> {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true, description: 'App-level webhook URL' }) defaultCallbackUrl!: string | null;
@@ -38,7 +52,7 @@ export class ProjectType {
 }
 
 @ObjectType('ApiKey', { description: 'An API key without its secret; the secret is shown once at creation' })
-export class ApiKeyType {
+export class ApiKeyType implements Mirror<ApiKeyType, ApiKeyView> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
@@ -50,7 +64,7 @@ export class ApiKeyType {
 }
 
 @ObjectType('Workflow')
-export class WorkflowType {
+export class WorkflowType implements Mirror<WorkflowType, WorkflowView> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
@@ -61,7 +75,7 @@ export class WorkflowType {
 }
 
 @ObjectType('CallbackDestination')
-export class CallbackDestinationType {
+export class CallbackDestinationType implements Mirror<CallbackDestinationType, CallbackView> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
@@ -71,7 +85,7 @@ export class CallbackDestinationType {
 }
 
 @ObjectType('OidcClient')
-export class OidcClientType {
+export class OidcClientType implements Mirror<OidcClientType, OidcClientView> {
   @Field(() => ID) clientId!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
@@ -86,7 +100,7 @@ export class OidcClientType {
 }
 
 @ObjectType('OrgApp')
-export class OrgAppType {
+export class OrgAppType implements Mirror<OrgAppType, OrgAppView> {
   @Field(() => ID) clientId!: string;
   @Field(() => Int) organizationId!: number;
   @Field(() => String, { nullable: true }) organizationName!: string | null;
@@ -96,7 +110,7 @@ export class OrgAppType {
 }
 
 @ObjectType('CreateProjectPayload')
-export class CreateProjectPayload {
+export class CreateProjectPayload implements Mirror<CreateProjectPayload, AdminResult<'createProject'>> {
   @Field(() => ProjectType) project!: ProjectType;
   @Field(() => ApiKeyType) apiKey!: ApiKeyType;
   @Field(() => String, { description: 'Shown once' }) key!: string;
@@ -105,25 +119,25 @@ export class CreateProjectPayload {
 }
 
 @ObjectType('CreateApiKeyPayload')
-export class CreateApiKeyPayload {
+export class CreateApiKeyPayload implements Mirror<CreateApiKeyPayload, AdminResult<'createApiKey'>> {
   @Field(() => ApiKeyType) apiKey!: ApiKeyType;
   @Field(() => String, { description: 'Shown once' }) key!: string;
 }
 
 @ObjectType('CreateOidcClientPayload')
-export class CreateOidcClientPayload {
+export class CreateOidcClientPayload implements Mirror<CreateOidcClientPayload, AdminResult<'createOidcClient'>> {
   @Field(() => OidcClientType) client!: OidcClientType;
   @Field(() => String, { description: 'Shown once' }) clientSecret!: string;
 }
 
 @ObjectType('CreateOrgAppPayload')
-export class CreateOrgAppPayload {
+export class CreateOrgAppPayload implements Mirror<CreateOrgAppPayload, AdminResult<'createOrgApp'>> {
   @Field(() => OrgAppType) app!: OrgAppType;
   @Field(() => String, { description: 'Shown once' }) clientSecret!: string;
 }
 
 @ObjectType('CreateAdminTokenPayload')
-export class CreateAdminTokenPayload {
+export class CreateAdminTokenPayload implements Mirror<CreateAdminTokenPayload, AdminResult<'createAdminToken'>> {
   @Field(() => ID) id!: string;
   @Field(() => String) role!: string;
   @Field(() => String, { nullable: true }) projectId!: string | null;
@@ -132,7 +146,7 @@ export class CreateAdminTokenPayload {
 }
 
 @ObjectType('AdminToken', { description: 'An admin token, never the token itself' })
-export class AdminTokenType {
+export class AdminTokenType implements Mirror<AdminTokenType, AdminTokenView> {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
   @Field(() => String) role!: string;
@@ -264,7 +278,7 @@ export class CreateAdminTokenInput {
 }
 
 @ObjectType('Charge', { description: 'One debit of a project wallet for one billable call' })
-export class ChargeType {
+export class ChargeType implements Mirror<ChargeType, ChargeView> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'What was bought, e.g. check:age' }) item!: string;
@@ -278,7 +292,7 @@ export class ChargeType {
 }
 
 @ObjectType('CheckRecord', { description: 'The stored record of a standalone check call; never raw identity data' })
-export class CheckRecordType {
+export class CheckRecordType implements Mirror<CheckRecordType, CheckRecordView> {
   @Field(() => ID) sessionId!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) type!: string;
@@ -299,7 +313,7 @@ export class TopUpWalletInput {
 @ObjectType('RosterPlan', {
   description: "An organization's roster plan: price per active seat per month and the trial",
 })
-export class RosterPlanType {
+export class RosterPlanType implements Mirror<RosterPlanType, AdminResult<'setPlan'>> {
   @Field(() => Int) organizationId!: number;
   @Field(() => String) plan!: string;
   @Field(() => Float, { description: 'Currency units per active seat per month' }) pricePerSeat!: number;
@@ -367,7 +381,7 @@ export class RotateWebhookSecretInput {
 }
 
 @ObjectType('RotatedWebhookSecret')
-export class RotatedWebhookSecretType {
+export class RotatedWebhookSecretType implements Mirror<RotatedWebhookSecretType, AdminResult<'rotateWebhookSecret'>> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'live or test' }) mode!: string;
   @Field(() => String, { description: 'Shown once' }) webhookSigningSecret!: string;

@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type GraphQLObjectType, isNonNullType } from 'graphql';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { camelName } from '../../src/core/camel.js';
@@ -6,13 +9,18 @@ import {
   accountIdentityWire,
   accountNodeWire,
   adminAuditEntryWire,
+  checkFailureReasonWire,
   checkRecordWire,
   organizationWire,
   sessionCheckWire,
   sessionNodeWire,
+  statusDayCountWire,
+  timeToDecisionWire,
   timelineEntryWire,
   webhookAttemptWire,
   webhookEventWire,
+  webhookStatsWire,
+  workflowApprovalWire,
 } from '../../src/core/ops/views.js';
 import { addedMembersWire, billingWire, memberWire } from '../../src/core/roster/views.js';
 import { erasedWire, sessionWire } from '../../src/core/sessions/views.js';
@@ -100,6 +108,11 @@ const PAIRS: { graph: string; wire: string; schema: z.ZodObject; graphOnly?: str
   { graph: 'OrgApp', wire: 'core/tenancy/views.ts orgAppWire', schema: orgAppWire },
   { graph: 'AdminToken', wire: 'core/tenancy/views.ts adminTokenWire', schema: adminTokenWire },
   { graph: 'Charge', wire: 'core/billing/views.ts chargeWire', schema: chargeWire },
+  { graph: 'StatusDayCount', wire: 'core/ops/views.ts statusDayCountWire', schema: statusDayCountWire },
+  { graph: 'WorkflowApproval', wire: 'core/ops/views.ts workflowApprovalWire', schema: workflowApprovalWire },
+  { graph: 'TimeToDecision', wire: 'core/ops/views.ts timeToDecisionWire', schema: timeToDecisionWire },
+  { graph: 'CheckFailureReason', wire: 'core/ops/views.ts checkFailureReasonWire', schema: checkFailureReasonWire },
+  { graph: 'WebhookStats', wire: 'core/ops/views.ts webhookStatsWire', schema: webhookStatsWire },
   // `erased` is always true on the REST answer; the mutation's payload does not repeat it.
   {
     graph: 'SessionDataErasedType',
@@ -133,5 +146,65 @@ describe('GraphQL types against their zod wire declarations', () => {
     expect(graph.vendorData).toBe(true);
     expect(wire.vendorData).toBe(false);
     expect({ graph: graph.livemode, wire: wire.livemode }).toEqual({ graph: false, wire: true });
+  });
+});
+
+/**
+ * type-graphql object types that follow no declaration at compile time, and why. Every other one is
+ * declared `implements Mirror<Class, Wire>` (src/graph/wire.ts), so a wire's renamed or dropped
+ * field fails the type check at the class.
+ */
+const NOT_MIRRORED: Record<string, string> = {
+  Edge: "generic over its node (each node class mirrors its wire); core/ops/page.ts's Edge is generic too",
+  Connection: 'generic like Edge; its pageInfo is PageInfoType, which mirrors core/ops/page.ts',
+};
+
+/** Each class under src/graph decorated with @ObjectType, and whether it implements Mirror<...>. */
+function objectTypeClasses(): { name: string; file: string; mirrored: boolean }[] {
+  const dir = 'src/graph';
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.ts'))
+    .flatMap((name) => {
+      const file = join(dir, name);
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const found: { name: string; file: string; mirrored: boolean }[] = [];
+      const visit = (node: ts.Node) => {
+        if (
+          ts.isClassDeclaration(node) &&
+          ts.getDecorators(node)?.some((decorator) => decorator.expression.getText(source).startsWith('ObjectType('))
+        ) {
+          const mirrored = (node.heritageClauses ?? []).some(
+            (clause) =>
+              clause.token === ts.SyntaxKind.ImplementsKeyword &&
+              clause.types.some((type) => type.expression.getText(source) === 'Mirror'),
+          );
+          found.push({ name: node.name?.getText(source) ?? '(anonymous)', file, mirrored });
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      return found;
+    });
+}
+
+describe('type-graphql object types follow a declaration at compile time', () => {
+  it('finds the classes (the check has something to look at)', () => {
+    expect(objectTypeClasses().length).toBeGreaterThan(40);
+  });
+
+  it('each @ObjectType class implements Mirror<...> of its wire, or is listed in NOT_MIRRORED with why', () => {
+    const unlisted = objectTypeClasses()
+      .filter((found) => !found.mirrored && !(found.name in NOT_MIRRORED))
+      .map((found) => `${found.file} ${found.name}`);
+    expect(unlisted).toEqual([]);
+  });
+
+  it('NOT_MIRRORED names only classes that exist and do not mirror', () => {
+    const unmirrored = new Set(
+      objectTypeClasses()
+        .filter((found) => !found.mirrored)
+        .map((found) => found.name),
+    );
+    expect(Object.keys(NOT_MIRRORED).filter((name) => !unmirrored.has(name))).toEqual([]);
   });
 });
