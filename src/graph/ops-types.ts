@@ -8,6 +8,7 @@ import type {
   CheckFailureReasonView,
   OrganizationView,
   SessionCheckView,
+  SessionEvidenceView,
   SessionNode,
   StatusDayCountView,
   TimeToDecisionView,
@@ -19,6 +20,7 @@ import type {
 } from '../core/ops/views.js';
 import type { AddedMembersView, BillingView, MemberView } from '../core/roster/views.js';
 import type { ErasedWire } from '../core/sessions/views.js';
+import type { AdminScope } from '../core/tenancy/views.js';
 import type { DestinationHealth } from '../core/webhooks/health-view.js';
 import { CheckRecordType } from './types.js';
 import type { Mirror } from './wire.js';
@@ -56,7 +58,7 @@ function connection<N>(name: string, node: new () => N) {
 }
 
 @ObjectType('Me', { description: 'The admin token making the request' })
-export class MeType implements Mirror<MeType, AdminResult<'me'>> {
+export class MeType implements Mirror<MeType, AdminScope> {
   @Field(() => ID) tokenId!: string;
   @Field(() => String, { description: 'viewer, reviewer or admin' }) role!: string;
   @Field(() => String, { nullable: true, description: 'The one project the token may see; null: all' }) projectId!:
@@ -406,7 +408,7 @@ export class ReviewSessionInput {
 }
 
 @ObjectType({ description: 'A review image of a session, sealed at rest; every read is recorded in the admin audit' })
-export class SessionEvidenceType implements Mirror<SessionEvidenceType, AdminResult<'sessionEvidence'>[number]> {
+export class SessionEvidenceType implements Mirror<SessionEvidenceType, SessionEvidenceView> {
   @Field(() => ID) id!: string;
   @Field(() => String, {
     description: 'document_front, document_back, document_portrait or selfie (the burst frame liveness judged)',

@@ -13,6 +13,7 @@ import {
   checkRecordWire,
   organizationWire,
   sessionCheckWire,
+  sessionEvidenceWire,
   sessionNodeWire,
   statusDayCountWire,
   timeToDecisionWire,
@@ -26,6 +27,7 @@ import { addedMembersWire, billingWire, memberWire } from '../../src/core/roster
 import { erasedWire, sessionWire } from '../../src/core/sessions/views.js';
 import { chargeWire } from '../../src/core/billing/views.js';
 import {
+  adminScopeWire,
   adminTokenWire,
   apiKeyWire,
   callbackWire,
@@ -107,6 +109,8 @@ const PAIRS: { graph: string; wire: string; schema: z.ZodObject; graphOnly?: str
   { graph: 'OidcClient', wire: 'core/tenancy/views.ts oidcClientWire', schema: oidcClientWire },
   { graph: 'OrgApp', wire: 'core/tenancy/views.ts orgAppWire', schema: orgAppWire },
   { graph: 'AdminToken', wire: 'core/tenancy/views.ts adminTokenWire', schema: adminTokenWire },
+  { graph: 'Me', wire: 'core/tenancy/views.ts adminScopeWire', schema: adminScopeWire },
+  { graph: 'SessionEvidenceType', wire: 'core/ops/views.ts sessionEvidenceWire', schema: sessionEvidenceWire },
   { graph: 'Charge', wire: 'core/billing/views.ts chargeWire', schema: chargeWire },
   { graph: 'StatusDayCount', wire: 'core/ops/views.ts statusDayCountWire', schema: statusDayCountWire },
   { graph: 'WorkflowApproval', wire: 'core/ops/views.ts workflowApprovalWire', schema: workflowApprovalWire },

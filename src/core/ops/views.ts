@@ -199,3 +199,13 @@ export const webhookStatsWire = z.object({
   attemptSuccessRate: z.number().nullable().describe('share of attempts answered 2xx'),
 });
 export type WebhookStatsView = z.output<typeof webhookStatsWire>;
+
+/** A review image of a session, served to a reviewer and audited (GraphQL SessionEvidence). */
+export const sessionEvidenceWire = z.object({
+  id: z.string(),
+  kind: z.string().describe('document_front, document_back, document_portrait or selfie'),
+  attempt: z.number().int().describe('which try of its step the image comes from (1 for the first)'),
+  dataUrl: z.string().describe('the image as a data: URL'),
+  createdAt: z.string(),
+});
+export type SessionEvidenceView = z.output<typeof sessionEvidenceWire>;
