@@ -1,4 +1,14 @@
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { z } from 'zod';
+import type {
+  inviteMembersInput,
+  memberActionInput,
+  resendFailedWebhooksInput,
+  reviewSessionInput,
+  sessionFilter,
+  sessionInput,
+  webhookEventInput,
+} from '../core/ops/inputs.js';
 import type { AdminResult } from '../core/admin.js';
 import type { Connection as PageConnection } from '../core/ops/page.js';
 import type {
@@ -23,7 +33,7 @@ import type { ErasedWire } from '../core/sessions/views.js';
 import type { AdminScope } from '../core/tenancy/views.js';
 import type { DestinationHealth } from '../core/webhooks/health-view.js';
 import { CheckRecordType } from './types.js';
-import type { Mirror } from './wire.js';
+import type { Mirror, MirrorInput } from './wire.js';
 
 // GraphQL shapes of the ops read models (src/core/ops). Each object type implements Mirror of the
 // wire (or core result) it describes (./wire.ts), so it follows that declaration at compile time;
@@ -381,14 +391,16 @@ export class ResendFailedWebhooksPayload
 }
 
 @InputType()
-export class ResendFailedWebhooksInput {
+export class ResendFailedWebhooksInput
+  implements MirrorInput<ResendFailedWebhooksInput, z.input<typeof resendFailedWebhooksInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'Events created at or after (ISO 8601)' }) from!: string;
   @Field(() => String, { description: 'Events created before (ISO 8601)' }) to!: string;
 }
 
 @InputType()
-export class SessionFilterInput {
+export class SessionFilterInput implements MirrorInput<SessionFilterInput, z.input<typeof sessionFilter>> {
   @Field(() => String, { nullable: true }) status?: string;
   @Field(() => String, { nullable: true }) workflowId?: string;
   @Field(() => String, { nullable: true }) vendorData?: string;
@@ -399,7 +411,7 @@ export class SessionFilterInput {
 }
 
 @InputType()
-export class ReviewSessionInput {
+export class ReviewSessionInput implements MirrorInput<ReviewSessionInput, z.input<typeof reviewSessionInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) sessionId!: string;
   @Field(() => String, { description: 'APPROVED or DECLINED' }) status!: string;
@@ -433,19 +445,21 @@ export class SessionDataErasedType implements Mirror<SessionDataErasedType, Omit
 }
 
 @InputType()
-export class SessionRefInput {
+export class SessionRefInput implements MirrorInput<SessionRefInput, z.input<typeof sessionInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) sessionId!: string;
 }
 
 @InputType()
-export class WebhookEventRefInput {
+export class WebhookEventRefInput implements MirrorInput<WebhookEventRefInput, z.input<typeof webhookEventInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) eventId!: string;
 }
 
 @InputType()
-export class NewMemberInput {
+export class NewMemberInput
+  implements MirrorInput<NewMemberInput, z.input<typeof inviteMembersInput>['members'][number]>
+{
   @Field(() => String) email!: string;
   @Field(() => String, { nullable: true }) firstName?: string;
   @Field(() => String, { nullable: true }) lastName?: string;
@@ -453,7 +467,11 @@ export class NewMemberInput {
 }
 
 @InputType()
-export class InviteMembersInput {
+// members: each checked by NewMemberInput's own MirrorInput.
+export class InviteMembersInput
+  implements
+    MirrorInput<InviteMembersInput, Omit<z.input<typeof inviteMembersInput>, 'members'> & { members: NewMemberInput[] }>
+{
   @Field(() => Int) organizationId!: number;
   @Field(() => [NewMemberInput]) members!: NewMemberInput[];
   @Field(() => Boolean, { nullable: true, description: 'Email the invitations (default true)' }) notify?: boolean;
@@ -461,7 +479,7 @@ export class InviteMembersInput {
 }
 
 @InputType()
-export class MemberActionInput {
+export class MemberActionInput implements MirrorInput<MemberActionInput, z.input<typeof memberActionInput>> {
   @Field(() => Int) organizationId!: number;
   @Field(() => String, { description: 'mem_ id, email or svc_id' }) memberId!: string;
 }

@@ -1,4 +1,28 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { z } from 'zod';
+import type { AdminOperations } from '../core/admin.js';
+import type { setPlanInput } from '../core/roster/inputs.js';
+import type {
+  brandingInput,
+  callbackUrlInput,
+  createAdminTokenInput,
+  createApiKeyInput,
+  createOidcClientInput,
+  createOrgAppInput,
+  createProjectInput,
+  createWorkflowInput,
+  defaultCallbackInput,
+  evidenceRetentionInput,
+  oidcClientActiveInput,
+  oidcClientPkceInput,
+  oidcClientRefInput,
+  orgAppActiveInput,
+  orgAppRefInput,
+  revokeAdminTokenInput,
+  revokeApiKeyInput,
+  rotateWebhookSecretInput,
+  setCallbackActiveInput,
+} from '../core/tenancy/inputs.js';
 import type { AdminResult } from '../core/admin.js';
 import type { ChargeView } from '../core/billing/views.js';
 import type { CheckRecordView } from '../core/ops/views.js';
@@ -11,7 +35,7 @@ import type {
   ProjectView,
   WorkflowView,
 } from '../core/tenancy/views.js';
-import type { Mirror } from './wire.js';
+import type { Mirror, MirrorInput } from './wire.js';
 
 // GraphQL shapes of the tenancy views and inputs. Each object type implements Mirror of the wire
 // (or core result) it describes (./wire.ts), so it follows that declaration at compile time. Inputs
@@ -158,31 +182,33 @@ export class AdminTokenType implements Mirror<AdminTokenType, AdminTokenView> {
 }
 
 @InputType()
-export class RevokeAdminTokenInput {
+export class RevokeAdminTokenInput
+  implements MirrorInput<RevokeAdminTokenInput, z.input<typeof revokeAdminTokenInput>>
+{
   @Field(() => String) tokenId!: string;
 }
 
 @InputType()
-export class CreateProjectInput {
+export class CreateProjectInput implements MirrorInput<CreateProjectInput, z.input<typeof createProjectInput>> {
   @Field(() => String) name!: string;
   @Field(() => Float, { nullable: true }) balance?: number;
 }
 
 @InputType()
-export class CreateApiKeyInput {
+export class CreateApiKeyInput implements MirrorInput<CreateApiKeyInput, z.input<typeof createApiKeyInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true, description: 'live (default) or test' }) mode?: string;
 }
 
 @InputType()
-export class RevokeApiKeyInput {
+export class RevokeApiKeyInput implements MirrorInput<RevokeApiKeyInput, z.input<typeof revokeApiKeyInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) apiKeyId!: string;
 }
 
 @InputType()
-export class CreateWorkflowInput {
+export class CreateWorkflowInput implements MirrorInput<CreateWorkflowInput, z.input<typeof createWorkflowInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
   @Field(() => [String], { description: 'id_verification, liveness, face_match, age, credential, location' })
@@ -195,7 +221,7 @@ export class CreateWorkflowInput {
 }
 
 @InputType()
-export class CallbackUrlInput {
+export class CallbackUrlInput implements MirrorInput<CallbackUrlInput, z.input<typeof callbackUrlInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
   @Field(() => String, { nullable: true, description: 'live (default) or test: the sessions that may name it' })
@@ -203,7 +229,9 @@ export class CallbackUrlInput {
 }
 
 @InputType()
-export class SetCallbackActiveInput {
+export class SetCallbackActiveInput
+  implements MirrorInput<SetCallbackActiveInput, z.input<typeof setCallbackActiveInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
   @Field(() => Boolean) active!: boolean;
@@ -211,13 +239,15 @@ export class SetCallbackActiveInput {
 }
 
 @InputType()
-export class EvidenceRetentionInput {
+export class EvidenceRetentionInput
+  implements MirrorInput<EvidenceRetentionInput, z.input<typeof evidenceRetentionInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => Int, { description: '0 to 3650; 0 deletes the images at the decision' }) days!: number;
 }
 
 @InputType()
-export class DefaultCallbackInput {
+export class DefaultCallbackInput implements MirrorInput<DefaultCallbackInput, z.input<typeof defaultCallbackInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true, description: 'null clears it' }) url!: string | null;
   @Field(() => String, {
@@ -228,7 +258,7 @@ export class DefaultCallbackInput {
 }
 
 @InputType({ description: 'Hosted page branding: an omitted field stays, null clears it' })
-export class ProjectBrandingInput {
+export class ProjectBrandingInput implements MirrorInput<ProjectBrandingInput, z.input<typeof brandingInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true, description: 'https:// URL of the privacy policy' }) privacyPolicyUrl?:
     | string
@@ -246,7 +276,9 @@ export class ProjectBrandingInput {
 }
 
 @InputType()
-export class CreateOidcClientInput {
+export class CreateOidcClientInput
+  implements MirrorInput<CreateOidcClientInput, z.input<typeof createOidcClientInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
   @Field(() => [String]) redirectUris!: string[];
@@ -262,14 +294,16 @@ export class CreateOidcClientInput {
 }
 
 @InputType()
-export class CreateOrgAppInput {
+export class CreateOrgAppInput implements MirrorInput<CreateOrgAppInput, z.input<typeof createOrgAppInput>> {
   @Field(() => Int, { nullable: true }) organizationId?: number;
   @Field(() => String, { nullable: true }) organizationName?: string;
   @Field(() => String, { nullable: true }) name?: string;
 }
 
 @InputType()
-export class CreateAdminTokenInput {
+export class CreateAdminTokenInput
+  implements MirrorInput<CreateAdminTokenInput, z.input<typeof createAdminTokenInput>>
+{
   @Field(() => String, { description: 'viewer, reviewer or admin' }) role!: string;
   @Field(() => String, { nullable: true, description: 'Scope the token to one project' }) projectId?: string | null;
   @Field(() => String, { nullable: true }) name?: string;
@@ -305,7 +339,9 @@ export class CheckRecordType implements Mirror<CheckRecordType, CheckRecordView>
 }
 
 @InputType()
-export class TopUpWalletInput {
+export class TopUpWalletInput
+  implements MirrorInput<TopUpWalletInput, z.input<AdminOperations['topUpWallet']['input']>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => Float, { description: 'Currency units to add' }) amount!: number;
 }
@@ -323,7 +359,7 @@ export class RosterPlanType implements Mirror<RosterPlanType, AdminResult<'setPl
 }
 
 @InputType()
-export class SetPlanInput {
+export class SetPlanInput implements MirrorInput<SetPlanInput, z.input<typeof setPlanInput>> {
   @Field(() => Int) organizationId!: number;
   @Field(() => String) plan!: string;
   @Field(() => Float, { description: 'Currency units per active seat per month' }) pricePerSeat!: number;
@@ -332,20 +368,22 @@ export class SetPlanInput {
 }
 
 @InputType()
-export class OidcClientActiveInput {
+export class OidcClientActiveInput
+  implements MirrorInput<OidcClientActiveInput, z.input<typeof oidcClientActiveInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => String) clientId!: string;
   @Field(() => Boolean) active!: boolean;
 }
 
 @InputType()
-export class OidcClientRefInput {
+export class OidcClientRefInput implements MirrorInput<OidcClientRefInput, z.input<typeof oidcClientRefInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) clientId!: string;
 }
 
 @InputType()
-export class OidcClientPkceInput {
+export class OidcClientPkceInput implements MirrorInput<OidcClientPkceInput, z.input<typeof oidcClientPkceInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) clientId!: string;
   @Field(() => Boolean, {
@@ -355,18 +393,20 @@ export class OidcClientPkceInput {
 }
 
 @InputType()
-export class OrgAppActiveInput {
+export class OrgAppActiveInput implements MirrorInput<OrgAppActiveInput, z.input<typeof orgAppActiveInput>> {
   @Field(() => String) clientId!: string;
   @Field(() => Boolean) active!: boolean;
 }
 
 @InputType()
-export class OrgAppRefInput {
+export class OrgAppRefInput implements MirrorInput<OrgAppRefInput, z.input<typeof orgAppRefInput>> {
   @Field(() => String) clientId!: string;
 }
 
 @InputType()
-export class RotateWebhookSecretInput {
+export class RotateWebhookSecretInput
+  implements MirrorInput<RotateWebhookSecretInput, z.input<typeof rotateWebhookSecretInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => Int, {
     nullable: true,

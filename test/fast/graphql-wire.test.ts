@@ -154,17 +154,21 @@ describe('GraphQL types against their zod wire declarations', () => {
 });
 
 /**
- * type-graphql object types that follow no declaration at compile time, and why. Every other one is
- * declared `implements Mirror<Class, Wire>` (src/graph/wire.ts), so a wire's renamed or dropped
- * field fails the type check at the class.
+ * type-graphql classes that follow no declaration at compile time, and why. Every other object type is
+ * declared `implements Mirror<Class, Wire>` and every input (and args) type `implements MirrorInput<Class,
+ * z.input<...>>` (src/graph/wire.ts), so a renamed or dropped field fails the type check at the class.
  */
 const NOT_MIRRORED: Record<string, string> = {
   Edge: "generic over its node (each node class mirrors its wire); core/ops/page.ts's Edge is generic too",
   Connection: 'generic like Edge; its pageInfo is PageInfoType, which mirrors core/ops/page.ts',
+  PageArgs:
+    "first and after, spread into each paged operation's zod input (core/ops/inputs.ts `page`), which parses them",
 };
 
-/** Each class under src/graph decorated with @ObjectType, and whether it implements Mirror<...>. */
-function objectTypeClasses(): { name: string; file: string; mirrored: boolean }[] {
+const MIRRORS: Record<string, string> = { ObjectType: 'Mirror', InputType: 'MirrorInput', ArgsType: 'MirrorInput' };
+
+/** Each class under src/graph decorated @ObjectType, @InputType or @ArgsType, and whether it mirrors a declaration. */
+function graphClasses(): { name: string; file: string; mirrored: boolean }[] {
   const dir = 'src/graph';
   return readdirSync(dir)
     .filter((name) => name.endsWith('.ts'))
@@ -173,14 +177,17 @@ function objectTypeClasses(): { name: string; file: string; mirrored: boolean }[
       const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
       const found: { name: string; file: string; mirrored: boolean }[] = [];
       const visit = (node: ts.Node) => {
-        if (
-          ts.isClassDeclaration(node) &&
-          ts.getDecorators(node)?.some((decorator) => decorator.expression.getText(source).startsWith('ObjectType('))
-        ) {
+        const kind = ts.isClassDeclaration(node)
+          ? ts
+              .getDecorators(node)
+              ?.map((decorator) => decorator.expression.getText(source).split('(')[0]!)
+              .find((decorator) => decorator in MIRRORS)
+          : undefined;
+        if (kind && ts.isClassDeclaration(node)) {
           const mirrored = (node.heritageClauses ?? []).some(
             (clause) =>
               clause.token === ts.SyntaxKind.ImplementsKeyword &&
-              clause.types.some((type) => type.expression.getText(source) === 'Mirror'),
+              clause.types.some((type) => type.expression.getText(source) === MIRRORS[kind]),
           );
           found.push({ name: node.name?.getText(source) ?? '(anonymous)', file, mirrored });
         }
@@ -191,13 +198,13 @@ function objectTypeClasses(): { name: string; file: string; mirrored: boolean }[
     });
 }
 
-describe('type-graphql object types follow a declaration at compile time', () => {
+describe('type-graphql classes follow a declaration at compile time', () => {
   it('finds the classes (the check has something to look at)', () => {
-    expect(objectTypeClasses().length).toBeGreaterThan(40);
+    expect(graphClasses().length).toBeGreaterThan(70);
   });
 
-  it('each @ObjectType class implements Mirror<...> of its wire, or is listed in NOT_MIRRORED with why', () => {
-    const unlisted = objectTypeClasses()
+  it('each object type implements Mirror<...> and each input type MirrorInput<...>, or is in NOT_MIRRORED with why', () => {
+    const unlisted = graphClasses()
       .filter((found) => !found.mirrored && !(found.name in NOT_MIRRORED))
       .map((found) => `${found.file} ${found.name}`);
     expect(unlisted).toEqual([]);
@@ -205,7 +212,7 @@ describe('type-graphql object types follow a declaration at compile time', () =>
 
   it('NOT_MIRRORED names only classes that exist and do not mirror', () => {
     const unmirrored = new Set(
-      objectTypeClasses()
+      graphClasses()
         .filter((found) => !found.mirrored)
         .map((found) => found.name),
     );
