@@ -45,6 +45,7 @@ import {
   webhookEventsInput,
 } from './ops/inputs.js';
 import { webhookHealth } from './webhooks/health.js';
+import type { SessionEvidenceView } from './ops/views.js';
 import { camelMember, type AdminCaller } from './ops/service.js';
 import { billingWire, type memberView } from './roster/views.js';
 import { camelView } from './camel.js';
@@ -243,7 +244,7 @@ export const adminOperations = {
     kind: 'query',
     role: 'reviewer',
     input: sessionInput,
-    run: async (core, input, caller) => {
+    run: async (core, input, caller): Promise<SessionEvidenceView[]> => {
       const images = await core.sessions.evidenceOf(input.projectId, input.sessionId);
       for (const image of images)
         await core.ops.audit(caller, {

@@ -4,7 +4,10 @@ import type { Core } from '../core/index.js';
 import { type ErasedWire, erasedWire } from '../core/sessions/views.js';
 import type { CheckNode, SessionNode, WebhookAttemptNode, WebhookEventNode } from '../core/ops/service.js';
 import { approvalBlockers } from '../core/sessions/service.js';
+import type { z } from 'zod';
+import type { aggregatesInput } from '../core/ops/inputs.js';
 import { BatchLoader } from './loader.js';
+import type { MirrorInput } from './wire.js';
 import {
   AccountConnection,
   AccountIdentityType,
@@ -92,7 +95,7 @@ class PageArgs {
 }
 
 @ArgsType()
-class AggregateArgs {
+class AggregateArgs implements MirrorInput<AggregateArgs, z.input<typeof aggregatesInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true, description: 'Start (ISO 8601, inclusive); default: 30 days before to' })
   from?: string | null;

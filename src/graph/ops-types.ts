@@ -1,8 +1,44 @@
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { z } from 'zod';
+import type {
+  inviteMembersInput,
+  memberActionInput,
+  resendFailedWebhooksInput,
+  reviewSessionInput,
+  sessionFilter,
+  sessionInput,
+  webhookEventInput,
+} from '../core/ops/inputs.js';
+import type { AdminResult } from '../core/admin.js';
+import type { Connection as PageConnection } from '../core/ops/page.js';
+import type {
+  AccountIdentityView,
+  AccountNode,
+  AdminAuditEntryView,
+  CheckFailureReasonView,
+  OrganizationView,
+  SessionCheckView,
+  SessionEvidenceView,
+  SessionNode,
+  StatusDayCountView,
+  TimeToDecisionView,
+  TimelineEntryView,
+  WebhookAttemptView,
+  WebhookEventView,
+  WebhookStatsView,
+  WorkflowApprovalView,
+} from '../core/ops/views.js';
+import type { AddedMembersView, BillingView, MemberView } from '../core/roster/views.js';
+import type { ErasedWire } from '../core/sessions/views.js';
+import type { AdminScope } from '../core/tenancy/views.js';
+import type { DestinationHealth } from '../core/webhooks/health-view.js';
 import { CheckRecordType } from './types.js';
+import type { Mirror, MirrorInput } from './wire.js';
 
-// GraphQL shapes of the ops read models (src/core/ops). Inputs are validated again by the
-// operations' zod schemas, so these classes only describe the wire.
+// GraphQL shapes of the ops read models (src/core/ops). Each object type implements Mirror of the
+// wire (or core result) it describes (./wire.ts), so it follows that declaration at compile time;
+// fields resolved by a @FieldResolver (a session's checks, a check's details) are left out of it.
+// Inputs are validated again by the operations' zod schemas, so these classes only describe the wire.
 
 export enum SessionSort {
   CREATED_AT_DESC = 'CREATED_AT_DESC',
@@ -11,7 +47,7 @@ export enum SessionSort {
 registerEnumType(SessionSort, { name: 'SessionSort', description: 'Order of a sessions page' });
 
 @ObjectType('PageInfo')
-export class PageInfoType {
+export class PageInfoType implements Mirror<PageInfoType, PageConnection<unknown>['pageInfo']> {
   @Field(() => Boolean) hasNextPage!: boolean;
   @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page' }) endCursor!: string | null;
 }
@@ -32,7 +68,7 @@ function connection<N>(name: string, node: new () => N) {
 }
 
 @ObjectType('Me', { description: 'The admin token making the request' })
-export class MeType {
+export class MeType implements Mirror<MeType, AdminScope> {
   @Field(() => ID) tokenId!: string;
   @Field(() => String, { description: 'viewer, reviewer or admin' }) role!: string;
   @Field(() => String, { nullable: true, description: 'The one project the token may see; null: all' }) projectId!:
@@ -41,7 +77,7 @@ export class MeType {
 }
 
 @ObjectType('SessionCheck', { description: 'One check run inside a session' })
-export class SessionCheckType {
+export class SessionCheckType implements Mirror<SessionCheckType, Omit<SessionCheckView, 'details'>> {
   @Field(() => ID) id!: string;
   @Field(() => String) type!: string;
   @Field(() => String, { description: 'passed, failed or review' }) status!: string;
@@ -51,7 +87,7 @@ export class SessionCheckType {
 }
 
 @ObjectType('TimelineEntry', { description: 'One state change of a session' })
-export class TimelineEntryType {
+export class TimelineEntryType implements Mirror<TimelineEntryType, TimelineEntryView> {
   @Field(() => String, { nullable: true }) from!: string | null;
   @Field(() => String) to!: string;
   @Field(() => String, { description: 'api_key:<id>, user, system or admin:<token id>' }) actor!: string;
@@ -60,7 +96,7 @@ export class TimelineEntryType {
 }
 
 @ObjectType('WebhookAttempt')
-export class WebhookAttemptType {
+export class WebhookAttemptType implements Mirror<WebhookAttemptType, WebhookAttemptView> {
   @Field(() => Int) attempt!: number;
   @Field(() => String) at!: string;
   @Field(() => Int, { nullable: true, description: 'null: no answer (refused, timeout)' }) httpStatus!: number | null;
@@ -70,7 +106,7 @@ export class WebhookAttemptType {
 }
 
 @ObjectType('WebhookEvent')
-export class WebhookEventType {
+export class WebhookEventType implements Mirror<WebhookEventType, WebhookEventView> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) sessionId!: string;
@@ -92,7 +128,7 @@ export class WebhookEventType {
 }
 
 @ObjectType('Session', { description: 'A hosted verification session' })
-export class SessionType {
+export class SessionType implements Mirror<SessionType, SessionNode> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) workflowId!: string;
@@ -125,7 +161,7 @@ export const WebhookEventConnection = connection('WebhookEvent', WebhookEventTyp
 export const CheckRecordConnection = connection('CheckRecord', CheckRecordType);
 
 @ObjectType('Account', { description: "A person's account, without identity data" })
-export class AccountType {
+export class AccountType implements Mirror<AccountType, AccountNode> {
   @Field(() => ID) svcId!: string;
   @Field(() => String, {
     nullable: true,
@@ -144,7 +180,7 @@ export const AccountConnection = connection('Account', AccountType);
   description:
     'Raw identity data when this project verified it in a session of its own; otherwise proofs only. Admins only, every read audited',
 })
-export class AccountIdentityType {
+export class AccountIdentityType implements Mirror<AccountIdentityType, AccountIdentityView> {
   @Field(() => ID) svcId!: string;
   @Field(() => Boolean, {
     description: 'The raw fields are null: the identity was not verified in a session of this project',
@@ -161,7 +197,7 @@ export class AccountIdentityType {
 }
 
 @ObjectType('AdminAuditEntry')
-export class AdminAuditEntryType {
+export class AdminAuditEntryType implements Mirror<AdminAuditEntryType, AdminAuditEntryView> {
   @Field(() => String) tokenId!: string;
   @Field(() => String, { nullable: true }) projectId!: string | null;
   @Field(() => String) action!: string;
@@ -171,14 +207,14 @@ export class AdminAuditEntryType {
 export const AdminAuditConnection = connection('AdminAuditEntry', AdminAuditEntryType);
 
 @ObjectType('Organization')
-export class OrganizationType {
+export class OrganizationType implements Mirror<OrganizationType, OrganizationView> {
   @Field(() => Int) id!: number;
   @Field(() => String) name!: string;
   @Field(() => String) createdAt!: string;
 }
 
 @ObjectType('Member', { description: "A person on an organization's roster" })
-export class MemberType {
+export class MemberType implements Mirror<MemberType, MemberView> {
   @Field(() => Int) id!: number;
   @Field(() => String) memberId!: string;
   @Field(() => String) firstName!: string;
@@ -193,7 +229,7 @@ export class MemberType {
 export const MemberConnection = connection('Member', MemberType);
 
 @ObjectType('InvitedMember')
-export class InvitedMemberType {
+export class InvitedMemberType implements Mirror<InvitedMemberType, AdminResult<'inviteMembers'>['created'][number]> {
   @Field(() => MemberType) member!: MemberType;
   @Field(() => String, { nullable: true, description: 'The activation link when it was not emailed' }) activationLink!:
     | string
@@ -202,20 +238,20 @@ export class InvitedMemberType {
 }
 
 @ObjectType('SkippedMember')
-export class SkippedMemberType {
+export class SkippedMemberType implements Mirror<SkippedMemberType, AddedMembersView['skipped'][number]> {
   @Field(() => String) email!: string;
   @Field(() => String) reason!: string;
 }
 
 @ObjectType('InviteMembersPayload')
-export class InviteMembersPayload {
+export class InviteMembersPayload implements Mirror<InviteMembersPayload, AdminResult<'inviteMembers'>> {
   @Field(() => [InvitedMemberType]) created!: InvitedMemberType[];
   @Field(() => [SkippedMemberType]) skipped!: SkippedMemberType[];
   @Field(() => Boolean) notified!: boolean;
 }
 
 @ObjectType('Subscription')
-export class SubscriptionType {
+export class SubscriptionType implements Mirror<SubscriptionType, NonNullable<BillingView['subscription']>> {
   @Field(() => String) plan!: string;
   @Field(() => String) status!: string;
   @Field(() => Float) pricePerSeat!: number;
@@ -225,7 +261,7 @@ export class SubscriptionType {
 }
 
 @ObjectType('Invoice')
-export class InvoiceType {
+export class InvoiceType implements Mirror<InvoiceType, BillingView['invoices'][number]> {
   @Field(() => String, { description: 'YYYY-MM' }) period!: string;
   @Field(() => Int) seats!: number;
   @Field(() => Float) amount!: number;
@@ -233,7 +269,10 @@ export class InvoiceType {
 }
 
 @ObjectType('OrganizationBilling')
-export class OrganizationBillingType {
+// organizationId: the REST billing answer is of the organization in its path; GraphQL names it.
+export class OrganizationBillingType
+  implements Mirror<OrganizationBillingType, BillingView & { organizationId: number }>
+{
   @Field(() => Int) organizationId!: number;
   @Field(() => SubscriptionType, { nullable: true }) subscription!: SubscriptionType | null;
   @Field(() => Int, { description: 'Active members' }) seats!: number;
@@ -244,14 +283,14 @@ export class OrganizationBillingType {
 }
 
 @ObjectType('StatusDayCount')
-export class StatusDayCountType {
+export class StatusDayCountType implements Mirror<StatusDayCountType, StatusDayCountView> {
   @Field(() => String, { description: 'YYYY-MM-DD (UTC)' }) day!: string;
   @Field(() => String) status!: string;
   @Field(() => Int) count!: number;
 }
 
 @ObjectType('WorkflowApproval')
-export class WorkflowApprovalType {
+export class WorkflowApprovalType implements Mirror<WorkflowApprovalType, WorkflowApprovalView> {
   @Field(() => String) workflowId!: string;
   @Field(() => String, { nullable: true }) workflowName!: string | null;
   @Field(() => Int) sessions!: number;
@@ -262,7 +301,7 @@ export class WorkflowApprovalType {
 }
 
 @ObjectType('TimeToDecision')
-export class TimeToDecisionType {
+export class TimeToDecisionType implements Mirror<TimeToDecisionType, TimeToDecisionView> {
   @Field(() => Int, { description: 'Sessions approved or declined' }) decided!: number;
   @Field(() => Float, { nullable: true, description: 'Median seconds from creation to the decision' }) medianSeconds!:
     | number
@@ -271,7 +310,7 @@ export class TimeToDecisionType {
 }
 
 @ObjectType('CheckFailureReason')
-export class CheckFailureReasonType {
+export class CheckFailureReasonType implements Mirror<CheckFailureReasonType, CheckFailureReasonView> {
   @Field(() => String, { description: 'session (a check in a session) or standalone (a check record)' })
   source!: string;
   @Field(() => String) type!: string;
@@ -281,7 +320,7 @@ export class CheckFailureReasonType {
 }
 
 @ObjectType('WebhookStats')
-export class WebhookStatsType {
+export class WebhookStatsType implements Mirror<WebhookStatsType, WebhookStatsView> {
   @Field(() => Int) events!: number;
   @Field(() => Int) delivered!: number;
   @Field(() => Int) failed!: number;
@@ -301,7 +340,7 @@ export class WebhookStatsType {
 @ObjectType('WebhookDestinationHealth', {
   description: 'Health of one webhook destination (a project, a callback URL and a mode), from its recent attempts',
 })
-export class WebhookDestinationHealthType {
+export class WebhookDestinationHealthType implements Mirror<WebhookDestinationHealthType, DestinationHealth> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'Host and path of the callback URL, without its query' }) destination!: string;
   @Field(() => Boolean, {
@@ -341,7 +380,9 @@ export class WebhookDestinationHealthType {
 }
 
 @ObjectType('ResendFailedWebhooksPayload')
-export class ResendFailedWebhooksPayload {
+export class ResendFailedWebhooksPayload
+  implements Mirror<ResendFailedWebhooksPayload, AdminResult<'resendFailedWebhooks'>>
+{
   @Field(() => String) from!: string;
   @Field(() => String) to!: string;
   @Field(() => Int, { description: 'Failed events queued again' }) queued!: number;
@@ -350,14 +391,16 @@ export class ResendFailedWebhooksPayload {
 }
 
 @InputType()
-export class ResendFailedWebhooksInput {
+export class ResendFailedWebhooksInput
+  implements MirrorInput<ResendFailedWebhooksInput, z.input<typeof resendFailedWebhooksInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'Events created at or after (ISO 8601)' }) from!: string;
   @Field(() => String, { description: 'Events created before (ISO 8601)' }) to!: string;
 }
 
 @InputType()
-export class SessionFilterInput {
+export class SessionFilterInput implements MirrorInput<SessionFilterInput, z.input<typeof sessionFilter>> {
   @Field(() => String, { nullable: true }) status?: string;
   @Field(() => String, { nullable: true }) workflowId?: string;
   @Field(() => String, { nullable: true }) vendorData?: string;
@@ -368,7 +411,7 @@ export class SessionFilterInput {
 }
 
 @InputType()
-export class ReviewSessionInput {
+export class ReviewSessionInput implements MirrorInput<ReviewSessionInput, z.input<typeof reviewSessionInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) sessionId!: string;
   @Field(() => String, { description: 'APPROVED or DECLINED' }) status!: string;
@@ -377,7 +420,7 @@ export class ReviewSessionInput {
 }
 
 @ObjectType({ description: 'A review image of a session, sealed at rest; every read is recorded in the admin audit' })
-export class SessionEvidenceType {
+export class SessionEvidenceType implements Mirror<SessionEvidenceType, SessionEvidenceView> {
   @Field(() => ID) id!: string;
   @Field(() => String, {
     description: 'document_front, document_back, document_portrait or selfie (the burst frame liveness judged)',
@@ -393,7 +436,7 @@ export class SessionEvidenceType {
 }
 
 @ObjectType({ description: "The outcome of erasing a session's sealed data and images" })
-export class SessionDataErasedType {
+export class SessionDataErasedType implements Mirror<SessionDataErasedType, Omit<ErasedWire, 'erased'>> {
   @Field(() => ID) sessionId!: string;
   @Field(() => String) status!: string;
   @Field(() => Boolean, { description: 'true when it had been erased before (the call is idempotent)' })
@@ -402,19 +445,21 @@ export class SessionDataErasedType {
 }
 
 @InputType()
-export class SessionRefInput {
+export class SessionRefInput implements MirrorInput<SessionRefInput, z.input<typeof sessionInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) sessionId!: string;
 }
 
 @InputType()
-export class WebhookEventRefInput {
+export class WebhookEventRefInput implements MirrorInput<WebhookEventRefInput, z.input<typeof webhookEventInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) eventId!: string;
 }
 
 @InputType()
-export class NewMemberInput {
+export class NewMemberInput
+  implements MirrorInput<NewMemberInput, z.input<typeof inviteMembersInput>['members'][number]>
+{
   @Field(() => String) email!: string;
   @Field(() => String, { nullable: true }) firstName?: string;
   @Field(() => String, { nullable: true }) lastName?: string;
@@ -422,7 +467,11 @@ export class NewMemberInput {
 }
 
 @InputType()
-export class InviteMembersInput {
+// members: each checked by NewMemberInput's own MirrorInput.
+export class InviteMembersInput
+  implements
+    MirrorInput<InviteMembersInput, Omit<z.input<typeof inviteMembersInput>, 'members'> & { members: NewMemberInput[] }>
+{
   @Field(() => Int) organizationId!: number;
   @Field(() => [NewMemberInput]) members!: NewMemberInput[];
   @Field(() => Boolean, { nullable: true, description: 'Email the invitations (default true)' }) notify?: boolean;
@@ -430,7 +479,7 @@ export class InviteMembersInput {
 }
 
 @InputType()
-export class MemberActionInput {
+export class MemberActionInput implements MirrorInput<MemberActionInput, z.input<typeof memberActionInput>> {
   @Field(() => Int) organizationId!: number;
   @Field(() => String, { description: 'mem_ id, email or svc_id' }) memberId!: string;
 }

@@ -1,10 +1,48 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { z } from 'zod';
+import type { AdminOperations } from '../core/admin.js';
+import type { setPlanInput } from '../core/roster/inputs.js';
+import type {
+  brandingInput,
+  callbackUrlInput,
+  createAdminTokenInput,
+  createApiKeyInput,
+  createOidcClientInput,
+  createOrgAppInput,
+  createProjectInput,
+  createWorkflowInput,
+  defaultCallbackInput,
+  evidenceRetentionInput,
+  oidcClientActiveInput,
+  oidcClientPkceInput,
+  oidcClientRefInput,
+  orgAppActiveInput,
+  orgAppRefInput,
+  revokeAdminTokenInput,
+  revokeApiKeyInput,
+  rotateWebhookSecretInput,
+  setCallbackActiveInput,
+} from '../core/tenancy/inputs.js';
+import type { AdminResult } from '../core/admin.js';
+import type { ChargeView } from '../core/billing/views.js';
+import type { CheckRecordView } from '../core/ops/views.js';
+import type {
+  AdminTokenView,
+  ApiKeyView,
+  CallbackView,
+  OidcClientView,
+  OrgAppView,
+  ProjectView,
+  WorkflowView,
+} from '../core/tenancy/views.js';
+import type { Mirror, MirrorInput } from './wire.js';
 
-// GraphQL shapes of the tenancy views and inputs. Inputs are validated again by core's zod
-// schemas (the same ones tRPC uses), so these classes only describe the wire.
+// GraphQL shapes of the tenancy views and inputs. Each object type implements Mirror of the wire
+// (or core result) it describes (./wire.ts), so it follows that declaration at compile time. Inputs
+// are validated again by core's zod schemas (the same ones tRPC uses), so these classes only describe the wire.
 
 @ObjectType('Project')
-export class ProjectType {
+export class ProjectType implements Mirror<ProjectType, ProjectView> {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true, description: 'App-level webhook URL' }) defaultCallbackUrl!: string | null;
@@ -38,7 +76,7 @@ export class ProjectType {
 }
 
 @ObjectType('ApiKey', { description: 'An API key without its secret; the secret is shown once at creation' })
-export class ApiKeyType {
+export class ApiKeyType implements Mirror<ApiKeyType, ApiKeyView> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
@@ -50,7 +88,7 @@ export class ApiKeyType {
 }
 
 @ObjectType('Workflow')
-export class WorkflowType {
+export class WorkflowType implements Mirror<WorkflowType, WorkflowView> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
@@ -61,7 +99,7 @@ export class WorkflowType {
 }
 
 @ObjectType('CallbackDestination')
-export class CallbackDestinationType {
+export class CallbackDestinationType implements Mirror<CallbackDestinationType, CallbackView> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
@@ -71,7 +109,7 @@ export class CallbackDestinationType {
 }
 
 @ObjectType('OidcClient')
-export class OidcClientType {
+export class OidcClientType implements Mirror<OidcClientType, OidcClientView> {
   @Field(() => ID) clientId!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
@@ -86,7 +124,7 @@ export class OidcClientType {
 }
 
 @ObjectType('OrgApp')
-export class OrgAppType {
+export class OrgAppType implements Mirror<OrgAppType, OrgAppView> {
   @Field(() => ID) clientId!: string;
   @Field(() => Int) organizationId!: number;
   @Field(() => String, { nullable: true }) organizationName!: string | null;
@@ -96,7 +134,7 @@ export class OrgAppType {
 }
 
 @ObjectType('CreateProjectPayload')
-export class CreateProjectPayload {
+export class CreateProjectPayload implements Mirror<CreateProjectPayload, AdminResult<'createProject'>> {
   @Field(() => ProjectType) project!: ProjectType;
   @Field(() => ApiKeyType) apiKey!: ApiKeyType;
   @Field(() => String, { description: 'Shown once' }) key!: string;
@@ -105,25 +143,25 @@ export class CreateProjectPayload {
 }
 
 @ObjectType('CreateApiKeyPayload')
-export class CreateApiKeyPayload {
+export class CreateApiKeyPayload implements Mirror<CreateApiKeyPayload, AdminResult<'createApiKey'>> {
   @Field(() => ApiKeyType) apiKey!: ApiKeyType;
   @Field(() => String, { description: 'Shown once' }) key!: string;
 }
 
 @ObjectType('CreateOidcClientPayload')
-export class CreateOidcClientPayload {
+export class CreateOidcClientPayload implements Mirror<CreateOidcClientPayload, AdminResult<'createOidcClient'>> {
   @Field(() => OidcClientType) client!: OidcClientType;
   @Field(() => String, { description: 'Shown once' }) clientSecret!: string;
 }
 
 @ObjectType('CreateOrgAppPayload')
-export class CreateOrgAppPayload {
+export class CreateOrgAppPayload implements Mirror<CreateOrgAppPayload, AdminResult<'createOrgApp'>> {
   @Field(() => OrgAppType) app!: OrgAppType;
   @Field(() => String, { description: 'Shown once' }) clientSecret!: string;
 }
 
 @ObjectType('CreateAdminTokenPayload')
-export class CreateAdminTokenPayload {
+export class CreateAdminTokenPayload implements Mirror<CreateAdminTokenPayload, AdminResult<'createAdminToken'>> {
   @Field(() => ID) id!: string;
   @Field(() => String) role!: string;
   @Field(() => String, { nullable: true }) projectId!: string | null;
@@ -132,7 +170,7 @@ export class CreateAdminTokenPayload {
 }
 
 @ObjectType('AdminToken', { description: 'An admin token, never the token itself' })
-export class AdminTokenType {
+export class AdminTokenType implements Mirror<AdminTokenType, AdminTokenView> {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
   @Field(() => String) role!: string;
@@ -144,31 +182,33 @@ export class AdminTokenType {
 }
 
 @InputType()
-export class RevokeAdminTokenInput {
+export class RevokeAdminTokenInput
+  implements MirrorInput<RevokeAdminTokenInput, z.input<typeof revokeAdminTokenInput>>
+{
   @Field(() => String) tokenId!: string;
 }
 
 @InputType()
-export class CreateProjectInput {
+export class CreateProjectInput implements MirrorInput<CreateProjectInput, z.input<typeof createProjectInput>> {
   @Field(() => String) name!: string;
   @Field(() => Float, { nullable: true }) balance?: number;
 }
 
 @InputType()
-export class CreateApiKeyInput {
+export class CreateApiKeyInput implements MirrorInput<CreateApiKeyInput, z.input<typeof createApiKeyInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true, description: 'live (default) or test' }) mode?: string;
 }
 
 @InputType()
-export class RevokeApiKeyInput {
+export class RevokeApiKeyInput implements MirrorInput<RevokeApiKeyInput, z.input<typeof revokeApiKeyInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) apiKeyId!: string;
 }
 
 @InputType()
-export class CreateWorkflowInput {
+export class CreateWorkflowInput implements MirrorInput<CreateWorkflowInput, z.input<typeof createWorkflowInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
   @Field(() => [String], { description: 'id_verification, liveness, face_match, age, credential, location' })
@@ -181,7 +221,7 @@ export class CreateWorkflowInput {
 }
 
 @InputType()
-export class CallbackUrlInput {
+export class CallbackUrlInput implements MirrorInput<CallbackUrlInput, z.input<typeof callbackUrlInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
   @Field(() => String, { nullable: true, description: 'live (default) or test: the sessions that may name it' })
@@ -189,7 +229,9 @@ export class CallbackUrlInput {
 }
 
 @InputType()
-export class SetCallbackActiveInput {
+export class SetCallbackActiveInput
+  implements MirrorInput<SetCallbackActiveInput, z.input<typeof setCallbackActiveInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => String) url!: string;
   @Field(() => Boolean) active!: boolean;
@@ -197,13 +239,15 @@ export class SetCallbackActiveInput {
 }
 
 @InputType()
-export class EvidenceRetentionInput {
+export class EvidenceRetentionInput
+  implements MirrorInput<EvidenceRetentionInput, z.input<typeof evidenceRetentionInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => Int, { description: '0 to 3650; 0 deletes the images at the decision' }) days!: number;
 }
 
 @InputType()
-export class DefaultCallbackInput {
+export class DefaultCallbackInput implements MirrorInput<DefaultCallbackInput, z.input<typeof defaultCallbackInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true, description: 'null clears it' }) url!: string | null;
   @Field(() => String, {
@@ -214,7 +258,7 @@ export class DefaultCallbackInput {
 }
 
 @InputType({ description: 'Hosted page branding: an omitted field stays, null clears it' })
-export class ProjectBrandingInput {
+export class ProjectBrandingInput implements MirrorInput<ProjectBrandingInput, z.input<typeof brandingInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { nullable: true, description: 'https:// URL of the privacy policy' }) privacyPolicyUrl?:
     | string
@@ -232,7 +276,9 @@ export class ProjectBrandingInput {
 }
 
 @InputType()
-export class CreateOidcClientInput {
+export class CreateOidcClientInput
+  implements MirrorInput<CreateOidcClientInput, z.input<typeof createOidcClientInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => String) name!: string;
   @Field(() => [String]) redirectUris!: string[];
@@ -248,14 +294,16 @@ export class CreateOidcClientInput {
 }
 
 @InputType()
-export class CreateOrgAppInput {
+export class CreateOrgAppInput implements MirrorInput<CreateOrgAppInput, z.input<typeof createOrgAppInput>> {
   @Field(() => Int, { nullable: true }) organizationId?: number;
   @Field(() => String, { nullable: true }) organizationName?: string;
   @Field(() => String, { nullable: true }) name?: string;
 }
 
 @InputType()
-export class CreateAdminTokenInput {
+export class CreateAdminTokenInput
+  implements MirrorInput<CreateAdminTokenInput, z.input<typeof createAdminTokenInput>>
+{
   @Field(() => String, { description: 'viewer, reviewer or admin' }) role!: string;
   @Field(() => String, { nullable: true, description: 'Scope the token to one project' }) projectId?: string | null;
   @Field(() => String, { nullable: true }) name?: string;
@@ -264,7 +312,7 @@ export class CreateAdminTokenInput {
 }
 
 @ObjectType('Charge', { description: 'One debit of a project wallet for one billable call' })
-export class ChargeType {
+export class ChargeType implements Mirror<ChargeType, ChargeView> {
   @Field(() => ID) id!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'What was bought, e.g. check:age' }) item!: string;
@@ -278,7 +326,7 @@ export class ChargeType {
 }
 
 @ObjectType('CheckRecord', { description: 'The stored record of a standalone check call; never raw identity data' })
-export class CheckRecordType {
+export class CheckRecordType implements Mirror<CheckRecordType, CheckRecordView> {
   @Field(() => ID) sessionId!: string;
   @Field(() => String) projectId!: string;
   @Field(() => String) type!: string;
@@ -291,7 +339,9 @@ export class CheckRecordType {
 }
 
 @InputType()
-export class TopUpWalletInput {
+export class TopUpWalletInput
+  implements MirrorInput<TopUpWalletInput, z.input<AdminOperations['topUpWallet']['input']>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => Float, { description: 'Currency units to add' }) amount!: number;
 }
@@ -299,7 +349,7 @@ export class TopUpWalletInput {
 @ObjectType('RosterPlan', {
   description: "An organization's roster plan: price per active seat per month and the trial",
 })
-export class RosterPlanType {
+export class RosterPlanType implements Mirror<RosterPlanType, AdminResult<'setPlan'>> {
   @Field(() => Int) organizationId!: number;
   @Field(() => String) plan!: string;
   @Field(() => Float, { description: 'Currency units per active seat per month' }) pricePerSeat!: number;
@@ -309,7 +359,7 @@ export class RosterPlanType {
 }
 
 @InputType()
-export class SetPlanInput {
+export class SetPlanInput implements MirrorInput<SetPlanInput, z.input<typeof setPlanInput>> {
   @Field(() => Int) organizationId!: number;
   @Field(() => String) plan!: string;
   @Field(() => Float, { description: 'Currency units per active seat per month' }) pricePerSeat!: number;
@@ -318,20 +368,22 @@ export class SetPlanInput {
 }
 
 @InputType()
-export class OidcClientActiveInput {
+export class OidcClientActiveInput
+  implements MirrorInput<OidcClientActiveInput, z.input<typeof oidcClientActiveInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => String) clientId!: string;
   @Field(() => Boolean) active!: boolean;
 }
 
 @InputType()
-export class OidcClientRefInput {
+export class OidcClientRefInput implements MirrorInput<OidcClientRefInput, z.input<typeof oidcClientRefInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) clientId!: string;
 }
 
 @InputType()
-export class OidcClientPkceInput {
+export class OidcClientPkceInput implements MirrorInput<OidcClientPkceInput, z.input<typeof oidcClientPkceInput>> {
   @Field(() => String) projectId!: string;
   @Field(() => String) clientId!: string;
   @Field(() => Boolean, {
@@ -341,18 +393,20 @@ export class OidcClientPkceInput {
 }
 
 @InputType()
-export class OrgAppActiveInput {
+export class OrgAppActiveInput implements MirrorInput<OrgAppActiveInput, z.input<typeof orgAppActiveInput>> {
   @Field(() => String) clientId!: string;
   @Field(() => Boolean) active!: boolean;
 }
 
 @InputType()
-export class OrgAppRefInput {
+export class OrgAppRefInput implements MirrorInput<OrgAppRefInput, z.input<typeof orgAppRefInput>> {
   @Field(() => String) clientId!: string;
 }
 
 @InputType()
-export class RotateWebhookSecretInput {
+export class RotateWebhookSecretInput
+  implements MirrorInput<RotateWebhookSecretInput, z.input<typeof rotateWebhookSecretInput>>
+{
   @Field(() => String) projectId!: string;
   @Field(() => Int, {
     nullable: true,
@@ -367,7 +421,7 @@ export class RotateWebhookSecretInput {
 }
 
 @ObjectType('RotatedWebhookSecret')
-export class RotatedWebhookSecretType {
+export class RotatedWebhookSecretType implements Mirror<RotatedWebhookSecretType, AdminResult<'rotateWebhookSecret'>> {
   @Field(() => String) projectId!: string;
   @Field(() => String, { description: 'live or test' }) mode!: string;
   @Field(() => String, { description: 'Shown once' }) webhookSigningSecret!: string;

@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type GraphQLObjectType, isNonNullType } from 'graphql';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { camelName } from '../../src/core/camel.js';
@@ -6,18 +9,25 @@ import {
   accountIdentityWire,
   accountNodeWire,
   adminAuditEntryWire,
+  checkFailureReasonWire,
   checkRecordWire,
   organizationWire,
   sessionCheckWire,
+  sessionEvidenceWire,
   sessionNodeWire,
+  statusDayCountWire,
+  timeToDecisionWire,
   timelineEntryWire,
   webhookAttemptWire,
   webhookEventWire,
+  webhookStatsWire,
+  workflowApprovalWire,
 } from '../../src/core/ops/views.js';
 import { addedMembersWire, billingWire, memberWire } from '../../src/core/roster/views.js';
 import { erasedWire, sessionWire } from '../../src/core/sessions/views.js';
 import { chargeWire } from '../../src/core/billing/views.js';
 import {
+  adminScopeWire,
   adminTokenWire,
   apiKeyWire,
   callbackWire,
@@ -99,7 +109,14 @@ const PAIRS: { graph: string; wire: string; schema: z.ZodObject; graphOnly?: str
   { graph: 'OidcClient', wire: 'core/tenancy/views.ts oidcClientWire', schema: oidcClientWire },
   { graph: 'OrgApp', wire: 'core/tenancy/views.ts orgAppWire', schema: orgAppWire },
   { graph: 'AdminToken', wire: 'core/tenancy/views.ts adminTokenWire', schema: adminTokenWire },
+  { graph: 'Me', wire: 'core/tenancy/views.ts adminScopeWire', schema: adminScopeWire },
+  { graph: 'SessionEvidenceType', wire: 'core/ops/views.ts sessionEvidenceWire', schema: sessionEvidenceWire },
   { graph: 'Charge', wire: 'core/billing/views.ts chargeWire', schema: chargeWire },
+  { graph: 'StatusDayCount', wire: 'core/ops/views.ts statusDayCountWire', schema: statusDayCountWire },
+  { graph: 'WorkflowApproval', wire: 'core/ops/views.ts workflowApprovalWire', schema: workflowApprovalWire },
+  { graph: 'TimeToDecision', wire: 'core/ops/views.ts timeToDecisionWire', schema: timeToDecisionWire },
+  { graph: 'CheckFailureReason', wire: 'core/ops/views.ts checkFailureReasonWire', schema: checkFailureReasonWire },
+  { graph: 'WebhookStats', wire: 'core/ops/views.ts webhookStatsWire', schema: webhookStatsWire },
   // `erased` is always true on the REST answer; the mutation's payload does not repeat it.
   {
     graph: 'SessionDataErasedType',
@@ -133,5 +150,72 @@ describe('GraphQL types against their zod wire declarations', () => {
     expect(graph.vendorData).toBe(true);
     expect(wire.vendorData).toBe(false);
     expect({ graph: graph.livemode, wire: wire.livemode }).toEqual({ graph: false, wire: true });
+  });
+});
+
+/**
+ * type-graphql classes that follow no declaration at compile time, and why. Every other object type is
+ * declared `implements Mirror<Class, Wire>` and every input (and args) type `implements MirrorInput<Class,
+ * z.input<...>>` (src/graph/wire.ts), so a renamed or dropped field fails the type check at the class.
+ */
+const NOT_MIRRORED: Record<string, string> = {
+  Edge: "generic over its node (each node class mirrors its wire); core/ops/page.ts's Edge is generic too",
+  Connection: 'generic like Edge; its pageInfo is PageInfoType, which mirrors core/ops/page.ts',
+  PageArgs:
+    "first and after, spread into each paged operation's zod input (core/ops/inputs.ts `page`), which parses them",
+};
+
+const MIRRORS: Record<string, string> = { ObjectType: 'Mirror', InputType: 'MirrorInput', ArgsType: 'MirrorInput' };
+
+/** Each class under src/graph decorated @ObjectType, @InputType or @ArgsType, and whether it mirrors a declaration. */
+function graphClasses(): { name: string; file: string; mirrored: boolean }[] {
+  const dir = 'src/graph';
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.ts'))
+    .flatMap((name) => {
+      const file = join(dir, name);
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const found: { name: string; file: string; mirrored: boolean }[] = [];
+      const visit = (node: ts.Node) => {
+        const kind = ts.isClassDeclaration(node)
+          ? ts
+              .getDecorators(node)
+              ?.map((decorator) => decorator.expression.getText(source).split('(')[0]!)
+              .find((decorator) => decorator in MIRRORS)
+          : undefined;
+        if (kind && ts.isClassDeclaration(node)) {
+          const mirrored = (node.heritageClauses ?? []).some(
+            (clause) =>
+              clause.token === ts.SyntaxKind.ImplementsKeyword &&
+              clause.types.some((type) => type.expression.getText(source) === MIRRORS[kind]),
+          );
+          found.push({ name: node.name?.getText(source) ?? '(anonymous)', file, mirrored });
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      return found;
+    });
+}
+
+describe('type-graphql classes follow a declaration at compile time', () => {
+  it('finds the classes (the check has something to look at)', () => {
+    expect(graphClasses().length).toBeGreaterThan(70);
+  });
+
+  it('each object type implements Mirror<...> and each input type MirrorInput<...>, or is in NOT_MIRRORED with why', () => {
+    const unlisted = graphClasses()
+      .filter((found) => !found.mirrored && !(found.name in NOT_MIRRORED))
+      .map((found) => `${found.file} ${found.name}`);
+    expect(unlisted).toEqual([]);
+  });
+
+  it('NOT_MIRRORED names only classes that exist and do not mirror', () => {
+    const unmirrored = new Set(
+      graphClasses()
+        .filter((found) => !found.mirrored)
+        .map((found) => found.name),
+    );
+    expect(Object.keys(NOT_MIRRORED).filter((name) => !unmirrored.has(name))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // The console's one way to the admin API: GraphQL documents from queries.ts, the admin token from
 // this tab's sessionStorage (gone when the tab closes).
+import type { Query } from './queries.js';
 
 export const TOKEN_KEY = 'verity-admin-token';
 export const PROJECT_KEY = 'verity-admin-project';
@@ -19,9 +20,8 @@ export const whenUnauthenticated = (handler: () => void) => {
   onUnauthenticated = handler;
 };
 
-// Answers are shaped by the documents in queries.ts, which a test validates against the schema.
-// biome-ignore lint/suspicious/noExplicitAny: typed by the query documents (above)
-export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+/** The data a document of queries.ts answers, typed by that document. */
+export async function gql<Data>(query: Query<Data>, variables: Record<string, unknown> = {}): Promise<Data> {
   const response = await fetch('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer ' + sessionStorage.getItem(TOKEN_KEY) },
@@ -35,7 +35,7 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
     if (error.extensions?.code === 'unauthenticated') onUnauthenticated();
     throw new ApiError(error.message, error.extensions?.code);
   }
-  return body.data as T;
+  return body.data as Data;
 }
 
 /**

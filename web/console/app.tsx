@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Button, Card } from '../components/index.js';
 import { errorText, gql, PROJECT_KEY, TOKEN_KEY, whenUnauthenticated } from './api.js';
 import { QUERIES } from './queries.js';
-import { type Ctx, type Project, VIEWS, inputValue } from './shared.js';
+import { type Ctx, VIEWS, inputValue } from './shared.js';
 import { AuditView } from './views/audit.js';
 import { BillingView } from './views/billing.js';
 import { DashboardView } from './views/dashboard.js';
@@ -134,7 +134,8 @@ export function App() {
     try {
       const data = await gql(QUERIES.start);
       const remembered = sessionStorage.getItem(PROJECT_KEY);
-      const projectId = data.projects.some((p: Project) => p.id === remembered) ? remembered : data.projects[0]?.id;
+      // undefined when the token sees no project: each view then shows the API's refusal.
+      const projectId = (data.projects.find((p) => p.id === remembered) ?? data.projects[0])?.id as string;
       setCtx({ me: data.me, projects: data.projects, organizations: data.organizations, projectId });
       setError(null);
       if (!location.hash) location.hash = '#/dashboard';

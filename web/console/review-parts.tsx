@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { Table } from '../components/index.js';
 import { gql } from './api.js';
 import { label, readableDetails, shown } from './details.js';
-import { QUERIES } from './queries.js';
+import { type CheckRow, QUERIES, type TimelineRow } from './queries.js';
 import { ActionButton, type Ctx, Loading, type Outcome, can, inputValue, useLoad } from './shared.js';
 
 /** What an approval would lack, in words (the checks of core's approval rule, from the session's approvalBlockers). */
@@ -80,7 +80,7 @@ const imageName = (image: { kind: string; attempt: number }, tries: number) =>
   image.kind.replace('_', ' ') + (tries > 1 ? ', try ' + image.attempt : '');
 
 export function EvidenceImages({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
-  const images = useLoad<{ id: string; kind: string; attempt: number; dataUrl: string }[]>(
+  const images = useLoad(
     async () => (await gql(QUERIES.sessionEvidence, { p: ctx.projectId, s: sessionId })).sessionEvidence,
     [ctx.projectId, sessionId],
   );
@@ -103,14 +103,8 @@ export function EvidenceImages({ ctx, sessionId }: { ctx: Ctx; sessionId: string
   );
 }
 
-type ReviewCheck = {
-  type: string;
-  status: string;
-  score: number | null;
-  reason: string | null;
-  details?: string | null;
-};
-type ReviewMove = { to: string; reason: string | null };
+type ReviewCheck = CheckRow;
+type ReviewMove = Pick<TimelineRow, 'to' | 'reason'>;
 
 /** A check's own data from its details (the sealed check as JSON); empty when the role may not read it. */
 function checkData(check: ReviewCheck | undefined): Record<string, unknown> {

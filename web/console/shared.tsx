@@ -1,86 +1,21 @@
-// What the admin console's views share: the GraphQL rows they read, formatting, loading, paging and the outcome line.
+// What the admin console's views share: formatting, loading, paging and the outcome line (the rows they read are typed
+// in queries.ts).
 import { type ComponentChildren, Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ADMIN_ROLES, type SESSION_STATUSES } from '../../src/core/vocabulary.js';
 import { Button, Pager, Pill, Table } from '../components/index.js';
 import { errorText } from './api.js';
-import type { DestinationHealth } from '../../src/core/webhooks/health-view.js';
+import type { Connection } from '../../src/core/ops/page.js';
+import type { MeRow, OrganizationRow, ProjectRow, SessionRow } from './queries.js';
 
 type Role = (typeof ADMIN_ROLES)[number];
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
-interface Connection<T> {
-  edges: { node: T }[];
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
-}
-interface Me {
-  tokenId: string;
-  role: Role;
-  projectId: string | null;
-}
-export interface Project {
-  id: string;
-  name: string;
-  balance: number;
-  currency: string;
-}
-export interface Organization {
-  id: number;
-  name: string;
-}
-export interface SessionRow {
-  id: string;
-  status: SessionStatus;
-  /** False for a session made with a test key (vk_test_): never charged, forced outcomes allowed. */
-  livemode: boolean;
-  vendorData: string | null;
-  svcId: string | null;
-  decision: string | null;
-  createdAt: string;
-  decidedAt: string | null;
-  workflow: { name: string } | null;
-}
-interface Attempt {
-  attempt: number;
-  at: string;
-  httpStatus: number | null;
-  latencyMs: number;
-  error: string | null;
-}
-export interface WebhookEventRow {
-  id: string;
-  type: string;
-  state: string;
-  url: string | null;
-  attemptCount: number;
-  createdAt: string;
-  sessionId: string;
-  attempts: Attempt[];
-}
-export interface Member {
-  memberId: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  role: string;
-  status: string;
-  createdAt: string;
-}
-/** A destination's health as core computes it (src/core/webhooks/health.ts). */
-export type Health = DestinationHealth;
-export interface WebhookStats {
-  events: number;
-  delivered: number;
-  failed: number;
-  backlog: number;
-  oldestPendingAt: string | null;
-  successRate: number | null;
-}
 
 /** Who is signed in and what they see; every view gets it. */
 export interface Ctx {
-  me: Me;
-  projects: Project[];
-  organizations: Organization[];
+  me: MeRow;
+  projects: ProjectRow[];
+  organizations: OrganizationRow[];
   projectId: string;
 }
 export type Outcome = { kind: 'error' | 'ok'; text: string } | null;
@@ -111,7 +46,7 @@ export const when = (iso: string | null | undefined) =>
 export const pct = (v: number | null) => (v === null ? '—' : (v * 100).toFixed(1) + '%');
 export const secs = (v: number | null) =>
   v === null ? '—' : v < 120 ? v.toFixed(0) + ' s' : (v / 60).toFixed(1) + ' min';
-export const can = (me: Me, role: Role) => ADMIN_ROLES.indexOf(me.role) >= ADMIN_ROLES.indexOf(role);
+export const can = (me: MeRow, role: Role) => ADMIN_ROLES.indexOf(me.role) >= ADMIN_ROLES.indexOf(role);
 export const options = (values: readonly string[], any: string) => [
   <option value="">{any}</option>,
   ...values.map((value) => <option value={value}>{value}</option>),

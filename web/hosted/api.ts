@@ -1,46 +1,24 @@
 // The hosted page's API (/api/hosted), authenticated by the session token from the link.
+// Its answers are typed by the server's wire declarations (type-only imports: nothing of src/ enters the bundle).
+import type { ChallengeView } from '../../src/core/checks/views.js';
+import type { ProviderView, StateView } from '../../src/core/credentials/views.js';
+import type { HandoffClaimWire, HandoffLinkWire, HostedFlowWire, StepOutcome } from '../../src/core/sessions/views.js';
 
+/** The hosted flow's steps (the server's StepName, src/core/sessions/steps/step.ts; the wire types a step a string). */
 export type StepName = 'document' | 'selfie' | 'location' | 'licence';
-/** How a step ended (the server's STEP_OUTCOMES); null while it is to do. */
-export type StepOutcome = 'passed' | 'failed' | 'review' | 'not_run';
-export interface HostedState {
-  status: string;
-  project_name: string;
-  privacy_policy_url?: string | null;
-  /** Where a declined person can ask for help (https: or mailto:). */
-  support_url?: string | null;
-  /** Days the project keeps the photos after the decision (0: deleted at the decision). */
-  retention_days?: number;
-  /** The project has a logo (GET /session/logo). */
-  logo?: boolean;
-  finished: boolean;
-  steps: { step: StepName; done: boolean; outcome?: StepOutcome | null }[];
-  /** A continue-on-your-phone link was claimed: another device works on the session. */
-  continued_on_phone?: boolean;
-  geofence?: unknown;
-  redirect_to?: string | null;
-  /** false on a test session (made with a vk_test_ key): the page shows Test mode and the outcome picker. */
-  livemode?: false;
-}
+export type { StepOutcome };
+/** What the page reads (GET /session, and the answer of start and of each step): the server's hostedFlowWire. */
+export type HostedState = Omit<HostedFlowWire, 'steps'> & {
+  steps: (HostedFlowWire['steps'][number] & { step: StepName })[];
+};
 export interface ApiError {
   code?: string;
   message?: string;
   data?: { step?: string; reason?: string; tries_left?: number };
 }
-export interface Challenge {
-  challenge_id: string;
-  gesture: string;
-}
-export interface LicenceState {
-  state_code: string;
-  state_name: string;
-}
-export interface Provider {
-  provider_code: string;
-  provider_display_name: string;
-  credential_name: string;
-  required_fields: string[];
-}
+export type Challenge = ChallengeView;
+export type LicenceState = StateView;
+export type Provider = ProviderView;
 
 const API = '/api/hosted';
 
@@ -79,15 +57,12 @@ export async function call<T>(path: string, body?: unknown): Promise<T> {
  */
 export async function claimHandoffLink(): Promise<void> {
   if (!token?.startsWith('shl_')) return;
-  const claimed = await call<{ session_token: string }>('/handoff/claim', {});
+  const claimed = await call<HandoffClaimWire>('/handoff/claim', {});
   token = claimed.session_token;
   sessionStorage.setItem(storeKey(), token);
 }
 
-export interface Handoff {
-  url: string;
-  expires_at: string;
-}
+export type Handoff = HandoffLinkWire;
 
 /** The project's logo as an object URL (an <img> cannot send the session token itself), or null. */
 export async function logoUrl(): Promise<string | null> {

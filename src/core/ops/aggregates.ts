@@ -4,6 +4,13 @@ import type { Orm } from '../db/orm.js';
 import { DomainError } from '../errors.js';
 import type { aggregatesInput } from './inputs.js';
 import { SESSION_TTL } from '../sessions/inputs.js';
+import type {
+  CheckFailureReasonView,
+  StatusDayCountView,
+  TimeToDecisionView,
+  WebhookStatsView,
+  WorkflowApprovalView,
+} from './views.js';
 
 // The figures ops ask for, computed by Postgres over [from, to) of session creation (last 30
 // days by default). Each reads covering indexes of the ops migration, so none loads rows into Node.
@@ -43,18 +50,22 @@ export class OpsAggregates {
   }
 
   /** Sessions created per UTC day and status. */
-  async sessionsPerDay(range: Range) {
+  async sessionsPerDay(range: Range): Promise<StatusDayCountView[]> {
     const rows = await this.sql(
       `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, status, count(*)::int as count
        from verification_session where project_id = ? and created_at >= ? and created_at < ?
        group by 1, 2 order by 1, 2`,
       [range.projectId, range.from, range.to],
     );
-    return rows.map((row) => ({ day: row.day as string, status: row.status as string, count: Number(row.count) }));
+    return rows.map((row) => ({
+      day: row.day as string,
+      status: row.status as StatusDayCountView['status'],
+      count: Number(row.count),
+    }));
   }
 
   /** Per workflow: sessions, decided ones, approvals and the approval rate (approved / approved + declined). */
-  async approvalRates(range: Range) {
+  async approvalRates(range: Range): Promise<WorkflowApprovalView[]> {
     const rows = await this.sql(
       `select s.workflow_id, w.name, count(*)::int as sessions,
          count(*) filter (where s.decision = 'APPROVED')::int as approved,
@@ -75,7 +86,7 @@ export class OpsAggregates {
   }
 
   /** Median (and 90th percentile) seconds from creation to an APPROVED or DECLINED decision. */
-  async timeToDecision(range: Range) {
+  async timeToDecision(range: Range): Promise<TimeToDecisionView> {
     const [row] = await this.sql(
       `select count(*)::int as decided,
          percentile_cont(0.5) within group (order by extract(epoch from decided_at - created_at)) as median,
@@ -90,7 +101,7 @@ export class OpsAggregates {
   }
 
   /** Why checks did not pass: session checks and standalone check records, by type and reason. */
-  async checkFailureReasons(range: Range) {
+  async checkFailureReasons(range: Range): Promise<CheckFailureReasonView[]> {
     const rows = await this.sql(
       `select 'session' as source, c.type, coalesce(c.reason, 'unspecified') as reason, c.status, count(*)::int as count
        from session_check c join verification_session s on s.id = c.session_id
@@ -114,7 +125,7 @@ export class OpsAggregates {
       ],
     );
     return rows.map((row) => ({
-      source: row.source as string,
+      source: row.source as CheckFailureReasonView['source'],
       type: row.type as string,
       reason: row.reason as string,
       status: row.status as string,
@@ -126,7 +137,7 @@ export class OpsAggregates {
    * Webhook delivery: events by state, the success rate of finished events (delivered / delivered
    * + failed + disabled), the share of attempts answered 2xx, and the backlog still to send.
    */
-  async webhookStats(range: Range) {
+  async webhookStats(range: Range): Promise<WebhookStatsView> {
     const [events] = await this.sql(
       `select count(*)::int as total,
          count(*) filter (where state = 'delivered')::int as delivered,

@@ -144,3 +144,68 @@ export type AdminAuditEntryView = z.output<typeof adminAuditEntryWire>;
 /** A roster organization (GraphQL Organization). */
 export const organizationWire = z.object({ id: z.number().int(), name: z.string(), createdAt: z.string() });
 export type OrganizationView = z.output<typeof organizationWire>;
+
+// The dashboard's figures (ops/aggregates.ts is typed by these; GraphQL's types and the console
+// follow them).
+
+/** Sessions created on one UTC day with one status (GraphQL StatusDayCount). */
+export const statusDayCountWire = z.object({
+  day: z.string().describe('YYYY-MM-DD (UTC)'),
+  status: z.enum(SESSION_STATUSES),
+  count: z.number().int(),
+});
+export type StatusDayCountView = z.output<typeof statusDayCountWire>;
+
+/** One workflow's approvals (GraphQL WorkflowApproval). */
+export const workflowApprovalWire = z.object({
+  workflowId: z.string(),
+  workflowName: z.string().nullable(),
+  sessions: z.number().int(),
+  approved: z.number().int(),
+  declined: z.number().int(),
+  approvalRate: z.number().nullable().describe('approved / (approved + declined); null when none is decided'),
+});
+export type WorkflowApprovalView = z.output<typeof workflowApprovalWire>;
+
+/** Seconds from creation to an APPROVED or DECLINED decision (GraphQL TimeToDecision). */
+export const timeToDecisionWire = z.object({
+  decided: z.number().int(),
+  medianSeconds: z.number().nullable(),
+  p90Seconds: z.number().nullable(),
+});
+export type TimeToDecisionView = z.output<typeof timeToDecisionWire>;
+
+/** Why checks did not pass, by source, type, reason and status (GraphQL CheckFailureReason). */
+export const checkFailureReasonWire = z.object({
+  source: z.enum(['session', 'standalone']),
+  type: z.string(),
+  reason: z.string(),
+  status: z.string(),
+  count: z.number().int(),
+});
+export type CheckFailureReasonView = z.output<typeof checkFailureReasonWire>;
+
+/** Webhook delivery of a range of events (GraphQL WebhookStats). */
+export const webhookStatsWire = z.object({
+  events: z.number().int(),
+  delivered: z.number().int(),
+  failed: z.number().int(),
+  disabled: z.number().int(),
+  noDestination: z.number().int(),
+  backlog: z.number().int(),
+  oldestPendingAt: z.string().nullable(),
+  successRate: z.number().nullable().describe('delivered / (delivered + failed + disabled)'),
+  attempts: z.number().int(),
+  attemptSuccessRate: z.number().nullable().describe('share of attempts answered 2xx'),
+});
+export type WebhookStatsView = z.output<typeof webhookStatsWire>;
+
+/** A review image of a session, served to a reviewer and audited (GraphQL SessionEvidence). */
+export const sessionEvidenceWire = z.object({
+  id: z.string(),
+  kind: z.string().describe('document_front, document_back, document_portrait or selfie'),
+  attempt: z.number().int().describe('which try of its step the image comes from (1 for the first)'),
+  dataUrl: z.string().describe('the image as a data: URL'),
+  createdAt: z.string(),
+});
+export type SessionEvidenceView = z.output<typeof sessionEvidenceWire>;

@@ -38,6 +38,7 @@ export const addedMembersWire = z.object({
   skipped: z.array(z.object({ email: z.string(), reason: z.string() })),
   notified: z.boolean(),
 });
+export type AddedMembersView = z.output<typeof addedMembersWire>;
 export const memberAnswerWire = z.object({ member: memberWire });
 export const invitedMemberWire = z.object({ member: memberWire, activation_link: z.string() });
 export const removedMemberWire = z.object({

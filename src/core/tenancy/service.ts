@@ -42,6 +42,7 @@ import type {
   TenancyStore,
 } from './store.js';
 import {
+  type AdminScope,
   adminTokenView,
   apiKeyView,
   callbackView,
@@ -95,13 +96,7 @@ export interface ApiKeyCaller {
   livemode: boolean;
 }
 
-/** Who is asking through the admin API: a role, and a project when the token is scoped to one. */
-/** Who calls the admin API: the token's role, its project (null: every project) and its id (audits, `admin:<id>`). */
-export interface AdminScope {
-  tokenId: string;
-  role: AdminRole;
-  projectId: string | null;
-}
+export type { AdminScope } from './views.js';
 
 const ROLE_RANK: Record<AdminRole, number> = { viewer: 0, reviewer: 1, admin: 2 };
 export const roleAtLeast = (role: AdminRole, wanted: AdminRole) => ROLE_RANK[role] >= ROLE_RANK[wanted];

@@ -187,6 +187,17 @@ export const orgAppView = (app: OrgAppRecord, organizationName: string | null): 
   createdAt: app.createdAt.toISOString(),
 });
 
+/**
+ * Who calls the admin API (GraphQL Me): the token's role, its project (null: every project) and its id (audits,
+ * `admin:<id>`).
+ */
+export const adminScopeWire = z.object({
+  tokenId: z.string(),
+  role: z.enum(ADMIN_ROLES),
+  projectId: z.string().nullable(),
+});
+export type AdminScope = z.output<typeof adminScopeWire>;
+
 /** An admin token, never the token itself. */
 export const adminTokenWire = z.object({
   id: z.string(),

@@ -12,7 +12,6 @@ export function AuditView({ ctx }: { ctx: Ctx }) {
         <p class="hint">admin role needed to read the audit</p>
       </Card>
     );
-  type AuditRow = { tokenId: string; action: string; target: string; at: string };
   return (
     <Card>
       <h1>Audit</h1>
@@ -20,7 +19,7 @@ export function AuditView({ ctx }: { ctx: Ctx }) {
         Each identity read and each review image served, with the admin token that did it. Decisions and their notes are
         in each session's timeline.
       </p>
-      <PagedList<AuditRow>
+      <PagedList
         heads={['At', 'Token', 'Action', 'Target']}
         version={ctx.projectId}
         load={async (after) => (await gql(QUERIES.adminAudit, { p: ctx.projectId, a: after })).adminAudit}

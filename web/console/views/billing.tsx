@@ -15,8 +15,6 @@ export function BillingView({ ctx }: { ctx: Ctx }) {
   if (!loaded.data) return <Loading error={loaded.error} />;
   const { wallet, organizations } = loaded.data;
   const project = ctx.projects.find((p) => p.id === ctx.projectId);
-  type Charge = { item: string; amount: number; currency: string; refunded: boolean; createdAt: string };
-  type Invoice = { period: string; seats: number; amount: number };
   return (
     <>
       <Card>
@@ -27,7 +25,7 @@ export function BillingView({ ctx }: { ctx: Ctx }) {
         </p>
         <h2>Latest charges</h2>
         <Table heads={['When', 'Item', 'Amount', '']}>
-          {wallet.charges.map((c: Charge) => (
+          {wallet.charges.map((c) => (
             <tr>
               <td>{when(c.createdAt)}</td>
               <td>{c.item}</td>
@@ -64,7 +62,7 @@ export function BillingView({ ctx }: { ctx: Ctx }) {
               b.currency}
           </p>
           <Table heads={['Period', 'Seats', 'Amount']}>
-            {b.invoices.map((i: Invoice) => (
+            {b.invoices.map((i) => (
               <tr>
                 <td>{i.period}</td>
                 <td>{i.seats}</td>

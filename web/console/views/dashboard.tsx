@@ -3,19 +3,8 @@
 import { SESSION_STATUSES } from '../../../src/core/vocabulary.js';
 import { Card } from '../../components/index.js';
 import { gql } from '../api.js';
-import { QUERIES } from '../queries.js';
-import {
-  COLORS,
-  type Ctx,
-  type Health,
-  Loading,
-  type SessionStatus,
-  type WebhookStats,
-  pct,
-  secs,
-  useLoad,
-  when,
-} from '../shared.js';
+import { type HealthRow, QUERIES, type WebhookStatsRow } from '../queries.js';
+import { COLORS, type Ctx, Loading, type SessionStatus, pct, secs, useLoad, when } from '../shared.js';
 
 function BarChart({
   items,
@@ -115,7 +104,7 @@ function StackedDays({ rows }: { rows: { day: string; status: SessionStatus; cou
  * The webhook headline: how receivers answer now (attempts of the last hour), unhealthy destinations first; the 30-day
  * event figures below.
  */
-function WebhookCard({ health, w }: { health: Health[]; w: WebhookStats }) {
+function WebhookCard({ health, w }: { health: HealthRow[]; w: WebhookStatsRow }) {
   const weighted = (
     attempts: 'attemptsLastHour' | 'attemptsLastDay',
     rate: 'successRateLastHour' | 'successRateLastDay',
@@ -125,7 +114,7 @@ function WebhookCard({ health, w }: { health: Health[]; w: WebhookStats }) {
   const hourRate = hourAttempts ? weighted('attemptsLastHour', 'successRateLastHour') / hourAttempts : null;
   const dayRate = dayAttempts ? weighted('attemptsLastDay', 'successRateLastDay') / dayAttempts : null;
   const sick = health.filter((d) => !d.healthy);
-  const last = (d: Health) =>
+  const last = (d: HealthRow) =>
     d.lastStatus !== null
       ? 'last answer ' + d.lastStatus
       : d.lastError
@@ -186,8 +175,6 @@ export function DashboardView({ ctx }: { ctx: Ctx }) {
   const data = loaded.data;
   if (!data) return <Loading error={loaded.error} />;
   const t = data.timeToDecision;
-  type Rate = { workflowId: string; workflowName: string | null; sessions: number; approvalRate: number | null };
-  type Reason = { source: string; type: string; reason: string; count: number };
   return (
     <>
       <h1>Dashboard (last 30 days)</h1>
@@ -201,7 +188,7 @@ export function DashboardView({ ctx }: { ctx: Ctx }) {
           <BarChart
             label="Approval rate per workflow"
             format={pct}
-            items={data.approvalRates.map((r: Rate) => ({
+            items={data.approvalRates.map((r) => ({
               label: (r.workflowName || r.workflowId) + ' (' + r.sessions + ')',
               value: r.approvalRate ?? 0,
               color: '#2e9e6a',
@@ -222,7 +209,7 @@ export function DashboardView({ ctx }: { ctx: Ctx }) {
           <h2>Check failure reasons</h2>
           <BarChart
             label="Check failure reasons"
-            items={data.checkFailureReasons.slice(0, 12).map((r: Reason) => ({
+            items={data.checkFailureReasons.slice(0, 12).map((r) => ({
               label: r.type + ': ' + r.reason + (r.source === 'standalone' ? ' (standalone)' : ''),
               value: r.count,
               color: '#d0443a',

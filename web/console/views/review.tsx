@@ -3,9 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { APPROVAL_RULE } from '../../../src/core/vocabulary.js';
 import { Card } from '../../components/index.js';
 import { gql } from '../api.js';
-import { QUERIES } from '../queries.js';
+import { QUERIES, type SessionRow } from '../queries.js';
 import { ReviewButtons } from '../review-parts.js';
-import { type Ctx, Out, type Outcome, PagedList, type SessionRow, SessionRowView } from '../shared.js';
+import { type Ctx, Out, type Outcome, PagedList, SessionRowView } from '../shared.js';
 
 /** How often a review queue, or a session waiting for review, is read again: other reviewers decide too. */
 export const REVIEW_POLL_MS = 5000;

@@ -3,19 +3,8 @@ import { useState } from 'preact/hooks';
 import { MEMBER_STATUSES } from '../../../src/core/vocabulary.js';
 import { Button, Card, Pill } from '../../components/index.js';
 import { errorText, gql } from '../api.js';
-import { QUERIES } from '../queries.js';
-import {
-  ActionButton,
-  type Ctx,
-  type Member,
-  Out,
-  type Outcome,
-  PagedList,
-  can,
-  inputValue,
-  options,
-  when,
-} from '../shared.js';
+import { type MemberRow, QUERIES } from '../queries.js';
+import { ActionButton, type Ctx, Out, type Outcome, PagedList, can, inputValue, options, when } from '../shared.js';
 
 export function RosterView({ ctx }: { ctx: Ctx }) {
   const [organizationId, setOrganizationId] = useState(ctx.organizations[0]?.id ?? null);
@@ -40,7 +29,7 @@ export function RosterView({ ctx }: { ctx: Ctx }) {
         work={async () => {
           const data = await gql(QUERIES[name], { i: { organizationId, memberId } });
           setRound((n) => n + 1);
-          return data[name].email + ' is now ' + data[name].status;
+          return data[name]!.email + ' is now ' + data[name]!.status;
         }}
       />
     ) : null;
@@ -61,10 +50,7 @@ export function RosterView({ ctx }: { ctx: Ctx }) {
           invite: invite.notify ? 'email' : 'face',
         },
       });
-      const result: {
-        created: { member: { email: string }; activationLink: string | null }[];
-        skipped: { email: string; reason: string }[];
-      } = data.inviteMembers;
+      const result = data.inviteMembers;
       const made = result.created[0];
       report({
         kind: 'ok',
@@ -137,7 +123,7 @@ export function RosterView({ ctx }: { ctx: Ctx }) {
       </form>
       <Out outcome={outcome} />
       <h2>Members</h2>
-      <PagedList<Member>
+      <PagedList<MemberRow>
         heads={['Member', 'Email', 'Name', 'Role', 'Status', 'Since', '']}
         version={`${organizationId}/${status}/${round}`}
         load={async (after) =>

@@ -5,17 +5,7 @@ import { Card, Pill, Table } from '../../components/index.js';
 import { gql } from '../api.js';
 import { QUERIES } from '../queries.js';
 import { Details, EraseDataButton, EvidenceImages, ResendButton, ReviewButtons, ReviewFacts } from '../review-parts.js';
-import {
-  type Ctx,
-  Loading,
-  Out,
-  type Outcome,
-  TestBadge,
-  type WebhookEventRow,
-  can,
-  useLoad,
-  when,
-} from '../shared.js';
+import { type Ctx, Loading, Out, type Outcome, TestBadge, can, useLoad, when } from '../shared.js';
 import { REVIEW_POLL_MS } from './review.js';
 
 export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string }) {
@@ -37,14 +27,6 @@ export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string })
     return () => clearInterval(timer);
   }, [s?.status]);
   if (!s) return <Loading error={loaded.error} />;
-  type CheckRow = {
-    type: string;
-    status: string;
-    score: number | null;
-    reason: string | null;
-    details?: string | null;
-  };
-  type TimelineRow = { from: string | null; to: string; actor: string; reason: string | null; at: string };
   const facts: [string, ComponentChildren][] = [
     ['Status', <Pill value={s.status} />],
     ['Workflow', (s.workflow?.name ?? '') + ' (' + s.workflowId + ')'],
@@ -90,7 +72,7 @@ export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string })
       <Card>
         <h2>Checks</h2>
         <Table heads={['Type', 'Status', 'Score', 'Reason', 'Details']}>
-          {s.checks.map((c: CheckRow) => (
+          {s.checks.map((c) => (
             <tr>
               <td>{c.type}</td>
               <td>
@@ -125,7 +107,7 @@ export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string })
       <Card>
         <h2>Timeline</h2>
         <Table heads={['At', 'From', 'To', 'By', 'Why']}>
-          {s.timeline.map((t: TimelineRow) => (
+          {s.timeline.map((t) => (
             <tr>
               <td>{when(t.at)}</td>
               <td>{t.from ?? ''}</td>
@@ -141,7 +123,7 @@ export function SessionView({ ctx, sessionId }: { ctx: Ctx; sessionId: string })
       <Card>
         <h2>Webhook events</h2>
         {s.webhookEvents.length ? (
-          s.webhookEvents.map((e: WebhookEventRow) => (
+          s.webhookEvents.map((e) => (
             <div>
               <p>
                 <b>{e.type}</b> <Pill value={e.state} /> → {e.url || 'no destination'}{' '}

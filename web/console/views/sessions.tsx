@@ -3,12 +3,11 @@ import { useState } from 'preact/hooks';
 import { SESSION_STATUSES } from '../../../src/core/vocabulary.js';
 import { Button, Card } from '../../components/index.js';
 import { gql } from '../api.js';
-import { QUERIES } from '../queries.js';
+import { QUERIES, type SessionRow } from '../queries.js';
 import {
   type Ctx,
   Loading,
   PagedList,
-  type SessionRow,
   SessionRowView,
   type SessionStatus,
   inputValue,
@@ -27,7 +26,7 @@ const EMPTY_FILTER = {
 };
 
 export function SessionsView({ ctx }: { ctx: Ctx }) {
-  const workflows = useLoad<{ id: string; name: string }[]>(
+  const workflows = useLoad(
     async () => (await gql(QUERIES.workflowNames, { p: ctx.projectId })).workflows,
     [ctx.projectId],
   );

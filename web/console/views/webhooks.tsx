@@ -3,9 +3,9 @@ import { useState } from 'preact/hooks';
 import { WEBHOOK_EVENT_STATES } from '../../../src/core/vocabulary.js';
 import { Card, Pill } from '../../components/index.js';
 import { gql } from '../api.js';
-import { QUERIES } from '../queries.js';
+import { QUERIES, type WebhookEventRow } from '../queries.js';
 import { ResendButton } from '../review-parts.js';
-import { type Ctx, Out, type Outcome, PagedList, type WebhookEventRow, inputValue, options, when } from '../shared.js';
+import { type Ctx, Out, type Outcome, PagedList, inputValue, options, when } from '../shared.js';
 
 export function WebhooksView({ ctx }: { ctx: Ctx }) {
   const [outcome, report] = useState<Outcome>(null);
