@@ -171,10 +171,10 @@ where project.id = refunded.project_id
 returning project.id`;
 
 const CLOSE_LEASE = `
-with spent as (select coalesce(sum(amount_minor), 0) as minor from charge where lease_id = ? and not refunded),
+with spent as (select coalesce(sum(amount_minor), 0) as minor from charge where lease_id = $1 and not refunded),
 closed as (
-  update wallet_lease set closed_at = ?, spent_minor = spent.minor from spent
-  where wallet_lease.id = ? and closed_at is null
+  update wallet_lease set closed_at = $2, spent_minor = spent.minor from spent
+  where wallet_lease.id = $1 and closed_at is null
   returning project_id, amount_minor - spent_minor as unspent
 )
 update project set balance_minor = balance_minor + closed.unspent from closed
@@ -206,28 +206,30 @@ export class PostgresWalletStore implements WalletStore {
 
   async closeLease(leaseId: string, now: Date): Promise<number | null> {
     return transaction(this.orm, async (em) => {
-      const connection = em.getConnection();
-      const context = em.getTransactionContext();
       // First wait for the calls still writing charges to this lease, then count them.
-      const open = await connection.execute(
-        'select id from wallet_lease where id = ? and closed_at is null for update',
+      const open = await preparedQueryIn(
+        this.orm,
+        em,
+        'wallet_lock_open_lease',
+        'select id from wallet_lease where id = $1 and closed_at is null for update',
         [leaseId],
-        'all',
-        context,
       );
       if (open.length === 0) return null;
-      const rows = await connection.execute(CLOSE_LEASE, [leaseId, now, leaseId], 'all', context);
+      const rows = await preparedQueryIn<{ unspent: number }>(this.orm, em, 'wallet_close_lease', CLOSE_LEASE, [
+        leaseId,
+        now,
+      ]);
       return rows[0] ? Number(rows[0].unspent) : null;
     });
   }
 
   async expiredLeases(now: Date, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.orm.em
-      .getConnection()
-      .execute('select id from wallet_lease where closed_at is null and expires_at < ? order by expires_at limit ?', [
-        now,
-        limit,
-      ]);
+    const rows = await preparedQuery<{ id: string }>(
+      this.orm,
+      'wallet_expired_leases',
+      'select id from wallet_lease where closed_at is null and expires_at < $1 order by expires_at limit $2',
+      [now, limit],
+    );
     return rows.map((row) => row.id);
   }
 
@@ -333,9 +335,12 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async balanceOf(projectId: string): Promise<number | null> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute('select balance_minor::float8 as balance_minor from wallet where project_id = ?', [projectId]);
+    const rows = await preparedQuery<{ balance_minor: number }>(
+      this.orm,
+      'wallet_balance_of',
+      'select balance_minor::float8 as balance_minor from wallet where project_id = $1',
+      [projectId],
+    );
     return rows[0] ? Number(rows[0].balance_minor) : null;
   }
 }
