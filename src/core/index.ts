@@ -367,7 +367,7 @@ export class Core {
       logger: options.logger,
     });
     this.ops = new OpsService({ ...deps, sealer: this.sealer, accounts: this.accounts });
-    this.mcpAudit = new McpAudit(deps.orm);
+    this.mcpAudit = new McpAudit(deps.orm, grants);
     this.mcpRateLimits = new RateLimits(this.orm, {
       points: 120,
       windowSeconds: 60,

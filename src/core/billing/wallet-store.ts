@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
 import { preparedQuery, preparedQueryIn, sqlDate, transaction } from '../db/prepared.js';
 import { StatementBatch } from '../db/statement-batch.js';
+import { ANSWER_WITH_RECORDS } from './idempotency.js';
 
 /** A block of a project's balance taken by one instance, spent locally. */
 export interface LeaseGrant {
@@ -138,13 +139,8 @@ paid as (
   select input.charge_id, input.project_id, input.item, input.id, input.amount_minor, input.currency, false, input.created_at, input.lease_id
   from input join record on record.id = input.id where input.lease_id is not null
 ),
--- The idempotent calls' answers, with the records they answer (the only write to idempotency_record outside its store).
-answered as (
-  update idempotency_record set state = 'done', response_status = input.answer_status, response_sealed = input.answer_sealed
-  from input join record on record.id = input.id
-  where input.answer_key is not null and idempotency_record.project_id = input.project_id and idempotency_record.key = input.answer_key
-    and idempotency_record.state = 'running'
-)
+-- The idempotent calls' answers, with the records they answer (the idempotency store's CTE).
+${ANSWER_WITH_RECORDS}
 select id from record`;
 
 /** A record with its charge, if paid, and its idempotent answer, if keyed, as RECORD_CHECKS takes it. */
