@@ -10,7 +10,7 @@ import { createOrm, type Orm } from './core/db/orm.js';
 import { entities } from './core/entities.js';
 import { isDatabaseUnavailable, outageReason } from './core/db/unavailable.js';
 import { Notifications } from './core/db/notifications.js';
-import { ownConnections } from './core/db/prepared.js';
+import { ownConnections, preparedQuery } from './core/db/prepared.js';
 import { externalStore, openEmbeddedStore, type Store } from './core/db/store.js';
 import { Core } from './core/index.js';
 import { PgBossJobs } from './core/jobs.js';
@@ -45,13 +45,10 @@ export interface Service {
 async function connectOrm(store: Store): Promise<Orm> {
   try {
     const orm = await createOrm(store.url, { entities, poolMax: store.poolMax, ownSessions: !store.embedded });
-    await orm.em
-      .getConnection()
-      .execute('select 1')
-      .catch(async (error: unknown) => {
-        await orm.close();
-        throw error;
-      });
+    await preparedQuery(orm, 'connect', 'select 1', []).catch(async (error: unknown) => {
+      await orm.close();
+      throw error;
+    });
     return orm;
   } catch (error) {
     if (

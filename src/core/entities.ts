@@ -1,5 +1,5 @@
-import { Account, AccountLicense, AccountLink } from './accounts/entities.js';
-import { Charge, IdempotencyRecord } from './billing/entities.js';
+import { Account, AccountLicense, AccountLink, SigninThrottle } from './accounts/entities.js';
+import { Charge, IdempotencyRecord, RateLimitWindow, SandboxUsage, WalletLease } from './billing/entities.js';
 import { CheckRecord, FaceChallenge } from './checks/entities.js';
 import { CredentialProvider, CredentialState, LicenseRecord } from './credentials/entities.js';
 import { FaceEnrollment } from './faces/entities.js';
@@ -28,9 +28,12 @@ import {
   SessionEvent,
   SessionEvidence,
   SessionHandoff,
+  SessionStatusCount,
   VerificationSession,
 } from './sessions/entities.js';
-import { WebhookAttempt, WebhookEvent } from './webhooks/entities.js';
+import { AdminAuditEntry } from './ops/entities.js';
+import { CredentialNonce, CredentialStatusList, IssuedCredential } from './vc/entities.js';
+import { WebhookAttempt, WebhookDestinationStreak, WebhookEvent } from './webhooks/entities.js';
 import { AdminToken, ApiKey, CallbackDestination, OidcClient, OrgApp, Project, Workflow } from './tenancy/entities.js';
 
 /** Every entity, listed explicitly (no folder discovery: the same list serves src/ and dist/). */
@@ -76,4 +79,14 @@ export const entities = [
   RosterInviteWindow,
   MailOutboxMessage,
   AccountLink,
+  SigninThrottle,
+  WalletLease,
+  RateLimitWindow,
+  SandboxUsage,
+  SessionStatusCount,
+  WebhookDestinationStreak,
+  AdminAuditEntry,
+  CredentialStatusList,
+  IssuedCredential,
+  CredentialNonce,
 ];

@@ -43,7 +43,7 @@ import { AgentTools } from './mcp/agent.js';
 import { McpAudit } from './mcp/audit.js';
 import { ServiceMetrics } from './metrics.js';
 import { DEFAULT_RETRY_POLICY, WebhookService, type RetryPolicy, type WebhookLogger } from './webhooks/service.js';
-import type { StatementRunner } from './db/prepared.js';
+import { preparedQuery, type StatementRunner } from './db/prepared.js';
 import type { JobQueue } from './jobs.js';
 import type { Gesture } from './faces/burst.js';
 import { MailService, type MailOptions } from './mail/index.js';
@@ -367,7 +367,7 @@ export class Core {
       logger: options.logger,
     });
     this.ops = new OpsService({ ...deps, sealer: this.sealer, accounts: this.accounts });
-    this.mcpAudit = new McpAudit(deps.orm);
+    this.mcpAudit = new McpAudit(deps.orm, grants);
     this.mcpRateLimits = new RateLimits(this.orm, {
       points: 120,
       windowSeconds: 60,
@@ -442,7 +442,7 @@ export class Core {
   /** Ready when the database answers and no committed migration is pending. */
   async readiness(): Promise<{ database: boolean; migrations: boolean }> {
     try {
-      await this.orm.em.getConnection().execute('select 1');
+      await preparedQuery(this.orm, 'readiness', 'select 1', []);
     } catch {
       return { database: false, migrations: false };
     }

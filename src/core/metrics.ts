@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Orm } from './db/orm.js';
+import { preparedQuery } from './db/prepared.js';
 import { unhealthyDestinations } from './webhooks/health.js';
 
 // What ops watch besides HTTP: verdicts, webhook deliveries, the job queue, sessions, wallets and
@@ -46,11 +47,8 @@ export class ServiceMetrics {
   constructor(orm: Orm, options: { projectLabels?: boolean } = {}) {
     const registry = this.registry;
     const projectLabels = options.projectLabels === true;
-    const rows = <T>(query: string) =>
-      orm.em
-        .getConnection()
-        .execute<T[]>(query)
-        .catch(() => [] as T[]);
+    const rows = <T>(name: string, text: string, values: unknown[] = []) =>
+      preparedQuery<T>(orm, name, text, values).catch(() => [] as T[]);
     new Gauge({
       name: 'verity_job_queue_depth',
       help: 'Jobs waiting (created or retry) per queue; 0 for a queue with none',
@@ -60,6 +58,7 @@ export class ServiceMetrics {
         this.reset();
         // Every queue has a series (0 when idle): a dashboard shows 0, not "no data".
         for (const row of await rows<{ name: string; depth: number }>(
+          'metrics_queue_depth',
           `select q.name, count(j.id)::int as depth from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry') group by q.name`,
         ))
           this.set({ queue: row.name }, Number(row.depth));
@@ -73,6 +72,7 @@ export class ServiceMetrics {
       async collect() {
         this.reset();
         for (const row of await rows<{ name: string; age: number | null }>(
+          'metrics_queue_oldest',
           `select q.name, extract(epoch from now() - min(j.start_after))::float8 as age from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry') and j.start_after <= now() group by q.name`,
         ))
           this.set({ queue: row.name }, Math.max(0, Number(row.age ?? 0)));
@@ -87,6 +87,7 @@ export class ServiceMetrics {
         this.reset();
         // The trigger-kept counts (Migration20261204090000_growth): a count of the table grew with its history.
         for (const row of await rows<{ status: string; n: string }>(
+          'metrics_session_counts',
           'select status, sum(n) as n from session_status_count group by status having sum(n) > 0',
         ))
           this.set({ status: row.status }, Number(row.n));
@@ -102,7 +103,9 @@ export class ServiceMetrics {
       async collect() {
         this.reset();
         const lowest = await rows<{ id: string; balance: number }>(
-          `select project_id as id, balance_minor::float8 as balance from wallet order by balance_minor asc, project_id limit ${projectLabels ? MAX_WALLET_SERIES : 1}`,
+          'metrics_lowest_balances',
+          'select project_id as id, balance_minor::float8 as balance from wallet order by balance_minor asc, project_id limit $1',
+          [projectLabels ? MAX_WALLET_SERIES : 1],
         );
         for (const row of lowest) {
           if (projectLabels) this.set({ project: row.id }, Number(row.balance));

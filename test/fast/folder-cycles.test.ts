@@ -1,10 +1,11 @@
 // No import cycle between folders of src/ (issue #51): an area may lean on another, never both
 // ways, so each can be read, tested and replaced from the bottom up. Type-only imports count too:
 // they tie what a newcomer must read together just the same.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from './source-files.js';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
@@ -16,16 +17,6 @@ export function folderOf(file: string): string {
   const parts = file.split('/');
   if (parts[0] === 'core' || parts[0] === 'ml') return parts.length > 2 ? parts.slice(0, 2).join('/') : file;
   return parts.length > 1 ? parts[0]! : file;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? sourceFiles(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
 }
 
 /** Folder -> the folders its files import (relative specifiers only: packages are not ours). */

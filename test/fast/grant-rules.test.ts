@@ -77,6 +77,9 @@ class FakeGrantStore implements GrantStore {
   async consent(accountId: string, clientId: string) {
     return this.consents.get(`${accountId} ${clientId}`) ?? null;
   }
+  async forgetConsent(accountId: string, clientId: string) {
+    this.consents.delete(`${accountId} ${clientId}`);
+  }
   codes: NewCode[] = [];
   async addCode(code: NewCode) {
     this.codes.push(code);

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from './source-files.js';
 import { z } from 'zod';
 import * as billingViews from '../../src/core/billing/views.js';
 import * as checkViews from '../../src/core/checks/views.js';
@@ -45,16 +46,6 @@ function declaredObjects(): Map<string, string> {
       collectObjects(value, declared, `core/${area}/views.ts ${exported}`);
   }
   return declared;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? sourceFiles(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
 }
 
 /** The key sets of every `z.object({...})` literal in a file, with its line. */

@@ -1,4 +1,4 @@
-import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { BigIntType, Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 
 /** A person's Verity account (`svc_id`). */
 @Entity({ tableName: 'account' })
@@ -125,4 +125,26 @@ export class AccountLink {
 
   @Property({ type: 'timestamptz', nullable: true })
   usedAt?: Date | null;
+}
+
+/** The sign-in throttle's counts of one key (an address, an email): failures, checks in flight, the lock. */
+@Entity({ tableName: 'signin_throttle' })
+export class SigninThrottle {
+  @PrimaryKey({ type: 'string', length: 255 })
+  key!: string;
+
+  @Property({ type: 'integer', default: 0 })
+  failures!: number;
+
+  @Property({ type: 'integer', default: 0 })
+  checking!: number;
+
+  @Property({ type: new BigIntType('number'), default: 0 })
+  checkingUntil!: number;
+
+  @Property({ type: new BigIntType('number'), default: 0 })
+  lockedUntil!: number;
+
+  @Property({ type: new BigIntType('number'), default: 0 })
+  forgetAt!: number;
 }

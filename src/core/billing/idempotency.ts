@@ -112,6 +112,18 @@ union all
 select false, fingerprint, state, response_status, response_sealed, locked_until, expires_at
 from idempotency_record where project_id = $1 and key = $2 and not exists (select 1 from claimed)`;
 
+/**
+ * The idempotent calls' answers stored with the check records they answer, as a CTE of the wallet
+ * store's one statement for records and charges (RECORD_CHECKS): it reads that statement's `input`
+ * (project_id, id, answer_key, answer_status, answer_sealed) and `record` (the ids written).
+ */
+export const ANSWER_WITH_RECORDS = `answered as (
+  update idempotency_record set state = 'done', response_status = input.answer_status, response_sealed = input.answer_sealed
+  from input join record on record.id = input.id
+  where input.answer_key is not null and idempotency_record.project_id = input.project_id and idempotency_record.key = input.answer_key
+    and idempotency_record.state = 'running'
+)`;
+
 /** The idempotency records in PostgreSQL, by named prepared statements. */
 export class PgIdempotencyStore implements IdempotencyStore {
   constructor(private readonly orm: Orm) {}

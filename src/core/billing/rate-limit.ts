@@ -168,9 +168,12 @@ export class RateLimits {
   /** Deletes expired counters (Postgres store); returns how many. */
   async purgeExpired(orm: Orm): Promise<number> {
     if (this.options.store !== 'postgres') return 0;
-    return orm.em
-      .getConnection()
-      .execute('delete from rate_limit where expire < ?', [Date.now()], 'run')
-      .then((result) => Number((result as { affectedRows?: number }).affectedRows ?? 0));
+    const [row] = await preparedQuery<{ purged: number }>(
+      orm,
+      'rate_limit_purge_expired',
+      'with purged as (delete from rate_limit where expire < $1 returning 1) select count(*)::int as purged from purged',
+      [Date.now()],
+    );
+    return Number(row?.purged ?? 0);
   }
 }

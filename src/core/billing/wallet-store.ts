@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.js';
 import { preparedQuery, preparedQueryIn, sqlDate, transaction } from '../db/prepared.js';
 import { StatementBatch } from '../db/statement-batch.js';
+import { ANSWER_WITH_RECORDS } from './idempotency.js';
 
 /** A block of a project's balance taken by one instance, spent locally. */
 export interface LeaseGrant {
@@ -138,13 +139,8 @@ paid as (
   select input.charge_id, input.project_id, input.item, input.id, input.amount_minor, input.currency, false, input.created_at, input.lease_id
   from input join record on record.id = input.id where input.lease_id is not null
 ),
--- The idempotent calls' answers, with the records they answer (the only write to idempotency_record outside its store).
-answered as (
-  update idempotency_record set state = 'done', response_status = input.answer_status, response_sealed = input.answer_sealed
-  from input join record on record.id = input.id
-  where input.answer_key is not null and idempotency_record.project_id = input.project_id and idempotency_record.key = input.answer_key
-    and idempotency_record.state = 'running'
-)
+-- The idempotent calls' answers, with the records they answer (the idempotency store's CTE).
+${ANSWER_WITH_RECORDS}
 select id from record`;
 
 /** A record with its charge, if paid, and its idempotent answer, if keyed, as RECORD_CHECKS takes it. */
@@ -171,10 +167,10 @@ where project.id = refunded.project_id
 returning project.id`;
 
 const CLOSE_LEASE = `
-with spent as (select coalesce(sum(amount_minor), 0) as minor from charge where lease_id = ? and not refunded),
+with spent as (select coalesce(sum(amount_minor), 0) as minor from charge where lease_id = $1 and not refunded),
 closed as (
-  update wallet_lease set closed_at = ?, spent_minor = spent.minor from spent
-  where wallet_lease.id = ? and closed_at is null
+  update wallet_lease set closed_at = $2, spent_minor = spent.minor from spent
+  where wallet_lease.id = $1 and closed_at is null
   returning project_id, amount_minor - spent_minor as unspent
 )
 update project set balance_minor = balance_minor + closed.unspent from closed
@@ -206,28 +202,30 @@ export class PostgresWalletStore implements WalletStore {
 
   async closeLease(leaseId: string, now: Date): Promise<number | null> {
     return transaction(this.orm, async (em) => {
-      const connection = em.getConnection();
-      const context = em.getTransactionContext();
       // First wait for the calls still writing charges to this lease, then count them.
-      const open = await connection.execute(
-        'select id from wallet_lease where id = ? and closed_at is null for update',
+      const open = await preparedQueryIn(
+        this.orm,
+        em,
+        'wallet_lock_open_lease',
+        'select id from wallet_lease where id = $1 and closed_at is null for update',
         [leaseId],
-        'all',
-        context,
       );
       if (open.length === 0) return null;
-      const rows = await connection.execute(CLOSE_LEASE, [leaseId, now, leaseId], 'all', context);
+      const rows = await preparedQueryIn<{ unspent: number }>(this.orm, em, 'wallet_close_lease', CLOSE_LEASE, [
+        leaseId,
+        now,
+      ]);
       return rows[0] ? Number(rows[0].unspent) : null;
     });
   }
 
   async expiredLeases(now: Date, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.orm.em
-      .getConnection()
-      .execute('select id from wallet_lease where closed_at is null and expires_at < ? order by expires_at limit ?', [
-        now,
-        limit,
-      ]);
+    const rows = await preparedQuery<{ id: string }>(
+      this.orm,
+      'wallet_expired_leases',
+      'select id from wallet_lease where closed_at is null and expires_at < $1 order by expires_at limit $2',
+      [now, limit],
+    );
     return rows.map((row) => row.id);
   }
 
@@ -333,9 +331,12 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async balanceOf(projectId: string): Promise<number | null> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute('select balance_minor::float8 as balance_minor from wallet where project_id = ?', [projectId]);
+    const rows = await preparedQuery<{ balance_minor: number }>(
+      this.orm,
+      'wallet_balance_of',
+      'select balance_minor::float8 as balance_minor from wallet where project_id = $1',
+      [projectId],
+    );
     return rows[0] ? Number(rows[0].balance_minor) : null;
   }
 }

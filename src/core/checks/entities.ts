@@ -11,6 +11,11 @@ export type CheckStatus = (typeof CHECK_STATUSES)[number];
  * Never raw identity data or images: type, verdict, mode, time, project, price.
  */
 @Entity({ tableName: 'check_record' })
+@Index({ name: 'check_record_ops_page_index', properties: ['projectId', 'createdAt', 'id'] })
+@Index({
+  name: 'check_record_ops_failed_index',
+  expression: `create index "check_record_ops_failed_index" on "check_record" ("project_id", "created_at") include ("type", "reason", "status") where "status" <> 'passed'`,
+})
 @Index({ properties: ['projectId', 'createdAt'] })
 export class CheckRecord {
   @PrimaryKey({ type: 'string', length: 40 })

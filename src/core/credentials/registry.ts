@@ -66,6 +66,34 @@ const providerOf = (row: ProviderRow): ProviderRecord => ({
   adapterConfig: row.adapter_config,
 });
 
+// A roster import's statements: its states and boards upserted once each, its licences 500 rows
+// a statement (one array per column), a licence already held replaced by the roster's row.
+const IMPORT_STATE =
+  'insert into credential_state (state_code, state_name) values ($1, $2) on conflict (state_code) do update set state_name = excluded.state_name';
+const IMPORT_PROVIDER = `insert into credential_provider (id, state_code, provider_code, provider_display_name, credential_name, required_fields, adapter)
+  values ($1, $2, $3, $4, $5, $6, 'builtin')
+  on conflict (state_code, provider_code) do update set provider_display_name = excluded.provider_display_name, credential_name = excluded.credential_name`;
+
+/** A licence's columns: the CSV's, less those of its state and board, and the number's search key. */
+type LicenseColumn =
+  | Exclude<(typeof LICENSE_CSV_COLUMNS)[number], 'state_name' | 'provider_display_name' | 'credential_name'>
+  | 'license_key';
+const LICENSE_ROW_COLUMNS: readonly LicenseColumn[] = [
+  'license_key',
+  ...LICENSE_CSV_COLUMNS.filter(
+    (column): column is Exclude<LicenseColumn, 'license_key'> =>
+      !['state_name', 'provider_display_name', 'credential_name'].includes(column),
+  ),
+];
+type LicenseRow = Record<LicenseColumn, string | null>;
+const LICENSE_KEY_COLUMNS: readonly LicenseColumn[] = ['state_code', 'provider_code', 'license_number'];
+const IMPORT_LICENSES = `insert into license_record (${LICENSE_ROW_COLUMNS.join(', ')})
+  select * from unnest(${LICENSE_ROW_COLUMNS.map((_, i) => `$${i + 1}::varchar[]`).join(', ')})
+  on conflict (${LICENSE_KEY_COLUMNS.join(', ')}) do update set
+  ${LICENSE_ROW_COLUMNS.filter((column) => !LICENSE_KEY_COLUMNS.includes(column))
+    .map((column) => `${column} = excluded.${column}`)
+    .join(', ')}`;
+
 export interface ImportReport {
   states: number;
   providers: number;
@@ -231,27 +259,27 @@ export class CredentialRegistry {
     const report: ImportReport = { states: 0, providers: 0, licenses: 0, rejected: [], rejectedCount: 0 };
     const states = new Set<string>();
     const providers = new Set<string>();
-    let batch: Record<string, unknown>[] = [];
-    const connection = this.orm.em.getConnection();
+    let batch: LicenseRow[] = [];
     // A roster names few states and boards: each is upserted once, when first seen.
     const saveState = (stateCode: string, stateName: string) =>
-      connection.execute(
-        'insert into credential_state (state_code, state_name) values (?, ?) on conflict (state_code) do update set state_name = excluded.state_name',
-        [stateCode, stateName],
-      );
+      preparedQuery(this.orm, 'registry_import_state', IMPORT_STATE, [stateCode, stateName]);
     const saveProvider = (stateCode: string, providerCode: string, displayName: string, credentialName: string) =>
-      connection.execute(
-        `insert into credential_provider (id, state_code, provider_code, provider_display_name, credential_name, required_fields, adapter)
-         values (?, ?, ?, ?, ?, ?, 'builtin') on conflict (state_code, provider_code) do update set provider_display_name = excluded.provider_display_name, credential_name = excluded.credential_name`,
-        [newId('prv'), stateCode, providerCode, displayName, credentialName, `{${DEFAULT_REQUIRED_FIELDS.join(',')}}`],
-      );
+      preparedQuery(this.orm, 'registry_import_provider', IMPORT_PROVIDER, [
+        newId('prv'),
+        stateCode,
+        providerCode,
+        displayName,
+        credentialName,
+        DEFAULT_REQUIRED_FIELDS,
+      ]);
     const flushBatch = async () => {
       if (!batch.length) return;
-      await connection
-        .getKnex()('license_record')
-        .insert(batch)
-        .onConflict(['state_code', 'provider_code', 'license_number'])
-        .merge();
+      await preparedQuery(
+        this.orm,
+        'registry_import_licenses',
+        IMPORT_LICENSES,
+        LICENSE_ROW_COLUMNS.map((column) => batch.map((row) => row[column])),
+      );
       report.licenses += batch.length;
       batch = [];
     };

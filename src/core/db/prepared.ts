@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import pg from 'pg';
 import { DomainError } from '../errors.js';
@@ -97,6 +98,28 @@ export function transaction<T>(orm: Orm, work: (em: Orm['em']) => Promise<T>): P
       em.resetTransactionContext();
     }
   });
+}
+
+/**
+ * The name of a statement whose text is built per call (the filters given, a report's joins):
+ * `prefix` and a digest of the text, so each shape is prepared once per connection under a name
+ * that stands for that text only. Values stay bound ($n); only the shape goes into the text.
+ */
+export function statementNameOf(prefix: string, text: string): string {
+  return `${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The values of a statement built per call, in the order its placeholders number them: `bind`
+ * answers the next placeholder (`$3`), so a condition is written as `status = ${values.bind(status)}`.
+ */
+export class StatementValues {
+  readonly list: unknown[] = [];
+
+  bind(value: unknown): string {
+    this.list.push(value);
+    return `$${this.list.length}`;
+  }
 }
 
 /** A statement in the caller's transaction when there is one (preparedQueryIn), else on the pool (preparedQuery). */

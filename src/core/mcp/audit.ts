@@ -20,12 +20,21 @@ export interface ConnectedAgent {
   lastCallAt: Date | null;
 }
 
+/** What the MCP area asks of the login area's consents (the grant store keeps them). */
+export interface AgentConsents {
+  forgetConsent(accountId: string, clientId: string): Promise<void>;
+}
+
 /**
  * The MCP tables on PostgreSQL: the audit of tool calls (`mcp_tool_call`), and the agents a person
- * allowed (their `oidc_consent` rows holding `mcp`), which the account page lists and revokes.
+ * allowed (their `oidc_consent` rows holding `mcp`), which the account page lists and revokes
+ * through the login area's consents.
  */
 export class McpAudit {
-  constructor(private readonly orm: Orm) {}
+  constructor(
+    private readonly orm: Orm,
+    private readonly consents: AgentConsents,
+  ) {}
 
   async record(entry: {
     accountId: string;
@@ -119,12 +128,7 @@ export class McpAudit {
   }
 
   /** Forgets the person's consent to this client: its next authorization asks them again. */
-  async forgetConsent(accountId: string, clientId: string): Promise<void> {
-    await preparedQuery(
-      this.orm,
-      'mcp_forget_consent',
-      'delete from oidc_consent where account_id = $1 and client_id = $2',
-      [accountId, clientId],
-    );
+  forgetConsent(accountId: string, clientId: string): Promise<void> {
+    return this.consents.forgetConsent(accountId, clientId);
   }
 }

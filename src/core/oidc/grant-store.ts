@@ -2,6 +2,7 @@ import type { Orm } from '../db/orm.js';
 import { failedWith, preparedQuery, SQLSTATE, sqlDate, sqlDateOrNull } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import type { AuthorizeRequest } from './authorization/types.js';
+import { REFRESH_DIGESTS_KEPT } from './tokens.js';
 
 /** An access token as it is stored (its digest only). */
 export interface StoredAccessToken {
@@ -96,6 +97,8 @@ export interface GrantStore {
   rememberConsent(accountId: string, clientId: string, scopes: readonly string[], now: Date): Promise<void>;
   /** The scopes a person allowed a client, or null. */
   consent(accountId: string, clientId: string): Promise<string[] | null>;
+  /** Forgets what a person allowed a client: its next authorization asks them again. */
+  forgetConsent(accountId: string, clientId: string): Promise<void>;
   addCode(code: NewCode): Promise<void>;
   openBrowserSession(digest: string, session: StoredBrowserSession): Promise<void>;
   /** The sign-in with this digest, expired or not, or null. */
@@ -107,6 +110,47 @@ export interface GrantStore {
   interaction(digest: string): Promise<{ request: AuthorizeRequest; expiresAt: Date } | null>;
   dropInteraction(digest: string): Promise<void>;
 }
+
+// The token endpoint's writes, as CTEs its grants' one statement takes in (src/core/oidc/grants/):
+// a grant claims its code or rotates its refresh row and stores new tokens in one round trip, and
+// these are the only statements outside PgGrantStore's methods that write the login tables. Each
+// reads the grant's `input` (issueInput: one row per request, `ord`, the minted ids, digests and
+// expiries), and the token CTEs its `granted` rows.
+
+/** Claims each request's code (once, by its own client): `claimed`, one row per code claimed. */
+export const CLAIM_CODES = `claimed as (
+  update authorization_code c set used_at = i.now from input i
+  where c.code_digest = i.code_digest and c.client_id = i.client_id and c.used_at is null
+  returning i.ord, c.id, c.account_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time, c.expires_at, c.resource
+)`;
+
+/**
+ * Rotates each request's refresh row in place when the presented token is its current one (see
+ * ROTATE_AND_ISSUE in grants/refresh-token.ts): `rotated`, one row per row rotated.
+ */
+export const ROTATE_REFRESH_ROWS = `rotated as (
+  update refresh_token t set token_digest = i.refresh_digest, created_at = i.now, expires_at = i.refresh_expires_at, rotated_at = i.now,
+    previous_digests = (array_prepend(t.token_digest::text, t.previous_digests))[1:${REFRESH_DIGESTS_KEPT}],
+    scopes = case when i.narrowed then string_to_array(i.scopes, ' ') else t.scopes end
+  from input i
+  where t.id = i.refresh_id and t.token_digest = i.token_digest and t.client_id = i.client_id and t.revoked_at is null
+    and t.expires_at > i.now and string_to_array(i.scopes, ' ') <@ t.scopes
+  returning i.ord, t.account_id, t.grant_id, t.auth_time, t.scopes, t.resource
+)`;
+
+/** A first sign-in's refresh row for each `granted` row: `new_refresh`. */
+export const NEW_REFRESH_ROW = `new_refresh as (
+  insert into refresh_token (id, token_digest, client_id, account_id, scopes, grant_id, auth_time, created_at, expires_at, resource)
+  select i.refresh_id, i.refresh_digest, i.client_id, g.account_id, g.scopes, g.grant_id, g.auth_time, i.now, i.refresh_expires_at, g.resource
+  from granted g join input i using (ord) returning id
+)`;
+
+/** A new access token for each `granted` row: `new_access`. */
+export const NEW_ACCESS_TOKEN = `new_access as (
+  insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at, resource)
+  select i.access_id, i.access_digest, g.account_id, i.client_id, g.scopes, g.grant_id, i.now, i.access_expires_at, g.resource
+  from granted g join input i using (ord) returning id
+)`;
 
 /** The grant store on PostgreSQL: one named statement per operation. */
 export class PgGrantStore implements GrantStore {
@@ -277,6 +321,16 @@ export class PgGrantStore implements GrantStore {
     );
     return row?.scopes ?? null;
   }
+
+  async forgetConsent(accountId: string, clientId: string): Promise<void> {
+    await preparedQuery(
+      this.orm,
+      'oidc_consent_forget',
+      'delete from oidc_consent where account_id = $1 and client_id = $2',
+      [accountId, clientId],
+    );
+  }
+
   async addCode(code: NewCode): Promise<void> {
     await preparedQuery(
       this.orm,

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import { preparedQuery } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import type { aggregatesInput } from './inputs.js';
 import { SESSION_TTL } from '../sessions/inputs.js';
@@ -33,8 +34,8 @@ const ratio = (part: number, whole: number) => (whole > 0 ? Math.round((part / w
 export class OpsAggregates {
   constructor(private readonly deps: { orm: Orm; clock: Clock }) {}
 
-  private sql(query: string, params: unknown[]): Promise<Row[]> {
-    return this.deps.orm.em.getConnection().execute<Row[]>(query, params);
+  private sql(name: string, text: string, values: unknown[]): Promise<Row[]> {
+    return preparedQuery<Row>(this.deps.orm, name, text, values);
   }
 
   /** The range an aggregate covers: [from, to), defaulting to the last 30 days. */
@@ -52,8 +53,9 @@ export class OpsAggregates {
   /** Sessions created per UTC day and status. */
   async sessionsPerDay(range: Range): Promise<StatusDayCountView[]> {
     const rows = await this.sql(
+      'ops_sessions_per_day',
       `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, status, count(*)::int as count
-       from verification_session where project_id = ? and created_at >= ? and created_at < ?
+       from verification_session where project_id = $1 and created_at >= $2 and created_at < $3
        group by 1, 2 order by 1, 2`,
       [range.projectId, range.from, range.to],
     );
@@ -67,11 +69,12 @@ export class OpsAggregates {
   /** Per workflow: sessions, decided ones, approvals and the approval rate (approved / approved + declined). */
   async approvalRates(range: Range): Promise<WorkflowApprovalView[]> {
     const rows = await this.sql(
+      'ops_approval_rates',
       `select s.workflow_id, w.name, count(*)::int as sessions,
          count(*) filter (where s.decision = 'APPROVED')::int as approved,
          count(*) filter (where s.decision = 'DECLINED')::int as declined
        from verification_session s left join workflow w on w.id = s.workflow_id
-       where s.project_id = ? and s.created_at >= ? and s.created_at < ?
+       where s.project_id = $1 and s.created_at >= $2 and s.created_at < $3
        group by s.workflow_id, w.name order by s.workflow_id`,
       [range.projectId, range.from, range.to],
     );
@@ -88,11 +91,12 @@ export class OpsAggregates {
   /** Median (and 90th percentile) seconds from creation to an APPROVED or DECLINED decision. */
   async timeToDecision(range: Range): Promise<TimeToDecisionView> {
     const [row] = await this.sql(
+      'ops_time_to_decision',
       `select count(*)::int as decided,
          percentile_cont(0.5) within group (order by extract(epoch from decided_at - created_at)) as median,
          percentile_cont(0.9) within group (order by extract(epoch from decided_at - created_at)) as p90
        from verification_session
-       where project_id = ? and created_at >= ? and created_at < ? and decision in ('APPROVED', 'DECLINED') and decided_at is not null`,
+       where project_id = $1 and created_at >= $2 and created_at < $3 and decision in ('APPROVED', 'DECLINED') and decided_at is not null`,
       [range.projectId, range.from, range.to],
     );
     const seconds = (value: unknown) =>
@@ -103,14 +107,15 @@ export class OpsAggregates {
   /** Why checks did not pass: session checks and standalone check records, by type and reason. */
   async checkFailureReasons(range: Range): Promise<CheckFailureReasonView[]> {
     const rows = await this.sql(
+      'ops_check_failure_reasons',
       `select 'session' as source, c.type, coalesce(c.reason, 'unspecified') as reason, c.status, count(*)::int as count
        from session_check c join verification_session s on s.id = c.session_id
-       where s.project_id = ? and s.created_at >= ? and s.created_at < ? and c.status <> 'passed' and c.created_at >= ? and c.created_at < ?
+       where s.project_id = $1 and s.created_at >= $2 and s.created_at < $3 and c.status <> 'passed' and c.created_at >= $4 and c.created_at < $5
        group by c.type, c.reason, c.status
        union all
        select 'standalone' as source, r.type, coalesce(r.reason, 'unspecified') as reason, r.status, count(*)::int as count
        from check_record r
-       where r.project_id = ? and r.status <> 'passed' and r.created_at >= ? and r.created_at < ?
+       where r.project_id = $6 and r.status <> 'passed' and r.created_at >= $7 and r.created_at < $8
        group by r.type, r.reason, r.status
        order by count desc, source, type, reason`,
       [
@@ -139,6 +144,7 @@ export class OpsAggregates {
    */
   async webhookStats(range: Range): Promise<WebhookStatsView> {
     const [events] = await this.sql(
+      'ops_webhook_event_stats',
       `select count(*)::int as total,
          count(*) filter (where state = 'delivered')::int as delivered,
          count(*) filter (where state = 'failed')::int as failed,
@@ -146,13 +152,14 @@ export class OpsAggregates {
          count(*) filter (where state = 'no_destination')::int as no_destination,
          count(*) filter (where state in ('pending', 'sending'))::int as backlog,
          min(created_at) filter (where state in ('pending', 'sending')) as oldest_pending
-       from webhook_event where project_id = ? and created_at >= ? and created_at < ?`,
+       from webhook_event where project_id = $1 and created_at >= $2 and created_at < $3`,
       [range.projectId, range.from, range.to],
     );
     const [attempts] = await this.sql(
+      'ops_webhook_attempt_stats',
       `select count(*)::int as total, count(*) filter (where a.http_status between 200 and 299)::int as ok
        from webhook_attempt a join webhook_event e on e.id = a.event_id
-       where e.project_id = ? and e.created_at >= ? and e.created_at < ?`,
+       where e.project_id = $1 and e.created_at >= $2 and e.created_at < $3`,
       [range.projectId, range.from, range.to],
     );
     const n = (value: unknown) => Number(value ?? 0);

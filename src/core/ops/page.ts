@@ -1,4 +1,5 @@
 import type { Orm } from '../db/orm.js';
+import { preparedQuery, type StatementValues, statementNameOf } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 
 // Keyset (cursor) pagination over (created_at, id), the Relay connection shape. A cursor carries
@@ -39,11 +40,14 @@ export function decodeCursor(cursor: string): [string, string] {
 }
 
 export interface KeysetQuery {
+  /** The statement's name, before the digest of its shape (the filters given vary it). */
+  name: string;
   /** Columns to select (of `from`); `created_at` and `id` must be among the table's columns. */
   columns: string;
   from: string;
   where: string[];
-  params: unknown[];
+  /** The values that `columns` and `where` bind; the page binds its cursor and size after them. */
+  values: StatementValues;
   order: 'asc' | 'desc';
   first: number;
   after?: string;
@@ -56,18 +60,17 @@ export async function keysetPage<R extends { cursor_at: string; id: string | num
   toNode: (row: R) => N,
 ): Promise<Connection<N>> {
   const where = [...query.where];
-  const params = [...query.params];
+  const values = query.values;
   if (query.after) {
     const [at, id] = decodeCursor(query.after);
-    where.push(`(created_at, id) ${query.order === 'desc' ? '<' : '>'} (?::timestamptz, ?)`);
-    params.push(at, id);
+    where.push(
+      `(created_at, id) ${query.order === 'desc' ? '<' : '>'} (${values.bind(at)}::timestamptz, ${values.bind(id)})`,
+    );
   }
-  const rows = await orm.em.getConnection().execute<R[]>(
-    `select ${query.columns}, created_at::text as cursor_at from ${query.from}
+  const text = `select ${query.columns}, created_at::text as cursor_at from ${query.from}
      where ${where.length ? where.join(' and ') : 'true'}
-     order by created_at ${query.order}, id ${query.order} limit ${query.first + 1}`,
-    params,
-  );
+     order by created_at ${query.order}, id ${query.order} limit ${values.bind(query.first + 1)}`;
+  const rows = await preparedQuery<R>(orm, statementNameOf(query.name, text), text, values.list);
   const edges = rows
     .slice(0, query.first)
     .map((row) => ({ cursor: encodeCursor(row.cursor_at, row.id), node: toNode(row) }));

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { AccountService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
+import { preparedQuery, StatementValues } from '../db/prepared.js';
 import { DomainError } from '../errors.js';
 import { camelView } from '../camel.js';
 import { memberView, memberWire, type MemberFields, type MemberView } from '../roster/views.js';
@@ -175,8 +176,8 @@ export class OpsService {
     this.aggregates = new OpsAggregates(deps);
   }
 
-  private sql<R = Row>(query: string, params: unknown[] = []): Promise<R[]> {
-    return this.deps.orm.em.getConnection().execute<R[]>(query, params);
+  private sql<R = Row>(name: string, text: string, values: unknown[] = []): Promise<R[]> {
+    return preparedQuery<R>(this.deps.orm, name, text, values);
   }
 
   // ---- who is asking ----
@@ -185,9 +186,10 @@ export class OpsService {
   async requireOrganizationAccess(caller: AdminScope, organizationId: number): Promise<void> {
     const [row] =
       caller.projectId === null
-        ? await this.sql(`select id from organization where id = ?`, [organizationId])
+        ? await this.sql('ops_organization', 'select id from organization where id = $1', [organizationId])
         : await this.sql(
-            `select organization_id as id from oidc_client where project_id = ? and organization_id = ? limit 1`,
+            'ops_project_organization',
+            'select organization_id as id from oidc_client where project_id = $1 and organization_id = $2 limit 1',
             [caller.projectId, organizationId],
           );
     if (!row) throw new DomainError('not_found', 'organization not found');
@@ -199,23 +201,26 @@ export class OpsService {
     entry: { action: string; target: string; projectId?: string | null },
   ): Promise<void> {
     await this.sql(
-      `insert into admin_audit (token_id, project_id, action, target, created_at) values (?, ?, ?, ?, ?)`,
+      'ops_audit',
+      'insert into admin_audit (token_id, project_id, action, target, created_at) values ($1, $2, $3, $4, $5)',
       [caller.tokenId, entry.projectId ?? null, entry.action, entry.target, this.deps.clock.now()],
     );
   }
 
   adminAudit(caller: AdminCaller, input: z.output<typeof adminAuditInput>) {
     const projectId = caller.projectId ?? input.projectId;
+    const values = new StatementValues();
     return keysetPage(
       this.deps.orm,
       {
+        name: 'ops_admin_audit',
         columns: 'id, token_id, project_id, action, target, created_at',
         from: 'admin_audit',
         order: 'desc',
         first: input.first,
         after: input.after,
-        where: projectId ? ['project_id = ?'] : [],
-        params: projectId ? [projectId] : [],
+        where: projectId ? [`project_id = ${values.bind(projectId)}`] : [],
+        values,
       },
       (row: Row): AdminAuditEntryView => ({
         tokenId: row.token_id as string,
@@ -230,12 +235,10 @@ export class OpsService {
   // ---- sessions ----
 
   sessions(input: z.output<typeof sessionsInput>): Promise<Connection<SessionNode>> {
-    const where = ['project_id = ?'];
-    const params: unknown[] = [input.projectId];
+    const values = new StatementValues();
+    const where = [`project_id = ${values.bind(input.projectId)}`];
     const equal = (column: string, value: unknown) => {
-      if (value === undefined) return;
-      where.push(`${column} = ?`);
-      params.push(value);
+      if (value !== undefined) where.push(`${column} = ${values.bind(value)}`);
     };
     const { filter } = input;
     equal('status', filter.status);
@@ -243,21 +246,16 @@ export class OpsService {
     equal('vendor_data', filter.vendorData);
     equal('svc_id', filter.svcId);
     equal('decision', filter.decision);
-    if (filter.createdFrom) {
-      where.push('created_at >= ?');
-      params.push(new Date(filter.createdFrom));
-    }
-    if (filter.createdTo) {
-      where.push('created_at < ?');
-      params.push(new Date(filter.createdTo));
-    }
+    if (filter.createdFrom) where.push(`created_at >= ${values.bind(new Date(filter.createdFrom))}`);
+    if (filter.createdTo) where.push(`created_at < ${values.bind(new Date(filter.createdTo))}`);
     return keysetPage(
       this.deps.orm,
       {
+        name: 'ops_sessions',
         columns: SESSION_COLUMNS,
         from: 'verification_session',
         where,
-        params,
+        values,
         order: input.sort === 'CREATED_AT_ASC' ? 'asc' : 'desc',
         first: input.first,
         after: input.after,
@@ -279,7 +277,8 @@ export class OpsService {
 
   async session(projectId: string, sessionId: string): Promise<SessionNode> {
     const [row] = await this.sql(
-      `select ${SESSION_COLUMNS} from verification_session where id = ? and project_id = ?`,
+      'ops_session',
+      `select ${SESSION_COLUMNS} from verification_session where id = $1 and project_id = $2`,
       [sessionId, projectId],
     );
     if (!row) throw new DomainError('not_found', 'session not found');
@@ -315,7 +314,8 @@ export class OpsService {
   async checksBySessions(sessionIds: readonly string[]): Promise<Map<string, CheckNode[]>> {
     if (!sessionIds.length) return new Map();
     const rows = await this.sql(
-      `select id, session_id, type, status, score, reason, detail_sealed, created_at from session_check where session_id in (?) order by id`,
+      'ops_checks_by_sessions',
+      'select id, session_id, type, status, score, reason, detail_sealed, created_at from session_check where session_id = any($1) order by id',
       [sessionIds],
     );
     const checks = rows.map(
@@ -344,7 +344,8 @@ export class OpsService {
   ): Promise<Map<string, (TimelineEntryView & { sessionId: string })[]>> {
     if (!sessionIds.length) return new Map();
     const rows = await this.sql(
-      `select session_id, from_status, to_status, actor, reason, at from session_event where session_id in (?) order by id`,
+      'ops_timeline_by_sessions',
+      'select session_id, from_status, to_status, actor, reason, at from session_event where session_id = any($1) order by id',
       [sessionIds],
     );
     return groupBy(
@@ -363,7 +364,8 @@ export class OpsService {
   async webhookEventsBySessions(sessionIds: readonly string[]): Promise<Map<string, WebhookEventNode[]>> {
     if (!sessionIds.length) return new Map();
     const rows = await this.sql(
-      `select ${EVENT_COLUMNS} from webhook_event where session_id in (?) order by created_at, id`,
+      'ops_webhook_events_by_sessions',
+      `select ${EVENT_COLUMNS} from webhook_event where session_id = any($1) order by created_at, id`,
       [sessionIds],
     );
     return groupBy(rows.map(eventNode), (event) => event.sessionId);
@@ -372,7 +374,8 @@ export class OpsService {
   async attemptsByEvents(eventIds: readonly string[]): Promise<Map<string, WebhookAttemptNode[]>> {
     if (!eventIds.length) return new Map();
     const rows = await this.sql(
-      `select event_id, attempt, at, http_status, latency_ms, error, response_snippet from webhook_attempt where event_id in (?) order by at, attempt`,
+      'ops_attempts_by_events',
+      'select event_id, attempt, at, http_status, latency_ms, error, response_snippet from webhook_attempt where event_id = any($1) order by at, attempt',
       [eventIds],
     );
     return groupBy(rows.map(attemptNode), (attempt) => attempt.eventId);
@@ -380,14 +383,19 @@ export class OpsService {
 
   async sessionsByIds(sessionIds: readonly string[]): Promise<Map<string, SessionNode>> {
     if (!sessionIds.length) return new Map();
-    const rows = await this.sql(`select ${SESSION_COLUMNS} from verification_session where id in (?)`, [sessionIds]);
+    const rows = await this.sql(
+      'ops_sessions_by_ids',
+      `select ${SESSION_COLUMNS} from verification_session where id = any($1)`,
+      [sessionIds],
+    );
     return new Map(rows.map((row) => [row.id as string, sessionNode(row)]));
   }
 
   async workflowsByIds(workflowIds: readonly string[]): Promise<Map<string, WorkflowView>> {
     if (!workflowIds.length) return new Map();
     const rows = await this.sql(
-      `select id, project_id, name, features, max_step_tries, created_at from workflow where id in (?)`,
+      'ops_workflows_by_ids',
+      'select id, project_id, name, features, max_step_tries, created_at from workflow where id = any($1)',
       [workflowIds],
     );
     return new Map(
@@ -408,23 +416,18 @@ export class OpsService {
   // ---- webhooks ----
 
   webhookEvents(input: z.output<typeof webhookEventsInput>) {
-    const where = ['project_id = ?'];
-    const params: unknown[] = [input.projectId];
-    if (input.state) {
-      where.push('state = ?');
-      params.push(input.state);
-    }
-    if (input.sessionId) {
-      where.push('session_id = ?');
-      params.push(input.sessionId);
-    }
+    const values = new StatementValues();
+    const where = [`project_id = ${values.bind(input.projectId)}`];
+    if (input.state) where.push(`state = ${values.bind(input.state)}`);
+    if (input.sessionId) where.push(`session_id = ${values.bind(input.sessionId)}`);
     return keysetPage(
       this.deps.orm,
       {
+        name: 'ops_webhook_events',
         columns: EVENT_COLUMNS,
         from: 'webhook_event',
         where,
-        params,
+        values,
         order: 'desc',
         first: input.first,
         after: input.after,
@@ -434,10 +437,11 @@ export class OpsService {
   }
 
   async webhookEvent(projectId: string, eventId: string): Promise<WebhookEventNode> {
-    const [row] = await this.sql(`select ${EVENT_COLUMNS} from webhook_event where id = ? and project_id = ?`, [
-      eventId,
-      projectId,
-    ]);
+    const [row] = await this.sql(
+      'ops_webhook_event',
+      `select ${EVENT_COLUMNS} from webhook_event where id = $1 and project_id = $2`,
+      [eventId, projectId],
+    );
     if (!row) throw new DomainError('not_found', 'webhook event not found');
     return eventNode(row);
   }
@@ -445,23 +449,18 @@ export class OpsService {
   // ---- standalone checks ----
 
   checkRecords(input: z.output<typeof checkRecordsInput>) {
-    const where = ['project_id = ?'];
-    const params: unknown[] = [input.projectId];
-    if (input.type) {
-      where.push('type = ?');
-      params.push(input.type);
-    }
-    if (input.status) {
-      where.push('status = ?');
-      params.push(input.status);
-    }
+    const values = new StatementValues();
+    const where = [`project_id = ${values.bind(input.projectId)}`];
+    if (input.type) where.push(`type = ${values.bind(input.type)}`);
+    if (input.status) where.push(`status = ${values.bind(input.status)}`);
     return keysetPage(
       this.deps.orm,
       {
+        name: 'ops_check_records',
         columns: 'id, project_id, type, status, mode, svc_id, reason, duration_ms, created_at',
         from: 'check_record',
         where,
-        params,
+        values,
         order: 'desc',
         first: input.first,
         after: input.after,
@@ -474,18 +473,21 @@ export class OpsService {
 
   /** Accounts that took part in the project's sessions or checks; never their identity data. */
   accounts(input: z.output<typeof accountsInput>) {
+    const values = new StatementValues();
+    const project = values.bind(input.projectId);
     return keysetPage(
       this.deps.orm,
       {
+        name: 'ops_accounts',
         // The email only where the person granted `profile` to one of this project's apps.
         columns: `id, case when exists (select 1 from oidc_consent g join oidc_client k on k.client_id = g.client_id
-                 where g.account_id = account.id and k.project_id = ? and 'profile' = any(g.scopes)) then email end as email,
+                 where g.account_id = account.id and k.project_id = ${project} and 'profile' = any(g.scopes)) then email end as email,
                  id_verified, human_verified, identity_verified_at, face_descriptor_sealed is not null as has_face, created_at`,
         from: 'account',
         where: [
-          `id in (select svc_id from verification_session where project_id = ? and svc_id is not null union select svc_id from check_record where project_id = ? and svc_id is not null)`,
+          `id in (select svc_id from verification_session where project_id = ${project} and svc_id is not null union select svc_id from check_record where project_id = ${project} and svc_id is not null)`,
         ],
-        params: [input.projectId, input.projectId, input.projectId],
+        values,
         order: 'desc',
         first: input.first,
         after: input.after,
@@ -497,8 +499,9 @@ export class OpsService {
   /** Raw identity data of one account of the project: admins only, and every read is audited. */
   async accountIdentity(caller: AdminCaller, projectId: string, svcId: string): Promise<AccountIdentityView> {
     const [linked] = await this.sql(
-      `select 1 from verification_session where project_id = ? and svc_id = ? union all select 1 from check_record where project_id = ? and svc_id = ? limit 1`,
-      [projectId, svcId, projectId, svcId],
+      'ops_account_linked',
+      'select 1 from verification_session where project_id = $1 and svc_id = $2 union all select 1 from check_record where project_id = $1 and svc_id = $2 limit 1',
+      [projectId, svcId],
     );
     if (!linked) throw new DomainError('not_found', 'account not found in this project');
     await this.audit(caller, { action: 'account.identity.read', target: svcId, projectId });
@@ -540,8 +543,9 @@ export class OpsService {
    */
   private async verifiedHere(projectId: string, svcId: string): Promise<boolean> {
     const [row] = await this.sql(
+      'ops_verified_here',
       `select 1 from verification_session s join session_check c on c.session_id = s.id
-        where s.project_id = ? and s.svc_id = ? and s.livemode and s.status = 'APPROVED' and c.type = 'id_verification' and c.status in ('passed', 'review') limit 1`,
+        where s.project_id = $1 and s.svc_id = $2 and s.livemode and s.status = 'APPROVED' and c.type = 'id_verification' and c.status in ('passed', 'review') limit 1`,
       [projectId, svcId],
     );
     return Boolean(row);
@@ -552,9 +556,10 @@ export class OpsService {
   async organizations(caller: AdminScope): Promise<OrganizationView[]> {
     const rows =
       caller.projectId === null
-        ? await this.sql(`select id, name, created_at from organization order by id`)
+        ? await this.sql('ops_organizations', 'select id, name, created_at from organization order by id')
         : await this.sql(
-            `select distinct o.id, o.name, o.created_at from organization o join oidc_client c on c.organization_id = o.id where c.project_id = ? order by o.id`,
+            'ops_project_organizations',
+            'select distinct o.id, o.name, o.created_at from organization o join oidc_client c on c.organization_id = o.id where c.project_id = $1 order by o.id',
             [caller.projectId],
           );
     return rows.map((row) => ({ id: Number(row.id), name: row.name as string, createdAt: iso(row.created_at)! }));
@@ -562,20 +567,18 @@ export class OpsService {
 
   /** Members of an organization (any role), oldest first; `statuses` narrows them (invitations: invited, link_sent). */
   members(input: z.output<typeof membersInput>, statuses: readonly string[] = input.status ? [input.status] : []) {
-    const where = ['organization_id = ?'];
-    const params: unknown[] = [input.organizationId];
-    if (statuses.length) {
-      where.push('status in (?)');
-      params.push(statuses);
-    }
+    const values = new StatementValues();
+    const where = [`organization_id = ${values.bind(input.organizationId)}`];
+    if (statuses.length) where.push(`status = any(${values.bind(statuses)})`);
     return keysetPage(
       this.deps.orm,
       {
+        name: 'ops_members',
         columns:
           'id, member_id as "memberId", first_name as "firstName", last_name as "lastName", email, role, status, svc_id as "svcId", created_at as "createdAt"',
         from: 'member',
         where,
-        params,
+        values,
         order: 'asc',
         first: input.first,
         after: input.after,

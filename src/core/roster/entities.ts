@@ -27,6 +27,10 @@ export type MemberStatus = (typeof MEMBER_STATUSES)[number];
  */
 @Entity({ tableName: 'member' })
 @Index({
+  name: 'member_ops_page_index',
+  expression: `create index "member_ops_page_index" on "member" ("organization_id", "created_at", "id") include ("status")`,
+})
+@Index({
   name: 'member_organization_id_lower_email_unique',
   expression:
     'create unique index "member_organization_id_lower_email_unique" on "member" ("organization_id", lower("email"))',

@@ -1,4 +1,4 @@
-import { ArrayType, Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { ArrayType, BigIntType, Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import type { CheckStatus } from '../checks/entities.js';
 import { SESSION_STATUSES } from '../vocabulary.js';
 
@@ -8,6 +8,18 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** A hosted verification: a person completes the checks of a workflow on our page. */
 @Entity({ tableName: 'verification_session' })
+@Index({ name: 'verification_session_ops_decision_index', properties: ['projectId', 'decision', 'createdAt', 'id'] })
+@Index({ name: 'verification_session_ops_status_index', properties: ['projectId', 'status', 'createdAt', 'id'] })
+@Index({ name: 'verification_session_ops_vendor_index', properties: ['projectId', 'vendorData', 'createdAt', 'id'] })
+@Index({ name: 'verification_session_ops_workflow_index', properties: ['projectId', 'workflowId', 'createdAt', 'id'] })
+@Index({
+  name: 'verification_session_ops_created_index',
+  expression: `create index "verification_session_ops_created_index" on "verification_session" ("project_id", "created_at", "id") include ("status", "workflow_id", "decision", "decided_at")`,
+})
+@Index({
+  name: 'verification_session_ops_svc_index',
+  expression: `create index "verification_session_ops_svc_index" on "verification_session" ("project_id", "svc_id", "created_at", "id") where "svc_id" is not null`,
+})
 @Index({ properties: ['projectId', 'createdAt'] })
 @Index({ properties: ['projectId', 'status', 'createdAt'] })
 @Index({ properties: ['projectId', 'vendorData'] })
@@ -91,6 +103,10 @@ export class VerificationSession {
 
 /** One check run inside a session. `data` may hold raw identity data (document fields): sealed. */
 @Entity({ tableName: 'session_check' })
+@Index({
+  name: 'session_check_ops_failed_index',
+  expression: `create index "session_check_ops_failed_index" on "session_check" ("created_at") include ("session_id", "type", "reason", "status") where "status" <> 'passed'`,
+})
 @Index({ properties: ['sessionId'] })
 export class SessionCheck {
   /** A sequence: the order checks were recorded in, even within one transaction. */
@@ -158,6 +174,7 @@ export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
  * session is open or IN_REVIEW and for the project's retention period after the decision.
  */
 @Entity({ tableName: 'session_evidence' })
+@Index({ name: 'session_evidence_created_at_index', properties: ['createdAt'] })
 @Index({ properties: ['sessionId'] })
 export class SessionEvidence {
   @PrimaryKey({ type: 'bigint', autoincrement: true })
@@ -198,12 +215,12 @@ export class SessionHandoff {
   sessionId!: string;
 
   @Property({ type: 'string', length: 64 })
-  @Unique()
+  @Unique({ name: 'session_handoff_link_digest_key' })
   linkDigest!: string;
 
   /** The phone's session token, once the link is claimed. */
   @Property({ type: 'string', length: 64, nullable: true })
-  @Unique()
+  @Unique({ name: 'session_handoff_phone_token_digest_key' })
   phoneTokenDigest?: string | null;
 
   @Property({ type: 'Date' })
@@ -214,4 +231,17 @@ export class SessionHandoff {
 
   @Property({ type: 'Date', nullable: true })
   claimedAt?: Date | null;
+}
+
+/** Sessions per status, kept by a trigger in shards (Migration20261204090000_growth) so a count reads a few rows. */
+@Entity({ tableName: 'session_status_count' })
+export class SessionStatusCount {
+  @PrimaryKey({ type: 'string', length: 20 })
+  status!: string;
+
+  @PrimaryKey({ type: 'smallint' })
+  shard!: number;
+
+  @Property({ type: new BigIntType('number') })
+  n!: number;
 }

@@ -1,7 +1,14 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { CheckStatus } from '../checks/entities.js';
 import type { Orm } from '../db/orm.js';
-import { preparedQuery, preparedQueryIn, sqlDate, transaction } from '../db/prepared.js';
+import {
+  preparedQuery,
+  preparedQueryIn,
+  sqlDate,
+  StatementValues,
+  statementNameOf,
+  transaction,
+} from '../db/prepared.js';
 import type { SessionStatus } from './entities.js';
 
 /**
@@ -436,21 +443,19 @@ export class PgSessionStore implements SessionStore {
   }
 
   async list(query: SessionListQuery): Promise<SessionRecord[]> {
-    // Built per call (the filters vary), so PostgreSQL plans it for the filters given.
-    const sql = this.orm.em
-      .getKnex()('verification_session')
-      .select(COLUMNS)
-      .where('project_id', query.projectId)
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(query.limit);
-    if (query.livemode !== null) sql.where('livemode', query.livemode);
-    if (query.status) sql.where('status', query.status);
-    if (query.vendorData !== undefined) sql.where('vendor_data', query.vendorData);
-    if (query.after) sql.whereRaw('(created_at, id) < (?, ?)', [query.after.createdAt, query.after.id]);
-    return ((await sql) as SessionRow[]).map(recordOf);
+    // Built per call (the filters vary), one statement per set of filters given.
+    const values = new StatementValues();
+    const where = [`project_id = ${values.bind(query.projectId)}`];
+    if (query.livemode !== null) where.push(`livemode = ${values.bind(query.livemode)}`);
+    if (query.status) where.push(`status = ${values.bind(query.status)}`);
+    if (query.vendorData !== undefined) where.push(`vendor_data = ${values.bind(query.vendorData)}`);
+    if (query.after) {
+      where.push(`(created_at, id) < (${values.bind(query.after.createdAt)}, ${values.bind(query.after.id)})`);
+    }
+    const text = `select ${COLUMNS.join(', ')} from verification_session where ${where.join(' and ')}
+      order by created_at desc, id desc limit ${values.bind(query.limit)}`;
+    const rows = await preparedQuery<SessionRow>(this.orm, statementNameOf('sessions_list', text), text, values.list);
+    return rows.map(recordOf);
   }
 
   async due(

@@ -10,6 +10,15 @@ export type WebhookEventState = (typeof WEBHOOK_EVENT_STATES)[number];
  * announces, so a crash between the two loses nothing. Delivery jobs read it; it is the truth.
  */
 @Entity({ tableName: 'webhook_event' })
+@Index({ name: 'webhook_event_ops_state_index', properties: ['projectId', 'state', 'createdAt', 'id'] })
+@Index({
+  name: 'webhook_event_ops_created_index',
+  expression: `create index "webhook_event_ops_created_index" on "webhook_event" ("project_id", "created_at", "id") include ("state")`,
+})
+@Index({
+  name: 'webhook_event_recent_index',
+  expression: `create index "webhook_event_recent_index" on "webhook_event" ("created_at") where "url" is not null`,
+})
 @Index({ properties: ['state', 'nextAttemptAt'] })
 @Index({ properties: ['projectId', 'createdAt'] })
 @Index({ properties: ['sessionId'] })
@@ -61,6 +70,7 @@ export class WebhookEvent {
 
 /** One delivery attempt: what ops read when a receiver says it got nothing. */
 @Entity({ tableName: 'webhook_attempt' })
+@Index({ name: 'webhook_attempt_at_index', properties: ['at'] })
 @Index({ properties: ['eventId', 'at'] })
 export class WebhookAttempt {
   @PrimaryKey({ type: 'string', length: 40 })
@@ -88,4 +98,26 @@ export class WebhookAttempt {
   /** The first 200 characters of the receiver's answer. */
   @Property({ type: 'string', length: 200, nullable: true })
   responseSnippet?: string | null;
+}
+
+/** A destination's run of failed attempts (a project, a URL, a mode), which the health rule reads. */
+@Entity({ tableName: 'webhook_destination_streak' })
+export class WebhookDestinationStreak {
+  @PrimaryKey({ type: 'string', length: 40 })
+  projectId!: string;
+
+  @PrimaryKey({ type: 'text' })
+  url!: string;
+
+  @PrimaryKey({ type: 'boolean' })
+  livemode!: boolean;
+
+  @Property({ type: 'integer' })
+  failures!: number;
+
+  @Property({ type: 'timestamptz' })
+  lastAttemptAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  lastOkAt?: Date | null;
 }

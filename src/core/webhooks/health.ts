@@ -1,4 +1,5 @@
 import type { Orm } from '../db/orm.js';
+import { preparedQuery, StatementValues } from '../db/prepared.js';
 import type { DestinationHealth } from './health-view.js';
 
 export type { DestinationHealth };
@@ -61,16 +62,17 @@ export async function webhookHealth(
   const now = options.now;
   const since = new Date(now.getTime() - HEALTH_LOOKBACK_DAYS * DAY_MS);
   const eventsSince = new Date(since.getTime() - DAY_MS); // an event's attempts run for up to about a day after it
-  const byProject = options.projectId ? 'and e.project_id = ?' : '';
-  const params: unknown[] = [eventsSince, ...(options.projectId ? [options.projectId] : [])];
-  const rows = await orm.em.getConnection().execute<Record<string, unknown>[]>(
-    `with events as (
+  const values = new StatementValues();
+  const byProject = options.projectId ? `and e.project_id = ${values.bind(options.projectId)}` : '';
+  const hourAgo = values.bind(new Date(now.getTime() - HOUR_MS));
+  const dayAgo = values.bind(new Date(now.getTime() - DAY_MS));
+  const text = `with events as (
        select e.id, e.project_id, e.url, e.livemode, e.state, e.next_attempt_at from webhook_event e
-       where e.url is not null and (e.created_at >= ? or e.state in ('pending', 'sending')) ${byProject}
+       where e.url is not null and (e.created_at >= ${values.bind(eventsSince)} or e.state in ('pending', 'sending')) ${byProject}
      ),
      attempts as (
        select ev.project_id, ev.url, ev.livemode, a.at, a.http_status, a.error, coalesce(a.http_status between 200 and 299, false) as ok
-       from webhook_attempt a join events ev on ev.id = a.event_id where a.at >= ?
+       from webhook_attempt a join events ev on ev.id = a.event_id where a.at >= ${values.bind(since)}
      ),
      ranked as (
        select x.*, max(at) filter (where ok) over (partition by project_id, url, livemode) as last_ok,
@@ -79,10 +81,10 @@ export async function webhookHealth(
      ),
      stats as (
        select project_id, url, livemode,
-         count(*) filter (where at >= ?)::int as attempts_hour,
-         count(*) filter (where at >= ? and ok)::int as ok_hour,
-         count(*) filter (where at >= ?)::int as attempts_day,
-         count(*) filter (where at >= ? and ok)::int as ok_day,
+         count(*) filter (where at >= ${hourAgo})::int as attempts_hour,
+         count(*) filter (where at >= ${hourAgo} and ok)::int as ok_hour,
+         count(*) filter (where at >= ${dayAgo})::int as attempts_day,
+         count(*) filter (where at >= ${dayAgo} and ok)::int as ok_day,
          max(last_ok) as last_ok,
          count(*) filter (where last_ok is null or at > last_ok)::int as consecutive,
          max(at) as last_at,
@@ -103,15 +105,12 @@ export async function webhookHealth(
      from destinations d
      left join stats s on s.project_id = d.project_id and s.url = d.url and s.livemode = d.livemode
      left join pending p on p.project_id = d.project_id and p.url = d.url and p.livemode = d.livemode
-     order by d.project_id, d.url, d.livemode desc`,
-    [
-      ...params,
-      since,
-      new Date(now.getTime() - HOUR_MS),
-      new Date(now.getTime() - HOUR_MS),
-      new Date(now.getTime() - DAY_MS),
-      new Date(now.getTime() - DAY_MS),
-    ],
+     order by d.project_id, d.url, d.livemode desc`;
+  const rows = await preparedQuery<Record<string, unknown>>(
+    orm,
+    options.projectId ? 'webhook_health_of_project' : 'webhook_health',
+    text,
+    values.list,
   );
   const health = rows.map((row): DestinationHealth => {
     const n = (key: string) => Number(row[key] ?? 0);
@@ -147,18 +146,18 @@ export async function webhookHealth(
  * scrape reads a row a destination and an hour of attempts, whatever the outbox holds.
  */
 export async function unhealthyDestinations(orm: Orm, now: Date): Promise<{ projectId: string }[]> {
-  const rows = await orm.em
-    .getConnection()
-    .execute<{ project_id: string; consecutive: number; attempts_hour: number; ok_hour: number }[]>(
-      `with hour as (
+  const rows = await preparedQuery<{ project_id: string; consecutive: number; attempts_hour: number; ok_hour: number }>(
+    orm,
+    'webhook_unhealthy_destinations',
+    `with hour as (
        select e.project_id, e.url, e.livemode, count(*)::int as attempts_hour, count(*) filter (where a.http_status between 200 and 299)::int as ok_hour
-       from webhook_attempt a join webhook_event e on e.id = a.event_id where a.at >= ? and e.url is not null group by e.project_id, e.url, e.livemode
+       from webhook_attempt a join webhook_event e on e.id = a.event_id where a.at >= $1 and e.url is not null group by e.project_id, e.url, e.livemode
      ),
-     streak as (select project_id, url, livemode, failures from webhook_destination_streak where failures > 0 and last_attempt_at >= ?)
+     streak as (select project_id, url, livemode, failures from webhook_destination_streak where failures > 0 and last_attempt_at >= $2)
      select coalesce(s.project_id, h.project_id) as project_id, coalesce(s.failures, 0) as consecutive, coalesce(h.attempts_hour, 0) as attempts_hour, coalesce(h.ok_hour, 0) as ok_hour
      from streak s full join hour h on h.project_id = s.project_id and h.url = s.url and h.livemode = s.livemode`,
-      [new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - HEALTH_LOOKBACK_DAYS * DAY_MS)],
-    );
+    [new Date(now.getTime() - HOUR_MS), new Date(now.getTime() - HEALTH_LOOKBACK_DAYS * DAY_MS)],
+  );
   return rows
     .filter(
       (row) =>

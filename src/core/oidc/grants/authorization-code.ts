@@ -11,8 +11,6 @@ import {
   ISSUED_SELECT,
   ISSUING_BATCH,
   issueInput,
-  NEW_ACCESS_TOKEN,
-  NEW_REFRESH_ROW,
   mintTokens,
   runIssuing,
   signTokens,
@@ -20,6 +18,7 @@ import {
   type IssuedRow,
   type Tokens,
 } from './issue.js';
+import { CLAIM_CODES, NEW_ACCESS_TOKEN, NEW_REFRESH_ROW } from '../grant-store.js';
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -83,11 +82,7 @@ const CLAIM_AND_ISSUE = `with ${issueInput([
   ['without_verifier', 'boolean'],
   ['challenge', 'text'],
   ['resource', 'text'],
-])}, claimed as (
-  update authorization_code c set used_at = i.now from input i
-  where c.code_digest = i.code_digest and c.client_id = i.client_id and c.used_at is null
-  returning i.ord, c.id, c.account_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time, c.expires_at, c.resource
-), granted as (
+])}, ${CLAIM_CODES}, granted as (
   select c.ord, c.account_id, c.scopes, c.id as grant_id, c.auth_time, c.nonce, c.resource from claimed c join input i using (ord)
   where c.expires_at > i.now and c.redirect_uri = i.redirect_uri
     and (case when c.code_challenge is null then i.without_verifier else c.code_challenge = i.challenge end)

@@ -122,23 +122,11 @@ export function issueParams(requests: readonly IssueRequest[]): unknown[][] {
 /**
  * The tail of a grant's one statement. The grant's own CTEs end in `granted (ord, account_id,
  * scopes, grant_id, auth_time, nonce, resource)`, a row for each request of `input` that earned tokens;
- * NEW_ACCESS_TOKEN stores a new access token for each (and NEW_REFRESH_ROW, for a first sign-in,
- * the row its refresh tokens rotate in), and `ISSUED_SELECT` reads what the id_token says about
- * the account. Everything commits as one statement: a concurrent replay waits on the row lock
- * until the tokens exist, so its revocation also revokes them (the winner's included).
+ * the grant store's NEW_ACCESS_TOKEN stores a new access token for each (and NEW_REFRESH_ROW, for a
+ * first sign-in, the row its refresh tokens rotate in), and `ISSUED_SELECT` reads what the id_token
+ * says about the account. Everything commits as one statement: a concurrent replay waits on the row
+ * lock until the tokens exist, so its revocation also revokes them (the winner's included).
  */
-export const NEW_REFRESH_ROW = `new_refresh as (
-  insert into refresh_token (id, token_digest, client_id, account_id, scopes, grant_id, auth_time, created_at, expires_at, resource)
-  select i.refresh_id, i.refresh_digest, i.client_id, g.account_id, g.scopes, g.grant_id, g.auth_time, i.now, i.refresh_expires_at, g.resource
-  from granted g join input i using (ord) returning id
-)`;
-
-export const NEW_ACCESS_TOKEN = `new_access as (
-  insert into access_token (id, token_digest, account_id, client_id, scopes, grant_id, created_at, expires_at, resource)
-  select i.access_id, i.access_digest, g.account_id, i.client_id, g.scopes, g.grant_id, i.now, i.access_expires_at, g.resource
-  from granted g join input i using (ord) returning id
-)`;
-
 /**
  * IssuedRow for each granted request. An active roster member of the client's organization is told apart by their
  * member id.

@@ -3,12 +3,12 @@ import { batchPerOwner } from '../../db/statement-batch.js';
 import { DomainError } from '../../errors.js';
 import type { RegisteredClient } from '../../tenancy/views.js';
 import { one, type OidcDeps } from '../context.js';
-import { presentedRefreshToken, REFRESH_DIGESTS_KEPT, refreshTokenKey } from '../tokens.js';
+import { presentedRefreshToken, refreshTokenKey } from '../tokens.js';
+import { NEW_ACCESS_TOKEN, ROTATE_REFRESH_ROWS } from '../grant-store.js';
 import {
   ISSUED_SELECT,
   ISSUING_BATCH,
   issueInput,
-  NEW_ACCESS_TOKEN,
   mintTokens,
   runIssuing,
   signTokens,
@@ -54,15 +54,7 @@ const ROTATE_AND_ISSUE = `with ${issueInput([
   // space-separated (unnest cannot give one array per row): what the refresh asks, '' for the granted ones
   ['scopes', 'text'],
   ['narrowed', 'boolean'],
-])}, rotated as (
-  update refresh_token t set token_digest = i.refresh_digest, created_at = i.now, expires_at = i.refresh_expires_at, rotated_at = i.now,
-    previous_digests = (array_prepend(t.token_digest::text, t.previous_digests))[1:${REFRESH_DIGESTS_KEPT}],
-    scopes = case when i.narrowed then string_to_array(i.scopes, ' ') else t.scopes end
-  from input i
-  where t.id = i.refresh_id and t.token_digest = i.token_digest and t.client_id = i.client_id and t.revoked_at is null
-    and t.expires_at > i.now and string_to_array(i.scopes, ' ') <@ t.scopes
-  returning i.ord, t.account_id, t.grant_id, t.auth_time, t.scopes, t.resource
-), granted as (select ord, account_id, scopes, grant_id, auth_time, null::text as nonce, resource from rotated),
+])}, ${ROTATE_REFRESH_ROWS}, granted as (select ord, account_id, scopes, grant_id, auth_time, null::text as nonce, resource from rotated),
 ${NEW_ACCESS_TOKEN}
 ${ISSUED_SELECT}`;
 
