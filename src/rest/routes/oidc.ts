@@ -121,7 +121,7 @@ const tokenRequest = z.object({
     .string()
     .optional()
     .describe(
-      'authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint; another is invalid_target',
+      'authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint or the credential issuer; another is invalid_target',
     ),
   ...clientCredentials,
 });
@@ -171,7 +171,7 @@ const authorizeQuery = z.object({
     .string()
     .optional()
     .describe(
-      'RFC 8707: the resource the token is for; only the MCP endpoint ({issuer}/mcp, docs/mcp.md), else invalid_target',
+      'RFC 8707: the resource the token is for: the MCP endpoint ({issuer}/mcp) or the credential issuer ({issuer}, which OpenID4VCI wallets send), else invalid_target',
     ),
 });
 

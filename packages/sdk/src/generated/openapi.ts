@@ -2293,7 +2293,7 @@ export interface operations {
                 max_age?: string;
                 /** @description space-separated languages for the pages (en, es, fr, de) */
                 ui_locales?: string;
-                /** @description RFC 8707: the resource the token is for; only the MCP endpoint ({issuer}/mcp, docs/mcp.md), else invalid_target */
+                /** @description RFC 8707: the resource the token is for: the MCP endpoint ({issuer}/mcp) or the credential issuer ({issuer}, which OpenID4VCI wallets send), else invalid_target */
                 resource?: string;
             };
             header?: never;
@@ -2398,7 +2398,7 @@ export interface operations {
                     max_age?: string;
                     /** @description space-separated languages for the pages (en, es, fr, de) */
                     ui_locales?: string;
-                    /** @description RFC 8707: the resource the token is for; only the MCP endpoint ({issuer}/mcp, docs/mcp.md), else invalid_target */
+                    /** @description RFC 8707: the resource the token is for: the MCP endpoint ({issuer}/mcp) or the credential issuer ({issuer}, which OpenID4VCI wallets send), else invalid_target */
                     resource?: string;
                 };
             };
@@ -2470,7 +2470,7 @@ export interface operations {
                     refresh_token?: string;
                     /** @description refresh_token: a narrower scope than granted (optional) */
                     scope?: string;
-                    /** @description authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint; another is invalid_target */
+                    /** @description authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint or the credential issuer; another is invalid_target */
                     resource?: string;
                     /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
                     client_id?: string;
@@ -2500,7 +2500,7 @@ export interface operations {
                     refresh_token?: string;
                     /** @description refresh_token: a narrower scope than granted (optional) */
                     scope?: string;
-                    /** @description authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint; another is invalid_target */
+                    /** @description authorization_code: the resource the authorization request named (RFC 8707), e.g. the MCP endpoint or the credential issuer; another is invalid_target */
                     resource?: string;
                     /** @description client_secret_post; or send both in Authorization: Basic (client_secret_basic) */
                     client_id?: string;
