@@ -235,13 +235,17 @@ async function seedChecks(db: pg.Client, details: string[]) {
 async function seedEvidence(db: pg.Client, images: Buffer[]) {
   // A selfie kept for review: sessions under review, and those decided in the last 40 days (the
   // last 10 days past a 30-day retention are the purge's backlog).
+  // purge_after is set here as the keep trigger would, set-based (it looks the session up row by row).
+  await db.query('alter table session_evidence disable trigger session_evidence_purge_after_on_keep');
   await db.query(
-    `insert into session_evidence (session_id, kind, sealed, attempt, created_at)
-     select s.id, 'selfie', ($1::bytea[])[1 + abs(hashtext(s.id)) % 3], 1, s.started_at + interval '30 seconds'
-     from verification_session s
+    `insert into session_evidence (session_id, kind, sealed, attempt, created_at, purge_after)
+     select s.id, 'selfie', ($1::bytea[])[1 + abs(hashtext(s.id)) % 3], 1, s.started_at + interval '30 seconds',
+       s.decided_at + make_interval(days => p.evidence_retention_days)
+     from verification_session s join project p on p.id = s.project_id
      where s.started_at is not null and s.data_erased_at is null and (s.status = 'IN_REVIEW' or s.decided_at > now() - interval '40 days')`,
     [images],
   );
+  await db.query('alter table session_evidence enable trigger session_evidence_purge_after_on_keep');
 }
 
 async function seedWebhooks(db: pg.Client, attempts: number) {

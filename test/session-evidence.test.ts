@@ -109,6 +109,22 @@ describe('review evidence', () => {
     expect(decision).toMatchObject({ status: 'DECLINED', decision: 'DECLINED' });
   }, 60_000);
 
+  it('a shorter retention set after the decision applies to images already decided', async () => {
+    await setRetention(30);
+    try {
+      const sessionId = await inReview();
+      expect((await decline(sessionId)).status).toBe(200);
+      clock.advance(10 * DAY);
+      await service.core.sessions.purgeEvidence();
+      expect((await images(sessionId)).length).toBeGreaterThan(0);
+      await setRetention(7);
+      expect(await service.core.sessions.purgeEvidence()).toBeGreaterThan(0);
+      expect(await images(sessionId)).toEqual([]);
+    } finally {
+      await setRetention(30);
+    }
+  }, 60_000);
+
   it('deletes the images at the decision when the retention is 0', async () => {
     await setRetention(0);
     try {

@@ -174,7 +174,10 @@ export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
  * session is open or IN_REVIEW and for the project's retention period after the decision.
  */
 @Entity({ tableName: 'session_evidence' })
-@Index({ name: 'session_evidence_created_at_index', properties: ['createdAt'] })
+@Index({
+  name: 'session_evidence_purge_after_index',
+  expression: `create index "session_evidence_purge_after_index" on "session_evidence" ("purge_after") where "purge_after" is not null`,
+})
 @Index({ properties: ['sessionId'] })
 export class SessionEvidence {
   @PrimaryKey({ type: 'bigint', autoincrement: true })
@@ -198,6 +201,13 @@ export class SessionEvidence {
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
+
+  /**
+   * When the purge deletes it: the decision plus the project's retention, null while the session is open or in
+   * review. Kept by triggers (Migration20261205090000_evidence_purge_after), never written by the service.
+   */
+  @Property({ type: 'timestamptz', nullable: true })
+  purgeAfter?: Date | null;
 }
 
 /**

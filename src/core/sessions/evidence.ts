@@ -111,17 +111,11 @@ export class PgEvidenceStore implements EvidenceStore {
 }
 
 /**
- * An image is at least as old as its session's decision, so none younger than the shortest
- * retention of any project (a day at least: a project that keeps none erases at the decision) can
- * be due: the round reads images by age from the oldest and stops at that line, whatever the
- * size of the history behind it. The ids as an array, so the delete finds them by its key.
+ * One purge round: the images whose time has come (`purge_after`, set from the decision and the
+ * project's retention by the triggers of Migration20261205090000), soonest first, through the
+ * partial index that holds only images of decided sessions. The ids as an array, so the delete
+ * finds them by its key.
  */
 export const EVIDENCE_PURGE = `delete from session_evidence where id = any(array(
-  select e.id from session_evidence e
-  join verification_session s on s.id = e.session_id
-  join project p on p.id = s.project_id
-  where e.created_at <= $1::timestamptz - make_interval(days => greatest(1, (select min(evidence_retention_days) from project)))
-    and s.decided_at is not null and s.decided_at + make_interval(days => p.evidence_retention_days) <= $1
-  order by e.created_at
-  limit $2
+  select id from session_evidence where purge_after <= $1 order by purge_after limit $2
 )) returning id`;

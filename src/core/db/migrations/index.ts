@@ -27,6 +27,7 @@ import { Migration20261202170000_hosted_flow } from './Migration20261202170000_h
 import { Migration20261202190000_mcp_agents } from './Migration20261202190000_mcp_agents.js';
 import { Migration20261203090000_credentials_vc } from './Migration20261203090000_credentials_vc.js';
 import { Migration20261204090000_growth } from './Migration20261204090000_growth.js';
+import { Migration20261205090000_evidence_purge_after } from './Migration20261205090000_evidence_purge_after.js';
 
 // Committed migrations in order. Listed explicitly so the same list serves src/ and dist/.
 export const migrations: MigrationObject[] = [
@@ -58,4 +59,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261202190000_mcp_agents', class: Migration20261202190000_mcp_agents },
   { name: 'Migration20261203090000_credentials_vc', class: Migration20261203090000_credentials_vc },
   { name: 'Migration20261204090000_growth', class: Migration20261204090000_growth },
+  { name: 'Migration20261205090000_evidence_purge_after', class: Migration20261205090000_evidence_purge_after },
 ];
