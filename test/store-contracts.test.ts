@@ -1,8 +1,12 @@
 import { afterAll, beforeAll } from 'vitest';
 import { PgIdempotencyStore } from '../src/core/billing/idempotency.js';
 import { PgChallengeStore } from '../src/core/checks/challenge-store.js';
+import { PgEvidenceStore } from '../src/core/sessions/evidence.js';
+import { PgSessionStore } from '../src/core/sessions/store.js';
 import { challengeStoreContract } from './contracts/challenge-store.js';
+import { evidenceStoreContract } from './contracts/evidence-store.js';
 import { idempotencyStoreContract } from './contracts/idempotency-store.js';
+import { sessionStoreContract } from './contracts/session-store.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 // The PostgreSQL stores held to the contracts their fakes are held to in test/fast/store-contracts.test.ts.
@@ -19,3 +23,17 @@ afterAll(async () => {
 const projects = () => ({ projectId: service.demo.project_id, otherProjectId });
 challengeStoreContract('PostgreSQL', () => ({ store: new PgChallengeStore(service.core.orm), ...projects() }));
 idempotencyStoreContract('PostgreSQL', () => ({ store: new PgIdempotencyStore(service.core.orm), ...projects() }));
+const sessions = () => new PgSessionStore(service.core.orm);
+sessionStoreContract('PostgreSQL', () => ({
+  store: sessions(),
+  ...projects(),
+  workflowId: service.demo.workflows.location,
+}));
+// The demo project keeps evidence for the default 30 days.
+evidenceStoreContract('PostgreSQL', () => ({
+  store: new PgEvidenceStore(service.core.orm, service.core.sealer),
+  sessions: sessions(),
+  projectId: service.demo.project_id,
+  retentionDays: 30,
+  workflowId: service.demo.workflows.location,
+}));
