@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { PgIdempotencyStore } from '../src/core/billing/idempotency.js';
+import { PostgresWalletStore } from '../src/core/billing/wallet-store.js';
 import { PgChallengeStore } from '../src/core/checks/challenge-store.js';
 import { PgEvidenceStore } from '../src/core/sessions/evidence.js';
 import { PgSessionStore } from '../src/core/sessions/store.js';
@@ -7,6 +8,7 @@ import { challengeStoreContract } from './contracts/challenge-store.js';
 import { evidenceStoreContract } from './contracts/evidence-store.js';
 import { idempotencyStoreContract } from './contracts/idempotency-store.js';
 import { sessionStoreContract } from './contracts/session-store.js';
+import { walletStoreContract } from './contracts/wallet-store.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 // The PostgreSQL stores held to the contracts their fakes are held to in test/fast/store-contracts.test.ts.
@@ -36,4 +38,8 @@ evidenceStoreContract('PostgreSQL', () => ({
   projectId: service.demo.project_id,
   retentionDays: 30,
   workflowId: service.demo.workflows.location,
+}));
+walletStoreContract('PostgreSQL', () => ({
+  store: new PostgresWalletStore(service.core.orm),
+  newProject: async () => (await service.core.tenancy.createProject({ name: 'Contract wallet' })).project.id,
 }));

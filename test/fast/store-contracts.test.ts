@@ -2,10 +2,12 @@ import { challengeStoreContract } from '../contracts/challenge-store.js';
 import { evidenceStoreContract } from '../contracts/evidence-store.js';
 import { idempotencyStoreContract } from '../contracts/idempotency-store.js';
 import { sessionStoreContract } from '../contracts/session-store.js';
+import { walletStoreContract } from '../contracts/wallet-store.js';
 import { FakeChallengeStore } from '../fakes/challenge-store.js';
 import { FakeEvidenceStore } from '../fakes/evidence-store.js';
 import { FakeIdempotencyStore } from '../fakes/idempotency-store.js';
 import { FakeSessionStore } from '../fakes/session-store.js';
+import { FakeWalletStore } from '../fakes/wallet-store.js';
 
 // The fakes the rule tests run on, held to the contracts their PostgreSQL stores are held to in
 // test/store-contracts.test.ts: a rule that passes here on a fake that lies would fail there.
@@ -30,5 +32,17 @@ evidenceStoreContract('fake', () => {
     projectId: 'prj_a',
     retentionDays: 30,
     workflowId: 'wf_a',
+  };
+});
+walletStoreContract('fake', () => {
+  const store = new FakeWalletStore();
+  let projects = 0;
+  return {
+    store,
+    newProject: async () => {
+      const id = `prj_${++projects}`;
+      store.balance.set(id, 0);
+      return id;
+    },
   };
 });
