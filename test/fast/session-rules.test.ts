@@ -1,15 +1,14 @@
 // The hosted session's rules on a fake store, in milliseconds: creation, the state machine through
 // a step, a step done twice, a fixable failure asked again until its last try, review, expiry,
-// erasure, a forced test outcome. The SQL behind the store is exercised by the HTTP tests
-// (sessions, session-transitions, session-evidence) and the races in reliability/.
+// erasure, a forced test outcome. The fakes are held to their stores' contracts (test/contracts/);
+// the SQL is exercised by the HTTP tests (sessions, session-transitions, session-evidence) and the
+// races in reliability/.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { StandaloneCheck } from '../../src/core/checks/pipeline.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { DomainError } from '../../src/core/errors.js';
 import { Sealer } from '../../src/core/secrets.js';
-import type { EvidenceKind } from '../../src/core/sessions/entities.js';
-import type { EvidenceImage, EvidenceStore } from '../../src/core/sessions/evidence.js';
 import {
   approvalBlockers,
   EVIDENCE_PURGE_BATCH,
@@ -20,163 +19,15 @@ import {
 } from '../../src/core/sessions/service.js';
 import { SELFIE_ATTEMPTS } from '../../src/core/sessions/steps/selfie.js';
 import type { SessionChecks } from '../../src/core/sessions/steps/step.js';
-import type {
-  HandoffRecord,
-  SessionCheckRecord,
-  SessionDraft,
-  SessionEventRecord,
-  SessionListQuery,
-  SessionLookup,
-  SessionRecord,
-  SessionStore,
-  SessionTx,
-  SessionViewRecord,
-} from '../../src/core/sessions/store.js';
+import type { SessionTx } from '../../src/core/sessions/store.js';
+import { FakeEvidenceStore } from '../fakes/evidence-store.js';
+import { FakeSessionStore } from '../fakes/session-store.js';
 
-const owns = (session: SessionRecord, lookup: SessionLookup) =>
-  session.id === lookup.id &&
-  session.projectId === lookup.projectId &&
-  (lookup.livemode === null || session.livemode === lookup.livemode);
-
-/** The session tables in memory. A transaction's writes apply when it ends without throwing, as a commit. */
-class FakeSessionStore implements SessionStore {
-  sessions = new Map<string, SessionRecord>();
-  events = new Map<string, SessionEventRecord[]>();
-  checkRows = new Map<string, SessionCheckRecord[]>();
-  handoffs = new Map<string, HandoffRecord & { claimedAt: Date | null; phoneTokenDigest: string | null }>();
-  private pending = new WeakMap<SessionTx, (() => void)[]>();
-
-  async transaction<T>(work: (tx: SessionTx) => Promise<T>): Promise<T> {
-    const tx = {} as SessionTx;
-    const writes: (() => void)[] = [];
-    this.pending.set(tx, writes);
-    const result = await work(tx);
-    for (const write of writes) write();
-    return result;
-  }
-
-  /** As billing's charged transaction hands the store its transaction. */
-  inTransaction<T>(work: (tx: SessionTx) => Promise<T>): Promise<T> {
-    return this.transaction(work);
-  }
-
-  private later(tx: SessionTx, write: () => void): void {
-    const writes = this.pending.get(tx);
-    if (!writes) throw new Error('a write outside a transaction');
-    writes.push(write);
-  }
-
-  private append(draft: SessionDraft): void {
-    const id = draft.session.id;
-    this.sessions.set(id, structuredClone(draft.session));
-    this.events.set(id, [...(this.events.get(id) ?? []), ...draft.events]);
-    this.checkRows.set(id, [...(this.checkRows.get(id) ?? []), ...draft.checks]);
-  }
-
-  async insert(tx: SessionTx, draft: SessionDraft): Promise<void> {
-    this.later(tx, () => this.append(draft));
-  }
-
-  async save(tx: SessionTx, draft: SessionDraft): Promise<void> {
-    this.later(tx, () => this.append(draft));
-  }
-
-  async lock(_tx: SessionTx, lookup: SessionLookup): Promise<SessionRecord | null> {
-    return this.find(lookup);
-  }
-
-  async find(lookup: SessionLookup): Promise<SessionRecord | null> {
-    const session = this.sessions.get(lookup.id);
-    return session && owns(session, lookup) ? structuredClone(session) : null;
-  }
-
-  async views(lookups: SessionLookup[]): Promise<(SessionViewRecord | null)[]> {
-    return Promise.all(lookups.map((lookup) => this.find(lookup)));
-  }
-
-  async byTokenDigest(digest: string): Promise<SessionRecord | null> {
-    const own = [...this.sessions.values()].find((session) => session.tokenDigest === digest);
-    const phone = [...this.handoffs.values()].find((handoff) => handoff.phoneTokenDigest === digest);
-    const session = own ?? (phone ? this.sessions.get(phone.sessionId) : undefined);
-    return session ? structuredClone(session) : null;
-  }
-
-  async open(sessionId: string, event: SessionEventRecord): Promise<boolean> {
-    const session = this.sessions.get(sessionId);
-    if (session?.status !== 'NOT_STARTED') return false;
-    Object.assign(session, { status: event.toStatus, startedAt: event.at, updatedAt: event.at });
-    this.events.get(sessionId)!.push(event);
-    return true;
-  }
-
-  async checks(sessionId: string): Promise<SessionCheckRecord[]> {
-    return [...(this.checkRows.get(sessionId) ?? [])];
-  }
-
-  async sealChecks(tx: SessionTx, sessionId: string, detailSealed: string): Promise<void> {
-    this.later(tx, () =>
-      this.checkRows.set(
-        sessionId,
-        (this.checkRows.get(sessionId) ?? []).map((check) => ({ ...check, detailSealed })),
-      ),
-    );
-  }
-
-  async timeline(sessionId: string): Promise<SessionEventRecord[]> {
-    return [...(this.events.get(sessionId) ?? [])];
-  }
-
-  async list(query: SessionListQuery): Promise<SessionRecord[]> {
-    return [...this.sessions.values()].filter((session) => session.projectId === query.projectId).slice(0, query.limit);
-  }
-
-  async due(statuses: readonly string[], now: Date, limit: number): Promise<{ id: string; projectId: string }[]> {
-    return [...this.sessions.values()]
-      .filter((session) => statuses.includes(session.status) && session.expiresAt <= now)
-      .slice(0, limit);
-  }
-
-  async addHandoff(handoff: HandoffRecord): Promise<void> {
-    this.handoffs.set(handoff.linkDigest, { ...handoff, claimedAt: null, phoneTokenDigest: null });
-  }
-
-  async claimHandoff(linkDigest: string, phoneTokenDigest: string, now: Date): Promise<string | null> {
-    const handoff = this.handoffs.get(linkDigest);
-    if (!handoff || handoff.claimedAt || handoff.expiresAt <= now) return null;
-    Object.assign(handoff, { claimedAt: now, phoneTokenDigest });
-    return handoff.sessionId;
-  }
-
-  async handoffClaimed(sessionId: string): Promise<boolean> {
-    return [...this.handoffs.values()].some((handoff) => handoff.sessionId === sessionId && handoff.claimedAt !== null);
-  }
-}
-
-class FakeEvidence implements EvidenceStore {
-  images = new Map<string, { kind: EvidenceKind; bytes: Buffer; attempt: number }[]>();
-  async keep(
-    _tx: SessionTx,
-    sessionId: string,
-    images: { kind: EvidenceKind; bytes: Buffer }[],
-    attempt: number,
-  ): Promise<void> {
-    this.images.set(sessionId, [
-      ...(this.images.get(sessionId) ?? []),
-      ...images.map((image) => ({ ...image, attempt })),
-    ]);
-  }
-  async list(sessionId: string): Promise<EvidenceImage[]> {
-    return (this.images.get(sessionId) ?? []).map((image, i) => ({ id: String(i), ...image, createdAt: new Date(0) }));
-  }
-  async erase(_tx: SessionTx, sessionId: string): Promise<number> {
-    const count = this.images.get(sessionId)?.length ?? 0;
-    this.images.delete(sessionId);
-    return count;
-  }
-  /** The batch size of each purge round asked; `backlog` images are due, deleted up to the batch. */
+/** The purge scripted: `backlog` images are due, deleted up to each round's batch; the rounds asked are kept. */
+class ScriptedPurgeEvidence extends FakeEvidenceStore {
   purgeRounds: number[] = [];
   backlog = 0;
-  async purgeExpired(_now: Date, limit: number): Promise<number> {
+  override async purgeExpired(_now: Date, limit: number): Promise<number> {
     this.purgeRounds.push(limit);
     const deleted = Math.min(limit, this.backlog);
     this.backlog -= deleted;
@@ -244,7 +95,7 @@ const unused = new Proxy({} as StandaloneCheck<unknown, unknown>, {
 
 function setUp(options: { features?: string[]; retentionDays?: number; supportUrl?: string } = {}) {
   const store = new FakeSessionStore();
-  const evidence = new FakeEvidence();
+  const evidence = new ScriptedPurgeEvidence(store);
   const clock = new ManualClock(new Date('2026-11-28T10:00:00Z'));
   const webhooks: { sessionId: string; type: string }[] = [];
   const features = options.features ?? ['location'];
@@ -439,7 +290,9 @@ describe('session rules on a fake store', () => {
       latitude: 1,
       longitude: 2,
     });
-    evidence.images.set(session.session_id, [{ kind: 'selfie', bytes: Buffer.from('x'), attempt: 1 }]);
+    await store.transaction((tx) =>
+      evidence.keep(tx, session.session_id, [{ kind: 'selfie', bytes: Buffer.from('x') }], 1, new Date()),
+    );
     expect(await errorCode(service.eraseData('prj_1', session.session_id, 'admin:a1'))).toBe('conflict');
     store.sessions.get(session.session_id)!.status = 'DECLINED';
     expect(await service.eraseData('prj_1', session.session_id, 'admin:a1')).toMatchObject({

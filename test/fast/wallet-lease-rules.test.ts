@@ -1,111 +1,14 @@
 // The wallet's lease rules on a fake store, in milliseconds: what one instance holds in memory
 // never spends more than its leases, a lease returns exactly what its charges did not spend, an
 // empty wallet answers 402, a call whose lease was closed under it pays from a new one, and a busy
-// instance takes larger blocks.
+// instance takes larger blocks. The fake is held to its store's contract (test/contracts/wallet-store.ts).
 import { describe, expect, it } from 'vitest';
 import { BillingService, type WalletLeaseOptions } from '../../src/core/billing/service.js';
-import type {
-  ChargeRow,
-  CheckRecordRow,
-  LeasedCharge,
-  LeaseGrant,
-  WalletStore,
-} from '../../src/core/billing/wallet-store.js';
+import type { CheckRecordRow } from '../../src/core/billing/wallet-store.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Orm } from '../../src/core/db/orm.js';
 import { DomainError } from '../../src/core/errors.js';
-
-interface FakeLease {
-  projectId: string;
-  amountMinor: number;
-  expiresAt: Date;
-  closed: boolean;
-}
-
-/** The wallet tables in memory, with the same rules as the SQL: a closed lease takes no charge. */
-class FakeWalletStore implements WalletStore {
-  balance = new Map<string, number>();
-  leases = new Map<string, FakeLease>();
-  paid: LeasedCharge[] = [];
-  records: CheckRecordRow[] = [];
-
-  async openLease(lease: {
-    id: string;
-    projectId: string;
-    wantMinor: number;
-    minMinor: number;
-    expiresAt: Date;
-  }): Promise<LeaseGrant | null> {
-    const balance = this.balance.get(lease.projectId) ?? 0;
-    if (balance < lease.minMinor) return null;
-    const amountMinor = Math.min(balance, lease.wantMinor);
-    this.balance.set(lease.projectId, balance - amountMinor);
-    this.leases.set(lease.id, { projectId: lease.projectId, amountMinor, expiresAt: lease.expiresAt, closed: false });
-    return { amountMinor, currency: 'USD' };
-  }
-
-  async closeLease(leaseId: string): Promise<number | null> {
-    const lease = this.leases.get(leaseId);
-    if (!lease || lease.closed) return null;
-    lease.closed = true;
-    const unspent = lease.amountMinor - this.spentFrom(leaseId);
-    this.balance.set(lease.projectId, (this.balance.get(lease.projectId) ?? 0) + unspent);
-    return unspent;
-  }
-
-  async expiredLeases(now: Date): Promise<string[]> {
-    return [...this.leases].filter(([, lease]) => !lease.closed && lease.expiresAt < now).map(([id]) => id);
-  }
-
-  async recordPaidCheck(record: CheckRecordRow, charge: LeasedCharge | null): Promise<boolean> {
-    if (charge && this.leases.get(charge.leaseId)?.closed !== false) return false;
-    this.records.push(record);
-    if (charge) this.paid.push(charge);
-    return true;
-  }
-
-  async chargeInTransaction(): Promise<boolean> {
-    throw new Error('not used here');
-  }
-
-  async balanceOf(projectId: string): Promise<number | null> {
-    const open = [...this.leases].filter(([, lease]) => lease.projectId === projectId && !lease.closed);
-    return (
-      (this.balance.get(projectId) ?? 0) +
-      open.reduce((sum, [id, lease]) => sum + lease.amountMinor - this.spentFrom(id), 0)
-    );
-  }
-
-  async credit(projectId: string, amountMinor: number): Promise<boolean> {
-    if (!this.balance.has(projectId)) return false;
-    this.balance.set(projectId, this.balance.get(projectId)! + amountMinor);
-    return true;
-  }
-
-  async charges(projectId: string, limit: number): Promise<ChargeRow[]> {
-    const ofProject = this.paid.filter((charge) => charge.projectId === projectId).reverse();
-    return ofProject.slice(0, limit).map((charge) => ({ ...charge, checkId: null, refunded: false }));
-  }
-
-  // Only versions before wallet leases left unsettled charges: none here.
-  async abandonedCharges(): Promise<string[]> {
-    return [];
-  }
-
-  async refundCharge(): Promise<boolean> {
-    return false;
-  }
-
-  spentFrom(leaseId: string): number {
-    return this.paid
-      .filter((charge) => charge.leaseId === leaseId)
-      .reduce((sum, charge) => sum + charge.amountMinor, 0);
-  }
-
-  openLeases(): number {
-    return [...this.leases.values()].filter((lease) => !lease.closed).length;
-  }
-}
+import { FakeWalletStore } from '../fakes/wallet-store.js';
 
 const prices = { 'check:age': 5, 'check:id_verification': 50 };
 

@@ -1,103 +1,15 @@
 // The delivery rules of webhooks on a fake outbox, against a receiver on loopback, in
 // milliseconds: what each answer does to the event (delivered, retried with back-off or after
 // Retry-After, failed after the last attempt, disabled by 410), one sender per event, and ops'
-// resend. The SQL behind the store runs in webhooks.test.ts, admin-ops.test.ts and the faults.
+// resend. The fake is held to its store's contract (test/contracts/webhook-store.ts); the SQL runs in
+// webhooks.test.ts, admin-ops.test.ts and the faults.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { TenancyService } from '../../src/core/tenancy/service.js';
 import { WebhookService, webhookSignature } from '../../src/core/webhooks/service.js';
-import type { AttemptOutcome, StoredAttempt, StoredEvent, WebhookStore } from '../../src/core/webhooks/store.js';
-
-/** The outbox in memory, with the SQL's rules: a claim takes a pending, due event once. */
-class FakeWebhookStore implements WebhookStore {
-  rows = new Map<string, StoredEvent>();
-  attemptRows = new Map<string, StoredAttempt[]>();
-  async record(
-    _em: unknown,
-    event: {
-      id: string;
-      projectId: string;
-      sessionId: string;
-      type: string;
-      livemode: boolean;
-      body: string;
-      url: string | null;
-      now: Date;
-    },
-  ) {
-    this.rows.set(event.id, {
-      ...event,
-      state: event.url ? 'pending' : 'no_destination',
-      attempts: 0,
-      nextAttemptAt: event.now,
-      deliveredAt: null,
-      createdAt: event.now,
-    });
-  }
-  async claimDue(limit: number, _leaseUntil: Date, now: Date) {
-    const due = [...this.rows.values()]
-      .filter((event) => event.state === 'pending' && event.nextAttemptAt <= now)
-      .slice(0, limit);
-    for (const event of due) event.state = 'sending';
-    return due.map((event) => ({ ...event }));
-  }
-  async claimOne(eventId: string, _leaseUntil: Date, dueBy: Date) {
-    const event = this.rows.get(eventId);
-    if (event?.state !== 'pending' || event.nextAttemptAt > dueBy) return null;
-    event.state = 'sending';
-    return { ...event };
-  }
-  async writeOutcomes(outcomes: AttemptOutcome[]) {
-    for (const outcome of outcomes) {
-      const event = this.rows.get(outcome.eventId)!;
-      Object.assign(event, {
-        state: outcome.state,
-        attempts: outcome.attempt,
-        deliveredAt: outcome.deliveredAt,
-        nextAttemptAt: outcome.nextAttemptAt,
-      });
-      const rows = this.attemptRows.get(outcome.eventId) ?? [];
-      rows.push({
-        attempt: outcome.attempt,
-        at: outcome.at,
-        httpStatus: outcome.httpStatus,
-        latencyMs: outcome.latencyMs,
-        error: outcome.error,
-        responseSnippet: outcome.snippet,
-      });
-      this.attemptRows.set(outcome.eventId, rows);
-    }
-  }
-  async releaseLapsedClaims() {}
-  async overdue() {
-    return [];
-  }
-  async failedIn() {
-    return [];
-  }
-  async requeueFailed() {
-    return [];
-  }
-  async requeue(projectId: string, eventId: string, url: string, now: Date) {
-    const event = this.rows.get(eventId);
-    if (event?.projectId !== projectId) return null;
-    if (event.state === 'sending') return 'sending' as const;
-    Object.assign(event, { url, state: 'pending', nextAttemptAt: now });
-    return { ...event };
-  }
-  async event(projectId: string, eventId: string) {
-    const event = this.rows.get(eventId);
-    return event?.projectId === projectId ? { ...event } : null;
-  }
-  async events(projectId: string) {
-    return [...this.rows.values()].filter((event) => event.projectId === projectId);
-  }
-  async attempts(eventId: string) {
-    return this.attemptRows.get(eventId) ?? [];
-  }
-}
+import { FakeWebhookStore } from '../fakes/webhook-store.js';
 
 /** A receiver on loopback that answers what the test sets, and keeps what it was sent. */
 const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
