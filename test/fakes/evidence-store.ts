@@ -48,16 +48,16 @@ export class FakeEvidenceStore implements EvidenceStore {
   }
 
   async purgeExpired(now: Date, limit: number): Promise<number> {
+    // Each image is due at its session's decision plus the project's retention (the SQL's purge_after).
     const due = [...this.images].flatMap(([sessionId, images]) => {
       const session = this.sessions.sessions.get(sessionId);
       if (!session?.decidedAt) return [];
-      const keptMs = this.retentionDays(session.projectId) * DAY_MS;
-      // No image is younger than its session's decision, so none younger than a day (the SQL's floor) is due.
-      const oldest = now.getTime() - Math.max(DAY_MS, keptMs);
-      if (session.decidedAt.getTime() + keptMs > now.getTime()) return [];
-      return images.filter((image) => image.createdAt.getTime() <= oldest).map((image) => ({ sessionId, image }));
+      const dueAt = session.decidedAt.getTime() + this.retentionDays(session.projectId) * DAY_MS;
+      return dueAt > now.getTime() ? [] : images.map((image) => ({ sessionId, image, dueAt }));
     });
-    const purged = due.sort((a, b) => a.image.createdAt.getTime() - b.image.createdAt.getTime()).slice(0, limit);
+    const purged = due
+      .sort((a, b) => a.dueAt - b.dueAt || a.image.createdAt.getTime() - b.image.createdAt.getTime())
+      .slice(0, limit);
     for (const { sessionId, image } of purged) {
       const left = this.images.get(sessionId)!.filter((kept) => kept !== image);
       if (left.length) this.images.set(sessionId, left);

@@ -176,7 +176,7 @@ export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 @Entity({ tableName: 'session_evidence' })
 @Index({
   name: 'session_evidence_purge_after_index',
-  expression: `create index "session_evidence_purge_after_index" on "session_evidence" ("purge_after") where "purge_after" is not null`,
+  expression: `create index "session_evidence_purge_after_index" on "session_evidence" ("purge_after", "created_at") where "purge_after" is not null`,
 })
 @Index({ properties: ['sessionId'] })
 export class SessionEvidence {

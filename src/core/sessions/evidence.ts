@@ -33,8 +33,8 @@ export interface EvidenceStore {
   erase(tx: SessionTx, sessionId: string): Promise<number>;
   /**
    * One round of the purge: up to `limit` images of sessions decided (or expired, abandoned)
-   * longer ago than their project's retention, oldest images first. Open and IN_REVIEW sessions
-   * have no `decided_at`, so theirs are never touched.
+   * longer ago than their project's retention, the longest overdue first and the oldest image first
+   * among equals. Open and IN_REVIEW sessions have no `decided_at`, so theirs are never touched.
    */
   purgeExpired(now: Date, limit: number): Promise<number>;
 }
@@ -112,10 +112,10 @@ export class PgEvidenceStore implements EvidenceStore {
 
 /**
  * One purge round: the images whose time has come (`purge_after`, set from the decision and the
- * project's retention by the triggers of Migration20261205090000), soonest first, through the
- * partial index that holds only images of decided sessions. The ids as an array, so the delete
- * finds them by its key.
+ * project's retention by the triggers of Migration20261205090000), soonest due first and the
+ * oldest image first among equals, through the partial index that holds only images of decided
+ * sessions. The ids as an array, so the delete finds them by its key.
  */
 export const EVIDENCE_PURGE = `delete from session_evidence where id = any(array(
-  select id from session_evidence where purge_after <= $1 order by purge_after limit $2
+  select id from session_evidence where purge_after <= $1 order by purge_after, created_at limit $2
 )) returning id`;

@@ -16,7 +16,7 @@ export class Migration20261205090000_evidence_purge_after extends Migration {
       from "verification_session" s join "project" p on p."id" = s."project_id"
       where s."id" = e."session_id" and s."decided_at" is not null;`);
     this.addSql(
-      `create index "session_evidence_purge_after_index" on "session_evidence" ("purge_after") where "purge_after" is not null;`,
+      `create index "session_evidence_purge_after_index" on "session_evidence" ("purge_after", "created_at") where "purge_after" is not null;`,
     );
     this.addSql(`drop index "session_evidence_created_at_index";`);
 
