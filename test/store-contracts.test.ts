@@ -1,6 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
+import { PgAccountStore } from '../src/core/accounts/store.js';
 import { PgIdempotencyStore } from '../src/core/billing/idempotency.js';
 import { PgChallengeStore } from '../src/core/checks/challenge-store.js';
+import { accountStoreContract } from './contracts/account-store.js';
 import { challengeStoreContract } from './contracts/challenge-store.js';
 import { idempotencyStoreContract } from './contracts/idempotency-store.js';
 import { startTestService, type TestService } from './helpers/service.js';
@@ -19,3 +21,4 @@ afterAll(async () => {
 const projects = () => ({ projectId: service.demo.project_id, otherProjectId });
 challengeStoreContract('PostgreSQL', () => ({ store: new PgChallengeStore(service.core.orm), ...projects() }));
 idempotencyStoreContract('PostgreSQL', () => ({ store: new PgIdempotencyStore(service.core.orm), ...projects() }));
+accountStoreContract('PostgreSQL', () => ({ store: new PgAccountStore(service.core.orm) }));

@@ -1,5 +1,7 @@
+import { accountStoreContract } from '../contracts/account-store.js';
 import { challengeStoreContract } from '../contracts/challenge-store.js';
 import { idempotencyStoreContract } from '../contracts/idempotency-store.js';
+import { FakeAccountStore } from '../fakes/account-store.js';
 import { FakeChallengeStore } from '../fakes/challenge-store.js';
 import { FakeIdempotencyStore } from '../fakes/idempotency-store.js';
 
@@ -12,3 +14,4 @@ challengeStoreContract('fake', () => ({
 }));
 const idempotency = new FakeIdempotencyStore();
 idempotencyStoreContract('fake', () => ({ store: idempotency, projectId: 'prj_a', otherProjectId: 'prj_b' }));
+accountStoreContract('fake', () => ({ store: new FakeAccountStore() }));
