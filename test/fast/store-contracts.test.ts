@@ -1,8 +1,10 @@
 import { accountStoreContract } from '../contracts/account-store.js';
 import { challengeStoreContract } from '../contracts/challenge-store.js';
+import { grantStoreContract } from '../contracts/grant-store.js';
 import { idempotencyStoreContract } from '../contracts/idempotency-store.js';
 import { FakeAccountStore } from '../fakes/account-store.js';
 import { FakeChallengeStore } from '../fakes/challenge-store.js';
+import { FakeGrantStore } from '../fakes/grant-store.js';
 import { FakeIdempotencyStore } from '../fakes/idempotency-store.js';
 
 // The fakes the rule tests run on, held to the contracts their PostgreSQL stores are held to in
@@ -15,3 +17,10 @@ challengeStoreContract('fake', () => ({
 const idempotency = new FakeIdempotencyStore();
 idempotencyStoreContract('fake', () => ({ store: idempotency, projectId: 'prj_a', otherProjectId: 'prj_b' }));
 accountStoreContract('fake', () => ({ store: new FakeAccountStore() }));
+grantStoreContract('fake', () => ({
+  store: new FakeGrantStore({ accounts: ['svc_a', 'svc_b'], clients: ['client_a', 'client_b'] }),
+  accountId: 'svc_a',
+  otherAccountId: 'svc_b',
+  clientId: 'client_a',
+  otherClientId: 'client_b',
+}));
