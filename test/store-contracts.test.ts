@@ -3,10 +3,12 @@ import { PgAccountStore } from '../src/core/accounts/store.js';
 import { PgIdempotencyStore } from '../src/core/billing/idempotency.js';
 import { PgChallengeStore } from '../src/core/checks/challenge-store.js';
 import { PgGrantStore } from '../src/core/oidc/grant-store.js';
+import { PgTenancyStore } from '../src/core/tenancy/store.js';
 import { accountStoreContract } from './contracts/account-store.js';
 import { challengeStoreContract } from './contracts/challenge-store.js';
 import { grantStoreContract } from './contracts/grant-store.js';
 import { idempotencyStoreContract } from './contracts/idempotency-store.js';
+import { tenancyStoreContract } from './contracts/tenancy-store.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 // The PostgreSQL stores held to the contracts their fakes are held to in test/fast/store-contracts.test.ts.
@@ -49,3 +51,4 @@ grantStoreContract('PostgreSQL', () => ({
   clientId: service.demo.oidc.client_id,
   ...grantParents,
 }));
+tenancyStoreContract('PostgreSQL', () => ({ store: new PgTenancyStore(service.core.orm), ...projects() }));
