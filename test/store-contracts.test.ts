@@ -3,11 +3,13 @@ import { PgAccountStore } from '../src/core/accounts/store.js';
 import { PgIdempotencyStore } from '../src/core/billing/idempotency.js';
 import { PgChallengeStore } from '../src/core/checks/challenge-store.js';
 import { PgGrantStore } from '../src/core/oidc/grant-store.js';
+import { PgRosterStore } from '../src/core/roster/store.js';
 import { PgTenancyStore } from '../src/core/tenancy/store.js';
 import { accountStoreContract } from './contracts/account-store.js';
 import { challengeStoreContract } from './contracts/challenge-store.js';
 import { grantStoreContract } from './contracts/grant-store.js';
 import { idempotencyStoreContract } from './contracts/idempotency-store.js';
+import { rosterStoreContract } from './contracts/roster-store.js';
 import { tenancyStoreContract } from './contracts/tenancy-store.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
@@ -52,3 +54,4 @@ grantStoreContract('PostgreSQL', () => ({
   ...grantParents,
 }));
 tenancyStoreContract('PostgreSQL', () => ({ store: new PgTenancyStore(service.core.orm), ...projects() }));
+rosterStoreContract('PostgreSQL', () => ({ store: new PgRosterStore(service.core.orm) }));

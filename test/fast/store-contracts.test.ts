@@ -2,11 +2,13 @@ import { accountStoreContract } from '../contracts/account-store.js';
 import { challengeStoreContract } from '../contracts/challenge-store.js';
 import { grantStoreContract } from '../contracts/grant-store.js';
 import { idempotencyStoreContract } from '../contracts/idempotency-store.js';
+import { rosterStoreContract } from '../contracts/roster-store.js';
 import { tenancyStoreContract } from '../contracts/tenancy-store.js';
 import { FakeAccountStore } from '../fakes/account-store.js';
 import { FakeChallengeStore } from '../fakes/challenge-store.js';
 import { FakeGrantStore } from '../fakes/grant-store.js';
 import { FakeIdempotencyStore } from '../fakes/idempotency-store.js';
+import { FakeRosterStore } from '../fakes/roster-store.js';
 import { FakeTenancyStore } from '../fakes/tenancy-store.js';
 
 // The fakes the rule tests run on, held to the contracts their PostgreSQL stores are held to in
@@ -42,3 +44,4 @@ tenancyStoreContract('fake', () => {
     });
   return { store, projectId: 'prj_a', otherProjectId: 'prj_b' };
 });
+rosterStoreContract('fake', () => ({ store: new FakeRosterStore() }));
