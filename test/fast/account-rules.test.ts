@@ -5,113 +5,14 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/core/accounts/service.js';
-import type { AccountLinkPurpose } from '../../src/core/accounts/entities.js';
 import { AccountRecovery } from '../../src/core/accounts/recovery.js';
-import type {
-  AccountLinkRecord,
-  AccountRecord,
-  AccountStore,
-  LicenseBadgeRecord,
-} from '../../src/core/accounts/store.js';
 import type { MailMessage, MailService } from '../../src/core/mail/index.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { AccessTokenService } from '../../src/core/oidc/tokens.js';
 import { isCurrentHash, Sealer } from '../../src/core/secrets.js';
 import type { TenancyService } from '../../src/core/tenancy/service.js';
 import { DESCRIPTOR_DIMENSIONS, FACE_DESCRIPTOR_KIND } from '../../src/ml/faces/match.js';
-
-/** Accounts in memory, with the unique index on email. */
-class FakeAccountStore implements AccountStore {
-  rows = new Map<string, AccountRecord>();
-  async add(account: { id: string; email: string; passwordHash: string; displayName: string | null; createdAt: Date }) {
-    if ([...this.rows.values()].some((row) => row.email === account.email)) return false;
-    this.rows.set(account.id, {
-      ...account,
-      emailVerifiedAt: null,
-      identitySealed: null,
-      idVerified: false,
-      humanVerified: null,
-      identityVerifiedAt: null,
-      faceDescriptorSealed: null,
-      faceDescriptorKind: null,
-    });
-    return true;
-  }
-  async byId(id: string) {
-    const row = this.rows.get(id);
-    return row ? { ...row } : null;
-  }
-  async byEmail(email: string) {
-    return [...this.rows.values()].find((row) => row.email === email) ?? null;
-  }
-  async emailOf(id: string) {
-    return this.rows.get(id)?.email ?? null;
-  }
-  async setIdentity(id: string, identity: { sealed: string; humanVerified: boolean | undefined; at: Date }) {
-    const row = this.rows.get(id);
-    if (!row) return null;
-    Object.assign(row, {
-      identitySealed: identity.sealed,
-      idVerified: true,
-      humanVerified: identity.humanVerified ?? row.humanVerified,
-      identityVerifiedAt: identity.at,
-    });
-    return { ...row };
-  }
-  async setFaceReference(id: string, sealed: string, kind: string) {
-    const row = this.rows.get(id);
-    if (row) Object.assign(row, { faceDescriptorSealed: sealed, faceDescriptorKind: kind });
-    return !!row;
-  }
-  async setPasswordHash(id: string, hash: string, was: string | null) {
-    const row = this.rows.get(id);
-    if (row && (was === null || row.passwordHash === was)) row.passwordHash = hash;
-  }
-  async verifyEmail() {
-    return false;
-  }
-  async badgeLicense() {
-    return false;
-  }
-  async clearIdentity(id: string) {
-    const row = this.rows.get(id);
-    if (row) Object.assign(row, { identitySealed: null, idVerified: false, identityVerifiedAt: null });
-    return !!row;
-  }
-  async licenseBadges(): Promise<LicenseBadgeRecord[]> {
-    return [];
-  }
-  async licenseSummaries() {
-    return [];
-  }
-  links = new Map<string, AccountLinkRecord & { createdAt: Date }>();
-  async addLink(link: Omit<AccountLinkRecord, 'usedAt'> & { createdAt: Date }) {
-    this.links.set(link.digest, { ...link, usedAt: null });
-  }
-  async link(digest: string, purpose: AccountLinkPurpose) {
-    const link = this.links.get(digest);
-    return link?.purpose === purpose ? { ...link } : null;
-  }
-  async useLink(digest: string, purpose: AccountLinkPurpose, now: Date) {
-    const link = this.links.get(digest);
-    if (link?.purpose !== purpose || link.usedAt || link.expiresAt <= now) return null;
-    link.usedAt = now;
-    return { ...link };
-  }
-  async markLinkUsed(digest: string, now: Date) {
-    const link = this.links.get(digest);
-    if (link && !link.usedAt) link.usedAt = now;
-  }
-  async linksSentSince(accountId: string, purpose: AccountLinkPurpose, since: Date) {
-    return [...this.links.values()].filter(
-      (link) => link.accountId === accountId && link.purpose === purpose && link.createdAt > since,
-    ).length;
-  }
-  async endLinks(accountId: string, purpose: AccountLinkPurpose, now: Date) {
-    for (const link of this.links.values())
-      if (link.accountId === accountId && link.purpose === purpose && !link.usedAt) link.usedAt = now;
-  }
-}
+import { FakeAccountStore } from '../fakes/account-store.js';
 
 function setUp() {
   const store = new FakeAccountStore();

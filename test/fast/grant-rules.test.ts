@@ -6,15 +6,6 @@
 // authorize, login, consent, token, revoke, introspect and userinfo routes in oidc.test.ts.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { DomainError } from '../../src/core/errors.js';
-import type {
-  GrantStore,
-  NewAccessToken,
-  NewCode,
-  StoredAccessToken,
-  StoredBrowserSession,
-  StoredRefreshToken,
-} from '../../src/core/oidc/grant-store.js';
 import { AuthorizationInteraction } from '../../src/core/oidc/authorization/interaction.js';
 import type { AuthorizeRequest } from '../../src/core/oidc/authorization/types.js';
 import { BrowserSessions } from '../../src/core/oidc/sessions.js';
@@ -31,82 +22,10 @@ import {
 } from '../../src/core/oidc/tokens.js';
 import { digestSecret } from '../../src/core/secrets.js';
 import type { RegisteredClient } from '../../src/core/tenancy/views.js';
+import { FakeGrantStore } from '../fakes/grant-store.js';
 
-/**
- * Grants in memory: access tokens by digest, refresh-token rows by id; a grant id ties a refresh token to the access
- * tokens of its sign-in.
- */
-class FakeGrantStore implements GrantStore {
-  access = new Map<string, StoredAccessToken & { grantId: string | null }>();
-  refresh = new Map<string, StoredRefreshToken>();
-  async addAccessToken(token: NewAccessToken): Promise<void> {
-    if (token.accountId === 'svc_missing') throw new DomainError('not_found', 'account or client not found');
-    this.access.set(token.digest, { ...token, revokedAt: null, grantId: null });
-  }
-  async accessToken(digest: string) {
-    return this.access.get(digest) ?? null;
-  }
-  async refreshToken(id: string) {
-    return this.refresh.get(id) ?? null;
-  }
-  async code() {
-    return null;
-  }
-  async issuedToAny(accountId: string, clientIds: readonly string[]) {
-    return [...this.access.values()].some(
-      (token) => token.accountId === accountId && clientIds.includes(token.clientId),
-    );
-  }
-  async revokeGrant(grantId: string, now: Date) {
-    for (const token of [...this.access.values(), ...this.refresh.values()])
-      if (token.grantId === grantId) token.revokedAt ??= now;
-  }
-  async revokeAccessToken(digest: string, clientId: string, now: Date) {
-    const token = this.access.get(digest);
-    if (token?.clientId === clientId) token.revokedAt ??= now;
-  }
-  revokedFor: { accountId: string; clientIds: readonly string[] }[] = [];
-  async revokeForClients(accountId: string, clientIds: readonly string[]) {
-    this.revokedFor.push({ accountId, clientIds });
-  }
-  async endEverySignIn() {}
-  consents = new Map<string, string[]>();
-  async rememberConsent(accountId: string, clientId: string, scopes: readonly string[]) {
-    this.consents.set(`${accountId} ${clientId}`, [...scopes]);
-  }
-  async consent(accountId: string, clientId: string) {
-    return this.consents.get(`${accountId} ${clientId}`) ?? null;
-  }
-  async forgetConsent(accountId: string, clientId: string) {
-    this.consents.delete(`${accountId} ${clientId}`);
-  }
-  codes: NewCode[] = [];
-  async addCode(code: NewCode) {
-    this.codes.push(code);
-  }
-  sessions = new Map<string, StoredBrowserSession>();
-  sessionReads = 0;
-  async openBrowserSession(digest: string, session: StoredBrowserSession) {
-    this.sessions.set(digest, session);
-  }
-  async browserSession(digest: string) {
-    this.sessionReads += 1;
-    return this.sessions.get(digest) ?? null;
-  }
-  async endBrowserSession(digest: string) {
-    this.sessions.delete(digest);
-  }
-  interactions = new Map<string, { request: AuthorizeRequest; expiresAt: Date }>();
-  async saveInteraction(digest: string, request: AuthorizeRequest, expiresAt: Date) {
-    this.interactions.set(digest, { request: structuredClone(request), expiresAt });
-  }
-  async interaction(digest: string) {
-    return this.interactions.get(digest) ?? null;
-  }
-  async dropInteraction(digest: string) {
-    this.interactions.delete(digest);
-  }
-}
+/** The accounts and clients the rules' tokens are issued to (the store's foreign keys). */
+const parents = { accounts: ['svc_1', 'svc_2'], clients: ['client_a', 'client_b', 'client_org'] };
 
 const client = (clientId: string): RegisteredClient => ({
   clientId,
@@ -137,7 +56,7 @@ function rotate(grants: FakeGrantStore, grantId: string): string {
 
 function setUp() {
   const clock = new ManualClock(new Date('2026-11-28T12:00:00Z'));
-  const grants = new FakeGrantStore();
+  const grants = new FakeGrantStore(parents);
   const tokens = new AccessTokenService({ grants, clock });
   const introspection = new TokenIntrospection({ grants, clock, issuer: 'https://verity.test' });
   /** A sign-in of svc_1 with client_a: an access token and a refresh token under one grant id. */
@@ -427,7 +346,7 @@ describe('sign-in, consent and the code on a fake grant store', () => {
 describe('RP-initiated logout on a fake grant store', () => {
   const setUpLogout = () => {
     const clock = new ManualClock(new Date('2026-12-02T12:00:00Z'));
-    const grants = new FakeGrantStore();
+    const grants = new FakeGrantStore(parents);
     // Two well-signed hints of svc_1 for client_a; anything else fails its signature.
     const keys = {
       verify: async (token: string) => (token === 'hint_svc_1' ? { sub: 'svc_1', aud: 'client_a' } : null),
