@@ -629,7 +629,7 @@ describe('timing-safe comparisons (read from the source)', () => {
         'core/oidc/tokens.ts',
         /const key = refreshTokenKey\(presented\);[\s\S]*?safeEqual\(key\.digest, row\.tokenDigest\)/,
       ],
-      ['core/oidc/grants/refresh-token.ts', /where t\.id = i\.refresh_id and t\.token_digest = i\.token_digest/],
+      ['core/oidc/grant-store.ts', /where t\.id = i\.refresh_id and t\.token_digest = i\.token_digest/],
       ['core/oidc/grants/authorization-code.ts', /deps\.grants\.code\(digestSecret\(code\)\)/],
       [
         'core/oidc/grant-store.ts',
