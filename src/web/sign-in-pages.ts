@@ -26,6 +26,21 @@ import { allowFormRedirect } from '../http/security-headers.js';
 const language = (res: Response, locale: string | undefined) =>
   res.setHeader('Content-Language', locale ?? UI_LOCALES_SUPPORTED[0]);
 
+/** A page that only says something: a request or link that is not valid, or what was done. */
+function sendMessagePage(res: Response, status: number, title: string, text: string): void {
+  res.status(status).type('html').send(messagePage(title, text));
+}
+
+/** The sign-in page (never cached: it holds this browser's CSRF token), in the request's language. */
+function sendSignInPage(res: Response, status: number, fields: Omit<Parameters<typeof signInPage>[0], 'csrf'>): void {
+  res.setHeader('Cache-Control', 'no-store');
+  language(res, fields.locale);
+  res
+    .status(status)
+    .type('html')
+    .send(signInPage({ ...fields, csrf: String(res.locals.csrf) }));
+}
+
 /** Shows where an authorization request goes next: back to the client, an error, the sign-in or the consent page. */
 export function renderAuthorizeStep(res: Response, step: AuthorizeStep, status = 200): void {
   res.setHeader('Cache-Control', 'no-store');
@@ -34,22 +49,15 @@ export function renderAuthorizeStep(res: Response, step: AuthorizeStep, status =
       res.redirect(303, step.url);
       return;
     case 'error_page':
-      res.status(400).type('html').send(messagePage('Sign-in request not valid', step.message));
+      sendMessagePage(res, 400, 'Sign-in request not valid', step.message);
       return;
     case 'login':
-      language(res, step.locale);
-      res
-        .status(status)
-        .type('html')
-        .send(
-          signInPage({
-            interaction: step.interaction,
-            clientName: step.clientName,
-            csrf: String(res.locals.csrf),
-            error: step.error,
-            locale: step.locale,
-          }),
-        );
+      sendSignInPage(res, status, {
+        interaction: step.interaction,
+        clientName: step.clientName,
+        error: step.error,
+        locale: step.locale,
+      });
       return;
     case 'consent':
       language(res, step.locale);
@@ -104,20 +112,13 @@ export function signInPagesRouter(core: Core) {
     const attempt = await signInFromPage(oidc, email, String(req.body?.password ?? ''), req, res);
     const signedIn = attempt.signedIn;
     if (!signedIn) {
-      language(res, request.uiLocale);
-      res
-        .status(attempt.status)
-        .type('html')
-        .send(
-          signInPage({
-            interaction,
-            clientName: request.clientName,
-            csrf: String(res.locals.csrf),
-            error: attempt.message,
-            email,
-            locale: request.uiLocale,
-          }),
-        );
+      sendSignInPage(res, attempt.status, {
+        interaction,
+        clientName: request.clientName,
+        error: attempt.message,
+        email,
+        locale: request.uiLocale,
+      });
       return;
     }
     setCookie(res, signedIn.cookie);
@@ -169,18 +170,13 @@ export function signInPagesRouter(core: Core) {
       return;
     }
     const email = fields.email.trim().toLowerCase();
-    res.setHeader('Cache-Control', 'no-store');
-    language(res, request.uiLocale);
-    res.type('html').send(
-      signInPage({
-        interaction,
-        clientName: request.clientName,
-        csrf: String(res.locals.csrf),
-        notice: signUpNotice(email),
-        email,
-        locale: request.uiLocale,
-      }),
-    );
+    sendSignInPage(res, 200, {
+      interaction,
+      clientName: request.clientName,
+      notice: signUpNotice(email),
+      email,
+      locale: request.uiLocale,
+    });
   });
 
   // The link mailed at sign-up: following it proves the address (idempotent, so a mail scanner
@@ -188,25 +184,20 @@ export function signInPagesRouter(core: Core) {
   router.get('/api/auth/oidc/verify-email', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     if (await core.accountRecovery.verifyEmail(String(req.query.token ?? ''))) {
-      res
-        .type('html')
-        .send(
-          messagePage(
-            'Email address confirmed',
-            'Thank you: your email address is confirmed. You can close this page.',
-          ),
-        );
+      sendMessagePage(
+        res,
+        200,
+        'Email address confirmed',
+        'Thank you: your email address is confirmed. You can close this page.',
+      );
       return;
     }
-    res
-      .status(400)
-      .type('html')
-      .send(
-        messagePage(
-          'Link not valid',
-          'This confirmation link is invalid, used or expired (links work for 24 hours). Choosing a new password with "Forgot your password?" on the sign-in page also confirms your address.',
-        ),
-      );
+    sendMessagePage(
+      res,
+      400,
+      'Link not valid',
+      'This confirmation link is invalid, used or expired (links work for 24 hours). Choosing a new password with "Forgot your password?" on the sign-in page also confirms your address.',
+    );
   });
 
   // Password reset: the form asks for the address and answers the same whether it has an account.
@@ -233,15 +224,12 @@ export function signInPagesRouter(core: Core) {
   });
 
   const deadResetLink = (res: Response) =>
-    res
-      .status(400)
-      .type('html')
-      .send(
-        messagePage(
-          'Link not valid',
-          'This password reset link is invalid, used or expired (links work once, for 15 minutes). Ask for a new one with "Forgot your password?" on the sign-in page.',
-        ),
-      );
+    sendMessagePage(
+      res,
+      400,
+      'Link not valid',
+      'This password reset link is invalid, used or expired (links work once, for 15 minutes). Ask for a new one with "Forgot your password?" on the sign-in page.',
+    );
   router.get('/api/auth/oidc/reset-password', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     const token = String(req.query.token ?? '');
@@ -264,14 +252,12 @@ export function signInPagesRouter(core: Core) {
     }
     // This browser's session ended with every other one: clear its cookie too.
     clearCookie(res);
-    res
-      .type('html')
-      .send(
-        messagePage(
-          'Password changed',
-          'Your password is changed and you are signed out of every application. Go back to the application and sign in with the new password.',
-        ),
-      );
+    sendMessagePage(
+      res,
+      200,
+      'Password changed',
+      'Your password is changed and you are signed out of every application. Go back to the application and sign in with the new password.',
+    );
   });
 
   router.post('/api/auth/oidc/consent', form, requireCsrf, async (req, res) => {

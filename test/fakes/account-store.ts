@@ -1,9 +1,11 @@
 import type { AccountLinkPurpose } from '../../src/core/accounts/entities.js';
-import type {
-  AccountLinkRecord,
-  AccountRecord,
-  AccountStore,
-  LicenseBadgeRecord,
+import {
+  newAccountRecord,
+  type AccountLinkRecord,
+  type AccountRecord,
+  type AccountStore,
+  type LicenseBadgeRecord,
+  type NewAccount,
 } from '../../src/core/accounts/store.js';
 
 /** A link as the store answers it: when it was sent is kept for counting, not read back. */
@@ -16,18 +18,9 @@ const linkRecord = ({ createdAt: _, ...link }: AccountLinkRecord & { createdAt: 
  */
 export class FakeAccountStore implements AccountStore {
   rows = new Map<string, AccountRecord>();
-  async add(account: { id: string; email: string; passwordHash: string; displayName: string | null; createdAt: Date }) {
+  async add(account: NewAccount) {
     if ([...this.rows.values()].some((row) => row.email === account.email)) return false;
-    this.rows.set(account.id, {
-      ...account,
-      emailVerifiedAt: null,
-      identitySealed: null,
-      idVerified: false,
-      humanVerified: null,
-      identityVerifiedAt: null,
-      faceDescriptorSealed: null,
-      faceDescriptorKind: null,
-    });
+    this.rows.set(account.id, newAccountRecord(account));
     return true;
   }
   async byId(id: string) {

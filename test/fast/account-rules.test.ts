@@ -6,6 +6,7 @@ import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/core/accounts/service.js';
 import { AccountRecovery } from '../../src/core/accounts/recovery.js';
+import { newAccountRecord } from '../../src/core/accounts/store.js';
 import type { MailMessage, MailService } from '../../src/core/mail/index.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { AccessTokenService } from '../../src/core/oidc/tokens.js';
@@ -36,20 +37,16 @@ const identity = {
 
 /** An account straight into the store (no scrypt at today's cost: these rules do not need one). */
 function seeded(store: FakeAccountStore, id = 'svc_ada') {
-  store.rows.set(id, {
+  store.rows.set(
     id,
-    email: `${id}@example.com`,
-    passwordHash: 'none',
-    emailVerifiedAt: null,
-    displayName: 'Ada',
-    identitySealed: null,
-    idVerified: false,
-    humanVerified: null,
-    identityVerifiedAt: null,
-    faceDescriptorSealed: null,
-    faceDescriptorKind: null,
-    createdAt: new Date(),
-  });
+    newAccountRecord({
+      id,
+      email: `${id}@example.com`,
+      passwordHash: 'none',
+      displayName: 'Ada',
+      createdAt: new Date(),
+    }),
+  );
   return id;
 }
 

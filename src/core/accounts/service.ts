@@ -6,7 +6,7 @@ import { DomainError } from '../errors.js';
 import { hashPassword, isCurrentHash, newId, verifyPassword, type Sealer } from '../secrets.js';
 import { parseInput } from '../validation.js';
 import { FACE_DESCRIPTOR_KIND } from '../../ml/faces/match.js';
-import type { AccountRecord, AccountStore, LicenseBadgeRecord } from './store.js';
+import { newAccountRecord, type AccountRecord, type AccountStore, type LicenseBadgeRecord } from './store.js';
 import { passwordProblem } from './password-policy.js';
 
 export const createAccountInput = z.object({
@@ -189,16 +189,7 @@ export class AccountService implements AccountState {
       createdAt: this.deps.clock.now(),
     };
     if (!(await this.deps.store.add(account))) throw new DomainError('account_exists');
-    return accountView({
-      ...account,
-      emailVerifiedAt: null,
-      identitySealed: null,
-      idVerified: false,
-      humanVerified: null,
-      identityVerifiedAt: null,
-      faceDescriptorSealed: null,
-      faceDescriptorKind: null,
-    });
+    return accountView(newAccountRecord(account));
   }
 
   /** Stores a verified identity on an account (operators; approved sessions pass their transaction's `em`). */

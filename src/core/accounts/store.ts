@@ -19,6 +19,23 @@ export interface AccountRecord {
   createdAt: Date;
 }
 
+/** What `AccountStore.add` takes: the account's own fields, before any verification. */
+export type NewAccount = Pick<AccountRecord, 'id' | 'email' | 'passwordHash' | 'displayName' | 'createdAt'>;
+
+/** A new account as the store holds it once added: address unconfirmed, no identity, no face, not verified. */
+export function newAccountRecord(account: NewAccount): AccountRecord {
+  return {
+    ...account,
+    emailVerifiedAt: null,
+    identitySealed: null,
+    idVerified: false,
+    humanVerified: null,
+    identityVerifiedAt: null,
+    faceDescriptorSealed: null,
+    faceDescriptorKind: null,
+  };
+}
+
 /** A licence badge as it is stored on an account. */
 export interface LicenseBadgeRecord {
   type: string;
@@ -53,13 +70,7 @@ export interface AccountStore {
   /**
    * A new account; false when its email is taken (the unique index decides, so two sign-ups of one address leave one).
    */
-  add(account: {
-    id: string;
-    email: string;
-    passwordHash: string;
-    displayName: string | null;
-    createdAt: Date;
-  }): Promise<boolean>;
+  add(account: NewAccount): Promise<boolean>;
   byId(id: string): Promise<AccountRecord | null>;
   /** By email, already lower-cased. */
   byEmail(email: string): Promise<AccountRecord | null>;
@@ -168,13 +179,7 @@ const recordOf = (row: AccountRow): AccountRecord => ({
 export class PgAccountStore implements AccountStore {
   constructor(private readonly orm: Orm) {}
 
-  async add(account: {
-    id: string;
-    email: string;
-    passwordHash: string;
-    displayName: string | null;
-    createdAt: Date;
-  }): Promise<boolean> {
+  async add(account: NewAccount): Promise<boolean> {
     try {
       await preparedQuery(
         this.orm,
