@@ -298,6 +298,38 @@ describe('correction by field type (no OCR)', () => {
     }
   });
 
+  it('takes no state code outside ICAO 9303 part 3: one look-alike from exactly one code is repaired, else the field is unreadable and the zone not valid', () => {
+    for (const format of FORMATS) {
+      const truth = mrzLinesFor(format, { ...holder(11, format), issuingState: 'CHE', nationality: 'CAN' });
+      const nationalityAt = format === 'TD1' ? { line: 1, start: 15 } : { line: 1, start: 10 };
+      // 'CHF': only CHE is one look-alike away (F for E); the zone is whole and valid.
+      const repaired = truth.slice();
+      repaired[0] = put(repaired[0]!, 2, 'CHF');
+      const fixed = read(format, repaired);
+      expect(fixed.lines, format).toEqual(truth);
+      expect(fixed.valid, format).toBe(true);
+      expect(fixed.correctedFields).toContainEqual({ field: 'issuingState', from: 'CHF', to: 'CHE', by: 'field_type' });
+      // 'OAZ' for CAN: every check digit holds (none covers it), yet it is no code: not taken.
+      const misread = truth.slice();
+      misread[nationalityAt.line] = put(misread[nationalityAt.line]!, nationalityAt.start, 'OAZ');
+      const reading = read(format, misread);
+      expect(Object.values(reading.checkDigits).every(Boolean), format).toBe(true);
+      expect(reading.valid, format).toBe(false);
+      expect(reading.fieldProblems.nationality, format).toEqual({
+        problem: 'unreadable',
+        detail: "'OAZ' is no state's code: misread",
+      });
+    }
+    // Germany's one letter, ICAO's own codes and Utopia's specimens are codes.
+    for (const state of ['D<<', 'XXA', 'UTO', 'GBD', 'EUE']) {
+      const reading = read(
+        'TD3',
+        mrzLinesFor('TD3', { ...holder(12, 'TD3'), issuingState: state, nationality: state }),
+      );
+      expect(reading.valid, state).toBe(true);
+    }
+  });
+
   it('never maps a document number: letters and digits stay as read when its check digit holds with them', () => {
     for (const number of ['OB0I8S5Z2', 'D0Q0O0D0Q', '8B8B8B8B8', 'I1I1I1I1I']) {
       for (const format of FORMATS) {

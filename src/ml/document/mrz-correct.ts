@@ -1,6 +1,10 @@
 import type { Alternatives } from './mrz.js';
 import { checkPasses, type CharClass, type CheckSlot, type Layout, numberWellFormed } from './mrz-format.js';
 import type { FieldChange, MrzAmbiguity } from './types.js';
+import { repairStateCode } from './country-codes.js';
+
+/** The fields that hold a state's code: no check digit covers them, the list of codes does. */
+export const STATE_FIELDS: ReadonlySet<string> = new Set(['issuingState', 'nationality']);
 
 // Check-digit-guided repair of OCR confusions in an MRZ. First every field is mapped to the
 // characters its type allows (a date or a check digit cannot hold an O, a name or a country code
@@ -113,7 +117,8 @@ function mapField(text: string, kind: CharClass, name: string, alternatives: str
           /[A-Z<]/.test(c) ? c : (alternativeOfKind(alternatives[i], /[A-Z<]/) ?? DIGIT_TO_LETTER[c] ?? c),
         )
         .join('');
-      return name === 'names' ? cleanFiller(letters) : letters;
+      if (name === 'names') return cleanFiller(letters);
+      return STATE_FIELDS.has(name) ? repairStateCode(letters) : letters;
     }
     case 'sex':
       return /^[MFX<]$/.test(text)

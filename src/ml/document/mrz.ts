@@ -1,5 +1,6 @@
 import { parse as parseMrz } from 'mrz';
-import { changedFields, correctMrz, mapFields } from './mrz-correct.js';
+import { changedFields, correctMrz, mapFields, STATE_FIELDS } from './mrz-correct.js';
+import { knownStateCode } from './country-codes.js';
 import { gridLines } from './mrz-grid.js';
 import type { OcrLine } from './ocr.js';
 import {
@@ -416,6 +417,11 @@ function layoutOf(reading: MrzReading): Layout {
   return layoutVariants(reading.lines, base).find((v) => (v.numberContinues ?? 0) === reading.numberContinues) ?? base;
 }
 
+/** Every state code of the zone read is one a document may carry (no check digit covers them). */
+function stateCodesKnown(lines: string[], layout: Layout): boolean {
+  return layout.fields.every((f) => !STATE_FIELDS.has(f.name) || knownStateCode(fieldText(lines, layout, f.name)));
+}
+
 function readingIn(
   rawLines: string[],
   layout: Layout,
@@ -444,7 +450,7 @@ function readingIn(
     format: layout.format,
     lines,
     checkDigits,
-    valid: missing.length === 0 && Object.values(checkDigits).every(Boolean),
+    valid: missing.length === 0 && Object.values(checkDigits).every(Boolean) && stateCodesKnown(lines, layout),
     corrections,
     correctedFields: [
       ...changedFields(rawLines, mapped, layout).map((c): MrzCorrection => ({ ...c, by: 'field_type' })),
@@ -542,6 +548,8 @@ function problemsOf(
       out[name] = { problem, detail };
     };
     if (missing.includes(field.line)) put('unreadable', `MRZ line ${field.line + 1} was not read`);
+    else if (STATE_FIELDS.has(name) && legible[name] && !knownStateCode(fieldText(lines, layout, name)))
+      put('unreadable', `'${fieldText(lines, layout, name)}' is no state's code: misread`);
     else if (check && checkDigits[check] !== false) continue;
     else if (!legible[name]) put('unreadable', `not legible in the MRZ ('${fieldText(lines, layout, name)}')`);
     else if (check && ambiguities.some((a) => a.check === check))
