@@ -220,9 +220,13 @@ export class PgWebhookStore implements WebhookStore {
   async claimDue(limit: number, leaseUntil: Date, now: Date): Promise<StoredEvent[]> {
     const rows = await this.dispatch<EventRow>(
       'webhook_claim_due',
-      `update webhook_event set state = 'sending', lease_until = $1
-       where id in (select id from webhook_event where state = 'pending' and next_attempt_at <= $2 order by next_attempt_at limit $3 for update skip locked)
-       returning ${EVENT_COLUMNS}`,
+      // RETURNING gives the rows in the order the update met them: the outer select orders them.
+      `with claimed as (
+         update webhook_event set state = 'sending', lease_until = $1
+         where id in (select id from webhook_event where state = 'pending' and next_attempt_at <= $2 order by next_attempt_at limit $3 for update skip locked)
+         returning ${EVENT_COLUMNS}
+       )
+       select ${EVENT_COLUMNS} from claimed order by next_attempt_at, created_at`,
       [leaseUntil, now, limit],
     );
     return rows.map(eventOf);
