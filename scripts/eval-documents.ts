@@ -123,6 +123,10 @@ function report(
   if (debug && !linesExact) {
     for (let i = 0; i < Math.max(lines.length, expected.lines.length); i++)
       console.log(`      got ${lines[i] ?? '-'}\n      exp ${expected.lines[i] ?? '-'}`);
+    const ambiguity = reading.mrz?.ambiguities.find((a) => a.check === 'document_number');
+    console.log(`      printed number read: ${reading.visualZone?.fields.documentNumber ?? '-'}`);
+    if (ambiguity)
+      console.log(`      number readings: ${ambiguity.readings.map((r) => r.map((c) => c.to).join('+')).join(', ')}`);
   }
   const keyFields = !!(fields.documentNumber && fields.birthDate && fields.expirationDate);
   return { name, linesExact, allFields, keyFields, validWrong: !keyFields && !!reading.mrz?.valid, ms, cpuMs };
