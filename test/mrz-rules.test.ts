@@ -320,8 +320,8 @@ describe('correction by field type (no OCR)', () => {
         detail: "'OAZ' is no state's code: misread",
       });
     }
-    // Germany's one letter, ICAO's own codes and Utopia's specimens are codes.
-    for (const state of ['D<<', 'XXA', 'UTO', 'GBD', 'EUE']) {
+    // Germany's one letter, ICAO's own codes and Utopia's specimens are codes; all fillers is none stated.
+    for (const state of ['D<<', 'XXA', 'UTO', 'GBD', 'EUE', '<<<']) {
       const reading = read(
         'TD3',
         mrzLinesFor('TD3', { ...holder(12, 'TD3'), issuingState: state, nationality: state }),

@@ -29,9 +29,13 @@ export const MRZ_STATE_CODES: ReadonlySet<string> = new Set(
 /** The code an MRZ state field holds (its trailing fillers dropped: 'D<<' is 'D'). */
 export const stateCodeOf = (field: string): string => field.replace(/<+$/, '');
 
-/** Is this MRZ state field (issuing state, nationality) a code a document may carry? */
+/**
+ * Is this MRZ state field (issuing state, nationality) a code a document may carry, or left all
+ * fillers (not stated: Macao's identity card leaves the nationality so)?
+ */
 export function knownStateCode(field: string): boolean {
-  return MRZ_STATE_CODES.has(stateCodeOf(field));
+  const code = stateCodeOf(field);
+  return code === '' || MRZ_STATE_CODES.has(code);
 }
 
 /** Letters the recogniser takes for one another in OCR-B capitals (and the filler for the thin ones). */
