@@ -284,6 +284,35 @@ describe('POST /api/v2/id-verification: ICAO 9303 in full (real OCR)', () => {
     );
   });
 
+  it("takes no nationality that is no state's code: every check digit holds, yet the answer is a read in part, in review", {
+    timeout: 180_000,
+  }, async () => {
+    // No check digit covers the nationality (line 2, cells 10-12 of a passport): 'OAZ' is printed there.
+    const misprint = [...'OAZ'].map((char, k) => ({ line: 1, index: 10 + k, char }));
+    const passport = await renderDocument(spec({ seed: 131, misprint }));
+    const res = await post().attach('front_image', passport.bytes, 'passport.jpg');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.status).toBe('review');
+    const { check } = res.body.data;
+    expect(check.error).toBe('partial read of the machine-readable zone: country unreadable');
+    expect(check.data.mrz).toMatchObject({
+      valid: false,
+      partial: true,
+      check_digits: { document_number: true, birth_date: true, expiration_date: true, composite: true },
+    });
+    expect(check.data.field_reasons.country).toEqual({
+      reason: 'unreadable',
+      detail: "'OAZ' is no state's code: misread",
+      source: 'printed_zone',
+    });
+    // The printed zone's nationality stands in, and the verified fields are the document's.
+    expect(check.data.fields).toMatchObject({
+      country: passport.truth.nationality,
+      document_number: passport.truth.documentNumber,
+      date_of_birth: passport.truth.birthDate,
+    });
+  });
+
   it('corrects by field type (letters in dates and check digits, digits in names) and a number only by its check digit, listing every correction', {
     timeout: 180_000,
   }, async () => {

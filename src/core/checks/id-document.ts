@@ -45,6 +45,21 @@ function layoutConsistent(reading: DocumentReading): boolean {
 }
 
 /**
+ * Part of the zone is not taken: a line or a key field not read (the reader's `partial`), or a
+ * zone not valid though every check digit holds, for a field it could not take (a state code that
+ * is no state's). What was read is answered with a reason per field, in review: nothing read is
+ * proven wrong, so it is no `invalid_check_digits` failure.
+ */
+function readInPart(mrz: MrzReading): boolean {
+  return (
+    mrz.partial ||
+    (!mrz.valid &&
+      Object.values(mrz.checkDigits).every(Boolean) &&
+      Object.values(mrz.fieldProblems).some((problem) => problem?.problem === 'unreadable'))
+  );
+}
+
+/**
  * Authenticity from evidence we can explain: a machine-readable zone, its check digits, expiry,
  * agreement with the printed (visual) zone, a face on the document, and a layout that fits the
  * document code. The score is the weighted share of passed evidence.
@@ -68,7 +83,7 @@ export function authenticityEvidence(
       passed: mrz !== null,
       weight: 0.15,
       detail: mrz
-        ? `${mrz.format} machine-readable zone read${mrz.partial ? ' in part' : ''}${missingLinesText(mrz)}`
+        ? `${mrz.format} machine-readable zone read${readInPart(mrz) ? ' in part' : ''}${missingLinesText(mrz)}`
         : 'no machine-readable zone found',
     },
     {
@@ -471,11 +486,11 @@ export function idVerificationCheck(
         error = `barcode_front_mismatch: ${evidence.find((e) => e.name === 'barcode_matches_front')!.detail}`;
       } else if (fromLicence) {
         // A licence's last rule is the evidence score, below.
-      } else if (reading.mrz?.partial && verifiedExpired(reading.mrz, context.today)) {
+      } else if (reading.mrz && readInPart(reading.mrz) && verifiedExpired(reading.mrz, context.today)) {
         status = 'failed';
         reason = 'expired';
         error = `document expired on ${reading.mrz.fields.expirationDate}`;
-      } else if (reading.mrz?.partial) {
+      } else if (reading.mrz && readInPart(reading.mrz)) {
         // Part of the zone read: what was read is given with a reason per field it could not
         // verify. Neither a pass (a field is unverified) nor a failure (nothing read is wrong):
         // a person looks at the document, or the integrator asks for a better photo.
@@ -523,7 +538,7 @@ export function idVerificationCheck(
               ? {
                   format: reading.mrz.format,
                   valid: reading.mrz.valid,
-                  partial: reading.mrz.partial,
+                  partial: readInPart(reading.mrz),
                   long_number: reading.mrz.numberContinues > 0,
                   check_digits: reading.mrz.checkDigits,
                   corrections: reading.mrz.corrections,
