@@ -168,6 +168,8 @@ describe('MRZ check digits and correction (no OCR)', () => {
       sex: 'F',
       dateOfIssue: '2014-03-01',
     });
+    // A visa labels its number so; the number is what settles an O/0 the MRZ check digit cannot.
+    expect(readVisualZone(['VISA', 'Visa No.', '4PQ9VOXC6']).fields).toEqual({ documentNumber: '4PQ9VOXC6' });
   });
 
   it('resolves the century: births in the past, expiry within about 50 years', () => {

@@ -24,7 +24,7 @@ const LABELS: Array<{ key: LabelKey; pattern: RegExp }> = [
   { key: 'givenNames', pattern: /\b(given\s*names?|first\s*names?|forenames?|FN)\b/i },
   {
     key: 'documentNumber',
-    pattern: /\b(document|passport|card|id)\s*(no\b|no\.|number|nr\b|#)|\b(DLN?|lic\.?\s*no\.?)(?=[\s:#]|$)/i,
+    pattern: /\b(document|passport|card|id|visa)\s*(no\b|no\.|number|nr\b|#)|\b(DLN?|lic\.?\s*no\.?)(?=[\s:#]|$)/i,
   },
   { key: 'dateOfBirth', pattern: /\b(date\s*of\s*birth|birth\s*date|born|dob)\b/i },
   { key: 'dateOfIssue', pattern: /\b(date\s*of\s*issue|issue\s*date|issued\s*on|date\s*issued|ISS)\b/i },
