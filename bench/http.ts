@@ -7,7 +7,8 @@
 //   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench
 //     also measures a second instance on a fresh database of that PostgreSQL server, and then
 //     `verity serve` with 1 and with 2 workers (docs/workers.md): the billed check and GET session,
-//     each beside bare Express, and the resident memory of the whole cluster (BENCH_WORKERS_ONLY=1: only that)
+//     each beside bare Express, and the resident memory of the whole cluster (BENCH_WORKERS_ONLY=1: only that;
+//     BENCH_POSTGRES_ONLY=1: only the PostgreSQL instance's rows)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -299,6 +300,22 @@ function printWorkers(figures: ClusterFigures[]): void {
       baseline: { name: '1 worker', value: one.rssMb },
     },
   );
+}
+
+// BENCH_POSTGRES_ONLY=1: the PostgreSQL instance's rows alone (about 2 minutes), to compare two versions side by side.
+if (process.env.BENCH_POSTGRES_ONLY === '1' && process.env.BENCH_DATABASE_URL) {
+  const bare = await startBare();
+  bareUrl = bare.url;
+  try {
+    await load('warm-up', `${bare.url}/healthz`);
+    for (const row of await postgresRows())
+      console.log(
+        `| ${row.name} | ${row.rps} | ${row.baseline} | ${(row.rps / row.baseline).toFixed(2)} | ${row.p50} |`,
+      );
+  } finally {
+    await stopProcess(bare.child);
+  }
+  process.exit(0);
 }
 
 // BENCH_WORKERS_ONLY=1: the workers table alone (about 2 minutes plus the model loads).

@@ -96,6 +96,25 @@ export function idempotencyStoreContract(kind: string, subject: () => Idempotenc
       expect(outcomes.filter((outcome) => outcome.claimed)).toHaveLength(1);
     });
 
+    it('answers concurrent claims of different keys each with its own outcome', async () => {
+      const { store, projectId, otherProjectId } = subject();
+      const done = claimOn(projectId);
+      await store.claim(done);
+      await store.complete(projectId, done.key, 200, 'first-answer');
+      const fresh = claimOn(projectId);
+      const outcomes = await Promise.all([
+        store.claim(fresh),
+        store.claim(done),
+        store.claim({ ...fresh, projectId: otherProjectId }),
+      ]);
+      expect(outcomes[0]).toEqual({ claimed: true });
+      expect(outcomes[1]).toMatchObject({
+        claimed: false,
+        existing: { state: 'done', responseSealed: 'first-answer' },
+      });
+      expect(outcomes[2]).toEqual({ claimed: true });
+    });
+
     it('purges the records lapsed by now, and no other', async () => {
       const { store, projectId } = subject();
       const far = later(10 * 86_400_000);

@@ -1,4 +1,9 @@
-import type { IdempotencyClaim, IdempotencyRow, IdempotencyStore } from '../../src/core/billing/idempotency.js';
+import type {
+  ClaimOutcome,
+  IdempotencyClaim,
+  IdempotencyRow,
+  IdempotencyStore,
+} from '../../src/core/billing/idempotency.js';
 
 /** The record a claim or a take-over writes. */
 const running = (c: IdempotencyClaim): IdempotencyRow => ({
@@ -17,7 +22,7 @@ const running = (c: IdempotencyClaim): IdempotencyRow => ({
 export class FakeIdempotencyStore implements IdempotencyStore {
   rows = new Map<string, IdempotencyRow>();
   private id = (projectId: string, key: string) => `${projectId} ${key}`;
-  async claim(c: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | null }> {
+  async claim(c: IdempotencyClaim): Promise<ClaimOutcome> {
     const held = this.rows.get(this.id(c.projectId, c.key));
     if (held) return { claimed: false, existing: { ...held } };
     this.rows.set(this.id(c.projectId, c.key), running(c));

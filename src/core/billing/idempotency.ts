@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
 import { preparedQuery, sqlDate } from '../db/prepared.js';
+import { StatementBatch } from '../db/statement-batch.js';
 import { DomainError, type ErrorCode } from '../errors.js';
 import type { Sealer } from '../secrets.js';
 import type { KeyedAnswer } from './wallet-store.js';
@@ -73,9 +74,12 @@ export interface IdempotencyClaim {
   now: Date;
 }
 
+/** A claim won, or the record that holds the key (null: one this claim could not see yet). */
+export type ClaimOutcome = { claimed: true } | { claimed: false; existing: IdempotencyRow | null };
+
 /**
- * The idempotency records (`idempotency_record`). Each method is one statement. The one other
- * writer: a billed check's record statement completes its key's row (wallet-store.ts
+ * The idempotency records (`idempotency_record`). Each method is one statement (concurrent claims
+ * share one: see CLAIM_OR_READ). The one other writer: a billed check's record statement completes its key's row (wallet-store.ts
  * RECORD_CHECKS), so a keyed check costs one statement more than an unkeyed one, not two.
  */
 export interface IdempotencyStore {
@@ -84,7 +88,7 @@ export interface IdempotencyStore {
    * call and for a replay. `existing` is null when the claim lost to a record this statement could
    * not see yet (committed while it ran): claim again.
    */
-  claim(claim: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | null }>;
+  claim(claim: IdempotencyClaim): Promise<ClaimOutcome>;
   /**
    * Takes over a record that lapsed, or whose running call was abandoned (its lock ran out) by `claim.now`; false when
    * another took it first.
@@ -98,19 +102,31 @@ export interface IdempotencyStore {
   purge(now: Date): Promise<number>;
 }
 
-// The claim, or the record that holds the key when there is one: a replay is answered from this
-// one indexed read. Both parts see the statement's snapshot, so a record committed while the
-// statement ran is neither claimed over nor read (no row: the caller claims again).
+// Many calls' claims, or the records that hold their keys, in one statement (a group commit, as
+// the check records are written: a claim of its own cost each keyed call a commit, and halved the
+// keyed route's throughput). A replay is answered from this one indexed read. Every part sees the
+// statement's snapshot, so a record committed while it ran is neither claimed over nor read (no
+// row: the caller claims again). Two calls of one batch with the same key: the first claims, the
+// other finds no row and claims again. Keys are inserted in key order, so two batches never wait
+// on each other's keys in opposite orders.
 const CLAIM_OR_READ = `
-with claimed as (
+with input as (
+  select * from unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+    with ordinality as i(project_id, key, fingerprint, locked_until, expires_at, created_at, n)
+),
+firsts as (select distinct on (project_id, key) * from input order by project_id, key, n),
+claimed as (
   insert into idempotency_record (project_id, key, fingerprint, state, locked_until, expires_at, created_at)
-  values ($1, $2, $3, 'running', $4, $5, $6) on conflict (project_id, key) do nothing returning key
+  select project_id, key, fingerprint, 'running', locked_until, expires_at, created_at from firsts
+  on conflict (project_id, key) do nothing returning project_id, key
 )
-select true as claimed, null as fingerprint, null as state, null::int as response_status, null as response_sealed, null::timestamptz as locked_until, null::timestamptz as expires_at
-from claimed
-union all
-select false, fingerprint, state, response_status, response_sealed, locked_until, expires_at
-from idempotency_record where project_id = $1 and key = $2 and not exists (select 1 from claimed)`;
+select (claimed.key is not null and firsts.n = input.n) as claimed, held.fingerprint, held.state, held.response_status,
+  held.response_sealed, held.locked_until, held.expires_at
+from input
+join firsts on firsts.project_id = input.project_id and firsts.key = input.key
+left join claimed on claimed.project_id = input.project_id and claimed.key = input.key
+left join idempotency_record held on held.project_id = input.project_id and held.key = input.key
+order by input.n`;
 
 /**
  * The idempotent calls' answers stored with the check records they answer, as a CTE of the wallet
@@ -128,38 +144,44 @@ export const ANSWER_WITH_RECORDS = `answered as (
 export class PgIdempotencyStore implements IdempotencyStore {
   constructor(private readonly orm: Orm) {}
 
-  async claim(c: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | null }> {
+  private readonly claims = new StatementBatch<IdempotencyClaim, ClaimOutcome>((rows) => this.claimAll(rows));
+
+  claim(c: IdempotencyClaim): Promise<ClaimOutcome> {
+    return this.claims.submit(c);
+  }
+
+  private async claimAll(claims: IdempotencyClaim[]): Promise<ClaimOutcome[]> {
     const rows = await preparedQuery<{
       claimed: boolean;
-      fingerprint: string;
+      fingerprint: string | null;
       state: 'running' | 'done';
       response_status: number | null;
       response_sealed: string | null;
       locked_until: Date | string;
       expires_at: Date | string;
     }>(this.orm, 'idempotency_claim_or_read', CLAIM_OR_READ, [
-      c.projectId,
-      c.key,
-      c.fingerprint,
-      c.lockedUntil,
-      c.expiresAt,
-      c.now,
+      claims.map((c) => c.projectId),
+      claims.map((c) => c.key),
+      claims.map((c) => c.fingerprint),
+      claims.map((c) => c.lockedUntil),
+      claims.map((c) => c.expiresAt),
+      claims.map((c) => c.now),
     ]);
-    const row = rows[0];
-    if (row?.claimed) return { claimed: true };
-    return {
-      claimed: false,
-      existing: row
-        ? {
-            fingerprint: row.fingerprint,
-            state: row.state,
-            responseStatus: row.response_status,
-            responseSealed: row.response_sealed,
-            lockedUntil: sqlDate(row.locked_until),
-            expiresAt: sqlDate(row.expires_at),
-          }
-        : null,
-    };
+    return rows.map((row) => {
+      if (row.claimed) return { claimed: true };
+      if (row.fingerprint === null) return { claimed: false, existing: null };
+      return {
+        claimed: false,
+        existing: {
+          fingerprint: row.fingerprint,
+          state: row.state,
+          responseStatus: row.response_status,
+          responseSealed: row.response_sealed,
+          lockedUntil: sqlDate(row.locked_until),
+          expiresAt: sqlDate(row.expires_at),
+        },
+      };
+    });
   }
 
   async takeOver(c: IdempotencyClaim): Promise<boolean> {
