@@ -79,8 +79,9 @@ export type ClaimOutcome = { claimed: true } | { claimed: false; existing: Idemp
 
 /**
  * The idempotency records (`idempotency_record`). Each method is one statement (concurrent claims
- * share one: see CLAIM_OR_READ). The one other writer: a billed check's record statement completes its key's row (wallet-store.ts
- * RECORD_CHECKS), so a keyed check costs one statement more than an unkeyed one, not two.
+ * share one: see CLAIM_OR_READ). The one other writer: a billed check's record statement
+ * completes its key's row (wallet-store.ts RECORD_CHECKS), so a keyed check costs one statement
+ * more than an unkeyed one, not two.
  */
 export interface IdempotencyStore {
   /**
