@@ -80,6 +80,8 @@ interface Outcome {
   keyFields: boolean;
   /** Reported valid (every check digit holding) with a key field wrong: wrong data a verdict would pass. */
   validWrong: boolean;
+  /** Reported valid, and the number printed on the page read otherwise than the MRZ's. */
+  printedNumberDisagrees: boolean;
   ms: number;
   /** CPU time of the process while reading (user + system, all threads): wall time lies when the machine is shared. */
   cpuMs: number;
@@ -106,7 +108,16 @@ function report(
     console.log(
       `${ok ? 'ok  ' : 'FAIL'} ${name}: no MRZ expected, ${reading.mrz ? 'MRZ reported' : 'none reported'} (${ms} ms)`,
     );
-    return { name, linesExact: ok, allFields: ok, keyFields: ok, validWrong: false, ms, cpuMs };
+    return {
+      name,
+      linesExact: ok,
+      allFields: ok,
+      keyFields: ok,
+      validWrong: false,
+      printedNumberDisagrees: false,
+      ms,
+      cpuMs,
+    };
   }
   const lines = reading.mrz?.lines ?? [];
   const linesExact = lines.length === expected.lines.length && lines.every((l, i) => l === expected.lines[i]);
@@ -129,7 +140,22 @@ function report(
       console.log(`      number readings: ${ambiguity.readings.map((r) => r.map((c) => c.to).join('+')).join(', ')}`);
   }
   const keyFields = !!(fields.documentNumber && fields.birthDate && fields.expirationDate);
-  return { name, linesExact, allFields, keyFields, validWrong: !keyFields && !!reading.mrz?.valid, ms, cpuMs };
+  // What the route sends to review as number_mismatch (src/core/checks/id-document.ts).
+  const printedNumberDisagrees = !!reading.mrz?.valid && reading.printedNumberConflict;
+  if (printedNumberDisagrees)
+    console.log(
+      `      printed number ${reading.visualZone?.fields.documentNumber} conflicts with the MRZ's ${reading.mrz?.fields.documentNumber} (MRZ key fields ${keyFields ? 'right' : 'wrong'})`,
+    );
+  return {
+    name,
+    linesExact,
+    allFields,
+    keyFields,
+    validWrong: !keyFields && !!reading.mrz?.valid,
+    printedNumberDisagrees,
+    ms,
+    cpuMs,
+  };
 }
 
 /** The q-quantile of values (nearest rank). */
@@ -149,6 +175,10 @@ function summary(title: string, outcomes: Outcome[]): void {
   console.log(`   number, birth, expiry:  ${pct(outcomes.filter((o) => o.keyFields).length)}`);
   console.log(
     `   valid, yet one wrong:   ${pct(outcomes.filter((o) => o.validWrong).length)} (wrong data a verdict would pass)`,
+  );
+  const disagreeing = outcomes.filter((o) => o.printedNumberDisagrees);
+  console.log(
+    `   valid, printed number conflicts: ${disagreeing.length} (${disagreeing.filter((o) => o.validWrong).length} of them wrong, ${disagreeing.filter((o) => !o.validWrong).length} right)`,
   );
   console.log(`   time per document:      median ${quantile(wall, 0.5)} ms, p95 ${quantile(wall, 0.95)} ms`);
   console.log(`   CPU per document:       median ${quantile(cpu, 0.5)} ms, p95 ${quantile(cpu, 0.95)} ms`);

@@ -313,6 +313,31 @@ describe('POST /api/v2/id-verification: ICAO 9303 in full (real OCR)', () => {
     });
   });
 
+  it("sends a page whose printed number is not its zone's to review, though every check digit holds", {
+    timeout: 180_000,
+  }, async () => {
+    // Cells 0 and 3 of the number weigh the same (7) in its check digit and in the composite:
+    // swapped in the zone, every check digit still holds, and only the printed number disagrees.
+    const documentNumber = 'K12R45678';
+    const misprint = [
+      { line: 1, index: 0, char: 'R' },
+      { line: 1, index: 3, char: 'K' },
+    ];
+    const passport = await renderDocument(spec({ seed: 137, documentNumber, misprint }));
+    const res = await post().attach('front_image', passport.bytes, 'passport.jpg');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { check } = res.body.data;
+    expect(res.body.data.status, JSON.stringify(check)).toBe('review');
+    expect(check.error).toBe(
+      "number_mismatch: the document number printed on the page differs from the machine-readable zone's, whose check digits hold",
+    );
+    expect(check.data.mrz).toMatchObject({ valid: true, partial: false });
+    expect(check.data.fields.document_number).toBe('R12K45678');
+    expect(check.data.authenticity.evidence).toContainEqual(
+      expect.objectContaining({ name: 'mrz_matches_visual_zone', passed: false }),
+    );
+  });
+
   it('corrects by field type (letters in dates and check digits, digits in names) and a number only by its check digit, listing every correction', {
     timeout: 180_000,
   }, async () => {

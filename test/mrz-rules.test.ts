@@ -9,6 +9,7 @@ import {
 } from '../src/ml/document/mrz.js';
 import { confusionsOf } from '../src/ml/document/mrz-correct.js';
 import { checkDigit, LAYOUTS, type MrzFormat } from '../src/ml/document/mrz-format.js';
+import { printedNumberConflicts } from '../src/ml/document/visual-zone.js';
 import { mrzLinesFor, random } from './helpers/documents.js';
 
 // The ICAO 9303 rules of the MRZ reader on synthetic lines, without OCR (milliseconds): every check
@@ -540,5 +541,22 @@ describe('zones read in part (no OCR)', () => {
       const reading = readMrzFromLines(mrzLinesFor(format, holder(13, format)))!;
       expect(reading).toMatchObject({ valid: true, partial: false, missingLines: [], fieldProblems: {} });
     }
+  });
+});
+
+describe('the printed number against the MRZ number', () => {
+  it('conflicts only where two readings of one length differ by characters of different shapes', () => {
+    // A '1' printed where the zone reads '4': three look-alikes had cancelled in the check digit.
+    expect(printedNumberConflicts('B50432H0A', 'B50132HQA')).toBe(true);
+    expect(printedNumberConflicts('K12R45678', 'R12K45678')).toBe(true);
+    // I against 1, O against 0 or Q: the recogniser's doubt, which the check digit settles.
+    expect(printedNumberConflicts('8XV3975I', '8XV39751')).toBe(false);
+    expect(printedNumberConflicts('608I7387', '60817387')).toBe(false);
+    expect(printedNumberConflicts('B5OI32HQA', 'B50132H0A')).toBe(false);
+    // Another length: a label or the document code read with the number, not a rival reading.
+    expect(printedNumberConflicts('M00000426', 'PTWNMO0000426')).toBe(false);
+    expect(printedNumberConflicts('D23145890', 'NUMERODEDOCUMENTVALIDEJUSQU')).toBe(false);
+    expect(printedNumberConflicts(null, 'X12345678')).toBe(false);
+    expect(printedNumberConflicts('X12345678', undefined)).toBe(false);
   });
 });

@@ -45,6 +45,16 @@ function layoutConsistent(reading: DocumentReading): boolean {
 }
 
 /**
+ * The number printed on the page, read apart, is not the MRZ's, though every check digit holds:
+ * look-alike misreadings can cancel in a check digit (three in 'B5OI32HQA' read 'B50432H0A', whose
+ * printed number reads 'B50132HQA'), and a page whose printed number is not its zone's is not one
+ * document either. The two readings cannot tell which is right, so a person looks.
+ */
+function printedNumberDisagrees(reading: DocumentReading): boolean {
+  return reading.mrz?.valid === true && reading.printedNumberConflict;
+}
+
+/**
  * Part of the zone is not taken: a line or a key field not read (the reader's `partial`), or a
  * zone not valid though every check digit holds, for a field it could not take (a state code that
  * is no state's). What was read is answered with a reason per field, in review: nothing read is
@@ -510,6 +520,11 @@ export function idVerificationCheck(
         status = 'failed';
         reason = 'expired';
         error = `document expired on ${fields.date_of_expiry}`;
+      } else if (printedNumberDisagrees(reading)) {
+        status = 'review';
+        reason = 'number_mismatch';
+        error =
+          "number_mismatch: the document number printed on the page differs from the machine-readable zone's, whose check digits hold";
       } else if (!reading.mrz) {
         status = 'review';
         reason = 'no_mrz';

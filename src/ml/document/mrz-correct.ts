@@ -31,7 +31,18 @@ const LETTER_TO_DIGIT: Record<string, string> = {
   B: '8',
   A: '4',
 };
-const SHAPE_DIGIT: Record<string, string> = { O: '0', Q: '0', D: '0', I: '1', L: '1', Z: '2', S: '5', G: '6', B: '8' };
+/** A letter's digit of the same shape (O Q D as 0, I L as 1, Z 2, S 5, G 6, B 8). */
+export const SHAPE_DIGIT: Record<string, string> = {
+  O: '0',
+  Q: '0',
+  D: '0',
+  I: '1',
+  L: '1',
+  Z: '2',
+  S: '5',
+  G: '6',
+  B: '8',
+};
 const DIGIT_SHAPE: Record<string, string> = { '0': 'O', '1': 'I', '2': 'Z', '5': 'S', '6': 'G', '8': 'B' };
 const DIGIT_TO_LETTER: Record<string, string> = {
   '0': 'O',

@@ -16,7 +16,12 @@ import {
 import type { DocumentBarcode, DocumentReader, DocumentReading, MrzReading, Rotation } from './types.js';
 import { AamvaError, looksLikeAamva, parseAamva } from './aamva.js';
 import { readDocumentBarcodes } from './barcode.js';
-import { compareLicenceWithVisualZone, compareMrzWithVisualZone, readVisualZone } from './visual-zone.js';
+import {
+  compareLicenceWithVisualZone,
+  compareMrzWithVisualZone,
+  printedNumberConflicts,
+  readVisualZone,
+} from './visual-zone.js';
 import { longLines, rectifyZone, warped, zoneBounds, zoneStacks } from './zone-warp.js';
 
 // The reading pipeline for one document with PaddleOCR: per side, try orientations (the likeliest
@@ -662,6 +667,10 @@ export class PaddleDocumentReader implements DocumentReader {
       skewDegrees: chosen?.skew ?? zoneAttempt?.skew ?? 0,
       side: mrz ? side : front ? 'front' : 'back',
       mrzVisualAgreement: mrz ? compareMrzWithVisualZone(mrz, visualZone) : {},
+      printedNumberConflict: printedNumberConflicts(
+        mrz?.fields.documentNumber ?? null,
+        visualZone.fields.documentNumber,
+      ),
       timings: { ocrMs: Math.round(clock.ocrMs), totalMs: Math.round(performance.now() - started) },
     };
   }

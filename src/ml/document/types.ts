@@ -136,6 +136,11 @@ export interface DocumentReading {
   side: 'front' | 'back';
   /** Agreement between MRZ and visual-zone fields that both have: field -> agrees? */
   mrzVisualAgreement: Record<string, boolean>;
+  /**
+   * The printed number and the MRZ's are two readings of one number that cannot both be right
+   * (printedNumberConflicts in visual-zone.ts).
+   */
+  printedNumberConflict: boolean;
   /** Agreement between the licence barcode and the printed front, for fields both have. */
   barcodeVisualAgreement: Record<string, boolean>;
   timings: { ocrMs: number; totalMs: number };

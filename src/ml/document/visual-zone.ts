@@ -1,4 +1,5 @@
 import type { AamvaLicence } from './aamva.js';
+import { SHAPE_DIGIT } from './mrz-correct.js';
 import type { MrzReading, VisualZoneFields, VisualZoneReading } from './types.js';
 
 // Labelled fields of the printed (visual inspection) zone, read heuristically from page OCR:
@@ -224,6 +225,20 @@ export function compareMrzWithVisualZone(mrz: MrzReading, zone: VisualZoneReadin
     },
     zone,
   );
+}
+
+/**
+ * Whether the number printed on the page and the MRZ's are two readings of one number that cannot
+ * both be right: as long as each other, and different at a place where the two characters are
+ * not one shape (a '1' against a '4'; an 'I' against a '1' is the recogniser's doubt, which the
+ * check digit settles). A printed reading of another length is a label or a neighbour read with
+ * it, not a rival reading.
+ */
+export function printedNumberConflicts(mrzNumber: string | null, printedNumber: string | undefined): boolean {
+  const shape = (s: string) => [...fold(s).replace(/[^A-Z0-9]/g, '')].map((c) => SHAPE_DIGIT[c] ?? c).join('');
+  const machine = shape(mrzNumber ?? '');
+  const printed = shape(printedNumber ?? '');
+  return machine.length > 0 && machine.length === printed.length && machine !== printed;
 }
 
 /** The licence barcode against the printed front: a forged front or a swapped back disagree. */
