@@ -348,9 +348,13 @@ try {
     // Warm both up, then measure in the same run.
     await load('warm-up', `${bare.url}/healthz`);
     await load('warm-up', `${base}/healthz`);
+    const sessionId = await demoSession(base, demo);
     const rows: Figures[] = [
       await besideBare('verity GET /healthz (embedded store)', `${base}/healthz`),
       await besideBare('verity authenticated 404 (embedded store)', `${base}/api/v2/nothing`, {
+        'X-API-Key': demo.api_key,
+      }),
+      await besideBare('verity GET /api/v2/session/{id} (embedded store)', `${base}/api/v2/session/${sessionId}`, {
         'X-API-Key': demo.api_key,
       }),
       await besideBare(
